@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The test command named in the README (and called by .ci/run).
+# Installs Mesa's software Vulkan driver (lavapipe) when no Vulkan driver is present, so that the
+# GPU tests run everywhere: they fail, not skip, without an adapter (see README, "GPU tests").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+have_vulkan_icd() {
+  ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | grep -q .
+}
+
+if [ "${SWEEPFAN_NO_GPU:-0}" != "1" ] && ! have_vulkan_icd; then
+  echo "scripts/test.sh: no Vulkan driver found; installing mesa-vulkan-drivers (lavapipe)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq mesa-vulkan-drivers >/dev/null
+fi
+
+cargo test --release "$@"

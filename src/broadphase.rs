@@ -1,0 +1,189 @@
+//! The broad-phase job: one trait, implemented by every method on every backend.
+//!
+//! Tests, the CLI and the benchmarks hold a backend as a `Box<dyn BroadPhase>` and never care
+//! whether it runs on the CPU or the GPU.
+
+use crate::error::{Error, Result};
+use crate::geom::sphere::{Sphere, validate_spheres};
+use serde::Serialize;
+
+/// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
+/// method's own until [`canonicalize`] sorts it.
+pub type Pair = [u32; 2];
+
+/// Sorts a pair list into the canonical order (lexicographic, `i < j` in each pair) used for
+/// comparison. Debug builds assert each pair is already `i < j`.
+pub fn canonicalize(pairs: &mut [Pair]) {
+    debug_assert!(pairs.iter().all(|p| p[0] < p[1]), "pair with i >= j");
+    if pairs.len() > 1 << 16 {
+        use rayon::slice::ParallelSliceMut;
+        pairs.par_sort_unstable();
+    } else {
+        pairs.sort_unstable();
+    }
+}
+
+/// Where a method runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cpu,
+    Gpu,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+/// The broad-phase methods (SPEC 2.2). Each returns exactly the set of touching pairs; they differ
+/// in how many sphere tests they perform to find it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// All n(n-1)/2 pairs.
+    BruteForce,
+    /// Paper method 1: sort by |c|, test forward while the key gap is <= 2 r_max.
+    OriginDistance,
+    /// Paper method 2, x axis only (endpoint sort, drop non-overlapping, test on x).
+    X,
+    /// Paper method 2, cascade x then y.
+    Xy,
+    /// Paper method 2, cascade x, y, z.
+    Xyz,
+    /// Paper 3.3.2: per object, the axis with the fewest forward candidates.
+    MinAxis,
+    /// Pair-level sweep and prune on the axis of largest spread, AABB rejection before the test.
+    Sap,
+    /// Uniform grid (cell side >= 2 r_max), sorted cell keys, neighbour cells.
+    Grid,
+}
+
+impl Method {
+    pub const ALL: [Method; 8] = [
+        Method::BruteForce,
+        Method::OriginDistance,
+        Method::X,
+        Method::Xy,
+        Method::Xyz,
+        Method::MinAxis,
+        Method::Sap,
+        Method::Grid,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::BruteForce => "brute_force",
+            Method::OriginDistance => "origin_distance",
+            Method::X => "x",
+            Method::Xy => "xy",
+            Method::Xyz => "xyz",
+            Method::MinAxis => "min_axis",
+            Method::Sap => "sap",
+            Method::Grid => "grid",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Method> {
+        let t = s.trim().replace('-', "_");
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == t)
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown method '{s}' (known: {})",
+                    Method::ALL.map(|m| m.name()).join(", ")
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which clock measured a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// Host wall time (CPU stages; GPU totals including upload and readback).
+    Wall,
+    /// GPU timestamp queries (device time of one pass).
+    GpuTimestamp,
+}
+
+/// Time spent in one named stage of a method.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageTime {
+    pub stage: &'static str,
+    pub seconds: f64,
+    pub clock: Clock,
+}
+
+/// What one call of a broad phase did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    /// Narrow-phase (sphere-sphere) tests performed: the paper's "判定回数".
+    pub tests: u64,
+    /// Touching pairs found (also when the pairs were not stored).
+    pub pairs: u64,
+    /// Per-stage times, in pipeline order.
+    pub stages: Vec<StageTime>,
+}
+
+impl Stats {
+    pub fn stage(&mut self, stage: &'static str, seconds: f64, clock: Clock) {
+        self.stages.push(StageTime {
+            stage,
+            seconds,
+            clock,
+        });
+    }
+}
+
+/// The broad-phase job. CPU and GPU implement it alike.
+pub trait BroadPhase {
+    /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).
+    fn name(&self) -> &str;
+    fn backend(&self) -> Backend;
+
+    /// Finds every touching pair of an already validated scene. With `out = None` only counts.
+    /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order.
+    fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats>;
+
+    /// Validates the scene (clear errors for NaN, infinities, negative radii, empty scenes), then
+    /// finds every touching pair.
+    fn find_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        validate_spheres(spheres)?;
+        self.find_pairs_validated(spheres, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_round_trip() {
+        for m in Method::ALL {
+            assert_eq!(Method::parse(m.name()).unwrap(), m);
+        }
+        assert_eq!(Method::parse("min-axis").unwrap(), Method::MinAxis);
+        assert!(
+            Method::parse("bogus")
+                .unwrap_err()
+                .to_string()
+                .contains("known")
+        );
+    }
+}

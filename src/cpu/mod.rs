@@ -1,0 +1,1 @@
+//! CPU reference implementations: the oracle every GPU result is checked against.

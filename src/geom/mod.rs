@@ -1,0 +1,3 @@
+//! Shared geometry on glam types.
+
+pub mod sphere;

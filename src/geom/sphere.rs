@@ -1,0 +1,133 @@
+//! Spheres, the broad-phase object, and their validation.
+
+use crate::error::{Error, Result};
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// A sphere: centre and radius. 16 bytes, laid out as the GPU reads it (`vec4<f32>`: x, y, z, r).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Sphere {
+    pub center: Vec3,
+    pub radius: f32,
+}
+
+/// Largest coordinate magnitude (|c| + r per axis) accepted. Beyond it, the squared distance of
+/// two centres (up to 3 * (2 * 1e18)^2 = 1.2e37) could no longer be trusted to stay below
+/// f32::MAX (3.4e38) once radii are added; rejecting is clearer than a silent infinity.
+pub const MAX_COORDINATE: f32 = 1e18;
+
+impl Sphere {
+    pub const fn new(center: Vec3, radius: f32) -> Self {
+        Self { center, radius }
+    }
+
+    /// The touching predicate every method must agree on: `|c_i - c_j| <= r_i + r_j`, computed as
+    /// squared distance against squared radius sum (no square root, so CPU and GPU round alike).
+    #[inline(always)]
+    pub fn touches(&self, other: &Sphere) -> bool {
+        let d = self.center - other.center;
+        let s = self.radius + other.radius;
+        d.dot(d) <= s * s
+    }
+
+    /// Checks one sphere: finite centre and radius, radius >= 0, coordinates within
+    /// [`MAX_COORDINATE`]. A zero radius is a point (allowed; it touches what contains it).
+    pub fn check(&self, index: usize) -> Result<()> {
+        let bad = |problem: String| Err(Error::InvalidObject { index, problem });
+        let c = self.center;
+        for (axis, v) in ["x", "y", "z"].iter().zip(c.to_array()) {
+            if v.is_nan() {
+                return bad(format!("{axis} is NaN"));
+            }
+            if v.is_infinite() {
+                return bad(format!("{axis} is infinite"));
+            }
+        }
+        if self.radius.is_nan() {
+            return bad("radius is NaN".into());
+        }
+        if self.radius.is_infinite() {
+            return bad("radius is infinite".into());
+        }
+        if self.radius < 0.0 {
+            return bad(format!("radius is negative ({})", self.radius));
+        }
+        let reach = c.abs().max_element() + self.radius;
+        if reach > MAX_COORDINATE {
+            return bad(format!(
+                "|coordinate| + radius = {reach:e} exceeds {MAX_COORDINATE:e} (f32 squared distances would overflow)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Validates a whole scene: not empty, every sphere passes [`Sphere::check`]. Reports the first
+/// bad object (lowest index) so the message is deterministic.
+pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
+    if spheres.is_empty() {
+        return Err(Error::EmptyScene);
+    }
+    if spheres.len() > u32::MAX as usize - 1 {
+        return Err(Error::TooLarge(format!(
+            "{} objects: indices are u32",
+            spheres.len()
+        )));
+    }
+    use rayon::prelude::*;
+    // Cheap fast path: one parallel scan; only on failure find the first offender.
+    let all_ok = spheres
+        .par_chunks(1 << 14)
+        .all(|chunk| chunk.iter().all(|s| s.check(0).is_ok()));
+    if all_ok {
+        return Ok(());
+    }
+    for (i, s) in spheres.iter().enumerate() {
+        s.check(i)?;
+    }
+    Ok(())
+}
+
+/// Largest radius in the scene (0 for an empty slice).
+pub fn max_radius(spheres: &[Sphere]) -> f32 {
+    spheres.iter().fold(0.0f32, |m, s| m.max(s.radius))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touching_is_inclusive() {
+        let a = Sphere::new(Vec3::ZERO, 1.0);
+        let b = Sphere::new(Vec3::new(2.0, 0.0, 0.0), 1.0);
+        let c = Sphere::new(Vec3::new(2.0001, 0.0, 0.0), 1.0);
+        assert!(a.touches(&b));
+        assert!(!a.touches(&c));
+    }
+
+    #[test]
+    fn check_names_the_problem() {
+        let s = Sphere::new(Vec3::new(0.0, f32::NAN, 0.0), 1.0);
+        let e = s.check(7).unwrap_err().to_string();
+        assert!(e.contains("object 7") && e.contains("y is NaN"), "{e}");
+        let s = Sphere::new(Vec3::ZERO, -1.0);
+        assert!(s.check(0).unwrap_err().to_string().contains("negative"));
+        let s = Sphere::new(Vec3::new(f32::INFINITY, 0.0, 0.0), 1.0);
+        assert!(s.check(0).unwrap_err().to_string().contains("infinite"));
+        let s = Sphere::new(Vec3::new(2e18, 0.0, 0.0), 1.0);
+        assert!(s.check(0).unwrap_err().to_string().contains("overflow"));
+        assert!(Sphere::new(Vec3::ZERO, 0.0).check(0).is_ok());
+    }
+
+    #[test]
+    fn validate_reports_first_bad_index_and_empty() {
+        let mut v = vec![Sphere::new(Vec3::ZERO, 1.0); 100_000];
+        v[70_000].radius = f32::NAN;
+        v[90_000].radius = -1.0;
+        let e = validate_spheres(&v).unwrap_err().to_string();
+        assert!(e.starts_with("object 70000"), "{e}");
+        assert!(matches!(validate_spheres(&[]), Err(Error::EmptyScene)));
+    }
+}

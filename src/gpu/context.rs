@@ -1,0 +1,457 @@
+//! The wgpu context: adapter choice, device with the adapter's own limits, optional features,
+//! error capture, and small helpers every stage uses (buffers, readback, 2D dispatch, timers).
+
+use crate::error::{Error, Result};
+use std::sync::{Arc, Mutex};
+
+/// How to pick the adapter.
+#[derive(Clone, Debug, Default)]
+pub struct GpuOptions {
+    /// `None`: wgpu's default choice (high performance). Otherwise an index into
+    /// [`list_adapters`] or a case-insensitive substring of the adapter name.
+    pub adapter: Option<String>,
+}
+
+/// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
+/// Only the test helpers read it; the library never skips silently.
+pub const NO_GPU_ENV: &str = "SWEEPFAN_NO_GPU";
+
+/// A device and queue plus what we learned about the adapter.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    /// Limits granted to the device: the adapter's own, not WebGPU's defaults.
+    pub limits: wgpu::Limits,
+    /// Features enabled on the device (a subset of what the adapter offers; see [`Self::new`]).
+    pub features: wgpu::Features,
+    /// Nanoseconds per timestamp tick (meaningful only when timestamps are enabled).
+    pub timestamp_period_ns: f32,
+    /// First uncaptured validation/out-of-memory error, turned into an [`Error`] by [`Self::check`]
+    /// instead of wgpu's default handler, which panics.
+    errors: Arc<Mutex<Option<String>>>,
+}
+
+fn instance() -> wgpu::Instance {
+    // Respects WGPU_BACKEND (and the other WGPU_* variables) from the environment.
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// Every adapter wgpu can see, in enumeration order (the index `--adapter` takes).
+pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
+    let instance = instance();
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all().with_env()))
+        .iter()
+        .map(|a| a.get_info())
+        .collect()
+}
+
+impl GpuContext {
+    /// Opens the chosen adapter. Requests the adapter's full limits (so large scenes can bind
+    /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
+    /// and `SUBGROUP` for the faster sort variants. Nothing optional is required.
+    pub fn new(options: &GpuOptions) -> Result<Self> {
+        let instance = instance();
+        let adapter = match &options.adapter {
+            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            }))
+            .map_err(|e| {
+                Error::NoAdapter(format!(
+                    "{e}. Install a Vulkan driver (on Debian: apt-get install mesa-vulkan-drivers \
+                     for the software driver lavapipe) or check WGPU_BACKEND"
+                ))
+            })?,
+            Some(wanted) => {
+                let adapters = pollster::block_on(
+                    instance.enumerate_adapters(wgpu::Backends::all().with_env()),
+                );
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                let pick = match wanted.parse::<usize>() {
+                    Ok(i) => adapters.into_iter().nth(i),
+                    Err(_) => {
+                        let w = wanted.to_lowercase();
+                        adapters
+                            .into_iter()
+                            .find(|a| a.get_info().name.to_lowercase().contains(&w))
+                    }
+                };
+                pick.ok_or_else(|| {
+                    Error::NoAdapter(format!(
+                        "no adapter matches '{wanted}' (available: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names
+                                .iter()
+                                .enumerate()
+                                .map(|(i, n)| format!("{i}: {n}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ))
+                })?
+            }
+        };
+        let info = adapter.get_info();
+        let offered = adapter.features();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::SUBGROUP;
+        let features = offered & wanted;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("sweepfan"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
+        let errors: Arc<Mutex<Option<String>>> = Arc::default();
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| e.to_string());
+        }));
+        let lost = errors.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            let mut slot = lost.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+        });
+        let timestamp_period_ns = queue.get_timestamp_period();
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            timestamp_period_ns,
+            errors,
+        })
+    }
+
+    /// The default adapter, or [`Error::NoAdapter`].
+    pub fn default_adapter() -> Result<Self> {
+        Self::new(&GpuOptions::default())
+    }
+
+    /// True when per-pass timestamp queries are available.
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    pub fn has_subgroups(&self) -> bool {
+        self.features.contains(wgpu::Features::SUBGROUP)
+    }
+
+    /// Returns the first GPU error recorded since the last call (validation, out of memory, lost
+    /// device) as an [`Error::Gpu`]. Call after each submission's wait.
+    pub fn check(&self) -> Result<()> {
+        let mut slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.take() {
+            Some(e) => Err(Error::Gpu(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Blocks until the queue is idle, then reports any recorded error.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("poll: {e}")))?;
+        self.check()
+    }
+
+    /// Fails with a clear message when a storage binding of `bytes` exceeds the device limit.
+    pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
+        let max = self
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size);
+        if bytes > max {
+            return Err(Error::TooLarge(format!(
+                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} bytes \
+                 per binding",
+                self.info.name
+            )));
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of `bytes` (at least 4, so empty inputs still bind), checked against the
+    /// binding limit.
+    pub fn storage_buffer(
+        &self,
+        label: &str,
+        bytes: u64,
+        extra: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer> {
+        let bytes = bytes.max(4).next_multiple_of(4);
+        self.check_binding(label, bytes)?;
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC
+                | extra,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
+    /// readback is off the hot path (final results and counts only).
+    pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let slice = staging.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu("readback callback dropped".into()))?
+            .map_err(|e| Error::Gpu(format!("map_async: {e}")))?;
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range: {e}")))?;
+        let out = data[..bytes as usize].to_vec();
+        drop(data);
+        staging.unmap();
+        Ok(out)
+    }
+
+    /// Reads `len` elements of `T` from the start of `src`.
+    pub fn read<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+        let bytes = self.read_bytes(src, 0, (len * std::mem::size_of::<T>()) as u64)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+
+    /// Splits `groups` workgroups into a 2D grid that respects
+    /// `max_compute_workgroups_per_dimension` (65,535 on most devices). Shaders recover the flat
+    /// group index as `id.y * num_workgroups.x + id.x` and guard against the overshoot.
+    pub fn dispatch_2d(&self, groups: u32) -> (u32, u32) {
+        dispatch_2d(groups, self.limits.max_compute_workgroups_per_dimension)
+    }
+
+    /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
+    pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("shader {label}: {e}")));
+        }
+        Ok(module)
+    }
+
+    /// A compute pipeline with an automatic layout.
+    pub fn pipeline(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> wgpu::ComputePipeline {
+        self.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
+                cache: None,
+            })
+    }
+}
+
+/// See [`GpuContext::dispatch_2d`].
+pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    if groups <= max_per_dim {
+        (groups.max(1), 1)
+    } else {
+        let y = groups.div_ceil(max_per_dim);
+        (groups.div_ceil(y), y)
+    }
+}
+
+/// Per-pass GPU timing with timestamp queries, when the device has them; a no-op otherwise.
+/// Usage: `let tw = timer.pass("keys");` then `begin_compute_pass(&ComputePassDescriptor {
+/// timestamp_writes: tw, .. })`; after the last pass `timer.resolve(&mut encoder)`; after the
+/// submission `timer.read(ctx)` gives `(label, seconds)` per pass.
+pub struct PassTimer {
+    query_set: Option<wgpu::QuerySet>,
+    resolve: Option<wgpu::Buffer>,
+    capacity: u32,
+    labels: Vec<&'static str>,
+}
+
+impl PassTimer {
+    /// Room for `capacity` passes.
+    pub fn new(ctx: &GpuContext, capacity: u32) -> Self {
+        if !ctx.has_timestamps() || capacity == 0 {
+            return Self {
+                query_set: None,
+                resolve: None,
+                capacity: 0,
+                labels: Vec::new(),
+            };
+        }
+        let count = 2 * capacity;
+        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("pass timer"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pass timer resolve"),
+            size: 8 * count as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self {
+            query_set: Some(query_set),
+            resolve: Some(resolve),
+            capacity,
+            labels: Vec::new(),
+        }
+    }
+
+    /// Forgets the labels of the previous frame (the query set is reused).
+    pub fn reset(&mut self) {
+        self.labels.clear();
+    }
+
+    /// Timestamp writes for the next pass, or `None` (no timestamps, or out of room: that pass
+    /// is simply not timed).
+    pub fn pass(&mut self, label: &'static str) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        let qs = self.query_set.as_ref()?;
+        let i = self.labels.len() as u32;
+        if i >= self.capacity {
+            return None;
+        }
+        self.labels.push(label);
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: qs,
+            beginning_of_pass_write_index: Some(2 * i),
+            end_of_pass_write_index: Some(2 * i + 1),
+        })
+    }
+
+    /// Records the copy of the timestamps into the resolve buffer.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let (Some(qs), Some(buf)) = (&self.query_set, &self.resolve)
+            && !self.labels.is_empty()
+        {
+            encoder.resolve_query_set(qs, 0..2 * self.labels.len() as u32, buf, 0);
+        }
+    }
+
+    /// Seconds per timed pass, summed by label (a stage may span several passes), in first-seen
+    /// order. Empty without timestamps.
+    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
+        let Some(buf) = &self.resolve else {
+            return Ok(Vec::new());
+        };
+        if self.labels.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ticks: Vec<u64> = ctx.read(buf, 2 * self.labels.len())?;
+        let mut out: Vec<(&'static str, f64)> = Vec::new();
+        for (i, label) in self.labels.iter().enumerate() {
+            let dt = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64
+                * ctx.timestamp_period_ns as f64
+                * 1e-9;
+            match out.iter_mut().find(|(l, _)| l == label) {
+                Some(e) => e.1 += dt,
+                None => out.push((label, dt)),
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_2d_covers_every_group_within_limits() {
+        for groups in [0u32, 1, 65_535, 65_536, 65_535 * 3 + 1, 4_000_000] {
+            let (x, y) = dispatch_2d(groups, 65_535);
+            assert!(x <= 65_535 && y <= 65_535);
+            assert!(x as u64 * y as u64 >= groups as u64);
+            // Not wasteful: less than one extra row.
+            assert!((x as u64 * y as u64) < groups as u64 + x as u64 + 1);
+        }
+    }
+}
+
+/// For tests: the default adapter. A missing adapter fails the test (panics with the reason)
+/// unless `SWEEPFAN_NO_GPU=1`, the opt-out for a machine known to have no Vulkan at all, in which
+/// case this returns `None` and says so on stderr.
+#[doc(hidden)]
+pub fn context_for_tests() -> Option<GpuContext> {
+    if std::env::var(NO_GPU_ENV).is_ok_and(|v| v == "1") {
+        eprintln!("{NO_GPU_ENV}=1: GPU test not run");
+        return None;
+    }
+    match GpuContext::default_adapter() {
+        Ok(ctx) => Some(ctx),
+        Err(e) => panic!("GPU test needs an adapter ({NO_GPU_ENV}=1 opts out): {e}"),
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+
+    #[test]
+    fn device_reports_limits_and_reads_back() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        assert!(ctx.limits.max_storage_buffer_binding_size >= 128 << 20);
+        let data: Vec<u32> = (0..1000).collect();
+        let buf = ctx
+            .storage_buffer("t", 4000, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
+        assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
+        let too_big = ctx.limits.max_storage_buffer_binding_size as u64 + 4;
+        let e = ctx.check_binding("pairs", too_big).unwrap_err().to_string();
+        assert!(e.contains("pairs") && e.contains("allows"), "{e}");
+    }
+
+    #[test]
+    fn unknown_adapter_name_is_a_clear_error() {
+        let e = GpuContext::new(&GpuOptions {
+            adapter: Some("no-such-gpu-xyz".into()),
+        })
+        .err()
+        .expect("must fail");
+        assert!(matches!(e, Error::NoAdapter(_)), "{e}");
+        assert!(e.to_string().contains("no-such-gpu-xyz"));
+    }
+}

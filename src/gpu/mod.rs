@@ -1,0 +1,6 @@
+//! GPU implementations (wgpu + WGSL). One module per stage; each has its WGSL file of the same
+//! name in `shaders/`.
+
+pub mod context;
+
+pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};

@@ -1,0 +1,1 @@
+//! Reports: tables on stdout, JSON and CSV files, SVG plots.
