@@ -5,6 +5,7 @@
 //! The public API is small: a [`BroadPhase`] trait implemented by every method on every
 //! backend, [`Scene`] generators, and the geometry in [`geom`].
 
+pub mod bench;
 pub mod broadphase;
 pub mod cpu;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod geom;
 pub mod gpu;
 pub mod report;
 pub mod scene;
+pub mod verify;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};

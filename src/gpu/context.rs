@@ -33,15 +33,24 @@ pub struct GpuContext {
     errors: Arc<Mutex<Option<String>>>,
 }
 
+/// Backends tried by default: Vulkan, Metal, DX12 (and WebGPU). OpenGL is left out unless
+/// WGPU_BACKEND asks for it: its compute support is partial, and probing EGL on a headless
+/// machine only prints noise.
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::PRIMARY.with_env()
+}
+
 fn instance() -> wgpu::Instance {
     // Respects WGPU_BACKEND (and the other WGPU_* variables) from the environment.
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends();
+    wgpu::Instance::new(desc)
 }
 
 /// Every adapter wgpu can see, in enumeration order (the index `--adapter` takes).
 pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
     let instance = instance();
-    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all().with_env()))
+    pollster::block_on(instance.enumerate_adapters(backends()))
         .iter()
         .map(|a| a.get_info())
         .collect()
@@ -66,7 +75,7 @@ impl GpuContext {
             })?,
             Some(wanted) => {
                 let adapters = pollster::block_on(
-                    instance.enumerate_adapters(wgpu::Backends::all().with_env()),
+                    instance.enumerate_adapters(backends()),
                 );
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 let pick = match wanted.parse::<usize>() {

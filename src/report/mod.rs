@@ -1,1 +1,8 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
+
+pub mod plot;
+pub mod rows;
+pub mod table;
+
+pub use rows::{Row, write_csv, write_json};
+pub use table::Table;

@@ -1,0 +1,153 @@
+//! Running a broad phase over frames of a moving scene and summarising what it did.
+//!
+//! Every method sees the same frames: each run starts from its own copy of the initial scene.
+//! Scene stepping is not timed; each frame's time is the wall time of one `find_pairs` call
+//! (for GPU methods that includes upload and readback; per-pass GPU time is in the stages).
+
+use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
+use crate::error::Result;
+use crate::scene::Scene;
+use crate::verify::{Comparison, compare_pairs};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What to run.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRun {
+    /// Frames to run (and time).
+    pub frames: usize,
+    /// Tests and pairs are averaged over the first `count_frames` frames (the paper: 10).
+    pub count_frames: usize,
+    /// Count pairs without storing them.
+    pub count_only: bool,
+}
+
+/// Per-frame results and their summaries.
+#[derive(Clone, Debug, Default)]
+pub struct Measurement {
+    pub frame_ms: Vec<f64>,
+    pub frame_tests: Vec<u64>,
+    pub frame_pairs: Vec<u64>,
+    /// Stage -> (clock, per-frame seconds).
+    pub stages: BTreeMap<String, (Clock, Vec<f64>)>,
+}
+
+impl Measurement {
+    pub fn median_ms(&self) -> f64 {
+        median(&self.frame_ms)
+    }
+
+    pub fn min_ms(&self) -> f64 {
+        self.frame_ms.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+
+    pub fn total_ms(&self) -> f64 {
+        self.frame_ms.iter().sum()
+    }
+
+    fn mean_of(v: &[u64], count: usize) -> f64 {
+        let k = count.clamp(1, v.len().max(1)).min(v.len());
+        if k == 0 {
+            return 0.0;
+        }
+        v[..k].iter().map(|&x| x as f64).sum::<f64>() / k as f64
+    }
+
+    pub fn tests_per_frame(&self, count_frames: usize) -> f64 {
+        Self::mean_of(&self.frame_tests, count_frames)
+    }
+
+    pub fn pairs_per_frame(&self, count_frames: usize) -> f64 {
+        Self::mean_of(&self.frame_pairs, count_frames)
+    }
+
+    /// Median milliseconds per stage.
+    pub fn stage_ms(&self) -> BTreeMap<String, f64> {
+        self.stages
+            .iter()
+            .map(|(k, (clock, v))| {
+                let suffix = match clock {
+                    Clock::Wall => "",
+                    Clock::GpuTimestamp => " (gpu)",
+                };
+                (format!("{k}{suffix}"), 1e3 * median(v))
+            })
+            .collect()
+    }
+}
+
+/// Median of a slice (0 when empty).
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m]
+    } else {
+        0.5 * (s[m - 1] + s[m])
+    }
+}
+
+/// Runs `bp` over `run.frames` frames of a copy of `scene`. With `verify_with`, the first frame's
+/// pairs are also compared with that reference method's pairs.
+pub fn run_frames(
+    bp: &mut dyn BroadPhase,
+    scene: &Scene,
+    run: FrameRun,
+    mut verify_with: Option<&mut dyn BroadPhase>,
+) -> Result<(Measurement, Option<Comparison>)> {
+    let mut scene = scene.clone();
+    let mut m = Measurement::default();
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut comparison = None;
+    for frame in 0..run.frames.max(1) {
+        let out = if run.count_only {
+            None
+        } else {
+            Some(&mut pairs)
+        };
+        let t = Instant::now();
+        let stats = bp.find_pairs(&scene.spheres, out)?;
+        m.frame_ms.push(1e3 * t.elapsed().as_secs_f64());
+        m.frame_tests.push(stats.tests);
+        m.frame_pairs.push(stats.pairs);
+        for s in &stats.stages {
+            m.stages
+                .entry(s.stage.to_string())
+                .or_insert_with(|| (s.clock, Vec::new()))
+                .1
+                .push(s.seconds);
+        }
+        if frame == 0
+            && let Some(reference) = verify_with.as_deref_mut()
+        {
+            comparison = Some(compare_with(reference, &scene, &mut pairs, run.count_only, bp)?);
+        }
+        scene.step();
+    }
+    Ok((m, comparison))
+}
+
+/// Compares the candidate's pairs for the current frame with a reference method's.
+fn compare_with(
+    reference: &mut dyn BroadPhase,
+    scene: &Scene,
+    candidate_pairs: &mut Vec<Pair>,
+    count_only: bool,
+    candidate: &mut dyn BroadPhase,
+) -> Result<Comparison> {
+    if count_only {
+        // Counting runs compare counts only: recount both.
+        let a = reference.find_pairs(&scene.spheres, None)?;
+        let b = candidate.find_pairs(&scene.spheres, None)?;
+        return Ok(Comparison::of_counts(a.pairs, b.pairs));
+    }
+    let mut expected = Vec::new();
+    reference.find_pairs(&scene.spheres, Some(&mut expected))?;
+    canonicalize(&mut expected);
+    canonicalize(candidate_pairs);
+    Ok(compare_pairs(&scene.spheres, &expected, candidate_pairs))
+}
