@@ -1,5 +1,6 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
 
+pub mod paper;
 pub mod plot;
 pub mod rows;
 pub mod table;
