@@ -18,4 +18,10 @@ if [ "${SWEEPFAN_NO_GPU:-0}" != "1" ] && ! have_vulkan_icd; then
   $SUDO apt-get install -y -qq mesa-vulkan-drivers >/dev/null
 fi
 
+# libwayland (loaded by the Vulkan loader) complains on every adapter probe without it.
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+  export XDG_RUNTIME_DIR="${TMPDIR:-/tmp}/sweepfan-xdg-$(id -u)"
+  mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+fi
+
 cargo test --release "$@"

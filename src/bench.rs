@@ -124,7 +124,13 @@ pub fn run_frames(
         if frame == 0
             && let Some(reference) = verify_with.as_deref_mut()
         {
-            comparison = Some(compare_with(reference, &scene, &mut pairs, run.count_only, bp)?);
+            comparison = Some(compare_with(
+                reference,
+                &scene,
+                &mut pairs,
+                run.count_only,
+                bp,
+            )?);
         }
         scene.step();
     }
@@ -135,7 +141,7 @@ pub fn run_frames(
 fn compare_with(
     reference: &mut dyn BroadPhase,
     scene: &Scene,
-    candidate_pairs: &mut Vec<Pair>,
+    candidate_pairs: &mut [Pair],
     count_only: bool,
     candidate: &mut dyn BroadPhase,
 ) -> Result<Comparison> {

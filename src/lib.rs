@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod error;
 pub mod geom;
 pub mod gpu;
+pub mod registry;
 pub mod report;
 pub mod scene;
 pub mod verify;

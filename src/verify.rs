@@ -156,7 +156,11 @@ mod tests {
     fn malformed_candidates_are_extra() {
         let s = spheres();
         let reference = vec![[0, 1]];
-        for bad in [vec![[0, 1], [0, 1]], vec![[0, 1], [1, 0]], vec![[0, 1], [3, 9]]] {
+        for bad in [
+            vec![[0, 1], [0, 1]],
+            vec![[0, 1], [1, 0]],
+            vec![[0, 1], [3, 9]],
+        ] {
             let c = compare_pairs(&s, &reference, &bad);
             assert!(!c.is_ok(), "{bad:?}");
         }

@@ -1,1 +1,613 @@
-fn main() {}
+//! `sweepfan`: headless benchmarks, paper reproductions, verification and stress runs.
+//!
+//! With no arguments: the default benchmark (paper box, n = 5000, every method, CPU and GPU when
+//! an adapter exists, every method verified against brute force) as a table on stdout.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use sweepfan::bench::{FrameRun, run_frames};
+use sweepfan::report::paper::{compare, paper_tables, render};
+use sweepfan::report::plot::{LinePlot, Scale, Series};
+use sweepfan::report::rows::{Row, cpu_device, fill_speedups, write_csv, write_json_value};
+use sweepfan::report::table::{Table, count, ms};
+use sweepfan::{Backend, BroadPhase, Pair, Scene, SceneKind, SceneParams, canonicalize, registry};
+
+#[derive(Parser)]
+#[command(
+    name = "sweepfan",
+    version,
+    about = "GPU and CPU broad phase, SAT and sector CCD"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// GPU adapter: index from `sweepfan info` or a substring of its name.
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reproduce a paper's experiments, our numbers beside theirs.
+    Reproduce {
+        #[command(subcommand)]
+        what: Reproduce,
+    },
+    /// Time methods on a scene.
+    Bench(BenchArgs),
+    /// Find the touching pairs of a scene file, write them, and check them against brute force.
+    Verify(VerifyArgs),
+    /// Print the GPU adapters, limits and features.
+    Info,
+}
+
+#[derive(Subcommand)]
+enum Reproduce {
+    /// Tables 1-7 of the serialization paper (n = 50 .. 5000, paper box).
+    Broadphase(ReproduceBroadphase),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendChoice {
+    Cpu,
+    Gpu,
+    Both,
+}
+
+impl BackendChoice {
+    fn backends(self) -> Vec<Backend> {
+        match self {
+            BackendChoice::Cpu => vec![Backend::Cpu],
+            BackendChoice::Gpu => vec![Backend::Gpu],
+            BackendChoice::Both => vec![Backend::Cpu, Backend::Gpu],
+        }
+    }
+}
+
+#[derive(Args)]
+struct Outputs {
+    /// Write the rows as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the rows as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct ReproduceBroadphase {
+    /// Frames timed per (method, n) (the paper: 100).
+    #[arg(long, default_value_t = 100)]
+    frames_time: usize,
+    /// Frames averaged for the test counts (the paper: 10).
+    #[arg(long, default_value_t = 10)]
+    frames_count: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
+    backend: BackendChoice,
+    /// Object counts (the paper's by default).
+    #[arg(long, value_delimiter = ',', default_values_t = [50usize, 200, 500, 1000, 3000, 5000])]
+    n: Vec<usize>,
+    /// Write SVG plots (time vs n, tests vs n, time relative to brute force) into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    #[command(flatten)]
+    out: Outputs,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Generated scene.
+    #[arg(long, value_enum, default_value_t = SceneKind::Paper, conflicts_with = "scene_file")]
+    scene: SceneKind,
+    /// CSV scene file (header x,y,z,r) instead of a generated scene.
+    #[arg(long)]
+    scene_file: Option<PathBuf>,
+    /// Objects (generated scenes).
+    #[arg(long, default_value_t = 5000)]
+    n: usize,
+    /// Comma-separated methods, `all`, or `peers` (with --features peers).
+    #[arg(long, default_value = "all")]
+    methods: String,
+    #[arg(long, default_value_t = 10)]
+    frames: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Volume fraction of the density and clusters scenes.
+    #[arg(long, default_value_t = 0.01)]
+    volume_fraction: f32,
+    /// Sphere radius of the density, clusters and line-x scenes.
+    #[arg(long, default_value_t = 1.0)]
+    radius: f32,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
+    backend: BackendChoice,
+    /// Count pairs without storing them.
+    #[arg(long)]
+    count_only: bool,
+    /// Skip comparing the first frame with a reference method.
+    #[arg(long)]
+    no_verify: bool,
+    #[command(flatten)]
+    out: Outputs,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// CSV scene file (header x,y,z,r).
+    #[arg(long)]
+    scene_file: PathBuf,
+    #[arg(long, default_value = "sap")]
+    method: String,
+    /// Where to write the pairs as CSV `i,j` (i < j, sorted; 0-based data-line order).
+    #[arg(long)]
+    pairs_out: PathBuf,
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+}
+
+/// Largest n for which brute force is the reference (above it: sap on the CPU).
+const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => default_benchmark(),
+        Some(Command::Reproduce {
+            what: Reproduce::Broadphase(a),
+        }) => reproduce_broadphase(a),
+        Some(Command::Bench(a)) => bench(a),
+        Some(Command::Verify(a)) => verify(a),
+        Some(Command::Info) => info(cli.adapter.as_deref()),
+    };
+    match result {
+        Ok(true) => {}
+        Ok(false) => {
+            eprintln!("sweepfan: verification FAILED (see above)");
+            std::process::exit(1);
+        }
+        Err(e) => {
+            eprintln!("sweepfan: error: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The reference method for verification at size n.
+fn reference_method(n: usize) -> &'static str {
+    if n <= BRUTE_FORCE_REFERENCE_MAX_N {
+        "brute_force"
+    } else {
+        "sap"
+    }
+}
+
+/// Measures each (method, backend) on the scene; returns rows and whether all verified.
+fn measure(
+    scene: &Scene,
+    methods: &[String],
+    backends: &[Backend],
+    run: FrameRun,
+    verify: bool,
+    progress: Option<&ProgressBar>,
+) -> Result<(Vec<Row>, bool)> {
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    let reference_name = reference_method(scene.len());
+    for &backend in backends {
+        for name in methods {
+            if let Some(p) = progress {
+                p.set_message(format!(
+                    "{} n={} {name} [{}]",
+                    scene.name,
+                    scene.len(),
+                    backend.as_str()
+                ));
+            }
+            let mut bp = registry::broad_phase(name, backend)?;
+            let mut reference = if verify && !(name == reference_name && backend == Backend::Cpu) {
+                Some(registry::broad_phase(reference_name, Backend::Cpu)?)
+            } else {
+                None
+            };
+            let (m, cmp) = run_frames(
+                bp.as_mut(),
+                scene,
+                run,
+                reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase),
+            )
+            .with_context(|| format!("{name} on {} (n = {})", backend.as_str(), scene.len()))?;
+            let verified = cmp.as_ref().map(|c| c.is_ok());
+            if let Some(c) = &cmp
+                && !c.is_ok()
+            {
+                all_ok = false;
+                eprintln!(
+                    "MISMATCH {name} [{}] vs {reference_name}: {}",
+                    backend.as_str(),
+                    c.summary()
+                );
+            }
+            rows.push(Row {
+                scene: scene.name.clone(),
+                n: scene.len(),
+                method: name.clone(),
+                backend,
+                device: cpu_device(),
+                frames: m.frame_ms.len(),
+                tests_per_frame: m.tests_per_frame(run.count_frames),
+                pairs_per_frame: m.pairs_per_frame(run.count_frames),
+                ms_per_frame: m.median_ms(),
+                ms_per_frame_min: m.min_ms(),
+                stage_ms: m.stage_ms(),
+                speedup_vs_brute_force: None,
+                verified: verified.or(if name == reference_name && verify {
+                    Some(true)
+                } else {
+                    None
+                }),
+                verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
+                near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
+                gpu_bytes_per_object: None,
+                shape: None,
+            });
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+        }
+    }
+    fill_speedups(&mut rows);
+    Ok((rows, all_ok))
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    let p = ProgressBar::new(len);
+    p.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    p
+}
+
+fn rows_table(rows: &[Row]) -> String {
+    let mut t = Table::new([
+        "method",
+        "backend",
+        "n",
+        "tests/frame",
+        "pairs/frame",
+        "ms/frame",
+        "vs brute",
+        "verified",
+    ]);
+    for r in rows {
+        t.row([
+            r.method.clone(),
+            r.backend.as_str().to_string(),
+            r.n.to_string(),
+            count(r.tests_per_frame),
+            count(r.pairs_per_frame),
+            ms(r.ms_per_frame),
+            r.speedup_vs_brute_force
+                .map(|s| format!("{s:.1}x"))
+                .unwrap_or_else(|| "-".into()),
+            match r.verified {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => "-".into(),
+            },
+        ]);
+    }
+    t.render()
+}
+
+fn write_outputs(out: &Outputs, rows: &[Row], extra: Option<serde_json::Value>) -> Result<()> {
+    if let Some(path) = &out.json {
+        let mut doc = serde_json::json!({
+            "tool": "sweepfan",
+            "version": env!("CARGO_PKG_VERSION"),
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "machine": sweepfan::report::rows::Machine::this(),
+            "rows": rows,
+        });
+        if let (Some(extra), Some(obj)) = (extra, doc.as_object_mut()) {
+            if let serde_json::Value::Object(m) = extra {
+                obj.extend(m);
+            }
+        }
+        write_json_value(path, &doc)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = &out.csv {
+        write_csv(path, rows)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn default_benchmark() -> Result<bool> {
+    let n = 5000;
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 1));
+    let methods: Vec<String> = sweepfan::Method::ALL
+        .iter()
+        .map(|m| m.name().to_string())
+        .collect();
+    let backends = vec![Backend::Cpu];
+    println!(
+        "sweepfan default benchmark: paper box (cube of side 100, r = 2, origin at the centre), \
+         n = {n}, 20 frames; every method verified against brute force on the first frame."
+    );
+    let run = FrameRun {
+        frames: 20,
+        count_frames: 10,
+        count_only: false,
+    };
+    let (rows, ok) = measure(&scene, &methods, &backends, run, true, None)?;
+    println!("{}", rows_table(&rows));
+    Ok(ok)
+}
+
+fn reproduce_broadphase(a: ReproduceBroadphase) -> Result<bool> {
+    let methods: Vec<String> = sweepfan::Method::ALL
+        .iter()
+        .map(|m| m.name().to_string())
+        .collect();
+    let backends = a.backend.backends();
+    let run = FrameRun {
+        frames: a.frames_time.max(a.frames_count),
+        count_frames: a.frames_count,
+        count_only: false,
+    };
+    let bar = progress_bar((a.n.len() * methods.len() * backends.len()) as u64);
+    let mut rows = Vec::new();
+    let mut ok = true;
+    for &n in &a.n {
+        let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, a.seed));
+        let (r, o) = measure(&scene, &methods, &backends, run, true, Some(&bar))?;
+        rows.extend(r);
+        ok &= o;
+    }
+    bar.finish_and_clear();
+    let paper = paper_tables();
+    let cmp = compare(&rows, &paper);
+    println!(
+        "Serialization paper (seeds 000/002), paper box, {} frames timed, counts = mean of {} frames, seed {}.\n\
+         Times are ours on this machine (median ms/frame x 100); the paper's ran on a Pentium 4. \
+         Compare the 'vs brute' ratios.\n",
+        run.frames, run.count_frames, a.seed
+    );
+    println!("{}", render(&cmp));
+    if let Some(dir) = &a.plots {
+        write_broadphase_plots(dir, &rows)?;
+    }
+    write_outputs(
+        &a.out,
+        &rows,
+        Some(serde_json::json!({ "paper_comparison": cmp })),
+    )?;
+    Ok(ok)
+}
+
+fn write_broadphase_plots(dir: &Path, rows: &[Row]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut keys: Vec<(String, Backend)> =
+        rows.iter().map(|r| (r.method.clone(), r.backend)).collect();
+    keys.sort_by(|a, b| (a.0.as_str(), a.1.as_str()).cmp(&(b.0.as_str(), b.1.as_str())));
+    keys.dedup();
+    let series = |f: &dyn Fn(&Row) -> f64| -> Vec<Series> {
+        keys.iter()
+            .map(|(m, b)| Series {
+                name: if keys.iter().any(|k| k.1 != *b) {
+                    format!("{m} [{}]", b.as_str())
+                } else {
+                    m.clone()
+                },
+                points: rows
+                    .iter()
+                    .filter(|r| &r.method == m && r.backend == *b)
+                    .map(|r| (r.n as f64, f(r)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let plots = [
+        (
+            "time_vs_n.svg",
+            "Time per frame vs n (paper box)",
+            "ms per frame",
+            Scale::Log10,
+            series(&|r| r.ms_per_frame),
+        ),
+        (
+            "tests_vs_n.svg",
+            "Sphere tests per frame vs n (paper box)",
+            "tests per frame",
+            Scale::Log10,
+            series(&|r| r.tests_per_frame),
+        ),
+        (
+            "time_relative_to_brute_force.svg",
+            "Time relative to brute force (paper box)",
+            "time / brute force time",
+            Scale::Log10,
+            series(&|r| r.speedup_vs_brute_force.map_or(f64::NAN, |s| 1.0 / s)),
+        ),
+    ];
+    for (file, title, y, ys, s) in plots {
+        let path = dir.join(file);
+        LinePlot {
+            title,
+            x_label: "objects n",
+            y_label: y,
+            x_scale: Scale::Log10,
+            y_scale: ys,
+            series: s,
+        }
+        .write_svg(&path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn load_scene(a: &BenchArgs) -> Result<Scene> {
+    Ok(match &a.scene_file {
+        Some(path) => Scene::from_csv(path)?,
+        None => {
+            let mut p = SceneParams::new(a.n, a.seed);
+            p.volume_fraction = a.volume_fraction;
+            p.radius = a.radius;
+            if !(a.volume_fraction > 0.0 && a.volume_fraction < 0.74) {
+                bail!(
+                    "--volume-fraction must be in (0, 0.74), got {}",
+                    a.volume_fraction
+                );
+            }
+            if !(a.radius.is_finite() && a.radius > 0.0) {
+                bail!("--radius must be positive and finite, got {}", a.radius);
+            }
+            Scene::generate(a.scene, &p)
+        }
+    })
+}
+
+fn bench(a: BenchArgs) -> Result<bool> {
+    let scene = load_scene(&a)?;
+    let mut methods = registry::parse_methods(&a.methods)?;
+    // Brute force at large n takes minutes per frame: only when asked for by name.
+    if a.methods.split(',').any(|m| m.trim() == "all") && scene.len() > 50_000 {
+        methods.retain(|m| m != "brute_force");
+        eprintln!(
+            "note: brute_force skipped at n = {} (name it explicitly to run it)",
+            scene.len()
+        );
+    }
+    let run = FrameRun {
+        frames: a.frames.max(1),
+        count_frames: a.frames.max(1),
+        count_only: a.count_only,
+    };
+    let backends = a.backend.backends();
+    let bar = progress_bar((methods.len() * backends.len()) as u64);
+    let (rows, ok) = measure(&scene, &methods, &backends, run, !a.no_verify, Some(&bar))?;
+    bar.finish_and_clear();
+    println!(
+        "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
+        scene.name,
+        scene.len(),
+        run.frames,
+        if a.no_verify {
+            "nothing"
+        } else {
+            reference_method(scene.len())
+        }
+    );
+    println!("{}", rows_table(&rows));
+    write_outputs(&a.out, &rows, None)?;
+    Ok(ok)
+}
+
+fn verify(a: VerifyArgs) -> Result<bool> {
+    let scene = Scene::from_csv(&a.scene_file)?;
+    let mut bp = registry::broad_phase(&a.method, a.backend)?;
+    let mut pairs: Vec<Pair> = Vec::new();
+    let stats = bp.find_pairs(&scene.spheres, Some(&mut pairs))?;
+    canonicalize(&mut pairs);
+    write_pairs_csv(&a.pairs_out, &pairs)?;
+    let reference_name = reference_method(scene.len());
+    let mut reference = registry::broad_phase(reference_name, Backend::Cpu)?;
+    let mut expected = Vec::new();
+    reference.find_pairs(&scene.spheres, Some(&mut expected))?;
+    canonicalize(&mut expected);
+    let cmp = sweepfan::verify::compare_pairs(&scene.spheres, &expected, &pairs);
+    println!(
+        "{} [{}]: {} pairs ({} tests) written to {}; {} [cpu]: {} pairs",
+        a.method,
+        a.backend.as_str(),
+        pairs.len(),
+        stats.tests,
+        a.pairs_out.display(),
+        reference_name,
+        expected.len()
+    );
+    for p in &cmp.near_touching {
+        println!("near touching (allowed to differ): {},{}", p[0], p[1]);
+    }
+    if cmp.is_ok() {
+        println!("verified: same pairs as {reference_name}");
+    } else {
+        println!("MISMATCH against {reference_name}: {}", cmp.summary());
+    }
+    Ok(cmp.is_ok())
+}
+
+fn write_pairs_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
+    use std::io::Write;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    writeln!(w, "i,j")?;
+    for p in pairs {
+        writeln!(w, "{},{}", p[0], p[1])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn info(adapter: Option<&str>) -> Result<bool> {
+    let adapters = sweepfan::gpu::list_adapters();
+    if adapters.is_empty() {
+        println!("no GPU adapter found (install a Vulkan driver; on Debian: mesa-vulkan-drivers)");
+        return Ok(true);
+    }
+    for (i, a) in adapters.iter().enumerate() {
+        println!(
+            "adapter {i}: {} ({:?}, {:?}), driver {} {}",
+            a.name, a.device_type, a.backend, a.driver, a.driver_info
+        );
+    }
+    let ctx = sweepfan::gpu::GpuContext::new(&sweepfan::gpu::GpuOptions {
+        adapter: adapter.map(str::to_string),
+    })?;
+    println!("\nselected: {} ({:?})", ctx.info.name, ctx.info.device_type);
+    if ctx.info.device_type == wgpu::DeviceType::Cpu {
+        println!(
+            "note: a CPU (software) adapter: a correctness target; its times are not GPU times"
+        );
+    }
+    let l = &ctx.limits;
+    println!("limits:");
+    println!(
+        "  max_storage_buffer_binding_size  {}",
+        l.max_storage_buffer_binding_size
+    );
+    println!("  max_buffer_size                  {}", l.max_buffer_size);
+    println!(
+        "  max_compute_workgroups_per_dim   {}",
+        l.max_compute_workgroups_per_dimension
+    );
+    println!(
+        "  max_compute_invocations_per_wg   {}",
+        l.max_compute_invocations_per_workgroup
+    );
+    println!(
+        "  max_compute_workgroup_storage    {}",
+        l.max_compute_workgroup_storage_size
+    );
+    println!(
+        "  max_storage_buffers_per_stage    {}",
+        l.max_storage_buffers_per_shader_stage
+    );
+    println!(
+        "  min/max subgroup size            {}/{}",
+        ctx.adapter.get_info().subgroup_min_size,
+        ctx.adapter.get_info().subgroup_max_size
+    );
+    println!("features enabled: {:?}", ctx.features);
+    println!(
+        "timestamps: {}",
+        if ctx.has_timestamps() { "yes" } else { "no" }
+    );
+    Ok(true)
+}

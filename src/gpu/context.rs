@@ -74,9 +74,7 @@ impl GpuContext {
                 ))
             })?,
             Some(wanted) => {
-                let adapters = pollster::block_on(
-                    instance.enumerate_adapters(backends()),
-                );
+                let adapters = pollster::block_on(instance.enumerate_adapters(backends()));
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 let pick = match wanted.parse::<usize>() {
                     Ok(i) => adapters.into_iter().nth(i),
@@ -448,7 +446,7 @@ mod device_tests {
             .unwrap();
         ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
         assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
-        let too_big = ctx.limits.max_storage_buffer_binding_size as u64 + 4;
+        let too_big = ctx.limits.max_storage_buffer_binding_size + 4;
         let e = ctx.check_binding("pairs", too_big).unwrap_err().to_string();
         assert!(e.contains("pairs") && e.contains("allows"), "{e}");
     }

@@ -51,8 +51,14 @@ impl LinePlot<'_> {
         let map = |e: String| Error::Config(format!("plot {}: {e}", path.display()));
         let pts = || self.series.iter().flat_map(|s| s.points.iter().copied());
         let usable = |v: f64, scale: Scale| v.is_finite() && (scale == Scale::Linear || v > 0.0);
-        let xs: Vec<f64> = pts().map(|p| p.0).filter(|&v| usable(v, self.x_scale)).collect();
-        let ys: Vec<f64> = pts().map(|p| p.1).filter(|&v| usable(v, self.y_scale)).collect();
+        let xs: Vec<f64> = pts()
+            .map(|p| p.0)
+            .filter(|&v| usable(v, self.x_scale))
+            .collect();
+        let ys: Vec<f64> = pts()
+            .map(|p| p.1)
+            .filter(|&v| usable(v, self.y_scale))
+            .collect();
         if xs.is_empty() || ys.is_empty() {
             return Err(map("no finite points to plot".into()));
         }

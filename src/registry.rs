@@ -1,0 +1,57 @@
+//! Method names to broad-phase values, for the CLI, the benchmarks and the tests.
+
+use crate::broadphase::{Backend, BroadPhase, Method};
+use crate::error::{Error, Result};
+
+/// Names accepted by `--methods` besides [`Method`] names (only with the `peers` feature).
+pub const PEER_NAMES: [&str; 3] = ["peer-parry", "peer-rstar", "peer-broccoli"];
+
+/// Builds a broad phase by name on a backend.
+pub fn broad_phase(name: &str, backend: Backend) -> Result<Box<dyn BroadPhase + Send>> {
+    if PEER_NAMES.contains(&name) {
+        if backend != Backend::Cpu {
+            return Err(Error::Config(format!("{name} runs on the CPU only")));
+        }
+        return peer(name);
+    }
+    let method = Method::parse(name)?;
+    match backend {
+        Backend::Cpu => Ok(crate::cpu::broad_phase(method)),
+        Backend::Gpu => Err(Error::Config(format!(
+            "{name}: the GPU backend is not available in this build"
+        ))),
+    }
+}
+
+#[cfg(feature = "peers")]
+fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
+    crate::cpu::peers::peer(name).ok_or_else(|| Error::Config(format!("unknown peer '{name}'")))
+}
+
+#[cfg(not(feature = "peers"))]
+fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
+    Err(Error::Config(format!(
+        "{name} needs the peer crates: build with `--features peers`"
+    )))
+}
+
+/// Parses a comma-separated method list; `all` expands to every [`Method`].
+pub fn parse_methods(list: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if item == "all" {
+            out.extend(Method::ALL.iter().map(|m| m.name().to_string()));
+        } else if item == "peers" {
+            out.extend(PEER_NAMES.iter().map(|s| s.to_string()));
+        } else if PEER_NAMES.contains(&item) {
+            out.push(item.to_string());
+        } else {
+            out.push(Method::parse(item)?.name().to_string());
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Config("empty method list".into()));
+    }
+    out.dedup();
+    Ok(out)
+}
