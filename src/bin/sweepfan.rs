@@ -312,10 +312,8 @@ fn write_outputs(out: &Outputs, rows: &[Row], extra: Option<serde_json::Value>) 
             "machine": sweepfan::report::rows::Machine::this(),
             "rows": rows,
         });
-        if let (Some(extra), Some(obj)) = (extra, doc.as_object_mut()) {
-            if let serde_json::Value::Object(m) = extra {
-                obj.extend(m);
-            }
+        if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, doc.as_object_mut()) {
+            obj.extend(extra);
         }
         write_json_value(path, &doc)?;
         eprintln!("wrote {}", path.display());
