@@ -1,0 +1,155 @@
+//! Parallel pair emission shared by the CPU methods: the candidate loop of a method runs over
+//! chunks of its outer index on rayon's pool, each chunk counting tests and pushing touching
+//! pairs into its own buffer (owned by the method and reused across frames); the buffers are
+//! concatenated at the end. Counting without storing (`out = None`) never allocates pairs.
+
+use crate::broadphase::Pair;
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Most pairs one call may store (8 bytes each: 2 GiB). Beyond it the call fails with
+/// [`Error::TooLarge`] instead of exhausting memory; counting (`out = None`) has no limit.
+pub const MAX_STORED_PAIRS: u64 = 1 << 28;
+
+/// Below this many outer items one chunk runs on the calling thread (no pool round trip).
+const SERIAL_MAX_ITEMS: usize = 512;
+/// Chunks per call at most: enough for work stealing to even out skewed rows (the triangular
+/// brute force, a dense cluster) without making the final merge noticeable.
+const MAX_CHUNKS: usize = 128;
+
+/// Where one chunk's candidate loop reports its sphere tests.
+pub struct Sink<'a> {
+    pub tests: u64,
+    pub pairs: u64,
+    buffer: &'a mut Vec<Pair>,
+    store: bool,
+    /// Pairs of this buffer already added to `stored`.
+    reported: usize,
+    stored: &'a AtomicU64,
+    overflow: &'a AtomicBool,
+}
+
+impl Sink<'_> {
+    /// One narrow-phase test: [`Sphere::touches`] on objects `ia` and `ib` (in either order).
+    #[inline(always)]
+    pub fn test(&mut self, a: &Sphere, b: &Sphere, ia: u32, ib: u32) {
+        self.tests += 1;
+        if a.touches(b) {
+            self.pairs += 1;
+            if self.store {
+                self.push(if ia < ib { [ia, ib] } else { [ib, ia] });
+            }
+        }
+    }
+
+    /// Adds `count` tests that the caller performed itself (vectorised loops).
+    #[inline(always)]
+    pub fn add_tests(&mut self, count: u64) {
+        self.tests += count;
+    }
+
+    #[inline(always)]
+    fn push(&mut self, pair: Pair) {
+        if self.buffer.len() == self.buffer.capacity() {
+            self.check_limit();
+            if !self.store {
+                return;
+            }
+        }
+        self.buffer.push(pair);
+    }
+
+    /// Runs only when the buffer is about to grow, so the shared counter is touched rarely.
+    #[cold]
+    fn check_limit(&mut self) {
+        let fresh = (self.buffer.len() - self.reported) as u64;
+        self.reported = self.buffer.len();
+        let total = self.stored.fetch_add(fresh, Ordering::Relaxed) + fresh;
+        if total >= MAX_STORED_PAIRS || self.overflow.load(Ordering::Relaxed) {
+            self.overflow.store(true, Ordering::Relaxed);
+            self.store = false;
+            // Release what was gathered: the call fails anyway.
+            *self.buffer = Vec::new();
+            self.reported = 0;
+        }
+    }
+}
+
+/// Per-chunk pair buffers, kept across calls.
+#[derive(Default)]
+pub struct PairEmitter {
+    buffers: Vec<Vec<Pair>>,
+}
+
+impl PairEmitter {
+    /// Runs `work(range, sink)` over `0..items` in chunks, in parallel when `items` is large,
+    /// and gathers the pairs into `out` (cleared first) when given. Returns `(tests, pairs)`.
+    pub fn run<F>(
+        &mut self,
+        items: usize,
+        out: Option<&mut Vec<Pair>>,
+        work: F,
+    ) -> Result<(u64, u64)>
+    where
+        F: Fn(Range<usize>, &mut Sink) + Sync,
+    {
+        let chunks = if items <= SERIAL_MAX_ITEMS {
+            1
+        } else {
+            (items / SERIAL_MAX_ITEMS).clamp(1, MAX_CHUNKS)
+        };
+        if self.buffers.len() < chunks {
+            self.buffers.resize_with(chunks, Vec::new);
+        }
+        let store = out.is_some();
+        let stored = AtomicU64::new(0);
+        let overflow = AtomicBool::new(false);
+        let per_chunk = items.div_ceil(chunks).max(1);
+        let run_chunk = |c: usize, buffer: &mut Vec<Pair>| -> (u64, u64) {
+            buffer.clear();
+            let range = (c * per_chunk).min(items)..((c + 1) * per_chunk).min(items);
+            let mut sink = Sink {
+                tests: 0,
+                pairs: 0,
+                buffer,
+                store,
+                reported: 0,
+                stored: &stored,
+                overflow: &overflow,
+            };
+            work(range, &mut sink);
+            (sink.tests, sink.pairs)
+        };
+        let buffers = &mut self.buffers[..chunks];
+        let (tests, pairs) = if chunks == 1 {
+            run_chunk(0, &mut buffers[0])
+        } else {
+            buffers
+                .par_iter_mut()
+                .enumerate()
+                .map(|(c, buffer)| run_chunk(c, buffer))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        };
+        if let Some(out) = out {
+            out.clear();
+            if overflow.load(Ordering::Relaxed) || pairs > MAX_STORED_PAIRS {
+                for b in buffers.iter_mut() {
+                    *b = Vec::new();
+                }
+                return Err(Error::TooLarge(format!(
+                    "{pairs} touching pairs found ({} GiB as a list), more than the {MAX_STORED_PAIRS} \
+                     this call may store; count them without storing instead",
+                    (pairs * std::mem::size_of::<Pair>() as u64) >> 30
+                )));
+            }
+            out.reserve(pairs as usize);
+            for b in buffers.iter() {
+                out.extend_from_slice(b);
+            }
+        }
+        Ok((tests, pairs))
+    }
+}
