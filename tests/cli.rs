@@ -1,0 +1,160 @@
+//! The command line as a user drives it: file contracts, exit codes, error messages.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn sweepfan() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sweepfan-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Independent oracle: all pairs by the definition, in f64.
+fn brute_pairs(spheres: &[[f64; 4]]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in 0..spheres.len() {
+        for j in i + 1..spheres.len() {
+            let (a, b) = (spheres[i], spheres[j]);
+            let d2 = (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2);
+            if d2 <= (a[3] + b[3]).powi(2) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn verify_writes_the_canonical_pair_file() {
+    let dir = temp_dir("verify");
+    // Integer coordinates: exactly touching pairs are exact in f32 and f64 alike.
+    let mut spheres = Vec::new();
+    let mut text = String::from("x,y,z,r\n");
+    let mut state = 12345u64;
+    for _ in 0..400 {
+        let mut next = |m: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) % m) as f64
+        };
+        let s = [next(40.0), next(40.0), next(40.0), 1.0 + next(3.0)];
+        text += &format!("{},{},{},{}\n", s[0], s[1], s[2], s[3]);
+        spheres.push(s);
+    }
+    let scene = dir.join("scene.csv");
+    std::fs::write(&scene, text).unwrap();
+    for method in ["sap", "grid", "xyz", "min_axis", "origin_distance"] {
+        let out = dir.join(format!("{method}.csv"));
+        let status = sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&scene)
+            .args(["--method", method, "--pairs-out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{method}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let written = std::fs::read_to_string(&out).unwrap();
+        let mut lines = written.lines();
+        assert_eq!(lines.next(), Some("i,j"));
+        let got: Vec<(usize, usize)> = lines
+            .map(|l| {
+                let (a, b) = l.split_once(',').unwrap();
+                (a.parse().unwrap(), b.parse().unwrap())
+            })
+            .collect();
+        let expected = brute_pairs(&spheres);
+        assert!(expected.len() > 100, "scene should have many pairs");
+        assert_eq!(got, expected, "{method}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_scene_file_fails_with_line_and_problem() {
+    let dir = temp_dir("bad");
+    let cases = [
+        ("x,y,z,r\n0,0,0,1\n1,2,zz,1\n", "line 3"),
+        ("x,y,z,r\n0,0,0,-2\n", "negative"),
+        ("x,y,z,r\n0,nan,0,1\n", "NaN"),
+        ("x,y,z,r\n", "empty scene"),
+    ];
+    for (k, (text, want)) in cases.iter().enumerate() {
+        let scene = dir.join(format!("s{k}.csv"));
+        std::fs::write(&scene, text).unwrap();
+        let out = sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&scene)
+            .args(["--method", "sap", "--pairs-out"])
+            .arg(dir.join("p.csv"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text:?} should fail");
+        assert!(err.contains(want), "{text:?}: stderr was {err}");
+    }
+    let missing = sweepfan()
+        .args(["verify", "--scene-file", "/nonexistent/scene.csv", "--pairs-out", "/tmp/x.csv"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/scene.csv"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_writes_json_rows_with_the_stable_keys() {
+    let dir = temp_dir("bench");
+    let json = dir.join("rows.json");
+    let csv = dir.join("rows.csv");
+    let out = sweepfan()
+        .args(["bench", "--scene", "paper", "--n", "300", "--frames", "3"])
+        .args(["--methods", "brute_force,sap,xyz", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        for key in ["n", "method", "backend", "tests_per_frame", "pairs_per_frame", "ms_per_frame"] {
+            assert!(!r[key].is_null(), "missing {key} in {r}");
+        }
+        assert_eq!(r["backend"], "cpu");
+        assert_eq!(r["n"], 300);
+        assert_eq!(r["verified"], true);
+    }
+    let brute = rows.iter().find(|r| r["method"] == "brute_force").unwrap();
+    assert_eq!(brute["tests_per_frame"], 300.0 * 299.0 / 2.0);
+    // Every method found the same pairs on every frame.
+    let pairs: Vec<f64> = rows.iter().map(|r| r["pairs_per_frame"].as_f64().unwrap()).collect();
+    assert!(pairs.iter().all(|&p| p == pairs[0]), "{pairs:?}");
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv_text.lines().count(), 4);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unknown_method_and_bad_parameters_are_clear_errors() {
+    let out = sweepfan()
+        .args(["bench", "--methods", "quicksort", "--n", "10"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown method 'quicksort'"));
+    let out = sweepfan()
+        .args(["bench", "--scene", "density", "--n", "0", "--methods", "sap"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty scene"));
+}
