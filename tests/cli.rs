@@ -37,10 +37,12 @@ fn verify_writes_the_canonical_pair_file() {
     let mut state = 12345u64;
     for _ in 0..400 {
         let mut next = |m: u64| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((state >> 33) % m) as f64
         };
-        let s = [next(40.0), next(40.0), next(40.0), 1.0 + next(3.0)];
+        let s = [next(40), next(40), next(40), 1.0 + next(3)];
         text += &format!("{},{},{},{}\n", s[0], s[1], s[2], s[3]);
         spheres.push(s);
     }
@@ -100,7 +102,13 @@ fn bad_scene_file_fails_with_line_and_problem() {
         assert!(err.contains(want), "{text:?}: stderr was {err}");
     }
     let missing = sweepfan()
-        .args(["verify", "--scene-file", "/nonexistent/scene.csv", "--pairs-out", "/tmp/x.csv"])
+        .args([
+            "verify",
+            "--scene-file",
+            "/nonexistent/scene.csv",
+            "--pairs-out",
+            "/tmp/x.csv",
+        ])
         .output()
         .unwrap();
     assert!(!missing.status.success());
@@ -121,12 +129,24 @@ fn bench_writes_json_rows_with_the_stable_keys() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = doc["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
     for r in rows {
-        for key in ["n", "method", "backend", "tests_per_frame", "pairs_per_frame", "ms_per_frame"] {
+        for key in [
+            "n",
+            "method",
+            "backend",
+            "tests_per_frame",
+            "pairs_per_frame",
+            "ms_per_frame",
+        ] {
             assert!(!r[key].is_null(), "missing {key} in {r}");
         }
         assert_eq!(r["backend"], "cpu");
@@ -136,7 +156,10 @@ fn bench_writes_json_rows_with_the_stable_keys() {
     let brute = rows.iter().find(|r| r["method"] == "brute_force").unwrap();
     assert_eq!(brute["tests_per_frame"], 300.0 * 299.0 / 2.0);
     // Every method found the same pairs on every frame.
-    let pairs: Vec<f64> = rows.iter().map(|r| r["pairs_per_frame"].as_f64().unwrap()).collect();
+    let pairs: Vec<f64> = rows
+        .iter()
+        .map(|r| r["pairs_per_frame"].as_f64().unwrap())
+        .collect();
     assert!(pairs.iter().all(|&p| p == pairs[0]), "{pairs:?}");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv_text.lines().count(), 4);
@@ -152,7 +175,15 @@ fn unknown_method_and_bad_parameters_are_clear_errors() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown method 'quicksort'"));
     let out = sweepfan()
-        .args(["bench", "--scene", "density", "--n", "0", "--methods", "sap"])
+        .args([
+            "bench",
+            "--scene",
+            "density",
+            "--n",
+            "0",
+            "--methods",
+            "sap",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

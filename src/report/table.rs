@@ -64,7 +64,7 @@ impl Table {
 /// Formats a number with thousands separators (integers) for counts.
 pub fn count(v: f64) -> String {
     let r = v.round();
-    if (v - r).abs() > 1e-9 && v.abs() < 1e6 {
+    if (v - r).abs() > 1e-9 && v.abs() < 1000.0 {
         return format!("{v:.1}");
     }
     let s = format!("{}", r as i128);
@@ -112,5 +112,6 @@ mod tests {
         assert_eq!(count(-1000.0), "-1,000");
         assert_eq!(count(999.0), "999");
         assert_eq!(count(2.5), "2.5");
+        assert_eq!(count(721_405.6), "721,406");
     }
 }
