@@ -1,3 +1,4 @@
 //! Shared geometry on glam types.
 
+pub mod sector;
 pub mod sphere;
