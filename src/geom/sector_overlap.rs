@@ -14,7 +14,7 @@ use super::primitives2d::{
 use super::sector::Sector;
 use super::sector2d::Sector2;
 use crate::geom::sphere::Sphere;
-use glam::{Vec2, Vec3Swizzles};
+use glam::{Vec2, Vec3, Vec3Swizzles};
 use std::f32::consts::FRAC_PI_2;
 
 impl Sector2 {
@@ -151,8 +151,11 @@ impl Sector {
     /// Thesis 2.5: sphere. Clamp to the slab (eq. 2.11), take the largest circle of the sphere
     /// inside the slab (eq. 2.12) and run the circle test. Exact.
     pub fn overlaps_sphere(&self, sphere: &Sphere) -> bool {
-        let q = self.to_local(sphere.center);
-        let rs = sphere.radius;
+        self.overlaps_sphere_local(self.to_local(sphere.center), sphere.radius)
+    }
+
+    /// [`Self::overlaps_sphere`] with the centre in local coordinates.
+    pub fn overlaps_sphere_local(&self, q: Vec3, rs: f32) -> bool {
         let above = q.z.abs() - self.half_thickness;
         if above > rs {
             return false;
@@ -318,7 +321,6 @@ fn radial_ranges(s: Vec2, v: Vec2, inner: f32, outer: f32) -> Ranges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec3;
 
     #[test]
     fn circle_larger_than_the_hole_overlaps() {
