@@ -134,12 +134,12 @@ fn half_angle(rng: &mut ChaCha8Rng, k: usize) -> f32 {
 }
 
 fn radii(rng: &mut ChaCha8Rng, k: usize) -> (f32, f32) {
-    let r = if k % 5 == 0 {
+    let r = if k.is_multiple_of(5) {
         0.0
     } else {
         rng.random_range(0.0..2.0)
     };
-    let width = if k % 13 == 0 {
+    let width = if k.is_multiple_of(13) {
         0.0
     } else {
         rng.random_range(0.1..2.5)
@@ -151,7 +151,7 @@ fn random_sector(rng: &mut ChaCha8Rng, k: usize) -> Sector {
     let axis = unit(rng);
     let centre_axis = axis.cross(unit(rng)).normalize();
     let (r, rr) = radii(rng, k);
-    let h = if k % 11 == 0 {
+    let h = if k.is_multiple_of(11) {
         0.0
     } else {
         rng.random_range(0.05..1.0)
@@ -294,7 +294,7 @@ fn circles_2d_thesis_and_exact() {
         let c = s.center
             + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
                 * rng.random_range(0.0..s.outer_radius + 2.0);
-        let rc = if k % 9 == 0 {
+        let rc = if k.is_multiple_of(9) {
             0.0
         } else {
             rng.random_range(0.0..1.5)
@@ -321,7 +321,7 @@ fn capsules_2d_thesis() {
         let a = s.center
             + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
                 * rng.random_range(0.0..s.outer_radius + 3.0);
-        let len = if k % 10 == 0 {
+        let len = if k.is_multiple_of(10) {
             0.0
         } else {
             rng.random_range(0.0..5.0)
@@ -351,7 +351,7 @@ fn rectangles_2d_thesis() {
             + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
                 * rng.random_range(0.0..s.outer_radius + 3.0);
         let mut he = Vec2::new(rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
-        if k % 7 == 0 {
+        if k.is_multiple_of(7) {
             he.y = 0.0; // zero-width rectangle: a segment
         }
         let rect = Rect2 {
@@ -386,16 +386,20 @@ fn spheres_3d_thesis_and_exact() {
     for k in 0..1500 {
         let s = random_sector(&mut rng, k);
         let mut c = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
-        let rs = if k % 9 == 0 {
+        let rs = if k.is_multiple_of(9) {
             0.0
         } else {
             rng.random_range(0.0..1.5)
         };
-        if k % 6 == 0 {
+        if k.is_multiple_of(6) {
             // Straddling a slab face: centre within the radius of the face plane.
             let q = s.to_local(c);
             let z = s.half_thickness + rng.random_range(-rs..=rs);
-            c = s.to_world(Vec3::new(q.x, q.y, if k % 12 == 0 { z } else { -z }));
+            c = s.to_world(Vec3::new(
+                q.x,
+                q.y,
+                if k.is_multiple_of(12) { z } else { -z },
+            ));
         }
         let min = boundary3(&s, STEP3)
             .iter()
@@ -452,7 +456,7 @@ fn capsules_3d_certified_and_approximate() {
         let s = random_sector(&mut rng, k);
         let mut a = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 3.0);
         let len = rng.random_range(0.0..5.0);
-        let dir = if k % 6 == 0 {
+        let dir = if k.is_multiple_of(6) {
             s.axis // parallel to the rotation axis
         } else if k % 6 == 1 {
             s.axis.cross(unit(&mut rng)).normalize() // flat, in the slab's plane
@@ -517,10 +521,10 @@ fn boxes_3d_exact() {
             rng.random_range(0.0..1.5),
             rng.random_range(0.0..1.5),
         );
-        if k % 7 == 0 {
+        if k.is_multiple_of(7) {
             he.z = 0.0; // a flat box
         }
-        if k % 21 == 0 {
+        if k.is_multiple_of(21) {
             he.y = 0.0; // a segment
         }
         let bx = OrientedBox {
@@ -602,9 +606,9 @@ fn sectors_3d_parallel_exact_and_skew_conservative() {
         let mut b = random_sector(&mut rng, k / 3);
         b.origin = a.origin
             + unit(&mut rng) * rng.random_range(0.0..a.outer_radius + b.outer_radius + 0.5);
-        let is_parallel = k % 2 == 0;
+        let is_parallel = k.is_multiple_of(2);
         if is_parallel {
-            b.axis = if k % 4 == 0 { a.axis } else { -a.axis };
+            b.axis = if k.is_multiple_of(4) { a.axis } else { -a.axis };
             b.centre_axis = b.axis.cross(unit(&mut rng)).normalize();
         }
         let (sa, sb) = (boundary3(&a, STEP3), boundary3(&b, STEP3));

@@ -157,7 +157,7 @@ mod tests {
             .collect();
         let cols = SphereColumns::from_spheres(&spheres);
         let mut flags = Vec::new();
-        for k in 0..20 {
+        for k in 0..20u32 {
             let axis = Vec3::new(
                 rng.random_range(-1.0..1.0),
                 rng.random_range(-1.0..1.0),
@@ -180,7 +180,7 @@ mod tests {
                     rng.random_range(0.0..6.3)
                 },
             };
-            let sector = if k % 2 == 0 {
+            let sector = if k.is_multiple_of(2) {
                 b.sector()
             } else {
                 b.conservative_sector()

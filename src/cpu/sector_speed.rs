@@ -13,7 +13,9 @@
 //! (speculative AABB: sphere-box distance; sector: world-to-local transform and the thesis's
 //! sphere test 2.5); "total" times both back to back.
 
-use super::sector_batch::{SphereColumns, count_sector_sphere_hits_parallel};
+use super::sector_batch::{
+    SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
+};
 use crate::error::{Error, Result};
 use crate::geom::capsule::{Capsule2, Capsule3};
 use crate::geom::primitives2d::Rect2;
@@ -93,6 +95,8 @@ pub struct BatchedRow {
     pub spheres: usize,
     pub threads: usize,
     pub ours: Timing,
+    /// The same loop on one thread (shows the vectorised kernel without threading).
+    pub single_thread: Timing,
     pub target_ms: f64,
     pub thesis_sector_sphere_mean_ms: f64,
     pub speedup_vs_thesis: f64,
@@ -395,12 +399,20 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             batch_hits = count_sector_sphere_hits_parallel(black_box(&sector), &columns);
         }));
     }
+    let mut single_ms = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let sector = rotating[run % n].sector();
+        single_ms.push(time_ms(|| {
+            black_box(count_sector_sphere_hits(black_box(&sector), &columns));
+        }));
+    }
     let thesis_sector_sphere = lookup(t3, "sector_sphere").map_or(f64::NAN, |t| t[0]);
     let ours = Timing::from_runs(&batch_ms);
     let batched_sector_sphere = BatchedRow {
         spheres: m,
         threads: rayon::current_num_threads(),
         ours,
+        single_thread: Timing::from_runs(&single_ms),
         target_ms: 0.5,
         thesis_sector_sphere_mean_ms: thesis_sector_sphere,
         speedup_vs_thesis: thesis_sector_sphere / ours.mean_ms.max(1e-9),

@@ -128,10 +128,10 @@ mod tests {
     #[test]
     fn segment_distance_3d_matches_dense_sampling() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        for k in 0..300 {
+        for k in 0..300u32 {
             let (p, q, r) = (v3(&mut rng), v3(&mut rng), v3(&mut rng));
             // Every third case parallel, to exercise the degenerate branch.
-            let s = if k % 3 == 0 {
+            let s = if k.is_multiple_of(3) {
                 r + (q - p) * 0.7
             } else {
                 v3(&mut rng)

@@ -211,13 +211,13 @@ mod tests {
     fn signed_distance_matches_sampled_boundary() {
         let mut rng = ChaCha8Rng::seed_from_u64(21);
         let n = 4000;
-        for k in 0..300 {
+        for k in 0..300u32 {
             let th = match k % 5 {
                 0 => PI,
                 1 => rng.random_range(0.0..0.05),
                 _ => rng.random_range(0.0..PI),
             };
-            let r = if k % 7 == 0 {
+            let r = if k.is_multiple_of(7) {
                 0.0
             } else {
                 rng.random_range(0.0..3.0)

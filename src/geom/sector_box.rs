@@ -54,6 +54,14 @@ impl Sector {
         if (centre_z.abs() - bx.projected_radius(self.axis)) > h {
             return false;
         }
+        // Cheap exits by distance: the box lies within its half-diagonal of its centre.
+        let sd = self.signed_distance(bx.center);
+        if sd <= 0.0 {
+            return true;
+        }
+        if sd > bx.half_extents.length() {
+            return false;
+        }
         let corners: [Vec3; 8] = std::array::from_fn(|k| self.to_local(bx.corner(k)));
         // At most 8 corners + 12 edges x 2 faces crossing points.
         let mut points = [Vec2::ZERO; 32];

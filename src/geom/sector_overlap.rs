@@ -209,7 +209,7 @@ impl Sector {
         };
         let v2 = v.xy();
         let len = v2.length();
-        if len <= 1e-6 * (rc + v.length()) || !(len > 0.0) {
+        if len <= 1e-6 * (rc + v.length()) {
             // Axis parallel to U: the pseudo capsule is a disc.
             let c = (s + 0.5 * (t0 + t1) * v).xy();
             return profile.overlaps_circle_local(c, rc2 + len);
