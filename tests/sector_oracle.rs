@@ -671,3 +671,35 @@ fn boundary_cases_by_construction() {
     };
     assert!(!s.overlaps_box(&sheet_off));
 }
+
+#[test]
+fn non_finite_inputs_do_not_panic() {
+    let s = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, 0.5, 1.0, 2.0, 0.5).unwrap();
+    let s2 = Sector2::local(0.5, 1.0, 2.0);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let v3 = Vec3::splat(bad);
+        let v2 = Vec2::splat(bad);
+        let _ = s.overlaps_sphere(&Sphere::new(v3, 1.0));
+        let _ = s.overlaps_sphere_exact(&Sphere::new(Vec3::ONE, bad));
+        let cap = Capsule3::new(Vec3::ZERO, v3, 1.0);
+        let _ = s.overlaps_capsule_approx(&cap);
+        let _ = s.overlaps_capsule_certified_default(&cap);
+        let _ = s.overlaps_capsule_certified(&Capsule3::new(Vec3::ZERO, Vec3::X, bad), bad);
+        let bx = OrientedBox {
+            center: v3,
+            axes: [Vec3::X, Vec3::Y, Vec3::Z],
+            half_extents: Vec3::ONE,
+        };
+        let _ = s.overlaps_box(&bx);
+        let _ = s.overlaps_sector_conservative(&Sector { origin: v3, ..s });
+        let _ = s2.overlaps_circle(v2, 1.0);
+        let _ = s2.overlaps_capsule(&Capsule2::new(v2, Vec2::ZERO, 1.0));
+        let rect = Rect2 {
+            center: v2,
+            axis: Vec2::X,
+            half_extents: Vec2::ONE,
+        };
+        let _ = s2.overlaps_rectangle(&rect);
+        let _ = s2.overlaps_sector(&Sector2 { center: v2, ..s2 });
+    }
+}

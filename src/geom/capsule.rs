@@ -2,6 +2,7 @@
 //! as a bounding-volume baseline in the speed tables.
 
 use super::primitives2d::segment_segment_distance;
+use crate::error::{Error, Result};
 use glam::{Vec2, Vec3};
 
 /// A 2D capsule: the points within `radius` of segment `start`-`end`.
@@ -20,9 +21,31 @@ pub struct Capsule3 {
     pub radius: f32,
 }
 
+fn check_capsule(finite: bool, radius: f32) -> Result<()> {
+    let bad = |problem: &str| {
+        Err(Error::InvalidObject {
+            index: 0,
+            problem: format!("capsule: {problem}"),
+        })
+    };
+    if !finite || !radius.is_finite() {
+        return bad("non-finite field");
+    }
+    if radius < 0.0 {
+        return bad("radius must be >= 0");
+    }
+    Ok(())
+}
+
 impl Capsule2 {
     pub const fn new(start: Vec2, end: Vec2, radius: f32) -> Self {
         Self { start, end, radius }
+    }
+
+    /// Validating constructor: finite end points and radius, radius >= 0.
+    pub fn checked(start: Vec2, end: Vec2, radius: f32) -> Result<Self> {
+        check_capsule(start.is_finite() && end.is_finite(), radius)?;
+        Ok(Self::new(start, end, radius))
     }
 
     /// Capsules overlap iff their segments are within the sum of the radii.
@@ -36,6 +59,12 @@ impl Capsule2 {
 impl Capsule3 {
     pub const fn new(start: Vec3, end: Vec3, radius: f32) -> Self {
         Self { start, end, radius }
+    }
+
+    /// Validating constructor: finite end points and radius, radius >= 0.
+    pub fn checked(start: Vec3, end: Vec3, radius: f32) -> Result<Self> {
+        check_capsule(start.is_finite() && end.is_finite(), radius)?;
+        Ok(Self::new(start, end, radius))
     }
 
     /// Point on the axis at parameter t in [0, 1].
@@ -148,6 +177,14 @@ mod tests {
             assert!(exact <= sampled + 1e-4, "{exact} > {sampled}");
             assert!(sampled - exact < 0.05, "{exact} vs {sampled}");
         }
+    }
+
+    #[test]
+    fn checked_rejects_bad_capsules() {
+        assert!(Capsule3::checked(Vec3::ZERO, Vec3::X, 0.0).is_ok());
+        assert!(Capsule3::checked(Vec3::ZERO, Vec3::NAN, 1.0).is_err());
+        assert!(Capsule3::checked(Vec3::ZERO, Vec3::X, -1.0).is_err());
+        assert!(Capsule2::checked(Vec2::ZERO, Vec2::X, f32::INFINITY).is_err());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::primitives2d::{closest_parameter_on_segment, point_segment_distance};
 use super::sector::Sector;
+use crate::error::{Error, Result};
 use glam::Vec2;
 use std::f32::consts::PI;
 
@@ -21,6 +22,47 @@ pub struct Sector2 {
 }
 
 impl Sector2 {
+    /// Validates and builds a sector: finite fields, unit axis (within 1e-4), 0 <= theta <= PI,
+    /// 0 <= r <= R.
+    pub fn new(
+        center: Vec2,
+        axis: Vec2,
+        half_angle: f32,
+        inner_radius: f32,
+        outer_radius: f32,
+    ) -> Result<Self> {
+        let bad = |problem: &str| {
+            Err(Error::InvalidObject {
+                index: 0,
+                problem: format!("2D sector: {problem}"),
+            })
+        };
+        if !center.is_finite()
+            || !axis.is_finite()
+            || ![half_angle, inner_radius, outer_radius]
+                .iter()
+                .all(|v| v.is_finite())
+        {
+            return bad("non-finite field");
+        }
+        if (axis.length() - 1.0).abs() > 1e-4 {
+            return bad("axis must be a unit vector");
+        }
+        if !(0.0..=PI).contains(&half_angle) {
+            return bad("half-angle must be in [0, pi]");
+        }
+        if inner_radius < 0.0 || outer_radius < inner_radius {
+            return bad("radii must satisfy 0 <= r <= R");
+        }
+        Ok(Self {
+            center,
+            axis,
+            half_angle,
+            inner_radius,
+            outer_radius,
+        })
+    }
+
     /// A sector in its own local frame (centre at the origin, axis +x).
     pub const fn local(half_angle: f32, inner_radius: f32, outer_radius: f32) -> Self {
         Self {
@@ -265,6 +307,15 @@ mod tests {
             assert!((seen_lo - lo).abs().max_element() < 0.01);
             assert!((seen_hi - hi).abs().max_element() < 0.01);
         }
+    }
+
+    #[test]
+    fn new_rejects_bad_sectors() {
+        assert!(Sector2::new(Vec2::ZERO, Vec2::X, 1.0, 1.0, 2.0).is_ok());
+        assert!(Sector2::new(Vec2::ZERO, Vec2::X * 2.0, 1.0, 1.0, 2.0).is_err());
+        assert!(Sector2::new(Vec2::ZERO, Vec2::X, 4.0, 1.0, 2.0).is_err());
+        assert!(Sector2::new(Vec2::ZERO, Vec2::X, 1.0, 3.0, 2.0).is_err());
+        assert!(Sector2::new(Vec2::NAN, Vec2::X, 1.0, 1.0, 2.0).is_err());
     }
 
     #[test]

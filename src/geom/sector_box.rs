@@ -9,6 +9,7 @@
 use super::primitives2d::convex_hull;
 use super::sector::Sector;
 use super::sector2d::Sector2;
+use crate::error::{Error, Result};
 use glam::{Vec2, Vec3, Vec3Swizzles};
 
 /// An oriented box: centre, three orthonormal axes, half-extents (>= 0) along them.
@@ -20,6 +21,36 @@ pub struct OrientedBox {
 }
 
 impl OrientedBox {
+    /// Validates and builds a box: finite fields, orthonormal axes (within 1e-4), half-extents
+    /// >= 0 (zero is allowed: flat boxes, segments, points).
+    pub fn new(center: Vec3, axes: [Vec3; 3], half_extents: Vec3) -> Result<Self> {
+        let bad = |problem: &str| {
+            Err(Error::InvalidObject {
+                index: 0,
+                problem: format!("oriented box: {problem}"),
+            })
+        };
+        if !center.is_finite() || !half_extents.is_finite() || axes.iter().any(|a| !a.is_finite()) {
+            return bad("non-finite field");
+        }
+        if half_extents.min_element() < 0.0 {
+            return bad("half-extents must be >= 0");
+        }
+        for i in 0..3 {
+            if (axes[i].length() - 1.0).abs() > 1e-4 {
+                return bad("axes must be unit vectors");
+            }
+            if axes[i].dot(axes[(i + 1) % 3]).abs() > 1e-4 {
+                return bad("axes must be perpendicular");
+            }
+        }
+        Ok(Self {
+            center,
+            axes,
+            half_extents,
+        })
+    }
+
     /// Corner k (bit i set: +half-extent along axis i).
     #[inline]
     pub fn corner(&self, k: usize) -> Vec3 {
@@ -115,6 +146,18 @@ impl Sector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_rejects_bad_boxes() {
+        let axes = [Vec3::X, Vec3::Y, Vec3::Z];
+        assert!(OrientedBox::new(Vec3::ZERO, axes, Vec3::ZERO).is_ok());
+        assert!(OrientedBox::new(Vec3::NAN, axes, Vec3::ONE).is_err());
+        assert!(OrientedBox::new(Vec3::ZERO, axes, -Vec3::ONE).is_err());
+        assert!(OrientedBox::new(Vec3::ZERO, [Vec3::X, Vec3::X, Vec3::Z], Vec3::ONE).is_err());
+        assert!(
+            OrientedBox::new(Vec3::ZERO, [Vec3::X * 2.0, Vec3::Y, Vec3::Z], Vec3::ONE).is_err()
+        );
+    }
 
     #[test]
     fn box_covering_only_the_hole_misses_and_box_across_the_ring_hits() {
