@@ -8,8 +8,8 @@
 
 use super::capsule::{Capsule2, Capsule3};
 use super::primitives2d::{
-    Rect2, point_in_convex_polygon, segment_circle_intersections, segment_segment_distance,
-    segments_intersect,
+    Rect2, point_in_convex_polygon, point_segment_distance, segment_circle_intersections,
+    segment_segment_distance, segments_intersect,
 };
 use super::sector::Sector;
 use super::sector2d::Sector2;
@@ -34,9 +34,9 @@ impl Sector2 {
         }
         let (g, h) = self.edge_directions();
         let (r, rr) = (self.inner_radius, self.outer_radius);
-        // Thesis 2.9.4 on both edges, compared squared-free since radius >= 0.
-        super::primitives2d::point_segment_distance(p, r * g, rr * g) <= radius
-            || super::primitives2d::point_segment_distance(p, r * h, rr * h) <= radius
+        // Thesis 2.9.4 on both edges.
+        point_segment_distance(p, r * g, rr * g) <= radius
+            || point_segment_distance(p, r * h, rr * h) <= radius
     }
 
     /// Thesis 2.3: rectangle. Exact.
