@@ -10,6 +10,8 @@ pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
 pub mod sap;
+pub mod sector_batch;
+pub mod sector_speed;
 pub mod sweep;
 
 pub use brute_force::BruteForce;

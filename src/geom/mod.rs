@@ -1,3 +1,11 @@
 //! Shared geometry on glam types.
 
+pub mod capsule;
+pub mod primitives2d;
+pub mod sector;
+pub mod sector2d;
+pub mod sector_box;
+pub mod sector_distance;
+pub mod sector_overlap;
+pub mod sector_pair;
 pub mod sphere;

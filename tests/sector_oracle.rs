@@ -1,0 +1,705 @@
+//! Oracle tests of every sector test against brute-force sampling written here.
+//!
+//! The oracle never uses the code under test beyond `Sector::contains_point` (the thesis's point
+//! test, eq. 2.4-2.7) and the sectors' frames. For a shape "core plus radius" (circle, sphere,
+//! capsule) it samples the sector's boundary densely (covering radius <= `delta`) and the core:
+//! * a core sample inside the sector, or a boundary sample within the radius, is a witness: HIT;
+//! * otherwise, if every boundary sample is farther than radius + delta, it is a MISS (a core
+//!   disjoint from the sector is nearest it at the boundary; a core crossing it would have come
+//!   within delta of a boundary sample);
+//! * in between, the case is within delta of touching: UNSURE, skipped and counted.
+//!
+//! For boxes, rectangles and other sectors the same holds with containment: overlap implies the
+//! other shape meets the sector's boundary or contains all of it, so "no boundary sample inside
+//! the other shape grown by delta" proves a miss.
+//!
+//! Exact tests must agree on every HIT and MISS; conservative ones must say yes on every HIT;
+//! the over-detection rates (yes on a MISS) are printed (`--nocapture`).
+
+use glam::{Quat, Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::f32::consts::{FRAC_PI_2, PI};
+use sweepfan::Sphere;
+use sweepfan::geom::capsule::{Capsule2, Capsule3};
+use sweepfan::geom::primitives2d::Rect2;
+use sweepfan::geom::sector::Sector;
+use sweepfan::geom::sector_box::OrientedBox;
+use sweepfan::geom::sector2d::Sector2;
+
+/// Rounding allowance on top of the sampling margin.
+const EPS: f32 = 1e-4;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Truth {
+    Hit,
+    Miss,
+    Unsure,
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    hit: usize,
+    miss: usize,
+    unsure: usize,
+    wrong: usize,
+    over: usize,
+}
+
+impl Tally {
+    /// Records an exact test's answer.
+    fn exact(&mut self, truth: Truth, said: bool, what: impl Fn() -> String) {
+        self.count(truth);
+        let bad = match truth {
+            Truth::Hit => !said,
+            Truth::Miss => said,
+            Truth::Unsure => false,
+        };
+        if bad {
+            if self.wrong < 5 {
+                eprintln!("disagreement ({truth:?}, said {said}): {}", what());
+            }
+            self.wrong += 1;
+        }
+    }
+
+    /// Records a conservative test's answer: a miss of a HIT is wrong, a yes on a MISS is over.
+    fn conservative(&mut self, truth: Truth, said: bool, what: impl Fn() -> String) {
+        self.count(truth);
+        if truth == Truth::Hit && !said {
+            if self.wrong < 5 {
+                eprintln!("missed a hit: {}", what());
+            }
+            self.wrong += 1;
+        }
+        if truth == Truth::Miss && said {
+            self.over += 1;
+        }
+    }
+
+    fn count(&mut self, truth: Truth) {
+        match truth {
+            Truth::Hit => self.hit += 1,
+            Truth::Miss => self.miss += 1,
+            Truth::Unsure => self.unsure += 1,
+        }
+    }
+
+    fn report(&self, name: &str) {
+        println!(
+            "{name}: {} hits, {} misses, {} unsure (skipped), {} wrong, over-detection {} of {} misses ({:.2}%)",
+            self.hit,
+            self.miss,
+            self.unsure,
+            self.wrong,
+            self.over,
+            self.miss,
+            100.0 * self.over as f64 / self.miss.max(1) as f64
+        );
+    }
+
+    fn assert_sound(&self, name: &str, min_each: usize) {
+        self.report(name);
+        assert_eq!(self.wrong, 0, "{name}: {self:?}");
+        assert!(
+            self.hit >= min_each && self.miss >= min_each,
+            "{name}: too few decided cases: {self:?}"
+        );
+    }
+}
+
+fn unit(rng: &mut ChaCha8Rng) -> Vec3 {
+    loop {
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let l = v.length();
+        if l > 0.1 && l <= 1.0 {
+            return v / l;
+        }
+    }
+}
+
+/// Half-angles mixing the edge cases: ~0, pi/2, pi (full ring), just below pi.
+fn half_angle(rng: &mut ChaCha8Rng, k: usize) -> f32 {
+    match k % 8 {
+        0 => PI,
+        1 => rng.random_range(0.0..1e-3),
+        2 => FRAC_PI_2 + rng.random_range(-1e-3..1e-3),
+        3 => PI - rng.random_range(0.0..1e-3),
+        _ => rng.random_range(0.05..PI),
+    }
+}
+
+fn radii(rng: &mut ChaCha8Rng, k: usize) -> (f32, f32) {
+    let r = if k.is_multiple_of(5) {
+        0.0
+    } else {
+        rng.random_range(0.0..2.0)
+    };
+    let width = if k.is_multiple_of(13) {
+        0.0
+    } else {
+        rng.random_range(0.1..2.5)
+    };
+    (r, r + width)
+}
+
+fn random_sector(rng: &mut ChaCha8Rng, k: usize) -> Sector {
+    let axis = unit(rng);
+    let centre_axis = axis.cross(unit(rng)).normalize();
+    let (r, rr) = radii(rng, k);
+    let h = if k.is_multiple_of(11) {
+        0.0
+    } else {
+        rng.random_range(0.05..1.0)
+    };
+    let origin = Vec3::new(
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+    );
+    Sector::new(origin, axis, centre_axis, half_angle(rng, k), r, rr, h).unwrap()
+}
+
+fn random_sector2(rng: &mut ChaCha8Rng, k: usize) -> Sector2 {
+    let (r, rr) = radii(rng, k);
+    Sector2 {
+        center: Vec2::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)),
+        axis: Vec2::from_angle(rng.random_range(0.0..2.0 * PI)),
+        half_angle: half_angle(rng, k),
+        inner_radius: r,
+        outer_radius: rr,
+    }
+}
+
+/// The 2D sector as a flat 3D sector, so that the oracle uses the thesis's point test.
+fn as_flat(s: &Sector2) -> Sector {
+    Sector {
+        origin: s.center.extend(0.0),
+        axis: Vec3::Z,
+        centre_axis: s.axis.extend(0.0),
+        half_angle: s.half_angle,
+        inner_radius: s.inner_radius,
+        outer_radius: s.outer_radius,
+        half_thickness: 0.0,
+    }
+}
+
+fn contains2(s: &Sector2, p: Vec2) -> bool {
+    as_flat(s).contains_point(p.extend(0.0))
+}
+
+/// Dense samples of a 2D sector's boundary (arcs and straight edges), spacing <= step.
+fn boundary2(s: &Sector2, step: f32) -> Vec<Vec2> {
+    let (r, rr, th) = (s.inner_radius, s.outer_radius, s.half_angle);
+    let n_phi = ((2.0 * th * rr / step).ceil() as usize).max(1);
+    let n_r = (((rr - r) / step).ceil() as usize).max(1);
+    let mut out = Vec::with_capacity(2 * (n_phi + n_r + 2));
+    let world = |rho: f32, phi: f32| s.center + rho * Vec2::from_angle(phi).rotate(s.axis);
+    for j in 0..=n_phi {
+        let phi = -th + 2.0 * th * j as f32 / n_phi as f32;
+        out.push(world(r, phi));
+        out.push(world(rr, phi));
+    }
+    // A full ring's straight edges are interior, not boundary.
+    for i in (0..=n_r).filter(|_| th < PI) {
+        let rho = r + (rr - r) * i as f32 / n_r as f32;
+        out.push(world(rho, th));
+        out.push(world(rho, -th));
+    }
+    out
+}
+
+/// Dense samples of a 3D sector's boundary: the two caps, the two arc surfaces and the two
+/// straight faces; spacing <= step in every parameter direction.
+fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
+    let (r, rr, th, h) = (
+        s.inner_radius,
+        s.outer_radius,
+        s.half_angle,
+        s.half_thickness,
+    );
+    let n_phi = ((2.0 * th * rr / step).ceil() as usize).max(1);
+    let n_r = (((rr - r) / step).ceil() as usize).max(1);
+    let n_z = (((2.0 * h) / step).ceil() as usize).max(1);
+    let mut out = Vec::new();
+    let local = |rho: f32, phi: f32, z: f32| Vec3::new(rho * phi.cos(), rho * phi.sin(), z);
+    for j in 0..=n_phi {
+        let phi = -th + 2.0 * th * j as f32 / n_phi as f32;
+        for i in 0..=n_r {
+            let rho = r + (rr - r) * i as f32 / n_r as f32;
+            out.push(local(rho, phi, h));
+            out.push(local(rho, phi, -h));
+        }
+        for k in 0..=n_z {
+            let z = -h + 2.0 * h * k as f32 / n_z as f32;
+            out.push(local(r, phi, z));
+            out.push(local(rr, phi, z));
+        }
+    }
+    for i in (0..=n_r).filter(|_| th < PI) {
+        let rho = r + (rr - r) * i as f32 / n_r as f32;
+        for k in 0..=n_z {
+            let z = -h + 2.0 * h * k as f32 / n_z as f32;
+            out.push(local(rho, th, z));
+            out.push(local(rho, -th, z));
+        }
+    }
+    out.into_iter().map(|q| s.to_world(q)).collect()
+}
+
+/// Classification for "core + radius" shapes from the least boundary-sample distance.
+fn classify(core_inside: bool, min_dist: f32, radius: f32, delta: f32) -> Truth {
+    if core_inside || min_dist <= radius - EPS {
+        Truth::Hit
+    } else if min_dist > radius + delta + EPS {
+        Truth::Miss
+    } else {
+        Truth::Unsure
+    }
+}
+
+fn seg_dist2(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let v = b - a;
+    let t = if v.length_squared() > 0.0 {
+        ((p - a).dot(v) / v.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p - (a + t * v)).length()
+}
+
+fn seg_dist3(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let v = b - a;
+    let t = if v.length_squared() > 0.0 {
+        ((p - a).dot(v) / v.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p - (a + t * v)).length()
+}
+
+const STEP2: f32 = 0.004;
+const STEP3: f32 = 0.04;
+
+#[test]
+fn circles_2d_thesis_and_exact() {
+    let mut rng = ChaCha8Rng::seed_from_u64(101);
+    let (mut thesis, mut exact) = (Tally::default(), Tally::default());
+    for k in 0..3000 {
+        let s = random_sector2(&mut rng, k);
+        let c = s.center
+            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
+                * rng.random_range(0.0..s.outer_radius + 2.0);
+        let rc = if k.is_multiple_of(9) {
+            0.0
+        } else {
+            rng.random_range(0.0..1.5)
+        };
+        let min = boundary2(&s, STEP2)
+            .iter()
+            .map(|b| (*b - c).length())
+            .fold(f32::MAX, f32::min);
+        let truth = classify(contains2(&s, c), min, rc, STEP2);
+        let what = || format!("{s:?} circle {c} r {rc}");
+        thesis.exact(truth, s.overlaps_circle(c, rc), what);
+        exact.exact(truth, s.overlaps_circle_exact(c, rc), what);
+    }
+    thesis.assert_sound("2D sector-circle (thesis 2.4)", 300);
+    exact.assert_sound("2D sector-circle (signed distance)", 300);
+}
+
+#[test]
+fn capsules_2d_thesis() {
+    let mut rng = ChaCha8Rng::seed_from_u64(102);
+    let mut tally = Tally::default();
+    for k in 0..3000 {
+        let s = random_sector2(&mut rng, k);
+        let a = s.center
+            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
+                * rng.random_range(0.0..s.outer_radius + 3.0);
+        let len = if k.is_multiple_of(10) {
+            0.0
+        } else {
+            rng.random_range(0.0..5.0)
+        };
+        let b = a + Vec2::from_angle(rng.random_range(0.0..2.0 * PI)) * len;
+        let rc = rng.random_range(0.0..1.2);
+        let n = (len / STEP2).ceil() as usize + 1;
+        let core_inside = (0..=n).any(|i| contains2(&s, a.lerp(b, i as f32 / n as f32)));
+        let min = boundary2(&s, STEP2)
+            .iter()
+            .map(|p| seg_dist2(*p, a, b))
+            .fold(f32::MAX, f32::min);
+        let truth = classify(core_inside, min, rc, STEP2);
+        let cap = Capsule2::new(a, b, rc);
+        tally.exact(truth, s.overlaps_capsule(&cap), || format!("{s:?} {cap:?}"));
+    }
+    tally.assert_sound("2D sector-capsule (thesis 2.6)", 300);
+}
+
+#[test]
+fn rectangles_2d_thesis() {
+    let mut rng = ChaCha8Rng::seed_from_u64(103);
+    let mut tally = Tally::default();
+    for k in 0..3000 {
+        let s = random_sector2(&mut rng, k);
+        let center = s.center
+            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
+                * rng.random_range(0.0..s.outer_radius + 3.0);
+        let mut he = Vec2::new(rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
+        if k.is_multiple_of(7) {
+            he.y = 0.0; // zero-width rectangle: a segment
+        }
+        let rect = Rect2 {
+            center,
+            axis: Vec2::from_angle(rng.random_range(0.0..2.0 * PI)),
+            half_extents: he,
+        };
+        let inside = |p: Vec2, grow: f32| {
+            let d = p - rect.center;
+            d.dot(rect.axis).abs() <= he.x + grow && d.dot(rect.axis.perp()).abs() <= he.y + grow
+        };
+        let samples = boundary2(&s, STEP2);
+        let corners_in = rect.corners().iter().any(|c| contains2(&s, *c));
+        let truth = if corners_in || samples.iter().any(|p| inside(*p, -EPS)) {
+            Truth::Hit
+        } else if !samples.iter().any(|p| inside(*p, STEP2 + EPS)) {
+            Truth::Miss
+        } else {
+            Truth::Unsure
+        };
+        tally.exact(truth, s.overlaps_rectangle(&rect), || {
+            format!("{s:?} {rect:?}")
+        });
+    }
+    tally.assert_sound("2D sector-rectangle (thesis 2.3)", 300);
+}
+
+#[test]
+fn spheres_3d_thesis_and_exact() {
+    let mut rng = ChaCha8Rng::seed_from_u64(104);
+    let (mut thesis, mut exact) = (Tally::default(), Tally::default());
+    for k in 0..1500 {
+        let s = random_sector(&mut rng, k);
+        let mut c = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
+        let rs = if k.is_multiple_of(9) {
+            0.0
+        } else {
+            rng.random_range(0.0..1.5)
+        };
+        if k.is_multiple_of(6) {
+            // Straddling a slab face: centre within the radius of the face plane.
+            let q = s.to_local(c);
+            let z = s.half_thickness + rng.random_range(-rs..=rs);
+            c = s.to_world(Vec3::new(
+                q.x,
+                q.y,
+                if k.is_multiple_of(12) { z } else { -z },
+            ));
+        }
+        let min = boundary3(&s, STEP3)
+            .iter()
+            .map(|b| (*b - c).length())
+            .fold(f32::MAX, f32::min);
+        let truth = classify(s.contains_point(c), min, rs, STEP3);
+        let sphere = Sphere::new(c, rs);
+        let what = || format!("{s:?} {sphere:?}");
+        thesis.exact(truth, s.overlaps_sphere(&sphere), what);
+        exact.exact(truth, s.overlaps_sphere_exact(&sphere), what);
+    }
+    thesis.assert_sound("3D sector-sphere (thesis 2.5)", 200);
+    exact.assert_sound("3D sector-sphere (signed distance)", 200);
+}
+
+#[test]
+fn signed_distance_3d_matches_sampled_boundary() {
+    let mut rng = ChaCha8Rng::seed_from_u64(105);
+    let mut checked = 0;
+    for k in 0..400 {
+        let s = random_sector(&mut rng, k);
+        let samples = boundary3(&s, STEP3);
+        for _ in 0..10 {
+            let p = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
+            let to_boundary = samples
+                .iter()
+                .map(|b| (*b - p).length())
+                .fold(f32::MAX, f32::min);
+            let sd = s.signed_distance(p);
+            assert!(
+                (sd.abs() - to_boundary).abs() <= STEP3 + EPS,
+                "{s:?} p {p}: sd {sd}, sampled {to_boundary}"
+            );
+            if to_boundary > STEP3 + EPS {
+                assert_eq!(sd < 0.0, s.contains_point(p), "{s:?} p {p}");
+                checked += 1;
+            }
+        }
+    }
+    println!(
+        "3D signed distance: {checked} points checked for sign, all within the sample spacing"
+    );
+    assert!(checked > 2000);
+}
+
+#[test]
+fn capsules_3d_certified_and_approximate() {
+    let mut rng = ChaCha8Rng::seed_from_u64(106);
+    let (mut certified, mut approx, mut skim) =
+        (Tally::default(), Tally::default(), Tally::default());
+    let tolerance = 1e-3;
+    let mut band_hits = 0;
+    for k in 0..2000 {
+        let s = random_sector(&mut rng, k);
+        let mut a = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 3.0);
+        let len = rng.random_range(0.0..5.0);
+        let dir = if k.is_multiple_of(6) {
+            s.axis // parallel to the rotation axis
+        } else if k % 6 == 1 {
+            s.axis.cross(unit(&mut rng)).normalize() // flat, in the slab's plane
+        } else {
+            unit(&mut rng)
+        };
+        let mut b = a + dir * len;
+        let rc = rng.random_range(0.0..1.2);
+        let skimming = k % 3 == 2;
+        if skimming {
+            // Both ends just outside a slab face, within the radius: where the thesis's enclosing
+            // 2D capsule is loosest.
+            let near = |rng: &mut ChaCha8Rng| {
+                let rho = rng.random_range(0.0..s.outer_radius + 1.5);
+                let phi = rng.random_range(-PI..PI);
+                let z = s.half_thickness + rng.random_range(0.0..=rc);
+                s.to_world(Vec3::new(rho * phi.cos(), rho * phi.sin(), z))
+            };
+            a = near(&mut rng);
+            b = near(&mut rng);
+        }
+        let len = (b - a).length();
+        let n = (len / STEP3).ceil() as usize + 1;
+        let core_inside = (0..=n).any(|i| s.contains_point(a.lerp(b, i as f32 / n as f32)));
+        let min = boundary3(&s, STEP3)
+            .iter()
+            .map(|p| seg_dist3(*p, a, b))
+            .fold(f32::MAX, f32::min);
+        let truth = classify(core_inside, min, rc, STEP3);
+        let cap = Capsule3::new(a, b, rc);
+        let said = s.overlaps_capsule_certified(&cap, tolerance);
+        certified.conservative(truth, said, || format!("{s:?} {cap:?}"));
+        // Beyond the tolerance band, a yes is wrong.
+        if truth == Truth::Miss && said {
+            band_hits += 1;
+            assert!(
+                min <= rc + STEP3 + tolerance + EPS,
+                "certified test over-detected beyond its tolerance: {s:?} {cap:?}"
+            );
+        }
+        let said_approx = s.overlaps_capsule_approx(&cap);
+        approx.conservative(truth, said_approx, || format!("{s:?} {cap:?}"));
+        if skimming {
+            skim.conservative(truth, said_approx, || format!("{s:?} {cap:?}"));
+        }
+    }
+    certified.assert_sound("3D sector-capsule (certified, tol 1e-3)", 200);
+    println!("  certified yes on decided misses (all within the tolerance band): {band_hits}");
+    approx.assert_sound("3D sector-capsule (thesis 2.7, approximate)", 200);
+    skim.assert_sound("  of which skimming a slab face", 50);
+}
+
+#[test]
+fn boxes_3d_exact() {
+    let mut rng = ChaCha8Rng::seed_from_u64(107);
+    let mut tally = Tally::default();
+    for k in 0..1500 {
+        let s = random_sector(&mut rng, k);
+        let q = Quat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..2.0 * PI));
+        let mut he = Vec3::new(
+            rng.random_range(0.0..1.5),
+            rng.random_range(0.0..1.5),
+            rng.random_range(0.0..1.5),
+        );
+        if k.is_multiple_of(7) {
+            he.z = 0.0; // a flat box
+        }
+        if k.is_multiple_of(21) {
+            he.y = 0.0; // a segment
+        }
+        let bx = OrientedBox {
+            center: s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.5),
+            axes: [q * Vec3::X, q * Vec3::Y, q * Vec3::Z],
+            half_extents: he,
+        };
+        let inside = |p: Vec3, grow: f32| {
+            let d = p - bx.center;
+            (0..3).all(|i| d.dot(bx.axes[i]).abs() <= bx.half_extents[i] + grow)
+        };
+        let samples = boundary3(&s, STEP3);
+        let corners_in = (0..8).any(|c| s.contains_point(bx.corner(c)));
+        let truth = if corners_in || samples.iter().any(|p| inside(*p, -EPS)) {
+            Truth::Hit
+        } else if !samples.iter().any(|p| inside(*p, STEP3 + EPS)) {
+            Truth::Miss
+        } else {
+            Truth::Unsure
+        };
+        tally.exact(truth, s.overlaps_box(&bx), || format!("{s:?} {bx:?}"));
+    }
+    tally.assert_sound("3D sector-box (exact)", 200);
+}
+
+/// A superset of every point within `d` of the sector (for the oracle's miss proof).
+fn grown(s: &Sector, d: f32) -> Sector {
+    let widen = if s.inner_radius > d {
+        (d / s.inner_radius).asin()
+    } else {
+        PI
+    };
+    Sector {
+        half_angle: (s.half_angle + widen).min(PI),
+        inner_radius: (s.inner_radius - d).max(0.0),
+        outer_radius: s.outer_radius + d,
+        half_thickness: s.half_thickness + d,
+        ..*s
+    }
+}
+
+fn sector_pair_truth(a: &Sector, b: &Sector, sa: &[Vec3], sb: &[Vec3], step: f32) -> Truth {
+    if sa.iter().any(|p| b.contains_point(*p)) || sb.iter().any(|p| a.contains_point(*p)) {
+        return Truth::Hit;
+    }
+    let (ga, gb) = (grown(a, step + EPS), grown(b, step + EPS));
+    if !sa.iter().any(|p| gb.contains_point(*p)) && !sb.iter().any(|p| ga.contains_point(*p)) {
+        Truth::Miss
+    } else {
+        Truth::Unsure
+    }
+}
+
+#[test]
+fn sectors_2d_exact() {
+    let mut rng = ChaCha8Rng::seed_from_u64(108);
+    let mut tally = Tally::default();
+    for k in 0..2000 {
+        let a = random_sector2(&mut rng, k);
+        let mut b = random_sector2(&mut rng, k / 3);
+        b.center = a.center
+            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
+                * rng.random_range(0.0..a.outer_radius + b.outer_radius + 1.0);
+        let (fa, fb) = (as_flat(&a), as_flat(&b));
+        let lift = |v: Vec<Vec2>| v.into_iter().map(|p| p.extend(0.0)).collect::<Vec<_>>();
+        let (sa, sb) = (lift(boundary2(&a, STEP2)), lift(boundary2(&b, STEP2)));
+        let truth = sector_pair_truth(&fa, &fb, &sa, &sb, STEP2);
+        tally.exact(truth, a.overlaps_sector(&b), || format!("{a:?} {b:?}"));
+    }
+    tally.assert_sound("2D sector-sector (exact)", 200);
+}
+
+#[test]
+fn sectors_3d_parallel_exact_and_skew_conservative() {
+    let mut rng = ChaCha8Rng::seed_from_u64(109);
+    let (mut parallel, mut skew) = (Tally::default(), Tally::default());
+    for k in 0..1200 {
+        let a = random_sector(&mut rng, k);
+        let mut b = random_sector(&mut rng, k / 3);
+        b.origin = a.origin
+            + unit(&mut rng) * rng.random_range(0.0..a.outer_radius + b.outer_radius + 0.5);
+        let is_parallel = k.is_multiple_of(2);
+        if is_parallel {
+            b.axis = if k.is_multiple_of(4) { a.axis } else { -a.axis };
+            b.centre_axis = b.axis.cross(unit(&mut rng)).normalize();
+        }
+        let (sa, sb) = (boundary3(&a, STEP3), boundary3(&b, STEP3));
+        let truth = sector_pair_truth(&a, &b, &sa, &sb, STEP3);
+        let said = a.overlaps_sector_conservative(&b);
+        let what = || format!("{a:?} {b:?}");
+        if is_parallel {
+            assert!(a.axes_parallel(&b));
+            parallel.exact(truth, said, what);
+        } else {
+            skew.conservative(truth, said, what);
+        }
+    }
+    parallel.assert_sound("3D sector-sector, parallel axes (exact)", 100);
+    skew.assert_sound("3D sector-sector, skew axes (conservative)", 100);
+}
+
+#[test]
+fn boundary_cases_by_construction() {
+    let s = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, 0.5, 1.0, 2.0, 0.5).unwrap();
+    // A point sphere exactly on the outer arc, on the inner arc, on a slab face: touching counts.
+    for c in [
+        Vec3::new(2.0, 0.0, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(1.5, 0.0, 0.5),
+    ] {
+        let p = Sphere::new(c, 0.0);
+        assert!(s.overlaps_sphere(&p) && s.overlaps_sphere_exact(&p), "{c}");
+    }
+    // Tangent to the top face from above (0.75 + 0.25 = 1.0 exactly), then just off.
+    let tangent = Sphere::new(Vec3::new(1.5, 0.0, 0.75), 0.25);
+    assert!(s.overlaps_sphere(&tangent) && s.overlaps_sphere_exact(&tangent));
+    let off = Sphere::new(Vec3::new(1.5, 0.0, 0.76), 0.25);
+    assert!(!s.overlaps_sphere(&off) && !s.overlaps_sphere_exact(&off));
+    // Zero-angle sector (a flat strip): a sphere on its centre line hits, one beside it misses.
+    let strip = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, 0.0, 1.0, 2.0, 0.5).unwrap();
+    assert!(strip.overlaps_sphere_exact(&Sphere::new(Vec3::new(1.5, 0.25, 0.0), 0.25)));
+    assert!(!strip.overlaps_sphere_exact(&Sphere::new(Vec3::new(1.5, 0.25, 0.0), 0.24)));
+    // r = 0: the axis belongs to the sector.
+    let pie = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, 0.3, 0.0, 2.0, 0.5).unwrap();
+    assert!(pie.overlaps_sphere(&Sphere::new(Vec3::new(0.0, 0.0, 0.2), 0.0)));
+    // A capsule along the axis, through the hole of a ring, misses; with a radius reaching the
+    // inner wall it hits (both 3D tests).
+    let ring = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, PI, 1.0, 2.0, 0.5).unwrap();
+    let through = |rc| Capsule3::new(Vec3::new(0.0, 0.0, -3.0), Vec3::new(0.0, 0.0, 3.0), rc);
+    assert!(!ring.overlaps_capsule_approx(&through(0.9)));
+    assert!(!ring.overlaps_capsule_certified_default(&through(0.9)));
+    assert!(ring.overlaps_capsule_approx(&through(1.0)));
+    assert!(ring.overlaps_capsule_certified_default(&through(1.0)));
+    // Zero-width box touching the sector's outer arc at one point.
+    let sheet = OrientedBox {
+        center: Vec3::new(2.0, 0.0, 0.0),
+        axes: [Vec3::X, Vec3::Y, Vec3::Z],
+        half_extents: Vec3::new(0.0, 0.5, 0.5),
+    };
+    assert!(s.overlaps_box(&sheet));
+    let sheet_off = OrientedBox {
+        center: Vec3::new(2.01, 0.0, 0.0),
+        ..sheet
+    };
+    assert!(!s.overlaps_box(&sheet_off));
+}
+
+#[test]
+fn non_finite_inputs_do_not_panic() {
+    let s = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, 0.5, 1.0, 2.0, 0.5).unwrap();
+    let s2 = Sector2::local(0.5, 1.0, 2.0);
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let v3 = Vec3::splat(bad);
+        let v2 = Vec2::splat(bad);
+        let _ = s.overlaps_sphere(&Sphere::new(v3, 1.0));
+        let _ = s.overlaps_sphere_exact(&Sphere::new(Vec3::ONE, bad));
+        let cap = Capsule3::new(Vec3::ZERO, v3, 1.0);
+        let _ = s.overlaps_capsule_approx(&cap);
+        let _ = s.overlaps_capsule_certified_default(&cap);
+        let _ = s.overlaps_capsule_certified(&Capsule3::new(Vec3::ZERO, Vec3::X, bad), bad);
+        let bx = OrientedBox {
+            center: v3,
+            axes: [Vec3::X, Vec3::Y, Vec3::Z],
+            half_extents: Vec3::ONE,
+        };
+        let _ = s.overlaps_box(&bx);
+        let _ = s.overlaps_sector_conservative(&Sector { origin: v3, ..s });
+        let _ = s2.overlaps_circle(v2, 1.0);
+        let _ = s2.overlaps_capsule(&Capsule2::new(v2, Vec2::ZERO, 1.0));
+        let rect = Rect2 {
+            center: v2,
+            axis: Vec2::X,
+            half_extents: Vec2::ONE,
+        };
+        let _ = s2.overlaps_rectangle(&rect);
+        let _ = s2.overlaps_sector(&Sector2 { center: v2, ..s2 });
+    }
+}
