@@ -106,6 +106,32 @@ pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) {
     }));
 }
 
+/// A permutation of the boxes (position -> index) in the order the sweep visits them: by the
+/// column of the box's lower corner, then by its lower bound on the sweep axis. Storing shape
+/// data in this order before [`aabb_sweep`] makes the narrow phase read it almost sequentially
+/// (nearby candidates name nearby positions) instead of one cache miss per shape per test.
+pub fn sweep_order(aabbs: &[Aabb]) -> Vec<u32> {
+    if aabbs.len() < 2 {
+        return (0..aabbs.len() as u32).collect();
+    }
+    let axis = widest_axis(aabbs);
+    let (o1, o2) = ((axis + 1) % 3, (axis + 2) % 3);
+    let columns = columns_for(aabbs, [o1, o2]);
+    let mut keyed: Vec<(u64, u32)> = aabbs
+        .par_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let col = columns.id(columns.cell(0, b.min[o1]), columns.cell(1, b.min[o2]));
+            (
+                ((col as u64) << 32) | ordered_bits(b.min[axis]) as u64,
+                i as u32,
+            )
+        })
+        .collect();
+    keyed.par_sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
 /// Square columns across the sweep, as wide as the largest box (so each box touches at most
 /// 2 x 2) and at most about n of them (so empty columns cost nothing).
 fn columns_for(aabbs: &[Aabb], axes: [usize; 2]) -> Columns {

@@ -3,11 +3,11 @@
 //! pipeline (AABB sweep and prune, then SAT).
 
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::cpu::aabb_sweep::aabb_sweep;
+use crate::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use glam::Vec2;
+use glam::{Vec2, Vec3A, Vec4};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -20,58 +20,62 @@ pub const PARALLEL_SIN_SQ: f32 = 1e-12;
 
 /// Closed overlap (touching counts) of two boxes by the 15-axis separating-axis test.
 ///
-/// Works in A's frame: `r[i][j] = A_i . B_j`, `t` = centre offset in A's axes. Face axes use the
-/// classic radius formulas; the edge axes `L = A_i x B_j` are formed explicitly from `r` and
-/// every projection is taken against that same `L`, so a nearly degenerate `L` is still a
-/// consistent (if arbitrary) axis and can never separate touching boxes by rounding.
+/// Works in A's frame: rows `r_i = (A_i . B_0, A_i . B_1, A_i . B_2)` of `R = A^T B`, `t` = centre
+/// offset in A's axes. Face axes use the classic radius formulas; the edge axes
+/// `L = A_i x B_j` are formed explicitly from `R` and every projection is taken against that same
+/// `L`, so a nearly degenerate `L` is still a consistent (if arbitrary) axis and can never
+/// separate touching boxes by rounding. Each group of three axes is one SIMD comparison (the
+/// vector lanes run over `j`), the same formulation as `shaders/sat.wgsl`.
 #[inline]
 pub fn obb_frames_overlap(a: &ObbFrame, b: &ObbFrame) -> bool {
-    let d = b.center() - a.center();
-    let aa = [a.axis(0), a.axis(1), a.axis(2)];
-    let ba = [b.axis(0), b.axis(1), b.axis(2)];
-    let ha = [a.half(0), a.half(1), a.half(2)];
-    let hb = [b.half(0), b.half(1), b.half(2)];
-    let t = [d.dot(aa[0]), d.dot(aa[1]), d.dot(aa[2])];
-    let mut r = [[0f32; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            r[i][j] = aa[i].dot(ba[j]);
-        }
-    }
+    let v = |x: Vec4| Vec3A::from_vec4(x);
+    let d = v(b.center - a.center);
+    let (a0, a1, a2) = (v(a.axes[0]), v(a.axes[1]), v(a.axes[2]));
+    let (b0, b1, b2) = (v(b.axes[0]), v(b.axes[1]), v(b.axes[2]));
+    let ha = Vec3A::new(a.axes[0].w, a.axes[1].w, a.axes[2].w);
+    let hb = Vec3A::new(b.axes[0].w, b.axes[1].w, b.axes[2].w);
+    let t = Vec3A::new(d.dot(a0), d.dot(a1), d.dot(a2));
+    let row = |ai: Vec3A| Vec3A::new(ai.dot(b0), ai.dot(b1), ai.dot(b2));
+    let (r0, r1, r2) = (row(a0), row(a1), row(a2));
     // A's face normals.
-    for i in 0..3 {
-        let rb = hb[0] * r[i][0].abs() + hb[1] * r[i][1].abs() + hb[2] * r[i][2].abs();
-        if t[i].abs() > ha[i] + rb {
-            return false;
-        }
+    let rb = Vec3A::new(hb.dot(r0.abs()), hb.dot(r1.abs()), hb.dot(r2.abs()));
+    if t.abs().cmpgt(ha + rb).any() {
+        return false;
     }
     // B's face normals.
-    for j in 0..3 {
-        let tb = t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j];
-        let ra = ha[0] * r[0][j].abs() + ha[1] * r[1][j].abs() + ha[2] * r[2][j].abs();
-        if tb.abs() > ra + hb[j] {
-            return false;
-        }
+    let tb = t.x * r0 + t.y * r1 + t.z * r2;
+    let ra = ha.x * r0.abs() + ha.y * r1.abs() + ha.z * r2.abs();
+    if tb.abs().cmpgt(ra + hb).any() {
+        return false;
     }
-    // Edge-edge axes L = A_i x B_j; in A's frame L[i] = 0, L[i1] = -B_j[i2], L[i2] = B_j[i1].
-    for i in 0..3 {
-        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-        for j in 0..3 {
-            let (l1, l2) = (-r[i2][j], r[i1][j]);
-            if l1 * l1 + l2 * l2 < PARALLEL_SIN_SQ {
-                continue;
-            }
-            let tl = t[i1] * l1 + t[i2] * l2;
-            let ra = ha[i1] * l1.abs() + ha[i2] * l2.abs();
-            let rb = hb[0] * (r[i1][0] * l1 + r[i2][0] * l2).abs()
-                + hb[1] * (r[i1][1] * l1 + r[i2][1] * l2).abs()
-                + hb[2] * (r[i1][2] * l1 + r[i2][2] * l2).abs();
-            if tl.abs() > ra + rb {
-                return false;
-            }
-        }
-    }
-    true
+    // Edge-edge axes, i = 0, 1, 2 with (i1, i2) = (i + 1, i + 2) mod 3.
+    !(edge_axes_separate(t.y, t.z, ha.y, ha.z, r1, r2, hb)
+        || edge_axes_separate(t.z, t.x, ha.z, ha.x, r2, r0, hb)
+        || edge_axes_separate(t.x, t.y, ha.x, ha.y, r0, r1, hb))
+}
+
+/// Edge-edge axes `A_i x B_j` for one `i` and all three `j` (vector lanes). In A's frame the
+/// axis has components `l1 = -R[i2][j]` (at `i1`) and `l2 = R[i1][j]` (at `i2`); `r1`, `r2` are
+/// rows `i1`, `i2` of `R`. Axes with `|L|^2 < PARALLEL_SIN_SQ` are skipped.
+#[inline(always)]
+fn edge_axes_separate(
+    t1: f32,
+    t2: f32,
+    ha1: f32,
+    ha2: f32,
+    r1: Vec3A,
+    r2: Vec3A,
+    hb: Vec3A,
+) -> bool {
+    let (l1, l2) = (-r2, r1);
+    let tl = t1 * l1 + t2 * l2;
+    let ra = ha1 * l1.abs() + ha2 * l2.abs();
+    // Projection of B's axis k on L, for every j at once: R[i1][k] l1 + R[i2][k] l2.
+    let rb = hb.x * (r1.x * l1 + r2.x * l2).abs()
+        + hb.y * (r1.y * l1 + r2.y * l2).abs()
+        + hb.z * (r1.z * l1 + r2.z * l2).abs();
+    let usable = (l1 * l1 + l2 * l2).cmpge(Vec3A::splat(PARALLEL_SIN_SQ));
+    (usable & tl.abs().cmpgt(ra + rb)).any()
 }
 
 /// Closed overlap of two convex polygons given counter-clockwise (as [`Polygon`] stores them).
@@ -159,8 +163,14 @@ pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
     validate_obbs(boxes)?;
     let mut stats = Stats::default();
     let t0 = Instant::now();
-    let frames = obb_frames(boxes);
     let aabbs: Vec<_> = boxes.par_iter().map(Obb::aabb).collect();
+    // Work in the sweep's order (see `sweep_order`), then map pairs back to input indices.
+    let order = sweep_order(&aabbs);
+    let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
+    let frames: Vec<_> = order
+        .par_iter()
+        .map(|&i| boxes[i as usize].frame())
+        .collect();
     let t1 = Instant::now();
     stats.stage("bounds", (t1 - t0).as_secs_f64(), Clock::Wall);
     let mut candidates = Vec::new();
@@ -169,6 +179,10 @@ pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
     stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
     let mut pairs = Vec::new();
     obb_frame_pairs(&frames, &candidates, &mut pairs)?;
+    pairs.par_iter_mut().for_each(|p| {
+        let (a, b) = (order[p[0] as usize], order[p[1] as usize]);
+        *p = [a.min(b), a.max(b)];
+    });
     stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
     stats.tests = candidates.len() as u64;
     stats.pairs = pairs.len() as u64;
