@@ -157,6 +157,14 @@ pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pa
     Ok(())
 }
 
+/// Maps pairs of positions in `order` back to input indices, `i < j`.
+fn unpermute(pairs: &mut [Pair], order: &[u32]) {
+    pairs.par_iter_mut().for_each(|p| {
+        let (a, b) = (order[p[0] as usize], order[p[1] as usize]);
+        *p = [a.min(b), a.max(b)];
+    });
+}
+
 /// Every overlapping (or touching) pair of boxes, `i < j`, in no particular order: validation,
 /// AABB sweep and prune, then the separating-axis test. `Stats::tests` counts SAT tests.
 pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
@@ -179,10 +187,7 @@ pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
     stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
     let mut pairs = Vec::new();
     obb_frame_pairs(&frames, &candidates, &mut pairs)?;
-    pairs.par_iter_mut().for_each(|p| {
-        let (a, b) = (order[p[0] as usize], order[p[1] as usize]);
-        *p = [a.min(b), a.max(b)];
-    });
+    unpermute(&mut pairs, &order);
     stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
     stats.tests = candidates.len() as u64;
     stats.pairs = pairs.len() as u64;
@@ -202,8 +207,11 @@ pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
     }
     let mut stats = Stats::default();
     let t0 = Instant::now();
-    let set = PolygonSet::new(polygons)?;
     let aabbs = polygon_aabbs(polygons);
+    // Work in the sweep's order (see `sweep_order`), then map pairs back to input indices.
+    let order = sweep_order(&aabbs);
+    let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
+    let set = PolygonSet::in_order(polygons, &order)?;
     let t1 = Instant::now();
     stats.stage("bounds", (t1 - t0).as_secs_f64(), Clock::Wall);
     let mut candidates = Vec::new();
@@ -212,6 +220,7 @@ pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
     stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
     let mut pairs = Vec::new();
     polygon_set_pairs(&set, &candidates, &mut pairs)?;
+    unpermute(&mut pairs, &order);
     stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
     stats.tests = candidates.len() as u64;
     stats.pairs = pairs.len() as u64;

@@ -133,14 +133,25 @@ pub struct PolygonSet {
 
 impl PolygonSet {
     pub fn new(polygons: &[Polygon]) -> Result<PolygonSet> {
-        let total: usize = polygons.iter().map(|p| p.vertices.len()).sum();
+        Self::from_polygons(polygons.iter())
+    }
+
+    /// The set of `polygons[order[0]], polygons[order[1]], ...` (e.g. in the sweep's order).
+    pub fn in_order(polygons: &[Polygon], order: &[u32]) -> Result<PolygonSet> {
+        Self::from_polygons(order.iter().map(|&i| &polygons[i as usize]))
+    }
+
+    fn from_polygons<'a>(
+        polygons: impl Iterator<Item = &'a Polygon> + Clone,
+    ) -> Result<PolygonSet> {
+        let total: usize = polygons.clone().map(|p| p.vertices.len()).sum();
         if total > u32::MAX as usize {
             return Err(Error::TooLarge(format!(
                 "{total} polygon vertices: offsets are u32"
             )));
         }
         let mut vertices = Vec::with_capacity(total);
-        let mut offsets = Vec::with_capacity(polygons.len() + 1);
+        let mut offsets = Vec::with_capacity(polygons.size_hint().0 + 1);
         offsets.push(0);
         for p in polygons {
             vertices.extend_from_slice(&p.vertices);
