@@ -310,3 +310,87 @@ fn gpu_polygon_pairs_match_cpu() {
     sat.polygon_pairs(&ctx, &set, &[], Some(&mut gpu)).unwrap();
     assert!(gpu.is_empty());
 }
+
+/// Exactly touching shapes (faces, edges, corners on a lattice; every value exact in f32): the
+/// GPU must report every touching pair, since touching counts as overlapping.
+#[test]
+fn gpu_reports_exact_touching_on_a_lattice() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let k = 12i32;
+    let cells: Vec<[i32; 3]> = (0..k * k * k)
+        .map(|i| [i % k, (i / k) % k, i / (k * k)])
+        .collect();
+    // Unit cubes at integer centres, some turned 180 degrees about z (axes exactly -x, -y, z).
+    let boxes: Vec<Obb> = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let q = if i % 3 == 0 {
+                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
+            } else {
+                Quat::IDENTITY
+            };
+            Obb::new(
+                Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
+                Vec3::splat(0.5),
+                q,
+            )
+        })
+        .collect();
+    let neighbours =
+        |a: [i32; 3], b: [i32; 3], dims: usize| (0..dims).all(|d| (a[d] - b[d]).abs() <= 1);
+    let mut expected: Vec<Pair> = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            if neighbours(cells[i], cells[j], 3) {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    // All pairs within two cells as candidates: the touching ones and separated ones.
+    let candidates: Vec<Pair> = (0..cells.len())
+        .flat_map(|i| (i + 1..cells.len()).map(move |j| [i as u32, j as u32]))
+        .filter(|&[i, j]| (0..3).all(|d| (cells[i as usize][d] - cells[j as usize][d]).abs() <= 2))
+        .collect();
+    let mut sat = GpuSat::new(&ctx).unwrap();
+    let mut gpu = Vec::new();
+    sat.obb_pairs(&ctx, &boxes, &candidates, Some(&mut gpu))
+        .unwrap();
+    canonicalize(&mut gpu);
+    assert_eq!(gpu, expected);
+
+    // Unit squares on a 2D lattice (every other one given clockwise).
+    let squares: Vec<Polygon> = (0..k * k)
+        .map(|i| {
+            let (x, y) = ((i % k) as f32, (i / k) as f32);
+            let mut v = vec![
+                Vec2::new(x, y),
+                Vec2::new(x + 1.0, y),
+                Vec2::new(x + 1.0, y + 1.0),
+                Vec2::new(x, y + 1.0),
+            ];
+            if i % 2 == 1 {
+                v.reverse();
+            }
+            Polygon::new(i as usize, &v).unwrap()
+        })
+        .collect();
+    let cell2 = |i: u32| [i as i32 % k, i as i32 / k, 0];
+    let n2 = squares.len() as u32;
+    let candidates: Vec<Pair> = (0..n2)
+        .flat_map(|i| (i + 1..n2).map(move |j| [i, j]))
+        .filter(|&[i, j]| (0..2).all(|d| (cell2(i)[d] - cell2(j)[d]).abs() <= 2))
+        .collect();
+    let expected: Vec<Pair> = candidates
+        .iter()
+        .copied()
+        .filter(|&[i, j]| neighbours(cell2(i), cell2(j), 2))
+        .collect();
+    let set = PolygonSet::new(&squares).unwrap();
+    sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut gpu))
+        .unwrap();
+    canonicalize(&mut gpu);
+    assert_eq!(gpu, expected);
+}
