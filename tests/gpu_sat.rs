@@ -394,3 +394,25 @@ fn gpu_reports_exact_touching_on_a_lattice() {
     canonicalize(&mut gpu);
     assert_eq!(gpu, expected);
 }
+
+/// More candidates than 65,535 workgroups of 64 threads: the indirect dispatch must split into
+/// 2D and still test every candidate exactly once (exact count, count-only mode).
+#[test]
+fn gpu_dispatch_beyond_65535_groups_tests_every_candidate() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let boxes = [
+        Obb::axis_aligned(Vec3::ZERO, Vec3::ONE),
+        Obb::axis_aligned(Vec3::new(1.5, 0.0, 0.0), Vec3::ONE),
+        Obb::axis_aligned(Vec3::new(5.0, 0.0, 0.0), Vec3::ONE),
+    ];
+    let n: u32 = 65_535 * 64 + 1_001;
+    // Every third candidate overlaps.
+    let candidates: Vec<Pair> = (0..n)
+        .map(|k| if k % 3 == 0 { [0, 1] } else { [0, 2] })
+        .collect();
+    let mut sat = GpuSat::new(&ctx).unwrap();
+    let stats = sat.obb_pairs(&ctx, &boxes, &candidates, None).unwrap();
+    assert_eq!(stats.pairs, n.div_ceil(3) as u64);
+}
