@@ -3,10 +3,10 @@
 //!
 //! A single sweep along one axis tests every pair whose intervals meet on that axis, which in a
 //! 3D volume grows like n^(5/3). So the plane across the sweep axis is first cut into square
-//! columns at least as wide as the largest box: each box enters the (at most 2 x 2) columns it
-//! touches, each column is swept on its own, and a pair is reported only by the column holding
-//! the lower corner of the two boxes' overlap across the sweep (inside both boxes, so exactly one
-//! column reports it). With one huge box the columns merge and this is a plain sweep.
+//! columns about as wide as the large boxes: each box enters the columns it touches, each column
+//! is swept on its own, and a pair is reported only by the column holding the lower corner of the
+//! two boxes' overlap across the sweep (inside both boxes, so exactly one column reports it).
+//! When most boxes are huge the columns widen until this is a plain sweep.
 
 use crate::broadphase::Pair;
 use crate::geom::aabb::Aabb;
@@ -132,40 +132,64 @@ pub fn sweep_order(aabbs: &[Aabb]) -> Vec<u32> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
-/// Square columns across the sweep, as wide as the largest box (so each box touches at most
-/// 2 x 2) and at most about n of them (so empty columns cost nothing).
+/// Square columns across the sweep. As wide as the 99th-percentile box (so nearly every box
+/// touches at most 2 x 2 columns, while a few giants may touch many) and at most about n of
+/// them; widened while the giants would add more than [`MAX_ENTRIES_PER_BOX`] entries per box.
 fn columns_for(aabbs: &[Aabb], axes: [usize; 2]) -> Columns {
-    let (lo, hi, size) = aabbs
+    let (lo, hi) = aabbs
         .par_iter()
         .map(|b| {
-            let lo = [b.min[axes[0]], b.min[axes[1]]];
-            let hi = [b.max[axes[0]], b.max[axes[1]]];
-            (lo, hi, (hi[0] - lo[0]).max(hi[1] - lo[1]))
+            (
+                [b.min[axes[0]], b.min[axes[1]]],
+                [b.max[axes[0]], b.max[axes[1]]],
+            )
         })
         .reduce(
-            || ([f32::MAX; 2], [f32::MIN; 2], 0.0f32),
+            || ([f32::MAX; 2], [f32::MIN; 2]),
             |a, b| {
                 (
                     [a.0[0].min(b.0[0]), a.0[1].min(b.0[1])],
                     [a.1[0].max(b.1[0]), a.1[1].max(b.1[1])],
-                    a.2.max(b.2),
                 )
             },
         );
+    let mut sizes: Vec<f32> = aabbs
+        .par_iter()
+        .map(|b| (b.max[axes[0]] - b.min[axes[0]]).max(b.max[axes[1]] - b.min[axes[1]]))
+        .collect();
+    let k = (sizes.len() * 99 / 100).min(sizes.len() - 1);
+    let (_, q99, _) = sizes.select_nth_unstable_by(k, f32::total_cmp);
     let span = [(hi[0] - lo[0]) as f64, (hi[1] - lo[1]) as f64];
     let n = aabbs.len() as f64;
-    // Never narrower than the largest box; never more columns than boxes.
-    let mut cell = (size as f64).max((span[0] * span[1] / n).sqrt());
+    let mut cell = (*q99 as f64).max((span[0] * span[1] / n).sqrt());
     if !(cell > 0.0 && cell.is_finite()) {
         cell = 1.0;
     }
-    let dims = span.map(|s| ((s / cell).floor() as u64 + 1).clamp(1, 1 << 15) as u32);
-    Columns {
-        origin: lo,
-        inv_cell: (1.0 / cell) as f32,
-        dims,
+    loop {
+        let dims = span.map(|s| ((s / cell).floor() as u64 + 1).clamp(1, 1 << 15) as u32);
+        let columns = Columns {
+            origin: lo,
+            inv_cell: (1.0 / cell) as f32,
+            dims,
+        };
+        let entries: u64 = aabbs
+            .par_iter()
+            .map(|b| {
+                let w1 = columns.cell(0, b.max[axes[0]]) - columns.cell(0, b.min[axes[0]]) + 1;
+                let w2 = columns.cell(1, b.max[axes[1]]) - columns.cell(1, b.min[axes[1]]) + 1;
+                w1 as u64 * w2 as u64
+            })
+            .sum();
+        if entries as f64 <= MAX_ENTRIES_PER_BOX * n || dims == [1, 1] {
+            return columns;
+        }
+        cell *= 2.0;
     }
 }
+
+/// Bound on the (column, box) entries per box on average; 4 is the most any box touches when
+/// the columns are as wide as the largest box.
+const MAX_ENTRIES_PER_BOX: f64 = 8.0;
 
 /// The axis along which the box centres have the largest variance (fewest sweep overlaps).
 fn widest_axis(aabbs: &[Aabb]) -> usize {
@@ -230,6 +254,11 @@ mod tests {
                     *b = Aabb::new(min, min + Vec3::splat(rng.random_range(0.0..2.0)));
                 }
                 boxes[7] = Aabb::new(Vec3::new(-60.0, -1.0, -1.0), Vec3::new(60.0, 1.0, 1.0));
+                // Giants (more than 1%): wider than the columns, entered into many of them.
+                for g in 0..40 {
+                    let c = Vec3::new(g as f32 * 2.0 - 40.0, 0.0, 0.0);
+                    boxes[100 + g] = Aabb::new(c - Vec3::splat(15.0), c + Vec3::splat(15.0));
+                }
             }
             let mut expected = Vec::new();
             for i in 0..n {
