@@ -53,11 +53,16 @@ fn solve3(a: [DVec3; 3], d: [f64; 3]) -> Option<DVec3> {
 
 /// Do the two boxes, each grown by `tol` on every face, intersect?
 fn obb_oracle(a: &Obb, b: &Obb, tol: f64) -> bool {
+    obb_oracle_each(a, b, tol, tol)
+}
+
+/// Do `a` grown by `tol_a` and `b` grown by `tol_b` (on every face) intersect?
+fn obb_oracle_each(a: &Obb, b: &Obb, tol_a: f64, tol_b: f64) -> bool {
     let mut planes = obb_planes(a);
-    planes.extend(obb_planes(b));
     for p in &mut planes {
-        p.1 += tol;
+        p.1 += tol_a;
     }
+    planes.extend(obb_planes(b).into_iter().map(|(n, d)| (n, d + tol_b)));
     let n = planes.len();
     for i in 0..n {
         for j in i + 1..n {
@@ -213,6 +218,48 @@ fn obb_parallel_edges_match_the_oracle() {
             );
         }
     }
+}
+
+/// Flat boxes (a zero half-extent: rectangles), segments and points against solid boxes. A flat
+/// box cannot be shrunk, so the touching band comes from growing and shrinking the solid one.
+#[test]
+fn obb_degenerate_boxes_match_the_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let solids = random_boxes(&mut rng, 60, 3.0, None);
+    let mut flats = random_boxes(&mut rng, 60, 3.0, None);
+    for (k, f) in flats.iter_mut().enumerate() {
+        f.half_extents.z = 0.0;
+        if k % 3 == 0 {
+            f.half_extents.y = 0.0; // a segment
+        }
+        if k % 10 == 0 {
+            f.half_extents = Vec3::ZERO; // a point
+        }
+    }
+    let (mut yes, mut no) = (0, 0);
+    for s in &solids {
+        for f in &flats {
+            let scale = (s.half_extents.max_element() + f.half_extents.max_element()) as f64
+                + (s.center - f.center).length() as f64;
+            let m = TOUCH_REL * scale;
+            let grown = obb_oracle_each(f, s, 0.0, m);
+            if grown != obb_oracle_each(f, s, 0.0, -m) {
+                continue;
+            }
+            assert_eq!(
+                obb_frames_overlap(&f.frame(), &s.frame()),
+                grown,
+                "{f:?} {s:?}"
+            );
+            assert_eq!(
+                obb_frames_overlap(&s.frame(), &f.frame()),
+                grown,
+                "{s:?} {f:?}"
+            );
+            if grown { yes += 1 } else { no += 1 }
+        }
+    }
+    assert!(yes > 100 && no > 1000, "{yes} {no}");
 }
 
 #[test]
@@ -398,6 +445,14 @@ fn random_polygons(rng: &mut ChaCha8Rng, n: usize, side: f32) -> Vec<Polygon> {
         let c = Vec2::new(rng.random_range(0.0..side), rng.random_range(0.0..side));
         let size = rng.random_range(0.2..1.5);
         let v = random_polygon(rng, c, size);
+        // Some with straight vertices (edge midpoints): repeated normals, zero turn.
+        let v = if rng.random_range(0..4) == 0 {
+            (0..v.len())
+                .flat_map(|i| [v[i], (v[i] + v[(i + 1) % v.len()]) * 0.5])
+                .collect()
+        } else {
+            v
+        };
         // Random angles may produce a sliver rejected as degenerate: draw again.
         if let Ok(p) = Polygon::new(out.len(), &v) {
             out.push(p);
