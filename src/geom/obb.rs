@@ -68,6 +68,13 @@ impl Obb {
         Mat3::from_quat(self.rotation.normalize())
     }
 
+    /// The three unit axes (columns of [`Self::rotation_matrix`]), e.g. to build the sector
+    /// module's oriented box.
+    pub fn axes(&self) -> [Vec3; 3] {
+        let m = self.rotation_matrix();
+        [m.x_axis, m.y_axis, m.z_axis]
+    }
+
     pub fn frame(&self) -> ObbFrame {
         let m = self.rotation_matrix();
         let h = self.half_extents;
