@@ -114,6 +114,25 @@ fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
     }
 }
 
+/// Appends to `out`, in candidate order, the candidates that pass `keep`, in parallel. Large
+/// fixed chunks (one sequential filter each, then one copy) cost far less than rayon's per-item
+/// splitting when a test takes tens of nanoseconds.
+fn filter_in_chunks(candidates: &[Pair], out: &mut Vec<Pair>, keep: impl Fn(&Pair) -> bool + Sync) {
+    const CHUNK: usize = 1 << 13;
+    if candidates.len() <= CHUNK {
+        out.extend(candidates.iter().filter(|p| keep(p)));
+        return;
+    }
+    let parts: Vec<Vec<Pair>> = candidates
+        .par_chunks(CHUNK)
+        .map(|c| c.iter().filter(|p| keep(p)).copied().collect())
+        .collect();
+    out.reserve(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        out.extend_from_slice(&part);
+    }
+}
+
 /// Appends to `out` (after clearing it), in candidate order, the candidate pairs whose boxes
 /// overlap. Boxes are assumed validated ([`validate_obbs`]); an out-of-range index is an error.
 pub fn obb_pairs(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
@@ -128,13 +147,9 @@ pub fn obb_frame_pairs(
 ) -> Result<()> {
     check_candidates(frames.len(), candidates)?;
     out.clear();
-    out.par_extend(
-        candidates
-            .par_iter()
-            .with_min_len(1024)
-            .filter(|p| obb_frames_overlap(&frames[p[0] as usize], &frames[p[1] as usize]))
-            .copied(),
-    );
+    filter_in_chunks(candidates, out, |p| {
+        obb_frames_overlap(&frames[p[0] as usize], &frames[p[1] as usize])
+    });
     Ok(())
 }
 
@@ -147,13 +162,9 @@ pub fn polygon_pairs(polygons: &[Polygon], candidates: &[Pair], out: &mut Vec<Pa
 pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
     check_candidates(set.len(), candidates)?;
     out.clear();
-    out.par_extend(
-        candidates
-            .par_iter()
-            .with_min_len(256)
-            .filter(|p| polygons_overlap(set.polygon(p[0] as usize), set.polygon(p[1] as usize)))
-            .copied(),
-    );
+    filter_in_chunks(candidates, out, |p| {
+        polygons_overlap(set.polygon(p[0] as usize), set.polygon(p[1] as usize))
+    });
     Ok(())
 }
 
