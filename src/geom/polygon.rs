@@ -231,6 +231,13 @@ pub fn parse_polygons_csv(text: &str) -> std::result::Result<Vec<Polygon>, (usiz
         if line.trim().is_empty() {
             continue;
         }
+        let fields = line.split(',').count();
+        if fields != 3 {
+            return Err((
+                line_no,
+                format!("expected 3 fields polygon,x,y, found {fields}"),
+            ));
+        }
         let (id, rest) = line.split_once(',').unwrap_or((line, ""));
         let id: usize = id.trim().parse().map_err(|_| {
             (
@@ -238,10 +245,7 @@ pub fn parse_polygons_csv(text: &str) -> std::result::Result<Vec<Polygon>, (usiz
                 format!("polygon = `{}` is not a polygon number", id.trim()),
             )
         })?;
-        let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| {
-            let p = p.replace("expected 2 fields x,y", "expected 3 fields polygon,x,y");
-            (line_no, p)
-        })?;
+        let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| (line_no, p))?;
         let open = polygons.len(); // number of the polygon being read
         if id == open + 1 && !current.is_empty() {
             finish(&mut polygons, &mut current, first_line)?;
@@ -349,6 +353,8 @@ mod tests {
         assert!(e.0 == 5 && e.1.contains("expected 0 or 1"), "{e:?}");
         let e = err("polygon,x,y\n0,0,0\n0,1\n");
         assert!(e.0 == 3 && e.1.contains("expected 3 fields"), "{e:?}");
+        let e = err("polygon,x,y\n0,0,0,0\n");
+        assert_eq!(e, (2, "expected 3 fields polygon,x,y, found 4".to_string()));
         let e = err("polygon,x,y\nA,0,0\n");
         assert!(e.0 == 2 && e.1.contains("not a polygon number"), "{e:?}");
         let e = err("polygon,x,y\n0,0,0\n0,zz,0\n");
