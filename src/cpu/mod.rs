@@ -2,6 +2,7 @@
 //! baseline. One file per method; each is a [`BroadPhase`] with its scratch buffers kept across
 //! calls, running on rayon's pool.
 
+pub mod aabb_sweep;
 pub mod axis_order;
 pub mod brute_force;
 pub mod emit;
@@ -10,6 +11,7 @@ pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
 pub mod sap;
+pub mod sat;
 pub mod sector_batch;
 pub mod sector_speed;
 pub mod sweep;

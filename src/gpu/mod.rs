@@ -4,3 +4,4 @@
 pub mod context;
 
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
+pub mod sat;

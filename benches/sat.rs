@@ -1,0 +1,129 @@
+//! CPU separating-axis throughput: pair tests per second for boxes and polygons, and the whole
+//! CPU pipeline (AABB sweep and prune + SAT). `cargo bench --bench sat`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Quat, Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::hint::black_box;
+use sweepfan::Pair;
+use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
+use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
+use sweepfan::geom::obb::{Obb, obb_frames};
+use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
+
+/// Random boxes in a cube sized for a few overlaps per box (as in tests/gpu_sat.rs).
+fn boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let side = (n as f32 * 0.6).cbrt() * 2.0;
+    (0..n)
+        .map(|_| {
+            let q = Quat::from_xyzw(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            Obb::new(
+                Vec3::new(
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                ),
+                Vec3::new(
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                ),
+                if q.length() < 1e-3 {
+                    Quat::IDENTITY
+                } else {
+                    q.normalize()
+                },
+            )
+        })
+        .collect()
+}
+
+fn polygons(n: usize, seed: u64) -> Vec<Polygon> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let side = (n as f32).sqrt() * 1.6;
+    let mut out = Vec::new();
+    while out.len() < n {
+        let k = rng.random_range(3..=9);
+        let mut angles: Vec<f32> = (0..k)
+            .map(|_| rng.random_range(0.0..std::f32::consts::TAU))
+            .collect();
+        angles.sort_by(f32::total_cmp);
+        let c = Vec2::new(rng.random_range(0.0..side), rng.random_range(0.0..side));
+        let r = rng.random_range(0.2..1.0);
+        let v: Vec<Vec2> = angles
+            .iter()
+            .map(|a| c + r * Vec2::from_angle(*a))
+            .collect();
+        if let Ok(p) = Polygon::new(out.len(), &v) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn bench_sat(c: &mut Criterion) {
+    let n = 400_000;
+    let boxes = boxes(n, 1);
+    // Stored in the sweep's order, as `obb_overlaps` stores them (see `sweep_order`).
+    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
+    let boxes: Vec<Obb> = sweep_order(&aabbs)
+        .iter()
+        .map(|&i| boxes[i as usize])
+        .collect();
+    let frames = obb_frames(&boxes);
+    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
+    let mut sweep_candidates = Vec::new();
+    aabb_sweep(&aabbs, &mut sweep_candidates);
+    // The same candidates in random order: every test reads two random cache lines (the case
+    // of candidates from elsewhere on shapes stored in arbitrary order).
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut shuffled = sweep_candidates.clone();
+    for i in (1..shuffled.len()).rev() {
+        shuffled.swap(i, rng.random_range(0..=i));
+    }
+    let mut out: Vec<Pair> = Vec::new();
+
+    let mut g = c.benchmark_group("obb_sat");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(sweep_candidates.len() as u64));
+    g.bench_function("frames_sweep_order", |b| {
+        b.iter(|| obb_frame_pairs(&frames, black_box(&sweep_candidates), &mut out).unwrap())
+    });
+    g.bench_function("frames_shuffled", |b| {
+        b.iter(|| obb_frame_pairs(&frames, black_box(&shuffled), &mut out).unwrap())
+    });
+    g.bench_function("with_frame_setup", |b| {
+        b.iter(|| obb_pairs(black_box(&boxes), &sweep_candidates, &mut out).unwrap())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("obb_pipeline");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("obb_overlaps_400k", |b| {
+        b.iter(|| obb_overlaps(black_box(&boxes)).unwrap())
+    });
+    g.finish();
+
+    let polys = polygons(200_000, 3);
+    let set = PolygonSet::new(&polys).unwrap();
+    let mut candidates = Vec::new();
+    aabb_sweep(&polygon_aabbs(&polys), &mut candidates);
+    let mut g = c.benchmark_group("polygon_sat");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(candidates.len() as u64));
+    g.bench_function("set_sweep_order", |b| {
+        b.iter(|| polygon_set_pairs(&set, black_box(&candidates), &mut out).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_sat);
+criterion_main!(benches);

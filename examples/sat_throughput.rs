@@ -1,0 +1,138 @@
+//! CPU separating-axis throughput measured in CPU time as well as wall time, for machines shared
+//! with other work (where criterion's wall times mostly measure the neighbours).
+//! `cargo run --release --example sat_throughput [n_boxes] [input-order]` (by default the
+//! boxes are stored in the sweep's order, as `obb_overlaps` does; `input-order` keeps the random
+//! generation order, so every test reads two random cache lines).
+
+use glam::{Quat, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
+use sweepfan::cpu::sat::{obb_frame_pairs, obb_frames_overlap, obb_overlaps};
+use sweepfan::geom::obb::{Obb, obb_frames};
+
+/// On-CPU nanoseconds of the calling thread (Linux schedstat).
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// On-CPU nanoseconds of the whole process, all threads (Linux schedstat per task).
+fn process_cpu_ns() -> u64 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    dir.flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400_000);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let side = (n as f32 * 0.6).cbrt() * 2.0;
+    let boxes: Vec<Obb> = (0..n)
+        .map(|_| {
+            let q = Quat::from_xyzw(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            Obb::new(
+                Vec3::new(
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                ),
+                Vec3::new(
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                ),
+                if q.length() < 1e-3 {
+                    Quat::IDENTITY
+                } else {
+                    q.normalize()
+                },
+            )
+        })
+        .collect();
+    let in_input_order = std::env::args().nth(2).is_some_and(|s| s == "input-order");
+    let boxes: Vec<Obb> = if in_input_order {
+        boxes
+    } else {
+        // As obb_overlaps stores them: in the sweep's order.
+        let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
+        sweep_order(&aabbs)
+            .iter()
+            .map(|&i| boxes[i as usize])
+            .collect()
+    };
+    let frames = obb_frames(&boxes);
+    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
+    let mut candidates = Vec::new();
+    aabb_sweep(&aabbs, &mut candidates);
+    let c = candidates.len() as f64;
+    println!("{n} boxes, {} candidate pairs", candidates.len());
+
+    // One thread, repeated so the run lasts long enough for the CPU clock.
+    let reps = 10;
+    let (cpu0, wall0) = (thread_cpu_ns(), Instant::now());
+    let mut hits = 0usize;
+    for _ in 0..reps {
+        hits += candidates
+            .iter()
+            .filter(|p| obb_frames_overlap(&frames[p[0] as usize], &frames[p[1] as usize]))
+            .count();
+    }
+    let (cpu, wall) = (
+        (thread_cpu_ns() - cpu0) as f64 * 1e-9,
+        wall0.elapsed().as_secs_f64(),
+    );
+    println!(
+        "1 thread : {:.1} M tests per CPU-second, {:.1} M tests/s wall ({} overlapping)",
+        reps as f64 * c / cpu / 1e6,
+        reps as f64 * c / wall / 1e6,
+        hits / reps
+    );
+
+    let mut out = Vec::new();
+    let (cpu0, wall0) = (process_cpu_ns(), Instant::now());
+    for _ in 0..reps {
+        obb_frame_pairs(&frames, &candidates, &mut out).unwrap();
+    }
+    let (cpu, wall) = (
+        (process_cpu_ns() - cpu0) as f64 * 1e-9,
+        wall0.elapsed().as_secs_f64(),
+    );
+    let threads = rayon::current_num_threads();
+    println!(
+        "rayon ({threads} threads): {:.1} M tests/s wall, {:.1} M tests per CPU-second \
+         (x {threads} = {:.1} M/s if the cores were free)",
+        reps as f64 * c / wall / 1e6,
+        reps as f64 * c / cpu / 1e6,
+        reps as f64 * c / cpu / 1e6 * threads as f64
+    );
+
+    let (cpu0, wall0) = (process_cpu_ns(), Instant::now());
+    let (pairs, stats) = obb_overlaps(&boxes).unwrap();
+    println!(
+        "obb_overlaps: {} pairs, {:.3} s wall, {:.3} CPU-s; stages {:?}",
+        pairs.len(),
+        wall0.elapsed().as_secs_f64(),
+        (process_cpu_ns() - cpu0) as f64 * 1e-9,
+        stats
+            .stages
+            .iter()
+            .map(|s| format!("{} {:.3}s", s.stage, s.seconds))
+            .collect::<Vec<_>>()
+    );
+}

@@ -1,0 +1,201 @@
+// Separating-axis narrow phase over a candidate-pair buffer resident on the GPU.
+// CPU twin (same axes, same formulas, same closed comparisons): src/cpu/sat.rs.
+//
+// `prepare` (one thread) turns the candidate count, written by whatever stage produced the
+// candidates, into indirect dispatch arguments, so no readback happens in between. `obb_main`
+// and `polygon_main` test one candidate per thread and append overlapping pairs with an atomic
+// counter that keeps counting past the output capacity: the host reads the exact count and
+// re-runs with a larger buffer, so no pair is ever lost.
+
+struct Params {
+    n_objects: u32,
+    // Candidates in `candidates` that may be valid (the count is clamped to it).
+    candidate_capacity: u32,
+    // Pairs `out_pairs` can hold (0: count only).
+    out_capacity: u32,
+    // Index of the candidate count inside `candidate_count`.
+    count_index: u32,
+    max_groups_x: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+struct ObbFrame {
+    center: vec4<f32>,
+    // xyz: unit axis k, w: half-extent k.
+    axes: array<vec4<f32>, 3>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> candidates: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> candidate_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out_pairs: array<vec2<u32>>;
+// [0]: overlapping pairs found, [1]: candidates naming an object that does not exist.
+@group(0) @binding(4) var<storage, read_write> out_count: array<atomic<u32>, 2>;
+@group(0) @binding(5) var<storage, read_write> dispatch_args: array<u32, 3>;
+@group(0) @binding(6) var<storage, read> frames: array<ObbFrame>;
+@group(0) @binding(7) var<storage, read> vertices: array<vec2<f32>>;
+// Polygon i is vertices[offsets[i] .. offsets[i + 1]], counter-clockwise.
+@group(0) @binding(8) var<storage, read> offsets: array<u32>;
+
+// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64), and each thread's
+// work is independent (no shared memory), so larger groups would gain nothing.
+const WG: u32 = 64u;
+// See PARALLEL_SIN_SQ in src/cpu/sat.rs.
+const PARALLEL_SIN_SQ: f32 = 1e-12;
+
+fn live_candidates() -> u32 {
+    let count = candidate_count[params.count_index];
+    return min(count, min(params.candidate_capacity, arrayLength(&candidates)));
+}
+
+@compute @workgroup_size(1)
+fn prepare() {
+    let groups = (live_candidates() + WG - 1u) / WG;
+    let x = min(groups, params.max_groups_x);
+    var y = 0u;
+    if x > 0u {
+        y = (groups + x - 1u) / x;
+    }
+    dispatch_args[0] = x;
+    dispatch_args[1] = y;
+    dispatch_args[2] = 1u;
+}
+
+fn candidate_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG + lid;
+}
+
+fn emit(p: vec2<u32>) {
+    let slot = atomicAdd(&out_count[0], 1u);
+    if slot < params.out_capacity && slot < arrayLength(&out_pairs) {
+        out_pairs[slot] = p;
+    }
+}
+
+// Edge-edge axes A_i x B_j for one i and all three j at once. In A's frame the axis has
+// components l1 (at i1) and l2 (at i2); r1, r2 are rows i1, i2 of R = A^T B.
+fn edge_axes_separate(t1: f32, t2: f32, ha1: f32, ha2: f32, r1: vec3<f32>, r2: vec3<f32>, hb: vec3<f32>) -> bool {
+    let l1 = -r2;
+    let l2 = r1;
+    let tl = t1 * l1 + t2 * l2;
+    let ra = ha1 * abs(l1) + ha2 * abs(l2);
+    let rb = hb.x * abs(r1.x * l1 + r2.x * l2)
+        + hb.y * abs(r1.y * l1 + r2.y * l2)
+        + hb.z * abs(r1.z * l1 + r2.z * l2);
+    let usable = (l1 * l1 + l2 * l2) >= vec3<f32>(PARALLEL_SIN_SQ);
+    return any(usable & (abs(tl) > ra + rb));
+}
+
+fn obb_overlap(a: ObbFrame, b: ObbFrame) -> bool {
+    let d = b.center.xyz - a.center.xyz;
+    let a0 = a.axes[0].xyz;
+    let a1 = a.axes[1].xyz;
+    let a2 = a.axes[2].xyz;
+    let b0 = b.axes[0].xyz;
+    let b1 = b.axes[1].xyz;
+    let b2 = b.axes[2].xyz;
+    let ha = vec3<f32>(a.axes[0].w, a.axes[1].w, a.axes[2].w);
+    let hb = vec3<f32>(b.axes[0].w, b.axes[1].w, b.axes[2].w);
+    let t = vec3<f32>(dot(d, a0), dot(d, a1), dot(d, a2));
+    // Rows of R: r_i[j] = A_i . B_j.
+    let r0 = vec3<f32>(dot(a0, b0), dot(a0, b1), dot(a0, b2));
+    let r1 = vec3<f32>(dot(a1, b0), dot(a1, b1), dot(a1, b2));
+    let r2 = vec3<f32>(dot(a2, b0), dot(a2, b1), dot(a2, b2));
+    // A's face normals.
+    let rb = vec3<f32>(dot(hb, abs(r0)), dot(hb, abs(r1)), dot(hb, abs(r2)));
+    if any(abs(t) > ha + rb) {
+        return false;
+    }
+    // B's face normals.
+    let tb = t.x * r0 + t.y * r1 + t.z * r2;
+    let ra = ha.x * abs(r0) + ha.y * abs(r1) + ha.z * abs(r2);
+    if any(abs(tb) > ra + hb) {
+        return false;
+    }
+    if edge_axes_separate(t.y, t.z, ha.y, ha.z, r1, r2, hb) {
+        return false;
+    }
+    if edge_axes_separate(t.z, t.x, ha.z, ha.x, r2, r0, hb) {
+        return false;
+    }
+    if edge_axes_separate(t.x, t.y, ha.x, ha.y, r0, r1, hb) {
+        return false;
+    }
+    return true;
+}
+
+@compute @workgroup_size(WG)
+fn obb_main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = candidate_index(wid, nwg, lid);
+    if k >= live_candidates() {
+        return;
+    }
+    let p = candidates[k];
+    let n = min(params.n_objects, arrayLength(&frames));
+    if p.x >= n || p.y >= n {
+        atomicAdd(&out_count[1], 1u);
+        return;
+    }
+    if obb_overlap(frames[p.x], frames[p.y]) {
+        emit(p);
+    }
+}
+
+// True when every vertex of q lies strictly outside one edge line of p.
+fn separated_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> bool {
+    var prev = vertices[p1 - 1u];
+    for (var i = p0; i < p1; i++) {
+        let cur = vertices[i];
+        let e = cur - prev;
+        let outward = vec2<f32>(e.y, -e.x);
+        var all_outside = true;
+        for (var k = q0; k < q1; k++) {
+            if dot(outward, vertices[k] - prev) <= 0.0 {
+                all_outside = false;
+                break;
+            }
+        }
+        if all_outside {
+            return true;
+        }
+        prev = cur;
+    }
+    return false;
+}
+
+@compute @workgroup_size(WG)
+fn polygon_main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = candidate_index(wid, nwg, lid);
+    if k >= live_candidates() {
+        return;
+    }
+    let p = candidates[k];
+    let n = min(params.n_objects, arrayLength(&offsets) - 1u);
+    if p.x >= n || p.y >= n {
+        atomicAdd(&out_count[1], 1u);
+        return;
+    }
+    let a0 = offsets[p.x];
+    let a1 = offsets[p.x + 1u];
+    let b0 = offsets[p.y];
+    let b1 = offsets[p.y + 1u];
+    let nv = arrayLength(&vertices);
+    // Malformed offsets (not a polygon of >= 3 vertices inside the buffer) count as invalid.
+    if a1 < a0 + 3u || b1 < b0 + 3u || a1 > nv || b1 > nv {
+        atomicAdd(&out_count[1], 1u);
+        return;
+    }
+    if !separated_by_an_edge_of(a0, a1, b0, b1) && !separated_by_an_edge_of(b0, b1, a0, a1) {
+        emit(p);
+    }
+}

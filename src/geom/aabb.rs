@@ -1,0 +1,22 @@
+//! Axis-aligned bounding boxes: the broad-phase proxy of shapes that are not spheres.
+
+use glam::Vec3;
+
+/// Closed axis-aligned box `[min, max]` (2D shapes use z = 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const fn new(min: Vec3, max: Vec3) -> Self {
+        Self { min, max }
+    }
+
+    /// Closed-interval overlap on all three axes: touching boxes overlap, like touching shapes.
+    #[inline(always)]
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+}
