@@ -2,3 +2,4 @@
 
 pub mod sector;
 pub mod sphere;
+pub mod swept_box;
