@@ -29,7 +29,6 @@ fn main() -> anyhow::Result<()> {
         }
         cpu_hists = Some(h);
     }
-    #[cfg(any())]
     if backend != "cpu" {
         let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
         let mut exp = sweepfan::gpu::sector::SectorExperimentGpu::new(&ctx)?;
