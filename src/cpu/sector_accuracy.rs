@@ -157,7 +157,12 @@ impl RotationParams {
             sector_radii,
             conservative_axis,
             conservative_radii,
-            gate: [gate_inner * gate_inner, gate_outer * gate_outer, gate_cos, 0.0],
+            gate: [
+                gate_inner * gate_inner,
+                gate_outer * gate_outer,
+                gate_cos,
+                0.0,
+            ],
             speculative_min: v4(spec.min, 0.0),
             speculative_max: v4(spec.max, 0.0),
             endpoints_min: v4(ends.min, 0.0),
@@ -227,7 +232,9 @@ impl RotationParams {
 /// `Sector::contains_local` on precomputed fields (|z| <= h already checked).
 #[inline(always)]
 fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
-    rho2 >= radii[0] && rho2 <= radii[1] && (radii[2] != 0.0 || q.dot(v3(axis)) >= axis[3] * rho2.sqrt())
+    rho2 >= radii[0]
+        && rho2 <= radii[1]
+        && (radii[2] != 0.0 || q.dot(v3(axis)) >= axis[3] * rho2.sqrt())
 }
 
 /// Grid indices i in 0..GRID_SIDE with lo <= grid_coord(i) <= hi, as an inclusive range
@@ -236,7 +243,7 @@ fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
 #[inline]
 pub fn index_range(lo: f32, hi: f32) -> (i32, i32) {
     let n = GRID_SIDE as i32;
-    if !(lo <= hi) {
+    if lo.is_nan() || hi.is_nan() || lo > hi {
         return (0, -1);
     }
     let offset = 0.5 * (GRID_SIDE - 1) as f32;
@@ -750,7 +757,11 @@ impl SectorAccuracyReport {
                 fmt3(self.spec_monte_carlo.get(name))
             );
         }
-        let _ = writeln!(out, "{:<22} {:>20} {:>12}", "vs exact sweep", "ours", "missed pts");
+        let _ = writeln!(
+            out,
+            "{:<22} {:>20} {:>12}",
+            "vs exact sweep", "ours", "missed pts"
+        );
         for (name, _) in METHODS_VS_EXACT {
             let m = &self.methods_vs_exact[name];
             let _ = writeln!(
@@ -821,7 +832,10 @@ mod tests {
             let slow = brute_histogram(b);
             assert!(slow[1..].iter().any(|&n| n > 0));
             // Rounding differences (dot products in another order) only at faces.
-            assert!(differing_points(&fast, &slow) <= 3, "{b:?}\n{fast:?}\n{slow:?}");
+            assert!(
+                differing_points(&fast, &slow) <= 3,
+                "{b:?}\n{fast:?}\n{slow:?}"
+            );
         }
     }
 

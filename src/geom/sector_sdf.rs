@@ -56,13 +56,7 @@ pub fn extrude(d2: f32, z: f32, h: f32) -> f32 {
 /// Signed distance from a world point to the sector (negative inside).
 pub fn sector_signed_distance(s: &Sector, p: Vec3) -> f32 {
     let q = s.to_local(p);
-    let d2 = ring_sector_distance(
-        q.x,
-        q.y,
-        s.inner_radius,
-        s.outer_radius,
-        s.half_angle,
-    );
+    let d2 = ring_sector_distance(q.x, q.y, s.inner_radius, s.outer_radius, s.half_angle);
     extrude(d2, q.z, s.half_thickness)
 }
 
@@ -152,7 +146,10 @@ mod tests {
                 let radius = rng.random_range(0.0..6.0);
                 // Distance from c to the sampled solid bounds the true distance within `cover`
                 // (and is exactly 0-ish when c is inside).
-                let sampled = pts.iter().map(|p| (*p - c).length()).fold(f32::MAX, f32::min);
+                let sampled = pts
+                    .iter()
+                    .map(|p| (*p - c).length())
+                    .fold(f32::MAX, f32::min);
                 let inside = s.contains_point(c);
                 let got = sector_overlaps_sphere(&s, c, radius);
                 let d = sector_signed_distance(&s, c);

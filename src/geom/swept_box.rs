@@ -174,7 +174,9 @@ impl RotatingBox {
     pub fn sweep_contains(&self, p: Vec3) -> bool {
         let c = self.sweep_coords(p);
         c.z.abs() <= 0.5 * self.widths.z
-            && self.gamma_arcs(c.rho).swept_continuously(c.beta, self.angle)
+            && self
+                .gamma_arcs(c.rho)
+                .swept_continuously(c.beta, self.angle)
     }
 
     /// The discrete reference: is `p` inside the box at one of the poses k alpha / steps,
@@ -261,7 +263,8 @@ mod tests {
     /// projecting onto its axes, with the box grown by `margin` on every side.
     fn in_box_at(b: &RotatingBox, p: Vec3, phi: f64, margin: f64) -> bool {
         let u = b.axis.as_dvec3();
-        let rot = |v: DVec3| v * phi.cos() + u.cross(v) * phi.sin() + u * u.dot(v) * (1.0 - phi.cos());
+        let rot =
+            |v: DVec3| v * phi.cos() + u.cross(v) * phi.sin() + u * u.dot(v) * (1.0 - phi.cos());
         let arm = rot(b.arm.as_dvec3());
         let xax = arm.cross(u);
         let d = p.as_dvec3() - (b.origin.as_dvec3() + arm * b.distance as f64);
@@ -312,7 +315,10 @@ mod tests {
             }
         }
         // The sample exercised both answers.
-        assert!(inside > 2_000 && checked - inside > 2_000, "{inside}/{checked}");
+        assert!(
+            inside > 2_000 && checked - inside > 2_000,
+            "{inside}/{checked}"
+        );
     }
 
     #[test]

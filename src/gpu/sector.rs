@@ -75,11 +75,8 @@ impl SectorExperimentGpu {
         }
         let rot_bytes = (n * std::mem::size_of::<RotationParams>()) as u64;
         let hist_bytes = (n * 64 * 4) as u64;
-        self.rotations = Some(ctx.storage_buffer(
-            "sector rotations",
-            rot_bytes,
-            wgpu::BufferUsages::empty(),
-        )?);
+        self.rotations =
+            Some(ctx.storage_buffer("sector rotations", rot_bytes, wgpu::BufferUsages::empty())?);
         self.histograms = Some(ctx.storage_buffer(
             "sector histograms",
             hist_bytes,
@@ -169,7 +166,7 @@ impl SectorExperimentGpu {
 mod tests {
     use super::*;
     use crate::cpu::sector_accuracy::{
-        METHODS, build_report, cpu_histograms, random_rotations, GRID_POINTS,
+        GRID_POINTS, METHODS, build_report, cpu_histograms, random_rotations,
     };
     use crate::gpu::context::context_for_tests;
 
@@ -193,11 +190,20 @@ mod tests {
         let differing: u64 = c
             .iter()
             .zip(&g)
-            .map(|(a, b)| a.iter().zip(b).map(|(x, y)| x.abs_diff(*y) as u64).sum::<u64>() / 2)
+            .map(|(a, b)| {
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| x.abs_diff(*y) as u64)
+                    .sum::<u64>()
+                    / 2
+            })
             .sum();
         let total = 200 * GRID_POINTS as u64;
         eprintln!("GPU vs CPU: {differing} of {total} points differ");
-        assert!((differing as f64) < 1e-5 * total as f64, "{differing} of {total}");
+        assert!(
+            (differing as f64) < 1e-5 * total as f64,
+            "{differing} of {total}"
+        );
         let (rc, rg) = (
             build_report(&rotations, &c, 5).unwrap(),
             build_report(&rotations, &g, 5).unwrap(),

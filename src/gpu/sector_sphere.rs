@@ -145,23 +145,27 @@ impl SectorSphereGpu {
         let gpu_sectors: Vec<GpuSector> = sectors.iter().map(GpuSector::from).collect();
         ctx.queue
             .write_buffer(sec_buf, 0, bytemuck::cast_slice(&gpu_sectors));
-        ctx.queue.write_buffer(sph_buf, 0, bytemuck::cast_slice(spheres));
-        ctx.queue.write_buffer(pair_buf, 0, bytemuck::cast_slice(pairs));
+        ctx.queue
+            .write_buffer(sph_buf, 0, bytemuck::cast_slice(spheres));
+        ctx.queue
+            .write_buffer(pair_buf, 0, bytemuck::cast_slice(pairs));
         let p = Params {
             pair_count: pairs.len() as u32,
             sector_count: sectors.len() as u32,
             sphere_count: spheres.len() as u32,
             _pad: 0,
         };
-        ctx.queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
-        let entries: Vec<wgpu::BindGroupEntry> = [sec_buf, sph_buf, pair_buf, hit_buf, &self.params]
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
+        let entries: Vec<wgpu::BindGroupEntry> =
+            [sec_buf, sph_buf, pair_buf, hit_buf, &self.params]
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
         let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("sector sphere"),
             layout: &self.pipeline.get_bind_group_layout(0),
@@ -203,7 +207,11 @@ mod tests {
                     rng.random_range(-1.0..1.0),
                 )
                 .normalize();
-                let a = rodrigues(axis.any_orthonormal_vector(), axis, rng.random_range(0.0..TAU));
+                let a = rodrigues(
+                    axis.any_orthonormal_vector(),
+                    axis,
+                    rng.random_range(0.0..TAU),
+                );
                 let r = rng.random_range(0.0..4.0);
                 let theta = if rng.random_bool(0.1) {
                     PI
@@ -267,9 +275,18 @@ mod tests {
         assert!(hits > 10_000 && hits < 290_000, "{hits}");
         assert!(boundary < 10, "{boundary}");
         // Reuse with a smaller batch, and bad indices.
-        let few = gpu.test_pairs(&ctx, &sectors, &spheres, &pairs[..100]).unwrap();
+        let few = gpu
+            .test_pairs(&ctx, &sectors, &spheres, &pairs[..100])
+            .unwrap();
         assert_eq!(few, got[..100]);
-        assert!(gpu.test_pairs(&ctx, &sectors, &spheres, &[[300, 0]]).is_err());
-        assert!(gpu.test_pairs(&ctx, &sectors, &spheres, &[]).unwrap().is_empty());
+        assert!(
+            gpu.test_pairs(&ctx, &sectors, &spheres, &[[300, 0]])
+                .is_err()
+        );
+        assert!(
+            gpu.test_pairs(&ctx, &sectors, &spheres, &[])
+                .unwrap()
+                .is_empty()
+        );
     }
 }
