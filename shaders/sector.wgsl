@@ -56,6 +56,56 @@ const WORKGROUP: u32 = 64u;
 
 var<workgroup> local_hist: array<atomic<u32>, 64>;
 
+// Vulkan lets atan/atan2 be off by 4096 ulp (and acos/asin inherit it): enough to move
+// thousands of boundary points. These versions are accurate to a few 1e-7 rad everywhere.
+const SQRT3: f32 = 1.7320508075688772;
+const TAN_PI_12: f32 = 0.2679491924311227;
+
+// atan(t) for |t| <= tan(pi / 12) by its Taylor series: the next term is below 3e-10.
+fn atan_small(t: f32) -> f32 {
+    let t2 = t * t;
+    return t * (1.0 + t2 * (-1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0
+        + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 + t2 * (1.0 / 13.0)))))));
+}
+
+// atan(r) for r in [0, 1]: atan(r) = pi/6 + atan((r sqrt3 - 1) / (r + sqrt3)) above tan(pi/12).
+fn atan_unit(r: f32) -> f32 {
+    if (r > TAN_PI_12) {
+        return PI / 6.0 + atan_small((r * SQRT3 - 1.0) / (r + SQRT3));
+    }
+    return atan_small(r);
+}
+
+fn precise_atan2(y: f32, x: f32) -> f32 {
+    let ax = abs(x);
+    let ay = abs(y);
+    let big = max(ax, ay);
+    if (big == 0.0) {
+        return 0.0;
+    }
+    var a = atan_unit(min(ax, ay) / big);
+    if (ay > ax) {
+        a = 0.5 * PI - a;
+    }
+    if (x < 0.0) {
+        a = PI - a;
+    }
+    if (y < 0.0) {
+        a = -a;
+    }
+    return a;
+}
+
+// acos(c), c in [-1, 1]; (1 - c)(1 + c) keeps precision near |c| = 1.
+fn precise_acos(c: f32) -> f32 {
+    return precise_atan2(sqrt(max((1.0 - c) * (1.0 + c), 0.0)), c);
+}
+
+// asin(s), s in [0, 1].
+fn precise_asin(s: f32) -> f32 {
+    return precise_atan2(s, sqrt(max((1.0 - s) * (1.0 + s), 0.0)));
+}
+
 fn grid_coord(i: i32) -> f32 {
     return f32(i) - OFFSET;
 }
@@ -128,13 +178,13 @@ fn sweep_bits(rho: f32, beta: f32, r: Rotation) -> u32 {
     if (c_hi < -1.0 || c_lo > 1.0) {
         return 0u;
     }
-    let g_lo = acos(min(c_hi, 1.0));
-    let g_hi = acos(max(c_lo, -1.0));
+    let g_lo = precise_acos(min(c_hi, 1.0));
+    let g_hi = precise_acos(max(c_lo, -1.0));
     let s = half_x / rho;
     if (s >= 1.0) {
         return range_bits(beta, g_lo, g_hi, alpha);
     }
-    let a = asin(s);
+    let a = precise_asin(s);
     return range_bits(beta, g_lo, min(g_hi, a), alpha)
         | range_bits(beta, max(g_lo, PI - a), g_hi, alpha);
 }
@@ -164,7 +214,7 @@ fn classify(r: Rotation, p: vec3<f32>) -> u32 {
     let near_sweep = rho2 >= r.gate.x && rho2 <= r.gate.y
         && dot(q, r.conservative_axis.xyz) >= r.gate.z * sqrt(rho2);
     if (near_sweep) {
-        mask = mask | sweep_bits(sqrt(rho2), atan2(y, x), r);
+        mask = mask | sweep_bits(sqrt(rho2), precise_atan2(y, x), r);
     }
     return mask;
 }

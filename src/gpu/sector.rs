@@ -4,7 +4,9 @@
 //! constants ([`RotationParams`]) and same row algorithm as `cpu::sector_accuracy`, so the
 //! histograms agree up to points within rounding of a boundary.
 
-use crate::cpu::sector_accuracy::{Histogram, RotationParams, fill_empty_bin};
+use crate::cpu::sector_accuracy::{
+    Histogram, RotationParams, SectorAccuracyReport, build_report, fill_empty_bin, random_rotations,
+};
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
 use crate::gpu::context::GpuContext;
@@ -162,12 +164,28 @@ impl SectorExperimentGpu {
     }
 }
 
+/// The whole experiment on the GPU: `count` rotations from `seed` (the same list as
+/// `cpu::sector_accuracy::run_cpu`), scored on the CPU from the read-back histograms.
+pub fn run_gpu(
+    ctx: &GpuContext,
+    count: usize,
+    seed: u64,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<SectorAccuracyReport> {
+    if count == 0 {
+        return Err(Error::Config(
+            "sector experiment: --rotations must be at least 1".into(),
+        ));
+    }
+    let rotations = random_rotations(count, seed);
+    let hists = SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, progress)?;
+    build_report(&rotations, &hists, seed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::sector_accuracy::{
-        GRID_POINTS, METHODS, build_report, cpu_histograms, random_rotations,
-    };
+    use crate::cpu::sector_accuracy::{GRID_POINTS, METHODS, cpu_histograms};
     use crate::gpu::context::context_for_tests;
 
     #[test]
@@ -175,16 +193,17 @@ mod tests {
         let Some(ctx) = context_for_tests() else {
             return;
         };
-        let rotations = random_rotations(200, 5);
+        let rotations = random_rotations(450, 5);
         let mut gpu = SectorExperimentGpu::new(&ctx).unwrap();
-        // Several batches, the last one partial, through the same reused buffers.
-        gpu.batch = 64;
+        // Two batches through the same buffers: the first needs a 2D dispatch (430 x 157
+        // groups > 65,535), the second is partial.
+        gpu.batch = 430;
         let done = std::sync::atomic::AtomicU64::new(0);
         let progress = |n: u64| {
             done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
-        assert_eq!(done.into_inner(), 200);
+        assert_eq!(done.into_inner(), 450);
         let c = cpu_histograms(&rotations, None);
         assert_eq!(g.len(), c.len());
         let differing: u64 = c
@@ -198,7 +217,7 @@ mod tests {
                     / 2
             })
             .sum();
-        let total = 200 * GRID_POINTS as u64;
+        let total = 450 * GRID_POINTS as u64;
         eprintln!("GPU vs CPU: {differing} of {total} points differ");
         assert!(
             (differing as f64) < 1e-5 * total as f64,
