@@ -1,5 +1,6 @@
 //! Runs the sector accuracy experiment (thesis 3.1) and prints the table and timings.
 //! `cargo run --release --example sector_accuracy -- [rotations] [cpu|gpu|both] [seed] [json]`
+//! (the GPU report goes to `<json stem>.gpu.json`)
 //! `cargo run --release --example sector_accuracy -- [pairs] spheres`: batched sector-sphere
 //! throughput, GPU against the CPU function.
 
@@ -46,6 +47,10 @@ fn main() -> anyhow::Result<()> {
         );
         let report = sector_accuracy::build_report(&list, &h, seed)?;
         print!("{}", report.table());
+        if let Some(path) = args.get(3) {
+            let path = format!("{}.gpu.json", path.trim_end_matches(".json"));
+            std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+        }
         if let Some(c) = cpu_hists {
             let diff: u64 = c
                 .iter()
