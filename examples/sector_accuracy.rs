@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     let mut cpu_hists = None;
     if backend != "gpu" {
         let t = Instant::now();
-        let h = sector_accuracy::cpu_histograms(&list, None);
+        let h = sector_accuracy::cpu_histograms(&list, None)?;
         let s = t.elapsed().as_secs_f64();
         println!(
             "CPU ({} threads): {rotations} rotations in {s:.2} s = {:.2} s per 1,000; 100,000 \

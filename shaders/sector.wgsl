@@ -224,14 +224,14 @@ fn index_range(lo: f32, hi: f32) -> vec2<i32> {
     if (!(lo <= hi)) {
         return vec2<i32>(0, -1);
     }
-    var a = i32(clamp(ceil(lo + OFFSET), 0.0, f32(GRID_SIDE)));
+    var a = clamp(i32(clamp(ceil(lo + OFFSET), 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
     while (a > 0 && grid_coord(a - 1) >= lo) {
         a = a - 1;
     }
     while (a < GRID_SIDE && grid_coord(a) < lo) {
         a = a + 1;
     }
-    var b = i32(clamp(floor(hi + OFFSET), -1.0, f32(GRID_SIDE - 1)));
+    var b = clamp(i32(clamp(floor(hi + OFFSET), -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
     while (b < GRID_SIDE - 1 && grid_coord(b + 1) <= hi) {
         b = b + 1;
     }
@@ -288,8 +288,9 @@ fn candidate_range(r: Rotation, y: f32, z: f32) -> vec2<i32> {
     if (t_lo > t_hi) {
         return vec2<i32>(0, -1);
     }
-    let lo = i32(clamp(floor(t_lo + OFFSET) - 1.0, 0.0, f32(GRID_SIDE)));
-    let hi = i32(clamp(ceil(t_hi + OFFSET) + 1.0, -1.0, f32(GRID_SIDE - 1)));
+    // Integer clamps too: a NaN survives the float clamp and converts to anything.
+    let lo = clamp(i32(clamp(floor(t_lo + OFFSET) - 1.0, 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
+    let hi = clamp(i32(clamp(ceil(t_hi + OFFSET) + 1.0, -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
     return vec2<i32>(lo, hi);
 }
 

@@ -402,13 +402,49 @@ pub fn random_rotations(count: usize, seed: u64) -> Vec<RotatingBox> {
         .collect()
 }
 
+/// Checks a rotation list for this experiment: finite fields, unit perpendicular axis and arm
+/// (within 1e-3), non-negative distance and widths, angle in [0, 2 pi].
+pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
+    for (index, b) in rotations.iter().enumerate() {
+        let bad = |problem: &str| {
+            Err(Error::InvalidObject {
+                index,
+                problem: format!("rotating box: {problem}"),
+            })
+        };
+        let finite = b.origin.is_finite()
+            && b.axis.is_finite()
+            && b.arm.is_finite()
+            && b.widths.is_finite()
+            && b.distance.is_finite()
+            && b.angle.is_finite();
+        if !finite {
+            return bad("non-finite field");
+        }
+        if (b.axis.length() - 1.0).abs() > 1e-3
+            || (b.arm.length() - 1.0).abs() > 1e-3
+            || b.axis.dot(b.arm).abs() > 1e-3
+        {
+            return bad("axis and arm must be perpendicular unit vectors");
+        }
+        if b.distance < 0.0 || b.widths.min_element() < 0.0 {
+            return bad("distance and widths must be >= 0");
+        }
+        if !(0.0..=TAU).contains(&b.angle) {
+            return bad("angle must be in [0, 2 pi]");
+        }
+    }
+    Ok(())
+}
+
 /// Histograms of every rotation on the CPU (rayon over rotations). `progress` is called with
 /// the number of rotations just finished.
 pub fn cpu_histograms(
     rotations: &[RotatingBox],
     progress: Option<&(dyn Fn(u64) + Sync)>,
-) -> Vec<Histogram> {
-    rotations
+) -> Result<Vec<Histogram>> {
+    validate_rotations(rotations)?;
+    Ok(rotations
         .par_iter()
         .map(|b| {
             let h = rotation_histogram(&RotationParams::new(b));
@@ -417,7 +453,7 @@ pub fn cpu_histograms(
             }
             h
         })
-        .collect()
+        .collect())
 }
 
 /// Accuracy, over- and under-detection (percent of |truth | method|) and missed points.
@@ -719,7 +755,7 @@ pub fn run_cpu(
         ));
     }
     let rotations = random_rotations(count, seed);
-    let hists = cpu_histograms(&rotations, progress);
+    let hists = cpu_histograms(&rotations, progress)?;
     build_report(&rotations, &hists, seed)
 }
 
@@ -744,7 +780,9 @@ impl SectorAccuracyReport {
             "vs 100-step reference", "ours", "missed pts", "thesis", "SPEC Monte Carlo"
         );
         for (name, _) in METHODS {
-            let m = &self.methods[name];
+            let Some(m) = self.methods.get(name) else {
+                continue;
+            };
             let _ = writeln!(
                 out,
                 "{:<22} {:6.2} {:6.2} {:6.2} {:>12} {} {}",
@@ -763,7 +801,9 @@ impl SectorAccuracyReport {
             "vs exact sweep", "ours", "missed pts"
         );
         for (name, _) in METHODS_VS_EXACT {
-            let m = &self.methods_vs_exact[name];
+            let Some(m) = self.methods_vs_exact.get(name) else {
+                continue;
+            };
             let _ = writeln!(
                 out,
                 "{:<22} {:6.2} {:6.2} {:6.2} {:>12}",
@@ -898,7 +938,7 @@ mod tests {
     #[test]
     fn report_has_every_method_bin_and_the_thesis() {
         let rots = random_rotations(25, 3);
-        let hists = cpu_histograms(&rots, None);
+        let hists = cpu_histograms(&rots, None).unwrap();
         let r = build_report(&rots, &hists, 3).unwrap();
         assert_eq!(r.methods.len(), 5);
         assert_eq!(r.angle_bins.len(), 36);
@@ -923,5 +963,13 @@ mod tests {
         assert!(r.table().contains("conservative_sector"));
         assert!(run_cpu(0, 1, None).is_err());
         assert!(build_report(&rots[..2], &hists, 3).is_err());
+        let mut bad = rots[0];
+        bad.angle = f32::NAN;
+        assert!(matches!(
+            cpu_histograms(&[rots[1], bad], None),
+            Err(Error::InvalidObject { index: 1, .. })
+        ));
+        bad.angle = 7.0;
+        assert!(cpu_histograms(&[bad], None).is_err());
     }
 }

@@ -96,7 +96,7 @@ impl GammaArcs {
             .flat_map(|&(lo, hi)| [(lo, hi - lo), (-hi, hi - lo)])
     }
 
-    /// Continuous sweep: is beta in (arc + [0, alpha]) mod 2 pi for some arc?
+    /// Continuous sweep: is beta in (arc + [0, alpha]) mod 2 pi for some arc? Any alpha >= 0.
     pub fn swept_continuously(&self, beta: f32, alpha: f32) -> bool {
         self.signed_arcs()
             .any(|(start, width)| wrap_angle(beta - start) <= width + alpha)
@@ -105,17 +105,27 @@ impl GammaArcs {
     /// Discrete sweep over the poses k alpha / steps, k = 0..=steps: is there a k with
     /// beta - k alpha / steps inside an arc (mod 2 pi)?
     pub fn swept_discretely(&self, beta: f32, alpha: f32, steps: u32) -> bool {
+        if !alpha.is_finite() {
+            return false; // no poses to speak of (and the loop below would not end)
+        }
         self.signed_arcs().any(|(start, width)| {
-            // Need k step in [x - width, x] + 2 pi m with 0 <= k step <= alpha <= 2 pi, x in
-            // [0, 2 pi): only m = 0 and m = 1 can reach.
+            // Need k step in [x - width, x] + 2 pi m with 0 <= k step <= alpha, x in [0, 2 pi):
+            // m >= 0 while the range still starts below alpha (m = 0, 1 when alpha <= 2 pi).
             let x = wrap_angle(beta - start);
-            pose_in_range(x - width, x, alpha, steps)
-                || pose_in_range(x - width + TAU, x + TAU, alpha, steps)
+            let (mut lo, mut hi) = (x - width, x);
+            while lo <= alpha {
+                if pose_in_range(lo, hi, alpha, steps) {
+                    return true;
+                }
+                lo += TAU;
+                hi += TAU;
+            }
+            false
         })
     }
 }
 
-/// `v` mod 2 pi into [0, 2 pi), for v in (-4 pi, 4 pi).
+/// `v` mod 2 pi into [0, 2 pi), for finite v.
 #[inline]
 pub fn wrap_angle(v: f32) -> f32 {
     let w = v.rem_euclid(TAU);
@@ -300,8 +310,11 @@ mod tests {
     fn discrete_sweep_matches_rotating_the_box_to_each_pose() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let (mut inside, mut checked) = (0, 0);
-        for _ in 0..40 {
-            let b = random_box(&mut rng);
+        for n in 0..40 {
+            let mut b = random_box(&mut rng);
+            if n % 4 == 0 {
+                b.angle += TAU; // more than a turn: poses wrap around
+            }
             for _ in 0..2_000 {
                 let p = random_point(&b, &mut rng);
                 let strict = brute_discrete(&b, p, 100, -1e-4);

@@ -5,7 +5,8 @@
 //! histograms agree up to points within rounding of a boundary.
 
 use crate::cpu::sector_accuracy::{
-    Histogram, RotationParams, SectorAccuracyReport, build_report, fill_empty_bin, random_rotations,
+    Histogram, RotationParams, SectorAccuracyReport, build_report, fill_empty_bin,
+    random_rotations, validate_rotations,
 };
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
@@ -96,6 +97,7 @@ impl SectorExperimentGpu {
         rotations: &[RotatingBox],
         progress: Option<&(dyn Fn(u64) + Sync)>,
     ) -> Result<Vec<Histogram>> {
+        validate_rotations(rotations)?;
         let batch = self.batch.max(1);
         // Keep the dispatch within a 2D grid of the adapter's per-dimension limit.
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as u64;
@@ -204,7 +206,7 @@ mod tests {
         };
         let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
         assert_eq!(done.into_inner(), 450);
-        let c = cpu_histograms(&rotations, None);
+        let c = cpu_histograms(&rotations, None).unwrap();
         assert_eq!(g.len(), c.len());
         let differing: u64 = c
             .iter()
@@ -235,5 +237,12 @@ mod tests {
         }
         // Non-trivial: the shapes hold points.
         assert!(rc.methods["sector"].accuracy > 30.0);
+        let mut bad = rotations[0];
+        bad.widths.y = f32::INFINITY;
+        assert!(matches!(
+            gpu.histograms(&ctx, &[bad], None),
+            Err(Error::InvalidObject { index: 0, .. })
+        ));
+        assert!(run_gpu(&ctx, 0, 1, None).is_err());
     }
 }
