@@ -42,8 +42,12 @@ fn main() -> anyhow::Result<()> {
         let h = exp.histograms(&ctx, &list, None)?;
         let s = t.elapsed().as_secs_f64();
         println!(
-            "GPU '{}' ({:?}): {rotations} rotations in {s:.2} s (wall, incl. upload/readback)",
-            ctx.info.name, ctx.info.device_type
+            "GPU '{}' ({:?}): {rotations} rotations in {s:.2} s wall (incl. upload/readback), \
+             classify passes {}",
+            ctx.info.name,
+            ctx.info.device_type,
+            exp.last_gpu_seconds
+                .map_or("not timed".to_string(), |g| format!("{g:.2} s"))
         );
         let report = sector_accuracy::build_report(&list, &h, seed)?;
         print!("{}", report.table());

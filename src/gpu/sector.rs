@@ -10,7 +10,7 @@ use crate::cpu::sector_accuracy::{
 };
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
-use crate::gpu::context::GpuContext;
+use crate::gpu::context::{GpuContext, PassTimer};
 use bytemuck::{Pod, Zeroable};
 
 const SHADER: &str = include_str!("../../shaders/sector.wgsl");
@@ -38,8 +38,12 @@ pub struct SectorExperimentGpu {
     rotations: Option<wgpu::Buffer>,
     histograms: Option<wgpu::Buffer>,
     capacity: usize,
+    timer: PassTimer,
     /// Rotations per submission.
     pub batch: usize,
+    /// GPU time of the classify passes of the last [`Self::histograms`] call, from timestamp
+    /// queries; `None` when the adapter has none.
+    pub last_gpu_seconds: Option<f64>,
 }
 
 impl SectorExperimentGpu {
@@ -68,7 +72,9 @@ impl SectorExperimentGpu {
             rotations: None,
             histograms: None,
             capacity: 0,
+            timer: PassTimer::new(ctx, 1),
             batch: DEFAULT_BATCH,
+            last_gpu_seconds: None,
         })
     }
 
@@ -103,6 +109,7 @@ impl SectorExperimentGpu {
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as u64;
         let batch = batch.min((max_dim * max_dim / GROUPS_PER_ROTATION as u64) as usize);
         let mut out = Vec::with_capacity(rotations.len());
+        let mut gpu_seconds = ctx.has_timestamps().then_some(0.0);
         for chunk in rotations.chunks(batch) {
             self.ensure_capacity(ctx, chunk.len())?;
             let (Some(rot_buf), Some(hist_buf)) = (&self.rotations, &self.histograms) else {
@@ -139,18 +146,23 @@ impl SectorExperimentGpu {
             let hist_len = chunk.len() * 64;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
+            self.timer.reset();
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("sector classify"),
-                    timestamp_writes: None,
+                    timestamp_writes: self.timer.pass("classify"),
                 });
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &bind, &[]);
                 let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
                 pass.dispatch_workgroups(x, y, 1);
             }
+            self.timer.resolve(&mut enc);
             ctx.queue.submit([enc.finish()]);
             let counts: Vec<u32> = ctx.read(hist_buf, hist_len)?;
+            if let Some(total) = gpu_seconds.as_mut() {
+                *total += self.timer.read(ctx)?.iter().map(|(_, s)| s).sum::<f64>();
+            }
             for c in counts.chunks_exact(64) {
                 let mut h: Histogram = [0; 64];
                 h.copy_from_slice(c);
@@ -162,6 +174,7 @@ impl SectorExperimentGpu {
                 f(chunk.len() as u64);
             }
         }
+        self.last_gpu_seconds = gpu_seconds;
         Ok(out)
     }
 }
