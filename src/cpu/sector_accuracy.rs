@@ -74,7 +74,7 @@ const BOUND_SLACK: f32 = 0.01;
 const ANGLE_SLACK: f32 = 1e-3;
 
 /// Everything the per-point test needs for one rotation, computed once on the CPU so the GPU
-/// sees the very same numbers. Laid out as 13 `vec4<f32>` (shaders/sector.wgsl `Rotation`).
+/// sees the very same numbers. Laid out as 14 `vec4<f32>` (shaders/sector.wgsl `Rotation`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct RotationParams {

@@ -19,6 +19,8 @@ const WORKGROUP: u32 = 64;
 /// Grid rows per rotation (100 x 100).
 const ROWS: u32 = 10_000;
 const GROUPS_PER_ROTATION: u32 = ROWS.div_ceil(WORKGROUP);
+// The shader's `Rotation` is 14 vec4<f32>.
+const _: () = assert!(std::mem::size_of::<RotationParams>() == 14 * 16);
 /// Rotations per submission: keeps buffers small (about 0.2 MiB of parameters and 0.25 MiB of
 /// histograms) and gives the progress callback something to report.
 pub const DEFAULT_BATCH: usize = 1024;

@@ -22,6 +22,9 @@ pub struct GpuSector {
     radii: [f32; 4],
 }
 
+// The shader's `GpuSector` is 4 vec4<f32>.
+const _: () = assert!(std::mem::size_of::<GpuSector>() == 64);
+
 impl From<&Sector> for GpuSector {
     fn from(s: &Sector) -> Self {
         // sin and cos on the CPU, as `ring_sector_distance` computes them.
