@@ -38,3 +38,4 @@ pub fn broad_phase(method: Method) -> Box<dyn BroadPhase + Send> {
         Method::Grid => Box::new(Grid::new()),
     }
 }
+pub mod sector_accuracy;

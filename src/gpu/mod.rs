@@ -2,6 +2,8 @@
 //! name in `shaders/`.
 
 pub mod context;
+pub mod sector;
+pub mod sector_sphere;
 
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
 pub mod sat;

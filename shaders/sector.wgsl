@@ -1,0 +1,351 @@
+// The sector accuracy experiment (thesis 3.1, SPEC 4.4): per rotation, the 64-bin histogram
+// of membership masks over the 100^3 grid. Mirrors src/cpu/sector_accuracy.rs and
+// src/geom/swept_box.rs line by line; the per-rotation constants come precomputed from the CPU.
+//
+// One workgroup = one rotation x 64 grid rows (x varies along a row). Each thread owns a row:
+// the two speculative AABBs are index intervals counted in O(1); only the points inside a
+// cylinder-and-slab bound of the conservative sector are classified one by one. Counts go to a
+// workgroup histogram, then 63 atomics per workgroup to the rotation's global histogram
+// (bin 0, "in no shape", is filled in on the CPU from the total).
+
+struct Rotation {
+    origin: vec4<f32>,
+    arm: vec4<f32>,                 // e1, w = |P - O|
+    sweep_dir: vec4<f32>,           // e2 = U x e1, w = alpha
+    axis: vec4<f32>,                // U, w = Wz / 2
+    half_widths: vec4<f32>,         // Wx/2, Wy/2, bound radius, bound half-height
+    sector_axis: vec4<f32>,         // A, w = cos(theta)
+    sector_radii: vec4<f32>,        // r^2, R^2, full ring, -
+    conservative_axis: vec4<f32>,
+    conservative_radii: vec4<f32>,
+    gate: vec4<f32>,                // (r'-s)^2, (R'+s)^2, cos(theta'+s), -
+    speculative_min: vec4<f32>,
+    speculative_max: vec4<f32>,
+    endpoints_min: vec4<f32>,
+    endpoints_max: vec4<f32>,
+}
+
+struct Params {
+    rotation_count: u32,
+    groups_per_rotation: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> rotations: array<Rotation>;
+@group(0) @binding(1) var<storage, read_write> histograms: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+const GRID_SIDE: i32 = 100;
+const ROWS: u32 = 10000u;
+const OFFSET: f32 = 49.5;
+const PI: f32 = 3.14159265358979;
+const TAU: f32 = 6.28318530717959;
+const REFERENCE_STEPS: f32 = 100.0;
+
+const REFERENCE: u32 = 1u;
+const SPECULATIVE: u32 = 2u;
+const SPECULATIVE_ENDPOINTS: u32 = 4u;
+const SECTOR: u32 = 8u;
+const CONSERVATIVE_SECTOR: u32 = 16u;
+const EXACT_SWEEP: u32 = 32u;
+
+// 64 threads: one per histogram bin for the flush, and a multiple of every common SIMD width
+// (8 on lavapipe, 32, 64).
+const WORKGROUP: u32 = 64u;
+
+var<workgroup> local_hist: array<atomic<u32>, 64>;
+
+// Vulkan lets atan/atan2 be off by 4096 ulp (and acos/asin inherit it): enough to move
+// thousands of boundary points. These versions are accurate to a few 1e-7 rad everywhere.
+const SQRT3: f32 = 1.7320508075688772;
+const TAN_PI_12: f32 = 0.2679491924311227;
+
+// atan(t) for |t| <= tan(pi / 12) by its Taylor series: the next term is below 3e-10.
+fn atan_small(t: f32) -> f32 {
+    let t2 = t * t;
+    return t * (1.0 + t2 * (-1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0
+        + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 + t2 * (1.0 / 13.0)))))));
+}
+
+// atan(r) for r in [0, 1]: atan(r) = pi/6 + atan((r sqrt3 - 1) / (r + sqrt3)) above tan(pi/12).
+fn atan_unit(r: f32) -> f32 {
+    if (r > TAN_PI_12) {
+        return PI / 6.0 + atan_small((r * SQRT3 - 1.0) / (r + SQRT3));
+    }
+    return atan_small(r);
+}
+
+fn precise_atan2(y: f32, x: f32) -> f32 {
+    let ax = abs(x);
+    let ay = abs(y);
+    let big = max(ax, ay);
+    if (big == 0.0) {
+        return 0.0;
+    }
+    var a = atan_unit(min(ax, ay) / big);
+    if (ay > ax) {
+        a = 0.5 * PI - a;
+    }
+    if (x < 0.0) {
+        a = PI - a;
+    }
+    if (y < 0.0) {
+        a = -a;
+    }
+    return a;
+}
+
+// acos(c), c in [-1, 1]; (1 - c)(1 + c) keeps precision near |c| = 1.
+fn precise_acos(c: f32) -> f32 {
+    return precise_atan2(sqrt(max((1.0 - c) * (1.0 + c), 0.0)), c);
+}
+
+// asin(s), s in [0, 1].
+fn precise_asin(s: f32) -> f32 {
+    return precise_atan2(s, sqrt(max((1.0 - s) * (1.0 + s), 0.0)));
+}
+
+fn grid_coord(i: i32) -> f32 {
+    return f32(i) - OFFSET;
+}
+
+fn in_aabb(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+    return all(p >= lo) && all(p <= hi);
+}
+
+fn in_sector(q: vec3<f32>, rho2: f32, axis: vec4<f32>, radii: vec4<f32>) -> bool {
+    return rho2 >= radii.x && rho2 <= radii.y
+        && (radii.z != 0.0 || dot(q, axis.xyz) >= axis.w * sqrt(rho2));
+}
+
+fn wrap_angle(v: f32) -> f32 {
+    var w = v % TAU;
+    if (w < 0.0) {
+        w = w + TAU;
+    }
+    if (w >= TAU) {
+        w = 0.0;
+    }
+    return w;
+}
+
+fn pose_in_range(lo: f32, hi: f32, alpha: f32) -> bool {
+    if (alpha <= 0.0) {
+        return lo <= 0.0 && 0.0 <= hi;
+    }
+    let per_radian = REFERENCE_STEPS / alpha;
+    let k_min = max(ceil(lo * per_radian), 0.0);
+    let k_max = min(floor(hi * per_radian), REFERENCE_STEPS);
+    return k_min <= k_max;
+}
+
+// Bits REFERENCE | EXACT_SWEEP for the arc [start, start + width] of gamma.
+fn arc_bits(beta: f32, start: f32, width: f32, alpha: f32) -> u32 {
+    let x = wrap_angle(beta - start);
+    var m = 0u;
+    if (pose_in_range(x - width, x, alpha) || pose_in_range(x - width + TAU, x + TAU, alpha)) {
+        m = m | REFERENCE;
+    }
+    if (x <= width + alpha) {
+        m = m | EXACT_SWEEP;
+    }
+    return m;
+}
+
+// Both symmetric arcs of one |gamma| range [lo, hi].
+fn range_bits(beta: f32, lo: f32, hi: f32, alpha: f32) -> u32 {
+    if (lo > hi) {
+        return 0u;
+    }
+    return arc_bits(beta, lo, hi - lo, alpha) | arc_bits(beta, -hi, hi - lo, alpha);
+}
+
+// GammaArcs::new followed by the sweep tests.
+fn sweep_bits(rho: f32, beta: f32, r: Rotation) -> u32 {
+    let distance = r.arm.w;
+    let half_x = r.half_widths.x;
+    let half_y = r.half_widths.y;
+    let alpha = r.sweep_dir.w;
+    if (rho <= 0.0) {
+        if (distance - half_y <= 0.0 && 0.0 <= distance + half_y) {
+            return range_bits(beta, 0.0, PI, alpha);
+        }
+        return 0u;
+    }
+    let c_hi = (distance + half_y) / rho;
+    let c_lo = (distance - half_y) / rho;
+    if (c_hi < -1.0 || c_lo > 1.0) {
+        return 0u;
+    }
+    let g_lo = precise_acos(min(c_hi, 1.0));
+    let g_hi = precise_acos(max(c_lo, -1.0));
+    let s = half_x / rho;
+    if (s >= 1.0) {
+        return range_bits(beta, g_lo, g_hi, alpha);
+    }
+    let a = precise_asin(s);
+    return range_bits(beta, g_lo, min(g_hi, a), alpha)
+        | range_bits(beta, max(g_lo, PI - a), g_hi, alpha);
+}
+
+fn classify(r: Rotation, p: vec3<f32>) -> u32 {
+    var mask = 0u;
+    if (in_aabb(p, r.speculative_min.xyz, r.speculative_max.xyz)) {
+        mask = mask | SPECULATIVE;
+    }
+    if (in_aabb(p, r.endpoints_min.xyz, r.endpoints_max.xyz)) {
+        mask = mask | SPECULATIVE_ENDPOINTS;
+    }
+    let q = p - r.origin.xyz;
+    let z = dot(q, r.axis.xyz);
+    if (abs(z) > r.axis.w) {
+        return mask;
+    }
+    let x = dot(q, r.arm.xyz);
+    let y = dot(q, r.sweep_dir.xyz);
+    let rho2 = x * x + y * y;
+    if (in_sector(q, rho2, r.sector_axis, r.sector_radii)) {
+        mask = mask | SECTOR;
+    }
+    if (in_sector(q, rho2, r.conservative_axis, r.conservative_radii)) {
+        mask = mask | CONSERVATIVE_SECTOR;
+    }
+    let near_sweep = rho2 >= r.gate.x && rho2 <= r.gate.y
+        && dot(q, r.conservative_axis.xyz) >= r.gate.z * sqrt(rho2);
+    if (near_sweep) {
+        mask = mask | sweep_bits(sqrt(rho2), precise_atan2(y, x), r);
+    }
+    return mask;
+}
+
+// Indices i with lo <= grid_coord(i) <= hi, as (first, last); empty when first > last.
+fn index_range(lo: f32, hi: f32) -> vec2<i32> {
+    if (!(lo <= hi)) {
+        return vec2<i32>(0, -1);
+    }
+    var a = clamp(i32(clamp(ceil(lo + OFFSET), 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
+    while (a > 0 && grid_coord(a - 1) >= lo) {
+        a = a - 1;
+    }
+    while (a < GRID_SIDE && grid_coord(a) < lo) {
+        a = a + 1;
+    }
+    var b = clamp(i32(clamp(floor(hi + OFFSET), -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
+    while (b < GRID_SIDE - 1 && grid_coord(b + 1) <= hi) {
+        b = b + 1;
+    }
+    while (b >= 0 && grid_coord(b) > hi) {
+        b = b - 1;
+    }
+    return vec2<i32>(a, b);
+}
+
+fn range_len(r: vec2<i32>) -> u32 {
+    return u32(max(r.y - r.x + 1, 0));
+}
+
+fn overlap(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
+    return vec2<i32>(max(a.x, b.x), min(a.y, b.y));
+}
+
+// Superset of the row's x indices inside the conservative sector's cylinder and slab.
+fn candidate_range(r: Rotation, y: f32, z: f32) -> vec2<i32> {
+    let u = r.axis.xyz;
+    let q = vec3<f32>(0.0, y, z) - r.origin.xyz;
+    let r_bound = r.half_widths.z;
+    let h_bound = r.half_widths.w;
+    let ux = u.x;
+    let c0 = dot(q, u);
+    var t_lo = -1e4;
+    var t_hi = 1e4;
+    if (abs(ux) < 1e-6) {
+        if (abs(c0) > h_bound) {
+            return vec2<i32>(0, -1);
+        }
+    } else {
+        let a = (-h_bound - c0) / ux;
+        let b = (h_bound - c0) / ux;
+        t_lo = max(t_lo, min(a, b));
+        t_hi = min(t_hi, max(a, b));
+    }
+    let q_perp = q - c0 * u;
+    let e_perp = vec3<f32>(1.0, 0.0, 0.0) - ux * u;
+    let a = dot(e_perp, e_perp);
+    if (a > 1e-4) {
+        let t0 = -dot(q_perp, e_perp) / a;
+        let closest = q_perp + t0 * e_perp;
+        let room = r_bound * r_bound - dot(closest, closest);
+        if (room < 0.0) {
+            return vec2<i32>(0, -1);
+        }
+        let half = sqrt(room / a);
+        t_lo = max(t_lo, t0 - half);
+        t_hi = min(t_hi, t0 + half);
+    } else if (dot(q_perp, q_perp) > r_bound * r_bound + 1.0) {
+        return vec2<i32>(0, -1);
+    }
+    if (t_lo > t_hi) {
+        return vec2<i32>(0, -1);
+    }
+    // Integer clamps too: a NaN survives the float clamp and converts to anything.
+    let lo = clamp(i32(clamp(floor(t_lo + OFFSET) - 1.0, 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
+    let hi = clamp(i32(clamp(ceil(t_hi + OFFSET) + 1.0, -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
+    return vec2<i32>(lo, hi);
+}
+
+fn add_local(bin: u32, n: u32) {
+    if (n != 0u) {
+        atomicAdd(&local_hist[bin], n);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn classify_rows(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    atomicStore(&local_hist[lid], 0u);
+    workgroupBarrier();
+
+    // Uniform per workgroup, so the barrier below is reached by all or none.
+    let group = wid.y * nwg.x + wid.x;
+    let rotation = group / params.groups_per_rotation;
+    let row = (group % params.groups_per_rotation) * WORKGROUP + lid;
+    if (rotation < params.rotation_count && row < ROWS) {
+        let r = rotations[rotation];
+        let y = grid_coord(i32(row % 100u));
+        let z = grid_coord(i32(row / 100u));
+        var s = vec2<i32>(0, -1);
+        if (y >= r.speculative_min.y && y <= r.speculative_max.y
+            && z >= r.speculative_min.z && z <= r.speculative_max.z) {
+            s = index_range(r.speculative_min.x, r.speculative_max.x);
+        }
+        var e = vec2<i32>(0, -1);
+        if (y >= r.endpoints_min.y && y <= r.endpoints_max.y
+            && z >= r.endpoints_min.z && z <= r.endpoints_max.z) {
+            e = index_range(r.endpoints_min.x, r.endpoints_max.x);
+        }
+        let c = candidate_range(r, y, z);
+        for (var i = c.x; i <= c.y; i = i + 1) {
+            let m = classify(r, vec3<f32>(grid_coord(i), y, z));
+            if (m != 0u) {
+                atomicAdd(&local_hist[m], 1u);
+            }
+        }
+        let se = overlap(s, e);
+        let both = range_len(se) - range_len(overlap(se, c));
+        let spec_only = range_len(s) - range_len(overlap(s, c)) - both;
+        let ends_only = range_len(e) - range_len(overlap(e, c)) - both;
+        add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, both);
+        add_local(SPECULATIVE, spec_only);
+        add_local(SPECULATIVE_ENDPOINTS, ends_only);
+    }
+    workgroupBarrier();
+
+    let n = atomicLoad(&local_hist[lid]);
+    if (rotation < params.rotation_count && lid != 0u && n != 0u) {
+        atomicAdd(&histograms[rotation * 64u + lid], n);
+    }
+}
