@@ -2,5 +2,6 @@
 //! name in `shaders/`.
 
 pub mod context;
+pub mod scan;
 
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
