@@ -2,6 +2,7 @@
 //! name in `shaders/`.
 
 pub mod context;
+pub mod radix_sort;
 pub mod scan;
 
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
