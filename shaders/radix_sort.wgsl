@@ -80,6 +80,11 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     }
     next_pos[lid] = hist[lid * blocks + block];
     let start = block * WG * ROUNDS;
+    // Cleared once per block; afterwards each round clears only the words it set.
+    for (var w = 0u; w < MASK_WORDS; w++) {
+        atomicStore(&holders[lid * MASK_WORDS + w], 0u);
+    }
+    workgroupBarrier();
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
     for (var r = 0u; r < ROUNDS; r++) {
@@ -87,11 +92,6 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         if (round_start >= n) {
             break; // uniform: the same for the whole workgroup
         }
-        for (var w = 0u; w < MASK_WORDS; w++) {
-            atomicStore(&holders[lid * MASK_WORDS + w], 0u);
-        }
-        // Also orders the previous round's next_pos updates before this round's reads.
-        workgroupBarrier();
         let i = round_start + lid;
         let valid = i < n;
         var key = 0u;
@@ -123,8 +123,14 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
             values_out[dest] = values_in[i];
         }
         workgroupBarrier();
+        if (valid) {
+            // Every holder of a word stores the same zero: no conflicting values.
+            atomicStore(&holders[d * MASK_WORDS + word], 0u);
+        }
         if (last) {
             next_pos[d] += rank + 1u;
         }
+        // Clears and next_pos updates land before the next round sets and reads them.
+        workgroupBarrier();
     }
 }
