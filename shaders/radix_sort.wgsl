@@ -31,8 +31,9 @@ struct PassParams {
 var<workgroup> counts: array<atomic<u32>, RADIX>;
 // Per digit, one bit per invocation of the current round that holds that digit.
 var<workgroup> holders: array<atomic<u32>, RADIX * MASK_WORDS>;
-// Per digit, the output position of its next key in this block.
-var<workgroup> next_pos: array<u32, RADIX>;
+// Per digit, the output position of its next key in this block (atomic only for atomicMax,
+// which advances it without first finding the digit's last holder).
+var<workgroup> next_pos: array<atomic<u32>, RADIX>;
 
 fn digit_of(key: u32) -> u32 {
     return (key >> params.shift) & params.mask;
@@ -78,7 +79,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     if (block >= blocks) {
         return;
     }
-    next_pos[lid] = hist[lid * blocks + block];
+    atomicStore(&next_pos[lid], hist[lid * blocks + block]);
     let start = block * WG * ROUNDS;
     // Cleared once per block; afterwards each round clears only the words it set.
     for (var w = 0u; w < MASK_WORDS; w++) {
@@ -103,22 +104,16 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         }
         workgroupBarrier();
         // Stable rank: the number of earlier invocations of this round with the same digit.
-        var rank = 0u;
-        var last = false;
+        var dest = 0u;
         if (valid) {
+            var rank = 0u;
             let row = d * MASK_WORDS;
             for (var w = 0u; w < word; w++) {
                 rank += countOneBits(atomicLoad(&holders[row + w]));
             }
             let mine = atomicLoad(&holders[row + word]);
             rank += countOneBits(mine & (bit - 1u));
-            // Last holder of d in this round: no higher bit in my word nor in later words.
-            var later = mine & ~(bit | (bit - 1u));
-            for (var w = word + 1u; w < MASK_WORDS; w++) {
-                later |= atomicLoad(&holders[row + w]);
-            }
-            last = later == 0u;
-            let dest = next_pos[d] + rank;
+            dest = atomicLoad(&next_pos[d]) + rank;
             keys_out[dest] = key;
             values_out[dest] = values_in[i];
         }
@@ -126,9 +121,8 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         if (valid) {
             // Every holder of a word stores the same zero: no conflicting values.
             atomicStore(&holders[d * MASK_WORDS + word], 0u);
-        }
-        if (last) {
-            next_pos[d] += rank + 1u;
+            // The digit's next free position: one past its last key of this round.
+            atomicMax(&next_pos[d], dest + 1u);
         }
         // Clears and next_pos updates land before the next round sets and reads them.
         workgroupBarrier();
