@@ -2,8 +2,10 @@
 //! name in `shaders/`.
 
 pub mod context;
+pub mod radix_sort;
+pub mod sat;
+pub mod scan;
 pub mod sector;
 pub mod sector_sphere;
 
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
-pub mod sat;
