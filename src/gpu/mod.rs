@@ -9,6 +9,8 @@ pub mod frame;
 pub mod keys;
 pub mod min_axis;
 pub mod pairs;
+pub mod radix_sort;
+pub mod scan;
 
 pub use broad_phase::GpuBroadPhase;
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
