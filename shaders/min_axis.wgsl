@@ -10,6 +10,21 @@
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
 @group(0) @binding(8) var<storage, read_write> choice: array<vec2<u32>>;
 @group(0) @binding(9) var<storage, read_write> forward_best: array<u32>;
+@group(0) @binding(10) var<storage, read_write> sorted: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read_write> sorted_choice: array<vec2<u32>>;
+
+// Spheres and choices in the lo order of one axis, so the owner walk reads neighbours
+// contiguously.
+@compute @workgroup_size(256)
+fn gather_axis(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p < params.n {
+        let i = lo_idx[p];
+        sorted[p] = spheres[i];
+        sorted_choice[p] = choice[i];
+    }
+}
 
 @compute @workgroup_size(256)
 fn rank_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

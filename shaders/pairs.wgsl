@@ -9,9 +9,8 @@
 @group(0) @binding(6) var<storage, read> values: array<u32>;
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(8) var<storage, read> starts: array<u32>;
-// min_axis: (m, axis) per object and the rank of each object in the lo order of params.axis.
+// min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
-@group(0) @binding(10) var<storage, read> rank: array<u32>;
 
 const SWEEP_AXIS: u32 = 0u;
 const SWEEP_SAP: u32 = 1u;
@@ -155,32 +154,32 @@ fn owns(m: u32, o: u32, mj: u32, j: u32) -> bool {
     return m < mj || (m == mj && o < j);
 }
 
-// min_axis, run once per axis: each object o whose chosen axis is params.axis tests the objects
-// j overlapping it there whose priority (m, index) is larger. keys/values: the lo order of that
-// axis; forward while lo_q <= hi_o, backward while lo_q can still reach lo_o (hi - lo <= 2 r_max,
-// with a margin for rounding: every candidate is checked exactly).
+// min_axis, run once per axis: keys/values/sorted/choice are in the lo order of params.axis.
+// The object at position p, if its chosen axis is this one, tests the objects j overlapping it
+// there whose priority (m, index) is larger: forward while lo_q <= hi_p, backward while lo_q can
+// still reach lo_p (hi - lo <= 2 r_max, with a margin for rounding: every candidate is checked
+// exactly, the margin only bounds the walk).
 @compute @workgroup_size(256)
 fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32) {
-    let o = flat_id(wid, nwg, lid);
+    let p = flat_id(wid, nwg, lid);
     var tests = 0u;
     var hits = 0u;
-    if o < params.n && choice[o].y == params.axis {
+    if p < params.n && choice[p].y == params.axis {
         let a = params.axis;
-        let s = spheres[o];
+        let s = sorted[p];
+        let o = values[p];
         let lo = lo_of(s, a);
         let hi = hi_of(s, a);
-        let m = choice[o].x;
-        let p = rank[o];
+        let m = choice[p].x;
         for (var q = p + 1u; q < params.n; q++) {
             if unordered(keys[q]) > hi {
                 break;
             }
             let j = values[q];
-            if owns(m, o, choice[j].x, j) {
-                let t = spheres[j];
+            if owns(m, o, choice[q].x, j) {
                 tests++;
-                if touches(s, t) {
+                if touches(s, sorted[q]) {
                     hits++;
                     emit(o, j);
                 }
@@ -189,12 +188,13 @@ fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         let span = 2.0 * r_max();
         let floor_lo = lo - (span + 1e-5 * (abs(lo) + span)) - 1e-30;
         for (var q = p; q > 0u; q--) {
-            if unordered(keys[q - 1u]) < floor_lo {
+            let r = q - 1u;
+            if unordered(keys[r]) < floor_lo {
                 break;
             }
-            let j = values[q - 1u];
-            let t = spheres[j];
-            if hi_of(t, a) >= lo && owns(m, o, choice[j].x, j) {
+            let t = sorted[r];
+            let j = values[r];
+            if hi_of(t, a) >= lo && owns(m, o, choice[r].x, j) {
                 tests++;
                 if touches(s, t) {
                     hits++;

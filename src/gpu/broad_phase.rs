@@ -26,20 +26,20 @@
 use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
-use crate::gpu::bitonic_sort::{BitonicSort, padded_len};
 use crate::gpu::cascade::{Cascade, block_max_bytes};
 use crate::gpu::context::{GpuContext, PassTimer};
 use crate::gpu::frame::{ParamArena, begin};
 use crate::gpu::keys::{EXTENTS_INIT, KeyMode, KeyParams, Keys};
 use crate::gpu::min_axis::{AxisOrder, MinAxis};
 use crate::gpu::pairs::{PairKernels, PairSink, Sweep};
+use crate::gpu::radix_sort::RadixSort;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Dispatches one frame may use (parameter slots); a 2^27-element min_axis frame needs ~1,200.
-const PARAM_SLOTS: usize = 2048;
-/// Timed passes per frame (min_axis, the longest, has 17).
-const TIMED_PASSES: u32 = 32;
+/// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
+const PARAM_SLOTS: usize = 64;
+/// Timed passes per frame (min_axis, the longest, has about 60 with the sort's passes).
+const TIMED_PASSES: u32 = 128;
 /// Words of the totals buffer (see `common.wgsl`).
 const COUNTER_WORDS: u64 = 8;
 
@@ -64,6 +64,8 @@ struct MinAxisBuffers {
     lo_idx: [wgpu::Buffer; 3],
     rank: [wgpu::Buffer; 3],
     choice: wgpu::Buffer,
+    /// `choice` in the lo order of the axis being walked.
+    sorted_choice: wgpu::Buffer,
     forward_best: wgpu::Buffer,
 }
 
@@ -72,7 +74,7 @@ pub struct GpuBroadPhase {
     ctx: Arc<GpuContext>,
     method: Method,
     keys: Keys,
-    sort: BitonicSort,
+    sort: RadixSort,
     cascade: Option<Cascade>,
     pairs: PairKernels,
     min_axis: Option<MinAxis>,
@@ -100,7 +102,8 @@ impl GpuBroadPhase {
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         let c = &*ctx;
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
-        let counters = c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
+        let counters =
+            c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
         let counters_staging = c.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("counters readback"),
             size: COUNTER_WORDS * 4,
@@ -109,13 +112,22 @@ impl GpuBroadPhase {
         });
         let ext = c.storage_buffer("extents", 32, wgpu::BufferUsages::empty())?;
         let initial_pairs = 1 << 16;
-        let pair_list = c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
+        let pair_list =
+            c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
         Ok(Self {
             keys: Keys::new(c)?,
-            sort: BitonicSort::new(c)?,
-            cascade: if uses_cascade { Some(Cascade::new(c)?) } else { None },
+            sort: RadixSort::new(c)?,
+            cascade: if uses_cascade {
+                Some(Cascade::new(c)?)
+            } else {
+                None
+            },
             pairs: PairKernels::new(c)?,
-            min_axis: if method == Method::MinAxis { Some(MinAxis::new(c)?) } else { None },
+            min_axis: if method == Method::MinAxis {
+                Some(MinAxis::new(c)?)
+            } else {
+                None
+            },
             arena: ParamArena::new(c, PARAM_SLOTS),
             timer: PassTimer::new(c, TIMED_PASSES),
             counters,
@@ -139,11 +151,9 @@ impl GpuBroadPhase {
     /// tiny capacity exercises that path.
     pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
         let pairs = pairs.max(1);
-        self.pair_list = self.ctx.storage_buffer(
-            "pair list",
-            pairs * 8,
-            wgpu::BufferUsages::empty(),
-        )?;
+        self.pair_list =
+            self.ctx
+                .storage_buffer("pair list", pairs * 8, wgpu::BufferUsages::empty())?;
         self.pair_capacity = pairs;
         Ok(())
     }
@@ -175,8 +185,11 @@ impl GpuBroadPhase {
         if self.resident.as_ref().is_some_and(|r| r.capacity >= n) {
             return Ok(());
         }
-        // Power-of-two capacity: the bitonic sort needs it for the keys, and growth is amortised.
-        let cap = padded_len(n);
+        // Grow by at least a quarter so a slowly growing scene reallocates rarely.
+        let cap = self
+            .resident
+            .as_ref()
+            .map_or(n, |r| n.max(r.capacity.saturating_add(r.capacity / 4)));
         let ctx = &*self.ctx;
         let none = wgpu::BufferUsages::empty();
         let mut bytes = 0u64;
@@ -191,23 +204,43 @@ impl GpuBroadPhase {
         let min_axis_method = self.method == Method::MinAxis;
         let keys = buf("keys", per(4))?;
         let values = buf("values", per(4))?;
-        let sorted = buf("sorted spheres", if min_axis_method { 4 } else { per(16) })?;
+        let sorted = buf("sorted spheres", per(16))?;
         let (mark, block_max) = if self.cascade.is_some() {
-            (buf("marks", 4 * cap as u64)?, buf("block maxima", block_max_bytes(cap))?)
+            (
+                buf("marks", 4 * cap as u64)?,
+                buf("block maxima", block_max_bytes(cap))?,
+            )
         } else {
             (buf("marks", 4)?, buf("block maxima", 4)?)
         };
         let starts = buf(
             "bucket starts",
-            if self.method == Method::Grid { 4 * cap as u64 } else { 4 },
+            if self.method == Method::Grid {
+                4 * grid_buckets(cap) as u64
+            } else {
+                4
+            },
         )?;
         let min_axis = if min_axis_method {
             let c = cap as u64;
             Some(MinAxisBuffers {
-                lo_keys: [buf("lo keys x", 4 * c)?, buf("lo keys y", 4 * c)?, buf("lo keys z", 4 * c)?],
-                lo_idx: [buf("lo idx x", 4 * c)?, buf("lo idx y", 4 * c)?, buf("lo idx z", 4 * c)?],
-                rank: [buf("rank x", 4 * c)?, buf("rank y", 4 * c)?, buf("rank z", 4 * c)?],
+                lo_keys: [
+                    buf("lo keys x", 4 * c)?,
+                    buf("lo keys y", 4 * c)?,
+                    buf("lo keys z", 4 * c)?,
+                ],
+                lo_idx: [
+                    buf("lo idx x", 4 * c)?,
+                    buf("lo idx y", 4 * c)?,
+                    buf("lo idx z", 4 * c)?,
+                ],
+                rank: [
+                    buf("rank x", 4 * c)?,
+                    buf("rank y", 4 * c)?,
+                    buf("rank z", 4 * c)?,
+                ],
                 choice: buf("axis choice", 8 * c)?,
+                sorted_choice: buf("sorted axis choice", 8 * c)?,
                 forward_best: buf("forward best", 4 * c)?,
             })
         } else {
@@ -242,7 +275,7 @@ impl GpuBroadPhase {
         self.timer.reset();
         let arena = &mut self.arena;
         let timer = &mut self.timer;
-        let pad = padded_len(n);
+        let buckets = grid_buckets(n);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.counters, 0, None);
         let sink = PairSink {
@@ -259,14 +292,19 @@ impl GpuBroadPhase {
         }
         let key_params = |mode: KeyMode, axis: u32, use_mark: bool| KeyParams {
             n,
-            pad,
+            pad: n,
             mode,
             axis,
             use_mark,
-            buckets: pad,
+            buckets,
+        };
+        let key_bits = |mode: KeyMode| match mode {
+            KeyMode::GridBucket => buckets.trailing_zeros().max(1),
+            _ => 32,
         };
         // keys -> sort -> gather into (res.keys, res.values, res.sorted).
-        let sorted_pass = |enc: &mut wgpu::CommandEncoder,
+        let sort = &mut self.sort;
+        let mut sorted_pass = |enc: &mut wgpu::CommandEncoder,
                                arena: &mut ParamArena,
                                timer: &mut PassTimer,
                                kp: KeyParams|
@@ -274,18 +312,36 @@ impl GpuBroadPhase {
             {
                 let mut pass = begin(enc, timer, "keys");
                 self.keys.make_keys(
-                    ctx, &mut pass, arena, kp, &res.spheres, &self.ext, &res.mark, &res.keys,
+                    ctx,
+                    &mut pass,
+                    arena,
+                    kp,
+                    &res.spheres,
+                    &self.ext,
+                    &res.mark,
+                    &res.keys,
                     &res.values,
                 )?;
             }
-            {
-                let mut pass = begin(enc, timer, "sort");
-                self.sort
-                    .encode(ctx, &mut pass, arena, &res.keys, &res.values, pad)?;
-            }
+            sort.encode(
+                ctx,
+                enc,
+                &res.keys,
+                &res.values,
+                n,
+                key_bits(kp.mode),
+                Some(timer),
+            )?;
             let mut pass = begin(enc, timer, "gather");
-            self.keys
-                .gather(ctx, &mut pass, arena, n, &res.spheres, &res.values, &res.sorted)
+            self.keys.gather(
+                ctx,
+                &mut pass,
+                arena,
+                n,
+                &res.spheres,
+                &res.values,
+                &res.sorted,
+            )
         };
         match self.method {
             Method::BruteForce => {
@@ -302,11 +358,25 @@ impl GpuBroadPhase {
                 sorted_pass(&mut enc, arena, timer, key_params(mode, 0, false))?;
                 let mut pass = begin(&mut enc, timer, "pairs");
                 self.pairs.sweep(
-                    ctx, &mut pass, arena, n, sweep, 0, &res.sorted, &res.keys, &res.values, &sink,
+                    ctx,
+                    &mut pass,
+                    arena,
+                    n,
+                    sweep,
+                    0,
+                    &res.sorted,
+                    &res.keys,
+                    &res.values,
+                    &sink,
                 )?;
             }
             Method::Grid => {
-                sorted_pass(&mut enc, arena, timer, key_params(KeyMode::GridBucket, 0, false))?;
+                sorted_pass(
+                    &mut enc,
+                    arena,
+                    timer,
+                    key_params(KeyMode::GridBucket, 0, false),
+                )?;
                 enc.clear_buffer(&res.starts, 0, None);
                 {
                     let mut pass = begin(&mut enc, timer, "gather");
@@ -315,8 +385,16 @@ impl GpuBroadPhase {
                 }
                 let mut pass = begin(&mut enc, timer, "pairs");
                 self.pairs.grid(
-                    ctx, &mut pass, arena, n, pad, &res.sorted, &res.keys, &res.values,
-                    &res.starts, &sink,
+                    ctx,
+                    &mut pass,
+                    arena,
+                    n,
+                    buckets,
+                    &res.sorted,
+                    &res.keys,
+                    &res.values,
+                    &res.starts,
+                    &sink,
                 )?;
             }
             Method::X | Method::Xy | Method::Xyz => {
@@ -327,18 +405,39 @@ impl GpuBroadPhase {
                 };
                 let cascade = self.cascade.as_ref().expect("built for cascade methods");
                 for axis in 0..axes {
-                    sorted_pass(&mut enc, arena, timer, key_params(KeyMode::Lo, axis, axis > 0))?;
+                    sorted_pass(
+                        &mut enc,
+                        arena,
+                        timer,
+                        key_params(KeyMode::Lo, axis, axis > 0),
+                    )?;
                     if axis + 1 < axes {
                         let mut pass = begin(&mut enc, timer, "cascade");
                         cascade.encode(
-                            ctx, &mut pass, arena, n, axis, &res.sorted, &res.keys, &res.values,
-                            &res.block_max, &res.mark,
+                            ctx,
+                            &mut pass,
+                            arena,
+                            n,
+                            axis,
+                            &res.sorted,
+                            &res.keys,
+                            &res.values,
+                            &res.block_max,
+                            &res.mark,
                         )?;
                     } else {
                         let mut pass = begin(&mut enc, timer, "pairs");
                         self.pairs.sweep(
-                            ctx, &mut pass, arena, n, Sweep::Axis, axis, &res.sorted, &res.keys,
-                            &res.values, &sink,
+                            ctx,
+                            &mut pass,
+                            arena,
+                            n,
+                            Sweep::Axis,
+                            axis,
+                            &res.sorted,
+                            &res.keys,
+                            &res.values,
+                            &sink,
                         )?;
                     }
                 }
@@ -366,8 +465,7 @@ impl GpuBroadPhase {
                                 v,
                             )?;
                         }
-                        let mut pass = begin(&mut enc, timer, "sort");
-                        self.sort.encode(ctx, &mut pass, arena, k, v, pad)?;
+                        sort.encode(ctx, &mut enc, k, v, n, 32, Some(timer))?;
                     }
                     let mut pass = begin(&mut enc, timer, "min_axis");
                     kernels.encode(
@@ -388,19 +486,32 @@ impl GpuBroadPhase {
                         &self.counters,
                     )?;
                 }
-                let mut pass = begin(&mut enc, timer, "pairs");
                 for axis in 0..3usize {
+                    {
+                        let mut pass = begin(&mut enc, timer, "gather");
+                        kernels.gather(
+                            ctx,
+                            &mut pass,
+                            arena,
+                            n,
+                            &res.spheres,
+                            &mb.lo_idx[axis],
+                            &mb.choice,
+                            &res.sorted,
+                            &mb.sorted_choice,
+                        )?;
+                    }
+                    let mut pass = begin(&mut enc, timer, "pairs");
                     self.pairs.owner(
                         ctx,
                         &mut pass,
                         arena,
                         n,
                         axis as u32,
-                        &res.spheres,
+                        &res.sorted,
                         &mb.lo_keys[axis],
                         &mb.lo_idx[axis],
-                        &mb.choice,
-                        &mb.rank[axis],
+                        &mb.sorted_choice,
                         &sink,
                     )?;
                 }
@@ -425,6 +536,11 @@ impl GpuBroadPhase {
             paper_min_axis: word64(6),
         })
     }
+}
+
+/// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
+fn grid_buckets(n: u32) -> u32 {
+    n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
 /// Maps the (small) totals staging buffer and returns its words.

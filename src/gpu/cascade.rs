@@ -19,7 +19,11 @@ pub fn block_max_bytes(n: u32) -> u64 {
 
 impl Cascade {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(ctx, "cascade.wgsl", include_str!("../../shaders/cascade.wgsl"))?;
+        let m = module(
+            ctx,
+            "cascade.wgsl",
+            include_str!("../../shaders/cascade.wgsl"),
+        )?;
         Ok(Self {
             block_maxima: ctx.pipeline(&m, "block_maxima", &[]),
             block_prefix: ctx.pipeline(&m, "block_prefix", &[]),

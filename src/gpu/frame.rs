@@ -143,3 +143,77 @@ pub fn begin<'e>(
         timestamp_writes: timer.pass(label),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+
+    /// The u64 totals of `common.wgsl` (`flush_counts`): every thread adds a per-thread count;
+    /// totals far past u32 must come out exact (the carry path), with no long-running kernel.
+    #[test]
+    fn workgroup_u64_totals_carry_past_u32() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let m = module(
+            &ctx,
+            "flush test",
+            "@compute @workgroup_size(256)
+             fn add_counts(@builtin(workgroup_id) wid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+                 let t = flat_id(wid, nwg, lid);
+                 var a = 0u;
+                 var b = 0u;
+                 if t < params.n {
+                     a = params.j;
+                     b = params.k - (t % 7u);
+                 }
+                 flush_counts(lid, 0u, a, 2u, b);
+             }",
+        )
+        .unwrap();
+        let pipe = ctx.pipeline(&m, "add_counts", &[]);
+        let counters = ctx
+            .storage_buffer("counters", 32, wgpu::BufferUsages::empty())
+            .unwrap();
+        let mut arena = ParamArena::new(&ctx, 4);
+        for (n, j, k) in [
+            (1000u32, 7u32, 9u32),
+            (300_000, u32::MAX, u32::MAX),
+            (70_001, 2_000_000_000, 123_456_789),
+        ] {
+            arena.reset();
+            let off = arena
+                .push(Params {
+                    n,
+                    j,
+                    k,
+                    ..Default::default()
+                })
+                .unwrap();
+            let bg = bind(
+                &ctx,
+                &pipe,
+                &[(0, arena.binding(off)), (1, counters.as_entire_binding())],
+            );
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&counters, 0, None);
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipe);
+                pass.set_bind_group(0, &bg, &[]);
+                dispatch(&ctx, &mut pass, n as u64 + 300);
+            }
+            arena.flush(&ctx);
+            ctx.queue.submit([enc.finish()]);
+            let w: Vec<u32> = ctx.read(&counters, 4).unwrap();
+            let got_a = w[0] as u64 | (w[1] as u64) << 32;
+            let got_b = w[2] as u64 | (w[3] as u64) << 32;
+            let want_a = n as u64 * j as u64;
+            let want_b: u64 = (0..n as u64).map(|t| k as u64 - t % 7).sum();
+            assert_eq!((got_a, got_b), (want_a, want_b), "n = {n}");
+        }
+    }
+}

@@ -87,7 +87,11 @@ impl Keys {
             pad: p.pad,
             axis: p.axis,
             mode: p.mode as u32,
-            flags: if p.use_mark { crate::gpu::frame::FLAG_MARK } else { 0 },
+            flags: if p.use_mark {
+                crate::gpu::frame::FLAG_MARK
+            } else {
+                0
+            },
             buckets: p.buckets,
             ..Default::default()
         })?;

@@ -10,6 +10,7 @@ use crate::gpu::frame::{ParamArena, Params, bind, dispatch, module};
 pub struct MinAxis {
     rank_scatter: wgpu::ComputePipeline,
     choose: wgpu::ComputePipeline,
+    gather_axis: wgpu::ComputePipeline,
 }
 
 /// One axis's sorted data.
@@ -22,10 +23,15 @@ pub struct AxisOrder<'a> {
 
 impl MinAxis {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(ctx, "min_axis.wgsl", include_str!("../../shaders/min_axis.wgsl"))?;
+        let m = module(
+            ctx,
+            "min_axis.wgsl",
+            include_str!("../../shaders/min_axis.wgsl"),
+        )?;
         Ok(Self {
             rank_scatter: ctx.pipeline(&m, "rank_scatter", &[]),
             choose: ctx.pipeline(&m, "choose", &[]),
+            gather_axis: ctx.pipeline(&m, "gather_axis", &[]),
         })
     }
 
@@ -76,6 +82,43 @@ impl MinAxis {
         dispatch(ctx, pass, n as u64);
         pass.set_pipeline(&self.choose);
         pass.set_bind_group(0, &choose, &[]);
+        dispatch(ctx, pass, n as u64);
+        Ok(())
+    }
+
+    /// Gathers spheres and choices into the lo order of one axis (after all three
+    /// [`Self::encode`] calls).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gather(
+        &self,
+        ctx: &GpuContext,
+        pass: &mut wgpu::ComputePass<'_>,
+        arena: &mut ParamArena,
+        n: u32,
+        spheres: &wgpu::Buffer,
+        lo_idx: &wgpu::Buffer,
+        choice: &wgpu::Buffer,
+        sorted: &wgpu::Buffer,
+        sorted_choice: &wgpu::Buffer,
+    ) -> Result<()> {
+        let off = arena.push(Params {
+            n,
+            ..Default::default()
+        })?;
+        let bg = bind(
+            ctx,
+            &self.gather_axis,
+            &[
+                (0, arena.binding(off)),
+                (3, spheres.as_entire_binding()),
+                (5, lo_idx.as_entire_binding()),
+                (8, choice.as_entire_binding()),
+                (10, sorted.as_entire_binding()),
+                (11, sorted_choice.as_entire_binding()),
+            ],
+        );
+        pass.set_pipeline(&self.gather_axis);
+        pass.set_bind_group(0, &bg, &[]);
         dispatch(ctx, pass, n as u64);
         Ok(())
     }

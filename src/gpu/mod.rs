@@ -1,7 +1,6 @@
 //! GPU implementations (wgpu + WGSL). One module per stage; each has its WGSL file of the same
 //! name in `shaders/`.
 
-pub mod bitonic_sort;
 pub mod broad_phase;
 pub mod cascade;
 pub mod context;

@@ -163,8 +163,8 @@ impl PairKernels {
         Ok(())
     }
 
-    /// min_axis owners of `axis`: `keys`/`values` are that axis's sorted lo keys and indices,
-    /// `rank` the inverse permutation, `choice` the (m, axis) per object.
+    /// min_axis owners of `axis`: `keys`/`values`/`sorted`/`choice` are that axis's sorted lo
+    /// keys, indices, spheres and (m, axis) choices.
     #[allow(clippy::too_many_arguments)]
     pub fn owner(
         &self,
@@ -173,11 +173,10 @@ impl PairKernels {
         arena: &mut ParamArena,
         n: u32,
         axis: u32,
-        spheres: &wgpu::Buffer,
+        sorted: &wgpu::Buffer,
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
         choice: &wgpu::Buffer,
-        rank: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let off = arena.push(Params {
@@ -191,12 +190,11 @@ impl PairKernels {
                 (0, arena.binding(off)),
                 (1, sink.counters.as_entire_binding()),
                 (2, sink.ext.as_entire_binding()),
-                (3, spheres.as_entire_binding()),
+                (4, sorted.as_entire_binding()),
                 (5, keys.as_entire_binding()),
                 (6, values.as_entire_binding()),
                 (7, sink.pairs.as_entire_binding()),
                 (9, choice.as_entire_binding()),
-                (10, rank.as_entire_binding()),
             ],
         );
         pass.set_pipeline(&self.owner);
