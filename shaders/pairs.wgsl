@@ -12,6 +12,16 @@
 // min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
 
+// lavapipe (llvmpipe) silently ends any single loop after 65,535 iterations, so every walk that
+// can be longer is an outer loop over chunks of CHUNK candidates (both loops stay below the cap
+// for n < 2^28; real GPUs do not care).
+const CHUNK: u32 = 4096u;
+
+// End of the chunk starting at q, within [q, end].
+fn chunk_end(q: u32, end: u32) -> u32 {
+    return select(end, q + CHUNK, end - q > CHUNK);
+}
+
 const SWEEP_AXIS: u32 = 0u;
 const SWEEP_SAP: u32 = 1u;
 const SWEEP_ORIGIN: u32 = 2u;
@@ -40,11 +50,14 @@ fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
                 break;
             }
             let a = spheres[i];
-            for (var j = i + 1u; j < params.n; j++) {
-                tests++;
-                if touches(a, spheres[j]) {
-                    hits++;
-                    emit(i, j);
+            for (var base = i + 1u; base < params.n; base = chunk_end(base, params.n)) {
+                let stop = chunk_end(base, params.n);
+                for (var j = base; j < stop; j++) {
+                    tests++;
+                    if touches(a, spheres[j]) {
+                        hits++;
+                        emit(i, j);
+                    }
                 }
             }
         }
@@ -74,30 +87,37 @@ fn sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         let c = (a + 2u) % 3u;
         let reach = select(hi_of(s, a), unordered(keys[p]), mode == SWEEP_ORIGIN);
         let limit = 2.0 * r_max();
-        for (var q = p + 1u; q < params.n; q++) {
-            let kq = keys[q];
-            if kq == NONE {
-                break;
-            }
-            if mode == SWEEP_ORIGIN {
-                if unordered(kq) - reach > limit {
+        var done = false;
+        for (var base = p + 1u; base < params.n && !done; base = chunk_end(base, params.n)) {
+            let stop = chunk_end(base, params.n);
+            for (var q = base; q < stop; q++) {
+                let kq = keys[q];
+                if kq == NONE {
+                    done = true;
                     break;
                 }
-            } else if unordered(kq) > reach {
-                break;
-            }
-            let t = sorted[q];
-            if mode == SWEEP_SAP {
-                let other = lo_of(s, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(s, b)
-                    && lo_of(s, c) <= hi_of(t, c) && lo_of(t, c) <= hi_of(s, c);
-                if !other {
-                    continue;
+                if mode == SWEEP_ORIGIN {
+                    if unordered(kq) - reach > limit {
+                        done = true;
+                        break;
+                    }
+                } else if unordered(kq) > reach {
+                    done = true;
+                    break;
                 }
-            }
-            tests++;
-            if touches(s, t) {
-                hits++;
-                emit(i, values[q]);
+                let t = sorted[q];
+                if mode == SWEEP_SAP {
+                    let other = lo_of(s, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(s, b)
+                        && lo_of(s, c) <= hi_of(t, c) && lo_of(t, c) <= hi_of(s, c);
+                    if !other {
+                        continue;
+                    }
+                }
+                tests++;
+                if touches(s, t) {
+                    hits++;
+                    emit(i, values[q]);
+                }
             }
         }
     }
@@ -130,19 +150,28 @@ fn grid(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if start == 0u {
                 continue;
             }
-            for (var q = start - 1u; q < params.n && keys[q] == bucket; q++) {
-                let j = values[q];
-                if j <= i {
-                    continue;
-                }
-                let t = sorted[q];
-                if any(cell_of(t.xyz, origin, side) != cell) {
-                    continue;
-                }
-                tests++;
-                if touches(s, t) {
-                    hits++;
-                    emit(i, j);
+            var done = false;
+            for (var base = start - 1u; base < params.n && !done;
+                base = chunk_end(base, params.n)) {
+                let stop = chunk_end(base, params.n);
+                for (var q = base; q < stop; q++) {
+                    if keys[q] != bucket {
+                        done = true;
+                        break;
+                    }
+                    let j = values[q];
+                    if j <= i {
+                        continue;
+                    }
+                    let t = sorted[q];
+                    if any(cell_of(t.xyz, origin, side) != cell) {
+                        continue;
+                    }
+                    tests++;
+                    if touches(s, t) {
+                        hits++;
+                        emit(i, j);
+                    }
                 }
             }
         }
@@ -172,33 +201,44 @@ fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         let lo = lo_of(s, a);
         let hi = hi_of(s, a);
         let m = choice[p].x;
-        for (var q = p + 1u; q < params.n; q++) {
-            if unordered(keys[q]) > hi {
-                break;
-            }
-            let j = values[q];
-            if owns(m, o, choice[q].x, j) {
-                tests++;
-                if touches(s, sorted[q]) {
-                    hits++;
-                    emit(o, j);
+        var done = false;
+        for (var base = p + 1u; base < params.n && !done; base = chunk_end(base, params.n)) {
+            let stop = chunk_end(base, params.n);
+            for (var q = base; q < stop; q++) {
+                if unordered(keys[q]) > hi {
+                    done = true;
+                    break;
+                }
+                let j = values[q];
+                if owns(m, o, choice[q].x, j) {
+                    tests++;
+                    if touches(s, sorted[q]) {
+                        hits++;
+                        emit(o, j);
+                    }
                 }
             }
         }
         let span = 2.0 * r_max();
         let floor_lo = lo - (span + 1e-5 * (abs(lo) + span)) - 1e-30;
-        for (var q = p; q > 0u; q--) {
-            let r = q - 1u;
-            if unordered(keys[r]) < floor_lo {
-                break;
-            }
-            let t = sorted[r];
-            let j = values[r];
-            if hi_of(t, a) >= lo && owns(m, o, choice[r].x, j) {
-                tests++;
-                if touches(s, t) {
-                    hits++;
-                    emit(o, j);
+        // Backward: d = p - r counts 1, 2, ..., p.
+        done = false;
+        for (var base = 1u; base <= p && !done; base = chunk_end(base, p + 1u)) {
+            let stop = chunk_end(base, p + 1u);
+            for (var d = base; d < stop; d++) {
+                let r = p - d;
+                if unordered(keys[r]) < floor_lo {
+                    done = true;
+                    break;
+                }
+                let t = sorted[r];
+                let j = values[r];
+                if hi_of(t, a) >= lo && owns(m, o, choice[r].x, j) {
+                    tests++;
+                    if touches(s, t) {
+                        hits++;
+                        emit(o, j);
+                    }
                 }
             }
         }

@@ -356,3 +356,36 @@ fn min_axis_reports_the_paper_rule_beside_the_owner_rule() {
     assert_eq!(bp.paper_min_axis_tests(), Some(want));
     assert!(stats.tests > 0);
 }
+
+#[test]
+fn walks_longer_than_65535_candidates() {
+    // One big sphere at the start of a long line of small ones (3 apart, radius 1: the small
+    // ones never touch each other): the big one's forward walk on x passes 66,000 candidates.
+    // lavapipe ends any single shader loop after 65,535 iterations, so this checks the chunked
+    // walks; the work stays ~n, not n^2.
+    let Some(ctx) = ctx() else { return };
+    let n = 66_000;
+    let mut v: Vec<Sphere> = (0..n)
+        .map(|i| Sphere::new(Vec3::new(3.0 * i as f32, 0.0, 0.0), 1.0))
+        .collect();
+    v.push(Sphere::new(Vec3::new(-1000.0, 0.0, 0.0), 1010.0));
+    let want_pairs: Vec<Pair> = (0..n as u32)
+        .filter(|&i| v[i as usize].touches(&v[n]))
+        .map(|i| [i, n as u32])
+        .collect();
+    for m in [Method::Sap, Method::X] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        let mut pairs = Vec::new();
+        let stats = bp.find_pairs(&v, Some(&mut pairs)).unwrap();
+        sweepfan::canonicalize(&mut pairs);
+        assert_eq!(pairs, want_pairs, "{m}");
+        // The small ones are 3 apart with radius 1, so they overlap no other small one on x;
+        // every test is the big one against a small one overlapping it on x (y and z agree).
+        let big_hi = -1000.0f32 + 1010.0;
+        let big_candidates = v[..n]
+            .iter()
+            .filter(|s| s.center.x - s.radius <= big_hi)
+            .count();
+        assert_eq!(stats.tests, big_candidates as u64, "{m}");
+    }
+}
