@@ -360,11 +360,11 @@ fn min_axis_reports_the_paper_rule_beside_the_owner_rule() {
 #[test]
 fn walks_longer_than_65535_candidates() {
     // One big sphere at the start of a long line of small ones (3 apart, radius 1: the small
-    // ones never touch each other): the big one's forward walk on x passes 66,000 candidates.
-    // lavapipe ends any single shader loop after 65,535 iterations, so this checks the chunked
+    // ones never touch each other): the big one's forward walk on x passes 300,000 candidates.
+    // lavapipe cuts an invocation after 65,535 loop iterations in total, so this checks the unrolled
     // walks; the work stays ~n, not n^2.
     let Some(ctx) = ctx() else { return };
-    let n = 66_000;
+    let n = 300_000;
     let mut v: Vec<Sphere> = (0..n)
         .map(|i| Sphere::new(Vec3::new(3.0 * i as f32, 0.0, 0.0), 1.0))
         .collect();

@@ -38,8 +38,8 @@ use std::time::Instant;
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
-/// Timed passes per frame (min_axis, the longest, has about 60 with the sort's passes).
-const TIMED_PASSES: u32 = 128;
+/// Timed passes per frame (min_axis, the longest, has about 150 with the sorts' passes).
+const TIMED_PASSES: u32 = 256;
 /// Words of the totals buffer (see `common.wgsl`).
 const COUNTER_WORDS: u64 = 8;
 
@@ -163,12 +163,19 @@ impl GpuBroadPhase {
     }
 
     /// GPU bytes held across frames for the last frame's objects (pair list excluded), per
-    /// object; 0 before the first frame.
+    /// object; 0 before the first frame. The radix sort's scratch is private to it, so it is
+    /// counted from its documented layout: ping-pong keys and values (8 bytes per key) and 256
+    /// u32 counters per 4,096-key block.
     pub fn resident_bytes_per_object(&self) -> f64 {
         match &self.resident {
             Some(r) if self.last_n > 0 => {
                 let fixed = (COUNTER_WORDS * 4 + 32) as f64;
-                (r.bytes as f64 + fixed) / self.last_n as f64
+                let sort_scratch = if self.method == Method::BruteForce {
+                    0.0
+                } else {
+                    r.capacity as f64 * (8.0 + 256.0 * 4.0 / 4096.0)
+                };
+                (r.bytes as f64 + sort_scratch + fixed) / self.last_n as f64
             }
             _ => 0.0,
         }
@@ -576,7 +583,7 @@ impl BroadPhase for GpuBroadPhase {
     fn find_pairs_validated(
         &mut self,
         spheres: &[Sphere],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
@@ -610,7 +617,7 @@ impl BroadPhase for GpuBroadPhase {
                 )));
             }
         }
-        if let Some(out) = out.as_deref_mut() {
+        if let Some(out) = out {
             out.clear();
             let bytes = self.ctx.read_bytes(&self.pair_list, 0, totals.pairs * 8)?;
             out.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));

@@ -114,6 +114,7 @@ impl Keys {
     }
 
     /// `sorted[p] = spheres[values[p]]` for p < n.
+    #[allow(clippy::too_many_arguments)]
     pub fn gather(
         &self,
         ctx: &GpuContext,
