@@ -389,3 +389,18 @@ fn walks_longer_than_65535_candidates() {
         assert_eq!(stats.tests, big_candidates as u64, "{m}");
     }
 }
+
+#[test]
+#[ignore = "about 1.5 minutes per method on lavapipe; run with --ignored"]
+fn count_only_past_u32_on_one_point_100k() {
+    // ~5e9 coincident pairs: totals past u32, each walk 100k candidates long.
+    let Some(ctx) = ctx() else { return };
+    let n = 100_000u64;
+    let v = Scene::generate(SceneKind::OnePoint, &SceneParams::new(n as usize, 1)).spheres;
+    for m in [Method::BruteForce, Method::Sap, Method::Grid] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        let stats = bp.find_pairs(&v, None).unwrap();
+        assert_eq!(stats.pairs, n * (n - 1) / 2, "{m}");
+        assert_eq!(stats.tests, n * (n - 1) / 2, "{m}");
+    }
+}

@@ -1,10 +1,17 @@
 //! [`GpuBroadPhase`]: every broad-phase [`Method`] on the GPU, with exactly the pairs and the test
 //! counts of the CPU semantics (SPEC 2.2; the method docs on [`Method`]).
 //!
-//! A frame is one submission: upload -> extents -> per method keys / sort / gather (/ cascade
-//! marks, min_axis choice) -> pair emission -> copy of the u64 totals; then one map of the totals
-//! and, when pairs are stored, one read of exactly the pairs found. Buffers stay resident across
-//! frames and grow only when n (or the pair count) grows.
+//! A frame is one submission: upload -> extents -> per method keys / radix sort / gather
+//! (/ cascade marks, min_axis choice) -> pair emission -> copy of the u64 totals; then one map of
+//! the totals and, when pairs are stored, one read of exactly the pairs found (plus the pass
+//! timestamps when the device has them). Pairs are appended at atomic slots; when a frame finds
+//! more than the list holds, the list grows to fit and the frame runs once more (or the call
+//! fails with [`Error::TooLarge`] beyond the binding limit): no pair is ever dropped. Buffers stay
+//! resident across frames and grow only when n (or the pair count) grows.
+//!
+//! Stage labels in [`Stats::stages`]: `extents`, `keys`, the sort's own passes (`sort histogram`,
+//! `scan`, `sort scatter`), `gather`, `cascade`, `min_axis`, `pairs` (GPU timestamps), and
+//! `total` (wall time including upload and readback).
 //!
 //! Test counts, per method, as the kernels evaluate them (the sweeps' order is ascending by
 //! (key, index); every touching pair is emitted once, as (min, max)):
