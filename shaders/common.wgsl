@@ -1,0 +1,157 @@
+// Prelude prepended (with concat!) to every broad-phase shader: the per-dispatch parameters, the
+// shared counters and scene extents, and the arithmetic the CPU reference must match exactly.
+// Bindings 0..2 are reserved here; each stage's own bindings start at 3.
+
+struct Params {
+    n: u32,
+    // Padded length of the key/value arrays (a power of two for the bitonic sort).
+    pad: u32,
+    axis: u32,
+    mode: u32,
+    // Bitonic sort: compare distance j inside merge size k.
+    j: u32,
+    k: u32,
+    // Pair list capacity (pairs, not bytes).
+    cap: u32,
+    flags: u32,
+    // Grid: number of hash buckets (a power of two).
+    buckets: u32,
+    _p0: u32,
+    _p1: u32,
+    _p2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+// [0,1] tests (lo, hi words), [2,3] touching pairs, [4] append slot, [5] unused,
+// [6,7] min_axis diagnostic: tests of the paper's literal rule.
+@group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
+// Ordered-u32 encodings: [0..3] min centre per axis, [3..6] max centre, [6] max radius.
+@group(0) @binding(2) var<storage, read_write> ext: array<atomic<u32>>;
+
+// 256 threads: a multiple of every subgroup size in use (8..128) and the size the workgroup
+// reductions below are written for.
+const WG: u32 = 256u;
+const NONE: u32 = 0xffffffffu;
+const FLAG_MARK: u32 = 1u;
+const FLAG_STORE: u32 = 2u;
+const GRID_MAX_CELL: f32 = 1048575.0;
+
+// Flat thread index of a 2D dispatch (see GpuContext::dispatch_2d).
+fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG + lid;
+}
+
+// Monotone map f32 -> u32 (for sorting and atomic min/max). -0 is mapped like +0 so that the
+// order of encodings equals the order of the floats.
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(select(x, 0.0, x == 0.0));
+    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn unordered(u: u32) -> f32 {
+    return bitcast<f32>(select(~u, u & 0x7fffffffu, (u & 0x80000000u) != 0u));
+}
+
+fn lo_of(s: vec4<f32>, a: u32) -> f32 {
+    return s[a] - s.w;
+}
+
+fn hi_of(s: vec4<f32>, a: u32) -> f32 {
+    return s[a] + s.w;
+}
+
+// Sphere::touches: squared centre distance <= squared radius sum.
+fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
+    let d = a.xyz - b.xyz;
+    let s = a.w + b.w;
+    return dot(d, d) <= s * s;
+}
+
+fn r_max() -> f32 {
+    return unordered(atomicLoad(&ext[6]));
+}
+
+fn ext_min() -> vec3<f32> {
+    return vec3<f32>(unordered(atomicLoad(&ext[0])), unordered(atomicLoad(&ext[1])),
+        unordered(atomicLoad(&ext[2])));
+}
+
+fn ext_max() -> vec3<f32> {
+    return vec3<f32>(unordered(atomicLoad(&ext[3])), unordered(atomicLoad(&ext[4])),
+        unordered(atomicLoad(&ext[5])));
+}
+
+// sap: axis of largest centre spread, ties to the lowest axis.
+fn sap_axis() -> u32 {
+    let spread = ext_max() - ext_min();
+    var a = 0u;
+    if spread.y > spread[a] {
+        a = 1u;
+    }
+    if spread.z > spread[a] {
+        a = 2u;
+    }
+    return a;
+}
+
+// grid: cell side 2 r_max (1 when every radius is 0).
+fn grid_side() -> f32 {
+    let r = r_max();
+    return select(2.0 * r, 1.0, r == 0.0);
+}
+
+fn cell_of(c: vec3<f32>, origin: vec3<f32>, side: f32) -> vec3<u32> {
+    let k = floor((c - origin) / side);
+    return vec3<u32>(clamp(k, vec3<f32>(0.0), vec3<f32>(GRID_MAX_CELL)));
+}
+
+fn cell_hash(k: vec3<u32>) -> u32 {
+    var h = (k.x * 0x8da6b343u) ^ (k.y * 0xd8163841u) ^ (k.z * 0xcb1ab31fu);
+    h ^= h >> 16u;
+    h *= 0x7feb352du;
+    h ^= h >> 15u;
+    h *= 0x846ca68bu;
+    h ^= h >> 16u;
+    return h;
+}
+
+// ---- u64 totals: per-thread u32 counts, summed per workgroup as (lo, hi) words with carry,
+// then added to the global counters with carry detection (one add per workgroup).
+
+var<workgroup> red: array<vec4<u32>, 256>;
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn global_add64(slot: u32, v: vec2<u32>) {
+    if v.x != 0u {
+        let old = atomicAdd(&counters[slot], v.x);
+        if old + v.x < old {
+            atomicAdd(&counters[slot + 1u], 1u);
+        }
+    }
+    if v.y != 0u {
+        atomicAdd(&counters[slot + 1u], v.y);
+    }
+}
+
+// Must be reached by every thread of the workgroup (it has barriers).
+fn flush_counts(lid: u32, slot_a: u32, a: u32, slot_b: u32, b: u32) {
+    red[lid] = vec4<u32>(a, 0u, b, 0u);
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            let x = red[lid];
+            let y = red[lid + s];
+            red[lid] = vec4<u32>(add64(x.xy, y.xy), add64(x.zw, y.zw));
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        let t = red[0];
+        global_add64(slot_a, t.xy);
+        global_add64(slot_b, t.zw);
+    }
+}

@@ -1,0 +1,108 @@
+// Scene extents, per-method sort keys, gathers into sorted order, grid bucket starts
+// (src/gpu/keys.rs).
+
+@group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(5) var<storage, read_write> values: array<u32>;
+@group(0) @binding(6) var<storage, read> mark: array<u32>;
+@group(0) @binding(7) var<storage, read_write> sorted: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> starts: array<u32>;
+
+const MODE_ORIGIN: u32 = 0u;
+const MODE_LO: u32 = 1u;
+const MODE_HI: u32 = 2u;
+const MODE_GRID: u32 = 3u;
+const MODE_SAP: u32 = 4u;
+
+var<workgroup> wext: array<atomic<u32>, 7>;
+
+// Min/max centre per axis and max radius: workgroup atomics, then one global atomic per value.
+@compute @workgroup_size(256)
+fn extents(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    if lid < 3u {
+        atomicStore(&wext[lid], NONE);
+    } else if lid < 7u {
+        atomicStore(&wext[lid], 0u);
+    }
+    workgroupBarrier();
+    let i = flat_id(wid, nwg, lid);
+    if i < params.n {
+        let s = spheres[i];
+        for (var a = 0u; a < 3u; a++) {
+            atomicMin(&wext[a], ordered(s[a]));
+            atomicMax(&wext[3u + a], ordered(s[a]));
+        }
+        atomicMax(&wext[6], ordered(s.w));
+    }
+    workgroupBarrier();
+    if lid < 3u {
+        atomicMin(&ext[lid], atomicLoad(&wext[lid]));
+    } else if lid < 7u {
+        atomicMax(&ext[lid], atomicLoad(&wext[lid]));
+    }
+}
+
+// key[i] for the method (mode), value[i] = i; the padding up to params.pad sorts last.
+// With FLAG_MARK, objects whose mark is 0 (dropped by the cascade) get the maximum key so they
+// sort after every survivor and n stays static.
+@compute @workgroup_size(256)
+fn make_keys(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let i = flat_id(wid, nwg, lid);
+    if i >= params.pad {
+        return;
+    }
+    if i >= params.n {
+        keys[i] = NONE;
+        values[i] = NONE;
+        return;
+    }
+    let s = spheres[i];
+    var key = 0u;
+    switch params.mode {
+        case MODE_ORIGIN: {
+            key = ordered(length(s.xyz));
+        }
+        case MODE_LO: {
+            key = ordered(lo_of(s, params.axis));
+            if (params.flags & FLAG_MARK) != 0u && mark[i] == 0u {
+                key = NONE;
+            }
+        }
+        case MODE_HI: {
+            key = ordered(hi_of(s, params.axis));
+        }
+        case MODE_GRID: {
+            key = cell_hash(cell_of(s.xyz, ext_min(), grid_side())) & (params.buckets - 1u);
+        }
+        default: {
+            key = ordered(lo_of(s, sap_axis()));
+        }
+    }
+    keys[i] = key;
+    values[i] = i;
+}
+
+// sorted[p] = spheres[values[p]]: the sweeps then read neighbours contiguously.
+@compute @workgroup_size(256)
+fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p < params.n {
+        sorted[p] = spheres[values[p]];
+    }
+}
+
+// Grid: starts[bucket] = 1 + first sorted position of that bucket (0: empty bucket).
+@compute @workgroup_size(256)
+fn bucket_starts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p < params.n {
+        let k = keys[p];
+        if p == 0u || keys[p - 1u] != k {
+            starts[k] = p + 1u;
+        }
+    }
+}

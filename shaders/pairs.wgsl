@@ -1,0 +1,339 @@
+// Pair emission for every method (src/gpu/pairs.rs): each thread walks one object's candidates,
+// counts its sphere tests and touching pairs (totals kept as u64), and with FLAG_STORE appends
+// each touching pair (i < j) at an atomic slot. Slots past params.cap are counted, not written:
+// the host sees the total and re-runs with a larger list, so no pair is ever lost.
+//
+// lavapipe (llvmpipe) caps the loop iterations of one invocation at 65,535 in total (all loops
+// together) and then silently cuts the rest, reductions included. Every walk therefore visits
+// UNROLL candidates per loop iteration (visit_* functions called UNROLL times, the walk state in
+// private variables), so one invocation can walk about a million candidates there. Real GPUs
+// have no such cap.
+
+@group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> keys: array<u32>;
+@group(0) @binding(6) var<storage, read> values: array<u32>;
+@group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read> starts: array<u32>;
+// min_axis: (m, axis) per sorted position of the owner walk's axis.
+@group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
+
+const UNROLL: u32 = 16u;
+const SWEEP_AXIS: u32 = 0u;
+const SWEEP_SAP: u32 = 1u;
+const SWEEP_ORIGIN: u32 = 2u;
+
+// Per-invocation walk state.
+var<private> tests: u32;
+var<private> hits: u32;
+var<private> done: bool;
+var<private> me: vec4<f32>;
+var<private> my_index: u32;
+var<private> my_axis: u32;
+var<private> reach: f32;
+var<private> limit: f32;
+var<private> end: u32;
+var<private> bucket: u32;
+var<private> cell: vec3<u32>;
+var<private> origin: vec3<f32>;
+var<private> side: f32;
+var<private> my_m: u32;
+var<private> my_lo: f32;
+
+fn emit(i: u32, j: u32) {
+    if (params.flags & FLAG_STORE) != 0u {
+        let slot = atomicAdd(&counters[4], 1u);
+        if slot < params.cap {
+            pairs[slot] = vec2<u32>(min(i, j), max(i, j));
+        }
+    }
+}
+
+fn test_pair(t: vec4<f32>, j: u32) {
+    tests++;
+    if touches(me, t) {
+        hits++;
+        emit(my_index, j);
+    }
+}
+
+// ---- brute_force: thread t takes rows t and n-2-t of the pair triangle (n tests per thread).
+
+fn visit_row(j: u32) {
+    if j < params.n {
+        test_pair(spheres[j], j);
+    }
+}
+
+@compute @workgroup_size(256)
+fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let t = flat_id(wid, nwg, lid);
+    let rows = max(params.n, 1u) - 1u;
+    tests = 0u;
+    hits = 0u;
+    if t < (rows + 1u) / 2u {
+        for (var half = 0u; half < 2u; half++) {
+            let i = select(t, rows - 1u - t, half == 1u);
+            if half == 1u && i == t {
+                break;
+            }
+            me = spheres[i];
+            my_index = i;
+            for (var j = i + 1u; j < params.n; j += UNROLL) {
+                visit_row(j);
+                visit_row(j + 1u);
+                visit_row(j + 2u);
+                visit_row(j + 3u);
+                visit_row(j + 4u);
+                visit_row(j + 5u);
+                visit_row(j + 6u);
+                visit_row(j + 7u);
+                visit_row(j + 8u);
+                visit_row(j + 9u);
+                visit_row(j + 10u);
+                visit_row(j + 11u);
+                visit_row(j + 12u);
+                visit_row(j + 13u);
+                visit_row(j + 14u);
+                visit_row(j + 15u);
+            }
+        }
+    }
+    flush_counts(lid, 0u, tests, 2u, hits);
+}
+
+// ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
+// SWEEP_AXIS (x/xy/xyz last axis): while lo_q <= hi_p on params.axis, survivors only;
+// SWEEP_SAP: same on the axis of largest spread, boxes must overlap on the other two axes;
+// SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max.
+
+fn visit_sweep(q: u32) {
+    if done || q >= params.n {
+        done = true;
+        return;
+    }
+    let kq = keys[q];
+    if kq == NONE {
+        done = true;
+        return;
+    }
+    if params.mode == SWEEP_ORIGIN {
+        if unordered(kq) - reach > limit {
+            done = true;
+            return;
+        }
+    } else if unordered(kq) > reach {
+        done = true;
+        return;
+    }
+    let t = sorted[q];
+    if params.mode == SWEEP_SAP {
+        let b = (my_axis + 1u) % 3u;
+        let c = (my_axis + 2u) % 3u;
+        let other = lo_of(me, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(me, b)
+            && lo_of(me, c) <= hi_of(t, c) && lo_of(t, c) <= hi_of(me, c);
+        if !other {
+            return;
+        }
+    }
+    test_pair(t, values[q]);
+}
+
+@compute @workgroup_size(256)
+fn sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    tests = 0u;
+    hits = 0u;
+    if p < params.n && keys[p] != NONE {
+        me = sorted[p];
+        my_index = values[p];
+        my_axis = params.axis;
+        if params.mode == SWEEP_SAP {
+            my_axis = sap_axis();
+        }
+        reach = select(hi_of(me, my_axis), unordered(keys[p]), params.mode == SWEEP_ORIGIN);
+        limit = 2.0 * r_max();
+        done = false;
+        for (var q = p + 1u; !done; q += UNROLL) {
+            visit_sweep(q);
+            visit_sweep(q + 1u);
+            visit_sweep(q + 2u);
+            visit_sweep(q + 3u);
+            visit_sweep(q + 4u);
+            visit_sweep(q + 5u);
+            visit_sweep(q + 6u);
+            visit_sweep(q + 7u);
+            visit_sweep(q + 8u);
+            visit_sweep(q + 9u);
+            visit_sweep(q + 10u);
+            visit_sweep(q + 11u);
+            visit_sweep(q + 12u);
+            visit_sweep(q + 13u);
+            visit_sweep(q + 14u);
+            visit_sweep(q + 15u);
+        }
+    }
+    flush_counts(lid, 0u, tests, 2u, hits);
+}
+
+// ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
+// object visits the buckets of the 27 cells around its own and tests the objects j > i that lie
+// in exactly that cell (a bucket may hold other cells too: they are skipped, not tested).
+
+fn visit_bucket(q: u32) {
+    if done || q >= params.n || keys[q] != bucket {
+        done = true;
+        return;
+    }
+    let j = values[q];
+    if j <= my_index {
+        return;
+    }
+    let t = sorted[q];
+    if any(cell_of(t.xyz, origin, side) != cell) {
+        return;
+    }
+    test_pair(t, j);
+}
+
+@compute @workgroup_size(256)
+fn grid(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    tests = 0u;
+    hits = 0u;
+    if p < params.n {
+        me = sorted[p];
+        my_index = values[p];
+        origin = ext_min();
+        side = grid_side();
+        let home = vec3<i32>(cell_of(me.xyz, origin, side));
+        for (var nb = 0; nb < 27; nb++) {
+            let c = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
+            if any(c < vec3<i32>(0)) || any(c > vec3<i32>(1048575)) {
+                continue;
+            }
+            cell = vec3<u32>(c);
+            bucket = cell_hash(cell) & (params.buckets - 1u);
+            let start = starts[bucket];
+            if start == 0u {
+                continue;
+            }
+            done = false;
+            for (var q = start - 1u; !done; q += UNROLL) {
+                visit_bucket(q);
+                visit_bucket(q + 1u);
+                visit_bucket(q + 2u);
+                visit_bucket(q + 3u);
+                visit_bucket(q + 4u);
+                visit_bucket(q + 5u);
+                visit_bucket(q + 6u);
+                visit_bucket(q + 7u);
+                visit_bucket(q + 8u);
+                visit_bucket(q + 9u);
+                visit_bucket(q + 10u);
+                visit_bucket(q + 11u);
+                visit_bucket(q + 12u);
+                visit_bucket(q + 13u);
+                visit_bucket(q + 14u);
+                visit_bucket(q + 15u);
+            }
+        }
+    }
+    flush_counts(lid, 0u, tests, 2u, hits);
+}
+
+// ---- min_axis, run once per axis: keys/values/sorted/choice are in the lo order of
+// params.axis. The object at position p, if its chosen axis is this one, tests the objects j
+// overlapping it there whose priority (m, index) is larger: forward while lo_q <= hi_p,
+// backward while lo_q can still reach lo_p (hi - lo <= 2 r_max, with a margin for rounding:
+// every candidate is checked exactly, the margin only bounds the walk).
+
+fn owns(mj: u32, j: u32) -> bool {
+    return my_m < mj || (my_m == mj && my_index < j);
+}
+
+fn visit_forward(q: u32) {
+    if done || q >= params.n || unordered(keys[q]) > reach {
+        done = true;
+        return;
+    }
+    let j = values[q];
+    if owns(choice[q].x, j) {
+        test_pair(sorted[q], j);
+    }
+}
+
+// Position r = end - d (d = 1, 2, ...: walking down from end = p).
+fn visit_backward(d: u32) {
+    if done || d > end || unordered(keys[end - d]) < limit {
+        done = true;
+        return;
+    }
+    let r = end - d;
+    let t = sorted[r];
+    let j = values[r];
+    if hi_of(t, params.axis) >= my_lo && owns(choice[r].x, j) {
+        test_pair(t, j);
+    }
+}
+
+@compute @workgroup_size(256)
+fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    tests = 0u;
+    hits = 0u;
+    if p < params.n && choice[p].y == params.axis {
+        let a = params.axis;
+        me = sorted[p];
+        my_index = values[p];
+        my_m = choice[p].x;
+        my_lo = lo_of(me, a);
+        reach = hi_of(me, a);
+        done = false;
+        for (var q = p + 1u; !done; q += UNROLL) {
+            visit_forward(q);
+            visit_forward(q + 1u);
+            visit_forward(q + 2u);
+            visit_forward(q + 3u);
+            visit_forward(q + 4u);
+            visit_forward(q + 5u);
+            visit_forward(q + 6u);
+            visit_forward(q + 7u);
+            visit_forward(q + 8u);
+            visit_forward(q + 9u);
+            visit_forward(q + 10u);
+            visit_forward(q + 11u);
+            visit_forward(q + 12u);
+            visit_forward(q + 13u);
+            visit_forward(q + 14u);
+            visit_forward(q + 15u);
+        }
+        let span = 2.0 * r_max();
+        limit = my_lo - (span + 1e-5 * (abs(my_lo) + span)) - 1e-30;
+        end = p;
+        done = false;
+        for (var d = 1u; !done; d += UNROLL) {
+            visit_backward(d);
+            visit_backward(d + 1u);
+            visit_backward(d + 2u);
+            visit_backward(d + 3u);
+            visit_backward(d + 4u);
+            visit_backward(d + 5u);
+            visit_backward(d + 6u);
+            visit_backward(d + 7u);
+            visit_backward(d + 8u);
+            visit_backward(d + 9u);
+            visit_backward(d + 10u);
+            visit_backward(d + 11u);
+            visit_backward(d + 12u);
+            visit_backward(d + 13u);
+            visit_backward(d + 14u);
+            visit_backward(d + 15u);
+        }
+    }
+    flush_counts(lid, 0u, tests, 2u, hits);
+}

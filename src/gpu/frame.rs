@@ -1,0 +1,219 @@
+//! Plumbing shared by the broad-phase stages: the per-dispatch parameter block (`Params` in
+//! `shaders/common.wgsl`), an arena of parameter slots in one uniform buffer (every dispatch of a
+//! frame gets its own slot, written once before the submission), bind-group building and 2D
+//! dispatch.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use bytemuck::{Pod, Zeroable};
+
+/// Workgroup size of every broad-phase kernel (`WG` in `common.wgsl`).
+pub const WG: u32 = 256;
+
+/// Mirrors `struct Params` in `shaders/common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Params {
+    pub n: u32,
+    pub pad: u32,
+    pub axis: u32,
+    pub mode: u32,
+    pub j: u32,
+    pub k: u32,
+    pub cap: u32,
+    pub flags: u32,
+    pub buckets: u32,
+    pub _p: [u32; 3],
+}
+
+pub const FLAG_MARK: u32 = 1;
+pub const FLAG_STORE: u32 = 2;
+
+/// The WGSL prelude prepended to every broad-phase shader.
+pub const COMMON_WGSL: &str = include_str!("../../shaders/common.wgsl");
+
+/// Parameter slots of one frame. Slots are collected while encoding and uploaded with one
+/// `write_buffer` before the submission, so each dispatch sees its own values.
+pub struct ParamArena {
+    buffer: wgpu::Buffer,
+    stride: u64,
+    capacity: usize,
+    slots: Vec<u8>,
+}
+
+impl ParamArena {
+    /// Room for `capacity` dispatches per frame.
+    pub fn new(ctx: &GpuContext, capacity: usize) -> Self {
+        let stride = (std::mem::size_of::<Params>() as u64)
+            .next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment as u64);
+        let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("broad-phase params"),
+            size: stride * capacity as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Self {
+            buffer,
+            stride,
+            capacity,
+            slots: Vec::new(),
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.slots.clear();
+    }
+
+    /// Reserves a slot holding `p`; returns its byte offset.
+    pub fn push(&mut self, p: Params) -> Result<u64> {
+        let index = self.slots.len() as u64 / self.stride;
+        if index as usize >= self.capacity {
+            return Err(Error::TooLarge(format!(
+                "a frame needs more than {} dispatches",
+                self.capacity
+            )));
+        }
+        let offset = index * self.stride;
+        self.slots.extend_from_slice(bytemuck::bytes_of(&p));
+        self.slots.resize(((index + 1) * self.stride) as usize, 0);
+        Ok(offset)
+    }
+
+    pub fn binding(&self, offset: u64) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset,
+            size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
+        })
+    }
+
+    /// Uploads the slots of this frame (call before submitting).
+    pub fn flush(&self, ctx: &GpuContext) {
+        if !self.slots.is_empty() {
+            ctx.queue.write_buffer(&self.buffer, 0, &self.slots);
+        }
+    }
+}
+
+/// A bind group for `pipeline` (group 0) with exactly the bindings its entry point uses.
+pub fn bind(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    entries: &[(u32, wgpu::BindingResource<'_>)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+        .iter()
+        .map(|(binding, resource)| wgpu::BindGroupEntry {
+            binding: *binding,
+            resource: resource.clone(),
+        })
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
+
+/// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).
+pub fn dispatch(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, threads: u64) {
+    dispatch_groups(ctx, pass, threads.div_ceil(WG as u64));
+}
+
+pub fn dispatch_groups(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, groups: u64) {
+    // n < 2^32 objects, so groups < 2^25 and fits (dispatch_2d keeps each dimension legal).
+    let groups = groups.clamp(1, u32::MAX as u64) as u32;
+    let (x, y) = ctx.dispatch_2d(groups);
+    pass.dispatch_workgroups(x, y, 1);
+}
+
+/// Builds a compute module from the common prelude plus one stage's WGSL.
+pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::ShaderModule> {
+    ctx.shader(label, &format!("{COMMON_WGSL}\n{stage}"))
+}
+
+/// Opens a compute pass timed as `label` (when the device has timestamps).
+pub fn begin<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    timer: &mut crate::gpu::context::PassTimer,
+    label: &'static str,
+) -> wgpu::ComputePass<'e> {
+    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: timer.pass(label),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+
+    /// The u64 totals of `common.wgsl` (`flush_counts`): every thread adds a per-thread count;
+    /// totals far past u32 must come out exact (the carry path), with no long-running kernel.
+    #[test]
+    fn workgroup_u64_totals_carry_past_u32() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let m = module(
+            &ctx,
+            "flush test",
+            "@compute @workgroup_size(256)
+             fn add_counts(@builtin(workgroup_id) wid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+                 let t = flat_id(wid, nwg, lid);
+                 var a = 0u;
+                 var b = 0u;
+                 if t < params.n {
+                     a = params.j;
+                     b = params.k - (t % 7u);
+                 }
+                 flush_counts(lid, 0u, a, 2u, b);
+             }",
+        )
+        .unwrap();
+        let pipe = ctx.pipeline(&m, "add_counts", &[]);
+        let counters = ctx
+            .storage_buffer("counters", 32, wgpu::BufferUsages::empty())
+            .unwrap();
+        let mut arena = ParamArena::new(&ctx, 4);
+        for (n, j, k) in [
+            (1000u32, 7u32, 9u32),
+            (300_000, u32::MAX, u32::MAX),
+            (70_001, 2_000_000_000, 123_456_789),
+        ] {
+            arena.reset();
+            let off = arena
+                .push(Params {
+                    n,
+                    j,
+                    k,
+                    ..Default::default()
+                })
+                .unwrap();
+            let bg = bind(
+                &ctx,
+                &pipe,
+                &[(0, arena.binding(off)), (1, counters.as_entire_binding())],
+            );
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&counters, 0, None);
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&pipe);
+                pass.set_bind_group(0, &bg, &[]);
+                dispatch(&ctx, &mut pass, n as u64 + 300);
+            }
+            arena.flush(&ctx);
+            ctx.queue.submit([enc.finish()]);
+            let w: Vec<u32> = ctx.read(&counters, 4).unwrap();
+            let got_a = w[0] as u64 | (w[1] as u64) << 32;
+            let got_b = w[2] as u64 | (w[3] as u64) << 32;
+            let want_a = n as u64 * j as u64;
+            let want_b: u64 = (0..n as u64).map(|t| k as u64 - t % 7).sum();
+            assert_eq!((got_a, got_b), (want_a, want_b), "n = {n}");
+        }
+    }
+}
