@@ -359,34 +359,43 @@ fn min_axis_reports_the_paper_rule_beside_the_owner_rule() {
 
 #[test]
 fn walks_longer_than_65535_candidates() {
-    // One big sphere at the start of a long line of small ones (3 apart, radius 1: the small
-    // ones never touch each other): the big one's forward walk on x passes 300,000 candidates.
-    // lavapipe cuts an invocation after 65,535 loop iterations in total, so this checks the unrolled
-    // walks; the work stays ~n, not n^2.
+    // 16 huge spheres first in the x order, then a line of 70,000 small ones (3 apart, radius
+    // 1: the small ones never touch each other). Every huge sphere's walk passes all 70,000, so
+    // whole SIMD groups walk past 65,535 candidates: lavapipe cuts an invocation after 65,535
+    // loop iterations in total (silently, reductions included), which the unrolled walks must
+    // survive. The work stays ~16 n, and the oracle is O(16 n).
     let Some(ctx) = ctx() else { return };
-    let n = 300_000;
-    let mut v: Vec<Sphere> = (0..n)
+    let small = 70_000usize;
+    let big = 16usize;
+    let mut v: Vec<Sphere> = (0..small)
         .map(|i| Sphere::new(Vec3::new(3.0 * i as f32, 0.0, 0.0), 1.0))
         .collect();
-    v.push(Sphere::new(Vec3::new(-1000.0, 0.0, 0.0), 1010.0));
-    let want_pairs: Vec<Pair> = (0..n as u32)
-        .filter(|&i| v[i as usize].touches(&v[n]))
-        .map(|i| [i, n as u32])
-        .collect();
+    v.extend((0..big).map(|k| Sphere::new(Vec3::new(-1000.0 - k as f32, 0.0, 0.0), 212_000.0)));
+    let mut want_pairs: Vec<Pair> = Vec::new();
+    let mut want_tests = 0u64;
+    for b in small..small + big {
+        for j in 0..b {
+            // Small-small pairs never overlap on x; every other pair overlaps on all axes.
+            assert!((0..3).all(|a| overlap(&v[j], &v[b], a)));
+            want_tests += 1;
+            if v[j].touches(&v[b]) {
+                want_pairs.push([j as u32, b as u32]);
+            }
+        }
+    }
+    want_pairs.sort_unstable();
     for m in [Method::Sap, Method::X] {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
         let mut pairs = Vec::new();
         let stats = bp.find_pairs(&v, Some(&mut pairs)).unwrap();
         sweepfan::canonicalize(&mut pairs);
-        assert_eq!(pairs, want_pairs, "{m}");
-        // The small ones are 3 apart with radius 1, so they overlap no other small one on x;
-        // every test is the big one against a small one overlapping it on x (y and z agree).
-        let big_hi = -1000.0f32 + 1010.0;
-        let big_candidates = v[..n]
-            .iter()
-            .filter(|s| s.center.x - s.radius <= big_hi)
-            .count();
-        assert_eq!(stats.tests, big_candidates as u64, "{m}");
+        assert!(
+            pairs == want_pairs,
+            "{m}: {} pairs, want {}",
+            pairs.len(),
+            want_pairs.len()
+        );
+        assert_eq!(stats.tests, want_tests, "{m}");
     }
 }
 
