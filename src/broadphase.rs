@@ -153,6 +153,11 @@ pub trait BroadPhase {
     fn name(&self) -> &str;
     fn backend(&self) -> Backend;
 
+    /// Device memory held across frames per object (pair list excluded), for GPU methods.
+    fn resident_bytes_per_object(&self) -> Option<f64> {
+        None
+    }
+
     /// Finds every touching pair of an already validated scene. With `out = None` only counts.
     /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order.
     fn find_pairs_validated(

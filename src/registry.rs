@@ -2,12 +2,18 @@
 
 use crate::broadphase::{Backend, BroadPhase, Method};
 use crate::error::{Error, Result};
+use crate::gpu::{GpuBroadPhase, GpuContext};
+use std::sync::Arc;
 
 /// Names accepted by `--methods` besides [`Method`] names (only with the `peers` feature).
 pub const PEER_NAMES: [&str; 3] = ["peer-parry", "peer-rstar", "peer-broccoli"];
 
-/// Builds a broad phase by name on a backend.
-pub fn broad_phase(name: &str, backend: Backend) -> Result<Box<dyn BroadPhase + Send>> {
+/// Builds a broad phase by name on a backend. GPU methods need a context.
+pub fn broad_phase(
+    name: &str,
+    backend: Backend,
+    gpu: Option<&Arc<GpuContext>>,
+) -> Result<Box<dyn BroadPhase + Send>> {
     if PEER_NAMES.contains(&name) {
         if backend != Backend::Cpu {
             return Err(Error::Config(format!("{name} runs on the CPU only")));
@@ -17,9 +23,11 @@ pub fn broad_phase(name: &str, backend: Backend) -> Result<Box<dyn BroadPhase + 
     let method = Method::parse(name)?;
     match backend {
         Backend::Cpu => Ok(crate::cpu::broad_phase(method)),
-        Backend::Gpu => Err(Error::Config(format!(
-            "{name}: the GPU backend is not available in this build"
-        ))),
+        Backend::Gpu => {
+            let ctx =
+                gpu.ok_or_else(|| Error::NoAdapter(format!("{name} on the GPU needs an adapter")))?;
+            Ok(Box::new(GpuBroadPhase::new(ctx.clone(), method)?))
+        }
     }
 }
 

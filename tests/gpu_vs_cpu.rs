@@ -400,13 +400,14 @@ fn walks_longer_than_65535_candidates() {
 }
 
 #[test]
-#[ignore = "about 1.5 minutes per method on lavapipe; run with --ignored"]
 fn count_only_past_u32_on_one_point_100k() {
-    // ~5e9 coincident pairs: totals past u32, each walk 100k candidates long.
+    // ~5e9 coincident pairs: totals past u32, each walk 100k candidates long. brute_force only
+    // (about 35 s on lavapipe); sap and grid take minutes there and share the same walk and
+    // u64 totals, which smaller tests above cover.
     let Some(ctx) = ctx() else { return };
     let n = 100_000u64;
     let v = Scene::generate(SceneKind::OnePoint, &SceneParams::new(n as usize, 1)).spheres;
-    for m in [Method::BruteForce, Method::Sap, Method::Grid] {
+    for m in [Method::BruteForce] {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
         let stats = bp.find_pairs(&v, None).unwrap();
         assert_eq!(stats.pairs, n * (n - 1) / 2, "{m}");

@@ -7,7 +7,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
 use sweepfan::bench::{FrameRun, run_frames};
+use sweepfan::gpu::{GpuContext, GpuOptions};
 use sweepfan::report::paper::{compare, paper_tables, render};
 use sweepfan::report::plot::{LinePlot, Scale, Series};
 use sweepfan::report::rows::{Row, cpu_device, fill_speedups, write_csv, write_json_value};
@@ -39,6 +42,8 @@ enum Command {
     Bench(BenchArgs),
     /// Find the touching pairs of a scene file, write them, and check them against brute force.
     Verify(VerifyArgs),
+    /// Double n on the density scene until a time budget or --max-n, verifying every step.
+    Stress(StressArgs),
     /// Print the GPU adapters, limits and features.
     Info,
 }
@@ -148,18 +153,85 @@ struct VerifyArgs {
     backend: Backend,
 }
 
+#[derive(Args)]
+struct StressArgs {
+    #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+    backend: Backend,
+    /// sap or grid (or any method; the CPU reference is grid, or sap when checking grid on the CPU).
+    #[arg(long, default_value = "grid")]
+    method: String,
+    #[arg(long, default_value_t = 65_536)]
+    start_n: usize,
+    #[arg(long, default_value_t = 4_194_304)]
+    max_n: usize,
+    /// Stop doubling once this many seconds have passed.
+    #[arg(long, default_value_t = 600.0)]
+    budget_s: f64,
+    /// Frames timed per step.
+    #[arg(long, default_value_t = 3)]
+    frames: usize,
+    #[arg(long, default_value_t = 0.01)]
+    volume_fraction: f32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    out: Outputs,
+}
+
+/// The GPU context, opened on first use so CPU-only runs never touch the driver.
+struct Gpu {
+    adapter: Option<String>,
+    ctx: Option<Arc<GpuContext>>,
+}
+
+impl Gpu {
+    fn new(adapter: Option<String>) -> Self {
+        Self { adapter, ctx: None }
+    }
+
+    fn get(&mut self) -> Result<Arc<GpuContext>> {
+        if self.ctx.is_none() {
+            let ctx = GpuContext::new(&GpuOptions {
+                adapter: self.adapter.clone(),
+            })?;
+            self.ctx = Some(Arc::new(ctx));
+        }
+        Ok(self.ctx.clone().expect("opened above"))
+    }
+
+    /// Adapter name, type and backend, for the `device` column.
+    fn device(&self) -> String {
+        match &self.ctx {
+            Some(c) => {
+                let soft = if c.info.device_type == wgpu::DeviceType::Cpu {
+                    ", software: not GPU times"
+                } else {
+                    ""
+                };
+                format!(
+                    "{} ({:?}, {:?}{soft})",
+                    c.info.name, c.info.device_type, c.info.backend
+                )
+            }
+            None => "gpu (not opened)".into(),
+        }
+    }
+}
+
 /// Largest n for which brute force is the reference (above it: sap on the CPU).
 const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
 
 fn main() {
     let cli = Cli::parse();
+    let mut gpu = Gpu::new(cli.adapter.clone());
     let result = match cli.command {
-        None => default_benchmark(),
+        None => default_benchmark(&mut gpu),
         Some(Command::Reproduce {
             what: Reproduce::Broadphase(a),
-        }) => reproduce_broadphase(a),
-        Some(Command::Bench(a)) => bench(a),
-        Some(Command::Verify(a)) => verify(a),
+        }) => reproduce_broadphase(a, &mut gpu),
+        Some(Command::Bench(a)) => bench(a, &mut gpu),
+        Some(Command::Verify(a)) => verify(a, &mut gpu),
+        Some(Command::Stress(a)) => stress(a, &mut gpu),
         Some(Command::Info) => info(cli.adapter.as_deref()),
     };
     match result {
@@ -192,6 +264,7 @@ fn measure(
     run: FrameRun,
     verify: bool,
     progress: Option<&ProgressBar>,
+    gpu: &mut Gpu,
 ) -> Result<(Vec<Row>, bool)> {
     let mut rows = Vec::new();
     let mut all_ok = true;
@@ -206,9 +279,13 @@ fn measure(
                     backend.as_str()
                 ));
             }
-            let mut bp = registry::broad_phase(name, backend)?;
+            let ctx = match backend {
+                Backend::Gpu => Some(gpu.get()?),
+                Backend::Cpu => None,
+            };
+            let mut bp = registry::broad_phase(name, backend, ctx.as_ref())?;
             let mut reference = if verify && !(name == reference_name && backend == Backend::Cpu) {
-                Some(registry::broad_phase(reference_name, Backend::Cpu)?)
+                Some(registry::broad_phase(reference_name, Backend::Cpu, None)?)
             } else {
                 None
             };
@@ -235,7 +312,10 @@ fn measure(
                 n: scene.len(),
                 method: name.clone(),
                 backend,
-                device: cpu_device(),
+                device: match backend {
+                    Backend::Cpu => cpu_device(),
+                    Backend::Gpu => gpu.device(),
+                },
                 frames: m.frame_ms.len(),
                 tests_per_frame: m.tests_per_frame(run.count_frames),
                 pairs_per_frame: m.pairs_per_frame(run.count_frames),
@@ -250,7 +330,8 @@ fn measure(
                 }),
                 verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
-                gpu_bytes_per_object: None,
+                gpu_bytes_per_object: bp.resident_bytes_per_object(),
+                host_bytes_per_object: None,
                 shape: None,
             });
             if let Some(p) = progress {
@@ -325,29 +406,97 @@ fn write_outputs(out: &Outputs, rows: &[Row], extra: Option<serde_json::Value>) 
     Ok(())
 }
 
-fn default_benchmark() -> Result<bool> {
+fn default_benchmark(gpu: &mut Gpu) -> Result<bool> {
     let n = 5000;
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 1));
     let methods: Vec<String> = sweepfan::Method::ALL
         .iter()
         .map(|m| m.name().to_string())
         .collect();
-    let backends = vec![Backend::Cpu];
+    let mut backends = vec![Backend::Cpu];
     println!(
         "sweepfan default benchmark: paper box (cube of side 100, r = 2, origin at the centre), \
-         n = {n}, 20 frames; every method verified against brute force on the first frame."
+         n = {n}, 10 frames, median ms per frame; every method verified against brute force \
+         (CPU) on the first frame."
     );
+    match gpu.get() {
+        Ok(_) => {
+            backends.push(Backend::Gpu);
+            println!("GPU: {}", gpu.device());
+        }
+        Err(e) => println!("GPU: none ({e:#}); GPU columns omitted."),
+    }
+    println!("CPU: {}\n", cpu_device());
     let run = FrameRun {
-        frames: 20,
+        frames: 10,
         count_frames: 10,
         count_only: false,
     };
-    let (rows, ok) = measure(&scene, &methods, &backends, run, true, None)?;
-    println!("{}", rows_table(&rows));
+    let bar = progress_bar((methods.len() * backends.len()) as u64);
+    let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;
+    bar.finish_and_clear();
+    println!("{}", wide_table(&rows));
     Ok(ok)
 }
 
-fn reproduce_broadphase(a: ReproduceBroadphase) -> Result<bool> {
+/// One line per method, CPU and GPU side by side.
+fn wide_table(rows: &[Row]) -> String {
+    let has_gpu = rows.iter().any(|r| r.backend == Backend::Gpu);
+    let mut header = vec![
+        "method",
+        "tests/frame",
+        "pairs/frame",
+        "cpu ms",
+        "cpu vs brute",
+    ];
+    if has_gpu {
+        header.extend(["gpu ms", "gpu vs brute", "gpu tests = cpu"]);
+    }
+    header.push("verified");
+    let mut t = Table::new(header);
+    let speed = |r: Option<&Row>| {
+        r.and_then(|r| r.speedup_vs_brute_force)
+            .map_or("-".to_string(), |s| format!("{s:.1}x"))
+    };
+    let mut methods: Vec<&str> = rows.iter().map(|r| r.method.as_str()).collect();
+    methods.dedup();
+    methods.sort_by_key(|m| rows.iter().position(|r| r.method == *m));
+    methods.dedup();
+    for m in methods {
+        let cpu = rows
+            .iter()
+            .find(|r| r.method == m && r.backend == Backend::Cpu);
+        let gpu = rows
+            .iter()
+            .find(|r| r.method == m && r.backend == Backend::Gpu);
+        let first = cpu.or(gpu).expect("a row per listed method");
+        let mut cells = vec![
+            m.to_string(),
+            count(first.tests_per_frame),
+            count(first.pairs_per_frame),
+            cpu.map_or("-".into(), |r| ms(r.ms_per_frame)),
+            speed(cpu),
+        ];
+        if has_gpu {
+            cells.push(gpu.map_or("-".into(), |r| ms(r.ms_per_frame)));
+            cells.push(speed(gpu));
+            cells.push(match (cpu, gpu) {
+                (Some(c), Some(g)) if c.tests_per_frame == g.tests_per_frame => "yes".into(),
+                (Some(_), Some(_)) => "DIFFERS".into(),
+                _ => "-".into(),
+            });
+        }
+        let verified = [cpu, gpu]
+            .iter()
+            .flatten()
+            .all(|r| r.verified != Some(false));
+        cells.push(if verified { "yes".into() } else { "NO".into() });
+        t.row(cells);
+    }
+    t.render()
+}
+
+fn reproduce_broadphase(a: ReproduceBroadphase, gpu: &mut Gpu) -> Result<bool> {
     let methods: Vec<String> = sweepfan::Method::ALL
         .iter()
         .map(|m| m.name().to_string())
@@ -363,7 +512,7 @@ fn reproduce_broadphase(a: ReproduceBroadphase) -> Result<bool> {
     let mut ok = true;
     for &n in &a.n {
         let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, a.seed));
-        let (r, o) = measure(&scene, &methods, &backends, run, true, Some(&bar))?;
+        let (r, o) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;
         rows.extend(r);
         ok &= o;
     }
@@ -470,7 +619,7 @@ fn load_scene(a: &BenchArgs) -> Result<Scene> {
     })
 }
 
-fn bench(a: BenchArgs) -> Result<bool> {
+fn bench(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     let scene = load_scene(&a)?;
     let mut methods = registry::parse_methods(&a.methods)?;
     // Brute force at large n takes minutes per frame: only when asked for by name.
@@ -488,7 +637,15 @@ fn bench(a: BenchArgs) -> Result<bool> {
     };
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);
-    let (rows, ok) = measure(&scene, &methods, &backends, run, !a.no_verify, Some(&bar))?;
+    let (rows, ok) = measure(
+        &scene,
+        &methods,
+        &backends,
+        run,
+        !a.no_verify,
+        Some(&bar),
+        gpu,
+    )?;
     bar.finish_and_clear();
     println!(
         "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
@@ -506,15 +663,19 @@ fn bench(a: BenchArgs) -> Result<bool> {
     Ok(ok)
 }
 
-fn verify(a: VerifyArgs) -> Result<bool> {
+fn verify(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
     let scene = Scene::from_csv(&a.scene_file)?;
-    let mut bp = registry::broad_phase(&a.method, a.backend)?;
+    let ctx = match a.backend {
+        Backend::Gpu => Some(gpu.get()?),
+        Backend::Cpu => None,
+    };
+    let mut bp = registry::broad_phase(&a.method, a.backend, ctx.as_ref())?;
     let mut pairs: Vec<Pair> = Vec::new();
     let stats = bp.find_pairs(&scene.spheres, Some(&mut pairs))?;
     canonicalize(&mut pairs);
     write_pairs_csv(&a.pairs_out, &pairs)?;
     let reference_name = reference_method(scene.len());
-    let mut reference = registry::broad_phase(reference_name, Backend::Cpu)?;
+    let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let mut expected = Vec::new();
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
     canonicalize(&mut expected);
@@ -608,4 +769,149 @@ fn info(adapter: Option<&str>) -> Result<bool> {
         if ctx.has_timestamps() { "yes" } else { "no" }
     );
     Ok(true)
+}
+
+fn stress(a: StressArgs, gpu: &mut Gpu) -> Result<bool> {
+    if a.start_n == 0 || a.max_n < a.start_n {
+        bail!("need 0 < --start-n <= --max-n");
+    }
+    let ctx = match a.backend {
+        Backend::Gpu => Some(gpu.get()?),
+        Backend::Cpu => None,
+    };
+    let reference_name = if a.method == "grid" && a.backend == Backend::Cpu {
+        "sap"
+    } else {
+        "grid"
+    };
+    let mut bp = registry::broad_phase(&a.method, a.backend, ctx.as_ref())?;
+    let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
+    let device = match a.backend {
+        Backend::Cpu => cpu_device(),
+        Backend::Gpu => gpu.device(),
+    };
+    println!(
+        "stress: {} [{}] on {device}, density scene (volume fraction {}), n doubling from {} to {}, \
+         budget {} s; each step verified against {reference_name} [cpu]",
+        a.method,
+        a.backend.as_str(),
+        a.volume_fraction,
+        a.start_n,
+        a.max_n,
+        a.budget_s
+    );
+    let steps = (a.max_n / a.start_n).max(1).ilog2() as u64 + 1;
+    let bar = progress_bar(steps);
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    let mut n = a.start_n;
+    let mut stop_reason = format!("reached --max-n {}", a.max_n);
+    while n <= a.max_n {
+        if started.elapsed().as_secs_f64() > a.budget_s {
+            stop_reason = format!("time budget of {} s used", a.budget_s);
+            break;
+        }
+        bar.set_message(format!("n = {n}"));
+        let mut p = SceneParams::new(n, a.seed);
+        p.volume_fraction = a.volume_fraction;
+        let scene = Scene::generate(SceneKind::Density, &p);
+        let run = FrameRun {
+            frames: a.frames.max(1),
+            count_frames: a.frames.max(1),
+            count_only: false,
+        };
+        let outcome = run_frames(
+            bp.as_mut(),
+            &scene,
+            run,
+            Some(reference.as_mut() as &mut dyn BroadPhase),
+        );
+        let (m, cmp) = match outcome {
+            Ok(x) => x,
+            Err(sweepfan::Error::TooLarge(msg)) | Err(sweepfan::Error::Gpu(msg))
+                if !rows.is_empty() =>
+            {
+                stop_reason = format!("n = {n} does not fit: {msg}");
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let cmp = cmp.expect("a reference was given");
+        if !cmp.is_ok() {
+            all_ok = false;
+            eprintln!("MISMATCH at n = {n}: {}", cmp.summary());
+        }
+        let pairs = m.pairs_per_frame(run.count_frames);
+        rows.push(Row {
+            scene: scene.name.clone(),
+            n,
+            method: a.method.clone(),
+            backend: a.backend,
+            device: device.clone(),
+            frames: m.frame_ms.len(),
+            tests_per_frame: m.tests_per_frame(run.count_frames),
+            pairs_per_frame: pairs,
+            ms_per_frame: m.median_ms(),
+            ms_per_frame_min: m.min_ms(),
+            stage_ms: m.stage_ms(),
+            speedup_vs_brute_force: None,
+            verified: Some(cmp.is_ok()),
+            verified_against: Some(reference_name.to_string()),
+            near_touching_differences: Some(cmp.near_touching.len()),
+            gpu_bytes_per_object: bp.resident_bytes_per_object(),
+            // Host <-> device traffic per frame: the spheres up (16 B each), the pairs down (8 B
+            // each); the totals and timestamps are a few hundred bytes.
+            host_bytes_per_object: (a.backend == Backend::Gpu)
+                .then(|| (16.0 * n as f64 + 8.0 * pairs) / n as f64),
+            shape: None,
+        });
+        bar.inc(1);
+        match n.checked_mul(2) {
+            Some(next) => n = next,
+            None => break,
+        }
+    }
+    bar.finish_and_clear();
+    let mut t = Table::new([
+        "n",
+        "pairs/frame",
+        "ms/frame",
+        "verified",
+        "resident B/obj",
+        "host B/obj",
+        "stages (median ms)",
+    ]);
+    for r in &rows {
+        t.row([
+            r.n.to_string(),
+            count(r.pairs_per_frame),
+            ms(r.ms_per_frame),
+            if r.verified == Some(true) {
+                "yes".into()
+            } else {
+                "NO".into()
+            },
+            r.gpu_bytes_per_object
+                .map_or("-".into(), |b| format!("{b:.1}")),
+            r.host_bytes_per_object
+                .map_or("-".into(), |b| format!("{b:.1}")),
+            r.stage_ms
+                .iter()
+                .map(|(k, v)| format!("{k} {}", ms(*v)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    println!("{}", t.render());
+    println!(
+        "stopped: {stop_reason}; largest n verified: {}",
+        rows.iter()
+            .filter(|r| r.verified == Some(true))
+            .map(|r| r.n)
+            .max()
+            .unwrap_or(0)
+    );
+    write_outputs(&a.out, &rows, None)?;
+    Ok(all_ok)
 }

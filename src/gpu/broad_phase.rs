@@ -587,6 +587,10 @@ impl BroadPhase for GpuBroadPhase {
         Backend::Gpu
     }
 
+    fn resident_bytes_per_object(&self) -> Option<f64> {
+        Some(GpuBroadPhase::resident_bytes_per_object(self))
+    }
+
     fn find_pairs_validated(
         &mut self,
         spheres: &[Sphere],

@@ -40,6 +40,9 @@ pub struct Row {
     /// Resident GPU bytes per object, excluding the pair list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_bytes_per_object: Option<f64>,
+    /// Host <-> device bytes moved per object per frame (upload + readback), GPU rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_bytes_per_object: Option<f64>,
     /// Shape of the objects when not spheres ("obb", "polygon").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<String>,
