@@ -189,3 +189,27 @@ fn unknown_method_and_bad_parameters_are_clear_errors() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("empty scene"));
 }
+
+#[test]
+fn gpu_backend_without_adapter_is_a_clear_error() {
+    // WGPU_BACKEND=metal finds nothing on Linux/Windows: the same path as a machine with no GPU.
+    let out = sweepfan()
+        .env("WGPU_BACKEND", "metal")
+        .args([
+            "bench",
+            "--backend",
+            "gpu",
+            "--n",
+            "100",
+            "--methods",
+            "sap",
+        ])
+        .output()
+        .unwrap();
+    if cfg!(target_os = "macos") {
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no GPU adapter"), "{err}");
+}
