@@ -23,14 +23,30 @@ use crate::broadphase::{BroadPhase, Method};
 
 /// The CPU implementation of `method`.
 pub fn broad_phase(method: Method) -> Box<dyn BroadPhase + Send> {
+    broad_phase_with_pair_limit(method, emit::MAX_STORED_PAIRS)
+}
+
+/// The CPU implementation of `method`, storing at most `limit` pairs per call (a call that finds
+/// more fails with `Error::TooLarge`; counting without storing has no limit).
+pub fn broad_phase_with_pair_limit(method: Method, limit: u64) -> Box<dyn BroadPhase + Send> {
+    fn boxed<T: BroadPhase + Send + 'static>(
+        mut method: T,
+        set: fn(&mut T, u64),
+        limit: u64,
+    ) -> Box<dyn BroadPhase + Send> {
+        set(&mut method, limit);
+        Box::new(method)
+    }
     match method {
-        Method::BruteForce => Box::new(BruteForce::new()),
-        Method::OriginDistance => Box::new(OriginDistance::new()),
-        Method::X | Method::Xy | Method::Xyz => {
-            Box::new(Sweep::new(method).expect("x, xy and xyz are sweep methods"))
+        Method::BruteForce => boxed(BruteForce::new(), BruteForce::set_pair_limit, limit),
+        Method::OriginDistance => {
+            boxed(OriginDistance::new(), OriginDistance::set_pair_limit, limit)
         }
-        Method::MinAxis => Box::new(MinAxis::new()),
-        Method::Sap => Box::new(Sap::new()),
-        Method::Grid => Box::new(Grid::new()),
+        Method::X => boxed(Sweep::x(), Sweep::set_pair_limit, limit),
+        Method::Xy => boxed(Sweep::xy(), Sweep::set_pair_limit, limit),
+        Method::Xyz => boxed(Sweep::xyz(), Sweep::set_pair_limit, limit),
+        Method::MinAxis => boxed(MinAxis::new(), MinAxis::set_pair_limit, limit),
+        Method::Sap => boxed(Sap::new(), Sap::set_pair_limit, limit),
+        Method::Grid => boxed(Grid::new(), Grid::set_pair_limit, limit),
     }
 }

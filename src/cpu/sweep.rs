@@ -25,25 +25,44 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// Sets the most pairs one call may store (default [`super::emit::MAX_STORED_PAIRS`]); a
+    /// call finding more fails with `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.emitter.set_pair_limit(limit);
+    }
+
     /// `method` must be one of `X`, `Xy`, `Xyz`.
     pub fn new(method: Method) -> Result<Self> {
-        let axes = match method {
-            Method::X => 1,
-            Method::Xy => 2,
-            Method::Xyz => 3,
-            other => {
-                return Err(Error::Config(format!(
-                    "the sweep cascade implements x, xy and xyz, not {other}"
-                )));
-            }
-        };
-        Ok(Self {
+        match method {
+            Method::X => Ok(Self::x()),
+            Method::Xy => Ok(Self::xy()),
+            Method::Xyz => Ok(Self::xyz()),
+            other => Err(Error::Config(format!(
+                "the sweep cascade implements x, xy and xyz, not {other}"
+            ))),
+        }
+    }
+
+    pub fn x() -> Self {
+        Self::cascade(Method::X, 1)
+    }
+
+    pub fn xy() -> Self {
+        Self::cascade(Method::Xy, 2)
+    }
+
+    pub fn xyz() -> Self {
+        Self::cascade(Method::Xyz, 3)
+    }
+
+    fn cascade(method: Method, axes: usize) -> Self {
+        Self {
             method,
             axes,
             order: AxisOrder::default(),
             survivors: Vec::new(),
             emitter: PairEmitter::default(),
-        })
+        }
     }
 }
 
