@@ -9,6 +9,8 @@ pub mod grid;
 pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
+#[cfg(feature = "peers")]
+pub mod peers;
 pub mod sap;
 pub mod sweep;
 
