@@ -11,6 +11,7 @@ pub mod min_axis;
 pub mod origin_distance;
 #[cfg(feature = "peers")]
 pub mod peers;
+pub mod radix;
 pub mod sap;
 pub mod sweep;
 
