@@ -5,16 +5,37 @@ use std::time::Instant;
 use sweepfan::cpu::broad_phase;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
 
-fn time_frames(bp: &mut dyn BroadPhase, scene: &Scene, frames: usize) -> (f64, u64, u64, String) {
+/// CPU time of this process (all threads) in seconds, from /proc (0 where unavailable): a
+/// measure of work that other processes on a shared machine disturb less than wall time.
+fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 =
+        fields[11].parse::<f64>().unwrap_or(0.0) + fields[12].parse::<f64>().unwrap_or(0.0);
+    ticks / 100.0
+}
+
+fn time_frames(
+    bp: &mut dyn BroadPhase,
+    scene: &Scene,
+    frames: usize,
+) -> (f64, f64, u64, u64, String) {
     let mut scene = scene.clone();
     // One warm-up call grows the scratch buffers.
     bp.find_pairs(&scene.spheres, None).unwrap();
     let mut best = f64::INFINITY;
     let (mut tests, mut pairs, mut stages) = (0, 0, String::new());
+    let mut cpu = 0.0;
     for _ in 0..frames {
+        let cpu_start = process_cpu_seconds();
         let start = Instant::now();
         let stats = bp.find_pairs(&scene.spheres, None).unwrap();
         best = best.min(start.elapsed().as_secs_f64());
+        cpu += process_cpu_seconds() - cpu_start;
         (tests, pairs) = (stats.tests, stats.pairs);
         stages = stats
             .stages
@@ -24,7 +45,7 @@ fn time_frames(bp: &mut dyn BroadPhase, scene: &Scene, frames: usize) -> (f64, u
             .join(", ");
         scene.step();
     }
-    (best * 1e3, tests, pairs, stages)
+    (best * 1e3, cpu * 1e3 / frames as f64, tests, pairs, stages)
 }
 
 fn candidates(kind: SceneKind, n: usize) -> Vec<Box<dyn BroadPhase + Send>> {
@@ -51,7 +72,10 @@ fn main() {
     let sizes = if sizes.is_empty() { vec![5000] } else { sizes };
     for n in sizes {
         let scene = Scene::generate(kind, &SceneParams::new(n, 1));
-        let frames = if n >= 500_000 { 3 } else { 10 };
+        let frames: usize = std::env::var("SWEEPFAN_FRAMES")
+            .ok()
+            .and_then(|f| f.parse().ok())
+            .unwrap_or(if n >= 500_000 { 5 } else { 10 });
         // SWEEPFAN_ONLY=grid,sap restricts the methods measured.
         let only = std::env::var("SWEEPFAN_ONLY").ok();
         for mut bp in candidates(kind, n) {
@@ -61,9 +85,9 @@ fn main() {
             {
                 continue;
             }
-            let (ms, tests, pairs, stages) = time_frames(bp.as_mut(), &scene, frames);
+            let (ms, cpu_ms, tests, pairs, stages) = time_frames(bp.as_mut(), &scene, frames);
             println!(
-                "{:>8} n={n:<8} {:<16} {ms:>10.3} ms/frame  tests {tests:>12} pairs {pairs:>10}  [{stages}]",
+                "{:>8} n={n:<8} {:<16} {ms:>10.3} ms/frame (cpu {cpu_ms:>9.1} ms)  tests {tests:>12} pairs {pairs:>10}  [{stages}]",
                 kind.name(),
                 bp.name()
             );

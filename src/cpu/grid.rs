@@ -111,6 +111,8 @@ pub struct Grid {
     /// Per row: key `(kz << bits.y) | ky` and first sorted position; `row_start` ends with `n`.
     row_keys: Vec<u64>,
     row_start: Vec<u32>,
+    /// Spheres in sorted order: the candidate loop reads them contiguously.
+    sorted: Vec<Sphere>,
     emitter: PairEmitter,
 }
 
@@ -161,6 +163,21 @@ impl Grid {
                 .par_extend(spheres.par_iter().enumerate().map(pack));
             self.wide_keys.par_sort_unstable();
         }
+        self.sorted.clear();
+        if self.wide {
+            let keys = &self.wide_keys;
+            self.sorted
+                .par_extend(keys.par_iter().map(|&k| spheres[k as u32 as usize]));
+        } else {
+            let mask = if bi == 0 { 0 } else { u64::MAX >> (64 - bi) };
+            if parallel {
+                self.sorted
+                    .par_extend(self.keys.par_iter().map(|&k| spheres[(k & mask) as usize]));
+            } else {
+                self.sorted
+                    .extend(self.keys.iter().map(|&k| spheres[(k & mask) as usize]));
+            }
+        }
         self.row_keys.clear();
         self.row_start.clear();
         let mut add_row = |p: usize, cell: u64| {
@@ -205,7 +222,7 @@ impl Rows<'_> {
 /// cell and the object index at sorted position `p`.
 #[inline(always)]
 fn visit(
-    spheres: &[Sphere],
+    sorted: &[Sphere],
     rows: &Rows,
     entry: impl Fn(usize) -> (u64, u32),
     positions: std::ops::Range<usize>,
@@ -263,7 +280,7 @@ fn visit(
             if cell_q & x_mask > xp + 1 {
                 break;
             }
-            sink.test(&spheres[ip as usize], &spheres[iq as usize], ip, iq);
+            sink.test(&sorted[p], &sorted[q], ip, iq);
         }
         for d in 0..4 {
             let mut q = next[d];
@@ -276,7 +293,7 @@ fn visit(
                 if cell_q & x_mask > xp + 1 {
                     break;
                 }
-                sink.test(&spheres[ip as usize], &spheres[iq as usize], ip, iq);
+                sink.test(&sorted[p], &sorted[q], ip, iq);
                 q += 1;
             }
         }
@@ -312,7 +329,7 @@ impl BroadPhase for Grid {
             let keys = &self.wide_keys;
             let entry = |p: usize| ((keys[p] >> 32) as u64, keys[p] as u32);
             self.emitter.run(spheres.len(), out, |positions, sink| {
-                visit(spheres, &rows, entry, positions, sink)
+                visit(&self.sorted, &rows, entry, positions, sink)
             })
         } else {
             let (keys, bi) = (&self.keys, self.index_bits);
@@ -324,7 +341,7 @@ impl BroadPhase for Grid {
                 )
             };
             self.emitter.run(spheres.len(), out, |positions, sink| {
-                visit(spheres, &rows, entry, positions, sink)
+                visit(&self.sorted, &rows, entry, positions, sink)
             })
         };
         let (tests, pairs) = result?;
