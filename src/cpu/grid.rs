@@ -1,20 +1,26 @@
 //! Uniform grid (beyond the paper).
 //!
 //! Cell side `s = 2 r_max` (`s = 1` when every radius is 0); `m` = componentwise minimum of the
-//! centres; the cell of object `i` is `k[a] = floor((c_i[a] - m[a]) / s)` per axis, as i32
-//! clamped to `[0, 2^20 - 1]` (clamping keeps neighbours within one cell of each other, so it
-//! only merges far cells and never loses a pair). Two touching objects have `|c_i - c_j| <= s`
-//! on every axis, so their cells differ by at most one on every axis.
+//! centres; the cell of object `i` is `k[a] = floor((c_i[a] - m[a]) / s)` per axis (f32
+//! subtraction, then f32 division), as i32 clamped to `[0, 2^20 - 1]` (clamping is monotone, so
+//! neighbours stay within one cell of each other: it only merges far cells and never loses a
+//! pair). Two touching objects have `|c_i[a] - c_j[a]| <= s` on every axis, so their cells
+//! differ by at most one on every axis.
 //!
 //! **Tests** (the GPU must count identically): every unordered pair `{i, j}` whose cells differ
 //! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
-//! other filter is applied before the sphere test.
+//! other filter is applied before the sphere test. The count depends only on the cells, not on
+//! the traversal. (A GPU matching it bit for bit needs a correctly rounded division; WGSL
+//! allows 2.5 ULP, which can move a centre lying within rounding of a cell wall.)
 //!
-//! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of packed keys).
-//! Objects with equal `(kz, ky)` form a *row*, ordered by `kx`. An object visits the later objects of its own row while
-//! `kx_j <= kx_i + 1` (its own cell after it, then cell `kx + 1`), and in each of the four
-//! forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`, `(ky, kz + 1)`, `(ky + 1, kz + 1)` the objects
-//! with `kx_i - 1 <= kx_j <= kx_i + 1`: the 13 forward neighbour cells plus its own cell.
+//! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of keys packing the
+//! cell in as many bits as the scene needs, above the index). Objects with equal `(kz, ky)` form
+//! a *row*, ordered by `kx`. An object visits the later objects of its own row while
+//! `kx_j <= kx_i + 1` (the rest of its own cell, then cell `kx + 1`), and in each of the four
+//! forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`, `(ky, kz + 1)`, `(ky + 1, kz + 1)` the
+//! objects with `kx_i - 1 <= kx_j <= kx_i + 1`: its own cell plus the 13 forward neighbour
+//! cells, so each pair of neighbouring cells is visited from exactly one side. Work is linear
+//! after the sort: pointers into the forward rows only move forward.
 
 use super::emit::{PairEmitter, Sink};
 use super::radix::radix_sort_bits;

@@ -1,6 +1,19 @@
 //! CPU reference implementations: the oracle every GPU result is checked against, and the CPU
 //! baseline. One file per method; each is a [`BroadPhase`] with its scratch buffers kept across
-//! calls, running on rayon's pool.
+//! calls, running on rayon's pool. Each module's docs define its `tests` count exactly (the GPU
+//! counts the same); every method applies [`crate::Sphere::touches`] to its candidates.
+//!
+//! * [`brute_force`]: all pairs; [`origin_distance`]: paper method 1; [`sweep`]: the paper's
+//!   x / xy / xyz cascade; [`min_axis`]: paper 3.3.2 with a complete owner rule; [`sap`]: sweep
+//!   and prune; [`grid`]: uniform grid, the fastest at scale.
+//! * Shared parts: [`keys`] (order-preserving float keys), [`radix`], [`axis_order`] (sorted
+//!   structure-of-arrays per axis), [`emit`] (parallel chunks, per-chunk pair buffers, the
+//!   stored-pair limit), and with feature `peers` the peer crates in `peers`.
+//!
+//! Rounding: the candidate filters compare f32 values computed as each module states
+//! (`lo = c - r`, `|c|`, cell indices). A pair that touches only within rounding of a filter's
+//! boundary (e.g. exactly touching spheres whose interval ends round apart) could in principle
+//! be filtered out; the property tests include exact integer contacts and find none.
 
 pub mod axis_order;
 pub mod brute_force;
