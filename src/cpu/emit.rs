@@ -47,10 +47,20 @@ impl Sink<'_> {
         }
     }
 
-    /// Adds `count` tests that the caller performed itself (vectorised loops).
+    /// Adds `count` tests that the caller performs itself, reporting each touching pair with
+    /// [`Sink::touching`] (loops that know their candidate count up front).
     #[inline(always)]
     pub fn add_tests(&mut self, count: u64) {
         self.tests += count;
+    }
+
+    /// A touching pair found by a test already counted with [`Sink::add_tests`].
+    #[inline(always)]
+    pub fn touching(&mut self, ia: u32, ib: u32) {
+        self.pairs += 1;
+        if self.store {
+            self.push(if ia < ib { [ia, ib] } else { [ib, ia] });
+        }
     }
 
     #[inline(always)]

@@ -112,11 +112,13 @@ impl BroadPhase for Sweep {
         let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
             for p in rows {
                 let (hp, sp, ip) = (hi[p], &sorted[p], index[p]);
-                for q in p + 1..n {
-                    if lo[q] > hp {
-                        break;
+                // The candidates are the run of following objects starting at or before hi_p.
+                let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
+                sink.add_tests((end - p - 1) as u64);
+                for q in p + 1..end {
+                    if sp.touches(&sorted[q]) {
+                        sink.touching(ip, index[q]);
                     }
-                    sink.test(sp, &sorted[q], ip, index[q]);
                 }
             }
         })?;
