@@ -20,9 +20,12 @@
 //! forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`, `(ky, kz + 1)`, `(ky + 1, kz + 1)` the
 //! objects with `kx_i - 1 <= kx_j <= kx_i + 1`: its own cell plus the 13 forward neighbour
 //! cells, so each pair of neighbouring cells is visited from exactly one side. Work is linear
-//! after the sort: pointers into the forward rows only move forward.
+//! after the sort: pointers into the forward rows only move forward. Grids with at most a few
+//! cells per object use [`super::grid_dense`] instead (counting sort, O(1) neighbour ranges),
+//! which visits the same pairs.
 
 use super::emit::{PairEmitter, Sink};
+use super::grid_dense::DenseGrid;
 use super::radix::radix_sort_bits;
 use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
 use crate::error::Result;
@@ -119,6 +122,9 @@ pub struct Grid {
     row_start: Vec<u32>,
     /// Spheres in sorted order: the candidate loop reads them contiguously.
     sorted: Vec<Sphere>,
+    /// The layout for grids with few cells per object; `dense` says it holds this frame.
+    dense_grid: DenseGrid,
+    dense: bool,
     emitter: PairEmitter,
 }
 
@@ -138,6 +144,10 @@ impl Grid {
         let n = spheres.len();
         let parallel = n >= PARALLEL_MIN;
         let frame = GridFrame::of(spheres);
+        self.dense = self.dense_grid.build(&frame, spheres);
+        if self.dense {
+            return;
+        }
         let m = frame.max_cell;
         let bits = CellBits {
             x: bits_for(m[0].into()),
@@ -331,7 +341,12 @@ impl BroadPhase for Grid {
             start: &self.row_start,
             bits: self.bits,
         };
-        let result = if self.wide {
+        let result = if self.dense {
+            let dense = &self.dense_grid;
+            self.emitter.run(spheres.len(), out, |positions, sink| {
+                dense.visit(positions, sink)
+            })
+        } else if self.wide {
             let keys = &self.wide_keys;
             let entry = |p: usize| ((keys[p] >> 32) as u64, keys[p] as u32);
             self.emitter.run(spheres.len(), out, |positions, sink| {

@@ -19,6 +19,7 @@ pub mod axis_order;
 pub mod brute_force;
 pub mod emit;
 pub mod grid;
+pub mod grid_dense;
 pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
