@@ -78,12 +78,28 @@ fn main() {
             .unwrap_or(if n >= 500_000 { 5 } else { 10 });
         // SWEEPFAN_ONLY=grid,sap restricts the methods measured.
         let only = std::env::var("SWEEPFAN_ONLY").ok();
+        // SWEEPFAN_CHECK=1: also compare every method's canonical pair list with the first's.
+        let check = std::env::var("SWEEPFAN_CHECK").is_ok_and(|v| v == "1");
+        let mut reference: Option<(String, Vec<sweepfan::Pair>)> = None;
         for mut bp in candidates(kind, n) {
             if only
                 .as_ref()
                 .is_some_and(|o| !o.split(',').any(|m| m == bp.name()))
             {
                 continue;
+            }
+            if check {
+                let mut list = Vec::new();
+                bp.find_pairs(&scene.spheres, Some(&mut list)).unwrap();
+                sweepfan::canonicalize(&mut list);
+                match &reference {
+                    None => reference = Some((bp.name().to_string(), list)),
+                    Some((first, expected)) => println!(
+                        "same pairs as {first}: {} ({} pairs)",
+                        *expected == list,
+                        list.len()
+                    ),
+                }
             }
             let (ms, cpu_ms, tests, pairs, stages) = time_frames(bp.as_mut(), &scene, frames);
             println!(
