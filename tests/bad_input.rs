@@ -114,3 +114,34 @@ fn too_many_pairs_to_store() {
         assert_eq!(pairs.len() as u64, all, "{method}");
     }
 }
+
+/// A scene spanning more than 2^20 cells on every axis: cells are clamped and the packed
+/// (cell, index) key no longer fits 64 bits (the grid's wide path); pairs still match.
+#[test]
+fn clamped_cells_and_wide_grid_keys_match_brute_force() {
+    let mut s = Vec::new();
+    for k in 0..40u32 {
+        let t = (k as f32) * 1.0e5;
+        let c = Vec3::new(t, 3.0e6 - t, (k % 7) as f32 * 5.0e5);
+        s.push(Sphere::new(c, 0.5));
+        // An exactly touching neighbour on each axis, and one just apart.
+        s.push(Sphere::new(c + Vec3::X, 0.5));
+        s.push(Sphere::new(c + Vec3::Y, 0.5));
+        s.push(Sphere::new(c - Vec3::Z * 1.25, 0.5));
+    }
+    // Far beyond cell 2^20 - 1 on every axis (cell side 1): clamped together.
+    s.push(Sphere::new(Vec3::splat(4.0e6), 0.5));
+    s.push(Sphere::new(Vec3::splat(4.0e6) + Vec3::X, 0.5));
+    let mut expected = Vec::new();
+    broad_phase(Method::BruteForce)
+        .find_pairs(&s, Some(&mut expected))
+        .unwrap();
+    canonicalize(&mut expected);
+    assert!(expected.len() > 80);
+    for method in Method::ALL {
+        let mut pairs: Vec<Pair> = Vec::new();
+        broad_phase(method).find_pairs(&s, Some(&mut pairs)).unwrap();
+        canonicalize(&mut pairs);
+        assert_eq!(pairs, expected, "{method}");
+    }
+}
