@@ -1,5 +1,5 @@
 //! Per-frame wall time of the CPU methods (and the peers with `--features peers`):
-//! `cargo run --release --example cpu_speed [--features peers] -- [paper|density] [n...]`.
+//! `cargo run --release --example cpu_speed [--features peers] -- [paper|density|one-point] [n...]`.
 
 use std::time::Instant;
 use sweepfan::cpu::broad_phase;
@@ -66,6 +66,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let kind = match args.first().map(String::as_str) {
         Some("density") => SceneKind::Density,
+        Some("one-point") => SceneKind::OnePoint,
         _ => SceneKind::Paper,
     };
     let sizes: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();

@@ -140,7 +140,9 @@ fn clamped_cells_and_wide_grid_keys_match_brute_force() {
     assert!(expected.len() > 80);
     for method in Method::ALL {
         let mut pairs: Vec<Pair> = Vec::new();
-        broad_phase(method).find_pairs(&s, Some(&mut pairs)).unwrap();
+        broad_phase(method)
+            .find_pairs(&s, Some(&mut pairs))
+            .unwrap();
         canonicalize(&mut pairs);
         assert_eq!(pairs, expected, "{method}");
     }
