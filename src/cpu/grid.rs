@@ -196,21 +196,26 @@ impl Grid {
         }
         self.row_keys.clear();
         self.row_start.clear();
-        let mut add_row = |p: usize, cell: u64| {
-            let key = cell >> bits.x;
-            if self.row_keys.last() != Some(&key) {
-                self.row_keys.push(key);
-                self.row_start.push(p as u32);
-            }
+        let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
+        let row_at = |p: usize| {
+            let cell = if wide {
+                (wide_keys[p] >> 32) as u64
+            } else {
+                keys[p].checked_shr(bi).unwrap_or(0)
+            };
+            cell >> bits.x
         };
-        if self.wide {
-            for (p, &k) in self.wide_keys.iter().enumerate() {
-                add_row(p, (k >> 32) as u64);
-            }
+        let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
+        if parallel {
+            self.row_start
+                .par_extend((0..n).into_par_iter().filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .par_extend(self.row_start.par_iter().map(|&p| row_at(p as usize)));
         } else {
-            for (p, &k) in self.keys.iter().enumerate() {
-                add_row(p, k >> bi);
-            }
+            self.row_start
+                .extend((0..n).filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .extend(self.row_start.iter().map(|&p| row_at(p as usize)));
         }
         self.row_start.push(n as u32);
     }
