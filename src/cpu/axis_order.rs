@@ -83,38 +83,28 @@ impl AxisOrder {
 
     fn finish(&mut self, spheres: &[Sphere], axis: usize) {
         sort_keys(&mut self.keys);
-        let n = self.keys.len();
-        for v in [&mut self.lo, &mut self.hi] {
-            v.clear();
-            v.resize(n, 0.0);
-        }
-        self.index.clear();
-        self.index.resize(n, 0);
-        self.spheres.clear();
-        self.spheres.resize(n, Sphere::default());
-        let fill =
-            |(((k, l), h), (s, ix)): (((&u64, &mut f32), &mut f32), (&mut Sphere, &mut u32))| {
-                let i = index_of(*k);
-                let sphere = spheres[i as usize];
-                *l = lo(&sphere, axis);
-                *h = hi(&sphere, axis);
-                *s = sphere;
-                *ix = i;
-            };
-        if n >= PARALLEL_GATHER_MIN {
-            self.keys
-                .par_iter()
-                .zip(self.lo.par_iter_mut())
-                .zip(self.hi.par_iter_mut())
-                .zip(self.spheres.par_iter_mut().zip(self.index.par_iter_mut()))
-                .for_each(fill);
+        let parallel = self.keys.len() >= PARALLEL_GATHER_MIN;
+        let (keys, index, sorted, lo_out, hi_out) = (
+            &self.keys,
+            &mut self.index,
+            &mut self.spheres,
+            &mut self.lo,
+            &mut self.hi,
+        );
+        index.clear();
+        sorted.clear();
+        lo_out.clear();
+        hi_out.clear();
+        if parallel {
+            index.par_extend(keys.par_iter().map(|&k| index_of(k)));
+            sorted.par_extend(index.par_iter().map(|&i| spheres[i as usize]));
+            lo_out.par_extend(sorted.par_iter().map(|s| lo(s, axis)));
+            hi_out.par_extend(sorted.par_iter().map(|s| hi(s, axis)));
         } else {
-            self.keys
-                .iter()
-                .zip(self.lo.iter_mut())
-                .zip(self.hi.iter_mut())
-                .zip(self.spheres.iter_mut().zip(self.index.iter_mut()))
-                .for_each(fill);
+            index.extend(keys.iter().map(|&k| index_of(k)));
+            sorted.extend(index.iter().map(|&i| spheres[i as usize]));
+            lo_out.extend(sorted.iter().map(|s| lo(s, axis)));
+            hi_out.extend(sorted.iter().map(|s| hi(s, axis)));
         }
     }
 }

@@ -10,8 +10,9 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// Most pairs one call may store (8 bytes each: 2 GiB). Beyond it the call fails with
-/// [`Error::TooLarge`] instead of exhausting memory; counting (`out = None`) has no limit.
+/// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit the call
+/// fails with [`Error::TooLarge`] instead of exhausting memory; counting (`out = None`) has no
+/// limit.
 pub const MAX_STORED_PAIRS: u64 = 1 << 28;
 
 /// Below this many outer items one chunk runs on the calling thread (no pool round trip).
@@ -30,6 +31,7 @@ pub struct Sink<'a> {
     reported: usize,
     stored: &'a AtomicU64,
     overflow: &'a AtomicBool,
+    limit: u64,
 }
 
 impl Sink<'_> {
@@ -45,10 +47,20 @@ impl Sink<'_> {
         }
     }
 
-    /// Adds `count` tests that the caller performed itself (vectorised loops).
+    /// Adds `count` tests that the caller performs itself, reporting each touching pair with
+    /// [`Sink::touching`] (loops that know their candidate count up front).
     #[inline(always)]
     pub fn add_tests(&mut self, count: u64) {
         self.tests += count;
+    }
+
+    /// A touching pair found by a test already counted with [`Sink::add_tests`].
+    #[inline(always)]
+    pub fn touching(&mut self, ia: u32, ib: u32) {
+        self.pairs += 1;
+        if self.store {
+            self.push(if ia < ib { [ia, ib] } else { [ib, ia] });
+        }
     }
 
     #[inline(always)]
@@ -68,7 +80,7 @@ impl Sink<'_> {
         let fresh = (self.buffer.len() - self.reported) as u64;
         self.reported = self.buffer.len();
         let total = self.stored.fetch_add(fresh, Ordering::Relaxed) + fresh;
-        if total >= MAX_STORED_PAIRS || self.overflow.load(Ordering::Relaxed) {
+        if total > self.limit || self.overflow.load(Ordering::Relaxed) {
             self.overflow.store(true, Ordering::Relaxed);
             self.store = false;
             // Release what was gathered: the call fails anyway.
@@ -79,12 +91,26 @@ impl Sink<'_> {
 }
 
 /// Per-chunk pair buffers, kept across calls.
-#[derive(Default)]
 pub struct PairEmitter {
     buffers: Vec<Vec<Pair>>,
+    limit: u64,
+}
+
+impl Default for PairEmitter {
+    fn default() -> Self {
+        Self {
+            buffers: Vec::new(),
+            limit: MAX_STORED_PAIRS,
+        }
+    }
 }
 
 impl PairEmitter {
+    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`]).
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+
     /// Runs `work(range, sink)` over `0..items` in chunks, in parallel when `items` is large,
     /// and gathers the pairs into `out` (cleared first) when given. Returns `(tests, pairs)`.
     pub fn run<F>(
@@ -119,6 +145,7 @@ impl PairEmitter {
                 reported: 0,
                 stored: &stored,
                 overflow: &overflow,
+                limit: self.limit,
             };
             work(range, &mut sink);
             (sink.tests, sink.pairs)
@@ -135,14 +162,15 @@ impl PairEmitter {
         };
         if let Some(out) = out {
             out.clear();
-            if overflow.load(Ordering::Relaxed) || pairs > MAX_STORED_PAIRS {
+            if overflow.load(Ordering::Relaxed) || pairs > self.limit {
                 for b in buffers.iter_mut() {
                     *b = Vec::new();
                 }
                 return Err(Error::TooLarge(format!(
-                    "{pairs} touching pairs found ({} GiB as a list), more than the {MAX_STORED_PAIRS} \
-                     this call may store; count them without storing instead",
-                    (pairs * std::mem::size_of::<Pair>() as u64) >> 30
+                    "{pairs} touching pairs ({:.2} GiB as a list) exceed the limit of {} stored \
+                     pairs per call; count them without storing instead",
+                    (pairs * std::mem::size_of::<Pair>() as u64) as f64 / f64::from(1u32 << 30),
+                    self.limit
                 )));
             }
             out.reserve(pairs as usize);

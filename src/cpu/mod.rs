@@ -1,15 +1,32 @@
 //! CPU reference implementations: the oracle every GPU result is checked against, and the CPU
 //! baseline. One file per method; each is a [`BroadPhase`] with its scratch buffers kept across
-//! calls, running on rayon's pool.
+//! calls, running on rayon's pool. Each module's docs define its `tests` count exactly (the GPU
+//! counts the same); every method applies [`crate::Sphere::touches`] to its candidates.
+//!
+//! * [`brute_force`]: all pairs; [`origin_distance`]: paper method 1; [`sweep`]: the paper's
+//!   x / xy / xyz cascade; [`min_axis`]: paper 3.3.2 with a complete owner rule; [`sap`]: sweep
+//!   and prune; [`grid`]: uniform grid, the fastest at scale.
+//! * Shared parts: [`keys`] (order-preserving float keys), [`radix`], [`axis_order`] (sorted
+//!   structure-of-arrays per axis), [`emit`] (parallel chunks, per-chunk pair buffers, the
+//!   stored-pair limit), and with feature `peers` the peer crates in `peers`.
+//!
+//! Rounding: the candidate filters compare f32 values computed as each module states
+//! (`lo = c - r`, `|c|`, cell indices). A pair that touches only within rounding of a filter's
+//! boundary (e.g. exactly touching spheres whose interval ends round apart) could in principle
+//! be filtered out; the property tests include exact integer contacts and find none.
 
 pub mod aabb_sweep;
 pub mod axis_order;
 pub mod brute_force;
 pub mod emit;
 pub mod grid;
+pub mod grid_dense;
 pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
+#[cfg(feature = "peers")]
+pub mod peers;
+pub mod radix;
 pub mod sap;
 pub mod sat;
 pub mod sector_batch;
@@ -27,15 +44,31 @@ use crate::broadphase::{BroadPhase, Method};
 
 /// The CPU implementation of `method`.
 pub fn broad_phase(method: Method) -> Box<dyn BroadPhase + Send> {
+    broad_phase_with_pair_limit(method, emit::MAX_STORED_PAIRS)
+}
+
+/// The CPU implementation of `method`, storing at most `limit` pairs per call (a call that finds
+/// more fails with `Error::TooLarge`; counting without storing has no limit).
+pub fn broad_phase_with_pair_limit(method: Method, limit: u64) -> Box<dyn BroadPhase + Send> {
+    fn boxed<T: BroadPhase + Send + 'static>(
+        mut method: T,
+        set: fn(&mut T, u64),
+        limit: u64,
+    ) -> Box<dyn BroadPhase + Send> {
+        set(&mut method, limit);
+        Box::new(method)
+    }
     match method {
-        Method::BruteForce => Box::new(BruteForce::new()),
-        Method::OriginDistance => Box::new(OriginDistance::new()),
-        Method::X | Method::Xy | Method::Xyz => {
-            Box::new(Sweep::new(method).expect("x, xy and xyz are sweep methods"))
+        Method::BruteForce => boxed(BruteForce::new(), BruteForce::set_pair_limit, limit),
+        Method::OriginDistance => {
+            boxed(OriginDistance::new(), OriginDistance::set_pair_limit, limit)
         }
-        Method::MinAxis => Box::new(MinAxis::new()),
-        Method::Sap => Box::new(Sap::new()),
-        Method::Grid => Box::new(Grid::new()),
+        Method::X => boxed(Sweep::x(), Sweep::set_pair_limit, limit),
+        Method::Xy => boxed(Sweep::xy(), Sweep::set_pair_limit, limit),
+        Method::Xyz => boxed(Sweep::xyz(), Sweep::set_pair_limit, limit),
+        Method::MinAxis => boxed(MinAxis::new(), MinAxis::set_pair_limit, limit),
+        Method::Sap => boxed(Sap::new(), Sap::set_pair_limit, limit),
+        Method::Grid => boxed(Grid::new(), Grid::set_pair_limit, limit),
     }
 }
 pub mod sector_accuracy;

@@ -15,10 +15,18 @@ use std::time::Instant;
 #[derive(Default)]
 pub struct Sap {
     order: AxisOrder,
+    /// Bounds on the two other axes, in sorted order (flat, so the filter loop is contiguous).
+    other: [Vec<f32>; 4],
     emitter: PairEmitter,
 }
 
 impl Sap {
+    /// Sets the most pairs one call may store (default [`super::emit::MAX_STORED_PAIRS`]); a
+    /// call finding more fails with `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.emitter.set_pair_limit(limit);
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
@@ -69,24 +77,41 @@ impl BroadPhase for Sap {
         let axis = sweep_axis(spheres);
         let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
         self.order.sort_all(spheres, axis);
+        let sorted = &self.order.spheres;
+        let bounds = [(b, false), (b, true), (c, false), (c, true)];
+        for (v, (other_axis, upper)) in self.other.iter_mut().zip(bounds) {
+            let f = |s: &Sphere| {
+                if upper {
+                    hi(s, other_axis)
+                } else {
+                    lo(s, other_axis)
+                }
+            };
+            v.clear();
+            if sorted.len() >= 1 << 14 {
+                v.par_extend(sorted.par_iter().map(f));
+            } else {
+                v.extend(sorted.iter().map(f));
+            }
+        }
         stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);
 
         let start = Instant::now();
         let order = &self.order;
         let n = order.len();
         let (lo_a, hi_a, sorted, index) = (&order.lo, &order.hi, &order.spheres, &order.index);
+        let [lo_b, hi_b, lo_c, hi_c] = &self.other;
         let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
             for p in rows {
                 let (hp, sp, ip) = (hi_a[p], &sorted[p], index[p]);
-                let (lbp, hbp, lcp, hcp) = (lo(sp, b), hi(sp, b), lo(sp, c), hi(sp, c));
-                for q in p + 1..n {
-                    if lo_a[q] > hp {
-                        break;
-                    }
-                    let sq = &sorted[q];
-                    if lo(sq, b) <= hbp && lbp <= hi(sq, b) && lo(sq, c) <= hcp && lcp <= hi(sq, c)
-                    {
-                        sink.test(sp, sq, ip, index[q]);
+                let (lbp, hbp, lcp, hcp) = (lo_b[p], hi_b[p], lo_c[p], hi_c[p]);
+                let end = p + 1 + lo_a[p + 1..].partition_point(|&l| l <= hp);
+                for q in p + 1..end {
+                    // Non-short-circuit `&`: one rarely taken branch instead of four.
+                    let boxes_overlap =
+                        (lo_b[q] <= hbp) & (lbp <= hi_b[q]) & (lo_c[q] <= hcp) & (lcp <= hi_c[q]);
+                    if boxes_overlap {
+                        sink.test(sp, &sorted[q], ip, index[q]);
                     }
                 }
             }

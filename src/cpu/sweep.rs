@@ -25,25 +25,44 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// Sets the most pairs one call may store (default [`super::emit::MAX_STORED_PAIRS`]); a
+    /// call finding more fails with `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.emitter.set_pair_limit(limit);
+    }
+
     /// `method` must be one of `X`, `Xy`, `Xyz`.
     pub fn new(method: Method) -> Result<Self> {
-        let axes = match method {
-            Method::X => 1,
-            Method::Xy => 2,
-            Method::Xyz => 3,
-            other => {
-                return Err(Error::Config(format!(
-                    "the sweep cascade implements x, xy and xyz, not {other}"
-                )));
-            }
-        };
-        Ok(Self {
+        match method {
+            Method::X => Ok(Self::x()),
+            Method::Xy => Ok(Self::xy()),
+            Method::Xyz => Ok(Self::xyz()),
+            other => Err(Error::Config(format!(
+                "the sweep cascade implements x, xy and xyz, not {other}"
+            ))),
+        }
+    }
+
+    pub fn x() -> Self {
+        Self::cascade(Method::X, 1)
+    }
+
+    pub fn xy() -> Self {
+        Self::cascade(Method::Xy, 2)
+    }
+
+    pub fn xyz() -> Self {
+        Self::cascade(Method::Xyz, 3)
+    }
+
+    fn cascade(method: Method, axes: usize) -> Self {
+        Self {
             method,
             axes,
             order: AxisOrder::default(),
             survivors: Vec::new(),
             emitter: PairEmitter::default(),
-        })
+        }
     }
 }
 
@@ -93,11 +112,13 @@ impl BroadPhase for Sweep {
         let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
             for p in rows {
                 let (hp, sp, ip) = (hi[p], &sorted[p], index[p]);
-                for q in p + 1..n {
-                    if lo[q] > hp {
-                        break;
+                // The candidates are the run of following objects starting at or before hi_p.
+                let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
+                sink.add_tests((end - p - 1) as u64);
+                for q in p + 1..end {
+                    if sp.touches(&sorted[q]) {
+                        sink.touching(ip, index[q]);
                     }
-                    sink.test(sp, &sorted[q], ip, index[q]);
                 }
             }
         })?;

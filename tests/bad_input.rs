@@ -1,0 +1,149 @@
+//! Bad input gets a clear error from every CPU method, never a panic; extreme but valid input
+//! (coordinates near the accepted limit, too many pairs to store) has a defined outcome.
+
+use glam::Vec3;
+use sweepfan::cpu::{broad_phase, broad_phase_with_pair_limit};
+use sweepfan::{Error, Method, Pair, Sphere, canonicalize};
+
+fn scene_with(bad: Sphere, at: usize) -> Vec<Sphere> {
+    let mut s: Vec<Sphere> = (0..10)
+        .map(|i| Sphere::new(Vec3::new(i as f32, 0.0, 0.0), 0.75))
+        .collect();
+    s[at] = bad;
+    s
+}
+
+#[test]
+fn invalid_objects_are_named() {
+    let cases = [
+        (Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0), "x is NaN"),
+        (Sphere::new(Vec3::new(0.0, 0.0, f32::NAN), 1.0), "z is NaN"),
+        (
+            Sphere::new(Vec3::new(0.0, f32::INFINITY, 0.0), 1.0),
+            "y is infinite",
+        ),
+        (
+            Sphere::new(Vec3::new(f32::NEG_INFINITY, 0.0, 0.0), 1.0),
+            "x is infinite",
+        ),
+        (Sphere::new(Vec3::ZERO, f32::NAN), "radius is NaN"),
+        (Sphere::new(Vec3::ZERO, f32::INFINITY), "radius is infinite"),
+        (Sphere::new(Vec3::ZERO, -0.5), "negative"),
+        (Sphere::new(Vec3::new(0.0, 3e18, 0.0), 1.0), "overflow"),
+        (Sphere::new(Vec3::ZERO, 2e18), "overflow"),
+    ];
+    for method in Method::ALL {
+        let mut bp = broad_phase(method);
+        for (k, (bad, problem)) in cases.iter().enumerate() {
+            let at = k % 10;
+            match bp.find_pairs(&scene_with(*bad, at), None) {
+                Err(Error::InvalidObject { index, problem: p }) => {
+                    assert_eq!(index, at, "{method}");
+                    assert!(p.contains(problem), "{method}: '{p}' lacks '{problem}'");
+                }
+                other => panic!("{method}: {problem}: got {other:?}"),
+            }
+        }
+        // The instance still works after rejecting input.
+        let mut pairs = Vec::new();
+        let stats = bp
+            .find_pairs(
+                &scene_with(Sphere::new(Vec3::ZERO, 0.75), 0),
+                Some(&mut pairs),
+            )
+            .unwrap();
+        assert_eq!(stats.pairs, 9, "{method}");
+    }
+}
+
+#[test]
+fn empty_scene_is_an_error() {
+    for method in Method::ALL {
+        let mut pairs = vec![[0, 1]];
+        let result = broad_phase(method).find_pairs(&[], Some(&mut pairs));
+        assert!(
+            matches!(result, Err(Error::EmptyScene)),
+            "{method}: {result:?}"
+        );
+    }
+}
+
+/// Coordinates near the accepted limit: the grid clamps its cells, sweeps compare huge
+/// intervals; every method still returns brute force's pairs.
+#[test]
+fn huge_coordinates_still_match_brute_force() {
+    let mut s = vec![
+        Sphere::new(Vec3::new(9e17, -9e17, 0.0), 1e16),
+        Sphere::new(Vec3::new(9e17 + 1e16, -9e17, 0.0), 1e16),
+        Sphere::new(Vec3::new(-9e17, 9e17, 9e17), 1.0),
+        Sphere::new(Vec3::new(-9e17, 9e17, 9e17), 0.0),
+    ];
+    s.extend((0..50).map(|i| Sphere::new(Vec3::new(i as f32 * 0.5, 0.0, 1.0), 0.3)));
+    let mut expected = Vec::new();
+    broad_phase(Method::BruteForce)
+        .find_pairs(&s, Some(&mut expected))
+        .unwrap();
+    canonicalize(&mut expected);
+    assert!(expected.contains(&[0, 1]) && expected.contains(&[2, 3]));
+    for method in Method::ALL {
+        let mut pairs: Vec<Pair> = Vec::new();
+        broad_phase(method)
+            .find_pairs(&s, Some(&mut pairs))
+            .unwrap();
+        canonicalize(&mut pairs);
+        assert_eq!(pairs, expected, "{method}");
+    }
+}
+
+/// More pairs than a call may store: a clear `TooLarge`, and counting still works.
+#[test]
+fn too_many_pairs_to_store() {
+    let s = vec![Sphere::new(Vec3::ZERO, 1.0); 2_000];
+    let all = 2_000u64 * 1_999 / 2;
+    for method in Method::ALL {
+        let mut bp = broad_phase_with_pair_limit(method, all - 1);
+        let mut pairs = Vec::new();
+        match bp.find_pairs(&s, Some(&mut pairs)) {
+            Err(Error::TooLarge(msg)) => assert!(msg.contains(&all.to_string()), "{msg}"),
+            other => panic!("{method}: {other:?}"),
+        }
+        assert!(pairs.is_empty(), "{method}: a partial list was left");
+        assert_eq!(bp.find_pairs(&s, None).unwrap().pairs, all, "{method}");
+        let mut bp = broad_phase_with_pair_limit(method, all);
+        bp.find_pairs(&s, Some(&mut pairs)).unwrap();
+        assert_eq!(pairs.len() as u64, all, "{method}");
+    }
+}
+
+/// A scene spanning more than 2^20 cells on every axis: cells are clamped and the packed
+/// (cell, index) key no longer fits 64 bits (the grid's wide path); pairs still match.
+#[test]
+fn clamped_cells_and_wide_grid_keys_match_brute_force() {
+    let mut s = Vec::new();
+    for k in 0..40u32 {
+        let t = (k as f32) * 1.0e5;
+        let c = Vec3::new(t, 3.0e6 - t, (k % 7) as f32 * 5.0e5);
+        s.push(Sphere::new(c, 0.5));
+        // An exactly touching neighbour on each axis, and one just apart.
+        s.push(Sphere::new(c + Vec3::X, 0.5));
+        s.push(Sphere::new(c + Vec3::Y, 0.5));
+        s.push(Sphere::new(c - Vec3::Z * 1.25, 0.5));
+    }
+    // Far beyond cell 2^20 - 1 on every axis (cell side 1): clamped together.
+    s.push(Sphere::new(Vec3::splat(4.0e6), 0.5));
+    s.push(Sphere::new(Vec3::splat(4.0e6) + Vec3::X, 0.5));
+    let mut expected = Vec::new();
+    broad_phase(Method::BruteForce)
+        .find_pairs(&s, Some(&mut expected))
+        .unwrap();
+    canonicalize(&mut expected);
+    assert!(expected.len() > 80);
+    for method in Method::ALL {
+        let mut pairs: Vec<Pair> = Vec::new();
+        broad_phase(method)
+            .find_pairs(&s, Some(&mut pairs))
+            .unwrap();
+        canonicalize(&mut pairs);
+        assert_eq!(pairs, expected, "{method}");
+    }
+}
