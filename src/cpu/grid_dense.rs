@@ -20,6 +20,8 @@ pub struct DenseGrid {
     /// First sorted position of each cell, plus a final `n`.
     cell_start: Vec<u32>,
     cursor: Vec<u32>,
+    /// Cell coordinates per object (in index order), before the scatter.
+    cell_by_object: Vec<[u32; 3]>,
     /// Per sorted position: cell coordinates, sphere, original index.
     cell: Vec<[u32; 3]>,
     pub sorted: Vec<Sphere>,
@@ -42,10 +44,10 @@ impl DenseGrid {
         let id = |c: [u32; 3]| (c[2] as usize * dims[1] + c[1] as usize) * dims[0] + c[0] as usize;
         self.cell_start.clear();
         self.cell_start.resize(cells + 1, 0);
-        self.cell.clear();
-        self.cell
+        self.cell_by_object.clear();
+        self.cell_by_object
             .extend(spheres.iter().map(|s| frame.cell(s.center)));
-        for &c in &self.cell {
+        for &c in &self.cell_by_object {
             self.cell_start[id(c) + 1] += 1;
         }
         for k in 1..=cells {
@@ -56,7 +58,7 @@ impl DenseGrid {
         self.cursor.extend_from_slice(&self.cell_start[..cells]);
         self.index.clear();
         self.index.resize(n, 0);
-        for (i, &c) in self.cell.iter().enumerate() {
+        for (i, &c) in self.cell_by_object.iter().enumerate() {
             let slot = &mut self.cursor[id(c)];
             self.index[*slot as usize] = i as u32;
             *slot += 1;
@@ -64,9 +66,10 @@ impl DenseGrid {
         self.sorted.clear();
         self.sorted
             .extend(self.index.iter().map(|&i| spheres[i as usize]));
-        let cells_by_object = std::mem::take(&mut self.cell);
+        self.cell.clear();
+        let by_object = &self.cell_by_object;
         self.cell
-            .extend(self.index.iter().map(|&i| cells_by_object[i as usize]));
+            .extend(self.index.iter().map(|&i| by_object[i as usize]));
         true
     }
 

@@ -141,21 +141,44 @@ impl BroadPhase for MinAxis {
         stats.stage("choose axis", start.elapsed().as_secs_f64(), Clock::Wall);
 
         let start = Instant::now();
+        // Scan window below an owner: an interval reaching up to lo_p starts at most its width
+        // below it. The window only bounds the scan (the overlap test decides), so it is widened
+        // far beyond f32 rounding (relative 1e-4 of the width, 1e-6 of the coordinate).
+        let mut reach = [0.0f32; 3];
+        for (r, order) in reach.iter_mut().zip(&self.orders) {
+            *r = 1.0001
+                * order
+                    .lo
+                    .iter()
+                    .zip(&order.hi)
+                    .fold(0.0f32, |m, (l, h)| m.max(h - l));
+        }
         let (orders, priority, owner_axis) = (&self.orders, &self.priority, &self.owner_axis);
         let (tests, pairs) = self.emitter.run(3 * n, out, |rows, sink| {
             for t in rows {
                 let (axis, p) = (t / n, t % n);
+                let owner = &owner_axis[axis];
+                if usize::from(owner[p]) != axis {
+                    continue;
+                }
+                // p owns the pairs with the objects of higher priority that overlap it on its
+                // axis: later ones start at or before hi_p, earlier ones end at or after lo_p.
                 let order = &orders[axis];
-                let (lo, sorted, index) = (&order.lo, &order.spheres, &order.index);
-                let (prio, owner) = (&priority[axis], &owner_axis[axis]);
-                let a = axis as u8;
-                let (hp, sp, ip, pp, op) = (order.hi[p], &sorted[p], index[p], prio[p], owner[p]);
-                for q in p + 1..n {
-                    if lo[q] > hp {
+                let (lo, hi, sorted, index) = (&order.lo, &order.hi, &order.spheres, &order.index);
+                let prio = &priority[axis];
+                let (lp, hp, sp, ip, pp) = (lo[p], hi[p], &sorted[p], index[p], prio[p]);
+                let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
+                for q in p + 1..end {
+                    if prio[q] > pp {
+                        sink.test(sp, &sorted[q], ip, index[q]);
+                    }
+                }
+                let floor = lp - reach[axis] - 1e-6 * lp.abs();
+                for q in (0..p).rev() {
+                    if lo[q] < floor {
                         break;
                     }
-                    let owner_of_pair = if pp < prio[q] { op } else { owner[q] };
-                    if owner_of_pair == a {
+                    if hi[q] >= lp && prio[q] > pp {
                         sink.test(sp, &sorted[q], ip, index[q]);
                     }
                 }
