@@ -407,10 +407,8 @@ fn count_only_past_u32_on_one_point_100k() {
     let Some(ctx) = ctx() else { return };
     let n = 100_000u64;
     let v = Scene::generate(SceneKind::OnePoint, &SceneParams::new(n as usize, 1)).spheres;
-    for m in [Method::BruteForce] {
-        let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
-        let stats = bp.find_pairs(&v, None).unwrap();
-        assert_eq!(stats.pairs, n * (n - 1) / 2, "{m}");
-        assert_eq!(stats.tests, n * (n - 1) / 2, "{m}");
-    }
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::BruteForce).unwrap();
+    let stats = bp.find_pairs(&v, None).unwrap();
+    assert_eq!(stats.pairs, n * (n - 1) / 2);
+    assert_eq!(stats.tests, n * (n - 1) / 2);
 }
