@@ -2,6 +2,8 @@
 //! name in `shaders/`.
 
 pub mod context;
+pub mod radix_sort;
+pub mod scan;
 pub mod sector;
 pub mod sector_sphere;
 

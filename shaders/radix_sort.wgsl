@@ -1,0 +1,130 @@
+// One pass of a stable LSD radix sort of (u32 key, u32 value) on an 8-bit digit, reduce-then-scan:
+//   histogram: per block digit counts -> hist[digit * blocks + block]  (digit-major, so that an
+//              exclusive scan of hist gives every (digit, block) its first output position)
+//   (host: ExclusiveScan over hist)
+//   scatter:   each block re-reads its keys and writes them to hist[digit, block] + local rank.
+// No workgroup waits on another; no subgroup operations. Sizes come from arrayLength (the host
+// binds keys_in with exactly n elements), so passes need no per-call uniform writes.
+
+// 256 invocations: the WebGPU default workgroup limit, and one invocation per digit when
+// clearing/loading the 256-entry tables.
+const WG: u32 = 256u;
+const RADIX: u32 = 256u;
+// Words of one digit's "which invocations hold me" bitmask (WG bits).
+const MASK_WORDS: u32 = WG / 32u;
+// Rounds of WG keys per block (host-set; 16 -> 4,096 keys per block keeps the histogram, and
+// so the scan between passes, at 1/16 of the keys).
+override ROUNDS: u32 = 16u;
+
+struct PassParams {
+    shift: u32,  // first bit of this pass's digit
+    mask: u32,   // digit mask (narrower on the last pass when key_bits is not a multiple of 8)
+}
+
+@group(0) @binding(0) var<uniform> params: PassParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> hist: array<u32>;
+@group(0) @binding(3) var<storage, read> values_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
+
+var<workgroup> counts: array<atomic<u32>, RADIX>;
+// Per digit, one bit per invocation of the current round that holds that digit.
+var<workgroup> holders: array<atomic<u32>, RADIX * MASK_WORDS>;
+// Per digit, the output position of its next key in this block (atomic only for atomicMax,
+// which advances it without first finding the digit's last holder).
+var<workgroup> next_pos: array<atomic<u32>, RADIX>;
+
+fn digit_of(key: u32) -> u32 {
+    return (key >> params.shift) & params.mask;
+}
+
+fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.y * nwg.x + wid.x;
+}
+
+fn block_count(n: u32) -> u32 {
+    return (n + WG * ROUNDS - 1u) / (WG * ROUNDS);
+}
+
+@compute @workgroup_size(WG)
+fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let n = arrayLength(&keys_in);
+    let blocks = block_count(n);
+    let block = flat_group(wid, nwg);
+    // Overshoot groups of a 2D grid (the whole workgroup leaves together).
+    if (block >= blocks) {
+        return;
+    }
+    atomicStore(&counts[lid], 0u);
+    workgroupBarrier();
+    let start = block * WG * ROUNDS;
+    for (var r = 0u; r < ROUNDS; r++) {
+        let i = start + r * WG + lid;
+        if (i < n) {
+            atomicAdd(&counts[digit_of(keys_in[i])], 1u);
+        }
+    }
+    workgroupBarrier();
+    hist[lid * blocks + block] = atomicLoad(&counts[lid]);
+}
+
+@compute @workgroup_size(WG)
+fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32) {
+    let n = arrayLength(&keys_in);
+    let blocks = block_count(n);
+    let block = flat_group(wid, nwg);
+    if (block >= blocks) {
+        return;
+    }
+    atomicStore(&next_pos[lid], hist[lid * blocks + block]);
+    let start = block * WG * ROUNDS;
+    // Cleared once per block; afterwards each round clears only the words it set.
+    for (var w = 0u; w < MASK_WORDS; w++) {
+        atomicStore(&holders[lid * MASK_WORDS + w], 0u);
+    }
+    workgroupBarrier();
+    let word = lid / 32u;
+    let bit = 1u << (lid % 32u);
+    for (var r = 0u; r < ROUNDS; r++) {
+        let round_start = start + r * WG;
+        if (round_start >= n) {
+            break; // uniform: the same for the whole workgroup
+        }
+        let i = round_start + lid;
+        let valid = i < n;
+        var key = 0u;
+        var d = 0u;
+        if (valid) {
+            key = keys_in[i];
+            d = digit_of(key);
+            atomicOr(&holders[d * MASK_WORDS + word], bit);
+        }
+        workgroupBarrier();
+        // Stable rank: the number of earlier invocations of this round with the same digit.
+        var dest = 0u;
+        if (valid) {
+            var rank = 0u;
+            let row = d * MASK_WORDS;
+            for (var w = 0u; w < word; w++) {
+                rank += countOneBits(atomicLoad(&holders[row + w]));
+            }
+            let mine = atomicLoad(&holders[row + word]);
+            rank += countOneBits(mine & (bit - 1u));
+            dest = atomicLoad(&next_pos[d]) + rank;
+            keys_out[dest] = key;
+            values_out[dest] = values_in[i];
+        }
+        workgroupBarrier();
+        if (valid) {
+            // Every holder of a word stores the same zero: no conflicting values.
+            atomicStore(&holders[d * MASK_WORDS + word], 0u);
+            // The digit's next free position: one past its last key of this round.
+            atomicMax(&next_pos[d], dest + 1u);
+        }
+        // Clears and next_pos updates land before the next round sets and reads them.
+        workgroupBarrier();
+    }
+}

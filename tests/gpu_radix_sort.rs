@@ -1,0 +1,125 @@
+//! The GPU radix sort against `slice::sort_by_key` (stable): values carry the original
+//! positions, so any instability or lost/duplicated element shows up.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::radix_sort::RadixSort;
+
+/// Oracle: Rust's stable sort on the low `key_bits` bits.
+fn cpu_sort(keys: &[u32], key_bits: u32) -> (Vec<u32>, Vec<u32>) {
+    let mask = if key_bits == 32 {
+        u32::MAX
+    } else {
+        (1u32 << key_bits) - 1
+    };
+    let mut pairs: Vec<(u32, u32)> = keys.iter().copied().zip(0u32..).collect();
+    pairs.sort_by_key(|&(k, _)| k & mask);
+    pairs.into_iter().unzip()
+}
+
+fn check(ctx: &GpuContext, sort: &mut RadixSort, keys: &[u32], key_bits: u32, what: &str) {
+    let values: Vec<u32> = (0..keys.len() as u32).collect();
+    let got = sort.sort_pairs_bits(ctx, keys, &values, key_bits).unwrap();
+    let want = cpu_sort(keys, key_bits);
+    if got != want {
+        let first = (0..keys.len())
+            .find(|&i| got.0[i] != want.0[i] || got.1[i] != want.1[i])
+            .unwrap_or(0);
+        panic!(
+            "{what} (n = {}, key_bits = {key_bits}): first difference at {first}: got ({}, {}), \
+             want ({}, {})",
+            keys.len(),
+            got.0[first],
+            got.1[first],
+            want.0[first],
+            want.1[first]
+        );
+    }
+}
+
+fn distributions(n: usize, seed: u64) -> Vec<(&'static str, Vec<u32>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let random: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let mut sorted = random.clone();
+    sorted.sort_unstable();
+    let reversed: Vec<u32> = sorted.iter().rev().copied().collect();
+    let few_unique: Vec<u32> = (0..n)
+        .map(|_| [7u32, 0x8000_0000, 0xFFFF_FFFF, 0x0100_0000][rng.random_range(0..4)])
+        .collect();
+    vec![
+        ("random", random),
+        ("sorted", sorted),
+        ("reversed", reversed),
+        ("all equal", vec![0xDEAD_BEEF; n]),
+        ("few unique", few_unique),
+    ]
+}
+
+#[test]
+fn every_distribution_at_small_sizes() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    // Around the 256-key round and the 4,096-key block.
+    for n in [0usize, 1, 2, 255, 256, 257, 4095, 4096, 4097, 10_000] {
+        for (what, keys) in distributions(n, n as u64) {
+            check(&ctx, &mut sort, &keys, 32, what);
+        }
+    }
+}
+
+#[test]
+fn every_distribution_with_one_round_blocks() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    // 256-key blocks: many blocks per digit, the scan spans several levels.
+    let mut sort = RadixSort::with_rounds(&ctx, 1).unwrap();
+    for n in [255usize, 256, 257, 70_001] {
+        for (what, keys) in distributions(n, 100 + n as u64) {
+            check(&ctx, &mut sort, &keys, 32, what);
+        }
+    }
+}
+
+#[test]
+fn a_million_random_keys() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    let (_, keys) = distributions((1 << 20) + 3, 1).swap_remove(0);
+    check(&ctx, &mut sort, &keys, 32, "random");
+}
+
+#[test]
+fn partial_key_bits_ignore_the_high_bits() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let keys: Vec<u32> = (0..20_000).map(|_| rng.random()).collect();
+    // Odd and even pass counts, widths that end mid-digit; high bits must not affect the order.
+    for bits in [1, 3, 8, 9, 12, 16, 17, 24, 25, 31, 32] {
+        check(&ctx, &mut sort, &keys, bits, "random");
+    }
+}
+
+#[test]
+fn more_than_65535_workgroups() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    // One-round blocks of 256 keys: one block past the per-dimension limit stays at 64 MiB.
+    // One pass (8 bits, result copied back from the scratch buffers) keeps it fast; the high
+    // 24 bits of the keys ride along untouched.
+    let mut sort = RadixSort::with_rounds(&ctx, 1).unwrap();
+    let n = ctx.limits.max_compute_workgroups_per_dimension as usize * 256 + 1;
+    let mut rng = ChaCha8Rng::seed_from_u64(65_536);
+    let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    check(&ctx, &mut sort, &keys, 8, "random");
+}
