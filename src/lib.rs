@@ -13,6 +13,7 @@ pub mod geom;
 pub mod gpu;
 pub mod registry;
 pub mod report;
+pub mod rotating;
 pub mod scene;
 pub mod verify;
 

@@ -11,6 +11,7 @@ pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
 pub mod sap;
+pub mod rotating;
 pub mod sat;
 pub mod sector_batch;
 pub mod sector_speed;
