@@ -198,13 +198,10 @@ impl RotatingScene {
                 }
                 s.center = c;
             });
-        self.boxes
-            .par_iter_mut()
-            .with_min_len(4096)
-            .for_each(|b| {
-                let arm = rodrigues(b.arm, b.axis, b.angle);
-                b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();
-            });
+        self.boxes.par_iter_mut().with_min_len(4096).for_each(|b| {
+            let arm = rodrigues(b.arm, b.axis, b.angle);
+            b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();
+        });
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod context;
 pub mod radix_sort;
+pub mod rotating;
 pub mod scan;
 pub mod sector;
 pub mod sector_sphere;
