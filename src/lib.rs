@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod registry;
 pub mod report;
 pub mod rotating;
+pub mod rotating_bench;
 pub mod scene;
 pub mod verify;
 
