@@ -110,8 +110,7 @@ fn gpu_chunks_never_lose_a_candidate() {
     gpu.set_candidate_capacity(Some(1));
     let e = gpu
         .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, false)
-        .err()
-        .expect("must fail");
+        .expect_err("must fail");
     assert!(matches!(e, Error::TooLarge(_)), "{e}");
 }
 

@@ -186,13 +186,13 @@ pub fn rotating_frame_cpu(
     }
     let t = Instant::now();
     let sorted = SortedSpheres::new(spheres);
-    let sort_time = wall("sort spheres (shared)", t);
+    let sort_time = wall("sort spheres", t);
     let t = Instant::now();
     let sectors: Vec<Sector> = boxes
         .par_iter()
         .map(RotatingBox::conservative_sector)
         .collect();
-    let sector_time = wall("sectors (shared)", t);
+    let sector_time = wall("sectors", t);
     let mut out = Vec::with_capacity(proxies.len());
     for &proxy in proxies {
         let t = Instant::now();

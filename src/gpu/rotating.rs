@@ -268,7 +268,7 @@ impl RotatingGpu {
         ctx.queue.submit([enc.finish()]);
         ctx.wait()?;
         let mut shared = vec![StageTime {
-            stage: "upload + sort spheres (shared)",
+            stage: "upload + sort spheres",
             seconds: t_shared.elapsed().as_secs_f64(),
             clock: Clock::Wall,
         }];
