@@ -1,5 +1,5 @@
 // Scene `rotating` on the GPU (SPEC 4.5): spheres sorted by grid cell (x fastest), then per box
-// one binary-search pair per (y, z) row of cells its proxy AABB covers -> exact candidate count
+// two cell-start lookups per (y, z) row of cells its proxy AABB covers -> exact candidate count
 // -> exclusive scan (Rust side) -> candidate write -> exact conservative-sector vs sphere test.
 // Concatenated after shaders/sector_sphere.wgsl, whose `GpuSector` and `sector_signed_distance`
 // it uses; its bindings start at 16 so they never meet that file's (0..4). Mirrors
@@ -11,6 +11,7 @@ struct RotatingParams {
     boxes: vec4<u32>,        // box count, chunk's first box, chunk's end box, chunk base offset
     chunk: vec4<u32>,        // chunk's candidate count, candidate capacity, hit capacity, want hits
     reach: vec4<f32>,        // x: largest radius + slack
+    cells: vec4<u32>,        // x: cell count
 }
 
 @group(0) @binding(16) var<uniform> rot: RotatingParams;
@@ -25,6 +26,8 @@ struct RotatingParams {
 // [0] hits of the chunk, [1] candidates (low word), [2] candidates (high word)
 @group(0) @binding(25) var<storage, read_write> totals: array<atomic<u32>, 4>;
 @group(0) @binding(26) var<storage, read_write> hit_pairs: array<vec2<u32>>; // (box, sphere)
+// First sorted index with key >= c, for c in 0..=cells.
+@group(0) @binding(27) var<storage, read_write> cell_starts: array<u32>;
 
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); threads are
 // independent (no shared memory), so the size only needs to fill the hardware.
@@ -77,20 +80,28 @@ fn gather_spheres(
     }
 }
 
-// First j in [lo, hi) with sort_keys[j] >= key (or > key when `after`).
-fn search(key: u32, lo0: u32, hi0: u32, after: bool) -> u32 {
-    var lo = lo0;
-    var hi = hi0;
+// One binary search per cell, once per frame, instead of two per row per box.
+@compute @workgroup_size(WG)
+fn find_cell_starts(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let c = flat_id(wid, nwg, lid);
+    if (c > rot.cells.x) {
+        return;
+    }
+    var lo = 0u;
+    var hi = rot.grid_dims.w;
     while (lo < hi) {
         let mid = lo + (hi - lo) / 2u;
-        let k = sort_keys[mid];
-        if (k < key || (after && k == key)) {
+        if (sort_keys[mid] < c) {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
-    return lo;
+    cell_starts[c] = lo;
 }
 
 // Counts the candidates of box b; with `write`, stores them from `out` on (chunk-relative,
@@ -106,8 +117,8 @@ fn visit_box(b: u32, write: bool, out: u32) -> u32 {
     var count = 0u;
     for (var z = lo.z; z <= hi.z; z++) {
         for (var y = lo.y; y <= hi.y; y++) {
-            let start = search(cell_key(vec3<u32>(lo.x, y, z)), 0u, n, false);
-            let end = search(cell_key(vec3<u32>(hi.x, y, z)), start, n, true);
+            let start = cell_starts[cell_key(vec3<u32>(lo.x, y, z))];
+            let end = min(cell_starts[cell_key(vec3<u32>(hi.x, y, z)) + 1u], n);
             for (var j = start; j < end; j++) {
                 let s = sorted_spheres[j];
                 if (all(s.xyz - s.w <= mx) && all(s.xyz + s.w >= mn)) {

@@ -3,8 +3,9 @@
 //!
 //! Spheres are sorted by the cell of their centre in a uniform grid whose linear cell index runs
 //! fastest along x, so the cells of one (y, z) row of a box's query are one contiguous key range:
-//! a box costs two binary searches per row plus the spheres of the cells it covers. (Sorting by x
-//! alone would make every box scan a whole slab: ~46k spheres per box at 1M spheres.) The GPU
+//! a box costs two lookups in a cell-start table per row plus the spheres of the cells it covers.
+//! (Sorting by x alone would make every box scan a whole slab: ~46k spheres per box at 1M
+//! spheres.) The GPU
 //! pipeline (`gpu::rotating`) uses the same [`SphereGrid`], so the two agree on every candidate.
 
 use crate::broadphase::{Clock, StageTime};
@@ -54,16 +55,26 @@ impl SphereGrid {
         if cell <= 0.0 || !cell.is_finite() {
             cell = 1.0;
         }
-        let dims = ((hi - lo) / cell)
-            .floor()
-            .max(Vec3::ZERO)
-            .min(Vec3::splat(MAX_CELLS_PER_AXIS));
         let magnitude = lo.abs().max(hi.abs()).max_element() + rmax;
-        Self {
+        let mut grid = Self {
             origin: lo,
             inv_cell: 1.0 / cell,
-            dims: [dims.x as u32 + 1, dims.y as u32 + 1, dims.z as u32 + 1],
+            dims: [1; 3],
             reach: rmax + QUERY_SLACK * magnitude,
+        };
+        // The cell-start table has one entry per cell: coarsen sparse grids so it stays O(n).
+        let max_cells = 4 * spheres.len() as u64 + 64;
+        loop {
+            let d = ((hi - lo) * grid.inv_cell)
+                .floor()
+                .max(Vec3::ZERO)
+                .min(Vec3::splat(MAX_CELLS_PER_AXIS));
+            grid.dims = [d.x as u32 + 1, d.y as u32 + 1, d.z as u32 + 1];
+            if grid.cell_count() <= max_cells {
+                return grid;
+            }
+            cell *= 1.25;
+            grid.inv_cell = 1.0 / cell;
         }
     }
 
@@ -101,10 +112,11 @@ impl SphereGrid {
     }
 }
 
-/// Spheres in grid-key order (ties by index), with the permutation.
+/// Spheres in grid-key order (ties by index), with the permutation and the cell-start table.
 pub struct SortedSpheres {
     pub grid: SphereGrid,
-    pub keys: Vec<u32>,
+    /// `starts[c]` = first sorted index whose key is >= c, for c in 0..=cells.
+    pub starts: Vec<u32>,
     /// `order[j]` = original index of the j-th sorted sphere.
     pub order: Vec<u32>,
     pub spheres: Vec<Sphere>,
@@ -123,10 +135,17 @@ impl SortedSpheres {
             .par_iter()
             .map(|&(_, i)| spheres[i as usize])
             .collect();
-        let (keys, order) = pairs.into_iter().unzip();
+        let mut starts = Vec::with_capacity(grid.cell_count() as usize + 1);
+        for (j, &(key, _)) in pairs.iter().enumerate() {
+            while starts.len() <= key as usize {
+                starts.push(j as u32);
+            }
+        }
+        starts.resize(grid.cell_count() as usize + 1, pairs.len() as u32);
+        let order = pairs.into_iter().map(|(_, i)| i).collect();
         Self {
             grid,
-            keys,
+            starts,
             order,
             spheres: sorted,
         }
@@ -140,9 +159,8 @@ impl SortedSpheres {
             for y in lo[1]..=hi[1] {
                 let k_lo = self.grid.key([lo[0], y, z]);
                 let k_hi = self.grid.key([hi[0], y, z]);
-                let start = self.keys.partition_point(|&k| k < k_lo);
-                let end = start + self.keys[start..].partition_point(|&k| k <= k_hi);
-                for j in start..end {
+                let (start, end) = (self.starts[k_lo as usize], self.starts[k_hi as usize + 1]);
+                for j in start as usize..end as usize {
                     if proxy_overlaps_sphere(a, &self.spheres[j]) {
                         f(j);
                     }
@@ -297,6 +315,21 @@ mod tests {
         let far = g.cell(Vec3::splat(1e6));
         assert_eq!(far, [g.dims[0] - 1, g.dims[1] - 1, g.dims[2] - 1]);
         assert_eq!(g.cell(Vec3::splat(-1e6)), [0, 0, 0]);
+        // The cell-start table, against counting keys directly.
+        let sorted = SortedSpheres::new(&scene.spheres);
+        assert!(g.cell_count() <= 4 * 2_000 + 64);
+        let mut keys: Vec<u32> = scene
+            .spheres
+            .iter()
+            .map(|s| g.key(g.cell(s.center)))
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(sorted.starts.len() as u64, g.cell_count() + 1);
+        for c in (0..=g.cell_count() as u32).step_by(7) {
+            let below = keys.iter().filter(|&&k| k < c).count() as u32;
+            assert_eq!(sorted.starts[c as usize], below, "cell {c}");
+        }
+        assert_eq!(*sorted.starts.last().unwrap(), 2_000);
     }
 
     #[test]

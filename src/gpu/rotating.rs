@@ -1,5 +1,5 @@
 //! Scene `rotating` on the GPU (SPEC 4.5), `shaders/rotating.wgsl`: sphere keys (grid cell) ->
-//! radix sort -> gather; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
+//! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
 //! candidates -> exact conservative-sector vs sphere test with an atomic hit count (and hit list
 //! when asked). Only counts come back unless hits are wanted.
 //!
@@ -39,9 +39,10 @@ struct Params {
     boxes: [u32; 4],
     chunk: [u32; 4],
     reach: [f32; 4],
+    cells: [u32; 4],
 }
 
-const _: () = assert!(std::mem::size_of::<Params>() == 80);
+const _: () = assert!(std::mem::size_of::<Params>() == 96);
 
 /// A storage buffer kept across calls, replaced when too small.
 #[derive(Default)]
@@ -64,6 +65,7 @@ impl Scratch {
 pub struct RotatingGpu {
     keys: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
+    starts_pipeline: wgpu::ComputePipeline,
     count: wgpu::ComputePipeline,
     write: wgpu::ComputePipeline,
     test: wgpu::ComputePipeline,
@@ -76,6 +78,7 @@ pub struct RotatingGpu {
     sort_keys: Scratch,
     sort_values: Scratch,
     sorted: Scratch,
+    starts: Scratch,
     aabbs: Scratch,
     sectors: Scratch,
     counts: Scratch,
@@ -107,6 +110,7 @@ impl RotatingGpu {
         let gpu = Self {
             keys: ctx.pipeline(&module, "sphere_keys", &[]),
             gather: ctx.pipeline(&module, "gather_spheres", &[]),
+            starts_pipeline: ctx.pipeline(&module, "find_cell_starts", &[]),
             count: ctx.pipeline(&module, "count_candidates", &[]),
             write: ctx.pipeline(&module, "write_candidates", &[]),
             test: ctx.pipeline(&module, "test_candidates", &[]),
@@ -124,6 +128,7 @@ impl RotatingGpu {
             sort_keys: Scratch::default(),
             sort_values: Scratch::default(),
             sorted: Scratch::default(),
+            starts: Scratch::default(),
             aabbs: Scratch::default(),
             sectors: Scratch::default(),
             counts: Scratch::default(),
@@ -195,12 +200,15 @@ impl RotatingGpu {
         let k = boxes.len() as u32;
         let t_shared = Instant::now();
         let grid = SphereGrid::new(spheres);
+        // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
+        let cells = grid.cell_count() as u32;
         let mut params = Params {
             grid_origin: [grid.origin.x, grid.origin.y, grid.origin.z, grid.inv_cell],
             grid_dims: [grid.dims[0], grid.dims[1], grid.dims[2], n],
             boxes: [k, 0, 0, 0],
             chunk: [0; 4],
             reach: [grid.reach, 0.0, 0.0, 0.0],
+            cells: [cells, 0, 0, 0],
         };
         let in_spheres = self
             .in_spheres
@@ -210,6 +218,9 @@ impl RotatingGpu {
         let sorted = self
             .sorted
             .get(ctx, "rotating sorted spheres", n as u64 * 16)?;
+        let starts = self
+            .starts
+            .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
         ctx.queue
             .write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
         ctx.queue
@@ -264,6 +275,21 @@ impl RotatingGpu {
             pass.set_bind_group(0, &bg, &[]);
             pass.dispatch_workgroups(groups.0, groups.1, 1);
         }
+        {
+            let bg = self.bind(
+                ctx,
+                &self.starts_pipeline,
+                &[(16, &self.params), (18, &keys), (27, &starts)],
+            );
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("rotating cell starts"),
+                timestamp_writes: timer.pass("cell starts"),
+            });
+            pass.set_pipeline(&self.starts_pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            let g = ctx.dispatch_2d((cells + 1).div_ceil(WORKGROUP));
+            pass.dispatch_workgroups(g.0, g.1, 1);
+        }
         timer.resolve(&mut enc);
         ctx.queue.submit([enc.finish()]);
         ctx.wait()?;
@@ -288,7 +314,7 @@ impl RotatingGpu {
                 proxy,
                 &mut params,
                 want_hits,
-                [&in_spheres, &keys, &values, &sorted],
+                [&starts, &values, &sorted],
             )?;
             let mut stages = shared.clone();
             stages.append(&mut frame.stages);
@@ -305,7 +331,7 @@ impl RotatingGpu {
         proxy: Proxy,
         params: &mut Params,
         want_hits: bool,
-        [_in_spheres, keys, values, sorted]: [&wgpu::Buffer; 4],
+        [starts, values, sorted]: [&wgpu::Buffer; 3],
     ) -> Result<ProxyFrame> {
         let k = boxes.len() as u32;
         let mut stages = Vec::new();
@@ -352,8 +378,8 @@ impl RotatingGpu {
                 &self.count,
                 &[
                     (16, &self.params),
-                    (18, keys),
                     (20, sorted),
+                    (27, starts),
                     (21, &aabb_buf),
                     (23, &counts),
                     (24, &candidates),
@@ -451,8 +477,8 @@ impl RotatingGpu {
                     &self.write,
                     &[
                         (16, &self.params),
-                        (18, keys),
                         (20, sorted),
+                        (27, starts),
                         (21, &aabb_buf),
                         (23, &counts),
                         (24, &candidates),
