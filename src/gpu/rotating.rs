@@ -300,7 +300,8 @@ impl RotatingGpu {
         }];
         for (stage, seconds) in timer.read(ctx)? {
             shared.push(StageTime {
-                stage,
+                // The sort's own scans, apart from the candidate-count scan.
+                stage: if stage == "scan" { "sort scan" } else { stage },
                 seconds,
                 clock: Clock::GpuTimestamp,
             });
