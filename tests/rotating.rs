@@ -106,6 +106,15 @@ fn gpu_chunks_never_lose_a_candidate() {
         assert_eq!(w.hit_pairs, c.hit_pairs);
         assert_eq!(w.hits, c.hits);
     }
+    // Every kernel on a 2D grid (at most 3 groups per dimension), still the same.
+    gpu.set_max_groups_per_dim(3);
+    let grid_2d = gpu
+        .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+        .unwrap();
+    for (w, g) in whole.iter().zip(&grid_2d) {
+        assert_eq!(w.candidates, g.candidates);
+        assert_eq!(w.hit_pairs, g.hit_pairs);
+    }
     // A box with more candidates than one chunk holds is a clear error, not a lost candidate.
     gpu.set_candidate_capacity(Some(1));
     let e = gpu

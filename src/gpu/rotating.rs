@@ -86,6 +86,12 @@ pub struct RotatingGpu {
     hit_pairs: Scratch,
     /// Candidates per chunk; `None`: as many as one binding holds.
     capacity_override: Option<u32>,
+    max_groups_per_dim: u32,
+}
+
+/// Groups as a 2D grid of at most `max` per dimension.
+fn dispatch_2d(max: u32, groups: u32) -> (u32, u32) {
+    crate::gpu::context::dispatch_2d(groups, max)
 }
 
 impl RotatingGpu {
@@ -135,6 +141,7 @@ impl RotatingGpu {
             candidates: Scratch::default(),
             hit_pairs: Scratch::default(),
             capacity_override: None,
+            max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
         ctx.check()?;
         Ok(gpu)
@@ -144,6 +151,15 @@ impl RotatingGpu {
     #[doc(hidden)]
     pub fn set_candidate_capacity(&mut self, capacity: Option<u32>) {
         self.capacity_override = capacity.map(|c| c.max(1));
+    }
+
+    /// Caps the groups per grid dimension (also in the sort and scan), so tests reach the 2D
+    /// dispatch of every kernel with small scenes.
+    #[doc(hidden)]
+    pub fn set_max_groups_per_dim(&mut self, max: u32) {
+        self.max_groups_per_dim = max.max(1);
+        self.sort.set_max_groups_per_dim(max);
+        self.scan.set_max_groups_per_dim(max);
     }
 
     fn candidate_capacity(&self, ctx: &GpuContext) -> u32 {
@@ -227,7 +243,7 @@ impl RotatingGpu {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut timer = PassTimer::new(ctx, TIMER_PASSES);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let groups = ctx.dispatch_2d(n.div_ceil(WORKGROUP));
+        let groups = dispatch_2d(self.max_groups_per_dim, n.div_ceil(WORKGROUP));
         {
             let bg = self.bind(
                 ctx,
@@ -287,7 +303,7 @@ impl RotatingGpu {
             });
             pass.set_pipeline(&self.starts_pipeline);
             pass.set_bind_group(0, &bg, &[]);
-            let g = ctx.dispatch_2d((cells + 1).div_ceil(WORKGROUP));
+            let g = dispatch_2d(self.max_groups_per_dim, (cells + 1).div_ceil(WORKGROUP));
             pass.dispatch_workgroups(g.0, g.1, 1);
         }
         timer.resolve(&mut enc);
@@ -393,7 +409,7 @@ impl RotatingGpu {
             });
             pass.set_pipeline(&self.count);
             pass.set_bind_group(0, &bg, &[]);
-            let g = ctx.dispatch_2d(k.div_ceil(WORKGROUP));
+            let g = dispatch_2d(self.max_groups_per_dim, k.div_ceil(WORKGROUP));
             pass.dispatch_workgroups(g.0, g.1, 1);
         }
         self.scan.encode(
@@ -491,7 +507,7 @@ impl RotatingGpu {
                 });
                 pass.set_pipeline(&self.write);
                 pass.set_bind_group(0, &bg, &[]);
-                let g = ctx.dispatch_2d((end - first).div_ceil(WORKGROUP));
+                let g = dispatch_2d(self.max_groups_per_dim, (end - first).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(g.0, g.1, 1);
             }
             {
@@ -514,7 +530,7 @@ impl RotatingGpu {
                 });
                 pass.set_pipeline(&self.test);
                 pass.set_bind_group(0, &bg, &[]);
-                let g = ctx.dispatch_2d((count as u32).div_ceil(WORKGROUP));
+                let g = dispatch_2d(self.max_groups_per_dim, (count as u32).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(g.0, g.1, 1);
             }
             timer.resolve(&mut enc);
