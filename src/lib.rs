@@ -13,6 +13,8 @@ pub mod geom;
 pub mod gpu;
 pub mod registry;
 pub mod report;
+pub mod rotating;
+pub mod rotating_bench;
 pub mod scene;
 pub mod verify;
 

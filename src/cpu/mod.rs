@@ -27,8 +27,10 @@ pub mod origin_distance;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod radix;
+pub mod rotating;
 pub mod sap;
 pub mod sat;
+pub mod sector_accuracy;
 pub mod sector_batch;
 pub mod sector_speed;
 pub mod sweep;
@@ -71,4 +73,3 @@ pub fn broad_phase_with_pair_limit(method: Method, limit: u64) -> Box<dyn BroadP
         Method::Grid => boxed(Grid::new(), Grid::set_pair_limit, limit),
     }
 }
-pub mod sector_accuracy;

@@ -9,6 +9,7 @@ pub mod keys;
 pub mod min_axis;
 pub mod pairs;
 pub mod radix_sort;
+pub mod rotating;
 pub mod sat;
 pub mod scan;
 pub mod sector;

@@ -1,0 +1,193 @@
+// Scene `rotating` on the GPU (SPEC 4.5): spheres sorted by grid cell (x fastest), then per box
+// two cell-start lookups per (y, z) row of cells its proxy AABB covers -> exact candidate count
+// -> exclusive scan (Rust side) -> candidate write -> exact conservative-sector vs sphere test.
+// Concatenated after shaders/sector_sphere.wgsl, whose `GpuSector` and `sector_signed_distance`
+// it uses; its bindings start at 16 so they never meet that file's (0..4). Mirrors
+// src/cpu/rotating.rs (`SphereGrid`, `SortedSpheres::for_each_candidate`).
+
+struct RotatingParams {
+    grid_origin: vec4<f32>,  // grid origin, w: 1 / cell size
+    grid_dims: vec4<u32>,    // cells along x, y, z; w: sphere count
+    boxes: vec4<u32>,        // box count, chunk's first box, chunk's end box, chunk base offset
+    chunk: vec4<u32>,        // chunk's candidate count, candidate capacity, hit capacity, want hits
+    reach: vec4<f32>,        // x: largest radius + slack
+    cells: vec4<u32>,        // x: cell count
+}
+
+@group(0) @binding(16) var<uniform> rot: RotatingParams;
+@group(0) @binding(17) var<storage, read> in_spheres: array<vec4<f32>>;
+@group(0) @binding(18) var<storage, read_write> sort_keys: array<u32>;
+@group(0) @binding(19) var<storage, read_write> sort_values: array<u32>;
+@group(0) @binding(20) var<storage, read_write> sorted_spheres: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read> box_aabbs: array<vec4<f32>>;  // min, max per box
+@group(0) @binding(22) var<storage, read> box_sectors: array<GpuSector>;
+@group(0) @binding(23) var<storage, read_write> box_counts: array<u32>; // counts, then offsets
+@group(0) @binding(24) var<storage, read_write> candidates: array<vec2<u32>>; // (box, sorted j)
+// [0] hits of the chunk, [1] candidates (low word), [2] candidates (high word)
+@group(0) @binding(25) var<storage, read_write> totals: array<atomic<u32>, 4>;
+@group(0) @binding(26) var<storage, read_write> hit_pairs: array<vec2<u32>>; // (box, sphere)
+// First sorted index with key >= c, for c in 0..=cells.
+@group(0) @binding(27) var<storage, read_write> cell_starts: array<u32>;
+
+// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); threads are
+// independent (no shared memory), so the size only needs to fill the hardware.
+const WG: u32 = 64u;
+// Same as QUERY_SLACK in src/cpu/rotating.rs.
+const QUERY_SLACK: f32 = 1e-5;
+
+fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG + lid;
+}
+
+fn cell_of(p: vec3<f32>) -> vec3<u32> {
+    let c = floor((p - rot.grid_origin.xyz) * rot.grid_origin.w);
+    let top = vec3<f32>(rot.grid_dims.xyz - vec3<u32>(1u));
+    return vec3<u32>(clamp(c, vec3<f32>(0.0), top));
+}
+
+fn cell_key(c: vec3<u32>) -> u32 {
+    return (c.z * rot.grid_dims.y + c.y) * rot.grid_dims.x + c.x;
+}
+
+@compute @workgroup_size(WG)
+fn sphere_keys(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let i = flat_id(wid, nwg, lid);
+    if (i >= rot.grid_dims.w) {
+        return;
+    }
+    sort_keys[i] = cell_key(cell_of(in_spheres[i].xyz));
+    sort_values[i] = i;
+}
+
+// Spheres in key order, so the box scans read them contiguously.
+@compute @workgroup_size(WG)
+fn gather_spheres(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let j = flat_id(wid, nwg, lid);
+    if (j >= rot.grid_dims.w) {
+        return;
+    }
+    let i = sort_values[j];
+    if (i < rot.grid_dims.w) {
+        sorted_spheres[j] = in_spheres[i];
+    }
+}
+
+// One binary search per cell, once per frame, instead of two per row per box.
+@compute @workgroup_size(WG)
+fn find_cell_starts(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let c = flat_id(wid, nwg, lid);
+    if (c > rot.cells.x) {
+        return;
+    }
+    var lo = 0u;
+    var hi = rot.grid_dims.w;
+    while (lo < hi) {
+        let mid = lo + (hi - lo) / 2u;
+        if (sort_keys[mid] < c) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    cell_starts[c] = lo;
+}
+
+// Counts the candidates of box b; with `write`, stores them from `out` on (chunk-relative,
+// never past the capacity).
+fn visit_box(b: u32, write: bool, out: u32) -> u32 {
+    let mn = box_aabbs[2u * b].xyz;
+    let mx = box_aabbs[2u * b + 1u].xyz;
+    let m = max(abs(mn), abs(mx));
+    let pad = rot.reach.x + QUERY_SLACK * max(m.x, max(m.y, m.z));
+    let lo = cell_of(mn - vec3<f32>(pad));
+    let hi = cell_of(mx + vec3<f32>(pad));
+    let n = rot.grid_dims.w;
+    var count = 0u;
+    for (var z = lo.z; z <= hi.z; z++) {
+        for (var y = lo.y; y <= hi.y; y++) {
+            let start = cell_starts[cell_key(vec3<u32>(lo.x, y, z))];
+            let end = min(cell_starts[cell_key(vec3<u32>(hi.x, y, z)) + 1u], n);
+            for (var j = start; j < end; j++) {
+                let s = sorted_spheres[j];
+                if (all(s.xyz - s.w <= mx) && all(s.xyz + s.w >= mn)) {
+                    let at = out + count;
+                    if (write && at < rot.chunk.y) {
+                        candidates[at] = vec2<u32>(b, j);
+                    }
+                    count++;
+                }
+            }
+        }
+    }
+    return count;
+}
+
+@compute @workgroup_size(WG)
+fn count_candidates(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let b = flat_id(wid, nwg, lid);
+    if (b >= rot.boxes.x) {
+        return;
+    }
+    let c = visit_box(b, false, 0u);
+    box_counts[b] = c;
+    if (c != 0u) {
+        // 64-bit total: every add that wraps the low word carries one into the high word.
+        let old = atomicAdd(&totals[1], c);
+        if (old > 0xffffffffu - c) {
+            atomicAdd(&totals[2], 1u);
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn write_candidates(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let b = rot.boxes.y + flat_id(wid, nwg, lid);
+    if (b >= rot.boxes.z || b >= rot.boxes.x) {
+        return;
+    }
+    // Offsets are a wrapping u32 scan; relative to the chunk's base they are exact.
+    visit_box(b, true, box_counts[b] - rot.boxes.w);
+}
+
+@compute @workgroup_size(WG)
+fn test_candidates(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let i = flat_id(wid, nwg, lid);
+    if (i >= rot.chunk.x || i >= rot.chunk.y) {
+        return;
+    }
+    let c = candidates[i];
+    if (c.x >= rot.boxes.x || c.y >= rot.grid_dims.w) {
+        return;
+    }
+    let s = sorted_spheres[c.y];
+    if (sector_signed_distance(box_sectors[c.x], s.xyz) <= s.w) {
+        let at = atomicAdd(&totals[0], 1u);
+        if (rot.chunk.w != 0u && at < rot.chunk.z) {
+            hit_pairs[at] = vec2<u32>(c.x, sort_values[c.y]);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Scene `rotating` (SPEC 4.5): GPU == CPU == brute force for both proxies, chunked GPU runs,
+//! candidates cover every exact hit, deterministic generation, clear errors.
+
+use glam::Vec3;
+use sweepfan::Error;
+use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
+use sweepfan::geom::sector_sdf::{sector_overlaps_sphere, sector_signed_distance};
+use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::rotating::RotatingGpu;
+use sweepfan::rotating::{
+    Proxy, ProxyFrame, RotatingParams, RotatingScene, proxy_aabb, proxy_overlaps_sphere,
+};
+
+fn scene(boxes: usize, spheres: usize, seed: u64) -> RotatingScene {
+    RotatingScene::generate(&RotatingParams::new(boxes, spheres, seed)).unwrap()
+}
+
+/// GPU hits may differ from the CPU's only on rounding-level ties of the exact test.
+fn assert_same_hits(s: &RotatingScene, want: &[[u32; 2]], got: &ProxyFrame, what: &str) {
+    let got = got.hit_pairs.as_ref().unwrap();
+    let (a, b): (Vec<_>, Vec<_>) = (
+        want.iter()
+            .filter(|p| got.binary_search(p).is_err())
+            .collect(),
+        got.iter()
+            .filter(|p| want.binary_search(p).is_err())
+            .collect(),
+    );
+    for p in a.iter().chain(&b) {
+        let sector = s.boxes[p[0] as usize].conservative_sector();
+        let sp = &s.spheres[p[1] as usize];
+        let gap = (sector_signed_distance(&sector, sp.center) - sp.radius).abs();
+        assert!(gap < 1e-4, "{what}: pair {p:?} differs, gap {gap}");
+    }
+    assert!(
+        a.len() + b.len() <= 2,
+        "{what}: {} + {} ties",
+        a.len(),
+        b.len()
+    );
+}
+
+#[test]
+fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut gpu = RotatingGpu::new(&ctx).unwrap();
+    let mut s = scene(400, 6_000, 5);
+    for frame in 0..3 {
+        let cpu = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap();
+        let got = gpu
+            .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+            .unwrap();
+        for (i, proxy) in Proxy::ALL.iter().enumerate() {
+            let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, *proxy).unwrap();
+            let what = format!("frame {frame} {proxy:?}");
+            assert!(hits.len() > 50, "{what}: {}", hits.len());
+            assert_eq!(cpu[i].candidates, cand, "{what}");
+            assert_eq!(cpu[i].hit_pairs.as_ref().unwrap(), &hits, "{what}");
+            assert_eq!(got[i].candidates, cand, "{what}");
+            assert_eq!(got[i].hits, got[i].hit_pairs.as_ref().unwrap().len() as u64);
+            assert_same_hits(&s, &hits, &got[i], &what);
+        }
+        s.step();
+    }
+}
+
+#[test]
+fn gpu_chunks_never_lose_a_candidate() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let s = scene(300, 4_000, 9);
+    let mut gpu = RotatingGpu::new(&ctx).unwrap();
+    let whole = gpu
+        .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+        .unwrap();
+    // Room for the busiest box, and about 1/20 of all candidates: dozens of chunks.
+    let spheres = &s.spheres;
+    let busiest = Proxy::ALL
+        .iter()
+        .flat_map(|&p| {
+            s.boxes.iter().map(move |b| {
+                let a = proxy_aabb(b, p);
+                spheres
+                    .iter()
+                    .filter(|sp| proxy_overlaps_sphere(&a, sp))
+                    .count() as u64
+            })
+        })
+        .max()
+        .unwrap();
+    let capacity = busiest.max(whole[0].candidates / 20);
+    gpu.set_candidate_capacity(Some(capacity as u32));
+    let chunked = gpu
+        .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+        .unwrap();
+    for (w, c) in whole.iter().zip(&chunked) {
+        assert!(
+            w.candidates > 10 * capacity,
+            "{} vs {capacity}",
+            w.candidates
+        );
+        assert_eq!(w.candidates, c.candidates);
+        assert_eq!(w.hit_pairs, c.hit_pairs);
+        assert_eq!(w.hits, c.hits);
+    }
+    // Every kernel on a 2D grid (at most 3 groups per dimension), still the same.
+    gpu.set_max_groups_per_dim(3);
+    let grid_2d = gpu
+        .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+        .unwrap();
+    for (w, g) in whole.iter().zip(&grid_2d) {
+        assert_eq!(w.candidates, g.candidates);
+        assert_eq!(w.hit_pairs, g.hit_pairs);
+    }
+    // A box with more candidates than one chunk holds is a clear error, not a lost candidate.
+    gpu.set_candidate_capacity(Some(1));
+    let e = gpu
+        .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, false)
+        .expect_err("must fail");
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+}
+
+#[test]
+fn conservative_proxy_candidates_cover_every_exact_hit() {
+    // Over all pairs (no broad phase), every sphere touching a conservative sector must be a
+    // candidate of the conservative-sector proxy; the speculative proxy may miss some.
+    let s = scene(300, 5_000, 13);
+    let frames = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap();
+    let (mut all_hits, mut spec_missed) = (0, 0);
+    let spec = frames[1].hit_pairs.as_ref().unwrap();
+    let cons = frames[0].hit_pairs.as_ref().unwrap();
+    for (b, rb) in s.boxes.iter().enumerate() {
+        let sector = rb.conservative_sector();
+        let a = proxy_aabb(rb, Proxy::ConservativeSector);
+        for (i, sp) in s.spheres.iter().enumerate() {
+            if sector_overlaps_sphere(&sector, sp.center, sp.radius) {
+                all_hits += 1;
+                let pair = [b as u32, i as u32];
+                // A sphere centre within radius of the sector lies within radius of its AABB.
+                let near = sp.center.clamp(a.min, a.max).distance(sp.center);
+                assert!(near <= sp.radius * (1.0 + 1e-5) + 1e-4, "{pair:?}");
+                assert!(
+                    cons.binary_search(&pair).is_ok(),
+                    "{pair:?} not a candidate"
+                );
+                spec_missed += spec.binary_search(&pair).is_err() as usize;
+            }
+        }
+    }
+    assert_eq!(all_hits, cons.len());
+    assert!(all_hits > 100);
+    eprintln!("exact hits {all_hits}; speculative proxy misses {spec_missed}");
+    // Candidates: a tighter proxy means fewer.
+    assert!(frames[0].candidates < frames[1].candidates);
+    assert!(frames[0].hits >= frames[1].hits);
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let a = scene(50, 500, 21);
+    let b = scene(50, 500, 21);
+    assert_eq!(a.boxes, b.boxes);
+    assert_eq!(a.spheres, b.spheres);
+    let fa = rotating_frame_cpu(&a.boxes, &a.spheres, &Proxy::ALL, true).unwrap();
+    let fb = rotating_frame_cpu(&b.boxes, &b.spheres, &Proxy::ALL, true).unwrap();
+    for (x, y) in fa.iter().zip(&fb) {
+        assert_eq!(x.candidates, y.candidates);
+        assert_eq!(x.hit_pairs, y.hit_pairs);
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error_and_empty_input_finds_nothing() {
+    let mut s = scene(5, 50, 1);
+    let empty = rotating_frame_cpu(&s.boxes, &[], &Proxy::ALL, false).unwrap();
+    assert!(empty.iter().all(|f| f.candidates == 0 && f.hits == 0));
+    s.spheres[3].center = Vec3::new(f32::NAN, 0.0, 0.0);
+    let e = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false).unwrap_err();
+    assert!(matches!(e, Error::InvalidObject { index: 3, .. }), "{e}");
+    let mut s = scene(5, 50, 1);
+    s.boxes[4].angle = -1.0;
+    let e = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false).unwrap_err();
+    assert!(matches!(e, Error::InvalidObject { index: 4, .. }), "{e}");
+    if let Some(ctx) = context_for_tests() {
+        let mut gpu = RotatingGpu::new(&ctx).unwrap();
+        assert!(
+            gpu.frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, false)
+                .is_err()
+        );
+        let none = gpu.frame(&ctx, &[], &s.spheres, &Proxy::ALL, true).unwrap();
+        assert!(none.iter().all(|f| f.candidates == 0));
+    }
+}
