@@ -80,7 +80,6 @@ fn main() -> anyhow::Result<()> {
 fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
     use rand::{Rng, SeedableRng};
     use sweepfan::Sphere;
-    use sweepfan::geom::sector_sdf::sector_overlaps_sphere;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     let sectors: Vec<_> = sector_accuracy::random_rotations(10_000, 1)
         .iter()
@@ -104,7 +103,7 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         .iter()
         .map(|p| {
             let s = &spheres[p[1] as usize];
-            sector_overlaps_sphere(&sectors[p[0] as usize], s.center, s.radius) as u32
+            sectors[p[0] as usize].overlaps_sphere_exact(s) as u32
         })
         .collect();
     let cpu_s = t.elapsed().as_secs_f64();

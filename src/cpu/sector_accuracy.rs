@@ -368,38 +368,39 @@ pub fn fill_empty_bin(hist: &mut Histogram) {
     hist[0] = GRID_POINTS - counted;
 }
 
-/// The rotation list of the experiment (SPEC 4.4): O = origin, U uniform on the sphere, Y'
-/// uniform perpendicular to U, alpha in [0, 2 pi], |P - O| in [12.5, 25], widths in [0, 25].
-/// ChaCha8 seeded: CPU and GPU runs score the same rotations.
+/// The rotation list of the experiment: `count` draws of [`random_rotation`] from a ChaCha8
+/// generator seeded with `seed`, so CPU and GPU runs score the same rotations.
 pub fn random_rotations(count: usize, seed: u64) -> Vec<RotatingBox> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..count)
-        .map(|_| {
-            let uz: f64 = rng.random_range(-1.0..=1.0);
-            let phi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
-            let s = (1.0 - uz * uz).max(0.0).sqrt();
-            let axis = glam::DVec3::new(s * phi.cos(), s * phi.sin(), uz).normalize();
-            let b1 = axis.any_orthonormal_vector();
-            let b2 = axis.cross(b1);
-            let psi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
-            let arm = (b1 * psi.cos() + b2 * psi.sin()).normalize();
-            let angle: f32 = rng.random_range(0.0..=TAU);
-            let distance: f32 = rng.random_range(12.5..=25.0);
-            let widths = Vec3::new(
-                rng.random_range(0.0..=25.0),
-                rng.random_range(0.0..=25.0),
-                rng.random_range(0.0..=25.0),
-            );
-            RotatingBox {
-                origin: Vec3::ZERO,
-                axis: axis.as_vec3(),
-                arm: arm.as_vec3(),
-                distance,
-                widths,
-                angle,
-            }
-        })
-        .collect()
+    (0..count).map(|_| random_rotation(&mut rng)).collect()
+}
+
+/// One rotation of the experiment (SPEC 4.4, thesis 3.1): O = origin, U uniform on the sphere,
+/// Y' uniform perpendicular to U, alpha in [0, 2 pi], |P - O| in [12.5, 25], widths in [0, 25].
+pub fn random_rotation(rng: &mut impl Rng) -> RotatingBox {
+    let uz: f64 = rng.random_range(-1.0..=1.0);
+    let phi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+    let s = (1.0 - uz * uz).max(0.0).sqrt();
+    let axis = glam::DVec3::new(s * phi.cos(), s * phi.sin(), uz).normalize();
+    let b1 = axis.any_orthonormal_vector();
+    let b2 = axis.cross(b1);
+    let psi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+    let arm = (b1 * psi.cos() + b2 * psi.sin()).normalize();
+    let angle: f32 = rng.random_range(0.0..=TAU);
+    let distance: f32 = rng.random_range(12.5..=25.0);
+    let widths = Vec3::new(
+        rng.random_range(0.0..=25.0),
+        rng.random_range(0.0..=25.0),
+        rng.random_range(0.0..=25.0),
+    );
+    RotatingBox {
+        origin: Vec3::ZERO,
+        axis: axis.as_vec3(),
+        arm: arm.as_vec3(),
+        distance,
+        widths,
+        angle,
+    }
 }
 
 /// Checks a rotation list for this experiment: finite fields, unit perpendicular axis and arm

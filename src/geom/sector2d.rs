@@ -162,7 +162,8 @@ impl Sector2 {
         let rho = q.length();
         let radial = (r - rho).max(rho - rr);
         if self.is_full_ring() {
-            return radial;
+            // A disk's centre is interior, not boundary: its depth is R - rho alone.
+            return if r > 0.0 { radial } else { rho - rr };
         }
         let (g, _) = self.edge_directions();
         let folded = Vec2::new(q.x, q.y.abs());

@@ -6,6 +6,7 @@
 //! The box type is minimal on purpose (centre, three unit axes, half-extents): the SAT module's
 //! `Obb` converts into it.
 
+use super::obb::Obb;
 use super::primitives2d::convex_hull;
 use super::sector::Sector;
 use super::sector2d::Sector2;
@@ -74,6 +75,17 @@ impl OrientedBox {
         (0..3)
             .map(|i| self.half_extents[i] * self.axes[i].dot(dir).abs())
             .sum()
+    }
+}
+
+impl From<&Obb> for OrientedBox {
+    /// The SAT module's box: same centre and half-extents, axes from its (normalised) rotation.
+    fn from(b: &Obb) -> Self {
+        Self {
+            center: b.center,
+            axes: b.axes(),
+            half_extents: b.half_extents,
+        }
     }
 }
 
