@@ -239,7 +239,10 @@ mod tests {
         for i in 0..=n {
             let f = i as f32 / n as f32;
             let phi = -th + 2.0 * th * f;
-            out.push(Vec2::from_angle(phi) * r);
+            // A disk (full ring, r = 0) has no inner boundary: its centre is interior.
+            if r > 0.0 || th < PI {
+                out.push(Vec2::from_angle(phi) * r);
+            }
             out.push(Vec2::from_angle(phi) * rr);
             if th < PI {
                 let rho = r + (rr - r) * f;
