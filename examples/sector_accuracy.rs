@@ -56,17 +56,7 @@ fn main() -> anyhow::Result<()> {
             std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
         }
         if let Some(c) = cpu_hists {
-            let diff: u64 = c
-                .iter()
-                .zip(&h)
-                .map(|(a, b)| {
-                    a.iter()
-                        .zip(b)
-                        .map(|(x, y)| x.abs_diff(*y) as u64)
-                        .sum::<u64>()
-                        / 2
-                })
-                .sum();
+            let diff = sector_accuracy::differing_points(&c, &h);
             println!(
                 "GPU vs CPU: {diff} of {} classified points differ",
                 rotations as u64 * sector_accuracy::GRID_POINTS as u64

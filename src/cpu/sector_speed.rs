@@ -16,17 +16,17 @@
 use super::sector_batch::{
     SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
 };
-use crate::error::{Error, Result};
-use crate::geom::capsule::{Capsule2, Capsule3};
-use crate::geom::primitives2d::Rect2;
-use crate::geom::sector::{RotatingBox, Sector};
 use crate::cpu::sat::obb_frames_overlap;
 use crate::cpu::sector_accuracy::random_rotation;
+use crate::error::{Error, Result};
+use crate::geom::capsule::{Capsule2, Capsule3};
 use crate::geom::obb::{Obb, ObbFrame};
+use crate::geom::primitives2d::Rect2;
+use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sector_box::OrientedBox;
-use crate::geom::swept_box::Aabb;
 use crate::geom::sector2d::Sector2;
 use crate::geom::sphere::Sphere;
+use crate::geom::swept_box::Aabb;
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -327,7 +327,11 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
         let motion = rotating[run % n];
         build_aabb.push(time_ms(|| {
             proxies_aabb.clear();
-            proxies_aabb.extend(black_box(&rotating).iter().map(RotatingBox::speculative_aabb));
+            proxies_aabb.extend(
+                black_box(&rotating)
+                    .iter()
+                    .map(RotatingBox::speculative_aabb),
+            );
             black_box(&proxies_aabb);
         }));
         build_sector.push(time_ms(|| {
@@ -346,7 +350,11 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
         }));
         total_aabb.push(time_ms(|| {
             proxies_aabb.clear();
-            proxies_aabb.extend(black_box(&rotating).iter().map(RotatingBox::speculative_aabb));
+            proxies_aabb.extend(
+                black_box(&rotating)
+                    .iter()
+                    .map(RotatingBox::speculative_aabb),
+            );
             let proxy = proxies_aabb[run % n];
             black_box(count(&ccd_spheres, |s| aabb_touches_sphere(&proxy, s)));
         }));
