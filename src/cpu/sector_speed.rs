@@ -71,7 +71,7 @@ pub struct Timing {
 }
 
 impl Timing {
-    fn from_runs(ms: &[f64]) -> Self {
+    pub fn from_runs(ms: &[f64]) -> Self {
         Self {
             mean_ms: ms.iter().sum::<f64>() / ms.len() as f64,
             fastest_ms: ms.iter().copied().fold(f64::INFINITY, f64::min),
