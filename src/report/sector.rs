@@ -205,7 +205,11 @@ impl SectorReproduction {
     pub fn failures(&self) -> Vec<String> {
         let mut out = Vec::new();
         let checks = [
-            ("vs reference", "conservative_sector", &self.accuracy.methods),
+            (
+                "vs reference",
+                "conservative_sector",
+                &self.accuracy.methods,
+            ),
             ("vs reference", "exact_sweep", &self.accuracy.methods),
             (
                 "vs exact sweep",
