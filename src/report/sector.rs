@@ -198,36 +198,40 @@ pub fn allowed_misses(score: &MethodScore) -> u64 {
     (ROUNDING_BAND * score.rotations as f64 * GRID_POINTS as f64).floor() as u64
 }
 
+/// `conservative_sector` or `exact_sweep` missing reference points, or `conservative_sector`
+/// missing exact-sweep points, beyond [`allowed_misses`]: both enclose their truth in exact
+/// arithmetic, so only points within rounding of a face may fall out.
+pub fn enclosure_failures(accuracy: &SectorAccuracyReport) -> Vec<String> {
+    let checks = [
+        ("vs reference", "conservative_sector", &accuracy.methods),
+        ("vs reference", "exact_sweep", &accuracy.methods),
+        (
+            "vs exact sweep",
+            "conservative_sector",
+            &accuracy.methods_vs_exact,
+        ),
+    ];
+    let mut out = Vec::new();
+    for (truth, name, table) in checks {
+        match table.get(name) {
+            Some(s) if s.under_points > allowed_misses(s) => out.push(format!(
+                "{name} {truth}: {} missed points, more than the rounding band's {}",
+                s.under_points,
+                allowed_misses(s)
+            )),
+            Some(_) => {}
+            None => out.push(format!("{name} {truth}: not scored")),
+        }
+    }
+    out
+}
+
 impl SectorReproduction {
     /// The failures that make the command exit non-zero: `conservative_sector` or `exact_sweep`
     /// missing reference points (or `conservative_sector` missing exact-sweep points) beyond the
     /// rounding band, or a GPU throughput answer that differs from the CPU's beyond a tie.
     pub fn failures(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let checks = [
-            (
-                "vs reference",
-                "conservative_sector",
-                &self.accuracy.methods,
-            ),
-            ("vs reference", "exact_sweep", &self.accuracy.methods),
-            (
-                "vs exact sweep",
-                "conservative_sector",
-                &self.accuracy.methods_vs_exact,
-            ),
-        ];
-        for (truth, name, table) in checks {
-            match table.get(name) {
-                Some(s) if s.under_points > allowed_misses(s) => out.push(format!(
-                    "{name} {truth}: {} missed points, more than the rounding band's {}",
-                    s.under_points,
-                    allowed_misses(s)
-                )),
-                Some(_) => {}
-                None => out.push(format!("{name} {truth}: not scored")),
-            }
-        }
+        let mut out = enclosure_failures(&self.accuracy);
         for t in &self.throughput {
             if t.disagreements > 0 {
                 out.push(format!(
@@ -328,7 +332,7 @@ impl SectorReproduction {
     pub fn write_plots(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let mut written = Vec::new();
-        let metrics: [(&str, fn(&MethodScore) -> f64); 3] = [
+        let metrics: [Metric; 3] = [
             ("accuracy", |s| s.accuracy),
             ("over", |s| s.over),
             ("under", |s| s.under),
@@ -380,6 +384,9 @@ impl SectorReproduction {
     }
 }
 
+/// A plotted score: its name and how to read it.
+type Metric = (&'static str, fn(&MethodScore) -> f64);
+
 fn speed_table(rows: &[SpeedRow]) -> String {
     let mut t = Table::new([
         "test",
@@ -427,6 +434,28 @@ mod tests {
         // 10 rotations x 10^6 points x 1e-5 = 100 points.
         assert_eq!(allowed_misses(&score(0, 10)), 100);
         assert_eq!(allowed_misses(&score(0, 0)), 0);
+    }
+
+    #[test]
+    fn misses_beyond_the_band_fail_and_within_it_pass() {
+        use crate::cpu::sector_accuracy::{bits, build_report, random_rotations};
+        let rotations = random_rotations(2, 4);
+        // Hand-made histograms: 500 points in every shape, and `missed` reference points
+        // (in the exact sweep too) that the conservative sector lacks.
+        let hist = |missed: u32| {
+            let mut h = [0u32; 64];
+            h[63] = 500;
+            h[(63 & !bits::CONSERVATIVE_SECTOR) as usize] = missed;
+            h[0] = GRID_POINTS - 500 - missed;
+            h
+        };
+        // The band of 2 rotations is 20 points.
+        let ok = build_report(&rotations, &[hist(10), hist(10)], 4).unwrap();
+        assert!(enclosure_failures(&ok).is_empty());
+        let bad = build_report(&rotations, &[hist(10), hist(11)], 4).unwrap();
+        let failures = enclosure_failures(&bad);
+        assert_eq!(failures.len(), 2, "{failures:?}"); // vs reference and vs exact sweep
+        assert!(failures.iter().all(|f| f.contains("conservative_sector")));
     }
 
     #[test]
