@@ -11,8 +11,9 @@
 //! conservative sector (which holds every other shape) are classified one by one.
 
 use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
 use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::swept_box::{Aabb, GammaArcs};
+use crate::geom::swept_box::GammaArcs;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};

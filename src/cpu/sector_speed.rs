@@ -19,6 +19,7 @@ use super::sector_batch::{
 use crate::cpu::sat::obb_frames_overlap;
 use crate::cpu::sector_accuracy::random_rotation;
 use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
 use crate::geom::capsule::{Capsule2, Capsule3};
 use crate::geom::obb::{Obb, ObbFrame};
 use crate::geom::primitives2d::Rect2;
@@ -26,7 +27,6 @@ use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sector_box::OrientedBox;
 use crate::geom::sector2d::Sector2;
 use crate::geom::sphere::Sphere;
-use crate::geom::swept_box::Aabb;
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -234,11 +234,8 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let frames: Vec<ObbFrame> = boxes.iter().map(Obb::frame).collect();
     let frames_b: Vec<ObbFrame> = boxes_b.iter().map(Obb::frame).collect();
     let oriented: Vec<OrientedBox> = boxes.iter().map(OrientedBox::from).collect();
-    let aabbs3: Vec<(Vec3, Vec3)> = oriented.iter().map(box_bounds).collect();
-    let aabbs3_b: Vec<(Vec3, Vec3)> = boxes_b
-        .iter()
-        .map(|b| box_bounds(&OrientedBox::from(b)))
-        .collect();
+    let aabbs3: Vec<Aabb> = boxes.iter().map(Obb::aabb).collect();
+    let aabbs3_b: Vec<Aabb> = boxes_b.iter().map(Obb::aabb).collect();
     let fans3: Vec<Sector> = (0..n).map(|_| random_canonical_sector(&mut rng)).collect();
     let points: Vec<Vec3> = spheres.iter().map(|s| s.center).collect();
     let table_3d = vec![
@@ -258,9 +255,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             "aabb_aabb",
             t3,
             "aabb_aabb",
-            time_pairs(runs, &aabbs3, &aabbs3_b, |a, b| {
-                a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
-            }),
+            time_pairs(runs, &aabbs3, &aabbs3_b, Aabb::overlaps),
         ),
         row(
             "obb_obb",
@@ -509,13 +504,6 @@ fn rect_bounds(r: &Rect2) -> (Vec2, Vec2) {
     let lo = corners.iter().fold(Vec2::splat(f32::MAX), |m, c| m.min(*c));
     let hi = corners.iter().fold(Vec2::splat(f32::MIN), |m, c| m.max(*c));
     (lo, hi)
-}
-
-fn box_bounds(b: &OrientedBox) -> (Vec3, Vec3) {
-    let half = (0..3).fold(Vec3::ZERO, |acc, i| {
-        acc + (b.axes[i] * b.half_extents[i]).abs()
-    });
-    (b.center - half, b.center + half)
 }
 
 fn v2(rng: &mut ChaCha8Rng, extent: f32) -> Vec2 {
