@@ -10,6 +10,7 @@
 //! index intervals counted in O(1); only the points inside a cylinder-and-slab bound of the
 //! conservative sector (which holds every other shape) are classified one by one.
 
+use super::sector_speed::THESIS_JSON;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::{RotatingBox, Sector};
@@ -621,8 +622,6 @@ pub struct SectorAccuracyReport {
     /// The SPEC's Monte Carlo of the same protocol (SPEC 4.3, 4.4).
     pub spec_monte_carlo: BTreeMap<String, PublishedScore>,
 }
-
-const THESIS_JSON: &str = include_str!("../../reference/sector_thesis.json");
 
 /// Thesis table 3.1, from the embedded `reference/sector_thesis.json`.
 pub fn thesis_scores() -> Result<BTreeMap<String, PublishedScore>> {
