@@ -160,6 +160,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn converted_obb_has_the_same_corners() {
+        // A non-unit quaternion too: `Obb` normalises it where used.
+        for (q, h) in [
+            (glam::Quat::from_rotation_z(0.3), Vec3::new(1.0, 2.0, 0.5)),
+            (
+                glam::Quat::from_xyzw(0.2, -0.5, 0.1, 0.9) * 1.0005,
+                Vec3::new(0.0, 3.0, 1.5),
+            ),
+        ] {
+            let obb = Obb::new(Vec3::new(4.0, -1.0, 2.0), h, q);
+            let bx = OrientedBox::from(&obb);
+            assert!(OrientedBox::new(bx.center, bx.axes, bx.half_extents).is_ok());
+            // Same corner numbering (bit i: +half-extent along axis i) in both types.
+            for (k, c) in obb.corners().iter().enumerate() {
+                assert!((bx.corner(k) - *c).length() < 1e-5, "corner {k}");
+            }
+        }
+    }
+
+    #[test]
     fn new_rejects_bad_boxes() {
         let axes = [Vec3::X, Vec3::Y, Vec3::Z];
         assert!(OrientedBox::new(Vec3::ZERO, axes, Vec3::ZERO).is_ok());
