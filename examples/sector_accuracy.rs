@@ -56,17 +56,7 @@ fn main() -> anyhow::Result<()> {
             std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
         }
         if let Some(c) = cpu_hists {
-            let diff: u64 = c
-                .iter()
-                .zip(&h)
-                .map(|(a, b)| {
-                    a.iter()
-                        .zip(b)
-                        .map(|(x, y)| x.abs_diff(*y) as u64)
-                        .sum::<u64>()
-                        / 2
-                })
-                .sum();
+            let diff = sector_accuracy::differing_points(&c, &h);
             println!(
                 "GPU vs CPU: {diff} of {} classified points differ",
                 rotations as u64 * sector_accuracy::GRID_POINTS as u64
@@ -80,7 +70,6 @@ fn main() -> anyhow::Result<()> {
 fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
     use rand::{Rng, SeedableRng};
     use sweepfan::Sphere;
-    use sweepfan::geom::sector_sdf::sector_overlaps_sphere;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     let sectors: Vec<_> = sector_accuracy::random_rotations(10_000, 1)
         .iter()
@@ -104,7 +93,7 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         .iter()
         .map(|p| {
             let s = &spheres[p[1] as usize];
-            sector_overlaps_sphere(&sectors[p[0] as usize], s.center, s.radius) as u32
+            sectors[p[0] as usize].overlaps_sphere_exact(s) as u32
         })
         .collect();
     let cpu_s = t.elapsed().as_secs_f64();

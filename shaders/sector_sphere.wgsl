@@ -1,6 +1,7 @@
 // Batched exact sector-vs-sphere tests (SPEC 4.3): one (sector, sphere) index pair per thread,
-// hit = signed distance of the sphere centre to the annular sector <= radius. Mirrors
-// src/geom/sector_sdf.rs; sin and cos of the half-angle come precomputed from the CPU.
+// hit = signed distance of the sphere centre to the annular sector <= radius, the distance of
+// `Sector::signed_distance` (src/geom/sector_distance.rs, sector2d.rs; equal up to rounding);
+// sin and cos of the half-angle come precomputed from the CPU.
 
 struct GpuSector {
     origin_cos: vec4<f32>,     // O, cos(theta)

@@ -6,7 +6,6 @@ use crate::bench::Measurement;
 use crate::broadphase::Backend;
 use crate::cpu::rotating::rotating_frame_cpu;
 use crate::error::{Error, Result};
-use crate::geom::sector_sdf::sector_signed_distance;
 use crate::gpu::context::GpuContext;
 use crate::gpu::rotating::RotatingGpu;
 use crate::report::rows::{Row, cpu_device};
@@ -138,7 +137,7 @@ fn compare_hits(scene: &RotatingScene, cpu: &[[u32; 2]], gpu: &[[u32; 2]]) -> (b
             ok = false;
             continue;
         };
-        let gap = (sector_signed_distance(&b.conservative_sector(), s.center) - s.radius).abs();
+        let gap = (b.conservative_sector().signed_distance(s.center) - s.radius).abs();
         if gap < TIE {
             ties += 1;
         } else {

@@ -4,7 +4,6 @@
 use glam::Vec3;
 use sweepfan::Error;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
-use sweepfan::geom::sector_sdf::{sector_overlaps_sphere, sector_signed_distance};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::gpu::rotating::RotatingGpu;
 use sweepfan::rotating::{
@@ -29,7 +28,7 @@ fn assert_same_hits(s: &RotatingScene, want: &[[u32; 2]], got: &ProxyFrame, what
     for p in a.iter().chain(&b) {
         let sector = s.boxes[p[0] as usize].conservative_sector();
         let sp = &s.spheres[p[1] as usize];
-        let gap = (sector_signed_distance(&sector, sp.center) - sp.radius).abs();
+        let gap = (sector.signed_distance(sp.center) - sp.radius).abs();
         assert!(gap < 1e-4, "{what}: pair {p:?} differs, gap {gap}");
     }
     assert!(
@@ -136,7 +135,7 @@ fn conservative_proxy_candidates_cover_every_exact_hit() {
         let sector = rb.conservative_sector();
         let a = proxy_aabb(rb, Proxy::ConservativeSector);
         for (i, sp) in s.spheres.iter().enumerate() {
-            if sector_overlaps_sphere(&sector, sp.center, sp.radius) {
+            if sector.overlaps_sphere_exact(sp) {
                 all_hits += 1;
                 let pair = [b as u32, i as u32];
                 // A sphere centre within radius of the sector lies within radius of its AABB.

@@ -201,7 +201,10 @@ fn boundary2(s: &Sector2, step: f32) -> Vec<Vec2> {
     let world = |rho: f32, phi: f32| s.center + rho * Vec2::from_angle(phi).rotate(s.axis);
     for j in 0..=n_phi {
         let phi = -th + 2.0 * th * j as f32 / n_phi as f32;
-        out.push(world(r, phi));
+        // A disk (full ring, r = 0) has no inner boundary: its centre is interior.
+        if r > 0.0 || th < PI {
+            out.push(world(r, phi));
+        }
         out.push(world(rr, phi));
     }
     // A full ring's straight edges are interior, not boundary.
@@ -236,7 +239,10 @@ fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
         }
         for k in 0..=n_z {
             let z = -h + 2.0 * h * k as f32 / n_z as f32;
-            out.push(local(r, phi, z));
+            // A disk (full ring, r = 0) has no inner surface: its axis is interior.
+            if r > 0.0 || th < PI {
+                out.push(local(r, phi, z));
+            }
             out.push(local(rr, phi, z));
         }
     }

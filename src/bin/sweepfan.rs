@@ -52,6 +52,35 @@ enum Command {
 enum Reproduce {
     /// Tables 1-7 of the serialization paper (n = 50 .. 5000, paper box).
     Broadphase(ReproduceBroadphase),
+    /// Sector CCD (thesis chapter 3): Table 3.1 accuracy, Figs. 3.8/3.9 bins, Tables 3.2-3.6.
+    Sector(ReproduceSector),
+}
+
+#[derive(Args)]
+struct ReproduceSector {
+    /// Random rotations scored (the thesis: 100000; each classifies 10^6 grid points).
+    #[arg(long, default_value_t = sweepfan::report::sector::DEFAULT_ROTATIONS)]
+    rotations: usize,
+    #[arg(long, default_value_t = sweepfan::cpu::sector_accuracy::DEFAULT_SEED)]
+    seed: u64,
+    /// Where the accuracy experiment runs (gpu needs an adapter).
+    #[arg(long, value_enum, default_value_t = SectorBackendChoice::Cpu)]
+    backend: SectorBackendChoice,
+    /// Write the report as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write SVG plots of the per-angle and per-shape bins into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    /// Timed runs per speed-table row (the thesis: 10000).
+    #[arg(long, default_value_t = sweepfan::report::sector::DEFAULT_SPEED_RUNS)]
+    speed_runs: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SectorBackendChoice {
+    Cpu,
+    Gpu,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -229,6 +258,9 @@ fn main() {
         Some(Command::Reproduce {
             what: Reproduce::Broadphase(a),
         }) => reproduce_broadphase(a, &mut gpu),
+        Some(Command::Reproduce {
+            what: Reproduce::Sector(a),
+        }) => reproduce_sector(a, cli.adapter.clone()),
         Some(Command::Bench(a)) => bench(a, &mut gpu),
         Some(Command::Verify(a)) => verify(a, &mut gpu),
         Some(Command::Stress(a)) => stress(a, &mut gpu),
@@ -914,4 +946,37 @@ fn stress(a: StressArgs, gpu: &mut Gpu) -> Result<bool> {
     );
     write_outputs(&a.out, &rows, None)?;
     Ok(all_ok)
+}
+
+fn reproduce_sector(a: ReproduceSector, adapter: Option<String>) -> Result<bool> {
+    use sweepfan::report::sector::{SectorBackend, SectorOptions, run};
+    let opts = SectorOptions {
+        rotations: a.rotations,
+        seed: a.seed,
+        backend: match a.backend {
+            SectorBackendChoice::Cpu => SectorBackend::Cpu,
+            SectorBackendChoice::Gpu => SectorBackend::Gpu,
+        },
+        speed_runs: a.speed_runs,
+        adapter,
+    };
+    let bar = progress_bar(a.rotations as u64);
+    bar.set_message("rotations (then the speed tables)");
+    let report = run(&opts, Some(&|n| bar.inc(n)))?;
+    bar.finish_and_clear();
+    print!("{}", report.render());
+    if let Some(path) = &a.json {
+        write_json_value(path, &report.to_json()?)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(dir) = &a.plots {
+        for p in report.write_plots(dir)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    let failures = report.failures();
+    for f in &failures {
+        eprintln!("FAILED: {f}");
+    }
+    Ok(failures.is_empty())
 }

@@ -12,7 +12,6 @@ use crate::broadphase::{Clock, StageTime};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::sector_sdf::sector_overlaps_sphere;
 use crate::geom::sphere::{Sphere, validate_spheres};
 use crate::rotating::{Proxy, ProxyFrame, proxy_aabb, proxy_overlaps_sphere, validate_boxes};
 use glam::Vec3;
@@ -227,7 +226,7 @@ pub fn rotating_frame_cpu(
                 sorted.for_each_candidate(a, |j| {
                     cand += 1;
                     let s = &sorted.spheres[j];
-                    if sector_overlaps_sphere(sector, s.center, s.radius) {
+                    if sector.overlaps_sphere_exact(s) {
                         hits += 1;
                         if want_hits {
                             list.push(sorted.order[j]);
@@ -287,7 +286,7 @@ pub fn rotating_brute_force(
         for (i, s) in spheres.iter().enumerate() {
             if proxy_overlaps_sphere(&a, s) {
                 candidates += 1;
-                if sector_overlaps_sphere(&sector, s.center, s.radius) {
+                if sector.overlaps_sphere_exact(s) {
                     hits.push([b as u32, i as u32]);
                 }
             }

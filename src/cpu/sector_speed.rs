@@ -16,8 +16,12 @@
 use super::sector_batch::{
     SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
 };
+use crate::cpu::sat::obb_frames_overlap;
+use crate::cpu::sector_accuracy::random_rotation;
 use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
 use crate::geom::capsule::{Capsule2, Capsule3};
+use crate::geom::obb::{Obb, ObbFrame};
 use crate::geom::primitives2d::Rect2;
 use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sector_box::OrientedBox;
@@ -67,7 +71,7 @@ pub struct Timing {
 }
 
 impl Timing {
-    fn from_runs(ms: &[f64]) -> Self {
+    pub fn from_runs(ms: &[f64]) -> Self {
         Self {
             mean_ms: ms.iter().sum::<f64>() / ms.len() as f64,
             fastest_ms: ms.iter().copied().fold(f64::INFINITY, f64::min),
@@ -224,10 +228,14 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let spheres_b: Vec<Sphere> = (0..n).map(|_| random_sphere(&mut rng, 10.0)).collect();
     let caps3: Vec<Capsule3> = (0..n).map(|_| random_capsule3(&mut rng)).collect();
     let caps3_b: Vec<Capsule3> = (0..n).map(|_| random_capsule3(&mut rng)).collect();
-    let boxes: Vec<OrientedBox> = (0..n).map(|_| random_box(&mut rng)).collect();
-    let boxes_b: Vec<OrientedBox> = (0..n).map(|_| random_box(&mut rng)).collect();
-    let aabbs3: Vec<(Vec3, Vec3)> = boxes.iter().map(box_bounds).collect();
-    let aabbs3_b: Vec<(Vec3, Vec3)> = boxes_b.iter().map(box_bounds).collect();
+    let boxes: Vec<Obb> = (0..n).map(|_| random_box(&mut rng)).collect();
+    let boxes_b: Vec<Obb> = (0..n).map(|_| random_box(&mut rng)).collect();
+    // Axes precomputed outside the timing, as the thesis's boxes carried theirs.
+    let frames: Vec<ObbFrame> = boxes.iter().map(Obb::frame).collect();
+    let frames_b: Vec<ObbFrame> = boxes_b.iter().map(Obb::frame).collect();
+    let oriented: Vec<OrientedBox> = boxes.iter().map(OrientedBox::from).collect();
+    let aabbs3: Vec<Aabb> = boxes.iter().map(Obb::aabb).collect();
+    let aabbs3_b: Vec<Aabb> = boxes_b.iter().map(Obb::aabb).collect();
     let fans3: Vec<Sector> = (0..n).map(|_| random_canonical_sector(&mut rng)).collect();
     let points: Vec<Vec3> = spheres.iter().map(|s| s.center).collect();
     let table_3d = vec![
@@ -247,15 +255,13 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             "aabb_aabb",
             t3,
             "aabb_aabb",
-            time_pairs(runs, &aabbs3, &aabbs3_b, |a, b| {
-                a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
-            }),
+            time_pairs(runs, &aabbs3, &aabbs3_b, Aabb::overlaps),
         ),
         row(
             "obb_obb",
             t3,
             "obb_obb",
-            time_pairs(runs, &boxes, &boxes_b, obb_overlap_sat15),
+            time_pairs(runs, &frames, &frames_b, obb_frames_overlap),
         ),
         row(
             "sector_point",
@@ -297,7 +303,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             "sector_box_exact",
             t3,
             "",
-            time_pairs(runs, &fans3, &boxes, |s, b| s.overlaps_box(b)),
+            time_pairs(runs, &fans3, &oriented, |s, b| s.overlaps_box(b)),
         ),
     ];
 
@@ -305,7 +311,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let ccd_spheres: Vec<Sphere> = (0..cfg.ccd_spheres)
         .map(|_| random_sphere(&mut rng, 50.0))
         .collect();
-    let rotating: Vec<RotatingBox> = (0..n).map(|_| random_rotating_box(&mut rng)).collect();
+    let rotating: Vec<RotatingBox> = (0..n).map(|_| random_rotation(&mut rng)).collect();
     let mut proxies_aabb = Vec::with_capacity(n);
     let mut proxies_sector = Vec::with_capacity(n);
     let (mut build_aabb, mut build_sector) = (Vec::new(), Vec::new());
@@ -316,7 +322,11 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
         let motion = rotating[run % n];
         build_aabb.push(time_ms(|| {
             proxies_aabb.clear();
-            proxies_aabb.extend(black_box(&rotating).iter().map(speculative_aabb));
+            proxies_aabb.extend(
+                black_box(&rotating)
+                    .iter()
+                    .map(RotatingBox::speculative_aabb),
+            );
             black_box(&proxies_aabb);
         }));
         build_sector.push(time_ms(|| {
@@ -324,7 +334,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             proxies_sector.extend(black_box(&rotating).iter().map(|b| b.sector()));
             black_box(&proxies_sector);
         }));
-        let (aabb, sector) = (speculative_aabb(&motion), motion.sector());
+        let (aabb, sector) = (motion.speculative_aabb(), motion.sector());
         test_aabb.push(time_ms(|| {
             let aabb = black_box(aabb);
             hits_aabb = count(&ccd_spheres, |s| aabb_touches_sphere(&aabb, s));
@@ -335,7 +345,11 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
         }));
         total_aabb.push(time_ms(|| {
             proxies_aabb.clear();
-            proxies_aabb.extend(black_box(&rotating).iter().map(speculative_aabb));
+            proxies_aabb.extend(
+                black_box(&rotating)
+                    .iter()
+                    .map(RotatingBox::speculative_aabb),
+            );
             let proxy = proxies_aabb[run % n];
             black_box(count(&ccd_spheres, |s| aabb_touches_sphere(&proxy, s)));
         }));
@@ -467,22 +481,10 @@ fn time_ms(f: impl FnOnce()) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
-/// The speculative CCD proxy (SPEC 4.3): the world AABB of the box at its start pose, grown on
-/// every side by the distance its centre travels (the chord |P' - P|).
-pub fn speculative_aabb(b: &RotatingBox) -> (Vec3, Vec3) {
-    let (centre, axes) = b.pose(0.0);
-    let half = (axes[0] * (0.5 * b.widths.x)).abs()
-        + (axes[1] * (0.5 * b.widths.y)).abs()
-        + (axes[2] * (0.5 * b.widths.z)).abs();
-    let (end, _) = b.pose(1.0);
-    let grow = Vec3::splat((end - centre).length());
-    (centre - half - grow, centre + half + grow)
-}
-
 /// Sphere vs axis-aligned box: squared distance from the centre to the box <= r^2.
 #[inline]
-pub fn aabb_touches_sphere(b: &(Vec3, Vec3), s: &Sphere) -> bool {
-    let nearest = s.center.clamp(b.0, b.1);
+pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
+    let nearest = s.center.clamp(b.min, b.max);
     (s.center - nearest).length_squared() <= s.radius * s.radius
 }
 
@@ -497,42 +499,11 @@ pub fn rects_overlap_sat(a: &Rect2, b: &Rect2) -> bool {
         .all(|axis| d.dot(axis).abs() <= project(a, axis) + project(b, axis))
 }
 
-/// 3D SAT on two oriented boxes, the classic 15 axes (3 + 3 face normals, 9 edge cross
-/// products; near-parallel edge pairs give a near-zero axis whose test cannot separate, which
-/// is harmless). The SAT helper's `Obb` test can replace it row for row.
-pub fn obb_overlap_sat15(a: &OrientedBox, b: &OrientedBox) -> bool {
-    let d = b.center - a.center;
-    let separated = |axis: Vec3| {
-        d.dot(axis).abs()
-            > a.projected_radius(axis) + b.projected_radius(axis) + 1e-6 * axis.length()
-    };
-    for i in 0..3 {
-        if separated(a.axes[i]) || separated(b.axes[i]) {
-            return false;
-        }
-    }
-    for i in 0..3 {
-        for j in 0..3 {
-            if separated(a.axes[i].cross(b.axes[j])) {
-                return false;
-            }
-        }
-    }
-    true
-}
-
 fn rect_bounds(r: &Rect2) -> (Vec2, Vec2) {
     let corners = r.corners();
     let lo = corners.iter().fold(Vec2::splat(f32::MAX), |m, c| m.min(*c));
     let hi = corners.iter().fold(Vec2::splat(f32::MIN), |m, c| m.max(*c));
     (lo, hi)
-}
-
-fn box_bounds(b: &OrientedBox) -> (Vec3, Vec3) {
-    let half = (0..3).fold(Vec3::ZERO, |acc, i| {
-        acc + (b.axes[i] * b.half_extents[i]).abs()
-    });
-    (b.center - half, b.center + half)
 }
 
 fn v2(rng: &mut ChaCha8Rng, extent: f32) -> Vec2 {
@@ -596,16 +567,16 @@ fn random_capsule3(rng: &mut ChaCha8Rng) -> Capsule3 {
     )
 }
 
-fn random_box(rng: &mut ChaCha8Rng) -> OrientedBox {
-    let q = Quat::from_axis_angle(unit3(rng), rng.random_range(0.0..2.0 * PI));
-    OrientedBox {
+fn random_box(rng: &mut ChaCha8Rng) -> Obb {
+    let rotation = Quat::from_axis_angle(unit3(rng), rng.random_range(0.0..2.0 * PI));
+    Obb {
         center: v3(rng, 10.0),
-        axes: [q * Vec3::X, q * Vec3::Y, q * Vec3::Z],
         half_extents: Vec3::new(
             rng.random_range(0.5..3.0),
             rng.random_range(0.5..3.0),
             rng.random_range(0.5..3.0),
         ),
+        rotation,
     }
 }
 
@@ -619,27 +590,6 @@ fn random_canonical_sector(rng: &mut ChaCha8Rng) -> Sector {
         inner_radius: r,
         outer_radius: r + rng.random_range(0.5..5.0),
         half_thickness: rng.random_range(0.5..3.0),
-    }
-}
-
-/// A rotation as in the accuracy experiment (thesis 3.1): O = 0, U uniform on the sphere, Y'
-/// uniform perpendicular to U, angle in [0, 2 pi], |P - O| in [12.5, 25], widths in [0, 25].
-pub fn random_rotating_box(rng: &mut ChaCha8Rng) -> RotatingBox {
-    let axis = unit3(rng);
-    let arm = axis
-        .cross(unit3(rng))
-        .normalize_or(axis.any_orthonormal_vector());
-    RotatingBox {
-        origin: Vec3::ZERO,
-        axis,
-        arm,
-        distance: rng.random_range(12.5..25.0),
-        widths: Vec3::new(
-            rng.random_range(0.0..25.0),
-            rng.random_range(0.0..25.0),
-            rng.random_range(0.0..25.0),
-        ),
-        angle: rng.random_range(0.0..2.0 * PI),
     }
 }
 
@@ -703,9 +653,10 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(51);
         let (mut hits, mut unwitnessed) = (0, 0);
         for _ in 0..300 {
-            let a = random_box(&mut rng);
-            let mut b = random_box(&mut rng);
-            b.center = a.center + v3(&mut rng, 5.0);
+            let (obb_a, mut obb_b) = (random_box(&mut rng), random_box(&mut rng));
+            obb_b.center = obb_a.center + v3(&mut rng, 5.0);
+            let sat = obb_frames_overlap(&obb_a.frame(), &obb_b.frame());
+            let (a, b) = (OrientedBox::from(&obb_a), OrientedBox::from(&obb_b));
             // Witness search: grid points of one box inside the other.
             let n = 12;
             let grid_hit = |a: &OrientedBox, b: &OrientedBox| {
@@ -726,13 +677,13 @@ mod tests {
             let witness = grid_hit(&a, &b) || grid_hit(&b, &a);
             if witness {
                 hits += 1;
-                assert!(obb_overlap_sat15(&a, &b));
-            } else if obb_overlap_sat15(&a, &b) {
+                assert!(sat);
+            } else if sat {
                 unwitnessed += 1;
             }
             // Separated by more than their bounding spheres: SAT must say no.
             if (a.center - b.center).length() > a.half_extents.length() + b.half_extents.length() {
-                assert!(!obb_overlap_sat15(&a, &b));
+                assert!(!sat);
             }
         }
         assert!(hits > 10);

@@ -11,6 +11,5 @@ pub mod sector_box;
 pub mod sector_distance;
 pub mod sector_overlap;
 pub mod sector_pair;
-pub mod sector_sdf;
 pub mod sphere;
 pub mod swept_box;

@@ -162,7 +162,8 @@ impl Sector2 {
         let rho = q.length();
         let radial = (r - rho).max(rho - rr);
         if self.is_full_ring() {
-            return radial;
+            // A disk's centre is interior, not boundary: its depth is R - rho alone.
+            return if r > 0.0 { radial } else { rho - rr };
         }
         let (g, _) = self.edge_directions();
         let folded = Vec2::new(q.x, q.y.abs());
@@ -238,7 +239,10 @@ mod tests {
         for i in 0..=n {
             let f = i as f32 / n as f32;
             let phi = -th + 2.0 * th * f;
-            out.push(Vec2::from_angle(phi) * r);
+            // A disk (full ring, r = 0) has no inner boundary: its centre is interior.
+            if r > 0.0 || th < PI {
+                out.push(Vec2::from_angle(phi) * r);
+            }
             out.push(Vec2::from_angle(phi) * rr);
             if th < PI {
                 let rho = r + (rr - r) * f;

@@ -6,6 +6,7 @@
 //! The box type is minimal on purpose (centre, three unit axes, half-extents): the SAT module's
 //! `Obb` converts into it.
 
+use super::obb::Obb;
 use super::primitives2d::convex_hull;
 use super::sector::Sector;
 use super::sector2d::Sector2;
@@ -74,6 +75,17 @@ impl OrientedBox {
         (0..3)
             .map(|i| self.half_extents[i] * self.axes[i].dot(dir).abs())
             .sum()
+    }
+}
+
+impl From<&Obb> for OrientedBox {
+    /// The SAT module's box: same centre and half-extents, axes from its (normalised) rotation.
+    fn from(b: &Obb) -> Self {
+        Self {
+            center: b.center,
+            axes: b.axes(),
+            half_extents: b.half_extents,
+        }
     }
 }
 
@@ -146,6 +158,26 @@ impl Sector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn converted_obb_has_the_same_corners() {
+        // A non-unit quaternion too: `Obb` normalises it where used.
+        for (q, h) in [
+            (glam::Quat::from_rotation_z(0.3), Vec3::new(1.0, 2.0, 0.5)),
+            (
+                glam::Quat::from_xyzw(0.2, -0.5, 0.1, 0.9) * 1.0005,
+                Vec3::new(0.0, 3.0, 1.5),
+            ),
+        ] {
+            let obb = Obb::new(Vec3::new(4.0, -1.0, 2.0), h, q);
+            let bx = OrientedBox::from(&obb);
+            assert!(OrientedBox::new(bx.center, bx.axes, bx.half_extents).is_ok());
+            // Same corner numbering (bit i: +half-extent along axis i) in both types.
+            for (k, c) in obb.corners().iter().enumerate() {
+                assert!((bx.corner(k) - *c).length() < 1e-5, "corner {k}");
+            }
+        }
+    }
 
     #[test]
     fn new_rejects_bad_boxes() {

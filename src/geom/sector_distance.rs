@@ -106,6 +106,7 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use std::f32::consts::{PI, TAU};
 
     #[test]
     fn closest_point_is_in_the_sector_at_the_signed_distance() {
@@ -159,5 +160,194 @@ mod tests {
                 s.overlaps_sphere_exact(&sphere)
             );
         }
+    }
+
+    fn random_sector(rng: &mut ChaCha8Rng) -> Sector {
+        let axis = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        )
+        .normalize();
+        let a = crate::geom::sector::rodrigues(
+            axis.any_orthonormal_vector(),
+            axis,
+            rng.random_range(0.0..TAU),
+        )
+        .normalize();
+        let r = if rng.random_bool(0.2) {
+            0.0
+        } else {
+            rng.random_range(0.0..5.0)
+        };
+        let half_angle = match rng.random_range(0..6) {
+            0 => PI,
+            1 => rng.random_range(0.0..0.05),
+            _ => rng.random_range(0.0..PI),
+        };
+        Sector::new(
+            Vec3::new(1.0, -2.0, 0.5),
+            axis,
+            a,
+            half_angle,
+            r,
+            r + rng.random_range(0.0..6.0),
+            rng.random_range(0.0..3.0),
+        )
+        .unwrap()
+    }
+
+    /// Points of the sector on a polar grid in local coordinates, and the grid's covering
+    /// radius (every point of the sector is within it of a sample).
+    fn samples(s: &Sector) -> (Vec<Vec3>, f32) {
+        let (nr, na, nz) = (24, 160, 12);
+        let theta = s.half_angle.min(PI);
+        let mut out = Vec::new();
+        for i in 0..=nr {
+            let rho = s.inner_radius + (s.outer_radius - s.inner_radius) * i as f32 / nr as f32;
+            for j in 0..=na {
+                let phi = -theta + 2.0 * theta * j as f32 / na as f32;
+                for k in 0..=nz {
+                    let z = -s.half_thickness + 2.0 * s.half_thickness * k as f32 / nz as f32;
+                    out.push(s.to_world(Vec3::new(rho * phi.cos(), rho * phi.sin(), z)));
+                }
+            }
+        }
+        let dr = (s.outer_radius - s.inner_radius) / nr as f32;
+        let da = s.outer_radius * 2.0 * theta / na as f32;
+        let dz = 2.0 * s.half_thickness / nz as f32;
+        (out, 0.5 * (dr * dr + da * da + dz * dz).sqrt())
+    }
+
+    #[test]
+    fn sphere_test_agrees_with_dense_sampling_of_the_sector() {
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        let (mut hits, mut misses) = (0, 0);
+        for _ in 0..60 {
+            let s = random_sector(&mut rng);
+            let (pts, cover) = samples(&s);
+            for _ in 0..60 {
+                let c = s.origin
+                    + Vec3::new(
+                        rng.random_range(-14.0..14.0),
+                        rng.random_range(-14.0..14.0),
+                        rng.random_range(-14.0..14.0),
+                    );
+                let radius = rng.random_range(0.0..6.0);
+                // Distance from c to the sampled solid bounds the true distance within `cover`
+                // (and is exactly 0-ish when c is inside).
+                let sampled = pts
+                    .iter()
+                    .map(|p| (*p - c).length())
+                    .fold(f32::MAX, f32::min);
+                let inside = s.contains_point(c);
+                let got = s.overlaps_sphere_exact(&Sphere::new(c, radius));
+                let d = s.signed_distance(c);
+                if inside {
+                    assert!(got && d <= 1e-4, "{s:?} {c} d = {d}");
+                    hits += 1;
+                    continue;
+                }
+                // Exterior distance: between sampled - cover and sampled.
+                assert!(
+                    d <= sampled + 1e-3 && d >= sampled - cover - 1e-3,
+                    "{s:?} {c}: sdf {d}, sampled {sampled}, cover {cover}"
+                );
+                if sampled <= radius - 1e-3 {
+                    assert!(got);
+                    hits += 1;
+                } else if sampled - cover > radius + 1e-3 {
+                    assert!(!got);
+                    misses += 1;
+                }
+            }
+        }
+        assert!(hits > 200 && misses > 1_000, "{hits} {misses}");
+    }
+
+    /// Points on the sector's boundary surface (caps, inner and outer cylinders, side faces),
+    /// and the grid's covering radius on that surface.
+    fn boundary_samples(s: &Sector) -> (Vec<Vec3>, f32) {
+        let n = 48;
+        let theta = s.half_angle.min(PI);
+        let (r, rr, h) = (s.inner_radius, s.outer_radius, s.half_thickness);
+        let lerp = |a: f32, b: f32, i: usize| a + (b - a) * i as f32 / n as f32;
+        let polar =
+            |rho: f32, phi: f32, z: f32| s.to_world(Vec3::new(rho * phi.cos(), rho * phi.sin(), z));
+        let mut out = Vec::new();
+        for i in 0..=n {
+            for j in 0..=n {
+                let phi = lerp(-theta, theta, j);
+                for z in [-h, h] {
+                    out.push(polar(lerp(r, rr, i), phi, z)); // caps
+                }
+                let z = lerp(-h, h, i);
+                if r > 0.0 || theta < PI {
+                    out.push(polar(r, phi, z)); // inner cylinder (the apex edge when r = 0)
+                }
+                out.push(polar(rr, phi, z)); // outer cylinder
+                if theta < PI {
+                    for side in [-theta, theta] {
+                        out.push(polar(lerp(r, rr, j), side, z)); // side faces
+                    }
+                }
+            }
+        }
+        let step = ((rr - r).max(2.0 * h).max(2.0 * theta * rr)) / n as f32;
+        (out, step * std::f32::consts::FRAC_1_SQRT_2)
+    }
+
+    #[test]
+    fn interior_distance_is_the_depth_to_the_nearest_face() {
+        let mut rng = ChaCha8Rng::seed_from_u64(22);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let s = random_sector(&mut rng);
+            let (pts, _) = samples(&s);
+            let (boundary, cover) = boundary_samples(&s);
+            for p in pts.iter().step_by(97) {
+                if !s.contains_point(*p) {
+                    continue;
+                }
+                // The depth is the distance to the boundary surface, which the samples bound
+                // within their covering radius.
+                let depth = -s.signed_distance(*p);
+                let sampled = boundary
+                    .iter()
+                    .map(|b| (*b - *p).length())
+                    .fold(f32::MAX, f32::min);
+                assert!(
+                    depth <= sampled + 1e-4 && depth >= sampled - cover - 1e-4,
+                    "{s:?} {p}: depth {depth}, sampled {sampled}, cover {cover}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn profile_distance_known_values() {
+        let d = |x: f32, y: f32, r: f32, rr: f32, t: f32| {
+            Sector2::local(t, r, rr).signed_distance_local(Vec2::new(x, y))
+        };
+        // Quarter-width sector of radii 1..2 around +x, half-angle 45 degrees.
+        let t = PI / 4.0;
+        assert!((d(1.5, 0.0, 1.0, 2.0, t) + 0.5).abs() < 1e-6);
+        assert!((d(3.0, 0.0, 1.0, 2.0, t) - 1.0).abs() < 1e-6);
+        assert!((d(0.0, 0.0, 1.0, 2.0, t) - 1.0).abs() < 1e-6);
+        // Straight below the lower edge's far end at (sqrt2, -sqrt2) moved out by 1 along -y:
+        // nearest point is that corner.
+        let c = 2.0 * t.cos();
+        assert!((d(c, -c - 1.0, 1.0, 2.0, t) - 1.0).abs() < 1e-5);
+        // Full ring, and a disk (r = 0), whose centre is 2 deep, not on the boundary.
+        assert!((d(-3.0, 0.0, 1.0, 2.0, PI) - 1.0).abs() < 1e-6);
+        assert!((d(0.0, 0.0, 0.0, 2.0, PI) + 2.0).abs() < 1e-6);
+        assert!((d(0.5, 0.0, 0.0, 2.0, PI) + 1.5).abs() < 1e-6);
+        // Extrusion: above a point of the face at depth 0.5, height 2 over h = 1.
+        let disk = Sector::new(Vec3::ZERO, Vec3::Z, Vec3::X, PI, 0.0, 2.0, 1.0).unwrap();
+        assert!((disk.signed_distance(Vec3::new(1.5, 0.0, 2.0)) - 1.0).abs() < 1e-6);
+        assert!((disk.signed_distance(Vec3::new(0.0, 0.0, 0.0)) + 1.0).abs() < 1e-6);
+        assert!((disk.signed_distance(Vec3::new(5.0, 0.0, 5.0)) - 5.0).abs() < 1e-6);
     }
 }

@@ -8,32 +8,10 @@
 //! rho the angles gamma = beta - phi that satisfy this are one or two pairs of arcs symmetric
 //! about 0 ([`GammaArcs`]); the sweep over phi in [0, alpha] is then those arcs widened by alpha.
 
+use super::aabb::Aabb;
 use crate::geom::sector::RotatingBox;
 use glam::Vec3;
 use std::f32::consts::{PI, TAU};
-
-/// An axis-aligned box, `min <= max` per axis.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Aabb {
-    pub min: Vec3,
-    pub max: Vec3,
-}
-
-impl Aabb {
-    /// Closed containment, per axis.
-    #[inline]
-    pub fn contains(&self, p: Vec3) -> bool {
-        p.cmpge(self.min).all() && p.cmple(self.max).all()
-    }
-
-    /// The smallest box holding both.
-    pub fn union(&self, other: &Aabb) -> Aabb {
-        Aabb {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
-    }
-}
 
 /// The ranges of |gamma| (each within [0, pi]) at which a point at radius rho lies in the box's
 /// cross-section. At most two: |gamma| in [acos(c_hi), acos(c_lo)] intersected with

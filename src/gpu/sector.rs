@@ -5,8 +5,8 @@
 //! histograms agree up to points within rounding of a boundary.
 
 use crate::cpu::sector_accuracy::{
-    Histogram, RotationParams, SectorAccuracyReport, build_report, fill_empty_bin,
-    random_rotations, validate_rotations,
+    Histogram, RotationParams, SectorAccuracyReport, build_report, experiment_rotations,
+    fill_empty_bin, validate_rotations,
 };
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
@@ -189,12 +189,7 @@ pub fn run_gpu(
     seed: u64,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<SectorAccuracyReport> {
-    if count == 0 {
-        return Err(Error::Config(
-            "sector experiment: --rotations must be at least 1".into(),
-        ));
-    }
-    let rotations = random_rotations(count, seed);
+    let rotations = experiment_rotations(count, seed)?;
     let hists = SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, progress)?;
     build_report(&rotations, &hists, seed)
 }
@@ -202,7 +197,9 @@ pub fn run_gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::sector_accuracy::{GRID_POINTS, METHODS, cpu_histograms};
+    use crate::cpu::sector_accuracy::{
+        GRID_POINTS, METHODS, ROUNDING_BAND, cpu_histograms, differing_points, random_rotations,
+    };
     use crate::gpu::context::context_for_tests;
 
     #[test]
@@ -223,21 +220,11 @@ mod tests {
         assert_eq!(done.into_inner(), 450);
         let c = cpu_histograms(&rotations, None).unwrap();
         assert_eq!(g.len(), c.len());
-        let differing: u64 = c
-            .iter()
-            .zip(&g)
-            .map(|(a, b)| {
-                a.iter()
-                    .zip(b)
-                    .map(|(x, y)| x.abs_diff(*y) as u64)
-                    .sum::<u64>()
-                    / 2
-            })
-            .sum();
+        let differing = differing_points(&c, &g);
         let total = 450 * GRID_POINTS as u64;
         eprintln!("GPU vs CPU: {differing} of {total} points differ");
         assert!(
-            (differing as f64) < 1e-5 * total as f64,
+            (differing as f64) < ROUNDING_BAND * total as f64,
             "{differing} of {total}"
         );
         let (rc, rg) = (

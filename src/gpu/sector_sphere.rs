@@ -1,6 +1,6 @@
 //! Batched exact sector-vs-sphere tests on the GPU: many (sector, sphere) index pairs -> one hit
-//! flag each, by the annular sector's signed distance (`geom::sector_sdf`, SPEC 4.3). The CPU
-//! function `sector_overlaps_sphere` is the oracle.
+//! flag each, by the annular sector's signed distance (SPEC 4.3). The CPU method
+//! `Sector::overlaps_sphere_exact` (`geom::sector_distance`) is the oracle.
 
 use crate::error::{Error, Result};
 use crate::geom::sector::Sector;
@@ -27,7 +27,7 @@ const _: () = assert!(std::mem::size_of::<GpuSector>() == 64);
 
 impl From<&Sector> for GpuSector {
     fn from(s: &Sector) -> Self {
-        // sin and cos on the CPU, as `ring_sector_distance` computes them.
+        // sin and cos on the CPU, as `Sector2::edge_directions` computes them.
         let (sin, cos) = s.half_angle.sin_cos();
         let o = s.origin;
         let u = s.axis;
@@ -194,7 +194,6 @@ impl SectorSphereGpu {
 mod tests {
     use super::*;
     use crate::geom::sector::rodrigues;
-    use crate::geom::sector_sdf::{sector_overlaps_sphere, sector_signed_distance};
     use crate::gpu::context::context_for_tests;
     use glam::Vec3;
     use rand::{Rng, SeedableRng};
@@ -267,11 +266,11 @@ mod tests {
         let (mut hits, mut boundary) = (0, 0);
         for (p, &g) in pairs.iter().zip(&got) {
             let (s, sp) = (&sectors[p[0] as usize], &spheres[p[1] as usize]);
-            let want = sector_overlaps_sphere(s, sp.center, sp.radius);
+            let want = s.overlaps_sphere_exact(sp);
             hits += want as usize;
             if (g == 1) != want {
                 // Only a rounding-level tie may differ.
-                let gap = (sector_signed_distance(s, sp.center) - sp.radius).abs();
+                let gap = (s.signed_distance(sp.center) - sp.radius).abs();
                 assert!(gap < 1e-4, "pair {p:?}: gpu {g}, cpu {want}, gap {gap}");
                 boundary += 1;
             }

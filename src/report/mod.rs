@@ -3,6 +3,7 @@
 pub mod paper;
 pub mod plot;
 pub mod rows;
+pub mod sector;
 pub mod table;
 
 pub use rows::{Row, write_csv, write_json};

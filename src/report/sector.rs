@@ -1,0 +1,470 @@
+//! `sweepfan reproduce sector`: the thesis's chapter 3 (seed 003) beside our numbers. Table 3.1
+//! (accuracy / over / under against the 100-step reference, plus the scores against the exact
+//! sweep and the groups A..G), the per-angle and per-shape bins as SVG plots (Figs. 3.8, 3.9),
+//! Tables 3.2-3.6 (speed) and the batched sector-sphere throughput on the CPU and the GPU.
+//!
+//! The binary only parses options and drives the progress bar; everything else is here.
+
+use crate::cpu::sector_accuracy::{
+    self, Bin, GRID_POINTS, METHODS, MethodScore, ROUNDING_BAND, SectorAccuracyReport,
+};
+use crate::cpu::sector_batch::{SphereColumns, sector_sphere_flags_parallel};
+use crate::cpu::sector_speed::{SpeedConfig, SpeedReport, SpeedRow, Timing, run_speed_tables};
+use crate::error::{Error, Result};
+use crate::geom::sector::Sector;
+use crate::geom::sphere::Sphere;
+use crate::gpu::context::{GpuContext, GpuOptions};
+use crate::gpu::sector::run_gpu;
+use crate::gpu::sector_sphere::SectorSphereGpu;
+use crate::report::plot::{LinePlot, Scale, Series};
+use crate::report::table::{Table, count, ms};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The thesis scored 100,000 rotations; the default is a run of minutes on a CPU.
+pub const DEFAULT_ROTATIONS: usize = 2000;
+/// Timed runs per speed-table row (the thesis: 10,000).
+pub const DEFAULT_SPEED_RUNS: usize = 20;
+
+/// Where the accuracy experiment runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SectorBackend {
+    Cpu,
+    Gpu,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct SectorOptions {
+    pub rotations: usize,
+    pub seed: u64,
+    pub backend: SectorBackend,
+    pub speed_runs: usize,
+    /// GPU adapter (index or name substring), as `sweepfan --adapter`.
+    pub adapter: Option<String>,
+}
+
+impl Default for SectorOptions {
+    fn default() -> Self {
+        Self {
+            rotations: DEFAULT_ROTATIONS,
+            seed: sector_accuracy::DEFAULT_SEED,
+            backend: SectorBackend::Cpu,
+            speed_runs: DEFAULT_SPEED_RUNS,
+            adapter: None,
+        }
+    }
+}
+
+/// Batched sector-sphere throughput on one device: each run tests one sector against every
+/// sphere of the speed tables' CCD set.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputRow {
+    pub device: String,
+    /// "cpu", "gpu", or "software" (a CPU-type adapter such as lavapipe: not a GPU time).
+    pub kind: String,
+    pub tests_per_run: usize,
+    pub ours: Timing,
+    pub tests_per_second: f64,
+    /// Pairs whose answer differs from the CPU's beyond a rounding tie (|sd - r| >= 1e-4).
+    pub disagreements: u64,
+}
+
+/// Everything `reproduce sector` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct SectorReproduction {
+    pub backend: SectorBackend,
+    pub adapter: Option<String>,
+    pub accuracy: SectorAccuracyReport,
+    pub speed: SpeedReport,
+    pub throughput: Vec<ThroughputRow>,
+    /// Why the GPU throughput row is absent, when it is.
+    pub gpu_throughput_note: Option<String>,
+}
+
+/// Runs the accuracy experiment (calling `progress` with rotations done), then the speed tables
+/// and the throughput rows. `--backend gpu` without an adapter is an error; with the CPU backend
+/// the GPU throughput is measured when an adapter opens, and skipped with a note otherwise.
+pub fn run(
+    opts: &SectorOptions,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<SectorReproduction> {
+    if opts.speed_runs == 0 {
+        return Err(Error::Config("--speed-runs must be at least 1".into()));
+    }
+    let gpu_options = GpuOptions {
+        adapter: opts.adapter.clone(),
+    };
+    let (ctx, gpu_note) = match opts.backend {
+        SectorBackend::Gpu => (Some(GpuContext::new(&gpu_options)?), None),
+        SectorBackend::Cpu => match GpuContext::new(&gpu_options) {
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(format!("GPU throughput not measured: {e}"))),
+        },
+    };
+    let accuracy = match (opts.backend, &ctx) {
+        (SectorBackend::Gpu, Some(c)) => run_gpu(c, opts.rotations, opts.seed, progress)?,
+        _ => sector_accuracy::run_cpu(opts.rotations, opts.seed, progress)?,
+    };
+    let cfg = SpeedConfig {
+        runs: opts.speed_runs,
+        seed: opts.seed,
+        ..SpeedConfig::default()
+    };
+    let speed = run_speed_tables(&cfg)?;
+    let b = &speed.batched_sector_sphere;
+    let mut throughput = vec![ThroughputRow {
+        device: format!("CPU, {} threads (rayon)", b.threads),
+        kind: "cpu".into(),
+        tests_per_run: b.spheres,
+        ours: b.ours,
+        tests_per_second: b.spheres as f64 / (b.ours.mean_ms * 1e-3).max(1e-12),
+        disagreements: 0,
+    }];
+    if let Some(c) = &ctx {
+        throughput.push(gpu_throughput(c, &cfg)?);
+    }
+    Ok(SectorReproduction {
+        backend: opts.backend,
+        adapter: ctx.as_ref().map(|c| c.info.name.clone()),
+        accuracy,
+        speed,
+        throughput,
+        gpu_throughput_note: gpu_note,
+    })
+}
+
+/// The CPU batched row's workload on the GPU: per run, one experiment sector against the same
+/// number of random spheres; wall time of upload, dispatch and read-back. Every answer is
+/// checked against the CPU's exact test.
+fn gpu_throughput(ctx: &GpuContext, cfg: &SpeedConfig) -> Result<ThroughputRow> {
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5EC7);
+    let spheres: Vec<Sphere> = (0..cfg.ccd_spheres)
+        .map(|_| {
+            let c = glam::Vec3::new(
+                rng.random_range(-50.0..50.0),
+                rng.random_range(-50.0..50.0),
+                rng.random_range(-50.0..50.0),
+            );
+            Sphere::new(c, rng.random_range(0.5..3.0))
+        })
+        .collect();
+    let sectors: Vec<Sector> = sector_accuracy::random_rotations(cfg.runs, cfg.seed)
+        .iter()
+        .map(|b| b.sector())
+        .collect();
+    let columns = SphereColumns::from_spheres(&spheres);
+    let mut gpu = SectorSphereGpu::new(ctx)?;
+    let mut pairs: Vec<[u32; 2]> = Vec::with_capacity(spheres.len());
+    let (mut runs_ms, mut disagreements) = (Vec::with_capacity(cfg.runs), 0u64);
+    let mut cpu_flags = Vec::new();
+    for (k, sector) in sectors.iter().enumerate() {
+        pairs.clear();
+        pairs.extend((0..spheres.len() as u32).map(|j| [k as u32, j]));
+        let start = Instant::now();
+        let flags = gpu.test_pairs(ctx, &sectors, &spheres, &pairs)?;
+        runs_ms.push(start.elapsed().as_secs_f64() * 1e3);
+        sector_sphere_flags_parallel(sector, &columns, &mut cpu_flags);
+        for ((g, c), s) in flags.iter().zip(&cpu_flags).zip(&spheres) {
+            if (*g != 0) != (*c != 0) && (sector.signed_distance(s.center) - s.radius).abs() >= 1e-4
+            {
+                disagreements += 1;
+            }
+        }
+    }
+    let ours = Timing::from_runs(&runs_ms);
+    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    Ok(ThroughputRow {
+        device: if software {
+            format!("{} (lavapipe/software, not a GPU time)", ctx.info.name)
+        } else {
+            ctx.info.name.clone()
+        },
+        kind: if software { "software" } else { "gpu" }.into(),
+        tests_per_run: spheres.len(),
+        ours,
+        tests_per_second: spheres.len() as f64 / (ours.mean_ms * 1e-3).max(1e-12),
+        disagreements,
+    })
+}
+
+/// Most points an enclosing method may miss in `score` and still pass: the experiment's
+/// rounding band ([`ROUNDING_BAND`]) of the points classified in the scored rotations.
+pub fn allowed_misses(score: &MethodScore) -> u64 {
+    (ROUNDING_BAND * score.rotations as f64 * GRID_POINTS as f64).floor() as u64
+}
+
+/// `conservative_sector` or `exact_sweep` missing reference points, or `conservative_sector`
+/// missing exact-sweep points, beyond [`allowed_misses`]: both enclose their truth in exact
+/// arithmetic, so only points within rounding of a face may fall out.
+pub fn enclosure_failures(accuracy: &SectorAccuracyReport) -> Vec<String> {
+    let checks = [
+        ("vs reference", "conservative_sector", &accuracy.methods),
+        ("vs reference", "exact_sweep", &accuracy.methods),
+        (
+            "vs exact sweep",
+            "conservative_sector",
+            &accuracy.methods_vs_exact,
+        ),
+    ];
+    let mut out = Vec::new();
+    for (truth, name, table) in checks {
+        match table.get(name) {
+            Some(s) if s.under_points > allowed_misses(s) => out.push(format!(
+                "{name} {truth}: {} missed points, more than the rounding band's {}",
+                s.under_points,
+                allowed_misses(s)
+            )),
+            Some(_) => {}
+            None => out.push(format!("{name} {truth}: not scored")),
+        }
+    }
+    out
+}
+
+impl SectorReproduction {
+    /// The failures that make the command exit non-zero: `conservative_sector` or `exact_sweep`
+    /// missing reference points (or `conservative_sector` missing exact-sweep points) beyond the
+    /// rounding band, or a GPU throughput answer that differs from the CPU's beyond a tie.
+    pub fn failures(&self) -> Vec<String> {
+        let mut out = enclosure_failures(&self.accuracy);
+        for t in &self.throughput {
+            if t.disagreements > 0 {
+                out.push(format!(
+                    "{}: {} sector-sphere answers differ from the CPU's",
+                    t.device, t.disagreements
+                ));
+            }
+        }
+        out
+    }
+
+    /// Every table, as text for stdout.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "Table 3.1 analog (backend {:?}{}; the thesis scored 100,000 rotations)\n",
+            self.backend,
+            match (&self.backend, &self.adapter) {
+                (SectorBackend::Gpu, Some(a)) => format!(", adapter {a}"),
+                _ => String::new(),
+            }
+        ));
+        out.push_str(&self.accuracy.table());
+        out.push_str(
+            "speculative = start-pose AABB grown by the chord (SPEC 4.3, the thesis's reading); \
+             speculative_endpoints = AABB of the start and end poses\n",
+        );
+        out.push_str(&format!(
+            "rounding band for enclosing methods: {} of the classified points\n\n",
+            ROUNDING_BAND
+        ));
+        let s = &self.speed;
+        out.push_str(&format!(
+            "Speed (ms per run of {} tests; {} runs per row; thesis: {})\n",
+            s.config.tests_per_run, s.config.runs, s.thesis_machine
+        ));
+        for (title, rows) in [
+            ("Table 3.2 analog: 2D tests", &s.table_2d),
+            ("Table 3.3 analog: 3D tests", &s.table_3d),
+            (
+                "Table 3.4 analog: CCD transform and test (per 100k spheres)",
+                &s.ccd_transform_and_test,
+            ),
+            (
+                "Table 3.5 analog: CCD shape construction",
+                &s.ccd_construction,
+            ),
+            ("Table 3.6 analog: CCD total", &s.ccd_total),
+        ] {
+            out.push_str(title);
+            out.push('\n');
+            out.push_str(&speed_table(rows));
+            out.push('\n');
+        }
+        out.push_str("Batched sector-sphere throughput\n");
+        let mut t = Table::new(["device", "tests/run", "mean ms", "fastest ms", "tests/s"]);
+        for r in &self.throughput {
+            t.row([
+                r.device.clone(),
+                count(r.tests_per_run as f64),
+                ms(r.ours.mean_ms),
+                ms(r.ours.fastest_ms),
+                format!("{:.3e}", r.tests_per_second),
+            ]);
+        }
+        out.push_str(&t.render());
+        if let Some(note) = &self.gpu_throughput_note {
+            out.push_str(note);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The JSON document: the accuracy report's fields at the top level (`rotations`, `methods`
+    /// keyed by method with accuracy / over / under in percent and `under_points`, the bins,
+    /// groups, thesis), plus `speed`, `throughput`, `backend`, `adapter`, `rounding_band` and
+    /// `failures`.
+    pub fn to_json(&self) -> Result<serde_json::Value> {
+        let map = |e: serde_json::Error| Error::Config(format!("sector report JSON: {e}"));
+        let mut doc = serde_json::to_value(&self.accuracy).map_err(map)?;
+        let extra = serde_json::json!({
+            "backend": self.backend,
+            "adapter": self.adapter,
+            "rounding_band": ROUNDING_BAND,
+            "speed": serde_json::to_value(&self.speed).map_err(map)?,
+            "throughput": serde_json::to_value(&self.throughput).map_err(map)?,
+            "gpu_throughput_note": self.gpu_throughput_note,
+            "failures": self.failures(),
+        });
+        if let (Some(obj), serde_json::Value::Object(extra)) = (doc.as_object_mut(), extra) {
+            obj.extend(extra);
+        }
+        Ok(doc)
+    }
+
+    /// Figs. 3.8 and 3.9 analogs: accuracy, over and under per angle bin and per Wy - Wx bin,
+    /// one line per method. Returns the files written.
+    pub fn write_plots(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let mut written = Vec::new();
+        let metrics: [Metric; 3] = [
+            ("accuracy", |s| s.accuracy),
+            ("over", |s| s.over),
+            ("under", |s| s.under),
+        ];
+        let kinds: [(&str, &str, &[Bin]); 2] = [
+            (
+                "angle",
+                "rotation angle (degrees, bin centre)",
+                &self.accuracy.angle_bins,
+            ),
+            (
+                "shape",
+                "Wy - Wx (bin centre, equal-count bins)",
+                &self.accuracy.shape_bins,
+            ),
+        ];
+        for (kind, x_label, bins) in kinds {
+            for (metric, value) in metrics {
+                let series = METHODS
+                    .iter()
+                    .map(|(name, _)| Series {
+                        name: name.to_string(),
+                        points: bins
+                            .iter()
+                            .filter(|b| b.rotations > 0)
+                            .filter_map(|b| {
+                                let s = b.methods.get(*name)?;
+                                (s.rotations > 0).then(|| (0.5 * (b.lo + b.hi), value(s)))
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                let title = format!("sector CCD: {metric} per {kind} bin (% of ref | method)");
+                let y_label = format!("{metric} (%)");
+                let path = dir.join(format!("sector_{kind}_{metric}.svg"));
+                LinePlot {
+                    title: &title,
+                    x_label,
+                    y_label: &y_label,
+                    x_scale: Scale::Linear,
+                    y_scale: Scale::Linear,
+                    series,
+                }
+                .write_svg(&path)?;
+                written.push(path);
+            }
+        }
+        Ok(written)
+    }
+}
+
+/// A plotted score: its name and how to read it.
+type Metric = (&'static str, fn(&MethodScore) -> f64);
+
+fn speed_table(rows: &[SpeedRow]) -> String {
+    let mut t = Table::new([
+        "test",
+        "mean ms",
+        "fastest",
+        "slowest",
+        "thesis mean",
+        "fastest",
+        "slowest",
+        "thesis/ours",
+        "hits",
+    ]);
+    let dash = || "-".to_string();
+    for r in rows {
+        let th = |i: usize| r.thesis.map_or_else(dash, |t| ms(t[i]));
+        t.row([
+            r.name.clone(),
+            ms(r.ours.mean_ms),
+            ms(r.ours.fastest_ms),
+            ms(r.ours.slowest_ms),
+            th(0),
+            th(1),
+            th(2),
+            r.speedup.map_or_else(dash, |s| format!("{s:.1}x")),
+            count(r.hits_last_run as f64),
+        ]);
+    }
+    t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(under_points: u64, rotations: u64) -> MethodScore {
+        MethodScore {
+            under_points,
+            rotations,
+            ..MethodScore::default()
+        }
+    }
+
+    #[test]
+    fn the_band_is_the_rounding_fraction_of_the_scored_points() {
+        // 10 rotations x 10^6 points x 1e-5 = 100 points.
+        assert_eq!(allowed_misses(&score(0, 10)), 100);
+        assert_eq!(allowed_misses(&score(0, 0)), 0);
+    }
+
+    #[test]
+    fn misses_beyond_the_band_fail_and_within_it_pass() {
+        use crate::cpu::sector_accuracy::{bits, build_report, random_rotations};
+        let rotations = random_rotations(2, 4);
+        // Hand-made histograms: 500 points in every shape, and `missed` reference points
+        // (in the exact sweep too) that the conservative sector lacks.
+        let hist = |missed: u32| {
+            let mut h = [0u32; 64];
+            h[63] = 500;
+            h[(63 & !bits::CONSERVATIVE_SECTOR) as usize] = missed;
+            h[0] = GRID_POINTS - 500 - missed;
+            h
+        };
+        // The band of 2 rotations is 20 points.
+        let ok = build_report(&rotations, &[hist(10), hist(10)], 4).unwrap();
+        assert!(enclosure_failures(&ok).is_empty());
+        let bad = build_report(&rotations, &[hist(10), hist(11)], 4).unwrap();
+        let failures = enclosure_failures(&bad);
+        assert_eq!(failures.len(), 2, "{failures:?}"); // vs reference and vs exact sweep
+        assert!(failures.iter().all(|f| f.contains("conservative_sector")));
+    }
+
+    #[test]
+    fn zero_speed_runs_is_a_config_error() {
+        let opts = SectorOptions {
+            rotations: 1,
+            speed_runs: 0,
+            ..SectorOptions::default()
+        };
+        assert!(matches!(run(&opts, None), Err(Error::Config(_))));
+    }
+}
