@@ -32,6 +32,9 @@ pub enum SceneKind {
     MixedRadii,
     /// The paper box plus one sphere of radius 40 at the centre, touching most others.
     Giant,
+    /// Rotating boxes among spheres (SPEC 4.5, `sweepfan bench --scene rotating --boxes K`). As
+    /// a sphere scene: the spheres of [`crate::rotating::RotatingScene`], without the boxes.
+    Rotating,
 }
 
 impl SceneKind {
@@ -44,6 +47,7 @@ impl SceneKind {
             SceneKind::OnePoint => "one-point",
             SceneKind::MixedRadii => "mixed-radii",
             SceneKind::Giant => "giant",
+            SceneKind::Rotating => "rotating",
         }
     }
 }
@@ -179,6 +183,13 @@ impl Scene {
                     .map(|i| Sphere::new(Vec3::new(x0 + spacing * i as f32, 0.0, 0.0), r))
                     .collect();
                 Scene::fixed(kind, spheres)
+            }
+            SceneKind::Rotating => {
+                let params = crate::rotating::RotatingParams::new(0, n, p.seed);
+                let r = crate::rotating::RotatingScene::generate(&params)
+                    .expect("the default sphere density is valid");
+                let half = r.half_extent();
+                Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
             }
             SceneKind::OnePoint => {
                 let spheres = vec![Sphere::new(Vec3::ZERO, 1.0); n];
