@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod registry;
 pub mod report;
 pub mod scene;
+pub mod scene_boxes;
 pub mod verify;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
