@@ -75,7 +75,12 @@ impl GpuBoxPipeline {
         let start = Instant::now();
         validate_obbs(boxes)?;
         let frames = obb_frames(boxes);
-        upload(&self.ctx, &mut self.frames, "box frames", bytemuck::cast_slice::<ObbFrame, u8>(&frames))?;
+        upload(
+            &self.ctx,
+            &mut self.frames,
+            "box frames",
+            bytemuck::cast_slice::<ObbFrame, u8>(&frames),
+        )?;
         self.proxies.clear();
         self.proxies.extend(boxes.iter().map(|b| Sphere {
             center: b.center,
@@ -95,17 +100,34 @@ impl GpuBoxPipeline {
         if set.is_empty() {
             return Err(Error::EmptyScene);
         }
-        upload(&self.ctx, &mut self.vertices, "polygon vertices", bytemuck::cast_slice(&set.vertices))?;
-        upload(&self.ctx, &mut self.offsets, "polygon offsets", bytemuck::cast_slice(&set.offsets))?;
+        upload(
+            &self.ctx,
+            &mut self.vertices,
+            "polygon vertices",
+            bytemuck::cast_slice(&set.vertices),
+        )?;
+        upload(
+            &self.ctx,
+            &mut self.offsets,
+            "polygon offsets",
+            bytemuck::cast_slice(&set.offsets),
+        )?;
         self.proxies.clear();
-        self.proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices())));
+        self.proxies
+            .extend(polygons.iter().map(|p| bounding_circle(p.vertices())));
         self.run(Uploaded::Polygons, out, start)
     }
 
-    fn run(&mut self, kind: Uploaded, mut out: Option<&mut Vec<Pair>>, start: Instant) -> Result<Stats> {
+    fn run(
+        &mut self,
+        kind: Uploaded,
+        mut out: Option<&mut Vec<Pair>>,
+        start: Instant,
+    ) -> Result<Stats> {
         let ctx = &*self.ctx;
-        let n = u32::try_from(self.proxies.len())
-            .map_err(|_| Error::TooLarge(format!("{} shapes: indices are u32", self.proxies.len())))?;
+        let n = u32::try_from(self.proxies.len()).map_err(|_| {
+            Error::TooLarge(format!("{} shapes: indices are u32", self.proxies.len()))
+        })?;
         let want_pairs = out.is_some();
         for _ in 0..MAX_RUNS {
             let mut enc = self.broad.encode_resident(&self.proxies)?;
@@ -175,10 +197,17 @@ impl GpuBoxPipeline {
 /// A circle (as a sphere at z = 0) around every vertex: centred on the vertex AABB, radius the
 /// farthest vertex, widened.
 fn bounding_circle(vertices: &[Vec2]) -> Sphere {
-    let lo = vertices.iter().fold(Vec2::splat(f32::INFINITY), |a, &v| a.min(v));
-    let hi = vertices.iter().fold(Vec2::splat(f32::NEG_INFINITY), |a, &v| a.max(v));
+    let lo = vertices
+        .iter()
+        .fold(Vec2::splat(f32::INFINITY), |a, &v| a.min(v));
+    let hi = vertices
+        .iter()
+        .fold(Vec2::splat(f32::NEG_INFINITY), |a, &v| a.max(v));
     let c = (lo + hi) * 0.5;
-    let r = vertices.iter().map(|&v| (v - c).length()).fold(0.0f32, f32::max);
+    let r = vertices
+        .iter()
+        .map(|&v| (v - c).length())
+        .fold(0.0f32, f32::max);
     Sphere {
         center: Vec3::new(c.x, c.y, 0.0),
         radius: r * (1.0 + PROXY_WIDENING),
@@ -186,7 +215,12 @@ fn bounding_circle(vertices: &[Vec2]) -> Sphere {
 }
 
 /// Writes `bytes` into `slot`, growing it (by half again) when too small.
-fn upload(ctx: &GpuContext, slot: &mut Option<wgpu::Buffer>, label: &str, bytes: &[u8]) -> Result<()> {
+fn upload(
+    ctx: &GpuContext,
+    slot: &mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: &[u8],
+) -> Result<()> {
     let need = (bytes.len() as u64).max(4);
     if slot.as_ref().is_none_or(|b| b.size() < need) {
         ctx.check_binding(label, need)?;

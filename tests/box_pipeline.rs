@@ -1,0 +1,237 @@
+//! The GPU box / polygon pipeline (src/gpu/box_pipeline.rs) against the CPU pipeline
+//! (`cpu::sat::obb_overlaps`), an all-pairs SAT and, for lattices, overlaps known by
+//! construction. GPU and CPU may differ only on pairs within a relative 1e-5 of touching (checked
+//! by testing shrunk and grown copies on the CPU).
+
+use glam::{Quat, Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use sweepfan::broadphase::Method;
+use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::polygon::Polygon;
+use sweepfan::gpu::box_pipeline::GpuBoxPipeline;
+use sweepfan::gpu::context::context_for_tests;
+use sweepfan::scene::{SceneKind, SceneParams};
+use sweepfan::scene_boxes::generate_boxes;
+use sweepfan::{Pair, canonicalize};
+
+const TOUCH_REL: f32 = 1e-5;
+
+fn pipeline(method: Method) -> Option<GpuBoxPipeline> {
+    let ctx = Arc::new(context_for_tests()?);
+    Some(GpuBoxPipeline::new(ctx, method).expect("pipeline"))
+}
+
+fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
+    canonicalize(&mut pairs);
+    pairs
+}
+
+fn scaled(b: &Obb, f: f32) -> Obb {
+    Obb::new(b.center, b.half_extents * f, b.rotation)
+}
+
+/// Pairs in one list and not the other must be within TOUCH_REL of touching.
+fn assert_same_up_to_touching(boxes: &[Obb], a: &[Pair], b: &[Pair], what: &str) {
+    let (sa, sb): (BTreeSet<Pair>, BTreeSet<Pair>) =
+        (a.iter().copied().collect(), b.iter().copied().collect());
+    let diff: Vec<Pair> = sa.symmetric_difference(&sb).copied().collect();
+    for &[i, j] in &diff {
+        let (p, q) = (&boxes[i as usize], &boxes[j as usize]);
+        let grown = scaled(p, 1.0 + TOUCH_REL).overlaps(&scaled(q, 1.0 + TOUCH_REL));
+        let shrunk = scaled(p, 1.0 - TOUCH_REL).overlaps(&scaled(q, 1.0 - TOUCH_REL));
+        assert!(
+            grown && !shrunk,
+            "{what}: pair ({i}, {j}) differs and is not near touching"
+        );
+    }
+    assert!(
+        diff.len() * 1000 <= a.len().max(1),
+        "{what}: {} near-touching differences",
+        diff.len()
+    );
+}
+
+fn all_pairs(boxes: &[Obb]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if boxes[i].overlaps(&boxes[j]) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
+    out
+}
+
+fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut p = SceneParams::new(n, seed);
+    p.volume_fraction = 0.05;
+    generate_boxes(SceneKind::Density, &p)
+}
+
+/// Axis-aligned unit cubes on an integer lattice: cubes touch exactly when their lattice
+/// coordinates differ by at most 1 on every axis (faces, edges, corners), exact in f32.
+fn lattice(side: u32) -> (Vec<Obb>, Vec<Pair>) {
+    let mut boxes = Vec::new();
+    let mut cells = Vec::new();
+    for x in 0..side {
+        for y in 0..side {
+            for z in 0..side {
+                cells.push([x as i64, y as i64, z as i64]);
+                boxes.push(Obb::axis_aligned(
+                    Vec3::new(x as f32, y as f32, z as f32) + Vec3::splat(100.0),
+                    Vec3::splat(0.5),
+                ));
+            }
+        }
+    }
+    let mut expected = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            if (0..3).all(|k| (cells[i][k] - cells[j][k]).abs() <= 1) {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    (boxes, expected)
+}
+
+#[test]
+fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    for seed in 0..3 {
+        let mut boxes = random_boxes(1_500, seed);
+        // One huge box over much of the scene.
+        boxes.push(Obb::new(
+            boxes[0].center,
+            Vec3::new(8.0, 3.0, 5.0),
+            Quat::from_rotation_z(0.7),
+        ));
+        let brute = sorted(all_pairs(&boxes));
+        assert!(
+            brute.len() > 100,
+            "scene has overlaps to find ({})",
+            brute.len()
+        );
+        let (cpu, _) = obb_overlaps(&boxes).unwrap();
+        let cpu = sorted(cpu);
+        assert_eq!(cpu, brute, "CPU pipeline == all-pairs SAT");
+        let mut out = Vec::new();
+        let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        assert_eq!(stats.pairs as usize, out.len());
+        assert!(stats.tests >= stats.pairs);
+        assert!(out.iter().all(|p| p[0] < p[1]));
+        let out = sorted(out);
+        assert_same_up_to_touching(&boxes, &out, &brute, "GPU vs all pairs");
+    }
+}
+
+#[test]
+fn touching_lattice_and_sap_broad_phase() {
+    let (boxes, expected) = lattice(9);
+    for method in [Method::Grid, Method::Sap] {
+        let Some(mut gpu) = pipeline(method) else {
+            return;
+        };
+        let mut out = Vec::new();
+        gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        assert_eq!(sorted(out), expected, "{method:?}");
+    }
+}
+
+#[test]
+fn overflowing_lists_grow_and_lose_nothing() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let (boxes, expected) = lattice(6);
+    gpu.set_candidate_capacity(1).unwrap();
+    let mut out = Vec::new();
+    let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    assert_eq!(sorted(out), expected);
+    assert_eq!(stats.pairs as usize, expected.len());
+    // Counting only, after shrinking again.
+    gpu.set_candidate_capacity(3).unwrap();
+    let stats = gpu.obb_overlaps(&boxes, None).unwrap();
+    assert_eq!(stats.pairs as usize, expected.len());
+}
+
+#[test]
+fn gpu_equals_cpu_at_100k_boxes() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let boxes = random_boxes(100_000, 42);
+    let (cpu, _) = obb_overlaps(&boxes).unwrap();
+    let cpu = sorted(cpu);
+    let mut out = Vec::new();
+    gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    assert!(cpu.len() > 1_000, "{} overlaps", cpu.len());
+    assert_same_up_to_touching(&boxes, &sorted(out), &cpu, "GPU vs CPU, 100k");
+}
+
+#[test]
+fn polygons_gpu_equals_cpu_and_all_pairs() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let polygons: Vec<Polygon> = (0..1_000)
+        .map(|i| {
+            let c = Vec2::new(rng.random_range(0.0..60.0), rng.random_range(0.0..60.0));
+            let k = rng.random_range(3..8);
+            let mut angles: Vec<f32> = (0..k)
+                .map(|_| rng.random_range(0.0..std::f32::consts::TAU))
+                .collect();
+            angles.sort_by(f32::total_cmp);
+            angles.dedup_by(|a, b| (*a - *b).abs() < 0.2);
+            if angles.len() < 3 {
+                angles = vec![0.0, 2.0, 4.0];
+            }
+            let r = rng.random_range(0.3..1.5);
+            let v: Vec<Vec2> = angles
+                .iter()
+                .map(|a| c + r * Vec2::new(a.cos(), a.sin()))
+                .collect();
+            Polygon::new(i, &v).unwrap()
+        })
+        .collect();
+    let mut brute = Vec::new();
+    for i in 0..polygons.len() {
+        for j in i + 1..polygons.len() {
+            if polygons[i].overlaps(&polygons[j]) {
+                brute.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let (cpu, _) = polygon_overlaps(&polygons).unwrap();
+    assert_eq!(sorted(cpu), brute);
+    assert!(brute.len() > 50);
+    let mut out = Vec::new();
+    gpu.polygon_overlaps(&polygons, Some(&mut out)).unwrap();
+    let out = sorted(out);
+    let diff = out
+        .iter()
+        .collect::<BTreeSet<_>>()
+        .symmetric_difference(&brute.iter().collect())
+        .count();
+    // Random real coordinates: exact touching has probability zero.
+    assert_eq!(diff, 0, "GPU polygons vs all pairs");
+}
+
+#[test]
+fn empty_and_invalid_input_are_errors() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    assert!(gpu.obb_overlaps(&[], None).is_err());
+    let bad = [Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, f32::NAN, 1.0))];
+    assert!(gpu.obb_overlaps(&bad, None).is_err());
+    assert!(gpu.polygon_overlaps(&[], None).is_err());
+}
