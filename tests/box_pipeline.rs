@@ -235,3 +235,191 @@ fn empty_and_invalid_input_are_errors() {
     assert!(gpu.obb_overlaps(&bad, None).is_err());
     assert!(gpu.polygon_overlaps(&[], None).is_err());
 }
+
+// ---- CLI: `sweepfan verify --shape obb|polygon`, against overlaps known by construction.
+
+const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sweepfan_box_cli_{name}_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_verify(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+        .arg("verify")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("i,j"));
+    lines
+        .map(|l| {
+            let (i, j) = l.split_once(',').unwrap();
+            [i.parse().unwrap(), j.parse().unwrap()]
+        })
+        .collect()
+}
+
+/// The 5^3 lattice plus, far away, an axis-aligned unit cube with cubes rotated 45 degrees about
+/// z beside it: those reach 0.5 + sqrt(1/2) ~ 1.207 along x, so centres 1.15 apart overlap and
+/// 1.26 apart do not (the two rotated cubes, 2.41 apart, do not).
+fn obb_cli_scene() -> (String, Vec<Pair>) {
+    let (mut boxes, mut expected) = lattice(5);
+    let base = boxes.len() as u32;
+    let far = Vec3::splat(1000.0);
+    let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    boxes.push(Obb::axis_aligned(far, Vec3::splat(0.5)));
+    boxes.push(Obb::new(
+        far + Vec3::new(1.15, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    boxes.push(Obb::new(
+        far - Vec3::new(1.26, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    expected.push([base, base + 1]);
+    assert!(1.15 < 0.5 + SQRT_HALF && 1.26 > 0.5 + SQRT_HALF);
+    let mut csv = String::from("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n");
+    for b in &boxes {
+        let (c, h, q) = (b.center, b.half_extents, b.rotation);
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
+        );
+    }
+    (csv, expected)
+}
+
+/// Unit squares on a 6x6 lattice (touching iff lattice coordinates differ by at most 1), plus
+/// far away a unit square with diamonds of half-diagonal 0.75 beside it: overlap iff centres are
+/// at most 1.25 apart along x (1.2: yes; 1.3: no).
+fn polygon_cli_scene() -> (String, Vec<Pair>) {
+    let mut polys: Vec<Vec<Vec2>> = Vec::new();
+    let mut cells = Vec::new();
+    let square = |c: Vec2| {
+        vec![
+            c + Vec2::new(-0.5, -0.5),
+            c + Vec2::new(0.5, -0.5),
+            c + Vec2::new(0.5, 0.5),
+            c + Vec2::new(-0.5, 0.5),
+        ]
+    };
+    for x in 0..6i32 {
+        for y in 0..6 {
+            cells.push([x, y]);
+            polys.push(square(Vec2::new(x as f32, y as f32)));
+        }
+    }
+    let mut expected = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            let [a, b] = [cells[i], cells[j]];
+            if (a[0] - b[0]).abs() <= 1 && (a[1] - b[1]).abs() <= 1 {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let base = polys.len() as u32;
+    let far = Vec2::splat(500.0);
+    let diamond = |c: Vec2| {
+        vec![
+            c + Vec2::new(0.75, 0.0),
+            c + Vec2::new(0.0, 0.75),
+            c + Vec2::new(-0.75, 0.0),
+            c + Vec2::new(0.0, -0.75),
+        ]
+    };
+    polys.push(square(far));
+    polys.push(diamond(far + Vec2::new(1.2, 0.0)));
+    polys.push(diamond(far - Vec2::new(1.3, 0.0)));
+    expected.push([base, base + 1]);
+    let mut csv = String::from("polygon,x,y\n");
+    for (k, p) in polys.iter().enumerate() {
+        for v in p {
+            csv += &format!("{k},{},{}\n", v.x, v.y);
+        }
+    }
+    (csv, expected)
+}
+
+#[test]
+fn cli_verify_obb_and_polygon_files() {
+    let dir = temp_dir("ok");
+    let gpu = context_for_tests().is_some();
+    let mut backends = vec!["cpu"];
+    if gpu {
+        backends.push("gpu");
+    }
+    for (shape, (csv, expected)) in [("obb", obb_cli_scene()), ("polygon", polygon_cli_scene())] {
+        let scene = dir.join(format!("{shape}.csv"));
+        std::fs::write(&scene, csv).unwrap();
+        for backend in &backends {
+            let pairs = dir.join(format!("{shape}_{backend}_pairs.csv"));
+            let out = run_verify(&[
+                "--shape",
+                shape,
+                "--scene-file",
+                scene.to_str().unwrap(),
+                "--pairs-out",
+                pairs.to_str().unwrap(),
+                "--backend",
+                backend,
+            ]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{shape} {backend}: {stdout} {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(stdout.contains("verified"), "{stdout}");
+            assert_eq!(read_pairs(&pairs), expected, "{shape} [{backend}]");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_verify_names_the_bad_line() {
+    let dir = temp_dir("bad");
+    let cases = [
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,x,1,1,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,5,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "polygon",
+            "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,zz,6\n",
+            "line 6",
+        ),
+    ];
+    for (k, (shape, text, line)) in cases.iter().enumerate() {
+        let scene = dir.join(format!("bad{k}.csv"));
+        std::fs::write(&scene, text).unwrap();
+        let out = run_verify(&[
+            "--shape",
+            shape,
+            "--scene-file",
+            scene.to_str().unwrap(),
+            "--pairs-out",
+            dir.join("p.csv").to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
+        assert!(stderr.contains(line), "case {k}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
