@@ -286,7 +286,7 @@ fn obb_cli_scene() -> (String, Vec<Pair>) {
         turned,
     ));
     expected.push([base, base + 1]);
-    assert!(1.15 < 0.5 + SQRT_HALF && 1.26 > 0.5 + SQRT_HALF);
+    const { assert!(1.15 < 0.5 + SQRT_HALF && 1.26 > 0.5 + SQRT_HALF) };
     let mut csv = String::from("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n");
     for b in &boxes {
         let (c, h, q) = (b.center, b.half_extents, b.rotation);
