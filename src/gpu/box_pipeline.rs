@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
-use crate::gpu::broad_phase::GpuBroadPhase;
+use crate::gpu::broad_phase::{GpuBroadPhase, ResidentPairs};
 use crate::gpu::context::GpuContext;
 use crate::gpu::sat::{GpuSat, SatCandidates, SatShapes};
 use glam::{Vec2, Vec3};
@@ -27,7 +27,7 @@ use std::time::Instant;
 /// test, so an overlapping (or touching) pair is always a candidate.
 pub const PROXY_WIDENING: f32 = 1e-5;
 
-/// Frames tried before giving up: the first run sizes both lists, the second must fit.
+/// Frames tried before giving up: the first run sizes the candidate list, the second fits.
 const MAX_RUNS: usize = 4;
 
 /// The GPU box / polygon pipeline; buffers stay resident across calls.
@@ -129,68 +129,86 @@ impl GpuBoxPipeline {
             Error::TooLarge(format!("{} shapes: indices are u32", self.proxies.len()))
         })?;
         let want_pairs = out.is_some();
-        for _ in 0..MAX_RUNS {
+        let shapes = match kind {
+            Uploaded::Obbs => SatShapes::Obbs {
+                frames: self.frames.as_ref().expect("uploaded"),
+                n,
+            },
+            Uploaded::Polygons => SatShapes::Polygons {
+                vertices: self.vertices.as_ref().expect("uploaded"),
+                offsets: self.offsets.as_ref().expect("uploaded"),
+                n,
+            },
+        };
+        let mut runs = 0;
+        let totals = loop {
+            runs += 1;
             let mut enc = self.broad.encode_resident(&self.proxies)?;
             let list = self.broad.resident_pairs();
             let capacity = list.capacity;
-            let shapes = match kind {
-                Uploaded::Obbs => SatShapes::Obbs {
-                    frames: self.frames.as_ref().expect("uploaded"),
-                    n,
-                },
-                Uploaded::Polygons => SatShapes::Polygons {
-                    vertices: self.vertices.as_ref().expect("uploaded"),
-                    offsets: self.offsets.as_ref().expect("uploaded"),
-                    n,
-                },
-            };
-            self.sat.encode(
-                ctx,
-                &mut enc,
-                shapes,
-                SatCandidates {
-                    pairs: list.pairs,
-                    capacity,
-                    count: list.counters,
-                    count_index: list.count_index,
-                },
-                want_pairs,
-            )?;
+            self.sat
+                .encode(ctx, &mut enc, shapes, candidates(&list), want_pairs)?;
             ctx.queue.submit([enc.finish()]);
             let totals = self.broad.finish_resident(n)?;
-            if totals.pairs > capacity as u64 {
-                // The SAT stage saw a truncated list: grow it and run the frame again.
-                self.broad.grow_pair_list(totals.pairs)?;
-                continue;
+            if totals.pairs <= capacity as u64 {
+                break totals;
             }
-            let result = self.sat.read_output(ctx, want_pairs)?;
-            if want_pairs && result.pairs.is_none() {
-                // Every candidate may overlap: sizing for all of them ends the re-runs.
-                let need = result.found.max(totals.pairs.min(u32::MAX as u64) as u32);
-                self.sat.reserve_output(ctx, need)?;
-                continue;
+            if runs == MAX_RUNS {
+                return Err(Error::Gpu(format!(
+                    "box pipeline: the candidate count kept changing over {MAX_RUNS} runs of the \
+                     same frame"
+                )));
             }
-            let mut stats = Stats {
-                tests: totals.pairs,
-                pairs: result.found as u64,
-                stages: Vec::new(),
-            };
-            for (label, seconds) in totals.pass_times {
-                stats.stage(label, seconds, Clock::GpuTimestamp);
-            }
-            for (label, seconds) in self.sat.last_pass_times(ctx)? {
-                stats.stage(label, seconds, Clock::GpuTimestamp);
-            }
-            if let (Some(o), Some(pairs)) = (out.as_deref_mut(), result.pairs) {
-                o.clear();
-                o.extend_from_slice(&pairs);
-            }
-            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
-            return Ok(stats);
+            // The SAT stage saw a truncated list: grow it and run the frame again.
+            self.broad.grow_pair_list(totals.pairs)?;
+        };
+        let mut result = self.sat.read_output(ctx, want_pairs)?;
+        if want_pairs && result.pairs.is_none() {
+            // The candidates are still resident: only the SAT stage runs again, sized for every
+            // candidate overlapping, so it fits.
+            let need = result.found.max(totals.pairs.min(u32::MAX as u64) as u32);
+            self.sat.reserve_output(ctx, need)?;
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            let list = self.broad.resident_pairs();
+            self.sat
+                .encode(ctx, &mut enc, shapes, candidates(&list), want_pairs)?;
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()?;
+            result = self.sat.read_output(ctx, want_pairs)?;
         }
-        Err(Error::Gpu(format!(
-            "box pipeline: the pair counts kept changing over {MAX_RUNS} runs of the same frame"
-        )))
+        let Some(pairs) = result.pairs.or((!want_pairs).then(Vec::new)) else {
+            return Err(Error::Gpu(format!(
+                "SAT output overflow after resizing: {} pairs found",
+                result.found
+            )));
+        };
+        let mut stats = Stats {
+            tests: totals.pairs,
+            pairs: result.found as u64,
+            stages: Vec::new(),
+        };
+        for (label, seconds) in totals.pass_times {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        for (label, seconds) in self.sat.last_pass_times(ctx)? {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        if let Some(o) = out.as_deref_mut() {
+            o.clear();
+            o.extend_from_slice(&pairs);
+        }
+        stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}
+
+/// The broad phase's resident list as SAT candidates.
+fn candidates<'a>(list: &ResidentPairs<'a>) -> SatCandidates<'a> {
+    SatCandidates {
+        pairs: list.pairs,
+        capacity: list.capacity,
+        count: list.counters,
+        count_index: list.count_index,
     }
 }
 
