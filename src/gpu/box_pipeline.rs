@@ -121,7 +121,7 @@ impl GpuBoxPipeline {
     fn run(
         &mut self,
         kind: Uploaded,
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
         let ctx = &*self.ctx;
@@ -193,7 +193,7 @@ impl GpuBoxPipeline {
         for (label, seconds) in self.sat.last_pass_times(ctx)? {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
-        if let Some(o) = out.as_deref_mut() {
+        if let Some(o) = out {
             o.clear();
             o.extend_from_slice(&pairs);
         }
