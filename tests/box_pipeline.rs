@@ -423,3 +423,43 @@ fn cli_verify_names_the_bad_line() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn cli_bench_obb_writes_verified_rows() {
+    let dir = temp_dir("bench");
+    let json = dir.join("rows.json");
+    let backend = if context_for_tests().is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+        .args([
+            "bench", "--shape", "obb", "--scene", "density", "--n", "3000",
+        ])
+        .args(["--frames", "2", "--backend", backend, "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    // The CPU pipeline on the same seeded boxes, counted here.
+    let mut p = SceneParams::new(3000, 1);
+    p.volume_fraction = 0.01;
+    let (cpu, _) = obb_overlaps(&generate_boxes(SceneKind::Density, &p)).unwrap();
+    for r in rows {
+        assert_eq!(r["shape"], "obb");
+        assert_eq!(r["n"], 3000);
+        assert_eq!(r["verified"], true);
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), cpu.len() as f64);
+        assert!(r["tests_per_frame"].as_f64().unwrap() >= cpu.len() as f64);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
