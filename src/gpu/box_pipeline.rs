@@ -128,6 +128,8 @@ impl GpuBoxPipeline {
         let n = u32::try_from(self.proxies.len()).map_err(|_| {
             Error::TooLarge(format!("{} shapes: indices are u32", self.proxies.len()))
         })?;
+        // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
+        crate::geom::sphere::validate_spheres(&self.proxies)?;
         let want_pairs = out.is_some();
         let shapes = match kind {
             Uploaded::Obbs => SatShapes::Obbs {
