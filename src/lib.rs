@@ -16,6 +16,7 @@ pub mod report;
 pub mod rotating;
 pub mod rotating_bench;
 pub mod scene;
+pub mod scene_boxes;
 pub mod verify;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};

@@ -167,8 +167,19 @@ struct BenchArgs {
     /// Skip comparing the first frame with a reference method.
     #[arg(long)]
     no_verify: bool,
+    /// Object shape: `obb` benches the box pipeline (broad phase + SAT) on boxes placed like
+    /// the scene's spheres (generated scenes only).
+    #[arg(long, value_enum, default_value_t = Shape::Sphere)]
+    shape: Shape,
     #[command(flatten)]
     out: Outputs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Shape {
+    Sphere,
+    Obb,
+    Polygon,
 }
 
 #[derive(Args)]
@@ -183,6 +194,10 @@ struct VerifyArgs {
     pairs_out: PathBuf,
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     backend: Backend,
+    /// Object shape: `obb` (CSV `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`) or `polygon` (CSV
+    /// `polygon,x,y`) run the SAT pipeline.
+    #[arg(long, value_enum, default_value_t = Shape::Sphere)]
+    shape: Shape,
 }
 
 #[derive(Args)]
@@ -655,6 +670,11 @@ fn load_scene(a: &BenchArgs) -> Result<Scene> {
 }
 
 fn bench(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
+    match a.shape {
+        Shape::Sphere => {}
+        Shape::Obb => return bench_boxes(a, gpu),
+        Shape::Polygon => bail!("bench --shape polygon is not implemented (obb or sphere)"),
+    }
     if a.scene == SceneKind::Rotating && a.scene_file.is_none() {
         return bench_rotating(&a, gpu);
     }
@@ -702,6 +722,9 @@ fn bench(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
 }
 
 fn verify(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
+    if a.shape != Shape::Sphere {
+        return verify_shapes(a, gpu);
+    }
     let scene = Scene::from_csv(&a.scene_file)?;
     let ctx = match a.backend {
         Backend::Gpu => Some(gpu.get()?),
@@ -1037,4 +1060,298 @@ fn bench_rotating(a: &BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     }
     write_outputs(&a.out, &rows, None)?;
     Ok(rows.iter().all(|r| r.verified != Some(false)))
+}
+
+/// Largest n for which `verify --shape obb|polygon` checks against the all-pairs SAT (above it:
+/// the CPU pipeline).
+const SAT_ALL_PAIRS_MAX_N: usize = 5_000;
+
+/// Relative size change that decides whether a disagreeing pair is "near touching".
+const SAT_TOUCH_REL: f32 = 1e-5;
+
+/// SAT shapes behind one interface for the verify / bench code.
+enum Shapes {
+    Boxes(Vec<sweepfan::geom::obb::Obb>),
+    Polygons(Vec<sweepfan::geom::polygon::Polygon>),
+}
+
+impl Shapes {
+    fn len(&self) -> usize {
+        match self {
+            Shapes::Boxes(b) => b.len(),
+            Shapes::Polygons(p) => p.len(),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Shapes::Boxes(_) => "obb",
+            Shapes::Polygons(_) => "polygon",
+        }
+    }
+
+    /// The CPU pipeline (bounds sweep + SAT).
+    fn cpu(&self) -> Result<(Vec<Pair>, sweepfan::Stats)> {
+        Ok(match self {
+            Shapes::Boxes(b) => sweepfan::cpu::sat::obb_overlaps(b)?,
+            Shapes::Polygons(p) => sweepfan::cpu::sat::polygon_overlaps(p)?,
+        })
+    }
+
+    fn gpu(
+        &self,
+        pipeline: &mut sweepfan::gpu::GpuBoxPipeline,
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<sweepfan::Stats> {
+        Ok(match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
+        })
+    }
+
+    /// Every pair tested (SAT), for small n.
+    fn all_pairs(&self) -> Vec<Pair> {
+        use rayon::prelude::*;
+        let n = self.len();
+        let mut pairs: Vec<Pair> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                (i + 1..n)
+                    .filter(move |&j| self.overlap(i, j, 1.0))
+                    .map(move |j| [i as u32, j as u32])
+            })
+            .collect();
+        canonicalize(&mut pairs);
+        pairs
+    }
+
+    /// Whether shapes i and j overlap after scaling both by `f` about their centres.
+    fn overlap(&self, i: usize, j: usize, f: f32) -> bool {
+        match self {
+            Shapes::Boxes(b) => {
+                let s = |o: &sweepfan::geom::obb::Obb| {
+                    sweepfan::geom::obb::Obb::new(o.center, o.half_extents * f, o.rotation)
+                };
+                s(&b[i]).overlaps(&s(&b[j]))
+            }
+            Shapes::Polygons(p) => {
+                let s = |q: &sweepfan::geom::polygon::Polygon| {
+                    let v = q.vertices();
+                    let c = v.iter().copied().sum::<glam::Vec2>() / v.len() as f32;
+                    let scaled: Vec<glam::Vec2> = v.iter().map(|&x| c + (x - c) * f).collect();
+                    sweepfan::geom::polygon::Polygon::new(0, &scaled)
+                };
+                match (s(&p[i]), s(&p[j])) {
+                    (Ok(a), Ok(b)) => a.overlaps(&b),
+                    _ => p[i].overlaps(&p[j]),
+                }
+            }
+        }
+    }
+
+    /// Sorted pairs in exactly one of the lists: (near touching, others).
+    fn differences(&self, expected: &[Pair], got: &[Pair]) -> (Vec<Pair>, Vec<Pair>) {
+        let a: std::collections::BTreeSet<Pair> = expected.iter().copied().collect();
+        let b: std::collections::BTreeSet<Pair> = got.iter().copied().collect();
+        a.symmetric_difference(&b).copied().partition(|&[i, j]| {
+            let (i, j) = (i as usize, j as usize);
+            i < self.len()
+                && j < self.len()
+                && self.overlap(i, j, 1.0 + SAT_TOUCH_REL)
+                && !self.overlap(i, j, 1.0 - SAT_TOUCH_REL)
+        })
+    }
+}
+
+fn verify_shapes(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
+    let shapes = match a.shape {
+        Shape::Obb => Shapes::Boxes(sweepfan::geom::obb::read_obbs_csv(&a.scene_file)?),
+        Shape::Polygon => {
+            Shapes::Polygons(sweepfan::geom::polygon::read_polygons_csv(&a.scene_file)?)
+        }
+        Shape::Sphere => unreachable!("spheres take the broad-phase path"),
+    };
+    let (mut pairs, stats) = match a.backend {
+        Backend::Cpu => shapes.cpu()?,
+        Backend::Gpu => {
+            let mut pipeline =
+                sweepfan::gpu::GpuBoxPipeline::new(gpu.get()?, sweepfan::Method::Grid)?;
+            let mut out = Vec::new();
+            let stats = shapes.gpu(&mut pipeline, Some(&mut out))?;
+            (out, stats)
+        }
+    };
+    canonicalize(&mut pairs);
+    write_pairs_csv(&a.pairs_out, &pairs)?;
+    let (reference_name, expected) = if shapes.len() <= SAT_ALL_PAIRS_MAX_N {
+        ("all-pairs SAT", shapes.all_pairs())
+    } else {
+        let (mut e, _) = shapes.cpu()?;
+        canonicalize(&mut e);
+        ("CPU pipeline", e)
+    };
+    println!(
+        "{} [{}]: {} overlapping pairs ({} SAT tests) written to {}; {reference_name} [cpu]: {} pairs",
+        shapes.name(),
+        a.backend.as_str(),
+        pairs.len(),
+        stats.tests,
+        a.pairs_out.display(),
+        expected.len()
+    );
+    let (near, wrong) = shapes.differences(&expected, &pairs);
+    for p in &near {
+        println!("near touching (allowed to differ): {},{}", p[0], p[1]);
+    }
+    if wrong.is_empty() {
+        println!("verified: same pairs as {reference_name}");
+        Ok(true)
+    } else {
+        println!(
+            "MISMATCH against {reference_name}: {} pairs differ, first {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(10)]
+        );
+        Ok(false)
+    }
+}
+
+/// `bench --shape obb`: the box pipeline per frame on boxes placed like the scene's spheres.
+fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
+    if a.scene_file.is_some() {
+        bail!("bench --shape obb takes a generated --scene, not --scene-file");
+    }
+    if !(a.volume_fraction > 0.0 && a.volume_fraction < 0.74) {
+        bail!(
+            "--volume-fraction must be in (0, 0.74), got {}",
+            a.volume_fraction
+        );
+    }
+    if !(a.radius.is_finite() && a.radius > 0.0) {
+        bail!("--radius must be positive and finite, got {}", a.radius);
+    }
+    let mut p = SceneParams::new(a.n, a.seed);
+    p.volume_fraction = a.volume_fraction;
+    p.radius = a.radius;
+    let shapes = Shapes::Boxes(sweepfan::scene_boxes::generate_boxes(a.scene, &p));
+    let scene_name = format!("{}-boxes", a.scene.name());
+    let frames = a.frames.max(1);
+    let mut reference: Option<Vec<Pair>> = None;
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for backend in a.backend.backends() {
+        let mut pipeline = match backend {
+            Backend::Gpu => Some(sweepfan::gpu::GpuBoxPipeline::new(
+                gpu.get()?,
+                sweepfan::Method::Grid,
+            )?),
+            Backend::Cpu => None,
+        };
+        let mut frame_ms = Vec::new();
+        let mut stage_samples: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+        let (mut tests, mut found) = (0u64, 0u64);
+        let mut first: Option<Vec<Pair>> = None;
+        for frame in 0..frames {
+            let store = !a.count_only || (frame == 0 && !a.no_verify);
+            let t = Instant::now();
+            let (pairs, stats) = match &mut pipeline {
+                None => {
+                    let (p, s) = shapes.cpu()?;
+                    (Some(p), s)
+                }
+                Some(gp) => {
+                    let mut out = Vec::new();
+                    let s = shapes.gpu(gp, store.then_some(&mut out))?;
+                    (store.then_some(out), s)
+                }
+            };
+            frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            tests += stats.tests;
+            found += stats.pairs;
+            // A stage may run several passes per frame (the sort's): sum them per frame.
+            let mut this_frame: std::collections::BTreeMap<String, f64> = Default::default();
+            for st in &stats.stages {
+                let label = match st.clock {
+                    sweepfan::broadphase::Clock::GpuTimestamp => format!("{} (gpu)", st.stage),
+                    sweepfan::broadphase::Clock::Wall => st.stage.to_string(),
+                };
+                *this_frame.entry(label).or_default() += st.seconds * 1e3;
+            }
+            for (label, ms) in this_frame {
+                stage_samples.entry(label).or_default().push(ms);
+            }
+            if frame == 0 {
+                first = pairs;
+            }
+        }
+        let stage_ms = stage_samples
+            .into_iter()
+            .map(|(k, v)| (k, median(&v)))
+            .collect();
+        let (mut verified, mut near) = (None, None);
+        if !a.no_verify
+            && let Some(mut got) = first
+        {
+            canonicalize(&mut got);
+            if reference.is_none() {
+                let (mut e, _) = shapes.cpu()?;
+                canonicalize(&mut e);
+                reference = Some(e);
+            }
+            let (n_near, wrong) = shapes.differences(reference.as_ref().expect("set"), &got);
+            if !wrong.is_empty() {
+                all_ok = false;
+                eprintln!(
+                    "MISMATCH obb [{}] vs CPU pipeline: {} pairs differ",
+                    backend.as_str(),
+                    wrong.len()
+                );
+            }
+            verified = Some(wrong.is_empty());
+            near = Some(n_near.len());
+        }
+        rows.push(Row {
+            scene: scene_name.clone(),
+            n: shapes.len(),
+            method: "grid+sat".into(),
+            backend,
+            device: match backend {
+                Backend::Cpu => cpu_device(),
+                Backend::Gpu => gpu.device(),
+            },
+            frames,
+            tests_per_frame: tests as f64 / frames as f64,
+            pairs_per_frame: found as f64 / frames as f64,
+            ms_per_frame: median(&frame_ms),
+            ms_per_frame_min: frame_ms.iter().copied().fold(f64::INFINITY, f64::min),
+            stage_ms,
+            speedup_vs_brute_force: None,
+            verified,
+            verified_against: verified.map(|_| "cpu obb pipeline (aabb sweep + sat)".into()),
+            near_touching_differences: near,
+            gpu_bytes_per_object: None,
+            host_bytes_per_object: None,
+            shape: Some("obb".into()),
+        });
+        if backend == Backend::Cpu {
+            rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();
+        }
+    }
+    println!(
+        "scene {scene_name} (n = {}), {frames} frames, median ms per frame; verified against the CPU pipeline",
+        shapes.len()
+    );
+    println!("{}", rows_table(&rows));
+    write_outputs(&a.out, &rows, None)?;
+    Ok(all_ok)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => 0.5 * (s[n / 2 - 1] + s[n / 2]),
+    }
 }

@@ -277,6 +277,25 @@ impl GpuBroadPhase {
 
     /// Encodes and runs one frame; returns the totals. Pairs (when `store`) are in the pair list.
     fn run_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<Totals> {
+        let enc = self.record_frame(spheres, store)?;
+        self.ctx.queue.submit([enc.finish()]);
+        self.read_totals(spheres.len() as u32)
+    }
+
+    /// Maps the totals copied by the last recorded frame (after its submission).
+    fn read_totals(&mut self, n: u32) -> Result<Totals> {
+        let words = map_words(&self.ctx, &self.counters_staging)?;
+        let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        self.last_n = n;
+        Ok(Totals {
+            tests: word64(0),
+            pairs: word64(2),
+            paper_min_axis: word64(6),
+        })
+    }
+
+    /// Records one frame (upload, every pass, the copy of the totals) into a new encoder.
+    fn record_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<wgpu::CommandEncoder> {
         let n = spheres.len() as u32;
         self.ensure_resident(n)?;
         let ctx = &*self.ctx;
@@ -540,16 +559,85 @@ impl GpuBroadPhase {
         );
         timer.resolve(&mut enc);
         arena.flush(ctx);
-        ctx.queue.submit([enc.finish()]);
-        let words = map_words(ctx, &self.counters_staging)?;
-        let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
-        self.last_n = n;
-        Ok(Totals {
-            tests: word64(0),
-            pairs: word64(2),
-            paper_min_axis: word64(6),
+        Ok(enc)
+    }
+
+    /// Largest pair list one binding can hold on this adapter.
+    fn max_list_pairs(&self) -> u64 {
+        self.ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.ctx.limits.max_buffer_size)
+            / 8
+    }
+
+    /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
+    /// with [`Error::TooLarge`] beyond the binding limit.
+    pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
+        let max_pairs = self.max_list_pairs();
+        if need > max_pairs || need > u32::MAX as u64 {
+            return Err(Error::TooLarge(format!(
+                "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
+                 {max_pairs} pairs per binding (count them with no output list instead)",
+                need * 8,
+                self.ctx.info.name
+            )));
+        }
+        self.set_pair_capacity((need + need / 8).min(max_pairs))
+    }
+
+    /// Records one frame that stores its pairs into a new encoder and returns it, without
+    /// submitting: a following GPU stage appends its passes reading [`Self::resident_pairs`],
+    /// then the caller submits and calls [`Self::finish_resident`]. When the returned totals
+    /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
+    /// and record the frame again.
+    pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        self.record_frame(spheres, true)
+    }
+
+    /// The pair list and where its count lives, for a stage recorded after
+    /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
+    /// capacity: readers must clamp it to `capacity`.
+    pub fn resident_pairs(&self) -> ResidentPairs<'_> {
+        ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        }
+    }
+
+    /// After the submission of [`Self::encode_resident`]: the frame's exact totals and its
+    /// per-pass GPU times (empty without timestamp queries).
+    pub fn finish_resident(&mut self, n: u32) -> Result<ResidentTotals> {
+        let totals = self.read_totals(n)?;
+        Ok(ResidentTotals {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            pass_times: self.timer.read(&self.ctx)?,
         })
     }
+}
+
+/// The broad phase's resident pair list (see [`GpuBroadPhase::resident_pairs`]).
+pub struct ResidentPairs<'a> {
+    /// `[u32; 2]` pairs (min, max), in no particular order.
+    pub pairs: &'a wgpu::Buffer,
+    /// Pairs the list holds.
+    pub capacity: u32,
+    /// The totals buffer; the u32 at `count_index` is the number of pairs appended.
+    pub counters: &'a wgpu::Buffer,
+    pub count_index: u32,
+}
+
+/// Totals of a frame recorded with [`GpuBroadPhase::encode_resident`].
+pub struct ResidentTotals {
+    pub tests: u64,
+    pub pairs: u64,
+    pub pass_times: Vec<(&'static str, f64)>,
 }
 
 /// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
@@ -605,21 +693,7 @@ impl BroadPhase for GpuBroadPhase {
         if store && totals.pairs > self.pair_capacity {
             // Grow to the exact need plus headroom for the next frames, then run again.
             let need = totals.pairs;
-            let max_pairs = self
-                .ctx
-                .limits
-                .max_storage_buffer_binding_size
-                .min(self.ctx.limits.max_buffer_size)
-                / 8;
-            if need > max_pairs || need > u32::MAX as u64 {
-                return Err(Error::TooLarge(format!(
-                    "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
-                     {max_pairs} pairs per binding (count them with no output list instead)",
-                    need * 8,
-                    self.ctx.info.name
-                )));
-            }
-            self.set_pair_capacity((need + need / 8).min(max_pairs))?;
+            self.grow_pair_list(need)?;
             totals = self.run_frame(spheres, store)?;
             if totals.pairs > self.pair_capacity {
                 return Err(Error::Gpu(format!(

@@ -1,6 +1,7 @@
 //! GPU implementations (wgpu + WGSL). One module per stage; each has its WGSL file of the same
 //! name in `shaders/`.
 
+pub mod box_pipeline;
 pub mod broad_phase;
 pub mod cascade;
 pub mod context;
@@ -15,5 +16,6 @@ pub mod scan;
 pub mod sector;
 pub mod sector_sphere;
 
+pub use box_pipeline::GpuBoxPipeline;
 pub use broad_phase::GpuBroadPhase;
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};

@@ -1,0 +1,465 @@
+//! The GPU box / polygon pipeline (src/gpu/box_pipeline.rs) against the CPU pipeline
+//! (`cpu::sat::obb_overlaps`), an all-pairs SAT and, for lattices, overlaps known by
+//! construction. GPU and CPU may differ only on pairs within a relative 1e-5 of touching (checked
+//! by testing shrunk and grown copies on the CPU).
+
+use glam::{Quat, Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use sweepfan::broadphase::Method;
+use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::polygon::Polygon;
+use sweepfan::gpu::box_pipeline::GpuBoxPipeline;
+use sweepfan::gpu::context::context_for_tests;
+use sweepfan::scene::{SceneKind, SceneParams};
+use sweepfan::scene_boxes::generate_boxes;
+use sweepfan::{Pair, canonicalize};
+
+const TOUCH_REL: f32 = 1e-5;
+
+fn pipeline(method: Method) -> Option<GpuBoxPipeline> {
+    let ctx = Arc::new(context_for_tests()?);
+    Some(GpuBoxPipeline::new(ctx, method).expect("pipeline"))
+}
+
+fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
+    canonicalize(&mut pairs);
+    pairs
+}
+
+fn scaled(b: &Obb, f: f32) -> Obb {
+    Obb::new(b.center, b.half_extents * f, b.rotation)
+}
+
+/// Pairs in one list and not the other must be within TOUCH_REL of touching.
+fn assert_same_up_to_touching(boxes: &[Obb], a: &[Pair], b: &[Pair], what: &str) {
+    let (sa, sb): (BTreeSet<Pair>, BTreeSet<Pair>) =
+        (a.iter().copied().collect(), b.iter().copied().collect());
+    let diff: Vec<Pair> = sa.symmetric_difference(&sb).copied().collect();
+    for &[i, j] in &diff {
+        let (p, q) = (&boxes[i as usize], &boxes[j as usize]);
+        let grown = scaled(p, 1.0 + TOUCH_REL).overlaps(&scaled(q, 1.0 + TOUCH_REL));
+        let shrunk = scaled(p, 1.0 - TOUCH_REL).overlaps(&scaled(q, 1.0 - TOUCH_REL));
+        assert!(
+            grown && !shrunk,
+            "{what}: pair ({i}, {j}) differs and is not near touching"
+        );
+    }
+    assert!(
+        diff.len() * 1000 <= a.len().max(1),
+        "{what}: {} near-touching differences",
+        diff.len()
+    );
+}
+
+fn all_pairs(boxes: &[Obb]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if boxes[i].overlaps(&boxes[j]) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
+    out
+}
+
+fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut p = SceneParams::new(n, seed);
+    p.volume_fraction = 0.05;
+    generate_boxes(SceneKind::Density, &p)
+}
+
+/// Axis-aligned unit cubes on an integer lattice: cubes touch exactly when their lattice
+/// coordinates differ by at most 1 on every axis (faces, edges, corners), exact in f32.
+fn lattice(side: u32) -> (Vec<Obb>, Vec<Pair>) {
+    let mut boxes = Vec::new();
+    let mut cells = Vec::new();
+    for x in 0..side {
+        for y in 0..side {
+            for z in 0..side {
+                cells.push([x as i64, y as i64, z as i64]);
+                boxes.push(Obb::axis_aligned(
+                    Vec3::new(x as f32, y as f32, z as f32) + Vec3::splat(100.0),
+                    Vec3::splat(0.5),
+                ));
+            }
+        }
+    }
+    let mut expected = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            if (0..3).all(|k| (cells[i][k] - cells[j][k]).abs() <= 1) {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    (boxes, expected)
+}
+
+#[test]
+fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    for seed in 0..3 {
+        let mut boxes = random_boxes(1_500, seed);
+        // One huge box over much of the scene.
+        boxes.push(Obb::new(
+            boxes[0].center,
+            Vec3::new(8.0, 3.0, 5.0),
+            Quat::from_rotation_z(0.7),
+        ));
+        let brute = sorted(all_pairs(&boxes));
+        assert!(
+            brute.len() > 100,
+            "scene has overlaps to find ({})",
+            brute.len()
+        );
+        let (cpu, _) = obb_overlaps(&boxes).unwrap();
+        let cpu = sorted(cpu);
+        assert_eq!(cpu, brute, "CPU pipeline == all-pairs SAT");
+        let mut out = Vec::new();
+        let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        assert_eq!(stats.pairs as usize, out.len());
+        assert!(stats.tests >= stats.pairs);
+        assert!(out.iter().all(|p| p[0] < p[1]));
+        let out = sorted(out);
+        assert_same_up_to_touching(&boxes, &out, &brute, "GPU vs all pairs");
+    }
+}
+
+#[test]
+fn touching_lattice_and_sap_broad_phase() {
+    let (boxes, expected) = lattice(9);
+    for method in [Method::Grid, Method::Sap] {
+        let Some(mut gpu) = pipeline(method) else {
+            return;
+        };
+        let mut out = Vec::new();
+        gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        assert_eq!(sorted(out), expected, "{method:?}");
+    }
+}
+
+#[test]
+fn overflowing_lists_grow_and_lose_nothing() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let (boxes, expected) = lattice(6);
+    gpu.set_candidate_capacity(1).unwrap();
+    let mut out = Vec::new();
+    let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    assert_eq!(sorted(out), expected);
+    assert_eq!(stats.pairs as usize, expected.len());
+    // Counting only, after shrinking again.
+    gpu.set_candidate_capacity(3).unwrap();
+    let stats = gpu.obb_overlaps(&boxes, None).unwrap();
+    assert_eq!(stats.pairs as usize, expected.len());
+}
+
+#[test]
+fn gpu_equals_cpu_at_100k_boxes() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let boxes = random_boxes(100_000, 42);
+    let (cpu, _) = obb_overlaps(&boxes).unwrap();
+    let cpu = sorted(cpu);
+    let mut out = Vec::new();
+    gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    assert!(cpu.len() > 1_000, "{} overlaps", cpu.len());
+    assert_same_up_to_touching(&boxes, &sorted(out), &cpu, "GPU vs CPU, 100k");
+}
+
+#[test]
+fn polygons_gpu_equals_cpu_and_all_pairs() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let polygons: Vec<Polygon> = (0..1_000)
+        .map(|i| {
+            let c = Vec2::new(rng.random_range(0.0..60.0), rng.random_range(0.0..60.0));
+            let k = rng.random_range(3..8);
+            let mut angles: Vec<f32> = (0..k)
+                .map(|_| rng.random_range(0.0..std::f32::consts::TAU))
+                .collect();
+            angles.sort_by(f32::total_cmp);
+            angles.dedup_by(|a, b| (*a - *b).abs() < 0.2);
+            if angles.len() < 3 {
+                angles = vec![0.0, 2.0, 4.0];
+            }
+            let r = rng.random_range(0.3..1.5);
+            let v: Vec<Vec2> = angles
+                .iter()
+                .map(|a| c + r * Vec2::new(a.cos(), a.sin()))
+                .collect();
+            Polygon::new(i, &v).unwrap()
+        })
+        .collect();
+    let mut brute = Vec::new();
+    for i in 0..polygons.len() {
+        for j in i + 1..polygons.len() {
+            if polygons[i].overlaps(&polygons[j]) {
+                brute.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let (cpu, _) = polygon_overlaps(&polygons).unwrap();
+    assert_eq!(sorted(cpu), brute);
+    assert!(brute.len() > 50);
+    let mut out = Vec::new();
+    gpu.polygon_overlaps(&polygons, Some(&mut out)).unwrap();
+    let out = sorted(out);
+    let diff = out
+        .iter()
+        .collect::<BTreeSet<_>>()
+        .symmetric_difference(&brute.iter().collect())
+        .count();
+    // Random real coordinates: exact touching has probability zero.
+    assert_eq!(diff, 0, "GPU polygons vs all pairs");
+}
+
+#[test]
+fn empty_and_invalid_input_are_errors() {
+    let Some(mut gpu) = pipeline(Method::Grid) else {
+        return;
+    };
+    assert!(gpu.obb_overlaps(&[], None).is_err());
+    let bad = [Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, f32::NAN, 1.0))];
+    assert!(gpu.obb_overlaps(&bad, None).is_err());
+    assert!(gpu.polygon_overlaps(&[], None).is_err());
+}
+
+// ---- CLI: `sweepfan verify --shape obb|polygon`, against overlaps known by construction.
+
+const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sweepfan_box_cli_{name}_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_verify(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+        .arg("verify")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("i,j"));
+    lines
+        .map(|l| {
+            let (i, j) = l.split_once(',').unwrap();
+            [i.parse().unwrap(), j.parse().unwrap()]
+        })
+        .collect()
+}
+
+/// The 5^3 lattice plus, far away, an axis-aligned unit cube with cubes rotated 45 degrees about
+/// z beside it: those reach 0.5 + sqrt(1/2) ~ 1.207 along x, so centres 1.15 apart overlap and
+/// 1.26 apart do not (the two rotated cubes, 2.41 apart, do not).
+fn obb_cli_scene() -> (String, Vec<Pair>) {
+    let (mut boxes, mut expected) = lattice(5);
+    let base = boxes.len() as u32;
+    let far = Vec3::splat(1000.0);
+    let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    boxes.push(Obb::axis_aligned(far, Vec3::splat(0.5)));
+    boxes.push(Obb::new(
+        far + Vec3::new(1.15, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    boxes.push(Obb::new(
+        far - Vec3::new(1.26, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    expected.push([base, base + 1]);
+    const { assert!(1.15 < 0.5 + SQRT_HALF && 1.26 > 0.5 + SQRT_HALF) };
+    let mut csv = String::from("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n");
+    for b in &boxes {
+        let (c, h, q) = (b.center, b.half_extents, b.rotation);
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
+        );
+    }
+    (csv, expected)
+}
+
+/// Unit squares on a 6x6 lattice (touching iff lattice coordinates differ by at most 1), plus
+/// far away a unit square with diamonds of half-diagonal 0.75 beside it: overlap iff centres are
+/// at most 1.25 apart along x (1.2: yes; 1.3: no).
+fn polygon_cli_scene() -> (String, Vec<Pair>) {
+    let mut polys: Vec<Vec<Vec2>> = Vec::new();
+    let mut cells = Vec::new();
+    let square = |c: Vec2| {
+        vec![
+            c + Vec2::new(-0.5, -0.5),
+            c + Vec2::new(0.5, -0.5),
+            c + Vec2::new(0.5, 0.5),
+            c + Vec2::new(-0.5, 0.5),
+        ]
+    };
+    for x in 0..6i32 {
+        for y in 0..6 {
+            cells.push([x, y]);
+            polys.push(square(Vec2::new(x as f32, y as f32)));
+        }
+    }
+    let mut expected = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            let [a, b] = [cells[i], cells[j]];
+            if (a[0] - b[0]).abs() <= 1 && (a[1] - b[1]).abs() <= 1 {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let base = polys.len() as u32;
+    let far = Vec2::splat(500.0);
+    let diamond = |c: Vec2| {
+        vec![
+            c + Vec2::new(0.75, 0.0),
+            c + Vec2::new(0.0, 0.75),
+            c + Vec2::new(-0.75, 0.0),
+            c + Vec2::new(0.0, -0.75),
+        ]
+    };
+    polys.push(square(far));
+    polys.push(diamond(far + Vec2::new(1.2, 0.0)));
+    polys.push(diamond(far - Vec2::new(1.3, 0.0)));
+    expected.push([base, base + 1]);
+    let mut csv = String::from("polygon,x,y\n");
+    for (k, p) in polys.iter().enumerate() {
+        for v in p {
+            csv += &format!("{k},{},{}\n", v.x, v.y);
+        }
+    }
+    (csv, expected)
+}
+
+#[test]
+fn cli_verify_obb_and_polygon_files() {
+    let dir = temp_dir("ok");
+    let gpu = context_for_tests().is_some();
+    let mut backends = vec!["cpu"];
+    if gpu {
+        backends.push("gpu");
+    }
+    for (shape, (csv, expected)) in [("obb", obb_cli_scene()), ("polygon", polygon_cli_scene())] {
+        let scene = dir.join(format!("{shape}.csv"));
+        std::fs::write(&scene, csv).unwrap();
+        for backend in &backends {
+            let pairs = dir.join(format!("{shape}_{backend}_pairs.csv"));
+            let out = run_verify(&[
+                "--shape",
+                shape,
+                "--scene-file",
+                scene.to_str().unwrap(),
+                "--pairs-out",
+                pairs.to_str().unwrap(),
+                "--backend",
+                backend,
+            ]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{shape} {backend}: {stdout} {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(stdout.contains("verified"), "{stdout}");
+            assert_eq!(read_pairs(&pairs), expected, "{shape} [{backend}]");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_verify_names_the_bad_line() {
+    let dir = temp_dir("bad");
+    let cases = [
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,x,1,1,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,5,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "polygon",
+            "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,zz,6\n",
+            "line 6",
+        ),
+    ];
+    for (k, (shape, text, line)) in cases.iter().enumerate() {
+        let scene = dir.join(format!("bad{k}.csv"));
+        std::fs::write(&scene, text).unwrap();
+        let out = run_verify(&[
+            "--shape",
+            shape,
+            "--scene-file",
+            scene.to_str().unwrap(),
+            "--pairs-out",
+            dir.join("p.csv").to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
+        assert!(stderr.contains(line), "case {k}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_bench_obb_writes_verified_rows() {
+    let dir = temp_dir("bench");
+    let json = dir.join("rows.json");
+    let backend = if context_for_tests().is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+        .args([
+            "bench", "--shape", "obb", "--scene", "density", "--n", "3000",
+        ])
+        .args(["--frames", "2", "--backend", backend, "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    // The CPU pipeline on the same seeded boxes, counted here.
+    let mut p = SceneParams::new(3000, 1);
+    p.volume_fraction = 0.01;
+    let (cpu, _) = obb_overlaps(&generate_boxes(SceneKind::Density, &p)).unwrap();
+    for r in rows {
+        assert_eq!(r["shape"], "obb");
+        assert_eq!(r["n"], 3000);
+        assert_eq!(r["verified"], true);
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), cpu.len() as f64);
+        assert!(r["tests_per_frame"].as_f64().unwrap() >= cpu.len() as f64);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
