@@ -298,11 +298,15 @@ fn main() {
 }
 
 /// The reference method for verification at size n.
-fn reference_method(n: usize) -> &'static str {
+/// The reference for verifying `method` at size n: brute force while it is cheap, then the CPU
+/// grid (itself checked against brute force by the tests), or sap when the grid is under test.
+fn reference_method(n: usize, method: &str) -> &'static str {
     if n <= BRUTE_FORCE_REFERENCE_MAX_N {
         "brute_force"
-    } else {
+    } else if method == "grid" {
         "sap"
+    } else {
+        "grid"
     }
 }
 
@@ -318,9 +322,9 @@ fn measure(
 ) -> Result<(Vec<Row>, bool)> {
     let mut rows = Vec::new();
     let mut all_ok = true;
-    let reference_name = reference_method(scene.len());
     for &backend in backends {
         for name in methods {
+            let reference_name = reference_method(scene.len(), name);
             if let Some(p) = progress {
                 p.set_message(format!(
                     "{} n={} {name} [{}]",
@@ -713,7 +717,11 @@ fn bench(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
         if a.no_verify {
             "nothing"
         } else {
-            reference_method(scene.len())
+            if scene.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
+                "brute_force [cpu]"
+            } else {
+                "grid [cpu] (grid itself against sap)"
+            }
         }
     );
     println!("{}", rows_table(&rows));
@@ -735,7 +743,7 @@ fn verify(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
     let stats = bp.find_pairs(&scene.spheres, Some(&mut pairs))?;
     canonicalize(&mut pairs);
     write_pairs_csv(&a.pairs_out, &pairs)?;
-    let reference_name = reference_method(scene.len());
+    let reference_name = reference_method(scene.len(), &a.method);
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let mut expected = Vec::new();
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
