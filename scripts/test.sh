@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 have_vulkan_icd() {
-  ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | grep -q .
+  local f
+  for f in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json /usr/local/share/vulkan/icd.d/*.json; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
 }
 
 if [ "${SWEEPFAN_NO_GPU:-0}" != "1" ] && ! have_vulkan_icd; then
