@@ -202,3 +202,38 @@ impl PairEmitter {
         Ok((tests, pairs))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `touching_if` keeps exactly the hits, in any chunking, and still enforces the limit.
+    #[test]
+    fn touching_if_keeps_only_hits() {
+        let hit = |i: usize| i % 7 == 3 || i % 11 == 0;
+        let expected: Vec<Pair> = (0..5000u32)
+            .filter(|&i| hit(i as usize))
+            .map(|i| [i, i + 1])
+            .collect();
+        for serial_max in [0, 1 << 20] {
+            let mut emitter = PairEmitter::default();
+            emitter.set_serial_max_items(serial_max);
+            let work = |range: Range<usize>, sink: &mut Sink| {
+                for i in range {
+                    sink.add_tests(1);
+                    sink.touching_if(hit(i), i as u32 + 1, i as u32);
+                }
+            };
+            let mut out = Vec::new();
+            let (tests, pairs) = emitter.run(5000, Some(&mut out), work).unwrap();
+            out.sort_unstable();
+            assert_eq!((tests, pairs), (5000, expected.len() as u64));
+            assert_eq!(out, expected);
+            emitter.set_pair_limit(expected.len() as u64 - 1);
+            assert!(matches!(
+                emitter.run(5000, Some(&mut out), work),
+                Err(Error::TooLarge(_))
+            ));
+        }
+    }
+}
