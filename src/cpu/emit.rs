@@ -210,7 +210,7 @@ mod tests {
     /// `touching_if` keeps exactly the hits, in any chunking, and still enforces the limit.
     #[test]
     fn touching_if_keeps_only_hits() {
-        let hit = |i: usize| i % 7 == 3 || i % 11 == 0;
+        let hit = |i: usize| i % 7 == 3 || i.is_multiple_of(11);
         let expected: Vec<Pair> = (0..5000u32)
             .filter(|&i| hit(i as usize))
             .map(|i| [i, i + 1])
