@@ -63,6 +63,18 @@ impl Sink<'_> {
         }
     }
 
+    /// [`Sink::touching`] when `hit`, without a branch on `hit`: the pair is always written and
+    /// kept only when `hit` (for candidate loops whose outcomes a predictor cannot learn).
+    #[inline(always)]
+    pub fn touching_if(&mut self, hit: bool, ia: u32, ib: u32) {
+        self.pairs += u64::from(hit);
+        if self.store {
+            let len = self.buffer.len();
+            self.push([ia.min(ib), ia.max(ib)]);
+            self.buffer.truncate(len + usize::from(hit));
+        }
+    }
+
     #[inline(always)]
     fn push(&mut self, pair: Pair) {
         if self.buffer.len() == self.buffer.capacity() {
@@ -94,6 +106,8 @@ impl Sink<'_> {
 pub struct PairEmitter {
     buffers: Vec<Vec<Pair>>,
     limit: u64,
+    /// Calls with at most this many items run as one chunk on the calling thread.
+    serial_max_items: usize,
 }
 
 impl Default for PairEmitter {
@@ -101,6 +115,7 @@ impl Default for PairEmitter {
         Self {
             buffers: Vec::new(),
             limit: MAX_STORED_PAIRS,
+            serial_max_items: SERIAL_MAX_ITEMS,
         }
     }
 }
@@ -109,6 +124,12 @@ impl PairEmitter {
     /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`]).
     pub fn set_pair_limit(&mut self, limit: u64) {
         self.limit = limit;
+    }
+
+    /// Sets how many items a call may have and still run on the calling thread (default 512):
+    /// methods whose per-item work is small pay more in pool round trips than they gain.
+    pub fn set_serial_max_items(&mut self, items: usize) {
+        self.serial_max_items = items.max(SERIAL_MAX_ITEMS);
     }
 
     /// Runs `work(range, sink)` over `0..items` in chunks, in parallel when `items` is large,
@@ -122,7 +143,7 @@ impl PairEmitter {
     where
         F: Fn(Range<usize>, &mut Sink) + Sync,
     {
-        let chunks = if items <= SERIAL_MAX_ITEMS {
+        let chunks = if items <= self.serial_max_items {
             1
         } else {
             (items / SERIAL_MAX_ITEMS).clamp(1, MAX_CHUNKS)
@@ -179,5 +200,40 @@ impl PairEmitter {
             }
         }
         Ok((tests, pairs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `touching_if` keeps exactly the hits, in any chunking, and still enforces the limit.
+    #[test]
+    fn touching_if_keeps_only_hits() {
+        let hit = |i: usize| i % 7 == 3 || i.is_multiple_of(11);
+        let expected: Vec<Pair> = (0..5000u32)
+            .filter(|&i| hit(i as usize))
+            .map(|i| [i, i + 1])
+            .collect();
+        for serial_max in [0, 1 << 20] {
+            let mut emitter = PairEmitter::default();
+            emitter.set_serial_max_items(serial_max);
+            let work = |range: Range<usize>, sink: &mut Sink| {
+                for i in range {
+                    sink.add_tests(1);
+                    sink.touching_if(hit(i), i as u32 + 1, i as u32);
+                }
+            };
+            let mut out = Vec::new();
+            let (tests, pairs) = emitter.run(5000, Some(&mut out), work).unwrap();
+            out.sort_unstable();
+            assert_eq!((tests, pairs), (5000, expected.len() as u64));
+            assert_eq!(out, expected);
+            emitter.set_pair_limit(expected.len() as u64 - 1);
+            assert!(matches!(
+                emitter.run(5000, Some(&mut out), work),
+                Err(Error::TooLarge(_))
+            ));
+        }
     }
 }

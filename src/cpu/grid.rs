@@ -40,6 +40,10 @@ const CELL_MAX: i32 = (CELLS_PER_AXIS - 1) as i32;
 /// Row offsets `(dy, dz)` of the four forward rows.
 const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
 const PARALLEL_MIN: usize = 1 << 14;
+/// The candidate loop runs on the calling thread up to this many objects: a grid does a few
+/// tests per object, so below this rayon's fork/join costs more than it saves (on 2 loaded
+/// cores serial won up to n = 10k on the paper box and lost at 20k).
+const SERIAL_MAX: usize = 1 << 13;
 
 /// The grid of a scene: where cells start and how large they are.
 #[derive(Clone, Copy, Debug)]
@@ -336,6 +340,7 @@ impl BroadPhase for Grid {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let mut stats = Stats::default();
+        self.emitter.set_serial_max_items(SERIAL_MAX);
         let start = Instant::now();
         self.sort(spheres);
         stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);

@@ -17,9 +17,9 @@ const FORWARD_ROWS: [(i64, i64); 4] = [(1, 0), (-1, 1), (0, 1), (1, 1)];
 #[derive(Default)]
 pub struct DenseGrid {
     dims: [usize; 3],
-    /// First sorted position of each cell, plus a final `n`.
+    /// `cell_start[k]` is the first sorted position of cell `k`, for `k` in `0..=cells` (the
+    /// last is `n`). One spare entry at the end serves as a cursor during the scatter.
     cell_start: Vec<u32>,
-    cursor: Vec<u32>,
     /// Cell coordinates per object (in index order), before the scatter.
     cell_by_object: Vec<[u32; 3]>,
     /// Per sorted position: cell coordinates, sphere, original index.
@@ -42,34 +42,41 @@ impl DenseGrid {
         };
         self.dims = dims;
         let id = |c: [u32; 3]| (c[2] as usize * dims[1] + c[1] as usize) * dims[0] + c[0] as usize;
+        // Counting sort with the counts of cell k at k + 2: after the prefix sum, entry k + 1 is
+        // the start of cell k and serves as its cursor; the scatter advances it to the start of
+        // cell k + 1, leaving `cell_start[k]` = start of cell k with no separate cursor array.
         self.cell_start.clear();
-        self.cell_start.resize(cells + 1, 0);
+        self.cell_start.resize(cells + 2, 0);
         self.cell_by_object.clear();
-        self.cell_by_object
-            .extend(spheres.iter().map(|s| frame.cell(s.center)));
-        for &c in &self.cell_by_object {
-            self.cell_start[id(c) + 1] += 1;
+        let counts = &mut self.cell_start;
+        self.cell_by_object.extend(spheres.iter().map(|s| {
+            let c = frame.cell(s.center);
+            counts[id(c) + 2] += 1;
+            c
+        }));
+        let mut sum = 0;
+        for c in &mut self.cell_start[2..] {
+            sum += *c;
+            *c = sum;
         }
-        for k in 1..=cells {
-            self.cell_start[k] += self.cell_start[k - 1];
-        }
-        // Stable scatter in index order: equal cells keep index order.
-        self.cursor.clear();
-        self.cursor.extend_from_slice(&self.cell_start[..cells]);
+        // Stable scatter in index order (equal cells keep index order), writing every
+        // per-position table directly instead of gathering them afterwards.
+        let fill = [0; 3];
+        self.sorted.clear();
+        self.sorted.resize(n, Sphere::default());
         self.index.clear();
         self.index.resize(n, 0);
-        for (i, &c) in self.cell_by_object.iter().enumerate() {
-            let slot = &mut self.cursor[id(c)];
-            self.index[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-        self.sorted.clear();
-        self.sorted
-            .extend(self.index.iter().map(|&i| spheres[i as usize]));
         self.cell.clear();
-        let by_object = &self.cell_by_object;
-        self.cell
-            .extend(self.index.iter().map(|&i| by_object[i as usize]));
+        self.cell.resize(n, fill);
+        for (i, (&c, s)) in self.cell_by_object.iter().zip(spheres).enumerate() {
+            let slot = &mut self.cell_start[id(c) + 1];
+            let p = *slot as usize;
+            *slot += 1;
+            self.sorted[p] = *s;
+            self.index[p] = i as u32;
+            self.cell[p] = c;
+        }
+        self.cell_start.pop();
         true
     }
 
@@ -118,8 +125,10 @@ fn test_run(
 ) {
     sink.add_tests(run.len() as u64);
     for (s, &i) in sorted[run.clone()].iter().zip(&index[run]) {
-        if sp.touches(s) {
-            sink.touching(ip, i);
-        }
+        // Branch-free on the outcome: about one candidate in six touches, which a predictor
+        // cannot learn (measured 0.34 vs 0.40 ms per frame, paper n = 5000, counting only).
+        // Tried: fixed 4-wide steps over padded runs (no loop-exit mispredicts) won 5% when
+        // counting but lost 50% when storing pairs (a push per lane).
+        sink.touching_if(sp.touches(s), ip, i);
     }
 }
