@@ -2,7 +2,7 @@
 //! CPU pipeline (AABB sweep and prune + SAT). `cargo bench --bench sat`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use glam::{Quat, Vec2, Vec3};
+use glam::Vec2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -11,39 +11,7 @@ use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-
-/// Random boxes in a cube sized for a few overlaps per box (as in tests/gpu_sat.rs).
-fn boxes(n: usize, seed: u64) -> Vec<Obb> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let side = (n as f32 * 0.6).cbrt() * 2.0;
-    (0..n)
-        .map(|_| {
-            let q = Quat::from_xyzw(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            );
-            Obb::new(
-                Vec3::new(
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                ),
-                Vec3::new(
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                ),
-                if q.length() < 1e-3 {
-                    Quat::IDENTITY
-                } else {
-                    q.normalize()
-                },
-            )
-        })
-        .collect()
-}
+use sweepfan::scene_boxes::random_boxes;
 
 fn polygons(n: usize, seed: u64) -> Vec<Polygon> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -70,7 +38,7 @@ fn polygons(n: usize, seed: u64) -> Vec<Polygon> {
 
 fn bench_sat(c: &mut Criterion) {
     let n = 400_000;
-    let boxes = boxes(n, 1);
+    let boxes = random_boxes(n, 1);
     // Stored in the sweep's order, as `obb_overlaps` stores them (see `sweep_order`).
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let boxes: Vec<Obb> = sweep_order(&aabbs)

@@ -4,13 +4,11 @@
 //! boxes are stored in the sweep's order, as `obb_overlaps` does; `input-order` keeps the random
 //! generation order, so every test reads two random cache lines).
 
-use glam::{Quat, Vec3};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_frames_overlap, obb_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
+use sweepfan::scene_boxes::random_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).
 fn thread_cpu_ns() -> u64 {
@@ -36,35 +34,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(400_000);
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let side = (n as f32 * 0.6).cbrt() * 2.0;
-    let boxes: Vec<Obb> = (0..n)
-        .map(|_| {
-            let q = Quat::from_xyzw(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            );
-            Obb::new(
-                Vec3::new(
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                ),
-                Vec3::new(
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                ),
-                if q.length() < 1e-3 {
-                    Quat::IDENTITY
-                } else {
-                    q.normalize()
-                },
-            )
-        })
-        .collect();
+    let boxes = random_boxes(n, 1);
     let in_input_order = std::env::args().nth(2).is_some_and(|s| s == "input-order");
     let boxes: Vec<Obb> = if in_input_order {
         boxes

@@ -180,24 +180,7 @@ impl RotatingScene {
     /// by its angle per frame (the arm is re-orthonormalised so it does not drift off U).
     pub fn step(&mut self) {
         let half = self.half_extent;
-        self.spheres
-            .par_iter_mut()
-            .zip(self.velocities.par_iter_mut())
-            .with_min_len(4096)
-            .for_each(|(s, v)| {
-                let limit = (half - s.radius).max(0.0);
-                let mut c = s.center + *v;
-                for axis in 0..3 {
-                    if c[axis] > limit {
-                        c[axis] = 2.0 * limit - c[axis];
-                        v[axis] = -v[axis];
-                    } else if c[axis] < -limit {
-                        c[axis] = -2.0 * limit - c[axis];
-                        v[axis] = -v[axis];
-                    }
-                }
-                s.center = c;
-            });
+        crate::scene::step_in_cube(&mut self.spheres, &mut self.velocities, half);
         self.boxes.par_iter_mut().with_min_len(4096).for_each(|b| {
             let arm = rodrigues(b.arm, b.axis, b.angle);
             b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();

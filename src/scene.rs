@@ -257,24 +257,7 @@ impl Scene {
         let Some(half) = self.half_extent else {
             return;
         };
-        self.spheres
-            .par_iter_mut()
-            .zip(self.velocities.par_iter_mut())
-            .with_min_len(4096)
-            .for_each(|(s, v)| {
-                let limit = (half - s.radius).max(0.0);
-                let mut c = s.center + *v;
-                for axis in 0..3 {
-                    if c[axis] > limit {
-                        c[axis] = 2.0 * limit - c[axis];
-                        v[axis] = -v[axis];
-                    } else if c[axis] < -limit {
-                        c[axis] = -2.0 * limit - c[axis];
-                        v[axis] = -v[axis];
-                    }
-                }
-                s.center = c;
-            });
+        step_in_cube(&mut self.spheres, &mut self.velocities, half);
     }
 
     /// Reads a CSV scene file: header `x,y,z,r`, one sphere per line. Errors name the 1-based
@@ -370,6 +353,29 @@ fn parse_scene_csv(text: &str) -> std::result::Result<Vec<Sphere>, (usize, Strin
         spheres.push(s);
     }
     Ok(spheres)
+}
+
+/// Moves every sphere by its velocity inside the cube [-half, half]^3: a sphere that crosses a
+/// wall is mirrored back inside and that velocity component flips (shared by every moving scene).
+pub fn step_in_cube(spheres: &mut [Sphere], velocities: &mut [Vec3], half: f32) {
+    spheres
+        .par_iter_mut()
+        .zip(velocities.par_iter_mut())
+        .with_min_len(4096)
+        .for_each(|(s, v)| {
+            let limit = (half - s.radius).max(0.0);
+            let mut c = s.center + *v;
+            for axis in 0..3 {
+                if c[axis] > limit {
+                    c[axis] = 2.0 * limit - c[axis];
+                    v[axis] = -v[axis];
+                } else if c[axis] < -limit {
+                    c[axis] = -2.0 * limit - c[axis];
+                    v[axis] = -v[axis];
+                }
+            }
+            s.center = c;
+        });
 }
 
 #[cfg(test)]

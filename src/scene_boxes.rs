@@ -37,6 +37,41 @@ fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
     .normalize()
 }
 
+/// `n` seeded boxes, uniform in a cube sized for a few overlaps per box, with half-extents in
+/// [0.1, 0.6) and uniformly random rotations (the SAT tests', bench's and example's workload).
+pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // About 0.35 boxes of mean volume ~0.2 per unit volume: a few overlaps per box.
+    let side = (n as f32 * 0.6).cbrt() * 2.0;
+    (0..n)
+        .map(|_| {
+            let q = Quat::from_xyzw(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            Obb::new(
+                Vec3::new(
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                ),
+                Vec3::new(
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                ),
+                if q.length() < 1e-3 {
+                    Quat::IDENTITY
+                } else {
+                    q.normalize()
+                },
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,43 +11,10 @@ use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::gpu::sat::{GpuSat, SatCandidates, SatShapes};
+use sweepfan::scene_boxes::random_boxes;
 use sweepfan::{Pair, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;
-
-fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // About 0.35 boxes of mean volume ~0.2 per unit volume: a density-like box with a few
-    // overlaps per box.
-    let side = (n as f32 * 0.6).cbrt() * 2.0;
-    (0..n)
-        .map(|_| {
-            let q = Quat::from_xyzw(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            );
-            Obb::new(
-                Vec3::new(
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                ),
-                Vec3::new(
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                ),
-                if q.length() < 1e-3 {
-                    Quat::IDENTITY
-                } else {
-                    q.normalize()
-                },
-            )
-        })
-        .collect()
-}
 
 fn obb_resized(b: &Obb, by: f32) -> Obb {
     Obb {

@@ -1,7 +1,7 @@
 //! Brute force: every pair `i < j` is tested, `n(n-1)/2` tests. The oracle of the oracles.
 
 use super::emit::PairEmitter;
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Backend, BroadPhase, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
@@ -39,20 +39,16 @@ impl BroadPhase for BruteForce {
     ) -> Result<Stats> {
         let start = Instant::now();
         let n = spheres.len();
-        let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
-            for i in rows {
-                let a = &spheres[i];
-                for (j, b) in spheres.iter().enumerate().skip(i + 1) {
-                    sink.test(a, b, i as u32, j as u32);
+        let mut stats = Stats::default();
+        self.emitter
+            .run_pairs_stage(&mut stats, start, n, out, |rows, sink| {
+                for i in rows {
+                    let a = &spheres[i];
+                    for (j, b) in spheres.iter().enumerate().skip(i + 1) {
+                        sink.test(a, b, i as u32, j as u32);
+                    }
                 }
-            }
-        })?;
-        let mut stats = Stats {
-            tests,
-            pairs,
-            ..Stats::default()
-        };
-        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+            })?;
         Ok(stats)
     }
 }

@@ -3,12 +3,13 @@
 //! pairs into its own buffer (owned by the method and reused across frames); the buffers are
 //! concatenated at the end. Counting without storing (`out = None`) never allocates pairs.
 
-use crate::broadphase::Pair;
+use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit the call
 /// fails with [`Error::TooLarge`] instead of exhausting memory; counting (`out = None`) has no
@@ -130,6 +131,26 @@ impl PairEmitter {
     /// methods whose per-item work is small pay more in pool round trips than they gain.
     pub fn set_serial_max_items(&mut self, items: usize) {
         self.serial_max_items = items.max(SERIAL_MAX_ITEMS);
+    }
+
+    /// [`PairEmitter::run`] as a method's "pairs" stage: stores the counts in `stats` and
+    /// records the wall time since `start` (the stage may begin before the emission itself).
+    pub fn run_pairs_stage<F>(
+        &mut self,
+        stats: &mut Stats,
+        start: Instant,
+        items: usize,
+        out: Option<&mut Vec<Pair>>,
+        work: F,
+    ) -> Result<()>
+    where
+        F: Fn(Range<usize>, &mut Sink) + Sync,
+    {
+        let (tests, pairs) = self.run(items, out, work)?;
+        stats.tests = tests;
+        stats.pairs = pairs;
+        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(())
     }
 
     /// Runs `work(range, sink)` over `0..items` in chunks, in parallel when `items` is large,

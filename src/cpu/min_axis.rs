@@ -154,39 +154,38 @@ impl BroadPhase for MinAxis {
                     .fold(0.0f32, |m, (l, h)| m.max(h - l));
         }
         let (orders, priority, owner_axis) = (&self.orders, &self.priority, &self.owner_axis);
-        let (tests, pairs) = self.emitter.run(3 * n, out, |rows, sink| {
-            for t in rows {
-                let (axis, p) = (t / n, t % n);
-                let owner = &owner_axis[axis];
-                if usize::from(owner[p]) != axis {
-                    continue;
-                }
-                // p owns the pairs with the objects of higher priority that overlap it on its
-                // axis: later ones start at or before hi_p, earlier ones end at or after lo_p.
-                let order = &orders[axis];
-                let (lo, hi, sorted, index) = (&order.lo, &order.hi, &order.spheres, &order.index);
-                let prio = &priority[axis];
-                let (lp, hp, sp, ip, pp) = (lo[p], hi[p], &sorted[p], index[p], prio[p]);
-                let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
-                for q in p + 1..end {
-                    if prio[q] > pp {
-                        sink.test(sp, &sorted[q], ip, index[q]);
+        self.emitter
+            .run_pairs_stage(&mut stats, start, 3 * n, out, |rows, sink| {
+                for t in rows {
+                    let (axis, p) = (t / n, t % n);
+                    let owner = &owner_axis[axis];
+                    if usize::from(owner[p]) != axis {
+                        continue;
+                    }
+                    // p owns the pairs with the objects of higher priority that overlap it on its
+                    // axis: later ones start at or before hi_p, earlier ones end at or after lo_p.
+                    let order = &orders[axis];
+                    let (lo, hi, sorted, index) =
+                        (&order.lo, &order.hi, &order.spheres, &order.index);
+                    let prio = &priority[axis];
+                    let (lp, hp, sp, ip, pp) = (lo[p], hi[p], &sorted[p], index[p], prio[p]);
+                    let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
+                    for q in p + 1..end {
+                        if prio[q] > pp {
+                            sink.test(sp, &sorted[q], ip, index[q]);
+                        }
+                    }
+                    let floor = lp - reach[axis] - 1e-6 * lp.abs();
+                    for q in (0..p).rev() {
+                        if lo[q] < floor {
+                            break;
+                        }
+                        if hi[q] >= lp && prio[q] > pp {
+                            sink.test(sp, &sorted[q], ip, index[q]);
+                        }
                     }
                 }
-                let floor = lp - reach[axis] - 1e-6 * lp.abs();
-                for q in (0..p).rev() {
-                    if lo[q] < floor {
-                        break;
-                    }
-                    if hi[q] >= lp && prio[q] > pp {
-                        sink.test(sp, &sorted[q], ip, index[q]);
-                    }
-                }
-            }
-        })?;
-        stats.tests = tests;
-        stats.pairs = pairs;
-        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+            })?;
         Ok(stats)
     }
 }

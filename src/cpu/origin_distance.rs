@@ -71,20 +71,18 @@ impl BroadPhase for OriginDistance {
         let start = Instant::now();
         let reach = 2.0 * max_radius(spheres);
         let (distance, sorted, index) = (&self.distance, &self.sorted, &self.index);
-        let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
-            for p in rows {
-                let (dp, sp, ip) = (distance[p], &sorted[p], index[p]);
-                for q in p + 1..n {
-                    if distance[q] - dp > reach {
-                        break;
+        self.emitter
+            .run_pairs_stage(&mut stats, start, n, out, |rows, sink| {
+                for p in rows {
+                    let (dp, sp, ip) = (distance[p], &sorted[p], index[p]);
+                    for q in p + 1..n {
+                        if distance[q] - dp > reach {
+                            break;
+                        }
+                        sink.test(sp, &sorted[q], ip, index[q]);
                     }
-                    sink.test(sp, &sorted[q], ip, index[q]);
                 }
-            }
-        })?;
-        stats.tests = tests;
-        stats.pairs = pairs;
-        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+            })?;
         Ok(stats)
     }
 }

@@ -101,24 +101,24 @@ impl BroadPhase for Sap {
         let n = order.len();
         let (lo_a, hi_a, sorted, index) = (&order.lo, &order.hi, &order.spheres, &order.index);
         let [lo_b, hi_b, lo_c, hi_c] = &self.other;
-        let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
-            for p in rows {
-                let (hp, sp, ip) = (hi_a[p], &sorted[p], index[p]);
-                let (lbp, hbp, lcp, hcp) = (lo_b[p], hi_b[p], lo_c[p], hi_c[p]);
-                let end = p + 1 + lo_a[p + 1..].partition_point(|&l| l <= hp);
-                for q in p + 1..end {
-                    // Non-short-circuit `&`: one rarely taken branch instead of four.
-                    let boxes_overlap =
-                        (lo_b[q] <= hbp) & (lbp <= hi_b[q]) & (lo_c[q] <= hcp) & (lcp <= hi_c[q]);
-                    if boxes_overlap {
-                        sink.test(sp, &sorted[q], ip, index[q]);
+        self.emitter
+            .run_pairs_stage(&mut stats, start, n, out, |rows, sink| {
+                for p in rows {
+                    let (hp, sp, ip) = (hi_a[p], &sorted[p], index[p]);
+                    let (lbp, hbp, lcp, hcp) = (lo_b[p], hi_b[p], lo_c[p], hi_c[p]);
+                    let end = p + 1 + lo_a[p + 1..].partition_point(|&l| l <= hp);
+                    for q in p + 1..end {
+                        // Non-short-circuit `&`: one rarely taken branch instead of four.
+                        let boxes_overlap = (lo_b[q] <= hbp)
+                            & (lbp <= hi_b[q])
+                            & (lo_c[q] <= hcp)
+                            & (lcp <= hi_c[q]);
+                        if boxes_overlap {
+                            sink.test(sp, &sorted[q], ip, index[q]);
+                        }
                     }
                 }
-            }
-        })?;
-        stats.tests = tests;
-        stats.pairs = pairs;
-        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+            })?;
         Ok(stats)
     }
 }

@@ -109,22 +109,20 @@ impl BroadPhase for Sweep {
         let order = &self.order;
         let n = order.len();
         let (lo, hi, sorted, index) = (&order.lo, &order.hi, &order.spheres, &order.index);
-        let (tests, pairs) = self.emitter.run(n, out, |rows, sink| {
-            for p in rows {
-                let (hp, sp, ip) = (hi[p], &sorted[p], index[p]);
-                // The candidates are the run of following objects starting at or before hi_p.
-                let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
-                sink.add_tests((end - p - 1) as u64);
-                for q in p + 1..end {
-                    if sp.touches(&sorted[q]) {
-                        sink.touching(ip, index[q]);
+        self.emitter
+            .run_pairs_stage(&mut stats, start, n, out, |rows, sink| {
+                for p in rows {
+                    let (hp, sp, ip) = (hi[p], &sorted[p], index[p]);
+                    // The candidates are the run of following objects starting at or before hi_p.
+                    let end = p + 1 + lo[p + 1..].partition_point(|&l| l <= hp);
+                    sink.add_tests((end - p - 1) as u64);
+                    for q in p + 1..end {
+                        if sp.touches(&sorted[q]) {
+                            sink.touching(ip, index[q]);
+                        }
                     }
                 }
-            }
-        })?;
-        stats.tests = tests;
-        stats.pairs = pairs;
-        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+            })?;
         Ok(stats)
     }
 }

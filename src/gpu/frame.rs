@@ -115,6 +115,27 @@ pub fn bind(
     })
 }
 
+/// One kernel launch: `params` in its own slot at binding 0, each buffer whole at its binding,
+/// enough workgroups for `threads` threads.
+pub fn launch(
+    ctx: &GpuContext,
+    pass: &mut wgpu::ComputePass<'_>,
+    arena: &mut ParamArena,
+    pipeline: &wgpu::ComputePipeline,
+    params: Params,
+    buffers: &[(u32, &wgpu::Buffer)],
+    threads: u64,
+) -> Result<()> {
+    let off = arena.push(params)?;
+    let mut entries = vec![(0, arena.binding(off))];
+    entries.extend(buffers.iter().map(|&(b, buf)| (b, buf.as_entire_binding())));
+    let bg = bind(ctx, pipeline, &entries);
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, &bg, &[]);
+    dispatch(ctx, pass, threads);
+    Ok(())
+}
+
 /// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).
 pub fn dispatch(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, threads: u64) {
     dispatch_groups(ctx, pass, threads.div_ceil(WG as u64));

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{ParamArena, Params, bind, dispatch, module};
+use crate::gpu::frame::{ParamArena, Params, launch, module};
 
 /// `mode` values of `make_keys` (`MODE_*` in `shaders/keys.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,23 +48,18 @@ impl Keys {
         spheres: &wgpu::Buffer,
         ext: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            n,
-            ..Default::default()
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.extents,
-            &[
-                (0, arena.binding(off)),
-                (2, ext.as_entire_binding()),
-                (3, spheres.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.extents);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            Params {
+                n,
+                ..Default::default()
+            },
+            &[(2, ext), (3, spheres)],
+            n as u64,
+        )
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -82,35 +77,27 @@ impl Keys {
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            n: p.n,
-            pad: p.pad,
-            axis: p.axis,
-            mode: p.mode as u32,
-            flags: if p.use_mark {
-                crate::gpu::frame::FLAG_MARK
-            } else {
-                0
-            },
-            buckets: p.buckets,
-            ..Default::default()
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.make_keys,
-            &[
-                (0, arena.binding(off)),
-                (2, ext.as_entire_binding()),
-                (3, spheres.as_entire_binding()),
-                (4, keys.as_entire_binding()),
-                (5, values.as_entire_binding()),
-                (6, mark.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.make_keys);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, p.pad as u64);
-        Ok(())
+            Params {
+                n: p.n,
+                pad: p.pad,
+                axis: p.axis,
+                mode: p.mode as u32,
+                flags: if p.use_mark {
+                    crate::gpu::frame::FLAG_MARK
+                } else {
+                    0
+                },
+                buckets: p.buckets,
+                ..Default::default()
+            },
+            &[(2, ext), (3, spheres), (4, keys), (5, values), (6, mark)],
+            p.pad as u64,
+        )
     }
 
     /// `sorted[p] = spheres[values[p]]` for p < n.
@@ -125,24 +112,18 @@ impl Keys {
         values: &wgpu::Buffer,
         sorted: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            n,
-            ..Default::default()
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.gather,
-            &[
-                (0, arena.binding(off)),
-                (3, spheres.as_entire_binding()),
-                (5, values.as_entire_binding()),
-                (7, sorted.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.gather);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            Params {
+                n,
+                ..Default::default()
+            },
+            &[(3, spheres), (5, values), (7, sorted)],
+            n as u64,
+        )
     }
 
     /// `starts[bucket] = 1 + first sorted position` (the buffer must be zeroed first).
@@ -155,23 +136,18 @@ impl Keys {
         keys: &wgpu::Buffer,
         starts: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            n,
-            ..Default::default()
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.bucket_starts,
-            &[
-                (0, arena.binding(off)),
-                (4, keys.as_entire_binding()),
-                (8, starts.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.bucket_starts);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            Params {
+                n,
+                ..Default::default()
+            },
+            &[(4, keys), (8, starts)],
+            n as u64,
+        )
     }
 }
 

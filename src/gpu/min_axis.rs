@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{ParamArena, Params, bind, dispatch, module};
+use crate::gpu::frame::{ParamArena, Params, bind, dispatch, launch, module};
 
 pub struct MinAxis {
     rank_scatter: wgpu::ComputePipeline,
@@ -101,25 +101,23 @@ impl MinAxis {
         sorted: &wgpu::Buffer,
         sorted_choice: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            n,
-            ..Default::default()
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.gather_axis,
+            Params {
+                n,
+                ..Default::default()
+            },
             &[
-                (0, arena.binding(off)),
-                (3, spheres.as_entire_binding()),
-                (5, lo_idx.as_entire_binding()),
-                (8, choice.as_entire_binding()),
-                (10, sorted.as_entire_binding()),
-                (11, sorted_choice.as_entire_binding()),
+                (3, spheres),
+                (5, lo_idx),
+                (8, choice),
+                (10, sorted),
+                (11, sorted_choice),
             ],
-        );
-        pass.set_pipeline(&self.gather_axis);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            n as u64,
+        )
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{FLAG_STORE, ParamArena, Params, bind, dispatch, module};
+use crate::gpu::frame::{FLAG_STORE, ParamArena, Params, launch, module};
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,21 +67,15 @@ impl PairKernels {
         spheres: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let off = arena.push(sink.params(n))?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.brute,
-            &[
-                (0, arena.binding(off)),
-                (1, sink.counters.as_entire_binding()),
-                (3, spheres.as_entire_binding()),
-                (7, sink.pairs.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.brute);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, (n as u64).div_ceil(2));
-        Ok(())
+            sink.params(n),
+            &[(1, sink.counters), (3, spheres), (7, sink.pairs)],
+            (n as u64).div_ceil(2),
+        )
     }
 
     /// A forward sweep over the sorted order (`keys` hold the sort keys, `values` the indices,
@@ -100,28 +94,26 @@ impl PairKernels {
         values: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            mode: mode as u32,
-            axis,
-            ..sink.params(n)
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.sweep,
+            Params {
+                mode: mode as u32,
+                axis,
+                ..sink.params(n)
+            },
             &[
-                (0, arena.binding(off)),
-                (1, sink.counters.as_entire_binding()),
-                (2, sink.ext.as_entire_binding()),
-                (4, sorted.as_entire_binding()),
-                (5, keys.as_entire_binding()),
-                (6, values.as_entire_binding()),
-                (7, sink.pairs.as_entire_binding()),
+                (1, sink.counters),
+                (2, sink.ext),
+                (4, sorted),
+                (5, keys),
+                (6, values),
+                (7, sink.pairs),
             ],
-        );
-        pass.set_pipeline(&self.sweep);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            n as u64,
+        )
     }
 
     /// Grid neighbour walk: `keys` are sorted bucket ids, `starts` the bucket starts.
@@ -139,28 +131,26 @@ impl PairKernels {
         starts: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            buckets,
-            ..sink.params(n)
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.grid,
+            Params {
+                buckets,
+                ..sink.params(n)
+            },
             &[
-                (0, arena.binding(off)),
-                (1, sink.counters.as_entire_binding()),
-                (2, sink.ext.as_entire_binding()),
-                (4, sorted.as_entire_binding()),
-                (5, keys.as_entire_binding()),
-                (6, values.as_entire_binding()),
-                (7, sink.pairs.as_entire_binding()),
-                (8, starts.as_entire_binding()),
+                (1, sink.counters),
+                (2, sink.ext),
+                (4, sorted),
+                (5, keys),
+                (6, values),
+                (7, sink.pairs),
+                (8, starts),
             ],
-        );
-        pass.set_pipeline(&self.grid);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            n as u64,
+        )
     }
 
     /// min_axis owners of `axis`: `keys`/`values`/`sorted`/`choice` are that axis's sorted lo
@@ -179,27 +169,25 @@ impl PairKernels {
         choice: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let off = arena.push(Params {
-            axis,
-            ..sink.params(n)
-        })?;
-        let bg = bind(
+        launch(
             ctx,
+            pass,
+            arena,
             &self.owner,
+            Params {
+                axis,
+                ..sink.params(n)
+            },
             &[
-                (0, arena.binding(off)),
-                (1, sink.counters.as_entire_binding()),
-                (2, sink.ext.as_entire_binding()),
-                (4, sorted.as_entire_binding()),
-                (5, keys.as_entire_binding()),
-                (6, values.as_entire_binding()),
-                (7, sink.pairs.as_entire_binding()),
-                (9, choice.as_entire_binding()),
+                (1, sink.counters),
+                (2, sink.ext),
+                (4, sorted),
+                (5, keys),
+                (6, values),
+                (7, sink.pairs),
+                (9, choice),
             ],
-        );
-        pass.set_pipeline(&self.owner);
-        pass.set_bind_group(0, &bg, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+            n as u64,
+        )
     }
 }
