@@ -35,10 +35,10 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::cascade::{Cascade, block_max_bytes};
 use crate::gpu::context::{GpuContext, PassTimer};
-use crate::gpu::frame::{ParamArena, begin};
-use crate::gpu::keys::{EXTENTS_INIT, KeyMode, KeyParams, Keys};
-use crate::gpu::min_axis::{AxisOrder, MinAxis};
-use crate::gpu::pairs::{PairKernels, PairSink, Sweep};
+use crate::gpu::frame::{ParamArena, Recorder};
+use crate::gpu::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
+use crate::gpu::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
+use crate::gpu::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::radix_sort::RadixSort;
 use std::sync::Arc;
 use std::time::Instant;
@@ -318,11 +318,8 @@ impl GpuBroadPhase {
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             store,
         };
-        {
-            let mut pass = begin(&mut enc, timer, "extents");
-            self.keys
-                .extents(ctx, &mut pass, arena, n, &res.spheres, &self.ext)?;
-        }
+        Recorder::begin(ctx, &mut enc, timer, arena, "extents")
+            .record(|rec| self.keys.extents(rec, n, &res.spheres, &self.ext))?;
         let key_params = |mode: KeyMode, axis: u32, use_mark: bool| KeyParams {
             n,
             pad: n,
@@ -335,27 +332,25 @@ impl GpuBroadPhase {
             KeyMode::GridBucket => buckets.trailing_zeros().max(1),
             _ => 32,
         };
-        // keys -> sort -> gather into (res.keys, res.values, res.sorted).
+        let inputs = KeyInputs {
+            spheres: &res.spheres,
+            ext: &self.ext,
+            mark: &res.mark,
+        };
+        let order = SortedOrder {
+            sorted: &res.sorted,
+            keys: &res.keys,
+            values: &res.values,
+        };
+        // keys -> sort -> gather into `order`.
         let sort = &mut self.sort;
         let mut sorted_pass = |enc: &mut wgpu::CommandEncoder,
                                arena: &mut ParamArena,
                                timer: &mut PassTimer,
                                kp: KeyParams|
          -> Result<()> {
-            {
-                let mut pass = begin(enc, timer, "keys");
-                self.keys.make_keys(
-                    ctx,
-                    &mut pass,
-                    arena,
-                    kp,
-                    &res.spheres,
-                    &self.ext,
-                    &res.mark,
-                    &res.keys,
-                    &res.values,
-                )?;
-            }
+            Recorder::begin(ctx, enc, timer, arena, "keys")
+                .record(|rec| self.keys.make_keys(rec, kp, inputs, &res.keys, &res.values))?;
             sort.encode(
                 ctx,
                 enc,
@@ -365,22 +360,15 @@ impl GpuBroadPhase {
                 key_bits(kp.mode),
                 Some(timer),
             )?;
-            let mut pass = begin(enc, timer, "gather");
-            self.keys.gather(
-                ctx,
-                &mut pass,
-                arena,
-                n,
-                &res.spheres,
-                &res.values,
-                &res.sorted,
-            )
+            Recorder::begin(ctx, enc, timer, arena, "gather").record(|rec| {
+                self.keys
+                    .gather(rec, n, &res.spheres, &res.values, &res.sorted)
+            })
         };
         match self.method {
             Method::BruteForce => {
-                let mut pass = begin(&mut enc, timer, "pairs");
-                self.pairs
-                    .brute(ctx, &mut pass, arena, n, &res.spheres, &sink)?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.brute(rec, n, &res.spheres, &sink))?;
             }
             Method::OriginDistance | Method::Sap => {
                 let (mode, sweep) = if self.method == Method::Sap {
@@ -389,19 +377,8 @@ impl GpuBroadPhase {
                     (KeyMode::OriginDistance, Sweep::OriginDistance)
                 };
                 sorted_pass(&mut enc, arena, timer, key_params(mode, 0, false))?;
-                let mut pass = begin(&mut enc, timer, "pairs");
-                self.pairs.sweep(
-                    ctx,
-                    &mut pass,
-                    arena,
-                    n,
-                    sweep,
-                    0,
-                    &res.sorted,
-                    &res.keys,
-                    &res.values,
-                    &sink,
-                )?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
             }
             Method::Grid => {
                 sorted_pass(
@@ -411,24 +388,10 @@ impl GpuBroadPhase {
                     key_params(KeyMode::GridBucket, 0, false),
                 )?;
                 enc.clear_buffer(&res.starts, 0, None);
-                {
-                    let mut pass = begin(&mut enc, timer, "gather");
-                    self.keys
-                        .bucket_starts(ctx, &mut pass, arena, n, &res.keys, &res.starts)?;
-                }
-                let mut pass = begin(&mut enc, timer, "pairs");
-                self.pairs.grid(
-                    ctx,
-                    &mut pass,
-                    arena,
-                    n,
-                    buckets,
-                    &res.sorted,
-                    &res.keys,
-                    &res.values,
-                    &res.starts,
-                    &sink,
-                )?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "gather")
+                    .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.grid(rec, n, buckets, &order, &res.starts, &sink))?;
             }
             Method::X | Method::Xy | Method::Xyz => {
                 let axes: u32 = match self.method {
@@ -445,108 +408,63 @@ impl GpuBroadPhase {
                         key_params(KeyMode::Lo, axis, axis > 0),
                     )?;
                     if axis + 1 < axes {
-                        let mut pass = begin(&mut enc, timer, "cascade");
-                        cascade.encode(
-                            ctx,
-                            &mut pass,
-                            arena,
-                            n,
-                            axis,
-                            &res.sorted,
-                            &res.keys,
-                            &res.values,
-                            &res.block_max,
-                            &res.mark,
-                        )?;
+                        Recorder::begin(ctx, &mut enc, timer, arena, "cascade").record(|rec| {
+                            cascade.encode(rec, n, axis, &order, &res.block_max, &res.mark)
+                        })?;
                     } else {
-                        let mut pass = begin(&mut enc, timer, "pairs");
-                        self.pairs.sweep(
-                            ctx,
-                            &mut pass,
-                            arena,
-                            n,
-                            Sweep::Axis,
-                            axis,
-                            &res.sorted,
-                            &res.keys,
-                            &res.values,
-                            &sink,
-                        )?;
+                        Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                            self.pairs.sweep(rec, n, Sweep::Axis, axis, &order, &sink)
+                        })?;
                     }
                 }
             }
             Method::MinAxis => {
                 let kernels = self.min_axis.as_ref().expect("built for min_axis");
                 let mb = res.min_axis.as_ref().expect("allocated for min_axis");
+                let choice = ChoiceBuffers {
+                    choice: &mb.choice,
+                    forward_best: &mb.forward_best,
+                    counters: &self.counters,
+                };
                 for axis in 0..3u32 {
                     let a = axis as usize;
                     for (mode, k, v) in [
                         (KeyMode::Lo, &mb.lo_keys[a], &mb.lo_idx[a]),
                         (KeyMode::Hi, &res.keys, &res.values),
                     ] {
-                        {
-                            let mut pass = begin(&mut enc, timer, "keys");
-                            self.keys.make_keys(
-                                ctx,
-                                &mut pass,
-                                arena,
-                                key_params(mode, axis, false),
-                                &res.spheres,
-                                &self.ext,
-                                &res.mark,
-                                k,
-                                v,
-                            )?;
-                        }
+                        Recorder::begin(ctx, &mut enc, timer, arena, "keys").record(|rec| {
+                            self.keys
+                                .make_keys(rec, key_params(mode, axis, false), inputs, k, v)
+                        })?;
                         sort.encode(ctx, &mut enc, k, v, n, 32, Some(timer))?;
                     }
-                    let mut pass = begin(&mut enc, timer, "min_axis");
-                    kernels.encode(
-                        ctx,
-                        &mut pass,
-                        arena,
-                        n,
-                        axis,
-                        &res.spheres,
-                        &AxisOrder {
-                            lo_keys: &mb.lo_keys[a],
-                            lo_idx: &mb.lo_idx[a],
-                            hi_keys: &res.keys,
-                            rank: &mb.rank[a],
-                        },
-                        &mb.choice,
-                        &mb.forward_best,
-                        &self.counters,
-                    )?;
+                    let order = AxisOrder {
+                        lo_keys: &mb.lo_keys[a],
+                        lo_idx: &mb.lo_idx[a],
+                        hi_keys: &res.keys,
+                        rank: &mb.rank[a],
+                    };
+                    Recorder::begin(ctx, &mut enc, timer, arena, "min_axis").record(|rec| {
+                        kernels.encode(rec, n, axis, &res.spheres, &order, &choice)
+                    })?;
                 }
+                let sorted = AxisSorted {
+                    spheres: &res.sorted,
+                    choice: &mb.sorted_choice,
+                };
                 for axis in 0..3usize {
-                    {
-                        let mut pass = begin(&mut enc, timer, "gather");
-                        kernels.gather(
-                            ctx,
-                            &mut pass,
-                            arena,
-                            n,
-                            &res.spheres,
-                            &mb.lo_idx[axis],
-                            &mb.choice,
-                            &res.sorted,
-                            &mb.sorted_choice,
-                        )?;
-                    }
-                    let mut pass = begin(&mut enc, timer, "pairs");
-                    self.pairs.owner(
-                        ctx,
-                        &mut pass,
-                        arena,
-                        n,
-                        axis as u32,
-                        &res.sorted,
-                        &mb.lo_keys[axis],
-                        &mb.lo_idx[axis],
-                        &mb.sorted_choice,
-                        &sink,
-                    )?;
+                    Recorder::begin(ctx, &mut enc, timer, arena, "gather").record(|rec| {
+                        kernels.gather(rec, n, &res.spheres, &mb.lo_idx[axis], &mb.choice, &sorted)
+                    })?;
+                    let order = SortedOrder {
+                        sorted: &res.sorted,
+                        keys: &mb.lo_keys[axis],
+                        values: &mb.lo_idx[axis],
+                    };
+                    Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                        self.pairs
+                            .owner(rec, n, axis as u32, &order, &mb.sorted_choice, &sink)
+                    })?;
                 }
             }
         }

@@ -4,7 +4,8 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{ParamArena, Params, WG, bind, dispatch_groups, module};
+use crate::gpu::frame::{Params, Recorder, WG, pipelines};
+use crate::gpu::pairs::SortedOrder;
 
 pub struct Cascade {
     block_maxima: wgpu::ComputePipeline,
@@ -19,77 +20,47 @@ pub fn block_max_bytes(n: u32) -> u64 {
 
 impl Cascade {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(
+        let [block_maxima, block_prefix, survivors] = pipelines(
             ctx,
             "cascade.wgsl",
             include_str!("../../shaders/cascade.wgsl"),
+            ["block_maxima", "block_prefix", "survivors"],
         )?;
         Ok(Self {
-            block_maxima: ctx.pipeline(&m, "block_maxima", &[]),
-            block_prefix: ctx.pipeline(&m, "block_prefix", &[]),
-            survivors: ctx.pipeline(&m, "survivors", &[]),
+            block_maxima,
+            block_prefix,
+            survivors,
         })
     }
 
-    /// `sorted`/`keys`/`values`: the gathered spheres, keys and indices in sorted order on
-    /// `axis`. Writes `mark[i]` for every object.
-    #[allow(clippy::too_many_arguments)]
+    /// `order`: the gathered spheres, keys and indices in sorted order on `axis`. Writes
+    /// `mark[i]` for every object.
     pub fn encode(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         axis: u32,
-        sorted: &wgpu::Buffer,
-        keys: &wgpu::Buffer,
-        values: &wgpu::Buffer,
+        order: &SortedOrder<'_>,
         block_max: &wgpu::Buffer,
         mark: &wgpu::Buffer,
     ) -> Result<()> {
-        let off = arena.push(Params {
+        let params = Params {
             n,
             axis,
             ..Default::default()
-        })?;
-        let blocks = n.div_ceil(WG) as u64;
-        let p = || arena.binding(off);
-        let maxima = bind(
-            ctx,
-            &self.block_maxima,
-            &[
-                (0, p()),
-                (3, sorted.as_entire_binding()),
-                (4, keys.as_entire_binding()),
-                (6, block_max.as_entire_binding()),
-            ],
-        );
-        let prefix = bind(
-            ctx,
-            &self.block_prefix,
-            &[(0, p()), (6, block_max.as_entire_binding())],
-        );
-        let survivors = bind(
-            ctx,
-            &self.survivors,
-            &[
-                (0, p()),
-                (3, sorted.as_entire_binding()),
-                (4, keys.as_entire_binding()),
-                (5, values.as_entire_binding()),
-                (6, block_max.as_entire_binding()),
-                (7, mark.as_entire_binding()),
-            ],
-        );
-        pass.set_pipeline(&self.block_maxima);
-        pass.set_bind_group(0, &maxima, &[]);
-        dispatch_groups(ctx, pass, blocks);
-        pass.set_pipeline(&self.block_prefix);
-        pass.set_bind_group(0, &prefix, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-        pass.set_pipeline(&self.survivors);
-        pass.set_bind_group(0, &survivors, &[]);
-        dispatch_groups(ctx, pass, blocks);
-        Ok(())
+        };
+        let threads = n as u64;
+        let maxima = [(3, order.sorted), (4, order.keys), (6, block_max)];
+        rec.launch(&self.block_maxima, params, &maxima, threads)?;
+        // One workgroup scans the block maxima.
+        rec.launch(&self.block_prefix, params, &[(6, block_max)], 1)?;
+        let survivors = [
+            (3, order.sorted),
+            (4, order.keys),
+            (5, order.values),
+            (6, block_max),
+            (7, mark),
+        ];
+        rec.launch(&self.survivors, params, &survivors, threads)
     }
 }

@@ -26,6 +26,16 @@ pub struct Params {
     pub _p: [u32; 3],
 }
 
+impl Params {
+    /// Parameters with only the object count set.
+    pub fn n(n: u32) -> Self {
+        Self {
+            n,
+            ..Default::default()
+        }
+    }
+}
+
 pub const FLAG_MARK: u32 = 1;
 pub const FLAG_STORE: u32 = 2;
 
@@ -134,6 +144,66 @@ pub fn launch(
     pass.set_bind_group(0, &bg, &[]);
     dispatch(ctx, pass, threads);
     Ok(())
+}
+
+/// One timed compute pass of a frame with the frame's parameter arena: what the stages' kernel
+/// methods record into, so each takes one argument instead of device, pass and arena.
+pub struct Recorder<'f, 'e> {
+    ctx: &'f GpuContext,
+    pass: wgpu::ComputePass<'e>,
+    arena: &'f mut ParamArena,
+}
+
+impl<'f, 'e> Recorder<'f, 'e> {
+    /// Opens a compute pass timed as `label` (when the device has timestamps).
+    pub fn begin(
+        ctx: &'f GpuContext,
+        encoder: &'e mut wgpu::CommandEncoder,
+        timer: &mut crate::gpu::context::PassTimer,
+        arena: &'f mut ParamArena,
+        label: &'static str,
+    ) -> Self {
+        Self {
+            ctx,
+            pass: begin(encoder, timer, label),
+            arena,
+        }
+    }
+
+    /// Runs `f` on this pass and ends the pass.
+    pub fn record<T>(mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        f(&mut self)
+    }
+
+    /// [`launch`] in this pass.
+    pub fn launch(
+        &mut self,
+        pipeline: &wgpu::ComputePipeline,
+        params: Params,
+        buffers: &[(u32, &wgpu::Buffer)],
+        threads: u64,
+    ) -> Result<()> {
+        launch(
+            self.ctx,
+            &mut self.pass,
+            self.arena,
+            pipeline,
+            params,
+            buffers,
+            threads,
+        )
+    }
+}
+
+/// Compiles one stage's WGSL (after the common prelude) and its entry points, in order.
+pub fn pipelines<const N: usize>(
+    ctx: &GpuContext,
+    label: &str,
+    stage: &str,
+    entries: [&str; N],
+) -> Result<[wgpu::ComputePipeline; N]> {
+    let m = module(ctx, label, stage)?;
+    Ok(entries.map(|entry| ctx.pipeline(&m, entry, &[])))
 }
 
 /// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).

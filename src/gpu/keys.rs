@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{ParamArena, Params, launch, module};
+use crate::gpu::frame::{FLAG_MARK, Params, Recorder, pipelines};
 
 /// `mode` values of `make_keys` (`MODE_*` in `shaders/keys.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,126 +29,93 @@ pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0]
 
 impl Keys {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(ctx, "keys.wgsl", include_str!("../../shaders/keys.wgsl"))?;
+        let [extents, make_keys, gather, bucket_starts] = pipelines(
+            ctx,
+            "keys.wgsl",
+            include_str!("../../shaders/keys.wgsl"),
+            ["extents", "make_keys", "gather", "bucket_starts"],
+        )?;
         Ok(Self {
-            extents: ctx.pipeline(&m, "extents", &[]),
-            make_keys: ctx.pipeline(&m, "make_keys", &[]),
-            gather: ctx.pipeline(&m, "gather", &[]),
-            bucket_starts: ctx.pipeline(&m, "bucket_starts", &[]),
+            extents,
+            make_keys,
+            gather,
+            bucket_starts,
         })
     }
 
     /// Reduces the extents of `n` spheres into `ext` (which must hold [`EXTENTS_INIT`]).
     pub fn extents(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
         ext: &wgpu::Buffer,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.extents,
-            Params {
-                n,
-                ..Default::default()
-            },
-            &[(2, ext), (3, spheres)],
-            n as u64,
-        )
+        let buffers = [(2, ext), (3, spheres)];
+        rec.launch(&self.extents, Params::n(n), &buffers, n as u64)
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
-    /// `mark`: with `Some`, objects whose mark is 0 get the maximum key (cascade survivors).
-    #[allow(clippy::too_many_arguments)]
+    /// `mark`: with `use_mark`, objects whose mark is 0 get the maximum key (cascade survivors).
     pub fn make_keys(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         p: KeyParams,
-        spheres: &wgpu::Buffer,
-        ext: &wgpu::Buffer,
-        mark: &wgpu::Buffer,
+        inputs: KeyInputs<'_>,
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.make_keys,
-            Params {
-                n: p.n,
-                pad: p.pad,
-                axis: p.axis,
-                mode: p.mode as u32,
-                flags: if p.use_mark {
-                    crate::gpu::frame::FLAG_MARK
-                } else {
-                    0
-                },
-                buckets: p.buckets,
-                ..Default::default()
-            },
-            &[(2, ext), (3, spheres), (4, keys), (5, values), (6, mark)],
-            p.pad as u64,
-        )
+        let params = Params {
+            n: p.n,
+            pad: p.pad,
+            axis: p.axis,
+            mode: p.mode as u32,
+            flags: if p.use_mark { FLAG_MARK } else { 0 },
+            buckets: p.buckets,
+            ..Default::default()
+        };
+        let buffers = [
+            (2, inputs.ext),
+            (3, inputs.spheres),
+            (4, keys),
+            (5, values),
+            (6, inputs.mark),
+        ];
+        rec.launch(&self.make_keys, params, &buffers, p.pad as u64)
     }
 
     /// `sorted[p] = spheres[values[p]]` for p < n.
-    #[allow(clippy::too_many_arguments)]
     pub fn gather(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
         values: &wgpu::Buffer,
         sorted: &wgpu::Buffer,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.gather,
-            Params {
-                n,
-                ..Default::default()
-            },
-            &[(3, spheres), (5, values), (7, sorted)],
-            n as u64,
-        )
+        let buffers = [(3, spheres), (5, values), (7, sorted)];
+        rec.launch(&self.gather, Params::n(n), &buffers, n as u64)
     }
 
     /// `starts[bucket] = 1 + first sorted position` (the buffer must be zeroed first).
     pub fn bucket_starts(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         keys: &wgpu::Buffer,
         starts: &wgpu::Buffer,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.bucket_starts,
-            Params {
-                n,
-                ..Default::default()
-            },
-            &[(4, keys), (8, starts)],
-            n as u64,
-        )
+        let buffers = [(4, keys), (8, starts)];
+        rec.launch(&self.bucket_starts, Params::n(n), &buffers, n as u64)
     }
+}
+
+/// What `make_keys` reads: the spheres, the scene extents and the cascade marks.
+#[derive(Clone, Copy)]
+pub struct KeyInputs<'a> {
+    pub spheres: &'a wgpu::Buffer,
+    pub ext: &'a wgpu::Buffer,
+    pub mark: &'a wgpu::Buffer,
 }
 
 /// What `make_keys` computes.

@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{ParamArena, Params, bind, dispatch, launch, module};
+use crate::gpu::frame::{Params, Recorder, pipelines};
 
 pub struct MinAxis {
     rank_scatter: wgpu::ComputePipeline,
@@ -23,101 +23,82 @@ pub struct AxisOrder<'a> {
 
 impl MinAxis {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(
+        let [rank_scatter, choose, gather_axis] = pipelines(
             ctx,
             "min_axis.wgsl",
             include_str!("../../shaders/min_axis.wgsl"),
+            ["rank_scatter", "choose", "gather_axis"],
         )?;
         Ok(Self {
-            rank_scatter: ctx.pipeline(&m, "rank_scatter", &[]),
-            choose: ctx.pipeline(&m, "choose", &[]),
-            gather_axis: ctx.pipeline(&m, "gather_axis", &[]),
+            rank_scatter,
+            choose,
+            gather_axis,
         })
     }
 
     /// Ranks on `axis`, then folds that axis into `choice` / `forward_best`. Call for axis
     /// 0, 1, 2 in that order.
-    #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         axis: u32,
         spheres: &wgpu::Buffer,
         order: &AxisOrder<'_>,
-        choice: &wgpu::Buffer,
-        forward_best: &wgpu::Buffer,
-        counters: &wgpu::Buffer,
+        choice: &ChoiceBuffers<'_>,
     ) -> Result<()> {
-        let off = arena.push(Params {
+        let params = Params {
             n,
             axis,
             ..Default::default()
-        })?;
-        let rank = bind(
-            ctx,
-            &self.rank_scatter,
-            &[
-                (0, arena.binding(off)),
-                (5, order.lo_idx.as_entire_binding()),
-                (7, order.rank.as_entire_binding()),
-            ],
-        );
-        let entries = [
-            (0, arena.binding(off)),
+        };
+        let rank = [(5, order.lo_idx), (7, order.rank)];
+        rec.launch(&self.rank_scatter, params, &rank, n as u64)?;
+        let choose = [
             // `choose` adds the literal-rule total on the last axis.
-            (1, counters.as_entire_binding()),
-            (3, spheres.as_entire_binding()),
-            (4, order.lo_keys.as_entire_binding()),
-            (6, order.hi_keys.as_entire_binding()),
-            (7, order.rank.as_entire_binding()),
-            (8, choice.as_entire_binding()),
-            (9, forward_best.as_entire_binding()),
+            (1, choice.counters),
+            (3, spheres),
+            (4, order.lo_keys),
+            (6, order.hi_keys),
+            (7, order.rank),
+            (8, choice.choice),
+            (9, choice.forward_best),
         ];
-        let choose = bind(ctx, &self.choose, &entries);
-        pass.set_pipeline(&self.rank_scatter);
-        pass.set_bind_group(0, &rank, &[]);
-        dispatch(ctx, pass, n as u64);
-        pass.set_pipeline(&self.choose);
-        pass.set_bind_group(0, &choose, &[]);
-        dispatch(ctx, pass, n as u64);
-        Ok(())
+        rec.launch(&self.choose, params, &choose, n as u64)
     }
 
     /// Gathers spheres and choices into the lo order of one axis (after all three
     /// [`Self::encode`] calls).
-    #[allow(clippy::too_many_arguments)]
     pub fn gather(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
         lo_idx: &wgpu::Buffer,
         choice: &wgpu::Buffer,
-        sorted: &wgpu::Buffer,
-        sorted_choice: &wgpu::Buffer,
+        sorted: &AxisSorted<'_>,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.gather_axis,
-            Params {
-                n,
-                ..Default::default()
-            },
-            &[
-                (3, spheres),
-                (5, lo_idx),
-                (8, choice),
-                (10, sorted),
-                (11, sorted_choice),
-            ],
-            n as u64,
-        )
+        let buffers = [
+            (3, spheres),
+            (5, lo_idx),
+            (8, choice),
+            (10, sorted.spheres),
+            (11, sorted.choice),
+        ];
+        rec.launch(&self.gather_axis, Params::n(n), &buffers, n as u64)
     }
+}
+
+/// Per object: the chosen (m, axis) and the literal rule's smallest forward count so far; the
+/// frame's counters, which receive the literal-rule total.
+pub struct ChoiceBuffers<'a> {
+    pub choice: &'a wgpu::Buffer,
+    pub forward_best: &'a wgpu::Buffer,
+    pub counters: &'a wgpu::Buffer,
+}
+
+/// Outputs of [`MinAxis::gather`]: spheres and choices in one axis's lo order.
+pub struct AxisSorted<'a> {
+    pub spheres: &'a wgpu::Buffer,
+    pub choice: &'a wgpu::Buffer,
 }

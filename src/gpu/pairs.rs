@@ -5,7 +5,7 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{FLAG_STORE, ParamArena, Params, launch, module};
+use crate::gpu::frame::{FLAG_STORE, Params, Recorder, pipelines};
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,25 @@ pub struct PairSink<'a> {
     pub store: bool,
 }
 
-impl PairSink<'_> {
+impl<'a> PairSink<'a> {
+    /// The bindings every sorted walk uses, plus one kernel-specific extra.
+    fn with_order(
+        &self,
+        order: &SortedOrder<'a>,
+        extra: Option<(u32, &'a wgpu::Buffer)>,
+    ) -> Vec<(u32, &'a wgpu::Buffer)> {
+        let mut buffers = vec![
+            (1, self.counters),
+            (2, self.ext),
+            (4, order.sorted),
+            (5, order.keys),
+            (6, order.values),
+            (7, self.pairs),
+        ];
+        buffers.extend(extra);
+        buffers
+    }
+
     fn params(&self, n: u32) -> Params {
         Params {
             n,
@@ -48,146 +66,98 @@ impl PairSink<'_> {
 
 impl PairKernels {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let m = module(ctx, "pairs.wgsl", include_str!("../../shaders/pairs.wgsl"))?;
+        let [brute, sweep, grid, owner] = pipelines(
+            ctx,
+            "pairs.wgsl",
+            include_str!("../../shaders/pairs.wgsl"),
+            ["brute", "sweep", "grid", "owner"],
+        )?;
         Ok(Self {
-            brute: ctx.pipeline(&m, "brute", &[]),
-            sweep: ctx.pipeline(&m, "sweep", &[]),
-            grid: ctx.pipeline(&m, "grid", &[]),
-            owner: ctx.pipeline(&m, "owner", &[]),
+            brute,
+            sweep,
+            grid,
+            owner,
         })
     }
 
     /// All n(n-1)/2 pairs of `spheres` (original order).
     pub fn brute(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
+        let buffers = [(1, sink.counters), (3, spheres), (7, sink.pairs)];
+        rec.launch(
             &self.brute,
             sink.params(n),
-            &[(1, sink.counters), (3, spheres), (7, sink.pairs)],
+            &buffers,
             (n as u64).div_ceil(2),
         )
     }
 
-    /// A forward sweep over the sorted order (`keys` hold the sort keys, `values` the indices,
-    /// `sorted` the gathered spheres).
-    #[allow(clippy::too_many_arguments)]
+    /// A forward sweep over the sorted order on `axis`.
     pub fn sweep(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         mode: Sweep,
         axis: u32,
-        sorted: &wgpu::Buffer,
-        keys: &wgpu::Buffer,
-        values: &wgpu::Buffer,
+        order: &SortedOrder<'_>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.sweep,
-            Params {
-                mode: mode as u32,
-                axis,
-                ..sink.params(n)
-            },
-            &[
-                (1, sink.counters),
-                (2, sink.ext),
-                (4, sorted),
-                (5, keys),
-                (6, values),
-                (7, sink.pairs),
-            ],
-            n as u64,
-        )
+        let params = Params {
+            mode: mode as u32,
+            axis,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, None);
+        rec.launch(&self.sweep, params, &buffers, n as u64)
     }
 
-    /// Grid neighbour walk: `keys` are sorted bucket ids, `starts` the bucket starts.
-    #[allow(clippy::too_many_arguments)]
+    /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts.
     pub fn grid(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         buckets: u32,
-        sorted: &wgpu::Buffer,
-        keys: &wgpu::Buffer,
-        values: &wgpu::Buffer,
+        order: &SortedOrder<'_>,
         starts: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.grid,
-            Params {
-                buckets,
-                ..sink.params(n)
-            },
-            &[
-                (1, sink.counters),
-                (2, sink.ext),
-                (4, sorted),
-                (5, keys),
-                (6, values),
-                (7, sink.pairs),
-                (8, starts),
-            ],
-            n as u64,
-        )
+        let params = Params {
+            buckets,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, Some((8, starts)));
+        rec.launch(&self.grid, params, &buffers, n as u64)
     }
 
-    /// min_axis owners of `axis`: `keys`/`values`/`sorted`/`choice` are that axis's sorted lo
-    /// keys, indices, spheres and (m, axis) choices.
-    #[allow(clippy::too_many_arguments)]
+    /// min_axis owners of `axis`: `order` is that axis's sorted lo keys, indices and spheres,
+    /// `choice` the (m, axis) choices in the same order.
     pub fn owner(
         &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass<'_>,
-        arena: &mut ParamArena,
+        rec: &mut Recorder<'_, '_>,
         n: u32,
         axis: u32,
-        sorted: &wgpu::Buffer,
-        keys: &wgpu::Buffer,
-        values: &wgpu::Buffer,
+        order: &SortedOrder<'_>,
         choice: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        launch(
-            ctx,
-            pass,
-            arena,
-            &self.owner,
-            Params {
-                axis,
-                ..sink.params(n)
-            },
-            &[
-                (1, sink.counters),
-                (2, sink.ext),
-                (4, sorted),
-                (5, keys),
-                (6, values),
-                (7, sink.pairs),
-                (9, choice),
-            ],
-            n as u64,
-        )
+        let params = Params {
+            axis,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, Some((9, choice)));
+        rec.launch(&self.owner, params, &buffers, n as u64)
     }
+}
+
+/// Objects in sorted order: the gathered spheres, their sort keys and original indices.
+#[derive(Clone, Copy)]
+pub struct SortedOrder<'a> {
+    pub sorted: &'a wgpu::Buffer,
+    pub keys: &'a wgpu::Buffer,
+    pub values: &'a wgpu::Buffer,
 }
