@@ -7,7 +7,9 @@
 // together) and then silently cuts the rest, reductions included. Every walk therefore visits
 // UNROLL candidates per loop iteration (visit_* functions called UNROLL times, the walk state in
 // private variables), so one invocation can walk about a million candidates there. Real GPUs
-// have no such cap.
+// have no such cap. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
+// derived bind-group layouts then include every walk's buffers, so each kernel would need all of
+// them bound. The unrolled blocks stay written out per walk.)
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
