@@ -172,12 +172,19 @@ impl RotatingGpu {
             .map_or(by_binding, |c| c.min(by_binding))
     }
 
-    fn bind(
+    /// Records `pipeline` over `threads` invocations in its own pass, timed as `stage`, each
+    /// buffer bound whole.
+    #[allow(clippy::too_many_arguments)]
+    fn run_pass(
         &self,
         ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        timer: &mut PassTimer,
+        stage: &'static str,
         pipeline: &wgpu::ComputePipeline,
         buffers: &[(u32, &wgpu::Buffer)],
-    ) -> wgpu::BindGroup {
+        threads: u32,
+    ) {
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .map(|&(binding, b)| wgpu::BindGroupEntry {
@@ -185,11 +192,19 @@ impl RotatingGpu {
                 resource: b.as_entire_binding(),
             })
             .collect();
-        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("rotating"),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
-        })
+        });
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(stage),
+            timestamp_writes: timer.pass(stage),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        let (x, y) = dispatch_2d(self.max_groups_per_dim, threads.div_ceil(WORKGROUP));
+        pass.dispatch_workgroups(x, y, 1);
     }
 
     /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,
@@ -243,26 +258,20 @@ impl RotatingGpu {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         let mut timer = PassTimer::new(ctx, TIMER_PASSES);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let groups = dispatch_2d(self.max_groups_per_dim, n.div_ceil(WORKGROUP));
-        {
-            let bg = self.bind(
-                ctx,
-                &self.keys,
-                &[
-                    (16, &self.params),
-                    (17, &in_spheres),
-                    (18, &keys),
-                    (19, &values),
-                ],
-            );
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("rotating keys"),
-                timestamp_writes: timer.pass("keys"),
-            });
-            pass.set_pipeline(&self.keys);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
-        }
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "keys",
+            &self.keys,
+            &[
+                (16, &self.params),
+                (17, &in_spheres),
+                (18, &keys),
+                (19, &values),
+            ],
+            n,
+        );
         self.sort.encode(
             ctx,
             &mut enc,
@@ -272,40 +281,29 @@ impl RotatingGpu {
             grid.key_bits(),
             Some(&mut timer),
         )?;
-        {
-            let bg = self.bind(
-                ctx,
-                &self.gather,
-                &[
-                    (16, &self.params),
-                    (17, &in_spheres),
-                    (19, &values),
-                    (20, &sorted),
-                ],
-            );
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("rotating gather"),
-                timestamp_writes: timer.pass("gather"),
-            });
-            pass.set_pipeline(&self.gather);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
-        }
-        {
-            let bg = self.bind(
-                ctx,
-                &self.starts_pipeline,
-                &[(16, &self.params), (18, &keys), (27, &starts)],
-            );
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("rotating cell starts"),
-                timestamp_writes: timer.pass("cell starts"),
-            });
-            pass.set_pipeline(&self.starts_pipeline);
-            pass.set_bind_group(0, &bg, &[]);
-            let g = dispatch_2d(self.max_groups_per_dim, (cells + 1).div_ceil(WORKGROUP));
-            pass.dispatch_workgroups(g.0, g.1, 1);
-        }
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "gather",
+            &self.gather,
+            &[
+                (16, &self.params),
+                (17, &in_spheres),
+                (19, &values),
+                (20, &sorted),
+            ],
+            n,
+        );
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "cell starts",
+            &self.starts_pipeline,
+            &[(16, &self.params), (18, &keys), (27, &starts)],
+            cells + 1,
+        );
         timer.resolve(&mut enc);
         ctx.queue.submit([enc.finish()]);
         ctx.wait()?;
@@ -389,29 +387,23 @@ impl RotatingGpu {
         let candidates = self.candidates.get(ctx, "rotating candidates", 8)?;
         let mut timer = PassTimer::new(ctx, TIMER_PASSES);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let bg = self.bind(
-                ctx,
-                &self.count,
-                &[
-                    (16, &self.params),
-                    (20, sorted),
-                    (27, starts),
-                    (21, &aabb_buf),
-                    (23, &counts),
-                    (24, &candidates),
-                    (25, &self.totals),
-                ],
-            );
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("rotating count"),
-                timestamp_writes: timer.pass("count candidates"),
-            });
-            pass.set_pipeline(&self.count);
-            pass.set_bind_group(0, &bg, &[]);
-            let g = dispatch_2d(self.max_groups_per_dim, k.div_ceil(WORKGROUP));
-            pass.dispatch_workgroups(g.0, g.1, 1);
-        }
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "count candidates",
+            &self.count,
+            &[
+                (16, &self.params),
+                (20, sorted),
+                (27, starts),
+                (21, &aabb_buf),
+                (23, &counts),
+                (24, &candidates),
+                (25, &self.totals),
+            ],
+            k,
+        );
         self.scan.encode(
             ctx,
             &mut enc,
@@ -488,51 +480,39 @@ impl RotatingGpu {
             ctx.queue.write_buffer(&self.totals, 0, &[0u8; 4]);
             let mut timer = PassTimer::new(ctx, 2);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            {
-                let bg = self.bind(
-                    ctx,
-                    &self.write,
-                    &[
-                        (16, &self.params),
-                        (20, sorted),
-                        (27, starts),
-                        (21, &aabb_buf),
-                        (23, &counts),
-                        (24, &candidates),
-                    ],
-                );
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("rotating write"),
-                    timestamp_writes: timer.pass("write candidates"),
-                });
-                pass.set_pipeline(&self.write);
-                pass.set_bind_group(0, &bg, &[]);
-                let g = dispatch_2d(self.max_groups_per_dim, (end - first).div_ceil(WORKGROUP));
-                pass.dispatch_workgroups(g.0, g.1, 1);
-            }
-            {
-                let bg = self.bind(
-                    ctx,
-                    &self.test,
-                    &[
-                        (16, &self.params),
-                        (19, values),
-                        (20, sorted),
-                        (22, &sector_buf),
-                        (24, &candidates),
-                        (25, &self.totals),
-                        (26, &hit_buf),
-                    ],
-                );
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("rotating test"),
-                    timestamp_writes: timer.pass("exact test"),
-                });
-                pass.set_pipeline(&self.test);
-                pass.set_bind_group(0, &bg, &[]);
-                let g = dispatch_2d(self.max_groups_per_dim, (count as u32).div_ceil(WORKGROUP));
-                pass.dispatch_workgroups(g.0, g.1, 1);
-            }
+            self.run_pass(
+                ctx,
+                &mut enc,
+                &mut timer,
+                "write candidates",
+                &self.write,
+                &[
+                    (16, &self.params),
+                    (20, sorted),
+                    (27, starts),
+                    (21, &aabb_buf),
+                    (23, &counts),
+                    (24, &candidates),
+                ],
+                end - first,
+            );
+            self.run_pass(
+                ctx,
+                &mut enc,
+                &mut timer,
+                "exact test",
+                &self.test,
+                &[
+                    (16, &self.params),
+                    (19, values),
+                    (20, sorted),
+                    (22, &sector_buf),
+                    (24, &candidates),
+                    (25, &self.totals),
+                    (26, &hit_buf),
+                ],
+                count as u32,
+            );
             timer.resolve(&mut enc);
             ctx.queue.submit([enc.finish()]);
             let chunk_hits = ctx.read::<u32>(&self.totals, 1)?[0] as u64;
