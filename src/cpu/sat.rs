@@ -4,6 +4,7 @@
 
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::cpu::aabb_sweep::{aabb_sweep, sweep_order};
+use crate::geom::aabb::Aabb;
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
@@ -180,29 +181,19 @@ fn unpermute(pairs: &mut [Pair], order: &[u32]) {
 /// AABB sweep and prune, then the separating-axis test. `Stats::tests` counts SAT tests.
 pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
     validate_obbs(boxes)?;
-    let mut stats = Stats::default();
-    let t0 = Instant::now();
+    let start = Instant::now();
     let aabbs: Vec<_> = boxes.par_iter().map(Obb::aabb).collect();
-    // Work in the sweep's order (see `sweep_order`), then map pairs back to input indices.
-    let order = sweep_order(&aabbs);
-    let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
-    let frames: Vec<_> = order
-        .par_iter()
-        .map(|&i| boxes[i as usize].frame())
-        .collect();
-    let t1 = Instant::now();
-    stats.stage("bounds", (t1 - t0).as_secs_f64(), Clock::Wall);
-    let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates);
-    let t2 = Instant::now();
-    stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
-    let mut pairs = Vec::new();
-    obb_frame_pairs(&frames, &candidates, &mut pairs)?;
-    unpermute(&mut pairs, &order);
-    stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
-    stats.tests = candidates.len() as u64;
-    stats.pairs = pairs.len() as u64;
-    Ok((pairs, stats))
+    sweep_then_sat(
+        start,
+        &aabbs,
+        |order| {
+            Ok(order
+                .par_iter()
+                .map(|&i| boxes[i as usize].frame())
+                .collect::<Vec<_>>())
+        },
+        |frames, candidates, pairs| obb_frame_pairs(frames, candidates, pairs),
+    )
 }
 
 /// The polygon equivalent of [`obb_overlaps`] (polygons are validated when constructed).
@@ -216,21 +207,36 @@ pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
             polygons.len()
         )));
     }
+    let start = Instant::now();
+    sweep_then_sat(
+        start,
+        &polygon_aabbs(polygons),
+        |order| PolygonSet::in_order(polygons, order),
+        polygon_set_pairs,
+    )
+}
+
+/// The pipeline shared by boxes and polygons. Works in the sweep's order (see `sweep_order`):
+/// `reorder` lays the shapes out in it, the AABB sweep finds candidates, `sat` keeps the
+/// overlapping ones; pairs are mapped back to input indices at the end.
+fn sweep_then_sat<S>(
+    start: Instant,
+    aabbs: &[Aabb],
+    reorder: impl FnOnce(&[u32]) -> Result<S>,
+    sat: impl FnOnce(&S, &[Pair], &mut Vec<Pair>) -> Result<()>,
+) -> Result<(Vec<Pair>, Stats)> {
     let mut stats = Stats::default();
-    let t0 = Instant::now();
-    let aabbs = polygon_aabbs(polygons);
-    // Work in the sweep's order (see `sweep_order`), then map pairs back to input indices.
-    let order = sweep_order(&aabbs);
+    let order = sweep_order(aabbs);
     let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
-    let set = PolygonSet::in_order(polygons, &order)?;
+    let shapes = reorder(&order)?;
     let t1 = Instant::now();
-    stats.stage("bounds", (t1 - t0).as_secs_f64(), Clock::Wall);
+    stats.stage("bounds", (t1 - start).as_secs_f64(), Clock::Wall);
     let mut candidates = Vec::new();
     aabb_sweep(&aabbs, &mut candidates);
     let t2 = Instant::now();
     stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
     let mut pairs = Vec::new();
-    polygon_set_pairs(&set, &candidates, &mut pairs)?;
+    sat(&shapes, &candidates, &mut pairs)?;
     unpermute(&mut pairs, &order);
     stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
     stats.tests = candidates.len() as u64;
