@@ -188,36 +188,17 @@ impl RotatingScene {
     }
 }
 
-/// Checks the boxes: finite fields, unit axis, arm unit and perpendicular to it (1e-3),
-/// distance, widths and angle >= 0, and an index that fits u32.
+/// Checks the boxes ([`RotatingBox::problem`]) and that every index fits u32.
 pub fn validate_boxes(boxes: &[RotatingBox]) -> Result<()> {
     if boxes.len() > u32::MAX as usize - 1 {
         return Err(Error::TooLarge(format!("{} rotating boxes", boxes.len())));
     }
     for (index, b) in boxes.iter().enumerate() {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
+        if let Some(problem) = b.problem() {
+            return Err(Error::InvalidObject {
                 index,
                 problem: format!("rotating box: {problem}"),
-            })
-        };
-        let finite = b.origin.is_finite()
-            && b.axis.is_finite()
-            && b.arm.is_finite()
-            && b.widths.is_finite()
-            && b.distance.is_finite()
-            && b.angle.is_finite();
-        if !finite {
-            return bad("non-finite field");
-        }
-        if (b.axis.length() - 1.0).abs() > 1e-3 || (b.arm.length() - 1.0).abs() > 1e-3 {
-            return bad("axis and arm must be unit vectors");
-        }
-        if b.axis.dot(b.arm).abs() > 1e-3 {
-            return bad("arm must be perpendicular to the axis");
-        }
-        if b.distance < 0.0 || b.widths.min_element() < 0.0 || b.angle < 0.0 {
-            return bad("distance, widths and angle must be >= 0");
+            });
         }
     }
     Ok(())

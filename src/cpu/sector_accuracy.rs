@@ -405,36 +405,18 @@ pub fn random_rotation(rng: &mut impl Rng) -> RotatingBox {
     }
 }
 
-/// Checks a rotation list for this experiment: finite fields, unit perpendicular axis and arm
-/// (within 1e-3), non-negative distance and widths, angle in [0, 2 pi].
+/// Checks a rotation list for this experiment: [`RotatingBox::problem`], and an angle of at most
+/// 2 pi.
 pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
     for (index, b) in rotations.iter().enumerate() {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
+        let problem = b
+            .problem()
+            .or((b.angle > TAU).then_some("angle must be in [0, 2 pi]"));
+        if let Some(problem) = problem {
+            return Err(Error::InvalidObject {
                 index,
                 problem: format!("rotating box: {problem}"),
-            })
-        };
-        let finite = b.origin.is_finite()
-            && b.axis.is_finite()
-            && b.arm.is_finite()
-            && b.widths.is_finite()
-            && b.distance.is_finite()
-            && b.angle.is_finite();
-        if !finite {
-            return bad("non-finite field");
-        }
-        if (b.axis.length() - 1.0).abs() > 1e-3
-            || (b.arm.length() - 1.0).abs() > 1e-3
-            || b.axis.dot(b.arm).abs() > 1e-3
-        {
-            return bad("axis and arm must be perpendicular unit vectors");
-        }
-        if b.distance < 0.0 || b.widths.min_element() < 0.0 {
-            return bad("distance and widths must be >= 0");
-        }
-        if !(0.0..=TAU).contains(&b.angle) {
-            return bad("angle must be in [0, 2 pi]");
+            });
         }
     }
     Ok(())

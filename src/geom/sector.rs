@@ -159,6 +159,30 @@ pub struct RotatingBox {
 }
 
 impl RotatingBox {
+    /// What is wrong with this box, if anything: non-finite fields, axis or arm not unit, arm not
+    /// perpendicular to the axis (each within 1e-3), negative distance, widths or angle.
+    pub fn problem(&self) -> Option<&'static str> {
+        let finite = self.origin.is_finite()
+            && self.axis.is_finite()
+            && self.arm.is_finite()
+            && self.widths.is_finite()
+            && self.distance.is_finite()
+            && self.angle.is_finite();
+        if !finite {
+            return Some("non-finite field");
+        }
+        if (self.axis.length() - 1.0).abs() > 1e-3 || (self.arm.length() - 1.0).abs() > 1e-3 {
+            return Some("axis and arm must be unit vectors");
+        }
+        if self.axis.dot(self.arm).abs() > 1e-3 {
+            return Some("arm must be perpendicular to the axis");
+        }
+        if self.distance < 0.0 || self.widths.min_element() < 0.0 || self.angle < 0.0 {
+            return Some("distance, widths and angle must be >= 0");
+        }
+        None
+    }
+
     /// Box centre at the start pose.
     pub fn start_center(&self) -> Vec3 {
         self.origin + self.distance * self.arm
