@@ -4,8 +4,8 @@
 
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::cpu::aabb_sweep::{aabb_sweep, sweep_order};
-use crate::geom::aabb::Aabb;
 use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use glam::{Vec2, Vec3A, Vec4};

@@ -188,6 +188,32 @@ impl GpuContext {
         Ok(())
     }
 
+    /// A clear error when `what` needs 1D workgroups of `size` invocations and the adapter
+    /// allows fewer.
+    pub fn check_workgroup(&self, what: &str, size: u32) -> Result<()> {
+        let l = &self.limits;
+        if l.max_compute_invocations_per_workgroup < size || l.max_compute_workgroup_size_x < size {
+            return Err(Error::TooLarge(format!(
+                "{what} needs {size}-invocation workgroups; the adapter '{}' allows {} (x at \
+                 most {})",
+                self.info.name,
+                l.max_compute_invocations_per_workgroup,
+                l.max_compute_workgroup_size_x
+            )));
+        }
+        Ok(())
+    }
+
+    /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
+    pub fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
     /// A storage buffer of `bytes` (at least 4, so empty inputs still bind), checked against the
     /// binding limit.
     pub fn storage_buffer(

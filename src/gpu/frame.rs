@@ -56,12 +56,7 @@ impl ParamArena {
     pub fn new(ctx: &GpuContext, capacity: usize) -> Self {
         let stride = (std::mem::size_of::<Params>() as u64)
             .next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment as u64);
-        let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("broad-phase params"),
-            size: stride * capacity as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let buffer = ctx.uniform_buffer("broad-phase params", stride * capacity as u64);
         Self {
             buffer,
             stride,

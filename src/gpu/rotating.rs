@@ -96,12 +96,7 @@ fn dispatch_2d(max: u32, groups: u32) -> (u32, u32) {
 
 impl RotatingGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        if ctx.limits.max_compute_invocations_per_workgroup < WORKGROUP {
-            return Err(Error::Gpu(format!(
-                "adapter '{}' allows fewer than {WORKGROUP} threads per workgroup",
-                ctx.info.name
-            )));
-        }
+        ctx.check_workgroup("the rotating-box frame", WORKGROUP)?;
         let module = ctx.shader("rotating.wgsl", SHADER)?;
         let small = |label| {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -122,12 +117,7 @@ impl RotatingGpu {
             test: ctx.pipeline(&module, "test_candidates", &[]),
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
-            params: ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("rotating params"),
-                size: std::mem::size_of::<Params>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
+            params: ctx.uniform_buffer("rotating params", std::mem::size_of::<Params>() as u64),
             totals: small("rotating totals"),
             scan_total: small("rotating scan total"),
             in_spheres: Scratch::default(),

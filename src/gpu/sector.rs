@@ -50,23 +50,10 @@ pub struct SectorExperimentGpu {
 
 impl SectorExperimentGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let l = &ctx.limits;
-        if l.max_compute_workgroup_size_x < WORKGROUP
-            || l.max_compute_invocations_per_workgroup < WORKGROUP
-        {
-            return Err(Error::Gpu(format!(
-                "adapter '{}' allows {} threads per workgroup; the sector experiment needs {WORKGROUP}",
-                ctx.info.name, l.max_compute_invocations_per_workgroup
-            )));
-        }
+        ctx.check_workgroup("the sector experiment", WORKGROUP)?;
         let module = ctx.shader("sector.wgsl", SHADER)?;
         let pipeline = ctx.pipeline(&module, "classify_rows", &[]);
-        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("sector params"),
-            size: std::mem::size_of::<Params>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params = ctx.uniform_buffer("sector params", std::mem::size_of::<Params>() as u64);
         ctx.check()?;
         Ok(Self {
             pipeline,

@@ -66,20 +66,11 @@ pub struct SectorSphereGpu {
 
 impl SectorSphereGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        if ctx.limits.max_compute_invocations_per_workgroup < WORKGROUP {
-            return Err(Error::Gpu(format!(
-                "adapter '{}' allows fewer than {WORKGROUP} threads per workgroup",
-                ctx.info.name
-            )));
-        }
+        ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
         let module = ctx.shader("sector_sphere.wgsl", SHADER)?;
         let pipeline = ctx.pipeline(&module, "test_pairs", &[]);
-        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("sector sphere params"),
-            size: std::mem::size_of::<Params>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let params =
+            ctx.uniform_buffer("sector sphere params", std::mem::size_of::<Params>() as u64);
         ctx.check()?;
         Ok(Self {
             pipeline,
