@@ -258,6 +258,18 @@ fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
 }
 
 /// Classification for "core + radius" shapes from the least boundary-sample distance.
+/// The smallest `dist(p)` over the boundary samples.
+fn min_over<T: Copy>(samples: &[T], dist: impl Fn(&T) -> f32) -> f32 {
+    samples.iter().map(dist).fold(f32::MAX, f32::min)
+}
+
+/// A point in a random direction from the sector's centre, at most `margin` past its outer arc.
+fn near2(rng: &mut ChaCha8Rng, s: &Sector2, margin: f32) -> Vec2 {
+    s.center
+        + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
+            * rng.random_range(0.0..s.outer_radius + margin)
+}
+
 fn classify(core_inside: bool, min_dist: f32, radius: f32, delta: f32) -> Truth {
     if core_inside || min_dist <= radius - EPS {
         Truth::Hit
@@ -297,18 +309,13 @@ fn circles_2d_thesis_and_exact() {
     let (mut thesis, mut exact) = (Tally::default(), Tally::default());
     for k in 0..3000 {
         let s = random_sector2(&mut rng, k);
-        let c = s.center
-            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
-                * rng.random_range(0.0..s.outer_radius + 2.0);
+        let c = near2(&mut rng, &s, 2.0);
         let rc = if k.is_multiple_of(9) {
             0.0
         } else {
             rng.random_range(0.0..1.5)
         };
-        let min = boundary2(&s, STEP2)
-            .iter()
-            .map(|b| (*b - c).length())
-            .fold(f32::MAX, f32::min);
+        let min = min_over(&boundary2(&s, STEP2), |b| (*b - c).length());
         let truth = classify(contains2(&s, c), min, rc, STEP2);
         let what = || format!("{s:?} circle {c} r {rc}");
         thesis.exact(truth, s.overlaps_circle(c, rc), what);
@@ -324,9 +331,7 @@ fn capsules_2d_thesis() {
     let mut tally = Tally::default();
     for k in 0..3000 {
         let s = random_sector2(&mut rng, k);
-        let a = s.center
-            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
-                * rng.random_range(0.0..s.outer_radius + 3.0);
+        let a = near2(&mut rng, &s, 3.0);
         let len = if k.is_multiple_of(10) {
             0.0
         } else {
@@ -336,10 +341,7 @@ fn capsules_2d_thesis() {
         let rc = rng.random_range(0.0..1.2);
         let n = (len / STEP2).ceil() as usize + 1;
         let core_inside = (0..=n).any(|i| contains2(&s, a.lerp(b, i as f32 / n as f32)));
-        let min = boundary2(&s, STEP2)
-            .iter()
-            .map(|p| seg_dist2(*p, a, b))
-            .fold(f32::MAX, f32::min);
+        let min = min_over(&boundary2(&s, STEP2), |p| seg_dist2(*p, a, b));
         let truth = classify(core_inside, min, rc, STEP2);
         let cap = Capsule2::new(a, b, rc);
         tally.exact(truth, s.overlaps_capsule(&cap), || format!("{s:?} {cap:?}"));
@@ -353,9 +355,7 @@ fn rectangles_2d_thesis() {
     let mut tally = Tally::default();
     for k in 0..3000 {
         let s = random_sector2(&mut rng, k);
-        let center = s.center
-            + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
-                * rng.random_range(0.0..s.outer_radius + 3.0);
+        let center = near2(&mut rng, &s, 3.0);
         let mut he = Vec2::new(rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
         if k.is_multiple_of(7) {
             he.y = 0.0; // zero-width rectangle: a segment
@@ -407,10 +407,7 @@ fn spheres_3d_thesis_and_exact() {
                 if k.is_multiple_of(12) { z } else { -z },
             ));
         }
-        let min = boundary3(&s, STEP3)
-            .iter()
-            .map(|b| (*b - c).length())
-            .fold(f32::MAX, f32::min);
+        let min = min_over(&boundary3(&s, STEP3), |b| (*b - c).length());
         let truth = classify(s.contains_point(c), min, rs, STEP3);
         let sphere = Sphere::new(c, rs);
         let what = || format!("{s:?} {sphere:?}");
@@ -430,10 +427,7 @@ fn signed_distance_3d_matches_sampled_boundary() {
         let samples = boundary3(&s, STEP3);
         for _ in 0..10 {
             let p = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
-            let to_boundary = samples
-                .iter()
-                .map(|b| (*b - p).length())
-                .fold(f32::MAX, f32::min);
+            let to_boundary = min_over(&samples, |b| (*b - p).length());
             let sd = s.signed_distance(p);
             assert!(
                 (sd.abs() - to_boundary).abs() <= STEP3 + EPS,
@@ -487,10 +481,7 @@ fn capsules_3d_certified_and_approximate() {
         let len = (b - a).length();
         let n = (len / STEP3).ceil() as usize + 1;
         let core_inside = (0..=n).any(|i| s.contains_point(a.lerp(b, i as f32 / n as f32)));
-        let min = boundary3(&s, STEP3)
-            .iter()
-            .map(|p| seg_dist3(*p, a, b))
-            .fold(f32::MAX, f32::min);
+        let min = min_over(&boundary3(&s, STEP3), |p| seg_dist3(*p, a, b));
         let truth = classify(core_inside, min, rc, STEP3);
         let cap = Capsule3::new(a, b, rc);
         let said = s.overlaps_capsule_certified(&cap, tolerance);
