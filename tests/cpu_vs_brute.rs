@@ -1,126 +1,13 @@
 //! Every CPU method finds exactly brute force's pairs, and counts its tests as its definition
 //! says; the counts are checked against naive O(n^2) oracles written here from the definitions.
 
+mod common;
+
+use common::{oracle_pairs, oracle_tests};
 use glam::Vec3;
 use proptest::prelude::*;
 use sweepfan::cpu::broad_phase;
 use sweepfan::{Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
-
-fn lo(s: &Sphere, a: usize) -> f32 {
-    s.center[a] - s.radius
-}
-fn hi(s: &Sphere, a: usize) -> f32 {
-    s.center[a] + s.radius
-}
-fn overlap(s: &Sphere, t: &Sphere, a: usize) -> bool {
-    lo(s, a) <= hi(t, a) && lo(t, a) <= hi(s, a)
-}
-
-fn all_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..n).flat_map(move |i| (i + 1..n).map(move |j| (i, j)))
-}
-
-fn oracle_pairs(s: &[Sphere]) -> Vec<Pair> {
-    all_pairs(s.len())
-        .filter(|&(i, j)| {
-            let d = s[i].center - s[j].center;
-            let r = s[i].radius + s[j].radius;
-            d.x * d.x + d.y * d.y + d.z * d.z <= r * r
-        })
-        .map(|(i, j)| [i as u32, j as u32])
-        .collect()
-}
-
-fn r_max(s: &[Sphere]) -> f32 {
-    s.iter().fold(0.0f32, |m, x| m.max(x.radius))
-}
-
-/// The cascade: drop objects overlapping no other survivor on each axis but the last, then
-/// count survivor pairs overlapping on the last.
-fn oracle_cascade_tests(s: &[Sphere], axes: usize) -> u64 {
-    let mut alive: Vec<usize> = (0..s.len()).collect();
-    for a in 0..axes - 1 {
-        alive = alive
-            .iter()
-            .copied()
-            .filter(|&i| alive.iter().any(|&j| j != i && overlap(&s[i], &s[j], a)))
-            .collect();
-    }
-    let last = axes - 1;
-    all_pairs(alive.len())
-        .filter(|&(p, q)| overlap(&s[alive[p]], &s[alive[q]], last))
-        .count() as u64
-}
-
-fn oracle_origin_distance_tests(s: &[Sphere]) -> u64 {
-    let reach = 2.0 * r_max(s);
-    all_pairs(s.len())
-        .filter(|&(i, j)| {
-            let (a, b) = (s[i].center.length(), s[j].center.length());
-            a.max(b) - a.min(b) <= reach
-        })
-        .count() as u64
-}
-
-fn oracle_min_axis_tests(s: &[Sphere]) -> u64 {
-    let n = s.len();
-    let chosen: Vec<(usize, usize)> = (0..n)
-        .map(|i| {
-            let counts: Vec<usize> = (0..3)
-                .map(|a| {
-                    (0..n)
-                        .filter(|&j| j != i && overlap(&s[i], &s[j], a))
-                        .count()
-                })
-                .collect();
-            let m = *counts.iter().min().unwrap();
-            (m, counts.iter().position(|&c| c == m).unwrap())
-        })
-        .collect();
-    all_pairs(n)
-        .filter(|&(i, j)| {
-            let owner = if (chosen[i].0, i) < (chosen[j].0, j) {
-                i
-            } else {
-                j
-            };
-            overlap(&s[i], &s[j], chosen[owner].1)
-        })
-        .count() as u64
-}
-
-fn oracle_sap_tests(s: &[Sphere]) -> u64 {
-    all_pairs(s.len())
-        .filter(|&(i, j)| (0..3).all(|a| overlap(&s[i], &s[j], a)))
-        .count() as u64
-}
-
-fn oracle_grid_tests(s: &[Sphere]) -> u64 {
-    let r = r_max(s);
-    let side = if r > 0.0 { 2.0 * r } else { 1.0 };
-    let m = s.iter().fold(Vec3::INFINITY, |m, x| m.min(x.center));
-    let cell = |x: &Sphere| -> [i64; 3] {
-        [0, 1, 2].map(|a| (((x.center[a] - m[a]) / side).floor() as i64).clamp(0, (1 << 20) - 1))
-    };
-    let cells: Vec<[i64; 3]> = s.iter().map(cell).collect();
-    all_pairs(s.len())
-        .filter(|&(i, j)| (0..3).all(|a| (cells[i][a] - cells[j][a]).abs() <= 1))
-        .count() as u64
-}
-
-fn oracle_tests(method: Method, s: &[Sphere]) -> u64 {
-    let n = s.len() as u64;
-    match method {
-        Method::BruteForce => n * n.saturating_sub(1) / 2,
-        Method::OriginDistance => oracle_origin_distance_tests(s),
-        Method::X => oracle_cascade_tests(s, 1),
-        Method::Xy => oracle_cascade_tests(s, 2),
-        Method::Xyz => oracle_cascade_tests(s, 3),
-        Method::MinAxis => oracle_min_axis_tests(s),
-        Method::Sap => oracle_sap_tests(s),
-        Method::Grid => oracle_grid_tests(s),
-    }
-}
 
 /// Runs every method twice on one instance (stored, then counted only) and compares pairs and
 /// counts with the oracles. `check_counts` runs the O(n^2) count oracles.

@@ -2,6 +2,9 @@
 //! the test count against a naive O(n^2) count that follows each method's semantics (SPEC 2.2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
+mod common;
+
+use common::{hi, lo, oracle_pairs, oracle_tests, overlap};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,128 +19,6 @@ fn ctx() -> Option<Arc<GpuContext>> {
         .clone()
 }
 
-// ---- oracles -------------------------------------------------------------------------------
-
-fn lo(s: &Sphere, a: usize) -> f32 {
-    s.center[a] - s.radius
-}
-
-fn hi(s: &Sphere, a: usize) -> f32 {
-    s.center[a] + s.radius
-}
-
-fn overlap(s: &Sphere, t: &Sphere, a: usize) -> bool {
-    lo(s, a) <= hi(t, a) && lo(t, a) <= hi(s, a)
-}
-
-fn r_max(v: &[Sphere]) -> f32 {
-    v.iter().fold(0.0f32, |m, s| m.max(s.radius))
-}
-
-fn brute_pairs(v: &[Sphere]) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for i in 0..v.len() {
-        for j in i + 1..v.len() {
-            if v[i].touches(&v[j]) {
-                out.push([i as u32, j as u32]);
-            }
-        }
-    }
-    out
-}
-
-/// Number of unordered pairs {i, j} of `set` for which `f(i, j)` holds.
-fn count_pairs(set: &[usize], f: impl Fn(usize, usize) -> bool) -> u64 {
-    let mut c = 0;
-    for (x, &i) in set.iter().enumerate() {
-        for &j in &set[x + 1..] {
-            if f(i, j) {
-                c += 1;
-            }
-        }
-    }
-    c
-}
-
-fn expected_tests(method: Method, v: &[Sphere]) -> u64 {
-    let n = v.len();
-    let all: Vec<usize> = (0..n).collect();
-    match method {
-        Method::BruteForce => (n as u64) * (n as u64 - 1) / 2,
-        Method::OriginDistance => {
-            let mut order: Vec<(f32, usize)> =
-                v.iter().map(|s| s.center.length()).zip(0..).collect();
-            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let limit = 2.0 * r_max(v);
-            let mut c = 0;
-            for p in 0..n {
-                for q in p + 1..n {
-                    if order[q].0 - order[p].0 > limit {
-                        break;
-                    }
-                    c += 1;
-                }
-            }
-            c
-        }
-        Method::X | Method::Xy | Method::Xyz => {
-            let axes = match method {
-                Method::X => 1,
-                Method::Xy => 2,
-                _ => 3,
-            };
-            let mut set = all;
-            for a in 0..axes - 1 {
-                set = set
-                    .iter()
-                    .copied()
-                    .filter(|&i| set.iter().any(|&j| j != i && overlap(&v[i], &v[j], a)))
-                    .collect();
-            }
-            count_pairs(&set, |i, j| overlap(&v[i], &v[j], axes - 1))
-        }
-        Method::MinAxis => {
-            let choice: Vec<(usize, usize)> = (0..n)
-                .map(|i| {
-                    let o: Vec<usize> = (0..3)
-                        .map(|a| {
-                            (0..n)
-                                .filter(|&j| j != i && overlap(&v[i], &v[j], a))
-                                .count()
-                        })
-                        .collect();
-                    let m = *o.iter().min().unwrap();
-                    (m, o.iter().position(|&x| x == m).unwrap())
-                })
-                .collect();
-            count_pairs(&all, |i, j| {
-                let owner = if (choice[i].0, i) < (choice[j].0, j) {
-                    i
-                } else {
-                    j
-                };
-                overlap(&v[i], &v[j], choice[owner].1)
-            })
-        }
-        Method::Sap => count_pairs(&all, |i, j| (0..3).all(|a| overlap(&v[i], &v[j], a))),
-        Method::Grid => {
-            let r = r_max(v);
-            let side = if r == 0.0 { 1.0 } else { 2.0 * r };
-            let m = v
-                .iter()
-                .fold(Vec3::splat(f32::INFINITY), |m, s| m.min(s.center));
-            let cell = |s: &Sphere| -> [i64; 3] {
-                let k = ((s.center - m) / side).floor();
-                [0, 1, 2].map(|a| (k[a] as i32).clamp(0, (1 << 20) - 1) as i64)
-            };
-            let cells: Vec<[i64; 3]> = v.iter().map(cell).collect();
-            count_pairs(&all, |i, j| {
-                (0..3).all(|a| (cells[i][a] - cells[j][a]).abs() <= 1)
-            })
-        }
-    }
-}
-
 /// Runs `method` on `v` storing pairs; checks pairs (canonicalized) and the test count.
 fn check(bp: &mut GpuBroadPhase, v: &[Sphere], what: &str) {
     let method = bp.method();
@@ -146,7 +27,7 @@ fn check(bp: &mut GpuBroadPhase, v: &[Sphere], what: &str) {
         .find_pairs(v, Some(&mut pairs))
         .unwrap_or_else(|e| panic!("{method} on {what}: {e}"));
     sweepfan::canonicalize(&mut pairs);
-    let want = brute_pairs(v);
+    let want = oracle_pairs(v);
     assert!(
         pairs == want,
         "{method} on {what} (n = {}): {} pairs, brute force {}; first differences: {:?}",
@@ -167,7 +48,7 @@ fn check(bp: &mut GpuBroadPhase, v: &[Sphere], what: &str) {
     );
     assert_eq!(
         stats.tests,
-        expected_tests(method, v),
+        oracle_tests(method, v),
         "{method} on {what} (n = {}): test count",
         v.len()
     );
