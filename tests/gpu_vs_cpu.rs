@@ -136,6 +136,23 @@ fn paper_box_and_resident_buffers_across_sizes() {
     });
 }
 
+/// Every kernel on a 2D grid of workgroups, end to end: the context claims at most 5 groups per
+/// dimension, so a few thousand objects already need rows of groups, with overshoot groups in
+/// the last row (real devices reach this past 65,535 x 256 objects).
+#[test]
+fn every_method_on_a_two_dimensional_grid_of_workgroups() {
+    let Some(mut ctx) = context_for_tests() else {
+        return;
+    };
+    ctx.limits.max_compute_workgroups_per_dimension = 5;
+    let ctx = Arc::new(ctx);
+    for m in Method::ALL {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        check(&mut bp, &paper(3001, 11), "paper n=3001, 5 groups per dimension");
+        check(&mut bp, &mixed(777, 12, 15.0), "mixed n=777, 5 groups per dimension");
+    }
+}
+
 #[test]
 fn exactly_touching_duplicates_and_tiny_scenes() {
     let one = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 1.0)];
