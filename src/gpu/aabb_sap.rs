@@ -1,0 +1,414 @@
+//! [`GpuAabbSap`]: sweep and prune over the shapes' axis-aligned bounding boxes on the GPU
+//! (`shaders/aabb_sap.wgsl`), the broad phase of the box / polygon pipeline.
+//!
+//! [`GpuAabbSap::encode`] records, into the caller's encoder, from shape buffers the caller owns
+//! ([`SatShapes`]): bounds (one AABB per shape, computed on the GPU; key = ordered(min.x)) ->
+//! [`RadixSort`] of (key, index) -> gather of the AABBs in sorted order -> walk: sorted position
+//! p visits q > p while min_q.x <= max_p.x and appends (i, j), i < j (input indices), when the
+//! boxes overlap on every axis (closed intervals: touching counts). The candidate list and its
+//! count stay on the device for the next stage ([`GpuAabbSap::candidates`]); after the
+//! submission [`GpuAabbSap::finish`] reads the exact count, which keeps counting past the
+//! list's capacity: the caller grows the list ([`GpuAabbSap::grow_candidates`]) and records the
+//! frame again, so no candidate is ever lost.
+//!
+//! AABBs: boxes `c ± (|R| h + (|R| h + |c|) * 5 eps)`, the formula of `Obb::aabb` (the CPU
+//! pipeline's) with one more epsilon of margin, so the GPU's candidates contain the CPU's and
+//! differ only by pairs whose AABBs are within about an ulp of touching; polygons: the vertex
+//! min / max at z = 0, exactly the CPU's.
+//!
+//! Stage labels of the pass times: `aabb bounds`, the sort's passes, `aabb gather`, `aabb walk`.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::radix_sort::RadixSort;
+use crate::gpu::sat::{SatCandidates, SatShapes};
+use bytemuck::{Pod, Zeroable};
+
+const SHADER: &str = concat!(
+    include_str!("../../shaders/ordered_float.wgsl"),
+    include_str!("../../shaders/aabb_sap.wgsl")
+);
+
+/// Threads per workgroup (`WG` in the shader).
+const WG: u32 = 64;
+/// Bytes per AABB on the device (two `vec4<f32>`).
+const AABB_BYTES: u64 = 32;
+/// Timed passes per frame: bounds, gather, walk and the sort's (a few per 8-bit digit).
+const TIMED_PASSES: u32 = 64;
+/// Candidate list allocated before the first frame (pairs).
+const INITIAL_CAPACITY: u64 = 1 << 16;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Params {
+    n: u32,
+    capacity: u32,
+    pad: [u32; 2],
+}
+
+/// Per-object buffers, sized for `objects` shapes.
+struct Scratch {
+    objects: u32,
+    boxes: wgpu::Buffer,
+    keys: wgpu::Buffer,
+    values: wgpu::Buffer,
+    sorted: wgpu::Buffer,
+}
+
+/// What one frame found, read after its submission.
+#[derive(Clone, Debug)]
+pub struct CandidateTotals {
+    /// Exact number of candidate pairs (also when they did not all fit the list).
+    pub candidates: u64,
+    /// GPU seconds per stage (empty without timestamp queries).
+    pub pass_times: Vec<(&'static str, f64)>,
+}
+
+/// The GPU AABB sweep and prune with its pipelines and reusable buffers (grown when needed).
+pub struct GpuAabbSap {
+    obb_bounds: wgpu::ComputePipeline,
+    polygon_bounds: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+    walk: wgpu::ComputePipeline,
+    sort: RadixSort,
+    params: wgpu::Buffer,
+    counters: wgpu::Buffer,
+    counters_staging: wgpu::Buffer,
+    scratch: Option<Scratch>,
+    pairs: wgpu::Buffer,
+    capacity: u32,
+    max_groups_per_dim: u32,
+    timer: PassTimer,
+}
+
+impl GpuAabbSap {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let module = ctx.shader("aabb_sap.wgsl", SHADER)?;
+        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let obb_bounds = ctx.pipeline(&module, "obb_bounds", &[]);
+        let polygon_bounds = ctx.pipeline(&module, "polygon_bounds", &[]);
+        let gather = ctx.pipeline(&module, "gather", &[]);
+        let walk = ctx.pipeline(&module, "walk", &[]);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("aabb_sap pipelines: {e}")));
+        }
+        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("aabb_sap params"),
+            size: std::mem::size_of::<Params>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let counters = ctx.storage_buffer("aabb_sap counters", 16, wgpu::BufferUsages::empty())?;
+        let counters_staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("aabb_sap counters readback"),
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let pairs = ctx.storage_buffer(
+            "aabb_sap candidates",
+            INITIAL_CAPACITY * 8,
+            wgpu::BufferUsages::empty(),
+        )?;
+        Ok(Self {
+            obb_bounds,
+            polygon_bounds,
+            gather,
+            walk,
+            sort: RadixSort::new(ctx)?,
+            params,
+            counters,
+            counters_staging,
+            scratch: None,
+            pairs,
+            capacity: INITIAL_CAPACITY as u32,
+            max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
+            timer: PassTimer::new(ctx, TIMED_PASSES),
+        })
+    }
+
+    /// Caps workgroups per dispatch dimension below the adapter's limit (and the sort's), so
+    /// tests can exercise the 2D dispatch path with small inputs.
+    pub fn set_max_groups_per_dim(&mut self, max: u32) {
+        self.max_groups_per_dim = max.max(1);
+        self.sort.set_max_groups_per_dim(max);
+    }
+
+    /// Pairs the candidate list holds.
+    pub fn candidate_capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Sets the candidate list's capacity (pairs, at least 1). It still grows when a frame finds
+    /// more; a tiny capacity exercises that path.
+    pub fn set_candidate_capacity(&mut self, ctx: &GpuContext, pairs: u64) -> Result<()> {
+        let pairs = pairs.clamp(1, u32::MAX as u64);
+        self.pairs = ctx.storage_buffer(
+            "aabb_sap candidates",
+            pairs * 8,
+            wgpu::BufferUsages::empty(),
+        )?;
+        self.capacity = pairs as u32;
+        Ok(())
+    }
+
+    /// Grows the candidate list to hold `need` pairs (plus an eighth for the next frames), or
+    /// fails with [`Error::TooLarge`] when one binding cannot hold them.
+    pub fn grow_candidates(&mut self, ctx: &GpuContext, need: u64) -> Result<()> {
+        let max_pairs = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size)
+            / 8;
+        if need > max_pairs.min(u32::MAX as u64) {
+            return Err(Error::TooLarge(format!(
+                "{need} AABB candidate pairs: a list of {} bytes exceeds the adapter '{}' limit \
+                 of {max_pairs} pairs per binding",
+                need * 8,
+                ctx.info.name
+            )));
+        }
+        self.set_candidate_capacity(ctx, (need + need / 8).min(max_pairs))
+    }
+
+    /// The candidate list and its on-device count, for a stage recorded after [`Self::encode`]
+    /// in the same submission (the count is clamped to `capacity` by the reader).
+    pub fn candidates(&self) -> SatCandidates<'_> {
+        SatCandidates {
+            pairs: &self.pairs,
+            capacity: self.capacity,
+            count: &self.counters,
+            count_index: 0,
+        }
+    }
+
+    fn ensure_scratch(&mut self, ctx: &GpuContext, n: u32) -> Result<()> {
+        if self.scratch.as_ref().is_some_and(|s| s.objects >= n) {
+            return Ok(());
+        }
+        // Grow by at least a quarter so a slowly growing scene reallocates rarely, but never
+        // past what one binding holds when n itself fits.
+        let max_objects = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size)
+            / AABB_BYTES;
+        let grown = self
+            .scratch
+            .as_ref()
+            .map_or(n, |s| n.max(s.objects.saturating_add(s.objects / 4)));
+        let objects = if grown as u64 > max_objects && n as u64 <= max_objects {
+            max_objects as u32
+        } else {
+            grown
+        };
+        let bytes = objects as u64 * AABB_BYTES;
+        ctx.check_binding(&format!("AABBs of {n} shapes"), n as u64 * AABB_BYTES)?;
+        let none = wgpu::BufferUsages::empty();
+        self.scratch = Some(Scratch {
+            objects,
+            boxes: ctx.storage_buffer("aabb_sap boxes", bytes, none)?,
+            keys: ctx.storage_buffer("aabb_sap keys", 4 * objects as u64, none)?,
+            values: ctx.storage_buffer("aabb_sap values", 4 * objects as u64, none)?,
+            sorted: ctx.storage_buffer("aabb_sap sorted boxes", bytes, none)?,
+        });
+        Ok(())
+    }
+
+    /// Records one frame (bounds, sort, gather, walk, the copy of the counters) into `encoder`.
+    /// The parameters go through `queue.write_buffer`: encode at most one frame per submission.
+    /// Submit, then call [`Self::finish`].
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        shapes: SatShapes<'_>,
+    ) -> Result<()> {
+        let n = match shapes {
+            SatShapes::Obbs { frames, n } => {
+                if frames.size() < 64 * n as u64 {
+                    return Err(Error::Config(format!(
+                        "{n} box frames need {} bytes; the buffer has {}",
+                        64 * n as u64,
+                        frames.size()
+                    )));
+                }
+                n
+            }
+            SatShapes::Polygons { offsets, n, .. } => {
+                if offsets.size() < 4 * (n as u64 + 1) {
+                    return Err(Error::Config(format!(
+                        "{n} polygons need {} offsets; the buffer holds {}",
+                        n as u64 + 1,
+                        offsets.size() / 4
+                    )));
+                }
+                n
+            }
+        };
+        if n == 0 {
+            return Err(Error::EmptyScene);
+        }
+        self.ensure_scratch(ctx, n)?;
+        let params = Params {
+            n,
+            capacity: self.capacity,
+            pad: [0; 2],
+        };
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        encoder.clear_buffer(&self.counters, 0, None);
+        let s = self.scratch.as_ref().expect("allocated above");
+        let groups = dispatch_2d(
+            n.div_ceil(WG),
+            self.max_groups_per_dim
+                .min(ctx.limits.max_compute_workgroups_per_dimension),
+        );
+        let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                .iter()
+                .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        let per_object = [
+            (0, &self.params),
+            (2, &s.boxes),
+            (3, &s.keys),
+            (4, &s.values),
+        ];
+        let (bounds_pipeline, bounds_group) = match shapes {
+            SatShapes::Obbs { frames, .. } => {
+                let mut b = per_object.to_vec();
+                b.push((7, frames));
+                (&self.obb_bounds, bind(&self.obb_bounds, &b))
+            }
+            SatShapes::Polygons {
+                vertices, offsets, ..
+            } => {
+                let mut b = per_object.to_vec();
+                b.extend([(1, &self.counters), (8, vertices), (9, offsets)]);
+                (&self.polygon_bounds, bind(&self.polygon_bounds, &b))
+            }
+        };
+        let gather_group = bind(
+            &self.gather,
+            &[
+                (0, &self.params),
+                (2, &s.boxes),
+                (4, &s.values),
+                (5, &s.sorted),
+            ],
+        );
+        let walk_group = bind(
+            &self.walk,
+            &[
+                (0, &self.params),
+                (1, &self.counters),
+                (4, &s.values),
+                (5, &s.sorted),
+                (6, &self.pairs),
+            ],
+        );
+
+        self.timer.reset();
+        let run = |encoder: &mut wgpu::CommandEncoder,
+                   timer: &mut PassTimer,
+                   label: &'static str,
+                   pipeline: &wgpu::ComputePipeline,
+                   group: &wgpu::BindGroup| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: timer.pass(label),
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
+        };
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb bounds",
+            bounds_pipeline,
+            &bounds_group,
+        );
+        self.sort.encode(
+            ctx,
+            encoder,
+            &s.keys,
+            &s.values,
+            n,
+            32,
+            Some(&mut self.timer),
+        )?;
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb gather",
+            &self.gather,
+            &gather_group,
+        );
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb walk",
+            &self.walk,
+            &walk_group,
+        );
+        encoder.copy_buffer_to_buffer(&self.counters, 0, &self.counters_staging, 0, 16);
+        self.timer.resolve(encoder);
+        Ok(())
+    }
+
+    /// After the submission of [`Self::encode`]: the exact candidate count and the pass times.
+    /// A loop the device cut short or malformed polygon offsets are errors, never a short list.
+    pub fn finish(&mut self, ctx: &GpuContext) -> Result<CandidateTotals> {
+        let words = map_counters(ctx, &self.counters_staging)?;
+        if words[3] > 0 {
+            return Err(Error::Config(format!(
+                "{} polygons have malformed vertex offsets",
+                words[3]
+            )));
+        }
+        if words[2] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device '{}' cut {} AABB sweep loops short (lavapipe stops an invocation \
+                 after 65,535 loop iterations): the candidate list would be incomplete",
+                ctx.info.name, words[2]
+            )));
+        }
+        Ok(CandidateTotals {
+            candidates: (words[1] as u64) << 32 | words[0] as u64,
+            pass_times: self.timer.read(ctx)?,
+        })
+    }
+}
+
+/// Maps the 16-byte counters staging buffer and returns its words.
+fn map_counters(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<[u32; 4]> {
+    let slice = staging.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.wait()?;
+    rx.recv()
+        .map_err(|_| Error::Gpu("aabb_sap counters callback dropped".into()))?
+        .map_err(|e| Error::Gpu(format!("map_async (aabb_sap counters): {e}")))?;
+    let words = {
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range (aabb_sap counters): {e}")))?;
+        let w: Vec<u32> = bytemuck::pod_collect_to_vec(&data);
+        [w[0], w[1], w[2], w[3]]
+    };
+    staging.unmap();
+    Ok(words)
+}
