@@ -166,7 +166,10 @@ mod tests {
             let c = s.center.truncate();
             for &x in v {
                 let d = (x - c).length();
-                assert!(d <= s.radius * 1.0001 && d >= 0.5 * s.radius * 0.9999, "{d}");
+                assert!(
+                    d <= s.radius * 1.0001 && d >= 0.5 * s.radius * 0.9999,
+                    "{d}"
+                );
             }
             // Stored counter-clockwise: positive signed area.
             let area: f32 = (0..v.len())

@@ -331,7 +331,11 @@ fn check_candidates(gpu: &mut GpuBoxPipeline, boxes: &[Obb], what: &str) -> usiz
     if !extra.is_empty() {
         eprintln!("{what}: near-touching extra candidates {extra:?}");
     }
-    assert!(exact.len() > 20, "{what}: scene has overlaps ({})", exact.len());
+    assert!(
+        exact.len() > 20,
+        "{what}: scene has overlaps ({})",
+        exact.len()
+    );
     extra.len()
 }
 
@@ -443,7 +447,12 @@ fn aabb_proxy_tests_fewer_candidates_than_spheres_on_needles() {
     assert_same_up_to_touching(&boxes, &a, &cpu, "aabb vs cpu");
     assert_same_up_to_touching(&boxes, &s, &cpu, "sphere vs cpu");
     assert!(cpu.len() > 500, "{} overlaps", cpu.len());
-    assert!(sa.tests * 2 < ss.tests, "aabb {} sphere {}", sa.tests, ss.tests);
+    assert!(
+        sa.tests * 2 < ss.tests,
+        "aabb {} sphere {}",
+        sa.tests,
+        ss.tests
+    );
 }
 
 #[test]
@@ -494,7 +503,11 @@ fn non_finite_boxes_are_clear_errors() {
     for (k, bad) in [
         Obb::axis_aligned(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::ONE),
         Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, f32::NAN, 1.0)),
-        Obb::new(Vec3::ZERO, Vec3::ONE, Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
+        Obb::new(
+            Vec3::ZERO,
+            Vec3::ONE,
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        ),
         Obb::axis_aligned(Vec3::splat(3.0e38), Vec3::splat(3.0e38)),
     ]
     .into_iter()

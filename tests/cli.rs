@@ -228,7 +228,15 @@ fn bench_polygon_rows_match_all_pairs() {
     };
     let out = sweepfan()
         .args(["bench", "--shape", "polygon", "--scene", "density"])
-        .args(["--n", "1500", "--frames", "2", "--backend", backend, "--json"])
+        .args([
+            "--n",
+            "1500",
+            "--frames",
+            "2",
+            "--backend",
+            backend,
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();

@@ -412,3 +412,76 @@ fn map_counters(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<[u32; 4]> {
     staging.unmap();
     Ok(words)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+
+    fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
+        let b = ctx
+            .storage_buffer("test input", data.len() as u64, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.queue.write_buffer(&b, 0, data);
+        b
+    }
+
+    fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<u64> {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        sap.encode(ctx, &mut enc, shapes)?;
+        ctx.queue.submit([enc.finish()]);
+        Ok(sap.finish(ctx)?.candidates)
+    }
+
+    /// Offsets that run backwards or past the vertices are reported, not read out of bounds;
+    /// well-formed ones give the vertex-bounds candidates (two unit squares sharing an edge, a
+    /// third apart).
+    #[test]
+    fn polygon_offsets_are_checked_on_the_device() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut sap = GpuAabbSap::new(&ctx).unwrap();
+        let square = |x: f32| [[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0]];
+        let vertices: Vec<[f32; 2]> = [square(0.0), square(1.0), square(3.0)].concat();
+        let vb = buffer_with(&ctx, bytemuck::cast_slice(&vertices));
+        let good = buffer_with(&ctx, bytemuck::cast_slice(&[0u32, 4, 8, 12]));
+        fn shapes<'a>(vertices: &'a wgpu::Buffer, offsets: &'a wgpu::Buffer) -> SatShapes<'a> {
+            SatShapes::Polygons {
+                vertices,
+                offsets,
+                n: 3,
+            }
+        }
+        assert_eq!(run(&ctx, &mut sap, shapes(&vb, &good)).unwrap(), 1);
+        for bad in [[0u32, 4, 2, 12], [0, 4, 8, 99]] {
+            let offsets = buffer_with(&ctx, bytemuck::cast_slice(&bad));
+            let e = run(&ctx, &mut sap, shapes(&vb, &offsets)).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+        }
+        let e = run(
+            &ctx,
+            &mut sap,
+            SatShapes::Polygons {
+                vertices: &vb,
+                offsets: &good,
+                n: 0,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::EmptyScene), "{e}");
+    }
+
+    #[test]
+    fn candidate_lists_beyond_one_binding_are_too_large() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut sap = GpuAabbSap::new(&ctx).unwrap();
+        let max = ctx.limits.max_storage_buffer_binding_size / 8;
+        let e = sap.grow_candidates(&ctx, max + 1).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e}");
+        sap.grow_candidates(&ctx, 1000).unwrap();
+        assert!(sap.candidate_capacity() >= 1000);
+    }
+}

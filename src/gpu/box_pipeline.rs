@@ -54,9 +54,9 @@ impl Proxy {
 }
 
 enum Broad {
-    Aabb(GpuAabbSap),
+    Aabb(Box<GpuAabbSap>),
     Sphere {
-        broad: GpuBroadPhase,
+        broad: Box<GpuBroadPhase>,
         proxies: Vec<Sphere>,
     },
 }
@@ -97,9 +97,9 @@ impl GpuBoxPipeline {
     pub fn new(ctx: Arc<GpuContext>, proxy: Proxy) -> Result<Self> {
         let sat = GpuSat::new(&ctx)?;
         let broad = match proxy {
-            Proxy::Aabb => Broad::Aabb(GpuAabbSap::new(&ctx)?),
+            Proxy::Aabb => Broad::Aabb(Box::new(GpuAabbSap::new(&ctx)?)),
             Proxy::Sphere(method) => Broad::Sphere {
-                broad: GpuBroadPhase::new(ctx.clone(), method)?,
+                broad: Box::new(GpuBroadPhase::new(ctx.clone(), method)?),
                 proxies: Vec::new(),
             },
         };
@@ -325,7 +325,9 @@ impl GpuBoxPipeline {
         if store && result.pairs.is_none() {
             // The candidates are still resident: only the SAT stage runs again, sized for every
             // candidate overlapping, so it fits.
-            let need = result.found.max(totals.candidates.min(u32::MAX as u64) as u32);
+            let need = result
+                .found
+                .max(totals.candidates.min(u32::MAX as u64) as u32);
             self.sat.reserve_output(ctx, need)?;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             self.sat.encode(ctx, &mut enc, shapes, list, store)?;
