@@ -2,7 +2,8 @@
 // GPU box / polygon pipeline. Prefixed with ordered_float.wgsl (ordered_u32).
 //
 // obb_bounds / polygon_bounds: one AABB per shape, its sort key ordered_u32(min.x) and its index;
-// (the host sorts keys and indices with RadixSort); gather: the AABBs in sorted order; walk: the
+// (the host sorts keys and indices with RadixSort); gather: the AABBs in sorted order, split
+// into min.x and the (y, z) intervals so that a walk step reads 20 bytes, not 32; walk: the
 // shape at sorted position p visits the following positions q while min_q.x <= max_p.x and
 // appends (i, j), i < j, when the boxes also overlap on y and z (closed intervals: touching
 // counts). Slots past params.capacity are counted, not written, so the host sees the exact count
@@ -39,7 +40,9 @@ struct ObbFrame {
 @group(0) @binding(2) var<storage, read_write> boxes: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> values: array<u32>;
-@group(0) @binding(5) var<storage, read_write> sorted: array<Aabb>;
+// Sorted order: (min.y, max.y, min.z, max.z) and min.x.
+@group(0) @binding(5) var<storage, read_write> sorted_yz: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> sorted_lo_x: array<f32>;
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read> frames: array<ObbFrame>;
 @group(0) @binding(8) var<storage, read> vertices: array<vec2<f32>>;
@@ -124,13 +127,15 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     }
     let i = values[p];
     if i < arrayLength(&boxes) {
-        sorted[p] = boxes[i];
+        let b = boxes[i];
+        sorted_yz[p] = vec4<f32>(b.lo.y, b.hi.y, b.lo.z, b.hi.z);
+        sorted_lo_x[p] = b.lo.x;
     }
 }
 
 // Walk state of one invocation.
-var<private> me_lo: vec3<f32>;
-var<private> me_hi: vec3<f32>;
+var<private> me_yz: vec4<f32>;
+var<private> me_hi_x: f32;
 var<private> me_index: u32;
 var<private> done: bool;
 
@@ -152,14 +157,14 @@ fn visit(q: u32) {
         done = true;
         return;
     }
-    let other = sorted[q];
     // Float comparison, not keys: -0 and +0 have different keys but are equal.
-    if other.lo.x > me_hi.x {
+    if sorted_lo_x[q] > me_hi_x {
         done = true;
         return;
     }
     // x overlaps: min_q.x >= min_p.x by the sort order, min_q.x <= max_p.x by the walk.
-    if all(me_lo.yz <= other.hi.yz) && all(other.lo.yz <= me_hi.yz) {
+    let other = sorted_yz[q];
+    if all(me_yz.xz <= other.yw) && all(other.xz <= me_yz.yw) {
         append(values[q]);
     }
 }
@@ -171,10 +176,12 @@ fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if p >= params.n {
         return;
     }
-    let me = sorted[p];
-    me_lo = me.lo.xyz;
-    me_hi = me.hi.xyz;
     me_index = values[p];
+    if me_index >= arrayLength(&boxes) {
+        return;
+    }
+    me_yz = sorted_yz[p];
+    me_hi_x = boxes[me_index].hi.x;
     done = false;
     for (var q = p + 1u; !done; q += UNROLL) {
         visit(q);

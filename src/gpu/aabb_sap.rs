@@ -52,7 +52,9 @@ struct Scratch {
     boxes: wgpu::Buffer,
     keys: wgpu::Buffer,
     values: wgpu::Buffer,
-    sorted: wgpu::Buffer,
+    /// Sorted (min.y, max.y, min.z, max.z) and min.x.
+    sorted_yz: wgpu::Buffer,
+    sorted_lo_x: wgpu::Buffer,
 }
 
 /// What one frame found, read after its submission.
@@ -210,7 +212,8 @@ impl GpuAabbSap {
             boxes: ctx.storage_buffer("aabb_sap boxes", bytes, none)?,
             keys: ctx.storage_buffer("aabb_sap keys", 4 * objects as u64, none)?,
             values: ctx.storage_buffer("aabb_sap values", 4 * objects as u64, none)?,
-            sorted: ctx.storage_buffer("aabb_sap sorted boxes", bytes, none)?,
+            sorted_yz: ctx.storage_buffer("aabb_sap sorted y z", 16 * objects as u64, none)?,
+            sorted_lo_x: ctx.storage_buffer("aabb_sap sorted min x", 4 * objects as u64, none)?,
         });
         Ok(())
     }
@@ -304,7 +307,8 @@ impl GpuAabbSap {
                 (0, &self.params),
                 (2, &s.boxes),
                 (4, &s.values),
-                (5, &s.sorted),
+                (5, &s.sorted_yz),
+                (10, &s.sorted_lo_x),
             ],
         );
         let walk_group = bind(
@@ -312,9 +316,11 @@ impl GpuAabbSap {
             &[
                 (0, &self.params),
                 (1, &self.counters),
+                (2, &s.boxes),
                 (4, &s.values),
-                (5, &s.sorted),
+                (5, &s.sorted_yz),
                 (6, &self.pairs),
+                (10, &s.sorted_lo_x),
             ],
         );
 
