@@ -371,11 +371,15 @@ fn aabb_candidates_equal_all_pairs_aabb_overlap() {
                 .collect(),
         ),
     ];
-    let mut extras = 0;
-    for (what, boxes) in &scenes {
-        extras += check_candidates(&mut gpu, boxes, what);
+    // Columns across (y, z) and the plain sweep must give the same candidates.
+    for columns in [true, false] {
+        gpu.set_sweep_columns(columns);
+        let mut extras = 0;
+        for (what, boxes) in &scenes {
+            extras += check_candidates(&mut gpu, boxes, &format!("{what}, columns {columns}"));
+        }
+        assert!(extras <= 3, "{extras} near-touching extras over all scenes");
     }
-    assert!(extras <= 3, "{extras} near-touching extras over all scenes");
 }
 
 #[test]
@@ -488,10 +492,13 @@ fn polygon_candidates_equal_all_pairs_vertex_bounds() {
         }
     }
     assert!(expected.len() > 1_000, "{}", expected.len());
-    let mut got = Vec::new();
-    gpu.polygon_candidates(&polygons, &mut got).unwrap();
-    // Vertex min / max is exact: the same set, no tolerance.
-    assert_eq!(sorted(got), expected);
+    for columns in [true, false] {
+        gpu.set_sweep_columns(columns);
+        let mut got = Vec::new();
+        gpu.polygon_candidates(&polygons, &mut got).unwrap();
+        // Vertex min / max is exact: the same set, no tolerance.
+        assert_eq!(sorted(got), expected, "columns {columns}");
+    }
 }
 
 #[test]

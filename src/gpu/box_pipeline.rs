@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
-use crate::gpu::aabb_sap::GpuAabbSap;
+use crate::gpu::aabb_sap::{GpuAabbSap, SweepColumns};
 use crate::gpu::broad_phase::{GpuBroadPhase, ResidentPairs};
 use crate::gpu::context::GpuContext;
 use crate::gpu::sat::{GpuSat, SatCandidates, SatShapes};
@@ -69,6 +69,9 @@ pub struct GpuBoxPipeline {
     frames: Option<wgpu::Buffer>,
     vertices: Option<wgpu::Buffer>,
     offsets: Option<wgpu::Buffer>,
+    /// Sweep columns of the uploaded shapes (AABB proxies).
+    columns: SweepColumns,
+    use_columns: bool,
 }
 
 /// Shapes as uploaded for one call.
@@ -110,6 +113,8 @@ impl GpuBoxPipeline {
             frames: None,
             vertices: None,
             offsets: None,
+            columns: SweepColumns::single(),
+            use_columns: true,
         })
     }
 
@@ -135,6 +140,13 @@ impl GpuBoxPipeline {
         if let Broad::Aabb(sap) = &mut self.broad {
             sap.set_max_groups_per_dim(max);
         }
+    }
+
+    /// With `false`, the AABB broad phase sweeps along x in one column (the plain sweep and
+    /// prune; same candidates, more steps); `true` (the default) cuts the (y, z) plane into
+    /// columns ([`SweepColumns`]).
+    pub fn set_sweep_columns(&mut self, on: bool) {
+        self.use_columns = on;
     }
 
     /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
@@ -187,6 +199,11 @@ impl GpuBoxPipeline {
             "box frames",
             bytemuck::cast_slice::<ObbFrame, u8>(&frames),
         )?;
+        self.columns = if self.use_columns {
+            SweepColumns::for_obbs(boxes)
+        } else {
+            SweepColumns::single()
+        };
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
             proxies.extend(boxes.iter().map(|b| Sphere {
@@ -215,6 +232,11 @@ impl GpuBoxPipeline {
             "polygon offsets",
             bytemuck::cast_slice(&set.offsets),
         )?;
+        self.columns = if self.use_columns {
+            SweepColumns::for_polygons(&set)
+        } else {
+            SweepColumns::single()
+        };
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
             proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices())));
@@ -255,7 +277,7 @@ impl GpuBoxPipeline {
             let (mut enc, list) = match &mut self.broad {
                 Broad::Aabb(sap) => {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
-                    sap.encode(ctx, &mut enc, shapes)?;
+                    sap.encode(ctx, &mut enc, shapes, self.columns)?;
                     (enc, sap.candidates())
                 }
                 Broad::Sphere { broad, proxies } => {
