@@ -92,9 +92,11 @@ impl SweepColumns {
         let cell = max_width
             .max(extent[0] / per_axis as f32)
             .max(extent[1] / per_axis as f32);
-        if !(cell.is_finite() && cell > 0.0 && (1.0 / cell).is_finite())
-            || !lo.iter().chain(&hi).all(|v| v.is_finite())
-        {
+        let usable = cell.is_finite()
+            && cell > 0.0
+            && (1.0 / cell).is_finite()
+            && lo.iter().chain(&hi).all(|v| v.is_finite());
+        if !usable {
             return Self::single();
         }
         let dims = extent.map(|e| ((e / cell).floor() as u32).saturating_add(1).min(per_axis));
