@@ -24,7 +24,7 @@
 //! `aabb gather`, `aabb walk`.
 
 use crate::error::{Error, Result};
-use crate::geom::obb::Obb;
+use crate::geom::obb::ObbFrame;
 use crate::geom::polygon::PolygonSet;
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::radix_sort::RadixSort;
@@ -108,21 +108,29 @@ impl SweepColumns {
         }
     }
 
-    /// Columns for validated boxes: an AABB's half-width on any axis is at most
-    /// `hx + hy + hz` (unit axes) plus the GPU's margin of 5 epsilons of (extent + |centre|),
-    /// bounded here with room to spare.
-    pub fn for_obbs(boxes: &[Obb]) -> Self {
+    /// Columns for validated boxes, from their frames: an AABB's half-width on axis a is
+    /// `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
+    /// bounded here with room to spare for rounding.
+    pub fn for_frames(frames: &[ObbFrame]) -> Self {
         let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        let (mut reach, mut far) = (0.0f32, 0.0f32);
-        for b in boxes {
-            let (y, z) = (b.center.y, b.center.z);
-            lo = [lo[0].min(y), lo[1].min(z)];
-            hi = [hi[0].max(y), hi[1].max(z)];
-            reach = reach.max(b.half_extents.element_sum());
-            far = far.max(b.center.abs().max_element());
+        let (mut half, mut far) = (0.0f32, 0.0f32);
+        for f in frames {
+            let c = f.center();
+            lo = [lo[0].min(c.y), lo[1].min(c.z)];
+            hi = [hi[0].max(c.y), hi[1].max(c.z)];
+            let ext = f.axis(0).abs() * f.half(0)
+                + f.axis(1).abs() * f.half(1)
+                + f.axis(2).abs() * f.half(2);
+            half = half.max(ext.y).max(ext.z);
+            far = far.max(c.y.abs()).max(c.z.abs());
         }
-        let max_width = 2.0 * (reach + 1e-6 * (reach + far)) * (1.0 + 1e-5);
-        Self::covering(lo, hi, max_width, boxes.len().min(u32::MAX as usize) as u32)
+        let max_width = 2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5);
+        Self::covering(
+            lo,
+            hi,
+            max_width,
+            frames.len().min(u32::MAX as usize) as u32,
+        )
     }
 
     /// Columns for polygons (z = 0: columns along y only).
@@ -684,7 +692,7 @@ mod tests {
         };
         let plain = candidates(SweepColumns::single());
         assert!(plain.len() > 1_000, "{}", plain.len());
-        let auto = SweepColumns::for_obbs(&boxes);
+        let auto = SweepColumns::for_frames(&frames);
         assert!(auto.dims[0] > 4 && auto.dims[1] > 4, "{auto:?}");
         assert_eq!(candidates(auto), plain, "{auto:?}");
         let narrow = SweepColumns {
@@ -729,12 +737,21 @@ mod tests {
             SweepColumns::covering([5.0, 5.0], [5.0, 5.0], 0.0, 100),
             SweepColumns::single()
         );
-        // Box reach bounds the AABB half-width hx + hy + hz (plus margins).
-        let b = Obb::axis_aligned(
+        // Reach: the widest AABB on y or z (here 2 x 3 on z), plus margins; a box turned 45
+        // degrees about x is wider on y and z: 2 (2 + 3) / sqrt(2).
+        let b = crate::geom::obb::Obb::axis_aligned(
             glam::Vec3::new(1.0, 2.0, 3.0),
             glam::Vec3::new(1.0, 2.0, 3.0),
         );
-        let c = SweepColumns::for_obbs(&[b, b]);
-        assert!(c.reach >= 12.0 && c.reach < 12.01, "{c:?}");
+        let c = SweepColumns::for_frames(&[b.frame(), b.frame()]);
+        assert!(c.reach >= 6.0 && c.reach < 6.001, "{c:?}");
+        let turned = crate::geom::obb::Obb::new(
+            b.center,
+            b.half_extents,
+            glam::Quat::from_rotation_x(std::f32::consts::FRAC_PI_4),
+        );
+        let c = SweepColumns::for_frames(&[b.frame(), turned.frame()]);
+        let want = 10.0 / std::f32::consts::SQRT_2;
+        assert!(c.reach >= want && c.reach < want * 1.001, "{c:?}");
     }
 }

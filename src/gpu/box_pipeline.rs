@@ -200,7 +200,7 @@ impl GpuBoxPipeline {
             bytemuck::cast_slice::<ObbFrame, u8>(&frames),
         )?;
         self.columns = if self.use_columns {
-            SweepColumns::for_obbs(boxes)
+            SweepColumns::for_frames(&frames)
         } else {
             SweepColumns::single()
         };
