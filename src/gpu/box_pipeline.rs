@@ -3,7 +3,8 @@
 //!
 //! Broad phase ([`Proxy::Aabb`], the default): [`GpuAabbSap`] computes each shape's AABB on the
 //! GPU from the uploaded shapes (the CPU pipeline's formula, see its module docs), sorts by
-//! min.x and sweeps, leaving the candidate pairs and their count on the device. Narrow phase:
+//! (column across y and z, min.x) and sweeps along x (columns sized on the host from the
+//! shapes: [`SweepColumns`]), leaving the candidate pairs and their count on the device. Narrow phase:
 //! [`GpuSat`] reads that list and count directly (indirect dispatch). Only the totals and the
 //! overlapping pairs come back. When either list overflows it grows to the exact count and the
 //! frame runs again: no pair is lost. `Stats::tests` = SAT tests = candidates, the same count as
