@@ -429,6 +429,43 @@ fn walks_longer_than_65535_candidates() {
     assert_eq!(sorted(pairs), expected);
 }
 
+/// A plain sweep whose walk takes 1,100,000 steps: past what lavapipe lets one invocation run
+/// even with 16 steps per iteration. The result is either exact (real GPUs) or a clear error,
+/// never a short list. With columns across (y, z) the same scene needs no long walk: exact.
+/// Scene: 0.2-wide cubes 1 apart along x (at x up to 1.1e6 the AABB margins, 6e-7 of the
+/// coordinate, make neighbours overlap on x, so odd ones sit at y = 10), every 100,000th at
+/// y = -5, inside a long flat box under the row.
+#[test]
+fn a_walk_the_device_cuts_short_is_an_error_not_a_short_list() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let n = 1_100_000u32;
+    let mut boxes: Vec<Obb> = (0..n)
+        .map(|i| {
+            let y = match i {
+                _ if i % 100_000 == 99_999 => -5.0,
+                _ if i % 2 == 1 => 10.0,
+                _ => 0.0,
+            };
+            Obb::axis_aligned(Vec3::new(i as f32, y, 0.0), Vec3::splat(0.1))
+        })
+        .collect();
+    boxes.push(Obb::axis_aligned(
+        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
+        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
+    ));
+    let expected: Vec<Pair> = (99_999..n).step_by(100_000).map(|i| [i, n]).collect();
+    for columns in [false, true] {
+        gpu.set_sweep_columns(columns);
+        let mut got = Vec::new();
+        match gpu.obb_candidates(&boxes, &mut got) {
+            Ok(_) => assert_eq!(sorted(got), expected, "columns {columns}"),
+            Err(e) => assert!(!columns && e.to_string().contains("cut"), "{e}"),
+        }
+    }
+}
+
 /// Needles: their AABBs are much tighter than their bounding spheres, so the AABB broad phase
 /// makes fewer SAT tests for the same pairs.
 #[test]
