@@ -1,9 +1,11 @@
-//! Seeded oriented-box scenes for the SAT pipeline: each sphere of a sphere scene becomes a
-//! box at its centre with half-extents uniform in [0.25, 1] r and a uniformly random rotation.
+//! Seeded oriented-box and polygon scenes for the SAT pipeline: each sphere of a sphere scene
+//! becomes a box at its centre with half-extents uniform in [0.25, 1] r and a uniformly random
+//! rotation, or a convex polygon around its (x, y).
 
 use crate::geom::obb::Obb;
+use crate::geom::polygon::Polygon;
 use crate::scene::{Scene, SceneKind, SceneParams};
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -19,6 +21,65 @@ pub fn generate_boxes(kind: SceneKind, params: &SceneParams) -> Vec<Obb> {
             let mut half = || s.radius * rng.random_range(0.25f32..=1.0);
             let half_extents = Vec3::new(half(), half(), half());
             Obb::new(s.center, half_extents, random_rotation(&mut rng))
+        })
+        .collect()
+}
+
+/// Convex polygons placed like the spheres of `Scene::generate(kind, params)`, projected to
+/// (x, y): 3 to 8 vertices at increasing angles (jittered within their share of the turn) on an
+/// ellipse with semi-axes uniform in [0.5, 1] r, rotated uniformly; half are given clockwise
+/// (`Polygon` stores them counter-clockwise).
+pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Vec<Polygon> {
+    let scene = Scene::generate(kind, params);
+    let mut rng = ChaCha8Rng::seed_from_u64(params.seed ^ 0x9017_90a5);
+    scene
+        .spheres
+        .iter()
+        .enumerate()
+        .map(|(index, s)| {
+            let k = rng.random_range(3..=8usize);
+            let axes = Vec2::new(
+                s.radius * rng.random_range(0.5f32..=1.0),
+                s.radius * rng.random_range(0.5f32..=1.0),
+            );
+            let turn = Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU));
+            let step = std::f32::consts::TAU / k as f32;
+            let centre = s.center.truncate();
+            let mut vertices: Vec<Vec2> = (0..k)
+                .map(|v| {
+                    let a = step * (v as f32 + rng.random_range(0.0f32..0.5));
+                    centre + turn.rotate(axes * Vec2::new(a.cos(), a.sin()))
+                })
+                .collect();
+            if rng.random::<bool>() {
+                vertices.reverse();
+            }
+            // Points on an ellipse at angles at least half a step apart are strictly convex.
+            Polygon::new(index, &vertices).expect("vertices on an ellipse form a convex polygon")
+        })
+        .collect()
+}
+
+/// `n` seeded needles: boxes with one half-extent 20 to 60 times the other two, uniformly
+/// rotated, uniform in a cube sized for a few overlaps each. Their bounding spheres are far
+/// looser than their AABBs (the scene that separates the two broad-phase proxies).
+pub fn needle_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let side = (n as f32).cbrt() * 3.0;
+    (0..n)
+        .map(|_| {
+            let thin = rng.random_range(0.03f32..0.06);
+            let long = thin * rng.random_range(20.0f32..60.0);
+            let centre = Vec3::new(
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+            );
+            Obb::new(
+                centre,
+                Vec3::new(long, thin, thin),
+                random_rotation(&mut rng),
+            )
         })
         .collect()
 }
@@ -90,5 +151,33 @@ mod tests {
             assert!(b.check(0).is_ok());
         }
         assert_eq!(boxes, generate_boxes(SceneKind::Density, &p));
+    }
+
+    #[test]
+    fn polygons_sit_on_the_sphere_centres_inside_their_circles() {
+        let p = SceneParams::new(3_000, 4);
+        let polygons = generate_polygons(SceneKind::Density, &p);
+        let spheres = Scene::generate(SceneKind::Density, &p).spheres;
+        assert_eq!(polygons.len(), spheres.len());
+        let mut sizes = [0usize; 9];
+        for (poly, s) in polygons.iter().zip(&spheres) {
+            let v = poly.vertices();
+            sizes[v.len()] += 1;
+            let c = s.center.truncate();
+            for &x in v {
+                let d = (x - c).length();
+                assert!(
+                    d <= s.radius * 1.0001 && d >= 0.5 * s.radius * 0.9999,
+                    "{d}"
+                );
+            }
+            // Stored counter-clockwise: positive signed area.
+            let area: f32 = (0..v.len())
+                .map(|i| v[i].perp_dot(v[(i + 1) % v.len()]))
+                .sum();
+            assert!(area > 0.0);
+        }
+        assert!((3..=8).all(|k| sizes[k] > 100), "{sizes:?}");
+        assert_eq!(polygons, generate_polygons(SceneKind::Density, &p));
     }
 }

@@ -12,17 +12,17 @@ use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
-use sweepfan::gpu::box_pipeline::GpuBoxPipeline;
+use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::scene::{SceneKind, SceneParams};
-use sweepfan::scene_boxes::generate_boxes;
+use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::{Pair, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;
 
-fn pipeline(method: Method) -> Option<GpuBoxPipeline> {
+fn pipeline(proxy: Proxy) -> Option<GpuBoxPipeline> {
     let ctx = Arc::new(context_for_tests()?);
-    Some(GpuBoxPipeline::new(ctx, method).expect("pipeline"))
+    Some(GpuBoxPipeline::new(ctx, proxy).expect("pipeline"))
 }
 
 fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
@@ -102,7 +102,7 @@ fn lattice(side: u32) -> (Vec<Obb>, Vec<Pair>) {
 
 #[test]
 fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
-    let Some(mut gpu) = pipeline(Method::Grid) else {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
         return;
     };
     for seed in 0..3 {
@@ -119,13 +119,20 @@ fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
             "scene has overlaps to find ({})",
             brute.len()
         );
-        let (cpu, _) = obb_overlaps(&boxes).unwrap();
+        let (cpu, cpu_stats) = obb_overlaps(&boxes).unwrap();
         let cpu = sorted(cpu);
         assert_eq!(cpu, brute, "CPU pipeline == all-pairs SAT");
         let mut out = Vec::new();
         let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
         assert_eq!(stats.pairs as usize, out.len());
         assert!(stats.tests >= stats.pairs);
+        // Same AABB formula (one more epsilon of margin): at most a few more SAT tests.
+        assert!(
+            stats.tests >= cpu_stats.tests && stats.tests <= cpu_stats.tests + 2,
+            "SAT tests: GPU {} CPU {}",
+            stats.tests,
+            cpu_stats.tests
+        );
         assert!(out.iter().all(|p| p[0] < p[1]));
         let out = sorted(out);
         assert_same_up_to_touching(&boxes, &out, &brute, "GPU vs all pairs");
@@ -133,38 +140,52 @@ fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
 }
 
 #[test]
-fn touching_lattice_and_sap_broad_phase() {
+fn touching_lattice_with_every_proxy() {
     let (boxes, expected) = lattice(9);
-    for method in [Method::Grid, Method::Sap] {
-        let Some(mut gpu) = pipeline(method) else {
+    for proxy in [
+        Proxy::Aabb,
+        Proxy::Sphere(Method::Grid),
+        Proxy::Sphere(Method::Sap),
+    ] {
+        let Some(mut gpu) = pipeline(proxy) else {
             return;
         };
         let mut out = Vec::new();
         gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
-        assert_eq!(sorted(out), expected, "{method:?}");
+        assert_eq!(sorted(out), expected, "{proxy:?}");
     }
 }
 
 #[test]
 fn overflowing_lists_grow_and_lose_nothing() {
-    let Some(mut gpu) = pipeline(Method::Grid) else {
-        return;
-    };
     let (boxes, expected) = lattice(6);
-    gpu.set_candidate_capacity(1).unwrap();
-    let mut out = Vec::new();
-    let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
-    assert_eq!(sorted(out), expected);
-    assert_eq!(stats.pairs as usize, expected.len());
-    // Counting only, after shrinking again.
-    gpu.set_candidate_capacity(3).unwrap();
-    let stats = gpu.obb_overlaps(&boxes, None).unwrap();
-    assert_eq!(stats.pairs as usize, expected.len());
+    for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
+        let Some(mut gpu) = pipeline(proxy) else {
+            return;
+        };
+        gpu.set_candidate_capacity(1).unwrap();
+        let mut out = Vec::new();
+        let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        assert_eq!(sorted(out), expected, "{proxy:?}");
+        assert_eq!(stats.pairs as usize, expected.len());
+        // Counting only, after shrinking again.
+        gpu.set_candidate_capacity(3).unwrap();
+        let stats = gpu.obb_overlaps(&boxes, None).unwrap();
+        assert_eq!(stats.pairs as usize, expected.len());
+        // The candidates alone: AABBs of a touching lattice overlap exactly where the cubes do.
+        if proxy == Proxy::Aabb {
+            gpu.set_candidate_capacity(2).unwrap();
+            let mut candidates = Vec::new();
+            let count = gpu.obb_candidates(&boxes, &mut candidates).unwrap();
+            assert_eq!(count as usize, candidates.len());
+            assert_eq!(sorted(candidates), expected);
+        }
+    }
 }
 
 #[test]
 fn gpu_equals_cpu_at_100k_boxes() {
-    let Some(mut gpu) = pipeline(Method::Grid) else {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
         return;
     };
     let boxes = random_boxes(100_000, 42);
@@ -178,7 +199,7 @@ fn gpu_equals_cpu_at_100k_boxes() {
 
 #[test]
 fn polygons_gpu_equals_cpu_and_all_pairs() {
-    let Some(mut gpu) = pipeline(Method::Grid) else {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
         return;
     };
     let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -213,27 +234,340 @@ fn polygons_gpu_equals_cpu_and_all_pairs() {
     let (cpu, _) = polygon_overlaps(&polygons).unwrap();
     assert_eq!(sorted(cpu), brute);
     assert!(brute.len() > 50);
-    let mut out = Vec::new();
-    gpu.polygon_overlaps(&polygons, Some(&mut out)).unwrap();
-    let out = sorted(out);
-    let diff = out
-        .iter()
-        .collect::<BTreeSet<_>>()
-        .symmetric_difference(&brute.iter().collect())
-        .count();
-    // Random real coordinates: exact touching has probability zero.
-    assert_eq!(diff, 0, "GPU polygons vs all pairs");
+    let (_, cpu_stats) = polygon_overlaps(&polygons).unwrap();
+    let mut sphere = pipeline(Proxy::Sphere(Method::Grid)).expect("adapter found above");
+    for gpu in [&mut gpu, &mut sphere] {
+        let mut out = Vec::new();
+        let stats = gpu.polygon_overlaps(&polygons, Some(&mut out)).unwrap();
+        let out = sorted(out);
+        let diff = out
+            .iter()
+            .collect::<BTreeSet<_>>()
+            .symmetric_difference(&brute.iter().collect())
+            .count();
+        // Random real coordinates: exact touching has probability zero.
+        assert_eq!(diff, 0, "GPU polygons vs all pairs [{:?}]", gpu.proxy());
+        if gpu.proxy() == Proxy::Aabb {
+            // Exactly the CPU's AABBs: exactly its SAT tests.
+            assert_eq!(stats.tests, cpu_stats.tests);
+        } else {
+            assert!(stats.tests > cpu_stats.tests);
+        }
+    }
 }
 
 #[test]
 fn empty_and_invalid_input_are_errors() {
-    let Some(mut gpu) = pipeline(Method::Grid) else {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
         return;
     };
     assert!(gpu.obb_overlaps(&[], None).is_err());
     let bad = [Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, f32::NAN, 1.0))];
     assert!(gpu.obb_overlaps(&bad, None).is_err());
     assert!(gpu.polygon_overlaps(&[], None).is_err());
+}
+
+// ---- The AABB broad phase alone (src/gpu/aabb_sap.rs) against an all-pairs AABB overlap in
+// f64, written here.
+
+/// The exact AABB, in f64, of the box the SAT sees (the f32 frame: unit axes with half-extents):
+/// centre ± sum_k |axis_k| h_k. Returned as (centre, extent) per axis.
+fn aabb_f64(b: &Obb) -> [(f64, f64); 3] {
+    let f = b.frame();
+    std::array::from_fn(|a| {
+        let c = f.center[a] as f64;
+        let e: f64 = (0..3)
+            .map(|k| (f.axes[k][a] as f64).abs() * f.axes[k].w as f64)
+            .sum();
+        (c, e)
+    })
+}
+
+/// Closed overlap of the f64 AABBs, each grown by `grow * (extent + |centre|)` per axis.
+fn aabbs_overlap(p: &[(f64, f64); 3], q: &[(f64, f64); 3], grow: f64) -> bool {
+    (0..3).all(|a| {
+        let (pe, qe) = (
+            p[a].1 + grow * (p[a].1 + p[a].0.abs()),
+            q[a].1 + grow * (q[a].1 + q[a].0.abs()),
+        );
+        (p[a].0 - pe) <= (q[a].0 + qe) && (q[a].0 - qe) <= (p[a].0 + pe)
+    })
+}
+
+/// GPU candidates vs the all-pairs f64 AABB overlap: every exact overlap must be a candidate
+/// (the GPU bounds are widened, never narrowed); extra candidates only within a relative 1e-5
+/// of touching. Returns the number of such near-touching extras.
+fn check_candidates(gpu: &mut GpuBoxPipeline, boxes: &[Obb], what: &str) -> usize {
+    let mut got = Vec::new();
+    let count = gpu.obb_candidates(boxes, &mut got).unwrap();
+    assert_eq!(count as usize, got.len(), "{what}: count vs list");
+    assert!(got.iter().all(|p| p[0] < p[1]), "{what}: canonical");
+    let got = sorted(got);
+    assert!(got.windows(2).all(|w| w[0] != w[1]), "{what}: duplicates");
+    let bounds: Vec<_> = boxes.iter().map(aabb_f64).collect();
+    let mut exact = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if aabbs_overlap(&bounds[i], &bounds[j], 0.0) {
+                exact.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let got_set: BTreeSet<Pair> = got.iter().copied().collect();
+    let missed: Vec<&Pair> = exact.iter().filter(|p| !got_set.contains(*p)).collect();
+    assert!(missed.is_empty(), "{what}: candidates missed {missed:?}");
+    let exact_set: BTreeSet<Pair> = exact.iter().copied().collect();
+    let extra: Vec<Pair> = got
+        .iter()
+        .filter(|p| !exact_set.contains(*p))
+        .copied()
+        .collect();
+    for &[i, j] in &extra {
+        assert!(
+            aabbs_overlap(&bounds[i as usize], &bounds[j as usize], 1e-5),
+            "{what}: ({i}, {j}) is a candidate but its AABBs are apart"
+        );
+    }
+    if !extra.is_empty() {
+        eprintln!("{what}: near-touching extra candidates {extra:?}");
+    }
+    assert!(
+        exact.len() > 20,
+        "{what}: scene has overlaps ({})",
+        exact.len()
+    );
+    extra.len()
+}
+
+fn clustered_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut p = SceneParams::new(n, seed);
+    p.volume_fraction = 0.02;
+    generate_boxes(SceneKind::Clusters, &p)
+}
+
+#[test]
+fn aabb_candidates_equal_all_pairs_aabb_overlap() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let mut one_huge = random_boxes(1_500, 7);
+    one_huge.push(Obb::new(
+        one_huge[10].center,
+        Vec3::new(30.0, 0.5, 9.0),
+        Quat::from_rotation_y(0.4),
+    ));
+    let scenes: Vec<(&str, Vec<Obb>)> = vec![
+        ("random", random_boxes(2_000, 3)),
+        ("clustered", clustered_boxes(2_000, 4)),
+        ("lattice", lattice(8).0),
+        ("needles", needle_boxes(2_000, 5)),
+        ("one huge box", one_huge),
+        // Centres at negative and positive coordinates, crossing zero.
+        (
+            "around the origin",
+            random_boxes(1_000, 6)
+                .iter()
+                .map(|b| Obb::new(b.center - Vec3::splat(20.0), b.half_extents, b.rotation))
+                .collect(),
+        ),
+    ];
+    // Columns across (y, z) and the plain sweep must give the same candidates.
+    for columns in [true, false] {
+        gpu.set_sweep_columns(columns);
+        let mut extras = 0;
+        for (what, boxes) in &scenes {
+            extras += check_candidates(&mut gpu, boxes, &format!("{what}, columns {columns}"));
+        }
+        assert!(extras <= 3, "{extras} near-touching extras over all scenes");
+    }
+}
+
+#[test]
+fn aabb_candidates_through_2d_dispatch() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    // 3,000 boxes are 47 groups of 64: with at most 4 per dimension the grid is 4 x 12, and the
+    // last row is partly past n (the kernels' bounds guards).
+    gpu.set_max_groups_per_dim(4);
+    check_candidates(&mut gpu, &random_boxes(3_000, 11), "2D dispatch");
+    let mut out = Vec::new();
+    let boxes = random_boxes(3_000, 12);
+    gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    let (cpu, _) = obb_overlaps(&boxes).unwrap();
+    assert_same_up_to_touching(&boxes, &sorted(out), &sorted(cpu), "2D dispatch pipeline");
+}
+
+/// A walk far longer than 65,535 steps (lavapipe's cap on one invocation's loop iterations):
+/// one long flat box below a row of 200,000 small cubes spaced apart along x, every 10,000th
+/// cube lowered to meet it. Candidates by construction: exactly those.
+#[test]
+fn walks_longer_than_65535_candidates() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let n = 200_000u32;
+    let mut boxes: Vec<Obb> = (0..n)
+        .map(|i| {
+            let y = if i % 10_000 == 0 { -5.0 } else { 0.0 };
+            Obb::axis_aligned(Vec3::new(i as f32, y, 0.0), Vec3::splat(0.25))
+        })
+        .collect();
+    // Spans every cube on x (so its walk visits all of them) and only the lowered ones on y.
+    boxes.push(Obb::axis_aligned(
+        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
+        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
+    ));
+    let long = n;
+    let expected: Vec<Pair> = (0..n).step_by(10_000).map(|i| [i, long]).collect();
+    let mut got = Vec::new();
+    gpu.obb_candidates(&boxes, &mut got).unwrap();
+    assert_eq!(sorted(got), expected);
+    let mut pairs = Vec::new();
+    let stats = gpu.obb_overlaps(&boxes, Some(&mut pairs)).unwrap();
+    assert_eq!(stats.tests, expected.len() as u64);
+    assert_eq!(sorted(pairs), expected);
+}
+
+/// A plain sweep whose walk takes 1,100,000 steps: past what lavapipe lets one invocation run
+/// even with 16 steps per iteration. The result is either exact (real GPUs) or a clear error,
+/// never a short list. With columns across (y, z) the same scene needs no long walk: exact.
+/// Scene: 0.2-wide cubes 1 apart along x (at x up to 1.1e6 the AABB margins, 6e-7 of the
+/// coordinate, make neighbours overlap on x, so odd ones sit at y = 10), every 100,000th at
+/// y = -5, inside a long flat box under the row.
+#[test]
+fn a_walk_the_device_cuts_short_is_an_error_not_a_short_list() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let n = 1_100_000u32;
+    let mut boxes: Vec<Obb> = (0..n)
+        .map(|i| {
+            let y = match i {
+                _ if i % 100_000 == 99_999 => -5.0,
+                _ if i % 2 == 1 => 10.0,
+                _ => 0.0,
+            };
+            Obb::axis_aligned(Vec3::new(i as f32, y, 0.0), Vec3::splat(0.1))
+        })
+        .collect();
+    boxes.push(Obb::axis_aligned(
+        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
+        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
+    ));
+    let expected: Vec<Pair> = (99_999..n).step_by(100_000).map(|i| [i, n]).collect();
+    for columns in [false, true] {
+        gpu.set_sweep_columns(columns);
+        let mut got = Vec::new();
+        match gpu.obb_candidates(&boxes, &mut got) {
+            Ok(_) => assert_eq!(sorted(got), expected, "columns {columns}"),
+            Err(e) => assert!(!columns && e.to_string().contains("cut"), "{e}"),
+        }
+    }
+}
+
+/// Needles: their AABBs are much tighter than their bounding spheres, so the AABB broad phase
+/// makes fewer SAT tests for the same pairs.
+#[test]
+fn aabb_proxy_tests_fewer_candidates_than_spheres_on_needles() {
+    let (Some(mut aabb), Some(mut sphere)) =
+        (pipeline(Proxy::Aabb), pipeline(Proxy::Sphere(Method::Grid)))
+    else {
+        return;
+    };
+    let boxes = needle_boxes(20_000, 8);
+    let (mut a, mut s) = (Vec::new(), Vec::new());
+    let sa = aabb.obb_overlaps(&boxes, Some(&mut a)).unwrap();
+    let ss = sphere.obb_overlaps(&boxes, Some(&mut s)).unwrap();
+    let (cpu, cs) = obb_overlaps(&boxes).unwrap();
+    eprintln!(
+        "needles n = 20000: SAT tests aabb {} sphere {} cpu {}; pairs {}",
+        sa.tests, ss.tests, cs.tests, sa.pairs
+    );
+    let (a, s, cpu) = (sorted(a), sorted(s), sorted(cpu));
+    assert_same_up_to_touching(&boxes, &a, &cpu, "aabb vs cpu");
+    assert_same_up_to_touching(&boxes, &s, &cpu, "sphere vs cpu");
+    assert!(cpu.len() > 500, "{} overlaps", cpu.len());
+    assert!(
+        sa.tests * 2 < ss.tests,
+        "aabb {} sphere {}",
+        sa.tests,
+        ss.tests
+    );
+}
+
+#[test]
+fn polygon_candidates_equal_all_pairs_vertex_bounds() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let mut p = SceneParams::new(3_000, 21);
+    p.volume_fraction = 0.01;
+    let polygons = generate_polygons(SceneKind::Density, &p);
+    let bounds: Vec<[f64; 4]> = polygons
+        .iter()
+        .map(|q| {
+            let v = q.vertices();
+            let f = |sel: fn(&Vec2) -> f32, pick: fn(f64, f64) -> f64, init: f64| {
+                v.iter().map(|x| sel(x) as f64).fold(init, pick)
+            };
+            [
+                f(|x| x.x, f64::min, f64::INFINITY),
+                f(|x| x.x, f64::max, f64::NEG_INFINITY),
+                f(|x| x.y, f64::min, f64::INFINITY),
+                f(|x| x.y, f64::max, f64::NEG_INFINITY),
+            ]
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for i in 0..bounds.len() {
+        for j in i + 1..bounds.len() {
+            let (a, b) = (bounds[i], bounds[j]);
+            if a[0] <= b[1] && b[0] <= a[1] && a[2] <= b[3] && b[2] <= a[3] {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    assert!(expected.len() > 1_000, "{}", expected.len());
+    for columns in [true, false] {
+        gpu.set_sweep_columns(columns);
+        let mut got = Vec::new();
+        gpu.polygon_candidates(&polygons, &mut got).unwrap();
+        // Vertex min / max is exact: the same set, no tolerance.
+        assert_eq!(sorted(got), expected, "columns {columns}");
+    }
+}
+
+#[test]
+fn non_finite_boxes_are_clear_errors() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let mut boxes = random_boxes(100, 1);
+    for (k, bad) in [
+        Obb::axis_aligned(Vec3::new(f32::INFINITY, 0.0, 0.0), Vec3::ONE),
+        Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, f32::NAN, 1.0)),
+        Obb::new(
+            Vec3::ZERO,
+            Vec3::ONE,
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        ),
+        Obb::axis_aligned(Vec3::splat(3.0e38), Vec3::splat(3.0e38)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        boxes[50] = bad;
+        let e = gpu.obb_overlaps(&boxes, None).unwrap_err();
+        assert!(e.to_string().contains("50"), "case {k}: {e}");
+        let mut out = Vec::new();
+        assert!(gpu.obb_candidates(&boxes, &mut out).is_err(), "case {k}");
+    }
+    // The pipeline still works afterwards.
+    let (lattice_boxes, expected) = lattice(4);
+    let mut out = Vec::new();
+    gpu.obb_overlaps(&lattice_boxes, Some(&mut out)).unwrap();
+    assert_eq!(sorted(out), expected);
 }
 
 // ---- CLI: `sweepfan verify --shape obb|polygon`, against overlaps known by construction.

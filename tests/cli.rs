@@ -213,3 +213,57 @@ fn gpu_backend_without_adapter_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no GPU adapter"), "{err}");
 }
+
+/// `bench --shape polygon`: rows carry `shape`, and their pair counts equal an all-pairs SAT of
+/// the same seeded polygons computed here.
+#[test]
+fn bench_polygon_rows_match_all_pairs() {
+    use sweepfan::scene::{SceneKind, SceneParams};
+    let dir = temp_dir("bench-polygon");
+    let json = dir.join("rows.json");
+    let backend = if sweepfan::gpu::context::context_for_tests().is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let out = sweepfan()
+        .args(["bench", "--shape", "polygon", "--scene", "density"])
+        .args([
+            "--n",
+            "1500",
+            "--frames",
+            "2",
+            "--backend",
+            backend,
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    let polygons =
+        sweepfan::scene_boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1));
+    let mut expected = 0usize;
+    for i in 0..polygons.len() {
+        for j in i + 1..polygons.len() {
+            expected += polygons[i].overlaps(&polygons[j]) as usize;
+        }
+    }
+    assert!(expected > 100, "{expected}");
+    for r in rows {
+        assert_eq!(r["shape"], "polygon");
+        assert_eq!(r["n"], 1500);
+        assert_eq!(r["verified"], true);
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), expected as f64);
+        assert!(r["tests_per_frame"].as_f64().unwrap() >= expected as f64);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

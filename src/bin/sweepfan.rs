@@ -167,8 +167,9 @@ struct BenchArgs {
     /// Skip comparing the first frame with a reference method.
     #[arg(long)]
     no_verify: bool,
-    /// Object shape: `obb` benches the box pipeline (broad phase + SAT) on boxes placed like
-    /// the scene's spheres (generated scenes only).
+    /// Object shape: `obb` / `polygon` bench the box / polygon pipeline (AABB broad phase + SAT)
+    /// on boxes placed like the scene's spheres, or polygons at their x, y (generated scenes
+    /// only).
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]
     shape: Shape,
     #[command(flatten)]
@@ -677,7 +678,7 @@ fn bench(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     match a.shape {
         Shape::Sphere => {}
         Shape::Obb => return bench_boxes(a, gpu),
-        Shape::Polygon => bail!("bench --shape polygon is not implemented (obb or sphere)"),
+        Shape::Polygon => return bench_boxes(a, gpu),
     }
     if a.scene == SceneKind::Rotating && a.scene_file.is_none() {
         return bench_rotating(&a, gpu);
@@ -1183,7 +1184,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
         Backend::Cpu => shapes.cpu()?,
         Backend::Gpu => {
             let mut pipeline =
-                sweepfan::gpu::GpuBoxPipeline::new(gpu.get()?, sweepfan::Method::Grid)?;
+                sweepfan::gpu::GpuBoxPipeline::new(gpu.get()?, sweepfan::gpu::Proxy::Aabb)?;
             let mut out = Vec::new();
             let stats = shapes.gpu(&mut pipeline, Some(&mut out))?;
             (out, stats)
@@ -1224,10 +1225,16 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut Gpu) -> Result<bool> {
     }
 }
 
-/// `bench --shape obb`: the box pipeline per frame on boxes placed like the scene's spheres.
+/// `bench --shape obb|polygon`: the box / polygon pipeline per frame on shapes placed like the
+/// scene's spheres (polygons: at their x, y).
 fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
+    let shape_name = if a.shape == Shape::Polygon {
+        "polygon"
+    } else {
+        "obb"
+    };
     if a.scene_file.is_some() {
-        bail!("bench --shape obb takes a generated --scene, not --scene-file");
+        bail!("bench --shape {shape_name} takes a generated --scene, not --scene-file");
     }
     if !(a.volume_fraction > 0.0 && a.volume_fraction < 0.74) {
         bail!(
@@ -1241,8 +1248,17 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     let mut p = SceneParams::new(a.n, a.seed);
     p.volume_fraction = a.volume_fraction;
     p.radius = a.radius;
-    let shapes = Shapes::Boxes(sweepfan::scene_boxes::generate_boxes(a.scene, &p));
-    let scene_name = format!("{}-boxes", a.scene.name());
+    let (shapes, scene_name) = if a.shape == Shape::Polygon {
+        (
+            Shapes::Polygons(sweepfan::scene_boxes::generate_polygons(a.scene, &p)),
+            format!("{}-polygons", a.scene.name()),
+        )
+    } else {
+        (
+            Shapes::Boxes(sweepfan::scene_boxes::generate_boxes(a.scene, &p)),
+            format!("{}-boxes", a.scene.name()),
+        )
+    };
     let frames = a.frames.max(1);
     let mut reference: Option<Vec<Pair>> = None;
     let mut rows = Vec::new();
@@ -1251,7 +1267,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
         let mut pipeline = match backend {
             Backend::Gpu => Some(sweepfan::gpu::GpuBoxPipeline::new(
                 gpu.get()?,
-                sweepfan::Method::Grid,
+                sweepfan::gpu::Proxy::Aabb,
             )?),
             Backend::Cpu => None,
         };
@@ -1310,7 +1326,8 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
             if !wrong.is_empty() {
                 all_ok = false;
                 eprintln!(
-                    "MISMATCH obb [{}] vs CPU pipeline: {} pairs differ",
+                    "MISMATCH {} [{}] vs CPU pipeline: {} pairs differ",
+                    shapes.name(),
                     backend.as_str(),
                     wrong.len()
                 );
@@ -1321,7 +1338,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
         rows.push(Row {
             scene: scene_name.clone(),
             n: shapes.len(),
-            method: "grid+sat".into(),
+            method: "aabb_sap+sat".into(),
             backend,
             device: match backend {
                 Backend::Cpu => cpu_device(),
@@ -1335,11 +1352,12 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
             stage_ms,
             speedup_vs_brute_force: None,
             verified,
-            verified_against: verified.map(|_| "cpu obb pipeline (aabb sweep + sat)".into()),
+            verified_against: verified
+                .map(|_| format!("cpu {} pipeline (aabb sweep + sat)", shapes.name())),
             near_touching_differences: near,
             gpu_bytes_per_object: None,
             host_bytes_per_object: None,
-            shape: Some("obb".into()),
+            shape: Some(shapes.name().into()),
         });
         if backend == Backend::Cpu {
             rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();

@@ -1,6 +1,7 @@
 //! GPU implementations (wgpu + WGSL). One module per stage; each has its WGSL file of the same
 //! name in `shaders/`.
 
+pub mod aabb_sap;
 pub mod box_pipeline;
 pub mod broad_phase;
 pub mod cascade;
@@ -16,6 +17,6 @@ pub mod scan;
 pub mod sector;
 pub mod sector_sphere;
 
-pub use box_pipeline::GpuBoxPipeline;
+pub use box_pipeline::{GpuBoxPipeline, Proxy};
 pub use broad_phase::GpuBroadPhase;
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};

@@ -1,0 +1,66 @@
+//! SAT tests (broad-phase candidates) per frame of the GPU box / polygon pipeline with AABB
+//! proxies against bounding-sphere proxies, beside the CPU pipeline's, with the pair counts
+//! checked equal. `cargo run --release --example box_proxies [n]` (default 100,000): density
+//! boxes, needle boxes and density polygons.
+
+use std::sync::Arc;
+use sweepfan::broadphase::Method;
+use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
+use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::context::GpuContext;
+use sweepfan::scene::{SceneKind, SceneParams};
+use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes};
+
+fn main() -> sweepfan::Result<()> {
+    let n: usize = std::env::args()
+        .nth(1)
+        .map_or(100_000, |s| s.parse().expect("n must be a number"));
+    let ctx = Arc::new(GpuContext::default_adapter()?);
+    println!("adapter: {}", ctx.info.name);
+    let proxies = [Proxy::Aabb, Proxy::Sphere(Method::Grid)];
+    let mut pipelines = proxies
+        .iter()
+        .map(|&p| GpuBoxPipeline::new(ctx.clone(), p))
+        .collect::<sweepfan::Result<Vec<_>>>()?;
+    let p = SceneParams::new(n, 1);
+    let box_scenes = [
+        ("density boxes", generate_boxes(SceneKind::Density, &p)),
+        ("needle boxes", needle_boxes(n, 1)),
+    ];
+    println!("scene,n,cpu_tests,cpu_pairs,proxy,gpu_tests,gpu_pairs");
+    for (name, boxes) in &box_scenes {
+        let (cpu, cs) = obb_overlaps(boxes)?;
+        for gpu in &mut pipelines {
+            let s = gpu.obb_overlaps(boxes, None)?;
+            let row = (
+                name,
+                n,
+                cs.tests,
+                cpu.len(),
+                gpu.proxy().name(),
+                s.tests,
+                s.pairs,
+            );
+            println!(
+                "{},{},{},{},{},{},{}",
+                row.0, row.1, row.2, row.3, row.4, row.5, row.6
+            );
+            assert_eq!(s.pairs, cpu.len() as u64, "{name}: pair counts differ");
+        }
+    }
+    let polygons = generate_polygons(SceneKind::Density, &p);
+    let (cpu, cs) = polygon_overlaps(&polygons)?;
+    for gpu in &mut pipelines {
+        let s = gpu.polygon_overlaps(&polygons, None)?;
+        println!(
+            "density polygons,{n},{},{},{},{},{}",
+            cs.tests,
+            cpu.len(),
+            gpu.proxy().name(),
+            s.tests,
+            s.pairs
+        );
+        assert_eq!(s.pairs, cpu.len() as u64, "polygons: pair counts differ");
+    }
+    Ok(())
+}

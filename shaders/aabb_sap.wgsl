@@ -1,0 +1,318 @@
+// Sweep and prune over axis-aligned bounding boxes (src/gpu/aabb_sap.rs), the broad phase of the
+// GPU box / polygon pipeline. Prefixed with ordered_float.wgsl (ordered_u32).
+//
+// A plain sweep along x visits, in a 3D volume, every box overlapping on x: about n^(2/3) per box.
+// So the (y, z) plane is cut into square columns and each box belongs to the column of its
+// lower (y, z) corner; the sweep order is (column, min.x, index). A box whose AABB overlaps box
+// p's has its lower corner in a column between column(min_p - reach) and column(max_p) on each
+// axis, reach >= every AABB's width: p visits exactly those columns (usually 2 x 2 or 3 x 3).
+// The column map is monotonic (clamped floor), which is all that soundness needs; the cell size
+// only sets the speed (the host picks it; one column makes this a plain sweep).
+//
+// obb_bounds / polygon_bounds: one AABB per shape, key ordered_u32(min.x), value its index;
+// (RadixSort by key); columns: key = column of the AABB at each sorted position; (RadixSort
+// again, stable: the order becomes (column, min.x, index)); gather: the AABBs in that order,
+// split into min.x and the (y, z) intervals so that a walk step reads 20 bytes, not 32; ranges:
+// each column's [start, end); walk: position p, in every column it may meet, binary-searches
+// the first position after its own (min.x, index) and visits positions q while
+// min_q.x <= max_p.x, appending (i, j), i < j, when the boxes also overlap on y and z (closed
+// intervals: touching counts). Every overlapping pair is found exactly once: by the box earlier
+// in (min.x, index) order, in the other's column. Slots past params.capacity are counted, not
+// written, so the host sees the exact count and runs again with a larger list: no candidate is
+// ever lost.
+//
+// lavapipe stops an invocation after 65,535 loop iterations in total, silently. The walk
+// therefore visits UNROLL positions per iteration, and every loop checks afterwards that it
+// reached its end; one that did not is counted in counters[2] and the host reports an error
+// rather than a short candidate list.
+
+struct Params {
+    n: u32,
+    // Pairs `pairs` holds.
+    capacity: u32,
+    // Columns per axis (y, z); their product is at most the length of `ranges`.
+    dims_y: u32,
+    dims_z: u32,
+    // Lower corner of column (0, 0) and 1 / cell side.
+    origin_y: f32,
+    origin_z: f32,
+    inv_cell: f32,
+    // At least every AABB's width on y and z.
+    reach: f32,
+}
+
+struct Aabb {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+}
+
+struct ObbFrame {
+    center: vec4<f32>,
+    // xyz: unit axis k, w: half-extent k.
+    axes: array<vec4<f32>, 3>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+// [0] append slot (counts past capacity), [1] times [0] wrapped past 2^32, [2] loops cut short
+// by the device, [3] polygons with malformed offsets.
+@group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>, 4>;
+@group(0) @binding(2) var<storage, read_write> boxes: array<Aabb>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+// Sorted order: (min.y, max.y, min.z, max.z) and min.x.
+@group(0) @binding(5) var<storage, read_write> sorted_yz: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> sorted_lo_x: array<f32>;
+@group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read> frames: array<ObbFrame>;
+@group(0) @binding(8) var<storage, read> vertices: array<vec2<f32>>;
+// Polygon i is vertices[offsets[i] .. offsets[i + 1]].
+@group(0) @binding(9) var<storage, read> offsets: array<u32>;
+// Per column: [start, end) of its sorted positions (0, 0 when empty).
+@group(0) @binding(11) var<storage, read_write> ranges: array<vec2<u32>>;
+
+// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); no kernel here
+// shares memory within a workgroup, so larger groups would gain nothing, and small ones let a
+// few long walks hold fewer idle lanes.
+const WG: u32 = 64u;
+const UNROLL: u32 = 16u;
+// Relative widening of a box's AABB: 5 f32 epsilons of (extent + |centre|). The CPU pipeline
+// (`Obb::aabb`) uses 4; the extra one covers a fused multiply-add here rounding the extent up to
+// an ulp lower than the CPU does, so every CPU candidate is a GPU candidate.
+const BOX_MARGIN: f32 = 5.0 * 1.1920929e-7;
+
+fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG + lid;
+}
+
+fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
+    boxes[i] = Aabb(vec4<f32>(lo, 0.0), vec4<f32>(hi, 0.0));
+    keys[i] = ordered_u32(lo.x);
+    values[i] = i;
+}
+
+@compute @workgroup_size(64)
+fn obb_bounds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let i = flat_id(wid, nwg, lid);
+    if i >= params.n || i >= arrayLength(&frames) {
+        return;
+    }
+    let f = frames[i];
+    let c = f.center.xyz;
+    // Same terms and order as `Obb::aabb`: |R| h, then the margin.
+    var ext = abs(f.axes[0].xyz) * f.axes[0].w + abs(f.axes[1].xyz) * f.axes[1].w
+        + abs(f.axes[2].xyz) * f.axes[2].w;
+    ext = ext + (ext + abs(c)) * BOX_MARGIN;
+    store_bounds(i, c - ext, c + ext);
+}
+
+@compute @workgroup_size(64)
+fn polygon_bounds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let i = flat_id(wid, nwg, lid);
+    if i >= params.n {
+        return;
+    }
+    var lo = vec2<f32>(0.0);
+    var hi = vec2<f32>(0.0);
+    if i + 1u >= arrayLength(&offsets) {
+        atomicAdd(&counters[3], 1u);
+    } else {
+        let start = offsets[i];
+        let end = offsets[i + 1u];
+        if start >= end || end > arrayLength(&vertices) {
+            atomicAdd(&counters[3], 1u);
+        } else {
+            // Vertex min / max: exact, so the same AABB as `Polygon::aabb`.
+            lo = vertices[start];
+            hi = lo;
+            var k = start + 1u;
+            for (; k < end; k++) {
+                lo = min(lo, vertices[k]);
+                hi = max(hi, vertices[k]);
+            }
+            if k != end {
+                atomicAdd(&counters[2], 1u);
+            }
+        }
+    }
+    store_bounds(i, vec3<f32>(lo, 0.0), vec3<f32>(hi, 0.0));
+}
+
+// Monotonic in v: fl(v - o) and the product are monotonic, so are floor and clamp.
+fn column_on(v: f32, origin: f32, dims: u32) -> u32 {
+    return u32(clamp(floor((v - origin) * params.inv_cell), 0.0, f32(dims - 1u)));
+}
+
+fn column_of(y: f32, z: f32) -> u32 {
+    return column_on(y, params.origin_y, params.dims_y) * params.dims_z
+        + column_on(z, params.origin_z, params.dims_z);
+}
+
+@compute @workgroup_size(64)
+fn columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p >= params.n {
+        return;
+    }
+    let i = values[p];
+    if i < arrayLength(&boxes) {
+        let lo = boxes[i].lo;
+        keys[p] = column_of(lo.y, lo.z);
+    }
+}
+
+@compute @workgroup_size(64)
+fn column_ranges(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p >= params.n {
+        return;
+    }
+    let c = keys[p];
+    if c >= arrayLength(&ranges) {
+        return;
+    }
+    if p == 0u || keys[p - 1u] != c {
+        ranges[c].x = p;
+    }
+    if p + 1u == params.n || keys[p + 1u] != c {
+        ranges[c].y = p + 1u;
+    }
+}
+
+@compute @workgroup_size(64)
+fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p >= params.n {
+        return;
+    }
+    let i = values[p];
+    if i < arrayLength(&boxes) {
+        let b = boxes[i];
+        sorted_yz[p] = vec4<f32>(b.lo.y, b.hi.y, b.lo.z, b.hi.z);
+        sorted_lo_x[p] = b.lo.x;
+    }
+}
+
+// Walk state of one invocation.
+var<private> me_yz: vec4<f32>;
+var<private> me_hi_x: f32;
+var<private> me_key: u32;
+var<private> end: u32;
+var<private> me_index: u32;
+var<private> done: bool;
+
+fn append(j: u32) {
+    let slot = atomicAdd(&counters[0], 1u);
+    if slot == 0xffffffffu {
+        atomicAdd(&counters[1], 1u);
+    }
+    if slot < params.capacity {
+        pairs[slot] = vec2<u32>(min(me_index, j), max(me_index, j));
+    }
+}
+
+fn visit(q: u32) {
+    if done {
+        return;
+    }
+    if q >= end {
+        done = true;
+        return;
+    }
+    // Float comparison, not keys: -0 and +0 have different keys but are equal.
+    if sorted_lo_x[q] > me_hi_x {
+        done = true;
+        return;
+    }
+    // x overlaps: min_q.x >= min_p.x by the sort order, min_q.x <= max_p.x by the walk.
+    let other = sorted_yz[q];
+    if all(me_yz.xz <= other.yw) && all(other.xz <= me_yz.yw) {
+        append(values[q]);
+    }
+}
+
+// Whether sorted position q comes after the walking box in (min.x key, index) order.
+fn after_me(q: u32) -> bool {
+    let k = ordered_u32(sorted_lo_x[q]);
+    return k > me_key || (k == me_key && values[q] > me_index);
+}
+
+// Walks one column's range from the first position after the walking box; false when a loop
+// was cut short by the device.
+fn walk_column(range: vec2<u32>) -> bool {
+    var lo = range.x;
+    var hi = range.y;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        if after_me(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1u;
+        }
+    }
+    if lo != hi {
+        return false;
+    }
+    end = range.y;
+    done = false;
+    for (var q = lo; !done; q += UNROLL) {
+        visit(q);
+        visit(q + 1u);
+        visit(q + 2u);
+        visit(q + 3u);
+        visit(q + 4u);
+        visit(q + 5u);
+        visit(q + 6u);
+        visit(q + 7u);
+        visit(q + 8u);
+        visit(q + 9u);
+        visit(q + 10u);
+        visit(q + 11u);
+        visit(q + 12u);
+        visit(q + 13u);
+        visit(q + 14u);
+        visit(q + 15u);
+    }
+    return done;
+}
+
+@compute @workgroup_size(64)
+fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let p = flat_id(wid, nwg, lid);
+    if p >= params.n {
+        return;
+    }
+    me_index = values[p];
+    if me_index >= arrayLength(&boxes) {
+        return;
+    }
+    me_yz = sorted_yz[p];
+    me_hi_x = boxes[me_index].hi.x;
+    me_key = ordered_u32(sorted_lo_x[p]);
+    // Lowest lower corner a box overlapping this one can have: min - reach, rounded down by a
+    // margin larger than the subtraction's rounding.
+    let low = me_yz.xz - params.reach - (abs(me_yz.xz) + params.reach) * 1e-6;
+    let y0 = column_on(low.x, params.origin_y, params.dims_y);
+    let y1 = column_on(me_yz.y, params.origin_y, params.dims_y);
+    let z0 = column_on(low.y, params.origin_z, params.dims_z);
+    let z1 = column_on(me_yz.w, params.origin_z, params.dims_z);
+    var complete = true;
+    var visited = 0u;
+    for (var cy = y0; cy <= y1; cy++) {
+        for (var cz = z0; cz <= z1; cz++) {
+            let c = cy * params.dims_z + cz;
+            if c < arrayLength(&ranges) && !walk_column(ranges[c]) {
+                complete = false;
+            }
+            visited++;
+        }
+    }
+    if !complete || visited != (y1 - y0 + 1u) * (z1 - z0 + 1u) {
+        atomicAdd(&counters[2], 1u);
+    }
+}
