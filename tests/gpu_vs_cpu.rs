@@ -148,8 +148,16 @@ fn every_method_on_a_two_dimensional_grid_of_workgroups() {
     let ctx = Arc::new(ctx);
     for m in Method::ALL {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
-        check(&mut bp, &paper(3001, 11), "paper n=3001, 5 groups per dimension");
-        check(&mut bp, &mixed(777, 12, 15.0), "mixed n=777, 5 groups per dimension");
+        check(
+            &mut bp,
+            &paper(3001, 11),
+            "paper n=3001, 5 groups per dimension",
+        );
+        check(
+            &mut bp,
+            &mixed(777, 12, 15.0),
+            "mixed n=777, 5 groups per dimension",
+        );
     }
 }
 
