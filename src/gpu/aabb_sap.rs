@@ -196,22 +196,26 @@ pub struct GpuAabbSap {
 impl GpuAabbSap {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader("aabb_sap.wgsl", SHADER)?;
-        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let obb_bounds = ctx.pipeline(&module, "obb_bounds", &[]);
-        let polygon_bounds = ctx.pipeline(&module, "polygon_bounds", &[]);
-        let gather = ctx.pipeline(&module, "gather", &[]);
-        let walk = ctx.pipeline(&module, "walk", &[]);
-        let columns = ctx.pipeline(&module, "columns", &[]);
-        let column_ranges = ctx.pipeline(&module, "column_ranges", &[]);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("aabb_sap pipelines: {e}")));
-        }
-        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("aabb_sap params"),
-            size: std::mem::size_of::<Params>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let [
+            obb_bounds,
+            polygon_bounds,
+            gather,
+            walk,
+            columns,
+            column_ranges,
+        ] = ctx.pipelines(
+            "aabb_sap",
+            &module,
+            [
+                "obb_bounds",
+                "polygon_bounds",
+                "gather",
+                "walk",
+                "columns",
+                "column_ranges",
+            ],
+        )?;
+        let params = ctx.uniform_buffer("aabb_sap params", std::mem::size_of::<Params>() as u64);
         let counters = ctx.storage_buffer("aabb_sap counters", 16, wgpu::BufferUsages::empty())?;
         let counters_staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("aabb_sap counters readback"),
@@ -271,11 +275,7 @@ impl GpuAabbSap {
     /// Grows the candidate list to hold `need` pairs (plus an eighth for the next frames), or
     /// fails with [`Error::TooLarge`] when one binding cannot hold them.
     pub fn grow_candidates(&mut self, ctx: &GpuContext, need: u64) -> Result<()> {
-        let max_pairs = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size)
-            / 8;
+        let max_pairs = ctx.max_binding_bytes() / 8;
         if need > max_pairs.min(u32::MAX as u64) {
             return Err(Error::TooLarge(format!(
                 "{need} AABB candidate pairs: a list of {} bytes exceeds the adapter '{}' limit \
@@ -304,11 +304,7 @@ impl GpuAabbSap {
         }
         // Grow by at least a quarter so a slowly growing scene reallocates rarely, but never
         // past what one binding holds when n itself fits.
-        let max_objects = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size)
-            / AABB_BYTES;
+        let max_objects = ctx.max_binding_bytes() / AABB_BYTES;
         let grown = self
             .scratch
             .as_ref()
@@ -571,24 +567,8 @@ impl GpuAabbSap {
 
 /// Maps the 16-byte counters staging buffer and returns its words.
 fn map_counters(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<[u32; 4]> {
-    let slice = staging.slice(..);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.wait()?;
-    rx.recv()
-        .map_err(|_| Error::Gpu("aabb_sap counters callback dropped".into()))?
-        .map_err(|e| Error::Gpu(format!("map_async (aabb_sap counters): {e}")))?;
-    let words = {
-        let data = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range (aabb_sap counters): {e}")))?;
-        let w: Vec<u32> = bytemuck::pod_collect_to_vec(&data);
-        [w[0], w[1], w[2], w[3]]
-    };
-    staging.unmap();
-    Ok(words)
+    let w = ctx.map_staging_words(staging, "aabb_sap counters")?;
+    Ok([w[0], w[1], w[2], w[3]])
 }
 
 #[cfg(test)]

@@ -421,17 +421,7 @@ fn upload(
     label: &str,
     bytes: &[u8],
 ) -> Result<()> {
-    let need = (bytes.len() as u64).max(4);
-    if slot.as_ref().is_none_or(|b| b.size() < need) {
-        ctx.check_binding(label, need)?;
-        let max = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size);
-        let size = ((need + need / 2).min(max).max(need) + 3) & !3;
-        *slot = Some(ctx.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
-    }
-    ctx.queue
-        .write_buffer(slot.as_ref().expect("just filled"), 0, bytes);
+    let buffer = ctx.ensure_storage(slot, label, bytes.len() as u64)?;
+    ctx.queue.write_buffer(buffer, 0, bytes);
     Ok(())
 }

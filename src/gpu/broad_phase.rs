@@ -284,7 +284,9 @@ impl GpuBroadPhase {
 
     /// Maps the totals copied by the last recorded frame (after its submission).
     fn read_totals(&mut self, n: u32) -> Result<Totals> {
-        let words = map_words(&self.ctx, &self.counters_staging)?;
+        let words = self
+            .ctx
+            .map_staging_words(&self.counters_staging, "totals")?;
         let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
         self.last_n = n;
         Ok(Totals {
@@ -482,11 +484,7 @@ impl GpuBroadPhase {
 
     /// Largest pair list one binding can hold on this adapter.
     fn max_list_pairs(&self) -> u64 {
-        self.ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.ctx.limits.max_buffer_size)
-            / 8
+        self.ctx.max_binding_bytes() / 8
     }
 
     /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
@@ -561,27 +559,6 @@ pub struct ResidentTotals {
 /// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
 fn grid_buckets(n: u32) -> u32 {
     n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
-}
-
-/// Maps the (small) totals staging buffer and returns its words.
-fn map_words(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u32>> {
-    let slice = staging.slice(..);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.wait()?;
-    rx.recv()
-        .map_err(|_| Error::Gpu("totals readback callback dropped".into()))?
-        .map_err(|e| Error::Gpu(format!("map_async (totals): {e}")))?;
-    let words: Vec<u32> = {
-        let data = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range (totals): {e}")))?;
-        bytemuck::pod_collect_to_vec(&data)
-    };
-    staging.unmap();
-    Ok(words)
 }
 
 impl BroadPhase for GpuBroadPhase {

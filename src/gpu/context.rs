@@ -174,10 +174,7 @@ impl GpuContext {
 
     /// Fails with a clear message when a storage binding of `bytes` exceeds the device limit.
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
-        let max = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
+        let max = self.max_binding_bytes();
         if bytes > max {
             return Err(Error::TooLarge(format!(
                 "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} bytes \
@@ -202,6 +199,69 @@ impl GpuContext {
             )));
         }
         Ok(())
+    }
+
+    /// Compute pipelines for `entries` of `module`, in order; a validation failure is an
+    /// [`Error::Gpu`] naming `label` rather than an uncaptured error later.
+    pub fn pipelines<const N: usize>(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entries: [&str; N],
+    ) -> Result<[wgpu::ComputePipeline; N]> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let pipelines = entries.map(|entry| self.pipeline(module, entry, &[]));
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("{label} pipelines: {e}")));
+        }
+        Ok(pipelines)
+    }
+
+    /// The largest storage buffer one binding can hold on this device.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
+    /// Returns `slot` if it holds at least `bytes`, else a new storage buffer of `bytes` grown
+    /// by half again (so a slowly growing input does not reallocate every call), checked
+    /// against the binding limit.
+    pub fn ensure_storage<'a>(
+        &self,
+        slot: &'a mut Option<wgpu::Buffer>,
+        label: &str,
+        bytes: u64,
+    ) -> Result<&'a wgpu::Buffer> {
+        let bytes = bytes.max(4).next_multiple_of(4);
+        if slot.as_ref().is_none_or(|b| b.size() < bytes) {
+            self.check_binding(label, bytes)?;
+            let size = (bytes + bytes / 2).min(self.max_binding_bytes()).max(bytes);
+            *slot = Some(self.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
+        }
+        Ok(slot.as_ref().expect("just filled"))
+    }
+
+    /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
+    /// words (small totals and counters; large results go through [`Self::read_bytes`]).
+    pub fn map_staging_words(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u32>> {
+        let slice = staging.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu(format!("{what} readback callback dropped")))?
+            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
+        let words = {
+            let data = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+            bytemuck::pod_collect_to_vec(&data)
+        };
+        staging.unmap();
+        Ok(words)
     }
 
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.

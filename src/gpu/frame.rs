@@ -197,8 +197,7 @@ pub fn pipelines<const N: usize>(
     stage: &str,
     entries: [&str; N],
 ) -> Result<[wgpu::ComputePipeline; N]> {
-    let m = module(ctx, label, stage)?;
-    Ok(entries.map(|entry| ctx.pipeline(&m, entry, &[])))
+    ctx.pipelines(label, &module(ctx, label, stage)?, entries)
 }
 
 /// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).

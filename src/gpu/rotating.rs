@@ -153,10 +153,7 @@ impl RotatingGpu {
     }
 
     fn candidate_capacity(&self, ctx: &GpuContext) -> u32 {
-        let max = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size);
+        let max = ctx.max_binding_bytes();
         let by_binding = (max / 8).min(u32::MAX as u64) as u32;
         self.capacity_override
             .map_or(by_binding, |c| c.min(by_binding))

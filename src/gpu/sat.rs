@@ -85,43 +85,12 @@ pub struct GpuSat {
     timer: PassTimer,
 }
 
-/// Returns `slot` if it holds at least `bytes`, else a new storage buffer of `bytes` (grown by
-/// half again, so a slowly growing input does not reallocate every call).
-fn ensure<'a>(
-    ctx: &GpuContext,
-    slot: &'a mut Option<wgpu::Buffer>,
-    label: &str,
-    bytes: u64,
-) -> Result<&'a wgpu::Buffer> {
-    let fits = slot.as_ref().is_some_and(|b| b.size() >= bytes);
-    if !fits {
-        ctx.check_binding(label, bytes)?;
-        let max = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size);
-        let size = (bytes + bytes / 2).min(max).max(bytes);
-        *slot = Some(ctx.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
-    }
-    Ok(slot.as_ref().expect("just filled"))
-}
-
 impl GpuSat {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader("sat.wgsl", SHADER)?;
-        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let prepare = ctx.pipeline(&module, "prepare", &[]);
-        let obb = ctx.pipeline(&module, "obb_main", &[]);
-        let polygon = ctx.pipeline(&module, "polygon_main", &[]);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("sat pipelines: {e}")));
-        }
-        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("sat params"),
-            size: std::mem::size_of::<Params>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let [prepare, obb, polygon] =
+            ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
+        let params = ctx.uniform_buffer("sat params", std::mem::size_of::<Params>() as u64);
         let dispatch_args =
             ctx.storage_buffer("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
         let out_count = ctx.storage_buffer("sat out count", 8, wgpu::BufferUsages::empty())?;
@@ -299,7 +268,7 @@ impl GpuSat {
         let n = u32::try_from(boxes.len())
             .map_err(|_| Error::TooLarge(format!("{} boxes: indices are u32", boxes.len())))?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
-        let buf = ensure(ctx, &mut self.frames, "SAT box frames", bytes)?;
+        let buf = ctx.ensure_storage(&mut self.frames, "SAT box frames", bytes)?;
         ctx.queue
             .write_buffer(buf, 0, bytemuck::cast_slice::<ObbFrame, u8>(&frames));
         let buf = buf.clone();
@@ -318,11 +287,15 @@ impl GpuSat {
         let n = u32::try_from(set.len())
             .map_err(|_| Error::TooLarge(format!("{} polygons: indices are u32", set.len())))?;
         let vb = std::mem::size_of_val(set.vertices.as_slice()) as u64;
-        let vertices = ensure(ctx, &mut self.vertices, "SAT polygon vertices", vb)?.clone();
+        let vertices = ctx
+            .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?
+            .clone();
         ctx.queue
             .write_buffer(&vertices, 0, bytemuck::cast_slice(&set.vertices));
         let ob = 4 * set.offsets.len() as u64;
-        let offsets = ensure(ctx, &mut self.offsets, "SAT polygon offsets", ob)?.clone();
+        let offsets = ctx
+            .ensure_storage(&mut self.offsets, "SAT polygon offsets", ob)?
+            .clone();
         ctx.queue
             .write_buffer(&offsets, 0, bytemuck::cast_slice(&set.offsets));
         self.run_host_candidates(
@@ -345,10 +318,7 @@ impl GpuSat {
         if let Some(o) = out.as_deref_mut() {
             o.clear();
         }
-        let max_binding = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size);
+        let max_binding = ctx.max_binding_bytes();
         // Candidate chunks that fit one binding (and whose output, at most as long, too).
         let chunk_len = ((max_binding / 8) as usize).clamp(1, u32::MAX as usize);
         let mut stats = Stats {
@@ -358,7 +328,9 @@ impl GpuSat {
         let mut gpu_seconds = 0.0;
         for chunk in candidates.chunks(chunk_len.max(1)) {
             let bytes = 8 * chunk.len() as u64;
-            let cand = ensure(ctx, &mut self.candidates, "SAT candidates", bytes)?.clone();
+            let cand = ctx
+                .ensure_storage(&mut self.candidates, "SAT candidates", bytes)?
+                .clone();
             ctx.queue
                 .write_buffer(&cand, 0, bytemuck::cast_slice(chunk));
             ctx.queue.write_buffer(
