@@ -2,7 +2,6 @@
 //! CPU pipeline (AABB sweep and prune + SAT). `cargo bench --bench sat`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use glam::Vec2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
@@ -10,31 +9,9 @@ use sweepfan::Pair;
 use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
-use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use sweepfan::scene_boxes::random_boxes;
-
-fn polygons(n: usize, seed: u64) -> Vec<Polygon> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let side = (n as f32).sqrt() * 1.6;
-    let mut out = Vec::new();
-    while out.len() < n {
-        let k = rng.random_range(3..=9);
-        let mut angles: Vec<f32> = (0..k)
-            .map(|_| rng.random_range(0.0..std::f32::consts::TAU))
-            .collect();
-        angles.sort_by(f32::total_cmp);
-        let c = Vec2::new(rng.random_range(0.0..side), rng.random_range(0.0..side));
-        let r = rng.random_range(0.2..1.0);
-        let v: Vec<Vec2> = angles
-            .iter()
-            .map(|a| c + r * Vec2::from_angle(*a))
-            .collect();
-        if let Ok(p) = Polygon::new(out.len(), &v) {
-            out.push(p);
-        }
-    }
-    out
-}
+use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
+use sweepfan::scene_boxes::{generate_polygons, random_boxes};
+use sweepfan::{SceneKind, SceneParams};
 
 fn bench_sat(c: &mut Criterion) {
     let n = 400_000;
@@ -80,7 +57,7 @@ fn bench_sat(c: &mut Criterion) {
     });
     g.finish();
 
-    let polys = polygons(200_000, 3);
+    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(200_000, 3));
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
     aabb_sweep(&polygon_aabbs(&polys), &mut candidates);

@@ -3,16 +3,14 @@
 //! difference is checked to be such a pair, by testing shrunk and grown copies on the CPU.
 
 use glam::{Quat, Vec2, Vec3};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use sweepfan::cpu::aabb_sweep::aabb_sweep;
 use sweepfan::cpu::sat::{obb_frames_overlap, obb_pairs, polygon_set_pairs, polygons_overlap};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::gpu::sat::{GpuSat, SatCandidates, SatShapes};
-use sweepfan::scene_boxes::random_boxes;
-use sweepfan::{Pair, canonicalize};
+use sweepfan::scene_boxes::{generate_polygons, random_boxes};
+use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;
 
@@ -196,38 +194,13 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
     assert!(sat.encode(&ctx, &mut enc, shapes, bad, true).is_err());
 }
 
-fn random_polygon_set(n: usize, seed: u64) -> Vec<Polygon> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let side = (n as f32).sqrt() * 1.6;
-    let mut out = Vec::new();
-    while out.len() < n {
-        let k = rng.random_range(3..=9);
-        let mut angles: Vec<f32> = (0..k)
-            .map(|_| rng.random_range(0.0..std::f32::consts::TAU))
-            .collect();
-        angles.sort_by(f32::total_cmp);
-        let c = Vec2::new(rng.random_range(0.0..side), rng.random_range(0.0..side));
-        let r = rng.random_range(0.2..1.0);
-        let mut v: Vec<Vec2> = angles
-            .iter()
-            .map(|a| c + r * Vec2::from_angle(*a))
-            .collect();
-        if rng.random() {
-            v.reverse();
-        }
-        if let Ok(p) = Polygon::new(out.len(), &v) {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn gpu_polygon_pairs_match_cpu() {
     let Some(ctx) = context_for_tests() else {
         return;
     };
-    let polys = random_polygon_set(30_000, 13);
+    // Density-scene polygons (both windings, 3 to 8 vertices): about 2.3 overlaps per polygon.
+    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(30_000, 13));
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
     aabb_sweep(&polygon_aabbs(&polys), &mut candidates);
