@@ -1,9 +1,11 @@
-//! Our own portable GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
+//! Our own GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
 //! reduce-then-scan (per-block digit histograms -> [`ExclusiveScan`] -> stable scatter). No
-//! subgroup operations, no workgroup waiting on another, any n up to the binding limit.
+//! workgroup waits on another; any n up to the binding limit. Two scatters, see [`Variant`]:
+//! the portable one (no optional feature) and a subgroup one (`radix_sort_subgroup`).
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::radix_sort_subgroup;
 use crate::gpu::scan::{ExclusiveScan, check_workgroup_limits, exact_binding};
 use wgpu::util::DeviceExt;
 
@@ -31,12 +33,41 @@ pub fn f32_to_ordered_u32(f: f32) -> u32 {
     }
 }
 
+/// Which scatter kernel ranks the keys within a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// No optional feature: keys ranked in rounds of 256 through per-digit invocation bitmasks
+    /// in workgroup memory (three barriers per round).
+    Portable,
+    /// Needs `Features::SUBGROUP`: warp-level multisplit with ballots, three barriers per block.
+    Subgroup,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Portable => "portable",
+            Variant::Subgroup => "subgroup",
+        }
+    }
+
+    /// The fastest variant the device runs: [`Variant::Subgroup`] when it can.
+    pub fn best(ctx: &GpuContext) -> Self {
+        if radix_sort_subgroup::unsupported(ctx).is_none() {
+            Variant::Subgroup
+        } else {
+            Variant::Portable
+        }
+    }
+}
+
 /// Stable ascending sort of (key, value) pairs on the GPU. Pipelines are built once; the
 /// ping-pong buffers and the histogram are scratch owned here and grown when a larger n arrives.
 pub struct RadixSort {
     histogram: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
     scan: ExclusiveScan,
+    variant: Variant,
     /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
     params: wgpu::Buffer,
     param_stride: u64,
@@ -51,14 +82,27 @@ pub struct RadixSort {
 }
 
 impl RadixSort {
+    /// The best variant for the device ([`Variant::best`]).
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         Self::with_rounds(ctx, DEFAULT_ROUNDS)
+    }
+
+    /// The portable variant whatever the device offers.
+    pub fn portable(ctx: &GpuContext) -> Result<Self> {
+        Self::with_variant(ctx, Variant::Portable, DEFAULT_ROUNDS)
     }
 
     /// Like [`Self::new`] with `rounds` x 256 keys per block (1..=64). Tests use 1 to pass
     /// 65,535 workgroups within the binding limit.
     #[doc(hidden)]
     pub fn with_rounds(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::with_variant(ctx, Variant::best(ctx), rounds)
+    }
+
+    /// A given variant with `rounds` x 256 keys per block (1..=64; the subgroup variant keeps
+    /// `rounds` keys per invocation in registers). [`Error::Config`] when the device cannot run
+    /// the variant.
+    pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
         if !(1..=MAX_ROUNDS).contains(&rounds) {
             return Err(Error::Config(format!(
                 "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
@@ -86,10 +130,15 @@ impl RadixSort {
                 contents: &table,
                 usage: wgpu::BufferUsages::UNIFORM,
             });
+        let scatter = match variant {
+            Variant::Portable => pipeline_without_zero_fill(ctx, &module, "scatter", &constants),
+            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds)?,
+        };
         let sort = Self {
-            histogram: ctx.pipeline(&module, "histogram", &constants),
-            scatter: ctx.pipeline(&module, "scatter", &constants),
+            histogram: pipeline_without_zero_fill(ctx, &module, "histogram", &constants),
+            scatter,
             scan: ExclusiveScan::new(ctx)?,
+            variant,
             params,
             param_stride,
             block: WORKGROUP * rounds,
@@ -101,6 +150,10 @@ impl RadixSort {
         };
         ctx.check()?;
         Ok(sort)
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Caps the groups per grid dimension below the device limit (tests reach 2D grids cheaply).
@@ -275,9 +328,34 @@ impl RadixSort {
     /// histogram reads the key (4); scatter reads key + value and writes both (16); the histogram
     /// (256 counters per block) is written, scanned (read, read + write) and read by the scatter
     /// (5 x 4 bytes per counter). Higher scan levels and the odd-pass copy-back are left out.
+    /// Both variants move the same device bytes: they differ only in workgroup-memory work (the
+    /// portable scatter's bitmask tables and barriers per 256 keys, the subgroup one's ballots).
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         20.0 + 20.0 * RADIX as f64 / self.block as f64
     }
+}
+
+/// A compute pipeline (automatic layout) whose workgroup memory wgpu does not zero-fill: the
+/// radix kernels initialise their tables themselves, and the fill would cost another pass over
+/// every table per block.
+pub(crate) fn pipeline_without_zero_fill(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    ctx.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        })
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {

@@ -1,0 +1,61 @@
+//! The subgroup scatter of [`crate::gpu::radix_sort::RadixSort`] (warp-level multisplit, see
+//! `shaders/radix_sort_subgroup.wgsl`): a few barriers per block instead of three per 256 keys.
+//! Needs `Features::SUBGROUP` and workgroup memory for one digit table per possible subgroup.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use crate::gpu::radix_sort::pipeline_without_zero_fill;
+
+/// Invocations per workgroup; must match `WG` in the shader and the portable histogram's.
+const WORKGROUP: u32 = 256;
+/// Digits per pass.
+const RADIX: u32 = 256;
+
+/// Workgroup bytes the shader declares for `slots` subgroup slots: 16-bit counters (two digits
+/// per word) per slot, the 256 digit bases and the cursor.
+fn workgroup_bytes(slots: u32) -> u64 {
+    slots as u64 * (RADIX as u64 / 2) * 4 + RADIX as u64 * 4 + 4
+}
+
+/// Most subgroups a 256-invocation workgroup can hold on this adapter.
+fn slots(ctx: &GpuContext) -> u32 {
+    // wgpu never reports below 4 (WebGPU's minimum); guard anyway against a zero.
+    WORKGROUP / ctx.info.subgroup_min_size.clamp(4, WORKGROUP)
+}
+
+/// Why the subgroup scatter cannot run on this device, or `None` when it can.
+pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
+    if !ctx.has_subgroups() {
+        return Some(format!(
+            "the adapter '{}' offers no subgroup operations",
+            ctx.info.name
+        ));
+    }
+    let need = workgroup_bytes(slots(ctx));
+    let have = ctx.limits.max_compute_workgroup_storage_size as u64;
+    if need > have {
+        return Some(format!(
+            "it needs {need} bytes of workgroup memory (subgroups as small as {}); the adapter \
+             '{}' allows {have}",
+            ctx.info.subgroup_min_size, ctx.info.name
+        ));
+    }
+    None
+}
+
+/// The scatter pipeline for blocks of 256 x `items` keys (`items` 1..=64, checked by the caller).
+pub(crate) fn scatter_pipeline(ctx: &GpuContext, items: u32) -> Result<wgpu::ComputePipeline> {
+    if let Some(why) = unsupported(ctx) {
+        return Err(Error::Config(format!(
+            "radix sort: the subgroup variant cannot run: {why}"
+        )));
+    }
+    // Private arrays need constant sizes, so the sizes are written into the source.
+    let source = format!(
+        "const SLOTS: u32 = {}u;\nconst ITEMS: u32 = {items}u;\n{}",
+        slots(ctx),
+        include_str!("../../shaders/radix_sort_subgroup.wgsl")
+    );
+    let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
+    Ok(pipeline_without_zero_fill(ctx, &module, "scatter", &[]))
+}
