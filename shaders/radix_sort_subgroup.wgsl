@@ -65,6 +65,38 @@ fn lanes_below(lane: u32) -> vec4<u32> {
                   rel >= vec4<i32>(32));
 }
 
+// The lanes holding a valid key with digit `d`: AND over the 8 digit bits of the ballot of
+// lanes with that bit, or of its complement. Any subgroup size.
+fn lanes_by_ballots(d: u32, valid: bool) -> vec4<u32> {
+    var same = subgroupBallot(valid);
+    for (var b = 0u; b < 8u; b++) {
+        let on = ((d >> b) & 1u) != 0u;
+        let votes = subgroupBallot(on);
+        same &= select(~votes, votes, on);
+    }
+    return same;
+}
+
+// The same for subgroups of a fixed size BROADCAST_LANES <= 8: compare with each lane's digit.
+// As many operations as the ballots on a GPU, but a constant-index broadcast is one vector
+// extract on a CPU driver (lavapipe), where each ballot is a loop over the lanes. Lanes without
+// a key (or absent) are masked by the ballot.
+fn lanes_by_broadcasts(d: u32, valid: bool) -> vec4<u32> {
+    var m = 0u;
+    // Constant lane indices (broadcast needs them); the BROADCAST_LANES tests fold away.
+    m |= select(0u, 1u, subgroupBroadcast(d, 0u) == d);
+    m |= select(0u, 2u, subgroupBroadcast(d, 1u) == d);
+    m |= select(0u, 4u, subgroupBroadcast(d, 2u) == d);
+    m |= select(0u, 8u, subgroupBroadcast(d, 3u) == d);
+    if (BROADCAST_LANES > 4u) {
+        m |= select(0u, 16u, subgroupBroadcast(d, 4u) == d);
+        m |= select(0u, 32u, subgroupBroadcast(d, 5u) == d);
+        m |= select(0u, 64u, subgroupBroadcast(d, 6u) == d);
+        m |= select(0u, 128u, subgroupBroadcast(d, 7u) == d);
+    }
+    return subgroupBallot(valid) & vec4<u32>(m, 0u, 0u, 0u);
+}
+
 // Lowest set ballot bit of a non-zero mask (straight-line selects, no divergent branches).
 fn first_lane(m: vec4<u32>) -> u32 {
     let at = firstTrailingBit(m) + vec4<u32>(0u, 32u, 64u, 96u);
@@ -121,11 +153,11 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
             key = keys_in[i];
         }
         let d = digit_of(key);
-        var same = subgroupBallot(valid);
-        for (var b = 0u; b < 8u; b++) {
-            let on = ((d >> b) & 1u) != 0u;
-            let votes = subgroupBallot(on);
-            same &= select(~votes, votes, on);
+        var same: vec4<u32>;
+        if (BROADCAST_LANES != 0u) {
+            same = lanes_by_broadcasts(d, valid);
+        } else {
+            same = lanes_by_ballots(d, valid);
         }
         let rank = popcount4(same & below);
         let half = (d & 1u) * 16u;

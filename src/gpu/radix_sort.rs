@@ -103,6 +103,17 @@ impl RadixSort {
     /// `rounds` keys per invocation in registers). [`Error::Config`] when the device cannot run
     /// the variant.
     pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
+        Self::build(ctx, variant, rounds, false)
+    }
+
+    /// The subgroup variant matching digits with ballots even where a fixed small subgroup size
+    /// would pick broadcasts, so tests cover that path on such adapters (lavapipe).
+    #[doc(hidden)]
+    pub fn subgroup_with_ballots(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::build(ctx, Variant::Subgroup, rounds, true)
+    }
+
+    fn build(ctx: &GpuContext, variant: Variant, rounds: u32, ballots_only: bool) -> Result<Self> {
         if !(1..=MAX_ROUNDS).contains(&rounds) {
             return Err(Error::Config(format!(
                 "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
@@ -132,7 +143,7 @@ impl RadixSort {
             });
         let scatter = match variant {
             Variant::Portable => pipeline_without_zero_fill(ctx, &module, "scatter", &constants),
-            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds)?,
+            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
         };
         let sort = Self {
             histogram: pipeline_without_zero_fill(ctx, &module, "histogram", &constants),

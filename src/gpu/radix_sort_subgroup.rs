@@ -23,6 +23,17 @@ fn slots(ctx: &GpuContext) -> u32 {
     WORKGROUP / ctx.info.subgroup_min_size.clamp(4, WORKGROUP)
 }
 
+/// The subgroup size when every subgroup has the same one, 4 or 8 (then digits are matched with
+/// one broadcast per lane instead of 8 ballots), else 0.
+fn broadcast_lanes(ctx: &GpuContext) -> u32 {
+    let (min, max) = (ctx.info.subgroup_min_size, ctx.info.subgroup_max_size);
+    if min == max && (min == 4 || min == 8) {
+        min
+    } else {
+        0
+    }
+}
+
 /// Why the subgroup scatter cannot run on this device, or `None` when it can.
 pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
     if !ctx.has_subgroups() {
@@ -44,7 +55,12 @@ pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
 }
 
 /// The scatter pipeline for blocks of 256 x `items` keys (`items` 1..=64, checked by the caller).
-pub(crate) fn scatter_pipeline(ctx: &GpuContext, items: u32) -> Result<wgpu::ComputePipeline> {
+/// `ballots_only` forces the any-size digit matching (tests cover it on fixed-size adapters).
+pub(crate) fn scatter_pipeline(
+    ctx: &GpuContext,
+    items: u32,
+    ballots_only: bool,
+) -> Result<wgpu::ComputePipeline> {
     if let Some(why) = unsupported(ctx) {
         return Err(Error::Config(format!(
             "radix sort: the subgroup variant cannot run: {why}"
@@ -52,8 +68,13 @@ pub(crate) fn scatter_pipeline(ctx: &GpuContext, items: u32) -> Result<wgpu::Com
     }
     // Private arrays need constant sizes, so the sizes are written into the source.
     let source = format!(
-        "const SLOTS: u32 = {}u;\nconst ITEMS: u32 = {items}u;\n{}",
+        "const SLOTS: u32 = {}u;\nconst ITEMS: u32 = {items}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
         slots(ctx),
+        if ballots_only {
+            0
+        } else {
+            broadcast_lanes(ctx)
+        },
         include_str!("../../shaders/radix_sort_subgroup.wgsl")
     );
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
