@@ -111,7 +111,7 @@ fn main() -> sweepfan::Result<()> {
         cpu_wall * 1e3,
         cpu.cpu_seconds * 1e3
     );
-    print!("  {:<34}", "");
+    print!("  {:<42}", "");
     for v in &variants {
         print!("{:>14}", v.name());
     }
@@ -123,7 +123,7 @@ fn main() -> sweepfan::Result<()> {
         .into_iter()
         .collect();
     let row = |name: &str, f: &dyn Fn(&Measured, &RadixSort) -> String| {
-        print!("  {name:<34}");
+        print!("  {name:<42}");
         for (m, s) in gpu.iter().zip(&sorts) {
             print!("{:>14}", f(m, s));
         }
