@@ -1,6 +1,7 @@
 // Scatter of one stable LSD radix sort pass, subgroup variant (warp-level multisplit). The
 // histogram and the scan between them are the portable ones (radix_sort.wgsl, scan.wgsl): the
-// block layout (WG * ITEMS keys per block, hist[digit * blocks + block]) is the same.
+// block layout (WG * ITEMS keys per block = 256 * ROUNDS there, hist[digit * blocks + block])
+// is the same.
 //
 // Per block, with no barrier per key:
 //   1. every subgroup claims a contiguous chunk of the block (one elected atomicAdd hands out
@@ -8,20 +9,20 @@
 //      ranks its keys ITEMS rounds at a time: lanes with my digit = AND over the 8 digit bits of
 //      subgroupBallot(bit) or its complement; rank = earlier such lanes + the slot's running
 //      count of the digit, which the digit's first lane advances with one atomicAdd;
-//   2. one barrier, then per digit an exclusive scan of the slots' counts (slot order);
-//   3. one barrier, then each key goes to hist[digit, block] + slots before + its rank.
+//   2. one barrier, then per digit an exclusive scan of the slots' counts (slot order) that
+//      starts at the digit's scanned hist[digit, block]: the slot's first output position;
+//   3. one barrier, then each key goes to its slot's position for its digit + its rank.
 // No subgroup size is assumed (4..128: ballots are vec4<u32>); lanes are counted from ballots,
 // so partial subgroups are fine too. The host prepends `const SLOTS` (WG / the adapter's
 // minimum subgroup size: the most subgroups a workgroup can hold) and `const ITEMS` (keys per
 // invocation per block; private arrays need a constant size).
 
-// 256 invocations: one per digit when loading the digit bases, and the portable histogram's
-// block (WG * ITEMS keys) shape.
-const WG: u32 = 256u;
+// 128 invocations: the slot table (one 256-digit row of u32 per subgroup) then takes
+// 128 / 8 * 1 KiB = 16 KiB at subgroup size 8, and each subgroup's chunk is at least as long as
+// its row, so clearing and scanning the table costs at most a word per key. Two digits per
+// invocation in the table scan.
+const WG: u32 = 128u;
 const RADIX: u32 = 256u;
-// Two 16-bit digit counters per word: halves the table (32 slots x 256 digits would otherwise
-// take all 32 KiB lavapipe offers). Counts stay below WG * ITEMS <= 16,384, so no carries.
-const DIGIT_PAIRS: u32 = RADIX / 2u;
 
 struct PassParams {
     shift: u32,
@@ -35,11 +36,9 @@ struct PassParams {
 @group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
-// Per slot, per digit: keys of the slot's chunk so far (phase 1), then keys of earlier slots
-// (phase 3). Atomic because lanes of a subgroup take turns as a digit's first lane.
-var<workgroup> slot_counts: array<atomic<u32>, SLOTS * DIGIT_PAIRS>;
-// The block's first output position per digit (the scanned histogram).
-var<workgroup> digit_base: array<u32, RADIX>;
+// Per slot, per digit: keys of the slot's chunk so far (phase 1), then the slot's first output
+// position (phase 3). Atomic because lanes of a subgroup take turns as a digit's first lane.
+var<workgroup> slot_counts: array<atomic<u32>, SLOTS * RADIX>;
 // High 16 bits: next slot; low 16 bits: next free key offset in the block.
 var<workgroup> cursor: atomic<u32>;
 
@@ -119,8 +118,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         return;
     }
     // Workgroup memory is initialised here (the host turns wgpu's zero-fill off).
-    digit_base[lid] = hist[lid * blocks + block];
-    for (var w = lid; w < SLOTS * DIGIT_PAIRS; w += WG) {
+    for (var w = lid; w < SLOTS * RADIX; w += WG) {
         atomicStore(&slot_counts[w], 0u);
     }
     if (lid == 0u) {
@@ -139,7 +137,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     // Lane 0 is the lowest active invocation: broadcast-first reads its claim.
     claim = subgroupBroadcastFirst(claim);
     // SLOTS covers WG / (minimum subgroup size); the clamp only guards the array.
-    let row = min(claim >> 16u, SLOTS - 1u) * DIGIT_PAIRS;
+    let row = min(claim >> 16u, SLOTS - 1u) * RADIX;
     let first = block * WG * ITEMS + (claim & 0xFFFFu);
 
     var key_at: array<u32, ITEMS>;
@@ -160,11 +158,9 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
             same = lanes_by_ballots(d, valid);
         }
         let rank = popcount4(same & below);
-        let half = (d & 1u) * 16u;
         var before = 0u;
         if (valid && rank == 0u) {
-            let old = atomicAdd(&slot_counts[row + (d >> 1u)], popcount4(same) << half);
-            before = (old >> half) & 0xFFFFu;
+            before = atomicAdd(&slot_counts[row + d], popcount4(same));
         }
         let leader = select(sg_lane, first_lane(same), valid);
         key_at[r] = key;
@@ -172,12 +168,12 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     }
     workgroupBarrier();
 
-    // Exclusive scan over slots (key order) of both halves of a word at once.
+    // Per digit, exclusive scan over slots (key order) from the block's first position.
     let slots = min(atomicLoad(&cursor) >> 16u, SLOTS);
-    if (lid < DIGIT_PAIRS) {
-        var run = 0u;
+    for (var d = lid; d < RADIX; d += WG) {
+        var run = hist[d * blocks + block];
         for (var s = 0u; s < slots; s++) {
-            let w = s * DIGIT_PAIRS + lid;
+            let w = s * RADIX + d;
             let c = atomicLoad(&slot_counts[w]);
             atomicStore(&slot_counts[w], run);
             run += c;
@@ -190,8 +186,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         if (i < n) {
             let key = key_at[r];
             let d = digit_of(key);
-            let earlier = (atomicLoad(&slot_counts[row + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xFFFFu;
-            let dest = digit_base[d] + earlier + rank_at[r];
+            let dest = atomicLoad(&slot_counts[row + d]) + rank_at[r];
             keys_out[dest] = key;
             values_out[dest] = values_in[i];
         }

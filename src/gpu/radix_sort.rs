@@ -100,7 +100,7 @@ impl RadixSort {
     }
 
     /// A given variant with `rounds` x 256 keys per block (1..=64; the subgroup variant keeps
-    /// `rounds` keys per invocation in registers). [`Error::Config`] when the device cannot run
+    /// 2 x `rounds` keys per invocation in registers). [`Error::Config`] when the device cannot run
     /// the variant.
     pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
         Self::build(ctx, variant, rounds, false)

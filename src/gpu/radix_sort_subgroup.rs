@@ -6,18 +6,21 @@ use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::radix_sort::pipeline_without_zero_fill;
 
-/// Invocations per workgroup; must match `WG` in the shader and the portable histogram's.
-const WORKGROUP: u32 = 256;
+/// Invocations per workgroup; must match `WG` in the shader. Half the portable histogram's
+/// workgroup, so each invocation ranks 2 x rounds keys per block.
+const WORKGROUP: u32 = 128;
+/// The histogram's keys per block per round (its workgroup size).
+const HISTOGRAM_ROUND: u32 = 256;
 /// Digits per pass.
 const RADIX: u32 = 256;
 
-/// Workgroup bytes the shader declares for `slots` subgroup slots: 16-bit counters (two digits
-/// per word) per slot, the 256 digit bases and the cursor.
+/// Workgroup bytes the shader declares for `slots` subgroup slots: a u32 per digit per slot and
+/// the cursor.
 fn workgroup_bytes(slots: u32) -> u64 {
-    slots as u64 * (RADIX as u64 / 2) * 4 + RADIX as u64 * 4 + 4
+    slots as u64 * RADIX as u64 * 4 + 4
 }
 
-/// Most subgroups a 256-invocation workgroup can hold on this adapter.
+/// Most subgroups a workgroup can hold on this adapter.
 fn slots(ctx: &GpuContext) -> u32 {
     // wgpu never reports below 4 (WebGPU's minimum); guard anyway against a zero.
     WORKGROUP / ctx.info.subgroup_min_size.clamp(4, WORKGROUP)
@@ -54,11 +57,12 @@ pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
     None
 }
 
-/// The scatter pipeline for blocks of 256 x `items` keys (`items` 1..=64, checked by the caller).
+/// The scatter pipeline for blocks of 256 x `rounds` keys (`rounds` 1..=64, checked by the
+/// caller), the portable histogram's blocks.
 /// `ballots_only` forces the any-size digit matching (tests cover it on fixed-size adapters).
 pub(crate) fn scatter_pipeline(
     ctx: &GpuContext,
-    items: u32,
+    rounds: u32,
     ballots_only: bool,
 ) -> Result<wgpu::ComputePipeline> {
     if let Some(why) = unsupported(ctx) {
@@ -66,6 +70,7 @@ pub(crate) fn scatter_pipeline(
             "radix sort: the subgroup variant cannot run: {why}"
         )));
     }
+    let items = rounds * HISTOGRAM_ROUND / WORKGROUP;
     // Private arrays need constant sizes, so the sizes are written into the source.
     let source = format!(
         "const SLOTS: u32 = {}u;\nconst ITEMS: u32 = {items}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
