@@ -1,27 +1,28 @@
 // Scatter of one stable LSD radix sort pass, subgroup variant (warp-level multisplit). The
-// histogram and the scan between them are the portable ones (radix_sort.wgsl, scan.wgsl): the
-// block layout (WG * ITEMS keys per block = 256 * ROUNDS there, hist[digit * blocks + block])
-// is the same.
+// histogram and the scan before it are the portable ones (radix_sort.wgsl, scan.wgsl): per chunk
+// of CHUNK keys (the portable block), hist[digit * chunks + chunk] holds, once scanned, the
+// chunk's first output position for each digit.
 //
-// Per block, with no barrier per key:
-//   1. every subgroup claims a contiguous chunk of the block (one elected atomicAdd hands out
-//      slot and chunk together, so slot order = key order whatever the subgroup sizes are) and
-//      ranks its keys ITEMS rounds at a time: lanes with my digit = AND over the 8 digit bits of
-//      subgroupBallot(bit) or its complement; rank = earlier such lanes + the slot's running
-//      count of the digit, which the digit's first lane advances with one atomicAdd;
-//   2. one barrier, then per digit an exclusive scan of the slots' counts (slot order) that
-//      starts at the digit's scanned hist[digit, block]: the slot's first output position;
-//   3. one barrier, then each key goes to its slot's position for its digit + its rank.
-// No subgroup size is assumed (4..128: ballots are vec4<u32>); lanes are counted from ballots,
-// so partial subgroups are fine too. The host prepends `const SLOTS` (WG / the adapter's
-// minimum subgroup size: the most subgroups a workgroup can hold) and `const ITEMS` (keys per
-// invocation per block; private arrays need a constant size).
+// A workgroup takes CHUNKS consecutive chunks; each subgroup ranks whole chunks by itself, in
+// rounds of one key per lane, with no barrier in the loop:
+//   lanes with my digit = the lanes whose digit equals mine (8 ballots of the digit bits, or one
+//   broadcast per lane for small fixed subgroup sizes); my rank = such lanes below me; the
+//   digit's first lane advances the chunk's position for the digit with one workgroup
+//   atomicAdd, whose old value (shared with subgroupShuffle) + my rank is where my key goes.
+// So a key costs one load, the match, at most one atomic and the two stores; no second pass, no
+// per-key table lookup. Chunks go to subgroups round-robin by slot (handed out by an elected
+// atomicAdd after a barrier: no assumption that subgroups are contiguous ranges of invocations,
+// nor about their number or size, 4..128: ballots are vec4<u32>, and lanes are counted from
+// ballots, so partial subgroups are fine too).
+//
+// The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup:
+// WG / the adapter's minimum subgroup size, so every subgroup has a chunk on average) and
+// `const BROADCAST_LANES` (the subgroup size when the adapter has one fixed size of 4 or 8,
+// else 0: see lanes_by_broadcasts).
 
-// 128 invocations: the slot table (one 256-digit row of u32 per subgroup) then takes
-// 128 / 8 * 1 KiB = 16 KiB at subgroup size 8, and each subgroup's chunk is at least as long as
-// its row, so clearing and scanning the table costs at most a word per key. Two digits per
-// invocation in the table scan.
-const WG: u32 = 128u;
+// 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
+// invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
+const WG: u32 = 64u;
 const RADIX: u32 = 256u;
 
 struct PassParams {
@@ -36,18 +37,14 @@ struct PassParams {
 @group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
-// Per slot, per digit: keys of the slot's chunk so far (phase 1), then the slot's first output
-// position (phase 3). Atomic because lanes of a subgroup take turns as a digit's first lane.
-var<workgroup> slot_counts: array<atomic<u32>, SLOTS * RADIX>;
-// High 16 bits: next slot; low 16 bits: next free key offset in the block.
-var<workgroup> cursor: atomic<u32>;
+// Per chunk of this workgroup, per digit: the output position of the digit's next key. Atomic
+// because lanes of a subgroup take turns as a digit's first lane.
+var<workgroup> next_pos: array<atomic<u32>, CHUNKS * RADIX>;
+// Next free subgroup slot.
+var<workgroup> slot_counter: atomic<u32>;
 
 fn digit_of(key: u32) -> u32 {
     return (key >> params.shift) & params.mask;
-}
-
-fn block_count(n: u32) -> u32 {
-    return (n + WG * ITEMS - 1u) / (WG * ITEMS);
 }
 
 fn popcount4(v: vec4<u32>) -> u32 {
@@ -111,18 +108,23 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
            @builtin(local_invocation_index) lid: u32,
            @builtin(subgroup_invocation_id) sg_lane: u32) {
     let n = arrayLength(&keys_in);
-    let blocks = block_count(n);
-    let block = wid.y * nwg.x + wid.x;
+    let chunks = (n + CHUNK - 1u) / CHUNK;
+    let first_chunk = (wid.y * nwg.x + wid.x) * CHUNKS;
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
-    if (block >= blocks) {
+    if (first_chunk >= chunks) {
         return;
     }
     // Workgroup memory is initialised here (the host turns wgpu's zero-fill off).
-    for (var w = lid; w < SLOTS * RADIX; w += WG) {
-        atomicStore(&slot_counts[w], 0u);
+    for (var w = lid; w < CHUNKS * RADIX; w += WG) {
+        let chunk = first_chunk + w / RADIX;
+        var pos = 0u;
+        if (chunk < chunks) {
+            pos = hist[(w % RADIX) * chunks + chunk];
+        }
+        atomicStore(&next_pos[w], pos);
     }
     if (lid == 0u) {
-        atomicStore(&cursor, 0u);
+        atomicStore(&slot_counter, 0u);
     }
     workgroupBarrier();
 
@@ -132,63 +134,47 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let lane = popcount4(present & below);
     var claim = 0u;
     if (lane == 0u) {
-        claim = atomicAdd(&cursor, (1u << 16u) | (lanes * ITEMS));
+        claim = atomicAdd(&slot_counter, 1u);
     }
     // Lane 0 is the lowest active invocation: broadcast-first reads its claim.
-    claim = subgroupBroadcastFirst(claim);
-    // SLOTS covers WG / (minimum subgroup size); the clamp only guards the array.
-    let row = min(claim >> 16u, SLOTS - 1u) * RADIX;
-    let first = block * WG * ITEMS + (claim & 0xFFFFu);
+    let slot = subgroupBroadcastFirst(claim);
+    // Every subgroup has its slot now: their count is the chunk stride.
+    workgroupBarrier();
+    let slots = atomicLoad(&slot_counter);
 
-    var key_at: array<u32, ITEMS>;
-    var rank_at: array<u32, ITEMS>;
-    for (var r = 0u; r < ITEMS; r++) {
+    for (var c = slot; c < CHUNKS; c += slots) {
+        let chunk = first_chunk + c;
+        if (chunk >= chunks) {
+            break; // the same for the whole subgroup
+        }
+        let row = c * RADIX;
+        let end = min(chunk * CHUNK + CHUNK, n);
         // Consecutive lanes read consecutive keys: coalesced loads.
-        let i = first + r * lanes + lane;
-        let valid = i < n;
-        var key = 0u;
-        if (valid) {
-            key = keys_in[i];
-        }
-        let d = digit_of(key);
-        var same: vec4<u32>;
-        if (BROADCAST_LANES != 0u) {
-            same = lanes_by_broadcasts(d, valid);
-        } else {
-            same = lanes_by_ballots(d, valid);
-        }
-        let rank = popcount4(same & below);
-        var before = 0u;
-        if (valid && rank == 0u) {
-            before = atomicAdd(&slot_counts[row + d], popcount4(same));
-        }
-        let leader = select(sg_lane, first_lane(same), valid);
-        key_at[r] = key;
-        rank_at[r] = subgroupShuffle(before, leader) + rank;
-    }
-    workgroupBarrier();
-
-    // Per digit, exclusive scan over slots (key order) from the block's first position.
-    let slots = min(atomicLoad(&cursor) >> 16u, SLOTS);
-    for (var d = lid; d < RADIX; d += WG) {
-        var run = hist[d * blocks + block];
-        for (var s = 0u; s < slots; s++) {
-            let w = s * RADIX + d;
-            let c = atomicLoad(&slot_counts[w]);
-            atomicStore(&slot_counts[w], run);
-            run += c;
-        }
-    }
-    workgroupBarrier();
-
-    for (var r = 0u; r < ITEMS; r++) {
-        let i = first + r * lanes + lane;
-        if (i < n) {
-            let key = key_at[r];
+        for (var at = chunk * CHUNK; at < end; at += lanes) {
+            let i = at + lane;
+            let valid = i < end;
+            var key = 0u;
+            if (valid) {
+                key = keys_in[i];
+            }
             let d = digit_of(key);
-            let dest = atomicLoad(&slot_counts[row + d]) + rank_at[r];
-            keys_out[dest] = key;
-            values_out[dest] = values_in[i];
+            var same: vec4<u32>;
+            if (BROADCAST_LANES != 0u) {
+                same = lanes_by_broadcasts(d, valid);
+            } else {
+                same = lanes_by_ballots(d, valid);
+            }
+            let rank = popcount4(same & below);
+            var before = 0u;
+            if (valid && rank == 0u) {
+                before = atomicAdd(&next_pos[row + d], popcount4(same));
+            }
+            let leader = select(sg_lane, first_lane(same), valid);
+            let dest = subgroupShuffle(before, leader) + rank;
+            if (valid) {
+                keys_out[dest] = key;
+                values_out[dest] = values_in[i];
+            }
         }
     }
 }

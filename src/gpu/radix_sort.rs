@@ -39,7 +39,8 @@ pub enum Variant {
     /// No optional feature: keys ranked in rounds of 256 through per-digit invocation bitmasks
     /// in workgroup memory (three barriers per round).
     Portable,
-    /// Needs `Features::SUBGROUP`: warp-level multisplit with ballots, three barriers per block.
+    /// Needs `Features::SUBGROUP`: warp-level multisplit, each subgroup ranking whole blocks
+    /// with ballots; two barriers per workgroup.
     Subgroup,
 }
 
@@ -71,8 +72,10 @@ pub struct RadixSort {
     /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
     params: wgpu::Buffer,
     param_stride: u64,
-    /// Keys per block (`WORKGROUP * rounds`).
+    /// Keys per block (`WORKGROUP * rounds`): the histogram's workgroup.
     block: u32,
+    /// Blocks per scatter workgroup (1 portable, several for the subgroup variant).
+    scatter_blocks: u32,
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
     hist: Option<wgpu::Buffer>,
@@ -99,8 +102,7 @@ impl RadixSort {
         Self::with_variant(ctx, Variant::best(ctx), rounds)
     }
 
-    /// A given variant with `rounds` x 256 keys per block (1..=64; the subgroup variant keeps
-    /// 2 x `rounds` keys per invocation in registers). [`Error::Config`] when the device cannot run
+    /// A given variant with `rounds` x 256 keys per block (1..=64). [`Error::Config`] when the device cannot run
     /// the variant.
     pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
         Self::build(ctx, variant, rounds, false)
@@ -153,6 +155,10 @@ impl RadixSort {
             params,
             param_stride,
             block: WORKGROUP * rounds,
+            scatter_blocks: match variant {
+                Variant::Portable => 1,
+                Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
+            },
             tmp_keys: None,
             tmp_values: None,
             hist: None,
@@ -222,6 +228,10 @@ impl RadixSort {
         let tmp_values = grow(ctx, &mut self.tmp_values, "radix tmp values", bytes)?;
         let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
         let (gx, gy) = dispatch_2d(blocks, self.max_groups_per_dim);
+        let (sx, sy) = dispatch_2d(
+            blocks.div_ceil(self.scatter_blocks),
+            self.max_groups_per_dim,
+        );
 
         let passes = key_bits.div_ceil(DIGIT_BITS);
         for pass in 0..passes {
@@ -287,7 +297,7 @@ impl RadixSort {
             });
             cpass.set_pipeline(&self.scatter);
             cpass.set_bind_group(0, &bg, &[]);
-            cpass.dispatch_workgroups(gx, gy, 1);
+            cpass.dispatch_workgroups(sx, sy, 1);
         }
         if passes % 2 == 1 {
             encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
@@ -502,16 +512,25 @@ mod tests {
         let Some(ctx) = context_for_tests() else {
             return;
         };
-        let mut sort = RadixSort::with_rounds(&ctx, 1).unwrap();
-        // 3 groups per row: 79 blocks -> a 3 x 27 grid with 2 idle groups.
-        sort.set_max_groups_per_dim(3);
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let keys: Vec<u32> = (0..79 * 256 - 17).map(|_| rng.random()).collect();
         let values: Vec<u32> = (0..keys.len() as u32).collect();
-        assert_eq!(
-            sort.sort_pairs(&ctx, &keys, &values).unwrap(),
-            cpu_sort(&keys, &values, 32)
-        );
+        let mut variants = vec![Variant::Portable];
+        if Variant::best(&ctx) == Variant::Subgroup {
+            variants.push(Variant::Subgroup);
+        }
+        for variant in variants {
+            let mut sort = RadixSort::with_variant(&ctx, variant, 1).unwrap();
+            // 3 groups per row: 79 blocks -> a 3 x 27 histogram grid with 2 idle groups; the
+            // subgroup scatter's fewer groups (several blocks each) get a 3-wide grid too.
+            sort.set_max_groups_per_dim(3);
+            assert_eq!(
+                sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+                cpu_sort(&keys, &values, 32),
+                "{}",
+                variant.name()
+            );
+        }
     }
 
     #[test]

@@ -1,29 +1,29 @@
 //! The subgroup scatter of [`crate::gpu::radix_sort::RadixSort`] (warp-level multisplit, see
-//! `shaders/radix_sort_subgroup.wgsl`): a few barriers per block instead of three per 256 keys.
-//! Needs `Features::SUBGROUP` and workgroup memory for one digit table per possible subgroup.
+//! `shaders/radix_sort_subgroup.wgsl`): each subgroup ranks whole chunks with ballots, two
+//! barriers per workgroup instead of three per 256 keys, no second pass over the keys.
+//! Needs `Features::SUBGROUP` and workgroup memory for one 256-digit table per chunk.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::radix_sort::pipeline_without_zero_fill;
 
-/// Invocations per workgroup; must match `WG` in the shader. Half the portable histogram's
-/// workgroup, so each invocation ranks 2 x rounds keys per block.
-const WORKGROUP: u32 = 128;
-/// The histogram's keys per block per round (its workgroup size).
+/// Invocations per workgroup; must match `WG` in the shader.
+const WORKGROUP: u32 = 64;
+/// The histogram's keys per chunk per round (its workgroup size).
 const HISTOGRAM_ROUND: u32 = 256;
 /// Digits per pass.
 const RADIX: u32 = 256;
 
-/// Workgroup bytes the shader declares for `slots` subgroup slots: a u32 per digit per slot and
-/// the cursor.
-fn workgroup_bytes(slots: u32) -> u64 {
-    slots as u64 * RADIX as u64 * 4 + 4
+/// Workgroup bytes the shader declares: a u32 per digit per chunk and the slot counter.
+fn workgroup_bytes(chunks: u32) -> u64 {
+    chunks as u64 * RADIX as u64 * 4 + 4
 }
 
-/// Most subgroups a workgroup can hold on this adapter.
-fn slots(ctx: &GpuContext) -> u32 {
+/// Chunks per workgroup: as many as the most subgroups a workgroup can hold, so every subgroup
+/// ranks one chunk on average.
+pub(crate) fn chunks_per_group(ctx: &GpuContext) -> u32 {
     // wgpu never reports below 4 (WebGPU's minimum); guard anyway against a zero.
-    WORKGROUP / ctx.info.subgroup_min_size.clamp(4, WORKGROUP)
+    (WORKGROUP / ctx.info.subgroup_min_size.max(4)).max(1)
 }
 
 /// The subgroup size when every subgroup has the same one, 4 or 8 (then digits are matched with
@@ -45,7 +45,7 @@ pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
             ctx.info.name
         ));
     }
-    let need = workgroup_bytes(slots(ctx));
+    let need = workgroup_bytes(chunks_per_group(ctx));
     let have = ctx.limits.max_compute_workgroup_storage_size as u64;
     if need > have {
         return Some(format!(
@@ -54,12 +54,20 @@ pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
             ctx.info.subgroup_min_size, ctx.info.name
         ));
     }
+    if ctx.limits.max_compute_invocations_per_workgroup < WORKGROUP
+        || ctx.limits.max_compute_workgroup_size_x < WORKGROUP
+    {
+        return Some(format!(
+            "it needs {WORKGROUP}-invocation workgroups; the adapter '{}' allows fewer",
+            ctx.info.name
+        ));
+    }
     None
 }
 
-/// The scatter pipeline for blocks of 256 x `rounds` keys (`rounds` 1..=64, checked by the
-/// caller), the portable histogram's blocks.
-/// `ballots_only` forces the any-size digit matching (tests cover it on fixed-size adapters).
+/// The scatter pipeline for chunks of 256 x `rounds` keys (`rounds` 1..=64, checked by the
+/// caller): the portable histogram's blocks. `ballots_only` forces the any-size digit matching
+/// (tests cover it on fixed-size adapters).
 pub(crate) fn scatter_pipeline(
     ctx: &GpuContext,
     rounds: u32,
@@ -70,11 +78,11 @@ pub(crate) fn scatter_pipeline(
             "radix sort: the subgroup variant cannot run: {why}"
         )));
     }
-    let items = rounds * HISTOGRAM_ROUND / WORKGROUP;
-    // Private arrays need constant sizes, so the sizes are written into the source.
+    // Sizes of workgroup arrays and the matching choice are written into the source.
     let source = format!(
-        "const SLOTS: u32 = {}u;\nconst ITEMS: u32 = {items}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
-        slots(ctx),
+        "const CHUNK: u32 = {}u;\nconst CHUNKS: u32 = {}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
+        rounds * HISTOGRAM_ROUND,
+        chunks_per_group(ctx),
         if ballots_only {
             0
         } else {
