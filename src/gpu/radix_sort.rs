@@ -349,8 +349,10 @@ impl RadixSort {
     /// histogram reads the key (4); scatter reads key + value and writes both (16); the histogram
     /// (256 counters per block) is written, scanned (read, read + write) and read by the scatter
     /// (5 x 4 bytes per counter). Higher scan levels and the odd-pass copy-back are left out.
-    /// Both variants move the same device bytes: they differ only in workgroup-memory work (the
-    /// portable scatter's bitmask tables and barriers per 256 keys, the subgroup one's ballots).
+    /// Both variants move the same device bytes (the subgroup scatter also reads its blocks'
+    /// 256 scanned counters once, as the portable one does): they differ only in the work
+    /// inside a workgroup (the portable scatter's bitmask tables and three barriers per 256
+    /// keys, the subgroup one's ballots or broadcasts and one atomic per distinct digit).
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         20.0 + 20.0 * RADIX as f64 / self.block as f64
     }
