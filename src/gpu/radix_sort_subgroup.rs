@@ -93,3 +93,109 @@ pub(crate) fn scatter_pipeline(
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
     Ok(pipeline_without_zero_fill(ctx, &module, "scatter", &[]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+    use crate::gpu::scan::exact_binding;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use wgpu::util::DeviceExt;
+
+    /// The scatter kernel alone, fed a histogram scanned on the CPU: every key must land where
+    /// a stable partition by the digit puts it, whichever matching the kernel uses.
+    #[test]
+    fn scatter_alone_is_a_stable_partition_by_digit() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        if unsupported(&ctx).is_some() {
+            eprintln!("note: '{}' cannot run the subgroup scatter", ctx.info.name);
+            return;
+        }
+        let chunk = 256usize; // rounds = 1
+        let groups_of_chunks = chunks_per_group(&ctx) as usize;
+        // Several workgroups, the last one with a partial chunk and missing chunks.
+        let n = chunk * groups_of_chunks * 3 + chunk + 77;
+        let chunks = n.div_ceil(chunk);
+        let (shift, mask) = (8u32, 0xFFu32);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for few_digits in [false, true] {
+            let keys: Vec<u32> = (0..n)
+                .map(|_| {
+                    if few_digits {
+                        [0x0000u32, 0x0100, 0xFF00, 0x1234][rng.random_range(0..4)]
+                    } else {
+                        rng.random()
+                    }
+                })
+                .collect();
+            let values: Vec<u32> = (0..n as u32).collect();
+            let digit = |k: u32| ((k >> shift) & mask) as usize;
+            // Oracle histogram, digit-major, exclusively scanned.
+            let mut hist = vec![0u32; 256 * chunks];
+            for (i, &k) in keys.iter().enumerate() {
+                hist[digit(k) * chunks + i / chunk] += 1;
+            }
+            let mut run = 0;
+            for h in hist.iter_mut() {
+                (*h, run) = (run, run + *h);
+            }
+            let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(values.clone()).collect();
+            want.sort_by_key(|&(k, _)| digit(k));
+
+            for ballots_only in [false, true] {
+                let pipeline = scatter_pipeline(&ctx, 1, ballots_only).unwrap();
+                let params = ctx
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: None,
+                        contents: bytemuck::cast_slice(&[shift, mask, 0, 0]),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    });
+                let make = |data: &[u32]| {
+                    let b = ctx
+                        .storage_buffer("t", data.len() as u64 * 4, wgpu::BufferUsages::empty())
+                        .unwrap();
+                    ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+                    b
+                };
+                let (kb, hb, vb) = (make(&keys), make(&hist), make(&values));
+                let (ko, vo) = (make(&vec![0; n]), make(&vec![0; n]));
+                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: params.as_entire_binding(),
+                        },
+                        exact_binding(1, &kb, n as u32),
+                        exact_binding(2, &hb, hist.len() as u32),
+                        exact_binding(3, &vb, n as u32),
+                        exact_binding(4, &ko, n as u32),
+                        exact_binding(5, &vo, n as u32),
+                    ],
+                });
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bg, &[]);
+                    pass.dispatch_workgroups(chunks.div_ceil(groups_of_chunks) as u32, 1, 1);
+                }
+                ctx.queue.submit([enc.finish()]);
+                ctx.wait().unwrap();
+                let got_k: Vec<u32> = ctx.read(&ko, n).unwrap();
+                let got_v: Vec<u32> = ctx.read(&vo, n).unwrap();
+                let got: Vec<(u32, u32)> = got_k.into_iter().zip(got_v).collect();
+                assert!(
+                    got == want,
+                    "few digits {few_digits}, ballots only {ballots_only}: first difference at {:?}",
+                    (0..n).find(|&i| got[i] != want[i])
+                );
+            }
+        }
+    }
+}
