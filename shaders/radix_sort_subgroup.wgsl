@@ -10,10 +10,10 @@
 //   digit's first lane advances the chunk's position for the digit with one workgroup
 //   atomicAdd, whose old value (shared with subgroupShuffle) + my rank is where my key goes.
 // So a key costs one load, the match, at most one atomic and the two stores; no second pass, no
-// per-key table lookup. Chunks go to subgroups round-robin by slot (handed out by an elected
-// atomicAdd after a barrier: no assumption that subgroups are contiguous ranges of invocations,
-// nor about their number or size, 4..128: ballots are vec4<u32>, and lanes are counted from
-// ballots, so partial subgroups are fine too).
+// per-key table lookup. Chunks go to subgroups round-robin by slot (slots handed out by an
+// elected atomicAdd, then a barrier makes their count, the stride, known): no assumption that
+// subgroups are contiguous ranges of invocations, nor about their number or size (4..128:
+// ballots are vec4<u32>; lanes are counted from ballots, so partial subgroups are fine too).
 //
 // The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup:
 // WG / the adapter's minimum subgroup size, so every subgroup has a chunk on average) and
