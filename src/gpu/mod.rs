@@ -11,6 +11,7 @@ pub mod keys;
 pub mod min_axis;
 pub mod pairs;
 pub mod radix_sort;
+pub mod radix_sort_subgroup;
 pub mod rotating;
 pub mod sat;
 pub mod scan;

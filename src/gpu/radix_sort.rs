@@ -1,9 +1,11 @@
-//! Our own portable GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
+//! Our own GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
 //! reduce-then-scan (per-block digit histograms -> [`ExclusiveScan`] -> stable scatter). No
-//! subgroup operations, no workgroup waiting on another, any n up to the binding limit.
+//! workgroup waits on another; any n up to the binding limit. Two scatters, see [`Variant`]:
+//! the portable one (no optional feature) and a subgroup one (`radix_sort_subgroup`).
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::radix_sort_subgroup;
 use crate::gpu::scan::{ExclusiveScan, check_workgroup_limits, exact_binding};
 use wgpu::util::DeviceExt;
 
@@ -31,17 +33,49 @@ pub fn f32_to_ordered_u32(f: f32) -> u32 {
     }
 }
 
+/// Which scatter kernel ranks the keys within a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// No optional feature: keys ranked in rounds of 256 through per-digit invocation bitmasks
+    /// in workgroup memory (three barriers per round).
+    Portable,
+    /// Needs `Features::SUBGROUP`: warp-level multisplit, each subgroup ranking whole blocks
+    /// with ballots; two barriers per workgroup.
+    Subgroup,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Portable => "portable",
+            Variant::Subgroup => "subgroup",
+        }
+    }
+
+    /// The fastest variant the device runs: [`Variant::Subgroup`] when it can.
+    pub fn best(ctx: &GpuContext) -> Self {
+        if radix_sort_subgroup::unsupported(ctx).is_none() {
+            Variant::Subgroup
+        } else {
+            Variant::Portable
+        }
+    }
+}
+
 /// Stable ascending sort of (key, value) pairs on the GPU. Pipelines are built once; the
 /// ping-pong buffers and the histogram are scratch owned here and grown when a larger n arrives.
 pub struct RadixSort {
     histogram: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
     scan: ExclusiveScan,
+    variant: Variant,
     /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
     params: wgpu::Buffer,
     param_stride: u64,
-    /// Keys per block (`WORKGROUP * rounds`).
+    /// Keys per block (`WORKGROUP * rounds`): the histogram's workgroup.
     block: u32,
+    /// Blocks per scatter workgroup (1 portable, several for the subgroup variant).
+    scatter_blocks: u32,
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
     hist: Option<wgpu::Buffer>,
@@ -51,14 +85,37 @@ pub struct RadixSort {
 }
 
 impl RadixSort {
+    /// The best variant for the device ([`Variant::best`]).
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         Self::with_rounds(ctx, DEFAULT_ROUNDS)
+    }
+
+    /// The portable variant whatever the device offers.
+    pub fn portable(ctx: &GpuContext) -> Result<Self> {
+        Self::with_variant(ctx, Variant::Portable, DEFAULT_ROUNDS)
     }
 
     /// Like [`Self::new`] with `rounds` x 256 keys per block (1..=64). Tests use 1 to pass
     /// 65,535 workgroups within the binding limit.
     #[doc(hidden)]
     pub fn with_rounds(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::with_variant(ctx, Variant::best(ctx), rounds)
+    }
+
+    /// A given variant with `rounds` x 256 keys per block (1..=64). [`Error::Config`] when the device cannot run
+    /// the variant.
+    pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
+        Self::build(ctx, variant, rounds, false)
+    }
+
+    /// The subgroup variant matching digits with ballots even where a fixed small subgroup size
+    /// would pick broadcasts, so tests cover that path on such adapters (lavapipe).
+    #[doc(hidden)]
+    pub fn subgroup_with_ballots(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::build(ctx, Variant::Subgroup, rounds, true)
+    }
+
+    fn build(ctx: &GpuContext, variant: Variant, rounds: u32, ballots_only: bool) -> Result<Self> {
         if !(1..=MAX_ROUNDS).contains(&rounds) {
             return Err(Error::Config(format!(
                 "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
@@ -86,13 +143,22 @@ impl RadixSort {
                 contents: &table,
                 usage: wgpu::BufferUsages::UNIFORM,
             });
+        let scatter = match variant {
+            Variant::Portable => pipeline_without_zero_fill(ctx, &module, "scatter", &constants),
+            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
+        };
         let sort = Self {
-            histogram: ctx.pipeline(&module, "histogram", &constants),
-            scatter: ctx.pipeline(&module, "scatter", &constants),
+            histogram: pipeline_without_zero_fill(ctx, &module, "histogram", &constants),
+            scatter,
             scan: ExclusiveScan::new(ctx)?,
+            variant,
             params,
             param_stride,
             block: WORKGROUP * rounds,
+            scatter_blocks: match variant {
+                Variant::Portable => 1,
+                Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
+            },
             tmp_keys: None,
             tmp_values: None,
             hist: None,
@@ -101,6 +167,10 @@ impl RadixSort {
         };
         ctx.check()?;
         Ok(sort)
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Caps the groups per grid dimension below the device limit (tests reach 2D grids cheaply).
@@ -158,6 +228,10 @@ impl RadixSort {
         let tmp_values = grow(ctx, &mut self.tmp_values, "radix tmp values", bytes)?;
         let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
         let (gx, gy) = dispatch_2d(blocks, self.max_groups_per_dim);
+        let (sx, sy) = dispatch_2d(
+            blocks.div_ceil(self.scatter_blocks),
+            self.max_groups_per_dim,
+        );
 
         let passes = key_bits.div_ceil(DIGIT_BITS);
         for pass in 0..passes {
@@ -223,7 +297,7 @@ impl RadixSort {
             });
             cpass.set_pipeline(&self.scatter);
             cpass.set_bind_group(0, &bg, &[]);
-            cpass.dispatch_workgroups(gx, gy, 1);
+            cpass.dispatch_workgroups(sx, sy, 1);
         }
         if passes % 2 == 1 {
             encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
@@ -275,9 +349,36 @@ impl RadixSort {
     /// histogram reads the key (4); scatter reads key + value and writes both (16); the histogram
     /// (256 counters per block) is written, scanned (read, read + write) and read by the scatter
     /// (5 x 4 bytes per counter). Higher scan levels and the odd-pass copy-back are left out.
+    /// Both variants move the same device bytes (the subgroup scatter also reads its blocks'
+    /// 256 scanned counters once, as the portable one does): they differ only in the work
+    /// inside a workgroup (the portable scatter's bitmask tables and three barriers per 256
+    /// keys, the subgroup one's ballots or broadcasts and one atomic per distinct digit).
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         20.0 + 20.0 * RADIX as f64 / self.block as f64
     }
+}
+
+/// A compute pipeline (automatic layout) whose workgroup memory wgpu does not zero-fill: the
+/// radix kernels initialise their tables themselves, and the fill would cost another pass over
+/// every table per block.
+pub(crate) fn pipeline_without_zero_fill(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    ctx.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        })
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {
@@ -413,16 +514,25 @@ mod tests {
         let Some(ctx) = context_for_tests() else {
             return;
         };
-        let mut sort = RadixSort::with_rounds(&ctx, 1).unwrap();
-        // 3 groups per row: 79 blocks -> a 3 x 27 grid with 2 idle groups.
-        sort.set_max_groups_per_dim(3);
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let keys: Vec<u32> = (0..79 * 256 - 17).map(|_| rng.random()).collect();
         let values: Vec<u32> = (0..keys.len() as u32).collect();
-        assert_eq!(
-            sort.sort_pairs(&ctx, &keys, &values).unwrap(),
-            cpu_sort(&keys, &values, 32)
-        );
+        let mut variants = vec![Variant::Portable];
+        if Variant::best(&ctx) == Variant::Subgroup {
+            variants.push(Variant::Subgroup);
+        }
+        for variant in variants {
+            let mut sort = RadixSort::with_variant(&ctx, variant, 1).unwrap();
+            // 3 groups per row: 79 blocks -> a 3 x 27 histogram grid with 2 idle groups; the
+            // subgroup scatter's fewer groups (several blocks each) get a 3-wide grid too.
+            sort.set_max_groups_per_dim(3);
+            assert_eq!(
+                sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+                cpu_sort(&keys, &values, 32),
+                "{}",
+                variant.name()
+            );
+        }
     }
 
     #[test]

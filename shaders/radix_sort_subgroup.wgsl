@@ -1,0 +1,180 @@
+// Scatter of one stable LSD radix sort pass, subgroup variant (warp-level multisplit). The
+// histogram and the scan before it are the portable ones (radix_sort.wgsl, scan.wgsl): per chunk
+// of CHUNK keys (the portable block), hist[digit * chunks + chunk] holds, once scanned, the
+// chunk's first output position for each digit.
+//
+// A workgroup takes CHUNKS consecutive chunks; each subgroup ranks whole chunks by itself, in
+// rounds of one key per lane, with no barrier in the loop:
+//   lanes with my digit = the lanes whose digit equals mine (8 ballots of the digit bits, or one
+//   broadcast per lane for small fixed subgroup sizes); my rank = such lanes below me; the
+//   digit's first lane advances the chunk's position for the digit with one workgroup
+//   atomicAdd, whose old value (shared with subgroupShuffle) + my rank is where my key goes.
+// So a key costs one load, the match, at most one atomic and the two stores; no second pass, no
+// per-key table lookup. Chunks go to subgroups round-robin by slot (slots handed out by an
+// elected atomicAdd, then a barrier makes their count, the stride, known): no assumption that
+// subgroups are contiguous ranges of invocations, nor about their number or size (4..128:
+// ballots are vec4<u32>; lanes are counted from ballots, so partial subgroups are fine too).
+//
+// The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup:
+// WG / the adapter's minimum subgroup size, so every subgroup has a chunk on average) and
+// `const BROADCAST_LANES` (the subgroup size when the adapter has one fixed size of 4 or 8,
+// else 0: see lanes_by_broadcasts).
+
+// 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
+// invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
+const WG: u32 = 64u;
+const RADIX: u32 = 256u;
+
+struct PassParams {
+    shift: u32,
+    mask: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: PassParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read> hist: array<u32>;
+@group(0) @binding(3) var<storage, read> values_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
+
+// Per chunk of this workgroup, per digit: the output position of the digit's next key. Atomic
+// because lanes of a subgroup take turns as a digit's first lane.
+var<workgroup> next_pos: array<atomic<u32>, CHUNKS * RADIX>;
+// Next free subgroup slot.
+var<workgroup> slot_counter: atomic<u32>;
+
+fn digit_of(key: u32) -> u32 {
+    return (key >> params.shift) & params.mask;
+}
+
+fn popcount4(v: vec4<u32>) -> u32 {
+    let c = countOneBits(v);
+    return c.x + c.y + c.z + c.w;
+}
+
+// Ballot bits of the lanes below `lane` (subgroup_invocation_id numbering).
+fn lanes_below(lane: u32) -> vec4<u32> {
+    let rel = vec4<i32>(i32(lane)) - vec4<i32>(0, 32, 64, 96);
+    let partial = (vec4<u32>(1u) << vec4<u32>(clamp(rel, vec4<i32>(0), vec4<i32>(31))))
+        - vec4<u32>(1u);
+    return select(select(vec4<u32>(0u), partial, rel > vec4<i32>(0)), vec4<u32>(~0u),
+                  rel >= vec4<i32>(32));
+}
+
+// The lanes holding a valid key with digit `d`: AND over the 8 digit bits of the ballot of
+// lanes with that bit, or of its complement. Any subgroup size.
+fn lanes_by_ballots(d: u32, valid: bool) -> vec4<u32> {
+    var same = subgroupBallot(valid);
+    for (var b = 0u; b < 8u; b++) {
+        let on = ((d >> b) & 1u) != 0u;
+        let votes = subgroupBallot(on);
+        same &= select(~votes, votes, on);
+    }
+    return same;
+}
+
+// The same for subgroups of a fixed size BROADCAST_LANES <= 8: compare with each lane's digit.
+// As many operations as the ballots on a GPU, but a constant-index broadcast is one vector
+// extract on a CPU driver (lavapipe), where each ballot is a loop over the lanes. Lanes without
+// a key (or absent) are masked by the ballot.
+fn lanes_by_broadcasts(d: u32, valid: bool) -> vec4<u32> {
+    var m = 0u;
+    // Constant lane indices (broadcast needs them); the BROADCAST_LANES tests fold away.
+    m |= select(0u, 1u, subgroupBroadcast(d, 0u) == d);
+    m |= select(0u, 2u, subgroupBroadcast(d, 1u) == d);
+    m |= select(0u, 4u, subgroupBroadcast(d, 2u) == d);
+    m |= select(0u, 8u, subgroupBroadcast(d, 3u) == d);
+    if (BROADCAST_LANES > 4u) {
+        m |= select(0u, 16u, subgroupBroadcast(d, 4u) == d);
+        m |= select(0u, 32u, subgroupBroadcast(d, 5u) == d);
+        m |= select(0u, 64u, subgroupBroadcast(d, 6u) == d);
+        m |= select(0u, 128u, subgroupBroadcast(d, 7u) == d);
+    }
+    return subgroupBallot(valid) & vec4<u32>(m, 0u, 0u, 0u);
+}
+
+// Lowest set ballot bit of a non-zero mask (straight-line selects, no divergent branches).
+fn first_lane(m: vec4<u32>) -> u32 {
+    let at = firstTrailingBit(m) + vec4<u32>(0u, 32u, 64u, 96u);
+    var lane = at.w;
+    lane = select(lane, at.z, m.z != 0u);
+    lane = select(lane, at.y, m.y != 0u);
+    lane = select(lane, at.x, m.x != 0u);
+    return lane;
+}
+
+@compute @workgroup_size(WG)
+fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) lid: u32,
+           @builtin(subgroup_invocation_id) sg_lane: u32) {
+    let n = arrayLength(&keys_in);
+    let chunks = (n + CHUNK - 1u) / CHUNK;
+    let first_chunk = (wid.y * nwg.x + wid.x) * CHUNKS;
+    // Overshoot groups of a 2D grid (the whole workgroup leaves together).
+    if (first_chunk >= chunks) {
+        return;
+    }
+    // Workgroup memory is initialised here (the host turns wgpu's zero-fill off).
+    for (var w = lid; w < CHUNKS * RADIX; w += WG) {
+        let chunk = first_chunk + w / RADIX;
+        var pos = 0u;
+        if (chunk < chunks) {
+            pos = hist[(w % RADIX) * chunks + chunk];
+        }
+        atomicStore(&next_pos[w], pos);
+    }
+    if (lid == 0u) {
+        atomicStore(&slot_counter, 0u);
+    }
+    workgroupBarrier();
+
+    let present = subgroupBallot(true);
+    let below = lanes_below(sg_lane);
+    let lanes = popcount4(present);
+    let lane = popcount4(present & below);
+    var claim = 0u;
+    if (lane == 0u) {
+        claim = atomicAdd(&slot_counter, 1u);
+    }
+    // Lane 0 is the lowest active invocation: broadcast-first reads its claim.
+    let slot = subgroupBroadcastFirst(claim);
+    // Every subgroup has its slot now: their count is the chunk stride.
+    workgroupBarrier();
+    let slots = atomicLoad(&slot_counter);
+
+    for (var c = slot; c < CHUNKS; c += slots) {
+        let chunk = first_chunk + c;
+        if (chunk >= chunks) {
+            break; // the same for the whole subgroup
+        }
+        let row = c * RADIX;
+        let end = min(chunk * CHUNK + CHUNK, n);
+        // Consecutive lanes read consecutive keys: coalesced loads.
+        for (var at = chunk * CHUNK; at < end; at += lanes) {
+            let i = at + lane;
+            let valid = i < end;
+            var key = 0u;
+            if (valid) {
+                key = keys_in[i];
+            }
+            let d = digit_of(key);
+            var same: vec4<u32>;
+            if (BROADCAST_LANES != 0u) {
+                same = lanes_by_broadcasts(d, valid);
+            } else {
+                same = lanes_by_ballots(d, valid);
+            }
+            let rank = popcount4(same & below);
+            var before = 0u;
+            if (valid && rank == 0u) {
+                before = atomicAdd(&next_pos[row + d], popcount4(same));
+            }
+            let leader = select(sg_lane, first_lane(same), valid);
+            let dest = subgroupShuffle(before, leader) + rank;
+            if (valid) {
+                keys_out[dest] = key;
+                values_out[dest] = values_in[i];
+            }
+        }
+    }
+}
