@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::radix_sort_subgroup;
-use crate::gpu::scan::{ExclusiveScan, check_workgroup_limits, exact_binding};
+use crate::gpu::scan::{ExclusiveScan, exact_binding};
 use wgpu::util::DeviceExt;
 
 /// Invocations per workgroup; must match `WG` in `shaders/radix_sort.wgsl`.
@@ -121,7 +121,7 @@ impl RadixSort {
                 "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
             )));
         }
-        check_workgroup_limits(ctx, "radix sort")?;
+        ctx.check_workgroup("radix sort", WORKGROUP)?;
         let module = ctx.shader(
             "radix_sort.wgsl",
             include_str!("../../shaders/radix_sort.wgsl"),

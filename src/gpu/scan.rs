@@ -42,7 +42,7 @@ impl ExclusiveScan {
                 "scan: items per invocation must be 1..={MAX_ITEMS}, got {items}"
             )));
         }
-        check_workgroup_limits(ctx, "scan")?;
+        ctx.check_workgroup("scan", WORKGROUP)?;
         let module = ctx.shader("scan.wgsl", include_str!("../../shaders/scan.wgsl"))?;
         let constants = [("ITEMS", items as f64)];
         let total_scratch = ctx.storage_buffer("scan total", 4, wgpu::BufferUsages::empty())?;
@@ -207,21 +207,6 @@ pub(crate) fn exact_binding(
             size: NonZeroU64::new(len.max(1) as u64 * 4),
         }),
     }
-}
-
-/// Fails clearly when the device cannot run 256-invocation workgroups.
-pub(crate) fn check_workgroup_limits(ctx: &GpuContext, what: &str) -> Result<()> {
-    let l = &ctx.limits;
-    if l.max_compute_invocations_per_workgroup < WORKGROUP
-        || l.max_compute_workgroup_size_x < WORKGROUP
-    {
-        return Err(Error::TooLarge(format!(
-            "{what} needs {WORKGROUP}-invocation workgroups; the adapter '{}' allows {} \
-             (x at most {})",
-            ctx.info.name, l.max_compute_invocations_per_workgroup, l.max_compute_workgroup_size_x
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
