@@ -245,6 +245,13 @@ impl GpuContext {
     /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
     /// words (small totals and counters; large results go through [`Self::read_bytes`]).
     pub fn map_staging_words(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u32>> {
+        Ok(bytemuck::pod_collect_to_vec(
+            &self.map_staging(staging, what)?,
+        ))
+    }
+
+    /// Waits for the submitted work, maps `staging` and copies its bytes out.
+    fn map_staging(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u8>> {
         let slice = staging.slice(..);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -252,16 +259,14 @@ impl GpuContext {
         });
         self.wait()?;
         rx.recv()
-            .map_err(|_| Error::Gpu(format!("{what} readback callback dropped")))?
+            .map_err(|_| Error::Gpu(format!("{what} callback dropped")))?
             .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
-        let words = {
-            let data = slice
-                .get_mapped_range()
-                .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
-            bytemuck::pod_collect_to_vec(&data)
-        };
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?
+            .to_vec();
         staging.unmap();
-        Ok(words)
+        Ok(bytes)
     }
 
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
@@ -311,21 +316,8 @@ impl GpuContext {
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
         self.queue.submit([enc.finish()]);
-        let slice = staging.slice(..);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
-        rx.recv()
-            .map_err(|_| Error::Gpu("readback callback dropped".into()))?
-            .map_err(|e| Error::Gpu(format!("map_async: {e}")))?;
-        let data = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range: {e}")))?;
-        let out = data[..bytes as usize].to_vec();
-        drop(data);
-        staging.unmap();
+        let mut out = self.map_staging(&staging, "readback")?;
+        out.truncate(bytes as usize);
         Ok(out)
     }
 
@@ -364,6 +356,27 @@ impl GpuContext {
         entry: &str,
         constants: &[(&str, f64)],
     ) -> wgpu::ComputePipeline {
+        self.create_pipeline(module, entry, constants, true)
+    }
+
+    /// [`Self::pipeline`] without wgpu's zero-fill of workgroup memory, for kernels that
+    /// initialise their workgroup tables themselves (the fill would be another pass over them).
+    pub fn pipeline_without_zero_fill(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> wgpu::ComputePipeline {
+        self.create_pipeline(module, entry, constants, false)
+    }
+
+    fn create_pipeline(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+        zero_initialize_workgroup_memory: bool,
+    ) -> wgpu::ComputePipeline {
         self.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
@@ -372,7 +385,7 @@ impl GpuContext {
                 entry_point: Some(entry),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants,
-                    ..Default::default()
+                    zero_initialize_workgroup_memory,
                 },
                 cache: None,
             })

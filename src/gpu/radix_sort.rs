@@ -144,11 +144,11 @@ impl RadixSort {
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let scatter = match variant {
-            Variant::Portable => pipeline_without_zero_fill(ctx, &module, "scatter", &constants),
+            Variant::Portable => ctx.pipeline_without_zero_fill(&module, "scatter", &constants),
             Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
         };
         let sort = Self {
-            histogram: pipeline_without_zero_fill(ctx, &module, "histogram", &constants),
+            histogram: ctx.pipeline_without_zero_fill(&module, "histogram", &constants),
             scatter,
             scan: ExclusiveScan::new(ctx)?,
             variant,
@@ -356,29 +356,6 @@ impl RadixSort {
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         20.0 + 20.0 * RADIX as f64 / self.block as f64
     }
-}
-
-/// A compute pipeline (automatic layout) whose workgroup memory wgpu does not zero-fill: the
-/// radix kernels initialise their tables themselves, and the fill would cost another pass over
-/// every table per block.
-pub(crate) fn pipeline_without_zero_fill(
-    ctx: &GpuContext,
-    module: &wgpu::ShaderModule,
-    entry: &str,
-    constants: &[(&str, f64)],
-) -> wgpu::ComputePipeline {
-    ctx.device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: None,
-            module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                zero_initialize_workgroup_memory: false,
-            },
-            cache: None,
-        })
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {

@@ -5,7 +5,6 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
-use crate::gpu::radix_sort::pipeline_without_zero_fill;
 
 /// Invocations per workgroup; must match `WG` in the shader.
 const WORKGROUP: u32 = 64;
@@ -91,7 +90,7 @@ pub(crate) fn scatter_pipeline(
         include_str!("../../shaders/radix_sort_subgroup.wgsl")
     );
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
-    Ok(pipeline_without_zero_fill(ctx, &module, "scatter", &[]))
+    Ok(ctx.pipeline_without_zero_fill(&module, "scatter", &[]))
 }
 
 #[cfg(test)]
