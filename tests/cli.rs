@@ -7,6 +7,24 @@ fn sweepfan() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sweepfan"))
 }
 
+/// The command's output, after asserting that it succeeded (its stderr in the message).
+fn succeed(output: std::io::Result<std::process::Output>) -> std::process::Output {
+    let out = output.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The `rows` of a JSON file written by `--json`.
+fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["rows"].as_array().unwrap().clone()
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sweepfan-cli-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -121,24 +139,18 @@ fn bench_writes_json_rows_with_the_stable_keys() {
     let dir = temp_dir("bench");
     let json = dir.join("rows.json");
     let csv = dir.join("rows.csv");
-    let out = sweepfan()
-        .args(["bench", "--scene", "paper", "--n", "300", "--frames", "3"])
-        .args(["--methods", "brute_force,sap,xyz", "--json"])
-        .arg(&json)
-        .arg("--csv")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        sweepfan()
+            .args(["bench", "--scene", "paper", "--n", "300", "--frames", "3"])
+            .args(["--methods", "brute_force,sap,xyz", "--json"])
+            .arg(&json)
+            .arg("--csv")
+            .arg(&csv)
+            .output(),
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let rows = doc["rows"].as_array().unwrap();
+    let rows = json_rows(&json);
     assert_eq!(rows.len(), 3);
-    for r in rows {
+    for r in &rows {
         for key in [
             "n",
             "method",
@@ -226,28 +238,22 @@ fn bench_polygon_rows_match_all_pairs() {
     } else {
         "cpu"
     };
-    let out = sweepfan()
-        .args(["bench", "--shape", "polygon", "--scene", "density"])
-        .args([
-            "--n",
-            "1500",
-            "--frames",
-            "2",
-            "--backend",
-            backend,
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        sweepfan()
+            .args(["bench", "--shape", "polygon", "--scene", "density"])
+            .args([
+                "--n",
+                "1500",
+                "--frames",
+                "2",
+                "--backend",
+                backend,
+                "--json",
+            ])
+            .arg(&json)
+            .output(),
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let rows = doc["rows"].as_array().unwrap();
+    let rows = json_rows(&json);
     assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
     let polygons =
         sweepfan::scene_boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1));
@@ -258,7 +264,7 @@ fn bench_polygon_rows_match_all_pairs() {
         }
     }
     assert!(expected > 100, "{expected}");
-    for r in rows {
+    for r in &rows {
         assert_eq!(r["shape"], "polygon");
         assert_eq!(r["n"], 1500);
         assert_eq!(r["verified"], true);
