@@ -20,8 +20,13 @@
 //! differ only by pairs whose AABBs are within about an ulp of touching; polygons: the vertex
 //! min / max at z = 0, exactly the CPU's.
 //!
-//! Stage labels of the pass times: `aabb bounds`, the sorts' passes, `aabb columns`,
-//! `aabb gather`, `aabb walk`.
+//! Wide shapes ([`SweepLayout`]): a few shapes far wider on y or z than the rest (a terrain tile,
+//! a building, a trigger volume among small bodies) would force `reach` up to their width and
+//! collapse the columns into one. The host lists them; they get no column, no walk, and one pass
+//! of their own tests each against every shape (`aabb wide`).
+//!
+//! Stage labels of the pass times: `aabb bounds`, `aabb mark wide`, the sorts' passes,
+//! `aabb columns`, `aabb gather`, `aabb walk`, `aabb wide`.
 
 use crate::error::{Error, Result};
 use crate::geom::obb::ObbFrame;
@@ -40,8 +45,17 @@ const SHADER: &str = concat!(
 const WG: u32 = 64;
 /// Bytes per AABB on the device (two `vec4<f32>`).
 const AABB_BYTES: u64 = 32;
-/// Timed passes per frame: bounds, gather, walk and the sort's (a few per 8-bit digit).
-const TIMED_PASSES: u32 = 64;
+/// Timed passes per frame: bounds, gather, walk, the wide ones and the sorts' (a few per 8-bit
+/// digit).
+const TIMED_PASSES: u32 = 80;
+/// Steps of one `wide_pairs` invocation at most (`WIDE_CHUNK` in the shader): far below
+/// lavapipe's 65,535 loop iterations, and small enough that one wide shape among a million
+/// makes about 4,000 invocations, enough to fill a GPU.
+const WIDE_CHUNK: u32 = 256;
+/// A shape is wide when its AABB is more than this many times the median width on y or z:
+/// columns stay at most this many typical shapes wide, and ordinary scenes (sizes spread 4 to 1,
+/// random rotations, needles) have no wide shape, so nothing changes for them.
+const WIDE_FACTOR: f32 = 8.0;
 /// Candidate list allocated before the first frame (pairs).
 const INITIAL_CAPACITY: u64 = 1 << 16;
 
@@ -54,6 +68,9 @@ struct Params {
     origin: [f32; 2],
     inv_cell: f32,
     reach: f32,
+    wide_count: u32,
+    wide_lanes: u32,
+    pad: [u32; 2],
 }
 
 /// How the (y, z) plane is cut into sweep columns. Any layout gives the same candidates as long
@@ -152,6 +169,114 @@ impl SweepColumns {
     }
 }
 
+/// Columns plus the shapes kept out of them: the input indices (increasing) of the *wide* shapes,
+/// which the sweep tests against every shape instead. `columns.reach` must bound the widths on y
+/// and z of the other shapes only.
+///
+/// Rule ([`Self::for_frames`], [`Self::for_polygons`]): wide = AABB width on y or z above
+/// `WIDE_FACTOR` x the median. They are set apart only when there are at most
+/// min(n / 64, n^(2/3)) of them: their pass costs (wide count) x n AABB tests, which this keeps
+/// below both n^2 / 64 and the n^(5/3) steps of the plain sweep they would otherwise force.
+/// Past that, or with none, every shape goes in the columns (reach = the widest, as before).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepLayout {
+    pub columns: SweepColumns,
+    pub wide: Vec<u32>,
+}
+
+impl From<SweepColumns> for SweepLayout {
+    fn from(columns: SweepColumns) -> Self {
+        Self {
+            columns,
+            wide: Vec::new(),
+        }
+    }
+}
+
+impl SweepLayout {
+    /// One column, no wide shapes: the plain sweep along x.
+    pub fn single() -> Self {
+        SweepColumns::single().into()
+    }
+
+    /// Layout for validated boxes; widths bounded as in [`SweepColumns::for_frames`], per box.
+    pub fn for_frames(frames: &[ObbFrame]) -> Self {
+        let shapes: Vec<([f32; 2], f32)> = frames
+            .iter()
+            .map(|f| {
+                let c = f.center();
+                let ext = f.axis(0).abs() * f.half(0)
+                    + f.axis(1).abs() * f.half(1)
+                    + f.axis(2).abs() * f.half(2);
+                let half = ext.y.max(ext.z);
+                let far = c.y.abs().max(c.z.abs());
+                (
+                    [c.y, c.z],
+                    2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5),
+                )
+            })
+            .collect();
+        Self::from_shapes(&shapes)
+    }
+
+    /// Layout for polygons (z = 0: width on y; the vertex bounds are exact).
+    pub fn for_polygons(set: &PolygonSet) -> Self {
+        let shapes: Vec<([f32; 2], f32)> = (0..set.len())
+            .map(|i| {
+                let (a, b) = set
+                    .polygon(i)
+                    .iter()
+                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| {
+                        (a.min(p.y), b.max(p.y))
+                    });
+                ([a, 0.0], (b - a) * (1.0 + 1e-5))
+            })
+            .collect();
+        Self::from_shapes(&shapes)
+    }
+
+    /// Most wide shapes set apart among `n`: min(n / 64, n^(2/3)).
+    pub fn max_wide(n: usize) -> usize {
+        (n / 64).min((n as f64).powf(2.0 / 3.0) as usize)
+    }
+
+    /// From each shape's (y, z) position (centre or lower corner) and an upper bound on its AABB
+    /// width on y and z.
+    fn from_shapes(shapes: &[([f32; 2], f32)]) -> Self {
+        let n = shapes.len();
+        let mut widths: Vec<f32> = shapes.iter().map(|s| s.1).collect();
+        let wide: Vec<u32> = if n == 0 {
+            Vec::new()
+        } else {
+            let (_, median, _) = widths.select_nth_unstable_by(n / 2, f32::total_cmp);
+            let cutoff = *median * WIDE_FACTOR;
+            (0..n as u32)
+                .filter(|&i| shapes[i as usize].1 > cutoff)
+                .collect()
+        };
+        let wide = if wide.len() > Self::max_wide(n) {
+            Vec::new()
+        } else {
+            wide
+        };
+        let (mut lo, mut hi, mut reach) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2], 0.0f32);
+        let mut next_wide = wide.iter().peekable();
+        for (i, &(p, w)) in shapes.iter().enumerate() {
+            if next_wide.next_if_eq(&&(i as u32)).is_some() {
+                continue;
+            }
+            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+            reach = reach.max(w);
+        }
+        let narrow = (n - wide.len()).min(u32::MAX as usize) as u32;
+        Self {
+            columns: SweepColumns::covering(lo, hi, reach, narrow),
+            wide,
+        }
+    }
+}
+
 /// Per-object buffers, sized for `objects` shapes.
 struct Scratch {
     objects: u32,
@@ -187,6 +312,10 @@ pub struct GpuAabbSap {
     counters: wgpu::Buffer,
     counters_staging: wgpu::Buffer,
     scratch: Option<Scratch>,
+    mark_wide: wgpu::ComputePipeline,
+    wide_pairs: wgpu::ComputePipeline,
+    /// Input indices of the wide shapes (grown when needed).
+    wide: Option<wgpu::Buffer>,
     pairs: wgpu::Buffer,
     capacity: u32,
     max_groups_per_dim: u32,
@@ -203,6 +332,8 @@ impl GpuAabbSap {
             walk,
             columns,
             column_ranges,
+            mark_wide,
+            wide_pairs,
         ] = ctx.pipelines(
             "aabb_sap",
             &module,
@@ -213,6 +344,8 @@ impl GpuAabbSap {
                 "walk",
                 "columns",
                 "column_ranges",
+                "mark_wide",
+                "wide_pairs",
             ],
         )?;
         let params = ctx.uniform_buffer("aabb_sap params", std::mem::size_of::<Params>() as u64);
@@ -240,6 +373,9 @@ impl GpuAabbSap {
             counters,
             counters_staging,
             scratch: None,
+            mark_wide,
+            wide_pairs,
+            wide: None,
             pairs,
             capacity: INITIAL_CAPACITY as u32,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
@@ -329,17 +465,19 @@ impl GpuAabbSap {
         Ok(())
     }
 
-    /// Records one frame (bounds, sorts, gather, walk, the copy of the counters) into `encoder`.
-    /// `columns` must bound the shapes' AABB widths (see [`SweepColumns`]; `single()` always
-    /// does). The parameters go through `queue.write_buffer`: encode at most one frame per
+    /// Records one frame (bounds, sorts, gather, walk, the wide pass, the copy of the counters)
+    /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
+    /// `layout.wide` (see [`SweepColumns`]; `single()` always does); `layout.wide` must be
+    /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode at most one frame per
     /// submission. Submit, then call [`Self::finish`].
     pub fn encode(
         &mut self,
         ctx: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         shapes: SatShapes<'_>,
-        columns: SweepColumns,
+        layout: &SweepLayout,
     ) -> Result<()> {
+        let columns = layout.columns;
         let n = match shapes {
             SatShapes::Obbs { frames, n } => {
                 if frames.size() < 64 * n as u64 {
@@ -373,6 +511,35 @@ impl GpuAabbSap {
                 columns.dims
             )));
         }
+        let wide_count = layout.wide.len() as u64;
+        if !layout.wide.windows(2).all(|w| w[0] < w[1])
+            || layout.wide.last().is_some_and(|&i| i >= n)
+        {
+            return Err(Error::Config(format!(
+                "wide shapes must be increasing indices below {n}"
+            )));
+        }
+        // Enough invocations per wide shape that each makes at most WIDE_CHUNK steps.
+        let wide_lanes = n.div_ceil(WIDE_CHUNK);
+        let max_groups = self
+            .max_groups_per_dim
+            .min(ctx.limits.max_compute_workgroups_per_dimension);
+        let wide_groups = (wide_count * wide_lanes as u64).div_ceil(WG as u64);
+        if wide_groups > max_groups as u64 * max_groups as u64 {
+            return Err(Error::TooLarge(format!(
+                "{wide_count} wide shapes among {n}: {wide_groups} workgroups exceed the \
+                 adapter's {max_groups} x {max_groups}"
+            )));
+        }
+        if wide_count > 0 {
+            let bytes: &[u8] = bytemuck::cast_slice(&layout.wide);
+            let buffer =
+                ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", bytes.len() as u64)?;
+            ctx.queue.write_buffer(buffer, 0, bytes);
+        } else {
+            // The bind group needs a buffer; nothing reads it.
+            ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", 4)?;
+        }
         let params = Params {
             n,
             capacity: self.capacity,
@@ -380,16 +547,15 @@ impl GpuAabbSap {
             origin: columns.origin,
             inv_cell: 1.0 / columns.cell,
             reach: columns.reach,
+            wide_count: wide_count as u32,
+            wide_lanes,
+            pad: [0; 2],
         };
         ctx.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&self.counters, 0, None);
         let s = self.scratch.as_ref().expect("allocated above");
-        let groups = dispatch_2d(
-            n.div_ceil(WG),
-            self.max_groups_per_dim
-                .min(ctx.limits.max_compute_workgroups_per_dimension),
-        );
+        let groups = dispatch_2d(n.div_ceil(WG), max_groups);
         let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
             let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
                 .iter()
@@ -460,13 +626,31 @@ impl GpuAabbSap {
                 (11, &s.ranges),
             ],
         );
+        let wide_buffer = self.wide.as_ref().expect("allocated above");
+        let mark_group = bind(
+            &self.mark_wide,
+            &[(0, &self.params), (2, &s.boxes), (12, wide_buffer)],
+        );
+        let wide_group = bind(
+            &self.wide_pairs,
+            &[
+                (0, &self.params),
+                (1, &self.counters),
+                (2, &s.boxes),
+                (6, &self.pairs),
+                (12, wide_buffer),
+            ],
+        );
+        let wide_groups = dispatch_2d(wide_groups as u32, max_groups);
+        let mark_groups = dispatch_2d((wide_count as u32).div_ceil(WG), max_groups);
 
         self.timer.reset();
         let run = |encoder: &mut wgpu::CommandEncoder,
                    timer: &mut PassTimer,
                    label: &'static str,
                    pipeline: &wgpu::ComputePipeline,
-                   group: &wgpu::BindGroup| {
+                   group: &wgpu::BindGroup,
+                   groups: (u32, u32)| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: timer.pass(label),
@@ -481,7 +665,18 @@ impl GpuAabbSap {
             "aabb bounds",
             bounds_pipeline,
             &bounds_group,
+            groups,
         );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb mark wide",
+                &self.mark_wide,
+                &mark_group,
+                mark_groups,
+            );
+        }
         self.sort.encode(
             ctx,
             encoder,
@@ -491,16 +686,19 @@ impl GpuAabbSap {
             32,
             Some(&mut self.timer),
         )?;
-        if column_count > 1 {
+        // Wide shapes take the key `column_count`, after every column.
+        if column_count > 1 || wide_count > 0 {
             run(
                 encoder,
                 &mut self.timer,
                 "aabb columns",
                 &self.columns,
                 &columns_group,
+                groups,
             );
             // Stable: within a column the (min.x, index) order of the first sort stays.
-            let column_bits = 64 - (column_count - 1).leading_zeros();
+            let last_key = column_count - 1 + (wide_count > 0) as u64;
+            let column_bits = 64 - last_key.leading_zeros();
             self.sort.encode(
                 ctx,
                 encoder,
@@ -521,6 +719,7 @@ impl GpuAabbSap {
             "aabb columns",
             &self.column_ranges,
             &ranges_group,
+            groups,
         );
         run(
             encoder,
@@ -528,6 +727,7 @@ impl GpuAabbSap {
             "aabb gather",
             &self.gather,
             &gather_group,
+            groups,
         );
         run(
             encoder,
@@ -535,7 +735,18 @@ impl GpuAabbSap {
             "aabb walk",
             &self.walk,
             &walk_group,
+            groups,
         );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb wide",
+                &self.wide_pairs,
+                &wide_group,
+                wide_groups,
+            );
+        }
         encoder.copy_buffer_to_buffer(&self.counters, 0, &self.counters_staging, 0, 16);
         self.timer.resolve(encoder);
         Ok(())
@@ -586,7 +797,7 @@ mod tests {
 
     fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<u64> {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        sap.encode(ctx, &mut enc, shapes, SweepColumns::single())?;
+        sap.encode(ctx, &mut enc, shapes, &SweepLayout::single())?;
         ctx.queue.submit([enc.finish()]);
         Ok(sap.finish(ctx)?.candidates)
     }
@@ -661,7 +872,7 @@ mod tests {
         };
         let mut candidates = |columns: SweepColumns| {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            sap.encode(&ctx, &mut enc, shapes, columns).unwrap();
+            sap.encode(&ctx, &mut enc, shapes, &columns.into()).unwrap();
             ctx.queue.submit([enc.finish()]);
             let count = sap.finish(&ctx).unwrap().candidates;
             assert!(count <= sap.candidate_capacity() as u64);
@@ -696,7 +907,7 @@ mod tests {
                 &ctx,
                 &mut ctx.device.create_command_encoder(&Default::default()),
                 shapes,
-                too_many
+                &too_many.into()
             ),
             Err(Error::Config(_))
         ));
