@@ -125,48 +125,68 @@ impl SweepColumns {
         }
     }
 
-    /// Columns for validated boxes, from their frames: an AABB's half-width on axis a is
-    /// `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
-    /// bounded here with room to spare for rounding.
+    /// Columns for validated boxes, every one in the columns (see [`frame_extents`]).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        let (mut half, mut far) = (0.0f32, 0.0f32);
-        for f in frames {
+        columns_over(&frame_extents(frames), &[])
+    }
+
+    /// Columns for polygons (z = 0: columns along y only), every one in the columns.
+    pub fn for_polygons(set: &PolygonSet) -> Self {
+        columns_over(&polygon_extents(set), &[])
+    }
+}
+
+/// Per box: its centre's (y, z) and a bound on its AABB width on y and z. The half-width on
+/// axis a is `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
+/// bounded here with room to spare for rounding.
+fn frame_extents(frames: &[ObbFrame]) -> Vec<([f32; 2], f32)> {
+    frames
+        .iter()
+        .map(|f| {
             let c = f.center();
-            lo = [lo[0].min(c.y), lo[1].min(c.z)];
-            hi = [hi[0].max(c.y), hi[1].max(c.z)];
             let ext = f.axis(0).abs() * f.half(0)
                 + f.axis(1).abs() * f.half(1)
                 + f.axis(2).abs() * f.half(2);
-            half = half.max(ext.y).max(ext.z);
-            far = far.max(c.y.abs()).max(c.z.abs());
-        }
-        let max_width = 2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5);
-        Self::covering(
-            lo,
-            hi,
-            max_width,
-            frames.len().min(u32::MAX as usize) as u32,
-        )
-    }
+            let half = ext.y.max(ext.z);
+            let far = c.y.abs().max(c.z.abs());
+            (
+                [c.y, c.z],
+                2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5),
+            )
+        })
+        .collect()
+}
 
-    /// Columns for polygons (z = 0: columns along y only).
-    pub fn for_polygons(set: &PolygonSet) -> Self {
-        let (mut lo, mut hi, mut width) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f32);
-        for i in 0..set.len() {
-            let v = set.polygon(i);
-            let (a, b) = v
+/// Per polygon: its lowest y (z = 0) and its width on y (vertex bounds: exact, plus room).
+fn polygon_extents(set: &PolygonSet) -> Vec<([f32; 2], f32)> {
+    (0..set.len())
+        .map(|i| {
+            let (a, b) = set
+                .polygon(i)
                 .iter()
                 .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| {
                     (a.min(p.y), b.max(p.y))
                 });
-            lo = lo.min(a);
-            hi = hi.max(a);
-            width = width.max(b - a);
+            ([a, 0.0], (b - a) * (1.0 + 1e-5))
+        })
+        .collect()
+}
+
+/// Columns covering the shapes (from [`frame_extents`] or [`polygon_extents`]) except those
+/// listed in `skip` (increasing indices), with reach their widest.
+fn columns_over(shapes: &[([f32; 2], f32)], skip: &[u32]) -> SweepColumns {
+    let (mut lo, mut hi, mut reach) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2], 0.0f32);
+    let mut next_skip = skip.iter().peekable();
+    for (i, &(p, w)) in shapes.iter().enumerate() {
+        if next_skip.next_if_eq(&&(i as u32)).is_some() {
+            continue;
         }
-        let max_width = width * (1.0 + 1e-5);
-        Self::covering([lo, 0.0], [hi, 0.0], max_width, set.len() as u32)
+        lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+        hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+        reach = reach.max(w);
     }
+    let counted = (shapes.len() - skip.len()).min(u32::MAX as usize) as u32;
+    SweepColumns::covering(lo, hi, reach, counted)
 }
 
 /// Columns plus the shapes kept out of them: the input indices (increasing) of the *wide* shapes,
@@ -199,50 +219,32 @@ impl SweepLayout {
         SweepColumns::single().into()
     }
 
-    /// Layout for validated boxes; widths bounded as in [`SweepColumns::for_frames`], per box.
+    /// Layout for validated boxes (widths bounded as in [`SweepColumns::for_frames`]).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
-        let shapes: Vec<([f32; 2], f32)> = frames
-            .iter()
-            .map(|f| {
-                let c = f.center();
-                let ext = f.axis(0).abs() * f.half(0)
-                    + f.axis(1).abs() * f.half(1)
-                    + f.axis(2).abs() * f.half(2);
-                let half = ext.y.max(ext.z);
-                let far = c.y.abs().max(c.z.abs());
-                (
-                    [c.y, c.z],
-                    2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5),
-                )
-            })
-            .collect();
-        Self::from_shapes(&shapes)
+        Self::from_extents(&frame_extents(frames))
     }
 
-    /// Layout for polygons (z = 0: width on y; the vertex bounds are exact).
+    /// Layout for polygons (z = 0: width on y).
     pub fn for_polygons(set: &PolygonSet) -> Self {
-        let shapes: Vec<([f32; 2], f32)> = (0..set.len())
-            .map(|i| {
-                let (a, b) = set
-                    .polygon(i)
-                    .iter()
-                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| {
-                        (a.min(p.y), b.max(p.y))
-                    });
-                ([a, 0.0], (b - a) * (1.0 + 1e-5))
-            })
-            .collect();
-        Self::from_shapes(&shapes)
+        Self::from_extents(&polygon_extents(set))
     }
 
-    /// Most wide shapes set apart among `n`: min(n / 64, n^(2/3)).
+    /// Most wide shapes set apart among `n`: min(n / 64, floor(cbrt(n))^2).
     pub fn max_wide(n: usize) -> usize {
-        (n / 64).min((n as f64).powf(2.0 / 3.0) as usize)
+        // Integer cube root, so that exact cubes give exact squares.
+        let mut root = (n as f64).cbrt() as usize;
+        while (root + 1).pow(3) <= n {
+            root += 1;
+        }
+        while root.pow(3) > n {
+            root -= 1;
+        }
+        (n / 64).min(root * root)
     }
 
     /// From each shape's (y, z) position (centre or lower corner) and an upper bound on its AABB
     /// width on y and z.
-    fn from_shapes(shapes: &[([f32; 2], f32)]) -> Self {
+    fn from_extents(shapes: &[([f32; 2], f32)]) -> Self {
         let n = shapes.len();
         let mut widths: Vec<f32> = shapes.iter().map(|s| s.1).collect();
         let wide: Vec<u32> = if n == 0 {
@@ -259,19 +261,8 @@ impl SweepLayout {
         } else {
             wide
         };
-        let (mut lo, mut hi, mut reach) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2], 0.0f32);
-        let mut next_wide = wide.iter().peekable();
-        for (i, &(p, w)) in shapes.iter().enumerate() {
-            if next_wide.next_if_eq(&&(i as u32)).is_some() {
-                continue;
-            }
-            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
-            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
-            reach = reach.max(w);
-        }
-        let narrow = (n - wide.len()).min(u32::MAX as usize) as u32;
         Self {
-            columns: SweepColumns::covering(lo, hi, reach, narrow),
+            columns: columns_over(shapes, &wide),
             wide,
         }
     }
@@ -944,5 +935,118 @@ mod tests {
         let c = SweepColumns::for_frames(&[b.frame(), turned.frame()]);
         let want = 10.0 / std::f32::consts::SQRT_2;
         assert!(c.reach >= want && c.reach < want * 1.001, "{c:?}");
+    }
+    fn boxes_with_giants(n: usize, seed: u64, giants: usize) -> Vec<crate::geom::obb::Obb> {
+        use glam::{Quat, Vec3};
+        let mut boxes = crate::scene_boxes::random_boxes(n, seed);
+        // Giants spread over the scene at several places, the first two overlapping each other.
+        for k in 0..giants {
+            let at = match k {
+                1 => boxes[0].center + Vec3::new(2.0, 1.0, 0.0),
+                _ => boxes[k * 37].center,
+            };
+            boxes.insert(
+                k * 61 + 3,
+                crate::geom::obb::Obb::new(
+                    at,
+                    Vec3::new(6.0 + k as f32, 0.4, 15.0),
+                    Quat::from_rotation_x(0.3 * k as f32),
+                ),
+            );
+        }
+        boxes
+    }
+
+    /// The rule: none wide in an ordinary scene; giants set apart, and the columns then sized for
+    /// the others; more giants than `max_wide` -> every shape in the columns again.
+    #[test]
+    fn wide_shapes_are_the_few_far_wider_than_the_median() {
+        let plain = crate::scene_boxes::random_boxes(4_000, 1);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&plain));
+        assert!(layout.wide.is_empty());
+        assert_eq!(
+            layout.columns,
+            SweepColumns::for_frames(&crate::geom::obb::obb_frames(&plain))
+        );
+        let giants = boxes_with_giants(4_000, 1, 3);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&giants));
+        assert_eq!(layout.wide, vec![3, 64, 125]);
+        // random_boxes: half-extents below 0.6, so AABB widths below 2 sqrt(3) 0.6 ~ 2.08.
+        assert!(layout.columns.reach < 2.1, "{layout:?}");
+        assert!(layout.columns.dims.iter().all(|&d| d > 4), "{layout:?}");
+        let many = SweepLayout::max_wide(4_064) + 1;
+        let crowd = boxes_with_giants(4_000, 1, many);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&crowd));
+        assert!(layout.wide.is_empty());
+        assert!(layout.columns.reach > 30.0, "{layout:?}");
+        assert_eq!(SweepLayout::max_wide(1_000_000), 10_000);
+        assert_eq!(SweepLayout::max_wide(6_400), 100);
+        assert_eq!(SweepLayout::max_wide(63), 0);
+    }
+
+    /// The wide pass and the walk together give the plain sweep's candidates (every shape
+    /// walking in one column): for the host's wide list, for an arbitrary one (small boxes
+    /// set apart too, so wide-wide pairs among touching neighbours), and through 2D dispatch.
+    #[test]
+    fn wide_pass_gives_the_plain_sweeps_candidates() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut sap = GpuAabbSap::new(&ctx).unwrap();
+        let boxes = boxes_with_giants(3_000, 9, 4);
+        let frames = crate::geom::obb::obb_frames(&boxes);
+        let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
+        let n = boxes.len() as u32;
+        let shapes = SatShapes::Obbs { frames: &fb, n };
+        let mut candidates =
+            |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                sap.encode(&ctx, &mut enc, shapes, layout)?;
+                ctx.queue.submit([enc.finish()]);
+                let count = sap.finish(&ctx)?.candidates;
+                assert!(count <= sap.candidate_capacity() as u64);
+                let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
+                pairs.sort_unstable();
+                Ok(pairs)
+            };
+        let plain = candidates(&mut sap, &SweepLayout::single()).unwrap();
+        assert!(plain.len() > 1_000, "{}", plain.len());
+        let auto = SweepLayout::for_frames(&frames);
+        assert_eq!(auto.wide.len(), 4);
+        let giant_pairs = plain
+            .iter()
+            .filter(|p| p.iter().any(|i| auto.wide.contains(i)))
+            .count();
+        assert!(giant_pairs > 100, "{giant_pairs}");
+        assert!(
+            plain.contains(&[auto.wide[0], auto.wide[1]]),
+            "giants overlap"
+        );
+        assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+        // Every 7th shape and the giants apart; columns bound every width, so any list is sound.
+        let arbitrary = SweepLayout {
+            columns: SweepColumns::for_frames(&frames),
+            wide: (0..n)
+                .filter(|i| i % 7 == 0 || auto.wide.contains(i))
+                .collect(),
+        };
+        let wide_wide = plain
+            .iter()
+            .filter(|p| p.iter().all(|i| arbitrary.wide.contains(i)))
+            .count();
+        assert!(wide_wide > 10, "{wide_wide}");
+        assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
+        // 2D dispatch of every pass (at most 3 groups per dimension).
+        sap.set_max_groups_per_dim(3);
+        assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+        sap.set_max_groups_per_dim(u32::MAX);
+        for bad in [vec![5, 5], vec![9, 4], vec![n]] {
+            let layout = SweepLayout {
+                wide: bad.clone(),
+                ..auto.clone()
+            };
+            let e = candidates(&mut sap, &layout).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+        }
     }
 }
