@@ -998,17 +998,16 @@ mod tests {
         let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
         let n = boxes.len() as u32;
         let shapes = SatShapes::Obbs { frames: &fb, n };
-        let mut candidates =
-            |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                sap.encode(&ctx, &mut enc, shapes, layout)?;
-                ctx.queue.submit([enc.finish()]);
-                let count = sap.finish(&ctx)?.candidates;
-                assert!(count <= sap.candidate_capacity() as u64);
-                let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
-                pairs.sort_unstable();
-                Ok(pairs)
-            };
+        let candidates = |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            sap.encode(&ctx, &mut enc, shapes, layout)?;
+            ctx.queue.submit([enc.finish()]);
+            let count = sap.finish(&ctx)?.candidates;
+            assert!(count <= sap.candidate_capacity() as u64);
+            let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
+            pairs.sort_unstable();
+            Ok(pairs)
+        };
         let plain = candidates(&mut sap, &SweepLayout::single()).unwrap();
         assert!(plain.len() > 1_000, "{}", plain.len());
         let auto = SweepLayout::for_frames(&frames);
