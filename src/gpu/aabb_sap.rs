@@ -1035,9 +1035,14 @@ mod tests {
             .count();
         assert!(wide_wide > 10, "{wide_wide}");
         assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
-        // 2D dispatch of every pass (at most 3 groups per dimension).
+        // 2D dispatch of every pass (at most 3 groups per dimension, then 10: the wide pass of
+        // the arbitrary list is 434 x 12 invocations, 82 groups, more than 3 x 3 can hold).
         sap.set_max_groups_per_dim(3);
         assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+        let e = candidates(&mut sap, &arbitrary).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e}");
+        sap.set_max_groups_per_dim(10);
+        assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
         sap.set_max_groups_per_dim(u32::MAX);
         for bad in [vec![5, 5], vec![9, 4], vec![n]] {
             let layout = SweepLayout {
