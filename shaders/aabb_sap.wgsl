@@ -21,6 +21,13 @@
 // written, so the host sees the exact count and runs again with a larger list: no candidate is
 // ever lost.
 //
+// Wide shapes (the host's list, `wide`, sorted; see SweepLayout): one huge box would force reach
+// up to its width and collapse the columns into one, the plain sweep again. So mark_wide flags
+// them (lo.w = 1), columns gives them the key dims_y * dims_z, which sorts after every column and
+// which no walk visits, walk skips them, and wide_pairs tests each one against every shape in
+// input order. A pair with a wide shape is thus found only there, a wide-wide pair only by its
+// lower index.
+//
 // lavapipe stops an invocation after 65,535 loop iterations in total, silently. The walk
 // therefore visits UNROLL positions per iteration, and every loop checks afterwards that it
 // reached its end; one that did not is counted in counters[2] and the host reports an error
@@ -37,8 +44,13 @@ struct Params {
     origin_y: f32,
     origin_z: f32,
     inv_cell: f32,
-    // At least every AABB's width on y and z.
+    // At least the width on y and z of every AABB outside the wide list.
     reach: f32,
+    // Wide shapes, and invocations of wide_pairs per wide shape.
+    wide_count: u32,
+    wide_lanes: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 struct Aabb {
@@ -69,6 +81,8 @@ struct ObbFrame {
 @group(0) @binding(9) var<storage, read> offsets: array<u32>;
 // Per column: [start, end) of its sorted positions (0, 0 when empty).
 @group(0) @binding(11) var<storage, read_write> ranges: array<vec2<u32>>;
+// Input indices of the wide shapes, increasing.
+@group(0) @binding(12) var<storage, read> wide: array<u32>;
 
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); no kernel here
 // shares memory within a workgroup, so larger groups would gain nothing, and small ones let a
@@ -150,6 +164,23 @@ fn column_of(y: f32, z: f32) -> u32 {
 }
 
 @compute @workgroup_size(64)
+fn mark_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let k = flat_id(wid, nwg, lid);
+    if k >= params.wide_count || k >= arrayLength(&wide) {
+        return;
+    }
+    let i = wide[k];
+    if i < params.n && i < arrayLength(&boxes) {
+        boxes[i].lo.w = 1.0;
+    }
+}
+
+fn is_wide(b: Aabb) -> bool {
+    return b.lo.w != 0.0;
+}
+
+@compute @workgroup_size(64)
 fn columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) lid: u32) {
     let p = flat_id(wid, nwg, lid);
@@ -158,8 +189,9 @@ fn columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     }
     let i = values[p];
     if i < arrayLength(&boxes) {
-        let lo = boxes[i].lo;
-        keys[p] = column_of(lo.y, lo.z);
+        let b = boxes[i];
+        // Wide: one key past the last column.
+        keys[p] = select(column_of(b.lo.y, b.lo.z), params.dims_y * params.dims_z, is_wide(b));
     }
 }
 
@@ -171,7 +203,8 @@ fn column_ranges(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         return;
     }
     let c = keys[p];
-    if c >= arrayLength(&ranges) {
+    // The wide shapes' key is no column.
+    if c >= params.dims_y * params.dims_z || c >= arrayLength(&ranges) {
         return;
     }
     if p == 0u || keys[p - 1u] != c {
@@ -205,14 +238,18 @@ var<private> end: u32;
 var<private> me_index: u32;
 var<private> done: bool;
 
-fn append(j: u32) {
+fn append_pair(a: u32, b: u32) {
     let slot = atomicAdd(&counters[0], 1u);
     if slot == 0xffffffffu {
         atomicAdd(&counters[1], 1u);
     }
     if slot < params.capacity {
-        pairs[slot] = vec2<u32>(min(me_index, j), max(me_index, j));
+        pairs[slot] = vec2<u32>(min(a, b), max(a, b));
     }
+}
+
+fn append(j: u32) {
+    append_pair(me_index, j);
 }
 
 fn visit(q: u32) {
@@ -291,8 +328,12 @@ fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if me_index >= arrayLength(&boxes) {
         return;
     }
+    let me = boxes[me_index];
+    if is_wide(me) {
+        return;
+    }
     me_yz = sorted_yz[p];
-    me_hi_x = boxes[me_index].hi.x;
+    me_hi_x = me.hi.x;
     me_key = ordered_u32(sorted_lo_x[p]);
     // Lowest lower corner a box overlapping this one can have: min - reach, rounded down by a
     // margin larger than the subtraction's rounding.
@@ -313,6 +354,46 @@ fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     }
     if !complete || visited != (y1 - y0 + 1u) * (z1 - z0 + 1u) {
+        atomicAdd(&counters[2], 1u);
+    }
+}
+
+// wide_pairs: invocation t tests wide shape wide[t / wide_lanes] against the shapes
+// j = lane, lane + wide_lanes, lane + 2 wide_lanes, ... (lane = t % wide_lanes) in input order;
+// the host picks wide_lanes so that an invocation makes at most WIDE_CHUNK steps. Strided rather
+// than contiguous chunks so that neighbouring invocations read neighbouring boxes.
+const WIDE_CHUNK: u32 = 256u;
+
+@compute @workgroup_size(64)
+fn wide_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32) {
+    let t = flat_id(wid, nwg, lid);
+    let lanes = params.wide_lanes;
+    if lanes == 0u || t / lanes >= params.wide_count || t / lanes >= arrayLength(&wide) {
+        return;
+    }
+    let w = wide[t / lanes];
+    let n = min(params.n, arrayLength(&boxes));
+    if w >= n {
+        return;
+    }
+    let me = boxes[w];
+    var j = t % lanes;
+    var steps = 0u;
+    for (; j < n && steps < WIDE_CHUNK; j += lanes) {
+        steps++;
+        let other = boxes[j];
+        // Never (w, w); a wide-wide pair only from its lower index.
+        if j == w || (is_wide(other) && j < w) {
+            continue;
+        }
+        // The walk's test: closed intervals on every axis.
+        if all(me.lo.xyz <= other.hi.xyz) && all(other.lo.xyz <= me.hi.xyz) {
+            append_pair(w, j);
+        }
+    }
+    // Past n: done. Otherwise the device (or a wide_lanes too small) cut the loop short.
+    if j < n {
         atomicAdd(&counters[2], 1u);
     }
 }

@@ -133,9 +133,41 @@ pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
         .collect()
 }
 
+/// `random_boxes(n, seed)` plus, last, a terrain tile: a flat axis-aligned box through the middle
+/// of their cube, spanning it on x and y (1 thick on z), so it overlaps the few percent of boxes
+/// that cross its plane. One shape far wider than the rest (issue 5, adversarial scenes).
+pub fn tile_among_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut boxes = random_boxes(n, seed);
+    // random_boxes' cube side.
+    let half = (n as f32 * 0.6).cbrt();
+    boxes.push(Obb::axis_aligned(
+        Vec3::splat(half),
+        Vec3::new(half + 1.0, half + 1.0, 0.5),
+    ));
+    boxes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tile_spans_the_other_boxes_on_x_and_y() {
+        let boxes = tile_among_boxes(2_000, 4);
+        let (tile, rest) = boxes.split_last().unwrap();
+        assert_eq!(rest.len(), 2_000);
+        for b in rest {
+            for a in 0..2 {
+                assert!((b.center[a] - tile.center[a]).abs() < tile.half_extents[a]);
+            }
+        }
+        // Centres within 0.5 + 0.6 sqrt(3) of the tile's plane may touch it; some do.
+        let near = rest
+            .iter()
+            .filter(|b| (b.center.z - tile.center.z).abs() < 0.5)
+            .count();
+        assert!(near > 20, "{near}");
+    }
 
     #[test]
     fn boxes_keep_the_sphere_centres_and_stay_inside_them() {

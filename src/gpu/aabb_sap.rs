@@ -20,8 +20,13 @@
 //! differ only by pairs whose AABBs are within about an ulp of touching; polygons: the vertex
 //! min / max at z = 0, exactly the CPU's.
 //!
-//! Stage labels of the pass times: `aabb bounds`, the sorts' passes, `aabb columns`,
-//! `aabb gather`, `aabb walk`.
+//! Wide shapes ([`SweepLayout`]): a few shapes far wider on y or z than the rest (a terrain tile,
+//! a building, a trigger volume among small bodies) would force `reach` up to their width and
+//! collapse the columns into one. The host lists them; they get no column, no walk, and one pass
+//! of their own tests each against every shape (`aabb wide`).
+//!
+//! Stage labels of the pass times: `aabb bounds`, `aabb mark wide`, the sorts' passes,
+//! `aabb columns`, `aabb gather`, `aabb walk`, `aabb wide`.
 
 use crate::error::{Error, Result};
 use crate::geom::obb::ObbFrame;
@@ -40,8 +45,17 @@ const SHADER: &str = concat!(
 const WG: u32 = 64;
 /// Bytes per AABB on the device (two `vec4<f32>`).
 const AABB_BYTES: u64 = 32;
-/// Timed passes per frame: bounds, gather, walk and the sort's (a few per 8-bit digit).
-const TIMED_PASSES: u32 = 64;
+/// Timed passes per frame: bounds, gather, walk, the wide ones and the sorts' (a few per 8-bit
+/// digit).
+const TIMED_PASSES: u32 = 80;
+/// Steps of one `wide_pairs` invocation at most (`WIDE_CHUNK` in the shader): far below
+/// lavapipe's 65,535 loop iterations, and small enough that one wide shape among a million
+/// makes about 4,000 invocations, enough to fill a GPU.
+const WIDE_CHUNK: u32 = 256;
+/// A shape is wide when its AABB is more than this many times the median width on y or z:
+/// columns stay at most this many typical shapes wide, and ordinary scenes (sizes spread 4 to 1,
+/// random rotations, needles) have no wide shape, so nothing changes for them.
+const WIDE_FACTOR: f32 = 8.0;
 /// Candidate list allocated before the first frame (pairs).
 const INITIAL_CAPACITY: u64 = 1 << 16;
 
@@ -54,6 +68,9 @@ struct Params {
     origin: [f32; 2],
     inv_cell: f32,
     reach: f32,
+    wide_count: u32,
+    wide_lanes: u32,
+    pad: [u32; 2],
 }
 
 /// How the (y, z) plane is cut into sweep columns. Any layout gives the same candidates as long
@@ -108,47 +125,146 @@ impl SweepColumns {
         }
     }
 
-    /// Columns for validated boxes, from their frames: an AABB's half-width on axis a is
-    /// `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
-    /// bounded here with room to spare for rounding.
+    /// Columns for validated boxes, every one in the columns (see [`frame_extents`]).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        let (mut half, mut far) = (0.0f32, 0.0f32);
-        for f in frames {
+        columns_over(&frame_extents(frames), &[])
+    }
+
+    /// Columns for polygons (z = 0: columns along y only), every one in the columns.
+    pub fn for_polygons(set: &PolygonSet) -> Self {
+        columns_over(&polygon_extents(set), &[])
+    }
+}
+
+/// Per box: its centre's (y, z) and a bound on its AABB width on y and z. The half-width on
+/// axis a is `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
+/// bounded here with room to spare for rounding.
+fn frame_extents(frames: &[ObbFrame]) -> Vec<([f32; 2], f32)> {
+    frames
+        .iter()
+        .map(|f| {
             let c = f.center();
-            lo = [lo[0].min(c.y), lo[1].min(c.z)];
-            hi = [hi[0].max(c.y), hi[1].max(c.z)];
             let ext = f.axis(0).abs() * f.half(0)
                 + f.axis(1).abs() * f.half(1)
                 + f.axis(2).abs() * f.half(2);
-            half = half.max(ext.y).max(ext.z);
-            far = far.max(c.y.abs()).max(c.z.abs());
-        }
-        let max_width = 2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5);
-        Self::covering(
-            lo,
-            hi,
-            max_width,
-            frames.len().min(u32::MAX as usize) as u32,
-        )
-    }
+            let half = ext.y.max(ext.z);
+            let far = c.y.abs().max(c.z.abs());
+            (
+                [c.y, c.z],
+                2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5),
+            )
+        })
+        .collect()
+}
 
-    /// Columns for polygons (z = 0: columns along y only).
-    pub fn for_polygons(set: &PolygonSet) -> Self {
-        let (mut lo, mut hi, mut width) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f32);
-        for i in 0..set.len() {
-            let v = set.polygon(i);
-            let (a, b) = v
+/// Per polygon: its lowest y (z = 0) and its width on y (vertex bounds: exact, plus room).
+fn polygon_extents(set: &PolygonSet) -> Vec<([f32; 2], f32)> {
+    (0..set.len())
+        .map(|i| {
+            let (a, b) = set
+                .polygon(i)
                 .iter()
                 .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), p| {
                     (a.min(p.y), b.max(p.y))
                 });
-            lo = lo.min(a);
-            hi = hi.max(a);
-            width = width.max(b - a);
+            ([a, 0.0], (b - a) * (1.0 + 1e-5))
+        })
+        .collect()
+}
+
+/// Columns covering the shapes (from [`frame_extents`] or [`polygon_extents`]) except those
+/// listed in `skip` (increasing indices), with reach their widest.
+fn columns_over(shapes: &[([f32; 2], f32)], skip: &[u32]) -> SweepColumns {
+    let (mut lo, mut hi, mut reach) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2], 0.0f32);
+    let mut next_skip = skip.iter().peekable();
+    for (i, &(p, w)) in shapes.iter().enumerate() {
+        if next_skip.next_if_eq(&&(i as u32)).is_some() {
+            continue;
         }
-        let max_width = width * (1.0 + 1e-5);
-        Self::covering([lo, 0.0], [hi, 0.0], max_width, set.len() as u32)
+        lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+        hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+        reach = reach.max(w);
+    }
+    let counted = (shapes.len() - skip.len()).min(u32::MAX as usize) as u32;
+    SweepColumns::covering(lo, hi, reach, counted)
+}
+
+/// Columns plus the shapes kept out of them: the input indices (increasing) of the *wide* shapes,
+/// which the sweep tests against every shape instead. `columns.reach` must bound the widths on y
+/// and z of the other shapes only.
+///
+/// Rule ([`Self::for_frames`], [`Self::for_polygons`]): wide = AABB width on y or z above
+/// `WIDE_FACTOR` x the median. They are set apart only when there are at most
+/// min(n / 64, n^(2/3)) of them: their pass costs (wide count) x n AABB tests, which this keeps
+/// below both n^2 / 64 and the n^(5/3) steps of the plain sweep they would otherwise force.
+/// Past that, or with none, every shape goes in the columns (reach = the widest, as before).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepLayout {
+    pub columns: SweepColumns,
+    pub wide: Vec<u32>,
+}
+
+impl From<SweepColumns> for SweepLayout {
+    fn from(columns: SweepColumns) -> Self {
+        Self {
+            columns,
+            wide: Vec::new(),
+        }
+    }
+}
+
+impl SweepLayout {
+    /// One column, no wide shapes: the plain sweep along x.
+    pub fn single() -> Self {
+        SweepColumns::single().into()
+    }
+
+    /// Layout for validated boxes (widths bounded as in [`SweepColumns::for_frames`]).
+    pub fn for_frames(frames: &[ObbFrame]) -> Self {
+        Self::from_extents(&frame_extents(frames))
+    }
+
+    /// Layout for polygons (z = 0: width on y).
+    pub fn for_polygons(set: &PolygonSet) -> Self {
+        Self::from_extents(&polygon_extents(set))
+    }
+
+    /// Most wide shapes set apart among `n`: min(n / 64, floor(cbrt(n))^2).
+    pub fn max_wide(n: usize) -> usize {
+        // Integer cube root, so that exact cubes give exact squares.
+        let mut root = (n as f64).cbrt() as usize;
+        while (root + 1).pow(3) <= n {
+            root += 1;
+        }
+        while root.pow(3) > n {
+            root -= 1;
+        }
+        (n / 64).min(root * root)
+    }
+
+    /// From each shape's (y, z) position (centre or lower corner) and an upper bound on its AABB
+    /// width on y and z.
+    fn from_extents(shapes: &[([f32; 2], f32)]) -> Self {
+        let n = shapes.len();
+        let mut widths: Vec<f32> = shapes.iter().map(|s| s.1).collect();
+        let wide: Vec<u32> = if n == 0 {
+            Vec::new()
+        } else {
+            let (_, median, _) = widths.select_nth_unstable_by(n / 2, f32::total_cmp);
+            let cutoff = *median * WIDE_FACTOR;
+            (0..n as u32)
+                .filter(|&i| shapes[i as usize].1 > cutoff)
+                .collect()
+        };
+        let wide = if wide.len() > Self::max_wide(n) {
+            Vec::new()
+        } else {
+            wide
+        };
+        Self {
+            columns: columns_over(shapes, &wide),
+            wide,
+        }
     }
 }
 
@@ -187,6 +303,10 @@ pub struct GpuAabbSap {
     counters: wgpu::Buffer,
     counters_staging: wgpu::Buffer,
     scratch: Option<Scratch>,
+    mark_wide: wgpu::ComputePipeline,
+    wide_pairs: wgpu::ComputePipeline,
+    /// Input indices of the wide shapes (grown when needed).
+    wide: Option<wgpu::Buffer>,
     pairs: wgpu::Buffer,
     capacity: u32,
     max_groups_per_dim: u32,
@@ -203,6 +323,8 @@ impl GpuAabbSap {
             walk,
             columns,
             column_ranges,
+            mark_wide,
+            wide_pairs,
         ] = ctx.pipelines(
             "aabb_sap",
             &module,
@@ -213,6 +335,8 @@ impl GpuAabbSap {
                 "walk",
                 "columns",
                 "column_ranges",
+                "mark_wide",
+                "wide_pairs",
             ],
         )?;
         let params = ctx.uniform_buffer("aabb_sap params", std::mem::size_of::<Params>() as u64);
@@ -240,6 +364,9 @@ impl GpuAabbSap {
             counters,
             counters_staging,
             scratch: None,
+            mark_wide,
+            wide_pairs,
+            wide: None,
             pairs,
             capacity: INITIAL_CAPACITY as u32,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
@@ -329,17 +456,19 @@ impl GpuAabbSap {
         Ok(())
     }
 
-    /// Records one frame (bounds, sorts, gather, walk, the copy of the counters) into `encoder`.
-    /// `columns` must bound the shapes' AABB widths (see [`SweepColumns`]; `single()` always
-    /// does). The parameters go through `queue.write_buffer`: encode at most one frame per
+    /// Records one frame (bounds, sorts, gather, walk, the wide pass, the copy of the counters)
+    /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
+    /// `layout.wide` (see [`SweepColumns`]; `single()` always does); `layout.wide` must be
+    /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode at most one frame per
     /// submission. Submit, then call [`Self::finish`].
     pub fn encode(
         &mut self,
         ctx: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
         shapes: SatShapes<'_>,
-        columns: SweepColumns,
+        layout: &SweepLayout,
     ) -> Result<()> {
+        let columns = layout.columns;
         let n = match shapes {
             SatShapes::Obbs { frames, n } => {
                 if frames.size() < 64 * n as u64 {
@@ -373,6 +502,35 @@ impl GpuAabbSap {
                 columns.dims
             )));
         }
+        let wide_count = layout.wide.len() as u64;
+        if !layout.wide.windows(2).all(|w| w[0] < w[1])
+            || layout.wide.last().is_some_and(|&i| i >= n)
+        {
+            return Err(Error::Config(format!(
+                "wide shapes must be increasing indices below {n}"
+            )));
+        }
+        // Enough invocations per wide shape that each makes at most WIDE_CHUNK steps.
+        let wide_lanes = n.div_ceil(WIDE_CHUNK);
+        let max_groups = self
+            .max_groups_per_dim
+            .min(ctx.limits.max_compute_workgroups_per_dimension);
+        let wide_groups = (wide_count * wide_lanes as u64).div_ceil(WG as u64);
+        if wide_groups > max_groups as u64 * max_groups as u64 {
+            return Err(Error::TooLarge(format!(
+                "{wide_count} wide shapes among {n}: {wide_groups} workgroups exceed the \
+                 adapter's {max_groups} x {max_groups}"
+            )));
+        }
+        if wide_count > 0 {
+            let bytes: &[u8] = bytemuck::cast_slice(&layout.wide);
+            let buffer =
+                ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", bytes.len() as u64)?;
+            ctx.queue.write_buffer(buffer, 0, bytes);
+        } else {
+            // The bind group needs a buffer; nothing reads it.
+            ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", 4)?;
+        }
         let params = Params {
             n,
             capacity: self.capacity,
@@ -380,16 +538,15 @@ impl GpuAabbSap {
             origin: columns.origin,
             inv_cell: 1.0 / columns.cell,
             reach: columns.reach,
+            wide_count: wide_count as u32,
+            wide_lanes,
+            pad: [0; 2],
         };
         ctx.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         encoder.clear_buffer(&self.counters, 0, None);
         let s = self.scratch.as_ref().expect("allocated above");
-        let groups = dispatch_2d(
-            n.div_ceil(WG),
-            self.max_groups_per_dim
-                .min(ctx.limits.max_compute_workgroups_per_dimension),
-        );
+        let groups = dispatch_2d(n.div_ceil(WG), max_groups);
         let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
             let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
                 .iter()
@@ -460,13 +617,31 @@ impl GpuAabbSap {
                 (11, &s.ranges),
             ],
         );
+        let wide_buffer = self.wide.as_ref().expect("allocated above");
+        let mark_group = bind(
+            &self.mark_wide,
+            &[(0, &self.params), (2, &s.boxes), (12, wide_buffer)],
+        );
+        let wide_group = bind(
+            &self.wide_pairs,
+            &[
+                (0, &self.params),
+                (1, &self.counters),
+                (2, &s.boxes),
+                (6, &self.pairs),
+                (12, wide_buffer),
+            ],
+        );
+        let wide_groups = dispatch_2d(wide_groups as u32, max_groups);
+        let mark_groups = dispatch_2d((wide_count as u32).div_ceil(WG), max_groups);
 
         self.timer.reset();
         let run = |encoder: &mut wgpu::CommandEncoder,
                    timer: &mut PassTimer,
                    label: &'static str,
                    pipeline: &wgpu::ComputePipeline,
-                   group: &wgpu::BindGroup| {
+                   group: &wgpu::BindGroup,
+                   groups: (u32, u32)| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: timer.pass(label),
@@ -481,7 +656,18 @@ impl GpuAabbSap {
             "aabb bounds",
             bounds_pipeline,
             &bounds_group,
+            groups,
         );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb mark wide",
+                &self.mark_wide,
+                &mark_group,
+                mark_groups,
+            );
+        }
         self.sort.encode(
             ctx,
             encoder,
@@ -491,16 +677,19 @@ impl GpuAabbSap {
             32,
             Some(&mut self.timer),
         )?;
-        if column_count > 1 {
+        // Wide shapes take the key `column_count`, after every column.
+        if column_count > 1 || wide_count > 0 {
             run(
                 encoder,
                 &mut self.timer,
                 "aabb columns",
                 &self.columns,
                 &columns_group,
+                groups,
             );
             // Stable: within a column the (min.x, index) order of the first sort stays.
-            let column_bits = 64 - (column_count - 1).leading_zeros();
+            let last_key = column_count - 1 + (wide_count > 0) as u64;
+            let column_bits = 64 - last_key.leading_zeros();
             self.sort.encode(
                 ctx,
                 encoder,
@@ -521,6 +710,7 @@ impl GpuAabbSap {
             "aabb columns",
             &self.column_ranges,
             &ranges_group,
+            groups,
         );
         run(
             encoder,
@@ -528,6 +718,7 @@ impl GpuAabbSap {
             "aabb gather",
             &self.gather,
             &gather_group,
+            groups,
         );
         run(
             encoder,
@@ -535,7 +726,18 @@ impl GpuAabbSap {
             "aabb walk",
             &self.walk,
             &walk_group,
+            groups,
         );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb wide",
+                &self.wide_pairs,
+                &wide_group,
+                wide_groups,
+            );
+        }
         encoder.copy_buffer_to_buffer(&self.counters, 0, &self.counters_staging, 0, 16);
         self.timer.resolve(encoder);
         Ok(())
@@ -586,7 +788,7 @@ mod tests {
 
     fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<u64> {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        sap.encode(ctx, &mut enc, shapes, SweepColumns::single())?;
+        sap.encode(ctx, &mut enc, shapes, &SweepLayout::single())?;
         ctx.queue.submit([enc.finish()]);
         Ok(sap.finish(ctx)?.candidates)
     }
@@ -661,7 +863,7 @@ mod tests {
         };
         let mut candidates = |columns: SweepColumns| {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            sap.encode(&ctx, &mut enc, shapes, columns).unwrap();
+            sap.encode(&ctx, &mut enc, shapes, &columns.into()).unwrap();
             ctx.queue.submit([enc.finish()]);
             let count = sap.finish(&ctx).unwrap().candidates;
             assert!(count <= sap.candidate_capacity() as u64);
@@ -696,7 +898,7 @@ mod tests {
                 &ctx,
                 &mut ctx.device.create_command_encoder(&Default::default()),
                 shapes,
-                too_many
+                &too_many.into()
             ),
             Err(Error::Config(_))
         ));
@@ -733,5 +935,122 @@ mod tests {
         let c = SweepColumns::for_frames(&[b.frame(), turned.frame()]);
         let want = 10.0 / std::f32::consts::SQRT_2;
         assert!(c.reach >= want && c.reach < want * 1.001, "{c:?}");
+    }
+    fn boxes_with_giants(n: usize, seed: u64, giants: usize) -> Vec<crate::geom::obb::Obb> {
+        use glam::{Quat, Vec3};
+        let mut boxes = crate::scene_boxes::random_boxes(n, seed);
+        // Giants spread over the scene at several places, the first two overlapping each other.
+        for k in 0..giants {
+            let at = match k {
+                1 => boxes[0].center + Vec3::new(2.0, 1.0, 0.0),
+                _ => boxes[k * 37].center,
+            };
+            boxes.insert(
+                k * 61 + 3,
+                crate::geom::obb::Obb::new(
+                    at,
+                    Vec3::new(6.0 + k as f32, 0.4, 15.0),
+                    Quat::from_rotation_x(0.3 * k as f32),
+                ),
+            );
+        }
+        boxes
+    }
+
+    /// The rule: none wide in an ordinary scene; giants set apart, and the columns then sized for
+    /// the others; more giants than `max_wide` -> every shape in the columns again.
+    #[test]
+    fn wide_shapes_are_the_few_far_wider_than_the_median() {
+        let plain = crate::scene_boxes::random_boxes(4_000, 1);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&plain));
+        assert!(layout.wide.is_empty());
+        assert_eq!(
+            layout.columns,
+            SweepColumns::for_frames(&crate::geom::obb::obb_frames(&plain))
+        );
+        let giants = boxes_with_giants(4_000, 1, 3);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&giants));
+        assert_eq!(layout.wide, vec![3, 64, 125]);
+        // random_boxes: half-extents below 0.6, so AABB widths below 2 sqrt(3) 0.6 ~ 2.08.
+        assert!(layout.columns.reach < 2.1, "{layout:?}");
+        assert!(layout.columns.dims.iter().all(|&d| d > 4), "{layout:?}");
+        let many = SweepLayout::max_wide(4_064) + 1;
+        let crowd = boxes_with_giants(4_000, 1, many);
+        let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&crowd));
+        assert!(layout.wide.is_empty());
+        assert!(layout.columns.reach > 30.0, "{layout:?}");
+        assert_eq!(SweepLayout::max_wide(1_000_000), 10_000);
+        assert_eq!(SweepLayout::max_wide(6_400), 100);
+        assert_eq!(SweepLayout::max_wide(63), 0);
+    }
+
+    /// The wide pass and the walk together give the plain sweep's candidates (every shape
+    /// walking in one column): for the host's wide list, for an arbitrary one (small boxes
+    /// set apart too, so wide-wide pairs among touching neighbours), and through 2D dispatch.
+    #[test]
+    fn wide_pass_gives_the_plain_sweeps_candidates() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut sap = GpuAabbSap::new(&ctx).unwrap();
+        let boxes = boxes_with_giants(3_000, 9, 4);
+        let frames = crate::geom::obb::obb_frames(&boxes);
+        let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
+        let n = boxes.len() as u32;
+        let shapes = SatShapes::Obbs { frames: &fb, n };
+        let candidates = |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            sap.encode(&ctx, &mut enc, shapes, layout)?;
+            ctx.queue.submit([enc.finish()]);
+            let count = sap.finish(&ctx)?.candidates;
+            assert!(count <= sap.candidate_capacity() as u64);
+            let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
+            pairs.sort_unstable();
+            Ok(pairs)
+        };
+        let plain = candidates(&mut sap, &SweepLayout::single()).unwrap();
+        assert!(plain.len() > 1_000, "{}", plain.len());
+        let auto = SweepLayout::for_frames(&frames);
+        assert_eq!(auto.wide.len(), 4);
+        let giant_pairs = plain
+            .iter()
+            .filter(|p| p.iter().any(|i| auto.wide.contains(i)))
+            .count();
+        assert!(giant_pairs > 100, "{giant_pairs}");
+        assert!(
+            plain.contains(&[auto.wide[0], auto.wide[1]]),
+            "giants overlap"
+        );
+        assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+        // Every 7th shape and the giants apart; columns bound every width, so any list is sound.
+        let arbitrary = SweepLayout {
+            columns: SweepColumns::for_frames(&frames),
+            wide: (0..n)
+                .filter(|i| i % 7 == 0 || auto.wide.contains(i))
+                .collect(),
+        };
+        let wide_wide = plain
+            .iter()
+            .filter(|p| p.iter().all(|i| arbitrary.wide.contains(i)))
+            .count();
+        assert!(wide_wide > 10, "{wide_wide}");
+        assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
+        // 2D dispatch of every pass (at most 3 groups per dimension, then 10: the wide pass of
+        // the arbitrary list is 434 x 12 invocations, 82 groups, more than 3 x 3 can hold).
+        sap.set_max_groups_per_dim(3);
+        assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+        let e = candidates(&mut sap, &arbitrary).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e}");
+        sap.set_max_groups_per_dim(10);
+        assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
+        sap.set_max_groups_per_dim(u32::MAX);
+        for bad in [vec![5, 5], vec![9, 4], vec![n]] {
+            let layout = SweepLayout {
+                wide: bad.clone(),
+                ..auto.clone()
+            };
+            let e = candidates(&mut sap, &layout).unwrap_err();
+            assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+        }
     }
 }

@@ -4,7 +4,8 @@
 //! Broad phase ([`Proxy::Aabb`], the default): [`GpuAabbSap`] computes each shape's AABB on the
 //! GPU from the uploaded shapes (the CPU pipeline's formula, see its module docs), sorts by
 //! (column across y and z, min.x) and sweeps along x (columns sized on the host from the
-//! shapes: [`SweepColumns`]), leaving the candidate pairs and their count on the device. Narrow phase:
+//! shapes, the few far wider than the rest tested apart: [`SweepLayout`]), leaving the candidate
+//! pairs and their count on the device. Narrow phase:
 //! [`GpuSat`] reads that list and count directly (indirect dispatch). Only the totals and the
 //! overlapping pairs come back. When either list overflows it grows to the exact count and the
 //! frame runs again: no pair is lost. `Stats::tests` = SAT tests = candidates, the same count as
@@ -20,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
-use crate::gpu::aabb_sap::{GpuAabbSap, SweepColumns};
+use crate::gpu::aabb_sap::{GpuAabbSap, SweepLayout};
 use crate::gpu::broad_phase::{GpuBroadPhase, ResidentPairs};
 use crate::gpu::context::GpuContext;
 use crate::gpu::sat::{GpuSat, SatCandidates, SatShapes};
@@ -70,8 +71,8 @@ pub struct GpuBoxPipeline {
     frames: Option<wgpu::Buffer>,
     vertices: Option<wgpu::Buffer>,
     offsets: Option<wgpu::Buffer>,
-    /// Sweep columns of the uploaded shapes (AABB proxies).
-    columns: SweepColumns,
+    /// Sweep columns and wide shapes of the uploaded shapes (AABB proxies).
+    layout: SweepLayout,
     use_columns: bool,
 }
 
@@ -114,7 +115,7 @@ impl GpuBoxPipeline {
             frames: None,
             vertices: None,
             offsets: None,
-            columns: SweepColumns::single(),
+            layout: SweepLayout::single(),
             use_columns: true,
         })
     }
@@ -145,7 +146,7 @@ impl GpuBoxPipeline {
 
     /// With `false`, the AABB broad phase sweeps along x in one column (the plain sweep and
     /// prune; same candidates, more steps); `true` (the default) cuts the (y, z) plane into
-    /// columns ([`SweepColumns`]).
+    /// columns, with the few shapes far wider than the rest tested apart ([`SweepLayout`]).
     pub fn set_sweep_columns(&mut self, on: bool) {
         self.use_columns = on;
     }
@@ -200,10 +201,10 @@ impl GpuBoxPipeline {
             "box frames",
             bytemuck::cast_slice::<ObbFrame, u8>(&frames),
         )?;
-        self.columns = if self.use_columns {
-            SweepColumns::for_frames(&frames)
+        self.layout = if self.use_columns {
+            SweepLayout::for_frames(&frames)
         } else {
-            SweepColumns::single()
+            SweepLayout::single()
         };
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
@@ -233,10 +234,10 @@ impl GpuBoxPipeline {
             "polygon offsets",
             bytemuck::cast_slice(&set.offsets),
         )?;
-        self.columns = if self.use_columns {
-            SweepColumns::for_polygons(&set)
+        self.layout = if self.use_columns {
+            SweepLayout::for_polygons(&set)
         } else {
-            SweepColumns::single()
+            SweepLayout::single()
         };
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
@@ -278,7 +279,7 @@ impl GpuBoxPipeline {
             let (mut enc, list) = match &mut self.broad {
                 Broad::Aabb(sap) => {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
-                    sap.encode(ctx, &mut enc, shapes, self.columns)?;
+                    sap.encode(ctx, &mut enc, shapes, &self.layout)?;
                     (enc, sap.candidates())
                 }
                 Broad::Sphere { broad, proxies } => {
