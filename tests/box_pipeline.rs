@@ -17,7 +17,7 @@ use sweepfan::gpu::aabb_sap::SweepLayout;
 use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::scene::{SceneKind, SceneParams};
-use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes, tile_among_boxes};
+use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::{Pair, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;
@@ -527,65 +527,6 @@ fn one_giant_among_1_100_000_boxes() {
     assert_eq!(sorted(pairs), expected);
     let (cpu, _) = obb_overlaps(&boxes).unwrap();
     assert_eq!(sorted(cpu), expected);
-}
-
-/// Measurement, not run by default (minutes on lavapipe): a terrain tile among 1,000,000
-/// random boxes, two frames, then one with the plain sweep; prints the GPU stage times and the
-/// candidates; GPU == CPU.
-/// `cargo test --release --test box_pipeline -- --ignored --nocapture measure_tile`
-#[test]
-#[ignore]
-fn measure_tile_among_1_000_000_boxes() {
-    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
-        return;
-    };
-    let boxes = tile_among_boxes(1_000_000, 1);
-    let layout = SweepLayout::for_frames(&obb_frames(&boxes));
-    assert_eq!(layout.wide, vec![1_000_000]);
-    eprintln!("columns {:?}", layout.columns);
-    let mut out = Vec::new();
-    for frame in 0..2 {
-        let stats = gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
-        let stages: Vec<String> = stats
-            .stages
-            .iter()
-            .map(|s| format!("{} {:.1} ms", s.stage, s.seconds * 1e3))
-            .collect();
-        eprintln!(
-            "frame {frame}: candidates {} pairs {}; {}",
-            stats.tests,
-            stats.pairs,
-            stages.join(", ")
-        );
-    }
-    // Before wide shapes were set apart, the tile's width made the columns one: the plain
-    // sweep, measured here for comparison (or cut short).
-    gpu.set_sweep_columns(false);
-    let mut plain = Vec::new();
-    match gpu.obb_overlaps(&boxes, Some(&mut plain)) {
-        Ok(stats) => {
-            let walk: f64 = stats
-                .stages
-                .iter()
-                .filter(|s| s.stage == "aabb walk")
-                .map(|s| s.seconds)
-                .sum();
-            eprintln!("plain sweep: walk {:.1} ms", walk * 1e3);
-            assert_eq!(sorted(plain), sorted(out.clone()));
-        }
-        Err(e) => eprintln!("plain sweep: {e}"),
-    }
-    let start = std::time::Instant::now();
-    let (cpu, cpu_stats) = obb_overlaps(&boxes).unwrap();
-    eprintln!(
-        "cpu: candidates {} pairs {} in {:.0} ms",
-        cpu_stats.tests,
-        cpu.len(),
-        start.elapsed().as_secs_f64() * 1e3
-    );
-    let tile = 1_000_000u32;
-    assert!(cpu.iter().filter(|p| p[1] == tile).count() > 1_000);
-    assert_same_up_to_touching(&boxes, &sorted(out), &sorted(cpu), "tile among 1M");
 }
 
 /// A walk far longer than 65,535 steps (lavapipe's cap on one invocation's loop iterations):
