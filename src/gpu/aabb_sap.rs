@@ -459,8 +459,8 @@ impl GpuAabbSap {
     /// Records one frame (bounds, sorts, gather, walk, the wide pass, the copy of the counters)
     /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
     /// `layout.wide` (see [`SweepColumns`]; `single()` always does); `layout.wide` must be
-    /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode at most one frame per
-    /// submission. Submit, then call [`Self::finish`].
+    /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode
+    /// at most one frame per submission. Submit, then call [`Self::finish`].
     pub fn encode(
         &mut self,
         ctx: &GpuContext,
