@@ -10,7 +10,7 @@ use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
-use sweepfan::scene_boxes::{generate_polygons, random_boxes};
+use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{SceneKind, SceneParams};
 
 fn bench_sat(c: &mut Criterion) {

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
-use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::GpuContext;
-use sweepfan::scene::{SceneKind, SceneParams};
-use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 
 fn main() -> sweepfan::Result<()> {
     let n: usize = std::env::args()

@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use sweepfan::gpu::radix_sort::{RadixSort, Variant};
+use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
 use sweepfan::gpu::{GpuContext, PassTimer};
 
 const RUNS: usize = 5;

@@ -4,8 +4,8 @@
 
 use sweepfan::broadphase::Backend;
 use sweepfan::gpu::GpuContext;
-use sweepfan::rotating::RotatingParams;
-use sweepfan::rotating_bench::bench_rotating;
+use sweepfan::scenes::rotating::RotatingParams;
+use sweepfan::experiments::sector::rotating::bench_rotating;
 
 fn main() -> sweepfan::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -8,7 +8,7 @@ use std::time::Instant;
 use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_frames_overlap, obb_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
-use sweepfan::scene_boxes::random_boxes;
+use sweepfan::scenes::boxes::random_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).
 fn thread_cpu_ns() -> u64 {

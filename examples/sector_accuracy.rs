@@ -5,7 +5,7 @@
 //! throughput, GPU against the CPU function.
 
 use std::time::Instant;
-use sweepfan::cpu::sector_accuracy::{self, DEFAULT_SEED};
+use sweepfan::experiments::sector::accuracy::{self, DEFAULT_SEED};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,7 +37,7 @@ fn main() -> anyhow::Result<()> {
     }
     if backend != "cpu" {
         let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
-        let mut exp = sweepfan::gpu::sector::SectorExperimentGpu::new(&ctx)?;
+        let mut exp = sweepfan::gpu::sector::accuracy::SectorExperimentGpu::new(&ctx)?;
         let t = Instant::now();
         let h = exp.histograms(&ctx, &list, None)?;
         let s = t.elapsed().as_secs_f64();
@@ -98,7 +98,7 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         .collect();
     let cpu_s = t.elapsed().as_secs_f64();
     let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
-    let mut gpu = sweepfan::gpu::sector_sphere::SectorSphereGpu::new(&ctx)?;
+    let mut gpu = sweepfan::gpu::sector::sector_sphere::SectorSphereGpu::new(&ctx)?;
     gpu.test_pairs(&ctx, &sectors, &spheres, &list[..1024.min(pairs)])?; // warm-up
     let t = Instant::now();
     let got = gpu.test_pairs(&ctx, &sectors, &spheres, &list)?;

@@ -1,7 +1,7 @@
 //! Prints the sector speed tables (thesis tables 3.2-3.6) as JSON, ours beside the thesis's.
 //! Usage: cargo run --release --example sector_speed -- [runs] [tests_per_run]
 
-use sweepfan::cpu::sector_speed::{SpeedConfig, run_speed_tables};
+use sweepfan::experiments::sector::speed::{SpeedConfig, run_speed_tables};
 
 fn main() -> sweepfan::Result<()> {
     let mut args = std::env::args().skip(1);

@@ -8,10 +8,10 @@ use std::time::Instant;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::obb_frames;
-use sweepfan::gpu::aabb_sap::SweepLayout;
-use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
+use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::GpuContext;
-use sweepfan::scene_boxes::tile_among_boxes;
+use sweepfan::scenes::boxes::tile_among_boxes;
 
 fn describe(what: &str, stats: &Stats) {
     let stages: Vec<String> = stats

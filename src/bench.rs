@@ -6,7 +6,7 @@
 
 use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
 use crate::error::Result;
-use crate::scene::Scene;
+use crate::scenes::Scene;
 use crate::verify::{Comparison, compare_pairs};
 use std::collections::BTreeMap;
 use std::time::Instant;

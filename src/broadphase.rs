@@ -192,3 +192,16 @@ mod tests {
         );
     }
 }
+
+/// What one frame's pipeline found for one proxy.
+#[derive(Clone, Debug, Default)]
+pub struct ProxyFrame {
+    /// Broad-phase candidates: (box, sphere) with proxy AABB and sphere AABB overlapping.
+    pub candidates: u64,
+    /// Candidates whose sphere touches the box's conservative sector (exact test).
+    pub hits: u64,
+    /// The hits as (box, sphere), sorted, when asked for.
+    pub hit_pairs: Option<Vec<[u32; 2]>>,
+    /// Per-stage seconds, in pipeline order.
+    pub stages: Vec<StageTime>,
+}

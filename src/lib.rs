@@ -13,13 +13,11 @@ pub mod geom;
 pub mod gpu;
 pub mod registry;
 pub mod report;
-pub mod rotating;
-pub mod rotating_bench;
-pub mod scene;
-pub mod scene_boxes;
+pub mod experiments;
+pub mod scenes;
 pub mod verify;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};
 pub use geom::sphere::{Sphere, validate_spheres};
-pub use scene::{Scene, SceneKind, SceneParams};
+pub use scenes::{Scene, SceneKind, SceneParams};

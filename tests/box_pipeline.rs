@@ -13,11 +13,11 @@ use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::polygon::PolygonSet;
-use sweepfan::gpu::aabb_sap::SweepLayout;
-use sweepfan::gpu::box_pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
+use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::scene::{SceneKind, SceneParams};
-use sweepfan::scene_boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::{Pair, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;

@@ -230,7 +230,7 @@ fn gpu_backend_without_adapter_is_a_clear_error() {
 /// the same seeded polygons computed here.
 #[test]
 fn bench_polygon_rows_match_all_pairs() {
-    use sweepfan::scene::{SceneKind, SceneParams};
+    use sweepfan::scenes::{SceneKind, SceneParams};
     let dir = temp_dir("bench-polygon");
     let json = dir.join("rows.json");
     let backend = if sweepfan::gpu::context::context_for_tests().is_some() {
@@ -256,7 +256,7 @@ fn bench_polygon_rows_match_all_pairs() {
     let rows = json_rows(&json);
     assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
     let polygons =
-        sweepfan::scene_boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1));
+        sweepfan::scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1));
     let mut expected = 0usize;
     for i in 0..polygons.len() {
         for j in i + 1..polygons.len() {

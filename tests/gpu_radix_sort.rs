@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::gpu::radix_sort::{RadixSort, Variant};
+use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
 
 /// Oracle: Rust's stable sort on the low `key_bits` bits.
 fn cpu_sort(keys: &[u32], key_bits: u32) -> (Vec<u32>, Vec<u32>) {

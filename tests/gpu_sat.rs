@@ -8,8 +8,8 @@ use sweepfan::cpu::sat::{obb_frames_overlap, obb_pairs, polygon_set_pairs, polyg
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::gpu::sat::{GpuSat, SatCandidates, SatShapes};
-use sweepfan::scene_boxes::{generate_polygons, random_boxes};
+use sweepfan::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
+use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;

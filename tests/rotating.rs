@@ -5,8 +5,8 @@ use glam::Vec3;
 use sweepfan::Error;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::gpu::rotating::RotatingGpu;
-use sweepfan::rotating::{
+use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::scenes::rotating::{
     Proxy, ProxyFrame, RotatingParams, RotatingScene, proxy_aabb, proxy_overlaps_sphere,
 };
 

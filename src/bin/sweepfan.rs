@@ -61,7 +61,7 @@ struct ReproduceSector {
     /// Random rotations scored (the thesis: 100000; each classifies 10^6 grid points).
     #[arg(long, default_value_t = sweepfan::report::sector::DEFAULT_ROTATIONS)]
     rotations: usize,
-    #[arg(long, default_value_t = sweepfan::cpu::sector_accuracy::DEFAULT_SEED)]
+    #[arg(long, default_value_t = sweepfan::experiments::sector::accuracy::DEFAULT_SEED)]
     seed: u64,
     /// Where the accuracy experiment runs (gpu needs an adapter).
     #[arg(long, value_enum, default_value_t = SectorBackendChoice::Cpu)]
@@ -1028,8 +1028,8 @@ fn bench_rotating(a: &BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     } else {
         None
     };
-    let params = sweepfan::rotating::RotatingParams::new(a.boxes, a.n, a.seed);
-    let mut rows = sweepfan::rotating_bench::bench_rotating(
+    let params = sweepfan::scenes::rotating::RotatingParams::new(a.boxes, a.n, a.seed);
+    let mut rows = sweepfan::experiments::sector::rotating::bench_rotating(
         &params,
         a.frames.max(1),
         &backends,
@@ -1250,12 +1250,12 @@ fn bench_boxes(a: BenchArgs, gpu: &mut Gpu) -> Result<bool> {
     p.radius = a.radius;
     let (shapes, scene_name) = if a.shape == Shape::Polygon {
         (
-            Shapes::Polygons(sweepfan::scene_boxes::generate_polygons(a.scene, &p)),
+            Shapes::Polygons(sweepfan::scenes::boxes::generate_polygons(a.scene, &p)),
             format!("{}-polygons", a.scene.name()),
         )
     } else {
         (
-            Shapes::Boxes(sweepfan::scene_boxes::generate_boxes(a.scene, &p)),
+            Shapes::Boxes(sweepfan::scenes::boxes::generate_boxes(a.scene, &p)),
             format!("{}-boxes", a.scene.name()),
         )
     };

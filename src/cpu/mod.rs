@@ -20,7 +20,6 @@ pub mod axis_order;
 pub mod brute_force;
 pub mod emit;
 pub mod grid;
-pub mod grid_dense;
 pub mod keys;
 pub mod min_axis;
 pub mod origin_distance;
@@ -30,9 +29,8 @@ pub mod radix;
 pub mod rotating;
 pub mod sap;
 pub mod sat;
-pub mod sector_accuracy;
 pub mod sector_batch;
-pub mod sector_speed;
+pub mod sector_grid;
 pub mod sweep;
 
 pub use brute_force::BruteForce;

@@ -13,104 +13,12 @@ use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sphere::{Sphere, validate_spheres};
-use crate::rotating::{Proxy, ProxyFrame, proxy_aabb, proxy_overlaps_sphere, validate_boxes};
+use crate::broadphase::ProxyFrame;
+use crate::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere, validate_frame_input};
+use crate::geom::sphere_grid::SphereGrid;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Relative slack added to every query so f32 rounding of `c +- r` against the box can never
-/// put a candidate outside the cells searched (the exact AABB test still decides).
-const QUERY_SLACK: f32 = 1e-5;
-/// Finest grid: at most this many cells per axis (so the cell count fits 31 bits).
-const MAX_CELLS_PER_AXIS: f32 = 1024.0;
-
-/// A uniform grid over the sphere centres. Cell size: twice the largest diameter (fewer rows per
-/// box while a cell still holds only a few spheres), no finer than 1/1024 of the extent.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SphereGrid {
-    pub origin: Vec3,
-    pub inv_cell: f32,
-    pub dims: [u32; 3],
-    /// Largest radius plus slack: how far past a box a candidate's centre can lie.
-    pub reach: f32,
-}
-
-impl SphereGrid {
-    /// The grid for these (validated, non-empty) spheres.
-    pub fn new(spheres: &[Sphere]) -> Self {
-        let (lo, hi, rmax) = spheres
-            .par_iter()
-            .with_min_len(8192)
-            .fold(
-                || (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32),
-                |(lo, hi, r), s| (lo.min(s.center), hi.max(s.center), r.max(s.radius)),
-            )
-            .reduce(
-                || (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32),
-                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
-            );
-        let extent = (hi - lo).max_element().max(0.0);
-        let mut cell = (4.0 * rmax).max(extent / MAX_CELLS_PER_AXIS);
-        if cell <= 0.0 || !cell.is_finite() {
-            cell = 1.0;
-        }
-        let magnitude = lo.abs().max(hi.abs()).max_element() + rmax;
-        let mut grid = Self {
-            origin: lo,
-            inv_cell: 1.0 / cell,
-            dims: [1; 3],
-            reach: rmax + QUERY_SLACK * magnitude,
-        };
-        // The cell-start table has one entry per cell: coarsen sparse grids so it stays O(n).
-        let max_cells = 4 * spheres.len() as u64 + 64;
-        loop {
-            let d = ((hi - lo) * grid.inv_cell)
-                .floor()
-                .max(Vec3::ZERO)
-                .min(Vec3::splat(MAX_CELLS_PER_AXIS));
-            grid.dims = [d.x as u32 + 1, d.y as u32 + 1, d.z as u32 + 1];
-            if grid.cell_count() <= max_cells {
-                return grid;
-            }
-            cell *= 1.25;
-            grid.inv_cell = 1.0 / cell;
-        }
-    }
-
-    pub fn cell_count(&self) -> u64 {
-        self.dims.iter().map(|&d| d as u64).product()
-    }
-
-    /// Bits of the largest key (radix sort passes).
-    pub fn key_bits(&self) -> u32 {
-        (64 - (self.cell_count() - 1).leading_zeros()).max(1)
-    }
-
-    /// Cell coordinates of a point, clamped into the grid (monotonic in each coordinate).
-    #[inline]
-    pub fn cell(&self, p: Vec3) -> [u32; 3] {
-        let c = ((p - self.origin) * self.inv_cell).floor();
-        let d = self.dims;
-        [
-            c.x.clamp(0.0, (d[0] - 1) as f32) as u32,
-            c.y.clamp(0.0, (d[1] - 1) as f32) as u32,
-            c.z.clamp(0.0, (d[2] - 1) as f32) as u32,
-        ]
-    }
-
-    #[inline]
-    pub fn key(&self, c: [u32; 3]) -> u32 {
-        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
-    }
-
-    /// The cell range a box query covers: its AABB grown by the reach and a relative slack.
-    #[inline]
-    pub fn query(&self, a: &Aabb) -> ([u32; 3], [u32; 3]) {
-        let pad = self.reach + QUERY_SLACK * a.min.abs().max(a.max.abs()).max_element();
-        (self.cell(a.min - pad), self.cell(a.max + pad))
-    }
-}
-
 /// Spheres in grid-key order (ties by index), with the permutation and the cell-start table.
 pub struct SortedSpheres {
     pub grid: SphereGrid,
@@ -169,15 +77,6 @@ impl SortedSpheres {
     }
 }
 
-/// Validates a frame's input. Empty inputs are fine (nothing to find).
-pub fn validate(boxes: &[RotatingBox], spheres: &[Sphere]) -> Result<()> {
-    validate_boxes(boxes)?;
-    if !spheres.is_empty() {
-        validate_spheres(spheres)?;
-    }
-    Ok(())
-}
-
 /// One frame on the CPU for each proxy in `proxies`: candidates, hits, and (with `want_hits`)
 /// the sorted hit pairs. The sphere sort is shared by the proxies; its time is in every result.
 pub fn rotating_frame_cpu(
@@ -186,7 +85,7 @@ pub fn rotating_frame_cpu(
     proxies: &[Proxy],
     want_hits: bool,
 ) -> Result<Vec<ProxyFrame>> {
-    validate(boxes, spheres)?;
+    validate_frame_input(boxes, spheres)?;
     let wall = |stage, t: Instant| StageTime {
         stage,
         seconds: t.elapsed().as_secs_f64(),
@@ -270,7 +169,7 @@ pub fn rotating_brute_force(
     spheres: &[Sphere],
     proxy: Proxy,
 ) -> Result<(u64, Vec<[u32; 2]>)> {
-    validate(boxes, spheres)?;
+    validate_frame_input(boxes, spheres)?;
     if boxes.len().saturating_mul(spheres.len()) > 1 << 32 {
         return Err(Error::TooLarge(format!(
             "brute force over {} boxes x {} spheres",
@@ -298,7 +197,7 @@ pub fn rotating_brute_force(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rotating::{RotatingParams, RotatingScene};
+    use crate::scenes::rotating::{RotatingParams, RotatingScene};
 
     #[test]
     fn grid_cells_are_monotonic_and_cover_queries() {

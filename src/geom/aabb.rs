@@ -1,5 +1,6 @@
 //! Axis-aligned bounding boxes: the broad-phase proxy of shapes that are not spheres.
 
+use crate::geom::sphere::Sphere;
 use glam::Vec3;
 
 /// Closed axis-aligned box `[min, max]` (2D shapes use z = 0).
@@ -30,4 +31,11 @@ impl Aabb {
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb::new(self.min.min(other.min), self.max.max(other.max))
     }
+}
+
+/// Sphere vs axis-aligned box: squared distance from the centre to the box <= r^2.
+#[inline]
+pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
+    let nearest = s.center.clamp(b.min, b.max);
+    (s.center - nearest).length_squared() <= s.radius * s.radius
 }

@@ -116,7 +116,7 @@ impl Obb {
 
     /// Exact (closed) overlap of two boxes by the separating-axis test; touching counts.
     pub fn overlaps(&self, other: &Obb) -> bool {
-        crate::cpu::sat::obb_frames_overlap(&self.frame(), &other.frame())
+        crate::geom::sat::obb_frames_overlap(&self.frame(), &other.frame())
     }
 
     /// Checks one box: finite values, half-extents >= 0, a non-zero quaternion whose norm is

@@ -51,7 +51,7 @@ impl Polygon {
 
     /// Exact (closed) overlap by the separating-axis test; touching counts.
     pub fn overlaps(&self, other: &Polygon) -> bool {
-        crate::cpu::sat::polygons_overlap(&self.vertices, &other.vertices)
+        crate::geom::sat::polygons_overlap(&self.vertices, &other.vertices)
     }
 }
 

@@ -40,7 +40,7 @@ pub const FLAG_MARK: u32 = 1;
 pub const FLAG_STORE: u32 = 2;
 
 /// The WGSL prelude prepended to every broad-phase shader.
-pub const COMMON_WGSL: &str = include_str!("../../shaders/common.wgsl");
+pub const COMMON_WGSL: &str = include_str!("../../shaders/frame.wgsl");
 
 /// Parameter slots of one frame. Slots are collected while encoding and uploaded with one
 /// `write_buffer` before the submission, so each dispatch sees its own values.

@@ -1,23 +1,21 @@
-//! GPU implementations (wgpu + WGSL). One module per stage; each has its WGSL file of the same
-//! name in `shaders/`.
+//! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
+//!
+//! * [`context`]: adapter, device, limits, buffers, timing; [`frame`]: the per-frame parameter
+//!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`).
+//! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
+//! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
+//! * [`boxes`]: AABB sweep and prune, SAT, and the box / polygon pipeline.
+//! * [`sector`]: the sector accuracy kernel, sector vs sphere, the rotating scene.
+//!
+//! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
-pub mod aabb_sap;
-pub mod box_pipeline;
-pub mod broad_phase;
-pub mod cascade;
+pub mod boxes;
 pub mod context;
 pub mod frame;
-pub mod keys;
-pub mod min_axis;
-pub mod pairs;
-pub mod radix_sort;
-pub mod radix_sort_subgroup;
-pub mod rotating;
-pub mod sat;
-pub mod scan;
 pub mod sector;
-pub mod sector_sphere;
+pub mod sort;
+pub mod spheres;
 
-pub use box_pipeline::{GpuBoxPipeline, Proxy};
-pub use broad_phase::GpuBroadPhase;
+pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
+pub use spheres::broad_phase::GpuBroadPhase;

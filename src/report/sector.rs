@@ -5,17 +5,18 @@
 //!
 //! The binary only parses options and drives the progress bar; everything else is here.
 
-use crate::cpu::sector_accuracy::{
-    self, Bin, GRID_POINTS, METHODS, MethodScore, ROUNDING_BAND, SectorAccuracyReport,
+use crate::experiments::sector::accuracy::{
+    self as accuracy,
+    Bin, GRID_POINTS, METHODS, MethodScore, ROUNDING_BAND, SectorAccuracyReport,
 };
 use crate::cpu::sector_batch::{SphereColumns, sector_sphere_flags_parallel};
-use crate::cpu::sector_speed::{SpeedConfig, SpeedReport, SpeedRow, Timing, run_speed_tables};
+use crate::experiments::sector::speed::{SpeedConfig, SpeedReport, SpeedRow, Timing, run_speed_tables};
 use crate::error::{Error, Result};
 use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, GpuOptions};
-use crate::gpu::sector::run_gpu;
-use crate::gpu::sector_sphere::SectorSphereGpu;
+use crate::experiments::sector::accuracy::run_gpu;
+use crate::gpu::sector::sector_sphere::SectorSphereGpu;
 use crate::report::plot::{LinePlot, Scale, Series};
 use crate::report::table::{Table, count, ms};
 use rand::{Rng, SeedableRng};
@@ -52,7 +53,7 @@ impl Default for SectorOptions {
     fn default() -> Self {
         Self {
             rotations: DEFAULT_ROTATIONS,
-            seed: sector_accuracy::DEFAULT_SEED,
+            seed: accuracy::DEFAULT_SEED,
             backend: SectorBackend::Cpu,
             speed_runs: DEFAULT_SPEED_RUNS,
             adapter: None,
@@ -108,7 +109,7 @@ pub fn run(
     };
     let accuracy = match (opts.backend, &ctx) {
         (SectorBackend::Gpu, Some(c)) => run_gpu(c, opts.rotations, opts.seed, progress)?,
-        _ => sector_accuracy::run_cpu(opts.rotations, opts.seed, progress)?,
+        _ => accuracy::run_cpu(opts.rotations, opts.seed, progress)?,
     };
     let cfg = SpeedConfig {
         runs: opts.speed_runs,
@@ -153,7 +154,7 @@ fn gpu_throughput(ctx: &GpuContext, cfg: &SpeedConfig) -> Result<ThroughputRow> 
             Sphere::new(c, rng.random_range(0.5..3.0))
         })
         .collect();
-    let sectors: Vec<Sector> = sector_accuracy::random_rotations(cfg.runs, cfg.seed)
+    let sectors: Vec<Sector> = accuracy::random_rotations(cfg.runs, cfg.seed)
         .iter()
         .map(|b| b.sector())
         .collect();
@@ -438,7 +439,8 @@ mod tests {
 
     #[test]
     fn misses_beyond_the_band_fail_and_within_it_pass() {
-        use crate::cpu::sector_accuracy::{bits, build_report, random_rotations};
+        use crate::experiments::sector::accuracy::{
+    self as accuracy,bits, build_report, random_rotations};
         let rotations = random_rotations(2, 4);
         // Hand-made histograms: 500 points in every shape, and `missed` reference points
         // (in the exact sweep too) that the conservative sector lacks.

@@ -1,0 +1,387 @@
+//! Uniform grid (beyond the paper).
+//!
+//! Cell side `s = 2 r_max` (`s = 1` when every radius is 0); `m` = componentwise minimum of the
+//! centres; the cell of object `i` is `k[a] = floor((c_i[a] - m[a]) / s)` per axis (f32
+//! subtraction, then f32 division), as i32 clamped to `[0, 2^20 - 1]` (clamping is monotone, so
+//! neighbours stay within one cell of each other: it only merges far cells and never loses a
+//! pair). Two touching objects have `|c_i[a] - c_j[a]| <= s` on every axis, so their cells
+//! differ by at most one on every axis.
+//!
+//! **Tests** (the GPU must count identically): every unordered pair `{i, j}` whose cells differ
+//! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
+//! other filter is applied before the sphere test. The count depends only on the cells, not on
+//! the traversal. (A GPU matching it bit for bit needs a correctly rounded division; WGSL
+//! allows 2.5 ULP, which can move a centre lying within rounding of a cell wall.)
+//!
+//! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of keys packing the
+//! cell in as many bits as the scene needs, above the index). Objects with equal `(kz, ky)` form
+//! a *row*, ordered by `kx`. An object visits the later objects of its own row while
+//! `kx_j <= kx_i + 1` (the rest of its own cell, then cell `kx + 1`), and in each of the four
+//! forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`, `(ky, kz + 1)`, `(ky + 1, kz + 1)` the
+//! objects with `kx_i - 1 <= kx_j <= kx_i + 1`: its own cell plus the 13 forward neighbour
+//! cells, so each pair of neighbouring cells is visited from exactly one side. Work is linear
+//! after the sort: pointers into the forward rows only move forward. Grids with at most a few
+//! cells per object use [`dense`] instead (counting sort, O(1) neighbour ranges),
+//! which visits the same pairs.
+
+
+mod dense;
+
+use crate::cpu::emit::{PairEmitter, Sink};
+use dense::DenseGrid;
+use crate::cpu::radix::radix_sort_bits;
+use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::error::Result;
+use crate::geom::sphere::Sphere;
+use glam::Vec3;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Cells per axis at most (clamped beyond).
+pub const CELLS_PER_AXIS: u32 = 1 << 20;
+const CELL_MAX: i32 = (CELLS_PER_AXIS - 1) as i32;
+/// Row offsets `(dy, dz)` of the four forward rows.
+const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
+const PARALLEL_MIN: usize = 1 << 14;
+/// The candidate loop runs on the calling thread up to this many objects: a grid does a few
+/// tests per object, so below this rayon's fork/join costs more than it saves (on 2 loaded
+/// cores serial won up to n = 10k on the paper box and lost at 20k).
+const SERIAL_MAX: usize = 1 << 13;
+
+/// The grid of a scene: where cells start and how large they are.
+#[derive(Clone, Copy, Debug)]
+pub struct GridFrame {
+    pub origin: Vec3,
+    pub cell_side: f32,
+    /// Largest cell coordinate per axis (the cell of the componentwise maximum centre).
+    pub max_cell: [u32; 3],
+}
+
+impl GridFrame {
+    pub fn of(spheres: &[Sphere]) -> Self {
+        let empty = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32);
+        let bounds = |(lo_a, hi_a, r_a): (Vec3, Vec3, f32),
+                      (lo_b, hi_b, r_b): (Vec3, Vec3, f32)| {
+            (lo_a.min(lo_b), hi_a.max(hi_b), r_a.max(r_b))
+        };
+        let one = |s: &Sphere| (s.center, s.center, s.radius);
+        let (min, max, r_max) = if spheres.len() >= PARALLEL_MIN {
+            spheres.par_iter().map(one).reduce(|| empty, bounds)
+        } else {
+            spheres.iter().map(one).fold(empty, bounds)
+        };
+        let cell_side = if r_max > 0.0 { 2.0 * r_max } else { 1.0 };
+        let mut frame = Self {
+            origin: min,
+            cell_side,
+            max_cell: [0; 3],
+        };
+        // The cell formula is monotone in the centre, so the largest cell is the maximum's.
+        if !spheres.is_empty() {
+            frame.max_cell = frame.cell(max);
+        }
+        frame
+    }
+
+    /// Cell coordinates of a centre, clamped to `[0, 2^20 - 1]`.
+    #[inline(always)]
+    pub fn cell(&self, center: Vec3) -> [u32; 3] {
+        let k = |a: usize| {
+            // `c - m >= 0` (m is the minimum) and `s > 0`, so truncation is the floor (and
+            // avoids a libm call); the cast saturates, the clamp bounds it.
+            let f = (center[a] - self.origin[a]) / self.cell_side;
+            (f as i32).clamp(0, CELL_MAX) as u32
+        };
+        [k(0), k(1), k(2)]
+    }
+}
+
+fn bits_for(max_value: u64) -> u32 {
+    64 - max_value.leading_zeros()
+}
+
+/// Bit widths of the packed cell key `((kz << by | ky) << bx) | kx`.
+#[derive(Clone, Copy, Default)]
+struct CellBits {
+    x: u32,
+    y: u32,
+    z: u32,
+}
+
+impl CellBits {
+    #[inline(always)]
+    fn pack(self, c: [u32; 3]) -> u64 {
+        (((u64::from(c[2]) << self.y) | u64::from(c[1])) << self.x) | u64::from(c[0])
+    }
+}
+
+#[derive(Default)]
+pub struct Grid {
+    /// Sorted `(cell << index_bits) | index` keys, when they fit 64 bits (else `wide_keys`).
+    keys: Vec<u64>,
+    scratch: Vec<u64>,
+    wide_keys: Vec<u128>,
+    bits: CellBits,
+    index_bits: u32,
+    wide: bool,
+    /// Per row: key `(kz << bits.y) | ky` and first sorted position; `row_start` ends with `n`.
+    row_keys: Vec<u64>,
+    row_start: Vec<u32>,
+    /// Spheres in sorted order: the candidate loop reads them contiguously.
+    sorted: Vec<Sphere>,
+    /// The layout for grids with few cells per object; `dense` says it holds this frame.
+    dense_grid: DenseGrid,
+    dense: bool,
+    emitter: PairEmitter,
+}
+
+impl Grid {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the most pairs one call may store (default [`crate::cpu::emit::MAX_STORED_PAIRS`]); a
+    /// call finding more fails with `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.emitter.set_pair_limit(limit);
+    }
+
+    /// Computes cells and sorts the objects by `(kz, ky, kx, index)`, then finds the rows.
+    fn sort(&mut self, spheres: &[Sphere]) {
+        let n = spheres.len();
+        let parallel = n >= PARALLEL_MIN;
+        let frame = GridFrame::of(spheres);
+        self.dense = self.dense_grid.build(&frame, spheres);
+        if self.dense {
+            return;
+        }
+        let m = frame.max_cell;
+        let bits = CellBits {
+            x: bits_for(m[0].into()),
+            y: bits_for(m[1].into()),
+            z: bits_for(m[2].into()),
+        };
+        let cell_bits = bits.x + bits.y + bits.z;
+        let bi = bits_for(n.saturating_sub(1) as u64);
+        self.bits = bits;
+        self.index_bits = bi;
+        self.wide = cell_bits + bi > 64;
+        let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
+        if !self.wide {
+            // Keys are made in index order and the radix sort is stable on the cell bits
+            // alone, so equal cells stay in index order.
+            let pack = |(i, s): (usize, &Sphere)| (cell_of(s) << bi) | i as u64;
+            self.keys.clear();
+            if parallel {
+                self.keys
+                    .par_extend(spheres.par_iter().enumerate().map(pack));
+            } else {
+                self.keys.extend(spheres.iter().enumerate().map(pack));
+            }
+            radix_sort_bits(&mut self.keys, &mut self.scratch, bi, bi + cell_bits);
+        } else {
+            let pack = |(i, s): (usize, &Sphere)| (u128::from(cell_of(s)) << 32) | i as u128;
+            self.wide_keys.clear();
+            self.wide_keys
+                .par_extend(spheres.par_iter().enumerate().map(pack));
+            self.wide_keys.par_sort_unstable();
+        }
+        self.sorted.clear();
+        if self.wide {
+            let keys = &self.wide_keys;
+            self.sorted
+                .par_extend(keys.par_iter().map(|&k| spheres[k as u32 as usize]));
+        } else {
+            let mask = if bi == 0 { 0 } else { u64::MAX >> (64 - bi) };
+            if parallel {
+                self.sorted
+                    .par_extend(self.keys.par_iter().map(|&k| spheres[(k & mask) as usize]));
+            } else {
+                self.sorted
+                    .extend(self.keys.iter().map(|&k| spheres[(k & mask) as usize]));
+            }
+        }
+        self.row_keys.clear();
+        self.row_start.clear();
+        let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
+        let row_at = |p: usize| {
+            let cell = if wide {
+                (wide_keys[p] >> 32) as u64
+            } else {
+                keys[p].checked_shr(bi).unwrap_or(0)
+            };
+            cell >> bits.x
+        };
+        let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
+        if parallel {
+            self.row_start
+                .par_extend((0..n).into_par_iter().filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .par_extend(self.row_start.par_iter().map(|&p| row_at(p as usize)));
+        } else {
+            self.row_start
+                .extend((0..n).filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .extend(self.row_start.iter().map(|&p| row_at(p as usize)));
+        }
+        self.row_start.push(n as u32);
+    }
+}
+
+/// The rows of the sorted grid.
+struct Rows<'a> {
+    keys: &'a [u64],
+    start: &'a [u32],
+    bits: CellBits,
+}
+
+impl Rows<'_> {
+    /// Key of the row `(ky + dy, kz + dz)` next to row `key`, if such a row can exist.
+    #[inline(always)]
+    fn forward(&self, key: u64, (dy, dz): (u64, u64)) -> Option<u64> {
+        let y_mask = (1u64 << self.bits.y) - 1;
+        let ky = (key & y_mask).wrapping_add(dy);
+        let kz = (key >> self.bits.y) + dz;
+        (ky <= y_mask && kz < (1u64 << self.bits.z)).then_some((kz << self.bits.y) | ky)
+    }
+}
+
+/// The candidate loop over sorted positions (see the module docs). `entry(p)` gives the packed
+/// cell and the object index at sorted position `p`.
+#[inline(always)]
+fn visit(
+    sorted: &[Sphere],
+    rows: &Rows,
+    entry: impl Fn(usize) -> (u64, u32),
+    positions: std::ops::Range<usize>,
+    sink: &mut Sink,
+) {
+    if positions.is_empty() {
+        return;
+    }
+    let x_mask = (1u64 << rows.bits.x) - 1;
+    let kx = |p: usize| entry(p).0 & x_mask;
+    // Row of the chunk's first position; later rows follow one by one.
+    let mut r = rows
+        .start
+        .partition_point(|&s| s as usize <= positions.start)
+        - 1;
+    let mut own_end = 0;
+    let mut first_row = true;
+    // Per forward row: row index (monotone over the chunk's rows), next candidate position
+    // and end position in that row.
+    let mut row_ptr = [0usize; 4];
+    let mut next = [0usize; 4];
+    let mut end = [0usize; 4];
+    for p in positions {
+        if first_row || p == own_end {
+            if !first_row {
+                r += 1;
+            }
+            own_end = rows.start[r + 1] as usize;
+            let key = rows.keys[r];
+            for d in 0..4 {
+                (next[d], end[d]) = (0, 0);
+                let Some(target) = rows.forward(key, FORWARD_ROWS[d]) else {
+                    continue;
+                };
+                // Targets grow with the row, so the pointer only moves forward; the chunk's
+                // first row places it by binary search.
+                let ptr = &mut row_ptr[d];
+                if first_row {
+                    *ptr = rows.keys.partition_point(|&k| k < target);
+                }
+                while *ptr < rows.keys.len() && rows.keys[*ptr] < target {
+                    *ptr += 1;
+                }
+                if *ptr < rows.keys.len() && rows.keys[*ptr] == target {
+                    next[d] = rows.start[*ptr] as usize;
+                    end[d] = rows.start[*ptr + 1] as usize;
+                }
+            }
+            first_row = false;
+        }
+        let (cell_p, ip) = entry(p);
+        let xp = cell_p & x_mask;
+        for q in p + 1..own_end {
+            let (cell_q, iq) = entry(q);
+            if cell_q & x_mask > xp + 1 {
+                break;
+            }
+            sink.test(&sorted[p], &sorted[q], ip, iq);
+        }
+        for d in 0..4 {
+            let mut q = next[d];
+            while q < end[d] && kx(q) + 1 < xp {
+                q += 1;
+            }
+            next[d] = q;
+            while q < end[d] {
+                let (cell_q, iq) = entry(q);
+                if cell_q & x_mask > xp + 1 {
+                    break;
+                }
+                sink.test(&sorted[p], &sorted[q], ip, iq);
+                q += 1;
+            }
+        }
+    }
+}
+
+impl BroadPhase for Grid {
+    fn name(&self) -> &str {
+        Method::Grid.name()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+
+    fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let mut stats = Stats::default();
+        self.emitter.set_serial_max_items(SERIAL_MAX);
+        let start = Instant::now();
+        self.sort(spheres);
+        stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);
+
+        let start = Instant::now();
+        let rows = Rows {
+            keys: &self.row_keys,
+            start: &self.row_start,
+            bits: self.bits,
+        };
+        let result = if self.dense {
+            let dense = &self.dense_grid;
+            self.emitter.run(spheres.len(), out, |positions, sink| {
+                dense.visit(positions, sink)
+            })
+        } else if self.wide {
+            let keys = &self.wide_keys;
+            let entry = |p: usize| ((keys[p] >> 32) as u64, keys[p] as u32);
+            self.emitter.run(spheres.len(), out, |positions, sink| {
+                visit(&self.sorted, &rows, entry, positions, sink)
+            })
+        } else {
+            let (keys, bi) = (&self.keys, self.index_bits);
+            let mask = if bi == 0 { 0 } else { u64::MAX >> (64 - bi) };
+            let entry = |p: usize| {
+                (
+                    keys[p].checked_shr(bi).unwrap_or(0),
+                    (keys[p] & mask) as u32,
+                )
+            };
+            self.emitter.run(spheres.len(), out, |positions, sink| {
+                visit(&self.sorted, &rows, entry, positions, sink)
+            })
+        };
+        let (tests, pairs) = result?;
+        stats.tests = tests;
+        stats.pairs = pairs;
+        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}

@@ -1,0 +1,4 @@
+//! The paper reproductions: each runs an experiment and returns its data (rows, tables,
+//! scores); formatting and printing belong to `report`.
+
+pub mod sector;

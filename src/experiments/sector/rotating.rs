@@ -1,0 +1,150 @@
+//! `bench --scene rotating`: both proxies on CPU and/or GPU over frames of the rotating scene,
+//! as report rows (`tests_per_frame` = candidates, `pairs_per_frame` = exact hits). The first
+//! frame's GPU hits are checked against the CPU's when both backends run.
+
+use crate::bench::Measurement;
+use crate::broadphase::Backend;
+use crate::cpu::rotating::rotating_frame_cpu;
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use crate::gpu::sector::rotating::RotatingGpu;
+use crate::report::rows::{Row, cpu_device};
+use crate::broadphase::ProxyFrame;
+use crate::geom::sector::proxy::Proxy;
+use crate::scenes::rotating::{RotatingParams, RotatingScene};
+use std::time::Instant;
+
+/// Hits within this of touching (|signed distance - radius|) may differ between CPU and GPU.
+const TIE: f32 = 1e-4;
+
+/// Runs `frames` frames per proxy and backend. Each (proxy, backend) sees the same frames and
+/// runs the whole pipeline for its proxy alone (the sphere sort is not shared), so its time is
+/// honest. `gpu` is required when `backends` holds [`Backend::Gpu`].
+pub fn bench_rotating(
+    params: &RotatingParams,
+    frames: usize,
+    backends: &[Backend],
+    gpu: Option<&GpuContext>,
+) -> Result<Vec<Row>> {
+    let start = RotatingScene::generate(params)?;
+    let mut gpu_pipeline = match (backends.contains(&Backend::Gpu), gpu) {
+        (false, _) => None,
+        (true, Some(ctx)) => Some((ctx, RotatingGpu::new(ctx)?)),
+        (true, None) => {
+            return Err(Error::Config(
+                "bench rotating: the GPU backend needs a GPU context".into(),
+            ));
+        }
+    };
+    let verify = backends.contains(&Backend::Cpu) && gpu_pipeline.is_some();
+    let mut rows = Vec::new();
+    for proxy in Proxy::ALL {
+        // Frame 0's hits of each backend, when verifying.
+        let mut first_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
+        for &backend in backends {
+            let mut scene = start.clone();
+            let mut m = Measurement::default();
+            for frame in 0..frames.max(1) {
+                let want_hits = verify && frame == 0;
+                let t = Instant::now();
+                let out: ProxyFrame = match backend {
+                    Backend::Cpu => {
+                        rotating_frame_cpu(&scene.boxes, &scene.spheres, &[proxy], want_hits)?
+                    }
+                    Backend::Gpu => {
+                        let (ctx, p) = gpu_pipeline.as_mut().ok_or_else(|| {
+                            Error::Config("bench rotating: no GPU pipeline".into())
+                        })?;
+                        p.frame(ctx, &scene.boxes, &scene.spheres, &[proxy], want_hits)?
+                    }
+                }
+                .pop()
+                .unwrap_or_default();
+                m.frame_ms.push(1e3 * t.elapsed().as_secs_f64());
+                m.frame_tests.push(out.candidates);
+                m.frame_pairs.push(out.hits);
+                for s in &out.stages {
+                    m.stages
+                        .entry(s.stage.to_string())
+                        .or_insert_with(|| (s.clock, Vec::new()))
+                        .1
+                        .push(s.seconds);
+                }
+                if frame == 0 {
+                    first_hits.push(out.hit_pairs);
+                }
+                scene.step();
+            }
+            rows.push(Row {
+                scene: "rotating".into(),
+                n: params.spheres,
+                method: proxy.method_name().into(),
+                backend,
+                device: match (backend, &gpu_pipeline) {
+                    (Backend::Gpu, Some((ctx, _))) => {
+                        format!("{} ({:?})", ctx.info.name, ctx.info.device_type)
+                    }
+                    _ => cpu_device(),
+                },
+                frames: m.frame_ms.len(),
+                tests_per_frame: m.tests_per_frame(frames),
+                pairs_per_frame: m.pairs_per_frame(frames),
+                ms_per_frame: m.median_ms(),
+                ms_per_frame_min: m.min_ms(),
+                stage_ms: m.stage_ms(),
+                speedup_vs_brute_force: None,
+                verified: None,
+                verified_against: None,
+                near_touching_differences: None,
+                gpu_bytes_per_object: None,
+                host_bytes_per_object: None,
+                shape: Some(format!("{} rotating boxes", params.boxes)),
+            });
+        }
+        if verify {
+            let cpu_at = backends.iter().position(|&b| b == Backend::Cpu);
+            let gpu_at = backends.iter().position(|&b| b == Backend::Gpu);
+            if let (Some(c), Some(g)) = (cpu_at, gpu_at) {
+                let (ok, ties) = compare_hits(
+                    &start,
+                    first_hits[c].as_deref().unwrap_or_default(),
+                    first_hits[g].as_deref().unwrap_or_default(),
+                );
+                let base = rows.len() - backends.len();
+                let cpu_tests = rows[base + c].tests_per_frame;
+                let row = &mut rows[base + g];
+                // Candidates are decided by identical f32 arithmetic: they must match exactly.
+                let same_candidates = row.tests_per_frame == cpu_tests;
+                row.verified = Some(ok && same_candidates);
+                row.verified_against = Some(format!("{} (cpu)", proxy.method_name()));
+                row.near_touching_differences = Some(ties);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Sorted hit lists compared: (all differences are rounding ties, number of ties).
+fn compare_hits(scene: &RotatingScene, cpu: &[[u32; 2]], gpu: &[[u32; 2]]) -> (bool, usize) {
+    let differing = cpu
+        .iter()
+        .filter(|p| gpu.binary_search(p).is_err())
+        .chain(gpu.iter().filter(|p| cpu.binary_search(p).is_err()));
+    let (mut ok, mut ties) = (true, 0);
+    for p in differing {
+        let (Some(b), Some(s)) = (
+            scene.boxes.get(p[0] as usize),
+            scene.spheres.get(p[1] as usize),
+        ) else {
+            ok = false;
+            continue;
+        };
+        let gap = (b.conservative_sector().signed_distance(s.center) - s.radius).abs();
+        if gap < TIE {
+            ties += 1;
+        } else {
+            ok = false;
+        }
+    }
+    (ok, ties)
+}

@@ -1,0 +1,428 @@
+//! [`GpuBoxPipeline`]: oriented boxes (or convex polygons) from upload to overlapping pairs on
+//! the GPU in one submission, with no readback between the stages (SPEC 3, issue 5).
+//!
+//! Broad phase ([`Proxy::Aabb`], the default): [`GpuAabbSap`] computes each shape's AABB on the
+//! GPU from the uploaded shapes (the CPU pipeline's formula, see its module docs), sorts by
+//! (column across y and z, min.x) and sweeps along x (columns sized on the host from the
+//! shapes, the few far wider than the rest tested apart: [`SweepLayout`]), leaving the candidate
+//! pairs and their count on the device. Narrow phase:
+//! [`GpuSat`] reads that list and count directly (indirect dispatch). Only the totals and the
+//! overlapping pairs come back. When either list overflows it grows to the exact count and the
+//! frame runs again: no pair is lost. `Stats::tests` = SAT tests = candidates, the same count as
+//! the CPU pipeline's up to pairs whose AABBs are within about an ulp of touching.
+//!
+//! [`Proxy::Sphere`] keeps the older route for comparison: each shape's bounding sphere (box:
+//! radius |half extents|; polygon: a circle at z = 0 around the vertex AABB centre), widened by
+//! [`PROXY_WIDENING`], through a sphere [`GpuBroadPhase`]. Sound but looser (more SAT tests),
+//! especially for elongated shapes.
+
+use crate::broadphase::{Clock, Method, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
+use crate::geom::polygon::{Polygon, PolygonSet};
+use crate::geom::sphere::Sphere;
+use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SweepLayout};
+use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs};
+use crate::gpu::context::GpuContext;
+use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
+use glam::{Vec2, Vec3};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Relative widening of the sphere proxies' radii: covers the rounding of `length` and of the
+/// sphere test, so an overlapping (or touching) pair is always a candidate.
+pub const PROXY_WIDENING: f32 = 1e-5;
+
+/// Frames tried before giving up: the first run sizes the candidate list, the second fits.
+const MAX_RUNS: usize = 4;
+
+/// Which bounding volume feeds the broad phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proxy {
+    /// Each shape's AABB, computed on the GPU, through [`GpuAabbSap`].
+    Aabb,
+    /// Each shape's bounding sphere through the sphere broad phase `Method`.
+    Sphere(Method),
+}
+
+impl Proxy {
+    /// Short name for reports: `aabb_sap` or `sphere_<method>`.
+    pub fn name(&self) -> String {
+        match self {
+            Proxy::Aabb => "aabb_sap".into(),
+            Proxy::Sphere(m) => format!("sphere_{}", m.name()),
+        }
+    }
+}
+
+enum Broad {
+    Aabb(Box<GpuAabbSap>),
+    Sphere {
+        broad: Box<GpuBroadPhase>,
+        proxies: Vec<Sphere>,
+    },
+}
+
+/// The GPU box / polygon pipeline; buffers stay resident across calls.
+pub struct GpuBoxPipeline {
+    ctx: Arc<GpuContext>,
+    broad: Broad,
+    sat: GpuSat,
+    frames: Option<wgpu::Buffer>,
+    vertices: Option<wgpu::Buffer>,
+    offsets: Option<wgpu::Buffer>,
+    /// Sweep columns and wide shapes of the uploaded shapes (AABB proxies).
+    layout: SweepLayout,
+    use_columns: bool,
+}
+
+/// Shapes as uploaded for one call.
+#[derive(Clone, Copy)]
+enum Uploaded {
+    Obbs(u32),
+    Polygons(u32),
+}
+
+/// What a call runs after the broad phase.
+#[derive(Clone, Copy, PartialEq)]
+enum Until {
+    /// SAT; store the overlapping pairs or only count them.
+    Sat { store: bool },
+    /// Nothing: read the candidate pairs back.
+    Candidates,
+}
+
+/// Totals of the broad phase of one frame.
+struct BroadTotals {
+    candidates: u64,
+    pass_times: Vec<(&'static str, f64)>,
+}
+
+impl GpuBoxPipeline {
+    pub fn new(ctx: Arc<GpuContext>, proxy: Proxy) -> Result<Self> {
+        let sat = GpuSat::new(&ctx)?;
+        let broad = match proxy {
+            Proxy::Aabb => Broad::Aabb(Box::new(GpuAabbSap::new(&ctx)?)),
+            Proxy::Sphere(method) => Broad::Sphere {
+                broad: Box::new(GpuBroadPhase::new(ctx.clone(), method)?),
+                proxies: Vec::new(),
+            },
+        };
+        Ok(Self {
+            ctx,
+            broad,
+            sat,
+            frames: None,
+            vertices: None,
+            offsets: None,
+            layout: SweepLayout::single(),
+            use_columns: true,
+        })
+    }
+
+    pub fn proxy(&self) -> Proxy {
+        match &self.broad {
+            Broad::Aabb(_) => Proxy::Aabb,
+            Broad::Sphere { broad, .. } => Proxy::Sphere(broad.method()),
+        }
+    }
+
+    /// Sets the candidate list's capacity (pairs); it still grows on demand. Tiny values
+    /// exercise the overflow path.
+    pub fn set_candidate_capacity(&mut self, pairs: u64) -> Result<()> {
+        match &mut self.broad {
+            Broad::Aabb(sap) => sap.set_candidate_capacity(&self.ctx, pairs),
+            Broad::Sphere { broad, .. } => broad.set_pair_capacity(pairs),
+        }
+    }
+
+    /// Caps workgroups per dispatch dimension of the AABB broad phase (see
+    /// [`GpuAabbSap::set_max_groups_per_dim`]); no effect with sphere proxies.
+    pub fn set_max_groups_per_dim(&mut self, max: u32) {
+        if let Broad::Aabb(sap) = &mut self.broad {
+            sap.set_max_groups_per_dim(max);
+        }
+    }
+
+    /// With `false`, the AABB broad phase sweeps along x in one column (the plain sweep and
+    /// prune; same candidates, more steps); `true` (the default) cuts the (y, z) plane into
+    /// columns, with the few shapes far wider than the rest tested apart ([`SweepLayout`]).
+    pub fn set_sweep_columns(&mut self, on: bool) {
+        self.use_columns = on;
+    }
+
+    /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
+    /// order, into `out` (cleared first); `None` only counts. `Stats::tests` = SAT tests.
+    pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        let start = Instant::now();
+        let kind = self.upload_obbs(boxes)?;
+        let until = Until::Sat {
+            store: out.is_some(),
+        };
+        self.run(kind, until, out, start)
+    }
+
+    /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
+    pub fn polygon_overlaps(
+        &mut self,
+        polygons: &[Polygon],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let start = Instant::now();
+        let kind = self.upload_polygons(polygons)?;
+        let until = Until::Sat {
+            store: out.is_some(),
+        };
+        self.run(kind, until, out, start)
+    }
+
+    /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
+    /// returns the count. For tests and for measuring the proxies.
+    pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
+        let start = Instant::now();
+        let kind = self.upload_obbs(boxes)?;
+        Ok(self.run(kind, Until::Candidates, Some(out), start)?.tests)
+    }
+
+    /// The polygon equivalent of [`Self::obb_candidates`].
+    pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
+        let start = Instant::now();
+        let kind = self.upload_polygons(polygons)?;
+        Ok(self.run(kind, Until::Candidates, Some(out), start)?.tests)
+    }
+
+    fn upload_obbs(&mut self, boxes: &[Obb]) -> Result<Uploaded> {
+        validate_obbs(boxes)?;
+        let n = shape_count(boxes.len())?;
+        let frames = obb_frames(boxes);
+        upload(
+            &self.ctx,
+            &mut self.frames,
+            "box frames",
+            bytemuck::cast_slice::<ObbFrame, u8>(&frames),
+        )?;
+        self.layout = if self.use_columns {
+            SweepLayout::for_frames(&frames)
+        } else {
+            SweepLayout::single()
+        };
+        if let Broad::Sphere { proxies, .. } = &mut self.broad {
+            proxies.clear();
+            proxies.extend(boxes.iter().map(|b| Sphere {
+                center: b.center,
+                radius: b.half_extents.length() * (1.0 + PROXY_WIDENING),
+            }));
+        }
+        Ok(Uploaded::Obbs(n))
+    }
+
+    fn upload_polygons(&mut self, polygons: &[Polygon]) -> Result<Uploaded> {
+        let set = PolygonSet::new(polygons)?;
+        if set.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        let n = shape_count(set.len())?;
+        upload(
+            &self.ctx,
+            &mut self.vertices,
+            "polygon vertices",
+            bytemuck::cast_slice(&set.vertices),
+        )?;
+        upload(
+            &self.ctx,
+            &mut self.offsets,
+            "polygon offsets",
+            bytemuck::cast_slice(&set.offsets),
+        )?;
+        self.layout = if self.use_columns {
+            SweepLayout::for_polygons(&set)
+        } else {
+            SweepLayout::single()
+        };
+        if let Broad::Sphere { proxies, .. } = &mut self.broad {
+            proxies.clear();
+            proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices())));
+        }
+        Ok(Uploaded::Polygons(n))
+    }
+
+    fn run(
+        &mut self,
+        kind: Uploaded,
+        until: Until,
+        out: Option<&mut Vec<Pair>>,
+        start: Instant,
+    ) -> Result<Stats> {
+        let ctx = &*self.ctx;
+        if let Broad::Sphere { proxies, .. } = &self.broad {
+            // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
+            crate::geom::sphere::validate_spheres(proxies)?;
+        }
+        let shapes = match kind {
+            Uploaded::Obbs(n) => SatShapes::Obbs {
+                frames: self.frames.as_ref().expect("uploaded"),
+                n,
+            },
+            Uploaded::Polygons(n) => SatShapes::Polygons {
+                vertices: self.vertices.as_ref().expect("uploaded"),
+                offsets: self.offsets.as_ref().expect("uploaded"),
+                n,
+            },
+        };
+        let n = match kind {
+            Uploaded::Obbs(n) | Uploaded::Polygons(n) => n,
+        };
+        let store = until == Until::Sat { store: true };
+        let mut runs = 0;
+        let totals = loop {
+            runs += 1;
+            let (mut enc, list) = match &mut self.broad {
+                Broad::Aabb(sap) => {
+                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    sap.encode(ctx, &mut enc, shapes, &self.layout)?;
+                    (enc, sap.candidates())
+                }
+                Broad::Sphere { broad, proxies } => {
+                    let enc = broad.encode_resident(proxies)?;
+                    (enc, candidates(&broad.resident_pairs()))
+                }
+            };
+            let capacity = list.capacity;
+            if let Until::Sat { store } = until {
+                self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+            }
+            ctx.queue.submit([enc.finish()]);
+            let totals = match &mut self.broad {
+                Broad::Aabb(sap) => {
+                    let t = sap.finish(ctx)?;
+                    BroadTotals {
+                        candidates: t.candidates,
+                        pass_times: t.pass_times,
+                    }
+                }
+                Broad::Sphere { broad, .. } => {
+                    let t = broad.finish_resident(n)?;
+                    BroadTotals {
+                        candidates: t.pairs,
+                        pass_times: t.pass_times,
+                    }
+                }
+            };
+            if totals.candidates <= capacity as u64 {
+                break totals;
+            }
+            if runs == MAX_RUNS {
+                return Err(Error::Gpu(format!(
+                    "box pipeline: the candidate count kept changing over {MAX_RUNS} runs of the \
+                     same frame"
+                )));
+            }
+            // The SAT stage saw a truncated list: grow it and run the frame again.
+            match &mut self.broad {
+                Broad::Aabb(sap) => sap.grow_candidates(ctx, totals.candidates)?,
+                Broad::Sphere { broad, .. } => broad.grow_pair_list(totals.candidates)?,
+            }
+        };
+        let list = match &self.broad {
+            Broad::Aabb(sap) => sap.candidates(),
+            Broad::Sphere { broad, .. } => candidates(&broad.resident_pairs()),
+        };
+        let mut stats = Stats {
+            tests: totals.candidates,
+            pairs: 0,
+            stages: Vec::new(),
+        };
+        for (label, seconds) in totals.pass_times {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        if until == Until::Candidates {
+            let bytes = ctx.read_bytes(list.pairs, 0, totals.candidates * 8)?;
+            if let Some(o) = out {
+                o.clear();
+                o.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+            }
+            stats.pairs = totals.candidates;
+            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+            return Ok(stats);
+        }
+        let mut result = self.sat.read_output(ctx, store)?;
+        if store && result.pairs.is_none() {
+            // The candidates are still resident: only the SAT stage runs again, sized for every
+            // candidate overlapping, so it fits.
+            let need = result
+                .found
+                .max(totals.candidates.min(u32::MAX as u64) as u32);
+            self.sat.reserve_output(ctx, need)?;
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()?;
+            result = self.sat.read_output(ctx, store)?;
+        }
+        let Some(pairs) = result.pairs.or((!store).then(Vec::new)) else {
+            return Err(Error::Gpu(format!(
+                "SAT output overflow after resizing: {} pairs found",
+                result.found
+            )));
+        };
+        stats.pairs = result.found as u64;
+        for (label, seconds) in self.sat.last_pass_times(ctx)? {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        if let Some(o) = out {
+            o.clear();
+            o.extend_from_slice(&pairs);
+        }
+        stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}
+
+fn shape_count(n: usize) -> Result<u32> {
+    if n == 0 {
+        return Err(Error::EmptyScene);
+    }
+    u32::try_from(n).map_err(|_| Error::TooLarge(format!("{n} shapes: indices are u32")))
+}
+
+/// The sphere broad phase's resident list as SAT candidates.
+fn candidates<'a>(list: &ResidentPairs<'a>) -> SatCandidates<'a> {
+    SatCandidates {
+        pairs: list.pairs,
+        capacity: list.capacity,
+        count: list.counters,
+        count_index: list.count_index,
+    }
+}
+
+/// A circle (as a sphere at z = 0) around every vertex: centred on the vertex AABB, radius the
+/// farthest vertex, widened.
+fn bounding_circle(vertices: &[Vec2]) -> Sphere {
+    let lo = vertices
+        .iter()
+        .fold(Vec2::splat(f32::INFINITY), |a, &v| a.min(v));
+    let hi = vertices
+        .iter()
+        .fold(Vec2::splat(f32::NEG_INFINITY), |a, &v| a.max(v));
+    let c = (lo + hi) * 0.5;
+    let r = vertices
+        .iter()
+        .map(|&v| (v - c).length())
+        .fold(0.0f32, f32::max);
+    Sphere {
+        center: Vec3::new(c.x, c.y, 0.0),
+        radius: r * (1.0 + PROXY_WIDENING),
+    }
+}
+
+/// Writes `bytes` into `slot`, growing it (by half again) when too small.
+fn upload(
+    ctx: &GpuContext,
+    slot: &mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: &[u8],
+) -> Result<()> {
+    let buffer = ctx.ensure_storage(slot, label, bytes.len() as u64)?;
+    ctx.queue.write_buffer(buffer, 0, bytes);
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! Separating-axis narrow phase on the GPU (`shaders/sat.wgsl`): oriented boxes and convex
+//! polygons, batched over a candidate-pair buffer that stays on the device.
+//!
+//! [`GpuSat::encode`] records the whole stage into a caller's encoder from buffers the caller
+//! owns (e.g. the GPU broad phase's pair buffer and its count), with no readback in between: a
+//! one-thread pass turns the candidate count into indirect dispatch arguments. Overlapping pairs
+//! are appended with an atomic counter that keeps counting past the output capacity;
+//! [`GpuSat::read_output`] returns the exact count, and the pairs only when they all fit, so the
+//! caller grows the output ([`GpuSat::reserve_output`]) and re-runs instead of losing pairs.
+//! [`GpuSat::obb_pairs`] and [`GpuSat::polygon_pairs`] do all of that for candidates on the host.
+
+use crate::broadphase::{Clock, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::obb::{Obb, ObbFrame, obb_frames};
+use crate::geom::polygon::PolygonSet;
+use crate::gpu::context::{GpuContext, PassTimer};
+use bytemuck::{Pod, Zeroable};
+use std::time::Instant;
+
+const SHADER: &str = include_str!("../../../shaders/boxes/sat.wgsl");
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+struct Params {
+    n_objects: u32,
+    candidate_capacity: u32,
+    out_capacity: u32,
+    count_index: u32,
+    max_groups_x: u32,
+    pad: [u32; 3],
+}
+
+/// The shapes to test, in buffers the caller owns.
+#[derive(Clone, Copy)]
+pub enum SatShapes<'a> {
+    /// `frames`: `n` [`ObbFrame`]s (64 bytes each).
+    Obbs { frames: &'a wgpu::Buffer, n: u32 },
+    /// `vertices`: `vec2<f32>` per vertex; `offsets`: `n + 1` u32, polygon `i` being
+    /// `vertices[offsets[i]..offsets[i + 1]]`, counter-clockwise (as [`PolygonSet`] holds them).
+    Polygons {
+        vertices: &'a wgpu::Buffer,
+        offsets: &'a wgpu::Buffer,
+        n: u32,
+    },
+}
+
+/// The candidate pairs, in buffers the caller owns: `pairs` holds up to `capacity` `[u32; 2]`;
+/// the number of valid ones is the u32 at index `count_index` of `count` (clamped to
+/// `capacity`), typically written by the broad phase in the same submission.
+#[derive(Clone, Copy)]
+pub struct SatCandidates<'a> {
+    pub pairs: &'a wgpu::Buffer,
+    pub capacity: u32,
+    pub count: &'a wgpu::Buffer,
+    pub count_index: u32,
+}
+
+/// What one run found.
+#[derive(Clone, Debug, Default)]
+pub struct SatOutput {
+    /// Exact number of overlapping candidate pairs (also when they did not all fit).
+    pub found: u32,
+    /// The pairs, in no particular order, when requested and `found <= capacity`.
+    pub pairs: Option<Vec<Pair>>,
+}
+
+/// The GPU stage with its pipelines and its own reusable buffers (grown when needed).
+pub struct GpuSat {
+    prepare: wgpu::ComputePipeline,
+    obb: wgpu::ComputePipeline,
+    polygon: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    dispatch_args: wgpu::Buffer,
+    out_count: wgpu::Buffer,
+    out_pairs: wgpu::Buffer,
+    out_capacity: u32,
+    /// Capacity actually bound by the last `encode` (0 when counting only).
+    encoded_capacity: u32,
+    // Uploads for the host-fed entry points.
+    frames: Option<wgpu::Buffer>,
+    vertices: Option<wgpu::Buffer>,
+    offsets: Option<wgpu::Buffer>,
+    candidates: Option<wgpu::Buffer>,
+    candidate_count: wgpu::Buffer,
+    timer: PassTimer,
+}
+
+impl GpuSat {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let module = ctx.shader("sat.wgsl", SHADER)?;
+        let [prepare, obb, polygon] =
+            ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
+        let params = ctx.uniform_buffer("sat params", std::mem::size_of::<Params>() as u64);
+        let dispatch_args =
+            ctx.storage_buffer("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
+        let out_count = ctx.storage_buffer("sat out count", 8, wgpu::BufferUsages::empty())?;
+        let out_pairs = ctx.storage_buffer("sat out pairs", 8, wgpu::BufferUsages::empty())?;
+        let candidate_count =
+            ctx.storage_buffer("sat candidate count", 4, wgpu::BufferUsages::empty())?;
+        Ok(Self {
+            prepare,
+            obb,
+            polygon,
+            params,
+            dispatch_args,
+            out_count,
+            out_pairs,
+            out_capacity: 1,
+            encoded_capacity: 0,
+            frames: None,
+            vertices: None,
+            offsets: None,
+            candidates: None,
+            candidate_count,
+            timer: PassTimer::new(ctx, 2),
+        })
+    }
+
+    /// Pairs the output buffer holds.
+    pub fn output_capacity(&self) -> u32 {
+        self.out_capacity
+    }
+
+    /// Grows the output buffer to hold at least `pairs` pairs (errors beyond the binding limit).
+    pub fn reserve_output(&mut self, ctx: &GpuContext, pairs: u32) -> Result<()> {
+        if pairs > self.out_capacity {
+            let bytes = 8 * pairs as u64;
+            ctx.check_binding("SAT output pairs", bytes)?;
+            self.out_pairs =
+                ctx.storage_buffer("sat out pairs", bytes, wgpu::BufferUsages::empty())?;
+            self.out_capacity = pairs;
+        }
+        Ok(())
+    }
+
+    /// Records the stage into `encoder`: clear the counters, compute the dispatch size from the
+    /// candidate count, test every candidate. With `write_pairs = false` only the count is
+    /// produced. Submit the encoder, then call [`Self::read_output`]. The parameters go through
+    /// `queue.write_buffer`, so encode at most one SAT run per submission.
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        shapes: SatShapes<'_>,
+        candidates: SatCandidates<'_>,
+        write_pairs: bool,
+    ) -> Result<()> {
+        let n_objects = match shapes {
+            SatShapes::Obbs { n, .. } | SatShapes::Polygons { n, .. } => n,
+        };
+        if (candidates.count_index as u64 + 1) * 4 > candidates.count.size() {
+            return Err(Error::Config(format!(
+                "candidate count index {} lies beyond its {}-byte buffer",
+                candidates.count_index,
+                candidates.count.size()
+            )));
+        }
+        self.encoded_capacity = if write_pairs { self.out_capacity } else { 0 };
+        let params = Params {
+            n_objects,
+            candidate_capacity: candidates.capacity,
+            out_capacity: self.encoded_capacity,
+            count_index: candidates.count_index,
+            max_groups_x: ctx.limits.max_compute_workgroups_per_dimension,
+            pad: [0; 3],
+        };
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        encoder.clear_buffer(&self.out_count, 0, None);
+
+        let prepare_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sat prepare"),
+            layout: &self.prepare.get_bind_group_layout(0),
+            entries: &[
+                entry(0, &self.params),
+                entry(1, candidates.pairs),
+                entry(2, candidates.count),
+                entry(5, &self.dispatch_args),
+            ],
+        });
+        let mut common = vec![
+            entry(0, &self.params),
+            entry(1, candidates.pairs),
+            entry(2, candidates.count),
+            entry(3, &self.out_pairs),
+            entry(4, &self.out_count),
+        ];
+        let (pipeline, label) = match shapes {
+            SatShapes::Obbs { frames, .. } => {
+                common.push(entry(6, frames));
+                (&self.obb, "sat_obb")
+            }
+            SatShapes::Polygons {
+                vertices, offsets, ..
+            } => {
+                common.push(entry(7, vertices));
+                common.push(entry(8, offsets));
+                (&self.polygon, "sat_polygon")
+            }
+        };
+        let test_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &common,
+        });
+
+        self.timer.reset();
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("sat prepare"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.prepare);
+            pass.set_bind_group(0, &prepare_group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: self.timer.pass(label),
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &test_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.dispatch_args, 0);
+        }
+        self.timer.resolve(encoder);
+        Ok(())
+    }
+
+    /// After the submission of [`Self::encode`]: the exact count, and the pairs when requested,
+    /// written by that run, and all fit. Candidates naming objects that do not exist are an
+    /// error (the kernel skips and counts them rather than reading out of bounds).
+    pub fn read_output(&self, ctx: &GpuContext, read_pairs: bool) -> Result<SatOutput> {
+        let counts: Vec<u32> = ctx.read(&self.out_count, 2)?;
+        let (found, invalid) = (counts[0], counts[1]);
+        if invalid > 0 {
+            return Err(Error::Config(format!(
+                "{invalid} SAT candidate pairs name objects that do not exist (or malformed \
+                 polygon offsets)"
+            )));
+        }
+        let pairs = if read_pairs && found <= self.encoded_capacity {
+            let raw: Vec<[u32; 2]> = ctx.read(&self.out_pairs, found as usize)?;
+            Some(raw)
+        } else {
+            None
+        };
+        Ok(SatOutput { found, pairs })
+    }
+
+    /// GPU seconds of the last run's test pass (empty without timestamp queries).
+    pub fn last_pass_times(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
+        self.timer.read(ctx)
+    }
+
+    /// Host-fed boxes: uploads frames and candidates, runs, reads back. Appends to `out` (after
+    /// clearing it) the overlapping candidate pairs in no particular order; with `out = None`
+    /// only counts. Boxes are assumed validated (see `validate_obbs`).
+    pub fn obb_pairs(
+        &mut self,
+        ctx: &GpuContext,
+        boxes: &[Obb],
+        candidates: &[Pair],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let start = Instant::now();
+        let frames = obb_frames(boxes);
+        let n = u32::try_from(boxes.len())
+            .map_err(|_| Error::TooLarge(format!("{} boxes: indices are u32", boxes.len())))?;
+        let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
+        let buf = ctx.ensure_storage(&mut self.frames, "SAT box frames", bytes)?;
+        ctx.queue
+            .write_buffer(buf, 0, bytemuck::cast_slice::<ObbFrame, u8>(&frames));
+        let buf = buf.clone();
+        self.run_host_candidates(ctx, SatKind::Obbs(buf, n), candidates, out, start)
+    }
+
+    /// Host-fed polygons; see [`Self::obb_pairs`].
+    pub fn polygon_pairs(
+        &mut self,
+        ctx: &GpuContext,
+        set: &PolygonSet,
+        candidates: &[Pair],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let start = Instant::now();
+        let n = u32::try_from(set.len())
+            .map_err(|_| Error::TooLarge(format!("{} polygons: indices are u32", set.len())))?;
+        let vb = std::mem::size_of_val(set.vertices.as_slice()) as u64;
+        let vertices = ctx
+            .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?
+            .clone();
+        ctx.queue
+            .write_buffer(&vertices, 0, bytemuck::cast_slice(&set.vertices));
+        let ob = 4 * set.offsets.len() as u64;
+        let offsets = ctx
+            .ensure_storage(&mut self.offsets, "SAT polygon offsets", ob)?
+            .clone();
+        ctx.queue
+            .write_buffer(&offsets, 0, bytemuck::cast_slice(&set.offsets));
+        self.run_host_candidates(
+            ctx,
+            SatKind::Polygons(vertices, offsets, n),
+            candidates,
+            out,
+            start,
+        )
+    }
+
+    fn run_host_candidates(
+        &mut self,
+        ctx: &GpuContext,
+        kind: SatKind,
+        candidates: &[Pair],
+        mut out: Option<&mut Vec<Pair>>,
+        start: Instant,
+    ) -> Result<Stats> {
+        if let Some(o) = out.as_deref_mut() {
+            o.clear();
+        }
+        let max_binding = ctx.max_binding_bytes();
+        // Candidate chunks that fit one binding (and whose output, at most as long, too).
+        let chunk_len = ((max_binding / 8) as usize).clamp(1, u32::MAX as usize);
+        let mut stats = Stats {
+            tests: candidates.len() as u64,
+            ..Stats::default()
+        };
+        let mut gpu_seconds = 0.0;
+        for chunk in candidates.chunks(chunk_len.max(1)) {
+            let bytes = 8 * chunk.len() as u64;
+            let cand = ctx
+                .ensure_storage(&mut self.candidates, "SAT candidates", bytes)?
+                .clone();
+            ctx.queue
+                .write_buffer(&cand, 0, bytemuck::cast_slice(chunk));
+            ctx.queue.write_buffer(
+                &self.candidate_count,
+                0,
+                bytemuck::bytes_of(&(chunk.len() as u32)),
+            );
+            let want_pairs = out.is_some();
+            if want_pairs {
+                // Every candidate may overlap: then no re-run is ever needed.
+                self.reserve_output(ctx, chunk.len() as u32)?;
+            }
+            let count = self.candidate_count.clone();
+            let shapes = match &kind {
+                SatKind::Obbs(frames, n) => SatShapes::Obbs { frames, n: *n },
+                SatKind::Polygons(vertices, offsets, n) => SatShapes::Polygons {
+                    vertices,
+                    offsets,
+                    n: *n,
+                },
+            };
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            self.encode(
+                ctx,
+                &mut encoder,
+                shapes,
+                SatCandidates {
+                    pairs: &cand,
+                    capacity: chunk.len() as u32,
+                    count: &count,
+                    count_index: 0,
+                },
+                want_pairs,
+            )?;
+            ctx.queue.submit([encoder.finish()]);
+            ctx.wait()?;
+            let result = self.read_output(ctx, want_pairs)?;
+            gpu_seconds += self
+                .last_pass_times(ctx)?
+                .iter()
+                .map(|(_, s)| s)
+                .sum::<f64>();
+            stats.pairs += result.found as u64;
+            if let Some(o) = out.as_deref_mut() {
+                let pairs = result.pairs.ok_or_else(|| {
+                    Error::Gpu(format!(
+                        "SAT output overflow: {} pairs found for {} slots",
+                        result.found, self.encoded_capacity
+                    ))
+                })?;
+                o.extend_from_slice(&pairs);
+            }
+        }
+        if ctx.has_timestamps() {
+            stats.stage("sat", gpu_seconds, Clock::GpuTimestamp);
+        }
+        stats.stage("sat_total", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}
+
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+/// Shapes uploaded by the host-fed entry points (owned handles, so `self` can be borrowed).
+enum SatKind {
+    Obbs(wgpu::Buffer, u32),
+    Polygons(wgpu::Buffer, wgpu::Buffer, u32),
+}

@@ -1,0 +1,222 @@
+//! The sector accuracy experiment (thesis 3.1, SPEC 4.4) on the GPU: the rotation list is
+//! uploaded in batches, one dispatch per batch classifies (rotation, 64 grid rows) per
+//! workgroup, and only the per-rotation 64-bin histograms come back. Same per-rotation
+//! constants ([`RotationParams`]) and same row algorithm as `cpu::sector_accuracy`, so the
+//! histograms agree up to points within rounding of a boundary.
+
+use crate::cpu::sector_grid::fill_empty_bin;
+use crate::geom::sector::classify::{Histogram, RotationParams, validate_rotations};
+use crate::error::{Error, Result};
+use crate::geom::sector::RotatingBox;
+use crate::gpu::context::{GpuContext, PassTimer};
+use bytemuck::{Pod, Zeroable};
+
+const SHADER: &str = include_str!("../../../shaders/sector/accuracy.wgsl");
+/// Threads per workgroup, one grid row each (`WORKGROUP` in the shader).
+const WORKGROUP: u32 = 64;
+/// Grid rows per rotation (100 x 100).
+const ROWS: u32 = 10_000;
+const GROUPS_PER_ROTATION: u32 = ROWS.div_ceil(WORKGROUP);
+// The shader's `Rotation` is 14 vec4<f32>.
+const _: () = assert!(std::mem::size_of::<RotationParams>() == 14 * 16);
+/// Rotations per submission: keeps buffers small (about 0.2 MiB of parameters and 0.25 MiB of
+/// histograms) and gives the progress callback something to report.
+pub const DEFAULT_BATCH: usize = 1024;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    rotation_count: u32,
+    groups_per_rotation: u32,
+    _pad: [u32; 2],
+}
+
+/// Pipeline and scratch buffers, grown on demand and reused across calls.
+pub struct SectorExperimentGpu {
+    pipeline: wgpu::ComputePipeline,
+    params: wgpu::Buffer,
+    rotations: Option<wgpu::Buffer>,
+    histograms: Option<wgpu::Buffer>,
+    capacity: usize,
+    timer: PassTimer,
+    /// Rotations per submission.
+    pub batch: usize,
+    /// GPU time of the classify passes of the last [`Self::histograms`] call, from timestamp
+    /// queries; `None` when the adapter has none.
+    pub last_gpu_seconds: Option<f64>,
+}
+
+impl SectorExperimentGpu {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        ctx.check_workgroup("the sector experiment", WORKGROUP)?;
+        let module = ctx.shader("sector.wgsl", SHADER)?;
+        let pipeline = ctx.pipeline(&module, "classify_rows", &[]);
+        let params = ctx.uniform_buffer("sector params", std::mem::size_of::<Params>() as u64);
+        ctx.check()?;
+        Ok(Self {
+            pipeline,
+            params,
+            rotations: None,
+            histograms: None,
+            capacity: 0,
+            timer: PassTimer::new(ctx, 1),
+            batch: DEFAULT_BATCH,
+            last_gpu_seconds: None,
+        })
+    }
+
+    fn ensure_capacity(&mut self, ctx: &GpuContext, n: usize) -> Result<()> {
+        if n <= self.capacity && self.rotations.is_some() {
+            return Ok(());
+        }
+        let rot_bytes = (n * std::mem::size_of::<RotationParams>()) as u64;
+        let hist_bytes = (n * 64 * 4) as u64;
+        self.rotations =
+            Some(ctx.storage_buffer("sector rotations", rot_bytes, wgpu::BufferUsages::empty())?);
+        self.histograms = Some(ctx.storage_buffer(
+            "sector histograms",
+            hist_bytes,
+            wgpu::BufferUsages::empty(),
+        )?);
+        self.capacity = n;
+        Ok(())
+    }
+
+    /// The 64-bin histogram of every rotation. `progress` is called with the number of rotations
+    /// finished after each batch.
+    pub fn histograms(
+        &mut self,
+        ctx: &GpuContext,
+        rotations: &[RotatingBox],
+        progress: Option<&(dyn Fn(u64) + Sync)>,
+    ) -> Result<Vec<Histogram>> {
+        validate_rotations(rotations)?;
+        let batch = self.batch.max(1);
+        // Keep the dispatch within a 2D grid of the adapter's per-dimension limit.
+        let max_dim = ctx.limits.max_compute_workgroups_per_dimension as u64;
+        let batch = batch.min((max_dim * max_dim / GROUPS_PER_ROTATION as u64) as usize);
+        let mut out = Vec::with_capacity(rotations.len());
+        let mut gpu_seconds = ctx.has_timestamps().then_some(0.0);
+        for chunk in rotations.chunks(batch) {
+            self.ensure_capacity(ctx, chunk.len())?;
+            let (Some(rot_buf), Some(hist_buf)) = (&self.rotations, &self.histograms) else {
+                return Err(Error::Gpu("sector buffers missing".into()));
+            };
+            let params: Vec<RotationParams> = chunk.iter().map(RotationParams::new).collect();
+            ctx.queue
+                .write_buffer(rot_buf, 0, bytemuck::cast_slice(&params));
+            let p = Params {
+                rotation_count: chunk.len() as u32,
+                groups_per_rotation: GROUPS_PER_ROTATION,
+                _pad: [0; 2],
+            };
+            ctx.queue
+                .write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
+            let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("sector"),
+                layout: &self.pipeline.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: rot_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: hist_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: self.params.as_entire_binding(),
+                    },
+                ],
+            });
+            let hist_len = chunk.len() * 64;
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
+            self.timer.reset();
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("sector classify"),
+                    timestamp_writes: self.timer.pass("classify"),
+                });
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &bind, &[]);
+                let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            self.timer.resolve(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let counts: Vec<u32> = ctx.read(hist_buf, hist_len)?;
+            if let Some(total) = gpu_seconds.as_mut() {
+                *total += self.timer.read(ctx)?.iter().map(|(_, s)| s).sum::<f64>();
+            }
+            for c in counts.chunks_exact(64) {
+                let mut h: Histogram = [0; 64];
+                h.copy_from_slice(c);
+                h[0] = 0;
+                fill_empty_bin(&mut h);
+                out.push(h);
+            }
+            if let Some(f) = progress {
+                f(chunk.len() as u64);
+            }
+        }
+        self.last_gpu_seconds = gpu_seconds;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::sector::accuracy::{
+        GRID_POINTS, METHODS, ROUNDING_BAND, cpu_histograms, differing_points, random_rotations,
+    };
+    use crate::gpu::context::context_for_tests;
+
+    #[test]
+    fn gpu_histograms_match_the_cpu() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let rotations = random_rotations(450, 5);
+        let mut gpu = SectorExperimentGpu::new(&ctx).unwrap();
+        // Two batches through the same buffers: the first needs a 2D dispatch (430 x 157
+        // groups > 65,535), the second is partial.
+        gpu.batch = 430;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let progress = |n: u64| {
+            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
+        assert_eq!(done.into_inner(), 450);
+        let c = cpu_histograms(&rotations, None).unwrap();
+        assert_eq!(g.len(), c.len());
+        let differing = differing_points(&c, &g);
+        let total = 450 * GRID_POINTS as u64;
+        eprintln!("GPU vs CPU: {differing} of {total} points differ");
+        assert!(
+            (differing as f64) < ROUNDING_BAND * total as f64,
+            "{differing} of {total}"
+        );
+        let (rc, rg) = (
+            build_report(&rotations, &c, 5).unwrap(),
+            build_report(&rotations, &g, 5).unwrap(),
+        );
+        for (name, _) in METHODS {
+            let (a, b) = (&rc.methods[name], &rg.methods[name]);
+            assert!((a.accuracy - b.accuracy).abs() < 0.01, "{name}");
+            assert!((a.over - b.over).abs() < 0.01, "{name}");
+            assert!((a.under - b.under).abs() < 0.01, "{name}");
+        }
+        // Non-trivial: the shapes hold points.
+        assert!(rc.methods["sector"].accuracy > 30.0);
+        let mut bad = rotations[0];
+        bad.widths.y = f32::INFINITY;
+        assert!(matches!(
+            gpu.histograms(&ctx, &[bad], None),
+            Err(Error::InvalidObject { index: 0, .. })
+        ));
+        assert!(run_gpu(&ctx, 0, 1, None).is_err());
+    }
+}

@@ -1,0 +1,6 @@
+//! Sector CCD on the GPU: the accuracy experiment's kernel ([`accuracy`]), sector vs sphere
+//! ([`sector_sphere`]) and the rotating scene's pipeline ([`rotating`]).
+
+pub mod accuracy;
+pub mod rotating;
+pub mod sector_sphere;

@@ -1,0 +1,537 @@
+//! Scene `rotating` on the GPU (SPEC 4.5), `shaders/rotating.wgsl`: sphere keys (grid cell) ->
+//! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
+//! candidates -> exact conservative-sector vs sphere test with an atomic hit count (and hit list
+//! when asked). Only counts come back unless hits are wanted.
+//!
+//! Never loses a candidate: the count is exact (64-bit total), and when the candidates exceed
+//! the candidate buffer (the binding limit, or a test override) the boxes run in chunks whose
+//! candidates fit; one box with more candidates than fit is an [`Error::TooLarge`]. Proxy AABBs
+//! and sectors are built on the CPU (rayon) and uploaded: 96 bytes per box.
+
+use crate::broadphase::{Clock, StageTime};
+use crate::geom::sphere_grid::SphereGrid;
+use crate::geom::sector::proxy::validate_frame_input;
+use crate::error::{Error, Result};
+use crate::geom::sector::RotatingBox;
+use crate::geom::sphere::Sphere;
+use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::sort::radix_sort::RadixSort;
+use crate::gpu::sort::scan::ExclusiveScan;
+use crate::gpu::sector::sector_sphere::GpuSector;
+use crate::broadphase::ProxyFrame;
+use crate::geom::sector::proxy::{Proxy, proxy_aabb};
+use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
+use std::time::Instant;
+
+const SHADER: &str = concat!(
+    include_str!("../../../shaders/sector/sector_sphere.wgsl"),
+    include_str!("../../../shaders/sector/rotating.wgsl")
+);
+/// `WG` in the shader.
+const WORKGROUP: u32 = 64;
+/// Timed passes per submission (the sort alone has 4 x (histogram + scan levels + scatter)).
+const TIMER_PASSES: u32 = 64;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Pod, Zeroable)]
+struct Params {
+    grid_origin: [f32; 4],
+    grid_dims: [u32; 4],
+    boxes: [u32; 4],
+    chunk: [u32; 4],
+    reach: [f32; 4],
+    cells: [u32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<Params>() == 96);
+
+/// A storage buffer kept across calls, replaced when too small.
+#[derive(Default)]
+struct Scratch(Option<wgpu::Buffer>);
+
+impl Scratch {
+    fn get(&mut self, ctx: &GpuContext, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+        if let Some(b) = &self.0
+            && b.size() >= bytes
+        {
+            return Ok(b.clone());
+        }
+        let b = ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())?;
+        self.0 = Some(b.clone());
+        Ok(b)
+    }
+}
+
+/// Pipelines, sort, scan and scratch buffers of the rotating-scene pipeline.
+pub struct RotatingGpu {
+    keys: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+    starts_pipeline: wgpu::ComputePipeline,
+    count: wgpu::ComputePipeline,
+    write: wgpu::ComputePipeline,
+    test: wgpu::ComputePipeline,
+    sort: RadixSort,
+    scan: ExclusiveScan,
+    params: wgpu::Buffer,
+    totals: wgpu::Buffer,
+    scan_total: wgpu::Buffer,
+    in_spheres: Scratch,
+    sort_keys: Scratch,
+    sort_values: Scratch,
+    sorted: Scratch,
+    starts: Scratch,
+    aabbs: Scratch,
+    sectors: Scratch,
+    counts: Scratch,
+    candidates: Scratch,
+    hit_pairs: Scratch,
+    /// Candidates per chunk; `None`: as many as one binding holds.
+    capacity_override: Option<u32>,
+    max_groups_per_dim: u32,
+}
+
+/// Groups as a 2D grid of at most `max` per dimension.
+fn dispatch_2d(max: u32, groups: u32) -> (u32, u32) {
+    crate::gpu::context::dispatch_2d(groups, max)
+}
+
+impl RotatingGpu {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        ctx.check_workgroup("the rotating-box frame", WORKGROUP)?;
+        let module = ctx.shader("rotating.wgsl", SHADER)?;
+        let small = |label| {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        };
+        let gpu = Self {
+            keys: ctx.pipeline(&module, "sphere_keys", &[]),
+            gather: ctx.pipeline(&module, "gather_spheres", &[]),
+            starts_pipeline: ctx.pipeline(&module, "find_cell_starts", &[]),
+            count: ctx.pipeline(&module, "count_candidates", &[]),
+            write: ctx.pipeline(&module, "write_candidates", &[]),
+            test: ctx.pipeline(&module, "test_candidates", &[]),
+            sort: RadixSort::new(ctx)?,
+            scan: ExclusiveScan::new(ctx)?,
+            params: ctx.uniform_buffer("rotating params", std::mem::size_of::<Params>() as u64),
+            totals: small("rotating totals"),
+            scan_total: small("rotating scan total"),
+            in_spheres: Scratch::default(),
+            sort_keys: Scratch::default(),
+            sort_values: Scratch::default(),
+            sorted: Scratch::default(),
+            starts: Scratch::default(),
+            aabbs: Scratch::default(),
+            sectors: Scratch::default(),
+            counts: Scratch::default(),
+            candidates: Scratch::default(),
+            hit_pairs: Scratch::default(),
+            capacity_override: None,
+            max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
+        };
+        ctx.check()?;
+        Ok(gpu)
+    }
+
+    /// Caps the candidates per chunk (tests force several chunks with small scenes).
+    #[doc(hidden)]
+    pub fn set_candidate_capacity(&mut self, capacity: Option<u32>) {
+        self.capacity_override = capacity.map(|c| c.max(1));
+    }
+
+    /// Caps the groups per grid dimension (also in the sort and scan), so tests reach the 2D
+    /// dispatch of every kernel with small scenes.
+    #[doc(hidden)]
+    pub fn set_max_groups_per_dim(&mut self, max: u32) {
+        self.max_groups_per_dim = max.max(1);
+        self.sort.set_max_groups_per_dim(max);
+        self.scan.set_max_groups_per_dim(max);
+    }
+
+    fn candidate_capacity(&self, ctx: &GpuContext) -> u32 {
+        let max = ctx.max_binding_bytes();
+        let by_binding = (max / 8).min(u32::MAX as u64) as u32;
+        self.capacity_override
+            .map_or(by_binding, |c| c.min(by_binding))
+    }
+
+    /// Records `pipeline` over `threads` invocations in its own pass, timed as `stage`, each
+    /// buffer bound whole.
+    #[allow(clippy::too_many_arguments)]
+    fn run_pass(
+        &self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        timer: &mut PassTimer,
+        stage: &'static str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+        threads: u32,
+    ) {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("rotating"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(stage),
+            timestamp_writes: timer.pass(stage),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        let (x, y) = dispatch_2d(self.max_groups_per_dim, threads.div_ceil(WORKGROUP));
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,
+    /// with `want_hits`, the sorted hit pairs (box, sphere).
+    pub fn frame(
+        &mut self,
+        ctx: &GpuContext,
+        boxes: &[RotatingBox],
+        spheres: &[Sphere],
+        proxies: &[Proxy],
+        want_hits: bool,
+    ) -> Result<Vec<ProxyFrame>> {
+        validate_frame_input(boxes, spheres)?;
+        if spheres.is_empty() || boxes.is_empty() {
+            return Ok(proxies
+                .iter()
+                .map(|_| ProxyFrame {
+                    hit_pairs: want_hits.then(Vec::new),
+                    ..Default::default()
+                })
+                .collect());
+        }
+        let n = spheres.len() as u32;
+        let k = boxes.len() as u32;
+        let t_shared = Instant::now();
+        let grid = SphereGrid::new(spheres);
+        // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
+        let cells = grid.cell_count() as u32;
+        let mut params = Params {
+            grid_origin: [grid.origin.x, grid.origin.y, grid.origin.z, grid.inv_cell],
+            grid_dims: [grid.dims[0], grid.dims[1], grid.dims[2], n],
+            boxes: [k, 0, 0, 0],
+            chunk: [0; 4],
+            reach: [grid.reach, 0.0, 0.0, 0.0],
+            cells: [cells, 0, 0, 0],
+        };
+        let in_spheres = self
+            .in_spheres
+            .get(ctx, "rotating spheres", n as u64 * 16)?;
+        let keys = self.sort_keys.get(ctx, "rotating keys", n as u64 * 4)?;
+        let values = self.sort_values.get(ctx, "rotating values", n as u64 * 4)?;
+        let sorted = self
+            .sorted
+            .get(ctx, "rotating sorted spheres", n as u64 * 16)?;
+        let starts = self
+            .starts
+            .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
+        ctx.queue
+            .write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        let mut timer = PassTimer::new(ctx, TIMER_PASSES);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "keys",
+            &self.keys,
+            &[
+                (16, &self.params),
+                (17, &in_spheres),
+                (18, &keys),
+                (19, &values),
+            ],
+            n,
+        );
+        self.sort.encode(
+            ctx,
+            &mut enc,
+            &keys,
+            &values,
+            n,
+            grid.key_bits(),
+            Some(&mut timer),
+        )?;
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "gather",
+            &self.gather,
+            &[
+                (16, &self.params),
+                (17, &in_spheres),
+                (19, &values),
+                (20, &sorted),
+            ],
+            n,
+        );
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "cell starts",
+            &self.starts_pipeline,
+            &[(16, &self.params), (18, &keys), (27, &starts)],
+            cells + 1,
+        );
+        timer.resolve(&mut enc);
+        ctx.queue.submit([enc.finish()]);
+        ctx.wait()?;
+        let mut shared = vec![StageTime {
+            stage: "upload + sort spheres",
+            seconds: t_shared.elapsed().as_secs_f64(),
+            clock: Clock::Wall,
+        }];
+        for (stage, seconds) in timer.read(ctx)? {
+            shared.push(StageTime {
+                // The sort's own scans, apart from the candidate-count scan.
+                stage: if stage == "scan" { "sort scan" } else { stage },
+                seconds,
+                clock: Clock::GpuTimestamp,
+            });
+        }
+
+        let mut out = Vec::with_capacity(proxies.len());
+        for &proxy in proxies {
+            let mut frame = self.proxy_frame(
+                ctx,
+                boxes,
+                proxy,
+                &mut params,
+                want_hits,
+                [&starts, &values, &sorted],
+            )?;
+            let mut stages = shared.clone();
+            stages.append(&mut frame.stages);
+            frame.stages = stages;
+            out.push(frame);
+        }
+        Ok(out)
+    }
+
+    fn proxy_frame(
+        &mut self,
+        ctx: &GpuContext,
+        boxes: &[RotatingBox],
+        proxy: Proxy,
+        params: &mut Params,
+        want_hits: bool,
+        [starts, values, sorted]: [&wgpu::Buffer; 3],
+    ) -> Result<ProxyFrame> {
+        let k = boxes.len() as u32;
+        let mut stages = Vec::new();
+        let mut wall = |stage, t: Instant| {
+            stages.push(StageTime {
+                stage,
+                seconds: t.elapsed().as_secs_f64(),
+                clock: Clock::Wall,
+            })
+        };
+        let t = Instant::now();
+        let (aabbs, sectors): (Vec<[[f32; 4]; 2]>, Vec<GpuSector>) = boxes
+            .par_iter()
+            .map(|b| {
+                let a = proxy_aabb(b, proxy);
+                (
+                    [a.min.extend(0.0).to_array(), a.max.extend(0.0).to_array()],
+                    GpuSector::from(&b.conservative_sector()),
+                )
+            })
+            .unzip();
+        wall("proxies + sectors (cpu)", t);
+        let t = Instant::now();
+        let aabb_buf = self.aabbs.get(ctx, "rotating box aabbs", k as u64 * 32)?;
+        let sector_buf = self.sectors.get(ctx, "rotating sectors", k as u64 * 64)?;
+        let counts = self.counts.get(ctx, "rotating counts", k as u64 * 4)?;
+        ctx.queue
+            .write_buffer(&aabb_buf, 0, bytemuck::cast_slice(&aabbs));
+        ctx.queue
+            .write_buffer(&sector_buf, 0, bytemuck::cast_slice(&sectors));
+        ctx.queue.write_buffer(&self.totals, 0, &[0u8; 16]);
+        params.boxes = [k, 0, k, 0];
+        params.chunk = [0; 4];
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        // The count pass binds the candidate buffer too (the shared box visitor can write).
+        let capacity = self.candidate_capacity(ctx);
+        let candidates = self.candidates.get(ctx, "rotating candidates", 8)?;
+        let mut timer = PassTimer::new(ctx, TIMER_PASSES);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        self.run_pass(
+            ctx,
+            &mut enc,
+            &mut timer,
+            "count candidates",
+            &self.count,
+            &[
+                (16, &self.params),
+                (20, sorted),
+                (27, starts),
+                (21, &aabb_buf),
+                (23, &counts),
+                (24, &candidates),
+                (25, &self.totals),
+            ],
+            k,
+        );
+        self.scan.encode(
+            ctx,
+            &mut enc,
+            &counts,
+            k,
+            &self.scan_total,
+            0,
+            Some(&mut timer),
+        )?;
+        timer.resolve(&mut enc);
+        ctx.queue.submit([enc.finish()]);
+        let totals: Vec<u32> = ctx.read(&self.totals, 4)?;
+        let total = totals[1] as u64 | (totals[2] as u64) << 32;
+        let mut gpu_times = timer.read(ctx)?;
+
+        // Chunks of boxes whose candidates fit the buffer: (first, end, base, count).
+        let chunks: Vec<(u32, u32, u64, u64)> = if total <= capacity as u64 {
+            vec![(0, k, 0, total)]
+        } else {
+            let offsets: Vec<u32> = ctx.read(&counts, k as usize)?;
+            let count_of = |b: usize| {
+                let next = if b + 1 < k as usize {
+                    offsets[b + 1]
+                } else {
+                    totals[1]
+                };
+                next.wrapping_sub(offsets[b]) as u64
+            };
+            let mut chunks = Vec::new();
+            let (mut first, mut base, mut in_chunk) = (0usize, 0u64, 0u64);
+            for b in 0..k as usize {
+                let c = count_of(b);
+                if c > capacity as u64 {
+                    return Err(Error::TooLarge(format!(
+                        "rotating box {b} has {c} candidates; one candidate buffer holds \
+                         {capacity} on adapter '{}'",
+                        ctx.info.name
+                    )));
+                }
+                if in_chunk + c > capacity as u64 {
+                    chunks.push((first as u32, b as u32, base, in_chunk));
+                    first = b;
+                    base += in_chunk;
+                    in_chunk = 0;
+                }
+                in_chunk += c;
+            }
+            chunks.push((first as u32, k, base, in_chunk));
+            chunks
+        };
+        let largest = chunks.iter().map(|c| c.3).max().unwrap_or(0).max(1);
+        let candidates = self
+            .candidates
+            .get(ctx, "rotating candidates", largest * 8)?;
+        let hit_room = if want_hits { largest } else { 1 };
+        let hit_buf = self
+            .hit_pairs
+            .get(ctx, "rotating hit pairs", hit_room * 8)?;
+        let mut hits = 0u64;
+        let mut hit_pairs = want_hits.then(Vec::new);
+        for &(first, end, base, count) in &chunks {
+            if count == 0 {
+                continue;
+            }
+            params.boxes = [k, first, end, base as u32];
+            params.chunk = [
+                count as u32,
+                largest as u32,
+                hit_room as u32,
+                want_hits as u32,
+            ];
+            ctx.queue
+                .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+            ctx.queue.write_buffer(&self.totals, 0, &[0u8; 4]);
+            let mut timer = PassTimer::new(ctx, 2);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            self.run_pass(
+                ctx,
+                &mut enc,
+                &mut timer,
+                "write candidates",
+                &self.write,
+                &[
+                    (16, &self.params),
+                    (20, sorted),
+                    (27, starts),
+                    (21, &aabb_buf),
+                    (23, &counts),
+                    (24, &candidates),
+                ],
+                end - first,
+            );
+            self.run_pass(
+                ctx,
+                &mut enc,
+                &mut timer,
+                "exact test",
+                &self.test,
+                &[
+                    (16, &self.params),
+                    (19, values),
+                    (20, sorted),
+                    (22, &sector_buf),
+                    (24, &candidates),
+                    (25, &self.totals),
+                    (26, &hit_buf),
+                ],
+                count as u32,
+            );
+            timer.resolve(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            let chunk_hits = ctx.read::<u32>(&self.totals, 1)?[0] as u64;
+            hits += chunk_hits;
+            if let Some(list) = &mut hit_pairs {
+                list.extend(ctx.read::<[u32; 2]>(&hit_buf, chunk_hits as usize)?);
+            }
+            for (stage, s) in timer.read(ctx)? {
+                gpu_times.push((stage, s));
+            }
+        }
+        if let Some(list) = &mut hit_pairs {
+            list.sort_unstable();
+        }
+        wall("gpu frame (wall)", t);
+        for (stage, seconds) in gpu_times {
+            match stages.iter_mut().find(|s| s.stage == stage) {
+                Some(s) => s.seconds += seconds,
+                None => stages.push(StageTime {
+                    stage,
+                    seconds,
+                    clock: Clock::GpuTimestamp,
+                }),
+            }
+        }
+        Ok(ProxyFrame {
+            candidates: total,
+            hits,
+            hit_pairs,
+            stages,
+        })
+    }
+}

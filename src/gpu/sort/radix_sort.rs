@@ -1,0 +1,579 @@
+//! Our own GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
+//! reduce-then-scan (per-block digit histograms -> [`ExclusiveScan`] -> stable scatter). No
+//! workgroup waits on another; any n up to the binding limit. Two scatters, see [`Variant`]:
+//! the portable one (no optional feature) and a subgroup one (`radix_sort_subgroup`).
+
+use crate::error::{Error, Result};
+use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::sort::radix_sort_subgroup;
+use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
+use wgpu::util::DeviceExt;
+
+/// Invocations per workgroup; must match `WG` in `shaders/radix_sort.wgsl`.
+const WORKGROUP: u32 = 256;
+/// Bits per pass (256 digits: one per invocation when clearing/loading digit tables).
+const DIGIT_BITS: u32 = 8;
+const RADIX: u32 = 1 << DIGIT_BITS;
+/// Passes for 32-bit keys.
+const MAX_PASSES: u32 = 32 / DIGIT_BITS;
+/// Default rounds of 256 keys per block: 4,096 keys per block, so the histogram (and the scan
+/// between passes) is 1/16 of the keys while 4M keys still give 1,024 workgroups.
+const DEFAULT_ROUNDS: u32 = 16;
+const MAX_ROUNDS: u32 = 64;
+
+/// Order-preserving map f32 -> u32 (total order; -0.0 < +0.0 is fine; NaN never reaches it).
+/// Negative floats have every bit flipped, non-negative ones get the sign bit set; the WGSL twin
+/// is `ordered_u32` in `shaders/ordered_float.wgsl`.
+pub fn f32_to_ordered_u32(f: f32) -> u32 {
+    let bits = f.to_bits();
+    if bits & 0x8000_0000 != 0 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// Which scatter kernel ranks the keys within a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// No optional feature: keys ranked in rounds of 256 through per-digit invocation bitmasks
+    /// in workgroup memory (three barriers per round).
+    Portable,
+    /// Needs `Features::SUBGROUP`: warp-level multisplit, each subgroup ranking whole blocks
+    /// with ballots; two barriers per workgroup.
+    Subgroup,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Portable => "portable",
+            Variant::Subgroup => "subgroup",
+        }
+    }
+
+    /// The fastest variant the device runs: [`Variant::Subgroup`] when it can.
+    pub fn best(ctx: &GpuContext) -> Self {
+        if radix_sort_subgroup::unsupported(ctx).is_none() {
+            Variant::Subgroup
+        } else {
+            Variant::Portable
+        }
+    }
+}
+
+/// Stable ascending sort of (key, value) pairs on the GPU. Pipelines are built once; the
+/// ping-pong buffers and the histogram are scratch owned here and grown when a larger n arrives.
+pub struct RadixSort {
+    histogram: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    scan: ExclusiveScan,
+    variant: Variant,
+    /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
+    params: wgpu::Buffer,
+    param_stride: u64,
+    /// Keys per block (`WORKGROUP * rounds`): the histogram's workgroup.
+    block: u32,
+    /// Blocks per scatter workgroup (1 portable, several for the subgroup variant).
+    scatter_blocks: u32,
+    tmp_keys: Option<wgpu::Buffer>,
+    tmp_values: Option<wgpu::Buffer>,
+    hist: Option<wgpu::Buffer>,
+    /// The scan's total, unused by the sort.
+    scan_total: wgpu::Buffer,
+    max_groups_per_dim: u32,
+}
+
+impl RadixSort {
+    /// The best variant for the device ([`Variant::best`]).
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        Self::with_rounds(ctx, DEFAULT_ROUNDS)
+    }
+
+    /// The portable variant whatever the device offers.
+    pub fn portable(ctx: &GpuContext) -> Result<Self> {
+        Self::with_variant(ctx, Variant::Portable, DEFAULT_ROUNDS)
+    }
+
+    /// Like [`Self::new`] with `rounds` x 256 keys per block (1..=64). Tests use 1 to pass
+    /// 65,535 workgroups within the binding limit.
+    #[doc(hidden)]
+    pub fn with_rounds(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::with_variant(ctx, Variant::best(ctx), rounds)
+    }
+
+    /// A given variant with `rounds` x 256 keys per block (1..=64). [`Error::Config`] when the device cannot run
+    /// the variant.
+    pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
+        Self::build(ctx, variant, rounds, false)
+    }
+
+    /// The subgroup variant matching digits with ballots even where a fixed small subgroup size
+    /// would pick broadcasts, so tests cover that path on such adapters (lavapipe).
+    #[doc(hidden)]
+    pub fn subgroup_with_ballots(ctx: &GpuContext, rounds: u32) -> Result<Self> {
+        Self::build(ctx, Variant::Subgroup, rounds, true)
+    }
+
+    fn build(ctx: &GpuContext, variant: Variant, rounds: u32, ballots_only: bool) -> Result<Self> {
+        if !(1..=MAX_ROUNDS).contains(&rounds) {
+            return Err(Error::Config(format!(
+                "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
+            )));
+        }
+        ctx.check_workgroup("radix sort", WORKGROUP)?;
+        let module = ctx.shader(
+            "radix_sort.wgsl",
+            include_str!("../../../shaders/sort/radix_sort.wgsl"),
+        )?;
+        let constants = [("ROUNDS", rounds as f64)];
+        let param_stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(16);
+        let mut table = vec![0u8; (param_stride * (MAX_PASSES * DIGIT_BITS) as u64) as usize];
+        for pass in 0..MAX_PASSES {
+            for bits in 1..=DIGIT_BITS {
+                let at = (param_slot(pass, bits) * param_stride) as usize;
+                let words = [pass * DIGIT_BITS, (1u32 << bits) - 1];
+                table[at..at + 8].copy_from_slice(bytemuck::cast_slice(&words));
+            }
+        }
+        let params = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("radix pass params"),
+                contents: &table,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let scatter = match variant {
+            Variant::Portable => ctx.pipeline_without_zero_fill(&module, "scatter", &constants),
+            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
+        };
+        let sort = Self {
+            histogram: ctx.pipeline_without_zero_fill(&module, "histogram", &constants),
+            scatter,
+            scan: ExclusiveScan::new(ctx)?,
+            variant,
+            params,
+            param_stride,
+            block: WORKGROUP * rounds,
+            scatter_blocks: match variant {
+                Variant::Portable => 1,
+                Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
+            },
+            tmp_keys: None,
+            tmp_values: None,
+            hist: None,
+            scan_total: ctx.storage_buffer("radix scan total", 4, wgpu::BufferUsages::empty())?,
+            max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
+        };
+        ctx.check()?;
+        Ok(sort)
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Caps the groups per grid dimension below the device limit (tests reach 2D grids cheaply).
+    #[doc(hidden)]
+    pub fn set_max_groups_per_dim(&mut self, max: u32) {
+        self.max_groups_per_dim = max.max(1);
+        self.scan.set_max_groups_per_dim(max);
+    }
+
+    /// Records a stable ascending sort of (keys[i], values[i]), i < n, considering only the low
+    /// `key_bits` bits (1..=32; fewer bits = fewer passes); the result ends in `keys`/`values`.
+    ///
+    /// `keys` and `values` are distinct buffers with `STORAGE` and (for an odd number of passes,
+    /// i.e. key_bits 1..=8 or 17..=24, whose result is copied back) `COPY_DST` usage. Elements
+    /// past `n` are untouched.
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        n: u32,
+        key_bits: u32,
+        mut timer: Option<&mut PassTimer>,
+    ) -> Result<()> {
+        if !(1..=32).contains(&key_bits) {
+            return Err(Error::Config(format!(
+                "radix sort: key_bits must be 1..=32, got {key_bits}"
+            )));
+        }
+        if keys == values {
+            return Err(Error::Config(
+                "radix sort: keys and values must be distinct buffers".into(),
+            ));
+        }
+        let bytes = n as u64 * 4;
+        for (what, buf) in [("keys", keys), ("values", values)] {
+            if buf.size() < bytes {
+                return Err(Error::Config(format!(
+                    "radix sort: {n} {what} need {bytes} bytes; the buffer has {}",
+                    buf.size()
+                )));
+            }
+        }
+        ctx.check_binding("radix sort keys", bytes)?;
+        if n <= 1 {
+            return Ok(()); // already sorted
+        }
+        let blocks = n.div_ceil(self.block);
+        let hist_len = RADIX
+            .checked_mul(blocks)
+            .ok_or_else(|| Error::TooLarge(format!("radix sort histogram for {n} keys")))?;
+        let tmp_keys = grow(ctx, &mut self.tmp_keys, "radix tmp keys", bytes)?;
+        let tmp_values = grow(ctx, &mut self.tmp_values, "radix tmp values", bytes)?;
+        let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
+        let (gx, gy) = dispatch_2d(blocks, self.max_groups_per_dim);
+        let (sx, sy) = dispatch_2d(
+            blocks.div_ceil(self.scatter_blocks),
+            self.max_groups_per_dim,
+        );
+
+        let passes = key_bits.div_ceil(DIGIT_BITS);
+        for pass in 0..passes {
+            let bits = (key_bits - pass * DIGIT_BITS).min(DIGIT_BITS);
+            let params = wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &self.params,
+                    offset: param_slot(pass, bits) * self.param_stride,
+                    size: wgpu::BufferSize::new(8),
+                }),
+            };
+            let (src_k, src_v, dst_k, dst_v) = if pass % 2 == 0 {
+                (keys, values, &tmp_keys, &tmp_values)
+            } else {
+                (&tmp_keys, &tmp_values, keys, values)
+            };
+
+            let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("radix histogram"),
+                layout: &self.histogram.get_bind_group_layout(0),
+                entries: &[
+                    params.clone(),
+                    exact_binding(1, src_k, n),
+                    exact_binding(2, &hist, hist_len),
+                ],
+            });
+            {
+                let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("radix histogram"),
+                    timestamp_writes: timer.as_deref_mut().and_then(|t| t.pass("sort histogram")),
+                });
+                cpass.set_pipeline(&self.histogram);
+                cpass.set_bind_group(0, &bg, &[]);
+                cpass.dispatch_workgroups(gx, gy, 1);
+            }
+
+            self.scan.encode(
+                ctx,
+                encoder,
+                &hist,
+                hist_len,
+                &self.scan_total,
+                0,
+                timer.as_deref_mut(),
+            )?;
+
+            let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("radix scatter"),
+                layout: &self.scatter.get_bind_group_layout(0),
+                entries: &[
+                    params,
+                    exact_binding(1, src_k, n),
+                    exact_binding(2, &hist, hist_len),
+                    exact_binding(3, src_v, n),
+                    exact_binding(4, dst_k, n),
+                    exact_binding(5, dst_v, n),
+                ],
+            });
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("radix scatter"),
+                timestamp_writes: timer.as_deref_mut().and_then(|t| t.pass("sort scatter")),
+            });
+            cpass.set_pipeline(&self.scatter);
+            cpass.set_bind_group(0, &bg, &[]);
+            cpass.dispatch_workgroups(sx, sy, 1);
+        }
+        if passes % 2 == 1 {
+            encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
+            encoder.copy_buffer_to_buffer(&tmp_values, 0, values, 0, bytes);
+        }
+        Ok(())
+    }
+
+    /// Convenience for tests and benches: upload, sort, read back.
+    pub fn sort_pairs(
+        &mut self,
+        ctx: &GpuContext,
+        keys: &[u32],
+        values: &[u32],
+    ) -> Result<(Vec<u32>, Vec<u32>)> {
+        self.sort_pairs_bits(ctx, keys, values, 32)
+    }
+
+    /// [`Self::sort_pairs`] on the low `key_bits` bits only.
+    pub fn sort_pairs_bits(
+        &mut self,
+        ctx: &GpuContext,
+        keys: &[u32],
+        values: &[u32],
+        key_bits: u32,
+    ) -> Result<(Vec<u32>, Vec<u32>)> {
+        if keys.len() != values.len() {
+            return Err(Error::Config(format!(
+                "radix sort: {} keys but {} values",
+                keys.len(),
+                values.len()
+            )));
+        }
+        let n = u32::try_from(keys.len())
+            .map_err(|_| Error::TooLarge(format!("radix sort of {} keys", keys.len())))?;
+        let bytes = n as u64 * 4;
+        let kb = ctx.storage_buffer("sort keys", bytes, wgpu::BufferUsages::empty())?;
+        let vb = ctx.storage_buffer("sort values", bytes, wgpu::BufferUsages::empty())?;
+        ctx.queue.write_buffer(&kb, 0, bytemuck::cast_slice(keys));
+        ctx.queue.write_buffer(&vb, 0, bytemuck::cast_slice(values));
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        self.encode(ctx, &mut encoder, &kb, &vb, n, key_bits, None)?;
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()?;
+        Ok((ctx.read(&kb, keys.len())?, ctx.read(&vb, keys.len())?))
+    }
+
+    /// Estimated device-memory traffic per key per pass, in bytes (model, not a measurement):
+    /// histogram reads the key (4); scatter reads key + value and writes both (16); the histogram
+    /// (256 counters per block) is written, scanned (read, read + write) and read by the scatter
+    /// (5 x 4 bytes per counter). Higher scan levels and the odd-pass copy-back are left out.
+    /// Both variants move the same device bytes (the subgroup scatter also reads its blocks'
+    /// 256 scanned counters once, as the portable one does): they differ only in the work
+    /// inside a workgroup (the portable scatter's bitmask tables and three barriers per 256
+    /// keys, the subgroup one's ballots or broadcasts and one atomic per distinct digit).
+    pub fn bytes_per_key_per_pass(&self) -> f64 {
+        20.0 + 20.0 * RADIX as f64 / self.block as f64
+    }
+}
+
+fn param_slot(pass: u32, bits: u32) -> u64 {
+    (pass * DIGIT_BITS + bits - 1) as u64
+}
+
+/// Returns a clone of the scratch buffer in `slot`, replaced first when smaller than `bytes`.
+fn grow(
+    ctx: &GpuContext,
+    slot: &mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: u64,
+) -> Result<wgpu::Buffer> {
+    if let Some(b) = slot
+        && b.size() >= bytes
+    {
+        return Ok(b.clone());
+    }
+    let b = ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())?;
+    *slot = Some(b.clone());
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn special_floats() -> Vec<f32> {
+        let mut v = vec![
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.0e30,
+            -1.5,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -1.0e-45, // a negative subnormal
+            -0.0,
+            0.0,
+            1.0e-45,
+            f32::MIN_POSITIVE,
+            f32::EPSILON,
+            1.0,
+            1.0 + f32::EPSILON,
+            1.0e30,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        v.extend(
+            (0..500)
+                .map(|_| f32::from_bits(rng.random()))
+                .filter(|f| !f.is_nan()),
+        );
+        v
+    }
+
+    #[test]
+    fn ordered_u32_follows_total_cmp() {
+        let v = special_floats();
+        for &a in &v {
+            for &b in &v {
+                assert_eq!(
+                    f32_to_ordered_u32(a).cmp(&f32_to_ordered_u32(b)),
+                    a.total_cmp(&b),
+                    "{a:e} vs {b:e}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wgsl_ordered_u32_matches_rust() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        // Test-only kernel around the shared snippet.
+        let source = concat!(
+            include_str!("../../../shaders/ordered_float.wgsl"),
+            "@group(0) @binding(0) var<storage, read_write> io: array<u32>;
+             @compute @workgroup_size(64)
+             fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+                 if (id.x < arrayLength(&io)) {
+                     io[id.x] = ordered_u32(bitcast<f32>(io[id.x]));
+                 }
+             }"
+        );
+        let module = ctx.shader("ordered_float test", source).unwrap();
+        let pipeline = ctx.pipeline(&module, "main", &[]);
+        let v = special_floats();
+        let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
+        let buf = ctx
+            .storage_buffer("io", bits.len() as u64 * 4, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&bits));
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[exact_binding(0, &buf, bits.len() as u32)],
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups((bits.len() as u32).div_ceil(64), 1, 1);
+        }
+        ctx.queue.submit([enc.finish()]);
+        ctx.wait().unwrap();
+        let got: Vec<u32> = ctx.read(&buf, bits.len()).unwrap();
+        // Subnormals may be flushed on the device, but bitcast keeps the bits: exact match.
+        for (i, &f) in v.iter().enumerate() {
+            assert_eq!(got[i], f32_to_ordered_u32(f), "{f:e}");
+        }
+    }
+
+    /// Oracle: stable sort by the low `bits` bits.
+    fn cpu_sort(keys: &[u32], values: &[u32], bits: u32) -> (Vec<u32>, Vec<u32>) {
+        let mask = if bits == 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        let mut p: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+        p.sort_by_key(|&(k, _)| k & mask);
+        p.into_iter().unzip()
+    }
+
+    #[test]
+    fn forced_2d_grid_with_overshoot_groups() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let keys: Vec<u32> = (0..79 * 256 - 17).map(|_| rng.random()).collect();
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let mut variants = vec![Variant::Portable];
+        if Variant::best(&ctx) == Variant::Subgroup {
+            variants.push(Variant::Subgroup);
+        }
+        for variant in variants {
+            let mut sort = RadixSort::with_variant(&ctx, variant, 1).unwrap();
+            // 3 groups per row: 79 blocks -> a 3 x 27 histogram grid with 2 idle groups; the
+            // subgroup scatter's fewer groups (several blocks each) get a 3-wide grid too.
+            sort.set_max_groups_per_dim(3);
+            assert_eq!(
+                sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+                cpu_sort(&keys, &values, 32),
+                "{}",
+                variant.name()
+            );
+        }
+    }
+
+    #[test]
+    fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        // Different n and key_bits in one submission: nothing per call lives in shared uniforms.
+        let mut sort = RadixSort::new(&ctx).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let len = 9000usize;
+        let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
+        let values: Vec<u32> = (0..len as u32).collect();
+        let make = |data: &[u32]| {
+            let b = ctx
+                .storage_buffer("b", len as u64 * 4, wgpu::BufferUsages::empty())
+                .unwrap();
+            ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+            b
+        };
+        let (k1, v1, k2, v2) = (make(&keys), make(&values), make(&keys), make(&values));
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        sort.encode(&ctx, &mut enc, &k1, &v1, 8000, 32, None)
+            .unwrap();
+        sort.encode(&ctx, &mut enc, &k2, &v2, 5000, 6, None)
+            .unwrap();
+        ctx.queue.submit([enc.finish()]);
+        ctx.wait().unwrap();
+        for (kb, vb, n, bits) in [(&k1, &v1, 8000, 32), (&k2, &v2, 5000, 6)] {
+            let (mut wk, mut wv) = cpu_sort(&keys[..n], &values[..n], bits);
+            wk.extend_from_slice(&keys[n..]);
+            wv.extend_from_slice(&values[n..]);
+            assert_eq!(ctx.read::<u32>(kb, len).unwrap(), wk, "keys, n = {n}");
+            assert_eq!(ctx.read::<u32>(vb, len).unwrap(), wv, "values, n = {n}");
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let mut sort = RadixSort::new(&ctx).unwrap();
+        let e = sort.sort_pairs(&ctx, &[1, 2], &[1]).unwrap_err();
+        assert!(e.to_string().contains("2 keys but 1 values"), "{e}");
+        for bits in [0, 33] {
+            let e = sort.sort_pairs_bits(&ctx, &[1], &[1], bits).unwrap_err();
+            assert!(e.to_string().contains("key_bits"), "{e}");
+        }
+        let small = ctx
+            .storage_buffer("s", 16, wgpu::BufferUsages::empty())
+            .unwrap();
+        let big = ctx
+            .storage_buffer("b", 64, wgpu::BufferUsages::empty())
+            .unwrap();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let e = sort
+            .encode(&ctx, &mut enc, &big, &small, 10, 32, None)
+            .unwrap_err();
+        assert!(e.to_string().contains("10 values need 40 bytes"), "{e}");
+        let e = sort
+            .encode(&ctx, &mut enc, &big, &big, 10, 32, None)
+            .unwrap_err();
+        assert!(e.to_string().contains("distinct"), "{e}");
+        assert!(RadixSort::with_rounds(&ctx, 0).is_err());
+    }
+}

@@ -1,0 +1,200 @@
+//! The subgroup scatter of [`crate::gpu::sort::radix_sort::RadixSort`] (warp-level multisplit, see
+//! `shaders/radix_sort_subgroup.wgsl`): each subgroup ranks whole chunks with ballots, two
+//! barriers per workgroup instead of three per 256 keys, no second pass over the keys.
+//! Needs `Features::SUBGROUP` and workgroup memory for one 256-digit table per chunk.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+
+/// Invocations per workgroup; must match `WG` in the shader.
+const WORKGROUP: u32 = 64;
+/// The histogram's keys per chunk per round (its workgroup size).
+const HISTOGRAM_ROUND: u32 = 256;
+/// Digits per pass.
+const RADIX: u32 = 256;
+
+/// Workgroup bytes the shader declares: a u32 per digit per chunk and the slot counter.
+fn workgroup_bytes(chunks: u32) -> u64 {
+    chunks as u64 * RADIX as u64 * 4 + 4
+}
+
+/// Chunks per workgroup: as many as the most subgroups a workgroup can hold, so every subgroup
+/// ranks one chunk on average.
+pub(crate) fn chunks_per_group(ctx: &GpuContext) -> u32 {
+    // wgpu never reports below 4 (WebGPU's minimum); guard anyway against a zero.
+    (WORKGROUP / ctx.info.subgroup_min_size.max(4)).max(1)
+}
+
+/// The subgroup size when every subgroup has the same one, 4 or 8 (then digits are matched with
+/// one broadcast per lane instead of 8 ballots), else 0.
+fn broadcast_lanes(ctx: &GpuContext) -> u32 {
+    let (min, max) = (ctx.info.subgroup_min_size, ctx.info.subgroup_max_size);
+    if min == max && (min == 4 || min == 8) {
+        min
+    } else {
+        0
+    }
+}
+
+/// Why the subgroup scatter cannot run on this device, or `None` when it can.
+pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
+    if !ctx.has_subgroups() {
+        return Some(format!(
+            "the adapter '{}' offers no subgroup operations",
+            ctx.info.name
+        ));
+    }
+    let need = workgroup_bytes(chunks_per_group(ctx));
+    let have = ctx.limits.max_compute_workgroup_storage_size as u64;
+    if need > have {
+        return Some(format!(
+            "it needs {need} bytes of workgroup memory (subgroups as small as {}); the adapter \
+             '{}' allows {have}",
+            ctx.info.subgroup_min_size, ctx.info.name
+        ));
+    }
+    if ctx.limits.max_compute_invocations_per_workgroup < WORKGROUP
+        || ctx.limits.max_compute_workgroup_size_x < WORKGROUP
+    {
+        return Some(format!(
+            "it needs {WORKGROUP}-invocation workgroups; the adapter '{}' allows fewer",
+            ctx.info.name
+        ));
+    }
+    None
+}
+
+/// The scatter pipeline for chunks of 256 x `rounds` keys (`rounds` 1..=64, checked by the
+/// caller): the portable histogram's blocks. `ballots_only` forces the any-size digit matching
+/// (tests cover it on fixed-size adapters).
+pub(crate) fn scatter_pipeline(
+    ctx: &GpuContext,
+    rounds: u32,
+    ballots_only: bool,
+) -> Result<wgpu::ComputePipeline> {
+    if let Some(why) = unsupported(ctx) {
+        return Err(Error::Config(format!(
+            "radix sort: the subgroup variant cannot run: {why}"
+        )));
+    }
+    // Sizes of workgroup arrays and the matching choice are written into the source.
+    let source = format!(
+        "const CHUNK: u32 = {}u;\nconst CHUNKS: u32 = {}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
+        rounds * HISTOGRAM_ROUND,
+        chunks_per_group(ctx),
+        if ballots_only {
+            0
+        } else {
+            broadcast_lanes(ctx)
+        },
+        include_str!("../../../shaders/sort/radix_sort_subgroup.wgsl")
+    );
+    let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
+    Ok(ctx.pipeline_without_zero_fill(&module, "scatter", &[]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+    use crate::gpu::sort::scan::exact_binding;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use wgpu::util::DeviceExt;
+
+    /// The scatter kernel alone, fed a histogram scanned on the CPU: every key must land where
+    /// a stable partition by the digit puts it, whichever matching the kernel uses.
+    #[test]
+    fn scatter_alone_is_a_stable_partition_by_digit() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        if unsupported(&ctx).is_some() {
+            eprintln!("note: '{}' cannot run the subgroup scatter", ctx.info.name);
+            return;
+        }
+        let chunk = 256usize; // rounds = 1
+        let groups_of_chunks = chunks_per_group(&ctx) as usize;
+        // Several workgroups, the last one with a partial chunk and missing chunks.
+        let n = chunk * groups_of_chunks * 3 + chunk + 77;
+        let chunks = n.div_ceil(chunk);
+        let (shift, mask) = (8u32, 0xFFu32);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for few_digits in [false, true] {
+            let keys: Vec<u32> = (0..n)
+                .map(|_| {
+                    if few_digits {
+                        [0x0000u32, 0x0100, 0xFF00, 0x1234][rng.random_range(0..4)]
+                    } else {
+                        rng.random()
+                    }
+                })
+                .collect();
+            let values: Vec<u32> = (0..n as u32).collect();
+            let digit = |k: u32| ((k >> shift) & mask) as usize;
+            // Oracle histogram, digit-major, exclusively scanned.
+            let mut hist = vec![0u32; 256 * chunks];
+            for (i, &k) in keys.iter().enumerate() {
+                hist[digit(k) * chunks + i / chunk] += 1;
+            }
+            let mut run = 0;
+            for h in hist.iter_mut() {
+                (*h, run) = (run, run + *h);
+            }
+            let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(values.clone()).collect();
+            want.sort_by_key(|&(k, _)| digit(k));
+
+            for ballots_only in [false, true] {
+                let pipeline = scatter_pipeline(&ctx, 1, ballots_only).unwrap();
+                let params = ctx
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: None,
+                        contents: bytemuck::cast_slice(&[shift, mask, 0, 0]),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    });
+                let make = |data: &[u32]| {
+                    let b = ctx
+                        .storage_buffer("t", data.len() as u64 * 4, wgpu::BufferUsages::empty())
+                        .unwrap();
+                    ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+                    b
+                };
+                let (kb, hb, vb) = (make(&keys), make(&hist), make(&values));
+                let (ko, vo) = (make(&vec![0; n]), make(&vec![0; n]));
+                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: params.as_entire_binding(),
+                        },
+                        exact_binding(1, &kb, n as u32),
+                        exact_binding(2, &hb, hist.len() as u32),
+                        exact_binding(3, &vb, n as u32),
+                        exact_binding(4, &ko, n as u32),
+                        exact_binding(5, &vo, n as u32),
+                    ],
+                });
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bg, &[]);
+                    pass.dispatch_workgroups(chunks.div_ceil(groups_of_chunks) as u32, 1, 1);
+                }
+                ctx.queue.submit([enc.finish()]);
+                ctx.wait().unwrap();
+                let got_k: Vec<u32> = ctx.read(&ko, n).unwrap();
+                let got_v: Vec<u32> = ctx.read(&vo, n).unwrap();
+                let got: Vec<(u32, u32)> = got_k.into_iter().zip(got_v).collect();
+                assert!(
+                    got == want,
+                    "few digits {few_digits}, ballots only {ballots_only}: first difference at {:?}",
+                    (0..n).find(|&i| got[i] != want[i])
+                );
+            }
+        }
+    }
+}

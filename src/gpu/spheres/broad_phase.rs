@@ -1,0 +1,618 @@
+//! [`GpuBroadPhase`]: every broad-phase [`Method`] on the GPU, with exactly the pairs and the test
+//! counts of the CPU semantics (SPEC 2.2; the method docs on [`Method`]).
+//!
+//! A frame is one submission: upload -> extents -> per method keys / radix sort / gather
+//! (/ cascade marks, min_axis choice) -> pair emission -> copy of the u64 totals; then one map of
+//! the totals and, when pairs are stored, one read of exactly the pairs found (plus the pass
+//! timestamps when the device has them). Pairs are appended at atomic slots; when a frame finds
+//! more than the list holds, the list grows to fit and the frame runs once more (or the call
+//! fails with [`Error::TooLarge`] beyond the binding limit): no pair is ever dropped. Buffers stay
+//! resident across frames and grow only when n (or the pair count) grows.
+//!
+//! Stage labels in [`Stats::stages`]: `extents`, `keys`, the sort's own passes (`sort histogram`,
+//! `scan`, `sort scatter`), `gather`, `cascade`, `min_axis`, `pairs` (GPU timestamps), and
+//! `total` (wall time including upload and readback).
+//!
+//! Test counts, per method, as the kernels evaluate them (the sweeps' order is ascending by
+//! (key, index); every touching pair is emitted once, as (min, max)):
+//! * brute_force: n(n-1)/2.
+//! * origin_distance: for each sorted position p, the following q while D_q - D_p <= 2 r_max,
+//!   D = |c| (WGSL `length`, which may round differently from the CPU's: see the tests).
+//! * x / xy / xyz: the cascade drops, axis by axis, survivors overlapping no other survivor; on
+//!   the last axis every overlapping pair of survivors is tested.
+//! * min_axis: owner rule: pair {i, j} is tested iff it overlaps on the axis a(o) of its owner o,
+//!   the one with the smaller (m, index), m = min over axes of the number of objects overlapping.
+//! * sap: pairs overlapping on the axis of largest centre spread (ties: lowest axis) whose boxes
+//!   also overlap on the two other axes.
+//! * grid: cell side s = 2 r_max (1 if r_max = 0), cell k = clamp(floor((c - min c) / s), 0,
+//!   2^20 - 1) per axis. Tests = pairs i < j whose cells differ by at most 1 on every axis (each
+//!   object visits its 27 neighbour cells and tests the objects j > i found there). Cells are
+//!   hashed into a power-of-two number of buckets; objects of other cells sharing a bucket are
+//!   skipped by an exact cell comparison, so the count does not depend on the hash.
+
+use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use crate::gpu::spheres::cascade::{Cascade, block_max_bytes};
+use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::frame::{ParamArena, Recorder};
+use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
+use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
+use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
+use crate::gpu::sort::radix_sort::RadixSort;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
+const PARAM_SLOTS: usize = 64;
+/// Timed passes per frame (min_axis, the longest, has about 150 with the sorts' passes).
+const TIMED_PASSES: u32 = 256;
+/// Words of the totals buffer (see `common.wgsl`).
+const COUNTER_WORDS: u64 = 8;
+
+/// Buffers that live across frames, sized for `capacity` objects.
+struct Resident {
+    capacity: u32,
+    spheres: wgpu::Buffer,
+    keys: wgpu::Buffer,
+    values: wgpu::Buffer,
+    sorted: wgpu::Buffer,
+    /// Cascade survivor marks (a 4-byte placeholder for other methods).
+    mark: wgpu::Buffer,
+    block_max: wgpu::Buffer,
+    /// Grid bucket starts (placeholder for other methods).
+    starts: wgpu::Buffer,
+    min_axis: Option<MinAxisBuffers>,
+    bytes: u64,
+}
+
+struct MinAxisBuffers {
+    lo_keys: [wgpu::Buffer; 3],
+    lo_idx: [wgpu::Buffer; 3],
+    rank: [wgpu::Buffer; 3],
+    choice: wgpu::Buffer,
+    /// `choice` in the lo order of the axis being walked.
+    sorted_choice: wgpu::Buffer,
+    forward_best: wgpu::Buffer,
+}
+
+/// The GPU broad phase for one [`Method`].
+pub struct GpuBroadPhase {
+    ctx: Arc<GpuContext>,
+    method: Method,
+    keys: Keys,
+    sort: RadixSort,
+    cascade: Option<Cascade>,
+    pairs: PairKernels,
+    min_axis: Option<MinAxis>,
+    arena: ParamArena,
+    timer: PassTimer,
+    counters: wgpu::Buffer,
+    counters_staging: wgpu::Buffer,
+    ext: wgpu::Buffer,
+    resident: Option<Resident>,
+    pair_list: wgpu::Buffer,
+    pair_capacity: u64,
+    last_n: u32,
+    paper_min_axis_tests: Option<u64>,
+}
+
+/// Totals read back after a frame.
+struct Totals {
+    tests: u64,
+    pairs: u64,
+    paper_min_axis: u64,
+}
+
+impl GpuBroadPhase {
+    /// Compiles the method's kernels. Buffers are allocated by the first frame.
+    pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
+        let c = &*ctx;
+        let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
+        let counters =
+            c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
+        let counters_staging = c.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("counters readback"),
+            size: COUNTER_WORDS * 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let ext = c.storage_buffer("extents", 32, wgpu::BufferUsages::empty())?;
+        let initial_pairs = 1 << 16;
+        let pair_list =
+            c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
+        Ok(Self {
+            keys: Keys::new(c)?,
+            sort: RadixSort::new(c)?,
+            cascade: if uses_cascade {
+                Some(Cascade::new(c)?)
+            } else {
+                None
+            },
+            pairs: PairKernels::new(c)?,
+            min_axis: if method == Method::MinAxis {
+                Some(MinAxis::new(c)?)
+            } else {
+                None
+            },
+            arena: ParamArena::new(c, PARAM_SLOTS),
+            timer: PassTimer::new(c, TIMED_PASSES),
+            counters,
+            counters_staging,
+            ext,
+            resident: None,
+            pair_list,
+            pair_capacity: initial_pairs,
+            last_n: 0,
+            paper_min_axis_tests: None,
+            method,
+            ctx,
+        })
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// Sets the pair list's capacity (pairs). The list still grows when a frame finds more; a
+    /// tiny capacity exercises that path.
+    pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
+        let pairs = pairs.max(1);
+        self.pair_list =
+            self.ctx
+                .storage_buffer("pair list", pairs * 8, wgpu::BufferUsages::empty())?;
+        self.pair_capacity = pairs;
+        Ok(())
+    }
+
+    pub fn pair_capacity(&self) -> u64 {
+        self.pair_capacity
+    }
+
+    /// GPU bytes held across frames for the last frame's objects (pair list excluded), per
+    /// object; 0 before the first frame. The radix sort's scratch is private to it, so it is
+    /// counted from its documented layout: ping-pong keys and values (8 bytes per key) and 256
+    /// u32 counters per 4,096-key block.
+    pub fn resident_bytes_per_object(&self) -> f64 {
+        match &self.resident {
+            Some(r) if self.last_n > 0 => {
+                let fixed = (COUNTER_WORDS * 4 + 32) as f64;
+                let sort_scratch = if self.method == Method::BruteForce {
+                    0.0
+                } else {
+                    r.capacity as f64 * (8.0 + 256.0 * 4.0 / 4096.0)
+                };
+                (r.bytes as f64 + sort_scratch + fixed) / self.last_n as f64
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// min_axis only: tests the paper's literal rule (each object tests its forward candidates
+    /// on the axis where it has the fewest) would have made in the last frame. That rule misses
+    /// pairs; it is reported beside the owner rule's count for comparison with the paper.
+    pub fn paper_min_axis_tests(&self) -> Option<u64> {
+        self.paper_min_axis_tests
+    }
+
+    fn ensure_resident(&mut self, n: u32) -> Result<()> {
+        if self.resident.as_ref().is_some_and(|r| r.capacity >= n) {
+            return Ok(());
+        }
+        // Grow by at least a quarter so a slowly growing scene reallocates rarely.
+        let cap = self
+            .resident
+            .as_ref()
+            .map_or(n, |r| n.max(r.capacity.saturating_add(r.capacity / 4)));
+        let ctx = &*self.ctx;
+        let none = wgpu::BufferUsages::empty();
+        let mut bytes = 0u64;
+        let mut buf = |label: &str, size: u64| -> Result<wgpu::Buffer> {
+            let b = ctx.storage_buffer(label, size, none)?;
+            bytes += b.size();
+            Ok(b)
+        };
+        let sorting = self.method != Method::BruteForce;
+        let per = |bytes_each: u64| if sorting { bytes_each * cap as u64 } else { 4 };
+        let spheres = buf("spheres", 16 * cap as u64)?;
+        let min_axis_method = self.method == Method::MinAxis;
+        let keys = buf("keys", per(4))?;
+        let values = buf("values", per(4))?;
+        let sorted = buf("sorted spheres", per(16))?;
+        let (mark, block_max) = if self.cascade.is_some() {
+            (
+                buf("marks", 4 * cap as u64)?,
+                buf("block maxima", block_max_bytes(cap))?,
+            )
+        } else {
+            (buf("marks", 4)?, buf("block maxima", 4)?)
+        };
+        let starts = buf(
+            "bucket starts",
+            if self.method == Method::Grid {
+                4 * grid_buckets(cap) as u64
+            } else {
+                4
+            },
+        )?;
+        let min_axis = if min_axis_method {
+            let c = cap as u64;
+            Some(MinAxisBuffers {
+                lo_keys: [
+                    buf("lo keys x", 4 * c)?,
+                    buf("lo keys y", 4 * c)?,
+                    buf("lo keys z", 4 * c)?,
+                ],
+                lo_idx: [
+                    buf("lo idx x", 4 * c)?,
+                    buf("lo idx y", 4 * c)?,
+                    buf("lo idx z", 4 * c)?,
+                ],
+                rank: [
+                    buf("rank x", 4 * c)?,
+                    buf("rank y", 4 * c)?,
+                    buf("rank z", 4 * c)?,
+                ],
+                choice: buf("axis choice", 8 * c)?,
+                sorted_choice: buf("sorted axis choice", 8 * c)?,
+                forward_best: buf("forward best", 4 * c)?,
+            })
+        } else {
+            None
+        };
+        self.resident = Some(Resident {
+            capacity: cap,
+            spheres,
+            keys,
+            values,
+            sorted,
+            mark,
+            block_max,
+            starts,
+            min_axis,
+            bytes,
+        });
+        Ok(())
+    }
+
+    /// Encodes and runs one frame; returns the totals. Pairs (when `store`) are in the pair list.
+    fn run_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<Totals> {
+        let enc = self.record_frame(spheres, store)?;
+        self.ctx.queue.submit([enc.finish()]);
+        self.read_totals(spheres.len() as u32)
+    }
+
+    /// Maps the totals copied by the last recorded frame (after its submission).
+    fn read_totals(&mut self, n: u32) -> Result<Totals> {
+        let words = self
+            .ctx
+            .map_staging_words(&self.counters_staging, "totals")?;
+        let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        self.last_n = n;
+        Ok(Totals {
+            tests: word64(0),
+            pairs: word64(2),
+            paper_min_axis: word64(6),
+        })
+    }
+
+    /// Records one frame (upload, every pass, the copy of the totals) into a new encoder.
+    fn record_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<wgpu::CommandEncoder> {
+        let n = spheres.len() as u32;
+        self.ensure_resident(n)?;
+        let ctx = &*self.ctx;
+        let res = self.resident.as_ref().expect("allocated above");
+        ctx.queue
+            .write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres));
+        ctx.queue
+            .write_buffer(&self.ext, 0, bytemuck::cast_slice(&EXTENTS_INIT));
+        self.arena.reset();
+        self.timer.reset();
+        let arena = &mut self.arena;
+        let timer = &mut self.timer;
+        let buckets = grid_buckets(n);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.counters, 0, None);
+        let sink = PairSink {
+            counters: &self.counters,
+            ext: &self.ext,
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            store,
+        };
+        Recorder::begin(ctx, &mut enc, timer, arena, "extents")
+            .record(|rec| self.keys.extents(rec, n, &res.spheres, &self.ext))?;
+        let key_params = |mode: KeyMode, axis: u32, use_mark: bool| KeyParams {
+            n,
+            pad: n,
+            mode,
+            axis,
+            use_mark,
+            buckets,
+        };
+        let key_bits = |mode: KeyMode| match mode {
+            KeyMode::GridBucket => buckets.trailing_zeros().max(1),
+            _ => 32,
+        };
+        let inputs = KeyInputs {
+            spheres: &res.spheres,
+            ext: &self.ext,
+            mark: &res.mark,
+        };
+        let order = SortedOrder {
+            sorted: &res.sorted,
+            keys: &res.keys,
+            values: &res.values,
+        };
+        // keys -> sort -> gather into `order`.
+        let sort = &mut self.sort;
+        let mut sorted_pass = |enc: &mut wgpu::CommandEncoder,
+                               arena: &mut ParamArena,
+                               timer: &mut PassTimer,
+                               kp: KeyParams|
+         -> Result<()> {
+            Recorder::begin(ctx, enc, timer, arena, "keys")
+                .record(|rec| self.keys.make_keys(rec, kp, inputs, &res.keys, &res.values))?;
+            sort.encode(
+                ctx,
+                enc,
+                &res.keys,
+                &res.values,
+                n,
+                key_bits(kp.mode),
+                Some(timer),
+            )?;
+            Recorder::begin(ctx, enc, timer, arena, "gather").record(|rec| {
+                self.keys
+                    .gather(rec, n, &res.spheres, &res.values, &res.sorted)
+            })
+        };
+        match self.method {
+            Method::BruteForce => {
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.brute(rec, n, &res.spheres, &sink))?;
+            }
+            Method::OriginDistance | Method::Sap => {
+                let (mode, sweep) = if self.method == Method::Sap {
+                    (KeyMode::SapLo, Sweep::Sap)
+                } else {
+                    (KeyMode::OriginDistance, Sweep::OriginDistance)
+                };
+                sorted_pass(&mut enc, arena, timer, key_params(mode, 0, false))?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
+            }
+            Method::Grid => {
+                sorted_pass(
+                    &mut enc,
+                    arena,
+                    timer,
+                    key_params(KeyMode::GridBucket, 0, false),
+                )?;
+                enc.clear_buffer(&res.starts, 0, None);
+                Recorder::begin(ctx, &mut enc, timer, arena, "gather")
+                    .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
+                    .record(|rec| self.pairs.grid(rec, n, buckets, &order, &res.starts, &sink))?;
+            }
+            Method::X | Method::Xy | Method::Xyz => {
+                let axes: u32 = match self.method {
+                    Method::X => 1,
+                    Method::Xy => 2,
+                    _ => 3,
+                };
+                let cascade = self.cascade.as_ref().expect("built for cascade methods");
+                for axis in 0..axes {
+                    sorted_pass(
+                        &mut enc,
+                        arena,
+                        timer,
+                        key_params(KeyMode::Lo, axis, axis > 0),
+                    )?;
+                    if axis + 1 < axes {
+                        Recorder::begin(ctx, &mut enc, timer, arena, "cascade").record(|rec| {
+                            cascade.encode(rec, n, axis, &order, &res.block_max, &res.mark)
+                        })?;
+                    } else {
+                        Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                            self.pairs.sweep(rec, n, Sweep::Axis, axis, &order, &sink)
+                        })?;
+                    }
+                }
+            }
+            Method::MinAxis => {
+                let kernels = self.min_axis.as_ref().expect("built for min_axis");
+                let mb = res.min_axis.as_ref().expect("allocated for min_axis");
+                let choice = ChoiceBuffers {
+                    choice: &mb.choice,
+                    forward_best: &mb.forward_best,
+                    counters: &self.counters,
+                };
+                for axis in 0..3u32 {
+                    let a = axis as usize;
+                    for (mode, k, v) in [
+                        (KeyMode::Lo, &mb.lo_keys[a], &mb.lo_idx[a]),
+                        (KeyMode::Hi, &res.keys, &res.values),
+                    ] {
+                        Recorder::begin(ctx, &mut enc, timer, arena, "keys").record(|rec| {
+                            self.keys
+                                .make_keys(rec, key_params(mode, axis, false), inputs, k, v)
+                        })?;
+                        sort.encode(ctx, &mut enc, k, v, n, 32, Some(timer))?;
+                    }
+                    let order = AxisOrder {
+                        lo_keys: &mb.lo_keys[a],
+                        lo_idx: &mb.lo_idx[a],
+                        hi_keys: &res.keys,
+                        rank: &mb.rank[a],
+                    };
+                    Recorder::begin(ctx, &mut enc, timer, arena, "min_axis").record(|rec| {
+                        kernels.encode(rec, n, axis, &res.spheres, &order, &choice)
+                    })?;
+                }
+                let sorted = AxisSorted {
+                    spheres: &res.sorted,
+                    choice: &mb.sorted_choice,
+                };
+                for axis in 0..3usize {
+                    Recorder::begin(ctx, &mut enc, timer, arena, "gather").record(|rec| {
+                        kernels.gather(rec, n, &res.spheres, &mb.lo_idx[axis], &mb.choice, &sorted)
+                    })?;
+                    let order = SortedOrder {
+                        sorted: &res.sorted,
+                        keys: &mb.lo_keys[axis],
+                        values: &mb.lo_idx[axis],
+                    };
+                    Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                        self.pairs
+                            .owner(rec, n, axis as u32, &order, &mb.sorted_choice, &sink)
+                    })?;
+                }
+            }
+        }
+        enc.copy_buffer_to_buffer(
+            &self.counters,
+            0,
+            &self.counters_staging,
+            0,
+            COUNTER_WORDS * 4,
+        );
+        timer.resolve(&mut enc);
+        arena.flush(ctx);
+        Ok(enc)
+    }
+
+    /// Largest pair list one binding can hold on this adapter.
+    fn max_list_pairs(&self) -> u64 {
+        self.ctx.max_binding_bytes() / 8
+    }
+
+    /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
+    /// with [`Error::TooLarge`] beyond the binding limit.
+    pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
+        let max_pairs = self.max_list_pairs();
+        if need > max_pairs || need > u32::MAX as u64 {
+            return Err(Error::TooLarge(format!(
+                "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
+                 {max_pairs} pairs per binding (count them with no output list instead)",
+                need * 8,
+                self.ctx.info.name
+            )));
+        }
+        self.set_pair_capacity((need + need / 8).min(max_pairs))
+    }
+
+    /// Records one frame that stores its pairs into a new encoder and returns it, without
+    /// submitting: a following GPU stage appends its passes reading [`Self::resident_pairs`],
+    /// then the caller submits and calls [`Self::finish_resident`]. When the returned totals
+    /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
+    /// and record the frame again.
+    pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        self.record_frame(spheres, true)
+    }
+
+    /// The pair list and where its count lives, for a stage recorded after
+    /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
+    /// capacity: readers must clamp it to `capacity`.
+    pub fn resident_pairs(&self) -> ResidentPairs<'_> {
+        ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        }
+    }
+
+    /// After the submission of [`Self::encode_resident`]: the frame's exact totals and its
+    /// per-pass GPU times (empty without timestamp queries).
+    pub fn finish_resident(&mut self, n: u32) -> Result<ResidentTotals> {
+        let totals = self.read_totals(n)?;
+        Ok(ResidentTotals {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            pass_times: self.timer.read(&self.ctx)?,
+        })
+    }
+}
+
+/// The broad phase's resident pair list (see [`GpuBroadPhase::resident_pairs`]).
+pub struct ResidentPairs<'a> {
+    /// `[u32; 2]` pairs (min, max), in no particular order.
+    pub pairs: &'a wgpu::Buffer,
+    /// Pairs the list holds.
+    pub capacity: u32,
+    /// The totals buffer; the u32 at `count_index` is the number of pairs appended.
+    pub counters: &'a wgpu::Buffer,
+    pub count_index: u32,
+}
+
+/// Totals of a frame recorded with [`GpuBroadPhase::encode_resident`].
+pub struct ResidentTotals {
+    pub tests: u64,
+    pub pairs: u64,
+    pub pass_times: Vec<(&'static str, f64)>,
+}
+
+/// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
+fn grid_buckets(n: u32) -> u32 {
+    n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
+}
+
+impl BroadPhase for GpuBroadPhase {
+    fn name(&self) -> &str {
+        self.method.name()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Gpu
+    }
+
+    fn resident_bytes_per_object(&self) -> Option<f64> {
+        Some(GpuBroadPhase::resident_bytes_per_object(self))
+    }
+
+    fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        let start = Instant::now();
+        let store = out.is_some();
+        let mut totals = self.run_frame(spheres, store)?;
+        if store && totals.pairs > self.pair_capacity {
+            // Grow to the exact need plus headroom for the next frames, then run again.
+            let need = totals.pairs;
+            self.grow_pair_list(need)?;
+            totals = self.run_frame(spheres, store)?;
+            if totals.pairs > self.pair_capacity {
+                return Err(Error::Gpu(format!(
+                    "pair count changed between two runs of the same frame ({need} then {})",
+                    totals.pairs
+                )));
+            }
+        }
+        if let Some(out) = out {
+            out.clear();
+            let bytes = self.ctx.read_bytes(&self.pair_list, 0, totals.pairs * 8)?;
+            out.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        }
+        let mut stats = Stats {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            stages: Vec::new(),
+        };
+        self.paper_min_axis_tests =
+            (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
+        for (label, seconds) in self.timer.read(&self.ctx)? {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}

@@ -1,0 +1,163 @@
+//! Pair emission: one thread per object walks its candidates, counts sphere tests and touching
+//! pairs into u64 totals (`counters[0..4]`), and, when storing, appends each touching pair at an
+//! atomic slot. Appends past the capacity are counted but not written; the caller compares the
+//! total with the capacity and re-runs with a larger list, so no pair is lost.
+
+use crate::error::Result;
+use crate::gpu::context::GpuContext;
+use crate::gpu::frame::{FLAG_STORE, Params, Recorder, pipelines};
+
+/// Which walk `sweep` does (`SWEEP_*` in `shaders/pairs.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Sweep {
+    /// Forward while lo_j <= hi_i on a given axis (x/xy/xyz, last axis).
+    Axis = 0,
+    /// Same on the axis of largest spread, boxes must also overlap on the other two axes.
+    Sap = 1,
+    /// Forward while |c_j| - |c_i| <= 2 r_max.
+    OriginDistance = 2,
+}
+
+pub struct PairKernels {
+    brute: wgpu::ComputePipeline,
+    sweep: wgpu::ComputePipeline,
+    grid: wgpu::ComputePipeline,
+    owner: wgpu::ComputePipeline,
+}
+
+/// Where pairs go: the shared counters and (when `store`) a list of `capacity` pairs.
+pub struct PairSink<'a> {
+    pub counters: &'a wgpu::Buffer,
+    pub ext: &'a wgpu::Buffer,
+    pub pairs: &'a wgpu::Buffer,
+    pub capacity: u32,
+    pub store: bool,
+}
+
+impl<'a> PairSink<'a> {
+    /// The bindings every sorted walk uses, plus one kernel-specific extra.
+    fn with_order(
+        &self,
+        order: &SortedOrder<'a>,
+        extra: Option<(u32, &'a wgpu::Buffer)>,
+    ) -> Vec<(u32, &'a wgpu::Buffer)> {
+        let mut buffers = vec![
+            (1, self.counters),
+            (2, self.ext),
+            (4, order.sorted),
+            (5, order.keys),
+            (6, order.values),
+            (7, self.pairs),
+        ];
+        buffers.extend(extra);
+        buffers
+    }
+
+    fn params(&self, n: u32) -> Params {
+        Params {
+            n,
+            cap: self.capacity,
+            flags: if self.store { FLAG_STORE } else { 0 },
+            ..Default::default()
+        }
+    }
+}
+
+impl PairKernels {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let [brute, sweep, grid, owner] = pipelines(
+            ctx,
+            "pairs.wgsl",
+            include_str!("../../../shaders/spheres/pairs.wgsl"),
+            ["brute", "sweep", "grid", "owner"],
+        )?;
+        Ok(Self {
+            brute,
+            sweep,
+            grid,
+            owner,
+        })
+    }
+
+    /// All n(n-1)/2 pairs of `spheres` (original order).
+    pub fn brute(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        spheres: &wgpu::Buffer,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let buffers = [(1, sink.counters), (3, spheres), (7, sink.pairs)];
+        rec.launch(
+            &self.brute,
+            sink.params(n),
+            &buffers,
+            (n as u64).div_ceil(2),
+        )
+    }
+
+    /// A forward sweep over the sorted order on `axis`.
+    pub fn sweep(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        mode: Sweep,
+        axis: u32,
+        order: &SortedOrder<'_>,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let params = Params {
+            mode: mode as u32,
+            axis,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, None);
+        rec.launch(&self.sweep, params, &buffers, n as u64)
+    }
+
+    /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts.
+    pub fn grid(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        buckets: u32,
+        order: &SortedOrder<'_>,
+        starts: &wgpu::Buffer,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let params = Params {
+            buckets,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, Some((8, starts)));
+        rec.launch(&self.grid, params, &buffers, n as u64)
+    }
+
+    /// min_axis owners of `axis`: `order` is that axis's sorted lo keys, indices and spheres,
+    /// `choice` the (m, axis) choices in the same order.
+    pub fn owner(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        axis: u32,
+        order: &SortedOrder<'_>,
+        choice: &wgpu::Buffer,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let params = Params {
+            axis,
+            ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, Some((9, choice)));
+        rec.launch(&self.owner, params, &buffers, n as u64)
+    }
+}
+
+/// Objects in sorted order: the gathered spheres, their sort keys and original indices.
+#[derive(Clone, Copy)]
+pub struct SortedOrder<'a> {
+    pub sorted: &'a wgpu::Buffer,
+    pub keys: &'a wgpu::Buffer,
+    pub values: &'a wgpu::Buffer,
+}

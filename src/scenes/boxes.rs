@@ -1,0 +1,215 @@
+//! Seeded oriented-box and polygon scenes for the SAT pipeline: each sphere of a sphere scene
+//! becomes a box at its centre with half-extents uniform in [0.25, 1] r and a uniformly random
+//! rotation, or a convex polygon around its (x, y).
+
+use crate::geom::obb::Obb;
+use crate::geom::polygon::Polygon;
+use crate::scenes::{Scene, SceneKind, SceneParams};
+use glam::{Quat, Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Boxes placed like the spheres of `Scene::generate(kind, params)`.
+pub fn generate_boxes(kind: SceneKind, params: &SceneParams) -> Vec<Obb> {
+    let scene = Scene::generate(kind, params);
+    // A stream of its own, so the centres are exactly the sphere scene's.
+    let mut rng = ChaCha8Rng::seed_from_u64(params.seed ^ 0x0bb5_ca1e);
+    scene
+        .spheres
+        .iter()
+        .map(|s| {
+            let mut half = || s.radius * rng.random_range(0.25f32..=1.0);
+            let half_extents = Vec3::new(half(), half(), half());
+            Obb::new(s.center, half_extents, random_rotation(&mut rng))
+        })
+        .collect()
+}
+
+/// Convex polygons placed like the spheres of `Scene::generate(kind, params)`, projected to
+/// (x, y): 3 to 8 vertices at increasing angles (jittered within their share of the turn) on an
+/// ellipse with semi-axes uniform in [0.5, 1] r, rotated uniformly; half are given clockwise
+/// (`Polygon` stores them counter-clockwise).
+pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Vec<Polygon> {
+    let scene = Scene::generate(kind, params);
+    let mut rng = ChaCha8Rng::seed_from_u64(params.seed ^ 0x9017_90a5);
+    scene
+        .spheres
+        .iter()
+        .enumerate()
+        .map(|(index, s)| {
+            let k = rng.random_range(3..=8usize);
+            let axes = Vec2::new(
+                s.radius * rng.random_range(0.5f32..=1.0),
+                s.radius * rng.random_range(0.5f32..=1.0),
+            );
+            let turn = Vec2::from_angle(rng.random_range(0.0..std::f32::consts::TAU));
+            let step = std::f32::consts::TAU / k as f32;
+            let centre = s.center.truncate();
+            let mut vertices: Vec<Vec2> = (0..k)
+                .map(|v| {
+                    let a = step * (v as f32 + rng.random_range(0.0f32..0.5));
+                    centre + turn.rotate(axes * Vec2::new(a.cos(), a.sin()))
+                })
+                .collect();
+            if rng.random::<bool>() {
+                vertices.reverse();
+            }
+            // Points on an ellipse at angles at least half a step apart are strictly convex.
+            Polygon::new(index, &vertices).expect("vertices on an ellipse form a convex polygon")
+        })
+        .collect()
+}
+
+/// `n` seeded needles: boxes with one half-extent 20 to 60 times the other two, uniformly
+/// rotated, uniform in a cube sized for a few overlaps each. Their bounding spheres are far
+/// looser than their AABBs (the scene that separates the two broad-phase proxies).
+pub fn needle_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let side = (n as f32).cbrt() * 3.0;
+    (0..n)
+        .map(|_| {
+            let thin = rng.random_range(0.03f32..0.06);
+            let long = thin * rng.random_range(20.0f32..60.0);
+            let centre = Vec3::new(
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+            );
+            Obb::new(
+                centre,
+                Vec3::new(long, thin, thin),
+                random_rotation(&mut rng),
+            )
+        })
+        .collect()
+}
+
+/// A uniformly distributed unit quaternion (Shoemake's method).
+fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
+    let (u1, u2, u3): (f32, f32, f32) = (rng.random(), rng.random(), rng.random());
+    let tau = std::f32::consts::TAU;
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    Quat::from_xyzw(
+        a * (tau * u2).sin(),
+        a * (tau * u2).cos(),
+        b * (tau * u3).sin(),
+        b * (tau * u3).cos(),
+    )
+    .normalize()
+}
+
+/// `n` seeded boxes, uniform in a cube sized for a few overlaps per box, with half-extents in
+/// [0.1, 0.6) and uniformly random rotations (the SAT tests', bench's and example's workload).
+pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // About 0.35 boxes of mean volume ~0.2 per unit volume: a few overlaps per box.
+    let side = (n as f32 * 0.6).cbrt() * 2.0;
+    (0..n)
+        .map(|_| {
+            let q = Quat::from_xyzw(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            Obb::new(
+                Vec3::new(
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                    rng.random_range(0.0..side),
+                ),
+                Vec3::new(
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                    rng.random_range(0.1..0.6),
+                ),
+                if q.length() < 1e-3 {
+                    Quat::IDENTITY
+                } else {
+                    q.normalize()
+                },
+            )
+        })
+        .collect()
+}
+
+/// `random_boxes(n, seed)` plus, last, a terrain tile: a flat axis-aligned box through the middle
+/// of their cube, spanning it on x and y (1 thick on z), so it overlaps the few percent of boxes
+/// that cross its plane. One shape far wider than the rest (issue 5, adversarial scenes).
+pub fn tile_among_boxes(n: usize, seed: u64) -> Vec<Obb> {
+    let mut boxes = random_boxes(n, seed);
+    // random_boxes' cube side.
+    let half = (n as f32 * 0.6).cbrt();
+    boxes.push(Obb::axis_aligned(
+        Vec3::splat(half),
+        Vec3::new(half + 1.0, half + 1.0, 0.5),
+    ));
+    boxes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tile_spans_the_other_boxes_on_x_and_y() {
+        let boxes = tile_among_boxes(2_000, 4);
+        let (tile, rest) = boxes.split_last().unwrap();
+        assert_eq!(rest.len(), 2_000);
+        for b in rest {
+            for a in 0..2 {
+                assert!((b.center[a] - tile.center[a]).abs() < tile.half_extents[a]);
+            }
+        }
+        // Centres within 0.5 + 0.6 sqrt(3) of the tile's plane may touch it; some do.
+        let near = rest
+            .iter()
+            .filter(|b| (b.center.z - tile.center.z).abs() < 0.5)
+            .count();
+        assert!(near > 20, "{near}");
+    }
+
+    #[test]
+    fn boxes_keep_the_sphere_centres_and_stay_inside_them() {
+        let p = SceneParams::new(2_000, 9);
+        let boxes = generate_boxes(SceneKind::Density, &p);
+        let spheres = Scene::generate(SceneKind::Density, &p).spheres;
+        assert_eq!(boxes.len(), spheres.len());
+        for (b, s) in boxes.iter().zip(&spheres) {
+            assert_eq!(b.center, s.center);
+            assert!(b.half_extents.min_element() >= 0.25 * s.radius);
+            assert!(b.half_extents.max_element() <= s.radius);
+            assert!((b.rotation.length() - 1.0).abs() < 1e-5);
+            assert!(b.check(0).is_ok());
+        }
+        assert_eq!(boxes, generate_boxes(SceneKind::Density, &p));
+    }
+
+    #[test]
+    fn polygons_sit_on_the_sphere_centres_inside_their_circles() {
+        let p = SceneParams::new(3_000, 4);
+        let polygons = generate_polygons(SceneKind::Density, &p);
+        let spheres = Scene::generate(SceneKind::Density, &p).spheres;
+        assert_eq!(polygons.len(), spheres.len());
+        let mut sizes = [0usize; 9];
+        for (poly, s) in polygons.iter().zip(&spheres) {
+            let v = poly.vertices();
+            sizes[v.len()] += 1;
+            let c = s.center.truncate();
+            for &x in v {
+                let d = (x - c).length();
+                assert!(
+                    d <= s.radius * 1.0001 && d >= 0.5 * s.radius * 0.9999,
+                    "{d}"
+                );
+            }
+            // Stored counter-clockwise: positive signed area.
+            let area: f32 = (0..v.len())
+                .map(|i| v[i].perp_dot(v[(i + 1) % v.len()]))
+                .sum();
+            assert!(area > 0.0);
+        }
+        assert!((3..=8).all(|k| sizes[k] > 100), "{sizes:?}");
+        assert_eq!(polygons, generate_polygons(SceneKind::Density, &p));
+    }
+}

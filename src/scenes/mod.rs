@@ -1,0 +1,486 @@
+//! Scenes: the paper box and the scenes beyond the paper, all seeded and deterministic, plus CSV
+//! scene files.
+//!
+//! Every scene is a box of walls centred on the origin (or no walls for static scenes) holding
+//! spheres that move in straight lines and reflect off the walls. Contacts are detected, never
+//! resolved, as in the paper.
+
+
+pub mod boxes;
+pub mod random;
+pub mod rotating;
+
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::path::Path;
+
+/// The scene generators (`--scene NAME`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SceneKind {
+    /// SPEC 2.1: cube of side 100 centred on the origin, radius 2, centres in [-48, 48]^3,
+    /// velocity components in [-0.5, 0.5] per frame, wall reflection.
+    Paper,
+    /// Fixed volume fraction: the box grows with n so each sphere keeps the same neighbourhood.
+    Density,
+    /// Dense clumps (about 64 spheres each) scattered in a box at the density scene's size.
+    Clusters,
+    /// Centres on the x axis, each touching its neighbours: every object overlaps every other on
+    /// y and z, the worst case for a sweep (or a cascade ending) on those axes.
+    LineX,
+    /// Every centre at the origin: n(n-1)/2 touching pairs.
+    OnePoint,
+    /// Radii log-uniform in [0.1, 10] in a box at about 5% volume fraction.
+    MixedRadii,
+    /// The paper box plus one sphere of radius 40 at the centre, touching most others.
+    Giant,
+    /// Rotating boxes among spheres (SPEC 4.5, `sweepfan bench --scene rotating --boxes K`). As
+    /// a sphere scene: the spheres of [`crate::scenes::rotating::RotatingScene`], without the boxes.
+    Rotating,
+}
+
+impl SceneKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SceneKind::Paper => "paper",
+            SceneKind::Density => "density",
+            SceneKind::Clusters => "clusters",
+            SceneKind::LineX => "line-x",
+            SceneKind::OnePoint => "one-point",
+            SceneKind::MixedRadii => "mixed-radii",
+            SceneKind::Giant => "giant",
+            SceneKind::Rotating => "rotating",
+        }
+    }
+}
+
+/// Parameters shared by the generators. Fields a generator does not use are ignored.
+#[derive(Clone, Copy, Debug)]
+pub struct SceneParams {
+    pub n: usize,
+    pub seed: u64,
+    /// Sphere volume / box volume for `density` and `clusters` (default 0.01).
+    pub volume_fraction: f32,
+    /// Sphere radius for `density`, `clusters` and `line-x` (default 1.0).
+    pub radius: f32,
+}
+
+impl SceneParams {
+    pub fn new(n: usize, seed: u64) -> Self {
+        Self {
+            n,
+            seed,
+            volume_fraction: 0.01,
+            radius: 1.0,
+        }
+    }
+}
+
+/// Half side of the paper's box (cube of side 100, origin at its centre).
+pub const PAPER_HALF_EXTENT: f32 = 50.0;
+/// The paper's sphere radius.
+pub const PAPER_RADIUS: f32 = 2.0;
+/// The paper's largest initial velocity component, per frame.
+pub const PAPER_MAX_SPEED: f32 = 0.5;
+
+/// A set of spheres with velocities, inside walls at `±half_extent` (when given).
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub name: String,
+    pub spheres: Vec<Sphere>,
+    pub velocities: Vec<Vec3>,
+    /// Walls at `±half_extent` on every axis; `None` for a static scene (file, one-point).
+    pub half_extent: Option<f32>,
+}
+
+impl Scene {
+    /// Generates a scene. `n = 0` gives an empty scene (which every method rejects with
+    /// [`Error::EmptyScene`]).
+    pub fn generate(kind: SceneKind, p: &SceneParams) -> Scene {
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+        let n = p.n;
+        let mut uniform = |lo: f32, hi: f32| -> f32 { rng.random_range(lo..=hi) };
+        match kind {
+            SceneKind::Paper | SceneKind::Giant => {
+                let inner = PAPER_HALF_EXTENT - PAPER_RADIUS;
+                let mut spheres = Vec::with_capacity(n + 1);
+                let mut velocities = Vec::with_capacity(n + 1);
+                for _ in 0..n {
+                    let c = Vec3::new(
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                    );
+                    spheres.push(Sphere::new(c, PAPER_RADIUS));
+                    let s = PAPER_MAX_SPEED;
+                    velocities.push(Vec3::new(uniform(-s, s), uniform(-s, s), uniform(-s, s)));
+                }
+                if kind == SceneKind::Giant && n > 0 {
+                    // Replace the last sphere so n stays n.
+                    spheres[n - 1] = Sphere::new(Vec3::ZERO, 40.0);
+                    velocities[n - 1] = Vec3::ZERO;
+                }
+                Scene::walled(kind, spheres, velocities, PAPER_HALF_EXTENT)
+            }
+            SceneKind::Density => {
+                let r = p.radius;
+                let half = density_half_extent(n, r, p.volume_fraction);
+                let inner = (half - r).max(0.0);
+                let s = 0.25 * r;
+                let mut spheres = Vec::with_capacity(n);
+                let mut velocities = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let c = Vec3::new(
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                    );
+                    spheres.push(Sphere::new(c, r));
+                    velocities.push(Vec3::new(uniform(-s, s), uniform(-s, s), uniform(-s, s)));
+                }
+                Scene::walled(kind, spheres, velocities, half)
+            }
+            SceneKind::Clusters => {
+                let r = p.radius;
+                let half = density_half_extent(n, r, p.volume_fraction);
+                let per_cluster = 64usize;
+                let clusters = n.div_ceil(per_cluster).max(1);
+                // A clump of 64 spheres of radius r packed in a ball of radius 4r: about 40
+                // contacts per sphere, a locally dense scene inside a sparse one.
+                let clump = 4.0 * r;
+                let inner = (half - r - clump).max(0.0);
+                let centres: Vec<Vec3> = (0..clusters)
+                    .map(|_| {
+                        Vec3::new(
+                            uniform(-inner, inner),
+                            uniform(-inner, inner),
+                            uniform(-inner, inner),
+                        )
+                    })
+                    .collect();
+                let mut spheres = Vec::with_capacity(n);
+                for i in 0..n {
+                    let offset = loop {
+                        let o = Vec3::new(
+                            uniform(-clump, clump),
+                            uniform(-clump, clump),
+                            uniform(-clump, clump),
+                        );
+                        if o.length_squared() <= clump * clump {
+                            break o;
+                        }
+                    };
+                    spheres.push(Sphere::new(centres[i / per_cluster] + offset, r));
+                }
+                let velocities = vec![Vec3::ZERO; n];
+                Scene::walled(kind, spheres, velocities, half)
+            }
+            SceneKind::LineX => {
+                let r = p.radius;
+                // Spacing 1.5 r: each sphere touches its nearest neighbour on either side
+                // (1.5 r <= 2 r) and no other (3 r > 2 r): n - 1 pairs.
+                let spacing = 1.5 * r;
+                let x0 = -0.5 * spacing * n as f32;
+                let spheres = (0..n)
+                    .map(|i| Sphere::new(Vec3::new(x0 + spacing * i as f32, 0.0, 0.0), r))
+                    .collect();
+                Scene::fixed(kind, spheres)
+            }
+            SceneKind::Rotating => {
+                let params = crate::scenes::rotating::RotatingParams::new(0, n, p.seed);
+                let r = crate::scenes::rotating::RotatingScene::generate(&params)
+                    .expect("the default sphere density is valid");
+                let half = r.half_extent();
+                Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
+            }
+            SceneKind::OnePoint => {
+                let spheres = vec![Sphere::new(Vec3::ZERO, 1.0); n];
+                Scene::fixed(kind, spheres)
+            }
+            SceneKind::MixedRadii => {
+                let (lo, hi) = (0.1f32, 10.0f32);
+                let radii: Vec<f32> = (0..n).map(|_| (uniform(lo.ln(), hi.ln())).exp()).collect();
+                let volume: f32 = radii
+                    .iter()
+                    .map(|r| 4.0 / 3.0 * std::f32::consts::PI * r * r * r)
+                    .sum();
+                let half = 0.5 * (volume / 0.05).cbrt().max(2.0 * hi + 1.0);
+                let mut spheres = Vec::with_capacity(n);
+                let mut velocities = Vec::with_capacity(n);
+                for &r in &radii {
+                    let inner = (half - r).max(0.0);
+                    let c = Vec3::new(
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                        uniform(-inner, inner),
+                    );
+                    spheres.push(Sphere::new(c, r));
+                    velocities.push(Vec3::new(
+                        uniform(-0.5, 0.5),
+                        uniform(-0.5, 0.5),
+                        uniform(-0.5, 0.5),
+                    ));
+                }
+                Scene::walled(kind, spheres, velocities, half)
+            }
+        }
+    }
+
+    fn walled(kind: SceneKind, spheres: Vec<Sphere>, velocities: Vec<Vec3>, half: f32) -> Scene {
+        Scene {
+            name: kind.name().to_string(),
+            spheres,
+            velocities,
+            half_extent: Some(half),
+        }
+    }
+
+    fn fixed(kind: SceneKind, spheres: Vec<Sphere>) -> Scene {
+        let n = spheres.len();
+        Scene {
+            name: kind.name().to_string(),
+            spheres,
+            velocities: vec![Vec3::ZERO; n],
+            half_extent: None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.spheres.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spheres.is_empty()
+    }
+
+    /// Advances one frame: move by the velocity, then reflect the velocity component of any
+    /// sphere that reaches a wall (the sphere is mirrored back inside, so it never leaves the box).
+    pub fn step(&mut self) {
+        let Some(half) = self.half_extent else {
+            return;
+        };
+        step_in_cube(&mut self.spheres, &mut self.velocities, half);
+    }
+
+    /// Reads a CSV scene file: header `x,y,z,r`, one sphere per line. Errors name the 1-based
+    /// line (the header is line 1) and the problem: unparsable, NaN, infinite, negative radius.
+    pub fn from_csv(path: &Path) -> Result<Scene> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let spheres = parse_scene_csv(&text).map_err(|(line, problem)| Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            problem,
+        })?;
+        let n = spheres.len();
+        Ok(Scene {
+            name: path.display().to_string(),
+            spheres,
+            velocities: vec![Vec3::ZERO; n],
+            half_extent: None,
+        })
+    }
+
+    /// Writes the spheres as a CSV scene file (header `x,y,z,r`), readable by [`Scene::from_csv`].
+    pub fn write_csv(&self, path: &Path) -> Result<()> {
+        let mut text = String::with_capacity(self.spheres.len() * 40 + 8);
+        text.push_str("x,y,z,r\n");
+        for s in &self.spheres {
+            use std::fmt::Write;
+            // `{}` prints the shortest string that parses back to the same f32.
+            let _ = writeln!(
+                text,
+                "{},{},{},{}",
+                s.center.x, s.center.y, s.center.z, s.radius
+            );
+        }
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    }
+}
+
+/// Half side of a cube holding n spheres of radius r at the given volume fraction.
+pub fn density_half_extent(n: usize, r: f32, volume_fraction: f32) -> f32 {
+    let volume = n.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * (r as f64).powi(3);
+    let side = (volume / volume_fraction as f64).cbrt();
+    (0.5 * side).max(2.0 * r as f64) as f32
+}
+
+/// Parses the text of a scene CSV. Err carries (1-based line, problem).
+fn parse_scene_csv(text: &str) -> std::result::Result<Vec<Sphere>, (usize, String)> {
+    let mut lines = text.lines().enumerate();
+    let header: Vec<String> = match lines.next() {
+        Some((_, h)) => h
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .collect(),
+        None => return Err((1, "empty file: expected header `x,y,z,r`".into())),
+    };
+    if header != ["x", "y", "z", "r"] {
+        return Err((
+            1,
+            format!("header is `{}`, expected `x,y,z,r`", header.join(",")),
+        ));
+    }
+    let mut spheres = Vec::new();
+    for (i, line) in lines {
+        let line_no = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != 4 {
+            return Err((
+                line_no,
+                format!("expected 4 fields x,y,z,r, found {}", fields.len()),
+            ));
+        }
+        let mut v = [0f32; 4];
+        for (k, (f, name)) in fields.iter().zip(["x", "y", "z", "r"]).enumerate() {
+            let x: f32 = f
+                .parse()
+                .map_err(|_| (line_no, format!("{name} = `{f}` is not a number")))?;
+            if x.is_nan() {
+                return Err((line_no, format!("{name} is NaN")));
+            }
+            if x.is_infinite() {
+                return Err((line_no, format!("{name} is infinite")));
+            }
+            v[k] = x;
+        }
+        if v[3] < 0.0 {
+            return Err((line_no, format!("radius is negative ({})", v[3])));
+        }
+        let s = Sphere::new(Vec3::new(v[0], v[1], v[2]), v[3]);
+        s.check(spheres.len())
+            .map_err(|e| (line_no, e.to_string()))?;
+        spheres.push(s);
+    }
+    Ok(spheres)
+}
+
+/// Moves every sphere by its velocity inside the cube [-half, half]^3: a sphere that crosses a
+/// wall is mirrored back inside and that velocity component flips (shared by every moving scene).
+pub fn step_in_cube(spheres: &mut [Sphere], velocities: &mut [Vec3], half: f32) {
+    spheres
+        .par_iter_mut()
+        .zip(velocities.par_iter_mut())
+        .with_min_len(4096)
+        .for_each(|(s, v)| {
+            let limit = (half - s.radius).max(0.0);
+            let mut c = s.center + *v;
+            for axis in 0..3 {
+                if c[axis] > limit {
+                    c[axis] = 2.0 * limit - c[axis];
+                    v[axis] = -v[axis];
+                } else if c[axis] < -limit {
+                    c[axis] = -2.0 * limit - c[axis];
+                    v[axis] = -v[axis];
+                }
+            }
+            s.center = c;
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic_and_inside_the_box() {
+        for kind in [
+            SceneKind::Paper,
+            SceneKind::Density,
+            SceneKind::Clusters,
+            SceneKind::MixedRadii,
+            SceneKind::Giant,
+        ] {
+            let p = SceneParams::new(2000, 7);
+            let a = Scene::generate(kind, &p);
+            let b = Scene::generate(kind, &p);
+            assert_eq!(a.spheres, b.spheres, "{kind:?}");
+            assert_eq!(a.len(), 2000);
+            let half = a.half_extent.unwrap();
+            for s in &a.spheres {
+                assert!(
+                    s.center.abs().max_element() + s.radius <= half + 1e-3,
+                    "{kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn paper_scene_matches_the_protocol_and_stays_inside() {
+        let mut s = Scene::generate(SceneKind::Paper, &SceneParams::new(500, 1));
+        assert!(s.spheres.iter().all(|s| s.radius == 2.0));
+        assert!(
+            s.spheres
+                .iter()
+                .all(|s| s.center.abs().max_element() <= 48.0)
+        );
+        assert!(s.velocities.iter().all(|v| v.abs().max_element() <= 0.5));
+        // Over many frames every sphere stays within the walls and speeds never change.
+        let speeds: Vec<Vec3> = s.velocities.iter().map(|v| v.abs()).collect();
+        for _ in 0..1000 {
+            s.step();
+        }
+        assert!(
+            s.spheres
+                .iter()
+                .all(|s| s.center.abs().max_element() <= 48.0 + 1e-4)
+        );
+        for (v, sp) in s.velocities.iter().zip(&speeds) {
+            assert_eq!(v.abs(), *sp);
+        }
+    }
+
+    #[test]
+    fn density_box_has_the_requested_volume_fraction() {
+        let p = SceneParams::new(100_000, 3);
+        let s = Scene::generate(SceneKind::Density, &p);
+        let side = 2.0 * s.half_extent.unwrap() as f64;
+        let vol: f64 = s
+            .spheres
+            .iter()
+            .map(|s| 4.0 / 3.0 * std::f64::consts::PI * (s.radius as f64).powi(3))
+            .sum();
+        let phi = vol / side.powi(3);
+        assert!((phi - 0.01).abs() < 1e-4, "{phi}");
+    }
+
+    #[test]
+    fn csv_errors_name_line_and_problem() {
+        let cases = [
+            ("x,y,z,r\n1,2,3,1\n1,2,abc,1\n", 3, "not a number"),
+            ("x,y,z,r\n1,2,3,NaN\n", 2, "NaN"),
+            ("x,y,z,r\n1,2,3,1\n\n1,inf,3,1\n", 4, "infinite"),
+            ("x,y,z,r\n1,2,3,-1\n", 2, "negative"),
+            ("x,y,z,r\n1,2,3\n", 2, "4 fields"),
+            ("a,b,c,d\n", 1, "header"),
+            ("", 1, "empty"),
+            ("x,y,z,r\n3e18,0,0,1\n", 2, "overflow"),
+        ];
+        for (text, line, what) in cases {
+            let (l, msg) = parse_scene_csv(text).unwrap_err();
+            assert_eq!(l, line, "{text:?}: {msg}");
+            assert!(msg.contains(what), "{text:?}: {msg}");
+        }
+        let ok = parse_scene_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
+    }
+
+    #[test]
+    fn csv_round_trips_exactly() {
+        let s = Scene::generate(SceneKind::MixedRadii, &SceneParams::new(300, 9));
+        let dir = std::env::temp_dir().join(format!("sweepfan-scene-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.csv");
+        s.write_csv(&path).unwrap();
+        let back = Scene::from_csv(&path).unwrap();
+        assert_eq!(back.spheres, s.spheres);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

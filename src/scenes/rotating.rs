@@ -1,0 +1,179 @@
+//! Scene `rotating` (SPEC 4.5): K rotating boxes (bats, blades) among N moving spheres, and the
+//! two proxies a box can offer the broad phase. Seeded and deterministic.
+//!
+//! Box distributions are the thesis's (3.1) scaled down by 10: |P - O| in [1.25, 2.5], widths in
+//! [0, 2.5], axes uniform; the angle per frame is uniform in [0, pi/4]. Spheres have radii in
+//! [0.4, 0.6] and move at up to 0.1 per frame, reflecting off the walls of a cube sized for
+//! `sphere_density` spheres per unit volume; rotation centres are uniform in the same cube.
+
+use crate::broadphase::StageTime;
+use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
+use crate::geom::sector::{RotatingBox, rodrigues};
+use crate::geom::sphere::Sphere;
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::f32::consts::{FRAC_PI_4, TAU};
+
+/// Generation parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct RotatingParams {
+    pub boxes: usize,
+    pub spheres: usize,
+    pub seed: u64,
+    /// Spheres per unit volume; the cube side follows from it (0.1: 1M spheres in a 215 cube).
+    pub sphere_density: f32,
+}
+
+impl RotatingParams {
+    pub fn new(boxes: usize, spheres: usize, seed: u64) -> Self {
+        Self {
+            boxes,
+            spheres,
+            seed,
+            sphere_density: 0.1,
+        }
+    }
+}
+
+/// Rotating boxes and spheres in a cube [-half, half]^3.
+#[derive(Clone, Debug)]
+pub struct RotatingScene {
+    pub boxes: Vec<RotatingBox>,
+    pub spheres: Vec<Sphere>,
+    velocities: Vec<Vec3>,
+    half_extent: f32,
+}
+
+fn random_unit(rng: &mut ChaCha8Rng) -> Vec3 {
+    let z: f32 = rng.random_range(-1.0..=1.0);
+    let phi: f32 = rng.random_range(0.0..TAU);
+    let s = (1.0 - z * z).max(0.0).sqrt();
+    Vec3::new(s * phi.cos(), s * phi.sin(), z)
+}
+
+impl RotatingScene {
+    /// Generates the scene; the same parameters always give the same scene.
+    pub fn generate(p: &RotatingParams) -> Result<Self> {
+        if !(p.sphere_density.is_finite() && p.sphere_density > 0.0) {
+            return Err(Error::Config(format!(
+                "rotating scene: sphere density must be > 0, got {}",
+                p.sphere_density
+            )));
+        }
+        let half = (0.5 * (p.spheres.max(1) as f64 / p.sphere_density as f64).cbrt()).max(4.0);
+        let half = half as f32;
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+        let coord = |rng: &mut ChaCha8Rng, margin: f32| {
+            let l = (half - margin).max(0.0);
+            Vec3::new(
+                rng.random_range(-l..=l),
+                rng.random_range(-l..=l),
+                rng.random_range(-l..=l),
+            )
+        };
+        let boxes = (0..p.boxes)
+            .map(|_| {
+                let axis = random_unit(&mut rng);
+                let arm = rodrigues(
+                    axis.any_orthonormal_vector(),
+                    axis,
+                    rng.random_range(0.0..TAU),
+                )
+                .normalize();
+                RotatingBox {
+                    origin: coord(&mut rng, 0.0),
+                    axis,
+                    arm,
+                    distance: rng.random_range(1.25..=2.5),
+                    widths: Vec3::new(
+                        rng.random_range(0.0..=2.5),
+                        rng.random_range(0.0..=2.5),
+                        rng.random_range(0.0..=2.5),
+                    ),
+                    angle: rng.random_range(0.0..=FRAC_PI_4),
+                }
+            })
+            .collect();
+        let mut spheres = Vec::with_capacity(p.spheres);
+        let mut velocities = Vec::with_capacity(p.spheres);
+        for _ in 0..p.spheres {
+            let radius = rng.random_range(0.4..=0.6);
+            spheres.push(Sphere::new(coord(&mut rng, radius), radius));
+            velocities.push(random_unit(&mut rng) * rng.random_range(0.0..=0.1));
+        }
+        Ok(Self {
+            boxes,
+            spheres,
+            velocities,
+            half_extent: half,
+        })
+    }
+
+    /// Half side of the cube.
+    pub fn half_extent(&self) -> f32 {
+        self.half_extent
+    }
+
+    /// Advances one frame: spheres move and reflect off the walls; each box's start pose turns
+    /// by its angle per frame (the arm is re-orthonormalised so it does not drift off U).
+    pub fn step(&mut self) {
+        let half = self.half_extent;
+        crate::scenes::step_in_cube(&mut self.spheres, &mut self.velocities, half);
+        self.boxes.par_iter_mut().with_min_len(4096).for_each(|b| {
+            let arm = rodrigues(b.arm, b.axis, b.angle);
+            b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic_and_inside_the_cube() {
+        let p = RotatingParams::new(200, 1_000, 7);
+        let a = RotatingScene::generate(&p).unwrap();
+        let b = RotatingScene::generate(&p).unwrap();
+        assert_eq!(a.boxes, b.boxes);
+        assert_eq!(a.spheres, b.spheres);
+        let c = RotatingScene::generate(&RotatingParams::new(200, 1_000, 8)).unwrap();
+        assert_ne!(a.spheres, c.spheres);
+        validate_boxes(&a.boxes).unwrap();
+        let h = a.half_extent();
+        // 1000 spheres at density 0.1: a cube of side 21.5.
+        assert!((h - 0.5 * 10_000f32.cbrt()).abs() < 1e-3, "{h}");
+        let mut s = a.clone();
+        for _ in 0..50 {
+            s.step();
+        }
+        validate_boxes(&s.boxes).unwrap();
+        assert!(s.spheres.iter().all(|x| x.center.abs().max_element() <= h));
+        assert_ne!(s.spheres, a.spheres);
+        // Each step turns a box's arm by its angle.
+        let (b0, b1) = (&a.boxes[0], &s.boxes[0]);
+        let turned = rodrigues(b0.arm, b0.axis, 50.0 * b0.angle);
+        assert!((turned - b1.arm).length() < 1e-3);
+    }
+
+    #[test]
+    fn bad_boxes_and_density_are_clear_errors() {
+        let mut p = RotatingParams::new(1, 1, 1);
+        p.sphere_density = 0.0;
+        assert!(RotatingScene::generate(&p).is_err());
+        let good = RotatingScene::generate(&RotatingParams::new(3, 1, 1)).unwrap();
+        let mut boxes = good.boxes.clone();
+        boxes[2].widths.x = -1.0;
+        let e = validate_boxes(&boxes).unwrap_err();
+        assert!(matches!(e, Error::InvalidObject { index: 2, .. }), "{e}");
+        let mut boxes = good.boxes.clone();
+        boxes[1].arm = boxes[1].axis;
+        assert!(validate_boxes(&boxes).is_err());
+        let mut boxes = good.boxes;
+        boxes[0].origin.x = f32::NAN;
+        assert!(validate_boxes(&boxes).is_err());
+    }
+}
