@@ -24,7 +24,7 @@ pub fn canonicalize(pairs: &mut [Pair]) {
 }
 
 /// Where a method runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Cpu,

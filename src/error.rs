@@ -33,6 +33,13 @@ pub enum Error {
     /// A configuration error: unknown method, bad parameter combination.
     #[error("{0}")]
     Config(String),
+    /// An error from a step of a larger run, with what that step was.
+    #[error("{context}: {source}")]
+    Context {
+        context: String,
+        #[source]
+        source: Box<Error>,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -49,5 +56,19 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Adds what was being done to an error, as `anyhow::Context` does for the binary.
+pub trait ResultExt<T> {
+    fn context_with(self, context: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    fn context_with(self, context: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|source| Error::Context {
+            context: context(),
+            source: Box::new(source),
+        })
     }
 }

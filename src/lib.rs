@@ -5,17 +5,15 @@
 //! The public API is small: a [`BroadPhase`] trait implemented by every method on every
 //! backend, [`Scene`] generators, and the geometry in [`geom`].
 
-pub mod bench;
 pub mod broadphase;
 pub mod cpu;
 pub mod error;
 pub mod geom;
 pub mod gpu;
-pub mod registry;
 pub mod report;
+pub mod run;
 pub mod experiments;
 pub mod scenes;
-pub mod verify;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};

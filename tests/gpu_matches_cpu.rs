@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::verify::compare_pairs;
+use sweepfan::run::verify::compare_pairs;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
 
 fn check_scene(

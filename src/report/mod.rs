@@ -1,10 +1,12 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
 
+pub mod bench;
 pub mod paper;
 pub mod plot;
 pub mod rows;
 pub mod sector;
 pub mod table;
 
-pub use rows::{Row, write_csv, write_json};
+pub use crate::run::row::Row;
+pub use rows::{write_csv, write_json};
 pub use table::Table;

@@ -3,102 +3,17 @@
 //! Counts follow from the scenario and must agree within a few percent; times are compared as
 //! ratios to brute force (the paper ran on a Pentium 4 with a 10 ms timer).
 
-use crate::report::rows::Row;
+use crate::experiments::broadphase_paper::PaperComparison;
+use crate::broadphase::Backend;
+use crate::error::{Error, Result};
+use crate::report::plot::{LinePlot, Scale, Series};
 use crate::report::table::{Table, count, ms};
+use crate::run::row::Row;
+use std::path::Path;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The paper's tables as shipped in `reference/serialization_paper.json`.
-#[derive(Clone, Debug, Deserialize)]
-pub struct PaperTables {
-    pub n: Vec<usize>,
-    pub table1_time_ms_per_100_frames: BTreeMap<String, Vec<f64>>,
-    pub table2_tests_per_frame: BTreeMap<String, Vec<f64>>,
-    pub table4_time_ms_per_100_frames: BTreeMap<String, Vec<f64>>,
-    pub table5_time_ms_per_100_frames: BTreeMap<String, Vec<f64>>,
-    pub table6_tests_per_frame: BTreeMap<String, Vec<f64>>,
-}
-
-/// The reference JSON, compiled in so reports work from any directory.
-pub const PAPER_JSON: &str = include_str!("../../reference/serialization_paper.json");
-
-pub fn paper_tables() -> PaperTables {
-    serde_json::from_str(PAPER_JSON).expect("reference/serialization_paper.json is valid")
-}
-
-impl PaperTables {
-    /// The paper's value for (method, n) in a tests table, if it has one.
-    pub fn tests(&self, method: &str, n: usize) -> Option<f64> {
-        let i = self.n.iter().position(|&x| x == n)?;
-        self.table2_tests_per_frame
-            .get(method)
-            .or_else(|| self.table6_tests_per_frame.get(method))
-            .map(|v| v[i])
-    }
-
-    /// The paper's time for 100 frames (ms) for (method, n), if it has one.
-    pub fn time_100(&self, method: &str, n: usize) -> Option<f64> {
-        let i = self.n.iter().position(|&x| x == n)?;
-        [
-            &self.table1_time_ms_per_100_frames,
-            &self.table4_time_ms_per_100_frames,
-            &self.table5_time_ms_per_100_frames,
-        ]
-        .iter()
-        .find_map(|t| t.get(method))
-        .map(|v| v[i])
-    }
-}
-
-/// One (method, n) line of the comparison, also written to JSON.
-#[derive(Clone, Debug, Serialize)]
-pub struct PaperComparison {
-    pub n: usize,
-    pub method: String,
-    pub backend: String,
-    pub tests_per_frame: f64,
-    pub paper_tests_per_frame: Option<f64>,
-    /// (ours - paper) / paper, percent.
-    pub tests_diff_percent: Option<f64>,
-    pub k: f64,
-    pub k_over_n: f64,
-    pub ms_per_100_frames: f64,
-    pub paper_ms_per_100_frames: Option<f64>,
-    /// brute_force time / this time, ours.
-    pub speedup_vs_brute_force: Option<f64>,
-    /// brute_force time / this time, the paper's.
-    pub paper_speedup_vs_brute_force: Option<f64>,
-}
-
-/// Builds the comparison lines from measured rows.
-pub fn compare(rows: &[Row], paper: &PaperTables) -> Vec<PaperComparison> {
-    rows.iter()
-        .map(|r| {
-            let paper_tests = paper.tests(&r.method, r.n);
-            let paper_time = paper.time_100(&r.method, r.n);
-            let paper_brute = paper.time_100("brute_force", r.n);
-            PaperComparison {
-                n: r.n,
-                method: r.method.clone(),
-                backend: r.backend.as_str().to_string(),
-                tests_per_frame: r.tests_per_frame,
-                paper_tests_per_frame: paper_tests,
-                tests_diff_percent: paper_tests
-                    .map(|p| 100.0 * (r.tests_per_frame - p) / p.max(1.0)),
-                k: r.tests_per_frame / r.n.max(1) as f64,
-                k_over_n: r.tests_per_frame / (r.n.max(1) as f64).powi(2),
-                ms_per_100_frames: 100.0 * r.ms_per_frame,
-                paper_ms_per_100_frames: paper_time,
-                speedup_vs_brute_force: r.speedup_vs_brute_force,
-                paper_speedup_vs_brute_force: match (paper_brute, paper_time) {
-                    (Some(b), Some(t)) if t > 0.0 => Some(b / t),
-                    _ => None,
-                },
-            }
-        })
-        .collect()
-}
-
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "-".into())
 }
@@ -206,6 +121,69 @@ pub fn render(cmp: &[PaperComparison]) -> String {
         );
     }
     out
+}
+
+/// SVG plots of the reproduction into `dir`: time, tests, and time relative to brute force,
+/// each against n.
+pub fn write_plots(dir: &Path, rows: &[Row]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut keys: Vec<(String, Backend)> =
+        rows.iter().map(|r| (r.method.clone(), r.backend)).collect();
+    keys.sort_by(|a, b| (a.0.as_str(), a.1.as_str()).cmp(&(b.0.as_str(), b.1.as_str())));
+    keys.dedup();
+    let series = |f: &dyn Fn(&Row) -> f64| -> Vec<Series> {
+        keys.iter()
+            .map(|(m, b)| Series {
+                name: if keys.iter().any(|k| k.1 != *b) {
+                    format!("{m} [{}]", b.as_str())
+                } else {
+                    m.clone()
+                },
+                points: rows
+                    .iter()
+                    .filter(|r| &r.method == m && r.backend == *b)
+                    .map(|r| (r.n as f64, f(r)))
+                    .collect(),
+            })
+            .collect()
+    };
+    let plots = [
+        (
+            "time_vs_n.svg",
+            "Time per frame vs n (paper box)",
+            "ms per frame",
+            Scale::Log10,
+            series(&|r| r.ms_per_frame),
+        ),
+        (
+            "tests_vs_n.svg",
+            "Sphere tests per frame vs n (paper box)",
+            "tests per frame",
+            Scale::Log10,
+            series(&|r| r.tests_per_frame),
+        ),
+        (
+            "time_relative_to_brute_force.svg",
+            "Time relative to brute force (paper box)",
+            "time / brute force time",
+            Scale::Log10,
+            series(&|r| r.speedup_vs_brute_force.map_or(f64::NAN, |s| 1.0 / s)),
+        ),
+    ];
+    for (file, title, y, ys, s) in plots {
+        let path = dir.join(file);
+        LinePlot {
+            title,
+            x_label: "objects n",
+            y_label: y,
+            x_scale: Scale::Log10,
+            y_scale: ys,
+            series: s,
+        }
+        .write_svg(&path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,52 +1,14 @@
-//! Result rows: the stable JSON/CSV schema shared by `reproduce`, `bench` and `stress`.
+//! Writing result rows ([`Row`]) as JSON and CSV.
 //!
 //! Stable keys (do not rename): `n`, `method`, `backend`, `tests_per_frame` (mean),
 //! `pairs_per_frame` (mean), `ms_per_frame` (median). Everything else is extra.
 
-use crate::broadphase::Backend;
+use crate::broadphase::Pair;
+use crate::run::row::{Machine, Row};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// One method measured on one scene.
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    pub scene: String,
-    pub n: usize,
-    pub method: String,
-    pub backend: Backend,
-    /// What ran it: "cpu (2 threads)" or the adapter name and type.
-    pub device: String,
-    pub frames: usize,
-    pub tests_per_frame: f64,
-    pub pairs_per_frame: f64,
-    pub ms_per_frame: f64,
-    pub ms_per_frame_min: f64,
-    /// Median ms per stage (GPU timestamp stages are suffixed " (gpu)").
-    pub stage_ms: BTreeMap<String, f64>,
-    /// brute_force's ms_per_frame / this row's, when brute force ran on the same scene.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub speedup_vs_brute_force: Option<f64>,
-    /// Whether the first frame's pairs matched the reference method's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verified: Option<bool>,
-    /// Which method gave the reference pairs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verified_against: Option<String>,
-    /// Pairs within 1e-5 of touching on which the two disagreed (allowed, listed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub near_touching_differences: Option<usize>,
-    /// Resident GPU bytes per object, excluding the pair list.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu_bytes_per_object: Option<f64>,
-    /// Host <-> device bytes moved per object per frame (upload + readback), GPU rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub host_bytes_per_object: Option<f64>,
-    /// Shape of the objects when not spheres ("obb", "polygon").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shape: Option<String>,
-}
 
 /// The document written by `--json`.
 #[derive(Serialize)]
@@ -56,29 +18,6 @@ pub struct Document<'a> {
     pub command: String,
     pub machine: Machine,
     pub rows: &'a [Row],
-}
-
-/// Where the numbers came from.
-#[derive(Clone, Debug, Serialize)]
-pub struct Machine {
-    pub cpu_threads: usize,
-    pub os: &'static str,
-    pub arch: &'static str,
-}
-
-impl Machine {
-    pub fn this() -> Self {
-        Self {
-            cpu_threads: rayon::current_num_threads(),
-            os: std::env::consts::OS,
-            arch: std::env::consts::ARCH,
-        }
-    }
-}
-
-/// Human-readable CPU device string.
-pub fn cpu_device() -> String {
-    format!("cpu ({} threads)", rayon::current_num_threads())
 }
 
 /// Writes `{ tool, version, command, machine, rows }` as pretty JSON.
@@ -149,21 +88,43 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
     w.flush().map_err(|e| Error::io(path, e))
 }
 
-/// Fills `speedup_vs_brute_force` for every row whose (scene, n, backend) also has a
-/// brute_force row.
-pub fn fill_speedups(rows: &mut [Row]) {
-    let brute: Vec<(String, usize, Backend, f64)> = rows
-        .iter()
-        .filter(|r| r.method == "brute_force")
-        .map(|r| (r.scene.clone(), r.n, r.backend, r.ms_per_frame))
-        .collect();
-    for r in rows.iter_mut() {
-        if let Some((_, _, _, ms)) = brute
-            .iter()
-            .find(|(s, n, b, _)| *s == r.scene && *n == r.n && *b == r.backend)
-            && r.ms_per_frame > 0.0
-        {
-            r.speedup_vs_brute_force = Some(ms / r.ms_per_frame);
+/// Writes the rows as `--json` (with the command line, the machine and `extra`'s keys) and
+/// `--csv`, each when asked for.
+pub fn write_outputs(
+    json: Option<&Path>,
+    csv: Option<&Path>,
+    rows: &[Row],
+    extra: Option<serde_json::Value>,
+) -> Result<()> {
+    if let Some(path) = json {
+        let mut doc = serde_json::json!({
+            "tool": "sweepfan",
+            "version": env!("CARGO_PKG_VERSION"),
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "machine": Machine::this(),
+            "rows": rows,
+        });
+        if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, doc.as_object_mut()) {
+            obj.extend(extra);
         }
+        write_json_value(path, &doc)?;
+        eprintln!("wrote {}", path.display());
     }
+    if let Some(path) = csv {
+        write_csv(path, rows)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Writes pairs as CSV `i,j` (the order given).
+pub fn write_pairs_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
+    use std::io::Write;
+    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    writeln!(w, "i,j").map_err(|e| Error::io(path, e))?;
+    for p in pairs {
+        writeln!(w, "{},{}", p[0], p[1]).map_err(|e| Error::io(path, e))?;
+    }
+    w.flush().map_err(|e| Error::io(path, e))
 }

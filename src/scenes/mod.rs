@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::path::Path;
 
 /// The scene generators (`--scene NAME`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SceneKind {
     /// SPEC 2.1: cube of side 100 centred on the origin, radius 2, centres in [-48, 48]^3,
     /// velocity components in [-0.5, 0.5] per frame, wall reflection.
@@ -43,6 +43,50 @@ pub enum SceneKind {
 }
 
 impl SceneKind {
+    /// Every generator, in `--help` order.
+    pub const ALL: [SceneKind; 8] = [
+        SceneKind::Paper,
+        SceneKind::Density,
+        SceneKind::Clusters,
+        SceneKind::LineX,
+        SceneKind::OnePoint,
+        SceneKind::MixedRadii,
+        SceneKind::Giant,
+        SceneKind::Rotating,
+    ];
+
+    /// One line on what the generator makes (the CLI's `--scene` help).
+    pub fn summary(self) -> &'static str {
+        match self {
+            SceneKind::Paper => {
+                "The paper box: cube of side 100 centred on the origin, radius 2, centres in \
+                 [-48, 48]^3, velocity components in [-0.5, 0.5] per frame, wall reflection"
+            }
+            SceneKind::Density => {
+                "Fixed volume fraction: the box grows with n so each sphere keeps the same \
+                 neighbourhood"
+            }
+            SceneKind::Clusters => {
+                "Dense clumps (about 64 spheres each) scattered in a box at the density scene's size"
+            }
+            SceneKind::LineX => {
+                "Centres on the x axis, each touching its neighbours: the worst case for a sweep \
+                 on y and z"
+            }
+            SceneKind::OnePoint => "Every centre at the origin: n(n-1)/2 touching pairs",
+            SceneKind::MixedRadii => {
+                "Radii log-uniform in [0.1, 10] in a box at about 5% volume fraction"
+            }
+            SceneKind::Giant => {
+                "The paper box plus one sphere of radius 40 at the centre, touching most others"
+            }
+            SceneKind::Rotating => {
+                "Rotating boxes among spheres (`bench --scene rotating --boxes K`); as a sphere \
+                 scene, its spheres without the boxes"
+            }
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             SceneKind::Paper => "paper",

@@ -5,9 +5,15 @@
 //! (for GPU methods that includes upload and readback; per-pass GPU time is in the stages).
 
 use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
-use crate::error::Result;
+use crate::broadphase::Backend;
+use crate::error::{Error, Result, ResultExt};
+use crate::run::gpu::LazyGpu;
+use crate::run::registry;
+use crate::run::row::{Row, cpu_device, fill_speedups};
+use crate::scenes::SceneParams;
+use indicatif::ProgressBar;
 use crate::scenes::Scene;
-use crate::verify::{Comparison, compare_pairs};
+use crate::run::verify::{Comparison, compare_pairs};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -156,4 +162,129 @@ fn compare_with(
     canonicalize(&mut expected);
     canonicalize(candidate_pairs);
     Ok(compare_pairs(&scene.spheres, &expected, candidate_pairs))
+}
+
+/// Largest n for which brute force is the reference (above it: the CPU grid, or sap for grid).
+pub const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
+
+/// The reference for verifying `method` at size n: brute force while it is cheap, then the CPU
+/// grid (itself checked against brute force by the tests), or sap when the grid is under test.
+pub fn reference_method(n: usize, method: &str) -> &'static str {
+    if n <= BRUTE_FORCE_REFERENCE_MAX_N {
+        "brute_force"
+    } else if method == "grid" {
+        "sap"
+    } else {
+        "grid"
+    }
+}
+
+/// Measures each (method, backend) on the scene; returns rows and whether all verified.
+pub fn measure(
+    scene: &Scene,
+    methods: &[String],
+    backends: &[Backend],
+    run: FrameRun,
+    verify: bool,
+    progress: Option<&ProgressBar>,
+    gpu: &mut LazyGpu,
+) -> Result<(Vec<Row>, bool)> {
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for &backend in backends {
+        for name in methods {
+            let reference_name = reference_method(scene.len(), name);
+            if let Some(p) = progress {
+                p.set_message(format!(
+                    "{} n={} {name} [{}]",
+                    scene.name,
+                    scene.len(),
+                    backend.as_str()
+                ));
+            }
+            let ctx = match backend {
+                Backend::Gpu => Some(gpu.get()?),
+                Backend::Cpu => None,
+            };
+            let mut bp = registry::broad_phase(name, backend, ctx.as_ref())?;
+            let mut reference = if verify && !(name == reference_name && backend == Backend::Cpu) {
+                Some(registry::broad_phase(reference_name, Backend::Cpu, None)?)
+            } else {
+                None
+            };
+            let (m, cmp) = run_frames(
+                bp.as_mut(),
+                scene,
+                run,
+                reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase),
+            )
+            .context_with(|| format!("{name} on {} (n = {})", backend.as_str(), scene.len()))?;
+            let verified = cmp.as_ref().map(|c| c.is_ok());
+            if let Some(c) = &cmp
+                && !c.is_ok()
+            {
+                all_ok = false;
+                eprintln!(
+                    "MISMATCH {name} [{}] vs {reference_name}: {}",
+                    backend.as_str(),
+                    c.summary()
+                );
+            }
+            rows.push(Row {
+                scene: scene.name.clone(),
+                n: scene.len(),
+                method: name.clone(),
+                backend,
+                device: match backend {
+                    Backend::Cpu => cpu_device(),
+                    Backend::Gpu => gpu.device(),
+                },
+                frames: m.frame_ms.len(),
+                tests_per_frame: m.tests_per_frame(run.count_frames),
+                pairs_per_frame: m.pairs_per_frame(run.count_frames),
+                ms_per_frame: m.median_ms(),
+                ms_per_frame_min: m.min_ms(),
+                stage_ms: m.stage_ms(),
+                speedup_vs_brute_force: None,
+                verified: verified.or(if name == reference_name && verify {
+                    Some(true)
+                } else {
+                    None
+                }),
+                verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
+                near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
+                gpu_bytes_per_object: bp.resident_bytes_per_object(),
+                host_bytes_per_object: None,
+                shape: None,
+            });
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+        }
+    }
+    fill_speedups(&mut rows);
+    Ok((rows, all_ok))
+}
+
+/// Parameters of a generated scene from the CLI's numbers, with their ranges checked.
+pub fn scene_params(
+    n: usize,
+    seed: u64,
+    volume_fraction: f32,
+    radius: f32,
+) -> Result<SceneParams> {
+    if !(volume_fraction > 0.0 && volume_fraction < 0.74) {
+        return Err(Error::Config(format!(
+            "--volume-fraction must be in (0, 0.74), got {volume_fraction}"
+        )));
+    }
+    if !(radius.is_finite() && radius > 0.0) {
+        return Err(Error::Config(format!(
+            "--radius must be positive and finite, got {radius}"
+        )));
+    }
+    let mut p = SceneParams::new(n, seed);
+    p.volume_fraction = volume_fraction;
+    p.radius = radius;
+    Ok(p)
 }

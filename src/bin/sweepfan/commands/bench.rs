@@ -1,0 +1,198 @@
+//! `sweepfan bench`: time methods on a scene (spheres, rotating boxes among spheres, or boxes /
+//! polygons through the SAT pipeline).
+
+use crate::args::{BackendChoice, Outputs, SceneArg, Shape, progress_bar};
+use anyhow::{Result, bail};
+use clap::Args;
+use std::path::PathBuf;
+use sweepfan::experiments::sector::rotating::bench_rotating;
+use sweepfan::report::bench::rows_table;
+use sweepfan::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure, scene_params};
+use sweepfan::run::boxes::bench_shapes;
+use sweepfan::run::gpu::LazyGpu;
+use sweepfan::run::registry;
+use sweepfan::run::verify_shapes::Shapes;
+use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan::scenes::rotating::RotatingParams;
+use sweepfan::{Backend, Scene, SceneKind};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Generated scene.
+    #[arg(long, value_enum, default_value_t = SceneArg(SceneKind::Paper), conflicts_with = "scene_file")]
+    pub scene: SceneArg,
+    /// CSV scene file (header x,y,z,r) instead of a generated scene.
+    #[arg(long)]
+    pub scene_file: Option<PathBuf>,
+    /// Objects (generated scenes; spheres for `rotating`).
+    #[arg(long, default_value_t = 5000)]
+    pub n: usize,
+    /// Rotating boxes (scene `rotating`).
+    #[arg(long, default_value_t = 1000)]
+    pub boxes: usize,
+    /// Comma-separated methods, `all`, or `peers` (with --features peers).
+    #[arg(long, default_value = "all")]
+    pub methods: String,
+    #[arg(long, default_value_t = 10)]
+    pub frames: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Volume fraction of the density and clusters scenes.
+    #[arg(long, default_value_t = 0.01)]
+    pub volume_fraction: f32,
+    /// Sphere radius of the density, clusters and line-x scenes.
+    #[arg(long, default_value_t = 1.0)]
+    pub radius: f32,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
+    pub backend: BackendChoice,
+    /// Count pairs without storing them.
+    #[arg(long)]
+    pub count_only: bool,
+    /// Skip comparing the first frame with a reference method.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Object shape: `obb` / `polygon` bench the box / polygon pipeline (AABB broad phase + SAT)
+    /// on boxes placed like the scene's spheres, or polygons at their x, y (generated scenes
+    /// only).
+    #[arg(long, value_enum, default_value_t = Shape::Sphere)]
+    pub shape: Shape,
+    #[command(flatten)]
+    pub out: Outputs,
+}
+
+pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    if a.shape != Shape::Sphere {
+        return bench_boxes(a, gpu);
+    }
+    if a.scene.0 == SceneKind::Rotating && a.scene_file.is_none() {
+        return bench_rotating_scene(&a, gpu);
+    }
+    let scene = match &a.scene_file {
+        Some(path) => Scene::from_csv(path)?,
+        None => Scene::generate(
+            a.scene.0,
+            &scene_params(a.n, a.seed, a.volume_fraction, a.radius)?,
+        ),
+    };
+    let mut methods = registry::parse_methods(&a.methods)?;
+    // Brute force at large n takes minutes per frame: only when asked for by name.
+    if a.methods.split(',').any(|m| m.trim() == "all") && scene.len() > 50_000 {
+        methods.retain(|m| m != "brute_force");
+        eprintln!(
+            "note: brute_force skipped at n = {} (name it explicitly to run it)",
+            scene.len()
+        );
+    }
+    let run = FrameRun {
+        frames: a.frames.max(1),
+        count_frames: a.frames.max(1),
+        count_only: a.count_only,
+    };
+    let backends = a.backend.backends();
+    let bar = progress_bar((methods.len() * backends.len()) as u64);
+    let verify = !a.no_verify;
+    let (rows, ok) = measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu)?;
+    bar.finish_and_clear();
+    println!(
+        "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
+        scene.name,
+        scene.len(),
+        run.frames,
+        if a.no_verify {
+            "nothing"
+        } else if scene.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
+            "brute_force [cpu]"
+        } else {
+            "grid [cpu] (grid itself against sap)"
+        }
+    );
+    println!("{}", rows_table(&rows));
+    a.out.write(&rows, None)?;
+    Ok(ok)
+}
+
+/// `bench --scene rotating`: boxes' proxies (conservative sector vs speculative AABB) through the
+/// broad phase, then the exact sector-sphere test; candidates and hits per frame.
+fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    let backends = a.backend.backends();
+    let ctx = if backends.contains(&Backend::Gpu) {
+        Some(gpu.get()?)
+    } else {
+        None
+    };
+    let params = RotatingParams::new(a.boxes, a.n, a.seed);
+    let mut rows = bench_rotating(&params, a.frames.max(1), &backends, ctx.as_deref())?;
+    for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
+        r.device = gpu.device();
+    }
+    println!(
+        "scene rotating: {} boxes among {} spheres, {} frames; tests = candidate (box, sphere) \
+         pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
+        a.boxes,
+        a.n,
+        a.frames.max(1)
+    );
+    println!("{}", rows_table(&rows));
+    for &b in &backends {
+        let get = |m: &str| {
+            rows.iter()
+                .find(|r| r.backend == b && r.method == m)
+                .map(|r| r.tests_per_frame)
+        };
+        if let (Some(c), Some(s)) = (
+            get("rotating-conservative-sector"),
+            get("rotating-speculative"),
+        ) && s > 0.0
+        {
+            println!(
+                "[{}] conservative sector: {:.1}% fewer candidates than the speculative AABB",
+                b.as_str(),
+                100.0 * (1.0 - c / s)
+            );
+        }
+    }
+    a.out.write(&rows, None)?;
+    Ok(rows.iter().all(|r| r.verified != Some(false)))
+}
+
+/// `bench --shape obb|polygon`: the box / polygon pipeline per frame on shapes placed like the
+/// scene's spheres (polygons: at their x, y).
+fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    let polygons = a.shape == Shape::Polygon;
+    if a.scene_file.is_some() {
+        let shape_name = if polygons { "polygon" } else { "obb" };
+        bail!("bench --shape {shape_name} takes a generated --scene, not --scene-file");
+    }
+    let p = scene_params(a.n, a.seed, a.volume_fraction, a.radius)?;
+    let kind = a.scene.0;
+    let (shapes, scene_name) = if polygons {
+        (
+            Shapes::Polygons(generate_polygons(kind, &p)),
+            format!("{}-polygons", kind.name()),
+        )
+    } else {
+        (
+            Shapes::Boxes(generate_boxes(kind, &p)),
+            format!("{}-boxes", kind.name()),
+        )
+    };
+    let frames = a.frames.max(1);
+    let backends = a.backend.backends();
+    let verify = !a.no_verify;
+    let (rows, ok) = bench_shapes(
+        &shapes,
+        &scene_name,
+        frames,
+        &backends,
+        a.count_only,
+        verify,
+        gpu,
+    )?;
+    println!(
+        "scene {scene_name} (n = {}), {frames} frames, median ms per frame; verified against the CPU pipeline",
+        shapes.len()
+    );
+    println!("{}", rows_table(&rows));
+    a.out.write(&rows, None)?;
+    Ok(ok)
+}

@@ -1,0 +1,40 @@
+//! No subcommand: the default benchmark (paper box, n = 5000, every method, CPU and GPU when an
+//! adapter exists, every method verified against brute force on the first frame).
+
+use crate::args::progress_bar;
+use anyhow::Result;
+use sweepfan::report::bench::wide_table;
+use sweepfan::run::bench::{FrameRun, measure};
+use sweepfan::run::gpu::LazyGpu;
+use sweepfan::run::row::cpu_device;
+use sweepfan::{Backend, Method, Scene, SceneKind, SceneParams};
+
+pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
+    let n = 5000;
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 1));
+    let methods: Vec<String> = Method::ALL.iter().map(|m| m.name().to_string()).collect();
+    let mut backends = vec![Backend::Cpu];
+    println!(
+        "sweepfan default benchmark: paper box (cube of side 100, r = 2, origin at the centre), \
+         n = {n}, 10 frames, median ms per frame; every method verified against brute force \
+         (CPU) on the first frame."
+    );
+    match gpu.get() {
+        Ok(_) => {
+            backends.push(Backend::Gpu);
+            println!("GPU: {}", gpu.device());
+        }
+        Err(e) => println!("GPU: none ({e:#}); GPU columns omitted."),
+    }
+    println!("CPU: {}\n", cpu_device());
+    let run = FrameRun {
+        frames: 10,
+        count_frames: 10,
+        count_only: false,
+    };
+    let bar = progress_bar((methods.len() * backends.len()) as u64);
+    let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;
+    bar.finish_and_clear();
+    println!("{}", wide_table(&rows));
+    Ok(ok)
+}

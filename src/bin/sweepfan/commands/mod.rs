@@ -1,0 +1,8 @@
+//! One module per subcommand: its arguments and an `exec` that calls into the library.
+
+pub mod bench;
+pub mod default;
+pub mod info;
+pub mod reproduce;
+pub mod stress;
+pub mod verify;

@@ -1,0 +1,121 @@
+//! `sweepfan reproduce broadphase|sector`: a paper's experiments, our numbers beside theirs.
+
+use crate::args::{BackendChoice, Outputs, progress_bar};
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use sweepfan::experiments::broadphase_paper::reproduce;
+use sweepfan::experiments::sector::{SectorBackend, SectorOptions, run};
+use sweepfan::report::paper::{render, write_plots};
+use sweepfan::report::rows::write_json_value;
+use sweepfan::run::bench::FrameRun;
+use sweepfan::run::gpu::LazyGpu;
+
+#[derive(Args)]
+pub struct BroadphaseArgs {
+    /// Frames timed per (method, n) (the paper: 100).
+    #[arg(long, default_value_t = 100)]
+    pub frames_time: usize,
+    /// Frames averaged for the test counts (the paper: 10).
+    #[arg(long, default_value_t = 10)]
+    pub frames_count: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
+    pub backend: BackendChoice,
+    /// Object counts (the paper's by default).
+    #[arg(long, value_delimiter = ',', default_values_t = [50usize, 200, 500, 1000, 3000, 5000])]
+    pub n: Vec<usize>,
+    /// Write SVG plots (time vs n, tests vs n, time relative to brute force) into this directory.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: Outputs,
+}
+
+#[derive(Args)]
+pub struct SectorArgs {
+    /// Random rotations scored (the thesis: 100000; each classifies 10^6 grid points).
+    #[arg(long, default_value_t = sweepfan::experiments::sector::DEFAULT_ROTATIONS)]
+    pub rotations: usize,
+    #[arg(long, default_value_t = sweepfan::experiments::sector::accuracy::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Where the accuracy experiment runs (gpu needs an adapter).
+    #[arg(long, value_enum, default_value_t = SectorBackendChoice::Cpu)]
+    pub backend: SectorBackendChoice,
+    /// Write the report as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write SVG plots of the per-angle and per-shape bins into this directory.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+    /// Timed runs per speed-table row (the thesis: 10000).
+    #[arg(long, default_value_t = sweepfan::experiments::sector::DEFAULT_SPEED_RUNS)]
+    pub speed_runs: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SectorBackendChoice {
+    Cpu,
+    Gpu,
+}
+
+pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    let backends = a.backend.backends();
+    let run = FrameRun {
+        frames: a.frames_time.max(a.frames_count),
+        count_frames: a.frames_count,
+        count_only: false,
+    };
+    let methods = sweepfan::Method::ALL.len();
+    let bar = progress_bar((a.n.len() * methods * backends.len()) as u64);
+    let r = reproduce(&a.n, a.seed, &backends, run, Some(&bar), gpu)?;
+    bar.finish_and_clear();
+    println!(
+        "Serialization paper (seeds 000/002), paper box, {} frames timed, counts = mean of {} frames, seed {}.\n\
+         Times are ours on this machine (median ms/frame x 100); the paper's ran on a Pentium 4. \
+         Compare the 'vs brute' ratios.\n",
+        run.frames, run.count_frames, a.seed
+    );
+    println!("{}", render(&r.comparison));
+    if let Some(dir) = &a.plots {
+        write_plots(dir, &r.rows)?;
+    }
+    a.out.write(
+        &r.rows,
+        Some(serde_json::json!({ "paper_comparison": r.comparison })),
+    )?;
+    Ok(r.all_verified)
+}
+
+pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
+    let opts = SectorOptions {
+        rotations: a.rotations,
+        seed: a.seed,
+        backend: match a.backend {
+            SectorBackendChoice::Cpu => SectorBackend::Cpu,
+            SectorBackendChoice::Gpu => SectorBackend::Gpu,
+        },
+        speed_runs: a.speed_runs,
+        adapter,
+    };
+    let bar = progress_bar(a.rotations as u64);
+    bar.set_message("rotations (then the speed tables)");
+    let report = run(&opts, Some(&|n| bar.inc(n)))?;
+    bar.finish_and_clear();
+    print!("{}", report.render());
+    if let Some(path) = &a.json {
+        write_json_value(path, &report.to_json()?)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(dir) = &a.plots {
+        for p in report.write_plots(dir)? {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    let failures = report.failures();
+    for f in &failures {
+        eprintln!("FAILED: {f}");
+    }
+    Ok(failures.is_empty())
+}

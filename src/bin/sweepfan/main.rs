@@ -1,0 +1,83 @@
+//! `sweepfan`: headless benchmarks, paper reproductions, verification and stress runs.
+//!
+//! With no arguments: the default benchmark (paper box, n = 5000, every method, CPU and GPU when
+//! an adapter exists, every method verified against brute force) as a table on stdout.
+//!
+//! This file parses the command line and maps results to exit codes: 0 success, 1 a
+//! verification failed, 2 an error (bad input, no adapter, too large). Each subcommand is one
+//! file under `commands/`: its arguments and an `exec` that calls into the library.
+
+mod args;
+mod commands;
+
+use clap::{Parser, Subcommand};
+use commands::{bench, default, info, reproduce, stress, verify};
+use sweepfan::run::gpu::LazyGpu;
+
+#[derive(Parser)]
+#[command(
+    name = "sweepfan",
+    version,
+    about = "GPU and CPU broad phase, SAT and sector CCD"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// GPU adapter: index from `sweepfan info` or a substring of its name.
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reproduce a paper's experiments, our numbers beside theirs.
+    Reproduce {
+        #[command(subcommand)]
+        what: Reproduce,
+    },
+    /// Time methods on a scene.
+    Bench(bench::BenchArgs),
+    /// Find the touching pairs of a scene file, write them, and check them against brute force.
+    Verify(verify::VerifyArgs),
+    /// Double n on the density scene until a time budget or --max-n, verifying every step.
+    Stress(stress::StressArgs),
+    /// Print the GPU adapters, limits and features.
+    Info,
+}
+
+#[derive(Subcommand)]
+enum Reproduce {
+    /// Tables 1-7 of the serialization paper (n = 50 .. 5000, paper box).
+    Broadphase(reproduce::BroadphaseArgs),
+    /// Sector CCD (thesis chapter 3): Table 3.1 accuracy, Figs. 3.8/3.9 bins, Tables 3.2-3.6.
+    Sector(reproduce::SectorArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let mut gpu = LazyGpu::new(cli.adapter.clone());
+    let result = match cli.command {
+        None => default::exec(&mut gpu),
+        Some(Command::Reproduce {
+            what: Reproduce::Broadphase(a),
+        }) => reproduce::broadphase(a, &mut gpu),
+        Some(Command::Reproduce {
+            what: Reproduce::Sector(a),
+        }) => reproduce::sector(a, cli.adapter.clone()),
+        Some(Command::Bench(a)) => bench::exec(a, &mut gpu),
+        Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
+        Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
+        Some(Command::Info) => info::exec(cli.adapter.as_deref()),
+    };
+    match result {
+        Ok(true) => {}
+        Ok(false) => {
+            eprintln!("sweepfan: verification FAILED (see above)");
+            std::process::exit(1);
+        }
+        Err(e) => {
+            eprintln!("sweepfan: error: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The tables `bench`, `stress` and the default run print.
+
+use crate::broadphase::Backend;
+use crate::report::table::{Table, count, ms};
+use crate::run::row::Row;
+
+/// One line per (method, backend).
+pub fn rows_table(rows: &[Row]) -> String {
+    let mut t = Table::new([
+        "method",
+        "backend",
+        "n",
+        "tests/frame",
+        "pairs/frame",
+        "ms/frame",
+        "vs brute",
+        "verified",
+    ]);
+    for r in rows {
+        t.row([
+            r.method.clone(),
+            r.backend.as_str().to_string(),
+            r.n.to_string(),
+            count(r.tests_per_frame),
+            count(r.pairs_per_frame),
+            ms(r.ms_per_frame),
+            r.speedup_vs_brute_force
+                .map(|s| format!("{s:.1}x"))
+                .unwrap_or_else(|| "-".into()),
+            match r.verified {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => "-".into(),
+            },
+        ]);
+    }
+    t.render()
+}
+
+/// One line per method, CPU and GPU side by side (the default run).
+pub fn wide_table(rows: &[Row]) -> String {
+    let has_gpu = rows.iter().any(|r| r.backend == Backend::Gpu);
+    let mut header = vec![
+        "method",
+        "tests/frame",
+        "pairs/frame",
+        "cpu ms",
+        "cpu vs brute",
+    ];
+    if has_gpu {
+        header.extend(["gpu ms", "gpu vs brute", "gpu tests = cpu"]);
+    }
+    header.push("verified");
+    let mut t = Table::new(header);
+    let speed = |r: Option<&Row>| {
+        r.and_then(|r| r.speedup_vs_brute_force)
+            .map_or("-".to_string(), |s| format!("{s:.1}x"))
+    };
+    let mut methods: Vec<&str> = rows.iter().map(|r| r.method.as_str()).collect();
+    methods.dedup();
+    methods.sort_by_key(|m| rows.iter().position(|r| r.method == *m));
+    methods.dedup();
+    for m in methods {
+        let cpu = rows
+            .iter()
+            .find(|r| r.method == m && r.backend == Backend::Cpu);
+        let gpu = rows
+            .iter()
+            .find(|r| r.method == m && r.backend == Backend::Gpu);
+        let first = cpu.or(gpu).expect("a row per listed method");
+        let mut cells = vec![
+            m.to_string(),
+            count(first.tests_per_frame),
+            count(first.pairs_per_frame),
+            cpu.map_or("-".into(), |r| ms(r.ms_per_frame)),
+            speed(cpu),
+        ];
+        if has_gpu {
+            cells.push(gpu.map_or("-".into(), |r| ms(r.ms_per_frame)));
+            cells.push(speed(gpu));
+            cells.push(match (cpu, gpu) {
+                (Some(c), Some(g)) if c.tests_per_frame == g.tests_per_frame => "yes".into(),
+                (Some(_), Some(_)) => "DIFFERS".into(),
+                _ => "-".into(),
+            });
+        }
+        let verified = [cpu, gpu]
+            .iter()
+            .flatten()
+            .all(|r| r.verified != Some(false));
+        cells.push(if verified { "yes".into() } else { "NO".into() });
+        t.row(cells);
+    }
+    t.render()
+}
+
+/// One line per stress step.
+pub fn stress_table(rows: &[Row]) -> String {
+    let mut t = Table::new([
+        "n",
+        "pairs/frame",
+        "ms/frame",
+        "verified",
+        "resident B/obj",
+        "host B/obj",
+        "stages (median ms)",
+    ]);
+    for r in rows {
+        t.row([
+            r.n.to_string(),
+            count(r.pairs_per_frame),
+            ms(r.ms_per_frame),
+            if r.verified == Some(true) {
+                "yes".into()
+            } else {
+                "NO".into()
+            },
+            r.gpu_bytes_per_object
+                .map_or("-".into(), |b| format!("{b:.1}")),
+            r.host_bytes_per_object
+                .map_or("-".into(), |b| format!("{b:.1}")),
+            r.stage_ms
+                .iter()
+                .map(|(k, v)| format!("{k} {}", ms(*v)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    t.render()
+}

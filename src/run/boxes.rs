@@ -1,0 +1,131 @@
+//! The box / polygon pipeline timed per frame (`bench --shape obb|polygon`): CPU (AABB sweep
+//! and prune, then SAT) and GPU, the first frame verified against the CPU pipeline with the
+//! near-touching rule of [`Shapes::differences`].
+
+use crate::broadphase::{Backend, Clock, Pair, canonicalize};
+use crate::error::Result;
+use crate::gpu::{GpuBoxPipeline, Proxy};
+use crate::run::bench::median;
+use crate::run::gpu::LazyGpu;
+use crate::run::row::{Row, cpu_device};
+use crate::run::verify_shapes::Shapes;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Runs `frames` frames of the pipeline on each backend; returns the rows and whether every
+/// verified frame matched.
+pub fn bench_shapes(
+    shapes: &Shapes,
+    scene_name: &str,
+    frames: usize,
+    backends: &[Backend],
+    count_only: bool,
+    verify: bool,
+    gpu: &mut LazyGpu,
+) -> Result<(Vec<Row>, bool)> {
+    let frames = frames.max(1);
+    let mut reference: Option<Vec<Pair>> = None;
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for &backend in backends {
+        let mut pipeline = match backend {
+            Backend::Gpu => Some(GpuBoxPipeline::new(
+                gpu.get()?,
+                Proxy::Aabb,
+            )?),
+            Backend::Cpu => None,
+        };
+        let mut frame_ms = Vec::new();
+        let mut stage_samples: BTreeMap<String, Vec<f64>> = Default::default();
+        let (mut tests, mut found) = (0u64, 0u64);
+        let mut first: Option<Vec<Pair>> = None;
+        for frame in 0..frames {
+            let store = !count_only || (frame == 0 && verify);
+            let t = Instant::now();
+            let (pairs, stats) = match &mut pipeline {
+                None => {
+                    let (p, s) = shapes.cpu()?;
+                    (Some(p), s)
+                }
+                Some(gp) => {
+                    let mut out = Vec::new();
+                    let s = shapes.gpu(gp, store.then_some(&mut out))?;
+                    (store.then_some(out), s)
+                }
+            };
+            frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            tests += stats.tests;
+            found += stats.pairs;
+            // A stage may run several passes per frame (the sort's): sum them per frame.
+            let mut this_frame: BTreeMap<String, f64> = Default::default();
+            for st in &stats.stages {
+                let label = match st.clock {
+                    Clock::GpuTimestamp => format!("{} (gpu)", st.stage),
+                    Clock::Wall => st.stage.to_string(),
+                };
+                *this_frame.entry(label).or_default() += st.seconds * 1e3;
+            }
+            for (label, ms) in this_frame {
+                stage_samples.entry(label).or_default().push(ms);
+            }
+            if frame == 0 {
+                first = pairs;
+            }
+        }
+        let stage_ms = stage_samples
+            .into_iter()
+            .map(|(k, v)| (k, median(&v)))
+            .collect();
+        let (mut verified, mut near) = (None, None);
+        if verify
+            && let Some(mut got) = first
+        {
+            canonicalize(&mut got);
+            if reference.is_none() {
+                let (mut e, _) = shapes.cpu()?;
+                canonicalize(&mut e);
+                reference = Some(e);
+            }
+            let (n_near, wrong) = shapes.differences(reference.as_ref().expect("set"), &got);
+            if !wrong.is_empty() {
+                all_ok = false;
+                eprintln!(
+                    "MISMATCH {} [{}] vs CPU pipeline: {} pairs differ",
+                    shapes.name(),
+                    backend.as_str(),
+                    wrong.len()
+                );
+            }
+            verified = Some(wrong.is_empty());
+            near = Some(n_near.len());
+        }
+        rows.push(Row {
+            scene: scene_name.to_string(),
+            n: shapes.len(),
+            method: "aabb_sap+sat".into(),
+            backend,
+            device: match backend {
+                Backend::Cpu => cpu_device(),
+                Backend::Gpu => gpu.device(),
+            },
+            frames,
+            tests_per_frame: tests as f64 / frames as f64,
+            pairs_per_frame: found as f64 / frames as f64,
+            ms_per_frame: median(&frame_ms),
+            ms_per_frame_min: frame_ms.iter().copied().fold(f64::INFINITY, f64::min),
+            stage_ms,
+            speedup_vs_brute_force: None,
+            verified,
+            verified_against: verified
+                .map(|_| format!("cpu {} pipeline (aabb sweep + sat)", shapes.name())),
+            near_touching_differences: near,
+            gpu_bytes_per_object: None,
+            host_bytes_per_object: None,
+            shape: Some(shapes.name().into()),
+        });
+        if backend == Backend::Cpu {
+            rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();
+        }
+    }
+    Ok((rows, all_ok))
+}

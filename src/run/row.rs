@@ -1,0 +1,92 @@
+//! Result rows: the stable JSON/CSV schema shared by `reproduce`, `bench` and `stress`
+//! (written by `report::rows`).
+//!
+//! Stable keys (do not rename): `n`, `method`, `backend`, `tests_per_frame` (mean),
+//! `pairs_per_frame` (mean), `ms_per_frame` (median). Everything else is extra.
+
+use crate::broadphase::Backend;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One method measured on one scene.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub scene: String,
+    pub n: usize,
+    pub method: String,
+    pub backend: Backend,
+    /// What ran it: "cpu (2 threads)" or the adapter name and type.
+    pub device: String,
+    pub frames: usize,
+    pub tests_per_frame: f64,
+    pub pairs_per_frame: f64,
+    pub ms_per_frame: f64,
+    pub ms_per_frame_min: f64,
+    /// Median ms per stage (GPU timestamp stages are suffixed " (gpu)").
+    pub stage_ms: BTreeMap<String, f64>,
+    /// brute_force's ms_per_frame / this row's, when brute force ran on the same scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speedup_vs_brute_force: Option<f64>,
+    /// Whether the first frame's pairs matched the reference method's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
+    /// Which method gave the reference pairs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified_against: Option<String>,
+    /// Pairs within 1e-5 of touching on which the two disagreed (allowed, listed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_touching_differences: Option<usize>,
+    /// Resident GPU bytes per object, excluding the pair list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_bytes_per_object: Option<f64>,
+    /// Host <-> device bytes moved per object per frame (upload + readback), GPU rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_bytes_per_object: Option<f64>,
+    /// Shape of the objects when not spheres ("obb", "polygon").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+}
+
+
+/// Where the numbers came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    pub cpu_threads: usize,
+    pub os: &'static str,
+    pub arch: &'static str,
+}
+
+impl Machine {
+    pub fn this() -> Self {
+        Self {
+            cpu_threads: rayon::current_num_threads(),
+            os: std::env::consts::OS,
+            arch: std::env::consts::ARCH,
+        }
+    }
+}
+
+/// Human-readable CPU device string.
+pub fn cpu_device() -> String {
+    format!("cpu ({} threads)", rayon::current_num_threads())
+}
+
+
+/// Fills `speedup_vs_brute_force` for every row whose (scene, n, backend) also has a
+/// brute_force row.
+pub fn fill_speedups(rows: &mut [Row]) {
+    let brute: Vec<(String, usize, Backend, f64)> = rows
+        .iter()
+        .filter(|r| r.method == "brute_force")
+        .map(|r| (r.scene.clone(), r.n, r.backend, r.ms_per_frame))
+        .collect();
+    for r in rows.iter_mut() {
+        if let Some((_, _, _, ms)) = brute
+            .iter()
+            .find(|(s, n, b, _)| *s == r.scene && *n == r.n && *b == r.backend)
+            && r.ms_per_frame > 0.0
+        {
+            r.speedup_vs_brute_force = Some(ms / r.ms_per_frame);
+        }
+    }
+}

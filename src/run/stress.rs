@@ -1,0 +1,168 @@
+//! The stress loop: the density scene at doubling n, every step timed and verified against the
+//! CPU reference, until `max_n`, a time budget, or the first size that does not fit.
+
+use crate::broadphase::{Backend, BroadPhase};
+use crate::error::{Error, Result};
+use crate::run::bench::{FrameRun, run_frames};
+use crate::run::gpu::LazyGpu;
+use crate::run::registry;
+use crate::run::row::{Row, cpu_device};
+use crate::scenes::{Scene, SceneKind, SceneParams};
+use indicatif::ProgressBar;
+use std::time::Instant;
+
+/// What to stress.
+#[derive(Clone, Debug)]
+pub struct StressConfig {
+    pub method: String,
+    pub backend: Backend,
+    pub start_n: usize,
+    pub max_n: usize,
+    /// Stop doubling once this many seconds have passed.
+    pub budget_s: f64,
+    /// Frames timed per step.
+    pub frames: usize,
+    pub volume_fraction: f32,
+    pub seed: u64,
+}
+
+impl StressConfig {
+    /// Doubling steps from `start_n` to `max_n`.
+    pub fn steps(&self) -> u64 {
+        (self.max_n / self.start_n.max(1)).max(1).ilog2() as u64 + 1
+    }
+}
+
+/// The method under test and its reference, opened and ready.
+pub struct Stress {
+    cfg: StressConfig,
+    method: Box<dyn BroadPhase + Send>,
+    reference: Box<dyn BroadPhase + Send>,
+    /// The CPU method every step is checked against: grid, or sap when grid is under test on
+    /// the CPU.
+    pub reference_name: &'static str,
+    /// What runs the method under test.
+    pub device: String,
+}
+
+/// What a stress run found.
+pub struct StressOutcome {
+    pub rows: Vec<Row>,
+    /// Every step's pairs matched the reference.
+    pub all_verified: bool,
+    /// Why the doubling stopped.
+    pub stop_reason: String,
+}
+
+impl Stress {
+    /// Opens the method (and the GPU when the backend is the GPU) and its reference.
+    pub fn new(cfg: StressConfig, gpu: &mut LazyGpu) -> Result<Self> {
+        if cfg.start_n == 0 || cfg.max_n < cfg.start_n {
+            return Err(Error::Config("need 0 < --start-n <= --max-n".into()));
+        }
+        let ctx = match cfg.backend {
+            Backend::Gpu => Some(gpu.get()?),
+            Backend::Cpu => None,
+        };
+        let reference_name = if cfg.method == "grid" && cfg.backend == Backend::Cpu {
+            "sap"
+        } else {
+            "grid"
+        };
+        let method = registry::broad_phase(&cfg.method, cfg.backend, ctx.as_ref())?;
+        let reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
+        let device = match cfg.backend {
+            Backend::Cpu => cpu_device(),
+            Backend::Gpu => gpu.device(),
+        };
+        Ok(Self {
+            cfg,
+            method,
+            reference,
+            reference_name,
+            device,
+        })
+    }
+
+    /// Runs the doubling loop; `progress` gets one tick per step.
+    pub fn run(mut self, progress: Option<&ProgressBar>) -> Result<StressOutcome> {
+        let a = &self.cfg;
+        let started = Instant::now();
+        let mut rows = Vec::new();
+        let mut all_verified = true;
+        let mut n = a.start_n;
+        let mut stop_reason = format!("reached --max-n {}", a.max_n);
+        while n <= a.max_n {
+            if started.elapsed().as_secs_f64() > a.budget_s {
+                stop_reason = format!("time budget of {} s used", a.budget_s);
+                break;
+            }
+            if let Some(p) = progress {
+                p.set_message(format!("n = {n}"));
+            }
+            let mut p = SceneParams::new(n, a.seed);
+            p.volume_fraction = a.volume_fraction;
+            let scene = Scene::generate(SceneKind::Density, &p);
+            let run = FrameRun {
+                frames: a.frames.max(1),
+                count_frames: a.frames.max(1),
+                count_only: false,
+            };
+            let outcome = run_frames(
+                self.method.as_mut(),
+                &scene,
+                run,
+                Some(self.reference.as_mut() as &mut dyn BroadPhase),
+            );
+            let (m, cmp) = match outcome {
+                Ok(x) => x,
+                Err(Error::TooLarge(msg)) | Err(Error::Gpu(msg)) if !rows.is_empty() => {
+                    stop_reason = format!("n = {n} does not fit: {msg}");
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            let cmp = cmp.ok_or_else(|| Error::Config("stress: no comparison made".into()))?;
+            if !cmp.is_ok() {
+                all_verified = false;
+                eprintln!("MISMATCH at n = {n}: {}", cmp.summary());
+            }
+            let pairs = m.pairs_per_frame(run.count_frames);
+            rows.push(Row {
+                scene: scene.name.clone(),
+                n,
+                method: a.method.clone(),
+                backend: a.backend,
+                device: self.device.clone(),
+                frames: m.frame_ms.len(),
+                tests_per_frame: m.tests_per_frame(run.count_frames),
+                pairs_per_frame: pairs,
+                ms_per_frame: m.median_ms(),
+                ms_per_frame_min: m.min_ms(),
+                stage_ms: m.stage_ms(),
+                speedup_vs_brute_force: None,
+                verified: Some(cmp.is_ok()),
+                verified_against: Some(self.reference_name.to_string()),
+                near_touching_differences: Some(cmp.near_touching.len()),
+                gpu_bytes_per_object: self.method.resident_bytes_per_object(),
+                // Host <-> device traffic per frame: the spheres up (16 B each), the pairs down
+                // (8 B each); the totals and timestamps are a few hundred bytes.
+                host_bytes_per_object: (a.backend == Backend::Gpu)
+                    .then(|| (16.0 * n as f64 + 8.0 * pairs) / n as f64),
+                shape: None,
+            });
+            if let Some(p) = progress {
+                p.inc(1);
+            }
+            match n.checked_mul(2) {
+                Some(next) => n = next,
+                None => break,
+            }
+        }
+        Ok(StressOutcome {
+            rows,
+            all_verified,
+            stop_reason,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! Verification of the box / polygon pipelines: the all-pairs SAT oracle for small scenes, the
+//! CPU pipeline above that, and the one near-touching rule (docs/design.md, SAT): a pair on
+//! which two answers differ is allowed only when it overlaps with both shapes grown by
+//! [`SAT_TOUCH_REL`] and not with both shrunk by it.
+
+use crate::broadphase::{Pair, Stats, canonicalize};
+use crate::error::Result;
+use crate::geom::obb::Obb;
+use crate::geom::polygon::Polygon;
+use crate::gpu::GpuBoxPipeline;
+use rayon::prelude::*;
+
+/// Largest n for which `verify --shape obb|polygon` checks against the all-pairs SAT (above it:
+/// the CPU pipeline).
+pub const SAT_ALL_PAIRS_MAX_N: usize = 5_000;
+
+/// Relative size change that decides whether a disagreeing pair is "near touching".
+pub const SAT_TOUCH_REL: f32 = 1e-5;
+
+/// SAT shapes behind one interface for the verify / bench code.
+pub enum Shapes {
+    Boxes(Vec<Obb>),
+    Polygons(Vec<Polygon>),
+}
+
+impl Shapes {
+    pub fn len(&self) -> usize {
+        match self {
+            Shapes::Boxes(b) => b.len(),
+            Shapes::Polygons(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shapes::Boxes(_) => "obb",
+            Shapes::Polygons(_) => "polygon",
+        }
+    }
+
+    /// The CPU pipeline (bounds sweep + SAT).
+    pub fn cpu(&self) -> Result<(Vec<Pair>, Stats)> {
+        Ok(match self {
+            Shapes::Boxes(b) => crate::cpu::sat::obb_overlaps(b)?,
+            Shapes::Polygons(p) => crate::cpu::sat::polygon_overlaps(p)?,
+        })
+    }
+
+    pub fn gpu(
+        &self,
+        pipeline: &mut GpuBoxPipeline,
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        Ok(match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
+        })
+    }
+
+    /// Every pair tested (SAT), for small n.
+    pub fn all_pairs(&self) -> Vec<Pair> {
+        let n = self.len();
+        let mut pairs: Vec<Pair> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                (i + 1..n)
+                    .filter(move |&j| self.overlap(i, j, 1.0))
+                    .map(move |j| [i as u32, j as u32])
+            })
+            .collect();
+        canonicalize(&mut pairs);
+        pairs
+    }
+
+    /// Whether shapes i and j overlap after scaling both by `f` about their centres.
+    pub fn overlap(&self, i: usize, j: usize, f: f32) -> bool {
+        match self {
+            Shapes::Boxes(b) => {
+                let s = |o: &Obb| {
+                    Obb::new(o.center, o.half_extents * f, o.rotation)
+                };
+                s(&b[i]).overlaps(&s(&b[j]))
+            }
+            Shapes::Polygons(p) => {
+                let s = |q: &Polygon| {
+                    let v = q.vertices();
+                    let c = v.iter().copied().sum::<glam::Vec2>() / v.len() as f32;
+                    let scaled: Vec<glam::Vec2> = v.iter().map(|&x| c + (x - c) * f).collect();
+                    Polygon::new(0, &scaled)
+                };
+                match (s(&p[i]), s(&p[j])) {
+                    (Ok(a), Ok(b)) => a.overlaps(&b),
+                    _ => p[i].overlaps(&p[j]),
+                }
+            }
+        }
+    }
+
+    /// Sorted pairs in exactly one of the lists: (near touching, others).
+    pub fn differences(&self, expected: &[Pair], got: &[Pair]) -> (Vec<Pair>, Vec<Pair>) {
+        let a: std::collections::BTreeSet<Pair> = expected.iter().copied().collect();
+        let b: std::collections::BTreeSet<Pair> = got.iter().copied().collect();
+        a.symmetric_difference(&b).copied().partition(|&[i, j]| {
+            let (i, j) = (i as usize, j as usize);
+            i < self.len()
+                && j < self.len()
+                && self.overlap(i, j, 1.0 + SAT_TOUCH_REL)
+                && !self.overlap(i, j, 1.0 - SAT_TOUCH_REL)
+        })
+    }
+
+    /// The reference pairs: the all-pairs SAT up to [`SAT_ALL_PAIRS_MAX_N`] shapes, the CPU
+    /// pipeline above; with the reference's name.
+    pub fn reference(&self) -> Result<(&'static str, Vec<Pair>)> {
+        Ok(if self.len() <= SAT_ALL_PAIRS_MAX_N {
+            ("all-pairs SAT", self.all_pairs())
+        } else {
+            let (mut e, _) = self.cpu()?;
+            canonicalize(&mut e);
+            ("CPU pipeline", e)
+        })
+    }
+}
