@@ -8,8 +8,8 @@ use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::GpuContext;
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan::scenes::{SceneKind, SceneParams};
 
 fn main() -> sweepfan::Result<()> {
     let n: usize = std::env::args()

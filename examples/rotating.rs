@@ -3,9 +3,9 @@
 //! [cpu|gpu|both] [JSON]`. Until the CLI's `bench --scene rotating` lands, this is the driver.
 
 use sweepfan::broadphase::Backend;
+use sweepfan::experiments::sector::rotating::bench_rotating;
 use sweepfan::gpu::GpuContext;
 use sweepfan::scenes::rotating::RotatingParams;
-use sweepfan::experiments::sector::rotating::bench_rotating;
 
 fn main() -> sweepfan::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

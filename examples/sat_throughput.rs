@@ -6,8 +6,9 @@
 
 use std::time::Instant;
 use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
-use sweepfan::cpu::sat::{obb_frame_pairs, obb_frames_overlap, obb_overlaps};
+use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
+use sweepfan::geom::sat::obb_frames_overlap;
 use sweepfan::scenes::boxes::random_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).

@@ -5,7 +5,7 @@
 //! throughput, GPU against the CPU function.
 
 use std::time::Instant;
-use sweepfan::experiments::sector::accuracy::{self, DEFAULT_SEED};
+use sweepfan::experiments::sector::accuracy::{self as sector_accuracy, DEFAULT_SEED};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

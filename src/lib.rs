@@ -8,11 +8,11 @@
 pub mod broadphase;
 pub mod cpu;
 pub mod error;
+pub mod experiments;
 pub mod geom;
 pub mod gpu;
 pub mod report;
 pub mod run;
-pub mod experiments;
 pub mod scenes;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};

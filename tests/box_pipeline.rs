@@ -16,8 +16,8 @@ use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::context_for_tests;
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};
 
 const TOUCH_REL: f32 = 1e-5;

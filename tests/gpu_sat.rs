@@ -4,11 +4,12 @@
 
 use glam::{Quat, Vec2, Vec3};
 use sweepfan::cpu::aabb_sweep::aabb_sweep;
-use sweepfan::cpu::sat::{obb_frames_overlap, obb_pairs, polygon_set_pairs, polygons_overlap};
+use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
 use sweepfan::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
+use sweepfan::gpu::context::context_for_tests;
 use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 

@@ -3,12 +3,12 @@
 
 use glam::Vec3;
 use sweepfan::Error;
+use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
+use sweepfan::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere};
 use sweepfan::gpu::context::context_for_tests;
 use sweepfan::gpu::sector::rotating::RotatingGpu;
-use sweepfan::scenes::rotating::{
-    Proxy, ProxyFrame, RotatingParams, RotatingScene, proxy_aabb, proxy_overlaps_sphere,
-};
+use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 
 fn scene(boxes: usize, spheres: usize, seed: u64) -> RotatingScene {
     RotatingScene::generate(&RotatingParams::new(boxes, spheres, seed)).unwrap()

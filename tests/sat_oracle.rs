@@ -10,11 +10,10 @@ use glam::{DMat3, DQuat, DVec2, DVec3, Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::Pair;
-use sweepfan::cpu::sat::{
-    obb_frames_overlap, obb_overlaps, obb_pairs, polygon_overlaps, polygon_pairs, polygons_overlap,
-};
+use sweepfan::cpu::sat::{obb_overlaps, obb_pairs, polygon_overlaps, polygon_pairs};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
+use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
 
 /// Relative half-width of the touching band (SPEC 3, verification).
 const TOUCH_REL: f64 = 1e-5;

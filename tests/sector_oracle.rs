@@ -24,8 +24,8 @@ use sweepfan::Sphere;
 use sweepfan::geom::capsule::{Capsule2, Capsule3};
 use sweepfan::geom::primitives2d::Rect2;
 use sweepfan::geom::sector::Sector;
-use sweepfan::geom::sector::vs_box::OrientedBox;
 use sweepfan::geom::sector::sector2d::Sector2;
+use sweepfan::geom::sector::vs_box::OrientedBox;
 
 /// Rounding allowance on top of the sampling margin.
 const EPS: f32 = 1e-4;

@@ -8,15 +8,14 @@
 //! spheres.) The GPU
 //! pipeline (`gpu::rotating`) uses the same [`SphereGrid`], so the two agree on every candidate.
 
+use crate::broadphase::ProxyFrame;
 use crate::broadphase::{Clock, StageTime};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::sphere::{Sphere, validate_spheres};
-use crate::broadphase::ProxyFrame;
 use crate::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere, validate_frame_input};
+use crate::geom::sector::{RotatingBox, Sector};
+use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
-use glam::Vec3;
 use rayon::prelude::*;
 use std::time::Instant;
 /// Spheres in grid-key order (ties by index), with the permutation and the cell-start table.
@@ -198,6 +197,7 @@ pub fn rotating_brute_force(
 mod tests {
     use super::*;
     use crate::scenes::rotating::{RotatingParams, RotatingScene};
+    use glam::Vec3;
 
     #[test]
     fn grid_cells_are_monotonic_and_cover_queries() {

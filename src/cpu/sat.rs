@@ -6,10 +6,9 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sat::{obb_frames_overlap, polygons_overlap};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use glam::{Vec2, Vec3A, Vec4};
+use crate::geom::sat::{obb_frames_overlap, polygons_overlap};
 use rayon::prelude::*;
 use std::time::Instant;
 

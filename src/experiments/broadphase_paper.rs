@@ -101,7 +101,6 @@ pub fn compare(rows: &[Row], paper: &PaperTables) -> Vec<PaperComparison> {
         .collect()
 }
 
-
 /// What `reproduce broadphase` measured: the rows, whether every method verified, and the
 /// comparison with the paper.
 pub struct BroadphaseReproduction {

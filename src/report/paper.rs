@@ -3,15 +3,13 @@
 //! Counts follow from the scenario and must agree within a few percent; times are compared as
 //! ratios to brute force (the paper ran on a Pentium 4 with a 10 ms timer).
 
-use crate::experiments::broadphase_paper::PaperComparison;
 use crate::broadphase::Backend;
 use crate::error::{Error, Result};
+use crate::experiments::broadphase_paper::PaperComparison;
 use crate::report::plot::{LinePlot, Scale, Series};
 use crate::report::table::{Table, count, ms};
 use crate::run::row::Row;
 use std::path::Path;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The paper's tables as shipped in `reference/serialization_paper.json`.
 fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -188,7 +186,7 @@ pub fn write_plots(dir: &Path, rows: &[Row]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::experiments::broadphase_paper::paper_tables;
 
     #[test]
     fn reference_json_parses_and_has_every_n() {

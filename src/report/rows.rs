@@ -4,10 +4,9 @@
 //! `pairs_per_frame` (mean), `ms_per_frame` (median). Everything else is extra.
 
 use crate::broadphase::Pair;
-use crate::run::row::{Machine, Row};
 use crate::error::{Error, Result};
+use crate::run::row::{Machine, Row};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The document written by `--json`.

@@ -5,25 +5,13 @@
 //!
 //! The binary only parses options and drives the progress bar; everything else is here.
 
-use crate::experiments::sector::accuracy::{
-    self as accuracy,
-    Bin, GRID_POINTS, METHODS, MethodScore, ROUNDING_BAND, SectorAccuracyReport,
-};
-use crate::experiments::sector::{SectorBackend, SectorReproduction, allowed_misses, enclosure_failures};
-use crate::experiments::sector::speed::{SpeedConfig, SpeedReport, SpeedRow, Timing, run_speed_tables};
 use crate::error::{Error, Result};
-use crate::geom::sector::Sector;
-use crate::geom::sphere::Sphere;
-use crate::gpu::context::{GpuContext, GpuOptions};
-use crate::experiments::sector::accuracy::run_gpu;
-use crate::gpu::sector::sector_sphere::SectorSphereGpu;
+use crate::experiments::sector::accuracy::{Bin, METHODS, MethodScore, ROUNDING_BAND};
+use crate::experiments::sector::speed::SpeedRow;
+use crate::experiments::sector::{SectorBackend, SectorReproduction, enclosure_failures};
 use crate::report::plot::{LinePlot, Scale, Series};
 use crate::report::table::{Table, count, ms};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 impl SectorReproduction {
     /// The failures that make the command exit non-zero: `conservative_sector` or `exact_sweep`
@@ -219,6 +207,8 @@ fn speed_table(rows: &[SpeedRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiments::sector::accuracy::GRID_POINTS;
+    use crate::experiments::sector::{SectorOptions, allowed_misses, run};
 
     fn score(under_points: u64, rotations: u64) -> MethodScore {
         MethodScore {
@@ -237,8 +227,7 @@ mod tests {
 
     #[test]
     fn misses_beyond_the_band_fail_and_within_it_pass() {
-        use crate::experiments::sector::accuracy::{
-    self as accuracy,bits, build_report, random_rotations};
+        use crate::experiments::sector::accuracy::{bits, build_report, random_rotations};
         let rotations = random_rotations(2, 4);
         // Hand-made histograms: 500 points in every shape, and `missed` reference points
         // (in the exact sweep too) that the conservative sector lacks.

@@ -4,16 +4,16 @@
 //! Scene stepping is not timed; each frame's time is the wall time of one `find_pairs` call
 //! (for GPU methods that includes upload and readback; per-pass GPU time is in the stages).
 
-use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
 use crate::broadphase::Backend;
+use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
 use crate::error::{Error, Result, ResultExt};
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
 use crate::run::row::{Row, cpu_device, fill_speedups};
+use crate::run::verify::{Comparison, compare_pairs};
+use crate::scenes::Scene;
 use crate::scenes::SceneParams;
 use indicatif::ProgressBar;
-use crate::scenes::Scene;
-use crate::run::verify::{Comparison, compare_pairs};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -267,12 +267,7 @@ pub fn measure(
 }
 
 /// Parameters of a generated scene from the CLI's numbers, with their ranges checked.
-pub fn scene_params(
-    n: usize,
-    seed: u64,
-    volume_fraction: f32,
-    radius: f32,
-) -> Result<SceneParams> {
+pub fn scene_params(n: usize, seed: u64, volume_fraction: f32, radius: f32) -> Result<SceneParams> {
     if !(volume_fraction > 0.0 && volume_fraction < 0.74) {
         return Err(Error::Config(format!(
             "--volume-fraction must be in (0, 0.74), got {volume_fraction}"

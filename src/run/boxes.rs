@@ -29,10 +29,7 @@ pub fn bench_shapes(
     let mut all_ok = true;
     for &backend in backends {
         let mut pipeline = match backend {
-            Backend::Gpu => Some(GpuBoxPipeline::new(
-                gpu.get()?,
-                Proxy::Aabb,
-            )?),
+            Backend::Gpu => Some(GpuBoxPipeline::new(gpu.get()?, Proxy::Aabb)?),
             Backend::Cpu => None,
         };
         let mut frame_ms = Vec::new();
@@ -77,9 +74,7 @@ pub fn bench_shapes(
             .map(|(k, v)| (k, median(&v)))
             .collect();
         let (mut verified, mut near) = (None, None);
-        if verify
-            && let Some(mut got) = first
-        {
+        if verify && let Some(mut got) = first {
             canonicalize(&mut got);
             if reference.is_none() {
                 let (mut e, _) = shapes.cpu()?;

@@ -47,7 +47,6 @@ pub struct Row {
     pub shape: Option<String>,
 }
 
-
 /// Where the numbers came from.
 #[derive(Clone, Debug, Serialize)]
 pub struct Machine {
@@ -70,7 +69,6 @@ impl Machine {
 pub fn cpu_device() -> String {
     format!("cpu ({} threads)", rayon::current_num_threads())
 }
-
 
 /// Fills `speedup_vs_brute_force` for every row whose (scene, n, backend) also has a
 /// brute_force row.

@@ -50,11 +50,7 @@ impl Shapes {
         })
     }
 
-    pub fn gpu(
-        &self,
-        pipeline: &mut GpuBoxPipeline,
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+    pub fn gpu(&self, pipeline: &mut GpuBoxPipeline, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         Ok(match self {
             Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
             Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
@@ -80,9 +76,7 @@ impl Shapes {
     pub fn overlap(&self, i: usize, j: usize, f: f32) -> bool {
         match self {
             Shapes::Boxes(b) => {
-                let s = |o: &Obb| {
-                    Obb::new(o.center, o.half_extents * f, o.rotation)
-                };
+                let s = |o: &Obb| Obb::new(o.center, o.half_extents * f, o.rotation);
                 s(&b[i]).overlaps(&s(&b[j]))
             }
             Shapes::Polygons(p) => {

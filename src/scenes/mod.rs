@@ -5,7 +5,6 @@
 //! spheres that move in straight lines and reflect off the walls. Contacts are detected, never
 //! resolved, as in the paper.
 
-
 pub mod boxes;
 pub mod random;
 pub mod rotating;

@@ -6,9 +6,7 @@
 //! [0.4, 0.6] and move at up to 0.1 per frame, reflecting off the walls of a cube sized for
 //! `sphere_density` spheres per unit volume; rotation centres are uniform in the same cube.
 
-use crate::broadphase::StageTime;
 use crate::error::{Error, Result};
-use crate::geom::aabb::Aabb;
 use crate::geom::sector::{RotatingBox, rodrigues};
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
@@ -132,6 +130,7 @@ impl RotatingScene {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::sector::proxy::validate_boxes;
 
     #[test]
     fn generation_is_deterministic_and_inside_the_cube() {

@@ -40,7 +40,12 @@ impl Outputs {
         rows: &[sweepfan::report::Row],
         extra: Option<serde_json::Value>,
     ) -> sweepfan::Result<()> {
-        sweepfan::report::rows::write_outputs(self.json.as_deref(), self.csv.as_deref(), rows, extra)
+        sweepfan::report::rows::write_outputs(
+            self.json.as_deref(),
+            self.csv.as_deref(),
+            rows,
+            extra,
+        )
     }
 }
 

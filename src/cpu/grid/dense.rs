@@ -3,8 +3,8 @@
 //! start offset per cell, so every neighbour range is found in O(1) instead of by walking rows.
 //! Visits exactly the pairs [`super`] defines (own cell plus the 13 forward neighbours).
 
-use crate::cpu::emit::Sink;
 use super::GridFrame;
+use crate::cpu::emit::Sink;
 use crate::geom::sphere::Sphere;
 
 /// Dense tables are used while cells <= this many per object (plus a constant for tiny scenes).

@@ -24,15 +24,14 @@
 //! cells per object use [`dense`] instead (counting sort, O(1) neighbour ranges),
 //! which visits the same pairs.
 
-
 mod dense;
 
-use crate::cpu::emit::{PairEmitter, Sink};
-use dense::DenseGrid;
-use crate::cpu::radix::radix_sort_bits;
 use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::cpu::emit::{PairEmitter, Sink};
+use crate::cpu::radix::radix_sort_bits;
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
+use dense::DenseGrid;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::time::Instant;

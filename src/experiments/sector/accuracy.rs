@@ -12,23 +12,14 @@
 
 use super::speed::THESIS_JSON;
 pub use crate::cpu::sector_grid::{cpu_histograms, fill_empty_bin, rotation_histogram};
+use crate::error::{Error, Result};
+use crate::geom::sector::RotatingBox;
 pub use crate::geom::sector::classify::*;
 use crate::gpu::context::GpuContext;
 use crate::gpu::sector::accuracy::SectorExperimentGpu;
 pub use crate::scenes::random::{random_rotation, random_rotations};
-use crate::error::{Error, Result};
-use crate::geom::aabb::Aabb;
-use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::sector::swept_box::GammaArcs;
-use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::f32::consts::{PI, TAU};
-
 
 /// Accuracy, over- and under-detection (percent of |truth | method|) and missed points.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -435,6 +426,7 @@ pub fn run_gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     /// Classifies every grid point of the rotation directly with the geometry types: no
     /// precomputed parameters, no row intervals.
@@ -578,5 +570,58 @@ mod tests {
         ));
         bad.angle = 7.0;
         assert!(cpu_histograms(&[bad], None).is_err());
+    }
+}
+
+#[cfg(test)]
+mod gpu_tests {
+    use super::*;
+    use crate::gpu::context::context_for_tests;
+    use crate::gpu::sector::accuracy::SectorExperimentGpu;
+
+    #[test]
+    fn gpu_histograms_match_the_cpu() {
+        let Some(ctx) = context_for_tests() else {
+            return;
+        };
+        let rotations = random_rotations(450, 5);
+        let mut gpu = SectorExperimentGpu::new(&ctx).unwrap();
+        // Two batches through the same buffers: the first needs a 2D dispatch (430 x 157
+        // groups > 65,535), the second is partial.
+        gpu.batch = 430;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let progress = |n: u64| {
+            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
+        assert_eq!(done.into_inner(), 450);
+        let c = cpu_histograms(&rotations, None).unwrap();
+        assert_eq!(g.len(), c.len());
+        let differing = differing_points(&c, &g);
+        let total = 450 * GRID_POINTS as u64;
+        eprintln!("GPU vs CPU: {differing} of {total} points differ");
+        assert!(
+            (differing as f64) < ROUNDING_BAND * total as f64,
+            "{differing} of {total}"
+        );
+        let (rc, rg) = (
+            build_report(&rotations, &c, 5).unwrap(),
+            build_report(&rotations, &g, 5).unwrap(),
+        );
+        for (name, _) in METHODS {
+            let (a, b) = (&rc.methods[name], &rg.methods[name]);
+            assert!((a.accuracy - b.accuracy).abs() < 0.01, "{name}");
+            assert!((a.over - b.over).abs() < 0.01, "{name}");
+            assert!((a.under - b.under).abs() < 0.01, "{name}");
+        }
+        // Non-trivial: the shapes hold points.
+        assert!(rc.methods["sector"].accuracy > 30.0);
+        let mut bad = rotations[0];
+        bad.widths.y = f32::INFINITY;
+        assert!(matches!(
+            gpu.histograms(&ctx, &[bad], None),
+            Err(Error::InvalidObject { index: 0, .. })
+        ));
+        assert!(run_gpu(&ctx, 0, 1, None).is_err());
     }
 }

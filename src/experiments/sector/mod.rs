@@ -219,4 +219,3 @@ pub fn enclosure_failures(accuracy: &SectorAccuracyReport) -> Vec<String> {
     }
     out
 }
-

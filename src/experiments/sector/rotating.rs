@@ -2,15 +2,15 @@
 //! as report rows (`tests_per_frame` = candidates, `pairs_per_frame` = exact hits). The first
 //! frame's GPU hits are checked against the CPU's when both backends run.
 
-use crate::run::bench::Measurement;
 use crate::broadphase::Backend;
+use crate::broadphase::ProxyFrame;
 use crate::cpu::rotating::rotating_frame_cpu;
 use crate::error::{Error, Result};
+use crate::geom::sector::proxy::Proxy;
 use crate::gpu::context::GpuContext;
 use crate::gpu::sector::rotating::RotatingGpu;
+use crate::run::bench::Measurement;
 use crate::run::row::{Row, cpu_device};
-use crate::broadphase::ProxyFrame;
-use crate::geom::sector::proxy::Proxy;
 use crate::scenes::rotating::{RotatingParams, RotatingScene};
 use std::time::Instant;
 

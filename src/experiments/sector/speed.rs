@@ -16,23 +16,22 @@
 use crate::cpu::sector_batch::{
     SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
 };
-use crate::geom::aabb::aabb_touches_sphere;
-use crate::geom::sat::{obb_frames_overlap, rects_overlap_sat};
-use crate::scenes::random::*;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
+use crate::geom::aabb::aabb_touches_sphere;
 use crate::geom::capsule::{Capsule2, Capsule3};
 use crate::geom::obb::{Obb, ObbFrame};
 use crate::geom::primitives2d::Rect2;
-use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::sector::vs_box::OrientedBox;
+use crate::geom::sat::{obb_frames_overlap, rects_overlap_sat};
 use crate::geom::sector::sector2d::Sector2;
+use crate::geom::sector::vs_box::OrientedBox;
+use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sphere::Sphere;
-use glam::{Quat, Vec2, Vec3};
-use rand::{Rng, SeedableRng};
+use crate::scenes::random::*;
+use glam::{Vec2, Vec3};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use std::f32::consts::PI;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -488,7 +487,6 @@ fn time_ms(f: impl FnOnce()) -> f64 {
     f();
     start.elapsed().as_secs_f64() * 1e3
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -4,9 +4,9 @@
 //! Local frame: centre at the origin, centre axis along +x. A point at radius rho and angle phi
 //! is inside iff r <= rho <= R and |phi| <= theta (rho = 0 counts as inside when r = 0).
 
+use crate::error::{Error, Result};
 use crate::geom::primitives2d::{closest_parameter_on_segment, point_segment_distance};
 use crate::geom::sector::Sector;
-use crate::error::{Error, Result};
 use glam::Vec2;
 use std::f32::consts::PI;
 

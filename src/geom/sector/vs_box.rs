@@ -6,11 +6,11 @@
 //! The box type is minimal on purpose (centre, three unit axes, half-extents): the SAT module's
 //! `Obb` converts into it.
 
+use crate::error::{Error, Result};
 use crate::geom::obb::Obb;
 use crate::geom::primitives2d::convex_hull;
 use crate::geom::sector::Sector;
 use crate::geom::sector::sector2d::Sector2;
-use crate::error::{Error, Result};
 use glam::{Vec2, Vec3, Vec3Swizzles};
 
 /// An oriented box: centre, three orthonormal axes, half-extents (>= 0) along them.

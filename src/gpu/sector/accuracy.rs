@@ -5,9 +5,9 @@
 //! histograms agree up to points within rounding of a boundary.
 
 use crate::cpu::sector_grid::fill_empty_bin;
-use crate::geom::sector::classify::{Histogram, RotationParams, validate_rotations};
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
+use crate::geom::sector::classify::{Histogram, RotationParams, validate_rotations};
 use crate::gpu::context::{GpuContext, PassTimer};
 use bytemuck::{Pod, Zeroable};
 
@@ -163,60 +163,5 @@ impl SectorExperimentGpu {
         }
         self.last_gpu_seconds = gpu_seconds;
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::experiments::sector::accuracy::{
-        GRID_POINTS, METHODS, ROUNDING_BAND, cpu_histograms, differing_points, random_rotations,
-    };
-    use crate::gpu::context::context_for_tests;
-
-    #[test]
-    fn gpu_histograms_match_the_cpu() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
-        let rotations = random_rotations(450, 5);
-        let mut gpu = SectorExperimentGpu::new(&ctx).unwrap();
-        // Two batches through the same buffers: the first needs a 2D dispatch (430 x 157
-        // groups > 65,535), the second is partial.
-        gpu.batch = 430;
-        let done = std::sync::atomic::AtomicU64::new(0);
-        let progress = |n: u64| {
-            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-        };
-        let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
-        assert_eq!(done.into_inner(), 450);
-        let c = cpu_histograms(&rotations, None).unwrap();
-        assert_eq!(g.len(), c.len());
-        let differing = differing_points(&c, &g);
-        let total = 450 * GRID_POINTS as u64;
-        eprintln!("GPU vs CPU: {differing} of {total} points differ");
-        assert!(
-            (differing as f64) < ROUNDING_BAND * total as f64,
-            "{differing} of {total}"
-        );
-        let (rc, rg) = (
-            build_report(&rotations, &c, 5).unwrap(),
-            build_report(&rotations, &g, 5).unwrap(),
-        );
-        for (name, _) in METHODS {
-            let (a, b) = (&rc.methods[name], &rg.methods[name]);
-            assert!((a.accuracy - b.accuracy).abs() < 0.01, "{name}");
-            assert!((a.over - b.over).abs() < 0.01, "{name}");
-            assert!((a.under - b.under).abs() < 0.01, "{name}");
-        }
-        // Non-trivial: the shapes hold points.
-        assert!(rc.methods["sector"].accuracy > 30.0);
-        let mut bad = rotations[0];
-        bad.widths.y = f32::INFINITY;
-        assert!(matches!(
-            gpu.histograms(&ctx, &[bad], None),
-            Err(Error::InvalidObject { index: 0, .. })
-        ));
-        assert!(run_gpu(&ctx, 0, 1, None).is_err());
     }
 }

@@ -8,18 +8,18 @@
 //! candidates fit; one box with more candidates than fit is an [`Error::TooLarge`]. Proxy AABBs
 //! and sectors are built on the CPU (rayon) and uploaded: 96 bytes per box.
 
+use crate::broadphase::ProxyFrame;
 use crate::broadphase::{Clock, StageTime};
-use crate::geom::sphere_grid::SphereGrid;
-use crate::geom::sector::proxy::validate_frame_input;
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
+use crate::geom::sector::proxy::validate_frame_input;
+use crate::geom::sector::proxy::{Proxy, proxy_aabb};
 use crate::geom::sphere::Sphere;
+use crate::geom::sphere_grid::SphereGrid;
 use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::sector::sector_sphere::GpuSector;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
-use crate::gpu::sector::sector_sphere::GpuSector;
-use crate::broadphase::ProxyFrame;
-use crate::geom::sector::proxy::{Proxy, proxy_aabb};
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 use std::time::Instant;

@@ -31,9 +31,9 @@
 use crate::error::{Error, Result};
 use crate::geom::obb::ObbFrame;
 use crate::geom::polygon::PolygonSet;
+use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::sort::radix_sort::RadixSort;
-use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use bytemuck::{Pod, Zeroable};
 
 const SHADER: &str = concat!(
