@@ -1,6 +1,7 @@
-//! Scene `rotating` at scale (SPEC 4.5): candidates and hits per frame for both proxies, CPU
-//! and GPU. Usage: `cargo run --release --example rotating -- [SPHERES] [BOXES] [FRAMES]
-//! [cpu|gpu|both] [JSON]`. Until the CLI's `bench --scene rotating` lands, this is the driver.
+//! Scene `rotating` at scale (docs/design.md §5.7): candidates and hits per frame for both
+//! proxies, CPU and GPU. Usage: `cargo run --release --example rotating -- [SPHERES] [BOXES]
+//! [FRAMES] [cpu|gpu|both] [JSON]`. The CLI runs the same measurement as
+//! `sweepfan bench --scene rotating --n SPHERES --boxes BOXES --frames FRAMES`.
 
 use sweepfan::broadphase::Backend;
 use sweepfan::experiments::sector::rotating::bench_rotating;

@@ -40,7 +40,7 @@ impl Backend {
     }
 }
 
-/// The broad-phase methods (SPEC 2.2). Each returns exactly the set of touching pairs; they differ
+/// The broad-phase methods (docs/design.md §2). Each returns exactly the set of touching pairs; they differ
 /// in how many sphere tests they perform to find it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

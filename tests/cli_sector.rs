@@ -42,7 +42,7 @@ fn no_gpu_expected() -> bool {
     std::env::var("SWEEPFAN_NO_GPU").is_ok_and(|v| v == "1")
 }
 
-/// Checks the JSON contract and the scores against what the definitions and the SPEC imply.
+/// Checks the JSON contract and the scores against what the definitions imply (docs/design.md §5.5).
 fn check_report(dir: &Path) -> Value {
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
@@ -62,7 +62,7 @@ fn check_report(dir: &Path) -> Value {
     }
     // An enclosing shape never misses a reference point.
     assert_eq!(methods["conservative_sector"]["under_points"], 0);
-    // SPEC 4.4's Monte Carlo of the protocol (not this code): sector 67.0 %, conservative
+    // docs/design.md §5.5's Monte Carlo of the protocol (not this code): sector 67.0 %, conservative
     // 88.3 %; 200 rotations give a standard error near 1.5 points.
     let acc = |n: &str| methods[n]["accuracy"].as_f64().unwrap();
     assert!((acc("sector") - 67.0).abs() < 6.0, "{}", acc("sector"));

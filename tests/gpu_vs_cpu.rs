@@ -1,5 +1,5 @@
 //! Every GPU broad-phase method against oracles written here: the pair set against brute force,
-//! the test count against a naive O(n^2) count that follows each method's semantics (SPEC 2.2 and
+//! the test count against a naive O(n^2) count that follows each method's semantics (docs/design.md §2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Scene `rotating` (SPEC 4.5): GPU == CPU == brute force for both proxies, chunked GPU runs,
+//! Scene `rotating` (docs/design.md §5.7): GPU == CPU == brute force for both proxies, chunked GPU runs,
 //! candidates cover every exact hit, deterministic generation, clear errors.
 
 use glam::Vec3;

@@ -15,7 +15,7 @@ use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
 
-/// Relative half-width of the touching band (SPEC 3, verification).
+/// Relative half-width of the touching band (docs/design.md §4.5, verification).
 const TOUCH_REL: f64 = 1e-5;
 
 /// A closed half-space `n . x <= d` with unit `n`.

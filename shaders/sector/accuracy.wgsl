@@ -1,4 +1,4 @@
-// The sector accuracy experiment (thesis 3.1, SPEC 4.4): per rotation, the 64-bin histogram
+// The sector accuracy experiment (thesis 3.1, docs/design.md §5.5): per rotation, the 64-bin histogram
 // of membership masks over the 100^3 grid. Mirrors src/cpu/sector_accuracy.rs and
 // src/geom/swept_box.rs line by line; the per-rotation constants come precomputed from the CPU.
 //

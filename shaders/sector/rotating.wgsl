@@ -1,4 +1,4 @@
-// Scene `rotating` on the GPU (SPEC 4.5): spheres sorted by grid cell (x fastest), then per box
+// Scene `rotating` on the GPU (docs/design.md §5.7): spheres sorted by grid cell (x fastest), then per box
 // two cell-start lookups per (y, z) row of cells its proxy AABB covers -> exact candidate count
 // -> exclusive scan (Rust side) -> candidate write -> exact conservative-sector vs sphere test.
 // Concatenated after shaders/sector_sphere.wgsl, whose `GpuSector` and `sector_signed_distance`

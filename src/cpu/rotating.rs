@@ -1,4 +1,4 @@
-//! CPU pipeline of the `rotating` scene (SPEC 4.5): box proxy AABBs vs sphere AABBs (bipartite
+//! CPU pipeline of the `rotating` scene (docs/design.md §5.7): box proxy AABBs vs sphere AABBs (bipartite
 //! broad phase), then the exact conservative-sector vs sphere test on every candidate.
 //!
 //! Spheres are sorted by the cell of their centre in a uniform grid whose linear cell index runs

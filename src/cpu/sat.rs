@@ -1,4 +1,4 @@
-//! Separating-axis narrow phase on the CPU (seed 001): exact closed overlap of convex polygons
+//! Separating-axis narrow phase on the CPU (docs/design.md §4): exact closed overlap of convex polygons
 //! and oriented boxes, one pair at a time and batched over candidate lists, plus the full CPU
 //! pipeline (AABB sweep and prune, then SAT).
 

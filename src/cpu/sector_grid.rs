@@ -109,12 +109,6 @@ pub fn rotation_histogram(p: &RotationParams) -> Histogram {
     hist
 }
 
-/// Bin 0 (points in no shape) is the rest of the grid: kernels only count the other bins.
-pub fn fill_empty_bin(hist: &mut Histogram) {
-    let counted: u32 = hist[1..].iter().sum();
-    hist[0] = GRID_POINTS - counted;
-}
-
 /// Histograms of every rotation on the CPU (rayon over rotations). `progress` is called with
 /// the number of rotations just finished.
 pub fn cpu_histograms(

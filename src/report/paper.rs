@@ -1,4 +1,4 @@
-//! The serialization paper's Tables 1-7 beside our numbers (seeds 000/002).
+//! The serialization paper's Tables 1-7 beside our numbers (docs/design.md §3.2).
 //!
 //! Counts follow from the scenario and must agree within a few percent; times are compared as
 //! ratios to brute force (the paper ran on a Pentium 4 with a 10 ms timer).

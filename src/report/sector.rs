@@ -1,4 +1,4 @@
-//! `sweepfan reproduce sector`: the thesis's chapter 3 (seed 003) beside our numbers. Table 3.1
+//! `sweepfan reproduce sector`: the thesis's chapter 3 (docs/design.md §5) beside our numbers. Table 3.1
 //! (accuracy / over / under against the 100-step reference, plus the scores against the exact
 //! sweep and the groups A..G), the per-angle and per-shape bins as SVG plots (Figs. 3.8, 3.9),
 //! Tables 3.2-3.6 (speed) and the batched sector-sphere throughput on the CPU and the GPU.

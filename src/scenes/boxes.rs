@@ -135,7 +135,7 @@ pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
 
 /// `random_boxes(n, seed)` plus, last, a terrain tile: a flat axis-aligned box through the middle
 /// of their cube, spanning it on x and y (1 thick on z), so it overlaps the few percent of boxes
-/// that cross its plane. One shape far wider than the rest (issue 5, adversarial scenes).
+/// that cross its plane. One shape far wider than the rest (docs/design.md §4.5, adversarial scenes).
 pub fn tile_among_boxes(n: usize, seed: u64) -> Vec<Obb> {
     let mut boxes = random_boxes(n, seed);
     // random_boxes' cube side.

@@ -20,7 +20,7 @@ use std::path::Path;
 /// The scene generators (`--scene NAME`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SceneKind {
-    /// SPEC 2.1: cube of side 100 centred on the origin, radius 2, centres in [-48, 48]^3,
+    /// docs/design.md §3.1: cube of side 100 centred on the origin, radius 2, centres in [-48, 48]^3,
     /// velocity components in [-0.5, 0.5] per frame, wall reflection.
     Paper,
     /// Fixed volume fraction: the box grows with n so each sphere keeps the same neighbourhood.
@@ -36,7 +36,7 @@ pub enum SceneKind {
     MixedRadii,
     /// The paper box plus one sphere of radius 40 at the centre, touching most others.
     Giant,
-    /// Rotating boxes among spheres (SPEC 4.5, `sweepfan bench --scene rotating --boxes K`). As
+    /// Rotating boxes among spheres (docs/design.md §5.7, `sweepfan bench --scene rotating --boxes K`). As
     /// a sphere scene: the spheres of [`crate::scenes::rotating::RotatingScene`], without the boxes.
     Rotating,
 }

@@ -21,7 +21,7 @@ pub fn random_rotations(count: usize, seed: u64) -> Vec<RotatingBox> {
     (0..count).map(|_| random_rotation(&mut rng)).collect()
 }
 
-/// One rotation of the experiment (SPEC 4.4, thesis 3.1): O = origin, U uniform on the sphere,
+/// One rotation of the experiment (docs/design.md §5.5, thesis 3.1): O = origin, U uniform on the sphere,
 /// Y' uniform perpendicular to U, alpha in [0, 2 pi], |P - O| in [12.5, 25], widths in [0, 25].
 pub fn random_rotation(rng: &mut impl Rng) -> RotatingBox {
     let uz: f64 = rng.random_range(-1.0..=1.0);

@@ -1,4 +1,4 @@
-//! Scene `rotating` (SPEC 4.5): K rotating boxes (bats, blades) among N moving spheres, and the
+//! Scene `rotating` (docs/design.md §5.7): K rotating boxes (bats, blades) among N moving spheres, and the
 //! two proxies a box can offer the broad phase. Seeded and deterministic.
 //!
 //! Box distributions are the thesis's (3.1) scaled down by 10: |P - O| in [1.25, 2.5], widths in

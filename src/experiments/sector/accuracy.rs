@@ -1,4 +1,4 @@
-//! The sector accuracy experiment of thesis 3.1 (SPEC 4.4) on the CPU.
+//! The sector accuracy experiment of thesis 3.1 (docs/design.md §5.5) on the CPU.
 //!
 //! 100^3 grid points (spacing 1, coordinates -49.5..49.5); per random rotation every point gets
 //! a 6-bit membership mask (reference, speculative, speculative_endpoints, sector,
@@ -11,7 +11,7 @@
 //! conservative sector (which holds every other shape) are classified one by one.
 
 use super::speed::THESIS_JSON;
-pub use crate::cpu::sector_grid::{cpu_histograms, fill_empty_bin, rotation_histogram};
+pub use crate::cpu::sector_grid::{cpu_histograms, rotation_histogram};
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
 pub use crate::geom::sector::classify::*;
@@ -154,7 +154,7 @@ pub struct Bin {
     pub methods: BTreeMap<String, MethodScore>,
 }
 
-/// Accuracy / over / under as the thesis and the SPEC's Monte Carlo give them.
+/// Accuracy / over / under as the thesis and the prior Monte Carlo (docs/design.md §5.5) give them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PublishedScore {
     pub accuracy: f64,
@@ -181,7 +181,7 @@ pub struct SectorAccuracyReport {
     pub shape_bins: Vec<Bin>,
     /// Thesis table 3.1 (`reference/sector_thesis.json`), keyed like `methods`.
     pub thesis: BTreeMap<String, PublishedScore>,
-    /// The SPEC's Monte Carlo of the same protocol (SPEC 4.3, 4.4).
+    /// The prior Monte Carlo (docs/design.md §5.5) of the same protocol (docs/design.md §5.5).
     pub spec_monte_carlo: BTreeMap<String, PublishedScore>,
 }
 
@@ -350,7 +350,7 @@ pub fn run_cpu(
 }
 
 impl SectorAccuracyReport {
-    /// A plain-text table: ours against the reference, the thesis and the SPEC's Monte Carlo,
+    /// A plain-text table: ours against the reference, the thesis and the prior Monte Carlo (docs/design.md §5.5),
     /// then ours against the exact sweep.
     pub fn table(&self) -> String {
         use std::fmt::Write;
@@ -468,7 +468,7 @@ mod tests {
             let got = r.methods[name].accuracy;
             assert!((got - acc).abs() < band, "{name}: {got} vs {acc}");
         };
-        // SPEC 4.3/4.4 Monte Carlo of the protocol, not produced by this code.
+        // docs/design.md §5.5 Monte Carlo of the protocol, not produced by this code.
         near("sector", 67.0, 5.0);
         near("speculative", 4.45, 1.5);
         near("speculative_endpoints", 15.4, 3.0);

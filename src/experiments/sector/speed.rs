@@ -1,4 +1,4 @@
-//! Speed tables of the thesis (seed 003, 3.3-3.4, tables 3.2-3.6; SPEC 4.6), measured here
+//! Speed tables of the thesis (docs/design.md §5, 3.3-3.4, tables 3.2-3.6; docs/design.md §5.6), measured here
 //! beside the thesis's numbers (C# on an i9-10900K, `reference/sector_thesis.json`).
 //!
 //! Protocol, as in the thesis: one "run" is `tests_per_run` (100,000) consecutive tests over

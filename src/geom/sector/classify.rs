@@ -42,7 +42,7 @@ pub const METHODS: [(&str, u32); 5] = [
     ("exact_sweep", bits::EXACT_SWEEP),
 ];
 
-/// The methods scored against the exact continuous sweep (SPEC 4.3 "Ground truth").
+/// The methods scored against the exact continuous sweep (docs/design.md §5.3 "Ground truth").
 pub const METHODS_VS_EXACT: [(&str, u32); 5] = [
     ("reference", bits::REFERENCE),
     ("speculative", bits::SPECULATIVE),
@@ -268,4 +268,10 @@ pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Bin 0 (points in no shape) is the rest of the grid: kernels only count the other bins.
+pub fn fill_empty_bin(hist: &mut Histogram) {
+    let counted: u32 = hist[1..].iter().sum();
+    hist[0] = GRID_POINTS - counted;
 }

@@ -1,4 +1,4 @@
-//! Beyond the thesis (SPEC 4.3): the exact signed distance of the 3D sector (the 2D ring-sector
+//! Beyond the thesis (docs/design.md §5.3): the exact signed distance of the 3D sector (the 2D ring-sector
 //! distance extruded by h along U), the exact sphere and circle tests it gives, and a certified
 //! 3D sector-capsule test by branch and bound on the capsule's axis parameter.
 

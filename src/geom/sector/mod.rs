@@ -1,4 +1,4 @@
-//! The sector ("fan") of seed 003: the volume swept by a box rotating about an axis, as an
+//! The sector ("fan") of docs/design.md §5: the volume swept by a box rotating about an axis, as an
 //! annular sector extruded along the rotation axis. Also the rotating box it is built from.
 //!
 //! Local frame (thesis 2.2): origin O, z = U (rotation axis), x = A (centre axis of the fan),
@@ -233,7 +233,7 @@ impl RotatingBox {
         }
     }
 
-    /// The conservative sector (SPEC 4.3): encloses the whole swept box.
+    /// The conservative sector (docs/design.md §5.3): encloses the whole swept box.
     /// theta' = alpha/2 + atan2(Wx/2, |P-O| - Wy/2), r' = |P-O| - Wy/2,
     /// R' = hypot(|P-O| + Wy/2, Wx/2); a full ring when the box reaches the axis or 2 theta' >= 2 pi.
     pub fn conservative_sector(&self) -> Sector {

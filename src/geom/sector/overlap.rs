@@ -1,4 +1,4 @@
-//! The thesis's sector tests (seed 003, chapter 2): circle (2.4), rectangle and any convex
+//! The thesis's sector tests (docs/design.md §5, chapter 2): circle (2.4), rectangle and any convex
 //! polygon (2.3), 2D capsule (2.6), sphere (2.5) and the approximate 3D capsule (2.7).
 //!
 //! Two small corrections to the thesis, both in its radial conditions: (r - rc)^2 <= rho^2 is

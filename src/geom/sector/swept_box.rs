@@ -1,4 +1,4 @@
-//! What a [`RotatingBox`] sweeps, beyond the sector: the speculative-CCD bounds (SPEC 4.3), the
+//! What a [`RotatingBox`] sweeps, beyond the sector: the speculative-CCD bounds (docs/design.md §5.3), the
 //! exact continuous sweep as a point test, and the thesis's 100-step reference ("detailed DCCD")
 //! as an O(1) point test.
 //!
@@ -193,7 +193,7 @@ impl RotatingBox {
         2.0 * self.distance * (0.5 * self.angle).sin().abs()
     }
 
-    /// Speculative CCD (SPEC 4.3, after Unity/PhysX): the start pose's AABB grown on every side
+    /// Speculative CCD (docs/design.md §5.3, after Unity/PhysX): the start pose's AABB grown on every side
     /// by the chord. This is the definition that reproduces the thesis's table 3.1.
     pub fn speculative_aabb(&self) -> Aabb {
         let a = self.pose_aabb(0.0);

@@ -1,5 +1,5 @@
 //! [`GpuBoxPipeline`]: oriented boxes (or convex polygons) from upload to overlapping pairs on
-//! the GPU in one submission, with no readback between the stages (SPEC 3, issue 5).
+//! the GPU in one submission, with no readback between the stages (docs/design.md §4.5, docs/design.md §4.5).
 //!
 //! Broad phase ([`Proxy::Aabb`], the default): [`GpuAabbSap`] computes each shape's AABB on the
 //! GPU from the uploaded shapes (the CPU pipeline's formula, see its module docs), sorts by

@@ -1,13 +1,14 @@
-//! The sector accuracy experiment (thesis 3.1, SPEC 4.4) on the GPU: the rotation list is
+//! The sector accuracy experiment (thesis 3.1, docs/design.md §5.5) on the GPU: the rotation list is
 //! uploaded in batches, one dispatch per batch classifies (rotation, 64 grid rows) per
 //! workgroup, and only the per-rotation 64-bin histograms come back. Same per-rotation
 //! constants ([`RotationParams`]) and same row algorithm as `cpu::sector_accuracy`, so the
 //! histograms agree up to points within rounding of a boundary.
 
-use crate::cpu::sector_grid::fill_empty_bin;
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
-use crate::geom::sector::classify::{Histogram, RotationParams, validate_rotations};
+use crate::geom::sector::classify::{
+    Histogram, RotationParams, fill_empty_bin, validate_rotations,
+};
 use crate::gpu::context::{GpuContext, PassTimer};
 use bytemuck::{Pod, Zeroable};
 

@@ -1,4 +1,4 @@
-//! Scene `rotating` on the GPU (SPEC 4.5), `shaders/rotating.wgsl`: sphere keys (grid cell) ->
+//! Scene `rotating` on the GPU (docs/design.md §5.7), `shaders/rotating.wgsl`: sphere keys (grid cell) ->
 //! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
 //! candidates -> exact conservative-sector vs sphere test with an atomic hit count (and hit list
 //! when asked). Only counts come back unless hits are wanted.

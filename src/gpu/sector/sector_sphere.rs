@@ -1,5 +1,5 @@
 //! Batched exact sector-vs-sphere tests on the GPU: many (sector, sphere) index pairs -> one hit
-//! flag each, by the annular sector's signed distance (SPEC 4.3). The CPU method
+//! flag each, by the annular sector's signed distance (docs/design.md §5.3). The CPU method
 //! `Sector::overlaps_sphere_exact` (`geom::sector_distance`) is the oracle.
 
 use crate::error::{Error, Result};

@@ -1,5 +1,5 @@
 //! [`GpuBroadPhase`]: every broad-phase [`Method`] on the GPU, with exactly the pairs and the test
-//! counts of the CPU semantics (SPEC 2.2; the method docs on [`Method`]).
+//! counts of the CPU semantics (docs/design.md §2; the method docs on [`Method`]).
 //!
 //! A frame is one submission: upload -> extents -> per method keys / radix sort / gather
 //! (/ cascade marks, min_axis choice) -> pair emission -> copy of the u64 totals; then one map of

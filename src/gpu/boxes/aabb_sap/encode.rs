@@ -1,0 +1,336 @@
+//! Recording one frame of the sweep: bounds, sorts, gather, walk, the wide pass and the copy of
+//! the counters (docs/design.md §4.5).
+
+use super::*;
+
+/// What [`GpuAabbSap::validate`] checked and derived.
+struct Checked {
+    /// Shapes.
+    n: u32,
+    /// Sweep columns (`dims[0] * dims[1]`).
+    column_count: u64,
+    wide_count: u64,
+    /// Invocations per wide shape.
+    wide_lanes: u32,
+    /// Workgroups of the wide pass.
+    wide_groups: u64,
+    /// Workgroups per dispatch dimension.
+    max_groups: u32,
+}
+
+impl GpuAabbSap {
+    /// Records one frame (bounds, sorts, gather, walk, the wide pass, the copy of the counters)
+    /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
+    /// `layout.wide` (see [`SweepColumns`]; `single()` always does); `layout.wide` must be
+    /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode
+    /// at most one frame per submission. Submit, then call [`Self::finish`].
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        shapes: SatShapes<'_>,
+        layout: &SweepLayout,
+    ) -> Result<()> {
+        let columns = layout.columns;
+        let Checked {
+            n,
+            column_count,
+            wide_count,
+            wide_lanes,
+            wide_groups,
+            max_groups,
+        } = self.validate(ctx, shapes, layout)?;
+        self.ensure_scratch(ctx, n)?;
+        if wide_count > 0 {
+            let bytes: &[u8] = bytemuck::cast_slice(&layout.wide);
+            let buffer =
+                ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", bytes.len() as u64)?;
+            ctx.queue.write_buffer(buffer, 0, bytes);
+        } else {
+            // The bind group needs a buffer; nothing reads it.
+            ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", 4)?;
+        }
+        let params = Params {
+            n,
+            capacity: self.capacity,
+            dims: columns.dims,
+            origin: columns.origin,
+            inv_cell: 1.0 / columns.cell,
+            reach: columns.reach,
+            wide_count: wide_count as u32,
+            wide_lanes,
+            pad: [0; 2],
+        };
+        ctx.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        encoder.clear_buffer(&self.counters, 0, None);
+        let s = self.scratch.as_ref().expect("allocated above");
+        let groups = dispatch_2d(n.div_ceil(WG), max_groups);
+        let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+                .iter()
+                .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                    binding,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        let per_object = [
+            (0, &self.params),
+            (2, &s.boxes),
+            (3, &s.keys),
+            (4, &s.values),
+        ];
+        let (bounds_pipeline, bounds_group) = match shapes {
+            SatShapes::Obbs { frames, .. } => {
+                let mut b = per_object.to_vec();
+                b.push((7, frames));
+                (&self.obb_bounds, bind(&self.obb_bounds, &b))
+            }
+            SatShapes::Polygons {
+                vertices, offsets, ..
+            } => {
+                let mut b = per_object.to_vec();
+                b.extend([(1, &self.counters), (8, vertices), (9, offsets)]);
+                (&self.polygon_bounds, bind(&self.polygon_bounds, &b))
+            }
+        };
+        let columns_group = bind(
+            &self.columns,
+            &[
+                (0, &self.params),
+                (2, &s.boxes),
+                (3, &s.keys),
+                (4, &s.values),
+            ],
+        );
+        let ranges_group = bind(
+            &self.column_ranges,
+            &[(0, &self.params), (3, &s.keys), (11, &s.ranges)],
+        );
+        let gather_group = bind(
+            &self.gather,
+            &[
+                (0, &self.params),
+                (2, &s.boxes),
+                (4, &s.values),
+                (5, &s.sorted_yz),
+                (10, &s.sorted_lo_x),
+            ],
+        );
+        let walk_group = bind(
+            &self.walk,
+            &[
+                (0, &self.params),
+                (1, &self.counters),
+                (2, &s.boxes),
+                (4, &s.values),
+                (5, &s.sorted_yz),
+                (6, &self.pairs),
+                (10, &s.sorted_lo_x),
+                (11, &s.ranges),
+            ],
+        );
+        let wide_buffer = self.wide.as_ref().expect("allocated above");
+        let mark_group = bind(
+            &self.mark_wide,
+            &[(0, &self.params), (2, &s.boxes), (12, wide_buffer)],
+        );
+        let wide_group = bind(
+            &self.wide_pairs,
+            &[
+                (0, &self.params),
+                (1, &self.counters),
+                (2, &s.boxes),
+                (6, &self.pairs),
+                (12, wide_buffer),
+            ],
+        );
+        let wide_groups = dispatch_2d(wide_groups as u32, max_groups);
+        let mark_groups = dispatch_2d((wide_count as u32).div_ceil(WG), max_groups);
+
+        self.timer.reset();
+        let run = |encoder: &mut wgpu::CommandEncoder,
+                   timer: &mut PassTimer,
+                   label: &'static str,
+                   pipeline: &wgpu::ComputePipeline,
+                   group: &wgpu::BindGroup,
+                   groups: (u32, u32)| {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: timer.pass(label),
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
+        };
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb bounds",
+            bounds_pipeline,
+            &bounds_group,
+            groups,
+        );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb mark wide",
+                &self.mark_wide,
+                &mark_group,
+                mark_groups,
+            );
+        }
+        self.sort.encode(
+            ctx,
+            encoder,
+            &s.keys,
+            &s.values,
+            n,
+            32,
+            Some(&mut self.timer),
+        )?;
+        // Wide shapes take the key `column_count`, after every column.
+        if column_count > 1 || wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb columns",
+                &self.columns,
+                &columns_group,
+                groups,
+            );
+            // Stable: within a column the (min.x, index) order of the first sort stays.
+            let last_key = column_count - 1 + (wide_count > 0) as u64;
+            let column_bits = 64 - last_key.leading_zeros();
+            self.sort.encode(
+                ctx,
+                encoder,
+                &s.keys,
+                &s.values,
+                n,
+                column_bits,
+                Some(&mut self.timer),
+            )?;
+        } else {
+            // One column: every key is column 0.
+            encoder.clear_buffer(&s.keys, 0, Some(4 * n as u64));
+        }
+        encoder.clear_buffer(&s.ranges, 0, Some(8 * column_count));
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb columns",
+            &self.column_ranges,
+            &ranges_group,
+            groups,
+        );
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb gather",
+            &self.gather,
+            &gather_group,
+            groups,
+        );
+        run(
+            encoder,
+            &mut self.timer,
+            "aabb walk",
+            &self.walk,
+            &walk_group,
+            groups,
+        );
+        if wide_count > 0 {
+            run(
+                encoder,
+                &mut self.timer,
+                "aabb wide",
+                &self.wide_pairs,
+                &wide_group,
+                wide_groups,
+            );
+        }
+        encoder.copy_buffer_to_buffer(&self.counters, 0, &self.counters_staging, 0, 16);
+        self.timer.resolve(encoder);
+        Ok(())
+    }
+
+    /// The input checks of [`Self::encode`]: buffers large enough for `n` shapes, `n > 0`,
+    /// columns in range, wide indices increasing and below `n`, the wide pass within the grid
+    /// limit.
+    fn validate(
+        &self,
+        ctx: &GpuContext,
+        shapes: SatShapes<'_>,
+        layout: &SweepLayout,
+    ) -> Result<Checked> {
+        let columns = layout.columns;
+        let n = match shapes {
+            SatShapes::Obbs { frames, n } => {
+                if frames.size() < 64 * n as u64 {
+                    return Err(Error::Config(format!(
+                        "{n} box frames need {} bytes; the buffer has {}",
+                        64 * n as u64,
+                        frames.size()
+                    )));
+                }
+                n
+            }
+            SatShapes::Polygons { offsets, n, .. } => {
+                if offsets.size() < 4 * (n as u64 + 1) {
+                    return Err(Error::Config(format!(
+                        "{n} polygons need {} offsets; the buffer holds {}",
+                        n as u64 + 1,
+                        offsets.size() / 4
+                    )));
+                }
+                n
+            }
+        };
+        if n == 0 {
+            return Err(Error::EmptyScene);
+        }
+        let column_count = columns.dims[0] as u64 * columns.dims[1] as u64;
+        if columns.dims.contains(&0) || column_count > n as u64 {
+            return Err(Error::Config(format!(
+                "sweep columns {:?}: at least 1 and at most {n} (one per shape) in all",
+                columns.dims
+            )));
+        }
+        let wide_count = layout.wide.len() as u64;
+        if !layout.wide.windows(2).all(|w| w[0] < w[1])
+            || layout.wide.last().is_some_and(|&i| i >= n)
+        {
+            return Err(Error::Config(format!(
+                "wide shapes must be increasing indices below {n}"
+            )));
+        }
+        // Enough invocations per wide shape that each makes at most WIDE_CHUNK steps.
+        let wide_lanes = n.div_ceil(WIDE_CHUNK);
+        let max_groups = self
+            .max_groups_per_dim
+            .min(ctx.limits.max_compute_workgroups_per_dimension);
+        let wide_groups = (wide_count * wide_lanes as u64).div_ceil(WG as u64);
+        if wide_groups > max_groups as u64 * max_groups as u64 {
+            return Err(Error::TooLarge(format!(
+                "{wide_count} wide shapes among {n}: {wide_groups} workgroups exceed the \
+                 adapter's {max_groups} x {max_groups}"
+            )));
+        }
+        Ok(Checked {
+            n,
+            column_count,
+            wide_count,
+            wide_lanes,
+            wide_groups,
+            max_groups,
+        })
+    }
+}

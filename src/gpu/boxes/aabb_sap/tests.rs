@@ -1,0 +1,277 @@
+use super::*;
+use crate::gpu::context::context_for_tests;
+
+fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
+    let b = ctx
+        .storage_buffer("test input", data.len() as u64, wgpu::BufferUsages::empty())
+        .unwrap();
+    ctx.queue.write_buffer(&b, 0, data);
+    b
+}
+
+fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<u64> {
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    sap.encode(ctx, &mut enc, shapes, &SweepLayout::single())?;
+    ctx.queue.submit([enc.finish()]);
+    Ok(sap.finish(ctx)?.candidates)
+}
+
+/// Offsets that run backwards or past the vertices are reported, not read out of bounds;
+/// well-formed ones give the vertex-bounds candidates (two unit squares sharing an edge, a
+/// third apart).
+#[test]
+fn polygon_offsets_are_checked_on_the_device() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sap = GpuAabbSap::new(&ctx).unwrap();
+    let square = |x: f32| [[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0]];
+    let vertices: Vec<[f32; 2]> = [square(0.0), square(1.0), square(3.0)].concat();
+    let vb = buffer_with(&ctx, bytemuck::cast_slice(&vertices));
+    let good = buffer_with(&ctx, bytemuck::cast_slice(&[0u32, 4, 8, 12]));
+    fn shapes<'a>(vertices: &'a wgpu::Buffer, offsets: &'a wgpu::Buffer) -> SatShapes<'a> {
+        SatShapes::Polygons {
+            vertices,
+            offsets,
+            n: 3,
+        }
+    }
+    assert_eq!(run(&ctx, &mut sap, shapes(&vb, &good)).unwrap(), 1);
+    for bad in [[0u32, 4, 2, 12], [0, 4, 8, 99]] {
+        let offsets = buffer_with(&ctx, bytemuck::cast_slice(&bad));
+        let e = run(&ctx, &mut sap, shapes(&vb, &offsets)).unwrap_err();
+        assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+    }
+    let e = run(
+        &ctx,
+        &mut sap,
+        SatShapes::Polygons {
+            vertices: &vb,
+            offsets: &good,
+            n: 0,
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::EmptyScene), "{e}");
+}
+
+#[test]
+fn candidate_lists_beyond_one_binding_are_too_large() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sap = GpuAabbSap::new(&ctx).unwrap();
+    let max = ctx.limits.max_storage_buffer_binding_size / 8;
+    let e = sap.grow_candidates(&ctx, max + 1).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+    sap.grow_candidates(&ctx, 1000).unwrap();
+    assert!(sap.candidate_capacity() >= 1000);
+}
+
+/// Any column layout whose reach bounds the AABB widths gives the plain sweep's candidates:
+/// narrow cells (a walk spans several columns per axis), an origin inside the scene (edge
+/// columns clamp), a single row.
+#[test]
+fn column_layouts_give_the_plain_sweeps_candidates() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sap = GpuAabbSap::new(&ctx).unwrap();
+    let boxes = crate::scenes::boxes::random_boxes(4_000, 3);
+    let frames = crate::geom::obb::obb_frames(&boxes);
+    let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
+    let shapes = SatShapes::Obbs {
+        frames: &fb,
+        n: boxes.len() as u32,
+    };
+    let mut candidates = |columns: SweepColumns| {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        sap.encode(&ctx, &mut enc, shapes, &columns.into()).unwrap();
+        ctx.queue.submit([enc.finish()]);
+        let count = sap.finish(&ctx).unwrap().candidates;
+        assert!(count <= sap.candidate_capacity() as u64);
+        let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize).unwrap();
+        pairs.sort_unstable();
+        pairs
+    };
+    let plain = candidates(SweepColumns::single());
+    assert!(plain.len() > 1_000, "{}", plain.len());
+    let auto = SweepColumns::for_frames(&frames);
+    assert!(auto.dims[0] > 4 && auto.dims[1] > 4, "{auto:?}");
+    assert_eq!(candidates(auto), plain, "{auto:?}");
+    let narrow = SweepColumns {
+        cell: auto.reach / 3.0,
+        dims: [40, 50],
+        ..auto
+    };
+    assert_eq!(candidates(narrow), plain, "{narrow:?}");
+    let clamped = SweepColumns {
+        origin: [auto.origin[0] + 5.0, auto.origin[1] + 7.0],
+        dims: [6, 1],
+        ..narrow
+    };
+    assert_eq!(candidates(clamped), plain, "{clamped:?}");
+    let too_many = SweepColumns {
+        dims: [4_000, 2],
+        ..auto
+    };
+    assert!(matches!(
+        sap.encode(
+            &ctx,
+            &mut ctx.device.create_command_encoder(&Default::default()),
+            shapes,
+            &too_many.into()
+        ),
+        Err(Error::Config(_))
+    ));
+}
+
+#[test]
+fn columns_cover_the_scene_with_at_most_one_per_shape() {
+    let c = SweepColumns::covering([0.0, -10.0], [100.0, 10.0], 2.0, 10_000);
+    assert_eq!(c.cell, 2.0);
+    assert_eq!(c.dims, [51, 11]);
+    assert_eq!(c.reach, 2.0);
+    // Few shapes: at most sqrt(n) per axis, wider cells.
+    let c = SweepColumns::covering([0.0, 0.0], [100.0, 100.0], 2.0, 100);
+    assert_eq!(c.dims, [10, 10]);
+    assert_eq!(c.cell, 10.0);
+    // Degenerate extents: one column.
+    assert_eq!(
+        SweepColumns::covering([5.0, 5.0], [5.0, 5.0], 0.0, 100),
+        SweepColumns::single()
+    );
+    // Reach: the widest AABB on y or z (here 2 x 3 on z), plus margins; a box turned 45
+    // degrees about x is wider on y and z: 2 (2 + 3) / sqrt(2).
+    let b = crate::geom::obb::Obb::axis_aligned(
+        glam::Vec3::new(1.0, 2.0, 3.0),
+        glam::Vec3::new(1.0, 2.0, 3.0),
+    );
+    let c = SweepColumns::for_frames(&[b.frame(), b.frame()]);
+    assert!(c.reach >= 6.0 && c.reach < 6.001, "{c:?}");
+    let turned = crate::geom::obb::Obb::new(
+        b.center,
+        b.half_extents,
+        glam::Quat::from_rotation_x(std::f32::consts::FRAC_PI_4),
+    );
+    let c = SweepColumns::for_frames(&[b.frame(), turned.frame()]);
+    let want = 10.0 / std::f32::consts::SQRT_2;
+    assert!(c.reach >= want && c.reach < want * 1.001, "{c:?}");
+}
+fn boxes_with_giants(n: usize, seed: u64, giants: usize) -> Vec<crate::geom::obb::Obb> {
+    use glam::{Quat, Vec3};
+    let mut boxes = crate::scenes::boxes::random_boxes(n, seed);
+    // Giants spread over the scene at several places, the first two overlapping each other.
+    for k in 0..giants {
+        let at = match k {
+            1 => boxes[0].center + Vec3::new(2.0, 1.0, 0.0),
+            _ => boxes[k * 37].center,
+        };
+        boxes.insert(
+            k * 61 + 3,
+            crate::geom::obb::Obb::new(
+                at,
+                Vec3::new(6.0 + k as f32, 0.4, 15.0),
+                Quat::from_rotation_x(0.3 * k as f32),
+            ),
+        );
+    }
+    boxes
+}
+
+/// The rule: none wide in an ordinary scene; giants set apart, and the columns then sized for
+/// the others; more giants than `max_wide` -> every shape in the columns again.
+#[test]
+fn wide_shapes_are_the_few_far_wider_than_the_median() {
+    let plain = crate::scenes::boxes::random_boxes(4_000, 1);
+    let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&plain));
+    assert!(layout.wide.is_empty());
+    assert_eq!(
+        layout.columns,
+        SweepColumns::for_frames(&crate::geom::obb::obb_frames(&plain))
+    );
+    let giants = boxes_with_giants(4_000, 1, 3);
+    let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&giants));
+    assert_eq!(layout.wide, vec![3, 64, 125]);
+    // random_boxes: half-extents below 0.6, so AABB widths below 2 sqrt(3) 0.6 ~ 2.08.
+    assert!(layout.columns.reach < 2.1, "{layout:?}");
+    assert!(layout.columns.dims.iter().all(|&d| d > 4), "{layout:?}");
+    let many = SweepLayout::max_wide(4_064) + 1;
+    let crowd = boxes_with_giants(4_000, 1, many);
+    let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&crowd));
+    assert!(layout.wide.is_empty());
+    assert!(layout.columns.reach > 30.0, "{layout:?}");
+    assert_eq!(SweepLayout::max_wide(1_000_000), 10_000);
+    assert_eq!(SweepLayout::max_wide(6_400), 100);
+    assert_eq!(SweepLayout::max_wide(63), 0);
+}
+
+/// The wide pass and the walk together give the plain sweep's candidates (every shape
+/// walking in one column): for the host's wide list, for an arbitrary one (small boxes
+/// set apart too, so wide-wide pairs among touching neighbours), and through 2D dispatch.
+#[test]
+fn wide_pass_gives_the_plain_sweeps_candidates() {
+    let Some(ctx) = context_for_tests() else {
+        return;
+    };
+    let mut sap = GpuAabbSap::new(&ctx).unwrap();
+    let boxes = boxes_with_giants(3_000, 9, 4);
+    let frames = crate::geom::obb::obb_frames(&boxes);
+    let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
+    let n = boxes.len() as u32;
+    let shapes = SatShapes::Obbs { frames: &fb, n };
+    let candidates = |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        sap.encode(&ctx, &mut enc, shapes, layout)?;
+        ctx.queue.submit([enc.finish()]);
+        let count = sap.finish(&ctx)?.candidates;
+        assert!(count <= sap.candidate_capacity() as u64);
+        let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
+        pairs.sort_unstable();
+        Ok(pairs)
+    };
+    let plain = candidates(&mut sap, &SweepLayout::single()).unwrap();
+    assert!(plain.len() > 1_000, "{}", plain.len());
+    let auto = SweepLayout::for_frames(&frames);
+    assert_eq!(auto.wide.len(), 4);
+    let giant_pairs = plain
+        .iter()
+        .filter(|p| p.iter().any(|i| auto.wide.contains(i)))
+        .count();
+    assert!(giant_pairs > 100, "{giant_pairs}");
+    assert!(
+        plain.contains(&[auto.wide[0], auto.wide[1]]),
+        "giants overlap"
+    );
+    assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+    // Every 7th shape and the giants apart; columns bound every width, so any list is sound.
+    let arbitrary = SweepLayout {
+        columns: SweepColumns::for_frames(&frames),
+        wide: (0..n)
+            .filter(|i| i % 7 == 0 || auto.wide.contains(i))
+            .collect(),
+    };
+    let wide_wide = plain
+        .iter()
+        .filter(|p| p.iter().all(|i| arbitrary.wide.contains(i)))
+        .count();
+    assert!(wide_wide > 10, "{wide_wide}");
+    assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
+    // 2D dispatch of every pass (at most 3 groups per dimension, then 10: the wide pass of
+    // the arbitrary list is 434 x 12 invocations, 82 groups, more than 3 x 3 can hold).
+    sap.set_max_groups_per_dim(3);
+    assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
+    let e = candidates(&mut sap, &arbitrary).unwrap_err();
+    assert!(matches!(e, Error::TooLarge(_)), "{e}");
+    sap.set_max_groups_per_dim(10);
+    assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
+    sap.set_max_groups_per_dim(u32::MAX);
+    for bad in [vec![5, 5], vec![9, 4], vec![n]] {
+        let layout = SweepLayout {
+            wide: bad.clone(),
+            ..auto.clone()
+        };
+        let e = candidates(&mut sap, &layout).unwrap_err();
+        assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+    }
+}

@@ -1,0 +1,130 @@
+//! The layering of `src/` (docs/design.md §8): each layer names only the layers to its left.
+//!
+//! `error` <- `geom` <- `broadphase` <- `scenes` <- `cpu`, `gpu` <- `run` <- `experiments` <-
+//! `report` <- `bin`. `cpu` and `gpu` are siblings: neither names the other. Every `crate::`
+//! path in a file counts, in code, tests and doc links alike.
+
+use std::path::{Path, PathBuf};
+
+/// Layer rank of a top-level module; siblings share a rank.
+fn rank(module: &str) -> Option<u32> {
+    Some(match module {
+        "error" => 0,
+        "geom" => 1,
+        "broadphase" => 2,
+        "scenes" => 3,
+        "cpu" | "gpu" => 4,
+        "run" => 5,
+        "experiments" => 6,
+        "report" => 7,
+        _ => return None,
+    })
+}
+
+/// The top-level module a re-export at the crate root (`crate::Sphere`) comes from.
+fn root_item(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Error" | "Result" => "error",
+        "Sphere" | "validate_spheres" => "geom",
+        "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" => "broadphase",
+        "Scene" | "SceneKind" | "SceneParams" => "scenes",
+        _ => return None,
+    })
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every `crate::NAME` in `text`, with its line number.
+fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (line, l) in text.lines().enumerate() {
+        let mut rest = l;
+        while let Some(k) = rest.find("crate::") {
+            let before = rest[..k].chars().last();
+            let tail = &rest[k + "crate::".len()..];
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && !name.is_empty() {
+                out.push((line + 1, name));
+            }
+            rest = tail;
+        }
+    }
+    out
+}
+
+fn violations(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut bad = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(src).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let own = first.trim_end_matches(".rs").to_string();
+        let Some(own_rank) = rank(&own) else {
+            continue; // lib.rs (the root) and bin/ (which uses `sweepfan::`, not `crate::`)
+        };
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line, name) in crate_paths(&text) {
+            let target = root_item(&name).map(str::to_string).unwrap_or(name);
+            let Some(target_rank) = rank(&target) else {
+                bad.push(format!(
+                    "{}:{line}: unknown module crate::{target}",
+                    rel.display()
+                ));
+                continue;
+            };
+            if target != own && target_rank >= own_rank {
+                bad.push(format!(
+                    "{}:{line}: {own} names crate::{target}, which is not to its left",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_module_names_a_layer_to_its_right() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = violations(&src);
+    assert!(bad.is_empty(), "layering violations:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_check_sees_a_violation() {
+    let dir = std::env::temp_dir().join(format!("sweepfan-layers-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("geom")).unwrap();
+    std::fs::write(
+        dir.join("geom/a.rs"),
+        "use crate::cpu::sat::obb_overlaps;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("gpu.rs"),
+        "/// [`crate::cpu::Grid`]\nuse crate::Sphere;\n",
+    )
+    .unwrap();
+    let bad = violations(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert!(bad[0].contains("geom names crate::cpu") || bad[1].contains("geom names crate::cpu"));
+    assert!(bad.iter().any(|b| b.contains("gpu names crate::cpu")));
+}
