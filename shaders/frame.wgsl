@@ -1,4 +1,4 @@
-// Prelude prepended (with concat!) to every broad-phase shader: the per-dispatch parameters, the
+// Prelude imported by every broad-phase shader: the per-dispatch parameters, the
 // shared counters and scene extents, and the arithmetic the CPU reference must match exactly.
 // Bindings 0..2 are reserved here; each stage's own bindings start at 3.
 

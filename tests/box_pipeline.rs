@@ -1,4 +1,4 @@
-//! The GPU box / polygon pipeline (src/gpu/box_pipeline.rs) against the CPU pipeline
+//! The GPU box / polygon pipeline (src/gpu/boxes/pipeline.rs) against the CPU pipeline
 //! (`cpu::sat::obb_overlaps`), an all-pairs SAT and, for lattices, overlaps known by
 //! construction. GPU and CPU may differ only on pairs within a relative 1e-5 of touching (checked
 //! by testing shrunk and grown copies on the CPU).
@@ -269,7 +269,7 @@ fn empty_and_invalid_input_are_errors() {
     assert!(gpu.polygon_overlaps(&[], None).is_err());
 }
 
-// ---- The AABB broad phase alone (src/gpu/aabb_sap.rs) against an all-pairs AABB overlap in
+// ---- The AABB broad phase alone (src/gpu/boxes/aabb_sap/) against an all-pairs AABB overlap in
 // f64, written here.
 
 /// The exact AABB, in f64, of the box the SAT sees (the f32 frame: unit axes with half-extents):

@@ -1,5 +1,5 @@
-// Sweep and prune over axis-aligned bounding boxes (src/gpu/aabb_sap.rs), the broad phase of the
-// GPU box / polygon pipeline. Prefixed with ordered_float.wgsl (ordered_u32).
+// Sweep and prune over axis-aligned bounding boxes (src/gpu/boxes/aabb_sap/), the broad phase of the
+// GPU box / polygon pipeline. Imports ordered_float.wgsl (ordered_u32).
 //
 // A plain sweep along x visits, in a 3D volume, every box overlapping on x: about n^(2/3) per box.
 // So the (y, z) plane is cut into square columns and each box belongs to the column of its
@@ -32,6 +32,8 @@
 // therefore visits UNROLL positions per iteration, and every loop checks afterwards that it
 // reached its end; one that did not is counted in counters[2] and the host reports an error
 // rather than a short candidate list.
+
+// #import ordered_float.wgsl
 
 struct Params {
     n: u32,
@@ -297,22 +299,7 @@ fn walk_column(range: vec2<u32>) -> bool {
     end = range.y;
     done = false;
     for (var q = lo; !done; q += UNROLL) {
-        visit(q);
-        visit(q + 1u);
-        visit(q + 2u);
-        visit(q + 3u);
-        visit(q + 4u);
-        visit(q + 5u);
-        visit(q + 6u);
-        visit(q + 7u);
-        visit(q + 8u);
-        visit(q + 9u);
-        visit(q + 10u);
-        visit(q + 11u);
-        visit(q + 12u);
-        visit(q + 13u);
-        visit(q + 14u);
-        visit(q + 15u);
+        // #unroll 16 visit(q + {k}u);
     }
     return done;
 }

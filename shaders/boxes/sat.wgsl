@@ -1,5 +1,5 @@
 // Separating-axis narrow phase over a candidate-pair buffer resident on the GPU.
-// CPU twin (same axes, same formulas, same closed comparisons): src/cpu/sat.rs.
+// CPU twin (same axes, same formulas, same closed comparisons): src/geom/sat.rs.
 //
 // `prepare` (one thread) turns the candidate count, written by whatever stage produced the
 // candidates, into indirect dispatch arguments, so no readback happens in between. `obb_main`
@@ -42,7 +42,7 @@ struct ObbFrame {
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64), and each thread's
 // work is independent (no shared memory), so larger groups would gain nothing.
 const WG: u32 = 64u;
-// See PARALLEL_SIN_SQ in src/cpu/sat.rs.
+// See PARALLEL_SIN_SQ in src/geom/sat.rs.
 const PARALLEL_SIN_SQ: f32 = 1e-12;
 
 fn live_candidates() -> u32 {

@@ -1,6 +1,6 @@
 // The sector accuracy experiment (thesis 3.1, docs/design.md §5.5): per rotation, the 64-bin histogram
-// of membership masks over the 100^3 grid. Mirrors src/cpu/sector_accuracy.rs and
-// src/geom/swept_box.rs line by line; the per-rotation constants come precomputed from the CPU.
+// of membership masks over the 100^3 grid. Mirrors src/cpu/sector_grid.rs and src/geom/sector/classify.rs and
+// src/geom/sector/swept_box.rs line by line; the per-rotation constants come precomputed from the CPU.
 //
 // One workgroup = one rotation x 64 grid rows (x varies along a row). Each thread owns a row:
 // the two speculative AABBs are index intervals counted in O(1); only the points inside a

@@ -1,9 +1,11 @@
 // Scene `rotating` on the GPU (docs/design.md §5.7): spheres sorted by grid cell (x fastest), then per box
 // two cell-start lookups per (y, z) row of cells its proxy AABB covers -> exact candidate count
 // -> exclusive scan (Rust side) -> candidate write -> exact conservative-sector vs sphere test.
-// Concatenated after shaders/sector_sphere.wgsl, whose `GpuSector` and `sector_signed_distance`
+// Imports sector/sector_sphere.wgsl, whose `GpuSector` and `sector_signed_distance`
 // it uses; its bindings start at 16 so they never meet that file's (0..4). Mirrors
-// src/cpu/rotating.rs (`SphereGrid`, `SortedSpheres::for_each_candidate`).
+// src/cpu/rotating.rs (`SphereGrid` in src/geom/sphere_grid.rs, `SortedSpheres::for_each_candidate`).
+
+// #import sector/sector_sphere.wgsl
 
 struct RotatingParams {
     grid_origin: vec4<f32>,  // grid origin, w: 1 / cell size
@@ -32,7 +34,7 @@ struct RotatingParams {
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); threads are
 // independent (no shared memory), so the size only needs to fill the hardware.
 const WG: u32 = 64u;
-// Same as QUERY_SLACK in src/cpu/rotating.rs.
+// Same as QUERY_SLACK in src/geom/sphere_grid.rs.
 const QUERY_SLACK: f32 = 1e-5;
 
 fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {

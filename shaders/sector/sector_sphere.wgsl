@@ -1,6 +1,6 @@
 // Batched exact sector-vs-sphere tests (docs/design.md §5.3): one (sector, sphere) index pair per thread,
 // hit = signed distance of the sphere centre to the annular sector <= radius, the distance of
-// `Sector::signed_distance` (src/geom/sector_distance.rs, sector2d.rs; equal up to rounding);
+// `Sector::signed_distance` (src/geom/sector/distance.rs, sector/sector2d.rs; equal up to rounding);
 // sin and cos of the half-angle come precomputed from the CPU.
 
 struct GpuSector {

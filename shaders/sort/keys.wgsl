@@ -1,5 +1,7 @@
 // Scene extents, per-method sort keys, gathers into sorted order, grid bucket starts
-// (src/gpu/keys.rs).
+// (src/gpu/sort/keys.rs).
+
+// #import frame.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> keys: array<u32>;

@@ -9,24 +9,14 @@
 // 256 invocations: the WebGPU default workgroup limit, and one invocation per digit when
 // clearing/loading the 256-entry tables.
 const WG: u32 = 256u;
-const RADIX: u32 = 256u;
 // Words of one digit's "which invocations hold me" bitmask (WG bits).
 const MASK_WORDS: u32 = WG / 32u;
 // Rounds of WG keys per block (host-set; 16 -> 4,096 keys per block keeps the histogram, and
 // so the scan between passes, at 1/16 of the keys).
 override ROUNDS: u32 = 16u;
 
-struct PassParams {
-    shift: u32,  // first bit of this pass's digit
-    mask: u32,   // digit mask (narrower on the last pass when key_bits is not a multiple of 8)
-}
-
-@group(0) @binding(0) var<uniform> params: PassParams;
-@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+// #import sort/pass_params.wgsl
 @group(0) @binding(2) var<storage, read_write> hist: array<u32>;
-@group(0) @binding(3) var<storage, read> values_in: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
 var<workgroup> counts: array<atomic<u32>, RADIX>;
 // Per digit, one bit per invocation of the current round that holds that digit.

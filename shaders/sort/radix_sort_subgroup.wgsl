@@ -23,19 +23,8 @@
 // 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
 // invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
 const WG: u32 = 64u;
-const RADIX: u32 = 256u;
-
-struct PassParams {
-    shift: u32,
-    mask: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: PassParams;
-@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+// #import sort/pass_params.wgsl
 @group(0) @binding(2) var<storage, read> hist: array<u32>;
-@group(0) @binding(3) var<storage, read> values_in: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
 
 // Per chunk of this workgroup, per digit: the output position of the digit's next key. Atomic
 // because lanes of a subgroup take turns as a digit's first lane.

@@ -1,7 +1,9 @@
 // x/xy/xyz cascade: which survivors (key != NONE) of the sorted order on params.axis overlap at
-// least one other survivor there (src/gpu/cascade.rs). An object overlaps an earlier one iff
+// least one other survivor there (src/gpu/spheres/cascade.rs). An object overlaps an earlier one iff
 // the running max of hi before it reaches its lo; a later one iff the next one's lo <= its hi.
 // The running max is a three-pass scan: block maxima, their exclusive prefix, block-local scan.
+
+// #import frame.wgsl
 
 @group(0) @binding(3) var<storage, read> sorted: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> keys: array<u32>;

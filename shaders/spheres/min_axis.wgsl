@@ -1,7 +1,9 @@
-// min_axis per-object axis choice (src/gpu/min_axis.rs). On axis a, with lo/hi keys sorted:
+// min_axis per-object axis choice (src/gpu/spheres/min_axis.rs). On axis a, with lo/hi keys sorted:
 // O_a(i) = #{j : lo_j <= hi_i} - #{j : hi_j < lo_i} - 1 (objects overlapping i, itself
 // excluded), found by two binary searches; F_a(i) = #{j after i in the lo order : lo_j <= hi_i}
 // is the paper's forward-candidate count, kept only for its literal rule's test count.
+
+// #import frame.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> lo_keys: array<u32>;

@@ -1,4 +1,4 @@
-// Pair emission for every method (src/gpu/pairs.rs): each thread walks one object's candidates,
+// Pair emission for every method (src/gpu/spheres/pairs.rs): each thread walks one object's candidates,
 // counts its sphere tests and touching pairs (totals kept as u64), and with FLAG_STORE appends
 // each touching pair (i < j) at an atomic slot. Slots past params.cap are counted, not written:
 // the host sees the total and re-runs with a larger list, so no pair is ever lost.
@@ -10,6 +10,8 @@
 // have no such cap. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
 // derived bind-group layouts then include every walk's buffers, so each kernel would need all of
 // them bound. The unrolled blocks stay written out per walk.)
+
+// #import frame.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
@@ -83,22 +85,7 @@ fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
             me = spheres[i];
             my_index = i;
             for (var j = i + 1u; j < params.n; j += UNROLL) {
-                visit_row(j);
-                visit_row(j + 1u);
-                visit_row(j + 2u);
-                visit_row(j + 3u);
-                visit_row(j + 4u);
-                visit_row(j + 5u);
-                visit_row(j + 6u);
-                visit_row(j + 7u);
-                visit_row(j + 8u);
-                visit_row(j + 9u);
-                visit_row(j + 10u);
-                visit_row(j + 11u);
-                visit_row(j + 12u);
-                visit_row(j + 13u);
-                visit_row(j + 14u);
-                visit_row(j + 15u);
+                // #unroll 16 visit_row(j + {k}u);
             }
         }
     }
@@ -159,22 +146,7 @@ fn sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         limit = 2.0 * r_max();
         done = false;
         for (var q = p + 1u; !done; q += UNROLL) {
-            visit_sweep(q);
-            visit_sweep(q + 1u);
-            visit_sweep(q + 2u);
-            visit_sweep(q + 3u);
-            visit_sweep(q + 4u);
-            visit_sweep(q + 5u);
-            visit_sweep(q + 6u);
-            visit_sweep(q + 7u);
-            visit_sweep(q + 8u);
-            visit_sweep(q + 9u);
-            visit_sweep(q + 10u);
-            visit_sweep(q + 11u);
-            visit_sweep(q + 12u);
-            visit_sweep(q + 13u);
-            visit_sweep(q + 14u);
-            visit_sweep(q + 15u);
+            // #unroll 16 visit_sweep(q + {k}u);
         }
     }
     flush_counts(lid, 0u, tests, 2u, hits);
@@ -225,22 +197,7 @@ fn grid(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
             done = false;
             for (var q = start - 1u; !done; q += UNROLL) {
-                visit_bucket(q);
-                visit_bucket(q + 1u);
-                visit_bucket(q + 2u);
-                visit_bucket(q + 3u);
-                visit_bucket(q + 4u);
-                visit_bucket(q + 5u);
-                visit_bucket(q + 6u);
-                visit_bucket(q + 7u);
-                visit_bucket(q + 8u);
-                visit_bucket(q + 9u);
-                visit_bucket(q + 10u);
-                visit_bucket(q + 11u);
-                visit_bucket(q + 12u);
-                visit_bucket(q + 13u);
-                visit_bucket(q + 14u);
-                visit_bucket(q + 15u);
+                // #unroll 16 visit_bucket(q + {k}u);
             }
         }
     }
@@ -297,44 +254,14 @@ fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
         reach = hi_of(me, a);
         done = false;
         for (var q = p + 1u; !done; q += UNROLL) {
-            visit_forward(q);
-            visit_forward(q + 1u);
-            visit_forward(q + 2u);
-            visit_forward(q + 3u);
-            visit_forward(q + 4u);
-            visit_forward(q + 5u);
-            visit_forward(q + 6u);
-            visit_forward(q + 7u);
-            visit_forward(q + 8u);
-            visit_forward(q + 9u);
-            visit_forward(q + 10u);
-            visit_forward(q + 11u);
-            visit_forward(q + 12u);
-            visit_forward(q + 13u);
-            visit_forward(q + 14u);
-            visit_forward(q + 15u);
+            // #unroll 16 visit_forward(q + {k}u);
         }
         let span = 2.0 * r_max();
         limit = my_lo - (span + 1e-5 * (abs(my_lo) + span)) - 1e-30;
         end = p;
         done = false;
         for (var d = 1u; !done; d += UNROLL) {
-            visit_backward(d);
-            visit_backward(d + 1u);
-            visit_backward(d + 2u);
-            visit_backward(d + 3u);
-            visit_backward(d + 4u);
-            visit_backward(d + 5u);
-            visit_backward(d + 6u);
-            visit_backward(d + 7u);
-            visit_backward(d + 8u);
-            visit_backward(d + 9u);
-            visit_backward(d + 10u);
-            visit_backward(d + 11u);
-            visit_backward(d + 12u);
-            visit_backward(d + 13u);
-            visit_backward(d + 14u);
-            visit_backward(d + 15u);
+            // #unroll 16 visit_backward(d + {k}u);
         }
     }
     flush_counts(lid, 0u, tests, 2u, hits);

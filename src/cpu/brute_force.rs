@@ -1,7 +1,7 @@
 //! Brute force: every pair `i < j` is tested, `n(n-1)/2` tests. The oracle of the oracles.
 
 use super::emit::PairEmitter;
-use crate::broadphase::{Backend, BroadPhase, Method, Pair, Stats};
+use crate::broadphase::{Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
@@ -23,20 +23,10 @@ impl BruteForce {
     }
 }
 
-impl BroadPhase for BruteForce {
-    fn name(&self) -> &str {
-        Method::BruteForce.name()
-    }
+super::cpu_broad_phase!(BruteForce, |_: &Self| Method::BruteForce.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl BruteForce {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let start = Instant::now();
         let n = spheres.len();
         let mut stats = Stats::default();

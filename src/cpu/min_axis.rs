@@ -13,7 +13,7 @@
 use super::axis_order::AxisOrder;
 use super::emit::PairEmitter;
 use super::keys::ordered_bits;
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
@@ -114,20 +114,10 @@ impl MinAxis {
     }
 }
 
-impl BroadPhase for MinAxis {
-    fn name(&self) -> &str {
-        Method::MinAxis.name()
-    }
+super::cpu_broad_phase!(MinAxis, |_: &Self| Method::MinAxis.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl MinAxis {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = Stats::default();
         let n = spheres.len();
         let start = Instant::now();

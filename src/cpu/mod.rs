@@ -15,6 +15,32 @@
 //! boundary (e.g. exactly touching spheres whose interval ends round apart) could in principle
 //! be filtered out; the property tests include exact integer contacts and find none.
 
+/// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
+/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`.
+macro_rules! cpu_broad_phase {
+    ($ty:ty, $name:expr) => {
+        impl $crate::broadphase::BroadPhase for $ty {
+            fn name(&self) -> &str {
+                let name: fn(&Self) -> &'static str = $name;
+                name(self)
+            }
+
+            fn backend(&self) -> $crate::broadphase::Backend {
+                $crate::broadphase::Backend::Cpu
+            }
+
+            fn find_pairs_validated(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                self.pairs(spheres, out)
+            }
+        }
+    };
+}
+pub(crate) use cpu_broad_phase;
+
 pub mod aabb_sweep;
 pub mod axis_order;
 pub mod brute_force;

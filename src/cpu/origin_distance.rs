@@ -5,7 +5,7 @@
 
 use super::emit::PairEmitter;
 use super::keys::{index_of, pack, sort_keys};
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::{Sphere, max_radius};
 use rayon::prelude::*;
@@ -33,20 +33,10 @@ impl OriginDistance {
     }
 }
 
-impl BroadPhase for OriginDistance {
-    fn name(&self) -> &str {
-        Method::OriginDistance.name()
-    }
+super::cpu_broad_phase!(OriginDistance, |_: &Self| Method::OriginDistance.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl OriginDistance {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = Stats::default();
         let start = Instant::now();
         let n = spheres.len();

@@ -10,7 +10,7 @@
 //! All three run on one thread (as their default features build them).
 
 use super::axis_order::{hi, lo};
-use crate::broadphase::{Backend, BroadPhase, Clock, Pair, Stats};
+use crate::broadphase::{BroadPhase, Clock, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
@@ -78,20 +78,10 @@ pub struct PeerParry {
     workspace: parry3d::partitioning::BvhWorkspace,
 }
 
-impl BroadPhase for PeerParry {
-    fn name(&self) -> &str {
-        "peer-parry"
-    }
+super::cpu_broad_phase!(PeerParry, |_: &Self| "peer-parry");
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl PeerParry {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         use parry3d::bounding_volume::Aabb;
         use parry3d::math::Vector;
         use parry3d::partitioning::{Bvh, BvhBuildStrategy};
@@ -116,20 +106,10 @@ impl BroadPhase for PeerParry {
 
 pub struct PeerRstar;
 
-impl BroadPhase for PeerRstar {
-    fn name(&self) -> &str {
-        "peer-rstar"
-    }
+super::cpu_broad_phase!(PeerRstar, |_: &Self| "peer-rstar");
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl PeerRstar {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         use rstar::RTree;
         use rstar::primitives::{GeomWithData, Rectangle};
         let start = Instant::now();
@@ -162,20 +142,10 @@ pub struct PeerBroccoli {
     boxes: Vec<(broccoli::axgeom::Rect<f32>, u32)>,
 }
 
-impl BroadPhase for PeerBroccoli {
-    fn name(&self) -> &str {
-        "peer-broccoli"
-    }
+super::cpu_broad_phase!(PeerBroccoli, |_: &Self| "peer-broccoli");
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl PeerBroccoli {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let start = Instant::now();
         self.boxes.clear();
         self.boxes.extend(spheres.iter().enumerate().map(|(i, s)| {

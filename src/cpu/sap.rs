@@ -5,7 +5,7 @@
 
 use super::axis_order::{AxisOrder, hi, lo};
 use super::emit::PairEmitter;
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
@@ -58,20 +58,10 @@ pub fn sweep_axis(spheres: &[Sphere]) -> usize {
     axis
 }
 
-impl BroadPhase for Sap {
-    fn name(&self) -> &str {
-        Method::Sap.name()
-    }
+super::cpu_broad_phase!(Sap, |_: &Self| Method::Sap.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl Sap {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = Stats::default();
         let start = Instant::now();
         let axis = sweep_axis(spheres);

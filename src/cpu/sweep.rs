@@ -10,7 +10,7 @@
 
 use super::axis_order::AxisOrder;
 use super::emit::PairEmitter;
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
@@ -82,20 +82,10 @@ fn keep_overlapping(order: &AxisOrder, kept: &mut Vec<u32>) {
     }
 }
 
-impl BroadPhase for Sweep {
-    fn name(&self) -> &str {
-        self.method.name()
-    }
+super::cpu_broad_phase!(Sweep, |s: &Self| s.method.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl Sweep {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = Stats::default();
         let start = Instant::now();
         self.order.sort_all(spheres, 0);

@@ -20,7 +20,7 @@ pub const PARALLEL_SIN_SQ: f32 = 1e-12;
 /// `L = A_i x B_j` are formed explicitly from `R` and every projection is taken against that same
 /// `L`, so a nearly degenerate `L` is still a consistent (if arbitrary) axis and can never
 /// separate touching boxes by rounding. Each group of three axes is one SIMD comparison (the
-/// vector lanes run over `j`), the same formulation as `shaders/sat.wgsl`.
+/// vector lanes run over `j`), the same formulation as `shaders/boxes/sat.wgsl`.
 #[inline]
 pub fn obb_frames_overlap(a: &ObbFrame, b: &ObbFrame) -> bool {
     let v = |x: Vec4| Vec3A::from_vec4(x);

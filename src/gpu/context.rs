@@ -335,6 +335,11 @@ impl GpuContext {
     }
 
     /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
+    /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]).
+    pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
+        self.shader(path, &crate::gpu::shader::compose(path)?)
+    }
+
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self

@@ -1,5 +1,5 @@
 //! Plumbing shared by the broad-phase stages: the per-dispatch parameter block (`Params` in
-//! `shaders/common.wgsl`), an arena of parameter slots in one uniform buffer (every dispatch of a
+//! `shaders/frame.wgsl`), an arena of parameter slots in one uniform buffer (every dispatch of a
 //! frame gets its own slot, written once before the submission), bind-group building and 2D
 //! dispatch.
 
@@ -7,10 +7,10 @@ use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 use bytemuck::{Pod, Zeroable};
 
-/// Workgroup size of every broad-phase kernel (`WG` in `common.wgsl`).
+/// Workgroup size of every broad-phase kernel (`WG` in `frame.wgsl`).
 pub const WG: u32 = 256;
 
-/// Mirrors `struct Params` in `shaders/common.wgsl`.
+/// Mirrors `struct Params` in `shaders/frame.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct Params {
@@ -38,9 +38,6 @@ impl Params {
 
 pub const FLAG_MARK: u32 = 1;
 pub const FLAG_STORE: u32 = 2;
-
-/// The WGSL prelude prepended to every broad-phase shader.
-pub const COMMON_WGSL: &str = include_str!("../../shaders/frame.wgsl");
 
 /// Parameter slots of one frame. Slots are collected while encoding and uploaded with one
 /// `write_buffer` before the submission, so each dispatch sees its own values.
@@ -193,11 +190,10 @@ impl<'f, 'e> Recorder<'f, 'e> {
 /// Compiles one stage's WGSL (after the common prelude) and its entry points, in order.
 pub fn pipelines<const N: usize>(
     ctx: &GpuContext,
-    label: &str,
-    stage: &str,
+    path: &str,
     entries: [&str; N],
 ) -> Result<[wgpu::ComputePipeline; N]> {
-    ctx.pipelines(label, &module(ctx, label, stage)?, entries)
+    ctx.pipelines(path, &ctx.shader_file(path)?, entries)
 }
 
 /// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).
@@ -212,9 +208,10 @@ pub fn dispatch_groups(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, group
     pass.dispatch_workgroups(x, y, 1);
 }
 
-/// Builds a compute module from the common prelude plus one stage's WGSL.
+/// Builds a compute module from the frame prelude (`shaders/frame.wgsl`) plus `stage`.
 pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::ShaderModule> {
-    ctx.shader(label, &format!("{COMMON_WGSL}\n{stage}"))
+    let source = crate::gpu::shader::compose_text(&format!("// #import frame.wgsl\n{stage}"))?;
+    ctx.shader(label, &source)
 }
 
 /// Opens a compute pass timed as `label` (when the device has timestamps).
@@ -234,7 +231,7 @@ mod tests {
     use super::*;
     use crate::gpu::context::context_for_tests;
 
-    /// The u64 totals of `common.wgsl` (`flush_counts`): every thread adds a per-thread count;
+    /// The u64 totals of `frame.wgsl` (`flush_counts`): every thread adds a per-thread count;
     /// totals far past u32 must come out exact (the carry path), with no long-running kernel.
     #[test]
     fn workgroup_u64_totals_carry_past_u32() {

@@ -13,6 +13,7 @@ pub mod boxes;
 pub mod context;
 pub mod frame;
 pub mod sector;
+pub mod shader;
 pub mod sort;
 pub mod spheres;
 

@@ -26,7 +26,7 @@
 
 mod dense;
 
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
 use crate::cpu::radix::radix_sort_bits;
 use crate::error::Result;
@@ -327,20 +327,10 @@ fn visit(
     }
 }
 
-impl BroadPhase for Grid {
-    fn name(&self) -> &str {
-        Method::Grid.name()
-    }
+super::cpu_broad_phase!(Grid, |_: &Self| Method::Grid.name());
 
-    fn backend(&self) -> Backend {
-        Backend::Cpu
-    }
-
-    fn find_pairs_validated(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
+impl Grid {
+    fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = Stats::default();
         self.emitter.set_serial_max_items(SERIAL_MAX);
         let start = Instant::now();

@@ -1,4 +1,4 @@
-//! Separating-axis narrow phase on the GPU (`shaders/sat.wgsl`): oriented boxes and convex
+//! Separating-axis narrow phase on the GPU (`shaders/boxes/sat.wgsl`): oriented boxes and convex
 //! polygons, batched over a candidate-pair buffer that stays on the device.
 //!
 //! [`GpuSat::encode`] records the whole stage into a caller's encoder from buffers the caller
@@ -16,8 +16,6 @@ use crate::geom::polygon::PolygonSet;
 use crate::gpu::context::{GpuContext, PassTimer};
 use bytemuck::{Pod, Zeroable};
 use std::time::Instant;
-
-const SHADER: &str = include_str!("../../../shaders/boxes/sat.wgsl");
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
@@ -87,7 +85,7 @@ pub struct GpuSat {
 
 impl GpuSat {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let module = ctx.shader("sat.wgsl", SHADER)?;
+        let module = ctx.shader_file("boxes/sat.wgsl")?;
         let [prepare, obb, polygon] =
             ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
         let params = ctx.uniform_buffer("sat params", std::mem::size_of::<Params>() as u64);

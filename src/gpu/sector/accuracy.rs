@@ -12,7 +12,6 @@ use crate::geom::sector::classify::{
 use crate::gpu::context::{GpuContext, PassTimer};
 use bytemuck::{Pod, Zeroable};
 
-const SHADER: &str = include_str!("../../../shaders/sector/accuracy.wgsl");
 /// Threads per workgroup, one grid row each (`WORKGROUP` in the shader).
 const WORKGROUP: u32 = 64;
 /// Grid rows per rotation (100 x 100).
@@ -50,7 +49,7 @@ pub struct SectorExperimentGpu {
 impl SectorExperimentGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector experiment", WORKGROUP)?;
-        let module = ctx.shader("sector.wgsl", SHADER)?;
+        let module = ctx.shader_file("sector/accuracy.wgsl")?;
         let pipeline = ctx.pipeline(&module, "classify_rows", &[]);
         let params = ctx.uniform_buffer("sector params", std::mem::size_of::<Params>() as u64);
         ctx.check()?;

@@ -1,4 +1,4 @@
-//! Scene `rotating` on the GPU (docs/design.md §5.7), `shaders/rotating.wgsl`: sphere keys (grid cell) ->
+//! Scene `rotating` on the GPU (docs/design.md §5.7), `shaders/sector/rotating.wgsl`: sphere keys (grid cell) ->
 //! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
 //! candidates -> exact conservative-sector vs sphere test with an atomic hit count (and hit list
 //! when asked). Only counts come back unless hits are wanted.
@@ -24,10 +24,6 @@ use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 use std::time::Instant;
 
-const SHADER: &str = concat!(
-    include_str!("../../../shaders/sector/sector_sphere.wgsl"),
-    include_str!("../../../shaders/sector/rotating.wgsl")
-);
 /// `WG` in the shader.
 const WORKGROUP: u32 = 64;
 /// Timed passes per submission (the sort alone has 4 x (histogram + scan levels + scatter)).
@@ -99,7 +95,7 @@ fn dispatch_2d(max: u32, groups: u32) -> (u32, u32) {
 impl RotatingGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the rotating-box frame", WORKGROUP)?;
-        let module = ctx.shader("rotating.wgsl", SHADER)?;
+        let module = ctx.shader_file("sector/rotating.wgsl")?;
         let small = |label| {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),

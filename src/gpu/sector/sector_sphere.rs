@@ -8,7 +8,6 @@ use crate::geom::sphere::Sphere;
 use crate::gpu::context::GpuContext;
 use bytemuck::{Pod, Zeroable};
 
-const SHADER: &str = include_str!("../../../shaders/sector/sector_sphere.wgsl");
 /// Threads per workgroup (`WORKGROUP` in the shader), one pair each.
 const WORKGROUP: u32 = 64;
 
@@ -67,7 +66,7 @@ pub struct SectorSphereGpu {
 impl SectorSphereGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
-        let module = ctx.shader("sector_sphere.wgsl", SHADER)?;
+        let module = ctx.shader_file("sector/sector_sphere.wgsl")?;
         let pipeline = ctx.pipeline(&module, "test_pairs", &[]);
         let params =
             ctx.uniform_buffer("sector sphere params", std::mem::size_of::<Params>() as u64);

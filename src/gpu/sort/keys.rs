@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::gpu::context::GpuContext;
 use crate::gpu::frame::{FLAG_MARK, Params, Recorder, pipelines};
 
-/// `mode` values of `make_keys` (`MODE_*` in `shaders/keys.wgsl`).
+/// `mode` values of `make_keys` (`MODE_*` in `shaders/sort/keys.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum KeyMode {
@@ -31,8 +31,7 @@ impl Keys {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let [extents, make_keys, gather, bucket_starts] = pipelines(
             ctx,
-            "keys.wgsl",
-            include_str!("../../../shaders/sort/keys.wgsl"),
+            "sort/keys.wgsl",
             ["extents", "make_keys", "gather", "bucket_starts"],
         )?;
         Ok(Self {

@@ -9,7 +9,7 @@ use crate::gpu::sort::radix_sort_subgroup;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
 use wgpu::util::DeviceExt;
 
-/// Invocations per workgroup; must match `WG` in `shaders/radix_sort.wgsl`.
+/// Invocations per workgroup; must match `WG` in `shaders/sort/radix_sort.wgsl`.
 const WORKGROUP: u32 = 256;
 /// Bits per pass (256 digits: one per invocation when clearing/loading digit tables).
 const DIGIT_BITS: u32 = 8;
@@ -122,10 +122,7 @@ impl RadixSort {
             )));
         }
         ctx.check_workgroup("radix sort", WORKGROUP)?;
-        let module = ctx.shader(
-            "radix_sort.wgsl",
-            include_str!("../../../shaders/sort/radix_sort.wgsl"),
-        )?;
+        let module = ctx.shader_file("sort/radix_sort.wgsl")?;
         let constants = [("ROUNDS", rounds as f64)];
         let param_stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(16);
         let mut table = vec![0u8; (param_stride * (MAX_PASSES * DIGIT_BITS) as u64) as usize];
@@ -435,17 +432,18 @@ mod tests {
             return;
         };
         // Test-only kernel around the shared snippet.
-        let source = concat!(
-            include_str!("../../../shaders/ordered_float.wgsl"),
-            "@group(0) @binding(0) var<storage, read_write> io: array<u32>;
+        let source = crate::gpu::shader::compose_text(
+            "// #import ordered_float.wgsl
+             @group(0) @binding(0) var<storage, read_write> io: array<u32>;
              @compute @workgroup_size(64)
              fn main(@builtin(global_invocation_id) id: vec3<u32>) {
                  if (id.x < arrayLength(&io)) {
                      io[id.x] = ordered_u32(bitcast<f32>(io[id.x]));
                  }
-             }"
-        );
-        let module = ctx.shader("ordered_float test", source).unwrap();
+             }",
+        )
+        .unwrap();
+        let module = ctx.shader("ordered_float test", &source).unwrap();
         let pipeline = ctx.pipeline(&module, "main", &[]);
         let v = special_floats();
         let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();

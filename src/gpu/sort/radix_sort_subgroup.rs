@@ -1,5 +1,5 @@
 //! The subgroup scatter of [`crate::gpu::sort::radix_sort::RadixSort`] (warp-level multisplit, see
-//! `shaders/radix_sort_subgroup.wgsl`): each subgroup ranks whole chunks with ballots, two
+//! `shaders/sort/radix_sort_subgroup.wgsl`): each subgroup ranks whole chunks with ballots, two
 //! barriers per workgroup instead of three per 256 keys, no second pass over the keys.
 //! Needs `Features::SUBGROUP` and workgroup memory for one 256-digit table per chunk.
 
@@ -87,7 +87,7 @@ pub(crate) fn scatter_pipeline(
         } else {
             broadcast_lanes(ctx)
         },
-        include_str!("../../../shaders/sort/radix_sort_subgroup.wgsl")
+        crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl")?
     );
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
     Ok(ctx.pipeline_without_zero_fill(&module, "scatter", &[]))

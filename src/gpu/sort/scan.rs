@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, PassTimer};
 use std::num::NonZeroU64;
 
-/// Invocations per workgroup; must match `WG` in `shaders/scan.wgsl`.
+/// Invocations per workgroup; must match `WG` in `shaders/sort/scan.wgsl`.
 const WORKGROUP: u32 = 256;
 /// Largest `ITEMS` the shader's tile holds (`MAX_BLOCK / WG`).
 const MAX_ITEMS: u32 = 8;
@@ -43,7 +43,7 @@ impl ExclusiveScan {
             )));
         }
         ctx.check_workgroup("scan", WORKGROUP)?;
-        let module = ctx.shader("scan.wgsl", include_str!("../../../shaders/sort/scan.wgsl"))?;
+        let module = ctx.shader_file("sort/scan.wgsl")?;
         let constants = [("ITEMS", items as f64)];
         let total_scratch = ctx.storage_buffer("scan total", 4, wgpu::BufferUsages::empty())?;
         let scan = Self {

@@ -47,7 +47,7 @@ use std::time::Instant;
 const PARAM_SLOTS: usize = 64;
 /// Timed passes per frame (min_axis, the longest, has about 150 with the sorts' passes).
 const TIMED_PASSES: u32 = 256;
-/// Words of the totals buffer (see `common.wgsl`).
+/// Words of the totals buffer (see `frame.wgsl`).
 const COUNTER_WORDS: u64 = 8;
 
 /// Buffers that live across frames, sized for `capacity` objects.

@@ -22,8 +22,7 @@ impl Cascade {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let [block_maxima, block_prefix, survivors] = pipelines(
             ctx,
-            "cascade.wgsl",
-            include_str!("../../../shaders/spheres/cascade.wgsl"),
+            "spheres/cascade.wgsl",
             ["block_maxima", "block_prefix", "survivors"],
         )?;
         Ok(Self {

@@ -25,8 +25,7 @@ impl MinAxis {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let [rank_scatter, choose, gather_axis] = pipelines(
             ctx,
-            "min_axis.wgsl",
-            include_str!("../../../shaders/spheres/min_axis.wgsl"),
+            "spheres/min_axis.wgsl",
             ["rank_scatter", "choose", "gather_axis"],
         )?;
         Ok(Self {

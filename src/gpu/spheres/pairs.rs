@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::gpu::context::GpuContext;
 use crate::gpu::frame::{FLAG_STORE, Params, Recorder, pipelines};
 
-/// Which walk `sweep` does (`SWEEP_*` in `shaders/pairs.wgsl`).
+/// Which walk `sweep` does (`SWEEP_*` in `shaders/spheres/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Sweep {
@@ -68,8 +68,7 @@ impl PairKernels {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let [brute, sweep, grid, owner] = pipelines(
             ctx,
-            "pairs.wgsl",
-            include_str!("../../../shaders/spheres/pairs.wgsl"),
+            "spheres/pairs.wgsl",
             ["brute", "sweep", "grid", "owner"],
         )?;
         Ok(Self {

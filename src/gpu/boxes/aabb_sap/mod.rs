@@ -1,5 +1,5 @@
 //! [`GpuAabbSap`]: sweep and prune over the shapes' axis-aligned bounding boxes on the GPU
-//! (`shaders/aabb_sap.wgsl`), the broad phase of the box / polygon pipeline.
+//! (`shaders/boxes/aabb_sap.wgsl`), the broad phase of the box / polygon pipeline.
 //!
 //! [`GpuAabbSap::encode`] records, into the caller's encoder, from shape buffers the caller owns
 //! ([`SatShapes`]): bounds (one AABB per shape, computed on the GPU; key = ordered(min.x)) ->
@@ -40,11 +40,6 @@ mod layout;
 mod tests;
 
 pub use layout::{SweepColumns, SweepLayout};
-
-const SHADER: &str = concat!(
-    include_str!("../../../../shaders/ordered_float.wgsl"),
-    include_str!("../../../../shaders/boxes/aabb_sap.wgsl")
-);
 
 /// Threads per workgroup (`WG` in the shader).
 const WG: u32 = 64;
@@ -121,7 +116,7 @@ pub struct GpuAabbSap {
 
 impl GpuAabbSap {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let module = ctx.shader("aabb_sap.wgsl", SHADER)?;
+        let module = ctx.shader_file("boxes/aabb_sap.wgsl")?;
         let [
             obb_bounds,
             polygon_bounds,

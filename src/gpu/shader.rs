@@ -1,0 +1,167 @@
+//! WGSL composition. Each GPU stage has one source file under `shaders/` (the same path as its
+//! Rust file under `src/gpu/`); shared pieces are files of their own, named where they are used
+//! by two directives that are WGSL comments, so every file still parses on its own:
+//!
+//! * `// #import PATH`: the text of `shaders/PATH` in place of the line, once per module (a
+//!   second import of the same file, directly or through another file, adds nothing);
+//! * `// #unroll N STATEMENT`: N copies of STATEMENT, `{k}` replaced by 0, 1, ... N - 1 (the
+//!   candidate walks visit N positions per loop iteration, docs/design.md §6.1).
+//!
+//! Tried and not taken: WESL (the WGSL-with-modules compiler) composes at build time with real
+//! module paths, but it adds a build script and a parser to every build of a crate whose
+//! shaders need only inclusion and repetition; the two directives here do exactly that and keep
+//! each file valid WGSL for naga and Tint.
+
+use crate::error::{Error, Result};
+
+/// Every WGSL file, by its path under `shaders/`.
+const FILES: &[(&str, &str)] = &[
+    ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
+    (
+        "ordered_float.wgsl",
+        include_str!("../../shaders/ordered_float.wgsl"),
+    ),
+    (
+        "sort/pass_params.wgsl",
+        include_str!("../../shaders/sort/pass_params.wgsl"),
+    ),
+    (
+        "sort/scan.wgsl",
+        include_str!("../../shaders/sort/scan.wgsl"),
+    ),
+    (
+        "sort/radix_sort.wgsl",
+        include_str!("../../shaders/sort/radix_sort.wgsl"),
+    ),
+    (
+        "sort/radix_sort_subgroup.wgsl",
+        include_str!("../../shaders/sort/radix_sort_subgroup.wgsl"),
+    ),
+    (
+        "sort/keys.wgsl",
+        include_str!("../../shaders/sort/keys.wgsl"),
+    ),
+    (
+        "spheres/cascade.wgsl",
+        include_str!("../../shaders/spheres/cascade.wgsl"),
+    ),
+    (
+        "spheres/min_axis.wgsl",
+        include_str!("../../shaders/spheres/min_axis.wgsl"),
+    ),
+    (
+        "spheres/pairs.wgsl",
+        include_str!("../../shaders/spheres/pairs.wgsl"),
+    ),
+    (
+        "boxes/sat.wgsl",
+        include_str!("../../shaders/boxes/sat.wgsl"),
+    ),
+    (
+        "boxes/aabb_sap.wgsl",
+        include_str!("../../shaders/boxes/aabb_sap.wgsl"),
+    ),
+    (
+        "sector/accuracy.wgsl",
+        include_str!("../../shaders/sector/accuracy.wgsl"),
+    ),
+    (
+        "sector/sector_sphere.wgsl",
+        include_str!("../../shaders/sector/sector_sphere.wgsl"),
+    ),
+    (
+        "sector/rotating.wgsl",
+        include_str!("../../shaders/sector/rotating.wgsl"),
+    ),
+];
+
+const IMPORT: &str = "// #import ";
+const UNROLL: &str = "// #unroll ";
+
+/// The composed source of `shaders/PATH`.
+pub fn compose(path: &str) -> Result<String> {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    append(path, &mut seen, &mut out)?;
+    Ok(out)
+}
+
+/// `text` with its directives expanded (for sources made in code, such as tests' kernels).
+pub fn compose_text(text: &str) -> Result<String> {
+    let mut out = String::new();
+    let mut seen = Vec::new();
+    expand(text, &mut seen, &mut out)?;
+    Ok(out)
+}
+
+fn file(path: &str) -> Result<&'static str> {
+    FILES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| Error::Gpu(format!("no shader file shaders/{path}")))
+}
+
+fn append(path: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
+    if seen.iter().any(|s| s == path) {
+        return Ok(());
+    }
+    seen.push(path.to_string());
+    expand(file(path)?, seen, out)
+}
+
+fn expand(text: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(path) = trimmed.strip_prefix(IMPORT) {
+            append(path.trim(), seen, out)?;
+        } else if let Some(rest) = trimmed.strip_prefix(UNROLL) {
+            let indent = &line[..line.len() - trimmed.len()];
+            let (count, statement) = rest
+                .split_once(' ')
+                .ok_or_else(|| Error::Gpu(format!("'{line}': #unroll needs N and a statement")))?;
+            let count: u32 = count
+                .parse()
+                .map_err(|_| Error::Gpu(format!("'{line}': #unroll needs a count")))?;
+            for k in 0..count {
+                out.push_str(indent);
+                out.push_str(&statement.replace("{k}", &k.to_string()));
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_come_once_and_unrolls_repeat() {
+        let text = "// #import ordered_float.wgsl\n// #import ordered_float.wgsl\n  \
+                    // #unroll 3 f(x + {k}u);\nlet y = 1;";
+        let out = compose_text(text).unwrap();
+        let float = file("ordered_float.wgsl").unwrap();
+        assert_eq!(out.matches(float.lines().next().unwrap()).count(), 1);
+        assert!(out.ends_with("  f(x + 0u);\n  f(x + 1u);\n  f(x + 2u);\nlet y = 1;\n"));
+    }
+
+    #[test]
+    fn unknown_files_and_bad_unrolls_are_errors() {
+        assert!(compose("nosuch.wgsl").is_err());
+        assert!(compose_text("// #unroll x f();").is_err());
+        assert!(compose_text("// #unroll 4").is_err());
+    }
+
+    #[test]
+    fn every_file_composes_without_directives_left() {
+        for (path, _) in FILES {
+            let out = compose(path).unwrap();
+            assert!(!out.contains(IMPORT) && !out.contains(UNROLL), "{path}");
+        }
+    }
+}
