@@ -16,9 +16,6 @@ struct Params {
     flags: u32,
     // Grid: number of hash buckets (a power of two).
     buckets: u32,
-    _p0: u32,
-    _p1: u32,
-    _p2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -1,9 +1,46 @@
 //! sweepfan: broad-phase collision detection for millions of spheres on the GPU (wgpu + WGSL),
-//! with a CPU reference that checks every GPU result; separating-axis narrow phase; sector
-//! ("fan") continuous collision detection for rotating boxes.
+//! with a CPU reference that checks every GPU result; separating-axis narrow phase for oriented
+//! boxes and convex polygons; sector ("fan") continuous collision detection for rotating boxes.
 //!
-//! The public API is small: a [`BroadPhase`] trait implemented by every method on every
-//! backend, [`Scene`] generators, and the geometry in [`geom`].
+//! # What a user calls
+//! * [`BroadPhase`]: every method on every backend, chosen by [`Method`] and [`Backend`]:
+//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`run::registry`].
+//! * Shapes: [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`]; the box and
+//!   polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
+//! * Scenes: [`Scene`] generators ([`SceneKind`], [`SceneParams`]) and CSV files.
+//! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
+//! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
+//!   every failure an [`Error`] that names the object, line or limit.
+//!
+//! ```
+//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
+//! use glam::Vec3;
+//!
+//! let spheres = [
+//!     Sphere::new(Vec3::ZERO, 1.0),
+//!     Sphere::new(Vec3::new(1.5, 0.0, 0.0), 1.0),
+//!     Sphere::new(Vec3::new(10.0, 0.0, 0.0), 1.0),
+//! ];
+//! let mut grid = cpu::broad_phase(Method::Grid);
+//! let mut pairs = Vec::new();
+//! let stats = grid.find_pairs(&spheres, Some(&mut pairs))?;
+//! canonicalize(&mut pairs);
+//! assert_eq!(pairs, [[0, 1]]);
+//! assert_eq!(stats.pairs, 1);
+//! # Ok::<(), sweepfan::Error>(())
+//! ```
+//!
+//! # The tree
+//! Layered: each module names only those above it in this list (`tests/layers.rs` checks it;
+//! `docs/design.md` §8).
+//! * [`error`]: [`Error`], [`Result`].
+//! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
+//! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
+//! * [`scenes`]: seeded generators and file formats.
+//! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
+//! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
+//! * [`experiments`]: the paper reproductions, returning data.
+//! * [`report`]: tables, JSON/CSV rows, SVG plots.
 
 pub mod broadphase;
 pub mod cpu;
@@ -17,5 +54,8 @@ pub mod scenes;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};
+pub use geom::obb::Obb;
+pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};
+pub use gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, GpuOptions};
 pub use scenes::{Scene, SceneKind, SceneParams};

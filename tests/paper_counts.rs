@@ -8,8 +8,8 @@
 //! not one draw.
 
 use serde_json::Value;
+use sweepfan::cpu::MinAxis;
 use sweepfan::cpu::broad_phase;
-use sweepfan::cpu::min_axis::MinAxis;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
 
 const REFERENCE: &str = include_str!("../reference/serialization_paper.json");

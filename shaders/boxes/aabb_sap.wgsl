@@ -51,8 +51,6 @@ struct Params {
     // Wide shapes, and invocations of wide_pairs per wide shape.
     wide_count: u32,
     wide_lanes: u32,
-    pad0: u32,
-    pad1: u32,
 }
 
 struct Aabb {

@@ -16,9 +16,6 @@ struct Params {
     // Index of the candidate count inside `candidate_count`.
     count_index: u32,
     max_groups_x: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 struct ObbFrame {

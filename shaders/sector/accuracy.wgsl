@@ -28,8 +28,6 @@ struct Rotation {
 struct Params {
     rotation_count: u32,
     groups_per_rotation: u32,
-    _pad0: u32,
-    _pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> rotations: array<Rotation>;

@@ -14,7 +14,6 @@ struct Params {
     pair_count: u32,
     sector_count: u32,
     sphere_count: u32,
-    _pad: u32,
 }
 
 @group(0) @binding(0) var<storage, read> sectors: array<GpuSector>;

@@ -37,10 +37,6 @@ impl AxisOrder {
         self.index.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-
     /// Sorts all objects on `axis`.
     pub fn sort_all(&mut self, spheres: &[Sphere], axis: usize) {
         self.keys.clear();

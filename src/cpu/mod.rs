@@ -3,11 +3,11 @@
 //! calls, running on rayon's pool. Each module's docs define its `tests` count exactly (the GPU
 //! counts the same); every method applies [`crate::Sphere::touches`] to its candidates.
 //!
-//! * [`brute_force`]: all pairs; [`origin_distance`]: paper method 1; [`sweep`]: the paper's
-//!   x / xy / xyz cascade; [`min_axis`]: paper 3.3.2 with a complete owner rule; [`sap`]: sweep
-//!   and prune; [`grid`]: uniform grid, the fastest at scale.
-//! * Shared parts: [`keys`] (order-preserving float keys), [`radix`], [`axis_order`] (sorted
-//!   structure-of-arrays per axis), [`emit`] (parallel chunks, per-chunk pair buffers, the
+//! * `brute_force`: all pairs; `origin_distance`: paper method 1; `sweep`: the paper's
+//!   x / xy / xyz cascade; `min_axis`: paper 3.3.2 with a complete owner rule; `sap`: sweep
+//!   and prune; `grid`: uniform grid, the fastest at scale.
+//! * Shared parts: `keys` (order-preserving float keys), `radix`, `axis_order` (sorted
+//!   structure-of-arrays per axis), `emit` (parallel chunks, per-chunk pair buffers, the
 //!   stored-pair limit), and with feature `peers` the peer crates in `peers`.
 //!
 //! Rounding: the candidate filters compare f32 values computed as each module states
@@ -42,24 +42,26 @@ macro_rules! cpu_broad_phase {
 pub(crate) use cpu_broad_phase;
 
 pub mod aabb_sweep;
-pub mod axis_order;
-pub mod brute_force;
-pub mod emit;
-pub mod grid;
-pub mod keys;
-pub mod min_axis;
-pub mod origin_distance;
+pub(crate) mod axis_order;
+pub(crate) mod brute_force;
+pub(crate) mod emit;
+pub(crate) mod grid;
+pub(crate) mod keys;
+pub(crate) mod min_axis;
+pub(crate) mod origin_distance;
 #[cfg(feature = "peers")]
 pub mod peers;
-pub mod radix;
+pub(crate) mod radix;
 pub mod rotating;
-pub mod sap;
+pub(crate) mod sap;
 pub mod sat;
 pub mod sector_batch;
-pub mod sector_grid;
-pub mod sweep;
+pub(crate) mod sector_grid;
+pub(crate) mod sweep;
 
 pub use brute_force::BruteForce;
+/// The most pairs one call stores unless `set_pair_limit` says otherwise.
+pub use emit::MAX_STORED_PAIRS;
 pub use grid::Grid;
 pub use min_axis::MinAxis;
 pub use origin_distance::OriginDistance;

@@ -25,7 +25,7 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// Sets the most pairs one call may store (default [`super::emit::MAX_STORED_PAIRS`]); a
+    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
     /// call finding more fails with `Error::TooLarge`.
     pub fn set_pair_limit(&mut self, limit: u64) {
         self.emitter.set_pair_limit(limit);

@@ -73,7 +73,7 @@ fn edge_axes_separate(
     (usable & tl.abs().cmpgt(ra + rb)).any()
 }
 
-/// Closed overlap of two convex polygons given counter-clockwise (as [`Polygon`] stores them).
+/// Closed overlap of two convex polygons given counter-clockwise (as [`Polygon`](crate::geom::polygon::Polygon) stores them).
 /// Candidate axes are the edge normals of both. For an edge of P the projection of P ends at the
 /// edge itself (convexity), so Q is separated from P along that normal exactly when every vertex
 /// of Q lies strictly outside the edge's line.

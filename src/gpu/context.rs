@@ -2,7 +2,31 @@
 //! error capture, and small helpers every stage uses (buffers, readback, 2D dispatch, timers).
 
 use crate::error::{Error, Result};
+use encase::internal::WriteInto;
+use encase::{ShaderSize, ShaderType, UniformBuffer};
 use std::sync::{Arc, Mutex};
+
+/// A parameter struct a shader reads as a uniform. encase's `ShaderType` derive lays it out by
+/// WGSL's rules (offsets, alignment, padding and size, checked against the uniform address
+/// space's constraints on every write), so neither the Rust nor the WGSL side pads by hand
+/// (docs/design.md §8.2).
+pub trait Uniform: ShaderType + ShaderSize + WriteInto {
+    /// Bytes of the WGSL struct.
+    fn uniform_size() -> u64 {
+        Self::SHADER_SIZE.get()
+    }
+
+    /// The value in WGSL's uniform layout.
+    fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut buffer = UniformBuffer::new(Vec::with_capacity(Self::uniform_size() as usize));
+        buffer
+            .write(self)
+            .map_err(|e| Error::Gpu(format!("uniform layout: {e}")))?;
+        Ok(buffer.into_inner())
+    }
+}
+
+impl<T: ShaderType + ShaderSize + WriteInto> Uniform for T {}
 
 /// How to pick the adapter.
 #[derive(Clone, Debug, Default)]

@@ -5,14 +5,14 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
-use bytemuck::{Pod, Zeroable};
+use crate::gpu::context::Uniform;
+use encase::ShaderType;
 
 /// Workgroup size of every broad-phase kernel (`WG` in `frame.wgsl`).
 pub const WG: u32 = 256;
 
 /// Mirrors `struct Params` in `shaders/frame.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, ShaderType)]
 pub struct Params {
     pub n: u32,
     pub pad: u32,
@@ -23,7 +23,6 @@ pub struct Params {
     pub cap: u32,
     pub flags: u32,
     pub buckets: u32,
-    pub _p: [u32; 3],
 }
 
 impl Params {
@@ -51,7 +50,7 @@ pub struct ParamArena {
 impl ParamArena {
     /// Room for `capacity` dispatches per frame.
     pub fn new(ctx: &GpuContext, capacity: usize) -> Self {
-        let stride = (std::mem::size_of::<Params>() as u64)
+        let stride = (Params::uniform_size())
             .next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment as u64);
         let buffer = ctx.uniform_buffer("broad-phase params", stride * capacity as u64);
         Self {
@@ -76,7 +75,7 @@ impl ParamArena {
             )));
         }
         let offset = index * self.stride;
-        self.slots.extend_from_slice(bytemuck::bytes_of(&p));
+        self.slots.extend_from_slice(&p.to_bytes()?);
         self.slots.resize(((index + 1) * self.stride) as usize, 0);
         Ok(offset)
     }
@@ -85,7 +84,7 @@ impl ParamArena {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer: &self.buffer,
             offset,
-            size: wgpu::BufferSize::new(std::mem::size_of::<Params>() as u64),
+            size: wgpu::BufferSize::new(Params::uniform_size()),
         })
     }
 
@@ -208,7 +207,9 @@ pub fn dispatch_groups(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, group
     pass.dispatch_workgroups(x, y, 1);
 }
 
-/// Builds a compute module from the frame prelude (`shaders/frame.wgsl`) plus `stage`.
+/// Builds a compute module from the frame prelude (`shaders/frame.wgsl`) plus `stage` (tests'
+/// own kernels).
+#[cfg(test)]
 pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::ShaderModule> {
     let source = crate::gpu::shader::compose_text(&format!("// #import frame.wgsl\n{stage}"))?;
     ctx.shader(label, &source)
@@ -228,6 +229,24 @@ pub fn begin<'e>(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn params_layout_is_the_shaders() {
+        use crate::gpu::shader::wgsl_uniform_size;
+        for path in [
+            "sort/keys.wgsl",
+            "spheres/pairs.wgsl",
+            "spheres/cascade.wgsl",
+            "spheres/min_axis.wgsl",
+        ] {
+            assert_eq!(
+                Params::uniform_size(),
+                wgsl_uniform_size(path, "params"),
+                "{path}"
+            );
+        }
+    }
+
     use super::*;
     use crate::gpu::context::context_for_tests;
 

@@ -1,6 +1,6 @@
 //! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
 //!
-//! * [`context`]: adapter, device, limits, buffers, timing; [`frame`]: the per-frame parameter
+//! * [`context`]: adapter, device, limits, buffers, timing; `frame`: the per-frame parameter
 //!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`).
 //! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
 //! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
@@ -11,7 +11,7 @@
 
 pub mod boxes;
 pub mod context;
-pub mod frame;
+pub(crate) mod frame;
 pub mod sector;
 pub mod shader;
 pub mod sort;

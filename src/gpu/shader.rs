@@ -136,6 +136,22 @@ fn expand(text: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// Bytes of the uniform variable `name` of the composed `shaders/PATH`, by naga's layouter:
+/// what the shader reads, to compare with the Rust side's encase layout.
+#[cfg(test)]
+pub(crate) fn wgsl_uniform_size(path: &str, name: &str) -> u64 {
+    let module = naga::front::wgsl::parse_str(&compose(path).unwrap()).unwrap();
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).unwrap();
+    let (_, var) = module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("{path}: no global {name}"));
+    assert_eq!(var.space, naga::AddressSpace::Uniform, "{path}: {name}");
+    layouter[var.ty].size as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

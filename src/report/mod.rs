@@ -2,10 +2,10 @@
 
 pub mod bench;
 pub mod paper;
-pub mod plot;
+pub(crate) mod plot;
 pub mod rows;
 pub mod sector;
-pub mod table;
+pub(crate) mod table;
 
 pub use crate::run::row::Row;
 pub use rows::{write_csv, write_json};

@@ -1,5 +1,5 @@
 //! What the CLI, the examples and the benches share: the method registry, running frames and
-//! measuring them ([`bench`]), the stress loop, and verification against the CPU oracle
+//! measuring them ([`bench`](mod@bench)), the stress loop, and verification against the CPU oracle
 //! (spheres in [`verify`], boxes and polygons in [`verify_shapes`]).
 
 pub mod bench;

@@ -139,7 +139,7 @@ impl Grid {
         Self::default()
     }
 
-    /// Sets the most pairs one call may store (default [`crate::cpu::emit::MAX_STORED_PAIRS`]); a
+    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
     /// call finding more fails with `Error::TooLarge`.
     pub fn set_pair_limit(&mut self, limit: u64) {
         self.emitter.set_pair_limit(limit);

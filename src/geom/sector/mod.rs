@@ -5,7 +5,7 @@
 //! y = K = U x A. A point P is inside iff |P_z| <= h, r^2 <= P_x^2 + P_y^2 <= R^2 and
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
-pub mod classify;
+pub(crate) mod classify;
 pub mod distance;
 pub mod overlap;
 pub mod proxy;

@@ -13,19 +13,18 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames};
 use crate::geom::polygon::PolygonSet;
+use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, PassTimer};
-use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
 use std::time::Instant;
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, ShaderType)]
 struct Params {
     n_objects: u32,
     candidate_capacity: u32,
     out_capacity: u32,
     count_index: u32,
     max_groups_x: u32,
-    pad: [u32; 3],
 }
 
 /// The shapes to test, in buffers the caller owns.
@@ -88,7 +87,7 @@ impl GpuSat {
         let module = ctx.shader_file("boxes/sat.wgsl")?;
         let [prepare, obb, polygon] =
             ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
-        let params = ctx.uniform_buffer("sat params", std::mem::size_of::<Params>() as u64);
+        let params = ctx.uniform_buffer("sat params", Params::uniform_size());
         let dispatch_args =
             ctx.storage_buffer("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
         let out_count = ctx.storage_buffer("sat out count", 8, wgpu::BufferUsages::empty())?;
@@ -160,10 +159,8 @@ impl GpuSat {
             out_capacity: self.encoded_capacity,
             count_index: candidates.count_index,
             max_groups_x: ctx.limits.max_compute_workgroups_per_dimension,
-            pad: [0; 3],
         };
-        ctx.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.out_count, 0, None);
 
         let prepare_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -401,4 +398,18 @@ fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 enum SatKind {
     Obbs(wgpu::Buffer, u32),
     Polygons(wgpu::Buffer, wgpu::Buffer, u32),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_layout_is_the_shaders() {
+        use crate::gpu::shader::wgsl_uniform_size;
+        assert_eq!(
+            Params::uniform_size(),
+            wgsl_uniform_size("boxes/sat.wgsl", "params")
+        );
+    }
 }

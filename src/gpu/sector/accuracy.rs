@@ -9,8 +9,9 @@ use crate::geom::sector::RotatingBox;
 use crate::geom::sector::classify::{
     Histogram, RotationParams, fill_empty_bin, validate_rotations,
 };
+use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, PassTimer};
-use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
 
 /// Threads per workgroup, one grid row each (`WORKGROUP` in the shader).
 const WORKGROUP: u32 = 64;
@@ -23,12 +24,10 @@ const _: () = assert!(std::mem::size_of::<RotationParams>() == 14 * 16);
 /// histograms) and gives the progress callback something to report.
 pub const DEFAULT_BATCH: usize = 1024;
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
+#[derive(Clone, Copy, ShaderType)]
 struct Params {
     rotation_count: u32,
     groups_per_rotation: u32,
-    _pad: [u32; 2],
 }
 
 /// Pipeline and scratch buffers, grown on demand and reused across calls.
@@ -51,7 +50,7 @@ impl SectorExperimentGpu {
         ctx.check_workgroup("the sector experiment", WORKGROUP)?;
         let module = ctx.shader_file("sector/accuracy.wgsl")?;
         let pipeline = ctx.pipeline(&module, "classify_rows", &[]);
-        let params = ctx.uniform_buffer("sector params", std::mem::size_of::<Params>() as u64);
+        let params = ctx.uniform_buffer("sector params", Params::uniform_size());
         ctx.check()?;
         Ok(Self {
             pipeline,
@@ -108,10 +107,8 @@ impl SectorExperimentGpu {
             let p = Params {
                 rotation_count: chunk.len() as u32,
                 groups_per_rotation: GROUPS_PER_ROTATION,
-                _pad: [0; 2],
             };
-            ctx.queue
-                .write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
+            ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
             let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("sector"),
                 layout: &self.pipeline.get_bind_group_layout(0),
@@ -163,5 +160,19 @@ impl SectorExperimentGpu {
         }
         self.last_gpu_seconds = gpu_seconds;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_layout_is_the_shaders() {
+        use crate::gpu::shader::wgsl_uniform_size;
+        assert_eq!(
+            Params::uniform_size(),
+            wgsl_uniform_size("sector/accuracy.wgsl", "params")
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! Scene `rotating` on the GPU (docs/design.md §5.7), `shaders/sector/rotating.wgsl`: sphere keys (grid cell) ->
-//! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> [`ExclusiveScan`] -> write
+//! radix sort -> gather -> cell-start table; per proxy: count candidates per box -> `ExclusiveScan` -> write
 //! candidates -> exact conservative-sector vs sphere test with an atomic hit count (and hit list
 //! when asked). Only counts come back unless hits are wanted.
 //!
@@ -16,11 +16,13 @@ use crate::geom::sector::proxy::validate_frame_input;
 use crate::geom::sector::proxy::{Proxy, proxy_aabb};
 use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
+use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, PassTimer};
 use crate::gpu::sector::sector_sphere::GpuSector;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
-use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
+use glam::{UVec4, Vec4};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -29,18 +31,15 @@ const WORKGROUP: u32 = 64;
 /// Timed passes per submission (the sort alone has 4 x (histogram + scan levels + scatter)).
 const TIMER_PASSES: u32 = 64;
 
-#[repr(C)]
-#[derive(Clone, Copy, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, Default, ShaderType)]
 struct Params {
-    grid_origin: [f32; 4],
-    grid_dims: [u32; 4],
-    boxes: [u32; 4],
-    chunk: [u32; 4],
-    reach: [f32; 4],
-    cells: [u32; 4],
+    grid_origin: Vec4,
+    grid_dims: UVec4,
+    boxes: UVec4,
+    chunk: UVec4,
+    reach: Vec4,
+    cells: UVec4,
 }
-
-const _: () = assert!(std::mem::size_of::<Params>() == 96);
 
 /// A storage buffer kept across calls, replaced when too small.
 #[derive(Default)]
@@ -115,7 +114,7 @@ impl RotatingGpu {
             test: ctx.pipeline(&module, "test_candidates", &[]),
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
-            params: ctx.uniform_buffer("rotating params", std::mem::size_of::<Params>() as u64),
+            params: ctx.uniform_buffer("rotating params", Params::uniform_size()),
             totals: small("rotating totals"),
             scan_total: small("rotating scan total"),
             in_spheres: Scratch::default(),
@@ -219,12 +218,12 @@ impl RotatingGpu {
         // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
         let cells = grid.cell_count() as u32;
         let mut params = Params {
-            grid_origin: [grid.origin.x, grid.origin.y, grid.origin.z, grid.inv_cell],
-            grid_dims: [grid.dims[0], grid.dims[1], grid.dims[2], n],
-            boxes: [k, 0, 0, 0],
-            chunk: [0; 4],
-            reach: [grid.reach, 0.0, 0.0, 0.0],
-            cells: [cells, 0, 0, 0],
+            grid_origin: grid.origin.extend(grid.inv_cell),
+            grid_dims: UVec4::new(grid.dims[0], grid.dims[1], grid.dims[2], n),
+            boxes: UVec4::new(k, 0, 0, 0),
+            chunk: UVec4::ZERO,
+            reach: Vec4::new(grid.reach, 0.0, 0.0, 0.0),
+            cells: UVec4::new(cells, 0, 0, 0),
         };
         let in_spheres = self
             .in_spheres
@@ -239,8 +238,7 @@ impl RotatingGpu {
             .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
         ctx.queue
             .write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
-        ctx.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         let mut timer = PassTimer::new(ctx, TIMER_PASSES);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         self.run_pass(
@@ -363,10 +361,9 @@ impl RotatingGpu {
         ctx.queue
             .write_buffer(&sector_buf, 0, bytemuck::cast_slice(&sectors));
         ctx.queue.write_buffer(&self.totals, 0, &[0u8; 16]);
-        params.boxes = [k, 0, k, 0];
-        params.chunk = [0; 4];
-        ctx.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        params.boxes = UVec4::new(k, 0, k, 0);
+        params.chunk = UVec4::ZERO;
+        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         // The count pass binds the candidate buffer too (the shared box visitor can write).
         let capacity = self.candidate_capacity(ctx);
         let candidates = self.candidates.get(ctx, "rotating candidates", 8)?;
@@ -453,15 +450,14 @@ impl RotatingGpu {
             if count == 0 {
                 continue;
             }
-            params.boxes = [k, first, end, base as u32];
-            params.chunk = [
+            params.boxes = UVec4::new(k, first, end, base as u32);
+            params.chunk = UVec4::new(
                 count as u32,
                 largest as u32,
                 hit_room as u32,
                 want_hits as u32,
-            ];
-            ctx.queue
-                .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+            );
+            ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
             ctx.queue.write_buffer(&self.totals, 0, &[0u8; 4]);
             let mut timer = PassTimer::new(ctx, 2);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -529,5 +525,19 @@ impl RotatingGpu {
             hit_pairs,
             stages,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_layout_is_the_shaders() {
+        use crate::gpu::shader::wgsl_uniform_size;
+        assert_eq!(
+            Params::uniform_size(),
+            wgsl_uniform_size("sector/rotating.wgsl", "rot")
+        );
     }
 }

@@ -6,12 +6,14 @@ use crate::error::{Error, Result};
 use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::GpuContext;
+use crate::gpu::context::Uniform;
 use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
 
 /// Threads per workgroup (`WORKGROUP` in the shader), one pair each.
 const WORKGROUP: u32 = 64;
 
-/// A sector as the shader reads it (4 x vec4<f32>).
+/// A sector as the shader reads it (4 x `vec4<f32>`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuSector {
@@ -45,13 +47,11 @@ impl From<&Sector> for GpuSector {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
+#[derive(Clone, Copy, ShaderType)]
 struct Params {
     pair_count: u32,
     sector_count: u32,
     sphere_count: u32,
-    _pad: u32,
 }
 
 /// Pipeline and buffers (grown on demand, reused across calls).
@@ -68,8 +68,7 @@ impl SectorSphereGpu {
         ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
         let module = ctx.shader_file("sector/sector_sphere.wgsl")?;
         let pipeline = ctx.pipeline(&module, "test_pairs", &[]);
-        let params =
-            ctx.uniform_buffer("sector sphere params", std::mem::size_of::<Params>() as u64);
+        let params = ctx.uniform_buffer("sector sphere params", Params::uniform_size());
         ctx.check()?;
         Ok(Self {
             pipeline,
@@ -146,10 +145,8 @@ impl SectorSphereGpu {
             pair_count: pairs.len() as u32,
             sector_count: sectors.len() as u32,
             sphere_count: spheres.len() as u32,
-            _pad: 0,
         };
-        ctx.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
+        ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
         let entries: Vec<wgpu::BindGroupEntry> =
             [sec_buf, sph_buf, pair_buf, hit_buf, &self.params]
                 .iter()
@@ -182,6 +179,16 @@ impl SectorSphereGpu {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn params_layout_is_the_shaders() {
+        use crate::gpu::shader::wgsl_uniform_size;
+        assert_eq!(
+            Params::uniform_size(),
+            wgsl_uniform_size("sector/sector_sphere.wgsl", "params")
+        );
+    }
+
     use super::*;
     use crate::geom::sector::rodrigues;
     use crate::gpu::context::context_for_tests;

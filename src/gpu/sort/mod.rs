@@ -1,7 +1,7 @@
 //! Sorting building blocks: exclusive scan, the portable and the subgroup radix sort, and the
 //! key kernels of the sphere broad phase.
 
-pub mod keys;
+pub(crate) mod keys;
 pub mod radix_sort;
 pub mod radix_sort_subgroup;
-pub mod scan;
+pub(crate) mod scan;

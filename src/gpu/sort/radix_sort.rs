@@ -1,5 +1,5 @@
 //! Our own GPU LSD radix sort of (u32 key, u32 value) pairs: 8-bit digits, each pass
-//! reduce-then-scan (per-block digit histograms -> [`ExclusiveScan`] -> stable scatter). No
+//! reduce-then-scan (per-block digit histograms -> `ExclusiveScan` -> stable scatter). No
 //! workgroup waits on another; any n up to the binding limit. Two scatters, see [`Variant`]:
 //! the portable one (no optional feature) and a subgroup one (`radix_sort_subgroup`).
 
@@ -177,7 +177,7 @@ impl RadixSort {
         self.scan.set_max_groups_per_dim(max);
     }
 
-    /// Records a stable ascending sort of (keys[i], values[i]), i < n, considering only the low
+    /// Records a stable ascending sort of `(keys[i], values[i])`, i < n, considering only the low
     /// `key_bits` bits (1..=32; fewer bits = fewer passes); the result ends in `keys`/`values`.
     ///
     /// `keys` and `values` are distinct buffers with `STORAGE` and (for an odd number of passes,

@@ -2,6 +2,6 @@
 //! fewest-candidate axis, pair walks).
 
 pub mod broad_phase;
-pub mod cascade;
-pub mod min_axis;
-pub mod pairs;
+pub(crate) mod cascade;
+pub(crate) mod min_axis;
+pub(crate) mod pairs;

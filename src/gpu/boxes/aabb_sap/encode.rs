@@ -53,16 +53,16 @@ impl GpuAabbSap {
         let params = Params {
             n,
             capacity: self.capacity,
-            dims: columns.dims,
-            origin: columns.origin,
+            dims_y: columns.dims[0],
+            dims_z: columns.dims[1],
+            origin_y: columns.origin[0],
+            origin_z: columns.origin[1],
             inv_cell: 1.0 / columns.cell,
             reach: columns.reach,
             wide_count: wide_count as u32,
             wide_lanes,
-            pad: [0; 2],
         };
-        ctx.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
+        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.counters, 0, None);
         let s = self.scratch.as_ref().expect("allocated above");
         let groups = dispatch_2d(n.div_ceil(WG), max_groups);

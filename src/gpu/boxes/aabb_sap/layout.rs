@@ -61,7 +61,7 @@ impl SweepColumns {
         }
     }
 
-    /// Columns for validated boxes, every one in the columns (see [`frame_extents`]).
+    /// Columns for validated boxes, every one in the columns (see `frame_extents`).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
         columns_over(&frame_extents(frames), &[])
     }

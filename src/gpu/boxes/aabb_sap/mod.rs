@@ -30,9 +30,10 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
+use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::sort::radix_sort::RadixSort;
-use bytemuck::{Pod, Zeroable};
+use encase::ShaderType;
 
 mod encode;
 mod layout;
@@ -55,18 +56,18 @@ const WIDE_CHUNK: u32 = 256;
 /// Candidate list allocated before the first frame (pairs).
 const INITIAL_CAPACITY: u64 = 1 << 16;
 
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, Default, ShaderType)]
 struct Params {
     n: u32,
     capacity: u32,
-    dims: [u32; 2],
-    origin: [f32; 2],
+    dims_y: u32,
+    dims_z: u32,
+    origin_y: f32,
+    origin_z: f32,
     inv_cell: f32,
     reach: f32,
     wide_count: u32,
     wide_lanes: u32,
-    pad: [u32; 2],
 }
 
 /// Per-object buffers, sized for `objects` shapes.
@@ -140,7 +141,7 @@ impl GpuAabbSap {
                 "wide_pairs",
             ],
         )?;
-        let params = ctx.uniform_buffer("aabb_sap params", std::mem::size_of::<Params>() as u64);
+        let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
         let counters = ctx.storage_buffer("aabb_sap counters", 16, wgpu::BufferUsages::empty())?;
         let counters_staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("aabb_sap counters readback"),

@@ -275,3 +275,12 @@ fn wide_pass_gives_the_plain_sweeps_candidates() {
         assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
     }
 }
+
+#[test]
+fn params_layout_is_the_shaders() {
+    use crate::gpu::shader::wgsl_uniform_size;
+    assert_eq!(
+        Params::uniform_size(),
+        wgsl_uniform_size("boxes/aabb_sap.wgsl", "params")
+    );
+}
