@@ -15,7 +15,7 @@ use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};
@@ -23,7 +23,7 @@ use sweepfan::{Pair, canonicalize};
 const TOUCH_REL: f32 = 1e-5;
 
 fn pipeline(proxy: Proxy) -> Option<GpuBoxPipeline> {
-    let ctx = Arc::new(context_for_tests()?);
+    let ctx = Arc::new(test_gpu()?);
     Some(GpuBoxPipeline::new(ctx, proxy).expect("pipeline"))
 }
 
@@ -588,7 +588,7 @@ fn a_walk_the_device_cuts_short_is_an_error_not_a_short_list() {
     ));
     let expected: Vec<Pair> = (99_999..n).step_by(100_000).map(|i| [i, n]).collect();
     // lavapipe (llvmpipe) cuts such loops short: there the error path must fire.
-    let cuts_short = context_for_tests().is_some_and(|c| c.info.name.contains("llvmpipe"));
+    let cuts_short = test_gpu().is_some_and(|c| c.info.name.contains("llvmpipe"));
     gpu.set_sweep_columns(false);
     let mut got = Vec::new();
     match gpu.obb_candidates(&boxes, &mut got) {
@@ -876,7 +876,7 @@ fn polygon_cli_scene() -> (String, Vec<Pair>) {
 #[test]
 fn cli_verify_obb_and_polygon_files() {
     let dir = temp_dir("ok");
-    let gpu = context_for_tests().is_some();
+    let gpu = test_gpu().is_some();
     let mut backends = vec!["cpu"];
     if gpu {
         backends.push("gpu");
@@ -951,11 +951,7 @@ fn cli_verify_names_the_bad_line() {
 fn cli_bench_obb_writes_verified_rows() {
     let dir = temp_dir("bench");
     let json = dir.join("rows.json");
-    let backend = if context_for_tests().is_some() {
-        "both"
-    } else {
-        "cpu"
-    };
+    let backend = if test_gpu().is_some() { "both" } else { "cpu" };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
         .args([
             "bench", "--shape", "obb", "--scene", "density", "--n", "3000",

@@ -233,7 +233,7 @@ fn bench_polygon_rows_match_all_pairs() {
     use sweepfan::scenes::{SceneKind, SceneParams};
     let dir = temp_dir("bench-polygon");
     let json = dir.join("rows.json");
-    let backend = if sweepfan::gpu::context::context_for_tests().is_some() {
+    let backend = if sweepfan::gpu::context::test_gpu().is_some() {
         "both"
     } else {
         "cpu"

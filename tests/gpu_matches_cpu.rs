@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::context::test_gpu;
 use sweepfan::run::verify::compare_pairs;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
 
@@ -51,9 +51,7 @@ fn check_scene(
 
 #[test]
 fn paper_box_every_method_gpu_equals_cpu() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let ctx = Arc::new(ctx);
     for n in [50, 1000, 5000] {
         let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 11));
@@ -63,9 +61,7 @@ fn paper_box_every_method_gpu_equals_cpu() {
 
 #[test]
 fn density_200k_gpu_equals_cpu() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let ctx = Arc::new(ctx);
     let scene = Scene::generate(SceneKind::Density, &SceneParams::new(200_000, 5));
     // brute_force (2e10 tests a frame) is left to smaller scenes.
@@ -79,9 +75,7 @@ fn density_200k_gpu_equals_cpu() {
 
 #[test]
 fn adversarial_scenes_gpu_equals_cpu() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let ctx = Arc::new(ctx);
     for kind in [
         SceneKind::Clusters,

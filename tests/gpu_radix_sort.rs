@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
 
 /// Oracle: Rust's stable sort on the low `key_bits` bits.
@@ -94,9 +94,7 @@ fn sorts(ctx: &GpuContext, rounds: u32) -> Vec<(&'static str, RadixSort)> {
 
 #[test]
 fn new_picks_the_best_variant() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let expected = if ctx.has_subgroups() {
         Variant::Subgroup // every adapter we know fits its tables
     } else {
@@ -117,9 +115,7 @@ fn new_picks_the_best_variant() {
 
 #[test]
 fn every_distribution_at_small_sizes() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     for (_, mut sort) in sorts(&ctx, 16) {
         // Around one subgroup's round, the 256-key round and the 4,096-key block.
         for n in [0usize, 1, 2, 7, 9, 255, 256, 257, 4095, 4096, 4097, 10_000] {
@@ -132,9 +128,7 @@ fn every_distribution_at_small_sizes() {
 
 #[test]
 fn every_distribution_with_one_round_blocks() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     // 256-key blocks: many blocks per digit, the scan spans several levels.
     for (_, mut sort) in sorts(&ctx, 1) {
         for n in [255usize, 256, 257, 70_001] {
@@ -147,9 +141,7 @@ fn every_distribution_with_one_round_blocks() {
 
 #[test]
 fn other_block_sizes() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     // Odd and largest rounds (the subgroup variant keeps that many keys per invocation).
     for rounds in [3, 64] {
         for (_, mut sort) in sorts(&ctx, rounds) {
@@ -164,9 +156,7 @@ fn other_block_sizes() {
 
 #[test]
 fn a_million_keys() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let n = (1 << 20) + 3;
     let cases: Vec<_> = distributions(n, 1)
         .into_iter()
@@ -185,9 +175,7 @@ fn a_million_keys() {
 
 #[test]
 fn partial_key_bits_ignore_the_high_bits() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let keys: Vec<u32> = (0..20_000).map(|_| rng.random()).collect();
     for (_, mut sort) in sorts(&ctx, 16) {
@@ -200,9 +188,7 @@ fn partial_key_bits_ignore_the_high_bits() {
 
 #[test]
 fn more_than_65535_workgroups() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     // One-round blocks of 256 keys: one block past the per-dimension limit stays at 64 MiB.
     // One pass (8 bits, result copied back from the scratch buffers) keeps it fast; the high
     // 24 bits of the keys ride along untouched. The subgroup scatter takes several blocks per

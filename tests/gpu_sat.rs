@@ -9,7 +9,7 @@ use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
 use sweepfan::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 
@@ -47,9 +47,7 @@ fn assert_only_touching_differ(
 
 #[test]
 fn gpu_obb_pairs_match_cpu_on_100k_boxes() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let boxes = random_boxes(100_000, 11);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
@@ -93,9 +91,7 @@ fn gpu_obb_pairs_match_cpu_on_100k_boxes() {
 
 #[test]
 fn gpu_resident_candidates_with_overflow_and_regrow() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let boxes = random_boxes(5_000, 12);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
@@ -197,9 +193,7 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
 
 #[test]
 fn gpu_polygon_pairs_match_cpu() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     // Density-scene polygons (both windings, 3 to 8 vertices): about 2.3 overlaps per polygon.
     let polys = generate_polygons(SceneKind::Density, &SceneParams::new(30_000, 13));
     let set = PolygonSet::new(&polys).unwrap();
@@ -256,9 +250,7 @@ fn gpu_polygon_pairs_match_cpu() {
 /// GPU must report every touching pair, since touching counts as overlapping.
 #[test]
 fn gpu_reports_exact_touching_on_a_lattice() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let k = 12i32;
     let cells: Vec<[i32; 3]> = (0..k * k * k)
         .map(|i| [i % k, (i / k) % k, i / (k * k)])
@@ -340,9 +332,7 @@ fn gpu_reports_exact_touching_on_a_lattice() {
 /// 2D and still test every candidate exactly once (exact count, count-only mode).
 #[test]
 fn gpu_dispatch_beyond_65535_groups_tests_every_candidate() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let boxes = [
         Obb::axis_aligned(Vec3::ZERO, Vec3::ONE),
         Obb::axis_aligned(Vec3::new(1.5, 0.0, 0.0), Vec3::ONE),

@@ -10,13 +10,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, OnceLock};
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::{GpuContext, context_for_tests};
+use sweepfan::gpu::context::{GpuContext, test_gpu};
 use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, Sphere};
 
 fn ctx() -> Option<Arc<GpuContext>> {
     static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
-    CTX.get_or_init(|| context_for_tests().map(Arc::new))
-        .clone()
+    CTX.get_or_init(|| test_gpu().map(Arc::new)).clone()
 }
 
 /// Runs `method` on `v` storing pairs; checks pairs (canonicalized) and the test count.
@@ -141,7 +140,7 @@ fn paper_box_and_resident_buffers_across_sizes() {
 /// the last row (real devices reach this past 65,535 x 256 objects).
 #[test]
 fn every_method_on_a_two_dimensional_grid_of_workgroups() {
-    let Some(mut ctx) = context_for_tests() else {
+    let Some(mut ctx) = test_gpu() else {
         return;
     };
     ctx.limits.max_compute_workgroups_per_dimension = 5;

@@ -6,7 +6,7 @@ use sweepfan::Error;
 use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
 use sweepfan::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere};
-use sweepfan::gpu::context::context_for_tests;
+use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sector::rotating::RotatingGpu;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 
@@ -41,9 +41,7 @@ fn assert_same_hits(s: &RotatingScene, want: &[[u32; 2]], got: &ProxyFrame, what
 
 #[test]
 fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut gpu = RotatingGpu::new(&ctx).unwrap();
     let mut s = scene(400, 6_000, 5);
     for frame in 0..3 {
@@ -67,9 +65,7 @@ fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
 
 #[test]
 fn gpu_chunks_never_lose_a_candidate() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let s = scene(300, 4_000, 9);
     let mut gpu = RotatingGpu::new(&ctx).unwrap();
     let whole = gpu
@@ -183,7 +179,7 @@ fn bad_input_is_a_clear_error_and_empty_input_finds_nothing() {
     s.boxes[4].angle = -1.0;
     let e = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false).unwrap_err();
     assert!(matches!(e, Error::InvalidObject { index: 4, .. }), "{e}");
-    if let Some(ctx) = context_for_tests() {
+    if let Some(ctx) = test_gpu() {
         let mut gpu = RotatingGpu::new(&ctx).unwrap();
         assert!(
             gpu.frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, false)

@@ -12,18 +12,12 @@ pub struct BruteForce {
 }
 
 impl BruteForce {
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     pub fn new() -> Self {
         Self::default()
     }
 }
 
-super::cpu_broad_phase!(BruteForce, |_: &Self| Method::BruteForce.name());
+super::cpu_broad_phase!(BruteForce, emitter, |_: &Self| Method::BruteForce.name());
 
 impl BruteForce {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

@@ -38,12 +38,6 @@ pub struct MinAxis {
 }
 
 impl MinAxis {
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     pub fn new() -> Self {
         Self::default()
     }
@@ -114,7 +108,7 @@ impl MinAxis {
     }
 }
 
-super::cpu_broad_phase!(MinAxis, |_: &Self| Method::MinAxis.name());
+super::cpu_broad_phase!(MinAxis, emitter, |_: &Self| Method::MinAxis.name());
 
 impl MinAxis {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

@@ -16,8 +16,20 @@
 //! be filtered out; the property tests include exact integer contacts and find none.
 
 /// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
-/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`.
+/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With
+/// `emitter`, also `set_pair_limit` on the method's `emitter` field.
 macro_rules! cpu_broad_phase {
+    ($ty:ty, emitter, $name:expr) => {
+        impl $ty {
+            /// Sets the most pairs one call may store (default
+            /// [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a call finding more fails
+            /// with `Error::TooLarge`.
+            pub fn set_pair_limit(&mut self, limit: u64) {
+                self.emitter.set_pair_limit(limit);
+            }
+        }
+        $crate::cpu::cpu_broad_phase!($ty, $name);
+    };
     ($ty:ty, $name:expr) => {
         impl $crate::broadphase::BroadPhase for $ty {
             fn name(&self) -> &str {

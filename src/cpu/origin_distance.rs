@@ -22,18 +22,13 @@ pub struct OriginDistance {
 }
 
 impl OriginDistance {
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     pub fn new() -> Self {
         Self::default()
     }
 }
 
-super::cpu_broad_phase!(OriginDistance, |_: &Self| Method::OriginDistance.name());
+super::cpu_broad_phase!(OriginDistance, emitter, |_: &Self| Method::OriginDistance
+    .name());
 
 impl OriginDistance {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

@@ -21,12 +21,6 @@ pub struct Sap {
 }
 
 impl Sap {
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     pub fn new() -> Self {
         Self::default()
     }
@@ -58,7 +52,7 @@ pub fn sweep_axis(spheres: &[Sphere]) -> usize {
     axis
 }
 
-super::cpu_broad_phase!(Sap, |_: &Self| Method::Sap.name());
+super::cpu_broad_phase!(Sap, emitter, |_: &Self| Method::Sap.name());
 
 impl Sap {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

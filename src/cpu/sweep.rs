@@ -25,12 +25,6 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     /// `method` must be one of `X`, `Xy`, `Xyz`.
     pub fn new(method: Method) -> Result<Self> {
         match method {
@@ -82,7 +76,7 @@ fn keep_overlapping(order: &AxisOrder, kept: &mut Vec<u32>) {
     }
 }
 
-super::cpu_broad_phase!(Sweep, |s: &Self| s.method.name());
+super::cpu_broad_phase!(Sweep, emitter, |s: &Self| s.method.name());
 
 impl Sweep {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

@@ -547,7 +547,7 @@ mod tests {
 /// unless `SWEEPFAN_NO_GPU=1`, the opt-out for a machine known to have no Vulkan at all, in which
 /// case this returns `None` and says so on stderr.
 #[doc(hidden)]
-pub fn context_for_tests() -> Option<GpuContext> {
+pub fn test_gpu() -> Option<GpuContext> {
     if std::env::var(NO_GPU_ENV).is_ok_and(|v| v == "1") {
         eprintln!("{NO_GPU_ENV}=1: GPU test not run");
         return None;
@@ -564,9 +564,7 @@ mod device_tests {
 
     #[test]
     fn device_reports_limits_and_reads_back() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         assert!(ctx.limits.max_storage_buffer_binding_size >= 128 << 20);
         let data: Vec<u32> = (0..1000).collect();
         let buf = ctx

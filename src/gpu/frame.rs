@@ -248,15 +248,13 @@ mod tests {
     }
 
     use super::*;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
 
     /// The u64 totals of `frame.wgsl` (`flush_counts`): every thread adds a per-thread count;
     /// totals far past u32 must come out exact (the carry path), with no long-running kernel.
     #[test]
     fn workgroup_u64_totals_carry_past_u32() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let m = module(
             &ctx,
             "flush test",

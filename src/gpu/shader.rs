@@ -152,6 +152,21 @@ pub(crate) fn wgsl_uniform_size(path: &str, name: &str) -> u64 {
     layouter[var.ty].size as u64
 }
 
+/// A test that the Rust uniform struct `$ty` (encase layout) has the size naga gives the
+/// uniform variable `$var` of `shaders/$path`.
+#[cfg(test)]
+macro_rules! uniform_layout_test {
+    ($ty:ty, $path:literal, $var:literal) => {
+        #[test]
+        fn uniform_layout_is_the_shaders() {
+            let wgsl = $crate::gpu::shader::wgsl_uniform_size($path, $var);
+            assert_eq!(<$ty as $crate::gpu::context::Uniform>::uniform_size(), wgsl);
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use uniform_layout_test;
+
 #[cfg(test)]
 mod tests {
     use super::*;

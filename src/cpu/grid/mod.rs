@@ -139,12 +139,6 @@ impl Grid {
         Self::default()
     }
 
-    /// Sets the most pairs one call may store (default [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a
-    /// call finding more fails with `Error::TooLarge`.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.emitter.set_pair_limit(limit);
-    }
-
     /// Computes cells and sorts the objects by `(kz, ky, kx, index)`, then finds the rows.
     fn sort(&mut self, spheres: &[Sphere]) {
         let n = spheres.len();
@@ -327,7 +321,7 @@ fn visit(
     }
 }
 
-super::cpu_broad_phase!(Grid, |_: &Self| Method::Grid.name());
+super::cpu_broad_phase!(Grid, emitter, |_: &Self| Method::Grid.name());
 
 impl Grid {
     fn pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {

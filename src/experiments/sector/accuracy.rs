@@ -576,14 +576,12 @@ mod tests {
 #[cfg(test)]
 mod gpu_tests {
     use super::*;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
     use crate::gpu::sector::accuracy::SectorExperimentGpu;
 
     #[test]
     fn gpu_histograms_match_the_cpu() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let rotations = random_rotations(450, 5);
         let mut gpu = SectorExperimentGpu::new(&ctx).unwrap();
         // Two batches through the same buffers: the first needs a 2D dispatch (430 x 157

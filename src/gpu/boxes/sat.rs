@@ -404,12 +404,5 @@ enum SatKind {
 mod tests {
     use super::*;
 
-    #[test]
-    fn params_layout_is_the_shaders() {
-        use crate::gpu::shader::wgsl_uniform_size;
-        assert_eq!(
-            Params::uniform_size(),
-            wgsl_uniform_size("boxes/sat.wgsl", "params")
-        );
-    }
+    crate::gpu::shader::uniform_layout_test!(Params, "boxes/sat.wgsl", "params");
 }

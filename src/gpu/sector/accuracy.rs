@@ -167,12 +167,5 @@ impl SectorExperimentGpu {
 mod tests {
     use super::*;
 
-    #[test]
-    fn params_layout_is_the_shaders() {
-        use crate::gpu::shader::wgsl_uniform_size;
-        assert_eq!(
-            Params::uniform_size(),
-            wgsl_uniform_size("sector/accuracy.wgsl", "params")
-        );
-    }
+    crate::gpu::shader::uniform_layout_test!(Params, "sector/accuracy.wgsl", "params");
 }

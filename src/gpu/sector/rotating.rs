@@ -532,12 +532,5 @@ impl RotatingGpu {
 mod tests {
     use super::*;
 
-    #[test]
-    fn params_layout_is_the_shaders() {
-        use crate::gpu::shader::wgsl_uniform_size;
-        assert_eq!(
-            Params::uniform_size(),
-            wgsl_uniform_size("sector/rotating.wgsl", "rot")
-        );
-    }
+    crate::gpu::shader::uniform_layout_test!(Params, "sector/rotating.wgsl", "rot");
 }

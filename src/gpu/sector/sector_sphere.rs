@@ -180,18 +180,11 @@ impl SectorSphereGpu {
 #[cfg(test)]
 mod tests {
 
-    #[test]
-    fn params_layout_is_the_shaders() {
-        use crate::gpu::shader::wgsl_uniform_size;
-        assert_eq!(
-            Params::uniform_size(),
-            wgsl_uniform_size("sector/sector_sphere.wgsl", "params")
-        );
-    }
+    crate::gpu::shader::uniform_layout_test!(Params, "sector/sector_sphere.wgsl", "params");
 
     use super::*;
     use crate::geom::sector::rodrigues;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
     use glam::Vec3;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -237,9 +230,7 @@ mod tests {
 
     #[test]
     fn gpu_hits_match_the_cpu_signed_distance() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         let sectors = random_sectors(&mut rng, 300);
         let spheres: Vec<Sphere> = (0..2_000)

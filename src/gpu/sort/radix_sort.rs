@@ -379,7 +379,7 @@ fn grow(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -428,9 +428,7 @@ mod tests {
 
     #[test]
     fn wgsl_ordered_u32_matches_rust() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         // Test-only kernel around the shared snippet.
         let source = crate::gpu::shader::compose_text(
             "// #import ordered_float.wgsl
@@ -486,9 +484,7 @@ mod tests {
 
     #[test]
     fn forced_2d_grid_with_overshoot_groups() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let keys: Vec<u32> = (0..79 * 256 - 17).map(|_| rng.random()).collect();
         let values: Vec<u32> = (0..keys.len() as u32).collect();
@@ -512,9 +508,7 @@ mod tests {
 
     #[test]
     fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         // Different n and key_bits in one submission: nothing per call lives in shared uniforms.
         let mut sort = RadixSort::new(&ctx).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -547,9 +541,7 @@ mod tests {
 
     #[test]
     fn bad_arguments_are_errors() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut sort = RadixSort::new(&ctx).unwrap();
         let e = sort.sort_pairs(&ctx, &[1, 2], &[1]).unwrap_err();
         assert!(e.to_string().contains("2 keys but 1 values"), "{e}");

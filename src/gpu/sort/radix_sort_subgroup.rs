@@ -96,7 +96,7 @@ pub(crate) fn scatter_pipeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
     use crate::gpu::sort::scan::exact_binding;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -106,9 +106,7 @@ mod tests {
     /// a stable partition by the digit puts it, whichever matching the kernel uses.
     #[test]
     fn scatter_alone_is_a_stable_partition_by_digit() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         if unsupported(&ctx).is_some() {
             eprintln!("note: '{}' cannot run the subgroup scatter", ctx.info.name);
             return;

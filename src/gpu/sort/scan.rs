@@ -212,7 +212,7 @@ pub(crate) fn exact_binding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::context::context_for_tests;
+    use crate::gpu::context::test_gpu;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -263,9 +263,7 @@ mod tests {
 
     #[test]
     fn matches_cpu_scan_across_block_boundaries() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::new(&ctx).unwrap();
         for (i, &n) in [
             0usize,
@@ -293,9 +291,7 @@ mod tests {
 
     #[test]
     fn sums_wrap_modulo_2_pow_32() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::new(&ctx).unwrap();
         let input = random_input(5000, 42, u32::MAX);
         let expected = cpu_exclusive_scan(&input);
@@ -305,9 +301,7 @@ mod tests {
 
     #[test]
     fn three_levels_and_forced_2d_grid() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         // One element per invocation: 300,001 inputs -> 1,172 blocks -> 5 -> 1 (three levels);
         // a row of at most 7 groups forces tall 2D grids, with overshoot groups at level 0.
         let mut scan = ExclusiveScan::with_items(&ctx, 1).unwrap();
@@ -321,9 +315,7 @@ mod tests {
 
     #[test]
     fn more_than_65535_workgroups() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::with_items(&ctx, 1).unwrap();
         let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
         let n = max * 256 + 1; // one group past the per-dimension limit
@@ -336,9 +328,7 @@ mod tests {
 
     #[test]
     fn bad_arguments_are_errors() {
-        let Some(ctx) = context_for_tests() else {
-            return;
-        };
+        let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::new(&ctx).unwrap();
         let data = ctx
             .storage_buffer("d", 16, wgpu::BufferUsages::empty())

@@ -1,5 +1,5 @@
 use super::*;
-use crate::gpu::context::context_for_tests;
+use crate::gpu::context::test_gpu;
 
 fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
     let b = ctx
@@ -21,9 +21,7 @@ fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<
 /// third apart).
 #[test]
 fn polygon_offsets_are_checked_on_the_device() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
     let square = |x: f32| [[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0]];
     let vertices: Vec<[f32; 2]> = [square(0.0), square(1.0), square(3.0)].concat();
@@ -57,9 +55,7 @@ fn polygon_offsets_are_checked_on_the_device() {
 
 #[test]
 fn candidate_lists_beyond_one_binding_are_too_large() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
     let max = ctx.limits.max_storage_buffer_binding_size / 8;
     let e = sap.grow_candidates(&ctx, max + 1).unwrap_err();
@@ -73,9 +69,7 @@ fn candidate_lists_beyond_one_binding_are_too_large() {
 /// columns clamp), a single row.
 #[test]
 fn column_layouts_give_the_plain_sweeps_candidates() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
     let boxes = crate::scenes::boxes::random_boxes(4_000, 3);
     let frames = crate::geom::obb::obb_frames(&boxes);
@@ -211,9 +205,7 @@ fn wide_shapes_are_the_few_far_wider_than_the_median() {
 /// set apart too, so wide-wide pairs among touching neighbours), and through 2D dispatch.
 #[test]
 fn wide_pass_gives_the_plain_sweeps_candidates() {
-    let Some(ctx) = context_for_tests() else {
-        return;
-    };
+    let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
     let boxes = boxes_with_giants(3_000, 9, 4);
     let frames = crate::geom::obb::obb_frames(&boxes);
@@ -276,11 +268,4 @@ fn wide_pass_gives_the_plain_sweeps_candidates() {
     }
 }
 
-#[test]
-fn params_layout_is_the_shaders() {
-    use crate::gpu::shader::wgsl_uniform_size;
-    assert_eq!(
-        Params::uniform_size(),
-        wgsl_uniform_size("boxes/aabb_sap.wgsl", "params")
-    );
-}
+crate::gpu::shader::uniform_layout_test!(Params, "boxes/aabb_sap.wgsl", "params");
