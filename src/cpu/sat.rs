@@ -108,15 +108,7 @@ pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
 
 /// The polygon equivalent of [`obb_overlaps`] (polygons are validated when constructed).
 pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
-    if polygons.is_empty() {
-        return Err(Error::EmptyScene);
-    }
-    if polygons.len() > u32::MAX as usize - 1 {
-        return Err(Error::TooLarge(format!(
-            "{} polygons: indices are u32",
-            polygons.len()
-        )));
-    }
+    crate::geom::check_count(polygons.len(), "polygons")?;
     let start = Instant::now();
     sweep_then_sat(
         start,

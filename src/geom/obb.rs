@@ -5,7 +5,6 @@ use crate::geom::aabb::Aabb;
 use crate::geom::sphere::MAX_COORDINATE;
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Quat, Vec3, Vec4};
-use std::path::Path;
 
 /// How far from 1 the norm of a rotation quaternion may be. Within it the quaternion is
 /// normalised (text files round to a few digits); beyond it the input is almost surely not a
@@ -171,124 +170,14 @@ impl Obb {
 /// Validates a set of boxes: not empty, fewer than 2^32 - 1, each passes [`Obb::check`]
 /// (the lowest bad index is reported).
 pub fn validate_obbs(boxes: &[Obb]) -> Result<()> {
-    if boxes.is_empty() {
-        return Err(Error::EmptyScene);
-    }
-    if boxes.len() > u32::MAX as usize - 1 {
-        return Err(Error::TooLarge(format!(
-            "{} boxes: indices are u32",
-            boxes.len()
-        )));
-    }
-    use rayon::prelude::*;
-    if boxes
-        .par_chunks(1 << 14)
-        .all(|c| c.iter().all(|b| b.check(0).is_ok()))
-    {
-        return Ok(());
-    }
-    for (i, b) in boxes.iter().enumerate() {
-        b.check(i)?;
-    }
-    Ok(())
+    super::check_count(boxes.len(), "boxes")?;
+    super::check_each(boxes, Obb::check)
 }
 
 /// Frames of all boxes (in parallel).
 pub fn obb_frames(boxes: &[Obb]) -> Vec<ObbFrame> {
     use rayon::prelude::*;
     boxes.par_iter().map(Obb::frame).collect()
-}
-
-const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
-
-/// Reads a box file: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line (blank lines are
-/// skipped). Errors name the 1-based line (the header is line 1) and the problem.
-pub fn read_obbs_csv(path: &Path) -> Result<Vec<Obb>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    parse_obbs_csv(&text).map_err(|(line, problem)| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    })
-}
-
-/// Writes boxes in the format [`read_obbs_csv`] reads (shortest round-tripping decimals).
-pub fn write_obbs_csv(path: &Path, boxes: &[Obb]) -> Result<()> {
-    use std::fmt::Write;
-    let mut text = OBB_HEADER.join(",") + "\n";
-    for b in boxes {
-        let (c, h, q) = (b.center, b.half_extents, b.rotation);
-        let _ = writeln!(
-            text,
-            "{},{},{},{},{},{},{},{},{},{}",
-            c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
-        );
-    }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
-}
-
-/// Parses the text of a box file. Err carries (1-based line, problem).
-pub fn parse_obbs_csv(text: &str) -> std::result::Result<Vec<Obb>, (usize, String)> {
-    let mut lines = text.lines().enumerate();
-    let expected = OBB_HEADER.join(",");
-    let header: Vec<String> = match lines.next() {
-        Some((_, h)) => h
-            .split(',')
-            .map(|s| s.trim().to_ascii_lowercase())
-            .collect(),
-        None => return Err((1, format!("empty file: expected header `{expected}`"))),
-    };
-    if header != OBB_HEADER {
-        return Err((
-            1,
-            format!("header is `{}`, expected `{expected}`", header.join(",")),
-        ));
-    }
-    let mut boxes = Vec::new();
-    for (i, line) in lines {
-        let line_no = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v = parse_fields::<10>(line, &OBB_HEADER).map_err(|p| (line_no, p))?;
-        let b = Obb::new(
-            Vec3::new(v[0], v[1], v[2]),
-            Vec3::new(v[3], v[4], v[5]),
-            Quat::from_xyzw(v[7], v[8], v[9], v[6]),
-        );
-        b.check(boxes.len()).map_err(|e| (line_no, e.to_string()))?;
-        boxes.push(b);
-    }
-    Ok(boxes)
-}
-
-/// Splits one CSV line into exactly `N` numbers, naming the field that fails.
-pub(crate) fn parse_fields<const N: usize>(
-    line: &str,
-    names: &[&str; N],
-) -> std::result::Result<[f32; N], String> {
-    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-    if fields.len() != N {
-        return Err(format!(
-            "expected {N} fields {}, found {}",
-            names.join(","),
-            fields.len()
-        ));
-    }
-    let mut v = [0f32; N];
-    for (k, (f, name)) in fields.iter().zip(names).enumerate() {
-        let x: f32 = f
-            .parse()
-            .map_err(|_| format!("{name} = `{f}` is not a number"))?;
-        if x.is_nan() {
-            return Err(format!("{name} is NaN"));
-        }
-        if x.is_infinite() {
-            return Err(format!("{name} is infinite"));
-        }
-        v[k] = x;
-    }
-    Ok(v)
 }
 
 #[cfg(test)]
@@ -373,48 +262,5 @@ mod tests {
                 .to_string()
                 .starts_with("object 40000")
         );
-    }
-
-    #[test]
-    fn csv_errors_name_line_and_problem() {
-        let h = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n";
-        let good = format!("{h}0,0,0,1,1,1,1,0,0,0\n\n1,2,3,0.5,0.5,0.5,0.8,0.6,0,0\n");
-        let v = parse_obbs_csv(&good).unwrap();
-        assert_eq!(v.len(), 2);
-        assert_eq!(v[1].rotation.x, 0.6);
-        let err = |t: String| parse_obbs_csv(&t).unwrap_err();
-        assert_eq!(err("x,y\n".into()).0, 1);
-        assert_eq!(err(String::new()).0, 1);
-        let e = err(format!("{h}0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,1,0,0\n"));
-        assert_eq!(e.0, 3);
-        assert!(e.1.contains("expected 10 fields"), "{}", e.1);
-        let e = err(format!("{h}0,0,0,1,abc,1,1,0,0,0\n"));
-        assert_eq!(e, (2, "hy = `abc` is not a number".to_string()));
-        let e = err(format!("{h}0,0,0,1,1,-1,1,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("negative"), "{e:?}");
-        let e = err(format!("{h}0,0,0,1,1,1,0,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("zero"), "{e:?}");
-        let e = err(format!("{h}0,NaN,0,1,1,1,1,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("cy is NaN"), "{e:?}");
-    }
-
-    #[test]
-    fn csv_round_trips_exactly() {
-        let boxes = vec![
-            Obb::new(
-                Vec3::new(0.1, -2.5, 1e-3),
-                Vec3::new(1.0, 0.25, 3.5),
-                Quat::from_rotation_z(0.3),
-            ),
-            Obb::axis_aligned(Vec3::splat(7.0), Vec3::ZERO),
-        ];
-        let dir = std::env::temp_dir().join(format!("sweepfan-obb-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("boxes.csv");
-        write_obbs_csv(&path, &boxes).unwrap();
-        assert_eq!(read_obbs_csv(&path).unwrap(), boxes);
-        let missing = read_obbs_csv(&dir.join("nope.csv")).unwrap_err();
-        assert!(matches!(missing, Error::Io { .. }));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

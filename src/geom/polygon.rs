@@ -3,10 +3,8 @@
 
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::obb::parse_fields;
 use crate::geom::sphere::MAX_COORDINATE;
 use glam::Vec2;
-use std::path::Path;
 
 /// Relative tolerance of the convexity check: a vertex whose turn is within
 /// `CONVEXITY_TOLERANCE * |e_in| * |e_out|` of straight counts as straight (kept: the separating
@@ -174,106 +172,6 @@ impl PolygonSet {
     }
 }
 
-/// Reads a polygon file: header `polygon,x,y`, one vertex per line, polygons numbered from 0 in
-/// file order with their vertices on consecutive lines, in order, either winding. Errors name the
-/// 1-based line (the header is line 1) and the problem; a polygon that fails validation is
-/// reported at the line of its first vertex.
-pub fn read_polygons_csv(path: &Path) -> Result<Vec<Polygon>> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    parse_polygons_csv(&text).map_err(|(line, problem)| Error::Parse {
-        path: path.to_path_buf(),
-        line,
-        problem,
-    })
-}
-
-/// Writes polygons in the format [`read_polygons_csv`] reads.
-pub fn write_polygons_csv(path: &Path, polygons: &[Polygon]) -> Result<()> {
-    use std::fmt::Write;
-    let mut text = String::from("polygon,x,y\n");
-    for (i, p) in polygons.iter().enumerate() {
-        for v in &p.vertices {
-            let _ = writeln!(text, "{i},{},{}", v.x, v.y);
-        }
-    }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
-}
-
-/// Parses the text of a polygon file. Err carries (1-based line, problem).
-pub fn parse_polygons_csv(text: &str) -> std::result::Result<Vec<Polygon>, (usize, String)> {
-    let mut lines = text.lines().enumerate();
-    let header: Vec<String> = match lines.next() {
-        Some((_, h)) => h
-            .split(',')
-            .map(|s| s.trim().to_ascii_lowercase())
-            .collect(),
-        None => return Err((1, "empty file: expected header `polygon,x,y`".into())),
-    };
-    if header != ["polygon", "x", "y"] {
-        return Err((
-            1,
-            format!("header is `{}`, expected `polygon,x,y`", header.join(",")),
-        ));
-    }
-    let mut polygons = Vec::new();
-    // Vertices of the polygon being read and the line of its first vertex.
-    let mut current: Vec<Vec2> = Vec::new();
-    let mut first_line = 0;
-    let finish = |polygons: &mut Vec<Polygon>, current: &mut Vec<Vec2>, first_line: usize| {
-        let index = polygons.len();
-        let p = Polygon::new(index, current).map_err(|e| (first_line, e.to_string()))?;
-        polygons.push(p);
-        current.clear();
-        Ok::<(), (usize, String)>(())
-    };
-    for (i, line) in lines {
-        let line_no = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let fields = line.split(',').count();
-        if fields != 3 {
-            return Err((
-                line_no,
-                format!("expected 3 fields polygon,x,y, found {fields}"),
-            ));
-        }
-        let (id, rest) = line.split_once(',').unwrap_or((line, ""));
-        let id: usize = id.trim().parse().map_err(|_| {
-            (
-                line_no,
-                format!("polygon = `{}` is not a polygon number", id.trim()),
-            )
-        })?;
-        let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| (line_no, p))?;
-        let open = polygons.len(); // number of the polygon being read
-        if id == open + 1 && !current.is_empty() {
-            finish(&mut polygons, &mut current, first_line)?;
-        } else if id != open {
-            let expected = if current.is_empty() {
-                format!("{open}")
-            } else {
-                format!("{open} or {}", open + 1)
-            };
-            return Err((
-                line_no,
-                format!(
-                    "polygon {id} out of order: expected {expected} (polygons are numbered from 0 \
-                     in file order, each one's vertices on consecutive lines)"
-                ),
-            ));
-        }
-        if current.is_empty() {
-            first_line = line_no;
-        }
-        current.push(Vec2::new(v[0], v[1]));
-    }
-    if !current.is_empty() {
-        finish(&mut polygons, &mut current, first_line)?;
-    }
-    Ok(polygons)
-}
-
 /// The AABB of a polygon lifted to 3D (z = 0), for the shared AABB broad phase.
 pub fn polygon_aabbs(polygons: &[Polygon]) -> Vec<Aabb> {
     use rayon::prelude::*;
@@ -333,51 +231,5 @@ mod tests {
         assert!(e.contains("vertex 1: y is infinite"), "{e}");
         let e = problem(&[(0.0, 0.0), (1.0, 0.0), (1.0, 3e18)]);
         assert!(e.contains("exceeds"), "{e}");
-    }
-
-    #[test]
-    fn csv_reads_polygons_and_names_bad_lines() {
-        let text = "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n\n1,5,5\n1,5,6\n1,6,6\n1,6,5\n";
-        let p = parse_polygons_csv(text).unwrap();
-        assert_eq!(p.len(), 2);
-        assert_eq!(p[1].vertices().len(), 4);
-        let set = PolygonSet::new(&p).unwrap();
-        assert_eq!(set.offsets, vec![0, 3, 7]);
-        assert_eq!(set.polygon(1), p[1].vertices());
-        let err = |t: &str| parse_polygons_csv(t).unwrap_err();
-        assert_eq!(err("").0, 1);
-        assert_eq!(err("x,y\n").0, 1);
-        let e = err("polygon,x,y\n1,0,0\n");
-        assert!(e.0 == 2 && e.1.contains("expected 0"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n2,0,0\n");
-        assert!(e.0 == 5 && e.1.contains("expected 0 or 1"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,1\n");
-        assert!(e.0 == 3 && e.1.contains("expected 3 fields"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0,0\n");
-        assert_eq!(e, (2, "expected 3 fields polygon,x,y, found 4".to_string()));
-        let e = err("polygon,x,y\nA,0,0\n");
-        assert!(e.0 == 2 && e.1.contains("not a polygon number"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,zz,0\n");
-        assert_eq!(e, (3, "x = `zz` is not a number".to_string()));
-        // Polygon 1 (first vertex on line 5) has only two vertices.
-        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,6,6\n");
-        assert!(
-            e.0 == 5 && e.1.contains("object 1") && e.1.contains("at least 3"),
-            "{e:?}"
-        );
-    }
-
-    #[test]
-    fn csv_round_trips() {
-        let polygons = vec![
-            Polygon::new(0, &v(&[(0.1, 0.2), (1.5, 0.0), (0.3, 1.7)])).unwrap(),
-            Polygon::new(1, &v(&[(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])).unwrap(),
-        ];
-        let dir = std::env::temp_dir().join(format!("sweepfan-poly-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("polygons.csv");
-        write_polygons_csv(&path, &polygons).unwrap();
-        assert_eq!(read_polygons_csv(&path).unwrap(), polygons);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -66,27 +66,8 @@ impl Sphere {
 /// Validates a whole scene: not empty, every sphere passes [`Sphere::check`]. Reports the first
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
-    if spheres.is_empty() {
-        return Err(Error::EmptyScene);
-    }
-    if spheres.len() > u32::MAX as usize - 1 {
-        return Err(Error::TooLarge(format!(
-            "{} objects: indices are u32",
-            spheres.len()
-        )));
-    }
-    use rayon::prelude::*;
-    // Cheap fast path: one parallel scan; only on failure find the first offender.
-    let all_ok = spheres
-        .par_chunks(1 << 14)
-        .all(|chunk| chunk.iter().all(|s| s.check(0).is_ok()));
-    if all_ok {
-        return Ok(());
-    }
-    for (i, s) in spheres.iter().enumerate() {
-        s.check(i)?;
-    }
-    Ok(())
+    super::check_count(spheres.len(), "objects")?;
+    super::check_each(spheres, Sphere::check)
 }
 
 /// Largest radius in the scene (0 for an empty slice).

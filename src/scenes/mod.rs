@@ -6,10 +6,11 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
+pub mod files;
 pub mod random;
 pub mod rotating;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
@@ -311,12 +312,7 @@ impl Scene {
     /// Reads a CSV scene file: header `x,y,z,r`, one sphere per line. Errors name the 1-based
     /// line (the header is line 1) and the problem: unparsable, NaN, infinite, negative radius.
     pub fn from_csv(path: &Path) -> Result<Scene> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let spheres = parse_scene_csv(&text).map_err(|(line, problem)| Error::Parse {
-            path: path.to_path_buf(),
-            line,
-            problem,
-        })?;
+        let spheres = files::read_spheres_csv(path)?;
         let n = spheres.len();
         Ok(Scene {
             name: path.display().to_string(),
@@ -328,18 +324,7 @@ impl Scene {
 
     /// Writes the spheres as a CSV scene file (header `x,y,z,r`), readable by [`Scene::from_csv`].
     pub fn write_csv(&self, path: &Path) -> Result<()> {
-        let mut text = String::with_capacity(self.spheres.len() * 40 + 8);
-        text.push_str("x,y,z,r\n");
-        for s in &self.spheres {
-            use std::fmt::Write;
-            // `{}` prints the shortest string that parses back to the same f32.
-            let _ = writeln!(
-                text,
-                "{},{},{},{}",
-                s.center.x, s.center.y, s.center.z, s.radius
-            );
-        }
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))
+        files::write_spheres_csv(path, &self.spheres)
     }
 }
 
@@ -348,59 +333,6 @@ pub fn density_half_extent(n: usize, r: f32, volume_fraction: f32) -> f32 {
     let volume = n.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * (r as f64).powi(3);
     let side = (volume / volume_fraction as f64).cbrt();
     (0.5 * side).max(2.0 * r as f64) as f32
-}
-
-/// Parses the text of a scene CSV. Err carries (1-based line, problem).
-fn parse_scene_csv(text: &str) -> std::result::Result<Vec<Sphere>, (usize, String)> {
-    let mut lines = text.lines().enumerate();
-    let header: Vec<String> = match lines.next() {
-        Some((_, h)) => h
-            .split(',')
-            .map(|s| s.trim().to_ascii_lowercase())
-            .collect(),
-        None => return Err((1, "empty file: expected header `x,y,z,r`".into())),
-    };
-    if header != ["x", "y", "z", "r"] {
-        return Err((
-            1,
-            format!("header is `{}`, expected `x,y,z,r`", header.join(",")),
-        ));
-    }
-    let mut spheres = Vec::new();
-    for (i, line) in lines {
-        let line_no = i + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        if fields.len() != 4 {
-            return Err((
-                line_no,
-                format!("expected 4 fields x,y,z,r, found {}", fields.len()),
-            ));
-        }
-        let mut v = [0f32; 4];
-        for (k, (f, name)) in fields.iter().zip(["x", "y", "z", "r"]).enumerate() {
-            let x: f32 = f
-                .parse()
-                .map_err(|_| (line_no, format!("{name} = `{f}` is not a number")))?;
-            if x.is_nan() {
-                return Err((line_no, format!("{name} is NaN")));
-            }
-            if x.is_infinite() {
-                return Err((line_no, format!("{name} is infinite")));
-            }
-            v[k] = x;
-        }
-        if v[3] < 0.0 {
-            return Err((line_no, format!("radius is negative ({})", v[3])));
-        }
-        let s = Sphere::new(Vec3::new(v[0], v[1], v[2]), v[3]);
-        s.check(spheres.len())
-            .map_err(|e| (line_no, e.to_string()))?;
-        spheres.push(s);
-    }
-    Ok(spheres)
 }
 
 /// Moves every sphere by its velocity inside the cube [-half, half]^3: a sphere that crosses a
@@ -491,28 +423,6 @@ mod tests {
             .sum();
         let phi = vol / side.powi(3);
         assert!((phi - 0.01).abs() < 1e-4, "{phi}");
-    }
-
-    #[test]
-    fn csv_errors_name_line_and_problem() {
-        let cases = [
-            ("x,y,z,r\n1,2,3,1\n1,2,abc,1\n", 3, "not a number"),
-            ("x,y,z,r\n1,2,3,NaN\n", 2, "NaN"),
-            ("x,y,z,r\n1,2,3,1\n\n1,inf,3,1\n", 4, "infinite"),
-            ("x,y,z,r\n1,2,3,-1\n", 2, "negative"),
-            ("x,y,z,r\n1,2,3\n", 2, "4 fields"),
-            ("a,b,c,d\n", 1, "header"),
-            ("", 1, "empty"),
-            ("x,y,z,r\n3e18,0,0,1\n", 2, "overflow"),
-        ];
-        for (text, line, what) in cases {
-            let (l, msg) = parse_scene_csv(text).unwrap_err();
-            assert_eq!(l, line, "{text:?}: {msg}");
-            assert!(msg.contains(what), "{text:?}: {msg}");
-        }
-        let ok = parse_scene_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
-        assert_eq!(ok.len(), 2);
-        assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
     }
 
     #[test]

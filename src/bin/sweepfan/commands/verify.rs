@@ -5,8 +5,6 @@ use crate::args::{BackendArg, Shape};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
-use sweepfan::geom::obb::read_obbs_csv;
-use sweepfan::geom::polygon::read_polygons_csv;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::report::rows::write_pairs_csv;
 use sweepfan::run::bench::reference_method;
@@ -14,6 +12,7 @@ use sweepfan::run::gpu::LazyGpu;
 use sweepfan::run::registry;
 use sweepfan::run::verify::compare_pairs;
 use sweepfan::run::verify_shapes::Shapes;
+use sweepfan::scenes::files::{read_obbs_csv, read_polygons_csv};
 use sweepfan::{Backend, Pair, Scene, canonicalize};
 
 #[derive(Args)]

@@ -1,0 +1,350 @@
+//! CSV scene files: spheres (`x,y,z,r`), oriented boxes (`cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`) and
+//! convex polygons (`polygon,x,y`, each polygon's vertices on consecutive lines). Every problem
+//! names the file, the 1-based line (the header is line 1) and the field.
+
+use crate::error::{Error, Result};
+use crate::geom::obb::Obb;
+use crate::geom::polygon::Polygon;
+use crate::geom::sphere::Sphere;
+use glam::{Quat, Vec2, Vec3};
+use std::path::Path;
+
+const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
+
+/// A parse error: the 1-based line (the header is line 1) and the problem.
+type Parsed<T> = std::result::Result<T, (usize, String)>;
+
+/// Reads `path` and parses it, naming the file and line of any problem.
+fn read_with<T>(path: &Path, parse: impl FnOnce(&str) -> Parsed<T>) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    parse(&text).map_err(|(line, problem)| Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    })
+}
+
+/// Checks the header line (case and spaces ignored) and returns the non-empty data lines with
+/// their 1-based line numbers.
+fn data_lines<'a>(
+    text: &'a str,
+    names: &[&str],
+) -> Parsed<impl Iterator<Item = (usize, &'a str)> + 'a> {
+    let mut lines = text.lines().enumerate();
+    let expected = names.join(",");
+    let header: Vec<String> = match lines.next() {
+        Some((_, h)) => h
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .collect(),
+        None => return Err((1, format!("empty file: expected header `{expected}`"))),
+    };
+    if header != names {
+        return Err((
+            1,
+            format!("header is `{}`, expected `{expected}`", header.join(",")),
+        ));
+    }
+    Ok(lines
+        .map(|(i, line)| (i + 1, line))
+        .filter(|(_, line)| !line.trim().is_empty()))
+}
+
+/// Splits one CSV line into exactly `N` numbers, naming the field that fails.
+fn parse_fields<const N: usize>(
+    line: &str,
+    names: &[&str; N],
+) -> std::result::Result<[f32; N], String> {
+    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    if fields.len() != N {
+        return Err(format!(
+            "expected {N} fields {}, found {}",
+            names.join(","),
+            fields.len()
+        ));
+    }
+    let mut v = [0f32; N];
+    for (k, (f, name)) in fields.iter().zip(names).enumerate() {
+        let x: f32 = f
+            .parse()
+            .map_err(|_| format!("{name} = `{f}` is not a number"))?;
+        if x.is_nan() {
+            return Err(format!("{name} is NaN"));
+        }
+        if x.is_infinite() {
+            return Err(format!("{name} is infinite"));
+        }
+        v[k] = x;
+    }
+    Ok(v)
+}
+
+/// Parses sphere CSV text: header `x,y,z,r`, one sphere per line.
+pub fn parse_spheres_csv(text: &str) -> Parsed<Vec<Sphere>> {
+    const NAMES: [&str; 4] = ["x", "y", "z", "r"];
+    let mut spheres = Vec::new();
+    for (line_no, line) in data_lines(text, &NAMES)? {
+        let v = parse_fields::<4>(line, &NAMES).map_err(|p| (line_no, p))?;
+        if v[3] < 0.0 {
+            return Err((line_no, format!("radius is negative ({})", v[3])));
+        }
+        let s = Sphere::new(Vec3::new(v[0], v[1], v[2]), v[3]);
+        s.check(spheres.len())
+            .map_err(|e| (line_no, e.to_string()))?;
+        spheres.push(s);
+    }
+    Ok(spheres)
+}
+
+/// Reads a sphere CSV file (see [`parse_spheres_csv`]).
+pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
+    read_with(path, parse_spheres_csv)
+}
+
+/// Writes spheres as CSV `x,y,z,r`; `{}` prints the shortest text that parses back to the same
+/// f32, so the file round-trips exactly.
+pub fn write_spheres_csv(path: &Path, spheres: &[Sphere]) -> Result<()> {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(spheres.len() * 40 + 8);
+    text.push_str("x,y,z,r\n");
+    for s in spheres {
+        let (c, r) = (s.center, s.radius);
+        let _ = writeln!(text, "{},{},{},{r}", c.x, c.y, c.z);
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+}
+
+/// Parses box CSV text: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line.
+pub fn parse_obbs_csv(text: &str) -> Parsed<Vec<Obb>> {
+    let mut boxes = Vec::new();
+    for (line_no, line) in data_lines(text, &OBB_HEADER)? {
+        let v = parse_fields::<10>(line, &OBB_HEADER).map_err(|p| (line_no, p))?;
+        let b = Obb::new(
+            Vec3::new(v[0], v[1], v[2]),
+            Vec3::new(v[3], v[4], v[5]),
+            Quat::from_xyzw(v[7], v[8], v[9], v[6]),
+        );
+        b.check(boxes.len()).map_err(|e| (line_no, e.to_string()))?;
+        boxes.push(b);
+    }
+    Ok(boxes)
+}
+
+/// Reads a box file: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line (blank lines are
+/// skipped). Errors name the 1-based line (the header is line 1) and the problem.
+pub fn read_obbs_csv(path: &Path) -> Result<Vec<Obb>> {
+    read_with(path, parse_obbs_csv)
+}
+
+/// Writes boxes in the format [`read_obbs_csv`] reads (shortest round-tripping decimals).
+pub fn write_obbs_csv(path: &Path, boxes: &[Obb]) -> Result<()> {
+    use std::fmt::Write;
+    let mut text = OBB_HEADER.join(",") + "\n";
+    for b in boxes {
+        let (c, h, q) = (b.center, b.half_extents, b.rotation);
+        let _ = writeln!(
+            text,
+            "{},{},{},{},{},{},{},{},{},{}",
+            c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
+        );
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+}
+
+/// Parses the text of a polygon file. Err carries (1-based line, problem).
+pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
+    let mut polygons = Vec::new();
+    // Vertices of the polygon being read and the line of its first vertex.
+    let mut current: Vec<Vec2> = Vec::new();
+    let mut first_line = 0;
+    let finish = |polygons: &mut Vec<Polygon>, current: &mut Vec<Vec2>, first_line: usize| {
+        let index = polygons.len();
+        let p = Polygon::new(index, current).map_err(|e| (first_line, e.to_string()))?;
+        polygons.push(p);
+        current.clear();
+        Ok::<(), (usize, String)>(())
+    };
+    for (line_no, line) in data_lines(text, &["polygon", "x", "y"])? {
+        let fields = line.split(',').count();
+        if fields != 3 {
+            return Err((
+                line_no,
+                format!("expected 3 fields polygon,x,y, found {fields}"),
+            ));
+        }
+        let (id, rest) = line.split_once(',').unwrap_or((line, ""));
+        let id: usize = id.trim().parse().map_err(|_| {
+            (
+                line_no,
+                format!("polygon = `{}` is not a polygon number", id.trim()),
+            )
+        })?;
+        let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| (line_no, p))?;
+        let open = polygons.len(); // number of the polygon being read
+        if id == open + 1 && !current.is_empty() {
+            finish(&mut polygons, &mut current, first_line)?;
+        } else if id != open {
+            let expected = if current.is_empty() {
+                format!("{open}")
+            } else {
+                format!("{open} or {}", open + 1)
+            };
+            return Err((
+                line_no,
+                format!(
+                    "polygon {id} out of order: expected {expected} (polygons are numbered from 0 \
+                     in file order, each one's vertices on consecutive lines)"
+                ),
+            ));
+        }
+        if current.is_empty() {
+            first_line = line_no;
+        }
+        current.push(Vec2::new(v[0], v[1]));
+    }
+    if !current.is_empty() {
+        finish(&mut polygons, &mut current, first_line)?;
+    }
+    Ok(polygons)
+}
+
+/// Reads a polygon file: header `polygon,x,y`, one vertex per line, polygons numbered from 0 in
+/// file order with their vertices on consecutive lines, in order, either winding. Errors name the
+/// 1-based line (the header is line 1) and the problem; a polygon that fails validation is
+/// reported at the line of its first vertex.
+pub fn read_polygons_csv(path: &Path) -> Result<Vec<Polygon>> {
+    read_with(path, parse_polygons_csv)
+}
+
+/// Writes polygons in the format [`read_polygons_csv`] reads.
+pub fn write_polygons_csv(path: &Path, polygons: &[Polygon]) -> Result<()> {
+    use std::fmt::Write;
+    let mut text = String::from("polygon,x,y\n");
+    for (i, p) in polygons.iter().enumerate() {
+        for v in p.vertices() {
+            let _ = writeln!(text, "{i},{},{}", v.x, v.y);
+        }
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::polygon::PolygonSet;
+
+    fn v(points: &[(f32, f32)]) -> Vec<Vec2> {
+        points.iter().map(|&(x, y)| Vec2::new(x, y)).collect()
+    }
+
+    #[test]
+    fn box_csv_errors_name_line_and_problem() {
+        let h = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n";
+        let good = format!("{h}0,0,0,1,1,1,1,0,0,0\n\n1,2,3,0.5,0.5,0.5,0.8,0.6,0,0\n");
+        let v = parse_obbs_csv(&good).unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1].rotation.x, 0.6);
+        let err = |t: String| parse_obbs_csv(&t).unwrap_err();
+        assert_eq!(err("x,y\n".into()).0, 1);
+        assert_eq!(err(String::new()).0, 1);
+        let e = err(format!("{h}0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,1,0,0\n"));
+        assert_eq!(e.0, 3);
+        assert!(e.1.contains("expected 10 fields"), "{}", e.1);
+        let e = err(format!("{h}0,0,0,1,abc,1,1,0,0,0\n"));
+        assert_eq!(e, (2, "hy = `abc` is not a number".to_string()));
+        let e = err(format!("{h}0,0,0,1,1,-1,1,0,0,0\n"));
+        assert!(e.0 == 2 && e.1.contains("negative"), "{e:?}");
+        let e = err(format!("{h}0,0,0,1,1,1,0,0,0,0\n"));
+        assert!(e.0 == 2 && e.1.contains("zero"), "{e:?}");
+        let e = err(format!("{h}0,NaN,0,1,1,1,1,0,0,0\n"));
+        assert!(e.0 == 2 && e.1.contains("cy is NaN"), "{e:?}");
+    }
+
+    #[test]
+    fn box_csv_round_trips_exactly() {
+        let boxes = vec![
+            Obb::new(
+                Vec3::new(0.1, -2.5, 1e-3),
+                Vec3::new(1.0, 0.25, 3.5),
+                Quat::from_rotation_z(0.3),
+            ),
+            Obb::axis_aligned(Vec3::splat(7.0), Vec3::ZERO),
+        ];
+        let dir = std::env::temp_dir().join(format!("sweepfan-obb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("boxes.csv");
+        write_obbs_csv(&path, &boxes).unwrap();
+        assert_eq!(read_obbs_csv(&path).unwrap(), boxes);
+        let missing = read_obbs_csv(&dir.join("nope.csv")).unwrap_err();
+        assert!(matches!(missing, Error::Io { .. }));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn csv_reads_polygons_and_names_bad_lines() {
+        let text = "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n\n1,5,5\n1,5,6\n1,6,6\n1,6,5\n";
+        let p = parse_polygons_csv(text).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[1].vertices().len(), 4);
+        let set = PolygonSet::new(&p).unwrap();
+        assert_eq!(set.offsets, vec![0, 3, 7]);
+        assert_eq!(set.polygon(1), p[1].vertices());
+        let err = |t: &str| parse_polygons_csv(t).unwrap_err();
+        assert_eq!(err("").0, 1);
+        assert_eq!(err("x,y\n").0, 1);
+        let e = err("polygon,x,y\n1,0,0\n");
+        assert!(e.0 == 2 && e.1.contains("expected 0"), "{e:?}");
+        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n2,0,0\n");
+        assert!(e.0 == 5 && e.1.contains("expected 0 or 1"), "{e:?}");
+        let e = err("polygon,x,y\n0,0,0\n0,1\n");
+        assert!(e.0 == 3 && e.1.contains("expected 3 fields"), "{e:?}");
+        let e = err("polygon,x,y\n0,0,0,0\n");
+        assert_eq!(e, (2, "expected 3 fields polygon,x,y, found 4".to_string()));
+        let e = err("polygon,x,y\nA,0,0\n");
+        assert!(e.0 == 2 && e.1.contains("not a polygon number"), "{e:?}");
+        let e = err("polygon,x,y\n0,0,0\n0,zz,0\n");
+        assert_eq!(e, (3, "x = `zz` is not a number".to_string()));
+        // Polygon 1 (first vertex on line 5) has only two vertices.
+        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,6,6\n");
+        assert!(
+            e.0 == 5 && e.1.contains("object 1") && e.1.contains("at least 3"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn polygon_csv_round_trips() {
+        let polygons = vec![
+            Polygon::new(0, &v(&[(0.1, 0.2), (1.5, 0.0), (0.3, 1.7)])).unwrap(),
+            Polygon::new(1, &v(&[(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])).unwrap(),
+        ];
+        let dir = std::env::temp_dir().join(format!("sweepfan-poly-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("polygons.csv");
+        write_polygons_csv(&path, &polygons).unwrap();
+        assert_eq!(read_polygons_csv(&path).unwrap(), polygons);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn sphere_csv_errors_name_line_and_problem() {
+        let cases = [
+            ("x,y,z,r\n1,2,3,1\n1,2,abc,1\n", 3, "not a number"),
+            ("x,y,z,r\n1,2,3,NaN\n", 2, "NaN"),
+            ("x,y,z,r\n1,2,3,1\n\n1,inf,3,1\n", 4, "infinite"),
+            ("x,y,z,r\n1,2,3,-1\n", 2, "negative"),
+            ("x,y,z,r\n1,2,3\n", 2, "4 fields"),
+            ("a,b,c,d\n", 1, "header"),
+            ("", 1, "empty"),
+            ("x,y,z,r\n3e18,0,0,1\n", 2, "overflow"),
+        ];
+        for (text, line, what) in cases {
+            let (l, msg) = parse_spheres_csv(text).unwrap_err();
+            assert_eq!(l, line, "{text:?}: {msg}");
+            assert!(msg.contains(what), "{text:?}: {msg}");
+        }
+        let ok = parse_spheres_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
+        assert_eq!(ok.len(), 2);
+        assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
+    }
+}
