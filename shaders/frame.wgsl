@@ -2,6 +2,8 @@
 // shared counters and scene extents, and the arithmetic the CPU reference must match exactly.
 // Bindings 0..2 are reserved here; each stage's own bindings start at 3.
 
+// #import dispatch.wgsl
+
 struct Params {
     n: u32,
     // Padded length of the key/value arrays (a power of two for the bitonic sort).
@@ -33,10 +35,6 @@ const FLAG_MARK: u32 = 1u;
 const FLAG_STORE: u32 = 2u;
 const GRID_MAX_CELL: f32 = 1048575.0;
 
-// Flat thread index of a 2D dispatch (see GpuContext::dispatch_2d).
-fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * WG + lid;
-}
 
 // Monotone map f32 -> u32 (for sorting and atomic min/max). -0 is mapped like +0 so that the
 // order of encodings equals the order of the floats.

@@ -34,6 +34,7 @@
 // rather than a short candidate list.
 
 // #import ordered_float.wgsl
+// #import dispatch.wgsl
 
 struct Params {
     n: u32,
@@ -94,10 +95,6 @@ const UNROLL: u32 = 16u;
 // an ulp lower than the CPU does, so every CPU candidate is a GPU candidate.
 const BOX_MARGIN: f32 = 5.0 * 1.1920929e-7;
 
-fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * WG + lid;
-}
-
 fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
     boxes[i] = Aabb(vec4<f32>(lo, 0.0), vec4<f32>(hi, 0.0));
     keys[i] = ordered_u32(lo.x);
@@ -105,9 +102,8 @@ fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
 }
 
 @compute @workgroup_size(64)
-fn obb_bounds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let i = flat_id(wid, nwg, lid);
+fn obb_bounds(inv: Invocation) {
+    let i = flat_id(inv);
     if i >= params.n || i >= arrayLength(&frames) {
         return;
     }
@@ -121,9 +117,8 @@ fn obb_bounds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 }
 
 @compute @workgroup_size(64)
-fn polygon_bounds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let i = flat_id(wid, nwg, lid);
+fn polygon_bounds(inv: Invocation) {
+    let i = flat_id(inv);
     if i >= params.n {
         return;
     }
@@ -164,9 +159,8 @@ fn column_of(y: f32, z: f32) -> u32 {
 }
 
 @compute @workgroup_size(64)
-fn mark_wide(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let k = flat_id(wid, nwg, lid);
+fn mark_wide(inv: Invocation) {
+    let k = flat_id(inv);
     if k >= params.wide_count || k >= arrayLength(&wide) {
         return;
     }
@@ -181,9 +175,8 @@ fn is_wide(b: Aabb) -> bool {
 }
 
 @compute @workgroup_size(64)
-fn columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn columns(inv: Invocation) {
+    let p = flat_id(inv);
     if p >= params.n {
         return;
     }
@@ -196,9 +189,8 @@ fn columns(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
 }
 
 @compute @workgroup_size(64)
-fn column_ranges(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn column_ranges(inv: Invocation) {
+    let p = flat_id(inv);
     if p >= params.n {
         return;
     }
@@ -216,9 +208,8 @@ fn column_ranges(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 }
 
 @compute @workgroup_size(64)
-fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn gather(inv: Invocation) {
+    let p = flat_id(inv);
     if p >= params.n {
         return;
     }
@@ -303,9 +294,8 @@ fn walk_column(range: vec2<u32>) -> bool {
 }
 
 @compute @workgroup_size(64)
-fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn walk(inv: Invocation) {
+    let p = flat_id(inv);
     if p >= params.n {
         return;
     }
@@ -350,9 +340,8 @@ fn walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 const WIDE_CHUNK: u32 = 256u;
 
 @compute @workgroup_size(64)
-fn wide_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let t = flat_id(wid, nwg, lid);
+fn wide_pairs(inv: Invocation) {
+    let t = flat_id(inv);
     let lanes = params.wide_lanes;
     if lanes == 0u || t / lanes >= params.wide_count || t / lanes >= arrayLength(&wide) {
         return;

@@ -7,6 +7,8 @@
 // counter that keeps counting past the output capacity: the host reads the exact count and
 // re-runs with a larger buffer, so no pair is ever lost.
 
+// #import dispatch.wgsl
+
 struct Params {
     n_objects: u32,
     // Candidates in `candidates` that may be valid (the count is clamped to it).
@@ -58,10 +60,6 @@ fn prepare() {
     dispatch_args[0] = x;
     dispatch_args[1] = y;
     dispatch_args[2] = 1u;
-}
-
-fn candidate_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * WG + lid;
 }
 
 fn emit(p: vec2<u32>) {
@@ -124,12 +122,8 @@ fn obb_overlap(a: ObbFrame, b: ObbFrame) -> bool {
 }
 
 @compute @workgroup_size(WG)
-fn obb_main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let k = candidate_index(wid, nwg, lid);
+fn obb_main(inv: Invocation) {
+    let k = flat_id(inv);
     if k >= live_candidates() {
         return;
     }
@@ -167,12 +161,8 @@ fn separated_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> bool {
 }
 
 @compute @workgroup_size(WG)
-fn polygon_main(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let k = candidate_index(wid, nwg, lid);
+fn polygon_main(inv: Invocation) {
+    let k = flat_id(inv);
     if k >= live_candidates() {
         return;
     }

@@ -8,6 +8,8 @@
 // workgroup histogram, then 63 atomics per workgroup to the rotation's global histogram
 // (bin 0, "in no shape", is filled in on the CPU from the total).
 
+// #import dispatch.wgsl
+
 struct Rotation {
     origin: vec4<f32>,
     arm: vec4<f32>,                 // e1, w = |P - O|
@@ -50,7 +52,7 @@ const EXACT_SWEEP: u32 = 32u;
 
 // 64 threads: one per histogram bin for the flush, and a multiple of every common SIMD width
 // (8 on lavapipe, 32, 64).
-const WORKGROUP: u32 = 64u;
+const WG: u32 = 64u;
 
 var<workgroup> local_hist: array<atomic<u32>, 64>;
 
@@ -298,19 +300,15 @@ fn add_local(bin: u32, n: u32) {
     }
 }
 
-@compute @workgroup_size(WORKGROUP)
-fn classify_rows(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    atomicStore(&local_hist[lid], 0u);
+@compute @workgroup_size(WG)
+fn classify_rows(inv: Invocation) {
+    atomicStore(&local_hist[inv.lid], 0u);
     workgroupBarrier();
 
     // Uniform per workgroup, so the barrier below is reached by all or none.
-    let group = wid.y * nwg.x + wid.x;
+    let group = flat_group(inv);
     let rotation = group / params.groups_per_rotation;
-    let row = (group % params.groups_per_rotation) * WORKGROUP + lid;
+    let row = (group % params.groups_per_rotation) * WG + inv.lid;
     if (rotation < params.rotation_count && row < ROWS) {
         let r = rotations[rotation];
         let y = grid_coord(i32(row % 100u));
@@ -342,8 +340,8 @@ fn classify_rows(
     }
     workgroupBarrier();
 
-    let n = atomicLoad(&local_hist[lid]);
-    if (rotation < params.rotation_count && lid != 0u && n != 0u) {
-        atomicAdd(&histograms[rotation * 64u + lid], n);
+    let n = atomicLoad(&local_hist[inv.lid]);
+    if (rotation < params.rotation_count && inv.lid != 0u && n != 0u) {
+        atomicAdd(&histograms[rotation * 64u + inv.lid], n);
     }
 }

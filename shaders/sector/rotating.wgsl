@@ -31,15 +31,12 @@ struct RotatingParams {
 // First sorted index with key >= c, for c in 0..=cells.
 @group(0) @binding(27) var<storage, read_write> cell_starts: array<u32>;
 
-// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); threads are
-// independent (no shared memory), so the size only needs to fill the hardware.
-const WG: u32 = 64u;
+// WG (64 threads) is sector_sphere.wgsl's: a multiple of every common SIMD width (8 on
+// lavapipe, 32, 64); threads are independent (no shared memory), so the size only needs to fill
+// the hardware.
+
 // Same as QUERY_SLACK in src/geom/sphere_grid.rs.
 const QUERY_SLACK: f32 = 1e-5;
-
-fn flat_id(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * WG + lid;
-}
 
 fn cell_of(p: vec3<f32>) -> vec3<u32> {
     let c = floor((p - rot.grid_origin.xyz) * rot.grid_origin.w);
@@ -52,12 +49,8 @@ fn cell_key(c: vec3<u32>) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn sphere_keys(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let i = flat_id(wid, nwg, lid);
+fn sphere_keys(inv: Invocation) {
+    let i = flat_id(inv);
     if (i >= rot.grid_dims.w) {
         return;
     }
@@ -67,12 +60,8 @@ fn sphere_keys(
 
 // Spheres in key order, so the box scans read them contiguously.
 @compute @workgroup_size(WG)
-fn gather_spheres(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let j = flat_id(wid, nwg, lid);
+fn gather_spheres(inv: Invocation) {
+    let j = flat_id(inv);
     if (j >= rot.grid_dims.w) {
         return;
     }
@@ -84,12 +73,8 @@ fn gather_spheres(
 
 // One binary search per cell, once per frame, instead of two per row per box.
 @compute @workgroup_size(WG)
-fn find_cell_starts(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let c = flat_id(wid, nwg, lid);
+fn find_cell_starts(inv: Invocation) {
+    let c = flat_id(inv);
     if (c > rot.cells.x) {
         return;
     }
@@ -137,12 +122,8 @@ fn visit_box(b: u32, write: bool, out: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn count_candidates(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let b = flat_id(wid, nwg, lid);
+fn count_candidates(inv: Invocation) {
+    let b = flat_id(inv);
     if (b >= rot.boxes.x) {
         return;
     }
@@ -158,12 +139,8 @@ fn count_candidates(
 }
 
 @compute @workgroup_size(WG)
-fn write_candidates(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let b = rot.boxes.y + flat_id(wid, nwg, lid);
+fn write_candidates(inv: Invocation) {
+    let b = rot.boxes.y + flat_id(inv);
     if (b >= rot.boxes.z || b >= rot.boxes.x) {
         return;
     }
@@ -172,12 +149,8 @@ fn write_candidates(
 }
 
 @compute @workgroup_size(WG)
-fn test_candidates(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let i = flat_id(wid, nwg, lid);
+fn test_candidates(inv: Invocation) {
+    let i = flat_id(inv);
     if (i >= rot.chunk.x || i >= rot.chunk.y) {
         return;
     }

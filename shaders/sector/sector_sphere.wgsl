@@ -3,6 +3,8 @@
 // `Sector::signed_distance` (src/geom/sector/distance.rs, sector/sector2d.rs; equal up to rounding);
 // sin and cos of the half-angle come precomputed from the CPU.
 
+// #import dispatch.wgsl
+
 struct GpuSector {
     origin_cos: vec4<f32>,     // O, cos(theta)
     axis_sin: vec4<f32>,       // U, sin(theta)
@@ -24,7 +26,7 @@ struct Params {
 
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); each thread is
 // independent, so the size only needs to fill the hardware.
-const WORKGROUP: u32 = 64u;
+const WG: u32 = 64u;
 
 fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     let p = vec2<f32>(px, abs(py));
@@ -62,13 +64,9 @@ fn sector_signed_distance(s: GpuSector, p: vec3<f32>) -> f32 {
     return min(max(d2, dz), 0.0) + length(vec2<f32>(max(d2, 0.0), max(dz, 0.0)));
 }
 
-@compute @workgroup_size(WORKGROUP)
-fn test_pairs(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let i = (wid.y * nwg.x + wid.x) * WORKGROUP + lid;
+@compute @workgroup_size(WG)
+fn test_pairs(inv: Invocation) {
+    let i = flat_id(inv);
     if (i >= params.pair_count) {
         return;
     }

@@ -20,15 +20,14 @@ var<workgroup> wext: array<atomic<u32>, 7>;
 
 // Min/max centre per axis and max radius: workgroup atomics, then one global atomic per value.
 @compute @workgroup_size(256)
-fn extents(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    if lid < 3u {
-        atomicStore(&wext[lid], NONE);
-    } else if lid < 7u {
-        atomicStore(&wext[lid], 0u);
+fn extents(inv: Invocation) {
+    if inv.lid < 3u {
+        atomicStore(&wext[inv.lid], NONE);
+    } else if inv.lid < 7u {
+        atomicStore(&wext[inv.lid], 0u);
     }
     workgroupBarrier();
-    let i = flat_id(wid, nwg, lid);
+    let i = flat_id(inv);
     if i < params.n {
         let s = spheres[i];
         for (var a = 0u; a < 3u; a++) {
@@ -38,10 +37,10 @@ fn extents(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         atomicMax(&wext[6], ordered(s.w));
     }
     workgroupBarrier();
-    if lid < 3u {
-        atomicMin(&ext[lid], atomicLoad(&wext[lid]));
-    } else if lid < 7u {
-        atomicMax(&ext[lid], atomicLoad(&wext[lid]));
+    if inv.lid < 3u {
+        atomicMin(&ext[inv.lid], atomicLoad(&wext[inv.lid]));
+    } else if inv.lid < 7u {
+        atomicMax(&ext[inv.lid], atomicLoad(&wext[inv.lid]));
     }
 }
 
@@ -49,9 +48,8 @@ fn extents(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
 // With FLAG_MARK, objects whose mark is 0 (dropped by the cascade) get the maximum key so they
 // sort after every survivor and n stays static.
 @compute @workgroup_size(256)
-fn make_keys(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let i = flat_id(wid, nwg, lid);
+fn make_keys(inv: Invocation) {
+    let i = flat_id(inv);
     if i >= params.pad {
         return;
     }
@@ -88,9 +86,8 @@ fn make_keys(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 
 // sorted[p] = spheres[values[p]]: the sweeps then read neighbours contiguously.
 @compute @workgroup_size(256)
-fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn gather(inv: Invocation) {
+    let p = flat_id(inv);
     if p < params.n {
         sorted[p] = spheres[values[p]];
     }
@@ -98,9 +95,8 @@ fn gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
 
 // Grid: starts[bucket] = 1 + first sorted position of that bucket (0: empty bucket).
 @compute @workgroup_size(256)
-fn bucket_starts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn bucket_starts(inv: Invocation) {
+    let p = flat_id(inv);
     if p < params.n {
         let k = keys[p];
         if p == 0u || keys[p - 1u] != k {

@@ -6,6 +6,8 @@
 // No workgroup waits on another; no subgroup operations. Sizes come from arrayLength (the host
 // binds keys_in with exactly n elements), so passes need no per-call uniform writes.
 
+// #import dispatch.wgsl
+
 // 256 invocations: the WebGPU default workgroup limit, and one invocation per digit when
 // clearing/loading the 256-entry tables.
 const WG: u32 = 256u;
@@ -29,61 +31,55 @@ fn digit_of(key: u32) -> u32 {
     return (key >> params.shift) & params.mask;
 }
 
-fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return wid.y * nwg.x + wid.x;
-}
-
 fn block_count(n: u32) -> u32 {
     return (n + WG * ROUNDS - 1u) / (WG * ROUNDS);
 }
 
 @compute @workgroup_size(WG)
-fn histogram(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-             @builtin(local_invocation_index) lid: u32) {
+fn histogram(inv: Invocation) {
     let n = arrayLength(&keys_in);
     let blocks = block_count(n);
-    let block = flat_group(wid, nwg);
+    let block = flat_group(inv);
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
     if (block >= blocks) {
         return;
     }
-    atomicStore(&counts[lid], 0u);
+    atomicStore(&counts[inv.lid], 0u);
     workgroupBarrier();
     let start = block * WG * ROUNDS;
     for (var r = 0u; r < ROUNDS; r++) {
-        let i = start + r * WG + lid;
+        let i = start + r * WG + inv.lid;
         if (i < n) {
             atomicAdd(&counts[digit_of(keys_in[i])], 1u);
         }
     }
     workgroupBarrier();
-    hist[lid * blocks + block] = atomicLoad(&counts[lid]);
+    hist[inv.lid * blocks + block] = atomicLoad(&counts[inv.lid]);
 }
 
 @compute @workgroup_size(WG)
-fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
+fn scatter(inv: Invocation) {
     let n = arrayLength(&keys_in);
     let blocks = block_count(n);
-    let block = flat_group(wid, nwg);
+    let block = flat_group(inv);
     if (block >= blocks) {
         return;
     }
-    atomicStore(&next_pos[lid], hist[lid * blocks + block]);
+    atomicStore(&next_pos[inv.lid], hist[inv.lid * blocks + block]);
     let start = block * WG * ROUNDS;
     // Cleared once per block; afterwards each round clears only the words it set.
     for (var w = 0u; w < MASK_WORDS; w++) {
-        atomicStore(&holders[lid * MASK_WORDS + w], 0u);
+        atomicStore(&holders[inv.lid * MASK_WORDS + w], 0u);
     }
     workgroupBarrier();
-    let word = lid / 32u;
-    let bit = 1u << (lid % 32u);
+    let word = inv.lid / 32u;
+    let bit = 1u << (inv.lid % 32u);
     for (var r = 0u; r < ROUNDS; r++) {
         let round_start = start + r * WG;
         if (round_start >= n) {
             break; // uniform: the same for the whole workgroup
         }
-        let i = round_start + lid;
+        let i = round_start + inv.lid;
         let valid = i < n;
         var key = 0u;
         var d = 0u;

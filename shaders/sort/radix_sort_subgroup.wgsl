@@ -20,6 +20,8 @@
 // `const BROADCAST_LANES` (the subgroup size when the adapter has one fixed size of 4 or 8,
 // else 0: see lanes_by_broadcasts).
 
+// #import dispatch.wgsl
+
 // 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
 // invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
 const WG: u32 = 64u;
@@ -93,18 +95,17 @@ fn first_lane(m: vec4<u32>) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32,
+fn scatter(inv: Invocation,
            @builtin(subgroup_invocation_id) sg_lane: u32) {
     let n = arrayLength(&keys_in);
     let chunks = (n + CHUNK - 1u) / CHUNK;
-    let first_chunk = (wid.y * nwg.x + wid.x) * CHUNKS;
+    let first_chunk = flat_group(inv) * CHUNKS;
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
     if (first_chunk >= chunks) {
         return;
     }
     // Workgroup memory is initialised here (the host turns wgpu's zero-fill off).
-    for (var w = lid; w < CHUNKS * RADIX; w += WG) {
+    for (var w = inv.lid; w < CHUNKS * RADIX; w += WG) {
         let chunk = first_chunk + w / RADIX;
         var pos = 0u;
         if (chunk < chunks) {
@@ -112,7 +113,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
         }
         atomicStore(&next_pos[w], pos);
     }
-    if (lid == 0u) {
+    if (inv.lid == 0u) {
         atomicStore(&slot_counter, 0u);
     }
     workgroupBarrier();

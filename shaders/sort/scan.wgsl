@@ -6,6 +6,8 @@
 // Sizes come from arrayLength: the host binds every array with exactly its element count, so
 // no uniform parameters are needed and several scans can be recorded into one encoder.
 
+// #import dispatch.wgsl
+
 // 256 invocations: the WebGPU default limit for a workgroup, a multiple of every common
 // subgroup width (8..128), and one scan step per 2^k keeps the in-workgroup scan at 8 steps.
 const WG: u32 = 256u;
@@ -21,10 +23,6 @@ const MAX_BLOCK: u32 = 2048u;
 
 var<workgroup> tile: array<u32, MAX_BLOCK>;
 var<workgroup> lanes: array<u32, WG>;
-
-fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return wid.y * nwg.x + wid.x;
-}
 
 // Inclusive scan of one value per invocation across the workgroup (Hillis-Steele).
 fn workgroup_inclusive_scan(lid: u32, value: u32) -> u32 {
@@ -45,9 +43,8 @@ fn workgroup_inclusive_scan(lid: u32, value: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) lid: u32) {
-    let block = flat_group(wid, nwg);
+fn reduce(inv: Invocation) {
+    let block = flat_group(inv);
     let n = arrayLength(&data);
     let size = WG * ITEMS;
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
@@ -57,13 +54,13 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     let start = block * size;
     var sum = 0u;
     for (var k = 0u; k < ITEMS; k++) {
-        let i = start + k * WG + lid;
+        let i = start + k * WG + inv.lid;
         if (i < n) {
             sum = sum + data[i];
         }
     }
-    let total = workgroup_inclusive_scan(lid, sum);
-    if (lid == WG - 1u) {
+    let total = workgroup_inclusive_scan(inv.lid, sum);
+    if (inv.lid == WG - 1u) {
         side[block] = total;
     }
 }
@@ -109,13 +106,12 @@ fn scan_block(block: u32, lid: u32, offset: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn downsweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-             @builtin(local_invocation_index) lid: u32) {
-    let block = flat_group(wid, nwg);
+fn downsweep(inv: Invocation) {
+    let block = flat_group(inv);
     if (block * WG * ITEMS >= arrayLength(&data)) {
         return;
     }
-    scan_block(block, lid, side[block]);
+    scan_block(block, inv.lid, side[block]);
 }
 
 @compute @workgroup_size(WG)

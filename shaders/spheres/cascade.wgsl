@@ -38,18 +38,17 @@ fn scan_max_shared(lid: u32) {
 }
 
 @compute @workgroup_size(256)
-fn block_maxima(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let block = wid.y * nwg.x + wid.x;
-    sh[lid] = member_hi(block * WG + lid);
+fn block_maxima(inv: Invocation) {
+    let block = flat_group(inv);
+    sh[inv.lid] = member_hi(block * WG + inv.lid);
     workgroupBarrier();
     for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            sh[lid] = max(sh[lid], sh[lid + s]);
+        if inv.lid < s {
+            sh[inv.lid] = max(sh[inv.lid], sh[inv.lid + s]);
         }
         workgroupBarrier();
     }
-    if lid == 0u && block < n_blocks() {
+    if inv.lid == 0u && block < n_blocks() {
         block_max[block] = sh[0];
     }
 }
@@ -75,20 +74,19 @@ fn block_prefix(@builtin(local_invocation_index) lid: u32) {
 }
 
 @compute @workgroup_size(256)
-fn survivors(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let block = wid.y * nwg.x + wid.x;
-    let p = block * WG + lid;
-    sh[lid] = member_hi(p);
+fn survivors(inv: Invocation) {
+    let block = flat_group(inv);
+    let p = block * WG + inv.lid;
+    sh[inv.lid] = member_hi(p);
     workgroupBarrier();
-    scan_max_shared(lid);
+    scan_max_shared(inv.lid);
     if p < params.n {
         let a = params.axis;
         let member = keys[p] != NONE;
         let s = sorted[p];
         let lo = lo_of(s, a);
         let hi = hi_of(s, a);
-        let before = max(block_max[block], select(LOWEST, sh[max(lid, 1u) - 1u], lid > 0u));
+        let before = max(block_max[block], select(LOWEST, sh[max(inv.lid, 1u) - 1u], inv.lid > 0u));
         var keep = before >= lo;
         if !keep && p + 1u < params.n && keys[p + 1u] != NONE {
             keep = lo_of(sorted[p + 1u], a) <= hi;

@@ -18,9 +18,8 @@
 // Spheres and choices in the lo order of one axis, so the owner walk reads neighbours
 // contiguously.
 @compute @workgroup_size(256)
-fn gather_axis(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn gather_axis(inv: Invocation) {
+    let p = flat_id(inv);
     if p < params.n {
         let i = lo_idx[p];
         sorted[p] = spheres[i];
@@ -29,9 +28,8 @@ fn gather_axis(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
 }
 
 @compute @workgroup_size(256)
-fn rank_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let q = flat_id(wid, nwg, lid);
+fn rank_scatter(inv: Invocation) {
+    let q = flat_id(inv);
     if q < params.n {
         rank[lo_idx[q]] = q;
     }
@@ -70,9 +68,8 @@ fn count_hi_lt(x: u32) -> u32 {
 // Run for axis 0, 1, 2 in turn; keeps the smallest O (lowest axis on ties). The last axis also
 // adds the paper rule's tests (sum of the smallest forward counts) to counters[6..8].
 @compute @workgroup_size(256)
-fn choose(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let i = flat_id(wid, nwg, lid);
+fn choose(inv: Invocation) {
+    let i = flat_id(inv);
     let a = params.axis;
     var forward = 0u;
     if i < params.n {
@@ -92,6 +89,6 @@ fn choose(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
         forward = forward_best[i];
     }
     if a == 2u {
-        flush_counts(lid, 6u, forward, 6u, 0u);
+        flush_counts(inv.lid, 6u, forward, 6u, 0u);
     }
 }

@@ -70,9 +70,8 @@ fn visit_row(j: u32) {
 }
 
 @compute @workgroup_size(256)
-fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let t = flat_id(wid, nwg, lid);
+fn brute(inv: Invocation) {
+    let t = flat_id(inv);
     let rows = max(params.n, 1u) - 1u;
     tests = 0u;
     hits = 0u;
@@ -89,7 +88,7 @@ fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
             }
         }
     }
-    flush_counts(lid, 0u, tests, 2u, hits);
+    flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
@@ -130,9 +129,8 @@ fn visit_sweep(q: u32) {
 }
 
 @compute @workgroup_size(256)
-fn sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn sweep(inv: Invocation) {
+    let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
     if p < params.n && keys[p] != NONE {
@@ -149,7 +147,7 @@ fn sweep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
             // #unroll 16 visit_sweep(q + {k}u);
         }
     }
-    flush_counts(lid, 0u, tests, 2u, hits);
+    flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
@@ -173,9 +171,8 @@ fn visit_bucket(q: u32) {
 }
 
 @compute @workgroup_size(256)
-fn grid(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn grid(inv: Invocation) {
+    let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
     if p < params.n {
@@ -201,7 +198,7 @@ fn grid(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
     }
-    flush_counts(lid, 0u, tests, 2u, hits);
+    flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- min_axis, run once per axis: keys/values/sorted/choice are in the lo order of
@@ -240,9 +237,8 @@ fn visit_backward(d: u32) {
 }
 
 @compute @workgroup_size(256)
-fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32) {
-    let p = flat_id(wid, nwg, lid);
+fn owner(inv: Invocation) {
+    let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
     if p < params.n && choice[p].y == params.axis {
@@ -264,5 +260,5 @@ fn owner(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: ve
             // #unroll 16 visit_backward(d + {k}u);
         }
     }
-    flush_counts(lid, 0u, tests, 2u, hits);
+    flush_counts(inv.lid, 0u, tests, 2u, hits);
 }

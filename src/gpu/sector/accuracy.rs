@@ -13,7 +13,7 @@ use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, PassTimer};
 use encase::ShaderType;
 
-/// Threads per workgroup, one grid row each (`WORKGROUP` in the shader).
+/// Threads per workgroup, one grid row each (`WG` in the shader).
 const WORKGROUP: u32 = 64;
 /// Grid rows per rotation (100 x 100).
 const ROWS: u32 = 10_000;

@@ -10,7 +10,7 @@ use crate::gpu::context::Uniform;
 use bytemuck::{Pod, Zeroable};
 use encase::ShaderType;
 
-/// Threads per workgroup (`WORKGROUP` in the shader), one pair each.
+/// Threads per workgroup (`WG` in the shader), one pair each.
 const WORKGROUP: u32 = 64;
 
 /// A sector as the shader reads it (4 x `vec4<f32>`).
