@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 use sweepfan::experiments::sector::accuracy::{self as sector_accuracy, DEFAULT_SEED};
+use sweepfan::scenes::random::vec3_in;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -77,11 +78,7 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         .collect();
     let spheres: Vec<Sphere> = (0..100_000)
         .map(|_| {
-            let c = glam::Vec3::new(
-                rng.random_range(-40.0..40.0),
-                rng.random_range(-40.0..40.0),
-                rng.random_range(-40.0..40.0),
-            );
+            let c = vec3_in(&mut rng, -40.0..40.0);
             Sphere::new(c, rng.random_range(0.1..3.0))
         })
         .collect();

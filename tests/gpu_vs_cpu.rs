@@ -11,6 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, OnceLock};
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::context::{GpuContext, test_gpu};
+use sweepfan::scenes::random::vec3_in;
 use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, Sphere};
 
 fn ctx() -> Option<Arc<GpuContext>> {
@@ -57,11 +58,7 @@ fn mixed(n: usize, seed: u64, half: f32) -> Vec<Sphere> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|_| {
-            let c = Vec3::new(
-                rng.random_range(-half..half),
-                rng.random_range(-half..half),
-                rng.random_range(-half..half),
-            );
+            let c = vec3_in(&mut rng, -half..half);
             // Log-uniform radii 0.05 .. 3: containment and very unequal pairs.
             let r = 0.05f32 * 60f32.powf(rng.random::<f32>());
             Sphere::new(c, r)

@@ -14,6 +14,7 @@ use sweepfan::cpu::sat::{obb_overlaps, obb_pairs, polygon_overlaps, polygon_pair
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
+use sweepfan::scenes::random::vec3_in;
 
 /// Relative half-width of the touching band (docs/design.md §4.5, verification).
 const TOUCH_REL: f64 = 1e-5;
@@ -118,16 +119,8 @@ fn random_boxes(
     (0..n)
         .map(|_| {
             Obb::new(
-                Vec3::new(
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                ),
-                Vec3::new(
-                    rng.random_range(0.05..1.0),
-                    rng.random_range(0.05..1.0),
-                    rng.random_range(0.05..1.0),
-                ),
+                vec3_in(rng, 0.0..side),
+                vec3_in(rng, 0.05..1.0),
                 same_rotation.unwrap_or_else(|| random_quat(rng)),
             )
         })

@@ -26,6 +26,7 @@ use sweepfan::geom::primitives2d::Rect2;
 use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sector::sector2d::Sector2;
 use sweepfan::geom::sector::vs_box::OrientedBox;
+use sweepfan::scenes::random::vec3_in;
 
 /// Rounding allowance on top of the sampling margin.
 const EPS: f32 = 1e-4;
@@ -110,11 +111,7 @@ impl Tally {
 
 fn unit(rng: &mut ChaCha8Rng) -> Vec3 {
     loop {
-        let v = Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
+        let v = vec3_in(rng, -1.0..1.0);
         let l = v.length();
         if l > 0.1 && l <= 1.0 {
             return v / l;
@@ -156,11 +153,7 @@ fn random_sector(rng: &mut ChaCha8Rng, k: usize) -> Sector {
     } else {
         rng.random_range(0.05..1.0)
     };
-    let origin = Vec3::new(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
+    let origin = vec3_in(rng, -1.0..1.0);
     Sector::new(origin, axis, centre_axis, half_angle(rng, k), r, rr, h).unwrap()
 }
 
@@ -513,11 +506,7 @@ fn boxes_3d_exact() {
     for k in 0..1500 {
         let s = random_sector(&mut rng, k);
         let q = Quat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..2.0 * PI));
-        let mut he = Vec3::new(
-            rng.random_range(0.0..1.5),
-            rng.random_range(0.0..1.5),
-            rng.random_range(0.0..1.5),
-        );
+        let mut he = vec3_in(&mut rng, 0.0..1.5);
         if k.is_multiple_of(7) {
             he.z = 0.0; // a flat box
         }

@@ -136,6 +136,7 @@ fn count_range(p: &Prepared, s: &SphereColumns, lo: usize, hi: usize) -> u64 {
 mod tests {
     use super::*;
     use crate::geom::sector::RotatingBox;
+    use crate::scenes::random::vec3_in;
     use glam::Vec3;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -144,36 +145,18 @@ mod tests {
     fn batched_counts_and_flags_match_the_thesis_sphere_test() {
         let mut rng = ChaCha8Rng::seed_from_u64(41);
         let spheres: Vec<Sphere> = (0..20_000)
-            .map(|_| {
-                Sphere::new(
-                    Vec3::new(
-                        rng.random_range(-30.0..30.0),
-                        rng.random_range(-30.0..30.0),
-                        rng.random_range(-30.0..30.0),
-                    ),
-                    rng.random_range(0.0..3.0),
-                )
-            })
+            .map(|_| Sphere::new(vec3_in(&mut rng, -30.0..30.0), rng.random_range(0.0..3.0)))
             .collect();
         let cols = SphereColumns::from_spheres(&spheres);
         let mut flags = Vec::new();
         for k in 0..20u32 {
-            let axis = Vec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            )
-            .normalize();
+            let axis = vec3_in(&mut rng, -1.0..1.0).normalize();
             let b = RotatingBox {
                 origin: Vec3::ZERO,
                 axis,
                 arm: axis.any_orthonormal_vector(),
                 distance: rng.random_range(12.5..25.0),
-                widths: Vec3::new(
-                    rng.random_range(0.0..25.0),
-                    rng.random_range(0.0..25.0),
-                    rng.random_range(0.0..25.0),
-                ),
+                widths: vec3_in(&mut rng, 0.0..25.0),
                 angle: if k == 0 {
                     7.0
                 } else {

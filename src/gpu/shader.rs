@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 
 /// Every WGSL file, by its path under `shaders/`.
 const FILES: &[(&str, &str)] = &[
+    ("dispatch.wgsl", include_str!("../../shaders/dispatch.wgsl")),
     ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
     (
         "ordered_float.wgsl",
@@ -186,6 +187,28 @@ mod tests {
         assert!(compose("nosuch.wgsl").is_err());
         assert!(compose_text("// #unroll x f();").is_err());
         assert!(compose_text("// #unroll 4").is_err());
+    }
+
+    #[test]
+    fn every_file_under_shaders_is_listed() {
+        fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, root, out);
+                } else if path.extension().is_some_and(|e| e == "wgsl") {
+                    let rel = path.strip_prefix(root).unwrap();
+                    out.push(rel.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+        let mut on_disk = Vec::new();
+        walk(&root, &root, &mut on_disk);
+        on_disk.sort();
+        let mut listed: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
+        listed.sort();
+        assert_eq!(on_disk, listed);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
+use crate::scenes::random::vec3_in;
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
@@ -70,11 +71,7 @@ pub fn needle_boxes(n: usize, seed: u64) -> Vec<Obb> {
         .map(|_| {
             let thin = rng.random_range(0.03f32..0.06);
             let long = thin * rng.random_range(20.0f32..60.0);
-            let centre = Vec3::new(
-                rng.random_range(0.0..side),
-                rng.random_range(0.0..side),
-                rng.random_range(0.0..side),
-            );
+            let centre = vec3_in(&mut rng, 0.0..side);
             Obb::new(
                 centre,
                 Vec3::new(long, thin, thin),
@@ -113,16 +110,8 @@ pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
                 rng.random_range(-1.0..1.0),
             );
             Obb::new(
-                Vec3::new(
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                    rng.random_range(0.0..side),
-                ),
-                Vec3::new(
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                    rng.random_range(0.1..0.6),
-                ),
+                vec3_in(&mut rng, 0.0..side),
+                vec3_in(&mut rng, 0.1..0.6),
                 if q.length() < 1e-3 {
                     Quat::IDENTITY
                 } else {

@@ -10,9 +10,18 @@ use crate::geom::sector::sector2d::Sector2;
 use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sphere::Sphere;
 use glam::{Quat, Vec2, Vec3};
+use rand::distr::uniform::SampleRange;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f32::consts::{PI, TAU};
+
+/// A vector with each component drawn from `range`, x then y then z (the order of three
+/// separate draws, so streams are unchanged where this replaced them).
+pub fn vec3_in<R: SampleRange<f32> + Clone>(rng: &mut impl Rng, range: R) -> Vec3 {
+    let x = rng.random_range(range.clone());
+    let y = rng.random_range(range.clone());
+    Vec3::new(x, y, rng.random_range(range))
+}
 
 /// The rotation list of the experiment: `count` draws of [`random_rotation`] from a ChaCha8
 /// generator seeded with `seed`, so CPU and GPU runs score the same rotations.
@@ -34,11 +43,7 @@ pub fn random_rotation(rng: &mut impl Rng) -> RotatingBox {
     let arm = (b1 * psi.cos() + b2 * psi.sin()).normalize();
     let angle: f32 = rng.random_range(0.0..=TAU);
     let distance: f32 = rng.random_range(12.5..=25.0);
-    let widths = Vec3::new(
-        rng.random_range(0.0..=25.0),
-        rng.random_range(0.0..=25.0),
-        rng.random_range(0.0..=25.0),
-    );
+    let widths = vec3_in(rng, 0.0..=25.0);
     RotatingBox {
         origin: Vec3::ZERO,
         axis: axis.as_vec3(),
@@ -57,11 +62,7 @@ fn v2(rng: &mut ChaCha8Rng, extent: f32) -> Vec2 {
 }
 
 pub fn v3(rng: &mut ChaCha8Rng, extent: f32) -> Vec3 {
-    Vec3::new(
-        rng.random_range(-extent..extent),
-        rng.random_range(-extent..extent),
-        rng.random_range(-extent..extent),
-    )
+    vec3_in(rng, -extent..extent)
 }
 
 pub fn unit3(rng: &mut ChaCha8Rng) -> Vec3 {
@@ -114,11 +115,7 @@ pub fn random_box(rng: &mut ChaCha8Rng) -> Obb {
     let rotation = Quat::from_axis_angle(unit3(rng), rng.random_range(0.0..2.0 * PI));
     Obb {
         center: v3(rng, 10.0),
-        half_extents: Vec3::new(
-            rng.random_range(0.5..3.0),
-            rng.random_range(0.5..3.0),
-            rng.random_range(0.5..3.0),
-        ),
+        half_extents: vec3_in(rng, 0.5..3.0),
         rotation,
     }
 }

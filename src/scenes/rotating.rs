@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::geom::sector::{RotatingBox, rodrigues};
 use crate::geom::sphere::Sphere;
+use crate::scenes::random::vec3_in;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -66,11 +67,7 @@ impl RotatingScene {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let coord = |rng: &mut ChaCha8Rng, margin: f32| {
             let l = (half - margin).max(0.0);
-            Vec3::new(
-                rng.random_range(-l..=l),
-                rng.random_range(-l..=l),
-                rng.random_range(-l..=l),
-            )
+            vec3_in(rng, -l..=l)
         };
         let boxes = (0..p.boxes)
             .map(|_| {
@@ -86,11 +83,7 @@ impl RotatingScene {
                     axis,
                     arm,
                     distance: rng.random_range(1.25..=2.5),
-                    widths: Vec3::new(
-                        rng.random_range(0.0..=2.5),
-                        rng.random_range(0.0..=2.5),
-                        rng.random_range(0.0..=2.5),
-                    ),
+                    widths: vec3_in(&mut rng, 0.0..=2.5),
                     angle: rng.random_range(0.0..=FRAC_PI_4),
                 }
             })

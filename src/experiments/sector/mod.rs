@@ -11,6 +11,7 @@ use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, GpuOptions};
 use crate::gpu::sector::sector_sphere::SectorSphereGpu;
+use crate::scenes::random::vec3_in;
 use accuracy::{GRID_POINTS, MethodScore, ROUNDING_BAND, SectorAccuracyReport, run_gpu};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -139,11 +140,7 @@ fn gpu_throughput(ctx: &GpuContext, cfg: &SpeedConfig) -> Result<ThroughputRow> 
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5EC7);
     let spheres: Vec<Sphere> = (0..cfg.ccd_spheres)
         .map(|_| {
-            let c = glam::Vec3::new(
-                rng.random_range(-50.0..50.0),
-                rng.random_range(-50.0..50.0),
-                rng.random_range(-50.0..50.0),
-            );
+            let c = vec3_in(&mut rng, -50.0..50.0);
             Sphere::new(c, rng.random_range(0.5..3.0))
         })
         .collect();

@@ -185,7 +185,7 @@ mod tests {
     use super::*;
     use crate::geom::sector::rodrigues;
     use crate::gpu::context::test_gpu;
-    use glam::Vec3;
+    use crate::scenes::random::vec3_in;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::f32::consts::{PI, TAU};
@@ -193,12 +193,7 @@ mod tests {
     fn random_sectors(rng: &mut ChaCha8Rng, n: usize) -> Vec<Sector> {
         (0..n)
             .map(|_| {
-                let axis = Vec3::new(
-                    rng.random_range(-1.0..1.0),
-                    rng.random_range(-1.0..1.0),
-                    rng.random_range(-1.0..1.0),
-                )
-                .normalize();
+                let axis = vec3_in(rng, -1.0..1.0).normalize();
                 let a = rodrigues(
                     axis.any_orthonormal_vector(),
                     axis,
@@ -211,11 +206,7 @@ mod tests {
                     rng.random_range(0.0..PI)
                 };
                 Sector::new(
-                    Vec3::new(
-                        rng.random_range(-5.0..5.0),
-                        rng.random_range(-5.0..5.0),
-                        rng.random_range(-5.0..5.0),
-                    ),
+                    vec3_in(rng, -5.0..5.0),
                     axis,
                     a.normalize(),
                     theta,
@@ -234,16 +225,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         let sectors = random_sectors(&mut rng, 300);
         let spheres: Vec<Sphere> = (0..2_000)
-            .map(|_| {
-                Sphere::new(
-                    Vec3::new(
-                        rng.random_range(-10.0..10.0),
-                        rng.random_range(-10.0..10.0),
-                        rng.random_range(-10.0..10.0),
-                    ),
-                    rng.random_range(0.0..5.0),
-                )
-            })
+            .map(|_| Sphere::new(vec3_in(&mut rng, -10.0..10.0), rng.random_range(0.0..5.0)))
             .collect();
         // More than 65,535 x 64 pairs: the dispatch needs its second dimension.
         let pairs: Vec<[u32; 2]> = (0..4_300_000)
