@@ -79,20 +79,9 @@ fn huge_coordinates_still_match_brute_force() {
         Sphere::new(Vec3::new(-9e17, 9e17, 9e17), 0.0),
     ];
     s.extend((0..50).map(|i| Sphere::new(Vec3::new(i as f32 * 0.5, 0.0, 1.0), 0.3)));
-    let mut expected = Vec::new();
-    broad_phase(Method::BruteForce)
-        .find_pairs(&s, Some(&mut expected))
-        .unwrap();
-    canonicalize(&mut expected);
+    let expected = pairs_of(Method::BruteForce, &s);
     assert!(expected.contains(&[0, 1]) && expected.contains(&[2, 3]));
-    for method in Method::ALL {
-        let mut pairs: Vec<Pair> = Vec::new();
-        broad_phase(method)
-            .find_pairs(&s, Some(&mut pairs))
-            .unwrap();
-        canonicalize(&mut pairs);
-        assert_eq!(pairs, expected, "{method}");
-    }
+    assert_every_method_finds(&s, &expected);
 }
 
 /// More pairs than a call may store: a clear `TooLarge`, and counting still works.
@@ -132,18 +121,22 @@ fn clamped_cells_and_wide_grid_keys_match_brute_force() {
     // Far beyond cell 2^20 - 1 on every axis (cell side 1): clamped together.
     s.push(Sphere::new(Vec3::splat(4.0e6), 0.5));
     s.push(Sphere::new(Vec3::splat(4.0e6) + Vec3::X, 0.5));
-    let mut expected = Vec::new();
-    broad_phase(Method::BruteForce)
-        .find_pairs(&s, Some(&mut expected))
-        .unwrap();
-    canonicalize(&mut expected);
+    let expected = pairs_of(Method::BruteForce, &s);
     assert!(expected.len() > 80);
+    assert_every_method_finds(&s, &expected);
+}
+
+/// The canonical pairs `method` (CPU) finds in `s`.
+fn pairs_of(method: Method, s: &[Sphere]) -> Vec<Pair> {
+    let mut pairs = Vec::new();
+    broad_phase(method).find_pairs(s, Some(&mut pairs)).unwrap();
+    canonicalize(&mut pairs);
+    pairs
+}
+
+/// Every method finds exactly `expected` in `s`.
+fn assert_every_method_finds(s: &[Sphere], expected: &[Pair]) {
     for method in Method::ALL {
-        let mut pairs: Vec<Pair> = Vec::new();
-        broad_phase(method)
-            .find_pairs(&s, Some(&mut pairs))
-            .unwrap();
-        canonicalize(&mut pairs);
-        assert_eq!(pairs, expected, "{method}");
+        assert_eq!(pairs_of(method, s), expected, "{method}");
     }
 }

@@ -91,13 +91,7 @@ pub fn rotating_frame_cpu(
         clock: Clock::Wall,
     };
     if spheres.is_empty() || boxes.is_empty() {
-        return Ok(proxies
-            .iter()
-            .map(|_| ProxyFrame {
-                hit_pairs: want_hits.then(Vec::new),
-                ..Default::default()
-            })
-            .collect());
+        return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
     }
     let t = Instant::now();
     let sorted = SortedSpheres::new(spheres);

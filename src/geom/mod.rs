@@ -42,3 +42,17 @@ pub fn check_each<T: Sync>(
     }
     Ok(())
 }
+
+/// The first of the named `values` that is NaN or infinite, as "NAME is NaN" or "NAME is
+/// infinite" (the wording of every validation and file error).
+pub fn non_finite<'a>(values: impl IntoIterator<Item = (&'a str, f32)>) -> Option<String> {
+    values.into_iter().find_map(|(name, v)| {
+        if v.is_nan() {
+            Some(format!("{name} is NaN"))
+        } else if v.is_infinite() {
+            Some(format!("{name} is infinite"))
+        } else {
+            None
+        }
+    })
+}

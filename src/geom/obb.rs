@@ -135,13 +135,8 @@ impl Obb {
             ("qy", self.rotation.y),
             ("qz", self.rotation.z),
         ];
-        for (name, v) in named {
-            if v.is_nan() {
-                return bad(format!("{name} is NaN"));
-            }
-            if v.is_infinite() {
-                return bad(format!("{name} is infinite"));
-            }
+        if let Some(problem) = super::non_finite(named) {
+            return bad(problem);
         }
         for (name, v) in &named[3..6] {
             if *v < 0.0 {

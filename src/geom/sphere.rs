@@ -36,19 +36,9 @@ impl Sphere {
     pub fn check(&self, index: usize) -> Result<()> {
         let bad = |problem: String| Err(Error::InvalidObject { index, problem });
         let c = self.center;
-        for (axis, v) in ["x", "y", "z"].iter().zip(c.to_array()) {
-            if v.is_nan() {
-                return bad(format!("{axis} is NaN"));
-            }
-            if v.is_infinite() {
-                return bad(format!("{axis} is infinite"));
-            }
-        }
-        if self.radius.is_nan() {
-            return bad("radius is NaN".into());
-        }
-        if self.radius.is_infinite() {
-            return bad("radius is infinite".into());
+        let named = [("x", c.x), ("y", c.y), ("z", c.z), ("radius", self.radius)];
+        if let Some(problem) = super::non_finite(named) {
+            return bad(problem);
         }
         if self.radius < 0.0 {
             return bad(format!("radius is negative ({})", self.radius));

@@ -229,6 +229,8 @@ pub fn begin<'e>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::gpu::context::test_gpu;
 
     #[test]
     fn params_layout_is_the_shaders() {
@@ -247,9 +249,6 @@ mod tests {
         }
     }
 
-    use super::*;
-    use crate::gpu::context::test_gpu;
-
     /// The u64 totals of `frame.wgsl` (`flush_counts`): every thread adds a per-thread count;
     /// totals far past u32 must come out exact (the carry path), with no long-running kernel.
     #[test]
@@ -259,17 +258,15 @@ mod tests {
             &ctx,
             "flush test",
             "@compute @workgroup_size(256)
-             fn add_counts(@builtin(workgroup_id) wid: vec3<u32>,
-                 @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32) {
-                 let t = flat_id(wid, nwg, lid);
+             fn add_counts(inv: Invocation) {
+                 let t = flat_id(inv);
                  var a = 0u;
                  var b = 0u;
                  if t < params.n {
                      a = params.j;
                      b = params.k - (t % 7u);
                  }
-                 flush_counts(lid, 0u, a, 2u, b);
+                 flush_counts(inv.lid, 0u, a, 2u, b);
              }",
         )
         .unwrap();

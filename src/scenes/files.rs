@@ -68,11 +68,8 @@ fn parse_fields<const N: usize>(
         let x: f32 = f
             .parse()
             .map_err(|_| format!("{name} = `{f}` is not a number"))?;
-        if x.is_nan() {
-            return Err(format!("{name} is NaN"));
-        }
-        if x.is_infinite() {
-            return Err(format!("{name} is infinite"));
+        if let Some(problem) = crate::geom::non_finite([(*name, x)]) {
+            return Err(problem);
         }
         v[k] = x;
     }

@@ -203,13 +203,7 @@ impl RotatingGpu {
     ) -> Result<Vec<ProxyFrame>> {
         validate_frame_input(boxes, spheres)?;
         if spheres.is_empty() || boxes.is_empty() {
-            return Ok(proxies
-                .iter()
-                .map(|_| ProxyFrame {
-                    hit_pairs: want_hits.then(Vec::new),
-                    ..Default::default()
-                })
-                .collect());
+            return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
         }
         let n = spheres.len() as u32;
         let k = boxes.len() as u32;
