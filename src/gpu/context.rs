@@ -359,6 +359,27 @@ impl GpuContext {
     }
 
     /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
+    /// A bind group of whole buffers, `(binding, buffer)`, for group 0 of `pipeline`.
+    pub fn bind_buffers(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
     /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]).
     pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
         self.shader(path, &crate::gpu::shader::compose(path)?)

@@ -5,7 +5,7 @@
 //! (for GPU methods that includes upload and readback; per-pass GPU time is in the stages).
 
 use crate::broadphase::Backend;
-use crate::broadphase::{BroadPhase, Clock, Pair, canonicalize};
+use crate::broadphase::{BroadPhase, Clock, Pair, StageTime, canonicalize};
 use crate::error::{Error, Result, ResultExt};
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
@@ -39,6 +39,20 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// Records one frame: its wall time since `start`, its counts and its stage times.
+    pub fn record(&mut self, start: Instant, tests: u64, pairs: u64, stages: &[StageTime]) {
+        self.frame_ms.push(1e3 * start.elapsed().as_secs_f64());
+        self.frame_tests.push(tests);
+        self.frame_pairs.push(pairs);
+        for s in stages {
+            self.stages
+                .entry(s.stage.to_string())
+                .or_insert_with(|| (s.clock, Vec::new()))
+                .1
+                .push(s.seconds);
+        }
+    }
+
     pub fn median_ms(&self) -> f64 {
         median(&self.frame_ms)
     }
@@ -117,16 +131,7 @@ pub fn run_frames(
         };
         let t = Instant::now();
         let stats = bp.find_pairs(&scene.spheres, out)?;
-        m.frame_ms.push(1e3 * t.elapsed().as_secs_f64());
-        m.frame_tests.push(stats.tests);
-        m.frame_pairs.push(stats.pairs);
-        for s in &stats.stages {
-            m.stages
-                .entry(s.stage.to_string())
-                .or_insert_with(|| (s.clock, Vec::new()))
-                .1
-                .push(s.seconds);
-        }
+        m.record(t, stats.tests, stats.pairs, &stats.stages);
         if frame == 0
             && let Some(reference) = verify_with.as_deref_mut()
         {

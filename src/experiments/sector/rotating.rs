@@ -60,16 +60,7 @@ pub fn bench_rotating(
                 }
                 .pop()
                 .unwrap_or_default();
-                m.frame_ms.push(1e3 * t.elapsed().as_secs_f64());
-                m.frame_tests.push(out.candidates);
-                m.frame_pairs.push(out.hits);
-                for s in &out.stages {
-                    m.stages
-                        .entry(s.stage.to_string())
-                        .or_insert_with(|| (s.clock, Vec::new()))
-                        .1
-                        .push(s.seconds);
-                }
+                m.record(t, out.candidates, out.hits, &out.stages);
                 if frame == 0 {
                     first_hits.push(out.hit_pairs);
                 }

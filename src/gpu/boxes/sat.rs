@@ -163,41 +163,37 @@ impl GpuSat {
         ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.out_count, 0, None);
 
-        let prepare_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("sat prepare"),
-            layout: &self.prepare.get_bind_group_layout(0),
-            entries: &[
-                entry(0, &self.params),
-                entry(1, candidates.pairs),
-                entry(2, candidates.count),
-                entry(5, &self.dispatch_args),
+        let prepare_group = ctx.bind_buffers(
+            "sat prepare",
+            &self.prepare,
+            &[
+                (0, &self.params),
+                (1, candidates.pairs),
+                (2, candidates.count),
+                (5, &self.dispatch_args),
             ],
-        });
+        );
         let mut common = vec![
-            entry(0, &self.params),
-            entry(1, candidates.pairs),
-            entry(2, candidates.count),
-            entry(3, &self.out_pairs),
-            entry(4, &self.out_count),
+            (0, &self.params),
+            (1, candidates.pairs),
+            (2, candidates.count),
+            (3, &self.out_pairs),
+            (4, &self.out_count),
         ];
         let (pipeline, label) = match shapes {
             SatShapes::Obbs { frames, .. } => {
-                common.push(entry(6, frames));
+                common.push((6, frames));
                 (&self.obb, "sat_obb")
             }
             SatShapes::Polygons {
                 vertices, offsets, ..
             } => {
-                common.push(entry(7, vertices));
-                common.push(entry(8, offsets));
+                common.push((7, vertices));
+                common.push((8, offsets));
                 (&self.polygon, "sat_polygon")
             }
         };
-        let test_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(label),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &common,
-        });
+        let test_group = ctx.bind_buffers(label, pipeline, &common);
 
         self.timer.reset();
         {
@@ -384,13 +380,6 @@ impl GpuSat {
         }
         stats.stage("sat_total", start.elapsed().as_secs_f64(), Clock::Wall);
         Ok(stats)
-    }
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }
 

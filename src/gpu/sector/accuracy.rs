@@ -109,24 +109,8 @@ impl SectorExperimentGpu {
                 groups_per_rotation: GROUPS_PER_ROTATION,
             };
             ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
-            let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("sector"),
-                layout: &self.pipeline.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: rot_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: hist_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: self.params.as_entire_binding(),
-                    },
-                ],
-            });
+            let buffers = [(0, rot_buf), (1, hist_buf), (2, &self.params)];
+            let bind = ctx.bind_buffers("sector", &self.pipeline, &buffers);
             let hist_len = chunk.len() * 64;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));

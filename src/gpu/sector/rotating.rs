@@ -169,18 +169,7 @@ impl RotatingGpu {
         buffers: &[(u32, &wgpu::Buffer)],
         threads: u32,
     ) {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("rotating"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let bg = ctx.bind_buffers("rotating", pipeline, buffers);
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(stage),
             timestamp_writes: timer.pass(stage),

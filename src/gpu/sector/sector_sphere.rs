@@ -147,20 +147,14 @@ impl SectorSphereGpu {
             sphere_count: spheres.len() as u32,
         };
         ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
-        let entries: Vec<wgpu::BindGroupEntry> =
-            [sec_buf, sph_buf, pair_buf, hit_buf, &self.params]
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-        let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("sector sphere"),
-            layout: &self.pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let buffers = [
+            (0, sec_buf),
+            (1, sph_buf),
+            (2, pair_buf),
+            (3, hit_buf),
+            (4, &self.params),
+        ];
+        let bind = ctx.bind_buffers("sector sphere", &self.pipeline, &buffers);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {

@@ -67,18 +67,7 @@ impl GpuAabbSap {
         let s = self.scratch.as_ref().expect("allocated above");
         let groups = dispatch_2d(n.div_ceil(WG), max_groups);
         let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
-                .iter()
-                .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-                    binding,
-                    resource: buffer.as_entire_binding(),
-                })
-                .collect();
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            })
+            ctx.bind_buffers("aabb_sap", pipeline, buffers)
         };
         let per_object = [
             (0, &self.params),
