@@ -31,7 +31,7 @@
 //! ```
 //!
 //! # The tree
-//! Layered: each module names only those above it in this list (`tests/layers.rs` checks it;
+//! Layered: each module names only those above it in this list (`tests/suite/layers.rs` checks it;
 //! `docs/design.md` §8).
 //! * [`error`]: [`Error`], [`Result`].
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).

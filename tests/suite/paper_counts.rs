@@ -12,7 +12,7 @@ use sweepfan::cpu::MinAxis;
 use sweepfan::cpu::broad_phase;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
 
-const REFERENCE: &str = include_str!("../reference/serialization_paper.json");
+const REFERENCE: &str = include_str!("../../reference/serialization_paper.json");
 const FRAMES: usize = 10;
 
 fn column(table: &Value, key: &str) -> Vec<f64> {

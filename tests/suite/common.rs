@@ -1,6 +1,5 @@
 //! Independent oracles shared by the broad-phase tests: naive O(n^2) pair lists and test
 //! counts written from each method's definition (docs/design.md §2.9), never from the code under test.
-#![allow(dead_code)] // each test binary uses a different subset
 
 use glam::Vec3;
 use sweepfan::{Method, Pair, Sphere};

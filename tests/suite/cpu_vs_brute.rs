@@ -1,9 +1,7 @@
 //! Every CPU method finds exactly brute force's pairs, and counts its tests as its definition
 //! says; the counts are checked against naive O(n^2) oracles written here from the definitions.
 
-mod common;
-
-use common::{oracle_pairs, oracle_tests};
+use crate::common::{oracle_pairs, oracle_tests};
 use glam::Vec3;
 use proptest::prelude::*;
 use sweepfan::cpu::broad_phase;

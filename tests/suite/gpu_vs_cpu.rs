@@ -2,9 +2,7 @@
 //! the test count against a naive O(n^2) count that follows each method's semantics (docs/design.md §2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
-mod common;
-
-use common::{hi, lo, oracle_pairs, oracle_tests, overlap};
+use crate::common::{hi, lo, oracle_pairs, oracle_tests, overlap};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,0 +1,20 @@
+//! The integration tests, one binary (each test binary links wgpu; one link instead of
+//! fourteen). Each module is one area; `common` holds the oracles shared by several.
+//! The peer-crate comparison (`tests/peers.rs`, feature `peers`) stays a binary of its own.
+
+mod common;
+
+mod bad_input;
+mod box_pipeline;
+mod cli;
+mod cli_sector;
+mod cpu_vs_brute;
+mod gpu_matches_cpu;
+mod gpu_radix_sort;
+mod gpu_sat;
+mod gpu_vs_cpu;
+mod layers;
+mod paper_counts;
+mod rotating;
+mod sat_oracle;
+mod sector_oracle;
