@@ -358,7 +358,6 @@ impl GpuContext {
         dispatch_2d(groups, self.limits.max_compute_workgroups_per_dimension)
     }
 
-    /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
     /// A bind group of whole buffers, `(binding, buffer)`, for group 0 of `pipeline`.
     pub fn bind_buffers(
         &self,
@@ -385,6 +384,7 @@ impl GpuContext {
         self.shader(path, &crate::gpu::shader::compose(path)?)
     }
 
+    /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self

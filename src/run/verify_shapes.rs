@@ -119,3 +119,28 @@ impl Shapes {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+
+    fn unit_box(x: f32) -> Obb {
+        Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::splat(0.5), Quat::IDENTITY)
+    }
+
+    #[test]
+    fn only_pairs_within_the_band_of_touching_may_differ() {
+        // 0 and 1 touch face to face (gap 0); 0 and 2 overlap by half a box; 0 and 3 are apart.
+        let shapes = Shapes::Boxes(vec![
+            unit_box(0.0),
+            unit_box(1.0),
+            unit_box(0.5),
+            unit_box(3.0),
+        ]);
+        let (near, wrong) = shapes.differences(&[[0, 1], [0, 2]], &[[0, 2], [0, 3]]);
+        assert_eq!(near, [[0, 1]]);
+        assert_eq!(wrong, [[0, 3]]);
+        assert_eq!(shapes.all_pairs(), [[0, 1], [0, 2], [1, 2]]);
+    }
+}

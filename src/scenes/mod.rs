@@ -7,15 +7,16 @@
 
 pub mod boxes;
 pub mod files;
+pub mod motion;
 pub mod random;
 pub mod rotating;
 
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
+use motion::{density_half_extent, step_in_cube};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use std::path::Path;
 
 /// The scene generators (`--scene NAME`).
@@ -150,18 +151,8 @@ impl Scene {
         match kind {
             SceneKind::Paper | SceneKind::Giant => {
                 let inner = PAPER_HALF_EXTENT - PAPER_RADIUS;
-                let mut spheres = Vec::with_capacity(n + 1);
-                let mut velocities = Vec::with_capacity(n + 1);
-                for _ in 0..n {
-                    let c = Vec3::new(
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                    );
-                    spheres.push(Sphere::new(c, PAPER_RADIUS));
-                    let s = PAPER_MAX_SPEED;
-                    velocities.push(Vec3::new(uniform(-s, s), uniform(-s, s), uniform(-s, s)));
-                }
+                let (mut spheres, mut velocities) =
+                    moving_spheres(&mut rng, n, inner, PAPER_RADIUS, PAPER_MAX_SPEED);
                 if kind == SceneKind::Giant && n > 0 {
                     // Replace the last sphere so n stays n.
                     spheres[n - 1] = Sphere::new(Vec3::ZERO, 40.0);
@@ -174,17 +165,7 @@ impl Scene {
                 let half = density_half_extent(n, r, p.volume_fraction);
                 let inner = (half - r).max(0.0);
                 let s = 0.25 * r;
-                let mut spheres = Vec::with_capacity(n);
-                let mut velocities = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let c = Vec3::new(
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                    );
-                    spheres.push(Sphere::new(c, r));
-                    velocities.push(Vec3::new(uniform(-s, s), uniform(-s, s), uniform(-s, s)));
-                }
+                let (spheres, velocities) = moving_spheres(&mut rng, n, inner, r, s);
                 Scene::walled(kind, spheres, velocities, half)
             }
             SceneKind::Clusters => {
@@ -328,34 +309,21 @@ impl Scene {
     }
 }
 
-/// Half side of a cube holding n spheres of radius r at the given volume fraction.
-pub fn density_half_extent(n: usize, r: f32, volume_fraction: f32) -> f32 {
-    let volume = n.max(1) as f64 * 4.0 / 3.0 * std::f64::consts::PI * (r as f64).powi(3);
-    let side = (volume / volume_fraction as f64).cbrt();
-    (0.5 * side).max(2.0 * r as f64) as f32
-}
-
-/// Moves every sphere by its velocity inside the cube [-half, half]^3: a sphere that crosses a
-/// wall is mirrored back inside and that velocity component flips (shared by every moving scene).
-pub fn step_in_cube(spheres: &mut [Sphere], velocities: &mut [Vec3], half: f32) {
-    spheres
-        .par_iter_mut()
-        .zip(velocities.par_iter_mut())
-        .with_min_len(4096)
-        .for_each(|(s, v)| {
-            let limit = (half - s.radius).max(0.0);
-            let mut c = s.center + *v;
-            for axis in 0..3 {
-                if c[axis] > limit {
-                    c[axis] = 2.0 * limit - c[axis];
-                    v[axis] = -v[axis];
-                } else if c[axis] < -limit {
-                    c[axis] = -2.0 * limit - c[axis];
-                    v[axis] = -v[axis];
-                }
-            }
-            s.center = c;
-        });
+/// `n` spheres of radius `r` with centres uniform in [-inner, inner]^3, each followed in the
+/// stream by its velocity, uniform in [-speed, speed]^3.
+fn moving_spheres(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    inner: f32,
+    r: f32,
+    speed: f32,
+) -> (Vec<Sphere>, Vec<Vec3>) {
+    (0..n)
+        .map(|_| {
+            let c = random::vec3_in(rng, -inner..=inner);
+            (Sphere::new(c, r), random::vec3_in(rng, -speed..=speed))
+        })
+        .unzip()
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ impl RotatingScene {
     /// by its angle per frame (the arm is re-orthonormalised so it does not drift off U).
     pub fn step(&mut self) {
         let half = self.half_extent;
-        crate::scenes::step_in_cube(&mut self.spheres, &mut self.velocities, half);
+        crate::scenes::motion::step_in_cube(&mut self.spheres, &mut self.velocities, half);
         self.boxes.par_iter_mut().with_min_len(4096).for_each(|b| {
             let arm = rodrigues(b.arm, b.axis, b.angle);
             b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();

@@ -16,11 +16,10 @@ use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
 use sweepfan::gpu::context::test_gpu;
+use sweepfan::run::verify_shapes::Shapes;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};
-
-const TOUCH_REL: f32 = 1e-5;
 
 fn pipeline(proxy: Proxy) -> Option<GpuBoxPipeline> {
     let ctx = Arc::new(test_gpu()?);
@@ -32,28 +31,19 @@ fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
     pairs
 }
 
-fn scaled(b: &Obb, f: f32) -> Obb {
-    Obb::new(b.center, b.half_extents * f, b.rotation)
-}
-
-/// Pairs in one list and not the other must be within TOUCH_REL of touching.
+/// Pairs in one list and not the other must be near touching (the verification rule of
+/// `run::verify_shapes`, with its relative band `SAT_TOUCH_REL`), and rare.
 fn assert_same_up_to_touching(boxes: &[Obb], a: &[Pair], b: &[Pair], what: &str) {
-    let (sa, sb): (BTreeSet<Pair>, BTreeSet<Pair>) =
-        (a.iter().copied().collect(), b.iter().copied().collect());
-    let diff: Vec<Pair> = sa.symmetric_difference(&sb).copied().collect();
-    for &[i, j] in &diff {
-        let (p, q) = (&boxes[i as usize], &boxes[j as usize]);
-        let grown = scaled(p, 1.0 + TOUCH_REL).overlaps(&scaled(q, 1.0 + TOUCH_REL));
-        let shrunk = scaled(p, 1.0 - TOUCH_REL).overlaps(&scaled(q, 1.0 - TOUCH_REL));
-        assert!(
-            grown && !shrunk,
-            "{what}: pair ({i}, {j}) differs and is not near touching"
-        );
-    }
+    let (near, wrong) = Shapes::Boxes(boxes.to_vec()).differences(a, b);
     assert!(
-        diff.len() * 1000 <= a.len().max(1),
+        wrong.is_empty(),
+        "{what}: pairs {:?} differ and are not near touching",
+        &wrong[..wrong.len().min(10)]
+    );
+    assert!(
+        near.len() * 1000 <= a.len().max(1),
         "{what}: {} near-touching differences",
-        diff.len()
+        near.len()
     );
 }
 

@@ -17,7 +17,7 @@ use crate::geom::sector::proxy::{Proxy, proxy_aabb};
 use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
 use crate::gpu::context::Uniform;
-use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::sector::sector_sphere::GpuSector;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
@@ -84,11 +84,6 @@ pub struct RotatingGpu {
     /// Candidates per chunk; `None`: as many as one binding holds.
     capacity_override: Option<u32>,
     max_groups_per_dim: u32,
-}
-
-/// Groups as a 2D grid of at most `max` per dimension.
-fn dispatch_2d(max: u32, groups: u32) -> (u32, u32) {
-    crate::gpu::context::dispatch_2d(groups, max)
 }
 
 impl RotatingGpu {
@@ -176,7 +171,7 @@ impl RotatingGpu {
         });
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bg, &[]);
-        let (x, y) = dispatch_2d(self.max_groups_per_dim, threads.div_ceil(WORKGROUP));
+        let (x, y) = dispatch_2d(threads.div_ceil(WORKGROUP), self.max_groups_per_dim);
         pass.dispatch_workgroups(x, y, 1);
     }
 
