@@ -3,6 +3,7 @@
 //! construction. GPU and CPU may differ only on pairs within a relative 1e-5 of touching (checked
 //! by testing shrunk and grown copies on the CPU).
 
+use crate::common::{json_rows, succeed, sweepfan, temp_dir};
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -753,18 +754,8 @@ fn non_finite_boxes_are_clear_errors() {
 
 const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("sweepfan_box_cli_{name}_{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn run_verify(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-        .arg("verify")
-        .args(args)
-        .output()
-        .unwrap()
+    sweepfan().arg("verify").args(args).output().unwrap()
 }
 
 fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
@@ -865,7 +856,7 @@ fn polygon_cli_scene() -> (String, Vec<Pair>) {
 
 #[test]
 fn cli_verify_obb_and_polygon_files() {
-    let dir = temp_dir("ok");
+    let dir = temp_dir("box_cli", "ok");
     let gpu = test_gpu().is_some();
     let mut backends = vec!["cpu"];
     if gpu {
@@ -901,7 +892,7 @@ fn cli_verify_obb_and_polygon_files() {
 
 #[test]
 fn cli_verify_names_the_bad_line() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("box_cli", "bad");
     let cases = [
         (
             "obb",
@@ -939,31 +930,25 @@ fn cli_verify_names_the_bad_line() {
 
 #[test]
 fn cli_bench_obb_writes_verified_rows() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("box_cli", "bench");
     let json = dir.join("rows.json");
     let backend = if test_gpu().is_some() { "both" } else { "cpu" };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-        .args([
-            "bench", "--shape", "obb", "--scene", "density", "--n", "3000",
-        ])
-        .args(["--frames", "2", "--backend", backend, "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        sweepfan()
+            .args([
+                "bench", "--shape", "obb", "--scene", "density", "--n", "3000",
+            ])
+            .args(["--frames", "2", "--backend", backend, "--json"])
+            .arg(&json)
+            .output(),
     );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let rows = doc["rows"].as_array().unwrap();
+    let rows = json_rows(&json);
     assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
     // The CPU pipeline on the same seeded boxes, counted here.
     let mut p = SceneParams::new(3000, 1);
     p.volume_fraction = 0.01;
     let (cpu, _) = obb_overlaps(&generate_boxes(SceneKind::Density, &p)).unwrap();
-    for r in rows {
+    for r in &rows {
         assert_eq!(r["shape"], "obb");
         assert_eq!(r["n"], 3000);
         assert_eq!(r["verified"], true);

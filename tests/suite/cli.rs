@@ -1,35 +1,6 @@
 //! The command line as a user drives it: file contracts, exit codes, error messages.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-fn sweepfan() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-}
-
-/// The command's output, after asserting that it succeeded (its stderr in the message).
-fn succeed(output: std::io::Result<std::process::Output>) -> std::process::Output {
-    let out = output.unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// The `rows` of a JSON file written by `--json`.
-fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    doc["rows"].as_array().unwrap().clone()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sweepfan-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::common::{json_rows, succeed, sweepfan, temp_dir};
 
 /// Independent oracle: all pairs by the definition, in f64.
 fn brute_pairs(spheres: &[[f64; 4]]) -> Vec<(usize, usize)> {
@@ -48,7 +19,7 @@ fn brute_pairs(spheres: &[[f64; 4]]) -> Vec<(usize, usize)> {
 
 #[test]
 fn verify_writes_the_canonical_pair_file() {
-    let dir = temp_dir("verify");
+    let dir = temp_dir("cli", "verify");
     // Integer coordinates: exactly touching pairs are exact in f32 and f64 alike.
     let mut spheres = Vec::new();
     let mut text = String::from("x,y,z,r\n");
@@ -98,7 +69,7 @@ fn verify_writes_the_canonical_pair_file() {
 
 #[test]
 fn bad_scene_file_fails_with_line_and_problem() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("cli", "bad");
     let cases = [
         ("x,y,z,r\n0,0,0,1\n1,2,zz,1\n", "line 3"),
         ("x,y,z,r\n0,0,0,-2\n", "negative"),
@@ -136,7 +107,7 @@ fn bad_scene_file_fails_with_line_and_problem() {
 
 #[test]
 fn bench_writes_json_rows_with_the_stable_keys() {
-    let dir = temp_dir("bench");
+    let dir = temp_dir("cli", "bench");
     let json = dir.join("rows.json");
     let csv = dir.join("rows.csv");
     succeed(
@@ -231,7 +202,7 @@ fn gpu_backend_without_adapter_is_a_clear_error() {
 #[test]
 fn bench_polygon_rows_match_all_pairs() {
     use sweepfan::scenes::{SceneKind, SceneParams};
-    let dir = temp_dir("bench-polygon");
+    let dir = temp_dir("cli", "bench-polygon");
     let json = dir.join("rows.json");
     let backend = if sweepfan::gpu::context::test_gpu().is_some() {
         "both"

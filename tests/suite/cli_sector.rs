@@ -1,8 +1,9 @@
 //! `sweepfan reproduce sector` as a user runs it: exit codes, the JSON contract, the plots, and
 //! the CPU and GPU backends agreeing.
 
+use crate::common::temp_dir;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const METHODS: [&str; 5] = [
@@ -12,12 +13,6 @@ const METHODS: [&str; 5] = [
     "conservative_sector",
     "exact_sweep",
 ];
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sweepfan-sector-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Runs a small reproduction (200 rotations, one timed run per speed row).
 fn reproduce(backend: &str, dir: &Path) -> Output {
@@ -103,7 +98,7 @@ fn check_report(dir: &Path) -> Value {
 
 #[test]
 fn cpu_and_gpu_reproductions_agree() {
-    let cpu_dir = temp_dir("cpu");
+    let cpu_dir = temp_dir("sector", "cpu");
     let out = reproduce("cpu", &cpu_dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -122,7 +117,7 @@ fn cpu_and_gpu_reproductions_agree() {
     }
     let cpu = check_report(&cpu_dir);
 
-    let gpu_dir = temp_dir("gpu");
+    let gpu_dir = temp_dir("sector", "gpu");
     let out = reproduce("gpu", &gpu_dir);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if no_gpu_expected() {

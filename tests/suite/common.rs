@@ -119,3 +119,33 @@ pub fn oracle_tests(method: Method, s: &[Sphere]) -> u64 {
         Method::Grid => oracle_grid_tests(s),
     }
 }
+
+/// The `sweepfan` binary of this build.
+pub fn sweepfan() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+}
+
+/// The output of a command that must succeed (its stderr in the failure message).
+pub fn succeed(output: std::io::Result<std::process::Output>) -> std::process::Output {
+    let out = output.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The `rows` of a JSON file written by `--json`.
+pub fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["rows"].as_array().unwrap().clone()
+}
+
+/// A fresh directory for one test's files, unique to this process.
+pub fn temp_dir(area: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sweepfan-{area}-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
