@@ -3,20 +3,17 @@
 //! checked equal. `cargo run --release --example box_proxies [n]` (default 100,000): density
 //! boxes, needle boxes and density polygons.
 
-use std::sync::Arc;
+mod common;
+
 use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::GpuContext;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 
 fn main() -> sweepfan::Result<()> {
-    let n: usize = std::env::args()
-        .nth(1)
-        .map_or(100_000, |s| s.parse().expect("n must be a number"));
-    let ctx = Arc::new(GpuContext::default_adapter()?);
-    println!("adapter: {}", ctx.info.name);
+    let n = common::count_arg(100_000)?;
+    let ctx = common::open_gpu()?;
     let proxies = [Proxy::Aabb, Proxy::Sphere(Method::Grid)];
     let mut pipelines = proxies
         .iter()

@@ -3,14 +3,14 @@
 //! the pairs checked equal. `cargo run --release --example tile_among_boxes [n]`.
 //! On lavapipe the times are a work proxy, not GPU times.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Instant;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::obb_frames;
 use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::GpuContext;
 use sweepfan::scenes::boxes::tile_among_boxes;
 
 fn describe(what: &str, stats: &Stats) {
@@ -28,11 +28,8 @@ fn describe(what: &str, stats: &Stats) {
 }
 
 fn main() -> sweepfan::Result<()> {
-    let n: usize = std::env::args()
-        .nth(1)
-        .map_or(1_000_000, |s| s.parse().expect("n must be a number"));
-    let ctx = Arc::new(GpuContext::default_adapter()?);
-    println!("adapter: {}", ctx.info.name);
+    let n = common::count_arg(1_000_000)?;
+    let ctx = common::open_gpu()?;
     let boxes = tile_among_boxes(n, 1);
     let layout = SweepLayout::for_frames(&obb_frames(&boxes));
     println!(

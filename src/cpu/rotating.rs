@@ -18,6 +18,7 @@ use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
 use rayon::prelude::*;
 use std::time::Instant;
+
 /// Spheres in grid-key order (ties by index), with the permutation and the cell-start table.
 pub struct SortedSpheres {
     pub grid: SphereGrid,

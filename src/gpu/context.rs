@@ -399,33 +399,24 @@ impl GpuContext {
         Ok(module)
     }
 
-    /// A compute pipeline with an automatic layout.
+    /// A compute pipeline with an automatic layout and zero-filled workgroup memory.
     pub fn pipeline(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,
         constants: &[(&str, f64)],
     ) -> wgpu::ComputePipeline {
-        self.create_pipeline(module, entry, constants, true)
+        self.pipeline_with(module, entry, constants, WorkgroupMemory::Zeroed)
     }
 
-    /// [`Self::pipeline`] without wgpu's zero-fill of workgroup memory, for kernels that
-    /// initialise their workgroup tables themselves (the fill would be another pass over them).
-    pub fn pipeline_without_zero_fill(
+    /// A compute pipeline with an automatic layout; `memory` says whether wgpu zero-fills the
+    /// kernel's workgroup memory first.
+    pub fn pipeline_with(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,
         constants: &[(&str, f64)],
-    ) -> wgpu::ComputePipeline {
-        self.create_pipeline(module, entry, constants, false)
-    }
-
-    fn create_pipeline(
-        &self,
-        module: &wgpu::ShaderModule,
-        entry: &str,
-        constants: &[(&str, f64)],
-        zero_initialize_workgroup_memory: bool,
+        memory: WorkgroupMemory,
     ) -> wgpu::ComputePipeline {
         self.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -435,11 +426,19 @@ impl GpuContext {
                 entry_point: Some(entry),
                 compilation_options: wgpu::PipelineCompilationOptions {
                     constants,
-                    zero_initialize_workgroup_memory,
+                    zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
                 },
                 cache: None,
             })
     }
+}
+
+/// Whether wgpu zero-fills a kernel's workgroup memory before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkgroupMemory {
+    Zeroed,
+    /// The kernel initialises its workgroup tables itself (the fill would be another pass).
+    AsLeft,
 }
 
 /// See [`GpuContext::dispatch_2d`].

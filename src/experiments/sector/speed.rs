@@ -93,6 +93,20 @@ pub struct SpeedRow {
     pub tests_per_run: usize,
 }
 
+impl SpeedRow {
+    /// Our timing beside the thesis's row (mean, fastest, slowest ms), when it has one.
+    fn new(name: &str, thesis: Option<[f64; 3]>, ours: Timing, hits: u64, tests: usize) -> Self {
+        SpeedRow {
+            name: name.to_string(),
+            ours,
+            speedup: thesis.map(|t| t[0] / ours.mean_ms.max(1e-9)),
+            thesis,
+            hits_last_run: hits,
+            tests_per_run: tests,
+        }
+    }
+}
+
 /// Batched sector-sphere throughput (rayon, structure of arrays).
 #[derive(Clone, Debug, Serialize)]
 pub struct BatchedRow {
@@ -140,15 +154,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let n = cfg.tests_per_run;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let row = |name: &str, table: &str, key: &str, (ours, hits): (Timing, u64)| {
-        let thesis = lookup(table, key);
-        SpeedRow {
-            name: name.to_string(),
-            ours,
-            speedup: thesis.map(|t| t[0] / ours.mean_ms.max(1e-9)),
-            thesis,
-            hits_last_run: hits,
-            tests_per_run: n,
-        }
+        SpeedRow::new(name, lookup(table, key), ours, hits, n)
     };
 
     let t2 = "table3_2_2d_ms_per_100k_tests";
@@ -361,16 +367,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
         }));
     }
     let ccd_row = |name: &str, table: &str, key: &str, ms: &[f64], hits: u64, tests: usize| {
-        let ours = Timing::from_runs(ms);
-        let thesis = lookup(table, key);
-        SpeedRow {
-            name: name.to_string(),
-            ours,
-            speedup: thesis.map(|t| t[0] / ours.mean_ms.max(1e-9)),
-            thesis,
-            hits_last_run: hits,
-            tests_per_run: tests,
-        }
+        SpeedRow::new(name, lookup(table, key), Timing::from_runs(ms), hits, tests)
     };
     let t4 = "table3_4_ccd_transform_and_test_ms_per_100k_spheres";
     let t5 = "table3_5_ccd_shape_construction_ms";

@@ -201,11 +201,7 @@ impl GpuBoxPipeline {
             "box frames",
             bytemuck::cast_slice::<ObbFrame, u8>(&frames),
         )?;
-        self.layout = if self.use_columns {
-            SweepLayout::for_frames(&frames)
-        } else {
-            SweepLayout::single()
-        };
+        self.set_layout(|| SweepLayout::for_frames(&frames));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
             proxies.extend(boxes.iter().map(|b| Sphere {
@@ -214,6 +210,15 @@ impl GpuBoxPipeline {
             }));
         }
         Ok(Uploaded::Obbs(n))
+    }
+
+    /// The sweep layout for this upload: `columns()` when columns are in use, else one column.
+    fn set_layout(&mut self, columns: impl FnOnce() -> SweepLayout) {
+        self.layout = if self.use_columns {
+            columns()
+        } else {
+            SweepLayout::single()
+        };
     }
 
     fn upload_polygons(&mut self, polygons: &[Polygon]) -> Result<Uploaded> {
@@ -234,11 +239,7 @@ impl GpuBoxPipeline {
             "polygon offsets",
             bytemuck::cast_slice(&set.offsets),
         )?;
-        self.layout = if self.use_columns {
-            SweepLayout::for_polygons(&set)
-        } else {
-            SweepLayout::single()
-        };
+        self.set_layout(|| SweepLayout::for_polygons(&set));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
             proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices())));

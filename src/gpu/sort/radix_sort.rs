@@ -4,6 +4,7 @@
 //! the portable one (no optional feature) and a subgroup one (`radix_sort_subgroup`).
 
 use crate::error::{Error, Result};
+use crate::gpu::context::WorkgroupMemory;
 use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
 use crate::gpu::sort::radix_sort_subgroup;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
@@ -141,11 +142,13 @@ impl RadixSort {
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let scatter = match variant {
-            Variant::Portable => ctx.pipeline_without_zero_fill(&module, "scatter", &constants),
+            Variant::Portable => {
+                ctx.pipeline_with(&module, "scatter", &constants, WorkgroupMemory::AsLeft)
+            }
             Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
         };
         let sort = Self {
-            histogram: ctx.pipeline_without_zero_fill(&module, "histogram", &constants),
+            histogram: ctx.pipeline_with(&module, "histogram", &constants, WorkgroupMemory::AsLeft),
             scatter,
             scan: ExclusiveScan::new(ctx)?,
             variant,

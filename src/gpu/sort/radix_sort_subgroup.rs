@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
+use crate::gpu::context::WorkgroupMemory;
 
 /// Invocations per workgroup; must match `WG` in the shader.
 const WORKGROUP: u32 = 64;
@@ -90,7 +91,7 @@ pub(crate) fn scatter_pipeline(
         crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl")?
     );
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
-    Ok(ctx.pipeline_without_zero_fill(&module, "scatter", &[]))
+    Ok(ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft))
 }
 
 #[cfg(test)]
