@@ -1,6 +1,6 @@
 //! The command line as a user drives it: file contracts, exit codes, error messages.
 
-use crate::common::{json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{fails_naming, json_rows, succeed, sweepfan, temp_dir};
 
 /// Independent oracle: all pairs by the definition, in f64.
 fn brute_pairs(spheres: &[[f64; 4]]) -> Vec<(usize, usize)> {
@@ -90,18 +90,16 @@ fn bad_scene_file_fails_with_line_and_problem() {
         assert!(!out.status.success(), "{text:?} should fail");
         assert!(err.contains(want), "{text:?}: stderr was {err}");
     }
-    let missing = sweepfan()
-        .args([
+    fails_naming(
+        &[
             "verify",
             "--scene-file",
             "/nonexistent/scene.csv",
             "--pairs-out",
             "/tmp/x.csv",
-        ])
-        .output()
-        .unwrap();
-    assert!(!missing.status.success());
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/scene.csv"));
+        ],
+        "/nonexistent/scene.csv",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -151,14 +149,12 @@ fn bench_writes_json_rows_with_the_stable_keys() {
 
 #[test]
 fn unknown_method_and_bad_parameters_are_clear_errors() {
-    let out = sweepfan()
-        .args(["bench", "--methods", "quicksort", "--n", "10"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown method 'quicksort'"));
-    let out = sweepfan()
-        .args([
+    fails_naming(
+        &["bench", "--methods", "quicksort", "--n", "10"],
+        "unknown method 'quicksort'",
+    );
+    fails_naming(
+        &[
             "bench",
             "--scene",
             "density",
@@ -166,11 +162,9 @@ fn unknown_method_and_bad_parameters_are_clear_errors() {
             "0",
             "--methods",
             "sap",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("empty scene"));
+        ],
+        "empty scene",
+    );
 }
 
 #[test]

@@ -136,6 +136,14 @@ pub fn succeed(output: std::io::Result<std::process::Output>) -> std::process::O
     out
 }
 
+/// Runs `sweepfan ARGS`, which must fail with an error naming `text` on stderr.
+pub fn fails_naming(args: &[&str], text: &str) {
+    let out = sweepfan().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(stderr.contains(text), "{args:?}: stderr was {stderr}");
+}
+
 /// The `rows` of a JSON file written by `--json`.
 pub fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
     let doc: serde_json::Value =

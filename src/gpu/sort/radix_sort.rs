@@ -250,24 +250,20 @@ impl RadixSort {
                 (&tmp_keys, &tmp_values, keys, values)
             };
 
-            let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("radix histogram"),
-                layout: &self.histogram.get_bind_group_layout(0),
-                entries: &[
-                    params.clone(),
-                    exact_binding(1, src_k, n),
-                    exact_binding(2, &hist, hist_len),
-                ],
-            });
-            {
-                let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("radix histogram"),
-                    timestamp_writes: timer.as_deref_mut().and_then(|t| t.pass("sort histogram")),
-                });
-                cpass.set_pipeline(&self.histogram);
-                cpass.set_bind_group(0, &bg, &[]);
-                cpass.dispatch_workgroups(gx, gy, 1);
-            }
+            let entries = [
+                params.clone(),
+                exact_binding(1, src_k, n),
+                exact_binding(2, &hist, hist_len),
+            ];
+            let histogram = (&self.histogram, "sort histogram");
+            record_pass(
+                ctx,
+                encoder,
+                timer.as_deref_mut(),
+                histogram,
+                &entries,
+                (gx, gy),
+            );
 
             self.scan.encode(
                 ctx,
@@ -279,25 +275,23 @@ impl RadixSort {
                 timer.as_deref_mut(),
             )?;
 
-            let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("radix scatter"),
-                layout: &self.scatter.get_bind_group_layout(0),
-                entries: &[
-                    params,
-                    exact_binding(1, src_k, n),
-                    exact_binding(2, &hist, hist_len),
-                    exact_binding(3, src_v, n),
-                    exact_binding(4, dst_k, n),
-                    exact_binding(5, dst_v, n),
-                ],
-            });
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("radix scatter"),
-                timestamp_writes: timer.as_deref_mut().and_then(|t| t.pass("sort scatter")),
-            });
-            cpass.set_pipeline(&self.scatter);
-            cpass.set_bind_group(0, &bg, &[]);
-            cpass.dispatch_workgroups(sx, sy, 1);
+            let entries = [
+                params,
+                exact_binding(1, src_k, n),
+                exact_binding(2, &hist, hist_len),
+                exact_binding(3, src_v, n),
+                exact_binding(4, dst_k, n),
+                exact_binding(5, dst_v, n),
+            ];
+            let scatter = (&self.scatter, "sort scatter");
+            record_pass(
+                ctx,
+                encoder,
+                timer.as_deref_mut(),
+                scatter,
+                &entries,
+                (sx, sy),
+            );
         }
         if passes % 2 == 1 {
             encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
@@ -356,6 +350,30 @@ impl RadixSort {
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         20.0 + 20.0 * RADIX as f64 / self.block as f64
     }
+}
+
+/// Records one dispatch of `pipeline` on `entries` (bind group 0), timed as `stage` when a timer
+/// is given.
+fn record_pass(
+    ctx: &GpuContext,
+    encoder: &mut wgpu::CommandEncoder,
+    timer: Option<&mut PassTimer>,
+    (pipeline, stage): (&wgpu::ComputePipeline, &'static str),
+    entries: &[wgpu::BindGroupEntry<'_>],
+    (x, y): (u32, u32),
+) {
+    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(stage),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries,
+    });
+    let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(stage),
+        timestamp_writes: timer.and_then(|t| t.pass(stage)),
+    });
+    cpass.set_pipeline(pipeline);
+    cpass.set_bind_group(0, &bg, &[]);
+    cpass.dispatch_workgroups(x, y, 1);
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {
