@@ -4,6 +4,7 @@
 
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
+use crate::scenes::random;
 use crate::scenes::random::vec3_in;
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use glam::{Quat, Vec2, Vec3};
@@ -21,7 +22,7 @@ pub fn generate_boxes(kind: SceneKind, params: &SceneParams) -> Vec<Obb> {
         .map(|s| {
             let mut half = || s.radius * rng.random_range(0.25f32..=1.0);
             let half_extents = Vec3::new(half(), half(), half());
-            Obb::new(s.center, half_extents, random_rotation(&mut rng))
+            Obb::new(s.center, half_extents, random::unit_quaternion(&mut rng))
         })
         .collect()
 }
@@ -75,24 +76,10 @@ pub fn needle_boxes(n: usize, seed: u64) -> Vec<Obb> {
             Obb::new(
                 centre,
                 Vec3::new(long, thin, thin),
-                random_rotation(&mut rng),
+                random::unit_quaternion(&mut rng),
             )
         })
         .collect()
-}
-
-/// A uniformly distributed unit quaternion (Shoemake's method).
-fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
-    let (u1, u2, u3): (f32, f32, f32) = (rng.random(), rng.random(), rng.random());
-    let tau = std::f32::consts::TAU;
-    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
-    Quat::from_xyzw(
-        a * (tau * u2).sin(),
-        a * (tau * u2).cos(),
-        b * (tau * u3).sin(),
-        b * (tau * u3).cos(),
-    )
-    .normalize()
 }
 
 /// `n` seeded boxes, uniform in a cube sized for a few overlaps per box, with half-extents in

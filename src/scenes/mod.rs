@@ -143,7 +143,7 @@ pub struct Scene {
 
 impl Scene {
     /// Generates a scene. `n = 0` gives an empty scene (which every method rejects with
-    /// [`Error::EmptyScene`]).
+    /// [`Error::EmptyScene`](crate::Error::EmptyScene)).
     pub fn generate(kind: SceneKind, p: &SceneParams) -> Scene {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let n = p.n;

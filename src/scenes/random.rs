@@ -132,3 +132,25 @@ pub fn random_canonical_sector(rng: &mut ChaCha8Rng) -> Sector {
         half_thickness: rng.random_range(0.5..3.0),
     }
 }
+
+/// A uniformly distributed unit quaternion (Shoemake's method).
+pub fn unit_quaternion(rng: &mut ChaCha8Rng) -> Quat {
+    let (u1, u2, u3): (f32, f32, f32) = (rng.random(), rng.random(), rng.random());
+    let tau = std::f32::consts::TAU;
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    Quat::from_xyzw(
+        a * (tau * u2).sin(),
+        a * (tau * u2).cos(),
+        b * (tau * u3).sin(),
+        b * (tau * u3).cos(),
+    )
+    .normalize()
+}
+
+/// A uniformly distributed unit vector (z uniform in [-1, 1], azimuth uniform).
+pub fn unit_vector(rng: &mut ChaCha8Rng) -> Vec3 {
+    let z: f32 = rng.random_range(-1.0..=1.0);
+    let phi: f32 = rng.random_range(0.0..TAU);
+    let s = (1.0 - z * z).max(0.0).sqrt();
+    Vec3::new(s * phi.cos(), s * phi.sin(), z)
+}

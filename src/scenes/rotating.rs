@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::geom::sector::{RotatingBox, rodrigues};
 use crate::geom::sphere::Sphere;
+use crate::scenes::random;
 use crate::scenes::random::vec3_in;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
@@ -46,13 +47,6 @@ pub struct RotatingScene {
     half_extent: f32,
 }
 
-fn random_unit(rng: &mut ChaCha8Rng) -> Vec3 {
-    let z: f32 = rng.random_range(-1.0..=1.0);
-    let phi: f32 = rng.random_range(0.0..TAU);
-    let s = (1.0 - z * z).max(0.0).sqrt();
-    Vec3::new(s * phi.cos(), s * phi.sin(), z)
-}
-
 impl RotatingScene {
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
@@ -71,7 +65,7 @@ impl RotatingScene {
         };
         let boxes = (0..p.boxes)
             .map(|_| {
-                let axis = random_unit(&mut rng);
+                let axis = random::unit_vector(&mut rng);
                 let arm = rodrigues(
                     axis.any_orthonormal_vector(),
                     axis,
@@ -93,7 +87,7 @@ impl RotatingScene {
         for _ in 0..p.spheres {
             let radius = rng.random_range(0.4..=0.6);
             spheres.push(Sphere::new(coord(&mut rng, radius), radius));
-            velocities.push(random_unit(&mut rng) * rng.random_range(0.0..=0.1));
+            velocities.push(random::unit_vector(&mut rng) * rng.random_range(0.0..=0.1));
         }
         Ok(Self {
             boxes,
