@@ -18,11 +18,17 @@ pub trait Uniform: ShaderType + ShaderSize + WriteInto {
 
     /// The value in WGSL's uniform layout.
     fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut buffer = UniformBuffer::new(Vec::with_capacity(Self::uniform_size() as usize));
-        buffer
+        let mut bytes = vec![0; Self::uniform_size() as usize];
+        self.write_to(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Writes the value in WGSL's uniform layout at the start of `out` (at least
+    /// [`Self::uniform_size`] bytes), without allocating: for per-dispatch parameter slots.
+    fn write_to(&self, out: &mut [u8]) -> Result<()> {
+        UniformBuffer::new(out)
             .write(self)
-            .map_err(|e| Error::Gpu(format!("uniform layout: {e}")))?;
-        Ok(buffer.into_inner())
+            .map_err(|e| Error::Gpu(format!("uniform layout: {e}")))
     }
 }
 

@@ -75,8 +75,8 @@ impl ParamArena {
             )));
         }
         let offset = index * self.stride;
-        self.slots.extend_from_slice(&p.to_bytes()?);
         self.slots.resize(((index + 1) * self.stride) as usize, 0);
+        p.write_to(&mut self.slots[offset as usize..])?;
         Ok(offset)
     }
 

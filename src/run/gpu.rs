@@ -16,11 +16,6 @@ impl LazyGpu {
         Self { adapter, ctx: None }
     }
 
-    /// The adapter asked for at construction.
-    pub fn adapter(&self) -> Option<&str> {
-        self.adapter.as_deref()
-    }
-
     /// The context, opened now if it is not yet.
     pub fn get(&mut self) -> Result<Arc<GpuContext>> {
         if let Some(ctx) = &self.ctx {
