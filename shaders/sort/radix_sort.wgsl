@@ -36,50 +36,50 @@ fn block_count(n: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn histogram(inv: Invocation) {
+fn histogram(g: Group, @builtin(local_invocation_index) lid: u32) {
     let n = arrayLength(&keys_in);
     let blocks = block_count(n);
-    let block = flat_group(inv);
+    let block = flat_group_of(g);
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
     if (block >= blocks) {
         return;
     }
-    atomicStore(&counts[inv.lid], 0u);
+    atomicStore(&counts[lid], 0u);
     workgroupBarrier();
     let start = block * WG * ROUNDS;
     for (var r = 0u; r < ROUNDS; r++) {
-        let i = start + r * WG + inv.lid;
+        let i = start + r * WG + lid;
         if (i < n) {
             atomicAdd(&counts[digit_of(keys_in[i])], 1u);
         }
     }
     workgroupBarrier();
-    hist[inv.lid * blocks + block] = atomicLoad(&counts[inv.lid]);
+    hist[lid * blocks + block] = atomicLoad(&counts[lid]);
 }
 
 @compute @workgroup_size(WG)
-fn scatter(inv: Invocation) {
+fn scatter(g: Group, @builtin(local_invocation_index) lid: u32) {
     let n = arrayLength(&keys_in);
     let blocks = block_count(n);
-    let block = flat_group(inv);
+    let block = flat_group_of(g);
     if (block >= blocks) {
         return;
     }
-    atomicStore(&next_pos[inv.lid], hist[inv.lid * blocks + block]);
+    atomicStore(&next_pos[lid], hist[lid * blocks + block]);
     let start = block * WG * ROUNDS;
     // Cleared once per block; afterwards each round clears only the words it set.
     for (var w = 0u; w < MASK_WORDS; w++) {
-        atomicStore(&holders[inv.lid * MASK_WORDS + w], 0u);
+        atomicStore(&holders[lid * MASK_WORDS + w], 0u);
     }
     workgroupBarrier();
-    let word = inv.lid / 32u;
-    let bit = 1u << (inv.lid % 32u);
+    let word = lid / 32u;
+    let bit = 1u << (lid % 32u);
     for (var r = 0u; r < ROUNDS; r++) {
         let round_start = start + r * WG;
         if (round_start >= n) {
             break; // uniform: the same for the whole workgroup
         }
-        let i = round_start + inv.lid;
+        let i = round_start + lid;
         let valid = i < n;
         var key = 0u;
         var d = 0u;

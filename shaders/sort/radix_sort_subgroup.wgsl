@@ -10,10 +10,17 @@
 //   digit's first lane advances the chunk's position for the digit with one workgroup
 //   atomicAdd, whose old value (shared with subgroupShuffle) + my rank is where my key goes.
 // So a key costs one load, the match, at most one atomic and the two stores; no second pass, no
-// per-key table lookup. Chunks go to subgroups round-robin by slot (slots handed out by an
-// elected atomicAdd, then a barrier makes their count, the stride, known): no assumption that
-// subgroups are contiguous ranges of invocations, nor about their number or size (4..128:
-// ballots are vec4<u32>; lanes are counted from ballots, so partial subgroups are fine too).
+// per-key table lookup. Chunks go to subgroups round-robin by `subgroup_id` (stride
+// `num_subgroups`): no assumption that subgroups are contiguous ranges of invocations, nor about
+// their number or size (4..128: ballots are vec4<u32>; lanes are counted from ballots, so partial
+// subgroups are fine too).
+//
+// Portability (docs/design.md §9): every subgroup operation is in subgroup-uniform control flow
+// as WGSL defines it (Tint checks this): loop bounds come from `subgroup_id`, `num_subgroups`,
+// ballots and uniform values; the only divergent statements are ifs that end before the next
+// subgroup operation. No value is ever read from "the lowest active lane" (an earlier version
+// elected a slot with `if (lane == 0u) { atomicAdd }` then `subgroupBroadcastFirst`, which reads
+// a wrong lane where lanes have not reconverged, and bounded loops by an atomic Tint rejects).
 //
 // The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup:
 // WG / the adapter's minimum subgroup size, so every subgroup has a chunk on average) and
@@ -28,11 +35,11 @@ const WG: u32 = 64u;
 // #import sort/pass_params.wgsl
 @group(0) @binding(2) var<storage, read> hist: array<u32>;
 
-// Per chunk of this workgroup, per digit: the output position of the digit's next key. Atomic
-// because lanes of a subgroup take turns as a digit's first lane.
+// Per chunk of this workgroup, per digit: the output position of the digit's next key. Only the
+// subgroup that owns the chunk touches its row; atomic so that the per-address order of the
+// digit leaders' updates (different lanes from round to round) is a total one whatever the
+// device's scheduling.
 var<workgroup> next_pos: array<atomic<u32>, CHUNKS * RADIX>;
-// Next free subgroup slot.
-var<workgroup> slot_counter: atomic<u32>;
 
 fn digit_of(key: u32) -> u32 {
     return (key >> params.shift) & params.mask;
@@ -95,17 +102,19 @@ fn first_lane(m: vec4<u32>) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn scatter(inv: Invocation,
-           @builtin(subgroup_invocation_id) sg_lane: u32) {
+fn scatter(g: Group, @builtin(local_invocation_index) lid: u32,
+           @builtin(subgroup_invocation_id) sg_lane: u32,
+           @builtin(subgroup_id) sg_id: u32,
+           @builtin(num_subgroups) sg_count: u32) {
     let n = arrayLength(&keys_in);
     let chunks = (n + CHUNK - 1u) / CHUNK;
-    let first_chunk = flat_group(inv) * CHUNKS;
+    let first_chunk = flat_group_of(g) * CHUNKS;
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
     if (first_chunk >= chunks) {
         return;
     }
     // Workgroup memory is initialised here (the host turns wgpu's zero-fill off).
-    for (var w = inv.lid; w < CHUNKS * RADIX; w += WG) {
+    for (var w = lid; w < CHUNKS * RADIX; w += WG) {
         let chunk = first_chunk + w / RADIX;
         var pos = 0u;
         if (chunk < chunks) {
@@ -113,26 +122,13 @@ fn scatter(inv: Invocation,
         }
         atomicStore(&next_pos[w], pos);
     }
-    if (inv.lid == 0u) {
-        atomicStore(&slot_counter, 0u);
-    }
     workgroupBarrier();
 
     let present = subgroupBallot(true);
     let below = lanes_below(sg_lane);
     let lanes = popcount4(present);
     let lane = popcount4(present & below);
-    var claim = 0u;
-    if (lane == 0u) {
-        claim = atomicAdd(&slot_counter, 1u);
-    }
-    // Lane 0 is the lowest active invocation: broadcast-first reads its claim.
-    let slot = subgroupBroadcastFirst(claim);
-    // Every subgroup has its slot now: their count is the chunk stride.
-    workgroupBarrier();
-    let slots = atomicLoad(&slot_counter);
-
-    for (var c = slot; c < CHUNKS; c += slots) {
+    for (var c = sg_id; c < CHUNKS; c += sg_count) {
         let chunk = first_chunk + c;
         if (chunk >= chunks) {
             break; // the same for the whole subgroup
@@ -159,6 +155,7 @@ fn scatter(inv: Invocation,
             if (valid && rank == 0u) {
                 before = atomicAdd(&next_pos[row + d], popcount4(same));
             }
+            // The if has ended: the whole subgroup is back for the shuffle.
             let leader = select(sg_lane, first_lane(same), valid);
             let dest = subgroupShuffle(before, leader) + rank;
             if (valid) {

@@ -43,8 +43,8 @@ fn workgroup_inclusive_scan(lid: u32, value: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn reduce(inv: Invocation) {
-    let block = flat_group(inv);
+fn reduce(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let block = flat_group_of(g);
     let n = arrayLength(&data);
     let size = WG * ITEMS;
     // Overshoot groups of a 2D grid (the whole workgroup leaves together).
@@ -54,13 +54,13 @@ fn reduce(inv: Invocation) {
     let start = block * size;
     var sum = 0u;
     for (var k = 0u; k < ITEMS; k++) {
-        let i = start + k * WG + inv.lid;
+        let i = start + k * WG + lid;
         if (i < n) {
             sum = sum + data[i];
         }
     }
-    let total = workgroup_inclusive_scan(inv.lid, sum);
-    if (inv.lid == WG - 1u) {
+    let total = workgroup_inclusive_scan(lid, sum);
+    if (lid == WG - 1u) {
         side[block] = total;
     }
 }
@@ -106,12 +106,12 @@ fn scan_block(block: u32, lid: u32, offset: u32) -> u32 {
 }
 
 @compute @workgroup_size(WG)
-fn downsweep(inv: Invocation) {
-    let block = flat_group(inv);
+fn downsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let block = flat_group_of(g);
     if (block * WG * ITEMS >= arrayLength(&data)) {
         return;
     }
-    scan_block(block, inv.lid, side[block]);
+    scan_block(block, lid, side[block]);
 }
 
 @compute @workgroup_size(WG)

@@ -137,6 +137,91 @@ fn expand(text: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// One shader module exactly as a pipeline compiles it.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// A file name for it: the path under `shaders/`, with the variant before `.wgsl` where one
+    /// file gives several modules.
+    pub name: String,
+    /// Whether it uses subgroup builtins (WGSL validators outside wgpu need `enable subgroups;`).
+    pub uses_subgroups: bool,
+    /// The composed source, generated constants included.
+    pub source: String,
+}
+
+/// Every module the pipelines compile, on an adapter whose subgroups all have `subgroup_size`
+/// lanes (it decides the constants of the subgroup sort scatter): the files with entry points,
+/// composed, and the scatter in each matching variant it can take there. For validators other
+/// than naga (`sweepfan shaders`, `scripts/tint.sh`).
+pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
+    if !(4..=128).contains(&subgroup_size) || !subgroup_size.is_power_of_two() {
+        return Err(Error::Config(format!(
+            "subgroup size must be a power of two in 4..=128, got {subgroup_size}"
+        )));
+    }
+    let mut out = Vec::new();
+    for (path, text) in FILES {
+        if !text.contains("@compute") {
+            continue; // a piece other files import
+        }
+        if *path == "sort/radix_sort_subgroup.wgsl" {
+            use crate::gpu::sort::radix_sort_subgroup::{constants_for_size, source};
+            let (chunks, broadcast) = constants_for_size(subgroup_size);
+            let mut variants = vec![("ballots", 0)];
+            if broadcast != 0 {
+                variants.push(("broadcasts", broadcast));
+            }
+            for (variant, lanes) in variants {
+                out.push(Module {
+                    name: path.replace(".wgsl", &format!(".{variant}.wgsl")),
+                    uses_subgroups: true,
+                    source: source(crate::gpu::sort::radix_sort::DEFAULT_ROUNDS, chunks, lanes)?,
+                });
+            }
+            continue;
+        }
+        let source = compose(path)?;
+        out.push(Module {
+            name: path.to_string(),
+            uses_subgroups: uses_subgroups(&source),
+            source,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether WGSL code (comments aside) names a subgroup builtin.
+fn uses_subgroups(source: &str) -> bool {
+    source
+        .lines()
+        .any(|line| line.split("//").next().unwrap_or("").contains("subgroup"))
+}
+
+/// Writes [`modules`] under `dir` (created if missing), one `.wgsl` file each at its name's
+/// path, with `enable subgroups;` first where `with_enable` asks and the module uses subgroups
+/// (Tint needs it; naga rejects it). Returns the paths written.
+pub fn write_modules(
+    dir: &std::path::Path,
+    subgroup_size: u32,
+    with_enable: bool,
+) -> Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    for module in modules(subgroup_size)? {
+        let path = dir.join(&module.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        let mut text = String::new();
+        if with_enable && module.uses_subgroups {
+            text.push_str("enable subgroups;\n");
+        }
+        text.push_str(&module.source);
+        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
 /// Bytes of the uniform variable `name` of the composed `shaders/PATH`, by naga's layouter:
 /// what the shader reads, to compare with the Rust side's encase layout.
 #[cfg(test)]
@@ -209,6 +294,34 @@ mod tests {
         let mut listed: Vec<String> = FILES.iter().map(|(p, _)| p.to_string()).collect();
         listed.sort();
         assert_eq!(on_disk, listed);
+    }
+
+    #[test]
+    fn modules_cover_every_entry_file_and_both_scatter_matchings() {
+        let names =
+            |size| -> Vec<String> { modules(size).unwrap().into_iter().map(|m| m.name).collect() };
+        let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
+        // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32.
+        assert_eq!(names(8).len(), entry_files + 1);
+        assert_eq!(names(32).len(), entry_files);
+        assert!(names(32).contains(&"sort/radix_sort_subgroup.ballots.wgsl".to_string()));
+        assert!(modules(6).is_err() && modules(256).is_err());
+        let scatter = modules(16)
+            .unwrap()
+            .into_iter()
+            .find(|m| m.name == "sort/radix_sort_subgroup.ballots.wgsl")
+            .unwrap();
+        assert!(scatter.uses_subgroups);
+        let scan = modules(16)
+            .unwrap()
+            .into_iter()
+            .find(|m| m.name == "sort/scan.wgsl");
+        assert!(!scan.unwrap().uses_subgroups, "comments only");
+        assert!(
+            scatter
+                .source
+                .starts_with("const CHUNK: u32 = 4096u;\nconst CHUNKS: u32 = 4u;")
+        );
     }
 
     #[test]

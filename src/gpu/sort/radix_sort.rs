@@ -19,7 +19,7 @@ const RADIX: u32 = 1 << DIGIT_BITS;
 const MAX_PASSES: u32 = 32 / DIGIT_BITS;
 /// Default rounds of 256 keys per block: 4,096 keys per block, so the histogram (and the scan
 /// between passes) is 1/16 of the keys while 4M keys still give 1,024 workgroups.
-const DEFAULT_ROUNDS: u32 = 16;
+pub(crate) const DEFAULT_ROUNDS: u32 = 16;
 const MAX_ROUNDS: u32 = 64;
 
 /// Order-preserving map f32 -> u32 (total order; -0.0 < +0.0 is fine; NaN never reaches it).

@@ -14,9 +14,9 @@ const HISTOGRAM_ROUND: u32 = 256;
 /// Digits per pass.
 const RADIX: u32 = 256;
 
-/// Workgroup bytes the shader declares: a u32 per digit per chunk and the slot counter.
+/// Workgroup bytes the shader declares: a u32 per digit per chunk.
 fn workgroup_bytes(chunks: u32) -> u64 {
-    chunks as u64 * RADIX as u64 * 4 + 4
+    chunks as u64 * RADIX as u64 * 4
 }
 
 /// Chunks per workgroup: as many as the most subgroups a workgroup can hold, so every subgroup
@@ -78,20 +78,37 @@ pub(crate) fn scatter_pipeline(
             "radix sort: the subgroup variant cannot run: {why}"
         )));
     }
-    // Sizes of workgroup arrays and the matching choice are written into the source.
-    let source = format!(
-        "const CHUNK: u32 = {}u;\nconst CHUNKS: u32 = {}u;\nconst BROADCAST_LANES: u32 = {}u;\n{}",
-        rounds * HISTOGRAM_ROUND,
-        chunks_per_group(ctx),
-        if ballots_only {
-            0
-        } else {
-            broadcast_lanes(ctx)
-        },
-        crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl")?
-    );
+    let broadcast = if ballots_only {
+        0
+    } else {
+        broadcast_lanes(ctx)
+    };
+    let source = source(rounds, chunks_per_group(ctx), broadcast)?;
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
     Ok(ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft))
+}
+
+/// The scatter module as the pipeline compiles it: the sizes of workgroup arrays and the
+/// matching choice are written into the source as constants (`shaders/sort/radix_sort_subgroup.wgsl`).
+pub(crate) fn source(rounds: u32, chunks: u32, broadcast_lanes: u32) -> Result<String> {
+    Ok(format!(
+        "const CHUNK: u32 = {}u;\nconst CHUNKS: u32 = {chunks}u;\nconst BROADCAST_LANES: u32 = \
+         {broadcast_lanes}u;\n{}",
+        rounds * HISTOGRAM_ROUND,
+        crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl")?
+    ))
+}
+
+/// The constants [`scatter_pipeline`] writes on an adapter whose subgroups all have
+/// `subgroup_size` lanes: (chunks per workgroup, broadcast lanes).
+pub(crate) fn constants_for_size(subgroup_size: u32) -> (u32, u32) {
+    let chunks = (WORKGROUP / subgroup_size.max(4)).max(1);
+    let broadcast = if subgroup_size == 4 || subgroup_size == 8 {
+        subgroup_size
+    } else {
+        0
+    };
+    (chunks, broadcast)
 }
 
 #[cfg(test)]

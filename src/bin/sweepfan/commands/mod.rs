@@ -4,5 +4,6 @@ pub mod bench;
 pub mod default;
 pub mod info;
 pub mod reproduce;
+pub mod shaders;
 pub mod stress;
 pub mod verify;
