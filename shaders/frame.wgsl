@@ -33,7 +33,7 @@ const WG: u32 = 256u;
 const NONE: u32 = 0xffffffffu;
 const FLAG_MARK: u32 = 1u;
 const FLAG_STORE: u32 = 2u;
-const GRID_MAX_CELL: f32 = 1048575.0;
+const GRID_CELL_LAST: u32 = 1048575u;
 
 
 // Monotone map f32 -> u32 (for sorting and atomic min/max). -0 is mapped like +0 so that the
@@ -89,15 +89,87 @@ fn sap_axis() -> u32 {
     return a;
 }
 
-// grid: cell side 2 r_max (1 when every radius is 0).
+// grid: cell side 2 r_max (1 when 2 r_max is 0 or below the normal f32 range).
 fn grid_side() -> f32 {
-    let r = r_max();
-    return select(2.0 * r, 1.0, r == 0.0);
+    let s = 2.0 * r_max();
+    return select(s, 1.0, s < 1.17549435e-38);
+}
+
+// ---- Exact grid cells (docs/design.md §9.2): k = floor(d / s) of the real quotient, where
+// d = c - origin (one correctly rounded f32 subtraction) and s = grid_side(), clamped to
+// [0, GRID_MAX_CELL]. WGSL's f32 division may be off by 2.5 ULP (reciprocal times multiply on
+// NVIDIA and AMD), which moves centres lying within rounding of a cell wall; the CPU computes
+// the same real floor in f64. So the estimate from the division is corrected with an integer
+// comparison of k * s against d on the two 24-bit significands.
+
+// 24-bit significand (implicit bit included) and biased exponent of a normal f32.
+fn significand(x: f32) -> u32 {
+    return (bitcast<u32>(x) & 0x7fffffu) | 0x800000u;
+}
+
+fn exponent(x: f32) -> i32 {
+    return i32((bitcast<u32>(x) >> 23u) & 0xffu);
+}
+
+// a * b as (lo, hi) 32-bit words.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    let lo = (p00 & 0xffffu) | (mid << 16u);
+    let hi = a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+    return vec2<u32>(lo, hi);
+}
+
+// Exactly k * s <= d, for normal s <= d < s * 2^20 and k <= 2^20.
+fn side_times_le(k: u32, s: f32, d: f32) -> bool {
+    let lhs = mul_wide(k, significand(s));
+    // d's significand shifted to s's exponent: exponent(d) - exponent(s) is 0..20.
+    let sh = u32(exponent(d) - exponent(s));
+    let md = significand(d);
+    let rhs = vec2<u32>(md << sh, select(md >> (32u - sh), 0u, sh == 0u));
+    return lhs.y < rhs.y || (lhs.y == rhs.y && lhs.x <= rhs.x);
+}
+
+fn cell_axis(d: f32, s: f32) -> u32 {
+    if !(d >= s) {
+        return 0u;
+    }
+    if d >= s * 1048576.0 {
+        return GRID_CELL_LAST;
+    }
+    // Within two of the real floor for any division the WGSL accuracy rules allow.
+    var k = min(u32(d / s), GRID_CELL_LAST);
+    for (var t = 0; t < 2; t++) {
+        if !side_times_le(k, s, d) {
+            k -= 1u;
+        }
+    }
+    for (var t = 0; t < 2; t++) {
+        if side_times_le(k + 1u, s, d) {
+            k += 1u;
+        }
+    }
+    return min(k, GRID_CELL_LAST);
 }
 
 fn cell_of(c: vec3<f32>, origin: vec3<f32>, side: f32) -> vec3<u32> {
-    let k = floor((c - origin) / side);
-    return vec3<u32>(clamp(k, vec3<f32>(0.0), vec3<f32>(GRID_MAX_CELL)));
+    let d = c - origin;
+    return vec3<u32>(cell_axis(d.x, side), cell_axis(d.y, side), cell_axis(d.z, side));
+}
+
+// A cell in two words (20 bits per axis), as the grid stores it per object.
+fn pack_cell(k: vec3<u32>) -> vec2<u32> {
+    return vec2<u32>(k.x | (k.y << 20u), (k.y >> 12u) | (k.z << 8u));
+}
+
+fn unpack_cell(w: vec2<u32>) -> vec3<u32> {
+    return vec3<u32>(w.x & 0xfffffu, (w.x >> 20u) | ((w.y & 0xffu) << 12u), w.y >> 8u);
 }
 
 fn cell_hash(k: vec3<u32>) -> u32 {

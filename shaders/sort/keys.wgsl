@@ -9,6 +9,8 @@
 @group(0) @binding(6) var<storage, read> mark: array<u32>;
 @group(0) @binding(7) var<storage, read_write> sorted: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> starts: array<u32>;
+// Grid: each object's cell (pack_cell), computed once here and read by the walk.
+@group(0) @binding(9) var<storage, read_write> cells: array<vec2<u32>>;
 
 const MODE_ORIGIN: u32 = 0u;
 const MODE_LO: u32 = 1u;
@@ -74,7 +76,9 @@ fn make_keys(inv: Invocation) {
             key = ordered(hi_of(s, params.axis));
         }
         case MODE_GRID: {
-            key = cell_hash(cell_of(s.xyz, ext_min(), grid_side())) & (params.buckets - 1u);
+            let cell = cell_of(s.xyz, ext_min(), grid_side());
+            cells[i] = pack_cell(cell);
+            key = cell_hash(cell) & (params.buckets - 1u);
         }
         default: {
             key = ordered(lo_of(s, sap_axis()));

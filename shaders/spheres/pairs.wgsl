@@ -21,6 +21,8 @@
 @group(0) @binding(8) var<storage, read> starts: array<u32>;
 // min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
+// grid: each object's cell, by original index (pack_cell; written by make_keys).
+@group(0) @binding(10) var<storage, read> cells: array<vec2<u32>>;
 
 const UNROLL: u32 = 16u;
 const SWEEP_AXIS: u32 = 0u;
@@ -38,9 +40,7 @@ var<private> reach: f32;
 var<private> limit: f32;
 var<private> end: u32;
 var<private> bucket: u32;
-var<private> cell: vec3<u32>;
-var<private> origin: vec3<f32>;
-var<private> side: f32;
+var<private> cell: vec2<u32>;
 var<private> my_m: u32;
 var<private> my_lo: f32;
 
@@ -163,11 +163,10 @@ fn visit_bucket(q: u32) {
     if j <= my_index {
         return;
     }
-    let t = sorted[q];
-    if any(cell_of(t.xyz, origin, side) != cell) {
+    if any(cells[j] != cell) {
         return;
     }
-    test_pair(t, j);
+    test_pair(sorted[q], j);
 }
 
 @compute @workgroup_size(256)
@@ -178,16 +177,14 @@ fn grid(inv: Invocation) {
     if p < params.n {
         me = sorted[p];
         my_index = values[p];
-        origin = ext_min();
-        side = grid_side();
-        let home = vec3<i32>(cell_of(me.xyz, origin, side));
+        let home = vec3<i32>(unpack_cell(cells[my_index]));
         for (var nb = 0; nb < 27; nb++) {
             let c = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
-            if any(c < vec3<i32>(0)) || any(c > vec3<i32>(1048575)) {
+            if any(c < vec3<i32>(0)) || any(c > vec3<i32>(i32(GRID_CELL_LAST))) {
                 continue;
             }
-            cell = vec3<u32>(c);
-            bucket = cell_hash(cell) & (params.buckets - 1u);
+            cell = pack_cell(vec3<u32>(c));
+            bucket = cell_hash(vec3<u32>(c)) & (params.buckets - 1u);
             let start = starts[bucket];
             if start == 0u {
                 continue;

@@ -312,4 +312,95 @@ mod tests {
             assert_eq!((got_a, got_b), (want_a, want_b), "n = {n}");
         }
     }
+
+    /// `cell_axis` of `frame.wgsl` is the floor of the real quotient (clamped to 2^20 - 1) for
+    /// every pair the grid can meet: centres one or two ULP either side of cell walls, large
+    /// exponent gaps, both ends of the clamp. The expected value is an exact product search in
+    /// f64 (k s is exact there for k < 2^26), not the Rust grid's own formula.
+    #[test]
+    fn wgsl_grid_cells_are_the_real_floor() {
+        use rand::{Rng, SeedableRng};
+        use wgpu::util::DeviceExt;
+        let Some(ctx) = test_gpu() else { return };
+        let m = module(
+            &ctx,
+            "cell test",
+            "@group(0) @binding(3) var<storage, read_write> io: array<vec2<u32>>;
+             @compute @workgroup_size(256)
+             fn cells(inv: Invocation) {
+                 let t = flat_id(inv);
+                 if t < arrayLength(&io) {
+                     let v = io[t];
+                     io[t] = vec2<u32>(cell_axis(bitcast<f32>(v.x), bitcast<f32>(v.y)), 0u);
+                 }
+             }",
+        )
+        .unwrap();
+        let real_floor = |d: f32, s: f32| -> u32 {
+            let (d, s) = (d as f64, s as f64);
+            let mut k = (d / s).clamp(0.0, f64::from(1u32 << 22)) as u64;
+            while k > 0 && k as f64 * s > d {
+                k -= 1;
+            }
+            while k < 1 << 22 && (k + 1) as f64 * s <= d {
+                k += 1;
+            }
+            k.min((1 << 20) - 1) as u32
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut cases: Vec<(f32, f32)> = Vec::new();
+        while cases.len() < 60_000 {
+            let s = 10f32.powf(rng.random_range(-30.0..30.0)) * rng.random_range(1.0..2.0);
+            let k = match rng.random_range(0..4) {
+                0 => rng.random_range(0..4u32),
+                1 => rng.random_range(0..1u32 << 20),
+                2 => (1 << 20) - rng.random_range(0..3u32),
+                _ => rng.random_range(0..1u32 << 24),
+            };
+            let wall = (k as f64 * s as f64) as f32;
+            let ulps: i32 = rng.random_range(-2..=2);
+            let d = f32::from_bits((wall.to_bits() as i64 + ulps as i64).max(0) as u32);
+            if d.is_finite() && s.is_normal() {
+                cases.push((d, s));
+            }
+        }
+        cases.extend([
+            (0.0, 1.0),
+            (0.5, 1.0),
+            (1.0, 1.0),
+            (3.0, 0.3),
+            (f32::MAX, 1e-30),
+        ]);
+        let words: Vec<u32> = cases
+            .iter()
+            .flat_map(|&(d, s)| [d.to_bits(), s.to_bits()])
+            .collect();
+        let io = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("cells io"),
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+        let pipe = ctx.pipeline(&m, "cells", &[]);
+        let bg = bind(&ctx, &pipe, &[(3, io.as_entire_binding())]);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipe);
+            pass.set_bind_group(0, &bg, &[]);
+            dispatch(&ctx, &mut pass, cases.len() as u64);
+        }
+        ctx.queue.submit([enc.finish()]);
+        let got: Vec<u32> = ctx.read(&io, words.len()).unwrap();
+        let mut f32_division_differs = 0;
+        for (c, &(d, s)) in cases.iter().enumerate() {
+            let want = if d >= s { real_floor(d, s) } else { 0 };
+            assert_eq!(got[2 * c], want, "d = {d:e}, s = {s:e}");
+            f32_division_differs +=
+                usize::from(((d / s).floor() as u64).min((1 << 20) - 1) as u32 != want);
+        }
+        // The cases include walls where flooring the f32 quotient would be wrong.
+        assert!(f32_division_differs > 100, "{f32_division_differs}");
+    }
 }

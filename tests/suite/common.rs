@@ -93,12 +93,66 @@ pub fn oracle_sap_tests(s: &[Sphere]) -> u64 {
         .count() as u64
 }
 
+/// The largest integer `k` with `k s <= d` (real arithmetic), for `0 <= d`, `s > 0`, below
+/// 2^26: the products `k s` of a 26-bit integer and a 24-bit significand are exact in f64.
+pub fn real_floor_quotient(d: f32, s: f32) -> i64 {
+    let (d, s) = (d as f64, s as f64);
+    let mut k = (d / s).min(f64::from(1u32 << 25)) as i64;
+    while k > 0 && k as f64 * s > d {
+        k -= 1;
+    }
+    while k < (1 << 25) && (k + 1) as f64 * s <= d {
+        k += 1;
+    }
+    k
+}
+
+/// Spheres of radius 0.15 (grid side 0.3, not a power of two) with centres on x one or two ULP
+/// either side of cell walls `k s`, kept where the f32 quotient `d / s` floors to another cell
+/// than the real one, each with a centre just past the wall: a grid that floors the f32
+/// division counts other tests. Plus the origin.
+pub fn cell_wall_scene() -> Vec<Sphere> {
+    let r = 0.15f32;
+    let s = 2.0 * r;
+    let mut v = vec![Sphere::new(Vec3::ZERO, r)];
+    for k in 1..4000u32 {
+        let wall = (k as f64 * s as f64) as f32;
+        let mut d = wall;
+        for _ in 0..3 {
+            d = f32::from_bits(d.to_bits() - 1);
+        }
+        for _ in 0..6 {
+            if ((d / s).floor() as i64) != real_floor_quotient(d, s) {
+                // Below the wall (the f32 quotient rounds up to k), and the first centre at or
+                // past it (cell k on both rules): the two rules then disagree on which objects
+                // of the neighbouring walls are neighbours.
+                let mut past = d;
+                while real_floor_quotient(past, s) < k as i64 {
+                    past = f32::from_bits(past.to_bits() + 1);
+                }
+                v.push(Sphere::new(Vec3::new(d, 0.0, 0.0), r));
+                v.push(Sphere::new(Vec3::new(past, 0.1, 0.0), r * 0.5));
+            }
+            d = f32::from_bits(d.to_bits() + 1);
+        }
+    }
+    assert!(
+        v.len() > 40,
+        "the scene needs walls where f32 division rounds across"
+    );
+    v
+}
+
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let r = r_max(s);
-    let side = if r > 0.0 { 2.0 * r } else { 1.0 };
+    let side = if 2.0 * r >= f32::MIN_POSITIVE {
+        2.0 * r
+    } else {
+        1.0
+    };
     let m = s.iter().fold(Vec3::INFINITY, |m, x| m.min(x.center));
     let cell = |x: &Sphere| -> [i64; 3] {
-        [0, 1, 2].map(|a| (((x.center[a] - m[a]) / side).floor() as i64).clamp(0, (1 << 20) - 1))
+        [0, 1, 2].map(|a| real_floor_quotient(x.center[a] - m[a], side).clamp(0, (1 << 20) - 1))
     };
     let cells: Vec<[i64; 3]> = s.iter().map(cell).collect();
     all_pairs(s.len())

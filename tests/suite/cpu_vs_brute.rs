@@ -1,7 +1,7 @@
 //! Every CPU method finds exactly brute force's pairs, and counts its tests as its definition
 //! says; the counts are checked against naive O(n^2) oracles written here from the definitions.
 
-use crate::common::{oracle_pairs, oracle_tests};
+use crate::common::{cell_wall_scene, oracle_grid_tests, oracle_pairs, oracle_tests};
 use glam::Vec3;
 use proptest::prelude::*;
 use sweepfan::cpu::broad_phase;
@@ -116,6 +116,27 @@ fn generated_scenes_match_brute_force() {
     ] {
         check_scene(&generated(kind, n), true).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     }
+}
+
+/// Centres within two ULP of cell walls: the grid's cells are the real floor (docs/design.md
+/// §9.2), which the GPU reproduces exactly, not the floor of the f32 quotient.
+#[test]
+fn grid_cells_on_cell_walls_are_the_real_floor() {
+    let v = cell_wall_scene();
+    check_scene(&v, true).unwrap();
+    // The scene tells the two rules apart: flooring the f32 quotient counts other tests.
+    let side = 2.0 * v.iter().map(|s| s.radius).fold(0.0f32, f32::max);
+    let f32_cells: Vec<i64> = v
+        .iter()
+        .map(|s| (s.center.x / side).floor() as i64)
+        .collect();
+    let mut f32_tests = 0u64;
+    for i in 0..v.len() {
+        for j in i + 1..v.len() {
+            f32_tests += u64::from((f32_cells[i] - f32_cells[j]).abs() <= 1);
+        }
+    }
+    assert_ne!(f32_tests, oracle_grid_tests(&v));
 }
 
 #[test]

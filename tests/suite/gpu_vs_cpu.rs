@@ -2,7 +2,7 @@
 //! the test count against a naive O(n^2) count that follows each method's semantics (docs/design.md §2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
-use crate::common::{hi, lo, oracle_pairs, oracle_tests, overlap};
+use crate::common::{cell_wall_scene, hi, lo, oracle_pairs, oracle_tests, overlap};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -169,6 +169,7 @@ fn exactly_touching_duplicates_and_tiny_scenes() {
     let all_points = vec![Sphere::new(Vec3::new(5.0, 5.0, 5.0), 0.0); 4];
     for_all_methods(|bp| {
         check(bp, &exact_touching(), "integer lattice");
+        check(bp, &cell_wall_scene(), "centres on grid cell walls");
         check(bp, &duplicates(), "duplicates");
         check(bp, &one, "n=1");
         check(bp, &two_touching, "n=2 touching");

@@ -1,17 +1,19 @@
 //! Uniform grid (beyond the paper).
 //!
-//! Cell side `s = 2 r_max` (`s = 1` when every radius is 0); `m` = componentwise minimum of the
-//! centres; the cell of object `i` is `k[a] = floor((c_i[a] - m[a]) / s)` per axis (f32
-//! subtraction, then f32 division), as i32 clamped to `[0, 2^20 - 1]` (clamping is monotone, so
-//! neighbours stay within one cell of each other: it only merges far cells and never loses a
-//! pair). Two touching objects have `|c_i[a] - c_j[a]| <= s` on every axis, so their cells
-//! differ by at most one on every axis.
+//! Cell side `s = 2 r_max` (`s = 1` when `2 r_max` is 0 or below the normal f32 range); `m` =
+//! componentwise minimum of the centres; the cell of object `i` is `k[a] = floor(d / s)` of
+//! the real quotient, `d = c_i[a] - m[a]` (one f32 subtraction), clamped to `[0, 2^20 - 1]`
+//! (clamping is monotone, so neighbours stay within one cell of each other: it only merges far
+//! cells and never loses a pair). Two touching objects have `|c_i[a] - c_j[a]| <= s` on every
+//! axis, so their cells differ by at most one on every axis.
 //!
 //! **Tests** (the GPU must count identically): every unordered pair `{i, j}` whose cells differ
 //! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
 //! other filter is applied before the sphere test. The count depends only on the cells, not on
-//! the traversal. (A GPU matching it bit for bit needs a correctly rounded division; WGSL
-//! allows 2.5 ULP, which can move a centre lying within rounding of a cell wall.)
+//! the traversal. The cell is the floor of the *real* quotient on both sides (docs/design.md
+//! §9.2): here the f64 quotient of the two f32 values, whose floor is exact below 2^21; the GPU
+//! corrects its f32 division (WGSL allows 2.5 ULP) with an integer comparison. An earlier
+//! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
 //! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of keys packing the
 //! cell in as many bits as the scene needs, above the index). Objects with equal `(kz, ky)` form
@@ -69,7 +71,7 @@ impl GridFrame {
         } else {
             spheres.iter().map(one).fold(empty, bounds)
         };
-        let cell_side = if r_max > 0.0 { 2.0 * r_max } else { 1.0 };
+        let cell_side = cell_side(r_max);
         let mut frame = Self {
             origin: min,
             cell_side,
@@ -85,14 +87,29 @@ impl GridFrame {
     /// Cell coordinates of a centre, clamped to `[0, 2^20 - 1]`.
     #[inline(always)]
     pub fn cell(&self, center: Vec3) -> [u32; 3] {
-        let k = |a: usize| {
-            // `c - m >= 0` (m is the minimum) and `s > 0`, so truncation is the floor (and
-            // avoids a libm call); the cast saturates, the clamp bounds it.
-            let f = (center[a] - self.origin[a]) / self.cell_side;
-            (f as i32).clamp(0, CELL_MAX) as u32
-        };
-        [k(0), k(1), k(2)]
+        let d = center - self.origin;
+        [0, 1, 2].map(|a| cell_axis(d[a], self.cell_side))
     }
+}
+
+/// The grid's cell side for a largest radius `r_max`: `2 r_max`, or 1 when that is 0 or below
+/// the normal f32 range (`grid_side` in `shaders/frame.wgsl`).
+pub fn cell_side(r_max: f32) -> f32 {
+    let s = 2.0 * r_max;
+    if s >= f32::MIN_POSITIVE { s } else { 1.0 }
+}
+
+/// `floor(d / s)` of the real quotient, clamped to `[0, 2^20 - 1]`, for `d >= 0` and a normal
+/// `s` (`cell_axis` in `shaders/frame.wgsl`). Below 2^21 the f64 quotient of two f32 values
+/// never rounds across an integer: a non-integer `d / s` is at least 2^-24 from one (`d - k s`
+/// is a non-zero multiple of `s`'s last significand bit), the f64 rounding at most 2^-32.
+#[inline(always)]
+pub fn cell_axis(d: f32, s: f32) -> u32 {
+    if !(d >= s) {
+        return 0;
+    }
+    // `as` saturates; the min bounds the rest.
+    ((d as f64 / s as f64) as u32).min(CELL_MAX as u32)
 }
 
 fn bits_for(max_value: u64) -> u32 {

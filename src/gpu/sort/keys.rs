@@ -79,6 +79,7 @@ impl Keys {
             (4, keys),
             (5, values),
             (6, inputs.mark),
+            (9, inputs.cells),
         ];
         rec.launch(&self.make_keys, params, &buffers, p.pad as u64)
     }
@@ -109,12 +110,14 @@ impl Keys {
     }
 }
 
-/// What `make_keys` reads: the spheres, the scene extents and the cascade marks.
+/// What `make_keys` reads (the spheres, the scene extents and the cascade marks) and, for grid
+/// keys, where it stores each object's cell (8 bytes per object; any 8 bytes otherwise).
 #[derive(Clone, Copy)]
 pub struct KeyInputs<'a> {
     pub spheres: &'a wgpu::Buffer,
     pub ext: &'a wgpu::Buffer,
     pub mark: &'a wgpu::Buffer,
+    pub cells: &'a wgpu::Buffer,
 }
 
 /// What `make_keys` computes.

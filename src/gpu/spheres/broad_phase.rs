@@ -62,6 +62,8 @@ struct Resident {
     block_max: wgpu::Buffer,
     /// Grid bucket starts (placeholder for other methods).
     starts: wgpu::Buffer,
+    /// Grid: each object's packed cell, computed once per frame (placeholder for other methods).
+    cells: wgpu::Buffer,
     min_axis: Option<MinAxisBuffers>,
     bytes: u64,
 }
@@ -235,6 +237,14 @@ impl GpuBroadPhase {
                 4
             },
         )?;
+        let cells = buf(
+            "grid cells",
+            if self.method == Method::Grid {
+                8 * cap as u64
+            } else {
+                8
+            },
+        )?;
         let min_axis = if min_axis_method {
             let c = cap as u64;
             Some(MinAxisBuffers {
@@ -269,6 +279,7 @@ impl GpuBroadPhase {
             mark,
             block_max,
             starts,
+            cells,
             min_axis,
             bytes,
         });
@@ -338,6 +349,7 @@ impl GpuBroadPhase {
             spheres: &res.spheres,
             ext: &self.ext,
             mark: &res.mark,
+            cells: &res.cells,
         };
         let order = SortedOrder {
             sorted: &res.sorted,
@@ -392,8 +404,10 @@ impl GpuBroadPhase {
                 enc.clear_buffer(&res.starts, 0, None);
                 Recorder::begin(ctx, &mut enc, timer, arena, "gather")
                     .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
-                Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
-                    .record(|rec| self.pairs.grid(rec, n, buckets, &order, &res.starts, &sink))?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                    self.pairs
+                        .grid(rec, n, buckets, &order, &res.starts, &res.cells, &sink)
+                })?;
             }
             Method::X | Method::Xy | Method::Xyz => {
                 let axes: u32 = match self.method {

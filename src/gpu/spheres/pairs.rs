@@ -115,7 +115,9 @@ impl PairKernels {
         rec.launch(&self.sweep, params, &buffers, n as u64)
     }
 
-    /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts.
+    /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,
+    /// `cells` each object's packed cell by original index (written by `make_keys`).
+    #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
         rec: &mut Recorder<'_, '_>,
@@ -123,13 +125,17 @@ impl PairKernels {
         buckets: u32,
         order: &SortedOrder<'_>,
         starts: &wgpu::Buffer,
+        cells: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let params = Params {
             buckets,
             ..sink.params(n)
         };
-        let buffers = sink.with_order(order, Some((8, starts)));
+        let mut buffers = sink.with_order(order, Some((8, starts)));
+        // The walk reads stored cells, not the extents.
+        buffers.retain(|&(binding, _)| binding != 2);
+        buffers.push((10, cells));
         rec.launch(&self.grid, params, &buffers, n as u64)
     }
 
