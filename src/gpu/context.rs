@@ -247,11 +247,15 @@ impl GpuContext {
         Ok(pipelines)
     }
 
-    /// The largest storage buffer one binding can hold on this device.
+    /// The largest storage buffer one binding can hold on this device, rounded down to
+    /// [`BINDING_ALIGN`]: wgpu reports 2^31 - 1 on Vulkan and DX12, and a size rounded *up*
+    /// from that (every buffer size is a multiple of 4) would be refused.
     pub fn max_binding_bytes(&self) -> u64 {
-        self.limits
+        let max = self
+            .limits
             .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
+            .min(self.limits.max_buffer_size);
+        max - max % BINDING_ALIGN
     }
 
     /// Returns `slot` if it holds at least `bytes`, else a new storage buffer of `bytes` grown
@@ -266,7 +270,7 @@ impl GpuContext {
         let bytes = bytes.max(4).next_multiple_of(4);
         if slot.as_ref().is_none_or(|b| b.size() < bytes) {
             self.check_binding(label, bytes)?;
-            let size = (bytes + bytes / 2).min(self.max_binding_bytes()).max(bytes);
+            let size = grown_bytes(bytes, self.max_binding_bytes());
             *slot = Some(self.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
         }
         Ok(slot.as_ref().expect("just filled"))
@@ -581,6 +585,48 @@ pub fn test_gpu() -> Option<GpuContext> {
     match GpuContext::default_adapter() {
         Ok(ctx) => Some(ctx),
         Err(e) => panic!("GPU test needs an adapter ({NO_GPU_ENV}=1 opts out): {e}"),
+    }
+}
+
+/// Every storage buffer size is a multiple of this (the largest element any shader binds,
+/// `vec4<f32>`; also wgpu's copy alignment).
+pub const BINDING_ALIGN: u64 = 16;
+
+/// The size a buffer that must hold `bytes` (a multiple of 4, at most `max`) is given: half
+/// again for later growth, never past `max` (itself a multiple of [`BINDING_ALIGN`]).
+pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
+    (bytes + bytes / 2).min(max).max(bytes).next_multiple_of(4)
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    /// wgpu's 2^31 - 1 binding limit on Vulkan/DX12: every request between 1.43 and 2 GB used
+    /// to grow to the limit, round up to 2^31 and be refused.
+    #[test]
+    fn growth_stays_within_an_odd_binding_limit() {
+        let odd: u64 = (1 << 31) - 1;
+        let max = odd - odd % BINDING_ALIGN;
+        assert_eq!(max, (1 << 31) - 16);
+        for bytes in [4u64, 1 << 20, 1_500_000_000, 1_431_655_764, max - 4, max] {
+            let size = grown_bytes(bytes, max);
+            assert!(
+                size >= bytes && size <= max && size % 4 == 0,
+                "{bytes}: {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_binding_limit_is_rounded_down() {
+        let Some(mut ctx) = test_gpu() else { return };
+        ctx.limits.max_storage_buffer_binding_size = (1 << 31) - 1;
+        ctx.limits.max_buffer_size = u64::MAX;
+        assert_eq!(ctx.max_binding_bytes(), (1 << 31) - 16);
+        // A request just under it is accepted by the check (no allocation here).
+        assert!(ctx.check_binding("t", (1 << 31) - 16).is_ok());
+        assert!(ctx.check_binding("t", (1 << 31) - 12).is_err());
     }
 }
 

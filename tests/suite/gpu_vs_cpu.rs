@@ -155,6 +155,26 @@ fn every_method_on_a_two_dimensional_grid_of_workgroups() {
     }
 }
 
+/// Resident buffers grow by a quarter, but never past the binding limit when n itself fits:
+/// with room for 1,000 spheres per binding, 900 then 950 spheres must run (950 x 1.25 would
+/// not fit).
+#[test]
+fn resident_growth_is_clamped_to_the_binding_limit() {
+    let Some(mut ctx) = test_gpu() else {
+        return;
+    };
+    ctx.limits.max_storage_buffer_binding_size = 16 * 1000 + 8;
+    let ctx = Arc::new(ctx);
+    for m in [Method::Sap, Method::Grid] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        bp.set_pair_capacity(500).unwrap();
+        check(&mut bp, &paper(900, 21), "n=900, 1,000 per binding");
+        check(&mut bp, &paper(950, 22), "n=950, 1,000 per binding");
+        let e = bp.find_pairs(&paper(1001, 23), None).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{m}: {e}");
+    }
+}
+
 #[test]
 fn exactly_touching_duplicates_and_tiny_scenes() {
     let one = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 1.0)];

@@ -120,7 +120,7 @@ impl GpuBroadPhase {
             mapped_at_creation: false,
         });
         let ext = c.storage_buffer("extents", 32, wgpu::BufferUsages::empty())?;
-        let initial_pairs = 1 << 16;
+        let initial_pairs = (1u64 << 16).min(c.max_binding_bytes() / 8);
         let pair_list =
             c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
         Ok(Self {
@@ -201,11 +201,12 @@ impl GpuBroadPhase {
         if self.resident.as_ref().is_some_and(|r| r.capacity >= n) {
             return Ok(());
         }
-        // Grow by at least a quarter so a slowly growing scene reallocates rarely.
-        let cap = self
-            .resident
-            .as_ref()
-            .map_or(n, |r| n.max(r.capacity.saturating_add(r.capacity / 4)));
+        // Grow by at least a quarter so a slowly growing scene reallocates rarely, but never
+        // past what one binding holds (16 bytes per sphere, the largest array) when n fits.
+        let fit = (self.ctx.max_binding_bytes() / 16).min(u32::MAX as u64) as u32;
+        let cap = self.resident.as_ref().map_or(n, |r| {
+            n.max(r.capacity.saturating_add(r.capacity / 4).min(fit))
+        });
         let ctx = &*self.ctx;
         let none = wgpu::BufferUsages::empty();
         let mut bytes = 0u64;
