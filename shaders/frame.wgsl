@@ -21,7 +21,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// [0,1] tests (lo, hi words), [2,3] touching pairs, [4] append slot, [5] unused,
+// [0,1] tests (lo, hi words), [2,3] touching pairs, [4] append slot, [5] walks cut short
+// (pairs.wgsl),
 // [6,7] min_axis diagnostic: tests of the paper's literal rule.
 @group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
 // Ordered-u32 encodings: [0..3] min centre per axis, [3..6] max centre, [6] max radius.

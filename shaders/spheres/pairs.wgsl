@@ -7,7 +7,9 @@
 // together) and then silently cuts the rest, reductions included. Every walk therefore visits
 // UNROLL candidates per loop iteration (visit_* functions called UNROLL times, the walk state in
 // private variables), so one invocation can walk about a million candidates there. Real GPUs
-// have no such cap. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
+// have no such cap. Every walk checks afterwards that it reached its end; one that did not (any
+// device's cap, or a driver stopping a long invocation) is counted in counters[5], and the host
+// turns a non-zero count into an error, never a short pair list. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
 // derived bind-group layouts then include every walk's buffers, so each kernel would need all of
 // them bound. The unrolled blocks stay written out per walk.)
 
@@ -43,6 +45,11 @@ var<private> bucket: u32;
 var<private> cell: vec2<u32>;
 var<private> my_m: u32;
 var<private> my_lo: f32;
+
+// A walk that ended without reaching its end.
+fn cut_short() {
+    atomicAdd(&counters[5], 1u);
+}
 
 fn emit(i: u32, j: u32) {
     if (params.flags & FLAG_STORE) != 0u {
@@ -83,8 +90,12 @@ fn brute(inv: Invocation) {
             }
             me = spheres[i];
             my_index = i;
-            for (var j = i + 1u; j < params.n; j += UNROLL) {
+            var j = i + 1u;
+            for (; j < params.n; j += UNROLL) {
                 // #unroll 16 visit_row(j + {k}u);
+            }
+            if j < params.n {
+                cut_short();
             }
         }
     }
@@ -146,6 +157,9 @@ fn sweep(inv: Invocation) {
         for (var q = p + 1u; !done; q += UNROLL) {
             // #unroll 16 visit_sweep(q + {k}u);
         }
+        if !done {
+            cut_short();
+        }
     }
     flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
@@ -178,7 +192,8 @@ fn grid(inv: Invocation) {
         me = sorted[p];
         my_index = values[p];
         let home = vec3<i32>(unpack_cell(cells[my_index]));
-        for (var nb = 0; nb < 27; nb++) {
+        var nb = 0;
+        for (; nb < 27; nb++) {
             let c = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
             if any(c < vec3<i32>(0)) || any(c > vec3<i32>(i32(GRID_CELL_LAST))) {
                 continue;
@@ -193,6 +208,12 @@ fn grid(inv: Invocation) {
             for (var q = start - 1u; !done; q += UNROLL) {
                 // #unroll 16 visit_bucket(q + {k}u);
             }
+            if !done {
+                break;
+            }
+        }
+        if nb < 27 {
+            cut_short();
         }
     }
     flush_counts(inv.lid, 0u, tests, 2u, hits);
@@ -249,12 +270,16 @@ fn owner(inv: Invocation) {
         for (var q = p + 1u; !done; q += UNROLL) {
             // #unroll 16 visit_forward(q + {k}u);
         }
+        let forward_done = done;
         let span = 2.0 * r_max();
         limit = my_lo - (span + 1e-5 * (abs(my_lo) + span)) - 1e-30;
         end = p;
         done = false;
         for (var d = 1u; !done; d += UNROLL) {
             // #unroll 16 visit_backward(d + {k}u);
+        }
+        if !(forward_done && done) {
+            cut_short();
         }
     }
     flush_counts(inv.lid, 0u, tests, 2u, hits);

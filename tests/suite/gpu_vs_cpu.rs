@@ -175,6 +175,44 @@ fn resident_growth_is_clamped_to_the_binding_limit() {
     }
 }
 
+/// A walk longer than lavapipe's 65,535 loop iterations (16 candidates each): one giant sphere
+/// first in sap's order, over 1.1M small ones. A device that cuts the walk short must make it
+/// an error, never a short count; a device that finishes it must count every pair.
+#[test]
+fn a_walk_cut_short_is_an_error_not_a_short_count() {
+    let Some(ctx) = ctx() else { return };
+    let n = 1_100_000usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let mut v: Vec<Sphere> = (0..n)
+        .map(|_| {
+            let c = Vec3::new(
+                rng.random_range(0.0..1000.0),
+                rng.random_range(0.0..10.0),
+                rng.random_range(0.0..10.0),
+            );
+            Sphere::new(c, 0.001)
+        })
+        .collect();
+    v.push(Sphere::new(Vec3::new(500.0, 5.0, 5.0), 600.0));
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
+    match bp.find_pairs(&v, None) {
+        Err(e) => {
+            let text = e.to_string();
+            assert!(text.contains("cut") && text.contains("short"), "{text}");
+        }
+        Ok(stats) => {
+            assert!(
+                !ctx.info.name.contains("llvmpipe"),
+                "lavapipe cannot finish this walk, yet no error came back"
+            );
+            let cpu = sweepfan::cpu::broad_phase(Method::Sap)
+                .find_pairs(&v, None)
+                .unwrap();
+            assert_eq!((stats.tests, stats.pairs), (cpu.tests, cpu.pairs));
+        }
+    }
+}
+
 #[test]
 fn exactly_touching_duplicates_and_tiny_scenes() {
     let one = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 1.0)];

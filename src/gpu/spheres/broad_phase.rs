@@ -300,6 +300,13 @@ impl GpuBroadPhase {
             .ctx
             .map_staging_words(&self.counters_staging, "totals")?;
         let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        if words[5] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
+                 invocation after 65,535 loop iterations): the pair list would be incomplete",
+                self.ctx.info.name, words[5], self.method
+            )));
+        }
         self.last_n = n;
         Ok(Totals {
             tests: word64(0),
