@@ -25,7 +25,8 @@ struct RotatingParams {
 @group(0) @binding(22) var<storage, read> box_sectors: array<GpuSector>;
 @group(0) @binding(23) var<storage, read_write> box_counts: array<u32>; // counts, then offsets
 @group(0) @binding(24) var<storage, read_write> candidates: array<vec2<u32>>; // (box, sorted j)
-// [0] hits of the chunk, [1] candidates (low word), [2] candidates (high word)
+// [0] hits of the chunk, [1] candidates (low word), [2] candidates (high word), [3] walks cut
+// short (an error on the host)
 @group(0) @binding(25) var<storage, read_write> totals: array<atomic<u32>, 4>;
 @group(0) @binding(26) var<storage, read_write> hit_pairs: array<vec2<u32>>; // (box, sphere)
 // First sorted index with key >= c, for c in 0..=cells.
@@ -91,6 +92,9 @@ fn find_cell_starts(inv: Invocation) {
     cell_starts[c] = lo;
 }
 
+// Whether the last visit_box reached the end of every loop.
+var<private> walk_complete: bool;
+
 // Counts the candidates of box b; with `write`, stores them from `out` on (chunk-relative,
 // never past the capacity).
 fn visit_box(b: u32, write: bool, out: u32) -> u32 {
@@ -102,11 +106,15 @@ fn visit_box(b: u32, write: bool, out: u32) -> u32 {
     let hi = cell_of(mx + vec3<f32>(pad));
     let n = rot.grid_dims.w;
     var count = 0u;
-    for (var z = lo.z; z <= hi.z; z++) {
-        for (var y = lo.y; y <= hi.y; y++) {
+    walk_complete = true;
+    var z = lo.z;
+    for (; z <= hi.z; z++) {
+        var y = lo.y;
+        for (; y <= hi.y; y++) {
             let start = cell_starts[cell_key(vec3<u32>(lo.x, y, z))];
             let end = min(cell_starts[cell_key(vec3<u32>(hi.x, y, z)) + 1u], n);
-            for (var j = start; j < end; j++) {
+            var j = start;
+            for (; j < end; j++) {
                 let s = sorted_spheres[j];
                 if (all(s.xyz - s.w <= mx) && all(s.xyz + s.w >= mn)) {
                     let at = out + count;
@@ -116,7 +124,16 @@ fn visit_box(b: u32, write: bool, out: u32) -> u32 {
                     count++;
                 }
             }
+            if j < end {
+                walk_complete = false;
+            }
         }
+        if y <= hi.y {
+            walk_complete = false;
+        }
+    }
+    if z <= hi.z {
+        walk_complete = false;
     }
     return count;
 }
@@ -128,6 +145,11 @@ fn count_candidates(inv: Invocation) {
         return;
     }
     let c = visit_box(b, false, 0u);
+    // A walk the device ended early (lavapipe's loop cap) is an error on the host, never a
+    // short candidate list; write_candidates repeats the same walk.
+    if (!walk_complete) {
+        atomicAdd(&totals[3], 1u);
+    }
     box_counts[b] = c;
     if (c != 0u) {
         // 64-bit total: every add that wraps the low word carries one into the high word.

@@ -376,6 +376,13 @@ impl RotatingGpu {
         timer.resolve(&mut enc);
         ctx.queue.submit([enc.finish()]);
         let totals: Vec<u32> = ctx.read(&self.totals, 4)?;
+        if totals[3] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device '{}' cut {} candidate walks of the rotating scene short (lavapipe \
+                 stops an invocation after 65,535 loop iterations): candidates would be lost",
+                ctx.info.name, totals[3]
+            )));
+        }
         let total = totals[1] as u64 | (totals[2] as u64) << 32;
         let mut gpu_times = timer.read(ctx)?;
 
