@@ -588,6 +588,17 @@ pub fn test_gpu() -> Option<GpuContext> {
     }
 }
 
+/// `n` as the u32 count the shaders index with, or [`Error::TooLarge`] naming `what` (never a
+/// silent truncation).
+pub fn count_u32(what: &str, n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        Error::TooLarge(format!(
+            "{n} {what}: the GPU kernels index with 32 bits, so at most {} fit",
+            u32::MAX
+        ))
+    })
+}
+
 /// Every storage buffer size is a multiple of this (the largest element any shader binds,
 /// `vec4<f32>`; also wgpu's copy alignment).
 pub const BINDING_ALIGN: u64 = 16;
@@ -604,6 +615,17 @@ mod limit_tests {
 
     /// wgpu's 2^31 - 1 binding limit on Vulkan/DX12: every request between 1.43 and 2 GB used
     /// to grow to the limit, round up to 2^31 and be refused.
+    #[test]
+    fn counts_past_u32_are_too_large() {
+        assert_eq!(count_u32("spheres", 7).unwrap(), 7);
+        assert_eq!(count_u32("spheres", u32::MAX as usize).unwrap(), u32::MAX);
+        let e = count_u32("spheres", u32::MAX as usize + 1).unwrap_err();
+        assert!(
+            matches!(e, Error::TooLarge(_)) && e.to_string().contains("spheres"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn growth_stays_within_an_odd_binding_limit() {
         let odd: u64 = (1 << 31) - 1;

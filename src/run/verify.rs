@@ -78,7 +78,8 @@ pub fn near_touching(spheres: &[Sphere], p: Pair) -> bool {
 /// Compares two canonical (sorted, i < j) pair lists. A malformed candidate (unsorted,
 /// duplicated, i >= j or out-of-range pairs) shows up as extra pairs.
 pub fn compare_pairs(spheres: &[Sphere], reference: &[Pair], candidate: &[Pair]) -> Comparison {
-    let n = spheres.len() as u32;
+    // Pair indices are u32: a longer scene cannot be indexed past u32::MAX anyway.
+    let n = u32::try_from(spheres.len()).unwrap_or(u32::MAX);
     let mut c = Comparison {
         reference_pairs: reference.len(),
         candidate_pairs: candidate.len(),

@@ -383,7 +383,7 @@ fn shape_count(n: usize) -> Result<u32> {
     if n == 0 {
         return Err(Error::EmptyScene);
     }
-    u32::try_from(n).map_err(|_| Error::TooLarge(format!("{n} shapes: indices are u32")))
+    crate::gpu::context::count_u32("shapes", n)
 }
 
 /// The sphere broad phase's resident list as SAT candidates.

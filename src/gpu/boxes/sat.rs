@@ -256,8 +256,7 @@ impl GpuSat {
     ) -> Result<Stats> {
         let start = Instant::now();
         let frames = obb_frames(boxes);
-        let n = u32::try_from(boxes.len())
-            .map_err(|_| Error::TooLarge(format!("{} boxes: indices are u32", boxes.len())))?;
+        let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
         let buf = ctx.ensure_storage(&mut self.frames, "SAT box frames", bytes)?;
         ctx.queue
@@ -275,8 +274,7 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
-        let n = u32::try_from(set.len())
-            .map_err(|_| Error::TooLarge(format!("{} polygons: indices are u32", set.len())))?;
+        let n = crate::gpu::context::count_u32("polygons", set.len())?;
         let vb = std::mem::size_of_val(set.vertices.as_slice()) as u64;
         let vertices = ctx
             .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?

@@ -17,7 +17,7 @@ use crate::geom::sector::proxy::{Proxy, proxy_aabb};
 use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
 use crate::gpu::context::Uniform;
-use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::context::{GpuContext, PassTimer, count_u32, dispatch_2d};
 use crate::gpu::sector::sector_sphere::GpuSector;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
@@ -189,12 +189,13 @@ impl RotatingGpu {
         if spheres.is_empty() || boxes.is_empty() {
             return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
         }
-        let n = spheres.len() as u32;
-        let k = boxes.len() as u32;
+        let n = count_u32("spheres", spheres.len())?;
+        let k = count_u32("boxes", boxes.len())?;
         let t_shared = Instant::now();
         let grid = SphereGrid::new(spheres);
         // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
-        let cells = grid.cell_count() as u32;
+        let cells = u32::try_from(grid.cell_count())
+            .map_err(|_| Error::TooLarge(format!("{} grid cells", grid.cell_count())))?;
         let mut params = Params {
             grid_origin: grid.origin.extend(grid.inv_cell),
             grid_dims: UVec4::new(grid.dims[0], grid.dims[1], grid.dims[2], n),
@@ -309,7 +310,7 @@ impl RotatingGpu {
         want_hits: bool,
         [starts, values, sorted]: [&wgpu::Buffer; 3],
     ) -> Result<ProxyFrame> {
-        let k = boxes.len() as u32;
+        let k = count_u32("boxes", boxes.len())?;
         let mut stages = Vec::new();
         let mut wall = |stage, t: Instant| {
             stages.push(StageTime {

@@ -5,8 +5,8 @@
 use crate::error::{Error, Result};
 use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
-use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
+use crate::gpu::context::{GpuContext, count_u32};
 use bytemuck::{Pod, Zeroable};
 use encase::ShaderType;
 
@@ -142,9 +142,9 @@ impl SectorSphereGpu {
         ctx.queue
             .write_buffer(pair_buf, 0, bytemuck::cast_slice(pairs));
         let p = Params {
-            pair_count: pairs.len() as u32,
-            sector_count: sectors.len() as u32,
-            sphere_count: spheres.len() as u32,
+            pair_count: count_u32("sector-sphere pairs", pairs.len())?,
+            sector_count: count_u32("sectors", sectors.len())?,
+            sphere_count: count_u32("spheres", spheres.len())?,
         };
         ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
         let buffers = [

@@ -33,7 +33,7 @@
 use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
-use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::context::{GpuContext, PassTimer, count_u32};
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
@@ -291,7 +291,7 @@ impl GpuBroadPhase {
     fn run_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<Totals> {
         let enc = self.record_frame(spheres, store)?;
         self.ctx.queue.submit([enc.finish()]);
-        self.read_totals(spheres.len() as u32)
+        self.read_totals(count_u32("spheres", spheres.len())?)
     }
 
     /// Maps the totals copied by the last recorded frame (after its submission).
@@ -317,7 +317,7 @@ impl GpuBroadPhase {
 
     /// Records one frame (upload, every pass, the copy of the totals) into a new encoder.
     fn record_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<wgpu::CommandEncoder> {
-        let n = spheres.len() as u32;
+        let n = count_u32("spheres", spheres.len())?;
         self.ensure_resident(n)?;
         let ctx = &*self.ctx;
         let res = self.resident.as_ref().expect("allocated above");
