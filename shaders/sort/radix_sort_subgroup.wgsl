@@ -28,6 +28,7 @@
 // else 0: see lanes_by_broadcasts).
 
 // #import dispatch.wgsl
+// #import sort/ballot.wgsl
 
 // 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
 // invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
@@ -43,20 +44,6 @@ var<workgroup> next_pos: array<atomic<u32>, CHUNKS * RADIX>;
 
 fn digit_of(key: u32) -> u32 {
     return (key >> params.shift) & params.mask;
-}
-
-fn popcount4(v: vec4<u32>) -> u32 {
-    let c = countOneBits(v);
-    return c.x + c.y + c.z + c.w;
-}
-
-// Ballot bits of the lanes below `lane` (subgroup_invocation_id numbering).
-fn lanes_below(lane: u32) -> vec4<u32> {
-    let rel = vec4<i32>(i32(lane)) - vec4<i32>(0, 32, 64, 96);
-    let partial = (vec4<u32>(1u) << vec4<u32>(clamp(rel, vec4<i32>(0), vec4<i32>(31))))
-        - vec4<u32>(1u);
-    return select(select(vec4<u32>(0u), partial, rel > vec4<i32>(0)), vec4<u32>(~0u),
-                  rel >= vec4<i32>(32));
 }
 
 // The lanes holding a valid key with digit `d`: AND over the 8 digit bits of the ballot of
@@ -89,16 +76,6 @@ fn lanes_by_broadcasts(d: u32, valid: bool) -> vec4<u32> {
         m |= select(0u, 128u, subgroupBroadcast(d, 7u) == d);
     }
     return subgroupBallot(valid) & vec4<u32>(m, 0u, 0u, 0u);
-}
-
-// Lowest set ballot bit of a non-zero mask (straight-line selects, no divergent branches).
-fn first_lane(m: vec4<u32>) -> u32 {
-    let at = firstTrailingBit(m) + vec4<u32>(0u, 32u, 64u, 96u);
-    var lane = at.w;
-    lane = select(lane, at.z, m.z != 0u);
-    lane = select(lane, at.y, m.y != 0u);
-    lane = select(lane, at.x, m.x != 0u);
-    return lane;
 }
 
 @compute @workgroup_size(WG)

@@ -31,6 +31,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/sort/scan.wgsl"),
     ),
     (
+        "sort/ballot.wgsl",
+        include_str!("../../shaders/sort/ballot.wgsl"),
+    ),
+    (
         "sort/radix_sort.wgsl",
         include_str!("../../shaders/sort/radix_sort.wgsl"),
     ),

@@ -213,4 +213,86 @@ mod tests {
             }
         }
     }
+
+    /// The ballot arithmetic of `shaders/sort/ballot.wgsl` for every lane 0..127 and masks with
+    /// bits in all four words: a device with 8 lanes (lavapipe) only ever sets the first word
+    /// in the scatter, so these run here as plain functions against u128 arithmetic.
+    #[test]
+    fn ballot_arithmetic_for_every_lane_up_to_128() {
+        let Some(ctx) = test_gpu() else { return };
+        let source = crate::gpu::shader::compose_text(
+            "// #import sort/ballot.wgsl
+             @group(0) @binding(0) var<storage, read_write> io: array<vec4<u32>>;
+             @compute @workgroup_size(64)
+             fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+                 let t = id.x;
+                 if (2u * t + 1u < arrayLength(&io)) {
+                     let m = io[2u * t];
+                     let lane = io[2u * t + 1u].x;
+                     let below = lanes_below(lane);
+                     io[2u * t] = below;
+                     io[2u * t + 1u] = vec4<u32>(first_lane(m), popcount4(m & below),
+                                                 popcount4(m), 0u);
+                 }
+             }",
+        )
+        .unwrap();
+        let module = ctx.shader("ballot test", &source).unwrap();
+        let pipeline = ctx.pipeline(&module, "main", &[]);
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut cases: Vec<(u128, u32)> = Vec::new();
+        for lane in 0..128u32 {
+            for _ in 0..8 {
+                // Sparse and dense masks, never zero (first_lane's precondition).
+                let mut m: u128 = rng.random::<u128>() & rng.random::<u128>();
+                if rng.random_bool(0.5) {
+                    m &= !0u128 << rng.random_range(0..128);
+                }
+                cases.push((m | 1u128 << rng.random_range(0..128), lane));
+            }
+        }
+        let words: Vec<u32> = cases
+            .iter()
+            .flat_map(|&(m, lane)| {
+                let w = |k: u32| (m >> (32 * k)) as u32;
+                [w(0), w(1), w(2), w(3), lane, 0, 0, 0]
+            })
+            .collect();
+        let buf = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("ballot io"),
+                contents: bytemuck::cast_slice(&words),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buf.as_entire_binding(),
+            }],
+        });
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups((cases.len() as u32).div_ceil(64), 1, 1);
+        }
+        ctx.queue.submit([enc.finish()]);
+        let out: Vec<u32> = ctx.read(&buf, words.len()).unwrap();
+        for (c, &(m, lane)) in cases.iter().enumerate() {
+            let o = &out[8 * c..8 * c + 8];
+            let below = o[0] as u128
+                | (o[1] as u128) << 32
+                | (o[2] as u128) << 64
+                | (o[3] as u128) << 96;
+            let want_below = (1u128 << lane) - 1;
+            assert_eq!(below, want_below, "lanes_below({lane})");
+            assert_eq!(o[4], m.trailing_zeros(), "first_lane({m:#x})");
+            assert_eq!(o[5], (m & want_below).count_ones(), "rank of {lane} in {m:#x}");
+            assert_eq!(o[6], m.count_ones(), "popcount4({m:#x})");
+        }
+    }
 }
