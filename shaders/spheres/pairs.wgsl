@@ -105,7 +105,7 @@ fn brute(inv: Invocation) {
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
 // SWEEP_AXIS (x/xy/xyz last axis): while lo_q <= hi_p on params.axis, survivors only;
 // SWEEP_SAP: same on the axis of largest spread, boxes must overlap on the other two axes;
-// SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max.
+// SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max + 1e-5 D_q.
 
 fn visit_sweep(q: u32) {
     if done || q >= params.n {
@@ -118,7 +118,9 @@ fn visit_sweep(q: u32) {
         return;
     }
     if params.mode == SWEEP_ORIGIN {
-        if unordered(kq) - reach > limit {
+        // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding, length() here included.
+        let dq = unordered(kq);
+        if dq - reach > limit + 1e-5 * dq {
             done = true;
             return;
         }

@@ -60,6 +60,13 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     super::check_each(spheres, Sphere::check)
 }
 
+/// Relative slack of the origin-distance walk (docs/design.md §9.3): it goes on while
+/// `D_q - D_p <= 2 r_max + ORIGIN_KEY_SLACK * D_q`. The keys `D = |c|` carry rounding (a few
+/// ULP on the CPU; WGSL's `length` inherits `sqrt` through `inverseSqrt` and a dot product a
+/// driver may fuse, about 8 ULP), which the triangle inequality behind the walk does not allow
+/// for; 1e-5 is about 80 ULP of `D_q`, so every touching pair stays a candidate on every device.
+pub const ORIGIN_KEY_SLACK: f32 = 1e-5;
+
 /// Largest radius in the scene (0 for an empty slice).
 pub fn max_radius(spheres: &[Sphere]) -> f32 {
     spheres.iter().fold(0.0f32, |m, s| m.max(s.radius))

@@ -55,7 +55,8 @@ pub fn oracle_origin_distance_tests(s: &[Sphere]) -> u64 {
     all_pairs(s.len())
         .filter(|&(i, j)| {
             let (a, b) = (s[i].center.length(), s[j].center.length());
-            a.max(b) - a.min(b) <= reach
+            // The walk's slack for rounded keys (sweepfan::geom::sphere::ORIGIN_KEY_SLACK).
+            a.max(b) - a.min(b) <= reach + 1e-5 * a.max(b)
         })
         .count() as u64
 }

@@ -15,7 +15,7 @@ pub enum Sweep {
     Axis = 0,
     /// Same on the axis of largest spread, boxes must also overlap on the other two axes.
     Sap = 1,
-    /// Forward while |c_j| - |c_i| <= 2 r_max.
+    /// Forward while |c_j| - |c_i| <= 2 r_max + ORIGIN_KEY_SLACK |c_j|.
     OriginDistance = 2,
 }
 
