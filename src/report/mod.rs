@@ -5,6 +5,7 @@ pub mod paper;
 pub(crate) mod plot;
 pub mod rows;
 pub mod sector;
+pub mod selftest;
 pub(crate) mod table;
 
 pub use crate::run::row::Row;

@@ -8,6 +8,7 @@ mod bad_input;
 mod box_pipeline;
 mod cli;
 mod cli_sector;
+mod cli_selftest;
 mod cpu_vs_brute;
 mod gpu_matches_cpu;
 mod gpu_radix_sort;

@@ -102,3 +102,23 @@ impl ValueEnum for SceneArg {
         Some(PossibleValue::new(self.0.name()).help(self.0.summary()))
     }
 }
+
+/// Fails before a long run when `path` cannot be written afterwards: its directory is missing
+/// or it names a directory.
+pub fn check_output_path(path: &std::path::Path) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.is_dir() {
+        anyhow::bail!("{}: is a directory", path.display());
+    }
+    Ok(())
+}

@@ -11,7 +11,7 @@ mod args;
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{bench, default, info, reproduce, shaders, stress, verify};
+use commands::{bench, default, info, reproduce, selftest, shaders, stress, verify};
 use sweepfan::run::gpu::LazyGpu;
 
 #[derive(Parser)]
@@ -43,6 +43,8 @@ enum Command {
     Stress(stress::StressArgs),
     /// Print the GPU adapters, limits and features.
     Info,
+    /// Check every GPU stage against the CPU reference on this adapter (exit 1 on a mismatch).
+    Selftest(selftest::SelftestArgs),
     /// Write every shader module as the pipelines compile it (for outside validators).
     Shaders(shaders::ShadersArgs),
 }
@@ -70,6 +72,7 @@ fn main() {
         Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
         Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
         Some(Command::Info) => info::exec(cli.adapter.as_deref()),
+        Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
         Some(Command::Shaders(a)) => shaders::exec(a),
     };
     match result {

@@ -116,7 +116,11 @@ pub fn bench_rotating(
 }
 
 /// Sorted hit lists compared: (all differences are rounding ties, number of ties).
-fn compare_hits(scene: &RotatingScene, cpu: &[[u32; 2]], gpu: &[[u32; 2]]) -> (bool, usize) {
+pub(crate) fn compare_hits(
+    scene: &RotatingScene,
+    cpu: &[[u32; 2]],
+    gpu: &[[u32; 2]],
+) -> (bool, usize) {
     let differing = cpu
         .iter()
         .filter(|p| gpu.binary_search(p).is_err())

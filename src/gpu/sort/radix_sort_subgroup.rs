@@ -284,14 +284,16 @@ mod tests {
         let out: Vec<u32> = ctx.read(&buf, words.len()).unwrap();
         for (c, &(m, lane)) in cases.iter().enumerate() {
             let o = &out[8 * c..8 * c + 8];
-            let below = o[0] as u128
-                | (o[1] as u128) << 32
-                | (o[2] as u128) << 64
-                | (o[3] as u128) << 96;
+            let below =
+                o[0] as u128 | (o[1] as u128) << 32 | (o[2] as u128) << 64 | (o[3] as u128) << 96;
             let want_below = (1u128 << lane) - 1;
             assert_eq!(below, want_below, "lanes_below({lane})");
             assert_eq!(o[4], m.trailing_zeros(), "first_lane({m:#x})");
-            assert_eq!(o[5], (m & want_below).count_ones(), "rank of {lane} in {m:#x}");
+            assert_eq!(
+                o[5],
+                (m & want_below).count_ones(),
+                "rank of {lane} in {m:#x}"
+            );
             assert_eq!(o[6], m.count_ones(), "popcount4({m:#x})");
         }
     }

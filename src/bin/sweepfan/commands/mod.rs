@@ -4,6 +4,7 @@ pub mod bench;
 pub mod default;
 pub mod info;
 pub mod reproduce;
+pub mod selftest;
 pub mod shaders;
 pub mod stress;
 pub mod verify;

@@ -1,0 +1,207 @@
+//! `sweepfan selftest`: the conformance checks of every GPU stage against the CPU reference,
+//! inside the binary, so that anyone with a GPU can run them without a Rust toolchain
+//! (docs/design.md §9.5). Each check runs one stage on the GPU and on the CPU and compares:
+//!
+//! * **sort**: both radix sort variants (and the ballot matching of the subgroup one) on random,
+//!   sorted, reversed, all-equal and few-unique keys, sizes across the 4,096-key block and the
+//!   2D dispatch boundaries; the reference is a stable sort on the CPU;
+//! * **spheres**: every broad-phase method on the paper box, the density scene and adversarial
+//!   scenes; pairs against brute force (the CPU grid above [`BRUTE_FORCE_MAX_N`] objects),
+//!   test counts against the CPU's same method;
+//! * **boxes** and **polygons**: the AABB sweep + SAT pipeline against the all-pairs SAT (the
+//!   CPU pipeline on large scenes);
+//! * **sector**: the accuracy experiment's per-rotation histograms against the CPU's;
+//! * **rotating**: the rotating-box scene's candidates and hits against the CPU's.
+//!
+//! A check that fails with an error (too large, a walk cut short, a lost device) is a failed
+//! check with the error as its detail; the run goes on.
+
+mod scenes;
+mod sort;
+
+use crate::error::Result;
+use crate::gpu::GpuContext;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Above this many objects the sphere checks take the CPU grid as the pair reference (itself
+/// checked against brute force by the test suite), not brute force.
+pub const BRUTE_FORCE_MAX_N: usize = 6_000;
+
+/// How much to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Every stage at sizes that finish within minutes on a software adapter.
+    Quick,
+    /// The quick checks, then sizes grown to what the adapter allows (16M+ objects on a large
+    /// GPU, sorts past 65,535 workgroups).
+    Full,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Quick => "quick",
+            Level::Full => "full",
+        }
+    }
+}
+
+/// A family of checks: to run alone (`--only`), or whose GPU output is corrupted on purpose
+/// before the comparison, to show that the checks can fail (the suite's mutation check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Sort,
+    Spheres,
+    Boxes,
+    Sector,
+    Rotating,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 5] = [
+        Stage::Sort,
+        Stage::Spheres,
+        Stage::Boxes,
+        Stage::Sector,
+        Stage::Rotating,
+    ];
+
+    /// The stage named `name` (as [`Stage::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Sort => "sort",
+            Stage::Spheres => "spheres",
+            Stage::Boxes => "boxes",
+            Stage::Sector => "sector",
+            Stage::Rotating => "rotating",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SelftestConfig {
+    pub level: Level,
+    pub seed: u64,
+    /// Runs only this stage's checks.
+    pub only: Option<Stage>,
+    /// Corrupts one stage's GPU output (tests only).
+    pub fault: Option<Stage>,
+}
+
+/// One comparison of a GPU stage with the CPU reference.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub name: String,
+    /// Objects (keys, spheres, shapes, rotations) in the check.
+    pub n: u64,
+    pub passed: bool,
+    /// What was compared and, on failure, how it differs (or the error).
+    pub detail: String,
+    /// Wall time of the GPU call, upload and readback included (not the CPU reference).
+    pub ms: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SelftestReport {
+    /// Adapter name, type and backend.
+    pub device: String,
+    pub level: Level,
+    pub checks: Vec<Check>,
+}
+
+impl SelftestReport {
+    pub fn passed(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(|c| c.passed)
+    }
+
+    pub fn failed(&self) -> usize {
+        self.checks.iter().filter(|c| !c.passed).count()
+    }
+}
+
+/// Collects checks and reports each as it completes.
+pub(crate) struct Checks<'a> {
+    checks: Vec<Check>,
+    progress: Option<&'a dyn Fn(&Check)>,
+    pub(crate) fault: Option<Stage>,
+}
+
+impl Checks<'_> {
+    /// Runs `gpu` (timed), then `compare` on its output: `Ok(detail)` passes, `Err(detail)`
+    /// fails. An error from either is a failed check carrying the error.
+    pub(crate) fn run<T>(
+        &mut self,
+        name: String,
+        n: u64,
+        gpu: impl FnOnce() -> Result<T>,
+        compare: impl FnOnce(T) -> Result<std::result::Result<String, String>>,
+    ) {
+        let start = Instant::now();
+        let out = gpu();
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let (passed, detail) = match out.and_then(compare) {
+            Ok(Ok(detail)) => (true, detail),
+            Ok(Err(detail)) => (false, detail),
+            Err(e) => (false, format!("error: {e}")),
+        };
+        let check = Check {
+            name,
+            n,
+            passed,
+            detail,
+            ms,
+        };
+        if let Some(p) = self.progress {
+            p(&check);
+        }
+        self.checks.push(check);
+    }
+
+    pub(crate) fn faulty(&self, stage: Stage) -> bool {
+        self.fault == Some(stage)
+    }
+}
+
+/// Runs every check on `ctx`; `progress` sees each check as it completes.
+pub fn run(
+    ctx: &Arc<GpuContext>,
+    cfg: &SelftestConfig,
+    progress: Option<&dyn Fn(&Check)>,
+) -> Result<SelftestReport> {
+    let mut checks = Checks {
+        checks: Vec::new(),
+        progress,
+        fault: cfg.fault,
+    };
+    let wanted = |stage| cfg.only.is_none_or(|only| only == stage);
+    if wanted(Stage::Sort) {
+        sort::checks(ctx, cfg, &mut checks);
+    }
+    if wanted(Stage::Spheres) {
+        scenes::sphere_checks(ctx, cfg, &mut checks);
+    }
+    if wanted(Stage::Boxes) {
+        scenes::shape_checks(ctx, cfg, &mut checks);
+    }
+    if wanted(Stage::Sector) {
+        scenes::sector_checks(ctx, cfg, &mut checks);
+    }
+    if wanted(Stage::Rotating) {
+        scenes::rotating_checks(ctx, cfg, &mut checks);
+    }
+    Ok(SelftestReport {
+        device: format!(
+            "{} ({:?}, {:?})",
+            ctx.info.name, ctx.info.device_type, ctx.info.backend
+        ),
+        level: cfg.level,
+        checks: checks.checks,
+    })
+}

@@ -1,0 +1,317 @@
+//! Scene checks: sphere broad phases, the box and polygon pipeline, the sector accuracy
+//! histograms and the rotating scene, each on the GPU against the CPU.
+
+use super::{BRUTE_FORCE_MAX_N, Checks, Level, SelftestConfig, Stage};
+use crate::broadphase::{BroadPhase, Method, Pair, canonicalize};
+use crate::cpu::rotating::rotating_frame_cpu;
+use crate::cpu::sector_grid::cpu_histograms;
+use crate::error::Result;
+use crate::experiments::sector::accuracy::{ROUNDING_BAND, differing_points};
+use crate::experiments::sector::rotating::compare_hits;
+use crate::geom::sector::classify::GRID_POINTS;
+use crate::geom::sector::proxy::Proxy as SectorProxy;
+use crate::geom::sphere::Sphere;
+use crate::gpu::sector::accuracy::SectorExperimentGpu;
+use crate::gpu::sector::rotating::RotatingGpu;
+use crate::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
+use crate::run::verify::compare_pairs;
+use crate::run::verify_shapes::Shapes;
+use crate::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use crate::scenes::random::random_rotations;
+use crate::scenes::rotating::{RotatingParams, RotatingScene};
+use crate::scenes::{Scene, SceneKind, SceneParams};
+use std::sync::Arc;
+
+fn spheres(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
+    Scene::generate(kind, &SceneParams::new(n, seed)).spheres
+}
+
+/// The CPU pairs every method must find: brute force up to [`BRUTE_FORCE_MAX_N`], the grid
+/// above.
+fn reference_pairs(v: &[Sphere]) -> Result<(&'static str, Vec<Pair>)> {
+    let method = if v.len() <= BRUTE_FORCE_MAX_N {
+        Method::BruteForce
+    } else {
+        Method::Grid
+    };
+    let mut pairs = Vec::new();
+    crate::cpu::broad_phase(method).find_pairs(v, Some(&mut pairs))?;
+    canonicalize(&mut pairs);
+    Ok((method.name(), pairs))
+}
+
+pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let mut scenes: Vec<(SceneKind, usize, &[Method])> = vec![
+        (SceneKind::Paper, 5_000, &Method::ALL),
+        (SceneKind::Density, 20_000, &Method::ALL),
+        (SceneKind::Clusters, 3_000, &Method::ALL),
+        (SceneKind::Giant, 2_000, &Method::ALL),
+        (SceneKind::OnePoint, 1_000, &Method::ALL),
+        (SceneKind::LineX, 2_000, &Method::ALL),
+        (SceneKind::MixedRadii, 3_000, &Method::ALL),
+    ];
+    if cfg.level == Level::Full {
+        let large: &[Method] = &[Method::Grid, Method::Sap, Method::X];
+        let max_n = (ctx.max_binding_bytes() / 16) as usize;
+        for n in [1 << 20, 1 << 22, 1 << 24] {
+            if n <= max_n {
+                scenes.push((SceneKind::Density, n, large));
+            }
+        }
+    }
+    let mut gpu: Vec<(Method, Result<GpuBroadPhase>)> = Method::ALL
+        .iter()
+        .map(|&m| (m, GpuBroadPhase::new(ctx.clone(), m)))
+        .collect();
+    for (s, &(kind, n, methods)) in scenes.iter().enumerate() {
+        let v = spheres(kind, n, cfg.seed + s as u64);
+        let reference = reference_pairs(&v);
+        for (method, bp) in gpu.iter_mut().filter(|(m, _)| methods.contains(m)) {
+            let name = format!("spheres/{}/{}", kind.name(), method.name());
+            let fault = checks.faulty(Stage::Spheres);
+            let reference = reference.as_ref().map_err(|e| e.to_string());
+            checks.run(
+                name,
+                n as u64,
+                || {
+                    let bp = bp
+                        .as_mut()
+                        .map_err(|e| crate::error::Error::Gpu(e.to_string()))?;
+                    let mut pairs = Vec::new();
+                    let stats = bp.find_pairs(&v, Some(&mut pairs))?;
+                    Ok((stats, pairs))
+                },
+                |(stats, mut pairs)| {
+                    let (reference_name, want) = match reference {
+                        Ok((name, want)) => (*name, want),
+                        Err(e) => return Ok(Err(format!("CPU reference failed: {e}"))),
+                    };
+                    if fault {
+                        pairs.pop();
+                    }
+                    canonicalize(&mut pairs);
+                    let cpu = crate::cpu::broad_phase(*method).find_pairs(&v, None)?;
+                    Ok(judge_spheres(
+                        &v,
+                        *method,
+                        reference_name,
+                        want,
+                        &pairs,
+                        stats.tests,
+                        cpu.tests,
+                    ))
+                },
+            );
+        }
+    }
+}
+
+/// Pairs must equal the reference's (differences within the near-touching tolerance are
+/// listed, not failures: a driver may fuse the sphere test's dot product); test counts must
+/// equal the CPU method's, except origin_distance, whose keys the device's `length()` rounds
+/// (docs/design.md §9.3): there they may differ by 0.1%.
+fn judge_spheres(
+    v: &[Sphere],
+    method: Method,
+    reference_name: &str,
+    want: &[Pair],
+    got: &[Pair],
+    gpu_tests: u64,
+    cpu_tests: u64,
+) -> std::result::Result<String, String> {
+    let c = compare_pairs(v, want, got);
+    let near = c.near_touching.len();
+    if !c.is_ok() {
+        return Err(format!("pairs vs {reference_name}: {}", c.summary()));
+    }
+    let tests = if gpu_tests == cpu_tests {
+        format!("{gpu_tests} tests = CPU")
+    } else if method == Method::OriginDistance
+        && gpu_tests.abs_diff(cpu_tests) as f64 <= 1e-3 * cpu_tests as f64
+    {
+        format!("{gpu_tests} tests, CPU {cpu_tests} (keys rounded by the device)")
+    } else {
+        return Err(format!(
+            "{gpu_tests} tests where the CPU counts {cpu_tests}"
+        ));
+    };
+    Ok(format!(
+        "{} pairs = {reference_name}{}; {tests}",
+        want.len(),
+        if near > 0 {
+            format!(" ({near} near-touching differences)")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let n = if cfg.level == Level::Full {
+        200_000
+    } else {
+        2_000
+    };
+    let params = SceneParams::new(n, cfg.seed);
+    let sets = [
+        (
+            "boxes/paper",
+            Shapes::Boxes(generate_boxes(SceneKind::Paper, &params)),
+        ),
+        (
+            "boxes/needles",
+            Shapes::Boxes(needle_boxes(n.min(20_000), cfg.seed)),
+        ),
+        (
+            "polygons/paper",
+            Shapes::Polygons(generate_polygons(SceneKind::Paper, &params)),
+        ),
+    ];
+    let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);
+    for (name, shapes) in sets {
+        let fault = checks.faulty(Stage::Boxes);
+        checks.run(
+            format!("{name}/aabb_sap+sat"),
+            shapes.len() as u64,
+            || {
+                let p = pipeline
+                    .as_mut()
+                    .map_err(|e| crate::error::Error::Gpu(e.to_string()))?;
+                let mut pairs = Vec::new();
+                let stats = shapes.gpu(p, Some(&mut pairs))?;
+                Ok((stats, pairs))
+            },
+            |(stats, mut got)| {
+                if fault {
+                    got.pop();
+                }
+                canonicalize(&mut got);
+                let (reference_name, want) = shapes.reference()?;
+                let (_, cpu) = shapes.cpu()?;
+                let (near, others) = shapes.differences(&want, &got);
+                if !others.is_empty() {
+                    return Ok(Err(format!(
+                        "{} pairs, {reference_name} {}: {} differ beyond touching, first {:?}",
+                        got.len(),
+                        want.len(),
+                        others.len(),
+                        &others[..others.len().min(5)]
+                    )));
+                }
+                // The GPU bounds are widened by one more epsilon than the CPU's (a fused
+                // multiply-add may round an extent lower): at least the CPU's candidates.
+                if stats.tests < cpu.tests {
+                    return Ok(Err(format!(
+                        "{} SAT tests, fewer than the CPU pipeline's {}",
+                        stats.tests, cpu.tests
+                    )));
+                }
+                Ok(Ok(format!(
+                    "{} pairs = {reference_name} ({} near touching); {} SAT tests (CPU {})",
+                    want.len(),
+                    near.len(),
+                    stats.tests,
+                    cpu.tests
+                )))
+            },
+        );
+    }
+}
+
+pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let count = if cfg.level == Level::Full { 1_024 } else { 12 };
+    let rotations = random_rotations(count, cfg.seed);
+    let fault = checks.faulty(Stage::Sector);
+    checks.run(
+        "sector/accuracy-histograms".into(),
+        count as u64,
+        || SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
+        |mut gpu| {
+            if fault && let Some(h) = gpu.first_mut() {
+                // Move a tenth of the fullest bin to another: points misclassified.
+                let (full, _) = h
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|(_, c)| **c)
+                    .unwrap_or((0, &0));
+                let moved = h[full] / 10;
+                h[full] -= moved;
+                h[(full + 1) % h.len()] += moved;
+            }
+            let cpu = cpu_histograms(&rotations, None)?;
+            let differing = differing_points(&cpu, &gpu);
+            let total = count as u64 * GRID_POINTS as u64;
+            let detail = format!("{differing} of {total} grid points classified differently");
+            Ok(if (differing as f64) < ROUNDING_BAND * total as f64 {
+                Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
+            } else {
+                Err(format!(
+                    "{detail}: more than the rounding band {ROUNDING_BAND:e}"
+                ))
+            })
+        },
+    );
+}
+
+pub(super) fn rotating_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let (boxes, n) = if cfg.level == Level::Full {
+        (20_000, 1_000_000)
+    } else {
+        (200, 5_000)
+    };
+    let scene = match RotatingScene::generate(&RotatingParams::new(boxes, n, cfg.seed)) {
+        Ok(s) => s,
+        Err(e) => {
+            checks.run(
+                "rotating".into(),
+                n as u64,
+                || Err::<(), _>(e),
+                |_| Ok(Ok(String::new())),
+            );
+            return;
+        }
+    };
+    let mut gpu = RotatingGpu::new(ctx);
+    for proxy in SectorProxy::ALL {
+        let fault = checks.faulty(Stage::Rotating);
+        checks.run(
+            format!("rotating/{}", proxy.method_name()),
+            n as u64,
+            || {
+                let g = gpu
+                    .as_mut()
+                    .map_err(|e| crate::error::Error::Gpu(e.to_string()))?;
+                g.frame(ctx, &scene.boxes, &scene.spheres, &[proxy], true)
+            },
+            |mut out| {
+                let mut g = out.pop().unwrap_or_default();
+                let mut c = rotating_frame_cpu(&scene.boxes, &scene.spheres, &[proxy], true)?
+                    .pop()
+                    .unwrap_or_default();
+                if fault && let Some(h) = g.hit_pairs.as_mut() {
+                    h.pop();
+                }
+                let (gh, ch) = (
+                    g.hit_pairs.take().unwrap_or_default(),
+                    c.hit_pairs.take().unwrap_or_default(),
+                );
+                let (ok, ties) = compare_hits(&scene, &ch, &gh);
+                Ok(if !ok {
+                    Err(format!(
+                        "{} hits, CPU {}: beyond rounding ties",
+                        gh.len(),
+                        ch.len()
+                    ))
+                } else if g.candidates != c.candidates {
+                    Err(format!("{} candidates, CPU {}", g.candidates, c.candidates))
+                } else {
+                    Ok(format!(
+                        "{} hits = CPU ({ties} rounding ties); {} candidates = CPU",
+                        ch.len(),
+                        c.candidates
+                    ))
+                })
+            },
+        );
+    }
+}
