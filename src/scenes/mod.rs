@@ -10,6 +10,7 @@ pub mod files;
 pub mod motion;
 pub mod random;
 pub mod rotating;
+pub mod walls;
 
 use crate::error::Result;
 use crate::geom::sphere::Sphere;

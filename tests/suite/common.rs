@@ -108,38 +108,18 @@ pub fn real_floor_quotient(d: f32, s: f32) -> i64 {
     k
 }
 
-/// Spheres of radius 0.15 (grid side 0.3, not a power of two) with centres on x one or two ULP
-/// either side of cell walls `k s`, kept where the f32 quotient `d / s` floors to another cell
-/// than the real one, each with a centre just past the wall: a grid that floors the f32
-/// division counts other tests. Plus the origin.
+/// The library's cell-wall scene (`scenes::walls`), checked here to hold walls where the f32
+/// quotient floors to another cell than the real one (by this file's own exact floor).
 pub fn cell_wall_scene() -> Vec<Sphere> {
-    let r = 0.15f32;
-    let s = 2.0 * r;
-    let mut v = vec![Sphere::new(Vec3::ZERO, r)];
-    for k in 1..4000u32 {
-        let wall = (k as f64 * s as f64) as f32;
-        let mut d = wall;
-        for _ in 0..3 {
-            d = f32::from_bits(d.to_bits() - 1);
-        }
-        for _ in 0..6 {
-            if ((d / s).floor() as i64) != real_floor_quotient(d, s) {
-                // Below the wall (the f32 quotient rounds up to k), and the first centre at or
-                // past it (cell k on both rules): the two rules then disagree on which objects
-                // of the neighbouring walls are neighbours.
-                let mut past = d;
-                while real_floor_quotient(past, s) < k as i64 {
-                    past = f32::from_bits(past.to_bits() + 1);
-                }
-                v.push(Sphere::new(Vec3::new(d, 0.0, 0.0), r));
-                v.push(Sphere::new(Vec3::new(past, 0.1, 0.0), r * 0.5));
-            }
-            d = f32::from_bits(d.to_bits() + 1);
-        }
-    }
+    let v = sweepfan::scenes::walls::grid_cell_walls(4000);
+    let side = 0.3f32;
+    let across = v
+        .iter()
+        .filter(|s| (s.center.x / side).floor() as i64 != real_floor_quotient(s.center.x, side))
+        .count();
     assert!(
-        v.len() > 40,
-        "the scene needs walls where f32 division rounds across"
+        across > 20,
+        "only {across} centres where f32 division rounds across a wall"
     );
     v
 }

@@ -19,6 +19,7 @@ use crate::run::verify_shapes::Shapes;
 use crate::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use crate::scenes::random::random_rotations;
 use crate::scenes::rotating::{RotatingParams, RotatingScene};
+use crate::scenes::walls::grid_cell_walls;
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use std::sync::Arc;
 
@@ -41,6 +42,8 @@ fn reference_pairs(v: &[Sphere]) -> Result<(&'static str, Vec<Pair>)> {
 }
 
 pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    // Named scenes first, then the grid's cell walls (exact cells, docs/design.md §9.2).
+    let walls = grid_cell_walls(4000);
     let mut scenes: Vec<(SceneKind, usize, &[Method])> = vec![
         (SceneKind::Paper, 5_000, &Method::ALL),
         (SceneKind::Density, 20_000, &Method::ALL),
@@ -63,11 +66,19 @@ pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks:
         .iter()
         .map(|&m| (m, GpuBroadPhase::new(ctx.clone(), m)))
         .collect();
-    for (s, &(kind, n, methods)) in scenes.iter().enumerate() {
-        let v = spheres(kind, n, cfg.seed + s as u64);
+    let mut sets: Vec<(&str, Vec<Sphere>, &[Method])> = scenes
+        .iter()
+        .enumerate()
+        .map(|(s, &(kind, n, methods))| {
+            (kind.name(), spheres(kind, n, cfg.seed + s as u64), methods)
+        })
+        .collect();
+    sets.insert(1, ("cell-walls", walls, &[Method::Grid, Method::Sap]));
+    for (scene, v, methods) in sets {
+        let n = v.len();
         let reference = reference_pairs(&v);
         for (method, bp) in gpu.iter_mut().filter(|(m, _)| methods.contains(m)) {
-            let name = format!("spheres/{}/{}", kind.name(), method.name());
+            let name = format!("spheres/{scene}/{}", method.name());
             let fault = checks.faulty(Stage::Spheres);
             let reference = reference.as_ref().map_err(|e| e.to_string());
             checks.run(
