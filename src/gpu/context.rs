@@ -634,7 +634,7 @@ mod limit_tests {
         for bytes in [4u64, 1 << 20, 1_500_000_000, 1_431_655_764, max - 4, max] {
             let size = grown_bytes(bytes, max);
             assert!(
-                size >= bytes && size <= max && size % 4 == 0,
+                size >= bytes && size <= max && size.is_multiple_of(4),
                 "{bytes}: {size}"
             );
         }
