@@ -56,11 +56,44 @@ fn hi_of(s: vec4<f32>, a: u32) -> f32 {
     return s[a] + s.w;
 }
 
-// Sphere::touches: squared centre distance <= squared radius sum.
+// 2^-e for the exponent e of a normal m: an exact scale taking m to [1, 2).
+fn inverse_power_of_two(m: f32) -> f32 {
+    let e = i32((bitcast<u32>(m) >> 23u) & 0xffu) - 127;
+    return bitcast<f32>(u32(127 - e) << 23u);
+}
+
+// 2^e for the same e (the scale back; WGSL division is not exact, this product is).
+fn power_of_two(m: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(m) & 0x7f800000u);
+}
+
+// Sphere::touches: squared centre distance <= squared radius sum; below 2^-100 both squares
+// are redone on d and s scaled by a power of two (docs/design.md §9.6).
 fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
     let d = a.xyz - b.xyz;
     let s = a.w + b.w;
-    return dot(d, d) <= s * s;
+    let dd = dot(d, d);
+    let ss = s * s;
+    if max(dd, ss) >= 7.888609e-31 {
+        return dd <= ss;
+    }
+    let m = max(max(abs(d.x), abs(d.y)), max(abs(d.z), s));
+    if m == 0.0 {
+        return true;
+    }
+    let k = inverse_power_of_two(m);
+    let dk = d * k;
+    let sk = s * k;
+    return dot(dk, dk) <= sk * sk;
+}
+
+// geom::sphere::origin_key: |c|, rescaled within 2^-50 of the origin.
+fn origin_key(c: vec3<f32>) -> f32 {
+    let m = max(max(abs(c.x), abs(c.y)), abs(c.z));
+    if m >= 8.881784e-16 || m == 0.0 {
+        return length(c);
+    }
+    return length(c * inverse_power_of_two(m)) * power_of_two(m);
 }
 
 fn r_max() -> f32 {

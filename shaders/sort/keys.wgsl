@@ -64,7 +64,7 @@ fn make_keys(inv: Invocation) {
     var key = 0u;
     switch params.mode {
         case MODE_ORIGIN: {
-            key = ordered(length(s.xyz));
+            key = ordered(origin_key(s.xyz));
         }
         case MODE_LO: {
             key = ordered(lo_of(s, params.axis));

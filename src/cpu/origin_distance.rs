@@ -8,7 +8,7 @@ use super::emit::PairEmitter;
 use super::keys::{index_of, pack, sort_keys};
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
-use crate::geom::sphere::{ORIGIN_KEY_SLACK, Sphere, max_radius};
+use crate::geom::sphere::{ORIGIN_KEY_SLACK, Sphere, max_radius, origin_key};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -41,7 +41,7 @@ impl OriginDistance {
             spheres
                 .par_iter()
                 .enumerate()
-                .map(|(i, s)| pack(s.center.length(), i as u32)),
+                .map(|(i, s)| pack(origin_key(s.center), i as u32)),
         );
         sort_keys(&mut self.keys);
         self.index.clear();
@@ -51,7 +51,7 @@ impl OriginDistance {
             .extend(self.index.iter().map(|&i| spheres[i as usize]));
         self.distance.clear();
         self.distance
-            .extend(self.sorted.iter().map(|s| s.center.length()));
+            .extend(self.sorted.iter().map(|s| origin_key(s.center)));
         stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);
 
         let start = Instant::now();

@@ -45,6 +45,23 @@ pub fn check_each<T: Sync>(
 
 /// The first of the named `values` that is NaN or infinite, as "NAME is NaN" or "NAME is
 /// infinite" (the wording of every validation and file error).
+/// The first named value that is non-zero but smaller in magnitude than `min`, as a problem.
+pub fn below_min_magnitude<'a>(
+    values: impl IntoIterator<Item = (&'a str, f32)>,
+    min: f32,
+) -> Option<String> {
+    values.into_iter().find_map(|(name, v)| {
+        (v != 0.0 && v.abs() < min).then(|| {
+            format!(
+                "|{name}| = {:e} is below {min:e}, the smallest non-zero magnitude accepted \
+                 (f32 squares and differences of smaller values lose bits or flush to zero on \
+                 GPUs): use 0, or scale the scene up",
+                v.abs()
+            )
+        })
+    })
+}
+
 pub fn non_finite<'a>(values: impl IntoIterator<Item = (&'a str, f32)>) -> Option<String> {
     values.into_iter().find_map(|(name, v)| {
         if v.is_nan() {

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sphere::MAX_COORDINATE;
+use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Quat, Vec3, Vec4};
 
@@ -142,6 +142,10 @@ impl Obb {
             if *v < 0.0 {
                 return bad(format!("half-extent {name} is negative ({v})"));
             }
+        }
+        if let Some(problem) = super::below_min_magnitude(named[..6].iter().copied(), MIN_MAGNITUDE)
+        {
+            return bad(problem);
         }
         let norm = self.rotation.length();
         if norm == 0.0 {

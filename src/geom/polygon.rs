@@ -3,7 +3,10 @@
 
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sphere::MAX_COORDINATE;
+use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
+
+/// The smallest extent (the larger side of its bounding box) a polygon may have.
+pub const MIN_POLYGON_SPAN: f32 = 1e-15;
 use glam::Vec2;
 
 /// Relative tolerance of the convexity check: a vertex whose turn is within
@@ -73,7 +76,22 @@ fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, String> {
                     c.abs()
                 ));
             }
+            if let Some(problem) = super::below_min_magnitude([(axis, c)], MIN_MAGNITUDE) {
+                return Err(format!("vertex {i}: {problem}"));
+            }
         }
+    }
+    // SAT multiplies two lengths of the polygon: below 1e-15 their products lose bits to
+    // underflow (docs/design.md §9.6).
+    let (lo, hi) = v
+        .iter()
+        .fold((v[0], v[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let span = (hi - lo).max_element();
+    if span < MIN_POLYGON_SPAN {
+        return Err(format!(
+            "the polygon spans {span:e}, below {MIN_POLYGON_SPAN:e}, the smallest polygon \
+             accepted (SAT's products of two lengths would underflow f32): scale the scene up"
+        ));
     }
     for i in 0..n {
         let j = (i + 1) % n;

@@ -12,6 +12,47 @@ pub struct Sphere {
     pub radius: f32,
 }
 
+/// Smallest non-zero magnitude of a coordinate or radius accepted (docs/design.md §9.6). Every
+/// accepted value is then a multiple of 2^-125, so sums and differences of them are zero or
+/// normal f32 (a GPU may flush subnormals to zero; none arise), and squares too small to be
+/// exact are handled by rescaling ([`Sphere::touches`], [`origin_key`]).
+pub const MIN_MAGNITUDE: f32 = 1e-30;
+
+/// Squares at or above this keep every bit the comparison needs (2^-100).
+const SQUARES_EXACT_FROM: f32 = 7.888_609e-31;
+
+/// 2^-e for the exponent e of a normal `m` (so `m * 2^-e` is in [1, 2)): an exact scale.
+#[inline]
+fn inverse_power_of_two(m: f32) -> f32 {
+    let e = ((m.to_bits() >> 23) & 0xff) as i32 - 127;
+    f32::from_bits(((127 - e) as u32) << 23)
+}
+
+#[cold]
+fn touches_rescaled(d: Vec3, s: f32) -> bool {
+    let m = d.abs().max_element().max(s);
+    if m == 0.0 {
+        return true; // coincident points
+    }
+    let k = inverse_power_of_two(m);
+    let (d, s) = (d * k, s * k);
+    d.dot(d) <= s * s
+}
+
+/// The origin-distance key `|c|`, exact at every accepted scale: for a centre within 2^-50 of
+/// the origin (squares below 2^-100) the length is taken of `c` scaled by a power of two and
+/// scaled back (`origin_key` in `shaders/sort/keys.wgsl`).
+#[inline]
+pub fn origin_key(c: Vec3) -> f32 {
+    let m = c.abs().max_element();
+    if m >= 8.881_784e-16 || m == 0.0 {
+        return c.length();
+    }
+    // 2^e, the scale back: m with its significand cleared.
+    let back = f32::from_bits(m.to_bits() & 0x7f80_0000);
+    (c * inverse_power_of_two(m)).length() * back
+}
+
 /// Largest coordinate magnitude (|c| + r per axis) accepted. Beyond it, the squared distance of
 /// two centres (up to 3 * (2 * 1e18)^2 = 1.2e37) could no longer be trusted to stay below
 /// f32::MAX (3.4e38) once radii are added; rejecting is clearer than a silent infinity.
@@ -24,15 +65,24 @@ impl Sphere {
 
     /// The touching predicate every method must agree on: `|c_i - c_j| <= r_i + r_j`, computed as
     /// squared distance against squared radius sum (no square root, so CPU and GPU round alike).
+    ///
+    /// Exact at every scale validation accepts (docs/design.md §9.6): when both squares are
+    /// below 2^-100, where they would lose bits to underflow, the comparison is redone on `d` and
+    /// `s` scaled by a power of two (exact), so a tiny scene decides as its enlarged copy does.
     #[inline(always)]
     pub fn touches(&self, other: &Sphere) -> bool {
         let d = self.center - other.center;
         let s = self.radius + other.radius;
-        d.dot(d) <= s * s
+        let (dd, ss) = (d.dot(d), s * s);
+        if dd.max(ss) >= SQUARES_EXACT_FROM {
+            dd <= ss
+        } else {
+            touches_rescaled(d, s)
+        }
     }
 
     /// Checks one sphere: finite centre and radius, radius >= 0, coordinates within
-    /// [`MAX_COORDINATE`]. A zero radius is a point (allowed; it touches what contains it).
+    /// [`MAX_COORDINATE`], every non-zero value at least [`MIN_MAGNITUDE`]. A zero radius is a point (allowed; it touches what contains it).
     pub fn check(&self, index: usize) -> Result<()> {
         let bad = |problem: String| Err(Error::InvalidObject { index, problem });
         let c = self.center;
@@ -42,6 +92,9 @@ impl Sphere {
         }
         if self.radius < 0.0 {
             return bad(format!("radius is negative ({})", self.radius));
+        }
+        if let Some(problem) = super::below_min_magnitude(named, MIN_MAGNITUDE) {
+            return bad(problem);
         }
         let reach = c.abs().max_element() + self.radius;
         if reach > MAX_COORDINATE {

@@ -50,6 +50,26 @@ fn data_lines<'a>(
         .filter(|(_, line)| !line.trim().is_empty()))
 }
 
+/// A finite decimal that f32 cannot hold: one that overflows to infinity (`1e39`) or rounds to
+/// zero although it is not zero (`1e-50`).
+fn out_of_f32_range(name: &str, text: &str, x: f32) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    if x.is_infinite() && !lower.contains("inf") {
+        return Some(format!(
+            "{name} = `{text}` overflows f32 (the largest finite value is {:e})",
+            f32::MAX
+        ));
+    }
+    let mantissa = lower.split('e').next().unwrap_or("");
+    if x == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+        return Some(format!(
+            "{name} = `{text}` rounds to 0 in f32 (the smallest non-zero value accepted is {:e})",
+            crate::geom::sphere::MIN_MAGNITUDE
+        ));
+    }
+    None
+}
+
 /// Splits one CSV line into exactly `N` numbers, naming the field that fails.
 fn parse_fields<const N: usize>(
     line: &str,
@@ -68,6 +88,9 @@ fn parse_fields<const N: usize>(
         let x: f32 = f
             .parse()
             .map_err(|_| format!("{name} = `{f}` is not a number"))?;
+        if let Some(problem) = out_of_f32_range(name, f, x) {
+            return Err(problem);
+        }
         if let Some(problem) = crate::geom::non_finite([(*name, x)]) {
             return Err(problem);
         }

@@ -31,6 +31,11 @@ fn invalid_objects_are_named() {
         (Sphere::new(Vec3::ZERO, -0.5), "negative"),
         (Sphere::new(Vec3::new(0.0, 3e18, 0.0), 1.0), "overflow"),
         (Sphere::new(Vec3::ZERO, 2e18), "overflow"),
+        (Sphere::new(Vec3::ZERO, 1e-35), "below 1e-30"),
+        (
+            Sphere::new(Vec3::new(0.0, -2e-31, 0.0), 1.0),
+            "|y| = 2e-31 is below 1e-30",
+        ),
     ];
     for method in Method::ALL {
         let mut bp = broad_phase(method);
@@ -139,4 +144,22 @@ fn assert_every_method_finds(s: &[Sphere], expected: &[Pair]) {
     for method in Method::ALL {
         assert_eq!(pairs_of(method, s), expected, "{method}");
     }
+}
+
+/// Decimals f32 cannot hold are named as such, not as "infinite" or silently zero.
+#[test]
+fn decimals_outside_f32_are_named() {
+    use sweepfan::scenes::files::parse_spheres_csv;
+    for (text, problem) in [
+        ("x,y,z,r\n1e39,0,0,1\n", "x = `1e39` overflows f32"),
+        ("x,y,z,r\n0,0,0,-4e40\n", "r = `-4e40` overflows f32"),
+        ("x,y,z,r\n0,1e-50,0,1\n", "y = `1e-50` rounds to 0 in f32"),
+        ("x,y,z,r\n0,0,0,inf\n", "r is infinite"),
+    ] {
+        let (line, p) = parse_spheres_csv(text).unwrap_err();
+        assert_eq!(line, 2, "{text}");
+        assert!(p.contains(problem), "{text}: {p}");
+    }
+    // Zero written many ways is zero.
+    assert!(parse_spheres_csv("x,y,z,r\n0.0,-0,0e5,1\n").is_ok());
 }

@@ -957,3 +957,53 @@ fn cli_bench_obb_writes_verified_rows() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Boxes shrunk by 2^-90 and polygons by 2^-45 decide as the scenes themselves do, on the CPU
+/// and the GPU pipelines (docs/design.md §9.6); polygons shrunk by 2^-70, where SAT's products
+/// of two lengths underflow, are rejected naming the limit.
+#[test]
+fn tiny_shapes_decide_as_their_enlarged_copies_or_are_rejected() {
+    let p = SceneParams::new(1500, 3);
+    let boxes = generate_boxes(SceneKind::Paper, &p);
+    let polys = generate_polygons(SceneKind::Paper, &p);
+    let (mut want_b, _) = obb_overlaps(&boxes).unwrap();
+    let (mut want_p, _) = polygon_overlaps(&polys).unwrap();
+    canonicalize(&mut want_b);
+    canonicalize(&mut want_p);
+    let shrink_boxes = |k: f32| -> Vec<Obb> {
+        boxes
+            .iter()
+            .map(|o| Obb::new(o.center * k, o.half_extents * k, o.rotation))
+            .collect()
+    };
+    let shrink_polys = |k: f32| -> sweepfan::Result<Vec<Polygon>> {
+        polys
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                let v: Vec<Vec2> = o.vertices().iter().map(|v| *v * k).collect();
+                Polygon::new(i, &v)
+            })
+            .collect()
+    };
+    let small_b = shrink_boxes(2f32.powi(-90));
+    let small_p = shrink_polys(2f32.powi(-45)).unwrap();
+    let (mut got_b, _) = obb_overlaps(&small_b).unwrap();
+    let (mut got_p, _) = polygon_overlaps(&small_p).unwrap();
+    canonicalize(&mut got_b);
+    canonicalize(&mut got_p);
+    assert_eq!(got_b, want_b);
+    assert_eq!(got_p, want_p);
+    if let Some(mut gpu) = pipeline(Proxy::Aabb) {
+        let mut g = Vec::new();
+        gpu.obb_overlaps(&small_b, Some(&mut g)).unwrap();
+        canonicalize(&mut g);
+        assert_eq!(g, want_b, "GPU boxes");
+        let mut g = Vec::new();
+        gpu.polygon_overlaps(&small_p, Some(&mut g)).unwrap();
+        canonicalize(&mut g);
+        assert_eq!(g, want_p, "GPU polygons");
+    }
+    let e = shrink_polys(2f32.powi(-70)).unwrap_err().to_string();
+    assert!(e.contains("below 1e-15"), "{e}");
+}

@@ -4,6 +4,7 @@
 use crate::common::{cell_wall_scene, oracle_grid_tests, oracle_pairs, oracle_tests};
 use glam::Vec3;
 use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
 use sweepfan::cpu::broad_phase;
 use sweepfan::{Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
 
@@ -137,6 +138,52 @@ fn grid_cells_on_cell_walls_are_the_real_floor() {
         }
     }
     assert_ne!(f32_tests, oracle_grid_tests(&v));
+}
+
+/// `scene` with every coordinate and radius multiplied by 2^`exp` (exact in f32).
+pub fn scaled(scene: &[Sphere], exp: i32) -> Vec<Sphere> {
+    let k = 2f32.powi(exp);
+    scene
+        .iter()
+        .map(|s| Sphere::new(s.center * k, s.radius * k))
+        .collect()
+}
+
+/// A scene and its copy shrunk by 2^-90 (radii near 1e-27, where f32 squares underflow) or by
+/// 2^-70: every method finds the same pairs with the same test counts, and the probe
+/// (radius 1e-24 in a 4e-23 cube) decides as its copy enlarged by 2^80 does, not "all touch".
+#[test]
+fn tiny_scenes_decide_as_their_enlarged_copies() {
+    let base = generated(SceneKind::MixedRadii, 500);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let probe: Vec<Sphere> = (0..400)
+        .map(|_| {
+            let c = Vec3::new(
+                rng.random_range(0.0..4e-23),
+                rng.random_range(0.0..4e-23),
+                rng.random_range(0.0..4e-23),
+            );
+            Sphere::new(c, 1e-24)
+        })
+        .collect();
+    for (name, small, large) in [
+        ("mixed x 2^-90", scaled(&base, -90), base.clone()),
+        ("mixed x 2^-70", scaled(&base, -70), base.clone()),
+        ("probe", probe.clone(), scaled(&probe, 80)),
+    ] {
+        let want = oracle_pairs(&large);
+        assert!(want.len() < large.len() * 3, "{name}: {} pairs", want.len());
+        for method in Method::ALL {
+            let mut got = Vec::new();
+            let st = broad_phase(method)
+                .find_pairs(&small, Some(&mut got))
+                .unwrap();
+            canonicalize(&mut got);
+            let sl = broad_phase(method).find_pairs(&large, None).unwrap();
+            assert_eq!(got, want, "{name}: {method}");
+            assert_eq!(st.tests, sl.tests, "{name}: {method} tests");
+        }
+    }
 }
 
 #[test]

@@ -155,6 +155,28 @@ fn every_method_on_a_two_dimensional_grid_of_workgroups() {
     }
 }
 
+/// A scene shrunk by 2^-90 (radii near 1e-27: f32 squares underflow, and a GPU may flush what
+/// underflows) decides on the GPU as the scene itself does: same pairs, same test counts
+/// (docs/design.md §9.6).
+#[test]
+fn tiny_scenes_decide_as_their_enlarged_copies() {
+    let base = mixed(400, 41, 8.0);
+    let k = 2f32.powi(-90);
+    let small: Vec<Sphere> = base
+        .iter()
+        .map(|s| Sphere::new(s.center * k, s.radius * k))
+        .collect();
+    let want = oracle_pairs(&base);
+    for_all_methods(|bp| {
+        let m = bp.method();
+        let mut got = Vec::new();
+        let st = bp.find_pairs(&small, Some(&mut got)).unwrap();
+        sweepfan::canonicalize(&mut got);
+        assert_eq!(got, want, "{m}");
+        assert_eq!(st.tests, oracle_tests(m, &base), "{m} tests");
+    });
+}
+
 /// Resident buffers grow by a quarter, but never past the binding limit when n itself fits:
 /// with room for 1,000 spheres per binding, 900 then 950 spheres must run (950 x 1.25 would
 /// not fit).
