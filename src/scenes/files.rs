@@ -9,19 +9,68 @@ use crate::geom::sphere::Sphere;
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
 
+const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
+const POLYGON_HEADER: [&str; 3] = ["polygon", "x", "y"];
 const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
 
 /// A parse error: the 1-based line (the header is line 1) and the problem.
 type Parsed<T> = std::result::Result<T, (usize, String)>;
 
-/// Reads `path` and parses it, naming the file and line of any problem.
-fn read_with<T>(path: &Path, parse: impl FnOnce(&str) -> Parsed<T>) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    parse(&text).map_err(|(line, problem)| Error::Parse {
+/// Longest line accepted: a line of ten f32 needs about 200 bytes; a file without line breaks
+/// (`/dev/zero`, a binary) is refused at its first line instead of read whole.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Reads `path` line by line (each at most [`MAX_LINE_BYTES`], UTF-8, the header checked
+/// against `header` before the rest is read) and parses it, naming the file and line of any
+/// problem. A file larger than a quarter of the memory available is refused before it is all
+/// read.
+fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed<T>) -> Result<T> {
+    use std::io::{BufRead, Read};
+    let parse_error = |line: usize, problem: String| Error::Parse {
         path: path.to_path_buf(),
         line,
         problem,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(parse_error(1, "is a directory, not a scene file".into()));
+    }
+    let budget = crate::scenes::memory::available_bytes().map_or(u64::MAX, |b| b / 4);
+    let mut reader = std::io::BufReader::new(file);
+    let mut text = String::new();
+    let mut line = Vec::new();
+    for line_no in 1.. {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(path, e))?;
+        if read == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+            return Err(parse_error(
+                line_no,
+                format!("line longer than {MAX_LINE_BYTES} bytes: not a scene file"),
+            ));
+        }
+        let s = std::str::from_utf8(&line)
+            .map_err(|_| parse_error(line_no, "not UTF-8 text: not a scene file".into()))?;
+        if line_no == 1 {
+            data_lines(s, header)
+                .map_err(|(l, p)| parse_error(l, p))?
+                .for_each(drop);
+        }
+        text.push_str(s);
+        if text.len() as u64 > budget {
+            return Err(Error::TooLarge(format!(
+                "{}: more than {budget} bytes of text by line {line_no}, a quarter of the memory \
+                 available",
+                path.display()
+            )));
+        }
+    }
+    parse(&text).map_err(|(line, problem)| parse_error(line, problem))
 }
 
 /// Checks the header line (case and spaces ignored) and returns the non-empty data lines with
@@ -33,7 +82,9 @@ fn data_lines<'a>(
     let mut lines = text.lines().enumerate();
     let expected = names.join(",");
     let header: Vec<String> = match lines.next() {
+        // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first name.
         Some((_, h)) => h
+            .trim_start_matches('\u{feff}')
             .split(',')
             .map(|s| s.trim().to_ascii_lowercase())
             .collect(),
@@ -101,10 +152,9 @@ fn parse_fields<const N: usize>(
 
 /// Parses sphere CSV text: header `x,y,z,r`, one sphere per line.
 pub fn parse_spheres_csv(text: &str) -> Parsed<Vec<Sphere>> {
-    const NAMES: [&str; 4] = ["x", "y", "z", "r"];
     let mut spheres = Vec::new();
-    for (line_no, line) in data_lines(text, &NAMES)? {
-        let v = parse_fields::<4>(line, &NAMES).map_err(|p| (line_no, p))?;
+    for (line_no, line) in data_lines(text, &SPHERE_HEADER)? {
+        let v = parse_fields::<4>(line, &SPHERE_HEADER).map_err(|p| (line_no, p))?;
         if v[3] < 0.0 {
             return Err((line_no, format!("radius is negative ({})", v[3])));
         }
@@ -118,7 +168,7 @@ pub fn parse_spheres_csv(text: &str) -> Parsed<Vec<Sphere>> {
 
 /// Reads a sphere CSV file (see [`parse_spheres_csv`]).
 pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
-    read_with(path, parse_spheres_csv)
+    read_with(path, &SPHERE_HEADER, parse_spheres_csv)
 }
 
 /// Writes spheres as CSV `x,y,z,r`; `{}` prints the shortest text that parses back to the same
@@ -153,7 +203,7 @@ pub fn parse_obbs_csv(text: &str) -> Parsed<Vec<Obb>> {
 /// Reads a box file: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line (blank lines are
 /// skipped). Errors name the 1-based line (the header is line 1) and the problem.
 pub fn read_obbs_csv(path: &Path) -> Result<Vec<Obb>> {
-    read_with(path, parse_obbs_csv)
+    read_with(path, &OBB_HEADER, parse_obbs_csv)
 }
 
 /// Writes boxes in the format [`read_obbs_csv`] reads (shortest round-tripping decimals).
@@ -184,7 +234,7 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
         current.clear();
         Ok::<(), (usize, String)>(())
     };
-    for (line_no, line) in data_lines(text, &["polygon", "x", "y"])? {
+    for (line_no, line) in data_lines(text, &POLYGON_HEADER)? {
         let fields = line.split(',').count();
         if fields != 3 {
             return Err((
@@ -201,8 +251,27 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
         })?;
         let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| (line_no, p))?;
         let open = polygons.len(); // number of the polygon being read
-        if id == open + 1 && !current.is_empty() {
+        if id == open + 1 && (1..3).contains(&current.len()) {
+            return Err((
+                line_no,
+                format!(
+                    "polygon {id} begins while polygon {open} has {} vertex line(s) (from line \
+                     {first_line}); a polygon needs at least 3, on consecutive lines: are two \
+                     polygons' lines interleaved?",
+                    current.len()
+                ),
+            ));
+        } else if id == open + 1 && !current.is_empty() {
             finish(&mut polygons, &mut current, first_line)?;
+        } else if id < open {
+            return Err((
+                line_no,
+                format!(
+                    "polygon {id} appears again after polygon {} began: each polygon's vertices \
+                     must be on consecutive lines",
+                    open - usize::from(current.is_empty())
+                ),
+            ));
         } else if id != open {
             let expected = if current.is_empty() {
                 format!("{open}")
@@ -233,7 +302,7 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
 /// 1-based line (the header is line 1) and the problem; a polygon that fails validation is
 /// reported at the line of its first vertex.
 pub fn read_polygons_csv(path: &Path) -> Result<Vec<Polygon>> {
-    read_with(path, parse_polygons_csv)
+    read_with(path, &POLYGON_HEADER, parse_polygons_csv)
 }
 
 /// Writes polygons in the format [`read_polygons_csv`] reads.

@@ -7,6 +7,7 @@
 
 pub mod boxes;
 pub mod files;
+pub mod memory;
 pub mod motion;
 pub mod random;
 pub mod rotating;

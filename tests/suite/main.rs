@@ -10,6 +10,7 @@ mod cli;
 mod cli_sector;
 mod cli_selftest;
 mod cpu_vs_brute;
+mod csv_readers;
 mod gpu_matches_cpu;
 mod gpu_radix_sort;
 mod gpu_sat;
