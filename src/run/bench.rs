@@ -283,8 +283,32 @@ pub fn scene_params(n: usize, seed: u64, volume_fraction: f32, radius: f32) -> R
             "--radius must be positive and finite, got {radius}"
         )));
     }
+    check_scene_size(n)?;
     let mut p = SceneParams::new(n, seed);
     p.volume_fraction = volume_fraction;
     p.radius = radius;
     Ok(p)
+}
+
+/// Host bytes per object of a benchmark run, estimated: the scene (sphere and velocity, 28 B),
+/// a method's sorted copies, keys and indices (up to about 64 B), the reference's as many, and
+/// room for a few pairs per object (8 B each).
+pub const HOST_BYTES_PER_OBJECT: u64 = 256;
+
+/// Refuses a scene size before anything is allocated: zero objects, more than the u32 indices
+/// of pairs hold, or more than the memory available holds (see [`HOST_BYTES_PER_OBJECT`]).
+pub fn check_scene_size(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::EmptyScene);
+    }
+    if n as u64 > u32::MAX as u64 {
+        return Err(Error::TooLarge(format!(
+            "{n} objects: pairs index objects with 32 bits, so at most {} fit",
+            u32::MAX
+        )));
+    }
+    crate::scenes::memory::check_fits(
+        &format!("a scene of {n} objects"),
+        (n as u64).saturating_mul(HOST_BYTES_PER_OBJECT),
+    )
 }

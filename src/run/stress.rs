@@ -27,9 +27,48 @@ pub struct StressConfig {
 }
 
 impl StressConfig {
-    /// Doubling steps from `start_n` to `max_n`.
+    /// The sizes the loop runs, budget permitting: `start_n` doubling, then `max_n` itself when
+    /// the doubling steps over it.
+    pub fn sizes(&self) -> Vec<usize> {
+        let mut sizes = Vec::new();
+        let mut n = self.start_n.max(1);
+        while n < self.max_n {
+            sizes.push(n);
+            n = n.checked_mul(2).unwrap_or(usize::MAX).min(self.max_n);
+        }
+        sizes.push(self.max_n);
+        sizes
+    }
+
+    /// Steps from `start_n` to `max_n` (see [`Self::sizes`]).
     pub fn steps(&self) -> u64 {
-        (self.max_n / self.start_n.max(1)).max(1).ilog2() as u64 + 1
+        self.sizes().len() as u64
+    }
+
+    /// Rejects settings that would verify nothing or run forever.
+    pub fn check(&self) -> Result<()> {
+        if self.start_n == 0 || self.max_n < self.start_n {
+            return Err(Error::Config(format!(
+                "need 0 < --start-n <= --max-n, got --start-n {} --max-n {}",
+                self.start_n, self.max_n
+            )));
+        }
+        if !(self.budget_s.is_finite() && self.budget_s > 0.0) {
+            return Err(Error::Config(format!(
+                "--budget-s must be a positive number of seconds, got {}",
+                self.budget_s
+            )));
+        }
+        if self.frames == 0 {
+            return Err(Error::Config("--frames must be at least 1".into()));
+        }
+        if !(self.volume_fraction.is_finite() && self.volume_fraction > 0.0) {
+            return Err(Error::Config(format!(
+                "--volume-fraction must be positive, got {}",
+                self.volume_fraction
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -57,9 +96,7 @@ pub struct StressOutcome {
 impl Stress {
     /// Opens the method (and the GPU when the backend is the GPU) and its reference.
     pub fn new(cfg: StressConfig, gpu: &mut LazyGpu) -> Result<Self> {
-        if cfg.start_n == 0 || cfg.max_n < cfg.start_n {
-            return Err(Error::Config("need 0 < --start-n <= --max-n".into()));
-        }
+        cfg.check()?;
         let ctx = match cfg.backend {
             Backend::Gpu => Some(gpu.get()?),
             Backend::Cpu => None,
@@ -90,10 +127,10 @@ impl Stress {
         let started = Instant::now();
         let mut rows = Vec::new();
         let mut all_verified = true;
-        let mut n = a.start_n;
         let mut stop_reason = format!("reached --max-n {}", a.max_n);
-        while n <= a.max_n {
-            if started.elapsed().as_secs_f64() > a.budget_s {
+        for (step, n) in a.sizes().into_iter().enumerate() {
+            // The first step always runs (a positive budget is checked up front).
+            if step > 0 && started.elapsed().as_secs_f64() > a.budget_s {
                 stop_reason = format!("time budget of {} s used", a.budget_s);
                 break;
             }
@@ -104,8 +141,8 @@ impl Stress {
             p.volume_fraction = a.volume_fraction;
             let scene = Scene::generate(SceneKind::Density, &p);
             let run = FrameRun {
-                frames: a.frames.max(1),
-                count_frames: a.frames.max(1),
+                frames: a.frames,
+                count_frames: a.frames,
                 count_only: false,
             };
             let outcome = run_frames(
@@ -154,15 +191,52 @@ impl Stress {
             if let Some(p) = progress {
                 p.inc(1);
             }
-            match n.checked_mul(2) {
-                Some(next) => n = next,
-                None => break,
-            }
         }
         Ok(StressOutcome {
             rows,
             all_verified,
             stop_reason,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(start_n: usize, max_n: usize, budget_s: f64) -> StressConfig {
+        StressConfig {
+            method: "grid".into(),
+            backend: Backend::Cpu,
+            start_n,
+            max_n,
+            budget_s,
+            frames: 1,
+            volume_fraction: 0.01,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn sizes_double_and_end_on_max_n() {
+        assert_eq!(cfg(65_536, 4_000_000, 1.0).sizes().last(), Some(&4_000_000));
+        assert_eq!(cfg(1000, 5000, 1.0).sizes(), vec![1000, 2000, 4000, 5000]);
+        assert_eq!(cfg(1000, 4000, 1.0).sizes(), vec![1000, 2000, 4000]);
+        assert_eq!(cfg(7, 7, 1.0).sizes(), vec![7]);
+        assert_eq!(cfg(7, 7, 1.0).steps(), 1);
+    }
+
+    #[test]
+    fn budgets_that_verify_nothing_are_refused() {
+        for b in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = cfg(10, 20, b).check().unwrap_err().to_string();
+            assert!(e.contains("--budget-s"), "{b}: {e}");
+        }
+        assert!(cfg(10, 20, 0.5).check().is_ok());
+        assert!(cfg(0, 20, 1.0).check().is_err());
+        assert!(cfg(30, 20, 1.0).check().is_err());
+        let mut c = cfg(10, 20, 1.0);
+        c.frames = 0;
+        assert!(c.check().unwrap_err().to_string().contains("--frames"));
     }
 }

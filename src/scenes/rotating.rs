@@ -50,6 +50,20 @@ pub struct RotatingScene {
 impl RotatingScene {
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
+        if p.boxes == 0 || p.spheres == 0 {
+            return Err(Error::Config(format!(
+                "rotating scene: needs at least one box and one sphere, got {} boxes and {} \
+                 spheres",
+                p.boxes, p.spheres
+            )));
+        }
+        crate::scenes::memory::check_fits(
+            &format!(
+                "a rotating scene of {} boxes and {} spheres",
+                p.boxes, p.spheres
+            ),
+            (p.boxes as u64 + p.spheres as u64).saturating_mul(256),
+        )?;
         if !(p.sphere_density.is_finite() && p.sphere_density > 0.0) {
             return Err(Error::Config(format!(
                 "rotating scene: sphere density must be > 0, got {}",

@@ -7,6 +7,7 @@ mod common;
 mod bad_input;
 mod box_pipeline;
 mod cli;
+mod cli_hostile;
 mod cli_sector;
 mod cli_selftest;
 mod cpu_vs_brute;

@@ -25,7 +25,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub scene_file: Option<PathBuf>,
     /// Objects (generated scenes; spheres for `rotating`).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, conflicts_with = "scene_file")]
     pub n: usize,
     /// Rotating boxes (scene `rotating`).
     #[arg(long, default_value_t = 1000)]
@@ -33,15 +33,16 @@ pub struct BenchArgs {
     /// Comma-separated methods, `all`, or `peers` (with --features peers).
     #[arg(long, default_value = "all")]
     pub methods: String,
-    #[arg(long, default_value_t = 10)]
-    pub frames: usize,
-    #[arg(long, default_value_t = 1)]
+    /// Frames timed (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub frames: u32,
+    #[arg(long, default_value_t = 1, conflicts_with = "scene_file")]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, conflicts_with = "scene_file")]
     pub volume_fraction: f32,
     /// Sphere radius of the density, clusters and line-x scenes.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, conflicts_with = "scene_file")]
     pub radius: f32,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
@@ -84,8 +85,8 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         );
     }
     let run = FrameRun {
-        frames: a.frames.max(1),
-        count_frames: a.frames.max(1),
+        frames: a.frames as usize,
+        count_frames: a.frames as usize,
         count_only: a.count_only,
     };
     let backends = a.backend.backends();
@@ -121,16 +122,14 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         None
     };
     let params = RotatingParams::new(a.boxes, a.n, a.seed);
-    let mut rows = bench_rotating(&params, a.frames.max(1), &backends, ctx.as_deref())?;
+    let mut rows = bench_rotating(&params, a.frames as usize, &backends, ctx.as_deref())?;
     for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
         r.device = gpu.device();
     }
     println!(
         "scene rotating: {} boxes among {} spheres, {} frames; tests = candidate (box, sphere) \
          pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
-        a.boxes,
-        a.n,
-        a.frames.max(1)
+        a.boxes, a.n, a.frames as usize
     );
     println!("{}", rows_table(&rows));
     for &b in &backends {
@@ -176,7 +175,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             format!("{}-boxes", kind.name()),
         )
     };
-    let frames = a.frames.max(1);
+    let frames = a.frames as usize;
     let backends = a.backend.backends();
     let verify = !a.no_verify;
     let (rows, ok) = bench_shapes(

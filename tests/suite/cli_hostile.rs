@@ -1,0 +1,94 @@
+//! The command line under hostile arguments (issue "Hostile input"): every probe an exit-2
+//! error naming the problem, or the exact answer; nothing silently clamped or ignored.
+
+use crate::common::{fails_naming, succeed, sweepfan, temp_dir};
+
+#[test]
+fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
+    fails_naming(&["bench", "--n", "10000000000"], "32 bits");
+    fails_naming(&["bench", "--n", "1000000000"], "memory");
+    fails_naming(&["bench", "--n", "0"], "empty scene");
+    fails_naming(
+        &["bench", "--scene", "rotating", "--boxes", "0"],
+        "at least one box",
+    );
+    fails_naming(
+        &["bench", "--scene", "rotating", "--n", "0"],
+        "at least one box and one sphere",
+    );
+}
+
+#[test]
+fn options_are_never_silently_ignored() {
+    fails_naming(&["bench", "--frames", "0"], "--frames");
+    let dir = temp_dir("hostile", "options");
+    let scene = dir.join("s.csv");
+    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let s = scene.to_str().unwrap();
+    fails_naming(&["bench", "--scene-file", s, "--n", "10"], "--n");
+    fails_naming(&["bench", "--scene-file", s, "--seed", "3"], "--seed");
+    succeed(
+        sweepfan()
+            .args(["bench", "--scene-file", s, "--frames", "1"])
+            .output(),
+    );
+}
+
+#[test]
+fn stress_budgets_and_max_n() {
+    for budget in ["0", "NaN", "-1", "inf"] {
+        let arg = format!("--budget-s={budget}");
+        fails_naming(&["stress", "--backend", "cpu", &arg], "--budget-s");
+    }
+    fails_naming(&["stress", "--backend", "cpu", "--frames", "0"], "--frames");
+    // The last step is --max-n itself, not the last doubling below it.
+    let out = succeed(
+        sweepfan()
+            .args([
+                "stress",
+                "--backend",
+                "cpu",
+                "--start-n",
+                "1000",
+                "--max-n",
+                "3000",
+            ])
+            .args(["--budget-s", "100", "--frames", "1"])
+            .output(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("reached --max-n 3000") && stdout.contains("largest n verified: 3000"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn scene_files_that_are_not_scenes() {
+    let dir = temp_dir("hostile", "files");
+    let pairs = dir.join("pairs.csv");
+    let p = pairs.to_str().unwrap();
+    if std::path::Path::new("/dev/zero").exists() {
+        fails_naming(
+            &["verify", "--scene-file", "/dev/zero", "--pairs-out", p],
+            "longer than 4096 bytes",
+        );
+    }
+    let d = dir.to_str().unwrap();
+    fails_naming(
+        &["verify", "--scene-file", d, "--pairs-out", p],
+        "directory",
+    );
+    let big = dir.join("big.csv");
+    std::fs::write(&big, "x,y,z,r\n1e39,0,0,1\n").unwrap();
+    fails_naming(
+        &[
+            "verify",
+            "--scene-file",
+            big.to_str().unwrap(),
+            "--pairs-out",
+            p,
+        ],
+        "overflows f32",
+    );
+}
