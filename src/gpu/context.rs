@@ -77,6 +77,29 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
+/// Backend names `WGPU_BACKEND` may list (wgpu ignores any other name, which leaves no backend
+/// and reads as "no driver installed").
+const BACKEND_NAMES: [&str; 9] = [
+    "vulkan", "vk", "metal", "mtl", "dx12", "d3d12", "gl", "opengl", "webgpu",
+];
+
+/// Checks the environment variables wgpu reads: a `WGPU_BACKEND` naming no backend is an
+/// error naming the variable, not an adapter search that finds nothing.
+pub fn check_environment() -> Result<()> {
+    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+        return Ok(());
+    };
+    for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
+        if !BACKEND_NAMES.contains(&name.as_str()) {
+            return Err(Error::Config(format!(
+                "WGPU_BACKEND={value}: '{name}' is not a backend (vulkan, metal, dx12, gl, \
+                 webgpu; comma-separated)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Every adapter wgpu can see, in enumeration order (the index `--adapter` takes).
 pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
     let instance = instance();
@@ -91,6 +114,7 @@ impl GpuContext {
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
     /// and `SUBGROUP` for the faster sort variants. Nothing optional is required.
     pub fn new(options: &GpuOptions) -> Result<Self> {
+        check_environment()?;
         let instance = instance();
         let adapter = match &options.adapter {
             None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {

@@ -92,3 +92,65 @@ fn scene_files_that_are_not_scenes() {
         "overflows f32",
     );
 }
+
+#[test]
+fn the_environment_gets_honest_messages() {
+    // No XDG_RUNTIME_DIR: no libwayland "error:" lines, a normal listing.
+    let out = succeed(
+        sweepfan()
+            .arg("info")
+            .env_remove("XDG_RUNTIME_DIR")
+            .output(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("error"), "{stderr}");
+    // A backend name wgpu does not know is named as such, not "install a driver".
+    let out = sweepfan()
+        .arg("info")
+        .env("WGPU_BACKEND", "nosuch")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("WGPU_BACKEND") && stderr.contains("nosuch"),
+        "{stderr}"
+    );
+    // An adapter asked for where none exists (Metal on this machine) is an error.
+    if cfg!(target_os = "linux") {
+        let out = sweepfan()
+            .args(["--adapter", "0", "info"])
+            .env("WGPU_BACKEND", "metal")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--adapter 0"));
+    }
+}
+
+/// `sweepfan info | head -1`: the closed pipe ends the process quietly (SIGPIPE), no panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = sweepfan()
+        .arg("info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(13),
+        "{:?}: {stderr}",
+        out.status
+    );
+}

@@ -57,7 +57,42 @@ enum Reproduce {
     Sector(reproduce::SectorArgs),
 }
 
+/// Makes the process fit a shell pipeline and a bare environment, before anything else runs
+/// (no other thread exists yet):
+/// * a closed pipe (`sweepfan info | head -1`) ends the process quietly, as it does `ls`,
+///   instead of a panic in `println!`;
+/// * libwayland, which the Vulkan loader loads, prints "error: XDG_RUNTIME_DIR is invalid or not
+///   set" on every adapter probe when that variable is unset: a false alarm for a headless tool,
+///   silenced with a private directory.
+fn prepare_process() {
+    #[cfg(unix)]
+    {
+        // SAFETY: restoring the default action of a signal; no handler code runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+        let valid =
+            std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+        if !valid {
+            use std::os::unix::fs::DirBuilderExt;
+            // SAFETY: getuid has no preconditions.
+            let uid = unsafe { libc::getuid() };
+            let dir = std::env::temp_dir().join(format!("sweepfan-xdg-{uid}"));
+            let made = std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&dir);
+            if made.is_ok() {
+                // SAFETY: single-threaded here (first thing in main), so no other thread reads
+                // the environment concurrently.
+                unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+            }
+        }
+    }
+}
+
 fn main() {
+    prepare_process();
     let cli = Cli::parse();
     let mut gpu = LazyGpu::new(cli.adapter.clone());
     let result = match cli.command {

@@ -1,12 +1,18 @@
 //! `sweepfan info`: the GPU adapters, the selected one's limits and features.
 
 use anyhow::Result;
+use sweepfan::gpu::context::check_environment;
 use sweepfan::gpu::{GpuContext, GpuOptions, list_adapters};
 
 pub fn exec(adapter: Option<&str>) -> Result<bool> {
+    check_environment()?;
     let adapters = list_adapters();
     if adapters.is_empty() {
-        println!("no GPU adapter found (install a Vulkan driver; on Debian: mesa-vulkan-drivers)");
+        let none = "no GPU adapter found (install a Vulkan driver; on Debian: mesa-vulkan-drivers)";
+        if let Some(wanted) = adapter {
+            anyhow::bail!("--adapter {wanted}: {none}");
+        }
+        println!("{none}");
         return Ok(true);
     }
     for (i, a) in adapters.iter().enumerate() {
