@@ -107,6 +107,50 @@ impl Shapes {
         })
     }
 
+    /// The `k` shapes nearest the first one's centre (all of them when `k >= len`): a dense
+    /// region, so a sample checked against the all-pairs SAT holds many pairs.
+    pub fn sample_near_first(&self, k: usize) -> Shapes {
+        let centres: Vec<glam::Vec2> = match self {
+            Shapes::Boxes(b) => b.iter().map(|o| o.center.truncate()).collect(),
+            Shapes::Polygons(p) => p
+                .iter()
+                .map(|q| {
+                    q.vertices().iter().copied().sum::<glam::Vec2>() / q.vertices().len() as f32
+                })
+                .collect(),
+        };
+        let z = |i: usize| match self {
+            Shapes::Boxes(b) => b[i].center.z - b[0].center.z,
+            Shapes::Polygons(_) => 0.0,
+        };
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        if let Some(&c0) = centres.first() {
+            order.sort_by(|&i, &j| {
+                let d = |i: usize| (centres[i] - c0).length_squared() + z(i) * z(i);
+                d(i).total_cmp(&d(j))
+            });
+        }
+        order.truncate(k);
+        order.sort_unstable();
+        match self {
+            Shapes::Boxes(b) => Shapes::Boxes(order.iter().map(|&i| b[i]).collect()),
+            Shapes::Polygons(p) => Shapes::Polygons(order.iter().map(|&i| p[i].clone()).collect()),
+        }
+    }
+
+    /// The CPU pipeline checked against the all-pairs SAT on [`Self::sample_near_first`] of
+    /// [`SAT_ALL_PAIRS_MAX_N`] shapes: the independent check of the reference itself when the
+    /// scene is too large for the all-pairs SAT. Returns (pairs in the sample, differing pairs
+    /// beyond the near-touching rule).
+    pub fn check_cpu_on_sample(&self) -> Result<(usize, usize)> {
+        let sample = self.sample_near_first(SAT_ALL_PAIRS_MAX_N);
+        let want = sample.all_pairs();
+        let (mut got, _) = sample.cpu()?;
+        canonicalize(&mut got);
+        let (_, wrong) = sample.differences(&want, &got);
+        Ok((want.len(), wrong.len()))
+    }
+
     /// The reference pairs: the all-pairs SAT up to [`SAT_ALL_PAIRS_MAX_N`] shapes, the CPU
     /// pipeline above; with the reference's name.
     pub fn reference(&self) -> Result<(&'static str, Vec<Pair>)> {

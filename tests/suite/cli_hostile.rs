@@ -154,3 +154,61 @@ fn a_closed_pipe_ends_quietly() {
         out.status
     );
 }
+
+#[test]
+fn messages_say_each_thing_once_and_what_to_do() {
+    let dir = temp_dir("hostile", "messages");
+    let p = dir.join("p.csv");
+    let out = sweepfan()
+        .args([
+            "verify",
+            "--scene-file",
+            "/nonexistent/scene.csv",
+            "--pairs-out",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+    // 288M pairs exceed the stored-pair limit: the message names --count-only.
+    fails_naming(
+        &[
+            "bench",
+            "--scene",
+            "one-point",
+            "--n",
+            "24000",
+            "--methods",
+            "sap",
+            "--frames",
+            "1",
+        ],
+        "--count-only",
+    );
+}
+
+/// Above 5,000 shapes the CPU pipeline is the reference: its own row says so and is checked on
+/// a sample against the all-pairs SAT, not "verified" against itself.
+#[test]
+fn the_cpu_shape_reference_is_not_verified_against_itself() {
+    let dir = temp_dir("hostile", "shapes");
+    for (n, against) in [("1000", "all-pairs SAT"), ("6000", "reference itself")] {
+        let json = dir.join(format!("{n}.json"));
+        succeed(
+            sweepfan()
+                .args([
+                    "bench", "--shape", "obb", "--n", n, "--frames", "1", "--json",
+                ])
+                .arg(&json)
+                .output(),
+        );
+        let rows = crate::common::json_rows(&json);
+        let cpu = &rows[0];
+        assert_eq!(cpu["backend"], "cpu");
+        assert_eq!(cpu["verified"], true);
+        let text = cpu["verified_against"].as_str().unwrap();
+        assert!(text.contains(against), "n = {n}: {text}");
+    }
+}

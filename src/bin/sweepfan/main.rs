@@ -117,8 +117,22 @@ fn main() {
             std::process::exit(1);
         }
         Err(e) => {
-            eprintln!("sweepfan: error: {e:#}");
+            eprintln!("sweepfan: error: {}", message(&e));
             std::process::exit(2);
         }
     }
+}
+
+/// The error and its causes, each once: the library's errors already include their source in
+/// their own text (an OS error would otherwise be printed twice).
+fn message(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }

@@ -92,7 +92,15 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let verify = !a.no_verify;
-    let (rows, ok) = measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu)?;
+    let (rows, ok) =
+        measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu).map_err(|e| {
+            let text = e.to_string();
+            if !a.count_only && text.contains("too large") && text.contains("touching pairs") {
+                anyhow::anyhow!("{text}; add --count-only to count them")
+            } else {
+                e.into()
+            }
+        })?;
     bar.finish_and_clear();
     println!(
         "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
