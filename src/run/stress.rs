@@ -34,7 +34,7 @@ impl StressConfig {
         let mut n = self.start_n.max(1);
         while n < self.max_n {
             sizes.push(n);
-            n = n.checked_mul(2).unwrap_or(usize::MAX).min(self.max_n);
+            n = n.saturating_mul(2).min(self.max_n);
         }
         sizes.push(self.max_n);
         sizes
