@@ -1,6 +1,7 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
 
 pub mod bench;
+pub mod output;
 pub mod paper;
 pub(crate) mod plot;
 pub mod rows;

@@ -35,7 +35,7 @@ pub fn write_json(path: &Path, rows: &[Row]) -> Result<()> {
 pub fn write_json_value<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| Error::Config(format!("JSON encoding: {e}")))?;
-    std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
+    super::output::write_bytes(path, (text + "\n").as_bytes())
 }
 
 /// Writes one CSV line per row; stages as `stage=ms` joined by `;`.
@@ -57,8 +57,7 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
         gpu_bytes_per_object: Option<f64>,
         stage_ms: String,
     }
-    let mut w = csv::Writer::from_path(path)
-        .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
         let stage_ms = r
             .stage_ms
@@ -84,7 +83,10 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
         })
         .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
     }
-    w.flush().map_err(|e| Error::io(path, e))
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+    super::output::write_bytes(path, &bytes)
 }
 
 /// Writes the rows as `--json` (with the command line, the machine and `extra`'s keys) and
@@ -107,23 +109,26 @@ pub fn write_outputs(
             obj.extend(extra);
         }
         write_json_value(path, &doc)?;
-        eprintln!("wrote {}", path.display());
+        if !super::output::is_stdout(path) {
+            eprintln!("wrote {}", path.display());
+        }
     }
     if let Some(path) = csv {
         write_csv(path, rows)?;
-        eprintln!("wrote {}", path.display());
+        if !super::output::is_stdout(path) {
+            eprintln!("wrote {}", path.display());
+        }
     }
     Ok(())
 }
 
 /// Writes pairs as CSV `i,j` (the order given).
 pub fn write_pairs_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
-    use std::io::Write;
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    writeln!(w, "i,j").map_err(|e| Error::io(path, e))?;
-    for p in pairs {
-        writeln!(w, "{},{}", p[0], p[1]).map_err(|e| Error::io(path, e))?;
-    }
-    w.flush().map_err(|e| Error::io(path, e))
+    super::output::write_with(path, |w| {
+        writeln!(w, "i,j")?;
+        for p in pairs {
+            writeln!(w, "{},{}", p[0], p[1])?;
+        }
+        Ok(())
+    })
 }

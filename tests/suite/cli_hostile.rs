@@ -212,3 +212,66 @@ fn the_cpu_shape_reference_is_not_verified_against_itself() {
         assert!(text.contains(against), "n = {n}: {text}");
     }
 }
+
+/// Outputs are checked before the run, never overwrite an input or each other, and `-` is
+/// standard output (the human table then goes to stderr).
+#[test]
+fn outputs_are_checked_up_front_and_dash_is_stdout() {
+    let dir = temp_dir("hostile", "outputs");
+    let scene = dir.join("scene.csv");
+    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let s = scene.to_str().unwrap();
+    fails_naming(
+        &["verify", "--scene-file", s, "--pairs-out", s],
+        "is an input",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&scene).unwrap(),
+        "x,y,z,r\n0,0,0,1\n1,0,0,1\n"
+    );
+    let j = dir.join("r.json");
+    let j = j.to_str().unwrap();
+    let same = format!("{}/./r.json", dir.display());
+    fails_naming(
+        &["bench", "--n", "50", "--json", j, "--csv", &same],
+        "also the --json",
+    );
+    fails_naming(
+        &["bench", "--n", "50", "--json", "/no/such/dir/r.json"],
+        "does not exist",
+    );
+    fails_naming(
+        &["bench", "--n", "50", "--json", "-", "--csv", "-"],
+        "standard output",
+    );
+    // A plots path that is a file fails before minutes of reproduction, not after.
+    fails_naming(
+        &["reproduce", "broadphase", "--plots", s],
+        "not a directory",
+    );
+    let out = succeed(
+        sweepfan()
+            .args([
+                "bench",
+                "--n",
+                "100",
+                "--frames",
+                "1",
+                "--methods",
+                "grid",
+                "--json",
+                "-",
+            ])
+            .output(),
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is the JSON");
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 1);
+    let out = succeed(
+        sweepfan()
+            .args(["verify", "--scene-file", s, "--pairs-out", "-"])
+            .output(),
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "i,j\n0,1\n");
+    // No file named "-" appears.
+    assert!(!std::path::Path::new("-").exists());
+}

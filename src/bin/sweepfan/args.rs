@@ -25,15 +25,35 @@ impl BackendChoice {
 
 #[derive(Args)]
 pub struct Outputs {
-    /// Write the rows as JSON.
+    /// Write the rows as JSON (`-`: standard output, the table then goes to stderr).
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Write the rows as CSV.
+    /// Write the rows as CSV (`-`: standard output, the table then goes to stderr).
     #[arg(long)]
     pub csv: Option<PathBuf>,
 }
 
 impl Outputs {
+    /// Checks `--json` and `--csv` before the run: writable, not an input, not the same file.
+    pub fn check(&self, inputs: &[Option<&std::path::Path>]) -> anyhow::Result<()> {
+        check_outputs(
+            &[
+                ("--json", self.json.as_deref()),
+                ("--csv", self.csv.as_deref()),
+            ],
+            &[],
+            inputs,
+        )
+    }
+
+    /// Whether `--json -` or `--csv -` takes standard output.
+    pub fn stdout_taken(&self) -> bool {
+        [&self.json, &self.csv].iter().any(|p| {
+            p.as_deref()
+                .is_some_and(sweepfan::report::output::is_stdout)
+        })
+    }
+
     /// Writes `rows` to the `--json` and `--csv` paths given, if any.
     pub fn write(
         &self,
@@ -103,22 +123,39 @@ impl ValueEnum for SceneArg {
     }
 }
 
-/// Fails before a long run when `path` cannot be written afterwards: its directory is missing
-/// or it names a directory.
-pub fn check_output_path(path: &std::path::Path) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        anyhow::bail!(
-            "{}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    if path.is_dir() {
-        anyhow::bail!("{}: is a directory", path.display());
-    }
+/// Checks output files and directories before a run (see `report::output::check_outputs`).
+pub fn check_outputs(
+    files: &[(&str, Option<&std::path::Path>)],
+    dirs: &[(&str, Option<&std::path::Path>)],
+    inputs: &[Option<&std::path::Path>],
+) -> anyhow::Result<()> {
+    let files: Vec<(&str, &std::path::Path)> = files
+        .iter()
+        .filter_map(|&(f, p)| p.map(|p| (f, p)))
+        .collect();
+    let dirs: Vec<(&str, &std::path::Path)> = dirs
+        .iter()
+        .filter_map(|&(f, p)| p.map(|p| (f, p)))
+        .collect();
+    let inputs: Vec<&std::path::Path> = inputs.iter().flatten().copied().collect();
+    sweepfan::report::output::check_outputs(&files, &dirs, &inputs)?;
     Ok(())
+}
+
+/// `println!` for the human report, to stderr when `$taken` (an output file is `-`).
+
+macro_rules! say {
+    ($taken:expr, $($arg:tt)*) => {
+        $crate::args::say($taken, format_args!($($arg)*))
+    };
+}
+
+/// Prints a line of the human report: on stdout, or on stderr when an output file is `-`
+/// (standard output then carries that file alone, ready for a pipe).
+pub fn say(stdout_taken: bool, text: impl std::fmt::Display) {
+    if stdout_taken {
+        eprintln!("{text}");
+    } else {
+        println!("{text}");
+    }
 }

@@ -7,6 +7,7 @@
 //! verification failed, 2 an error (bad input, no adapter, too large). Each subcommand is one
 //! file under `commands/`: its arguments and an `exec` that calls into the library.
 
+#[macro_use]
 mod args;
 mod commands;
 

@@ -62,6 +62,7 @@ pub struct BenchArgs {
 }
 
 pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    a.out.check(&[a.scene_file.as_deref()])?;
     if a.shape != Shape::Sphere {
         return bench_boxes(a, gpu);
     }
@@ -102,7 +103,8 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             }
         })?;
     bar.finish_and_clear();
-    println!(
+    say!(
+        a.out.stdout_taken(),
         "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
         scene.name,
         scene.len(),
@@ -115,7 +117,7 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             "grid [cpu] (grid itself against sap)"
         }
     );
-    println!("{}", rows_table(&rows));
+    say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     a.out.write(&rows, None)?;
     Ok(ok)
 }
@@ -134,12 +136,15 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
         r.device = gpu.device();
     }
-    println!(
+    say!(
+        a.out.stdout_taken(),
         "scene rotating: {} boxes among {} spheres, {} frames; tests = candidate (box, sphere) \
          pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
-        a.boxes, a.n, a.frames as usize
+        a.boxes,
+        a.n,
+        a.frames as usize
     );
-    println!("{}", rows_table(&rows));
+    say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     for &b in &backends {
         let get = |m: &str| {
             rows.iter()
@@ -151,7 +156,8 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             get("rotating-speculative"),
         ) && s > 0.0
         {
-            println!(
+            say!(
+                a.out.stdout_taken(),
                 "[{}] conservative sector: {:.1}% fewer candidates than the speculative AABB",
                 b.as_str(),
                 100.0 * (1.0 - c / s)
@@ -195,11 +201,12 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         verify,
         gpu,
     )?;
-    println!(
+    say!(
+        a.out.stdout_taken(),
         "scene {scene_name} (n = {}), {frames} frames, median ms per frame; verified against the CPU pipeline",
         shapes.len()
     );
-    println!("{}", rows_table(&rows));
+    say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     a.out.write(&rows, None)?;
     Ok(ok)
 }

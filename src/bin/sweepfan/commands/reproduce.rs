@@ -61,6 +61,14 @@ pub enum SectorBackendChoice {
 }
 
 pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    crate::args::check_outputs(
+        &[
+            ("--json", a.out.json.as_deref()),
+            ("--csv", a.out.csv.as_deref()),
+        ],
+        &[("--plots", a.plots.as_deref())],
+        &[],
+    )?;
     let backends = a.backend.backends();
     let run = FrameRun {
         frames: a.frames_time.max(a.frames_count),
@@ -78,17 +86,23 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
         run.frames, run.count_frames, a.seed
     );
     println!("{}", render(&r.comparison));
-    if let Some(dir) = &a.plots {
-        write_plots(dir, &r.rows)?;
-    }
+    // Data first: a plot that fails cannot lose the JSON and CSV.
     a.out.write(
         &r.rows,
         Some(serde_json::json!({ "paper_comparison": r.comparison })),
     )?;
+    if let Some(dir) = &a.plots {
+        write_plots(dir, &r.rows)?;
+    }
     Ok(r.all_verified)
 }
 
 pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
+    crate::args::check_outputs(
+        &[("--json", a.json.as_deref())],
+        &[("--plots", a.plots.as_deref())],
+        &[],
+    )?;
     let opts = SectorOptions {
         rotations: a.rotations,
         seed: a.seed,

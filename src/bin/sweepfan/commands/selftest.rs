@@ -52,9 +52,7 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     };
     let only = stage("--only", a.only.as_deref())?;
     let fault = stage("--inject-fault", a.inject_fault.as_deref())?;
-    if let Some(path) = &a.json {
-        crate::args::check_output_path(path)?;
-    }
+    crate::args::check_outputs(&[("--json", a.json.as_deref())], &[], &[])?;
     let ctx = gpu.get()?;
     let cfg = SelftestConfig {
         level: if a.full { Level::Full } else { Level::Quick },

@@ -35,6 +35,7 @@ pub struct StressArgs {
 }
 
 pub fn exec(a: StressArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    a.out.check(&[])?;
     let cfg = StressConfig {
         method: a.method.clone(),
         backend: a.backend.0,
@@ -47,7 +48,8 @@ pub fn exec(a: StressArgs, gpu: &mut LazyGpu) -> Result<bool> {
     };
     let steps = cfg.steps();
     let stress = Stress::new(cfg, gpu)?;
-    println!(
+    say!(
+        a.out.stdout_taken(),
         "stress: {} [{}] on {}, density scene (volume fraction {}), n doubling from {} to {}, \
          budget {} s; each step verified against {} [cpu]",
         a.method,
@@ -62,8 +64,9 @@ pub fn exec(a: StressArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let bar = progress_bar(steps);
     let outcome = stress.run(Some(&bar))?;
     bar.finish_and_clear();
-    println!("{}", stress_table(&outcome.rows));
-    println!(
+    say!(a.out.stdout_taken(), "{}", stress_table(&outcome.rows));
+    say!(
+        a.out.stdout_taken(),
         "stopped: {}; largest n verified: {}",
         outcome.stop_reason,
         outcome

@@ -34,6 +34,11 @@ pub struct VerifyArgs {
 }
 
 pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    crate::args::check_outputs(
+        &[("--pairs-out", Some(&a.pairs_out))],
+        &[],
+        &[Some(&a.scene_file)],
+    )?;
     if a.shape != Shape::Sphere {
         return verify_shapes(a, gpu);
     }
@@ -54,7 +59,8 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
     canonicalize(&mut expected);
     let cmp = compare_pairs(&scene.spheres, &expected, &pairs);
-    println!(
+    say!(
+        sweepfan::report::output::is_stdout(&a.pairs_out),
         "{} [{}]: {} pairs ({} tests) written to {}; {} [cpu]: {} pairs",
         a.method,
         backend.as_str(),
@@ -65,12 +71,24 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         expected.len()
     );
     for p in &cmp.near_touching {
-        println!("near touching (allowed to differ): {},{}", p[0], p[1]);
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "near touching (allowed to differ): {},{}",
+            p[0],
+            p[1]
+        );
     }
     if cmp.is_ok() {
-        println!("verified: same pairs as {reference_name}");
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "verified: same pairs as {reference_name}"
+        );
     } else {
-        println!("MISMATCH against {reference_name}: {}", cmp.summary());
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "MISMATCH against {reference_name}: {}",
+            cmp.summary()
+        );
     }
     Ok(cmp.is_ok())
 }
@@ -93,7 +111,8 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     canonicalize(&mut pairs);
     write_pairs_csv(&a.pairs_out, &pairs)?;
     let (reference_name, expected) = shapes.reference()?;
-    println!(
+    say!(
+        sweepfan::report::output::is_stdout(&a.pairs_out),
         "{} [{}]: {} overlapping pairs ({} SAT tests) written to {}; {reference_name} [cpu]: {} pairs",
         shapes.name(),
         a.backend.0.as_str(),
@@ -104,13 +123,22 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     );
     let (near, wrong) = shapes.differences(&expected, &pairs);
     for p in &near {
-        println!("near touching (allowed to differ): {},{}", p[0], p[1]);
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "near touching (allowed to differ): {},{}",
+            p[0],
+            p[1]
+        );
     }
     if wrong.is_empty() {
-        println!("verified: same pairs as {reference_name}");
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "verified: same pairs as {reference_name}"
+        );
         Ok(true)
     } else {
-        println!(
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
             "MISMATCH against {reference_name}: {} pairs differ, first {:?}",
             wrong.len(),
             &wrong[..wrong.len().min(10)]
