@@ -143,7 +143,6 @@ pub fn check_outputs(
 }
 
 /// `println!` for the human report, to stderr when `$taken` (an output file is `-`).
-
 macro_rules! say {
     ($taken:expr, $($arg:tt)*) => {
         $crate::args::say($taken, format_args!($($arg)*))
