@@ -137,6 +137,15 @@ impl Stress {
             if let Some(p) = progress {
                 p.set_message(format!("n = {n}"));
             }
+            // Host memory for the scene, the method and the reference, checked before anything
+            // of this size is allocated.
+            match crate::run::bench::check_scene_size(n) {
+                Err(Error::TooLarge(msg)) if !rows.is_empty() => {
+                    stop_reason = format!("n = {n} does not fit: {msg}");
+                    break;
+                }
+                r => r?,
+            }
             let mut p = SceneParams::new(n, a.seed);
             p.volume_fraction = a.volume_fraction;
             let scene = Scene::generate(SceneKind::Density, &p);
