@@ -50,13 +50,6 @@ pub struct RotatingScene {
 impl RotatingScene {
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
-        if p.boxes == 0 || p.spheres == 0 {
-            return Err(Error::Config(format!(
-                "rotating scene: needs at least one box and one sphere, got {} boxes and {} \
-                 spheres",
-                p.boxes, p.spheres
-            )));
-        }
         crate::scenes::memory::check_fits(
             &format!(
                 "a rotating scene of {} boxes and {} spheres",

@@ -26,6 +26,13 @@ pub fn bench_rotating(
     backends: &[Backend],
     gpu: Option<&GpuContext>,
 ) -> Result<Vec<Row>> {
+    // A benchmark of nothing would print rows of zeros as if they were measurements.
+    if params.boxes == 0 || params.spheres == 0 {
+        return Err(Error::Config(format!(
+            "bench rotating: needs at least one box and one sphere, got {} boxes and {} spheres",
+            params.boxes, params.spheres
+        )));
+    }
     let start = RotatingScene::generate(params)?;
     let mut gpu_pipeline = match (backends.contains(&Backend::Gpu), gpu) {
         (false, _) => None,
