@@ -147,6 +147,24 @@ impl Stats {
     }
 }
 
+/// How often a GPU backend made the host wait for the device, and how many compute dispatches
+/// it recorded, cumulative since its device was opened (docs/design.md §6.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceCounts {
+    pub host_waits: u64,
+    pub dispatches: u64,
+}
+
+impl DeviceCounts {
+    /// The counts between `before` and `self`.
+    pub fn since(self, before: DeviceCounts) -> DeviceCounts {
+        DeviceCounts {
+            host_waits: self.host_waits.saturating_sub(before.host_waits),
+            dispatches: self.dispatches.saturating_sub(before.dispatches),
+        }
+    }
+}
+
 /// The broad-phase job. CPU and GPU implement it alike.
 pub trait BroadPhase {
     /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).
@@ -155,6 +173,12 @@ pub trait BroadPhase {
 
     /// Device memory held across frames per object (pair list excluded), for GPU methods.
     fn resident_bytes_per_object(&self) -> Option<f64> {
+        None
+    }
+
+    /// The device's wait and dispatch counts so far, for GPU methods (their difference across
+    /// a frame is what the frame cost in synchronisation).
+    fn device_counts(&self) -> Option<DeviceCounts> {
         None
     }
 

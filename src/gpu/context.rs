@@ -61,6 +61,10 @@ pub struct GpuContext {
     /// First uncaptured validation/out-of-memory error, turned into an [`Error`] by [`Self::check`]
     /// instead of wgpu's default handler, which panics.
     errors: Arc<Mutex<Option<String>>>,
+    /// Blocking waits for the device ([`Self::wait`]) so far.
+    host_waits: std::sync::atomic::AtomicU64,
+    /// Compute dispatches recorded so far ([`Self::note_dispatch`]).
+    dispatches: std::sync::atomic::AtomicU64,
 }
 
 /// Backends tried by default: Vulkan, Metal, DX12 (and WebGPU). OpenGL is left out unless
@@ -191,6 +195,8 @@ impl GpuContext {
             features,
             timestamp_period_ns,
             errors,
+            host_waits: Default::default(),
+            dispatches: Default::default(),
         })
     }
 
@@ -218,8 +224,25 @@ impl GpuContext {
         }
     }
 
+    /// Waits and dispatches so far (see [`crate::broadphase::DeviceCounts`]).
+    pub fn counts(&self) -> crate::broadphase::DeviceCounts {
+        use std::sync::atomic::Ordering::Relaxed;
+        crate::broadphase::DeviceCounts {
+            host_waits: self.host_waits.load(Relaxed),
+            dispatches: self.dispatches.load(Relaxed),
+        }
+    }
+
+    /// Counts one compute dispatch (every `dispatch_workgroups` of the library calls it).
+    pub fn note_dispatch(&self) {
+        self.dispatches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Blocks until the queue is idle, then reports any recorded error.
     pub fn wait(&self) -> Result<()> {
+        self.host_waits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| Error::Gpu(format!("poll: {e}")))?;
@@ -298,6 +321,34 @@ impl GpuContext {
             *slot = Some(self.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
         }
         Ok(slot.as_ref().expect("just filled"))
+    }
+
+    /// Maps the first `bytes` of a `MAP_READ` staging buffer that a submitted copy fills, waits
+    /// (one host wait), and hands the mapped bytes to `read` without copying them first.
+    pub fn map_read<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        what: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        let slice = staging.slice(..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|_| Error::Gpu(format!("{what} callback dropped")))?
+            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
+        let out = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+            read(&view)
+        };
+        staging.unmap();
+        Ok(out)
     }
 
     /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
@@ -557,6 +608,35 @@ impl PassTimer {
         }
     }
 
+    /// Bytes the resolved timestamps of this frame take (0 without timestamps).
+    pub fn resolved_bytes(&self) -> u64 {
+        if self.resolve.is_some() {
+            16 * self.labels.len() as u64
+        } else {
+            0
+        }
+    }
+
+    /// Bytes the resolved timestamps can take at most.
+    pub fn capacity_bytes(&self) -> u64 {
+        16 * self.capacity as u64
+    }
+
+    /// Records the copy of the resolved timestamps into `dst` at `offset` (after
+    /// [`Self::resolve`]), so they come back with the rest of a frame's readback.
+    pub fn copy_resolved(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+    ) {
+        if let Some(buf) = &self.resolve
+            && !self.labels.is_empty()
+        {
+            encoder.copy_buffer_to_buffer(buf, 0, dst, offset, self.resolved_bytes());
+        }
+    }
+
     /// Seconds per timed pass, summed by label (a stage may span several passes), in first-seen
     /// order. Empty without timestamps.
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
@@ -567,6 +647,20 @@ impl PassTimer {
             return Ok(Vec::new());
         }
         let ticks: Vec<u64> = ctx.read(buf, 2 * self.labels.len())?;
+        Ok(self.times(ctx, &ticks))
+    }
+
+    /// [`Self::read`] from resolved bytes copied elsewhere ([`Self::copy_resolved`]).
+    pub fn times_from(&self, ctx: &GpuContext, bytes: &[u8]) -> Vec<(&'static str, f64)> {
+        if self.resolve.is_none() || self.labels.is_empty() {
+            return Vec::new();
+        }
+        let ticks: Vec<u64> =
+            bytemuck::pod_collect_to_vec(&bytes[..self.resolved_bytes() as usize]);
+        self.times(ctx, &ticks)
+    }
+
+    fn times(&self, ctx: &GpuContext, ticks: &[u64]) -> Vec<(&'static str, f64)> {
         let mut out: Vec<(&'static str, f64)> = Vec::new();
         for (i, label) in self.labels.iter().enumerate() {
             let dt = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64
@@ -577,7 +671,7 @@ impl PassTimer {
                 None => out.push((label, dt)),
             }
         }
-        Ok(out)
+        out
     }
 }
 

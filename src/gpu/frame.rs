@@ -204,6 +204,7 @@ pub fn dispatch_groups(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, group
     // n < 2^32 objects, so groups < 2^25 and fits (dispatch_2d keeps each dimension legal).
     let groups = groups.clamp(1, u32::MAX as u64) as u32;
     let (x, y) = ctx.dispatch_2d(groups);
+    ctx.note_dispatch();
     pass.dispatch_workgroups(x, y, 1);
 }
 

@@ -5,7 +5,7 @@
 //! (for GPU methods that includes upload and readback; per-pass GPU time is in the stages).
 
 use crate::broadphase::Backend;
-use crate::broadphase::{BroadPhase, Clock, Pair, StageTime, canonicalize};
+use crate::broadphase::{BroadPhase, Clock, DeviceCounts, Pair, StageTime, canonicalize};
 use crate::error::{Error, Result, ResultExt};
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
@@ -36,6 +36,8 @@ pub struct Measurement {
     pub frame_pairs: Vec<u64>,
     /// Stage -> (clock, per-frame seconds).
     pub stages: BTreeMap<String, (Clock, Vec<f64>)>,
+    /// Per frame, GPU backends: host waits and dispatches (see [`DeviceCounts`]).
+    pub device: Vec<DeviceCounts>,
 }
 
 impl Measurement {
@@ -51,6 +53,16 @@ impl Measurement {
                 .1
                 .push(s.seconds);
         }
+    }
+
+    /// Mean host waits and dispatches per frame, when the backend counts them.
+    pub fn device_per_frame(&self) -> (Option<f64>, Option<f64>) {
+        if self.device.is_empty() {
+            return (None, None);
+        }
+        let k = self.device.len() as f64;
+        let sum = |f: fn(&DeviceCounts) -> u64| self.device.iter().map(f).sum::<u64>() as f64 / k;
+        (Some(sum(|d| d.host_waits)), Some(sum(|d| d.dispatches)))
     }
 
     pub fn median_ms(&self) -> f64 {
@@ -129,9 +141,13 @@ pub fn run_frames(
         } else {
             Some(&mut pairs)
         };
+        let before = bp.device_counts();
         let t = Instant::now();
         let stats = bp.find_pairs(&scene.spheres, out)?;
         m.record(t, stats.tests, stats.pairs, &stats.stages);
+        if let (Some(b), Some(a)) = (before, bp.device_counts()) {
+            m.device.push(a.since(b));
+        }
         if frame == 0
             && let Some(reference) = verify_with.as_deref_mut()
         {
@@ -260,6 +276,8 @@ pub fn measure(
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
                 gpu_bytes_per_object: bp.resident_bytes_per_object(),
                 host_bytes_per_object: None,
+                host_waits_per_frame: m.device_per_frame().0,
+                dispatches_per_frame: m.device_per_frame().1,
                 shape: None,
             });
             if let Some(p) = progress {

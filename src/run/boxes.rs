@@ -33,12 +33,18 @@ pub fn bench_shapes(
             Backend::Gpu => Some(GpuBoxPipeline::new(gpu.get()?, Proxy::Aabb)?),
             Backend::Cpu => None,
         };
+        let ctx = match backend {
+            Backend::Gpu => Some(gpu.get()?),
+            Backend::Cpu => None,
+        };
+        let mut device = crate::run::bench::Measurement::default();
         let mut frame_ms = Vec::new();
         let mut stage_samples: BTreeMap<String, Vec<f64>> = Default::default();
         let (mut tests, mut found) = (0u64, 0u64);
         let mut first: Option<Vec<Pair>> = None;
         for frame in 0..frames {
             let store = !count_only || (frame == 0 && verify);
+            let before = ctx.as_ref().map(|c| c.counts());
             let t = Instant::now();
             let (pairs, stats) = match &mut pipeline {
                 None => {
@@ -52,6 +58,9 @@ pub fn bench_shapes(
                 }
             };
             frame_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            if let (Some(b), Some(c)) = (before, &ctx) {
+                device.device.push(c.counts().since(b));
+            }
             tests += stats.tests;
             found += stats.pairs;
             // A stage may run several passes per frame (the sort's): sum them per frame.
@@ -134,6 +143,8 @@ pub fn bench_shapes(
             near_touching_differences: near,
             gpu_bytes_per_object: None,
             host_bytes_per_object: None,
+            host_waits_per_frame: device.device_per_frame().0,
+            dispatches_per_frame: device.device_per_frame().1,
             shape: Some(shapes.name().into()),
         });
         if backend == Backend::Cpu {

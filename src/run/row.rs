@@ -42,6 +42,12 @@ pub struct Row {
     /// Host <-> device bytes moved per object per frame (upload + readback), GPU rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_bytes_per_object: Option<f64>,
+    /// GPU rows: blocking host waits for the device per frame (mean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_waits_per_frame: Option<f64>,
+    /// GPU rows: compute dispatches recorded per frame (mean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatches_per_frame: Option<f64>,
     /// Shape of the objects when not spheres ("obb", "polygon").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<String>,

@@ -195,6 +195,8 @@ impl Stress {
                 // (8 B each); the totals and timestamps are a few hundred bytes.
                 host_bytes_per_object: (a.backend == Backend::Gpu)
                     .then(|| (16.0 * n as f64 + 8.0 * pairs) / n as f64),
+                host_waits_per_frame: m.device_per_frame().0,
+                dispatches_per_frame: m.device_per_frame().1,
                 shape: None,
             });
             if let Some(p) = progress {

@@ -238,3 +238,34 @@ fn bench_polygon_rows_match_all_pairs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// GPU rows report the frame's synchronisation: one host wait per sphere frame, and the
+/// dispatches; CPU rows carry neither.
+#[test]
+fn gpu_rows_report_host_waits_and_dispatches() {
+    let dir = temp_dir("cli", "waits");
+    let json = dir.join("w.json");
+    succeed(
+        sweepfan()
+            .args([
+                "bench",
+                "--n",
+                "500",
+                "--frames",
+                "2",
+                "--methods",
+                "grid,sap",
+            ])
+            .args(["--backend", "both", "--json"])
+            .arg(&json)
+            .output(),
+    );
+    for r in json_rows(&json) {
+        if r["backend"] == "gpu" {
+            assert_eq!(r["host_waits_per_frame"], 1.0, "{r}");
+            assert!(r["dispatches_per_frame"].as_f64().unwrap() >= 5.0, "{r}");
+        } else {
+            assert!(r.get("host_waits_per_frame").is_none(), "{r}");
+        }
+    }
+}

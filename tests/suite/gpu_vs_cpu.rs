@@ -177,6 +177,31 @@ fn tiny_scenes_decide_as_their_enlarged_copies() {
     });
 }
 
+/// One host wait per frame: totals, timestamps and pairs come back through one readback; a
+/// second only when the pair list overflowed and the frame ran again (pairs still exact).
+#[test]
+fn a_frame_waits_on_the_host_once() {
+    for_all_methods(|bp| {
+        let m = bp.method();
+        let v = paper(1000, 51);
+        check(bp, &v, "warm-up");
+        let counts = |bp: &GpuBroadPhase| sweepfan::BroadPhase::device_counts(bp).unwrap();
+        let before = counts(bp);
+        check(bp, &v, "one wait");
+        let used = counts(bp).since(before);
+        assert_eq!(used.host_waits, 1, "{m}");
+        assert!(used.dispatches >= 2, "{m}: {used:?}");
+        let before = counts(bp);
+        let stats = bp.find_pairs(&v, None).unwrap();
+        assert_eq!(stats.pairs, oracle_pairs(&v).len() as u64, "{m}");
+        assert_eq!(counts(bp).since(before).host_waits, 1, "{m} count only");
+        bp.set_pair_capacity(1).unwrap();
+        let before = counts(bp);
+        check(bp, &v, "overflow");
+        assert_eq!(counts(bp).since(before).host_waits, 2, "{m} after overflow");
+    });
+}
+
 /// Resident buffers grow by a quarter, but never past the binding limit when n itself fits:
 /// with room for 1,000 spheres per binding, 900 then 950 spheres must run (950 x 1.25 would
 /// not fit).

@@ -53,6 +53,10 @@ pub fn bench_rotating(
             let mut m = Measurement::default();
             for frame in 0..frames.max(1) {
                 let want_hits = verify && frame == 0;
+                let before = match (backend, &gpu_pipeline) {
+                    (Backend::Gpu, Some((ctx, _))) => Some(ctx.counts()),
+                    _ => None,
+                };
                 let t = Instant::now();
                 let out: ProxyFrame = match backend {
                     Backend::Cpu => {
@@ -68,6 +72,9 @@ pub fn bench_rotating(
                 .pop()
                 .unwrap_or_default();
                 m.record(t, out.candidates, out.hits, &out.stages);
+                if let (Some(b), Some((ctx, _))) = (before, &gpu_pipeline) {
+                    m.device.push(ctx.counts().since(b));
+                }
                 if frame == 0 {
                     first_hits.push(out.hit_pairs);
                 }
@@ -96,6 +103,8 @@ pub fn bench_rotating(
                 near_touching_differences: None,
                 gpu_bytes_per_object: None,
                 host_bytes_per_object: None,
+                host_waits_per_frame: m.device_per_frame().0,
+                dispatches_per_frame: m.device_per_frame().1,
                 shape: Some(format!("{} rotating boxes", params.boxes)),
             });
         }

@@ -203,6 +203,7 @@ impl GpuSat {
             });
             pass.set_pipeline(&self.prepare);
             pass.set_bind_group(0, &prepare_group, &[]);
+            ctx.note_dispatch();
             pass.dispatch_workgroups(1, 1, 1);
         }
         {

@@ -123,6 +123,7 @@ impl SectorExperimentGpu {
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &bind, &[]);
                 let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
+                ctx.note_dispatch();
                 pass.dispatch_workgroups(x, y, 1);
             }
             self.timer.resolve(&mut enc);

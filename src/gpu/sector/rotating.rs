@@ -172,6 +172,7 @@ impl RotatingGpu {
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bg, &[]);
         let (x, y) = dispatch_2d(threads.div_ceil(WORKGROUP), self.max_groups_per_dim);
+        ctx.note_dispatch();
         pass.dispatch_workgroups(x, y, 1);
     }
 

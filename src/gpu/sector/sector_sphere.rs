@@ -164,6 +164,7 @@ impl SectorSphereGpu {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &bind, &[]);
             let (x, y) = ctx.dispatch_2d(groups as u32);
+            ctx.note_dispatch();
             pass.dispatch_workgroups(x, y, 1);
         }
         ctx.queue.submit([enc.finish()]);

@@ -373,6 +373,7 @@ fn record_pass(
     });
     cpass.set_pipeline(pipeline);
     cpass.set_bind_group(0, &bg, &[]);
+    ctx.note_dispatch();
     cpass.dispatch_workgroups(x, y, 1);
 }
 

@@ -145,6 +145,7 @@ impl ExclusiveScan {
             pass.set_pipeline(&self.reduce);
             pass.set_bind_group(0, &bg, &[]);
             let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
+            ctx.note_dispatch();
             pass.dispatch_workgroups(x, y, 1);
         }
         let bg = bind(
@@ -156,6 +157,7 @@ impl ExclusiveScan {
         );
         pass.set_pipeline(&self.top);
         pass.set_bind_group(0, &bg, &[]);
+        ctx.note_dispatch();
         pass.dispatch_workgroups(1, 1, 1);
         for i in (0..top).rev() {
             let bg = bind(
@@ -168,6 +170,7 @@ impl ExclusiveScan {
             pass.set_pipeline(&self.downsweep);
             pass.set_bind_group(0, &bg, &[]);
             let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
+            ctx.note_dispatch();
             pass.dispatch_workgroups(x, y, 1);
         }
         drop(pass);

@@ -95,6 +95,9 @@ pub struct GpuBroadPhase {
     resident: Option<Resident>,
     pair_list: wgpu::Buffer,
     pair_capacity: u64,
+    /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
+    /// pair list, copied in the frame's own submission so a frame waits on the host once.
+    readback: Option<wgpu::Buffer>,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
 }
@@ -145,6 +148,7 @@ impl GpuBroadPhase {
             resident: None,
             pair_list,
             pair_capacity: initial_pairs,
+            readback: None,
             last_n: 0,
             paper_min_axis_tests: None,
             method,
@@ -287,18 +291,62 @@ impl GpuBroadPhase {
         Ok(())
     }
 
-    /// Encodes and runs one frame; returns the totals. Pairs (when `store`) are in the pair list.
-    fn run_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<Totals> {
-        let enc = self.record_frame(spheres, store)?;
-        self.ctx.queue.submit([enc.finish()]);
-        self.read_totals(count_u32("spheres", spheres.len())?)
-    }
-
     /// Maps the totals copied by the last recorded frame (after its submission).
     fn read_totals(&mut self, n: u32) -> Result<Totals> {
         let words = self
             .ctx
             .map_staging_words(&self.counters_staging, "totals")?;
+        self.totals_from(n, &words)
+    }
+
+    /// Runs one frame with a single host wait: its totals, timestamps and (when `store`) the
+    /// pair list come back through one readback buffer. The pairs are `None` when the list
+    /// overflowed (the caller grows it and runs the frame again).
+    #[allow(clippy::type_complexity)]
+    fn run_frame_read_back(
+        &mut self,
+        spheres: &[Sphere],
+        store: bool,
+    ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
+        let n = count_u32("spheres", spheres.len())?;
+        let mut enc = self.record_frame(spheres, store)?;
+        let times_at = COUNTER_WORDS * 4;
+        let pairs_at = times_at + self.timer.capacity_bytes();
+        let pair_bytes = if store { self.pair_capacity * 8 } else { 0 };
+        let size = pairs_at + pair_bytes;
+        if self.readback.as_ref().is_none_or(|b| b.size() < size) {
+            // A quarter more than needed, so a slowly growing list is not re-made every frame.
+            let grown = (size + size / 4).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+            self.readback = Some(self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("frame readback"),
+                size: grown,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let readback = self.readback.as_ref().expect("made above");
+        enc.copy_buffer_to_buffer(&self.counters, 0, readback, 0, COUNTER_WORDS * 4);
+        self.timer.copy_resolved(&mut enc, readback, times_at);
+        if pair_bytes > 0 {
+            enc.copy_buffer_to_buffer(&self.pair_list, 0, readback, pairs_at, pair_bytes);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
+        let (words, pairs, times) = ctx.map_read(readback, size, "frame readback", |bytes| {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..times_at as usize]);
+            let found = words[2] as u64 | (words[3] as u64) << 32;
+            let pairs = (store && found <= capacity).then(|| {
+                let at = pairs_at as usize;
+                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+            });
+            let times = timer.times_from(ctx, &bytes[times_at as usize..pairs_at as usize]);
+            (words, pairs, times)
+        })?;
+        Ok((self.totals_from(n, &words)?, pairs, times))
+    }
+
+    /// Totals from the counter words of a frame; a walk the device cut short is an error.
+    fn totals_from(&mut self, n: u32, words: &[u32]) -> Result<Totals> {
         let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
         if words[5] > 0 {
             return Err(Error::Gpu(format!(
@@ -596,6 +644,10 @@ impl BroadPhase for GpuBroadPhase {
         Some(GpuBroadPhase::resident_bytes_per_object(self))
     }
 
+    fn device_counts(&self) -> Option<crate::broadphase::DeviceCounts> {
+        Some(self.ctx.counts())
+    }
+
     fn find_pairs_validated(
         &mut self,
         spheres: &[Sphere],
@@ -606,23 +658,22 @@ impl BroadPhase for GpuBroadPhase {
         }
         let start = Instant::now();
         let store = out.is_some();
-        let mut totals = self.run_frame(spheres, store)?;
-        if store && totals.pairs > self.pair_capacity {
+        // One host wait per frame; a second only when the pair list overflowed.
+        let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store)?;
+        if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again.
             let need = totals.pairs;
             self.grow_pair_list(need)?;
-            totals = self.run_frame(spheres, store)?;
-            if totals.pairs > self.pair_capacity {
+            (totals, pairs, times) = self.run_frame_read_back(spheres, store)?;
+            if pairs.is_none() {
                 return Err(Error::Gpu(format!(
                     "pair count changed between two runs of the same frame ({need} then {})",
                     totals.pairs
                 )));
             }
         }
-        if let Some(out) = out {
-            out.clear();
-            let bytes = self.ctx.read_bytes(&self.pair_list, 0, totals.pairs * 8)?;
-            out.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        if let (Some(out), Some(pairs)) = (out, pairs) {
+            *out = pairs;
         }
         let mut stats = Stats {
             tests: totals.tests,
@@ -631,7 +682,7 @@ impl BroadPhase for GpuBroadPhase {
         };
         self.paper_min_axis_tests =
             (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
-        for (label, seconds) in self.timer.read(&self.ctx)? {
+        for (label, seconds) in times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);

@@ -156,6 +156,7 @@ impl GpuAabbSap {
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
+            ctx.note_dispatch();
             pass.dispatch_workgroups(groups.0, groups.1, 1);
         };
         run(
