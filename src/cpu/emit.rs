@@ -176,6 +176,12 @@ impl PairEmitter {
         let stored = AtomicU64::new(0);
         let overflow = AtomicBool::new(false);
         let per_chunk = items.div_ceil(chunks).max(1);
+        // Stored pairs cost 8 bytes in a chunk buffer and 8 in the output: never more than half
+        // of the memory available (an allocation failure would abort the process).
+        let limit = match crate::scenes::memory::available_bytes_once() {
+            Some(bytes) => self.limit.min(bytes / 2 / 16),
+            None => self.limit,
+        };
         let run_chunk = |c: usize, buffer: &mut Vec<Pair>| -> (u64, u64) {
             buffer.clear();
             let range = (c * per_chunk).min(items)..((c + 1) * per_chunk).min(items);
@@ -187,7 +193,7 @@ impl PairEmitter {
                 reported: 0,
                 stored: &stored,
                 overflow: &overflow,
-                limit: self.limit,
+                limit,
             };
             work(range, &mut sink);
             (sink.tests, sink.pairs)
@@ -204,15 +210,19 @@ impl PairEmitter {
         };
         if let Some(out) = out {
             out.clear();
-            if overflow.load(Ordering::Relaxed) || pairs > self.limit {
+            if overflow.load(Ordering::Relaxed) || pairs > limit {
                 for b in buffers.iter_mut() {
                     *b = Vec::new();
                 }
+                let why = if limit < self.limit {
+                    format!("the {limit} pairs that half the memory available holds")
+                } else {
+                    format!("the limit of {limit} stored pairs per call")
+                };
                 return Err(Error::TooLarge(format!(
-                    "{pairs} touching pairs ({:.2} GiB as a list) exceed the limit of {} stored \
-                     pairs per call; count them without storing instead",
+                    "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; count them \
+                     without storing instead",
                     (pairs * std::mem::size_of::<Pair>() as u64) as f64 / f64::from(1u32 << 30),
-                    self.limit
                 )));
             }
             out.reserve(pairs as usize);

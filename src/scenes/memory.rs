@@ -13,6 +13,13 @@ pub fn available_bytes() -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
+/// [`available_bytes`] read once per process: for hot paths (each frame's pair stage), where
+/// reading `/proc/meminfo` would cost more than the frame's own work on small scenes.
+pub fn available_bytes_once() -> Option<u64> {
+    static ONCE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(available_bytes)
+}
+
 /// `Ok` when `bytes` (an estimate for `what`) fits in the memory available, with a quarter kept
 /// back for everything else; else [`Error::TooLarge`] naming both sizes.
 pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
