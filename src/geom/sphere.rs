@@ -18,6 +18,9 @@ pub struct Sphere {
 /// exact are handled by rescaling ([`Sphere::touches`], [`origin_key`]).
 pub const MIN_MAGNITUDE: f32 = 1e-30;
 
+/// The bits of [`MIN_MAGNITUDE`].
+const MIN_BITS: u32 = MIN_MAGNITUDE.to_bits();
+
 /// Squares at or above this keep every bit the comparison needs (2^-100).
 const SQUARES_EXACT_FROM: f32 = 7.888_609e-31;
 
@@ -84,6 +87,23 @@ impl Sphere {
     /// Checks one sphere: finite centre and radius, radius >= 0, coordinates within
     /// [`MAX_COORDINATE`], every non-zero value at least [`MIN_MAGNITUDE`]. A zero radius is a point (allowed; it touches what contains it).
     pub fn check(&self, index: usize) -> Result<()> {
+        self.check_range(index)?;
+        let named = [
+            ("x", self.center.x),
+            ("y", self.center.y),
+            ("z", self.center.z),
+            ("radius", self.radius),
+        ];
+        match super::below_min_magnitude(named, MIN_MAGNITUDE) {
+            Some(problem) => Err(Error::InvalidObject { index, problem }),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Self::check`] without the smallest-magnitude rule, which [`validate_spheres`] tests
+    /// for a whole scene in one branch-free pass instead (a per-sphere test cost 10% of the
+    /// grid's frame on the paper box).
+    fn check_range(&self, index: usize) -> Result<()> {
         let bad = |problem: String| Err(Error::InvalidObject { index, problem });
         let c = self.center;
         let named = [("x", c.x), ("y", c.y), ("z", c.z), ("radius", self.radius)];
@@ -93,9 +113,6 @@ impl Sphere {
         if self.radius < 0.0 {
             return bad(format!("radius is negative ({})", self.radius));
         }
-        if let Some(problem) = super::below_min_magnitude(named, MIN_MAGNITUDE) {
-            return bad(problem);
-        }
         let reach = c.abs().max_element() + self.radius;
         if reach > MAX_COORDINATE {
             return bad(format!(
@@ -104,13 +121,26 @@ impl Sphere {
         }
         Ok(())
     }
+
+    /// 1 when a coordinate or the radius is non-zero but below [`MIN_MAGNITUDE`], else 0
+    /// (branch-free: a magnitude's bits minus one, unsigned, is below MIN's bits minus one
+    /// exactly for those).
+    #[inline(always)]
+    fn tiny(&self) -> u32 {
+        let t = |v: f32| u32::from((v.to_bits() & 0x7fff_ffff).wrapping_sub(1) < MIN_BITS - 1);
+        t(self.center.x) | t(self.center.y) | t(self.center.z) | t(self.radius)
+    }
 }
 
 /// Validates a whole scene: not empty, every sphere passes [`Sphere::check`]. Reports the first
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     super::check_count(spheres.len(), "objects")?;
-    super::check_each(spheres, Sphere::check)
+    if spheres.iter().fold(0, |any, s| any | s.tiny()) != 0 {
+        // Some sphere is invalid: the full check names the lowest one.
+        return super::check_each(spheres, Sphere::check);
+    }
+    super::check_each(spheres, Sphere::check_range)
 }
 
 /// Relative slack of the origin-distance walk (docs/design.md §9.3): it goes on while

@@ -54,6 +54,8 @@ const SERIAL_MAX: usize = 1 << 13;
 pub struct GridFrame {
     pub origin: Vec3,
     pub cell_side: f32,
+    /// `1 / cell_side` in f32: the estimate [`cell_axis`] corrects.
+    pub inverse_side: f32,
     /// Largest cell coordinate per axis (the cell of the componentwise maximum centre).
     pub max_cell: [u32; 3],
 }
@@ -75,6 +77,7 @@ impl GridFrame {
         let mut frame = Self {
             origin: min,
             cell_side,
+            inverse_side: 1.0 / cell_side,
             max_cell: [0; 3],
         };
         // The cell formula is monotone in the centre, so the largest cell is the maximum's.
@@ -88,7 +91,7 @@ impl GridFrame {
     #[inline(always)]
     pub fn cell(&self, center: Vec3) -> [u32; 3] {
         let d = center - self.origin;
-        [0, 1, 2].map(|a| cell_axis(d[a], self.cell_side))
+        [0, 1, 2].map(|a| cell_axis(d[a], self.cell_side, self.inverse_side))
     }
 }
 
@@ -99,18 +102,30 @@ pub fn cell_side(r_max: f32) -> f32 {
     if s >= f32::MIN_POSITIVE { s } else { 1.0 }
 }
 
-/// `floor(d / s)` of the real quotient, clamped to `[0, 2^20 - 1]`, for `d >= 0` and a normal
-/// `s` (`cell_axis` in `shaders/frame.wgsl`). Below 2^21 the f64 quotient of two f32 values
-/// never rounds across an integer: a non-integer `d / s` is at least 2^-24 from one (`d - k s`
-/// is a non-zero multiple of `s`'s last significand bit), the f64 rounding at most 2^-32.
+/// `floor(d / s)` of the real quotient, clamped to `[0, 2^20 - 1]`, for `d >= 0`, a normal `s`
+/// and `inverse = 1 / s` in f32 (`cell_axis` in `shaders/frame.wgsl`). The f32 estimate
+/// `d * inverse` is within 1/8 of `d / s` below 2^20, so its floor is off by at most one; one
+/// exact comparison of `k s` with `d` in f64 fixes it (`k s` of a 21-bit integer and a 24-bit
+/// significand is exact there). Tried and not kept: the f64 quotient `d / s` directly (also
+/// exact below 2^21) cost 10% of the grid's frame on the paper box (three f64 divisions per
+/// object).
 #[inline(always)]
-pub fn cell_axis(d: f32, s: f32) -> u32 {
+pub fn cell_axis(d: f32, s: f32, inverse: f32) -> u32 {
     // NaN-free (validated scenes), so `d < s` covers everything below one side.
     if d < s {
         return 0;
     }
-    // `as` saturates; the min bounds the rest.
-    ((d as f64 / s as f64) as u32).min(CELL_MAX as u32)
+    if d >= s * 1_048_576.0 {
+        return CELL_MAX as u32;
+    }
+    let (df, sf) = (d as f64, s as f64);
+    let mut k = ((d * inverse) as u32).min(CELL_MAX as u32);
+    if k as f64 * sf > df {
+        k -= 1;
+    } else if (k + 1) as f64 * sf <= df {
+        k += 1;
+    }
+    k.min(CELL_MAX as u32)
 }
 
 fn bits_for(max_value: u64) -> u32 {
