@@ -11,7 +11,7 @@
 //! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
 //! other filter is applied before the sphere test. The count depends only on the cells, not on
 //! the traversal. The cell is the floor of the *real* quotient on both sides (docs/design.md
-//! §9.2): here the f64 quotient of the two f32 values, whose floor is exact below 2^21; the GPU
+//! §9.2): here an f32 estimate corrected by one exact f64 product ([`cell_axis`]); the GPU
 //! corrects its f32 division (WGSL allows 2.5 ULP) with an integer comparison. An earlier
 //! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
