@@ -150,7 +150,7 @@ impl<'f, 'e> Recorder<'f, 'e> {
     pub fn begin(
         ctx: &'f GpuContext,
         encoder: &'e mut wgpu::CommandEncoder,
-        timer: &mut crate::gpu::context::PassTimer,
+        timer: &mut crate::gpu::timer::PassTimer,
         arena: &'f mut ParamArena,
         label: &'static str,
     ) -> Self {
@@ -219,7 +219,7 @@ pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::Shader
 /// Opens a compute pass timed as `label` (when the device has timestamps).
 pub fn begin<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
-    timer: &mut crate::gpu::context::PassTimer,
+    timer: &mut crate::gpu::timer::PassTimer,
     label: &'static str,
 ) -> wgpu::ComputePass<'e> {
     encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

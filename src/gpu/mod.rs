@@ -16,7 +16,9 @@ pub mod sector;
 pub mod shader;
 pub mod sort;
 pub mod spheres;
+pub mod timer;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use context::{GpuContext, GpuOptions, PassTimer, list_adapters};
+pub use context::{GpuContext, GpuOptions, list_adapters};
 pub use spheres::broad_phase::GpuBroadPhase;
+pub use timer::PassTimer;

@@ -13,8 +13,9 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames};
 use crate::geom::polygon::PolygonSet;
+use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
-use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
 use std::time::Instant;
 

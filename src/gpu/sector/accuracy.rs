@@ -9,8 +9,9 @@ use crate::geom::sector::RotatingBox;
 use crate::geom::sector::classify::{
     Histogram, RotationParams, fill_empty_bin, validate_rotations,
 };
+use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
-use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
 
 /// Threads per workgroup, one grid row each (`WG` in the shader).

@@ -5,9 +5,10 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::WorkgroupMemory;
-use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::sort::radix_sort_subgroup;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
+use crate::gpu::timer::PassTimer;
 use wgpu::util::DeviceExt;
 
 /// Invocations per workgroup; must match `WG` in `shaders/sort/radix_sort.wgsl`.

@@ -2,7 +2,8 @@
 //! workgroup ever waits on another (portable to devices without forward-progress guarantees).
 
 use crate::error::{Error, Result};
-use crate::gpu::context::{GpuContext, PassTimer};
+use crate::gpu::context::GpuContext;
+use crate::gpu::timer::PassTimer;
 use std::num::NonZeroU64;
 
 /// Invocations per workgroup; must match `WG` in `shaders/sort/scan.wgsl`.

@@ -33,13 +33,14 @@
 use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
-use crate::gpu::context::{GpuContext, PassTimer, count_u32};
+use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::{Cascade, block_max_bytes};
 use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
+use crate::gpu::timer::PassTimer;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -31,8 +31,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use crate::gpu::context::Uniform;
-use crate::gpu::context::{GpuContext, PassTimer, dispatch_2d};
+use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::sort::radix_sort::RadixSort;
+use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
 
 mod encode;

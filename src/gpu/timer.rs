@@ -1,0 +1,143 @@
+//! Per-pass GPU times from timestamp queries (no-op on a device without them).
+
+use crate::error::Result;
+use crate::gpu::context::GpuContext;
+
+/// Per-pass GPU timing with timestamp queries, when the device has them; a no-op otherwise.
+/// Usage: `let tw = timer.pass("keys");` then `begin_compute_pass(&ComputePassDescriptor {
+/// timestamp_writes: tw, .. })`; after the last pass `timer.resolve(&mut encoder)`; after the
+/// submission `timer.read(ctx)` gives `(label, seconds)` per pass.
+pub struct PassTimer {
+    query_set: Option<wgpu::QuerySet>,
+    resolve: Option<wgpu::Buffer>,
+    capacity: u32,
+    labels: Vec<&'static str>,
+}
+
+impl PassTimer {
+    /// Room for `capacity` passes.
+    pub fn new(ctx: &GpuContext, capacity: u32) -> Self {
+        if !ctx.has_timestamps() || capacity == 0 {
+            return Self {
+                query_set: None,
+                resolve: None,
+                capacity: 0,
+                labels: Vec::new(),
+            };
+        }
+        let count = 2 * capacity;
+        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("pass timer"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pass timer resolve"),
+            size: 8 * count as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Self {
+            query_set: Some(query_set),
+            resolve: Some(resolve),
+            capacity,
+            labels: Vec::new(),
+        }
+    }
+
+    /// Forgets the labels of the previous frame (the query set is reused).
+    pub fn reset(&mut self) {
+        self.labels.clear();
+    }
+
+    /// Timestamp writes for the next pass, or `None` (no timestamps, or out of room: that pass
+    /// is simply not timed).
+    pub fn pass(&mut self, label: &'static str) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        let qs = self.query_set.as_ref()?;
+        let i = self.labels.len() as u32;
+        if i >= self.capacity {
+            return None;
+        }
+        self.labels.push(label);
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: qs,
+            beginning_of_pass_write_index: Some(2 * i),
+            end_of_pass_write_index: Some(2 * i + 1),
+        })
+    }
+
+    /// Records the copy of the timestamps into the resolve buffer.
+    pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        if let (Some(qs), Some(buf)) = (&self.query_set, &self.resolve)
+            && !self.labels.is_empty()
+        {
+            encoder.resolve_query_set(qs, 0..2 * self.labels.len() as u32, buf, 0);
+        }
+    }
+
+    /// Bytes the resolved timestamps of this frame take (0 without timestamps).
+    pub fn resolved_bytes(&self) -> u64 {
+        if self.resolve.is_some() {
+            16 * self.labels.len() as u64
+        } else {
+            0
+        }
+    }
+
+    /// Bytes the resolved timestamps can take at most.
+    pub fn capacity_bytes(&self) -> u64 {
+        16 * self.capacity as u64
+    }
+
+    /// Records the copy of the resolved timestamps into `dst` at `offset` (after
+    /// [`Self::resolve`]), so they come back with the rest of a frame's readback.
+    pub fn copy_resolved(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        dst: &wgpu::Buffer,
+        offset: u64,
+    ) {
+        if let Some(buf) = &self.resolve
+            && !self.labels.is_empty()
+        {
+            encoder.copy_buffer_to_buffer(buf, 0, dst, offset, self.resolved_bytes());
+        }
+    }
+
+    /// Seconds per timed pass, summed by label (a stage may span several passes), in first-seen
+    /// order. Empty without timestamps.
+    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
+        let Some(buf) = &self.resolve else {
+            return Ok(Vec::new());
+        };
+        if self.labels.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ticks: Vec<u64> = ctx.read(buf, 2 * self.labels.len())?;
+        Ok(self.times(ctx, &ticks))
+    }
+
+    /// [`Self::read`] from resolved bytes copied elsewhere ([`Self::copy_resolved`]).
+    pub fn times_from(&self, ctx: &GpuContext, bytes: &[u8]) -> Vec<(&'static str, f64)> {
+        if self.resolve.is_none() || self.labels.is_empty() {
+            return Vec::new();
+        }
+        let ticks: Vec<u64> =
+            bytemuck::pod_collect_to_vec(&bytes[..self.resolved_bytes() as usize]);
+        self.times(ctx, &ticks)
+    }
+
+    fn times(&self, ctx: &GpuContext, ticks: &[u64]) -> Vec<(&'static str, f64)> {
+        let mut out: Vec<(&'static str, f64)> = Vec::new();
+        for (i, label) in self.labels.iter().enumerate() {
+            let dt = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64
+                * ctx.timestamp_period_ns as f64
+                * 1e-9;
+            match out.iter_mut().find(|(l, _)| l == label) {
+                Some(e) => e.1 += dt,
+                None => out.push((label, dt)),
+            }
+        }
+        out
+    }
+}
