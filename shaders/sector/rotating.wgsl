@@ -13,7 +13,7 @@ struct RotatingParams {
     boxes: vec4<u32>,        // box count, chunk's first box, chunk's end box, chunk base offset
     chunk: vec4<u32>,        // chunk's candidate count, candidate capacity, hit capacity, want hits
     reach: vec4<f32>,        // x: largest radius + slack
-    cells: vec4<u32>,        // x: cell count
+    cells: vec4<u32>,        // x: cell count, y: most workgroups per dispatch dimension
 }
 
 @group(0) @binding(16) var<uniform> rot: RotatingParams;
@@ -31,6 +31,9 @@ struct RotatingParams {
 @group(0) @binding(26) var<storage, read_write> hit_pairs: array<vec2<u32>>; // (box, sphere)
 // First sorted index with key >= c, for c in 0..=cells.
 @group(0) @binding(27) var<storage, read_write> cell_starts: array<u32>;
+// The exact test's indirect dispatch (x, y, z), written by prepare_test from the device's own
+// total, so a whole frame needs no host round trip.
+@group(0) @binding(28) var<storage, read_write> test_dispatch: array<u32, 3>;
 
 // WG (64 threads) is sector_sphere.wgsl's: a multiple of every common SIMD width (8 on
 // lavapipe, 32, 64); threads are independent (no shared memory), so the size only needs to fill
@@ -170,10 +173,29 @@ fn write_candidates(inv: Invocation) {
     visit_box(b, true, box_counts[b] - rot.boxes.w);
 }
 
+// One thread: the exact test's dispatch for min(total candidates, capacity) candidates, split
+// into a 2D grid within the dispatch limit (as dispatch_2d on the host).
+// Candidates the list holds: the 64-bit total clamped to the capacity.
+fn listed_candidates() -> u32 {
+    let low = atomicLoad(&totals[1]);
+    let high = atomicLoad(&totals[2]);
+    return min(select(low, 0xffffffffu, high != 0u), rot.chunk.y);
+}
+
+@compute @workgroup_size(1)
+fn prepare_test() {
+    let count = listed_candidates();
+    let groups = count / WG + select(0u, 1u, count % WG != 0u);
+    let x = min(groups, max(rot.cells.y, 1u));
+    test_dispatch[0] = x;
+    test_dispatch[1] = select(0u, groups / x + select(0u, 1u, groups % x != 0u), x != 0u);
+    test_dispatch[2] = 1u;
+}
+
 @compute @workgroup_size(WG)
 fn test_candidates(inv: Invocation) {
     let i = flat_id(inv);
-    if (i >= rot.chunk.x || i >= rot.chunk.y) {
+    if (i >= rot.chunk.x || i >= listed_candidates()) {
         return;
     }
     let c = candidates[i];

@@ -167,8 +167,13 @@ fn sweep(inv: Invocation) {
 }
 
 // ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
-// object visits the buckets of the 27 cells around its own and tests the objects j > i that lie
-// in exactly that cell (a bucket may hold other cells too: they are skipped, not tested).
+// object visits its own cell and the 13 cells after it in (z, y, x) order (offsets nb = 14..26
+// below), as the CPU grid does: every pair of objects in neighbouring cells is tested once, from
+// the earlier cell, so no candidate is read only to be discarded; in its own cell it tests the
+// objects j > i. A bucket may hold other cells too: they are skipped, not tested. (Before: all
+// 27 cells with j > i everywhere, the same tests after reading twice the candidates.)
+
+var<private> own_cell: bool;
 
 fn visit_bucket(q: u32) {
     if done || q >= params.n || keys[q] != bucket {
@@ -176,7 +181,7 @@ fn visit_bucket(q: u32) {
         return;
     }
     let j = values[q];
-    if j <= my_index {
+    if own_cell && j <= my_index {
         return;
     }
     if any(cells[j] != cell) {
@@ -184,6 +189,9 @@ fn visit_bucket(q: u32) {
     }
     test_pair(sorted[q], j);
 }
+
+// The own cell is offset 13, (0, 0, 0); 14..26 are the forward neighbours.
+const GRID_OWN: i32 = 13;
 
 @compute @workgroup_size(256)
 fn grid(inv: Invocation) {
@@ -194,12 +202,13 @@ fn grid(inv: Invocation) {
         me = sorted[p];
         my_index = values[p];
         let home = vec3<i32>(unpack_cell(cells[my_index]));
-        var nb = 0;
+        var nb = GRID_OWN;
         for (; nb < 27; nb++) {
             let c = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
             if any(c < vec3<i32>(0)) || any(c > vec3<i32>(i32(GRID_CELL_LAST))) {
                 continue;
             }
+            own_cell = nb == GRID_OWN;
             cell = pack_cell(vec3<u32>(c));
             bucket = cell_hash(vec3<u32>(c)) & (params.buckets - 1u);
             let start = starts[bucket];

@@ -1,7 +1,8 @@
 //! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
 //!
 //! * [`context`]: adapter, device, limits, buffers, timing; `frame`: the per-frame parameter
-//!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`).
+//!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the
+//!   one readback buffer per pipeline that makes one host wait per frame.
 //! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
 //! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
 //! * [`boxes`]: AABB sweep and prune, SAT, and the box / polygon pipeline.
@@ -12,6 +13,7 @@
 pub mod boxes;
 pub mod context;
 pub(crate) mod frame;
+pub mod readback;
 pub mod sector;
 pub mod shader;
 pub mod sort;

@@ -89,19 +89,10 @@ impl PassTimer {
         16 * self.capacity as u64
     }
 
-    /// Records the copy of the resolved timestamps into `dst` at `offset` (after
-    /// [`Self::resolve`]), so they come back with the rest of a frame's readback.
-    pub fn copy_resolved(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        dst: &wgpu::Buffer,
-        offset: u64,
-    ) {
-        if let Some(buf) = &self.resolve
-            && !self.labels.is_empty()
-        {
-            encoder.copy_buffer_to_buffer(buf, 0, dst, offset, self.resolved_bytes());
-        }
+    /// The buffer [`Self::resolve`] fills (its first [`Self::resolved_bytes`]), so a frame's
+    /// readback can copy the timestamps with everything else; `None` without timestamps.
+    pub fn resolved_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.resolve.as_ref().filter(|_| !self.labels.is_empty())
     }
 
     /// Seconds per timed pass, summed by label (a stage may span several passes), in first-seen

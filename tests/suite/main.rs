@@ -16,6 +16,7 @@ mod gpu_matches_cpu;
 mod gpu_radix_sort;
 mod gpu_sat;
 mod gpu_vs_cpu;
+mod host_waits;
 mod layers;
 mod paper_counts;
 mod rotating;

@@ -21,10 +21,11 @@ use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
-use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SweepLayout};
-use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
+use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout};
+use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 use crate::gpu::context::GpuContext;
-use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs};
+use crate::gpu::readback::Readback;
+use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use glam::{Vec2, Vec3};
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,6 +75,8 @@ pub struct GpuBoxPipeline {
     /// Sweep columns and wide shapes of the uploaded shapes (AABB proxies).
     layout: SweepLayout,
     use_columns: bool,
+    /// The frame's one readback (docs/design.md §9.7).
+    readback: Readback,
 }
 
 /// Shapes as uploaded for one call.
@@ -90,6 +93,25 @@ enum Until {
     Sat { store: bool },
     /// Nothing: read the candidate pairs back.
     Candidates,
+}
+
+/// Where a frame's broad phase put its results in the readback.
+enum BroadPlan {
+    Aabb(SapReadback),
+    Sphere(ResidentReadback),
+}
+
+/// What a frame reads back after the broad phase.
+enum Tail {
+    Sat(SatReadback),
+    /// The candidate list (its whole capacity).
+    Candidates(std::ops::Range<usize>),
+}
+
+/// A frame's results after the broad phase.
+enum FrameOut {
+    Sat((SatOutput, Vec<(&'static str, f64)>)),
+    Candidates(Vec<Pair>),
 }
 
 /// Totals of the broad phase of one frame.
@@ -117,6 +139,7 @@ impl GpuBoxPipeline {
             offsets: None,
             layout: SweepLayout::single(),
             use_columns: true,
+            readback: Readback::new("box frame readback"),
         })
     }
 
@@ -275,42 +298,70 @@ impl GpuBoxPipeline {
         };
         let store = until == Until::Sat { store: true };
         let mut runs = 0;
-        let totals = loop {
+        // One submission and one host wait per frame: the broad phase's counters and times,
+        // then the SAT count, pairs and times (or the candidate list) in one readback.
+        let (totals, frame) = loop {
             runs += 1;
-            let (mut enc, list) = match &mut self.broad {
+            let rb = &mut self.readback;
+            rb.clear();
+            let (mut enc, list, broad_plan) = match &mut self.broad {
                 Broad::Aabb(sap) => {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
                     sap.encode(ctx, &mut enc, shapes, &self.layout)?;
-                    (enc, sap.candidates())
+                    let plan = BroadPlan::Aabb(sap.plan_readback(rb));
+                    (enc, sap.candidates(), plan)
                 }
                 Broad::Sphere { broad, proxies } => {
                     let enc = broad.encode_resident(proxies)?;
-                    (enc, candidates(&broad.resident_pairs()))
+                    let plan = BroadPlan::Sphere(broad.plan_resident_readback(rb));
+                    (enc, candidates(&broad.resident_pairs()), plan)
                 }
             };
             let capacity = list.capacity;
-            if let Until::Sat { store } = until {
-                self.sat.encode(ctx, &mut enc, shapes, list, store)?;
-            }
-            ctx.queue.submit([enc.finish()]);
-            let totals = match &mut self.broad {
-                Broad::Aabb(sap) => {
-                    let t = sap.finish(ctx)?;
-                    BroadTotals {
-                        candidates: t.candidates,
-                        pass_times: t.pass_times,
-                    }
+            let tail = match until {
+                Until::Sat { store } => {
+                    self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+                    Tail::Sat(self.sat.plan_readback(rb, store))
                 }
-                Broad::Sphere { broad, .. } => {
-                    let t = broad.finish_resident(n)?;
-                    BroadTotals {
-                        candidates: t.pairs,
-                        pass_times: t.pass_times,
-                    }
-                }
+                Until::Candidates => Tail::Candidates(rb.add(list.pairs, 0, 8 * capacity as u64)),
             };
-            if totals.candidates <= capacity as u64 {
-                break totals;
+            rb.record(ctx, &mut enc)?;
+            ctx.queue.submit([enc.finish()]);
+            let (broad, sat) = (&mut self.broad, &self.sat);
+            let (totals, frame) = self.readback.map(ctx, |bytes| -> Result<_> {
+                let totals = match (broad, &broad_plan) {
+                    (Broad::Aabb(sap), BroadPlan::Aabb(plan)) => {
+                        let t = sap.totals_from(ctx, bytes, plan)?;
+                        BroadTotals {
+                            candidates: t.candidates,
+                            pass_times: t.pass_times,
+                        }
+                    }
+                    (Broad::Sphere { broad, .. }, BroadPlan::Sphere(plan)) => {
+                        let t = broad.resident_totals_from(n, bytes, plan)?;
+                        BroadTotals {
+                            candidates: t.pairs,
+                            pass_times: t.pass_times,
+                        }
+                    }
+                    _ => unreachable!("the plan follows the broad phase"),
+                };
+                if totals.candidates > capacity as u64 {
+                    // The SAT stage saw a truncated list: its results are not read.
+                    return Ok((totals, None));
+                }
+                let frame = match &tail {
+                    Tail::Sat(plan) => FrameOut::Sat(sat.output_from(ctx, bytes, plan)?),
+                    Tail::Candidates(at) => {
+                        FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
+                            &bytes[at.start..at.start + 8 * totals.candidates as usize],
+                        ))
+                    }
+                };
+                Ok((totals, Some(frame)))
+            })??;
+            if let Some(frame) = frame {
+                break (totals, frame);
             }
             if runs == MAX_RUNS {
                 return Err(Error::Gpu(format!(
@@ -318,15 +369,10 @@ impl GpuBoxPipeline {
                      same frame"
                 )));
             }
-            // The SAT stage saw a truncated list: grow it and run the frame again.
             match &mut self.broad {
                 Broad::Aabb(sap) => sap.grow_candidates(ctx, totals.candidates)?,
                 Broad::Sphere { broad, .. } => broad.grow_pair_list(totals.candidates)?,
             }
-        };
-        let list = match &self.broad {
-            Broad::Aabb(sap) => sap.candidates(),
-            Broad::Sphere { broad, .. } => candidates(&broad.resident_pairs()),
         };
         let mut stats = Stats {
             tests: totals.candidates,
@@ -336,29 +382,39 @@ impl GpuBoxPipeline {
         for (label, seconds) in totals.pass_times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
-        if until == Until::Candidates {
-            let bytes = ctx.read_bytes(list.pairs, 0, totals.candidates * 8)?;
-            if let Some(o) = out {
-                o.clear();
-                o.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        let (mut result, mut sat_times) = match frame {
+            FrameOut::Candidates(pairs) => {
+                if let Some(o) = out {
+                    *o = pairs;
+                }
+                stats.pairs = totals.candidates;
+                stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+                return Ok(stats);
             }
-            stats.pairs = totals.candidates;
-            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
-            return Ok(stats);
-        }
-        let mut result = self.sat.read_output(ctx, store)?;
+            FrameOut::Sat(read) => read,
+        };
         if store && result.pairs.is_none() {
-            // The candidates are still resident: only the SAT stage runs again, sized for every
-            // candidate overlapping, so it fits.
+            // The candidates are still resident: only the SAT stage runs again (a second wait),
+            // sized for every candidate overlapping, so it fits.
+            let list = match &self.broad {
+                Broad::Aabb(sap) => sap.candidates(),
+                Broad::Sphere { broad, .. } => candidates(&broad.resident_pairs()),
+            };
             let need = result
                 .found
                 .max(totals.candidates.min(u32::MAX as u64) as u32);
             self.sat.reserve_output(ctx, need)?;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+            let rb = &mut self.readback;
+            rb.clear();
+            let plan = self.sat.plan_readback(rb, store);
+            rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
-            ctx.wait()?;
-            result = self.sat.read_output(ctx, store)?;
+            let sat = &self.sat;
+            (result, sat_times) = self
+                .readback
+                .map(ctx, |bytes| sat.output_from(ctx, bytes, &plan))??;
         }
         let Some(pairs) = result.pairs.or((!store).then(Vec::new)) else {
             return Err(Error::Gpu(format!(
@@ -367,7 +423,7 @@ impl GpuBoxPipeline {
             )));
         };
         stats.pairs = result.found as u64;
-        for (label, seconds) in self.sat.last_pass_times(ctx)? {
+        for (label, seconds) in sat_times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         if let Some(o) = out {

@@ -5,7 +5,8 @@
 //! owns (e.g. the GPU broad phase's pair buffer and its count), with no readback in between: a
 //! one-thread pass turns the candidate count into indirect dispatch arguments. Overlapping pairs
 //! are appended with an atomic counter that keeps counting past the output capacity;
-//! [`GpuSat::read_output`] returns the exact count, and the pairs only when they all fit, so the
+//! [`GpuSat::read_output`] (or [`GpuSat::plan_readback`], into the caller's one readback per
+//! frame) returns the exact count, and the pairs only when they all fit, so the
 //! caller grows the output ([`GpuSat::reserve_output`]) and re-runs instead of losing pairs.
 //! [`GpuSat::obb_pairs`] and [`GpuSat::polygon_pairs`] do all of that for candidates on the host.
 
@@ -15,8 +16,10 @@ use crate::geom::obb::{Obb, ObbFrame, obb_frames};
 use crate::geom::polygon::PolygonSet;
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
+use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
+use std::ops::Range;
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, Default, ShaderType)]
@@ -81,6 +84,16 @@ pub struct GpuSat {
     candidates: Option<wgpu::Buffer>,
     candidate_count: wgpu::Buffer,
     timer: PassTimer,
+    /// For the host-fed entry points and [`Self::read_output`].
+    readback: Readback,
+}
+
+/// Where [`GpuSat::plan_readback`] put the stage's results in the mapped bytes.
+pub struct SatReadback {
+    counts: Range<usize>,
+    pairs: Range<usize>,
+    times: Range<usize>,
+    read_pairs: bool,
 }
 
 impl GpuSat {
@@ -111,6 +124,7 @@ impl GpuSat {
             candidates: None,
             candidate_count,
             timer: PassTimer::new(ctx, 2),
+            readback: Readback::new("sat readback"),
         })
     }
 
@@ -220,11 +234,34 @@ impl GpuSat {
         Ok(())
     }
 
-    /// After the submission of [`Self::encode`]: the exact count, and the pairs when requested,
-    /// written by that run, and all fit. Candidates naming objects that do not exist are an
-    /// error (the kernel skips and counts them rather than reading out of bounds).
-    pub fn read_output(&self, ctx: &GpuContext, read_pairs: bool) -> Result<SatOutput> {
-        let counts: Vec<u32> = ctx.read(&self.out_count, 2)?;
+    /// Plans the readback of the last [`Self::encode`]'s results into `rb`: the count words, the
+    /// output list when `read_pairs` (its whole bound capacity: the count is not known before
+    /// the wait) and the timestamps.
+    pub fn plan_readback(&self, rb: &mut Readback, read_pairs: bool) -> SatReadback {
+        let pair_bytes = if read_pairs {
+            8 * self.encoded_capacity as u64
+        } else {
+            0
+        };
+        SatReadback {
+            counts: rb.add(&self.out_count, 0, 8),
+            pairs: rb.add(&self.out_pairs, 0, pair_bytes),
+            times: rb.add_timer(&self.timer),
+            read_pairs,
+        }
+    }
+
+    /// The results planned by [`Self::plan_readback`], from the mapped bytes: the exact count,
+    /// the pairs when requested and they all fit, and the pass times. Candidates naming objects
+    /// that do not exist are an error (the kernel skips and counts them rather than reading out
+    /// of bounds).
+    pub fn output_from(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+        plan: &SatReadback,
+    ) -> Result<(SatOutput, Vec<(&'static str, f64)>)> {
+        let counts = readback::words(&bytes[plan.counts.clone()]);
         let (found, invalid) = (counts[0], counts[1]);
         if invalid > 0 {
             return Err(Error::Config(format!(
@@ -232,18 +269,35 @@ impl GpuSat {
                  polygon offsets)"
             )));
         }
-        let pairs = if read_pairs && found <= self.encoded_capacity {
-            let raw: Vec<[u32; 2]> = ctx.read(&self.out_pairs, found as usize)?;
-            Some(raw)
-        } else {
-            None
-        };
-        Ok(SatOutput { found, pairs })
+        let pairs = (plan.read_pairs && found <= self.encoded_capacity).then(|| {
+            let at = plan.pairs.start;
+            bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+        });
+        let times = self.timer.times_from(ctx, &bytes[plan.times.clone()]);
+        Ok((SatOutput { found, pairs }, times))
     }
 
-    /// GPU seconds of the last run's test pass (empty without timestamp queries).
-    pub fn last_pass_times(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
-        self.timer.read(ctx)
+    /// After the submission of [`Self::encode`] (which did not plan a readback): the exact
+    /// count, and the pairs when requested, written by that run, and all fit. One host wait.
+    pub fn read_output(&mut self, ctx: &GpuContext, read_pairs: bool) -> Result<SatOutput> {
+        Ok(self.read_back(ctx, read_pairs)?.0)
+    }
+
+    /// [`Self::read_output`] with the pass times.
+    fn read_back(
+        &mut self,
+        ctx: &GpuContext,
+        read_pairs: bool,
+    ) -> Result<(SatOutput, Vec<(&'static str, f64)>)> {
+        let mut rb = std::mem::replace(&mut self.readback, Readback::new("sat readback"));
+        rb.clear();
+        let plan = self.plan_readback(&mut rb, read_pairs);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        rb.record(ctx, &mut enc)?;
+        ctx.queue.submit([enc.finish()]);
+        let out = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
+        self.readback = rb;
+        out?
     }
 
     /// Host-fed boxes: uploads frames and candidates, runs, reads back. Appends to `out` (after
@@ -356,14 +410,16 @@ impl GpuSat {
                 },
                 want_pairs,
             )?;
+            // The results come back with the same submission: one host wait per chunk.
+            let mut rb = std::mem::replace(&mut self.readback, Readback::new("sat readback"));
+            rb.clear();
+            let plan = self.plan_readback(&mut rb, want_pairs);
+            rb.record(ctx, &mut encoder)?;
             ctx.queue.submit([encoder.finish()]);
-            ctx.wait()?;
-            let result = self.read_output(ctx, want_pairs)?;
-            gpu_seconds += self
-                .last_pass_times(ctx)?
-                .iter()
-                .map(|(_, s)| s)
-                .sum::<f64>();
+            let read = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
+            self.readback = rb;
+            let (result, times) = read??;
+            gpu_seconds += times.iter().map(|(_, s)| s).sum::<f64>();
             stats.pairs += result.found as u64;
             if let Some(o) = out.as_deref_mut() {
                 let pairs = result.pairs.ok_or_else(|| {

@@ -11,6 +11,7 @@ use crate::geom::sector::classify::{
 };
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
+use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
 
@@ -39,6 +40,7 @@ pub struct SectorExperimentGpu {
     histograms: Option<wgpu::Buffer>,
     capacity: usize,
     timer: PassTimer,
+    readback: Readback,
     /// Rotations per submission.
     pub batch: usize,
     /// GPU time of the classify passes of the last [`Self::histograms`] call, from timestamp
@@ -60,6 +62,7 @@ impl SectorExperimentGpu {
             histograms: None,
             capacity: 0,
             timer: PassTimer::new(ctx, 1),
+            readback: Readback::new("sector histograms readback"),
             batch: DEFAULT_BATCH,
             last_gpu_seconds: None,
         })
@@ -128,10 +131,22 @@ impl SectorExperimentGpu {
                 pass.dispatch_workgroups(x, y, 1);
             }
             self.timer.resolve(&mut enc);
+            // The histograms and the pass time come back in one readback: one wait per batch.
+            let rb = &mut self.readback;
+            rb.clear();
+            let hist_at = rb.add(hist_buf, 0, 4 * hist_len as u64);
+            let times_at = rb.add_timer(&self.timer);
+            rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
-            let counts: Vec<u32> = ctx.read(hist_buf, hist_len)?;
+            let timer = &self.timer;
+            let (counts, times) = self.readback.map(ctx, |bytes| {
+                (
+                    readback::words(&bytes[hist_at]),
+                    timer.times_from(ctx, &bytes[times_at]),
+                )
+            })?;
             if let Some(total) = gpu_seconds.as_mut() {
-                *total += self.timer.read(ctx)?.iter().map(|(_, s)| s).sum::<f64>();
+                *total += times.iter().map(|(_, s)| s).sum::<f64>();
             }
             for c in counts.chunks_exact(64) {
                 let mut h: Histogram = [0; 64];

@@ -26,7 +26,8 @@
 //!   also overlap on the two other axes.
 //! * grid: cell side s = 2 r_max (1 if r_max = 0), cell k = clamp(floor((c - min c) / s), 0,
 //!   2^20 - 1) per axis. Tests = pairs i < j whose cells differ by at most 1 on every axis (each
-//!   object visits its 27 neighbour cells and tests the objects j > i found there). Cells are
+//!   object visits its own cell, testing the objects j > i there, and the 13 cells after it in
+//!   (z, y, x) order, testing every object there, as the CPU grid does). Cells are
 //!   hashed into a power-of-two number of buckets; objects of other cells sharing a bucket are
 //!   skipped by an exact cell comparison, so the count does not depend on the hash.
 
@@ -35,6 +36,7 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::frame::{ParamArena, Recorder};
+use crate::gpu::readback::{self, Readback};
 use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::{Cascade, block_max_bytes};
@@ -91,14 +93,13 @@ pub struct GpuBroadPhase {
     arena: ParamArena,
     timer: PassTimer,
     counters: wgpu::Buffer,
-    counters_staging: wgpu::Buffer,
     ext: wgpu::Buffer,
     resident: Option<Resident>,
     pair_list: wgpu::Buffer,
     pair_capacity: u64,
     /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
     /// pair list, copied in the frame's own submission so a frame waits on the host once.
-    readback: Option<wgpu::Buffer>,
+    readback: Readback,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
 }
@@ -117,12 +118,6 @@ impl GpuBroadPhase {
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
         let counters =
             c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
-        let counters_staging = c.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("counters readback"),
-            size: COUNTER_WORDS * 4,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let ext = c.storage_buffer("extents", 32, wgpu::BufferUsages::empty())?;
         let initial_pairs = (1u64 << 16).min(c.max_binding_bytes() / 8);
         let pair_list =
@@ -144,12 +139,11 @@ impl GpuBroadPhase {
             arena: ParamArena::new(c, PARAM_SLOTS),
             timer: PassTimer::new(c, TIMED_PASSES),
             counters,
-            counters_staging,
             ext,
             resident: None,
             pair_list,
             pair_capacity: initial_pairs,
-            readback: None,
+            readback: Readback::new("sphere frame readback"),
             last_n: 0,
             paper_min_axis_tests: None,
             method,
@@ -292,14 +286,6 @@ impl GpuBroadPhase {
         Ok(())
     }
 
-    /// Maps the totals copied by the last recorded frame (after its submission).
-    fn read_totals(&mut self, n: u32) -> Result<Totals> {
-        let words = self
-            .ctx
-            .map_staging_words(&self.counters_staging, "totals")?;
-        self.totals_from(n, &words)
-    }
-
     /// Runs one frame with a single host wait: its totals, timestamps and (when `store`) the
     /// pair list come back through one readback buffer. The pairs are `None` when the list
     /// overflowed (the caller grows it and runs the frame again).
@@ -311,36 +297,26 @@ impl GpuBroadPhase {
     ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
         let n = count_u32("spheres", spheres.len())?;
         let mut enc = self.record_frame(spheres, store)?;
-        let times_at = COUNTER_WORDS * 4;
-        let pairs_at = times_at + self.timer.capacity_bytes();
-        let pair_bytes = if store { self.pair_capacity * 8 } else { 0 };
-        let size = pairs_at + pair_bytes;
-        if self.readback.as_ref().is_none_or(|b| b.size() < size) {
-            // A quarter more than needed, so a slowly growing list is not re-made every frame.
-            let grown = (size + size / 4).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-            self.readback = Some(self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("frame readback"),
-                size: grown,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-        }
-        let readback = self.readback.as_ref().expect("made above");
-        enc.copy_buffer_to_buffer(&self.counters, 0, readback, 0, COUNTER_WORDS * 4);
-        self.timer.copy_resolved(&mut enc, readback, times_at);
-        if pair_bytes > 0 {
-            enc.copy_buffer_to_buffer(&self.pair_list, 0, readback, pairs_at, pair_bytes);
-        }
+        let rb = &mut self.readback;
+        rb.clear();
+        let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let times_at = rb.add_timer(&self.timer);
+        let pairs_at = rb.add(
+            &self.pair_list,
+            0,
+            if store { self.pair_capacity * 8 } else { 0 },
+        );
+        rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
-        let (words, pairs, times) = ctx.map_read(readback, size, "frame readback", |bytes| {
-            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[..times_at as usize]);
+        let (words, pairs, times) = self.readback.map(ctx, |bytes| {
+            let words = readback::words(&bytes[counters]);
             let found = words[2] as u64 | (words[3] as u64) << 32;
             let pairs = (store && found <= capacity).then(|| {
-                let at = pairs_at as usize;
+                let at = pairs_at.start;
                 bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
             });
-            let times = timer.times_from(ctx, &bytes[times_at as usize..pairs_at as usize]);
+            let times = timer.times_from(ctx, &bytes[times_at]);
             (words, pairs, times)
         })?;
         Ok((self.totals_from(n, &words)?, pairs, times))
@@ -541,13 +517,6 @@ impl GpuBroadPhase {
                 }
             }
         }
-        enc.copy_buffer_to_buffer(
-            &self.counters,
-            0,
-            &self.counters_staging,
-            0,
-            COUNTER_WORDS * 4,
-        );
         timer.resolve(&mut enc);
         arena.flush(ctx);
         Ok(enc)
@@ -575,7 +544,8 @@ impl GpuBroadPhase {
 
     /// Records one frame that stores its pairs into a new encoder and returns it, without
     /// submitting: a following GPU stage appends its passes reading [`Self::resident_pairs`],
-    /// then the caller submits and calls [`Self::finish_resident`]. When the returned totals
+    /// then the caller plans its readback ([`Self::plan_resident_readback`]), submits and
+    /// reads the totals with [`Self::resident_totals_from`]. When the returned totals
     /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
     /// and record the frame again.
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
@@ -597,16 +567,36 @@ impl GpuBroadPhase {
         }
     }
 
-    /// After the submission of [`Self::encode_resident`]: the frame's exact totals and its
-    /// per-pass GPU times (empty without timestamp queries).
-    pub fn finish_resident(&mut self, n: u32) -> Result<ResidentTotals> {
-        let totals = self.read_totals(n)?;
+    /// Plans the readback of the frame recorded by [`Self::encode_resident`] (its totals and
+    /// timestamps) into the caller's `rb`, read with the caller's own results in one wait.
+    pub fn plan_resident_readback(&self, rb: &mut Readback) -> ResidentReadback {
+        ResidentReadback {
+            counters: rb.add(&self.counters, 0, COUNTER_WORDS * 4),
+            times: rb.add_timer(&self.timer),
+        }
+    }
+
+    /// From the bytes planned by [`Self::plan_resident_readback`]: the frame's exact totals
+    /// and its per-pass GPU times (empty without timestamp queries).
+    pub fn resident_totals_from(
+        &mut self,
+        n: u32,
+        bytes: &[u8],
+        plan: &ResidentReadback,
+    ) -> Result<ResidentTotals> {
+        let totals = self.totals_from(n, &readback::words(&bytes[plan.counters.clone()]))?;
         Ok(ResidentTotals {
             tests: totals.tests,
             pairs: totals.pairs,
-            pass_times: self.timer.read(&self.ctx)?,
+            pass_times: self.timer.times_from(&self.ctx, &bytes[plan.times.clone()]),
         })
     }
+}
+
+/// Where [`GpuBroadPhase::plan_resident_readback`] put the frame's results.
+pub struct ResidentReadback {
+    counters: std::ops::Range<usize>,
+    times: std::ops::Range<usize>,
 }
 
 /// The broad phase's resident pair list (see [`GpuBroadPhase::resident_pairs`]).

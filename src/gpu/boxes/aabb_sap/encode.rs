@@ -247,7 +247,6 @@ impl GpuAabbSap {
                 wide_groups,
             );
         }
-        encoder.copy_buffer_to_buffer(&self.counters, 0, &self.counters_staging, 0, 16);
         self.timer.resolve(encoder);
         Ok(())
     }

@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, dispatch_2d};
+use crate::gpu::readback::{self, Readback};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
@@ -104,7 +105,6 @@ pub struct GpuAabbSap {
     sort: RadixSort,
     params: wgpu::Buffer,
     counters: wgpu::Buffer,
-    counters_staging: wgpu::Buffer,
     scratch: Option<Scratch>,
     mark_wide: wgpu::ComputePipeline,
     wide_pairs: wgpu::ComputePipeline,
@@ -144,12 +144,6 @@ impl GpuAabbSap {
         )?;
         let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
         let counters = ctx.storage_buffer("aabb_sap counters", 16, wgpu::BufferUsages::empty())?;
-        let counters_staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("aabb_sap counters readback"),
-            size: 16,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         let pairs = ctx.storage_buffer(
             "aabb_sap candidates",
             INITIAL_CAPACITY * 8,
@@ -165,7 +159,6 @@ impl GpuAabbSap {
             sort: RadixSort::new(ctx)?,
             params,
             counters,
-            counters_staging,
             scratch: None,
             mark_wide,
             wide_pairs,
@@ -259,10 +252,24 @@ impl GpuAabbSap {
         Ok(())
     }
 
-    /// After the submission of [`Self::encode`]: the exact candidate count and the pass times.
-    /// A loop the device cut short or malformed polygon offsets are errors, never a short list.
-    pub fn finish(&mut self, ctx: &GpuContext) -> Result<CandidateTotals> {
-        let words = map_counters(ctx, &self.counters_staging)?;
+    /// Plans the readback of the last [`Self::encode`]'s counters and timestamps into `rb`.
+    pub fn plan_readback(&self, rb: &mut Readback) -> SapReadback {
+        SapReadback {
+            counters: rb.add(&self.counters, 0, 16),
+            times: rb.add_timer(&self.timer),
+        }
+    }
+
+    /// From the bytes planned by [`Self::plan_readback`]: the exact candidate count and the pass
+    /// times. A loop the device cut short or malformed polygon offsets are errors, never a short
+    /// list.
+    pub fn totals_from(
+        &self,
+        ctx: &GpuContext,
+        bytes: &[u8],
+        plan: &SapReadback,
+    ) -> Result<CandidateTotals> {
+        let words = readback::words(&bytes[plan.counters.clone()]);
         if words[3] > 0 {
             return Err(Error::Config(format!(
                 "{} polygons have malformed vertex offsets",
@@ -278,13 +285,13 @@ impl GpuAabbSap {
         }
         Ok(CandidateTotals {
             candidates: (words[1] as u64) << 32 | words[0] as u64,
-            pass_times: self.timer.read(ctx)?,
+            pass_times: self.timer.times_from(ctx, &bytes[plan.times.clone()]),
         })
     }
 }
 
-/// Maps the 16-byte counters staging buffer and returns its words.
-fn map_counters(ctx: &GpuContext, staging: &wgpu::Buffer) -> Result<[u32; 4]> {
-    let w = ctx.map_staging_words(staging, "aabb_sap counters")?;
-    Ok([w[0], w[1], w[2], w[3]])
+/// Where [`GpuAabbSap::plan_readback`] put the sweep's results in the mapped bytes.
+pub struct SapReadback {
+    counters: std::ops::Range<usize>,
+    times: std::ops::Range<usize>,
 }

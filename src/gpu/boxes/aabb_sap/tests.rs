@@ -1,5 +1,6 @@
 use super::*;
 use crate::gpu::context::test_gpu;
+use crate::gpu::readback::Readback;
 
 fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
     let b = ctx
@@ -12,8 +13,18 @@ fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
 fn run(ctx: &GpuContext, sap: &mut GpuAabbSap, shapes: SatShapes<'_>) -> Result<u64> {
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     sap.encode(ctx, &mut enc, shapes, &SweepLayout::single())?;
+    finish(ctx, sap, enc)
+}
+
+/// Submits `enc` (holding `sap`'s passes) with the readback of its totals: the exact count.
+fn finish(ctx: &GpuContext, sap: &GpuAabbSap, mut enc: wgpu::CommandEncoder) -> Result<u64> {
+    let mut rb = Readback::new("test readback");
+    let plan = sap.plan_readback(&mut rb);
+    rb.record(ctx, &mut enc)?;
     ctx.queue.submit([enc.finish()]);
-    Ok(sap.finish(ctx)?.candidates)
+    Ok(rb
+        .map(ctx, |bytes| sap.totals_from(ctx, bytes, &plan))??
+        .candidates)
 }
 
 /// Offsets that run backwards or past the vertices are reported, not read out of bounds;
@@ -81,8 +92,7 @@ fn column_layouts_give_the_plain_sweeps_candidates() {
     let mut candidates = |columns: SweepColumns| {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         sap.encode(&ctx, &mut enc, shapes, &columns.into()).unwrap();
-        ctx.queue.submit([enc.finish()]);
-        let count = sap.finish(&ctx).unwrap().candidates;
+        let count = finish(&ctx, &sap, enc).unwrap();
         assert!(count <= sap.candidate_capacity() as u64);
         let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize).unwrap();
         pairs.sort_unstable();
@@ -215,8 +225,7 @@ fn wide_pass_gives_the_plain_sweeps_candidates() {
     let candidates = |sap: &mut GpuAabbSap, layout: &SweepLayout| -> Result<Vec<[u32; 2]>> {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         sap.encode(&ctx, &mut enc, shapes, layout)?;
-        ctx.queue.submit([enc.finish()]);
-        let count = sap.finish(&ctx)?.candidates;
+        let count = finish(&ctx, sap, enc)?;
         assert!(count <= sap.candidate_capacity() as u64);
         let mut pairs: Vec<[u32; 2]> = ctx.read(sap.candidates().pairs, count as usize)?;
         pairs.sort_unstable();

@@ -1,0 +1,165 @@
+//! One readback buffer per pipeline, kept across frames (docs/design.md §9.7): everything a frame
+//! returns (counters, timestamps, pair lists) is copied into it at the end of the frame's
+//! encoder, and the host maps it once. One host wait per frame, and no buffer created per frame.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use crate::gpu::timer::PassTimer;
+use std::ops::Range;
+
+/// Where copies land in the readback buffer: multiples of 8 bytes (u64 timestamps and counters).
+const REGION_ALIGN: u64 = 8;
+
+/// A copy recorded by [`Readback::record`].
+struct Copy {
+    src: wgpu::Buffer,
+    src_offset: u64,
+    dst_offset: u64,
+    bytes: u64,
+}
+
+/// The frame's readback plan and its persistent `MAP_READ` buffer. Per frame: [`Self::clear`],
+/// [`Self::add`] each result (the returned range indexes the mapped bytes), [`Self::record`]
+/// the copies at the end of the encoder, submit, then [`Self::map`] once.
+pub struct Readback {
+    label: &'static str,
+    staging: Option<wgpu::Buffer>,
+    copies: Vec<Copy>,
+    size: u64,
+}
+
+impl Readback {
+    pub fn new(label: &'static str) -> Self {
+        Self {
+            label,
+            staging: None,
+            copies: Vec::new(),
+            size: 0,
+        }
+    }
+
+    /// Forgets the previous frame's plan (the buffer is kept).
+    pub fn clear(&mut self) {
+        self.copies.clear();
+        self.size = 0;
+    }
+
+    /// Plans the copy of `bytes` (a multiple of 4) of `src` from `src_offset`; returns where
+    /// they will lie in the mapped bytes. Zero bytes plan nothing and give an empty range.
+    pub fn add(&mut self, src: &wgpu::Buffer, src_offset: u64, bytes: u64) -> Range<usize> {
+        debug_assert!(bytes.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT));
+        let at = self.size;
+        if bytes > 0 {
+            self.copies.push(Copy {
+                src: src.clone(),
+                src_offset,
+                dst_offset: at,
+                bytes,
+            });
+            self.size = (at + bytes).next_multiple_of(REGION_ALIGN);
+        }
+        at as usize..(at + bytes) as usize
+    }
+
+    /// Plans the copy of `timer`'s resolved timestamps (recorded after [`PassTimer::resolve`]).
+    pub fn add_timer(&mut self, timer: &PassTimer) -> Range<usize> {
+        match timer.resolved_buffer() {
+            Some(buffer) => self.add(buffer, 0, timer.resolved_bytes()),
+            None => self.size as usize..self.size as usize,
+        }
+    }
+
+    /// Records every planned copy at the end of `encoder`, growing the buffer first when the
+    /// plan outgrew it (by a quarter more, so a slowly growing list is not re-made every frame).
+    pub fn record(&mut self, ctx: &GpuContext, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        let need = self.size.max(REGION_ALIGN);
+        if self.staging.as_ref().is_none_or(|b| b.size() < need) {
+            let max = ctx.limits.max_buffer_size;
+            if need > max {
+                return Err(Error::TooLarge(format!(
+                    "{}: {need} bytes to read back exceed the adapter '{}' buffer limit of {max}",
+                    self.label, ctx.info.name
+                )));
+            }
+            let grown = (need + need / 4)
+                .min(max)
+                .next_multiple_of(REGION_ALIGN)
+                .min(max / REGION_ALIGN * REGION_ALIGN)
+                .max(need);
+            self.staging = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(self.label),
+                size: grown,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let staging = self.staging.as_ref().expect("made above");
+        for c in &self.copies {
+            encoder.copy_buffer_to_buffer(&c.src, c.src_offset, staging, c.dst_offset, c.bytes);
+        }
+        Ok(())
+    }
+
+    /// After the submission of the recorded copies: waits once, maps the planned bytes and
+    /// hands them to `read`.
+    pub fn map<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
+        let staging = self
+            .staging
+            .as_ref()
+            .ok_or_else(|| Error::Gpu(format!("{}: mapped before it was recorded", self.label)))?;
+        ctx.map_read(staging, self.size.max(REGION_ALIGN), self.label, read)
+    }
+}
+
+/// Little-endian u32 words of `bytes`.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytemuck::pod_collect_to_vec(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_from_several_buffers_come_back_in_one_wait() {
+        let Some(ctx) = crate::gpu::context::test_gpu() else {
+            return;
+        };
+        let a: Vec<u32> = (0..5).collect();
+        let b: Vec<u32> = (100..103).collect();
+        let ba = ctx
+            .storage_buffer("a", 20, wgpu::BufferUsages::empty())
+            .unwrap();
+        let bb = ctx
+            .storage_buffer("b", 12, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.queue.write_buffer(&ba, 0, bytemuck::cast_slice(&a));
+        ctx.queue.write_buffer(&bb, 0, bytemuck::cast_slice(&b));
+        let mut rb = Readback::new("test readback");
+        for round in 0..2 {
+            rb.clear();
+            let ra = rb.add(&ba, 4, 16);
+            let empty = rb.add(&bb, 0, 0);
+            let rb_ = rb.add(&bb, 0, 12);
+            assert_eq!(ra.start % 8, 0);
+            assert_eq!(rb_.start % 8, 0);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            rb.record(&ctx, &mut enc).unwrap();
+            ctx.queue.submit([enc.finish()]);
+            let before = ctx.counts();
+            let (got_a, got_b, got_empty) = rb
+                .map(&ctx, |bytes| {
+                    (
+                        words(&bytes[ra.clone()]),
+                        words(&bytes[rb_.clone()]),
+                        bytes[empty.clone()].len(),
+                    )
+                })
+                .unwrap();
+            assert_eq!(got_a, vec![1, 2, 3, 4], "round {round}");
+            assert_eq!(got_b, vec![100, 101, 102], "round {round}");
+            assert_eq!(got_empty, 0);
+            assert_eq!(ctx.counts().since(before).host_waits, 1);
+        }
+    }
+}
