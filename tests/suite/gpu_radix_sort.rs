@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::context::test_gpu;
-use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
+use sweepfan::gpu::sort::radix_sort::{self as plan, RadixSort, Variant, plan_for};
 
 /// Oracle: Rust's stable sort on the low `key_bits` bits.
 fn cpu_sort(keys: &[u32], key_bits: u32) -> (Vec<u32>, Vec<u32>) {
@@ -93,14 +93,26 @@ fn sorts(ctx: &GpuContext, rounds: u32) -> Vec<(&'static str, RadixSort)> {
 }
 
 #[test]
-fn new_picks_the_best_variant() {
+fn new_sorts_with_the_plan_for_each_n() {
     let Some(ctx) = test_gpu() else { return };
-    let expected = if ctx.has_subgroups() {
-        Variant::Subgroup // every adapter we know fits its tables
-    } else {
-        Variant::Portable
-    };
-    assert_eq!(RadixSort::new(&ctx).unwrap().variant(), expected);
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    // Below and above the size where the subgroup scatter fills a GPU of this adapter's lanes
+    // (2^23 keys on lavapipe's 8): one sort object, kernels built per plan, all exact.
+    let lanes = ctx.info.subgroup_min_size.max(4);
+    let switch = (256 * 2 * plan::FILL_INVOCATIONS / lanes as u64) as usize;
+    let mut seen = Vec::new();
+    for n in [5_000usize, 300_000, switch] {
+        let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+        let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        check(&ctx, &mut sort, &keys, 32, "random");
+        let planned = plan_for(&ctx, n as u32);
+        assert_eq!((sort.variant(), sort.rounds()), planned, "n = {n}");
+        seen.push(planned.0);
+    }
+    assert_eq!(seen[0], Variant::Portable);
+    if Variant::best(&ctx) == Variant::Subgroup {
+        assert_eq!(seen[2], Variant::Subgroup, "n = {switch}");
+    }
     assert_eq!(
         RadixSort::portable(&ctx).unwrap().variant(),
         Variant::Portable
@@ -110,6 +122,20 @@ fn new_picks_the_best_variant() {
             panic!("the subgroup variant needs subgroups");
         };
         assert!(e.to_string().contains("subgroup"), "{e}");
+    }
+}
+
+#[test]
+fn every_block_size_the_plan_uses() {
+    let Some(ctx) = test_gpu() else { return };
+    for rounds in [2, 4, 8] {
+        for (_, mut sort) in sorts(&ctx, rounds) {
+            for n in [257usize, 256 * rounds as usize + 1, 40_000] {
+                for (what, keys) in distributions(n, n as u64 + rounds as u64) {
+                    check(&ctx, &mut sort, &keys, 32, what);
+                }
+            }
+        }
     }
 }
 

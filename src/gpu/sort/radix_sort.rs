@@ -54,7 +54,8 @@ impl Variant {
         }
     }
 
-    /// The fastest variant the device runs: [`Variant::Subgroup`] when it can.
+    /// [`Variant::Subgroup`] when the device can run it, else [`Variant::Portable`]: which
+    /// variants exist here ([`plan_for`] picks one per n).
     pub fn best(ctx: &GpuContext) -> Self {
         if radix_sort_subgroup::unsupported(ctx).is_none() {
             Variant::Subgroup
@@ -67,17 +68,16 @@ impl Variant {
 /// Stable ascending sort of (key, value) pairs on the GPU. Pipelines are built once; the
 /// ping-pong buffers and the histogram are scratch owned here and grown when a larger n arrives.
 pub struct RadixSort {
-    histogram: wgpu::ComputePipeline,
-    scatter: wgpu::ComputePipeline,
+    /// `sort/radix_sort.wgsl`, for histogram and portable scatter pipelines built on demand.
+    module: wgpu::ShaderModule,
+    choice: Choice,
+    /// Pipelines per (variant, rounds) used so far; `last` indexes the latest.
+    kernels: Vec<Kernels>,
+    last: Option<usize>,
     scan: ExclusiveScan,
-    variant: Variant,
     /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
     params: wgpu::Buffer,
     param_stride: u64,
-    /// Keys per block (`WORKGROUP * rounds`): the histogram's workgroup.
-    block: u32,
-    /// Blocks per scatter workgroup (1 portable, several for the subgroup variant).
-    scatter_blocks: u32,
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
     hist: Option<wgpu::Buffer>,
@@ -86,10 +86,77 @@ pub struct RadixSort {
     max_groups_per_dim: u32,
 }
 
+/// How a sort picks its kernels for n keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    /// [`plan_for`]: variant and block size from n and the adapter (docs/design.md §9.8).
+    Auto,
+    Fixed {
+        variant: Variant,
+        rounds: u32,
+        ballots_only: bool,
+    },
+}
+
+/// The pipelines of one (variant, rounds).
+struct Kernels {
+    variant: Variant,
+    rounds: u32,
+    ballots_only: bool,
+    histogram: wgpu::ComputePipeline,
+    scatter: wgpu::ComputePipeline,
+    /// Keys per block (`WORKGROUP * rounds`): the histogram's workgroup.
+    block: u32,
+    /// Blocks per scatter workgroup (1 portable, several for the subgroup variant).
+    scatter_blocks: u32,
+}
+
+/// Invocations a sort pass should keep in flight to fill a large GPU: about half of what the
+/// largest current ones hold resident (an H100: 132 SMs x 2,048; an RX 7900 XTX: 96 CUs x
+/// 2,048), enough to hide memory latency (docs/design.md §9.8).
+pub const FILL_INVOCATIONS: u64 = 1 << 17;
+/// Fewest rounds per block: below 4 x 256 keys (portable) the 256-counter histogram per block
+/// costs more device bytes than a quarter of the keys' own.
+const MIN_PORTABLE_ROUNDS: u32 = 4;
+/// Fewest rounds per subgroup chunk (512 keys: the histogram is 2 bytes per key per pass).
+const MIN_SUBGROUP_ROUNDS: u32 = 2;
+
+/// The variant and rounds per block [`RadixSort::new`] sorts n keys with (docs/design.md §9.8).
+///
+/// Each variant's parallelism is what decides: the portable scatter runs 256 invocations per
+/// block of 256 x rounds keys; the subgroup scatter one subgroup (its lanes) per chunk of
+/// 256 x rounds keys, ranked serially, reading each key once. The subgroup scatter is chosen when,
+/// at its fewest rounds, its chunks already keep [`FILL_INVOCATIONS`] busy (n >= 2^21 on 32-lane
+/// GPUs, 2^20 on 64-lane ones, 2^23 on lavapipe's 8); then, as for the portable one below, the rounds are the largest
+/// power of two that still fills the GPU (fewer histogram bytes), at most 16.
+pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
+    let lanes = ctx.info.subgroup_min_size.max(4) as u64;
+    let subgroup_ok = radix_sort_subgroup::unsupported(ctx).is_none();
+    plan(n as u64, subgroup_ok.then_some(lanes))
+}
+
+/// [`plan_for`] from n and the subgroup lanes (`None`: no subgroup scatter on the device).
+fn plan(n: u64, lanes: Option<u64>) -> (Variant, u32) {
+    let rounds = |fill_rounds: u64, min: u32| {
+        let r = fill_rounds.clamp(1, DEFAULT_ROUNDS as u64) as u32;
+        (1u32 << r.ilog2()).max(min)
+    };
+    if let Some(lanes) = lanes {
+        // Invocations in flight at r rounds: (n / (256 r)) chunks x lanes.
+        let fill_rounds = n * lanes / (256 * FILL_INVOCATIONS);
+        if fill_rounds >= MIN_SUBGROUP_ROUNDS as u64 {
+            return (Variant::Subgroup, rounds(fill_rounds, MIN_SUBGROUP_ROUNDS));
+        }
+    }
+    // (n / (256 r)) blocks x 256 invocations.
+    let fill_rounds = n / FILL_INVOCATIONS;
+    (Variant::Portable, rounds(fill_rounds, MIN_PORTABLE_ROUNDS))
+}
+
 impl RadixSort {
-    /// The best variant for the device ([`Variant::best`]).
+    /// Variant and block size chosen per call from n and the adapter ([`plan_for`]).
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        Self::with_rounds(ctx, DEFAULT_ROUNDS)
+        Self::build(ctx, Choice::Auto)
     }
 
     /// The portable variant whatever the device offers.
@@ -97,35 +164,43 @@ impl RadixSort {
         Self::with_variant(ctx, Variant::Portable, DEFAULT_ROUNDS)
     }
 
-    /// Like [`Self::new`] with `rounds` x 256 keys per block (1..=64). Tests use 1 to pass
-    /// 65,535 workgroups within the binding limit.
+    /// The device's fastest variant ([`Variant::best`]) with `rounds` x 256 keys per block
+    /// (1..=64) whatever n. Tests use 1 to pass 65,535 workgroups within the binding limit.
     #[doc(hidden)]
     pub fn with_rounds(ctx: &GpuContext, rounds: u32) -> Result<Self> {
         Self::with_variant(ctx, Variant::best(ctx), rounds)
     }
 
-    /// A given variant with `rounds` x 256 keys per block (1..=64). [`Error::Config`] when the device cannot run
-    /// the variant.
+    /// A given variant with `rounds` x 256 keys per block (1..=64) whatever n. [`Error::Config`]
+    /// when the device cannot run the variant.
     pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
-        Self::build(ctx, variant, rounds, false)
+        Self::build(
+            ctx,
+            Choice::Fixed {
+                variant,
+                rounds,
+                ballots_only: false,
+            },
+        )
     }
 
     /// The subgroup variant matching digits with ballots even where a fixed small subgroup size
     /// would pick broadcasts, so tests cover that path on such adapters (lavapipe).
     #[doc(hidden)]
     pub fn subgroup_with_ballots(ctx: &GpuContext, rounds: u32) -> Result<Self> {
-        Self::build(ctx, Variant::Subgroup, rounds, true)
+        Self::build(
+            ctx,
+            Choice::Fixed {
+                variant: Variant::Subgroup,
+                rounds,
+                ballots_only: true,
+            },
+        )
     }
 
-    fn build(ctx: &GpuContext, variant: Variant, rounds: u32, ballots_only: bool) -> Result<Self> {
-        if !(1..=MAX_ROUNDS).contains(&rounds) {
-            return Err(Error::Config(format!(
-                "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
-            )));
-        }
+    fn build(ctx: &GpuContext, choice: Choice) -> Result<Self> {
         ctx.check_workgroup("radix sort", WORKGROUP)?;
         let module = ctx.shader_file("sort/radix_sort.wgsl")?;
-        let constants = [("ROUNDS", rounds as f64)];
         let param_stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(16);
         let mut table = vec![0u8; (param_stride * (MAX_PASSES * DIGIT_BITS) as u64) as usize];
         for pass in 0..MAX_PASSES {
@@ -142,36 +217,93 @@ impl RadixSort {
                 contents: &table,
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let scatter = match variant {
-            Variant::Portable => {
-                ctx.pipeline_with(&module, "scatter", &constants, WorkgroupMemory::AsLeft)
-            }
-            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
-        };
-        let sort = Self {
-            histogram: ctx.pipeline_with(&module, "histogram", &constants, WorkgroupMemory::AsLeft),
-            scatter,
+        let mut sort = Self {
+            module,
+            choice,
+            kernels: Vec::new(),
+            last: None,
             scan: ExclusiveScan::new(ctx)?,
-            variant,
             params,
             param_stride,
-            block: WORKGROUP * rounds,
-            scatter_blocks: match variant {
-                Variant::Portable => 1,
-                Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
-            },
             tmp_keys: None,
             tmp_values: None,
             hist: None,
             scan_total: ctx.storage_buffer("radix scan total", 4, wgpu::BufferUsages::empty())?,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
+        if let Choice::Fixed {
+            variant,
+            rounds,
+            ballots_only,
+        } = choice
+        {
+            // Built now, so a variant the device cannot run is an error here.
+            let at = sort.kernels_for(ctx, variant, rounds, ballots_only)?;
+            sort.last = Some(at);
+        }
         ctx.check()?;
         Ok(sort)
     }
 
+    /// The pipelines of (variant, rounds), built on first use.
+    fn kernels_for(
+        &mut self,
+        ctx: &GpuContext,
+        variant: Variant,
+        rounds: u32,
+        ballots_only: bool,
+    ) -> Result<usize> {
+        if let Some(at) = self.kernels.iter().position(|k| {
+            (k.variant, k.rounds, k.ballots_only) == (variant, rounds, ballots_only)
+        }) {
+            return Ok(at);
+        }
+        if !(1..=MAX_ROUNDS).contains(&rounds) {
+            return Err(Error::Config(format!(
+                "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
+            )));
+        }
+        let constants = [("ROUNDS", rounds as f64)];
+        let scatter = match variant {
+            Variant::Portable => ctx.pipeline_with(
+                &self.module,
+                "scatter",
+                &constants,
+                WorkgroupMemory::AsLeft,
+            ),
+            Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
+        };
+        self.kernels.push(Kernels {
+            variant,
+            rounds,
+            ballots_only,
+            histogram: ctx.pipeline_with(
+                &self.module,
+                "histogram",
+                &constants,
+                WorkgroupMemory::AsLeft,
+            ),
+            scatter,
+            block: WORKGROUP * rounds,
+            scatter_blocks: match variant {
+                Variant::Portable => 1,
+                Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
+            },
+        });
+        Ok(self.kernels.len() - 1)
+    }
+
+    /// The variant of the last sort (a fixed one, or what [`plan_for`] chose for the last n;
+    /// before any sort of more than one key, [`Variant::Portable`]).
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.last
+            .map_or(Variant::Portable, |at| self.kernels[at].variant)
+    }
+
+    /// Rounds of 256 keys per block of the last sort (see [`Self::variant`]).
+    pub fn rounds(&self) -> u32 {
+        self.last
+            .map_or(DEFAULT_ROUNDS, |at| self.kernels[at].rounds)
     }
 
     /// Caps the groups per grid dimension below the device limit (tests reach 2D grids cheaply).
@@ -221,7 +353,16 @@ impl RadixSort {
         if n <= 1 {
             return Ok(()); // already sorted
         }
-        let blocks = n.div_ceil(self.block);
+        let at = match self.choice {
+            Choice::Auto => {
+                let (variant, rounds) = plan_for(ctx, n);
+                self.kernels_for(ctx, variant, rounds, false)?
+            }
+            Choice::Fixed { .. } => self.last.expect("built with the sort"),
+        };
+        self.last = Some(at);
+        let kernels = &self.kernels[at];
+        let blocks = n.div_ceil(kernels.block);
         let hist_len = RADIX
             .checked_mul(blocks)
             .ok_or_else(|| Error::TooLarge(format!("radix sort histogram for {n} keys")))?;
@@ -230,7 +371,7 @@ impl RadixSort {
         let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
         let (gx, gy) = dispatch_2d(blocks, self.max_groups_per_dim);
         let (sx, sy) = dispatch_2d(
-            blocks.div_ceil(self.scatter_blocks),
+            blocks.div_ceil(kernels.scatter_blocks),
             self.max_groups_per_dim,
         );
 
@@ -256,7 +397,7 @@ impl RadixSort {
                 exact_binding(1, src_k, n),
                 exact_binding(2, &hist, hist_len),
             ];
-            let histogram = (&self.histogram, "sort histogram");
+            let histogram = (&kernels.histogram, "sort histogram");
             record_pass(
                 ctx,
                 encoder,
@@ -284,7 +425,7 @@ impl RadixSort {
                 exact_binding(4, dst_k, n),
                 exact_binding(5, dst_v, n),
             ];
-            let scatter = (&self.scatter, "sort scatter");
+            let scatter = (&kernels.scatter, "sort scatter");
             record_pass(
                 ctx,
                 encoder,
@@ -349,8 +490,13 @@ impl RadixSort {
     /// inside a workgroup (the portable scatter's bitmask tables and three barriers per 256
     /// keys, the subgroup one's ballots or broadcasts and one atomic per distinct digit).
     pub fn bytes_per_key_per_pass(&self) -> f64 {
-        20.0 + 20.0 * RADIX as f64 / self.block as f64
+        bytes_per_key_per_pass(WORKGROUP * self.rounds())
     }
+}
+
+/// [`RadixSort::bytes_per_key_per_pass`] for blocks of `block` keys.
+pub fn bytes_per_key_per_pass(block: u32) -> f64 {
+    20.0 + 20.0 * RADIX as f64 / block as f64
 }
 
 /// Records one dispatch of `pipeline` on `entries` (bind group 0), timed as `stage` when a timer
@@ -402,6 +548,45 @@ fn grow(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_fills_32_and_64_lane_gpus_and_keeps_blocks_large() {
+        // (n, subgroup lanes) -> (variant, rounds), from FILL_INVOCATIONS = 2^17 by hand.
+        let p = Variant::Portable;
+        let s = Variant::Subgroup;
+        let table = [
+            (1_000, Some(32), (p, 4)),
+            (1 << 20, Some(32), (p, 8)),
+            ((1 << 21) - 1, Some(32), (p, 8)),
+            (1 << 21, Some(32), (s, 2)),
+            (1 << 22, Some(32), (s, 4)),
+            (1 << 24, Some(32), (s, 16)),
+            (1 << 26, Some(32), (s, 16)),
+            (1 << 20, Some(64), (s, 2)),
+            (1 << 20, Some(8), (p, 8)),
+            (1 << 23, Some(8), (s, 2)),
+            (1 << 20, None, (p, 8)),
+            (1 << 22, None, (p, 16)),
+            (1 << 26, None, (p, 16)),
+            (3 * (1 << 20), None, (p, 16)),
+            (3 * (1 << 20), Some(32), (s, 2)),
+        ];
+        for (n, lanes, want) in table {
+            assert_eq!(plan(n, lanes), want, "n = {n}, lanes {lanes:?}");
+        }
+        // Every plan keeps its invocations at or above the fill target once n allows it.
+        for n in [1u64 << 20, 1 << 22, 1 << 24, 1 << 26] {
+            for lanes in [None, Some(32), Some(64)] {
+                let (v, r) = plan(n, lanes);
+                let per_block = match v {
+                    Variant::Portable => 256,
+                    Variant::Subgroup => lanes.unwrap(),
+                };
+                let in_flight = n / (256 * r as u64) * per_block;
+                assert!(in_flight >= FILL_INVOCATIONS, "n = {n}, {lanes:?}: {in_flight}");
+            }
+        }
+    }
     use crate::gpu::context::test_gpu;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
