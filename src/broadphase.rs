@@ -182,6 +182,18 @@ pub trait BroadPhase {
         None
     }
 
+    /// GPU methods: the device-traffic model of a frame of `n` objects with these `tests` and
+    /// `pairs` (stored or only counted), as (stage, bytes per object) (docs/design.md §9.9).
+    fn device_traffic(
+        &self,
+        _n: usize,
+        _tests: f64,
+        _pairs: f64,
+        _store: bool,
+    ) -> Option<Vec<(&'static str, f64)>> {
+        None
+    }
+
     /// Finds every touching pair of an already validated scene. With `out = None` only counts.
     /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order.
     fn find_pairs_validated(

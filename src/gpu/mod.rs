@@ -2,7 +2,8 @@
 //!
 //! * [`context`]: adapter, device, limits, buffers, timing; `frame`: the per-frame parameter
 //!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the
-//!   one readback buffer per pipeline that makes one host wait per frame.
+//!   one readback buffer per pipeline that makes one host wait per frame; [`traffic`]: the
+//!   device-traffic model of the sphere frame.
 //! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
 //! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
 //! * [`boxes`]: AABB sweep and prune, SAT, and the box / polygon pipeline.
@@ -19,6 +20,7 @@ pub mod shader;
 pub mod sort;
 pub mod spheres;
 pub mod timer;
+pub mod traffic;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, list_adapters};

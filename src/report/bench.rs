@@ -34,7 +34,37 @@ pub fn rows_table(rows: &[Row]) -> String {
             },
         ]);
     }
-    t.render()
+    t.render() + &traffic_lines(rows)
+}
+
+/// For GPU rows with a device-traffic model (docs/design.md §9.9): one line each, its total and
+/// its stages in bytes per object, beside the floor; empty when no row has one.
+pub fn traffic_lines(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let (Some(total), Some(stages)) = (r.device_bytes_per_object, &r.device_traffic) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str(&format!(
+                "\ndevice traffic model, bytes per object per frame (a prediction, not a \
+                 measurement; floor {:.0}: each sphere read once):\n",
+                crate::gpu::traffic::FLOOR_BYTES_PER_OBJECT
+            ));
+        }
+        let parts: Vec<String> = stages
+            .iter()
+            .map(|s| format!("{} {:.1}", s.stage, s.bytes_per_object))
+            .collect();
+        out.push_str(&format!(
+            "  {} [{}] n = {}: {total:.0} ({})\n",
+            r.method,
+            r.backend.as_str(),
+            r.n,
+            parts.join(", ")
+        ));
+    }
+    out
 }
 
 /// One line per method, CPU and GPU side by side (the default run).
@@ -126,5 +156,5 @@ pub fn stress_table(rows: &[Row]) -> String {
                 .join(", "),
         ]);
     }
-    t.render()
+    t.render() + &traffic_lines(rows)
 }

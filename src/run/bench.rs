@@ -9,7 +9,7 @@ use crate::broadphase::{BroadPhase, Clock, DeviceCounts, Pair, StageTime, canoni
 use crate::error::{Error, Result, ResultExt};
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
-use crate::run::row::{Row, cpu_device, fill_speedups};
+use crate::run::row::{Row, cpu_device, fill_speedups, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
 use crate::scenes::Scene;
 use crate::scenes::SceneParams;
@@ -251,6 +251,12 @@ pub fn measure(
                     c.summary()
                 );
             }
+            let (device_bytes_per_object, device_traffic) = traffic_fields(bp.device_traffic(
+                scene.len(),
+                m.tests_per_frame(run.count_frames),
+                m.pairs_per_frame(run.count_frames),
+                !run.count_only,
+            ));
             rows.push(Row {
                 scene: scene.name.clone(),
                 n: scene.len(),
@@ -276,6 +282,8 @@ pub fn measure(
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
                 gpu_bytes_per_object: bp.resident_bytes_per_object(),
                 host_bytes_per_object: None,
+                device_bytes_per_object,
+                device_traffic,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,

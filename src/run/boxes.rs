@@ -143,6 +143,8 @@ pub fn bench_shapes(
             near_touching_differences: near,
             gpu_bytes_per_object: None,
             host_bytes_per_object: None,
+            device_bytes_per_object: None,
+            device_traffic: None,
             host_waits_per_frame: device.device_per_frame().0,
             dispatches_per_frame: device.device_per_frame().1,
             shape: Some(shapes.name().into()),

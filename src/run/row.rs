@@ -42,6 +42,12 @@ pub struct Row {
     /// Host <-> device bytes moved per object per frame (upload + readback), GPU rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_bytes_per_object: Option<f64>,
+    /// GPU rows: the device-traffic model's bytes per object per frame, all stages
+    /// (docs/design.md §9.9), and per stage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_bytes_per_object: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_traffic: Option<Vec<StageTraffic>>,
     /// GPU rows: blocking host waits for the device per frame (mean).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_waits_per_frame: Option<f64>,
@@ -68,6 +74,35 @@ impl Machine {
             os: std::env::consts::OS,
             arch: std::env::consts::ARCH,
         }
+    }
+}
+
+/// One stage of a row's device-traffic model, in pipeline order.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageTraffic {
+    pub stage: String,
+    pub bytes_per_object: f64,
+}
+
+/// `device_bytes_per_object` and `device_traffic` of a row from a model's stages.
+#[allow(clippy::type_complexity)]
+pub fn traffic_fields(
+    model: Option<Vec<(&'static str, f64)>>,
+) -> (Option<f64>, Option<Vec<StageTraffic>>) {
+    match model {
+        Some(stages) => (
+            Some(stages.iter().map(|(_, b)| b).sum()),
+            Some(
+                stages
+                    .into_iter()
+                    .map(|(s, b)| StageTraffic {
+                        stage: s.to_string(),
+                        bytes_per_object: b,
+                    })
+                    .collect(),
+            ),
+        ),
+        None => (None, None),
     }
 }
 

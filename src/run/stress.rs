@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::run::bench::{FrameRun, run_frames};
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
-use crate::run::row::{Row, cpu_device};
+use crate::run::row::{Row, cpu_device, traffic_fields};
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use indicatif::ProgressBar;
 use std::time::Instant;
@@ -174,6 +174,10 @@ impl Stress {
                 eprintln!("MISMATCH at n = {n}: {}", cmp.summary());
             }
             let pairs = m.pairs_per_frame(run.count_frames);
+            let (device_bytes_per_object, device_traffic) = traffic_fields(
+                self.method
+                    .device_traffic(n, m.tests_per_frame(run.count_frames), pairs, true),
+            );
             rows.push(Row {
                 scene: scene.name.clone(),
                 n,
@@ -195,6 +199,8 @@ impl Stress {
                 // (8 B each); the totals and timestamps are a few hundred bytes.
                 host_bytes_per_object: (a.backend == Backend::Gpu)
                     .then(|| (16.0 * n as f64 + 8.0 * pairs) / n as f64),
+                device_bytes_per_object,
+                device_traffic,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,

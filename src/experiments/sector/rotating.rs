@@ -103,6 +103,8 @@ pub fn bench_rotating(
                 near_touching_differences: None,
                 gpu_bytes_per_object: None,
                 host_bytes_per_object: None,
+                device_bytes_per_object: None,
+                device_traffic: None,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: Some(format!("{} rotating boxes", params.boxes)),

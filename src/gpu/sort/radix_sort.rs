@@ -136,7 +136,7 @@ pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
 }
 
 /// [`plan_for`] from n and the subgroup lanes (`None`: no subgroup scatter on the device).
-fn plan(n: u64, lanes: Option<u64>) -> (Variant, u32) {
+pub fn plan(n: u64, lanes: Option<u64>) -> (Variant, u32) {
     let rounds = |fill_rounds: u64, min: u32| {
         let r = fill_rounds.clamp(1, DEFAULT_ROUNDS as u64) as u32;
         (1u32 << r.ilog2()).max(min)
@@ -253,9 +253,11 @@ impl RadixSort {
         rounds: u32,
         ballots_only: bool,
     ) -> Result<usize> {
-        if let Some(at) = self.kernels.iter().position(|k| {
-            (k.variant, k.rounds, k.ballots_only) == (variant, rounds, ballots_only)
-        }) {
+        if let Some(at) = self
+            .kernels
+            .iter()
+            .position(|k| (k.variant, k.rounds, k.ballots_only) == (variant, rounds, ballots_only))
+        {
             return Ok(at);
         }
         if !(1..=MAX_ROUNDS).contains(&rounds) {
@@ -265,12 +267,9 @@ impl RadixSort {
         }
         let constants = [("ROUNDS", rounds as f64)];
         let scatter = match variant {
-            Variant::Portable => ctx.pipeline_with(
-                &self.module,
-                "scatter",
-                &constants,
-                WorkgroupMemory::AsLeft,
-            ),
+            Variant::Portable => {
+                ctx.pipeline_with(&self.module, "scatter", &constants, WorkgroupMemory::AsLeft)
+            }
             Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
         };
         self.kernels.push(Kernels {
@@ -583,7 +582,10 @@ mod tests {
                     Variant::Subgroup => lanes.unwrap(),
                 };
                 let in_flight = n / (256 * r as u64) * per_block;
-                assert!(in_flight >= FILL_INVOCATIONS, "n = {n}, {lanes:?}: {in_flight}");
+                assert!(
+                    in_flight >= FILL_INVOCATIONS,
+                    "n = {n}, {lanes:?}: {in_flight}"
+                );
             }
         }
     }

@@ -43,6 +43,7 @@ use crate::gpu::spheres::cascade::{Cascade, block_max_bytes};
 use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
+use crate::gpu::traffic;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -637,6 +638,31 @@ impl BroadPhase for GpuBroadPhase {
 
     fn device_counts(&self) -> Option<crate::broadphase::DeviceCounts> {
         Some(self.ctx.counts())
+    }
+
+    fn device_traffic(
+        &self,
+        n: usize,
+        tests: f64,
+        pairs: f64,
+        store: bool,
+    ) -> Option<Vec<(&'static str, f64)>> {
+        let lanes = (crate::gpu::sort::radix_sort::Variant::best(&self.ctx)
+            == crate::gpu::sort::radix_sort::Variant::Subgroup)
+            .then(|| self.ctx.info.subgroup_min_size.max(4) as u64);
+        let shape = traffic::FrameShape {
+            n: n as u64,
+            tests,
+            pairs,
+            store,
+            sort_lanes: lanes,
+        };
+        traffic::sphere_frame(self.method, &shape).map(|stages| {
+            stages
+                .into_iter()
+                .map(|s| (s.stage, s.bytes_per_object))
+                .collect()
+        })
     }
 
     fn find_pairs_validated(
