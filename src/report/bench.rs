@@ -158,3 +158,30 @@ pub fn stress_table(rows: &[Row]) -> String {
     }
     t.render() + &traffic_lines(rows)
 }
+
+/// `sort-bench`: one line per (size, configuration).
+pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
+    let mut t = Table::new([
+        "n",
+        "config",
+        "variant",
+        "rounds",
+        "ms",
+        "G pairs/s",
+        "clock",
+        "verified",
+    ]);
+    for r in rows {
+        t.row([
+            count(r.n as f64),
+            r.config.clone(),
+            r.variant.clone(),
+            r.rounds.to_string(),
+            format!("{:.3}", r.ms),
+            format!("{:.3}", r.gpairs_per_s),
+            r.clock.to_string(),
+            if r.verified { "yes".into() } else { "NO".into() },
+        ]);
+    }
+    t.render()
+}

@@ -55,14 +55,17 @@ impl Measurement {
         }
     }
 
-    /// Mean host waits and dispatches per frame, when the backend counts them.
+    /// Host waits and dispatches per frame, when the backend counts them: the median over the
+    /// frames, as the times (the first frame also grows lists sized by no earlier frame, and
+    /// may run again once for that).
     pub fn device_per_frame(&self) -> (Option<f64>, Option<f64>) {
         if self.device.is_empty() {
             return (None, None);
         }
-        let k = self.device.len() as f64;
-        let sum = |f: fn(&DeviceCounts) -> u64| self.device.iter().map(f).sum::<u64>() as f64 / k;
-        (Some(sum(|d| d.host_waits)), Some(sum(|d| d.dispatches)))
+        let per = |f: fn(&DeviceCounts) -> u64| {
+            median(&self.device.iter().map(|d| f(d) as f64).collect::<Vec<_>>())
+        };
+        (Some(per(|d| d.host_waits)), Some(per(|d| d.dispatches)))
     }
 
     pub fn median_ms(&self) -> f64 {

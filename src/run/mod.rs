@@ -7,6 +7,7 @@ pub mod boxes;
 pub mod gpu;
 pub mod registry;
 pub mod row;
+pub mod sort_bench;
 pub mod stress;
 pub mod verify;
 pub mod verify_shapes;

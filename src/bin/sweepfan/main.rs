@@ -12,7 +12,7 @@ mod args;
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{bench, default, info, reproduce, selftest, shaders, stress, verify};
+use commands::{bench, default, info, reproduce, selftest, shaders, sort_bench, stress, verify};
 use sweepfan::run::gpu::LazyGpu;
 
 #[derive(Parser)]
@@ -48,6 +48,8 @@ enum Command {
     Selftest(selftest::SelftestArgs),
     /// Write every shader module as the pipelines compile it (for outside validators).
     Shaders(shaders::ShadersArgs),
+    /// Time the GPU radix sort of (key, value) pairs per size, every result checked.
+    SortBench(sort_bench::SortBenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -110,6 +112,7 @@ fn main() {
         Some(Command::Info) => info::exec(cli.adapter.as_deref()),
         Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
         Some(Command::Shaders(a)) => shaders::exec(a),
+        Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
     };
     match result {
         Ok(true) => {}

@@ -6,5 +6,6 @@ pub mod info;
 pub mod reproduce;
 pub mod selftest;
 pub mod shaders;
+pub mod sort_bench;
 pub mod stress;
 pub mod verify;
