@@ -35,6 +35,7 @@
 
 // #import ordered_float.wgsl
 // #import dispatch.wgsl
+// #import append.wgsl
 
 struct Params {
     n: u32,
@@ -229,13 +230,45 @@ var<private> end: u32;
 var<private> me_index: u32;
 var<private> done: bool;
 
+// Candidates a thread holds until the end of its walk, when the workgroup appends them with one
+// global atomic (flush_candidates); candidates past HELD are appended at once, one atomic each.
+const HELD: u32 = 4u;
+var<private> held: array<vec2<u32>, HELD>;
+var<private> held_n: u32;
+
 fn append_pair(a: u32, b: u32) {
+    let p = vec2<u32>(min(a, b), max(a, b));
+    if held_n < HELD {
+        held[held_n] = p;
+        held_n++;
+        return;
+    }
     let slot = atomicAdd(&counters[0], 1u);
     if slot == 0xffffffffu {
         atomicAdd(&counters[1], 1u);
     }
     if slot < params.capacity {
-        pairs[slot] = vec2<u32>(min(a, b), max(a, b));
+        pairs[slot] = p;
+    }
+}
+
+// Writes the held candidates with one global atomic per workgroup (append.wgsl); the 64-bit
+// count carries into counters[1] when the add wraps. Every thread of the workgroup calls it.
+fn flush_candidates(lid: u32) {
+    let r = group_reserve(lid, held_n);
+    if lid == 0u && r.y > 0u {
+        let old = atomicAdd(&counters[0], r.y);
+        if old > 0xffffffffu - r.y {
+            atomicAdd(&counters[1], 1u);
+        }
+        append_base = old;
+    }
+    let base = workgroupUniformLoad(&append_base) + r.x;
+    for (var k = 0u; k < held_n; k++) {
+        // A slot that wrapped past 2^32 lies in a list the host discards (count > capacity).
+        if base + k < params.capacity {
+            pairs[base + k] = held[k];
+        }
     }
 }
 
@@ -296,9 +329,15 @@ fn walk_column(range: vec2<u32>) -> bool {
 @compute @workgroup_size(64)
 fn walk(inv: Invocation) {
     let p = flat_id(inv);
-    if p >= params.n {
-        return;
+    held_n = 0u;
+    if p < params.n {
+        walk_from(p);
     }
+    flush_candidates(inv.lid);
+}
+
+// The walk of the box at sorted position p.
+fn walk_from(p: u32) {
     me_index = values[p];
     if me_index >= arrayLength(&boxes) {
         return;
@@ -341,7 +380,12 @@ const WIDE_CHUNK: u32 = 256u;
 
 @compute @workgroup_size(64)
 fn wide_pairs(inv: Invocation) {
-    let t = flat_id(inv);
+    held_n = 0u;
+    wide_lane(flat_id(inv));
+    flush_candidates(inv.lid);
+}
+
+fn wide_lane(t: u32) {
     let lanes = params.wide_lanes;
     if lanes == 0u || t / lanes >= params.wide_count || t / lanes >= arrayLength(&wide) {
         return;

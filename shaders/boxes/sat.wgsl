@@ -3,11 +3,12 @@
 //
 // `prepare` (one thread) turns the candidate count, written by whatever stage produced the
 // candidates, into indirect dispatch arguments, so no readback happens in between. `obb_main`
-// and `polygon_main` test one candidate per thread and append overlapping pairs with an atomic
-// counter that keeps counting past the output capacity: the host reads the exact count and
+// and `polygon_main` test one candidate per thread and append overlapping pairs, one global
+// atomic per workgroup (append.wgsl), on a counter that keeps counting past the output capacity: the host reads the exact count and
 // re-runs with a larger buffer, so no pair is ever lost.
 
 // #import dispatch.wgsl
+// #import append.wgsl
 
 struct Params {
     n_objects: u32,
@@ -38,8 +39,8 @@ struct ObbFrame {
 // Polygon i is vertices[offsets[i] .. offsets[i + 1]], counter-clockwise.
 @group(0) @binding(8) var<storage, read> offsets: array<u32>;
 
-// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64), and each thread's
-// work is independent (no shared memory), so larger groups would gain nothing.
+// 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); the threads share
+// only the append reservation.
 const WG: u32 = 64u;
 // See PARALLEL_SIN_SQ in src/geom/sat.rs.
 const PARALLEL_SIN_SQ: f32 = 1e-12;
@@ -62,9 +63,15 @@ fn prepare() {
     dispatch_args[2] = 1u;
 }
 
-fn emit(p: vec2<u32>) {
-    let slot = atomicAdd(&out_count[0], 1u);
-    if slot < params.out_capacity && slot < arrayLength(&out_pairs) {
+// Appends `p` when `hit`: one global atomic per workgroup (append.wgsl). Every thread of the
+// workgroup calls it, in uniform control flow.
+fn emit_group(lid: u32, hit: bool, p: vec2<u32>) {
+    let r = group_reserve(lid, select(0u, 1u, hit));
+    if lid == 0u && r.y > 0u {
+        append_base = atomicAdd(&out_count[0], r.y);
+    }
+    let slot = workgroupUniformLoad(&append_base) + r.x;
+    if hit && slot < params.out_capacity && slot < arrayLength(&out_pairs) {
         out_pairs[slot] = p;
     }
 }
@@ -121,21 +128,27 @@ fn obb_overlap(a: ObbFrame, b: ObbFrame) -> bool {
     return true;
 }
 
-@compute @workgroup_size(WG)
-fn obb_main(inv: Invocation) {
-    let k = flat_id(inv);
-    if k >= live_candidates() {
-        return;
-    }
+// Whether candidate k overlaps (invalid candidates are counted and do not).
+fn obb_hit(k: u32) -> bool {
     let p = candidates[k];
     let n = min(params.n_objects, arrayLength(&frames));
     if p.x >= n || p.y >= n {
         atomicAdd(&out_count[1], 1u);
-        return;
+        return false;
     }
-    if obb_overlap(frames[p.x], frames[p.y]) {
-        emit(p);
+    return obb_overlap(frames[p.x], frames[p.y]);
+}
+
+@compute @workgroup_size(WG)
+fn obb_main(inv: Invocation) {
+    let k = flat_id(inv);
+    var hit = false;
+    var p = vec2<u32>(0u);
+    if k < live_candidates() {
+        p = candidates[k];
+        hit = obb_hit(k);
     }
+    emit_group(inv.lid, hit, p);
 }
 
 // True when every vertex of q lies strictly outside one edge line of p.
@@ -163,14 +176,21 @@ fn separated_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> bool {
 @compute @workgroup_size(WG)
 fn polygon_main(inv: Invocation) {
     let k = flat_id(inv);
-    if k >= live_candidates() {
-        return;
+    var hit = false;
+    var p = vec2<u32>(0u);
+    if k < live_candidates() {
+        p = candidates[k];
+        hit = polygon_hit(p);
     }
-    let p = candidates[k];
+    emit_group(inv.lid, hit, p);
+}
+
+// Whether candidate p overlaps (invalid candidates and malformed offsets are counted and do not).
+fn polygon_hit(p: vec2<u32>) -> bool {
     let n = min(params.n_objects, arrayLength(&offsets) - 1u);
     if p.x >= n || p.y >= n {
         atomicAdd(&out_count[1], 1u);
-        return;
+        return false;
     }
     let a0 = offsets[p.x];
     let a1 = offsets[p.x + 1u];
@@ -180,9 +200,7 @@ fn polygon_main(inv: Invocation) {
     // Malformed offsets (not a polygon of >= 3 vertices inside the buffer) count as invalid.
     if a1 < a0 + 3u || b1 < b0 + 3u || a1 > nv || b1 > nv {
         atomicAdd(&out_count[1], 1u);
-        return;
+        return false;
     }
-    if !separated_by_an_edge_of(a0, a1, b0, b1) && !separated_by_an_edge_of(b0, b1, a0, a1) {
-        emit(p);
-    }
+    return !separated_by_an_edge_of(a0, a1, b0, b1) && !separated_by_an_edge_of(b0, b1, a0, a1);
 }

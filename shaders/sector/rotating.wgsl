@@ -6,6 +6,7 @@
 // src/cpu/rotating.rs (`SphereGrid` in src/geom/sphere_grid.rs, `SortedSpheres::for_each_candidate`).
 
 // #import sector/sector_sphere.wgsl
+// #import append.wgsl
 
 struct RotatingParams {
     grid_origin: vec4<f32>,  // grid origin, w: 1 / cell size
@@ -36,8 +37,8 @@ struct RotatingParams {
 @group(0) @binding(28) var<storage, read_write> test_dispatch: array<u32, 3>;
 
 // WG (64 threads) is sector_sphere.wgsl's: a multiple of every common SIMD width (8 on
-// lavapipe, 32, 64); threads are independent (no shared memory), so the size only needs to fill
-// the hardware.
+// lavapipe, 32, 64); threads share only the hit append's reservation, so the size only needs
+// to fill the hardware.
 
 // Same as QUERY_SLACK in src/geom/sphere_grid.rs.
 const QUERY_SLACK: f32 = 1e-5;
@@ -192,21 +193,34 @@ fn prepare_test() {
     test_dispatch[2] = 1u;
 }
 
+// Whether candidate i's sphere touches its box's conservative sector; `pair` gets (box,
+// sphere index).
+fn candidate_hits(i: u32, pair: ptr<function, vec2<u32>>) -> bool {
+    let c = candidates[i];
+    if (c.x >= rot.boxes.x || c.y >= rot.grid_dims.w) {
+        return false;
+    }
+    let s = sorted_spheres[c.y];
+    *pair = vec2<u32>(c.x, sort_values[c.y]);
+    return sector_signed_distance(box_sectors[c.x], s.xyz) <= s.w;
+}
+
+// Hits are appended with one global atomic per workgroup (append.wgsl): every thread reaches
+// the reservation, none returns early.
 @compute @workgroup_size(WG)
 fn test_candidates(inv: Invocation) {
     let i = flat_id(inv);
-    if (i >= rot.chunk.x || i >= listed_candidates()) {
-        return;
+    var hit = false;
+    var pair = vec2<u32>(0u);
+    if (i < rot.chunk.x && i < listed_candidates()) {
+        hit = candidate_hits(i, &pair);
     }
-    let c = candidates[i];
-    if (c.x >= rot.boxes.x || c.y >= rot.grid_dims.w) {
-        return;
+    let r = group_reserve(inv.lid, select(0u, 1u, hit));
+    if (inv.lid == 0u && r.y > 0u) {
+        append_base = atomicAdd(&totals[0], r.y);
     }
-    let s = sorted_spheres[c.y];
-    if (sector_signed_distance(box_sectors[c.x], s.xyz) <= s.w) {
-        let at = atomicAdd(&totals[0], 1u);
-        if (rot.chunk.w != 0u && at < rot.chunk.z) {
-            hit_pairs[at] = vec2<u32>(c.x, sort_values[c.y]);
-        }
+    let at = workgroupUniformLoad(&append_base) + r.x;
+    if (hit && rot.chunk.w != 0u && at < rot.chunk.z) {
+        hit_pairs[at] = pair;
     }
 }

@@ -14,6 +14,7 @@
 // them bound. The unrolled blocks stay written out per walk.)
 
 // #import frame.wgsl
+// #import append.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
@@ -51,11 +52,41 @@ fn cut_short() {
     atomicAdd(&counters[5], 1u);
 }
 
+// Pairs a thread holds until the end of its walk, when the workgroup appends them with one
+// global atomic (flush_pairs); pairs past HELD are appended at once, one atomic each.
+const HELD: u32 = 4u;
+var<private> held: array<vec2<u32>, HELD>;
+var<private> held_n: u32;
+
 fn emit(i: u32, j: u32) {
     if (params.flags & FLAG_STORE) != 0u {
-        let slot = atomicAdd(&counters[4], 1u);
-        if slot < params.cap {
-            pairs[slot] = vec2<u32>(min(i, j), max(i, j));
+        let p = vec2<u32>(min(i, j), max(i, j));
+        if held_n < HELD {
+            held[held_n] = p;
+            held_n++;
+        } else {
+            let slot = atomicAdd(&counters[4], 1u);
+            if slot < params.cap {
+                pairs[slot] = p;
+            }
+        }
+    }
+}
+
+// Writes the held pairs: one global atomic per workgroup (append.wgsl). Every thread of the
+// workgroup calls it; the branch on the uniform flags keeps the barriers in uniform control flow.
+fn flush_pairs(lid: u32) {
+    if (params.flags & FLAG_STORE) == 0u {
+        return;
+    }
+    let r = group_reserve(lid, held_n);
+    if lid == 0u && r.y > 0u {
+        append_base = atomicAdd(&counters[4], r.y);
+    }
+    let base = workgroupUniformLoad(&append_base) + r.x;
+    for (var k = 0u; k < held_n; k++) {
+        if base + k < params.cap {
+            pairs[base + k] = held[k];
         }
     }
 }
@@ -82,6 +113,7 @@ fn brute(inv: Invocation) {
     let rows = max(params.n, 1u) - 1u;
     tests = 0u;
     hits = 0u;
+    held_n = 0u;
     if t < (rows + 1u) / 2u {
         for (var half = 0u; half < 2u; half++) {
             let i = select(t, rows - 1u - t, half == 1u);
@@ -99,6 +131,7 @@ fn brute(inv: Invocation) {
             }
         }
     }
+    flush_pairs(inv.lid);
     flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
@@ -146,6 +179,7 @@ fn sweep(inv: Invocation) {
     let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
+    held_n = 0u;
     if p < params.n && keys[p] != NONE {
         me = sorted[p];
         my_index = values[p];
@@ -163,6 +197,7 @@ fn sweep(inv: Invocation) {
             cut_short();
         }
     }
+    flush_pairs(inv.lid);
     flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
@@ -202,6 +237,7 @@ fn grid(inv: Invocation) {
     let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
+    held_n = 0u;
     if p < params.n {
         me = sorted[p];
         my_index = values[p];
@@ -231,6 +267,7 @@ fn grid(inv: Invocation) {
             cut_short();
         }
     }
+    flush_pairs(inv.lid);
     flush_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
@@ -274,6 +311,7 @@ fn owner(inv: Invocation) {
     let p = flat_id(inv);
     tests = 0u;
     hits = 0u;
+    held_n = 0u;
     if p < params.n && choice[p].y == params.axis {
         let a = params.axis;
         me = sorted[p];
@@ -297,5 +335,6 @@ fn owner(inv: Invocation) {
             cut_short();
         }
     }
+    flush_pairs(inv.lid);
     flush_counts(inv.lid, 0u, tests, 2u, hits);
 }

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 const FILES: &[(&str, &str)] = &[
     ("dispatch.wgsl", include_str!("../../shaders/dispatch.wgsl")),
     ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
+    ("append.wgsl", include_str!("../../shaders/append.wgsl")),
     (
         "ordered_float.wgsl",
         include_str!("../../shaders/ordered_float.wgsl"),
