@@ -90,6 +90,8 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
             add("sort", sort(32));
             add("gather", 4.0 + SECTOR + 16.0);
             // Own sphere, key, value; per candidate reached: key, sphere, value (contiguous).
+            // For sap a lower bound: its tests are the candidates left after the y/z filter,
+            // not all those its x sweep reads.
             add("pairs", 24.0 + tests * 24.0);
         }
         Method::Xy | Method::Xyz | Method::MinAxis => return None,

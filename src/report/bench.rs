@@ -180,7 +180,11 @@ pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
             format!("{:.3}", r.ms),
             format!("{:.3}", r.gpairs_per_s),
             r.clock.to_string(),
-            if r.verified { "yes".into() } else { "NO".into() },
+            if r.verified {
+                "yes".into()
+            } else {
+                "NO".into()
+            },
         ]);
     }
     t.render()

@@ -74,15 +74,21 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ n as u64);
         let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
         let values: Vec<u32> = (0..n32).collect();
-        let kb = ctx.storage_buffer("sort-bench keys", n as u64 * 4, wgpu::BufferUsages::empty())?;
-        let vb = ctx.storage_buffer("sort-bench values", n as u64 * 4, wgpu::BufferUsages::empty())?;
+        let kb =
+            ctx.storage_buffer("sort-bench keys", n as u64 * 4, wgpu::BufferUsages::empty())?;
+        let vb = ctx.storage_buffer(
+            "sort-bench values",
+            n as u64 * 4,
+            wgpu::BufferUsages::empty(),
+        )?;
         for (name, sort) in &mut configs {
             let mut times = Vec::with_capacity(cfg.reps);
             let mut verified = false;
             // One warm-up run (pipelines, scratch buffers), then the timed ones.
             for rep in 0..=cfg.reps {
                 ctx.queue.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
-                ctx.queue.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
+                ctx.queue
+                    .write_buffer(&vb, 0, bytemuck::cast_slice(&values));
                 ctx.wait()?;
                 timer.reset();
                 let last = rep == cfg.reps;
@@ -171,15 +177,35 @@ mod tests {
     #[test]
     fn the_check_rejects_unsorted_unstable_and_lost_elements() {
         let keys = [5, 1, 5, 0];
-        assert!(sorted_stable_permutation(&keys, &[0, 1, 5, 5], &[3, 1, 0, 2]));
+        assert!(sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 0, 2]
+        ));
         // Unstable: equal keys out of input order.
-        assert!(!sorted_stable_permutation(&keys, &[0, 1, 5, 5], &[3, 1, 2, 0]));
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 2, 0]
+        ));
         // Unsorted.
-        assert!(!sorted_stable_permutation(&keys, &[1, 0, 5, 5], &[1, 3, 0, 2]));
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[1, 0, 5, 5],
+            &[1, 3, 0, 2]
+        ));
         // An element lost, another twice.
-        assert!(!sorted_stable_permutation(&keys, &[0, 1, 5, 5], &[3, 1, 0, 0]));
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 0, 0]
+        ));
         // A value carrying the wrong key.
-        assert!(!sorted_stable_permutation(&keys, &[0, 1, 5, 5], &[1, 3, 0, 2]));
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[1, 3, 0, 2]
+        ));
     }
 
     #[test]
@@ -194,13 +220,20 @@ mod tests {
         };
         let (rows, note) = run_sort_bench(&ctx, &cfg).unwrap();
         assert!(note.is_empty());
-        let per_size = if Variant::best(&ctx) == Variant::Subgroup { 3 } else { 2 };
+        let per_size = if Variant::best(&ctx) == Variant::Subgroup {
+            3
+        } else {
+            2
+        };
         assert_eq!(rows.len(), 2 * per_size);
         for r in &rows {
             assert!(r.verified, "{r:?}");
             assert!(r.ms > 0.0 && r.gpairs_per_s > 0.0, "{r:?}");
         }
-        let plan = rows.iter().find(|r| r.config == "plan" && r.n == 70_000).unwrap();
+        let plan = rows
+            .iter()
+            .find(|r| r.config == "plan" && r.n == 70_000)
+            .unwrap();
         let (v, rounds) = plan_for(&ctx, 70_000);
         assert_eq!((plan.variant.as_str(), plan.rounds), (v.name(), rounds));
     }

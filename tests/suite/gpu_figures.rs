@@ -11,20 +11,34 @@ fn the_figures_script_runs_at_small_sizes() {
     }
     let dir = temp_dir("figures", "small").join("figs");
     let out = succeed(
-        std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gpu-figures.sh"))
-            .arg(&dir)
-            .arg("--small")
-            .env("SWEEPFAN", env!("CARGO_BIN_EXE_sweepfan"))
-            .output(),
+        std::process::Command::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/gpu-figures.sh"
+        ))
+        .arg(&dir)
+        .arg("--small")
+        .env("SWEEPFAN", env!("CARGO_BIN_EXE_sweepfan"))
+        .output(),
     );
     let log = String::from_utf8_lossy(&out.stdout);
     assert!(!log.contains("FAILED"), "{log}");
     assert!(dir.with_extension("tar.gz").exists());
     let commands = std::fs::read_to_string(dir.join("commands.txt")).unwrap();
-    for name in ["stress_grid", "stress_sap", "radix_sort_ours", "sector_accuracy", "boxes_"] {
+    for name in [
+        "stress_grid",
+        "stress_sap",
+        "radix_sort_ours",
+        "sector_accuracy",
+        "boxes_",
+    ] {
         assert!(commands.contains(name), "{name} missing from {commands}");
     }
-    for file in ["stress_grid", "stress_sap", "frame_grid_100000", "boxes_20000"] {
+    for file in [
+        "stress_grid",
+        "stress_sap",
+        "frame_grid_100000",
+        "boxes_20000",
+    ] {
         let rows = json_rows(&dir.join(format!("{file}.json")));
         assert!(!rows.is_empty(), "{file}");
         for r in &rows {
@@ -41,7 +55,10 @@ fn the_figures_script_runs_at_small_sizes() {
                     .iter()
                     .map(|s| s["bytes_per_object"].as_f64().unwrap())
                     .sum();
-                assert!(total >= 16.0 && (total - stages).abs() < 1e-6, "{file}: {r}");
+                assert!(
+                    total >= 16.0 && (total - stages).abs() < 1e-6,
+                    "{file}: {r}"
+                );
             }
         }
     }

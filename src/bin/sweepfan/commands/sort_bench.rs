@@ -30,7 +30,11 @@ fn parse_size(s: &str) -> Result<usize> {
         Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
         _ => (s, 1),
     };
-    match digits.parse::<usize>().ok().and_then(|d| d.checked_mul(unit)) {
+    match digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|d| d.checked_mul(unit))
+    {
         Some(n) if n >= 2 => Ok(n),
         _ => bail!("--sizes: '{s}' is not a pair count of at least 2 (such as 1000, 64K or 16M)"),
     }
