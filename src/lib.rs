@@ -11,6 +11,8 @@
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
 //! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
 //!   every failure an [`Error`] that names the object, line or limit.
+//! * Frame events: [`EventTracker`] turns each frame's pairs into [`FrameEvents`], the contacts
+//!   that began (`found`) and ended (`lost`).
 //!
 //! ```
 //! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
@@ -36,7 +38,7 @@
 //! * [`error`]: [`Error`], [`Result`].
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
-//! * [`scenes`]: seeded generators and file formats.
+//! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs.
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
 //! * [`experiments`]: the paper reproductions, returning data.
@@ -45,6 +47,7 @@
 pub mod broadphase;
 pub mod cpu;
 pub mod error;
+pub mod events;
 pub mod experiments;
 pub mod geom;
 pub mod gpu;
@@ -54,6 +57,7 @@ pub mod scenes;
 
 pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};
+pub use events::{EventTracker, FrameEvents};
 pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};

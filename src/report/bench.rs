@@ -4,9 +4,10 @@ use crate::broadphase::Backend;
 use crate::report::table::{Table, count, ms};
 use crate::run::row::Row;
 
-/// One line per (method, backend).
+/// One line per (method, backend); with frame events, their totals too.
 pub fn rows_table(rows: &[Row]) -> String {
-    let mut t = Table::new([
+    let events = rows.iter().any(|r| r.events.is_some());
+    let mut header = vec![
         "method",
         "backend",
         "n",
@@ -15,9 +16,13 @@ pub fn rows_table(rows: &[Row]) -> String {
         "ms/frame",
         "vs brute",
         "verified",
-    ]);
+    ];
+    if events {
+        header.extend(["found", "lost"]);
+    }
+    let mut t = Table::new(header);
     for r in rows {
-        t.row([
+        let mut cells = vec![
             r.method.clone(),
             r.backend.as_str().to_string(),
             r.n.to_string(),
@@ -32,7 +37,14 @@ pub fn rows_table(rows: &[Row]) -> String {
                 Some(false) => "NO".into(),
                 None => "-".into(),
             },
-        ]);
+        ];
+        if events {
+            let (found, lost) = r.events.as_ref().map_or(("-".into(), "-".into()), |e| {
+                (count(e.found as f64), count(e.lost as f64))
+            });
+            cells.extend([found, lost]);
+        }
+        t.row(cells);
     }
     t.render() + &traffic_lines(rows)
 }

@@ -7,9 +7,10 @@
 use crate::broadphase::Backend;
 use crate::broadphase::{BroadPhase, Clock, DeviceCounts, Pair, StageTime, canonicalize};
 use crate::error::{Error, Result, ResultExt};
+use crate::events::EventTracker;
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
-use crate::run::row::{Row, cpu_device, fill_speedups, traffic_fields};
+use crate::run::row::{FrameEventCounts, Row, cpu_device, fill_speedups, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
 use crate::scenes::Scene;
 use crate::scenes::SceneParams;
@@ -26,6 +27,8 @@ pub struct FrameRun {
     pub count_frames: usize,
     /// Count pairs without storing them.
     pub count_only: bool,
+    /// Track frame events (found and lost pairs per frame; needs the pairs stored).
+    pub events: bool,
 }
 
 /// Per-frame results and their summaries.
@@ -38,6 +41,8 @@ pub struct Measurement {
     pub stages: BTreeMap<String, (Clock, Vec<f64>)>,
     /// Per frame, GPU backends: host waits and dispatches (see [`DeviceCounts`]).
     pub device: Vec<DeviceCounts>,
+    /// Per frame, with [`FrameRun::events`]: pairs found and lost against the previous frame.
+    pub events: Vec<[u64; 2]>,
 }
 
 impl Measurement {
@@ -134,10 +139,16 @@ pub fn run_frames(
     run: FrameRun,
     mut verify_with: Option<&mut dyn BroadPhase>,
 ) -> Result<(Measurement, Option<Comparison>)> {
+    if run.events && run.count_only {
+        return Err(Error::Config(
+            "frame events need the pairs: --events cannot go with --count-only".into(),
+        ));
+    }
     let mut scene = scene.clone();
     let mut m = Measurement::default();
     let mut pairs: Vec<Pair> = Vec::new();
     let mut comparison = None;
+    let mut tracker = run.events.then(EventTracker::new);
     for frame in 0..run.frames.max(1) {
         let out = if run.count_only {
             None
@@ -161,6 +172,11 @@ pub fn run_frames(
                 run.count_only,
                 bp,
             )?);
+        }
+        if let Some(t) = tracker.as_mut() {
+            let e = t.update(pairs.clone());
+            debug_assert_eq!(e.pairs_now(), stats.pairs);
+            m.events.push([e.found.len() as u64, e.lost.len() as u64]);
         }
         scene.step();
     }
@@ -287,6 +303,7 @@ pub fn measure(
                 host_bytes_per_object: None,
                 device_bytes_per_object,
                 device_traffic,
+                events: FrameEventCounts::of(&m),
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,

@@ -145,6 +145,7 @@ pub fn bench_shapes(
             host_bytes_per_object: None,
             device_bytes_per_object: None,
             device_traffic: None,
+            events: None,
             host_waits_per_frame: device.device_per_frame().0,
             dispatches_per_frame: device.device_per_frame().1,
             shape: Some(shapes.name().into()),

@@ -54,6 +54,9 @@ pub struct Row {
     /// GPU rows: compute dispatches recorded per frame (mean).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispatches_per_frame: Option<f64>,
+    /// With `bench --events`: found and lost pairs per frame (flattened into the row).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub events: Option<FrameEventCounts>,
     /// Shape of the objects when not spheres ("obb", "polygon").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<String>,
@@ -74,6 +77,36 @@ impl Machine {
             os: std::env::consts::OS,
             arch: std::env::consts::ARCH,
         }
+    }
+}
+
+/// Frame events of a run: per frame the pairs found and lost against the previous frame (the
+/// first frame finds all its pairs) and the pairs, so that `pairs_each_frame[t] =
+/// pairs_each_frame[t-1] + found_per_frame[t] - lost_per_frame[t]`; and the totals.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameEventCounts {
+    pub found_per_frame: Vec<u64>,
+    pub lost_per_frame: Vec<u64>,
+    pub pairs_each_frame: Vec<u64>,
+    pub found: u64,
+    pub lost: u64,
+}
+
+impl FrameEventCounts {
+    /// From a measurement that tracked events (`None` when it did not).
+    pub fn of(m: &crate::run::bench::Measurement) -> Option<Self> {
+        if m.events.is_empty() {
+            return None;
+        }
+        let found_per_frame: Vec<u64> = m.events.iter().map(|e| e[0]).collect();
+        let lost_per_frame: Vec<u64> = m.events.iter().map(|e| e[1]).collect();
+        Some(Self {
+            found: found_per_frame.iter().sum(),
+            lost: lost_per_frame.iter().sum(),
+            found_per_frame,
+            lost_per_frame,
+            pairs_each_frame: m.frame_pairs.clone(),
+        })
     }
 }
 

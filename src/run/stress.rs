@@ -153,6 +153,7 @@ impl Stress {
                 frames: a.frames,
                 count_frames: a.frames,
                 count_only: false,
+                events: false,
             };
             let outcome = run_frames(
                 self.method.as_mut(),
@@ -201,6 +202,7 @@ impl Stress {
                     .then(|| (16.0 * n as f64 + 8.0 * pairs) / n as f64),
                 device_bytes_per_object,
                 device_traffic,
+                events: None,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,

@@ -1,7 +1,8 @@
 //! The layering of `src/` (docs/design.md §8): each layer names only the layers to its left.
 //!
-//! `error` <- `geom` <- `broadphase` <- `scenes` <- `cpu`, `gpu` <- `run` <- `experiments` <-
-//! `report` <- `bin`. `cpu` and `gpu` are siblings: neither names the other. Every `crate::`
+//! `error` <- `geom` <- `broadphase` <- `scenes`, `events` <- `cpu`, `gpu` <- `run` <-
+//! `experiments` <- `report` <- `bin`. Siblings (`scenes` and `events`, `cpu` and `gpu`) never
+//! name each other. Every `crate::`
 //! path in a file counts, in code, tests and doc links alike.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ fn rank(module: &str) -> Option<u32> {
         "error" => 0,
         "geom" => 1,
         "broadphase" => 2,
-        "scenes" => 3,
+        "scenes" | "events" => 3,
         "cpu" | "gpu" => 4,
         "run" => 5,
         "experiments" => 6,
@@ -28,6 +29,7 @@ fn root_item(name: &str) -> Option<&'static str> {
         "Sphere" | "validate_spheres" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" => "broadphase",
         "Scene" | "SceneKind" | "SceneParams" => "scenes",
+        "EventTracker" | "FrameEvents" => "events",
         _ => return None,
     })
 }

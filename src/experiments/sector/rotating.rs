@@ -105,6 +105,7 @@ pub fn bench_rotating(
                 host_bytes_per_object: None,
                 device_bytes_per_object: None,
                 device_traffic: None,
+                events: None,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: Some(format!("{} rotating boxes", params.boxes)),

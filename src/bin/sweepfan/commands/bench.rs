@@ -49,6 +49,10 @@ pub struct BenchArgs {
     /// Count pairs without storing them.
     #[arg(long)]
     pub count_only: bool,
+    /// Frame events: pairs found and lost per frame (found_per_frame, lost_per_frame, found,
+    /// lost in the JSON rows; totals in the table). Sphere scenes.
+    #[arg(long, conflicts_with = "count_only")]
+    pub events: bool,
     /// Skip comparing the first frame with a reference method.
     #[arg(long)]
     pub no_verify: bool,
@@ -63,6 +67,12 @@ pub struct BenchArgs {
 
 pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[a.scene_file.as_deref()])?;
+    if a.events && (a.shape != Shape::Sphere || a.scene.0 == SceneKind::Rotating) {
+        anyhow::bail!(
+            "--events: sphere scenes only (the box, polygon and rotating pipelines have no frame \
+             events yet)"
+        );
+    }
     if a.shape != Shape::Sphere {
         return bench_boxes(a, gpu);
     }
@@ -89,6 +99,7 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         frames: a.frames as usize,
         count_frames: a.frames as usize,
         count_only: a.count_only,
+        events: a.events,
     };
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);

@@ -31,6 +31,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
         frames: 10,
         count_frames: 10,
         count_only: false,
+        events: false,
     };
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;

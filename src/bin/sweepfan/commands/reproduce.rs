@@ -74,6 +74,7 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
         frames: a.frames_time.max(a.frames_count),
         count_frames: a.frames_count,
         count_only: false,
+        events: false,
     };
     let methods = sweepfan::Method::ALL.len();
     let bar = progress_bar((a.n.len() * methods * backends.len()) as u64);

@@ -4,16 +4,17 @@
 use crate::args::{BackendArg, Shape};
 use anyhow::Result;
 use clap::Args;
+use std::path::Path;
 use std::path::PathBuf;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::report::rows::write_pairs_csv;
 use sweepfan::run::bench::reference_method;
 use sweepfan::run::gpu::LazyGpu;
 use sweepfan::run::registry;
-use sweepfan::run::verify::compare_pairs;
+use sweepfan::run::verify::{Comparison, compare_pairs};
 use sweepfan::run::verify_shapes::Shapes;
 use sweepfan::scenes::files::{read_obbs_csv, read_polygons_csv};
-use sweepfan::{Backend, Pair, Scene, canonicalize};
+use sweepfan::{Backend, BroadPhase, EventTracker, Pair, Scene, Stats, canonicalize};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -31,42 +32,146 @@ pub struct VerifyArgs {
     /// `polygon,x,y`) run the SAT pipeline.
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]
     pub shape: Shape,
+    /// The same spheres one frame later (same count, same order): its pairs are verified too,
+    /// and the frame events between the two files written to --found-out and --lost-out.
+    #[arg(long, requires_all = ["found_out", "lost_out"])]
+    pub next_scene_file: Option<PathBuf>,
+    /// With --next-scene-file: pairs touching in the next frame and not in the first (CSV i,j).
+    #[arg(long, requires = "next_scene_file")]
+    pub found_out: Option<PathBuf>,
+    /// With --next-scene-file: pairs touching in the first frame and not in the next (CSV i,j).
+    #[arg(long, requires = "next_scene_file")]
+    pub lost_out: Option<PathBuf>,
 }
 
 pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     crate::args::check_outputs(
-        &[("--pairs-out", Some(&a.pairs_out))],
+        &[
+            ("--pairs-out", Some(&a.pairs_out)),
+            ("--found-out", a.found_out.as_deref()),
+            ("--lost-out", a.lost_out.as_deref()),
+        ],
         &[],
-        &[Some(&a.scene_file)],
+        &[Some(&a.scene_file), a.next_scene_file.as_deref()],
     )?;
     if a.shape != Shape::Sphere {
+        if a.next_scene_file.is_some() {
+            anyhow::bail!("--next-scene-file: sphere scenes only (no frame events for shapes yet)");
+        }
         return verify_shapes(a, gpu);
     }
     let backend = a.backend.0;
     let scene = Scene::from_csv(&a.scene_file)?;
+    let next = match &a.next_scene_file {
+        Some(path) => {
+            let next = Scene::from_csv(path)?;
+            if next.len() != scene.len() {
+                anyhow::bail!(
+                    "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
+                     must list the same spheres in the same order",
+                    path.display(),
+                    next.len(),
+                    scene.len()
+                );
+            }
+            Some(next)
+        }
+        None => None,
+    };
     let ctx = match backend {
         Backend::Gpu => Some(gpu.get()?),
         Backend::Cpu => None,
     };
     let mut bp = registry::broad_phase(&a.method, backend, ctx.as_ref())?;
+    let reference_name = reference_method(scene.len(), &a.method);
+    let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
+    let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
+    write_pairs_csv(&a.pairs_out, &pairs)?;
+    let mut ok = report(
+        &a,
+        backend,
+        reference_name,
+        &pairs,
+        &expected,
+        &stats,
+        &cmp,
+        Some(&a.pairs_out),
+    );
+    if let (Some(next), Some(found_out), Some(lost_out)) = (&next, &a.found_out, &a.lost_out) {
+        let (next_pairs, next_expected, next_stats, next_cmp) =
+            frame_pairs(bp.as_mut(), reference.as_mut(), next)?;
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "next frame ({}):",
+            a.next_scene_file
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .display()
+        );
+        ok &= report(
+            &a,
+            backend,
+            reference_name,
+            &next_pairs,
+            &next_expected,
+            &next_stats,
+            &next_cmp,
+            None,
+        );
+        let mut tracker = EventTracker::new();
+        tracker.update(pairs);
+        let events = tracker.update(next_pairs);
+        write_pairs_csv(found_out, &events.found)?;
+        write_pairs_csv(lost_out, &events.lost)?;
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "frame events: {} found (written to {}), {} lost (written to {}), {} persisting",
+            events.found.len(),
+            found_out.display(),
+            events.lost.len(),
+            lost_out.display(),
+            events.persisting
+        );
+    }
+    Ok(ok)
+}
+
+/// One frame's pairs by the method under test and by the reference, canonical, compared.
+fn frame_pairs(
+    bp: &mut dyn BroadPhase,
+    reference: &mut dyn BroadPhase,
+    scene: &Scene,
+) -> Result<(Vec<Pair>, Vec<Pair>, Stats, Comparison)> {
     let mut pairs: Vec<Pair> = Vec::new();
     let stats = bp.find_pairs(&scene.spheres, Some(&mut pairs))?;
     canonicalize(&mut pairs);
-    write_pairs_csv(&a.pairs_out, &pairs)?;
-    let reference_name = reference_method(scene.len(), &a.method);
-    let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let mut expected = Vec::new();
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
     canonicalize(&mut expected);
     let cmp = compare_pairs(&scene.spheres, &expected, &pairs);
+    Ok((pairs, expected, stats, cmp))
+}
+
+/// Prints one frame's result (`written`: where its pairs went); whether it verified.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    a: &VerifyArgs,
+    backend: Backend,
+    reference_name: &str,
+    pairs: &[Pair],
+    expected: &[Pair],
+    stats: &Stats,
+    cmp: &Comparison,
+    written: Option<&Path>,
+) -> bool {
     say!(
         sweepfan::report::output::is_stdout(&a.pairs_out),
-        "{} [{}]: {} pairs ({} tests) written to {}; {} [cpu]: {} pairs",
+        "{} [{}]: {} pairs ({} tests){}; {} [cpu]: {} pairs",
         a.method,
         backend.as_str(),
         pairs.len(),
         stats.tests,
-        a.pairs_out.display(),
+        written.map_or(String::new(), |p| format!(" written to {}", p.display())),
         reference_name,
         expected.len()
     );
@@ -90,7 +195,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             cmp.summary()
         );
     }
-    Ok(cmp.is_ok())
+    cmp.is_ok()
 }
 
 fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
