@@ -29,3 +29,9 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
 fi
 
 cargo test --release "$@"
+
+# The example a simulation would start from runs too: it exits 1 when the CPU's and the GPU's
+# frame events differ (not with test filters, nor on a machine opted out of GPU tests).
+if [ "$#" -eq 0 ] && [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
+  cargo run --release --quiet --example bouncing -- 2000 30
+fi
