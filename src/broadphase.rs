@@ -13,6 +13,12 @@ pub type Pair = [u32; 2];
 
 /// Sorts a pair list into the canonical order (lexicographic, `i < j` in each pair) used for
 /// comparison. Debug builds assert each pair is already `i < j`.
+///
+/// ```
+/// let mut pairs = vec![[3, 9], [0, 5], [3, 4]];
+/// sweepfan::canonicalize(&mut pairs);
+/// assert_eq!(pairs, [[0, 5], [3, 4], [3, 9]]);
+/// ```
 pub fn canonicalize(pairs: &mut [Pair]) {
     debug_assert!(pairs.iter().all(|p| p[0] < p[1]), "pair with i >= j");
     if pairs.len() > 1 << 16 {

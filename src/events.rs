@@ -15,7 +15,8 @@
 //! assert_eq!(next.found, [[1, 4]]);
 //! assert_eq!(next.lost, [[2, 3]]);
 //! assert_eq!(next.persisting, 1);
-//! assert_eq!(tracker.pairs(), &[[0, 1], [1, 4]] as &[Pair]);
+//! let now: &[Pair] = &[[0, 1], [1, 4]];
+//! assert_eq!(tracker.pairs(), now);
 //! ```
 
 use crate::broadphase::{Pair, canonicalize};
@@ -82,6 +83,11 @@ impl EventTracker {
 }
 
 /// The events from `before` to `after`, both canonical: one merge, O(|before| + |after|).
+///
+/// ```
+/// let e = sweepfan::events::difference(&[[0, 1], [1, 2]], &[[1, 2], [2, 5]]);
+/// assert_eq!((e.found, e.lost, e.persisting), (vec![[2, 5]], vec![[0, 1]], 1));
+/// ```
 pub fn difference(before: &[Pair], after: &[Pair]) -> FrameEvents {
     let mut events = FrameEvents::default();
     let (mut a, mut b) = (0, 0);

@@ -114,6 +114,21 @@ impl Obb {
     }
 
     /// Exact (closed) overlap of two boxes by the separating-axis test; touching counts.
+    ///
+    /// ```
+    /// use glam::{Quat, Vec3};
+    /// use sweepfan::Obb;
+    ///
+    /// let a = Obb::axis_aligned(Vec3::ZERO, Vec3::splat(1.0));
+    /// // A unit cube turned 45 degrees about z: its corner reaches sqrt(2) = 1.414 along x.
+    /// let turned = |x: f32| {
+    ///     Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::splat(1.0), Quat::from_rotation_z(0.785_398_2))
+    /// };
+    /// assert!(a.overlaps(&turned(2.4)));
+    /// assert!(!a.overlaps(&turned(2.5)));
+    /// // Touching faces count.
+    /// assert!(a.overlaps(&Obb::axis_aligned(Vec3::new(2.0, 0.0, 0.0), Vec3::splat(1.0))));
+    /// ```
     pub fn overlaps(&self, other: &Obb) -> bool {
         crate::geom::sat::obb_frames_overlap(&self.frame(), &other.frame())
     }

@@ -51,6 +51,24 @@ impl Polygon {
     }
 
     /// Exact (closed) overlap by the separating-axis test; touching counts.
+    ///
+    /// ```
+    /// use glam::Vec2;
+    /// use sweepfan::Polygon;
+    ///
+    /// let square = |x: f32| {
+    ///     let v = [Vec2::new(x, 0.0), Vec2::new(x + 1.0, 0.0), Vec2::new(x + 1.0, 1.0), Vec2::new(x, 1.0)];
+    ///     Polygon::new(0, &v)
+    /// };
+    /// let triangle = Polygon::new(1, &[Vec2::new(1.5, 0.5), Vec2::new(3.0, 0.0), Vec2::new(3.0, 1.0)])?;
+    /// assert!(square(0.0)?.overlaps(&square(1.0)?)); // a shared edge
+    /// assert!(!square(0.0)?.overlaps(&triangle));
+    /// assert!(square(1.0)?.overlaps(&triangle));
+    /// // Not convex: a clear error naming the polygon.
+    /// let dart = [Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(0.5, 0.5), Vec2::new(0.0, 2.0)];
+    /// assert!(Polygon::new(7, &dart).unwrap_err().to_string().contains('7'));
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
     pub fn overlaps(&self, other: &Polygon) -> bool {
         crate::geom::sat::polygons_overlap(&self.vertices, &other.vertices)
     }

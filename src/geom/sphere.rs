@@ -72,6 +72,19 @@ impl Sphere {
     /// Exact at every scale validation accepts (docs/design.md §9.6): when both squares are
     /// below 2^-100, where they would lose bits to underflow, the comparison is redone on `d` and
     /// `s` scaled by a power of two (exact), so a tiny scene decides as its enlarged copy does.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use sweepfan::Sphere;
+    ///
+    /// let a = Sphere::new(Vec3::ZERO, 1.0);
+    /// assert!(a.touches(&Sphere::new(Vec3::new(2.0, 0.0, 0.0), 1.0))); // touching counts
+    /// assert!(!a.touches(&Sphere::new(Vec3::new(2.001, 0.0, 0.0), 1.0)));
+    /// // The same scene shrunk by 2^-90 decides the same (exact at every accepted scale).
+    /// let k = 2f32.powi(-90);
+    /// let tiny = |x: f32| Sphere::new(Vec3::new(x * k, 0.0, 0.0), k);
+    /// assert!(tiny(0.0).touches(&tiny(2.0)) && !tiny(0.0).touches(&tiny(2.001)));
+    /// ```
     #[inline(always)]
     pub fn touches(&self, other: &Sphere) -> bool {
         let d = self.center - other.center;

@@ -234,6 +234,29 @@ impl RotatingBox {
     }
 
     /// The conservative sector (docs/design.md §5.3): encloses the whole swept box.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use sweepfan::Sphere;
+    /// use sweepfan::geom::sector::RotatingBox;
+    ///
+    /// // A 2 x 2 x 2 box centred 5 from the z axis on +y, turning a quarter turn towards -x.
+    /// let b = RotatingBox {
+    ///     origin: Vec3::ZERO,
+    ///     axis: Vec3::Z,
+    ///     arm: Vec3::Y,
+    ///     distance: 5.0,
+    ///     widths: Vec3::splat(2.0),
+    ///     angle: std::f32::consts::FRAC_PI_2,
+    /// };
+    /// let sweep = b.conservative_sector();
+    /// // Halfway through the turn the box is near (-3.5, 3.5, 0); at the end near (-5, 0, 0).
+    /// assert!(sweep.overlaps_sphere_exact(&Sphere::new(Vec3::new(-3.5, 3.5, 0.0), 0.1)));
+    /// assert!(sweep.overlaps_sphere_exact(&Sphere::new(Vec3::new(-5.0, 0.0, 0.0), 0.1)));
+    /// // Behind the start pose and beyond the reach of the box: no contact.
+    /// assert!(!sweep.overlaps_sphere_exact(&Sphere::new(Vec3::new(3.0, 3.0, 0.0), 0.1)));
+    /// assert!(!sweep.overlaps_sphere_exact(&Sphere::new(Vec3::new(0.0, 8.0, 0.0), 0.5)));
+    /// ```
     /// theta' = alpha/2 + atan2(Wx/2, |P-O| - Wy/2), r' = |P-O| - Wy/2,
     /// R' = hypot(|P-O| + Wy/2, Wx/2); a full ring when the box reaches the axis or 2 theta' >= 2 pi.
     pub fn conservative_sector(&self) -> Sector {

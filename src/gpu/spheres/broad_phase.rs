@@ -114,6 +114,24 @@ struct Totals {
 
 impl GpuBroadPhase {
     /// Compiles the method's kernels. Buffers are allocated by the first frame.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use std::sync::Arc;
+    /// use sweepfan::{BroadPhase, GpuBroadPhase, GpuContext, Method, Sphere, canonicalize};
+    ///
+    /// // Runs where an adapter exists (the test suite's GPU tests fail without one).
+    /// let Ok(ctx) = GpuContext::default_adapter() else { return Ok(()) };
+    /// let mut grid = GpuBroadPhase::new(Arc::new(ctx), Method::Grid)?;
+    /// let spheres: Vec<Sphere> =
+    ///     (0..100).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
+    /// let mut pairs = Vec::new();
+    /// let stats = grid.find_pairs(&spheres, Some(&mut pairs))?;
+    /// canonicalize(&mut pairs);
+    /// assert_eq!(pairs.len(), 99); // neighbours 1.5 apart touch (radius sum 2), others do not
+    /// assert_eq!((pairs[0], stats.pairs), ([0, 1], 99));
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         let c = &*ctx;
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
