@@ -29,6 +29,25 @@ pub fn canonicalize(pairs: &mut [Pair]) {
     }
 }
 
+/// What changed between the previous frame and this one (pairs canonical: `i < j`, sorted):
+/// see [`crate::events`] (a vocabulary type here so that backends can return it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FrameEvents {
+    /// Pairs touching now that did not touch in the previous frame.
+    pub found: Vec<Pair>,
+    /// Pairs that touched in the previous frame and do not now.
+    pub lost: Vec<Pair>,
+    /// Pairs touching in both frames.
+    pub persisting: u64,
+}
+
+impl FrameEvents {
+    /// Pairs touching now: `persisting + found`.
+    pub fn pairs_now(&self) -> u64 {
+        self.persisting + self.found.len() as u64
+    }
+}
+
 /// Where a method runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -197,6 +216,18 @@ pub trait BroadPhase {
         _pairs: f64,
         _store: bool,
     ) -> Option<Vec<(&'static str, f64)>> {
+        None
+    }
+
+    /// Asks the backend to compute frame events itself (the GPU: on the device, docs/design.md
+    /// §10) for every following frame that stores its pairs; false when it cannot (the caller
+    /// then tracks them from the pairs with an `EventTracker`).
+    fn track_events(&mut self, _on: bool) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// The last frame's events, when the backend tracks them ([`Self::track_events`]).
+    fn take_events(&mut self) -> Option<FrameEvents> {
         None
     }
 

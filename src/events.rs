@@ -19,26 +19,8 @@
 //! assert_eq!(tracker.pairs(), now);
 //! ```
 
+pub use crate::broadphase::FrameEvents;
 use crate::broadphase::{Pair, canonicalize};
-use serde::Serialize;
-
-/// What changed between the previous frame and this one (pairs canonical: `i < j`, sorted).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct FrameEvents {
-    /// Pairs touching now that did not touch in the previous frame.
-    pub found: Vec<Pair>,
-    /// Pairs that touched in the previous frame and do not now.
-    pub lost: Vec<Pair>,
-    /// Pairs touching in both frames.
-    pub persisting: u64,
-}
-
-impl FrameEvents {
-    /// Pairs touching now: `persisting + found`.
-    pub fn pairs_now(&self) -> u64 {
-        self.persisting + self.found.len() as u64
-    }
-}
 
 /// The previous frame's canonical pair set, and the events of each new frame against it.
 #[derive(Clone, Debug, Default)]

@@ -55,9 +55,9 @@ pub mod report;
 pub mod run;
 pub mod scenes;
 
-pub use broadphase::{Backend, BroadPhase, Method, Pair, Stats, canonicalize};
+pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Result};
-pub use events::{EventTracker, FrameEvents};
+pub use events::EventTracker;
 pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};

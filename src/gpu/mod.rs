@@ -13,6 +13,7 @@
 
 pub mod boxes;
 pub mod context;
+pub mod events;
 pub(crate) mod frame;
 pub mod readback;
 pub mod sector;

@@ -19,6 +19,7 @@ const FILES: &[(&str, &str)] = &[
     ("dispatch.wgsl", include_str!("../../shaders/dispatch.wgsl")),
     ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
     ("append.wgsl", include_str!("../../shaders/append.wgsl")),
+    ("events.wgsl", include_str!("../../shaders/events.wgsl")),
     (
         "ordered_float.wgsl",
         include_str!("../../shaders/ordered_float.wgsl"),

@@ -148,7 +148,10 @@ pub fn run_frames(
     let mut m = Measurement::default();
     let mut pairs: Vec<Pair> = Vec::new();
     let mut comparison = None;
-    let mut tracker = run.events.then(EventTracker::new);
+    // Backends that compute events themselves (the GPU, on the device) report them; for the
+    // others the pairs go through a tracker here.
+    let own_events = run.events && bp.track_events(true)?;
+    let mut tracker = (run.events && !own_events).then(EventTracker::new);
     for frame in 0..run.frames.max(1) {
         let out = if run.count_only {
             None
@@ -173,9 +176,25 @@ pub fn run_frames(
                 bp,
             )?);
         }
-        if let Some(t) = tracker.as_mut() {
-            let e = t.update(pairs.clone());
-            debug_assert_eq!(e.pairs_now(), stats.pairs);
+        let events = match tracker.as_mut() {
+            Some(t) => Some(t.update(pairs.clone())),
+            None if own_events => Some(bp.take_events().ok_or_else(|| {
+                Error::Gpu(format!(
+                    "{}: no frame events after frame {frame}",
+                    bp.name()
+                ))
+            })?),
+            None => None,
+        };
+        if let Some(e) = events {
+            if e.pairs_now() != stats.pairs {
+                return Err(Error::Gpu(format!(
+                    "{}: frame {frame} has {} pairs but its events imply {}",
+                    bp.name(),
+                    stats.pairs,
+                    e.pairs_now()
+                )));
+            }
             m.events.push([e.found.len() as u64, e.lost.len() as u64]);
         }
         scene.step();

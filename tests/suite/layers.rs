@@ -27,9 +27,11 @@ fn root_item(name: &str) -> Option<&'static str> {
     Some(match name {
         "Error" | "Result" => "error",
         "Sphere" | "validate_spheres" => "geom",
-        "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" => "broadphase",
+        "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents" => {
+            "broadphase"
+        }
         "Scene" | "SceneKind" | "SceneParams" => "scenes",
-        "EventTracker" | "FrameEvents" => "events",
+        "EventTracker" => "events",
         _ => return None,
     })
 }

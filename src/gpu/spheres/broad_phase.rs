@@ -31,10 +31,11 @@
 //!   hashed into a power-of-two number of buckets; objects of other cells sharing a bucket are
 //!   skipped by an exact cell comparison, so the count does not depend on the hash.
 
-use crate::broadphase::{Backend, BroadPhase, Clock, Method, Pair, Stats};
+use crate::broadphase::{Backend, BroadPhase, Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, count_u32};
+use crate::gpu::events::GpuEvents;
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
@@ -101,6 +102,9 @@ pub struct GpuBroadPhase {
     /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
     /// pair list, copied in the frame's own submission so a frame waits on the host once.
     readback: Readback,
+    /// Frame events on the device, when tracked ([`BroadPhase::track_events`]).
+    events: Option<Box<GpuEvents>>,
+    last_events: Option<FrameEvents>,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
 }
@@ -163,6 +167,8 @@ impl GpuBroadPhase {
             pair_list,
             pair_capacity: initial_pairs,
             readback: Readback::new("sphere frame readback"),
+            events: None,
+            last_events: None,
             last_n: 0,
             paper_min_axis_tests: None,
             method,
@@ -316,8 +322,21 @@ impl GpuBroadPhase {
     ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
         let n = count_u32("spheres", spheres.len())?;
         let mut enc = self.record_frame(spheres, store)?;
+        let list = ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        };
         let rb = &mut self.readback;
         rb.clear();
+        let events_plan = match (&mut self.events, store) {
+            (Some(ev), true) => {
+                ev.encode(&self.ctx, &mut enc, &list, n)?;
+                Some(ev.plan_readback(rb, true))
+            }
+            _ => None,
+        };
         let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
         let times_at = rb.add_timer(&self.timer);
         let pairs_at = rb.add(
@@ -328,16 +347,27 @@ impl GpuBroadPhase {
         rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
-        let (words, pairs, times) = self.readback.map(ctx, |bytes| {
+        let events = self.events.as_deref();
+        let (words, pairs, times, frame_events) = self.readback.map(ctx, |bytes| {
             let words = readback::words(&bytes[counters]);
             let found = words[2] as u64 | (words[3] as u64) << 32;
-            let pairs = (store && found <= capacity).then(|| {
+            let whole = found <= capacity;
+            let pairs = (store && whole).then(|| {
                 let at = pairs_at.start;
                 bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
             });
             let times = timer.times_from(ctx, &bytes[times_at]);
-            (words, pairs, times)
+            let frame_events = match (events, &events_plan) {
+                (Some(ev), Some(plan)) if whole => Some(ev.events_from(bytes, plan)),
+                _ => None,
+            };
+            (words, pairs, times, frame_events)
         })?;
+        if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
+            // A whole frame: its list becomes the previous one (an overflowed frame runs again).
+            ev.commit();
+        }
+        self.last_events = frame_events;
         Ok((self.totals_from(n, &words)?, pairs, times))
     }
 
@@ -656,6 +686,20 @@ impl BroadPhase for GpuBroadPhase {
 
     fn device_counts(&self) -> Option<crate::broadphase::DeviceCounts> {
         Some(self.ctx.counts())
+    }
+
+    fn track_events(&mut self, on: bool) -> Result<bool> {
+        self.events = if on {
+            Some(Box::new(GpuEvents::new(&self.ctx)?))
+        } else {
+            None
+        };
+        self.last_events = None;
+        Ok(true)
+    }
+
+    fn take_events(&mut self) -> Option<FrameEvents> {
+        self.last_events.take()
     }
 
     fn device_traffic(

@@ -1,0 +1,163 @@
+// Frame events on the device (src/gpu/events.rs, docs/design.md §10): this frame's pair list
+// (any order, from a broad phase) is put in canonical order by two stable radix sorts (by j,
+// then by i), then compared with the previous frame's canonical list by binary search: pairs
+// of this frame missing from the previous one are found, pairs of the previous frame missing
+// from this one are lost. Both lists are compacted in canonical order by an exclusive scan of
+// 0/1 flags (mark -> scan -> scatter), so the output is deterministic and equals the CPU's.
+
+// #import dispatch.wgsl
+
+const WG: u32 = 256u;
+
+struct EventParams {
+    // Slots of this frame's pair list (sorted and searched up to its count).
+    cap: u32,
+    // Slots of the previous frame's sorted list.
+    prev_cap: u32,
+    // Sort key of an empty slot: larger than every object index.
+    pad: u32,
+    // Index of the pair count in `pair_count`.
+    count_index: u32,
+}
+
+@group(0) @binding(0) var<uniform> ev: EventParams;
+@group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read> pair_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+// This frame's canonical list and its count ([0]), written by gather_sorted.
+@group(0) @binding(5) var<storage, read_write> sorted_now: array<vec2<u32>>;
+@group(0) @binding(6) var<storage, read_write> now_count: array<u32, 1>;
+@group(0) @binding(7) var<storage, read> sorted_prev: array<vec2<u32>>;
+@group(0) @binding(8) var<storage, read> prev_count: array<u32, 1>;
+// 0/1 flags, scanned in place into output offsets; `flag_total` [0] holds the scan's total.
+@group(0) @binding(9) var<storage, read_write> flags: array<u32>;
+@group(0) @binding(10) var<storage, read> flag_total: array<u32, 1>;
+@group(0) @binding(11) var<storage, read_write> out: array<vec2<u32>>;
+
+fn count_now() -> u32 {
+    return min(pair_count[ev.count_index], ev.cap);
+}
+
+// keys = j (empty slots: pad), values = slot.
+@compute @workgroup_size(WG)
+fn keys_by_j(inv: Invocation) {
+    let s = flat_id(inv);
+    if s >= ev.cap {
+        return;
+    }
+    keys[s] = select(ev.pad, pairs[s].y, s < count_now());
+    values[s] = s;
+}
+
+// After the sort by j: keys = i of the pair each value names (stable sort by i next).
+@compute @workgroup_size(WG)
+fn keys_by_i(inv: Invocation) {
+    let s = flat_id(inv);
+    if s >= ev.cap {
+        return;
+    }
+    let v = values[s];
+    keys[s] = select(ev.pad, pairs[min(v, ev.cap - 1u)].x, v < count_now());
+}
+
+// After both sorts: the canonical list, and its count for the next frame.
+@compute @workgroup_size(WG)
+fn gather_sorted(inv: Invocation) {
+    let s = flat_id(inv);
+    if s == 0u {
+        now_count[0] = count_now();
+    }
+    if s >= ev.cap {
+        return;
+    }
+    var p = vec2<u32>(0xffffffffu);
+    if s < count_now() {
+        p = pairs[min(values[s], ev.cap - 1u)];
+    }
+    sorted_now[s] = p;
+}
+
+// Whether `p` is in list[0..len) (canonical: lexicographic).
+fn contains(p: vec2<u32>, in_prev: bool, len: u32) -> bool {
+    var lo = 0u;
+    var hi = len;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2u;
+        var q: vec2<u32>;
+        if in_prev {
+            q = sorted_prev[mid];
+        } else {
+            q = sorted_now[mid];
+        }
+        if q.x < p.x || (q.x == p.x && q.y < p.y) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo >= len {
+        return false;
+    }
+    var q: vec2<u32>;
+    if in_prev {
+        q = sorted_prev[lo];
+    } else {
+        q = sorted_now[lo];
+    }
+    return all(q == p);
+}
+
+// flags[s] = 1 when this frame's pair s is not in the previous list (found).
+@compute @workgroup_size(WG)
+fn mark_found(inv: Invocation) {
+    let s = flat_id(inv);
+    if s >= ev.cap {
+        return;
+    }
+    var f = 0u;
+    if s < now_count[0] && !contains(sorted_now[s], true, min(prev_count[0], ev.prev_cap)) {
+        f = 1u;
+    }
+    flags[s] = f;
+}
+
+// flags[s] = 1 when the previous frame's pair s is not in this frame's list (lost).
+@compute @workgroup_size(WG)
+fn mark_lost(inv: Invocation) {
+    let s = flat_id(inv);
+    if s >= ev.prev_cap {
+        return;
+    }
+    var f = 0u;
+    if s < min(prev_count[0], ev.prev_cap) && !contains(sorted_prev[s], false, now_count[0]) {
+        f = 1u;
+    }
+    flags[s] = f;
+}
+
+// After the scan: flagged pairs to their offsets, in list order (len: ev.cap for found,
+// ev.prev_cap for lost; `from_prev` picks the list).
+fn scatter(s: u32, len: u32, from_prev: bool) {
+    if s >= len {
+        return;
+    }
+    let next = select(flag_total[0], flags[s + 1u], s + 1u < len);
+    if next > flags[s] {
+        if from_prev {
+            out[flags[s]] = sorted_prev[s];
+        } else {
+            out[flags[s]] = sorted_now[s];
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn scatter_found(inv: Invocation) {
+    scatter(flat_id(inv), ev.cap, false);
+}
+
+@compute @workgroup_size(WG)
+fn scatter_lost(inv: Invocation) {
+    scatter(flat_id(inv), ev.prev_cap, true);
+}

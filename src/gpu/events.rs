@@ -1,0 +1,316 @@
+//! Frame events on the device (`shaders/events.wgsl`, docs/design.md §10): the contacts found
+//! and lost between the previous frame's pair list and this one's, computed where the pairs
+//! are. The pair list (any order) is sorted canonically by two stable radix sorts (by j, then by
+//! i); each pair is looked up in the other frame's sorted list by binary search; the found and
+//! lost pairs are compacted in canonical order through an exclusive scan. The output equals
+//! [`crate::events::EventTracker`]'s, byte for byte, and stays on the device for the caller's
+//! passes until read ([`GpuEvents::plan_readback`]).
+//!
+//! Two sorted lists alternate between frames. [`GpuEvents::encode`] writes this frame's into one
+//! of them; [`GpuEvents::commit`] makes it the previous frame's once the frame is known to be
+//! whole (a pair list that overflowed is recorded again, and its events with it).
+
+use crate::error::Result;
+use crate::events::FrameEvents;
+use crate::gpu::context::{GpuContext, Uniform, dispatch_2d};
+use crate::gpu::readback::{self, Readback};
+use crate::gpu::sort::radix_sort::RadixSort;
+use crate::gpu::sort::scan::ExclusiveScan;
+use crate::gpu::spheres::broad_phase::ResidentPairs;
+use encase::ShaderType;
+use std::ops::Range;
+
+/// `WG` in the shader.
+const WORKGROUP: u32 = 256;
+
+#[derive(Clone, Copy, ShaderType)]
+struct EventParams {
+    cap: u32,
+    prev_cap: u32,
+    pad: u32,
+    count_index: u32,
+}
+
+/// One frame's canonical list: `list` (pairs) and its count (one u32).
+struct Sorted {
+    list: wgpu::Buffer,
+    count: wgpu::Buffer,
+    cap: u32,
+}
+
+/// The event pipelines, the sort and scan, and the alternating sorted lists.
+pub struct GpuEvents {
+    keys_by_j: wgpu::ComputePipeline,
+    keys_by_i: wgpu::ComputePipeline,
+    gather_sorted: wgpu::ComputePipeline,
+    mark_found: wgpu::ComputePipeline,
+    mark_lost: wgpu::ComputePipeline,
+    scatter_found: wgpu::ComputePipeline,
+    scatter_lost: wgpu::ComputePipeline,
+    sort: RadixSort,
+    scan: ExclusiveScan,
+    params: wgpu::Buffer,
+    keys: Option<wgpu::Buffer>,
+    values: Option<wgpu::Buffer>,
+    flags: Option<wgpu::Buffer>,
+    /// The scans' totals: found, lost (one u32 each).
+    totals: [wgpu::Buffer; 2],
+    found: Option<wgpu::Buffer>,
+    lost: Option<wgpu::Buffer>,
+    /// `sorted[now]` is this frame's list, the other the previous frame's.
+    sorted: [Sorted; 2],
+    now: usize,
+    /// Capacities of the lists the last `encode` wrote (pairs).
+    encoded: (u32, u32),
+}
+
+/// Where [`GpuEvents::plan_readback`] put the events.
+pub struct EventsReadback {
+    totals: [Range<usize>; 2],
+    count: Range<usize>,
+    found: Range<usize>,
+    lost: Range<usize>,
+}
+
+impl GpuEvents {
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        ctx.check_workgroup("frame events", WORKGROUP)?;
+        let module = ctx.shader_file("events.wgsl")?;
+        let p = |entry| ctx.pipeline(&module, entry, &[]);
+        let empty = || -> Result<Sorted> {
+            Ok(Sorted {
+                list: ctx.storage_buffer("events sorted", 8, wgpu::BufferUsages::empty())?,
+                count: ctx.storage_buffer("events count", 4, wgpu::BufferUsages::empty())?,
+                cap: 1,
+            })
+        };
+        let events = Self {
+            keys_by_j: p("keys_by_j"),
+            keys_by_i: p("keys_by_i"),
+            gather_sorted: p("gather_sorted"),
+            mark_found: p("mark_found"),
+            mark_lost: p("mark_lost"),
+            scatter_found: p("scatter_found"),
+            scatter_lost: p("scatter_lost"),
+            sort: RadixSort::new(ctx)?,
+            scan: ExclusiveScan::new(ctx)?,
+            params: ctx.uniform_buffer("events params", EventParams::uniform_size()),
+            keys: None,
+            values: None,
+            flags: None,
+            totals: [
+                ctx.storage_buffer("events found total", 4, wgpu::BufferUsages::empty())?,
+                ctx.storage_buffer("events lost total", 4, wgpu::BufferUsages::empty())?,
+            ],
+            found: None,
+            lost: None,
+            sorted: [empty()?, empty()?],
+            now: 0,
+            encoded: (0, 0),
+        };
+        ctx.check()?;
+        Ok(events)
+    }
+
+    /// Records this frame's events against the previous frame's list, for the frame whose pairs
+    /// `pairs` holds (its count clamped to its capacity: check the frame did not overflow before
+    /// [`Self::commit`]). `n_objects` bounds the indices. One [`GpuEvents::encode`] per
+    /// submission (the parameters go through `queue.write_buffer`).
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        pairs: &ResidentPairs<'_>,
+        n_objects: u32,
+    ) -> Result<()> {
+        let cap = pairs.capacity.max(1);
+        let prev = 1 - self.now;
+        let prev_cap = self.sorted[prev].cap;
+        let bits = (32 - n_objects.leading_zeros()).clamp(1, 32);
+        let pad = if bits == 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        let params = EventParams {
+            cap,
+            prev_cap,
+            pad,
+            count_index: pairs.count_index,
+        };
+        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        let bytes = cap as u64 * 4;
+        let keys = ctx
+            .ensure_storage(&mut self.keys, "events keys", bytes)?
+            .clone();
+        let values = ctx
+            .ensure_storage(&mut self.values, "events values", bytes)?
+            .clone();
+        let longest = cap.max(prev_cap) as u64;
+        let flags = ctx
+            .ensure_storage(&mut self.flags, "events flags", longest * 4)?
+            .clone();
+        let found = ctx
+            .ensure_storage(&mut self.found, "events found", cap as u64 * 8)?
+            .clone();
+        let lost = ctx
+            .ensure_storage(&mut self.lost, "events lost", prev_cap as u64 * 8)?
+            .clone();
+        if self.sorted[self.now].cap < cap {
+            ctx.check_binding("events sorted list", cap as u64 * 8)?;
+            self.sorted[self.now].list =
+                ctx.storage_buffer("events sorted", cap as u64 * 8, wgpu::BufferUsages::empty())?;
+            self.sorted[self.now].cap = cap;
+        }
+        let (now, before) = (&self.sorted[self.now], &self.sorted[prev]);
+        let pass = |enc: &mut wgpu::CommandEncoder,
+                    pipeline: &wgpu::ComputePipeline,
+                    buffers: &[(u32, &wgpu::Buffer)],
+                    threads: u32| {
+            let bg = ctx.bind_buffers("events", pipeline, buffers);
+            let mut p = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("events"),
+                timestamp_writes: None,
+            });
+            p.set_pipeline(pipeline);
+            p.set_bind_group(0, &bg, &[]);
+            let (x, y) = dispatch_2d(
+                threads.div_ceil(WORKGROUP),
+                ctx.limits.max_compute_workgroups_per_dimension,
+            );
+            ctx.note_dispatch();
+            p.dispatch_workgroups(x, y, 1);
+        };
+        let source = [(0, &self.params), (1, pairs.pairs), (2, pairs.counters)];
+        let kv = [(3, &keys), (4, &values)];
+        pass(
+            enc,
+            &self.keys_by_j,
+            &[source.as_slice(), &kv].concat(),
+            cap,
+        );
+        self.sort
+            .encode(ctx, enc, &keys, &values, cap, bits, None)?;
+        pass(
+            enc,
+            &self.keys_by_i,
+            &[source.as_slice(), &kv].concat(),
+            cap,
+        );
+        self.sort
+            .encode(ctx, enc, &keys, &values, cap, bits, None)?;
+        pass(
+            enc,
+            &self.gather_sorted,
+            &[
+                source.as_slice(),
+                &[(4, &values), (5, &now.list), (6, &now.count)],
+            ]
+            .concat(),
+            cap,
+        );
+        let lists = [
+            (0, &self.params),
+            (5, &now.list),
+            (6, &now.count),
+            (7, &before.list),
+            (8, &before.count),
+            (9, &flags),
+        ];
+        // Found, then lost: mark, scan, scatter (in the list's canonical order).
+        let steps = [
+            (&self.mark_found, &self.scatter_found, cap, &found),
+            (&self.mark_lost, &self.scatter_lost, prev_cap, &lost),
+        ];
+        for (k, (mark, scatter, len, out)) in steps.into_iter().enumerate() {
+            pass(enc, mark, &lists, len);
+            self.scan
+                .encode(ctx, enc, &flags, len, &self.totals[k], 0, None)?;
+            let b = [
+                (0, &self.params),
+                (5, &now.list),
+                (7, &before.list),
+                (9, &flags),
+                (10, &self.totals[k]),
+                (11, out),
+            ];
+            pass(enc, scatter, &b, len);
+        }
+        self.encoded = (cap, prev_cap);
+        Ok(())
+    }
+
+    /// Makes this frame's list the previous one (after a frame whose pair list was whole).
+    pub fn commit(&mut self) {
+        self.now = 1 - self.now;
+    }
+
+    /// Forgets the previous frame: the next frame's pairs are all found.
+    pub fn reset(&mut self, ctx: &GpuContext) {
+        for s in &self.sorted {
+            ctx.queue.write_buffer(&s.count, 0, &[0; 4]);
+        }
+    }
+
+    /// Plans the readback of the last [`Self::encode`]'s counts and, with `lists`, its found
+    /// and lost pairs (their whole lists: the counts are not known before the wait).
+    pub fn plan_readback(&self, rb: &mut Readback, lists: bool) -> EventsReadback {
+        let (cap, prev_cap) = self.encoded;
+        let list_bytes = |n: u32| if lists { n as u64 * 8 } else { 0 };
+        EventsReadback {
+            totals: [rb.add(&self.totals[0], 0, 4), rb.add(&self.totals[1], 0, 4)],
+            count: rb.add(&self.sorted[self.now].count, 0, 4),
+            found: self
+                .found
+                .as_ref()
+                .map_or(0..0, |b| rb.add(b, 0, list_bytes(cap))),
+            lost: self
+                .lost
+                .as_ref()
+                .map_or(0..0, |b| rb.add(b, 0, list_bytes(prev_cap))),
+        }
+    }
+
+    /// The events planned by [`Self::plan_readback`] (lists empty when not planned).
+    pub fn events_from(&self, bytes: &[u8], plan: &EventsReadback) -> FrameEvents {
+        let totals = plan.totals.clone().map(|r| readback::words(&bytes[r])[0]);
+        let now = readback::words(&bytes[plan.count.clone()])[0] as u64;
+        let list = |r: &Range<usize>, n: u32| -> Vec<[u32; 2]> {
+            if r.is_empty() {
+                return Vec::new();
+            }
+            bytemuck::pod_collect_to_vec(&bytes[r.start..r.start + 8 * n as usize])
+        };
+        FrameEvents {
+            found: list(&plan.found, totals[0]),
+            lost: list(&plan.lost, totals[1]),
+            persisting: now - totals[0] as u64,
+        }
+    }
+
+    /// The device lists of the last frame's events, for the caller's own passes: found pairs,
+    /// lost pairs (each canonical, `[u32; 2]`), and their counts (one u32 each).
+    #[allow(clippy::type_complexity)]
+    pub fn buffers(
+        &self,
+    ) -> (
+        Option<&wgpu::Buffer>,
+        Option<&wgpu::Buffer>,
+        &wgpu::Buffer,
+        &wgpu::Buffer,
+    ) {
+        (
+            self.found.as_ref(),
+            self.lost.as_ref(),
+            &self.totals[0],
+            &self.totals[1],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    crate::gpu::shader::uniform_layout_test!(EventParams, "events.wgsl", "ev");
+}

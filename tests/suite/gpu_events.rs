@@ -1,0 +1,68 @@
+//! Frame events computed on the device (src/gpu/events.rs) equal the CPU tracker's on every
+//! frame of a moving scene, in the same canonical order, including frames whose pair list
+//! overflowed and ran again, and after the list grew (this frame's list longer than the last).
+
+use std::sync::Arc;
+use sweepfan::cpu;
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::gpu::events::GpuEvents;
+use sweepfan::gpu::readback::Readback;
+use sweepfan::{BroadPhase, EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
+
+#[test]
+fn device_events_equal_the_cpu_tracker_on_every_frame() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 4));
+    let n = scene.len() as u32;
+    for method in [Method::Grid, Method::Sap] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), method).unwrap();
+        // Far fewer slots than pairs: the first frame overflows, grows and runs again.
+        bp.set_pair_capacity(64).unwrap();
+        let mut events = GpuEvents::new(&ctx).unwrap();
+        let mut cpu_grid = cpu::broad_phase(Method::Grid);
+        let mut tracker = EventTracker::new();
+        let mut rb = Readback::new("test events readback");
+        let (mut reruns, mut changed) = (0, 0);
+        for frame in 0..12 {
+            let (totals, got) = loop {
+                let mut enc = bp.encode_resident(&scene.spheres).unwrap();
+                events
+                    .encode(&ctx, &mut enc, &bp.resident_pairs(), n)
+                    .unwrap();
+                rb.clear();
+                let bp_plan = bp.plan_resident_readback(&mut rb);
+                let ev_plan = events.plan_readback(&mut rb, true);
+                rb.record(&ctx, &mut enc).unwrap();
+                ctx.queue.submit([enc.finish()]);
+                let (totals, got) = rb
+                    .map(&ctx, |bytes| {
+                        (
+                            bp.resident_totals_from(n, bytes, &bp_plan).unwrap(),
+                            events.events_from(bytes, &ev_plan),
+                        )
+                    })
+                    .unwrap();
+                if totals.pairs <= bp.resident_pairs().capacity as u64 {
+                    break (totals, got);
+                }
+                reruns += 1;
+                bp.grow_pair_list(totals.pairs).unwrap();
+            };
+            events.commit();
+            let mut pairs = Vec::new();
+            cpu_grid
+                .find_pairs(&scene.spheres, Some(&mut pairs))
+                .unwrap();
+            let want = tracker.update(pairs);
+            assert_eq!(got, want, "{method} frame {frame}");
+            assert_eq!(totals.pairs, want.pairs_now());
+            if frame > 0 && !want.found.is_empty() && !want.lost.is_empty() {
+                changed += 1;
+            }
+            scene.step();
+        }
+        assert_eq!(reruns, 1, "{method}: the first frame overflows once");
+        assert!(changed >= 10, "{method}: contacts must begin and end");
+    }
+}
