@@ -7,7 +7,7 @@ use sweepfan::cpu;
 use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::events::GpuEvents;
 use sweepfan::gpu::readback::Readback;
-use sweepfan::{BroadPhase, EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
 
 #[test]
 fn device_events_equal_the_cpu_tracker_on_every_frame() {
