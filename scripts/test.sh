@@ -30,8 +30,10 @@ fi
 
 cargo test --release "$@"
 
-# The example a simulation would start from runs too: it exits 1 when the CPU's and the GPU's
-# frame events differ (not with test filters, nor on a machine opted out of GPU tests).
+# The examples a simulation would start from run too: each exits 1 when the GPU's pairs or
+# frame events differ from the CPU's (not with test filters, nor on a machine opted out of GPU
+# tests).
 if [ "$#" -eq 0 ] && [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
   cargo run --release --quiet --example bouncing -- 2000 30
+  cargo run --release --quiet --example gpu_resident -- 20000 40
 fi

@@ -34,6 +34,9 @@ struct EventParams {
 @group(0) @binding(9) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(10) var<storage, read> flag_total: array<u32, 1>;
 @group(0) @binding(11) var<storage, read_write> out: array<vec2<u32>>;
+// Frames whose pair list overflowed (count past cap): their events are incomplete. The host
+// runs such a frame again when it reads back; a GPU-resident caller checks this count.
+@group(0) @binding(12) var<storage, read_write> overflowed: array<u32, 1>;
 
 fn count_now() -> u32 {
     return min(pair_count[ev.count_index], ev.cap);
@@ -67,6 +70,9 @@ fn gather_sorted(inv: Invocation) {
     let s = flat_id(inv);
     if s == 0u {
         now_count[0] = count_now();
+        if pair_count[ev.count_index] > ev.cap {
+            overflowed[0] += 1u;
+        }
     }
     if s >= ev.cap {
         return;

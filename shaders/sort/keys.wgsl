@@ -20,6 +20,25 @@ const MODE_SAP: u32 = 4u;
 
 var<workgroup> wext: array<atomic<u32>, 7>;
 
+// What validate_spheres (src/geom/sphere.rs) accepts, decided on the bits so that no device
+// flushes or rounds: finite, magnitude 0 or within [MIN_MAGNITUDE, MAX_COORDINATE] = [1e-30,
+// 1e18], radius not negative. Only spheres from a caller's device buffer can fail it (host
+// scenes are validated before upload); they are counted in ext[7] and the host reports them.
+const MIN_MAGNITUDE_BITS: u32 = 0x0da24260u; // 1e-30
+const MAX_COORDINATE_BITS: u32 = 0x5d5e0b6bu; // 1e18
+
+fn magnitude_ok(x: f32) -> bool {
+    let a = bitcast<u32>(x) & 0x7fffffffu;
+    return a == 0u || (a >= MIN_MAGNITUDE_BITS && a <= MAX_COORDINATE_BITS);
+}
+
+fn valid_sphere(s: vec4<f32>) -> bool {
+    let negative_radius = (bitcast<u32>(s.w) & 0x80000000u) != 0u
+        && (bitcast<u32>(s.w) & 0x7fffffffu) != 0u;
+    return magnitude_ok(s.x) && magnitude_ok(s.y) && magnitude_ok(s.z) && magnitude_ok(s.w)
+        && !negative_radius;
+}
+
 // Min/max centre per axis and max radius: workgroup atomics, then one global atomic per value.
 @compute @workgroup_size(256)
 fn extents(inv: Invocation) {
@@ -32,6 +51,9 @@ fn extents(inv: Invocation) {
     let i = flat_id(inv);
     if i < params.n {
         let s = spheres[i];
+        if !valid_sphere(s) {
+            atomicAdd(&ext[7], 1u);
+        }
         for (var a = 0u; a < 3u; a++) {
             atomicMin(&wext[a], ordered(s[a]));
             atomicMax(&wext[3u + a], ordered(s[a]));

@@ -185,8 +185,47 @@ impl GpuContext {
             let mut slot = lost.lock().unwrap_or_else(|p| p.into_inner());
             slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
         });
+        Ok(Self::from_parts(
+            adapter, device, queue, limits, features, errors,
+        ))
+    }
+
+    /// A context on the caller's own device and queue (no second device): for a simulation
+    /// whose buffers sweepfan reads and writes in place (`GpuBroadPhase::encode_from_buffer`).
+    /// Limits and features are the device's (`SUBGROUP` and `TIMESTAMP_QUERY` used when it
+    /// has them). The caller's error handler stays in place: sweepfan installs none on a device
+    /// it did not make, so its validation errors reach the caller's handler (wgpu's default
+    /// panics) rather than [`Self::check`].
+    ///
+    /// ```
+    /// # let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    /// // The simulation's own adapter and device (here the default ones, where one exists).
+    /// let Ok(adapter) = pollster::block_on(instance.request_adapter(&Default::default())) else {
+    ///     return Ok(());
+    /// };
+    /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))
+    ///     .expect("device");
+    /// let ctx = sweepfan::GpuContext::from_device(adapter, device.clone(), queue.clone());
+    /// assert_eq!(ctx.device, device); // the same device, shared
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn from_device(adapter: wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        let limits = device.limits();
+        let features = device.features();
+        Self::from_parts(adapter, device, queue, limits, features, Arc::default())
+    }
+
+    fn from_parts(
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        limits: wgpu::Limits,
+        features: wgpu::Features,
+        errors: Arc<Mutex<Option<String>>>,
+    ) -> Self {
+        let info = adapter.get_info();
         let timestamp_period_ns = queue.get_timestamp_period();
-        Ok(Self {
+        Self {
             adapter,
             device,
             queue,
@@ -197,7 +236,7 @@ impl GpuContext {
             errors,
             host_waits: Default::default(),
             dispatches: Default::default(),
-        })
+        }
     }
 
     /// The default adapter, or [`Error::NoAdapter`].

@@ -53,6 +53,8 @@ pub struct GpuEvents {
     keys: Option<wgpu::Buffer>,
     values: Option<wgpu::Buffer>,
     flags: Option<wgpu::Buffer>,
+    /// Frames whose pair list overflowed since the last [`Self::clear_overflow`].
+    overflow: wgpu::Buffer,
     /// The scans' totals: found, lost (one u32 each).
     totals: [wgpu::Buffer; 2],
     found: Option<wgpu::Buffer>,
@@ -98,6 +100,7 @@ impl GpuEvents {
             keys: None,
             values: None,
             flags: None,
+            overflow: ctx.storage_buffer("events overflow", 4, wgpu::BufferUsages::empty())?,
             totals: [
                 ctx.storage_buffer("events found total", 4, wgpu::BufferUsages::empty())?,
                 ctx.storage_buffer("events lost total", 4, wgpu::BufferUsages::empty())?,
@@ -204,7 +207,12 @@ impl GpuEvents {
             &self.gather_sorted,
             &[
                 source.as_slice(),
-                &[(4, &values), (5, &now.list), (6, &now.count)],
+                &[
+                    (4, &values),
+                    (5, &now.list),
+                    (6, &now.count),
+                    (12, &self.overflow),
+                ],
             ]
             .concat(),
             cap,
@@ -238,6 +246,17 @@ impl GpuEvents {
         }
         self.encoded = (cap, prev_cap);
         Ok(())
+    }
+
+    /// Frames whose pair list overflowed (their events incomplete) since the last
+    /// [`Self::clear_overflow`], as a device word (a GPU-resident caller reads it).
+    pub fn overflow_buffer(&self) -> &wgpu::Buffer {
+        &self.overflow
+    }
+
+    /// Zeroes the overflow count.
+    pub fn clear_overflow(&self, ctx: &GpuContext) {
+        ctx.queue.write_buffer(&self.overflow, 0, &[0; 4]);
     }
 
     /// Makes this frame's list the previous one (after a frame whose pair list was whole).

@@ -392,19 +392,42 @@ impl GpuBroadPhase {
     /// Records one frame (upload, every pass, the copy of the totals) into a new encoder.
     fn record_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<wgpu::CommandEncoder> {
         let n = count_u32("spheres", spheres.len())?;
+        self.record_frame_from(Source::Host(spheres), n, store)
+    }
+
+    /// [`Self::record_frame`] from either source of spheres.
+    fn record_frame_from(
+        &mut self,
+        source: Source<'_>,
+        n: u32,
+        store: bool,
+    ) -> Result<wgpu::CommandEncoder> {
         self.ensure_resident(n)?;
         let ctx = &*self.ctx;
         let res = self.resident.as_ref().expect("allocated above");
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        match source {
+            Source::Host(spheres) => {
+                ctx.queue
+                    .write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres))
+            }
+            Source::Device(buffer) => {
+                enc.copy_buffer_to_buffer(buffer, 0, &res.spheres, 0, n as u64 * 16)
+            }
+        }
+        // Word 7 counts spheres the host would reject; frames from a caller's buffer keep adding
+        // to it until `check_resident` (host scenes are validated before upload).
+        let init: &[u32] = match source {
+            Source::Host(_) => &EXTENTS_INIT,
+            Source::Device(_) => &EXTENTS_INIT[..7],
+        };
         ctx.queue
-            .write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres));
-        ctx.queue
-            .write_buffer(&self.ext, 0, bytemuck::cast_slice(&EXTENTS_INIT));
+            .write_buffer(&self.ext, 0, bytemuck::cast_slice(init));
         self.arena.reset();
         self.timer.reset();
         let arena = &mut self.arena;
         let timer = &mut self.timer;
         let buckets = grid_buckets(n);
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.counters, 0, None);
         let sink = PairSink {
             counters: &self.counters,
@@ -604,6 +627,94 @@ impl GpuBroadPhase {
         self.record_frame(spheres, true)
     }
 
+    /// GPU-resident input (docs/design.md §10): the frame of the `n` spheres in the caller's
+    /// `spheres` buffer (`[f32; 4]` each: x, y, z, radius; 16 bytes from byte 0; `COPY_SRC`
+    /// usage), recorded into a new encoder and returned unsubmitted, with the frame events when
+    /// tracked ([`BroadPhase::track_events`]). Nothing comes back to the host: the pairs stay
+    /// in [`Self::resident_pairs`], the events in [`Self::resident_events`], for the caller's
+    /// next passes. Spheres the host would reject (non-finite, negative radius, magnitude
+    /// outside 1e-30..1e18) are counted on the device, and a pair list too small for a frame
+    /// marks that frame; [`Self::check_resident`] reads both (one wait) and turns them into
+    /// errors. Size the list for the scene first ([`Self::set_pair_capacity`]).
+    pub fn encode_from_buffer(
+        &mut self,
+        spheres: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<wgpu::CommandEncoder> {
+        if n == 0 {
+            return Err(Error::EmptyScene);
+        }
+        if spheres.size() < n as u64 * 16 {
+            return Err(Error::Config(format!(
+                "{n} spheres need {} bytes; the buffer has {}",
+                n as u64 * 16,
+                spheres.size()
+            )));
+        }
+        let mut enc = self.record_frame_from(Source::Device(spheres), n, true)?;
+        let list = ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        };
+        if let Some(ev) = &mut self.events {
+            ev.encode(&self.ctx, &mut enc, &list, n)?;
+            ev.commit();
+        }
+        self.last_n = n;
+        Ok(enc)
+    }
+
+    /// The frame events of the last [`Self::encode_from_buffer`] on the device, when tracked.
+    pub fn resident_events(&self) -> Option<&GpuEvents> {
+        self.events.as_deref()
+    }
+
+    /// After frames from [`Self::encode_from_buffer`] (since the last check): an error when a
+    /// frame had spheres the host would reject, or more pairs than the list holds (with events
+    /// tracked every such frame is counted; without, the last frame's count is checked). One
+    /// wait.
+    pub fn check_resident(&mut self) -> Result<()> {
+        let mut rb = Readback::new("resident check");
+        let invalid_at = rb.add(&self.ext, 28, 4);
+        let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let overflow_at = self
+            .events
+            .as_ref()
+            .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        rb.record(&self.ctx, &mut enc)?;
+        self.ctx.queue.submit([enc.finish()]);
+        let (invalid, pairs, overflowed) = rb.map(&self.ctx, |bytes| {
+            let w = readback::words(&bytes[counters_at]);
+            (
+                readback::words(&bytes[invalid_at])[0],
+                w[2] as u64 | (w[3] as u64) << 32,
+                overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
+            )
+        })?;
+        self.ctx.queue.write_buffer(&self.ext, 28, &[0; 4]);
+        if let Some(ev) = &self.events {
+            ev.clear_overflow(&self.ctx);
+        }
+        if invalid > 0 {
+            return Err(Error::Config(format!(
+                "{invalid} spheres in the caller's buffer are not valid spheres (non-finite, \
+                 negative radius, or a magnitude outside 1e-30..1e18)"
+            )));
+        }
+        if overflowed > 0 || pairs > self.pair_capacity {
+            return Err(Error::TooLarge(format!(
+                "{} frames found more pairs than the list's {} slots (the last frame: {pairs}): \
+                 their pairs and events are incomplete; raise set_pair_capacity",
+                overflowed.max(1),
+                self.pair_capacity
+            )));
+        }
+        Ok(())
+    }
+
     /// The pair list and where its count lives, for a stage recorded after
     /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
     /// capacity: readers must clamp it to `capacity`.
@@ -646,6 +757,12 @@ impl GpuBroadPhase {
 pub struct ResidentReadback {
     counters: std::ops::Range<usize>,
     times: std::ops::Range<usize>,
+}
+
+/// Where a frame's spheres come from.
+enum Source<'a> {
+    Host(&'a [Sphere]),
+    Device(&'a wgpu::Buffer),
 }
 
 /// The broad phase's resident pair list (see [`GpuBroadPhase::resident_pairs`]).
@@ -740,8 +857,12 @@ impl BroadPhase for GpuBroadPhase {
         // One host wait per frame; a second only when the pair list overflowed.
         let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store)?;
         if store && pairs.is_none() {
-            // Grow to the exact need plus headroom for the next frames, then run again.
+            // Grow to the exact need plus headroom for the next frames, then run again (the
+            // overflowed frame's events were not kept).
             let need = totals.pairs;
+            if let Some(ev) = &self.events {
+                ev.clear_overflow(&self.ctx);
+            }
             self.grow_pair_list(need)?;
             (totals, pairs, times) = self.run_frame_read_back(spheres, store)?;
             if pairs.is_none() {
