@@ -54,10 +54,10 @@ fn add_events() {
 /// The host twin of `step`.
 fn step(spheres: &mut [Sphere], velocity: &mut [[f32; 4]]) {
     for (s, v) in spheres.iter_mut().zip(velocity) {
-        for k in 0..3 {
-            s.center[k] += v[k];
+        for (k, vk) in v.iter_mut().take(3).enumerate() {
+            s.center[k] += *vk;
             if s.center[k] < RADIUS || s.center[k] > SIDE - RADIUS {
-                v[k] = -v[k];
+                *vk = -*vk;
                 s.center[k] = s.center[k].clamp(RADIUS, SIDE - RADIUS);
             }
         }
