@@ -66,3 +66,65 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         assert!(changed >= 10, "{method}: contacts must begin and end");
     }
 }
+
+/// Spheres read from a caller's buffer: invalid ones and a list too small for a frame are
+/// errors at `check_resident`, never silent; a valid run checks clean and its pairs are the
+/// CPU's.
+#[test]
+fn resident_frames_report_bad_spheres_and_overflow() {
+    use wgpu::util::DeviceExt;
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_000, 9));
+    let upload = |spheres: &[sweepfan::Sphere]| {
+        ctx.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("caller spheres"),
+                contents: bytemuck::cast_slice(spheres),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            })
+    };
+    let n = scene.len() as u32;
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    sweepfan::BroadPhase::track_events(&mut bp, true).unwrap();
+    bp.set_pair_capacity(100_000).unwrap();
+    // Valid: clean, and the resident list holds the CPU's pairs.
+    let good = upload(&scene.spheres);
+    for _ in 0..2 {
+        let enc = bp.encode_from_buffer(&good, n).unwrap();
+        ctx.queue.submit([enc.finish()]);
+    }
+    bp.check_resident().unwrap();
+    let mut want = Vec::new();
+    sweepfan::cpu::broad_phase(Method::Grid)
+        .find_pairs(&scene.spheres, Some(&mut want))
+        .unwrap();
+    let list = bp.resident_pairs();
+    let count = ctx.read::<u32>(list.counters, 5).unwrap()[4] as usize;
+    let mut got: Vec<[u32; 2]> = ctx.read(list.pairs, count).unwrap();
+    sweepfan::canonicalize(&mut got);
+    sweepfan::canonicalize(&mut want);
+    assert_eq!(got, want);
+    // A NaN, a negative radius and a value past 1e18, in one frame among good ones.
+    let mut bad = scene.spheres.clone();
+    bad[5].center.x = f32::NAN;
+    bad[6].radius = -1.0;
+    bad[7].center.z = 2e18;
+    let bad = upload(&bad);
+    for buffer in [&good, &bad, &good] {
+        let enc = bp.encode_from_buffer(buffer, n).unwrap();
+        ctx.queue.submit([enc.finish()]);
+    }
+    let e = bp.check_resident().unwrap_err().to_string();
+    assert!(e.contains("3 spheres") && e.contains("not valid"), "{e}");
+    bp.check_resident().unwrap(); // checked and cleared
+    // A list too small for the middle frame (counted by the events), then a frame that fits.
+    bp.set_pair_capacity(10).unwrap();
+    let enc = bp.encode_from_buffer(&good, n).unwrap();
+    ctx.queue.submit([enc.finish()]);
+    let e = bp.check_resident().unwrap_err();
+    assert!(matches!(e, sweepfan::Error::TooLarge(_)), "{e}");
+    // Too few bytes for n: a clear error before any work.
+    let short = upload(&scene.spheres[..10]);
+    assert!(bp.encode_from_buffer(&short, n).is_err());
+}
