@@ -30,7 +30,7 @@ pub fn canonicalize(pairs: &mut [Pair]) {
 }
 
 /// What changed between the previous frame and this one (pairs canonical: `i < j`, sorted):
-/// see [`crate::events`] (a vocabulary type here so that backends can return it).
+/// see the `events` module (a vocabulary type here, so that backends can return it).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FrameEvents {
     /// Pairs touching now that did not touch in the previous frame.

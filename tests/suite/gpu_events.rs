@@ -128,3 +128,83 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let short = upload(&scene.spheres[..10]);
     assert!(bp.encode_from_buffer(&short, n).is_err());
 }
+
+/// The box and polygon pipeline's events on the device equal a tracker fed the pipeline's own
+/// pairs, frame after frame of moving shapes, including the first frame, whose SAT output
+/// overflows its first size and runs again; and the boxes' pairs are the CPU pipeline's.
+#[test]
+fn box_and_polygon_pipeline_events_on_the_device() {
+    use glam::{Vec2, Vec3};
+    use sweepfan::geom::polygon::Polygon;
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let mut p = SceneParams::new(1_500, 3);
+    p.volume_fraction = 0.1;
+    let mut boxes = generate_boxes(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    // One pipeline per stream of frames: a tracker compares each frame with the one before.
+    let mut gpu = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap();
+    gpu.track_events(true).unwrap();
+    let mut gpu_polygons = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap();
+    gpu_polygons.track_events(true).unwrap();
+    let same = |a: &sweepfan::FrameEvents, b: &sweepfan::FrameEvents| {
+        a == b || {
+            eprintln!(
+                "found {} vs {}, lost {} vs {}, persisting {} vs {}",
+                a.found.len(),
+                b.found.len(),
+                a.lost.len(),
+                b.lost.len(),
+                a.persisting,
+                b.persisting
+            );
+            false
+        }
+    };
+    let (mut box_tracker, mut polygon_tracker) = (EventTracker::new(), EventTracker::new());
+    let mut changed = 0;
+    for frame in 0..6 {
+        let mut out = Vec::new();
+        gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+        let got = gpu.take_events().expect("tracked");
+        let mut cpu_pairs = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap().0;
+        sweepfan::canonicalize(&mut cpu_pairs);
+        let want = box_tracker.update(out);
+        assert_eq!(
+            box_tracker.pairs(),
+            cpu_pairs.as_slice(),
+            "boxes, frame {frame}"
+        );
+        assert!(same(&got, &want), "boxes, frame {frame}");
+        if frame > 0 && !want.found.is_empty() && !want.lost.is_empty() {
+            changed += 1;
+        }
+        let mut out = Vec::new();
+        gpu_polygons
+            .polygon_overlaps(&polygons, Some(&mut out))
+            .unwrap();
+        let got = gpu_polygons.take_events().expect("tracked");
+        assert!(
+            same(&got, &polygon_tracker.update(out)),
+            "polygons, frame {frame}"
+        );
+        // Move: each shape along its own direction, 0.3 per frame.
+        for (i, b) in boxes.iter_mut().enumerate() {
+            let a = i as f32 * 2.399;
+            b.center += Vec3::new(a.cos(), a.sin(), (a * 0.7).sin()) * 0.3;
+        }
+        polygons = polygons
+            .iter()
+            .enumerate()
+            .map(|(i, q)| {
+                let a = i as f32 * 2.399;
+                let d = Vec2::new(a.cos(), a.sin()) * 0.3;
+                let v: Vec<Vec2> = q.vertices().iter().map(|&v| v + d).collect();
+                Polygon::new(i, &v).unwrap()
+            })
+            .collect();
+    }
+    assert!(changed >= 4, "contacts must begin and end");
+}

@@ -16,7 +16,7 @@
 //! [`PROXY_WIDENING`], through a sphere [`GpuBroadPhase`]. Sound but looser (more SAT tests),
 //! especially for elongated shapes.
 
-use crate::broadphase::{Clock, Method, Pair, Stats};
+use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
@@ -24,6 +24,7 @@ use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 use crate::gpu::context::GpuContext;
+use crate::gpu::events::{EventsReadback, GpuEvents};
 use crate::gpu::readback::Readback;
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use glam::{Vec2, Vec3};
@@ -77,6 +78,9 @@ pub struct GpuBoxPipeline {
     use_columns: bool,
     /// The frame's one readback (docs/design.md §9.7).
     readback: Readback,
+    /// Frame events of the overlapping pairs on the device, when tracked.
+    events: Option<Box<GpuEvents>>,
+    last_events: Option<FrameEvents>,
 }
 
 /// Shapes as uploaded for one call.
@@ -103,7 +107,8 @@ enum BroadPlan {
 
 /// What a frame reads back after the broad phase.
 enum Tail {
-    Sat(SatReadback),
+    /// The SAT results, and the frame events when tracked.
+    Sat(SatReadback, Option<EventsReadback>),
     /// The candidate list (its whole capacity).
     Candidates(std::ops::Range<usize>),
 }
@@ -140,7 +145,26 @@ impl GpuBoxPipeline {
             layout: SweepLayout::single(),
             use_columns: true,
             readback: Readback::new("box frame readback"),
+            events: None,
+            last_events: None,
         })
+    }
+
+    /// Computes the frame events of the overlapping pairs on the device for every following
+    /// call that stores its pairs (docs/design.md §10); `take_events` returns them.
+    pub fn track_events(&mut self, on: bool) -> Result<()> {
+        self.events = if on {
+            Some(Box::new(GpuEvents::new(&self.ctx)?))
+        } else {
+            None
+        };
+        self.last_events = None;
+        Ok(())
+    }
+
+    /// The last call's frame events, when tracked.
+    pub fn take_events(&mut self) -> Option<FrameEvents> {
+        self.last_events.take()
     }
 
     pub fn proxy(&self) -> Proxy {
@@ -298,6 +322,7 @@ impl GpuBoxPipeline {
         };
         let store = until == Until::Sat { store: true };
         let mut runs = 0;
+        let mut frame_events = None;
         // One submission and one host wait per frame: the broad phase's counters and times,
         // then the SAT count, pairs and times (or the candidate list) in one readback.
         let (totals, frame) = loop {
@@ -321,13 +346,21 @@ impl GpuBoxPipeline {
             let tail = match until {
                 Until::Sat { store } => {
                     self.sat.encode(ctx, &mut enc, shapes, list, store)?;
-                    Tail::Sat(self.sat.plan_readback(rb, store))
+                    let events = match (&mut self.events, store) {
+                        (Some(ev), true) => {
+                            ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
+                            Some(ev.plan_readback(rb, true))
+                        }
+                        _ => None,
+                    };
+                    Tail::Sat(self.sat.plan_readback(rb, store), events)
                 }
                 Until::Candidates => Tail::Candidates(rb.add(list.pairs, 0, 8 * capacity as u64)),
             };
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
-            let (broad, sat) = (&mut self.broad, &self.sat);
+            let (broad, sat, events) = (&mut self.broad, &self.sat, self.events.as_deref());
+            let frame_events = &mut frame_events;
             let (totals, frame) = self.readback.map(ctx, |bytes| -> Result<_> {
                 let totals = match (broad, &broad_plan) {
                     (Broad::Aabb(sap), BroadPlan::Aabb(plan)) => {
@@ -351,7 +384,14 @@ impl GpuBoxPipeline {
                     return Ok((totals, None));
                 }
                 let frame = match &tail {
-                    Tail::Sat(plan) => FrameOut::Sat(sat.output_from(ctx, bytes, plan)?),
+                    Tail::Sat(plan, events_plan) => {
+                        let read = sat.output_from(ctx, bytes, plan)?;
+                        if let (Some(ev), Some(ep), Some(_)) = (events, events_plan, &read.0.pairs)
+                        {
+                            *frame_events = Some(ev.events_from(bytes, ep));
+                        }
+                        FrameOut::Sat(read)
+                    }
                     Tail::Candidates(at) => {
                         FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
                             &bytes[at.start..at.start + 8 * totals.candidates as usize],
@@ -408,14 +448,34 @@ impl GpuBoxPipeline {
             self.sat.encode(ctx, &mut enc, shapes, list, store)?;
             let rb = &mut self.readback;
             rb.clear();
+            let events_plan = match &mut self.events {
+                Some(ev) => {
+                    ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
+                    Some(ev.plan_readback(rb, true))
+                }
+                None => None,
+            };
             let plan = self.sat.plan_readback(rb, store);
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
-            let sat = &self.sat;
-            (result, sat_times) = self
-                .readback
-                .map(ctx, |bytes| sat.output_from(ctx, bytes, &plan))??;
+            let (sat, events) = (&self.sat, self.events.as_deref());
+            let read = self.readback.map(ctx, |bytes| {
+                let events = match (events, &events_plan) {
+                    (Some(ev), Some(ep)) => Some(ev.events_from(bytes, ep)),
+                    _ => None,
+                };
+                sat.output_from(ctx, bytes, &plan).map(|r| (r, events))
+            })??;
+            ((result, sat_times), frame_events) = read;
+            if let Some(ev) = &self.events {
+                // The first run's overflow is not the caller's: this run is whole.
+                ev.clear_overflow(ctx);
+            }
         }
+        if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
+            ev.commit();
+        }
+        self.last_events = frame_events;
         let Some(pairs) = result.pairs.or((!store).then(Vec::new)) else {
             return Err(Error::Gpu(format!(
                 "SAT output overflow after resizing: {} pairs found",

@@ -234,6 +234,17 @@ impl GpuSat {
         Ok(())
     }
 
+    /// The last [`Self::encode`]'s output list and its count word, for a following stage in
+    /// the same submission (frame events).
+    pub fn output_list(&self) -> crate::gpu::spheres::broad_phase::ResidentPairs<'_> {
+        crate::gpu::spheres::broad_phase::ResidentPairs {
+            pairs: &self.out_pairs,
+            capacity: self.encoded_capacity,
+            counters: &self.out_count,
+            count_index: 0,
+        }
+    }
+
     /// Plans the readback of the last [`Self::encode`]'s results into `rb`: the count words, the
     /// output list when `read_pairs` (its whole bound capacity: the count is not known before
     /// the wait) and the timestamps.

@@ -69,8 +69,8 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[a.scene_file.as_deref()])?;
     if a.events && (a.shape != Shape::Sphere || a.scene.0 == SceneKind::Rotating) {
         anyhow::bail!(
-            "--events: sphere scenes only (the box, polygon and rotating pipelines have no frame \
-             events yet)"
+            "--events: moving sphere scenes only (bench's box and polygon scenes do not move between \
+             frames; in a program, GpuBoxPipeline::track_events gives their events)"
         );
     }
     if a.shape != Shape::Sphere {
