@@ -115,6 +115,25 @@ impl GpuEvents {
         Ok(events)
     }
 
+    /// Records only the canonical sort of this frame's pairs (no events, nothing to commit):
+    /// afterwards [`Self::sorted_list`] holds them, `i < j`, lexicographic, for the deterministic
+    /// pair order option (docs/design.md §10).
+    pub fn encode_canonical(
+        &mut self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        pairs: &ResidentPairs<'_>,
+        n_objects: u32,
+    ) -> Result<()> {
+        self.record(ctx, enc, pairs, n_objects, false)
+    }
+
+    /// This frame's canonical list after [`Self::encode`] or [`Self::encode_canonical`] (and
+    /// before [`Self::commit`]): its first `count` slots.
+    pub fn sorted_list(&self) -> &wgpu::Buffer {
+        &self.sorted[self.now].list
+    }
+
     /// Records this frame's events against the previous frame's list, for the frame whose pairs
     /// `pairs` holds (its count clamped to its capacity: check the frame did not overflow before
     /// [`Self::commit`]). `n_objects` bounds the indices. One [`GpuEvents::encode`] per
@@ -125,6 +144,18 @@ impl GpuEvents {
         enc: &mut wgpu::CommandEncoder,
         pairs: &ResidentPairs<'_>,
         n_objects: u32,
+    ) -> Result<()> {
+        self.record(ctx, enc, pairs, n_objects, true)
+    }
+
+    /// The canonical sort, then with `events` the found and lost lists.
+    fn record(
+        &mut self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        pairs: &ResidentPairs<'_>,
+        n_objects: u32,
+        events: bool,
     ) -> Result<()> {
         let cap = pairs.capacity.max(1);
         let prev = 1 - self.now;
@@ -217,6 +248,9 @@ impl GpuEvents {
             .concat(),
             cap,
         );
+        if !events {
+            return Ok(());
+        }
         let lists = [
             (0, &self.params),
             (5, &now.list),

@@ -208,3 +208,30 @@ fn box_and_polygon_pipeline_events_on_the_device() {
     }
     assert!(changed >= 4, "contacts must begin and end");
 }
+
+/// `set_canonical(true)`: the GPU's pairs arrive in canonical order, with no sort on the host:
+/// the very bytes of the CPU's canonicalised list, run after run, for every method (alone and
+/// with frame events tracked, which share the sort).
+#[test]
+fn canonical_pair_order_from_the_device() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_500, 12));
+    let mut want = Vec::new();
+    sweepfan::cpu::broad_phase(Method::Grid)
+        .find_pairs(&scene.spheres, Some(&mut want))
+        .unwrap();
+    sweepfan::canonicalize(&mut want);
+    for method in Method::ALL {
+        for with_events in [false, true] {
+            let mut bp = GpuBroadPhase::new(ctx.clone(), method).unwrap();
+            bp.set_canonical(true).unwrap();
+            sweepfan::BroadPhase::track_events(&mut bp, with_events).unwrap();
+            for run in 0..2 {
+                let mut got = Vec::new();
+                sweepfan::BroadPhase::find_pairs(&mut bp, &scene.spheres, Some(&mut got)).unwrap();
+                assert!(got == want, "{method} (events {with_events}) run {run}");
+            }
+        }
+    }
+}

@@ -105,6 +105,8 @@ pub struct GpuBroadPhase {
     /// Frame events on the device, when tracked ([`BroadPhase::track_events`]).
     events: Option<Box<GpuEvents>>,
     last_events: Option<FrameEvents>,
+    /// The canonical sort alone, for [`Self::set_canonical`] without events.
+    canonical: Option<Box<GpuEvents>>,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
 }
@@ -169,6 +171,7 @@ impl GpuBroadPhase {
             readback: Readback::new("sphere frame readback"),
             events: None,
             last_events: None,
+            canonical: None,
             last_n: 0,
             paper_min_axis_tests: None,
             method,
@@ -337,13 +340,19 @@ impl GpuBroadPhase {
             }
             _ => None,
         };
+        // With the canonical order asked for, the sorted list comes back instead of the list
+        // in append order (the events' sort when they are tracked, else the sort alone).
+        if let (Some(c), true, None) = (&mut self.canonical, store, &self.events) {
+            c.encode_canonical(&self.ctx, &mut enc, &list, n)?;
+        }
+        let source = match (&self.events, &self.canonical) {
+            (Some(ev), Some(_)) if store => ev.sorted_list(),
+            (None, Some(c)) if store => c.sorted_list(),
+            _ => &self.pair_list,
+        };
         let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
         let times_at = rb.add_timer(&self.timer);
-        let pairs_at = rb.add(
-            &self.pair_list,
-            0,
-            if store { self.pair_capacity * 8 } else { 0 },
-        );
+        let pairs_at = rb.add(source, 0, if store { self.pair_capacity * 8 } else { 0 });
         rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
@@ -664,6 +673,19 @@ impl GpuBroadPhase {
         }
         self.last_n = n;
         Ok(enc)
+    }
+
+    /// Deterministic output: with `true`, every frame's pairs come back in canonical order
+    /// (`i < j`, lexicographic), sorted on the device, so the bytes are the same run to run and
+    /// equal the CPU's canonicalised list (docs/design.md §10). Costs two radix sorts of the
+    /// pair list per frame (shared with the frame events when those are tracked).
+    pub fn set_canonical(&mut self, on: bool) -> Result<()> {
+        self.canonical = if on {
+            Some(Box::new(GpuEvents::new(&self.ctx)?))
+        } else {
+            None
+        };
+        Ok(())
     }
 
     /// The frame events of the last [`Self::encode_from_buffer`] on the device, when tracked.
