@@ -217,22 +217,12 @@ impl GpuEvents {
         };
         let source = [(0, &self.params), (1, pairs.pairs), (2, pairs.counters)];
         let kv = [(3, &keys), (4, &values)];
-        pass(
-            enc,
-            &self.keys_by_j,
-            &[source.as_slice(), &kv].concat(),
-            cap,
-        );
-        self.sort
-            .encode(ctx, enc, &keys, &values, cap, bits, None)?;
-        pass(
-            enc,
-            &self.keys_by_i,
-            &[source.as_slice(), &kv].concat(),
-            cap,
-        );
-        self.sort
-            .encode(ctx, enc, &keys, &values, cap, bits, None)?;
+        // Least significant first: by j, then stably by i.
+        for keys_of in [&self.keys_by_j, &self.keys_by_i] {
+            pass(enc, keys_of, &[source.as_slice(), &kv].concat(), cap);
+            self.sort
+                .encode(ctx, enc, &keys, &values, cap, bits, None)?;
+        }
         pass(
             enc,
             &self.gather_sorted,

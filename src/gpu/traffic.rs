@@ -103,6 +103,33 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
     Some(out)
 }
 
+/// [`sphere_frame`] on `ctx`'s adapter (its sort plan), as (stage, bytes per object).
+pub fn sphere_frame_on(
+    ctx: &crate::gpu::GpuContext,
+    method: Method,
+    n: usize,
+    tests: f64,
+    pairs: f64,
+    store: bool,
+) -> Option<Vec<(&'static str, f64)>> {
+    use crate::gpu::sort::radix_sort::Variant;
+    let lanes =
+        (Variant::best(ctx) == Variant::Subgroup).then(|| ctx.info.subgroup_min_size.max(4) as u64);
+    let shape = FrameShape {
+        n: n as u64,
+        tests,
+        pairs,
+        store,
+        sort_lanes: lanes,
+    };
+    sphere_frame(method, &shape).map(|stages| {
+        stages
+            .into_iter()
+            .map(|s| (s.stage, s.bytes_per_object))
+            .collect()
+    })
+}
+
 /// Sum of a model's stages.
 pub fn total(stages: &[StageBytes]) -> f64 {
     stages.iter().map(|s| s.bytes_per_object).sum()

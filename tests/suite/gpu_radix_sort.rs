@@ -219,7 +219,7 @@ fn more_than_65535_workgroups() {
     // One pass (8 bits, result copied back from the scratch buffers) keeps it fast; the high
     // 24 bits of the keys ride along untouched. The subgroup scatter takes several blocks per
     // workgroup, so only its histogram passes the limit here; the forced-2D unit test in
-    // src/gpu/sort/radix_sort.rs covers its 2D grid.
+    // src/gpu/sort/radix_sort/tests.rs covers its 2D grid.
     let n = ctx.limits.max_compute_workgroups_per_dimension as usize * 256 + 1;
     let mut rng = ChaCha8Rng::seed_from_u64(65_536);
     let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();

@@ -1,0 +1,232 @@
+//! Tests of the radix sort and its plan (mod.rs).
+
+use super::*;
+
+#[test]
+fn the_plan_fills_32_and_64_lane_gpus_and_keeps_blocks_large() {
+    // (n, subgroup lanes) -> (variant, rounds), from FILL_INVOCATIONS = 2^17 by hand.
+    let p = Variant::Portable;
+    let s = Variant::Subgroup;
+    let table = [
+        (1_000, Some(32), (p, 4)),
+        (1 << 20, Some(32), (p, 8)),
+        ((1 << 21) - 1, Some(32), (p, 8)),
+        (1 << 21, Some(32), (s, 2)),
+        (1 << 22, Some(32), (s, 4)),
+        (1 << 24, Some(32), (s, 16)),
+        (1 << 26, Some(32), (s, 16)),
+        (1 << 20, Some(64), (s, 2)),
+        (1 << 20, Some(8), (p, 8)),
+        (1 << 23, Some(8), (s, 2)),
+        (1 << 20, None, (p, 8)),
+        (1 << 22, None, (p, 16)),
+        (1 << 26, None, (p, 16)),
+        (3 * (1 << 20), None, (p, 16)),
+        (3 * (1 << 20), Some(32), (s, 2)),
+    ];
+    for (n, lanes, want) in table {
+        assert_eq!(plan(n, lanes), want, "n = {n}, lanes {lanes:?}");
+    }
+    // Every plan keeps its invocations at or above the fill target once n allows it.
+    for n in [1u64 << 20, 1 << 22, 1 << 24, 1 << 26] {
+        for lanes in [None, Some(32), Some(64)] {
+            let (v, r) = plan(n, lanes);
+            let per_block = match v {
+                Variant::Portable => 256,
+                Variant::Subgroup => lanes.unwrap(),
+            };
+            let in_flight = n / (256 * r as u64) * per_block;
+            assert!(
+                in_flight >= FILL_INVOCATIONS,
+                "n = {n}, {lanes:?}: {in_flight}"
+            );
+        }
+    }
+}
+use crate::gpu::context::test_gpu;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn special_floats() -> Vec<f32> {
+    let mut v = vec![
+        f32::NEG_INFINITY,
+        f32::MIN,
+        -1.0e30,
+        -1.5,
+        -1.0,
+        -f32::MIN_POSITIVE,
+        -1.0e-45, // a negative subnormal
+        -0.0,
+        0.0,
+        1.0e-45,
+        f32::MIN_POSITIVE,
+        f32::EPSILON,
+        1.0,
+        1.0 + f32::EPSILON,
+        1.0e30,
+        f32::MAX,
+        f32::INFINITY,
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    v.extend(
+        (0..500)
+            .map(|_| f32::from_bits(rng.random()))
+            .filter(|f| !f.is_nan()),
+    );
+    v
+}
+
+#[test]
+fn ordered_u32_follows_total_cmp() {
+    let v = special_floats();
+    for &a in &v {
+        for &b in &v {
+            assert_eq!(
+                f32_to_ordered_u32(a).cmp(&f32_to_ordered_u32(b)),
+                a.total_cmp(&b),
+                "{a:e} vs {b:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn wgsl_ordered_u32_matches_rust() {
+    let Some(ctx) = test_gpu() else { return };
+    // Test-only kernel around the shared snippet.
+    let source = crate::gpu::shader::compose_text(
+        "// #import ordered_float.wgsl
+         @group(0) @binding(0) var<storage, read_write> io: array<u32>;
+         @compute @workgroup_size(64)
+         fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+             if (id.x < arrayLength(&io)) {
+                 io[id.x] = ordered_u32(bitcast<f32>(io[id.x]));
+             }
+         }",
+    )
+    .unwrap();
+    let module = ctx.shader("ordered_float test", &source).unwrap();
+    let pipeline = ctx.pipeline(&module, "main", &[]);
+    let v = special_floats();
+    let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
+    let buf = ctx
+        .storage_buffer("io", bits.len() as u64 * 4, wgpu::BufferUsages::empty())
+        .unwrap();
+    ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&bits));
+    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[exact_binding(0, &buf, bits.len() as u32)],
+    });
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bg, &[]);
+        pass.dispatch_workgroups((bits.len() as u32).div_ceil(64), 1, 1);
+    }
+    ctx.queue.submit([enc.finish()]);
+    ctx.wait().unwrap();
+    let got: Vec<u32> = ctx.read(&buf, bits.len()).unwrap();
+    // Subnormals may be flushed on the device, but bitcast keeps the bits: exact match.
+    for (i, &f) in v.iter().enumerate() {
+        assert_eq!(got[i], f32_to_ordered_u32(f), "{f:e}");
+    }
+}
+
+/// Oracle: stable sort by the low `bits` bits.
+fn cpu_sort(keys: &[u32], values: &[u32], bits: u32) -> (Vec<u32>, Vec<u32>) {
+    let mask = if bits == 32 {
+        u32::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    let mut p: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    p.sort_by_key(|&(k, _)| k & mask);
+    p.into_iter().unzip()
+}
+
+#[test]
+fn forced_2d_grid_with_overshoot_groups() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let keys: Vec<u32> = (0..79 * 256 - 17).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..keys.len() as u32).collect();
+    let mut variants = vec![Variant::Portable];
+    if Variant::best(&ctx) == Variant::Subgroup {
+        variants.push(Variant::Subgroup);
+    }
+    for variant in variants {
+        let mut sort = RadixSort::with_variant(&ctx, variant, 1).unwrap();
+        // 3 groups per row: 79 blocks -> a 3 x 27 histogram grid with 2 idle groups; the
+        // subgroup scatter's fewer groups (several blocks each) get a 3-wide grid too.
+        sort.set_max_groups_per_dim(3);
+        assert_eq!(
+            sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+            cpu_sort(&keys, &values, 32),
+            "{}",
+            variant.name()
+        );
+    }
+}
+
+#[test]
+fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
+    let Some(ctx) = test_gpu() else { return };
+    // Different n and key_bits in one submission: nothing per call lives in shared uniforms.
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let len = 9000usize;
+    let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
+    let values: Vec<u32> = (0..len as u32).collect();
+    let make = |data: &[u32]| {
+        let b = ctx
+            .storage_buffer("b", len as u64 * 4, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+        b
+    };
+    let (k1, v1, k2, v2) = (make(&keys), make(&values), make(&keys), make(&values));
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    sort.encode(&ctx, &mut enc, &k1, &v1, 8000, 32, None)
+        .unwrap();
+    sort.encode(&ctx, &mut enc, &k2, &v2, 5000, 6, None)
+        .unwrap();
+    ctx.queue.submit([enc.finish()]);
+    ctx.wait().unwrap();
+    for (kb, vb, n, bits) in [(&k1, &v1, 8000, 32), (&k2, &v2, 5000, 6)] {
+        let (mut wk, mut wv) = cpu_sort(&keys[..n], &values[..n], bits);
+        wk.extend_from_slice(&keys[n..]);
+        wv.extend_from_slice(&values[n..]);
+        assert_eq!(ctx.read::<u32>(kb, len).unwrap(), wk, "keys, n = {n}");
+        assert_eq!(ctx.read::<u32>(vb, len).unwrap(), wv, "values, n = {n}");
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    let e = sort.sort_pairs(&ctx, &[1, 2], &[1]).unwrap_err();
+    assert!(e.to_string().contains("2 keys but 1 values"), "{e}");
+    for bits in [0, 33] {
+        let e = sort.sort_pairs_bits(&ctx, &[1], &[1], bits).unwrap_err();
+        assert!(e.to_string().contains("key_bits"), "{e}");
+    }
+    let small = ctx
+        .storage_buffer("s", 16, wgpu::BufferUsages::empty())
+        .unwrap();
+    let big = ctx
+        .storage_buffer("b", 64, wgpu::BufferUsages::empty())
+        .unwrap();
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    let e = sort
+        .encode(&ctx, &mut enc, &big, &small, 10, 32, None)
+        .unwrap_err();
+    assert!(e.to_string().contains("10 values need 40 bytes"), "{e}");
+    let e = sort
+        .encode(&ctx, &mut enc, &big, &big, 10, 32, None)
+        .unwrap_err();
+    assert!(e.to_string().contains("distinct"), "{e}");
+    assert!(RadixSort::with_rounds(&ctx, 0).is_err());
+}

@@ -1,0 +1,207 @@
+//! The broad phase's resident path (docs/design.md §6.5, §10): the pair list left on the device
+//! for a following stage (the box pipeline's SAT, frame events), spheres read from a caller's
+//! buffer, the deterministic order option, and the checks a GPU-resident caller runs when it
+//! wants them.
+
+use super::{COUNTER_WORDS, GpuBroadPhase, Source};
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use crate::gpu::events::GpuEvents;
+use crate::gpu::readback::{self, Readback};
+
+impl GpuBroadPhase {
+    /// Largest pair list one binding can hold on this adapter.
+    fn max_list_pairs(&self) -> u64 {
+        self.ctx.max_binding_bytes() / 8
+    }
+
+    /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
+    /// with [`Error::TooLarge`] beyond the binding limit.
+    pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
+        let max_pairs = self.max_list_pairs();
+        if need > max_pairs || need > u32::MAX as u64 {
+            return Err(Error::TooLarge(format!(
+                "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
+                 {max_pairs} pairs per binding (count them with no output list instead)",
+                need * 8,
+                self.ctx.info.name
+            )));
+        }
+        self.set_pair_capacity((need + need / 8).min(max_pairs))
+    }
+
+    /// Records one frame that stores its pairs into a new encoder and returns it, without
+    /// submitting: a following GPU stage appends its passes reading [`Self::resident_pairs`],
+    /// then the caller plans its readback ([`Self::plan_resident_readback`]), submits and
+    /// reads the totals with [`Self::resident_totals_from`]. When the returned totals
+    /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
+    /// and record the frame again.
+    pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        self.record_frame(spheres, true)
+    }
+
+    /// GPU-resident input (docs/design.md §10): the frame of the `n` spheres in the caller's
+    /// `spheres` buffer (`[f32; 4]` each: x, y, z, radius; 16 bytes from byte 0; `COPY_SRC`
+    /// usage), recorded into a new encoder and returned unsubmitted, with the frame events when
+    /// tracked ([`BroadPhase::track_events`]). Nothing comes back to the host: the pairs stay
+    /// in [`Self::resident_pairs`], the events in [`Self::resident_events`], for the caller's
+    /// next passes. Spheres the host would reject (non-finite, negative radius, magnitude
+    /// outside 1e-30..1e18) are counted on the device, and a pair list too small for a frame
+    /// marks that frame; [`Self::check_resident`] reads both (one wait) and turns them into
+    /// errors. Size the list for the scene first ([`Self::set_pair_capacity`]).
+    pub fn encode_from_buffer(
+        &mut self,
+        spheres: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<wgpu::CommandEncoder> {
+        if n == 0 {
+            return Err(Error::EmptyScene);
+        }
+        if spheres.size() < n as u64 * 16 {
+            return Err(Error::Config(format!(
+                "{n} spheres need {} bytes; the buffer has {}",
+                n as u64 * 16,
+                spheres.size()
+            )));
+        }
+        let mut enc = self.record_frame_from(Source::Device(spheres), n, true)?;
+        let list = ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        };
+        if let Some(ev) = &mut self.events {
+            ev.encode(&self.ctx, &mut enc, &list, n)?;
+            ev.commit();
+        }
+        self.last_n = n;
+        Ok(enc)
+    }
+
+    /// Deterministic output: with `true`, every frame's pairs come back in canonical order
+    /// (`i < j`, lexicographic), sorted on the device, so the bytes are the same run to run and
+    /// equal the CPU's canonicalised list (docs/design.md §10). Costs two radix sorts of the
+    /// pair list per frame (shared with the frame events when those are tracked).
+    pub fn set_canonical(&mut self, on: bool) -> Result<()> {
+        self.canonical = if on {
+            Some(Box::new(GpuEvents::new(&self.ctx)?))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// The frame events of the last [`Self::encode_from_buffer`] on the device, when tracked.
+    pub fn resident_events(&self) -> Option<&GpuEvents> {
+        self.events.as_deref()
+    }
+
+    /// After frames from [`Self::encode_from_buffer`] (since the last check): an error when a
+    /// frame had spheres the host would reject, or more pairs than the list holds (with events
+    /// tracked every such frame is counted; without, the last frame's count is checked). One
+    /// wait.
+    pub fn check_resident(&mut self) -> Result<()> {
+        let mut rb = Readback::new("resident check");
+        let invalid_at = rb.add(&self.ext, 28, 4);
+        let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let overflow_at = self
+            .events
+            .as_ref()
+            .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        rb.record(&self.ctx, &mut enc)?;
+        self.ctx.queue.submit([enc.finish()]);
+        let (invalid, pairs, overflowed) = rb.map(&self.ctx, |bytes| {
+            let w = readback::words(&bytes[counters_at]);
+            (
+                readback::words(&bytes[invalid_at])[0],
+                w[2] as u64 | (w[3] as u64) << 32,
+                overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
+            )
+        })?;
+        self.ctx.queue.write_buffer(&self.ext, 28, &[0; 4]);
+        if let Some(ev) = &self.events {
+            ev.clear_overflow(&self.ctx);
+        }
+        if invalid > 0 {
+            return Err(Error::Config(format!(
+                "{invalid} spheres in the caller's buffer are not valid spheres (non-finite, \
+                 negative radius, or a magnitude outside 1e-30..1e18)"
+            )));
+        }
+        if overflowed > 0 || pairs > self.pair_capacity {
+            return Err(Error::TooLarge(format!(
+                "{} frames found more pairs than the list's {} slots (the last frame: {pairs}): \
+                 their pairs and events are incomplete; raise set_pair_capacity",
+                overflowed.max(1),
+                self.pair_capacity
+            )));
+        }
+        Ok(())
+    }
+
+    /// The pair list and where its count lives, for a stage recorded after
+    /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
+    /// capacity: readers must clamp it to `capacity`.
+    pub fn resident_pairs(&self) -> ResidentPairs<'_> {
+        ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        }
+    }
+
+    /// Plans the readback of the frame recorded by [`Self::encode_resident`] (its totals and
+    /// timestamps) into the caller's `rb`, read with the caller's own results in one wait.
+    pub fn plan_resident_readback(&self, rb: &mut Readback) -> ResidentReadback {
+        ResidentReadback {
+            counters: rb.add(&self.counters, 0, COUNTER_WORDS * 4),
+            times: rb.add_timer(&self.timer),
+        }
+    }
+
+    /// From the bytes planned by [`Self::plan_resident_readback`]: the frame's exact totals
+    /// and its per-pass GPU times (empty without timestamp queries).
+    pub fn resident_totals_from(
+        &mut self,
+        n: u32,
+        bytes: &[u8],
+        plan: &ResidentReadback,
+    ) -> Result<ResidentTotals> {
+        let totals = self.totals_from(n, &readback::words(&bytes[plan.counters.clone()]))?;
+        Ok(ResidentTotals {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            pass_times: self.timer.times_from(&self.ctx, &bytes[plan.times.clone()]),
+        })
+    }
+}
+
+/// Where [`GpuBroadPhase::plan_resident_readback`] put the frame's results.
+pub struct ResidentReadback {
+    counters: std::ops::Range<usize>,
+    times: std::ops::Range<usize>,
+}
+
+/// The broad phase's resident pair list (see [`GpuBroadPhase::resident_pairs`]).
+pub struct ResidentPairs<'a> {
+    /// `[u32; 2]` pairs (min, max), in no particular order.
+    pub pairs: &'a wgpu::Buffer,
+    /// Pairs the list holds.
+    pub capacity: u32,
+    /// The totals buffer; the u32 at `count_index` is the number of pairs appended.
+    pub counters: &'a wgpu::Buffer,
+    pub count_index: u32,
+}
+
+/// Totals of a frame recorded with [`GpuBroadPhase::encode_resident`].
+pub struct ResidentTotals {
+    pub tests: u64,
+    pub pairs: u64,
+    pub pass_times: Vec<(&'static str, f64)>,
+}
