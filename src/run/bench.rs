@@ -116,6 +116,16 @@ impl Measurement {
     }
 }
 
+/// Runs `f` on a rayon pool of `threads` threads: every CPU method (and `cpu_device()` in the
+/// rows) then uses that many, so a table can show the lead on one thread and on all.
+pub fn with_threads<T: Send>(threads: u32, f: impl FnOnce() -> T + Send) -> Result<T> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads as usize)
+        .build()
+        .map_err(|e| Error::Config(format!("a pool of {threads} threads: {e}")))?;
+    Ok(pool.install(f))
+}
+
 /// Median of a slice (0 when empty).
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {

@@ -269,3 +269,36 @@ fn gpu_rows_report_host_waits_and_dispatches() {
         }
     }
 }
+
+/// `bench --threads N` runs the CPU methods on a pool of N threads and says so in each row;
+/// 0 threads is a clear error.
+#[test]
+fn bench_threads_sets_the_pool() {
+    let dir = temp_dir("cli", "threads");
+    let json = dir.join("t.json");
+    succeed(
+        sweepfan()
+            .args([
+                "bench",
+                "--n",
+                "2000",
+                "--methods",
+                "grid,sap",
+                "--frames",
+                "2",
+                "--threads",
+                "1",
+                "--json",
+            ])
+            .arg(&json)
+            .output(),
+    );
+    for r in json_rows(&json) {
+        assert_eq!(r["device"], "cpu (1 threads)", "{r}");
+    }
+    let out = sweepfan()
+        .args(["bench", "--n", "100", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -49,6 +49,10 @@ pub struct BenchArgs {
     /// Count pairs without storing them.
     #[arg(long)]
     pub count_only: bool,
+    /// CPU threads for our CPU methods and the peers (a rayon pool of this size; default: every
+    /// core). Peer crates run single-threaded whatever this says.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
     /// Frame events: pairs found and lost per frame (found_per_frame, lost_per_frame, found,
     /// lost in the JSON rows; totals in the table). Sphere scenes.
     #[arg(long, conflicts_with = "count_only")]
@@ -67,6 +71,13 @@ pub struct BenchArgs {
 
 pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[a.scene_file.as_deref()])?;
+    match a.threads {
+        Some(n) => sweepfan::run::bench::with_threads(n, || run(a, gpu))?,
+        None => run(a, gpu),
+    }
+}
+
+fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     if a.events && (a.shape != Shape::Sphere || a.scene.0 == SceneKind::Rotating) {
         anyhow::bail!(
             "--events: moving sphere scenes only (bench's box and polygon scenes do not move between \
