@@ -108,7 +108,7 @@ impl PassTimer {
         Ok(self.times(ctx, &ticks))
     }
 
-    /// [`Self::read`] from resolved bytes copied elsewhere ([`Self::copy_resolved`]).
+    /// [`Self::read`] from resolved bytes copied elsewhere ([`Self::resolved_buffer`]).
     pub fn times_from(&self, ctx: &GpuContext, bytes: &[u8]) -> Vec<(&'static str, f64)> {
         if self.resolve.is_none() || self.labels.is_empty() {
             return Vec::new();

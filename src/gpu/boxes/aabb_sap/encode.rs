@@ -23,7 +23,8 @@ impl GpuAabbSap {
     /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
     /// `layout.wide` (see [`SweepColumns`]; `single()` always does); `layout.wide` must be
     /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode
-    /// at most one frame per submission. Submit, then call [`Self::finish`].
+    /// at most one frame per submission. Plan its readback ([`Self::plan_readback`]), submit, then read
+    /// [`Self::totals_from`].
     pub fn encode(
         &mut self,
         ctx: &GpuContext,

@@ -11,7 +11,8 @@
 //! plane ([`SweepColumns`]) so that a walk does not visit every box overlapping on x alone
 //! (about n^(2/3) of them in a 3D volume); with one column it is the plain sweep. The list and its
 //! count stay on the device for the next stage ([`GpuAabbSap::candidates`]); after the
-//! submission [`GpuAabbSap::finish`] reads the exact count, which keeps counting past the
+//! submission [`GpuAabbSap::totals_from`] reads the exact count (from the frame's one readback,
+//! [`GpuAabbSap::plan_readback`]), which keeps counting past the
 //! list's capacity: the caller grows the list ([`GpuAabbSap::grow_candidates`]) and records the
 //! frame again, so no candidate is ever lost.
 //!

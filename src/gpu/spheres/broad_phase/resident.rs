@@ -46,7 +46,7 @@ impl GpuBroadPhase {
     /// GPU-resident input (docs/design.md §10): the frame of the `n` spheres in the caller's
     /// `spheres` buffer (`[f32; 4]` each: x, y, z, radius; 16 bytes from byte 0; `COPY_SRC`
     /// usage), recorded into a new encoder and returned unsubmitted, with the frame events when
-    /// tracked ([`BroadPhase::track_events`]). Nothing comes back to the host: the pairs stay
+    /// tracked ([`crate::BroadPhase::track_events`]). Nothing comes back to the host: the pairs stay
     /// in [`Self::resident_pairs`], the events in [`Self::resident_events`], for the caller's
     /// next passes. Spheres the host would reject (non-finite, negative radius, magnitude
     /// outside 1e-30..1e18) are counted on the device, and a pair list too small for a frame
