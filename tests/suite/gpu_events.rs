@@ -124,9 +124,18 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     ctx.queue.submit([enc.finish()]);
     let e = bp.check_resident().unwrap_err();
     assert!(matches!(e, sweepfan::Error::TooLarge(_)), "{e}");
-    // Too few bytes for n: a clear error before any work.
+    // Too few bytes for n, or a buffer the frame cannot copy from: clear errors before any work.
     let short = upload(&scene.spheres[..10]);
-    assert!(bp.encode_from_buffer(&short, n).is_err());
+    let e = bp.encode_from_buffer(&short, n).unwrap_err().to_string();
+    assert!(e.contains("bytes"), "{e}");
+    let no_copy = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: n as u64 * 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let e = bp.encode_from_buffer(&no_copy, n).unwrap_err().to_string();
+    assert!(e.contains("COPY_SRC"), "{e}");
 }
 
 /// The box and polygon pipeline's events on the device equal a tracker fed the pipeline's own

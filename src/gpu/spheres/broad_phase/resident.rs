@@ -60,6 +60,11 @@ impl GpuBroadPhase {
         if n == 0 {
             return Err(Error::EmptyScene);
         }
+        if !spheres.usage().contains(wgpu::BufferUsages::COPY_SRC) {
+            return Err(Error::Config(
+                "the spheres buffer needs COPY_SRC usage (the frame copies it in)".into(),
+            ));
+        }
         if spheres.size() < n as u64 * 16 {
             return Err(Error::Config(format!(
                 "{n} spheres need {} bytes; the buffer has {}",
