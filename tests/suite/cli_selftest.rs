@@ -57,7 +57,7 @@ fn quick_selftest_passes_and_covers_every_stage() {
 #[test]
 fn a_corrupted_stage_fails_its_checks() {
     let dir = temp_dir("selftest", "fault");
-    for stage in ["sort", "spheres", "boxes", "sector", "rotating"] {
+    for stage in ["sort", "spheres", "boxes", "sector", "rotating", "events"] {
         let json = dir.join(format!("{stage}.json"));
         let out = sweepfan()
             .args([

@@ -11,11 +11,14 @@
 //! * **boxes** and **polygons**: the AABB sweep + SAT pipeline against the all-pairs SAT (the
 //!   CPU pipeline on large scenes);
 //! * **sector**: the accuracy experiment's per-rotation histograms against the CPU's;
-//! * **rotating**: the rotating-box scene's candidates and hits against the CPU's.
+//! * **rotating**: the rotating-box scene's candidates and hits against the CPU's;
+//! * **events**: frame events on the device over moving frames (spheres and boxes) against a
+//!   CPU tracker, the canonical pair order, pairs against the CPU grid.
 //!
 //! A check that fails with an error (too large, a walk cut short, a lost device) is a failed
 //! check with the error as its detail; the run goes on.
 
+mod events;
 mod scenes;
 mod sort;
 
@@ -58,15 +61,17 @@ pub enum Stage {
     Boxes,
     Sector,
     Rotating,
+    Events,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 5] = [
+    pub const ALL: [Stage; 6] = [
         Stage::Sort,
         Stage::Spheres,
         Stage::Boxes,
         Stage::Sector,
         Stage::Rotating,
+        Stage::Events,
     ];
 
     /// The stage named `name` (as [`Stage::name`] writes it).
@@ -81,6 +86,7 @@ impl Stage {
             Stage::Boxes => "boxes",
             Stage::Sector => "sector",
             Stage::Rotating => "rotating",
+            Stage::Events => "events",
         }
     }
 }
@@ -195,6 +201,9 @@ pub fn run(
     }
     if wanted(Stage::Rotating) {
         scenes::rotating_checks(ctx, cfg, &mut checks);
+    }
+    if wanted(Stage::Events) {
+        events::event_checks(ctx, cfg, &mut checks);
     }
     Ok(SelftestReport {
         device: format!(

@@ -26,11 +26,11 @@ pub struct SelftestArgs {
     pub json: Option<PathBuf>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Run one stage's checks only: sort, spheres, boxes, sector or rotating.
+    /// Run one stage's checks only: sort, spheres, boxes, sector, rotating or events.
     #[arg(long)]
     pub only: Option<String>,
     /// Corrupt one stage's GPU output before comparing (sort, spheres, boxes, sector,
-    /// rotating): shows that the checks can fail.
+    /// rotating, events): shows that the checks can fail.
     #[arg(long, hide = true)]
     pub inject_fault: Option<String>,
 }
@@ -45,7 +45,9 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
             Some(n) => match Stage::from_name(n) {
                 Some(s) => Ok(Some(s)),
                 None => {
-                    bail!("{flag}: unknown stage '{n}' (sort, spheres, boxes, sector or rotating)")
+                    bail!(
+                        "{flag}: unknown stage '{n}' (sort, spheres, boxes, sector, rotating or events)"
+                    )
                 }
             },
         }
