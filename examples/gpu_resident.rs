@@ -146,19 +146,9 @@ fn main() -> sweepfan::Result<()> {
     let mut grid = GpuBroadPhase::new(ctx.clone(), Method::Grid)?;
     grid.track_events(true)?;
     grid.set_pair_capacity(4 * n as u64)?;
+    // The example's own bind groups, made with sweepfan's helper on the shared device.
     let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
-            .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
+        ctx.bind_buffers("simulation", pipeline, entries)
     };
     let step_group = bind(
         &step_pipeline,

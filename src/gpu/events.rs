@@ -180,16 +180,6 @@ impl GpuEvents {
         let values = ctx
             .ensure_storage(&mut self.values, "events values", bytes)?
             .clone();
-        let longest = cap.max(prev_cap) as u64;
-        let flags = ctx
-            .ensure_storage(&mut self.flags, "events flags", longest * 4)?
-            .clone();
-        let found = ctx
-            .ensure_storage(&mut self.found, "events found", cap as u64 * 8)?
-            .clone();
-        let lost = ctx
-            .ensure_storage(&mut self.lost, "events lost", prev_cap as u64 * 8)?
-            .clone();
         if self.sorted[self.now].cap < cap {
             ctx.check_binding("events sorted list", cap as u64 * 8)?;
             self.sorted[self.now].list =
@@ -241,6 +231,17 @@ impl GpuEvents {
         if !events {
             return Ok(());
         }
+        // The events' own buffers (the canonical sort alone needs none of them).
+        let longest = cap.max(prev_cap) as u64;
+        let flags = ctx
+            .ensure_storage(&mut self.flags, "events flags", longest * 4)?
+            .clone();
+        let found = ctx
+            .ensure_storage(&mut self.found, "events found", cap as u64 * 8)?
+            .clone();
+        let lost = ctx
+            .ensure_storage(&mut self.lost, "events lost", prev_cap as u64 * 8)?
+            .clone();
         let lists = [
             (0, &self.params),
             (5, &now.list),

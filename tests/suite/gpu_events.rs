@@ -63,6 +63,25 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
             scene.step();
         }
         assert_eq!(reruns, 1, "{method}: the first frame overflows once");
+        // After a reset the previous frame is forgotten: the next frame finds all its pairs.
+        events.reset(&ctx);
+        let mut enc = bp.encode_resident(&scene.spheres).unwrap();
+        events
+            .encode(&ctx, &mut enc, &bp.resident_pairs(), n)
+            .unwrap();
+        rb.clear();
+        let ev_plan = events.plan_readback(&mut rb, true);
+        rb.record(&ctx, &mut enc).unwrap();
+        ctx.queue.submit([enc.finish()]);
+        let got = rb
+            .map(&ctx, |bytes| events.events_from(bytes, &ev_plan))
+            .unwrap();
+        let mut pairs = Vec::new();
+        cpu_grid
+            .find_pairs(&scene.spheres, Some(&mut pairs))
+            .unwrap();
+        let want = EventTracker::new().update(pairs);
+        assert_eq!(got, want, "{method} after reset");
         assert!(changed >= 10, "{method}: contacts must begin and end");
     }
 }
