@@ -25,8 +25,20 @@ struct Params {
 // (pairs.wgsl),
 // [6,7] min_axis diagnostic: tests of the paper's literal rule.
 @group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>>;
-// Ordered-u32 encodings: [0..3] min centre per axis, [3..6] max centre, [6] max radius.
+// Ordered-u32 encodings: [0..3] min centre per axis, [3..6] max centre, [6] max radius; [7]
+// invalid spheres (keys.wgsl). The grid's giants (docs/design.md §2.7): the radius histogram
+// by exponent bin, counts at EXT_BINS and largest radii (bits) at EXT_BIN_MAX (extents); the
+// split bin and the cell radius (grid_frame); the giants' count and indices (make_keys).
 @group(0) @binding(2) var<storage, read_write> ext: array<atomic<u32>>;
+
+const EXT_GIANT_SPLIT: u32 = 8u;
+const EXT_CELL_RADIUS: u32 = 9u;
+const EXT_GIANT_COUNT: u32 = 10u;
+const EXT_GIANTS: u32 = 16u;
+const EXT_BINS: u32 = 64u;
+const EXT_BIN_MAX: u32 = 320u;
+// Most giants (GIANTS_MAX in src/cpu/grid/giants.rs).
+const GIANTS_MAX: u32 = 32u;
 
 // 256 threads: a multiple of every subgroup size in use (8..128) and the size the workgroup
 // reductions below are written for.
@@ -34,7 +46,6 @@ const WG: u32 = 256u;
 const NONE: u32 = 0xffffffffu;
 const FLAG_MARK: u32 = 1u;
 const FLAG_STORE: u32 = 2u;
-const GRID_CELL_LAST: u32 = 1048575u;
 
 
 // Monotone map f32 -> u32 (for sorting and atomic min/max). -0 is mapped like +0 so that the
@@ -123,18 +134,28 @@ fn sap_axis() -> u32 {
     return a;
 }
 
-// grid: cell side 2 r_max (1 when 2 r_max is 0 or below the normal f32 range).
+// The exponent bin of a radius (giants: bins above the split).
+fn radius_bin(r: f32) -> u32 {
+    return (bitcast<u32>(r) & 0x7fffffffu) >> 23u;
+}
+
+// grid: cell side 2 r (1 when 2 r is 0 or below the normal f32 range), r the largest radius
+// of the objects that are not giants (grid_frame in keys.wgsl).
 fn grid_side() -> f32 {
-    let s = 2.0 * r_max();
+    let s = 2.0 * bitcast<f32>(atomicLoad(&ext[EXT_CELL_RADIUS]));
     return select(s, 1.0, s < 1.17549435e-38);
 }
 
-// ---- Exact grid cells (docs/design.md §9.2): k = floor(d / s) of the real quotient, where
-// d = c - origin (one correctly rounded f32 subtraction) and s = grid_side(), clamped to
-// [0, GRID_MAX_CELL]. WGSL's f32 division may be off by 2.5 ULP (reciprocal times multiply on
-// NVIDIA and AMD), which moves centres lying within rounding of a cell wall; the CPU computes
-// the same real floor in f64. So the estimate from the division is corrected with an integer
-// comparison of k * s against d on the two 24-bit significands.
+// ---- Grid cells (docs/design.md §9.2, `cell_axis` in src/cpu/grid/mod.rs): per axis, for a
+// normal side s, the floor of the real quotient c / s while |c| < 2^24 s, and beyond that
+// sign(c) (2^24 + the number of f32 values from 2^24 s up to |c|), where consecutive values
+// are more than s apart. Monotone and unclamped: centres at most s apart get cells at most one
+// apart, and |cell| <= 2^31 - 3 * 2^26 for any finite c. WGSL's f32 division may be off by
+// 2.5 ULP (reciprocal times multiply on NVIDIA and AMD), which moves centres lying within
+// rounding of a cell wall; so the estimate from the division is corrected with integer
+// comparisons of k * s against |c| on the two 24-bit significands.
+
+const GRID_EXACT_CELLS: u32 = 16777216u;
 
 // 24-bit significand (implicit bit included) and biased exponent of a normal f32.
 fn significand(x: f32) -> u32 {
@@ -160,54 +181,57 @@ fn mul_wide(a: u32, b: u32) -> vec2<u32> {
     return vec2<u32>(lo, hi);
 }
 
-// Exactly k * s <= d, for normal s <= d < s * 2^20 and k <= 2^20.
-fn side_times_le(k: u32, s: f32, d: f32) -> bool {
-    let lhs = mul_wide(k, significand(s));
-    // d's significand shifted to s's exponent: exponent(d) - exponent(s) is 0..20.
-    let sh = u32(exponent(d) - exponent(s));
-    let md = significand(d);
-    let rhs = vec2<u32>(md << sh, select(md >> (32u - sh), 0u, sh == 0u));
-    return lhs.y < rhs.y || (lhs.y == rhs.y && lhs.x <= rhs.x);
+// m's significand at s's scale, as (lo, hi) words, for normal s <= m < s * 2^24 (the exponent
+// difference is 0..24, so it takes at most 48 bits). k * s compares with m as
+// mul_wide(k, significand(s)) with this.
+fn scaled_significand(m: f32, s: f32) -> vec2<u32> {
+    let sh = u32(exponent(m) - exponent(s));
+    let md = significand(m);
+    return vec2<u32>(md << sh, select(md >> (32u - sh), 0u, sh == 0u));
 }
 
-fn cell_axis(d: f32, s: f32) -> u32 {
-    if !(d >= s) {
-        return 0u;
-    }
-    if d >= s * 1048576.0 {
-        return GRID_CELL_LAST;
-    }
-    // Within two of the real floor for any division the WGSL accuracy rules allow.
-    var k = min(u32(d / s), GRID_CELL_LAST);
-    for (var t = 0; t < 2; t++) {
-        if !side_times_le(k, s, d) {
-            k -= 1u;
+fn le_wide(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x <= b.x);
+}
+
+fn cell_axis(c: f32, s: f32) -> i32 {
+    let m = abs(c);
+    var magnitude = 0u;
+    var exact = m == 0.0;
+    if m >= s {
+        let far = bitcast<u32>(s) + (24u << 23u);
+        if bitcast<u32>(m) >= far {
+            magnitude = GRID_EXACT_CELLS + (bitcast<u32>(m) - far);
+            exact = true;
+        } else {
+            // Within 6 of the real floor for any division the WGSL accuracy rules allow
+            // (2.5 ULP of a quotient below 2^24, plus the truncation); within 2 below 2^20.
+            let ms = scaled_significand(m, s);
+            let ss = significand(s);
+            var k = min(u32(m / s), GRID_EXACT_CELLS - 1u);
+            for (var t = 0; t < 6 && !le_wide(mul_wide(k, ss), ms); t++) {
+                k -= 1u;
+            }
+            for (var t = 0; t < 6 && le_wide(mul_wide(k + 1u, ss), ms); t++) {
+                k += 1u;
+            }
+            magnitude = k;
+            exact = all(mul_wide(k, ss) == ms);
         }
     }
-    for (var t = 0; t < 2; t++) {
-        if side_times_le(k + 1u, s, d) {
-            k += 1u;
-        }
+    if (bitcast<u32>(c) & 0x80000000u) != 0u {
+        return -i32(magnitude) - select(1, 0, exact);
     }
-    return min(k, GRID_CELL_LAST);
+    return i32(magnitude);
 }
 
-fn cell_of(c: vec3<f32>, origin: vec3<f32>, side: f32) -> vec3<u32> {
-    let d = c - origin;
-    return vec3<u32>(cell_axis(d.x, side), cell_axis(d.y, side), cell_axis(d.z, side));
+fn cell_of(c: vec3<f32>, side: f32) -> vec3<i32> {
+    return vec3<i32>(cell_axis(c.x, side), cell_axis(c.y, side), cell_axis(c.z, side));
 }
 
-// A cell in two words (20 bits per axis), as the grid stores it per object.
-fn pack_cell(k: vec3<u32>) -> vec2<u32> {
-    return vec2<u32>(k.x | (k.y << 20u), (k.y >> 12u) | (k.z << 8u));
-}
-
-fn unpack_cell(w: vec2<u32>) -> vec3<u32> {
-    return vec3<u32>(w.x & 0xfffffu, (w.x >> 20u) | ((w.y & 0xffu) << 12u), w.y >> 8u);
-}
-
-fn cell_hash(k: vec3<u32>) -> u32 {
-    var h = (k.x * 0x8da6b343u) ^ (k.y * 0xd8163841u) ^ (k.z * 0xcb1ab31fu);
+fn cell_hash(k: vec3<i32>) -> u32 {
+    let u = bitcast<vec3<u32>>(k);
+    var h = (u.x * 0x8da6b343u) ^ (u.y * 0xd8163841u) ^ (u.z * 0xcb1ab31fu);
     h ^= h >> 16u;
     h *= 0x7feb352du;
     h ^= h >> 15u;

@@ -9,8 +9,8 @@
 @group(0) @binding(6) var<storage, read> mark: array<u32>;
 @group(0) @binding(7) var<storage, read_write> sorted: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> starts: array<u32>;
-// Grid: each object's cell (pack_cell), computed once here and read by the walk.
-@group(0) @binding(9) var<storage, read_write> cells: array<vec2<u32>>;
+// Grid: each object's cell (xyz; w = 1 for giants), computed once here and read by the walks.
+@group(0) @binding(9) var<storage, read_write> cells: array<vec4<i32>>;
 
 const MODE_ORIGIN: u32 = 0u;
 const MODE_LO: u32 = 1u;
@@ -19,6 +19,8 @@ const MODE_GRID: u32 = 3u;
 const MODE_SAP: u32 = 4u;
 
 var<workgroup> wext: array<atomic<u32>, 7>;
+var<workgroup> wbins: array<atomic<u32>, 256>;
+var<workgroup> wbin_max: array<atomic<u32>, 256>;
 
 // What validate_spheres (src/geom/sphere.rs) accepts, decided on the bits so that no device
 // flushes or rounds: finite, magnitude 0 or within [MIN_MAGNITUDE, MAX_COORDINATE] = [1e-30,
@@ -39,7 +41,8 @@ fn valid_sphere(s: vec4<f32>) -> bool {
         && !negative_radius;
 }
 
-// Min/max centre per axis and max radius: workgroup atomics, then one global atomic per value.
+// Min/max centre per axis, max radius and the radius histogram (count and largest radius per
+// exponent bin, one bin per thread): workgroup atomics, then one global atomic per value.
 @compute @workgroup_size(256)
 fn extents(inv: Invocation) {
     if inv.lid < 3u {
@@ -47,6 +50,8 @@ fn extents(inv: Invocation) {
     } else if inv.lid < 7u {
         atomicStore(&wext[inv.lid], 0u);
     }
+    atomicStore(&wbins[inv.lid], 0u);
+    atomicStore(&wbin_max[inv.lid], 0u);
     workgroupBarrier();
     let i = flat_id(inv);
     if i < params.n {
@@ -59,6 +64,9 @@ fn extents(inv: Invocation) {
             atomicMax(&wext[3u + a], ordered(s[a]));
         }
         atomicMax(&wext[6], ordered(s.w));
+        let b = radius_bin(s.w);
+        atomicAdd(&wbins[b], 1u);
+        atomicMax(&wbin_max[b], bitcast<u32>(s.w) & 0x7fffffffu);
     }
     workgroupBarrier();
     if inv.lid < 3u {
@@ -66,6 +74,51 @@ fn extents(inv: Invocation) {
     } else if inv.lid < 7u {
         atomicMax(&ext[inv.lid], atomicLoad(&wext[inv.lid]));
     }
+    let count = atomicLoad(&wbins[inv.lid]);
+    if count != 0u {
+        atomicAdd(&ext[EXT_BINS + inv.lid], count);
+        atomicMax(&ext[EXT_BIN_MAX + inv.lid], atomicLoad(&wbin_max[inv.lid]));
+    }
+}
+
+// The grid's giants and cell radius from the histogram (one invocation; Histogram::decide in
+// src/cpu/grid/giants.rs): walking the non-empty bins from the top, the split is the lowest bin
+// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
+@compute @workgroup_size(1)
+fn grid_frame() {
+    // Every launch binds the parameters.
+    _ = params.n;
+    var largest = 0u;
+    var seen = false;
+    var split = 255u;
+    var cell_radius = 0u;
+    var above = 0u;
+    var lowest_above = 0u;
+    for (var b = 255u; b < 256u; b--) {
+        let count = atomicLoad(&ext[EXT_BINS + b]);
+        if count == 0u {
+            continue;
+        }
+        let m = atomicLoad(&ext[EXT_BIN_MAX + b]);
+        if !seen {
+            largest = m;
+            seen = true;
+        }
+        if b >= 1u && above > 0u && lowest_above >= b + 2u {
+            split = b;
+            cell_radius = m;
+        }
+        above += count;
+        lowest_above = b;
+        if above > GIANTS_MAX {
+            break;
+        }
+    }
+    if split == 255u {
+        cell_radius = largest;
+    }
+    atomicStore(&ext[EXT_GIANT_SPLIT], split);
+    atomicStore(&ext[EXT_CELL_RADIUS], cell_radius);
 }
 
 // key[i] for the method (mode), value[i] = i; the padding up to params.pad sorts last.
@@ -98,8 +151,16 @@ fn make_keys(inv: Invocation) {
             key = ordered(hi_of(s, params.axis));
         }
         case MODE_GRID: {
-            let cell = cell_of(s.xyz, ext_min(), grid_side());
-            cells[i] = pack_cell(cell);
+            let cell = cell_of(s.xyz, grid_side());
+            // Giants (w = 1) stay out of the grid's walk and go on the giants' list.
+            let giant = radius_bin(s.w) > atomicLoad(&ext[EXT_GIANT_SPLIT]);
+            cells[i] = vec4<i32>(cell, select(0, 1, giant));
+            if giant {
+                let slot = atomicAdd(&ext[EXT_GIANT_COUNT], 1u);
+                if slot < GIANTS_MAX {
+                    atomicStore(&ext[EXT_GIANTS + slot], i);
+                }
+            }
             key = cell_hash(cell) & (params.buckets - 1u);
         }
         default: {

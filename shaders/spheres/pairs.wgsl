@@ -24,8 +24,8 @@
 @group(0) @binding(8) var<storage, read> starts: array<u32>;
 // min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
-// grid: each object's cell, by original index (pack_cell; written by make_keys).
-@group(0) @binding(10) var<storage, read> cells: array<vec2<u32>>;
+// grid: each object's cell (xyz), by original index (written by make_keys).
+@group(0) @binding(10) var<storage, read> cells: array<vec4<i32>>;
 
 const UNROLL: u32 = 16u;
 const SWEEP_AXIS: u32 = 0u;
@@ -43,7 +43,7 @@ var<private> reach: f32;
 var<private> limit: f32;
 var<private> end: u32;
 var<private> bucket: u32;
-var<private> cell: vec2<u32>;
+var<private> cell: vec3<i32>;
 var<private> my_m: u32;
 var<private> my_lo: f32;
 
@@ -219,7 +219,8 @@ fn visit_bucket(q: u32) {
     if own_cell && j <= my_index {
         return;
     }
-    if any(cells[j] != cell) {
+    // Giants (w = 1) are tested by grid_giants, not here.
+    if any(cells[j] != vec4<i32>(cell, 0)) {
         return;
     }
     test_pair(sorted[q], j);
@@ -241,16 +242,15 @@ fn grid(inv: Invocation) {
     if p < params.n {
         me = sorted[p];
         my_index = values[p];
-        let home = vec3<i32>(unpack_cell(cells[my_index]));
-        var nb = GRID_OWN;
+        // Cells are unclamped and |cell| < 2^31 - 2^27: a neighbour never overflows, and a
+        // neighbour no object occupies finds no match in its bucket.
+        let home = cells[my_index].xyz;
+        // A giant walks no cells (grid_giants tests it).
+        var nb = select(GRID_OWN, 27, cells[my_index].w != 0);
         for (; nb < 27; nb++) {
-            let c = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
-            if any(c < vec3<i32>(0)) || any(c > vec3<i32>(i32(GRID_CELL_LAST))) {
-                continue;
-            }
+            cell = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
             own_cell = nb == GRID_OWN;
-            cell = pack_cell(vec3<u32>(c));
-            bucket = cell_hash(vec3<u32>(c)) & (params.buckets - 1u);
+            bucket = cell_hash(cell) & (params.buckets - 1u);
             let start = starts[bucket];
             if start == 0u {
                 continue;
@@ -265,6 +265,58 @@ fn grid(inv: Invocation) {
         }
         if nb < 27 {
             cut_short();
+        }
+    }
+    flush_pairs(inv.lid);
+    flush_counts(inv.lid, 0u, tests, 2u, hits);
+}
+
+// ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
+// giants on ext's list: a giant tests the giants with a larger index, any other object each
+// giant whose reach [cell(c - r) - 1, cell(c + r) + 1] holds its cell on every axis.
+
+var<workgroup> giant_count: u32;
+var<workgroup> giant_sphere: array<vec4<f32>, GIANTS_MAX>;
+var<workgroup> giant_index: array<u32, GIANTS_MAX>;
+var<workgroup> giant_lo: array<vec3<i32>, GIANTS_MAX>;
+var<workgroup> giant_hi: array<vec3<i32>, GIANTS_MAX>;
+
+@compute @workgroup_size(256)
+fn grid_giants(inv: Invocation) {
+    if inv.lid == 0u {
+        giant_count = min(atomicLoad(&ext[EXT_GIANT_COUNT]), GIANTS_MAX);
+    }
+    let g = workgroupUniformLoad(&giant_count);
+    if g == 0u {
+        return;
+    }
+    if inv.lid < g {
+        let j = atomicLoad(&ext[EXT_GIANTS + inv.lid]);
+        let s = spheres[j];
+        let side = grid_side();
+        giant_sphere[inv.lid] = s;
+        giant_index[inv.lid] = j;
+        giant_lo[inv.lid] = cell_of(s.xyz - vec3<f32>(s.w), side) - vec3<i32>(1);
+        giant_hi[inv.lid] = cell_of(s.xyz + vec3<f32>(s.w), side) + vec3<i32>(1);
+    }
+    workgroupBarrier();
+    let i = flat_id(inv);
+    tests = 0u;
+    hits = 0u;
+    held_n = 0u;
+    if i < params.n {
+        me = spheres[i];
+        my_index = i;
+        let c = cells[i];
+        for (var t = 0u; t < g; t++) {
+            let j = giant_index[t];
+            if c.w != 0 {
+                if j > i {
+                    test_pair(giant_sphere[t], j);
+                }
+            } else if all(c.xyz >= giant_lo[t]) && all(c.xyz <= giant_hi[t]) {
+                test_pair(giant_sphere[t], j);
+            }
         }
     }
     flush_pairs(inv.lid);

@@ -43,11 +43,15 @@ pub enum SceneKind {
     /// Rotating boxes among spheres (docs/design.md §5.7, `sweepfan bench --scene rotating --boxes K`). As
     /// a sphere scene: the spheres of [`crate::scenes::rotating::RotatingScene`], without the boxes.
     Rotating,
+    /// Sparse and wide (docs/design.md §2.7): 90% of the spheres (radius 0.5) spread over a cube
+    /// of side 2e7 centred on the origin, 2^24 cells of side 1 and more per axis; the rest in four
+    /// dense clusters (radii 0.05..0.5, one sphere per unit volume), one around the origin.
+    Wide,
 }
 
 impl SceneKind {
     /// Every generator, in `--help` order.
-    pub const ALL: [SceneKind; 8] = [
+    pub const ALL: [SceneKind; 9] = [
         SceneKind::Paper,
         SceneKind::Density,
         SceneKind::Clusters,
@@ -56,6 +60,7 @@ impl SceneKind {
         SceneKind::MixedRadii,
         SceneKind::Giant,
         SceneKind::Rotating,
+        SceneKind::Wide,
     ];
 
     /// One line on what the generator makes (the CLI's `--scene` help).
@@ -87,6 +92,10 @@ impl SceneKind {
                 "Rotating boxes among spheres (`bench --scene rotating --boxes K`); as a sphere \
                  scene, its spheres without the boxes"
             }
+            SceneKind::Wide => {
+                "Sparse and wide: 90% of the spheres (radius 0.5) over a cube of side 2e7, the rest \
+                 in four dense clusters (radii 0.05..0.5, one sphere per unit volume)"
+            }
         }
     }
 
@@ -100,6 +109,7 @@ impl SceneKind {
             SceneKind::MixedRadii => "mixed-radii",
             SceneKind::Giant => "giant",
             SceneKind::Rotating => "rotating",
+            SceneKind::Wide => "wide",
         }
     }
 }
@@ -132,6 +142,8 @@ pub const PAPER_HALF_EXTENT: f32 = 50.0;
 pub const PAPER_RADIUS: f32 = 2.0;
 /// The paper's largest initial velocity component, per frame.
 pub const PAPER_MAX_SPEED: f32 = 0.5;
+/// Half the side of the wide scene's cube.
+pub const WIDE_HALF_EXTENT: f32 = 1e7;
 
 /// A set of spheres with velocities, inside walls at `±half_extent` (when given).
 #[derive(Clone, Debug)]
@@ -222,6 +234,33 @@ impl Scene {
                     .expect("the default sphere density is valid");
                 let half = r.half_extent();
                 Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
+            }
+            SceneKind::Wide => {
+                let half = WIDE_HALF_EXTENT;
+                let clustered = n / 10;
+                let centres = [
+                    Vec3::ZERO,
+                    Vec3::splat(0.99 * half),
+                    Vec3::new(-0.4 * half, 0.3 * half, 1e3),
+                    Vec3::new(0.7 * half, -0.9 * half, -0.5 * half),
+                ];
+                // One sphere per unit volume in each cluster: about 0.7 contacts per sphere.
+                let cluster_half = 0.5 * (clustered as f32 / 4.0).cbrt();
+                let mut spheres = Vec::with_capacity(n);
+                for i in 0..n {
+                    let (centre, spread, r) = if i < clustered {
+                        (centres[i % 4], cluster_half, uniform(0.05, 0.5))
+                    } else {
+                        (Vec3::ZERO, half - 0.5, 0.5)
+                    };
+                    let offset = Vec3::new(
+                        uniform(-spread, spread),
+                        uniform(-spread, spread),
+                        uniform(-spread, spread),
+                    );
+                    spheres.push(Sphere::new(centre + offset, r));
+                }
+                Scene::walled(kind, spheres, vec![Vec3::ZERO; n], half)
             }
             SceneKind::OnePoint => {
                 let spheres = vec![Sphere::new(Vec3::ZERO, 1.0); n];
@@ -340,6 +379,7 @@ mod tests {
             SceneKind::Clusters,
             SceneKind::MixedRadii,
             SceneKind::Giant,
+            SceneKind::Wide,
         ] {
             let p = SceneParams::new(2000, 7);
             let a = Scene::generate(kind, &p);

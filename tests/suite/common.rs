@@ -98,14 +98,26 @@ pub fn oracle_sap_tests(s: &[Sphere]) -> u64 {
 /// 2^26: the products `k s` of a 26-bit integer and a 24-bit significand are exact in f64.
 pub fn real_floor_quotient(d: f32, s: f32) -> i64 {
     let (d, s) = (d as f64, s as f64);
-    let mut k = (d / s).min(f64::from(1u32 << 25)) as i64;
-    while k > 0 && k as f64 * s > d {
+    let bound = f64::from(1u32 << 25);
+    let mut k = (d / s).floor().clamp(-bound, bound) as i64;
+    while k as f64 * s > d {
         k -= 1;
     }
-    while k < (1 << 25) && (k + 1) as f64 * s <= d {
+    while (k + 1) as f64 * s <= d {
         k += 1;
     }
     k
+}
+
+/// The grid's cell on one axis (docs/design.md §9.2): the real floor of `c / side` below 2^24
+/// cells, beyond that `±(2^24 + the number of f32 values from 2^24 side up to |c|)`.
+pub fn oracle_grid_cell(c: f32, side: f32) -> i64 {
+    let far = side.to_bits() + (24 << 23);
+    if c.abs().to_bits() >= far {
+        let magnitude = (1i64 << 24) + i64::from(c.abs().to_bits() - far);
+        return if c < 0.0 { -magnitude } else { magnitude };
+    }
+    real_floor_quotient(c, side)
 }
 
 /// The library's cell-wall scene (`scenes::walls`), checked here to hold walls where the f32
@@ -124,20 +136,59 @@ pub fn cell_wall_scene() -> Vec<Sphere> {
     v
 }
 
+/// The grid's test count by its definition (docs/design.md §2.7): giants by the exponent-bin
+/// rule, cells of the others by [`oracle_grid_cell`] with side twice the largest other radius;
+/// pairs of others in neighbouring cells, each giant with every other giant and with the others
+/// whose cell lies in `[cell(c - r) - 1, cell(c + r) + 1]` on every axis.
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
-    let r = r_max(s);
+    let bin = |r: f32| (r.to_bits() & 0x7fff_ffff) >> 23;
+    let mut bins = std::collections::BTreeMap::<u32, (u32, f32)>::new();
+    for x in s {
+        let e = bins.entry(bin(x.radius)).or_insert((0, 0.0));
+        e.0 += 1;
+        e.1 = e.1.max(x.radius.abs());
+    }
+    // (exponent, count, largest) from the top.
+    let top: Vec<(u32, u32, f32)> = bins.iter().rev().map(|(&b, &(c, m))| (b, c, m)).collect();
+    let mut split = None;
+    let mut above = 0;
+    for w in 0..top.len() {
+        let (b, count, largest) = top[w];
+        if w > 0 && above <= 32 && b >= 1 && top[w - 1].0 >= b + 2 {
+            split = Some((b, largest));
+        }
+        above += count;
+    }
+    let r = split.map_or(r_max(s), |(_, largest)| largest);
     let side = if 2.0 * r >= f32::MIN_POSITIVE {
         2.0 * r
     } else {
         1.0
     };
-    let m = s.iter().fold(Vec3::INFINITY, |m, x| m.min(x.center));
-    let cell = |x: &Sphere| -> [i64; 3] {
-        [0, 1, 2].map(|a| real_floor_quotient(x.center[a] - m[a], side).clamp(0, (1 << 20) - 1))
-    };
-    let cells: Vec<[i64; 3]> = s.iter().map(cell).collect();
+    let giant = |x: &Sphere| split.is_some_and(|(b, _)| bin(x.radius) > b);
+    let cell = |c: Vec3| -> [i64; 3] { [0, 1, 2].map(|a| oracle_grid_cell(c[a], side)) };
+    let cells: Vec<[i64; 3]> = s.iter().map(|x| cell(x.center)).collect();
+    let reach: Vec<([i64; 3], [i64; 3])> = s
+        .iter()
+        .map(|x| {
+            let (lo, hi) = (
+                cell(x.center - Vec3::splat(x.radius)),
+                cell(x.center + Vec3::splat(x.radius)),
+            );
+            (lo.map(|k| k - 1), hi.map(|k| k + 1))
+        })
+        .collect();
     all_pairs(s.len())
-        .filter(|&(i, j)| (0..3).all(|a| (cells[i][a] - cells[j][a]).abs() <= 1))
+        .filter(|&(i, j)| match (giant(&s[i]), giant(&s[j])) {
+            (false, false) => (0..3).all(|a| (cells[i][a] - cells[j][a]).abs() <= 1),
+            (true, true) => true,
+            (true, false) => {
+                (0..3).all(|a| reach[i].0[a] <= cells[j][a] && cells[j][a] <= reach[i].1[a])
+            }
+            (false, true) => {
+                (0..3).all(|a| reach[j].0[a] <= cells[i][a] && cells[i][a] <= reach[j].1[a])
+            }
+        })
         .count() as u64
 }
 

@@ -82,8 +82,36 @@ fn adversarial_scenes_gpu_equals_cpu() {
         SceneKind::LineX,
         SceneKind::MixedRadii,
         SceneKind::Giant,
+        SceneKind::Wide,
     ] {
         let scene = Scene::generate(kind, &SceneParams::new(3000, 2));
         check_scene(&ctx, &scene, &Method::ALL, 2);
     }
+}
+
+/// The grid without its cliffs (docs/design.md §2.7) on both backends: the wide scene at
+/// 40,000 (cells far past the old 2^20 clamp), the giant scene at 20,000, and five giants of
+/// several sizes, touching each other, in a moving density scene. Pairs and test counts equal
+/// the CPU's, and the wide scene's tests stay below two per object (the 2^20 clamp put every
+/// far object in the last cells: hundreds of millions of tests).
+#[test]
+fn wide_and_giant_scenes_gpu_equals_cpu() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let wide = Scene::generate(SceneKind::Wide, &SceneParams::new(40_000, 4));
+    check_scene(&ctx, &wide, &[Method::Grid, Method::Sap], 1);
+    let grid = sweepfan::cpu::broad_phase(Method::Grid)
+        .find_pairs(&wide.spheres, None)
+        .unwrap();
+    assert!(grid.tests < 2 * wide.len() as u64, "{} tests", grid.tests);
+    let giant = Scene::generate(SceneKind::Giant, &SceneParams::new(20_000, 4));
+    check_scene(&ctx, &giant, &[Method::Grid], 1);
+    let mut giants = Scene::generate(SceneKind::Density, &SceneParams::new(30_000, 6));
+    let half = giants.half_extent.unwrap();
+    for (k, r) in [40.0f32, 40.0, 90.0, 9.0, 300.0].into_iter().enumerate() {
+        let c = glam::Vec3::new(half * 0.1 * k as f32, -half * 0.05 * k as f32, 0.0);
+        giants.spheres[k * 17] = sweepfan::Sphere::new(c, r);
+        giants.velocities[k * 17] = glam::Vec3::ZERO;
+    }
+    check_scene(&ctx, &giants, &[Method::Grid, Method::Sap], 2);
 }

@@ -29,10 +29,28 @@ pub struct DenseGrid {
 }
 
 impl DenseGrid {
-    /// Sorts `spheres` by cell if the grid is small enough; returns false (and does nothing)
-    /// otherwise.
-    pub fn build(&mut self, frame: &GridFrame, spheres: &[Sphere]) -> bool {
-        let n = spheres.len();
+    /// Sorts `spheres` (only `members` when given) by cell if the grid is small enough;
+    /// returns false (and does nothing) otherwise.
+    pub fn build(
+        &mut self,
+        frame: &GridFrame,
+        spheres: &[Sphere],
+        members: Option<&[u32]>,
+    ) -> bool {
+        match members {
+            None => self.build_from(frame, spheres.iter().zip(0u32..), spheres.len()),
+            Some(m) => {
+                self.build_from(frame, m.iter().map(|&i| (&spheres[i as usize], i)), m.len())
+            }
+        }
+    }
+
+    fn build_from<'a>(
+        &mut self,
+        frame: &GridFrame,
+        objects: impl Iterator<Item = (&'a Sphere, u32)> + Clone,
+        n: usize,
+    ) -> bool {
         let dims = frame.max_cell.map(|m| m as usize + 1);
         let cells = dims[0]
             .checked_mul(dims[1])
@@ -49,7 +67,7 @@ impl DenseGrid {
         self.cell_start.resize(cells + 2, 0);
         self.cell_by_object.clear();
         let counts = &mut self.cell_start;
-        self.cell_by_object.extend(spheres.iter().map(|s| {
+        self.cell_by_object.extend(objects.clone().map(|(s, _)| {
             let c = frame.cell(s.center);
             counts[id(c) + 2] += 1;
             c
@@ -68,12 +86,12 @@ impl DenseGrid {
         self.index.resize(n, 0);
         self.cell.clear();
         self.cell.resize(n, fill);
-        for (i, (&c, s)) in self.cell_by_object.iter().zip(spheres).enumerate() {
+        for (&c, (s, i)) in self.cell_by_object.iter().zip(objects) {
             let slot = &mut self.cell_start[id(c) + 1];
             let p = *slot as usize;
             *slot += 1;
             self.sorted[p] = *s;
-            self.index[p] = i as u32;
+            self.index[p] = i;
             self.cell[p] = c;
         }
         self.cell_start.pop();

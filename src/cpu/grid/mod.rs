@@ -1,18 +1,18 @@
 //! Uniform grid (beyond the paper).
 //!
-//! Cell side `s = 2 r_max` (`s = 1` when `2 r_max` is 0 or below the normal f32 range); `m` =
-//! componentwise minimum of the centres; the cell of object `i` is `k[a] = floor(d / s)` of
-//! the real quotient, `d = c_i[a] - m[a]` (one f32 subtraction), clamped to `[0, 2^20 - 1]`
-//! (clamping is monotone, so neighbours stay within one cell of each other: it only merges far
-//! cells and never loses a pair). Two touching objects have `|c_i[a] - c_j[a]| <= s` on every
-//! axis, so their cells differ by at most one on every axis.
+//! Cell side `s = 2 r_max` (`s = 1` when `2 r_max` is 0 or below the normal f32 range); the cell
+//! of object `i` is `k[a] = cell_axis(c_i[a])` per axis: the floor of the real quotient `c / s`
+//! below `2^24` cells, one cell per f32 value beyond (where consecutive values are more than `s`
+//! apart). Monotone, unclamped, and two touching objects (`|c_i[a] - c_j[a]| <= s` on every
+//! axis) get cells that differ by at most one on every axis. Cells are stored relative to the
+//! minimum centre's cell.
 //!
 //! **Tests** (the GPU must count identically): every unordered pair `{i, j}` whose cells differ
 //! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
 //! other filter is applied before the sphere test. The count depends only on the cells, not on
 //! the traversal. The cell is the floor of the *real* quotient on both sides (docs/design.md
-//! §9.2): here an f32 estimate corrected by one exact f64 product ([`cell_axis`]); the GPU
-//! corrects its f32 division (WGSL allows 2.5 ULP) with an integer comparison. An earlier
+//! §9.2): here an f32 estimate corrected by exact f64 products ([`cell_axis`]); the GPU
+//! corrects its f32 division (WGSL allows 2.5 ULP) with integer comparisons. An earlier
 //! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
 //! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of keys packing the
@@ -27,6 +27,7 @@
 //! which visits the same pairs.
 
 mod dense;
+pub mod giants;
 
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
@@ -34,13 +35,14 @@ use crate::cpu::radix::radix_sort_bits;
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use dense::DenseGrid;
+use giants::{Giant, Histogram};
 use glam::Vec3;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Cells per axis at most (clamped beyond).
-pub const CELLS_PER_AXIS: u32 = 1 << 20;
-const CELL_MAX: i32 = (CELLS_PER_AXIS - 1) as i32;
+/// Cells below this magnitude are the exact floor of `c / s`; beyond it, one cell per f32
+/// value (see [`cell_axis`]).
+pub const EXACT_CELLS: u32 = 1 << 24;
 /// Row offsets `(dy, dz)` of the four forward rows.
 const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
 const PARALLEL_MIN: usize = 1 << 14;
@@ -49,49 +51,106 @@ const PARALLEL_MIN: usize = 1 << 14;
 /// cores serial won up to n = 10k on the paper box and lost at 20k).
 const SERIAL_MAX: usize = 1 << 13;
 
-/// The grid of a scene: where cells start and how large they are.
+/// The grid of a scene: its cell side, the range of cells its centres occupy, and which
+/// objects are giants ([`giants`]).
 #[derive(Clone, Copy, Debug)]
 pub struct GridFrame {
-    pub origin: Vec3,
+    /// Cell of the componentwise minimum centre: cells are stored relative to it.
+    pub min_cell: [i32; 3],
     pub cell_side: f32,
     /// `1 / cell_side` in f32: the estimate [`cell_axis`] corrects.
     pub inverse_side: f32,
-    /// Largest cell coordinate per axis (the cell of the componentwise maximum centre).
+    /// Largest relative cell coordinate per axis (the cell of the componentwise maximum centre).
     pub max_cell: [u32; 3],
+    /// Objects whose radius's exponent bin is above this are giants (255: none).
+    pub giant_split: u32,
+}
+
+/// Centre bounds and the radius histogram of a scene.
+#[derive(Clone)]
+struct Survey {
+    min: Vec3,
+    max: Vec3,
+    radii: Histogram,
+}
+
+impl Default for Survey {
+    fn default() -> Self {
+        Self {
+            min: Vec3::INFINITY,
+            max: Vec3::NEG_INFINITY,
+            radii: Histogram::default(),
+        }
+    }
+}
+
+impl Survey {
+    /// The survey of `spheres` (by reference: a 2 KB value moved per object cost more than
+    /// the grid's whole sort on the paper box).
+    fn of(spheres: &[Sphere]) -> Self {
+        let mut survey = Self::default();
+        for s in spheres {
+            survey.min = survey.min.min(s.center);
+            survey.max = survey.max.max(s.center);
+            survey.radii.add(s.radius);
+        }
+        survey
+    }
+
+    fn merge(self, other: Self) -> Self {
+        Self {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+            radii: self.radii.merge(&other.radii),
+        }
+    }
 }
 
 impl GridFrame {
     pub fn of(spheres: &[Sphere]) -> Self {
-        let empty = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0.0f32);
-        let bounds = |(lo_a, hi_a, r_a): (Vec3, Vec3, f32),
-                      (lo_b, hi_b, r_b): (Vec3, Vec3, f32)| {
-            (lo_a.min(lo_b), hi_a.max(hi_b), r_a.max(r_b))
-        };
-        let one = |s: &Sphere| (s.center, s.center, s.radius);
-        let (min, max, r_max) = if spheres.len() >= PARALLEL_MIN {
-            spheres.par_iter().map(one).reduce(|| empty, bounds)
+        let survey = if spheres.len() >= PARALLEL_MIN {
+            spheres
+                .par_chunks(PARALLEL_MIN)
+                .map(Survey::of)
+                .reduce(Survey::default, Survey::merge)
         } else {
-            spheres.iter().map(one).fold(empty, bounds)
+            Survey::of(spheres)
         };
-        let cell_side = cell_side(r_max);
+        let (giant_split, cell_radius) = survey.radii.decide();
+        let cell_side = cell_side(cell_radius);
         let mut frame = Self {
-            origin: min,
+            min_cell: [0; 3],
             cell_side,
             inverse_side: 1.0 / cell_side,
             max_cell: [0; 3],
+            giant_split,
         };
-        // The cell formula is monotone in the centre, so the largest cell is the maximum's.
+        // The cell formula is monotone in the centre, so the extreme cells are the extremes'.
         if !spheres.is_empty() {
-            frame.max_cell = frame.cell(max);
+            frame.min_cell = frame.absolute_cell(survey.min);
+            frame.max_cell = frame.cell(survey.max);
         }
         frame
     }
 
-    /// Cell coordinates of a centre, clamped to `[0, 2^20 - 1]`.
+    /// Whether `s` is one of the frame's giants.
+    #[inline(always)]
+    pub fn is_giant(&self, s: &Sphere) -> bool {
+        giants::bin(s.radius) as u32 > self.giant_split
+    }
+
+    /// Absolute cell coordinates of a centre ([`cell_axis`] per axis).
+    #[inline(always)]
+    pub fn absolute_cell(&self, center: Vec3) -> [i32; 3] {
+        [0, 1, 2].map(|a| cell_axis(center[a], self.cell_side, self.inverse_side))
+    }
+
+    /// Cell coordinates of a centre relative to the minimum centre's cell: below 2^32 for any
+    /// finite centres, since `|cell_axis| <= 2^31 - 3 * 2^26`.
     #[inline(always)]
     pub fn cell(&self, center: Vec3) -> [u32; 3] {
-        let d = center - self.origin;
-        [0, 1, 2].map(|a| cell_axis(d[a], self.cell_side, self.inverse_side))
+        let c = self.absolute_cell(center);
+        [0, 1, 2].map(|a| c[a].wrapping_sub(self.min_cell[a]) as u32)
     }
 }
 
@@ -102,30 +161,47 @@ pub fn cell_side(r_max: f32) -> f32 {
     if s >= f32::MIN_POSITIVE { s } else { 1.0 }
 }
 
-/// `floor(d / s)` of the real quotient, clamped to `[0, 2^20 - 1]`, for `d >= 0`, a normal `s`
-/// and `inverse = 1 / s` in f32 (`cell_axis` in `shaders/frame.wgsl`). The f32 estimate
-/// `d * inverse` is within 1/8 of `d / s` below 2^20, so its floor is off by at most one; one
-/// exact comparison of `k s` with `d` in f64 fixes it (`k s` of a 21-bit integer and a 24-bit
-/// significand is exact there). Tried and not kept: the f64 quotient `d / s` directly (also
-/// exact below 2^21) cost 10% of the grid's frame on the paper box (three f64 divisions per
-/// object).
+/// The cell of coordinate `c` on one axis, for a normal cell side `s` and `inverse = 1 / s` in
+/// f32 (`cell_axis` in `shaders/frame.wgsl`; docs/design.md §9.2). Monotone in `c`, and two
+/// coordinates at most `s` apart get cells at most one apart:
+///
+/// * `|c| < 2^24 s`: `floor(c / s)` of the real quotient. The f32 estimate `|c| * inverse` is
+///   within a few cells of `|c| / s` (within 1/4 below 2^20 s); exact comparisons of `k s` with
+///   `|c|` in f64 (`k s` of a 25-bit integer and a 24-bit significand is exact) fix it.
+/// * `|c| >= 2^24 s`: `±(2^24 + the number of f32 values from 2^24 s up to |c|)`. There
+///   consecutive f32 values are more than `s` apart, so only centres with the same coordinate
+///   can touch, and neighbouring values get neighbouring cells.
+///
+/// No clamp: every scene keeps its cells apart (an earlier version clamped to `[0, 2^20 - 1]`
+/// from the minimum centre, which put every far object of a wide scene in the last cell). Cells
+/// are absolute, not measured from the minimum centre: `c - min` rounds, and a rounded
+/// difference can move two touching centres two cells apart.
 #[inline(always)]
-pub fn cell_axis(d: f32, s: f32, inverse: f32) -> u32 {
-    // NaN-free (validated scenes), so `d < s` covers everything below one side.
-    if d < s {
-        return 0;
+pub fn cell_axis(c: f32, s: f32, inverse: f32) -> i32 {
+    let m = c.abs();
+    let (magnitude, exact) = if m < s {
+        (0, m == 0.0)
+    } else {
+        let far = s.to_bits() + (24 << 23);
+        if m.to_bits() >= far {
+            ((EXACT_CELLS + (m.to_bits() - far)) as i32, true)
+        } else {
+            let (mf, sf) = (m as f64, s as f64);
+            let mut k = ((m * inverse) as u32).min(EXACT_CELLS - 1);
+            while k as f64 * sf > mf {
+                k -= 1;
+            }
+            while ((k + 1) as f64) * sf <= mf {
+                k += 1;
+            }
+            (k as i32, k as f64 * sf == mf)
+        }
+    };
+    if c.is_sign_negative() {
+        -magnitude - i32::from(!exact)
+    } else {
+        magnitude
     }
-    if d >= s * 1_048_576.0 {
-        return CELL_MAX as u32;
-    }
-    let (df, sf) = (d as f64, s as f64);
-    let mut k = ((d * inverse) as u32).min(CELL_MAX as u32);
-    if k as f64 * sf > df {
-        k -= 1;
-    } else if (k + 1) as f64 * sf <= df {
-        k += 1;
-    }
-    k.min(CELL_MAX as u32)
 }
 
 fn bits_for(max_value: u64) -> u32 {
@@ -142,8 +218,8 @@ struct CellBits {
 
 impl CellBits {
     #[inline(always)]
-    fn pack(self, c: [u32; 3]) -> u64 {
-        (((u64::from(c[2]) << self.y) | u64::from(c[1])) << self.x) | u64::from(c[0])
+    fn pack(self, c: [u32; 3]) -> u128 {
+        (((u128::from(c[2]) << self.y) | u128::from(c[1])) << self.x) | u128::from(c[0])
     }
 }
 
@@ -173,6 +249,12 @@ pub struct Grid {
     reusable: Option<usize>,
     /// Frames whose sort was the coherent insertion (for the tests).
     insertion_frames: u64,
+    /// This frame's grid, giants (with their reach) and the other objects' indices (filled
+    /// only when there are giants), and how many objects the grid holds.
+    frame: Option<GridFrame>,
+    giants: Vec<Giant>,
+    members: Vec<u32>,
+    grid_len: usize,
 }
 
 /// The coherent start gives up (and the radix sort runs) once insertion has moved this many
@@ -199,16 +281,33 @@ impl Grid {
 
     /// Computes cells and sorts the objects by `(kz, ky, kx, index)`, then finds the rows.
     fn sort(&mut self, spheres: &[Sphere]) {
-        let n = spheres.len();
-        let parallel = n >= PARALLEL_MIN;
         let frame = GridFrame::of(spheres);
-        self.dense = self.dense_grid.build(&frame, spheres);
+        self.frame = Some(frame);
+        self.giants.clear();
+        self.members.clear();
+        if frame.giant_split < 255 {
+            for (i, s) in spheres.iter().enumerate() {
+                if frame.is_giant(s) {
+                    self.giants.push(Giant::new(&frame, i as u32, *s));
+                } else {
+                    self.members.push(i as u32);
+                }
+            }
+        }
+        // Without giants every object is a member; with them, only `members` enter the grid.
+        let members = (!self.giants.is_empty()).then_some(&self.members[..]);
+        let n = members.map_or(spheres.len(), <[u32]>::len);
+        self.grid_len = n;
+        let parallel = n >= PARALLEL_MIN;
+        self.dense = self.dense_grid.build(&frame, spheres, members);
         if self.dense {
             self.reusable = None;
             return;
         }
-        // The last frame's object order, if it can start this one (same n, 64-bit keys).
-        let previous_bits = (self.reusable == Some(n) && self.coherent).then_some(self.index_bits);
+        // The last frame's object order, if it can start this one (same n, 64-bit keys, no
+        // giants).
+        let previous_bits = (self.reusable == Some(n) && self.coherent && members.is_none())
+            .then_some(self.index_bits);
         let m = frame.max_cell;
         let bits = CellBits {
             x: bits_for(m[0].into()),
@@ -216,11 +315,13 @@ impl Grid {
             z: bits_for(m[2].into()),
         };
         let cell_bits = bits.x + bits.y + bits.z;
-        let bi = bits_for(n.saturating_sub(1) as u64);
+        let bi = bits_for(spheres.len().saturating_sub(1) as u64);
         self.bits = bits;
         self.index_bits = bi;
         self.wide = cell_bits + bi > 64;
-        let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
+        // Cells take up to 96 bits; they fit 64 with the index on the 64-bit path.
+        let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center)) as u64;
+        let wide_cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
         if !self.wide {
             let coherent = previous_bits.is_some_and(|old_bits| {
                 // Keys made in the last frame's order (its indices, this frame's cells), then
@@ -246,22 +347,32 @@ impl Grid {
                 // Keys are made in index order and the radix sort is stable on the cell bits
                 // alone, so equal cells stay in index order.
                 let pack = |(i, s): (usize, &Sphere)| (cell_of(s) << bi) | i as u64;
+                let member = |&i: &u32| pack((i as usize, &spheres[i as usize]));
                 self.keys.clear();
-                if parallel {
-                    self.keys
-                        .par_extend(spheres.par_iter().enumerate().map(pack));
-                } else {
-                    self.keys.extend(spheres.iter().enumerate().map(pack));
+                match (members, parallel) {
+                    (None, true) => self
+                        .keys
+                        .par_extend(spheres.par_iter().enumerate().map(pack)),
+                    (None, false) => self.keys.extend(spheres.iter().enumerate().map(pack)),
+                    (Some(m), true) => self.keys.par_extend(m.par_iter().map(member)),
+                    (Some(m), false) => self.keys.extend(m.iter().map(member)),
                 }
                 radix_sort_bits(&mut self.keys, &mut self.scratch, bi, bi + cell_bits);
             }
-            self.reusable = Some(n);
+            self.reusable = members.is_none().then_some(n);
         } else {
             self.reusable = None;
-            let pack = |(i, s): (usize, &Sphere)| (u128::from(cell_of(s)) << 32) | i as u128;
+            let pack = |(i, s): (usize, &Sphere)| (wide_cell_of(s) << 32) | i as u128;
             self.wide_keys.clear();
-            self.wide_keys
-                .par_extend(spheres.par_iter().enumerate().map(pack));
+            match members {
+                None => self
+                    .wide_keys
+                    .par_extend(spheres.par_iter().enumerate().map(pack)),
+                Some(m) => self.wide_keys.par_extend(
+                    m.par_iter()
+                        .map(|&i| pack((i as usize, &spheres[i as usize]))),
+                ),
+            }
             self.wide_keys.par_sort_unstable();
         }
         self.sorted.clear();
@@ -283,12 +394,11 @@ impl Grid {
         self.row_start.clear();
         let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
         let row_at = |p: usize| {
-            let cell = if wide {
-                (wide_keys[p] >> 32) as u64
+            if wide {
+                ((wide_keys[p] >> 32) >> bits.x) as u64
             } else {
-                keys[p].checked_shr(bi).unwrap_or(0)
-            };
-            cell >> bits.x
+                keys[p].checked_shr(bi).unwrap_or(0) >> bits.x
+            }
         };
         let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
         if parallel {
@@ -445,16 +555,42 @@ impl Grid {
             start: &self.row_start,
             bits: self.bits,
         };
+        // Items: the grid's sorted positions, then the giants' tests (members against giants in
+        // reach, then giant pairs); one emission, so the pairs gather into `out` once.
+        let grid_len = self.grid_len;
+        let giant_items = if self.giants.is_empty() {
+            0
+        } else {
+            self.members.len() + self.giants.len()
+        };
+        let frame = self.frame.expect("sorted above");
+        let (members, giant_list) = (&self.members, &self.giants);
+        let split = |positions: std::ops::Range<usize>,
+                     sink: &mut Sink,
+                     grid: &dyn Fn(std::ops::Range<usize>, &mut Sink)| {
+            grid(
+                positions.start.min(grid_len)..positions.end.min(grid_len),
+                sink,
+            );
+            if positions.end > grid_len {
+                let rest = positions.start.max(grid_len) - grid_len..positions.end - grid_len;
+                giants::visit(&frame, spheres, members, giant_list, rest, sink);
+            }
+        };
+        let items = grid_len + giant_items;
         let result = if self.dense {
             let dense = &self.dense_grid;
-            self.emitter.run(spheres.len(), out, |positions, sink| {
-                dense.visit(positions, sink)
+            self.emitter.run(items, out, |positions, sink| {
+                split(positions, sink, &|p, sink| dense.visit(p, sink))
             })
         } else if self.wide {
             let keys = &self.wide_keys;
+            // The cell's low 64 bits: they hold kx, all the walk reads of it.
             let entry = |p: usize| ((keys[p] >> 32) as u64, keys[p] as u32);
-            self.emitter.run(spheres.len(), out, |positions, sink| {
-                visit(&self.sorted, &rows, entry, positions, sink)
+            self.emitter.run(items, out, |positions, sink| {
+                split(positions, sink, &|p, sink| {
+                    visit(&self.sorted, &rows, entry, p, sink)
+                })
             })
         } else {
             let (keys, bi) = (&self.keys, self.index_bits);
@@ -465,8 +601,10 @@ impl Grid {
                     (keys[p] & mask) as u32,
                 )
             };
-            self.emitter.run(spheres.len(), out, |positions, sink| {
-                visit(&self.sorted, &rows, entry, positions, sink)
+            self.emitter.run(items, out, |positions, sink| {
+                split(positions, sink, &|p, sink| {
+                    visit(&self.sorted, &rows, entry, p, sink)
+                })
             })
         };
         let (tests, pairs) = result?;
@@ -478,55 +616,4 @@ impl Grid {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::broadphase::{BroadPhase, canonicalize};
-    use crate::scenes::{Scene, SceneKind, SceneParams};
-
-    /// The coherent start gives the keys, tests and pairs of a sort from scratch on every
-    /// frame: with slow movers (the insertion path) and the density scene's fast ones (which
-    /// fall back to the radix sort).
-    #[test]
-    fn coherent_frames_equal_sorting_from_scratch() {
-        for slow in [true, false] {
-            let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(20_000, 5));
-            if slow {
-                for v in &mut scene.velocities {
-                    *v *= 0.02;
-                }
-            }
-            let (mut coherent, mut scratch) = (Grid::new(), Grid::new());
-            coherent.set_coherent(true);
-            for frame in 0..8 {
-                let (mut a, mut b) = (Vec::new(), Vec::new());
-                let sa = coherent.find_pairs(&scene.spheres, Some(&mut a)).unwrap();
-                let sb = scratch.find_pairs(&scene.spheres, Some(&mut b)).unwrap();
-                canonicalize(&mut a);
-                canonicalize(&mut b);
-                assert_eq!(a, b, "slow {slow}, frame {frame}");
-                assert_eq!(sa.tests, sb.tests);
-                assert_eq!(coherent.keys, scratch.keys, "slow {slow}, frame {frame}");
-                scene.step();
-            }
-            // Slow movers take the insertion on every frame after the first; fast ones never
-            // get there within the budget.
-            assert_eq!(
-                coherent.insertion_frames,
-                if slow { 7 } else { 0 },
-                "slow {slow}"
-            );
-            assert_eq!(scratch.insertion_frames, 0);
-        }
-    }
-
-    #[test]
-    fn bounded_insertion_sorts_or_gives_up() {
-        let mut k = vec![1u64, 5, 3, 4, 2];
-        assert!(insertion_sort_bounded(&mut k, 10));
-        assert_eq!(k, [1, 2, 3, 4, 5]);
-        let mut r: Vec<u64> = (0..100).rev().collect();
-        assert!(!insertion_sort_bounded(&mut r, 50));
-        r.sort_unstable();
-        assert_eq!(r, (0..100).collect::<Vec<u64>>());
-    }
-}
+mod tests;

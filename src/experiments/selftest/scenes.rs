@@ -52,8 +52,12 @@ pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks:
         (SceneKind::OnePoint, 1_000, &Method::ALL),
         (SceneKind::LineX, 2_000, &Method::ALL),
         (SceneKind::MixedRadii, 3_000, &Method::ALL),
+        (SceneKind::Wide, 3_000, &Method::ALL),
     ];
     if cfg.level == Level::Full {
+        // Past the old 2^20-cell clamp, and one giant among 200,000 (docs/design.md §2.7).
+        scenes.push((SceneKind::Wide, 1 << 20, &[Method::Grid, Method::Sap]));
+        scenes.push((SceneKind::Giant, 200_000, &[Method::Grid]));
         // The methods whose work grows as n log n at fixed density (x's single-axis sweep
         // grows as n^2: 29 billion tests at 4M, minutes even on a large GPU and its CPU check).
         let large: &[Method] = &[Method::Grid, Method::Sap];

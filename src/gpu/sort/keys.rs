@@ -19,23 +19,35 @@ pub enum KeyMode {
 
 pub struct Keys {
     extents: wgpu::ComputePipeline,
+    grid_frame: wgpu::ComputePipeline,
     make_keys: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
     bucket_starts: wgpu::ComputePipeline,
 }
 
-/// Initial contents of the extents buffer: min = all ones, max = 0 (ordered encodings).
+/// Initial contents of the extents buffer's first words: min = all ones, max = 0 (ordered
+/// encodings); the rest of its [`EXTENTS_WORDS`] start at 0.
 pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
+/// Words of the extents buffer (`ext` in `shaders/frame.wgsl`): the extents, the grid's giants
+/// and the radius histogram (256 counts from word 64, 256 maxima from word 320).
+pub const EXTENTS_WORDS: u64 = 576;
 
 impl Keys {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [extents, make_keys, gather, bucket_starts] = pipelines(
+        let [extents, grid_frame, make_keys, gather, bucket_starts] = pipelines(
             ctx,
             "sort/keys.wgsl",
-            ["extents", "make_keys", "gather", "bucket_starts"],
+            [
+                "extents",
+                "grid_frame",
+                "make_keys",
+                "gather",
+                "bucket_starts",
+            ],
         )?;
         Ok(Self {
             extents,
+            grid_frame,
             make_keys,
             gather,
             bucket_starts,
@@ -52,6 +64,12 @@ impl Keys {
     ) -> Result<()> {
         let buffers = [(2, ext), (3, spheres)];
         rec.launch(&self.extents, Params::n(n), &buffers, n as u64)
+    }
+
+    /// The grid's giants and cell radius from the extents' radius histogram (one invocation;
+    /// docs/design.md §2.7).
+    pub fn grid_frame(&self, rec: &mut Recorder<'_, '_>, ext: &wgpu::Buffer) -> Result<()> {
+        rec.launch(&self.grid_frame, Params::n(1), &[(2, ext)], 1)
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -111,7 +129,7 @@ impl Keys {
 }
 
 /// What `make_keys` reads (the spheres, the scene extents and the cascade marks) and, for grid
-/// keys, where it stores each object's cell (8 bytes per object; any 8 bytes otherwise).
+/// keys, where it stores each object's cell (16 bytes per object; any 16 bytes otherwise).
 #[derive(Clone, Copy)]
 pub struct KeyInputs<'a> {
     pub spheres: &'a wgpu::Buffer,

@@ -23,6 +23,7 @@ pub struct PairKernels {
     brute: wgpu::ComputePipeline,
     sweep: wgpu::ComputePipeline,
     grid: wgpu::ComputePipeline,
+    grid_giants: wgpu::ComputePipeline,
     owner: wgpu::ComputePipeline,
 }
 
@@ -66,15 +67,16 @@ impl<'a> PairSink<'a> {
 
 impl PairKernels {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [brute, sweep, grid, owner] = pipelines(
+        let [brute, sweep, grid, grid_giants, owner] = pipelines(
             ctx,
             "spheres/pairs.wgsl",
-            ["brute", "sweep", "grid", "owner"],
+            ["brute", "sweep", "grid", "grid_giants", "owner"],
         )?;
         Ok(Self {
             brute,
             sweep,
             grid,
+            grid_giants,
             owner,
         })
     }
@@ -116,7 +118,7 @@ impl PairKernels {
     }
 
     /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,
-    /// `cells` each object's packed cell by original index (written by `make_keys`).
+    /// `cells` each object's cell by original index (written by `make_keys`).
     #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
@@ -137,6 +139,27 @@ impl PairKernels {
         buffers.retain(|&(binding, _)| binding != 2);
         buffers.push((10, cells));
         rec.launch(&self.grid, params, &buffers, n as u64)
+    }
+
+    /// The grid's giants (docs/design.md §2.7): every object of `spheres` (original order)
+    /// against the giants `make_keys` listed in `sink.ext`, with the cells it stored. Returns at
+    /// once in every workgroup when there are none.
+    pub fn grid_giants(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        spheres: &wgpu::Buffer,
+        cells: &wgpu::Buffer,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let buffers = [
+            (1, sink.counters),
+            (2, sink.ext),
+            (3, spheres),
+            (7, sink.pairs),
+            (10, cells),
+        ];
+        rec.launch(&self.grid_giants, sink.params(n), &buffers, n as u64)
     }
 
     /// min_axis owners of `axis`: `order` is that axis's sorted lo keys, indices and spheres,

@@ -72,9 +72,9 @@ impl GpuBroadPhase {
         let cells = buf(
             "grid cells",
             if self.method == Method::Grid {
-                8 * cap as u64
+                16 * cap as u64
             } else {
-                8
+                16
             },
         )?;
         let min_axis = if min_axis_method {

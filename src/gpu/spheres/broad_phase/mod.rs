@@ -24,12 +24,15 @@
 //!   the one with the smaller (m, index), m = min over axes of the number of objects overlapping.
 //! * sap: pairs overlapping on the axis of largest centre spread (ties: lowest axis) whose boxes
 //!   also overlap on the two other axes.
-//! * grid: cell side s = 2 r_max (1 if r_max = 0), cell k = clamp(floor((c - min c) / s), 0,
-//!   2^20 - 1) per axis. Tests = pairs i < j whose cells differ by at most 1 on every axis (each
-//!   object visits its own cell, testing the objects j > i there, and the 13 cells after it in
-//!   (z, y, x) order, testing every object there, as the CPU grid does). Cells are
-//!   hashed into a power-of-two number of buckets; objects of other cells sharing a bucket are
-//!   skipped by an exact cell comparison, so the count does not depend on the hash.
+//! * grid (docs/design.md §2.7): up to 32 giants set aside by the radius histogram; cell side
+//!   s = 2 r (r the largest other radius, 1 if 0), cell k = floor(c / s) per axis below 2^24
+//!   cells and one cell per f32 value beyond, never clamped. Tests = pairs i < j of non-giants
+//!   whose cells differ by at most 1 on every axis (each object visits its own cell, testing
+//!   the objects j > i there, and the 13 cells after it in (z, y, x) order, testing every object
+//!   there, as the CPU grid does), every giant pair, and each giant with the objects in its
+//!   reach. Cells are hashed into a power-of-two number of buckets; objects of other cells
+//!   sharing a bucket are skipped by an exact cell comparison, so the count does not depend on
+//!   the hash.
 
 use crate::broadphase::{Backend, BroadPhase, Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
@@ -38,7 +41,7 @@ use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::events::GpuEvents;
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::readback::{self, Readback};
-use crate::gpu::sort::keys::{EXTENTS_INIT, KeyInputs, KeyMode, KeyParams, Keys};
+use crate::gpu::sort::keys::{EXTENTS_INIT, EXTENTS_WORDS, KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::Cascade;
 use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
@@ -147,7 +150,7 @@ impl GpuBroadPhase {
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
         let counters =
             c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
-        let ext = c.storage_buffer("extents", 32, wgpu::BufferUsages::empty())?;
+        let ext = c.storage_buffer("extents", 4 * EXTENTS_WORDS, wgpu::BufferUsages::empty())?;
         let initial_pairs = (1u64 << 16).min(c.max_binding_bytes() / 8);
         let pair_list =
             c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
@@ -333,6 +336,8 @@ impl GpuBroadPhase {
         let timer = &mut self.timer;
         let buckets = grid_buckets(n);
         enc.clear_buffer(&self.counters, 0, None);
+        // The giants' words and the radius histogram start at 0 (after the write above).
+        enc.clear_buffer(&self.ext, 4 * EXTENTS_INIT.len() as u64, None);
         let sink = PairSink {
             counters: &self.counters,
             ext: &self.ext,
@@ -404,6 +409,8 @@ impl GpuBroadPhase {
                     .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
             }
             Method::Grid => {
+                Recorder::begin(ctx, &mut enc, timer, arena, "extents")
+                    .record(|rec| self.keys.grid_frame(rec, &self.ext))?;
                 sorted_pass(
                     &mut enc,
                     arena,
@@ -415,7 +422,9 @@ impl GpuBroadPhase {
                     .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
                     self.pairs
-                        .grid(rec, n, buckets, &order, &res.starts, &res.cells, &sink)
+                        .grid(rec, n, buckets, &order, &res.starts, &res.cells, &sink)?;
+                    self.pairs
+                        .grid_giants(rec, n, &res.spheres, &res.cells, &sink)
                 })?;
             }
             Method::X | Method::Xy | Method::Xyz => {

@@ -1,0 +1,199 @@
+//! The grid's unit tests: cells, coherence, wide scenes, giants.
+use super::*;
+use crate::broadphase::{BroadPhase, canonicalize};
+use crate::scenes::{Scene, SceneKind, SceneParams};
+
+/// The coherent start gives the keys, tests and pairs of a sort from scratch on every
+/// frame: with slow movers (the insertion path) and the density scene's fast ones (which
+/// fall back to the radix sort).
+#[test]
+fn coherent_frames_equal_sorting_from_scratch() {
+    for slow in [true, false] {
+        let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(20_000, 5));
+        if slow {
+            for v in &mut scene.velocities {
+                *v *= 0.02;
+            }
+        }
+        let (mut coherent, mut scratch) = (Grid::new(), Grid::new());
+        coherent.set_coherent(true);
+        for frame in 0..8 {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let sa = coherent.find_pairs(&scene.spheres, Some(&mut a)).unwrap();
+            let sb = scratch.find_pairs(&scene.spheres, Some(&mut b)).unwrap();
+            canonicalize(&mut a);
+            canonicalize(&mut b);
+            assert_eq!(a, b, "slow {slow}, frame {frame}");
+            assert_eq!(sa.tests, sb.tests);
+            assert_eq!(coherent.keys, scratch.keys, "slow {slow}, frame {frame}");
+            scene.step();
+        }
+        // Slow movers take the insertion on every frame after the first; fast ones never
+        // get there within the budget.
+        assert_eq!(
+            coherent.insertion_frames,
+            if slow { 7 } else { 0 },
+            "slow {slow}"
+        );
+        assert_eq!(scratch.insertion_frames, 0);
+    }
+}
+
+/// Cells are monotone, and a coordinate and the largest f32 at most `s` above it are at most
+/// one cell apart (so any two within `s` are): walked over runs of consecutive values on both
+/// sides of zero, of the exact region's walls and of the 2^24 s boundary, for several sides.
+/// Beyond the boundary each value is a new cell.
+#[test]
+fn cells_are_monotone_and_adjacent_everywhere() {
+    let sign_cell = |c: f32, sign: f32, s: f32| cell_axis(sign * c, s, 1.0 / s) as i64;
+    for s in [1.0f32, 0.3, 2e-30, 7.5e17, 1.0e-3] {
+        for start in [0.0f32, s * 3.0, s * 1_048_576.0, s * 16_777_216.0, s * 1e9] {
+            for sign in [1.0f32, -1.0] {
+                let mut c = f32::from_bits(start.to_bits().saturating_sub(3000));
+                let mut prev = sign_cell(c, sign, s);
+                for _ in 0..6000 {
+                    let next = f32::from_bits(c.to_bits() + 1);
+                    let cell = sign_cell(next, sign, s);
+                    let step = (cell - prev) * sign as i64;
+                    assert!(step >= 0, "s {s:e}, c {next:e}: {prev} -> {cell}");
+                    if c >= s * 16_777_216.0 {
+                        assert_eq!(step, 1, "one cell per value beyond 2^24 s");
+                    }
+                    // The largest value within s above `next`, and its cell.
+                    let reach = next as f64 + s as f64;
+                    let mut up = reach as f32;
+                    if up as f64 > reach {
+                        up = f32::from_bits(up.to_bits() - 1);
+                    }
+                    let gap = (sign_cell(up, sign, s) - cell) * sign as i64;
+                    assert!(
+                        gap <= 1,
+                        "s {s:e}, c {next:e} and {up:e}: {gap} cells apart"
+                    );
+                    (c, prev) = (next, cell);
+                }
+            }
+        }
+        // Beyond 2^24 s, consecutive values are more than s apart.
+        let far = s * 16_777_216.0;
+        assert!(f32::from_bits(far.to_bits() + 1) - far > s);
+    }
+    // Any finite centres fit the relative cells in 32 bits.
+    let s = f32::MIN_POSITIVE;
+    let (lo, hi) = (
+        cell_axis(-f32::MAX, s, 1.0 / s),
+        cell_axis(f32::MAX, s, 1.0 / s),
+    );
+    assert!((hi as i64 - lo as i64) < 1 << 32);
+}
+
+/// A scene wider than 2^20 cells per axis (the old clamp): sparse spheres over a cube of
+/// side 2e7 around a few dense clusters, one straddling zero. The grid finds brute force's
+/// pairs with a test count near sap's, not the hundreds of millions of the clamp.
+#[test]
+fn a_wide_scene_keeps_its_cells_apart() {
+    use crate::cpu::{BruteForce, Sap};
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let mut spheres = Vec::new();
+    for _ in 0..6000 {
+        let c = Vec3::new(
+            rng.random_range(-1e7..1e7),
+            rng.random_range(-1e7..1e7),
+            rng.random_range(-1e7..1e7),
+        );
+        spheres.push(Sphere::new(c, 0.5));
+    }
+    for centre in [Vec3::ZERO, Vec3::splat(9.9e6), Vec3::new(-4e6, 3e6, 1e3)] {
+        for _ in 0..2000 {
+            let d = Vec3::new(
+                rng.random_range(-20.0..20.0),
+                rng.random_range(-20.0..20.0),
+                rng.random_range(-20.0..20.0),
+            );
+            spheres.push(Sphere::new(centre + d, rng.random_range(0.05..0.5)));
+        }
+    }
+    let (mut grid, mut want) = (Vec::new(), Vec::new());
+    let stats = Grid::new().find_pairs(&spheres, Some(&mut grid)).unwrap();
+    BruteForce::new()
+        .find_pairs(&spheres, Some(&mut want))
+        .unwrap();
+    canonicalize(&mut grid);
+    canonicalize(&mut want);
+    assert_eq!(grid, want);
+    let sap = Sap::new().find_pairs(&spheres, None).unwrap();
+    assert!(
+        stats.tests < 3 * sap.tests.max(1000),
+        "grid {} sap {}",
+        stats.tests,
+        sap.tests
+    );
+}
+
+#[test]
+fn bounded_insertion_sorts_or_gives_up() {
+    let mut k = vec![1u64, 5, 3, 4, 2];
+    assert!(insertion_sort_bounded(&mut k, 10));
+    assert_eq!(k, [1, 2, 3, 4, 5]);
+    let mut r: Vec<u64> = (0..100).rev().collect();
+    assert!(!insertion_sort_bounded(&mut r, 50));
+    r.sort_unstable();
+    assert_eq!(r, (0..100).collect::<Vec<u64>>());
+}
+
+/// One giant among 20,000 paper-box spheres (the giant scene): set aside, the cells stay
+/// 4 wide; the pairs are brute force's and the tests stay near those of the scene without it
+/// plus what the giant reaches (before: cells 80 wide, about n^2 / 4 tests).
+#[test]
+fn a_giant_does_not_set_the_cell_side() {
+    use crate::cpu::BruteForce;
+    let scene = Scene::generate(SceneKind::Giant, &SceneParams::new(20_000, 3));
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut grid = Grid::new();
+    let stats = grid.find_pairs(&scene.spheres, Some(&mut got)).unwrap();
+    assert_eq!(grid.giants.len(), 1);
+    assert_eq!(grid.frame.unwrap().cell_side, 4.0);
+    BruteForce::new()
+        .find_pairs(&scene.spheres, Some(&mut want))
+        .unwrap();
+    canonicalize(&mut got);
+    canonicalize(&mut want);
+    assert_eq!(got, want);
+    let without = Grid::new()
+        .find_pairs(&scene.spheres[..19_999], None)
+        .unwrap();
+    assert!(
+        stats.tests <= without.tests + 20_000,
+        "{} tests, {} without the giant",
+        stats.tests,
+        without.tests
+    );
+}
+
+/// Giants of several sizes in a density scene, on both layouts (dense and sparse) and with
+/// giants touching giants: the pairs are sap's (exact), and giant pairs are tested once.
+#[test]
+fn giants_on_both_layouts_match_sap() {
+    use crate::cpu::Sap;
+    for (kind, n, dense) in [
+        (SceneKind::Paper, 5000usize, true),
+        (SceneKind::Density, 30_000, false),
+    ] {
+        let mut scene = Scene::generate(kind, &SceneParams::new(n, 8)).spheres;
+        let half = scene.iter().map(|s| s.center.x).fold(0.0f32, f32::max);
+        for (k, r) in [40.0f32, 40.0, 90.0, 9.0, 300.0].into_iter().enumerate() {
+            let c = Vec3::new(half * 0.1 * k as f32, -half * 0.05 * k as f32, 0.0);
+            scene[k * 17] = Sphere::new(c, r);
+        }
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut grid = Grid::new();
+        grid.find_pairs(&scene, Some(&mut got)).unwrap();
+        assert_eq!(grid.giants.len(), 5, "{kind:?}");
+        assert_eq!(grid.dense, dense);
+        Sap::new().find_pairs(&scene, Some(&mut want)).unwrap();
+        canonicalize(&mut got);
+        canonicalize(&mut want);
+        assert_eq!(got, want, "{kind:?}");
+    }
+}
