@@ -2,7 +2,8 @@
 //! starts each sort from the last frame's order and one that sorts from scratch, interleaved
 //! frame by frame so both see the same machine load; medians of the sort stage and the whole
 //! call, and a check that both give the same tests and pairs on every frame.
-//! `cargo run --release --example grid_coherence -- [paper|density] [N] [FRAMES]`
+//! `cargo run --release --example grid_coherence -- [paper|density] [N] [FRAMES] [SPEED]`
+//! (SPEED scales the scene's velocities, default 1).
 
 use sweepfan::cpu::Grid;
 use sweepfan::{BroadPhase, Scene, SceneKind, SceneParams};
@@ -20,14 +21,24 @@ fn main() -> sweepfan::Result<()> {
     };
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(5_000);
     let frames: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let speed: f32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let mut scene = Scene::generate(kind, &SceneParams::new(n, 1));
+    for v in &mut scene.velocities {
+        *v *= speed;
+    }
     let mut coherent = Grid::new();
+    coherent.set_coherent(true);
     let mut scratch = Grid::new();
     scratch.set_coherent(false);
     let (mut sort, mut total) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
     for frame in 0..frames {
-        let mut counts = Vec::new();
-        for (k, grid) in [&mut coherent, &mut scratch].into_iter().enumerate() {
+        let mut counts = [(0, 0); 2];
+        // Alternate which runs first: the first after a step finds colder caches.
+        let mut order = [(0, &mut coherent), (1, &mut scratch)];
+        if frame % 2 == 1 {
+            order.reverse();
+        }
+        for (k, grid) in order {
             let stats = grid.find_pairs(&scene.spheres, None)?;
             let seconds = |name: &str| {
                 stats
@@ -41,7 +52,7 @@ fn main() -> sweepfan::Result<()> {
                 sort[k].push(seconds("sort") * 1e3);
                 total[k].push((seconds("sort") + seconds("pairs")) * 1e3);
             }
-            counts.push((stats.tests, stats.pairs));
+            counts[k] = (stats.tests, stats.pairs);
         }
         assert_eq!(
             counts[0], counts[1],
@@ -50,7 +61,7 @@ fn main() -> sweepfan::Result<()> {
         scene.step();
     }
     println!(
-        "{} n = {n}, {frames} frames (medians after the first, {} threads):",
+        "{} n = {n}, {frames} frames, speed x {speed} (medians after the first, {} threads):",
         scene.name,
         rayon::current_num_threads()
     );

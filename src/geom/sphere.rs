@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
+use rayon::prelude::*;
 
 /// A sphere: centre and radius. 16 bytes, laid out as the GPU reads it (`vec4<f32>`: x, y, z, r).
 #[repr(C)]
@@ -113,9 +114,7 @@ impl Sphere {
         }
     }
 
-    /// [`Self::check`] without the smallest-magnitude rule, which [`validate_spheres`] tests
-    /// for a whole scene in one branch-free pass instead (a per-sphere test cost 10% of the
-    /// grid's frame on the paper box).
+    /// The finiteness, sign and range rules of [`Self::check`], with their messages.
     fn check_range(&self, index: usize) -> Result<()> {
         let bad = |problem: String| Err(Error::InvalidObject { index, problem });
         let c = self.center;
@@ -135,6 +134,21 @@ impl Sphere {
         Ok(())
     }
 
+    /// [`Self::check`] as one branch-free predicate (the same rule, without the message).
+    #[inline(always)]
+    fn valid(&self) -> bool {
+        let finite = |v: f32| (v.to_bits() & 0x7f80_0000) != 0x7f80_0000;
+        let c = self.center;
+        let in_range =
+            (self.radius >= 0.0) & (c.abs().max_element() + self.radius <= MAX_COORDINATE);
+        finite(c.x)
+            & finite(c.y)
+            & finite(c.z)
+            & finite(self.radius)
+            & in_range
+            & (self.tiny() == 0)
+    }
+
     /// 1 when a coordinate or the radius is non-zero but below [`MIN_MAGNITUDE`], else 0
     /// (branch-free: a magnitude's bits minus one, unsigned, is below MIN's bits minus one
     /// exactly for those).
@@ -149,11 +163,20 @@ impl Sphere {
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     super::check_count(spheres.len(), "objects")?;
-    if spheres.iter().fold(0, |any, s| any | s.tiny()) != 0 {
-        // Some sphere is invalid: the full check names the lowest one.
+    // One branch-free pass (in parallel for large scenes) over the whole rule; only a scene
+    // with a bad sphere pays for the checks that name it. (Before: a branch-free pass for the
+    // smallest magnitudes, then a branchy one per sphere: 4 ms of a 55 ms frame at 1M.)
+    let bad = |chunk: &[Sphere]| chunk.iter().fold(false, |b, s| b | !s.valid());
+    let any_bad = if spheres.len() >= 1 << 16 {
+        spheres.par_chunks(1 << 14).any(bad)
+    } else {
+        bad(spheres)
+    };
+    if any_bad {
+        // The full check names the lowest bad sphere.
         return super::check_each(spheres, Sphere::check);
     }
-    super::check_each(spheres, Sphere::check_range)
+    Ok(())
 }
 
 /// Relative slack of the origin-distance walk (docs/design.md §9.3): it goes on while

@@ -58,8 +58,8 @@ pub struct GridFrame {
     /// Cell of the componentwise minimum centre: cells are stored relative to it.
     pub min_cell: [i32; 3],
     pub cell_side: f32,
-    /// `1 / cell_side` in f32: the estimate [`cell_axis`] corrects.
-    pub inverse_side: f32,
+    /// `1 / cell_side` in f64: the estimate [`cell_axis`] corrects.
+    pub inverse_side: f64,
     /// Largest relative cell coordinate per axis (the cell of the componentwise maximum centre).
     pub max_cell: [u32; 3],
     /// Objects whose radius's exponent bin is above this are giants (255: none).
@@ -121,7 +121,7 @@ impl GridFrame {
         let mut frame = Self {
             min_cell: [0; 3],
             cell_side,
-            inverse_side: 1.0 / cell_side,
+            inverse_side: 1.0 / cell_side as f64,
             max_cell: [0; 3],
             giant_split,
         };
@@ -142,15 +142,25 @@ impl GridFrame {
     /// Absolute cell coordinates of a centre ([`cell_axis`] per axis).
     #[inline(always)]
     pub fn absolute_cell(&self, center: Vec3) -> [i32; 3] {
-        [0, 1, 2].map(|a| cell_axis(center[a], self.cell_side, self.inverse_side))
+        // Written out: `[0, 1, 2].map(..)` stayed an out-of-line call (10% of a 1M frame).
+        let (s, inv) = (self.cell_side, self.inverse_side);
+        [
+            cell_axis(center.x, s, inv),
+            cell_axis(center.y, s, inv),
+            cell_axis(center.z, s, inv),
+        ]
     }
 
     /// Cell coordinates of a centre relative to the minimum centre's cell: below 2^32 for any
     /// finite centres, since `|cell_axis| <= 2^31 - 3 * 2^26`.
     #[inline(always)]
     pub fn cell(&self, center: Vec3) -> [u32; 3] {
-        let c = self.absolute_cell(center);
-        [0, 1, 2].map(|a| c[a].wrapping_sub(self.min_cell[a]) as u32)
+        let (c, m) = (self.absolute_cell(center), self.min_cell);
+        [
+            c[0].wrapping_sub(m[0]) as u32,
+            c[1].wrapping_sub(m[1]) as u32,
+            c[2].wrapping_sub(m[2]) as u32,
+        ]
     }
 }
 
@@ -162,12 +172,12 @@ pub fn cell_side(r_max: f32) -> f32 {
 }
 
 /// The cell of coordinate `c` on one axis, for a normal cell side `s` and `inverse = 1 / s` in
-/// f32 (`cell_axis` in `shaders/frame.wgsl`; docs/design.md §9.2). Monotone in `c`, and two
+/// f64 (`cell_axis` in `shaders/frame.wgsl`; docs/design.md §9.2). Monotone in `c`, and two
 /// coordinates at most `s` apart get cells at most one apart:
 ///
-/// * `|c| < 2^24 s`: `floor(c / s)` of the real quotient. The f32 estimate `|c| * inverse` is
-///   within a few cells of `|c| / s` (within 1/4 below 2^20 s); exact comparisons of `k s` with
-///   `|c|` in f64 (`k s` of a 25-bit integer and a 24-bit significand is exact) fix it.
+/// * `|c| < 2^24 s`: `floor(c / s)` of the real quotient: an estimate corrected by exact
+///   comparisons of `k s` with `c` in f64 (`k s` of a 25-bit integer and a 24-bit significand
+///   is exact).
 /// * `|c| >= 2^24 s`: `±(2^24 + the number of f32 values from 2^24 s up to |c|)`. There
 ///   consecutive f32 values are more than `s` apart, so only centres with the same coordinate
 ///   can touch, and neighbouring values get neighbouring cells.
@@ -177,25 +187,43 @@ pub fn cell_side(r_max: f32) -> f32 {
 /// are absolute, not measured from the minimum centre: `c - min` rounds, and a rounded
 /// difference can move two touching centres two cells apart.
 #[inline(always)]
-pub fn cell_axis(c: f32, s: f32, inverse: f32) -> i32 {
-    let m = c.abs();
-    let (magnitude, exact) = if m < s {
-        (0, m == 0.0)
-    } else {
-        let far = s.to_bits() + (24 << 23);
-        if m.to_bits() >= far {
-            ((EXACT_CELLS + (m.to_bits() - far)) as i32, true)
-        } else {
-            let (mf, sf) = (m as f64, s as f64);
-            let mut k = ((m * inverse) as u32).min(EXACT_CELLS - 1);
-            while k as f64 * sf > mf {
-                k -= 1;
-            }
-            while ((k + 1) as f64) * sf <= mf {
-                k += 1;
-            }
-            (k as i32, k as f64 * sf == mf)
+pub fn cell_axis(c: f32, s: f32, inverse: f64) -> i32 {
+    let (cf, sf) = (c as f64, s as f64);
+    // Below 2^20 cells: the f64 estimate `c * (1 / s)` is within 2^-31 of `c / s`, so its
+    // floor (by truncating after a positive shift) is off by at most one, and one exact
+    // comparison each way fixes it, for either sign.
+    if cf.abs() < sf * 1_048_576.0 {
+        let mut k = ((cf * inverse + 2_097_152.0) as i64 - 2_097_152) as i32;
+        if k as f64 * sf > cf {
+            k -= 1;
+        } else if (k + 1) as f64 * sf <= cf {
+            k += 1;
         }
+        return k;
+    }
+    cell_axis_far(c, s)
+}
+
+/// [`cell_axis`] from `2^20` cells on.
+#[cold]
+fn cell_axis_far(c: f32, s: f32) -> i32 {
+    let m = c.abs();
+    let far = s.to_bits() + (24 << 23);
+    let (magnitude, exact) = if m.to_bits() >= far {
+        ((EXACT_CELLS + (m.to_bits() - far)) as i32, true)
+    } else {
+        // 2^20 <= m / s < 2^24: the f64 quotient is within 2^-28 of the real one, and a
+        // non-integer quotient of two 24-bit significands is at least 2^-24 from an integer;
+        // the loops only guard that argument.
+        let (mf, sf) = (m as f64, s as f64);
+        let mut k = ((mf / sf) as u32).min(EXACT_CELLS - 1);
+        while k as f64 * sf > mf {
+            k -= 1;
+        }
+        while ((k + 1) as f64) * sf <= mf {
+            k += 1;
+        }
+        (k as i32, k as f64 * sf == mf)
     };
     if c.is_sign_negative() {
         -magnitude - i32::from(!exact)
@@ -217,8 +245,14 @@ struct CellBits {
 }
 
 impl CellBits {
+    /// The packed cell, when it fits 64 bits.
     #[inline(always)]
-    fn pack(self, c: [u32; 3]) -> u128 {
+    fn pack(self, c: [u32; 3]) -> u64 {
+        (((u64::from(c[2]) << self.y) | u64::from(c[1])) << self.x) | u64::from(c[0])
+    }
+
+    #[inline(always)]
+    fn pack_wide(self, c: [u32; 3]) -> u128 {
         (((u128::from(c[2]) << self.y) | u128::from(c[1])) << self.x) | u128::from(c[0])
     }
 }
@@ -270,10 +304,14 @@ impl Grid {
     /// frame's sorted order and insertion-sorted, O(n + moves), falling back to the radix sort
     /// when a frame moved too much. Either way the order, the tests and the pairs are the same.
     /// Off by default because it did not pay where measured (`examples/grid_coherence.rs`, 2
-    /// cores): the paper box uses the dense layout, which it does not touch, and on the density
-    /// scene a third of the objects change cell every frame (speeds up to 0.5 per axis, cells
-    /// of 2), so the insertion gives up and the frame costs the gather and the radix sort both:
-    /// sort 50.8 ms against 16.5 ms at 1M. It wins only where few objects change cell per frame.
+    /// cores, medians): the paper box uses the dense layout, which it does not touch (sort 0.090
+    /// ms either way); on the density scene at 1M the sort took 54.7 ms coherent against 17.1 ms
+    /// from scratch, and still 67.6 against 21.3 ms with every velocity scaled by 0.02. Keys
+    /// are ordered by `(kz, ky, kx)`, so an object that changes `kz` moves a whole plane of
+    /// keys (thousands of positions at 1M): the insertion exceeds its budget and the frame pays
+    /// the repack and the radix sort both. (The first measurement of this, 50.8 against 16.5
+    /// ms, came from an example that never turned coherence on: two identical grids, the first
+    /// after each step finding colder caches.)
     pub fn set_coherent(&mut self, on: bool) {
         self.coherent = on;
         self.reusable = None;
@@ -320,8 +358,8 @@ impl Grid {
         self.index_bits = bi;
         self.wide = cell_bits + bi > 64;
         // Cells take up to 96 bits; they fit 64 with the index on the 64-bit path.
-        let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center)) as u64;
-        let wide_cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
+        let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
+        let wide_cell_of = |s: &Sphere| bits.pack_wide(frame.cell(s.center));
         if !self.wide {
             let coherent = previous_bits.is_some_and(|old_bits| {
                 // Keys made in the last frame's order (its indices, this frame's cells), then

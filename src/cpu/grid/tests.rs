@@ -39,13 +39,51 @@ fn coherent_frames_equal_sorting_from_scratch() {
     }
 }
 
+/// Below 2^24 cells the cell is the floor of the real quotient, for both signs, at centres one
+/// or two ULP either side of cell walls over a wide range of sides, on both sides of 2^20 (the
+/// fast path's end): against a product search in f64 (`k s` exact for `k < 2^29`).
+#[test]
+fn cells_are_the_real_floor_at_walls() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+    let mut checked = 0;
+    while checked < 200_000 {
+        let s = 10f32.powf(rng.random_range(-29.0..17.0)) * rng.random_range(1.0..2.0);
+        let k: u32 = match rng.random_range(0..4) {
+            0 => rng.random_range(0..4),
+            1 => rng.random_range(0..1 << 20),
+            2 => (1 << 20) + rng.random_range(0..3) - 1,
+            _ => rng.random_range(0..1 << 24),
+        };
+        let wall = (k as f64 * s as f64) as f32;
+        let ulps: i64 = rng.random_range(-2..=2);
+        let mut c = f32::from_bits((wall.to_bits() as i64 + ulps).max(0) as u32);
+        if rng.random_bool(0.5) {
+            c = -c;
+        }
+        if !c.is_finite() || !s.is_normal() || (c.abs() as f64) >= s as f64 * 16_777_216.0 {
+            continue;
+        }
+        let (cf, sf) = (c as f64, s as f64);
+        let mut want = (cf / sf).floor() as i64;
+        while want as f64 * sf > cf {
+            want -= 1;
+        }
+        while (want + 1) as f64 * sf <= cf {
+            want += 1;
+        }
+        assert_eq!(cell_axis(c, s, 1.0 / sf) as i64, want, "c {c:e}, s {s:e}");
+        checked += 1;
+    }
+}
+
 /// Cells are monotone, and a coordinate and the largest f32 at most `s` above it are at most
 /// one cell apart (so any two within `s` are): walked over runs of consecutive values on both
 /// sides of zero, of the exact region's walls and of the 2^24 s boundary, for several sides.
 /// Beyond the boundary each value is a new cell.
 #[test]
 fn cells_are_monotone_and_adjacent_everywhere() {
-    let sign_cell = |c: f32, sign: f32, s: f32| cell_axis(sign * c, s, 1.0 / s) as i64;
+    let sign_cell = |c: f32, sign: f32, s: f32| cell_axis(sign * c, s, 1.0 / s as f64) as i64;
     for s in [1.0f32, 0.3, 2e-30, 7.5e17, 1.0e-3] {
         for start in [0.0f32, s * 3.0, s * 1_048_576.0, s * 16_777_216.0, s * 1e9] {
             for sign in [1.0f32, -1.0] {
@@ -81,8 +119,8 @@ fn cells_are_monotone_and_adjacent_everywhere() {
     // Any finite centres fit the relative cells in 32 bits.
     let s = f32::MIN_POSITIVE;
     let (lo, hi) = (
-        cell_axis(-f32::MAX, s, 1.0 / s),
-        cell_axis(f32::MAX, s, 1.0 / s),
+        cell_axis(-f32::MAX, s, 1.0 / s as f64),
+        cell_axis(f32::MAX, s, 1.0 / s as f64),
     );
     assert!((hi as i64 - lo as i64) < 1 << 32);
 }
