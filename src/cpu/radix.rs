@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-/// Widest digit: 2^11 counters stay in L1.
+/// Widest digit: 2^11 counters stay in L1. (Tried: 14-bit digits, two passes instead of three
+/// for the grid's 27 cell bits at density 1M: its sort stage took 17-18.5 ms against 14.5-16.)
 const MAX_DIGIT_BITS: u32 = 11;
 /// From this many keys each pass counts and scatters in parallel, one chunk per thread.
 const PARALLEL_MIN: usize = 1 << 16;
