@@ -48,13 +48,21 @@ fn sphere_strategy() -> impl Strategy<Value = Sphere> {
         Just(1.0),
         Just(2.0),
         0.05f32..4.0,
+        // Giants (docs/design.md §2.7): two exponent bins above the rest.
         Just(12.0),
+        Just(40.0),
     ];
     prop_oneof![
         // Integer coordinates: exact contacts and exact interval touches are common.
         ((-8i32..8, -8i32..8, -8i32..8), radius.clone())
             .prop_map(|((x, y, z), r)| Sphere::new(Vec3::new(x as f32, y as f32, z as f32), r)),
-        ((-20.0f32..20.0, -20.0f32..20.0, -20.0f32..20.0), radius)
+        (
+            (-20.0f32..20.0, -20.0f32..20.0, -20.0f32..20.0),
+            radius.clone()
+        )
+            .prop_map(|((x, y, z), r)| Sphere::new(Vec3::new(x, y, z), r)),
+        // Far from the origin: past 2^24 cells of side 1, where each f32 value is a cell.
+        ((-3e8f32..3e8, -20.0f32..20.0, 3e7f32..3.00001e7), radius)
             .prop_map(|((x, y, z), r)| Sphere::new(Vec3::new(x, y, z), r)),
     ]
 }
