@@ -81,13 +81,24 @@ fn extents(inv: Invocation) {
     }
 }
 
-// The grid's giants and cell radius from the histogram (one invocation; Histogram::decide in
+// The grid's giants and cell radius from the histogram (Histogram::decide in
 // src/cpu/grid/giants.rs): walking the non-empty bins from the top, the split is the lowest bin
 // b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
-@compute @workgroup_size(1)
-fn grid_frame() {
+// One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
+// one thread walks them in workgroup memory.
+var<workgroup> bin_count: array<u32, 256>;
+var<workgroup> bin_max: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn grid_frame(inv: Invocation) {
     // Every launch binds the parameters.
     _ = params.n;
+    bin_count[inv.lid] = atomicLoad(&ext[EXT_BINS + inv.lid]);
+    bin_max[inv.lid] = atomicLoad(&ext[EXT_BIN_MAX + inv.lid]);
+    workgroupBarrier();
+    if inv.lid != 0u {
+        return;
+    }
     var largest = 0u;
     var seen = false;
     var split = 255u;
@@ -95,11 +106,11 @@ fn grid_frame() {
     var above = 0u;
     var lowest_above = 0u;
     for (var b = 255u; b < 256u; b--) {
-        let count = atomicLoad(&ext[EXT_BINS + b]);
+        let count = bin_count[b];
         if count == 0u {
             continue;
         }
-        let m = atomicLoad(&ext[EXT_BIN_MAX + b]);
+        let m = bin_max[b];
         if !seen {
             largest = m;
             seen = true;

@@ -66,10 +66,10 @@ impl Keys {
         rec.launch(&self.extents, Params::n(n), &buffers, n as u64)
     }
 
-    /// The grid's giants and cell radius from the extents' radius histogram (one invocation;
+    /// The grid's giants and cell radius from the extents' radius histogram (one workgroup;
     /// docs/design.md §2.7).
     pub fn grid_frame(&self, rec: &mut Recorder<'_, '_>, ext: &wgpu::Buffer) -> Result<()> {
-        rec.launch(&self.grid_frame, Params::n(1), &[(2, ext)], 1)
+        rec.launch(&self.grid_frame, Params::n(1), &[(2, ext)], 256)
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
