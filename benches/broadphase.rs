@@ -3,7 +3,9 @@
 //! * paper box, n = 5000: every method (brute force included, the paper's baseline);
 //! * density scene (volume fraction 0.01, radius 1), n = 100k and 1M: sap (100k only: its
 //!   1D sweep visits ~n^(2/3) candidates per object at fixed density, seconds per frame at 1M),
-//!   grid, and the peer crates with the `peers` feature.
+//!   grid, and the peer crates with the `peers` feature;
+//! * the grid's former cliffs (docs/design.md §2.7): the wide scene at 50,000 and the giant
+//!   scene at 20,000, grid and sap.
 //!
 //! Every call stores its pairs (the peers do too), so all pay for the output alike. Sample
 //! sizes are small so the whole run takes a few minutes.
@@ -80,5 +82,20 @@ fn density(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, paper, density);
+fn cliffs(c: &mut Criterion) {
+    for (kind, n) in [(SceneKind::Wide, 50_000usize), (SceneKind::Giant, 20_000)] {
+        let scene = Scene::generate(kind, &SceneParams::new(n, 1));
+        let mut group = c.benchmark_group(format!("{}_{n}", kind.name()));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(2));
+        for method in [Method::Grid, Method::Sap] {
+            bench_one(&mut group, broad_phase(method), &scene);
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, paper, density, cliffs);
 criterion_main!(benches);
