@@ -1,17 +1,20 @@
 //! Uniform grid (beyond the paper).
 //!
-//! Cell side `s = 2 r_max` (`s = 1` when `2 r_max` is 0 or below the normal f32 range); the cell
-//! of object `i` is `k[a] = cell_axis(c_i[a])` per axis: the floor of the real quotient `c / s`
+//! Up to 32 objects far larger than the rest are *giants* ([`giants`]), kept out of the cells.
+//! Cell side `s = 2 r` with `r` the largest radius of the others (`s = 1` when `2 r` is 0 or
+//! below the normal f32 range); the cell of object `i` is `k[a] = cell_axis(c_i[a])` per axis
+//! ([`frame`]): the floor of the real quotient `c / s`
 //! below `2^24` cells, one cell per f32 value beyond (where consecutive values are more than `s`
 //! apart). Monotone, unclamped, and two touching objects (`|c_i[a] - c_j[a]| <= s` on every
 //! axis) get cells that differ by at most one on every axis. Cells are stored relative to the
 //! minimum centre's cell.
 //!
-//! **Tests** (the GPU must count identically): every unordered pair `{i, j}` whose cells differ
-//! by at most one on every axis is tested exactly once; `tests` = the number of such pairs. No
-//! other filter is applied before the sphere test. The count depends only on the cells, not on
+//! **Tests** (the GPU must count identically): every unordered pair `{i, j}` of non-giants whose
+//! cells differ by at most one on every axis is tested exactly once, and the giants' pairs as
+//! [`giants`] says; `tests` = the number of such pairs. No other filter is applied before the
+//! sphere test. The count depends only on the cells, not on
 //! the traversal. The cell is the floor of the *real* quotient on both sides (docs/design.md
-//! §9.2): here an f32 estimate corrected by exact f64 products ([`cell_axis`]); the GPU
+//! §9.2): here an f64 estimate corrected by exact f64 products (`frame::cell_axis`); the GPU
 //! corrects its f32 division (WGSL allows 2.5 ULP) with integer comparisons. An earlier
 //! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
@@ -27,6 +30,7 @@
 //! which visits the same pairs.
 
 mod dense;
+mod frame;
 pub mod giants;
 
 use crate::broadphase::{Clock, Method, Pair, Stats};
@@ -35,202 +39,19 @@ use crate::cpu::radix::radix_sort_bits;
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use dense::DenseGrid;
-use giants::{Giant, Histogram};
-use glam::Vec3;
+pub use frame::GridFrame;
+use giants::Giant;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Cells below this magnitude are the exact floor of `c / s`; beyond it, one cell per f32
-/// value (see [`cell_axis`]).
-pub const EXACT_CELLS: u32 = 1 << 24;
 /// Row offsets `(dy, dz)` of the four forward rows.
 const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
+/// From this many objects the frame, keys and rows are computed in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
 /// The candidate loop runs on the calling thread up to this many objects: a grid does a few
 /// tests per object, so below this rayon's fork/join costs more than it saves (on 2 loaded
 /// cores serial won up to n = 10k on the paper box and lost at 20k).
 const SERIAL_MAX: usize = 1 << 13;
-
-/// The grid of a scene: its cell side, the range of cells its centres occupy, and which
-/// objects are giants ([`giants`]).
-#[derive(Clone, Copy, Debug)]
-pub struct GridFrame {
-    /// Cell of the componentwise minimum centre: cells are stored relative to it.
-    pub min_cell: [i32; 3],
-    pub cell_side: f32,
-    /// `1 / cell_side` in f64: the estimate [`cell_axis`] corrects.
-    pub inverse_side: f64,
-    /// Largest relative cell coordinate per axis (the cell of the componentwise maximum centre).
-    pub max_cell: [u32; 3],
-    /// Objects whose radius's exponent bin is above this are giants (255: none).
-    pub giant_split: u32,
-}
-
-/// Centre bounds and the radius histogram of a scene.
-#[derive(Clone)]
-struct Survey {
-    min: Vec3,
-    max: Vec3,
-    radii: Histogram,
-}
-
-impl Default for Survey {
-    fn default() -> Self {
-        Self {
-            min: Vec3::INFINITY,
-            max: Vec3::NEG_INFINITY,
-            radii: Histogram::default(),
-        }
-    }
-}
-
-impl Survey {
-    /// The survey of `spheres` (by reference: a 2 KB value moved per object cost more than
-    /// the grid's whole sort on the paper box).
-    fn of(spheres: &[Sphere]) -> Self {
-        let mut survey = Self::default();
-        for s in spheres {
-            survey.min = survey.min.min(s.center);
-            survey.max = survey.max.max(s.center);
-            survey.radii.add(s.radius);
-        }
-        survey
-    }
-
-    fn merge(self, other: Self) -> Self {
-        Self {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-            radii: self.radii.merge(&other.radii),
-        }
-    }
-}
-
-impl GridFrame {
-    pub fn of(spheres: &[Sphere]) -> Self {
-        let survey = if spheres.len() >= PARALLEL_MIN {
-            spheres
-                .par_chunks(PARALLEL_MIN)
-                .map(Survey::of)
-                .reduce(Survey::default, Survey::merge)
-        } else {
-            Survey::of(spheres)
-        };
-        let (giant_split, cell_radius) = survey.radii.decide();
-        let cell_side = cell_side(cell_radius);
-        let mut frame = Self {
-            min_cell: [0; 3],
-            cell_side,
-            inverse_side: 1.0 / cell_side as f64,
-            max_cell: [0; 3],
-            giant_split,
-        };
-        // The cell formula is monotone in the centre, so the extreme cells are the extremes'.
-        if !spheres.is_empty() {
-            frame.min_cell = frame.absolute_cell(survey.min);
-            frame.max_cell = frame.cell(survey.max);
-        }
-        frame
-    }
-
-    /// Whether `s` is one of the frame's giants.
-    #[inline(always)]
-    pub fn is_giant(&self, s: &Sphere) -> bool {
-        giants::bin(s.radius) as u32 > self.giant_split
-    }
-
-    /// Absolute cell coordinates of a centre ([`cell_axis`] per axis).
-    #[inline(always)]
-    pub fn absolute_cell(&self, center: Vec3) -> [i32; 3] {
-        // Written out: `[0, 1, 2].map(..)` stayed an out-of-line call (10% of a 1M frame).
-        let (s, inv) = (self.cell_side, self.inverse_side);
-        [
-            cell_axis(center.x, s, inv),
-            cell_axis(center.y, s, inv),
-            cell_axis(center.z, s, inv),
-        ]
-    }
-
-    /// Cell coordinates of a centre relative to the minimum centre's cell: below 2^32 for any
-    /// finite centres, since `|cell_axis| <= 2^31 - 3 * 2^26`.
-    #[inline(always)]
-    pub fn cell(&self, center: Vec3) -> [u32; 3] {
-        let (c, m) = (self.absolute_cell(center), self.min_cell);
-        [
-            c[0].wrapping_sub(m[0]) as u32,
-            c[1].wrapping_sub(m[1]) as u32,
-            c[2].wrapping_sub(m[2]) as u32,
-        ]
-    }
-}
-
-/// The grid's cell side for a largest radius `r_max`: `2 r_max`, or 1 when that is 0 or below
-/// the normal f32 range (`grid_side` in `shaders/frame.wgsl`).
-pub fn cell_side(r_max: f32) -> f32 {
-    let s = 2.0 * r_max;
-    if s >= f32::MIN_POSITIVE { s } else { 1.0 }
-}
-
-/// The cell of coordinate `c` on one axis, for a normal cell side `s` and `inverse = 1 / s` in
-/// f64 (`cell_axis` in `shaders/frame.wgsl`; docs/design.md §9.2). Monotone in `c`, and two
-/// coordinates at most `s` apart get cells at most one apart:
-///
-/// * `|c| < 2^24 s`: `floor(c / s)` of the real quotient: an estimate corrected by exact
-///   comparisons of `k s` with `c` in f64 (`k s` of a 25-bit integer and a 24-bit significand
-///   is exact).
-/// * `|c| >= 2^24 s`: `±(2^24 + the number of f32 values from 2^24 s up to |c|)`. There
-///   consecutive f32 values are more than `s` apart, so only centres with the same coordinate
-///   can touch, and neighbouring values get neighbouring cells.
-///
-/// No clamp: every scene keeps its cells apart (an earlier version clamped to `[0, 2^20 - 1]`
-/// from the minimum centre, which put every far object of a wide scene in the last cell). Cells
-/// are absolute, not measured from the minimum centre: `c - min` rounds, and a rounded
-/// difference can move two touching centres two cells apart.
-#[inline(always)]
-pub fn cell_axis(c: f32, s: f32, inverse: f64) -> i32 {
-    let (cf, sf) = (c as f64, s as f64);
-    // Below 2^20 cells: the f64 estimate `c * (1 / s)` is within 2^-31 of `c / s`, so its
-    // floor (by truncating after a positive shift) is off by at most one, and one exact
-    // comparison each way fixes it, for either sign.
-    if cf.abs() < sf * 1_048_576.0 {
-        let mut k = ((cf * inverse + 2_097_152.0) as i64 - 2_097_152) as i32;
-        if k as f64 * sf > cf {
-            k -= 1;
-        } else if (k + 1) as f64 * sf <= cf {
-            k += 1;
-        }
-        return k;
-    }
-    cell_axis_far(c, s)
-}
-
-/// [`cell_axis`] from `2^20` cells on.
-#[cold]
-fn cell_axis_far(c: f32, s: f32) -> i32 {
-    let m = c.abs();
-    let far = s.to_bits() + (24 << 23);
-    let (magnitude, exact) = if m.to_bits() >= far {
-        ((EXACT_CELLS + (m.to_bits() - far)) as i32, true)
-    } else {
-        // 2^20 <= m / s < 2^24: the f64 quotient is within 2^-28 of the real one, and a
-        // non-integer quotient of two 24-bit significands is at least 2^-24 from an integer;
-        // the loops only guard that argument.
-        let (mf, sf) = (m as f64, s as f64);
-        let mut k = ((mf / sf) as u32).min(EXACT_CELLS - 1);
-        while k as f64 * sf > mf {
-            k -= 1;
-        }
-        while ((k + 1) as f64) * sf <= mf {
-            k += 1;
-        }
-        (k as i32, k as f64 * sf == mf)
-    };
-    if c.is_sign_negative() {
-        -magnitude - i32::from(!exact)
-    } else {
-        magnitude
-    }
-}
 
 fn bits_for(max_value: u64) -> u32 {
     64 - max_value.leading_zeros()

@@ -1,7 +1,9 @@
 //! The grid's unit tests: cells, coherence, wide scenes, giants.
+use super::frame::cell_axis;
 use super::*;
 use crate::broadphase::{BroadPhase, canonicalize};
 use crate::scenes::{Scene, SceneKind, SceneParams};
+use glam::Vec3;
 
 /// The coherent start gives the keys, tests and pairs of a sort from scratch on every
 /// frame: with slow movers (the insertion path) and the density scene's fast ones (which
