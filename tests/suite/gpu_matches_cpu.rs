@@ -115,3 +115,31 @@ fn wide_and_giant_scenes_gpu_equals_cpu() {
     }
     check_scene(&ctx, &giants, &[Method::Grid, Method::Sap], 2);
 }
+
+/// The giants' rule at its edges decides the same on the device as on the CPU (equal test
+/// counts): 32 giants (set aside), 33 (too many: the cells grow), and large spheres one exponent
+/// above the rest (no gap: kept in the cells).
+#[test]
+fn giant_rule_edges_gpu_equals_cpu() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let base = Scene::generate(SceneKind::Density, &SceneParams::new(8_000, 9));
+    let half = base.half_extent.unwrap();
+    let mut tests = Vec::new();
+    for (count, radius) in [(32usize, 9.0f32), (33, 9.0), (20, 3.0)] {
+        let mut scene = base.clone();
+        for k in 0..count {
+            let t = k as f32 / count as f32;
+            let c = glam::Vec3::new(half * (t - 0.5), half * (0.5 - t) * 0.7, half * 0.2);
+            scene.spheres[k * 101] = sweepfan::Sphere::new(c, radius);
+        }
+        check_scene(&ctx, &scene, &[Method::Grid], 2);
+        let cpu = sweepfan::cpu::broad_phase(Method::Grid)
+            .find_pairs(&scene.spheres, None)
+            .unwrap();
+        tests.push(cpu.tests);
+    }
+    // The scenes are on the sides of the rule they were meant for: cells 18 and 6 wide, not 2.
+    assert!(tests[1] > 50 * tests[0], "{tests:?}");
+    assert!(tests[2] > 5 * tests[0], "{tests:?}");
+}
