@@ -236,6 +236,9 @@ impl Grid {
             }
             self.wide_keys.par_sort_unstable();
         }
+        // The spheres in sorted order: random reads by index. (Tried: an x86 prefetch of the
+        // sphere 16 positions ahead: sort stage at density 1M 15.9-19.6 ms against 16.3-19.2,
+        // no measurable change on 2 cores.)
         self.sorted.clear();
         if self.wide {
             let keys = &self.wide_keys;
