@@ -138,6 +138,8 @@ pub fn visit(
     for k in items {
         if let Some(&i) = members.get(k) {
             let s = &spheres[i as usize];
+            // Recomputed, not read back from the layouts (which hold relative, packed or sorted
+            // cells): three cell_axis per object, only in frames with giants.
             let cell = frame.absolute_cell(s.center);
             for g in giants {
                 if g.reaches(cell) {

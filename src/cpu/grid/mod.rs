@@ -107,11 +107,10 @@ pub struct Grid {
     /// Frames whose sort was the coherent insertion (for the tests).
     insertion_frames: u64,
     /// This frame's grid, giants (with their reach) and the other objects' indices (filled
-    /// only when there are giants), and how many objects the grid holds.
+    /// only when there are giants).
     frame: Option<GridFrame>,
     giants: Vec<Giant>,
     members: Vec<u32>,
-    grid_len: usize,
 }
 
 /// The coherent start gives up (and the radix sort runs) once insertion has moved this many
@@ -158,7 +157,6 @@ impl Grid {
         // Without giants every object is a member; with them, only `members` enter the grid.
         let members = (!self.giants.is_empty()).then_some(&self.members[..]);
         let n = members.map_or(spheres.len(), <[u32]>::len);
-        self.grid_len = n;
         let parallel = n >= PARALLEL_MIN;
         self.dense = self.dense_grid.build(&frame, spheres, members);
         if self.dense {
@@ -433,11 +431,11 @@ impl Grid {
         };
         // Items: the grid's sorted positions, then the giants' tests (members against giants in
         // reach, then giant pairs); one emission, so the pairs gather into `out` once.
-        let grid_len = self.grid_len;
-        let giant_items = if self.giants.is_empty() {
-            0
+        // The grid holds every object, or only the members when there are giants.
+        let (grid_len, giant_items) = if self.giants.is_empty() {
+            (spheres.len(), 0)
         } else {
-            self.members.len() + self.giants.len()
+            (self.members.len(), self.members.len() + self.giants.len())
         };
         let frame = self.frame.expect("sorted above");
         let (members, giant_list) = (&self.members, &self.giants);
