@@ -1,0 +1,178 @@
+//! A short row's cells in one register-sized window: the sparse walk matches an object's x
+//! against all of a row at once (a mask of the lanes within one cell), with no branch per
+//! lane. On x86-64 the window is four SSE2 vectors (SSE2 is part of the x86-64 baseline);
+//! elsewhere a portable loop computes the same mask.
+
+/// Lanes per window: rows up to this long are matched at once.
+pub const WINDOW: usize = 16;
+/// Lanes past a row's end: no cell is within one of it (relative cells stay below
+/// `2^32 - 3 * 2^27`, see `GridFrame::cell`).
+pub const PAD: u32 = u32::MAX - 1;
+
+/// Up to [`WINDOW`] cells of one row, padded with [`PAD`].
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct Window([u32; WINDOW]);
+
+impl Default for Window {
+    fn default() -> Self {
+        Self([PAD; WINDOW])
+    }
+}
+
+impl Window {
+    /// The cells `kx[start..end]`, `end - start <= WINDOW`; `kx` must hold [`WINDOW`] entries
+    /// from `start` on (the grid pads it), so the loads stay in bounds.
+    #[inline(always)]
+    pub fn load(kx: &[u32], start: usize, end: usize) -> Self {
+        debug_assert!(end - start <= WINDOW);
+        let lanes: &[u32; WINDOW] = kx[start..start + WINDOW].try_into().expect("padded");
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::load(lanes, end - start)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            portable_load(lanes, end - start)
+        }
+    }
+
+    /// Bit `k` set when lane `k` holds a cell within one of `x` (`|cell - x| <= 1`).
+    #[inline(always)]
+    pub fn near(&self, x: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::near(self, x)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            portable_near(self, x)
+        }
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn portable_load(lanes: &[u32; WINDOW], len: usize) -> Window {
+    Window(std::array::from_fn(
+        |k| if k < len { lanes[k] } else { PAD },
+    ))
+}
+
+/// `cell - (x - 1)`, wrapping, is at most 2 exactly when the cell is within one of `x`
+/// (cells and `x` are below `2^32 - 2`, so `x - 1` wraps only for `x = 0`, where it still
+/// works).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn portable_near(w: &Window, x: u32) -> u32 {
+    let low = x.wrapping_sub(1);
+    let mut mask = 0u32;
+    for (k, &c) in w.0.iter().enumerate() {
+        mask |= u32::from(c.wrapping_sub(low) <= 2) << k;
+    }
+    mask
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::{PAD, WINDOW, Window};
+    use std::arch::x86_64::*;
+
+    /// Lanes `len..` replaced by [`PAD`]: a compare of the lane numbers with `len`, then a
+    /// select.
+    #[inline(always)]
+    pub fn load(lanes: &[u32; WINDOW], len: usize) -> Window {
+        let mut w = Window::default();
+        // SAFETY: SSE2 is in the x86-64 baseline; `lanes` holds 16 u32 (4 unaligned vectors)
+        // and `w` is 16-byte aligned with room for 4 vectors.
+        unsafe {
+            let len = _mm_set1_epi32(len as i32);
+            let pad = _mm_set1_epi32(PAD as i32);
+            let src = lanes.as_ptr().cast::<__m128i>();
+            let dst = w.0.as_mut_ptr().cast::<__m128i>();
+            for k in 0..WINDOW / 4 {
+                let first = 4 * k as i32;
+                let lane = _mm_set_epi32(first + 3, first + 2, first + 1, first);
+                let valid = _mm_cmpgt_epi32(len, lane);
+                let cells = _mm_loadu_si128(src.add(k));
+                let chosen =
+                    _mm_or_si128(_mm_and_si128(valid, cells), _mm_andnot_si128(valid, pad));
+                _mm_store_si128(dst.add(k), chosen);
+            }
+        }
+        w
+    }
+
+    /// [`super::portable_near`] on four vectors: `cell - (x - 1)` compared unsigned with 3
+    /// (a signed compare after flipping the sign bits), then the 16 lane results packed to
+    /// bytes and their top bits gathered.
+    #[inline(always)]
+    pub fn near(w: &Window, x: u32) -> u32 {
+        // SAFETY: SSE2 is in the x86-64 baseline; `w` is 16-byte aligned, 4 vectors long.
+        unsafe {
+            let low = _mm_set1_epi32(x.wrapping_sub(1) as i32);
+            let bias = _mm_set1_epi32(i32::MIN);
+            let limit = _mm_set1_epi32(i32::MIN + 3);
+            let src = w.0.as_ptr().cast::<__m128i>();
+            let lane = |k: usize| {
+                let d = _mm_xor_si128(_mm_sub_epi32(_mm_load_si128(src.add(k)), low), bias);
+                _mm_cmpgt_epi32(limit, d)
+            };
+            let low_half = _mm_packs_epi32(lane(0), lane(1));
+            let high_half = _mm_packs_epi32(lane(2), lane(3));
+            _mm_movemask_epi8(_mm_packs_epi16(low_half, high_half)) as u32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The definition, lane by lane in u64 (no wrapping).
+    fn expected(cells: &[u32], x: u32) -> u32 {
+        cells
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| u64::from(c).abs_diff(u64::from(x)) <= 1)
+            .map(|(k, _)| 1u32 << k)
+            .sum()
+    }
+
+    #[test]
+    fn masks_mark_exactly_the_cells_within_one_at_every_length() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        // Largest relative cell (see `PAD`) and values near the ends of the range.
+        let top = u32::MAX - 3 * (1 << 27);
+        for round in 0..4000 {
+            let len = round % (WINDOW + 1);
+            let base: u32 = match round % 4 {
+                0 => 0,
+                1 => top - 40,
+                2 => rng.random_range(0..top - 40),
+                _ => (1 << 31) - 20,
+            };
+            let mut kx: Vec<u32> = (0..len).map(|_| base + rng.random_range(0..40)).collect();
+            kx.sort_unstable();
+            let real = kx.clone();
+            // Garbage past the row (the next row's cells) must not leak into the window.
+            kx.extend((0..WINDOW).map(|_| base + rng.random_range(0..40)));
+            let w = Window::load(&kx, 0, len);
+            let portable = portable_load(kx[..WINDOW].try_into().unwrap(), len);
+            for x in [
+                base,
+                base + 1,
+                base + rng.random_range(0..41),
+                base + 40,
+                0,
+                top,
+            ] {
+                let want = expected(&real, x);
+                assert_eq!(w.near(x), want, "len {len} x {x} cells {real:?}");
+                assert_eq!(portable_near(&portable, x), want);
+                assert_eq!(portable_near(&w, x), want);
+            }
+        }
+    }
+}
