@@ -24,7 +24,13 @@ pub struct GridFrame {
     pub max_cell: [u32; 3],
     /// Objects whose radius's exponent bin is above this are giants (255: none).
     pub giant_split: u32,
+    /// Every centre coordinate is below [`FAST_CELLS`] cells in magnitude: [`cell_axis`]'s
+    /// fast path holds for the whole scene, so cells can be computed two axes at a time.
+    pub near: bool,
 }
+
+/// Below this many cells from zero, [`cell_axis`] takes its fast path.
+pub const FAST_CELLS: f64 = 1_048_576.0;
 
 /// Centre bounds and the radius histogram of a scene.
 #[derive(Clone)]
@@ -84,9 +90,12 @@ impl GridFrame {
             inverse_side: 1.0 / cell_side as f64,
             max_cell: [0; 3],
             giant_split,
+            near: false,
         };
         // The cell formula is monotone in the centre, so the extreme cells are the extremes'.
         if !spheres.is_empty() {
+            let reach = survey.min.abs().max(survey.max.abs()).max_element();
+            frame.near = (reach as f64) < cell_side as f64 * FAST_CELLS;
             frame.min_cell = frame.absolute_cell(survey.min);
             frame.max_cell = frame.cell(survey.max);
         }
@@ -102,6 +111,10 @@ impl GridFrame {
     /// Absolute cell coordinates of a centre ([`cell_axis`] per axis).
     #[inline(always)]
     pub fn absolute_cell(&self, center: Vec3) -> [i32; 3] {
+        #[cfg(target_arch = "x86_64")]
+        if self.near {
+            return sse2::near_cell(center, self.cell_side, self.inverse_side);
+        }
         // Written out: `[0, 1, 2].map(..)` stayed an out-of-line call (10% of a 1M frame).
         let (s, inv) = (self.cell_side, self.inverse_side);
         [
@@ -152,7 +165,7 @@ pub fn cell_axis(c: f32, s: f32, inverse: f64) -> i32 {
     // Below 2^20 cells: the f64 estimate `c * (1 / s)` is within 2^-31 of `c / s`, so its
     // floor (by truncating after a positive shift) is off by at most one, and one exact
     // comparison each way fixes it, for either sign.
-    if cf.abs() < sf * 1_048_576.0 {
+    if cf.abs() < sf * FAST_CELLS {
         let mut k = ((cf * inverse + 2_097_152.0) as i64 - 2_097_152) as i32;
         if k as f64 * sf > cf {
             k -= 1;
@@ -189,5 +202,53 @@ fn cell_axis_far(c: f32, s: f32) -> i32 {
         -magnitude - i32::from(!exact)
     } else {
         magnitude
+    }
+}
+
+/// [`cell_axis`]'s fast path for a whole centre, on a scene whose coordinates are all below
+/// [`FAST_CELLS`] cells: the same estimate and the same two exact corrections, for x and y in
+/// one vector of two f64 and z in another (SSE2, in the x86-64 baseline). Cell keys at density
+/// 1M: about 85 scalar instructions per object before.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use glam::Vec3;
+    use std::arch::x86_64::*;
+
+    #[inline(always)]
+    pub fn near_cell(center: Vec3, side: f32, inverse: f64) -> [i32; 3] {
+        // SAFETY: SSE2 is in the x86-64 baseline; only register operations.
+        unsafe {
+            let s = _mm_set1_pd(side as f64);
+            let inv = _mm_set1_pd(inverse);
+            let xy = _mm_cvtps_pd(_mm_set_ps(0.0, 0.0, center.y, center.x));
+            let z = _mm_cvtps_pd(_mm_set_ss(center.z));
+            let xy = floor_quotient(xy, s, inv);
+            let z = floor_quotient(z, s, inv);
+            [
+                _mm_cvtsi128_si32(xy),
+                _mm_cvtsi128_si32(_mm_shuffle_epi32(xy, 0b01)),
+                _mm_cvtsi128_si32(z),
+            ]
+        }
+    }
+
+    /// `floor(c / s)` of the real quotient in the two low i32 lanes, for `|c| < 2^20 s`: the
+    /// truncation of `c (1 / s) + 2^21` (positive) less `2^21`, then `-1` where `k s > c` and
+    /// `+1` where `(k + 1) s <= c` (exact products: `k` below 2^22, `s` of 24 bits).
+    #[inline(always)]
+    unsafe fn floor_quotient(c: __m128d, s: __m128d, inv: __m128d) -> __m128i {
+        unsafe {
+            let bias = _mm_set1_pd(2_097_152.0);
+            let t = _mm_add_pd(_mm_mul_pd(c, inv), bias);
+            let k = _mm_sub_epi32(_mm_cvttpd_epi32(t), _mm_set1_epi32(2_097_152));
+            let kf = _mm_cvtepi32_pd(k);
+            let above = _mm_castpd_si128(_mm_cmpgt_pd(_mm_mul_pd(kf, s), c));
+            let next = _mm_add_pd(kf, _mm_set1_pd(1.0));
+            let below = _mm_castpd_si128(_mm_cmple_pd(_mm_mul_pd(next, s), c));
+            // The 64-bit lane masks' low halves, as two i32 lanes: -1 where true.
+            let above = _mm_shuffle_epi32(above, 0b1000);
+            let below = _mm_shuffle_epi32(below, 0b1000);
+            _mm_sub_epi32(_mm_add_epi32(k, above), below)
+        }
     }
 }

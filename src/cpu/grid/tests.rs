@@ -79,6 +79,85 @@ fn cells_are_the_real_floor_at_walls() {
     }
 }
 
+/// On a scene within 2^20 cells of zero (`GridFrame::near`) a whole centre's cell (two axes at a
+/// time on x86-64) is the real floor per axis, as `cell_axis` is: at centres within 2 ULP of
+/// cell walls (against an f64 product search), both
+/// signs, sides over the whole normal range, up to the fast region's edge; and a scene's frame
+/// says `near` exactly when its largest coordinate is below 2^20 cells.
+#[test]
+fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..100_000 {
+        let s = 10f32.powf(rng.random_range(-30.0..30.0)) * rng.random_range(1.0..2.0);
+        if !s.is_normal() || !(s as f64 * 1_048_576.0).is_finite() {
+            continue;
+        }
+        let coordinate = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let k: u32 = match rng.random_range(0..3) {
+                0 => rng.random_range(0..4),
+                1 => rng.random_range(0..1 << 20),
+                _ => (1 << 20) - rng.random_range(1..3),
+            };
+            let wall = (k as f64 * s as f64) as f32;
+            let ulps: i64 = rng.random_range(-2..=2);
+            let c = f32::from_bits((wall.to_bits() as i64 + ulps).max(0) as u32);
+            if rng.random_bool(0.5) { -c } else { c }
+        };
+        let center = Vec3::new(
+            coordinate(&mut rng),
+            coordinate(&mut rng),
+            coordinate(&mut rng),
+        );
+        if center.abs().max_element() as f64 >= s as f64 * frame::FAST_CELLS {
+            continue;
+        }
+        // An estimate off by up to 2^-10 cells (a perturbed reciprocal) on half the centres:
+        // the exact corrections must then move walls' neighbours back (with the true
+        // reciprocal they are almost never needed).
+        let skew = [0.0, 1.0, -1.0][rng.random_range(0..3)] * 2f64.powi(-30);
+        let f = GridFrame {
+            min_cell: [0; 3],
+            cell_side: s,
+            inverse_side: (1.0 + skew) / s as f64,
+            max_cell: [0; 3],
+            giant_split: 255,
+            near: true,
+        };
+        let floor = |c: f32| {
+            let (cf, sf) = (c as f64, s as f64);
+            let mut k = (cf / sf).floor() as i64;
+            while k as f64 * sf > cf {
+                k -= 1;
+            }
+            while (k + 1) as f64 * sf <= cf {
+                k += 1;
+            }
+            k as i32
+        };
+        let want = [floor(center.x), floor(center.y), floor(center.z)];
+        let inv = f.inverse_side;
+        let scalar = [
+            cell_axis(center.x, s, inv),
+            cell_axis(center.y, s, inv),
+            cell_axis(center.z, s, inv),
+        ];
+        assert_eq!(scalar, want, "centre {center:?}, side {s:e}, skew {skew:e}");
+        assert_eq!(
+            f.absolute_cell(center),
+            want,
+            "centre {center:?}, side {s:e}, skew {skew:e}"
+        );
+    }
+    // The frame's flag: the paper box is near; a scene reaching 2^20 cells is not.
+    let mut spheres = vec![Sphere::new(Vec3::ZERO, 0.5), Sphere::new(Vec3::ONE, 0.5)];
+    assert!(GridFrame::of(&spheres).near);
+    spheres[1].center.y = -1_048_576.0;
+    assert!(!GridFrame::of(&spheres).near);
+    spheres[1].center.y = -1_048_575.0;
+    assert!(GridFrame::of(&spheres).near);
+}
+
 /// Cells are monotone, and a coordinate and the largest f32 at most `s` above it are at most
 /// one cell apart (so any two within `s` are): walked over runs of consecutive values on both
 /// sides of zero, of the exact region's walls and of the 2^24 s boundary, for several sides.
