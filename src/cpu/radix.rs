@@ -21,6 +21,10 @@ unsafe impl Sync for Destination {}
 /// Each pass counts digits per chunk, then scatters every chunk to its own offsets: stable, as
 /// chunks are in order; in parallel (one chunk per thread) from [`PARALLEL_MIN`] keys, which
 /// took the grid's 1M-key sort (27 bits, 3 passes) from 6.0 to about 3.5 ms on 2 cores.
+/// (Tried: the most significant digit first, then each of its 512 buckets, a few thousand
+/// keys, sorted in cache on the other two digits with one counting read: 1M keys of 27 bits
+/// took 3.7 ms against 3.6 on 2 threads and 6.3 against 6.0 on one, as the buckets still
+/// cross memory once each way.)
 pub fn radix_sort_bits(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, low: u32, high: u32) {
     debug_assert!(low <= high && high <= 64);
     let width = high - low;
@@ -115,6 +119,32 @@ mod tests {
             expected.sort_by_key(|&k| k & mask);
             let mut sorted = keys.clone();
             radix_sort_bits(&mut sorted, &mut Vec::new(), low, high);
+            assert_eq!(sorted, expected, "bits {low}..{high}");
+        }
+    }
+
+    /// Few distinct values in the sorted bits (most keys equal, some others spread out) and
+    /// random bits outside them: equal values keep their input order.
+    #[test]
+    fn equal_digits_keep_their_order_in_skewed_sorts() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for (low, high, n) in [(0u32, 33u32, 120_000usize), (20, 47, 150_000), (4, 64, 3000)] {
+            let width = high - low;
+            let mask = (u64::MAX >> (64 - width)) << low;
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    let value: u64 = if rng.random_bool(0.9) {
+                        1 << (width - 1)
+                    } else {
+                        rng.random_range(0..8u64) << (width - 4)
+                    };
+                    (value << low) | (rng.random::<u64>() & !mask)
+                })
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_by_key(|&k| k & mask);
+            let mut sorted = keys.clone();
+            radix_sort_bits(&mut sorted, &mut vec![7; 3], low, high);
             assert_eq!(sorted, expected, "bits {low}..{high}");
         }
     }
