@@ -128,7 +128,11 @@ mod tests {
     #[test]
     fn equal_digits_keep_their_order_in_skewed_sorts() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
-        for (low, high, n) in [(0u32, 33u32, 120_000usize), (20, 47, 150_000), (4, 64, 3000)] {
+        for (low, high, n) in [
+            (0u32, 33u32, 120_000usize),
+            (20, 47, 150_000),
+            (4, 64, 3000),
+        ] {
             let width = high - low;
             let mask = (u64::MAX >> (64 - width)) << low;
             let keys: Vec<u64> = (0..n)

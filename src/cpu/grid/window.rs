@@ -1,13 +1,29 @@
 //! A short row's cells in one register-sized window: the sparse walk matches an object's x
 //! against all of a row at once (a mask of the lanes within one cell), with no branch per
-//! lane. On x86-64 the window is four SSE2 vectors (SSE2 is part of the x86-64 baseline);
-//! elsewhere a portable loop computes the same mask.
+//! lane. Two widths behind [`Lanes`]: [`Window`] holds any cell in u32 lanes (four SSE2 vectors);
+//! [`NarrowWindow`], for scenes whose cells x stay at most [`NARROW_MAX`], holds u16 lanes (two
+//! vectors, half the work per mask). On x86-64 they use SSE2 (part of the x86-64 baseline);
+//! elsewhere portable loops compute the same masks.
 
 /// Lanes per window: rows up to this long are matched at once.
 pub const WINDOW: usize = 16;
 /// Lanes past a row's end: no cell is within one of it (relative cells stay below
 /// `2^32 - 3 * 2^27`, see `GridFrame::cell`).
 pub const PAD: u32 = u32::MAX - 1;
+
+/// Largest cell x a [`NarrowWindow`] holds (its padding, `u16::MAX - 1`, is then never within
+/// one of a cell, and `x - 1` wraps only for `x = 0`, to a value no cell takes).
+pub const NARROW_MAX: u32 = u16::MAX as u32 - 3;
+const NARROW_PAD: u16 = u16::MAX - 1;
+
+/// A window of a row's cells: loaded once per row, matched once per object.
+pub trait Lanes: Copy + Default + Send + Sync {
+    /// The cells `kx[start..end]`, `end - start <= WINDOW`; `kx` must hold [`WINDOW`] entries
+    /// from `start` on (the grid pads it), so the loads stay in bounds.
+    fn load(kx: &[u32], start: usize, end: usize) -> Self;
+    /// Bit `k` set when lane `k` holds a cell within one of `x` (`|cell - x| <= 1`).
+    fn near(&self, x: u32) -> u32;
+}
 
 /// Up to [`WINDOW`] cells of one row, padded with [`PAD`].
 #[derive(Clone, Copy)]
@@ -20,11 +36,9 @@ impl Default for Window {
     }
 }
 
-impl Window {
-    /// The cells `kx[start..end]`, `end - start <= WINDOW`; `kx` must hold [`WINDOW`] entries
-    /// from `start` on (the grid pads it), so the loads stay in bounds.
+impl Lanes for Window {
     #[inline(always)]
-    pub fn load(kx: &[u32], start: usize, end: usize) -> Self {
+    fn load(kx: &[u32], start: usize, end: usize) -> Self {
         debug_assert!(end - start <= WINDOW);
         let lanes: &[u32; WINDOW] = kx[start..start + WINDOW].try_into().expect("padded");
         #[cfg(target_arch = "x86_64")]
@@ -37,9 +51,8 @@ impl Window {
         }
     }
 
-    /// Bit `k` set when lane `k` holds a cell within one of `x` (`|cell - x| <= 1`).
     #[inline(always)]
-    pub fn near(&self, x: u32) -> u32 {
+    fn near(&self, x: u32) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             sse2::near(self, x)
@@ -49,6 +62,67 @@ impl Window {
             portable_near(self, x)
         }
     }
+}
+
+/// Up to [`WINDOW`] cells of one row, each at most [`NARROW_MAX`], in u16 lanes flipped by
+/// `0x8000` (so signed 16-bit compares order them), padded with `u16::MAX - 1` (flipped).
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct NarrowWindow([u16; WINDOW]);
+
+impl Default for NarrowWindow {
+    fn default() -> Self {
+        Self([NARROW_PAD ^ 0x8000; WINDOW])
+    }
+}
+
+impl Lanes for NarrowWindow {
+    #[inline(always)]
+    fn load(kx: &[u32], start: usize, end: usize) -> Self {
+        debug_assert!(end - start <= WINDOW);
+        let lanes: &[u32; WINDOW] = kx[start..start + WINDOW].try_into().expect("padded");
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::load_narrow(lanes, end - start)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            portable_load_narrow(lanes, end - start)
+        }
+    }
+
+    #[inline(always)]
+    fn near(&self, x: u32) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            sse2::near_narrow(self, x)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            portable_near_narrow(self, x)
+        }
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn portable_load_narrow(lanes: &[u32; WINDOW], len: usize) -> NarrowWindow {
+    NarrowWindow(std::array::from_fn(|k| {
+        (if k < len { lanes[k] as u16 } else { NARROW_PAD }) ^ 0x8000
+    }))
+}
+
+/// As [`portable_near`] in 16 bits: `cell - (x - 1)` is at most 2 modulo 2^16 exactly when
+/// the cell is within one of `x`, cells and `x` being at most [`NARROW_MAX`].
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn portable_near_narrow(w: &NarrowWindow, x: u32) -> u32 {
+    let low = x.wrapping_sub(1) as u16;
+    let mut mask = 0u32;
+    for (k, &c) in w.0.iter().enumerate() {
+        mask |= u32::from((c ^ 0x8000).wrapping_sub(low) <= 2) << k;
+    }
+    mask
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
@@ -75,7 +149,7 @@ fn portable_near(w: &Window, x: u32) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::{PAD, WINDOW, Window};
+    use super::{NARROW_PAD, NarrowWindow, PAD, WINDOW, Window};
     use std::arch::x86_64::*;
 
     /// Lanes `len..` replaced by [`PAD`]: a compare of the lane numbers with `len`, then a
@@ -121,6 +195,52 @@ mod sse2 {
             let low_half = _mm_packs_epi32(lane(0), lane(1));
             let high_half = _mm_packs_epi32(lane(2), lane(3));
             _mm_movemask_epi8(_mm_packs_epi16(low_half, high_half)) as u32
+        }
+    }
+
+    /// [`load`], then each lane less `0x8000` packed to a signed 16-bit lane (cells and the
+    /// padding fit, so the pack never saturates).
+    #[inline(always)]
+    pub fn load_narrow(lanes: &[u32; WINDOW], len: usize) -> NarrowWindow {
+        let mut w = NarrowWindow::default();
+        // SAFETY: SSE2 is in the x86-64 baseline; `lanes` holds 16 u32 (4 unaligned vectors)
+        // and `w` is 16-byte aligned with room for 2 vectors.
+        unsafe {
+            let len = _mm_set1_epi32(len as i32);
+            let pad = _mm_set1_epi32(i32::from(NARROW_PAD));
+            let bias = _mm_set1_epi32(0x8000);
+            let src = lanes.as_ptr().cast::<__m128i>();
+            let vector = |k: usize| {
+                let first = 4 * k as i32;
+                let lane = _mm_set_epi32(first + 3, first + 2, first + 1, first);
+                let valid = _mm_cmpgt_epi32(len, lane);
+                let cells = _mm_loadu_si128(src.add(k));
+                let chosen =
+                    _mm_or_si128(_mm_and_si128(valid, cells), _mm_andnot_si128(valid, pad));
+                _mm_sub_epi32(chosen, bias)
+            };
+            let dst = w.0.as_mut_ptr().cast::<__m128i>();
+            _mm_store_si128(dst, _mm_packs_epi32(vector(0), vector(1)));
+            _mm_store_si128(dst.add(1), _mm_packs_epi32(vector(2), vector(3)));
+        }
+        w
+    }
+
+    /// [`near`] on two vectors of 16-bit lanes: the flipped lanes less the flipped `x - 1`
+    /// give `cell - (x - 1)` modulo 2^16, compared unsigned with 3 by flipping again.
+    #[inline(always)]
+    pub fn near_narrow(w: &NarrowWindow, x: u32) -> u32 {
+        // SAFETY: SSE2 is in the x86-64 baseline; `w` is 16-byte aligned, 2 vectors long.
+        unsafe {
+            let low = _mm_set1_epi16((x.wrapping_sub(1) as u16 ^ 0x8000) as i16);
+            let bias = _mm_set1_epi16(i16::MIN);
+            let limit = _mm_set1_epi16(i16::MIN + 3);
+            let src = w.0.as_ptr().cast::<__m128i>();
+            let lane = |k: usize| {
+                let d = _mm_xor_si128(_mm_sub_epi16(_mm_load_si128(src.add(k)), low), bias);
+                _mm_cmpgt_epi16(limit, d)
+            };
+            _mm_movemask_epi8(_mm_packs_epi16(lane(0), lane(1))) as u32
         }
     }
 }
@@ -172,6 +292,40 @@ mod tests {
                 assert_eq!(w.near(x), want, "len {len} x {x} cells {real:?}");
                 assert_eq!(portable_near(&portable, x), want);
                 assert_eq!(portable_near(&w, x), want);
+            }
+        }
+    }
+
+    /// The same for u16 windows, with cells up to [`NARROW_MAX`], `x = 0` and the top cell.
+    #[test]
+    fn narrow_masks_mark_exactly_the_cells_within_one_at_every_length() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        for round in 0..4000 {
+            let len = round % (WINDOW + 1);
+            let base: u32 = match round % 4 {
+                0 => 0,
+                1 => NARROW_MAX - 40,
+                2 => rng.random_range(0..NARROW_MAX - 40),
+                _ => (1 << 15) - 20,
+            };
+            let mut kx: Vec<u32> = (0..len).map(|_| base + rng.random_range(0..=40)).collect();
+            kx.sort_unstable();
+            let real = kx.clone();
+            kx.extend((0..WINDOW).map(|_| base + rng.random_range(0..=40)));
+            let w = NarrowWindow::load(&kx, 0, len);
+            let portable = portable_load_narrow(kx[..WINDOW].try_into().unwrap(), len);
+            assert_eq!(w.0, portable.0, "len {len} cells {real:?}");
+            for x in [
+                base,
+                base + 1,
+                base + rng.random_range(0..41),
+                base + 40,
+                0,
+                NARROW_MAX,
+            ] {
+                let want = expected(&real, x);
+                assert_eq!(w.near(x), want, "len {len} x {x} cells {real:?}");
+                assert_eq!(portable_near_narrow(&w, x), want);
             }
         }
     }
