@@ -10,20 +10,24 @@ use crate::geom::sphere::Sphere;
 /// Dense tables are used while cells <= this many per object (plus a constant for tiny scenes).
 const MAX_CELLS_PER_OBJECT: usize = 4;
 const MAX_CELLS_EXTRA: usize = 1 << 12;
-/// Forward rows `(dy, dz)`: the 12 forward cells outside the own row are 3 consecutive `kx` in
-/// each of these rows.
-const FORWARD_ROWS: [(i64, i64); 4] = [(1, 0), (-1, 1), (0, 1), (1, 1)];
+/// Forward rows `(dy + 1, dz)`: the 12 forward cells outside the own row are 3 consecutive `kx`
+/// in each of the rows `(y + 1, z)`, `(y - 1, z + 1)`, `(y, z + 1)`, `(y + 1, z + 1)`
+/// (`dy` offset by one so every entry, and every cell offset below, is non-negative).
+const FORWARD_ROWS: [(usize, usize); 4] = [(2, 0), (0, 1), (1, 1), (2, 1)];
 
 #[derive(Default)]
 pub struct DenseGrid {
+    /// Padded dimensions: a layer of empty cells at `x = -1`, `x = dim_x`, `y = -1`, `y = dim_y`
+    /// and `z = dim_z`, so every neighbour cell of a real cell exists and each neighbour run is
+    /// two loads at a fixed offset from the object's own cell (no bounds tests per object).
     dims: [usize; 3],
     /// `cell_start[k]` is the first sorted position of cell `k`, for `k` in `0..=cells` (the
     /// last is `n`). One spare entry at the end serves as a cursor during the scatter.
     cell_start: Vec<u32>,
-    /// Cell coordinates per object (in index order), before the scatter.
-    cell_by_object: Vec<[u32; 3]>,
-    /// Per sorted position: cell coordinates, sphere, original index.
-    cell: Vec<[u32; 3]>,
+    /// Padded cell id per object (in index order), before the scatter.
+    cell_by_object: Vec<u32>,
+    /// Per sorted position: padded cell id, sphere, original index.
+    cell: Vec<u32>,
     pub sorted: Vec<Sphere>,
     index: Vec<u32>,
 }
@@ -51,15 +55,24 @@ impl DenseGrid {
         objects: impl Iterator<Item = (&'a Sphere, u32)> + Clone,
         n: usize,
     ) -> bool {
-        let dims = frame.max_cell.map(|m| m as usize + 1);
-        let cells = dims[0]
-            .checked_mul(dims[1])
-            .and_then(|c| c.checked_mul(dims[2]));
+        let m = frame.max_cell.map(|m| m as usize);
+        let dims = [
+            m[0].checked_add(3),
+            m[1].checked_add(3),
+            m[2].checked_add(2),
+        ];
+        let [Some(dx), Some(dy), Some(dz)] = dims else {
+            return false;
+        };
+        let cells = dx.checked_mul(dy).and_then(|c| c.checked_mul(dz));
         let Some(cells) = cells.filter(|&c| c <= MAX_CELLS_PER_OBJECT * n + MAX_CELLS_EXTRA) else {
             return false;
         };
-        self.dims = dims;
-        let id = |c: [u32; 3]| (c[2] as usize * dims[1] + c[1] as usize) * dims[0] + c[0] as usize;
+        self.dims = [dx, dy, dz];
+        // Real cell (x, y, z) is padded cell (x + 1, y + 1, z).
+        let id = |c: [u32; 3]| {
+            ((c[2] as usize * dy + c[1] as usize + 1) * dx + c[0] as usize + 1) as u32
+        };
         // Counting sort with the counts of cell k at k + 2: after the prefix sum, entry k + 1 is
         // the start of cell k and serves as its cursor; the scatter advances it to the start of
         // cell k + 1, leaving `cell_start[k]` = start of cell k with no separate cursor array.
@@ -68,8 +81,8 @@ impl DenseGrid {
         self.cell_by_object.clear();
         let counts = &mut self.cell_start;
         self.cell_by_object.extend(objects.clone().map(|(s, _)| {
-            let c = frame.cell(s.center);
-            counts[id(c) + 2] += 1;
+            let c = id(frame.cell(s.center));
+            counts[c as usize + 2] += 1;
             c
         }));
         let mut sum = 0;
@@ -79,15 +92,14 @@ impl DenseGrid {
         }
         // Stable scatter in index order (equal cells keep index order), writing every
         // per-position table directly instead of gathering them afterwards.
-        let fill = [0; 3];
         self.sorted.clear();
         self.sorted.resize(n, Sphere::default());
         self.index.clear();
         self.index.resize(n, 0);
         self.cell.clear();
-        self.cell.resize(n, fill);
+        self.cell.resize(n, 0);
         for (&c, (s, i)) in self.cell_by_object.iter().zip(objects) {
-            let slot = &mut self.cell_start[id(c) + 1];
+            let slot = &mut self.cell_start[c as usize + 1];
             let p = *slot as usize;
             *slot += 1;
             self.sorted[p] = *s;
@@ -98,33 +110,25 @@ impl DenseGrid {
         true
     }
 
-    /// The candidate loop over sorted positions.
+    /// The candidate loop over sorted positions. Per object: the rest of its own cell and cell
+    /// `x + 1` (consecutive cells are consecutive positions), then in each forward row the run
+    /// of cells `x - 1 ..= x + 1`, found at a fixed offset from its own cell. (Before the
+    /// padding, each run's cells were computed from the coordinates with bounds tests: pair
+    /// stage on the paper box, n = 5000, 0.316-0.330 ms against 0.271-0.273 now.)
     pub fn visit(&self, positions: std::ops::Range<usize>, sink: &mut Sink) {
-        let [dx, dy, dz] = self.dims.map(|d| d as i64);
+        let [dx, dy, _] = self.dims;
+        // Offset from a cell to the cell at x - 1 of each forward row: `(oy, oz)` with `oy`
+        // counted from y - 1, so every offset is positive.
+        let offsets = FORWARD_ROWS.map(|(oy, oz)| (oz * dy + oy) * dx - dx - 1);
         let start = &self.cell_start;
         let (sorted, index) = (&self.sorted, &self.index);
         for p in positions {
-            let [kx, ky, kz] = self.cell[p].map(i64::from);
+            let c = self.cell[p] as usize;
             let (sp, ip) = (&sorted[p], index[p]);
-            let row_base = |y: i64, z: i64| ((z * dy + y) * dx) as usize;
-            // Own cell after p, then cell kx + 1: consecutive cells are consecutive positions.
-            let own_last = row_base(ky, kz) + (kx + 1).min(dx - 1) as usize;
-            test_run(
-                sink,
-                sp,
-                ip,
-                sorted,
-                index,
-                p + 1..start[own_last + 1] as usize,
-            );
-            let (x_first, x_last) = ((kx - 1).max(0) as usize, (kx + 1).min(dx - 1) as usize);
-            for (oy, oz) in FORWARD_ROWS {
-                let (y, z) = (ky + oy, kz + oz);
-                if y < 0 || y >= dy || z >= dz {
-                    continue;
-                }
-                let base = row_base(y, z);
-                let run = start[base + x_first] as usize..start[base + x_last + 1] as usize;
+            test_run(sink, sp, ip, sorted, index, p + 1..start[c + 2] as usize);
+            for offset in offsets {
+                let first = c + offset;
+                let run = start[first] as usize..start[first + 3] as usize;
                 test_run(sink, sp, ip, sorted, index, run);
             }
         }
