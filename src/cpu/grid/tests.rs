@@ -316,3 +316,53 @@ fn giants_on_both_layouts_match_sap() {
         assert_eq!(got, want, "{kind:?}");
     }
 }
+
+/// Crowded cells on both layouts (every neighbour run far longer than the dense walk's 8-wide
+/// candidate list, and rows far longer than the sparse walk's 16-lane window), against brute
+/// force: pairs and the test count of the definition (pairs of objects whose cells differ by
+/// at most one per axis, counted here directly from the cells).
+#[test]
+fn crowded_cells_match_brute_force_on_both_layouts() {
+    use crate::cpu::BruteForce;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+    // 1500 spheres of radius 0.5 (cells of side 1) in a 3 x 3 x 3 cube: ~55 per cell, dense;
+    // then the same crowd plus two far outliers (cells beyond the dense limit), sparse.
+    let mut spheres: Vec<Sphere> = (0..1500)
+        .map(|_| {
+            let c = Vec3::new(
+                rng.random_range(0.0..3.0),
+                rng.random_range(0.0..3.0),
+                rng.random_range(0.0..3.0),
+            );
+            Sphere::new(c, rng.random_range(0.1..0.5))
+        })
+        .collect();
+    spheres[7].radius = 0.5;
+    for dense in [true, false] {
+        if !dense {
+            spheres.push(Sphere::new(Vec3::splat(1e5), 0.5));
+            spheres.push(Sphere::new(Vec3::new(-1e5, 2e5, 1.0), 0.5));
+        }
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut grid = Grid::new();
+        let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
+        assert_eq!(grid.dense, dense);
+        BruteForce::new()
+            .find_pairs(&spheres, Some(&mut want))
+            .unwrap();
+        canonicalize(&mut got);
+        canonicalize(&mut want);
+        assert_eq!(got, want, "dense {dense}");
+        // Cells of side 1 (the largest radius is 0.5): floor of each coordinate.
+        let cell = |s: &Sphere| s.center.to_array().map(|c| c.floor() as i64);
+        let mut tests = 0u64;
+        for (i, a) in spheres.iter().enumerate() {
+            for b in &spheres[i + 1..] {
+                let (ca, cb) = (cell(a), cell(b));
+                tests += u64::from((0..3).all(|k| (ca[k] - cb[k]).abs() <= 1));
+            }
+        }
+        assert_eq!(stats.tests, tests, "dense {dense}");
+    }
+}
