@@ -1,81 +1,23 @@
 //! CPU pipeline of the `rotating` scene (docs/design.md §5.7): box proxy AABBs vs sphere AABBs (bipartite
 //! broad phase), then the exact conservative-sector vs sphere test on every candidate.
 //!
-//! Spheres are sorted by the cell of their centre in a uniform grid whose linear cell index runs
-//! fastest along x, so the cells of one (y, z) row of a box's query are one contiguous key range:
-//! a box costs two lookups in a cell-start table per row plus the spheres of the cells it covers.
-//! (Sorting by x alone would make every box scan a whole slab: ~46k spheres per box at 1M
-//! spheres.) The GPU
-//! pipeline (`gpu::rotating`) uses the same [`SphereGrid`], so the two agree on every candidate.
+//! Spheres are sorted by the cell of their centre ([`SphereIndex`]: the grid method's cells,
+//! rows of equal `(kz, ky)` ordered by `kx`), so a box visits the rows of its `(y, z)` range
+//! and in each the run of cells in its x range. (Sorting by x alone would make every box scan a
+//! whole slab: ~46k spheres per box at 1M spheres.) The GPU pipeline (`gpu::rotating`) keeps a
+//! dense cell table ([`crate::geom::sphere_grid::SphereGrid`]); both are conservative and the
+//! exact AABB test decides, so the two agree on every candidate.
 
 use crate::broadphase::ProxyFrame;
 use crate::broadphase::{Clock, StageTime};
+use crate::cpu::sphere_index::SphereIndex;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere, validate_frame_input};
 use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sphere::Sphere;
-use crate::geom::sphere_grid::SphereGrid;
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Spheres in grid-key order (ties by index), with the permutation and the cell-start table.
-pub struct SortedSpheres {
-    pub grid: SphereGrid,
-    /// `starts[c]` = first sorted index whose key is >= c, for c in 0..=cells.
-    pub starts: Vec<u32>,
-    /// `order[j]` = original index of the j-th sorted sphere.
-    pub order: Vec<u32>,
-    pub spheres: Vec<Sphere>,
-}
-
-impl SortedSpheres {
-    pub fn new(spheres: &[Sphere]) -> Self {
-        let grid = SphereGrid::new(spheres);
-        let mut pairs: Vec<(u32, u32)> = spheres
-            .par_iter()
-            .enumerate()
-            .map(|(i, s)| (grid.key(grid.cell(s.center)), i as u32))
-            .collect();
-        pairs.par_sort_unstable();
-        let sorted = pairs
-            .par_iter()
-            .map(|&(_, i)| spheres[i as usize])
-            .collect();
-        let mut starts = Vec::with_capacity(grid.cell_count() as usize + 1);
-        for (j, &(key, _)) in pairs.iter().enumerate() {
-            while starts.len() <= key as usize {
-                starts.push(j as u32);
-            }
-        }
-        starts.resize(grid.cell_count() as usize + 1, pairs.len() as u32);
-        let order = pairs.into_iter().map(|(_, i)| i).collect();
-        Self {
-            grid,
-            starts,
-            order,
-            spheres: sorted,
-        }
-    }
-
-    /// Calls `f(j)` for every sorted sphere j whose AABB overlaps `a`.
-    #[inline]
-    pub fn for_each_candidate(&self, a: &Aabb, mut f: impl FnMut(usize)) {
-        let (lo, hi) = self.grid.query(a);
-        for z in lo[2]..=hi[2] {
-            for y in lo[1]..=hi[1] {
-                let k_lo = self.grid.key([lo[0], y, z]);
-                let k_hi = self.grid.key([hi[0], y, z]);
-                let (start, end) = (self.starts[k_lo as usize], self.starts[k_hi as usize + 1]);
-                for j in start as usize..end as usize {
-                    if proxy_overlaps_sphere(a, &self.spheres[j]) {
-                        f(j);
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// One frame on the CPU for each proxy in `proxies`: candidates, hits, and (with `want_hits`)
 /// the sorted hit pairs. The sphere sort is shared by the proxies; its time is in every result.
@@ -95,7 +37,7 @@ pub fn rotating_frame_cpu(
         return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
     }
     let t = Instant::now();
-    let sorted = SortedSpheres::new(spheres);
+    let sorted = SphereIndex::new(spheres);
     let sort_time = wall("sort spheres", t);
     let t = Instant::now();
     let sectors: Vec<Sector> = boxes
@@ -191,14 +133,16 @@ pub fn rotating_brute_force(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::sphere_grid::SphereGrid;
     use crate::scenes::rotating::{RotatingParams, RotatingScene};
     use glam::Vec3;
 
+    /// The GPU pipeline's dense grid (`SphereGrid`): cells inside the grid, clamped outside.
     #[test]
-    fn grid_cells_are_monotonic_and_cover_queries() {
+    fn gpu_grid_cells_are_monotonic_and_clamped() {
         let scene = RotatingScene::generate(&RotatingParams::new(0, 2_000, 3)).unwrap();
         let g = SphereGrid::new(&scene.spheres);
-        assert!(g.cell_count() < 1 << 32);
+        assert!(g.cell_count() <= 4 * 2_000 + 64);
         assert!(g.key_bits() <= 32 && (1u64 << g.key_bits()) >= g.cell_count());
         for s in &scene.spheres {
             let c = g.cell(s.center);
@@ -208,21 +152,6 @@ mod tests {
         let far = g.cell(Vec3::splat(1e6));
         assert_eq!(far, [g.dims[0] - 1, g.dims[1] - 1, g.dims[2] - 1]);
         assert_eq!(g.cell(Vec3::splat(-1e6)), [0, 0, 0]);
-        // The cell-start table, against counting keys directly.
-        let sorted = SortedSpheres::new(&scene.spheres);
-        assert!(g.cell_count() <= 4 * 2_000 + 64);
-        let mut keys: Vec<u32> = scene
-            .spheres
-            .iter()
-            .map(|s| g.key(g.cell(s.center)))
-            .collect();
-        keys.sort_unstable();
-        assert_eq!(sorted.starts.len() as u64, g.cell_count() + 1);
-        for c in (0..=g.cell_count() as u32).step_by(7) {
-            let below = keys.iter().filter(|&&k| k < c).count() as u32;
-            assert_eq!(sorted.starts[c as usize], below, "cell {c}");
-        }
-        assert_eq!(*sorted.starts.last().unwrap(), 2_000);
     }
 
     #[test]

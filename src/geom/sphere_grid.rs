@@ -1,5 +1,9 @@
-//! The uniform grid over sphere centres shared by both pipelines of the rotating scene
-//! (`cpu::rotating`, `gpu::sector::rotating`): the same cells give the same candidates.
+//! The uniform grid over sphere centres of the rotating scene's GPU pipeline
+//! (`gpu::sector::rotating`): a dense cell table. Its cells are at least a 1024th of the
+//! scene's extent and coarsened to at most 4n + 64, so on a wide scene with clusters a whole
+//! cluster can share a cell (the CPU pipeline uses `cpu::sphere_index`, which has no such
+//! limit). Both are conservative and the exact AABB test decides, so they agree on every
+//! candidate.
 
 use crate::geom::aabb::Aabb;
 use crate::geom::sphere::Sphere;
