@@ -1,7 +1,7 @@
 //! Spheres sorted by grid cell for box queries: the CPU broad phase of the rotating scene
 //! (docs/design.md §5.7), boxes' proxy AABBs against sphere AABBs.
 //!
-//! Cells are the grid method's ([`GridFrame`]): side twice the largest radius of the spheres
+//! Cells are the grid method's (`GridFrame`): side twice the largest radius of the spheres
 //! that are not giants, absolute and unclamped, exact on every axis. Keys `(kz, ky, kx)` sort
 //! the spheres into rows of equal `(kz, ky)`, ordered by `kx`. A box query visits only the rows
 //! that exist in its `(y, z)` range (one binary search per plane it enters) and, in each, the
