@@ -69,7 +69,10 @@ impl DenseGrid {
             return false;
         };
         let cells = dx.checked_mul(dy).and_then(|c| c.checked_mul(dz));
-        let Some(cells) = cells.filter(|&c| c <= MAX_CELLS_PER_OBJECT * n + MAX_CELLS_EXTRA) else {
+        // Cell ids are stored as u32 (the sparse layout takes larger grids).
+        let fits =
+            |c: usize| c <= MAX_CELLS_PER_OBJECT * n + MAX_CELLS_EXTRA && c < u32::MAX as usize;
+        let Some(cells) = cells.filter(|&c| fits(c)) else {
             return false;
         };
         self.dims = [dx, dy, dz];

@@ -207,8 +207,9 @@ fn cell_axis_far(c: f32, s: f32) -> i32 {
 
 /// [`cell_axis`]'s fast path for a whole centre, on a scene whose coordinates are all below
 /// [`FAST_CELLS`] cells: the same estimate and the same two exact corrections, for x and y in
-/// one vector of two f64 and z in another (SSE2, in the x86-64 baseline). Cell keys at density
-/// 1M: about 85 scalar instructions per object before.
+/// one vector of two f64 and z in another (SSE2, in the x86-64 baseline). The scalar path took
+/// about 85 instructions per object; the grid's sort stage at density 1M fell by about 3 ms
+/// (25.8-26.0 to 22.6-22.9 ms, three alternating runs each, 2 cores).
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use glam::Vec3;
