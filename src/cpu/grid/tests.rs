@@ -41,6 +41,20 @@ fn coherent_frames_equal_sorting_from_scratch() {
     }
 }
 
+/// The floor of the real quotient `c / s` (below 2^29 cells): an f64 estimate moved until the
+/// exact f64 products `k s` bracket `c`.
+fn real_floor(c: f32, s: f32) -> i64 {
+    let (cf, sf) = (c as f64, s as f64);
+    let mut k = (cf / sf).floor() as i64;
+    while k as f64 * sf > cf {
+        k -= 1;
+    }
+    while (k + 1) as f64 * sf <= cf {
+        k += 1;
+    }
+    k
+}
+
 /// Below 2^24 cells the cell is the floor of the real quotient, for both signs, at centres one
 /// or two ULP either side of cell walls over a wide range of sides, on both sides of 2^20 (the
 /// fast path's end): against a product search in f64 (`k s` exact for `k < 2^29`).
@@ -66,15 +80,12 @@ fn cells_are_the_real_floor_at_walls() {
         if !c.is_finite() || !s.is_normal() || (c.abs() as f64) >= s as f64 * 16_777_216.0 {
             continue;
         }
-        let (cf, sf) = (c as f64, s as f64);
-        let mut want = (cf / sf).floor() as i64;
-        while want as f64 * sf > cf {
-            want -= 1;
-        }
-        while (want + 1) as f64 * sf <= cf {
-            want += 1;
-        }
-        assert_eq!(cell_axis(c, s, 1.0 / sf) as i64, want, "c {c:e}, s {s:e}");
+        let want = real_floor(c, s);
+        assert_eq!(
+            cell_axis(c, s, 1.0 / s as f64) as i64,
+            want,
+            "c {c:e}, s {s:e}"
+        );
         checked += 1;
     }
 }
@@ -124,18 +135,7 @@ fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
             giant_split: 255,
             near: true,
         };
-        let floor = |c: f32| {
-            let (cf, sf) = (c as f64, s as f64);
-            let mut k = (cf / sf).floor() as i64;
-            while k as f64 * sf > cf {
-                k -= 1;
-            }
-            while (k + 1) as f64 * sf <= cf {
-                k += 1;
-            }
-            k as i32
-        };
-        let want = [floor(center.x), floor(center.y), floor(center.z)];
+        let want = center.to_array().map(|c| real_floor(c, s) as i32);
         let inv = f.inverse_side;
         let scalar = [
             cell_axis(center.x, s, inv),
