@@ -431,7 +431,8 @@ fn visit<W: Lanes>(
                     // thousand positions ahead of the walk: fetch their first lines now
                     // (a test's sphere load had 21% of the pair stage's samples at density
                     // 1M; pair stage 14.7-14.9 to 13.3-13.5 ms on one thread, 8.0-8.2 to
-                    // 6.9-7.1 on two).
+                    // 6.9-7.1 on two). Tried: also the first key of the row, which a test
+                    // reads for the index: no measurable change (4 alternating runs).
                     prefetch(&sorted[next[d]]);
                     prefetch(&sorted[end[d] - 1]);
                 }
