@@ -18,16 +18,18 @@
 //! corrects its f32 division (WGSL allows 2.5 ULP) with integer comparisons. An earlier
 //! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
-//! CPU layout: objects sorted by `(kz, ky, kx, index)` (a stable radix sort of keys packing the
-//! cell in as many bits as the scene needs, above the index). Objects with equal `(kz, ky)` form
-//! a *row*, ordered by `kx`. An object visits the later objects of its own row while
-//! `kx_j <= kx_i + 1` (the rest of its own cell, then cell `kx + 1`), and in each of the four
-//! forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`, `(ky, kz + 1)`, `(ky + 1, kz + 1)` the
-//! objects with `kx_i - 1 <= kx_j <= kx_i + 1`: its own cell plus the 13 forward neighbour
-//! cells, so each pair of neighbouring cells is visited from exactly one side. Work is linear
-//! after the sort: pointers into the forward rows only move forward. Grids with at most a few
-//! cells per object use [`dense`] instead (counting sort, O(1) neighbour ranges),
-//! which visits the same pairs.
+//! CPU layout: objects sorted into *rows* of equal `(kz, ky)` (a stable radix sort of keys
+//! packing the cell in as many bits as the scene needs, above the index, on the row bits only).
+//! A row of at most 16 objects stays in index order: the walk matches it all at once through a
+//! window of its cells x. A longer row is then sorted by `(kx, index)`. In its own row an object
+//! pairs with the later objects of cells `kx` and `kx + 1` (in a long row: while
+//! `kx_j <= kx_i + 1`), and in each of the four forward rows `(ky + 1, kz)`, `(ky - 1, kz + 1)`,
+//! `(ky, kz + 1)`, `(ky + 1, kz + 1)` with the objects of `kx_i - 1 <= kx_j <= kx_i + 1`: its
+//! own cell plus the 13 forward neighbour cells, so each pair of neighbouring cells is visited
+//! from exactly one side. Pointers into long forward rows only move forward while the own row
+//! is in x order too (else a binary search per object). Grids with at most a few cells per
+//! object use [`dense`] instead (counting sort, O(1) neighbour ranges), which visits the same
+//! pairs.
 
 mod dense;
 mod frame;
@@ -36,7 +38,7 @@ mod window;
 
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
-use crate::cpu::radix::radix_sort_bits;
+use crate::cpu::radix::{radix_sort_bits, radix_sort_slice};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use dense::DenseGrid;
@@ -115,6 +117,9 @@ pub struct Grid {
     members: Vec<u32>,
 }
 
+/// Rows longer than this are sorted by the radix sort (see [`Grid::sort_long_rows`]).
+const LONG_ROW_RADIX: usize = 1 << 12;
+
 /// The coherent start gives up (and the radix sort runs) once insertion has moved this many
 /// keys per object: past that, the frame has changed too much to be "nearly sorted".
 const COHERENT_MOVES_PER_OBJECT: usize = 2;
@@ -183,6 +188,9 @@ impl Grid {
         // Cells take up to 96 bits; they fit 64 with the index on the 64-bit path.
         let cell_of = |s: &Sphere| bits.pack(frame.cell(s.center));
         let wide_cell_of = |s: &Sphere| bits.pack_wide(frame.cell(s.center));
+        // Whether every row is in x order already (else only rows longer than the window
+        // need it, see below).
+        let mut rows_in_x_order = true;
         if !self.wide {
             let coherent = previous_bits.is_some_and(|old_bits| {
                 // Keys made in the last frame's order (its indices, this frame's cells), then
@@ -204,9 +212,15 @@ impl Grid {
                 insertion_sort_bounded(&mut self.keys, COHERENT_MOVES_PER_OBJECT * n)
             });
             self.insertion_frames += coherent as u64;
+            // The insertion leaves every row in x order; the radix sort, below, only long rows.
+            rows_in_x_order = coherent;
             if !coherent {
-                // Keys are made in index order and the radix sort is stable on the cell bits
-                // alone, so equal cells stay in index order.
+                // Keys are made in index order and the radix sort is stable on the row bits
+                // alone, so a row keeps index order: the window matches a short row whatever
+                // its order, and the long rows are sorted by x below. (All cell bits: one
+                // more pass, 27 bits in 3 passes of 9 instead of 18 in 2 at density 1M, where
+                // the sort stage took 11.8-12.0 ms on two threads against 11.1-11.9 now, and
+                // 20.8-21.4 against 20.2-20.9 on one.)
                 let pack = |(i, s): (usize, &Sphere)| (cell_of(s) << bi) | i as u64;
                 let member = |&i: &u32| pack((i as usize, &spheres[i as usize]));
                 self.keys.clear();
@@ -218,7 +232,12 @@ impl Grid {
                     (Some(m), true) => self.keys.par_extend(m.par_iter().map(member)),
                     (Some(m), false) => self.keys.extend(m.iter().map(member)),
                 }
-                radix_sort_bits(&mut self.keys, &mut self.scratch, bi, bi + cell_bits);
+                radix_sort_bits(
+                    &mut self.keys,
+                    &mut self.scratch,
+                    bi + bits.x,
+                    bi + cell_bits,
+                );
             }
             self.reusable = members.is_none().then_some(n);
         } else {
@@ -235,6 +254,32 @@ impl Grid {
                 ),
             }
             self.wide_keys.par_sort_unstable();
+        }
+        self.row_keys.clear();
+        self.row_start.clear();
+        let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
+        let row_at = |p: usize| {
+            if wide {
+                ((wide_keys[p] >> 32) >> bits.x) as u64
+            } else {
+                keys[p].checked_shr(bi).unwrap_or(0) >> bits.x
+            }
+        };
+        let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
+        if parallel {
+            self.row_start
+                .par_extend((0..n).into_par_iter().filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .par_extend(self.row_start.par_iter().map(|&p| row_at(p as usize)));
+        } else {
+            self.row_start
+                .extend((0..n).filter(starts_row).map(|p| p as u32));
+            self.row_keys
+                .extend(self.row_start.iter().map(|&p| row_at(p as usize)));
+        }
+        self.row_start.push(n as u32);
+        if !rows_in_x_order {
+            self.sort_long_rows();
         }
         // The spheres in sorted order: random reads by index. (Tried: an x86 prefetch of the
         // sphere 16 positions ahead: sort stage at density 1M 15.9-19.6 ms against 16.3-19.2,
@@ -273,29 +318,38 @@ impl Grid {
             }
         }
         self.kx.extend([PAD; WINDOW]);
-        self.row_keys.clear();
-        self.row_start.clear();
-        let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
-        let row_at = |p: usize| {
-            if wide {
-                ((wide_keys[p] >> 32) >> bits.x) as u64
-            } else {
-                keys[p].checked_shr(bi).unwrap_or(0) >> bits.x
+    }
+}
+
+impl Grid {
+    /// Sorts each row longer than [`WINDOW`] by x (then index), in parallel over rows; shorter
+    /// rows keep index order. Rows up to [`LONG_ROW_RADIX`] by whole keys (their row bits are
+    /// equal), longer ones (a line of objects is one row) by the radix sort on the x bits.
+    fn sort_long_rows(&mut self) {
+        let (low, high) = (self.index_bits, self.index_bits + self.bits.x);
+        // The radix sort left `scratch` at least `n` long; each long row takes the same range
+        // of it.
+        let (mut rest, mut spare) = (&mut self.keys[..], &mut self.scratch[..]);
+        let mut at = 0;
+        let mut long = Vec::new();
+        for pair in self.row_start.windows(2) {
+            let (start, end) = (pair[0] as usize, pair[1] as usize);
+            if end - start > WINDOW {
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
+                let (row, tail) = tail.split_at_mut(end - start);
+                let (_, spare_tail) = std::mem::take(&mut spare).split_at_mut(start - at);
+                let (row_spare, spare_tail) = spare_tail.split_at_mut(end - start);
+                long.push((row, row_spare));
+                (rest, spare, at) = (tail, spare_tail, end);
             }
-        };
-        let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
-        if parallel {
-            self.row_start
-                .par_extend((0..n).into_par_iter().filter(starts_row).map(|p| p as u32));
-            self.row_keys
-                .par_extend(self.row_start.par_iter().map(|&p| row_at(p as usize)));
-        } else {
-            self.row_start
-                .extend((0..n).filter(starts_row).map(|p| p as u32));
-            self.row_keys
-                .extend(self.row_start.iter().map(|&p| row_at(p as usize)));
         }
-        self.row_start.push(n as u32);
+        long.into_par_iter().for_each(|(row, row_spare)| {
+            if row.len() <= LONG_ROW_RADIX {
+                row.sort_unstable();
+            } else {
+                radix_sort_slice(row, row_spare, low, high);
+            }
+        });
     }
 }
 
@@ -471,10 +525,16 @@ fn visit<W: Lanes>(
             }
             let xp = u64::from(x);
             let (mut q, e) = (next[d], end[d]);
-            while q < e && u64::from(kx[q]) + 1 < xp {
-                q += 1;
+            if own_short {
+                // A short own row may be in index order, not x order: search the long row
+                // (always in x order) instead of moving its pointer.
+                q += kx[q..e].partition_point(|&c| u64::from(c) + 1 < xp);
+            } else {
+                while q < e && u64::from(kx[q]) + 1 < xp {
+                    q += 1;
+                }
+                next[d] = q;
             }
-            next[d] = q;
             while q < e && u64::from(kx[q]) <= xp + 1 {
                 sink.test(sp, &sorted[q], ip, index(q));
                 q += 1;

@@ -5,7 +5,7 @@ use crate::broadphase::{BroadPhase, canonicalize};
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use glam::Vec3;
 
-/// The coherent start gives the keys, tests and pairs of a sort from scratch on every
+/// The coherent start gives the rows, tests and pairs of a sort from scratch on every
 /// frame: with slow movers (the insertion path) and the density scene's fast ones (which
 /// fall back to the radix sort).
 #[test]
@@ -27,7 +27,21 @@ fn coherent_frames_equal_sorting_from_scratch() {
             canonicalize(&mut b);
             assert_eq!(a, b, "slow {slow}, frame {frame}");
             assert_eq!(sa.tests, sb.tests);
-            assert_eq!(coherent.keys, scratch.keys, "slow {slow}, frame {frame}");
+            // The same rows with the same objects (the radix sort leaves short rows in index
+            // order, the insertion puts every row in x order).
+            assert_eq!(
+                coherent.row_keys, scratch.row_keys,
+                "slow {slow}, frame {frame}"
+            );
+            assert_eq!(coherent.row_start, scratch.row_start);
+            let rows_sorted = |g: &Grid| {
+                let mut keys = g.keys.clone();
+                for w in g.row_start.windows(2) {
+                    keys[w[0] as usize..w[1] as usize].sort_unstable();
+                }
+                keys
+            };
+            assert_eq!(rows_sorted(&coherent), rows_sorted(&scratch));
             scene.step();
         }
         // Slow movers take the insertion on every frame after the first; fast ones never
@@ -364,5 +378,65 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
             }
         }
         assert_eq!(stats.tests, tests, "dense {dense}");
+    }
+}
+
+/// Short rows (index order, matched by windows) beside long rows (x order, walked by
+/// pointers), on the sparse layout, against brute force: each row of an 8 x 8 block holds 1
+/// to 40 objects, so short own rows meet long forward rows and the other way round.
+#[test]
+fn short_and_long_rows_side_by_side_match_brute_force() {
+    use crate::cpu::BruteForce;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+    for round in 0..4 {
+        let mut spheres = Vec::new();
+        for y in 0..8 {
+            for z in 0..8 {
+                let count = if (y + z + round) % 3 == 0 {
+                    rng.random_range(17..40)
+                } else {
+                    rng.random_range(1..10)
+                };
+                for _ in 0..count {
+                    let c = Vec3::new(
+                        rng.random_range(0.0..30.0),
+                        y as f32 + rng.random_range(0.0..1.0),
+                        z as f32 + rng.random_range(0.0..1.0),
+                    );
+                    spheres.push(Sphere::new(c, rng.random_range(0.2..0.5)));
+                }
+            }
+        }
+        spheres.push(Sphere::new(Vec3::new(1e5, -1e5, 3e4), 0.5));
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut grid = Grid::new();
+        let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
+        assert!(!grid.dense);
+        let lengths: Vec<u32> = grid.row_start.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(lengths.iter().any(|&l| l as usize > WINDOW));
+        assert!(lengths.iter().any(|&l| l > 1 && l as usize <= WINDOW));
+        BruteForce::new()
+            .find_pairs(&spheres, Some(&mut want))
+            .unwrap();
+        canonicalize(&mut got);
+        canonicalize(&mut want);
+        assert_eq!(got, want, "round {round}");
+        // The definition's count, from the cells (side 1: the largest radius is below 0.5,
+        // so the side is twice the largest radius drawn; recompute it).
+        let side = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0f32, f32::max);
+        let cell = |s: &Sphere| {
+            s.center
+                .to_array()
+                .map(|c| cell_axis(c, side, 1.0 / side as f64) as i64)
+        };
+        let mut tests = 0u64;
+        for (i, a) in spheres.iter().enumerate() {
+            for b in &spheres[i + 1..] {
+                let (ca, cb) = (cell(a), cell(b));
+                tests += u64::from((0..3).all(|k| (ca[k] - cb[k]).abs() <= 1));
+            }
+        }
+        assert_eq!(stats.tests, tests, "round {round}");
     }
 }
