@@ -331,6 +331,22 @@ fn giants_on_both_layouts_match_sap() {
     }
 }
 
+/// The grid's test count by its definition, all pairs: pairs whose cells (per axis, `cell`)
+/// differ by at most one on every axis (no giants).
+fn neighbour_pairs(spheres: &[Sphere], cell: impl Fn(f32) -> i64) -> u64 {
+    let cells: Vec<[i64; 3]> = spheres
+        .iter()
+        .map(|s| s.center.to_array().map(&cell))
+        .collect();
+    let mut pairs = 0;
+    for (i, a) in cells.iter().enumerate() {
+        for b in &cells[i + 1..] {
+            pairs += u64::from((0..3).all(|k| (a[k] - b[k]).abs() <= 1));
+        }
+    }
+    pairs
+}
+
 /// Crowded cells on both layouts (every neighbour run far longer than the dense walk's 8-wide
 /// candidate list, and rows far longer than the sparse walk's 16-lane window), against brute
 /// force: pairs and the test count of the definition (pairs of objects whose cells differ by
@@ -369,14 +385,7 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
         canonicalize(&mut want);
         assert_eq!(got, want, "dense {dense}");
         // Cells of side 1 (the largest radius is 0.5): floor of each coordinate.
-        let cell = |s: &Sphere| s.center.to_array().map(|c| c.floor() as i64);
-        let mut tests = 0u64;
-        for (i, a) in spheres.iter().enumerate() {
-            for b in &spheres[i + 1..] {
-                let (ca, cb) = (cell(a), cell(b));
-                tests += u64::from((0..3).all(|k| (ca[k] - cb[k]).abs() <= 1));
-            }
-        }
+        let tests = neighbour_pairs(&spheres, |c| c.floor() as i64);
         assert_eq!(stats.tests, tests, "dense {dense}");
     }
 }
@@ -422,21 +431,9 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
         canonicalize(&mut got);
         canonicalize(&mut want);
         assert_eq!(got, want, "round {round}");
-        // The definition's count, from the cells (side 1: the largest radius is below 0.5,
-        // so the side is twice the largest radius drawn; recompute it).
+        // The definition's count, from the cells (side: twice the largest radius drawn).
         let side = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0f32, f32::max);
-        let cell = |s: &Sphere| {
-            s.center
-                .to_array()
-                .map(|c| cell_axis(c, side, 1.0 / side as f64) as i64)
-        };
-        let mut tests = 0u64;
-        for (i, a) in spheres.iter().enumerate() {
-            for b in &spheres[i + 1..] {
-                let (ca, cb) = (cell(a), cell(b));
-                tests += u64::from((0..3).all(|k| (ca[k] - cb[k]).abs() <= 1));
-            }
-        }
+        let tests = neighbour_pairs(&spheres, |c| cell_axis(c, side, 1.0 / side as f64) as i64);
         assert_eq!(stats.tests, tests, "round {round}");
     }
 }
