@@ -14,7 +14,7 @@
 //! (`SphereGrid`, which the GPU pipeline still uses). On a wide scene with clusters those
 //! cells grew until whole clusters shared one, and every box scanned its whole cluster.
 
-use crate::cpu::grid::GridFrame;
+use crate::cpu::grid::{CellBits, GridFrame, bits_for};
 use crate::cpu::radix::radix_sort_bits;
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::proxy_overlaps_sphere;
@@ -52,10 +52,6 @@ pub struct SphereIndex {
     pub spheres: Vec<Sphere>,
 }
 
-fn bits_for(max_value: u64) -> u32 {
-    64 - max_value.leading_zeros()
-}
-
 impl SphereIndex {
     /// The index of these (validated, non-empty) spheres.
     pub fn new(spheres: &[Sphere]) -> Self {
@@ -71,8 +67,8 @@ impl SphereIndex {
             .par_iter()
             .map(|&i| spheres[i as usize].radius)
             .reduce(|| 0.0, f32::max);
-        let [x_bits, y_bits, z_bits] = frame.max_cell.map(|c| bits_for(c.into()));
-        let cell_bits = x_bits + y_bits + z_bits;
+        let bits = CellBits::of(frame.max_cell);
+        let (x_bits, y_bits, cell_bits) = (bits.x, bits.y, bits.total());
         let index_bits = bits_for(n.saturating_sub(1) as u64);
         let cell = |i: u32| frame.cell(spheres[i as usize].center);
         let x_mask = (1u64 << x_bits) - 1;
@@ -80,12 +76,9 @@ impl SphereIndex {
         // cell `(kz << y_bits | ky) << x_bits | kx`, or its cell coordinates when they do not
         // fit 64 bits with the index.
         let (row_of, kx): (Vec<u64>, Vec<u32>) = if cell_bits + index_bits <= 64 {
-            let pack = |c: [u32; 3]| {
-                (((u64::from(c[2]) << y_bits) | u64::from(c[1])) << x_bits) | u64::from(c[0])
-            };
             let mut keys: Vec<u64> = order
                 .par_iter()
-                .map(|&i| (pack(cell(i)) << index_bits) | u64::from(i))
+                .map(|&i| (bits.pack(cell(i)) << index_bits) | u64::from(i))
                 .collect();
             radix_sort_bits(
                 &mut keys,

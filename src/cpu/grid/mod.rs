@@ -57,22 +57,35 @@ const PARALLEL_MIN: usize = 1 << 14;
 /// cores serial won up to n = 10k on the paper box and lost at 20k).
 const SERIAL_MAX: usize = 1 << 13;
 
-fn bits_for(max_value: u64) -> u32 {
+/// Bits of the largest value (0 for 0).
+pub(crate) fn bits_for(max_value: u64) -> u32 {
     64 - max_value.leading_zeros()
 }
 
-/// Bit widths of the packed cell key `((kz << by | ky) << bx) | kx`.
+/// Bit widths of the packed cell key `((kz << by | ky) << bx) | kx` (also the rotating scene's
+/// sphere index, `cpu::sphere_index`).
 #[derive(Clone, Copy, Default)]
-struct CellBits {
-    x: u32,
-    y: u32,
-    z: u32,
+pub(crate) struct CellBits {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
 }
 
 impl CellBits {
+    /// The widths for cells up to `max_cell` per axis.
+    pub fn of(max_cell: [u32; 3]) -> Self {
+        let [x, y, z] = max_cell.map(|m| bits_for(m.into()));
+        Self { x, y, z }
+    }
+
+    /// Bits of a whole packed cell.
+    pub fn total(self) -> u32 {
+        self.x + self.y + self.z
+    }
+
     /// The packed cell, when it fits 64 bits.
     #[inline(always)]
-    fn pack(self, c: [u32; 3]) -> u64 {
+    pub fn pack(self, c: [u32; 3]) -> u64 {
         (((u64::from(c[2]) << self.y) | u64::from(c[1])) << self.x) | u64::from(c[0])
     }
 
@@ -174,13 +187,8 @@ impl Grid {
         // giants).
         let previous_bits = (self.reusable == Some(n) && self.coherent && members.is_none())
             .then_some(self.index_bits);
-        let m = frame.max_cell;
-        let bits = CellBits {
-            x: bits_for(m[0].into()),
-            y: bits_for(m[1].into()),
-            z: bits_for(m[2].into()),
-        };
-        let cell_bits = bits.x + bits.y + bits.z;
+        let bits = CellBits::of(frame.max_cell);
+        let cell_bits = bits.total();
         let bi = bits_for(spheres.len().saturating_sub(1) as u64);
         self.bits = bits;
         self.index_bits = bi;
