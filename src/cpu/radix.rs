@@ -10,13 +10,6 @@ const MAX_DIGIT_BITS: u32 = 11;
 /// From this many keys each pass counts and scatters in parallel, one chunk per thread.
 const PARALLEL_MIN: usize = 1 << 16;
 
-/// A destination every chunk of a pass writes through, at positions no other chunk writes.
-struct Destination(*mut u64);
-// SAFETY: each chunk's offsets cover its own digits' slots of the destination, disjoint from
-// every other chunk's (they partition `0..len` by construction), so no slot is written twice.
-unsafe impl Send for Destination {}
-unsafe impl Sync for Destination {}
-
 /// Sorts `keys` by bits `[low, high)` (stable; other bits ride along). `scratch` is reused.
 /// Each pass counts digits per chunk, then scatters every chunk to its own offsets: stable, as
 /// chunks are in order; in parallel (one chunk per thread) from [`PARALLEL_MIN`] keys, which
@@ -26,10 +19,50 @@ unsafe impl Sync for Destination {}
 /// took 3.7 ms against 3.6 on 2 threads and 6.3 against 6.0 on one, as the buckets still
 /// cross memory once each way.)
 pub fn radix_sort_bits(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, low: u32, high: u32) {
-    scratch.clear();
+    // Every slot is written before it is read: only a new length needs filling (clearing first
+    // would write the whole buffer every frame).
     scratch.resize(keys.len(), 0);
-    if sort_passes(keys, scratch, low, high) {
+    let n = keys.len();
+    let mut none = Items::none(n);
+    if sort_passes(keys, scratch, &mut none, low, high) {
         std::mem::swap(keys, scratch);
+    }
+}
+
+/// [`radix_sort_bits`] carrying one item per key: on return `items[p] = item_of(keys[p])`.
+/// Pass 0 calls `item_of` on the keys in their input order, later passes move the items with
+/// their keys: where the input order follows the items in memory (the grid's keys are made in
+/// index order) that reads them sequentially, instead of gathering them at random after the
+/// sort. `item_scratch` is reused.
+pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
+    keys: &mut Vec<u64>,
+    scratch: &mut Vec<u64>,
+    items: &mut Vec<T>,
+    item_scratch: &mut Vec<T>,
+    item_of: impl Fn(u64) -> T + Sync,
+    low: u32,
+    high: u32,
+) {
+    let n = keys.len();
+    // As in `radix_sort_bits`, only a new length is filled.
+    scratch.resize(n, 0);
+    items.resize(n, T::default());
+    item_scratch.resize(n, T::default());
+    let mut carried = Items {
+        first: Some(&item_of),
+        items,
+        scratch: item_scratch,
+    };
+    let ended_in_scratch = sort_passes(keys, scratch, &mut carried, low, high);
+    if ended_in_scratch {
+        std::mem::swap(keys, scratch);
+        std::mem::swap(items, item_scratch);
+    } else if width_passes(low, high, n) == 0 {
+        // No pass ran: the items are still to be taken.
+        items
+            .par_iter_mut()
+            .zip(keys.par_iter())
+            .for_each(|(item, &k)| *item = item_of(k));
     }
 }
 
@@ -37,22 +70,65 @@ pub fn radix_sort_bits(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, low: u32, hi
 /// passes ends with a copy back).
 pub fn radix_sort_slice(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
     let scratch = &mut scratch[..keys.len()];
-    if sort_passes(keys, scratch, low, high) {
+    let mut none = Items::none(keys.len());
+    if sort_passes(keys, scratch, &mut none, low, high) {
         keys.copy_from_slice(scratch);
     }
 }
 
-/// The passes, from `keys` to `scratch` and back (same lengths); true when the sorted keys
-/// ended in `scratch`.
-fn sort_passes(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) -> bool {
-    debug_assert!(low <= high && high <= 64);
+/// The items a sort carries along its keys: pass 0 makes them with `first`, later passes
+/// from the buffer the last pass wrote, in the same ping-pong as the keys (`items` beside the
+/// keys, `scratch` beside theirs). `T = ()` carries nothing (zero-sized writes).
+struct Items<'a, T, F> {
+    first: Option<&'a F>,
+    items: &'a mut [T],
+    scratch: &'a mut [T],
+}
+
+impl Items<'static, (), fn(u64)> {
+    fn none(n: usize) -> Self {
+        // Zero-sized items: `leak` allocates nothing and frees nothing.
+        Self {
+            first: None,
+            items: vec![(); n].leak(),
+            scratch: vec![(); n].leak(),
+        }
+    }
+}
+
+/// Passes for a sort of bits `[low, high)` of `n` keys.
+fn width_passes(low: u32, high: u32, n: usize) -> u32 {
     let width = high - low;
-    let n = keys.len();
     if width == 0 || n < 2 {
+        0
+    } else {
+        width.div_ceil(MAX_DIGIT_BITS)
+    }
+}
+
+/// A destination every chunk of a pass writes through, at positions no other chunk writes.
+struct Destination<T>(*mut T);
+// SAFETY: each chunk's offsets cover its own digits' slots of the destination, disjoint from
+// every other chunk's (they partition `0..len` by construction), so no slot is written twice.
+unsafe impl<T> Send for Destination<T> {}
+unsafe impl<T> Sync for Destination<T> {}
+
+/// The passes, from `keys` to `scratch` and back (same lengths), the items alongside; true
+/// when the sorted keys ended in `scratch`.
+fn sort_passes<T: Copy + Send + Sync, F: Fn(u64) -> T + Sync>(
+    keys: &mut [u64],
+    scratch: &mut [u64],
+    items: &mut Items<T, F>,
+    low: u32,
+    high: u32,
+) -> bool {
+    debug_assert!(low <= high && high <= 64);
+    let n = keys.len();
+    let passes = width_passes(low, high, n);
+    if passes == 0 {
         return false;
     }
-    let passes = width.div_ceil(MAX_DIGIT_BITS);
-    let digit_bits = width.div_ceil(passes);
+    let digit_bits = (high - low).div_ceil(passes);
     let buckets = 1usize << digit_bits;
     let mask = (buckets - 1) as u64;
     let chunks = if n >= PARALLEL_MIN {
@@ -63,11 +139,14 @@ fn sort_passes(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) -> bo
     let chunk = n.div_ceil(chunks);
     let mut offsets = vec![vec![0usize; buckets]; chunks];
     for pass in 0..passes {
-        let (keys, scratch): (&[u64], &mut [u64]) = if pass % 2 == 0 {
-            (keys, scratch)
-        } else {
-            (scratch, keys)
-        };
+        let (keys, scratch, item_src, item_dst): (&[u64], &mut [u64], &[T], &mut [T]) =
+            if pass % 2 == 0 {
+                (keys, scratch, &*items.items, &mut *items.scratch)
+            } else {
+                (scratch, keys, &*items.scratch, &mut *items.items)
+            };
+        // Pass 0 takes the items from `first`, later passes from the last pass's output.
+        let first = if pass == 0 { items.first } else { None };
         let shift = low + pass * digit_bits;
         let digit = move |k: u64| ((k >> shift) & mask) as usize;
         let count = |(src, counts): (&[u64], &mut Vec<usize>)| {
@@ -94,21 +173,38 @@ fn sort_passes(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) -> bo
             }
         }
         let dst = Destination(scratch.as_mut_ptr());
-        let scatter = |(src, slots): (&[u64], &mut Vec<usize>)| {
-            let out = &dst;
-            for &k in src {
+        let item_out = Destination(item_dst.as_mut_ptr());
+        let scatter = |(c, slots): (usize, &mut Vec<usize>)| {
+            let (out, item_out) = (&dst, &item_out);
+            let begin = c * chunk;
+            let src = &keys[begin..n.min(begin + chunk)];
+            let mut put = |k: u64, item: T| {
                 let slot = &mut slots[digit(k)];
-                // SAFETY: `*slot` < n, and no other chunk owns it (see `Destination`).
-                unsafe { *out.0.add(*slot) = k };
+                // SAFETY: `*slot` < n, and no other chunk owns it (see `Destination`); the
+                // item buffers are n long too.
+                unsafe {
+                    *out.0.add(*slot) = k;
+                    *item_out.0.add(*slot) = item;
+                }
                 *slot += 1;
+            };
+            match first {
+                Some(first) => {
+                    for &k in src {
+                        put(k, first(k));
+                    }
+                }
+                None => {
+                    for (&k, &item) in src.iter().zip(&item_src[begin..begin + src.len()]) {
+                        put(k, item);
+                    }
+                }
             }
         };
         if chunks > 1 {
-            keys.par_chunks(chunk)
-                .zip(offsets.par_iter_mut())
-                .for_each(scatter);
+            offsets.par_iter_mut().enumerate().for_each(scatter);
         } else {
-            scatter((keys, &mut offsets[0]));
+            scatter((0, &mut offsets[0]));
         }
     }
     passes % 2 == 1
@@ -145,6 +241,45 @@ mod tests {
             let mut sorted = keys.clone();
             radix_sort_slice(&mut sorted, &mut vec![0; n + 5], low, high);
             assert_eq!(sorted, expected, "slice, bits {low}..{high}");
+        }
+    }
+
+    /// The carried items end beside their keys, with the keys sorted as without them (an item
+    /// made from the key's low bits, so a wrong move shows), for every number of passes,
+    /// including none.
+    #[test]
+    fn carried_items_follow_their_keys() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let (mut scratch, mut items, mut item_scratch) = (Vec::new(), Vec::new(), Vec::new());
+        for (low, high, n) in [
+            (20u32, 38u32, 200_000usize),
+            (20, 47, 3000),
+            (20, 29, 100_000),
+            (20, 20, 500),
+            (0, 64, 1),
+        ] {
+            let keys: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+            let mask = if high - low == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (high - low)) - 1) << low
+            };
+            let mut expected = keys.clone();
+            expected.sort_by_key(|&k| k & mask);
+            let item_of = |k: u64| [(k & 0xfffff) as u32, (k >> 40) as u32];
+            let mut sorted = keys.clone();
+            radix_sort_carrying(
+                &mut sorted,
+                &mut scratch,
+                &mut items,
+                &mut item_scratch,
+                item_of,
+                low,
+                high,
+            );
+            assert_eq!(sorted, expected, "bits {low}..{high}");
+            let want: Vec<[u32; 2]> = expected.iter().map(|&k| item_of(k)).collect();
+            assert_eq!(items, want, "items, bits {low}..{high}");
         }
     }
 

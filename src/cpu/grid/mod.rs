@@ -38,7 +38,7 @@ mod window;
 
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
-use crate::cpu::radix::{radix_sort_bits, radix_sort_slice};
+use crate::cpu::radix::{radix_sort_carrying, radix_sort_slice};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use dense::DenseGrid;
@@ -107,8 +107,12 @@ pub struct Grid {
     /// Per row: key `(kz << bits.y) | ky` and first sorted position; `row_start` ends with `n`.
     row_keys: Vec<u64>,
     row_start: Vec<u32>,
+    row_scan: RowScan,
     /// Spheres in sorted order: the candidate loop reads them contiguously.
     sorted: Vec<Sphere>,
+    sorted_scratch: Vec<Sphere>,
+    /// Whether the sort carried the spheres into `sorted` (else they are gathered after it).
+    carried: bool,
     /// Cell x per sorted position (sparse layout).
     kx: Vec<u32>,
     /// The layout for grids with few cells per object; `dense` says it holds this frame.
@@ -203,11 +207,7 @@ impl Grid {
             let coherent = previous_bits.is_some_and(|old_bits| {
                 // Keys made in the last frame's order (its indices, this frame's cells), then
                 // insertion-sorted: equal to the full sort's result, keys being unique.
-                let old_mask = if old_bits == 0 {
-                    0
-                } else {
-                    u64::MAX >> (64 - old_bits)
-                };
+                let old_mask = index_mask(old_bits);
                 let repack = |k: &mut u64| {
                     let i = (*k & old_mask) as usize;
                     *k = (cell_of(&spheres[i]) << bi) | i as u64;
@@ -240,16 +240,26 @@ impl Grid {
                     (Some(m), true) => self.keys.par_extend(m.par_iter().map(member)),
                     (Some(m), false) => self.keys.extend(m.iter().map(member)),
                 }
-                radix_sort_bits(
+                // The spheres ride along (read in index order in the first pass) instead of
+                // being gathered by index after the sort: 16 more bytes written and read per
+                // pass, no random read. Sort stage at density 1M, alternating runs: 21.2-21.3
+                // to 18.8-19.1 ms on one thread, 13.5-13.8 to 12.2-13.0 on two.
+                let mask = index_mask(bi);
+                radix_sort_carrying(
                     &mut self.keys,
                     &mut self.scratch,
+                    &mut self.sorted,
+                    &mut self.sorted_scratch,
+                    |k| spheres[(k & mask) as usize],
                     bi + bits.x,
                     bi + cell_bits,
                 );
             }
+            self.carried = !coherent;
             self.reusable = members.is_none().then_some(n);
         } else {
             self.reusable = None;
+            self.carried = false;
             let pack = |(i, s): (usize, &Sphere)| (wide_cell_of(s) << 32) | i as u128;
             self.wide_keys.clear();
             match members {
@@ -263,44 +273,48 @@ impl Grid {
             }
             self.wide_keys.par_sort_unstable();
         }
-        self.row_keys.clear();
-        self.row_start.clear();
-        let (keys, wide_keys, wide) = (&self.keys, &self.wide_keys, self.wide);
-        let row_at = |p: usize| {
-            if wide {
-                ((wide_keys[p] >> 32) >> bits.x) as u64
-            } else {
-                keys[p].checked_shr(bi).unwrap_or(0) >> bits.x
-            }
-        };
-        let starts_row = |&p: &usize| p == 0 || row_at(p) != row_at(p - 1);
-        if parallel {
-            self.row_start
-                .par_extend((0..n).into_par_iter().filter(starts_row).map(|p| p as u32));
-            self.row_keys
-                .par_extend(self.row_start.par_iter().map(|&p| row_at(p as usize)));
-        } else {
-            self.row_start
-                .extend((0..n).filter(starts_row).map(|p| p as u32));
-            self.row_keys
-                .extend(self.row_start.iter().map(|&p| row_at(p as usize)));
-        }
-        self.row_start.push(n as u32);
-        if !rows_in_x_order {
-            self.sort_long_rows();
-        }
-        // The spheres in sorted order: random reads by index. (Tried: an x86 prefetch of the
-        // sphere 16 positions ahead: sort stage at density 1M 15.9-19.6 ms against 16.3-19.2,
-        // no measurable change on 2 cores. Tried: no gather, the walk reading `spheres[index]`
-        // on a sparse scene where it tests only 0.26 pairs per object: at density 1M, sort 9.9
-        // ms and pairs 22.8 against 14.5 and 9.3, so the gather stays.)
-        self.sorted.clear();
+        // Rows: where the row bits change. (A filtered parallel iterator, branching on each
+        // change, took 1.75-2.3 ms at density 1M on 2 threads and 3.2-3.7 on one for about
+        // 140k rows; `find_rows` 0.6 and 0.8.)
         if self.wide {
+            let row_of = move |k: u128| ((k >> 32) >> bits.x) as u64;
+            find_rows(
+                &self.wide_keys,
+                row_of,
+                parallel,
+                &mut self.row_scan,
+                &mut self.row_start,
+                &mut self.row_keys,
+            );
+        } else {
+            let shift = bi + bits.x;
+            let row_of = move |k: u64| k.checked_shr(shift).unwrap_or(0);
+            find_rows(
+                &self.keys,
+                row_of,
+                parallel,
+                &mut self.row_scan,
+                &mut self.row_start,
+                &mut self.row_keys,
+            );
+        }
+        if !rows_in_x_order {
+            self.sort_long_rows(spheres);
+        }
+        // The spheres in sorted order, where the radix sort did not carry them: random reads
+        // by index. (Tried: an x86 prefetch of the sphere 16 positions ahead: sort stage at
+        // density 1M 15.9-19.6 ms against 16.3-19.2, no measurable change on 2 cores. Tried:
+        // no gather, the walk reading `spheres[index]` on a sparse scene where it tests only
+        // 0.26 pairs per object: at density 1M, sort 9.9 ms and pairs 22.8 against 14.5 and
+        // 9.3, so the sorted copy stays.)
+        if self.wide {
+            self.sorted.clear();
             let keys = &self.wide_keys;
             self.sorted
                 .par_extend(keys.par_iter().map(|&k| spheres[k as u32 as usize]));
-        } else {
-            let mask = if bi == 0 { 0 } else { u64::MAX >> (64 - bi) };
+        } else if !self.carried {
+            self.sorted.clear();
+            let mask = index_mask(bi);
             if parallel {
                 self.sorted
                     .par_extend(self.keys.par_iter().map(|&k| spheres[(k & mask) as usize]));
@@ -333,11 +347,19 @@ impl Grid {
     /// Sorts each row longer than [`WINDOW`] by x (then index), in parallel over rows; shorter
     /// rows keep index order. Rows up to [`LONG_ROW_RADIX`] by whole keys (their row bits are
     /// equal), longer ones (a line of objects is one row) by the radix sort on the x bits.
-    fn sort_long_rows(&mut self) {
+    fn sort_long_rows(&mut self, spheres: &[Sphere]) {
         let (low, high) = (self.index_bits, self.index_bits + self.bits.x);
+        let (mask, carried) = (index_mask(self.index_bits), self.carried);
         // The radix sort left `scratch` at least `n` long; each long row takes the same range
         // of it.
         let (mut rest, mut spare) = (&mut self.keys[..], &mut self.scratch[..]);
+        // The carried spheres of a long row are taken again after its keys' sort (by index,
+        // like the gather); without carrying they are gathered later, `sorted` is empty.
+        let mut sorted = if carried {
+            &mut self.sorted[..]
+        } else {
+            &mut []
+        };
         let mut at = 0;
         let mut long = Vec::new();
         for pair in self.row_start.windows(2) {
@@ -347,17 +369,108 @@ impl Grid {
                 let (row, tail) = tail.split_at_mut(end - start);
                 let (_, spare_tail) = std::mem::take(&mut spare).split_at_mut(start - at);
                 let (row_spare, spare_tail) = spare_tail.split_at_mut(end - start);
-                long.push((row, row_spare));
+                let row_spheres = if carried {
+                    let (_, sorted_tail) = std::mem::take(&mut sorted).split_at_mut(start - at);
+                    let (row_spheres, sorted_tail) = sorted_tail.split_at_mut(end - start);
+                    sorted = sorted_tail;
+                    row_spheres
+                } else {
+                    &mut []
+                };
+                long.push((row, row_spare, row_spheres));
                 (rest, spare, at) = (tail, spare_tail, end);
             }
         }
-        long.into_par_iter().for_each(|(row, row_spare)| {
-            if row.len() <= LONG_ROW_RADIX {
-                row.sort_unstable();
-            } else {
-                radix_sort_slice(row, row_spare, low, high);
-            }
-        });
+        long.into_par_iter()
+            .for_each(|(row, row_spare, row_spheres)| {
+                if row.len() <= LONG_ROW_RADIX {
+                    row.sort_unstable();
+                } else {
+                    radix_sort_slice(row, row_spare, low, high);
+                }
+                for (s, &k) in row_spheres.iter_mut().zip(row.iter()) {
+                    *s = spheres[(k & mask) as usize];
+                }
+            });
+    }
+}
+
+/// Fills `starts` with the first position of each run of equal `row_of(key)` (then `n`) and
+/// `row_keys` with the runs' values. Each chunk writes every position into its own range of
+/// `scan` and advances only past a new row (no branch on the row change, which a row of about
+/// 7 objects mispredicts often); the chunks' runs are then joined.
+fn find_rows<K: Copy + Sync>(
+    keys: &[K],
+    row_of: impl Fn(K) -> u64 + Sync,
+    parallel: bool,
+    scan: &mut RowScan,
+    starts: &mut Vec<u32>,
+    row_keys: &mut Vec<u64>,
+) {
+    let n = keys.len();
+    // Positions are below n, so a chunk never finds more rows than positions.
+    scan.starts.resize(n, 0);
+    scan.keys.resize(n, 0);
+    let chunks = if parallel {
+        // A few chunks per thread, so an uneven split of rows still shares the work.
+        4 * rayon::current_num_threads().max(1)
+    } else {
+        1
+    };
+    let size = n.div_ceil(chunks).max(1);
+    let run = |c: usize, (chunk_starts, chunk_keys): (&mut [u32], &mut [u64])| {
+        let begin = c * size;
+        let mut previous = match begin {
+            0 => !row_of(keys[0]),
+            _ => row_of(keys[begin - 1]),
+        };
+        let mut found = 0;
+        for (p, &k) in keys[begin..begin + chunk_starts.len()].iter().enumerate() {
+            let row = row_of(k);
+            chunk_starts[found] = (begin + p) as u32;
+            chunk_keys[found] = row;
+            found += usize::from(row != previous);
+            previous = row;
+        }
+        found
+    };
+    let (scan_starts, scan_keys) = (scan.starts.chunks_mut(size), scan.keys.chunks_mut(size));
+    let found: Vec<usize> = if parallel {
+        scan.starts
+            .par_chunks_mut(size)
+            .zip(scan.keys.par_chunks_mut(size))
+            .enumerate()
+            .map(|(c, chunk)| run(c, chunk))
+            .collect()
+    } else {
+        scan_starts
+            .zip(scan_keys)
+            .enumerate()
+            .map(|(c, chunk)| run(c, chunk))
+            .collect()
+    };
+    starts.clear();
+    row_keys.clear();
+    for (c, &m) in found.iter().enumerate() {
+        starts.extend_from_slice(&scan.starts[c * size..c * size + m]);
+        row_keys.extend_from_slice(&scan.keys[c * size..c * size + m]);
+    }
+    starts.push(n as u32);
+}
+
+/// Room for [`find_rows`] to record a row at every position, kept between frames.
+#[derive(Default)]
+struct RowScan {
+    starts: Vec<u32>,
+    keys: Vec<u64>,
+}
+
+/// The index bits of a key.
+fn index_mask(index_bits: u32) -> u64 {
+    if index_bits == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - index_bits)
     }
 }
 
@@ -600,7 +713,7 @@ impl Grid {
             // x fits (pair stage at density 1M, 1 thread: 18.5-19.0 ms with u32 lanes against
             // 15.7-16.4; 2 threads: 9.5-11.8 against 8.1-8.5).
             let (keys, wide_keys, bi) = (&self.keys, &self.wide_keys, self.index_bits);
-            let mask = if bi == 0 { 0 } else { u64::MAX >> (64 - bi) };
+            let mask = index_mask(bi);
             let narrow = frame.max_cell[0] <= NARROW_MAX;
             let (sorted, kx, emitter) = (&self.sorted, &self.kx, &mut self.emitter);
             macro_rules! walk {
