@@ -18,8 +18,9 @@
 //! corrects its f32 division (WGSL allows 2.5 ULP) with integer comparisons. An earlier
 //! version floored the f32 quotient, which a GPU's division can move across a cell wall.
 //!
-//! CPU layout ([`sparse`]): objects sorted into *rows* of equal `(kz, ky)` (a stable radix sort of keys
-//! packing the cell in as many bits as the scene needs, above the index, on the row bits only).
+//! CPU layout ([`sparse`]): objects sorted into *rows* of equal `(kz, ky)` (a stable radix
+//! sort of keys packing the cell in as many bits as the scene needs, above the index, on the
+//! row bits only, carrying the spheres along).
 //! A row of at most 16 objects stays in index order: the walk matches it all at once through a
 //! window of its cells x. A longer row is then sorted by `(kx, index)`. In its own row an object
 //! pairs with the later objects of cells `kx` and `kx + 1` (in a long row: while
