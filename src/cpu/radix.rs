@@ -29,17 +29,17 @@ pub fn radix_sort_bits(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, low: u32, hi
     }
 }
 
-/// [`radix_sort_bits`] carrying one item per key: on return `items[p] = item_of(keys[p])`.
-/// Pass 0 calls `item_of` on the keys in their input order, later passes move the items with
-/// their keys: where the input order follows the items in memory (the grid's keys are made in
-/// index order) that reads them sequentially, instead of gathering them at random after the
-/// sort. `item_scratch` is reused.
+/// [`radix_sort_bits`] carrying one item per key: on return `items[p] = item_of(i, k)` where
+/// `k = keys[p]` was at position `i` of the input. Pass 0 calls `item_of` in input order, later
+/// passes move the items with their keys: where the input order follows the items in memory
+/// (the grid's keys are made in index order) that reads them sequentially, instead of
+/// gathering them at random after the sort. `item_scratch` is reused.
 pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
     keys: &mut Vec<u64>,
     scratch: &mut Vec<u64>,
     items: &mut Vec<T>,
     item_scratch: &mut Vec<T>,
-    item_of: impl Fn(u64) -> T + Sync,
+    item_of: impl Fn(usize, u64) -> T + Sync,
     low: u32,
     high: u32,
 ) {
@@ -62,7 +62,8 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
         items
             .par_iter_mut()
             .zip(keys.par_iter())
-            .for_each(|(item, &k)| *item = item_of(k));
+            .enumerate()
+            .for_each(|(i, (item, &k))| *item = item_of(i, k));
     }
 }
 
@@ -85,7 +86,7 @@ struct Items<'a, T, F> {
     scratch: &'a mut [T],
 }
 
-impl Items<'static, (), fn(u64)> {
+impl Items<'static, (), fn(usize, u64)> {
     fn none(n: usize) -> Self {
         // Zero-sized items: `leak` allocates nothing and frees nothing.
         Self {
@@ -115,7 +116,7 @@ unsafe impl<T> Sync for Destination<T> {}
 
 /// The passes, from `keys` to `scratch` and back (same lengths), the items alongside; true
 /// when the sorted keys ended in `scratch`.
-fn sort_passes<T: Copy + Send + Sync, F: Fn(u64) -> T + Sync>(
+fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
     keys: &mut [u64],
     scratch: &mut [u64],
     items: &mut Items<T, F>,
@@ -190,8 +191,8 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(u64) -> T + Sync>(
             };
             match first {
                 Some(first) => {
-                    for &k in src {
-                        put(k, first(k));
+                    for (j, &k) in src.iter().enumerate() {
+                        put(k, first(begin + j, k));
                     }
                 }
                 None => {
@@ -266,7 +267,8 @@ mod tests {
             };
             let mut expected = keys.clone();
             expected.sort_by_key(|&k| k & mask);
-            let item_of = |k: u64| [(k & 0xfffff) as u32, (k >> 40) as u32];
+            let item_of =
+                |i: usize, k: u64| [(k & 0xfffff) as u32, (k >> 40) as u32, keys[i] as u32];
             let mut sorted = keys.clone();
             radix_sort_carrying(
                 &mut sorted,
@@ -278,7 +280,10 @@ mod tests {
                 high,
             );
             assert_eq!(sorted, expected, "bits {low}..{high}");
-            let want: Vec<[u32; 2]> = expected.iter().map(|&k| item_of(k)).collect();
+            // Stable: the input position of each sorted key, found by a stable sort of positions.
+            let mut positions: Vec<usize> = (0..n).collect();
+            positions.sort_by_key(|&i| keys[i] & mask);
+            let want: Vec<[u32; 3]> = positions.iter().map(|&i| item_of(i, keys[i])).collect();
             assert_eq!(items, want, "items, bits {low}..{high}");
         }
     }

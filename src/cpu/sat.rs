@@ -3,7 +3,7 @@
 //! pipeline (AABB sweep and prune, then SAT).
 
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::cpu::aabb_sweep::{aabb_sweep, sweep_order};
+use crate::cpu::aabb_sweep::{SweepPlan, aabb_sweep_planned, sweep_order_planned};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
@@ -128,13 +128,15 @@ fn sweep_then_sat<S>(
     sat: impl FnOnce(&S, &[Pair], &mut Vec<Pair>) -> Result<()>,
 ) -> Result<(Vec<Pair>, Stats)> {
     let mut stats = Stats::default();
-    let order = sweep_order(aabbs);
+    // One plan (axis and columns) for the order and the sweep: the set is the same.
+    let plan = SweepPlan::new(aabbs);
+    let order = sweep_order_planned(&plan, aabbs);
     let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
     let shapes = reorder(&order)?;
     let t1 = Instant::now();
     stats.stage("bounds", (t1 - start).as_secs_f64(), Clock::Wall);
     let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates);
+    aabb_sweep_planned(&plan, &aabbs, &mut candidates);
     let t2 = Instant::now();
     stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
     let mut pairs = Vec::new();

@@ -251,7 +251,7 @@ impl Grid {
                     &mut self.scratch,
                     &mut self.sorted,
                     &mut self.sorted_scratch,
-                    |k| spheres[(k & mask) as usize],
+                    |_, k| spheres[(k & mask) as usize],
                     bi + bits.x,
                     bi + cell_bits,
                 );
