@@ -47,9 +47,9 @@ fn ordered_bits(x: f32) -> u32 {
 }
 
 /// How a set of boxes is swept: the axis and the columns across it. It depends only on the
-/// set, not on its order, so [`sweep_order`] and [`aabb_sweep`] of one frame share it.
+/// set, not on its order, so [`BoxSweep::order`] and [`BoxSweep::pairs`] of one frame share it.
 #[derive(Clone, Copy, Debug)]
-pub struct SweepPlan {
+struct SweepPlan {
     axis: usize,
     across: [usize; 2],
     columns: Columns,
@@ -57,7 +57,7 @@ pub struct SweepPlan {
 
 impl SweepPlan {
     /// The plan for these boxes (any plan will do for fewer than two).
-    pub fn new(aabbs: &[Aabb]) -> Self {
+    fn new(aabbs: &[Aabb]) -> Self {
         if aabbs.len() < 2 {
             return Self {
                 axis: 0,
@@ -101,135 +101,196 @@ impl SweepPlan {
     }
 }
 
-/// Sorts `keys` with their `items` (stable) by a radix sort of the keys' significant bits.
-/// (Was a parallel comparison sort of `(key, index)` tuples: 19% of the box pipeline's time
-/// at density 100k on 2 cores, another 9% in its insertion sorts.)
-fn sort_keyed(keys: &mut Vec<u64>, items: &mut Vec<u32>, plan: &SweepPlan) {
-    let (mut scratch, mut item_scratch) = (Vec::new(), Vec::new());
-    let input = std::mem::take(items);
-    radix_sort_carrying(
-        keys,
-        &mut scratch,
-        items,
-        &mut item_scratch,
-        |i, _| input[i],
-        0,
-        plan.key_bits(),
-    );
+/// The sweep of one set of boxes with its buffers, kept between frames: [`BoxSweep::order`]
+/// and [`BoxSweep::pairs`] share the frame's [`SweepPlan`]. (Fresh buffers every frame, faulted
+/// in again each time, took about 16% of the box pipeline's time at density 100k on 2 cores.)
+#[derive(Default)]
+pub struct BoxSweep {
+    plan: Option<SweepPlan>,
+    keys: Vec<u64>,
+    scratch: Vec<u64>,
+    items: Vec<u32>,
+    item_scratch: Vec<u32>,
+    input: Vec<u32>,
+    /// Entries per chunk of boxes (then their offsets).
+    chunk_entries: Vec<usize>,
+    column: Vec<u32>,
+    lo: Vec<f32>,
+    hi: Vec<f32>,
+    rest: Vec<[f32; 4]>,
 }
 
-/// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, appended to `out`
-/// after clearing it. The order is the sweep's own.
-pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) {
-    aabb_sweep_planned(&SweepPlan::new(aabbs), aabbs, out);
-}
-
-/// [`aabb_sweep`] with the frame's plan (of the same set of boxes, in any order).
-pub fn aabb_sweep_planned(plan: &SweepPlan, aabbs: &[Aabb], out: &mut Vec<Pair>) {
-    out.clear();
-    if aabbs.len() < 2 {
-        return;
+impl BoxSweep {
+    pub fn new() -> Self {
+        Self::default()
     }
-    let (axis, [o1, o2], columns) = (plan.axis, plan.across, &plan.columns);
 
-    // One entry per (column, box), sorted by column, then by lower bound on the sweep axis,
-    // then by position. Made in chunks (most boxes touch one column).
-    let entries_of = |range: std::ops::Range<usize>| {
-        let (mut keys, mut boxes) = (
-            Vec::with_capacity(range.len()),
-            Vec::with_capacity(range.len()),
+    /// Plans the sweep of these boxes: the plan holds for this set in any order, until the
+    /// next call.
+    pub fn plan(&mut self, aabbs: &[Aabb]) {
+        self.plan = Some(SweepPlan::new(aabbs));
+    }
+
+    fn current_plan(&self) -> SweepPlan {
+        self.plan.expect("BoxSweep::plan first")
+    }
+
+    /// Sorts `keys` with `input` as their items (stable) into `keys` and `items`, by a radix
+    /// sort of the keys' significant bits. (Was a parallel comparison sort of `(key, index)`
+    /// tuples: 19% of the box pipeline's time at density 100k on 2 cores, another 9% in its
+    /// insertion sorts.)
+    fn sort(&mut self) {
+        let bits = self.current_plan().key_bits();
+        let input = &self.input;
+        radix_sort_carrying(
+            &mut self.keys,
+            &mut self.scratch,
+            &mut self.items,
+            &mut self.item_scratch,
+            |i, _| input[i],
+            0,
+            bits,
         );
-        for i in range {
-            let b = &aabbs[i];
+    }
+
+    /// A permutation of the boxes (position -> index) in the order the sweep visits them: by
+    /// the column of the box's lower corner, then by its lower bound on the sweep axis, then by
+    /// index. Storing shape data in this order before the sweep makes the narrow phase read it
+    /// almost sequentially (nearby candidates name nearby positions) instead of one cache miss
+    /// per shape per test.
+    pub fn order(&mut self, aabbs: &[Aabb], order: &mut Vec<u32>) {
+        let plan = self.current_plan();
+        self.keys.clear();
+        self.keys
+            .par_extend(aabbs.par_iter().map(|b| plan.key(plan.lower_column(b), b)));
+        self.input.clear();
+        self.input.par_extend(0..aabbs.len() as u32);
+        self.sort();
+        order.clear();
+        order.extend_from_slice(&self.items);
+    }
+
+    /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, into `out`
+    /// (cleared first), in the sweep's own order.
+    pub fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) {
+        out.clear();
+        if aabbs.len() < 2 {
+            return;
+        }
+        let plan = self.current_plan();
+        let (axis, [o1, o2], columns) = (plan.axis, plan.across, &plan.columns);
+        let span = |b: &Aabb| {
             let (lo1, hi1) = (columns.cell(0, b.min[o1]), columns.cell(0, b.max[o1]));
             let (lo2, hi2) = (columns.cell(1, b.min[o2]), columns.cell(1, b.max[o2]));
-            for c1 in lo1..=hi1 {
-                for c2 in lo2..=hi2 {
-                    keys.push(plan.key(columns.id(c1, c2), b));
-                    boxes.push(i as u32);
-                }
-            }
-        }
-        (keys, boxes)
-    };
-    let chunk = ENTRY_CHUNK.max(
-        aabbs
-            .len()
-            .div_ceil(4 * rayon::current_num_threads().max(1)),
-    );
-    let parts: Vec<(Vec<u64>, Vec<u32>)> = (0..aabbs.len().div_ceil(chunk))
-        .into_par_iter()
-        .map(|c| entries_of(c * chunk..aabbs.len().min((c + 1) * chunk)))
-        .collect();
-    let (mut keys, mut index) = (Vec::new(), Vec::new());
-    for (part_keys, part_index) in parts {
-        keys.extend_from_slice(&part_keys);
-        index.extend_from_slice(&part_index);
-    }
-    sort_keyed(&mut keys, &mut index, plan);
+            (lo1..=hi1, lo2..=hi2)
+        };
 
-    // Sorted structure of arrays: the inner loop reads these sequentially.
-    let column: Vec<u32> = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
-    drop(keys);
-    let lo: Vec<f32> = index
-        .par_iter()
-        .map(|&i| aabbs[i as usize].min[axis])
-        .collect();
-    let hi: Vec<f32> = index
-        .par_iter()
-        .map(|&i| aabbs[i as usize].max[axis])
-        .collect();
-    let rest: Vec<[f32; 4]> = index
-        .par_iter()
-        .map(|&i| {
+        // One entry per (column, box), sorted by column, then by lower bound on the sweep
+        // axis, then by position: counted per chunk of boxes, then written at the chunks'
+        // offsets.
+        let n = aabbs.len();
+        let chunk = ENTRY_CHUNK.max(n.div_ceil(4 * rayon::current_num_threads().max(1)));
+        let chunks = n.div_ceil(chunk);
+        let boxes_of = |c: usize| c * chunk..n.min((c + 1) * chunk);
+        self.chunk_entries.clear();
+        self.chunk_entries
+            .par_extend((0..chunks).into_par_iter().map(|c| {
+                aabbs[boxes_of(c)]
+                    .iter()
+                    .map(|b| {
+                        let (r1, r2) = span(b);
+                        r1.count() * r2.count()
+                    })
+                    .sum::<usize>()
+            }));
+        let total: usize = self.chunk_entries.iter().sum();
+        self.keys.resize(total, 0);
+        self.input.resize(total, 0);
+        let (mut keys, mut input) = (&mut self.keys[..], &mut self.input[..]);
+        let mut parts = Vec::with_capacity(chunks);
+        for (c, &count) in self.chunk_entries.iter().enumerate() {
+            let (chunk_keys, rest_keys) = std::mem::take(&mut keys).split_at_mut(count);
+            let (chunk_input, rest_input) = std::mem::take(&mut input).split_at_mut(count);
+            parts.push((c, chunk_keys, chunk_input));
+            (keys, input) = (rest_keys, rest_input);
+        }
+        parts
+            .into_par_iter()
+            .for_each(|(c, chunk_keys, chunk_input)| {
+                let mut k = 0;
+                for i in boxes_of(c) {
+                    let b = &aabbs[i];
+                    let (r1, r2) = span(b);
+                    for c1 in r1 {
+                        for c2 in r2.clone() {
+                            chunk_keys[k] = plan.key(columns.id(c1, c2), b);
+                            chunk_input[k] = i as u32;
+                            k += 1;
+                        }
+                    }
+                }
+            });
+        self.sort();
+
+        // Sorted structure of arrays: the inner loop reads these sequentially.
+        let index = &self.items;
+        self.column.clear();
+        self.column
+            .par_extend(self.keys.par_iter().map(|&k| (k >> 32) as u32));
+        self.lo.clear();
+        self.lo
+            .par_extend(index.par_iter().map(|&i| aabbs[i as usize].min[axis]));
+        self.hi.clear();
+        self.hi
+            .par_extend(index.par_iter().map(|&i| aabbs[i as usize].max[axis]));
+        self.rest.clear();
+        self.rest.par_extend(index.par_iter().map(|&i| {
             let b = &aabbs[i as usize];
             [b.min[o1], b.max[o1], b.min[o2], b.max[o2]]
-        })
-        .collect();
-    let m = index.len();
-    let (column, index, lo, rest) = (&column, &index, &lo, &rest);
-    out.par_extend((0..m).into_par_iter().with_min_len(256).flat_map_iter(|a| {
-        let (hi_a, ra, ia, col) = (hi[a], rest[a], index[a], column[a]);
-        (a + 1..m)
-            .take_while(move |&b| column[b] == col && lo[b] <= hi_a)
-            .filter(move |&b| {
-                let rb = rest[b];
-                ra[0] <= rb[1]
-                    && rb[0] <= ra[1]
-                    && ra[2] <= rb[3]
-                    && rb[2] <= ra[3]
-                    // Report in the column of the overlap's lower corner only.
-                    && columns.id(
-                        columns.cell(0, ra[0].max(rb[0])),
-                        columns.cell(1, ra[2].max(rb[2])),
-                    ) == col
-            })
-            .map(move |b| {
-                let ib = index[b];
-                [ia.min(ib), ia.max(ib)]
-            })
-    }));
+        }));
+        let m = index.len();
+        let (column, lo, hi, rest) = (&self.column, &self.lo, &self.hi, &self.rest);
+        out.par_extend((0..m).into_par_iter().with_min_len(256).flat_map_iter(|a| {
+            let (hi_a, ra, ia, col) = (hi[a], rest[a], index[a], column[a]);
+            (a + 1..m)
+                .take_while(move |&b| column[b] == col && lo[b] <= hi_a)
+                .filter(move |&b| {
+                    let rb = rest[b];
+                    ra[0] <= rb[1]
+                        && rb[0] <= ra[1]
+                        && ra[2] <= rb[3]
+                        && rb[2] <= ra[3]
+                        // Report in the column of the overlap's lower corner only.
+                        && columns.id(
+                            columns.cell(0, ra[0].max(rb[0])),
+                            columns.cell(1, ra[2].max(rb[2])),
+                        ) == col
+                })
+                .map(move |b| {
+                    let ib = index[b];
+                    [ia.min(ib), ia.max(ib)]
+                })
+        }));
+    }
 }
 
 /// Boxes per chunk at least, when the entries are made in parallel.
 const ENTRY_CHUNK: usize = 1 << 12;
 
-/// A permutation of the boxes (position -> index) in the order the sweep visits them: by the
-/// column of the box's lower corner, then by its lower bound on the sweep axis. Storing shape
-/// data in this order before [`aabb_sweep`] makes the narrow phase read it almost sequentially
-/// (nearby candidates name nearby positions) instead of one cache miss per shape per test.
-pub fn sweep_order(aabbs: &[Aabb]) -> Vec<u32> {
-    sweep_order_planned(&SweepPlan::new(aabbs), aabbs)
+/// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, appended to `out`
+/// after clearing it. The order is the sweep's own. (One frame of a fresh [`BoxSweep`].)
+pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) {
+    let mut sweep = BoxSweep::new();
+    sweep.plan(aabbs);
+    sweep.pairs(aabbs, out);
 }
 
-/// [`sweep_order`] with the frame's plan.
-pub fn sweep_order_planned(plan: &SweepPlan, aabbs: &[Aabb]) -> Vec<u32> {
-    let mut keys: Vec<u64> = aabbs
-        .par_iter()
-        .map(|b| plan.key(plan.lower_column(b), b))
-        .collect();
-    let mut order: Vec<u32> = (0..aabbs.len() as u32).collect();
-    sort_keyed(&mut keys, &mut order, plan);
+/// The sweep's order of the boxes ([`BoxSweep::order`] of a fresh [`BoxSweep`]).
+pub fn sweep_order(aabbs: &[Aabb]) -> Vec<u32> {
+    let mut sweep = BoxSweep::new();
+    sweep.plan(aabbs);
+    let mut order = Vec::new();
+    sweep.order(aabbs, &mut order);
     order
 }
 
@@ -335,18 +396,26 @@ mod tests {
                     rng.random_range(-300.0..300.0),
                 );
                 // Some giants, some negative zero lower bounds, many equal lower bounds.
-                let size = if k % 5000 == 0 { 40.0 } else { rng.random_range(0.0..3.0) };
+                let size = if k % 5000 == 0 {
+                    40.0
+                } else {
+                    rng.random_range(0.0..3.0)
+                };
                 let min = if k % 7 == 0 { min.floor() } else { min };
                 Aabb::new(min, min + Vec3::splat(size))
             })
             .collect();
         let plan = SweepPlan::new(&boxes);
+        let mut sweep = BoxSweep::new();
+        sweep.plan(&boxes);
         let mut expected: Vec<u32> = (0..n as u32).collect();
         expected.sort_by_key(|&i| {
             let b = &boxes[i as usize];
             (plan.lower_column(b), ordered_bits(b.min[plan.axis]), i)
         });
-        assert_eq!(sweep_order_planned(&plan, &boxes), expected);
+        let mut order = vec![7];
+        sweep.order(&boxes, &mut order);
+        assert_eq!(order, expected);
 
         let mut by_x: Vec<usize> = (0..n).collect();
         by_x.sort_by(|&i, &j| boxes[i].min.x.total_cmp(&boxes[j].min.x));
@@ -364,7 +433,7 @@ mod tests {
         }
         want.sort_unstable();
         let mut got = Vec::new();
-        aabb_sweep_planned(&plan, &boxes, &mut got);
+        sweep.pairs(&boxes, &mut got);
         got.sort_unstable();
         assert!(want.len() > 1000, "{} pairs", want.len());
         assert_eq!(got, want);

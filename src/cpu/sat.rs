@@ -1,9 +1,9 @@
-//! Separating-axis narrow phase on the CPU (docs/design.md §4): exact closed overlap of convex polygons
-//! and oriented boxes, one pair at a time and batched over candidate lists, plus the full CPU
-//! pipeline (AABB sweep and prune, then SAT).
+//! Separating-axis narrow phase on the CPU (docs/design.md §4): exact closed overlap of convex
+//! polygons and oriented boxes, one pair at a time and batched over candidate lists, plus the
+//! full CPU pipeline (AABB sweep and prune, then SAT).
 
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::cpu::aabb_sweep::{SweepPlan, aabb_sweep_planned, sweep_order_planned};
+use crate::cpu::aabb_sweep::BoxSweep;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
@@ -88,62 +88,99 @@ fn unpermute(pairs: &mut [Pair], order: &[u32]) {
 }
 
 /// Every overlapping (or touching) pair of boxes, `i < j`, in no particular order: validation,
-/// AABB sweep and prune, then the separating-axis test. `Stats::tests` counts SAT tests.
+/// AABB sweep and prune, then the separating-axis test. `Stats::tests` counts SAT tests. (One
+/// frame of a fresh [`CpuBoxPipeline`].)
 pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
-    validate_obbs(boxes)?;
-    let start = Instant::now();
-    let aabbs: Vec<_> = boxes.par_iter().map(Obb::aabb).collect();
-    sweep_then_sat(
-        start,
-        &aabbs,
-        |order| {
-            Ok(order
-                .par_iter()
-                .map(|&i| boxes[i as usize].frame())
-                .collect::<Vec<_>>())
-        },
-        |frames, candidates, pairs| obb_frame_pairs(frames, candidates, pairs),
-    )
+    CpuBoxPipeline::new().obb_overlaps(boxes)
 }
 
 /// The polygon equivalent of [`obb_overlaps`] (polygons are validated when constructed).
 pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
-    crate::geom::check_count(polygons.len(), "polygons")?;
-    let start = Instant::now();
-    sweep_then_sat(
-        start,
-        &polygon_aabbs(polygons),
-        |order| PolygonSet::in_order(polygons, order),
-        polygon_set_pairs,
-    )
+    CpuBoxPipeline::new().polygon_overlaps(polygons)
 }
 
-/// The pipeline shared by boxes and polygons. Works in the sweep's order (see `sweep_order`):
-/// `reorder` lays the shapes out in it, the AABB sweep finds candidates, `sat` keeps the
-/// overlapping ones; pairs are mapped back to input indices at the end.
-fn sweep_then_sat<S>(
-    start: Instant,
-    aabbs: &[Aabb],
-    reorder: impl FnOnce(&[u32]) -> Result<S>,
-    sat: impl FnOnce(&S, &[Pair], &mut Vec<Pair>) -> Result<()>,
-) -> Result<(Vec<Pair>, Stats)> {
-    let mut stats = Stats::default();
-    // One plan (axis and columns) for the order and the sweep: the set is the same.
-    let plan = SweepPlan::new(aabbs);
-    let order = sweep_order_planned(&plan, aabbs);
-    let aabbs: Vec<_> = order.par_iter().map(|&i| aabbs[i as usize]).collect();
-    let shapes = reorder(&order)?;
-    let t1 = Instant::now();
-    stats.stage("bounds", (t1 - start).as_secs_f64(), Clock::Wall);
-    let mut candidates = Vec::new();
-    aabb_sweep_planned(&plan, &aabbs, &mut candidates);
-    let t2 = Instant::now();
-    stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
-    let mut pairs = Vec::new();
-    sat(&shapes, &candidates, &mut pairs)?;
-    unpermute(&mut pairs, &order);
-    stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
-    stats.tests = candidates.len() as u64;
-    stats.pairs = pairs.len() as u64;
-    Ok((pairs, stats))
+/// The CPU box / polygon pipeline with its buffers, kept between frames (see [`BoxSweep`]).
+#[derive(Default)]
+pub struct CpuBoxPipeline {
+    aabbs: Vec<Aabb>,
+    sorted_aabbs: Vec<Aabb>,
+    order: Vec<u32>,
+    frames: Vec<ObbFrame>,
+    candidates: Vec<Pair>,
+    sweep: BoxSweep,
+}
+
+impl CpuBoxPipeline {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// [`obb_overlaps`], reusing this pipeline's buffers.
+    pub fn obb_overlaps(&mut self, boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
+        validate_obbs(boxes)?;
+        let start = Instant::now();
+        let mut aabbs = std::mem::take(&mut self.aabbs);
+        aabbs.clear();
+        aabbs.par_extend(boxes.par_iter().map(Obb::aabb));
+        let mut frames = std::mem::take(&mut self.frames);
+        let result = self.sweep_then_sat(
+            start,
+            &aabbs,
+            |order| {
+                frames.clear();
+                frames.par_extend(order.par_iter().map(|&i| boxes[i as usize].frame()));
+                Ok(&frames[..])
+            },
+            |frames, candidates, pairs| obb_frame_pairs(frames, candidates, pairs),
+        );
+        (self.aabbs, self.frames) = (aabbs, frames);
+        result
+    }
+
+    /// [`polygon_overlaps`], reusing this pipeline's buffers.
+    pub fn polygon_overlaps(&mut self, polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
+        crate::geom::check_count(polygons.len(), "polygons")?;
+        let start = Instant::now();
+        let aabbs = polygon_aabbs(polygons);
+        self.sweep_then_sat(
+            start,
+            &aabbs,
+            |order| PolygonSet::in_order(polygons, order),
+            polygon_set_pairs,
+        )
+    }
+
+    /// The pipeline shared by boxes and polygons. Works in the sweep's order (see
+    /// [`BoxSweep::order`]): `reorder` lays the shapes out in it, the AABB sweep finds
+    /// candidates, `sat` keeps the overlapping ones; pairs are mapped back to input indices at
+    /// the end.
+    fn sweep_then_sat<S>(
+        &mut self,
+        start: Instant,
+        aabbs: &[Aabb],
+        reorder: impl FnOnce(&[u32]) -> Result<S>,
+        sat: impl FnOnce(&S, &[Pair], &mut Vec<Pair>) -> Result<()>,
+    ) -> Result<(Vec<Pair>, Stats)> {
+        let mut stats = Stats::default();
+        // One plan (axis and columns) for the order and the sweep: the set is the same.
+        self.sweep.plan(aabbs);
+        self.sweep.order(aabbs, &mut self.order);
+        let order = &self.order;
+        self.sorted_aabbs.clear();
+        self.sorted_aabbs
+            .par_extend(order.par_iter().map(|&i| aabbs[i as usize]));
+        let shapes = reorder(order)?;
+        let t1 = Instant::now();
+        stats.stage("bounds", (t1 - start).as_secs_f64(), Clock::Wall);
+        self.sweep.pairs(&self.sorted_aabbs, &mut self.candidates);
+        let t2 = Instant::now();
+        stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
+        let mut pairs = Vec::new();
+        sat(&shapes, &self.candidates, &mut pairs)?;
+        unpermute(&mut pairs, order);
+        stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
+        stats.tests = self.candidates.len() as u64;
+        stats.pairs = pairs.len() as u64;
+        Ok((pairs, stats))
+    }
 }

@@ -4,6 +4,7 @@
 //! sample) with the near-touching rule of [`Shapes::differences`].
 
 use crate::broadphase::{Backend, Clock, Pair, canonicalize};
+use crate::cpu::sat::CpuBoxPipeline;
 use crate::error::Result;
 use crate::gpu::{GpuBoxPipeline, Proxy};
 use crate::run::bench::median;
@@ -37,6 +38,8 @@ pub fn bench_shapes(
             Backend::Gpu => Some(gpu.get()?),
             Backend::Cpu => None,
         };
+        // The CPU pipeline keeps its buffers from frame to frame, as the GPU one does.
+        let mut cpu_pipeline = CpuBoxPipeline::new();
         let mut device = crate::run::bench::Measurement::default();
         let mut frame_ms = Vec::new();
         let mut stage_samples: BTreeMap<String, Vec<f64>> = Default::default();
@@ -48,7 +51,7 @@ pub fn bench_shapes(
             let t = Instant::now();
             let (pairs, stats) = match &mut pipeline {
                 None => {
-                    let (p, s) = shapes.cpu()?;
+                    let (p, s) = shapes.cpu_with(&mut cpu_pipeline)?;
                     (Some(p), s)
                 }
                 Some(gp) => {

@@ -4,6 +4,7 @@
 //! [`SAT_TOUCH_REL`] and not with both shrunk by it.
 
 use crate::broadphase::{Pair, Stats, canonicalize};
+use crate::cpu::sat::CpuBoxPipeline;
 use crate::error::Result;
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
@@ -44,10 +45,15 @@ impl Shapes {
 
     /// The CPU pipeline (bounds sweep + SAT).
     pub fn cpu(&self) -> Result<(Vec<Pair>, Stats)> {
-        Ok(match self {
-            Shapes::Boxes(b) => crate::cpu::sat::obb_overlaps(b)?,
-            Shapes::Polygons(p) => crate::cpu::sat::polygon_overlaps(p)?,
-        })
+        self.cpu_with(&mut CpuBoxPipeline::new())
+    }
+
+    /// [`Shapes::cpu`] on a pipeline kept between frames.
+    pub fn cpu_with(&self, pipeline: &mut CpuBoxPipeline) -> Result<(Vec<Pair>, Stats)> {
+        match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b),
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p),
+        }
     }
 
     pub fn gpu(&self, pipeline: &mut GpuBoxPipeline, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
