@@ -102,8 +102,9 @@ impl SweepPlan {
 }
 
 /// The sweep of one set of boxes with its buffers, kept between frames: [`BoxSweep::order`]
-/// and [`BoxSweep::pairs`] share the frame's [`SweepPlan`]. (Fresh buffers every frame, faulted
-/// in again each time, took about 16% of the box pipeline's time at density 100k on 2 cores.)
+/// and [`BoxSweep::pairs`] share the frame's plan (axis and columns). (Fresh buffers every
+/// frame, faulted in again each time, took about 16% of the box pipeline's time at density
+/// 100k on 2 cores.)
 #[derive(Default)]
 pub struct BoxSweep {
     plan: Option<SweepPlan>,

@@ -216,6 +216,25 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
+    /// `n` random keys, the mask of bits `[low, high)`, and the keys sorted stably by those
+    /// bits (the standard library's sort: the definition).
+    fn random_keys(
+        rng: &mut rand_chacha::ChaCha8Rng,
+        n: usize,
+        low: u32,
+        high: u32,
+    ) -> (Vec<u64>, u64, Vec<u64>) {
+        let keys: Vec<u64> = (0..n).map(|_| rng.random()).collect();
+        let mask = if high - low == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << (high - low)) - 1) << low
+        };
+        let mut expected = keys.clone();
+        expected.sort_by_key(|&k| k & mask);
+        (keys, mask, expected)
+    }
+
     #[test]
     fn sorts_like_a_stable_sort_on_the_bit_range() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
@@ -228,14 +247,7 @@ mod tests {
             (8, 8, 10),
             (0, 1, 1),
         ] {
-            let keys: Vec<u64> = (0..n).map(|_| rng.random()).collect();
-            let mask = if high - low == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (high - low)) - 1) << low
-            };
-            let mut expected = keys.clone();
-            expected.sort_by_key(|&k| k & mask);
+            let (keys, _, expected) = random_keys(&mut rng, n, low, high);
             let mut sorted = keys.clone();
             radix_sort_bits(&mut sorted, &mut Vec::new(), low, high);
             assert_eq!(sorted, expected, "bits {low}..{high}");
@@ -259,14 +271,7 @@ mod tests {
             (20, 20, 500),
             (0, 64, 1),
         ] {
-            let keys: Vec<u64> = (0..n).map(|_| rng.random()).collect();
-            let mask = if high - low == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << (high - low)) - 1) << low
-            };
-            let mut expected = keys.clone();
-            expected.sort_by_key(|&k| k & mask);
+            let (keys, mask, expected) = random_keys(&mut rng, n, low, high);
             let item_of =
                 |i: usize, k: u64| [(k & 0xfffff) as u32, (k >> 40) as u32, keys[i] as u32];
             let mut sorted = keys.clone();
