@@ -141,8 +141,10 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// Runs `bp` over `run.frames` frames of a copy of `scene`. With `verify_with`, the first frame's
-/// pairs are also compared with that reference method's pairs.
+/// Runs `bp` over `run.frames` frames of a copy of `scene`. With `verify_with`, the first and the
+/// last frame's pairs are also compared with that reference method's pairs (what a method keeps
+/// from frame to frame, its buffers and orders, is only exercised after the first); the
+/// comparison returned is the first that failed, else the first frame's.
 pub fn run_frames(
     bp: &mut dyn BroadPhase,
     scene: &Scene,
@@ -162,7 +164,8 @@ pub fn run_frames(
     // others the pairs go through a tracker here.
     let own_events = run.events && bp.track_events(true)?;
     let mut tracker = (run.events && !own_events).then(EventTracker::new);
-    for frame in 0..run.frames.max(1) {
+    let last = run.frames.max(1) - 1;
+    for frame in 0..=last {
         let out = if run.count_only {
             None
         } else {
@@ -175,16 +178,17 @@ pub fn run_frames(
         if let (Some(b), Some(a)) = (before, bp.device_counts()) {
             m.device.push(a.since(b));
         }
-        if frame == 0
+        if (frame == 0 || frame == last)
             && let Some(reference) = verify_with.as_deref_mut()
         {
-            comparison = Some(compare_with(
-                reference,
-                &scene,
-                &mut pairs,
-                run.count_only,
-                bp,
-            )?);
+            let mut this = compare_with(reference, &scene, &mut pairs, run.count_only, bp)?;
+            this.frame = frame;
+            if comparison
+                .as_ref()
+                .is_none_or(|c: &Comparison| c.is_ok() && !this.is_ok())
+            {
+                comparison = Some(this);
+            }
         }
         let events = match tracker.as_mut() {
             Some(t) => Some(t.update(pairs.clone())),
@@ -386,4 +390,84 @@ pub fn check_scene_size(n: usize) -> Result<()> {
         &format!("a scene of {n} objects"),
         (n as u64).saturating_mul(HOST_BYTES_PER_OBJECT),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broadphase::{BroadPhase, Stats};
+    use crate::cpu::brute_force::BruteForce;
+    use crate::geom::sphere::Sphere;
+    use crate::scenes::{SceneKind, SceneParams};
+
+    /// Brute force that loses one pair from its second call on: a method whose state kept
+    /// between frames goes wrong after the first.
+    struct ForgetsAfterFirst {
+        inner: BruteForce,
+        calls: usize,
+    }
+
+    impl BroadPhase for ForgetsAfterFirst {
+        fn name(&self) -> &str {
+            "forgets"
+        }
+        fn backend(&self) -> Backend {
+            Backend::Cpu
+        }
+        fn find_pairs_validated(
+            &mut self,
+            spheres: &[Sphere],
+            out: Option<&mut Vec<Pair>>,
+        ) -> Result<Stats> {
+            self.calls += 1;
+            let mut pairs = Vec::new();
+            let mut stats = self.inner.find_pairs_validated(spheres, Some(&mut pairs))?;
+            if self.calls > 1 {
+                pairs.pop();
+                stats.pairs -= 1;
+            }
+            if let Some(out) = out {
+                *out = pairs;
+            }
+            Ok(stats)
+        }
+    }
+
+    #[test]
+    fn the_last_frame_is_verified_too() {
+        let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(800, 3));
+        let run = |frames| FrameRun {
+            frames,
+            count_frames: frames,
+            count_only: false,
+            events: false,
+        };
+        let mut reference = BruteForce::new();
+        let mut good = BruteForce::new();
+        let (_, c) = run_frames(&mut good, &scene, run(3), Some(&mut reference)).unwrap();
+        let c = c.expect("compared");
+        assert!(
+            c.is_ok() && c.frame == 0 && c.reference_pairs > 0,
+            "{}",
+            c.summary()
+        );
+
+        let mut bad = ForgetsAfterFirst {
+            inner: BruteForce::new(),
+            calls: 0,
+        };
+        let (_, c) = run_frames(&mut bad, &scene, run(3), Some(&mut reference)).unwrap();
+        let c = c.expect("compared");
+        assert!(!c.is_ok(), "{}", c.summary());
+        assert_eq!((c.frame, c.missing.len()), (2, 1), "{}", c.summary());
+        assert!(c.summary().starts_with("frame 2: "), "{}", c.summary());
+
+        // One frame: the first is the last, compared once.
+        let mut bad = ForgetsAfterFirst {
+            inner: BruteForce::new(),
+            calls: 0,
+        };
+        let (_, c) = run_frames(&mut bad, &scene, run(1), Some(&mut reference)).unwrap();
+        assert!(c.expect("compared").is_ok());
+    }
 }

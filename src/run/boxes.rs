@@ -1,7 +1,9 @@
 //! The box / polygon pipeline timed per frame (`bench --shape obb|polygon`): CPU (AABB sweep
 //! and prune, then SAT) and GPU, the first frame verified against [`Shapes::reference`] (the
 //! all-pairs SAT, or the CPU pipeline above 5,000 shapes, which is then itself checked on a
-//! sample) with the near-touching rule of [`Shapes::differences`].
+//! sample) with the near-touching rule of [`Shapes::differences`]. The shapes do not move, so
+//! the last frame must find exactly the first frame's pairs: what a pipeline keeps between
+//! frames is checked too.
 
 use crate::broadphase::{Backend, Clock, Pair, canonicalize};
 use crate::cpu::sat::CpuBoxPipeline;
@@ -44,9 +46,10 @@ pub fn bench_shapes(
         let mut frame_ms = Vec::new();
         let mut stage_samples: BTreeMap<String, Vec<f64>> = Default::default();
         let (mut tests, mut found) = (0u64, 0u64);
-        let mut first: Option<Vec<Pair>> = None;
+        let (mut first, mut last_pairs): (Option<Vec<Pair>>, Option<Vec<Pair>>) = (None, None);
+        let last = frames - 1;
         for frame in 0..frames {
-            let store = !count_only || (frame == 0 && verify);
+            let store = !count_only || ((frame == 0 || frame == last) && verify);
             let before = ctx.as_ref().map(|c| c.counts());
             let t = Instant::now();
             let (pairs, stats) = match &mut pipeline {
@@ -80,6 +83,8 @@ pub fn bench_shapes(
             }
             if frame == 0 {
                 first = pairs;
+            } else if frame == last {
+                last_pairs = pairs;
             }
         }
         let stage_ms = stage_samples
@@ -87,6 +92,24 @@ pub fn bench_shapes(
             .map(|(k, v)| (k, median(&v)))
             .collect();
         let (mut verified, mut near, mut against) = (None, None, None);
+        // Same shapes every frame: the last frame's pairs must be the first's.
+        let mut repeated = true;
+        if verify && let (Some(a), Some(b)) = (&mut first, &mut last_pairs) {
+            canonicalize(a);
+            canonicalize(b);
+            if a != b {
+                repeated = false;
+                all_ok = false;
+                eprintln!(
+                    "MISMATCH {} [{}]: frame {last} found {} pairs where frame 0 found {} on \
+                     the same shapes",
+                    shapes.name(),
+                    backend.as_str(),
+                    b.len(),
+                    a.len()
+                );
+            }
+        }
         if verify && let Some(mut got) = first {
             canonicalize(&mut got);
             if reference.is_none() {
@@ -124,6 +147,9 @@ pub fn bench_shapes(
                 near = Some(n_near.len());
                 against = Some(format!("{reference_name} ({} shapes)", shapes.name()));
             }
+        }
+        if !repeated {
+            verified = Some(false);
         }
         rows.push(Row {
             scene: scene_name.to_string(),

@@ -25,6 +25,8 @@ pub struct Comparison {
     pub near_touching: Vec<Pair>,
     /// Only the totals were compared (count-only runs): then they must be equal.
     pub counts_only: bool,
+    /// The frame compared (0: the first).
+    pub frame: usize,
 }
 
 impl Comparison {
@@ -54,8 +56,13 @@ impl Comparison {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        let frame = match self.frame {
+            0 => String::new(),
+            f => format!("frame {f}: "),
+        };
         format!(
-            "reference {} pairs, candidate {} pairs: {} missing [{}], {} extra [{}], {} near touching",
+            "{frame}reference {} pairs, candidate {} pairs: {} missing [{}], {} extra [{}], {} \
+             near touching",
             self.reference_pairs,
             self.candidate_pairs,
             self.missing.len(),

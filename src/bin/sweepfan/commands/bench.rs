@@ -57,7 +57,7 @@ pub struct BenchArgs {
     /// lost in the JSON rows; totals in the table). Sphere scenes.
     #[arg(long, conflicts_with = "count_only")]
     pub events: bool,
-    /// Skip comparing the first frame with a reference method.
+    /// Skip comparing the first and the last frame with a reference method.
     #[arg(long)]
     pub no_verify: bool,
     /// Object shape: `obb` / `polygon` bench the box / polygon pipeline (AABB broad phase + SAT)

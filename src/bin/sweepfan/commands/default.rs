@@ -1,5 +1,5 @@
 //! No subcommand: the default benchmark (paper box, n = 5000, every method, CPU and GPU when an
-//! adapter exists, every method verified against brute force on the first frame).
+//! adapter exists, every method verified against brute force on the first and last frames).
 
 use crate::args::progress_bar;
 use anyhow::Result;
@@ -17,7 +17,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
     println!(
         "sweepfan default benchmark: paper box (cube of side 100, r = 2, origin at the centre), \
          n = {n}, 10 frames, median ms per frame; every method verified against brute force \
-         (CPU) on the first frame."
+         (CPU) on the first and the last frame."
     );
     match gpu.get() {
         Ok(_) => {
