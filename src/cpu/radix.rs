@@ -7,13 +7,19 @@ use rayon::prelude::*;
 /// Widest digit: 2^11 counters stay in L1. (Tried: 14-bit digits, two passes instead of three
 /// for the grid's 27 cell bits at density 1M: its sort stage took 17-18.5 ms against 14.5-16.)
 const MAX_DIGIT_BITS: u32 = 11;
-/// From this many keys each pass counts and scatters in parallel, one chunk per thread.
+/// From this many keys each pass counts and scatters in parallel, in [`CHUNKS_PER_THREAD`]
+/// chunks per thread.
 const PARALLEL_MIN: usize = 1 << 16;
+/// Chunks per thread of a parallel pass, so a thread slowed by the machine's other work leaves
+/// chunks for the others to take. (One per thread: the grid's sort stage at density 1M on 2
+/// shared cores took 10.3-13.1 ms against 10.0-11.6 with 4, alternating, in a busy period; no
+/// difference on one thread.)
+const CHUNKS_PER_THREAD: usize = 4;
 
 /// Sorts `keys` by bits `[low, high)` (stable; other bits ride along). `scratch` is reused.
 /// Each pass counts digits per chunk, then scatters every chunk to its own offsets: stable, as
-/// chunks are in order; in parallel (one chunk per thread) from [`PARALLEL_MIN`] keys, which
-/// took the grid's 1M-key sort (27 bits, 3 passes) from 6.0 to about 3.5 ms on 2 cores.
+/// chunks are in order; in parallel from [`PARALLEL_MIN`] keys, which took the grid's 1M-key
+/// sort (27 bits, 3 passes) from 6.0 to about 3.5 ms on 2 cores.
 /// (Tried: the most significant digit first, then each of its 512 buckets, a few thousand
 /// keys, sorted in cache on the other two digits with one counting read: 1M keys of 27 bits
 /// took 3.7 ms against 3.6 on 2 threads and 6.3 against 6.0 on one, as the buckets still
@@ -133,7 +139,7 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
     let buckets = 1usize << digit_bits;
     let mask = (buckets - 1) as u64;
     let chunks = if n >= PARALLEL_MIN {
-        rayon::current_num_threads().max(1)
+        CHUNKS_PER_THREAD * rayon::current_num_threads().max(1)
     } else {
         1
     };
