@@ -16,26 +16,7 @@ const PARALLEL_MIN: usize = 1 << 16;
 /// difference on one thread.)
 const CHUNKS_PER_THREAD: usize = 4;
 
-/// Sorts `keys` by bits `[low, high)` (stable; other bits ride along). `scratch` is reused.
-/// Each pass counts digits per chunk, then scatters every chunk to its own offsets: stable, as
-/// chunks are in order; in parallel from [`PARALLEL_MIN`] keys, which took the grid's 1M-key
-/// sort (27 bits, 3 passes) from 6.0 to about 3.5 ms on 2 cores.
-/// (Tried: the most significant digit first, then each of its 512 buckets, a few thousand
-/// keys, sorted in cache on the other two digits with one counting read: 1M keys of 27 bits
-/// took 3.7 ms against 3.6 on 2 threads and 6.3 against 6.0 on one, as the buckets still
-/// cross memory once each way.)
-pub fn radix_sort_bits(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, low: u32, high: u32) {
-    // Every slot is written before it is read: only a new length needs filling (clearing first
-    // would write the whole buffer every frame).
-    scratch.resize(keys.len(), 0);
-    let n = keys.len();
-    let mut none = Items::none(n);
-    if sort_passes(keys, scratch, &mut none, low, high) {
-        std::mem::swap(keys, scratch);
-    }
-}
-
-/// [`radix_sort_bits`] carrying one item per key: on return `items[p] = item_of(i, k)` where
+/// [`radix_sort_slice`] carrying one item per key: on return `items[p] = item_of(i, k)` where
 /// `k = keys[p]` was at position `i` of the input. Pass 0 calls `item_of` in input order, later
 /// passes move the items with their keys: where the input order follows the items in memory
 /// (the grid's keys are made in index order) that reads them sequentially, instead of
@@ -50,7 +31,8 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
     high: u32,
 ) {
     let n = keys.len();
-    // As in `radix_sort_bits`, only a new length is filled.
+    // Every slot is written before it is read: only a new length needs filling (clearing first
+    // would write the whole buffer every frame).
     scratch.resize(n, 0);
     items.resize(n, T::default());
     item_scratch.resize(n, T::default());
@@ -73,8 +55,15 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
     }
 }
 
-/// [`radix_sort_bits`] on a slice, with a scratch slice at least as long (an odd number of
-/// passes ends with a copy back).
+/// Sorts `keys` by bits `[low, high)` (stable; other bits ride along). `scratch` (at least as long) is reused; an odd number of
+/// passes ends with a copy back.
+/// Each pass counts digits per chunk, then scatters every chunk to its own offsets: stable, as
+/// chunks are in order; in parallel from [`PARALLEL_MIN`] keys, which took the grid's 1M-key
+/// sort (27 bits, 3 passes) from 6.0 to about 3.5 ms on 2 cores.
+/// (Tried: the most significant digit first, then each of its 512 buckets, a few thousand
+/// keys, sorted in cache on the other two digits with one counting read: 1M keys of 27 bits
+/// took 3.7 ms against 3.6 on 2 threads and 6.3 against 6.0 on one, as the buckets still
+/// cross memory once each way.)
 pub fn radix_sort_slice(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
     let scratch = &mut scratch[..keys.len()];
     let mut none = Items::none(keys.len());
@@ -255,9 +244,6 @@ mod tests {
         ] {
             let (keys, _, expected) = random_keys(&mut rng, n, low, high);
             let mut sorted = keys.clone();
-            radix_sort_bits(&mut sorted, &mut Vec::new(), low, high);
-            assert_eq!(sorted, expected, "bits {low}..{high}");
-            let mut sorted = keys.clone();
             radix_sort_slice(&mut sorted, &mut vec![0; n + 5], low, high);
             assert_eq!(sorted, expected, "slice, bits {low}..{high}");
         }
@@ -324,7 +310,7 @@ mod tests {
             let mut expected = keys.clone();
             expected.sort_by_key(|&k| k & mask);
             let mut sorted = keys.clone();
-            radix_sort_bits(&mut sorted, &mut vec![7; 3], low, high);
+            radix_sort_slice(&mut sorted, &mut vec![7; n], low, high);
             assert_eq!(sorted, expected, "bits {low}..{high}");
         }
     }

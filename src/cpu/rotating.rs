@@ -21,7 +21,39 @@ use std::time::Instant;
 
 /// One frame on the CPU for each proxy in `proxies`: candidates, hits, and (with `want_hits`)
 /// the sorted hit pairs. The sphere sort is shared by the proxies; its time is in every result.
+/// (One frame of a fresh [`RotatingCpu`].)
 pub fn rotating_frame_cpu(
+    boxes: &[RotatingBox],
+    spheres: &[Sphere],
+    proxies: &[Proxy],
+    want_hits: bool,
+) -> Result<Vec<ProxyFrame>> {
+    RotatingCpu::default().frame(boxes, spheres, proxies, want_hits)
+}
+
+/// The CPU pipeline of the rotating scene with its sphere index, whose buffers it keeps from
+/// frame to frame (see [`SphereIndex::rebuild`]: at 1M spheres and 2000 boxes a frame took
+/// 42-48 ms with a fresh index and 19.5-22 with a kept one, on 2 shared cores).
+#[derive(Default)]
+pub struct RotatingCpu {
+    index: SphereIndex,
+}
+
+impl RotatingCpu {
+    /// [`rotating_frame_cpu`], reusing the index's buffers.
+    pub fn frame(
+        &mut self,
+        boxes: &[RotatingBox],
+        spheres: &[Sphere],
+        proxies: &[Proxy],
+        want_hits: bool,
+    ) -> Result<Vec<ProxyFrame>> {
+        frame_with(&mut self.index, boxes, spheres, proxies, want_hits)
+    }
+}
+
+fn frame_with(
+    sorted: &mut SphereIndex,
     boxes: &[RotatingBox],
     spheres: &[Sphere],
     proxies: &[Proxy],
@@ -37,7 +69,8 @@ pub fn rotating_frame_cpu(
         return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
     }
     let t = Instant::now();
-    let sorted = SphereIndex::new(spheres);
+    sorted.rebuild(spheres);
+    let sorted = &*sorted;
     let sort_time = wall("sort spheres", t);
     let t = Instant::now();
     let sectors: Vec<Sector> = boxes

@@ -14,8 +14,8 @@
 //! (`SphereGrid`, which the GPU pipeline still uses). On a wide scene with clusters those
 //! cells grew until whole clusters shared one, and every box scanned its whole cluster.
 
-use crate::cpu::grid::{CellBits, GridFrame, bits_for};
-use crate::cpu::radix::radix_sort_bits;
+use crate::cpu::grid::{CellBits, GridFrame, RowScan, bits_for, find_rows};
+use crate::cpu::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::proxy_overlaps_sphere;
 use crate::geom::sphere::Sphere;
@@ -30,15 +30,20 @@ use rayon::prelude::*;
 const QUERY_SLACK: f32 = 1e-5;
 /// Absolute slack: rounding below the normal range.
 const QUERY_TINY: f32 = 1e-30;
+/// From this many spheres the rows are found in parallel (as the grid's).
+const PARALLEL_MIN: usize = 1 << 14;
 
-/// Spheres in cell order, then the giants; rows of equal `(kz, ky)`.
+/// Spheres in cell order, then the giants; rows of equal `(kz, ky)`. Its buffers are kept from
+/// one [`SphereIndex::rebuild`] to the next.
+#[derive(Default)]
 pub struct SphereIndex {
-    frame: GridFrame,
+    frame: Option<GridFrame>,
     /// Bits of the relative cell's y (row keys are `kz << y_bits | ky`).
     y_bits: u32,
     /// Sorted row keys and each row's first position; `row_start` ends with `members`.
     row_keys: Vec<u64>,
     row_start: Vec<u32>,
+    row_scan: RowScan,
     /// Cell x per sorted position (members only).
     kx: Vec<u32>,
     /// Spheres that are not giants: positions `0..members`; giants follow.
@@ -50,95 +55,151 @@ pub struct SphereIndex {
     pub order: Vec<u32>,
     /// The spheres by position.
     pub spheres: Vec<Sphere>,
+    giants: Vec<u32>,
+    keys: Vec<u64>,
+    scratch: Vec<u64>,
+    sphere_scratch: Vec<Sphere>,
 }
 
 impl SphereIndex {
     /// The index of these (validated, non-empty) spheres.
     pub fn new(spheres: &[Sphere]) -> Self {
+        let mut index = Self::default();
+        index.rebuild(spheres);
+        index
+    }
+
+    /// Indexes these (validated, non-empty) spheres, reusing the buffers. The spheres ride
+    /// through the radix sort with their keys (read in index order, no gather after it), and
+    /// the rows are found as the grid finds its own. (Before: fresh buffers, a gather by index
+    /// and a filtered parallel iterator for the rows. Rotating scene, 1M spheres, 2000 boxes,
+    /// 2 shared cores, alternating runs: the sphere sort took 31.5-37.8 ms per frame before and
+    /// 14.5-16.5 now, with the index kept by `cpu::rotating::RotatingCpu`; rebuilt into fresh
+    /// buffers every frame, this version took 42.3-45.5 against 38.2-39.0, page faults and
+    /// clearing the 48 MB of buffers outweighing the gather it saves.)
+    pub fn rebuild(&mut self, spheres: &[Sphere]) {
         let frame = GridFrame::of(spheres);
+        self.frame = Some(frame);
         let n = spheres.len();
+        let parallel = n >= PARALLEL_MIN;
         let is_giant = |s: &Sphere| frame.giant_split < 255 && frame.is_giant(s);
-        let (mut order, giants): (Vec<u32>, Vec<u32>) = if spheres.par_iter().any(is_giant) {
-            (0..n as u32).partition(|&i| !is_giant(&spheres[i as usize]))
+        self.order.clear();
+        self.giants.clear();
+        let any_giant = frame.giant_split < 255 && spheres.par_iter().any(is_giant);
+        if any_giant {
+            for i in 0..n as u32 {
+                if is_giant(&spheres[i as usize]) {
+                    self.giants.push(i);
+                } else {
+                    self.order.push(i);
+                }
+            }
+        }
+        let members = n - self.giants.len();
+        let rmax = if any_giant {
+            let order = &self.order;
+            order
+                .par_iter()
+                .map(|&i| spheres[i as usize].radius)
+                .reduce(|| 0.0, f32::max)
         } else {
-            ((0..n as u32).collect(), Vec::new())
+            spheres
+                .par_iter()
+                .map(|s| s.radius)
+                .reduce(|| 0.0, f32::max)
         };
-        let rmax = order
-            .par_iter()
-            .map(|&i| spheres[i as usize].radius)
-            .reduce(|| 0.0, f32::max);
         let bits = CellBits::of(frame.max_cell);
         let (x_bits, y_bits, cell_bits) = (bits.x, bits.y, bits.total());
         let index_bits = bits_for(n.saturating_sub(1) as u64);
         let cell = |i: u32| frame.cell(spheres[i as usize].center);
         let x_mask = (1u64 << x_bits) - 1;
-        // Sorted by (kz, ky, kx), equal cells in index order; then each position's packed
-        // cell `(kz << y_bits | ky) << x_bits | kx`, or its cell coordinates when they do not
-        // fit 64 bits with the index.
-        let (row_of, kx): (Vec<u64>, Vec<u32>) = if cell_bits + index_bits <= 64 {
-            let mut keys: Vec<u64> = order
-                .par_iter()
-                .map(|&i| (bits.pack(cell(i)) << index_bits) | u64::from(i))
-                .collect();
-            radix_sort_bits(
-                &mut keys,
-                &mut Vec::new(),
+        if cell_bits + index_bits <= 64 {
+            // Keys `(cell << index_bits) | index` in index order, sorted by the cell bits
+            // (stable: equal cells in index order).
+            let pack = |i: u32| (bits.pack(cell(i)) << index_bits) | u64::from(i);
+            self.keys.clear();
+            if any_giant {
+                self.keys
+                    .par_extend(self.order.par_iter().map(|&i| pack(i)));
+            } else {
+                self.keys
+                    .par_extend((0..n as u32).into_par_iter().map(pack));
+            }
+            let index_mask = if index_bits == 0 {
+                0
+            } else {
+                u64::MAX >> (64 - index_bits)
+            };
+            radix_sort_carrying(
+                &mut self.keys,
+                &mut self.scratch,
+                &mut self.spheres,
+                &mut self.sphere_scratch,
+                |_, k| spheres[(k & index_mask) as usize],
                 index_bits,
                 index_bits + cell_bits,
             );
-            let index_mask = (1u64 << index_bits) - 1;
-            order = keys.par_iter().map(|&k| (k & index_mask) as u32).collect();
-            let packed = |k: u64| k.checked_shr(index_bits).unwrap_or(0);
-            keys.par_iter()
-                .map(|&k| (packed(k) >> x_bits, (packed(k) & x_mask) as u32))
-                .unzip()
+            let packed = move |k: u64| k.checked_shr(index_bits).unwrap_or(0);
+            self.order.clear();
+            self.order
+                .par_extend(self.keys.par_iter().map(|&k| (k & index_mask) as u32));
+            self.kx.clear();
+            self.kx
+                .par_extend(self.keys.par_iter().map(|&k| (packed(k) & x_mask) as u32));
+            let row_of = move |k: u64| packed(k) >> x_bits;
+            find_rows(
+                &self.keys,
+                row_of,
+                parallel,
+                &mut self.row_scan,
+                &mut self.row_start,
+                &mut self.row_keys,
+            );
         } else {
-            order.par_sort_unstable_by_key(|&i| {
+            // Cells and index past 64 bits: a comparison sort of the members.
+            if !any_giant {
+                self.order.extend(0..n as u32);
+            }
+            self.order.par_sort_unstable_by_key(|&i| {
                 let c = cell(i);
                 (c[2], c[1], c[0], i)
             });
-            order
-                .par_iter()
-                .map(|&i| {
-                    let c = cell(i);
-                    ((u64::from(c[2]) << y_bits) | u64::from(c[1]), c[0])
-                })
-                .unzip()
-        };
-        let members = order.len();
-        let row_start: Vec<u32> = (0..members)
-            .into_par_iter()
-            .filter(|&p| p == 0 || row_of[p] != row_of[p - 1])
-            .map(|p| p as u32)
-            .chain(rayon::iter::once(members as u32))
-            .collect();
-        let row_keys = row_start[..row_start.len() - 1]
-            .par_iter()
-            .map(|&p| row_of[p as usize])
-            .collect();
-        order.extend(giants);
-        let sorted = order.par_iter().map(|&i| spheres[i as usize]).collect();
-        Self {
-            frame,
-            y_bits,
-            row_keys,
-            row_start,
-            kx,
-            members,
-            reach: rmax,
-            order,
-            spheres: sorted,
+            self.spheres.clear();
+            self.spheres
+                .par_extend(self.order.par_iter().map(|&i| spheres[i as usize]));
+            self.kx.clear();
+            self.kx
+                .par_extend(self.order.par_iter().map(|&i| cell(i)[0]));
+            let row_of = |i: u32| {
+                let c = cell(i);
+                (u64::from(c[2]) << y_bits) | u64::from(c[1])
+            };
+            find_rows(
+                &self.order,
+                row_of,
+                parallel,
+                &mut self.row_scan,
+                &mut self.row_start,
+                &mut self.row_keys,
+            );
         }
+        self.order.extend_from_slice(&self.giants);
+        self.spheres
+            .extend(self.giants.iter().map(|&g| spheres[g as usize]));
+        self.y_bits = y_bits;
+        self.members = members;
+        self.reach = rmax;
     }
 
     /// The relative cells of the box `a` grown by `pad`, clamped to the scene's cells; `None`
     /// when the box lies outside them on some axis.
     fn cell_range(&self, a: &Aabb, pad: f32) -> Option<([u32; 3], [u32; 3])> {
+        let frame = self.frame.as_ref()?;
         let (lo, hi) = (
-            self.frame.absolute_cell(a.min - pad),
-            self.frame.absolute_cell(a.max + pad),
+            frame.absolute_cell(a.min - pad),
+            frame.absolute_cell(a.max + pad),
         );
-        let (base, top) = (self.frame.min_cell, self.frame.max_cell);
+        let (base, top) = (frame.min_cell, frame.max_cell);
         let mut range = ([0u32; 3], [0u32; 3]);
         for k in 0..3 {
             // Relative cells in i64: absolute cells and their differences fit easily.
@@ -235,8 +296,10 @@ mod tests {
         }
     }
 
-    /// Uniform, wide-and-clustered (cells far past 2^20, clusters far apart), with giants, with
-    /// one shared point, and far from the origin: every query's candidates are brute force's.
+    /// Uniform, wide-and-clustered (cells far past 2^20, clusters far apart), with giants,
+    /// large (the parallel sort and rows), with one shared point, and far from the origin:
+    /// every query's candidates are brute force's. One index is rebuilt for every scene, so
+    /// what its buffers keep from the last scene must not matter.
     #[test]
     fn candidates_are_brute_forces_on_every_kind_of_scene() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
@@ -259,10 +322,12 @@ mod tests {
         giants[5] = Sphere::new(Vec3::splat(20.0), 30.0);
         giants[900] = Sphere::new(Vec3::new(-50.0, 0.0, 10.0), 45.0);
         scenes.push(giants);
+        scenes.push(uniform(&mut rng, 70_000, Vec3::splat(-30.0), 115.0));
         scenes.push(vec![Sphere::new(Vec3::splat(3.0), 1.0); 50]);
         scenes.push(uniform(&mut rng, 2000, Vec3::new(1e6, -1e6, 5e5), 30.0));
+        let mut index = SphereIndex::default();
         for (k, spheres) in scenes.iter().enumerate() {
-            let index = SphereIndex::new(spheres);
+            index.rebuild(spheres);
             let mut found = 0;
             for q in 0..300 {
                 let anchor = spheres[rng.random_range(0..spheres.len())].center;

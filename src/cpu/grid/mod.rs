@@ -47,7 +47,8 @@ use dense::DenseGrid;
 pub use frame::GridFrame;
 use giants::Giant;
 use rayon::prelude::*;
-use sparse::{RowScan, Rows, find_rows, visit};
+pub(crate) use sparse::{RowScan, find_rows};
+use sparse::{Rows, visit};
 use std::time::Instant;
 use window::{NARROW_MAX, NarrowWindow, PAD, WINDOW, Window};
 

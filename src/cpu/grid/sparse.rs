@@ -15,7 +15,7 @@ const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
 /// `row_keys` with the runs' values. Each chunk writes every position into its own range of
 /// `scan` and advances only past a new row (no branch on the row change, which a row of about
 /// 7 objects mispredicts often); the chunks' runs are then joined.
-pub(super) fn find_rows<K: Copy + Sync>(
+pub(crate) fn find_rows<K: Copy + Sync>(
     keys: &[K],
     row_of: impl Fn(K) -> u64 + Sync,
     parallel: bool,
@@ -76,7 +76,7 @@ pub(super) fn find_rows<K: Copy + Sync>(
 
 /// Room for [`find_rows`] to record a row at every position, kept between frames.
 #[derive(Default)]
-pub(super) struct RowScan {
+pub(crate) struct RowScan {
     starts: Vec<u32>,
     keys: Vec<u64>,
 }

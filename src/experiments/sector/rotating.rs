@@ -4,7 +4,7 @@
 
 use crate::broadphase::Backend;
 use crate::broadphase::ProxyFrame;
-use crate::cpu::rotating::rotating_frame_cpu;
+use crate::cpu::rotating::RotatingCpu;
 use crate::error::{Error, Result};
 use crate::geom::sector::proxy::Proxy;
 use crate::gpu::context::GpuContext;
@@ -51,6 +51,7 @@ pub fn bench_rotating(
         for &backend in backends {
             let mut scene = start.clone();
             let mut m = Measurement::default();
+            let mut cpu = RotatingCpu::default();
             for frame in 0..frames.max(1) {
                 let want_hits = verify && frame == 0;
                 let before = match (backend, &gpu_pipeline) {
@@ -59,9 +60,7 @@ pub fn bench_rotating(
                 };
                 let t = Instant::now();
                 let out: ProxyFrame = match backend {
-                    Backend::Cpu => {
-                        rotating_frame_cpu(&scene.boxes, &scene.spheres, &[proxy], want_hits)?
-                    }
+                    Backend::Cpu => cpu.frame(&scene.boxes, &scene.spheres, &[proxy], want_hits)?,
                     Backend::Gpu => {
                         let (ctx, p) = gpu_pipeline.as_mut().ok_or_else(|| {
                             Error::Config("bench rotating: no GPU pipeline".into())
