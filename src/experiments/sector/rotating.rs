@@ -1,6 +1,7 @@
 //! `bench --scene rotating`: both proxies on CPU and/or GPU over frames of the rotating scene,
 //! as report rows (`tests_per_frame` = candidates, `pairs_per_frame` = exact hits). The first
-//! frame's GPU hits are checked against the CPU's when both backends run.
+//! and the last frame's GPU hits are checked against the CPU's when both backends run (both
+//! pipelines keep state from frame to frame, which only the later frames exercise).
 
 use crate::broadphase::Backend;
 use crate::broadphase::ProxyFrame;
@@ -46,14 +47,18 @@ pub fn bench_rotating(
     let verify = backends.contains(&Backend::Cpu) && gpu_pipeline.is_some();
     let mut rows = Vec::new();
     for proxy in Proxy::ALL {
-        // Frame 0's hits of each backend, when verifying.
+        // Frame 0's and the last frame's hits of each backend, when verifying, and the scene
+        // of the last frame (every backend steps the same scene).
         let mut first_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
+        let mut last_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
+        let mut last_scene = None;
+        let last = frames.max(1) - 1;
         for &backend in backends {
             let mut scene = start.clone();
             let mut m = Measurement::default();
             let mut cpu = RotatingCpu::default();
-            for frame in 0..frames.max(1) {
-                let want_hits = verify && frame == 0;
+            for frame in 0..=last {
+                let want_hits = verify && (frame == 0 || frame == last);
                 let before = match (backend, &gpu_pipeline) {
                     (Backend::Gpu, Some((ctx, _))) => Some(ctx.counts()),
                     _ => None,
@@ -75,7 +80,13 @@ pub fn bench_rotating(
                     m.device.push(ctx.counts().since(b));
                 }
                 if frame == 0 {
-                    first_hits.push(out.hit_pairs);
+                    first_hits.push(out.hit_pairs.clone());
+                }
+                if frame == last && last > 0 {
+                    last_hits.push(out.hit_pairs);
+                    if last_scene.is_none() && verify {
+                        last_scene = Some(scene.clone());
+                    }
                 }
                 scene.step();
             }
@@ -114,11 +125,20 @@ pub fn bench_rotating(
             let cpu_at = backends.iter().position(|&b| b == Backend::Cpu);
             let gpu_at = backends.iter().position(|&b| b == Backend::Gpu);
             if let (Some(c), Some(g)) = (cpu_at, gpu_at) {
-                let (ok, ties) = compare_hits(
+                let (mut ok, mut ties) = compare_hits(
                     &start,
                     first_hits[c].as_deref().unwrap_or_default(),
                     first_hits[g].as_deref().unwrap_or_default(),
                 );
+                if let Some(scene) = &last_scene {
+                    let (last_ok, last_ties) = compare_hits(
+                        scene,
+                        last_hits[c].as_deref().unwrap_or_default(),
+                        last_hits[g].as_deref().unwrap_or_default(),
+                    );
+                    ok &= last_ok;
+                    ties += last_ties;
+                }
                 let base = rows.len() - backends.len();
                 let cpu_tests = rows[base + c].tests_per_frame;
                 let row = &mut rows[base + g];
