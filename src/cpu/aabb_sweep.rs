@@ -12,6 +12,7 @@ use crate::broadphase::Pair;
 use crate::cpu::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use rayon::prelude::*;
+use std::ops::RangeInclusive;
 
 /// Maps coordinates across the sweep to column indices; the same floats always give the same
 /// column, and the map is monotonic, which the exactly-once rule relies on.
@@ -94,6 +95,15 @@ impl SweepPlan {
         (u64::from(column) << 32) | u64::from(ordered_bits(b.min[self.axis]))
     }
 
+    /// The columns the box enters, on each cross axis.
+    #[inline(always)]
+    fn span(&self, b: &Aabb) -> (RangeInclusive<u32>, RangeInclusive<u32>) {
+        let ([o1, o2], columns) = (self.across, &self.columns);
+        let (lo1, hi1) = (columns.cell(0, b.min[o1]), columns.cell(0, b.max[o1]));
+        let (lo2, hi2) = (columns.cell(1, b.min[o2]), columns.cell(1, b.max[o2]));
+        (lo1..=hi1, lo2..=hi2)
+    }
+
     /// Bits of the largest key.
     fn key_bits(&self) -> u32 {
         let columns = u64::from(self.columns.dims[0]) * u64::from(self.columns.dims[1]);
@@ -102,9 +112,12 @@ impl SweepPlan {
 }
 
 /// The sweep of one set of boxes with its buffers, kept between frames: [`BoxSweep::order`]
-/// and [`BoxSweep::pairs`] share the frame's plan (axis and columns). (Fresh buffers every
-/// frame, faulted in again each time, took about 16% of the box pipeline's time at density
-/// 100k on 2 cores.)
+/// and [`BoxSweep::pairs`] share the frame's plan (axis and columns), made by
+/// [`BoxSweep::plan`] (or by the first of them to run). Any plan gives exact pairs (a box's
+/// columns are a monotone map of its bounds, so the overlap's lower corner lies in a column
+/// both boxes enter); one made for other boxes is replaced when it would enter more than
+/// 8 columns per box on average. (Fresh buffers every frame, faulted in again each
+/// time, took about 16% of the box pipeline's time at density 100k on 2 cores.)
 #[derive(Default)]
 pub struct BoxSweep {
     plan: Option<SweepPlan>,
@@ -132,16 +145,17 @@ impl BoxSweep {
         self.plan = Some(SweepPlan::new(aabbs));
     }
 
-    fn current_plan(&self) -> SweepPlan {
-        self.plan.expect("BoxSweep::plan first")
+    /// The plan, made for `aabbs` when there is none yet.
+    fn plan_for(&mut self, aabbs: &[Aabb]) -> SweepPlan {
+        *self.plan.get_or_insert_with(|| SweepPlan::new(aabbs))
     }
 
     /// Sorts `keys` with `input` as their items (stable) into `keys` and `items`, by a radix
     /// sort of the keys' significant bits. (Was a parallel comparison sort of `(key, index)`
     /// tuples: 19% of the box pipeline's time at density 100k on 2 cores, another 9% in its
     /// insertion sorts.)
-    fn sort(&mut self) {
-        let bits = self.current_plan().key_bits();
+    fn sort(&mut self, plan: &SweepPlan) {
+        let bits = plan.key_bits();
         let input = &self.input;
         radix_sort_carrying(
             &mut self.keys,
@@ -160,13 +174,13 @@ impl BoxSweep {
     /// almost sequentially (nearby candidates name nearby positions) instead of one cache miss
     /// per shape per test.
     pub fn order(&mut self, aabbs: &[Aabb], order: &mut Vec<u32>) {
-        let plan = self.current_plan();
+        let plan = self.plan_for(aabbs);
         self.keys.clear();
         self.keys
             .par_extend(aabbs.par_iter().map(|b| plan.key(plan.lower_column(b), b)));
         self.input.clear();
         self.input.par_extend(0..aabbs.len() as u32);
-        self.sort();
+        self.sort(&plan);
         order.clear();
         order.extend_from_slice(&self.items);
     }
@@ -178,14 +192,6 @@ impl BoxSweep {
         if aabbs.len() < 2 {
             return;
         }
-        let plan = self.current_plan();
-        let (axis, [o1, o2], columns) = (plan.axis, plan.across, &plan.columns);
-        let span = |b: &Aabb| {
-            let (lo1, hi1) = (columns.cell(0, b.min[o1]), columns.cell(0, b.max[o1]));
-            let (lo2, hi2) = (columns.cell(1, b.min[o2]), columns.cell(1, b.max[o2]));
-            (lo1..=hi1, lo2..=hi2)
-        };
-
         // One entry per (column, box), sorted by column, then by lower bound on the sweep
         // axis, then by position: counted per chunk of boxes, then written at the chunks'
         // offsets.
@@ -193,18 +199,28 @@ impl BoxSweep {
         let chunk = ENTRY_CHUNK.max(n.div_ceil(4 * rayon::current_num_threads().max(1)));
         let chunks = n.div_ceil(chunk);
         let boxes_of = |c: usize| c * chunk..n.min((c + 1) * chunk);
-        self.chunk_entries.clear();
-        self.chunk_entries
-            .par_extend((0..chunks).into_par_iter().map(|c| {
+        let count = |plan: &SweepPlan, chunk_entries: &mut Vec<usize>| {
+            chunk_entries.clear();
+            chunk_entries.par_extend((0..chunks).into_par_iter().map(|c| {
                 aabbs[boxes_of(c)]
                     .iter()
                     .map(|b| {
-                        let (r1, r2) = span(b);
+                        let (r1, r2) = plan.span(b);
                         r1.count() * r2.count()
                     })
                     .sum::<usize>()
             }));
-        let total: usize = self.chunk_entries.iter().sum();
+            chunk_entries.iter().sum::<usize>()
+        };
+        let mut plan = self.plan_for(aabbs);
+        let mut total = count(&plan, &mut self.chunk_entries);
+        if total as f64 > MAX_ENTRIES_PER_BOX * n as f64 && plan.columns.dims != [1, 1] {
+            // A plan made for other boxes: plan these (which bounds the entries).
+            plan = SweepPlan::new(aabbs);
+            self.plan = Some(plan);
+            total = count(&plan, &mut self.chunk_entries);
+        }
+        let (axis, [o1, o2], columns) = (plan.axis, plan.across, &plan.columns);
         self.keys.resize(total, 0);
         self.input.resize(total, 0);
         let (mut keys, mut input) = (&mut self.keys[..], &mut self.input[..]);
@@ -221,7 +237,7 @@ impl BoxSweep {
                 let mut k = 0;
                 for i in boxes_of(c) {
                     let b = &aabbs[i];
-                    let (r1, r2) = span(b);
+                    let (r1, r2) = plan.span(b);
                     for c1 in r1 {
                         for c2 in r2.clone() {
                             chunk_keys[k] = plan.key(columns.id(c1, c2), b);
@@ -231,7 +247,7 @@ impl BoxSweep {
                     }
                 }
             });
-        self.sort();
+        self.sort(&plan);
 
         // Sorted structure of arrays: the inner loop reads these sequentially.
         let index = &self.items;
@@ -440,6 +456,54 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// All pairs of overlapping AABBs, by definition.
+    fn all_overlapping(boxes: &[Aabb]) -> Vec<Pair> {
+        let mut pairs = Vec::new();
+        for i in 0..boxes.len() {
+            for j in i + 1..boxes.len() {
+                let (a, b) = (boxes[i], boxes[j]);
+                if (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k]) {
+                    pairs.push([i as u32, j as u32]);
+                }
+            }
+        }
+        pairs
+    }
+
+    /// A sweep planned for other boxes still finds exactly the pairs: a plan of narrow
+    /// columns used on other small boxes, then on boxes that span every column (replanned,
+    /// rather than entering each box into thousands of columns).
+    #[test]
+    fn a_plan_made_for_other_boxes_still_gives_exact_pairs() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let mut boxes = |n: usize, spread: f32, size: f32| -> Vec<Aabb> {
+            (0..n)
+                .map(|_| {
+                    let min = Vec3::from_array([0; 3].map(|_| rng.random_range(-spread..spread)));
+                    Aabb::new(min, min + Vec3::splat(rng.random_range(0.0..size)))
+                })
+                .collect()
+        };
+        let planned = boxes(3000, 50.0, 2.0);
+        let others = [boxes(2000, 60.0, 3.0), boxes(400, 50.0, 120.0)];
+        let mut sweep = BoxSweep::new();
+        sweep.plan(&planned);
+        let narrow = sweep.plan.expect("planned").columns.dims;
+        for (k, set) in others.iter().enumerate() {
+            let mut got = Vec::new();
+            sweep.pairs(set, &mut got);
+            got.sort_unstable();
+            assert_eq!(got, all_overlapping(set), "set {k}");
+        }
+        // The wide boxes made it plan again, with fewer columns.
+        let wide = sweep.plan.expect("planned").columns.dims;
+        assert!(
+            wide[0] * wide[1] < narrow[0] * narrow[1],
+            "{narrow:?} -> {wide:?}"
+        );
+        assert!(sweep.keys.len() <= 8 * 400, "{} entries", sweep.keys.len());
+    }
+
     #[test]
     fn matches_all_pairs_check_including_touching() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
@@ -480,15 +544,7 @@ mod tests {
                     boxes[100 + g] = Aabb::new(c - Vec3::splat(15.0), c + Vec3::splat(15.0));
                 }
             }
-            let mut expected = Vec::new();
-            for i in 0..n {
-                for j in i + 1..n {
-                    let (a, b) = (boxes[i], boxes[j]);
-                    if (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k]) {
-                        expected.push([i as u32, j as u32]);
-                    }
-                }
-            }
+            let expected = all_overlapping(&boxes);
             let mut got = vec![[9, 9]];
             aabb_sweep(&boxes, &mut got);
             got.sort_unstable();
