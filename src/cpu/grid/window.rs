@@ -16,6 +16,20 @@ pub const PAD: u32 = u32::MAX - 1;
 pub const NARROW_MAX: u32 = u16::MAX as u32 - 3;
 const NARROW_PAD: u16 = u16::MAX - 1;
 
+/// `$sse2` on x86-64 (SSE2 is in its baseline), `$portable` elsewhere.
+macro_rules! by_arch {
+    ($sse2:expr, $portable:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            $sse2
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            $portable
+        }
+    }};
+}
+
 /// A window of a row's cells: loaded once per row, matched once per object.
 pub trait Lanes: Copy + Default + Send + Sync {
     /// The cells `kx[start..end]`, `end - start <= WINDOW`; `kx` must hold [`WINDOW`] entries
@@ -39,28 +53,13 @@ impl Default for Window {
 impl Lanes for Window {
     #[inline(always)]
     fn load(kx: &[u32], start: usize, end: usize) -> Self {
-        debug_assert!(end - start <= WINDOW);
-        let lanes: &[u32; WINDOW] = kx[start..start + WINDOW].try_into().expect("padded");
-        #[cfg(target_arch = "x86_64")]
-        {
-            sse2::load(lanes, end - start)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            portable_load(lanes, end - start)
-        }
+        let (lanes, len) = row_lanes(kx, start, end);
+        by_arch!(sse2::load(lanes, len), portable_load(lanes, len))
     }
 
     #[inline(always)]
     fn near(&self, x: u32) -> u32 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            sse2::near(self, x)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            portable_near(self, x)
-        }
+        by_arch!(sse2::near(self, x), portable_near(self, x))
     }
 }
 
@@ -79,29 +78,25 @@ impl Default for NarrowWindow {
 impl Lanes for NarrowWindow {
     #[inline(always)]
     fn load(kx: &[u32], start: usize, end: usize) -> Self {
-        debug_assert!(end - start <= WINDOW);
-        let lanes: &[u32; WINDOW] = kx[start..start + WINDOW].try_into().expect("padded");
-        #[cfg(target_arch = "x86_64")]
-        {
-            sse2::load_narrow(lanes, end - start)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            portable_load_narrow(lanes, end - start)
-        }
+        let (lanes, len) = row_lanes(kx, start, end);
+        by_arch!(
+            sse2::load_narrow(lanes, len),
+            portable_load_narrow(lanes, len)
+        )
     }
 
     #[inline(always)]
     fn near(&self, x: u32) -> u32 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            sse2::near_narrow(self, x)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            portable_near_narrow(self, x)
-        }
+        by_arch!(sse2::near_narrow(self, x), portable_near_narrow(self, x))
     }
+}
+
+/// The [`WINDOW`] entries of `kx` from `start` (the grid pads `kx`) and the row's length.
+#[inline(always)]
+fn row_lanes(kx: &[u32], start: usize, end: usize) -> (&[u32; WINDOW], usize) {
+    debug_assert!(end - start <= WINDOW);
+    let lanes = kx[start..start + WINDOW].try_into().expect("padded");
+    (lanes, end - start)
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
