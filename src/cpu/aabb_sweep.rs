@@ -125,6 +125,7 @@ pub struct BoxSweep {
     scratch: Vec<u64>,
     items: Vec<u32>,
     item_scratch: Vec<u32>,
+    /// Each entry's box, in the order the entries are made.
     input: Vec<u32>,
     /// Entries per chunk of boxes (then their offsets).
     chunk_entries: Vec<usize>,
@@ -150,24 +151,6 @@ impl BoxSweep {
         *self.plan.get_or_insert_with(|| SweepPlan::new(aabbs))
     }
 
-    /// Sorts `keys` with `input` as their items (stable) into `keys` and `items`, by a radix
-    /// sort of the keys' significant bits. (Was a parallel comparison sort of `(key, index)`
-    /// tuples: 19% of the box pipeline's time at density 100k on 2 cores, another 9% in its
-    /// insertion sorts.)
-    fn sort(&mut self, plan: &SweepPlan) {
-        let bits = plan.key_bits();
-        let input = &self.input;
-        radix_sort_carrying(
-            &mut self.keys,
-            &mut self.scratch,
-            &mut self.items,
-            &mut self.item_scratch,
-            |i, _| input[i],
-            0,
-            bits,
-        );
-    }
-
     /// A permutation of the boxes (position -> index) in the order the sweep visits them: by
     /// the column of the box's lower corner, then by its lower bound on the sweep axis, then by
     /// index. Storing shape data in this order before the sweep makes the narrow phase read it
@@ -178,9 +161,18 @@ impl BoxSweep {
         self.keys.clear();
         self.keys
             .par_extend(aabbs.par_iter().map(|b| plan.key(plan.lower_column(b), b)));
-        self.input.clear();
-        self.input.par_extend(0..aabbs.len() as u32);
-        self.sort(&plan);
+        // Radix sorts, here and in `pairs`, carrying the box's position. (Was a parallel
+        // comparison sort of `(key, index)` tuples: 19% of the box pipeline's time at density
+        // 100k on 2 cores, another 9% in its insertion sorts.)
+        radix_sort_carrying(
+            &mut self.keys,
+            &mut self.scratch,
+            &mut self.items,
+            &mut self.item_scratch,
+            |i, _| i as u32,
+            0,
+            plan.key_bits(),
+        );
         order.clear();
         order.extend_from_slice(&self.items);
     }
@@ -247,7 +239,16 @@ impl BoxSweep {
                     }
                 }
             });
-        self.sort(&plan);
+        let input = &self.input;
+        radix_sort_carrying(
+            &mut self.keys,
+            &mut self.scratch,
+            &mut self.items,
+            &mut self.item_scratch,
+            |i, _| input[i],
+            0,
+            plan.key_bits(),
+        );
 
         // Sorted structure of arrays: the inner loop reads these sequentially.
         let index = &self.items;

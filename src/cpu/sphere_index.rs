@@ -14,7 +14,7 @@
 //! (`SphereGrid`, which the GPU pipeline still uses). On a wide scene with clusters those
 //! cells grew until whole clusters shared one, and every box scanned its whole cluster.
 
-use crate::cpu::grid::{CellBits, GridFrame, RowScan, bits_for, find_rows};
+use crate::cpu::grid::{CellBits, GridFrame, RowTable, bits_for};
 use crate::cpu::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::proxy_overlaps_sphere;
@@ -40,10 +40,8 @@ pub struct SphereIndex {
     frame: Option<GridFrame>,
     /// Bits of the relative cell's y (row keys are `kz << y_bits | ky`).
     y_bits: u32,
-    /// Sorted row keys and each row's first position; `row_start` ends with `members`.
-    row_keys: Vec<u64>,
-    row_start: Vec<u32>,
-    row_scan: RowScan,
+    /// Sorted row keys `kz << y_bits | ky` and each row's first position (then `members`).
+    rows: RowTable,
     /// Cell x per sorted position (members only).
     kx: Vec<u32>,
     /// Spheres that are not giants: positions `0..members`; giants follow.
@@ -147,14 +145,7 @@ impl SphereIndex {
             self.kx
                 .par_extend(self.keys.par_iter().map(|&k| (packed(k) & x_mask) as u32));
             let row_of = move |k: u64| packed(k) >> x_bits;
-            find_rows(
-                &self.keys,
-                row_of,
-                parallel,
-                &mut self.row_scan,
-                &mut self.row_start,
-                &mut self.row_keys,
-            );
+            self.rows.find(&self.keys, row_of, parallel);
         } else {
             // Cells and index past 64 bits: a comparison sort of the members.
             if !any_giant {
@@ -174,14 +165,7 @@ impl SphereIndex {
                 let c = cell(i);
                 (u64::from(c[2]) << y_bits) | u64::from(c[1])
             };
-            find_rows(
-                &self.order,
-                row_of,
-                parallel,
-                &mut self.row_scan,
-                &mut self.row_start,
-                &mut self.row_keys,
-            );
+            self.rows.find(&self.order, row_of, parallel);
         }
         self.order.extend_from_slice(&self.giants);
         self.spheres
@@ -232,7 +216,7 @@ impl SphereIndex {
         };
         let y_bits = self.y_bits;
         let row_key = |z: u32, y: u32| (u64::from(z) << y_bits) | u64::from(y);
-        let keys = &self.row_keys;
+        let keys = &self.rows.keys;
         let mut r = keys.partition_point(|&k| k < row_key(lo[2], lo[1]));
         while r < keys.len() {
             let (z, y) = (
@@ -255,7 +239,7 @@ impl SphereIndex {
                 r += keys[r..].partition_point(|&k| k < target);
                 continue;
             }
-            let (start, end) = (self.row_start[r] as usize, self.row_start[r + 1] as usize);
+            let (start, end) = (self.rows.start[r] as usize, self.rows.start[r + 1] as usize);
             let mut p = start + self.kx[start..end].partition_point(|&x| x < lo[0]);
             while p < end && self.kx[p] <= hi[0] {
                 examined += 1;

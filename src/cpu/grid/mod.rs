@@ -47,7 +47,7 @@ use dense::DenseGrid;
 pub use frame::GridFrame;
 use giants::Giant;
 use rayon::prelude::*;
-pub(crate) use sparse::{RowScan, find_rows};
+pub(crate) use sparse::RowTable;
 use sparse::{Rows, visit};
 use std::time::Instant;
 use window::{NARROW_MAX, NarrowWindow, PAD, WINDOW, Window};
@@ -106,10 +106,8 @@ pub struct Grid {
     bits: CellBits,
     index_bits: u32,
     wide: bool,
-    /// Per row: key `(kz << bits.y) | ky` and first sorted position; `row_start` ends with `n`.
-    row_keys: Vec<u64>,
-    row_start: Vec<u32>,
-    row_scan: RowScan,
+    /// Per row: key `(kz << bits.y) | ky` and first sorted position (then `n`).
+    row_table: RowTable,
     /// Spheres in sorted order: the candidate loop reads them contiguously.
     sorted: Vec<Sphere>,
     sorted_scratch: Vec<Sphere>,
@@ -277,28 +275,14 @@ impl Grid {
         }
         // Rows: where the row bits change. (A filtered parallel iterator, branching on each
         // change, took 1.75-2.3 ms at density 1M on 2 threads and 3.2-3.7 on one for about
-        // 140k rows; `find_rows` 0.6 and 0.8.)
+        // 140k rows; `RowTable::find` 0.6 and 0.8.)
         if self.wide {
             let row_of = move |k: u128| ((k >> 32) >> bits.x) as u64;
-            find_rows(
-                &self.wide_keys,
-                row_of,
-                parallel,
-                &mut self.row_scan,
-                &mut self.row_start,
-                &mut self.row_keys,
-            );
+            self.row_table.find(&self.wide_keys, row_of, parallel);
         } else {
             let shift = bi + bits.x;
             let row_of = move |k: u64| k.checked_shr(shift).unwrap_or(0);
-            find_rows(
-                &self.keys,
-                row_of,
-                parallel,
-                &mut self.row_scan,
-                &mut self.row_start,
-                &mut self.row_keys,
-            );
+            self.row_table.find(&self.keys, row_of, parallel);
         }
         if !rows_in_x_order {
             self.sort_long_rows(spheres);
@@ -364,7 +348,7 @@ impl Grid {
         };
         let mut at = 0;
         let mut long = Vec::new();
-        for pair in self.row_start.windows(2) {
+        for pair in self.row_table.start.windows(2) {
             let (start, end) = (pair[0] as usize, pair[1] as usize);
             if end - start > WINDOW {
                 let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
@@ -441,8 +425,8 @@ impl Grid {
 
         let start = Instant::now();
         let rows = Rows {
-            keys: &self.row_keys,
-            start: &self.row_start,
+            keys: &self.row_table.keys,
+            start: &self.row_table.start,
             bits: self.bits,
         };
         // Items: the grid's sorted positions, then the giants' tests (members against giants in

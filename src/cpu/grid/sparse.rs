@@ -11,11 +11,41 @@ use rayon::prelude::*;
 /// Row offsets `(dy, dz)` of the four forward rows.
 const FORWARD_ROWS: [(u64, u64); 4] = [(1, 0), (u64::MAX, 1), (0, 1), (1, 1)];
 
+/// The rows of sorted keys (runs of equal row values), with room to find them, kept between
+/// frames.
+#[derive(Default)]
+pub(crate) struct RowTable {
+    /// Each row's value, in key order.
+    pub keys: Vec<u64>,
+    /// Each row's first position, then the number of keys.
+    pub start: Vec<u32>,
+    scan: RowScan,
+}
+
+impl RowTable {
+    /// The rows of `keys` by `row_of` (see [`find_rows`]).
+    pub fn find<K: Copy + Sync>(
+        &mut self,
+        keys: &[K],
+        row_of: impl Fn(K) -> u64 + Sync,
+        parallel: bool,
+    ) {
+        find_rows(
+            keys,
+            row_of,
+            parallel,
+            &mut self.scan,
+            &mut self.start,
+            &mut self.keys,
+        );
+    }
+}
+
 /// Fills `starts` with the first position of each run of equal `row_of(key)` (then `n`) and
 /// `row_keys` with the runs' values. Each chunk writes every position into its own range of
 /// `scan` and advances only past a new row (no branch on the row change, which a row of about
 /// 7 objects mispredicts often); the chunks' runs are then joined.
-pub(crate) fn find_rows<K: Copy + Sync>(
+fn find_rows<K: Copy + Sync>(
     keys: &[K],
     row_of: impl Fn(K) -> u64 + Sync,
     parallel: bool,
@@ -76,7 +106,7 @@ pub(crate) fn find_rows<K: Copy + Sync>(
 
 /// Room for [`find_rows`] to record a row at every position, kept between frames.
 #[derive(Default)]
-pub(crate) struct RowScan {
+struct RowScan {
     starts: Vec<u32>,
     keys: Vec<u64>,
 }

@@ -30,13 +30,13 @@ fn coherent_frames_equal_sorting_from_scratch() {
             // The same rows with the same objects (the radix sort leaves short rows in index
             // order, the insertion puts every row in x order).
             assert_eq!(
-                coherent.row_keys, scratch.row_keys,
+                coherent.row_table.keys, scratch.row_table.keys,
                 "slow {slow}, frame {frame}"
             );
-            assert_eq!(coherent.row_start, scratch.row_start);
+            assert_eq!(coherent.row_table.start, scratch.row_table.start);
             let rows_sorted = |g: &Grid| {
                 let mut keys = g.keys.clone();
-                for w in g.row_start.windows(2) {
+                for w in g.row_table.start.windows(2) {
                     keys[w[0] as usize..w[1] as usize].sort_unstable();
                 }
                 keys
@@ -422,7 +422,12 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
         assert!(!grid.dense);
-        let lengths: Vec<u32> = grid.row_start.windows(2).map(|w| w[1] - w[0]).collect();
+        let lengths: Vec<u32> = grid
+            .row_table
+            .start
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .collect();
         assert!(lengths.iter().any(|&l| l as usize > WINDOW));
         assert!(lengths.iter().any(|&l| l > 1 && l as usize <= WINDOW));
         BruteForce::new()
