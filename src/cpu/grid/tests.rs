@@ -5,6 +5,17 @@ use crate::broadphase::{BroadPhase, canonicalize};
 use crate::scenes::{Scene, SceneKind, SceneParams};
 use glam::Vec3;
 
+/// `got` (any order) is exactly brute force's pairs of `spheres`.
+fn assert_brute_force_pairs(spheres: &[Sphere], mut got: Vec<Pair>, what: &str) {
+    let mut want = Vec::new();
+    crate::cpu::BruteForce::new()
+        .find_pairs(spheres, Some(&mut want))
+        .unwrap();
+    canonicalize(&mut got);
+    canonicalize(&mut want);
+    assert_eq!(got, want, "{what}");
+}
+
 /// The coherent start gives the rows, tests and pairs of a sort from scratch on every
 /// frame: with slow movers (the insertion path) and the density scene's fast ones (which
 /// fall back to the radix sort).
@@ -225,7 +236,7 @@ fn cells_are_monotone_and_adjacent_everywhere() {
 /// pairs with a test count near sap's, not the hundreds of millions of the clamp.
 #[test]
 fn a_wide_scene_keeps_its_cells_apart() {
-    use crate::cpu::{BruteForce, Sap};
+    use crate::cpu::Sap;
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
     let mut spheres = Vec::new();
@@ -247,14 +258,9 @@ fn a_wide_scene_keeps_its_cells_apart() {
             spheres.push(Sphere::new(centre + d, rng.random_range(0.05..0.5)));
         }
     }
-    let (mut grid, mut want) = (Vec::new(), Vec::new());
+    let mut grid = Vec::new();
     let stats = Grid::new().find_pairs(&spheres, Some(&mut grid)).unwrap();
-    BruteForce::new()
-        .find_pairs(&spheres, Some(&mut want))
-        .unwrap();
-    canonicalize(&mut grid);
-    canonicalize(&mut want);
-    assert_eq!(grid, want);
+    assert_brute_force_pairs(&spheres, grid, "");
     let sap = Sap::new().find_pairs(&spheres, None).unwrap();
     assert!(
         stats.tests < 3 * sap.tests.max(1000),
@@ -280,19 +286,13 @@ fn bounded_insertion_sorts_or_gives_up() {
 /// plus what the giant reaches (before: cells 80 wide, about n^2 / 4 tests).
 #[test]
 fn a_giant_does_not_set_the_cell_side() {
-    use crate::cpu::BruteForce;
     let scene = Scene::generate(SceneKind::Giant, &SceneParams::new(20_000, 3));
-    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut got = Vec::new();
     let mut grid = Grid::new();
     let stats = grid.find_pairs(&scene.spheres, Some(&mut got)).unwrap();
     assert_eq!(grid.giants.len(), 1);
     assert_eq!(grid.frame.unwrap().cell_side, 4.0);
-    BruteForce::new()
-        .find_pairs(&scene.spheres, Some(&mut want))
-        .unwrap();
-    canonicalize(&mut got);
-    canonicalize(&mut want);
-    assert_eq!(got, want);
+    assert_brute_force_pairs(&scene.spheres, got, "");
     let without = Grid::new()
         .find_pairs(&scene.spheres[..19_999], None)
         .unwrap();
@@ -353,7 +353,6 @@ fn neighbour_pairs(spheres: &[Sphere], cell: impl Fn(f32) -> i64) -> u64 {
 /// at most one per axis, counted here directly from the cells).
 #[test]
 fn crowded_cells_match_brute_force_on_both_layouts() {
-    use crate::cpu::BruteForce;
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
     // 1500 spheres of radius 0.5 (cells of side 1) in a 3 x 3 x 3 cube: ~55 per cell, dense;
@@ -374,16 +373,11 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
             spheres.push(Sphere::new(Vec3::splat(1e5), 0.5));
             spheres.push(Sphere::new(Vec3::new(-1e5, 2e5, 1.0), 0.5));
         }
-        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut got = Vec::new();
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
         assert_eq!(grid.dense, dense);
-        BruteForce::new()
-            .find_pairs(&spheres, Some(&mut want))
-            .unwrap();
-        canonicalize(&mut got);
-        canonicalize(&mut want);
-        assert_eq!(got, want, "dense {dense}");
+        assert_brute_force_pairs(&spheres, got, &format!("dense {dense}"));
         // Cells of side 1 (the largest radius is 0.5): floor of each coordinate.
         let tests = neighbour_pairs(&spheres, |c| c.floor() as i64);
         assert_eq!(stats.tests, tests, "dense {dense}");
@@ -395,7 +389,6 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
 /// to 40 objects, so short own rows meet long forward rows and the other way round.
 #[test]
 fn short_and_long_rows_side_by_side_match_brute_force() {
-    use crate::cpu::BruteForce;
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
     for round in 0..4 {
@@ -418,7 +411,7 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
             }
         }
         spheres.push(Sphere::new(Vec3::new(1e5, -1e5, 3e4), 0.5));
-        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut got = Vec::new();
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
         assert!(!grid.dense);
@@ -430,12 +423,7 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
             .collect();
         assert!(lengths.iter().any(|&l| l as usize > WINDOW));
         assert!(lengths.iter().any(|&l| l > 1 && l as usize <= WINDOW));
-        BruteForce::new()
-            .find_pairs(&spheres, Some(&mut want))
-            .unwrap();
-        canonicalize(&mut got);
-        canonicalize(&mut want);
-        assert_eq!(got, want, "round {round}");
+        assert_brute_force_pairs(&spheres, got, &format!("round {round}"));
         // The definition's count, from the cells (side: twice the largest radius drawn).
         let side = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0f32, f32::max);
         let tests = neighbour_pairs(&spheres, |c| cell_axis(c, side, 1.0 / side as f64) as i64);

@@ -40,7 +40,7 @@ pub trait Lanes: Copy + Default + Send + Sync {
 }
 
 /// Up to [`WINDOW`] cells of one row, padded with [`PAD`].
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct Window([u32; WINDOW]);
 
@@ -65,7 +65,7 @@ impl Lanes for Window {
 
 /// Up to [`WINDOW`] cells of one row, each at most [`NARROW_MAX`], in u16 lanes flipped by
 /// `0x8000` (so signed 16-bit compares order them), padded with `u16::MAX - 1` (flipped).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct NarrowWindow([u16; WINDOW]);
 
@@ -255,26 +255,34 @@ mod tests {
             .sum()
     }
 
-    #[test]
-    fn masks_mark_exactly_the_cells_within_one_at_every_length() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        // Largest relative cell (see `PAD`) and values near the ends of the range.
-        let top = u32::MAX - 3 * (1 << 27);
+    /// Rows of every length with cells near 0, near `top` (the largest cell the width holds),
+    /// anywhere, and across `flip` (where the lanes' sign bit changes), then cells of the next
+    /// row past the end: the window's lanes are the portable loader's, and its mask and the
+    /// portable mask are the definition's for `x` at and beyond the row's cells, 0 and `top`.
+    fn check_masks<W: Lanes + PartialEq + std::fmt::Debug>(
+        seed: u64,
+        top: u32,
+        flip: u32,
+        portable_load: fn(&[u32; WINDOW], usize) -> W,
+        portable_near: fn(&W, u32) -> u32,
+    ) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         for round in 0..4000 {
             let len = round % (WINDOW + 1);
             let base: u32 = match round % 4 {
                 0 => 0,
                 1 => top - 40,
                 2 => rng.random_range(0..top - 40),
-                _ => (1 << 31) - 20,
+                _ => flip - 20,
             };
-            let mut kx: Vec<u32> = (0..len).map(|_| base + rng.random_range(0..40)).collect();
+            let mut kx: Vec<u32> = (0..len).map(|_| base + rng.random_range(0..=40)).collect();
             kx.sort_unstable();
             let real = kx.clone();
             // Garbage past the row (the next row's cells) must not leak into the window.
-            kx.extend((0..WINDOW).map(|_| base + rng.random_range(0..40)));
-            let w = Window::load(&kx, 0, len);
+            kx.extend((0..WINDOW).map(|_| base + rng.random_range(0..=40)));
+            let w = W::load(&kx, 0, len);
             let portable = portable_load(kx[..WINDOW].try_into().unwrap(), len);
+            assert_eq!(w, portable, "len {len} cells {real:?}");
             for x in [
                 base,
                 base + 1,
@@ -285,43 +293,32 @@ mod tests {
             ] {
                 let want = expected(&real, x);
                 assert_eq!(w.near(x), want, "len {len} x {x} cells {real:?}");
-                assert_eq!(portable_near(&portable, x), want);
                 assert_eq!(portable_near(&w, x), want);
             }
         }
     }
 
-    /// The same for u16 windows, with cells up to [`NARROW_MAX`], `x = 0` and the top cell.
+    /// u32 lanes, up to the largest relative cell (see [`PAD`]).
+    #[test]
+    fn masks_mark_exactly_the_cells_within_one_at_every_length() {
+        check_masks(
+            11,
+            u32::MAX - 3 * (1 << 27),
+            1 << 31,
+            portable_load,
+            portable_near,
+        );
+    }
+
+    /// u16 lanes, up to [`NARROW_MAX`].
     #[test]
     fn narrow_masks_mark_exactly_the_cells_within_one_at_every_length() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
-        for round in 0..4000 {
-            let len = round % (WINDOW + 1);
-            let base: u32 = match round % 4 {
-                0 => 0,
-                1 => NARROW_MAX - 40,
-                2 => rng.random_range(0..NARROW_MAX - 40),
-                _ => (1 << 15) - 20,
-            };
-            let mut kx: Vec<u32> = (0..len).map(|_| base + rng.random_range(0..=40)).collect();
-            kx.sort_unstable();
-            let real = kx.clone();
-            kx.extend((0..WINDOW).map(|_| base + rng.random_range(0..=40)));
-            let w = NarrowWindow::load(&kx, 0, len);
-            let portable = portable_load_narrow(kx[..WINDOW].try_into().unwrap(), len);
-            assert_eq!(w.0, portable.0, "len {len} cells {real:?}");
-            for x in [
-                base,
-                base + 1,
-                base + rng.random_range(0..41),
-                base + 40,
-                0,
-                NARROW_MAX,
-            ] {
-                let want = expected(&real, x);
-                assert_eq!(w.near(x), want, "len {len} x {x} cells {real:?}");
-                assert_eq!(portable_near_narrow(&w, x), want);
-            }
-        }
+        check_masks(
+            12,
+            NARROW_MAX,
+            1 << 15,
+            portable_load_narrow,
+            portable_near_narrow,
+        );
     }
 }
