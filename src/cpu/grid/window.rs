@@ -147,26 +147,33 @@ mod sse2 {
     use super::{NARROW_PAD, NarrowWindow, PAD, WINDOW, Window};
     use std::arch::x86_64::*;
 
-    /// Lanes `len..` replaced by [`PAD`]: a compare of the lane numbers with `len`, then a
-    /// select.
+    /// Vector `k` (lanes `4k..4k + 4`) of `lanes`, those from `len` on replaced by `pad`: a
+    /// compare of the lane numbers with `len`, then a select.
+    ///
+    /// # Safety
+    /// `k < WINDOW / 4` (SSE2 is in the x86-64 baseline).
+    #[inline(always)]
+    unsafe fn padded_vector(lanes: &[u32; WINDOW], k: usize, len: usize, pad: u32) -> __m128i {
+        // SAFETY: `k < 4`, so the unaligned load reads within the 16 u32 of `lanes`.
+        unsafe {
+            let first = 4 * k as i32;
+            let lane = _mm_set_epi32(first + 3, first + 2, first + 1, first);
+            let valid = _mm_cmpgt_epi32(_mm_set1_epi32(len as i32), lane);
+            let cells = _mm_loadu_si128(lanes.as_ptr().cast::<__m128i>().add(k));
+            let pad = _mm_set1_epi32(pad as i32);
+            _mm_or_si128(_mm_and_si128(valid, cells), _mm_andnot_si128(valid, pad))
+        }
+    }
+
+    /// Lanes `len..` replaced by [`PAD`].
     #[inline(always)]
     pub fn load(lanes: &[u32; WINDOW], len: usize) -> Window {
         let mut w = Window::default();
-        // SAFETY: SSE2 is in the x86-64 baseline; `lanes` holds 16 u32 (4 unaligned vectors)
-        // and `w` is 16-byte aligned with room for 4 vectors.
+        // SAFETY: `k < 4`; `w` is 16-byte aligned with room for 4 vectors.
         unsafe {
-            let len = _mm_set1_epi32(len as i32);
-            let pad = _mm_set1_epi32(PAD as i32);
-            let src = lanes.as_ptr().cast::<__m128i>();
             let dst = w.0.as_mut_ptr().cast::<__m128i>();
             for k in 0..WINDOW / 4 {
-                let first = 4 * k as i32;
-                let lane = _mm_set_epi32(first + 3, first + 2, first + 1, first);
-                let valid = _mm_cmpgt_epi32(len, lane);
-                let cells = _mm_loadu_si128(src.add(k));
-                let chosen =
-                    _mm_or_si128(_mm_and_si128(valid, cells), _mm_andnot_si128(valid, pad));
-                _mm_store_si128(dst.add(k), chosen);
+                _mm_store_si128(dst.add(k), padded_vector(lanes, k, len, PAD));
             }
         }
         w
@@ -193,27 +200,16 @@ mod sse2 {
         }
     }
 
-    /// [`load`], then each lane less `0x8000` packed to a signed 16-bit lane (cells and the
-    /// padding fit, so the pack never saturates).
+    /// [`load`] (padded with `u16::MAX - 1`), then each lane less `0x8000` packed to a signed
+    /// 16-bit lane (cells and the padding fit, so the pack never saturates).
     #[inline(always)]
     pub fn load_narrow(lanes: &[u32; WINDOW], len: usize) -> NarrowWindow {
         let mut w = NarrowWindow::default();
-        // SAFETY: SSE2 is in the x86-64 baseline; `lanes` holds 16 u32 (4 unaligned vectors)
-        // and `w` is 16-byte aligned with room for 2 vectors.
+        // SAFETY: `k < 4`; `w` is 16-byte aligned with room for 2 vectors.
         unsafe {
-            let len = _mm_set1_epi32(len as i32);
-            let pad = _mm_set1_epi32(i32::from(NARROW_PAD));
             let bias = _mm_set1_epi32(0x8000);
-            let src = lanes.as_ptr().cast::<__m128i>();
-            let vector = |k: usize| {
-                let first = 4 * k as i32;
-                let lane = _mm_set_epi32(first + 3, first + 2, first + 1, first);
-                let valid = _mm_cmpgt_epi32(len, lane);
-                let cells = _mm_loadu_si128(src.add(k));
-                let chosen =
-                    _mm_or_si128(_mm_and_si128(valid, cells), _mm_andnot_si128(valid, pad));
-                _mm_sub_epi32(chosen, bias)
-            };
+            let vector =
+                |k: usize| _mm_sub_epi32(padded_vector(lanes, k, len, NARROW_PAD.into()), bias);
             let dst = w.0.as_mut_ptr().cast::<__m128i>();
             _mm_store_si128(dst, _mm_packs_epi32(vector(0), vector(1)));
             _mm_store_si128(dst.add(1), _mm_packs_epi32(vector(2), vector(3)));
