@@ -9,6 +9,8 @@
 # The whole directory is also packed into OUT_DIR.tar.gz (one file to bring back).
 # ONLY=stress,sort runs only the steps whose names start with one of these (a device call is
 # limited to 10 minutes: split the run, e.g. ONLY=selftest,stress then ONLY=frame,radix,sector,boxes).
+# STEP_TIMEOUT=S stops any one step after S seconds (recorded as a failure; the others still run);
+# STRESS_BUDGET_S=S sets the stress steps' time budget (default 240 s each).
 # Exit status: non-zero when any step failed or did not verify (the others still run).
 set -uo pipefail
 out=${1:?usage: scripts/gpu-figures.sh OUT_DIR [--small]}
@@ -33,7 +35,9 @@ step() {
   fi
   echo "== $name: $*" | tee -a "$out/commands.txt"
   local t0=$SECONDS
-  if "$@" > "$out/$name.txt" 2>&1; then
+  local limit=()
+  [ -n "${STEP_TIMEOUT:-}" ] && limit=(timeout -k 10 "$STEP_TIMEOUT")
+  if "${limit[@]}" "$@" > "$out/$name.txt" 2>&1; then
     echo "   ok ($((SECONDS - t0)) s)"
   else
     local rc=$?
@@ -55,7 +59,7 @@ fi
 step info "$bin" info
 step selftest "$bin" selftest $selftest --json "$out/selftest.json"
 for m in grid sap; do
-  step "stress_$m" "$bin" stress --backend gpu --method $m --max-n $stress_max --budget-s 240 \
+  step "stress_$m" "$bin" stress --backend gpu --method $m --max-n $stress_max --budget-s ${STRESS_BUDGET_S:-240} \
     --json "$out/stress_$m.json"
 done
 # The sphere frame at the two sizes the targets name (device time per stage in the rows).
