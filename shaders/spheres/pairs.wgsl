@@ -333,28 +333,34 @@ fn owns(mj: u32, j: u32) -> bool {
     return my_m < mj || (my_m == mj && my_index < j);
 }
 
+// Each visit is one branch and no early return: `live` is computed with the non-short-circuit
+// `&` (reads clamped into the array, so a visit past the end reads a valid slot and discards it).
+// The early-return form (`if done || ... { done = true; return; }`, 32 copies in one kernel) made
+// SwiftShader's compiler grow exponentially with the unroll: 12 visits per loop 81 s, 16 out of
+// memory (docs/design.md §9.10).
 fn visit_forward(q: u32) {
-    if done || q >= params.n || unordered(keys[q]) > reach {
-        done = true;
-        return;
-    }
-    let j = values[q];
-    if owns(choice[q].x, j) {
-        test_pair(sorted[q], j);
+    let at = min(q, params.n - 1u);
+    let live = !done & (q < params.n) & !(unordered(keys[at]) > reach);
+    done = !live;
+    if live {
+        let j = values[at];
+        if owns(choice[at].x, j) {
+            test_pair(sorted[at], j);
+        }
     }
 }
 
 // Position r = end - d (d = 1, 2, ...: walking down from end = p).
 fn visit_backward(d: u32) {
-    if done || d > end || unordered(keys[end - d]) < limit {
-        done = true;
-        return;
-    }
-    let r = end - d;
-    let t = sorted[r];
-    let j = values[r];
-    if hi_of(t, params.axis) >= my_lo && owns(choice[r].x, j) {
-        test_pair(t, j);
+    let r = end - min(d, end);
+    let live = !done & (d <= end) & !(unordered(keys[r]) < limit);
+    done = !live;
+    if live {
+        let t = sorted[r];
+        let j = values[r];
+        if hi_of(t, params.axis) >= my_lo && owns(choice[r].x, j) {
+            test_pair(t, j);
+        }
     }
 }
 
