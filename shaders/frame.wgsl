@@ -3,6 +3,7 @@
 // Bindings 0..2 are reserved here; each stage's own bindings start at 3.
 
 // #import dispatch.wgsl
+// #import math.wgsl
 
 struct Params {
     n: u32,
@@ -79,11 +80,12 @@ fn power_of_two(m: f32) -> f32 {
 }
 
 // Sphere::touches: squared centre distance <= squared radius sum; below 2^-100 both squares
-// are redone on d and s scaled by a power of two (docs/design.md §9.6).
+// are redone on d and s scaled by a power of two (docs/design.md §9.6). The squared distance is
+// m_dot3 (math.wgsl), which a driver may fuse (docs/design.md §9.3, §9.11).
 fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
     let d = a.xyz - b.xyz;
     let s = a.w + b.w;
-    let dd = dot(d, d);
+    let dd = m_dot3(d, d);
     let ss = s * s;
     if max(dd, ss) >= 7.888609e-31 {
         return dd <= ss;
@@ -95,16 +97,16 @@ fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
     let k = inverse_power_of_two(m);
     let dk = d * k;
     let sk = s * k;
-    return dot(dk, dk) <= sk * sk;
+    return m_dot3(dk, dk) <= sk * sk;
 }
 
 // geom::sphere::origin_key: |c|, rescaled within 2^-50 of the origin.
 fn origin_key(c: vec3<f32>) -> f32 {
     let m = max(max(abs(c.x), abs(c.y)), abs(c.z));
     if m >= 8.881784e-16 || m == 0.0 {
-        return length(c);
+        return m_length3(c);
     }
-    return length(c * inverse_power_of_two(m)) * power_of_two(m);
+    return m_length3(c * inverse_power_of_two(m)) * power_of_two(m);
 }
 
 fn r_max() -> f32 {
@@ -208,7 +210,7 @@ fn cell_axis(c: f32, s: f32) -> i32 {
             // (2.5 ULP of a quotient below 2^24, plus the truncation); within 2 below 2^20.
             let ms = scaled_significand(m, s);
             let ss = significand(s);
-            var k = min(u32(m / s), GRID_EXACT_CELLS - 1u);
+            var k = min(u32(m_div(m, s)), GRID_EXACT_CELLS - 1u);
             for (var t = 0; t < 6 && !le_wide(mul_wide(k, ss), ms); t++) {
                 k -= 1u;
             }

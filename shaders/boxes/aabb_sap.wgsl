@@ -372,31 +372,34 @@ fn walk_from(p: u32) {
     }
 }
 
-// wide_pairs: invocation t tests wide shape wide[t / wide_lanes] against the shapes
-// j = lane, lane + wide_lanes, lane + 2 wide_lanes, ... (lane = t % wide_lanes) in input order;
-// the host picks wide_lanes so that an invocation makes at most WIDE_CHUNK steps. Strided rather
-// than contiguous chunks so that neighbouring invocations read neighbouring boxes.
+// wide_pairs: the workgroups of row y (and layer z, past the per-dimension limit) serve wide
+// shape wide[z * rows + y]; invocation t = x * WG + lid of that row tests it against the shapes
+// j = t, t + wide_lanes, t + 2 wide_lanes, ... in input order; the host picks wide_lanes so that
+// an invocation makes at most WIDE_CHUNK steps. The wide index comes from the workgroup's y and
+// z, not from a flat invocation index: that passes 2^32 (and wraps) at n = 2^24 with 65,536
+// wide shapes (docs/design.md §4.5). Strided rather than contiguous chunks so that neighbouring
+// invocations read neighbouring boxes.
 const WIDE_CHUNK: u32 = 256u;
 
 @compute @workgroup_size(64)
 fn wide_pairs(inv: Invocation) {
     held_n = 0u;
-    wide_lane(flat_id(inv));
+    wide_lane(inv.wid.z * inv.nwg.y + inv.wid.y, inv.wid.x * WG + inv.lid);
     flush_candidates(inv.lid);
 }
 
-fn wide_lane(t: u32) {
+fn wide_lane(k: u32, lane: u32) {
     let lanes = params.wide_lanes;
-    if lanes == 0u || t / lanes >= params.wide_count || t / lanes >= arrayLength(&wide) {
+    if lane >= lanes || k >= params.wide_count || k >= arrayLength(&wide) {
         return;
     }
-    let w = wide[t / lanes];
+    let w = wide[k];
     let n = min(params.n, arrayLength(&boxes));
     if w >= n {
         return;
     }
     let me = boxes[w];
-    var j = t % lanes;
+    var j = lane;
     var steps = 0u;
     for (; j < n && steps < WIDE_CHUNK; j += lanes) {
         steps++;

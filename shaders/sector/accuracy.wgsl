@@ -9,6 +9,7 @@
 // (bin 0, "in no shape", is filled in on the CPU from the total).
 
 // #import dispatch.wgsl
+// #import math.wgsl
 
 struct Rotation {
     origin: vec4<f32>,
@@ -57,7 +58,9 @@ const WG: u32 = 64u;
 var<workgroup> local_hist: array<atomic<u32>, 64>;
 
 // Vulkan lets atan/atan2 be off by 4096 ulp (and acos/asin inherit it): enough to move
-// thousands of boundary points. These versions are accurate to a few 1e-7 rad everywhere.
+// thousands of boundary points. These versions are accurate to a few 1e-7 rad everywhere. Their
+// divisions and square roots, like every other here, are math.wgsl's m_div and m_sqrt
+// (docs/design.md §9.11).
 const SQRT3: f32 = 1.7320508075688772;
 const TAN_PI_12: f32 = 0.2679491924311227;
 
@@ -71,7 +74,7 @@ fn atan_small(t: f32) -> f32 {
 // atan(r) for r in [0, 1]: atan(r) = pi/6 + atan((r sqrt3 - 1) / (r + sqrt3)) above tan(pi/12).
 fn atan_unit(r: f32) -> f32 {
     if (r > TAN_PI_12) {
-        return PI / 6.0 + atan_small((r * SQRT3 - 1.0) / (r + SQRT3));
+        return PI / 6.0 + atan_small(m_div(r * SQRT3 - 1.0, r + SQRT3));
     }
     return atan_small(r);
 }
@@ -83,7 +86,7 @@ fn precise_atan2(y: f32, x: f32) -> f32 {
     if (big == 0.0) {
         return 0.0;
     }
-    var a = atan_unit(min(ax, ay) / big);
+    var a = atan_unit(m_div(min(ax, ay), big));
     if (ay > ax) {
         a = 0.5 * PI - a;
     }
@@ -98,12 +101,12 @@ fn precise_atan2(y: f32, x: f32) -> f32 {
 
 // acos(c), c in [-1, 1]; (1 - c)(1 + c) keeps precision near |c| = 1.
 fn precise_acos(c: f32) -> f32 {
-    return precise_atan2(sqrt(max((1.0 - c) * (1.0 + c), 0.0)), c);
+    return precise_atan2(m_sqrt(max((1.0 - c) * (1.0 + c), 0.0)), c);
 }
 
 // asin(s), s in [0, 1].
 fn precise_asin(s: f32) -> f32 {
-    return precise_atan2(s, sqrt(max((1.0 - s) * (1.0 + s), 0.0)));
+    return precise_atan2(s, m_sqrt(max((1.0 - s) * (1.0 + s), 0.0)));
 }
 
 fn grid_coord(i: i32) -> f32 {
@@ -116,11 +119,11 @@ fn in_aabb(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> bool {
 
 fn in_sector(q: vec3<f32>, rho2: f32, axis: vec4<f32>, radii: vec4<f32>) -> bool {
     return rho2 >= radii.x && rho2 <= radii.y
-        && (radii.z != 0.0 || dot(q, axis.xyz) >= axis.w * sqrt(rho2));
+        && (radii.z != 0.0 || dot(q, axis.xyz) >= axis.w * m_sqrt(rho2));
 }
 
 fn wrap_angle(v: f32) -> f32 {
-    var w = v % TAU;
+    var w = m_rem(v, TAU);
     if (w < 0.0) {
         w = w + TAU;
     }
@@ -134,7 +137,7 @@ fn pose_in_range(lo: f32, hi: f32, alpha: f32) -> bool {
     if (alpha <= 0.0) {
         return lo <= 0.0 && 0.0 <= hi;
     }
-    let per_radian = REFERENCE_STEPS / alpha;
+    let per_radian = m_div(REFERENCE_STEPS, alpha);
     let k_min = max(ceil(lo * per_radian), 0.0);
     let k_max = min(floor(hi * per_radian), REFERENCE_STEPS);
     return k_min <= k_max;
@@ -173,14 +176,14 @@ fn sweep_bits(rho: f32, beta: f32, r: Rotation) -> u32 {
         }
         return 0u;
     }
-    let c_hi = (distance + half_y) / rho;
-    let c_lo = (distance - half_y) / rho;
+    let c_hi = m_div(distance + half_y, rho);
+    let c_lo = m_div(distance - half_y, rho);
     if (c_hi < -1.0 || c_lo > 1.0) {
         return 0u;
     }
     let g_lo = precise_acos(min(c_hi, 1.0));
     let g_hi = precise_acos(max(c_lo, -1.0));
-    let s = half_x / rho;
+    let s = m_div(half_x, rho);
     if (s >= 1.0) {
         return range_bits(beta, g_lo, g_hi, alpha);
     }
@@ -212,9 +215,9 @@ fn classify(r: Rotation, p: vec3<f32>) -> u32 {
         mask = mask | CONSERVATIVE_SECTOR;
     }
     let near_sweep = rho2 >= r.gate.x && rho2 <= r.gate.y
-        && dot(q, r.conservative_axis.xyz) >= r.gate.z * sqrt(rho2);
+        && dot(q, r.conservative_axis.xyz) >= r.gate.z * m_sqrt(rho2);
     if (near_sweep) {
-        mask = mask | sweep_bits(sqrt(rho2), precise_atan2(y, x), r);
+        mask = mask | sweep_bits(m_sqrt(rho2), precise_atan2(y, x), r);
     }
     return mask;
 }
@@ -264,8 +267,8 @@ fn candidate_range(r: Rotation, y: f32, z: f32) -> vec2<i32> {
             return vec2<i32>(0, -1);
         }
     } else {
-        let a = (-h_bound - c0) / ux;
-        let b = (h_bound - c0) / ux;
+        let a = m_div(-h_bound - c0, ux);
+        let b = m_div(h_bound - c0, ux);
         t_lo = max(t_lo, min(a, b));
         t_hi = min(t_hi, max(a, b));
     }
@@ -273,13 +276,13 @@ fn candidate_range(r: Rotation, y: f32, z: f32) -> vec2<i32> {
     let e_perp = vec3<f32>(1.0, 0.0, 0.0) - ux * u;
     let a = dot(e_perp, e_perp);
     if (a > 1e-4) {
-        let t0 = -dot(q_perp, e_perp) / a;
+        let t0 = m_div(-dot(q_perp, e_perp), a);
         let closest = q_perp + t0 * e_perp;
         let room = r_bound * r_bound - dot(closest, closest);
         if (room < 0.0) {
             return vec2<i32>(0, -1);
         }
-        let half = sqrt(room / a);
+        let half = m_sqrt(m_div(room, a));
         t_lo = max(t_lo, t0 - half);
         t_hi = min(t_hi, t0 + half);
     } else if (dot(q_perp, q_perp) > r_bound * r_bound + 1.0) {

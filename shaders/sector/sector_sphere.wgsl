@@ -1,9 +1,11 @@
 // Batched exact sector-vs-sphere tests (docs/design.md §5.3): one (sector, sphere) index pair per thread,
 // hit = signed distance of the sphere centre to the annular sector <= radius, the distance of
 // `Sector::signed_distance` (src/geom/sector/distance.rs, sector/sector2d.rs; equal up to rounding);
-// sin and cos of the half-angle come precomputed from the CPU.
+// sin and cos of the half-angle come precomputed from the CPU. Lengths are math.wgsl's m_length2
+// (docs/design.md §9.11).
 
 // #import dispatch.wgsl
+// #import math.wgsl
 
 struct GpuSector {
     origin_cos: vec4<f32>,     // O, cos(theta)
@@ -30,7 +32,7 @@ const WG: u32 = 64u;
 
 fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     let p = vec2<f32>(px, abs(py));
-    let rho = length(p);
+    let rho = m_length2(p);
     let r = s.radii.x;
     let outer = s.radii.y;
     if (s.radii.w != 0.0) {
@@ -43,7 +45,7 @@ fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     let edge = vec2<f32>(c, s.axis_sin.w);
     let in_wedge = p.x >= c * rho;
     let t = clamp(dot(p, edge), r, outer);
-    let to_edge = length(p - t * edge);
+    let to_edge = m_length2(p - t * edge);
     var d = to_edge;
     if (in_wedge) {
         d = min(d, min(abs(rho - r), abs(rho - outer)));
@@ -61,7 +63,7 @@ fn sector_signed_distance(s: GpuSector, p: vec3<f32>) -> f32 {
     let q = vec3<f32>(dot(d, a), dot(d, cross(u, a)), dot(d, u));
     let d2 = ring_sector_distance(q.x, q.y, s);
     let dz = abs(q.z) - s.centre_axis_h.w;
-    return min(max(d2, dz), 0.0) + length(vec2<f32>(max(d2, 0.0), max(dz, 0.0)));
+    return min(max(d2, dz), 0.0) + m_length2(vec2<f32>(max(d2, 0.0), max(dz, 0.0)));
 }
 
 @compute @workgroup_size(WG)

@@ -140,38 +140,29 @@ fn brute(inv: Invocation) {
 // SWEEP_SAP: same on the axis of largest spread, boxes must overlap on the other two axes;
 // SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max + 1e-5 D_q.
 
+// One branch per visit, as in visit_forward below (docs/design.md §9.12): SwiftShader took 3.1 s
+// to build this kernel with early returns.
 fn visit_sweep(q: u32) {
-    if done || q >= params.n {
-        done = true;
-        return;
-    }
-    let kq = keys[q];
-    if kq == NONE {
-        done = true;
-        return;
-    }
-    if params.mode == SWEEP_ORIGIN {
-        // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding, length() here included.
-        let dq = unordered(kq);
-        if dq - reach > limit + 1e-5 * dq {
-            done = true;
-            return;
+    let at = min(q, params.n - 1u);
+    let kq = keys[at];
+    // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding, length() here included.
+    let dq = unordered(kq);
+    let past = select(dq > reach, dq - reach > limit + 1e-5 * dq, params.mode == SWEEP_ORIGIN);
+    let live = !done & (q < params.n) & (kq != NONE) & !past;
+    done = !live;
+    if live {
+        let t = sorted[at];
+        var other = true;
+        if params.mode == SWEEP_SAP {
+            let b = (my_axis + 1u) % 3u;
+            let c = (my_axis + 2u) % 3u;
+            other = lo_of(me, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(me, b)
+                && lo_of(me, c) <= hi_of(t, c) && lo_of(t, c) <= hi_of(me, c);
         }
-    } else if unordered(kq) > reach {
-        done = true;
-        return;
-    }
-    let t = sorted[q];
-    if params.mode == SWEEP_SAP {
-        let b = (my_axis + 1u) % 3u;
-        let c = (my_axis + 2u) % 3u;
-        let other = lo_of(me, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(me, b)
-            && lo_of(me, c) <= hi_of(t, c) && lo_of(t, c) <= hi_of(me, c);
-        if !other {
-            return;
+        if other {
+            test_pair(t, values[at]);
         }
     }
-    test_pair(t, values[q]);
 }
 
 @compute @workgroup_size(256)
@@ -337,7 +328,7 @@ fn owns(mj: u32, j: u32) -> bool {
 // `&` (reads clamped into the array, so a visit past the end reads a valid slot and discards it).
 // The early-return form (`if done || ... { done = true; return; }`, 32 copies in one kernel) made
 // SwiftShader's compiler grow exponentially with the unroll: 12 visits per loop 81 s, 16 out of
-// memory (docs/design.md §9.10).
+// memory (docs/design.md §9.12).
 fn visit_forward(q: u32) {
     let at = min(q, params.n - 1u);
     let live = !done & (q < params.n) & !(unordered(keys[at]) > reach);

@@ -116,7 +116,8 @@ pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
 impl GpuContext {
     /// Opens the chosen adapter. Requests the adapter's full limits (so large scenes can bind
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
-    /// and `SUBGROUP` for the faster sort variants. Nothing optional is required.
+    /// and `SUBGROUP` for the faster sort variants. Nothing optional is required. An adapter
+    /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error ([`crate::gpu::adapter_check`]).
     pub fn new(options: &GpuOptions) -> Result<Self> {
         check_environment()?;
         let instance = instance();
@@ -161,6 +162,7 @@ impl GpuContext {
             }
         };
         let info = adapter.get_info();
+        crate::gpu::adapter_check::check_expected_adapter(&info)?;
         let offered = adapter.features();
         let wanted = wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
@@ -317,31 +319,34 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Compute pipelines for `entries` of `module`, in order; a validation failure is an
-    /// [`Error::Gpu`] naming `label` rather than an uncaptured error later.
+    /// Compute pipelines for `entries` of `module` (labelled `label`, its path), in order; a
+    /// failure is an [`Error::Gpu`] naming the module, the entry point, the adapter and the
+    /// driver (see [`Self::pipeline_with`]).
     pub fn pipelines<const N: usize>(
         &self,
         label: &str,
         module: &wgpu::ShaderModule,
         entries: [&str; N],
     ) -> Result<[wgpu::ComputePipeline; N]> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipelines = entries.map(|entry| self.pipeline(module, entry, &[]));
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("{label} pipelines: {e}")));
+        let mut made = Vec::with_capacity(N);
+        for entry in entries {
+            made.push(self.make_pipeline(
+                Some(label),
+                module,
+                entry,
+                &[],
+                WorkgroupMemory::Zeroed,
+            )?);
         }
-        Ok(pipelines)
+        Ok(made
+            .try_into()
+            .unwrap_or_else(|_: Vec<wgpu::ComputePipeline>| unreachable!("one per entry")))
     }
 
-    /// The largest storage buffer one binding can hold on this device, rounded down to
-    /// [`BINDING_ALIGN`]: wgpu reports 2^31 - 1 on Vulkan and DX12, and a size rounded *up*
-    /// from that (every buffer size is a multiple of 4) would be refused.
+    /// The largest storage buffer one binding can hold on this device: see
+    /// [`max_binding_bytes_of`].
     pub fn max_binding_bytes(&self) -> u64 {
-        let max = self
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size);
-        max - max % BINDING_ALIGN
+        max_binding_bytes_of(&self.limits)
     }
 
     /// Returns `slot` if it holds at least `bytes`, else a new storage buffer of `bytes` grown
@@ -364,6 +369,11 @@ impl GpuContext {
 
     /// Maps the first `bytes` of a `MAP_READ` staging buffer that a submitted copy fills, waits
     /// (one host wait), and hands the mapped bytes to `read` without copying them first.
+    ///
+    /// On every path, an error of the wait included, the map's callback is received and the
+    /// buffer unmapped before returning: a buffer left mapped (or with wgpu's record of a map
+    /// still set) would make every later frame that copies into it fail with a validation error
+    /// that names the copy, not the first failure (docs/design.md §9.7).
     pub fn map_read<T>(
         &self,
         staging: &wgpu::Buffer,
@@ -376,18 +386,39 @@ impl GpuContext {
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.wait()?;
-        rx.recv()
-            .map_err(|_| Error::Gpu(format!("{what} callback dropped")))?
-            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
-        let out = {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
-            read(&view)
+        // Dropped last, after any view of the mapping: unmaps on every return (and unwind).
+        let _unmap = Unmap {
+            ctx: self,
+            buffer: staging,
         };
-        staging.unmap();
-        Ok(out)
+        // The wait runs the callback once the queue is idle, whatever error it then reports.
+        let waited = self.wait();
+        let mapped = match rx.try_recv() {
+            Ok(r) => Some(r),
+            Err(_) => {
+                // A failed poll may have stopped before the callbacks: one more, non-blocking.
+                let _ = self.device.poll(wgpu::PollType::Poll);
+                rx.try_recv().ok()
+            }
+        };
+        waited?;
+        mapped
+            .ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?
+            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+        Ok(read(&view))
+    }
+
+    /// Unmaps `buffer` whatever its state: mapped, a map still pending (aborted), or a map that
+    /// failed. The last leaves wgpu's device with nothing to unmap, and the "not mapped" error
+    /// it then reports is caught here by a scope of its own, not recorded for [`Self::check`];
+    /// the unmap still clears wgpu's record of the map, so the next `map_async` is accepted.
+    fn unmap_quietly(&self, buffer: &wgpu::Buffer) {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        buffer.unmap();
+        let _ = pollster::block_on(scope.pop());
     }
 
     /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
@@ -504,7 +535,10 @@ impl GpuContext {
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("shader {label}: {e}")));
+            return Err(Error::Gpu(format!(
+                "shader {label} on {}: {e}",
+                self.adapter_label()
+            )));
         }
         Ok(module)
     }
@@ -515,20 +549,39 @@ impl GpuContext {
         module: &wgpu::ShaderModule,
         entry: &str,
         constants: &[(&str, f64)],
-    ) -> wgpu::ComputePipeline {
+    ) -> Result<wgpu::ComputePipeline> {
         self.pipeline_with(module, entry, constants, WorkgroupMemory::Zeroed)
     }
 
     /// A compute pipeline with an automatic layout; `memory` says whether wgpu zero-fills the
-    /// kernel's workgroup memory first.
+    /// kernel's workgroup memory first. Its creation runs inside error scopes of its own
+    /// (validation, internal, out of memory; wgpu keeps scopes per thread), so a failure is
+    /// returned here as an [`Error::Gpu`] naming the entry point, the adapter and the driver,
+    /// not recorded as the context's first error for a later [`Self::check`] (docs/design.md
+    /// §6.1).
     pub fn pipeline_with(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,
         constants: &[(&str, f64)],
         memory: WorkgroupMemory,
-    ) -> wgpu::ComputePipeline {
-        self.device
+    ) -> Result<wgpu::ComputePipeline> {
+        self.make_pipeline(None, module, entry, constants, memory)
+    }
+
+    fn make_pipeline(
+        &self,
+        module_label: Option<&str>,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+        memory: WorkgroupMemory,
+    ) -> Result<wgpu::ComputePipeline> {
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let no_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let pipeline = self
+            .device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: None,
@@ -539,7 +592,37 @@ impl GpuContext {
                     zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
                 },
                 cache: None,
-            })
+            });
+        // Scopes pop in the reverse order of their pushes.
+        let no_memory = pollster::block_on(no_memory.pop());
+        let internal = pollster::block_on(internal.pop());
+        let invalid = pollster::block_on(invalid.pop());
+        match invalid.or(internal).or(no_memory) {
+            None => Ok(pipeline),
+            Some(e) => Err(Error::Gpu(format!(
+                "compute pipeline '{entry}'{} on {}: {e}",
+                module_label.map_or(String::new(), |m| format!(" of {m}")),
+                self.adapter_label()
+            ))),
+        }
+    }
+
+    /// The adapter and its driver, for error messages: `'name' (type, backend; driver X
+    /// version)`.
+    pub fn adapter_label(&self) -> String {
+        crate::gpu::adapter_check::adapter_label(&self.info)
+    }
+}
+
+/// Unmaps its buffer when dropped ([`GpuContext::map_read`]).
+struct Unmap<'a> {
+    ctx: &'a GpuContext,
+    buffer: &'a wgpu::Buffer,
+}
+
+impl Drop for Unmap<'_> {
+    fn drop(&mut self) {
+        self.ctx.unmap_quietly(self.buffer);
     }
 }
 
@@ -561,34 +644,27 @@ pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dispatch_2d_covers_every_group_within_limits() {
-        for groups in [0u32, 1, 65_535, 65_536, 65_535 * 3 + 1, 4_000_000] {
-            let (x, y) = dispatch_2d(groups, 65_535);
-            assert!(x <= 65_535 && y <= 65_535);
-            assert!(x as u64 * y as u64 >= groups as u64);
-            // Not wasteful: less than one extra row.
-            assert!((x as u64 * y as u64) < groups as u64 + x as u64 + 1);
-        }
-    }
-}
-
 /// For tests: the default adapter. A missing adapter fails the test (panics with the reason)
 /// unless `SWEEPFAN_NO_GPU=1`, the opt-out for a machine known to have no Vulkan at all, in which
-/// case this returns `None` and says so on stderr.
+/// case this returns `None` and says so on stderr. An adapter other than the one
+/// `SWEEPFAN_EXPECT_ADAPTER` names fails the test too, and that variable set beside the opt-out
+/// is a contradiction that fails it.
 #[doc(hidden)]
 pub fn test_gpu() -> Option<GpuContext> {
+    use crate::gpu::adapter_check::{EXPECT_ADAPTER_ENV, expected_adapter};
     if std::env::var(NO_GPU_ENV).is_ok_and(|v| v == "1") {
+        if let Some(expected) = expected_adapter() {
+            panic!("{NO_GPU_ENV}=1 opts out of GPU tests, but {EXPECT_ADAPTER_ENV}={expected}");
+        }
         eprintln!("{NO_GPU_ENV}=1: GPU test not run");
         return None;
     }
     match GpuContext::default_adapter() {
         Ok(ctx) => Some(ctx),
-        Err(e) => panic!("GPU test needs an adapter ({NO_GPU_ENV}=1 opts out): {e}"),
+        Err(e @ Error::NoAdapter(_)) => {
+            panic!("GPU test needs an adapter ({NO_GPU_ENV}=1 opts out): {e}")
+        }
+        Err(e) => panic!("GPU test: {e}"),
     }
 }
 
@@ -607,6 +683,24 @@ pub fn count_u32(what: &str, n: usize) -> Result<u32> {
 /// `vec4<f32>`; also wgpu's copy alignment).
 pub const BINDING_ALIGN: u64 = 16;
 
+/// The most bytes one binding is given on any backend: 2^31 - 16 (docs/design.md §9.4).
+pub const MAX_BINDING_BYTES: u64 = (1 << 31) - BINDING_ALIGN;
+
+/// The largest storage buffer one binding can hold under `limits` (docs/design.md §9.4): the
+/// smaller of the binding and buffer limits, at most [`MAX_BINDING_BYTES`], rounded down to
+/// [`BINDING_ALIGN`]. Rounded down because wgpu reports 2^31 - 1 on Vulkan and DX12, and a size
+/// rounded *up* from that (every buffer size is a multiple of 4) would be refused. Clamped
+/// because naga's buffer sizes and `arrayLength` are 32-bit while Metal may allow more than
+/// 4 GiB per binding, and because some backends index bytes with signed 32-bit offsets: below
+/// 2^31 nothing wraps on any backend.
+pub fn max_binding_bytes_of(limits: &wgpu::Limits) -> u64 {
+    let max = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        .min(MAX_BINDING_BYTES);
+    max - max % BINDING_ALIGN
+}
+
 /// The size a buffer that must hold `bytes` (a multiple of 4, at most `max`) is given: half
 /// again for later growth, never past `max` (itself a multiple of [`BINDING_ALIGN`]).
 pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
@@ -614,75 +708,4 @@ pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod limit_tests {
-    use super::*;
-
-    /// wgpu's 2^31 - 1 binding limit on Vulkan/DX12: every request between 1.43 and 2 GB used
-    /// to grow to the limit, round up to 2^31 and be refused.
-    #[test]
-    fn counts_past_u32_are_too_large() {
-        assert_eq!(count_u32("spheres", 7).unwrap(), 7);
-        assert_eq!(count_u32("spheres", u32::MAX as usize).unwrap(), u32::MAX);
-        let e = count_u32("spheres", u32::MAX as usize + 1).unwrap_err();
-        assert!(
-            matches!(e, Error::TooLarge(_)) && e.to_string().contains("spheres"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn growth_stays_within_an_odd_binding_limit() {
-        let odd: u64 = (1 << 31) - 1;
-        let max = odd - odd % BINDING_ALIGN;
-        assert_eq!(max, (1 << 31) - 16);
-        for bytes in [4u64, 1 << 20, 1_500_000_000, 1_431_655_764, max - 4, max] {
-            let size = grown_bytes(bytes, max);
-            assert!(
-                size >= bytes && size <= max && size.is_multiple_of(4),
-                "{bytes}: {size}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_binding_limit_is_rounded_down() {
-        let Some(mut ctx) = test_gpu() else { return };
-        ctx.limits.max_storage_buffer_binding_size = (1 << 31) - 1;
-        ctx.limits.max_buffer_size = u64::MAX;
-        assert_eq!(ctx.max_binding_bytes(), (1 << 31) - 16);
-        // A request just under it is accepted by the check (no allocation here).
-        assert!(ctx.check_binding("t", (1 << 31) - 16).is_ok());
-        assert!(ctx.check_binding("t", (1 << 31) - 12).is_err());
-    }
-}
-
-#[cfg(test)]
-mod device_tests {
-    use super::*;
-
-    #[test]
-    fn device_reports_limits_and_reads_back() {
-        let Some(ctx) = test_gpu() else { return };
-        assert!(ctx.limits.max_storage_buffer_binding_size >= 128 << 20);
-        let data: Vec<u32> = (0..1000).collect();
-        let buf = ctx
-            .storage_buffer("t", 4000, wgpu::BufferUsages::empty())
-            .unwrap();
-        ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
-        assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
-        let too_big = ctx.limits.max_storage_buffer_binding_size + 4;
-        let e = ctx.check_binding("pairs", too_big).unwrap_err().to_string();
-        assert!(e.contains("pairs") && e.contains("allows"), "{e}");
-    }
-
-    #[test]
-    fn unknown_adapter_name_is_a_clear_error() {
-        let e = GpuContext::new(&GpuOptions {
-            adapter: Some("no-such-gpu-xyz".into()),
-        })
-        .err()
-        .expect("must fail");
-        assert!(matches!(e, Error::NoAdapter(_)), "{e}");
-        assert!(e.to_string().contains("no-such-gpu-xyz"));
-    }
-}
+mod tests;

@@ -78,7 +78,27 @@ impl GpuEvents {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("frame events", WORKGROUP)?;
         let module = ctx.shader_file("events.wgsl")?;
-        let p = |entry| ctx.pipeline(&module, entry, &[]);
+        let [
+            keys_by_j,
+            keys_by_i,
+            gather_sorted,
+            mark_found,
+            mark_lost,
+            scatter_found,
+            scatter_lost,
+        ] = ctx.pipelines(
+            "events.wgsl",
+            &module,
+            [
+                "keys_by_j",
+                "keys_by_i",
+                "gather_sorted",
+                "mark_found",
+                "mark_lost",
+                "scatter_found",
+                "scatter_lost",
+            ],
+        )?;
         let empty = || -> Result<Sorted> {
             Ok(Sorted {
                 list: ctx.storage_buffer("events sorted", 8, wgpu::BufferUsages::empty())?,
@@ -87,13 +107,13 @@ impl GpuEvents {
             })
         };
         let events = Self {
-            keys_by_j: p("keys_by_j"),
-            keys_by_i: p("keys_by_i"),
-            gather_sorted: p("gather_sorted"),
-            mark_found: p("mark_found"),
-            mark_lost: p("mark_lost"),
-            scatter_found: p("scatter_found"),
-            scatter_lost: p("scatter_lost"),
+            keys_by_j,
+            keys_by_i,
+            gather_sorted,
+            mark_found,
+            mark_lost,
+            scatter_found,
+            scatter_lost,
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
             params: ctx.uniform_buffer("events params", EventParams::uniform_size()),

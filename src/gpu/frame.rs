@@ -271,7 +271,7 @@ mod tests {
              }",
         )
         .unwrap();
-        let pipe = ctx.pipeline(&m, "add_counts", &[]);
+        let pipe = ctx.pipeline(&m, "add_counts", &[]).unwrap();
         let counters = ctx
             .storage_buffer("counters", 32, wgpu::BufferUsages::empty())
             .unwrap();
@@ -403,7 +403,7 @@ mod tests {
                 contents: bytemuck::cast_slice(&words),
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             });
-        let pipe = ctx.pipeline(&m, "cells", &[]);
+        let pipe = ctx.pipeline(&m, "cells", &[]).unwrap();
         let bg = bind(&ctx, &pipe, &[(3, io.as_entire_binding())]);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {

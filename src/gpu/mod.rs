@@ -1,8 +1,9 @@
 //! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
 //!
-//! * [`context`]: adapter, device, limits, buffers, timing; `frame`: the per-frame parameter
-//!   arena and recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the
-//!   one readback buffer per pipeline that makes one host wait per frame; [`traffic`]: the
+//! * [`context`]: adapter, device, limits, buffers, timing; [`adapter_check`]: the adapter a
+//!   run must be on (`SWEEPFAN_EXPECT_ADAPTER`); `frame`: the per-frame parameter arena and
+//!   recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the one
+//!   readback buffer per pipeline that makes one host wait per frame; [`traffic`]: the
 //!   device-traffic model of the sphere frame.
 //! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
 //! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
@@ -11,7 +12,9 @@
 //!
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
+pub mod adapter_check;
 pub mod boxes;
+pub mod compile_report;
 pub mod context;
 pub mod events;
 pub(crate) mod frame;

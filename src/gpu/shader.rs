@@ -7,6 +7,10 @@
 //! * `// #unroll N STATEMENT`: N copies of STATEMENT, `{k}` replaced by 0, 1, ... N - 1 (the
 //!   candidate walks visit N positions per loop iteration, docs/design.md §6.1).
 //!
+//! `// #import math.wgsl` names no file of its own: it is `math_exact.wgsl` (the builtins) or,
+//! with `SWEEPFAN_SLOPPY_MATH=1`, `math_sloppy.wgsl` (the same functions off by up to 2 ULP or
+//! fused, as real GPUs may compute them; [`MathMode`], docs/design.md §9.11).
+//!
 //! Tried and not taken: WESL (the WGSL-with-modules compiler) composes at build time with real
 //! module paths, but it adds a build script and a parser to every build of a crate whose
 //! shaders need only inclusion and repetition; the two directives here do exactly that and keep
@@ -23,6 +27,14 @@ const FILES: &[(&str, &str)] = &[
     (
         "ordered_float.wgsl",
         include_str!("../../shaders/ordered_float.wgsl"),
+    ),
+    (
+        "math_exact.wgsl",
+        include_str!("../../shaders/math_exact.wgsl"),
+    ),
+    (
+        "math_sloppy.wgsl",
+        include_str!("../../shaders/math_sloppy.wgsl"),
     ),
     (
         "sort/pass_params.wgsl",
@@ -84,21 +96,66 @@ const FILES: &[(&str, &str)] = &[
 
 const IMPORT: &str = "// #import ";
 const UNROLL: &str = "// #unroll ";
+/// The import that names no file: [`MathMode::file`] chooses it.
+const MATH_IMPORT: &str = "math.wgsl";
+/// The switch of [`MathMode::from_env`].
+pub const SLOPPY_MATH_ENV: &str = "SWEEPFAN_SLOPPY_MATH";
 
-/// The composed source of `shaders/PATH`.
-pub fn compose(path: &str) -> Result<String> {
-    let mut out = String::new();
-    let mut seen = Vec::new();
-    append(path, &mut seen, &mut out)?;
-    Ok(out)
+/// How the float operations whose rounding WGSL leaves to the device (`sqrt`, `inverseSqrt`,
+/// `length`, f32 division and remainder, the touch test's dot product) are composed
+/// (docs/design.md §9.11). Kernels call them as `m_sqrt`, `m_div`, ... from `math.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MathMode {
+    /// The builtins: exact and unfused on lavapipe, as on the CPU.
+    Exact,
+    /// Off by up to 2 ULP (a hash of the operands' bits picks how far) or fused, as real GPUs are
+    /// allowed to compute them: lavapipe runs that show what a real device's rounding changes.
+    Sloppy,
 }
 
-/// `text` with its directives expanded (for sources made in code, such as tests' kernels).
+impl MathMode {
+    /// The mode `SWEEPFAN_SLOPPY_MATH` asks for ([`MathMode::Sloppy`] when it is set to anything
+    /// but empty or `0`), read once per process: every module of a run is composed alike.
+    pub fn from_env() -> MathMode {
+        static MODE: std::sync::OnceLock<MathMode> = std::sync::OnceLock::new();
+        *MODE.get_or_init(|| match std::env::var(SLOPPY_MATH_ENV) {
+            Ok(v) if !v.is_empty() && v != "0" => MathMode::Sloppy,
+            _ => MathMode::Exact,
+        })
+    }
+
+    /// The file composed where a shader imports `math.wgsl`.
+    fn file(self) -> &'static str {
+        match self {
+            MathMode::Exact => "math_exact.wgsl",
+            MathMode::Sloppy => "math_sloppy.wgsl",
+        }
+    }
+}
+
+/// The composed source of `shaders/PATH`, with the math of [`MathMode::from_env`].
+pub fn compose(path: &str) -> Result<String> {
+    compose_with(path, MathMode::from_env())
+}
+
+/// The composed source of `shaders/PATH`, with the math of `math`.
+pub fn compose_with(path: &str, math: MathMode) -> Result<String> {
+    let mut c = Composer::new(math);
+    c.append(path)?;
+    Ok(c.out)
+}
+
+/// `text` with its directives expanded (for sources made in code, such as tests' kernels), with
+/// the math of [`MathMode::from_env`].
 pub fn compose_text(text: &str) -> Result<String> {
-    let mut out = String::new();
-    let mut seen = Vec::new();
-    expand(text, &mut seen, &mut out)?;
-    Ok(out)
+    compose_text_with(text, MathMode::from_env())
+}
+
+/// `text` with its directives expanded, with the math of `math`.
+pub fn compose_text_with(text: &str, math: MathMode) -> Result<String> {
+    let mut c = Composer::new(math);
+    c.expand(text)?;
+    Ok(c.out)
 }
 
 fn file(path: &str) -> Result<&'static str> {
@@ -109,38 +166,60 @@ fn file(path: &str) -> Result<&'static str> {
         .ok_or_else(|| Error::Gpu(format!("no shader file shaders/{path}")))
 }
 
-fn append(path: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
-    if seen.iter().any(|s| s == path) {
-        return Ok(());
-    }
-    seen.push(path.to_string());
-    expand(file(path)?, seen, out)
+/// One module being composed: its text so far and the files already in it.
+struct Composer {
+    math: MathMode,
+    seen: Vec<String>,
+    out: String,
 }
 
-fn expand(text: &str, seen: &mut Vec<String>, out: &mut String) -> Result<()> {
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if let Some(path) = trimmed.strip_prefix(IMPORT) {
-            append(path.trim(), seen, out)?;
-        } else if let Some(rest) = trimmed.strip_prefix(UNROLL) {
-            let indent = &line[..line.len() - trimmed.len()];
-            let (count, statement) = rest
-                .split_once(' ')
-                .ok_or_else(|| Error::Gpu(format!("'{line}': #unroll needs N and a statement")))?;
-            let count: u32 = count
-                .parse()
-                .map_err(|_| Error::Gpu(format!("'{line}': #unroll needs a count")))?;
-            for k in 0..count {
-                out.push_str(indent);
-                out.push_str(&statement.replace("{k}", &k.to_string()));
-                out.push('\n');
-            }
-        } else {
-            out.push_str(line);
-            out.push('\n');
+impl Composer {
+    fn new(math: MathMode) -> Self {
+        Composer {
+            math,
+            seen: Vec::new(),
+            out: String::new(),
         }
     }
-    Ok(())
+
+    fn append(&mut self, path: &str) -> Result<()> {
+        let path = if path == MATH_IMPORT {
+            self.math.file()
+        } else {
+            path
+        };
+        if self.seen.iter().any(|s| s == path) {
+            return Ok(());
+        }
+        self.seen.push(path.to_string());
+        self.expand(file(path)?)
+    }
+
+    fn expand(&mut self, text: &str) -> Result<()> {
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            if let Some(path) = trimmed.strip_prefix(IMPORT) {
+                self.append(path.trim())?;
+            } else if let Some(rest) = trimmed.strip_prefix(UNROLL) {
+                let indent = &line[..line.len() - trimmed.len()];
+                let (count, statement) = rest.split_once(' ').ok_or_else(|| {
+                    Error::Gpu(format!("'{line}': #unroll needs N and a statement"))
+                })?;
+                let count: u32 = count
+                    .parse()
+                    .map_err(|_| Error::Gpu(format!("'{line}': #unroll needs a count")))?;
+                for k in 0..count {
+                    self.out.push_str(indent);
+                    self.out.push_str(&statement.replace("{k}", &k.to_string()));
+                    self.out.push('\n');
+                }
+            } else {
+                self.out.push_str(line);
+                self.out.push('\n');
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One shader module exactly as a pipeline compiles it.
@@ -333,8 +412,128 @@ mod tests {
     #[test]
     fn every_file_composes_without_directives_left() {
         for (path, _) in FILES {
-            let out = compose(path).unwrap();
-            assert!(!out.contains(IMPORT) && !out.contains(UNROLL), "{path}");
+            for math in [MathMode::Exact, MathMode::Sloppy] {
+                let out = compose_with(path, math).unwrap();
+                assert!(!out.contains(IMPORT) && !out.contains(UNROLL), "{path}");
+            }
+        }
+    }
+
+    /// The wrappers every kernel calls (math_exact.wgsl, math_sloppy.wgsl).
+    const WRAPPERS: [&str; 7] = [
+        "fn m_sqrt(",
+        "fn m_inverse_sqrt(",
+        "fn m_length2(",
+        "fn m_length3(",
+        "fn m_div(",
+        "fn m_rem(",
+        "fn m_dot3(",
+    ];
+
+    #[test]
+    fn the_math_import_follows_the_mode() {
+        let users = [
+            "frame.wgsl",
+            "spheres/pairs.wgsl",
+            "sort/keys.wgsl",
+            "sector/sector_sphere.wgsl",
+            "sector/rotating.wgsl",
+            "sector/accuracy.wgsl",
+        ];
+        for path in users {
+            let exact = compose_with(path, MathMode::Exact).unwrap();
+            let sloppy = compose_with(path, MathMode::Sloppy).unwrap();
+            for f in WRAPPERS {
+                assert_eq!(exact.matches(f).count(), 1, "{path}: {f}");
+                assert_eq!(sloppy.matches(f).count(), 1, "{path}: {f}");
+            }
+            assert!(!exact.contains("fn sloppy_"), "{path}");
+            for f in ["fn sloppy_nudge(", "fn sloppy_fma(", "fn sloppy_mix("] {
+                assert_eq!(sloppy.matches(f).count(), 1, "{path}: {f}");
+            }
+            assert!(sloppy.contains("return sloppy_nudge(a / b,"), "{path}");
+        }
+        // Made in code too, and once however often it is imported.
+        let text = "// #import math.wgsl\n// #import frame.wgsl\n// #import math.wgsl";
+        let sloppy = compose_text_with(text, MathMode::Sloppy).unwrap();
+        assert_eq!(sloppy.matches("fn m_div(").count(), 1);
+        assert!(sloppy.contains("fn sloppy_fma("));
+        let exact = compose_text_with(text, MathMode::Exact).unwrap();
+        assert_eq!(exact.matches("fn m_div(").count(), 1);
+        assert!(!exact.contains("fn sloppy_"));
+    }
+
+    /// Both maths are valid WGSL for naga in every module that imports them (Tint:
+    /// `scripts/tint.sh` on `sweepfan shaders` output, which follows the switch).
+    #[test]
+    fn both_maths_validate_where_they_are_imported() {
+        use naga::valid::{Capabilities, ValidationFlags, Validator};
+        let mut checked = 0;
+        for (path, text) in FILES {
+            if !text.contains("@compute") || *path == "sort/radix_sort_subgroup.wgsl" {
+                continue; // a piece, or the scatter with its generated constants
+            }
+            for math in [MathMode::Exact, MathMode::Sloppy] {
+                let source = compose_with(path, math).unwrap();
+                if !source.contains("fn m_div(") {
+                    continue;
+                }
+                let module = naga::front::wgsl::parse_str(&source)
+                    .unwrap_or_else(|e| panic!("{path} {math:?}: {}", e.emit_to_string(&source)));
+                Validator::new(ValidationFlags::all(), Capabilities::all())
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{path} {math:?}: {e:?}"));
+                checked += 1;
+            }
+        }
+        assert!(checked >= 12, "{checked}");
+    }
+
+    /// No kernel calls a builtin whose rounding WGSL leaves to the device except through
+    /// math.wgsl, so the sloppy switch covers every such call (docs/design.md §9.11). Float
+    /// division cannot be told from integer division by its text: §9.11 lists each one.
+    #[test]
+    fn device_rounded_builtins_are_called_through_math_wgsl_only() {
+        const BUILTINS: [&str; 18] = [
+            "sqrt",
+            "inverseSqrt",
+            "length",
+            "distance",
+            "normalize",
+            "fma",
+            "atan",
+            "atan2",
+            "acos",
+            "asin",
+            "sin",
+            "cos",
+            "tan",
+            "exp",
+            "exp2",
+            "log",
+            "log2",
+            "pow",
+        ];
+        for (path, text) in FILES {
+            if path.starts_with("math_") {
+                continue;
+            }
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for name in BUILTINS {
+                    let called = code.match_indices(&format!("{name}(")).any(|(at, _)| {
+                        !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                    });
+                    assert!(
+                        !called,
+                        "shaders/{path}:{}: {name} outside math.wgsl",
+                        n + 1
+                    );
+                }
+            }
         }
     }
 }
+
+#[cfg(test)]
+mod math_tests;

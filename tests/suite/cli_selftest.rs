@@ -23,6 +23,22 @@ fn quick_selftest_passes_and_covers_every_stage() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("checks passed"), "{stdout}");
+    // Where it ran comes first: the adapter, its driver, the limits and the subgroup sizes.
+    let head: Vec<&str> = stdout
+        .lines()
+        .take_while(|l| !l.starts_with("selftest ("))
+        .collect();
+    for want in [
+        "adapter: ",
+        "driver: ",
+        "max_storage_buffer_binding_size",
+        "min/max subgroup size",
+    ] {
+        assert!(
+            head.iter().any(|l| l.contains(want)),
+            "no '{want}' before the checks: {head:?}"
+        );
+    }
     let (doc, checks) = checks_of(&json);
     assert_eq!(doc["passed"], true);
     assert!(doc["device"].as_str().unwrap().len() > 3);
@@ -94,6 +110,34 @@ fn selftest_rejects_a_cpu_backend_and_unknown_stages() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nosuch"));
+}
+
+/// SWEEPFAN_EXPECT_ADAPTER naming another adapter: the selftest runs nothing and exits 2, naming
+/// the substring and the adapter it found; naming this one (or part of its name), the run goes
+/// on.
+#[test]
+fn selftest_on_another_adapter_than_expected_exits_2_naming_both() {
+    let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+        return;
+    };
+    let out = sweepfan()
+        .args(["selftest", "--quick", "--only", "sector"])
+        .env("SWEEPFAN_EXPECT_ADAPTER", "no-such-gpu-xyz")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no-such-gpu-xyz") && stderr.contains(&ctx.info.name),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("checks passed"));
+    succeed(
+        sweepfan()
+            .arg("info")
+            .env("SWEEPFAN_EXPECT_ADAPTER", &ctx.info.name)
+            .output(),
+    );
 }
 
 /// Every dumped module parses and validates in naga as written (without the `enable` line

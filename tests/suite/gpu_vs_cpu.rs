@@ -314,7 +314,16 @@ fn tiny_pair_capacity_grows_and_loses_nothing() {
 #[test]
 fn pair_list_beyond_the_binding_limit_is_too_large() {
     let Some(ctx) = ctx() else { return };
-    let n = 20_000u64;
+    // Premise, on any adapter: n coincident spheres touch in n (n - 1) / 2 pairs of 8 bytes,
+    // and n is the smallest count whose list passes the adapter's binding limit (128 MiB on
+    // lavapipe, 2^31 - 16 bytes on an H100).
+    let limit = ctx.max_binding_bytes();
+    let list_bytes = |n: u64| n * (n - 1) / 2 * 8;
+    let mut n = ((limit / 4) as f64).sqrt() as u64;
+    while list_bytes(n) <= limit {
+        n += 1;
+    }
+    assert!(list_bytes(n) > limit && list_bytes(n - 1) <= limit);
     let v = Scene::generate(SceneKind::OnePoint, &SceneParams::new(n as usize, 1)).spheres;
     let mut bp = GpuBroadPhase::new(ctx, Method::Sap).unwrap();
     let mut out = vec![[7u32, 8u32]];

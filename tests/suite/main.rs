@@ -13,6 +13,7 @@ mod cli_selftest;
 mod cpu_vs_brute;
 mod csv_readers;
 mod events;
+mod gpu_errors;
 mod gpu_events;
 mod gpu_figures;
 mod gpu_matches_cpu;

@@ -111,7 +111,7 @@ fn main() {
         Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
         Some(Command::Info) => info::exec(cli.adapter.as_deref()),
         Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
-        Some(Command::Shaders(a)) => shaders::exec(a),
+        Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),
         Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
     };
     match result {

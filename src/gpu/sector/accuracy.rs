@@ -52,7 +52,7 @@ impl SectorExperimentGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector experiment", WORKGROUP)?;
         let module = ctx.shader_file("sector/accuracy.wgsl")?;
-        let pipeline = ctx.pipeline(&module, "classify_rows", &[]);
+        let pipeline = ctx.pipeline(&module, "classify_rows", &[])?;
         let params = ctx.uniform_buffer("sector params", Params::uniform_size());
         ctx.check()?;
         Ok(Self {

@@ -67,7 +67,7 @@ impl SectorSphereGpu {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
         let module = ctx.shader_file("sector/sector_sphere.wgsl")?;
-        let pipeline = ctx.pipeline(&module, "test_pairs", &[]);
+        let pipeline = ctx.pipeline(&module, "test_pairs", &[])?;
         let params = ctx.uniform_buffer("sector sphere params", Params::uniform_size());
         ctx.check()?;
         Ok(Self {

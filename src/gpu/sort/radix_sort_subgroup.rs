@@ -85,7 +85,7 @@ pub(crate) fn scatter_pipeline(
     };
     let source = source(rounds, chunks_per_group(ctx), broadcast)?;
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
-    Ok(ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft))
+    ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft)
 }
 
 /// The scatter module as the pipeline compiles it: the sizes of workgroup arrays and the
@@ -238,7 +238,7 @@ mod tests {
         )
         .unwrap();
         let module = ctx.shader("ballot test", &source).unwrap();
-        let pipeline = ctx.pipeline(&module, "main", &[]);
+        let pipeline = ctx.pipeline(&module, "main", &[]).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(8);
         let mut cases: Vec<(u128, u32)> = Vec::new();
         for lane in 0..128u32 {

@@ -48,9 +48,9 @@ impl ExclusiveScan {
         let constants = [("ITEMS", items as f64)];
         let total_scratch = ctx.storage_buffer("scan total", 4, wgpu::BufferUsages::empty())?;
         let scan = Self {
-            reduce: ctx.pipeline(&module, "reduce", &constants),
-            downsweep: ctx.pipeline(&module, "downsweep", &constants),
-            top: ctx.pipeline(&module, "top", &constants),
+            reduce: ctx.pipeline(&module, "reduce", &constants)?,
+            downsweep: ctx.pipeline(&module, "downsweep", &constants)?,
+            top: ctx.pipeline(&module, "top", &constants)?,
             block: WORKGROUP * items,
             levels: Vec::new(),
             total_scratch,

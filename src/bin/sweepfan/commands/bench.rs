@@ -136,7 +136,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         } else if scene.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
             "brute_force [cpu]"
         } else {
-            "grid [cpu] (grid itself against sap)"
+            "grid [cpu] (the CPU grid itself against sap)"
         }
     );
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));

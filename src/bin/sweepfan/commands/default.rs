@@ -24,6 +24,10 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
             backends.push(Backend::Gpu);
             println!("GPU: {}", gpu.device());
         }
+        // A run told which adapter to use fails without it (docs/design.md §9.5).
+        Err(e) if sweepfan::gpu::adapter_check::expected_adapter().is_some() => {
+            return Err(e.into());
+        }
         Err(e) => println!("GPU: none ({e:#}); GPU columns omitted."),
     }
     println!("CPU: {}\n", cpu_device());

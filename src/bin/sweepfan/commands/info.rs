@@ -24,44 +24,68 @@ pub fn exec(adapter: Option<&str>) -> Result<bool> {
     let ctx = GpuContext::new(&GpuOptions {
         adapter: adapter.map(str::to_string),
     })?;
-    println!("\nselected: {} ({:?})", ctx.info.name, ctx.info.device_type);
-    if ctx.info.device_type == wgpu::DeviceType::Cpu {
-        println!(
+    println!();
+    for line in context_lines(&ctx, "selected") {
+        println!("{line}");
+    }
+    Ok(true)
+}
+
+/// The opened adapter (name, type, backend, driver), its key limits, subgroup sizes and
+/// features, one line each, the first starting with `heading`: `sweepfan info` prints them
+/// for the selected adapter, the selftest before its checks (docs/design.md §9.5).
+pub fn context_lines(ctx: &GpuContext, heading: &str) -> Vec<String> {
+    let info = &ctx.info;
+    let l = &ctx.limits;
+    let mut lines = vec![
+        format!(
+            "{heading}: {} ({:?}, {:?})",
+            info.name, info.device_type, info.backend
+        ),
+        format!("driver: {} {}", info.driver, info.driver_info),
+    ];
+    if info.device_type == wgpu::DeviceType::Cpu {
+        lines.push(
             "note: a CPU (software) adapter: a correctness target; its times are not GPU times"
+                .into(),
         );
     }
-    let l = &ctx.limits;
-    println!("limits:");
-    println!(
-        "  max_storage_buffer_binding_size  {}",
-        l.max_storage_buffer_binding_size
-    );
-    println!("  max_buffer_size                  {}", l.max_buffer_size);
-    println!(
-        "  max_compute_workgroups_per_dim   {}",
-        l.max_compute_workgroups_per_dimension
-    );
-    println!(
-        "  max_compute_invocations_per_wg   {}",
-        l.max_compute_invocations_per_workgroup
-    );
-    println!(
-        "  max_compute_workgroup_storage    {}",
-        l.max_compute_workgroup_storage_size
-    );
-    println!(
-        "  max_storage_buffers_per_stage    {}",
-        l.max_storage_buffers_per_shader_stage
-    );
-    println!(
-        "  min/max subgroup size            {}/{}",
-        ctx.adapter.get_info().subgroup_min_size,
-        ctx.adapter.get_info().subgroup_max_size
-    );
-    println!("features enabled: {:?}", ctx.features);
-    println!(
+    lines.push("limits:".into());
+    for (name, value) in [
+        (
+            "max_storage_buffer_binding_size",
+            l.max_storage_buffer_binding_size,
+        ),
+        ("max_buffer_size", l.max_buffer_size),
+        ("bytes per binding used", ctx.max_binding_bytes()),
+        (
+            "max_compute_workgroups_per_dim",
+            l.max_compute_workgroups_per_dimension.into(),
+        ),
+        (
+            "max_compute_invocations_per_wg",
+            l.max_compute_invocations_per_workgroup.into(),
+        ),
+        (
+            "max_compute_workgroup_storage",
+            l.max_compute_workgroup_storage_size.into(),
+        ),
+        (
+            "max_storage_buffers_per_stage",
+            l.max_storage_buffers_per_shader_stage.into(),
+        ),
+    ] {
+        lines.push(format!("  {name:<32} {value}"));
+    }
+    let subgroups = "min/max subgroup size";
+    lines.push(format!(
+        "  {subgroups:<32} {}/{}",
+        info.subgroup_min_size, info.subgroup_max_size
+    ));
+    lines.push(format!("features enabled: {:?}", ctx.features));
+    lines.push(format!(
         "timestamps: {}",
         if ctx.has_timestamps() { "yes" } else { "no" }
-    );
-    Ok(true)
+    ));
+    lines
 }

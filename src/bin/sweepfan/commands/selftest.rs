@@ -62,6 +62,11 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
         only,
         fault,
     };
+    // Where the checks run, first: a run on a software adapter, or on a driver with other
+    // limits or subgroup sizes, says so before any result (docs/design.md §9.5).
+    for line in crate::commands::info::context_lines(&ctx, "adapter") {
+        println!("{line}");
+    }
     println!("selftest ({}) on {}", cfg.level.name(), gpu.device());
     let print = |c: &sweepfan::experiments::selftest::Check| println!("{}", check_line(c));
     let report = run(&ctx, &cfg, Some(&print))?;

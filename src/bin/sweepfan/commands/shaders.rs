@@ -1,14 +1,17 @@
 //! `sweepfan shaders`: every shader module exactly as the pipelines compile it, one `.wgsl`
-//! file each, for validators other than wgpu's own (Tint: `scripts/tint.sh`).
+//! file each, for validators other than wgpu's own (Tint: `scripts/tint.sh`); with
+//! `--compile-report`, what each pipeline costs the adapter's driver to build.
 
 use anyhow::Result;
 use std::path::PathBuf;
+use sweepfan::gpu::compile_report::{CompileLimits, compile_report};
+use sweepfan::run::gpu::LazyGpu;
 
 #[derive(clap::Args)]
 pub struct ShadersArgs {
-    /// Directory to write into (created if missing).
-    #[arg(long)]
-    out: PathBuf,
+    /// Directory to write the modules into (created if missing).
+    #[arg(long, required_unless_present = "compile_report")]
+    out: Option<PathBuf>,
     /// Subgroup size the constants are generated for (power of two, 4..=128).
     #[arg(long, default_value_t = 32)]
     subgroup_size: u32,
@@ -16,13 +19,69 @@ pub struct ShadersArgs {
     /// naga rejects it).
     #[arg(long)]
     enable_subgroups: bool,
+    /// Build every pipeline on the selected adapter, one at a time, and print each one's
+    /// creation time and the process's peak memory meanwhile (docs/design.md §9.12).
+    #[arg(long)]
+    compile_report: bool,
+    /// With --compile-report: the rows as JSON.
+    #[arg(long, requires = "compile_report")]
+    json: Option<PathBuf>,
+    /// With --compile-report: fail (exit 1) when a pipeline takes longer than this.
+    #[arg(long, requires = "compile_report", default_value_t = f64::INFINITY)]
+    max_seconds: f64,
+    /// With --compile-report: fail (exit 1) when the peak resident memory while a pipeline is
+    /// built passes this many MiB.
+    #[arg(long, requires = "compile_report", default_value_t = u64::MAX >> 20)]
+    max_rss_mb: u64,
 }
 
-pub fn exec(a: ShadersArgs) -> Result<bool> {
-    let written =
-        sweepfan::gpu::shader::write_modules(&a.out, a.subgroup_size, a.enable_subgroups)?;
-    for path in written {
-        println!("{}", path.display());
+pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    if let Some(out) = &a.out {
+        let written =
+            sweepfan::gpu::shader::write_modules(out, a.subgroup_size, a.enable_subgroups)?;
+        for path in written {
+            println!("{}", path.display());
+        }
     }
-    Ok(true)
+    if !a.compile_report {
+        return Ok(true);
+    }
+    if a.max_seconds.is_nan() || a.max_seconds <= 0.0 {
+        anyhow::bail!("--max-seconds must be positive, got {}", a.max_seconds);
+    }
+    let ctx = gpu.get()?;
+    let limits = CompileLimits {
+        seconds: a.max_seconds,
+        rss_bytes: a.max_rss_mb.saturating_mul(1 << 20),
+    };
+    println!("pipeline creation on {}", ctx.adapter_label());
+    println!(
+        "{:<44} {:<24} {:>9} {:>12}",
+        "module", "entry", "seconds", "peak MiB"
+    );
+    let mut over = 0;
+    let rows = compile_report(&ctx, |r| {
+        let why = r.over(&limits);
+        over += usize::from(why.is_some());
+        println!(
+            "{:<44} {:<24} {:>9.3} {:>12}{}",
+            r.module,
+            r.entry,
+            r.seconds,
+            r.peak_rss_bytes
+                .map_or("-".into(), |b| (b >> 20).to_string()),
+            why.map_or(String::new(), |w| format!("  OVER: {w}"))
+        );
+    })?;
+    let slowest = rows.iter().map(|r| r.seconds).fold(0.0, f64::max);
+    let peak = rows.iter().filter_map(|r| r.peak_rss_bytes).max();
+    println!(
+        "{} pipelines; slowest {slowest:.3} s; highest peak {} MiB; {over} over the limits",
+        rows.len(),
+        peak.map_or("-".into(), |b| (b >> 20).to_string())
+    );
+    if let Some(path) = &a.json {
+        sweepfan::report::rows::write_json_value(path, &rows)?;
+    }
+    Ok(over == 0)
 }

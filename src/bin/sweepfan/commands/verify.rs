@@ -83,7 +83,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Backend::Cpu => None,
     };
     let mut bp = registry::broad_phase(&a.method, backend, ctx.as_ref())?;
-    let reference_name = reference_method(scene.len(), &a.method);
+    let reference_name = reference_method(scene.len(), &a.method, backend);
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
     write_pairs_csv(&a.pairs_out, &pairs)?;

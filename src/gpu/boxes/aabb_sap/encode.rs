@@ -12,8 +12,8 @@ struct Checked {
     wide_count: u64,
     /// Invocations per wide shape.
     wide_lanes: u32,
-    /// Workgroups of the wide pass.
-    wide_groups: u64,
+    /// Workgroups of the wide pass (see [`wide_grid`]).
+    wide_grid: [u32; 3],
     /// Workgroups per dispatch dimension.
     max_groups: u32,
 }
@@ -38,7 +38,7 @@ impl GpuAabbSap {
             column_count,
             wide_count,
             wide_lanes,
-            wide_groups,
+            wide_grid,
             max_groups,
         } = self.validate(ctx, shapes, layout)?;
         self.ensure_scratch(ctx, n)?;
@@ -66,7 +66,8 @@ impl GpuAabbSap {
         ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.counters, 0, None);
         let s = self.scratch.as_ref().expect("allocated above");
-        let groups = dispatch_2d(n.div_ceil(WG), max_groups);
+        let grid = |(x, y): (u32, u32)| [x, y, 1];
+        let groups = grid(dispatch_2d(n.div_ceil(WG), max_groups));
         let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
             ctx.bind_buffers("aabb_sap", pipeline, buffers)
         };
@@ -141,8 +142,7 @@ impl GpuAabbSap {
                 (12, wide_buffer),
             ],
         );
-        let wide_groups = dispatch_2d(wide_groups as u32, max_groups);
-        let mark_groups = dispatch_2d((wide_count as u32).div_ceil(WG), max_groups);
+        let mark_groups = grid(dispatch_2d((wide_count as u32).div_ceil(WG), max_groups));
 
         self.timer.reset();
         let run = |encoder: &mut wgpu::CommandEncoder,
@@ -150,7 +150,7 @@ impl GpuAabbSap {
                    label: &'static str,
                    pipeline: &wgpu::ComputePipeline,
                    group: &wgpu::BindGroup,
-                   groups: (u32, u32)| {
+                   groups: [u32; 3]| {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: timer.pass(label),
@@ -158,7 +158,7 @@ impl GpuAabbSap {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
             ctx.note_dispatch();
-            pass.dispatch_workgroups(groups.0, groups.1, 1);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
         };
         run(
             encoder,
@@ -245,7 +245,7 @@ impl GpuAabbSap {
                 "aabb wide",
                 &self.wide_pairs,
                 &wide_group,
-                wide_groups,
+                wide_grid,
             );
         }
         self.timer.resolve(encoder);
@@ -302,25 +302,42 @@ impl GpuAabbSap {
                 "wide shapes must be increasing indices below {n}"
             )));
         }
-        // Enough invocations per wide shape that each makes at most WIDE_CHUNK steps.
-        let wide_lanes = n.div_ceil(WIDE_CHUNK);
         let max_groups = self
             .max_groups_per_dim
             .min(ctx.limits.max_compute_workgroups_per_dimension);
-        let wide_groups = (wide_count * wide_lanes as u64).div_ceil(WG as u64);
-        if wide_groups > max_groups as u64 * max_groups as u64 {
-            return Err(Error::TooLarge(format!(
-                "{wide_count} wide shapes among {n}: {wide_groups} workgroups exceed the \
-                 adapter's {max_groups} x {max_groups}"
-            )));
-        }
+        let (wide_lanes, wide_grid) = wide_grid(n, wide_count, max_groups)?;
         Ok(Checked {
             n,
             column_count,
             wide_count,
             wide_lanes,
-            wide_groups,
+            wide_grid,
             max_groups,
         })
     }
+}
+
+/// The wide pass's invocations per wide shape and its grid of workgroups (docs/design.md §4.5):
+/// `wide_lanes` = ceil(n / WIDE_CHUNK) invocations per wide shape, so that each makes at most
+/// WIDE_CHUNK steps; x = the workgroups of one shape's lanes, y (then z, past `max_groups`
+/// rows) the wide shapes, `wide_pairs` reading shape `z * rows + y`. No flat invocation index:
+/// at n = 2^24 with 65,536 wide shapes there are 2^32 invocations, which a u32 index wraps.
+/// [`Error::TooLarge`] when a dimension would exceed `max_groups`.
+pub(super) fn wide_grid(n: u32, wide_count: u64, max_groups: u32) -> Result<(u32, [u32; 3])> {
+    let max_groups = max_groups.max(1);
+    let wide_lanes = n.div_ceil(WIDE_CHUNK);
+    let x = wide_lanes.div_ceil(WG).max(1);
+    let max = max_groups as u64;
+    let rows = match u32::try_from(wide_count) {
+        Ok(rows) if x <= max_groups && wide_count <= max * max => rows,
+        _ => {
+            return Err(Error::TooLarge(format!(
+                "{wide_count} wide shapes among {n}: the wide pass needs {x} workgroups per wide \
+                 shape and a row of them per wide shape; the adapter allows {max_groups} per \
+                 dimension (rows fold into z, so {max_groups} x {max_groups} wide shapes at most)"
+            )));
+        }
+    };
+    let (y, z) = dispatch_2d(rows, max_groups);
+    Ok((wide_lanes, [x, y, z]))
 }

@@ -68,7 +68,7 @@ fn polygon_offsets_are_checked_on_the_device() {
 fn candidate_lists_beyond_one_binding_are_too_large() {
     let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
-    let max = ctx.limits.max_storage_buffer_binding_size / 8;
+    let max = ctx.max_binding_bytes() / 8;
     let e = sap.grow_candidates(&ctx, max + 1).unwrap_err();
     assert!(matches!(e, Error::TooLarge(_)), "{e}");
     sap.grow_candidates(&ctx, 1000).unwrap();
@@ -258,13 +258,19 @@ fn wide_pass_gives_the_plain_sweeps_candidates() {
         .count();
     assert!(wide_wide > 10, "{wide_wide}");
     assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
-    // 2D dispatch of every pass (at most 3 groups per dimension, then 10: the wide pass of
-    // the arbitrary list is 434 x 12 invocations, 82 groups, more than 3 x 3 can hold).
+    // 2D dispatch of every pass (at most 3 groups per dimension, then `side`): the wide pass
+    // has a row of workgroups per wide shape, folded into z past the limit, so the arbitrary
+    // list's hundreds of rows exceed 3 x 3 but fit side x side.
     sap.set_max_groups_per_dim(3);
     assert_eq!(candidates(&mut sap, &auto).unwrap(), plain);
     let e = candidates(&mut sap, &arbitrary).unwrap_err();
     assert!(matches!(e, Error::TooLarge(_)), "{e}");
-    sap.set_max_groups_per_dim(10);
+    let side = (arbitrary.wide.len() as f64).sqrt().ceil() as u32;
+    assert!(
+        side > 3 && side * side >= arbitrary.wide.len() as u32,
+        "{side}"
+    );
+    sap.set_max_groups_per_dim(side);
     assert_eq!(candidates(&mut sap, &arbitrary).unwrap(), plain);
     sap.set_max_groups_per_dim(u32::MAX);
     for bad in [vec![5, 5], vec![9, 4], vec![n]] {
@@ -274,6 +280,50 @@ fn wide_pass_gives_the_plain_sweeps_candidates() {
         };
         let e = candidates(&mut sap, &layout).unwrap_err();
         assert!(matches!(e, Error::Config(_)), "{bad:?}: {e}");
+    }
+}
+
+/// The wide pass's grid at n = 2^24 with 65,536 wide shapes (the most `max_wide` sets apart
+/// there): 2^32 invocations, which a flat u32 index wrapped; the grid keeps every dimension
+/// within 65,535 and every index the shader forms below 2^32, and reaches each wide shape once.
+/// No device needed.
+#[test]
+fn the_wide_grid_at_n_2_24_stays_within_limits_and_indices() {
+    let (n, wide_count, max) = (1u32 << 24, 65_536u64, 65_535u32);
+    assert_eq!(SweepLayout::max_wide(n as usize), wide_count as usize);
+    let (lanes, [x, y, z]) = encode::wide_grid(n, wide_count, max).unwrap();
+    assert_eq!(lanes, n / WIDE_CHUNK);
+    // The flat index of the old dispatch: wide_count x lanes invocations.
+    assert!(wide_count * lanes as u64 > u32::MAX as u64);
+    assert!(x <= max && y <= max && z <= max, "{x} x {y} x {z}");
+    assert!(x as u64 * WG as u64 >= lanes as u64);
+    assert!(y as u64 * z as u64 >= wide_count);
+    // The shader's largest indices, in its own u32 arithmetic.
+    let last_lane = (x - 1).checked_mul(WG).and_then(|v| v.checked_add(WG - 1));
+    let last_wide = (z - 1).checked_mul(y).and_then(|v| v.checked_add(y - 1));
+    assert!(last_lane.is_some_and(|l| l >= lanes - 1), "{last_lane:?}");
+    assert!(
+        last_wide.is_some_and(|k| k as u64 >= wide_count - 1),
+        "{last_wide:?}"
+    );
+    // Each wide shape has exactly one row (a small grid, enumerated).
+    for (count, max) in [(40u64, 7u32), (49, 7), (1, 3), (9, 3)] {
+        let (_, [_, y, z]) = encode::wide_grid(1000, count, max).unwrap();
+        let mut rows: Vec<u64> = (0..z)
+            .flat_map(|zz| (0..y).map(move |yy| (zz * y + yy) as u64))
+            .filter(|&k| k < count)
+            .collect();
+        rows.sort_unstable();
+        assert_eq!(rows, (0..count).collect::<Vec<_>>(), "{count} in {max}");
+    }
+    // Past what the adapter's dimensions hold: a clear TooLarge, never a wrapped grid.
+    for (n, count, max) in [
+        (1000, 10, 3),
+        (u32::MAX, 1, 65_535),
+        (1 << 24, 1 << 33, 65_535),
+    ] {
+        let e = encode::wide_grid(n, count, max).unwrap_err();
+        assert!(matches!(e, Error::TooLarge(_)), "{e}");
     }
 }
 

@@ -161,12 +161,12 @@ impl RotatingGpu {
             })
         };
         let gpu = Self {
-            keys: ctx.pipeline(&module, "sphere_keys", &[]),
-            gather: ctx.pipeline(&module, "gather_spheres", &[]),
-            starts_pipeline: ctx.pipeline(&module, "find_cell_starts", &[]),
-            count: ctx.pipeline(&module, "count_candidates", &[]),
-            write: ctx.pipeline(&module, "write_candidates", &[]),
-            test: ctx.pipeline(&module, "test_candidates", &[]),
+            keys: ctx.pipeline(&module, "sphere_keys", &[])?,
+            gather: ctx.pipeline(&module, "gather_spheres", &[])?,
+            starts_pipeline: ctx.pipeline(&module, "find_cell_starts", &[])?,
+            count: ctx.pipeline(&module, "count_candidates", &[])?,
+            write: ctx.pipeline(&module, "write_candidates", &[])?,
+            test: ctx.pipeline(&module, "test_candidates", &[])?,
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
             params: ctx.uniform_buffer("rotating params", Params::uniform_size()),
@@ -183,7 +183,7 @@ impl RotatingGpu {
             hit_pairs: Scratch::default(),
             capacity_override: None,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
-            prepare: ctx.pipeline(&module, "prepare_test", &[]),
+            prepare: ctx.pipeline(&module, "prepare_test", &[])?,
             slots: Vec::new(),
             candidates_resident: Scratch::default(),
             candidate_room: 0,

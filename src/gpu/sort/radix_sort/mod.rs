@@ -277,7 +277,7 @@ impl RadixSort {
         let constants = [("ROUNDS", rounds as f64)];
         let scatter = match variant {
             Variant::Portable => {
-                ctx.pipeline_with(&self.module, "scatter", &constants, WorkgroupMemory::AsLeft)
+                ctx.pipeline_with(&self.module, "scatter", &constants, WorkgroupMemory::AsLeft)?
             }
             Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
         };
@@ -290,7 +290,7 @@ impl RadixSort {
                 "histogram",
                 &constants,
                 WorkgroupMemory::AsLeft,
-            ),
+            )?,
             scatter,
             block: WORKGROUP * rounds,
             scatter_blocks: match variant {

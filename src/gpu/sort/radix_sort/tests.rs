@@ -106,7 +106,7 @@ fn wgsl_ordered_u32_matches_rust() {
     )
     .unwrap();
     let module = ctx.shader("ordered_float test", &source).unwrap();
-    let pipeline = ctx.pipeline(&module, "main", &[]);
+    let pipeline = ctx.pipeline(&module, "main", &[]).unwrap();
     let v = special_floats();
     let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
     let buf = ctx

@@ -1,0 +1,165 @@
+//! What each kernel costs the driver to compile: every module of [`crate::gpu::shader::modules`]
+//! and every `@compute` entry point in it, built into a pipeline on the context's adapter, with
+//! the wall time of the pipeline's creation and the process's peak resident memory while it
+//! was created (`sweepfan shaders --compile-report`; docs/design.md §9.12).
+//!
+//! Drivers compile lazily in different places (shader module or pipeline), so each entry point
+//! gets a module of its own and the time covers both. The memory is the process's peak resident
+//! set during the creation, read from `/proc/self/status` after resetting the peak through
+//! `/proc/self/clear_refs` (Linux); elsewhere it is `None`.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::GpuContext;
+use crate::gpu::shader;
+use std::time::Instant;
+
+/// One pipeline's creation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PipelineCompile {
+    /// The module's name (the path under `shaders/`, with its variant).
+    pub module: String,
+    /// The entry point.
+    pub entry: String,
+    /// Wall time of module plus pipeline creation.
+    pub seconds: f64,
+    /// The process's peak resident set during the creation, in bytes (Linux only).
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// Limits a report is held to (`--max-seconds`, `--max-rss-mb`).
+#[derive(Debug, Clone, Copy)]
+pub struct CompileLimits {
+    pub seconds: f64,
+    pub rss_bytes: u64,
+}
+
+impl PipelineCompile {
+    /// Why this pipeline breaks `limits`, or `None`.
+    pub fn over(&self, limits: &CompileLimits) -> Option<String> {
+        let mut why = Vec::new();
+        if self.seconds > limits.seconds {
+            why.push(format!("{:.2} s > {} s", self.seconds, limits.seconds));
+        }
+        if let Some(rss) = self.peak_rss_bytes.filter(|&b| b > limits.rss_bytes) {
+            why.push(format!(
+                "peak {} MB > {} MB",
+                rss >> 20,
+                limits.rss_bytes >> 20
+            ));
+        }
+        (!why.is_empty()).then(|| why.join(", "))
+    }
+}
+
+/// The `@compute` entry points of a WGSL source, in order (line comments ignored).
+pub fn entry_points(source: &str) -> Vec<String> {
+    let code: String = source
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("@compute") {
+        rest = &rest[at + "@compute".len()..];
+        if let Some(f) = rest.find("fn ") {
+            let name: String = rest[f + 3..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Builds every pipeline the library can build on `ctx`, one at a time, and reports each.
+/// `progress` sees each row as it is measured (a slow driver shows where it is).
+pub fn compile_report(
+    ctx: &GpuContext,
+    mut progress: impl FnMut(&PipelineCompile),
+) -> Result<Vec<PipelineCompile>> {
+    let lanes = ctx.info.subgroup_min_size.clamp(4, 128).next_power_of_two();
+    let subgroups = crate::gpu::sort::radix_sort_subgroup::unsupported(ctx).is_none();
+    let mut rows = Vec::new();
+    for module in shader::modules(lanes)? {
+        if module.uses_subgroups && !subgroups {
+            continue;
+        }
+        for entry in entry_points(&module.source) {
+            reset_peak_rss();
+            let started = Instant::now();
+            let compiled = ctx.shader(&module.name, &module.source)?;
+            ctx.pipeline(&compiled, &entry, &[]).map_err(|e| {
+                Error::Gpu(format!("{} ({entry}) did not compile: {e}", module.name))
+            })?;
+            let row = PipelineCompile {
+                module: module.name.clone(),
+                entry,
+                seconds: started.elapsed().as_secs_f64(),
+                peak_rss_bytes: peak_rss_bytes(),
+            };
+            progress(&row);
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// Resets the kernel's record of this process's peak resident set (Linux; ignored elsewhere).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The peak resident set since the last reset, from `VmHWM` (Linux), in bytes.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_points_are_found_in_order() {
+        let src = "fn helper() {}\n@compute @workgroup_size(256)\nfn first(inv: I) {}\n\
+                   // @compute in a comment names nothing without fn\n@compute\n@workgroup_size(64)\nfn second_one() {}";
+        assert_eq!(entry_points(src), ["first", "second_one"]);
+    }
+
+    #[test]
+    fn every_module_with_compute_has_an_entry_point() {
+        for m in shader::modules(32).unwrap() {
+            assert!(!entry_points(&m.source).is_empty(), "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn limits_name_what_is_over() {
+        let row = PipelineCompile {
+            module: "m".into(),
+            entry: "e".into(),
+            seconds: 6.0,
+            peak_rss_bytes: Some(2 << 30),
+        };
+        let limits = CompileLimits {
+            seconds: 5.0,
+            rss_bytes: 1 << 30,
+        };
+        let why = row.over(&limits).unwrap();
+        assert!(
+            why.contains("6.00 s > 5 s") && why.contains("2048 MB > 1024 MB"),
+            "{why}"
+        );
+        let fine = CompileLimits {
+            seconds: 10.0,
+            rss_bytes: 4 << 30,
+        };
+        assert_eq!(row.over(&fine), None);
+    }
+}

@@ -1,0 +1,116 @@
+//! Tests of the context: dispatch grids, limits and growth (no device needed), and the device
+//! basics.
+
+use super::*;
+
+#[test]
+fn dispatch_2d_covers_every_group_within_limits() {
+    for groups in [0u32, 1, 65_535, 65_536, 65_535 * 3 + 1, 4_000_000] {
+        let (x, y) = dispatch_2d(groups, 65_535);
+        assert!(x <= 65_535 && y <= 65_535);
+        assert!(x as u64 * y as u64 >= groups as u64);
+        // Not wasteful: less than one extra row.
+        assert!((x as u64 * y as u64) < groups as u64 + x as u64 + 1);
+    }
+}
+
+/// wgpu's 2^31 - 1 binding limit on Vulkan/DX12: every request between 1.43 and 2 GB used
+/// to grow to the limit, round up to 2^31 and be refused.
+#[test]
+fn counts_past_u32_are_too_large() {
+    assert_eq!(count_u32("spheres", 7).unwrap(), 7);
+    assert_eq!(count_u32("spheres", u32::MAX as usize).unwrap(), u32::MAX);
+    let e = count_u32("spheres", u32::MAX as usize + 1).unwrap_err();
+    assert!(
+        matches!(e, Error::TooLarge(_)) && e.to_string().contains("spheres"),
+        "{e}"
+    );
+}
+
+#[test]
+fn growth_stays_within_an_odd_binding_limit() {
+    let odd: u64 = (1 << 31) - 1;
+    let max = odd - odd % BINDING_ALIGN;
+    assert_eq!(max, (1 << 31) - 16);
+    for bytes in [4u64, 1 << 20, 1_500_000_000, 1_431_655_764, max - 4, max] {
+        let size = grown_bytes(bytes, max);
+        assert!(
+            size >= bytes && size <= max && size.is_multiple_of(4),
+            "{bytes}: {size}"
+        );
+    }
+}
+
+/// 2^31 - 16 on every backend, whatever the adapter reports above it (Metal may report more
+/// than 4 GiB, which naga's 32-bit sizes would wrap); smaller limits are kept, rounded down.
+#[test]
+fn the_binding_limit_is_clamped_on_every_backend() {
+    let limits = |binding: u64, buffer: u64| wgpu::Limits {
+        max_storage_buffer_binding_size: binding,
+        max_buffer_size: buffer,
+        ..wgpu::Limits::default()
+    };
+    let clamped = (1u64 << 31) - 16;
+    for (binding, buffer, want) in [
+        (1 << 33, 1 << 34, clamped),
+        (u64::MAX, u64::MAX, clamped),
+        (1 << 31, 1 << 32, clamped),
+        ((1 << 31) - 1, 1 << 40, clamped),
+        (128 << 20, 1 << 40, 128 << 20),
+        (1 << 30, 1_000_000_007, 1_000_000_000),
+    ] {
+        let got = max_binding_bytes_of(&limits(binding, buffer));
+        assert_eq!(got, want, "binding {binding}, buffer {buffer}");
+    }
+    assert_eq!(MAX_BINDING_BYTES % BINDING_ALIGN, 0);
+}
+
+#[test]
+fn the_binding_limit_is_rounded_down() {
+    let Some(mut ctx) = test_gpu() else { return };
+    ctx.limits.max_storage_buffer_binding_size = (1 << 31) - 1;
+    ctx.limits.max_buffer_size = u64::MAX;
+    assert_eq!(ctx.max_binding_bytes(), (1 << 31) - 16);
+    // A request just under it is accepted by the check (no allocation here).
+    assert!(ctx.check_binding("t", (1 << 31) - 16).is_ok());
+    assert!(ctx.check_binding("t", (1 << 31) - 12).is_err());
+}
+
+#[test]
+fn device_reports_limits_and_reads_back() {
+    let Some(ctx) = test_gpu() else { return };
+    assert!(ctx.limits.max_storage_buffer_binding_size >= 128 << 20);
+    let data: Vec<u32> = (0..1000).collect();
+    let buf = ctx
+        .storage_buffer("t", 4000, wgpu::BufferUsages::empty())
+        .unwrap();
+    ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
+    assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
+    let too_big = ctx.limits.max_storage_buffer_binding_size + 4;
+    let e = ctx.check_binding("pairs", too_big).unwrap_err().to_string();
+    assert!(e.contains("pairs") && e.contains("allows"), "{e}");
+}
+
+#[test]
+fn unknown_adapter_name_is_a_clear_error() {
+    let e = GpuContext::new(&GpuOptions {
+        adapter: Some("no-such-gpu-xyz".into()),
+    })
+    .err()
+    .expect("must fail");
+    assert!(matches!(e, Error::NoAdapter(_)), "{e}");
+    assert!(e.to_string().contains("no-such-gpu-xyz"));
+}
+
+/// The adapter the GPU tests open, named on stderr. With `SWEEPFAN_EXPECT_ADAPTER` set, another
+/// adapter fails here, naming both (`scripts/test.sh` runs this test first, so such a run fails
+/// within a minute rather than after the whole suite).
+#[test]
+fn the_tests_run_on_the_expected_adapter() {
+    use crate::gpu::adapter_check::{adapter_mismatch, expected_adapter};
+    let Some(ctx) = test_gpu() else { return };
+    eprintln!("GPU tests on {}", ctx.adapter_label());
+    if let Some(expected) = expected_adapter() {
+        assert_eq!(adapter_mismatch(&expected, &ctx.info), None);
+    }
+}
