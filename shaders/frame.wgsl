@@ -19,6 +19,8 @@ struct Params {
     flags: u32,
     // Grid: number of hash buckets (a power of two).
     buckets: u32,
+    // Always 0, unknown to the compiler: see `unfused` (docs/design.md §9.13).
+    zero_bits: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -100,13 +102,81 @@ fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
     return m_dot3(dk, dk) <= sk * sk;
 }
 
-// geom::sphere::origin_key: |c|, rescaled within 2^-50 of the origin.
+// ---- Origin keys, bit for bit the CPU's on every device (docs/design.md §9.13).
+
+// p itself, through an integer OR with a value the compiler cannot know (always 0): no driver
+// can fuse the product that made p into the add that uses it, nor reassociate across it. Vulkan
+// rounds f32 add, subtract and multiply correctly; only contraction and sqrt's precision make a
+// device differ from the CPU.
+fn unfused(p: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(p) | params.zero_bits);
+}
+
+// glam's Vec3::dot(c, c) as the CPU rounds it: ((x x + y y) + z z), each step rounded.
+fn norm2_as_cpu(c: vec3<f32>) -> f32 {
+    return unfused(unfused(c.x * c.x) + unfused(c.y * c.y)) + unfused(c.z * c.z);
+}
+
+// Whether the midpoint between a and the next f32 above it, squared, is below s (a and s
+// positive normal floats). Exact: a = A 2^(ea - 150), the midpoint (2A + 1) 2^(ea - 151), its
+// square M^2 2^(2 ea - 302) with M^2 < 2^50 in two u32 words, against S 2^(es - 150) shifted.
+fn mid_square_below(a: f32, s: f32) -> bool {
+    let ba = bitcast<u32>(a);
+    let bs = bitcast<u32>(s);
+    let m = 2u * ((ba & 0x7fffffu) | 0x800000u) + 1u;
+    let ms = (bs & 0x7fffffu) | 0x800000u;
+    let d = i32((bs >> 23u) & 0xffu) + 152 - 2 * i32((ba >> 23u) & 0xffu);
+    if d < 0 {
+        return false; // S 2^d < 2^24 <= M^2
+    }
+    if d > 40 {
+        return true; // S 2^d >= 2^63 > M^2
+    }
+    let mh = m >> 16u;
+    let ml = m & 0xffffu;
+    let cross = 2u * mh * ml;
+    let ll = ml * ml;
+    let lo = ll + (cross << 16u);
+    let hi = mh * mh + (cross >> 16u) + select(0u, 1u, lo < ll);
+    var s_hi = 0u;
+    var s_lo = ms;
+    if d >= 32 {
+        s_hi = ms << u32(d - 32);
+        s_lo = 0u;
+    } else if d > 0 {
+        s_hi = ms >> u32(32 - d);
+        s_lo = ms << u32(d);
+    }
+    return hi < s_hi || (hi == s_hi && lo < s_lo);
+}
+
+// The correctly rounded square root of s (0 or a positive normal f32), as the CPU's sqrt: the
+// device's estimate (a few ULP off, m_sqrt) moved one ULP at a time until the exact midpoint
+// test says it is the nearest float (no ties: a midpoint's square has too many bits to be s).
+fn rounded_sqrt(s: f32) -> f32 {
+    if s == 0.0 {
+        return 0.0;
+    }
+    var r = m_sqrt(s);
+    for (var step = 0u; step < 16u; step++) {
+        if mid_square_below(r, s) {
+            r = bitcast<f32>(bitcast<u32>(r) + 1u);
+        } else if !mid_square_below(bitcast<f32>(bitcast<u32>(r) - 1u), s) {
+            r = bitcast<f32>(bitcast<u32>(r) - 1u);
+        } else {
+            break;
+        }
+    }
+    return r;
+}
+
+// geom::sphere::origin_key: |c|, rescaled within 2^-50 of the origin; the CPU's bits exactly.
 fn origin_key(c: vec3<f32>) -> f32 {
     let m = max(max(abs(c.x), abs(c.y)), abs(c.z));
     if m >= 8.881784e-16 || m == 0.0 {
-        return m_length3(c);
+        return rounded_sqrt(norm2_as_cpu(c));
     }
-    return m_length3(c * inverse_power_of_two(m)) * power_of_two(m);
+    return rounded_sqrt(norm2_as_cpu(c * inverse_power_of_two(m))) * power_of_two(m);
 }
 
 fn r_max() -> f32 {

@@ -145,9 +145,11 @@ fn brute(inv: Invocation) {
 fn visit_sweep(q: u32) {
     let at = min(q, params.n - 1u);
     let kq = keys[at];
-    // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding, length() here included.
+    // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding. The keys are the CPU's bits and
+    // this bound is rounded as the CPU rounds it (its product unfused), so the walk ends where
+    // the CPU's does on every device (docs/design.md §9.13).
     let dq = unordered(kq);
-    let past = select(dq > reach, dq - reach > limit + 1e-5 * dq, params.mode == SWEEP_ORIGIN);
+    let past = select(dq > reach, dq - reach > limit + unfused(1e-5 * dq), params.mode == SWEEP_ORIGIN);
     let live = !done & (q < params.n) & (kq != NONE) & !past;
     done = !live;
     if live {

@@ -180,10 +180,10 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
 }
 
 /// Relative slack of the origin-distance walk (docs/design.md §9.3): it goes on while
-/// `D_q - D_p <= 2 r_max + ORIGIN_KEY_SLACK * D_q`. The keys `D = |c|` carry rounding (a few
-/// ULP on the CPU; WGSL's `length` inherits `sqrt` through `inverseSqrt` and a dot product a
-/// driver may fuse, about 8 ULP), which the triangle inequality behind the walk does not allow
-/// for; 1e-5 is about 80 ULP of `D_q`, so every touching pair stays a candidate on every device.
+/// `D_q - D_p <= 2 r_max + ORIGIN_KEY_SLACK * D_q`. The keys `D = |c|` carry rounding (the
+/// squared norm's and the square root's, a few ULP; the GPU computes the same bits, §9.13),
+/// which the triangle inequality behind the walk does not allow for; 1e-5 is about 80 ULP of
+/// `D_q`, so every touching pair stays a candidate.
 pub const ORIGIN_KEY_SLACK: f32 = 1e-5;
 
 /// Largest radius in the scene (0 for an empty slice).

@@ -393,12 +393,18 @@ impl GpuContext {
         };
         // The wait runs the callback once the queue is idle, whatever error it then reports.
         let waited = self.wait();
-        let mapped = match rx.try_recv() {
-            Ok(r) => Some(r),
-            Err(_) => {
-                // A failed poll may have stopped before the callbacks: one more, non-blocking.
-                let _ = self.device.poll(wgpu::PollType::Poll);
-                rx.try_recv().ok()
+        let mapped = if waited.is_ok() {
+            // The map is resolved; its callback has run or is running on another thread whose
+            // poll collected it (tests share a device): wait for it, boundedly.
+            rx.recv_timeout(std::time::Duration::from_secs(60)).ok()
+        } else {
+            match rx.try_recv() {
+                Ok(r) => Some(r),
+                Err(_) => {
+                    // A failed poll may have stopped before the callbacks: one more, non-blocking.
+                    let _ = self.device.poll(wgpu::PollType::Poll);
+                    rx.try_recv().ok()
+                }
             }
         };
         waited?;

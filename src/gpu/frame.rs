@@ -23,6 +23,9 @@ pub struct Params {
     pub cap: u32,
     pub flags: u32,
     pub buckets: u32,
+    /// Always 0: the shaders OR it into products they must not let a driver fuse
+    /// (`unfused`, docs/design.md §9.13).
+    pub zero_bits: u32,
 }
 
 impl Params {

@@ -537,3 +537,5 @@ mod tests {
 
 #[cfg(test)]
 mod math_tests;
+#[cfg(test)]
+mod origin_key_tests;
