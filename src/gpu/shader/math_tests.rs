@@ -234,6 +234,22 @@ fn sloppy_fma_rounds_about_as_a_fused_operation() {
     let cases = random_cases(2312, 4096);
     let source = compose_text_with(FMA, MathMode::Sloppy).unwrap();
     let got = run(&ctx, &source, "fused", &cases, 1);
+    // Premise: the device itself fuses nothing (lavapipe, what the sloppy math is for, §9.11).
+    // A driver that fuses `p + c` inside the emulation adds the product's error twice; it shows
+    // here as its own `x * y + z` differing from the unfused one.
+    let fusing = cases
+        .iter()
+        .zip(&got)
+        .filter(|(c, g)| g[1].to_bits() != (c[0] * c[1] + c[2]).to_bits())
+        .count();
+    if fusing > 0 {
+        eprintln!(
+            "{} fuses x * y + z ({fusing} of {} cases): the emulated fma is for devices that do not",
+            ctx.info.name,
+            cases.len()
+        );
+        return;
+    }
     let (mut equal, mut unlike_unfused) = (0usize, 0usize);
     for (c, g) in cases.iter().zip(&got) {
         let fused = (f64::from(c[0]) * f64::from(c[1]) + f64::from(c[2])) as f32;
