@@ -72,3 +72,56 @@ impl<T> ResultExt<T> for Result<T> {
         })
     }
 }
+
+/// Longest piece of echoed input [`shown`] keeps, in characters.
+pub const SHOWN_MAX_CHARS: usize = 80;
+
+/// Text from a file or the command line as a message may echo it: control characters escaped
+/// (`\r`, `\0`, `\x1b`, ...; a carriage return would otherwise send the terminal back to the start
+/// of the line and hide the message), as are invisible format characters (zero-width,
+/// bidirectional overrides, a byte-order mark) and whatever else `char::escape_debug` escapes;
+/// quotes and backslashes are kept as typed. Longer than [`SHOWN_MAX_CHARS`] characters, the rest is replaced by `...`.
+pub fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(4 * SHOWN_MAX_CHARS));
+    for (i, c) in text.chars().enumerate() {
+        if i == SHOWN_MAX_CHARS {
+            out.push_str("...");
+            break;
+        }
+        match c {
+            '\0' => out.push_str("\\0"),
+            '"' | '\'' | '\\' => out.push(c),
+            c if c.is_control() => match c {
+                '\t' | '\r' | '\n' => out.extend(c.escape_default()),
+                c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            },
+            // Zero-width and bidirectional format characters, the byte-order mark.
+            '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.extend(c.escape_debug()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn shown_escapes_what_a_terminal_would_act_on() {
+        assert_eq!(shown("1.5e3"), "1.5e3");
+        assert_eq!(shown("x,y\rz"), "x,y\\rz");
+        assert_eq!(shown("0\0"), "0\\0");
+        assert_eq!(shown("\u{1b}[31m"), "\\x1b[31m");
+        assert_eq!(shown("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(shown("'q\"\\"), "'q\"\\");
+        assert_eq!(shown("héllo"), "héllo");
+        let long = "9".repeat(200);
+        assert_eq!(shown(&long), format!("{}...", &long[..80]));
+        assert!(!shown("a\u{85}b").contains('\u{85}'));
+    }
+}

@@ -13,6 +13,19 @@ use crate::cpu::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A sweep that would find more candidate pairs than its caller allows: at least `at_least`
+/// (the count stopped past the limit) and at most `bound` (the sweep's runs, before the
+/// overlap tests across the sweep).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooManyCandidates {
+    pub at_least: u64,
+    pub bound: u64,
+}
+
+/// Up to this many candidate pairs (8 MiB as a list) a sweep stores without checking.
+const UNCHECKED_CANDIDATES: u64 = 1 << 20;
 
 /// Maps coordinates across the sweep to column indices; the same floats always give the same
 /// column, and the map is monotonic, which the exactly-once rule relies on.
@@ -180,9 +193,25 @@ impl BoxSweep {
     /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, into `out`
     /// (cleared first), in the sweep's own order.
     pub fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) {
+        // No limit: nothing to refuse.
+        let unlimited = self.pairs_at_most(aabbs, out, || u64::MAX);
+        debug_assert!(unlimited.is_ok());
+    }
+
+    /// [`BoxSweep::pairs`], refusing before it stores them more candidate pairs than `max()`
+    /// (called only when the sweep may find more than 2^20): the runs of
+    /// the sweep bound the count without visiting the candidates; past `max()`, the candidates
+    /// are counted (stopping once past it) and only more than `max()` is refused, with `out`
+    /// left empty (docs/design.md §9.14).
+    pub fn pairs_at_most(
+        &mut self,
+        aabbs: &[Aabb],
+        out: &mut Vec<Pair>,
+        max: impl FnOnce() -> u64,
+    ) -> Result<(), TooManyCandidates> {
         out.clear();
         if aabbs.len() < 2 {
-            return;
+            return Ok(());
         }
         // One entry per (column, box), sorted by column, then by lower bound on the sweep
         // axis, then by position: counted per chunk of boxes, then written at the chunks'
@@ -268,7 +297,9 @@ impl BoxSweep {
         }));
         let m = index.len();
         let (column, lo, hi, rest) = (&self.column, &self.lo, &self.hi, &self.rest);
-        out.par_extend((0..m).into_par_iter().with_min_len(256).flat_map_iter(|a| {
+        // Entry `a`'s candidates: the later entries of its column while `lo_b <= hi_a`, kept when
+        // the boxes overlap across the sweep and `a`'s column holds their overlap's lower corner.
+        let candidates = move |a: usize| {
             let (hi_a, ra, ia, col) = (hi[a], rest[a], index[a], column[a]);
             (a + 1..m)
                 .take_while(move |&b| column[b] == col && lo[b] <= hi_a)
@@ -288,8 +319,85 @@ impl BoxSweep {
                     let ib = index[b];
                     [ia.min(ib), ia.max(ib)]
                 })
-        }));
+        };
+        // Checked before anything is stored: the list (and rayon's gathering of it) would
+        // otherwise abort the process where it does not fit (100,000 identical boxes: 5e9).
+        let all = (m as u64).saturating_mul(m as u64 - 1) / 2;
+        if all > UNCHECKED_CANDIDATES {
+            let bound = candidate_bound(column, lo, hi);
+            if bound > UNCHECKED_CANDIDATES {
+                let max = max();
+                if bound > max {
+                    let at_least = count_candidates_past(m, candidates, max);
+                    if at_least > max {
+                        return Err(TooManyCandidates { at_least, bound });
+                    }
+                }
+            }
+        }
+        out.par_extend(
+            (0..m)
+                .into_par_iter()
+                .with_min_len(256)
+                .flat_map_iter(candidates),
+        );
+        Ok(())
     }
+}
+
+/// How many of `start..end`, from `start`, satisfy `inside`, which holds on a prefix of the
+/// range: galloping (probes at 1, 3, 7, ... past `start`) then bisecting, so a run of k costs
+/// about 2 log2(k) probes.
+fn prefix_run(start: usize, end: usize, inside: impl Fn(usize) -> bool) -> usize {
+    let len = end.saturating_sub(start);
+    // `inside` holds for the first `lo`; the run ends within the next `step`.
+    let (mut lo, mut step) = (0, 1);
+    while lo + step <= len && inside(start + lo + step - 1) {
+        lo += step;
+        step *= 2;
+    }
+    let mut hi = (lo + step - 1).min(len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if inside(start + mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// The sweep's candidate tests, an upper bound of its pairs, without visiting them: per entry,
+/// the length of its run (the later entries of its column with `lo_b <= hi_a`; entries are
+/// sorted by column, then by `lo`, so the run is a prefix).
+fn candidate_bound(column: &[u32], lo: &[f32], hi: &[f32]) -> u64 {
+    let m = column.len();
+    (0..m)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|a| {
+            let (col, hi_a) = (column[a], hi[a]);
+            prefix_run(a + 1, m, |b| column[b] == col && lo[b] <= hi_a) as u64
+        })
+        .sum()
+}
+
+/// The candidates of entries `0..m`, counted without storing them until the count passes `max`
+/// (then the rows under way finish and the rest are skipped): the exact count when at most
+/// `max`, else a count past `max`.
+fn count_candidates_past<I: Iterator>(
+    m: usize,
+    candidates: impl Fn(usize) -> I + Sync,
+    max: u64,
+) -> u64 {
+    let seen = AtomicU64::new(0);
+    (0..m).into_par_iter().with_min_len(256).for_each(|a| {
+        if seen.load(Ordering::Relaxed) <= max {
+            seen.fetch_add(candidates(a).count() as u64, Ordering::Relaxed);
+        }
+    });
+    seen.into_inner()
 }
 
 /// Boxes per chunk at least, when the entries are made in parallel.
@@ -551,5 +659,43 @@ mod tests {
             got.sort_unstable();
             assert_eq!(got, expected, "n = {n}");
         }
+    }
+
+    /// The galloping search finds every run length, and the runs (the sweep's candidate tests,
+    /// counted one by one here) bound the pairs: the pre-check of docs/design.md §9.14.
+    #[test]
+    fn runs_are_found_by_galloping_and_bound_the_pairs() {
+        for len in 0..70 {
+            for run in 0..=len {
+                assert_eq!(prefix_run(5, 5 + len, |i| i < 5 + run), run, "{len} {run}");
+            }
+        }
+        assert_eq!(prefix_run(9, 3, |_| true), 0);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let boxes: Vec<Aabb> = (0..6000)
+            .map(|_| {
+                let min = Vec3::new(
+                    rng.random_range(0.0..40.0),
+                    rng.random_range(0.0..40.0),
+                    rng.random_range(0.0..40.0),
+                );
+                Aabb::new(min, min + Vec3::splat(rng.random_range(0.5..3.0)))
+            })
+            .collect();
+        let mut sweep = BoxSweep::new();
+        let mut pairs = Vec::new();
+        sweep.pairs(&boxes, &mut pairs);
+        let (column, lo, hi) = (&sweep.column, &sweep.lo, &sweep.hi);
+        let m = column.len();
+        let runs: u64 = (0..m)
+            .map(|a| {
+                (a + 1..m)
+                    .take_while(|&b| column[b] == column[a] && lo[b] <= hi[a])
+                    .count() as u64
+            })
+            .sum();
+        assert_eq!(candidate_bound(column, lo, hi), runs);
+        assert!(!pairs.is_empty() && runs >= pairs.len() as u64, "{runs}");
+        // (Refusals past a limit: tests/suite/memory_limits.rs.)
     }
 }

@@ -2,19 +2,30 @@
 //! chunks of its outer index on rayon's pool, each chunk counting tests and pushing touching
 //! pairs into its own buffer (owned by the method and reused across frames); the buffers are
 //! concatenated at the end. Counting without storing (`out = None`) never allocates pairs.
+//!
+//! Storing, every growth of a buffer is checked before it is made (docs/design.md §9.14): its
+//! pairs against the pair limit, its bytes (with every other chunk's, and then the final list's)
+//! against the memory this process may use ([`LazyBudget`]: the smallest of available memory,
+//! the address-space limit and the cgroup's). Past either, storing stops, the counting goes on,
+//! and the call fails with [`Error::TooLarge`] naming the exact count, as the GPU's pair list
+//! does when its count exceeds what a binding holds.
 
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
+use crate::scenes::memory::LazyBudget;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-/// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit the call
-/// fails with [`Error::TooLarge`] instead of exhausting memory; counting (`out = None`) has no
-/// limit.
+/// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit (or beyond
+/// what memory holds) the call fails with [`Error::TooLarge`] instead of exhausting memory;
+/// counting (`out = None`) has no limit.
 pub const MAX_STORED_PAIRS: u64 = 1 << 28;
+
+/// Pairs a chunk's buffer holds when it first grows.
+const MIN_BUFFER_PAIRS: usize = 64;
 
 /// Below this many outer items one chunk runs on the calling thread (no pool round trip).
 const SERIAL_MAX_ITEMS: usize = 512;
@@ -31,7 +42,12 @@ pub struct Sink<'a> {
     /// Pairs of this buffer already added to `stored`.
     reported: usize,
     stored: &'a AtomicU64,
+    /// Bytes of buffer growth this call made, over every chunk.
+    grown: &'a AtomicU64,
+    budget: &'a LazyBudget,
     overflow: &'a AtomicBool,
+    /// Set when the memory budget, not the pair limit, stopped the storing.
+    out_of_memory: &'a AtomicBool,
     limit: u64,
 }
 
@@ -79,7 +95,7 @@ impl Sink<'_> {
     #[inline(always)]
     fn push(&mut self, pair: Pair) {
         if self.buffer.len() == self.buffer.capacity() {
-            self.check_limit();
+            self.grow();
             if !self.store {
                 return;
             }
@@ -87,19 +103,31 @@ impl Sink<'_> {
         self.buffer.push(pair);
     }
 
-    /// Runs only when the buffer is about to grow, so the shared counter is touched rarely.
+    /// Runs only when the buffer is full, so the shared counters are touched rarely: counts its
+    /// pairs against the pair limit and its growth (a doubling) against the memory budget, and
+    /// grows it only when both allow (docs/design.md §9.14).
     #[cold]
-    fn check_limit(&mut self) {
-        let fresh = (self.buffer.len() - self.reported) as u64;
-        self.reported = self.buffer.len();
+    fn grow(&mut self) {
+        let len = self.buffer.len();
+        let fresh = (len - self.reported) as u64;
+        self.reported = len;
         let total = self.stored.fetch_add(fresh, Ordering::Relaxed) + fresh;
-        if total > self.limit || self.overflow.load(Ordering::Relaxed) {
+        let extra = len.max(MIN_BUFFER_PAIRS);
+        let bytes = (extra * std::mem::size_of::<Pair>()) as u64;
+        let grown = self.grown.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let out_of_memory = total <= self.limit && !self.budget.allows(grown);
+        if out_of_memory {
+            self.out_of_memory.store(true, Ordering::Relaxed);
+        }
+        if out_of_memory || total > self.limit || self.overflow.load(Ordering::Relaxed) {
             self.overflow.store(true, Ordering::Relaxed);
             self.store = false;
             // Release what was gathered: the call fails anyway.
             *self.buffer = Vec::new();
             self.reported = 0;
+            return;
         }
+        self.buffer.reserve_exact(extra);
     }
 }
 
@@ -174,14 +202,14 @@ impl PairEmitter {
         }
         let store = out.is_some();
         let stored = AtomicU64::new(0);
+        let grown = AtomicU64::new(0);
+        // Stored pairs cost 8 bytes in a chunk buffer and 8 in the output: the buffers' growth,
+        // then the output's, is checked against `budget` before it is made.
+        let budget = LazyBudget::new();
         let overflow = AtomicBool::new(false);
+        let out_of_memory = AtomicBool::new(false);
         let per_chunk = items.div_ceil(chunks).max(1);
-        // Stored pairs cost 8 bytes in a chunk buffer and 8 in the output: never more than half
-        // of the memory available (an allocation failure would abort the process).
-        let limit = match crate::scenes::memory::available_bytes_once() {
-            Some(bytes) => self.limit.min(bytes / 2 / 16),
-            None => self.limit,
-        };
+        let limit = self.limit;
         let run_chunk = |c: usize, buffer: &mut Vec<Pair>| -> (u64, u64) {
             buffer.clear();
             let range = (c * per_chunk).min(items)..((c + 1) * per_chunk).min(items);
@@ -192,7 +220,10 @@ impl PairEmitter {
                 store,
                 reported: 0,
                 stored: &stored,
+                grown: &grown,
+                budget: &budget,
                 overflow: &overflow,
+                out_of_memory: &out_of_memory,
                 limit,
             };
             work(range, &mut sink);
@@ -210,19 +241,27 @@ impl PairEmitter {
         };
         if let Some(out) = out {
             out.clear();
-            if overflow.load(Ordering::Relaxed) || pairs > limit {
+            let pair_bytes = std::mem::size_of::<Pair>() as u64;
+            let list_bytes = pairs
+                .saturating_sub(out.capacity() as u64)
+                .saturating_mul(pair_bytes);
+            let list_fits = budget.allows(grown.load(Ordering::Relaxed).saturating_add(list_bytes));
+            let overflowed = overflow.load(Ordering::Relaxed);
+            if overflowed || pairs > limit || !list_fits {
                 for b in buffers.iter_mut() {
                     *b = Vec::new();
                 }
-                let why = if limit < self.limit {
-                    format!("the {limit} pairs that half the memory available holds")
-                } else {
-                    format!("the limit of {limit} stored pairs per call")
+                // Name what stopped the storing: the memory, or else the pair limit.
+                let memory =
+                    out_of_memory.load(Ordering::Relaxed) || (!overflowed && pairs <= limit);
+                let why = match budget.available() {
+                    Some(a) if memory => format!("what this run may allocate, {}", a.describe()),
+                    _ => format!("the limit of {limit} stored pairs per call"),
                 };
                 return Err(Error::TooLarge(format!(
                     "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; count them \
                      without storing instead",
-                    (pairs * std::mem::size_of::<Pair>() as u64) as f64 / f64::from(1u32 << 30),
+                    pairs as f64 * pair_bytes as f64 / f64::from(1u32 << 30),
                 )));
             }
             out.reserve(pairs as usize);

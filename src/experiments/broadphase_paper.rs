@@ -120,6 +120,10 @@ pub fn reproduce(
     gpu: &mut LazyGpu,
 ) -> Result<BroadphaseReproduction> {
     let methods: Vec<String> = Method::ALL.iter().map(|m| m.name().to_string()).collect();
+    // Every size from `--n` is checked before the first is run (docs/design.md §9.14).
+    for &n in ns {
+        crate::run::bench::check_scene_size(n)?;
+    }
     let mut rows = Vec::new();
     let mut all_verified = true;
     for &n in ns {

@@ -26,15 +26,22 @@ pub struct Polygon {
 impl Polygon {
     /// Validates `vertices` (polygon number `index`, for the message) and normalises the winding.
     pub fn new(index: usize, vertices: &[Vec2]) -> Result<Polygon> {
-        check_polygon(vertices)
-            .map(|ccw| {
-                let mut v = vertices.to_vec();
-                if !ccw {
-                    v.reverse();
-                }
-                Polygon { vertices: v }
-            })
-            .map_err(|problem| Error::InvalidObject { index, problem })
+        Self::checked(vertices).map_err(|fault| Error::InvalidObject {
+            index,
+            problem: fault.to_string(),
+        })
+    }
+
+    /// [`Polygon::new`] with the problem as a [`PolygonFault`], which names the vertices
+    /// involved (a file reader adds their lines).
+    pub fn checked(vertices: &[Vec2]) -> std::result::Result<Polygon, PolygonFault> {
+        check_polygon(vertices).map(|ccw| {
+            let mut v = vertices.to_vec();
+            if !ccw {
+                v.reverse();
+            }
+            Polygon { vertices: v }
+        })
     }
 
     /// Counter-clockwise vertices.
@@ -74,28 +81,130 @@ impl Polygon {
     }
 }
 
-/// Checks a vertex loop; Ok(true) when counter-clockwise, Ok(false) when clockwise.
-fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, String> {
+/// What is wrong with a vertex loop, and where: vertices are numbered from 0 in the order given
+/// (docs/design.md §4.1 and §3.4).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolygonFault {
+    /// Fewer than 3 vertices.
+    TooFewVertices { found: usize },
+    /// A coordinate that is NaN, infinite, too large or too small (`problem` says which).
+    BadCoordinate { vertex: usize, problem: String },
+    /// Smaller than [`MIN_POLYGON_SPAN`] (`span`: the larger side of its bounding box).
+    TooSmall { span: f32 },
+    /// Two consecutive vertices are equal (a zero-length edge).
+    RepeatedVertex { vertex: usize, next: usize },
+    /// Every vertex on one line (zero area).
+    Collinear { vertices: usize },
+    /// Two edges, each given by its two vertices, cross (a bow-tie, a star); `winds`: how many
+    /// times the boundary goes around, when more than once.
+    SelfIntersecting {
+        edges: [[usize; 2]; 2],
+        winds: Option<u32>,
+    },
+    /// The boundary winds around `times` times, but no crossing of two edges was found (it
+    /// passes through a vertex, or the polygon has more than [`CROSSING_SEARCH_MAX_VERTICES`]).
+    Winds { times: u32 },
+    /// Zero signed area although the vertices are not on one line, and no crossing was found.
+    ZeroArea,
+    /// The boundary turns the wrong way at `vertex` (an interior angle above 180 degrees).
+    NotConvex { vertex: usize },
+    /// The boundary turns back along itself at `vertex`.
+    DoublesBack { vertex: usize },
+}
+
+/// Polygons with more vertices are not searched for a crossing pair of edges (the search tests
+/// every pair); their self-intersection is still refused, by its winding or area.
+pub const CROSSING_SEARCH_MAX_VERTICES: usize = 2048;
+
+impl PolygonFault {
+    /// The problem in words, each vertex named by `vertex` (`"vertex 3"`, or with its line).
+    pub fn describe(&self, vertex: &dyn Fn(usize) -> String) -> String {
+        match self {
+            PolygonFault::TooFewVertices { found } => {
+                format!("fewer than 3 vertices: a polygon needs at least 3, found {found}")
+            }
+            PolygonFault::BadCoordinate { vertex: v, problem } => {
+                format!("{}: {problem}", vertex(*v))
+            }
+            PolygonFault::TooSmall { span } => format!(
+                "the polygon spans {span:e}, below {MIN_POLYGON_SPAN:e}, the smallest polygon \
+                 accepted (SAT's products of two lengths would underflow f32): scale the scene up"
+            ),
+            PolygonFault::RepeatedVertex { vertex: v, next } => format!(
+                "{} and {} are equal (zero-length edge)",
+                vertex(*v),
+                vertex(*next)
+            ),
+            PolygonFault::Collinear { vertices } => {
+                format!("collinear: all {vertices} vertices lie on one line (zero area)")
+            }
+            PolygonFault::SelfIntersecting {
+                edges: [a, b],
+                winds,
+            } => format!(
+                "self-intersecting: {}the edge from {} crosses the edge from {} (a convex \
+                 polygon's boundary never crosses itself: list the vertices in order around it)",
+                winds.map_or(String::new(), |w| format!(
+                    "the boundary winds around {w} times; "
+                )),
+                edge(*a, vertex),
+                edge(*b, vertex)
+            ),
+            PolygonFault::Winds { times } => format!(
+                "self-intersecting: the boundary winds around {times} times (a convex polygon's \
+                 boundary goes around once)"
+            ),
+            PolygonFault::ZeroArea => "self-intersecting: the signed area is zero although the \
+                 vertices are not on one line (the boundary folds over itself, as a bow-tie does)"
+                .into(),
+            PolygonFault::NotConvex { vertex: v } => format!(
+                "not convex: the boundary turns the wrong way at {} (an interior angle above \
+                 180 degrees)",
+                vertex(*v)
+            ),
+            PolygonFault::DoublesBack { vertex: v } => format!(
+                "degenerate: the boundary doubles back on itself at {}",
+                vertex(*v)
+            ),
+        }
+    }
+}
+
+/// "vertex 2 to vertex 3": the edge between two vertices.
+fn edge([from, to]: [usize; 2], vertex: &dyn Fn(usize) -> String) -> String {
+    format!("{} to {}", vertex(from), vertex(to))
+}
+
+impl std::fmt::Display for PolygonFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe(&|v: usize| format!("vertex {v}")))
+    }
+}
+
+/// Checks a vertex loop; Ok(true) when counter-clockwise, Ok(false) when clockwise. A loop that
+/// fails the area, turn or winding checks is searched for two crossing edges first, so that a
+/// bow-tie is called self-intersecting rather than collinear or not convex.
+fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, PolygonFault> {
     let n = v.len();
     if n < 3 {
-        return Err(format!("a polygon needs at least 3 vertices, found {n}"));
+        return Err(PolygonFault::TooFewVertices { found: n });
     }
     for (i, p) in v.iter().enumerate() {
         for (axis, c) in [("x", p.x), ("y", p.y)] {
-            if c.is_nan() {
-                return Err(format!("vertex {i}: {axis} is NaN"));
-            }
-            if c.is_infinite() {
-                return Err(format!("vertex {i}: {axis} is infinite"));
-            }
-            if c.abs() > MAX_COORDINATE {
-                return Err(format!(
-                    "vertex {i}: |{axis}| = {:e} exceeds {MAX_COORDINATE:e}",
+            let problem = if c.is_nan() {
+                Some(format!("{axis} is NaN"))
+            } else if c.is_infinite() {
+                Some(format!("{axis} is infinite"))
+            } else if c.abs() > MAX_COORDINATE {
+                Some(format!(
+                    "|{axis}| = {:e} exceeds {MAX_COORDINATE:e}",
                     c.abs()
-                ));
-            }
-            if let Some(problem) = super::below_min_magnitude([(axis, c)], MIN_MAGNITUDE) {
-                return Err(format!("vertex {i}: {problem}"));
+                ))
+            } else {
+                super::below_min_magnitude([(axis, c)], MIN_MAGNITUDE)
+            };
+            if let Some(problem) = problem {
+                return Err(PolygonFault::BadCoordinate { vertex: i, problem });
             }
         }
     }
@@ -106,25 +215,31 @@ fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, String> {
         .fold((v[0], v[0]), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
     let span = (hi - lo).max_element();
     if span < MIN_POLYGON_SPAN {
-        return Err(format!(
-            "the polygon spans {span:e}, below {MIN_POLYGON_SPAN:e}, the smallest polygon \
-             accepted (SAT's products of two lengths would underflow f32): scale the scene up"
-        ));
+        return Err(PolygonFault::TooSmall { span });
     }
     for i in 0..n {
         let j = (i + 1) % n;
         if v[i] == v[j] {
-            return Err(format!("vertices {i} and {j} are equal (zero-length edge)"));
+            return Err(PolygonFault::RepeatedVertex { vertex: i, next: j });
         }
     }
     // f64: the checks run once per polygon, and must not be fooled by f32 rounding of products.
     let p = |i: usize| v[i % n].as_dvec2();
+    let (far, span) = (0..n)
+        .map(|i| (i, (p(i) - p(0)).length()))
+        .fold((0, 0.0f64), |a, b| if b.1 > a.1 { b } else { a });
+    let tolerance = 1e-12 * span * span;
+    // Collinear: every vertex within the tolerance of the line through vertex 0 and the vertex
+    // farthest from it.
+    let axis = p(far) - p(0);
+    if (0..n).all(|i| axis.perp_dot(p(i) - p(0)).abs() <= tolerance) {
+        return Err(PolygonFault::Collinear { vertices: n });
+    }
     let twice_area: f64 = (0..n).map(|i| p(i).perp_dot(p(i + 1))).sum();
-    let span = (0..n)
-        .map(|i| (p(i) - p(0)).length())
-        .fold(0.0f64, f64::max);
-    if twice_area.abs() <= 1e-12 * span * span {
-        return Err("all vertices are collinear (zero area)".into());
+    if twice_area.abs() <= tolerance {
+        return Err(crossing(v).map_or(PolygonFault::ZeroArea, |edges| {
+            PolygonFault::SelfIntersecting { edges, winds: None }
+        }));
     }
     let sign = twice_area.signum();
     let mut turning = 0.0f64;
@@ -135,25 +250,63 @@ fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, String> {
         let dot = e_in.dot(e_out);
         let scale = CONVEXITY_TOLERANCE * e_in.length() * e_out.length();
         if cross < -scale {
-            return Err(format!(
-                "not convex: the boundary turns the wrong way at vertex {i}"
-            ));
+            return Err(
+                crossing(v).map_or(PolygonFault::NotConvex { vertex: i }, |edges| {
+                    PolygonFault::SelfIntersecting { edges, winds: None }
+                }),
+            );
         }
         if cross.abs() <= scale && dot < 0.0 {
-            return Err(format!(
-                "degenerate: the boundary doubles back on itself at vertex {i}"
-            ));
+            return Err(PolygonFault::DoublesBack { vertex: i });
         }
         turning += cross.atan2(dot);
     }
     // A convex loop turns once (2 pi); a star-shaped self-intersecting loop turns 4 pi or more.
     if turning > 3.0 * std::f64::consts::PI {
-        return Err(format!(
-            "not convex: the boundary winds around {:.0} times (self-intersecting)",
-            turning / std::f64::consts::TAU
-        ));
+        let times = (turning / std::f64::consts::TAU).round() as u32;
+        return Err(crossing(v).map_or(PolygonFault::Winds { times }, |edges| {
+            PolygonFault::SelfIntersecting {
+                edges,
+                winds: Some(times),
+            }
+        }));
     }
     Ok(sign > 0.0)
+}
+
+/// The first two edges (each as its two vertices) that cross at a point inside both, in f64,
+/// or `None` (none cross so, or the polygon has more than [`CROSSING_SEARCH_MAX_VERTICES`]).
+/// Edges that share a vertex are not compared.
+fn crossing(v: &[Vec2]) -> Option<[[usize; 2]; 2]> {
+    let n = v.len();
+    if n > CROSSING_SEARCH_MAX_VERTICES {
+        return None;
+    }
+    let p = |i: usize| v[i % n].as_dvec2();
+    // Which side of the line a -> b the point c is on: -1, 0 or 1.
+    let side = |a: glam::DVec2, b: glam::DVec2, c: glam::DVec2| {
+        let s = (b - a).perp_dot(c - a);
+        if s > 0.0 {
+            1
+        } else if s < 0.0 {
+            -1
+        } else {
+            0
+        }
+    };
+    for i in 0..n {
+        // Edge i -> i+1 against every later edge that shares no vertex with it.
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue;
+            }
+            let (a, b, c, d) = (p(i), p(i + 1), p(j), p(j + 1));
+            if side(a, b, c) * side(a, b, d) < 0 && side(c, d, a) * side(c, d, b) < 0 {
+                return Some([[i, (i + 1) % n], [j, (j + 1) % n]]);
+            }
+        }
+    }
+    None
 }
 
 /// Many polygons as one flat vertex array plus offsets (polygon `i` is
@@ -267,5 +420,65 @@ mod tests {
         assert!(e.contains("vertex 1: y is infinite"), "{e}");
         let e = problem(&[(0.0, 0.0), (1.0, 0.0), (1.0, 3e18)]);
         assert!(e.contains("exceeds"), "{e}");
+    }
+
+    /// Issue 28: a bow-tie was called "collinear"; each kind of bad loop now gets its own words
+    /// and the vertices involved.
+    #[test]
+    fn each_fault_is_classified_and_located() {
+        let fault = |points: &[(f32, f32)]| Polygon::checked(&v(points)).unwrap_err();
+        // Symmetric bow-tie: zero signed area, vertices not on one line.
+        let bow_tie = [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)];
+        assert_eq!(
+            fault(&bow_tie),
+            PolygonFault::SelfIntersecting {
+                edges: [[0, 1], [2, 3]],
+                winds: None
+            }
+        );
+        let e = problem(&bow_tie);
+        assert!(
+            e.contains("object 4: self-intersecting")
+                && e.contains("vertex 0 to vertex 1 crosses the edge from vertex 2 to vertex 3")
+                && !e.contains("collinear"),
+            "{e}"
+        );
+        // Lopsided bow-tie: non-zero area, so the turn check fails first; still a crossing.
+        assert_eq!(
+            fault(&[(0.0, 0.0), (2.0, 2.0), (2.0, 0.0), (0.0, 1.0)]),
+            PolygonFault::SelfIntersecting {
+                edges: [[0, 1], [2, 3]],
+                winds: None
+            }
+        );
+        // The crossing edge that closes the loop (3 -> 0) is named with its wrap.
+        assert_eq!(
+            fault(&[(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]),
+            PolygonFault::SelfIntersecting {
+                edges: [[1, 2], [3, 0]],
+                winds: None
+            }
+        );
+        assert_eq!(
+            fault(&[(0.0, 0.0), (1.0, 1.0), (3.0, 3.0), (2.0, 2.0)]),
+            PolygonFault::Collinear { vertices: 4 }
+        );
+        assert_eq!(
+            fault(&[(0.0, 0.0), (1.0, 0.0)]),
+            PolygonFault::TooFewVertices { found: 2 }
+        );
+        assert!(fault(&[(0.0, 0.0)]).to_string().contains("fewer than 3"));
+        // A simple dart: not convex at its reflex vertex, not self-intersecting.
+        assert_eq!(
+            fault(&[(0.0, 0.0), (2.0, 0.0), (0.5, 0.5), (0.0, 2.0)]),
+            PolygonFault::NotConvex { vertex: 2 }
+        );
+        // A file reader names the lines (see scenes::files).
+        let f = fault(&[(0.0, 0.0), (2.0, 0.0), (0.5, 0.5), (0.0, 2.0)]);
+        assert_eq!(
+            f.describe(&|k: usize| format!("vertex {k} (line {})", 10 + k)),
+            "not convex: the boundary turns the wrong way at vertex 2 (line 12) (an interior \
+             angle above 180 degrees)"
+        );
     }
 }

@@ -282,29 +282,22 @@ fn uses_subgroups(source: &str) -> bool {
         .any(|line| line.split("//").next().unwrap_or("").contains("subgroup"))
 }
 
-/// Writes [`modules`] under `dir` (created if missing), one `.wgsl` file each at its name's
-/// path, with `enable subgroups;` first where `with_enable` asks and the module uses subgroups
-/// (Tint needs it; naga rejects it). Returns the paths written.
-pub fn write_modules(
-    dir: &std::path::Path,
-    subgroup_size: u32,
-    with_enable: bool,
-) -> Result<Vec<std::path::PathBuf>> {
-    let mut written = Vec::new();
-    for module in modules(subgroup_size)? {
-        let path = dir.join(&module.name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        }
-        let mut text = String::new();
-        if with_enable && module.uses_subgroups {
-            text.push_str("enable subgroups;\n");
-        }
-        text.push_str(&module.source);
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
-        written.push(path);
-    }
-    Ok(written)
+/// Every module of [`modules`] as a file to write: its path relative to the output directory
+/// (its name) and its text, with `enable subgroups;` first where `with_enable` asks and the
+/// module uses subgroups (Tint needs it; naga rejects it). `sweepfan shaders --out` writes them
+/// through the output module (docs/design.md §8.3).
+pub fn module_files(subgroup_size: u32, with_enable: bool) -> Result<Vec<(String, String)>> {
+    Ok(modules(subgroup_size)?
+        .into_iter()
+        .map(|module| {
+            let mut text = String::new();
+            if with_enable && module.uses_subgroups {
+                text.push_str("enable subgroups;\n");
+            }
+            text.push_str(&module.source);
+            (module.name, text)
+        })
+        .collect())
 }
 
 /// Bytes of the uniform variable `name` of the composed `shaders/PATH`, by naga's layouter:

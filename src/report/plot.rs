@@ -75,62 +75,67 @@ impl LinePlot<'_> {
         };
         let (x0, x1) = range(&xs, self.x_scale);
         let (y0, y1) = range(&ys, self.y_scale);
-        let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| map(e.to_string()))?;
-        let mut builder = ChartBuilder::on(&root);
-        builder
-            .caption(self.title, ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70);
-        // plotters types the axes by their coordinate kind, so each scale pair is its own branch.
-        macro_rules! draw {
-            ($xr:expr, $yr:expr) => {{
-                let mut chart = builder
-                    .build_cartesian_2d($xr, $yr)
-                    .map_err(|e| map(e.to_string()))?;
-                chart
-                    .configure_mesh()
-                    .x_desc(self.x_label)
-                    .y_desc(self.y_label)
-                    .draw()
-                    .map_err(|e| map(e.to_string()))?;
-                for (k, s) in self.series.iter().enumerate() {
-                    let color = PALETTE[k % PALETTE.len()];
-                    let points: Vec<(f64, f64)> = s
-                        .points
-                        .iter()
-                        .copied()
-                        .filter(|&(x, y)| usable(x, self.x_scale) && usable(y, self.y_scale))
-                        .collect();
-                    chart
-                        .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
-                        .map_err(|e| map(e.to_string()))?
-                        .label(s.name.clone())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                        });
-                    chart
-                        .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+        // Drawn into memory, then written through the output module (docs/design.md §8.3):
+        // atomically for a file, in place for a device or FIFO.
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| map(e.to_string()))?;
+            let mut builder = ChartBuilder::on(&root);
+            builder
+                .caption(self.title, ("sans-serif", 22))
+                .margin(12)
+                .x_label_area_size(45)
+                .y_label_area_size(70);
+            // plotters types the axes by their coordinate kind, so each scale pair is its own branch.
+            macro_rules! draw {
+                ($xr:expr, $yr:expr) => {{
+                    let mut chart = builder
+                        .build_cartesian_2d($xr, $yr)
                         .map_err(|e| map(e.to_string()))?;
-                }
-                chart
-                    .configure_series_labels()
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .draw()
-                    .map_err(|e| map(e.to_string()))?;
-            }};
+                    chart
+                        .configure_mesh()
+                        .x_desc(self.x_label)
+                        .y_desc(self.y_label)
+                        .draw()
+                        .map_err(|e| map(e.to_string()))?;
+                    for (k, s) in self.series.iter().enumerate() {
+                        let color = PALETTE[k % PALETTE.len()];
+                        let points: Vec<(f64, f64)> = s
+                            .points
+                            .iter()
+                            .copied()
+                            .filter(|&(x, y)| usable(x, self.x_scale) && usable(y, self.y_scale))
+                            .collect();
+                        chart
+                            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+                            .map_err(|e| map(e.to_string()))?
+                            .label(s.name.clone())
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                            });
+                        chart
+                            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                            .map_err(|e| map(e.to_string()))?;
+                    }
+                    chart
+                        .configure_series_labels()
+                        .background_style(WHITE.mix(0.85))
+                        .border_style(BLACK)
+                        .position(SeriesLabelPosition::UpperLeft)
+                        .draw()
+                        .map_err(|e| map(e.to_string()))?;
+                }};
+            }
+            match (self.x_scale, self.y_scale) {
+                (Scale::Linear, Scale::Linear) => draw!(x0..x1, y0..y1),
+                (Scale::Linear, Scale::Log10) => draw!(x0..x1, (y0..y1).log_scale()),
+                (Scale::Log10, Scale::Linear) => draw!((x0..x1).log_scale(), y0..y1),
+                (Scale::Log10, Scale::Log10) => draw!((x0..x1).log_scale(), (y0..y1).log_scale()),
+            }
+            root.present().map_err(|e| map(e.to_string()))?;
         }
-        match (self.x_scale, self.y_scale) {
-            (Scale::Linear, Scale::Linear) => draw!(x0..x1, y0..y1),
-            (Scale::Linear, Scale::Log10) => draw!(x0..x1, (y0..y1).log_scale()),
-            (Scale::Log10, Scale::Linear) => draw!((x0..x1).log_scale(), y0..y1),
-            (Scale::Log10, Scale::Log10) => draw!((x0..x1).log_scale(), (y0..y1).log_scale()),
-        }
-        root.present().map_err(|e| map(e.to_string()))?;
-        Ok(())
+        super::output::write_bytes(path, svg.as_bytes())
     }
 }
 

@@ -264,6 +264,11 @@ pub fn measure(
     progress: Option<&ProgressBar>,
     gpu: &mut LazyGpu,
 ) -> Result<(Vec<Row>, bool)> {
+    // A scene file's size reaches here unchecked: refused before any method allocates for it
+    // (docs/design.md §9.14).
+    if !scene.is_empty() {
+        check_scene_size(scene.len())?;
+    }
     let mut rows = Vec::new();
     let mut all_ok = true;
     for &backend in backends {
@@ -354,9 +359,10 @@ pub fn measure(
 
 /// Parameters of a generated scene from the CLI's numbers, with their ranges checked.
 pub fn scene_params(n: usize, seed: u64, volume_fraction: f32, radius: f32) -> Result<SceneParams> {
-    if !(volume_fraction > 0.0 && volume_fraction < 0.74) {
+    let max = crate::scenes::MAX_VOLUME_FRACTION;
+    if !(volume_fraction > 0.0 && volume_fraction < max) {
         return Err(Error::Config(format!(
-            "--volume-fraction must be in (0, 0.74), got {volume_fraction}"
+            "--volume-fraction must be in (0, {max}), got {volume_fraction}"
         )));
     }
     if !(radius.is_finite() && radius > 0.0) {
@@ -377,7 +383,9 @@ pub fn scene_params(n: usize, seed: u64, volume_fraction: f32, radius: f32) -> R
 pub const HOST_BYTES_PER_OBJECT: u64 = 256;
 
 /// Refuses a scene size before anything is allocated: zero objects, more than the u32 indices
-/// of pairs hold, or more than the memory available holds (see [`HOST_BYTES_PER_OBJECT`]).
+/// of pairs hold, or more than the memory this process may use holds (see
+/// [`HOST_BYTES_PER_OBJECT`]; the smallest of available memory, the address-space limit and the
+/// cgroup's, docs/design.md §9.14), naming what it would need and how many objects fit.
 pub fn check_scene_size(n: usize) -> Result<()> {
     if n == 0 {
         return Err(Error::EmptyScene);
@@ -388,9 +396,15 @@ pub fn check_scene_size(n: usize) -> Result<()> {
             u32::MAX
         )));
     }
-    crate::scenes::memory::check_fits(
+    crate::scenes::memory::check_fits_or(
         &format!("a scene of {n} objects"),
         (n as u64).saturating_mul(HOST_BYTES_PER_OBJECT),
+        |usable| {
+            format!(
+                "use a smaller n (about {} objects fit)",
+                usable / HOST_BYTES_PER_OBJECT
+            )
+        },
     )
 }
 

@@ -31,6 +31,10 @@ pub struct SortRow {
     pub device: String,
 }
 
+/// Host bytes per key of one size, at most: keys and values (8), their read-back copies (8),
+/// the mapped staging buffer (8) and the permutation check's flags (1), rounded up.
+const HOST_BYTES_PER_KEY: u64 = 32;
+
 /// Sizes, repetitions, seed.
 #[derive(Clone, Debug)]
 pub struct SortBenchConfig {
@@ -47,6 +51,13 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             "sort-bench: needs at least one size and one repetition".into(),
         ));
     }
+    // Sizes and repetitions from flags are checked before anything is allocated for them
+    // (docs/design.md §9.14): the repetitions here, each size before its keys are made.
+    crate::scenes::memory::check_fits_or(
+        &format!("--reps {}", cfg.reps),
+        (cfg.reps as u64).saturating_mul(8),
+        |usable| format!("use fewer --reps (about {} fit)", usable / 8),
+    )?;
     let mut configs: Vec<(String, RadixSort)> = vec![
         ("plan".into(), RadixSort::new(ctx)?),
         ("portable".into(), RadixSort::portable(ctx)?),
@@ -64,7 +75,17 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     let mut rb = Readback::new("sort-bench readback");
     for &n in &cfg.sizes {
         let n32 = crate::gpu::context::count_u32("keys", n)?;
-        if let Err(e) = ctx.check_binding("sort keys", n as u64 * 4) {
+        let host = crate::scenes::memory::check_fits_or(
+            &format!("sort-bench n = {n}"),
+            (n as u64).saturating_mul(HOST_BYTES_PER_KEY),
+            |usable| {
+                format!(
+                    "use smaller --sizes (about {} keys fit)",
+                    usable / HOST_BYTES_PER_KEY
+                )
+            },
+        );
+        if let Err(e) = host.and_then(|()| ctx.check_binding("sort keys", n as u64 * 4)) {
             if rows.is_empty() {
                 return Err(e);
             }

@@ -62,9 +62,11 @@ impl StressConfig {
         if self.frames == 0 {
             return Err(Error::Config("--frames must be at least 1".into()));
         }
-        if !(self.volume_fraction.is_finite() && self.volume_fraction > 0.0) {
+        // The rule of `run::bench::scene_params` (bench's), so that both refuse the same values.
+        let max = crate::scenes::MAX_VOLUME_FRACTION;
+        if !(self.volume_fraction > 0.0 && self.volume_fraction < max) {
             return Err(Error::Config(format!(
-                "--volume-fraction must be positive, got {}",
+                "--volume-fraction must be in (0, {max}), got {}",
                 self.volume_fraction
             )));
         }

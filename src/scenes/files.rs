@@ -2,7 +2,7 @@
 //! convex polygons (`polygon,x,y`, each polygon's vertices on consecutive lines). Every problem
 //! names the file, the 1-based line (the header is line 1) and the field.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, shown};
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
 use crate::geom::sphere::Sphere;
@@ -12,6 +12,11 @@ use std::path::Path;
 const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
 const POLYGON_HEADER: [&str; 3] = ["polygon", "x", "y"];
 const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
+
+/// Said of a file whose lines end in a bare CR (classic Mac OS): lines are read up to LF (a CRLF
+/// line loses its CR), so such a file is one line.
+const CR_ONLY: &str =
+    "; its lines end in a bare carriage return (CR): save it with LF or CRLF line endings";
 
 /// A parse error: the 1-based line (the header is line 1) and the problem.
 type Parsed<T> = std::result::Result<T, (usize, String)>;
@@ -49,9 +54,14 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
             break;
         }
         if line.len() > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+            let why = if line.contains(&b'\r') {
+                CR_ONLY
+            } else {
+                ": not a scene file"
+            };
             return Err(parse_error(
                 line_no,
-                format!("line longer than {MAX_LINE_BYTES} bytes: not a scene file"),
+                format!("line longer than {MAX_LINE_BYTES} bytes{why}"),
             ));
         }
         let s = std::str::from_utf8(&line)
@@ -91,9 +101,16 @@ fn data_lines<'a>(
         None => return Err((1, format!("empty file: expected header `{expected}`"))),
     };
     if header != names {
+        // `str::lines` ends lines at LF (and CRLF): a file saved with bare CRs (classic Mac OS)
+        // is one line, and the echo would be the whole file.
+        let cr_only = text.lines().next().is_some_and(|h| h.contains('\r'));
+        let hint = if cr_only { CR_ONLY } else { "" };
         return Err((
             1,
-            format!("header is `{}`, expected `{expected}`", header.join(",")),
+            format!(
+                "header is `{}`, expected `{expected}`{hint}",
+                shown(&header.join(","))
+            ),
         ));
     }
     Ok(lines
@@ -107,14 +124,16 @@ fn out_of_f32_range(name: &str, text: &str, x: f32) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     if x.is_infinite() && !lower.contains("inf") {
         return Some(format!(
-            "{name} = `{text}` overflows f32 (the largest finite value is {:e})",
+            "{name} = `{}` overflows f32 (the largest finite value is {:e})",
+            shown(text),
             f32::MAX
         ));
     }
     let mantissa = lower.split('e').next().unwrap_or("");
     if x == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
         return Some(format!(
-            "{name} = `{text}` rounds to 0 in f32 (the smallest non-zero value accepted is {:e})",
+            "{name} = `{}` rounds to 0 in f32 (the smallest non-zero value accepted is {:e})",
+            shown(text),
             crate::geom::sphere::MIN_MAGNITUDE
         ));
     }
@@ -138,7 +157,7 @@ fn parse_fields<const N: usize>(
     for (k, (f, name)) in fields.iter().zip(names).enumerate() {
         let x: f32 = f
             .parse()
-            .map_err(|_| format!("{name} = `{f}` is not a number"))?;
+            .map_err(|_| format!("{name} = `{}` is not a number", shown(f)))?;
         if let Some(problem) = out_of_f32_range(name, f, x) {
             return Err(problem);
         }
@@ -221,17 +240,35 @@ pub fn write_obbs_csv(path: &Path, boxes: &[Obb]) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::io(path, e))
 }
 
-/// Parses the text of a polygon file. Err carries (1-based line, problem).
+/// Parses the text of a polygon file. Err carries (1-based line, problem). A polygon that fails
+/// validation is reported at the line of its first vertex, the problem naming the polygon, its
+/// lines, and each vertex involved with its line (docs/design.md §3.4, §4.1).
 pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
     let mut polygons = Vec::new();
-    // Vertices of the polygon being read and the line of its first vertex.
+    // Vertices of the polygon being read and the line of each.
     let mut current: Vec<Vec2> = Vec::new();
-    let mut first_line = 0;
-    let finish = |polygons: &mut Vec<Polygon>, current: &mut Vec<Vec2>, first_line: usize| {
+    let mut lines: Vec<usize> = Vec::new();
+    let finish = |polygons: &mut Vec<Polygon>, current: &mut Vec<Vec2>, lines: &mut Vec<usize>| {
         let index = polygons.len();
-        let p = Polygon::new(index, current).map_err(|e| (first_line, e.to_string()))?;
+        let p = Polygon::checked(current).map_err(|fault| {
+            let at = |k: usize| match lines.get(k) {
+                Some(line) => format!("vertex {k} (line {line})"),
+                None => format!("vertex {k}"),
+            };
+            let (first, last) = (lines[0], lines[lines.len() - 1]);
+            let span = if first == last {
+                format!("line {first}")
+            } else {
+                format!("lines {first}-{last}")
+            };
+            (
+                first,
+                format!("polygon {index} ({span}): {}", fault.describe(&at)),
+            )
+        })?;
         polygons.push(p);
         current.clear();
+        lines.clear();
         Ok::<(), (usize, String)>(())
     };
     for (line_no, line) in data_lines(text, &POLYGON_HEADER)? {
@@ -246,7 +283,7 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
         let id: usize = id.trim().parse().map_err(|_| {
             (
                 line_no,
-                format!("polygon = `{}` is not a polygon number", id.trim()),
+                format!("polygon = `{}` is not a polygon number", shown(id.trim())),
             )
         })?;
         let v = parse_fields::<2>(rest, &["x", "y"]).map_err(|p| (line_no, p))?;
@@ -256,13 +293,14 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
                 line_no,
                 format!(
                     "polygon {id} begins while polygon {open} has {} vertex line(s) (from line \
-                     {first_line}); a polygon needs at least 3, on consecutive lines: are two \
-                     polygons' lines interleaved?",
-                    current.len()
+                     {}); a polygon needs at least 3, on consecutive lines: are two polygons' \
+                     lines interleaved?",
+                    current.len(),
+                    lines[0]
                 ),
             ));
         } else if id == open + 1 && !current.is_empty() {
-            finish(&mut polygons, &mut current, first_line)?;
+            finish(&mut polygons, &mut current, &mut lines)?;
         } else if id < open {
             return Err((
                 line_no,
@@ -286,13 +324,11 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
                 ),
             ));
         }
-        if current.is_empty() {
-            first_line = line_no;
-        }
         current.push(Vec2::new(v[0], v[1]));
+        lines.push(line_no);
     }
     if !current.is_empty() {
-        finish(&mut polygons, &mut current, first_line)?;
+        finish(&mut polygons, &mut current, &mut lines)?;
     }
     Ok(polygons)
 }
@@ -396,7 +432,7 @@ mod tests {
         // Polygon 1 (first vertex on line 5) has only two vertices.
         let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,6,6\n");
         assert!(
-            e.0 == 5 && e.1.contains("object 1") && e.1.contains("at least 3"),
+            e.0 == 5 && e.1.contains("polygon 1 (lines 5-6)") && e.1.contains("at least 3"),
             "{e:?}"
         );
     }
@@ -435,5 +471,42 @@ mod tests {
         let ok = parse_spheres_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
         assert_eq!(ok.len(), 2);
         assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
+    }
+
+    /// Issue 28: echoed input never carries a raw control byte, and a bad polygon names what
+    /// is wrong, the polygon, and its vertices' lines.
+    #[test]
+    fn messages_escape_input_and_locate_polygon_faults() {
+        let (line, msg) = parse_spheres_csv("x,y,z,r\r0,0,0,1\r1,0,0,1\r").unwrap_err();
+        assert_eq!(line, 1);
+        assert!(!msg.contains('\r'), "{msg:?}");
+        assert!(
+            msg.contains("x,y,z,r\\r0,0,0,1") && msg.contains("carriage return"),
+            "{msg}"
+        );
+        let (_, msg) = parse_spheres_csv("x,y,z,r\n0,0\0,0,1\n").unwrap_err();
+        assert_eq!(msg, "y = `0\\0` is not a number");
+        let (_, msg) =
+            parse_obbs_csv("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,\u{1b}[2J,1,1,0,0,0\n")
+                .unwrap_err();
+        assert!(
+            msg.contains("hy = `\\x1b[2J`") && !msg.contains('\u{1b}'),
+            "{msg:?}"
+        );
+        let (_, msg) = parse_polygons_csv("polygon,x,y\n\u{7}\r,0,0\n").unwrap_err();
+        assert!(!msg.contains('\r') && !msg.contains('\u{7}'), "{msg:?}");
+        // A bow-tie (polygon 1, lines 5-9, blank line 7 skipped): self-intersecting.
+        let text = "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,0,0\n1,1,1\n\n1,1,0\n1,0,1\n";
+        let (line, msg) = parse_polygons_csv(text).unwrap_err();
+        assert_eq!(line, 5);
+        assert_eq!(
+            msg,
+            "polygon 1 (lines 5-9): self-intersecting: the edge from vertex 0 (line 5) to \
+             vertex 1 (line 6) crosses the edge from vertex 2 (line 8) to vertex 3 (line 9) (a \
+             convex polygon's boundary never crosses itself: list the vertices in order around \
+             it)"
+        );
+        let (_, msg) = parse_polygons_csv("polygon,x,y\n0,0,0\n0,1,1\n0,2,2\n").unwrap_err();
+        assert!(msg.starts_with("polygon 0 (lines 2-4): collinear"), "{msg}");
     }
 }

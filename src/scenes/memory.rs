@@ -1,47 +1,368 @@
-//! How much memory the machine has, so that a request too large for it is refused with a clear
-//! error before anything is allocated (an allocation failure aborts the process, and the kernel
-//! kills a process that overcommits).
+//! How much memory this process may still allocate, so that a request too large for it is
+//! refused with a clear error before anything is allocated: an allocation failure aborts the
+//! process (exit 134), and the kernel kills one that overcommits (docs/design.md §9.14).
+//!
+//! The figure is the smallest of three limits, any of which a run can reach first:
+//! * `MemAvailable` of `/proc/meminfo`: what the machine can give without swapping;
+//! * the address-space limit (`ulimit -v`, `prlimit --as`: `RLIMIT_AS`) less the process's
+//!   current size (`VmSize` of `/proc/self/status`);
+//! * the memory limit of the process's cgroup, or of any cgroup above it, less its usage (v2:
+//!   `memory.max` - `memory.current`; v1: `memory.limit_in_bytes` - `memory.usage_in_bytes`;
+//!   `max` means none). The usage counts the page cache, whose inactive part the kernel reclaims
+//!   before it fails an allocation: that part (`inactive_file` of `memory.stat`) counts as free,
+//!   or a container whose build filled its cache would refuse everything.
+//!
+//! A request is checked against three quarters of it ([`Available::usable`]), the rest kept back
+//! for everything else the run holds. The parsers are pure functions of the files' texts.
 
 use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// Bytes of memory available to new allocations (`MemAvailable` of `/proc/meminfo`), or `None`
-/// where the system does not say.
+/// A limit at or above this many bytes is no limit: cgroup v1 writes "unlimited" as
+/// 0x7FFFFFFFFFFFF000 (the largest page-aligned signed value).
+const UNLIMITED: u64 = 1 << 62;
+
+/// Where a figure of available memory comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `MemAvailable` in `/proc/meminfo`.
+    MemAvailable,
+    /// `RLIMIT_AS` less the process's `VmSize`.
+    AddressSpace,
+    /// The cgroup's memory limit less its usage.
+    Cgroup,
+}
+
+impl Limit {
+    /// The limit as a message names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limit::MemAvailable => "MemAvailable in /proc/meminfo",
+            Limit::AddressSpace => "under the address-space limit, ulimit -v",
+            Limit::Cgroup => "under the memory limit of the process's cgroup",
+        }
+    }
+}
+
+/// Bytes this process may still allocate, and the limit that binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Available {
+    pub bytes: u64,
+    pub limit: Limit,
+}
+
+impl Available {
+    /// The smallest of the figures known (`None` when none is).
+    pub fn smallest(figures: impl IntoIterator<Item = Option<Available>>) -> Option<Available> {
+        figures.into_iter().flatten().min_by_key(|a| a.bytes)
+    }
+
+    /// What one request may use: three quarters, a quarter kept back for the rest of the run.
+    pub fn usable(&self) -> u64 {
+        self.bytes / 4 * 3
+    }
+
+    /// `17.6 GB (three quarters of the 23.5 GB available, MemAvailable in /proc/meminfo)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} (three quarters of the {} available, {})",
+            human(self.usable()),
+            human(self.bytes),
+            self.limit.describe()
+        )
+    }
+}
+
+/// The memory this process may allocate now: the smallest of the three limits (module docs),
+/// or `None` where the system states none (not Linux, no `/proc`).
+pub fn available() -> Option<Available> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let figure = |limit: Limit| move |bytes: u64| Available { bytes, limit };
+    let mem = read("/proc/meminfo")
+        .as_deref()
+        .and_then(parse_mem_available)
+        .map(figure(Limit::MemAvailable));
+    let vm_size = read("/proc/self/status")
+        .as_deref()
+        .and_then(parse_vm_size)
+        .unwrap_or(0);
+    let address_space = address_space_limit()
+        .map(|limit| limit.saturating_sub(vm_size))
+        .map(figure(Limit::AddressSpace));
+    let cgroup = match (read("/proc/self/cgroup"), read("/proc/self/mountinfo")) {
+        (Some(cgroups), Some(mounts)) => cgroup_memory_dirs(&cgroups, &mounts)
+            .iter()
+            .flat_map(CgroupDir::files)
+            .filter_map(|(limit, usage, stat)| {
+                let limit = std::fs::read_to_string(limit).ok()?;
+                let usage = std::fs::read_to_string(usage).unwrap_or_default();
+                let stat = std::fs::read_to_string(stat).unwrap_or_default();
+                cgroup_left(&limit, &usage, &stat)
+            })
+            .min()
+            .map(figure(Limit::Cgroup)),
+        _ => None,
+    };
+    Available::smallest([mem, address_space, cgroup])
+}
+
+/// Bytes this process may allocate now ([`available`]'s figure).
 pub fn available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    available().map(|a| a.bytes)
+}
+
+/// `Ok` when `bytes` (an estimate for `what`) fits in what this process may use
+/// ([`Available::usable`]); else [`Error::TooLarge`] naming both sizes and the limit that binds.
+pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
+    check_fits_or(what, bytes, |_| String::new())
+}
+
+/// [`check_fits`], the error ending with `hint(usable bytes)`: how to proceed (`use fewer
+/// --rotations (about 53600000 fit)`).
+pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -> Result<()> {
+    match available() {
+        Some(a) if bytes > a.usable() => Err(too_large(
+            what,
+            &format!("about {}", human(bytes)),
+            &a,
+            &hint(a.usable()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The error for a request of `need` (`about 3.2 GB`) that `available` cannot hold:
+/// `{what}: {need} of memory needed, but this run may use {available}; {hint}`.
+pub fn too_large(what: &str, need: &str, available: &Available, hint: &str) -> Error {
+    let hint = if hint.is_empty() {
+        String::new()
+    } else {
+        format!("; {hint}")
+    };
+    Error::TooLarge(format!(
+        "{what}: {need} of memory needed, but this run may use {}{hint}",
+        available.describe()
+    ))
+}
+
+/// The memory budget of one computation that allocates as it goes (the CPU pair buffers):
+/// [`available`] read once, when the computation has allocated more than
+/// [`LazyBudget::UNCHECKED_BYTES`] (small runs never read `/proc`), and every later growth
+/// checked against it before it is made.
+#[derive(Debug, Default)]
+pub struct LazyBudget {
+    read: OnceLock<Option<Available>>,
+}
+
+impl LazyBudget {
+    /// Allocations up to this many bytes in all are not checked.
+    pub const UNCHECKED_BYTES: u64 = 16 << 20;
+
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether the computation may have allocated `bytes` in all.
+    pub fn allows(&self, bytes: u64) -> bool {
+        bytes <= Self::UNCHECKED_BYTES || self.available().is_none_or(|a| bytes <= a.usable())
+    }
+
+    /// The figure checked against (read now if it was not yet).
+    pub fn available(&self) -> Option<Available> {
+        *self.read.get_or_init(available)
+    }
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+pub fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    kib_field(meminfo, "MemAvailable:")
+}
+
+/// `VmSize` (the address space in use) of a `/proc/self/status` text, in bytes.
+pub fn parse_vm_size(status: &str) -> Option<u64> {
+    kib_field(status, "VmSize:")
+}
+
+/// The value of a `Name:   1234 kB` line, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..].split_whitespace().next()?.parse().ok()?;
     Some(kib.saturating_mul(1024))
 }
 
-/// [`available_bytes`] read once per process: for hot paths (each frame's pair stage), where
-/// reading `/proc/meminfo` would cost more than the frame's own work on small scenes.
-pub fn available_bytes_once() -> Option<u64> {
-    static ONCE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    *ONCE.get_or_init(available_bytes)
+/// An rlimit's current value in bytes: `None` for no limit (`infinity`, `RLIM_INFINITY`).
+pub fn rlimit_bytes(current: u64, infinity: u64) -> Option<u64> {
+    (current != infinity && current < UNLIMITED).then_some(current)
 }
 
-/// `Ok` when `bytes` (an estimate for `what`) fits in the memory available, with a quarter kept
-/// back for everything else; else [`Error::TooLarge`] naming both sizes.
-pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
-    let Some(available) = available_bytes() else {
-        return Ok(());
+/// The address-space limit of this process (`RLIMIT_AS`), `None` when there is none.
+#[cfg(unix)]
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not on every Unix
+fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
     };
-    let usable = available / 4 * 3;
-    if bytes > usable {
-        return Err(Error::TooLarge(format!(
-            "{what} needs about {} of memory; {} is available (at most {} is used)",
-            human(bytes),
-            human(available),
-            human(usable)
-        )));
+    // SAFETY: getrlimit writes one `rlimit` through a pointer to a live local.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 {
+        return None;
     }
-    Ok(())
+    rlimit_bytes(r.rlim_cur as u64, libc::RLIM_INFINITY as u64)
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
+}
+
+/// What a cgroup may still use, from the texts of its limit file (`memory.max`, v1
+/// `memory.limit_in_bytes`), usage file (`memory.current`, `memory.usage_in_bytes`) and
+/// `memory.stat`: the limit less the usage, the inactive page cache (`inactive_file`, v1
+/// `total_inactive_file`) not counted as used. `None` for no limit (`max`, or v1's "unlimited"
+/// near 2^63) or a limit that does not parse; a usage or stat that does not parse counts as 0.
+pub fn cgroup_left(limit: &str, usage: &str, stat: &str) -> Option<u64> {
+    let limit: u64 = limit.trim().parse().ok()?;
+    if limit >= UNLIMITED {
+        return None;
+    }
+    let field = |key: &str| {
+        stat.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            if k == key {
+                v.trim().parse::<u64>().ok()
+            } else {
+                None
+            }
+        })
+    };
+    let reclaimable = field("total_inactive_file")
+        .or_else(|| field("inactive_file"))
+        .unwrap_or(0);
+    let usage: u64 = usage.trim().parse().unwrap_or(0);
+    Some(limit.saturating_sub(usage.saturating_sub(reclaimable)))
+}
+
+/// The process's cgroup directory in one hierarchy that has the memory controller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CgroupDir {
+    /// cgroup v2 (`memory.max`) rather than v1 (`memory.limit_in_bytes`).
+    pub v2: bool,
+    /// Where the hierarchy is mounted.
+    pub mount: PathBuf,
+    /// The process's cgroup in it.
+    pub dir: PathBuf,
+}
+
+impl CgroupDir {
+    /// The (limit, usage, stat) files of the process's cgroup and of every cgroup above it up to
+    /// the mount (a parent's limit binds its children too).
+    pub fn files(&self) -> Vec<(PathBuf, PathBuf, PathBuf)> {
+        let (limit, usage) = if self.v2 {
+            ("memory.max", "memory.current")
+        } else {
+            ("memory.limit_in_bytes", "memory.usage_in_bytes")
+        };
+        self.dir
+            .ancestors()
+            .take_while(|d| d.starts_with(&self.mount))
+            .map(|d| (d.join(limit), d.join(usage), d.join("memory.stat")))
+            .collect()
+    }
+}
+
+/// The memory cgroups of a process, from the texts of `/proc/self/cgroup` (`0::/path` for v2,
+/// `N:...,memory,...:/path` for v1) and `/proc/self/mountinfo` (where each hierarchy is mounted,
+/// and which of its cgroups is the mount's root).
+pub fn cgroup_memory_dirs(proc_self_cgroup: &str, mountinfo: &str) -> Vec<CgroupDir> {
+    let mounts: Vec<Mount> = mountinfo.lines().filter_map(Mount::parse).collect();
+    let mut dirs = Vec::new();
+    for line in proc_self_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let v2 = id == "0" && controllers.is_empty();
+        if !v2 && !controllers.split(',').any(|c| c == "memory") {
+            continue;
+        }
+        let found = mounts.iter().find_map(|m| {
+            let kind = if v2 {
+                m.fstype == "cgroup2"
+            } else {
+                m.fstype == "cgroup" && m.options.split(',').any(|o| o == "memory")
+            };
+            let inside = Path::new(path).strip_prefix(&m.root).ok()?;
+            kind.then(|| CgroupDir {
+                v2,
+                mount: m.point.clone(),
+                dir: m.point.join(inside),
+            })
+        });
+        dirs.extend(found);
+    }
+    dirs
+}
+
+/// One line of `/proc/self/mountinfo`: `id parent dev root point options [optional...] - fstype
+/// source super-options`.
+struct Mount {
+    root: PathBuf,
+    point: PathBuf,
+    fstype: String,
+    options: String,
+}
+
+impl Mount {
+    fn parse(line: &str) -> Option<Mount> {
+        let (left, right) = line.split_once(" - ")?;
+        let left: Vec<&str> = left.split(' ').collect();
+        let mut right = right.split(' ');
+        let fstype = right.next()?.to_string();
+        let options = right.nth(1).unwrap_or("").to_string();
+        Some(Mount {
+            root: PathBuf::from(unescape(left.get(3)?)),
+            point: PathBuf::from(unescape(left.get(4)?)),
+            fstype,
+            options,
+        })
+    }
+}
+
+/// A mountinfo path field: space, tab, newline and backslash are written as `\040`, `\011`,
+/// `\012`, `\134`.
+fn unescape(field: &str) -> String {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) if b[i] == b'\\' => {
+                out.push(
+                    d.iter()
+                        .fold(0u8, |v, c| v.wrapping_mul(8).wrapping_add(c - b'0')),
+                );
+                i += 4;
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Bytes as `12.3 GB`.
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
-    if b >= 1e9 {
+    if b >= 1e12 {
+        format!("{:.1} TB", b / 1e12)
+    } else if b >= 1e9 {
         format!("{:.1} GB", b / 1e9)
     } else if b >= 1e6 {
         format!("{:.1} MB", b / 1e6)
@@ -56,11 +377,155 @@ mod tests {
 
     #[test]
     fn a_request_larger_than_memory_is_too_large() {
-        if available_bytes().is_none() {
+        if available().is_none() {
             return; // not Linux: nothing to check against
         }
-        let e = check_fits("a test", u64::MAX / 2).unwrap_err().to_string();
-        assert!(e.contains("a test") && e.contains("available"), "{e}");
+        let e = check_fits_or("a test", u64::MAX / 2, |usable| format!("{usable} fit"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("too large: a test: about "), "{e}");
+        assert!(e.contains(" available, "), "{e}");
+        assert!(e.ends_with(" fit"), "{e}");
         assert!(check_fits("a test", 1 << 20).is_ok());
+    }
+
+    #[test]
+    fn meminfo_and_status_fields_parse_in_bytes() {
+        let meminfo =
+            "MemTotal:       24684084 kB\nMemFree:  100 kB\nMemAvailable:   23531880 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(23531880 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(parse_mem_available("MemAvailable: lots\n"), None);
+        let status = "Name:\tsweepfan\nVmPeak:\t    4000 kB\nVmSize:\t    3892 kB\n";
+        assert_eq!(parse_vm_size(status), Some(3892 * 1024));
+        assert_eq!(parse_vm_size(""), None);
+    }
+
+    #[test]
+    fn rlimit_infinity_is_no_limit() {
+        let infinity = u64::MAX; // RLIM_INFINITY on Linux
+        assert_eq!(rlimit_bytes(infinity, infinity), None);
+        assert_eq!(rlimit_bytes(2 << 30, infinity), Some(2 << 30));
+        assert_eq!(rlimit_bytes(0, infinity), Some(0));
+        // A platform whose infinity is another value, and a limit too large to mean anything.
+        assert_eq!(rlimit_bytes(i64::MAX as u64, i64::MAX as u64), None);
+        assert_eq!(rlimit_bytes(u64::MAX - 1, infinity), None);
+    }
+
+    #[test]
+    fn cgroup_limits_parse_max_numbers_and_v1_unlimited() {
+        assert_eq!(cgroup_left("max\n", "123\n", ""), None);
+        assert_eq!(
+            cgroup_left("1073741824\n", "73741824\n", ""),
+            Some(1_000_000_000)
+        );
+        // Usage above the limit (reclaim pending): nothing left, not an overflow.
+        assert_eq!(cgroup_left("100", "200", ""), Some(0));
+        assert_eq!(cgroup_left("9223372036854771712\n", "16113664\n", ""), None);
+        assert_eq!(cgroup_left("", "0", ""), None);
+        assert_eq!(cgroup_left("500", "garbage", "garbage"), Some(500));
+        // The inactive page cache counts as free: v2 names it `inactive_file`, v1's hierarchy
+        // `total_inactive_file` (its `inactive_file` is the cgroup's own).
+        let v2 = "anon 300\nfile 600\nactive_file 200\ninactive_file 400\n";
+        assert_eq!(cgroup_left("1000", "900", v2), Some(500));
+        let v1 = "cache 700\ninactive_file 10\ntotal_inactive_file 600\n";
+        assert_eq!(cgroup_left("1000", "900", v1), Some(700));
+        assert_eq!(
+            cgroup_left("1000", "100", "inactive_file 400\n"),
+            Some(1000)
+        );
+    }
+
+    #[test]
+    fn the_smallest_limit_binds_and_is_named() {
+        let a = |bytes, limit| Some(Available { bytes, limit });
+        let s = Available::smallest([
+            a(8 << 30, Limit::MemAvailable),
+            a(1 << 30, Limit::AddressSpace),
+            None,
+            a(2 << 30, Limit::Cgroup),
+        ])
+        .unwrap();
+        assert_eq!(s.limit, Limit::AddressSpace);
+        assert_eq!(s.usable(), 3 << 28);
+        assert!(s.describe().contains("ulimit -v"), "{}", s.describe());
+        assert_eq!(Available::smallest([None, None]), None);
+        let e = too_large("x", "about 2.0 GB", &s, "use less").to_string();
+        assert_eq!(
+            e,
+            "too large: x: about 2.0 GB of memory needed, but this run may use 805.3 MB (three \
+             quarters of the 1.1 GB available, under the address-space limit, ulimit -v); use less"
+        );
+    }
+
+    #[test]
+    fn cgroup_dirs_follow_the_mounts() {
+        // cgroup v1, the memory hierarchy mounted at its root (this machine's layout), plus an
+        // empty v2 hierarchy in hybrid mode.
+        let cgroup = "9:name=systemd:/\n4:memory:/process_api/fb9d\n1:cpu:/\n0::/\n";
+        let mountinfo = "\
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+        let dirs = cgroup_memory_dirs(cgroup, mountinfo);
+        assert_eq!(
+            dirs,
+            [
+                CgroupDir {
+                    v2: false,
+                    mount: "/sys/fs/cgroup/memory".into(),
+                    dir: "/sys/fs/cgroup/memory/process_api/fb9d".into(),
+                },
+                CgroupDir {
+                    v2: true,
+                    mount: "/sys/fs/cgroup/unified".into(),
+                    dir: "/sys/fs/cgroup/unified".into(),
+                },
+            ]
+        );
+        let files = dirs[0].files();
+        assert_eq!(files.len(), 3);
+        assert_eq!(
+            files[1].2,
+            Path::new("/sys/fs/cgroup/memory/process_api/memory.stat")
+        );
+        assert_eq!(
+            files[0].0,
+            Path::new("/sys/fs/cgroup/memory/process_api/fb9d/memory.limit_in_bytes")
+        );
+        assert_eq!(
+            files[2].1,
+            Path::new("/sys/fs/cgroup/memory/memory.usage_in_bytes")
+        );
+
+        // cgroup v2 in a container: a namespaced path under a mount whose root is that cgroup,
+        // and a mount point with an escaped space.
+        let cgroup = "0::/user.slice/app\n";
+        let mountinfo = "\
+25 1 0:22 /user.slice /sys/fs/my\\040cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate
+26 1 0:23 / /proc rw - proc proc rw
+";
+        let dirs = cgroup_memory_dirs(cgroup, mountinfo);
+        assert_eq!(dirs.len(), 1);
+        assert!(dirs[0].v2);
+        assert_eq!(dirs[0].dir, Path::new("/sys/fs/my cgroup/app"));
+        let files = dirs[0].files();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[1].0, Path::new("/sys/fs/my cgroup/memory.max"));
+        assert_eq!(files[1].1, Path::new("/sys/fs/my cgroup/memory.current"));
+
+        // No memory hierarchy, or texts that are not what they should be: nothing.
+        assert!(cgroup_memory_dirs("1:cpu:/\n", mountinfo).is_empty());
+        assert!(cgroup_memory_dirs("garbage", "more garbage").is_empty());
+        assert!(cgroup_memory_dirs("", "").is_empty());
+    }
+
+    #[test]
+    fn a_lazy_budget_reads_nothing_for_small_runs() {
+        let budget = LazyBudget::new();
+        assert!(budget.allows(LazyBudget::UNCHECKED_BYTES));
+        assert!(budget.read.get().is_none());
+        assert!(!budget.allows(u64::MAX) || available().is_none());
     }
 }

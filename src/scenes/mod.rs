@@ -99,6 +99,20 @@ impl SceneKind {
         }
     }
 
+    /// Whether [`SceneParams::radius`] shapes this scene (docs/design.md §3.4); the others fix
+    /// their radii, and the CLI refuses `--radius` for them rather than ignore it.
+    pub fn uses_radius(self) -> bool {
+        matches!(
+            self,
+            SceneKind::Density | SceneKind::Clusters | SceneKind::LineX
+        )
+    }
+
+    /// Whether [`SceneParams::volume_fraction`] shapes this scene (docs/design.md §3.4).
+    pub fn uses_volume_fraction(self) -> bool {
+        matches!(self, SceneKind::Density | SceneKind::Clusters)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             SceneKind::Paper => "paper",
@@ -113,6 +127,10 @@ impl SceneKind {
         }
     }
 }
+
+/// Volume fractions accepted for `density` and `clusters` lie strictly between 0 and this: equal
+/// spheres cannot fill more than pi / sqrt(18) = 0.7405 of space (docs/design.md §3.4).
+pub const MAX_VOLUME_FRACTION: f32 = 0.74;
 
 /// Parameters shared by the generators. Fields a generator does not use are ignored.
 #[derive(Clone, Copy, Debug)]

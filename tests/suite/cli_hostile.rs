@@ -8,14 +8,9 @@ fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
     fails_naming(&["bench", "--n", "10000000000"], "32 bits");
     fails_naming(&["bench", "--n", "1000000000"], "memory");
     fails_naming(&["bench", "--n", "0"], "empty scene");
-    fails_naming(
-        &["bench", "--scene", "rotating", "--boxes", "0"],
-        "at least one box",
-    );
-    fails_naming(
-        &["bench", "--scene", "rotating", "--n", "0"],
-        "at least one box and one sphere",
-    );
+    // Refused by the shared option rule (args/values.rs), naming the flag (issue 28).
+    fails_naming(&["bench", "--scene", "rotating", "--boxes", "0"], "--boxes");
+    fails_naming(&["bench", "--scene", "rotating", "--n", "0"], "--n");
 }
 
 #[test]
@@ -95,15 +90,23 @@ fn scene_files_that_are_not_scenes() {
 
 #[test]
 fn the_environment_gets_honest_messages() {
-    // No XDG_RUNTIME_DIR: no libwayland "error:" lines, a normal listing.
-    let out = succeed(
-        sweepfan()
-            .arg("info")
-            .env_remove("XDG_RUNTIME_DIR")
-            .output(),
-    );
+    // No XDG_RUNTIME_DIR: no libwayland "error:" lines, a normal listing (or, on a machine
+    // without an adapter, exit 2 with that one error: issue 28).
+    let out = sweepfan()
+        .arg("info")
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("error"), "{stderr}");
+    if out.status.success() {
+        assert!(!stderr.contains("error"), "{stderr}");
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("no GPU adapter") && !stderr.contains("XDG_RUNTIME_DIR"),
+            "{stderr}"
+        );
+    }
     // A backend name wgpu does not know is named as such, not "install a driver".
     let out = sweepfan()
         .arg("info")
@@ -148,8 +151,10 @@ fn a_closed_pipe_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
+    // (A machine without an adapter prints nothing on stdout: `info` is then exit 2.)
+    let no_adapter = out.status.code() == Some(2) && stderr.contains("no GPU adapter");
     assert!(
-        out.status.success() || out.status.signal() == Some(13),
+        out.status.success() || out.status.signal() == Some(13) || no_adapter,
         "{:?}: {stderr}",
         out.status
     );

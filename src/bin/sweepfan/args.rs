@@ -1,5 +1,7 @@
 //! Arguments shared by several subcommands, and the progress bar.
 
+pub mod values;
+
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -76,6 +78,17 @@ pub enum Shape {
     Polygon,
 }
 
+impl Shape {
+    /// The `--shape` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Sphere => "sphere",
+            Shape::Obb => "obb",
+            Shape::Polygon => "polygon",
+        }
+    }
+}
+
 /// A bar on stderr (hidden when stderr is not a terminal).
 pub fn progress_bar(len: u64) -> ProgressBar {
     let p = ProgressBar::new(len);
@@ -142,10 +155,30 @@ pub fn check_outputs(
     Ok(())
 }
 
-/// `println!` for the human report, to stderr when `$taken` (an output file is `-`).
+/// `println!` for the human report, to stderr when `$taken` (an output file is `-`); a failed
+/// write to standard output ends the process (see [`write_stdout`]).
 macro_rules! say {
     ($taken:expr, $($arg:tt)*) => {
         $crate::args::say($taken, format_args!($($arg)*))
+    };
+}
+
+/// `println!` with the write checked: the CLI prints to standard output only through this,
+/// `out!` and `say!` (docs/design.md §8.3; `tests/suite/cli_outputs.rs` fails on a
+/// `println!` under `src/bin/`).
+macro_rules! outln {
+    () => {
+        $crate::args::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::args::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` with the write checked (see `outln!`).
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::args::write_stdout(format_args!($($arg)*))
     };
 }
 
@@ -153,8 +186,58 @@ macro_rules! say {
 /// (standard output then carries that file alone, ready for a pipe).
 pub fn say(stdout_taken: bool, text: impl std::fmt::Display) {
     if stdout_taken {
-        eprintln!("{text}");
+        note(format_args!("{text}"));
     } else {
-        println!("{text}");
+        write_stdout(format_args!("{text}\n"));
+    }
+}
+
+/// Writes `text` to standard output and flushes it; a failure ends the process there
+/// ([`stdout_failed`]): `println!` would panic (exit 101), and a report that lost its lines must
+/// not end in exit 0.
+pub fn write_stdout(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
+        drop(out);
+        stdout_failed(&e);
+    }
+}
+
+/// Ends the process after a failed write to standard output (docs/design.md §8.3): a reader
+/// that went away (`sweepfan info | head -1`) ends it quietly, as SIGPIPE does; anything else
+/// (a full device) with exit 1 and `sweepfan: cannot write to standard output: WHY`.
+pub fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        #[cfg(unix)]
+        {
+            // SAFETY: restoring a signal's default action and raising it; no handler code runs.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+        }
+        std::process::exit(1);
+    }
+    note(format_args!(
+        "sweepfan: cannot write to standard output: {}",
+        os_message(e)
+    ));
+    std::process::exit(1);
+}
+
+/// A line on stderr, as `eprintln!` writes it but without its panic when stderr itself fails
+/// (there is nowhere left to report that).
+pub fn note(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// An OS error as a person reads it: "No space left on device", without " (os error 28)".
+pub fn os_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(k) if e.raw_os_error().is_some() => text[..k].to_string(),
+        _ => text,
     }
 }

@@ -63,11 +63,16 @@ enum Reproduce {
 /// Makes the process fit a shell pipeline and a bare environment, before anything else runs
 /// (no other thread exists yet):
 /// * a closed pipe (`sweepfan info | head -1`) ends the process quietly, as it does `ls`,
-///   instead of a panic in `println!`;
+///   instead of a panic in `println!` (any other failed write to standard output is exit 1
+///   with a message, `args::stdout_failed`; the CLI prints only through `outln!`/`say!`);
+/// * Ctrl-C during an atomic write of an output removes its temporary file;
 /// * libwayland, which the Vulkan loader loads, prints "error: XDG_RUNTIME_DIR is invalid or not
 ///   set" on every adapter probe when that variable is unset: a false alarm for a headless tool,
 ///   silenced with a private directory.
 fn prepare_process() {
+    // Ctrl-C (or SIGTERM, SIGHUP) during an atomic write removes its temporary file
+    // (docs/design.md §8.3).
+    sweepfan::report::output::remove_temporaries_on_signals();
     #[cfg(unix)]
     {
         // SAFETY: restoring the default action of a signal; no handler code runs.
@@ -96,7 +101,7 @@ fn prepare_process() {
 
 fn main() {
     prepare_process();
-    let cli = Cli::parse();
+    let cli = parse();
     let mut gpu = LazyGpu::new(cli.adapter.clone());
     let result = match cli.command {
         None => default::exec(&mut gpu),
@@ -114,17 +119,52 @@ fn main() {
         Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),
         Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
     };
+    // Whatever standard output still holds must reach it too (docs/design.md §8.3).
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        args::stdout_failed(&e);
+    }
     match result {
         Ok(true) => {}
         Ok(false) => {
-            eprintln!("sweepfan: verification FAILED (see above)");
+            args::note(format_args!("sweepfan: verification FAILED (see above)"));
             std::process::exit(1);
         }
         Err(e) => {
-            eprintln!("sweepfan: error: {}", message(&e));
+            // `--json -` (or `/dev/stdout`) that could not be written: as any other failed
+            // write to standard output, exit 1 (quietly for a reader that went away).
+            if let Some(io) = stdout_error(&e) {
+                args::stdout_failed(io);
+            }
+            args::note(format_args!("sweepfan: error: {}", message(&e)));
             std::process::exit(2);
         }
     }
+}
+
+/// The command line, or the end of the process: `--help` and `--version` are written to
+/// standard output with the write checked (exit 0, or 1 on a full device: clap's own `exit`
+/// ignores a failed write and exits 0), usage errors to stderr with exit 2 as clap does.
+fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => e.exit(),
+        Err(e) => {
+            let written = e
+                .print()
+                .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+            match written {
+                Ok(()) => std::process::exit(0),
+                Err(io) => args::stdout_failed(&io),
+            }
+        }
+    }
+}
+
+/// The failed write to standard output somewhere in `e`'s chain, if that is what `e` is.
+fn stdout_error(e: &anyhow::Error) -> Option<&std::io::Error> {
+    e.chain()
+        .filter_map(|cause| cause.downcast_ref::<sweepfan::Error>())
+        .find_map(sweepfan::report::output::stdout_error)
 }
 
 /// The error and its causes, each once: the library's errors already include their source in

@@ -306,13 +306,35 @@ pub fn build_report(
     })
 }
 
-/// The rotation list of a run of `count` (>= 1) rotations: the same on every backend.
-pub fn experiment_rotations(count: usize, seed: u64) -> Result<Vec<RotatingBox>> {
+/// Host bytes per rotation of the experiment: the rotation, its histogram, and the report's
+/// index and bin entries (docs/design.md §9.14).
+pub const BYTES_PER_ROTATION: u64 = (std::mem::size_of::<RotatingBox>()
+    + std::mem::size_of::<Histogram>()
+    + 2 * std::mem::size_of::<usize>()) as u64;
+
+/// Refuses a rotation count before anything is allocated for it: zero, or more than the memory
+/// this process may use holds ([`BYTES_PER_ROTATION`] each), naming what it would need.
+pub fn check_rotations(count: usize) -> Result<()> {
     if count == 0 {
         return Err(Error::Config(
             "sector experiment: --rotations must be at least 1".into(),
         ));
     }
+    crate::scenes::memory::check_fits_or(
+        &format!("--rotations {count}"),
+        (count as u64).saturating_mul(BYTES_PER_ROTATION),
+        |usable| {
+            format!(
+                "use fewer --rotations (about {} fit; the thesis scored 100000)",
+                usable / BYTES_PER_ROTATION
+            )
+        },
+    )
+}
+
+/// The rotation list of a run of `count` (>= 1) rotations: the same on every backend.
+pub fn experiment_rotations(count: usize, seed: u64) -> Result<Vec<RotatingBox>> {
+    check_rotations(count)?;
     Ok(random_rotations(count, seed))
 }
 

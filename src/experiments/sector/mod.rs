@@ -24,6 +24,12 @@ pub const DEFAULT_ROTATIONS: usize = 2000;
 /// Timed runs per speed-table row (the thesis: 10,000).
 pub const DEFAULT_SPEED_RUNS: usize = 20;
 
+/// Host bytes per timed run of the speed tables, at most: its times (one row's, the batched
+/// rows' two, the GPU row's) and the GPU row's rotation and sector.
+const BYTES_PER_SPEED_RUN: u64 = (4 * 8
+    + std::mem::size_of::<crate::geom::sector::RotatingBox>()
+    + std::mem::size_of::<Sector>()) as u64;
+
 /// Where the accuracy experiment runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,6 +97,19 @@ pub fn run(
     if opts.speed_runs == 0 {
         return Err(Error::Config("--speed-runs must be at least 1".into()));
     }
+    // Sizes from flags are checked before anything is allocated, and before a GPU context
+    // opens (docs/design.md §9.14).
+    accuracy::check_rotations(opts.rotations)?;
+    crate::scenes::memory::check_fits_or(
+        &format!("--speed-runs {}", opts.speed_runs),
+        (opts.speed_runs as u64).saturating_mul(BYTES_PER_SPEED_RUN),
+        |usable| {
+            format!(
+                "use fewer --speed-runs (about {} fit; the thesis timed 10000)",
+                usable / BYTES_PER_SPEED_RUN
+            )
+        },
+    )?;
     let gpu_options = GpuOptions {
         adapter: opts.adapter.clone(),
     };

@@ -1,6 +1,7 @@
 //! `sweepfan bench`: time methods on a scene (spheres, rotating boxes among spheres, or boxes /
 //! polygons through the SAT pipeline).
 
+use crate::args::values::{self, SceneOption, ignored_by_scene, method_for_shape};
 use crate::args::{BackendChoice, Outputs, SceneArg, Shape, progress_bar};
 use anyhow::{Result, bail};
 use clap::Args;
@@ -14,7 +15,7 @@ use sweepfan::run::registry;
 use sweepfan::run::verify_shapes::Shapes;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::rotating::RotatingParams;
-use sweepfan::{Backend, Scene, SceneKind};
+use sweepfan::{Backend, Scene, SceneKind, SceneParams};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -25,25 +26,42 @@ pub struct BenchArgs {
     #[arg(long)]
     pub scene_file: Option<PathBuf>,
     /// Objects (generated scenes; spheres for `rotating`).
-    #[arg(long, default_value_t = 5000, conflicts_with = "scene_file")]
+    #[arg(
+        long,
+        default_value_t = 5000,
+        conflicts_with = "scene_file",
+        value_parser = values::objects,
+        allow_negative_numbers = true,
+    )]
     pub n: usize,
-    /// Rotating boxes (scene `rotating`).
-    #[arg(long, default_value_t = 1000)]
-    pub boxes: usize,
-    /// Comma-separated methods, `all`, or `peers` (with --features peers).
-    #[arg(long, default_value = "all")]
-    pub methods: String,
+    /// Rotating boxes (scene `rotating`, --shape sphere) [default: 1000].
+    #[arg(long, value_parser = values::objects, allow_negative_numbers = true)]
+    pub boxes: Option<usize>,
+    /// Comma-separated methods, `all`, or `peers` (with --features peers) [default: all];
+    /// --shape obb|polygon run `sap` only.
+    #[arg(long)]
+    pub methods: Option<String>,
     /// Frames timed (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-    pub frames: u32,
+    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
+    pub frames: usize,
     #[arg(long, default_value_t = 1, conflicts_with = "scene_file")]
     pub seed: u64,
-    /// Volume fraction of the density and clusters scenes.
-    #[arg(long, default_value_t = 0.01, conflicts_with = "scene_file")]
-    pub volume_fraction: f32,
-    /// Sphere radius of the density, clusters and line-x scenes.
-    #[arg(long, default_value_t = 1.0, conflicts_with = "scene_file")]
-    pub radius: f32,
+    /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
+    #[arg(
+        long,
+        conflicts_with = "scene_file",
+        value_parser = values::volume_fraction,
+        allow_negative_numbers = true,
+    )]
+    pub volume_fraction: Option<f32>,
+    /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
+    #[arg(
+        long,
+        conflicts_with = "scene_file",
+        value_parser = values::positive_length,
+        allow_negative_numbers = true,
+    )]
+    pub radius: Option<f32>,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
     /// Count pairs without storing them.
@@ -51,7 +69,7 @@ pub struct BenchArgs {
     pub count_only: bool,
     /// CPU threads for our CPU methods and the peers (a rayon pool of this size; default: every
     /// core). Peer crates run single-threaded whatever this says.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_parser = values::threads, allow_negative_numbers = true)]
     pub threads: Option<u32>,
     /// Frame events: pairs found and lost per frame (found_per_frame, lost_per_frame, found,
     /// lost in the JSON rows; totals in the table). Sphere scenes.
@@ -69,6 +87,61 @@ pub struct BenchArgs {
     pub out: Outputs,
 }
 
+/// `--boxes` when left out.
+const DEFAULT_BOXES: usize = 1000;
+/// `--methods` when left out.
+const DEFAULT_METHODS: &str = "all";
+
+impl BenchArgs {
+    /// The generated scene's parameters: `--radius` and `--volume-fraction` as given, else the
+    /// generators' defaults (`SceneParams::new`), checked (`run::bench::scene_params`).
+    fn params(&self) -> Result<SceneParams> {
+        let d = SceneParams::new(self.n, self.seed);
+        Ok(scene_params(
+            self.n,
+            self.seed,
+            self.volume_fraction.unwrap_or(d.volume_fraction),
+            self.radius.unwrap_or(d.radius),
+        )?)
+    }
+
+    fn methods(&self) -> &str {
+        self.methods.as_deref().unwrap_or(DEFAULT_METHODS)
+    }
+
+    fn boxes(&self) -> usize {
+        self.boxes.unwrap_or(DEFAULT_BOXES)
+    }
+
+    /// Refuses options this run would ignore (issue 28): `--radius`, `--volume-fraction` and
+    /// `--boxes` on scenes without them (docs/design.md §3.4), `--methods` where one fixed
+    /// method runs (the box and polygon pipelines, docs/design.md §4.4-4.5; the rotating
+    /// scene's proxies, §5.7).
+    fn check_used(&self) -> Result<()> {
+        let scene = self.scene_file.is_none().then_some(self.scene.0);
+        let spheres = self.shape == Shape::Sphere;
+        ignored_by_scene(SceneOption::Radius, self.radius.is_some(), scene, spheres)?;
+        let fraction = self.volume_fraction.is_some();
+        ignored_by_scene(SceneOption::VolumeFraction, fraction, scene, spheres)?;
+        ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
+        let Some(list) = &self.methods else {
+            return Ok(());
+        };
+        if !spheres {
+            for name in list.split(',').map(str::trim) {
+                method_for_shape("--methods", name, self.shape)?;
+            }
+        } else if scene == Some(SceneKind::Rotating) {
+            bail!(
+                "--methods: --scene rotating runs its two box proxies (conservative sector and \
+                 speculative AABB, docs/design.md §5.7), not a list of methods; leave --methods \
+                 out"
+            );
+        }
+        Ok(())
+    }
+}
+
 pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[a.scene_file.as_deref()])?;
     match a.threads {
@@ -84,6 +157,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
              frames; in a program, GpuBoxPipeline::track_events gives their events)"
         );
     }
+    a.check_used()?;
     if a.shape != Shape::Sphere {
         return bench_boxes(a, gpu);
     }
@@ -92,14 +166,12 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     let scene = match &a.scene_file {
         Some(path) => Scene::from_csv(path)?,
-        None => Scene::generate(
-            a.scene.0,
-            &scene_params(a.n, a.seed, a.volume_fraction, a.radius)?,
-        ),
+        None => Scene::generate(a.scene.0, &a.params()?),
     };
-    let mut methods = registry::parse_methods(&a.methods)?;
+    let mut methods = registry::parse_methods(a.methods())
+        .map_err(|e| anyhow::anyhow!("--methods {}: {e}", sweepfan::error::shown(a.methods())))?;
     // Brute force at large n takes minutes per frame: only when asked for by name.
-    if a.methods.split(',').any(|m| m.trim() == "all") && scene.len() > 50_000 {
+    if a.methods().split(',').any(|m| m.trim() == "all") && scene.len() > 50_000 {
         methods.retain(|m| m != "brute_force");
         eprintln!(
             "note: brute_force skipped at n = {} (name it explicitly to run it)",
@@ -107,8 +179,8 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         );
     }
     let run = FrameRun {
-        frames: a.frames as usize,
-        count_frames: a.frames as usize,
+        frames: a.frames,
+        count_frames: a.frames,
         count_only: a.count_only,
         events: a.events,
     };
@@ -153,8 +225,8 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     } else {
         None
     };
-    let params = RotatingParams::new(a.boxes, a.n, a.seed);
-    let mut rows = bench_rotating(&params, a.frames as usize, &backends, ctx.as_deref())?;
+    let params = RotatingParams::new(a.boxes(), a.n, a.seed);
+    let mut rows = bench_rotating(&params, a.frames, &backends, ctx.as_deref())?;
     for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
         r.device = gpu.device();
     }
@@ -162,9 +234,9 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         a.out.stdout_taken(),
         "scene rotating: {} boxes among {} spheres, {} frames; tests = candidate (box, sphere) \
          pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
-        a.boxes,
+        a.boxes(),
         a.n,
-        a.frames as usize
+        a.frames
     );
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     for &b in &backends {
@@ -198,7 +270,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         let shape_name = if polygons { "polygon" } else { "obb" };
         bail!("bench --shape {shape_name} takes a generated --scene, not --scene-file");
     }
-    let p = scene_params(a.n, a.seed, a.volume_fraction, a.radius)?;
+    let p = a.params()?;
     let kind = a.scene.0;
     let (shapes, scene_name) = if polygons {
         (
@@ -211,7 +283,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             format!("{}-boxes", kind.name()),
         )
     };
-    let frames = a.frames as usize;
+    let frames = a.frames;
     let backends = a.backend.backends();
     let verify = !a.no_verify;
     let (rows, ok) = bench_shapes(

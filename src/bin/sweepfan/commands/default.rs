@@ -14,7 +14,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 1));
     let methods: Vec<String> = Method::ALL.iter().map(|m| m.name().to_string()).collect();
     let mut backends = vec![Backend::Cpu];
-    println!(
+    outln!(
         "sweepfan default benchmark: paper box (cube of side 100, r = 2, origin at the centre), \
          n = {n}, 10 frames, median ms per frame; every method verified against brute force \
          (CPU) on the first and the last frame."
@@ -22,15 +22,15 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
     match gpu.get() {
         Ok(_) => {
             backends.push(Backend::Gpu);
-            println!("GPU: {}", gpu.device());
+            outln!("GPU: {}", gpu.device());
         }
         // A run told which adapter to use fails without it (docs/design.md §9.5).
         Err(e) if sweepfan::gpu::adapter_check::expected_adapter().is_some() => {
             return Err(e.into());
         }
-        Err(e) => println!("GPU: none ({e:#}); GPU columns omitted."),
+        Err(e) => outln!("GPU: none ({e:#}); GPU columns omitted."),
     }
-    println!("CPU: {}\n", cpu_device());
+    outln!("CPU: {}\n", cpu_device());
     let run = FrameRun {
         frames: 10,
         count_frames: 10,
@@ -40,6 +40,6 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;
     bar.finish_and_clear();
-    println!("{}", wide_table(&rows));
+    outln!("{}", wide_table(&rows));
     Ok(ok)
 }

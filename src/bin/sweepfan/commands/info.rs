@@ -9,24 +9,29 @@ pub fn exec(adapter: Option<&str>) -> Result<bool> {
     let adapters = list_adapters();
     if adapters.is_empty() {
         let none = "no GPU adapter found (install a Vulkan driver; on Debian: mesa-vulkan-drivers)";
+        // An error (exit 2), not a listing: a script that asks `sweepfan info` whether a GPU is
+        // there gets its answer from the exit status (issue 28; docs/design.md §9.5).
         if let Some(wanted) = adapter {
-            anyhow::bail!("--adapter {wanted}: {none}");
+            anyhow::bail!("--adapter {}: {none}", sweepfan::error::shown(wanted));
         }
-        println!("{none}");
-        return Ok(true);
+        anyhow::bail!("{none}");
     }
     for (i, a) in adapters.iter().enumerate() {
-        println!(
+        outln!(
             "adapter {i}: {} ({:?}, {:?}), driver {} {}",
-            a.name, a.device_type, a.backend, a.driver, a.driver_info
+            a.name,
+            a.device_type,
+            a.backend,
+            a.driver,
+            a.driver_info
         );
     }
     let ctx = GpuContext::new(&GpuOptions {
         adapter: adapter.map(str::to_string),
     })?;
-    println!();
+    outln!();
     for line in context_lines(&ctx, "selected") {
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(true)
 }

@@ -1,5 +1,6 @@
 //! `sweepfan reproduce broadphase|sector`: a paper's experiments, our numbers beside theirs.
 
+use crate::args::values;
 use crate::args::{BackendChoice, Outputs, progress_bar};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -14,17 +15,24 @@ use sweepfan::run::gpu::LazyGpu;
 #[derive(Args)]
 pub struct BroadphaseArgs {
     /// Frames timed per (method, n) (the paper: 100).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = values::count, allow_negative_numbers = true)]
     pub frames_time: usize,
     /// Frames averaged for the test counts (the paper: 10).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
     pub frames_count: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
-    /// Object counts (the paper's by default).
-    #[arg(long, value_delimiter = ',', default_values_t = [50usize, 200, 500, 1000, 3000, 5000])]
+    /// Object counts, comma- or space-separated (the paper's by default).
+    #[arg(
+        long,
+        num_args = 1..,
+        value_delimiter = ',',
+        default_value = "50,200,500,1000,3000,5000",
+        value_parser = values::objects,
+        allow_negative_numbers = true
+    )]
     pub n: Vec<usize>,
     /// Write SVG plots (time vs n, tests vs n, time relative to brute force) into this directory.
     #[arg(long)]
@@ -36,7 +44,12 @@ pub struct BroadphaseArgs {
 #[derive(Args)]
 pub struct SectorArgs {
     /// Random rotations scored (the thesis: 100000; each classifies 10^6 grid points).
-    #[arg(long, default_value_t = sweepfan::experiments::sector::DEFAULT_ROTATIONS)]
+    #[arg(
+        long,
+        default_value_t = sweepfan::experiments::sector::DEFAULT_ROTATIONS,
+        value_parser = values::count,
+        allow_negative_numbers = true
+    )]
     pub rotations: usize,
     #[arg(long, default_value_t = sweepfan::experiments::sector::accuracy::DEFAULT_SEED)]
     pub seed: u64,
@@ -50,7 +63,12 @@ pub struct SectorArgs {
     #[arg(long)]
     pub plots: Option<PathBuf>,
     /// Timed runs per speed-table row (the thesis: 10000).
-    #[arg(long, default_value_t = sweepfan::experiments::sector::DEFAULT_SPEED_RUNS)]
+    #[arg(
+        long,
+        default_value_t = sweepfan::experiments::sector::DEFAULT_SPEED_RUNS,
+        value_parser = values::count,
+        allow_negative_numbers = true
+    )]
     pub speed_runs: usize,
 }
 
@@ -80,13 +98,15 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let bar = progress_bar((a.n.len() * methods * backends.len()) as u64);
     let r = reproduce(&a.n, a.seed, &backends, run, Some(&bar), gpu)?;
     bar.finish_and_clear();
-    println!(
+    outln!(
         "Serialization paper (seeds 000/002), paper box, {} frames timed, counts = mean of {} frames, seed {}.\n\
          Times are ours on this machine (median ms/frame x 100); the paper's ran on a Pentium 4. \
          Compare the 'vs brute' ratios.\n",
-        run.frames, run.count_frames, a.seed
+        run.frames,
+        run.count_frames,
+        a.seed
     );
-    println!("{}", render(&r.comparison));
+    outln!("{}", render(&r.comparison));
     // Data first: a plot that fails cannot lose the JSON and CSV.
     a.out.write(
         &r.rows,
@@ -118,7 +138,7 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     bar.set_message("rotations (then the speed tables)");
     let report = run(&opts, Some(&|n| bar.inc(n)))?;
     bar.finish_and_clear();
-    print!("{}", report.render());
+    out!("{}", report.render());
     if let Some(path) = &a.json {
         write_json_value(path, &report.to_json()?)?;
         eprintln!("wrote {}", path.display());

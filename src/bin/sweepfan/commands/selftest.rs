@@ -46,7 +46,9 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
                 Some(s) => Ok(Some(s)),
                 None => {
                     bail!(
-                        "{flag}: unknown stage '{n}' (sort, spheres, boxes, sector, rotating or events)"
+                        "{flag}: unknown stage '{}' (sort, spheres, boxes, sector, rotating or \
+                         events)",
+                        sweepfan::error::shown(n)
                     )
                 }
             },
@@ -65,12 +67,12 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // Where the checks run, first: a run on a software adapter, or on a driver with other
     // limits or subgroup sizes, says so before any result (docs/design.md §9.5).
     for line in crate::commands::info::context_lines(&ctx, "adapter") {
-        println!("{line}");
+        outln!("{line}");
     }
-    println!("selftest ({}) on {}", cfg.level.name(), gpu.device());
-    let print = |c: &sweepfan::experiments::selftest::Check| println!("{}", check_line(c));
+    outln!("selftest ({}) on {}", cfg.level.name(), gpu.device());
+    let print = |c: &sweepfan::experiments::selftest::Check| outln!("{}", check_line(c));
     let report = run(&ctx, &cfg, Some(&print))?;
-    println!("{}", summary(&report));
+    outln!("{}", summary(&report));
     if let Some(path) = &a.json {
         write_json(path, &report)?;
     }

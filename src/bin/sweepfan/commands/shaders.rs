@@ -2,6 +2,7 @@
 //! file each, for validators other than wgpu's own (Tint: `scripts/tint.sh`); with
 //! `--compile-report`, what each pipeline costs the adapter's driver to build.
 
+use crate::args::values;
 use anyhow::Result;
 use std::path::PathBuf;
 use sweepfan::gpu::compile_report::{CompileLimits, compile_report};
@@ -13,7 +14,12 @@ pub struct ShadersArgs {
     #[arg(long, required_unless_present = "compile_report")]
     out: Option<PathBuf>,
     /// Subgroup size the constants are generated for (power of two, 4..=128).
-    #[arg(long, default_value_t = 32)]
+    #[arg(
+        long,
+        default_value_t = 32,
+        value_parser = values::subgroup_size,
+        allow_negative_numbers = true,
+    )]
     subgroup_size: u32,
     /// Write `enable subgroups;` first in modules that use subgroup builtins (Tint needs it;
     /// naga rejects it).
@@ -26,44 +32,62 @@ pub struct ShadersArgs {
     /// With --compile-report: the rows as JSON.
     #[arg(long, requires = "compile_report")]
     json: Option<PathBuf>,
-    /// With --compile-report: fail (exit 1) when a pipeline takes longer than this.
-    #[arg(long, requires = "compile_report", default_value_t = f64::INFINITY)]
-    max_seconds: f64,
+    /// With --compile-report: fail (exit 1) when a pipeline takes longer than this many seconds
+    /// (default: no limit).
+    #[arg(
+        long,
+        requires = "compile_report",
+        value_parser = values::seconds,
+        allow_negative_numbers = true,
+    )]
+    max_seconds: Option<f64>,
     /// With --compile-report: fail (exit 1) when the peak resident memory while a pipeline is
-    /// built passes this many MiB.
-    #[arg(long, requires = "compile_report", default_value_t = u64::MAX >> 20)]
-    max_rss_mb: u64,
+    /// built passes this many MiB (default: no limit).
+    #[arg(
+        long,
+        requires = "compile_report",
+        value_parser = values::mebibytes,
+        allow_negative_numbers = true,
+    )]
+    max_rss_mb: Option<u64>,
 }
 
 pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    // --out is checked by `write_tree` (an existing file there: "exists and is not a
+    // directory"); a missing --out is created with its parents.
+    crate::args::check_outputs(&[("--json", a.json.as_deref())], &[], &[])?;
     if let Some(out) = &a.out {
-        let written =
-            sweepfan::gpu::shader::write_modules(out, a.subgroup_size, a.enable_subgroups)?;
+        // Through the output module (docs/design.md §8.3): a file at --out is an error naming
+        // it, each module is written atomically.
+        let modules = sweepfan::gpu::shader::module_files(a.subgroup_size, a.enable_subgroups)?;
+        let written = sweepfan::report::output::write_tree(out, &modules)?;
         for path in written {
-            println!("{}", path.display());
+            outln!("{}", path.display());
         }
     }
     if !a.compile_report {
         return Ok(true);
     }
-    if a.max_seconds.is_nan() || a.max_seconds <= 0.0 {
-        anyhow::bail!("--max-seconds must be positive, got {}", a.max_seconds);
-    }
     let ctx = gpu.get()?;
     let limits = CompileLimits {
-        seconds: a.max_seconds,
-        rss_bytes: a.max_rss_mb.saturating_mul(1 << 20),
+        seconds: a.max_seconds.unwrap_or(f64::INFINITY),
+        rss_bytes: a
+            .max_rss_mb
+            .map_or(u64::MAX, |mb| mb.saturating_mul(1 << 20)),
     };
-    println!("pipeline creation on {}", ctx.adapter_label());
-    println!(
+    outln!("pipeline creation on {}", ctx.adapter_label());
+    outln!(
         "{:<44} {:<24} {:>9} {:>12}",
-        "module", "entry", "seconds", "peak MiB"
+        "module",
+        "entry",
+        "seconds",
+        "peak MiB"
     );
     let mut over = 0;
     let rows = compile_report(&ctx, |r| {
         let why = r.over(&limits);
         over += usize::from(why.is_some());
-        println!(
+        outln!(
             "{:<44} {:<24} {:>9.3} {:>12}{}",
             r.module,
             r.entry,
@@ -75,7 +99,7 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     })?;
     let slowest = rows.iter().map(|r| r.seconds).fold(0.0, f64::max);
     let peak = rows.iter().filter_map(|r| r.peak_rss_bytes).max();
-    println!(
+    outln!(
         "{} pipelines; slowest {slowest:.3} s; highest peak {} MiB; {over} over the limits",
         rows.len(),
         peak.map_or("-".into(), |b| (b >> 20).to_string())

@@ -1,6 +1,7 @@
 //! `sweepfan sort-bench`: the GPU radix sort timed per size (`run::sort_bench`).
 
 use crate::args::Outputs;
+use crate::args::values;
 use anyhow::{Result, bail};
 use clap::Args;
 use sweepfan::report::bench::sort_table;
@@ -14,7 +15,7 @@ pub struct SortBenchArgs {
     #[arg(long, default_value = "1M,4M,16M")]
     pub sizes: String,
     /// Timed repetitions per size and configuration (after one warm-up); the median is shown.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
     pub reps: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -36,7 +37,10 @@ fn parse_size(s: &str) -> Result<usize> {
         .and_then(|d| d.checked_mul(unit))
     {
         Some(n) if n >= 2 => Ok(n),
-        _ => bail!("--sizes: '{s}' is not a pair count of at least 2 (such as 1000, 64K or 16M)"),
+        _ => bail!(
+            "--sizes: '{}' is not a pair count of at least 2 (such as 1000, 64K or 16M)",
+            sweepfan::error::shown(s)
+        ),
     }
 }
 
@@ -44,9 +48,6 @@ pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[])?;
     if a.out.csv.is_some() {
         bail!("sort-bench writes --json only");
-    }
-    if a.reps == 0 {
-        bail!("--reps must be at least 1");
     }
     let sizes = a
         .sizes

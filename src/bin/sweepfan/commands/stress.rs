@@ -1,7 +1,8 @@
 //! `sweepfan stress`: double n on the density scene until a time budget or `--max-n`,
 //! verifying every step.
 
-use crate::args::{BackendArg, Outputs, progress_bar};
+use crate::args::values::{self, method_for_shape};
+use crate::args::{BackendArg, Outputs, Shape, progress_bar};
 use anyhow::Result;
 use clap::Args;
 use sweepfan::Backend;
@@ -16,17 +17,38 @@ pub struct StressArgs {
     /// sap or grid (or any method; the CPU reference is grid, or sap when checking grid on the CPU).
     #[arg(long, default_value = "grid")]
     pub method: String,
-    #[arg(long, default_value_t = 65_536)]
+    #[arg(
+        long,
+        default_value_t = 65_536,
+        value_parser = values::objects,
+        allow_negative_numbers = true,
+    )]
     pub start_n: usize,
-    #[arg(long, default_value_t = 4_194_304)]
+    #[arg(
+        long,
+        default_value_t = 4_194_304,
+        value_parser = values::objects,
+        allow_negative_numbers = true,
+    )]
     pub max_n: usize,
     /// Stop doubling once this many seconds have passed.
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(
+        long,
+        default_value_t = 600.0,
+        value_parser = values::seconds,
+        allow_negative_numbers = true,
+    )]
     pub budget_s: f64,
     /// Frames timed per step.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = values::count, allow_negative_numbers = true)]
     pub frames: usize,
-    #[arg(long, default_value_t = 0.01)]
+    /// Volume fraction of the density scene, in (0, 0.74) (the rule of `bench`).
+    #[arg(
+        long,
+        default_value_t = 0.01,
+        value_parser = values::volume_fraction,
+        allow_negative_numbers = true,
+    )]
     pub volume_fraction: f32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -35,6 +57,7 @@ pub struct StressArgs {
 }
 
 pub fn exec(a: StressArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    method_for_shape("--method", &a.method, Shape::Sphere)?;
     a.out.check(&[])?;
     let cfg = StressConfig {
         method: a.method.clone(),
