@@ -312,6 +312,13 @@ fn options_a_scene_ignores_are_refused() {
         "--methods",
         &["proxies"],
     );
+    for flag in ["--count-only", "--no-verify"] {
+        run(
+            &["--scene", "rotating", flag],
+            flag,
+            &["--scene rotating", "always verifies"],
+        );
+    }
     run(
         &["--shape", "obb", "--methods", "grid"],
         "--methods grid",

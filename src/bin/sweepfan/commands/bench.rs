@@ -124,6 +124,21 @@ impl BenchArgs {
         let fraction = self.volume_fraction.is_some();
         ignored_by_scene(SceneOption::VolumeFraction, fraction, scene, spheres)?;
         ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
+        if spheres && scene == Some(SceneKind::Rotating) {
+            // The rotating scene counts candidates and hits, and always checks the GPU's hits
+            // against the CPU's (docs/design.md §5.7): these two would be silently ignored.
+            for (given, flag) in [
+                (self.count_only, "--count-only"),
+                (self.no_verify, "--no-verify"),
+            ] {
+                if given {
+                    bail!(
+                        "{flag}: --scene rotating stores no pair list and always verifies its \
+                         GPU hits against the CPU's; leave {flag} out"
+                    );
+                }
+            }
+        }
         let Some(list) = &self.methods else {
             return Ok(());
         };
