@@ -12,8 +12,8 @@ use wgpu::util::DeviceExt;
 const OPS: &str = "const WG: u32 = 256u;
 // #import dispatch.wgsl
 // #import math.wgsl
-@group(0) @binding(0) var<storage, read> cases: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> results: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cases: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> results: array<vec4<f32>>;
 @compute @workgroup_size(256)
 fn ops(inv: Invocation) {
     let t = flat_id(inv);
@@ -30,8 +30,8 @@ fn ops(inv: Invocation) {
 const FMA: &str = "const WG: u32 = 256u;
 // #import dispatch.wgsl
 // #import math.wgsl
-@group(0) @binding(0) var<storage, read> cases: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> results: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cases: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> results: array<vec4<f32>>;
 @compute @workgroup_size(256)
 fn fused(inv: Invocation) {
     let t = flat_id(inv);
@@ -49,39 +49,55 @@ fn run(
     cases: &[[f32; 4]],
     rows: usize,
 ) -> Vec<[f32; 4]> {
+    let words: Vec<f32> = run_kernel(ctx, source, entry, None, cases, cases.len() * rows * 4);
+    words
+        .chunks_exact(4)
+        .map(|w| [w[0], w[1], w[2], w[3]])
+        .collect()
+}
+
+/// Runs `entry` of `source` with one thread per case: the cases at binding 3, `out_words` f32
+/// results read back from binding 4, and `uniform` (bytes) at binding 0 where the kernel has one
+/// (`frame.wgsl`'s `params`). For the shader tests of this folder.
+pub(super) fn run_kernel(
+    ctx: &GpuContext,
+    source: &str,
+    entry: &str,
+    uniform: Option<&[u8]>,
+    cases: &[[f32; 4]],
+    out_words: usize,
+) -> Vec<f32> {
     let module = ctx.shader(entry, source).unwrap();
-    let pipeline = ctx
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-    let input = ctx
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("math cases"),
-            contents: bytemuck::cast_slice(cases),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
+    let pipeline = ctx.pipeline(&module, entry, &[]).unwrap();
+    let init = |label, contents, usage| {
+        ctx.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+    };
+    let input = init(
+        "kernel cases",
+        bytemuck::cast_slice(cases),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let params = uniform.map(|bytes| init("kernel params", bytes, wgpu::BufferUsages::UNIFORM));
     let output = ctx
         .storage_buffer(
-            "math results",
-            (cases.len() * rows * 16) as u64,
+            "kernel results",
+            (out_words * 4) as u64,
             wgpu::BufferUsages::empty(),
         )
         .unwrap();
-    let group = crate::gpu::frame::bind(
-        ctx,
-        &pipeline,
-        &[
-            (0, input.as_entire_binding()),
-            (1, output.as_entire_binding()),
-        ],
-    );
+    let mut entries = vec![
+        (3, input.as_entire_binding()),
+        (4, output.as_entire_binding()),
+    ];
+    if let Some(p) = &params {
+        entries.push((0, p.as_entire_binding()));
+    }
+    let group = crate::gpu::frame::bind(ctx, &pipeline, &entries);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -90,11 +106,7 @@ fn run(
         crate::gpu::frame::dispatch(ctx, &mut pass, cases.len() as u64);
     }
     ctx.queue.submit([encoder.finish()]);
-    let words: Vec<f32> = ctx.read(&output, cases.len() * rows * 4).unwrap();
-    words
-        .chunks_exact(4)
-        .map(|w| [w[0], w[1], w[2], w[3]])
-        .collect()
+    ctx.read(&output, out_words).unwrap()
 }
 
 /// Distance in representable f32 values (0 between equal values, and between -0 and +0).

@@ -3,14 +3,14 @@
 //! both maths: with `SWEEPFAN_SLOPPY_MATH`'s square root (up to 2 ULP off) the correction must
 //! still land on the CPU's bits (docs/design.md §9.13).
 
+use super::math_tests::run_kernel;
 use super::{MathMode, compose_text_with};
 use crate::geom::sphere::origin_key;
 use crate::gpu::context::{GpuContext, test_gpu};
-use crate::gpu::frame::{Params, bind, dispatch};
+use crate::gpu::frame::Params;
 use encase::{ShaderType, UniformBuffer};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
-use wgpu::util::DeviceExt;
 
 const KEYS: &str = "// #import frame.wgsl
 @group(0) @binding(3) var<storage, read> centres: array<vec4<f32>>;
@@ -25,51 +25,11 @@ fn keys(inv: Invocation) {
 
 fn device_keys(ctx: &GpuContext, math: MathMode, centres: &[[f32; 4]]) -> Vec<f32> {
     let source = compose_text_with(KEYS, math).unwrap();
-    let module = ctx.shader("origin keys", &source).unwrap();
-    let pipeline = ctx.pipeline(&module, "keys", &[]).unwrap();
     let mut params = UniformBuffer::new(Vec::<u8>::new());
     params.write(&Params::n(centres.len() as u32)).unwrap();
     let mut bytes = params.into_inner();
     bytes.resize(Params::min_size().get().next_multiple_of(16) as usize, 0);
-    let uniform = ctx
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("origin key params"),
-            contents: &bytes,
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-    let input = ctx
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("origin key centres"),
-            contents: bytemuck::cast_slice(centres),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-    let output = ctx
-        .storage_buffer(
-            "origin keys",
-            (centres.len() * 4) as u64,
-            wgpu::BufferUsages::empty(),
-        )
-        .unwrap();
-    let group = bind(
-        ctx,
-        &pipeline,
-        &[
-            (0, uniform.as_entire_binding()),
-            (3, input.as_entire_binding()),
-            (4, output.as_entire_binding()),
-        ],
-    );
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        dispatch(ctx, &mut pass, centres.len() as u64);
-    }
-    ctx.queue.submit([encoder.finish()]);
-    ctx.read(&output, centres.len()).unwrap()
+    run_kernel(ctx, &source, "keys", Some(&bytes), centres, centres.len())
 }
 
 /// Centres over 2^-60..2^60 (both key paths: the rescaled one below 2^-50), with zero,

@@ -1,0 +1,53 @@
+//! Sizes and counts the GPU code is held to: the bytes one binding may hold, buffer growth
+//! within it, u32 counts, and 2D dispatch grids (docs/design.md §9.4).
+
+use crate::error::{Error, Result};
+
+/// See [`GpuContext::dispatch_2d`](super::GpuContext::dispatch_2d).
+pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
+    if groups <= max_per_dim {
+        (groups.max(1), 1)
+    } else {
+        let y = groups.div_ceil(max_per_dim);
+        (groups.div_ceil(y), y)
+    }
+}
+
+/// `n` as the u32 count the shaders index with, or [`Error::TooLarge`] naming `what` (never a
+/// silent truncation).
+pub fn count_u32(what: &str, n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        Error::TooLarge(format!(
+            "{n} {what}: the GPU kernels index with 32 bits, so at most {} fit",
+            u32::MAX
+        ))
+    })
+}
+
+/// Every storage buffer size is a multiple of this (the largest element any shader binds,
+/// `vec4<f32>`; also wgpu's copy alignment).
+pub const BINDING_ALIGN: u64 = 16;
+
+/// The most bytes one binding is given on any backend: 2^31 - 16 (docs/design.md §9.4).
+pub const MAX_BINDING_BYTES: u64 = (1 << 31) - BINDING_ALIGN;
+
+/// The largest storage buffer one binding can hold under `limits` (docs/design.md §9.4): the
+/// smaller of the binding and buffer limits, at most [`MAX_BINDING_BYTES`], rounded down to
+/// [`BINDING_ALIGN`]. Rounded down because wgpu reports 2^31 - 1 on Vulkan and DX12, and a size
+/// rounded *up* from that (every buffer size is a multiple of 4) would be refused. Clamped
+/// because naga's buffer sizes and `arrayLength` are 32-bit while Metal may allow more than
+/// 4 GiB per binding, and because some backends index bytes with signed 32-bit offsets: below
+/// 2^31 nothing wraps on any backend.
+pub fn max_binding_bytes_of(limits: &wgpu::Limits) -> u64 {
+    let max = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+        .min(MAX_BINDING_BYTES);
+    max - max % BINDING_ALIGN
+}
+
+/// The size a buffer that must hold `bytes` (a multiple of 4, at most `max`) is given: half
+/// again for later growth, never past `max` (itself a multiple of [`BINDING_ALIGN`]).
+pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
+    (bytes + bytes / 2).min(max).max(bytes).next_multiple_of(4)
+}
