@@ -1,0 +1,263 @@
+//! NumPy arrays in: every argument read with its name, so that a bad one raises a `ValueError`
+//! that names it and its first bad row (docs/design.md §8.4).
+//!
+//! Arrays are read where they lie: a float32 or float64 array of any strides is read in place,
+//! other real types (integers, float16) are converted once by NumPy. Values are copied into the
+//! library's `f32` layout while the interpreter is held; the work then runs without it.
+
+use numpy::ndarray::{ArrayViewD, Axis};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// A `ValueError` whose message starts with the argument's name.
+pub fn arg_error(arg: &str, problem: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!("{arg}: {problem}"))
+}
+
+/// A real-valued array as NumPy holds it (float32 and float64 without a copy).
+pub enum Real<'py> {
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    F64(PyReadonlyArrayDyn<'py, f64>),
+}
+
+/// Reads `obj` (an array, a scalar or nested sequences) as real numbers; anything else
+/// (complex, bool, strings, objects, ragged lists) is a `ValueError` naming `arg`.
+pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>> {
+    let py = obj.py();
+    let numpy = py.import("numpy")?;
+    let array = numpy
+        .call_method1("asarray", (obj,))
+        .map_err(|e| arg_error(arg, format!("cannot be read as an array ({e})")))?;
+    let untyped = array
+        .cast::<PyUntypedArray>()
+        .map_err(|_| arg_error(arg, "cannot be read as an array"))?;
+    let dtype = untyped.dtype();
+    let array = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+        return Ok(Real::F32(array.cast_into::<PyArrayDyn<f32>>()?.readonly()));
+    } else if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+        array
+    } else if matches!(dtype.kind(), b'f' | b'i' | b'u') {
+        array.call_method1("astype", (numpy.getattr("float64")?,))?
+    } else {
+        return Err(arg_error(
+            arg,
+            format!(
+                "dtype {} is not a real number type (float32, float64 or an integer type)",
+                dtype.str()?
+            ),
+        ));
+    };
+    Ok(Real::F64(array.cast_into::<PyArrayDyn<f64>>()?.readonly()))
+}
+
+impl Real<'_> {
+    pub fn shape(&self) -> Vec<usize> {
+        match self {
+            Real::F32(a) => a.shape().to_vec(),
+            Real::F64(a) => a.shape().to_vec(),
+        }
+    }
+}
+
+/// The shape as Python prints it: `(5, 2)`, `(4,)`, `()`.
+fn shown_shape(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// One value as `f32`: NaN, infinities and float64 values beyond float32's range are errors.
+trait ToF32: Copy {
+    fn to_f32(self) -> Result<f32, String>;
+}
+
+impl ToF32 for f32 {
+    fn to_f32(self) -> Result<f32, String> {
+        finite(self)
+    }
+}
+
+impl ToF32 for f64 {
+    fn to_f32(self) -> Result<f32, String> {
+        if self.is_finite() && (self as f32).is_infinite() {
+            return Err(format!("= {self:e} is outside float32's range"));
+        }
+        finite(self as f32)
+    }
+}
+
+fn finite(v: f32) -> Result<f32, String> {
+    if v.is_nan() {
+        Err("is NaN".into())
+    } else if v.is_infinite() {
+        Err("is infinite".into())
+    } else {
+        Ok(v)
+    }
+}
+
+/// Rows of a `(N, K)` view as `[f32; K]`; `columns` names each column for messages.
+fn rows_of<T: ToF32, const K: usize>(
+    arg: &str,
+    view: ArrayViewD<'_, T>,
+    columns: [&str; K],
+) -> PyResult<Vec<[f32; K]>> {
+    let mut out = Vec::with_capacity(view.len() / K.max(1));
+    if let Some(flat) = view.as_slice() {
+        // C-contiguous: one pass over the memory as it lies.
+        for (row, chunk) in flat.chunks_exact(K).enumerate() {
+            out.push(one_row(arg, &columns, row, |k| chunk[k])?);
+        }
+    } else {
+        for (row, r) in view.axis_iter(Axis(0)).enumerate() {
+            out.push(one_row(arg, &columns, row, |k| r[k])?);
+        }
+    }
+    Ok(out)
+}
+
+/// Row `row` as `[f32; K]`, value `k` read by `value(k)`.
+#[inline(always)]
+fn one_row<T: ToF32, const K: usize>(
+    arg: &str,
+    columns: &[&str; K],
+    row: usize,
+    value: impl Fn(usize) -> T,
+) -> PyResult<[f32; K]> {
+    let mut out = [0.0f32; K];
+    for (k, slot) in out.iter_mut().enumerate() {
+        *slot = value(k)
+            .to_f32()
+            .map_err(|p| arg_error(arg, format!("row {row}: {} {p}", columns[k])))?;
+    }
+    Ok(out)
+}
+
+/// Reads `obj` as an `(N, K)` array of finite float32 values.
+pub fn matrix<const K: usize>(
+    arg: &str,
+    obj: &Bound<'_, PyAny>,
+    columns: [&str; K],
+) -> PyResult<Vec<[f32; K]>> {
+    let real = real_array(arg, obj)?;
+    let shape = real.shape();
+    if shape.len() != 2 || shape[1] != K {
+        return Err(arg_error(
+            arg,
+            format!(
+                "expected an (N, {K}) array, got shape {}",
+                shown_shape(&shape)
+            ),
+        ));
+    }
+    match &real {
+        Real::F32(a) => rows_of(arg, a.as_array(), columns),
+        Real::F64(a) => rows_of(arg, a.as_array(), columns),
+    }
+}
+
+/// A per-object value: one for all, or one per row.
+pub enum PerObject {
+    All(f32),
+    Each(Vec<f32>),
+}
+
+impl PerObject {
+    pub fn get(&self, i: usize) -> f32 {
+        match self {
+            PerObject::All(v) => *v,
+            PerObject::Each(v) => v[i],
+        }
+    }
+}
+
+/// Reads `obj` as a scalar or an `(n,)` array of finite, non-negative values named `what`
+/// (radii: "radius").
+pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> PyResult<PerObject> {
+    let real = real_array(arg, obj)?;
+    let shape = real.shape();
+    let check = |v: f32| -> Result<f32, String> {
+        if v < 0.0 {
+            Err(format!("{what} is negative ({v})"))
+        } else {
+            Ok(v)
+        }
+    };
+    if shape.is_empty() {
+        let v = match &real {
+            Real::F32(a) => a.as_array().iter().next().copied().map(ToF32::to_f32),
+            Real::F64(a) => a.as_array().iter().next().copied().map(ToF32::to_f32),
+        }
+        .expect("a 0-d array holds one value")
+        .map_err(|p| arg_error(arg, format!("{what} {p}")))?;
+        return check(v).map(PerObject::All).map_err(|p| arg_error(arg, p));
+    }
+    if shape.len() != 1 || shape[0] != n {
+        return Err(arg_error(
+            arg,
+            format!(
+                "expected a scalar or an ({n},) array (one per row of centers), got shape {}",
+                shown_shape(&shape)
+            ),
+        ));
+    }
+    let rows: Vec<[f32; 1]> = match &real {
+        Real::F32(a) => rows_of(arg, a.as_array().insert_axis(Axis(1)), [what])?,
+        Real::F64(a) => rows_of(arg, a.as_array().insert_axis(Axis(1)), [what])?,
+    };
+    rows.into_iter()
+        .enumerate()
+        .map(|(row, [v])| check(v).map_err(|p| arg_error(arg, format!("row {row}: {p}"))))
+        .collect::<PyResult<Vec<f32>>>()
+        .map(PerObject::Each)
+}
+
+/// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array).
+pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    let py = obj.py();
+    let numpy = py.import("numpy")?;
+    let array = numpy
+        .call_method1("asarray", (obj,))
+        .map_err(|e| arg_error(arg, format!("cannot be read as an array ({e})")))?;
+    let untyped = array
+        .cast::<PyUntypedArray>()
+        .map_err(|_| arg_error(arg, "cannot be read as an array"))?;
+    let dtype = untyped.dtype();
+    if !matches!(dtype.kind(), b'i' | b'u') {
+        return Err(arg_error(
+            arg,
+            format!("dtype {} is not an integer type", dtype.str()?),
+        ));
+    }
+    if untyped.ndim() != 1 {
+        return Err(arg_error(
+            arg,
+            format!(
+                "expected a one-dimensional array, got shape {}",
+                shown_shape(untyped.shape())
+            ),
+        ));
+    }
+    let wide = array.call_method1("astype", (numpy.getattr("int64")?,))?;
+    let wide = wide.cast_into::<PyArrayDyn<i64>>()?.readonly();
+    wide.as_array()
+        .iter()
+        .enumerate()
+        .map(|(row, &v)| {
+            u32::try_from(v)
+                .map_err(|_| arg_error(arg, format!("row {row}: {v} is outside 0..={}", u32::MAX)))
+        })
+        .collect()
+}

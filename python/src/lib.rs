@@ -1,0 +1,60 @@
+//! The Python package `sweepfan` (docs/design.md §8.4): NumPy arrays in, touching pairs and
+//! frame events out, on the CPU or the GPU, over the library's public API. Each argument is
+//! read in Rust ([`input`]), the work runs with the interpreter released, and pair lists go back
+//! as NumPy arrays that own the library's memory ([`output`]).
+
+mod errors;
+mod gpu;
+mod input;
+mod output;
+mod shapes;
+mod spheres;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use sweepfan::Method;
+
+/// adapters()
+/// --
+///
+/// Every GPU adapter wgpu sees, in the order `adapter=` indexes them (what `sweepfan info`
+/// lists): dicts with index, name, device_type, backend, driver, driver_info, vendor, device.
+/// An empty list when no GPU driver is installed.
+#[pyfunction]
+fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    sweepfan::gpu::context::check_environment().map_err(errors::to_py)?;
+    let infos = py.detach(sweepfan::gpu::list_adapters);
+    infos
+        .iter()
+        .enumerate()
+        .map(|(index, a)| {
+            let d = PyDict::new(py);
+            d.set_item("index", index)?;
+            d.set_item("name", &a.name)?;
+            d.set_item("device_type", format!("{:?}", a.device_type))?;
+            d.set_item("backend", format!("{:?}", a.backend))?;
+            d.set_item("driver", &a.driver)?;
+            d.set_item("driver_info", &a.driver_info)?;
+            d.set_item("vendor", a.vendor)?;
+            d.set_item("device", a.device)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+#[pymodule]
+fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let mut methods: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+    if cfg!(feature = "peers") {
+        methods.extend(sweepfan::run::registry::PEER_NAMES);
+    }
+    m.add("METHODS", pyo3::types::PyTuple::new(m.py(), methods)?)?;
+    m.add("BACKENDS", ("cpu", "gpu"))?;
+    m.add_function(wrap_pyfunction!(spheres::sphere_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    m.add_class::<spheres::PyBroadPhase>()?;
+    Ok(())
+}

@@ -1,0 +1,295 @@
+//! Spheres: `sphere_pairs` (one call) and `BroadPhase` (a simulation's frames, with events).
+
+use crate::errors::{to_py, with_row};
+use crate::gpu::{self, Cache, lock};
+use crate::input::{arg_error, matrix, per_object};
+use crate::output::pair_array;
+use glam::Vec3;
+use numpy::PyArray2;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use std::sync::{LazyLock, Mutex};
+use sweepfan::run::registry;
+use sweepfan::{
+    Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, validate_spheres,
+};
+
+/// The spheres of `centers` and `radii`, checked by the library's rules; a bad row raises a
+/// `ValueError` naming the argument and the row.
+pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<Sphere>> {
+    let centers = matrix("centers", centers, ["x", "y", "z"])?;
+    if centers.is_empty() {
+        return Err(arg_error(
+            "centers",
+            "empty scene: at least one sphere is needed",
+        ));
+    }
+    let radii = per_object("radii", "radius", radii, centers.len())?;
+    let spheres: Vec<Sphere> = centers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Sphere::new(Vec3::from_array(*c), radii.get(i)))
+        .collect();
+    validate_spheres(&spheres).map_err(|e| with_row(e, |i| culprit(&spheres[i])))?;
+    sweepfan::run::bench::check_scene_size(spheres.len()).map_err(to_py)?;
+    Ok(spheres)
+}
+
+/// Which argument made sphere `s` invalid: its centre alone, its radius alone, or the two
+/// together (a reach beyond the coordinate range).
+fn culprit(s: &Sphere) -> String {
+    if Sphere::new(s.center, 0.0).check(0).is_err() {
+        "centers".into()
+    } else if Sphere::new(Vec3::ZERO, s.radius).check(0).is_err() {
+        "radii".into()
+    } else {
+        "centers and radii".into()
+    }
+}
+
+/// `method=` by name: every name the CLI's `--methods` takes.
+pub fn method_name(method: &str) -> PyResult<String> {
+    if registry::PEER_NAMES.contains(&method) {
+        return Ok(method.to_string());
+    }
+    Method::parse(method)
+        .map(|m| m.name().to_string())
+        .map_err(|e| arg_error("method", e))
+}
+
+fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn BroadPhase + Send>> {
+    let ctx = match backend {
+        Backend::Gpu => Some(gpu::context(adapter)?),
+        Backend::Cpu => None,
+    };
+    registry::broad_phase(method, backend, ctx.as_ref()).map_err(to_py)
+}
+
+/// Broad phases kept between `sphere_pairs` calls, per backend, adapter and method: the GPU's
+/// device and pipelines, and either backend's buffers (a fresh 1M-sphere CPU grid spends a
+/// quarter of its time in page faults of new buffers).
+static PHASES: LazyLock<Cache<Box<dyn BroadPhase + Send>>> = LazyLock::new(Cache::new);
+
+/// The pairs (or, with `out = None`, only the counts) of validated spheres.
+fn run(
+    method: &str,
+    backend: Backend,
+    adapter: &str,
+    spheres: &[Sphere],
+    mut out: Option<&mut Vec<Pair>>,
+) -> PyResult<sweepfan::Stats> {
+    let stats = PHASES.with(
+        format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str()),
+        || make(method, backend, adapter),
+        |broad| {
+            broad
+                .find_pairs_validated(spheres, out.as_deref_mut())
+                .map_err(to_py)
+        },
+    )?;
+    if let Some(out) = out {
+        canonicalize(out);
+    }
+    Ok(stats)
+}
+
+/// sphere_pairs(centers, radii, *, method="grid", backend="cpu", adapter=None, count_only=False)
+/// --
+///
+/// Every touching pair of spheres: a (K, 2) uint32 array, i < j in each row, rows sorted.
+///
+/// centers: an (N, 3) array (float32 read in place; float64 and integers converted once).
+/// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j,
+/// evaluated in float32 exactly as the CLI does. method: any name in METHODS. backend: "cpu"
+/// or "gpu". adapter: with backend="gpu", an index into adapters() or part of an adapter's
+/// name (None: the default adapter). count_only: return (pairs, tests) instead of the list,
+/// where tests counts the sphere-sphere tests the method performed.
+///
+/// Raises ValueError for bad input (naming the argument and the first bad row), MemoryError
+/// when the scene or its pairs do not fit, RuntimeError when the GPU is missing or fails.
+#[pyfunction]
+#[pyo3(signature = (centers, radii, *, method = "grid", backend = "cpu", adapter = None, count_only = false))]
+pub fn sphere_pairs<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    method: &str,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
+    count_only: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = method_name(method)?;
+    let backend = gpu::backend(backend)?;
+    let adapter = gpu::adapter(backend, adapter)?;
+    let spheres = spheres(centers, radii)?;
+    if count_only {
+        let stats = py.detach(|| run(&method, backend, &adapter, &spheres, None))?;
+        return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
+    }
+    let pairs = py.detach(|| {
+        let mut pairs = Vec::new();
+        run(&method, backend, &adapter, &spheres, Some(&mut pairs)).map(|_| pairs)
+    })?;
+    Ok(pair_array(py, pairs).into_any())
+}
+
+/// What a `BroadPhase` keeps between steps.
+struct Frames {
+    broad: Box<dyn BroadPhase + Send>,
+    /// Events tracked on the host from the pairs, when the backend does not track them itself.
+    tracker: Option<EventTracker>,
+    /// The backend computes events itself (the GPU, on the device).
+    on_device: bool,
+    found: Vec<Pair>,
+    lost: Vec<Pair>,
+    tests: u64,
+    frames: u64,
+}
+
+/// BroadPhase(method="grid", backend="gpu", track_events=False, adapter=None)
+/// --
+///
+/// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
+/// are reused by every step. step(centers, radii) returns the frame's pairs as sphere_pairs
+/// does. With track_events=True, found and lost hold the pairs that began and ended touching
+/// in the last step (the first step finds every pair); the GPU computes them on the device.
+#[pyclass(name = "BroadPhase", module = "sweepfan")]
+pub struct PyBroadPhase {
+    frames: Mutex<Frames>,
+    method: String,
+    backend: Backend,
+    track_events: bool,
+}
+
+#[pymethods]
+impl PyBroadPhase {
+    #[new]
+    #[pyo3(signature = (method = "grid", backend = "gpu", track_events = false, adapter = None))]
+    fn new(
+        py: Python<'_>,
+        method: &str,
+        backend: &str,
+        track_events: bool,
+        adapter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let method = method_name(method)?;
+        let backend = gpu::backend(backend)?;
+        let adapter = gpu::adapter(backend, adapter)?;
+        let frames = py.detach(|| -> PyResult<Frames> {
+            let mut broad = make(&method, backend, &adapter)?;
+            let on_device = track_events && broad.track_events(true).map_err(to_py)?;
+            Ok(Frames {
+                broad,
+                tracker: (track_events && !on_device).then(EventTracker::new),
+                on_device,
+                found: Vec::new(),
+                lost: Vec::new(),
+                tests: 0,
+                frames: 0,
+            })
+        })?;
+        Ok(PyBroadPhase {
+            frames: Mutex::new(frames),
+            method,
+            backend,
+            track_events,
+        })
+    }
+
+    /// step(centers, radii)
+    /// --
+    ///
+    /// One frame: the touching pairs of these spheres, a (K, 2) uint32 array (i < j, rows
+    /// sorted). The number of spheres may change between steps; events then compare indices.
+    fn step<'py>(
+        &self,
+        py: Python<'py>,
+        centers: &Bound<'py, PyAny>,
+        radii: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let spheres = spheres(centers, radii)?;
+        let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+            let mut frames = lock(&self.frames);
+            let mut pairs = Vec::new();
+            let stats = frames
+                .broad
+                .find_pairs_validated(&spheres, Some(&mut pairs))
+                .map_err(to_py)?;
+            canonicalize(&mut pairs);
+            let events = if frames.on_device {
+                Some(frames.broad.take_events().ok_or_else(|| {
+                    PyRuntimeError::new_err("the backend returned no events for this frame")
+                })?)
+            } else {
+                frames.tracker.as_mut().map(|t| t.update(pairs.clone()))
+            };
+            if let Some(events) = events {
+                frames.found = events.found;
+                frames.lost = events.lost;
+            }
+            frames.tests = stats.tests;
+            frames.frames += 1;
+            Ok(pairs)
+        })?;
+        Ok(pair_array(py, pairs))
+    }
+
+    /// The pairs that began touching in the last step (track_events=True only).
+    #[getter]
+    fn found<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        self.events(py, |f| &f.found)
+    }
+
+    /// The pairs that stopped touching in the last step (track_events=True only).
+    #[getter]
+    fn lost<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        self.events(py, |f| &f.lost)
+    }
+
+    /// Sphere-sphere tests performed in the last step.
+    #[getter]
+    fn tests(&self) -> u64 {
+        lock(&self.frames).tests
+    }
+
+    /// Steps done so far.
+    #[getter]
+    fn frames(&self) -> u64 {
+        lock(&self.frames).frames
+    }
+
+    #[getter]
+    fn method(&self) -> &str {
+        &self.method
+    }
+
+    #[getter]
+    fn backend(&self) -> &str {
+        self.backend.as_str()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BroadPhase(method={:?}, backend={:?}, track_events={})",
+            self.method,
+            self.backend.as_str(),
+            if self.track_events { "True" } else { "False" }
+        )
+    }
+}
+
+impl PyBroadPhase {
+    fn events<'py>(
+        &self,
+        py: Python<'py>,
+        list: impl Fn(&Frames) -> &Vec<Pair>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        if !self.track_events {
+            return Err(PyRuntimeError::new_err(
+                "events are not tracked: make the broad phase with BroadPhase(..., track_events=True)",
+            ));
+        }
+        let pairs = list(&lock(&self.frames)).clone();
+        Ok(pair_array(py, pairs))
+    }
+}

@@ -1,0 +1,53 @@
+"""sweepfan: broad-phase collision detection for millions of spheres, boxes and polygons on the
+GPU (wgpu: Vulkan, Metal, DX12) or the CPU. NumPy arrays in, touching pairs out.
+
+    import numpy as np, sweepfan
+    centers = np.random.default_rng(1).uniform(0, 100, (100_000, 3)).astype(np.float32)
+    pairs = sweepfan.sphere_pairs(centers, 0.5)                  # (K, 2) uint32, i < j, sorted
+    pairs = sweepfan.sphere_pairs(centers, 0.5, backend="gpu")   # the same pairs, on the GPU
+
+Functions: sphere_pairs, obb_pairs, polygon_pairs, adapters; the class BroadPhase keeps its
+buffers between frames and reports the pairs found and lost in each (track_events=True).
+"""
+
+import os as _os
+import tempfile as _tempfile
+
+
+def _quiet_wayland() -> None:
+    # libwayland, which the Vulkan loader loads, prints "error: XDG_RUNTIME_DIR is invalid or not
+    # set" on every adapter probe when that variable is unset: a false alarm for headless work,
+    # silenced with a private directory (the CLI does the same, docs/design.md §8.4).
+    if _os.name != "posix" or _os.path.isdir(_os.environ.get("XDG_RUNTIME_DIR") or "/nonexistent/"):
+        return
+    path = _os.path.join(_tempfile.gettempdir(), f"sweepfan-xdg-{_os.getuid()}")
+    try:
+        _os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError:
+        return
+    _os.environ["XDG_RUNTIME_DIR"] = path
+
+
+_quiet_wayland()
+
+from ._sweepfan import (  # noqa: E402
+    BACKENDS,
+    METHODS,
+    BroadPhase,
+    __version__,
+    adapters,
+    obb_pairs,
+    polygon_pairs,
+    sphere_pairs,
+)
+
+__all__ = [
+    "BACKENDS",
+    "METHODS",
+    "BroadPhase",
+    "__version__",
+    "adapters",
+    "obb_pairs",
+    "polygon_pairs",
+    "sphere_pairs",
+]

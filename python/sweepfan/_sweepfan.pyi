@@ -1,0 +1,92 @@
+from typing import Literal, TypedDict, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__version__: str
+METHODS: tuple[str, ...]
+BACKENDS: tuple[str, ...]
+
+# adapter=: an index into adapters(), part of an adapter's name, or None (the default).
+_Adapter = int | str | None
+_Pairs = NDArray[np.uint32]
+_Radii = float | ArrayLike
+
+class _AdapterInfo(TypedDict):
+    index: int
+    name: str
+    device_type: str
+    backend: str
+    driver: str
+    driver_info: str
+    vendor: int
+    device: int
+
+@overload
+def sphere_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    method: str = "grid",
+    backend: str = "cpu",
+    adapter: _Adapter = None,
+    count_only: Literal[False] = False,
+) -> _Pairs: ...
+@overload
+def sphere_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    method: str = "grid",
+    backend: str = "cpu",
+    adapter: _Adapter = None,
+    count_only: Literal[True],
+) -> tuple[int, int]: ...
+@overload
+def sphere_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    method: str = "grid",
+    backend: str = "cpu",
+    adapter: _Adapter = None,
+    count_only: bool = False,
+) -> _Pairs | tuple[int, int]: ...
+def obb_pairs(
+    centers: ArrayLike,
+    half_extents: ArrayLike,
+    quaternions: ArrayLike,
+    *,
+    backend: str = "cpu",
+    adapter: _Adapter = None,
+) -> _Pairs: ...
+def polygon_pairs(
+    vertices: ArrayLike,
+    offsets: ArrayLike,
+    *,
+    backend: str = "cpu",
+    adapter: _Adapter = None,
+) -> _Pairs: ...
+def adapters() -> list[_AdapterInfo]: ...
+
+class BroadPhase:
+    def __init__(
+        self,
+        method: str = "grid",
+        backend: str = "gpu",
+        track_events: bool = False,
+        adapter: _Adapter = None,
+    ) -> None: ...
+    def step(self, centers: ArrayLike, radii: _Radii) -> _Pairs: ...
+    @property
+    def found(self) -> _Pairs: ...
+    @property
+    def lost(self) -> _Pairs: ...
+    @property
+    def tests(self) -> int: ...
+    @property
+    def frames(self) -> int: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def backend(self) -> str: ...

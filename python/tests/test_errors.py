@@ -1,0 +1,405 @@
+"""Bad input raises ValueError naming the argument (and the first bad row); a missing adapter
+raises RuntimeError. Never a crash.
+
+Bad values are put at row 7 so the message must say "row 7"."""
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import sweepfan
+
+N = 10
+ROW = 7
+
+
+def centers():
+    return np.arange(3.0 * N).reshape(N, 3) * 3.0
+
+
+def radii():
+    return np.ones(N)
+
+
+def line():
+    """N centres 1 apart along x: with radius 0.5 neighbours touch exactly."""
+    c = np.zeros((N, 3))
+    c[:, 0] = np.arange(N)
+    return c
+
+
+def with_value(a, row, col, value):
+    a = np.array(a, dtype=np.float64)
+    if a.ndim == 1:
+        a[row] = value
+    else:
+        a[row, col] = value
+    return a
+
+
+def raises(exc, pattern, fn, *args, **kwargs):
+    """Calls fn and checks the exception type and that the message matches `pattern`."""
+    with pytest.raises(exc) as info:
+        fn(*args, **kwargs)
+    message = str(info.value)
+    assert re.search(pattern, message), f"message {message!r} does not match {pattern!r}"
+    return message
+
+
+# --- sphere_pairs -----------------------------------------------------------------------
+
+BAD_CENTERS = {
+    "1-d": (np.zeros(3 * N), r"^centers: "),
+    "3-d": (np.zeros((N, 3, 1)), r"^centers: "),
+    "scalar": (1.0, r"^centers: "),
+    "2 columns": (np.zeros((N, 2)), r"^centers: "),
+    "4 columns": (np.zeros((N, 4)), r"^centers: "),
+    "complex": (centers().astype(np.complex128), r"^centers: "),
+    "bool": (np.ones((N, 3), dtype=bool), r"^centers: "),
+    "str": (np.full((N, 3), "1.0"), r"^centers: "),
+    "object": (centers().astype(object), r"^centers: "),
+    "ragged": ([[0.0, 0.0, 0.0], [1.0, 1.0]], r"^centers: "),
+    "None": (None, r"^centers: "),
+    "empty": (np.zeros((0, 3)), r"^centers: empty"),
+    "NaN": (with_value(centers(), ROW, 1, np.nan), r"^centers: row 7: y is NaN"),
+    "inf": (with_value(centers(), ROW, 0, np.inf), r"^centers: row 7: x is infinite"),
+    "-inf": (with_value(centers(), ROW, 2, -np.inf), r"^centers: row 7: z is infinite"),
+    "float32 NaN": (
+        with_value(centers(), ROW, 1, np.nan).astype(np.float32),
+        r"^centers: row 7: y is NaN",
+    ),
+    # Finite in float64, infinite once rounded to float32.
+    "beyond float32": (with_value(centers(), ROW, 0, 1e300), r"^centers: row 7\b"),
+    # The library's own range limits (|coordinate| <= 1e18, nonzero magnitudes >= 1e-30).
+    "huge": (with_value(centers(), ROW, 0, 1e30), r"^centers: row 7\b"),
+    "tiny": (with_value(centers(), ROW, 0, 1e-35), r"^centers: row 7\b"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CENTERS))
+def test_bad_centers(case):
+    c, pattern = BAD_CENTERS[case]
+    raises(ValueError, pattern, sweepfan.sphere_pairs, c, 1.0)
+
+
+BAD_RADII = {
+    "NaN": (with_value(radii(), ROW, 0, np.nan), r"^radii: row 7: radius is NaN"),
+    "inf": (with_value(radii(), ROW, 0, np.inf), r"^radii: row 7: radius is infinite"),
+    "negative": (
+        with_value(radii(), ROW, 0, -1.0),
+        r"^radii: row 7: radius is negative \(-1\)",
+    ),
+    "negative float32": (
+        with_value(radii(), ROW, 0, -1.0).astype(np.float32),
+        r"^radii: row 7: radius is negative",
+    ),
+    "scalar negative": (-1.0, r"^radii: .*negative"),
+    "scalar NaN": (np.nan, r"^radii: .*NaN"),
+    "too short": (np.ones(N - 1), r"^radii: "),
+    "too long": (np.ones(N + 1), r"^radii: "),
+    "2-d": (np.ones((N, 1)), r"^radii: "),
+    "complex": (np.ones(N, dtype=np.complex64), r"^radii: "),
+    "bool": (np.ones(N, dtype=bool), r"^radii: "),
+    "str": (np.full(N, "1"), r"^radii: "),
+    "None": (None, r"^radii: "),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_RADII))
+def test_bad_radii(case):
+    r, pattern = BAD_RADII[case]
+    raises(ValueError, pattern, sweepfan.sphere_pairs, centers(), r)
+
+
+def test_first_bad_row_is_named():
+    c = with_value(with_value(centers(), 9, 0, np.nan), ROW, 2, np.nan)
+    raises(ValueError, r"^centers: row 7: z is NaN", sweepfan.sphere_pairs, c, 1.0)
+
+
+def test_non_contiguous_bad_row_is_named():
+    wide = np.zeros((N, 5))
+    wide[:, 1:4] = centers()
+    wide[ROW, 2] = np.nan  # column y of the view
+    raises(ValueError, r"^centers: row 7: y is NaN", sweepfan.sphere_pairs, wide[:, 1:4], 1.0)
+    f = np.asfortranarray(with_value(centers(), ROW, 0, np.inf))
+    raises(ValueError, r"^centers: row 7: x is infinite", sweepfan.sphere_pairs, f, 1.0)
+
+
+@pytest.mark.parametrize("method", ["nope", "", "GRID2", "brute force"])
+def test_unknown_method(method):
+    raises(ValueError, r"^method: ", sweepfan.sphere_pairs, centers(), 1.0, method=method)
+
+
+@pytest.mark.parametrize("backend", ["tpu", "", "cuda"])
+def test_unknown_backend(backend):
+    raises(ValueError, r"^backend: ", sweepfan.sphere_pairs, centers(), 1.0, backend=backend)
+
+
+@pytest.mark.parametrize("adapter", [0, "llvmpipe"])
+def test_adapter_only_with_gpu(adapter):
+    pattern = r"^adapter: only with backend"
+    raises(ValueError, pattern, sweepfan.sphere_pairs, centers(), 1.0, adapter=adapter)
+    c, h, q = box_args()
+    raises(ValueError, pattern, sweepfan.obb_pairs, c, h, q, adapter=adapter)
+    v, o = polygon_args()
+    raises(ValueError, pattern, sweepfan.polygon_pairs, v, o, adapter=adapter)
+    raises(ValueError, pattern, sweepfan.BroadPhase, backend="cpu", adapter=adapter)
+
+
+@pytest.mark.parametrize("adapter", [-1, 1.5, ""])
+def test_bad_adapter_argument(adapter):
+    args = (centers(), 1.0)
+    raises(ValueError, r"^adapter: ", sweepfan.sphere_pairs, *args, backend="gpu", adapter=adapter)
+
+
+def test_options_are_keyword_only():
+    with pytest.raises(TypeError):
+        sweepfan.sphere_pairs(centers(), 1.0, "grid")
+    with pytest.raises(TypeError):
+        sweepfan.obb_pairs(*box_args(), "cpu")
+    with pytest.raises(TypeError):
+        sweepfan.polygon_pairs(*polygon_args(), "cpu")
+
+
+def test_bad_input_with_count_only():
+    c = with_value(centers(), ROW, 1, np.nan)
+    raises(ValueError, r"^centers: row 7", sweepfan.sphere_pairs, c, 1.0, count_only=True)
+
+
+MEMORY_CHILD = r"""
+import resource, sys
+import numpy as np
+import sweepfan
+
+centers = np.zeros((2_000_000, 3), dtype=np.float32)  # 2M spheres: 512 MB of host plan
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+# Address space for what is mapped now plus 128 MB: the library must refuse, not abort.
+resource.setrlimit(resource.RLIMIT_AS, (vm + (128 << 20), resource.RLIM_INFINITY))
+try:
+    sweepfan.sphere_pairs(centers, 1.0)
+except MemoryError as e:
+    print("MemoryError:", e)
+    sys.exit(0)
+print("no MemoryError")
+sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+def test_memory_error_names_the_limit():
+    """A scene whose plan does not fit the address-space limit: MemoryError with advice."""
+    run = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "MemoryError:" in run.stdout
+    assert "2000000 objects" in run.stdout and "fit" in run.stdout, run.stdout
+
+
+# --- BroadPhase ---------------------------------------------------------------------------
+
+
+def test_broad_phase_bad_arguments():
+    raises(ValueError, r"^method: ", sweepfan.BroadPhase, method="nope", backend="cpu")
+    raises(ValueError, r"^backend: ", sweepfan.BroadPhase, backend="tpu")
+
+
+def test_broad_phase_bad_step_keeps_state(oracle):
+    bp = sweepfan.BroadPhase(backend="cpu", track_events=True)
+    c = line()
+    first = bp.step(c, 0.5)
+    assert len(first) == N - 1
+    raises(ValueError, r"^centers: row 7: y is NaN", bp.step, with_value(c, ROW, 1, np.nan), 0.5)
+    r = with_value(np.full(N, 0.5), ROW, 0, -2.0)
+    raises(ValueError, r"^radii: row 7: radius is negative", bp.step, c, r)
+    raises(ValueError, r"^centers: empty", bp.step, np.zeros((0, 3)), 0.5)
+    assert bp.frames == 1
+    oracle.assert_equal(bp.found, first, "found kept")
+    # The next good step compares with the last good one.
+    oracle.assert_equal(bp.step(c, 0.5), first, "second step")
+    assert len(bp.found) == 0 and len(bp.lost) == 0
+
+
+# --- obb_pairs ------------------------------------------------------------------------------
+
+
+def box_args():
+    return centers(), np.ones((N, 3)), np.tile([1.0, 0.0, 0.0, 0.0], (N, 1))
+
+
+def bad_box_case(which, value):
+    c, h, q = box_args()
+    if which == "centers":
+        c = value
+    elif which == "half_extents":
+        h = value
+    else:
+        q = value
+    return c, h, q
+
+
+_, _H, _Q = box_args()
+BAD_BOXES = {
+    "centers 2 columns": ("centers", np.zeros((N, 2)), r"^centers: "),
+    "centers NaN": (
+        "centers",
+        with_value(centers(), ROW, 1, np.nan),
+        r"^centers: row 7: y is NaN",
+    ),
+    "half_extents too short": ("half_extents", np.ones((N - 1, 3)), r"^half_extents: "),
+    "half_extents 1-d": ("half_extents", np.ones(N), r"^half_extents: "),
+    "half_extents complex": ("half_extents", _H.astype(np.complex128), r"^half_extents: "),
+    "half_extents NaN": ("half_extents", with_value(_H, ROW, 2, np.nan), r"^half_extents: row 7\b"),
+    "half_extents inf": ("half_extents", with_value(_H, ROW, 0, np.inf), r"^half_extents: row 7\b"),
+    "half_extents negative": (
+        "half_extents",
+        with_value(_H, ROW, 1, -1.0),
+        r"^half_extents: row 7\b",
+    ),
+    "quaternions too long": ("quaternions", np.tile(_Q[0], (N + 1, 1)), r"^quaternions: "),
+    "quaternions 3 columns": ("quaternions", np.zeros((N, 3)), r"^quaternions: "),
+    "quaternions bool": ("quaternions", _Q.astype(bool), r"^quaternions: "),
+    "quaternions NaN": ("quaternions", with_value(_Q, ROW, 0, np.nan), r"^quaternions: row 7\b"),
+    "quaternions not unit": ("quaternions", with_value(_Q, ROW, 0, 2.0), r"^quaternions: row 7\b"),
+    "quaternions zero": ("quaternions", with_value(_Q, ROW, 0, 0.0), r"^quaternions: row 7\b"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_BOXES))
+def test_bad_boxes(case):
+    which, value, pattern = BAD_BOXES[case]
+    raises(ValueError, pattern, sweepfan.obb_pairs, *bad_box_case(which, value))
+
+
+def test_no_boxes():
+    empty = (np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 4)))
+    raises(ValueError, r"^centers: empty", sweepfan.obb_pairs, *empty)
+
+
+def test_bad_box_backend():
+    raises(ValueError, r"^backend: ", sweepfan.obb_pairs, *box_args(), backend="tpu")
+
+
+def test_quaternion_norm_tolerance():
+    c, h, q = box_args()
+    q = q.copy()
+    q[ROW, 0] = 1.0 + 5e-4  # within 1e-3 of unit norm: accepted
+    assert sweepfan.obb_pairs(c, h, q).shape[1] == 2
+    q[ROW, 0] = 1.0 + 5e-3
+    raises(ValueError, r"^quaternions: row 7\b", sweepfan.obb_pairs, c, h, q)
+
+
+# --- polygon_pairs --------------------------------------------------------------------------
+
+
+def squares(n=N):
+    """n unit squares in a row, 4 vertices each."""
+    out = []
+    for i in range(n):
+        x = 3.0 * i
+        out.append([(x, 0.0), (x + 1.0, 0.0), (x + 1.0, 1.0), (x, 1.0)])
+    return out
+
+
+def polygon_args(polys=None):
+    polys = squares() if polys is None else polys
+    vertices = np.array([v for p in polys for v in p], dtype=np.float64)
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in polys])]).astype(np.int64)
+    return vertices, offsets
+
+
+def test_polygon_args_are_good():
+    v, o = polygon_args()
+    assert sweepfan.polygon_pairs(v, o).shape == (0, 2)
+
+
+def bad_offsets(row, value):
+    v, o = polygon_args()
+    o = o.copy()
+    o[row] = value
+    return v, o
+
+
+_V, _O = polygon_args()
+BAD_POLYGONS = {
+    "vertices 3 columns": ((np.zeros((len(_V), 3)), _O), r"^vertices: "),
+    "vertices 1-d": ((_V.ravel(), _O), r"^vertices: "),
+    "vertices bool": ((_V.astype(bool), _O), r"^vertices: "),
+    "vertices str": ((_V.astype(str), _O), r"^vertices: "),
+    "vertices NaN": ((with_value(_V, 29, 1, np.nan), _O), r"^vertices: row 29: y is NaN"),
+    "vertices inf": ((with_value(_V, 29, 0, np.inf), _O), r"^vertices: row 29: x is infinite"),
+    "offsets first not 0": (bad_offsets(0, 1), r"^offsets: row 0\b"),
+    "offsets last not M": (bad_offsets(N, 4 * N - 1), r"^offsets: row 10\b"),
+    "offsets decrease": (bad_offsets(ROW, 20), r"^offsets: row 7\b"),
+    "offsets negative": (bad_offsets(0, -1), r"^offsets: row 0\b"),
+    "offsets float": ((_V, _O.astype(np.float64)), r"^offsets: "),
+    "offsets 2-d": ((_V, _O.reshape(-1, 1)), r"^offsets: "),
+    "offsets bool": ((_V, np.ones(N + 1, dtype=bool)), r"^offsets: "),
+    "offsets too few": ((_V, np.array([0])), r"^offsets: "),
+    "no polygons": ((np.zeros((0, 2)), np.array([0])), r"^(vertices|offsets): "),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_POLYGONS))
+def test_bad_polygons(case):
+    (v, o), pattern = BAD_POLYGONS[case]
+    raises(ValueError, pattern, sweepfan.polygon_pairs, v, o)
+
+
+# Polygon 7 is bad; the message names the argument and polygon (or row) 7.
+POLYGON_7 = r"^(vertices|offsets): .*\b(polygon|row) 7\b"
+
+
+def with_polygon_7(p):
+    polys = squares()
+    polys[ROW] = p
+    return polygon_args(polys)
+
+
+@pytest.mark.parametrize(
+    "polygon",
+    [
+        [(21.0, 0.0), (22.0, 0.0)],  # two vertices
+        [(21.0, 0.0), (22.0, 0.0), (22.0, 1.0), (21.6, 0.5), (21.0, 1.0)],  # not convex
+        [(21.0, 0.0), (22.0, 0.0), (23.0, 0.0)],  # collinear: no area
+        [(21.0, 0.0), (22.0, 1.0), (22.0, 0.0), (21.0, 1.0)],  # self-intersecting (a bow tie)
+    ],
+    ids=["two vertices", "not convex", "collinear", "bow tie"],
+)
+def test_bad_polygon_named(polygon):
+    raises(ValueError, POLYGON_7, sweepfan.polygon_pairs, *with_polygon_7(polygon))
+
+
+def test_polygon_with_no_vertices():
+    v, o = polygon_args()
+    o = np.insert(o, ROW + 1, o[ROW])  # polygon 7 is empty
+    raises(ValueError, POLYGON_7, sweepfan.polygon_pairs, v, o)
+
+
+def test_bad_polygon_backend():
+    raises(ValueError, r"^backend: ", sweepfan.polygon_pairs, *polygon_args(), backend="tpu")
+
+
+# --- missing adapters ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("adapter", ["no-such-adapter", 999])
+def test_missing_adapter_is_runtime_error(adapter):
+    named = re.escape(str(adapter))  # the message names the adapter asked for
+    gpu = {"backend": "gpu", "adapter": adapter}
+    raises(RuntimeError, named, sweepfan.sphere_pairs, centers(), 1.0, **gpu)
+    raises(RuntimeError, named, sweepfan.BroadPhase, **gpu)
+    raises(RuntimeError, named, sweepfan.obb_pairs, *box_args(), **gpu)
+    raises(RuntimeError, named, sweepfan.polygon_pairs, *polygon_args(), **gpu)
+
+
+def test_library_still_works_after_errors(oracle):
+    for case in sorted(BAD_CENTERS):
+        with pytest.raises(ValueError):
+            sweepfan.sphere_pairs(BAD_CENTERS[case][0], 1.0)
+    c = line()
+    oracle.assert_equal(sweepfan.sphere_pairs(c, 0.5), oracle.brute(c, 0.5), "after errors")
