@@ -22,6 +22,9 @@ RAYON_NUM_THREADS does not limit such a driver's own threads (llvmpipe: LP_NUM_T
     python bench.py                       # N = 10^4, 10^5, 10^6
     python bench.py --sizes 10000 100000 --reps 5 --json bench.json
     python bench.py --no-gpu --threads 4
+
+Without SciPy (or with --no-ckdtree) the cKDTree columns are null and each GPU result is checked
+against sweepfan's CPU grid instead (`verified_against` in each row says which).
 """
 
 import argparse
@@ -40,6 +43,7 @@ def parse_args(argv=None):
     p.add_argument("--reps", type=int, default=3, help="timed runs per measurement (best kept)")
     p.add_argument("--threads", type=int, default=None, help="RAYON_NUM_THREADS (default 1)")
     p.add_argument("--no-gpu", action="store_true", help="skip the GPU backend")
+    p.add_argument("--no-ckdtree", action="store_true", help="skip cKDTree (needs no SciPy)")
     p.add_argument(
         "--adapter",
         default=None,
@@ -66,8 +70,11 @@ _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _here]
 
 import numpy as np  # noqa: E402
-import scipy  # noqa: E402
-from scipy.spatial import cKDTree  # noqa: E402
+try:
+    import scipy  # noqa: E402
+    from scipy.spatial import cKDTree  # noqa: E402
+except ImportError:  # a machine without SciPy: sweepfan's GPU checked against its CPU grid
+    scipy = cKDTree = None
 
 import sweepfan  # noqa: E402
 
@@ -142,6 +149,8 @@ def run_size(n, args, adapter):
     c64 = c.astype(np.float64)
     row = {"n": n}
 
+    if cKDTree is None or args.no_ckdtree:
+        return run_without_ckdtree(n, c, row, args, adapter)
     build_s = query_s = float("inf")
     expected = None
     for _ in range(args.reps):
@@ -157,6 +166,7 @@ def run_size(n, args, adapter):
         ckdtree_build_s=build_s,
         ckdtree_query_s=query_s,
         ckdtree_total_s=total_s,
+        verified_against="ckdtree",
     )
     check_pairs = n <= VERIFY_PAIRS_UP_TO
     expected = canonical(expected) if check_pairs else None
@@ -194,8 +204,43 @@ def run_size(n, args, adapter):
     return row
 
 
+def run_without_ckdtree(n, c, row, args, adapter):
+    """The row without cKDTree: sweepfan's CPU grid timed, and the GPU's pairs checked
+    against it (every pair, at every size)."""
+    cpu_s, expected = best_of(
+        args.reps, lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu")
+    )
+    row.update(
+        pairs=int(len(expected)),
+        ckdtree_build_s=None,
+        ckdtree_query_s=None,
+        ckdtree_total_s=None,
+        verified_against="sweepfan cpu grid",
+        sweepfan_cpu_s=cpu_s,
+        ratio_cpu=None,
+        ratio_gpu=None,
+    )
+    gpu_s, verified = None, True
+    if adapter is not None:
+        def gpu_call():
+            return sweepfan.sphere_pairs(
+                c, RADIUS, method="grid", backend="gpu", adapter=adapter
+            )
+
+        gpu_call()  # warm-up: device, pipelines and buffers
+        gpu_s, got = best_of(args.reps, gpu_call)
+        verified = bool(np.array_equal(got, expected))
+        if not verified:
+            print(f"N={n} gpu: {len(got)} pairs, cpu {len(expected)}", file=sys.stderr)
+    row.update(sweepfan_gpu_s=gpu_s, verified=verified, verified_pairs=True)
+    if gpu_s:
+        row["gpu_speedup_over_cpu"] = cpu_s / gpu_s
+    return row
+
+
 def fmt(v, spec):
-    return "-" if v is None else format(v, spec)
+    width = spec.split(".")[0]
+    return format("-", ">" + width) if v is None else format(v, spec)
 
 
 def print_table(rows):
@@ -223,7 +268,7 @@ def main(args):
         "cpu": cpu_name(),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "scipy": scipy.__version__,
+        "scipy": scipy.__version__ if scipy else None,
         "sweepfan": sweepfan.__version__,
         "adapter": info["name"] if info else None,
         "adapter_type": info["device_type"] if info else None,
