@@ -2,8 +2,8 @@
 //! that does not fit memory `MemoryError` (with the library's advice), a missing or failing GPU
 //! `RuntimeError`.
 
-use pyo3::PyErr;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::{PyErr, PyResult};
 use sweepfan::Error;
 
 /// The error that decides the exception type: the innermost of a chain of contexts.
@@ -18,6 +18,8 @@ fn innermost(e: &Error) -> &Error {
 pub fn to_py(e: Error) -> PyErr {
     let message = e.to_string();
     match innermost(&e) {
+        // The environment's WGPU_BACKEND names no backend: not an argument's fault.
+        Error::Config(m) if m.starts_with("WGPU_BACKEND") => PyRuntimeError::new_err(message),
         Error::TooLarge(_) => PyMemoryError::new_err(message),
         Error::NoAdapter(_) | Error::Gpu(_) => PyRuntimeError::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
@@ -30,12 +32,36 @@ pub fn to_py(e: Error) -> PyErr {
 }
 
 /// A library error about object `index` (an [`Error::InvalidObject`]) as a `ValueError` that
-/// names the argument `culprit(index)` returns and the row; any other error as [`to_py`].
-pub fn with_row(e: Error, culprit: impl Fn(usize) -> String) -> PyErr {
+/// names the argument `culprit(index, problem)` returns and the row; any other error as
+/// [`to_py`].
+pub fn with_row(e: Error, culprit: impl Fn(usize, &str) -> String) -> PyErr {
     match e {
-        Error::InvalidObject { index, problem } => {
-            PyValueError::new_err(format!("{}: row {index}: {problem}", culprit(index)))
-        }
+        Error::InvalidObject { index, problem } => PyValueError::new_err(format!(
+            "{}: row {index}: {problem}",
+            culprit(index, &problem)
+        )),
         other => to_py(other),
     }
+}
+
+/// Whether `check` rejects an object with exactly `problem`: the test [`with_row`]'s culprits
+/// use to name the one argument a message is about (a part checked alone must fail the same
+/// way, else the message is about the parts together).
+pub fn fails_with(check: sweepfan::Result<()>, problem: &str) -> bool {
+    matches!(check, Err(Error::InvalidObject { problem: p, .. }) if p == problem)
+}
+
+/// Refuses work in a process forked from one that already used sweepfan: the parent's worker
+/// threads and GPU devices do not exist in the child, and a call would wait for them forever.
+pub fn check_not_forked() -> PyResult<()> {
+    static FIRST_PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let pid = std::process::id();
+    if *FIRST_PID.get_or_init(|| pid) != pid {
+        return Err(PyRuntimeError::new_err(
+            "sweepfan was used in this process's parent before fork(): its worker threads and \
+             GPU devices do not exist here, so a call would never return; start workers with \
+             multiprocessing's 'spawn' or 'forkserver' method, or first use sweepfan after the fork",
+        ));
+    }
+    Ok(())
 }

@@ -29,6 +29,12 @@ pub fn adapter(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult
     if backend != Backend::Gpu {
         return Err(arg_error("adapter", "only with backend=\"gpu\""));
     }
+    if adapter.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(arg_error(
+            "adapter",
+            "expected None, an index or part of an adapter's name, not a bool",
+        ));
+    }
     if let Ok(index) = adapter.extract::<i64>() {
         if index < 0 {
             return Err(arg_error("adapter", format!("index {index} is negative")));
@@ -66,10 +72,25 @@ pub fn context(adapter: &str) -> PyResult<Arc<GpuContext>> {
     Ok(ctx)
 }
 
-/// Pipelines kept per key (adapter, method): built on first use, reused after. A call that
-/// fails takes its pipeline out of the cache, so a device error is not carried to the next call.
+/// Forgets the device of `adapter` (after a device error: the next call opens it again).
+pub fn forget_context(adapter: &str) {
+    lock(&CONTEXTS).retain(|(key, _)| key != adapter);
+}
+
+/// Drops every kept device, broad phase and pipeline (`sweepfan.clear_caches()`).
+pub fn clear_contexts() {
+    lock(&CONTEXTS).clear();
+}
+
+/// One kept item: made on first use, dropped after a failed call.
+type Slot<T> = Arc<Mutex<Option<T>>>;
+
+/// Items kept per key (backend, adapter, method): built on first use, reused after. Calls on
+/// one key are serialised; different keys run at once (the map is locked only to find the
+/// slot). A call that fails drops its item, so a device error is not carried to the next call;
+/// on the GPU it also forgets the device ([`forget_context`]).
 pub struct Cache<T> {
-    items: Mutex<HashMap<String, T>>,
+    items: Mutex<HashMap<String, Slot<T>>>,
 }
 
 impl<T> Cache<T> {
@@ -79,22 +100,35 @@ impl<T> Cache<T> {
         }
     }
 
-    /// Runs `f` on the cached item for `key`, made by `make` when there is none.
+    /// Runs `f` on the item for `key`, made by `make` when there is none. `gpu_adapter`: the
+    /// adapter key when the item lives on a GPU.
     pub fn with<R>(
         &self,
         key: String,
+        gpu_adapter: Option<&str>,
         make: impl FnOnce() -> PyResult<T>,
-        f: impl FnOnce(&mut T) -> PyResult<R>,
+        f: impl FnOnce(&mut T) -> sweepfan::Result<R>,
     ) -> PyResult<R> {
-        let mut items = lock(&self.items);
-        let mut item = match items.remove(&key) {
-            Some(item) => item,
+        let slot = lock(&self.items).entry(key).or_default().clone();
+        let mut item = lock(&slot);
+        let made = match item.take() {
+            Some(made) => made,
             None => make()?,
         };
-        let result = f(&mut item);
-        if result.is_ok() {
-            items.insert(key, item);
+        let made = item.insert(made);
+        match f(made) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                *item = None;
+                if let (Some(adapter), sweepfan::Error::Gpu(_)) = (gpu_adapter, &e) {
+                    forget_context(adapter);
+                }
+                Err(to_py(e))
+            }
         }
-        result
+    }
+
+    pub fn clear(&self) {
+        lock(&self.items).clear();
     }
 }

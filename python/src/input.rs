@@ -10,7 +10,7 @@ use numpy::{
     PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 /// A `ValueError` whose message starts with the argument's name.
@@ -24,24 +24,71 @@ pub enum Real<'py> {
     F64(PyReadonlyArrayDyn<'py, f64>),
 }
 
-/// Reads `obj` (an array, a scalar or nested sequences) as real numbers; anything else
-/// (complex, bool, strings, objects, ragged lists) is a `ValueError` naming `arg`.
-pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>> {
+/// `numpy.asarray(obj)` for argument `arg`. A `ValueError` or `TypeError` while reading
+/// (ragged lists, objects NumPy cannot convert) becomes a `ValueError` naming `arg`, with the
+/// original as its cause; anything else (`KeyboardInterrupt`, `MemoryError`) propagates as it
+/// is. Masked arrays with a masked entry are refused: `asarray` would drop the mask.
+fn as_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
     let py = obj.py();
     let numpy = py.import("numpy")?;
-    let array = numpy
-        .call_method1("asarray", (obj,))
-        .map_err(|e| arg_error(arg, format!("cannot be read as an array ({e})")))?;
-    let untyped = array
-        .cast::<PyUntypedArray>()
-        .map_err(|_| arg_error(arg, "cannot be read as an array"))?;
-    let dtype = untyped.dtype();
-    let array = if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) {
+    let ma = numpy.getattr("ma")?;
+    if ma.call_method1("isMaskedArray", (obj,))?.is_truthy()?
+        && ma
+            .call_method1("getmask", (obj,))?
+            .call_method0("any")?
+            .is_truthy()?
+    {
+        return Err(arg_error(
+            arg,
+            "a masked array with masked entries (pass .filled(value) or .compressed() rows)",
+        ));
+    }
+    let array = numpy.call_method1("asarray", (obj,)).map_err(|e| {
+        if e.is_instance_of::<PyValueError>(py) || e.is_instance_of::<PyTypeError>(py) {
+            let wrapped = arg_error(arg, format!("cannot be read as an array ({e})"));
+            wrapped.set_cause(py, Some(e));
+            wrapped
+        } else {
+            e
+        }
+    })?;
+    Ok(array.cast_into::<PyUntypedArray>()?)
+}
+
+/// Whether NumPy can hand the array's memory over as it lies: aligned (then every stride is a
+/// multiple of the item's alignment; a packed structured field or an offset buffer is not).
+fn aligned(array: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    array.getattr("flags")?.getattr("aligned")?.extract()
+}
+
+/// Reads `obj` (an array, a scalar or nested sequences) as real numbers; anything else
+/// (complex, bool, strings, ragged lists) is a `ValueError` naming `arg`. float32 and float64
+/// arrays are read in place when aligned; other real types (integers, float16, big-endian
+/// floats, object arrays of numbers) are converted once by NumPy to float64.
+pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>> {
+    let py = obj.py();
+    let array = as_array(arg, obj)?;
+    let dtype = array.dtype();
+    let f64_type = py.import("numpy")?.getattr("float64")?;
+    let in_place = aligned(&array)?;
+    if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) && in_place {
         return Ok(Real::F32(array.cast_into::<PyArrayDyn<f32>>()?.readonly()));
-    } else if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
-        array
-    } else if matches!(dtype.kind(), b'f' | b'i' | b'u') {
-        array.call_method1("astype", (numpy.getattr("float64")?,))?
+    }
+    let array = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) && in_place {
+        array.into_any()
+    } else if matches!(dtype.kind(), b'f' | b'i' | b'u' | b'O') {
+        // `astype` makes an aligned copy. Objects: Python numbers (an int beyond float64 is
+        // an OverflowError, reported as not convertible).
+        array.call_method1("astype", (&f64_type,)).map_err(|e| {
+            if e.is_instance_of::<PyValueError>(py)
+                || e.is_instance_of::<PyTypeError>(py)
+                || e.is_instance_of::<PyOverflowError>(py)
+            {
+                arg_error(arg, format!("not convertible to real numbers ({e})"))
+            } else {
+                e
+            }
+        })?
     } else {
         return Err(arg_error(
             arg,
@@ -94,6 +141,11 @@ impl ToF32 for f64 {
         if self.is_finite() && (self as f32).is_infinite() {
             return Err(format!("= {self:e} is outside float32's range"));
         }
+        if self != 0.0 && self.is_finite() && self as f32 == 0.0 {
+            return Err(format!(
+                "= {self:e} rounds to 0 in float32 (non-zero magnitudes must be at least 1e-30)"
+            ));
+        }
         finite(self as f32)
     }
 }
@@ -145,11 +197,13 @@ fn one_row<T: ToF32, const K: usize>(
     Ok(out)
 }
 
-/// Reads `obj` as an `(N, K)` array of finite float32 values.
+/// Reads `obj` as an `(N, K)` array of finite float32 values. `fits(N)` runs once the shape is
+/// known, before anything is copied (a memory check: an allocation that fails would abort).
 pub fn matrix<const K: usize>(
     arg: &str,
     obj: &Bound<'_, PyAny>,
     columns: [&str; K],
+    fits: impl FnOnce(usize) -> PyResult<()>,
 ) -> PyResult<Vec<[f32; K]>> {
     let real = real_array(arg, obj)?;
     let shape = real.shape();
@@ -162,9 +216,22 @@ pub fn matrix<const K: usize>(
             ),
         ));
     }
+    fits(shape[0])?;
     match &real {
         Real::F32(a) => rows_of(arg, a.as_array(), columns),
         Real::F64(a) => rows_of(arg, a.as_array(), columns),
+    }
+}
+
+/// `fits` for [`matrix`]: `n` rows of `bytes_per_row` copied (twice over: the rows and the
+/// library's objects built from them) fit the memory this process may use.
+pub fn rows_fit(arg: &str, bytes_per_row: u64) -> impl FnOnce(usize) -> PyResult<()> + '_ {
+    move |n| {
+        sweepfan::scenes::memory::check_fits(
+            &format!("{n} rows of {arg}"),
+            (n as u64).saturating_mul(2 * bytes_per_row),
+        )
+        .map_err(crate::errors::to_py)
     }
 }
 
@@ -226,38 +293,50 @@ pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> Py
 
 /// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array).
 pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-    let py = obj.py();
-    let numpy = py.import("numpy")?;
-    let array = numpy
-        .call_method1("asarray", (obj,))
-        .map_err(|e| arg_error(arg, format!("cannot be read as an array ({e})")))?;
-    let untyped = array
-        .cast::<PyUntypedArray>()
-        .map_err(|_| arg_error(arg, "cannot be read as an array"))?;
-    let dtype = untyped.dtype();
-    if !matches!(dtype.kind(), b'i' | b'u') {
-        return Err(arg_error(
-            arg,
-            format!("dtype {} is not an integer type", dtype.str()?),
-        ));
-    }
-    if untyped.ndim() != 1 {
+    let numpy = obj.py().import("numpy")?;
+    let array = as_array(arg, obj)?;
+    if array.ndim() != 1 {
         return Err(arg_error(
             arg,
             format!(
                 "expected a one-dimensional array, got shape {}",
-                shown_shape(untyped.shape())
+                shown_shape(array.shape())
             ),
         ));
     }
+    if array.len() == 0 {
+        return Ok(Vec::new());
+    }
+    let dtype = array.dtype();
+    let (signed, unsigned) = match dtype.kind() {
+        b'i' => (true, false),
+        b'u' => (false, true),
+        _ => {
+            return Err(arg_error(
+                arg,
+                format!("dtype {} is not an integer type", dtype.str()?),
+            ));
+        }
+    };
+    let out_of_range = |row: usize, v: &dyn std::fmt::Display| {
+        arg_error(arg, format!("row {row}: {v} is outside 0..={}", u32::MAX))
+    };
+    if unsigned {
+        let wide = array.call_method1("astype", (numpy.getattr("uint64")?,))?;
+        let wide = wide.cast_into::<PyArrayDyn<u64>>()?.readonly();
+        return wide
+            .as_array()
+            .iter()
+            .enumerate()
+            .map(|(row, &v)| u32::try_from(v).map_err(|_| out_of_range(row, &v)))
+            .collect();
+    }
+    debug_assert!(signed);
     let wide = array.call_method1("astype", (numpy.getattr("int64")?,))?;
     let wide = wide.cast_into::<PyArrayDyn<i64>>()?.readonly();
     wide.as_array()
         .iter()
         .enumerate()
-        .map(|(row, &v)| {
-            u32::try_from(v)
-                .map_err(|_| arg_error(arg, format!("row {row}: {v} is outside 0..={}", u32::MAX)))
-        })
+        .map(|(row, &v)| u32::try_from(v).map_err(|_| out_of_range(row, &v)))
         .collect()
 }

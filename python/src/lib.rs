@@ -14,9 +14,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sweepfan::Method;
 
-/// adapters()
-/// --
-///
 /// Every GPU adapter wgpu sees, in the order `adapter=` indexes them (what `sweepfan info`
 /// lists): dicts with index, name, device_type, backend, driver, driver_info, vendor, device.
 /// An empty list when no GPU driver is installed.
@@ -42,6 +39,17 @@ fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         .collect()
 }
 
+/// Drops every device, pipeline and buffer the package keeps between calls (each is made
+/// again on next use): frees their memory. `BroadPhase` objects keep their own.
+#[pyfunction]
+fn clear_caches(py: Python<'_>) {
+    py.detach(|| {
+        spheres::PHASES.clear();
+        shapes::GPU_BOXES.clear();
+        gpu::clear_contexts();
+    })
+}
+
 #[pymodule]
 fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -55,6 +63,7 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_class::<spheres::PyBroadPhase>()?;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Oriented boxes and convex polygons: the separating-axis pipeline, CPU or GPU.
 
-use crate::errors::{to_py, with_row};
+use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache};
-use crate::input::{arg_error, indices, matrix};
+use crate::input::{arg_error, indices, matrix, rows_fit};
 use crate::output::pair_array;
 use glam::{Quat, Vec2, Vec3};
 use numpy::PyArray2;
@@ -13,33 +13,31 @@ use sweepfan::gpu::Proxy;
 use sweepfan::{Backend, GpuBoxPipeline, Obb, Pair, Polygon, canonicalize, cpu};
 
 /// GPU box pipelines kept between calls, per adapter.
-static GPU_BOXES: LazyLock<Cache<GpuBoxPipeline>> = LazyLock::new(Cache::new);
+pub static GPU_BOXES: LazyLock<Cache<GpuBoxPipeline>> = LazyLock::new(Cache::new);
 
 fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
     GpuBoxPipeline::new(gpu::context(adapter)?, Proxy::Aabb).map_err(to_py)
 }
 
-/// Which argument made box `b` invalid (its centre, half-extents or quaternion alone, else
-/// the combination: a reach beyond the coordinate range).
-fn obb_culprit(b: &Obb) -> String {
+/// Which argument made box `b` fail with `problem`: its centre, half-extents or quaternion
+/// where that part alone fails the same way, else the combination (a reach beyond the
+/// coordinate range).
+fn obb_culprit(b: &Obb, problem: &str) -> String {
     let unit = Vec3::splat(1.0);
-    if Obb::new(b.center, unit, Quat::IDENTITY).check(0).is_err() {
+    if fails_with(Obb::new(b.center, unit, Quat::IDENTITY).check(0), problem) {
         "centers".into()
-    } else if Obb::new(Vec3::ZERO, b.half_extents, Quat::IDENTITY)
-        .check(0)
-        .is_err()
-    {
+    } else if fails_with(
+        Obb::new(Vec3::ZERO, b.half_extents, Quat::IDENTITY).check(0),
+        problem,
+    ) {
         "half_extents".into()
-    } else if Obb::new(Vec3::ZERO, unit, b.rotation).check(0).is_err() {
+    } else if fails_with(Obb::new(Vec3::ZERO, unit, b.rotation).check(0), problem) {
         "quaternions".into()
     } else {
         "centers and half_extents".into()
     }
 }
 
-/// obb_pairs(centers, half_extents, quaternions, *, backend="cpu", adapter=None)
-/// --
-///
 /// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
 /// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
 /// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
@@ -56,15 +54,28 @@ pub fn obb_pairs<'py>(
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let backend = gpu::backend(backend)?;
     let adapter = gpu::adapter(backend, adapter)?;
-    let centers = matrix("centers", centers, ["x", "y", "z"])?;
-    let halves = matrix("half_extents", half_extents, ["hx", "hy", "hz"])?;
-    let quats = matrix("quaternions", quaternions, ["w", "x", "y", "z"])?;
-    if centers.is_empty() {
-        return Err(arg_error(
-            "centers",
-            "empty scene: at least one box is needed",
-        ));
-    }
+    check_not_forked()?;
+    let centers = matrix("centers", centers, ["x", "y", "z"], |n| {
+        if n == 0 {
+            return Err(arg_error(
+                "centers",
+                "empty scene: at least one box is needed",
+            ));
+        }
+        rows_fit("centers", 12)(n)
+    })?;
+    let halves = matrix(
+        "half_extents",
+        half_extents,
+        ["hx", "hy", "hz"],
+        rows_fit("half_extents", 12),
+    )?;
+    let quats = matrix(
+        "quaternions",
+        quaternions,
+        ["w", "x", "y", "z"],
+        rows_fit("quaternions", 16),
+    )?;
     for (arg, len) in [("half_extents", halves.len()), ("quaternions", quats.len())] {
         if len != centers.len() {
             return Err(arg_error(
@@ -83,8 +94,8 @@ pub fn obb_pairs<'py>(
             )
         })
         .collect();
-    validate_obbs(&boxes).map_err(|e| with_row(e, |i| obb_culprit(&boxes[i])))?;
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+        validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
         let mut pairs = match backend {
             Backend::Cpu => {
                 cpu::sat::CpuBoxPipeline::new()
@@ -96,8 +107,9 @@ pub fn obb_pairs<'py>(
                 let mut pairs = Vec::new();
                 GPU_BOXES.with(
                     adapter.clone(),
+                    Some(&adapter),
                     || gpu_pipeline(&adapter),
-                    |p| p.obb_overlaps(&boxes, Some(&mut pairs)).map_err(to_py),
+                    |p| p.obb_overlaps(&boxes, Some(&mut pairs)),
                 )?;
                 pairs
             }
@@ -145,6 +157,18 @@ fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
             ),
         ));
     }
+    if let Some(row) = offsets.windows(2).position(|w| w[1] - w[0] < 3) {
+        return Err(arg_error(
+            "offsets",
+            format!(
+                "row {}: polygon {row} would have {} vertices (rows {}..{}); at least 3 needed",
+                row + 1,
+                offsets[row + 1] - offsets[row],
+                offsets[row],
+                offsets[row + 1]
+            ),
+        ));
+    }
     let points: Vec<Vec2> = vertices.iter().map(|v| Vec2::from_array(*v)).collect();
     offsets
         .windows(2)
@@ -161,9 +185,6 @@ fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
         .collect()
 }
 
-/// polygon_pairs(vertices, offsets, *, backend="cpu", adapter=None)
-/// --
-///
 /// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
 /// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
 /// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
@@ -179,10 +200,11 @@ pub fn polygon_pairs<'py>(
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let backend = gpu::backend(backend)?;
     let adapter = gpu::adapter(backend, adapter)?;
-    let vertices = matrix("vertices", vertices, ["x", "y"])?;
+    check_not_forked()?;
+    let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
     let offsets = indices("offsets", offsets)?;
-    let polygons = polygons(&vertices, &offsets)?;
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+        let polygons = polygons(&vertices, &offsets)?;
         let mut pairs = match backend {
             Backend::Cpu => {
                 cpu::sat::CpuBoxPipeline::new()
@@ -194,11 +216,9 @@ pub fn polygon_pairs<'py>(
                 let mut pairs = Vec::new();
                 GPU_BOXES.with(
                     adapter.clone(),
+                    Some(&adapter),
                     || gpu_pipeline(&adapter),
-                    |p| {
-                        p.polygon_overlaps(&polygons, Some(&mut pairs))
-                            .map_err(to_py)
-                    },
+                    |p| p.polygon_overlaps(&polygons, Some(&mut pairs)),
                 )?;
                 pairs
             }

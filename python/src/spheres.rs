@@ -1,6 +1,6 @@
 //! Spheres: `sphere_pairs` (one call) and `BroadPhase` (a simulation's frames, with events).
 
-use crate::errors::{to_py, with_row};
+use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache, lock};
 use crate::input::{arg_error, matrix, per_object};
 use crate::output::pair_array;
@@ -14,45 +14,53 @@ use sweepfan::{
     Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, validate_spheres,
 };
 
-/// The spheres of `centers` and `radii`, checked by the library's rules; a bad row raises a
-/// `ValueError` naming the argument and the row.
+/// The spheres of `centers` and `radii` in the library's layout (copied while the interpreter
+/// is held); [`check_spheres`] applies the library's rules.
 pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<Sphere>> {
-    let centers = matrix("centers", centers, ["x", "y", "z"])?;
-    if centers.is_empty() {
-        return Err(arg_error(
-            "centers",
-            "empty scene: at least one sphere is needed",
-        ));
-    }
+    check_not_forked()?;
+    let centers = matrix("centers", centers, ["x", "y", "z"], |n| {
+        if n == 0 {
+            return Err(arg_error(
+                "centers",
+                "empty scene: at least one sphere is needed",
+            ));
+        }
+        sweepfan::run::bench::check_scene_size(n).map_err(to_py)
+    })?;
     let radii = per_object("radii", "radius", radii, centers.len())?;
-    let spheres: Vec<Sphere> = centers
+    Ok(centers
         .iter()
         .enumerate()
         .map(|(i, c)| Sphere::new(Vec3::from_array(*c), radii.get(i)))
-        .collect();
-    validate_spheres(&spheres).map_err(|e| with_row(e, |i| culprit(&spheres[i])))?;
-    sweepfan::run::bench::check_scene_size(spheres.len()).map_err(to_py)?;
-    Ok(spheres)
+        .collect())
 }
 
-/// Which argument made sphere `s` invalid: its centre alone, its radius alone, or the two
-/// together (a reach beyond the coordinate range).
-fn culprit(s: &Sphere) -> String {
-    if Sphere::new(s.center, 0.0).check(0).is_err() {
+/// The library's checks of the spheres (run without the interpreter); a bad row raises a
+/// `ValueError` naming the argument and the row.
+pub fn check_spheres(spheres: &[Sphere]) -> PyResult<()> {
+    validate_spheres(spheres).map_err(|e| with_row(e, |i, problem| culprit(&spheres[i], problem)))
+}
+
+/// Which argument made sphere `s` fail with `problem`: its centre or its radius where that part
+/// alone fails the same way, else both (a reach beyond the coordinate range).
+fn culprit(s: &Sphere, problem: &str) -> String {
+    if fails_with(Sphere::new(s.center, 0.0).check(0), problem) {
         "centers".into()
-    } else if Sphere::new(Vec3::ZERO, s.radius).check(0).is_err() {
+    } else if fails_with(Sphere::new(Vec3::ZERO, s.radius).check(0), problem) {
         "radii".into()
     } else {
         "centers and radii".into()
     }
 }
 
-/// `method=` by name: every name the CLI's `--methods` takes.
+/// `method=` by name: every name the CLI's `--methods` takes (the peers' only when built with
+/// them), any case, `-` for `_`.
 pub fn method_name(method: &str) -> PyResult<String> {
-    if registry::PEER_NAMES.contains(&method) {
-        return Ok(method.to_string());
+    let lower = method.trim().to_ascii_lowercase();
+    if cfg!(feature = "peers") && registry::PEER_NAMES.contains(&lower.as_str()) {
+        return Ok(lower);
     }
-    Method::parse(method)
+    Method::parse(&lower)
         .map(|m| m.name().to_string())
         .map_err(|e| arg_error("method", e))
 }
@@ -62,15 +70,19 @@ fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn Broad
         Backend::Gpu => Some(gpu::context(adapter)?),
         Backend::Cpu => None,
     };
-    registry::broad_phase(method, backend, ctx.as_ref()).map_err(to_py)
+    registry::broad_phase(method, backend, ctx.as_ref()).map_err(|e| match e {
+        // A peer method on the GPU: the combination's fault.
+        sweepfan::Error::Config(m) => arg_error("method", m),
+        other => to_py(other),
+    })
 }
 
 /// Broad phases kept between `sphere_pairs` calls, per backend, adapter and method: the GPU's
 /// device and pipelines, and either backend's buffers (a fresh 1M-sphere CPU grid spends a
-/// quarter of its time in page faults of new buffers).
-static PHASES: LazyLock<Cache<Box<dyn BroadPhase + Send>>> = LazyLock::new(Cache::new);
+/// quarter of its time in page faults of new buffers). `clear_caches()` drops them.
+pub static PHASES: LazyLock<Cache<Box<dyn BroadPhase + Send>>> = LazyLock::new(Cache::new);
 
-/// The pairs (or, with `out = None`, only the counts) of validated spheres.
+/// The pairs (or, with `out = None`, only the counts) of the spheres.
 fn run(
     method: &str,
     backend: Backend,
@@ -78,14 +90,12 @@ fn run(
     spheres: &[Sphere],
     mut out: Option<&mut Vec<Pair>>,
 ) -> PyResult<sweepfan::Stats> {
+    check_spheres(spheres)?;
     let stats = PHASES.with(
         format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str()),
+        (backend == Backend::Gpu).then_some(adapter),
         || make(method, backend, adapter),
-        |broad| {
-            broad
-                .find_pairs_validated(spheres, out.as_deref_mut())
-                .map_err(to_py)
-        },
+        |broad| broad.find_pairs_validated(spheres, out.as_deref_mut()),
     )?;
     if let Some(out) = out {
         canonicalize(out);
@@ -93,9 +103,6 @@ fn run(
     Ok(stats)
 }
 
-/// sphere_pairs(centers, radii, *, method="grid", backend="cpu", adapter=None, count_only=False)
-/// --
-///
 /// Every touching pair of spheres: a (K, 2) uint32 array, i < j in each row, rows sorted.
 ///
 /// centers: an (N, 3) array (float32 read in place; float64 and integers converted once).
@@ -146,9 +153,6 @@ struct Frames {
     frames: u64,
 }
 
-/// BroadPhase(method="grid", backend="gpu", track_events=False, adapter=None)
-/// --
-///
 /// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
 /// are reused by every step. step(centers, radii) returns the frame's pairs as sphere_pairs
 /// does. With track_events=True, found and lost hold the pairs that began and ended touching
@@ -175,6 +179,7 @@ impl PyBroadPhase {
         let method = method_name(method)?;
         let backend = gpu::backend(backend)?;
         let adapter = gpu::adapter(backend, adapter)?;
+        check_not_forked()?;
         let frames = py.detach(|| -> PyResult<Frames> {
             let mut broad = make(&method, backend, &adapter)?;
             let on_device = track_events && broad.track_events(true).map_err(to_py)?;
@@ -196,9 +201,6 @@ impl PyBroadPhase {
         })
     }
 
-    /// step(centers, radii)
-    /// --
-    ///
     /// One frame: the touching pairs of these spheres, a (K, 2) uint32 array (i < j, rows
     /// sorted). The number of spheres may change between steps; events then compare indices.
     fn step<'py>(
@@ -209,7 +211,12 @@ impl PyBroadPhase {
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let spheres = spheres(centers, radii)?;
         let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+            check_spheres(&spheres)?;
             let mut frames = lock(&self.frames);
+            // A step that fails leaves no events behind (the next step's compare with the
+            // last frame that succeeded).
+            frames.found.clear();
+            frames.lost.clear();
             let mut pairs = Vec::new();
             let stats = frames
                 .broad
@@ -220,8 +227,10 @@ impl PyBroadPhase {
                 Some(frames.broad.take_events().ok_or_else(|| {
                     PyRuntimeError::new_err("the backend returned no events for this frame")
                 })?)
+            } else if let Some(tracker) = frames.tracker.as_mut() {
+                Some(tracker.update(copy_of(&pairs)?))
             } else {
-                frames.tracker.as_mut().map(|t| t.update(pairs.clone()))
+                None
             };
             if let Some(events) = events {
                 frames.found = events.found;
@@ -248,14 +257,14 @@ impl PyBroadPhase {
 
     /// Sphere-sphere tests performed in the last step.
     #[getter]
-    fn tests(&self) -> u64 {
-        lock(&self.frames).tests
+    fn tests(&self, py: Python<'_>) -> u64 {
+        py.detach(|| lock(&self.frames).tests)
     }
 
     /// Steps done so far.
     #[getter]
-    fn frames(&self) -> u64 {
-        lock(&self.frames).frames
+    fn frames(&self, py: Python<'_>) -> u64 {
+        py.detach(|| lock(&self.frames).frames)
     }
 
     #[getter]
@@ -270,7 +279,7 @@ impl PyBroadPhase {
 
     fn __repr__(&self) -> String {
         format!(
-            "BroadPhase(method={:?}, backend={:?}, track_events={})",
+            "BroadPhase(method='{}', backend='{}', track_events={})",
             self.method,
             self.backend.as_str(),
             if self.track_events { "True" } else { "False" }
@@ -282,14 +291,29 @@ impl PyBroadPhase {
     fn events<'py>(
         &self,
         py: Python<'py>,
-        list: impl Fn(&Frames) -> &Vec<Pair>,
+        list: impl Fn(&Frames) -> &Vec<Pair> + Send + Sync,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         if !self.track_events {
             return Err(PyRuntimeError::new_err(
                 "events are not tracked: make the broad phase with BroadPhase(..., track_events=True)",
             ));
         }
-        let pairs = list(&lock(&self.frames)).clone();
+        let pairs = py.detach(|| copy_of(list(&lock(&self.frames))))?;
         Ok(pair_array(py, pairs))
     }
+}
+
+/// A copy of a pair list, or `MemoryError` when it does not fit (a failed allocation would
+/// abort the process).
+fn copy_of(pairs: &[Pair]) -> PyResult<Vec<Pair>> {
+    let mut copy = Vec::new();
+    copy.try_reserve_exact(pairs.len()).map_err(|_| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "a copy of {} pairs ({} bytes) does not fit in memory",
+            pairs.len(),
+            pairs.len() * 8
+        ))
+    })?;
+    copy.extend_from_slice(pairs);
+    Ok(copy)
 }

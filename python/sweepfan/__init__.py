@@ -6,11 +6,12 @@ GPU (wgpu: Vulkan, Metal, DX12) or the CPU. NumPy arrays in, touching pairs out.
     pairs = sweepfan.sphere_pairs(centers, 0.5)                  # (K, 2) uint32, i < j, sorted
     pairs = sweepfan.sphere_pairs(centers, 0.5, backend="gpu")   # the same pairs, on the GPU
 
-Functions: sphere_pairs, obb_pairs, polygon_pairs, adapters; the class BroadPhase keeps its
+Functions: sphere_pairs, obb_pairs, polygon_pairs, adapters, clear_caches; the class BroadPhase keeps its
 buffers between frames and reports the pairs found and lost in each (track_events=True).
 """
 
 import os as _os
+import stat as _stat
 import tempfile as _tempfile
 
 
@@ -23,7 +24,11 @@ def _quiet_wayland() -> None:
     path = _os.path.join(_tempfile.gettempdir(), f"sweepfan-xdg-{_os.getuid()}")
     try:
         _os.makedirs(path, mode=0o700, exist_ok=True)
+        st = _os.lstat(path)
     except OSError:
+        return
+    # Only our own private directory (not a symbolic link, not another user's made first).
+    if not _stat.S_ISDIR(st.st_mode) or st.st_uid != _os.getuid() or st.st_mode & 0o077:
         return
     _os.environ["XDG_RUNTIME_DIR"] = path
 
@@ -36,6 +41,7 @@ from ._sweepfan import (  # noqa: E402
     BroadPhase,
     __version__,
     adapters,
+    clear_caches,
     obb_pairs,
     polygon_pairs,
     sphere_pairs,
@@ -47,6 +53,7 @@ __all__ = [
     "BroadPhase",
     "__version__",
     "adapters",
+    "clear_caches",
     "obb_pairs",
     "polygon_pairs",
     "sphere_pairs",

@@ -60,7 +60,10 @@ BAD_CENTERS = {
     "complex": (centers().astype(np.complex128), r"^centers: "),
     "bool": (np.ones((N, 3), dtype=bool), r"^centers: "),
     "str": (np.full((N, 3), "1.0"), r"^centers: "),
-    "object": (centers().astype(object), r"^centers: "),
+    "object with a string": (
+        np.where(np.arange(N)[:, None] == ROW, "a", centers()).astype(object),
+        r"^centers: .*not convertible",
+    ),
     "ragged": ([[0.0, 0.0, 0.0], [1.0, 1.0]], r"^centers: "),
     "None": (None, r"^centers: "),
     "empty": (np.zeros((0, 3)), r"^centers: empty"),

@@ -5,6 +5,7 @@ pub mod capsule;
 pub mod obb;
 pub mod polygon;
 pub mod primitives2d;
+pub mod radii;
 pub mod sat;
 pub mod sector;
 pub mod sphere;

@@ -90,7 +90,12 @@ fn prepare_process() {
                 .recursive(true)
                 .mode(0o700)
                 .create(&dir);
-            if made.is_ok() {
+            // Only our own private directory: not a symbolic link, nor one another user made
+            // first under the same name.
+            use std::os::unix::fs::MetadataExt;
+            let ours = std::fs::symlink_metadata(&dir)
+                .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
+            if made.is_ok() && ours {
                 // SAFETY: single-threaded here (first thing in main), so no other thread reads
                 // the environment concurrently.
                 unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };

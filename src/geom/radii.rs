@@ -1,0 +1,101 @@
+//! The exponent histogram of radii and the giants rule read from it (docs/design.md §2.7): the
+//! CPU grid (`cpu::grid::giants`), the GPU grid's `grid_frame` kernel (`shaders/sort/keys.wgsl`,
+//! the same rule on the same histogram) and the partitioned broad phase (`partition`) set the
+//! same objects aside.
+//!
+//! **The rule**: radii are binned by their f32 exponent (`(bits & 0x7fffffff) >> 23`), each bin
+//! with its count and its largest radius, both exact and independent of order. Walking the
+//! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
+//! [`GIANTS_MAX`] objects in all, `e >= 1` (the rest are not all points) and the lowest of them
+//! is at least two exponents above `e` (every giant more than twice the largest other radius);
+//! the lowest such `e` wins (the most giants). Then the cell radius is bin `e`'s largest radius.
+//! Without such an `e`, no giants and the cell radius is the largest radius.
+
+use crate::geom::sphere::Sphere;
+
+/// Most objects set aside as giants.
+pub const GIANTS_MAX: u32 = 32;
+/// Exponent bins of the radii.
+pub const BINS: usize = 256;
+
+/// The exponent bin of a radius.
+#[inline(always)]
+pub fn bin(radius: f32) -> usize {
+    ((radius.to_bits() & 0x7fff_ffff) >> 23) as usize
+}
+
+/// Count and largest radius (bits) per exponent bin.
+#[derive(Clone)]
+pub struct Histogram {
+    pub count: [u32; BINS],
+    pub max_bits: [u32; BINS],
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self {
+            count: [0; BINS],
+            max_bits: [0; BINS],
+        }
+    }
+}
+
+impl Histogram {
+    #[inline(always)]
+    pub fn add(&mut self, radius: f32) {
+        let (b, bits) = (bin(radius), radius.to_bits() & 0x7fff_ffff);
+        self.count[b] += 1;
+        self.max_bits[b] = self.max_bits[b].max(bits);
+    }
+
+    pub fn merge(mut self, other: &Self) -> Self {
+        for b in 0..BINS {
+            self.count[b] += other.count[b];
+            self.max_bits[b] = self.max_bits[b].max(other.max_bits[b]);
+        }
+        self
+    }
+
+    /// `(split, cell radius)`: objects whose bin is above `split` are giants (`split` = 255:
+    /// none); the cell radius is the largest radius of the others (module docs).
+    pub fn decide(&self) -> (u32, f32) {
+        let largest = (0..BINS)
+            .rev()
+            .find(|&b| self.count[b] > 0)
+            .map_or(0.0, |b| f32::from_bits(self.max_bits[b]));
+        let mut decision = (255u32, largest);
+        let mut above = 0u32;
+        let mut lowest_above = None;
+        for b in (0..BINS).rev() {
+            if self.count[b] == 0 {
+                continue;
+            }
+            if b >= 1 && above > 0 && lowest_above.is_some_and(|l| l >= b + 2) {
+                decision = (b as u32, f32::from_bits(self.max_bits[b]));
+            }
+            above += self.count[b];
+            lowest_above = Some(b);
+            if above > GIANTS_MAX {
+                break;
+            }
+        }
+        decision
+    }
+}
+
+/// The giants of `spheres` by [`Histogram::decide`], in index order, and the largest radius of
+/// the others.
+pub fn giants_of(spheres: &[Sphere]) -> (Vec<u32>, f32) {
+    let mut h = Histogram::default();
+    for s in spheres {
+        h.add(s.radius);
+    }
+    let (split, radius) = h.decide();
+    if split >= 255 {
+        return (Vec::new(), radius);
+    }
+    let giants = (0..spheres.len() as u32)
+        .filter(|&i| bin(spheres[i as usize].radius) as u32 > split)
+        .collect();
+    (giants, radius)
+}
