@@ -38,7 +38,9 @@
 //! * [`error`]: [`Error`], [`Result`].
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
-//! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs.
+//! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs;
+//!   [`partition`]: a scene split into parts with ghosts, for any method on any number of
+//!   devices (docs/design.md §2.9).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
 //! * [`experiments`]: the paper reproductions, returning data.
@@ -51,6 +53,7 @@ pub mod events;
 pub mod experiments;
 pub mod geom;
 pub mod gpu;
+pub mod partition;
 pub mod report;
 pub mod run;
 pub mod scenes;

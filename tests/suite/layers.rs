@@ -1,7 +1,7 @@
 //! The layering of `src/` (docs/design.md §8): each layer names only the layers to its left.
 //!
-//! `error` <- `geom` <- `broadphase` <- `scenes`, `events` <- `cpu`, `gpu` <- `run` <-
-//! `experiments` <- `report` <- `bin`. Siblings (`scenes` and `events`, `cpu` and `gpu`) never
+//! `error` <- `geom` <- `broadphase` <- `scenes`, `events`, `partition` <- `cpu`, `gpu` <- `run` <-
+//! `experiments` <- `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`) never
 //! name each other. Every `crate::`
 //! path in a file counts, in code, tests and doc links alike.
 
@@ -13,7 +13,7 @@ fn rank(module: &str) -> Option<u32> {
         "error" => 0,
         "geom" => 1,
         "broadphase" => 2,
-        "scenes" | "events" => 3,
+        "scenes" | "events" | "partition" => 3,
         "cpu" | "gpu" => 4,
         "run" => 5,
         "experiments" => 6,

@@ -1,0 +1,319 @@
+//! The partitioned broad phase (docs/design.md §2.9): a scene too large for one run of a method
+//! (a storage binding, a device's memory) is split into parts along the axis of largest
+//! spread; each part holds a block of consecutive objects (*owned*) and the later objects
+//! within their reach (*ghosts*), and keeps the touching pairs with an owned object, so that
+//! each pair is found in exactly one part. Giants (the grid's rule, [`crate::geom::radii`]) are
+//! tested against every object in a pass of their own. Any method runs inside a part, on any
+//! number of devices ("runners"); a part that does not fit (an [`Error::TooLarge`]) is split
+//! in two and run again.
+//!
+//! ```
+//! use glam::Vec3;
+//! use sweepfan::partition::{self, PartRunner};
+//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
+//!
+//! let spheres: Vec<Sphere> =
+//!     (0..1000).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
+//! let mut grid = cpu::broad_phase(Method::Grid);
+//! let mut run = |part: &[Sphere], out: &mut Vec<[u32; 2]>| grid.find_pairs(part, Some(out));
+//! let mut pairs = Vec::new();
+//! // Parts of at most 100 objects: 20 blocks of 50, each with its one ghost.
+//! let (stats, report) =
+//!     partition::find_pairs(&spheres, Some(&mut pairs), 100, &mut [&mut run as &mut PartRunner])?;
+//! canonicalize(&mut pairs);
+//! assert_eq!((pairs.len(), stats.pairs), (999, 999));
+//! assert_eq!(report.parts, 20);
+//! # Ok::<(), sweepfan::Error>(())
+//! ```
+
+mod plan;
+#[cfg(test)]
+mod tests;
+
+use crate::broadphase::{Clock, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::radii::giants_of;
+use crate::geom::sphere::Sphere;
+use plan::{Order, Tile, initial_tiles};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+/// Runs one part: every touching pair of `spheres` (local indices, `i < j`, any order) into
+/// `out`, replacing its contents. An [`Error::TooLarge`] asks for smaller parts; any other
+/// error ends the run.
+pub type PartRunner<'a> = dyn FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send + 'a;
+
+/// What a partitioned run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PartsReport {
+    /// Parts run to the end (a block of owned objects with one chunk of its ghosts).
+    pub parts: u64,
+    /// Parts that did not fit and were split (their runs count nowhere else).
+    pub splits: u64,
+    /// Ghost copies, summed over the parts run.
+    pub ghosts: u64,
+    /// Objects of the largest part run.
+    pub largest: u64,
+    /// Giants tested in their own pass.
+    pub giants: u32,
+    /// Runners (devices) the parts were spread over.
+    pub devices: u32,
+}
+
+/// Every touching pair of `spheres` (validated, not empty), found part by part with parts of
+/// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread
+/// when there are several). Pairs as every method gives them: `i < j`, in no particular order.
+///
+/// `Stats::tests`: the tests of every part run (ghosts with ghosts included) plus the giants'
+/// (each giant against every other object, each giant pair once).
+pub fn find_pairs(
+    spheres: &[Sphere],
+    out: Option<&mut Vec<Pair>>,
+    max_objects: usize,
+    runners: &mut [&mut PartRunner<'_>],
+) -> Result<(Stats, PartsReport)> {
+    if spheres.is_empty() {
+        return Err(Error::EmptyScene);
+    }
+    if runners.is_empty() {
+        return Err(Error::Config("a partitioned run needs a runner".into()));
+    }
+    let start = Instant::now();
+    let (giants, _) = giants_of(spheres);
+    let members: Vec<u32> = if giants.is_empty() {
+        (0..spheres.len() as u32).collect()
+    } else {
+        let mut is_giant = vec![false; spheres.len()];
+        giants.iter().for_each(|&g| is_giant[g as usize] = true);
+        (0..spheres.len() as u32)
+            .filter(|&i| !is_giant[i as usize])
+            .collect()
+    };
+    let store = out.is_some();
+    let mut found = Vec::new();
+    let mut report = PartsReport {
+        giants: giants.len() as u32,
+        devices: runners.len() as u32,
+        ..Default::default()
+    };
+    let mut tests = 0u64;
+    let mut pairs = 0u64;
+    if !members.is_empty() {
+        let order = Order::new(spheres, members);
+        let tiles = initial_tiles(&order, max_objects);
+        let done = run_tiles(spheres, &order, tiles, runners, store)?;
+        tests += done.tests;
+        pairs += done.pairs;
+        found = done.found;
+        report.parts = done.parts;
+        report.splits = done.splits;
+        report.ghosts = done.ghosts;
+        report.largest = done.largest;
+    }
+    let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, store.then_some(&mut found));
+    tests += giant_tests;
+    pairs += giant_pairs;
+    if let Some(out) = out {
+        *out = found;
+    }
+    let mut stats = Stats {
+        tests,
+        pairs,
+        stages: Vec::new(),
+    };
+    stats.stage("partitioned", start.elapsed().as_secs_f64(), Clock::Wall);
+    Ok((stats, report))
+}
+
+/// Totals of the parts run.
+#[derive(Default)]
+struct Done {
+    tests: u64,
+    pairs: u64,
+    parts: u64,
+    splits: u64,
+    ghosts: u64,
+    largest: u64,
+    found: Vec<Pair>,
+}
+
+/// The queue the runners share: parts waiting, parts running (a running part may come back
+/// split), and the first error.
+struct Queue {
+    waiting: Vec<Tile>,
+    running: usize,
+    error: Option<Error>,
+}
+
+fn run_tiles(
+    spheres: &[Sphere],
+    order: &Order,
+    tiles: Vec<Tile>,
+    runners: &mut [&mut PartRunner<'_>],
+    store: bool,
+) -> Result<Done> {
+    let queue = Mutex::new(Queue {
+        waiting: tiles,
+        running: 0,
+        error: None,
+    });
+    let changed = Condvar::new();
+    let results: Vec<Done> = if runners.len() == 1 {
+        vec![worker(
+            spheres,
+            order,
+            &queue,
+            &changed,
+            &mut *runners[0],
+            store,
+        )]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = runners
+                .iter_mut()
+                .map(|runner| {
+                    let (queue, changed) = (&queue, &changed);
+                    scope
+                        .spawn(move || worker(spheres, order, queue, changed, &mut **runner, store))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    let queue = queue.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = queue.error {
+        return Err(e);
+    }
+    let mut total = Done::default();
+    for d in results {
+        total.tests += d.tests;
+        total.pairs += d.pairs;
+        total.parts += d.parts;
+        total.splits += d.splits;
+        total.ghosts += d.ghosts;
+        total.largest = total.largest.max(d.largest);
+        if total.found.is_empty() {
+            total.found = d.found;
+        } else {
+            total.found.extend_from_slice(&d.found);
+        }
+    }
+    Ok(total)
+}
+
+/// One runner's loop: takes a part, runs it, keeps its pairs or puts its halves back.
+fn worker(
+    spheres: &[Sphere],
+    order: &Order,
+    queue: &Mutex<Queue>,
+    changed: &Condvar,
+    runner: &mut PartRunner<'_>,
+    store: bool,
+) -> Done {
+    let lock = || queue.lock().unwrap_or_else(|p| p.into_inner());
+    let mut done = Done::default();
+    let mut local = Vec::new();
+    let mut part = Vec::new();
+    let mut ids = Vec::new();
+    loop {
+        let tile = {
+            let mut q = lock();
+            loop {
+                if q.error.is_some() {
+                    return done;
+                }
+                if let Some(t) = q.waiting.pop() {
+                    q.running += 1;
+                    break t;
+                }
+                if q.running == 0 {
+                    return done;
+                }
+                q = changed.wait(q).unwrap_or_else(|p| p.into_inner());
+            }
+        };
+        ids.clear();
+        ids.extend(tile.owned.clone().map(|p| order.ids[p as usize]));
+        ids.extend(tile.ghosts.iter().map(|&p| order.ids[p as usize]));
+        part.clear();
+        part.extend(ids.iter().map(|&i| spheres[i as usize]));
+        let result = runner(&part, &mut local);
+        let (mut halves, mut failure) = (None, None);
+        match result {
+            Ok(stats) => {
+                done.parts += 1;
+                done.tests += stats.tests;
+                done.ghosts += tile.ghosts.len() as u64;
+                done.largest = done.largest.max(part.len() as u64);
+                for &[a, b] in &local {
+                    let (p, q) = (a.min(b), a.max(b));
+                    if tile.keeps(p, q) {
+                        done.pairs += 1;
+                        if store {
+                            let (i, j) = (ids[p as usize], ids[q as usize]);
+                            done.found.push([i.min(j), i.max(j)]);
+                        }
+                    }
+                }
+            }
+            Err(Error::TooLarge(why)) => match tile.split(order) {
+                Some(two) => {
+                    done.splits += 1;
+                    halves = Some(two);
+                }
+                None => {
+                    failure = Some(Error::TooLarge(format!(
+                        "{why} (even a part of {} objects does not fit)",
+                        part.len()
+                    )))
+                }
+            },
+            Err(e) => failure = Some(e),
+        }
+        let mut q = lock();
+        q.running -= 1;
+        if let Some(two) = halves {
+            q.waiting.extend(two);
+        }
+        if let Some(e) = failure {
+            q.error.get_or_insert(e);
+        }
+        drop(q);
+        changed.notify_all();
+    }
+}
+
+/// The giants' pass: each giant against every other object (each giant pair once); returns
+/// (tests, pairs) and pushes the pairs when asked.
+fn giant_pass(spheres: &[Sphere], giants: &[u32], out: Option<&mut Vec<Pair>>) -> (u64, u64) {
+    let n = spheres.len() as u64;
+    let g = giants.len() as u64;
+    if g == 0 {
+        return (0, 0);
+    }
+    let is_giant = |i: u32| giants.binary_search(&i).is_ok();
+    let touching: Vec<Pair> = giants
+        .iter()
+        .flat_map(|&a| {
+            let giant = spheres[a as usize];
+            (0..spheres.len() as u32)
+                .into_par_iter()
+                // Other giants only above `a`: each giant pair once.
+                .filter(move |&j| j != a && (!is_giant(j) || j > a))
+                .filter(move |&j| giant.touches(&spheres[j as usize]))
+                .map(move |j| [a.min(j), a.max(j)])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let tests = g * (n - g) + g * (g - 1) / 2;
+    let pairs = touching.len() as u64;
+    if let Some(out) = out {
+        out.extend_from_slice(&touching);
+    }
+    (tests, pairs)
+}

@@ -1,0 +1,209 @@
+//! The order along the split axis, the parts (blocks of owned objects with a chunk of ghosts),
+//! their reach and their splitting (docs/design.md §2.9).
+
+use crate::geom::sphere::Sphere;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Relative widening of a part's reach: the f32 touch test (`d . d <= s * s`, each operation
+/// rounded) can accept a pair whose exact axis gap exceeds `r_i + r_j` by a few units in the
+/// last place of `r_i + r_j`; 2^-18 is 64 times that bound.
+const REACH_SLACK: f64 = 1.0 / (1u64 << 18) as f64;
+/// Widening relative to the coordinate itself, for the f64 differences of f32 values far
+/// apart in magnitude.
+const COORD_SLACK: f64 = 1.0 / (1u64 << 36) as f64;
+
+/// The members (objects that are not giants) in order of their centre on the split axis.
+pub struct Order {
+    /// Global index of the object at each position.
+    pub ids: Vec<u32>,
+    /// Its centre on the axis.
+    key: Vec<f64>,
+    /// Its lower end on the axis, `centre - radius`.
+    low: Vec<f64>,
+    radius: Vec<f32>,
+    /// Largest radius of the members.
+    r_max: f64,
+}
+
+impl Order {
+    /// The members of `spheres` sorted by `(centre on the axis of largest spread, index)`.
+    pub fn new(spheres: &[Sphere], members: Vec<u32>) -> Order {
+        let (lo, hi) = members
+            .par_iter()
+            .fold(
+                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY),
+                |(lo, hi), &i| {
+                    let c = spheres[i as usize].center;
+                    (lo.min(c), hi.max(c))
+                },
+            )
+            .reduce(
+                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY),
+                |a, b| (a.0.min(b.0), a.1.max(b.1)),
+            );
+        let spread = (hi - lo).to_array();
+        let axis = (0..3)
+            .max_by(|&a, &b| spread[a].total_cmp(&spread[b]))
+            .unwrap_or(0);
+        let mut ids = members;
+        ids.par_sort_unstable_by(|&a, &b| {
+            let (sa, sb) = (spheres[a as usize], spheres[b as usize]);
+            sa.center[axis].total_cmp(&sb.center[axis]).then(a.cmp(&b))
+        });
+        let key: Vec<f64> = ids
+            .par_iter()
+            .map(|&i| spheres[i as usize].center[axis] as f64)
+            .collect();
+        let radius: Vec<f32> = ids
+            .par_iter()
+            .map(|&i| spheres[i as usize].radius)
+            .collect();
+        let low = key
+            .par_iter()
+            .zip(&radius)
+            .map(|(&k, &r)| k - r as f64)
+            .collect();
+        let r_max = radius.iter().copied().fold(0.0f32, f32::max) as f64;
+        Order {
+            ids,
+            key,
+            low,
+            radius,
+            r_max,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The highest lower end a later object may have and still touch an object of `owned`:
+    /// its largest centre plus its largest radius, widened ([`REACH_SLACK`]).
+    fn reach_limit(&self, owned: &Range<u32>) -> f64 {
+        let hi = self.key[owned.end as usize - 1];
+        let rk = self.radius[owned.start as usize..owned.end as usize]
+            .iter()
+            .copied()
+            .fold(0.0f32, f32::max) as f64;
+        hi + rk + REACH_SLACK * (rk + self.r_max) + COORD_SLACK * hi.abs()
+    }
+
+    /// The objects after `owned` within its reach (its ghosts), from every later position.
+    pub fn ghosts_after(&self, owned: &Range<u32>) -> Vec<u32> {
+        let limit = self.reach_limit(owned);
+        // A lower end at or below `limit` needs a centre at or below `limit + r_max`.
+        let last = limit + self.r_max + COORD_SLACK * limit.abs();
+        let end =
+            owned.end as usize + self.key[owned.end as usize..].partition_point(|&k| k <= last);
+        (owned.end..end as u32)
+            .filter(|&p| self.low[p as usize] <= limit)
+            .collect()
+    }
+
+    /// Those of `candidates` (later positions) within the reach of `owned`.
+    pub fn ghosts_among(
+        &self,
+        owned: &Range<u32>,
+        candidates: impl Iterator<Item = u32>,
+    ) -> Vec<u32> {
+        let limit = self.reach_limit(owned);
+        candidates
+            .filter(|&p| self.low[p as usize] <= limit)
+            .collect()
+    }
+}
+
+/// One part: objects at positions `owned` of the [`Order`], plus `ghosts` (later positions
+/// within their reach). It keeps the touching pairs with at least one owned object; with
+/// `duty` those among owned objects too (exactly one part of each block has the duty).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tile {
+    pub owned: Range<u32>,
+    pub ghosts: Vec<u32>,
+    pub duty: bool,
+}
+
+impl Tile {
+    /// Whether the local pair `(p, q)` (`p < q`, owned objects first) belongs to this part.
+    #[inline]
+    pub fn keeps(&self, p: u32, q: u32) -> bool {
+        let owned = self.owned.len() as u32;
+        p < owned && (q >= owned || self.duty)
+    }
+
+    /// Two parts that together keep exactly the pairs this one keeps, each smaller; `None` for
+    /// a part of one owned object with at most one ghost.
+    pub fn split(&self, order: &Order) -> Option<[Tile; 2]> {
+        if self.ghosts.len() > self.owned.len() {
+            // Halve the ghosts: the owned pairs stay with the first half.
+            let (a, b) = self.ghosts.split_at(self.ghosts.len() / 2);
+            return Some([
+                Tile {
+                    owned: self.owned.clone(),
+                    ghosts: a.to_vec(),
+                    duty: self.duty,
+                },
+                Tile {
+                    owned: self.owned.clone(),
+                    ghosts: b.to_vec(),
+                    duty: false,
+                },
+            ]);
+        }
+        if self.owned.len() < 2 {
+            return None;
+        }
+        // Halve the owned block. The first half sees the second as ghosts when the owned pairs
+        // are this part's (a pair across the halves is then the first half's); each half keeps
+        // the ghosts within its own reach.
+        let mid = self.owned.start + self.owned.len() as u32 / 2;
+        let (first, second) = (self.owned.start..mid, mid..self.owned.end);
+        let second_as_ghosts = if self.duty { second.clone() } else { 0..0 };
+        let first_ghosts =
+            order.ghosts_among(&first, second_as_ghosts.chain(self.ghosts.iter().copied()));
+        let second_ghosts = order.ghosts_among(&second, self.ghosts.iter().copied());
+        Some([
+            Tile {
+                owned: first,
+                ghosts: first_ghosts,
+                duty: self.duty,
+            },
+            Tile {
+                owned: second,
+                ghosts: second_ghosts,
+                duty: self.duty,
+            },
+        ])
+    }
+}
+
+/// The first parts: blocks of `max_objects / 2` consecutive positions, each with its ghosts in
+/// chunks of the room left (the first chunk's part has the owned pairs).
+pub fn initial_tiles(order: &Order, max_objects: usize) -> Vec<Tile> {
+    let max_objects = max_objects.max(2);
+    let block = (max_objects / 2).max(1);
+    let n = order.len();
+    let starts: Vec<usize> = (0..n).step_by(block).collect();
+    starts
+        .par_iter()
+        .flat_map_iter(|&start| {
+            let owned = start as u32..(start + block).min(n) as u32;
+            let ghosts = order.ghosts_after(&owned);
+            let room = (max_objects - owned.len()).max(1);
+            let mut tiles = Vec::new();
+            let mut chunks = ghosts.chunks(room);
+            tiles.push(Tile {
+                owned: owned.clone(),
+                ghosts: chunks.next().unwrap_or(&[]).to_vec(),
+                duty: true,
+            });
+            tiles.extend(chunks.map(|c| Tile {
+                owned: owned.clone(),
+                ghosts: c.to_vec(),
+                duty: false,
+            }));
+            tiles
+        })
+        .collect()
+}

@@ -1,0 +1,206 @@
+//! The partition rule against an unpartitioned brute force: every pair exactly once, on
+//! scenes that stress each part of the rule (ghosts, chunks, splits, giants, coincident
+//! points, a wide range of coordinates), with one runner and several.
+
+use super::*;
+use crate::broadphase::canonicalize;
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Every touching pair of `spheres` by testing all of them: the oracle, and the runner.
+fn brute(spheres: &[Sphere], out: &mut Vec<Pair>) -> Stats {
+    out.clear();
+    let n = spheres.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            if spheres[i].touches(&spheres[j]) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
+    Stats {
+        tests: (n * n.saturating_sub(1) / 2) as u64,
+        pairs: out.len() as u64,
+        stages: Vec::new(),
+    }
+}
+
+/// A runner that refuses parts of more than `objects` objects or more than `pairs` pairs, as
+/// a binding limit does.
+fn limited(
+    objects: usize,
+    pairs: usize,
+) -> impl FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send {
+    move |part, out| {
+        if part.len() > objects {
+            return Err(Error::TooLarge(format!("{} objects", part.len())));
+        }
+        let stats = brute(part, out);
+        if out.len() > pairs {
+            return Err(Error::TooLarge(format!("{} pairs", out.len())));
+        }
+        Ok(stats)
+    }
+}
+
+fn expected(spheres: &[Sphere]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    brute(spheres, &mut out);
+    out
+}
+
+/// Runs the partitioned search and checks its pairs: equal to the brute force's, each once.
+fn check(
+    spheres: &[Sphere],
+    max_objects: usize,
+    runners: &mut [&mut PartRunner<'_>],
+) -> PartsReport {
+    let mut got = Vec::new();
+    let (stats, report) = find_pairs(spheres, Some(&mut got), max_objects, runners).unwrap();
+    let before = got.len();
+    canonicalize(&mut got);
+    got.dedup();
+    assert_eq!(got.len(), before, "a pair was found twice");
+    assert_eq!(got, expected(spheres));
+    assert_eq!(stats.pairs, got.len() as u64);
+    // Count-only gives the same count.
+    let (count, _) = find_pairs(spheres, None, max_objects, runners).unwrap();
+    assert_eq!(count.pairs, stats.pairs);
+    report
+}
+
+fn uniform(n: usize, side: f32, radius: f32, seed: u64) -> Vec<Sphere> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * side;
+            Sphere::new(c, radius)
+        })
+        .collect()
+}
+
+fn clustered(n: usize, seed: u64) -> Vec<Sphere> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let centres: Vec<Vec3> = (0..8)
+        .map(|_| Vec3::new(rng.random(), rng.random(), rng.random()) * 100.0)
+        .collect();
+    (0..n)
+        .map(|i| {
+            let offset = Vec3::new(rng.random(), rng.random(), rng.random()) * 6.0;
+            Sphere::new(centres[i % 8] + offset, 0.5)
+        })
+        .collect()
+}
+
+fn mixed_radii(n: usize, seed: u64) -> Vec<Sphere> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 60.0;
+            let r = 0.1f32 * 100f32.powf(rng.random::<f32>());
+            Sphere::new(c, r)
+        })
+        .collect()
+}
+
+#[test]
+fn one_runner_matches_brute_force_on_every_scene() {
+    let scenes = [
+        ("uniform", uniform(2000, 40.0, 1.0, 1)),
+        ("clustered", clustered(1500, 2)),
+        ("mixed radii", mixed_radii(1500, 3)),
+        (
+            "line",
+            (0..800)
+                .map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
+                .collect(),
+        ),
+    ];
+    for (name, spheres) in &scenes {
+        for max_objects in [2, 7, 64, 300, 5000] {
+            let mut run = |p: &[Sphere], o: &mut Vec<Pair>| Ok(brute(p, o));
+            let report = check(spheres, max_objects, &mut [&mut run]);
+            assert!(report.parts >= 1, "{name}");
+            if max_objects < 300 {
+                assert!(report.parts > 2, "{name} at {max_objects}: {report:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn parts_that_do_not_fit_are_split_until_they_do() {
+    let spheres = clustered(1200, 4);
+    let mut run = limited(40, 60);
+    let report = check(&spheres, 1000, &mut [&mut run]);
+    assert!(report.splits > 0 && report.largest <= 40, "{report:?}");
+}
+
+#[test]
+fn coincident_points_split_their_ghosts() {
+    // Every pair touches: a block's ghosts are every later object, in chunks.
+    let spheres = vec![Sphere::new(Vec3::splat(3.0), 0.0); 300];
+    let mut run = limited(64, 500);
+    let report = check(&spheres, 64, &mut [&mut run]);
+    assert!(report.ghosts > 0 && report.splits > 0, "{report:?}");
+}
+
+#[test]
+fn giants_are_tested_in_their_own_pass() {
+    let mut spheres = uniform(1500, 50.0, 0.5, 5);
+    spheres[10] = Sphere::new(Vec3::splat(25.0), 20.0);
+    spheres[900] = Sphere::new(Vec3::splat(30.0), 15.0);
+    spheres.push(Sphere::new(Vec3::splat(-200.0), 40.0)); // a giant touching nothing
+    let mut run = |p: &[Sphere], o: &mut Vec<Pair>| Ok(brute(p, o));
+    let report = check(&spheres, 100, &mut [&mut run]);
+    assert_eq!(report.giants, 3);
+}
+
+#[test]
+fn pairs_at_the_edge_of_touching_are_found_once() {
+    // Spheres exactly touching across many part boundaries, at large and small scales.
+    for scale in [1e-20f32, 1.0, 3e5] {
+        let spheres: Vec<Sphere> = (0..500)
+            .map(|i| Sphere::new(Vec3::new(i as f32 * 2.0 * scale, 0.0, 0.0), scale))
+            .collect();
+        let mut run = |p: &[Sphere], o: &mut Vec<Pair>| Ok(brute(p, o));
+        check(&spheres, 10, &mut [&mut run]);
+        // Neighbours touch where the products are exact (most of them at every scale).
+        assert!(expected(&spheres).len() > 300, "scale {scale}");
+    }
+}
+
+#[test]
+fn several_runners_share_the_parts() {
+    let spheres = mixed_radii(2000, 6);
+    let mut a = limited(120, 400);
+    let mut b = limited(120, 400);
+    let mut c = |p: &[Sphere], o: &mut Vec<Pair>| Ok(brute(p, o));
+    let report = check(&spheres, 100, &mut [&mut a, &mut b, &mut c]);
+    assert_eq!(report.devices, 3);
+}
+
+#[test]
+fn a_runner_error_ends_the_run() {
+    let spheres = uniform(500, 20.0, 1.0, 7);
+    // A runner that fails on its second part (which runner takes which part is up to the
+    // threads, so both fail alike).
+    let failing = || {
+        let mut calls = 0;
+        move |p: &[Sphere], o: &mut Vec<Pair>| -> Result<Stats> {
+            calls += 1;
+            if calls == 2 {
+                return Err(Error::Gpu("device lost".into()));
+            }
+            Ok(brute(p, o))
+        }
+    };
+    let (mut a, mut b) = (failing(), failing());
+    let err = find_pairs(&spheres, None, 50, &mut [&mut a, &mut b]).unwrap_err();
+    assert!(err.to_string().contains("device lost"), "{err}");
+    // A runner that cannot take even two objects: TooLarge, named.
+    let mut tiny = limited(1, 0);
+    let err = find_pairs(&spheres, None, 50, &mut [&mut tiny]).unwrap_err();
+    assert!(matches!(err, Error::TooLarge(_)), "{err}");
+}
