@@ -190,6 +190,23 @@ impl DeviceCounts {
     }
 }
 
+/// What a partitioned run did (`crate::partition`, docs/design.md §2.9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PartsReport {
+    /// Parts run to the end (a block of owned objects with one chunk of its ghosts).
+    pub parts: u64,
+    /// Parts that did not fit and were split (their runs count nowhere else).
+    pub splits: u64,
+    /// Ghost copies, summed over the parts run.
+    pub ghosts: u64,
+    /// Objects of the largest part run.
+    pub largest: u64,
+    /// Giants tested in their own pass.
+    pub giants: u32,
+    /// Runners (devices) the parts were spread over.
+    pub devices: u32,
+}
+
 /// The broad-phase job. CPU and GPU implement it alike.
 pub trait BroadPhase {
     /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).
@@ -224,6 +241,12 @@ pub trait BroadPhase {
     /// then tracks them from the pairs with an `EventTracker`).
     fn track_events(&mut self, _on: bool) -> Result<bool> {
         Ok(false)
+    }
+
+    /// How the last frame was split into parts, when it was (`crate::partition`): a scene past
+    /// one binding or device, or spread over several devices.
+    fn parts(&self) -> Option<PartsReport> {
+        None
     }
 
     /// The last frame's events, when the backend tracks them ([`Self::track_events`]).

@@ -66,6 +66,7 @@ pub fn context(adapter: &str) -> PyResult<Arc<GpuContext>> {
     }
     let options = GpuOptions {
         adapter: (!adapter.is_empty()).then(|| adapter.to_string()),
+        ..Default::default()
     };
     let ctx = Arc::new(GpuContext::new(&options).map_err(to_py)?);
     contexts.push((adapter.to_string(), ctx.clone()));

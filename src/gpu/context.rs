@@ -40,7 +40,28 @@ pub struct GpuOptions {
     /// `None`: wgpu's default choice (high performance). Otherwise an index into
     /// [`list_adapters`] or a case-insensitive substring of the adapter name.
     pub adapter: Option<String>,
+    /// A lower limit on the bytes of one storage binding than the adapter's (`None`: the
+    /// adapter's; see [`MIN_BINDING_CAP`]). Every size check and the broad phase's partition
+    /// plan then follow it, so that a small device or a scene of many parts can be run on any
+    /// adapter (`--max-binding-bytes`, docs/design.md §2.9).
+    pub max_binding_bytes: Option<u64>,
 }
+
+/// How [`GpuContext::check_binding`]'s message ends ("... allows N bytes per binding"), and
+/// the words of a read-back larger than a buffer may be: the device size limits
+/// [`is_size_limit`] recognises.
+const PER_BINDING: &str = "bytes per binding";
+pub(crate) const BUFFER_LIMIT: &str = "buffer limit of";
+
+/// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
+/// smaller parts overcome (`crate::partition`), unlike host memory or a device error.
+pub fn is_size_limit(e: &Error) -> bool {
+    matches!(e, Error::TooLarge(m) if m.contains(PER_BINDING) || m.contains(BUFFER_LIMIT))
+}
+
+/// The smallest binding limit [`GpuOptions::max_binding_bytes`] accepts: the fixed tables of
+/// the kernels (histograms, scan blocks, parameter slots) need up to this much.
+pub const MIN_BINDING_CAP: u64 = 1 << 16;
 
 /// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
 /// Only the test helpers read it; the library never skips silently.
@@ -65,6 +86,9 @@ pub struct GpuContext {
     host_waits: std::sync::atomic::AtomicU64,
     /// Compute dispatches recorded so far ([`Self::note_dispatch`]).
     dispatches: std::sync::atomic::AtomicU64,
+    /// Other devices that a broad phase made on this context spreads its frames over, in
+    /// parts (`--adapters`, [`Self::with_peers`]).
+    peers: Vec<Arc<GpuContext>>,
 }
 
 /// Backends tried by default: Vulkan, Metal, DX12 (and WebGPU). OpenGL is left out unless
@@ -168,7 +192,7 @@ impl GpuContext {
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::SUBGROUP;
         let features = offered & wanted;
-        let limits = adapter.limits();
+        let mut limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("sweepfan"),
             required_features: features,
@@ -176,6 +200,10 @@ impl GpuContext {
             ..Default::default()
         }))
         .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
+        if let Some(cap) = options.max_binding_bytes {
+            // The limits sweepfan plans with (the device keeps the adapter's).
+            limits = limits::capped_binding(limits, cap)?;
+        }
         let errors: Arc<Mutex<Option<String>>> = Arc::default();
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -238,7 +266,21 @@ impl GpuContext {
             errors,
             host_waits: Default::default(),
             dispatches: Default::default(),
+            peers: Vec::new(),
         }
+    }
+
+    /// This context with other devices beside it: a `GpuBroadPhase` made on it spreads every
+    /// frame over all of them in parts (docs/design.md §2.9). Two contexts on one adapter
+    /// stand in for two GPUs.
+    pub fn with_peers(mut self, peers: Vec<Arc<GpuContext>>) -> Self {
+        self.peers = peers;
+        self
+    }
+
+    /// The other devices of [`Self::with_peers`].
+    pub fn peers(&self) -> &[Arc<GpuContext>] {
+        &self.peers
     }
 
     /// The default adapter, or [`Error::NoAdapter`].
@@ -295,8 +337,8 @@ impl GpuContext {
         let max = self.max_binding_bytes();
         if bytes > max {
             return Err(Error::TooLarge(format!(
-                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} bytes \
-                 per binding",
+                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} \
+                 {PER_BINDING}",
                 self.info.name
             )));
         }

@@ -77,8 +77,10 @@ impl Readback {
             let max = ctx.limits.max_buffer_size;
             if need > max {
                 return Err(Error::TooLarge(format!(
-                    "{}: {need} bytes to read back exceed the adapter '{}' buffer limit of {max}",
-                    self.label, ctx.info.name
+                    "{}: {need} bytes to read back exceed the adapter '{}' {} {max}",
+                    self.label,
+                    ctx.info.name,
+                    crate::gpu::context::BUFFER_LIMIT
                 )));
             }
             let grown = (need + need / 4)

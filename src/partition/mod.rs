@@ -30,13 +30,13 @@ mod plan;
 #[cfg(test)]
 mod tests;
 
+pub use crate::broadphase::PartsReport;
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::radii::giants_of;
 use crate::geom::sphere::Sphere;
 use plan::{Order, Tile, initial_tiles};
 use rayon::prelude::*;
-use serde::Serialize;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -44,23 +44,6 @@ use std::time::Instant;
 /// `out`, replacing its contents. An [`Error::TooLarge`] asks for smaller parts; any other
 /// error ends the run.
 pub type PartRunner<'a> = dyn FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send + 'a;
-
-/// What a partitioned run did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct PartsReport {
-    /// Parts run to the end (a block of owned objects with one chunk of its ghosts).
-    pub parts: u64,
-    /// Parts that did not fit and were split (their runs count nowhere else).
-    pub splits: u64,
-    /// Ghost copies, summed over the parts run.
-    pub ghosts: u64,
-    /// Objects of the largest part run.
-    pub largest: u64,
-    /// Giants tested in their own pass.
-    pub giants: u32,
-    /// Runners (devices) the parts were spread over.
-    pub devices: u32,
-}
 
 /// Every touching pair of `spheres` (validated, not empty), found part by part with parts of
 /// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread

@@ -6,24 +6,85 @@ use std::sync::Arc;
 
 /// A GPU context opened on the first [`LazyGpu::get`], then shared.
 pub struct LazyGpu {
-    adapter: Option<String>,
+    options: GpuOptions,
+    /// Several devices (`--adapters`): each adapter named, opened once per mention.
+    devices: Option<Vec<String>>,
     ctx: Option<Arc<GpuContext>>,
 }
 
 impl LazyGpu {
     /// `adapter`: index from `sweepfan info` or a substring of the adapter's name.
     pub fn new(adapter: Option<String>) -> Self {
-        Self { adapter, ctx: None }
+        Self::with_options(
+            GpuOptions {
+                adapter,
+                ..Default::default()
+            },
+            None,
+        )
     }
 
-    /// The context, opened now if it is not yet.
+    /// Any [`GpuOptions`] (the binding limit), and with `devices` several devices: one context
+    /// per entry (an index or part of a name, as `adapter`; the same one twice opens two
+    /// devices on it), the first carrying the others as its peers (docs/design.md §2.9).
+    pub fn with_options(options: GpuOptions, devices: Option<Vec<String>>) -> Self {
+        Self {
+            options,
+            devices,
+            ctx: None,
+        }
+    }
+
+    /// `--adapters all|I,J,...`: every adapter wgpu lists, or the entries named.
+    pub fn parse_devices(list: &str) -> Result<Vec<String>> {
+        let list = list.trim();
+        if list.eq_ignore_ascii_case("all") {
+            let n = crate::gpu::list_adapters().len();
+            if n == 0 {
+                return Err(crate::error::Error::NoAdapter(
+                    "--adapters all: no adapter found (install a Vulkan driver)".into(),
+                ));
+            }
+            return Ok((0..n).map(|i| i.to_string()).collect());
+        }
+        let items: Vec<String> = list
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if items.is_empty() {
+            return Err(crate::error::Error::Config(
+                "--adapters: expected 'all' or adapters separated by commas (indices from \
+                 `sweepfan info`, or parts of names)"
+                    .into(),
+            ));
+        }
+        Ok(items)
+    }
+
+    /// The context, opened now if it is not yet (with several devices: the first, carrying
+    /// the others).
     pub fn get(&mut self) -> Result<Arc<GpuContext>> {
         if let Some(ctx) = &self.ctx {
             return Ok(ctx.clone());
         }
-        let ctx = Arc::new(GpuContext::new(&GpuOptions {
-            adapter: self.adapter.clone(),
-        })?);
+        let open = |adapter: Option<String>| {
+            GpuContext::new(&GpuOptions {
+                adapter,
+                ..self.options.clone()
+            })
+        };
+        let ctx = match &self.devices {
+            None => open(self.options.adapter.clone())?,
+            Some(list) => {
+                let mut peers = Vec::with_capacity(list.len());
+                for name in &list[1..] {
+                    peers.push(Arc::new(open(Some(name.clone()))?));
+                }
+                open(Some(list[0].clone()))?.with_peers(peers)
+            }
+        };
+        let ctx = Arc::new(ctx);
         self.ctx = Some(ctx.clone());
         Ok(ctx)
     }
@@ -37,8 +98,12 @@ impl LazyGpu {
                 } else {
                     ""
                 };
+                let more = match c.peers().len() {
+                    0 => String::new(),
+                    k => format!(" + {k} more device{}", if k == 1 { "" } else { "s" }),
+                };
                 format!(
-                    "{} ({:?}, {:?}{soft})",
+                    "{} ({:?}, {:?}{soft}){more}",
                     c.info.name, c.info.device_type, c.info.backend
                 )
             }

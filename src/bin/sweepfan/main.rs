@@ -25,8 +25,16 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// GPU adapter: index from `sweepfan info` or a substring of its name.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "adapters")]
     adapter: Option<String>,
+    /// Several GPU devices, frames spread over them in parts: `all`, or adapters by index or
+    /// name, comma-separated (the same one twice: two devices on it).
+    #[arg(long, global = true, value_name = "all|I,J,...")]
+    adapters: Option<String>,
+    /// Lower the bytes one GPU storage binding may hold (at least 65536): frames past it run
+    /// in parts (docs/design.md §2.9).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = args::values::binding_bytes)]
+    max_binding_bytes: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -107,23 +115,7 @@ fn prepare_process() {
 fn main() {
     prepare_process();
     let cli = parse();
-    let mut gpu = LazyGpu::new(cli.adapter.clone());
-    let result = match cli.command {
-        None => default::exec(&mut gpu),
-        Some(Command::Reproduce {
-            what: Reproduce::Broadphase(a),
-        }) => reproduce::broadphase(a, &mut gpu),
-        Some(Command::Reproduce {
-            what: Reproduce::Sector(a),
-        }) => reproduce::sector(a, cli.adapter.clone()),
-        Some(Command::Bench(a)) => bench::exec(a, &mut gpu),
-        Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
-        Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
-        Some(Command::Info) => info::exec(cli.adapter.as_deref()),
-        Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
-        Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),
-        Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
-    };
+    let result = run(cli);
     // Whatever standard output still holds must reach it too (docs/design.md §8.3).
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         args::stdout_failed(&e);
@@ -143,6 +135,36 @@ fn main() {
             args::note(format_args!("sweepfan: error: {}", message(&e)));
             std::process::exit(2);
         }
+    }
+}
+
+/// The subcommand, with the GPU options every subcommand shares.
+fn run(cli: Cli) -> anyhow::Result<bool> {
+    let options = sweepfan::GpuOptions {
+        adapter: cli.adapter.clone(),
+        max_binding_bytes: cli.max_binding_bytes,
+    };
+    let devices = cli
+        .adapters
+        .as_deref()
+        .map(LazyGpu::parse_devices)
+        .transpose()?;
+    let mut gpu = LazyGpu::with_options(options.clone(), devices);
+    match cli.command {
+        None => default::exec(&mut gpu),
+        Some(Command::Reproduce {
+            what: Reproduce::Broadphase(a),
+        }) => reproduce::broadphase(a, &mut gpu),
+        Some(Command::Reproduce {
+            what: Reproduce::Sector(a),
+        }) => reproduce::sector(a, cli.adapter.clone()),
+        Some(Command::Bench(a)) => bench::exec(a, &mut gpu),
+        Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
+        Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
+        Some(Command::Info) => info::exec(&options),
+        Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
+        Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),
+        Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
     }
 }
 

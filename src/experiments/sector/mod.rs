@@ -112,6 +112,7 @@ pub fn run(
     )?;
     let gpu_options = GpuOptions {
         adapter: opts.adapter.clone(),
+        ..Default::default()
     };
     let (ctx, gpu_note) = match opts.backend {
         SectorBackend::Gpu => (Some(GpuContext::new(&gpu_options)?), None),

@@ -46,6 +46,20 @@ pub fn max_binding_bytes_of(limits: &wgpu::Limits) -> u64 {
     max - max % BINDING_ALIGN
 }
 
+/// `limits` with the storage-binding size lowered to `cap` (never raised): what
+/// [`crate::gpu::GpuOptions::max_binding_bytes`] makes every size check see.
+pub fn capped_binding(mut limits: wgpu::Limits, cap: u64) -> crate::error::Result<wgpu::Limits> {
+    let min = crate::gpu::context::MIN_BINDING_CAP;
+    if cap < min {
+        return Err(crate::error::Error::Config(format!(
+            "a binding limit of {cap} bytes is below {min}, the least the kernels' fixed \
+             tables need"
+        )));
+    }
+    limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(cap);
+    Ok(limits)
+}
+
 /// The size a buffer that must hold `bytes` (a multiple of 4, at most `max`) is given: half
 /// again for later growth, never past `max` (itself a multiple of [`BINDING_ALIGN`]).
 pub fn grown_bytes(bytes: u64, max: u64) -> u64 {

@@ -95,6 +95,7 @@ fn device_reports_limits_and_reads_back() {
 fn unknown_adapter_name_is_a_clear_error() {
     let e = GpuContext::new(&GpuOptions {
         adapter: Some("no-such-gpu-xyz".into()),
+        ..Default::default()
     })
     .err()
     .expect("must fail");

@@ -71,6 +71,17 @@ pub fn mebibytes(s: &str) -> Result<u64, String> {
     whole(s, 1, u64::MAX >> 20, "")
 }
 
+/// `--max-binding-bytes`: at least the kernels' fixed tables (`gpu::context::MIN_BINDING_CAP`),
+/// a multiple of 4 (every buffer size is).
+pub fn binding_bytes(s: &str) -> Result<u64, String> {
+    let min = sweepfan::gpu::context::MIN_BINDING_CAP;
+    let n = whole(s, min, u64::MAX, " bytes")?;
+    if n % 4 != 0 {
+        return Err(format!("must be a multiple of 4 (at least {min})"));
+    }
+    Ok(n)
+}
+
 /// `shaders --subgroup-size`: a power of two in 4..=128 (the sizes GPUs have).
 pub fn subgroup_size(s: &str) -> Result<u32, String> {
     let range = "a power of two in 4..=128 (4, 8, 16, 32, 64 or 128)";

@@ -4,7 +4,8 @@ use anyhow::Result;
 use sweepfan::gpu::context::check_environment;
 use sweepfan::gpu::{GpuContext, GpuOptions, list_adapters};
 
-pub fn exec(adapter: Option<&str>) -> Result<bool> {
+pub fn exec(options: &GpuOptions) -> Result<bool> {
+    let adapter = options.adapter.as_deref();
     check_environment()?;
     let adapters = list_adapters();
     if adapters.is_empty() {
@@ -26,9 +27,7 @@ pub fn exec(adapter: Option<&str>) -> Result<bool> {
             a.driver_info
         );
     }
-    let ctx = GpuContext::new(&GpuOptions {
-        adapter: adapter.map(str::to_string),
-    })?;
+    let ctx = GpuContext::new(options)?;
     outln!();
     for line in context_lines(&ctx, "selected") {
         outln!("{line}");

@@ -52,6 +52,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 mod buffers;
+mod parts;
 mod resident;
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
 
@@ -116,6 +117,8 @@ pub struct GpuBroadPhase {
     canonical: Option<Box<GpuEvents>>,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
+    /// Frames in parts: other devices' broad phases, the host's events ([`parts`]).
+    parts: Option<Box<parts::Parts>>,
 }
 
 /// Totals read back after a frame.
@@ -146,6 +149,14 @@ impl GpuBroadPhase {
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
+        // One broad phase per other device of the context (`--adapters`): frames are then
+        // spread over them in parts.
+        let helpers = ctx
+            .peers()
+            .iter()
+            .map(|peer| GpuBroadPhase::new(peer.clone(), method))
+            .collect::<Result<Vec<_>>>()?;
+        let parts = (!helpers.is_empty()).then(|| Box::new(parts::Parts::with_helpers(helpers)));
         let c = &*ctx;
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
         let counters =
@@ -181,6 +192,7 @@ impl GpuBroadPhase {
             canonical: None,
             last_n: 0,
             paper_min_axis_tests: None,
+            parts,
             method,
             ctx,
         })
@@ -560,7 +572,40 @@ impl BroadPhase for GpuBroadPhase {
         traffic::sphere_frame_on(&self.ctx, self.method, n, tests, pairs, store)
     }
 
+    fn parts(&self) -> Option<crate::broadphase::PartsReport> {
+        self.last_parts()
+    }
+
+    /// The frame whole, or in parts (docs/design.md §2.9) when it exceeds a size limit of the
+    /// device (then every later frame too), or when the context has other devices.
     fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        mut out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        if self.in_parts() {
+            return self.find_pairs_in_parts(spheres, out);
+        }
+        match self.find_pairs_whole(spheres, out.as_deref_mut()) {
+            Err(e) if crate::gpu::context::is_size_limit(&e) => {
+                self.start_parts()?;
+                self.find_pairs_in_parts(spheres, out)
+            }
+            other => {
+                self.ran_whole();
+                other
+            }
+        }
+    }
+}
+
+impl GpuBroadPhase {
+    /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
+    /// binding.
+    pub(super) fn find_pairs_whole(
         &mut self,
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,

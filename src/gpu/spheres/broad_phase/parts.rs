@@ -1,0 +1,169 @@
+//! Frames in parts (docs/design.md §2.9): a frame past a size limit of the device (a binding,
+//! a read-back buffer), or spread over several devices ([`GpuContext::peers`]), runs through
+//! [`crate::partition`] with this broad phase (and one per other device) running the parts.
+//! Once a broad phase has split a frame it keeps splitting (its events then live on the host,
+//! in an [`EventTracker`] seeded with the device's last list), so the events of consecutive
+//! frames always compare like with like.
+
+use super::GpuBroadPhase;
+use crate::broadphase::{Clock, Pair, PartsReport, Stats, canonicalize};
+use crate::error::{Error, Result};
+use crate::events::EventTracker;
+use crate::geom::sphere::Sphere;
+use crate::gpu::context::is_size_limit;
+use crate::partition::{self, PartRunner};
+use std::time::Instant;
+
+/// Bytes per object of the sphere buffer: the first plan's part size is a binding over this
+/// (a method whose largest array is wider splits its first parts once, then remembers).
+const SPHERE_BYTES: u64 = 16;
+/// With several devices, at least this many parts per device, so that none waits long for
+/// another's last part.
+const PARTS_PER_DEVICE: usize = 4;
+
+/// What a broad phase keeps for frames in parts.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Broad phases on the other devices.
+    helpers: Vec<GpuBroadPhase>,
+    /// Frames run in parts from now on.
+    active: bool,
+    /// The events, on the host, while frames run in parts.
+    tracker: Option<EventTracker>,
+    /// Objects of the largest part of the last frame that had to split one: the next frames'
+    /// plan starts there.
+    learned: Option<usize>,
+    last: Option<PartsReport>,
+}
+
+impl Parts {
+    /// The broad phases of `method` on each of the context's peers.
+    pub(super) fn with_helpers(helpers: Vec<GpuBroadPhase>) -> Self {
+        Parts {
+            active: !helpers.is_empty(),
+            helpers,
+            ..Default::default()
+        }
+    }
+}
+
+impl GpuBroadPhase {
+    /// Whether this frame runs in parts.
+    pub(super) fn in_parts(&self) -> bool {
+        self.parts.as_ref().is_some_and(|p| p.active)
+    }
+
+    /// How the last frame was split (`None`: it was not).
+    pub(super) fn last_parts(&self) -> Option<PartsReport> {
+        self.parts.as_ref().and_then(|p| p.last)
+    }
+
+    /// Forgets the last split (a frame ran whole).
+    pub(super) fn ran_whole(&mut self) {
+        if let Some(p) = &mut self.parts {
+            p.last = None;
+        }
+    }
+
+    /// From now on frames run in parts: the events move to the host, starting from the
+    /// device's last list.
+    pub(super) fn start_parts(&mut self) -> Result<()> {
+        let tracker = match &self.events {
+            Some(ev) => {
+                let mut tracker = EventTracker::new();
+                tracker.update(ev.previous_pairs(&self.ctx)?);
+                Some(tracker)
+            }
+            None => None,
+        };
+        let parts = self.parts.get_or_insert_with(Default::default);
+        parts.active = true;
+        parts.tracker = tracker;
+        Ok(())
+    }
+
+    /// One frame in parts over this device and the helpers.
+    pub(super) fn find_pairs_in_parts(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let start = Instant::now();
+        let mut parts = self.parts.take().unwrap_or_default();
+        if self.events.is_some() && parts.tracker.is_none() {
+            parts.tracker = Some(EventTracker::new());
+        }
+        let with_events = out.is_some() && parts.tracker.is_some();
+        let devices = 1 + parts.helpers.len();
+        let binding = parts
+            .helpers
+            .iter()
+            .map(|h| h.ctx.max_binding_bytes())
+            .fold(self.ctx.max_binding_bytes(), u64::min);
+        let mut max_objects = (binding / SPHERE_BYTES) as usize;
+        if let Some(learned) = parts.learned {
+            max_objects = max_objects.min(learned);
+        }
+        if devices > 1 {
+            // Blocks of half a part: enough parts for every device.
+            max_objects = max_objects.min((2 * spheres.len()).div_ceil(PARTS_PER_DEVICE * devices));
+        }
+        // The parts run as whole frames without events or the canonical sort (the merged list
+        // is the frame's; its events come from the tracker).
+        let (events, canonical) = (self.events.take(), self.canonical.take());
+        let mut pairs = Vec::new();
+        let result = {
+            let mut runners: Vec<Box<PartRunner<'_>>> = Vec::with_capacity(devices);
+            runners.push(Box::new(|part: &[Sphere], local: &mut Vec<Pair>| {
+                run_part(self, part, local)
+            }));
+            for helper in parts.helpers.iter_mut() {
+                runners.push(Box::new(|part: &[Sphere], local: &mut Vec<Pair>| {
+                    run_part(helper, part, local)
+                }));
+            }
+            let mut refs: Vec<&mut PartRunner<'_>> = runners.iter_mut().map(|r| &mut **r).collect();
+            let store = out.is_some() || with_events;
+            partition::find_pairs(spheres, store.then_some(&mut pairs), max_objects, &mut refs)
+        };
+        self.events = events;
+        self.canonical = canonical;
+        let outcome = result.map(|(mut stats, report)| {
+            if report.splits > 0 {
+                parts.learned = Some(report.largest as usize);
+            }
+            parts.last = Some(report);
+            if with_events {
+                let tracker = parts.tracker.as_mut().expect("with_events");
+                self.last_events = Some(tracker.update(pairs.clone()));
+            }
+            if let Some(out) = out {
+                if self.canonical.is_some() {
+                    canonicalize(&mut pairs);
+                }
+                *out = pairs;
+            }
+            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+            stats
+        });
+        parts.active = true;
+        self.parts = Some(parts);
+        outcome
+    }
+}
+
+/// One part as a whole frame on `broad`. A size limit asks the partition for smaller parts;
+/// any other `TooLarge` (host memory) is no size limit of the device, so it ends the frame
+/// rather than splitting parts that no split would make fit.
+fn run_part(broad: &mut GpuBroadPhase, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+    broad.find_pairs_whole(part, Some(out)).map_err(|e| {
+        if matches!(e, Error::TooLarge(_)) && !is_size_limit(&e) {
+            Error::Context {
+                context: format!("a part of {} spheres", part.len()),
+                source: Box::new(e),
+            }
+        } else {
+            e
+        }
+    })
+}
