@@ -207,6 +207,24 @@ pub struct PartsReport {
     pub devices: u32,
 }
 
+impl PartsReport {
+    /// "in 52 parts (1900 ghosts, 0 split) on 1 device", for reports.
+    pub fn describe(&self) -> String {
+        let giants = match self.giants {
+            0 => String::new(),
+            g => format!(", {g} giants apart"),
+        };
+        format!(
+            "in {} parts ({} ghosts, {} split{giants}) on {} device{}",
+            self.parts,
+            self.ghosts,
+            self.splits,
+            self.devices,
+            if self.devices == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// The broad-phase job. CPU and GPU implement it alike.
 pub trait BroadPhase {
     /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).

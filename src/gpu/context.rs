@@ -47,10 +47,10 @@ pub struct GpuOptions {
     pub max_binding_bytes: Option<u64>,
 }
 
-/// How [`GpuContext::check_binding`]'s message ends ("... allows N bytes per binding"), and
-/// the words of a read-back larger than a buffer may be: the device size limits
-/// [`is_size_limit`] recognises.
-const PER_BINDING: &str = "bytes per binding";
+/// How a binding limit's messages end ("... allows N bytes per binding", "... limit of N pairs
+/// per binding"), and the words of a read-back larger than a buffer may be: the device size
+/// limits [`is_size_limit`] recognises.
+const PER_BINDING: &str = "per binding";
 pub(crate) const BUFFER_LIMIT: &str = "buffer limit of";
 
 /// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
@@ -337,7 +337,7 @@ impl GpuContext {
         let max = self.max_binding_bytes();
         if bytes > max {
             return Err(Error::TooLarge(format!(
-                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} \
+                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} bytes \
                  {PER_BINDING}",
                 self.info.name
             )));

@@ -27,6 +27,7 @@ mod host_waits;
 mod layers;
 mod memory_limits;
 mod paper_counts;
+mod partition;
 mod rotating;
 mod sat_oracle;
 mod sector_oracle;

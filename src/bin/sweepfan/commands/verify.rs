@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use std::path::Path;
 use std::path::PathBuf;
+use sweepfan::broadphase::PartsReport;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::report::rows::write_pairs_csv;
 use sweepfan::run::bench::reference_method;
@@ -151,14 +152,20 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     Ok(ok)
 }
 
-/// One frame's pairs by the method under test and by the reference, canonical, compared.
+/// One frame's pairs by the method under test and by the reference, canonical, compared; the
+/// stats of the method under test and how it split the frame, if it did.
 fn frame_pairs(
     bp: &mut dyn BroadPhase,
     reference: &mut dyn BroadPhase,
     scene: &Scene,
-) -> Result<(Vec<Pair>, Vec<Pair>, Stats, Comparison)> {
+) -> Result<(
+    Vec<Pair>,
+    Vec<Pair>,
+    (Stats, Option<PartsReport>),
+    Comparison,
+)> {
     let mut pairs: Vec<Pair> = Vec::new();
-    let stats = bp.find_pairs(&scene.spheres, Some(&mut pairs))?;
+    let stats = (bp.find_pairs(&scene.spheres, Some(&mut pairs))?, bp.parts());
     canonicalize(&mut pairs);
     let mut expected = Vec::new();
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
@@ -175,13 +182,14 @@ fn report(
     reference_name: &str,
     pairs: &[Pair],
     expected: &[Pair],
-    stats: &Stats,
+    (stats, parts): &(Stats, Option<PartsReport>),
     cmp: &Comparison,
     written: Option<&Path>,
 ) -> bool {
+    let parts = parts.map_or(String::new(), |p| format!(" {}", p.describe()));
     say!(
         sweepfan::report::output::is_stdout(&a.pairs_out),
-        "{} [{}]: {} pairs ({} tests){}; {} [cpu]: {} pairs",
+        "{} [{}]: {} pairs ({} tests){parts}{}; {} [cpu]: {} pairs",
         a.method(),
         backend.as_str(),
         pairs.len(),

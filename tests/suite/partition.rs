@@ -1,0 +1,175 @@
+//! Frames in parts on the GPU (docs/design.md §2.9): with the binding limit lowered to 64 KiB
+//! every method gives exactly the unpartitioned CPU pairs on scenes that stress the partition
+//! rule, events stay exact across frames (also where a broad phase starts splitting), two
+//! devices give one device's pairs, and the CLI says how a frame was split.
+
+use crate::common::sweepfan as bin;
+use std::sync::Arc;
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::gpu::{GpuBroadPhase, GpuContext};
+use sweepfan::{
+    BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,
+    cpu,
+};
+
+/// The binding limit of the check: 64 KiB, 4,096 spheres per binding.
+const BINDING: u64 = 1 << 16;
+
+fn capped_gpu() -> Option<Arc<GpuContext>> {
+    let mut ctx = test_gpu()?;
+    ctx.limits.max_storage_buffer_binding_size = BINDING;
+    Some(Arc::new(ctx))
+}
+
+fn scene(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
+    Scene::generate(kind, &SceneParams::new(n, seed)).spheres
+}
+
+fn cpu_pairs(spheres: &[Sphere]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    cpu::broad_phase(Method::Grid)
+        .find_pairs(spheres, Some(&mut out))
+        .unwrap();
+    canonicalize(&mut out);
+    out
+}
+
+/// The GPU's pairs in parts, canonical, checked to hold no pair twice; with the split.
+fn gpu_pairs(bp: &mut GpuBroadPhase, spheres: &[Sphere]) -> (Vec<Pair>, u64) {
+    let mut out = Vec::new();
+    let stats = bp.find_pairs(spheres, Some(&mut out)).unwrap();
+    let n = out.len();
+    canonicalize(&mut out);
+    out.dedup();
+    assert_eq!(out.len(), n, "a pair found twice");
+    assert_eq!(stats.pairs, n as u64);
+    let parts = bp.parts().expect("a frame past the binding runs in parts");
+    (out, parts.parts)
+}
+
+#[test]
+fn every_method_in_parts_equals_the_cpu() {
+    let Some(ctx) = capped_gpu() else { return };
+    let scenes = [
+        ("clusters", scene(SceneKind::Clusters, 200_000, 1)),
+        ("mixed radii", scene(SceneKind::MixedRadii, 200_000, 2)),
+        ("giant", scene(SceneKind::Giant, 50_000, 3)),
+        ("wide", scene(SceneKind::Wide, 100_000, 4)),
+        ("one point", scene(SceneKind::OnePoint, 600, 5)),
+    ];
+    for (name, spheres) in &scenes {
+        let expected = cpu_pairs(spheres);
+        assert!(!expected.is_empty(), "{name}");
+        for m in Method::ALL {
+            let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
+            let (got, parts) = gpu_pairs(&mut bp, spheres);
+            assert!(
+                got == expected,
+                "{name}, {m}: {} pairs, cpu {}",
+                got.len(),
+                expected.len()
+            );
+            if spheres.len() >= 100_000 {
+                assert!(parts >= 8, "{name}, {m}: {parts} parts");
+            }
+        }
+    }
+}
+
+/// Events per frame equal the CPU's: a broad phase that starts whole (events on the device)
+/// and splits from the third frame on (events on the host, from the device's last list).
+#[test]
+fn events_stay_exact_across_parts() {
+    let Some(ctx) = capped_gpu() else { return };
+    let mut bp = GpuBroadPhase::new(ctx, Method::Grid).unwrap();
+    assert!(bp.track_events(true).unwrap());
+    let mut tracker = EventTracker::new();
+    let mut spheres = scene(SceneKind::Paper, 6_000, 6);
+    for frame in 0..6 {
+        // Frames 0 and 1: 2,000 spheres fit one binding; then all 6,000 do not.
+        let now = if frame < 2 {
+            &spheres[..2000]
+        } else {
+            &spheres[..]
+        };
+        let mut pairs = Vec::new();
+        bp.find_pairs(now, Some(&mut pairs)).unwrap();
+        let events = bp.take_events().expect("events tracked");
+        let expected = tracker.update(cpu_pairs(now));
+        assert_eq!(events, expected, "frame {frame}");
+        assert_eq!(bp.parts().is_some(), frame >= 2, "frame {frame}");
+        for (k, s) in spheres.iter_mut().enumerate() {
+            let step = ((k * 7919 + frame * 31) % 200) as f32 / 100.0 - 1.0;
+            s.center.x += step;
+        }
+    }
+}
+
+#[test]
+fn two_devices_give_one_devices_pairs() {
+    let (Some(a), Some(b)) = (test_gpu(), test_gpu()) else {
+        return;
+    };
+    let spheres = scene(SceneKind::Density, 1 << 20, 7);
+    let mut one = GpuBroadPhase::new(Arc::new(test_gpu().unwrap()), Method::Grid).unwrap();
+    let mut expected = Vec::new();
+    one.find_pairs(&spheres, Some(&mut expected)).unwrap();
+    canonicalize(&mut expected);
+    let two = Arc::new(a.with_peers(vec![Arc::new(b)]));
+    let mut bp = GpuBroadPhase::new(two, Method::Grid).unwrap();
+    let (got, parts) = gpu_pairs(&mut bp, &spheres);
+    assert!(
+        got == expected,
+        "{} pairs, one device {}",
+        got.len(),
+        expected.len()
+    );
+    assert_eq!(bp.parts().unwrap().devices, 2);
+    assert!(parts >= 8, "{parts} parts");
+}
+
+#[test]
+fn cli_verify_in_parts_on_two_devices() {
+    let dir = std::env::temp_dir().join(format!("sweepfan-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("clusters.csv");
+    Scene::generate(SceneKind::Clusters, &SceneParams::new(30_000, 8))
+        .write_csv(&file)
+        .unwrap();
+    let out = dir.join("pairs.csv");
+    let run = bin()
+        .args([
+            "--max-binding-bytes",
+            "65536",
+            "--adapters",
+            "0,0",
+            "verify",
+        ])
+        .args(["--backend", "gpu", "--method", "sap", "--scene-file"])
+        .arg(&file)
+        .arg("--pairs-out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{text}");
+    assert!(
+        text.contains("on 2 devices") && text.contains(" parts ("),
+        "{text}"
+    );
+    assert!(text.contains("verified: same pairs"), "{text}");
+    // Refused: a limit below the kernels' tables, and --adapter beside --adapters.
+    let low = bin()
+        .args(["--max-binding-bytes", "4096", "info"])
+        .output()
+        .unwrap();
+    assert_eq!(low.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&low.stderr).contains("at least 65536"));
+    let both = bin()
+        .args(["--adapter", "0", "--adapters", "0,0", "info"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
