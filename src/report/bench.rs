@@ -20,6 +20,10 @@ pub fn rows_table(rows: &[Row]) -> String {
     if events {
         header.extend(["found", "lost"]);
     }
+    let parts = rows.iter().any(|r| r.parts.is_some());
+    if parts {
+        header.push("parts");
+    }
     let mut t = Table::new(header);
     for r in rows {
         let mut cells = vec![
@@ -43,6 +47,9 @@ pub fn rows_table(rows: &[Row]) -> String {
                 (count(e.found as f64), count(e.lost as f64))
             });
             cells.extend([found, lost]);
+        }
+        if parts {
+            cells.push(parts_cell(r));
         }
         t.row(cells);
     }
@@ -136,9 +143,17 @@ pub fn wide_table(rows: &[Row]) -> String {
     t.render()
 }
 
-/// One line per stress step.
+/// A frame's parts and devices, for a table: "98 on 2 dev" (docs/design.md §2.9); "-" for a
+/// frame run whole.
+fn parts_cell(r: &Row) -> String {
+    r.parts
+        .map_or("-".into(), |p| format!("{} on {} dev", p.parts, p.devices))
+}
+
+/// One line per stress step (a parts column when a step ran in parts).
 pub fn stress_table(rows: &[Row]) -> String {
-    let mut t = Table::new([
+    let parts = rows.iter().any(|r| r.parts.is_some());
+    let mut header = vec![
         "n",
         "pairs/frame",
         "ms/frame",
@@ -146,9 +161,13 @@ pub fn stress_table(rows: &[Row]) -> String {
         "resident B/obj",
         "host B/obj",
         "stages (median ms)",
-    ]);
+    ];
+    if parts {
+        header.insert(4, "parts");
+    }
+    let mut t = Table::new(header);
     for r in rows {
-        t.row([
+        let mut cells = vec![
             r.n.to_string(),
             count(r.pairs_per_frame),
             ms(r.ms_per_frame),
@@ -166,7 +185,11 @@ pub fn stress_table(rows: &[Row]) -> String {
                 .map(|(k, v)| format!("{k} {}", ms(*v)))
                 .collect::<Vec<_>>()
                 .join(", "),
-        ]);
+        ];
+        if parts {
+            cells.insert(4, parts_cell(r));
+        }
+        t.row(cells);
     }
     t.render() + &traffic_lines(rows)
 }

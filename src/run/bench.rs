@@ -347,6 +347,7 @@ pub fn measure(
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,
+                parts: bp.parts(),
             });
             if let Some(p) = progress {
                 p.inc(1);

@@ -178,6 +178,7 @@ pub fn bench_shapes(
             host_waits_per_frame: device.device_per_frame().0,
             dispatches_per_frame: device.device_per_frame().1,
             shape: Some(shapes.name().into()),
+            parts: None,
         });
         if backend == Backend::Cpu {
             rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();

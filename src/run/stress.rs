@@ -208,6 +208,7 @@ impl Stress {
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: None,
+                parts: self.method.parts(),
             });
             if let Some(p) = progress {
                 p.inc(1);

@@ -119,6 +119,7 @@ pub fn bench_rotating(
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 shape: Some(format!("{} rotating boxes", params.boxes)),
+                parts: None,
             });
         }
         if verify {
