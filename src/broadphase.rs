@@ -190,7 +190,7 @@ impl DeviceCounts {
     }
 }
 
-/// What a partitioned run did (`crate::partition`, docs/design.md §2.9).
+/// What a partitioned run did (`crate::partition`, docs/design.md §2.10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PartsReport {
     /// Parts run to the end (a block of owned objects with one chunk of its ghosts).

@@ -40,7 +40,7 @@
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
 //! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs;
 //!   [`partition`]: a scene split into parts with ghosts, for any method on any number of
-//!   devices (docs/design.md §2.9).
+//!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
 //! * [`experiments`]: the paper reproductions, returning data.

@@ -43,7 +43,7 @@ pub struct GpuOptions {
     /// A lower limit on the bytes of one storage binding than the adapter's (`None`: the
     /// adapter's; see [`MIN_BINDING_CAP`]). Every size check and the broad phase's partition
     /// plan then follow it, so that a small device or a scene of many parts can be run on any
-    /// adapter (`--max-binding-bytes`, docs/design.md §2.9).
+    /// adapter (`--max-binding-bytes`, docs/design.md §2.10).
     pub max_binding_bytes: Option<u64>,
 }
 
@@ -271,7 +271,7 @@ impl GpuContext {
     }
 
     /// This context with other devices beside it: a `GpuBroadPhase` made on it spreads every
-    /// frame over all of them in parts (docs/design.md §2.9). Two contexts on one adapter
+    /// frame over all of them in parts (docs/design.md §2.10). Two contexts on one adapter
     /// stand in for two GPUs.
     pub fn with_peers(mut self, peers: Vec<Arc<GpuContext>>) -> Self {
         self.peers = peers;

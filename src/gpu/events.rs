@@ -310,7 +310,7 @@ impl GpuEvents {
     }
 
     /// The last committed frame's canonical pair list, read back (two host waits): where a
-    /// broad phase moves its events to the host (a frame in parts, docs/design.md §2.9).
+    /// broad phase moves its events to the host (a frame in parts, docs/design.md §2.10).
     pub fn previous_pairs(&self, ctx: &GpuContext) -> Result<Vec<[u32; 2]>> {
         let last = &self.sorted[1 - self.now];
         let count = ctx.read::<u32>(&last.count, 1)?[0].min(last.cap) as usize;

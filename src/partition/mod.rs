@@ -1,4 +1,4 @@
-//! The partitioned broad phase (docs/design.md §2.9): a scene too large for one run of a method
+//! The partitioned broad phase (docs/design.md §2.10): a scene too large for one run of a method
 //! (a storage binding, a device's memory) is split into parts along the axis of largest
 //! spread; each part holds a block of consecutive objects (*owned*) and the later objects
 //! within their reach (*ghosts*), and keeps the touching pairs with an owned object, so that

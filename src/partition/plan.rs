@@ -1,5 +1,5 @@
 //! The order along the split axis, the parts (blocks of owned objects with a chunk of ghosts),
-//! their reach and their splitting (docs/design.md §2.9).
+//! their reach and their splitting (docs/design.md §2.10).
 
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
@@ -13,64 +13,55 @@ const REACH_SLACK: f64 = 1.0 / (1u64 << 18) as f64;
 /// apart in magnitude.
 const COORD_SLACK: f64 = 1.0 / (1u64 << 36) as f64;
 
-/// The members (objects that are not giants) in order of their centre on the split axis.
-pub struct Order {
+/// The members (objects that are not giants) in order of their centre on the split axis. Only
+/// the order is stored (4 B an object): centres and radii are read from the scene where needed.
+pub struct Order<'a> {
     /// Global index of the object at each position.
     pub ids: Vec<u32>,
-    /// Its centre on the axis.
-    key: Vec<f64>,
-    /// Its lower end on the axis, `centre - radius`.
-    low: Vec<f64>,
-    radius: Vec<f32>,
+    spheres: &'a [Sphere],
+    axis: usize,
     /// Largest radius of the members.
     r_max: f64,
 }
 
-impl Order {
+impl<'a> Order<'a> {
     /// The members of `spheres` sorted by `(centre on the axis of largest spread, index)`.
-    pub fn new(spheres: &[Sphere], members: Vec<u32>) -> Order {
-        let (lo, hi) = members
+    pub fn new(spheres: &'a [Sphere], members: Vec<u32>) -> Order<'a> {
+        let (lo, hi, r_max) = members
             .par_iter()
             .fold(
-                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY),
-                |(lo, hi), &i| {
-                    let c = spheres[i as usize].center;
-                    (lo.min(c), hi.max(c))
+                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY, 0.0f32),
+                |(lo, hi, r), &i| {
+                    let s = spheres[i as usize];
+                    (lo.min(s.center), hi.max(s.center), r.max(s.radius))
                 },
             )
             .reduce(
-                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY),
-                |a, b| (a.0.min(b.0), a.1.max(b.1)),
+                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY, 0.0f32),
+                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
             );
         let spread = (hi - lo).to_array();
         let axis = (0..3)
             .max_by(|&a, &b| spread[a].total_cmp(&spread[b]))
             .unwrap_or(0);
-        let mut ids = members;
-        ids.par_sort_unstable_by(|&a, &b| {
-            let (sa, sb) = (spheres[a as usize], spheres[b as usize]);
-            sa.center[axis].total_cmp(&sb.center[axis]).then(a.cmp(&b))
-        });
-        let key: Vec<f64> = ids
+        // Sorted as u64 keys: the centre's f32 bits mapped to an unsigned order above the
+        // index (a total order equal to `(f32::total_cmp, index)`), sorted in parallel.
+        let ordered = |x: f32| {
+            let b = x.to_bits();
+            if b >> 31 == 1 { !b } else { b | 1 << 31 }
+        };
+        let mut packed: Vec<u64> = members
             .par_iter()
-            .map(|&i| spheres[i as usize].center[axis] as f64)
+            .map(|&i| (ordered(spheres[i as usize].center[axis]) as u64) << 32 | i as u64)
             .collect();
-        let radius: Vec<f32> = ids
-            .par_iter()
-            .map(|&i| spheres[i as usize].radius)
-            .collect();
-        let low = key
-            .par_iter()
-            .zip(&radius)
-            .map(|(&k, &r)| k - r as f64)
-            .collect();
-        let r_max = radius.iter().copied().fold(0.0f32, f32::max) as f64;
+        drop(members);
+        packed.par_sort_unstable();
+        let ids: Vec<u32> = packed.par_iter().map(|&k| k as u32).collect();
         Order {
             ids,
-            key,
-            low,
-            radius,
-            r_max,
+            spheres,
+            axis,
+            r_max: r_max as f64,
         }
     }
 
@@ -78,13 +69,28 @@ impl Order {
         self.ids.len()
     }
 
+    fn sphere(&self, p: u32) -> &Sphere {
+        &self.spheres[self.ids[p as usize] as usize]
+    }
+
+    /// The centre on the axis of the object at position `p`.
+    fn key(&self, p: u32) -> f64 {
+        self.sphere(p).center[self.axis] as f64
+    }
+
+    /// Its lower end on the axis, `centre - radius` (exact in f64 but for values far apart).
+    fn low(&self, p: u32) -> f64 {
+        let s = self.sphere(p);
+        s.center[self.axis] as f64 - s.radius as f64
+    }
+
     /// The highest lower end a later object may have and still touch an object of `owned`:
     /// its largest centre plus its largest radius, widened ([`REACH_SLACK`]).
     fn reach_limit(&self, owned: &Range<u32>) -> f64 {
-        let hi = self.key[owned.end as usize - 1];
-        let rk = self.radius[owned.start as usize..owned.end as usize]
-            .iter()
-            .copied()
+        let hi = self.key(owned.end - 1);
+        let rk = owned
+            .clone()
+            .map(|p| self.sphere(p).radius)
             .fold(0.0f32, f32::max) as f64;
         hi + rk + REACH_SLACK * (rk + self.r_max) + COORD_SLACK * hi.abs()
     }
@@ -92,13 +98,19 @@ impl Order {
     /// The objects after `owned` within its reach (its ghosts), from every later position.
     pub fn ghosts_after(&self, owned: &Range<u32>) -> Vec<u32> {
         let limit = self.reach_limit(owned);
-        // A lower end at or below `limit` needs a centre at or below `limit + r_max`.
+        // A lower end at or below `limit` needs a centre at or below `limit + r_max`: the last
+        // such position by binary search over the order.
         let last = limit + self.r_max + COORD_SLACK * limit.abs();
-        let end =
-            owned.end as usize + self.key[owned.end as usize..].partition_point(|&k| k <= last);
-        (owned.end..end as u32)
-            .filter(|&p| self.low[p as usize] <= limit)
-            .collect()
+        let (mut lo, mut hi) = (owned.end, self.ids.len() as u32);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.key(mid) <= last {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (owned.end..lo).filter(|&p| self.low(p) <= limit).collect()
     }
 
     /// Those of `candidates` (later positions) within the reach of `owned`.
@@ -108,9 +120,7 @@ impl Order {
         candidates: impl Iterator<Item = u32>,
     ) -> Vec<u32> {
         let limit = self.reach_limit(owned);
-        candidates
-            .filter(|&p| self.low[p as usize] <= limit)
-            .collect()
+        candidates.filter(|&p| self.low(p) <= limit).collect()
     }
 }
 

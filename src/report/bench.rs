@@ -143,7 +143,7 @@ pub fn wide_table(rows: &[Row]) -> String {
     t.render()
 }
 
-/// A frame's parts and devices, for a table: "98 on 2 dev" (docs/design.md §2.9); "-" for a
+/// A frame's parts and devices, for a table: "98 on 2 dev" (docs/design.md §2.10); "-" for a
 /// frame run whole.
 fn parts_cell(r: &Row) -> String {
     r.parts

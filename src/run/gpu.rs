@@ -26,7 +26,7 @@ impl LazyGpu {
 
     /// Any [`GpuOptions`] (the binding limit), and with `devices` several devices: one context
     /// per entry (an index or part of a name, as `adapter`; the same one twice opens two
-    /// devices on it), the first carrying the others as its peers (docs/design.md §2.9).
+    /// devices on it), the first carrying the others as its peers (docs/design.md §2.10).
     pub fn with_options(options: GpuOptions, devices: Option<Vec<String>>) -> Self {
         Self {
             options,

@@ -60,7 +60,7 @@ pub struct Row {
     /// Shape of the objects when not spheres ("obb", "polygon").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<String>,
-    /// How the last timed frame was split into parts (docs/design.md §2.9), when it was.
+    /// How the last timed frame was split into parts (docs/design.md §2.10), when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<crate::broadphase::PartsReport>,
 }

@@ -32,7 +32,7 @@ struct Cli {
     #[arg(long, global = true, value_name = "all|I,J,...")]
     adapters: Option<String>,
     /// Lower the bytes one GPU storage binding may hold (at least 65536): frames past it run
-    /// in parts (docs/design.md §2.9).
+    /// in parts (docs/design.md §2.10).
     #[arg(long, global = true, value_name = "BYTES", value_parser = args::values::binding_bytes)]
     max_binding_bytes: Option<u64>,
 }

@@ -97,11 +97,20 @@ impl BenchArgs {
     /// generators' defaults (`SceneParams::new`), checked (`run::bench::scene_params`).
     fn params(&self) -> Result<SceneParams> {
         let d = SceneParams::new(self.n, self.seed);
+        // The GPU alone, verifying nothing, needs far less host memory per object (the CPU
+        // methods and the reference are what cost 256 B).
+        let gpu_only = self.no_verify && self.backend.backends() == [Backend::Gpu];
+        let host_bytes = if gpu_only {
+            sweepfan::run::bench::GPU_ONLY_HOST_BYTES_PER_OBJECT
+        } else {
+            sweepfan::run::bench::HOST_BYTES_PER_OBJECT
+        };
         Ok(scene_params(
             self.n,
             self.seed,
             self.volume_fraction.unwrap_or(d.volume_fraction),
             self.radius.unwrap_or(d.radius),
+            host_bytes,
         )?)
     }
 

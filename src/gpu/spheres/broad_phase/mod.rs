@@ -576,7 +576,7 @@ impl BroadPhase for GpuBroadPhase {
         self.last_parts()
     }
 
-    /// The frame whole, or in parts (docs/design.md §2.9) when it exceeds a size limit of the
+    /// The frame whole, or in parts (docs/design.md §2.10) when it exceeds a size limit of the
     /// device (then every later frame too), or when the context has other devices.
     fn find_pairs_validated(
         &mut self,

@@ -1,4 +1,4 @@
-//! Frames in parts (docs/design.md §2.9): a frame past a size limit of the device (a binding,
+//! Frames in parts (docs/design.md §2.10): a frame past a size limit of the device (a binding,
 //! a read-back buffer), or spread over several devices ([`GpuContext::peers`]), runs through
 //! [`crate::partition`] with this broad phase (and one per other device) running the parts.
 //! Once a broad phase has split a frame it keeps splitting (its events then live on the host,
