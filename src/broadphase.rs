@@ -190,7 +190,7 @@ impl DeviceCounts {
     }
 }
 
-/// What a partitioned run did (`crate::partition`, docs/design.md §2.10).
+/// What a partitioned run did (the `partition` module, docs/design.md §2.10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PartsReport {
     /// Parts run to the end (a block of owned objects with one chunk of its ghosts).
@@ -261,7 +261,7 @@ pub trait BroadPhase {
         Ok(false)
     }
 
-    /// How the last frame was split into parts, when it was (`crate::partition`): a scene past
+    /// How the last frame was split into parts, when it was (the `partition` module): a scene past
     /// one binding or device, or spread over several devices.
     fn parts(&self) -> Option<PartsReport> {
         None

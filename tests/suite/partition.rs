@@ -1,4 +1,4 @@
-//! Frames in parts on the GPU (docs/design.md §2.9): with the binding limit lowered to 64 KiB
+//! Frames in parts on the GPU (docs/design.md §2.10): with the binding limit lowered to 64 KiB
 //! every method gives exactly the unpartitioned CPU pairs on scenes that stress the partition
 //! rule, events stay exact across frames (also where a broad phase starts splitting), two
 //! devices give one device's pairs, and the CLI says how a frame was split.

@@ -152,18 +152,22 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     Ok(ok)
 }
 
+/// One frame's result: its pairs (canonical), the reference's, the method's stats with how it
+/// split the frame, and their comparison.
+type Frame = (
+    Vec<Pair>,
+    Vec<Pair>,
+    (Stats, Option<PartsReport>),
+    Comparison,
+);
+
 /// One frame's pairs by the method under test and by the reference, canonical, compared; the
 /// stats of the method under test and how it split the frame, if it did.
 fn frame_pairs(
     bp: &mut dyn BroadPhase,
     reference: &mut dyn BroadPhase,
     scene: &Scene,
-) -> Result<(
-    Vec<Pair>,
-    Vec<Pair>,
-    (Stats, Option<PartsReport>),
-    Comparison,
-)> {
+) -> Result<Frame> {
     let mut pairs: Vec<Pair> = Vec::new();
     let stats = (bp.find_pairs(&scene.spheres, Some(&mut pairs))?, bp.parts());
     canonicalize(&mut pairs);
