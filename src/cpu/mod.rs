@@ -61,6 +61,7 @@ pub(crate) mod grid;
 pub(crate) mod keys;
 pub(crate) mod min_axis;
 pub(crate) mod origin_distance;
+pub mod partitioned;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub(crate) mod radix;

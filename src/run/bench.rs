@@ -266,15 +266,24 @@ pub fn measure(
 ) -> Result<(Vec<Row>, bool)> {
     // A scene file's size reaches here unchecked: refused before any method allocates for it
     // (docs/design.md §9.14).
+    // The CPU's methods in parts where memory holds the scene but not a whole frame
+    // (docs/design.md §2.10).
+    let mut cpu_parts = None;
     if !scene.is_empty() {
         let gpu_only = !verify && backends == [Backend::Gpu];
-        let per_object = if gpu_only {
-            GPU_ONLY_HOST_BYTES_PER_OBJECT
+        if gpu_only {
+            check_scene_size_with(scene.len(), GPU_ONLY_HOST_BYTES_PER_OBJECT)?;
         } else {
-            HOST_BYTES_PER_OBJECT
-        };
-        check_scene_size_with(scene.len(), per_object)?;
+            cpu_parts = cpu_part_size(scene.len())?;
+        }
     }
+    let cpu = |name: &str| -> Result<Box<dyn BroadPhase + Send>> {
+        let bp = registry::broad_phase(name, Backend::Cpu, None)?;
+        Ok(match cpu_parts {
+            Some(max) => Box::new(crate::cpu::partitioned::PartitionedCpu::new(bp, max)),
+            None => bp,
+        })
+    };
     let mut rows = Vec::new();
     let mut all_ok = true;
     for &backend in backends {
@@ -292,9 +301,12 @@ pub fn measure(
                 Backend::Gpu => Some(gpu.get()?),
                 Backend::Cpu => None,
             };
-            let mut bp = registry::broad_phase(name, backend, ctx.as_ref())?;
+            let mut bp = match backend {
+                Backend::Cpu => cpu(name)?,
+                Backend::Gpu => registry::broad_phase(name, backend, ctx.as_ref())?,
+            };
             let mut reference = if verify && !(name == reference_name && backend == Backend::Cpu) {
-                Some(registry::broad_phase(reference_name, Backend::Cpu, None)?)
+                Some(cpu(reference_name)?)
             } else {
                 None
             };
@@ -409,6 +421,27 @@ pub const GPU_ONLY_HOST_BYTES_PER_OBJECT: u64 = 72;
 /// cgroup's, docs/design.md §9.14), naming what it would need and how many objects fit.
 pub fn check_scene_size(n: usize) -> Result<()> {
     check_scene_size_with(n, HOST_BYTES_PER_OBJECT)
+}
+
+/// Host bytes per object of a CPU run in parts: the scene (28 B), the partition's order and
+/// sort keys (12 B), the pairs and a part's copy, with room to spare (docs/design.md §2.10).
+pub const CPU_PARTS_HOST_BYTES_PER_OBJECT: u64 = 64;
+
+/// How the CPU runs a scene of `n`: whole (`None`) where [`check_scene_size`] passes, else in
+/// parts of the returned size where the scene itself fits ([`CPU_PARTS_HOST_BYTES_PER_OBJECT`])
+/// and the memory left holds parts of at least 4,096 objects; else the refusal.
+pub fn cpu_part_size(n: usize) -> Result<Option<usize>> {
+    let whole = check_scene_size(n);
+    let Err(Error::TooLarge(_)) = whole else {
+        return whole.map(|()| None);
+    };
+    let usable = crate::scenes::memory::available().map_or(u64::MAX, |a| a.usable());
+    let scene = (n as u64).saturating_mul(CPU_PARTS_HOST_BYTES_PER_OBJECT);
+    let part = usable.saturating_sub(scene) / HOST_BYTES_PER_OBJECT;
+    if part < 4096 {
+        return whole.map(|()| None);
+    }
+    Ok(Some(part as usize))
 }
 
 /// [`check_scene_size`] at `bytes_per_object`.

@@ -246,3 +246,47 @@ fn the_box_sweep_refuses_past_its_limit_and_stores_up_to_it() {
     sweep.pairs(&same, &mut unlimited);
     assert_eq!(unlimited.len() as u64, all);
 }
+
+/// Where memory holds the scene but not a whole CPU frame (256 B per object), the CPU runs the
+/// frame in parts (docs/design.md §2.10): the same pairs as a whole run without the limit.
+#[test]
+fn cpu_frames_past_memory_run_in_parts() {
+    let args = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--scene",
+        "density",
+        "--n",
+        "8000000",
+        "--methods",
+        "grid",
+        "--frames",
+        "1",
+        "--no-verify",
+        "--json",
+        "-",
+    ];
+    let row = |out: &Output| -> serde_json::Value {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{:?}: {stderr}", out.status);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["rows"][0].clone()
+    };
+    let limited = row(&under_address_space_limit(&args));
+    let whole = row(&sweepfan()
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .output()
+        .unwrap());
+    assert!(whole.get("parts").is_none(), "{whole}");
+    assert!(
+        limited["parts"]["parts"].as_u64().unwrap() >= 2,
+        "{limited}"
+    );
+    assert_eq!(limited["pairs_per_frame"], whole["pairs_per_frame"]);
+    assert!(
+        whole["pairs_per_frame"].as_f64().unwrap() > 300_000.0,
+        "{whole}"
+    );
+}

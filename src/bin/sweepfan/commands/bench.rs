@@ -97,13 +97,14 @@ impl BenchArgs {
     /// generators' defaults (`SceneParams::new`), checked (`run::bench::scene_params`).
     fn params(&self) -> Result<SceneParams> {
         let d = SceneParams::new(self.n, self.seed);
-        // The GPU alone, verifying nothing, needs far less host memory per object (the CPU
-        // methods and the reference are what cost 256 B).
+        // The scene itself must fit: the GPU alone, verifying nothing, needs far less host
+        // memory per object than whole CPU frames (256 B); the CPU runs in parts where a whole
+        // frame does not fit (`run::bench::measure` decides, docs/design.md §2.10).
         let gpu_only = self.no_verify && self.backend.backends() == [Backend::Gpu];
         let host_bytes = if gpu_only {
             sweepfan::run::bench::GPU_ONLY_HOST_BYTES_PER_OBJECT
         } else {
-            sweepfan::run::bench::HOST_BYTES_PER_OBJECT
+            sweepfan::run::bench::CPU_PARTS_HOST_BYTES_PER_OBJECT
         };
         Ok(scene_params(
             self.n,

@@ -1,0 +1,53 @@
+//! A CPU broad phase in parts (docs/design.md §2.10): where the memory this process may use
+//! holds the scene but not a whole frame's buffers (256 B per object), the frame runs through
+//! [`crate::partition`] with parts that fit, each found by the method itself.
+
+use crate::broadphase::{Backend, BroadPhase, Pair, PartsReport, Stats};
+use crate::error::Result;
+use crate::geom::sphere::Sphere;
+use crate::partition::{self, PartRunner};
+
+/// `inner` run on parts of at most `max_objects` objects.
+pub struct PartitionedCpu {
+    inner: Box<dyn BroadPhase + Send>,
+    max_objects: usize,
+    last: Option<PartsReport>,
+}
+
+impl PartitionedCpu {
+    pub fn new(inner: Box<dyn BroadPhase + Send>, max_objects: usize) -> Self {
+        Self {
+            inner,
+            max_objects: max_objects.max(2),
+            last: None,
+        }
+    }
+}
+
+impl BroadPhase for PartitionedCpu {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+
+    fn parts(&self) -> Option<PartsReport> {
+        self.last
+    }
+
+    fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let inner = &mut self.inner;
+        let mut run =
+            |part: &[Sphere], local: &mut Vec<Pair>| inner.find_pairs_validated(part, Some(local));
+        let runners: &mut [&mut PartRunner<'_>] = &mut [&mut run];
+        let (stats, report) = partition::find_pairs(spheres, out, self.max_objects, runners)?;
+        self.last = Some(report);
+        Ok(stats)
+    }
+}
