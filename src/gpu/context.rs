@@ -47,22 +47,6 @@ pub struct GpuOptions {
     pub max_binding_bytes: Option<u64>,
 }
 
-/// How a binding limit's messages end ("... allows N bytes per binding", "... limit of N pairs
-/// per binding"), and the words of a read-back larger than a buffer may be: the device size
-/// limits [`is_size_limit`] recognises.
-const PER_BINDING: &str = "per binding";
-pub(crate) const BUFFER_LIMIT: &str = "buffer limit of";
-
-/// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
-/// smaller parts overcome (`crate::partition`), unlike host memory or a device error.
-pub fn is_size_limit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge(m) if m.contains(PER_BINDING) || m.contains(BUFFER_LIMIT))
-}
-
-/// The smallest binding limit [`GpuOptions::max_binding_bytes`] accepts: the fixed tables of
-/// the kernels (histograms, scan blocks, parameter slots) need up to this much.
-pub const MIN_BINDING_CAP: u64 = 1 << 16;
-
 /// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
 /// Only the test helpers read it; the library never skips silently.
 pub const NO_GPU_ENV: &str = "SWEEPFAN_NO_GPU";
@@ -708,8 +692,10 @@ pub fn test_gpu() -> Option<GpuContext> {
 
 mod limits;
 pub use limits::{
-    BINDING_ALIGN, MAX_BINDING_BYTES, count_u32, dispatch_2d, grown_bytes, max_binding_bytes_of,
+    BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,
+    is_size_limit, max_binding_bytes_of,
 };
+pub(crate) use limits::{BUFFER_LIMIT, PER_BINDING};
 
 #[cfg(test)]
 mod tests;

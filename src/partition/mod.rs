@@ -128,6 +128,8 @@ struct Queue {
     waiting: Vec<Tile>,
     running: usize,
     error: Option<Error>,
+    /// A runner's panic, raised again on the caller's thread.
+    panic: Option<Box<dyn std::any::Any + Send>>,
 }
 
 fn run_tiles(
@@ -141,6 +143,7 @@ fn run_tiles(
         waiting: tiles,
         running: 0,
         error: None,
+        panic: None,
     });
     let changed = Condvar::new();
     let results: Vec<Done> = if runners.len() == 1 {
@@ -169,6 +172,9 @@ fn run_tiles(
         })
     };
     let queue = queue.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(payload) = queue.panic {
+        std::panic::resume_unwind(payload);
+    }
     if let Some(e) = queue.error {
         return Err(e);
     }
@@ -225,7 +231,23 @@ fn worker(
         ids.extend(tile.ghosts.iter().map(|&p| order.ids[p as usize]));
         part.clear();
         part.extend(ids.iter().map(|&i| spheres[i as usize]));
-        let result = runner(&part, &mut local);
+        // A runner that panics must not leave the others waiting for its part: the panic ends
+        // the run as an error, and is raised again once every runner has stopped.
+        let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            runner(&part, &mut local)
+        })) {
+            Ok(result) => result,
+            Err(payload) => {
+                let mut q = lock();
+                q.running -= 1;
+                q.panic.get_or_insert(payload);
+                q.error
+                    .get_or_insert(Error::Gpu("a part's runner panicked".into()));
+                drop(q);
+                changed.notify_all();
+                return done;
+            }
+        };
         let (mut halves, mut failure) = (None, None);
         match result {
             Ok(stats) => {

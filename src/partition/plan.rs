@@ -27,23 +27,11 @@ pub struct Order<'a> {
 impl<'a> Order<'a> {
     /// The members of `spheres` sorted by `(centre on the axis of largest spread, index)`.
     pub fn new(spheres: &'a [Sphere], members: Vec<u32>) -> Order<'a> {
-        let (lo, hi, r_max) = members
+        let r_max = members
             .par_iter()
-            .fold(
-                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY, 0.0f32),
-                |(lo, hi, r), &i| {
-                    let s = spheres[i as usize];
-                    (lo.min(s.center), hi.max(s.center), r.max(s.radius))
-                },
-            )
-            .reduce(
-                || (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY, 0.0f32),
-                |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
-            );
-        let spread = (hi - lo).to_array();
-        let axis = (0..3)
-            .max_by(|&a, &b| spread[a].total_cmp(&spread[b]))
-            .unwrap_or(0);
+            .map(|&i| spheres[i as usize].radius)
+            .reduce(|| 0.0f32, f32::max);
+        let axis = split_axis(spheres, &members);
         // Sorted as u64 keys: the centre's f32 bits mapped to an unsigned order above the
         // index (a total order equal to `(f32::total_cmp, index)`), sorted in parallel.
         let ordered = |x: f32| {
@@ -124,6 +112,31 @@ impl<'a> Order<'a> {
     }
 }
 
+/// Objects sampled to choose the split axis.
+const AXIS_SAMPLE: usize = 4096;
+
+/// The axis of largest spread between the 1st and 99th percentiles of a sample of the centres:
+/// a few outliers far out on one axis (whose full extent they would set) do not choose it,
+/// where every block would then reach every later object.
+fn split_axis(spheres: &[Sphere], members: &[u32]) -> usize {
+    let step = (members.len() / AXIS_SAMPLE).max(1);
+    let sample: Vec<glam::Vec3> = members
+        .iter()
+        .step_by(step)
+        .map(|&i| spheres[i as usize].center)
+        .collect();
+    let spread = |axis: usize| {
+        let mut v: Vec<f32> = sample.iter().map(|c| c[axis]).collect();
+        v.sort_unstable_by(f32::total_cmp);
+        let at = |q: usize| v[(v.len() - 1) * q / 100];
+        at(99) as f64 - at(1) as f64
+    };
+    let spreads = [spread(0), spread(1), spread(2)];
+    (0..3)
+        .max_by(|&a, &b| spreads[a].total_cmp(&spreads[b]))
+        .unwrap_or(0)
+}
+
 /// One part: objects at positions `owned` of the [`Order`], plus `ghosts` (later positions
 /// within their reach). It keeps the touching pairs with at least one owned object; with
 /// `duty` those among owned objects too (exactly one part of each block has the duty).
@@ -142,13 +155,13 @@ impl Tile {
         p < owned && (q >= owned || self.duty)
     }
 
-    /// Two parts that together keep exactly the pairs this one keeps, each smaller; `None` for
-    /// a part of one owned object with at most one ghost.
-    pub fn split(&self, order: &Order) -> Option<[Tile; 2]> {
+    /// Two or three parts that together keep exactly the pairs this one keeps, each smaller;
+    /// `None` for a part of one owned object with at most one ghost.
+    pub fn split(&self, order: &Order) -> Option<Vec<Tile>> {
         if self.ghosts.len() > self.owned.len() {
             // Halve the ghosts: the owned pairs stay with the first half.
             let (a, b) = self.ghosts.split_at(self.ghosts.len() / 2);
-            return Some([
+            return Some(vec![
                 Tile {
                     owned: self.owned.clone(),
                     ghosts: a.to_vec(),
@@ -164,27 +177,32 @@ impl Tile {
         if self.owned.len() < 2 {
             return None;
         }
-        // Halve the owned block. The first half sees the second as ghosts when the owned pairs
-        // are this part's (a pair across the halves is then the first half's); each half keeps
-        // the ghosts within its own reach.
+        // Halve the owned block; each half keeps the ghosts within its own reach. With the
+        // duty, the pairs across the halves go to a third part: the first half owned, the
+        // second as its ghosts (a pair across the halves is the first half's, as in the rule),
+        // so that every part is smaller than this one.
         let mid = self.owned.start + self.owned.len() as u32 / 2;
         let (first, second) = (self.owned.start..mid, mid..self.owned.end);
-        let second_as_ghosts = if self.duty { second.clone() } else { 0..0 };
-        let first_ghosts =
-            order.ghosts_among(&first, second_as_ghosts.chain(self.ghosts.iter().copied()));
-        let second_ghosts = order.ghosts_among(&second, self.ghosts.iter().copied());
-        Some([
+        let mut halves = vec![
             Tile {
-                owned: first,
-                ghosts: first_ghosts,
+                owned: first.clone(),
+                ghosts: order.ghosts_among(&first, self.ghosts.iter().copied()),
                 duty: self.duty,
             },
             Tile {
-                owned: second,
-                ghosts: second_ghosts,
+                owned: second.clone(),
+                ghosts: order.ghosts_among(&second, self.ghosts.iter().copied()),
                 duty: self.duty,
             },
-        ])
+        ];
+        if self.duty {
+            halves.push(Tile {
+                owned: first.clone(),
+                ghosts: order.ghosts_among(&first, second),
+                duty: false,
+            });
+        }
+        Some(halves)
     }
 }
 

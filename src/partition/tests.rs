@@ -204,3 +204,43 @@ fn a_runner_error_ends_the_run() {
     let err = find_pairs(&spheres, None, 50, &mut [&mut tiny]).unwrap_err();
     assert!(matches!(err, Error::TooLarge(_)), "{err}");
 }
+
+#[test]
+fn a_runner_that_panics_ends_the_run_with_its_panic() {
+    let spheres = uniform(500, 20.0, 1.0, 8);
+    // Both runners hold a part before one panics; the other then runs out of parts while the
+    // panicked one still counts as running.
+    let both = std::sync::Barrier::new(2);
+    let mut panicking = |_: &[Sphere], _: &mut Vec<Pair>| -> Result<Stats> {
+        both.wait();
+        panic!("boom")
+    };
+    let mut first = true;
+    let mut fine = |p: &[Sphere], o: &mut Vec<Pair>| {
+        if std::mem::take(&mut first) {
+            both.wait();
+        }
+        Ok(brute(p, o))
+    };
+    // The other runner must not wait forever for the part that panicked.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        find_pairs(&spheres, None, 20, &mut [&mut panicking, &mut fine])
+    }));
+    let payload = outcome.expect_err("the panic reaches the caller");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
+}
+
+#[test]
+fn outliers_do_not_choose_the_split_axis() {
+    // A slab thin in x with two far outliers on x: split along x, every block would reach
+    // every later object. The parts must stay near their size.
+    let mut spheres = uniform(4000, 200.0, 1.0, 9);
+    for s in &mut spheres {
+        s.center.x *= 0.01;
+    }
+    spheres.push(Sphere::new(Vec3::new(-1e6, 0.0, 0.0), 1.0));
+    spheres.push(Sphere::new(Vec3::new(1e6, 0.0, 0.0), 1.0));
+    let mut run = |p: &[Sphere], o: &mut Vec<Pair>| Ok(brute(p, o));
+    let report = check(&spheres, 200, &mut [&mut run]);
+    assert!(report.ghosts < 4000, "{report:?}");
+}

@@ -173,3 +173,23 @@ fn cli_verify_in_parts_on_two_devices() {
     assert_eq!(both.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Turning events off and on again in parts starts them afresh, as on the device: the next
+/// frame's pairs are all found.
+#[test]
+fn events_restart_after_being_turned_off_in_parts() {
+    let Some(ctx) = capped_gpu() else { return };
+    let mut bp = GpuBroadPhase::new(ctx, Method::Sap).unwrap();
+    let spheres = scene(SceneKind::Paper, 6_000, 9);
+    let mut pairs = Vec::new();
+    bp.track_events(true).unwrap();
+    bp.find_pairs(&spheres, Some(&mut pairs)).unwrap();
+    assert!(bp.parts().is_some());
+    bp.track_events(false).unwrap();
+    bp.find_pairs(&spheres[..5000], Some(&mut pairs)).unwrap();
+    bp.track_events(true).unwrap();
+    bp.find_pairs(&spheres, Some(&mut pairs)).unwrap();
+    let events = bp.take_events().expect("events on");
+    assert_eq!(events.found, cpu_pairs(&spheres));
+    assert!(events.lost.is_empty());
+}

@@ -144,6 +144,20 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         adapter: cli.adapter.clone(),
         max_binding_bytes: cli.max_binding_bytes,
     };
+    // Refused where they would be ignored (issue 28's rule).
+    match &cli.command {
+        Some(Command::Reproduce {
+            what: Reproduce::Sector(_),
+        }) if cli.adapters.is_some() || cli.max_binding_bytes.is_some() => anyhow::bail!(
+            "reproduce sector runs on one adapter (--adapter) with buffers of its own size: \
+             --adapters and --max-binding-bytes are not used there"
+        ),
+        Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(
+            "info lists every adapter; --adapters is not used there (--adapter picks the one \
+             whose limits it prints)"
+        ),
+        _ => {}
+    }
     let devices = cli
         .adapters
         .as_deref()

@@ -1,7 +1,25 @@
-//! Sizes and counts the GPU code is held to: the bytes one binding may hold, buffer growth
-//! within it, u32 counts, and 2D dispatch grids (docs/design.md §9.4).
+//! Sizes and counts the GPU code is held to: the bytes one binding may hold (and a lowered
+//! limit), buffer growth within it, what a size-limit error is, u32 counts, and 2D dispatch
+//! grids (docs/design.md §9.4, §2.10).
 
 use crate::error::{Error, Result};
+
+/// How a binding limit's messages end ("... allows N bytes per binding", "... limit of N pairs
+/// per binding"), and the words of a read-back larger than a buffer may be: the device size
+/// limits [`is_size_limit`] recognises.
+pub(crate) const PER_BINDING: &str = "per binding";
+pub(crate) const BUFFER_LIMIT: &str = "buffer limit of";
+
+/// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
+/// smaller parts overcome (`crate::partition`), unlike host memory or a device error.
+pub fn is_size_limit(e: &Error) -> bool {
+    matches!(e, Error::TooLarge(m) if m.contains(PER_BINDING) || m.contains(BUFFER_LIMIT))
+}
+
+/// The smallest binding limit
+/// [`GpuOptions::max_binding_bytes`](super::GpuOptions::max_binding_bytes) accepts: the fixed
+/// tables of the kernels (histograms, scan blocks, parameter slots) need up to this much.
+pub const MIN_BINDING_CAP: u64 = 1 << 16;
 
 /// See [`GpuContext::dispatch_2d`](super::GpuContext::dispatch_2d).
 pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
@@ -49,7 +67,7 @@ pub fn max_binding_bytes_of(limits: &wgpu::Limits) -> u64 {
 /// `limits` with the storage-binding size lowered to `cap` (never raised): what
 /// [`crate::gpu::GpuOptions::max_binding_bytes`] makes every size check see.
 pub fn capped_binding(mut limits: wgpu::Limits, cap: u64) -> crate::error::Result<wgpu::Limits> {
-    let min = crate::gpu::context::MIN_BINDING_CAP;
+    let min = MIN_BINDING_CAP;
     if cap < min {
         return Err(crate::error::Error::Config(format!(
             "a binding limit of {cap} bytes is below {min}, the least the kernels' fixed \

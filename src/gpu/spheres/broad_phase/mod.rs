@@ -555,6 +555,7 @@ impl BroadPhase for GpuBroadPhase {
             None
         };
         self.last_events = None;
+        self.reset_host_events(on);
         Ok(true)
     }
 

@@ -58,6 +58,14 @@ impl GpuBroadPhase {
         self.parts.as_ref().and_then(|p| p.last)
     }
 
+    /// Events turned on or off ([`crate::broadphase::BroadPhase::track_events`]): in parts,
+    /// the next frame's pairs are all found, as on the device.
+    pub(super) fn reset_host_events(&mut self, on: bool) {
+        if let Some(p) = &mut self.parts {
+            p.tracker = on.then(EventTracker::new);
+        }
+    }
+
     /// Forgets the last split (a frame ran whole).
     pub(super) fn ran_whole(&mut self) {
         if let Some(p) = &mut self.parts {
@@ -100,7 +108,8 @@ impl GpuBroadPhase {
             .iter()
             .map(|h| h.ctx.max_binding_bytes())
             .fold(self.ctx.max_binding_bytes(), u64::min);
-        let mut max_objects = (binding / SPHERE_BYTES) as usize;
+        let cap = (binding / SPHERE_BYTES) as usize;
+        let mut max_objects = cap;
         if let Some(learned) = parts.learned {
             max_objects = max_objects.min(learned);
         }
@@ -129,9 +138,17 @@ impl GpuBroadPhase {
         self.events = events;
         self.canonical = canonical;
         let outcome = result.map(|(mut stats, report)| {
-            if report.splits > 0 {
-                parts.learned = Some(report.largest as usize);
-            }
+            // A frame that split teaches the next frames its largest part; one that did not
+            // lets them try parts twice as large again (a dense moment must not cap every
+            // later frame).
+            parts.learned = if report.splits > 0 {
+                Some(report.largest as usize)
+            } else {
+                parts
+                    .learned
+                    .map(|l| l.saturating_mul(2))
+                    .filter(|&l| l < cap)
+            };
             parts.last = Some(report);
             if with_events {
                 let tracker = parts.tracker.as_mut().expect("with_events");
