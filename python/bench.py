@@ -101,6 +101,16 @@ def best_of(reps, fn):
     return best, result
 
 
+def time_gpu(c, args, adapter):
+    """(best time, pairs) of the GPU grid, after one warm-up call (device, pipelines, buffers)."""
+
+    def call():
+        return sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="gpu", adapter=adapter)
+
+    call()
+    return best_of(args.reps, call)
+
+
 def canonical(pairs):
     p = np.sort(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), axis=1)
     return p[np.lexsort((p[:, 1], p[:, 0]))].astype(np.uint32)
@@ -187,13 +197,7 @@ def run_size(n, args, adapter):
 
     gpu_s = None
     if adapter is not None:
-        def gpu_call():
-            return sweepfan.sphere_pairs(
-                c, RADIUS, method="grid", backend="gpu", adapter=adapter
-            )
-
-        gpu_call()  # warm-up: device, pipelines and buffers
-        gpu_s, got = best_of(args.reps, gpu_call)
+        gpu_s, got = time_gpu(c, args, adapter)
         verified &= agrees(got, "gpu")
     row["sweepfan_gpu_s"] = gpu_s
 
@@ -222,13 +226,7 @@ def run_without_ckdtree(n, c, row, args, adapter):
     )
     gpu_s, verified = None, True
     if adapter is not None:
-        def gpu_call():
-            return sweepfan.sphere_pairs(
-                c, RADIUS, method="grid", backend="gpu", adapter=adapter
-            )
-
-        gpu_call()  # warm-up: device, pipelines and buffers
-        gpu_s, got = best_of(args.reps, gpu_call)
+        gpu_s, got = time_gpu(c, args, adapter)
         verified = bool(np.array_equal(got, expected))
         if not verified:
             print(f"N={n} gpu: {len(got)} pairs, cpu {len(expected)}", file=sys.stderr)

@@ -19,6 +19,31 @@ fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
     GpuBoxPipeline::new(gpu::context(adapter)?, Proxy::Aabb).map_err(to_py)
 }
 
+/// The overlapping pairs by the SAT pipeline of `backend`, canonical: `on_cpu` with a fresh
+/// CPU pipeline, `on_gpu` with the adapter's kept one.
+fn sat_pairs(
+    backend: Backend,
+    adapter: &str,
+    on_cpu: impl FnOnce(&mut cpu::sat::CpuBoxPipeline) -> sweepfan::Result<Vec<Pair>>,
+    on_gpu: impl FnOnce(&mut GpuBoxPipeline, &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>,
+) -> PyResult<Vec<Pair>> {
+    let mut pairs = match backend {
+        Backend::Cpu => on_cpu(&mut cpu::sat::CpuBoxPipeline::new()).map_err(to_py)?,
+        Backend::Gpu => {
+            let mut pairs = Vec::new();
+            GPU_BOXES.with(
+                adapter.to_string(),
+                Some(adapter),
+                || gpu_pipeline(adapter),
+                |p| on_gpu(p, &mut pairs),
+            )?;
+            pairs
+        }
+    };
+    canonicalize(&mut pairs);
+    Ok(pairs)
+}
+
 /// Which argument made box `b` fail with `problem`: its centre, half-extents or quaternion
 /// where that part alone fails the same way, else the combination (a reach beyond the
 /// coordinate range).
@@ -96,26 +121,12 @@ pub fn obb_pairs<'py>(
         .collect();
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
         validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
-        let mut pairs = match backend {
-            Backend::Cpu => {
-                cpu::sat::CpuBoxPipeline::new()
-                    .obb_overlaps(&boxes)
-                    .map_err(to_py)?
-                    .0
-            }
-            Backend::Gpu => {
-                let mut pairs = Vec::new();
-                GPU_BOXES.with(
-                    adapter.clone(),
-                    Some(&adapter),
-                    || gpu_pipeline(&adapter),
-                    |p| p.obb_overlaps(&boxes, Some(&mut pairs)),
-                )?;
-                pairs
-            }
-        };
-        canonicalize(&mut pairs);
-        Ok(pairs)
+        sat_pairs(
+            backend,
+            &adapter,
+            |cpu| cpu.obb_overlaps(&boxes).map(|r| r.0),
+            |gpu, out| gpu.obb_overlaps(&boxes, Some(out)),
+        )
     })?;
     Ok(pair_array(py, pairs))
 }
@@ -205,26 +216,12 @@ pub fn polygon_pairs<'py>(
     let offsets = indices("offsets", offsets)?;
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
         let polygons = polygons(&vertices, &offsets)?;
-        let mut pairs = match backend {
-            Backend::Cpu => {
-                cpu::sat::CpuBoxPipeline::new()
-                    .polygon_overlaps(&polygons)
-                    .map_err(to_py)?
-                    .0
-            }
-            Backend::Gpu => {
-                let mut pairs = Vec::new();
-                GPU_BOXES.with(
-                    adapter.clone(),
-                    Some(&adapter),
-                    || gpu_pipeline(&adapter),
-                    |p| p.polygon_overlaps(&polygons, Some(&mut pairs)),
-                )?;
-                pairs
-            }
-        };
-        canonicalize(&mut pairs);
-        Ok(pairs)
+        sat_pairs(
+            backend,
+            &adapter,
+            |cpu| cpu.polygon_overlaps(&polygons).map(|r| r.0),
+            |gpu, out| gpu.polygon_overlaps(&polygons, Some(out)),
+        )
     })?;
     Ok(pair_array(py, pairs))
 }

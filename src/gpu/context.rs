@@ -40,10 +40,8 @@ pub struct GpuOptions {
     /// `None`: wgpu's default choice (high performance). Otherwise an index into
     /// [`list_adapters`] or a case-insensitive substring of the adapter name.
     pub adapter: Option<String>,
-    /// A lower limit on the bytes of one storage binding than the adapter's (`None`: the
-    /// adapter's; see [`MIN_BINDING_CAP`]). Every size check and the broad phase's partition
-    /// plan then follow it, so that a small device or a scene of many parts can be run on any
-    /// adapter (`--max-binding-bytes`, docs/design.md §2.10).
+    /// A lower binding limit than the adapter's (at least [`MIN_BINDING_CAP`]): every size
+    /// check and partition plan follows it (`--max-binding-bytes`, docs/design.md §2.10).
     pub max_binding_bytes: Option<u64>,
 }
 
