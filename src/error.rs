@@ -33,6 +33,10 @@ pub enum Error {
     /// A configuration error: unknown method, bad parameter combination.
     #[error("{0}")]
     Config(String),
+    /// Ranks of a distributed run failed (docs/design.md §2.11): on rank 0, each failed rank
+    /// with its error; on the others, which ranks failed.
+    #[error("{0}")]
+    Rank(String),
     /// An error from a step of a larger run, with what that step was.
     #[error("{context}: {source}")]
     Context {

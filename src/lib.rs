@@ -43,11 +43,14 @@
 //!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
-//! * [`experiments`]: the paper reproductions, returning data.
+//! * [`experiments`]: the paper reproductions, returning data; `dist` (feature `mpi`): the broad
+//!   phase across processes and machines over MPI (docs/design.md §2.11).
 //! * [`report`]: tables, JSON/CSV rows, SVG plots.
 
 pub mod broadphase;
 pub mod cpu;
+#[cfg(feature = "mpi")]
+pub mod dist;
 pub mod error;
 pub mod events;
 pub mod experiments;

@@ -27,6 +27,7 @@
 //! ```
 
 mod plan;
+pub mod slabs;
 #[cfg(test)]
 mod tests;
 

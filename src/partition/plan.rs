@@ -34,10 +34,7 @@ impl<'a> Order<'a> {
         let axis = split_axis(spheres, &members);
         // Sorted as u64 keys: the centre's f32 bits mapped to an unsigned order above the
         // index (a total order equal to `(f32::total_cmp, index)`), sorted in parallel.
-        let ordered = |x: f32| {
-            let b = x.to_bits();
-            if b >> 31 == 1 { !b } else { b | 1 << 31 }
-        };
+        let ordered = ordered_bits;
         let mut packed: Vec<u64> = members
             .par_iter()
             .map(|&i| (ordered(spheres[i as usize].center[axis]) as u64) << 32 | i as u64)
@@ -80,7 +77,7 @@ impl<'a> Order<'a> {
             .clone()
             .map(|p| self.sphere(p).radius)
             .fold(0.0f32, f32::max) as f64;
-        hi + rk + REACH_SLACK * (rk + self.r_max) + COORD_SLACK * hi.abs()
+        reach_limit(hi, rk, self.r_max)
     }
 
     /// The objects after `owned` within its reach (its ghosts), from every later position.
@@ -112,6 +109,37 @@ impl<'a> Order<'a> {
     }
 }
 
+/// An f32 as a u32 in the same total order as `f32::total_cmp`.
+#[inline]
+pub(crate) fn ordered_bits(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b >> 31 == 1 { !b } else { b | 1 << 31 }
+}
+
+/// The highest lower end (`centre - radius` on the axis) an object may have and still touch
+/// one of a set whose largest centre on the axis is `hi` and largest radius `rk`, where no
+/// object's radius exceeds `r_max` (docs/design.md §2.10).
+pub(crate) fn reach_limit(hi: f64, rk: f64, r_max: f64) -> f64 {
+    hi + rk + REACH_SLACK * (rk + r_max) + COORD_SLACK * hi.abs()
+}
+
+/// The axis of largest spread between the 1st and 99th percentiles of `sample` (centres).
+pub(crate) fn spread_axis(sample: &[glam::Vec3]) -> usize {
+    if sample.is_empty() {
+        return 0;
+    }
+    let spread = |axis: usize| {
+        let mut v: Vec<f32> = sample.iter().map(|c| c[axis]).collect();
+        v.sort_unstable_by(f32::total_cmp);
+        let at = |q: usize| v[(v.len() - 1) * q / 100];
+        at(99) as f64 - at(1) as f64
+    };
+    let spreads = [spread(0), spread(1), spread(2)];
+    (0..3)
+        .max_by(|&a, &b| spreads[a].total_cmp(&spreads[b]))
+        .unwrap_or(0)
+}
+
 /// Objects sampled to choose the split axis.
 const AXIS_SAMPLE: usize = 4096;
 
@@ -125,16 +153,7 @@ fn split_axis(spheres: &[Sphere], members: &[u32]) -> usize {
         .step_by(step)
         .map(|&i| spheres[i as usize].center)
         .collect();
-    let spread = |axis: usize| {
-        let mut v: Vec<f32> = sample.iter().map(|c| c[axis]).collect();
-        v.sort_unstable_by(f32::total_cmp);
-        let at = |q: usize| v[(v.len() - 1) * q / 100];
-        at(99) as f64 - at(1) as f64
-    };
-    let spreads = [spread(0), spread(1), spread(2)];
-    (0..3)
-        .max_by(|&a, &b| spreads[a].total_cmp(&spreads[b]))
-        .unwrap_or(0)
+    spread_axis(&sample)
 }
 
 /// One part: objects at positions `owned` of the [`Order`], plus `ghosts` (later positions

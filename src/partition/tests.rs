@@ -70,7 +70,7 @@ fn check(
     report
 }
 
-fn uniform(n: usize, side: f32, radius: f32, seed: u64) -> Vec<Sphere> {
+pub(super) fn uniform(n: usize, side: f32, radius: f32, seed: u64) -> Vec<Sphere> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|_| {
@@ -80,7 +80,7 @@ fn uniform(n: usize, side: f32, radius: f32, seed: u64) -> Vec<Sphere> {
         .collect()
 }
 
-fn clustered(n: usize, seed: u64) -> Vec<Sphere> {
+pub(super) fn clustered(n: usize, seed: u64) -> Vec<Sphere> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let centres: Vec<Vec3> = (0..8)
         .map(|_| Vec3::new(rng.random(), rng.random(), rng.random()) * 100.0)
@@ -93,7 +93,7 @@ fn clustered(n: usize, seed: u64) -> Vec<Sphere> {
         .collect()
 }
 
-fn mixed_radii(n: usize, seed: u64) -> Vec<Sphere> {
+pub(super) fn mixed_radii(n: usize, seed: u64) -> Vec<Sphere> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     (0..n)
         .map(|_| {

@@ -1,6 +1,8 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
 
 pub mod bench;
+#[cfg(feature = "mpi")]
+pub mod dist;
 pub mod output;
 pub mod paper;
 pub(crate) mod plot;

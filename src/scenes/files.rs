@@ -9,7 +9,8 @@ use crate::geom::sphere::Sphere;
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
 
-const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
+/// The header of a sphere file (case and spaces ignored).
+pub(crate) const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
 const POLYGON_HEADER: [&str; 3] = ["polygon", "x", "y"];
 const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
 
@@ -25,6 +26,27 @@ type Parsed<T> = std::result::Result<T, (usize, String)>;
 /// (`/dev/zero`, a binary) is refused at its first line instead of read whole.
 pub const MAX_LINE_BYTES: usize = 4096;
 
+/// The problem with a line that is not UTF-8.
+pub(crate) const NOT_UTF8: &str = "not UTF-8 text: not a scene file";
+
+/// The problem with a path that names a directory (reported at line 1).
+pub(crate) const IS_A_DIRECTORY: &str = "is a directory, not a scene file";
+
+/// The problem with `line`, read as `read_with` reads it (at most [`MAX_LINE_BYTES`] + 1 bytes,
+/// up to and including its LF), when it is longer than [`MAX_LINE_BYTES`]; a line holding a CR
+/// is said to come from a file with bare-CR line endings.
+pub(crate) fn over_long_line(line: &[u8]) -> Option<String> {
+    if line.len() <= MAX_LINE_BYTES || line.last() == Some(&b'\n') {
+        return None;
+    }
+    let why = if line.contains(&b'\r') {
+        CR_ONLY
+    } else {
+        ": not a scene file"
+    };
+    Some(format!("line longer than {MAX_LINE_BYTES} bytes{why}"))
+}
+
 /// Reads `path` line by line (each at most [`MAX_LINE_BYTES`], UTF-8, the header checked
 /// against `header` before the rest is read) and parses it, naming the file and line of any
 /// problem. A file larger than a quarter of the memory available is refused before it is all
@@ -38,7 +60,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
     };
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(parse_error(1, "is a directory, not a scene file".into()));
+        return Err(parse_error(1, IS_A_DIRECTORY.into()));
     }
     let budget = crate::scenes::memory::available_bytes().map_or(u64::MAX, |b| b / 4);
     let mut reader = std::io::BufReader::new(file);
@@ -53,19 +75,10 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
         if read == 0 {
             break;
         }
-        if line.len() > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
-            let why = if line.contains(&b'\r') {
-                CR_ONLY
-            } else {
-                ": not a scene file"
-            };
-            return Err(parse_error(
-                line_no,
-                format!("line longer than {MAX_LINE_BYTES} bytes{why}"),
-            ));
+        if let Some(problem) = over_long_line(&line) {
+            return Err(parse_error(line_no, problem));
         }
-        let s = std::str::from_utf8(&line)
-            .map_err(|_| parse_error(line_no, "not UTF-8 text: not a scene file".into()))?;
+        let s = std::str::from_utf8(&line).map_err(|_| parse_error(line_no, NOT_UTF8.into()))?;
         if line_no == 1 {
             data_lines(s, header)
                 .map_err(|(l, p)| parse_error(l, p))?
@@ -85,7 +98,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
 
 /// Checks the header line (case and spaces ignored) and returns the non-empty data lines with
 /// their 1-based line numbers.
-fn data_lines<'a>(
+pub(crate) fn data_lines<'a>(
     text: &'a str,
     names: &[&str],
 ) -> Parsed<impl Iterator<Item = (usize, &'a str)> + 'a> {
@@ -173,16 +186,24 @@ fn parse_fields<const N: usize>(
 pub fn parse_spheres_csv(text: &str) -> Parsed<Vec<Sphere>> {
     let mut spheres = Vec::new();
     for (line_no, line) in data_lines(text, &SPHERE_HEADER)? {
-        let v = parse_fields::<4>(line, &SPHERE_HEADER).map_err(|p| (line_no, p))?;
-        if v[3] < 0.0 {
-            return Err((line_no, format!("radius is negative ({})", v[3])));
-        }
-        let s = Sphere::new(Vec3::new(v[0], v[1], v[2]), v[3]);
+        let s = parse_sphere_line(line).map_err(|p| (line_no, p))?;
         s.check(spheres.len())
             .map_err(|e| (line_no, e.to_string()))?;
         spheres.push(s);
     }
     Ok(spheres)
+}
+
+/// One data line of a sphere file (`x,y,z,r`, the line ending removed) as a sphere, or the
+/// problem as [`parse_spheres_csv`] words it: a field that is not a number, not finite or out of
+/// f32's range, a wrong field count, a negative radius. [`Sphere::check`] is left to the caller,
+/// whose message names the sphere's index (its place among the data lines).
+pub(crate) fn parse_sphere_line(line: &str) -> std::result::Result<Sphere, String> {
+    let v = parse_fields::<4>(line, &SPHERE_HEADER)?;
+    if v[3] < 0.0 {
+        return Err(format!("radius is negative ({})", v[3]));
+    }
+    Ok(Sphere::new(Vec3::new(v[0], v[1], v[2]), v[3]))
 }
 
 /// Reads a sphere CSV file (see [`parse_spheres_csv`]).

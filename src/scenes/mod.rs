@@ -6,11 +6,13 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
+pub mod chunks;
 pub mod files;
 pub mod memory;
 pub mod motion;
 pub mod random;
 pub mod rotating;
+pub mod slice;
 pub mod walls;
 
 use crate::error::Result;
@@ -179,71 +181,34 @@ impl Scene {
     pub fn generate(kind: SceneKind, p: &SceneParams) -> Scene {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let n = p.n;
-        let mut uniform = |lo: f32, hi: f32| -> f32 { rng.random_range(lo..=hi) };
+        // Each generator's layout and per-object draws live in helpers below, shared with
+        // `slice::generate_range`, which draws any range of the same objects bit for bit.
         match kind {
             SceneKind::Paper | SceneKind::Giant => {
-                let inner = PAPER_HALF_EXTENT - PAPER_RADIUS;
-                let (mut spheres, mut velocities) =
-                    moving_spheres(&mut rng, n, inner, PAPER_RADIUS, PAPER_MAX_SPEED);
+                let b = MovingBox::paper();
+                let (mut spheres, mut velocities) = moving_spheres(&mut rng, n, &b);
                 if kind == SceneKind::Giant && n > 0 {
                     // Replace the last sphere so n stays n.
-                    spheres[n - 1] = Sphere::new(Vec3::ZERO, 40.0);
+                    spheres[n - 1] = GIANT_SPHERE;
                     velocities[n - 1] = Vec3::ZERO;
                 }
-                Scene::walled(kind, spheres, velocities, PAPER_HALF_EXTENT)
+                Scene::walled(kind, spheres, velocities, b.half_extent)
             }
             SceneKind::Density => {
-                let r = p.radius;
-                let half = density_half_extent(n, r, p.volume_fraction);
-                let inner = (half - r).max(0.0);
-                let s = 0.25 * r;
-                let (spheres, velocities) = moving_spheres(&mut rng, n, inner, r, s);
-                Scene::walled(kind, spheres, velocities, half)
+                let b = MovingBox::density(p);
+                let (spheres, velocities) = moving_spheres(&mut rng, n, &b);
+                Scene::walled(kind, spheres, velocities, b.half_extent)
             }
             SceneKind::Clusters => {
-                let r = p.radius;
-                let half = density_half_extent(n, r, p.volume_fraction);
-                let per_cluster = 64usize;
-                let clusters = n.div_ceil(per_cluster).max(1);
-                // A clump of 64 spheres of radius r packed in a ball of radius 4r: about 40
-                // contacts per sphere, a locally dense scene inside a sparse one.
-                let clump = 4.0 * r;
-                let inner = (half - r - clump).max(0.0);
-                let centres: Vec<Vec3> = (0..clusters)
-                    .map(|_| {
-                        Vec3::new(
-                            uniform(-inner, inner),
-                            uniform(-inner, inner),
-                            uniform(-inner, inner),
-                        )
-                    })
+                let c = ClusterLayout::new(p);
+                let centres: Vec<Vec3> = (0..c.clusters).map(|_| c.centre(&mut rng)).collect();
+                let spheres = (0..n)
+                    .map(|i| c.sphere_around(&mut rng, centres[i / SPHERES_PER_CLUSTER]))
                     .collect();
-                let mut spheres = Vec::with_capacity(n);
-                for i in 0..n {
-                    let offset = loop {
-                        let o = Vec3::new(
-                            uniform(-clump, clump),
-                            uniform(-clump, clump),
-                            uniform(-clump, clump),
-                        );
-                        if o.length_squared() <= clump * clump {
-                            break o;
-                        }
-                    };
-                    spheres.push(Sphere::new(centres[i / per_cluster] + offset, r));
-                }
-                let velocities = vec![Vec3::ZERO; n];
-                Scene::walled(kind, spheres, velocities, half)
+                Scene::walled(kind, spheres, vec![Vec3::ZERO; n], c.half_extent)
             }
             SceneKind::LineX => {
-                let r = p.radius;
-                // Spacing 1.5 r: each sphere touches its nearest neighbour on either side
-                // (1.5 r <= 2 r) and no other (3 r > 2 r): n - 1 pairs.
-                let spacing = 1.5 * r;
-                let x0 = -0.5 * spacing * n as f32;
-                let spheres = (0..n)
-                    .map(|i| Sphere::new(Vec3::new(x0 + spacing * i as f32, 0.0, 0.0), r))
-                    .collect();
+                let spheres = (0..n).map(|i| line_x_sphere(p, i)).collect();
                 Scene::fixed(kind, spheres)
             }
             SceneKind::Rotating => {
@@ -254,60 +219,22 @@ impl Scene {
                 Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
             }
             SceneKind::Wide => {
-                let half = WIDE_HALF_EXTENT;
-                let clustered = n / 10;
-                let centres = [
-                    Vec3::ZERO,
-                    Vec3::splat(0.99 * half),
-                    Vec3::new(-0.4 * half, 0.3 * half, 1e3),
-                    Vec3::new(0.7 * half, -0.9 * half, -0.5 * half),
-                ];
-                // One sphere per unit volume in each cluster: about 0.7 contacts per sphere.
-                let cluster_half = 0.5 * (clustered as f32 / 4.0).cbrt();
-                let mut spheres = Vec::with_capacity(n);
-                for i in 0..n {
-                    let (centre, spread, r) = if i < clustered {
-                        (centres[i % 4], cluster_half, uniform(0.05, 0.5))
-                    } else {
-                        (Vec3::ZERO, half - 0.5, 0.5)
-                    };
-                    let offset = Vec3::new(
-                        uniform(-spread, spread),
-                        uniform(-spread, spread),
-                        uniform(-spread, spread),
-                    );
-                    spheres.push(Sphere::new(centre + offset, r));
-                }
-                Scene::walled(kind, spheres, vec![Vec3::ZERO; n], half)
+                let w = WideLayout::new(n);
+                let spheres = (0..n).map(|i| w.sphere(&mut rng, i)).collect();
+                Scene::walled(kind, spheres, vec![Vec3::ZERO; n], WIDE_HALF_EXTENT)
             }
             SceneKind::OnePoint => {
-                let spheres = vec![Sphere::new(Vec3::ZERO, 1.0); n];
+                let spheres = vec![ONE_POINT_SPHERE; n];
                 Scene::fixed(kind, spheres)
             }
             SceneKind::MixedRadii => {
-                let (lo, hi) = (0.1f32, 10.0f32);
-                let radii: Vec<f32> = (0..n).map(|_| (uniform(lo.ln(), hi.ln())).exp()).collect();
-                let volume: f32 = radii
+                let radii: Vec<f32> = (0..n).map(|_| mixed_radius(&mut rng)).collect();
+                let volume: f32 = radii.iter().map(|&r| sphere_volume(r)).sum();
+                let half = mixed_radii_half_extent(volume);
+                let (spheres, velocities) = radii
                     .iter()
-                    .map(|r| 4.0 / 3.0 * std::f32::consts::PI * r * r * r)
-                    .sum();
-                let half = 0.5 * (volume / 0.05).cbrt().max(2.0 * hi + 1.0);
-                let mut spheres = Vec::with_capacity(n);
-                let mut velocities = Vec::with_capacity(n);
-                for &r in &radii {
-                    let inner = (half - r).max(0.0);
-                    let c = Vec3::new(
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                        uniform(-inner, inner),
-                    );
-                    spheres.push(Sphere::new(c, r));
-                    velocities.push(Vec3::new(
-                        uniform(-0.5, 0.5),
-                        uniform(-0.5, 0.5),
-                        uniform(-0.5, 0.5),
-                    ));
-                }
+                    .map(|&r| mixed_radii_sphere(&mut rng, half, r))
+                    .unzip();
                 Scene::walled(kind, spheres, velocities, half)
             }
         }
@@ -368,21 +295,209 @@ impl Scene {
     }
 }
 
-/// `n` spheres of radius `r` with centres uniform in [-inner, inner]^3, each followed in the
-/// stream by its velocity, uniform in [-speed, speed]^3.
-fn moving_spheres(
-    rng: &mut ChaCha8Rng,
-    n: usize,
+/// Where the spheres of the paper, giant and density scenes go (docs/design.md §3.1, §3.4): the
+/// walls, the range of the centres' and the velocities' components, the radius.
+#[derive(Clone, Copy, Debug)]
+struct MovingBox {
+    /// Walls at `±half_extent`.
+    half_extent: f32,
+    /// Centre components are drawn from [-inner, inner].
     inner: f32,
-    r: f32,
+    /// Every sphere's radius.
+    radius: f32,
+    /// Velocity components are drawn from [-speed, speed].
     speed: f32,
-) -> (Vec<Sphere>, Vec<Vec3>) {
+}
+
+impl MovingBox {
+    /// The paper box (scenes `paper` and `giant`).
+    fn paper() -> Self {
+        MovingBox {
+            half_extent: PAPER_HALF_EXTENT,
+            inner: PAPER_HALF_EXTENT - PAPER_RADIUS,
+            radius: PAPER_RADIUS,
+            speed: PAPER_MAX_SPEED,
+        }
+    }
+
+    /// The density scene's box: the side follows from n, the radius and the volume fraction;
+    /// velocities up to a quarter radius per frame.
+    fn density(p: &SceneParams) -> Self {
+        let r = p.radius;
+        let half = density_half_extent(p.n, r, p.volume_fraction);
+        MovingBox {
+            half_extent: half,
+            inner: (half - r).max(0.0),
+            radius: r,
+            speed: 0.25 * r,
+        }
+    }
+}
+
+/// The sphere that replaces the paper box's last sphere in the giant scene.
+const GIANT_SPHERE: Sphere = Sphere::new(Vec3::ZERO, 40.0);
+
+/// Every sphere of the one-point scene.
+const ONE_POINT_SPHERE: Sphere = Sphere::new(Vec3::ZERO, 1.0);
+
+/// `n` spheres with centres uniform in [-inner, inner]^3, each followed in the stream by its
+/// velocity, uniform in [-speed, speed]^3: six draws per sphere.
+fn moving_spheres(rng: &mut ChaCha8Rng, n: usize, b: &MovingBox) -> (Vec<Sphere>, Vec<Vec3>) {
     (0..n)
         .map(|_| {
-            let c = random::vec3_in(rng, -inner..=inner);
-            (Sphere::new(c, r), random::vec3_in(rng, -speed..=speed))
+            let c = random::vec3_in(rng, -b.inner..=b.inner);
+            (
+                Sphere::new(c, b.radius),
+                random::vec3_in(rng, -b.speed..=b.speed),
+            )
         })
         .unzip()
+}
+
+/// Spheres per clump of the clusters scene.
+const SPHERES_PER_CLUSTER: usize = 64;
+
+/// The clusters scene's box and clumps: all cluster centres are drawn first (three draws each),
+/// then each sphere's offset from its centre, by rejection.
+#[derive(Clone, Copy, Debug)]
+struct ClusterLayout {
+    /// Walls at `±half_extent` (the density scene's size).
+    half_extent: f32,
+    /// Every sphere's radius.
+    radius: f32,
+    /// Number of clumps: sphere i belongs to clump `i / SPHERES_PER_CLUSTER`.
+    clusters: usize,
+    /// Radius of the ball around its centre that holds a clump.
+    clump: f32,
+    /// Centre components are drawn from [-inner, inner].
+    inner: f32,
+}
+
+impl ClusterLayout {
+    fn new(p: &SceneParams) -> Self {
+        let r = p.radius;
+        let half = density_half_extent(p.n, r, p.volume_fraction);
+        // A clump of 64 spheres of radius r packed in a ball of radius 4r: about 40 contacts
+        // per sphere, a locally dense scene inside a sparse one.
+        let clump = 4.0 * r;
+        ClusterLayout {
+            half_extent: half,
+            radius: r,
+            clusters: p.n.div_ceil(SPHERES_PER_CLUSTER).max(1),
+            clump,
+            inner: (half - r - clump).max(0.0),
+        }
+    }
+
+    /// One cluster centre (three draws).
+    fn centre(&self, rng: &mut ChaCha8Rng) -> Vec3 {
+        random::vec3_in(rng, -self.inner..=self.inner)
+    }
+
+    /// One sphere's offset from its cluster centre: uniform in the clump's ball, by rejection
+    /// from its cube (three draws per try, so the number of draws varies).
+    fn offset(&self, rng: &mut ChaCha8Rng) -> Vec3 {
+        let clump = self.clump;
+        loop {
+            let o = random::vec3_in(rng, -clump..=clump);
+            if o.length_squared() <= clump * clump {
+                return o;
+            }
+        }
+    }
+
+    /// A sphere of the clump around `centre`.
+    fn sphere_around(&self, rng: &mut ChaCha8Rng, centre: Vec3) -> Sphere {
+        let offset = self.offset(rng);
+        Sphere::new(centre + offset, self.radius)
+    }
+}
+
+/// Sphere i of the line-x scene: spacing 1.5 r, so each sphere touches its nearest neighbour on
+/// either side (1.5 r <= 2 r) and no other (3 r > 2 r): n - 1 pairs.
+fn line_x_sphere(p: &SceneParams, i: usize) -> Sphere {
+    let r = p.radius;
+    let spacing = 1.5 * r;
+    let x0 = -0.5 * spacing * p.n as f32;
+    Sphere::new(Vec3::new(x0 + spacing * i as f32, 0.0, 0.0), r)
+}
+
+/// The wide scene's clusters: the first `clustered` spheres (a tenth) go round robin to four
+/// cluster centres, the rest spread over the whole cube.
+#[derive(Clone, Copy, Debug)]
+struct WideLayout {
+    /// The four cluster centres, the first at the origin.
+    centres: [Vec3; 4],
+    /// Spheres `0..clustered` are clustered.
+    clustered: usize,
+    /// Half side of each cluster's cube.
+    cluster_half: f32,
+}
+
+impl WideLayout {
+    fn new(n: usize) -> Self {
+        let half = WIDE_HALF_EXTENT;
+        let clustered = n / 10;
+        WideLayout {
+            centres: [
+                Vec3::ZERO,
+                Vec3::splat(0.99 * half),
+                Vec3::new(-0.4 * half, 0.3 * half, 1e3),
+                Vec3::new(0.7 * half, -0.9 * half, -0.5 * half),
+            ],
+            clustered,
+            // One sphere per unit volume in each cluster: about 0.7 contacts per sphere.
+            cluster_half: 0.5 * (clustered as f32 / 4.0).cbrt(),
+        }
+    }
+
+    /// Sphere i: a clustered one draws its radius, then its offset from its cluster centre (four
+    /// draws); a sparse one (radius 0.5) its position in the cube (three draws).
+    fn sphere(&self, rng: &mut ChaCha8Rng, i: usize) -> Sphere {
+        let (centre, spread, r) = if i < self.clustered {
+            let r: f32 = rng.random_range(0.05..=0.5);
+            (self.centres[i % 4], self.cluster_half, r)
+        } else {
+            (Vec3::ZERO, WIDE_HALF_EXTENT - 0.5, 0.5)
+        };
+        let offset = random::vec3_in(rng, -spread..=spread);
+        Sphere::new(centre + offset, r)
+    }
+
+    /// Draws (32-bit words of the stream) taken by spheres `0..i`.
+    fn draws_before(&self, i: usize) -> u128 {
+        let clustered = i.min(self.clustered) as u128;
+        4 * clustered + 3 * (i as u128 - clustered)
+    }
+}
+
+/// Radii of the mixed-radii scene are log-uniform in [lo, hi].
+const MIXED_RADII: (f32, f32) = (0.1, 10.0);
+
+/// One radius of the mixed-radii scene (one draw). All n radii come first in the stream.
+fn mixed_radius(rng: &mut ChaCha8Rng) -> f32 {
+    let (lo, hi) = MIXED_RADII;
+    let log_r: f32 = rng.random_range(lo.ln()..=hi.ln());
+    log_r.exp()
+}
+
+/// The volume of a sphere of radius `r` as the mixed-radii scene sums it (f32, in this order).
+fn sphere_volume(r: f32) -> f32 {
+    4.0 / 3.0 * std::f32::consts::PI * r * r * r
+}
+
+/// Half side of the mixed-radii box for spheres of total volume `volume`: about 5% volume
+/// fraction, and room for the largest sphere.
+fn mixed_radii_half_extent(volume: f32) -> f32 {
+    0.5 * (volume / 0.05).cbrt().max(2.0 * MIXED_RADII.1 + 1.0)
+}
+
+/// A mixed-radii sphere of radius `r` in the box `±half` (three draws) and its velocity,
+/// uniform in [-0.5, 0.5]^3 (three draws).
+fn mixed_radii_sphere(rng: &mut ChaCha8Rng, half: f32, r: f32) -> (Sphere, Vec3) {
+    let inner = (half - r).max(0.0);
+    let c = random::vec3_in(rng, -inner..=inner);
+    (Sphere::new(c, r), random::vec3_in(rng, -0.5..=0.5))
 }
 
 #[cfg(test)]

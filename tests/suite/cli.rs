@@ -302,3 +302,19 @@ fn bench_threads_sets_the_pool() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Without the `mpi` feature, `dist` exists and says how to get it (exit 2), after its
+/// arguments are checked like any command's.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn dist_without_mpi_says_how_to_build_it() {
+    let out = sweepfan()
+        .args(["dist", "--scene", "paper", "--n", "100"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--features mpi"), "{stderr}");
+    fails_naming(&["dist", "--method", "nope"], "nope");
+    fails_naming(&["dist", "--adapters", "all"], "--adapters");
+}

@@ -1,7 +1,7 @@
 //! The layering of `src/` (docs/design.md §8): each layer names only the layers to its left.
 //!
 //! `error` <- `geom` <- `broadphase` <- `scenes`, `events`, `partition` <- `cpu`, `gpu` <- `run` <-
-//! `experiments` <- `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`) never
+//! `experiments`, `dist` <- `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`; `experiments` and `dist`) never
 //! name each other. Every `crate::`
 //! path in a file counts, in code, tests and doc links alike.
 
@@ -16,7 +16,7 @@ fn rank(module: &str) -> Option<u32> {
         "scenes" | "events" | "partition" => 3,
         "cpu" | "gpu" => 4,
         "run" => 5,
-        "experiments" => 6,
+        "experiments" | "dist" => 6,
         "report" => 7,
         _ => return None,
     })

@@ -12,7 +12,9 @@ mod args;
 mod commands;
 
 use clap::{Parser, Subcommand};
-use commands::{bench, default, info, reproduce, selftest, shaders, sort_bench, stress, verify};
+use commands::{
+    bench, default, dist, info, reproduce, selftest, shaders, sort_bench, stress, verify,
+};
 use sweepfan::run::gpu::LazyGpu;
 
 #[derive(Parser)]
@@ -50,6 +52,9 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Double n on the density scene until a time budget or --max-n, verifying every step.
     Stress(stress::StressArgs),
+    /// The broad phase of one scene across MPI ranks: run under mpirun, built with
+    /// --features mpi (each rank a slab of space, ghosts exchanged, pairs exact).
+    Dist(dist::DistArgs),
     /// Print the GPU adapters, limits and features.
     Info,
     /// Check every GPU stage against the CPU reference on this adapter (exit 1 on a mismatch).
@@ -152,6 +157,10 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
             "reproduce sector runs on one adapter (--adapter) with buffers of its own size: \
              --adapters and --max-binding-bytes are not used there"
         ),
+        Some(Command::Dist(_)) if cli.adapters.is_some() => anyhow::bail!(
+            "dist runs one device per rank (rank r on adapter r mod count, or --adapter): \
+             --adapters is not used there; start more ranks instead"
+        ),
         Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(
             "info lists every adapter; --adapters is not used there (--adapter picks the one \
              whose limits it prints)"
@@ -175,6 +184,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         Some(Command::Bench(a)) => bench::exec(a, &mut gpu),
         Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
         Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
+        Some(Command::Dist(a)) => dist::exec(a, cli.adapter.clone(), cli.max_binding_bytes),
         Some(Command::Info) => info::exec(&options),
         Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
         Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),

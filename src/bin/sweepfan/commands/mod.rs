@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod default;
+pub mod dist;
 pub mod info;
 pub mod reproduce;
 pub mod selftest;
