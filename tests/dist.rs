@@ -418,6 +418,17 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
         );
         assert!(stderr.contains(want), "{args:?} under mpirun: {stderr}");
     }
+    // A share larger than a rank's memory (2 GB of address space): refused before it is made.
+    let limited = format!("ulimit -v 2000000; exec {bin} dist --scene density --n 100000000");
+    let out = Command::new("timeout")
+        .args(["-k", "5", "300", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args(["-np", "2", "bash", "-c", &limited])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("rank 1 of 2: too large"), "{stderr}");
+    assert!(stderr.contains("start more ranks"), "{stderr}");
     // An empty scene file: every rank has nothing.
     let empty = d.join("empty.csv");
     std::fs::write(&empty, "x,y,z,r\n").unwrap();

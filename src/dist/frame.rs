@@ -523,6 +523,8 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
                 }
             });
             let spheres = comm.agree(checked)?;
+            let fits = fits_on_this_rank(spheres.len());
+            comm.agree(fits)?;
             for (k, s) in spheres.into_iter().enumerate() {
                 bodies.push(s, Vec3::ZERO, first_id + k as u64);
             }
@@ -533,16 +535,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let (r, size) = (comm.rank, comm.size);
             let range = n * r / size..n * (r + 1) / size;
             let first = range.start as u64;
-            let fits = crate::scenes::memory::check_fits_or(
-                &format!("this rank's {} objects", range.len()),
-                (range.len() as u64).saturating_mul(crate::run::bench::HOST_BYTES_PER_OBJECT),
-                |usable| {
-                    format!(
-                        "start more ranks (about {} objects fit on one)",
-                        usable / crate::run::bench::HOST_BYTES_PER_OBJECT
-                    )
-                },
-            );
+            let fits = fits_on_this_rank(range.len());
             comm.agree(fits)?;
             let scene = crate::scenes::slice::generate_range(*kind, params, range);
             for (k, (s, v)) in scene.spheres.iter().zip(&scene.velocities).enumerate() {
@@ -551,6 +544,17 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             Ok((bodies, scene.half_extent, scene.name))
         }
     }
+}
+
+/// Whether this rank's share of `objects` fits its memory with a frame's working space
+/// (`run::bench::HOST_BYTES_PER_OBJECT` an object).
+fn fits_on_this_rank(objects: usize) -> Result<()> {
+    let per = crate::run::bench::HOST_BYTES_PER_OBJECT;
+    crate::scenes::memory::check_fits_or(
+        &format!("this rank's {objects} objects"),
+        (objects as u64).saturating_mul(per),
+        |usable| format!("start more ranks (about {} objects fit on one)", usable / per),
+    )
 }
 
 /// The method on this rank's backend: on the GPU, `--adapter` or adapter `rank mod count`.
