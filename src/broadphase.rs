@@ -172,12 +172,22 @@ impl Stats {
     }
 }
 
-/// How often a GPU backend made the host wait for the device, and how many compute dispatches
-/// it recorded, cumulative since its device was opened (docs/design.md §6.5).
+/// How often a GPU backend made the host wait for the device, how many compute dispatches it
+/// recorded, what it created on the device and the bytes it moved to and from the host,
+/// cumulative since its device was opened (docs/design.md §6.5, §6.9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DeviceCounts {
     pub host_waits: u64,
     pub dispatches: u64,
+    /// Objects created on the device: bind groups, buffers, timestamp query sets, compute
+    /// pipelines (docs/design.md §6.9).
+    pub bind_groups: u64,
+    pub buffers: u64,
+    pub query_sets: u64,
+    pub pipelines: u64,
+    /// Bytes of mapped staging the host read, and bytes the host wrote to the device.
+    pub bytes_to_host: u64,
+    pub bytes_from_host: u64,
 }
 
 impl DeviceCounts {
@@ -186,6 +196,26 @@ impl DeviceCounts {
         DeviceCounts {
             host_waits: self.host_waits.saturating_sub(before.host_waits),
             dispatches: self.dispatches.saturating_sub(before.dispatches),
+            bind_groups: self.bind_groups.saturating_sub(before.bind_groups),
+            buffers: self.buffers.saturating_sub(before.buffers),
+            query_sets: self.query_sets.saturating_sub(before.query_sets),
+            pipelines: self.pipelines.saturating_sub(before.pipelines),
+            bytes_to_host: self.bytes_to_host.saturating_sub(before.bytes_to_host),
+            bytes_from_host: self.bytes_from_host.saturating_sub(before.bytes_from_host),
+        }
+    }
+
+    /// The counts of `self` and `other` together (several devices).
+    pub fn plus(self, other: DeviceCounts) -> DeviceCounts {
+        DeviceCounts {
+            host_waits: self.host_waits + other.host_waits,
+            dispatches: self.dispatches + other.dispatches,
+            bind_groups: self.bind_groups + other.bind_groups,
+            buffers: self.buffers + other.buffers,
+            query_sets: self.query_sets + other.query_sets,
+            pipelines: self.pipelines + other.pipelines,
+            bytes_to_host: self.bytes_to_host + other.bytes_to_host,
+            bytes_from_host: self.bytes_from_host + other.bytes_from_host,
         }
     }
 }

@@ -421,7 +421,14 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     // A share larger than a rank's memory (2 GB of address space): refused before it is made.
     let limited = format!("ulimit -v 2000000; exec {bin} dist --scene density --n 100000000");
     let out = Command::new("timeout")
-        .args(["-k", "5", "300", "mpirun", "--allow-run-as-root", "--oversubscribe"])
+        .args([
+            "-k",
+            "5",
+            "300",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+        ])
         .args(["-np", "2", "bash", "-c", &limited])
         .output()
         .unwrap();

@@ -553,7 +553,12 @@ fn fits_on_this_rank(objects: usize) -> Result<()> {
     crate::scenes::memory::check_fits_or(
         &format!("this rank's {objects} objects"),
         (objects as u64).saturating_mul(per),
-        |usable| format!("start more ranks (about {} objects fit on one)", usable / per),
+        |usable| {
+            format!(
+                "start more ranks (about {} objects fit on one)",
+                usable / per
+            )
+        },
     )
 }
 

@@ -68,6 +68,8 @@ pub struct GpuContext {
     host_waits: std::sync::atomic::AtomicU64,
     /// Compute dispatches recorded so far ([`Self::note_dispatch`]).
     dispatches: std::sync::atomic::AtomicU64,
+    /// Objects created and bytes moved so far (`context/creation.rs`).
+    totals: creation::Totals,
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
@@ -248,6 +250,7 @@ impl GpuContext {
             errors,
             host_waits: Default::default(),
             dispatches: Default::default(),
+            totals: Default::default(),
             peers: Vec::new(),
         }
     }
@@ -289,12 +292,20 @@ impl GpuContext {
         }
     }
 
-    /// Waits and dispatches so far (see [`crate::broadphase::DeviceCounts`]).
+    /// Waits, dispatches, creations and traffic so far (see
+    /// [`crate::broadphase::DeviceCounts`]).
     pub fn counts(&self) -> crate::broadphase::DeviceCounts {
         use std::sync::atomic::Ordering::Relaxed;
+        let t = &self.totals;
         crate::broadphase::DeviceCounts {
             host_waits: self.host_waits.load(Relaxed),
             dispatches: self.dispatches.load(Relaxed),
+            bind_groups: t.bind_groups.load(Relaxed),
+            buffers: t.buffers.load(Relaxed),
+            query_sets: t.query_sets.load(Relaxed),
+            pipelines: t.pipelines.load(Relaxed),
+            bytes_to_host: t.bytes_to_host.load(Relaxed),
+            bytes_from_host: t.bytes_from_host.load(Relaxed),
         }
     }
 
@@ -438,6 +449,7 @@ impl GpuContext {
         let view = slice
             .get_mapped_range()
             .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+        self.note_bytes_to_host(bytes);
         Ok(read(&view))
     }
 
@@ -466,7 +478,7 @@ impl GpuContext {
 
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
     pub fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
+        self.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
@@ -484,7 +496,7 @@ impl GpuContext {
     ) -> Result<wgpu::Buffer> {
         let bytes = bytes.max(4).next_multiple_of(4);
         self.check_binding(label, bytes)?;
-        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+        Ok(self.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
             usage: wgpu::BufferUsages::STORAGE
@@ -502,7 +514,7 @@ impl GpuContext {
             return Ok(Vec::new());
         }
         let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let staging = self.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -543,7 +555,7 @@ impl GpuContext {
                 resource: buffer.as_entire_binding(),
             })
             .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        self.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
@@ -610,19 +622,17 @@ impl GpuContext {
         let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let no_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: None,
-                module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants,
-                    zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
-                },
-                cache: None,
-            });
+        let pipeline = self.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
+            },
+            cache: None,
+        });
         // Scopes pop in the reverse order of their pushes.
         let no_memory = pollster::block_on(no_memory.pop());
         let internal = pollster::block_on(internal.pop());
@@ -688,6 +698,7 @@ pub fn test_gpu() -> Option<GpuContext> {
     }
 }
 
+mod creation;
 mod limits;
 pub use limits::{
     BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,

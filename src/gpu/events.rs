@@ -192,7 +192,7 @@ impl GpuEvents {
             pad,
             count_index: pairs.count_index,
         };
-        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         let bytes = cap as u64 * 4;
         let keys = ctx
             .ensure_storage(&mut self.keys, "events keys", bytes)?
@@ -301,7 +301,7 @@ impl GpuEvents {
 
     /// Zeroes the overflow count.
     pub fn clear_overflow(&self, ctx: &GpuContext) {
-        ctx.queue.write_buffer(&self.overflow, 0, &[0; 4]);
+        ctx.write_buffer(&self.overflow, 0, &[0; 4]);
     }
 
     /// Makes this frame's list the previous one (after a frame whose pair list was whole).
@@ -320,7 +320,7 @@ impl GpuEvents {
     /// Forgets the previous frame: the next frame's pairs are all found.
     pub fn reset(&mut self, ctx: &GpuContext) {
         for s in &self.sorted {
-            ctx.queue.write_buffer(&s.count, 0, &[0; 4]);
+            ctx.write_buffer(&s.count, 0, &[0; 4]);
         }
     }
 

@@ -94,7 +94,7 @@ impl ParamArena {
     /// Uploads the slots of this frame (call before submitting).
     pub fn flush(&self, ctx: &GpuContext) {
         if !self.slots.is_empty() {
-            ctx.queue.write_buffer(&self.buffer, 0, &self.slots);
+            ctx.write_buffer(&self.buffer, 0, &self.slots);
         }
     }
 }
@@ -112,7 +112,7 @@ pub fn bind(
             resource: resource.clone(),
         })
         .collect();
-    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+    ctx.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
@@ -401,13 +401,11 @@ mod tests {
             .iter()
             .flat_map(|&(d, s)| [d.to_bits(), s.to_bits()])
             .collect();
-        let io = ctx
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("cells io"),
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
+        let io = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cells io"),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
         let pipe = ctx.pipeline(&m, "cells", &[]).unwrap();
         let bg = bind(&ctx, &pipe, &[(3, io.as_entire_binding())]);
         let mut enc = ctx.device.create_command_encoder(&Default::default());

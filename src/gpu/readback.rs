@@ -88,7 +88,7 @@ impl Readback {
                 .next_multiple_of(REGION_ALIGN)
                 .min(max / REGION_ALIGN * REGION_ALIGN)
                 .max(need);
-            self.staging = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            self.staging = Some(ctx.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(self.label),
                 size: grown,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
@@ -135,8 +135,8 @@ mod tests {
         let bb = ctx
             .storage_buffer("b", 12, wgpu::BufferUsages::empty())
             .unwrap();
-        ctx.queue.write_buffer(&ba, 0, bytemuck::cast_slice(&a));
-        ctx.queue.write_buffer(&bb, 0, bytemuck::cast_slice(&b));
+        ctx.write_buffer(&ba, 0, bytemuck::cast_slice(&a));
+        ctx.write_buffer(&bb, 0, bytemuck::cast_slice(&b));
         let mut rb = Readback::new("test readback");
         for round in 0..2 {
             rb.clear();

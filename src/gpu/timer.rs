@@ -26,12 +26,12 @@ impl PassTimer {
             };
         }
         let count = 2 * capacity;
-        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+        let query_set = ctx.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("pass timer"),
             ty: wgpu::QueryType::Timestamp,
             count,
         });
-        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        let resolve = ctx.create_buffer(&wgpu::BufferDescriptor {
             label: Some("pass timer resolve"),
             size: 8 * count as u64,
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,

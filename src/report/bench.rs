@@ -53,7 +53,42 @@ pub fn rows_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &traffic_lines(rows)
+    t.render() + &traffic_lines(rows) + &creation_lines(rows)
+}
+
+/// For GPU rows: what each frame created on the device and moved to and from the host, once
+/// sizes are stable (docs/design.md §6.9); empty when no row counts them.
+pub fn creation_lines(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let (Some(c), Some(to), Some(from)) = (
+            r.created_per_frame,
+            r.bytes_to_host_per_frame,
+            r.bytes_from_host_per_frame,
+        ) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str(
+                "\nper GPU frame after the first two (counts, any device): objects created; \
+                 bytes to and from the host\n",
+            );
+        }
+        out.push_str(&format!(
+            "  {} [{}] n = {}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB \
+             to host, {:.1} KiB from host\n",
+            r.method,
+            r.backend.as_str(),
+            r.n,
+            c.bind_groups,
+            c.buffers,
+            c.query_sets,
+            c.pipelines,
+            to / 1024.0,
+            from / 1024.0
+        ));
+    }
+    out
 }
 
 /// For GPU rows with a device-traffic model (docs/design.md §9.9): one line each, its total and
@@ -191,7 +226,7 @@ pub fn stress_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &traffic_lines(rows)
+    t.render() + &traffic_lines(rows) + &creation_lines(rows)
 }
 
 /// `sort-bench`: one line per (size, configuration).
@@ -222,5 +257,32 @@ pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
             },
         ]);
     }
-    t.render()
+    let mut out = t.render();
+    for r in rows {
+        if let (Some(c), Some(to), Some(from)) = (
+            r.created_per_frame,
+            r.bytes_to_host_per_frame,
+            r.bytes_from_host_per_frame,
+        ) {
+            if !out.contains("per sort after") {
+                out.push_str(
+                    "\nper sort after the first two timed (counts, any device): objects created; \
+                     bytes to and from the host\n",
+                );
+            }
+            out.push_str(&format!(
+                "  n = {} {}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB \
+                 to host, {:.1} KiB from host\n",
+                r.n,
+                r.config,
+                c.bind_groups,
+                c.buffers,
+                c.query_sets,
+                c.pipelines,
+                to / 1024.0,
+                from / 1024.0
+            ));
+        }
+    }
+    out
 }

@@ -10,7 +10,9 @@ use crate::error::{Error, Result, ResultExt};
 use crate::events::EventTracker;
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
-use crate::run::row::{FrameEventCounts, Row, cpu_device, fill_speedups, traffic_fields};
+use crate::run::row::{
+    CreatedPerFrame, FrameEventCounts, Row, cpu_device, fill_speedups, traffic_fields,
+};
 use crate::run::verify::{Comparison, compare_pairs};
 use crate::scenes::Scene;
 use crate::scenes::SceneParams;
@@ -71,6 +73,38 @@ impl Measurement {
             median(&self.device.iter().map(|d| f(d) as f64).collect::<Vec<_>>())
         };
         (Some(per(|d| d.host_waits)), Some(per(|d| d.dispatches)))
+    }
+
+    /// Creations and host traffic per frame once sizes are stable: medians over the frames
+    /// after the first two (the last frame alone when there are no more), when the backend
+    /// counts them (docs/design.md §6.9).
+    pub fn steady_device(&self) -> Option<(CreatedPerFrame, f64, f64)> {
+        let frames = match self.device.len() {
+            0 => return None,
+            1..=2 => &self.device[self.device.len() - 1..],
+            _ => &self.device[2..],
+        };
+        let per = |f: fn(&DeviceCounts) -> u64| {
+            median(&frames.iter().map(|d| f(d) as f64).collect::<Vec<_>>())
+        };
+        Some((
+            CreatedPerFrame {
+                bind_groups: per(|d| d.bind_groups),
+                buffers: per(|d| d.buffers),
+                query_sets: per(|d| d.query_sets),
+                pipelines: per(|d| d.pipelines),
+            },
+            per(|d| d.bytes_to_host),
+            per(|d| d.bytes_from_host),
+        ))
+    }
+
+    /// The [`Row`] fields of [`Self::steady_device`].
+    pub fn steady_fields(&self) -> (Option<CreatedPerFrame>, Option<f64>, Option<f64>) {
+        match self.steady_device() {
+            Some((c, to, from)) => (Some(c), Some(to), Some(from)),
+            None => (None, None, None),
+        }
     }
 
     pub fn median_ms(&self) -> f64 {
@@ -366,6 +400,9 @@ pub fn measure(
                 events: FrameEventCounts::of(&m),
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
+                created_per_frame: m.steady_fields().0,
+                bytes_to_host_per_frame: m.steady_fields().1,
+                bytes_from_host_per_frame: m.steady_fields().2,
                 shape: None,
                 parts: bp.parts(),
             });

@@ -54,6 +54,16 @@ pub struct Row {
     /// GPU rows: compute dispatches recorded per frame (mean).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispatches_per_frame: Option<f64>,
+    /// GPU rows: objects created on the device per frame once sizes are stable (the median over
+    /// the frames after the first two; docs/design.md §6.9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_per_frame: Option<CreatedPerFrame>,
+    /// GPU rows: bytes the host read from mapped staging, and wrote to the device, per frame
+    /// (the same median).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_to_host_per_frame: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_from_host_per_frame: Option<f64>,
     /// With `bench --events`: found and lost pairs per frame (flattened into the row).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub events: Option<FrameEventCounts>,
@@ -63,6 +73,15 @@ pub struct Row {
     /// How the last timed frame was split into parts (docs/design.md §2.10), when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<crate::broadphase::PartsReport>,
+}
+
+/// Device objects created per frame (medians over frames), by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CreatedPerFrame {
+    pub bind_groups: f64,
+    pub buffers: f64,
+    pub query_sets: f64,
+    pub pipelines: f64,
 }
 
 /// Where the numbers came from.

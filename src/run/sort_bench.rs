@@ -29,6 +29,11 @@ pub struct SortRow {
     /// Sorted by key, stable, and a permutation of the input (checked on the last repetition).
     pub verified: bool,
     pub device: String,
+    /// Per sort (keys written, sorted, timestamps read): objects created and bytes moved, the
+    /// median over the timed runs after the first two (docs/design.md §6.9).
+    pub created_per_frame: Option<crate::run::row::CreatedPerFrame>,
+    pub bytes_to_host_per_frame: Option<f64>,
+    pub bytes_from_host_per_frame: Option<f64>,
 }
 
 /// Host bytes per key of one size, at most: keys and values (8), their read-back copies (8),
@@ -104,12 +109,13 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
         )?;
         for (name, sort) in &mut configs {
             let mut times = Vec::with_capacity(cfg.reps);
+            let mut counts = crate::run::bench::Measurement::default();
             let mut verified = false;
             // One warm-up run (pipelines, scratch buffers), then the timed ones.
             for rep in 0..=cfg.reps {
-                ctx.queue.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
-                ctx.queue
-                    .write_buffer(&vb, 0, bytemuck::cast_slice(&values));
+                let before = ctx.counts();
+                ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
+                ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
                 ctx.wait()?;
                 timer.reset();
                 let last = rep == cfg.reps;
@@ -143,6 +149,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 let wall = t.elapsed().as_secs_f64();
                 if rep > 0 {
                     times.push(if ctx.has_timestamps() { gpu_s } else { wall });
+                    counts.device.push(ctx.counts().since(before));
                 }
                 verified = ok;
             }
@@ -161,6 +168,9 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 },
                 verified,
                 device: device.clone(),
+                created_per_frame: counts.steady_fields().0,
+                bytes_to_host_per_frame: counts.steady_fields().1,
+                bytes_from_host_per_frame: counts.steady_fields().2,
             });
             debug_assert!(name != "plan" || (sort.variant(), sort.rounds()) == plan_for(ctx, n32));
         }

@@ -207,6 +207,9 @@ impl Stress {
                 events: None,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
+                created_per_frame: m.steady_fields().0,
+                bytes_to_host_per_frame: m.steady_fields().1,
+                bytes_from_host_per_frame: m.steady_fields().2,
                 shape: None,
                 parts: self.method.parts(),
             });

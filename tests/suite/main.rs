@@ -16,6 +16,7 @@ mod cpu_vs_brute;
 mod csv_readers;
 mod events;
 mod fuzz_scenes;
+mod gpu_counters;
 mod gpu_errors;
 mod gpu_events;
 mod gpu_figures;

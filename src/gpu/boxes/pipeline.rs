@@ -540,6 +540,6 @@ fn upload(
     bytes: &[u8],
 ) -> Result<()> {
     let buffer = ctx.ensure_storage(slot, label, bytes.len() as u64)?;
-    ctx.queue.write_buffer(buffer, 0, bytes);
+    ctx.write_buffer(buffer, 0, bytes);
     Ok(())
 }

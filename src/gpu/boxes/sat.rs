@@ -175,7 +175,7 @@ impl GpuSat {
             count_index: candidates.count_index,
             max_groups_x: ctx.limits.max_compute_workgroups_per_dimension,
         };
-        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.out_count, 0, None);
 
         let prepare_group = ctx.bind_buffers(
@@ -326,8 +326,7 @@ impl GpuSat {
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
         let buf = ctx.ensure_storage(&mut self.frames, "SAT box frames", bytes)?;
-        ctx.queue
-            .write_buffer(buf, 0, bytemuck::cast_slice::<ObbFrame, u8>(&frames));
+        ctx.write_buffer(buf, 0, bytemuck::cast_slice::<ObbFrame, u8>(&frames));
         let buf = buf.clone();
         self.run_host_candidates(ctx, SatKind::Obbs(buf, n), candidates, out, start)
     }
@@ -346,14 +345,12 @@ impl GpuSat {
         let vertices = ctx
             .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?
             .clone();
-        ctx.queue
-            .write_buffer(&vertices, 0, bytemuck::cast_slice(&set.vertices));
+        ctx.write_buffer(&vertices, 0, bytemuck::cast_slice(&set.vertices));
         let ob = 4 * set.offsets.len() as u64;
         let offsets = ctx
             .ensure_storage(&mut self.offsets, "SAT polygon offsets", ob)?
             .clone();
-        ctx.queue
-            .write_buffer(&offsets, 0, bytemuck::cast_slice(&set.offsets));
+        ctx.write_buffer(&offsets, 0, bytemuck::cast_slice(&set.offsets));
         self.run_host_candidates(
             ctx,
             SatKind::Polygons(vertices, offsets, n),
@@ -387,9 +384,8 @@ impl GpuSat {
             let cand = ctx
                 .ensure_storage(&mut self.candidates, "SAT candidates", bytes)?
                 .clone();
-            ctx.queue
-                .write_buffer(&cand, 0, bytemuck::cast_slice(chunk));
-            ctx.queue.write_buffer(
+            ctx.write_buffer(&cand, 0, bytemuck::cast_slice(chunk));
+            ctx.write_buffer(
                 &self.candidate_count,
                 0,
                 bytemuck::bytes_of(&(chunk.len() as u32)),

@@ -84,7 +84,7 @@ fn device_reports_limits_and_reads_back() {
     let buf = ctx
         .storage_buffer("t", 4000, wgpu::BufferUsages::empty())
         .unwrap();
-    ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
+    ctx.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
     assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
     let too_big = ctx.limits.max_storage_buffer_binding_size + 4;
     let e = ctx.check_binding("pairs", too_big).unwrap_err().to_string();

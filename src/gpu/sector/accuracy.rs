@@ -106,13 +106,12 @@ impl SectorExperimentGpu {
                 return Err(Error::Gpu("sector buffers missing".into()));
             };
             let params: Vec<RotationParams> = chunk.iter().map(RotationParams::new).collect();
-            ctx.queue
-                .write_buffer(rot_buf, 0, bytemuck::cast_slice(&params));
+            ctx.write_buffer(rot_buf, 0, bytemuck::cast_slice(&params));
             let p = Params {
                 rotation_count: chunk.len() as u32,
                 groups_per_rotation: GROUPS_PER_ROTATION,
             };
-            ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
+            ctx.write_buffer(&self.params, 0, &p.to_bytes()?);
             let buffers = [(0, rot_buf), (1, hist_buf), (2, &self.params)];
             let bind = ctx.bind_buffers("sector", &self.pipeline, &buffers);
             let hist_len = chunk.len() * 64;

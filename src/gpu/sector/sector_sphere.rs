@@ -135,18 +135,15 @@ impl SectorSphereGpu {
             return Err(Error::Gpu("sector-sphere buffers missing".into()));
         };
         let gpu_sectors: Vec<GpuSector> = sectors.iter().map(GpuSector::from).collect();
-        ctx.queue
-            .write_buffer(sec_buf, 0, bytemuck::cast_slice(&gpu_sectors));
-        ctx.queue
-            .write_buffer(sph_buf, 0, bytemuck::cast_slice(spheres));
-        ctx.queue
-            .write_buffer(pair_buf, 0, bytemuck::cast_slice(pairs));
+        ctx.write_buffer(sec_buf, 0, bytemuck::cast_slice(&gpu_sectors));
+        ctx.write_buffer(sph_buf, 0, bytemuck::cast_slice(spheres));
+        ctx.write_buffer(pair_buf, 0, bytemuck::cast_slice(pairs));
         let p = Params {
             pair_count: count_u32("sector-sphere pairs", pairs.len())?,
             sector_count: count_u32("sectors", sectors.len())?,
             sphere_count: count_u32("spheres", spheres.len())?,
         };
-        ctx.queue.write_buffer(&self.params, 0, &p.to_bytes()?);
+        ctx.write_buffer(&self.params, 0, &p.to_bytes()?);
         let buffers = [
             (0, sec_buf),
             (1, sph_buf),

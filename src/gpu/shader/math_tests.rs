@@ -70,12 +70,11 @@ pub(super) fn run_kernel(
     let module = ctx.shader(entry, source).unwrap();
     let pipeline = ctx.pipeline(&module, entry, &[]).unwrap();
     let init = |label, contents, usage| {
-        ctx.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
+        ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
     };
     let input = init(
         "kernel cases",

@@ -162,23 +162,21 @@ mod tests {
 
             for ballots_only in [false, true] {
                 let pipeline = scatter_pipeline(&ctx, 1, ballots_only).unwrap();
-                let params = ctx
-                    .device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: None,
-                        contents: bytemuck::cast_slice(&[shift, mask, 0, 0]),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
+                let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytemuck::cast_slice(&[shift, mask, 0, 0]),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
                 let make = |data: &[u32]| {
                     let b = ctx
                         .storage_buffer("t", data.len() as u64 * 4, wgpu::BufferUsages::empty())
                         .unwrap();
-                    ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+                    ctx.write_buffer(&b, 0, bytemuck::cast_slice(data));
                     b
                 };
                 let (kb, hb, vb) = (make(&keys), make(&hist), make(&values));
                 let (ko, vo) = (make(&vec![0; n]), make(&vec![0; n]));
-                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
                     layout: &pipeline.get_bind_group_layout(0),
                     entries: &[
@@ -258,14 +256,12 @@ mod tests {
                 [w(0), w(1), w(2), w(3), lane, 0, 0, 0]
             })
             .collect();
-        let buf = ctx
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ballot io"),
-                contents: bytemuck::cast_slice(&words),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let buf = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("ballot io"),
+            contents: bytemuck::cast_slice(&words),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
             entries: &[wgpu::BindGroupEntry {

@@ -121,7 +121,7 @@ impl ExclusiveScan {
                     a_len: u32,
                     b: &wgpu::Buffer,
                     b_len: u32| {
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            ctx.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("scan"),
                 layout: &pipeline.get_bind_group_layout(0),
                 entries: &[exact_binding(0, a, a_len), exact_binding(1, b, b_len)],
@@ -240,14 +240,12 @@ mod tests {
         let data = ctx
             .storage_buffer("data", padded.len() as u64 * 4, wgpu::BufferUsages::empty())
             .unwrap();
-        ctx.queue
-            .write_buffer(&data, 0, bytemuck::cast_slice(&padded));
+        ctx.write_buffer(&data, 0, bytemuck::cast_slice(&padded));
         // Total at an offset that is not binding-aligned, next to a value that must survive.
         let total = ctx
             .storage_buffer("total", 16, wgpu::BufferUsages::empty())
             .unwrap();
-        ctx.queue
-            .write_buffer(&total, 0, bytemuck::cast_slice(&[7u32, 0xFFFF_FFFF, 9, 9]));
+        ctx.write_buffer(&total, 0, bytemuck::cast_slice(&[7u32, 0xFFFF_FFFF, 9, 9]));
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         scan.encode(ctx, &mut enc, &data, n as u32, &total, 4, None)
             .unwrap();

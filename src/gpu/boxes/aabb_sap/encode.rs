@@ -46,7 +46,7 @@ impl GpuAabbSap {
             let bytes: &[u8] = bytemuck::cast_slice(&layout.wide);
             let buffer =
                 ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", bytes.len() as u64)?;
-            ctx.queue.write_buffer(buffer, 0, bytes);
+            ctx.write_buffer(buffer, 0, bytes);
         } else {
             // The bind group needs a buffer; nothing reads it.
             ctx.ensure_storage(&mut self.wide, "aabb_sap wide shapes", 4)?;
@@ -63,7 +63,7 @@ impl GpuAabbSap {
             wide_count: wide_count as u32,
             wide_lanes,
         };
-        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.counters, 0, None);
         let s = self.scratch.as_ref().expect("allocated above");
         let grid = |(x, y): (u32, u32)| [x, y, 1];

@@ -6,7 +6,7 @@ fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
     let b = ctx
         .storage_buffer("test input", data.len() as u64, wgpu::BufferUsages::empty())
         .unwrap();
-    ctx.queue.write_buffer(&b, 0, data);
+    ctx.write_buffer(&b, 0, data);
     b
 }
 

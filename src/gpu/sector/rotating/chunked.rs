@@ -38,14 +38,12 @@ impl RotatingGpu {
         let aabb_buf = self.aabbs.get(ctx, "rotating box aabbs", k as u64 * 32)?;
         let sector_buf = self.sectors.get(ctx, "rotating sectors", k as u64 * 64)?;
         let counts = self.counts.get(ctx, "rotating counts", k as u64 * 4)?;
-        ctx.queue
-            .write_buffer(&aabb_buf, 0, bytemuck::cast_slice(&aabbs));
-        ctx.queue
-            .write_buffer(&sector_buf, 0, bytemuck::cast_slice(&sectors));
-        ctx.queue.write_buffer(&self.totals, 0, &[0u8; 16]);
+        ctx.write_buffer(&aabb_buf, 0, bytemuck::cast_slice(&aabbs));
+        ctx.write_buffer(&sector_buf, 0, bytemuck::cast_slice(&sectors));
+        ctx.write_buffer(&self.totals, 0, &[0u8; 16]);
         params.boxes = UVec4::new(k, 0, k, 0);
         params.chunk = UVec4::ZERO;
-        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         // The count pass binds the candidate buffer too (the shared box visitor can write).
         let capacity = self.candidate_capacity(ctx);
         let candidates = self
@@ -144,8 +142,8 @@ impl RotatingGpu {
                 hit_room as u32,
                 want_hits as u32,
             );
-            ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
-            ctx.queue.write_buffer(&self.totals, 0, &[0u8; 4]);
+            ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
+            ctx.write_buffer(&self.totals, 0, &[0u8; 4]);
             let mut timer = PassTimer::new(ctx, 2);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             self.run_pass(

@@ -151,7 +151,7 @@ impl RotatingGpu {
         ctx.check_workgroup("the rotating-box frame", WORKGROUP)?;
         let module = ctx.shader_file("sector/rotating.wgsl")?;
         let small = |label| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            ctx.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: 16,
                 usage: wgpu::BufferUsages::STORAGE
@@ -285,9 +285,8 @@ impl RotatingGpu {
         let starts = self
             .starts
             .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
-        ctx.queue
-            .write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
-        ctx.queue.write_buffer(&self.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
+        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         let mut timer = std::mem::replace(&mut self.timer, PassTimer::new(ctx, 0));
         timer.reset();
         let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -517,11 +516,9 @@ impl RotatingGpu {
         let sector_buf = slot.sectors.get(ctx, "rotating sectors", k as u64 * 64)?;
         let counts = slot.counts.get(ctx, "rotating counts", k as u64 * 4)?;
         let hits = slot.hits.get(ctx, "rotating hit pairs", hit_room * 8)?;
-        ctx.queue
-            .write_buffer(&aabb_buf, 0, bytemuck::cast_slice(aabbs));
-        ctx.queue
-            .write_buffer(&sector_buf, 0, bytemuck::cast_slice(sectors));
-        ctx.queue.write_buffer(&slot.params, 0, &params.to_bytes()?);
+        ctx.write_buffer(&aabb_buf, 0, bytemuck::cast_slice(aabbs));
+        ctx.write_buffer(&sector_buf, 0, bytemuck::cast_slice(sectors));
+        ctx.write_buffer(&slot.params, 0, &params.to_bytes()?);
         enc.clear_buffer(&slot.totals, 0, None);
         let timer = &mut slot.timer;
         timer.reset();

@@ -9,7 +9,6 @@ use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::sort::radix_sort_subgroup;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
 use crate::gpu::timer::PassTimer;
-use wgpu::util::DeviceExt;
 
 /// Invocations per workgroup; must match `WG` in `shaders/sort/radix_sort.wgsl`.
 const WORKGROUP: u32 = 256;
@@ -219,13 +218,11 @@ impl RadixSort {
                 table[at..at + 8].copy_from_slice(bytemuck::cast_slice(&words));
             }
         }
-        let params = ctx
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("radix pass params"),
-                contents: &table,
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("radix pass params"),
+            contents: &table,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
         let mut sort = Self {
             module,
             choice,
@@ -480,8 +477,8 @@ impl RadixSort {
         let bytes = n as u64 * 4;
         let kb = ctx.storage_buffer("sort keys", bytes, wgpu::BufferUsages::empty())?;
         let vb = ctx.storage_buffer("sort values", bytes, wgpu::BufferUsages::empty())?;
-        ctx.queue.write_buffer(&kb, 0, bytemuck::cast_slice(keys));
-        ctx.queue.write_buffer(&vb, 0, bytemuck::cast_slice(values));
+        ctx.write_buffer(&kb, 0, bytemuck::cast_slice(keys));
+        ctx.write_buffer(&vb, 0, bytemuck::cast_slice(values));
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         self.encode(ctx, &mut encoder, &kb, &vb, n, key_bits, None)?;
         ctx.queue.submit([encoder.finish()]);
@@ -517,7 +514,7 @@ fn record_pass(
     entries: &[wgpu::BindGroupEntry<'_>],
     (x, y): (u32, u32),
 ) {
-    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+    let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(stage),
         layout: &pipeline.get_bind_group_layout(0),
         entries,

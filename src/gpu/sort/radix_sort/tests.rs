@@ -112,8 +112,8 @@ fn wgsl_ordered_u32_matches_rust() {
     let buf = ctx
         .storage_buffer("io", bits.len() as u64 * 4, wgpu::BufferUsages::empty())
         .unwrap();
-    ctx.queue.write_buffer(&buf, 0, bytemuck::cast_slice(&bits));
-    let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+    ctx.write_buffer(&buf, 0, bytemuck::cast_slice(&bits));
+    let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
         layout: &pipeline.get_bind_group_layout(0),
         entries: &[exact_binding(0, &buf, bits.len() as u32)],
@@ -183,7 +183,7 @@ fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
         let b = ctx
             .storage_buffer("b", len as u64 * 4, wgpu::BufferUsages::empty())
             .unwrap();
-        ctx.queue.write_buffer(&b, 0, bytemuck::cast_slice(data));
+        ctx.write_buffer(&b, 0, bytemuck::cast_slice(data));
         b
     };
     let (k1, v1, k2, v2) = (make(&keys), make(&values), make(&keys), make(&values));

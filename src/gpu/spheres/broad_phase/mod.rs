@@ -327,8 +327,7 @@ impl GpuBroadPhase {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         match source {
             Source::Host(spheres) => {
-                ctx.queue
-                    .write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres))
+                ctx.write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres))
             }
             Source::Device(buffer) => {
                 enc.copy_buffer_to_buffer(buffer, 0, &res.spheres, 0, n as u64 * 16)
@@ -340,8 +339,7 @@ impl GpuBroadPhase {
             Source::Host(_) => &EXTENTS_INIT,
             Source::Device(_) => &EXTENTS_INIT[..7],
         };
-        ctx.queue
-            .write_buffer(&self.ext, 0, bytemuck::cast_slice(init));
+        ctx.write_buffer(&self.ext, 0, bytemuck::cast_slice(init));
         self.arena.reset();
         self.timer.reset();
         let arena = &mut self.arena;
@@ -545,7 +543,13 @@ impl BroadPhase for GpuBroadPhase {
     }
 
     fn device_counts(&self) -> Option<crate::broadphase::DeviceCounts> {
-        Some(self.ctx.counts())
+        // The peers' parts count too (`--adapters`).
+        Some(
+            self.ctx
+                .peers()
+                .iter()
+                .fold(self.ctx.counts(), |all, peer| all.plus(peer.counts())),
+        )
     }
 
     fn track_events(&mut self, on: bool) -> Result<bool> {

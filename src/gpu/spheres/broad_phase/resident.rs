@@ -128,7 +128,7 @@ impl GpuBroadPhase {
                 overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
             )
         })?;
-        self.ctx.queue.write_buffer(&self.ext, 28, &[0; 4]);
+        self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
         if let Some(ev) = &self.events {
             ev.clear_overflow(&self.ctx);
         }
