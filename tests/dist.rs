@@ -201,7 +201,7 @@ fn one_to_four_ranks_agree_and_per_rank_files_hold_each_pair_once() {
             );
             let mut all = Vec::new();
             for r in 0..ranks {
-                let mine = read_pairs(&per_rank.join(format!("rank-{r}.csv")));
+                let mine = read_pairs(&per_rank.join(format!("pairs-rank-{r}.csv")));
                 assert!(mine.windows(2).all(|w| w[0] < w[1]), "{what}: rank {r}");
                 all.extend(mine);
             }
@@ -210,6 +210,35 @@ fn one_to_four_ranks_agree_and_per_rank_files_hold_each_pair_once() {
             all.dedup();
             assert_eq!(all.len(), found, "{what}: a pair on two ranks");
             same(&all, &expected, &what);
+            // The same directory for the events: their own files beside the pairs'.
+            if ranks == 4 && backend == "cpu" {
+                let again = mpirun(
+                    2,
+                    &[
+                        "dist",
+                        "--scene-file",
+                        path.to_str().unwrap(),
+                        "--pairs-out",
+                        per_rank.to_str().unwrap(),
+                        "--events-out",
+                        per_rank.to_str().unwrap(),
+                    ],
+                );
+                ok(again, "2 ranks into the directory of 4");
+                // Rank 2 and 3's files of the run before are gone: the union is this run's.
+                assert!(!per_rank.join("pairs-rank-2.csv").exists());
+                assert!(!per_rank.join("pairs-rank-3.csv").exists());
+                let mut two = read_pairs(&per_rank.join("pairs-rank-0.csv"));
+                two.extend(read_pairs(&per_rank.join("pairs-rank-1.csv")));
+                canonicalize(&mut two);
+                same(&two, &expected, "2 ranks");
+                let events = read_events(&per_rank.join("events-rank-0.csv"), 1);
+                let more = read_events(&per_rank.join("events-rank-1.csv"), 1);
+                let mut found = events[0].0.clone();
+                found.extend(&more[0].0);
+                canonicalize(&mut found);
+                same(&found, &expected, "frame 0 events: every pair found");
+            }
             // The table reports the run on rank 0 only, once.
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(stdout.matches("dist: grid").count(), 1, "{what}: {stdout}");
@@ -373,6 +402,27 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("rank 2 of 3"), "{stderr}");
     assert!(stderr.contains("no-such-adapter"), "{stderr}");
+
+    // Ranks started with other arguments would run other collectives: refused, not hung.
+    let out = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "300",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+        ])
+        .args(["-np", "2", bin, "dist", "--frames", "3"])
+        .args([":", "-np", "1", bin, "dist", "--frames", "4"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rank 2 was started with other dist arguments"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -387,6 +437,12 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
         (vec!["--rebalance".into(), "1".into()], "--rebalance 1"),
         (vec!["--rebalance".into(), "NaN".into()], "--rebalance"),
         (vec!["--method".into(), "nope".into()], "nope"),
+        (vec!["--frames".into(), "0".into()], "--frames"),
+        (vec!["--frames".into(), "4294967297".into()], "--frames"),
+        (
+            vec!["--pairs-out".into(), "-".into()],
+            "not standard output",
+        ),
         (
             vec!["--pairs-out".into(), "/nonexistent/dir/p.csv".into()],
             "/nonexistent/dir",

@@ -11,13 +11,16 @@ use mpi::traits::*;
 
 /// Most words one all-to-all round moves into one rank, over all its sources: the receive
 /// buffer's offsets must fit MPI's 32-bit counts.
-const ROUND_WORDS: u64 = 1 << 29;
+/// 2^28 words (1 GiB): under the 2 GiB messages some MPI libraries mishandle.
+const ROUND_WORDS: u64 = 1 << 28;
 
 /// The world communicator, with the bytes this rank has sent to and received from others.
 pub struct Comm {
     world: SimpleCommunicator,
     pub rank: usize,
     pub size: usize,
+    /// This rank's index among the ranks sharing its machine.
+    pub local_rank: usize,
     /// Bytes sent to other ranks (not to itself) by [`Comm::exchange`], since the last
     /// [`Comm::take_traffic`].
     sent: u64,
@@ -27,10 +30,12 @@ pub struct Comm {
 impl Comm {
     pub fn new(world: SimpleCommunicator) -> Comm {
         let (rank, size) = (world.rank() as usize, world.size() as usize);
+        let local_rank = world.split_shared(world.rank()).rank() as usize;
         Comm {
             world,
             rank,
             size,
+            local_rank,
             sent: 0,
             received: 0,
         }

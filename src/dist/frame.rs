@@ -6,7 +6,7 @@ use super::comm::Comm;
 use super::{DistInput, DistOptions, DistReport, FrameRow, RankRow};
 use crate::broadphase::{Backend, BroadPhase, Pair};
 use crate::error::{Error, Result};
-use crate::geom::radii::{BINS, Histogram, bin};
+use crate::geom::radii::{BINS, GIANTS_MAX, Histogram, bin};
 use crate::geom::sphere::Sphere;
 use crate::gpu::{GpuContext, GpuOptions};
 use crate::partition::slabs::{GhostRoutes, GlobalPair, Slabs, global_pair, slab_reach};
@@ -60,6 +60,10 @@ pub(super) struct World {
     events: Vec<(u32, u32, GlobalPair)>,
     load_seconds: f64,
     sums: Sums,
+    /// Pairs whose signs summed past one (a method returned a pair twice): an error.
+    duplicates: u64,
+    /// This rank's index among the ranks on its machine (picks its adapter).
+    local_rank: usize,
 }
 
 impl World {
@@ -79,7 +83,9 @@ impl World {
         let counts = comm.sum_u64(&h.count.map(|c| c as u64));
         let max_bits = comm.max_u32s(&h.max_bits);
         for b in 0..BINS {
-            h.count[b] = counts[b].min(u32::MAX as u64) as u32;
+            // The rule compares counts with GIANTS_MAX only: capped there, billions of objects
+            // in a bin cannot overflow its sums.
+            h.count[b] = counts[b].min(GIANTS_MAX as u64 + 1) as u32;
             h.max_bits[b] = max_bits[b];
         }
         let (split, _) = h.decide();
@@ -121,9 +127,11 @@ impl World {
             events: Vec::new(),
             load_seconds: 0.0,
             sums: Sums::default(),
+            duplicates: 0,
+            local_rank: comm.local_rank,
         };
         world.send_to_owners(comm);
-        let opened = open_method(options, comm.rank);
+        let opened = open_method(options, world.local_rank);
         let (broad_phase, device) = comm.agree(opened)?;
         (world.broad_phase, world.device) = (broad_phase, device);
         comm.take_traffic();
@@ -208,6 +216,15 @@ impl World {
         } else {
             (0, 0)
         };
+        let duplicated = if self.duplicates > 0 {
+            Err(Error::Config(format!(
+                "{} pairs were found twice in frame {frame}: the method returned duplicates",
+                self.duplicates
+            )))
+        } else {
+            Ok(())
+        };
+        comm.agree(duplicated)?;
         let (event_sent, _) = comm.take_traffic();
         let done = Instant::now();
 
@@ -360,7 +377,12 @@ impl World {
             let kind = match net {
                 1 => 0,
                 -1 => 1,
-                _ => continue,
+                0 => continue,
+                // A pair gained twice: some rank's method returned it twice.
+                _ => {
+                    self.duplicates += 1;
+                    continue;
+                }
             };
             if kind == 0 {
                 found += 1;
@@ -562,7 +584,8 @@ fn fits_on_this_rank(objects: usize) -> Result<()> {
     )
 }
 
-/// The method on this rank's backend: on the GPU, `--adapter` or adapter `rank mod count`.
+/// The method on this rank's backend: on the GPU, `--adapter` or adapter `local mod count`
+/// (`local`: the rank's index among the ranks on its machine).
 fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase + Send>, String)> {
     match options.backend {
         Backend::Cpu => Ok((

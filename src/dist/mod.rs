@@ -3,7 +3,7 @@
 //! range of the file, or an index range of a seeded scene), the objects go to the rank owning
 //! their slab of space ([`crate::partition::slabs`], balanced from a sample), each rank
 //! receives the objects of later slabs within its reach as ghosts, runs any method on its own
-//! backend (rank `r` on adapter `r mod count`) and keeps the pairs with an object of its own:
+//! backend (on the GPU, the `r`-th rank of a machine on its adapter `r mod count`) and keeps the pairs with an object of its own:
 //! each pair is found on exactly one rank. Giants (the grid's rule, [`crate::geom::radii`])
 //! are sent to every rank and tested against each rank's objects.
 //!
@@ -47,15 +47,16 @@ pub struct DistOptions {
     pub backend: Backend,
     /// Frames to run (moving scenes move between frames; files stay still).
     pub frames: u32,
-    /// Where the last frame's pairs go: a directory (one `rank-R.csv` per rank, existing or
-    /// named with a trailing `/`), or one file written by rank 0 with every pair, canonical.
+    /// Where the last frame's pairs go: a directory (one `pairs-rank-R.csv` per rank, existing
+    /// or named with a trailing `/`), or one file written by rank 0 with every pair, canonical.
     pub pairs_out: Option<PathBuf>,
-    /// Frame events (`frame,event,i,j`), per rank or gathered as `pairs_out`.
+    /// Frame events (`frame,event,i,j`), per rank (`events-rank-R.csv`) or gathered as
+    /// `pairs_out`.
     pub events_out: Option<PathBuf>,
     /// Draw the slabs again when a rank holds more than this many times the mean.
     pub rebalance: f64,
-    /// `--adapter`: the same adapter on every rank; otherwise rank `r` uses adapter
-    /// `r mod count`.
+    /// `--adapter`: the same adapter on every rank; otherwise the `r`-th rank of a machine uses
+    /// its adapter `r mod count`.
     pub adapter: Option<String>,
     pub max_binding_bytes: Option<u64>,
 }
@@ -184,11 +185,33 @@ fn run_ranks(options: &DistOptions, comm: &mut Comm) -> Result<Option<DistReport
             options.rebalance
         )));
     }
+    // Every rank must run the same collectives: started with other arguments (an MPMD launch),
+    // a rank would wait in one the others never join.
+    let same = comm.all_gather_u64(fingerprint(options));
+    if let Some(r) = same.iter().position(|&h| h != same[0]) {
+        return Err(Error::Config(format!(
+            "rank {r} was started with other dist arguments than rank 0: every rank must run \
+             the same command"
+        )));
+    }
     let mut world = World::open(options, comm)?;
-    let mut rows = Vec::with_capacity(options.frames as usize);
+    let mut rows = Vec::new();
     for frame in 0..options.frames {
         rows.push(world.frame(frame, comm)?);
     }
     world.write_outputs(options, comm)?;
     Ok(world.report(options, rows, comm))
+}
+
+/// A hash of everything that shapes the collectives (the adapter excepted: ranks may name
+/// their own).
+fn fingerprint(options: &DistOptions) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let o = DistOptions {
+        adapter: None,
+        ..options.clone()
+    };
+    format!("{o:?}").hash(&mut h);
+    h.finish()
 }

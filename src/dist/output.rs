@@ -16,8 +16,10 @@ enum Target {
 }
 
 /// A path that is a directory on any rank, or ends in `/`, is a directory on every rank
-/// (made where missing); any other path is the one file rank 0 writes.
-fn target(path: &Path, comm: &mut Comm) -> Result<Target> {
+/// (made where missing), each rank writing `KIND-rank-R.csv` there (rank 0 removing any such
+/// file of a rank past the last, left by an earlier run with more ranks); any other path is
+/// the one file rank 0 writes.
+fn target(path: &Path, kind: &str, comm: &mut Comm) -> Result<Target> {
     let named_dir = path.as_os_str().to_string_lossy().ends_with('/');
     let dirs = comm.sum_u64(&[(named_dir || path.is_dir()) as u64])[0];
     if dirs == 0 {
@@ -25,8 +27,16 @@ fn target(path: &Path, comm: &mut Comm) -> Result<Target> {
     }
     let made = std::fs::create_dir_all(path).map_err(|e| Error::io(path, e));
     comm.agree(made)?;
+    if comm.rank == 0 {
+        for r in comm.size.. {
+            let stale = path.join(format!("{kind}-rank-{r}.csv"));
+            if std::fs::remove_file(&stale).is_err() {
+                break;
+            }
+        }
+    }
     Ok(Target::PerRank(
-        path.join(format!("rank-{}.csv", comm.rank)),
+        path.join(format!("{kind}-rank-{}.csv", comm.rank)),
     ))
 }
 
@@ -52,9 +62,13 @@ fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Resu
     Ok(())
 }
 
-/// The rows `rows` as CSV under `header`, to `path`.
+/// The rows `rows` as CSV under `header`, to `path`: written beside it under a temporary name,
+/// then renamed, so that a failed run leaves no half-written file.
 fn write_csv(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
-    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let temporary = PathBuf::from(name);
+    let file = std::fs::File::create(&temporary).map_err(|e| Error::io(path, e))?;
     let mut w = std::io::BufWriter::new(file);
     let write = || -> std::io::Result<()> {
         writeln!(w, "{header}")?;
@@ -63,7 +77,12 @@ fn write_csv(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> R
         }
         w.flush()
     };
-    write().map_err(|e| Error::io(path, e))
+    let written = write().and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
 }
 
 fn pair_words(p: &GlobalPair, out: &mut Vec<u32>) {
@@ -86,7 +105,7 @@ fn pair_of(w: &[u32]) -> GlobalPair {
 pub fn write_pairs(path: &Path, pairs: &[GlobalPair], comm: &mut Comm) -> Result<()> {
     let header = "i,j";
     let row = |p: &GlobalPair| format!("{},{}", p[0], p[1]);
-    let file = match target(path, comm)? {
+    let file = match target(path, "pairs", comm)? {
         Target::PerRank(file) => {
             return comm.agree(write_csv(&file, header, pairs.iter().map(row)));
         }
@@ -118,7 +137,7 @@ pub fn write_events(path: &Path, events: &[(u32, u32, GlobalPair)], comm: &mut C
     let header = "frame,event,i,j";
     let row =
         |e: &(u32, u32, GlobalPair)| format!("{},{},{},{}", e.0, kind_name(e.1), e.2[0], e.2[1]);
-    let file = match target(path, comm)? {
+    let file = match target(path, "events", comm)? {
         Target::PerRank(file) => {
             let mut mine = events.to_vec();
             mine.sort_unstable();

@@ -158,7 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
              --adapters and --max-binding-bytes are not used there"
         ),
         Some(Command::Dist(_)) if cli.adapters.is_some() => anyhow::bail!(
-            "dist runs one device per rank (rank r on adapter r mod count, or --adapter): \
+            "dist runs one device per rank (the r-th rank of a machine on its adapter r mod count, or --adapter): \
              --adapters is not used there; start more ranks instead"
         ),
         Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(

@@ -47,17 +47,19 @@ pub struct DistArgs {
     /// Broad-phase method on every rank.
     #[arg(long, default_value = "grid")]
     pub method: String,
-    /// Backend on every rank; on the GPU rank r uses adapter r mod count (or --adapter).
+    /// Backend on every rank; on the GPU the r-th rank of a machine uses its adapter r mod count
+    /// (or --adapter).
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
     pub backend: BackendArg,
     /// Frames (moving scenes move between frames; a file stays still).
-    #[arg(long, default_value_t = 1, value_parser = values::count, allow_negative_numbers = true)]
-    pub frames: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    pub frames: u32,
     /// The last frame's pairs (CSV i,j, global indices): a directory (existing, or ending in
-    /// /) for one rank-R.csv per rank, else one canonical file gathered to rank 0.
+    /// /) for one pairs-rank-R.csv per rank, else one canonical file gathered to rank 0.
     #[arg(long)]
     pub pairs_out: Option<PathBuf>,
-    /// Frame events (CSV frame,event,i,j), per rank or gathered as --pairs-out.
+    /// Frame events (CSV frame,event,i,j), per rank (events-rank-R.csv) or gathered as
+    /// --pairs-out.
     #[arg(long)]
     pub events_out: Option<PathBuf>,
     /// Draw the slabs again when a rank holds more than this many times the mean.
@@ -86,6 +88,20 @@ pub fn exec(a: DistArgs, adapter: Option<String>, max_binding_bytes: Option<u64>
     fn file(p: &Option<PathBuf>) -> Option<&std::path::Path> {
         p.as_deref()
             .filter(|p| !(p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/')))
+    }
+    for (flag, path) in [
+        ("--pairs-out", &a.pairs_out),
+        ("--events-out", &a.events_out),
+    ] {
+        if path
+            .as_deref()
+            .is_some_and(sweepfan::report::output::is_stdout)
+        {
+            anyhow::bail!(
+                "{flag}: dist writes files (rank 0 gathers them, or one per rank in a \
+                 directory), not standard output: name a file or a directory/"
+            );
+        }
     }
     crate::args::check_outputs(
         &[
@@ -136,7 +152,7 @@ fn run(
         input,
         method: a.method.clone(),
         backend: a.backend.0,
-        frames: a.frames as u32,
+        frames: a.frames,
         pairs_out: a.pairs_out.clone(),
         events_out: a.events_out.clone(),
         rebalance: a.rebalance,
