@@ -325,7 +325,6 @@ mod tests {
     #[test]
     fn wgsl_grid_cells_are_the_real_floor() {
         use rand::{Rng, SeedableRng};
-        use wgpu::util::DeviceExt;
         let Some(ctx) = test_gpu() else { return };
         let m = module(
             &ctx,

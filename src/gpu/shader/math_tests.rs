@@ -5,7 +5,6 @@
 use super::{MathMode, compose_text_with};
 use crate::gpu::context::{GpuContext, test_gpu};
 use rand::{Rng, SeedableRng};
-use wgpu::util::DeviceExt;
 
 /// Per case (x, y, z, -), two results: m_sqrt(x), m_inverse_sqrt(x), m_div(x, y), m_rem(x, y);
 /// then m_length2(x, y), m_length3(x, y, z), m_dot3 of (x, y, z) with itself.

@@ -118,7 +118,6 @@ mod tests {
     use crate::gpu::sort::scan::exact_binding;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-    use wgpu::util::DeviceExt;
 
     /// The scatter kernel alone, fed a histogram scanned on the CPU: every key must land where
     /// a stable partition by the digit puts it, whichever matching the kernel uses.
