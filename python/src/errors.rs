@@ -21,7 +21,7 @@ pub fn to_py(e: Error) -> PyErr {
         // The environment's WGPU_BACKEND names no backend: not an argument's fault.
         Error::Config(m) if m.starts_with("WGPU_BACKEND") => PyRuntimeError::new_err(message),
         Error::TooLarge(_) => PyMemoryError::new_err(message),
-        Error::NoAdapter(_) | Error::Gpu(_) => PyRuntimeError::new_err(message),
+        Error::NoAdapter(_) | Error::Gpu(_) | Error::Rank(_) => PyRuntimeError::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
         Error::InvalidObject { .. }
         | Error::EmptyScene
