@@ -13,7 +13,7 @@
 use crate::error::Result;
 use crate::events::FrameEvents;
 use crate::gpu::context::{GpuContext, Uniform, dispatch_2d};
-use crate::gpu::readback::{self, Readback};
+use crate::gpu::readback::{self, ListHint, Readback};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
 use crate::gpu::spheres::broad_phase::ResidentPairs;
@@ -64,6 +64,8 @@ pub struct GpuEvents {
     now: usize,
     /// Capacities of the lists the last `encode` wrote (pairs).
     encoded: (u32, u32),
+    /// The last frame's found and lost counts: how much of each list the next readback copies.
+    hints: [ListHint; 2],
 }
 
 /// Where [`GpuEvents::plan_readback`] put the events.
@@ -72,6 +74,13 @@ pub struct EventsReadback {
     count: Range<usize>,
     found: Range<usize>,
     lost: Range<usize>,
+}
+
+/// The events of a frame as far as its one readback held them: the lists may stop short of
+/// `totals` (found, lost), whose rest [`GpuEvents::tails`] names.
+pub struct PartialEvents {
+    pub events: FrameEvents,
+    pub totals: [u32; 2],
 }
 
 impl GpuEvents {
@@ -130,6 +139,7 @@ impl GpuEvents {
             sorted: [empty()?, empty()?],
             now: 0,
             encoded: (0, 0),
+            hints: [ListHint::default(); 2],
         };
         ctx.check()?;
         Ok(events)
@@ -325,39 +335,98 @@ impl GpuEvents {
     }
 
     /// Plans the readback of the last [`Self::encode`]'s counts and, with `lists`, its found
-    /// and lost pairs (their whole lists: the counts are not known before the wait).
+    /// and lost pairs: as many as the last frame's counts with headroom ([`ListHint`]), the
+    /// rest, if any, by [`Self::tails`] after the wait.
     pub fn plan_readback(&self, rb: &mut Readback, lists: bool) -> EventsReadback {
         let (cap, prev_cap) = self.encoded;
-        let list_bytes = |n: u32| if lists { n as u64 * 8 } else { 0 };
+        let list_bytes = |hint: &ListHint, n: u32| {
+            if lists { hint.planned(n as u64) * 8 } else { 0 }
+        };
         EventsReadback {
             totals: [rb.add(&self.totals[0], 0, 4), rb.add(&self.totals[1], 0, 4)],
             count: rb.add(&self.sorted[self.now].count, 0, 4),
             found: self
                 .found
                 .as_ref()
-                .map_or(0..0, |b| rb.add(b, 0, list_bytes(cap))),
+                .map_or(0..0, |b| rb.add(b, 0, list_bytes(&self.hints[0], cap))),
             lost: self
                 .lost
                 .as_ref()
-                .map_or(0..0, |b| rb.add(b, 0, list_bytes(prev_cap))),
+                .map_or(0..0, |b| rb.add(b, 0, list_bytes(&self.hints[1], prev_cap))),
         }
     }
 
-    /// The events planned by [`Self::plan_readback`] (lists empty when not planned).
-    pub fn events_from(&self, bytes: &[u8], plan: &EventsReadback) -> FrameEvents {
+    /// The events planned by [`Self::plan_readback`] (lists empty when not planned), as far
+    /// as the planned copies reach.
+    pub fn events_from(&self, bytes: &[u8], plan: &EventsReadback) -> PartialEvents {
         let totals = plan.totals.clone().map(|r| readback::words(&bytes[r])[0]);
         let now = readback::words(&bytes[plan.count.clone()])[0] as u64;
         let list = |r: &Range<usize>, n: u32| -> Vec<[u32; 2]> {
-            if r.is_empty() {
-                return Vec::new();
-            }
-            bytemuck::pod_collect_to_vec(&bytes[r.start..r.start + 8 * n as usize])
+            let n = (n as usize).min(r.len() / 8);
+            bytemuck::pod_collect_to_vec(&bytes[r.start..r.start + 8 * n])
         };
-        FrameEvents {
-            found: list(&plan.found, totals[0]),
-            lost: list(&plan.lost, totals[1]),
-            persisting: now - totals[0] as u64,
+        PartialEvents {
+            events: FrameEvents {
+                found: list(&plan.found, totals[0]),
+                lost: list(&plan.lost, totals[1]),
+                persisting: now - totals[0] as u64,
+            },
+            totals,
         }
+    }
+
+    /// What [`Self::events_from`] left unread of the found and lost lists, each as
+    /// `(list, from, to)` for [`readback::read_tails`]; notes the counts for the next frame's
+    /// plan. `None` where the list was not planned or came back whole.
+    pub fn tails(&mut self, partial: &PartialEvents) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
+        self.hints[0].saw(partial.totals[0] as u64);
+        self.hints[1].saw(partial.totals[1] as u64);
+        let rest = |buffer: &Option<wgpu::Buffer>, have: usize, total: u32| {
+            buffer
+                .as_ref()
+                .filter(|_| (have as u64) < total as u64)
+                .map(|b| (b.clone(), have as u64, total as u64))
+        };
+        [
+            rest(&self.found, partial.events.found.len(), partial.totals[0]),
+            rest(&self.lost, partial.events.lost.len(), partial.totals[1]),
+        ]
+    }
+
+    /// Completes `partial` with the tails [`Self::tails`] named (`rest`, in the same order,
+    /// `None` skipped) and returns the frame's events.
+    pub fn completed(partial: PartialEvents, rest: [Option<Vec<u8>>; 2]) -> FrameEvents {
+        let mut events = partial.events;
+        let [found, lost] = rest;
+        if let Some(bytes) = found {
+            events
+                .found
+                .extend(bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&bytes));
+        }
+        if let Some(bytes) = lost {
+            events
+                .lost
+                .extend(bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&bytes));
+        }
+        events
+    }
+
+    /// [`Self::tails`] and [`Self::completed`] with their own map (one more host wait, only
+    /// when a list outgrew its plan): the frame's whole events.
+    pub fn finish(
+        &mut self,
+        ctx: &GpuContext,
+        tail_readback: &mut Readback,
+        partial: PartialEvents,
+    ) -> Result<FrameEvents> {
+        let wanted = self.tails(&partial);
+        let list: Vec<_> = wanted.iter().flatten().cloned().collect();
+        if list.is_empty() {
+            return Ok(partial.events);
+        }
+        let mut rest = readback::read_tails(ctx, tail_readback, &list)?.into_iter();
+        let rest = wanted.map(|w| w.and_then(|_| rest.next()));
+        Ok(Self::completed(partial, rest))
     }
 
     /// The device lists of the last frame's events, for the caller's own passes: found pairs,

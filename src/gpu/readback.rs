@@ -113,6 +113,48 @@ impl Readback {
     }
 }
 
+/// How many elements of a list whose length the device decides to copy in a frame's one
+/// readback (docs/design.md §9.7): the last frame's count and a quarter more, at least 1024,
+/// at most the list's capacity. A longer list is read to its end by [`read_tails`] (one more
+/// host wait), and the next frame plans for it: the traffic follows the results, not the
+/// capacities.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ListHint {
+    last: u64,
+}
+
+impl ListHint {
+    /// Elements to copy of a list of `capacity`.
+    pub fn planned(&self, capacity: u64) -> u64 {
+        (self.last + self.last / 4 + 1024).min(capacity)
+    }
+
+    /// The length the frame's list had.
+    pub fn saw(&mut self, count: u64) {
+        self.last = count;
+    }
+}
+
+/// The rest of lists that were longer than planned: for each `(buffer, from, to)`, elements
+/// `from..to` of 8 bytes, copied into `rb` (kept across frames) and mapped with one wait.
+pub fn read_tails(
+    ctx: &GpuContext,
+    rb: &mut Readback,
+    tails: &[(wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>> {
+    rb.clear();
+    let ranges: Vec<Range<usize>> = tails
+        .iter()
+        .map(|(buffer, from, to)| rb.add(buffer, from * 8, (to - from) * 8))
+        .collect();
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    rb.record(ctx, &mut enc)?;
+    ctx.queue.submit([enc.finish()]);
+    rb.map(ctx, |bytes| {
+        ranges.iter().map(|r| bytes[r.clone()].to_vec()).collect()
+    })
+}
+
 /// Little-endian u32 words of `bytes`.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytemuck::pod_collect_to_vec(bytes)

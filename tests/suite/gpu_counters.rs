@@ -71,3 +71,63 @@ fn the_context_counts_what_it_creates_and_moves() {
     assert!(frame.bytes_to_host >= 8 * stats.pairs, "{frame:?}");
     assert!(frame.dispatches > 0 && frame.host_waits > 0, "{frame:?}");
 }
+
+/// Readback by counts (docs/design.md §9.7): each frame copies about the last frame's lists, a
+/// list that grew past that is read to its end in a second map, and after warm-up the bytes
+/// read stay within twice the results (pairs and events, 8 bytes each) plus 64 KiB — whatever
+/// the lists' capacities.
+#[test]
+fn readback_follows_the_counts_and_lists_that_grow_come_back_whole() {
+    use glam::Vec3;
+    use sweepfan::{BroadPhase, EventTracker, Method, Sphere, canonicalize};
+    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    assert!(gpu.track_events(true).unwrap());
+    // A line of spheres whose spacing shrinks then grows: pairs jump from 0 to n * k and back,
+    // far past the last frame's count with headroom.
+    let frame = |spacing: f32| -> Vec<Sphere> {
+        (0..20_000)
+            .map(|i| Sphere::new(Vec3::new(i as f32 * spacing, 0.0, 0.0), 1.0))
+            .collect()
+    };
+    let spacings = [3.0, 3.0, 3.0, 0.5, 0.5, 0.5, 0.25, 3.0, 0.3, 0.3, 0.3];
+    let mut tracker = EventTracker::new();
+    let mut cpu = sweepfan::cpu::broad_phase(Method::Grid);
+    let (mut previous, mut tails) = (0u64, 0);
+    for (f, &spacing) in spacings.iter().enumerate() {
+        let spheres = frame(spacing);
+        let mut expected = Vec::new();
+        cpu.find_pairs(&spheres, Some(&mut expected)).unwrap();
+        canonicalize(&mut expected);
+        let events = tracker.update(expected.clone());
+        let before = ctx.counts();
+        let mut got = Vec::new();
+        gpu.find_pairs(&spheres, Some(&mut got)).unwrap();
+        let counts = ctx.counts().since(before);
+        canonicalize(&mut got);
+        assert_eq!(got, expected, "frame {f}");
+        let mut device_events = gpu.take_events().expect("tracked");
+        canonicalize(&mut device_events.found);
+        canonicalize(&mut device_events.lost);
+        assert_eq!(device_events.found, events.found, "frame {f}");
+        assert_eq!(device_events.lost, events.lost, "frame {f}");
+        let results = 8 * (expected.len() + events.found.len() + events.lost.len()) as u64;
+        // A list past the last frame's count with headroom: its rest in a second map.
+        let now = expected.len() as u64;
+        if now > previous + previous / 4 + 1024 {
+            assert!(counts.host_waits >= 2, "frame {f}: {counts:?}");
+            tails += 1;
+        }
+        previous = now;
+        // The same scene as the two frames before (so the same pairs, and no events as in the
+        // frame before): planned from those counts, read once.
+        if f > 1 && spacing == spacings[f - 1] && spacing == spacings[f - 2] {
+            assert!(
+                counts.bytes_to_host <= 2 * results + 65_536,
+                "frame {f}: {} bytes read for {results} bytes of results",
+                counts.bytes_to_host
+            );
+        }
+    }
+    assert!(tails >= 3, "{tails} frames read a rest");
+}

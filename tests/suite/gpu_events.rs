@@ -23,6 +23,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         let mut cpu_grid = cpu::broad_phase(Method::Grid);
         let mut tracker = EventTracker::new();
         let mut rb = Readback::new("test events readback");
+        let mut tails = Readback::new("test events readback, the rest");
         let (mut reruns, mut changed) = (0, 0);
         for frame in 0..12 {
             let (totals, got) = loop {
@@ -49,6 +50,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
                 reruns += 1;
                 bp.grow_pair_list(totals.pairs).unwrap();
             };
+            let got = events.finish(&ctx, &mut tails, got).unwrap();
             events.commit();
             let mut pairs = Vec::new();
             cpu_grid
@@ -76,6 +78,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         let got = rb
             .map(&ctx, |bytes| events.events_from(bytes, &ev_plan))
             .unwrap();
+        let got = events.finish(&ctx, &mut tails, got).unwrap();
         let mut pairs = Vec::new();
         cpu_grid
             .find_pairs(&scene.spheres, Some(&mut pairs))

@@ -78,6 +78,8 @@ pub struct GpuBoxPipeline {
     use_columns: bool,
     /// The frame's one readback (docs/design.md §9.7).
     readback: Readback,
+    /// The rest of event lists longer than planned (`GpuEvents::finish`), kept across frames.
+    tail_readback: Readback,
     /// Frame events of the overlapping pairs on the device, when tracked.
     events: Option<Box<GpuEvents>>,
     last_events: Option<FrameEvents>,
@@ -145,6 +147,7 @@ impl GpuBoxPipeline {
             layout: SweepLayout::single(),
             use_columns: true,
             readback: Readback::new("box frame readback"),
+            tail_readback: Readback::new("box frame readback, the rest"),
             events: None,
             last_events: None,
         })
@@ -423,6 +426,7 @@ impl GpuBoxPipeline {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         let (mut result, mut sat_times) = match frame {
+            FrameOut::Sat((output, times)) => (self.sat.finish_output(ctx, output)?, times),
             FrameOut::Candidates(pairs) => {
                 if let Some(o) = out {
                     *o = pairs;
@@ -431,7 +435,6 @@ impl GpuBoxPipeline {
                 stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
                 return Ok(stats);
             }
-            FrameOut::Sat(read) => read,
         };
         if store && result.pairs.is_none() {
             // The candidates are still resident: only the SAT stage runs again (a second wait),
@@ -467,14 +470,20 @@ impl GpuBoxPipeline {
                 sat.output_from(ctx, bytes, &plan).map(|r| (r, events))
             })??;
             ((result, sat_times), frame_events) = read;
+            result = self.sat.finish_output(ctx, result)?;
             if let Some(ev) = &self.events {
                 // The first run's overflow is not the caller's: this run is whole.
                 ev.clear_overflow(ctx);
             }
         }
-        if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
-            ev.commit();
-        }
+        let frame_events = match (&mut self.events, frame_events) {
+            (Some(ev), Some(partial)) => {
+                let events = ev.finish(ctx, &mut self.tail_readback, partial)?;
+                ev.commit();
+                Some(events)
+            }
+            _ => None,
+        };
         self.last_events = frame_events;
         let Some(pairs) = result.pairs.or((!store).then(Vec::new)) else {
             return Err(Error::Gpu(format!(

@@ -86,6 +86,10 @@ pub struct GpuSat {
     timer: PassTimer,
     /// For the host-fed entry points and [`Self::read_output`].
     readback: Readback,
+    /// The last output's count: how much of the list the next readback copies
+    /// (docs/design.md §9.7); the rest of a longer list through `tail_readback`.
+    pair_hint: readback::ListHint,
+    tail_readback: Readback,
 }
 
 /// Where [`GpuSat::plan_readback`] put the stage's results in the mapped bytes.
@@ -125,6 +129,8 @@ impl GpuSat {
             candidate_count,
             timer: PassTimer::new(ctx, 2),
             readback: Readback::new("sat readback"),
+            pair_hint: Default::default(),
+            tail_readback: Readback::new("sat readback, the rest"),
         })
     }
 
@@ -250,7 +256,7 @@ impl GpuSat {
     /// the wait) and the timestamps.
     pub fn plan_readback(&self, rb: &mut Readback, read_pairs: bool) -> SatReadback {
         let pair_bytes = if read_pairs {
-            8 * self.encoded_capacity as u64
+            8 * self.pair_hint.planned(self.encoded_capacity as u64)
         } else {
             0
         };
@@ -280,12 +286,33 @@ impl GpuSat {
                  polygon offsets)"
             )));
         }
+        // As far as the planned copy reaches; [`Self::finish_output`] reads the rest.
         let pairs = (plan.read_pairs && found <= self.encoded_capacity).then(|| {
             let at = plan.pairs.start;
-            bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+            let have = (found as usize).min(plan.pairs.len() / 8);
+            bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
         });
         let times = self.timer.times_from(ctx, &bytes[plan.times.clone()]);
         Ok((SatOutput { found, pairs }, times))
+    }
+
+    /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
+    /// one more map (only when the list outgrew the last count with headroom); notes the count
+    /// for the next plan.
+    pub fn finish_output(&mut self, ctx: &GpuContext, mut output: SatOutput) -> Result<SatOutput> {
+        self.pair_hint.saw(output.found as u64);
+        if let Some(pairs) = &mut output.pairs
+            && (pairs.len() as u64) < output.found as u64
+        {
+            let tail = [(
+                self.out_pairs.clone(),
+                pairs.len() as u64,
+                output.found as u64,
+            )];
+            let rest = readback::read_tails(ctx, &mut self.tail_readback, &tail)?;
+            pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+        }
+        Ok(output)
     }
 
     /// After the submission of [`Self::encode`] (which did not plan a readback): the exact
@@ -308,7 +335,8 @@ impl GpuSat {
         ctx.queue.submit([enc.finish()]);
         let out = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
         self.readback = rb;
-        out?
+        let (output, times) = out??;
+        Ok((self.finish_output(ctx, output)?, times))
     }
 
     /// Host-fed boxes: uploads frames and candidates, runs, reads back. Appends to `out` (after
@@ -426,6 +454,7 @@ impl GpuSat {
             let read = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
             self.readback = rb;
             let (result, times) = read??;
+            let result = self.finish_output(ctx, result)?;
             gpu_seconds += times.iter().map(|(_, s)| s).sum::<f64>();
             stats.pairs += result.found as u64;
             if let Some(o) = out.as_deref_mut() {

@@ -110,6 +110,10 @@ pub struct GpuBroadPhase {
     /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
     /// pair list, copied in the frame's own submission so a frame waits on the host once.
     readback: Readback,
+    /// The last frame's pair count: how much of the list the next readback copies.
+    pair_hint: readback::ListHint,
+    /// The rest of lists longer than planned ([`readback::read_tails`]), kept across frames.
+    tail_readback: Readback,
     /// Frame events on the device, when tracked ([`BroadPhase::track_events`]).
     events: Option<Box<GpuEvents>>,
     last_events: Option<FrameEvents>,
@@ -187,6 +191,8 @@ impl GpuBroadPhase {
             pair_list,
             pair_capacity: initial_pairs,
             readback: Readback::new("sphere frame readback"),
+            pair_hint: Default::default(),
+            tail_readback: Readback::new("sphere frame readback, the rest"),
             events: None,
             last_events: None,
             canonical: None,
@@ -262,26 +268,60 @@ impl GpuBroadPhase {
         };
         let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
         let times_at = rb.add_timer(&self.timer);
-        let pairs_at = rb.add(source, 0, if store { self.pair_capacity * 8 } else { 0 });
+        // The pairs as far as the last frame's count with headroom; the rest, if the list
+        // grew past that, in a second map below (docs/design.md §9.7).
+        let planned = if store {
+            self.pair_hint.planned(self.pair_capacity)
+        } else {
+            0
+        };
+        let pairs_at = rb.add(source, 0, planned * 8);
+        let source = source.clone();
         rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
         let events = self.events.as_deref();
-        let (words, pairs, times, frame_events) = self.readback.map(ctx, |bytes| {
+        let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
             let words = readback::words(&bytes[counters]);
             let found = words[2] as u64 | (words[3] as u64) << 32;
             let whole = found <= capacity;
             let pairs = (store && whole).then(|| {
                 let at = pairs_at.start;
-                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+                let have = found.min(planned) as usize;
+                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
             });
             let times = timer.times_from(ctx, &bytes[times_at]);
-            let frame_events = match (events, &events_plan) {
+            let partial = match (events, &events_plan) {
                 (Some(ev), Some(plan)) if whole => Some(ev.events_from(bytes, plan)),
                 _ => None,
             };
-            (words, pairs, times, frame_events)
+            (words, found, pairs, times, partial)
         })?;
+        // An overflowed frame runs again with a list of `found`: the plan follows it too.
+        self.pair_hint.saw(found);
+        let mut pairs = pairs;
+        // Lists longer than planned: their rest in one more map.
+        let pair_tail = pairs
+            .as_ref()
+            .filter(|p| (p.len() as u64) < found)
+            .map(|p| (source, p.len() as u64, found));
+        let event_tails = match (&mut self.events, &partial) {
+            (Some(ev), Some(p)) => ev.tails(p),
+            _ => [None, None],
+        };
+        let wanted = [pair_tail, event_tails[0].clone(), event_tails[1].clone()];
+        let list: Vec<_> = wanted.iter().flatten().cloned().collect();
+        let mut rest = if list.is_empty() {
+            Vec::new()
+        } else {
+            readback::read_tails(&self.ctx, &mut self.tail_readback, &list)?
+        }
+        .into_iter();
+        let [pair_rest, found_rest, lost_rest] = wanted.map(|w| w.and_then(|_| rest.next()));
+        if let (Some(p), Some(bytes)) = (&mut pairs, pair_rest) {
+            p.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        }
+        let frame_events = partial.map(|p| GpuEvents::completed(p, [found_rest, lost_rest]));
         if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
             // A whole frame: its list becomes the previous one (an overflowed frame runs again).
             ev.commit();
