@@ -70,6 +70,8 @@ pub struct GpuContext {
     dispatches: std::sync::atomic::AtomicU64,
     /// Objects created and bytes moved so far (`context/creation.rs`).
     totals: creation::Totals,
+    /// Bind groups kept across frames (`context/creation.rs`).
+    bind_groups: Mutex<creation::BindGroups>,
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
@@ -251,6 +253,7 @@ impl GpuContext {
             host_waits: Default::default(),
             dispatches: Default::default(),
             totals: Default::default(),
+            bind_groups: Default::default(),
             peers: Vec::new(),
         }
     }
@@ -555,11 +558,7 @@ impl GpuContext {
                 resource: buffer.as_entire_binding(),
             })
             .collect();
-        self.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(label),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        })
+        self.bind_group_for(label, pipeline, &entries)
     }
 
     /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]).

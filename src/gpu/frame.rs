@@ -112,11 +112,7 @@ pub fn bind(
             resource: resource.clone(),
         })
         .collect();
-    ctx.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    })
+    ctx.bind_group_for("kernel", pipeline, &entries)
 }
 
 /// One kernel launch: `params` in its own slot at binding 0, each buffer whole at its binding,

@@ -131,3 +131,69 @@ fn readback_follows_the_counts_and_lists_that_grow_come_back_whole() {
     }
     assert!(tails >= 3, "{tails} frames read a rest");
 }
+
+/// Once sizes are stable nothing is created per frame (docs/design.md §6.9): every GPU row of
+/// `bench` (every sphere method with events, boxes, polygons, rotating boxes) and of
+/// `sort-bench` says zero bind groups, buffers, query sets and pipelines.
+#[test]
+fn gpu_rows_create_nothing_per_frame_once_sizes_are_stable() {
+    let dir = crate::common::temp_dir("counters", "rows");
+    let runs: [&[&str]; 5] = [
+        &["bench", "--methods", "all", "--events", "--n", "3000"],
+        &["bench", "--shape", "obb", "--n", "3000"],
+        &["bench", "--shape", "polygon", "--n", "3000"],
+        &[
+            "bench", "--scene", "rotating", "--n", "3000", "--boxes", "50",
+        ],
+        &["sort-bench", "--sizes", "4096,65536", "--reps", "5"],
+    ];
+    for (k, args) in runs.iter().enumerate() {
+        let json = dir.join(format!("rows-{k}.json"));
+        let mut cmd = crate::common::sweepfan();
+        cmd.args(*args);
+        if args[0] == "bench" {
+            cmd.args(["--backend", "gpu", "--frames", "5"]);
+        }
+        crate::common::succeed(cmd.arg("--json").arg(&json).output());
+        let rows = crate::common::json_rows(&json);
+        assert!(!rows.is_empty(), "{args:?}");
+        for row in rows {
+            let created = &row["created_per_frame"];
+            for kind in ["bind_groups", "buffers", "query_sets", "pipelines"] {
+                assert_eq!(created[kind], 0.0, "{args:?}: {kind} in {row}");
+            }
+            assert!(
+                row["bytes_from_host_per_frame"].as_f64().unwrap() > 0.0,
+                "{row}"
+            );
+        }
+    }
+}
+
+/// Kept bind groups hold their buffers: after the lists grow, those of the old buffers are
+/// dropped within two frames, so the number kept does not grow with the frames.
+#[test]
+fn kept_bind_groups_follow_the_buffers_in_use() {
+    use glam::Vec3;
+    use sweepfan::{BroadPhase, Method, Sphere};
+    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
+    let mut most = 0;
+    let mut steady = 0;
+    for f in 0..24 {
+        // Sizes that double every 4 frames: every list regrows, every bind group changes.
+        let n = 1000usize << (f / 4).min(5);
+        let spheres: Vec<Sphere> = (0..n)
+            .map(|i| Sphere::new(Vec3::new(i as f32 * 0.5, 0.0, 0.0), 1.0))
+            .collect();
+        gpu.find_pairs(&spheres, None).unwrap();
+        let kept = ctx.kept_bind_groups();
+        if f == 3 {
+            steady = kept;
+        }
+        most = most.max(kept);
+    }
+    assert!(steady > 0);
+    // The groups of at most three frames' buffers (this one, the last, the one before).
+    assert!(most <= 3 * steady, "{most} kept against {steady} a frame");
+}

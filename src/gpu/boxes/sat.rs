@@ -396,6 +396,7 @@ impl GpuSat {
         mut out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
+        ctx.end_frame();
         if let Some(o) = out.as_deref_mut() {
             o.clear();
         }

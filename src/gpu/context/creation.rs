@@ -5,8 +5,29 @@
 //! fails on a creation under `src/gpu/` that bypasses them.
 
 use super::GpuContext;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use wgpu::util::DeviceExt;
+
+/// What a bind group of buffers is made of: the pipeline (group 0) and each binding's buffer
+/// range.
+type BindKey = (
+    wgpu::ComputePipeline,
+    Vec<(u32, wgpu::Buffer, u64, Option<wgpu::BufferSize>)>,
+);
+
+/// Most bind groups kept: past it, those not used in this frame are dropped at once.
+const MAX_KEPT: usize = 4096;
+
+/// Bind groups kept across frames (docs/design.md §6.9), each with the last frame that used
+/// it. A bind group holds its buffers alive, so one unused for two frames (a buffer replaced
+/// by a larger one, a method no longer run) is dropped at [`GpuContext::end_frame`], and the
+/// memory it held with it.
+#[derive(Default)]
+pub(super) struct BindGroups {
+    kept: HashMap<BindKey, (wgpu::BindGroup, u64)>,
+    frame: u64,
+}
 
 /// Running totals of a context (read by [`GpuContext::counts`]).
 #[derive(Debug, Default)]
@@ -22,6 +43,65 @@ pub(super) struct Totals {
 }
 
 impl GpuContext {
+    /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
+    /// the same one while every frame uses it (no creation per frame once sizes are stable).
+    pub fn bind_group_for(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        entries: &[wgpu::BindGroupEntry<'_>],
+    ) -> wgpu::BindGroup {
+        let buffers: Option<Vec<_>> = entries
+            .iter()
+            .map(|e| match &e.resource {
+                wgpu::BindingResource::Buffer(b) => {
+                    Some((e.binding, b.buffer.clone(), b.offset, b.size))
+                }
+                _ => None,
+            })
+            .collect();
+        let make = || {
+            self.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries,
+            })
+        };
+        let Some(buffers) = buffers else {
+            return make();
+        };
+        let key = (pipeline.clone(), buffers);
+        let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
+        let frame = cache.frame;
+        if let Some((group, used)) = cache.kept.get_mut(&key) {
+            *used = frame;
+            return group.clone();
+        }
+        if cache.kept.len() >= MAX_KEPT {
+            cache.kept.retain(|_, (_, used)| *used == frame);
+        }
+        let group = make();
+        cache.kept.insert(key, (group.clone(), frame));
+        group
+    }
+
+    /// Ends a frame for the kept bind groups: those unused in this frame and the one before go.
+    pub fn end_frame(&self) {
+        let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
+        let frame = cache.frame;
+        cache.kept.retain(|_, (_, used)| *used + 1 >= frame);
+        cache.frame += 1;
+    }
+
+    /// Bind groups kept now (tests).
+    pub fn kept_bind_groups(&self) -> usize {
+        self.bind_groups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .kept
+            .len()
+    }
+
     pub fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
         self.totals.bind_groups.fetch_add(1, Relaxed);
         self.device.create_bind_group(desc)

@@ -121,11 +121,11 @@ impl ExclusiveScan {
                     a_len: u32,
                     b: &wgpu::Buffer,
                     b_len: u32| {
-            ctx.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("scan"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &[exact_binding(0, a, a_len), exact_binding(1, b, b_len)],
-            })
+            ctx.bind_group_for(
+                "scan",
+                pipeline,
+                &[exact_binding(0, a, a_len), exact_binding(1, b, b_len)],
+            )
         };
         let level_buf = |i: usize| if i == 0 { data } else { &self.levels[i - 1] };
         let top = sizes.len() - 1;

@@ -514,11 +514,7 @@ fn record_pass(
     entries: &[wgpu::BindGroupEntry<'_>],
     (x, y): (u32, u32),
 ) {
-    let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(stage),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries,
-    });
+    let bg = ctx.bind_group_for(stage, pipeline, entries);
     let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(stage),
         timestamp_writes: timer.and_then(|t| t.pass(stage)),

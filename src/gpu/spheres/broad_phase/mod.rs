@@ -658,6 +658,8 @@ impl GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
+        // A new frame: bind groups the last two frames did not use go (docs/design.md §6.9).
+        self.ctx.end_frame();
         let start = Instant::now();
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.

@@ -37,6 +37,7 @@ impl GpuBroadPhase {
     /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
     /// and record the frame again.
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
+        self.ctx.end_frame();
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
