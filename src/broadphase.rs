@@ -174,13 +174,13 @@ impl Stats {
 
 /// How often a GPU backend made the host wait for the device, how many compute dispatches it
 /// recorded, what it created on the device and the bytes it moved to and from the host,
-/// cumulative since its device was opened (docs/design.md §6.5, §6.9).
+/// cumulative since its device was opened (docs/design.md §6.5, §9.16).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DeviceCounts {
     pub host_waits: u64,
     pub dispatches: u64,
     /// Objects created on the device: bind groups, buffers, timestamp query sets, compute
-    /// pipelines (docs/design.md §6.9).
+    /// pipelines (docs/design.md §9.16).
     pub bind_groups: u64,
     pub buffers: u64,
     pub query_sets: u64,

@@ -57,7 +57,7 @@ pub fn rows_table(rows: &[Row]) -> String {
 }
 
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
-/// sizes are stable (docs/design.md §6.9); empty when no row counts them.
+/// sizes are stable (docs/design.md §9.16); empty when no row counts them.
 pub fn creation_lines(rows: &[Row]) -> String {
     let mut out = String::new();
     for r in rows {

@@ -77,7 +77,7 @@ impl Measurement {
 
     /// Creations and host traffic per frame once sizes are stable: medians over the frames
     /// after the first two (the last frame alone when there are no more), when the backend
-    /// counts them (docs/design.md §6.9).
+    /// counts them (docs/design.md §9.16).
     pub fn steady_device(&self) -> Option<(CreatedPerFrame, f64, f64)> {
         let frames = match self.device.len() {
             0 => return None,

@@ -55,7 +55,7 @@ pub struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispatches_per_frame: Option<f64>,
     /// GPU rows: objects created on the device per frame once sizes are stable (the median over
-    /// the frames after the first two; docs/design.md §6.9).
+    /// the frames after the first two; docs/design.md §9.16).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created_per_frame: Option<CreatedPerFrame>,
     /// GPU rows: bytes the host read from mapped staging, and wrote to the device, per frame

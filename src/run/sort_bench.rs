@@ -30,7 +30,7 @@ pub struct SortRow {
     pub verified: bool,
     pub device: String,
     /// Per sort (keys written, sorted, timestamps read): objects created and bytes moved, the
-    /// median over the timed runs after the first two (docs/design.md §6.9).
+    /// median over the timed runs after the first two (docs/design.md §9.16).
     pub created_per_frame: Option<crate::run::row::CreatedPerFrame>,
     pub bytes_to_host_per_frame: Option<f64>,
     pub bytes_from_host_per_frame: Option<f64>,

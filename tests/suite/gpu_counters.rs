@@ -1,4 +1,4 @@
-//! The device counters (docs/design.md §6.9): every creation and host write under `src/` goes
+//! The device counters (docs/design.md §9.16): every creation and host write under `src/` goes
 //! through the context's counted methods (`gpu/context/creation.rs`), and the counts reach the
 //! GPU rows.
 
@@ -132,7 +132,7 @@ fn readback_follows_the_counts_and_lists_that_grow_come_back_whole() {
     assert!(tails >= 3, "{tails} frames read a rest");
 }
 
-/// Once sizes are stable nothing is created per frame (docs/design.md §6.9): every GPU row of
+/// Once sizes are stable nothing is created per frame (docs/design.md §9.16): every GPU row of
 /// `bench` (every sphere method with events, boxes, polygons, rotating boxes) and of
 /// `sort-bench` says zero bind groups, buffers, query sets and pipelines.
 #[test]

@@ -305,7 +305,7 @@ impl GpuBoxPipeline {
         start: Instant,
     ) -> Result<Stats> {
         let ctx = &*self.ctx;
-        // A new frame: bind groups the last two frames did not use go (docs/design.md §6.9).
+        // A new frame: bind groups the last two frames did not use go (docs/design.md §9.16).
         ctx.end_frame();
         if let Broad::Sphere { proxies, .. } = &self.broad {
             // Bounds of finite but enormous shapes can overflow to infinity: a clear error.

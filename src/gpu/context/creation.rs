@@ -1,5 +1,5 @@
 //! Every object the library creates on a device, and every byte it moves between host and
-//! device, counted (docs/design.md §6.9): the context makes them through these methods, so that
+//! device, counted (docs/design.md §9.16): the context makes them through these methods, so that
 //! a frame's creations and traffic appear in every GPU row (`created_per_frame`,
 //! `bytes_to_host_per_frame`, `bytes_from_host_per_frame`). `tests/suite/gpu_counters.rs`
 //! fails on a creation under `src/gpu/` that bypasses them.
@@ -19,7 +19,7 @@ type BindKey = (
 /// Most bind groups kept: past it, those not used in this frame are dropped at once.
 const MAX_KEPT: usize = 4096;
 
-/// Bind groups kept across frames (docs/design.md §6.9), each with the last frame that used
+/// Bind groups kept across frames (docs/design.md §9.16), each with the last frame that used
 /// it. A bind group holds its buffers alive, so one unused for two frames (a buffer replaced
 /// by a larger one, a method no longer run) is dropped at [`GpuContext::end_frame`], and the
 /// memory it held with it.

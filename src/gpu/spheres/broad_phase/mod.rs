@@ -658,7 +658,7 @@ impl GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
-        // A new frame: bind groups the last two frames did not use go (docs/design.md §6.9).
+        // A new frame: bind groups the last two frames did not use go (docs/design.md §9.16).
         self.ctx.end_frame();
         let start = Instant::now();
         let store = out.is_some();
