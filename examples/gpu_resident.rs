@@ -1,7 +1,9 @@
 //! GPU-resident use (docs/design.md §10): the example owns the device, a sphere buffer and a
 //! compute pass of its own that moves the spheres every frame; sweepfan runs on that device,
 //! reads the spheres from that buffer, and leaves pairs and frame events on the device, where
-//! the example's second pass adds the event counts into running totals. No host copy happens
+//! the example's second pass adds the event counts into running totals, and a third, its own
+//! narrow phase, runs one thread per pair through sweepfan's indirect-dispatch arguments
+//! (`resident_dispatch_args`: the pair count never leaves the device). No host copy happens
 //! during the run. At the end one readback checks it all against the CPU: the same motion
 //! replayed on the host, the CPU grid and `EventTracker`. Prints `verified`, exits 1 otherwise.
 //! `cargo run --release --example gpu_resident -- [SPHERES (20000)] [FRAMES (40)]`
@@ -48,6 +50,27 @@ fn step(@builtin(global_invocation_id) id: vec3<u32>) {
 fn add_events() {
     sums[0] += found_total[0];
     sums[1] += lost_total[0];
+}
+
+// The narrow phase's stand-in: one thread per resident pair, in the groups sweepfan's
+// indirect arguments give ([x, y, 1, pairs]); counts the pairs and a checksum of them.
+@group(0) @binding(6) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(7) var<storage, read> pair_args: array<u32, 4>;
+@group(0) @binding(8) var<storage, read_write> narrow: array<atomic<u32>, 2>;
+
+@compute @workgroup_size(64)
+fn narrow_phase(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let k = (group.y * groups.x + group.x) * 64u + local;
+    if k >= pair_args[3] {
+        return;
+    }
+    let p = pairs[k];
+    atomicAdd(&narrow[0], 1u);
+    atomicAdd(&narrow[1], p.x ^ p.y);
 }
 "#;
 
@@ -115,6 +138,11 @@ fn main() -> sweepfan::Result<()> {
         contents: &[0; 8],
         usage: storage,
     });
+    let narrow_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("narrow phase totals"),
+        contents: &[0; 8],
+        usage: storage,
+    });
     let sim = [n as u32, SIDE.to_bits(), RADIUS.to_bits(), 0];
     let sim_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("sim"),
@@ -136,6 +164,7 @@ fn main() -> sweepfan::Result<()> {
         })
     };
     let (step_pipeline, add_pipeline) = (pipeline("step"), pipeline("add_events"));
+    let narrow_pipeline = pipeline("narrow_phase");
 
     // sweepfan on that device: no second device, the spheres read where they are.
     let ctx = Arc::new(GpuContext::from_device(
@@ -146,6 +175,8 @@ fn main() -> sweepfan::Result<()> {
     let mut grid = GpuBroadPhase::new(ctx.clone(), Method::Grid)?;
     grid.track_events(true)?;
     grid.set_pair_capacity(4 * n as u64)?;
+    // Arguments for a pass of 64-thread workgroups over the pairs, written on the device.
+    grid.enable_dispatch_args(64)?;
     // The example's own bind groups, made with sweepfan's helper on the shared device.
     let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
         ctx.bind_buffers("simulation", pipeline, entries)
@@ -164,11 +195,23 @@ fn main() -> sweepfan::Result<()> {
             &add_pipeline,
             &[(3, found_total), (4, lost_total), (5, &sums_buf)],
         );
+        let args = grid.resident_dispatch_args().expect("enabled");
+        let narrow_group = bind(
+            &narrow_pipeline,
+            &[
+                (6, grid.resident_pairs().pairs),
+                (7, args),
+                (8, &narrow_buf),
+            ],
+        );
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&add_pipeline);
             pass.set_bind_group(0, &add_group, &[]);
             pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&narrow_pipeline);
+            pass.set_bind_group(0, &narrow_group, &[]);
+            pass.dispatch_workgroups_indirect(args, 0);
             pass.set_pipeline(&step_pipeline);
             pass.set_bind_group(0, &step_group, &[]);
             pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
@@ -181,6 +224,7 @@ fn main() -> sweepfan::Result<()> {
     grid.check_resident()?;
     let final_spheres: Vec<Sphere> = ctx.read(&spheres_buf, n)?;
     let sums: Vec<u32> = ctx.read(&sums_buf, 2)?;
+    let narrow: Vec<u32> = ctx.read(&narrow_buf, 2)?;
 
     // The host replay: same motion, CPU grid, tracker.
     let mut spheres = start.clone();
@@ -188,9 +232,14 @@ fn main() -> sweepfan::Result<()> {
     let mut cpu_grid = cpu::broad_phase(Method::Grid);
     let mut tracker = EventTracker::new();
     let (mut found, mut lost) = (0u64, 0u64);
+    let (mut pair_count, mut checksum) = (0u32, 0u32);
     let mut pairs = Vec::new();
     for _ in 0..frames {
         cpu_grid.find_pairs(&spheres, Some(&mut pairs))?;
+        for p in &pairs {
+            pair_count = pair_count.wrapping_add(1);
+            checksum = checksum.wrapping_add(p[0] ^ p[1]);
+        }
         let e = tracker.update(std::mem::take(&mut pairs));
         found += e.found.len() as u64;
         lost += e.lost.len() as u64;
@@ -198,18 +247,20 @@ fn main() -> sweepfan::Result<()> {
     }
     let same_motion = final_spheres == spheres;
     let same_events = sums[0] as u64 == found && sums[1] as u64 == lost;
+    let same_pairs = narrow == [pair_count, checksum];
     println!(
         "{n} spheres, {frames} frames on '{}': device events {} found, {} lost; host replay {found} \
-         found, {lost} lost; host waits during the run: {waits_during_run}",
-        ctx.info.name, sums[0], sums[1]
+         found, {lost} lost; the narrow phase's indirect pass saw {} pairs (host {pair_count}); \
+         host waits during the run: {waits_during_run}",
+        ctx.info.name, sums[0], sums[1], narrow[0]
     );
-    if same_motion && same_events && waits_during_run == 0 {
+    if same_motion && same_events && same_pairs && waits_during_run == 0 {
         println!("verified");
         Ok(())
     } else {
         eprintln!(
-            "MISMATCH: motion equal {same_motion}, events equal {same_events}, waits \
-             {waits_during_run}"
+            "MISMATCH: motion equal {same_motion}, events equal {same_events}, pairs equal \
+             {same_pairs}, waits {waits_during_run}"
         );
         std::process::exit(1);
     }

@@ -73,6 +73,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/spheres/pairs.wgsl"),
     ),
     (
+        "spheres/dispatch_args.wgsl",
+        include_str!("../../shaders/spheres/dispatch_args.wgsl"),
+    ),
+    (
         "boxes/sat.wgsl",
         include_str!("../../shaders/boxes/sat.wgsl"),
     ),

@@ -3,5 +3,6 @@
 
 pub mod broad_phase;
 pub(crate) mod cascade;
+pub mod dispatch_args;
 pub(crate) mod min_axis;
 pub(crate) mod pairs;

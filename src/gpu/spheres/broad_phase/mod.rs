@@ -123,6 +123,10 @@ pub struct GpuBroadPhase {
     paper_min_axis_tests: Option<u64>,
     /// Frames in parts: other devices' broad phases, the host's events ([`parts`]).
     parts: Option<Box<parts::Parts>>,
+    /// Indirect-dispatch arguments over the resident pairs (`resident_dispatch_args`), made by
+    /// the first resident frame, and the workgroup size they count in.
+    pair_dispatch: Option<crate::gpu::spheres::dispatch_args::PairDispatch>,
+    dispatch_workgroup: u32,
 }
 
 /// Totals read back after a frame.
@@ -199,6 +203,8 @@ impl GpuBroadPhase {
             last_n: 0,
             paper_min_axis_tests: None,
             parts,
+            pair_dispatch: None,
+            dispatch_workgroup: 64,
             method,
             ctx,
         })

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{self, Readback};
+use crate::gpu::spheres::dispatch_args::PairDispatch;
 
 impl GpuBroadPhase {
     /// Largest pair list one binding can hold on this adapter.
@@ -41,7 +42,46 @@ impl GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
-        self.record_frame(spheres, true)
+        let mut enc = self.record_frame(spheres, true)?;
+        self.encode_dispatch_args(&mut enc)?;
+        Ok(enc)
+    }
+
+    /// Records the indirect-dispatch arguments of the resident pairs at the end of `enc`, when
+    /// asked for ([`Self::enable_dispatch_args`]).
+    fn encode_dispatch_args(&mut self, enc: &mut wgpu::CommandEncoder) -> Result<()> {
+        let Some(dispatch) = self.pair_dispatch.as_mut() else {
+            return Ok(());
+        };
+        let list = ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        };
+        dispatch.encode(&self.ctx, enc, &list, self.dispatch_workgroup)
+    }
+
+    /// From the next resident frame on ([`Self::encode_resident`], [`Self::encode_from_buffer`]),
+    /// writes indirect-dispatch arguments over its pairs for a caller's kernel of `workgroup`
+    /// threads ([`Self::resident_dispatch_args`]).
+    pub fn enable_dispatch_args(&mut self, workgroup: u32) -> Result<()> {
+        if self.pair_dispatch.is_none() {
+            self.pair_dispatch = Some(PairDispatch::new(&self.ctx)?);
+        }
+        self.dispatch_workgroup = workgroup.max(1);
+        Ok(())
+    }
+
+    /// Indirect-dispatch arguments over the resident pairs, written on the device at the end
+    /// of every resident frame once [`Self::enable_dispatch_args`] asked for them
+    /// (docs/design.md §10.4): `[x, y, 1, pairs]`, one thread per pair in workgroups of the
+    /// size given there, `pairs` the list's count clamped to its capacity. Dispatch a pass with
+    /// `dispatch_workgroups_indirect(args, 0)` and bind the buffer as read-only storage: pair
+    /// `(group.y * x + group.x) * workgroup + local` is live when below `args[3]`. No count
+    /// comes back to the host. `None` until enabled.
+    pub fn resident_dispatch_args(&self) -> Option<&wgpu::Buffer> {
+        self.pair_dispatch.as_ref().map(PairDispatch::args)
     }
 
     /// GPU-resident input (docs/design.md §10): the frame of the `n` spheres in the caller's
@@ -58,6 +98,7 @@ impl GpuBroadPhase {
         spheres: &wgpu::Buffer,
         n: u32,
     ) -> Result<wgpu::CommandEncoder> {
+        self.ctx.end_frame();
         if n == 0 {
             return Err(Error::EmptyScene);
         }
@@ -85,6 +126,7 @@ impl GpuBroadPhase {
             ev.commit();
         }
         self.last_n = n;
+        self.encode_dispatch_args(&mut enc)?;
         Ok(enc)
     }
 

@@ -1,0 +1,36 @@
+// Indirect dispatch arguments for a caller's pass over the resident pair list
+// (docs/design.md §10.4). CPU twin: `expected_args` in src/gpu/spheres/dispatch_args.rs.
+//
+// One thread reads the device's own pair count (the append slot, which counts past the list's
+// capacity), clamps it to the capacity and writes (x, y, 1) workgroups of `workgroup` threads
+// for one thread per pair, x at most `max_groups_x`, then the clamped count, which the caller's
+// kernel compares its pair index with (the last workgroups run past it). No count comes back
+// to the host.
+
+struct Params {
+    count_index: u32,
+    capacity: u32,
+    workgroup: u32,
+    max_groups_x: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> counters: array<u32>;
+// [x, y, z, pairs]
+@group(0) @binding(2) var<storage, read_write> args: array<u32, 4>;
+
+@compute @workgroup_size(1)
+fn pair_dispatch_args() {
+    let count = min(counters[params.count_index], params.capacity);
+    // ceil(count / workgroup) without the overflow of count + workgroup - 1.
+    let groups = count / params.workgroup + select(0u, 1u, count % params.workgroup != 0u);
+    let x = min(groups, params.max_groups_x);
+    var y = 0u;
+    if x > 0u {
+        y = groups / x + select(0u, 1u, groups % x != 0u);
+    }
+    args[0] = x;
+    args[1] = y;
+    args[2] = 1u;
+    args[3] = count;
+}
