@@ -1,5 +1,5 @@
 // Indirect dispatch arguments for a caller's pass over the resident pair list
-// (docs/design.md §10.4). CPU twin: `expected_args` in src/gpu/spheres/dispatch_args.rs.
+// (docs/design.md §10). CPU twin: `expected_args` in src/gpu/spheres/dispatch_args.rs.
 //
 // One thread reads the device's own pair count (the append slot, which counts past the list's
 // capacity), clamps it to the capacity and writes (x, y, 1) workgroups of `workgroup` threads

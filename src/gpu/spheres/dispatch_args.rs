@@ -1,4 +1,4 @@
-//! Indirect dispatch arguments over the resident pair list (docs/design.md §10.4): after a
+//! Indirect dispatch arguments over the resident pair list (docs/design.md §10): after a
 //! resident frame, one thread on the device turns the device's own pair count into the
 //! `(x, y, 1)` workgroups of a caller's pass with one thread per pair, and the clamped count,
 //! so that a simulation's narrow phase runs over the pairs with no count read back.

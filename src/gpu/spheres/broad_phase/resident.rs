@@ -75,7 +75,7 @@ impl GpuBroadPhase {
 
     /// Indirect-dispatch arguments over the resident pairs, written on the device at the end
     /// of every resident frame once [`Self::enable_dispatch_args`] asked for them
-    /// (docs/design.md §10.4): `[x, y, 1, pairs]`, one thread per pair in workgroups of the
+    /// (docs/design.md §10): `[x, y, 1, pairs]`, one thread per pair in workgroups of the
     /// size given there, `pairs` the list's count clamped to its capacity. Dispatch a pass with
     /// `dispatch_workgroups_indirect(args, 0)` and bind the buffer as read-only storage: pair
     /// `(group.y * x + group.x) * workgroup + local` is live when below `args[3]`. No count
