@@ -357,7 +357,8 @@ impl GpuEvents {
     }
 
     /// The events planned by [`Self::plan_readback`] (lists empty when not planned), as far
-    /// as the planned copies reach.
+    /// as the planned copies reach: complete them with [`Self::finish`] (or [`Self::tails`]
+    /// and [`Self::completed`]) before use.
     pub fn events_from(&self, bytes: &[u8], plan: &EventsReadback) -> PartialEvents {
         let totals = plan.totals.clone().map(|r| readback::words(&bytes[r])[0]);
         let now = readback::words(&bytes[plan.count.clone()])[0] as u64;

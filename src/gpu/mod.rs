@@ -25,6 +25,7 @@ pub mod sort;
 pub mod spheres;
 pub mod timer;
 pub mod traffic;
+pub mod upload;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, list_adapters};

@@ -114,7 +114,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             // One warm-up run (pipelines, scratch buffers), then the timed ones.
             for rep in 0..=cfg.reps {
                 let before = ctx.counts();
-                ctx.end_frame();
+                let _frame = ctx.frame();
                 ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
                 ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
                 ctx.wait()?;

@@ -194,6 +194,74 @@ fn kept_bind_groups_follow_the_buffers_in_use() {
         most = most.max(kept);
     }
     assert!(steady > 0);
-    // The groups of at most three frames' buffers (this one, the last, the one before).
-    assert!(most <= 3 * steady, "{most} kept against {steady} a frame");
+    // The groups of at most three frames' buffers (this one and the two before; a frame of
+    // twice the spheres may use a few more groups: one more scan level).
+    assert!(most <= 4 * steady, "{most} kept against {steady} a frame");
+    // One-shot work outside frames keeps nothing: a sort of the caller's own keys.
+    let fresh = sweepfan::gpu::GpuContext::new(&Default::default()).unwrap();
+    let mut sort = sweepfan::gpu::sort::radix_sort::RadixSort::new(&fresh).unwrap();
+    let keys: Vec<u32> = (0..5000u32).rev().collect();
+    let values: Vec<u32> = (0..5000).collect();
+    let (sorted, _) = sort.sort_pairs(&fresh, &keys, &values).unwrap();
+    assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(fresh.kept_bind_groups(), 0);
+}
+
+/// The spheres' upload goes through a staging buffer kept across frames (docs/design.md §9.16):
+/// after the first two frames no buffer is made, yet every frame's spheres arrive (its pairs are
+/// the CPU's on a scene that moves).
+#[test]
+fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
+    use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
+    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    let mut cpu = sweepfan::cpu::broad_phase(Method::Grid);
+    let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(4000, 3));
+    for f in 0..8 {
+        let before = ctx.counts();
+        let mut got = Vec::new();
+        gpu.find_pairs(&scene.spheres, Some(&mut got)).unwrap();
+        let counts = ctx.counts().since(before);
+        let mut expected = Vec::new();
+        cpu.find_pairs(&scene.spheres, Some(&mut expected)).unwrap();
+        canonicalize(&mut got);
+        canonicalize(&mut expected);
+        assert_eq!(got, expected, "frame {f}");
+        // The first two frames size the lists (the second plans its readback from the first).
+        if f > 1 {
+            assert_eq!(counts.buffers, 0, "frame {f}: {counts:?}");
+            assert!(counts.bytes_from_host >= 16 * 4000, "frame {f}: {counts:?}");
+        }
+        scene.step();
+    }
+    // Every frame through the kept buffer (the first made it, mapped at creation).
+    assert_eq!(gpu.upload_counts(), (8, 0));
+}
+
+/// A box frame whose broad phase is the sphere pipeline (a frame nested in the box frame) with
+/// frame events (whose two lists alternate between frames, so their bind groups are used every
+/// other frame) creates nothing once sizes are stable.
+#[test]
+fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan::scenes::boxes::generate_boxes;
+    use sweepfan::{Method, SceneKind, SceneParams};
+    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let mut p = SceneParams::new(1_500, 3);
+    p.volume_fraction = 0.1;
+    let boxes = generate_boxes(SceneKind::Density, &p);
+    for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
+        let mut gpu = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
+        gpu.track_events(true).unwrap();
+        for frame in 0..7 {
+            let before = ctx.counts();
+            let mut out = Vec::new();
+            gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+            let counts = ctx.counts().since(before);
+            if frame > 2 {
+                assert_eq!(counts.bind_groups, 0, "{proxy:?} frame {frame}: {counts:?}");
+                assert_eq!(counts.buffers, 0, "{proxy:?} frame {frame}: {counts:?}");
+            }
+        }
+    }
 }

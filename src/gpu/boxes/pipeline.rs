@@ -305,8 +305,8 @@ impl GpuBoxPipeline {
         start: Instant,
     ) -> Result<Stats> {
         let ctx = &*self.ctx;
-        // A new frame: bind groups the last two frames did not use go (docs/design.md §9.16).
-        ctx.end_frame();
+        // A frame: its bind groups are kept across frames (docs/design.md §9.16).
+        let _frame = ctx.frame();
         if let Broad::Sphere { proxies, .. } = &self.broad {
             // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
             crate::geom::sphere::validate_spheres(proxies)?;

@@ -61,7 +61,10 @@ pub struct SatCandidates<'a> {
 pub struct SatOutput {
     /// Exact number of overlapping candidate pairs (also when they did not all fit).
     pub found: u32,
-    /// The pairs, in no particular order, when requested and `found <= capacity`.
+    /// The pairs, in no particular order, when requested and `found <= capacity`. From
+    /// [`GpuSat::output_from`] only as far as the planned copy reached (the last output's count
+    /// with headroom): [`GpuSat::finish_output`] reads the rest; every other way returns them
+    /// whole.
     pub pairs: Option<Vec<Pair>>,
 }
 
@@ -396,7 +399,8 @@ impl GpuSat {
         mut out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
-        ctx.end_frame();
+        // Bind groups kept across frames (docs/design.md §9.16).
+        let _frame = ctx.frame();
         if let Some(o) = out.as_deref_mut() {
             o.clear();
         }

@@ -20,13 +20,34 @@ type BindKey = (
 const MAX_KEPT: usize = 4096;
 
 /// Bind groups kept across frames (docs/design.md §9.16), each with the last frame that used
-/// it. A bind group holds its buffers alive, so one unused for two frames (a buffer replaced
-/// by a larger one, a method no longer run) is dropped at [`GpuContext::end_frame`], and the
-/// memory it held with it.
+/// it. A bind group holds its buffers alive, so groups are kept only inside frames
+/// ([`GpuContext::frame`]: the pipelines that run every frame), and one that three frames did
+/// not use (a list replaced by a larger one, a method no longer run) is dropped when the next
+/// frame starts, and the memory it held with it. One-shot work (a sort of the caller's
+/// buffers, a self-test) makes its groups and lets them go.
 #[derive(Default)]
 pub(super) struct BindGroups {
     kept: HashMap<BindKey, (wgpu::BindGroup, u64)>,
     frame: u64,
+    /// Frames open ([`FrameScope`]s alive): groups are kept only while one is.
+    open: u32,
+}
+
+/// A frame of a pipeline that runs every frame ([`GpuContext::frame`]); nested frames (a box
+/// frame's sphere broad phase, the parts of a frame) are part of the outermost one.
+pub struct FrameScope<'a> {
+    ctx: &'a GpuContext,
+}
+
+impl Drop for FrameScope<'_> {
+    fn drop(&mut self) {
+        let mut cache = self
+            .ctx
+            .bind_groups
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        cache.open = cache.open.saturating_sub(1);
+    }
 }
 
 /// Running totals of a context (read by [`GpuContext::counts`]).
@@ -38,7 +59,8 @@ pub(super) struct Totals {
     pub pipelines: AtomicU64,
     /// Bytes of mapped staging read by the host.
     pub bytes_to_host: AtomicU64,
-    /// Bytes written by the host: `write_buffer` and buffers created with contents.
+    /// Bytes written by the host: `write_buffer`, buffers created with contents, and the kept
+    /// upload buffer (`gpu::upload`).
     pub bytes_from_host: AtomicU64,
 }
 
@@ -72,6 +94,9 @@ impl GpuContext {
         };
         let key = (pipeline.clone(), buffers);
         let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.open == 0 {
+            return make();
+        }
         let frame = cache.frame;
         if let Some((group, used)) = cache.kept.get_mut(&key) {
             *used = frame;
@@ -79,18 +104,28 @@ impl GpuContext {
         }
         if cache.kept.len() >= MAX_KEPT {
             cache.kept.retain(|_, (_, used)| *used == frame);
+            if cache.kept.len() >= MAX_KEPT {
+                cache.kept.clear();
+            }
         }
         let group = make();
         cache.kept.insert(key, (group.clone(), frame));
         group
     }
 
-    /// Ends a frame for the kept bind groups: those unused in this frame and the one before go.
-    pub fn end_frame(&self) {
+    /// Starts a frame of a pipeline that runs every frame, until the scope drops: bind groups
+    /// made inside are kept across frames. The outermost frame drops the groups that the last
+    /// three frames did not use (a group of lists that alternate between frames is used every
+    /// other frame).
+    pub fn frame(&self) -> FrameScope<'_> {
         let mut cache = self.bind_groups.lock().unwrap_or_else(|p| p.into_inner());
-        let frame = cache.frame;
-        cache.kept.retain(|_, (_, used)| *used + 1 >= frame);
-        cache.frame += 1;
+        if cache.open == 0 {
+            cache.frame += 1;
+            let frame = cache.frame;
+            cache.kept.retain(|_, (_, used)| *used + 3 > frame);
+        }
+        cache.open += 1;
+        FrameScope { ctx: self }
     }
 
     /// Bind groups kept now (tests).
@@ -140,6 +175,11 @@ impl GpuContext {
             .bytes_from_host
             .fetch_add(data.len() as u64, Relaxed);
         self.queue.write_buffer(buffer, offset, data);
+    }
+
+    /// Counts `bytes` the host wrote into a mapped staging buffer (`gpu::upload`).
+    pub(crate) fn note_bytes_from_host(&self, bytes: u64) {
+        self.totals.bytes_from_host.fetch_add(bytes, Relaxed);
     }
 
     /// Counts `bytes` of a mapped staging buffer read by the host.

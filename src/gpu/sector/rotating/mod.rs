@@ -255,7 +255,7 @@ impl RotatingGpu {
         proxies: &[Proxy],
         want_hits: bool,
     ) -> Result<Vec<ProxyFrame>> {
-        ctx.end_frame();
+        let _frame = ctx.frame();
         validate_frame_input(boxes, spheres)?;
         if spheres.is_empty() || boxes.is_empty() {
             return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));

@@ -114,6 +114,8 @@ pub struct GpuBroadPhase {
     pair_hint: readback::ListHint,
     /// The rest of lists longer than planned ([`readback::read_tails`]), kept across frames.
     tail_readback: Readback,
+    /// The spheres' upload through a staging buffer kept across frames.
+    upload: crate::gpu::upload::Upload,
     /// Frame events on the device, when tracked ([`BroadPhase::track_events`]).
     events: Option<Box<GpuEvents>>,
     last_events: Option<FrameEvents>,
@@ -197,6 +199,7 @@ impl GpuBroadPhase {
             readback: Readback::new("sphere frame readback"),
             pair_hint: Default::default(),
             tail_readback: Readback::new("sphere frame readback, the rest"),
+            upload: crate::gpu::upload::Upload::new("sphere upload"),
             events: None,
             last_events: None,
             canonical: None,
@@ -212,6 +215,12 @@ impl GpuBroadPhase {
 
     pub fn method(&self) -> Method {
         self.method
+    }
+
+    /// Frames whose spheres went up through the kept staging buffer, and those that went
+    /// through `queue.write_buffer` (the first, a larger scene, a map not resolved in time).
+    pub fn upload_counts(&self) -> (u64, u64) {
+        (self.upload.kept, self.upload.direct)
     }
 
     /// Sets the pair list's capacity (pairs). The list still grows when a frame finds more; a
@@ -285,6 +294,8 @@ impl GpuBroadPhase {
         let source = source.clone();
         rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
+        // The staging buffer maps again for the next frame; this frame's wait resolves it.
+        self.upload.after_submit();
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
         let events = self.events.as_deref();
         let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
@@ -372,9 +383,14 @@ impl GpuBroadPhase {
         let res = self.resident.as_ref().expect("allocated above");
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         match source {
-            Source::Host(spheres) => {
-                ctx.write_buffer(&res.spheres, 0, bytemuck::cast_slice(spheres))
-            }
+            // Through the kept staging buffer (docs/design.md §9.16).
+            Source::Host(spheres) => self.upload.write(
+                ctx,
+                &mut enc,
+                &res.spheres,
+                0,
+                bytemuck::cast_slice(spheres),
+            )?,
             Source::Device(buffer) => {
                 enc.copy_buffer_to_buffer(buffer, 0, &res.spheres, 0, n as u64 * 16)
             }
@@ -637,6 +653,9 @@ impl BroadPhase for GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
+        // One frame, its parts included (each part's run is nested in it).
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
         if self.in_parts() {
             return self.find_pairs_in_parts(spheres, out);
         }
@@ -664,8 +683,10 @@ impl GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
-        // A new frame: bind groups the last two frames did not use go (docs/design.md §9.16).
-        self.ctx.end_frame();
+        // A frame (or a part of one): its bind groups are kept across frames
+        // (docs/design.md §9.16).
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
         let start = Instant::now();
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.

@@ -38,7 +38,8 @@ impl GpuBroadPhase {
     /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
     /// and record the frame again.
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
-        self.ctx.end_frame();
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
@@ -98,7 +99,8 @@ impl GpuBroadPhase {
         spheres: &wgpu::Buffer,
         n: u32,
     ) -> Result<wgpu::CommandEncoder> {
-        self.ctx.end_frame();
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
         if n == 0 {
             return Err(Error::EmptyScene);
         }
