@@ -544,23 +544,6 @@ impl GpuContext {
         dispatch_2d(groups, self.limits.max_compute_workgroups_per_dimension)
     }
 
-    /// A bind group of whole buffers, `(binding, buffer)`, for group 0 of `pipeline`.
-    pub fn bind_buffers(
-        &self,
-        label: &str,
-        pipeline: &wgpu::ComputePipeline,
-        buffers: &[(u32, &wgpu::Buffer)],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
-            .iter()
-            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        self.bind_group_for(label, pipeline, &entries)
-    }
-
     /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]).
     pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
         self.shader(path, &crate::gpu::shader::compose(path)?)

@@ -113,6 +113,23 @@ impl GpuContext {
         group
     }
 
+    /// A bind group of whole buffers, `(binding, buffer)`, for group 0 of `pipeline`.
+    pub fn bind_buffers(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        self.bind_group_for(label, pipeline, &entries)
+    }
+
     /// Starts a frame of a pipeline that runs every frame, until the scope drops: bind groups
     /// made inside are kept across frames. The outermost frame drops the groups that the last
     /// three frames did not use (a group of lists that alternate between frames is used every

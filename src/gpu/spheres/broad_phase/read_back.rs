@@ -1,0 +1,134 @@
+//! One frame with one host wait (docs/design.md §9.7): its totals, timestamps and pair list
+//! come back through one readback buffer, as far as the last frame's counts with headroom, the
+//! rest of a list that grew in one more map (§9.16).
+
+use super::{COUNTER_WORDS, GpuBroadPhase, Totals};
+use crate::broadphase::Pair;
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use crate::gpu::context::count_u32;
+use crate::gpu::events::GpuEvents;
+use crate::gpu::readback;
+use crate::gpu::spheres::broad_phase::ResidentPairs;
+
+impl GpuBroadPhase {
+    /// Runs one frame with a single host wait: its totals, timestamps and (when `store`) the
+    /// pair list come back through one readback buffer. The pairs are `None` when the list
+    /// overflowed (the caller grows it and runs the frame again).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn run_frame_read_back(
+        &mut self,
+        spheres: &[Sphere],
+        store: bool,
+    ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
+        let n = count_u32("spheres", spheres.len())?;
+        let mut enc = self.record_frame(spheres, store)?;
+        let list = ResidentPairs {
+            pairs: &self.pair_list,
+            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            counters: &self.counters,
+            count_index: 4,
+        };
+        let rb = &mut self.readback;
+        rb.clear();
+        let events_plan = match (&mut self.events, store) {
+            (Some(ev), true) => {
+                ev.encode(&self.ctx, &mut enc, &list, n)?;
+                Some(ev.plan_readback(rb, true))
+            }
+            _ => None,
+        };
+        // With the canonical order asked for, the sorted list comes back instead of the list
+        // in append order (the events' sort when they are tracked, else the sort alone).
+        if let (Some(c), true, None) = (&mut self.canonical, store, &self.events) {
+            c.encode_canonical(&self.ctx, &mut enc, &list, n)?;
+        }
+        let source = match (&self.events, &self.canonical) {
+            (Some(ev), Some(_)) if store => ev.sorted_list(),
+            (None, Some(c)) if store => c.sorted_list(),
+            _ => &self.pair_list,
+        };
+        let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let times_at = rb.add_timer(&self.timer);
+        // The pairs as far as the last frame's count with headroom; the rest, if the list
+        // grew past that, in a second map below (docs/design.md §9.7).
+        let planned = if store {
+            self.pair_hint.planned(self.pair_capacity)
+        } else {
+            0
+        };
+        let pairs_at = rb.add(source, 0, planned * 8);
+        let source = source.clone();
+        rb.record(&self.ctx, &mut enc)?;
+        self.ctx.queue.submit([enc.finish()]);
+        // The staging buffer maps again for the next frame; this frame's wait resolves it.
+        self.upload.after_submit();
+        let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
+        let events = self.events.as_deref();
+        let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
+            let words = readback::words(&bytes[counters]);
+            let found = words[2] as u64 | (words[3] as u64) << 32;
+            let whole = found <= capacity;
+            let pairs = (store && whole).then(|| {
+                let at = pairs_at.start;
+                let have = found.min(planned) as usize;
+                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
+            });
+            let times = timer.times_from(ctx, &bytes[times_at]);
+            let partial = match (events, &events_plan) {
+                (Some(ev), Some(plan)) if whole => Some(ev.events_from(bytes, plan)),
+                _ => None,
+            };
+            (words, found, pairs, times, partial)
+        })?;
+        // An overflowed frame runs again with a list of `found`: the plan follows it too.
+        self.pair_hint.saw(found);
+        let mut pairs = pairs;
+        // Lists longer than planned: their rest in one more map.
+        let pair_tail = pairs
+            .as_ref()
+            .filter(|p| (p.len() as u64) < found)
+            .map(|p| (source, p.len() as u64, found));
+        let event_tails = match (&mut self.events, &partial) {
+            (Some(ev), Some(p)) => ev.tails(p),
+            _ => [None, None],
+        };
+        let wanted = [pair_tail, event_tails[0].clone(), event_tails[1].clone()];
+        let list: Vec<_> = wanted.iter().flatten().cloned().collect();
+        let mut rest = if list.is_empty() {
+            Vec::new()
+        } else {
+            readback::read_tails(&self.ctx, &mut self.tail_readback, &list)?
+        }
+        .into_iter();
+        let [pair_rest, found_rest, lost_rest] = wanted.map(|w| w.and_then(|_| rest.next()));
+        if let (Some(p), Some(bytes)) = (&mut pairs, pair_rest) {
+            p.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        }
+        let frame_events = partial.map(|p| GpuEvents::completed(p, [found_rest, lost_rest]));
+        if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
+            // A whole frame: its list becomes the previous one (an overflowed frame runs again).
+            ev.commit();
+        }
+        self.last_events = frame_events;
+        Ok((self.totals_from(n, &words)?, pairs, times))
+    }
+
+    /// Totals from the counter words of a frame; a walk the device cut short is an error.
+    pub(super) fn totals_from(&mut self, n: u32, words: &[u32]) -> Result<Totals> {
+        let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
+        if words[5] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
+                 invocation after 65,535 loop iterations): the pair list would be incomplete",
+                self.ctx.info.name, words[5], self.method
+            )));
+        }
+        self.last_n = n;
+        Ok(Totals {
+            tests: word64(0),
+            pairs: word64(2),
+            paper_min_axis: word64(6),
+        })
+    }
+}
