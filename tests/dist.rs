@@ -17,20 +17,29 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// `mpirun -np ranks sweepfan ARGS`, ended after 300 s (a hang is a failure, not a wait).
+/// `mpirun` with `args` (ranks, programs and theirs), ended after 300 s (a hang is a failure,
+/// not a wait).
+fn mpirun_with(args: &[&str]) -> Output {
+    Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "300",
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+        ])
+        .args(args)
+        .output()
+        .expect("mpirun (install openmpi-bin)")
+}
+
+/// `mpirun -np ranks sweepfan ARGS`.
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    let mut c = Command::new("timeout");
-    c.args([
-        "-k",
-        "5",
-        "300",
-        "mpirun",
-        "--allow-run-as-root",
-        "--oversubscribe",
-    ]);
-    c.args(["-np", &ranks.to_string(), env!("CARGO_BIN_EXE_sweepfan")]);
-    c.args(args);
-    c.output().expect("mpirun (install openmpi-bin)")
+    let ranks = ranks.to_string();
+    let mut all = vec!["-np", &ranks, env!("CARGO_BIN_EXE_sweepfan")];
+    all.extend_from_slice(args);
+    mpirun_with(&all)
 }
 
 fn ok(out: Output, what: &str) -> Output {
@@ -383,40 +392,20 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
         "--backend",
         "gpu",
     ];
-    let out = Command::new("timeout")
-        .args([
-            "-k",
-            "5",
-            "300",
-            "mpirun",
-            "--allow-run-as-root",
-            "--oversubscribe",
-        ])
-        .args(["-np", "2", bin])
-        .args(common)
-        .args([":", "-np", "1", bin, "--adapter", "no-such-adapter"])
-        .args(common)
-        .output()
-        .unwrap();
+    let mut args = vec!["-np", "2", bin];
+    args.extend(common);
+    args.extend([":", "-np", "1", bin, "--adapter", "no-such-adapter"]);
+    args.extend(common);
+    let out = mpirun_with(&args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("rank 2 of 3"), "{stderr}");
     assert!(stderr.contains("no-such-adapter"), "{stderr}");
 
     // Ranks started with other arguments would run other collectives: refused, not hung.
-    let out = Command::new("timeout")
-        .args([
-            "-k",
-            "5",
-            "300",
-            "mpirun",
-            "--allow-run-as-root",
-            "--oversubscribe",
-        ])
-        .args(["-np", "2", bin, "dist", "--frames", "3"])
-        .args([":", "-np", "1", bin, "dist", "--frames", "4"])
-        .output()
-        .unwrap();
+    let out = mpirun_with(&[
+        "-np", "2", bin, "dist", "--frames", "3", ":", "-np", "1", bin, "dist", "--frames", "4",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -476,18 +465,7 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     }
     // A share larger than a rank's memory (2 GB of address space): refused before it is made.
     let limited = format!("ulimit -v 2000000; exec {bin} dist --scene density --n 100000000");
-    let out = Command::new("timeout")
-        .args([
-            "-k",
-            "5",
-            "300",
-            "mpirun",
-            "--allow-run-as-root",
-            "--oversubscribe",
-        ])
-        .args(["-np", "2", "bash", "-c", &limited])
-        .output()
-        .unwrap();
+    let out = mpirun_with(&["-np", "2", "bash", "-c", &limited]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("rank 1 of 2: too large"), "{stderr}");

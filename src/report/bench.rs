@@ -59,33 +59,40 @@ pub fn rows_table(rows: &[Row]) -> String {
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
 /// sizes are stable (docs/design.md §9.16); empty when no row counts them.
 pub fn creation_lines(rows: &[Row]) -> String {
+    steady_lines(
+        "per GPU frame after the first two",
+        rows.iter().map(|r| {
+            let label = format!("{} [{}] n = {}", r.method, r.backend.as_str(), r.n);
+            (label, r.steady)
+        }),
+    )
+}
+
+/// Under `heading`, a line per labelled row that has counts.
+fn steady_lines(
+    heading: &str,
+    rows: impl Iterator<Item = (String, Option<crate::run::row::SteadyCounts>)>,
+) -> String {
     let mut out = String::new();
-    for r in rows {
-        let (Some(c), Some(to), Some(from)) = (
-            r.created_per_frame,
-            r.bytes_to_host_per_frame,
-            r.bytes_from_host_per_frame,
-        ) else {
+    for (label, steady) in rows {
+        let Some(s) = steady else {
             continue;
         };
         if out.is_empty() {
-            out.push_str(
-                "\nper GPU frame after the first two (counts, any device): objects created; \
-                 bytes to and from the host\n",
-            );
+            out.push_str(&format!(
+                "\n{heading} (counts, any device): objects created; bytes to and from the host\n"
+            ));
         }
+        let c = s.created_per_frame;
         out.push_str(&format!(
-            "  {} [{}] n = {}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB \
-             to host, {:.1} KiB from host\n",
-            r.method,
-            r.backend.as_str(),
-            r.n,
+            "  {label}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB to \
+             host, {:.1} KiB from host\n",
             c.bind_groups,
             c.buffers,
             c.query_sets,
             c.pipelines,
-            to / 1024.0,
-            from / 1024.0
+            s.bytes_to_host_per_frame / 1024.0,
+            s.bytes_from_host_per_frame / 1024.0
         ));
     }
     out
@@ -257,32 +264,10 @@ pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
             },
         ]);
     }
-    let mut out = t.render();
-    for r in rows {
-        if let (Some(c), Some(to), Some(from)) = (
-            r.created_per_frame,
-            r.bytes_to_host_per_frame,
-            r.bytes_from_host_per_frame,
-        ) {
-            if !out.contains("per sort after") {
-                out.push_str(
-                    "\nper sort after the first two timed (counts, any device): objects created; \
-                     bytes to and from the host\n",
-                );
-            }
-            out.push_str(&format!(
-                "  n = {} {}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB \
-                 to host, {:.1} KiB from host\n",
-                r.n,
-                r.config,
-                c.bind_groups,
-                c.buffers,
-                c.query_sets,
-                c.pipelines,
-                to / 1024.0,
-                from / 1024.0
-            ));
-        }
-    }
-    out
+    t.render()
+        + &steady_lines(
+            "per sort after the first two timed",
+            rows.iter()
+                .map(|r| (format!("n = {} {}", r.n, r.config), r.steady)),
+        )
 }

@@ -11,7 +11,7 @@ use crate::events::EventTracker;
 use crate::run::gpu::LazyGpu;
 use crate::run::registry;
 use crate::run::row::{
-    CreatedPerFrame, FrameEventCounts, Row, cpu_device, fill_speedups, traffic_fields,
+    CreatedPerFrame, FrameEventCounts, Row, SteadyCounts, cpu_device, fill_speedups, traffic_fields,
 };
 use crate::run::verify::{Comparison, compare_pairs};
 use crate::scenes::Scene;
@@ -78,7 +78,7 @@ impl Measurement {
     /// Creations and host traffic per frame once sizes are stable: medians over the frames
     /// after the first two (the last frame alone when there are no more), when the backend
     /// counts them (docs/design.md §9.16).
-    pub fn steady_device(&self) -> Option<(CreatedPerFrame, f64, f64)> {
+    pub fn steady_counts(&self) -> Option<SteadyCounts> {
         let frames = match self.device.len() {
             0 => return None,
             1..=2 => &self.device[self.device.len() - 1..],
@@ -87,24 +87,16 @@ impl Measurement {
         let per = |f: fn(&DeviceCounts) -> u64| {
             median(&frames.iter().map(|d| f(d) as f64).collect::<Vec<_>>())
         };
-        Some((
-            CreatedPerFrame {
+        Some(SteadyCounts {
+            created_per_frame: CreatedPerFrame {
                 bind_groups: per(|d| d.bind_groups),
                 buffers: per(|d| d.buffers),
                 query_sets: per(|d| d.query_sets),
                 pipelines: per(|d| d.pipelines),
             },
-            per(|d| d.bytes_to_host),
-            per(|d| d.bytes_from_host),
-        ))
-    }
-
-    /// The [`Row`] fields of [`Self::steady_device`].
-    pub fn steady_fields(&self) -> (Option<CreatedPerFrame>, Option<f64>, Option<f64>) {
-        match self.steady_device() {
-            Some((c, to, from)) => (Some(c), Some(to), Some(from)),
-            None => (None, None, None),
-        }
+            bytes_to_host_per_frame: per(|d| d.bytes_to_host),
+            bytes_from_host_per_frame: per(|d| d.bytes_from_host),
+        })
     }
 
     pub fn median_ms(&self) -> f64 {
@@ -400,9 +392,7 @@ pub fn measure(
                 events: FrameEventCounts::of(&m),
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
-                created_per_frame: m.steady_fields().0,
-                bytes_to_host_per_frame: m.steady_fields().1,
-                bytes_from_host_per_frame: m.steady_fields().2,
+                steady: m.steady_counts(),
                 shape: None,
                 parts: bp.parts(),
             });

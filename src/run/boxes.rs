@@ -177,9 +177,7 @@ pub fn bench_shapes(
             events: None,
             host_waits_per_frame: device.device_per_frame().0,
             dispatches_per_frame: device.device_per_frame().1,
-            created_per_frame: device.steady_fields().0,
-            bytes_to_host_per_frame: device.steady_fields().1,
-            bytes_from_host_per_frame: device.steady_fields().2,
+            steady: device.steady_counts(),
             shape: Some(shapes.name().into()),
             parts: None,
         });

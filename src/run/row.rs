@@ -54,16 +54,11 @@ pub struct Row {
     /// GPU rows: compute dispatches recorded per frame (mean).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispatches_per_frame: Option<f64>,
-    /// GPU rows: objects created on the device per frame once sizes are stable (the median over
-    /// the frames after the first two; docs/design.md §9.16).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub created_per_frame: Option<CreatedPerFrame>,
-    /// GPU rows: bytes the host read from mapped staging, and wrote to the device, per frame
-    /// (the same median).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes_to_host_per_frame: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes_from_host_per_frame: Option<f64>,
+    /// GPU rows: what each frame created on the device and moved to and from the host once
+    /// sizes are stable (flattened into the row: `created_per_frame`, `bytes_to_host_per_frame`,
+    /// `bytes_from_host_per_frame`; docs/design.md §9.16).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyCounts>,
     /// With `bench --events`: found and lost pairs per frame (flattened into the row).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub events: Option<FrameEventCounts>,
@@ -82,6 +77,14 @@ pub struct CreatedPerFrame {
     pub buffers: f64,
     pub query_sets: f64,
     pub pipelines: f64,
+}
+
+/// Creations and host traffic per frame: medians over the frames after the first two.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SteadyCounts {
+    pub created_per_frame: CreatedPerFrame,
+    pub bytes_to_host_per_frame: f64,
+    pub bytes_from_host_per_frame: f64,
 }
 
 /// Where the numbers came from.

@@ -31,9 +31,8 @@ pub struct SortRow {
     pub device: String,
     /// Per sort (keys written, sorted, timestamps read): objects created and bytes moved, the
     /// median over the timed runs after the first two (docs/design.md §9.16).
-    pub created_per_frame: Option<crate::run::row::CreatedPerFrame>,
-    pub bytes_to_host_per_frame: Option<f64>,
-    pub bytes_from_host_per_frame: Option<f64>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::run::row::SteadyCounts>,
 }
 
 /// Host bytes per key of one size, at most: keys and values (8), their read-back copies (8),
@@ -169,9 +168,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 },
                 verified,
                 device: device.clone(),
-                created_per_frame: counts.steady_fields().0,
-                bytes_to_host_per_frame: counts.steady_fields().1,
-                bytes_from_host_per_frame: counts.steady_fields().2,
+                steady: counts.steady_counts(),
             });
             debug_assert!(name != "plan" || (sort.variant(), sort.rounds()) == plan_for(ctx, n32));
         }

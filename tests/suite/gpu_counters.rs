@@ -2,18 +2,8 @@
 //! through the context's counted methods (`gpu/context/creation.rs`), and the counts reach the
 //! GPU rows.
 
-use std::path::{Path, PathBuf};
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::common::rust_files;
+use std::path::Path;
 
 /// `.device.create_X(` or `.queue.write_buffer(`, whitespace (line breaks) allowed around the
 /// dots, outside the one file that wraps them.

@@ -5,7 +5,8 @@
 //! name each other. Every `crate::`
 //! path in a file counts, in code, tests and doc links alike.
 
-use std::path::{Path, PathBuf};
+use crate::common::rust_files;
+use std::path::Path;
 
 /// Layer rank of a top-level module; siblings share a rank.
 fn rank(module: &str) -> Option<u32> {
@@ -34,17 +35,6 @@ fn root_item(name: &str) -> Option<&'static str> {
         "EventTracker" => "events",
         _ => return None,
     })
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Every `crate::NAME` in `text`, with its line number.

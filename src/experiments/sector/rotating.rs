@@ -118,9 +118,7 @@ pub fn bench_rotating(
                 events: None,
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
-                created_per_frame: m.steady_fields().0,
-                bytes_to_host_per_frame: m.steady_fields().1,
-                bytes_from_host_per_frame: m.steady_fields().2,
+                steady: m.steady_counts(),
                 shape: Some(format!("{} rotating boxes", params.boxes)),
                 parts: None,
             });
