@@ -69,6 +69,7 @@ pub mod rotating;
 pub(crate) mod sap;
 pub mod sat;
 pub mod sector_batch;
+pub(crate) mod sector_free_grid;
 pub(crate) mod sector_grid;
 pub mod sphere_index;
 pub(crate) mod sweep;

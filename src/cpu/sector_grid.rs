@@ -12,23 +12,27 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 #[inline(always)]
-fn range_len(r: (i32, i32)) -> u32 {
+pub(crate) fn range_len(r: (i32, i32)) -> u32 {
     (r.1 - r.0 + 1).max(0) as u32
 }
 
 #[inline(always)]
-fn overlap(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
+pub(crate) fn overlap(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
     (a.0.max(b.0), a.1.min(b.1))
 }
 
-/// The x indices of a row (y, z) that may lie in the conservative sector: the row's
-/// intersection with its cylinder (radius `half_widths[2]` about U) and slab (|z| <=
-/// `half_widths[3]`), padded by one index. A superset is all that matters.
-fn candidate_range(p: &RotationParams, y: f32, z: f32) -> (i32, i32) {
-    let o = v3(p.origin);
-    let u = v3(p.axis);
+/// The x indices of a row (y, z) that may lie in a cylinder of radius `r_bound` about the
+/// line through `o` along the unit `u`, within `h_bound` of `o` along it (the conservative
+/// sector's bound), padded by one index. A superset is all that matters.
+pub(crate) fn candidate_range(
+    o: Vec3,
+    u: Vec3,
+    r_bound: f32,
+    h_bound: f32,
+    y: f32,
+    z: f32,
+) -> (i32, i32) {
     let q = Vec3::new(0.0, y, z) - o; // the row is q + t e_x
-    let (r_bound, h_bound) = (p.half_widths[2], p.half_widths[3]);
     let ux = u.x;
     let c0 = q.dot(u);
     let (mut t_lo, mut t_hi) = (-1e4_f32, 1e4_f32);
@@ -91,7 +95,14 @@ pub fn rotation_histogram(p: &RotationParams) -> Histogram {
             } else {
                 (0, -1)
             };
-            let c = candidate_range(p, y, z);
+            let c = candidate_range(
+                v3(p.origin),
+                v3(p.axis),
+                p.half_widths[2],
+                p.half_widths[3],
+                y,
+                z,
+            );
             for i in c.0..=c.1 {
                 hist[p.classify(Vec3::new(grid_coord(i), y, z)) as usize] += 1;
             }

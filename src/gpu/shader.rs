@@ -96,6 +96,14 @@ const FILES: &[(&str, &str)] = &[
         "sector/rotating.wgsl",
         include_str!("../../shaders/sector/rotating.wgsl"),
     ),
+    (
+        "sector/grid_rows.wgsl",
+        include_str!("../../shaders/sector/grid_rows.wgsl"),
+    ),
+    (
+        "sector/free_accuracy.wgsl",
+        include_str!("../../shaders/sector/free_accuracy.wgsl"),
+    ),
 ];
 
 const IMPORT: &str = "// #import ";

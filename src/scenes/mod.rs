@@ -8,6 +8,7 @@
 pub mod boxes;
 pub mod chunks;
 pub mod files;
+pub mod free_bodies;
 pub mod memory;
 pub mod motion;
 pub mod random;

@@ -31,4 +31,5 @@ mod paper_counts;
 mod partition;
 mod rotating;
 mod sat_oracle;
+mod sector_general;
 mod sector_oracle;

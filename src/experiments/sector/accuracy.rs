@@ -88,7 +88,7 @@ impl Mean {
     }
 }
 
-fn mean_scores<'a>(
+pub(crate) fn mean_scores<'a>(
     hists: impl Iterator<Item = &'a Histogram> + Clone,
     truth: u32,
     methods: &[(&str, u32)],

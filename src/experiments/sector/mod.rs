@@ -2,6 +2,7 @@
 //! rotating scene (docs/design.md, sector CCD).
 
 pub mod accuracy;
+pub mod free;
 pub mod rotating;
 pub mod speed;
 

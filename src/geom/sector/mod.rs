@@ -5,8 +5,12 @@
 //! y = K = U x A. A point P is inside iff |P_z| <= h, r^2 <= P_x^2 + P_y^2 <= R^2 and
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
+pub mod body;
 pub(crate) mod classify;
 pub mod distance;
+pub mod exact_sweep;
+pub mod free_classify;
+pub mod general;
 pub mod overlap;
 pub mod proxy;
 pub mod sector2d;

@@ -2,5 +2,6 @@
 //! ([`sector_sphere`]) and the rotating scene's pipeline ([`rotating`]).
 
 pub mod accuracy;
+pub mod free_accuracy;
 pub mod rotating;
 pub mod sector_sphere;

@@ -1,0 +1,88 @@
+// The 100^3 grid of the sector accuracy experiments and its row helpers, shared by
+// sector/accuracy.wgsl and sector/free_accuracy.wgsl (twins: src/geom/sector/classify.rs and
+// src/cpu/sector_grid.rs). Needs math.wgsl.
+
+const GRID_SIDE: i32 = 100;
+const ROWS: u32 = 10000u;
+const OFFSET: f32 = 49.5;
+
+fn grid_coord(i: i32) -> f32 {
+    return f32(i) - OFFSET;
+}
+
+fn in_aabb(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+    return all(p >= lo) && all(p <= hi);
+}
+
+// Indices i with lo <= grid_coord(i) <= hi, as (first, last); empty when first > last.
+fn index_range(lo: f32, hi: f32) -> vec2<i32> {
+    if (!(lo <= hi)) {
+        return vec2<i32>(0, -1);
+    }
+    var a = clamp(i32(clamp(ceil(lo + OFFSET), 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
+    while (a > 0 && grid_coord(a - 1) >= lo) {
+        a = a - 1;
+    }
+    while (a < GRID_SIDE && grid_coord(a) < lo) {
+        a = a + 1;
+    }
+    var b = clamp(i32(clamp(floor(hi + OFFSET), -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
+    while (b < GRID_SIDE - 1 && grid_coord(b + 1) <= hi) {
+        b = b + 1;
+    }
+    while (b >= 0 && grid_coord(b) > hi) {
+        b = b - 1;
+    }
+    return vec2<i32>(a, b);
+}
+
+fn range_len(r: vec2<i32>) -> u32 {
+    return u32(max(r.y - r.x + 1, 0));
+}
+
+fn overlap(a: vec2<i32>, b: vec2<i32>) -> vec2<i32> {
+    return vec2<i32>(max(a.x, b.x), min(a.y, b.y));
+}
+
+// Superset of the row's x indices inside the cylinder of radius r_bound about the line through
+// `origin` along the unit `u`, within h_bound of `origin` along it.
+fn candidate_range(origin: vec3<f32>, u: vec3<f32>, r_bound: f32, h_bound: f32, y: f32, z: f32) -> vec2<i32> {
+    let q = vec3<f32>(0.0, y, z) - origin;
+    let ux = u.x;
+    let c0 = dot(q, u);
+    var t_lo = -1e4;
+    var t_hi = 1e4;
+    if (abs(ux) < 1e-6) {
+        if (abs(c0) > h_bound) {
+            return vec2<i32>(0, -1);
+        }
+    } else {
+        let a = m_div(-h_bound - c0, ux);
+        let b = m_div(h_bound - c0, ux);
+        t_lo = max(t_lo, min(a, b));
+        t_hi = min(t_hi, max(a, b));
+    }
+    let q_perp = q - c0 * u;
+    let e_perp = vec3<f32>(1.0, 0.0, 0.0) - ux * u;
+    let a = dot(e_perp, e_perp);
+    if (a > 1e-4) {
+        let t0 = m_div(-dot(q_perp, e_perp), a);
+        let closest = q_perp + t0 * e_perp;
+        let room = r_bound * r_bound - dot(closest, closest);
+        if (room < 0.0) {
+            return vec2<i32>(0, -1);
+        }
+        let half = m_sqrt(m_div(room, a));
+        t_lo = max(t_lo, t0 - half);
+        t_hi = min(t_hi, t0 + half);
+    } else if (dot(q_perp, q_perp) > r_bound * r_bound + 1.0) {
+        return vec2<i32>(0, -1);
+    }
+    if (t_lo > t_hi) {
+        return vec2<i32>(0, -1);
+    }
+    // Integer clamps too: a NaN survives the float clamp and converts to anything.
+    let lo = clamp(i32(clamp(floor(t_lo + OFFSET) - 1.0, 0.0, f32(GRID_SIDE))), 0, GRID_SIDE);
+    let hi = clamp(i32(clamp(ceil(t_hi + OFFSET) + 1.0, -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
+    return vec2<i32>(lo, hi);
+}
