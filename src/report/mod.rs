@@ -8,6 +8,7 @@ pub mod paper;
 pub(crate) mod plot;
 pub mod rows;
 pub mod sector;
+pub mod sector_free;
 pub mod selftest;
 pub(crate) mod table;
 

@@ -230,7 +230,7 @@ fn short_cpu_runs_never_miss_and_rank_the_proxies() {
             backend: SectorBackend::Cpu,
         };
         let r = run_free(&opts, None, None).unwrap();
-        eprint!("{}", r.table());
+        eprint!("{}", r.render());
         assert!(r.failures().is_empty(), "{:?}", r.failures());
         for name in ["conservative_sector", "piece_union", "exact_sweep"] {
             assert_eq!(r.methods[name].under_points, 0, "{kind:?} {name}");

@@ -3,7 +3,7 @@
 //! any body in any pose, on the CPU or the GPU, plus what each proxy costs per point.
 
 use super::SectorBackend;
-use super::accuracy::{MethodScore, ROUNDING_BAND, check_rotations, mean_scores};
+use super::accuracy::{MethodScore, check_rotations, mean_scores};
 pub use crate::cpu::sector_free_grid::free_cpu_histograms as cpu_histograms;
 use crate::error::Result;
 use crate::geom::sector::body::RotatingBody;
@@ -50,6 +50,13 @@ pub struct FreeAccuracyReport {
     pub pieces_per_rotation: f64,
     /// CPU cost per point test, with accuracy this is the accuracy per unit of cost.
     pub cost: BTreeMap<String, MethodCost>,
+    /// Mean time to build one rotation's constants (frame, extents, conservative sector,
+    /// pieces, quadrics, poses) on one CPU thread, microseconds.
+    pub construction_us_per_rotation: f64,
+    /// Wall time of the classification (all rotations, 10^6 points each) on `device`.
+    pub classify_seconds: f64,
+    /// "cpu", "gpu", or "software" (a CPU-type adapter such as lavapipe: not a GPU time).
+    pub device_kind: String,
 }
 
 /// Options of a run.
@@ -66,13 +73,13 @@ pub fn free_report(
     opts: &FreeOptions,
     rotations: &[FreeRotation],
     hists: &[Histogram],
-    device: String,
+    run: RunFacts,
 ) -> FreeAccuracyReport {
     FreeAccuracyReport {
         pose: "free",
         body: opts.body,
         backend: opts.backend,
-        device,
+        device: run.device,
         rotations: hists.len() as u64,
         seed: opts.seed,
         grid_points_per_rotation: GRID_POINTS as u64,
@@ -85,7 +92,19 @@ pub fn free_report(
             .sum::<f64>()
             / rotations.len().max(1) as f64,
         cost: costs(rotations),
+        construction_us_per_rotation: run.construction_us_per_rotation,
+        classify_seconds: run.classify_seconds,
+        device_kind: run.device_kind,
     }
+}
+
+/// Where and how fast a run went.
+#[derive(Clone, Debug)]
+pub struct RunFacts {
+    pub device: String,
+    pub device_kind: String,
+    pub construction_us_per_rotation: f64,
+    pub classify_seconds: f64,
 }
 
 /// Per-point CPU cost of each exact-or-enclosing test, over 20,000 points in the gate's box
@@ -172,12 +191,21 @@ pub fn run_free(
 ) -> Result<FreeAccuracyReport> {
     check_rotations(opts.rotations)?;
     let bodies: Vec<RotatingBody> = random_free_rotations(opts.rotations, opts.seed, opts.body);
+    let start = Instant::now();
     let prepared = crate::geom::sector::free_classify::free_rotations(&bodies)?;
-    let (hists, device) = match (opts.backend, ctx) {
-        (SectorBackend::Gpu, Some(c)) => (
-            FreeExperimentGpu::new(c)?.histograms(c, &prepared, progress)?,
-            c.info.name.clone(),
-        ),
+    let construction_us_per_rotation =
+        start.elapsed().as_secs_f64() * 1e6 / prepared.len().max(1) as f64;
+    let start = Instant::now();
+    let (hists, device, device_kind) = match (opts.backend, ctx) {
+        (SectorBackend::Gpu, Some(c)) => {
+            let mut gpu = FreeExperimentGpu::new(c)?;
+            let software = c.info.device_type == wgpu::DeviceType::Cpu;
+            (
+                gpu.histograms(c, &prepared, progress)?,
+                c.info.name.clone(),
+                if software { "software" } else { "gpu" },
+            )
+        }
         (SectorBackend::Gpu, None) => {
             return Err(crate::error::Error::Config(
                 "--backend gpu needs a GPU adapter".into(),
@@ -186,85 +214,32 @@ pub fn run_free(
         _ => (
             cpu_histograms(&prepared, progress),
             format!("CPU, {} threads (rayon)", rayon::current_num_threads()),
+            "cpu",
         ),
     };
-    Ok(free_report(opts, &prepared, &hists, device))
+    let run = RunFacts {
+        device,
+        device_kind: device_kind.into(),
+        construction_us_per_rotation,
+        classify_seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok(free_report(opts, &prepared, &hists, run))
 }
 
-/// Most points an enclosing method may miss and still pass: the rounding band.
-fn allowed(s: &MethodScore) -> u64 {
-    (ROUNDING_BAND * s.rotations as f64 * GRID_POINTS as f64).floor() as u64
-}
-
-impl FreeAccuracyReport {
-    /// Enclosing methods that missed points of what they enclose beyond the rounding band.
-    pub fn failures(&self) -> Vec<String> {
-        let checks = [
-            ("vs reference", "conservative_sector", &self.methods),
-            ("vs reference", "piece_union", &self.methods),
-            ("vs reference", "exact_sweep", &self.methods),
-            ("vs exact sweep", "conservative_sector", &self.methods_vs_exact),
-            ("vs exact sweep", "piece_union", &self.methods_vs_exact),
-        ];
-        let mut out = Vec::new();
-        for (truth, name, table) in checks {
-            match table.get(name) {
-                Some(s) if s.under_points > allowed(s) => out.push(format!(
-                    "{} {name} {truth}: {} missed points, more than the rounding band's {}",
-                    self.body.name(),
-                    s.under_points,
-                    allowed(s)
-                )),
-                Some(_) => {}
-                None => out.push(format!("{name} {truth}: not scored")),
-            }
-        }
-        out
-    }
-
-    /// A plain-text table.
-    pub fn table(&self) -> String {
-        use std::fmt::Write;
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "sector accuracy, pose free, body {}: {} rotations x {} points (seed {}) on {}; \
-             acc / over / under in %",
-            self.body.name(),
-            self.rotations,
-            self.grid_points_per_rotation,
-            self.seed,
-            self.device
-        );
-        for (title, table, methods) in [
-            ("vs 100-step reference", &self.methods, &METHODS),
-            ("vs exact sweep", &self.methods_vs_exact, &METHODS_VS_EXACT),
-        ] {
-            let _ = writeln!(
-                out,
-                "{title:<22} {:>6} {:>6} {:>6} {:>12} {:>10}",
-                "acc", "over", "under", "missed pts", "ns/point"
-            );
-            for (name, _) in methods {
-                let Some(m) = table.get(*name) else { continue };
-                let ns = self
-                    .cost
-                    .get(*name)
-                    .map(|c| format!("{:.1}", c.ns_per_point))
-                    .unwrap_or_else(|| "-".into());
-                let _ = writeln!(
-                    out,
-                    "{name:<22} {:6.2} {:6.2} {:6.2} {:>12} {ns:>10}",
-                    m.accuracy, m.over, m.under, m.under_points
-                );
-            }
-        }
-        let _ = writeln!(
-            out,
-            "piece union: {:.2} sector tests per point (octants meeting the body); ns/point: one \
-             CPU thread",
-            self.pieces_per_rotation
-        );
-        out
-    }
+/// [`run_free`], opening the adapter (index or name part, as `sweepfan --adapter`) for the GPU
+/// backend; the CPU backend opens none.
+pub fn run_free_with_adapter(
+    opts: &FreeOptions,
+    adapter: Option<String>,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<FreeAccuracyReport> {
+    check_rotations(opts.rotations)?;
+    let ctx = match opts.backend {
+        SectorBackend::Gpu => Some(GpuContext::new(&crate::gpu::context::GpuOptions {
+            adapter,
+            ..Default::default()
+        })?),
+        SectorBackend::Cpu => None,
+    };
+    run_free(opts, ctx.as_ref(), progress)
 }

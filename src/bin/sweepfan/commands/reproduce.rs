@@ -6,7 +6,9 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use sweepfan::experiments::broadphase_paper::reproduce;
+use sweepfan::experiments::sector::free::{FreeOptions, run_free_with_adapter};
 use sweepfan::experiments::sector::{SectorBackend, SectorOptions, run};
+use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::report::paper::{render, write_plots};
 use sweepfan::report::rows::write_json_value;
 use sweepfan::run::bench::FrameRun;
@@ -62,7 +64,7 @@ pub struct SectorArgs {
     /// Write SVG plots of the per-angle and per-shape bins into this directory.
     #[arg(long)]
     pub plots: Option<PathBuf>,
-    /// Timed runs per speed-table row (the thesis: 10000).
+    /// Timed runs per speed-table row (the thesis: 10000; thesis pose only).
     #[arg(
         long,
         default_value_t = sweepfan::experiments::sector::DEFAULT_SPEED_RUNS,
@@ -70,12 +72,44 @@ pub struct SectorArgs {
         allow_negative_numbers = true
     )]
     pub speed_runs: usize,
+    /// The thesis's pose (P - O along the box's Y', the rotation axis along its Z'), or any
+    /// pose of any body (docs/design.md §5.8).
+    #[arg(long, value_enum, default_value_t = PoseChoice::Thesis)]
+    pub pose: PoseChoice,
+    /// The rotating body (the thesis's pose takes only a box).
+    #[arg(long, value_enum, default_value_t = BodyChoice::Box)]
+    pub body: BodyChoice,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SectorBackendChoice {
     Cpu,
     Gpu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PoseChoice {
+    Thesis,
+    Free,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BodyChoice {
+    Box,
+    Capsule,
+    Cylinder,
+    Hull,
+}
+
+impl BodyChoice {
+    pub fn kind(self) -> BodyKind {
+        match self {
+            BodyChoice::Box => BodyKind::Box,
+            BodyChoice::Capsule => BodyKind::Capsule,
+            BodyChoice::Cylinder => BodyKind::Cylinder,
+            BodyChoice::Hull => BodyKind::Hull,
+        }
+    }
 }
 
 pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
@@ -124,6 +158,15 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
         &[("--plots", a.plots.as_deref())],
         &[],
     )?;
+    if a.pose == PoseChoice::Free {
+        return sector_free(a, adapter);
+    }
+    if a.body != BodyChoice::Box {
+        anyhow::bail!(
+            "--body {}: the thesis's pose is defined for a box only; use --pose free",
+            a.body.kind().name()
+        );
+    }
     let opts = SectorOptions {
         rotations: a.rotations,
         seed: a.seed,
@@ -147,6 +190,37 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
         for p in report.write_plots(dir)? {
             eprintln!("wrote {}", p.display());
         }
+    }
+    let failures = report.failures();
+    for f in &failures {
+        eprintln!("FAILED: {f}");
+    }
+    Ok(failures.is_empty())
+}
+
+/// `reproduce sector --pose free`: the generalised accuracy experiment for one body kind.
+fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
+    if a.plots.is_some() {
+        anyhow::bail!("--plots: the free pose has no per-angle or per-shape bins to plot");
+    }
+    let backend = match a.backend {
+        SectorBackendChoice::Cpu => SectorBackend::Cpu,
+        SectorBackendChoice::Gpu => SectorBackend::Gpu,
+    };
+    let opts = FreeOptions {
+        body: a.body.kind(),
+        rotations: a.rotations,
+        seed: a.seed,
+        backend,
+    };
+    let bar = progress_bar(a.rotations as u64);
+    bar.set_message(format!("{} rotations", a.body.kind().name()));
+    let report = run_free_with_adapter(&opts, adapter, Some(&|n| bar.inc(n)))?;
+    bar.finish_and_clear();
+    out!("{}", report.render());
+    if let Some(path) = &a.json {
+        write_json_value(path, &serde_json::to_value(&report)?)?;
+        eprintln!("wrote {}", path.display());
     }
     let failures = report.failures();
     for f in &failures {
