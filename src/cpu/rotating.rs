@@ -13,8 +13,10 @@ use crate::broadphase::{Clock, StageTime};
 use crate::cpu::sphere_index::SphereIndex;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere, validate_frame_input};
-use crate::geom::sector::{RotatingBox, Sector};
+use crate::geom::sector::Sector;
+use crate::geom::sector::proxy::{
+    Proxy, Swept, proxy_aabb, proxy_overlaps_sphere, validate_frame_input,
+};
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -23,7 +25,7 @@ use std::time::Instant;
 /// the sorted hit pairs. The sphere sort is shared by the proxies; its time is in every result.
 /// (One frame of a fresh [`RotatingCpu`].)
 pub fn rotating_frame_cpu(
-    boxes: &[RotatingBox],
+    boxes: &[impl Swept],
     spheres: &[Sphere],
     proxies: &[Proxy],
     want_hits: bool,
@@ -43,7 +45,7 @@ impl RotatingCpu {
     /// [`rotating_frame_cpu`], reusing the index's buffers.
     pub fn frame(
         &mut self,
-        boxes: &[RotatingBox],
+        boxes: &[impl Swept],
         spheres: &[Sphere],
         proxies: &[Proxy],
         want_hits: bool,
@@ -54,7 +56,7 @@ impl RotatingCpu {
 
 fn frame_with(
     sorted: &mut SphereIndex,
-    boxes: &[RotatingBox],
+    boxes: &[impl Swept],
     spheres: &[Sphere],
     proxies: &[Proxy],
     want_hits: bool,
@@ -73,10 +75,7 @@ fn frame_with(
     let sorted = &*sorted;
     let sort_time = wall("sort spheres", t);
     let t = Instant::now();
-    let sectors: Vec<Sector> = boxes
-        .par_iter()
-        .map(RotatingBox::conservative_sector)
-        .collect();
+    let sectors: Vec<Sector> = boxes.par_iter().map(|b| b.conservative_sector()).collect();
     let sector_time = wall("sectors", t);
     let mut out = Vec::with_capacity(proxies.len());
     for &proxy in proxies {
@@ -134,7 +133,7 @@ fn frame_with(
 /// The oracle: every (box, sphere) pair, the proxy AABB test, then the exact test. Returns the
 /// candidate count and the sorted hits. O(K N): small scenes only.
 pub fn rotating_brute_force(
-    boxes: &[RotatingBox],
+    boxes: &[impl Swept],
     spheres: &[Sphere],
     proxy: Proxy,
 ) -> Result<(u64, Vec<[u32; 2]>)> {

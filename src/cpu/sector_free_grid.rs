@@ -31,14 +31,7 @@ pub fn free_rotation_histogram(r: &FreeRotation) -> Histogram {
             } else {
                 (0, -1)
             };
-            let c = candidate_range(
-                v3(p.bound),
-                v3(p.axis),
-                p.bound[3],
-                p.bound_half[0],
-                y,
-                z,
-            );
+            let c = candidate_range(v3(p.bound), v3(p.axis), p.bound[3], p.bound_half[0], y, z);
             for i in c.0..=c.1 {
                 hist[r.classify(Vec3::new(grid_coord(i), y, z)) as usize] += 1;
             }

@@ -18,7 +18,11 @@ impl FreeAccuracyReport {
             ("vs reference", "conservative_sector", &self.methods),
             ("vs reference", "piece_union", &self.methods),
             ("vs reference", "exact_sweep", &self.methods),
-            ("vs exact sweep", "conservative_sector", &self.methods_vs_exact),
+            (
+                "vs exact sweep",
+                "conservative_sector",
+                &self.methods_vs_exact,
+            ),
             ("vs exact sweep", "piece_union", &self.methods_vs_exact),
         ];
         let mut out = Vec::new();

@@ -47,7 +47,8 @@ fn unit(rng: &mut impl Rng) -> Vec3 {
     Vec3::new(s * phi.cos(), s * phi.sin(), z).normalize()
 }
 
-fn orientation(rng: &mut impl Rng) -> Quat {
+/// A uniform random orientation.
+pub fn orientation(rng: &mut impl Rng) -> Quat {
     // Uniform on SO(3): a uniform axis, and an angle with density (1 - cos) / pi, by rejection.
     loop {
         let angle: f32 = rng.random_range(0.0..std::f32::consts::PI);
@@ -57,18 +58,26 @@ fn orientation(rng: &mut impl Rng) -> Quat {
     }
 }
 
-/// A body of `kind` centred at `center`, oriented by `q`.
-pub fn random_body(rng: &mut impl Rng, kind: BodyKind, center: Vec3, q: Quat) -> ConvexBody {
+/// A body of `kind` centred at `center`, oriented by `q`, its sizes times `scale`.
+pub fn random_body(
+    rng: &mut impl Rng,
+    kind: BodyKind,
+    center: Vec3,
+    q: Quat,
+    scale: f32,
+) -> ConvexBody {
     let axes = [q * Vec3::X, q * Vec3::Y, q * Vec3::Z];
+    let s = scale;
     match kind {
         BodyKind::Box => ConvexBody::Box {
             center,
             axes,
-            half_extents: 0.5 * vec3_in(rng, 0.0..=25.0),
+            half_extents: 0.5 * s * vec3_in(rng, 0.0..=25.0),
         },
         BodyKind::Capsule => {
             let radius = rng.random_range(0.25..=6.25);
-            let half = 0.5 * rng.random_range(0.0..=25.0 - 2.0 * radius);
+            let half = 0.5 * s * rng.random_range(0.0..=25.0 - 2.0 * radius);
+            let radius = s * radius;
             ConvexBody::Capsule {
                 a: center - axes[2] * half,
                 b: center + axes[2] * half,
@@ -78,11 +87,11 @@ pub fn random_body(rng: &mut impl Rng, kind: BodyKind, center: Vec3, q: Quat) ->
         BodyKind::Cylinder => ConvexBody::Cylinder {
             center,
             axis: axes[2],
-            radius: rng.random_range(0.0..=12.5),
-            half_height: rng.random_range(0.0..=12.5),
+            radius: s * rng.random_range(0.0..=12.5),
+            half_height: s * rng.random_range(0.0..=12.5),
         },
         BodyKind::Hull => loop {
-            let half = 0.5 * vec3_in(rng, 0.0..=25.0);
+            let half = 0.5 * s * vec3_in(rng, 0.0..=25.0);
             let n = rng.random_range(8..=32);
             let pts: Vec<Vec3> = (0..n)
                 .map(|_| {
@@ -115,7 +124,7 @@ pub fn random_free_rotation(rng: &mut impl Rng, kind: BodyKind) -> RotatingBody 
     let center = unit(rng) * distance;
     let q = orientation(rng);
     RotatingBody {
-        body: random_body(rng, kind, center, q),
+        body: random_body(rng, kind, center, q, 1.0),
         origin: Vec3::ZERO,
         axis,
         angle,

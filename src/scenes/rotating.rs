@@ -7,8 +7,11 @@
 //! `sphere_density` spheres per unit volume; rotation centres are uniform in the same cube.
 
 use crate::error::{Error, Result};
+use crate::geom::sector::body::RotatingBody;
+use crate::geom::sector::proxy::Swept;
 use crate::geom::sector::{RotatingBox, rodrigues};
 use crate::geom::sphere::Sphere;
+use crate::scenes::free_bodies::{BodyKind, orientation, random_body};
 use crate::scenes::random;
 use crate::scenes::random::vec3_in;
 use glam::Vec3;
@@ -38,33 +41,51 @@ impl RotatingParams {
     }
 }
 
-/// Rotating boxes and spheres in a cube [-half, half]^3.
+/// Rotating boxes (or any rotating bodies) and spheres in a cube [-half, half]^3.
 #[derive(Clone, Debug)]
-pub struct RotatingScene {
-    pub boxes: Vec<RotatingBox>,
+pub struct RotatingScene<B = RotatingBox> {
+    pub boxes: Vec<B>,
     pub spheres: Vec<Sphere>,
     velocities: Vec<Vec3>,
     half_extent: f32,
 }
 
+/// The cube's half side for the parameters, checked.
+fn cube_half(p: &RotatingParams) -> Result<f32> {
+    crate::scenes::memory::check_fits(
+        &format!(
+            "a rotating scene of {} boxes and {} spheres",
+            p.boxes, p.spheres
+        ),
+        (p.boxes as u64 + p.spheres as u64).saturating_mul(256),
+    )?;
+    if !(p.sphere_density.is_finite() && p.sphere_density > 0.0) {
+        return Err(Error::Config(format!(
+            "rotating scene: sphere density must be > 0, got {}",
+            p.sphere_density
+        )));
+    }
+    let half = (0.5 * (p.spheres.max(1) as f64 / p.sphere_density as f64).cbrt()).max(4.0);
+    Ok(half as f32)
+}
+
+/// The scene's spheres and their velocities, drawn after the rotating objects.
+fn spheres_in(rng: &mut ChaCha8Rng, n: usize, half: f32) -> (Vec<Sphere>, Vec<Vec3>) {
+    let mut spheres = Vec::with_capacity(n);
+    let mut velocities = Vec::with_capacity(n);
+    for _ in 0..n {
+        let radius = rng.random_range(0.4..=0.6);
+        let l = (half - radius).max(0.0);
+        spheres.push(Sphere::new(vec3_in(rng, -l..=l), radius));
+        velocities.push(random::unit_vector(rng) * rng.random_range(0.0..=0.1));
+    }
+    (spheres, velocities)
+}
+
 impl RotatingScene {
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
-        crate::scenes::memory::check_fits(
-            &format!(
-                "a rotating scene of {} boxes and {} spheres",
-                p.boxes, p.spheres
-            ),
-            (p.boxes as u64 + p.spheres as u64).saturating_mul(256),
-        )?;
-        if !(p.sphere_density.is_finite() && p.sphere_density > 0.0) {
-            return Err(Error::Config(format!(
-                "rotating scene: sphere density must be > 0, got {}",
-                p.sphere_density
-            )));
-        }
-        let half = (0.5 * (p.spheres.max(1) as f64 / p.sphere_density as f64).cbrt()).max(4.0);
-        let half = half as f32;
+        let half = cube_half(p)?;
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let coord = |rng: &mut ChaCha8Rng, margin: f32| {
             let l = (half - margin).max(0.0);
@@ -89,13 +110,7 @@ impl RotatingScene {
                 }
             })
             .collect();
-        let mut spheres = Vec::with_capacity(p.spheres);
-        let mut velocities = Vec::with_capacity(p.spheres);
-        for _ in 0..p.spheres {
-            let radius = rng.random_range(0.4..=0.6);
-            spheres.push(Sphere::new(coord(&mut rng, radius), radius));
-            velocities.push(random::unit_vector(&mut rng) * rng.random_range(0.0..=0.1));
-        }
+        let (spheres, velocities) = spheres_in(&mut rng, p.spheres, half);
         Ok(Self {
             boxes,
             spheres,
@@ -103,21 +118,61 @@ impl RotatingScene {
             half_extent: half,
         })
     }
+}
 
+impl RotatingScene<RotatingBody> {
+    /// The scene with rotating bodies of `kind` in any pose instead of boxes (docs/design.md
+    /// §5.8): §5.7's distributions (sizes of `scenes::free_bodies` scaled down by 10, the
+    /// body's centre 1.25 to 2.5 from its rotation centre in a uniform direction, a uniform
+    /// orientation, an angle per frame of either sign up to pi/4).
+    pub fn generate_bodies(p: &RotatingParams, kind: BodyKind) -> Result<Self> {
+        let half = cube_half(p)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+        let boxes = (0..p.boxes)
+            .map(|_| {
+                let origin = vec3_in(&mut rng, -half..=half);
+                let axis = random::unit_vector(&mut rng);
+                let centre = origin + random::unit_vector(&mut rng) * rng.random_range(1.25..=2.5);
+                let q = orientation(&mut rng);
+                let magnitude = rng.random_range(0.0..=FRAC_PI_4);
+                let angle = if rng.random_bool(0.5) {
+                    magnitude
+                } else {
+                    -magnitude
+                };
+                RotatingBody {
+                    body: random_body(&mut rng, kind, centre, q, 0.1),
+                    origin,
+                    axis,
+                    angle,
+                }
+            })
+            .collect();
+        let (spheres, velocities) = spheres_in(&mut rng, p.spheres, half);
+        Ok(Self {
+            boxes,
+            spheres,
+            velocities,
+            half_extent: half,
+        })
+    }
+}
+
+impl<B: Swept> RotatingScene<B> {
     /// Half side of the cube.
     pub fn half_extent(&self) -> f32 {
         self.half_extent
     }
 
-    /// Advances one frame: spheres move and reflect off the walls; each box's start pose turns
-    /// by its angle per frame (the arm is re-orthonormalised so it does not drift off U).
+    /// Advances one frame: spheres move and reflect off the walls; each box's or body's start
+    /// pose turns by its angle per frame.
     pub fn step(&mut self) {
         let half = self.half_extent;
         crate::scenes::motion::step_in_cube(&mut self.spheres, &mut self.velocities, half);
-        self.boxes.par_iter_mut().with_min_len(4096).for_each(|b| {
-            let arm = rodrigues(b.arm, b.axis, b.angle);
-            b.arm = (arm - b.axis * arm.dot(b.axis)).normalize();
-        });
+        self.boxes
+            .par_iter_mut()
+            .with_min_len(4096)
+            .for_each(|b| b.advance());
     }
 }
 

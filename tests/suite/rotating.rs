@@ -5,9 +5,11 @@ use glam::Vec3;
 use sweepfan::Error;
 use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
-use sweepfan::geom::sector::proxy::{Proxy, proxy_aabb, proxy_overlaps_sphere};
+use sweepfan::geom::sector::body::RotatingBody;
+use sweepfan::geom::sector::proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
 use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 
 fn scene(boxes: usize, spheres: usize, seed: u64) -> RotatingScene {
@@ -15,7 +17,12 @@ fn scene(boxes: usize, spheres: usize, seed: u64) -> RotatingScene {
 }
 
 /// GPU hits may differ from the CPU's only on rounding-level ties of the exact test.
-fn assert_same_hits(s: &RotatingScene, want: &[[u32; 2]], got: &ProxyFrame, what: &str) {
+fn assert_same_hits<B: Swept>(
+    s: &RotatingScene<B>,
+    want: &[[u32; 2]],
+    got: &ProxyFrame,
+    what: &str,
+) {
     let got = got.hit_pairs.as_ref().unwrap();
     let (a, b): (Vec<_>, Vec<_>) = (
         want.iter()
@@ -61,6 +68,47 @@ fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
         }
         s.step();
     }
+}
+
+#[test]
+fn bodies_in_any_pose_gpu_equals_cpu_equals_brute_force() {
+    let ctx = test_gpu();
+    let mut gpu = ctx.as_ref().map(|c| RotatingGpu::new(c).unwrap());
+    for kind in BodyKind::ALL {
+        let params = RotatingParams::new(300, 5_000, 21);
+        let mut s: RotatingScene<RotatingBody> =
+            RotatingScene::generate_bodies(&params, kind).unwrap();
+        for frame in 0..2 {
+            let cpu = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap();
+            for (i, proxy) in Proxy::ALL.iter().enumerate() {
+                let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, *proxy).unwrap();
+                let what = format!("{kind:?} frame {frame} {proxy:?}");
+                assert!(hits.len() > 20, "{what}: {}", hits.len());
+                assert_eq!(cpu[i].candidates, cand, "{what}");
+                assert_eq!(cpu[i].hit_pairs.as_ref().unwrap(), &hits, "{what}");
+                if let (Some(c), Some(g)) = (&ctx, gpu.as_mut()) {
+                    let got = g.frame(c, &s.boxes, &s.spheres, &[*proxy], true).unwrap();
+                    assert_eq!(got[0].candidates, cand, "{what}");
+                    assert_same_hits(&s, &hits, &got[0], &what);
+                }
+            }
+            // Every body's sweep holds its start and end poses' centres: the scene turns them.
+            for b in &s.boxes {
+                let sector = b.conservative_sector();
+                assert!(sector.contains_point(b.body.center()));
+                assert!(sector.contains_point(b.pose(1.0).center()));
+            }
+            s.step();
+        }
+    }
+    // A bad body is named by index.
+    let mut s =
+        RotatingScene::generate_bodies(&RotatingParams::new(5, 10, 1), BodyKind::Capsule).unwrap();
+    s.boxes[3].angle = f32::NAN;
+    assert!(matches!(
+        rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false),
+        Err(Error::InvalidObject { index: 3, .. })
+    ));
 }
 
 #[test]
@@ -185,7 +233,15 @@ fn bad_input_is_a_clear_error_and_empty_input_finds_nothing() {
             gpu.frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, false)
                 .is_err()
         );
-        let none = gpu.frame(&ctx, &[], &s.spheres, &Proxy::ALL, true).unwrap();
+        let none = gpu
+            .frame(
+                &ctx,
+                &[] as &[sweepfan::geom::sector::RotatingBox],
+                &s.spheres,
+                &Proxy::ALL,
+                true,
+            )
+            .unwrap();
         assert!(none.iter().all(|f| f.candidates == 0));
     }
 }

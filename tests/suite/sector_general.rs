@@ -37,9 +37,7 @@ fn g(body: &ConvexBody, q: DVec3) -> f64 {
             axes,
             half_extents,
         } => (0..3)
-            .map(|i| {
-                (q - center.as_dvec3()).dot(axes[i].as_dvec3()).abs() - half_extents[i] as f64
-            })
+            .map(|i| (q - center.as_dvec3()).dot(axes[i].as_dvec3()).abs() - half_extents[i] as f64)
             .fold(f64::MIN, f64::max),
         ConvexBody::Capsule { a, b, radius } => {
             let (a, b) = (a.as_dvec3(), b.as_dvec3());
@@ -167,7 +165,10 @@ fn exact_sweep_agrees_with_a_certified_sampling_of_the_turn_on_a_million_points_
         }
         eprintln!("{kind:?}: {hits} hits, {misses} misses, {unsure} unsure");
         // Both answers occur often, and the undecided band is thin.
-        assert!(hits > 200_000 && misses > 200_000, "{kind:?}: {hits} {misses}");
+        assert!(
+            hits > 200_000 && misses > 200_000,
+            "{kind:?}: {hits} {misses}"
+        );
         assert!(unsure < 10_000, "{kind:?}: {unsure} unsure");
     }
 }
@@ -239,9 +240,16 @@ fn short_cpu_runs_never_miss_and_rank_the_proxies() {
         let acc = |n: &str| r.methods[n].accuracy;
         // The 100-step reference misses what a body crosses between two poses: thin hulls most.
         assert!(acc("exact_sweep") > 90.0, "{kind:?}");
-        assert!(acc("piece_union") >= acc("conservative_sector") - 1e-9, "{kind:?}");
+        assert!(
+            acc("piece_union") >= acc("conservative_sector") - 1e-9,
+            "{kind:?}"
+        );
         assert!(acc("conservative_sector") > acc("speculative"), "{kind:?}");
-        assert!(serde_json::to_string(&r).unwrap().contains("\"under_points\""));
+        assert!(
+            serde_json::to_string(&r)
+                .unwrap()
+                .contains("\"under_points\"")
+        );
     }
 }
 
@@ -257,9 +265,11 @@ fn gpu_histograms_match_the_cpu_for_every_body() {
         let differing = differing_points(&c, &g);
         let total = 16 * 1_000_000u64;
         eprintln!("{kind:?}: GPU vs CPU {differing} of {total} points differ");
-        assert!((differing as f64) < 1e-5 * total as f64, "{kind:?}: {differing}");
+        assert!(
+            (differing as f64) < 1e-5 * total as f64,
+            "{kind:?}: {differing}"
+        );
         // The shapes hold points: the sweep bits are set somewhere.
         assert!(c.iter().any(|h| h[33..].iter().any(|&n| n > 0)));
     }
 }
-

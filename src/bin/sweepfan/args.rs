@@ -241,3 +241,23 @@ pub fn os_message(e: &std::io::Error) -> String {
         _ => text,
     }
 }
+
+/// A rotating body kind (`reproduce sector --body`, `bench --scene rotating --body`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BodyChoice {
+    Box,
+    Capsule,
+    Cylinder,
+    Hull,
+}
+
+impl BodyChoice {
+    pub fn kind(self) -> sweepfan::scenes::free_bodies::BodyKind {
+        match self {
+            BodyChoice::Box => sweepfan::scenes::free_bodies::BodyKind::Box,
+            BodyChoice::Capsule => sweepfan::scenes::free_bodies::BodyKind::Capsule,
+            BodyChoice::Cylinder => sweepfan::scenes::free_bodies::BodyKind::Cylinder,
+            BodyChoice::Hull => sweepfan::scenes::free_bodies::BodyKind::Hull,
+        }
+    }
+}

@@ -7,11 +7,12 @@ use crate::broadphase::Backend;
 use crate::broadphase::ProxyFrame;
 use crate::cpu::rotating::RotatingCpu;
 use crate::error::{Error, Result};
-use crate::geom::sector::proxy::Proxy;
+use crate::geom::sector::proxy::{Proxy, Swept};
 use crate::gpu::context::GpuContext;
 use crate::gpu::sector::rotating::RotatingGpu;
 use crate::run::bench::Measurement;
 use crate::run::row::{Row, cpu_device};
+use crate::scenes::free_bodies::BodyKind;
 use crate::scenes::rotating::{RotatingParams, RotatingScene};
 use std::time::Instant;
 
@@ -27,6 +28,27 @@ pub fn bench_rotating(
     backends: &[Backend],
     gpu: Option<&GpuContext>,
 ) -> Result<Vec<Row>> {
+    check_counts(params)?;
+    let start = RotatingScene::generate(params)?;
+    bench_rotating_scene(start, "boxes", frames, backends, gpu)
+}
+
+/// [`bench_rotating`] with rotating bodies of `kind` in any pose (docs/design.md §5.8) instead
+/// of the thesis's boxes: the general conservative sector is their proxy.
+pub fn bench_rotating_bodies(
+    params: &RotatingParams,
+    kind: BodyKind,
+    frames: usize,
+    backends: &[Backend],
+    gpu: Option<&GpuContext>,
+) -> Result<Vec<Row>> {
+    check_counts(params)?;
+    let start = RotatingScene::generate_bodies(params, kind)?;
+    let what = format!("{}s", kind.name());
+    bench_rotating_scene(start, &what, frames, backends, gpu)
+}
+
+fn check_counts(params: &RotatingParams) -> Result<()> {
     // A benchmark of nothing would print rows of zeros as if they were measurements.
     if params.boxes == 0 || params.spheres == 0 {
         return Err(Error::Config(format!(
@@ -34,7 +56,17 @@ pub fn bench_rotating(
             params.boxes, params.spheres
         )));
     }
-    let start = RotatingScene::generate(params)?;
+    Ok(())
+}
+
+/// Runs the frames of `start` (rotating `what`, for the rows' shape) per proxy and backend.
+pub fn bench_rotating_scene<B: Swept>(
+    start: RotatingScene<B>,
+    what: &str,
+    frames: usize,
+    backends: &[Backend],
+    gpu: Option<&GpuContext>,
+) -> Result<Vec<Row>> {
     let mut gpu_pipeline = match (backends.contains(&Backend::Gpu), gpu) {
         (false, _) => None,
         (true, Some(ctx)) => Some((ctx, RotatingGpu::new(ctx)?)),
@@ -92,7 +124,7 @@ pub fn bench_rotating(
             }
             rows.push(Row {
                 scene: "rotating".into(),
-                n: params.spheres,
+                n: start.spheres.len(),
                 method: proxy.method_name().into(),
                 backend,
                 device: match (backend, &gpu_pipeline) {
@@ -119,7 +151,7 @@ pub fn bench_rotating(
                 host_waits_per_frame: m.device_per_frame().0,
                 dispatches_per_frame: m.device_per_frame().1,
                 steady: m.steady_counts(),
-                shape: Some(format!("{} rotating boxes", params.boxes)),
+                shape: Some(format!("{} rotating {what}", start.boxes.len())),
                 parts: None,
             });
         }
@@ -156,8 +188,8 @@ pub fn bench_rotating(
 }
 
 /// Sorted hit lists compared: (all differences are rounding ties, number of ties).
-pub(crate) fn compare_hits(
-    scene: &RotatingScene,
+pub(crate) fn compare_hits<B: Swept>(
+    scene: &RotatingScene<B>,
     cpu: &[[u32; 2]],
     gpu: &[[u32; 2]],
 ) -> (bool, usize) {

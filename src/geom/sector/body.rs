@@ -146,8 +146,7 @@ impl ConvexBody {
                 {
                     return Some("box: axes must be orthonormal".into());
                 }
-                (half_extents.min_element() < 0.0)
-                    .then(|| "box: half-extents must be >= 0".into())
+                (half_extents.min_element() < 0.0).then(|| "box: half-extents must be >= 0".into())
             }
             ConvexBody::Capsule { a, b, radius } => {
                 if !a.is_finite() || !b.is_finite() || !radius.is_finite() {
@@ -161,8 +160,7 @@ impl ConvexBody {
                 radius,
                 half_height,
             } => {
-                if !center.is_finite() || !axis.is_finite() || !(radius + half_height).is_finite()
-                {
+                if !center.is_finite() || !axis.is_finite() || !(radius + half_height).is_finite() {
                     return Some("cylinder: non-finite field".into());
                 }
                 if !unit(*axis) {
@@ -440,7 +438,10 @@ mod tests {
             radius: 1.0,
         };
         let b = cap.aabb();
-        assert_eq!((b.min, b.max), (Vec3::splat(-1.0), Vec3::new(1.0, 5.0, 1.0)));
+        assert_eq!(
+            (b.min, b.max),
+            (Vec3::splat(-1.0), Vec3::new(1.0, 5.0, 1.0))
+        );
         let bx = ConvexBody::Box {
             center: Vec3::ZERO,
             axes: [Vec3::X, Vec3::Y, Vec3::Z],

@@ -392,7 +392,11 @@ mod tests {
     #[test]
     fn trig_roots_are_zeros_inside_the_turn() {
         let turn = Turn::new(5.0);
-        let q = Quadric::line_cylinder(DVec3::new(4.0, 1.0, 0.0), DVec3::new(0.3, 0.1, 1.0).normalize(), 2.0);
+        let q = Quadric::line_cylinder(
+            DVec3::new(4.0, 1.0, 0.0),
+            DVec3::new(0.3, 0.1, 1.0).normalize(),
+            2.0,
+        );
         for (x0, y0) in [(4.0, 0.5), (3.0, -2.0), (0.5, 4.5)] {
             let k = q.trig(x0, y0, 0.3);
             let mut roots = Vec::new();
@@ -402,7 +406,8 @@ mod tests {
             let changes = (0..n)
                 .filter(|&i| {
                     let (t0, t1) = (5.0 * i as f64 / n as f64, 5.0 * (i + 1) as f64 / n as f64);
-                    (trig_at(&k, t0.cos(), t0.sin()) < 0.0) != (trig_at(&k, t1.cos(), t1.sin()) < 0.0)
+                    (trig_at(&k, t0.cos(), t0.sin()) < 0.0)
+                        != (trig_at(&k, t1.cos(), t1.sin()) < 0.0)
                 })
                 .count();
             assert_eq!(roots.len(), changes, "({x0}, {y0}): {roots:?}");
@@ -419,7 +424,11 @@ mod tests {
             let turn = Turn::new(alpha);
             for i in 0..720 {
                 let t = i as f64 * std::f64::consts::TAU / 720.0 + 1e-6;
-                assert_eq!(turn.holds(t.cos(), t.sin()), t <= alpha, "alpha {alpha} t {t}");
+                assert_eq!(
+                    turn.holds(t.cos(), t.sin()),
+                    t <= alpha,
+                    "alpha {alpha} t {t}"
+                );
             }
         }
     }

@@ -193,7 +193,12 @@ impl FreeRotation {
         let mut start = 0;
         for &end in &p.clause_ends[..p.counts[1] as usize] {
             let end = end as usize;
-            clauses.push(constraints[start..end].iter().map(|c| c.quadric()).collect());
+            clauses.push(
+                constraints[start..end]
+                    .iter()
+                    .map(|c| c.quadric())
+                    .collect(),
+            );
             start = end;
         }
         // The CPU reads the f32 step poses too.
@@ -226,7 +231,13 @@ impl FreeRotation {
 
     /// The exact sweep test alone, at a frame point.
     pub fn exact(&self, q: DVec3) -> bool {
-        sweep_membership(self.clauses.iter().map(|c| c.as_slice()), &self.turn, q, &[]).0
+        sweep_membership(
+            self.clauses.iter().map(|c| c.as_slice()),
+            &self.turn,
+            q,
+            &[],
+        )
+        .0
     }
 
     /// The membership mask of one grid point (the GPU twin is `classify` in

@@ -197,10 +197,9 @@ impl CylindricalExtent {
         let scale = self.r_max + self.z_min.abs().max(self.z_max.abs()) + 1.0;
         let pad = SECTOR_PAD * scale;
         let (centre, half_angle) = match self.span {
-            Some((lo, hi)) if hi - lo + alpha + 2.0 * ANGLE_PAD < TAU => (
-                0.5 * (lo + hi + alpha),
-                0.5 * (hi - lo + alpha) + ANGLE_PAD,
-            ),
+            Some((lo, hi)) if hi - lo + alpha + 2.0 * ANGLE_PAD < TAU => {
+                (0.5 * (lo + hi + alpha), 0.5 * (hi - lo + alpha) + ANGLE_PAD)
+            }
             _ => (0.0, PI),
         };
         LocalSector {
@@ -299,73 +298,83 @@ fn box_corners(center: Vec3, axes: &[Vec3; 3], half: Vec3) -> [DVec3; 8] {
     })
 }
 
+/// The body's extent in the frame and, when `with_clauses`, its quadric clauses.
+fn extent_and_clauses(
+    f: &SweepFrame,
+    body: &ConvexBody,
+    with_clauses: bool,
+) -> (CylindricalExtent, Vec<Vec<Quadric>>) {
+    let (extent, clauses) = match body {
+        ConvexBody::Box {
+            center,
+            axes,
+            half_extents,
+        } => {
+            let corners = box_corners(*center, axes, *half_extents).map(|p| f.local(p));
+            let c = f.local(center.as_dvec3());
+            let planes = (0..6)
+                .map(|i| {
+                    let n = f.local_dir(axes[i % 3].as_dvec3()) * if i < 3 { 1.0 } else { -1.0 };
+                    Quadric::plane(n, n.dot(c) + half_extents[i % 3] as f64)
+                })
+                .collect();
+            (CylindricalExtent::of_points(&corners), vec![planes])
+        }
+        ConvexBody::Hull(h) => {
+            let pts: Vec<DVec3> = h.vertices().iter().map(|p| f.local(p.as_dvec3())).collect();
+            let planes = h
+                .planes()
+                .iter()
+                .map(|(n, d)| {
+                    let m = f.local_dir(*n);
+                    Quadric::plane(m, d - n.dot(f.origin))
+                })
+                .collect();
+            (CylindricalExtent::of_points(&pts), vec![planes])
+        }
+        ConvexBody::Capsule { a, b, radius } => {
+            let (a, b, r) = (f.local(a.as_dvec3()), f.local(b.as_dvec3()), *radius as f64);
+            let mut clauses = vec![vec![Quadric::ball(a, r)], vec![Quadric::ball(b, r)]];
+            let len = (b - a).length();
+            if len > 0.0 {
+                let u = (b - a) / len;
+                clauses.push(vec![
+                    Quadric::plane(-u, -u.dot(a)),
+                    Quadric::plane(u, u.dot(b)),
+                    Quadric::line_cylinder(a, u, r),
+                ]);
+            }
+            (CylindricalExtent::of_segment(a, b, r, r), clauses)
+        }
+        ConvexBody::Cylinder {
+            center,
+            axis,
+            radius,
+            half_height,
+        } => {
+            let c = f.local(center.as_dvec3());
+            let u = f.local_dir(axis.as_dvec3()).normalize();
+            let (rad, h) = (*radius as f64, *half_height as f64);
+            let clauses = vec![vec![
+                Quadric::plane(u, u.dot(c) + h),
+                Quadric::plane(-u, -u.dot(c) + h),
+                Quadric::line_cylinder(c, u, rad),
+            ]];
+            // The end discs reach rad * |sin| of the tilt beyond the axis' ends along z.
+            let reach = rad * (1.0 - u.z * u.z).max(0.0).sqrt();
+            (
+                CylindricalExtent::of_segment(c - u * h, c + u * h, rad, reach),
+                clauses,
+            )
+        }
+    };
+    (extent, if with_clauses { clauses } else { Vec::new() })
+}
+
 impl GeneralSweep {
     pub fn new(r: &RotatingBody) -> Self {
         let f = SweepFrame::new(r);
-        let (extent, clauses) = match &r.body {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => {
-                let corners = box_corners(*center, axes, *half_extents).map(|p| f.local(p));
-                let c = f.local(center.as_dvec3());
-                let planes = (0..6)
-                    .map(|i| {
-                        let n = f.local_dir(axes[i % 3].as_dvec3()) * if i < 3 { 1.0 } else { -1.0 };
-                        Quadric::plane(n, n.dot(c) + half_extents[i % 3] as f64)
-                    })
-                    .collect();
-                (CylindricalExtent::of_points(&corners), vec![planes])
-            }
-            ConvexBody::Hull(h) => {
-                let pts: Vec<DVec3> = h.vertices().iter().map(|p| f.local(p.as_dvec3())).collect();
-                let planes = h
-                    .planes()
-                    .iter()
-                    .map(|(n, d)| {
-                        let m = f.local_dir(*n);
-                        Quadric::plane(m, d - n.dot(f.origin))
-                    })
-                    .collect();
-                (CylindricalExtent::of_points(&pts), vec![planes])
-            }
-            ConvexBody::Capsule { a, b, radius } => {
-                let (a, b, r) = (f.local(a.as_dvec3()), f.local(b.as_dvec3()), *radius as f64);
-                let mut clauses = vec![vec![Quadric::ball(a, r)], vec![Quadric::ball(b, r)]];
-                let len = (b - a).length();
-                if len > 0.0 {
-                    let u = (b - a) / len;
-                    clauses.push(vec![
-                        Quadric::plane(-u, -u.dot(a)),
-                        Quadric::plane(u, u.dot(b)),
-                        Quadric::line_cylinder(a, u, r),
-                    ]);
-                }
-                (CylindricalExtent::of_segment(a, b, r, r), clauses)
-            }
-            ConvexBody::Cylinder {
-                center,
-                axis,
-                radius,
-                half_height,
-            } => {
-                let c = f.local(center.as_dvec3());
-                let u = f.local_dir(axis.as_dvec3()).normalize();
-                let (rad, h) = (*radius as f64, *half_height as f64);
-                let clauses = vec![vec![
-                    Quadric::plane(u, u.dot(c) + h),
-                    Quadric::plane(-u, -u.dot(c) + h),
-                    Quadric::line_cylinder(c, u, rad),
-                ]];
-                // The end discs reach rad * |sin| of the tilt beyond the axis' ends along z.
-                let reach = rad * (1.0 - u.z * u.z).max(0.0).sqrt();
-                (
-                    CylindricalExtent::of_segment(c - u * h, c + u * h, rad, reach),
-                    clauses,
-                )
-            }
-        };
+        let (extent, clauses) = extent_and_clauses(&f, &r.body, true);
         Self {
             frame: f,
             extent,
@@ -416,8 +425,9 @@ impl RotatingBody {
     /// extent about the axis, swept by the angle; a full ring when the body reaches the axis
     /// or its span plus the angle reaches a full turn.
     pub fn conservative_sector(&self) -> Sector {
-        let g = GeneralSweep::new(self);
-        g.conservative().to_world(&g.frame)
+        let f = SweepFrame::new(self);
+        let (extent, _) = extent_and_clauses(&f, &self.body, false);
+        extent.swept(f.alpha).to_world(&f)
     }
 
     /// Whether the body passes through the point at some angle of the turn (exact up to

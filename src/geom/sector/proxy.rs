@@ -1,10 +1,60 @@
-//! The two proxies a rotating box can hand a broad phase, and the checks of a rotating-scene
-//! frame's input (docs/design.md, rotating scene).
+//! The two proxies a rotating box or body can hand a broad phase, and the checks of a
+//! rotating-scene frame's input (docs/design.md §5.7, §5.8).
 
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
-use crate::geom::sector::RotatingBox;
+use crate::geom::sector::body::RotatingBody;
+use crate::geom::sector::{RotatingBox, Sector};
 use crate::geom::sphere::{Sphere, validate_spheres};
+use glam::Quat;
+
+/// A rotating object as the rotating scene's broad phase takes it: its conservative sector, its
+/// speculative AABB, and the next frame's start pose. The thesis's [`RotatingBox`] and any
+/// [`RotatingBody`].
+pub trait Swept: Clone + Send + Sync {
+    /// What is wrong with it, if anything.
+    fn problem(&self) -> Option<String>;
+    /// The sector that holds its whole sweep.
+    fn conservative_sector(&self) -> Sector;
+    /// The start pose's AABB grown by the chord of its centre (docs/design.md §5.4).
+    fn speculative_aabb(&self) -> crate::geom::aabb::Aabb;
+    /// Its start pose turned by its angle: the next frame's.
+    fn advance(&mut self);
+}
+
+impl Swept for RotatingBox {
+    fn problem(&self) -> Option<String> {
+        RotatingBox::problem(self).map(|p| format!("rotating box: {p}"))
+    }
+    fn conservative_sector(&self) -> Sector {
+        RotatingBox::conservative_sector(self)
+    }
+    fn speculative_aabb(&self) -> Aabb {
+        RotatingBox::speculative_aabb(self)
+    }
+    fn advance(&mut self) {
+        // The arm is re-orthonormalised so it does not drift off U.
+        let arm = crate::geom::sector::rodrigues(self.arm, self.axis, self.angle);
+        self.arm = (arm - self.axis * arm.dot(self.axis)).normalize();
+    }
+}
+
+impl Swept for RotatingBody {
+    fn problem(&self) -> Option<String> {
+        RotatingBody::problem(self).map(|p| format!("rotating body: {p}"))
+    }
+    fn conservative_sector(&self) -> Sector {
+        RotatingBody::conservative_sector(self)
+    }
+    fn speculative_aabb(&self) -> Aabb {
+        RotatingBody::speculative_aabb(self)
+    }
+    fn advance(&mut self) {
+        self.body = self
+            .body
+            .rotated(Quat::from_axis_angle(self.axis, self.angle), self.origin);
+    }
+}
 
 /// What a box hands to the broad phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,8 +78,8 @@ impl Proxy {
     }
 }
 
-/// The proxy AABB of one box.
-pub fn proxy_aabb(b: &RotatingBox, proxy: Proxy) -> Aabb {
+/// The proxy AABB of one box or body.
+pub fn proxy_aabb(b: &impl Swept, proxy: Proxy) -> Aabb {
     match proxy {
         Proxy::ConservativeSector => {
             let obb = b.conservative_sector().bounding_box();
@@ -52,24 +102,21 @@ pub fn proxy_overlaps_sphere(a: &Aabb, s: &Sphere) -> bool {
     (s.center - s.radius).cmple(a.max).all() && (s.center + s.radius).cmpge(a.min).all()
 }
 
-/// Checks the boxes ([`RotatingBox::problem`]) and that every index fits u32.
-pub fn validate_boxes(boxes: &[RotatingBox]) -> Result<()> {
+/// Checks the boxes or bodies ([`Swept::problem`]) and that every index fits u32.
+pub fn validate_boxes(boxes: &[impl Swept]) -> Result<()> {
     if boxes.len() > u32::MAX as usize - 1 {
         return Err(Error::TooLarge(format!("{} rotating boxes", boxes.len())));
     }
     for (index, b) in boxes.iter().enumerate() {
         if let Some(problem) = b.problem() {
-            return Err(Error::InvalidObject {
-                index,
-                problem: format!("rotating box: {problem}"),
-            });
+            return Err(Error::InvalidObject { index, problem });
         }
     }
     Ok(())
 }
 
 /// Validates a frame's input. Empty inputs are fine (nothing to find).
-pub fn validate_frame_input(boxes: &[RotatingBox], spheres: &[Sphere]) -> Result<()> {
+pub fn validate_frame_input(boxes: &[impl Swept], spheres: &[Sphere]) -> Result<()> {
     validate_boxes(boxes)?;
     if !spheres.is_empty() {
         validate_spheres(spheres)?;

@@ -63,9 +63,15 @@ impl FreeExperimentGpu {
         let (n, m) = (n.max(self.capacity.0), m.max(self.capacity.1).max(1));
         let none = wgpu::BufferUsages::empty();
         let sizes = [
-            ("free sector rotations", n * std::mem::size_of::<FreeRotationParams>()),
+            (
+                "free sector rotations",
+                n * std::mem::size_of::<FreeRotationParams>(),
+            ),
             ("free sector histograms", n * 64 * 4),
-            ("free sector constraints", m * std::mem::size_of::<ConstraintRow>()),
+            (
+                "free sector constraints",
+                m * std::mem::size_of::<ConstraintRow>(),
+            ),
             ("free sector steps", n * STEPS * 8),
         ];
         let mut made = Vec::with_capacity(4);
@@ -101,7 +107,9 @@ impl FreeExperimentGpu {
                 params.push(p);
                 rows.extend_from_slice(&r.constraints);
                 if r.steps.len() != STEPS {
-                    return Err(Error::Gpu("free sector: a rotation without its poses".into()));
+                    return Err(Error::Gpu(
+                        "free sector: a rotation without its poses".into(),
+                    ));
                 }
                 steps.extend_from_slice(&r.steps);
             }

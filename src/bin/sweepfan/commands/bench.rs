@@ -2,11 +2,11 @@
 //! polygons through the SAT pipeline).
 
 use crate::args::values::{self, SceneOption, ignored_by_scene, method_for_shape};
-use crate::args::{BackendChoice, Outputs, SceneArg, Shape, progress_bar};
+use crate::args::{BackendChoice, BodyChoice, Outputs, SceneArg, Shape, progress_bar};
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
-use sweepfan::experiments::sector::rotating::bench_rotating;
+use sweepfan::experiments::sector::rotating::{bench_rotating, bench_rotating_bodies};
 use sweepfan::report::bench::rows_table;
 use sweepfan::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure, scene_params};
 use sweepfan::run::boxes::bench_shapes;
@@ -37,6 +37,10 @@ pub struct BenchArgs {
     /// Rotating boxes (scene `rotating`, --shape sphere) [default: 1000].
     #[arg(long, value_parser = values::objects, allow_negative_numbers = true)]
     pub boxes: Option<usize>,
+    /// Scene `rotating`: rotating bodies of this kind in any pose instead of the thesis's
+    /// boxes, the general conservative sector as their proxy (docs/design.md §5.8).
+    #[arg(long, value_enum)]
+    pub body: Option<BodyChoice>,
     /// Comma-separated methods, `all`, or `peers` (with --features peers) [default: all];
     /// --shape obb|polygon run `sap` only.
     #[arg(long)]
@@ -134,6 +138,9 @@ impl BenchArgs {
         let fraction = self.volume_fraction.is_some();
         ignored_by_scene(SceneOption::VolumeFraction, fraction, scene, spheres)?;
         ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
+        if self.body.is_some() && !(spheres && scene == Some(SceneKind::Rotating)) {
+            bail!("--body: only the rotating scene (--scene rotating) has rotating bodies");
+        }
         if spheres && scene == Some(SceneKind::Rotating) {
             // The rotating scene counts candidates and hits, and always checks the GPU's hits
             // against the CPU's (docs/design.md §5.7): these two would be silently ignored.
@@ -251,13 +258,19 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         None
     };
     let params = RotatingParams::new(a.boxes(), a.n, a.seed);
-    let mut rows = bench_rotating(&params, a.frames, &backends, ctx.as_deref())?;
+    let mut rows = match a.body {
+        Some(b) => bench_rotating_bodies(&params, b.kind(), a.frames, &backends, ctx.as_deref())?,
+        None => bench_rotating(&params, a.frames, &backends, ctx.as_deref())?,
+    };
+    let what = a
+        .body
+        .map_or("boxes".to_string(), |b| format!("{}s", b.kind().name()));
     for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
         r.device = gpu.device();
     }
     say!(
         a.out.stdout_taken(),
-        "scene rotating: {} boxes among {} spheres, {} frames; tests = candidate (box, sphere) \
+        "scene rotating: {} {what} among {} spheres, {} frames; tests = candidate (body, sphere) \
          pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
         a.boxes(),
         a.n,

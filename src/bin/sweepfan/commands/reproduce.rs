@@ -1,14 +1,13 @@
 //! `sweepfan reproduce broadphase|sector`: a paper's experiments, our numbers beside theirs.
 
 use crate::args::values;
-use crate::args::{BackendChoice, Outputs, progress_bar};
+use crate::args::{BackendChoice, BodyChoice, Outputs, progress_bar};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use sweepfan::experiments::broadphase_paper::reproduce;
 use sweepfan::experiments::sector::free::{FreeOptions, run_free_with_adapter};
 use sweepfan::experiments::sector::{SectorBackend, SectorOptions, run};
-use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::report::paper::{render, write_plots};
 use sweepfan::report::rows::write_json_value;
 use sweepfan::run::bench::FrameRun;
@@ -91,25 +90,6 @@ pub enum SectorBackendChoice {
 pub enum PoseChoice {
     Thesis,
     Free,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BodyChoice {
-    Box,
-    Capsule,
-    Cylinder,
-    Hull,
-}
-
-impl BodyChoice {
-    pub fn kind(self) -> BodyKind {
-        match self {
-            BodyChoice::Box => BodyKind::Box,
-            BodyChoice::Capsule => BodyKind::Capsule,
-            BodyChoice::Cylinder => BodyKind::Cylinder,
-            BodyChoice::Hull => BodyKind::Hull,
-        }
-    }
 }
 
 pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {

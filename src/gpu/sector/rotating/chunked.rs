@@ -5,8 +5,7 @@
 use super::{Params, RotatingGpu, TIMER_PASSES, add_gpu_times, cut_short, proxy_data};
 use crate::broadphase::{Clock, ProxyFrame, StageTime};
 use crate::error::{Error, Result};
-use crate::geom::sector::RotatingBox;
-use crate::geom::sector::proxy::Proxy;
+use crate::geom::sector::proxy::{Proxy, Swept};
 use crate::gpu::context::{GpuContext, Uniform, count_u32};
 use crate::gpu::timer::PassTimer;
 use glam::UVec4;
@@ -16,7 +15,7 @@ impl RotatingGpu {
     pub(super) fn proxy_frame(
         &mut self,
         ctx: &GpuContext,
-        boxes: &[RotatingBox],
+        boxes: &[impl Swept],
         proxy: Proxy,
         params: &mut Params,
         want_hits: bool,

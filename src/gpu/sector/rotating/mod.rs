@@ -13,9 +13,8 @@
 use crate::broadphase::ProxyFrame;
 use crate::broadphase::{Clock, StageTime};
 use crate::error::{Error, Result};
-use crate::geom::sector::RotatingBox;
 use crate::geom::sector::proxy::validate_frame_input;
-use crate::geom::sector::proxy::{Proxy, proxy_aabb};
+use crate::geom::sector::proxy::{Proxy, Swept, proxy_aabb};
 use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
 use crate::gpu::context::Uniform;
@@ -250,7 +249,7 @@ impl RotatingGpu {
     pub fn frame(
         &mut self,
         ctx: &GpuContext,
-        boxes: &[RotatingBox],
+        boxes: &[impl Swept],
         spheres: &[Sphere],
         proxies: &[Proxy],
         want_hits: bool,
@@ -584,7 +583,7 @@ impl RotatingGpu {
 
 /// Proxy AABBs (min, max) and conservative sectors of every box, built on the CPU (rayon).
 #[allow(clippy::type_complexity)]
-fn proxy_data(boxes: &[RotatingBox], proxy: Proxy) -> (Vec<[[f32; 4]; 2]>, Vec<GpuSector>) {
+fn proxy_data(boxes: &[impl Swept], proxy: Proxy) -> (Vec<[[f32; 4]; 2]>, Vec<GpuSector>) {
     boxes
         .par_iter()
         .map(|b| {
