@@ -273,3 +273,71 @@ fn gpu_histograms_match_the_cpu_for_every_body() {
         assert!(c.iter().any(|h| h[33..].iter().any(|&n| n > 0)));
     }
 }
+
+#[test]
+fn sector_against_any_body_never_misses_a_witnessed_contact() {
+    use sweepfan::geom::sector::Sector;
+    use sweepfan::scenes::free_bodies::{orientation, random_body};
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for kind in BodyKind::ALL {
+        let (mut witnessed, mut said) = (0u32, 0u32);
+        for _ in 0..1500 {
+            let axis = Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                1.0,
+            )
+            .normalize();
+            let inner = rng.random_range(0.0..3.0);
+            let sector = Sector::new(
+                Vec3::ZERO,
+                axis,
+                axis.any_orthonormal_vector(),
+                rng.random_range(0.1..std::f32::consts::PI),
+                inner,
+                inner + rng.random_range(0.5..4.0),
+                rng.random_range(0.2..2.0),
+            )
+            .unwrap();
+            let c = Vec3::new(
+                rng.random_range(-6.0..6.0),
+                rng.random_range(-6.0..6.0),
+                rng.random_range(-3.0..3.0),
+            );
+            let q = orientation(&mut rng);
+            let body = random_body(&mut rng, kind, c, q, 0.2);
+            // Points of the body: convex combinations of support points.
+            let mut witness = false;
+            for _ in 0..300 {
+                let mut p = Vec3::ZERO;
+                let mut total = 0.0;
+                for _ in 0..4 {
+                    let w: f32 = rng.random_range(0.0..1.0);
+                    let d = Vec3::new(
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                    );
+                    p += w * body.support(if d.length() > 1e-3 { d } else { Vec3::X });
+                    total += w;
+                }
+                if total > 0.0 && sector.contains_point(p / total) {
+                    witness = true;
+                    break;
+                }
+            }
+            let yes = sector.overlaps_convex(&body);
+            assert!(
+                !witness || yes,
+                "{kind:?}: missed {body:?} against {sector:?}"
+            );
+            witnessed += witness as u32;
+            said += yes as u32;
+        }
+        eprintln!(
+            "{kind:?}: {witnessed} contacts witnessed, {said} said (over-detection at most {})",
+            said - witnessed
+        );
+        assert!(witnessed > 100, "{kind:?}");
+    }
+}

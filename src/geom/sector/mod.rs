@@ -16,6 +16,7 @@ pub mod proxy;
 pub mod sector2d;
 pub mod swept_box;
 pub mod vs_box;
+pub mod vs_convex;
 pub mod vs_sector;
 
 use crate::error::{Error, Result};

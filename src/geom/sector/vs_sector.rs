@@ -1,7 +1,9 @@
 //! Sector vs sector. Exact in 2D (boundary crossings or a boundary point of one inside the
 //! other) and in 3D when the rotation axes are parallel (slab overlap along U and the 2D test in
 //! the common plane). With non-parallel axes the test is **conservative**: each sector against
-//! the other's bounding box, exactly; it never misses and over-detects by the boxes' slack.
+//! the other's bounding box, exactly, then GJK over both sectors' convex pieces (`vs_convex`);
+//! it never misses and over-detects by what both leave: the lens between a piece's inner arc and
+//! its chord, where the boxes also hold it.
 
 use crate::geom::primitives2d::{circle_circle_intersections, segments_intersect};
 use crate::geom::sector::Sector;
@@ -60,7 +62,9 @@ impl Sector {
         if self.axes_parallel(other) {
             return self.overlaps_parallel_sector(other);
         }
-        self.overlaps_box(&other.bounding_box()) && other.overlaps_box(&self.bounding_box())
+        self.overlaps_box(&other.bounding_box())
+            && other.overlaps_box(&self.bounding_box())
+            && self.overlaps_sector_pieces(other)
     }
 
     /// Exact test for a sector whose axis is parallel to this one's.
