@@ -84,6 +84,19 @@ impl FreeAccuracyReport {
              CPU thread",
             self.pieces_per_rotation
         );
+        let per_test = |name: &str| {
+            self.cost
+                .get(name)
+                .map_or_else(|| "-".into(), |c| format!("{:.0} ns", c.ns_per_point))
+        };
+        let _ = writeln!(
+            out,
+            "whole tests (one CPU thread): sector vs {} {}; sector vs sector (non-parallel axes: \
+             bounding boxes, then GJK over the pieces) {}",
+            self.body.name(),
+            per_test("sector_vs_body"),
+            per_test("sector_vs_sector")
+        );
         let per_rotation = self.classify_seconds * 1e3 / self.rotations.max(1) as f64;
         let _ = writeln!(
             out,

@@ -179,3 +179,88 @@ fn gpu_backend_without_that_adapter_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("no GPU adapter"), "{stderr}");
 }
+
+/// `--pose free`: the JSON contract per body, CPU and GPU agreeing, and nothing missed.
+#[test]
+fn free_pose_reports_every_body_and_the_backends_agree() {
+    for body in ["box", "capsule", "cylinder", "hull"] {
+        let run = |backend: &str| {
+            let dir = temp_dir("sector_free", &format!("{body}_{backend}"));
+            let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+                .args(["reproduce", "sector", "--pose", "free", "--body", body])
+                .args(["--rotations", "12", "--seed", "4", "--backend", backend])
+                .arg("--json")
+                .arg(dir.join("free.json"))
+                .output()
+                .unwrap();
+            (out, dir)
+        };
+        let (out, dir) = run("cpu");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{body}: {stdout}");
+        assert!(stdout.contains(&format!("body {body}")), "{stdout}");
+        let read = |dir: &Path| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(dir.join("free.json")).unwrap()).unwrap()
+        };
+        let cpu = read(&dir);
+        assert_eq!(cpu["pose"], "free");
+        assert_eq!(cpu["body"], body);
+        for name in ["piece_union", "conservative_sector", "exact_sweep"] {
+            assert_eq!(cpu["methods"][name]["under_points"], 0, "{body} {name}");
+        }
+        assert!(
+            cpu["methods"].get("sector").is_none(),
+            "thesis sector outside its pose"
+        );
+        let (out, dir) = run("gpu");
+        if no_gpu_expected() {
+            assert_eq!(out.status.code(), Some(2));
+            continue;
+        }
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let gpu = read(&dir);
+        for name in [
+            "speculative",
+            "piece_union",
+            "conservative_sector",
+            "exact_sweep",
+        ] {
+            let (c, g) = (
+                cpu["methods"][name]["accuracy"].as_f64().unwrap(),
+                gpu["methods"][name]["accuracy"].as_f64().unwrap(),
+            );
+            assert!((c - g).abs() < 0.01, "{body} {name}: cpu {c} gpu {g}");
+        }
+    }
+}
+
+#[test]
+fn pose_and_body_misuse_are_clear_errors() {
+    for (args, text) in [
+        (
+            vec!["reproduce", "sector", "--body", "hull", "--rotations", "2"],
+            "defined for a box only",
+        ),
+        (
+            vec!["reproduce", "sector", "--pose", "free", "--plots", "/tmp/x"],
+            "--plots",
+        ),
+        (
+            vec!["reproduce", "sector", "--pose", "free", "--rotations", "0"],
+            "at least 1",
+        ),
+        (vec!["bench", "--body", "capsule", "--n", "100"], "--body"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(text), "{args:?}: {stderr}");
+    }
+}

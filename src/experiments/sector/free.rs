@@ -22,7 +22,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// What one point test of a method costs on this CPU (one thread), over points drawn in the
-/// conservative sector's bound of the first rotations.
+/// conservative sector's bound of the first rotations (for `sector_vs_body` and
+/// `sector_vs_sector`: one whole test).
 #[derive(Clone, Debug, Serialize)]
 pub struct MethodCost {
     /// Sector tests per point (the union's pieces; 1 for the conservative sector).
@@ -71,6 +72,7 @@ pub struct FreeOptions {
 /// Scores from per-rotation histograms (CPU or GPU).
 pub fn free_report(
     opts: &FreeOptions,
+    bodies: &[RotatingBody],
     rotations: &[FreeRotation],
     hists: &[Histogram],
     run: RunFacts,
@@ -91,7 +93,7 @@ pub fn free_report(
             .map(|r| r.params.counts[3] as f64)
             .sum::<f64>()
             / rotations.len().max(1) as f64,
-        cost: costs(rotations),
+        cost: costs(rotations, bodies),
         construction_us_per_rotation: run.construction_us_per_rotation,
         classify_seconds: run.classify_seconds,
         device_kind: run.device_kind,
@@ -108,8 +110,12 @@ pub struct RunFacts {
 }
 
 /// Per-point CPU cost of each exact-or-enclosing test, over 20,000 points in the gate's box
-/// of each of the first 20 rotations.
-fn costs(rotations: &[FreeRotation]) -> BTreeMap<String, MethodCost> {
+/// of each of the first 20 rotations; and per test, the sector against a whole body and
+/// against another sector (`bodies_sample`: the first rotations).
+fn costs(
+    rotations: &[FreeRotation],
+    bodies_sample: &[RotatingBody],
+) -> BTreeMap<String, MethodCost> {
     let mut rng = ChaCha8Rng::seed_from_u64(0xC057);
     let sample: Vec<(&FreeRotation, Vec<Vec3>)> = rotations
         .iter()
@@ -170,6 +176,40 @@ fn costs(rotations: &[FreeRotation]) -> BTreeMap<String, MethodCost> {
             }),
         },
     );
+    // Whole-body tests (docs/design.md §5.8): each rotation's conservative sector against the
+    // next rotation's body at its start pose, and against the next rotation's sector.
+    let bodies: Vec<(crate::geom::sector::Sector, &RotatingBody)> = bodies_sample
+        .iter()
+        .map(|b| (b.conservative_sector(), b))
+        .collect();
+    let pairs = bodies.len().saturating_sub(1).max(1) as f64;
+    let time_pairs = |f: &dyn Fn(usize) -> bool| {
+        let start = Instant::now();
+        let mut yes = 0usize;
+        for _ in 0..50 {
+            for i in 0..bodies.len().saturating_sub(1) {
+                yes += f(i) as usize;
+            }
+        }
+        std::hint::black_box(yes);
+        start.elapsed().as_secs_f64() * 1e9 / (50.0 * pairs)
+    };
+    out.insert(
+        "sector_vs_body".to_string(),
+        MethodCost {
+            sector_tests_per_point: 0.0,
+            ns_per_point: time_pairs(&|i| bodies[i].0.overlaps_convex(&bodies[i + 1].1.body)),
+        },
+    );
+    out.insert(
+        "sector_vs_sector".to_string(),
+        MethodCost {
+            sector_tests_per_point: 0.0,
+            ns_per_point: time_pairs(&|i| {
+                bodies[i].0.overlaps_sector_conservative(&bodies[i + 1].0)
+            }),
+        },
+    );
     out.insert(
         "exact_sweep".to_string(),
         MethodCost {
@@ -223,7 +263,13 @@ pub fn run_free(
         construction_us_per_rotation,
         classify_seconds: start.elapsed().as_secs_f64(),
     };
-    Ok(free_report(opts, &prepared, &hists, run))
+    Ok(free_report(
+        opts,
+        &bodies[..bodies.len().min(21)],
+        &prepared,
+        &hists,
+        run,
+    ))
 }
 
 /// [`run_free`], opening the adapter (index or name part, as `sweepfan --adapter`) for the GPU

@@ -38,7 +38,7 @@ impl SectorPiece {
         let phi = y.atan2(x);
         // The angle of d relative to lo, in [0, 2 pi).
         let rel = (phi - self.lo).rem_euclid(2.0 * PI);
-        let mut best = |c: f64, s: f64, r: f64, b: &mut (f64, f64, f64)| {
+        let best = |c: f64, s: f64, r: f64, b: &mut (f64, f64, f64)| {
             let v = r * (c * x + s * y);
             if v > b.2 {
                 *b = (r * c, r * s, v);
