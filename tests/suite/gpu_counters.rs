@@ -255,3 +255,48 @@ fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
         }
     }
 }
+
+/// Box frames and polygon vertices and offsets go through staging buffers kept across frames,
+/// as the spheres do: every frame's shapes arrive (the pairs are the CPU's on shapes that move)
+/// and none goes through `queue.write_buffer`.
+#[test]
+fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
+    use glam::{Vec2, Vec3};
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
+    use sweepfan::{Method, SceneKind, SceneParams, canonicalize};
+    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let mut p = SceneParams::new(1_200, 5);
+    p.volume_fraction = 0.1;
+    let mut boxes = generate_boxes(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
+        let mut gpu = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
+        for frame in 0..6 {
+            let mut got = Vec::new();
+            gpu.obb_overlaps(&boxes, Some(&mut got)).unwrap();
+            let (mut want, _) = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap();
+            canonicalize(&mut got);
+            canonicalize(&mut want);
+            assert_eq!(got, want, "{proxy:?} boxes, frame {frame}");
+            let mut got = Vec::new();
+            gpu.polygon_overlaps(&polygons, Some(&mut got)).unwrap();
+            let (mut want, _) = sweepfan::cpu::sat::polygon_overlaps(&polygons).unwrap();
+            canonicalize(&mut got);
+            canonicalize(&mut want);
+            assert_eq!(got, want, "{proxy:?} polygons, frame {frame}");
+            assert!(!want.is_empty());
+            // Move every shape: a frame that kept the last one's bytes would differ.
+            for (i, b) in boxes.iter_mut().enumerate() {
+                b.center += Vec3::new(0.05, -0.03, 0.02) * ((i % 5) as f32 - 2.0);
+            }
+            for (i, poly) in polygons.iter_mut().enumerate() {
+                let shift = Vec2::new(0.04, -0.02) * ((i % 3) as f32 - 1.0);
+                let moved: Vec<Vec2> = poly.vertices().iter().map(|v| *v + shift).collect();
+                *poly = sweepfan::geom::polygon::Polygon::new(i, &moved).unwrap();
+            }
+        }
+        // Frames, then vertices and offsets, six frames each, all through the kept buffers.
+        assert_eq!(gpu.upload_counts(), (18, 0), "{proxy:?}");
+    }
+}

@@ -267,7 +267,7 @@ impl FreeRotation {
                 DVec3::new(x as f64, y as f64, z as f64),
                 &self.steps64,
             );
-            mask |= bits::EXACT_SWEEP * exact as u32 | bits::REFERENCE * reference as u32;
+            mask |= (bits::EXACT_SWEEP * exact as u32) | (bits::REFERENCE * reference as u32);
         }
         mask
     }

@@ -27,6 +27,7 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::events::{EventsReadback, GpuEvents};
 use crate::gpu::readback::Readback;
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
+use crate::gpu::upload::Upload;
 use glam::{Vec2, Vec3};
 use std::sync::Arc;
 use std::time::Instant;
@@ -73,6 +74,8 @@ pub struct GpuBoxPipeline {
     frames: Option<wgpu::Buffer>,
     vertices: Option<wgpu::Buffer>,
     offsets: Option<wgpu::Buffer>,
+    /// The shapes' bytes for the next frame and their kept staging buffers.
+    uploads: ShapeUploads,
     /// Sweep columns and wide shapes of the uploaded shapes (AABB proxies).
     layout: SweepLayout,
     use_columns: bool,
@@ -144,6 +147,7 @@ impl GpuBoxPipeline {
             frames: None,
             vertices: None,
             offsets: None,
+            uploads: ShapeUploads::new(),
             layout: SweepLayout::single(),
             use_columns: true,
             readback: Readback::new("box frame readback"),
@@ -245,12 +249,10 @@ impl GpuBoxPipeline {
         validate_obbs(boxes)?;
         let n = shape_count(boxes.len())?;
         let frames = obb_frames(boxes);
-        upload(
-            &self.ctx,
-            &mut self.frames,
-            "box frames",
-            bytemuck::cast_slice::<ObbFrame, u8>(&frames),
-        )?;
+        let bytes = bytemuck::cast_slice::<ObbFrame, u8>(&frames);
+        self.ctx
+            .ensure_storage(&mut self.frames, "box frames", bytes.len() as u64)?;
+        self.uploads.stage(FRAMES, bytes);
         self.set_layout(|| SweepLayout::for_frames(&frames));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
@@ -277,18 +279,19 @@ impl GpuBoxPipeline {
             return Err(Error::EmptyScene);
         }
         let n = shape_count(set.len())?;
-        upload(
-            &self.ctx,
+        let (vertices, offsets): (&[u8], &[u8]) = (
+            bytemuck::cast_slice(&set.vertices),
+            bytemuck::cast_slice(&set.offsets),
+        );
+        let ctx = &self.ctx;
+        ctx.ensure_storage(
             &mut self.vertices,
             "polygon vertices",
-            bytemuck::cast_slice(&set.vertices),
+            vertices.len() as u64,
         )?;
-        upload(
-            &self.ctx,
-            &mut self.offsets,
-            "polygon offsets",
-            bytemuck::cast_slice(&set.offsets),
-        )?;
+        ctx.ensure_storage(&mut self.offsets, "polygon offsets", offsets.len() as u64)?;
+        self.uploads.stage(VERTICES, vertices);
+        self.uploads.stage(OFFSETS, offsets);
         self.set_layout(|| SweepLayout::for_polygons(&set));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
@@ -334,15 +337,24 @@ impl GpuBoxPipeline {
             runs += 1;
             let rb = &mut self.readback;
             rb.clear();
+            let targets = [
+                self.frames.as_ref(),
+                self.vertices.as_ref(),
+                self.offsets.as_ref(),
+            ];
             let (mut enc, list, broad_plan) = match &mut self.broad {
                 Broad::Aabb(sap) => {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    // The shapes first: the sweep reads them.
+                    self.uploads.encode(ctx, &mut enc, targets)?;
                     sap.encode(ctx, &mut enc, shapes, &self.layout)?;
                     let plan = BroadPlan::Aabb(sap.plan_readback(rb));
                     (enc, sap.candidates(), plan)
                 }
                 Broad::Sphere { broad, proxies } => {
-                    let enc = broad.encode_resident(proxies)?;
+                    let mut enc = broad.encode_resident(proxies)?;
+                    // Before the SAT stage, the first to read the shapes.
+                    self.uploads.encode(ctx, &mut enc, targets)?;
                     let plan = BroadPlan::Sphere(broad.plan_resident_readback(rb));
                     (enc, candidates(&broad.resident_pairs()), plan)
                 }
@@ -364,6 +376,7 @@ impl GpuBoxPipeline {
             };
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
+            self.uploads.after_submit();
             let (broad, sat, events) = (&mut self.broad, &self.sat, self.events.as_deref());
             let frame_events = &mut frame_events;
             let (totals, frame) = self.readback.map(ctx, |bytes| -> Result<_> {
@@ -543,14 +556,75 @@ fn bounding_circle(vertices: &[Vec2]) -> Sphere {
     }
 }
 
-/// Writes `bytes` into `slot`, growing it (by half again) when too small.
-fn upload(
-    ctx: &GpuContext,
-    slot: &mut Option<wgpu::Buffer>,
-    label: &str,
-    bytes: &[u8],
-) -> Result<()> {
-    let buffer = ctx.ensure_storage(slot, label, bytes.len() as u64)?;
-    ctx.write_buffer(buffer, 0, bytes);
-    Ok(())
+/// Indices of [`ShapeUploads`]' targets.
+const FRAMES: usize = 0;
+const VERTICES: usize = 1;
+const OFFSETS: usize = 2;
+
+/// The shapes' bytes staged by an upload call, copied by the next frame's encoder through
+/// staging buffers kept across frames (`gpu::upload`, docs/design.md §9.16): box frames,
+/// polygon vertices, polygon offsets.
+struct ShapeUploads {
+    kept: [Upload; 3],
+    pending: [Vec<u8>; 3],
+    staged: [bool; 3],
+}
+
+impl ShapeUploads {
+    fn new() -> Self {
+        Self {
+            kept: [
+                Upload::new("box frames upload"),
+                Upload::new("polygon vertices upload"),
+                Upload::new("polygon offsets upload"),
+            ],
+            pending: Default::default(),
+            staged: [false; 3],
+        }
+    }
+
+    /// Keeps `bytes` for target `i` until the next frame's encoder.
+    fn stage(&mut self, i: usize, bytes: &[u8]) {
+        self.pending[i].clear();
+        self.pending[i].extend_from_slice(bytes);
+        self.staged[i] = true;
+    }
+
+    /// Copies what is staged into its target as commands of `enc`.
+    fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        targets: [Option<&wgpu::Buffer>; 3],
+    ) -> Result<()> {
+        for i in 0..3 {
+            if let (true, Some(target)) = (self.staged[i], targets[i]) {
+                self.kept[i].write(ctx, enc, target, 0, &self.pending[i])?;
+                self.staged[i] = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// After the submission that copied: the kept buffers are mapped again.
+    fn after_submit(&mut self) {
+        for k in &mut self.kept {
+            k.after_submit();
+        }
+    }
+
+    /// Uploads through kept buffers and through `queue.write_buffer`, all targets together.
+    fn counts(&self) -> (u64, u64) {
+        self.kept
+            .iter()
+            .fold((0, 0), |(a, b), k| (a + k.kept, b + k.direct))
+    }
+}
+
+impl GpuBoxPipeline {
+    /// Shape uploads so far through the kept staging buffers and through `queue.write_buffer`
+    /// (the first of each size, or a map not resolved in time).
+    pub fn upload_counts(&self) -> (u64, u64) {
+        self.uploads.counts()
+    }
 }
