@@ -1035,3 +1035,27 @@ fn a_cpu_pipeline_kept_between_frames_matches_all_pairs_each_frame() {
         }
     }
 }
+
+/// Candidate lists come back by counts (docs/design.md §9.7): a list longer than the last
+/// frame's count with headroom is read to its end by one more map, never cut short.
+#[test]
+fn candidate_lists_longer_than_planned_come_back_whole() {
+    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+        return;
+    };
+    let small = clustered_boxes(300, 41);
+    let big = clustered_boxes(4_000, 42);
+    let mut counts = Vec::new();
+    for (boxes, what) in [
+        (&small, "small"),
+        (&big, "big after small"),
+        (&big, "big again"),
+        (&small, "small again"),
+    ] {
+        check_candidates(&mut gpu, boxes, what);
+        let mut got = Vec::new();
+        counts.push(gpu.obb_candidates(boxes, &mut got).unwrap());
+    }
+    // The big list outgrows what the small one planned (its count + a quarter + 1024).
+    assert!(counts[1] > counts[0] + counts[0] / 4 + 1024, "{counts:?}");
+}

@@ -25,7 +25,7 @@ use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 use crate::gpu::context::GpuContext;
 use crate::gpu::events::{EventsReadback, GpuEvents};
-use crate::gpu::readback::Readback;
+use crate::gpu::readback::{ListHint, Readback, read_tails};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use crate::gpu::upload::Upload;
 use glam::{Vec2, Vec3};
@@ -83,6 +83,8 @@ pub struct GpuBoxPipeline {
     readback: Readback,
     /// The rest of event lists longer than planned (`GpuEvents::finish`), kept across frames.
     tail_readback: Readback,
+    /// The last candidate-list frame's count: the next one copies that much with headroom.
+    candidate_hint: ListHint,
     /// Frame events of the overlapping pairs on the device, when tracked.
     events: Option<Box<GpuEvents>>,
     last_events: Option<FrameEvents>,
@@ -114,8 +116,9 @@ enum BroadPlan {
 enum Tail {
     /// The SAT results, and the frame events when tracked.
     Sat(SatReadback, Option<EventsReadback>),
-    /// The candidate list (its whole capacity).
-    Candidates(std::ops::Range<usize>),
+    /// The candidate list as far as planned from the last such frame (elements), and the
+    /// list's buffer for the rest.
+    Candidates(std::ops::Range<usize>, u64, wgpu::Buffer),
 }
 
 /// A frame's results after the broad phase.
@@ -152,6 +155,7 @@ impl GpuBoxPipeline {
             use_columns: true,
             readback: Readback::new("box frame readback"),
             tail_readback: Readback::new("box frame readback, the rest"),
+            candidate_hint: ListHint::default(),
             events: None,
             last_events: None,
         })
@@ -333,7 +337,7 @@ impl GpuBoxPipeline {
         let mut frame_events = None;
         // One submission and one host wait per frame: the broad phase's counters and times,
         // then the SAT count, pairs and times (or the candidate list) in one readback.
-        let (totals, frame) = loop {
+        let (totals, frame, tail) = loop {
             runs += 1;
             let rb = &mut self.readback;
             rb.clear();
@@ -372,7 +376,13 @@ impl GpuBoxPipeline {
                     };
                     Tail::Sat(self.sat.plan_readback(rb, store), events)
                 }
-                Until::Candidates => Tail::Candidates(rb.add(list.pairs, 0, 8 * capacity as u64)),
+                Until::Candidates => {
+                    // By the last frame's count (docs/design.md §9.7): the rest, if the list
+                    // grew past it, in one more map below.
+                    let planned = self.candidate_hint.planned(capacity as u64);
+                    let at = rb.add(list.pairs, 0, 8 * planned);
+                    Tail::Candidates(at, planned, list.pairs.clone())
+                }
             };
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
@@ -410,16 +420,17 @@ impl GpuBoxPipeline {
                         }
                         FrameOut::Sat(read)
                     }
-                    Tail::Candidates(at) => {
+                    Tail::Candidates(at, planned, _) => {
+                        let have = totals.candidates.min(*planned) as usize;
                         FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
-                            &bytes[at.start..at.start + 8 * totals.candidates as usize],
+                            &bytes[at.start..at.start + 8 * have],
                         ))
                     }
                 };
                 Ok((totals, Some(frame)))
             })??;
             if let Some(frame) = frame {
-                break (totals, frame);
+                break (totals, frame, tail);
             }
             if runs == MAX_RUNS {
                 return Err(Error::Gpu(format!(
@@ -442,7 +453,17 @@ impl GpuBoxPipeline {
         }
         let (mut result, mut sat_times) = match frame {
             FrameOut::Sat((output, times)) => (self.sat.finish_output(ctx, output)?, times),
-            FrameOut::Candidates(pairs) => {
+            FrameOut::Candidates(mut pairs) => {
+                self.candidate_hint.saw(totals.candidates);
+                if let (Tail::Candidates(_, _, buffer), true) =
+                    (&tail, (pairs.len() as u64) < totals.candidates)
+                {
+                    let rest = [(buffer.clone(), pairs.len() as u64, totals.candidates)];
+                    let bytes = read_tails(ctx, &mut self.tail_readback, &rest)?;
+                    for b in bytes {
+                        pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&b));
+                    }
+                }
                 if let Some(o) = out {
                     *o = pairs;
                 }
