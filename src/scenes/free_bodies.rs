@@ -131,9 +131,15 @@ pub fn random_free_rotation(rng: &mut impl Rng, kind: BodyKind) -> RotatingBody 
     }
 }
 
-/// `count` rotations of `kind` from `seed`: the same list on every backend.
+/// The generator of the rotations of `kind` from `seed` ([`random_free_rotation`] after
+/// another): the same list on every backend.
+pub fn free_rotations_rng(seed: u64, kind: BodyKind) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed ^ (0xB0D1 + kind as u64))
+}
+
+/// The first `count` rotations of `kind` from `seed`.
 pub fn random_free_rotations(count: usize, seed: u64, kind: BodyKind) -> Vec<RotatingBody> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (0xB0D1 + kind as u64));
+    let mut rng = free_rotations_rng(seed, kind);
     (0..count)
         .map(|_| random_free_rotation(&mut rng, kind))
         .collect()

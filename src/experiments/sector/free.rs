@@ -12,7 +12,7 @@ use crate::geom::sector::free_classify::{FreeRotation, METHODS, METHODS_VS_EXACT
 use crate::geom::sector::general::in_local_sector;
 use crate::gpu::context::GpuContext;
 use crate::gpu::sector::free_accuracy::FreeExperimentGpu;
-use crate::scenes::free_bodies::{BodyKind, random_free_rotations};
+use crate::scenes::free_bodies::{BodyKind, free_rotations_rng, random_free_rotation};
 use crate::scenes::random::vec3_in;
 use glam::{DVec3, Vec3};
 use rand::SeedableRng;
@@ -69,12 +69,13 @@ pub struct FreeOptions {
     pub backend: SectorBackend,
 }
 
-/// Scores from per-rotation histograms (CPU or GPU).
+/// Scores from per-rotation histograms (CPU or GPU); `pieces` = the rotations' pieces in all,
+/// `sample` = the first rotations (the costs are measured on them).
 pub fn free_report(
     opts: &FreeOptions,
-    bodies: &[RotatingBody],
-    rotations: &[FreeRotation],
     hists: &[Histogram],
+    pieces: u64,
+    sample: (&[RotatingBody], &[FreeRotation]),
     run: RunFacts,
 ) -> FreeAccuracyReport {
     FreeAccuracyReport {
@@ -88,12 +89,8 @@ pub fn free_report(
         reference_steps: REFERENCE_STEPS,
         methods: mean_scores(hists.iter(), bits::REFERENCE, &METHODS),
         methods_vs_exact: mean_scores(hists.iter(), bits::EXACT_SWEEP, &METHODS_VS_EXACT),
-        pieces_per_rotation: rotations
-            .iter()
-            .map(|r| r.params.counts[3] as f64)
-            .sum::<f64>()
-            / rotations.len().max(1) as f64,
-        cost: costs(rotations, bodies),
+        pieces_per_rotation: pieces as f64 / hists.len().max(1) as f64,
+        cost: costs(sample.1, sample.0),
         construction_us_per_rotation: run.construction_us_per_rotation,
         classify_seconds: run.classify_seconds,
         device_kind: run.device_kind,
@@ -230,29 +227,56 @@ pub fn run_free(
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<FreeAccuracyReport> {
     check_rotations(opts.rotations)?;
-    let bodies: Vec<RotatingBody> = random_free_rotations(opts.rotations, opts.seed, opts.body);
-    let start = Instant::now();
-    let prepared = crate::geom::sector::free_classify::free_rotations(&bodies)?;
-    let construction_us_per_rotation =
-        start.elapsed().as_secs_f64() * 1e6 / prepared.len().max(1) as f64;
-    let start = Instant::now();
-    let (hists, device, device_kind) = match (opts.backend, ctx) {
-        (SectorBackend::Gpu, Some(c)) => {
-            let mut gpu = FreeExperimentGpu::new(c)?;
-            let software = c.info.device_type == wgpu::DeviceType::Cpu;
-            (
-                gpu.histograms(c, &prepared, progress)?,
-                c.info.name.clone(),
-                if software { "software" } else { "gpu" },
-            )
-        }
+    let mut gpu = match (opts.backend, ctx) {
+        (SectorBackend::Gpu, Some(c)) => Some((c, FreeExperimentGpu::new(c)?)),
         (SectorBackend::Gpu, None) => {
             return Err(crate::error::Error::Config(
                 "--backend gpu needs a GPU adapter".into(),
             ));
         }
-        _ => (
-            cpu_histograms(&prepared, progress),
+        (SectorBackend::Cpu, _) => None,
+    };
+    // Rotations are drawn, prepared and classified a chunk at a time: only their histograms
+    // (256 bytes each) stay, as `check_rotations` counted.
+    let mut rng = free_rotations_rng(opts.seed, opts.body);
+    let mut hists = Vec::with_capacity(opts.rotations);
+    let (mut pieces, mut build_seconds, mut classify_seconds) = (0u64, 0.0, 0.0);
+    let mut sample: Option<(Vec<RotatingBody>, Vec<FreeRotation>)> = None;
+    let mut done = 0;
+    while done < opts.rotations {
+        let len = CHUNK.min(opts.rotations - done);
+        let bodies: Vec<RotatingBody> = (0..len)
+            .map(|_| random_free_rotation(&mut rng, opts.body))
+            .collect();
+        let start = Instant::now();
+        let prepared = crate::geom::sector::free_classify::free_rotations(&bodies)?;
+        build_seconds += start.elapsed().as_secs_f64();
+        pieces += prepared
+            .iter()
+            .map(|r| r.params.counts[3] as u64)
+            .sum::<u64>();
+        let start = Instant::now();
+        match &mut gpu {
+            Some((c, g)) => hists.extend(g.histograms(c, &prepared, progress)?),
+            None => hists.extend(cpu_histograms(&prepared, progress)),
+        }
+        classify_seconds += start.elapsed().as_secs_f64();
+        if sample.is_none() {
+            let keep = len.min(COST_SAMPLE);
+            sample = Some((bodies[..keep].to_vec(), prepared[..keep].to_vec()));
+        }
+        done += len;
+    }
+    let (device, device_kind) = match &gpu {
+        Some((c, _)) => (
+            c.info.name.clone(),
+            if c.info.device_type == wgpu::DeviceType::Cpu {
+                "software"
+            } else {
+                "gpu"
+            },
+        ),
+        None => (
             format!("CPU, {} threads (rayon)", rayon::current_num_threads()),
             "cpu",
         ),
@@ -260,17 +284,17 @@ pub fn run_free(
     let run = RunFacts {
         device,
         device_kind: device_kind.into(),
-        construction_us_per_rotation,
-        classify_seconds: start.elapsed().as_secs_f64(),
+        construction_us_per_rotation: build_seconds * 1e6 / opts.rotations.max(1) as f64,
+        classify_seconds,
     };
-    Ok(free_report(
-        opts,
-        &bodies[..bodies.len().min(21)],
-        &prepared,
-        &hists,
-        run,
-    ))
+    let (bodies, prepared) = sample.unwrap_or_default();
+    Ok(free_report(opts, &hists, pieces, (&bodies, &prepared), run))
 }
+
+/// Rotations drawn, prepared and classified at a time.
+const CHUNK: usize = 4096;
+/// Rotations the costs are measured on.
+const COST_SAMPLE: usize = 21;
 
 /// [`run_free`], opening the adapter (index or name part, as `sweepfan --adapter`) for the GPU
 /// backend; the CPU backend opens none.
