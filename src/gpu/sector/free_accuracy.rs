@@ -21,6 +21,17 @@ const _: () = assert!(std::mem::size_of::<ConstraintRow>() == 3 * 16);
 pub const DEFAULT_BATCH: usize = 512;
 const STEPS: usize = REFERENCE_STEPS as usize + 1;
 
+/// llvmpipe stops every loop of an invocation after this many iterations in all.
+const LAVAPIPE_LOOP_CAP: u64 = 65_535;
+
+/// Loop iterations of one point's classification at most, for f constraints: every root and
+/// both ends of the turn against every constraint (4 roots per half-turn of a degree-2 one, 2
+/// of a degree-1 one), and the reference's poses against every constraint.
+fn worst_loop_iterations(f: usize) -> u64 {
+    let f = f as u64;
+    (8 * f + 2) * f + f + STEPS as u64 * f
+}
+
 #[derive(Clone, Copy, ShaderType)]
 struct Params {
     rotation_count: u32,
@@ -96,6 +107,23 @@ impl FreeExperimentGpu {
             .batch
             .max(1)
             .min((max_dim * max_dim / GROUPS_PER_ROTATION as u64) as usize);
+        if ctx.info.device_type == wgpu::DeviceType::Cpu
+            && let Some((i, r)) = rotations
+                .iter()
+                .enumerate()
+                .find(|(_, r)| worst_loop_iterations(r.constraints.len()) > LAVAPIPE_LOOP_CAP)
+        {
+            return Err(Error::InvalidObject {
+                index: i,
+                problem: format!(
+                    "free sector on a software adapter: {} constraints need up to {} loop \
+                     iterations a point, past llvmpipe's {LAVAPIPE_LOOP_CAP} (it would stop the \
+                     loops silently); use the CPU backend or a GPU",
+                    r.constraints.len(),
+                    worst_loop_iterations(r.constraints.len())
+                ),
+            });
+        }
         let mut out = Vec::with_capacity(rotations.len());
         for chunk in rotations.chunks(batch) {
             let mut params: Vec<FreeRotationParams> = Vec::with_capacity(chunk.len());
@@ -175,4 +203,38 @@ mod tests {
     use super::*;
 
     crate::gpu::shader::uniform_layout_test!(Params, "sector/free_accuracy.wgsl", "params");
+
+    #[test]
+    fn experiment_bodies_fit_llvmpipes_loop_cap_and_big_hulls_are_refused_there() {
+        // A hull of 32 points has at most 60 faces; a box 6; a capsule's clauses 3.
+        assert!(worst_loop_iterations(60) <= LAVAPIPE_LOOP_CAP);
+        assert!(worst_loop_iterations(100) > LAVAPIPE_LOOP_CAP);
+        let Some(ctx) = crate::gpu::context::test_gpu() else {
+            return;
+        };
+        if ctx.info.device_type != wgpu::DeviceType::Cpu {
+            return;
+        }
+        // A hull of 120 points on a sphere: far more faces than the cap allows.
+        let pts: Vec<glam::Vec3> = (0..120)
+            .map(|k| {
+                let z = -1.0 + 2.0 * (k as f32 + 0.5) / 120.0;
+                let t = k as f32 * 2.399_963;
+                let s = (1.0 - z * z).sqrt();
+                glam::Vec3::new(20.0 + 5.0 * s * t.cos(), 5.0 * s * t.sin(), 5.0 * z)
+            })
+            .collect();
+        let body = crate::geom::sector::body::RotatingBody {
+            body: crate::geom::sector::body::ConvexBody::Hull(
+                crate::geom::sector::body::ConvexHull::new(&pts).unwrap(),
+            ),
+            origin: glam::Vec3::ZERO,
+            axis: glam::Vec3::Z,
+            angle: 1.0,
+        };
+        let r = crate::geom::sector::free_classify::free_rotations(&[body]).unwrap();
+        let mut gpu = FreeExperimentGpu::new(&ctx).unwrap();
+        let e = gpu.histograms(&ctx, &r, None).unwrap_err();
+        assert!(e.to_string().contains("loop"), "{e}");
+    }
 }
