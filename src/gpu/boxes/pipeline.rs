@@ -618,10 +618,15 @@ impl ShapeUploads {
         enc: &mut wgpu::CommandEncoder,
         targets: [Option<&wgpu::Buffer>; 3],
     ) -> Result<()> {
-        for i in 0..3 {
-            if let (true, Some(target)) = (self.staged[i], targets[i]) {
-                self.kept[i].write(ctx, enc, target, 0, &self.pending[i])?;
-                self.staged[i] = false;
+        let slots = self
+            .kept
+            .iter_mut()
+            .zip(&self.pending)
+            .zip(&mut self.staged);
+        for (((kept, bytes), staged), target) in slots.zip(targets) {
+            if let (true, Some(target)) = (*staged, target) {
+                kept.write(ctx, enc, target, 0, bytes)?;
+                *staged = false;
             }
         }
         Ok(())
