@@ -288,11 +288,16 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             get("rotating-speculative"),
         ) && s > 0.0
         {
+            let change = 100.0 * (1.0 - c / s);
+            let (amount, word) = if change >= 0.0 {
+                (change, "fewer")
+            } else {
+                (-change, "more")
+            };
             say!(
                 a.out.stdout_taken(),
-                "[{}] conservative sector: {:.1}% fewer candidates than the speculative AABB",
-                b.as_str(),
-                100.0 * (1.0 - c / s)
+                "[{}] conservative sector: {amount:.1}% {word} candidates than the speculative AABB",
+                b.as_str()
             );
         }
     }
