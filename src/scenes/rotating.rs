@@ -50,14 +50,21 @@ pub struct RotatingScene<B = RotatingBox> {
     half_extent: f32,
 }
 
-/// The cube's half side for the parameters, checked.
-fn cube_half(p: &RotatingParams) -> Result<f32> {
+/// Host bytes a sphere or a box of the scene takes at most, with its pipelines' copies.
+const BYTES_PER_OBJECT: u64 = 256;
+/// The same for a rotating body: a hull of up to 32 points keeps them and up to 60 face planes.
+const BYTES_PER_BODY: u64 = 4096;
+
+/// The cube's half side for the parameters, checked (the rotating objects `bytes_per_box` each).
+fn cube_half(p: &RotatingParams, what: &str, bytes_per_box: u64) -> Result<f32> {
     crate::scenes::memory::check_fits(
         &format!(
-            "a rotating scene of {} boxes and {} spheres",
+            "a rotating scene of {} {what} and {} spheres",
             p.boxes, p.spheres
         ),
-        (p.boxes as u64 + p.spheres as u64).saturating_mul(256),
+        (p.boxes as u64)
+            .saturating_mul(bytes_per_box)
+            .saturating_add((p.spheres as u64).saturating_mul(BYTES_PER_OBJECT)),
     )?;
     if !(p.sphere_density.is_finite() && p.sphere_density > 0.0) {
         return Err(Error::Config(format!(
@@ -85,7 +92,7 @@ fn spheres_in(rng: &mut ChaCha8Rng, n: usize, half: f32) -> (Vec<Sphere>, Vec<Ve
 impl RotatingScene {
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
-        let half = cube_half(p)?;
+        let half = cube_half(p, "boxes", BYTES_PER_OBJECT)?;
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let coord = |rng: &mut ChaCha8Rng, margin: f32| {
             let l = (half - margin).max(0.0);
@@ -126,7 +133,8 @@ impl RotatingScene<RotatingBody> {
     /// body's centre 1.25 to 2.5 from its rotation centre in a uniform direction, a uniform
     /// orientation, an angle per frame of either sign up to pi/4).
     pub fn generate_bodies(p: &RotatingParams, kind: BodyKind) -> Result<Self> {
-        let half = cube_half(p)?;
+        let what = format!("{}s", kind.name());
+        let half = cube_half(p, &what, BYTES_PER_BODY)?;
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let boxes = (0..p.boxes)
             .map(|_| {

@@ -214,6 +214,39 @@ fn counts_from_flags_past_the_address_space_are_refused_before_allocating() {
         ],
         &["100000000 objects", "use a smaller n"],
     );
+    // Rotating hulls take 4 KiB each (points and face planes), not a box's 256 bytes: 2M of
+    // them (8.2 GB) are refused before one is drawn.
+    refused(
+        &[
+            "bench",
+            "--scene",
+            "rotating",
+            "--body",
+            "hull",
+            "--boxes",
+            "2000000",
+            "--n",
+            "10",
+            "--backend",
+            "cpu",
+            "--frames",
+            "1",
+        ],
+        &["2000000 hulls"],
+    );
+    refused(
+        &[
+            "reproduce",
+            "sector",
+            "--pose",
+            "free",
+            "--body",
+            "hull",
+            "--rotations",
+            "1000000000",
+        ],
+        &["--rotations 1000000000", "use fewer --rotations"],
+    );
     // Written with an exponent: refused as a count (exit 2), whether or not it is read as one.
     let out = under_address_space_limit(&["reproduce", "sector", "--rotations", "1e9"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -10,7 +10,8 @@
 //!   test counts against the CPU's same method;
 //! * **boxes** and **polygons**: the AABB sweep + SAT pipeline against the all-pairs SAT (the
 //!   CPU pipeline on large scenes);
-//! * **sector**: the accuracy experiment's per-rotation histograms against the CPU's;
+//! * **sector**: the accuracy experiments' per-rotation histograms against the CPU's (the
+//!   thesis's, and the general bodies' of docs/design.md §5.8);
 //! * **rotating**: the rotating-box scene's candidates and hits against the CPU's;
 //! * **events**: frame events on the device over moving frames (spheres and boxes) against a
 //!   CPU tracker, the canonical pair order, pairs against the CPU grid.
@@ -198,6 +199,7 @@ pub fn run(
     }
     if wanted(Stage::Sector) {
         scenes::sector_checks(ctx, cfg, &mut checks);
+        scenes::free_sector_checks(ctx, cfg, &mut checks);
     }
     if wanted(Stage::Rotating) {
         scenes::rotating_checks(ctx, cfg, &mut checks);

@@ -4,19 +4,23 @@
 use super::{BRUTE_FORCE_MAX_N, Checks, Level, SelftestConfig, Stage};
 use crate::broadphase::{BroadPhase, Method, Pair, canonicalize};
 use crate::cpu::rotating::rotating_frame_cpu;
+use crate::cpu::sector_free_grid::free_cpu_histograms;
 use crate::cpu::sector_grid::cpu_histograms;
 use crate::error::Result;
 use crate::experiments::sector::accuracy::{ROUNDING_BAND, differing_points};
 use crate::experiments::sector::rotating::compare_hits;
 use crate::geom::sector::classify::GRID_POINTS;
+use crate::geom::sector::free_classify::free_rotations;
 use crate::geom::sector::proxy::Proxy as SectorProxy;
 use crate::geom::sphere::Sphere;
 use crate::gpu::sector::accuracy::SectorExperimentGpu;
+use crate::gpu::sector::free_accuracy::FreeExperimentGpu;
 use crate::gpu::sector::rotating::RotatingGpu;
 use crate::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
 use crate::run::verify::compare_pairs;
 use crate::run::verify_shapes::Shapes;
 use crate::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use crate::scenes::free_bodies::{BodyKind, random_free_rotations};
 use crate::scenes::random::random_rotations;
 use crate::scenes::rotating::{RotatingParams, RotatingScene};
 use crate::scenes::walls::grid_cell_walls;
@@ -266,6 +270,48 @@ pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut
             })
         },
     );
+}
+
+/// The generalised experiment's kernel (docs/design.md §5.8): per body, its histograms against
+/// the CPU's.
+pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let count = if cfg.level == Level::Full { 64 } else { 2 };
+    let fault = checks.faulty(Stage::Sector);
+    for kind in BodyKind::ALL {
+        let rotations = match free_rotations(&random_free_rotations(count, cfg.seed, kind)) {
+            Ok(r) => r,
+            Err(e) => {
+                let name = format!("sector/free-histograms/{}", kind.name());
+                checks.run(name, 0, || Err::<(), _>(e), |_| Ok(Ok(String::new())));
+                continue;
+            }
+        };
+        checks.run(
+            format!("sector/free-histograms/{}", kind.name()),
+            count as u64,
+            || FreeExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
+            |mut gpu| {
+                if fault && let Some(h) = gpu.first_mut() {
+                    // Points of the fullest bin moved to another: misclassified.
+                    let full = (0..h.len()).max_by_key(|&i| h[i]).unwrap_or(0);
+                    let moved = h[full] / 10;
+                    h[full] -= moved;
+                    h[(full + 1) % h.len()] += moved;
+                }
+                let cpu = free_cpu_histograms(&rotations, None);
+                let differing = differing_points(&cpu, &gpu);
+                let total = count as u64 * GRID_POINTS as u64;
+                let detail = format!("{differing} of {total} grid points classified differently");
+                Ok(if (differing as f64) < ROUNDING_BAND * total as f64 {
+                    Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
+                } else {
+                    Err(format!(
+                        "{detail}: more than the rounding band {ROUNDING_BAND:e}"
+                    ))
+                })
+            },
+        );
+    }
 }
 
 pub(super) fn rotating_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {

@@ -55,14 +55,13 @@ impl ConvexHull {
                     if above && below {
                         continue;
                     }
+                    // A face: no point in front of it (within the tolerance), normal outwards.
+                    if !below && !above {
+                        continue; // every point on this plane: no face of a solid
+                    }
                     if above {
                         normal = -normal;
                         d = -d;
-                    }
-                    // Only points strictly inside a face are ever behind it: the plane is a
-                    // face iff nobody is in front (within the tolerance).
-                    if !below && !above {
-                        continue; // every point on one plane: no volume yet
                     }
                     let known = planes
                         .iter()
@@ -76,8 +75,8 @@ impl ConvexHull {
         if planes.len() < 4 {
             return bad("points are coplanar: the hull has no volume".into());
         }
-        // Keep only the vertices (points on at least three faces' planes... or simply on the
-        // hull): points strictly inside every plane are dropped.
+        // The boundary points: those on some face's plane (points strictly inside are dropped;
+        // points on a face but not at a corner stay, harmlessly).
         let vertices: Vec<Vec3> = points
             .iter()
             .zip(&p)

@@ -408,7 +408,7 @@ impl GeneralSweep {
         out
     }
 
-    /// (exact sweep, 100-step... `steps`-step sweep) of a world point.
+    /// Whether a world point is swept: (exactly, at one of the `steps + 1` poses k alpha / steps).
     pub fn contains(&self, p: Vec3, steps: u32) -> (bool, bool) {
         let poses = step_poses(self.frame.alpha, steps);
         sweep_membership(

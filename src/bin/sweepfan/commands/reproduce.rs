@@ -86,6 +86,15 @@ pub enum SectorBackendChoice {
     Gpu,
 }
 
+impl SectorBackendChoice {
+    fn backend(self) -> SectorBackend {
+        match self {
+            SectorBackendChoice::Cpu => SectorBackend::Cpu,
+            SectorBackendChoice::Gpu => SectorBackend::Gpu,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PoseChoice {
     Thesis,
@@ -150,10 +159,7 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     let opts = SectorOptions {
         rotations: a.rotations,
         seed: a.seed,
-        backend: match a.backend {
-            SectorBackendChoice::Cpu => SectorBackend::Cpu,
-            SectorBackendChoice::Gpu => SectorBackend::Gpu,
-        },
+        backend: a.backend.backend(),
         speed_runs: a.speed_runs,
         adapter,
     };
@@ -183,15 +189,11 @@ fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     if a.plots.is_some() {
         anyhow::bail!("--plots: the free pose has no per-angle or per-shape bins to plot");
     }
-    let backend = match a.backend {
-        SectorBackendChoice::Cpu => SectorBackend::Cpu,
-        SectorBackendChoice::Gpu => SectorBackend::Gpu,
-    };
     let opts = FreeOptions {
         body: a.body.kind(),
         rotations: a.rotations,
         seed: a.seed,
-        backend,
+        backend: a.backend.backend(),
     };
     let bar = progress_bar(a.rotations as u64);
     bar.set_message(format!("{} rotations", a.body.kind().name()));
