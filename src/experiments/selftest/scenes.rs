@@ -9,7 +9,7 @@ use crate::cpu::sector_grid::cpu_histograms;
 use crate::error::Result;
 use crate::experiments::sector::accuracy::{ROUNDING_BAND, differing_points};
 use crate::experiments::sector::rotating::compare_hits;
-use crate::geom::sector::classify::GRID_POINTS;
+use crate::geom::sector::classify::{GRID_POINTS, Histogram};
 use crate::geom::sector::free_classify::free_rotations;
 use crate::geom::sector::proxy::Proxy as SectorProxy;
 use crate::geom::sphere::Sphere;
@@ -237,6 +237,32 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
     }
 }
 
+/// The GPU's accuracy histograms against the CPU's: a pass when fewer points than the rounding
+/// band are classified differently. With `fault`, a tenth of the first rotation's fullest bin
+/// is moved to another first (points misclassified), which must fail.
+fn compare_histograms(
+    cpu: &[Histogram],
+    mut gpu: Vec<Histogram>,
+    fault: bool,
+) -> std::result::Result<String, String> {
+    if fault && let Some(h) = gpu.first_mut() {
+        let full = (0..h.len()).max_by_key(|&i| h[i]).unwrap_or(0);
+        let moved = h[full] / 10;
+        h[full] -= moved;
+        h[(full + 1) % h.len()] += moved;
+    }
+    let differing = differing_points(cpu, &gpu);
+    let total = cpu.len() as u64 * GRID_POINTS as u64;
+    let detail = format!("{differing} of {total} grid points classified differently");
+    if (differing as f64) < ROUNDING_BAND * total as f64 {
+        Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
+    } else {
+        Err(format!(
+            "{detail}: more than the rounding band {ROUNDING_BAND:e}"
+        ))
+    }
+}
+
 pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
     let count = if cfg.level == Level::Full { 1_024 } else { 12 };
     let rotations = random_rotations(count, cfg.seed);
@@ -245,29 +271,9 @@ pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut
         "sector/accuracy-histograms".into(),
         count as u64,
         || SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
-        |mut gpu| {
-            if fault && let Some(h) = gpu.first_mut() {
-                // Move a tenth of the fullest bin to another: points misclassified.
-                let (full, _) = h
-                    .iter()
-                    .enumerate()
-                    .max_by_key(|(_, c)| **c)
-                    .unwrap_or((0, &0));
-                let moved = h[full] / 10;
-                h[full] -= moved;
-                h[(full + 1) % h.len()] += moved;
-            }
+        |gpu| {
             let cpu = cpu_histograms(&rotations, None)?;
-            let differing = differing_points(&cpu, &gpu);
-            let total = count as u64 * GRID_POINTS as u64;
-            let detail = format!("{differing} of {total} grid points classified differently");
-            Ok(if (differing as f64) < ROUNDING_BAND * total as f64 {
-                Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
-            } else {
-                Err(format!(
-                    "{detail}: more than the rounding band {ROUNDING_BAND:e}"
-                ))
-            })
+            Ok(compare_histograms(&cpu, gpu, fault))
         },
     );
 }
@@ -290,25 +296,12 @@ pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks:
             format!("sector/free-histograms/{}", kind.name()),
             count as u64,
             || FreeExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
-            |mut gpu| {
-                if fault && let Some(h) = gpu.first_mut() {
-                    // Points of the fullest bin moved to another: misclassified.
-                    let full = (0..h.len()).max_by_key(|&i| h[i]).unwrap_or(0);
-                    let moved = h[full] / 10;
-                    h[full] -= moved;
-                    h[(full + 1) % h.len()] += moved;
-                }
-                let cpu = free_cpu_histograms(&rotations, None);
-                let differing = differing_points(&cpu, &gpu);
-                let total = count as u64 * GRID_POINTS as u64;
-                let detail = format!("{differing} of {total} grid points classified differently");
-                Ok(if (differing as f64) < ROUNDING_BAND * total as f64 {
-                    Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
-                } else {
-                    Err(format!(
-                        "{detail}: more than the rounding band {ROUNDING_BAND:e}"
-                    ))
-                })
+            |gpu| {
+                Ok(compare_histograms(
+                    &free_cpu_histograms(&rotations, None),
+                    gpu,
+                    fault,
+                ))
             },
         );
     }
