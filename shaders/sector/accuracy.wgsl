@@ -231,16 +231,8 @@ fn classify_rows(inv: Invocation) {
         let r = rotations[rotation];
         let y = grid_coord(i32(row % 100u));
         let z = grid_coord(i32(row / 100u));
-        var s = vec2<i32>(0, -1);
-        if (y >= r.speculative_min.y && y <= r.speculative_max.y
-            && z >= r.speculative_min.z && z <= r.speculative_max.z) {
-            s = index_range(r.speculative_min.x, r.speculative_max.x);
-        }
-        var e = vec2<i32>(0, -1);
-        if (y >= r.endpoints_min.y && y <= r.endpoints_max.y
-            && z >= r.endpoints_min.z && z <= r.endpoints_max.z) {
-            e = index_range(r.endpoints_min.x, r.endpoints_max.x);
-        }
+        let s = row_range(r.speculative_min.xyz, r.speculative_max.xyz, y, z);
+        let e = row_range(r.endpoints_min.xyz, r.endpoints_max.xyz, y, z);
         let c = candidate_range(r.origin.xyz, r.axis.xyz, r.half_widths.z, r.half_widths.w, y, z);
         for (var i = c.x; i <= c.y; i = i + 1) {
             let m = classify(r, vec3<f32>(grid_coord(i), y, z));
@@ -248,13 +240,10 @@ fn classify_rows(inv: Invocation) {
                 atomicAdd(&local_hist[m], 1u);
             }
         }
-        let se = overlap(s, e);
-        let both = range_len(se) - range_len(overlap(se, c));
-        let spec_only = range_len(s) - range_len(overlap(s, c)) - both;
-        let ends_only = range_len(e) - range_len(overlap(e, c)) - both;
-        add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, both);
-        add_local(SPECULATIVE, spec_only);
-        add_local(SPECULATIVE_ENDPOINTS, ends_only);
+        let out = outside_counts(s, e, c);
+        add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, out.x);
+        add_local(SPECULATIVE, out.y);
+        add_local(SPECULATIVE_ENDPOINTS, out.z);
     }
     workgroupBarrier();
 

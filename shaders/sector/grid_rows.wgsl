@@ -86,3 +86,21 @@ fn candidate_range(origin: vec3<f32>, u: vec3<f32>, r_bound: f32, h_bound: f32, 
     let hi = clamp(i32(clamp(ceil(t_hi + OFFSET) + 1.0, -1.0, f32(GRID_SIDE - 1))), -1, GRID_SIDE - 1);
     return vec2<i32>(lo, hi);
 }
+
+// The row's index range inside an AABB (empty when the row misses it on y or z).
+fn row_range(lo: vec3<f32>, hi: vec3<f32>, y: f32, z: f32) -> vec2<i32> {
+    if (y >= lo.y && y <= hi.y && z >= lo.z && z <= hi.z) {
+        return index_range(lo.x, hi.x);
+    }
+    return vec2<i32>(0, -1);
+}
+
+// Points of the row outside the candidate range c that only the speculative AABB (s) and the
+// start/end AABB (e) hold, as (in both, in s only, in e only): counted, never classified.
+fn outside_counts(s: vec2<i32>, e: vec2<i32>, c: vec2<i32>) -> vec3<u32> {
+    let se = overlap(s, e);
+    let both = range_len(se) - range_len(overlap(se, c));
+    let spec_only = range_len(s) - range_len(overlap(s, c)) - both;
+    let ends_only = range_len(e) - range_len(overlap(e, c)) - both;
+    return vec3<u32>(both, spec_only, ends_only);
+}

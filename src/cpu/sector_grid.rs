@@ -6,18 +6,19 @@
 //! are classified one by one.
 
 use crate::error::Result;
+use crate::geom::aabb::Aabb;
 use crate::geom::sector::RotatingBox;
 use crate::geom::sector::classify::*;
 use glam::Vec3;
 use rayon::prelude::*;
 
 #[inline(always)]
-pub(crate) fn range_len(r: (i32, i32)) -> u32 {
+fn range_len(r: (i32, i32)) -> u32 {
     (r.1 - r.0 + 1).max(0) as u32
 }
 
 #[inline(always)]
-pub(crate) fn overlap(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
+fn overlap(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
     (a.0.max(b.0), a.1.min(b.1))
 }
 
@@ -77,36 +78,43 @@ pub(crate) fn candidate_range(
 
 /// The 64-bin histogram of one rotation.
 pub fn rotation_histogram(p: &RotationParams) -> Histogram {
+    let (o, u) = (v3(p.origin), v3(p.axis));
+    let (r, h) = (p.half_widths[2], p.half_widths[3]);
+    walk_grid(
+        p.speculative(),
+        p.endpoints(),
+        |y, z| candidate_range(o, u, r, h, y, z),
+        |q| p.classify(q),
+    )
+}
+
+/// The 64-bin histogram of one rotation over the grid, row by row: the points of each row in
+/// `candidates(y, z)` are classified one by one; outside it only the two speculative AABBs
+/// (bits 2 and 4 in both experiments) can hold a point, counted as index ranges. The thesis's
+/// and the general bodies' walks (`cpu::sector_free_grid`).
+pub(crate) fn walk_grid(
+    spec: Aabb,
+    ends: Aabb,
+    candidates: impl Fn(f32, f32) -> (i32, i32),
+    classify: impl Fn(Vec3) -> u32,
+) -> Histogram {
     let mut hist = [0u32; 64];
-    let spec = p.speculative();
-    let ends = p.endpoints();
     let in_span = |v: f32, lo: f32, hi: f32| lo <= v && v <= hi;
+    let row = |b: &Aabb, y: f32, z: f32| {
+        if in_span(y, b.min.y, b.max.y) && in_span(z, b.min.z, b.max.z) {
+            index_range(b.min.x, b.max.x)
+        } else {
+            (0, -1)
+        }
+    };
     for k in 0..GRID_SIDE as i32 {
         let z = grid_coord(k);
         for j in 0..GRID_SIDE as i32 {
             let y = grid_coord(j);
-            let s = if in_span(y, spec.min.y, spec.max.y) && in_span(z, spec.min.z, spec.max.z) {
-                index_range(spec.min.x, spec.max.x)
-            } else {
-                (0, -1)
-            };
-            let e = if in_span(y, ends.min.y, ends.max.y) && in_span(z, ends.min.z, ends.max.z) {
-                index_range(ends.min.x, ends.max.x)
-            } else {
-                (0, -1)
-            };
-            let c = candidate_range(
-                v3(p.origin),
-                v3(p.axis),
-                p.half_widths[2],
-                p.half_widths[3],
-                y,
-                z,
-            );
+            let (s, e, c) = (row(&spec, y, z), row(&ends, y, z), candidates(y, z));
             for i in c.0..=c.1 {
-                hist[p.classify(Vec3::new(grid_coord(i), y, z)) as usize] += 1;
+                hist[classify(Vec3::new(grid_coord(i), y, z)) as usize] += 1;
             }
-            // Outside the candidate range only the two AABB bits can be set.
             let se = overlap(s, e);
             let both = range_len(se) - range_len(overlap(se, c));
             let spec_only = range_len(s) - range_len(overlap(s, c)) - both;

@@ -15,12 +15,10 @@ use glam::{DVec3, Vec3};
 /// Membership bits: the thesis experiment's, with the sub-piece union where the thesis's
 /// sector was (that sector is defined for the thesis's pose only).
 pub mod bits {
-    pub const REFERENCE: u32 = 1;
-    pub const SPECULATIVE: u32 = 2;
-    pub const SPECULATIVE_ENDPOINTS: u32 = 4;
-    pub const PIECE_UNION: u32 = 8;
-    pub const CONSERVATIVE_SECTOR: u32 = 16;
-    pub const EXACT_SWEEP: u32 = 32;
+    pub use super::super::classify::bits::{
+        CONSERVATIVE_SECTOR, EXACT_SWEEP, REFERENCE, SPECULATIVE, SPECULATIVE_ENDPOINTS,
+    };
+    pub const PIECE_UNION: u32 = super::super::classify::bits::SECTOR;
 }
 
 /// The methods scored against the 100-step reference.
