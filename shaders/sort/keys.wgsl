@@ -42,7 +42,18 @@ fn valid_sphere(s: vec4<f32>) -> bool {
 }
 
 // Min/max centre per axis, max radius and the radius histogram (count and largest radius per
-// exponent bin, one bin per thread): workgroup atomics, then one global atomic per value.
+// exponent bin), in two levels (docs/design.md §9.17): each thread reduces its objects (a
+// stride of the whole dispatch, which `Keys::extents` bounds to EXTENT_GROUPS workgroups) in
+// registers, keeping the histogram's current bin as a run; the workgroup combines its threads
+// with one workgroup atomic per thread and value; one thread per value then makes the global
+// atomic. Same-word global atomics: 7 per workgroup, at most 7 x EXTENT_GROUPS a frame.
+fn flush_run(bin: u32, count: u32, largest: u32) {
+    if count != 0u {
+        atomicAdd(&wbins[bin], count);
+        atomicMax(&wbin_max[bin], largest);
+    }
+}
+
 @compute @workgroup_size(256)
 fn extents(inv: Invocation) {
     if inv.lid < 3u {
@@ -53,21 +64,41 @@ fn extents(inv: Invocation) {
     atomicStore(&wbins[inv.lid], 0u);
     atomicStore(&wbin_max[inv.lid], 0u);
     workgroupBarrier();
-    let i = flat_id(inv);
-    if i < params.n {
+    var lo = vec3<u32>(NONE);
+    var hi = vec3<u32>(0u);
+    var radius = 0u;
+    var invalid = 0u;
+    var run_bin = 0u;
+    var run_count = 0u;
+    var run_max = 0u;
+    let stride = inv.nwg.x * inv.nwg.y * WG;
+    for (var i = flat_id(inv); i < params.n; i += stride) {
         let s = spheres[i];
-        if !valid_sphere(s) {
-            atomicAdd(&ext[7], 1u);
-        }
-        for (var a = 0u; a < 3u; a++) {
-            atomicMin(&wext[a], ordered(s[a]));
-            atomicMax(&wext[3u + a], ordered(s[a]));
-        }
-        atomicMax(&wext[6], ordered(s.w));
+        invalid += select(0u, 1u, !valid_sphere(s));
+        let o = vec3<u32>(ordered(s.x), ordered(s.y), ordered(s.z));
+        lo = min(lo, o);
+        hi = max(hi, o);
+        radius = max(radius, ordered(s.w));
         let b = radius_bin(s.w);
-        atomicAdd(&wbins[b], 1u);
-        atomicMax(&wbin_max[b], bitcast<u32>(s.w) & 0x7fffffffu);
+        if b != run_bin {
+            flush_run(run_bin, run_count, run_max);
+            run_bin = b;
+            run_count = 0u;
+            run_max = 0u;
+        }
+        run_count += 1u;
+        run_max = max(run_max, bitcast<u32>(s.w) & 0x7fffffffu);
     }
+    flush_run(run_bin, run_count, run_max);
+    if invalid != 0u {
+        atomicAdd(&ext[7], invalid);
+    }
+    // Identities (NONE for a min, 0 for a max) from threads with no object change nothing.
+    for (var a = 0u; a < 3u; a++) {
+        atomicMin(&wext[a], lo[a]);
+        atomicMax(&wext[3u + a], hi[a]);
+    }
+    atomicMax(&wext[6], radius);
     workgroupBarrier();
     if inv.lid < 3u {
         atomicMin(&ext[inv.lid], atomicLoad(&wext[inv.lid]));

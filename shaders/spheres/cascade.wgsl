@@ -1,7 +1,7 @@
 // x/xy/xyz cascade: which survivors (key != NONE) of the sorted order on params.axis overlap at
 // least one other survivor there (src/gpu/spheres/cascade.rs). An object overlaps an earlier one iff
 // the running max of hi before it reaches its lo; a later one iff the next one's lo <= its hi.
-// The running max is a three-pass scan: block maxima, their exclusive prefix, block-local scan.
+// The running max is a scan: block maxima, their exclusive prefix (in levels), block-local scan.
 
 // #import frame.wgsl
 
@@ -53,23 +53,67 @@ fn block_maxima(inv: Invocation) {
     }
 }
 
-// One workgroup: block_max[b] := max of block_max[0..b) (exclusive), chunk by chunk.
+// The exclusive prefix of the block maxima, in levels (src/gpu/spheres/cascade.rs `levels`):
+// level 0 is the n_blocks() block maxima at offset 0 of block_max, and each next level, stored
+// after the one below, holds the maxima of that level's runs of WG, until one run holds a
+// level. Upsweep `level_maxima`, one workgroup scanning the top (`top_prefix`), downsweep
+// `level_prefix`: no workgroup walks more than WG values (docs/design.md §9.17).
+// params.j: the level's offset; params.pad: its length (>= 1); params.k: the level above's
+// offset.
+
+fn level_value(i: u32) -> f32 {
+    return select(LOWEST, block_max[params.j + min(i, params.pad - 1u)], i < params.pad);
+}
+
+// block_max[k + b] := max of the level's run b.
 @compute @workgroup_size(256)
-fn block_prefix(@builtin(local_invocation_index) lid: u32) {
-    let nb = n_blocks();
+fn level_maxima(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let b = flat_group_of(g);
+    sh[lid] = level_value(b * WG + lid);
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            sh[lid] = max(sh[lid], sh[lid + s]);
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u && b * WG < params.pad {
+        block_max[params.k + b] = sh[0];
+    }
+}
+
+// One workgroup: the top level (at most WG values after `levels`; any length is scanned, chunk
+// by chunk) := its exclusive running max, in place.
+@compute @workgroup_size(256)
+fn top_prefix(@builtin(local_invocation_index) lid: u32) {
+    let nb = params.pad;
     var carry = LOWEST;
     for (var base = 0u; base < nb; base += WG) {
         let idx = base + lid;
-        let v = select(LOWEST, block_max[min(idx, nb - 1u)], idx < nb);
-        sh[lid] = v;
+        sh[lid] = level_value(idx);
         workgroupBarrier();
         scan_max_shared(lid);
         let before = select(LOWEST, sh[max(lid, 1u) - 1u], lid > 0u);
         if idx < nb {
-            block_max[idx] = max(carry, before);
+            block_max[params.j + idx] = max(carry, before);
         }
         carry = max(carry, sh[WG - 1u]);
         workgroupBarrier();
+    }
+}
+
+// The level := its exclusive running max, in place: the run's own exclusive scan after the
+// level above's value for the run (already its exclusive prefix).
+@compute @workgroup_size(256)
+fn level_prefix(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let b = flat_group_of(g);
+    let i = b * WG + lid;
+    sh[lid] = level_value(i);
+    workgroupBarrier();
+    scan_max_shared(lid);
+    let before = select(LOWEST, sh[max(lid, 1u) - 1u], lid > 0u);
+    if i < params.pad {
+        block_max[params.j + i] = max(block_max[params.k + b], before);
     }
 }
 

@@ -4,7 +4,8 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{FLAG_MARK, Params, Recorder, pipelines};
+use crate::gpu::frame::{FLAG_MARK, Params, Recorder, WG, pipelines};
+use crate::gpu::sort::radix_sort::FILL_INVOCATIONS;
 
 /// `mode` values of `make_keys` (`MODE_*` in `shaders/sort/keys.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,10 @@ pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0]
 /// Words of the extents buffer (`ext` in `shaders/frame.wgsl`): the extents, the grid's giants
 /// and the radius histogram (256 counts from word 64, 256 maxima from word 320).
 pub const EXTENTS_WORDS: u64 = 576;
+/// Most workgroups of the extents: twice [`FILL_INVOCATIONS`] threads, enough to fill a large
+/// GPU, while the global atomics (7 same-word ones per workgroup) stay below 7,168 whatever n
+/// is (docs/design.md §9.17). Before, one workgroup per 256 spheres made 458,752 at 16M.
+pub const EXTENT_GROUPS: u64 = 2 * FILL_INVOCATIONS / WG as u64;
 
 impl Keys {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
@@ -54,7 +59,8 @@ impl Keys {
         })
     }
 
-    /// Reduces the extents of `n` spheres into `ext` (which must hold [`EXTENTS_INIT`]).
+    /// Reduces the extents of `n` spheres into `ext` (which must hold [`EXTENTS_INIT`]), in at
+    /// most [`EXTENT_GROUPS`] workgroups, each thread striding over the spheres.
     pub fn extents(
         &self,
         rec: &mut Recorder<'_, '_>,
@@ -63,7 +69,8 @@ impl Keys {
         ext: &wgpu::Buffer,
     ) -> Result<()> {
         let buffers = [(2, ext), (3, spheres)];
-        rec.launch(&self.extents, Params::n(n), &buffers, n as u64)
+        let threads = (n as u64).min(EXTENT_GROUPS * WG as u64);
+        rec.launch(&self.extents, Params::n(n), &buffers, threads)
     }
 
     /// The grid's giants and cell radius from the extents' radius histogram (one workgroup;
@@ -147,4 +154,85 @@ pub struct KeyParams {
     pub axis: u32,
     pub use_mark: bool,
     pub buckets: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::keys::ordered_bits;
+    use crate::gpu::context::test_gpu;
+    use crate::gpu::frame::ParamArena;
+    use crate::gpu::timer::PassTimer;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The extents words against a loop over the spheres: counts that leave threads with
+    /// several spheres each (600,001 > 262,144 threads), one, or none; runs of equal radius
+    /// bins and alternating ones; a few invalid spheres.
+    #[test]
+    fn extents_in_two_levels_match_a_loop() {
+        let Some(ctx) = test_gpu() else { return };
+        let keys = Keys::new(&ctx).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(23);
+        for n in [1usize, 300, 70_000, 600_001] {
+            let spheres: Vec<[f32; 4]> = (0..n)
+                .map(|i| {
+                    let r = match i % 3 {
+                        0 => 0.5,
+                        1 => rng.random_range(1e-3..10.0f32),
+                        _ => rng.random_range(0.0..1e5f32),
+                    };
+                    let mut s = [
+                        rng.random_range(-1e4..1e4f32),
+                        rng.random_range(-3.0..7.0f32),
+                        rng.random_range(-1e6..-1.0f32),
+                        r,
+                    ];
+                    if i % 99_991 == 7 {
+                        s[3] = -1.0; // invalid: counted in ext[7]
+                    }
+                    s
+                })
+                .collect();
+            let mut want = vec![0u32; EXTENTS_WORDS as usize];
+            want[..8].copy_from_slice(&EXTENTS_INIT);
+            for s in &spheres {
+                for a in 0..3 {
+                    want[a] = want[a].min(ordered_bits(s[a]));
+                    want[3 + a] = want[3 + a].max(ordered_bits(s[a]));
+                }
+                want[6] = want[6].max(ordered_bits(s[3]));
+                let negative = s[3] < 0.0;
+                want[7] += u32::from(negative);
+                let bits = s[3].to_bits() & 0x7fff_ffff;
+                let bin = (bits >> 23) as usize;
+                want[64 + bin] += 1;
+                want[320 + bin] = want[320 + bin].max(bits);
+            }
+            let sb = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("spheres"),
+                contents: bytemuck::cast_slice(&spheres),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let mut init = vec![0u32; EXTENTS_WORDS as usize];
+            init[..8].copy_from_slice(&EXTENTS_INIT);
+            let ext = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("extents"),
+                contents: bytemuck::cast_slice(&init),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+            let mut arena = ParamArena::new(&ctx, 1);
+            let mut timer = PassTimer::new(&ctx, 1);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "extents")
+                .record(|rec| keys.extents(rec, n as u32, &sb, &ext))
+                .unwrap();
+            arena.flush(&ctx);
+            ctx.queue.submit([enc.finish()]);
+            let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
+            for (w, (g, e)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, e, "n = {n}: extents word {w}");
+            }
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Cascade stage of x/xy/xyz: after a sort on one axis (dropped objects carry the maximum key and
 //! sort last), marks the survivors that overlap at least one other survivor on that axis. The
 //! marks feed the next axis's keys, so n stays static and nothing is read back between axes.
+//! The running maximum of `hi` before each block is scanned in levels of 256 (docs/design.md
+//! §9.17), so no workgroup walks more than 256 values whatever n is.
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
@@ -9,25 +11,68 @@ use crate::gpu::spheres::pairs::SortedOrder;
 
 pub struct Cascade {
     block_maxima: wgpu::ComputePipeline,
-    block_prefix: wgpu::ComputePipeline,
+    level_maxima: wgpu::ComputePipeline,
+    top_prefix: wgpu::ComputePipeline,
+    level_prefix: wgpu::ComputePipeline,
     survivors: wgpu::ComputePipeline,
 }
 
-/// Bytes of the block-maximum scratch for n objects.
+/// One level of the block-maximum scan: its offset and length in the scratch, in values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Level {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// The levels for `blocks` block maxima: level 0 holds them, each next level the maxima of the
+/// one below's runs of 256, stored after it, until a level fits one workgroup.
+pub fn levels(blocks: u32) -> Vec<Level> {
+    let mut out = vec![Level {
+        offset: 0,
+        len: blocks.max(1),
+    }];
+    loop {
+        let last = *out.last().expect("level 0");
+        if last.len <= WG {
+            return out;
+        }
+        out.push(Level {
+            offset: last.offset + last.len,
+            len: last.len.div_ceil(WG),
+        });
+    }
+}
+
+/// Bytes of the block-maximum scratch for n objects (every level).
 pub fn block_max_bytes(n: u32) -> u64 {
-    4 * n.div_ceil(WG).max(1) as u64
+    let top = *levels(n.div_ceil(WG)).last().expect("level 0");
+    4 * (top.offset + top.len) as u64
 }
 
 impl Cascade {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [block_maxima, block_prefix, survivors] = pipelines(
+        let [
+            block_maxima,
+            level_maxima,
+            top_prefix,
+            level_prefix,
+            survivors,
+        ] = pipelines(
             ctx,
             "spheres/cascade.wgsl",
-            ["block_maxima", "block_prefix", "survivors"],
+            [
+                "block_maxima",
+                "level_maxima",
+                "top_prefix",
+                "level_prefix",
+                "survivors",
+            ],
         )?;
         Ok(Self {
             block_maxima,
-            block_prefix,
+            level_maxima,
+            top_prefix,
+            level_prefix,
             survivors,
         })
     }
@@ -51,8 +96,7 @@ impl Cascade {
         let threads = n as u64;
         let maxima = [(3, order.sorted), (4, order.keys), (6, block_max)];
         rec.launch(&self.block_maxima, params, &maxima, threads)?;
-        // One workgroup scans the block maxima.
-        rec.launch(&self.block_prefix, params, &[(6, block_max)], 1)?;
+        self.encode_prefix(rec, n.div_ceil(WG), block_max)?;
         let survivors = [
             (3, order.sorted),
             (4, order.keys),
@@ -61,5 +105,115 @@ impl Cascade {
             (7, mark),
         ];
         rec.launch(&self.survivors, params, &survivors, threads)
+    }
+
+    /// `block_max[0..blocks)` := its exclusive running maximum (the scratch sized by
+    /// [`block_max_bytes`]): the upsweep over [`levels`], one workgroup on the top, the
+    /// downsweep.
+    pub fn encode_prefix(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        blocks: u32,
+        block_max: &wgpu::Buffer,
+    ) -> Result<()> {
+        let levels = levels(blocks);
+        let at = |l: usize| Params {
+            j: levels[l].offset,
+            pad: levels[l].len,
+            k: levels.get(l + 1).map_or(0, |up| up.offset),
+            ..Default::default()
+        };
+        let scratch = [(6, block_max)];
+        let top = levels.len() - 1;
+        for l in 0..top {
+            rec.launch(&self.level_maxima, at(l), &scratch, levels[l].len as u64)?;
+        }
+        rec.launch(&self.top_prefix, at(top), &scratch, 1)?;
+        for l in (0..top).rev() {
+            rec.launch(&self.level_prefix, at(l), &scratch, levels[l].len as u64)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::context::test_gpu;
+    use crate::gpu::frame::ParamArena;
+    use crate::gpu::timer::PassTimer;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn levels_by_hand() {
+        assert_eq!(levels(0), [Level { offset: 0, len: 1 }]);
+        assert_eq!(
+            levels(256),
+            [Level {
+                offset: 0,
+                len: 256
+            }]
+        );
+        assert_eq!(
+            levels(257),
+            [
+                Level {
+                    offset: 0,
+                    len: 257
+                },
+                Level {
+                    offset: 257,
+                    len: 2
+                }
+            ]
+        );
+        // 16M objects: 65,536 blocks, 256 above them.
+        assert_eq!(
+            levels(65_536)[1],
+            Level {
+                offset: 65_536,
+                len: 256
+            }
+        );
+        assert_eq!(levels(65_537).len(), 3);
+        assert_eq!(block_max_bytes(256 * 257), 4 * (257 + 2));
+    }
+
+    /// The exclusive running maximum of block maxima at one, two and three levels (70,000
+    /// blocks stand for 17.9M objects) against a plain loop.
+    #[test]
+    fn block_prefix_in_levels_matches_a_running_max() {
+        let Some(ctx) = test_gpu() else { return };
+        let cascade = Cascade::new(&ctx).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        for blocks in [1u32, 200, 256, 257, 5_000, 65_537, 70_000] {
+            // Mostly rising with dips, so the carry across runs and levels matters.
+            let values: Vec<f32> = (0..blocks)
+                .map(|i| i as f32 * 0.5 - rng.random_range(0.0..4000.0f32))
+                .collect();
+            let top = *levels(blocks).last().unwrap();
+            let mut scratch = values.clone();
+            scratch.resize((top.offset + top.len) as usize, f32::NAN);
+            let buf = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("block maxima"),
+                contents: bytemuck::cast_slice(&scratch),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+            let mut arena = ParamArena::new(&ctx, 16);
+            let mut timer = PassTimer::new(&ctx, 1);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "cascade")
+                .record(|rec| cascade.encode_prefix(rec, blocks, &buf))
+                .unwrap();
+            arena.flush(&ctx);
+            ctx.queue.submit([enc.finish()]);
+            let got: Vec<f32> = ctx.read(&buf, blocks as usize).unwrap();
+            let mut running = -3.0e38f32;
+            for (b, (&g, &v)) in got.iter().zip(&values).enumerate() {
+                assert_eq!(g, running, "{blocks} blocks: block {b}");
+                running = running.max(v);
+            }
+        }
     }
 }
