@@ -188,6 +188,8 @@ pub struct DeviceCounts {
     /// Bytes of mapped staging the host read, and bytes the host wrote to the device.
     pub bytes_to_host: u64,
     pub bytes_from_host: u64,
+    /// Compute passes opened (one per stage; docs/design.md §9.16).
+    pub compute_passes: u64,
 }
 
 impl DeviceCounts {
@@ -202,6 +204,7 @@ impl DeviceCounts {
             pipelines: self.pipelines.saturating_sub(before.pipelines),
             bytes_to_host: self.bytes_to_host.saturating_sub(before.bytes_to_host),
             bytes_from_host: self.bytes_from_host.saturating_sub(before.bytes_from_host),
+            compute_passes: self.compute_passes.saturating_sub(before.compute_passes),
         }
     }
 
@@ -216,6 +219,7 @@ impl DeviceCounts {
             pipelines: self.pipelines + other.pipelines,
             bytes_to_host: self.bytes_to_host + other.bytes_to_host,
             bytes_from_host: self.bytes_from_host + other.bytes_from_host,
+            compute_passes: self.compute_passes + other.compute_passes,
         }
     }
 }

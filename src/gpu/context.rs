@@ -309,6 +309,7 @@ impl GpuContext {
             pipelines: t.pipelines.load(Relaxed),
             bytes_to_host: t.bytes_to_host.load(Relaxed),
             bytes_from_host: t.bytes_from_host.load(Relaxed),
+            compute_passes: t.compute_passes.load(Relaxed),
         }
     }
 

@@ -222,10 +222,13 @@ impl GpuEvents {
                     buffers: &[(u32, &wgpu::Buffer)],
                     threads: u32| {
             let bg = ctx.bind_buffers("events", pipeline, buffers);
-            let mut p = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("events"),
-                timestamp_writes: None,
-            });
+            let mut p = ctx.compute_pass(
+                enc,
+                &wgpu::ComputePassDescriptor {
+                    label: Some("events"),
+                    timestamp_writes: None,
+                },
+            );
             p.set_pipeline(pipeline);
             p.set_bind_group(0, &bg, &[]);
             let (x, y) = dispatch_2d(

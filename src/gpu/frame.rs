@@ -155,7 +155,7 @@ impl<'f, 'e> Recorder<'f, 'e> {
     ) -> Self {
         Self {
             ctx,
-            pass: begin(encoder, timer, label),
+            pass: begin(ctx, encoder, timer, label),
             arena,
         }
     }
@@ -217,14 +217,18 @@ pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::Shader
 
 /// Opens a compute pass timed as `label` (when the device has timestamps).
 pub fn begin<'e>(
+    ctx: &GpuContext,
     encoder: &'e mut wgpu::CommandEncoder,
     timer: &mut crate::gpu::timer::PassTimer,
     label: &'static str,
 ) -> wgpu::ComputePass<'e> {
-    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(label),
-        timestamp_writes: timer.pass(label),
-    })
+    ctx.compute_pass(
+        encoder,
+        &wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: timer.pass(label),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -297,7 +301,7 @@ mod tests {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&counters, 0, None);
             {
-                let mut pass = enc.begin_compute_pass(&Default::default());
+                let mut pass = ctx.compute_pass(&mut enc, &Default::default());
                 pass.set_pipeline(&pipe);
                 pass.set_bind_group(0, &bg, &[]);
                 dispatch(&ctx, &mut pass, n as u64 + 300);
@@ -405,7 +409,7 @@ mod tests {
         let bg = bind(&ctx, &pipe, &[(3, io.as_entire_binding())]);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&Default::default());
+            let mut pass = ctx.compute_pass(&mut enc, &Default::default());
             pass.set_pipeline(&pipe);
             pass.set_bind_group(0, &bg, &[]);
             dispatch(&ctx, &mut pass, cases.len() as u64);

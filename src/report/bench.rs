@@ -86,13 +86,14 @@ fn steady_lines(
         let c = s.created_per_frame;
         out.push_str(&format!(
             "  {label}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB to \
-             host, {:.1} KiB from host\n",
+             host, {:.1} KiB from host; {} compute passes\n",
             c.bind_groups,
             c.buffers,
             c.query_sets,
             c.pipelines,
             s.bytes_to_host_per_frame / 1024.0,
-            s.bytes_from_host_per_frame / 1024.0
+            s.bytes_from_host_per_frame / 1024.0,
+            s.compute_passes_per_frame
         ));
     }
     out

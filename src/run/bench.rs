@@ -96,6 +96,7 @@ impl Measurement {
             },
             bytes_to_host_per_frame: per(|d| d.bytes_to_host),
             bytes_from_host_per_frame: per(|d| d.bytes_from_host),
+            compute_passes_per_frame: per(|d| d.compute_passes),
         })
     }
 

@@ -85,6 +85,8 @@ pub struct SteadyCounts {
     pub created_per_frame: CreatedPerFrame,
     pub bytes_to_host_per_frame: f64,
     pub bytes_from_host_per_frame: f64,
+    /// Compute passes opened per frame (one per stage; dispatches are `dispatches_per_frame`).
+    pub compute_passes_per_frame: f64,
 }
 
 /// Where the numbers came from.

@@ -5,8 +5,8 @@
 use crate::common::rust_files;
 use std::path::Path;
 
-/// `.device.create_X(` or `.queue.write_buffer(`, whitespace (line breaks) allowed around the
-/// dots, outside the one file that wraps them.
+/// `.device.create_X(`, `.queue.write_buffer(` or `.begin_compute_pass(` (on any encoder),
+/// whitespace (line breaks) allowed around the dots, outside the one file that wraps them.
 #[test]
 fn no_creation_or_host_write_bypasses_the_counters() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -32,6 +32,9 @@ fn no_creation_or_host_write_bypasses_the_counters() {
             if squeezed.contains(&format!(".{owner}.{call}(")) {
                 found.push(format!("{}: .{owner}.{call}(", file.display()));
             }
+        }
+        if squeezed.contains(".begin_compute_pass(") {
+            found.push(format!("{}: .begin_compute_pass(", file.display()));
         }
     }
     assert!(found.is_empty(), "uncounted: {found:#?}");

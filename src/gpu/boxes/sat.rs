@@ -221,20 +221,26 @@ impl GpuSat {
 
         self.timer.reset();
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("sat prepare"),
-                timestamp_writes: None,
-            });
+            let mut pass = ctx.compute_pass(
+                encoder,
+                &wgpu::ComputePassDescriptor {
+                    label: Some("sat prepare"),
+                    timestamp_writes: None,
+                },
+            );
             pass.set_pipeline(&self.prepare);
             pass.set_bind_group(0, &prepare_group, &[]);
             ctx.note_dispatch();
             pass.dispatch_workgroups(1, 1, 1);
         }
         {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: self.timer.pass(label),
-            });
+            let mut pass = ctx.compute_pass(
+                encoder,
+                &wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: self.timer.pass(label),
+                },
+            );
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &test_group, &[]);
             pass.dispatch_workgroups_indirect(&self.dispatch_args, 0);

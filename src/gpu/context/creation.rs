@@ -1,7 +1,7 @@
 //! Every object the library creates on a device, and every byte it moves between host and
 //! device, counted (docs/design.md §9.16): the context makes them through these methods, so that
 //! a frame's creations and traffic appear in every GPU row (`created_per_frame`,
-//! `bytes_to_host_per_frame`, `bytes_from_host_per_frame`). `tests/suite/gpu_counters.rs`
+//! `bytes_to_host_per_frame`, `bytes_from_host_per_frame`), and so do its compute passes. `tests/suite/gpu_counters.rs`
 //! fails on a creation under `src/gpu/` that bypasses them.
 
 use super::GpuContext;
@@ -62,9 +62,22 @@ pub(super) struct Totals {
     /// Bytes written by the host: `write_buffer`, buffers created with contents, and the kept
     /// upload buffer (`gpu::upload`).
     pub bytes_from_host: AtomicU64,
+    /// Compute passes opened ([`GpuContext::compute_pass`]).
+    pub compute_passes: AtomicU64,
 }
 
 impl GpuContext {
+    /// Opens a compute pass on `encoder`, counted (docs/design.md §9.16): every pass of the
+    /// library opens here, so rows show passes per frame beside dispatches.
+    pub fn compute_pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        desc: &wgpu::ComputePassDescriptor<'_>,
+    ) -> wgpu::ComputePass<'e> {
+        self.totals.compute_passes.fetch_add(1, Relaxed);
+        encoder.begin_compute_pass(desc)
+    }
+
     /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
     /// the same one while every frame uses it (no creation per frame once sizes are stable).
     pub fn bind_group_for(

@@ -119,10 +119,13 @@ impl SectorExperimentGpu {
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
             self.timer.reset();
             {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("sector classify"),
-                    timestamp_writes: self.timer.pass("classify"),
-                });
+                let mut pass = ctx.compute_pass(
+                    &mut enc,
+                    &wgpu::ComputePassDescriptor {
+                        label: Some("sector classify"),
+                        timestamp_writes: self.timer.pass("classify"),
+                    },
+                );
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &bind, &[]);
                 let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);

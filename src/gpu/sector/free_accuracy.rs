@@ -165,10 +165,13 @@ impl FreeExperimentGpu {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
             {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("free sector classify"),
-                    timestamp_writes: None,
-                });
+                let mut pass = ctx.compute_pass(
+                    &mut enc,
+                    &wgpu::ComputePassDescriptor {
+                        label: Some("free sector classify"),
+                        timestamp_writes: None,
+                    },
+                );
                 pass.set_pipeline(&self.pipeline);
                 pass.set_bind_group(0, &bind, &[]);
                 let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);

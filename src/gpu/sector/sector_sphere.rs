@@ -154,10 +154,13 @@ impl SectorSphereGpu {
         let bind = ctx.bind_buffers("sector sphere", &self.pipeline, &buffers);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("sector sphere"),
-                timestamp_writes: None,
-            });
+            let mut pass = ctx.compute_pass(
+                &mut enc,
+                &wgpu::ComputePassDescriptor {
+                    label: Some("sector sphere"),
+                    timestamp_writes: None,
+                },
+            );
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &bind, &[]);
             let (x, y) = ctx.dispatch_2d(groups as u32);

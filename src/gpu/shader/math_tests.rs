@@ -98,7 +98,7 @@ pub(super) fn run_kernel(
     let group = crate::gpu::frame::bind(ctx, &pipeline, &entries);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
+        let mut pass = ctx.compute_pass(&mut encoder, &Default::default());
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &group, &[]);
         crate::gpu::frame::dispatch(ctx, &mut pass, cases.len() as u64);

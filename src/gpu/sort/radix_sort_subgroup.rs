@@ -192,7 +192,7 @@ mod tests {
                 });
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    let mut pass = ctx.compute_pass(&mut enc, &Default::default());
                     pass.set_pipeline(&pipeline);
                     pass.set_bind_group(0, &bg, &[]);
                     pass.dispatch_workgroups(chunks.div_ceil(groups_of_chunks) as u32, 1, 1);
@@ -270,7 +270,7 @@ mod tests {
         });
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&Default::default());
+            let mut pass = ctx.compute_pass(&mut enc, &Default::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bg, &[]);
             pass.dispatch_workgroups((cases.len() as u32).div_ceil(64), 1, 1);

@@ -95,16 +95,39 @@ impl ExclusiveScan {
                 total.size()
             )));
         }
+        if n == 0 {
+            encoder.clear_buffer(total, total_offset, Some(4));
+            return Ok(());
+        }
+        let mut pass = ctx.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some("scan"),
+                timestamp_writes: timer.and_then(|t| t.pass("scan")),
+            },
+        );
+        self.record(ctx, &mut pass, data, n)?;
+        drop(pass);
+        encoder.copy_buffer_to_buffer(&self.total_scratch, 0, total, total_offset, Some(4));
+        Ok(())
+    }
+
+    /// Records the in-place exclusive prefix sum of `data[0..n]` (n >= 1) into an open compute
+    /// pass: a caller that needs no total (the radix sort) records it beside its own
+    /// dispatches. The total stays in the scan's scratch.
+    pub fn record(
+        &mut self,
+        ctx: &GpuContext,
+        pass: &mut wgpu::ComputePass<'_>,
+        data: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<()> {
         let bytes = n as u64 * 4;
         if bytes > data.size() {
             return Err(Error::Config(format!(
                 "scan: {n} elements need {bytes} bytes; the data buffer has {}",
                 data.size()
             )));
-        }
-        if n == 0 {
-            encoder.clear_buffer(total, total_offset, Some(4));
-            return Ok(());
         }
         ctx.check_binding("scan input", bytes)?;
 
@@ -131,10 +154,6 @@ impl ExclusiveScan {
         let top = sizes.len() - 1;
         let max_dim = self.max_groups_per_dim;
 
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("scan"),
-            timestamp_writes: timer.and_then(|t| t.pass("scan")),
-        });
         for i in 0..top {
             let bg = bind(
                 &self.reduce,
@@ -174,8 +193,6 @@ impl ExclusiveScan {
             ctx.note_dispatch();
             pass.dispatch_workgroups(x, y, 1);
         }
-        drop(pass);
-        encoder.copy_buffer_to_buffer(&self.total_scratch, 0, total, total_offset, Some(4));
         Ok(())
     }
 

@@ -59,10 +59,13 @@ impl PairDispatch {
             &self.pipeline,
             &[(0, &self.params), (1, list.counters), (2, &self.args)],
         );
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("pair dispatch args"),
-            timestamp_writes: None,
-        });
+        let mut pass = ctx.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some("pair dispatch args"),
+                timestamp_writes: None,
+            },
+        );
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &group, &[]);
         ctx.note_dispatch();

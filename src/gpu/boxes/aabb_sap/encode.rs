@@ -151,10 +151,13 @@ impl GpuAabbSap {
                    pipeline: &wgpu::ComputePipeline,
                    group: &wgpu::BindGroup,
                    groups: [u32; 3]| {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: timer.pass(label),
-            });
+            let mut pass = ctx.compute_pass(
+                encoder,
+                &wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: timer.pass(label),
+                },
+            );
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, group, &[]);
             ctx.note_dispatch();

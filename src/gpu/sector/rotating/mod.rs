@@ -230,10 +230,13 @@ impl RotatingGpu {
         threads: u32,
     ) {
         let bg = ctx.bind_buffers("rotating", pipeline, buffers);
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(stage),
-            timestamp_writes: timer.pass(stage),
-        });
+        let mut pass = ctx.compute_pass(
+            enc,
+            &wgpu::ComputePassDescriptor {
+                label: Some(stage),
+                timestamp_writes: timer.pass(stage),
+            },
+        );
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &bg, &[]);
         let (x, y) = dispatch_2d(threads.div_ceil(WORKGROUP), self.max_groups_per_dim);
@@ -382,8 +385,7 @@ impl RotatingGpu {
         let shared_stages: Vec<StageTime> = shared_times
             .into_iter()
             .map(|(stage, seconds)| StageTime {
-                // The sort's own scans, apart from the candidate-count scan.
-                stage: if stage == "scan" { "sort scan" } else { stage },
+                stage,
                 seconds,
                 clock: Clock::GpuTimestamp,
             })
@@ -567,10 +569,13 @@ impl RotatingGpu {
             ],
         );
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("exact test"),
-                timestamp_writes: timer.pass("exact test"),
-            });
+            let mut pass = ctx.compute_pass(
+                enc,
+                &wgpu::ComputePassDescriptor {
+                    label: Some("exact test"),
+                    timestamp_writes: timer.pass("exact test"),
+                },
+            );
             pass.set_pipeline(&self.test);
             pass.set_bind_group(0, &bg, &[]);
             ctx.note_dispatch();

@@ -80,8 +80,6 @@ pub struct RadixSort {
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
     hist: Option<wgpu::Buffer>,
-    /// The scan's total, unused by the sort.
-    scan_total: wgpu::Buffer,
     max_groups_per_dim: u32,
 }
 
@@ -234,7 +232,6 @@ impl RadixSort {
             tmp_keys: None,
             tmp_values: None,
             hist: None,
-            scan_total: ctx.storage_buffer("radix scan total", 4, wgpu::BufferUsages::empty())?,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
         if let Choice::Fixed {
@@ -333,7 +330,7 @@ impl RadixSort {
         values: &wgpu::Buffer,
         n: u32,
         key_bits: u32,
-        mut timer: Option<&mut PassTimer>,
+        timer: Option<&mut PassTimer>,
     ) -> Result<()> {
         if !(1..=32).contains(&key_bits) {
             return Err(Error::Config(format!(
@@ -380,6 +377,16 @@ impl RadixSort {
             self.max_groups_per_dim,
         );
 
+        // One compute pass for the whole sort (timed as one stage, `sort`): wgpu orders the
+        // dispatches inside it, and a pass per dispatch only cost encoding (docs/design.md §9.16).
+        let mut cpass = ctx.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some("sort"),
+                timestamp_writes: timer.and_then(|t| t.pass("sort")),
+            },
+        );
+        let scan = &mut self.scan;
         let passes = key_bits.div_ceil(DIGIT_BITS);
         for pass in 0..passes {
             let bits = (key_bits - pass * DIGIT_BITS).min(DIGIT_BITS);
@@ -402,26 +409,8 @@ impl RadixSort {
                 exact_binding(1, src_k, n),
                 exact_binding(2, &hist, hist_len),
             ];
-            let histogram = (&kernels.histogram, "sort histogram");
-            record_pass(
-                ctx,
-                encoder,
-                timer.as_deref_mut(),
-                histogram,
-                &entries,
-                (gx, gy),
-            );
-
-            self.scan.encode(
-                ctx,
-                encoder,
-                &hist,
-                hist_len,
-                &self.scan_total,
-                0,
-                timer.as_deref_mut(),
-            )?;
-
+            record(ctx, &mut cpass, &kernels.histogram, &entries, (gx, gy));
+            scan.record(ctx, &mut cpass, &hist, hist_len)?;
             let entries = [
                 params,
                 exact_binding(1, src_k, n),
@@ -430,16 +419,9 @@ impl RadixSort {
                 exact_binding(4, dst_k, n),
                 exact_binding(5, dst_v, n),
             ];
-            let scatter = (&kernels.scatter, "sort scatter");
-            record_pass(
-                ctx,
-                encoder,
-                timer.as_deref_mut(),
-                scatter,
-                &entries,
-                (sx, sy),
-            );
+            record(ctx, &mut cpass, &kernels.scatter, &entries, (sx, sy));
         }
+        drop(cpass);
         if passes % 2 == 1 {
             encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
             encoder.copy_buffer_to_buffer(&tmp_values, 0, values, 0, bytes);
@@ -504,25 +486,19 @@ pub fn bytes_per_key_per_pass(block: u32) -> f64 {
     20.0 + 20.0 * RADIX as f64 / block as f64
 }
 
-/// Records one dispatch of `pipeline` on `entries` (bind group 0), timed as `stage` when a timer
-/// is given.
-fn record_pass(
+/// Records one dispatch of `pipeline` on `entries` (bind group 0) into `pass`.
+fn record(
     ctx: &GpuContext,
-    encoder: &mut wgpu::CommandEncoder,
-    timer: Option<&mut PassTimer>,
-    (pipeline, stage): (&wgpu::ComputePipeline, &'static str),
+    pass: &mut wgpu::ComputePass<'_>,
+    pipeline: &wgpu::ComputePipeline,
     entries: &[wgpu::BindGroupEntry<'_>],
     (x, y): (u32, u32),
 ) {
-    let bg = ctx.bind_group_for(stage, pipeline, entries);
-    let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(stage),
-        timestamp_writes: timer.and_then(|t| t.pass(stage)),
-    });
-    cpass.set_pipeline(pipeline);
-    cpass.set_bind_group(0, &bg, &[]);
+    let bg = ctx.bind_group_for("sort", pipeline, entries);
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, &bg, &[]);
     ctx.note_dispatch();
-    cpass.dispatch_workgroups(x, y, 1);
+    pass.dispatch_workgroups(x, y, 1);
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {

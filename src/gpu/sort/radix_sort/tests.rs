@@ -120,7 +120,7 @@ fn wgsl_ordered_u32_matches_rust() {
     });
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     {
-        let mut pass = enc.begin_compute_pass(&Default::default());
+        let mut pass = ctx.compute_pass(&mut enc, &Default::default());
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bg, &[]);
         pass.dispatch_workgroups((bits.len() as u32).div_ceil(64), 1, 1);
@@ -171,7 +171,7 @@ fn forced_2d_grid_with_overshoot_groups() {
 }
 
 #[test]
-fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
+fn two_sorts_in_one_encoder_one_pass_each_leave_elements_past_n_alone() {
     let Some(ctx) = test_gpu() else { return };
     // Different n and key_bits in one submission: nothing per call lives in shared uniforms.
     let mut sort = RadixSort::new(&ctx).unwrap();
@@ -187,12 +187,17 @@ fn two_sorts_in_one_encoder_leave_elements_past_n_alone() {
         b
     };
     let (k1, v1, k2, v2) = (make(&keys), make(&values), make(&keys), make(&values));
+    let before = ctx.counts();
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     sort.encode(&ctx, &mut enc, &k1, &v1, 8000, 32, None)
         .unwrap();
     sort.encode(&ctx, &mut enc, &k2, &v2, 5000, 6, None)
         .unwrap();
     ctx.queue.submit([enc.finish()]);
+    // Each sort is one compute pass, whatever its digit passes and scan levels.
+    let counted = ctx.counts().since(before);
+    assert_eq!(counted.compute_passes, 2);
+    assert!(counted.dispatches >= 4 * 3 + 3, "{counted:?}");
     ctx.wait().unwrap();
     for (kb, vb, n, bits) in [(&k1, &v1, 8000, 32), (&k2, &v2, 5000, 6)] {
         let (mut wk, mut wv) = cpu_sort(&keys[..n], &values[..n], bits);

@@ -9,8 +9,8 @@
 //! fails with [`Error::TooLarge`] beyond the binding limit): no pair is ever dropped. Buffers stay
 //! resident across frames and grow only when n (or the pair count) grows.
 //!
-//! Stage labels in [`Stats::stages`]: `extents`, `keys`, the sort's own passes (`sort histogram`,
-//! `scan`, `sort scatter`), `gather`, `cascade`, `min_axis`, `pairs` (GPU timestamps), and
+//! Stage labels in [`Stats::stages`]: `extents`, `keys`, `sort` (its histograms, scans and
+//! scatters in one pass), `gather`, `cascade`, `min_axis`, `pairs` (GPU timestamps), and
 //! `total` (wall time including upload and readback).
 //!
 //! Test counts, per method, as the kernels evaluate them (the sweeps' order is ascending by
