@@ -125,12 +125,12 @@ impl Cascade {
         };
         let scratch = [(6, block_max)];
         let top = levels.len() - 1;
-        for l in 0..top {
-            rec.launch(&self.level_maxima, at(l), &scratch, levels[l].len as u64)?;
+        for (l, level) in levels[..top].iter().enumerate() {
+            rec.launch(&self.level_maxima, at(l), &scratch, level.len as u64)?;
         }
         rec.launch(&self.top_prefix, at(top), &scratch, 1)?;
-        for l in (0..top).rev() {
-            rec.launch(&self.level_prefix, at(l), &scratch, levels[l].len as u64)?;
+        for (l, level) in levels[..top].iter().enumerate().rev() {
+            rec.launch(&self.level_prefix, at(l), &scratch, level.len as u64)?;
         }
         Ok(())
     }
