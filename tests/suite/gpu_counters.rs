@@ -303,3 +303,58 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
         assert_eq!(gpu.upload_counts(), (18, 0), "{proxy:?}");
     }
 }
+
+/// The SAT of host candidates (`GpuSat` alone) uploads shapes, candidates and their count
+/// through staging buffers kept across calls: every call's bytes arrive (the pairs are the
+/// CPU's on shapes that move) and none goes through `queue.write_buffer`.
+#[test]
+fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
+    use glam::{Vec2, Vec3};
+    use sweepfan::cpu::aabb_sweep::aabb_sweep;
+    use sweepfan::geom::obb::Obb;
+    use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
+    use sweepfan::gpu::boxes::sat::GpuSat;
+    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
+    use sweepfan::{SceneKind, SceneParams, canonicalize};
+    let ctx = sweepfan::gpu::GpuContext::new(&Default::default()).unwrap();
+    let mut p = SceneParams::new(1_200, 7);
+    p.volume_fraction = 0.1;
+    let mut boxes = generate_boxes(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    let mut sat = GpuSat::new(&ctx).unwrap();
+    for call in 0..5 {
+        let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
+        let mut candidates = Vec::new();
+        aabb_sweep(&aabbs, &mut candidates);
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        sweepfan::cpu::sat::obb_pairs(&boxes, &candidates, &mut want).unwrap();
+        sat.obb_pairs(&ctx, &boxes, &candidates, Some(&mut got))
+            .unwrap();
+        canonicalize(&mut want);
+        canonicalize(&mut got);
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "boxes, call {call}");
+        let set = PolygonSet::new(&polygons).unwrap();
+        let mut candidates = Vec::new();
+        aabb_sweep(&polygon_aabbs(&polygons), &mut candidates);
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        sweepfan::cpu::sat::polygon_set_pairs(&set, &candidates, &mut want).unwrap();
+        sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut got))
+            .unwrap();
+        canonicalize(&mut want);
+        canonicalize(&mut got);
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "polygons, call {call}");
+        for (i, b) in boxes.iter_mut().enumerate() {
+            b.center += Vec3::new(0.05, -0.03, 0.02) * ((i % 5) as f32 - 2.0);
+        }
+        for (i, poly) in polygons.iter_mut().enumerate() {
+            let shift = Vec2::new(0.04, -0.02) * ((i % 3) as f32 - 1.0);
+            let moved: Vec<Vec2> = poly.vertices().iter().map(|v| *v + shift).collect();
+            *poly = sweepfan::geom::polygon::Polygon::new(i, &moved).unwrap();
+        }
+    }
+    // Per call of 5: boxes (frames, candidates, count) and polygons (vertices, offsets,
+    // candidates, count).
+    assert_eq!(sat.upload_counts(), (5 * 7, 0));
+}

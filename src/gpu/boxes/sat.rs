@@ -18,6 +18,7 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
+use crate::gpu::upload::Upload;
 use encase::ShaderType;
 use std::ops::Range;
 use std::time::Instant;
@@ -86,6 +87,9 @@ pub struct GpuSat {
     offsets: Option<wgpu::Buffer>,
     candidates: Option<wgpu::Buffer>,
     candidate_count: wgpu::Buffer,
+    /// Staging kept across calls for what the host-fed entry points upload (docs/design.md
+    /// §9.16): box frames, polygon vertices, polygon offsets, candidates, candidate count.
+    uploads: [Upload; 5],
     timer: PassTimer,
     /// For the host-fed entry points and [`Self::read_output`].
     readback: Readback,
@@ -130,6 +134,13 @@ impl GpuSat {
             offsets: None,
             candidates: None,
             candidate_count,
+            uploads: [
+                Upload::new("SAT box frames upload"),
+                Upload::new("SAT polygon vertices upload"),
+                Upload::new("SAT polygon offsets upload"),
+                Upload::new("SAT candidates upload"),
+                Upload::new("SAT candidate count upload"),
+            ],
             timer: PassTimer::new(ctx, 2),
             readback: Readback::new("sat readback"),
             pair_hint: Default::default(),
@@ -362,10 +373,12 @@ impl GpuSat {
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
-        let buf = ctx.ensure_storage(&mut self.frames, "SAT box frames", bytes)?;
-        ctx.write_buffer(buf, 0, bytemuck::cast_slice::<ObbFrame, u8>(&frames));
-        let buf = buf.clone();
-        self.run_host_candidates(ctx, SatKind::Obbs(buf, n), candidates, out, start)
+        let buf = ctx
+            .ensure_storage(&mut self.frames, "SAT box frames", bytes)?
+            .clone();
+        let bytes = [(FRAMES, &buf, bytemuck::cast_slice::<ObbFrame, u8>(&frames))];
+        let kind = SatKind::Obbs(buf.clone(), n);
+        self.run_host_candidates(ctx, kind, &bytes, candidates, out, start)
     }
 
     /// Host-fed polygons; see [`Self::obb_pairs`].
@@ -382,25 +395,24 @@ impl GpuSat {
         let vertices = ctx
             .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?
             .clone();
-        ctx.write_buffer(&vertices, 0, bytemuck::cast_slice(&set.vertices));
         let ob = 4 * set.offsets.len() as u64;
         let offsets = ctx
             .ensure_storage(&mut self.offsets, "SAT polygon offsets", ob)?
             .clone();
-        ctx.write_buffer(&offsets, 0, bytemuck::cast_slice(&set.offsets));
-        self.run_host_candidates(
-            ctx,
-            SatKind::Polygons(vertices, offsets, n),
-            candidates,
-            out,
-            start,
-        )
+        let bytes = [
+            (VERTICES, &vertices, bytemuck::cast_slice(&set.vertices)),
+            (OFFSETS, &offsets, bytemuck::cast_slice(&set.offsets)),
+        ];
+        let kind = SatKind::Polygons(vertices.clone(), offsets.clone(), n);
+        self.run_host_candidates(ctx, kind, &bytes, candidates, out, start)
     }
 
+    /// `shape_bytes`: (upload slot, target, bytes) of what the first chunk's encoder copies.
     fn run_host_candidates(
         &mut self,
         ctx: &GpuContext,
         kind: SatKind,
+        shape_bytes: &[(usize, &wgpu::Buffer, &[u8])],
         candidates: &[Pair],
         mut out: Option<&mut Vec<Pair>>,
         start: Instant,
@@ -418,17 +430,28 @@ impl GpuSat {
             ..Stats::default()
         };
         let mut gpu_seconds = 0.0;
-        for chunk in candidates.chunks(chunk_len.max(1)) {
+        for (c, chunk) in candidates.chunks(chunk_len.max(1)).enumerate() {
             let bytes = 8 * chunk.len() as u64;
             let cand = ctx
                 .ensure_storage(&mut self.candidates, "SAT candidates", bytes)?
                 .clone();
-            ctx.write_buffer(&cand, 0, bytemuck::cast_slice(chunk));
-            ctx.write_buffer(
-                &self.candidate_count,
+            // The uploads are the encoder's first commands: the shapes with the first chunk.
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            if c == 0 {
+                for &(slot, target, bytes) in shape_bytes {
+                    self.uploads[slot].write(ctx, &mut encoder, target, 0, bytes)?;
+                }
+            }
+            self.uploads[CANDIDATES].write(
+                ctx,
+                &mut encoder,
+                &cand,
                 0,
-                bytemuck::bytes_of(&(chunk.len() as u32)),
-            );
+                bytemuck::cast_slice(chunk),
+            )?;
+            let len = chunk.len() as u32;
+            let len = bytemuck::bytes_of(&len);
+            self.uploads[COUNT].write(ctx, &mut encoder, &self.candidate_count, 0, len)?;
             let want_pairs = out.is_some();
             if want_pairs {
                 // Every candidate may overlap: then no re-run is ever needed.
@@ -443,7 +466,6 @@ impl GpuSat {
                     n: *n,
                 },
             };
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
             self.encode(
                 ctx,
                 &mut encoder,
@@ -462,6 +484,9 @@ impl GpuSat {
             let plan = self.plan_readback(&mut rb, want_pairs);
             rb.record(ctx, &mut encoder)?;
             ctx.queue.submit([encoder.finish()]);
+            for upload in &mut self.uploads {
+                upload.after_submit();
+            }
             let read = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
             self.readback = rb;
             let (result, times) = read??;
@@ -483,6 +508,23 @@ impl GpuSat {
         }
         stats.stage("sat_total", start.elapsed().as_secs_f64(), Clock::Wall);
         Ok(stats)
+    }
+}
+
+/// Slots of [`GpuSat`]'s kept uploads.
+const FRAMES: usize = 0;
+const VERTICES: usize = 1;
+const OFFSETS: usize = 2;
+const CANDIDATES: usize = 3;
+const COUNT: usize = 4;
+
+impl GpuSat {
+    /// Host-fed uploads so far through the kept staging buffers and through
+    /// `queue.write_buffer` (a map not resolved in time).
+    pub fn upload_counts(&self) -> (u64, u64) {
+        self.uploads
+            .iter()
+            .fold((0, 0), |(a, b), u| (a + u.kept, b + u.direct))
     }
 }
 
