@@ -306,6 +306,11 @@ impl GpuEvents {
         Ok(())
     }
 
+    /// Pairs found and lost in the last frame read back (what the next readback plans for).
+    pub fn last_counts(&self) -> [u64; 2] {
+        self.hints.map(|h| h.last())
+    }
+
     /// Frames whose pair list overflowed (their events incomplete) since the last
     /// [`Self::clear_overflow`], as a device word (a GPU-resident caller reads it).
     pub fn overflow_buffer(&self) -> &wgpu::Buffer {

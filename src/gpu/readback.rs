@@ -129,6 +129,11 @@ impl ListHint {
         (self.last + self.last / 4 + 1024).min(capacity)
     }
 
+    /// The length the last frame's list had.
+    pub fn last(&self) -> u64 {
+        self.last
+    }
+
     /// The length the frame's list had.
     pub fn saw(&mut self, count: u64) {
         self.last = count;

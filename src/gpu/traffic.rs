@@ -34,6 +34,50 @@ pub struct FrameShape {
     pub store: bool,
     /// Subgroup lanes of the adapter when it runs the subgroup sort (the sort's plan).
     pub sort_lanes: Option<u64>,
+    /// The pair list's capacity (pairs): what the events' canonical sort walks.
+    pub pair_capacity: f64,
+    /// With frame events tracked on the device: pairs found and lost per frame.
+    pub events: Option<[f64; 2]>,
+}
+
+/// Elements a readback by counts copies of a list that held `last` (docs/design.md §9.16):
+/// `readback::ListHint::planned`, the last count and a quarter, at least 1,024 more, at most
+/// the capacity.
+pub fn copied_by_counts(last: f64, capacity: f64) -> f64 {
+    (last * 1.25 + 1024.0).min(capacity)
+}
+
+/// Bytes of the pair list per frame: the pairs appended (8 B each), and the copy of the part the
+/// readback plans (read and written, 8 B each) when they are stored.
+pub fn pair_list_bytes(pairs: f64, capacity: f64, store: bool) -> f64 {
+    if !store {
+        return 0.0;
+    }
+    8.0 * pairs + 2.0 * 8.0 * copied_by_counts(pairs, capacity.max(pairs))
+}
+
+/// Bytes of the device's frame events per frame (`gpu::events`). Over every slot of the pair
+/// list's `capacity` (the kernels and sorts are sized by it): keys by j and by i written (8 B
+/// each), two sorts of them on the object index bits, the gather's value read and sorted pair
+/// written (12), and for the found and for the lost pairs a flag written (4), scanned (12) and
+/// read by the scatter (8). Per pair: its two key reads (16), the gather's random read (a
+/// sector) and, found and lost, its own read and a binary search in the other frame's list
+/// (8 + log2(pairs) sectors). Per event: written (8), and the readback's copy by counts.
+pub fn events_bytes(
+    n: u64,
+    capacity: f64,
+    pairs: f64,
+    [found, lost]: [f64; 2],
+    sort_lanes: Option<u64>,
+) -> f64 {
+    let cap = capacity.max(pairs).max(1.0);
+    let index_bits = (64 - n.max(1).leading_zeros()).clamp(1, 32);
+    let (_, rounds) = plan(cap as u64, sort_lanes);
+    let sort = index_bits.div_ceil(8) as f64 * bytes_per_key_per_pass(256 * rounds);
+    let per_slot = 16.0 + 2.0 * sort + 12.0 + 2.0 * (4.0 + 12.0 + 8.0);
+    let per_pair = 16.0 + SECTOR + 2.0 * (8.0 + pairs.max(2.0).log2() * SECTOR);
+    let lists = [found, lost].map(|e| 8.0 * e + 2.0 * 8.0 * copied_by_counts(e, cap));
+    per_slot * cap + per_pair * pairs + lists[0] + lists[1]
 }
 
 /// Bytes of the grid's pair stage per object: per visited cell one random read of the bucket
@@ -97,20 +141,27 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
         Method::Xy | Method::Xyz | Method::MinAxis => return None,
     }
     if f.store {
-        // Appended pairs written, then copied into the readback (read + write).
-        add("pair list", 8.0 * f.pairs / n * 3.0);
+        add(
+            "pair list",
+            pair_list_bytes(f.pairs, f.pair_capacity, true) / n,
+        );
+    }
+    if let Some([found, lost]) = f.events {
+        add(
+            "events",
+            events_bytes(f.n, f.pair_capacity, f.pairs, [found, lost], f.sort_lanes) / n,
+        );
     }
     Some(out)
 }
 
-/// [`sphere_frame`] on `ctx`'s adapter (its sort plan), as (stage, bytes per object).
+/// [`sphere_frame`] on `ctx`'s adapter (its sort plan), as (stage, bytes per object). `list`:
+/// the pair list's capacity, and the events found and lost per frame when tracked.
 pub fn sphere_frame_on(
     ctx: &crate::gpu::GpuContext,
     method: Method,
-    n: usize,
-    tests: f64,
-    pairs: f64,
-    store: bool,
+    (n, tests, pairs, store): (usize, f64, f64, bool),
+    (pair_capacity, events): (f64, Option<[f64; 2]>),
 ) -> Option<Vec<(&'static str, f64)>> {
     use crate::gpu::sort::radix_sort::Variant;
     let lanes =
@@ -121,6 +172,8 @@ pub fn sphere_frame_on(
         pairs,
         store,
         sort_lanes: lanes,
+        pair_capacity,
+        events,
     };
     sphere_frame(method, &shape).map(|stages| {
         stages
@@ -145,13 +198,16 @@ mod tests {
         // no subgroup sort: by hand, upload 16 + extents 16 + keys 40 + sort 3 passes (20-bit
         // bucket keys) x (20 + 20 x 256 / 1024: rounds 4, the power of two below 10^6 / 2^17)
         // + gather 52 + starts (4 + 8 x 1.048576) + pairs (36 + 14 x 96 +
-        // 0.258856 x 48) + pair list (8 x 0.040359 x 3).
+        // 0.258856 x 48) + pair list (40,359 appended, then 1.25 x 40,359 + 1,024 copied: 8 B
+        // written, 16 B copied each).
         let f = FrameShape {
             n: 1_000_000,
             tests: 258_856.0,
             pairs: 40_359.0,
             store: true,
             sort_lanes: None,
+            pair_capacity: 65_536.0,
+            events: None,
         };
         let stages = sphere_frame(Method::Grid, &f).unwrap();
         let by_hand = 16.0
@@ -161,7 +217,7 @@ mod tests {
             + 52.0
             + (4.0 + 8.0 * 1.048576)
             + (36.0 + 1344.0 + 0.258856 * 48.0)
-            + 8.0 * 0.040359 * 3.0;
+            + (8.0 * 40_359.0 + 16.0 * (1.25 * 40_359.0 + 1024.0)) / 1e6;
         assert!((total(&stages) - by_hand).abs() < 1e-9, "{stages:?}");
         // The walk over all 27 cells with j > i, as first written: twice the cells, and the
         // other half of the candidates read and skipped.
@@ -169,5 +225,46 @@ mod tests {
         let after = grid_pairs_bytes(GRID_CELLS_VISITED, 0.258856, 0.0);
         assert!(before > 1.85 * after);
         assert!(sphere_frame(Method::Xyz, &f).is_none());
+    }
+
+    /// The pair list read back by counts against the whole capacity, as before (§9.16): at 1M
+    /// pairs in a list of 50M, 8 B appended plus 16 B copied per planned pair, not per slot.
+    #[test]
+    fn the_pair_list_by_counts_and_by_capacity() {
+        let by_counts = pair_list_bytes(1e6, 5e7, true);
+        assert_eq!(by_counts, 8e6 + 16.0 * (1.25e6 + 1024.0));
+        let by_capacity = 8e6 + 16.0 * 5e7;
+        assert!(by_capacity > 28.0 * by_counts);
+        assert_eq!(pair_list_bytes(1e6, 5e7, false), 0.0);
+        // Small lists: at most the capacity is copied.
+        assert_eq!(pair_list_bytes(10.0, 100.0, true), 80.0 + 1600.0);
+    }
+
+    /// The events at the density million by hand: 20 index bits (3 digit passes), a list of
+    /// 65,536 slots sorted in blocks of 4 x 256 (25 B a key a pass), 40,359 pairs, 1,000 found
+    /// and 500 lost.
+    #[test]
+    fn the_events_model_by_hand() {
+        assert_eq!(plan(65_536, None).1, 4);
+        let per_slot = 16.0 + 2.0 * 75.0 + 12.0 + 2.0 * 24.0;
+        let per_pair = 16.0 + 32.0 + 2.0 * (8.0 + 40_359f64.log2() * 32.0);
+        let found = 8.0 * 1000.0 + 16.0 * (1250.0 + 1024.0);
+        let lost = 8.0 * 500.0 + 16.0 * (625.0 + 1024.0);
+        let by_hand = 65_536.0 * per_slot + 40_359.0 * per_pair + found + lost;
+        let got = events_bytes(1_000_000, 65_536.0, 40_359.0, [1000.0, 500.0], None);
+        assert!((got - by_hand).abs() < 1e-6, "{got} vs {by_hand}");
+        let f = FrameShape {
+            n: 1_000_000,
+            tests: 258_856.0,
+            pairs: 40_359.0,
+            store: true,
+            sort_lanes: None,
+            pair_capacity: 65_536.0,
+            events: Some([1000.0, 500.0]),
+        };
+        let stages = sphere_frame(Method::Grid, &f).unwrap();
+        let last = stages.last().unwrap();
+        assert_eq!(last.stage, "events");
+        assert!((last.bytes_per_object - by_hand / 1e6).abs() < 1e-9);
     }
 }

@@ -517,7 +517,16 @@ impl BroadPhase for GpuBroadPhase {
         pairs: f64,
         store: bool,
     ) -> Option<Vec<(&'static str, f64)>> {
-        traffic::sphere_frame_on(&self.ctx, self.method, n, tests, pairs, store)
+        let events = self
+            .events
+            .as_ref()
+            .map(|e| e.last_counts().map(|c| c as f64));
+        traffic::sphere_frame_on(
+            &self.ctx,
+            self.method,
+            (n, tests, pairs, store),
+            (self.pair_capacity as f64, events),
+        )
     }
 
     fn parts(&self) -> Option<crate::broadphase::PartsReport> {
