@@ -231,25 +231,31 @@ var<private> me_index: u32;
 var<private> done: bool;
 
 // Candidates a thread holds until the end of its walk, when the workgroup appends them with one
-// global atomic (flush_candidates); candidates past HELD are appended at once, one atomic each.
+// global atomic (flush_candidates). A thread whose hand is full appends its HELD candidates
+// with one atomic: never one global atomic per candidate.
 const HELD: u32 = 4u;
 var<private> held: array<vec2<u32>, HELD>;
 var<private> held_n: u32;
 
+// Writes held[k] at slot + k (the list's capacity permitting; a slot that wrapped past 2^32 lies
+// in a list the host discards, its count being above the capacity).
+fn write_held(slot: u32, k: u32) {
+    if slot + k < params.capacity && slot + k >= slot {
+        pairs[slot + k] = held[k];
+    }
+}
+
 fn append_pair(a: u32, b: u32) {
-    let p = vec2<u32>(min(a, b), max(a, b));
-    if held_n < HELD {
-        held[held_n] = p;
-        held_n++;
-        return;
+    if held_n == HELD {
+        let slot = atomicAdd(&counters[0], HELD);
+        if slot > 0xffffffffu - HELD {
+            atomicAdd(&counters[1], 1u);
+        }
+        // #unroll 4 write_held(slot, {k}u);
+        held_n = 0u;
     }
-    let slot = atomicAdd(&counters[0], 1u);
-    if slot == 0xffffffffu {
-        atomicAdd(&counters[1], 1u);
-    }
-    if slot < params.capacity {
-        pairs[slot] = p;
-    }
+    held[held_n] = vec2<u32>(min(a, b), max(a, b));
+    held_n++;
 }
 
 // Writes the held candidates with one global atomic per workgroup (append.wgsl); the 64-bit
@@ -265,10 +271,7 @@ fn flush_candidates(lid: u32) {
     }
     let base = workgroupUniformLoad(&append_base) + r.x;
     for (var k = 0u; k < held_n; k++) {
-        // A slot that wrapped past 2^32 lies in a list the host discards (count > capacity).
-        if base + k < params.capacity {
-            pairs[base + k] = held[k];
-        }
+        write_held(base, k);
     }
 }
 

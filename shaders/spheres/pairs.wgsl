@@ -14,7 +14,7 @@
 // them bound. The unrolled blocks stay written out per walk.)
 
 // #import frame.wgsl
-// #import append.wgsl
+// #import spheres/walk_flush.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
@@ -52,42 +52,41 @@ fn cut_short() {
     atomicAdd(&counters[5], 1u);
 }
 
-// Pairs a thread holds until the end of its walk, when the workgroup appends them with one
-// global atomic (flush_pairs); pairs past HELD are appended at once, one atomic each.
+// Pairs a thread holds until the end of its walk, when the workgroup (or, with subgroups, the
+// subgroup) reserves their slots together (flush_pairs, walk_flush.wgsl). A thread whose hand
+// is full appends the HELD pairs with one atomic: never one global atomic per pair.
 const HELD: u32 = 4u;
 var<private> held: array<vec2<u32>, HELD>;
 var<private> held_n: u32;
 
-fn emit(i: u32, j: u32) {
-    if (params.flags & FLAG_STORE) != 0u {
-        let p = vec2<u32>(min(i, j), max(i, j));
-        if held_n < HELD {
-            held[held_n] = p;
-            held_n++;
-        } else {
-            let slot = atomicAdd(&counters[4], 1u);
-            if slot < params.cap {
-                pairs[slot] = p;
-            }
-        }
+// Writes held[k] at slot + k (the list's capacity permitting).
+fn write_held(slot: u32, k: u32) {
+    if slot + k < params.cap {
+        pairs[slot + k] = held[k];
     }
 }
 
-// Writes the held pairs: one global atomic per workgroup (append.wgsl). Every thread of the
-// workgroup calls it; the branch on the uniform flags keeps the barriers in uniform control flow.
+fn emit(i: u32, j: u32) {
+    if (params.flags & FLAG_STORE) != 0u {
+        if held_n == HELD {
+            let slot = atomicAdd(&counters[4], HELD);
+            // #unroll 4 write_held(slot, {k}u);
+            held_n = 0u;
+        }
+        held[held_n] = vec2<u32>(min(i, j), max(i, j));
+        held_n++;
+    }
+}
+
+// Writes the held pairs at the slots reserved for them. Every thread of the workgroup calls
+// it; the branch on the uniform flags keeps the reservation in uniform control flow.
 fn flush_pairs(lid: u32) {
     if (params.flags & FLAG_STORE) == 0u {
         return;
     }
-    let r = group_reserve(lid, held_n);
-    if lid == 0u && r.y > 0u {
-        append_base = atomicAdd(&counters[4], r.y);
-    }
-    let base = workgroupUniformLoad(&append_base) + r.x;
+    let base = reserve_slots(lid, 4u, held_n);
     for (var k = 0u; k < held_n; k++) {
-        if base + k < params.cap {
-            pairs[base + k] = held[k];
-        }
+        write_held(base, k);
     }
 }
 
@@ -132,7 +131,7 @@ fn brute(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    flush_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
@@ -191,7 +190,7 @@ fn sweep(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    flush_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
@@ -261,7 +260,7 @@ fn grid(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    flush_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
@@ -313,7 +312,7 @@ fn grid_giants(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    flush_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, 0u, tests, 2u, hits);
 }
 
 // ---- min_axis, run once per axis: keys/values/sorted/choice are in the lo order of
@@ -387,5 +386,5 @@ fn owner(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    flush_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, 0u, tests, 2u, hits);
 }

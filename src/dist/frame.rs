@@ -610,6 +610,7 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
             let ctx = Arc::new(GpuContext::new(&GpuOptions {
                 adapter: Some(adapter),
                 max_binding_bytes: options.max_binding_bytes,
+                ..Default::default()
             })?);
             let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
             Ok((

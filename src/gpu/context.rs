@@ -43,6 +43,10 @@ pub struct GpuOptions {
     /// A lower binding limit than the adapter's (at least [`MIN_BINDING_CAP`]): every size
     /// check and partition plan follows it (`--max-binding-bytes`, docs/design.md §2.10).
     pub max_binding_bytes: Option<u64>,
+    /// Opens the device without `SUBGROUP` even where the adapter offers it: every kernel then
+    /// takes its portable variant (tests run both on one adapter; a driver whose subgroups
+    /// misbehave can be avoided).
+    pub without_subgroups: bool,
 }
 
 /// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
@@ -174,9 +178,12 @@ impl GpuContext {
         let info = adapter.get_info();
         crate::gpu::adapter_check::check_expected_adapter(&info)?;
         let offered = adapter.features();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY
+        let mut wanted = wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::SUBGROUP;
+        if options.without_subgroups {
+            wanted.remove(wgpu::Features::SUBGROUP);
+        }
         let features = offered & wanted;
         let mut limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

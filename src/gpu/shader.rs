@@ -73,6 +73,14 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/spheres/pairs.wgsl"),
     ),
     (
+        "spheres/walk_flush.wgsl",
+        include_str!("../../shaders/spheres/walk_flush.wgsl"),
+    ),
+    (
+        "spheres/walk_flush_subgroup.wgsl",
+        include_str!("../../shaders/spheres/walk_flush_subgroup.wgsl"),
+    ),
+    (
         "spheres/dispatch_args.wgsl",
         include_str!("../../shaders/spheres/dispatch_args.wgsl"),
     ),
@@ -157,6 +165,20 @@ pub fn compose_with(path: &str, math: MathMode) -> Result<String> {
     Ok(c.out)
 }
 
+/// The piece every walk kernel of `spheres/pairs.wgsl` ends with (docs/design.md §9.17), and
+/// its subgroup twin.
+pub const WALK_FLUSH: &str = "spheres/walk_flush.wgsl";
+pub const WALK_FLUSH_SUBGROUP: &str = "spheres/walk_flush_subgroup.wgsl";
+
+/// The composed source of `shaders/PATH` with the subgroup walk ends ([`WALK_FLUSH_SUBGROUP`]
+/// imported wherever [`WALK_FLUSH`] is), with the math of [`MathMode::from_env`].
+pub fn compose_subgroup_walks(path: &str) -> Result<String> {
+    let mut c = Composer::new(MathMode::from_env());
+    c.swap = Some((WALK_FLUSH, WALK_FLUSH_SUBGROUP));
+    c.append(path)?;
+    Ok(c.out)
+}
+
 /// `text` with its directives expanded (for sources made in code, such as tests' kernels), with
 /// the math of [`MathMode::from_env`].
 pub fn compose_text(text: &str) -> Result<String> {
@@ -181,6 +203,8 @@ fn file(path: &str) -> Result<&'static str> {
 /// One module being composed: its text so far and the files already in it.
 struct Composer {
     math: MathMode,
+    /// An import read from another file: (named, read).
+    swap: Option<(&'static str, &'static str)>,
     seen: Vec<String>,
     out: String,
 }
@@ -189,6 +213,7 @@ impl Composer {
     fn new(math: MathMode) -> Self {
         Composer {
             math,
+            swap: None,
             seen: Vec::new(),
             out: String::new(),
         }
@@ -198,7 +223,10 @@ impl Composer {
         let path = if path == MATH_IMPORT {
             self.math.file()
         } else {
-            path
+            match self.swap {
+                Some((named, read)) if path == named => read,
+                _ => path,
+            }
         };
         if self.seen.iter().any(|s| s == path) {
             return Ok(());
@@ -278,6 +306,13 @@ pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
             continue;
         }
         let source = compose(path)?;
+        if source.contains("fn reserve_slots(") {
+            out.push(Module {
+                name: path.replace(".wgsl", ".subgroup.wgsl"),
+                uses_subgroups: true,
+                source: compose_subgroup_walks(path)?,
+            });
+        }
         out.push(Module {
             name: path.to_string(),
             uses_subgroups: uses_subgroups(&source),
@@ -391,10 +426,18 @@ mod tests {
         let names =
             |size| -> Vec<String> { modules(size).unwrap().into_iter().map(|m| m.name).collect() };
         let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
-        // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32.
-        assert_eq!(names(8).len(), entry_files + 1);
-        assert_eq!(names(32).len(), entry_files);
+        // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32; the
+        // pair walks two at every size (their portable and subgroup ends).
+        assert_eq!(names(8).len(), entry_files + 2);
+        assert_eq!(names(32).len(), entry_files + 1);
         assert!(names(32).contains(&"sort/radix_sort_subgroup.ballots.wgsl".to_string()));
+        let walks = modules(4).unwrap();
+        let ends = |name: &str| {
+            let m = walks.iter().find(|m| m.name == name).unwrap();
+            (m.uses_subgroups, m.source.contains("fn group_reserve("))
+        };
+        assert_eq!(ends("spheres/pairs.wgsl"), (false, true));
+        assert_eq!(ends("spheres/pairs.subgroup.wgsl"), (true, false));
         assert!(modules(6).is_err() && modules(256).is_err());
         let scatter = modules(16)
             .unwrap()

@@ -143,3 +143,39 @@ fn giant_rule_edges_gpu_equals_cpu() {
     assert!(tests[1] > 50 * tests[0], "{tests:?}");
     assert!(tests[2] > 5 * tests[0], "{tests:?}");
 }
+
+/// The walks' two ends (docs/design.md §9.17): the subgroup one where the adapter offers
+/// SUBGROUP, and the portable one (workgroup barriers, no subgroup operation) on the same
+/// adapter opened without it. Both give the CPU's pairs and counts, on scenes where objects
+/// touch more than the 4 pairs a thread holds (so full hands are appended during the walks).
+#[test]
+fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
+    use sweepfan::gpu::{GpuContext, GpuOptions};
+    let Some(default) = test_gpu() else { return };
+    let portable = GpuContext::new(&GpuOptions {
+        without_subgroups: true,
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(!portable.has_subgroups());
+    for kind in [SceneKind::Clusters, SceneKind::Giant] {
+        let scene = Scene::generate(kind, &SceneParams::new(4000, 9));
+        let mut pairs = Vec::new();
+        sweepfan::cpu::broad_phase(Method::Grid)
+            .find_pairs(&scene.spheres, Some(&mut pairs))
+            .unwrap();
+        let mut per_object = vec![0u32; scene.len()];
+        for p in &pairs {
+            per_object[p[0] as usize] += 1;
+            per_object[p[1] as usize] += 1;
+        }
+        assert!(per_object.iter().any(|&k| k > 8), "{kind:?}: no full hands");
+    }
+    let contexts = [Arc::new(default), Arc::new(portable)];
+    for ctx in &contexts {
+        for kind in [SceneKind::Clusters, SceneKind::Giant] {
+            let scene = Scene::generate(kind, &SceneParams::new(4000, 9));
+            check_scene(ctx, &scene, &Method::ALL, 1);
+        }
+    }
+}

@@ -148,6 +148,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
     let options = sweepfan::GpuOptions {
         adapter: cli.adapter.clone(),
         max_binding_bytes: cli.max_binding_bytes,
+        ..Default::default()
     };
     // Refused where they would be ignored (issue 28's rule).
     match &cli.command {

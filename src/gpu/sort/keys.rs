@@ -159,12 +159,22 @@ pub struct KeyParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::keys::ordered_bits;
     use crate::gpu::context::test_gpu;
     use crate::gpu::frame::ParamArena;
     use crate::gpu::timer::PassTimer;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+
+    /// The order-preserving map of `ordered` (frame.wgsl), -0 folded into +0: written here
+    /// again, as the test's own oracle.
+    fn ordered_bits(x: f32) -> u32 {
+        let b = if x == 0.0 { 0 } else { x.to_bits() };
+        if b & 0x8000_0000 != 0 {
+            !b
+        } else {
+            b | 0x8000_0000
+        }
+    }
 
     /// The extents words against a loop over the spheres: counts that leave threads with
     /// several spheres each (600,001 > 262,144 threads), one, or none; runs of equal radius

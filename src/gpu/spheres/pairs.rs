@@ -5,7 +5,8 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{FLAG_STORE, Params, Recorder, pipelines};
+use crate::gpu::frame::{FLAG_STORE, Params, Recorder};
+use crate::gpu::shader;
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/spheres/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,9 +68,18 @@ impl<'a> PairSink<'a> {
 
 impl PairKernels {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [brute, sweep, grid, grid_giants, owner] = pipelines(
-            ctx,
-            "spheres/pairs.wgsl",
+        // With subgroups, the walks end per subgroup, not at a workgroup barrier
+        // (docs/design.md §9.17).
+        let path = "spheres/pairs.wgsl";
+        let source = if ctx.has_subgroups() {
+            shader::compose_subgroup_walks(path)?
+        } else {
+            shader::compose(path)?
+        };
+        let module = ctx.shader(path, &source)?;
+        let [brute, sweep, grid, grid_giants, owner] = ctx.pipelines(
+            path,
+            &module,
             ["brute", "sweep", "grid", "grid_giants", "owner"],
         )?;
         Ok(Self {
