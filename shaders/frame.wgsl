@@ -37,6 +37,10 @@ struct Params {
 const EXT_GIANT_SPLIT: u32 = 8u;
 const EXT_CELL_RADIUS: u32 = 9u;
 const EXT_GIANT_COUNT: u32 = 10u;
+// The grid's order (grid_frame): the lowest cell (3 words), then the Z-order's bits per axis
+// (bytes 0..2) and whether it is used (bit 24); 0: cells are hashed.
+const EXT_GRID_LO: u32 = 11u;
+const EXT_GRID_BITS: u32 = 14u;
 const EXT_GIANTS: u32 = 16u;
 const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = 320u;
@@ -310,6 +314,62 @@ fn cell_hash(k: vec3<i32>) -> u32 {
     h *= 0x846ca68bu;
     h ^= h >> 16u;
     return h;
+}
+
+// ---- The grid's keys (docs/design.md §9.17). Where the scene's cells, relative to its lowest
+// one, fit the key's bits (a power-of-two number of buckets, >= n) on every axis together, a
+// cell's key is its Z-order (Morton) code over that box, axis bits interleaved from the lowest
+// and an axis with fewer bits dropping out above them: one cell per key, and objects sorted by
+// key are in spatial order, so neighbouring invocations walk neighbouring cells and share
+// their lookups. Otherwise (a scene wider than the key in cells) the cell is hashed, as before.
+
+struct GridOrder {
+    lo: vec3<i32>,
+    bits: vec3<u32>,
+    z_order: bool,
+}
+
+fn grid_order() -> GridOrder {
+    let w = atomicLoad(&ext[EXT_GRID_BITS]);
+    let lo = vec3<u32>(atomicLoad(&ext[EXT_GRID_LO]), atomicLoad(&ext[EXT_GRID_LO + 1u]),
+                       atomicLoad(&ext[EXT_GRID_LO + 2u]));
+    let bits = vec3<u32>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu);
+    return GridOrder(bitcast<vec3<i32>>(lo), bits, (w & 0x1000000u) != 0u);
+}
+
+// The Z-order code of `rel` with bits[a] bits on axis a (sum <= 31).
+fn z_order_code(rel: vec3<u32>, bits: vec3<u32>) -> u32 {
+    var key = 0u;
+    var at = 0u;
+    let levels = max(bits.x, max(bits.y, bits.z));
+    for (var i = 0u; i < levels; i++) {
+        if i < bits.x {
+            key |= ((rel.x >> i) & 1u) << at;
+            at++;
+        }
+        if i < bits.y {
+            key |= ((rel.y >> i) & 1u) << at;
+            at++;
+        }
+        if i < bits.z {
+            key |= ((rel.z >> i) & 1u) << at;
+            at++;
+        }
+    }
+    return key;
+}
+
+// A cell's key below params.buckets, or NONE for a cell outside the Z-order's box (no object
+// lies there).
+fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
+    if !o.z_order {
+        return cell_hash(cell) & (params.buckets - 1u);
+    }
+    let rel = bitcast<vec3<u32>>(cell) - bitcast<vec3<u32>>(o.lo);
+    if any((rel >> o.bits) != vec3<u32>(0u)) {
+        return NONE;
+    }
+    return z_order_code(rel, o.bits);
 }
 
 // ---- u64 totals: per-thread u32 counts, summed per workgroup as (lo, hi) words with carry,

@@ -122,8 +122,6 @@ var<workgroup> bin_max: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn grid_frame(inv: Invocation) {
-    // Every launch binds the parameters.
-    _ = params.n;
     bin_count[inv.lid] = atomicLoad(&ext[EXT_BINS + inv.lid]);
     bin_max[inv.lid] = atomicLoad(&ext[EXT_BIN_MAX + inv.lid]);
     workgroupBarrier();
@@ -161,6 +159,26 @@ fn grid_frame(inv: Invocation) {
     }
     atomicStore(&ext[EXT_GIANT_SPLIT], split);
     atomicStore(&ext[EXT_CELL_RADIUS], cell_radius);
+    // The grid's order (frame.wgsl, grid_key): Z-order where the scene's cells fit the key.
+    let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
+    let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
+    var word = 0u;
+    if all(lo_c <= hi_c) {
+        let side = grid_side();
+        let lo = cell_of(vec3<f32>(unordered(lo_c.x), unordered(lo_c.y), unordered(lo_c.z)), side);
+        let hi = cell_of(vec3<f32>(unordered(hi_c.x), unordered(hi_c.y), unordered(hi_c.z)), side);
+        // Cells are monotone in the centre, so every object's lies in [lo, hi]; the span
+        // hi - lo < 2^32 (|cell| < 2^31) is exact in wrapping u32 arithmetic.
+        let span = bitcast<vec3<u32>>(hi) - bitcast<vec3<u32>>(lo);
+        let bits = vec3<u32>(32u) - countLeadingZeros(span);
+        if bits.x + bits.y + bits.z <= countTrailingZeros(params.buckets) {
+            for (var a = 0u; a < 3u; a++) {
+                atomicStore(&ext[EXT_GRID_LO + a], bitcast<u32>(lo[a]));
+            }
+            word = bits.x | (bits.y << 8u) | (bits.z << 16u) | 0x1000000u;
+        }
+    }
+    atomicStore(&ext[EXT_GRID_BITS], word);
 }
 
 // key[i] for the method (mode), value[i] = i; the padding up to params.pad sorts last.
@@ -203,7 +221,7 @@ fn make_keys(inv: Invocation) {
                     atomicStore(&ext[EXT_GIANTS + slot], i);
                 }
             }
-            key = cell_hash(cell) & (params.buckets - 1u);
+            key = grid_key(grid_order(), cell);
         }
         default: {
             key = ordered(lo_of(s, sap_axis()));

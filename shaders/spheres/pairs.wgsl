@@ -237,12 +237,16 @@ fn grid(inv: Invocation) {
         // Cells are unclamped and |cell| < 2^31 - 2^27: a neighbour never overflows, and a
         // neighbour no object occupies finds no match in its bucket.
         let home = cells[my_index].xyz;
+        let order = grid_order();
         // A giant walks no cells (grid_giants tests it).
         var nb = select(GRID_OWN, 27, cells[my_index].w != 0);
         for (; nb < 27; nb++) {
             cell = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
             own_cell = nb == GRID_OWN;
-            bucket = cell_hash(cell) & (params.buckets - 1u);
+            bucket = grid_key(order, cell);
+            if bucket == NONE {
+                continue;
+            }
             let start = starts[bucket];
             if start == 0u {
                 continue;

@@ -179,3 +179,36 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
         }
     }
 }
+
+/// The grid's keys in Z-order (the scene's cells fit the key, docs/design.md §9.17) and hashed
+/// (they do not) give the CPU's pairs and counts: a jittered lattice of 30 x 30 x 30 spheres
+/// whose cells (side 2 r) need 5 + 5 + 5 bits, within the 15 of 32,768 buckets, and the same
+/// spheres spread ten times wider (cells need 8 bits an axis).
+#[test]
+fn grid_in_z_order_and_hashed_gpu_equals_cpu() {
+    use rand::{Rng, SeedableRng};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    for (spacing, fits) in [(1.0f32, true), (10.0, false)] {
+        let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(27_000, 3));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let r = 0.55f32;
+        for (i, s) in scene.spheres.iter_mut().enumerate() {
+            let k = [i % 30, i / 30 % 30, i / 900].map(|k| k as f32 * spacing);
+            let c = glam::Vec3::new(k[0], k[1], k[2])
+                + glam::Vec3::new(rng.random(), rng.random(), rng.random()) * 0.2;
+            *s = sweepfan::Sphere::new(c, r);
+        }
+        // The bits of cells the keys need, by hand: the span of cells on each axis.
+        let bits: u32 = (0..3)
+            .map(|a| {
+                let cell = |s: &sweepfan::Sphere| (s.center[a] / (2.0 * r)).floor() as i64;
+                let lo = scene.spheres.iter().map(cell).min().unwrap();
+                let hi = scene.spheres.iter().map(cell).max().unwrap();
+                64 - ((hi - lo) as u64).leading_zeros()
+            })
+            .sum();
+        assert_eq!(bits <= 15, fits, "{bits} bits of cells");
+        check_scene(&ctx, &scene, &[Method::Grid], 2);
+    }
+}

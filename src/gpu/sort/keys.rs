@@ -75,8 +75,17 @@ impl Keys {
 
     /// The grid's giants and cell radius from the extents' radius histogram (one workgroup;
     /// docs/design.md §2.7).
-    pub fn grid_frame(&self, rec: &mut Recorder<'_, '_>, ext: &wgpu::Buffer) -> Result<()> {
-        rec.launch(&self.grid_frame, Params::n(1), &[(2, ext)], 256)
+    pub fn grid_frame(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        ext: &wgpu::Buffer,
+        buckets: u32,
+    ) -> Result<()> {
+        let params = Params {
+            buckets,
+            ..Params::n(1)
+        };
+        rec.launch(&self.grid_frame, params, &[(2, ext)], 256)
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -242,6 +251,112 @@ mod tests {
             let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             for (w, (g, e)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g, e, "n = {n}: extents word {w}");
+            }
+        }
+    }
+
+    /// Z-order code by hand: bit k of the key is bit k / (axes left) of the axes that still
+    /// have bits at that level, x before y before z (docs/design.md §9.17).
+    fn z_order_by_hand(rel: [u32; 3], bits: [u32; 3]) -> u32 {
+        let mut key = 0;
+        let mut at = 0;
+        for level in 0..32 {
+            for a in 0..3 {
+                if level < bits[a] {
+                    key |= ((rel[a] >> level) & 1) << at;
+                    at += 1;
+                }
+            }
+        }
+        key
+    }
+
+    /// Grid keys on a 10 x 3 x 1 lattice of unit cells (spheres of radius 0.5, so the side is
+    /// 1): 4 + 2 + 0 bits of cells. With 64 buckets they are the cells' Z-order codes from the
+    /// lowest cell (one cell per key); with 32, too few bits, the cells are hashed (the order
+    /// word stays 0).
+    #[test]
+    fn grid_keys_follow_the_z_order_where_the_cells_fit() {
+        let Some(ctx) = test_gpu() else { return };
+        let keys_stage = Keys::new(&ctx).unwrap();
+        let origin = [-3i32, 7, 2];
+        let mut spheres = Vec::new();
+        for y in 0..3 {
+            for x in 0..10 {
+                let c = [x + origin[0], y + origin[1], origin[2]].map(|k| k as f32 + 0.5);
+                spheres.push([c[0], c[1], c[2], 0.5f32]);
+            }
+        }
+        let n = spheres.len() as u32;
+        assert_eq!(z_order_by_hand([9, 2, 0], [4, 2, 0]), 0b101001);
+        for (buckets, z_order) in [(64u32, true), (32, false)] {
+            let sb = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("spheres"),
+                contents: bytemuck::cast_slice(&spheres),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let mut init = vec![0u32; EXTENTS_WORDS as usize];
+            init[..8].copy_from_slice(&EXTENTS_INIT);
+            let ext = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("extents"),
+                contents: bytemuck::cast_slice(&init),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+            let scratch = |label, bytes| {
+                ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())
+                    .unwrap()
+            };
+            let (kb, vb) = (
+                scratch("keys", 4 * n as u64),
+                scratch("values", 4 * n as u64),
+            );
+            let (mark, cells) = (scratch("mark", 4), scratch("cells", 16 * n as u64));
+            let mut arena = ParamArena::new(&ctx, 4);
+            let mut timer = PassTimer::new(&ctx, 1);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            let p = KeyParams {
+                n,
+                pad: n,
+                mode: KeyMode::GridBucket,
+                axis: 0,
+                use_mark: false,
+                buckets,
+            };
+            let inputs = KeyInputs {
+                spheres: &sb,
+                ext: &ext,
+                mark: &mark,
+                cells: &cells,
+            };
+            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "keys")
+                .record(|rec| {
+                    keys_stage.extents(rec, n, &sb, &ext)?;
+                    keys_stage.grid_frame(rec, &ext, buckets)?;
+                    keys_stage.make_keys(rec, p, inputs, &kb, &vb)
+                })
+                .unwrap();
+            arena.flush(&ctx);
+            ctx.queue.submit([enc.finish()]);
+            let words: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
+            let got: Vec<u32> = ctx.read(&kb, n as usize).unwrap();
+            if z_order {
+                assert_eq!(words[14], 4 | 2 << 8 | 1 << 24, "bits (4, 2, 0), in use");
+                assert_eq!(words[11..14], origin.map(|k| k as u32), "the lowest cell");
+                for (i, &key) in got.iter().enumerate() {
+                    let (x, y) = (i as u32 % 10, i as u32 / 10);
+                    assert_eq!(
+                        key,
+                        z_order_by_hand([x, y, 0], [4, 2, 0]),
+                        "cell ({x}, {y})"
+                    );
+                }
+                let mut distinct = got.clone();
+                distinct.sort();
+                distinct.dedup();
+                assert_eq!(distinct.len(), got.len(), "one cell per key");
+            } else {
+                assert_eq!(words[14], 0, "hashed");
+                assert!(got.iter().all(|&k| k < buckets));
             }
         }
     }

@@ -145,8 +145,7 @@ impl PairKernels {
             ..sink.params(n)
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
-        // The walk reads stored cells, not the extents.
-        buffers.retain(|&(binding, _)| binding != 2);
+        // The walk reads stored cells, and the grid's order from the extents.
         buffers.push((10, cells));
         rec.launch(&self.grid, params, &buffers, n as u64)
     }

@@ -363,7 +363,7 @@ impl GpuBroadPhase {
             }
             Method::Grid => {
                 Recorder::begin(ctx, &mut enc, timer, arena, "extents")
-                    .record(|rec| self.keys.grid_frame(rec, &self.ext))?;
+                    .record(|rec| self.keys.grid_frame(rec, &self.ext, buckets))?;
                 sorted_pass(
                     &mut enc,
                     arena,
