@@ -114,3 +114,15 @@ fn scatter(g: Group, @builtin(local_invocation_index) lid: u32) {
         workgroupBarrier();
     }
 }
+
+// After an odd number of passes the sorted pairs are in the scratch buffers: copied back to the
+// caller's (keys_in, values_in: the scratch; keys_out, values_out: the caller's), inside the
+// sort's compute pass, where a buffer copy would have to end it.
+@compute @workgroup_size(WG)
+fn copy_back(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let i = flat_group_of(g) * WG + lid;
+    if i < arrayLength(&keys_in) {
+        keys_out[i] = keys_in[i];
+        values_out[i] = values_in[i];
+    }
+}

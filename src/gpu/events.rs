@@ -217,18 +217,19 @@ impl GpuEvents {
             self.sorted[self.now].cap = cap;
         }
         let (now, before) = (&self.sorted[self.now], &self.sorted[prev]);
-        let pass = |enc: &mut wgpu::CommandEncoder,
-                    pipeline: &wgpu::ComputePipeline,
-                    buffers: &[(u32, &wgpu::Buffer)],
-                    threads: u32| {
+        // The whole stage in one compute pass: its sorts and scans record into it too.
+        let mut p = ctx.compute_pass(
+            enc,
+            &wgpu::ComputePassDescriptor {
+                label: Some("events"),
+                timestamp_writes: None,
+            },
+        );
+        let run = |p: &mut wgpu::ComputePass<'_>,
+                   pipeline: &wgpu::ComputePipeline,
+                   buffers: &[(u32, &wgpu::Buffer)],
+                   threads: u32| {
             let bg = ctx.bind_buffers("events", pipeline, buffers);
-            let mut p = ctx.compute_pass(
-                enc,
-                &wgpu::ComputePassDescriptor {
-                    label: Some("events"),
-                    timestamp_writes: None,
-                },
-            );
             p.set_pipeline(pipeline);
             p.set_bind_group(0, &bg, &[]);
             let (x, y) = dispatch_2d(
@@ -242,12 +243,11 @@ impl GpuEvents {
         let kv = [(3, &keys), (4, &values)];
         // Least significant first: by j, then stably by i.
         for keys_of in [&self.keys_by_j, &self.keys_by_i] {
-            pass(enc, keys_of, &[source.as_slice(), &kv].concat(), cap);
-            self.sort
-                .encode(ctx, enc, &keys, &values, cap, bits, None)?;
+            run(&mut p, keys_of, &[source.as_slice(), &kv].concat(), cap);
+            self.sort.record(ctx, &mut p, &keys, &values, cap, bits)?;
         }
-        pass(
-            enc,
+        run(
+            &mut p,
             &self.gather_sorted,
             &[
                 source.as_slice(),
@@ -289,9 +289,9 @@ impl GpuEvents {
             (&self.mark_lost, &self.scatter_lost, prev_cap, &lost),
         ];
         for (k, (mark, scatter, len, out)) in steps.into_iter().enumerate() {
-            pass(enc, mark, &lists, len);
+            run(&mut p, mark, &lists, len);
             self.scan
-                .encode(ctx, enc, &flags, len, &self.totals[k], 0, None)?;
+                .record(ctx, &mut p, &flags, len, Some(&self.totals[k]))?;
             let b = [
                 (0, &self.params),
                 (5, &now.list),
@@ -300,8 +300,9 @@ impl GpuEvents {
                 (10, &self.totals[k]),
                 (11, out),
             ];
-            pass(enc, scatter, &b, len);
+            run(&mut p, scatter, &b, len);
         }
+        drop(p);
         self.encoded = (cap, prev_cap);
         Ok(())
     }

@@ -106,22 +106,26 @@ impl ExclusiveScan {
                 timestamp_writes: timer.and_then(|t| t.pass("scan")),
             },
         );
-        self.record(ctx, &mut pass, data, n)?;
+        self.record(ctx, &mut pass, data, n, None)?;
         drop(pass);
         encoder.copy_buffer_to_buffer(&self.total_scratch, 0, total, total_offset, Some(4));
         Ok(())
     }
 
     /// Records the in-place exclusive prefix sum of `data[0..n]` (n >= 1) into an open compute
-    /// pass: a caller that needs no total (the radix sort) records it beside its own
-    /// dispatches. The total stays in the scan's scratch.
+    /// pass, beside the caller's own dispatches (the radix sort, the frame events). The total
+    /// goes to the first word of `total` (a `STORAGE` buffer), or stays in the scan's scratch.
     pub fn record(
         &mut self,
         ctx: &GpuContext,
         pass: &mut wgpu::ComputePass<'_>,
         data: &wgpu::Buffer,
         n: u32,
+        total: Option<&wgpu::Buffer>,
     ) -> Result<()> {
+        if n == 0 {
+            return Err(Error::Config("scan: a recorded scan needs n >= 1".into()));
+        }
         let bytes = n as u64 * 4;
         if bytes > data.size() {
             return Err(Error::Config(format!(
@@ -172,7 +176,7 @@ impl ExclusiveScan {
             &self.top,
             level_buf(top),
             sizes[top],
-            &self.total_scratch,
+            total.unwrap_or(&self.total_scratch),
             1,
         );
         pass.set_pipeline(&self.top);

@@ -80,6 +80,8 @@ pub struct RadixSort {
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
     hist: Option<wgpu::Buffer>,
+    /// After an odd number of digit passes: the scratch back into the caller's buffers.
+    copy_back: wgpu::ComputePipeline,
     max_groups_per_dim: u32,
 }
 
@@ -222,7 +224,7 @@ impl RadixSort {
             usage: wgpu::BufferUsages::UNIFORM,
         });
         let mut sort = Self {
-            module,
+            module: module.clone(),
             choice,
             kernels: Vec::new(),
             last: None,
@@ -232,6 +234,7 @@ impl RadixSort {
             tmp_keys: None,
             tmp_values: None,
             hist: None,
+            copy_back: ctx.pipeline(&module, "copy_back", &[])?,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
         if let Choice::Fixed {
@@ -318,9 +321,8 @@ impl RadixSort {
     /// Records a stable ascending sort of `(keys[i], values[i])`, i < n, considering only the low
     /// `key_bits` bits (1..=32; fewer bits = fewer passes); the result ends in `keys`/`values`.
     ///
-    /// `keys` and `values` are distinct buffers with `STORAGE` and (for an odd number of passes,
-    /// i.e. key_bits 1..=8 or 17..=24, whose result is copied back) `COPY_DST` usage. Elements
-    /// past `n` are untouched.
+    /// `keys` and `values` are distinct buffers with `STORAGE` usage. Elements past `n` are
+    /// untouched.
     #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &mut self,
@@ -331,6 +333,29 @@ impl RadixSort {
         n: u32,
         key_bits: u32,
         timer: Option<&mut PassTimer>,
+    ) -> Result<()> {
+        // One compute pass for the whole sort (timed as one stage, `sort`): wgpu orders the
+        // dispatches inside it, and a pass per dispatch only cost encoding (docs/design.md §9.16).
+        let mut pass = ctx.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some("sort"),
+                timestamp_writes: timer.and_then(|t| t.pass("sort")),
+            },
+        );
+        self.record(ctx, &mut pass, keys, values, n, key_bits)
+    }
+
+    /// [`Self::encode`] into a compute pass the caller has open (a stage whose other
+    /// dispatches share it, such as the frame events').
+    pub fn record(
+        &mut self,
+        ctx: &GpuContext,
+        pass: &mut wgpu::ComputePass<'_>,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        n: u32,
+        key_bits: u32,
     ) -> Result<()> {
         if !(1..=32).contains(&key_bits) {
             return Err(Error::Config(format!(
@@ -377,28 +402,19 @@ impl RadixSort {
             self.max_groups_per_dim,
         );
 
-        // One compute pass for the whole sort (timed as one stage, `sort`): wgpu orders the
-        // dispatches inside it, and a pass per dispatch only cost encoding (docs/design.md §9.16).
-        let mut cpass = ctx.compute_pass(
-            encoder,
-            &wgpu::ComputePassDescriptor {
-                label: Some("sort"),
-                timestamp_writes: timer.and_then(|t| t.pass("sort")),
-            },
-        );
         let scan = &mut self.scan;
         let passes = key_bits.div_ceil(DIGIT_BITS);
-        for pass in 0..passes {
-            let bits = (key_bits - pass * DIGIT_BITS).min(DIGIT_BITS);
+        for digit in 0..passes {
+            let bits = (key_bits - digit * DIGIT_BITS).min(DIGIT_BITS);
             let params = wgpu::BindGroupEntry {
                 binding: 0,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: &self.params,
-                    offset: param_slot(pass, bits) * self.param_stride,
+                    offset: param_slot(digit, bits) * self.param_stride,
                     size: wgpu::BufferSize::new(8),
                 }),
             };
-            let (src_k, src_v, dst_k, dst_v) = if pass % 2 == 0 {
+            let (src_k, src_v, dst_k, dst_v) = if digit % 2 == 0 {
                 (keys, values, &tmp_keys, &tmp_values)
             } else {
                 (&tmp_keys, &tmp_values, keys, values)
@@ -409,8 +425,8 @@ impl RadixSort {
                 exact_binding(1, src_k, n),
                 exact_binding(2, &hist, hist_len),
             ];
-            record(ctx, &mut cpass, &kernels.histogram, &entries, (gx, gy));
-            scan.record(ctx, &mut cpass, &hist, hist_len)?;
+            record(ctx, pass, &kernels.histogram, &entries, (gx, gy));
+            scan.record(ctx, pass, &hist, hist_len, None)?;
             let entries = [
                 params,
                 exact_binding(1, src_k, n),
@@ -419,12 +435,17 @@ impl RadixSort {
                 exact_binding(4, dst_k, n),
                 exact_binding(5, dst_v, n),
             ];
-            record(ctx, &mut cpass, &kernels.scatter, &entries, (sx, sy));
+            record(ctx, pass, &kernels.scatter, &entries, (sx, sy));
         }
-        drop(cpass);
         if passes % 2 == 1 {
-            encoder.copy_buffer_to_buffer(&tmp_keys, 0, keys, 0, bytes);
-            encoder.copy_buffer_to_buffer(&tmp_values, 0, values, 0, bytes);
+            let entries = [
+                exact_binding(1, &tmp_keys, n),
+                exact_binding(3, &tmp_values, n),
+                exact_binding(4, keys, n),
+                exact_binding(5, values, n),
+            ];
+            let (x, y) = dispatch_2d(n.div_ceil(WORKGROUP), self.max_groups_per_dim);
+            record(ctx, pass, &self.copy_back, &entries, (x, y));
         }
         Ok(())
     }
