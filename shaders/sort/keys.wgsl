@@ -221,7 +221,10 @@ fn make_keys(inv: Invocation) {
                     atomicStore(&ext[EXT_GIANTS + slot], i);
                 }
             }
+            // A valid sphere's cell lies in the Z-order's box (NONE only from spheres the
+            // frame reports invalid): kept below the buckets, so no start is written outside.
             key = grid_key(grid_order(), cell);
+            key = select(key, 0u, key == NONE);
         }
         default: {
             key = ordered(lo_of(s, sap_axis()));
