@@ -163,7 +163,9 @@ fn grid_frame(inv: Invocation) {
     let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
     let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
     var word = 0u;
-    if all(lo_c <= hi_c) {
+    // Not with invalid spheres (ext[7], the frame an error): a NaN's extents could shrink the
+    // box below valid cells, which would then lose their walks.
+    if all(lo_c <= hi_c) && atomicLoad(&ext[7]) == 0u {
         let side = grid_side();
         let lo = cell_of(vec3<f32>(unordered(lo_c.x), unordered(lo_c.y), unordered(lo_c.z)), side);
         let hi = cell_of(vec3<f32>(unordered(hi_c.x), unordered(hi_c.y), unordered(hi_c.z)), side);

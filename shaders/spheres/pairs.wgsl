@@ -59,9 +59,10 @@ const HELD: u32 = 4u;
 var<private> held: array<vec2<u32>, HELD>;
 var<private> held_n: u32;
 
-// Writes held[k] at slot + k (the list's capacity permitting).
+// Writes held[k] at slot + k (the list's capacity permitting; a slot that wrapped past 2^32
+// lies in a list the host discards, its count being above the capacity).
 fn write_held(slot: u32, k: u32) {
-    if slot + k < params.cap {
+    if slot + k < params.cap && slot + k >= slot {
         pairs[slot + k] = held[k];
     }
 }

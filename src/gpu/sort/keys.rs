@@ -274,7 +274,7 @@ mod tests {
     /// Grid keys on a 10 x 3 x 1 lattice of unit cells (spheres of radius 0.5, so the side is
     /// 1): 4 + 2 + 0 bits of cells. With 64 buckets they are the cells' Z-order codes from the
     /// lowest cell (one cell per key); with 32, too few bits, the cells are hashed (the order
-    /// word stays 0).
+    /// word stays 0); with an invalid sphere among them, too.
     #[test]
     fn grid_keys_follow_the_z_order_where_the_cells_fit() {
         let Some(ctx) = test_gpu() else { return };
@@ -287,9 +287,17 @@ mod tests {
                 spheres.push([c[0], c[1], c[2], 0.5f32]);
             }
         }
-        let n = spheres.len() as u32;
         assert_eq!(z_order_by_hand([9, 2, 0], [4, 2, 0]), 0b101001);
-        for (buckets, z_order) in [(64u32, true), (32, false)] {
+        // The third: one invalid sphere (a negative radius, from a caller's buffer; the frame
+        // is an error) and the cells are hashed: an invalid sphere's extents (a NaN's) could
+        // shrink the box below valid cells.
+        for (buckets, z_order, nan) in [(64u32, true, false), (32, false, false), (64, false, true)]
+        {
+            let mut spheres = spheres.clone();
+            if nan {
+                spheres.push([0.5, 7.5, 2.5, -0.5]);
+            }
+            let n = spheres.len() as u32;
             let sb = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("spheres"),
                 contents: bytemuck::cast_slice(&spheres),
@@ -355,6 +363,7 @@ mod tests {
                 distinct.dedup();
                 assert_eq!(distinct.len(), got.len(), "one cell per key");
             } else {
+                assert_eq!(words[7], u32::from(nan), "invalid spheres");
                 assert_eq!(words[14], 0, "hashed");
                 assert!(got.iter().all(|&k| k < buckets));
             }
