@@ -68,7 +68,12 @@ fn main() -> sweepfan::Result<()> {
     }
     let mut sorts = variants
         .iter()
-        .map(|&v| RadixSort::with_variant(&ctx, v, rounds))
+        .map(|&v| {
+            let mut sort = RadixSort::with_variant(&ctx, v, rounds)?;
+            // A timed pass per stage (frames record the sort in one pass).
+            sort.set_stage_timing(true);
+            Ok(sort)
+        })
         .collect::<sweepfan::Result<Vec<_>>>()?;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
     let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();

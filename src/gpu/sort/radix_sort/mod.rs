@@ -82,6 +82,8 @@ pub struct RadixSort {
     hist: Option<wgpu::Buffer>,
     /// After an odd number of digit passes: the scratch back into the caller's buffers.
     copy_back: wgpu::ComputePipeline,
+    /// One timed pass per stage in [`Self::encode`] ([`Self::set_stage_timing`]).
+    stage_timing: bool,
     max_groups_per_dim: u32,
 }
 
@@ -235,6 +237,7 @@ impl RadixSort {
             tmp_values: None,
             hist: None,
             copy_back: ctx.pipeline(&module, "copy_back", &[])?,
+            stage_timing: false,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
         if let Choice::Fixed {
@@ -334,16 +337,32 @@ impl RadixSort {
         key_bits: u32,
         timer: Option<&mut PassTimer>,
     ) -> Result<()> {
-        // One compute pass for the whole sort (timed as one stage, `sort`): wgpu orders the
-        // dispatches inside it, and a pass per dispatch only cost encoding (docs/design.md §9.16).
-        let mut pass = ctx.compute_pass(
-            encoder,
-            &wgpu::ComputePassDescriptor {
-                label: Some("sort"),
-                timestamp_writes: timer.and_then(|t| t.pass("sort")),
-            },
-        );
-        self.record(ctx, &mut pass, keys, values, n, key_bits)
+        match timer {
+            Some(timer) if self.stage_timing => {
+                let mut stages = Stages::Timed { encoder, timer };
+                self.record_stages(ctx, &mut stages, keys, values, n, key_bits)
+            }
+            timer => {
+                // One compute pass for the whole sort (timed as one stage, `sort`): wgpu orders
+                // the dispatches inside it, and a pass per dispatch only cost encoding
+                // (docs/design.md §9.16).
+                let mut pass = ctx.compute_pass(
+                    encoder,
+                    &wgpu::ComputePassDescriptor {
+                        label: Some("sort"),
+                        timestamp_writes: timer.and_then(|t| t.pass("sort")),
+                    },
+                );
+                self.record(ctx, &mut pass, keys, values, n, key_bits)
+            }
+        }
+    }
+
+    /// With `on`, [`Self::encode`] given a timer records each stage in a timed pass of its own
+    /// (`sort histogram`, `scan`, `sort scatter`, `sort copy back`): the per-stage times of
+    /// `examples/radix_sort_stages.rs`, at the cost of a pass per dispatch. Frames keep one.
+    pub fn set_stage_timing(&mut self, on: bool) {
+        self.stage_timing = on;
     }
 
     /// [`Self::encode`] into a compute pass the caller has open (a stage whose other
@@ -352,6 +371,18 @@ impl RadixSort {
         &mut self,
         ctx: &GpuContext,
         pass: &mut wgpu::ComputePass<'_>,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        n: u32,
+        key_bits: u32,
+    ) -> Result<()> {
+        self.record_stages(ctx, &mut Stages::In(pass), keys, values, n, key_bits)
+    }
+
+    fn record_stages(
+        &mut self,
+        ctx: &GpuContext,
+        stages: &mut Stages<'_, '_>,
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
         n: u32,
@@ -425,8 +456,11 @@ impl RadixSort {
                 exact_binding(1, src_k, n),
                 exact_binding(2, &hist, hist_len),
             ];
-            record(ctx, pass, &kernels.histogram, &entries, (gx, gy));
-            scan.record(ctx, pass, &hist, hist_len, None)?;
+            stages.stage(ctx, "sort histogram", |p| {
+                record(ctx, p, &kernels.histogram, &entries, (gx, gy));
+                Ok(())
+            })?;
+            stages.stage(ctx, "scan", |p| scan.record(ctx, p, &hist, hist_len, None))?;
             let entries = [
                 params,
                 exact_binding(1, src_k, n),
@@ -435,7 +469,10 @@ impl RadixSort {
                 exact_binding(4, dst_k, n),
                 exact_binding(5, dst_v, n),
             ];
-            record(ctx, pass, &kernels.scatter, &entries, (sx, sy));
+            stages.stage(ctx, "sort scatter", |p| {
+                record(ctx, p, &kernels.scatter, &entries, (sx, sy));
+                Ok(())
+            })?;
         }
         if passes % 2 == 1 {
             let entries = [
@@ -445,7 +482,10 @@ impl RadixSort {
                 exact_binding(5, values, n),
             ];
             let (x, y) = dispatch_2d(n.div_ceil(WORKGROUP), self.max_groups_per_dim);
-            record(ctx, pass, &self.copy_back, &entries, (x, y));
+            stages.stage(ctx, "sort copy back", |p| {
+                record(ctx, p, &self.copy_back, &entries, (x, y));
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -505,6 +545,40 @@ impl RadixSort {
 /// [`RadixSort::bytes_per_key_per_pass`] for blocks of `block` keys.
 pub fn bytes_per_key_per_pass(block: u32) -> f64 {
     20.0 + 20.0 * RADIX as f64 / block as f64
+}
+
+/// Where a sort records its stages: the one pass it is given, or a timed pass each
+/// ([`RadixSort::set_stage_timing`]).
+enum Stages<'p, 'e> {
+    In(&'p mut wgpu::ComputePass<'e>),
+    Timed {
+        encoder: &'p mut wgpu::CommandEncoder,
+        timer: &'p mut PassTimer,
+    },
+}
+
+impl Stages<'_, '_> {
+    /// Runs `f` on the pass that records the stage `label`.
+    fn stage(
+        &mut self,
+        ctx: &GpuContext,
+        label: &'static str,
+        f: impl FnOnce(&mut wgpu::ComputePass<'_>) -> Result<()>,
+    ) -> Result<()> {
+        match self {
+            Stages::In(pass) => f(pass),
+            Stages::Timed { encoder, timer } => {
+                let mut pass = ctx.compute_pass(
+                    encoder,
+                    &wgpu::ComputePassDescriptor {
+                        label: Some(label),
+                        timestamp_writes: timer.pass(label),
+                    },
+                );
+                f(&mut pass)
+            }
+        }
+    }
 }
 
 /// Records one dispatch of `pipeline` on `entries` (bind group 0) into `pass`.

@@ -208,6 +208,44 @@ fn two_sorts_in_one_encoder_one_pass_each_leave_elements_past_n_alone() {
     }
 }
 
+/// With stage timing, each stage is a timed pass of its own (the per-stage diagnostics) and the
+/// sort is the same: 4 digits of histogram, scan and scatter at 32 bits; 3 and a copy back at
+/// 20.
+#[test]
+fn stage_timing_opens_a_pass_per_stage_and_sorts_the_same() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    sort.set_stage_timing(true);
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let n = 7000usize;
+    let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..n as u32).collect();
+    for (bits, passes) in [(32u32, 12u64), (20, 10)] {
+        let kb = ctx
+            .storage_buffer("keys", n as u64 * 4, wgpu::BufferUsages::empty())
+            .unwrap();
+        let vb = ctx
+            .storage_buffer("values", n as u64 * 4, wgpu::BufferUsages::empty())
+            .unwrap();
+        ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
+        ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
+        let mut timer = crate::gpu::timer::PassTimer::new(&ctx, 64);
+        let before = ctx.counts();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        sort.encode(&ctx, &mut enc, &kb, &vb, n as u32, bits, Some(&mut timer))
+            .unwrap();
+        ctx.queue.submit([enc.finish()]);
+        assert_eq!(
+            ctx.counts().since(before).compute_passes,
+            passes,
+            "{bits} bits"
+        );
+        let (wk, wv) = cpu_sort(&keys, &values, bits);
+        assert_eq!(ctx.read::<u32>(&kb, n).unwrap(), wk, "{bits} bits");
+        assert_eq!(ctx.read::<u32>(&vb, n).unwrap(), wv, "{bits} bits");
+    }
+}
+
 #[test]
 fn bad_arguments_are_errors() {
     let Some(ctx) = test_gpu() else { return };
