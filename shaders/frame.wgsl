@@ -316,17 +316,26 @@ fn cell_hash(k: vec3<i32>) -> u32 {
     return h;
 }
 
-// ---- The grid's keys (docs/design.md §9.17). Where the scene's cells, relative to its lowest
-// one, fit the key's bits (a power-of-two number of buckets, >= n) on every axis together, a
-// cell's key is its Z-order (Morton) code over that box, axis bits interleaved from the lowest
-// and an axis with fewer bits dropping out above them: one cell per key, and objects sorted by
-// key are in spatial order, so neighbouring invocations walk neighbouring cells and share
-// their lookups. Otherwise (a scene wider than the key in cells) the cell is hashed, as before.
+// ---- The grid's keys (docs/design.md §9.17), over the box of the scene's cells from its
+// lowest one. Where the box's bits fit the key's (a power-of-two number of buckets, >= n) on
+// every axis together, a cell's key is its Z-order (Morton) code over the box, axis bits
+// interleaved from the lowest and an axis with fewer bits dropping out above them: one cell
+// per key, objects sorted by key in spatial order, so neighbouring invocations walk
+// neighbouring cells and share their lookups. Where they do not, the box is cut into tiles of
+// the key's bits: a cell's key is its Z-order code within its tile XOR the tile's hash. Within
+// a tile the keys stay one a cell and every aligned block of codes (a sub-box of cells) stays a
+// block of keys, so the order stays spatial; each tile covers every key once, so a bucket holds
+// at most one cell a tile, and the hash scatters the tiles' blocks. Frames with invalid
+// spheres hash the cell itself.
+
+const GRID_HASHED: u32 = 0u;
+const GRID_Z_ORDER: u32 = 1u;
+const GRID_TILED: u32 = 2u;
 
 struct GridOrder {
     lo: vec3<i32>,
     bits: vec3<u32>,
-    z_order: bool,
+    mode: u32,
 }
 
 fn grid_order() -> GridOrder {
@@ -334,10 +343,10 @@ fn grid_order() -> GridOrder {
     let lo = vec3<u32>(atomicLoad(&ext[EXT_GRID_LO]), atomicLoad(&ext[EXT_GRID_LO + 1u]),
                        atomicLoad(&ext[EXT_GRID_LO + 2u]));
     let bits = vec3<u32>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu);
-    return GridOrder(bitcast<vec3<i32>>(lo), bits, (w & 0x1000000u) != 0u);
+    return GridOrder(bitcast<vec3<i32>>(lo), bits, w >> 24u);
 }
 
-// The Z-order code of `rel` with bits[a] bits on axis a (sum <= 31).
+// The Z-order code of the low bits[a] bits of `rel` on axis a (sum <= 31).
 fn z_order_code(rel: vec3<u32>, bits: vec3<u32>) -> u32 {
     var key = 0u;
     var at = 0u;
@@ -360,16 +369,22 @@ fn z_order_code(rel: vec3<u32>, bits: vec3<u32>) -> u32 {
 }
 
 // A cell's key below params.buckets, or NONE for a cell outside the Z-order's box (no object
-// lies there).
+// lies there). A neighbour outside a tiled box wraps to some tile: a key, no object's cell.
 fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
-    if !o.z_order {
+    if o.mode == GRID_HASHED {
         return cell_hash(cell) & (params.buckets - 1u);
     }
     let rel = bitcast<vec3<u32>>(cell) - bitcast<vec3<u32>>(o.lo);
-    if any((rel >> o.bits) != vec3<u32>(0u)) {
-        return NONE;
+    let tile = rel >> o.bits;
+    if o.mode == GRID_Z_ORDER {
+        if any(tile != vec3<u32>(0u)) {
+            return NONE;
+        }
+        return z_order_code(rel, o.bits);
     }
-    return z_order_code(rel, o.bits);
+    // cell_hash(0) = 0: the lowest tile's keys are its Z-order codes.
+    let scatter = cell_hash(bitcast<vec3<i32>>(tile)) & (params.buckets - 1u);
+    return z_order_code(rel, o.bits) ^ scatter;
 }
 
 // ---- u64 totals: per-thread u32 counts, summed per workgroup as (lo, hi) words with carry,

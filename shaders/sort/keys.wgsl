@@ -159,7 +159,8 @@ fn grid_frame(inv: Invocation) {
     }
     atomicStore(&ext[EXT_GIANT_SPLIT], split);
     atomicStore(&ext[EXT_CELL_RADIUS], cell_radius);
-    // The grid's order (frame.wgsl, grid_key): Z-order where the scene's cells fit the key.
+    // The grid's order (frame.wgsl, grid_key): Z-order where the scene's cells fit the key,
+    // tiles of Z-order with the tile's hash XOR-ed in where they do not.
     let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
     let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
     var word = 0u;
@@ -173,12 +174,30 @@ fn grid_frame(inv: Invocation) {
         // hi - lo < 2^32 (|cell| < 2^31) is exact in wrapping u32 arithmetic.
         let span = bitcast<vec3<u32>>(hi) - bitcast<vec3<u32>>(lo);
         let bits = vec3<u32>(32u) - countLeadingZeros(span);
-        if bits.x + bits.y + bits.z <= countTrailingZeros(params.buckets) {
-            for (var a = 0u; a < 3u; a++) {
-                atomicStore(&ext[EXT_GRID_LO + a], bitcast<u32>(lo[a]));
+        let key_bits = countTrailingZeros(params.buckets);
+        var tile = bits;
+        var mode = GRID_Z_ORDER;
+        if bits.x + bits.y + bits.z > key_bits {
+            // The key's bits go one at a time to the axis with the most bits left above the
+            // tile (x before y before z), so the tiles' count is spread over the axes. The sum
+            // left is positive at every step: no axis goes past its span's bits.
+            mode = GRID_TILED;
+            tile = vec3<u32>(0u);
+            for (var k = 0u; k < key_bits; k++) {
+                let left = bits - tile;
+                if left.x >= left.y && left.x >= left.z {
+                    tile.x++;
+                } else if left.y >= left.z {
+                    tile.y++;
+                } else {
+                    tile.z++;
+                }
             }
-            word = bits.x | (bits.y << 8u) | (bits.z << 16u) | 0x1000000u;
         }
+        for (var a = 0u; a < 3u; a++) {
+            atomicStore(&ext[EXT_GRID_LO + a], bitcast<u32>(lo[a]));
+        }
+        word = tile.x | (tile.y << 8u) | (tile.z << 16u) | (mode << 24u);
     }
     atomicStore(&ext[EXT_GRID_BITS], word);
 }

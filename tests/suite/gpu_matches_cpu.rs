@@ -180,12 +180,13 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
     }
 }
 
-/// The grid's keys in Z-order (the scene's cells fit the key, docs/design.md §9.17) and hashed
-/// (they do not) give the CPU's pairs and counts: a jittered lattice of 30 x 30 x 30 spheres
-/// whose cells (side 2 r) need 5 + 5 + 5 bits, within the 15 of 32,768 buckets, and the same
-/// spheres spread ten times wider (cells need 8 bits an axis).
+/// The grid's keys in Z-order (the scene's cells fit the key, docs/design.md §9.17) and in
+/// tiles of Z-order with the tile's hash (they do not) give the CPU's pairs and counts: a
+/// jittered lattice of 30 x 30 x 30 spheres whose cells (side 2 r) need 5 + 5 + 5 bits, within
+/// the 15 of 32,768 buckets, and the same spheres spread ten times wider (cells need 8 bits an
+/// axis: 512 tiles of 5 + 5 + 5 bits).
 #[test]
-fn grid_in_z_order_and_hashed_gpu_equals_cpu() {
+fn grid_in_z_order_whole_and_in_tiles_gpu_equals_cpu() {
     use rand::{Rng, SeedableRng};
     let Some(ctx) = test_gpu() else { return };
     let ctx = Arc::new(ctx);

@@ -271,12 +271,26 @@ mod tests {
         key
     }
 
+    /// `cell_hash` of `shaders/frame.wgsl`, by hand.
+    fn cell_hash_by_hand(k: [u32; 3]) -> u32 {
+        let mut h = k[0].wrapping_mul(0x8da6b343)
+            ^ k[1].wrapping_mul(0xd8163841)
+            ^ k[2].wrapping_mul(0xcb1ab31f);
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x7feb352d);
+        h ^= h >> 15;
+        h = h.wrapping_mul(0x846ca68b);
+        h ^ (h >> 16)
+    }
+
     /// Grid keys on a 10 x 3 x 1 lattice of unit cells (spheres of radius 0.5, so the side is
     /// 1): 4 + 2 + 0 bits of cells. With 64 buckets they are the cells' Z-order codes from the
-    /// lowest cell (one cell per key); with 32, too few bits, the cells are hashed (the order
-    /// word stays 0); with an invalid sphere among them, too.
+    /// lowest cell (one cell per key). With 32, one bit too few, the box is cut into tiles of
+    /// 4 + 1 + 0 bits (the key's 5 bits dealt one at a time to the axis with most left: x, x,
+    /// x, y, x): a key is the code within the tile XOR the tile's hash. With an invalid sphere
+    /// among them the cells are hashed (the order word stays 0).
     #[test]
-    fn grid_keys_follow_the_z_order_where_the_cells_fit() {
+    fn grid_keys_follow_the_z_order_whole_or_in_tiles() {
         let Some(ctx) = test_gpu() else { return };
         let keys_stage = Keys::new(&ctx).unwrap();
         let origin = [-3i32, 7, 2];
@@ -291,8 +305,7 @@ mod tests {
         // The third: one invalid sphere (a negative radius, from a caller's buffer; the frame
         // is an error) and the cells are hashed: an invalid sphere's extents (a NaN's) could
         // shrink the box below valid cells.
-        for (buckets, z_order, nan) in [(64u32, true, false), (32, false, false), (64, false, true)]
-        {
+        for (buckets, mode, nan) in [(64u32, 1, false), (32, 2, false), (64, 0, true)] {
             let mut spheres = spheres.clone();
             if nan {
                 spheres.push([0.5, 7.5, 2.5, -0.5]);
@@ -347,21 +360,32 @@ mod tests {
             ctx.queue.submit([enc.finish()]);
             let words: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             let got: Vec<u32> = ctx.read(&kb, n as usize).unwrap();
-            if z_order {
-                assert_eq!(words[14], 4 | 2 << 8 | 1 << 24, "bits (4, 2, 0), in use");
+            if mode != 0 {
+                let tile = if mode == 1 { [4, 2, 0] } else { [4, 1, 0] };
+                let word = tile[0] | tile[1] << 8 | mode << 24;
+                assert_eq!(words[14], word, "tile bits {tile:?}, mode {mode}");
                 assert_eq!(words[11..14], origin.map(|k| k as u32), "the lowest cell");
                 for (i, &key) in got.iter().enumerate() {
-                    let (x, y) = (i as u32 % 10, i as u32 / 10);
-                    assert_eq!(
-                        key,
-                        z_order_by_hand([x, y, 0], [4, 2, 0]),
-                        "cell ({x}, {y})"
-                    );
+                    let rel = [i as u32 % 10, i as u32 / 10, 0];
+                    let high = [0, 1, 2].map(|a| rel[a] >> tile[a]);
+                    let want = z_order_by_hand(rel, tile) ^ (cell_hash_by_hand(high) % buckets);
+                    assert_eq!(key, want, "cell {rel:?}");
                 }
-                let mut distinct = got.clone();
-                distinct.sort();
-                distinct.dedup();
-                assert_eq!(distinct.len(), got.len(), "one cell per key");
+                // One cell a key within each tile: the whole box when the cells fit; when tiled
+                // the rows y = 0, 1 and the row y = 2 (whose tile's hash is not 0).
+                let tiles = if mode == 1 {
+                    vec![&got[..]]
+                } else {
+                    vec![&got[..20], &got[20..]]
+                };
+                for tile_cells in tiles {
+                    let mut distinct = tile_cells.to_vec();
+                    distinct.sort();
+                    distinct.dedup();
+                    assert_eq!(distinct.len(), tile_cells.len(), "one cell per key");
+                }
+                assert_eq!(cell_hash_by_hand([0, 0, 0]), 0);
+                assert_ne!(cell_hash_by_hand([0, 1, 0]) % buckets, 0);
             } else {
                 assert_eq!(words[7], u32::from(nan), "invalid spheres");
                 assert_eq!(words[14], 0, "hashed");
