@@ -258,18 +258,19 @@ fn append_pair(a: u32, b: u32) {
     held_n++;
 }
 
-// Writes the held candidates with one global atomic per workgroup (append.wgsl); the 64-bit
-// count carries into counters[1] when the add wraps. Every thread of the workgroup calls it.
+// Writes the held candidates with one global atomic per workgroup or subgroup (append.wgsl); the
+// 64-bit count carries into counters[1] when the add wraps. Every thread of the workgroup calls
+// it.
 fn flush_candidates(lid: u32) {
-    let r = group_reserve(lid, held_n);
-    if lid == 0u && r.y > 0u {
-        let old = atomicAdd(&counters[0], r.y);
-        if old > 0xffffffffu - r.y {
+    let r = reserve(lid, held_n);
+    var old = 0u;
+    if r.leader && r.total > 0u {
+        old = atomicAdd(&counters[0], r.total);
+        if old > 0xffffffffu - r.total {
             atomicAdd(&counters[1], 1u);
         }
-        append_base = old;
     }
-    let base = workgroupUniformLoad(&append_base) + r.x;
+    let base = first_slot(r, old);
     for (var k = 0u; k < held_n; k++) {
         write_held(base, k);
     }

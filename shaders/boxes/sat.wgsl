@@ -4,8 +4,9 @@
 // `prepare` (one thread) turns the candidate count, written by whatever stage produced the
 // candidates, into indirect dispatch arguments, so no readback happens in between. `obb_main`
 // and `polygon_main` test one candidate per thread and append overlapping pairs, one global
-// atomic per workgroup (append.wgsl), on a counter that keeps counting past the output capacity: the host reads the exact count and
-// re-runs with a larger buffer, so no pair is ever lost.
+// atomic per workgroup or subgroup (append.wgsl), on a counter that keeps counting past the
+// output capacity: the host reads the exact count and re-runs with a larger buffer, so no pair
+// is ever lost.
 
 // #import dispatch.wgsl
 // #import append.wgsl
@@ -63,14 +64,15 @@ fn prepare() {
     dispatch_args[2] = 1u;
 }
 
-// Appends `p` when `hit`: one global atomic per workgroup (append.wgsl). Every thread of the
-// workgroup calls it, in uniform control flow.
+// Appends `p` when `hit`: one global atomic per workgroup, or per subgroup where the device has
+// SUBGROUP (append.wgsl). Every thread of the workgroup calls it, in uniform control flow.
 fn emit_group(lid: u32, hit: bool, p: vec2<u32>) {
-    let r = group_reserve(lid, select(0u, 1u, hit));
-    if lid == 0u && r.y > 0u {
-        append_base = atomicAdd(&out_count[0], r.y);
+    let r = reserve(lid, select(0u, 1u, hit));
+    var base = 0u;
+    if r.leader && r.total > 0u {
+        base = atomicAdd(&out_count[0], r.total);
     }
-    let slot = workgroupUniformLoad(&append_base) + r.x;
+    let slot = first_slot(r, base);
     if hit && slot < params.out_capacity && slot < arrayLength(&out_pairs) {
         out_pairs[slot] = p;
     }

@@ -142,24 +142,33 @@ fn visit_box(b: u32, write: bool, out: u32) -> u32 {
     return count;
 }
 
+// Every thread reaches the group's sum, none returns early.
 @compute @workgroup_size(WG)
 fn count_candidates(inv: Invocation) {
     let b = flat_id(inv);
-    if (b >= rot.boxes.x) {
-        return;
+    var c = 0u;
+    if (b < rot.boxes.x) {
+        c = visit_box(b, false, 0u);
+        // A walk the device ended early (lavapipe's loop cap) is an error on the host, never a
+        // short candidate list; write_candidates repeats the same walk.
+        if (!walk_complete) {
+            atomicAdd(&totals[3], 1u);
+        }
+        box_counts[b] = c;
     }
-    let c = visit_box(b, false, 0u);
-    // A walk the device ended early (lavapipe's loop cap) is an error on the host, never a
-    // short candidate list; write_candidates repeats the same walk.
-    if (!walk_complete) {
-        atomicAdd(&totals[3], 1u);
-    }
-    box_counts[b] = c;
-    if (c != 0u) {
-        // 64-bit total: every add that wraps the low word carries one into the high word.
-        let old = atomicAdd(&totals[1], c);
-        if (old > 0xffffffffu - c) {
-            atomicAdd(&totals[2], 1u);
+    // The 64-bit total, one add per workgroup or subgroup (append.wgsl), not one per box:
+    // low + high * 2^16 of the group's halves, and every add that wraps the low word carries
+    // one into the high word.
+    let s = group_sum(inv.lid, c);
+    if (s.leader) {
+        let lo = s.halves.x + (s.halves.y << 16u);
+        var hi = (s.halves.y >> 16u) + select(0u, 1u, lo < s.halves.x);
+        if (lo != 0u) {
+            let old = atomicAdd(&totals[1], lo);
+            hi += select(0u, 1u, old > 0xffffffffu - lo);
+        }
+        if (hi != 0u) {
+            atomicAdd(&totals[2], hi);
         }
     }
 }
@@ -205,8 +214,8 @@ fn candidate_hits(i: u32, pair: ptr<function, vec2<u32>>) -> bool {
     return sector_signed_distance(box_sectors[c.x], s.xyz) <= s.w;
 }
 
-// Hits are appended with one global atomic per workgroup (append.wgsl): every thread reaches
-// the reservation, none returns early.
+// Hits are appended with one global atomic per workgroup or subgroup (append.wgsl): every
+// thread reaches the reservation, none returns early.
 @compute @workgroup_size(WG)
 fn test_candidates(inv: Invocation) {
     let i = flat_id(inv);
@@ -215,11 +224,12 @@ fn test_candidates(inv: Invocation) {
     if (i < rot.chunk.x && i < listed_candidates()) {
         hit = candidate_hits(i, &pair);
     }
-    let r = group_reserve(inv.lid, select(0u, 1u, hit));
-    if (inv.lid == 0u && r.y > 0u) {
-        append_base = atomicAdd(&totals[0], r.y);
+    let r = reserve(inv.lid, select(0u, 1u, hit));
+    var base = 0u;
+    if r.leader && r.total > 0u {
+        base = atomicAdd(&totals[0], r.total);
     }
-    let at = workgroupUniformLoad(&append_base) + r.x;
+    let at = first_slot(r, base);
     if (hit && rot.chunk.w != 0u && at < rot.chunk.z) {
         hit_pairs[at] = pair;
     }

@@ -14,6 +14,7 @@
 // them bound. The unrolled blocks stay written out per walk.)
 
 // #import frame.wgsl
+// #import append.wgsl
 // #import spheres/walk_flush.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
@@ -53,7 +54,7 @@ fn cut_short() {
 }
 
 // Pairs a thread holds until the end of its walk, when the workgroup (or, with subgroups, the
-// subgroup) reserves their slots together (flush_pairs, walk_flush.wgsl). A thread whose hand
+// subgroup) reserves their slots together (flush_pairs, append.wgsl). A thread whose hand
 // is full appends the HELD pairs with one atomic: never one global atomic per pair.
 const HELD: u32 = 4u;
 var<private> held: array<vec2<u32>, HELD>;
@@ -85,9 +86,14 @@ fn flush_pairs(lid: u32) {
     if (params.flags & FLAG_STORE) == 0u {
         return;
     }
-    let base = reserve_slots(lid, 4u, held_n);
+    let r = reserve(lid, held_n);
+    var base = 0u;
+    if r.leader && r.total > 0u {
+        base = atomicAdd(&counters[4], r.total);
+    }
+    let first = first_slot(r, base);
     for (var k = 0u; k < held_n; k++) {
-        write_held(base, k);
+        write_held(first, k);
     }
 }
 

@@ -552,9 +552,16 @@ impl GpuContext {
         dispatch_2d(groups, self.limits.max_compute_workgroups_per_dimension)
     }
 
-    /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]).
+    /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]), with the subgroup
+    /// twins of its appends and walk ends where the device has `SUBGROUP` (docs/design.md
+    /// §9.17).
     pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
-        self.shader(path, &crate::gpu::shader::compose(path)?)
+        let source = if self.has_subgroups() {
+            crate::gpu::shader::compose_subgroup(path)?
+        } else {
+            crate::gpu::shader::compose(path)?
+        };
+        self.shader(path, &source)
     }
 
     /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.

@@ -23,6 +23,10 @@ const FILES: &[(&str, &str)] = &[
     ("dispatch.wgsl", include_str!("../../shaders/dispatch.wgsl")),
     ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
     ("append.wgsl", include_str!("../../shaders/append.wgsl")),
+    (
+        "append_subgroup.wgsl",
+        include_str!("../../shaders/append_subgroup.wgsl"),
+    ),
     ("events.wgsl", include_str!("../../shaders/events.wgsl")),
     (
         "ordered_float.wgsl",
@@ -165,16 +169,23 @@ pub fn compose_with(path: &str, math: MathMode) -> Result<String> {
     Ok(c.out)
 }
 
-/// The piece every walk kernel of `spheres/pairs.wgsl` ends with (docs/design.md §9.17), and
-/// its subgroup twin.
-pub const WALK_FLUSH: &str = "spheres/walk_flush.wgsl";
-pub const WALK_FLUSH_SUBGROUP: &str = "spheres/walk_flush_subgroup.wgsl";
+/// The pieces with a subgroup twin (docs/design.md §9.17): the appends every appending kernel
+/// reserves its slots with, and the counts every walk kernel of `spheres/pairs.wgsl` ends with.
+/// Each twin is imported in its piece's place where the device has `SUBGROUP`.
+pub const SUBGROUP_TWINS: [(&str, &str); 2] = [
+    ("append.wgsl", "append_subgroup.wgsl"),
+    (
+        "spheres/walk_flush.wgsl",
+        "spheres/walk_flush_subgroup.wgsl",
+    ),
+];
 
-/// The composed source of `shaders/PATH` with the subgroup walk ends ([`WALK_FLUSH_SUBGROUP`]
-/// imported wherever [`WALK_FLUSH`] is), with the math of [`MathMode::from_env`].
-pub fn compose_subgroup_walks(path: &str) -> Result<String> {
+/// The composed source of `shaders/PATH` with the [`SUBGROUP_TWINS`] in their pieces' places,
+/// with the math of [`MathMode::from_env`]; the same as [`compose`] for a file that imports
+/// none of the pieces.
+pub fn compose_subgroup(path: &str) -> Result<String> {
     let mut c = Composer::new(MathMode::from_env());
-    c.swap = Some((WALK_FLUSH, WALK_FLUSH_SUBGROUP));
+    c.swaps = &SUBGROUP_TWINS;
     c.append(path)?;
     Ok(c.out)
 }
@@ -203,8 +214,8 @@ fn file(path: &str) -> Result<&'static str> {
 /// One module being composed: its text so far and the files already in it.
 struct Composer {
     math: MathMode,
-    /// An import read from another file: (named, read).
-    swap: Option<(&'static str, &'static str)>,
+    /// Imports read from other files: (named, read).
+    swaps: &'static [(&'static str, &'static str)],
     seen: Vec<String>,
     out: String,
 }
@@ -213,7 +224,7 @@ impl Composer {
     fn new(math: MathMode) -> Self {
         Composer {
             math,
-            swap: None,
+            swaps: &[],
             seen: Vec::new(),
             out: String::new(),
         }
@@ -223,10 +234,10 @@ impl Composer {
         let path = if path == MATH_IMPORT {
             self.math.file()
         } else {
-            match self.swap {
-                Some((named, read)) if path == named => read,
-                _ => path,
-            }
+            self.swaps
+                .iter()
+                .find(|(named, _)| *named == path)
+                .map_or(path, |(_, read)| *read)
         };
         if self.seen.iter().any(|s| s == path) {
             return Ok(());
@@ -306,11 +317,12 @@ pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
             continue;
         }
         let source = compose(path)?;
-        if source.contains("fn reserve_slots(") {
+        let twin = compose_subgroup(path)?;
+        if twin != source {
             out.push(Module {
                 name: path.replace(".wgsl", ".subgroup.wgsl"),
                 uses_subgroups: true,
-                source: compose_subgroup_walks(path)?,
+                source: twin,
             });
         }
         out.push(Module {
@@ -427,17 +439,32 @@ mod tests {
             |size| -> Vec<String> { modules(size).unwrap().into_iter().map(|m| m.name).collect() };
         let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
         // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32; the
-        // pair walks two at every size (their portable and subgroup ends).
-        assert_eq!(names(8).len(), entry_files + 2);
-        assert_eq!(names(32).len(), entry_files + 1);
+        // four appending files two at every size (their portable and subgroup appends).
+        assert_eq!(names(8).len(), entry_files + 5);
+        assert_eq!(names(32).len(), entry_files + 4);
         assert!(names(32).contains(&"sort/radix_sort_subgroup.ballots.wgsl".to_string()));
-        let walks = modules(4).unwrap();
-        let ends = |name: &str| {
-            let m = walks.iter().find(|m| m.name == name).unwrap();
-            (m.uses_subgroups, m.source.contains("fn group_reserve("))
+        let all = modules(4).unwrap();
+        let appends = |name: &str| {
+            let m = all.iter().find(|m| m.name == name).unwrap();
+            (
+                m.uses_subgroups,
+                m.source
+                    .contains("atomic<u32>;\nvar<workgroup> append_base"),
+            )
         };
-        assert_eq!(ends("spheres/pairs.wgsl"), (false, true));
-        assert_eq!(ends("spheres/pairs.subgroup.wgsl"), (true, false));
+        for file in [
+            "spheres/pairs",
+            "boxes/sat",
+            "boxes/aabb_sap",
+            "sector/rotating",
+        ] {
+            assert_eq!(appends(&format!("{file}.wgsl")), (false, true), "{file}");
+            assert_eq!(
+                appends(&format!("{file}.subgroup.wgsl")),
+                (true, false),
+                "{file}"
+            );
+        }
         assert!(modules(6).is_err() && modules(256).is_err());
         let scatter = modules(16)
             .unwrap()

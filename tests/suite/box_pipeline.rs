@@ -27,6 +27,12 @@ fn pipeline(proxy: Proxy) -> Option<GpuBoxPipeline> {
     Some(GpuBoxPipeline::new(ctx, proxy).expect("pipeline"))
 }
 
+/// The pipeline with the subgroup appends (where the adapter has them) and the portable ones.
+fn both_pipelines(proxy: Proxy) -> Option<[GpuBoxPipeline; 2]> {
+    let contexts = crate::common::both_appends()?;
+    Some(contexts.map(|ctx| GpuBoxPipeline::new(Arc::new(ctx), proxy).expect("pipeline")))
+}
+
 fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
     canonicalize(&mut pairs);
     pairs
@@ -93,12 +99,14 @@ fn lattice(side: u32) -> (Vec<Obb>, Vec<Pair>) {
     (boxes, expected)
 }
 
+/// Seeds alternate between the subgroup appends and the portable ones (docs/design.md §9.17).
 #[test]
 fn gpu_equals_cpu_equals_all_pairs_on_random_boxes() {
-    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+    let Some(mut both) = both_pipelines(Proxy::Aabb) else {
         return;
     };
-    for seed in 0..3 {
+    for seed in 0..4 {
+        let gpu = &mut both[seed as usize % 2];
         let mut boxes = random_boxes(1_500, seed);
         // One huge box over much of the scene.
         boxes.push(Obb::new(
@@ -192,7 +200,7 @@ fn gpu_equals_cpu_at_100k_boxes() {
 
 #[test]
 fn polygons_gpu_equals_cpu_and_all_pairs() {
-    let Some(mut gpu) = pipeline(Proxy::Aabb) else {
+    let Some([mut gpu, mut portable]) = both_pipelines(Proxy::Aabb) else {
         return;
     };
     let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -229,7 +237,7 @@ fn polygons_gpu_equals_cpu_and_all_pairs() {
     assert!(brute.len() > 50);
     let (_, cpu_stats) = polygon_overlaps(&polygons).unwrap();
     let mut sphere = pipeline(Proxy::Sphere(Method::Grid)).expect("adapter found above");
-    for gpu in [&mut gpu, &mut sphere] {
+    for gpu in [&mut gpu, &mut portable, &mut sphere] {
         let mut out = Vec::new();
         let stats = gpu.polygon_overlaps(&polygons, Some(&mut out)).unwrap();
         let out = sorted(out);

@@ -255,3 +255,18 @@ pub fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// The test adapter twice (docs/design.md §9.17): as it is, with the subgroup appends and walk
+/// ends where it offers `SUBGROUP`, and opened without `SUBGROUP`, with the portable ones
+/// (workgroup barriers, no subgroup operation). `None` only where `test_gpu` gives none.
+pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
+    use sweepfan::gpu::{GpuContext, GpuOptions};
+    let default = sweepfan::gpu::context::test_gpu()?;
+    let portable = GpuContext::new(&GpuOptions {
+        without_subgroups: true,
+        ..Default::default()
+    })
+    .expect("the test adapter, opened without SUBGROUP");
+    assert!(!portable.has_subgroups());
+    Some([default, portable])
+}

@@ -150,14 +150,9 @@ fn giant_rule_edges_gpu_equals_cpu() {
 /// touch more than the 4 pairs a thread holds (so full hands are appended during the walks).
 #[test]
 fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
-    use sweepfan::gpu::{GpuContext, GpuOptions};
-    let Some(default) = test_gpu() else { return };
-    let portable = GpuContext::new(&GpuOptions {
-        without_subgroups: true,
-        ..Default::default()
-    })
-    .unwrap();
-    assert!(!portable.has_subgroups());
+    let Some(contexts) = crate::common::both_appends() else {
+        return;
+    };
     for kind in [SceneKind::Clusters, SceneKind::Giant] {
         let scene = Scene::generate(kind, &SceneParams::new(4000, 9));
         let mut pairs = Vec::new();
@@ -171,11 +166,10 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
         }
         assert!(per_object.iter().any(|&k| k > 8), "{kind:?}: no full hands");
     }
-    let contexts = [Arc::new(default), Arc::new(portable)];
-    for ctx in &contexts {
+    for ctx in contexts.map(Arc::new) {
         for kind in [SceneKind::Clusters, SceneKind::Giant] {
             let scene = Scene::generate(kind, &SceneParams::new(4000, 9));
-            check_scene(ctx, &scene, &Method::ALL, 1);
+            check_scene(&ctx, &scene, &Method::ALL, 1);
         }
     }
 }

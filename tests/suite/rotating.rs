@@ -46,15 +46,22 @@ fn assert_same_hits<B: Swept>(
     );
 }
 
+/// Frames alternate between the subgroup appends and the portable ones (docs/design.md §9.17).
 #[test]
 fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
-    let Some(ctx) = test_gpu() else { return };
-    let mut gpu = RotatingGpu::new(&ctx).unwrap();
+    let Some(contexts) = crate::common::both_appends() else {
+        return;
+    };
+    let mut gpus = contexts.map(|ctx| {
+        let gpu = RotatingGpu::new(&ctx).unwrap();
+        (ctx, gpu)
+    });
     let mut s = scene(400, 6_000, 5);
-    for frame in 0..3 {
+    for frame in 0..4 {
+        let (ctx, gpu) = &mut gpus[frame % 2];
         let cpu = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap();
         let got = gpu
-            .frame(&ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
+            .frame(ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
             .unwrap();
         for (i, proxy) in Proxy::ALL.iter().enumerate() {
             let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, *proxy).unwrap();
@@ -109,6 +116,40 @@ fn bodies_in_any_pose_gpu_equals_cpu_equals_brute_force() {
         rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false),
         Err(Error::InvalidObject { index: 3, .. })
     ));
+}
+
+/// A box with more than 2^16 candidates: its count's high 16-bit half reaches the 64-bit total
+/// through the group sums (docs/design.md §9.17), subgroup and portable. Where the device cuts
+/// long walks short (lavapipe), a clear error instead.
+#[test]
+fn a_box_with_over_65536_candidates_is_counted_whole() {
+    use rand::{Rng, SeedableRng};
+    let Some(contexts) = crate::common::both_appends() else {
+        return;
+    };
+    let mut s = scene(3, 70_000, 4);
+    let proxy = Proxy::ALL[0];
+    let a = proxy_aabb(&s.boxes[0], proxy);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    for sp in &mut s.spheres {
+        let t = Vec3::new(rng.random(), rng.random(), rng.random());
+        sp.center = a.min + (a.max - a.min) * t;
+        sp.radius = 0.01;
+    }
+    let (candidates, _) = rotating_brute_force(&s.boxes, &s.spheres, proxy).unwrap();
+    assert!(candidates >= 70_000, "{candidates}");
+    for ctx in &contexts {
+        let mut gpu = RotatingGpu::new(ctx).unwrap();
+        match gpu.frame(ctx, &s.boxes, &s.spheres, &[proxy], false) {
+            Ok(got) => assert_eq!(got[0].candidates, candidates, "{}", ctx.has_subgroups()),
+            // Lavapipe stops an invocation after 65,535 loop iterations: there the walk is cut
+            // short, a clear error (the counts are checked under SwiftShader and real GPUs).
+            Err(e) => {
+                assert!(ctx.info.name.contains("llvmpipe"), "{e}");
+                assert!(e.to_string().contains("short"), "{e}");
+            }
+        }
+    }
 }
 
 #[test]

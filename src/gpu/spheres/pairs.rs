@@ -6,7 +6,6 @@
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
 use crate::gpu::frame::{FLAG_STORE, Params, Recorder};
-use crate::gpu::shader;
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/spheres/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,12 +70,7 @@ impl PairKernels {
         // With subgroups, the walks end per subgroup, not at a workgroup barrier
         // (docs/design.md §9.17).
         let path = "spheres/pairs.wgsl";
-        let source = if ctx.has_subgroups() {
-            shader::compose_subgroup_walks(path)?
-        } else {
-            shader::compose(path)?
-        };
-        let module = ctx.shader(path, &source)?;
+        let module = ctx.shader_file(path)?;
         let [brute, sweep, grid, grid_giants, owner] = ctx.pipelines(
             path,
             &module,
