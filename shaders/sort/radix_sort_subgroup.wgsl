@@ -4,13 +4,13 @@
 // chunk's first output position for each digit.
 //
 // A workgroup takes CHUNKS consecutive chunks; each subgroup ranks whole chunks by itself, in
-// rounds of one key per lane, with no barrier in the loop:
+// steps of KEYS keys per lane, ranked one key per lane at a time, with no barrier in the loop:
 //   lanes with my digit = the lanes whose digit equals mine (8 ballots of the digit bits, or one
 //   broadcast per lane for small fixed subgroup sizes); my rank = such lanes below me; the
 //   digit's first lane advances the chunk's position for the digit with one workgroup
 //   atomicAdd, whose old value (shared with subgroupShuffle) + my rank is where my key goes.
-// So a key costs one load, the match, at most one atomic and the two stores; no second pass, no
-// per-key table lookup. Chunks go to subgroups round-robin by `subgroup_id` (stride
+// So a key costs one load (KEYS of them in flight a lane), the match, at most one atomic and the
+// two stores; no second pass, no per-key table lookup. Chunks go to subgroups round-robin by `subgroup_id` (stride
 // `num_subgroups`): no assumption that subgroups are contiguous ranges of invocations, nor about
 // their number or size (4..128: ballots are vec4<u32>; lanes are counted from ballots, so partial
 // subgroups are fine too).
@@ -22,8 +22,8 @@
 // elected a slot with `if (lane == 0u) { atomicAdd }` then `subgroupBroadcastFirst`, which reads
 // a wrong lane where lanes have not reconverged, and bounded loops by an atomic Tint rejects).
 //
-// The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup:
-// WG / the adapter's minimum subgroup size, so every subgroup has a chunk on average) and
+// The host prepends `const CHUNK` (keys per chunk), `const CHUNKS` (chunks per workgroup: WG /
+// the subgroup size it plans for, between the adapter's smallest and largest) and
 // `const BROADCAST_LANES` (the subgroup size when the adapter has one fixed size of 4 or 8,
 // else 0: see lanes_by_broadcasts).
 
@@ -33,6 +33,9 @@
 // 64 invocations: a whole subgroup or a multiple of it on every adapter in use; few
 // invocations keep CHUNKS, and so the workgroup's share of the keys, small for real GPUs.
 const WG: u32 = 64u;
+// Keys a lane has in flight (docs/design.md §9.17): one key a lane a step left the scatter
+// waiting on one load at a time.
+const KEYS: u32 = 4u;
 // #import sort/pass_params.wgsl
 @group(0) @binding(2) var<storage, read> hist: array<u32>;
 
@@ -112,32 +115,40 @@ fn scatter(g: Group, @builtin(local_invocation_index) lid: u32,
         }
         let row = c * RADIX;
         let end = min(chunk * CHUNK + CHUNK, n);
-        // Consecutive lanes read consecutive keys: coalesced loads.
-        for (var at = chunk * CHUNK; at < end; at += lanes) {
-            let i = at + lane;
-            let valid = i < end;
-            var key = 0u;
-            if (valid) {
-                key = keys_in[i];
+        // Consecutive lanes read consecutive keys: coalesced loads. A lane loads its KEYS keys
+        // and values of the step before it ranks any, so their loads are in flight together;
+        // they are ranked in order of position (k, then lane), so the pass stays stable.
+        for (var at = chunk * CHUNK; at < end; at += lanes * KEYS) {
+            var key: array<u32, KEYS>;
+            var value: array<u32, KEYS>;
+            for (var k = 0u; k < KEYS; k++) {
+                let i = at + k * lanes + lane;
+                if (i < end) {
+                    key[k] = keys_in[i];
+                    value[k] = values_in[i];
+                }
             }
-            let d = digit_of(key);
-            var same: vec4<u32>;
-            if (BROADCAST_LANES != 0u) {
-                same = lanes_by_broadcasts(d, valid);
-            } else {
-                same = lanes_by_ballots(d, valid);
-            }
-            let rank = popcount4(same & below);
-            var before = 0u;
-            if (valid && rank == 0u) {
-                before = atomicAdd(&next_pos[row + d], popcount4(same));
-            }
-            // The if has ended: the whole subgroup is back for the shuffle.
-            let leader = select(sg_lane, first_lane(same), valid);
-            let dest = subgroupShuffle(before, leader) + rank;
-            if (valid) {
-                keys_out[dest] = key;
-                values_out[dest] = values_in[i];
+            for (var k = 0u; k < KEYS; k++) {
+                let valid = at + k * lanes + lane < end;
+                let d = digit_of(key[k]);
+                var same: vec4<u32>;
+                if (BROADCAST_LANES != 0u) {
+                    same = lanes_by_broadcasts(d, valid);
+                } else {
+                    same = lanes_by_ballots(d, valid);
+                }
+                let rank = popcount4(same & below);
+                var before = 0u;
+                if (valid && rank == 0u) {
+                    before = atomicAdd(&next_pos[row + d], popcount4(same));
+                }
+                // The if has ended: the whole subgroup is back for the shuffle.
+                let leader = select(sg_lane, first_lane(same), valid);
+                let dest = subgroupShuffle(before, leader) + rank;
+                if (valid) {
+                    keys_out[dest] = key[k];
+                    values_out[dest] = value[k];
+                }
             }
         }
     }

@@ -19,11 +19,30 @@ fn workgroup_bytes(chunks: u32) -> u64 {
     chunks as u64 * RADIX as u64 * 4
 }
 
-/// Chunks per workgroup: as many as the most subgroups a workgroup can hold, so every subgroup
-/// ranks one chunk on average.
+/// Chunks per workgroup: one per subgroup of [`planned_lanes`].
 pub(crate) fn chunks_per_group(ctx: &GpuContext) -> u32 {
+    chunks_for_lanes(planned_lanes(
+        ctx.info.subgroup_min_size,
+        ctx.info.subgroup_max_size,
+    ))
+}
+
+fn chunks_for_lanes(lanes: u32) -> u32 {
+    (WORKGROUP / lanes).max(1)
+}
+
+/// The subgroup size the chunking plans for, from the adapter's range (docs/design.md §9.17).
+/// A range is what some report: Metal 4 to 32 for GPUs of 32 lanes, Intel 8 to 32 with the
+/// compiler choosing per pipeline. Planning for the smallest (as before) serialises the chunks
+/// in subgroups larger than that, S / min chunks each, one after the other; planning for the
+/// largest idles all but min / S of smaller subgroups. The power of two at the floor of the
+/// geometric mean bounds both to sqrt(max / min), leaning to serialising (a serialised
+/// subgroup still works; an idle one does not).
+pub(crate) fn planned_lanes(min: u32, max: u32) -> u32 {
     // wgpu never reports below 4 (WebGPU's minimum); guard anyway against a zero.
-    (WORKGROUP / ctx.info.subgroup_min_size.max(4)).max(1)
+    let min = min.max(4).next_power_of_two();
+    let max = max.max(min).next_power_of_two();
+    1 << ((min.trailing_zeros() + max.trailing_zeros()) / 2)
 }
 
 /// The subgroup size when every subgroup has the same one, 4 or 8 (then digits are matched with
@@ -83,7 +102,18 @@ pub(crate) fn scatter_pipeline(
     } else {
         broadcast_lanes(ctx)
     };
-    let source = source(rounds, chunks_per_group(ctx), broadcast)?;
+    scatter_pipeline_with(ctx, rounds, broadcast, chunks_per_group(ctx))
+}
+
+/// [`scatter_pipeline`] with `chunks` per workgroup and `broadcast` lanes chosen by the caller
+/// (tests run chunkings that do not match the device's subgroups).
+fn scatter_pipeline_with(
+    ctx: &GpuContext,
+    rounds: u32,
+    broadcast: u32,
+    chunks: u32,
+) -> Result<wgpu::ComputePipeline> {
+    let source = source(rounds, chunks, broadcast)?;
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
     ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft)
 }
@@ -102,7 +132,7 @@ pub(crate) fn source(rounds: u32, chunks: u32, broadcast_lanes: u32) -> Result<S
 /// The constants [`scatter_pipeline`] writes on an adapter whose subgroups all have
 /// `subgroup_size` lanes: (chunks per workgroup, broadcast lanes).
 pub(crate) fn constants_for_size(subgroup_size: u32) -> (u32, u32) {
-    let chunks = (WORKGROUP / subgroup_size.max(4)).max(1);
+    let chunks = chunks_for_lanes(planned_lanes(subgroup_size, subgroup_size));
     let broadcast = if subgroup_size == 4 || subgroup_size == 8 {
         subgroup_size
     } else {
@@ -129,9 +159,10 @@ mod tests {
             return;
         }
         let chunk = 256usize; // rounds = 1
-        let groups_of_chunks = chunks_per_group(&ctx) as usize;
-        // Several workgroups, the last one with a partial chunk and missing chunks.
-        let n = chunk * groups_of_chunks * 3 + chunk + 77;
+        let planned = chunks_per_group(&ctx) as usize;
+        // Several workgroups, the last one with a partial chunk and missing chunks (at the
+        // most chunks a workgroup takes).
+        let n = chunk * 16 * 3 + chunk + 77;
         let chunks = n.div_ceil(chunk);
         let (shift, mask) = (8u32, 0xFFu32);
         let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -159,8 +190,19 @@ mod tests {
             let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(values.clone()).collect();
             want.sort_by_key(|&(k, _)| digit(k));
 
-            for ballots_only in [false, true] {
-                let pipeline = scatter_pipeline(&ctx, 1, ballots_only).unwrap();
+            // The planned chunking, then chunkings that match no subgroup count: 1 and 2 chunks
+            // a workgroup (subgroups left idle), 16 (subgroups taking several in turn).
+            let broadcast = broadcast_lanes(&ctx);
+            for (ballots_only, groups_of_chunks) in [
+                (false, planned),
+                (true, planned),
+                (false, 1),
+                (false, 2),
+                (true, 16),
+            ] {
+                let broadcast = if ballots_only { 0 } else { broadcast };
+                let pipeline =
+                    scatter_pipeline_with(&ctx, 1, broadcast, groups_of_chunks as u32).unwrap();
                 let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: None,
                     contents: bytemuck::cast_slice(&[shift, mask, 0, 0]),
@@ -204,10 +246,32 @@ mod tests {
                 let got: Vec<(u32, u32)> = got_k.into_iter().zip(got_v).collect();
                 assert!(
                     got == want,
-                    "few digits {few_digits}, ballots only {ballots_only}: first difference at {:?}",
+                    "few digits {few_digits}, ballots only {ballots_only}, {groups_of_chunks} \
+                     chunks a workgroup: first difference at {:?}",
                     (0..n).find(|&i| got[i] != want[i])
                 );
             }
+        }
+    }
+
+    /// The planned subgroup size and chunks per workgroup for the ranges adapters report, by
+    /// hand: the floor of the mean of the log2 bounds.
+    #[test]
+    fn chunking_plans_between_the_smallest_and_largest_subgroups() {
+        for (min, max, lanes, chunks) in [
+            (4, 4, 4, 16),
+            (8, 8, 8, 8),
+            (32, 32, 32, 2),
+            (64, 64, 64, 1),
+            (128, 128, 128, 1),
+            (4, 32, 8, 8),   // Metal on a 32-lane GPU
+            (8, 32, 16, 4),  // Intel
+            (32, 64, 32, 2), // AMD
+            (4, 128, 16, 4),
+            (0, 0, 4, 16),
+        ] {
+            assert_eq!(planned_lanes(min, max), lanes, "{min}..{max}");
+            assert_eq!(chunks_for_lanes(lanes), chunks, "{min}..{max}");
         }
     }
 
