@@ -81,7 +81,8 @@ pub fn compile_report(
     ctx: &GpuContext,
     mut progress: impl FnMut(&PipelineCompile),
 ) -> Result<Vec<PipelineCompile>> {
-    let lanes = ctx.info.subgroup_min_size.clamp(4, 128).next_power_of_two();
+    // The scatter's constants as its pipeline plans them on this adapter.
+    let lanes = crate::gpu::sort::radix_sort_subgroup::lanes_of(ctx).clamp(4, 128);
     let subgroups = crate::gpu::sort::radix_sort_subgroup::unsupported(ctx).is_none();
     let mut rows = Vec::new();
     for module in shader::modules(lanes)? {

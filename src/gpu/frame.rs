@@ -207,6 +207,23 @@ pub fn dispatch_groups(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, group
     pass.dispatch_workgroups(x, y, 1);
 }
 
+/// Records `f` into one compute pass with a parameter arena of `params` slots, submits it, and
+/// returns what `f` returned (tests of single stages).
+#[cfg(test)]
+pub fn run_stage(
+    ctx: &GpuContext,
+    params: usize,
+    f: impl FnOnce(&mut Recorder<'_, '_>) -> Result<()>,
+) -> Result<()> {
+    let mut arena = ParamArena::new(ctx, params);
+    let mut timer = crate::gpu::timer::PassTimer::new(ctx, 1);
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    Recorder::begin(ctx, &mut enc, &mut timer, &mut arena, "test stage").record(f)?;
+    arena.flush(ctx);
+    ctx.queue.submit([enc.finish()]);
+    Ok(())
+}
+
 /// Builds a compute module from the frame prelude (`shaders/frame.wgsl`) plus `stage` (tests'
 /// own kernels).
 #[cfg(test)]

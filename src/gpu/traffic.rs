@@ -164,8 +164,8 @@ pub fn sphere_frame_on(
     (pair_capacity, events): (f64, Option<[f64; 2]>),
 ) -> Option<Vec<(&'static str, f64)>> {
     use crate::gpu::sort::radix_sort::Variant;
-    let lanes =
-        (Variant::best(ctx) == Variant::Subgroup).then(|| ctx.info.subgroup_min_size.max(4) as u64);
+    use crate::gpu::sort::radix_sort_subgroup::lanes_of;
+    let lanes = (Variant::best(ctx) == Variant::Subgroup).then(|| lanes_of(ctx) as u64);
     let shape = FrameShape {
         n: n as u64,
         tests,
@@ -192,6 +192,20 @@ pub fn total(stages: &[StageBytes]) -> f64 {
 mod tests {
     use super::*;
 
+    /// The density scene's frame at n = 1M (258,856 tests, 40,359 pairs), pairs stored in a
+    /// list of 65,536, no subgroup sort.
+    fn density_million(events: Option<[f64; 2]>) -> FrameShape {
+        FrameShape {
+            n: 1_000_000,
+            tests: 258_856.0,
+            pairs: 40_359.0,
+            store: true,
+            sort_lanes: None,
+            pair_capacity: 65_536.0,
+            events,
+        }
+    }
+
     #[test]
     fn the_grid_model_at_the_density_million() {
         // Counts of the density scene at n = 1M (258,856 tests, 40,359 pairs), pairs stored,
@@ -200,15 +214,7 @@ mod tests {
         // + gather 52 + starts (4 + 8 x 1.048576) + pairs (36 + 14 x 96 +
         // 0.258856 x 48) + pair list (40,359 appended, then 1.25 x 40,359 + 1,024 copied: 8 B
         // written, 16 B copied each).
-        let f = FrameShape {
-            n: 1_000_000,
-            tests: 258_856.0,
-            pairs: 40_359.0,
-            store: true,
-            sort_lanes: None,
-            pair_capacity: 65_536.0,
-            events: None,
-        };
+        let f = density_million(None);
         let stages = sphere_frame(Method::Grid, &f).unwrap();
         let by_hand = 16.0
             + 16.0
@@ -253,16 +259,7 @@ mod tests {
         let by_hand = 65_536.0 * per_slot + 40_359.0 * per_pair + found + lost;
         let got = events_bytes(1_000_000, 65_536.0, 40_359.0, [1000.0, 500.0], None);
         assert!((got - by_hand).abs() < 1e-6, "{got} vs {by_hand}");
-        let f = FrameShape {
-            n: 1_000_000,
-            tests: 258_856.0,
-            pairs: 40_359.0,
-            store: true,
-            sort_lanes: None,
-            pair_capacity: 65_536.0,
-            events: Some([1000.0, 500.0]),
-        };
-        let stages = sphere_frame(Method::Grid, &f).unwrap();
+        let stages = sphere_frame(Method::Grid, &density_million(Some([1000.0, 500.0]))).unwrap();
         let last = stages.last().unwrap();
         assert_eq!(last.stage, "events");
         assert!((last.bytes_per_object - by_hand / 1e6).abs() < 1e-9);

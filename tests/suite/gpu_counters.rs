@@ -322,6 +322,12 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     let mut boxes = generate_boxes(SceneKind::Density, &p);
     let mut polygons = generate_polygons(SceneKind::Density, &p);
     let mut sat = GpuSat::new(&ctx).unwrap();
+    let same = |mut want: Vec<sweepfan::Pair>, mut got: Vec<sweepfan::Pair>, what: &str| {
+        canonicalize(&mut want);
+        canonicalize(&mut got);
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "{what}");
+    };
     for call in 0..5 {
         let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
         let mut candidates = Vec::new();
@@ -330,10 +336,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
         sweepfan::cpu::sat::obb_pairs(&boxes, &candidates, &mut want).unwrap();
         sat.obb_pairs(&ctx, &boxes, &candidates, Some(&mut got))
             .unwrap();
-        canonicalize(&mut want);
-        canonicalize(&mut got);
-        assert!(!want.is_empty());
-        assert_eq!(got, want, "boxes, call {call}");
+        same(want, got, &format!("boxes, call {call}"));
         let set = PolygonSet::new(&polygons).unwrap();
         let mut candidates = Vec::new();
         aabb_sweep(&polygon_aabbs(&polygons), &mut candidates);
@@ -341,10 +344,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
         sweepfan::cpu::sat::polygon_set_pairs(&set, &candidates, &mut want).unwrap();
         sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut got))
             .unwrap();
-        canonicalize(&mut want);
-        canonicalize(&mut got);
-        assert!(!want.is_empty());
-        assert_eq!(got, want, "polygons, call {call}");
+        same(want, got, &format!("polygons, call {call}"));
         for (i, b) in boxes.iter_mut().enumerate() {
             b.center += Vec3::new(0.05, -0.03, 0.02) * ((i % 5) as f32 - 2.0);
         }

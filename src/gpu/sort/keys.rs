@@ -169,8 +169,7 @@ pub struct KeyParams {
 mod tests {
     use super::*;
     use crate::gpu::context::test_gpu;
-    use crate::gpu::frame::ParamArena;
-    use crate::gpu::timer::PassTimer;
+    use crate::gpu::frame::run_stage;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -233,26 +232,24 @@ mod tests {
                 contents: bytemuck::cast_slice(&spheres),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-            let mut init = vec![0u32; EXTENTS_WORDS as usize];
-            init[..8].copy_from_slice(&EXTENTS_INIT);
-            let ext = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("extents"),
-                contents: bytemuck::cast_slice(&init),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-            let mut arena = ParamArena::new(&ctx, 1);
-            let mut timer = PassTimer::new(&ctx, 1);
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "extents")
-                .record(|rec| keys.extents(rec, n as u32, &sb, &ext))
-                .unwrap();
-            arena.flush(&ctx);
-            ctx.queue.submit([enc.finish()]);
+            let ext = extents_buffer(&ctx);
+            run_stage(&ctx, 1, |rec| keys.extents(rec, n as u32, &sb, &ext)).unwrap();
             let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             for (w, (g, e)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g, e, "n = {n}: extents word {w}");
             }
         }
+    }
+
+    /// An extents buffer as a frame starts it: [`EXTENTS_INIT`], then zeros.
+    fn extents_buffer(ctx: &GpuContext) -> wgpu::Buffer {
+        let mut init = vec![0u32; EXTENTS_WORDS as usize];
+        init[..8].copy_from_slice(&EXTENTS_INIT);
+        ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("extents"),
+            contents: bytemuck::cast_slice(&init),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        })
     }
 
     /// Z-order code by hand: bit k of the key is bit k / (axes left) of the axes that still
@@ -316,13 +313,7 @@ mod tests {
                 contents: bytemuck::cast_slice(&spheres),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-            let mut init = vec![0u32; EXTENTS_WORDS as usize];
-            init[..8].copy_from_slice(&EXTENTS_INIT);
-            let ext = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("extents"),
-                contents: bytemuck::cast_slice(&init),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
+            let ext = extents_buffer(&ctx);
             let scratch = |label, bytes| {
                 ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())
                     .unwrap()
@@ -332,9 +323,6 @@ mod tests {
                 scratch("values", 4 * n as u64),
             );
             let (mark, cells) = (scratch("mark", 4), scratch("cells", 16 * n as u64));
-            let mut arena = ParamArena::new(&ctx, 4);
-            let mut timer = PassTimer::new(&ctx, 1);
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
             let p = KeyParams {
                 n,
                 pad: n,
@@ -349,15 +337,12 @@ mod tests {
                 mark: &mark,
                 cells: &cells,
             };
-            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "keys")
-                .record(|rec| {
-                    keys_stage.extents(rec, n, &sb, &ext)?;
-                    keys_stage.grid_frame(rec, &ext, buckets)?;
-                    keys_stage.make_keys(rec, p, inputs, &kb, &vb)
-                })
-                .unwrap();
-            arena.flush(&ctx);
-            ctx.queue.submit([enc.finish()]);
+            run_stage(&ctx, 4, |rec| {
+                keys_stage.extents(rec, n, &sb, &ext)?;
+                keys_stage.grid_frame(rec, &ext, buckets)?;
+                keys_stage.make_keys(rec, p, inputs, &kb, &vb)
+            })
+            .unwrap();
             let words: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             let got: Vec<u32> = ctx.read(&kb, n as usize).unwrap();
             if mode != 0 {

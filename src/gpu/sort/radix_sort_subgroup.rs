@@ -21,10 +21,12 @@ fn workgroup_bytes(chunks: u32) -> u64 {
 
 /// Chunks per workgroup: one per subgroup of [`planned_lanes`].
 pub(crate) fn chunks_per_group(ctx: &GpuContext) -> u32 {
-    chunks_for_lanes(planned_lanes(
-        ctx.info.subgroup_min_size,
-        ctx.info.subgroup_max_size,
-    ))
+    chunks_for_lanes(lanes_of(ctx))
+}
+
+/// [`planned_lanes`] of the adapter: the lanes a chunk is planned to be ranked by.
+pub(crate) fn lanes_of(ctx: &GpuContext) -> u32 {
+    planned_lanes(ctx.info.subgroup_min_size, ctx.info.subgroup_max_size)
 }
 
 fn chunks_for_lanes(lanes: u32) -> u32 {
@@ -68,9 +70,10 @@ pub(crate) fn unsupported(ctx: &GpuContext) -> Option<String> {
     let have = ctx.limits.max_compute_workgroup_storage_size as u64;
     if need > have {
         return Some(format!(
-            "it needs {need} bytes of workgroup memory (subgroups as small as {}); the adapter \
-             '{}' allows {have}",
-            ctx.info.subgroup_min_size, ctx.info.name
+            "it needs {need} bytes of workgroup memory (planned for subgroups of {} lanes); \
+             the adapter '{}' allows {have}",
+            lanes_of(ctx),
+            ctx.info.name
         ));
     }
     if ctx.limits.max_compute_invocations_per_workgroup < WORKGROUP

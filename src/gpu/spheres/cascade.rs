@@ -140,8 +140,7 @@ impl Cascade {
 mod tests {
     use super::*;
     use crate::gpu::context::test_gpu;
-    use crate::gpu::frame::ParamArena;
-    use crate::gpu::timer::PassTimer;
+    use crate::gpu::frame::run_stage;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -200,14 +199,7 @@ mod tests {
                 contents: bytemuck::cast_slice(&scratch),
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             });
-            let mut arena = ParamArena::new(&ctx, 16);
-            let mut timer = PassTimer::new(&ctx, 1);
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            Recorder::begin(&ctx, &mut enc, &mut timer, &mut arena, "cascade")
-                .record(|rec| cascade.encode_prefix(rec, blocks, &buf))
-                .unwrap();
-            arena.flush(&ctx);
-            ctx.queue.submit([enc.finish()]);
+            run_stage(&ctx, 16, |rec| cascade.encode_prefix(rec, blocks, &buf)).unwrap();
             let got: Vec<f32> = ctx.read(&buf, blocks as usize).unwrap();
             let mut running = -3.0e38f32;
             for (b, (&g, &v)) in got.iter().zip(&values).enumerate() {

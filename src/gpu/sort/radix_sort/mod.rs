@@ -131,7 +131,7 @@ const MIN_SUBGROUP_ROUNDS: u32 = 2;
 /// GPUs, 2^20 on 64-lane ones, 2^23 on lavapipe's 8); then, as for the portable one below, the rounds are the largest
 /// power of two that still fills the GPU (fewer histogram bytes), at most 16.
 pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
-    let lanes = ctx.info.subgroup_min_size.max(4) as u64;
+    let lanes = radix_sort_subgroup::lanes_of(ctx) as u64;
     let subgroup_ok = radix_sort_subgroup::unsupported(ctx).is_none();
     plan(n as u64, subgroup_ok.then_some(lanes))
 }
