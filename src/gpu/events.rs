@@ -36,6 +36,9 @@ struct Sorted {
     list: wgpu::Buffer,
     count: wgpu::Buffer,
     cap: u32,
+    /// Slots the last encode into it sorted (at most `cap`): what the next frame's lost pairs
+    /// walk, sized like this frame's found pairs, not by the buffer.
+    len: u32,
 }
 
 /// The event pipelines, the sort and scan, and the alternating sorted lists.
@@ -113,6 +116,7 @@ impl GpuEvents {
                 list: ctx.storage_buffer("events sorted", 8, wgpu::BufferUsages::empty())?,
                 count: ctx.storage_buffer("events count", 4, wgpu::BufferUsages::empty())?,
                 cap: 1,
+                len: 1,
             })
         };
         let events = Self {
@@ -189,7 +193,7 @@ impl GpuEvents {
     ) -> Result<()> {
         let cap = pairs.capacity.max(1);
         let prev = 1 - self.now;
-        let prev_cap = self.sorted[prev].cap;
+        let prev_cap = self.sorted[prev].len;
         let bits = (32 - n_objects.leading_zeros()).clamp(1, 32);
         let pad = if bits == 32 {
             u32::MAX
@@ -216,6 +220,7 @@ impl GpuEvents {
                 ctx.storage_buffer("events sorted", cap as u64 * 8, wgpu::BufferUsages::empty())?;
             self.sorted[self.now].cap = cap;
         }
+        self.sorted[self.now].len = cap;
         let (now, before) = (&self.sorted[self.now], &self.sorted[prev]);
         // The whole stage in one compute pass: its sorts and scans record into it too.
         let mut p = ctx.compute_pass(

@@ -34,8 +34,11 @@ pub struct FrameShape {
     pub store: bool,
     /// Subgroup lanes of the adapter when it runs the subgroup sort (the sort's plan).
     pub sort_lanes: Option<u64>,
-    /// The pair list's capacity (pairs): what the events' canonical sort walks.
+    /// The pair list's capacity (pairs): at most that is read back.
     pub pair_capacity: f64,
+    /// The pair list's slots the events' sorts walk: the capacity before a frame's count is
+    /// known, then the last count with headroom (docs/design.md §9.16).
+    pub sorted_slots: f64,
     /// With frame events tracked on the device: pairs found and lost per frame.
     pub events: Option<[f64; 2]>,
 }
@@ -149,19 +152,20 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
     if let Some([found, lost]) = f.events {
         add(
             "events",
-            events_bytes(f.n, f.pair_capacity, f.pairs, [found, lost], f.sort_lanes) / n,
+            events_bytes(f.n, f.sorted_slots, f.pairs, [found, lost], f.sort_lanes) / n,
         );
     }
     Some(out)
 }
 
-/// [`sphere_frame`] on `ctx`'s adapter (its sort plan), as (stage, bytes per object). `list`:
-/// the pair list's capacity, and the events found and lost per frame when tracked.
+/// [`sphere_frame`] on `ctx`'s adapter (its sort plan), as (stage, bytes per object), from the
+/// pair list's capacity, the slots the events' sorts walk, and the events found and lost per
+/// frame when tracked.
 pub fn sphere_frame_on(
     ctx: &crate::gpu::GpuContext,
     method: Method,
     (n, tests, pairs, store): (usize, f64, f64, bool),
-    (pair_capacity, events): (f64, Option<[f64; 2]>),
+    (pair_capacity, sorted_slots, events): (f64, f64, Option<[f64; 2]>),
 ) -> Option<Vec<(&'static str, f64)>> {
     use crate::gpu::sort::radix_sort::Variant;
     use crate::gpu::sort::radix_sort_subgroup::lanes_of;
@@ -173,6 +177,7 @@ pub fn sphere_frame_on(
         store,
         sort_lanes: lanes,
         pair_capacity,
+        sorted_slots,
         events,
     };
     sphere_frame(method, &shape).map(|stages| {
@@ -202,6 +207,7 @@ mod tests {
             store: true,
             sort_lanes: None,
             pair_capacity: 65_536.0,
+            sorted_slots: 65_536.0,
             events,
         }
     }

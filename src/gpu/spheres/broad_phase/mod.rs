@@ -112,8 +112,11 @@ pub struct GpuBroadPhase {
     /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
     /// pair list, copied in the frame's own submission so a frame waits on the host once.
     readback: Readback,
-    /// The last frame's pair count: how much of the list the next readback copies.
+    /// The last frame's pair count: how much of the list the next readback copies, and how
+    /// many slots the events' and the canonical order's sorts walk (docs/design.md §9.16).
     pair_hint: readback::ListHint,
+    /// Slots the sorts walk ([`Self::sorted_slots`]): `None` before a frame's count is known.
+    sorted_slots: Option<u64>,
     /// The rest of lists longer than planned ([`readback::read_tails`]), kept across frames.
     tail_readback: Readback,
     /// The spheres' upload through a staging buffer kept across frames.
@@ -200,6 +203,7 @@ impl GpuBroadPhase {
             pair_capacity: initial_pairs,
             readback: Readback::new("sphere frame readback"),
             pair_hint: Default::default(),
+            sorted_slots: None,
             tail_readback: Readback::new("sphere frame readback, the rest"),
             upload: crate::gpu::upload::Upload::new("sphere upload"),
             events: None,
@@ -526,7 +530,11 @@ impl BroadPhase for GpuBroadPhase {
             &self.ctx,
             self.method,
             (n, tests, pairs, store),
-            (self.pair_capacity as f64, events),
+            (
+                self.pair_capacity as f64,
+                self.sorted_slots() as f64,
+                events,
+            ),
         )
     }
 
@@ -584,12 +592,16 @@ impl GpuBroadPhase {
         let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store)?;
         if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again (the
-            // overflowed frame's events were not kept).
+            // overflowed frame's events were not kept). A list that fits but outgrew the slots
+            // the sorts walked (sized by the last frame's count) runs again as it is, the
+            // sorts sized by this frame's.
             let need = totals.pairs;
             if let Some(ev) = &self.events {
                 ev.clear_overflow(&self.ctx);
             }
-            self.grow_pair_list(need)?;
+            if need > self.pair_capacity {
+                self.grow_pair_list(need)?;
+            }
             (totals, pairs, times) = self.run_frame_read_back(spheres, store)?;
             if pairs.is_none() {
                 return Err(Error::Gpu(format!(

@@ -12,9 +12,33 @@ use crate::gpu::readback;
 use crate::gpu::spheres::broad_phase::ResidentPairs;
 
 impl GpuBroadPhase {
+    /// Slots of the pair list the events' and the canonical order's sorts walk
+    /// (docs/design.md §9.16): the whole list before a frame's count is known.
+    pub(super) fn sorted_slots(&self) -> u64 {
+        self.sorted_slots
+            .map_or(self.pair_capacity, |s| s.min(self.pair_capacity))
+    }
+
+    /// Sizes the sorts from the last frame's count: the pairs the readback plans for (the count
+    /// with headroom) up to a power of two, grown at once and shrunk only past a factor of 4,
+    /// so a count that wanders keeps one size, and the sorts' bind groups with it.
+    fn plan_sorted_slots(&mut self) {
+        let want = self
+            .pair_hint
+            .planned(self.pair_capacity)
+            .next_power_of_two()
+            .min(self.pair_capacity);
+        let now = self.sorted_slots();
+        if self.sorted_slots.is_none() || want > now || want * 4 <= now {
+            self.sorted_slots = Some(want);
+        }
+    }
+
     /// Runs one frame with a single host wait: its totals, timestamps and (when `store`) the
     /// pair list come back through one readback buffer. The pairs are `None` when the list
-    /// overflowed (the caller grows it and runs the frame again).
+    /// overflowed (the caller grows it and runs the frame again) or, with events or the
+    /// canonical order, outgrew the slots their sorts walked ([`Self::sorted_slots`]; the caller
+    /// runs the frame again, sized by its count).
     #[allow(clippy::type_complexity)]
     pub(super) fn run_frame_read_back(
         &mut self,
@@ -23,12 +47,20 @@ impl GpuBroadPhase {
     ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
         let n = count_u32("spheres", spheres.len())?;
         let mut enc = self.record_frame(spheres, store)?;
+        // The sorts walk as many slots as the readback plans for, not the list's capacity
+        // (docs/design.md §9.16): sized by counts, as the readback is (planned here, after any
+        // growth of the list).
+        if self.sorted_slots.is_some() {
+            self.plan_sorted_slots();
+        }
+        let sorted_slots = self.sorted_slots().min(u32::MAX as u64);
         let list = ResidentPairs {
             pairs: &self.pair_list,
-            capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
+            capacity: sorted_slots as u32,
             counters: &self.counters,
             count_index: 4,
         };
+        let sorts = store && (self.events.is_some() || self.canonical.is_some());
         let rb = &mut self.readback;
         rb.clear();
         let events_plan = match (&mut self.events, store) {
@@ -68,7 +100,8 @@ impl GpuBroadPhase {
         let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
             let words = readback::words(&bytes[counters]);
             let found = words[2] as u64 | (words[3] as u64) << 32;
-            let whole = found <= capacity;
+            // A list the sorts walked only in part is run again, as one that overflowed.
+            let whole = found <= capacity && (!sorts || found <= sorted_slots);
             let pairs = (store && whole).then(|| {
                 let at = pairs_at.start;
                 let have = found.min(planned) as usize;
@@ -83,6 +116,9 @@ impl GpuBroadPhase {
         })?;
         // An overflowed frame runs again with a list of `found`: the plan follows it too.
         self.pair_hint.saw(found);
+        if self.sorted_slots.is_none() {
+            self.plan_sorted_slots();
+        }
         let mut pairs = pairs;
         // Lists longer than planned: their rest in one more map.
         let pair_tail = pairs
