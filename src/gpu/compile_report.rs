@@ -83,10 +83,17 @@ pub fn compile_report(
 ) -> Result<Vec<PipelineCompile>> {
     // The scatter's constants as its pipeline plans them on this adapter.
     let lanes = crate::gpu::sort::radix_sort_subgroup::lanes_of(ctx).clamp(4, 128);
-    let subgroups = crate::gpu::sort::radix_sort_subgroup::unsupported(ctx).is_none();
+    // The scatter runs where its limits allow; the appends' subgroup twins wherever the device
+    // has SUBGROUP (GpuContext::shader_file).
+    let scatter = crate::gpu::sort::radix_sort_subgroup::unsupported(ctx).is_none();
     let mut rows = Vec::new();
     for module in shader::modules(lanes)? {
-        if module.uses_subgroups && !subgroups {
+        let runs_here = if module.name.starts_with("sort/radix_sort_subgroup") {
+            scatter
+        } else {
+            ctx.has_subgroups()
+        };
+        if module.uses_subgroups && !runs_here {
             continue;
         }
         for entry in entry_points(&module.source) {

@@ -596,7 +596,7 @@ impl GpuBroadPhase {
             // the sorts walked (sized by the last frame's count) runs again as it is, the
             // sorts sized by this frame's.
             let need = totals.pairs;
-            if let Some(ev) = &self.events {
+            for ev in [&self.events, &self.canonical].into_iter().flatten() {
                 ev.clear_overflow(&self.ctx);
             }
             if need > self.pair_capacity {
