@@ -1,0 +1,124 @@
+//! Shader modules and compute pipelines on the context's device: compiled inside error scopes
+//! of their own, so a failure comes back as an [`Error::Gpu`] naming the module, the entry
+//! point, the adapter and the driver (docs/design.md §6.1).
+
+use super::{GpuContext, WorkgroupMemory};
+use crate::error::{Error, Result};
+
+impl GpuContext {
+    /// Compute pipelines for `entries` of `module` (labelled `label`, its path), in order; a
+    /// failure is an [`Error::Gpu`] naming the module, the entry point, the adapter and the
+    /// driver (see [`Self::pipeline_with`]).
+    pub fn pipelines<const N: usize>(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entries: [&str; N],
+    ) -> Result<[wgpu::ComputePipeline; N]> {
+        let mut made = Vec::with_capacity(N);
+        for entry in entries {
+            made.push(self.make_pipeline(
+                Some(label),
+                module,
+                entry,
+                &[],
+                WorkgroupMemory::Zeroed,
+            )?);
+        }
+        Ok(made
+            .try_into()
+            .unwrap_or_else(|_: Vec<wgpu::ComputePipeline>| unreachable!("one per entry")))
+    }
+
+    /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]), with the subgroup
+    /// twins of its appends and walk ends where the device has `SUBGROUP` (docs/design.md
+    /// §9.17).
+    pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
+        let source = if self.has_subgroups() {
+            crate::gpu::shader::compose_subgroup(path)?
+        } else {
+            crate::gpu::shader::compose(path)?
+        };
+        self.shader(path, &source)
+    }
+
+    /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
+    pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!(
+                "shader {label} on {}: {e}",
+                self.adapter_label()
+            )));
+        }
+        Ok(module)
+    }
+
+    /// A compute pipeline with an automatic layout and zero-filled workgroup memory.
+    pub fn pipeline(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> Result<wgpu::ComputePipeline> {
+        self.pipeline_with(module, entry, constants, WorkgroupMemory::Zeroed)
+    }
+
+    /// A compute pipeline with an automatic layout; `memory` says whether wgpu zero-fills the
+    /// kernel's workgroup memory first. Its creation runs inside error scopes of its own
+    /// (validation, internal, out of memory; wgpu keeps scopes per thread), so a failure is
+    /// returned here as an [`Error::Gpu`] naming the entry point, the adapter and the driver,
+    /// not recorded as the context's first error for a later [`Self::check`] (docs/design.md
+    /// §6.1).
+    pub fn pipeline_with(
+        &self,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+        memory: WorkgroupMemory,
+    ) -> Result<wgpu::ComputePipeline> {
+        self.make_pipeline(None, module, entry, constants, memory)
+    }
+
+    fn make_pipeline(
+        &self,
+        module_label: Option<&str>,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        constants: &[(&str, f64)],
+        memory: WorkgroupMemory,
+    ) -> Result<wgpu::ComputePipeline> {
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let no_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let pipeline = self.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
+            },
+            cache: None,
+        });
+        // Scopes pop in the reverse order of their pushes.
+        let no_memory = pollster::block_on(no_memory.pop());
+        let internal = pollster::block_on(internal.pop());
+        let invalid = pollster::block_on(invalid.pop());
+        match invalid.or(internal).or(no_memory) {
+            None => Ok(pipeline),
+            Some(e) => Err(Error::Gpu(format!(
+                "compute pipeline '{entry}'{} on {}: {e}",
+                module_label.map_or(String::new(), |m| format!(" of {m}")),
+                self.adapter_label()
+            ))),
+        }
+    }
+}
