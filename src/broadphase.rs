@@ -7,6 +7,8 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use serde::Serialize;
 
+pub mod auto;
+
 /// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
 /// method's own until [`canonicalize`] sorts it.
 pub type Pair = [u32; 2];
@@ -160,6 +162,9 @@ pub struct Stats {
     pub pairs: u64,
     /// Per-stage times, in pipeline order.
     pub stages: Vec<StageTime>,
+    /// What `auto` chose for this call ([`auto`]); `None` for every named method.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<auto::Choice>,
 }
 
 impl Stats {

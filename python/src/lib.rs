@@ -54,12 +54,14 @@ fn clear_caches(py: Python<'_>) {
 fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let mut methods: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+    methods.push(sweepfan::run::registry::AUTO);
     if cfg!(feature = "peers") {
         methods.extend(sweepfan::run::registry::PEER_NAMES);
     }
     m.add("METHODS", pyo3::types::PyTuple::new(m.py(), methods)?)?;
     m.add("BACKENDS", ("cpu", "gpu"))?;
     m.add_function(wrap_pyfunction!(spheres::sphere_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(spheres::choose_method, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;

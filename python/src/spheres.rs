@@ -9,6 +9,7 @@ use numpy::PyArray2;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::{LazyLock, Mutex};
+use sweepfan::broadphase::auto;
 use sweepfan::run::registry;
 use sweepfan::{
     Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, validate_spheres,
@@ -57,7 +58,9 @@ fn culprit(s: &Sphere, problem: &str) -> String {
 /// them), any case, `-` for `_`.
 pub fn method_name(method: &str) -> PyResult<String> {
     let lower = method.trim().to_ascii_lowercase();
-    if cfg!(feature = "peers") && registry::PEER_NAMES.contains(&lower.as_str()) {
+    if lower == registry::AUTO
+        || (cfg!(feature = "peers") && registry::PEER_NAMES.contains(&lower.as_str()))
+    {
         return Ok(lower);
     }
     Method::parse(&lower)
@@ -107,7 +110,9 @@ fn run(
 ///
 /// centers: an (N, 3) array (float32 read in place; float64 and integers converted once).
 /// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j,
-/// evaluated in float32 exactly as the CLI does. method: any name in METHODS. backend: "cpu"
+/// evaluated in float32 exactly as the CLI does. method: any name in METHODS: "auto" (the
+/// default) runs the method choose_method names for these spheres (grid, sap, x or brute_force),
+/// or name one of grid, sap, brute_force, origin_distance, x, xy, xyz, min_axis. backend: "cpu"
 /// or "gpu". adapter: with backend="gpu", an index into adapters() or part of an adapter's
 /// name (None: the default adapter). count_only: return (pairs, tests) instead of the list,
 /// where tests counts the sphere-sphere tests the method performed.
@@ -115,7 +120,7 @@ fn run(
 /// Raises ValueError for bad input (naming the argument and the first bad row), MemoryError
 /// when the scene or its pairs do not fit, RuntimeError when the GPU is missing or fails.
 #[pyfunction]
-#[pyo3(signature = (centers, radii, *, method = "grid", backend = "cpu", adapter = None, count_only = false))]
+#[pyo3(signature = (centers, radii, *, method = "auto", backend = "cpu", adapter = None, count_only = false))]
 pub fn sphere_pairs<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
@@ -129,6 +134,19 @@ pub fn sphere_pairs<'py>(
     let backend = gpu::backend(backend)?;
     let adapter = gpu::adapter(backend, adapter)?;
     let spheres = spheres(centers, radii)?;
+    // `auto` resolved here, per call: the cached broad phases are per named method.
+    let method = if method == registry::AUTO {
+        check_spheres(&spheres)?;
+        let software = is_software(backend, &adapter)?;
+        py.detach(|| {
+            auto::choose(&spheres, backend, software)
+                .method
+                .name()
+                .to_string()
+        })
+    } else {
+        method
+    };
     if count_only {
         let stats = py.detach(|| run(&method, backend, &adapter, &spheres, None))?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
@@ -138,6 +156,37 @@ pub fn sphere_pairs<'py>(
         run(&method, backend, &adapter, &spheres, Some(&mut pairs)).map(|_| pairs)
     })?;
     Ok(pair_array(py, pairs).into_any())
+}
+
+/// The method `sphere_pairs(..., method="auto")` runs on these spheres, and why: a tuple
+/// (method, reason), e.g. ("grid", "uniform radii, 0.13 spheres a cell, 0.3 tests an object").
+/// Decided from a sample of the spheres (at most 2048), without running any method.
+/// backend: "cpu" or "gpu", and adapter as sphere_pairs takes them (their prices differ; a
+/// software adapter's too).
+#[pyfunction]
+#[pyo3(signature = (centers, radii, *, backend = "cpu", adapter = None))]
+pub fn choose_method(
+    py: Python<'_>,
+    centers: &Bound<'_, PyAny>,
+    radii: &Bound<'_, PyAny>,
+    backend: &str,
+    adapter: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, String)> {
+    let backend = gpu::backend(backend)?;
+    let adapter = gpu::adapter(backend, adapter)?;
+    let spheres = spheres(centers, radii)?;
+    check_spheres(&spheres)?;
+    let software = is_software(backend, &adapter)?;
+    let choice = py.detach(|| auto::choose(&spheres, backend, software));
+    Ok((choice.method.name().to_string(), choice.reason))
+}
+
+/// Whether `backend` runs on a software adapter (`auto` prices those apart).
+fn is_software(backend: Backend, adapter: &str) -> PyResult<bool> {
+    Ok(match backend {
+        Backend::Gpu => gpu::context(adapter)?.is_software(),
+        Backend::Cpu => false,
+    })
 }
 
 /// What a `BroadPhase` keeps between steps.
@@ -151,6 +200,8 @@ struct Frames {
     lost: Vec<Pair>,
     tests: u64,
     frames: u64,
+    /// `auto`: the last step's choice.
+    chosen: Option<auto::Choice>,
 }
 
 /// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
@@ -168,7 +219,7 @@ pub struct PyBroadPhase {
 #[pymethods]
 impl PyBroadPhase {
     #[new]
-    #[pyo3(signature = (method = "grid", backend = "gpu", track_events = false, adapter = None))]
+    #[pyo3(signature = (method = "auto", backend = "gpu", track_events = false, adapter = None))]
     fn new(
         py: Python<'_>,
         method: &str,
@@ -191,6 +242,7 @@ impl PyBroadPhase {
                 lost: Vec::new(),
                 tests: 0,
                 frames: 0,
+                chosen: None,
             })
         })?;
         Ok(PyBroadPhase {
@@ -237,6 +289,7 @@ impl PyBroadPhase {
                 frames.lost = events.lost;
             }
             frames.tests = stats.tests;
+            frames.chosen = stats.chosen;
             frames.frames += 1;
             Ok(pairs)
         })?;
@@ -259,6 +312,19 @@ impl PyBroadPhase {
     #[getter]
     fn tests(&self, py: Python<'_>) -> u64 {
         py.detach(|| lock(&self.frames).tests)
+    }
+
+    /// method="auto": (method, reason) of the last step (it chooses on the first step, when
+    /// the number of spheres changes and every 32 steps; with track_events=True it keeps its
+    /// first choice); None before the first step and for a named method.
+    #[getter]
+    fn choice(&self, py: Python<'_>) -> Option<(String, String)> {
+        py.detach(|| {
+            lock(&self.frames)
+                .chosen
+                .as_ref()
+                .map(|c| (c.method.name().to_string(), c.reason.clone()))
+        })
     }
 
     /// Steps done so far.

@@ -6,8 +6,11 @@ GPU (wgpu: Vulkan, Metal, DX12) or the CPU. NumPy arrays in, touching pairs out.
     pairs = sweepfan.sphere_pairs(centers, 0.5)                  # (K, 2) uint32, i < j, sorted
     pairs = sweepfan.sphere_pairs(centers, 0.5, backend="gpu")   # the same pairs, on the GPU
 
-Functions: sphere_pairs, obb_pairs, polygon_pairs, adapters, clear_caches; the class BroadPhase keeps its
-buffers between frames and reports the pairs found and lost in each (track_events=True).
+Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, clear_caches; the class
+BroadPhase keeps its buffers between frames and reports the pairs found and lost in each
+(track_events=True). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
+chosen from the spheres; choose_method says which and why), grid, sap, brute_force,
+origin_distance, x, xy, xyz, min_axis.
 """
 
 import os as _os
@@ -41,6 +44,7 @@ from ._sweepfan import (  # noqa: E402
     BroadPhase,
     __version__,
     adapters,
+    choose_method,
     clear_caches,
     obb_pairs,
     polygon_pairs,
@@ -53,6 +57,7 @@ __all__ = [
     "BroadPhase",
     "__version__",
     "adapters",
+    "choose_method",
     "clear_caches",
     "obb_pairs",
     "polygon_pairs",

@@ -27,7 +27,7 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
-    method: str = "grid",
+    method: str = "auto",
     backend: str = "cpu",
     adapter: _Adapter = None,
     count_only: Literal[False] = False,
@@ -37,7 +37,7 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
-    method: str = "grid",
+    method: str = "auto",
     backend: str = "cpu",
     adapter: _Adapter = None,
     count_only: Literal[True],
@@ -47,11 +47,14 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
-    method: str = "grid",
+    method: str = "auto",
     backend: str = "cpu",
     adapter: _Adapter = None,
     count_only: bool = False,
 ) -> _Pairs | tuple[int, int]: ...
+def choose_method(
+    centers: ArrayLike, radii: _Radii, *, backend: str = "cpu", adapter: _Adapter = None
+) -> tuple[str, str]: ...
 def obb_pairs(
     centers: ArrayLike,
     half_extents: ArrayLike,
@@ -73,7 +76,7 @@ def clear_caches() -> None: ...
 class BroadPhase:
     def __init__(
         self,
-        method: str = "grid",
+        method: str = "auto",
         backend: str = "gpu",
         track_events: bool = False,
         adapter: _Adapter = None,
@@ -87,6 +90,8 @@ class BroadPhase:
     def tests(self) -> int: ...
     @property
     def frames(self) -> int: ...
+    @property
+    def choice(self) -> tuple[str, str] | None: ...
     @property
     def method(self) -> str: ...
     @property

@@ -209,3 +209,30 @@ def test_count_only(backend, method, scenes, oracle):
     assert tests >= found
     if method == "brute_force":
         assert tests == n * (n - 1) // 2
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_auto_matches_oracle_and_says_what_it_chose(backend, name, scenes, oracle):
+    n = MIXED_N[backend] if name == "mixed_radii" else size(backend, "other")
+    c, r, expected = scene(scenes, oracle, name, n)
+    got = sweepfan.sphere_pairs(c, r, method="auto", backend=backend)
+    oracle.assert_equal(got, expected, f"auto/{backend}/{name}")
+    method, reason = sweepfan.choose_method(c, r, backend=backend)
+    assert method in ("grid", "sap", "x", "brute_force") and reason, (method, reason)
+
+
+def test_auto_is_listed_and_the_default():
+    assert "auto" in sweepfan.METHODS
+    rng = np.random.default_rng(3)
+    # A sparse uniform scene: the grid, which auto names with its statistics.
+    c = rng.uniform(0, 1000, (20_000, 3)).astype(np.float32)
+    method, reason = sweepfan.choose_method(c, 0.5)
+    assert method == "grid" and "spheres a cell" in reason, (method, reason)
+    # Every sphere at one point: every pair touches; a sweep or brute force skips the grid's
+    # per-object work.
+    assert sweepfan.choose_method(np.zeros((500, 3), np.float32), 1.0)[0] in ("x", "brute_force")
+    bp = sweepfan.BroadPhase(backend="cpu")
+    assert bp.method == "auto" and bp.choice is None
+    bp.step(c, 0.5)
+    assert bp.choice == (method, reason)
+    assert sweepfan.BroadPhase(method="grid", backend="cpu").choice is None

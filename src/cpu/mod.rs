@@ -85,6 +85,20 @@ pub use sweep::Sweep;
 
 use crate::broadphase::{BroadPhase, Method};
 
+/// `auto` on the CPU (`broadphase::auto`): grid, sap, x or brute force, chosen per scene.
+pub fn auto() -> crate::broadphase::auto::Auto {
+    auto_with_pair_limit(emit::MAX_STORED_PAIRS)
+}
+
+/// [`auto`] storing at most `limit` pairs per call (see [`broad_phase_with_pair_limit`]).
+pub fn auto_with_pair_limit(limit: u64) -> crate::broadphase::auto::Auto {
+    crate::broadphase::auto::Auto::new(
+        crate::broadphase::Backend::Cpu,
+        false,
+        Box::new(move |method| Ok(broad_phase_with_pair_limit(method, limit))),
+    )
+}
+
 /// The CPU implementation of `method`.
 pub fn broad_phase(method: Method) -> Box<dyn BroadPhase + Send> {
     broad_phase_with_pair_limit(method, emit::MAX_STORED_PAIRS)

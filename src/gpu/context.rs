@@ -288,6 +288,12 @@ impl GpuContext {
         self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
     }
 
+    /// Whether the adapter is a CPU emulating a GPU (lavapipe, SwiftShader): a correctness
+    /// target whose times are not GPU times.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     pub fn has_subgroups(&self) -> bool {
         self.features.contains(wgpu::Features::SUBGROUP)
     }

@@ -31,3 +31,17 @@ pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, list_adapters};
 pub use spheres::broad_phase::GpuBroadPhase;
 pub use timer::PassTimer;
+
+/// `auto` on the GPU of `ctx` (`broadphase::auto`): grid, sap, x or brute force, chosen per
+/// scene, priced for the adapter (a software one apart).
+pub fn auto(ctx: std::sync::Arc<GpuContext>) -> crate::broadphase::auto::Auto {
+    use crate::broadphase::{Backend, BroadPhase};
+    let software = ctx.is_software();
+    crate::broadphase::auto::Auto::new(
+        Backend::Gpu,
+        software,
+        Box::new(move |method| {
+            Ok(Box::new(GpuBroadPhase::new(ctx.clone(), method)?) as Box<dyn BroadPhase + Send>)
+        }),
+    )
+}

@@ -106,6 +106,7 @@ pub fn find_pairs(
         tests,
         pairs,
         stages: Vec::new(),
+        chosen: None,
     };
     stats.stage("partitioned", start.elapsed().as_secs_f64(), Clock::Wall);
     Ok((stats, report))

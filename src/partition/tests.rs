@@ -23,6 +23,7 @@ fn brute(spheres: &[Sphere], out: &mut Vec<Pair>) -> Stats {
         tests: (n * n.saturating_sub(1) / 2) as u64,
         pairs: out.len() as u64,
         stages: Vec::new(),
+        chosen: None,
     }
 }
 

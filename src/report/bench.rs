@@ -53,7 +53,18 @@ pub fn rows_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &traffic_lines(rows) + &creation_lines(rows)
+    t.render() + &choice_lines(rows) + &traffic_lines(rows) + &creation_lines(rows)
+}
+
+/// For `auto` rows: what it chose and why, a line each (`auto [cpu]: grid (uniform radii, 0.13
+/// spheres a cell, 0.3 tests an object)`); empty when no row ran `auto`.
+pub fn choice_lines(rows: &[Row]) -> String {
+    rows.iter()
+        .filter_map(|r| {
+            let c = r.chosen.as_ref()?;
+            Some(format!("{} [{}]: {c}\n", r.method, r.backend.as_str()))
+        })
+        .collect()
 }
 
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
@@ -234,7 +245,7 @@ pub fn stress_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &traffic_lines(rows) + &creation_lines(rows)
+    t.render() + &choice_lines(rows) + &traffic_lines(rows) + &creation_lines(rows)
 }
 
 /// `sort-bench`: one line per (size, configuration).

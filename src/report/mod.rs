@@ -1,5 +1,6 @@
 //! Reports: tables on stdout, JSON and CSV files, SVG plots.
 
+pub mod auto;
 pub mod bench;
 #[cfg(feature = "mpi")]
 pub mod dist;

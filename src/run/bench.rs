@@ -45,6 +45,8 @@ pub struct Measurement {
     pub device: Vec<DeviceCounts>,
     /// Per frame, with [`FrameRun::events`]: pairs found and lost against the previous frame.
     pub events: Vec<[u64; 2]>,
+    /// `auto`: the last frame's choice.
+    pub chosen: Option<crate::broadphase::auto::Choice>,
 }
 
 impl Measurement {
@@ -202,6 +204,9 @@ pub fn run_frames(
         let t = Instant::now();
         let stats = bp.find_pairs(&scene.spheres, out)?;
         m.record(t, stats.tests, stats.pairs, &stats.stages);
+        if stats.chosen.is_some() {
+            m.chosen = stats.chosen.clone();
+        }
         if let (Some(b), Some(a)) = (before, bp.device_counts()) {
             m.device.push(a.since(b));
         }
@@ -269,12 +274,12 @@ pub const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
 
 /// The reference for verifying `method` on `backend` at size n: brute force while it is cheap,
 /// then the CPU grid (itself checked against brute force by the tests), or sap when the CPU grid
-/// itself is under test. The GPU grid is another implementation and is checked against the CPU
+/// itself (or `auto`, which mostly runs it) is under test. The GPU grid is another implementation and is checked against the CPU
 /// grid: sap at 16M spheres takes the CPU minutes, the grid seconds.
 pub fn reference_method(n: usize, method: &str, backend: Backend) -> &'static str {
     if n <= BRUTE_FORCE_REFERENCE_MAX_N {
         "brute_force"
-    } else if method == "grid" && backend == Backend::Cpu {
+    } else if (method == "grid" || method == "auto") && backend == Backend::Cpu {
         "sap"
     } else {
         "grid"
@@ -396,6 +401,7 @@ pub fn measure(
                 steady: m.steady_counts(),
                 shape: None,
                 parts: bp.parts(),
+                chosen: m.chosen.clone(),
             });
             if let Some(p) = progress {
                 p.inc(1);

@@ -180,6 +180,7 @@ pub fn bench_shapes(
             steady: device.steady_counts(),
             shape: Some(shapes.name().into()),
             parts: None,
+            chosen: None,
         });
         if backend == Backend::Cpu {
             rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();

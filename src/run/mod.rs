@@ -2,6 +2,7 @@
 //! measuring them ([`bench`](mod@bench)), the stress loop, and verification against the CPU oracle
 //! (spheres in [`verify`], boxes and polygons in [`verify_shapes`]).
 
+pub mod auto_bench;
 pub mod bench;
 pub mod boxes;
 pub mod gpu;

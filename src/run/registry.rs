@@ -5,6 +5,14 @@ use crate::error::{Error, Result};
 use crate::gpu::{GpuBroadPhase, GpuContext};
 use std::sync::Arc;
 
+/// The name of the method chosen per scene (`broadphase::auto`).
+pub const AUTO: &str = "auto";
+
+/// Whether `name` is a method this registry builds: a [`Method`], [`AUTO`] or a peer.
+pub fn is_method_name(name: &str) -> bool {
+    name == AUTO || PEER_NAMES.contains(&name) || Method::parse(name).is_ok()
+}
+
 /// Names accepted by `--methods` besides [`Method`] names (only with the `peers` feature).
 pub const PEER_NAMES: [&str; 3] = ["peer-parry", "peer-rstar", "peer-broccoli"];
 
@@ -20,15 +28,26 @@ pub fn broad_phase(
         }
         return peer(name);
     }
+    if name == AUTO {
+        return Ok(match backend {
+            Backend::Cpu => Box::new(crate::cpu::auto()),
+            Backend::Gpu => Box::new(crate::gpu::auto(gpu_context(name, gpu)?)),
+        });
+    }
     let method = Method::parse(name)?;
     match backend {
         Backend::Cpu => Ok(crate::cpu::broad_phase(method)),
-        Backend::Gpu => {
-            let ctx =
-                gpu.ok_or_else(|| Error::NoAdapter(format!("{name} on the GPU needs an adapter")))?;
-            Ok(Box::new(GpuBroadPhase::new(ctx.clone(), method)?))
-        }
+        Backend::Gpu => Ok(Box::new(GpuBroadPhase::new(
+            gpu_context(name, gpu)?,
+            method,
+        )?)),
     }
+}
+
+/// The context a GPU method named `name` runs on.
+fn gpu_context(name: &str, gpu: Option<&Arc<GpuContext>>) -> Result<Arc<GpuContext>> {
+    gpu.cloned()
+        .ok_or_else(|| Error::NoAdapter(format!("{name} on the GPU needs an adapter")))
 }
 
 #[cfg(feature = "peers")]
@@ -43,7 +62,8 @@ fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
     )))
 }
 
-/// Parses a comma-separated method list; `all` expands to every [`Method`].
+/// Parses a comma-separated method list; `all` expands to every [`Method`] (not `auto`, which
+/// runs one of them).
 pub fn parse_methods(list: &str) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -51,7 +71,7 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
             out.extend(Method::ALL.iter().map(|m| m.name().to_string()));
         } else if item == "peers" {
             out.extend(PEER_NAMES.iter().map(|s| s.to_string()));
-        } else if PEER_NAMES.contains(&item) {
+        } else if PEER_NAMES.contains(&item) || item == AUTO {
             out.push(item.to_string());
         } else {
             out.push(Method::parse(item)?.name().to_string());

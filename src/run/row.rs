@@ -68,6 +68,9 @@ pub struct Row {
     /// How the last timed frame was split into parts (docs/design.md §2.10), when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parts: Option<crate::broadphase::PartsReport>,
+    /// `auto` rows: the method the last timed frame ran, and why (docs/design.md §2.12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<crate::broadphase::auto::Choice>,
 }
 
 /// Device objects created per frame (medians over frames), by kind.

@@ -210,6 +210,7 @@ impl Stress {
                 steady: m.steady_counts(),
                 shape: None,
                 parts: self.method.parts(),
+                chosen: None,
             });
             if let Some(p) = progress {
                 p.inc(1);

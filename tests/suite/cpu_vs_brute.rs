@@ -6,7 +6,7 @@ use glam::Vec3;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use sweepfan::cpu::broad_phase;
-use sweepfan::{Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+use sweepfan::{BroadPhase, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
 
 /// Runs every method twice on one instance (stored, then counted only) and compares pairs and
 /// counts with the oracles. `check_counts` runs the O(n^2) count oracles.
@@ -37,6 +37,21 @@ fn check_scene(s: &[Sphere], check_counts: bool) -> Result<(), TestCaseError> {
         if check_counts {
             prop_assert_eq!(stats.tests, oracle_tests(method, s), "{} tests", method);
         }
+    }
+    // `auto` runs one of them: its pairs, and the tests of the method it names.
+    let mut auto = sweepfan::cpu::auto();
+    let mut pairs = Vec::new();
+    let stats = auto.find_pairs(s, Some(&mut pairs)).unwrap();
+    canonicalize(&mut pairs);
+    prop_assert!(pairs == expected, "auto: {} pairs", pairs.len());
+    let chosen = stats.chosen.expect("auto says what it chose").method;
+    if check_counts {
+        prop_assert_eq!(
+            stats.tests,
+            oracle_tests(chosen, s),
+            "auto ({}) tests",
+            chosen
+        );
     }
     Ok(())
 }

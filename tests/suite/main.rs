@@ -4,6 +4,7 @@
 
 mod common;
 
+mod auto;
 mod bad_input;
 mod box_pipeline;
 mod cli;

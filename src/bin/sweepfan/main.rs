@@ -13,7 +13,8 @@ mod commands;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    bench, default, dist, info, reproduce, selftest, shaders, sort_bench, stress, verify,
+    auto_bench, bench, default, dist, info, reproduce, selftest, shaders, sort_bench, stress,
+    verify,
 };
 use sweepfan::run::gpu::LazyGpu;
 
@@ -48,6 +49,9 @@ enum Command {
     },
     /// Time methods on a scene.
     Bench(bench::BenchArgs),
+    /// Time `auto` beside every method, scene by scene: what it chose and its ratio to the
+    /// fastest.
+    AutoBench(auto_bench::AutoBenchArgs),
     /// Find the touching pairs of a scene file, write them, and check them against brute force.
     Verify(verify::VerifyArgs),
     /// Double n on the density scene until a time budget or --max-n, verifying every step.
@@ -183,6 +187,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
             what: Reproduce::Sector(a),
         }) => reproduce::sector(a, cli.adapter.clone()),
         Some(Command::Bench(a)) => bench::exec(a, &mut gpu),
+        Some(Command::AutoBench(a)) => auto_bench::exec(a, &mut gpu),
         Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
         Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
         Some(Command::Dist(a)) => dist::exec(a, cli.adapter.clone(), cli.max_binding_bytes),

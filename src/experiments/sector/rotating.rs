@@ -153,6 +153,7 @@ pub fn bench_rotating_scene<B: Swept>(
                 steady: m.steady_counts(),
                 shape: Some(format!("{} rotating {what}", start.boxes.len())),
                 parts: None,
+                chosen: None,
             });
         }
         if verify {

@@ -447,6 +447,7 @@ impl GpuBoxPipeline {
             tests: totals.candidates,
             pairs: 0,
             stages: Vec::new(),
+            chosen: None,
         };
         for (label, seconds) in totals.pass_times {
             stats.stage(label, seconds, Clock::GpuTimestamp);

@@ -241,10 +241,11 @@ pub fn method_for_shape(flag: &str, name: &str, shape: crate::args::Shape) -> an
     let shown = sweepfan::error::shown(name);
     match shape {
         crate::args::Shape::Sphere => {
-            if PEER_NAMES.contains(&name) || sweepfan::Method::parse(name).is_ok() {
+            if sweepfan::run::registry::is_method_name(name) {
                 return Ok(());
             }
-            let known: Vec<&str> = sweepfan::Method::ALL.iter().map(|m| m.name()).collect();
+            let mut known: Vec<&str> = sweepfan::Method::ALL.iter().map(|m| m.name()).collect();
+            known.push(sweepfan::run::registry::AUTO);
             anyhow::bail!(
                 "{flag} {shown}: unknown method; sphere methods are {} (and {} with --features \
                  peers)",

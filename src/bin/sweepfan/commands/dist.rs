@@ -44,8 +44,8 @@ pub struct DistArgs {
         conflicts_with = "scene_file"
     )]
     pub radius: Option<f32>,
-    /// Broad-phase method on every rank.
-    #[arg(long, default_value = "grid")]
+    /// Broad-phase method on every rank (`auto`: chosen from each rank's part of the scene).
+    #[arg(long, default_value = "auto")]
     pub method: String,
     /// Backend on every rank; on the GPU the r-th rank of a machine uses its adapter r mod count
     /// (or --adapter).

@@ -1,5 +1,6 @@
 //! One module per subcommand: its arguments and an `exec` that calls into the library.
 
+pub mod auto_bench;
 pub mod bench;
 pub mod default;
 pub mod dist;

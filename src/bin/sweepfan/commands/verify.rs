@@ -23,8 +23,8 @@ pub struct VerifyArgs {
     /// CSV scene file (header x,y,z,r).
     #[arg(long)]
     pub scene_file: PathBuf,
-    /// Broad-phase method for spheres [default: sap]; --shape obb|polygon run `sap` (an AABB
-    /// sweep, then SAT) only.
+    /// Broad-phase method for spheres [default: auto, the method chosen from the scene's
+    /// statistics]; --shape obb|polygon run `sap` (an AABB sweep, then SAT) only.
     #[arg(long)]
     pub method: Option<String>,
     /// Where to write the pairs as CSV `i,j` (i < j, sorted; 0-based data-line order).
@@ -49,11 +49,13 @@ pub struct VerifyArgs {
 }
 
 impl VerifyArgs {
-    /// `--method`, or `sap` (the only method of the shape pipelines, and the spheres' default).
+    /// `--method`, or the default: `auto` for spheres, `sap` (the only method of the shape
+    /// pipelines) for boxes and polygons.
     fn method(&self) -> &str {
-        self.method
-            .as_deref()
-            .unwrap_or(crate::args::values::SHAPE_METHOD)
+        self.method.as_deref().unwrap_or(match self.shape {
+            Shape::Sphere => sweepfan::run::registry::AUTO,
+            _ => crate::args::values::SHAPE_METHOD,
+        })
     }
 }
 
@@ -202,6 +204,14 @@ fn report(
         reference_name,
         expected.len()
     );
+    if let Some(c) = &stats.chosen {
+        say!(
+            sweepfan::report::output::is_stdout(&a.pairs_out),
+            "{} [{}] chose {c}",
+            a.method(),
+            backend.as_str()
+        );
+    }
     for p in &cmp.near_touching {
         say!(
             sweepfan::report::output::is_stdout(&a.pairs_out),

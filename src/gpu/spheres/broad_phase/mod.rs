@@ -617,6 +617,7 @@ impl GpuBroadPhase {
             tests: totals.tests,
             pairs: totals.pairs,
             stages: Vec::new(),
+            chosen: None,
         };
         self.paper_min_axis_tests =
             (self.method == Method::MinAxis).then_some(totals.paper_min_axis);

@@ -1,0 +1,527 @@
+//! `auto`: the method chosen from the scene's own statistics (docs/design.md §2.12), without
+//! running the candidates.
+//!
+//! [`survey`] reads a strided sample of at most [`SAMPLE_MAX`] spheres (a few microseconds a
+//! call) and estimates, scaled from the sample to the whole scene, the two quantities that
+//! decide every method's work:
+//!
+//! * **grid neighbours**: pairs whose centres fall in neighbouring cells of side `2 r` (`r` the
+//!   sample's largest radius below its giants): the grid's tests;
+//! * **sweep overlaps**: pairs whose intervals `[c - r, c + r]` overlap on the axis of largest
+//!   spread: what sweep-and-prune scans (it then rejects on the other two axes).
+//!
+//! [`choose`] prices `grid`, `sap`, `x` and `brute_force` with a per-object and a per-candidate
+//! cost per backend ([`Costs`], fitted to the scenes of `sweepfan auto-bench`, `results/auto/`)
+//! and takes the cheapest. The paper's other methods (origin distance, the xy and xyz cascades,
+//! the fewest-candidate axis) were never the fastest by more than a few percent on any scene
+//! measured: they scan what x scans and pay more per candidate.
+//!
+//! [`Auto`] is a [`BroadPhase`] that chooses on its first frame, when the number of objects
+//! changes and every [`RECHOOSE_EVERY`] frames (a moving scene may change character), keeps the
+//! methods it built (their buffers and, on the GPU, pipelines), and reports its choice in
+//! [`Stats::chosen`]. While frame events are tracked by the backend it keeps its first choice:
+//! a backend's events compare a frame with that same backend's previous frame.
+
+use crate::broadphase::{
+    Backend, BroadPhase, DeviceCounts, FrameEvents, Method, Pair, PartsReport, Stats,
+};
+use crate::error::Result;
+use crate::geom::radii::Histogram;
+use crate::geom::sphere::Sphere;
+use serde::Serialize;
+
+/// Most spheres the survey samples.
+pub const SAMPLE_MAX: usize = 2048;
+/// Frames between two choices of an [`Auto`] whose scene keeps its size.
+pub const RECHOOSE_EVERY: u64 = 32;
+
+/// What `auto` chose and why (in every row that ran `auto`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Choice {
+    pub method: Method,
+    /// The statistic that decided, in words: `"uniform, 0.13 spheres a cell"`.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Choice {
+    /// `grid (uniform, 0.13 spheres a cell)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.method, self.reason)
+    }
+}
+
+/// A scene's statistics, estimated from a sample (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Survey {
+    pub n: usize,
+    /// Spheres sampled.
+    pub sampled: usize,
+    /// Largest sampled radius below the giants, and the median sampled radius.
+    pub radius: f32,
+    pub median_radius: f32,
+    /// Sampled giants (radii set aside by the grid's rule, `geom::radii`).
+    pub giants: usize,
+    /// Estimated pairs in neighbouring grid cells (the grid's tests), over the whole scene.
+    pub grid_pairs: f64,
+    /// Estimated pairs overlapping on the axis of largest spread (what sap scans).
+    pub sweep_pairs: f64,
+    /// Estimated pairs overlapping on x (what the paper's x sweep tests).
+    pub x_pairs: f64,
+    /// Sampled spheres per occupied cell: 1 when no two sampled centres share a cell.
+    pub cell_occupancy: f64,
+    /// Cells of side `2 r` in the sample's bounding box, per object of the scene.
+    pub cells_per_object: f64,
+}
+
+impl Survey {
+    /// Grid tests per object.
+    pub fn grid_per_object(&self) -> f64 {
+        self.grid_pairs / self.n.max(1) as f64
+    }
+
+    /// Sweep candidates per object.
+    pub fn sweep_per_object(&self) -> f64 {
+        self.sweep_pairs / self.n.max(1) as f64
+    }
+}
+
+/// The statistics of `spheres` (module docs). Deterministic: the sample is every
+/// `n / SAMPLE_MAX`-th sphere.
+pub fn survey(spheres: &[Sphere]) -> Survey {
+    let n = spheres.len();
+    let m = n.min(SAMPLE_MAX);
+    if m < 2 {
+        return Survey {
+            n,
+            sampled: m,
+            cell_occupancy: 1.0,
+            ..Survey::default()
+        };
+    }
+    let sample: Vec<Sphere> = (0..m).map(|k| spheres[k * n / m]).collect();
+    let mut radii = Histogram::default();
+    sample.iter().for_each(|s| radii.add(s.radius));
+    let (split, cell_radius) = radii.decide();
+    let giant = |s: &Sphere| crate::geom::radii::bin(s.radius) as u32 > split && split < 255;
+    let members: Vec<Sphere> = sample.iter().filter(|s| !giant(s)).copied().collect();
+    let giants = m - members.len();
+    let mut sorted_radii: Vec<f32> = members.iter().map(|s| s.radius).collect();
+    sorted_radii.sort_unstable_by(f32::total_cmp);
+    let median_radius = sorted_radii
+        .get(sorted_radii.len() / 2)
+        .copied()
+        .unwrap_or(0.0);
+    // Sampled pairs scale by the pairs of the whole scene over the pairs of the sample.
+    let scale = (n as f64 * (n as f64 - 1.0)) / (m as f64 * (m as f64 - 1.0));
+    let (neighbours, occupancy) = neighbour_pairs(&members, cell_radius);
+    // Giants are tested against everything in their reach: count them as reaching every
+    // object (an upper bound, and giants are few).
+    let giant_pairs = giants as f64 * m as f64;
+    Survey {
+        n,
+        sampled: m,
+        radius: cell_radius,
+        median_radius,
+        giants,
+        grid_pairs: (neighbours as f64 + giant_pairs) * scale,
+        sweep_pairs: overlaps_on(&sample, sweep_axis(&sample)) as f64 * scale,
+        cells_per_object: box_cells(&members, cell_radius) / n as f64,
+        x_pairs: overlaps_on(&sample, 0) as f64 * scale,
+        cell_occupancy: occupancy,
+    }
+}
+
+/// Pairs of `spheres` whose centres lie in neighbouring cells of side `2 radius` (the grid's
+/// rule, floors of `c / s` in f64: an estimate needs no exact cells), and the spheres per
+/// occupied cell.
+fn neighbour_pairs(spheres: &[Sphere], radius: f32) -> (u64, f64) {
+    if spheres.is_empty() {
+        return (0, 1.0);
+    }
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    let cell = |s: &Sphere| {
+        s.center
+            .to_array()
+            .map(|c| (f64::from(c) / side).floor() as i64)
+    };
+    let mut cells: Vec<[i64; 3]> = spheres.iter().map(cell).collect();
+    cells.sort_unstable_by_key(|c| [c[2], c[1], c[0]]);
+    // Runs of equal cells: (cell, count).
+    let mut runs: Vec<([i64; 3], u64)> = Vec::new();
+    for c in cells {
+        match runs.last_mut() {
+            Some((last, count)) if *last == c => *count += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let occupancy = spheres.len() as f64 / runs.len() as f64;
+    let find = |c: [i64; 3]| {
+        runs.binary_search_by_key(&[c[2], c[1], c[0]], |(k, _)| [k[2], k[1], k[0]])
+            .map_or(0, |i| runs[i].1)
+    };
+    let mut pairs = 0u64;
+    for &(c, count) in &runs {
+        pairs += count * (count - 1) / 2;
+        // The 13 forward neighbours: each pair of neighbouring cells once.
+        for (dx, dy, dz) in FORWARD {
+            pairs += count * find([c[0] + dx, c[1] + dy, c[2] + dz]);
+        }
+    }
+    (pairs, occupancy)
+}
+
+/// The 13 neighbour offsets after `(0, 0, 0)` in `(z, y, x)` order.
+const FORWARD: [(i64, i64, i64); 13] = [
+    (1, 0, 0),
+    (-1, 1, 0),
+    (0, 1, 0),
+    (1, 1, 0),
+    (-1, -1, 1),
+    (0, -1, 1),
+    (1, -1, 1),
+    (-1, 0, 1),
+    (0, 0, 1),
+    (1, 0, 1),
+    (-1, 1, 1),
+    (0, 1, 1),
+    (1, 1, 1),
+];
+
+/// Cells of side `2 radius` in the bounding box of the centres of `spheres` (1 when empty).
+fn box_cells(spheres: &[Sphere], radius: f32) -> f64 {
+    let Some(first) = spheres.first() else {
+        return 1.0;
+    };
+    let (mut lo, mut hi) = (first.center, first.center);
+    for s in spheres {
+        lo = lo.min(s.center);
+        hi = hi.max(s.center);
+    }
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    (0..3)
+        .map(|a| (f64::from(hi[a]) - f64::from(lo[a])) / side + 1.0)
+        .product()
+}
+
+/// The axis of largest centre spread (ties to the lowest), as sap takes it.
+fn sweep_axis(spheres: &[Sphere]) -> usize {
+    let (mut lo, mut hi) = (spheres[0].center, spheres[0].center);
+    for s in spheres {
+        lo = lo.min(s.center);
+        hi = hi.max(s.center);
+    }
+    let spread = hi - lo;
+    (1..3).fold(0, |a, b| if spread[b] > spread[a] { b } else { a })
+}
+
+/// Pairs of `spheres` whose intervals `[c - r, c + r]` overlap on `axis` (closed).
+fn overlaps_on(spheres: &[Sphere], axis: usize) -> u64 {
+    let mut by_start: Vec<(f32, f32)> = spheres
+        .iter()
+        .map(|s| (s.center[axis] - s.radius, s.center[axis] + s.radius))
+        .collect();
+    by_start.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    // Interval k (k-th by start) overlaps the later-starting intervals whose start <= its end.
+    by_start
+        .iter()
+        .enumerate()
+        .map(|(k, &(_, end))| (by_start.partition_point(|&(s, _)| s <= end) - k - 1) as u64)
+        .sum()
+}
+
+/// Cells of the sample's bounding box per object past which the grid walks a *spread* scene:
+/// nearly every object alone in its row (CPU) or its keys scattered (GPU), and each object
+/// costs the grid more (the wide scene: 1M objects over 2e7 cells per axis).
+pub const SPREAD_CELLS_PER_OBJECT: f64 = 1_048_576.0;
+
+/// A backend's price of each candidate method in nanoseconds: per object and per candidate pair
+/// (grid: neighbour pairs; sap: overlaps on the axis of largest spread; x: overlaps on x; brute
+/// force: every pair). The grid has a per-object price for spread scenes too.
+#[derive(Clone, Copy, Debug)]
+pub struct Costs {
+    pub grid: (f64, f64),
+    pub grid_spread_object: f64,
+    pub sap: (f64, f64),
+    pub x: (f64, f64),
+    pub brute_force: (f64, f64),
+}
+
+impl Costs {
+    /// The prices on `backend`; `software`: a CPU-emulated GPU adapter (lavapipe, SwiftShader).
+    ///
+    /// Fitted to `sweepfan auto-bench` on this project's 2-core machine (`results/auto/`): the
+    /// CPU's times directly, software adapters' from lavapipe's. Hardware GPUs: from the one
+    /// real-GPU pair measured so far (H100, density 1M: grid 3.23 ms, sap 11.55 ms a frame,
+    /// `../shared/baselines.md`), brute force and x by their work alone; the next lent GPU runs
+    /// `auto-bench --backend gpu` to fit them.
+    pub fn of(backend: Backend, software: bool) -> Self {
+        match (backend, software) {
+            (Backend::Cpu, _) => Self {
+                grid: (18.0, 2.5),
+                grid_spread_object: 60.0,
+                sap: (28.0, 1.5),
+                x: (22.0, 1.05),
+                brute_force: (0.0, 1.2),
+            },
+            (Backend::Gpu, true) => Self {
+                grid: (2_700.0, 80.0),
+                grid_spread_object: 5_000.0,
+                sap: (1_900.0, 30.0),
+                x: (900.0, 40.0),
+                brute_force: (0.0, 25.0),
+            },
+            (Backend::Gpu, false) => Self {
+                grid: (3.2, 0.01),
+                grid_spread_object: 6.4,
+                sap: (3.5, 0.003),
+                x: (3.5, 0.003),
+                brute_force: (0.0, 0.003),
+            },
+        }
+    }
+}
+
+/// The method `auto` runs on `spheres` on `backend` (`software`: see [`Costs::of`]), and why.
+pub fn choose(spheres: &[Sphere], backend: Backend, software: bool) -> Choice {
+    choose_from(&survey(spheres), &Costs::of(backend, software))
+}
+
+/// [`choose`] from a survey and a backend's prices: the cheapest of grid, sap, x and brute
+/// force.
+pub fn choose_from(s: &Survey, costs: &Costs) -> Choice {
+    let n = s.n as f64;
+    let all_pairs = n * (n - 1.0) / 2.0;
+    let spread_scene = s.cells_per_object > SPREAD_CELLS_PER_OBJECT;
+    let grid_object = if spread_scene {
+        costs.grid_spread_object
+    } else {
+        costs.grid.0
+    };
+    let price = |(object, pair): (f64, f64), pairs: f64| object * n + pair * pairs;
+    let priced = [
+        (
+            Method::Grid,
+            price((grid_object, costs.grid.1), s.grid_pairs),
+        ),
+        (Method::Sap, price(costs.sap, s.sweep_pairs)),
+        (Method::X, price(costs.x, s.x_pairs)),
+        (Method::BruteForce, price(costs.brute_force, all_pairs)),
+    ];
+    // The first of the cheapest: ties go to the grid.
+    let (method, _) = priced
+        .into_iter()
+        .fold((Method::Grid, f64::INFINITY), |best, c| {
+            if c.1 < best.1 { c } else { best }
+        });
+    let radius_spread = if s.median_radius > 0.0 {
+        s.radius / s.median_radius
+    } else {
+        1.0
+    };
+    let shape = if s.giants > 0 {
+        format!("{} giants sampled", s.giants)
+    } else if radius_spread > 4.0 {
+        format!("radii spread {radius_spread:.0}x")
+    } else {
+        "uniform radii".to_string()
+    };
+    let layout = if spread_scene {
+        "spread, ".to_string()
+    } else {
+        String::new()
+    };
+    let reason = match method {
+        Method::BruteForce => format!(
+            "{} objects, {:.0} grid tests an object",
+            s.n,
+            s.grid_per_object()
+        ),
+        Method::Grid => format!(
+            "{layout}{shape}, {:.2} spheres a cell, {:.1} tests an object",
+            s.cell_occupancy,
+            s.grid_per_object()
+        ),
+        Method::Sap => format!(
+            "{layout}{shape}, {:.1} sweep candidates against {:.1} grid tests an object",
+            s.sweep_per_object(),
+            s.grid_per_object()
+        ),
+        _ => format!(
+            "{layout}{shape}, {:.1} candidates on x against {:.1} grid tests an object",
+            s.x_pairs / n.max(1.0),
+            s.grid_per_object()
+        ),
+    };
+    Choice { method, reason }
+}
+
+/// Builds a backend's method on demand.
+pub type Builder = Box<dyn FnMut(Method) -> Result<Box<dyn BroadPhase + Send>> + Send>;
+
+/// The `auto` broad phase (module docs): one of `grid`, `sap`, `x` and `brute_force`, chosen
+/// per scene, behind one [`BroadPhase`].
+pub struct Auto {
+    backend: Backend,
+    costs: Costs,
+    build: Builder,
+    built: Vec<(Method, Box<dyn BroadPhase + Send>)>,
+    current: Option<Choice>,
+    /// Objects of the frame the choice was made for, and frames since.
+    chosen_for: usize,
+    frames_since: u64,
+    /// Whether frame events are asked of the backend (then the first choice stays).
+    events: bool,
+}
+
+impl Auto {
+    /// `auto` on `backend` (`software`: a CPU-emulated GPU adapter, [`Costs::of`]), building
+    /// each method it chooses with `build`.
+    pub fn new(backend: Backend, software: bool, build: Builder) -> Self {
+        Self {
+            backend,
+            costs: Costs::of(backend, software),
+            build,
+            built: Vec::new(),
+            current: None,
+            chosen_for: 0,
+            frames_since: 0,
+            events: false,
+        }
+    }
+
+    /// The last choice, if a frame ran.
+    pub fn choice(&self) -> Option<&Choice> {
+        self.current.as_ref()
+    }
+
+    fn inner(&mut self) -> Option<&mut Box<dyn BroadPhase + Send>> {
+        let method = self.current.as_ref()?.method;
+        self.built
+            .iter_mut()
+            .find(|(m, _)| *m == method)
+            .map(|(_, b)| b)
+    }
+
+    fn inner_ref(&self) -> Option<&(dyn BroadPhase + Send)> {
+        let method = self.current.as_ref()?.method;
+        self.built
+            .iter()
+            .find(|(m, _)| *m == method)
+            .map(|(_, b)| b.as_ref())
+    }
+
+    /// Chooses for this frame (module docs) and builds the method if needed.
+    fn prepare(&mut self, spheres: &[Sphere]) -> Result<()> {
+        let stale = self.current.is_none()
+            || (!self.events
+                && (self.chosen_for != spheres.len() || self.frames_since >= RECHOOSE_EVERY));
+        if stale {
+            self.current = Some(choose_from(&survey(spheres), &self.costs));
+            self.chosen_for = spheres.len();
+            self.frames_since = 0;
+        }
+        self.frames_since += 1;
+        let method = self
+            .current
+            .as_ref()
+            .map(|c| c.method)
+            .expect("chosen above");
+        if !self.built.iter().any(|(m, _)| *m == method) {
+            let mut broad = (self.build)(method)?;
+            if self.events {
+                broad.track_events(true)?;
+            }
+            self.built.push((method, broad));
+        }
+        Ok(())
+    }
+}
+
+impl BroadPhase for Auto {
+    fn name(&self) -> &str {
+        "auto"
+    }
+
+    fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn resident_bytes_per_object(&self) -> Option<f64> {
+        self.inner_ref()?.resident_bytes_per_object()
+    }
+
+    fn device_counts(&self) -> Option<DeviceCounts> {
+        self.inner_ref()?.device_counts()
+    }
+
+    fn device_traffic(
+        &self,
+        n: usize,
+        tests: f64,
+        pairs: f64,
+        store: bool,
+    ) -> Option<Vec<(&'static str, f64)>> {
+        self.inner_ref()?.device_traffic(n, tests, pairs, store)
+    }
+
+    /// Events by the backend: on only where the chosen method's backend can; the first choice
+    /// then stays for every later frame (module docs).
+    fn track_events(&mut self, on: bool) -> Result<bool> {
+        if !on {
+            self.events = false;
+            for (_, b) in &mut self.built {
+                b.track_events(false)?;
+            }
+            return Ok(false);
+        }
+        // Asked before any frame: probe with the method most scenes choose; a different first
+        // choice asks its own method when built (`prepare`).
+        let accepted = match self.inner() {
+            Some(b) => b.track_events(true)?,
+            None => {
+                let mut probe = (self.build)(Method::Grid)?;
+                let accepted = probe.track_events(true)?;
+                self.built.push((Method::Grid, probe));
+                accepted
+            }
+        };
+        self.events = accepted;
+        Ok(accepted)
+    }
+
+    fn parts(&self) -> Option<PartsReport> {
+        self.inner_ref()?.parts()
+    }
+
+    fn take_events(&mut self) -> Option<FrameEvents> {
+        self.inner()?.take_events()
+    }
+
+    fn find_pairs_validated(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let start = std::time::Instant::now();
+        self.prepare(spheres)?;
+        let choosing = start.elapsed().as_secs_f64();
+        let choice = self.current.clone();
+        let inner = self.inner().expect("built by prepare");
+        let mut stats = inner.find_pairs_validated(spheres, out)?;
+        stats.stages.insert(
+            0,
+            crate::broadphase::StageTime {
+                stage: "choose",
+                seconds: choosing,
+                clock: crate::broadphase::Clock::Wall,
+            },
+        );
+        stats.chosen = choice;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests;

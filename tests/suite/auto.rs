@@ -1,0 +1,209 @@
+//! `auto` (docs/design.md §2.12): on every scene kind, CPU and GPU, its pairs are brute force's,
+//! its tests those of the method it names, and it says what it chose; it chooses again when the
+//! scene's size changes, keeps its choice while the backend tracks events, and the CLI's rows
+//! and `verify` carry it.
+
+use crate::common::{json_rows, oracle_pairs, oracle_tests, succeed, sweepfan, temp_dir};
+use glam::Vec3;
+use std::sync::Arc;
+use sweepfan::broadphase::auto::{Auto, choose};
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::{
+    Backend, BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere,
+    canonicalize, cpu,
+};
+
+/// Generated scenes of every kind, small enough for the O(n^2) oracles, plus the adversarial
+/// ones: every sphere at one point, and touching spheres on a line.
+fn scenes() -> Vec<(String, Vec<Sphere>)> {
+    let mut out: Vec<(String, Vec<Sphere>)> = SceneKind::ALL
+        .into_iter()
+        .map(|k| {
+            let s = Scene::generate(k, &SceneParams::new(1_500, 7));
+            (k.name().to_string(), s.spheres)
+        })
+        .collect();
+    out.push(("coincident".into(), vec![Sphere::new(Vec3::ONE, 0.25); 300]));
+    out.push((
+        "touching line".into(),
+        (0..400)
+            .map(|i| Sphere::new(Vec3::new(i as f32, 0.0, 0.0), 0.5))
+            .collect(),
+    ));
+    out
+}
+
+/// One frame of `bp`: canonical pairs and stats.
+fn frame(bp: &mut dyn BroadPhase, spheres: &[Sphere]) -> (Vec<Pair>, sweepfan::Stats) {
+    let mut pairs = Vec::new();
+    let stats = bp.find_pairs(spheres, Some(&mut pairs)).unwrap();
+    canonicalize(&mut pairs);
+    (pairs, stats)
+}
+
+#[test]
+fn cpu_auto_finds_brute_forces_pairs_with_its_methods_tests() {
+    let mut chosen = std::collections::BTreeSet::new();
+    for (name, spheres) in scenes() {
+        let mut bp = cpu::auto();
+        assert_eq!(bp.name(), "auto");
+        let (pairs, stats) = frame(&mut bp, &spheres);
+        assert_eq!(pairs, oracle_pairs(&spheres), "{name}");
+        let choice = stats.chosen.expect("auto reports its choice");
+        assert_eq!(choice, choose(&spheres, Backend::Cpu, false), "{name}");
+        assert_eq!(stats.tests, oracle_tests(choice.method, &spheres), "{name}");
+        assert!(!choice.reason.is_empty());
+        chosen.insert(choice.method);
+    }
+    // The scenes make it choose more than one method (else the rule is untested here).
+    assert!(chosen.len() >= 2, "{chosen:?}");
+}
+
+#[test]
+fn named_methods_report_no_choice() {
+    let spheres = &scenes()[0].1;
+    let (_, stats) = frame(cpu::broad_phase(Method::Grid).as_mut(), spheres);
+    assert_eq!(stats.chosen, None);
+}
+
+#[test]
+fn auto_chooses_again_when_the_size_changes_or_after_a_while() {
+    let uniform = Scene::generate(SceneKind::Density, &SceneParams::new(600, 3)).spheres;
+    let point = vec![Sphere::new(Vec3::ZERO, 1.0); 600];
+    let smaller_point = vec![Sphere::new(Vec3::ZERO, 1.0); 598];
+    assert_eq!(choose(&uniform, Backend::Cpu, false).method, Method::Grid);
+    // Every pair touches: a sweep or brute force, which skip the grid's per-object work.
+    let other = choose(&point, Backend::Cpu, false).method;
+    assert_ne!(other, Method::Grid);
+    let mut bp = cpu::auto();
+    let method = |bp: &mut Auto, s: &[Sphere]| frame(bp, s).1.chosen.unwrap().method;
+    assert_eq!(method(&mut bp, &uniform), Method::Grid);
+    // Same size: the choice stands (pairs still exact) until RECHOOSE_EVERY frames have run.
+    let (pairs, stats) = frame(&mut bp, &point);
+    assert_eq!(stats.chosen.unwrap().method, Method::Grid);
+    assert_eq!(pairs.len(), 600 * 599 / 2);
+    for _ in 2..sweepfan::broadphase::auto::RECHOOSE_EVERY {
+        assert_eq!(method(&mut bp, &point), Method::Grid);
+    }
+    assert_eq!(method(&mut bp, &point), other);
+    // Another size: at once.
+    assert_eq!(method(&mut bp, &uniform[..599]), Method::Grid);
+    assert_eq!(method(&mut bp, &smaller_point), other);
+}
+
+/// CPU `auto` leaves events to the caller's tracker; its pairs stay exact over a moving scene.
+#[test]
+fn cpu_auto_over_moving_frames() {
+    let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_000, 5));
+    let mut bp = cpu::auto();
+    assert!(!bp.track_events(true).unwrap());
+    let mut tracker = EventTracker::new();
+    let mut reference = EventTracker::new();
+    for _ in 0..5 {
+        let (pairs, _) = frame(&mut bp, &scene.spheres);
+        let expected = oracle_pairs(&scene.spheres);
+        assert_eq!(pairs, expected);
+        assert_eq!(tracker.update(pairs), reference.update(expected));
+        scene.step();
+    }
+}
+
+#[test]
+fn gpu_auto_matches_the_cpu_and_keeps_its_choice_with_device_events() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    for (name, spheres) in scenes() {
+        let mut bp = sweepfan::gpu::auto(ctx.clone());
+        assert_eq!(bp.backend(), Backend::Gpu);
+        let (pairs, stats) = frame(&mut bp, &spheres);
+        assert_eq!(pairs, oracle_pairs(&spheres), "{name}");
+        let choice = stats.chosen.unwrap();
+        assert_eq!(
+            choice,
+            choose(&spheres, Backend::Gpu, ctx.is_software()),
+            "{name}"
+        );
+        assert_eq!(stats.tests, oracle_tests(choice.method, &spheres), "{name}");
+    }
+    // Events on the device: the first choice stays even where the scene asks for another.
+    let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(1_000, 9));
+    let mut bp = sweepfan::gpu::auto(ctx);
+    assert!(bp.track_events(true).unwrap());
+    let mut tracker = EventTracker::new();
+    let first = frame(&mut bp, &scene.spheres).1.chosen.unwrap().method;
+    tracker.update(oracle_pairs(&scene.spheres));
+    bp.take_events().unwrap();
+    let point = vec![Sphere::new(Vec3::ZERO, 1.0); 1_000];
+    for step in 0..sweepfan::broadphase::auto::RECHOOSE_EVERY + 2 {
+        scene.step();
+        let spheres = if step % 2 == 0 {
+            &scene.spheres
+        } else {
+            &point
+        };
+        let (pairs, stats) = frame(&mut bp, spheres);
+        assert_eq!(stats.chosen.unwrap().method, first);
+        let expected = oracle_pairs(spheres);
+        assert_eq!(pairs, expected);
+        assert_eq!(
+            bp.take_events().unwrap(),
+            tracker.update(expected),
+            "step {step}"
+        );
+    }
+}
+
+#[test]
+fn bench_rows_say_what_auto_chose() {
+    let dir = temp_dir("auto", "bench");
+    let json = dir.join("rows.json");
+    let out = succeed(
+        sweepfan()
+            .args(["bench", "--scene", "paper", "--n", "3000", "--frames", "2"])
+            .args(["--methods", "auto,grid", "--json"])
+            .arg(&json)
+            .output(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("auto [cpu]: grid (uniform radii, "),
+        "{stdout}"
+    );
+    let rows = json_rows(&json);
+    assert_eq!(rows[0]["method"], "auto");
+    assert_eq!(rows[0]["chosen"]["method"], "grid");
+    assert!(
+        rows[0]["chosen"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("a cell")
+    );
+    assert!(rows[1].get("chosen").is_none());
+    assert_eq!(rows[0]["verified"], true);
+    assert_eq!(rows[0]["tests_per_frame"], rows[1]["tests_per_frame"]);
+}
+
+#[test]
+fn verify_defaults_to_auto() {
+    let dir = temp_dir("auto", "verify");
+    let (scene, pairs) = (dir.join("scene.csv"), dir.join("pairs.csv"));
+    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n10,0,0,1\n").unwrap();
+    let out = succeed(
+        sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&scene)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .output(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("auto [cpu] chose "), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(&pairs)
+            .unwrap()
+            .trim()
+            .lines()
+            .last(),
+        Some("0,1")
+    );
+}
