@@ -1,8 +1,7 @@
 //! `auto`: the method chosen from the scene's own statistics (docs/design.md §2.12), without
 //! running the candidates.
 //!
-//! [`survey`] reads a strided sample of at most [`SAMPLE_MAX`] spheres (a few microseconds a
-//! call) and estimates, scaled from the sample to the whole scene, the two quantities that
+//! [`survey`] reads a pseudo-random sample of at most [`SAMPLE_MAX`] spheres and estimates, scaled from the sample to the whole scene, the two quantities that
 //! decide every method's work:
 //!
 //! * **grid neighbours**: pairs whose centres fall in neighbouring cells of side `2 r` (`r` the
@@ -85,8 +84,8 @@ impl Survey {
     }
 }
 
-/// The statistics of `spheres` (module docs). Deterministic: the sample is every
-/// `n / SAMPLE_MAX`-th sphere.
+/// The statistics of `spheres` (module docs). Deterministic: the sample is the same
+/// pseudo-random set of distinct indices for every scene of `n` spheres.
 pub fn survey(spheres: &[Sphere]) -> Survey {
     let n = spheres.len();
     let m = n.min(SAMPLE_MAX);
@@ -98,7 +97,11 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
             ..Survey::default()
         };
     }
-    let sample: Vec<Sphere> = (0..m).map(|k| spheres[k * n / m]).collect();
+    let sample: Vec<Sphere> = sample_indices(n, m)
+        .into_iter()
+        .map(|i| spheres[i])
+        .collect();
+    let m = sample.len();
     let mut radii = Histogram::default();
     sample.iter().for_each(|s| radii.add(s.radius));
     let (split, cell_radius) = radii.decide();
@@ -131,6 +134,28 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
     }
 }
 
+/// Up to `m` distinct indices below `n`, pseudo-random and the same on every call (all of them
+/// when `m == n`). Not a stride: scenes list an object's neighbours next to it (clusters are
+/// made one after another), and a stride of `n / m` would sample one object per cluster.
+fn sample_indices(n: usize, m: usize) -> Vec<usize> {
+    if m >= n {
+        return (0..n).collect();
+    }
+    // SplitMix64 of the draw number, a multiply-shift into 0..n.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (((z ^ (z >> 31)) as u128 * n as u128) >> 64) as usize
+    };
+    let mut picked: Vec<usize> = (0..m).map(|_| next()).collect();
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+}
+
 /// Pairs of `spheres` whose centres lie in neighbouring cells of side `2 radius` (the grid's
 /// rule, floors of `c / s` in f64: an estimate needs no exact cells), and the spheres per
 /// occupied cell.
@@ -140,15 +165,22 @@ fn neighbour_pairs(spheres: &[Sphere], radius: f32) -> (u64, f64) {
     }
     let side = f64::from(2.0 * radius);
     let side = if side.is_normal() { side } else { 1.0 };
-    let cell = |s: &Sphere| {
-        s.center
-            .to_array()
-            .map(|c| (f64::from(c) / side).floor() as i64)
-    };
-    let mut cells: Vec<[i64; 3]> = spheres.iter().map(cell).collect();
-    cells.sort_unstable_by_key(|c| [c[2], c[1], c[0]]);
+    // Cells relative to the sample's lowest, 21 bits an axis (farther cells wrap: a rare
+    // false neighbour in an estimate), packed z, y, x with a spare bit between axes so that
+    // an offset of -1 or +1 never carries into the next axis.
+    let floor = |c: f32| (f64::from(c) / side).floor();
+    let low = spheres.iter().fold([f64::INFINITY; 3], |m, s| {
+        [0, 1, 2].map(|a| m[a].min(floor(s.center[a])))
+    });
+    const MASK: u64 = (1 << 21) - 1;
+    let pack = |c: [u64; 3]| (c[2] << 44) | (c[1] << 22) | c[0];
+    let mut cells: Vec<u64> = spheres
+        .iter()
+        .map(|s| pack([0, 1, 2].map(|a| ((floor(s.center[a]) - low[a]) as u64 + 1) & MASK)))
+        .collect();
+    cells.sort_unstable();
     // Runs of equal cells: (cell, count).
-    let mut runs: Vec<([i64; 3], u64)> = Vec::new();
+    let mut runs: Vec<(u64, u64)> = Vec::new();
     for c in cells {
         match runs.last_mut() {
             Some((last, count)) if *last == c => *count += 1,
@@ -156,16 +188,19 @@ fn neighbour_pairs(spheres: &[Sphere], radius: f32) -> (u64, f64) {
         }
     }
     let occupancy = spheres.len() as f64 / runs.len() as f64;
-    let find = |c: [i64; 3]| {
-        runs.binary_search_by_key(&[c[2], c[1], c[0]], |(k, _)| [k[2], k[1], k[0]])
+    let find = |c: u64| {
+        runs.binary_search_by_key(&c, |&(k, _)| k)
             .map_or(0, |i| runs[i].1)
     };
     let mut pairs = 0u64;
     for &(c, count) in &runs {
         pairs += count * (count - 1) / 2;
-        // The 13 forward neighbours: each pair of neighbouring cells once.
+        // The 13 forward neighbours: each pair of neighbouring cells once. Cells start at 1
+        // per axis, so `c - 1` on an axis stays within it.
         for (dx, dy, dz) in FORWARD {
-            pairs += count * find([c[0] + dx, c[1] + dy, c[2] + dz]);
+            let moved = |v: u64, d: i64, shift: u32| v.wrapping_add((d as u64) << shift);
+            let target = moved(moved(moved(c, dx, 0), dy, 22), dz, 44);
+            pairs += count * find(target);
         }
     }
     (pairs, occupancy)
@@ -259,7 +294,7 @@ impl Costs {
     pub fn of(backend: Backend, software: bool) -> Self {
         match (backend, software) {
             (Backend::Cpu, _) => Self {
-                grid: (18.0, 2.5),
+                grid: (18.0, 1.0),
                 grid_spread_object: 60.0,
                 sap: (28.0, 1.5),
                 x: (22.0, 1.05),

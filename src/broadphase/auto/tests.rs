@@ -58,13 +58,44 @@ fn a_sample_scales_to_the_whole_scene() {
     // axis; the sample's pairs scale to n (n - 1) / 2 exactly.
     let n = 4 * SAMPLE_MAX;
     let s = survey(&vec![Sphere::new(Vec3::ONE, 0.5); n]);
-    assert_eq!(s.sampled, SAMPLE_MAX);
+    // Draws that repeat an index are dropped: fewer than SAMPLE_MAX, scaled by their count.
+    assert!(
+        s.sampled <= SAMPLE_MAX && s.sampled > SAMPLE_MAX / 2,
+        "{}",
+        s.sampled
+    );
     let all = n as f64 * (n as f64 - 1.0) / 2.0;
     assert!((s.grid_pairs / all - 1.0).abs() < 1e-9, "{}", s.grid_pairs);
     assert!(
         (s.sweep_pairs / all - 1.0).abs() < 1e-9,
         "{}",
         s.sweep_pairs
+    );
+}
+
+#[test]
+fn a_sample_sees_clusters_listed_one_after_another() {
+    // 32,768 spheres in clusters of 64 listed consecutively, the clusters 100 apart: a stride
+    // of n / 2048 = 16 would take 4 of each cluster, a stride of 64 one; a random sample
+    // estimates the C(64, 2) = 2016 neighbour pairs a cluster within a factor of two.
+    let mut spheres = Vec::new();
+    for cluster in 0..512 {
+        let at = Vec3::new(
+            (cluster % 8) as f32,
+            (cluster / 8 % 8) as f32,
+            (cluster / 64) as f32,
+        );
+        for k in 0..64 {
+            let jitter = Vec3::new((k % 4) as f32, (k / 4 % 4) as f32, (k / 16) as f32) * 0.1;
+            spheres.push(Sphere::new(at * 100.0 + jitter, 1.0));
+        }
+    }
+    let s = survey(&spheres);
+    let exact = 512.0 * 2016.0;
+    assert!(
+        s.grid_pairs > exact / 2.0 && s.grid_pairs < exact * 2.0,
+        "{}",
+        s.grid_pairs
     );
 }
 

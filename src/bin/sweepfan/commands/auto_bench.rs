@@ -25,12 +25,16 @@ pub struct AutoBenchArgs {
     pub scene_file: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
     pub backend: BackendArg,
-    /// The methods auto is compared with (`all`: every method).
+    /// The methods auto is compared with (`all`: every method, brute force only up to 100,000
+    /// objects unless named).
     #[arg(long, default_value = "all")]
     pub methods: String,
     /// Frames timed per method (after one untimed frame).
-    #[arg(long, default_value_t = 3, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 5, value_parser = values::count, allow_negative_numbers = true)]
     pub frames: usize,
+    /// Rounds: auto and every method timed once a round, each keeping its best round.
+    #[arg(long, default_value_t = 2, value_parser = values::count, allow_negative_numbers = true)]
+    pub rounds: usize,
     /// A method whose untimed first frame takes longer than this (and than auto's frame) is
     /// not timed further: it cannot be the fastest.
     #[arg(
@@ -64,9 +68,11 @@ pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         backend: a.backend.0,
         methods,
         frames: a.frames,
+        rounds: a.rounds,
         budget_s: a.budget_s,
+        brute_force_named: a.methods.split(',').any(|m| m.trim() == "brute_force"),
     };
-    let bar = progress_bar((cfg.scenes.len() * (cfg.methods.len() + 1)) as u64);
+    let bar = progress_bar((cfg.scenes.len() * (1 + cfg.rounds * (cfg.methods.len() + 1))) as u64);
     let rows = auto_bench(&cfg, gpu, |what| {
         bar.set_message(what.to_string());
         bar.inc(1);
@@ -74,9 +80,10 @@ pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     bar.finish_and_clear();
     say!(
         a.out.stdout_taken(),
-        "auto against every method, median ms per frame of {} frames, pairs stored; ratio = auto \
-         / fastest",
-        a.frames
+        "auto against every method, median ms per frame of {} frames, best of {} rounds, pairs \
+         stored; ratio = auto / fastest",
+        a.frames,
+        a.rounds
     );
     say!(a.out.stdout_taken(), "{}", auto_table(&rows));
     if let Some(path) = &a.out.json {
