@@ -4,7 +4,8 @@
 //!
 //! # What a user calls
 //! * [`BroadPhase`]: every method on every backend, chosen by [`Method`] and [`Backend`]:
-//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`run::registry`].
+//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`run::registry`];
+//!   [`cpu::auto`] and [`gpu::auto`] choose the method per scene ([`broadphase::auto`]).
 //! * Shapes: [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`]; the box and
 //!   polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
 //! * Scenes: [`Scene`] generators ([`SceneKind`], [`SceneParams`]) and CSV files.

@@ -127,7 +127,8 @@ fn every_rank_count_finds_exactly_the_pairs_of_one_process_for_every_method_and_
     for (name, path, expected) in scenes() {
         assert!(!expected.is_empty(), "{name}");
         for backend in ["cpu", "gpu"] {
-            for method in ["grid", "sap", "brute_force"] {
+            // `default`: no --method, which is `auto` (docs/design.md §2.12).
+            for method in ["grid", "sap", "brute_force", "default"] {
                 // Every method on 3 ranks; the grid on 1, 2 and 4 as well.
                 let counts: &[usize] = if method == "grid" {
                     &[1, 2, 3, 4]
@@ -137,23 +138,12 @@ fn every_rank_count_finds_exactly_the_pairs_of_one_process_for_every_method_and_
                 for &ranks in counts {
                     let file = out_dir.join(format!("{name}-{backend}-{method}-{ranks}.csv"));
                     let what = format!("{name} {method} [{backend}] on {ranks} ranks");
-                    ok(
-                        mpirun(
-                            ranks,
-                            &[
-                                "dist",
-                                "--scene-file",
-                                path.to_str().unwrap(),
-                                "--method",
-                                method,
-                                "--backend",
-                                backend,
-                                "--pairs-out",
-                                file.to_str().unwrap(),
-                            ],
-                        ),
-                        &what,
-                    );
+                    let mut args = vec!["dist", "--scene-file", path.to_str().unwrap()];
+                    if method != "default" {
+                        args.extend(["--method", method]);
+                    }
+                    args.extend(["--backend", backend, "--pairs-out", file.to_str().unwrap()]);
+                    ok(mpirun(ranks, &args), &what);
                     same(&read_pairs(&file), &expected, &what);
                 }
             }

@@ -1,13 +1,16 @@
 //! `auto`: the method chosen from the scene's own statistics (docs/design.md §2.12), without
 //! running the candidates.
 //!
-//! [`survey`] reads a pseudo-random sample of at most [`SAMPLE_MAX`] spheres and estimates, scaled from the sample to the whole scene, the two quantities that
-//! decide every method's work:
+//! [`survey`] reads a pseudo-random sample of at most [`SAMPLE_MAX`] spheres (about 0.5 ms at
+//! 10^6, the sample's reads from memory) and estimates, scaled from the sample to the whole
+//! scene, the quantities that decide every method's work:
 //!
 //! * **grid neighbours**: pairs whose centres fall in neighbouring cells of side `2 r` (`r` the
 //!   sample's largest radius below its giants): the grid's tests;
 //! * **sweep overlaps**: pairs whose intervals `[c - r, c + r]` overlap on the axis of largest
-//!   spread: what sweep-and-prune scans (it then rejects on the other two axes).
+//!   spread: what sweep-and-prune scans (it then rejects on the other two axes); the same on x,
+//!   what the paper's x sweep tests;
+//! * the cells of the sample's bounding box per object (a *spread* scene costs the grid more).
 //!
 //! [`choose`] prices `grid`, `sap`, `x` and `brute_force` with a per-object and a per-candidate
 //! cost per backend ([`Costs`], fitted to the scenes of `sweepfan auto-bench`, `results/auto/`)
@@ -38,12 +41,13 @@ pub const RECHOOSE_EVERY: u64 = 32;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Choice {
     pub method: Method,
-    /// The statistic that decided, in words: `"uniform, 0.13 spheres a cell"`.
+    /// The statistics that decided, in words: `"uniform radii, 1.00 spheres a cell, 0.3 tests
+    /// an object"`.
     pub reason: String,
 }
 
 impl std::fmt::Display for Choice {
-    /// `grid (uniform, 0.13 spheres a cell)`.
+    /// `grid (uniform radii, 1.00 spheres a cell, 0.3 tests an object)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({})", self.method, self.reason)
     }

@@ -35,8 +35,8 @@ pub struct AutoBenchArgs {
     /// Rounds: auto and every method timed once a round, each keeping its best round.
     #[arg(long, default_value_t = 2, value_parser = values::count, allow_negative_numbers = true)]
     pub rounds: usize,
-    /// A method whose untimed first frame takes longer than this (and than auto's frame) is
-    /// not timed further: it cannot be the fastest.
+    /// A method whose faster of two untimed frames takes longer than this (and than auto's
+    /// frame) is not timed further: it cannot be the fastest.
     #[arg(
         long,
         default_value_t = 10.0,
