@@ -8,8 +8,17 @@ set -euo pipefail
 missing=()
 command -v mpirun >/dev/null 2>&1 || missing+=(openmpi-bin)
 command -v mpicc >/dev/null 2>&1 || missing+=(libopenmpi-dev)
-ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/*/libclang*.so* >/dev/null 2>&1 ||
-  missing+=(libclang-dev)
+# libclang itself (libclang.so, libclang-14.so.1, ...), not libclang-cpp, which LLVM's other
+# packages bring and bindgen cannot load (issue 39, item 7).
+have_libclang() {
+  local f
+  for f in /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-[0-9]*.so* \
+    /usr/lib/*/libclang.so* /usr/lib/*/libclang-[0-9]*.so*; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
+}
+have_libclang || missing+=(libclang-dev)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

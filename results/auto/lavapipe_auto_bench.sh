@@ -9,4 +9,3 @@ $B auto-bench --backend gpu --scenes line-x:100000 --methods grid,sap,x,origin_d
 $B auto-bench --backend gpu --scenes wide:1000000 --methods grid,sap,x,xy,xyz --budget-s 8 --json $O/lavapipe_c.json > $O/lavapipe_c.txt 2>&1
 $B auto-bench --backend gpu --scenes paper:100000,mixed-radii:200000,giant:100000 --methods grid,sap,x,xy --budget-s 5 --json $O/lavapipe_d.json > $O/lavapipe_d.txt 2>&1
 $B auto-bench --backend gpu --scenes density:1000000,clusters:1000000 --methods grid --budget-s 5 --json $O/lavapipe_e.json > $O/lavapipe_e.txt 2>&1
-echo done > $O/lavapipe_done

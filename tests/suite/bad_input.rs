@@ -107,6 +107,18 @@ fn too_many_pairs_to_store() {
         bp.find_pairs(&s, Some(&mut pairs)).unwrap();
         assert_eq!(pairs.len() as u64, all, "{method}");
     }
+    // `auto` passes its limit to the method it chooses.
+    let mut pairs = Vec::new();
+    use sweepfan::BroadPhase;
+    let mut bp = sweepfan::cpu::auto_with_pair_limit(all - 1);
+    match bp.find_pairs(&s, Some(&mut pairs)) {
+        Err(Error::TooLarge(msg)) => assert!(msg.contains(&all.to_string()), "{msg}"),
+        other => panic!("auto: {other:?}"),
+    }
+    assert!(pairs.is_empty(), "auto: a partial list was left");
+    let mut bp = sweepfan::cpu::auto_with_pair_limit(all);
+    bp.find_pairs(&s, Some(&mut pairs)).unwrap();
+    assert_eq!(pairs.len() as u64, all);
 }
 
 /// A scene spanning more than 2^20 cells on every axis: cells are clamped and the packed
