@@ -68,26 +68,27 @@ fn named_methods_report_no_choice() {
 
 #[test]
 fn auto_chooses_again_when_the_size_changes_or_after_a_while() {
-    let uniform = Scene::generate(SceneKind::Density, &SceneParams::new(600, 3)).spheres;
-    let point = vec![Sphere::new(Vec3::ZERO, 1.0); 600];
-    let smaller_point = vec![Sphere::new(Vec3::ZERO, 1.0); 598];
-    assert_eq!(choose(&uniform, Backend::Cpu, false).method, Method::Grid);
-    // Every pair touches: a sweep or brute force, which skip the grid's per-object work.
-    let other = choose(&point, Backend::Cpu, false).method;
+    let uniform = Scene::generate(SceneKind::Paper, &SceneParams::new(2_000, 3)).spheres;
+    let point = vec![Sphere::new(Vec3::ZERO, 1.0); 2_000];
+    let smaller_point = vec![Sphere::new(Vec3::ZERO, 1.0); 1_998];
+    // Priced as a software adapter (where every pair touching makes brute force cheapest),
+    // running the CPU's methods: the rule, not the backend, is under test here.
+    assert_eq!(choose(&uniform, Backend::Gpu, true).method, Method::Grid);
+    let other = choose(&point, Backend::Gpu, true).method;
     assert_ne!(other, Method::Grid);
-    let mut bp = cpu::auto();
+    let mut bp = Auto::new(Backend::Gpu, true, Box::new(|m| Ok(cpu::broad_phase(m))));
     let method = |bp: &mut Auto, s: &[Sphere]| frame(bp, s).1.chosen.unwrap().method;
     assert_eq!(method(&mut bp, &uniform), Method::Grid);
     // Same size: the choice stands (pairs still exact) until RECHOOSE_EVERY frames have run.
     let (pairs, stats) = frame(&mut bp, &point);
     assert_eq!(stats.chosen.unwrap().method, Method::Grid);
-    assert_eq!(pairs.len(), 600 * 599 / 2);
+    assert_eq!(pairs.len(), 2_000 * 1_999 / 2);
     for _ in 2..sweepfan::broadphase::auto::RECHOOSE_EVERY {
         assert_eq!(method(&mut bp, &point), Method::Grid);
     }
     assert_eq!(method(&mut bp, &point), other);
     // Another size: at once.
-    assert_eq!(method(&mut bp, &uniform[..599]), Method::Grid);
+    assert_eq!(method(&mut bp, &uniform[..1_999]), Method::Grid);
     assert_eq!(method(&mut bp, &smaller_point), other);
 }
 
