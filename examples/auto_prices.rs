@@ -5,9 +5,9 @@
 //! `cargo run --release --example auto_prices`
 
 use std::time::Instant;
-use sweepfan::broadphase::auto::{Costs, SPREAD_CELLS_PER_OBJECT, choose_from, survey};
+use sweepfan::Backend;
+use sweepfan::broadphase::auto::{Costs, SPREAD_CELLS_PER_OBJECT, choose_from, prices, survey};
 use sweepfan::run::auto_bench::{DEFAULT_SCENES, generate, parse_scenes};
-use sweepfan::{Backend, Method};
 
 fn main() -> sweepfan::Result<()> {
     for scene in generate(&parse_scenes(DEFAULT_SCENES)?, 1) {
@@ -37,19 +37,11 @@ fn main() -> sweepfan::Result<()> {
             ("gpu", Backend::Gpu, false),
         ] {
             let c = Costs::of(backend, software);
-            let grid_a = if s.cells_per_object > SPREAD_CELLS_PER_OBJECT {
-                c.grid_spread_object
-            } else {
-                c.grid.0
-            };
-            let ms = |(a, b): (f64, f64), k: f64| (a * n + b * k) * 1e-6;
-            let prices = [
-                (Method::Grid, ms((grid_a, c.grid.1), s.grid_pairs)),
-                (Method::Sap, ms(c.sap, s.sweep_pairs)),
-                (Method::X, ms(c.x, s.x_pairs)),
-                (Method::BruteForce, ms(c.brute_force, n * (n - 1.0) / 2.0)),
-            ];
-            let shown: Vec<String> = prices.iter().map(|(m, p)| format!("{m} {p:.3}")).collect();
+            let priced = prices(&s, &c);
+            let shown: Vec<String> = priced
+                .iter()
+                .map(|(m, p)| format!("{m} {:.3}", p * 1e-6))
+                .collect();
             println!(
                 "  {label:>12}: chose {}; predicted ms: {}",
                 choose_from(&s, &c).method,

@@ -327,27 +327,35 @@ pub fn choose(spheres: &[Sphere], backend: Backend, software: bool) -> Choice {
     choose_from(&survey(spheres), &Costs::of(backend, software))
 }
 
-/// [`choose`] from a survey and a backend's prices: the cheapest of grid, sap, x and brute
-/// force.
-pub fn choose_from(s: &Survey, costs: &Costs) -> Choice {
+/// Each candidate's price on survey `s` (ns, the module docs' `a n + b k`), grid first.
+pub fn prices(s: &Survey, costs: &Costs) -> [(Method, f64); 4] {
     let n = s.n as f64;
-    let all_pairs = n * (n - 1.0) / 2.0;
-    let spread_scene = s.cells_per_object > SPREAD_CELLS_PER_OBJECT;
-    let grid_object = if spread_scene {
+    let grid_object = if s.cells_per_object > SPREAD_CELLS_PER_OBJECT {
         costs.grid_spread_object
     } else {
         costs.grid.0
     };
     let price = |(object, pair): (f64, f64), pairs: f64| object * n + pair * pairs;
-    let priced = [
+    [
         (
             Method::Grid,
             price((grid_object, costs.grid.1), s.grid_pairs),
         ),
         (Method::Sap, price(costs.sap, s.sweep_pairs)),
         (Method::X, price(costs.x, s.x_pairs)),
-        (Method::BruteForce, price(costs.brute_force, all_pairs)),
-    ];
+        (
+            Method::BruteForce,
+            price(costs.brute_force, n * (n - 1.0) / 2.0),
+        ),
+    ]
+}
+
+/// [`choose`] from a survey and a backend's prices: the cheapest of grid, sap, x and brute
+/// force.
+pub fn choose_from(s: &Survey, costs: &Costs) -> Choice {
+    let n = s.n as f64;
+    let spread_scene = s.cells_per_object > SPREAD_CELLS_PER_OBJECT;
+    let priced = prices(s, costs);
     // The first of the cheapest: ties go to the grid.
     let (method, _) = priced
         .into_iter()
