@@ -240,7 +240,7 @@ fn one_to_four_ranks_agree_and_per_rank_files_hold_each_pair_once() {
             }
             // The table reports the run on rank 0 only, once.
             let stdout = String::from_utf8_lossy(&out.stdout);
-            assert_eq!(stdout.matches("dist: grid").count(), 1, "{what}: {stdout}");
+            assert_eq!(stdout.matches("dist: auto").count(), 1, "{what}: {stdout}");
         }
     }
 }
