@@ -57,7 +57,7 @@ fn bench_sat(c: &mut Criterion) {
     });
     g.finish();
 
-    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(200_000, 3));
+    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(200_000, 3)).unwrap();
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
     aabb_sweep(&polygon_aabbs(&polys), &mut candidates);

@@ -45,7 +45,7 @@ fn main() -> sweepfan::Result<()> {
             assert_eq!(s.pairs, cpu.len() as u64, "{name}: pair counts differ");
         }
     }
-    let polygons = generate_polygons(SceneKind::Density, &p);
+    let polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     let (cpu, cs) = polygon_overlaps(&polygons)?;
     for gpu in &mut pipelines {
         let s = gpu.polygon_overlaps(&polygons, None)?;

@@ -123,6 +123,16 @@ if [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
   fi
 fi
 
+# Each stage says when it starts and how long it took (a silent build or suite looks hung).
+script_start=$SECONDS
+stage() {
+  local name="$1" start=$SECONDS
+  shift
+  echo "== scripts/test.sh: $name" >&2
+  "$@"
+  echo "== scripts/test.sh: $name took $((SECONDS - start)) s ($((SECONDS - script_start)) s in all)" >&2
+}
+
 # libwayland (loaded by the Vulkan loader) complains on every adapter probe without it.
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
   export XDG_RUNTIME_DIR="${TMPDIR:-/tmp}/sweepfan-xdg-$(id -u)"
@@ -139,12 +149,13 @@ if [ "$#" -eq 0 ] && [ -n "${SWEEPFAN_EXPECT_ADAPTER:-}" ]; then
   fi
 fi
 
-cargo test --release "$@"
+stage "build (cargo test --release --no-run)" cargo test --release --no-run "$@"
+stage "tests (cargo test --release)" cargo test --release "$@"
 
 # The examples a simulation would start from run too: each exits 1 when the GPU's pairs or
 # frame events differ from the CPU's (not with test filters, nor on a machine opted out of GPU
 # tests).
 if [ "$#" -eq 0 ] && [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
-  cargo run --release --quiet --example bouncing -- 2000 30
-  cargo run --release --quiet --example gpu_resident -- 20000 40
+  stage "example bouncing" cargo run --release --quiet --example bouncing -- 2000 30
+  stage "example gpu_resident" cargo run --release --quiet --example gpu_resident -- 20000 40
 fi

@@ -8,26 +8,112 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use sweepfan::{Backend, GpuContext, GpuOptions};
 
-/// `backend="cpu"` or `"gpu"`.
-pub fn backend(name: &str) -> PyResult<Backend> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "cpu" => Ok(Backend::Cpu),
-        "gpu" => Ok(Backend::Gpu),
-        _ => Err(arg_error(
-            "backend",
-            format!("{name:?} is not a backend (cpu, gpu)"),
-        )),
+pyo3::create_exception!(
+    sweepfan,
+    SoftwareAdapterWarning,
+    pyo3::exceptions::PyRuntimeWarning,
+    "backend=\"gpu\" named an adapter that is a CPU emulating a GPU (lavapipe, SwiftShader): \
+     exact, but usually slower than backend=\"cpu\"; backend=\"auto\" (the default) would run \
+     on the CPU."
+);
+
+/// Where a call runs: the backend, and with the GPU the adapter key ([`context`]'s: empty for
+/// wgpu's default adapter, else an index or part of a name).
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub backend: Backend,
+    pub adapter: String,
+}
+
+/// The first hardware GPU's index, looked for once per process (`None`: the CPU).
+fn hardware_gpu() -> PyResult<Option<usize>> {
+    static FOUND: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    if let Some(found) = FOUND.get() {
+        return Ok(*found);
     }
+    let found = sweepfan::gpu::hardware_adapter().map_err(to_py)?;
+    Ok(*FOUND.get_or_init(|| found))
+}
+
+/// What `backend="auto"` runs on: `"gpu"` when an adapter is a hardware GPU (the first such,
+/// by `adapters()` index), else `"cpu"` (no GPU driver, or only a software adapter, on which
+/// the GPU paths are slower than the CPU's).
+pub fn default_backend(py: Python<'_>) -> PyResult<Target> {
+    Ok(match py.detach(hardware_gpu)? {
+        Some(index) => Target {
+            backend: Backend::Gpu,
+            adapter: index.to_string(),
+        },
+        None => Target {
+            backend: Backend::Cpu,
+            adapter: String::new(),
+        },
+    })
+}
+
+/// `backend=` and `adapter=` as the functions take them: `"auto"` (the default: a hardware GPU
+/// when there is one, else the CPU; with an adapter named, that adapter), `"cpu"` or `"gpu"`.
+/// A GPU named explicitly that is a software adapter gives a [`SoftwareAdapterWarning`].
+pub fn target(
+    py: Python<'_>,
+    backend: &str,
+    adapter: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Target> {
+    let lower = backend.trim().to_ascii_lowercase();
+    let named = match lower.as_str() {
+        "auto" => {
+            if adapter.is_none_or(|a| a.is_none()) {
+                return default_backend(py);
+            }
+            Backend::Gpu
+        }
+        "cpu" => Backend::Cpu,
+        "gpu" => Backend::Gpu,
+        _ => {
+            return Err(arg_error(
+                "backend",
+                format!(
+                    "{} is not a backend (auto, cpu, gpu)",
+                    sweepfan::error::shown(backend)
+                ),
+            ));
+        }
+    };
+    let adapter = adapter_key(named, adapter)?;
+    if named == Backend::Gpu {
+        let ctx = py.detach(|| context(&adapter))?;
+        if ctx.is_software() {
+            PyErr::warn(
+                py,
+                &py.get_type::<SoftwareAdapterWarning>(),
+                &std::ffi::CString::new(format!(
+                    "adapter '{}' is a software adapter (a CPU emulating a GPU): pairs are \
+                     exact, but usually slower than backend=\"cpu\"; backend=\"auto\" runs \
+                     on the CPU here",
+                    sweepfan::error::shown(&ctx.info.name)
+                ))
+                .unwrap_or_default(),
+                1,
+            )?;
+        }
+    }
+    Ok(Target {
+        backend: named,
+        adapter,
+    })
 }
 
 /// `adapter=None`, an index into `sweepfan.adapters()` or part of an adapter's name; only with
 /// the GPU backend. `None` (wgpu's default choice) is kept as the empty key.
-pub fn adapter(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+fn adapter_key(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
     let Some(adapter) = adapter.filter(|a| !a.is_none()) else {
         return Ok(String::new());
     };
     if backend != Backend::Gpu {
-        return Err(arg_error("adapter", "only with backend=\"gpu\""));
+        return Err(arg_error(
+            "adapter",
+            "only with backend=\"gpu\" or \"auto\"",
+        ));
     }
     if adapter.is_instance_of::<pyo3::types::PyBool>() {
         return Err(arg_error(

@@ -39,6 +39,14 @@ fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
         .collect()
 }
 
+/// What backend="auto" (every function's default) runs on: "gpu" when an adapter is a hardware
+/// GPU (the first in adapters() order), else "cpu" (no GPU driver, or only a software adapter
+/// such as lavapipe, on which the GPU paths are slower than the CPU's).
+#[pyfunction]
+fn default_backend(py: Python<'_>) -> PyResult<&'static str> {
+    Ok(gpu::default_backend(py)?.backend.as_str())
+}
+
 /// Drops every device, pipeline and buffer the package keeps between calls (each is made
 /// again on next use): frees their memory. `BroadPhase` objects keep their own.
 #[pyfunction]
@@ -59,12 +67,17 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
         methods.extend(sweepfan::run::registry::PEER_NAMES);
     }
     m.add("METHODS", pyo3::types::PyTuple::new(m.py(), methods)?)?;
-    m.add("BACKENDS", ("cpu", "gpu"))?;
+    m.add("BACKENDS", ("auto", "cpu", "gpu"))?;
+    m.add(
+        "SoftwareAdapterWarning",
+        m.py().get_type::<gpu::SoftwareAdapterWarning>(),
+    )?;
     m.add_function(wrap_pyfunction!(spheres::sphere_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(spheres::choose_method, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    m.add_function(wrap_pyfunction!(default_backend, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_class::<spheres::PyBroadPhase>()?;
     Ok(())

@@ -66,9 +66,11 @@ fn obb_culprit(b: &Obb, problem: &str) -> String {
 /// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
 /// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
 /// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
-/// prune, then the separating-axis test, as `sweepfan bench --shape obb`.
+/// prune, then the separating-axis test, as `sweepfan bench --shape obb`. backend: "auto" (the
+/// default: a hardware GPU when there is one, else the CPU), "cpu" or "gpu"; adapter as
+/// sphere_pairs takes it. No boxes give a (0, 2) array.
 #[pyfunction]
-#[pyo3(signature = (centers, half_extents, quaternions, *, backend = "cpu", adapter = None))]
+#[pyo3(signature = (centers, half_extents, quaternions, *, backend = "auto", adapter = None))]
 pub fn obb_pairs<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
@@ -77,18 +79,9 @@ pub fn obb_pairs<'py>(
     backend: &str,
     adapter: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let backend = gpu::backend(backend)?;
-    let adapter = gpu::adapter(backend, adapter)?;
+    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
-    let centers = matrix("centers", centers, ["x", "y", "z"], |n| {
-        if n == 0 {
-            return Err(arg_error(
-                "centers",
-                "empty scene: at least one box is needed",
-            ));
-        }
-        rows_fit("centers", 12)(n)
-    })?;
+    let centers = matrix("centers", centers, ["x", "y", "z"], rows_fit("centers", 12))?;
     let halves = matrix(
         "half_extents",
         half_extents,
@@ -119,6 +112,9 @@ pub fn obb_pairs<'py>(
             )
         })
         .collect();
+    if boxes.is_empty() {
+        return Ok(pair_array(py, Vec::new()));
+    }
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
         validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
         sat_pairs(
@@ -134,10 +130,14 @@ pub fn obb_pairs<'py>(
 /// The polygons of a flat vertex array and `offsets` (polygon i is
 /// `vertices[offsets[i]:offsets[i + 1]]`).
 fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
+    // No polygons: `[0]` (P + 1 offsets for P = 0), or no offsets at all, with no vertices.
+    if vertices.is_empty() && offsets.iter().all(|&o| o == 0) && offsets.len() <= 1 {
+        return Ok(Vec::new());
+    }
     if offsets.len() < 2 {
         return Err(arg_error(
             "offsets",
-            "expected P + 1 offsets for P >= 1 polygons (offsets[0] = 0, offsets[-1] = len(vertices))",
+            "expected P + 1 offsets for P polygons (offsets[0] = 0, offsets[-1] = len(vertices))",
         ));
     }
     if offsets[0] != 0 {
@@ -199,9 +199,11 @@ fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
 /// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
 /// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
 /// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
-/// three vertices, convex, in either winding.
+/// three vertices, convex, in either winding (no polygons: offsets [0] or empty, no vertices,
+/// give a (0, 2) array). backend: "auto" (the default: a hardware GPU when there is one, else
+/// the CPU), "cpu" or "gpu"; adapter as sphere_pairs takes it.
 #[pyfunction]
-#[pyo3(signature = (vertices, offsets, *, backend = "cpu", adapter = None))]
+#[pyo3(signature = (vertices, offsets, *, backend = "auto", adapter = None))]
 pub fn polygon_pairs<'py>(
     py: Python<'py>,
     vertices: &Bound<'py, PyAny>,
@@ -209,13 +211,15 @@ pub fn polygon_pairs<'py>(
     backend: &str,
     adapter: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let backend = gpu::backend(backend)?;
-    let adapter = gpu::adapter(backend, adapter)?;
+    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
     let offsets = indices("offsets", offsets)?;
     let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
         let polygons = polygons(&vertices, &offsets)?;
+        if polygons.is_empty() {
+            return Ok(Vec::new());
+        }
         sat_pairs(
             backend,
             &adapter,

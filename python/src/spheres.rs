@@ -19,14 +19,10 @@ use sweepfan::{
 /// is held); [`check_spheres`] applies the library's rules.
 pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<Sphere>> {
     check_not_forked()?;
-    let centers = matrix("centers", centers, ["x", "y", "z"], |n| {
-        if n == 0 {
-            return Err(arg_error(
-                "centers",
-                "empty scene: at least one sphere is needed",
-            ));
-        }
-        sweepfan::run::bench::check_scene_size(n).map_err(to_py)
+    let centers = matrix("centers", centers, ["x", "y", "z"], |n| match n {
+        // No spheres, no pairs (docs/design.md §8.4); the library refuses an empty scene.
+        0 => Ok(()),
+        n => sweepfan::run::bench::check_scene_size(n).map_err(to_py),
     })?;
     let radii = per_object("radii", "radius", radii, centers.len())?;
     Ok(centers
@@ -112,15 +108,17 @@ fn run(
 /// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j,
 /// evaluated in float32 exactly as the CLI does. method: any name in METHODS: "auto" (the
 /// default) runs the method choose_method names for these spheres (grid, sap, x or brute_force),
-/// or name one of grid, sap, brute_force, origin_distance, x, xy, xyz, min_axis. backend: "cpu"
-/// or "gpu". adapter: with backend="gpu", an index into adapters() or part of an adapter's
-/// name (None: the default adapter). count_only: return (pairs, tests) instead of the list,
+/// or name one of "grid", "sap", "brute_force", "origin_distance", "x", "xy", "xyz",
+/// "min_axis". backend: "auto" (the default: a hardware GPU when there is one, else the CPU;
+/// default_backend() says which), "cpu" or "gpu" (a software adapter there warns:
+/// SoftwareAdapterWarning). adapter: an index into adapters() or part of an adapter's name, with
+/// backend="gpu" or "auto" (None: the default adapter). An empty scene gives a (0, 2) array. count_only: return (pairs, tests) instead of the list,
 /// where tests counts the sphere-sphere tests the method performed.
 ///
 /// Raises ValueError for bad input (naming the argument and the first bad row), MemoryError
 /// when the scene or its pairs do not fit, RuntimeError when the GPU is missing or fails.
 #[pyfunction]
-#[pyo3(signature = (centers, radii, *, method = "auto", backend = "cpu", adapter = None, count_only = false))]
+#[pyo3(signature = (centers, radii, *, method = "auto", backend = "auto", adapter = None, count_only = false))]
 pub fn sphere_pairs<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
@@ -131,9 +129,15 @@ pub fn sphere_pairs<'py>(
     count_only: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = method_name(method)?;
-    let backend = gpu::backend(backend)?;
-    let adapter = gpu::adapter(backend, adapter)?;
+    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     let spheres = spheres(centers, radii)?;
+    if spheres.is_empty() {
+        return Ok(if count_only {
+            (0u64, 0u64).into_pyobject(py)?.into_any()
+        } else {
+            pair_array(py, Vec::new()).into_any()
+        });
+    }
     // `auto` resolved here, per call: the cached broad phases are per named method.
     let method = if method == registry::AUTO {
         check_spheres(&spheres)?;
@@ -161,10 +165,10 @@ pub fn sphere_pairs<'py>(
 /// The method `sphere_pairs(..., method="auto")` runs on these spheres, and why: a tuple
 /// (method, reason), e.g. ("grid", "uniform radii, 0.13 spheres a cell, 0.3 tests an object").
 /// Decided from a sample of the spheres (at most 2048), without running any method.
-/// backend: "cpu" or "gpu", and adapter as sphere_pairs takes them (their prices differ; a
+/// backend: "auto", "cpu" or "gpu", and adapter as sphere_pairs takes them (their prices differ; a
 /// software adapter's too).
 #[pyfunction]
-#[pyo3(signature = (centers, radii, *, backend = "cpu", adapter = None))]
+#[pyo3(signature = (centers, radii, *, backend = "auto", adapter = None))]
 pub fn choose_method(
     py: Python<'_>,
     centers: &Bound<'_, PyAny>,
@@ -172,9 +176,15 @@ pub fn choose_method(
     backend: &str,
     adapter: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<(String, String)> {
-    let backend = gpu::backend(backend)?;
-    let adapter = gpu::adapter(backend, adapter)?;
+    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     let spheres = spheres(centers, radii)?;
+    if spheres.is_empty() {
+        // Nothing to run; ties go to the grid (docs/design.md §2.12).
+        return Ok((
+            Method::Grid.name().to_string(),
+            "an empty scene: no pairs".to_string(),
+        ));
+    }
     check_spheres(&spheres)?;
     let software = is_software(backend, &adapter)?;
     let choice = py.detach(|| auto::choose(&spheres, backend, software));
@@ -207,7 +217,13 @@ struct Frames {
 /// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
 /// are reused by every step. step(centers, radii) returns the frame's pairs as sphere_pairs
 /// does. With track_events=True, found and lost hold the pairs that began and ended touching
-/// in the last step (the first step finds every pair); the GPU computes them on the device.
+/// in the last step (the first step finds every pair; an empty step loses every pair); the GPU
+/// computes them on the device.
+///
+/// method: "auto" (the default; choice says what each step ran), "grid", "sap",
+/// "brute_force", "origin_distance", "x", "xy", "xyz" or "min_axis". backend: "auto" (the
+/// default: a hardware GPU when there is one, else the CPU; the backend attribute says which),
+/// "cpu" or "gpu"; adapter as sphere_pairs takes it.
 #[pyclass(name = "BroadPhase", module = "sweepfan")]
 pub struct PyBroadPhase {
     frames: Mutex<Frames>,
@@ -219,7 +235,7 @@ pub struct PyBroadPhase {
 #[pymethods]
 impl PyBroadPhase {
     #[new]
-    #[pyo3(signature = (method = "auto", backend = "gpu", track_events = false, adapter = None))]
+    #[pyo3(signature = (method = "auto", backend = "auto", track_events = false, adapter = None))]
     fn new(
         py: Python<'_>,
         method: &str,
@@ -228,8 +244,7 @@ impl PyBroadPhase {
         adapter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let method = method_name(method)?;
-        let backend = gpu::backend(backend)?;
-        let adapter = gpu::adapter(backend, adapter)?;
+        let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
         check_not_forked()?;
         let frames = py.detach(|| -> PyResult<Frames> {
             let mut broad = make(&method, backend, &adapter)?;
@@ -263,6 +278,14 @@ impl PyBroadPhase {
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let spheres = spheres(centers, radii)?;
         let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+            // An empty frame runs as one sphere, which touches nothing: no pairs, and every
+            // pair of the frame before lost, wherever the events are tracked.
+            let empty = spheres.is_empty();
+            let spheres = if empty {
+                vec![Sphere::new(Vec3::ZERO, 0.0)]
+            } else {
+                spheres
+            };
             check_spheres(&spheres)?;
             let mut frames = lock(&self.frames);
             // A step that fails leaves no events behind (the next step's compare with the
@@ -288,8 +311,8 @@ impl PyBroadPhase {
                 frames.found = events.found;
                 frames.lost = events.lost;
             }
-            frames.tests = stats.tests;
-            frames.chosen = stats.chosen;
+            frames.tests = if empty { 0 } else { stats.tests };
+            frames.chosen = if empty { None } else { stats.chosen };
             frames.frames += 1;
             Ok(pairs)
         })?;
@@ -316,7 +339,7 @@ impl PyBroadPhase {
 
     /// method="auto": (method, reason) of the last step (it chooses on the first step, when
     /// the number of spheres changes and every 32 steps; with track_events=True it keeps its
-    /// first choice); None before the first step and for a named method.
+    /// first choice); None before the first step, after an empty one and for a named method.
     #[getter]
     fn choice(&self, py: Python<'_>) -> Option<(String, String)> {
         py.detach(|| {

@@ -4,9 +4,14 @@ GPU (wgpu: Vulkan, Metal, DX12) or the CPU. NumPy arrays in, touching pairs out.
     import numpy as np, sweepfan
     centers = np.random.default_rng(1).uniform(0, 100, (100_000, 3)).astype(np.float32)
     pairs = sweepfan.sphere_pairs(centers, 0.5)                  # (K, 2) uint32, i < j, sorted
-    pairs = sweepfan.sphere_pairs(centers, 0.5, backend="gpu")   # the same pairs, on the GPU
+    pairs = sweepfan.sphere_pairs(centers, 0.5, backend="cpu")   # the same pairs, on the CPU
 
-Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, clear_caches; the class
+Every function and class takes backend="auto" (the default: a hardware GPU when there is one,
+else the CPU; default_backend() says which), "cpu" or "gpu" (a software adapter such as lavapipe
+named there warns: SoftwareAdapterWarning). Empty scenes give empty (0, 2) arrays.
+
+Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
+clear_caches; the class
 BroadPhase keeps its buffers between frames and reports the pairs found and lost in each
 (track_events=True). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
 chosen from the spheres; choose_method says which and why), grid, sap, brute_force,
@@ -42,10 +47,12 @@ from ._sweepfan import (  # noqa: E402
     BACKENDS,
     METHODS,
     BroadPhase,
+    SoftwareAdapterWarning,
     __version__,
     adapters,
     choose_method,
     clear_caches,
+    default_backend,
     obb_pairs,
     polygon_pairs,
     sphere_pairs,
@@ -55,10 +62,12 @@ __all__ = [
     "BACKENDS",
     "METHODS",
     "BroadPhase",
+    "SoftwareAdapterWarning",
     "__version__",
     "adapters",
     "choose_method",
     "clear_caches",
+    "default_backend",
     "obb_pairs",
     "polygon_pairs",
     "sphere_pairs",

@@ -28,7 +28,7 @@ def sphere_pairs(
     radii: _Radii,
     *,
     method: str = "auto",
-    backend: str = "cpu",
+    backend: str = "auto",
     adapter: _Adapter = None,
     count_only: Literal[False] = False,
 ) -> _Pairs: ...
@@ -38,7 +38,7 @@ def sphere_pairs(
     radii: _Radii,
     *,
     method: str = "auto",
-    backend: str = "cpu",
+    backend: str = "auto",
     adapter: _Adapter = None,
     count_only: Literal[True],
 ) -> tuple[int, int]: ...
@@ -48,36 +48,39 @@ def sphere_pairs(
     radii: _Radii,
     *,
     method: str = "auto",
-    backend: str = "cpu",
+    backend: str = "auto",
     adapter: _Adapter = None,
     count_only: bool = False,
 ) -> _Pairs | tuple[int, int]: ...
 def choose_method(
-    centers: ArrayLike, radii: _Radii, *, backend: str = "cpu", adapter: _Adapter = None
+    centers: ArrayLike, radii: _Radii, *, backend: str = "auto", adapter: _Adapter = None
 ) -> tuple[str, str]: ...
 def obb_pairs(
     centers: ArrayLike,
     half_extents: ArrayLike,
     quaternions: ArrayLike,
     *,
-    backend: str = "cpu",
+    backend: str = "auto",
     adapter: _Adapter = None,
 ) -> _Pairs: ...
 def polygon_pairs(
     vertices: ArrayLike,
     offsets: ArrayLike,
     *,
-    backend: str = "cpu",
+    backend: str = "auto",
     adapter: _Adapter = None,
 ) -> _Pairs: ...
 def adapters() -> list[_AdapterInfo]: ...
+def default_backend() -> Literal["cpu", "gpu"]: ...
+
+class SoftwareAdapterWarning(RuntimeWarning): ...
 def clear_caches() -> None: ...
 
 class BroadPhase:
     def __init__(
         self,
         method: str = "auto",
-        backend: str = "gpu",
+        backend: str = "auto",
         track_events: bool = False,
         adapter: _Adapter = None,
     ) -> None: ...

@@ -21,6 +21,8 @@ NO_GPU = os.environ.get("SWEEPFAN_NO_GPU") == "1"
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a GPU adapter (lavapipe counts)")
+    # The GPU tests run on lavapipe by design; test_defaults checks the warning itself.
+    config.addinivalue_line("filterwarnings", "ignore::sweepfan.SoftwareAdapterWarning")
 
 
 # --- pair lists -------------------------------------------------------------------------

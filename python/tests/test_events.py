@@ -100,10 +100,9 @@ def test_pairs_without_events_match(backend, oracle):
 
 def test_defaults():
     bp = sweepfan.BroadPhase(backend="cpu")
-    assert bp.method == "grid" and bp.backend == "cpu"
+    assert bp.method == "auto" and bp.backend == "cpu"
 
 
-@pytest.mark.gpu
-def test_default_backend_is_gpu(gpu):
+def test_default_backend_is_the_shared_default():
     bp = sweepfan.BroadPhase()
-    assert bp.backend == "gpu" and bp.method == "grid"
+    assert bp.backend == sweepfan.default_backend() and bp.method == "auto"

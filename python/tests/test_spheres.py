@@ -8,6 +8,8 @@ checked against the NumPy float32 brute force (conftest.brute_pairs), which appl
 library's touch rule operation by operation, so arbitrary float coordinates are fine there.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -59,7 +61,7 @@ def size(backend, method):
 
 
 def test_constants():
-    assert sweepfan.BACKENDS == ("cpu", "gpu")
+    assert sweepfan.BACKENDS == ("auto", "cpu", "gpu")
     assert isinstance(sweepfan.METHODS, tuple)
     assert sweepfan.METHODS[: len(SPEC_METHODS)] == SPEC_METHODS
     assert isinstance(sweepfan.__version__, str) and sweepfan.__version__[0].isdigit()
@@ -228,9 +230,10 @@ def test_auto_is_listed_and_the_default():
     c = rng.uniform(0, 1000, (20_000, 3)).astype(np.float32)
     method, reason = sweepfan.choose_method(c, 0.5)
     assert method == "grid" and "spheres a cell" in reason, (method, reason)
-    # Every sphere at one point: every pair touches; a sweep or brute force skips the grid's
-    # per-object work.
-    assert sweepfan.choose_method(np.zeros((500, 3), np.float32), 1.0)[0] in ("x", "brute_force")
+    # Every sphere at one point: one cell holds them all, and the reason says so.
+    one_point = sweepfan.choose_method(np.zeros((500, 3), np.float32), 1.0, backend="cpu")
+    assert one_point[0] in ("grid", "sap", "x", "brute_force"), one_point
+    assert re.search(r"\b(499|500)(\.0+)? ", one_point[1]), one_point
     bp = sweepfan.BroadPhase(backend="cpu")
     assert bp.method == "auto" and bp.choice is None
     bp.step(c, 0.5)

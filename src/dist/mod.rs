@@ -144,10 +144,18 @@ impl DistOutcome {
     }
 }
 
+/// What rank 0 reports as a run goes (for a progress bar): the scene loaded and spread over
+/// the ranks, then each frame done (of how many).
+pub enum DistProgress {
+    Loaded,
+    Frame { done: u32, of: u32 },
+}
+
 /// Runs the distributed broad phase on this process, one of the ranks `mpirun` started (alone
 /// it is a run of one rank). Every rank returns together: with the report on rank 0, or with
-/// the same failure ([`Error::Rank`], naming each failed rank and why on rank 0).
-pub fn run(options: &DistOptions) -> DistOutcome {
+/// the same failure ([`Error::Rank`], naming each failed rank and why on rank 0). `progress`
+/// is called on rank 0 only.
+pub fn run(options: &DistOptions, progress: Option<&dyn Fn(DistProgress)>) -> DistOutcome {
     let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
         return DistOutcome {
             rank: 0,
@@ -166,7 +174,8 @@ pub fn run(options: &DistOptions) -> DistOutcome {
         eprintln!("sweepfan dist: rank {rank} panicked: ending every rank");
         mpi::traits::Communicator::abort(&mpi::topology::SimpleCommunicator::world(), 2);
     }));
-    let result = run_ranks(options, &mut comm);
+    let progress = progress.filter(|_| rank == 0);
+    let result = run_ranks(options, &mut comm, progress);
     DistOutcome {
         rank,
         result,
@@ -174,7 +183,11 @@ pub fn run(options: &DistOptions) -> DistOutcome {
     }
 }
 
-fn run_ranks(options: &DistOptions, comm: &mut Comm) -> Result<Option<DistReport>> {
+fn run_ranks(
+    options: &DistOptions,
+    comm: &mut Comm,
+    progress: Option<&dyn Fn(DistProgress)>,
+) -> Result<Option<DistReport>> {
     if options.frames == 0 {
         return Err(Error::Config("--frames must be at least 1".into()));
     }
@@ -195,9 +208,19 @@ fn run_ranks(options: &DistOptions, comm: &mut Comm) -> Result<Option<DistReport
         )));
     }
     let mut world = World::open(options, comm)?;
+    let report = |p| {
+        if let Some(f) = progress {
+            f(p)
+        }
+    };
+    report(DistProgress::Loaded);
     let mut rows = Vec::new();
     for frame in 0..options.frames {
         rows.push(world.frame(frame, comm)?);
+        report(DistProgress::Frame {
+            done: frame + 1,
+            of: options.frames,
+        });
     }
     world.write_outputs(options, comm)?;
     Ok(world.report(options, rows, comm))

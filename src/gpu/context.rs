@@ -127,6 +127,22 @@ pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
         .collect()
 }
 
+/// The index (as `--adapter` takes it) of the first adapter that is a GPU rather than a CPU
+/// emulating one (lavapipe, SwiftShader; wgpu's `Other` too): where a caller that asks for "the
+/// GPU if there is one" should run. `None` when there is none: no GPU driver, or only software
+/// adapters, whose GPU paths are slower than the CPU's.
+pub fn hardware_adapter() -> Result<Option<usize>> {
+    check_environment()?;
+    Ok(list_adapters().iter().position(|a| {
+        matches!(
+            a.device_type,
+            wgpu::DeviceType::DiscreteGpu
+                | wgpu::DeviceType::IntegratedGpu
+                | wgpu::DeviceType::VirtualGpu
+        )
+    }))
+}
+
 impl GpuContext {
     /// Opens the chosen adapter. Requests the adapter's full limits (so large scenes can bind
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times

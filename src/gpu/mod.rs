@@ -28,7 +28,7 @@ pub mod traffic;
 pub mod upload;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use context::{GpuContext, GpuOptions, list_adapters};
+pub use context::{GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use spheres::broad_phase::GpuBroadPhase;
 pub use timer::PassTimer;
 

@@ -8,6 +8,7 @@ pub mod output;
 pub mod paper;
 pub(crate) mod plot;
 pub mod rows;
+pub mod scene_file;
 pub mod sector;
 pub mod sector_free;
 pub mod selftest;

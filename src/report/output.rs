@@ -65,6 +65,12 @@ enum Target {
     Socket,
 }
 
+/// Whether `path` is written atomically (a regular file or a new path): a file that can be
+/// written again and again as results arrive, each time whole, never seen half-written.
+pub fn is_replaced_whole(path: &Path) -> bool {
+    matches!(target(path), Ok(Target::Atomic(_)))
+}
+
 /// What `path` is, hence how it is written (docs/design.md §8.3).
 fn target(path: &Path) -> std::io::Result<Target> {
     if is_stdout(path) {

@@ -1,5 +1,6 @@
 //! `sweepfan selftest` output: one line per check as it completes, a closing summary, and the
-//! JSON document `{"device", "level", "checks": [{"name", "n", "passed", "detail", "ms"}]}`.
+//! JSON document `{"device", "level", "complete", "passed", "checks": [{"name", "n", "passed",
+//! "detail", "ms"}]}`, rewritten after each check when it goes to a file.
 
 use crate::error::Result;
 use crate::experiments::selftest::{Check, SelftestReport};
@@ -32,13 +33,16 @@ pub fn summary(r: &SelftestReport) -> String {
     out
 }
 
-/// Writes the report as JSON, with the tool version and command line.
-pub fn write_json(path: &Path, r: &SelftestReport) -> Result<()> {
+/// Writes the report as JSON, with the tool version and command line. `complete`: whether the
+/// run has ended; a run that is stopped leaves the file of its last check, `"complete": false`
+/// (`passed` is true only for a complete run whose every check passed).
+pub fn write_json(path: &Path, r: &SelftestReport, complete: bool) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Document<'a> {
         tool: &'static str,
         version: &'static str,
         command: String,
+        complete: bool,
         passed: bool,
         #[serde(flatten)]
         report: &'a SelftestReport,
@@ -49,7 +53,8 @@ pub fn write_json(path: &Path, r: &SelftestReport) -> Result<()> {
             tool: "sweepfan",
             version: env!("CARGO_PKG_VERSION"),
             command: std::env::args().collect::<Vec<_>>().join(" "),
-            passed: r.passed(),
+            complete,
+            passed: complete && r.passed(),
             report: r,
         },
     )

@@ -2,6 +2,7 @@
 //! becomes a box at its centre with half-extents uniform in [0.25, 1] r and a uniformly random
 //! rotation, or a convex polygon around its (x, y).
 
+use crate::error::{Error, Result};
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
 use crate::scenes::random;
@@ -31,7 +32,11 @@ pub fn generate_boxes(kind: SceneKind, params: &SceneParams) -> Vec<Obb> {
 /// (x, y): 3 to 8 vertices at increasing angles (jittered within their share of the turn) on an
 /// ellipse with semi-axes uniform in [0.5, 1] r, rotated uniformly; half are given clockwise
 /// (`Polygon` stores them counter-clockwise).
-pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Vec<Polygon> {
+///
+/// A scene whose spheres are too small for their coordinates in f32 (the wide scene: radius 1
+/// at coordinates up to 1e7, where neighbouring f32 values are 1 apart) cannot make convex
+/// polygons: an error naming the first polygon that collapses.
+pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Result<Vec<Polygon>> {
     let scene = Scene::generate(kind, params);
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed ^ 0x9017_90a5);
     scene
@@ -56,8 +61,19 @@ pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Vec<Polygon> 
             if rng.random::<bool>() {
                 vertices.reverse();
             }
-            // Points on an ellipse at angles at least half a step apart are strictly convex.
-            Polygon::new(index, &vertices).expect("vertices on an ellipse form a convex polygon")
+            // Points on an ellipse at angles at least half a step apart are strictly convex,
+            // where f32 can tell them apart.
+            Polygon::new(index, &vertices).map_err(|e| {
+                Error::Config(format!(
+                    "the {} scene cannot be made of polygons: polygon {index} (radius {} at \
+                     ({}, {})) is not convex once its vertices are rounded to f32 ({e}); use \
+                     --shape sphere or obb, or another scene",
+                    kind.name(),
+                    s.radius,
+                    centre.x,
+                    centre.y
+                ))
+            })
         })
         .collect()
 }
@@ -164,7 +180,7 @@ mod tests {
     #[test]
     fn polygons_sit_on_the_sphere_centres_inside_their_circles() {
         let p = SceneParams::new(3_000, 4);
-        let polygons = generate_polygons(SceneKind::Density, &p);
+        let polygons = generate_polygons(SceneKind::Density, &p).unwrap();
         let spheres = Scene::generate(SceneKind::Density, &p).spheres;
         assert_eq!(polygons.len(), spheres.len());
         let mut sizes = [0usize; 9];
@@ -186,6 +202,6 @@ mod tests {
             assert!(area > 0.0);
         }
         assert!((3..=8).all(|k| sizes[k] > 100), "{sizes:?}");
-        assert_eq!(polygons, generate_polygons(SceneKind::Density, &p));
+        assert_eq!(polygons, generate_polygons(SceneKind::Density, &p).unwrap());
     }
 }

@@ -214,14 +214,30 @@ pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
 /// Writes spheres as CSV `x,y,z,r`; `{}` prints the shortest text that parses back to the same
 /// f32, so the file round-trips exactly.
 pub fn write_spheres_csv(path: &Path, spheres: &[Sphere]) -> Result<()> {
-    use std::fmt::Write;
-    let mut text = String::with_capacity(spheres.len() * 40 + 8);
-    text.push_str("x,y,z,r\n");
+    write_file(path, |w| spheres_csv(w, spheres))
+}
+
+/// [`write_spheres_csv`]'s text, to any writer (buffer it: one write per line).
+pub fn spheres_csv(w: &mut dyn std::io::Write, spheres: &[Sphere]) -> std::io::Result<()> {
+    w.write_all(b"x,y,z,r\n")?;
     for s in spheres {
         let (c, r) = (s.center, s.radius);
-        let _ = writeln!(text, "{},{},{},{r}", c.x, c.y, c.z);
+        writeln!(w, "{},{},{},{r}", c.x, c.y, c.z)?;
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    Ok(())
+}
+
+/// Writes `path` through a buffer filled by `fill`.
+fn write_file(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let write = || -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        fill(&mut w)?;
+        std::io::Write::flush(&mut w)
+    };
+    write().map_err(|e| Error::io(path, e))
 }
 
 /// Parses box CSV text: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line.
@@ -248,17 +264,21 @@ pub fn read_obbs_csv(path: &Path) -> Result<Vec<Obb>> {
 
 /// Writes boxes in the format [`read_obbs_csv`] reads (shortest round-tripping decimals).
 pub fn write_obbs_csv(path: &Path, boxes: &[Obb]) -> Result<()> {
-    use std::fmt::Write;
-    let mut text = OBB_HEADER.join(",") + "\n";
+    write_file(path, |w| obbs_csv(w, boxes))
+}
+
+/// [`write_obbs_csv`]'s text, to any writer (buffer it: one write per line).
+pub fn obbs_csv(w: &mut dyn std::io::Write, boxes: &[Obb]) -> std::io::Result<()> {
+    writeln!(w, "{}", OBB_HEADER.join(","))?;
     for b in boxes {
         let (c, h, q) = (b.center, b.half_extents, b.rotation);
-        let _ = writeln!(
-            text,
+        writeln!(
+            w,
             "{},{},{},{},{},{},{},{},{},{}",
             c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
-        );
+        )?;
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    Ok(())
 }
 
 /// Parses the text of a polygon file. Err carries (1-based line, problem). A polygon that fails
@@ -364,14 +384,18 @@ pub fn read_polygons_csv(path: &Path) -> Result<Vec<Polygon>> {
 
 /// Writes polygons in the format [`read_polygons_csv`] reads.
 pub fn write_polygons_csv(path: &Path, polygons: &[Polygon]) -> Result<()> {
-    use std::fmt::Write;
-    let mut text = String::from("polygon,x,y\n");
+    write_file(path, |w| polygons_csv(w, polygons))
+}
+
+/// [`write_polygons_csv`]'s text, to any writer (buffer it: one write per line).
+pub fn polygons_csv(w: &mut dyn std::io::Write, polygons: &[Polygon]) -> std::io::Result<()> {
+    w.write_all(b"polygon,x,y\n")?;
     for (i, p) in polygons.iter().enumerate() {
         for v in p.vertices() {
-            let _ = writeln!(text, "{i},{},{}", v.x, v.y);
+            writeln!(w, "{i},{},{}", v.x, v.y)?;
         }
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    Ok(())
 }
 
 #[cfg(test)]

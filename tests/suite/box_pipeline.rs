@@ -661,7 +661,7 @@ fn vertex_bounds_pairs(polygons: &[Polygon]) -> Vec<Pair> {
 fn density_polygons(n: usize, seed: u64) -> Vec<Polygon> {
     let mut p = SceneParams::new(n, seed);
     p.volume_fraction = 0.01;
-    generate_polygons(SceneKind::Density, &p)
+    generate_polygons(SceneKind::Density, &p).unwrap()
 }
 
 #[test]
@@ -973,7 +973,7 @@ fn cli_bench_obb_writes_verified_rows() {
 fn tiny_shapes_decide_as_their_enlarged_copies_or_are_rejected() {
     let p = SceneParams::new(1500, 3);
     let boxes = generate_boxes(SceneKind::Paper, &p);
-    let polys = generate_polygons(SceneKind::Paper, &p);
+    let polys = generate_polygons(SceneKind::Paper, &p).unwrap();
     let (mut want_b, _) = obb_overlaps(&boxes).unwrap();
     let (mut want_p, _) = polygon_overlaps(&polys).unwrap();
     canonicalize(&mut want_b);
@@ -1029,7 +1029,7 @@ fn a_cpu_pipeline_kept_between_frames_matches_all_pairs_each_frame() {
         if round % 2 == 0 {
             let mut p = SceneParams::new(n.min(900), 70 + round as u64);
             p.volume_fraction = 0.05;
-            let polygons = generate_polygons(SceneKind::Density, &p);
+            let polygons = generate_polygons(SceneKind::Density, &p).unwrap();
             let (got, _) = pipeline.polygon_overlaps(&polygons).unwrap();
             let mut want = Vec::new();
             for i in 0..polygons.len() {

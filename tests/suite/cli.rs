@@ -221,7 +221,8 @@ fn bench_polygon_rows_match_all_pairs() {
     let rows = json_rows(&json);
     assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
     let polygons =
-        sweepfan::scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1));
+        sweepfan::scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1))
+            .unwrap();
     let mut expected = 0usize;
     for i in 0..polygons.len() {
         for j in i + 1..polygons.len() {

@@ -41,6 +41,15 @@ fn quick_selftest_passes_and_covers_every_stage() {
     }
     let (doc, checks) = checks_of(&json);
     assert_eq!(doc["passed"], true);
+    assert_eq!(doc["complete"], true);
+    // The README's count is this run's (issue 40).
+    let stated = crate::readme_figures::README
+        .split("(`--quick`: ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("README states the quick self-test's check count");
+    assert_eq!(stated, checks.len(), "README's quick self-test count");
     assert!(doc["device"].as_str().unwrap().len() > 3);
     for prefix in [
         "sort/portable/",
@@ -170,4 +179,60 @@ fn dumped_shader_modules_validate_in_naga() {
             .unwrap_or_else(|e| panic!("{f}: {e:?}"));
         }
     }
+}
+
+/// Ctrl-C during a long self-test: the JSON file holds the checks finished before it, valid and
+/// marked incomplete (issue 40: `timeout -s INT 10 sweepfan selftest --full --json F`).
+#[test]
+fn a_stopped_selftest_leaves_its_finished_checks_marked_incomplete() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = temp_dir("selftest", "stopped");
+    let json = dir.join("selftest.json");
+    let mut child = sweepfan()
+        .args(["selftest", "--full", "--json"])
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let done = |doc: &serde_json::Value| doc["checks"].as_array().map_or(0, |c| c.len());
+    // The file is there, valid and empty, before the first check ends.
+    loop {
+        let doc = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        if let Some(doc) = doc {
+            assert_eq!(doc["complete"], false);
+            if done(&doc) >= 3 {
+                break;
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the self-test ended ({status}) before it was stopped");
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(600),
+            "no 3 checks written in 10 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status}");
+    let (doc, checks) = checks_of(&json);
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["passed"], false, "an incomplete run never passes");
+    assert!(checks.len() >= 3, "{} checks", checks.len());
+    assert!(checks.iter().all(|c| c["passed"] == true), "{checks:?}");
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert!(names[0].starts_with("sort/"), "{names:?}");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name() != "selftest.json")
+        .map(|e| e.file_name())
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }

@@ -272,7 +272,7 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     let mut p = SceneParams::new(1_200, 5);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);
-    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
         let mut gpu = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
         for frame in 0..6 {
@@ -320,7 +320,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     let mut p = SceneParams::new(1_200, 7);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);
-    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     let mut sat = GpuSat::new(&ctx).unwrap();
     let same = |mut want: Vec<sweepfan::Pair>, mut got: Vec<sweepfan::Pair>, what: &str| {
         canonicalize(&mut want);

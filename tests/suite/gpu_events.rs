@@ -174,7 +174,7 @@ fn box_and_polygon_pipeline_events_on_the_device() {
     let mut p = SceneParams::new(1_500, 3);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);
-    let mut polygons = generate_polygons(SceneKind::Density, &p);
+    let mut polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     // One pipeline per stream of frames: a tracker compares each frame with the one before.
     let mut gpu = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap();
     gpu.track_events(true).unwrap();

@@ -195,7 +195,7 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
 fn gpu_polygon_pairs_match_cpu() {
     let Some(ctx) = test_gpu() else { return };
     // Density-scene polygons (both windings, 3 to 8 vertices): about 2.3 overlaps per polygon.
-    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(30_000, 13));
+    let polys = generate_polygons(SceneKind::Density, &SceneParams::new(30_000, 13)).unwrap();
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
     aabb_sweep(&polygon_aabbs(&polys), &mut candidates);

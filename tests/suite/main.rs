@@ -30,6 +30,7 @@ mod layers;
 mod memory_limits;
 mod paper_counts;
 mod partition;
+mod readme_figures;
 mod rotating;
 mod sat_oracle;
 mod sector_general;

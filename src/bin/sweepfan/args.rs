@@ -87,6 +87,15 @@ impl Shape {
             Shape::Polygon => "polygon",
         }
     }
+
+    /// The objects, plural: "spheres", "boxes", "polygons".
+    pub fn plural(self) -> &'static str {
+        match self {
+            Shape::Sphere => "spheres",
+            Shape::Obb => "boxes",
+            Shape::Polygon => "polygons",
+        }
+    }
 }
 
 /// A bar on stderr (hidden when stderr is not a terminal).

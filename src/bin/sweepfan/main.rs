@@ -13,8 +13,8 @@ mod commands;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    auto_bench, bench, default, dist, info, reproduce, selftest, shaders, sort_bench, stress,
-    verify,
+    auto_bench, bench, default, dist, info, reproduce, scene, selftest, shaders, sort_bench,
+    stress, verify,
 };
 use sweepfan::run::gpu::LazyGpu;
 
@@ -59,6 +59,8 @@ enum Command {
     /// The broad phase of one scene across MPI ranks: run under mpirun, built with
     /// --features mpi (each rank a slab of space, ghosts exchanged, pairs exact).
     Dist(dist::DistArgs),
+    /// Write a generated scene as a CSV file (what --scene-file reads).
+    Scene(scene::SceneArgs),
     /// Print the GPU adapters, limits and features.
     Info,
     /// Check every GPU stage against the CPU reference on this adapter (exit 1 on a mismatch).
@@ -166,6 +168,16 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
             "dist runs one device per rank (the r-th rank of a machine on its adapter r mod count, or --adapter): \
              --adapters is not used there; start more ranks instead"
         ),
+        Some(Command::Scene(_))
+            if cli.adapter.is_some()
+                || cli.adapters.is_some()
+                || cli.max_binding_bytes.is_some() =>
+        {
+            anyhow::bail!(
+                "scene writes a file on the CPU: --adapter, --adapters and --max-binding-bytes \
+                 are not used there"
+            )
+        }
         Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(
             "info lists every adapter; --adapters is not used there (--adapter picks the one \
              whose limits it prints)"
@@ -191,6 +203,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         Some(Command::Verify(a)) => verify::exec(a, &mut gpu),
         Some(Command::Stress(a)) => stress::exec(a, &mut gpu),
         Some(Command::Dist(a)) => dist::exec(a, cli.adapter.clone(), cli.max_binding_bytes),
+        Some(Command::Scene(a)) => scene::exec(a),
         Some(Command::Info) => info::exec(&options),
         Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
         Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),

@@ -133,10 +133,17 @@ impl SelftestReport {
     }
 }
 
-/// Collects checks and reports each as it completes.
+/// What a run reports as it goes: a check about to run (its name and size), and each check
+/// as it completes.
+pub enum Progress<'a> {
+    Starting { name: &'a str, n: u64 },
+    Done(&'a Check),
+}
+
+/// Collects checks and reports each as it starts and completes.
 pub(crate) struct Checks<'a> {
     checks: Vec<Check>,
-    progress: Option<&'a dyn Fn(&Check)>,
+    progress: Option<&'a dyn Fn(Progress)>,
     pub(crate) fault: Option<Stage>,
 }
 
@@ -150,6 +157,9 @@ impl Checks<'_> {
         gpu: impl FnOnce() -> Result<T>,
         compare: impl FnOnce(T) -> Result<std::result::Result<String, String>>,
     ) {
+        if let Some(p) = self.progress {
+            p(Progress::Starting { name: &name, n });
+        }
         let start = Instant::now();
         let out = gpu();
         let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -166,7 +176,7 @@ impl Checks<'_> {
             ms,
         };
         if let Some(p) = self.progress {
-            p(&check);
+            p(Progress::Done(&check));
         }
         self.checks.push(check);
     }
@@ -176,11 +186,19 @@ impl Checks<'_> {
     }
 }
 
-/// Runs every check on `ctx`; `progress` sees each check as it completes.
+/// The device line of a report on `ctx`: adapter name, type and backend.
+pub fn device_name(ctx: &GpuContext) -> String {
+    format!(
+        "{} ({:?}, {:?})",
+        ctx.info.name, ctx.info.device_type, ctx.info.backend
+    )
+}
+
+/// Runs every check on `ctx`; `progress` sees each check as it starts and completes.
 pub fn run(
     ctx: &Arc<GpuContext>,
     cfg: &SelftestConfig,
-    progress: Option<&dyn Fn(&Check)>,
+    progress: Option<&dyn Fn(Progress)>,
 ) -> Result<SelftestReport> {
     let mut checks = Checks {
         checks: Vec::new(),
@@ -208,10 +226,7 @@ pub fn run(
         events::event_checks(ctx, cfg, &mut checks);
     }
     Ok(SelftestReport {
-        device: format!(
-            "{} ({:?}, {:?})",
-            ctx.info.name, ctx.info.device_type, ctx.info.backend
-        ),
+        device: device_name(ctx),
         level: cfg.level,
         checks: checks.checks,
     })

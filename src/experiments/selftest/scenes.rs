@@ -183,7 +183,10 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
         ),
         (
             format!("polygons/{}", kind.name()),
-            Shapes::Polygons(generate_polygons(kind, &params)),
+            Shapes::Polygons(
+                generate_polygons(kind, &params)
+                    .expect("the paper and density scenes make convex polygons"),
+            ),
         ),
     ];
     let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);

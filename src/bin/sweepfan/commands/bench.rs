@@ -317,7 +317,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let kind = a.scene.0;
     let (shapes, scene_name) = if polygons {
         (
-            Shapes::Polygons(generate_polygons(kind, &p)),
+            Shapes::Polygons(generate_polygons(kind, &p)?),
             format!("{}-polygons", kind.name()),
         )
     } else {

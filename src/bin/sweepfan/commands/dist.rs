@@ -159,7 +159,27 @@ fn run(
         adapter,
         max_binding_bytes,
     };
-    let outcome = sweepfan::dist::run(&options);
+    // Rank 0 says how far it is on stderr: mpirun hands the ranks pipes, not a terminal, so a
+    // line at most every 5 s of a long run rather than a bar.
+    let start = std::time::Instant::now();
+    let last = std::cell::Cell::new(start);
+    let progress = |p: sweepfan::dist::DistProgress| {
+        let now = std::time::Instant::now();
+        if now.duration_since(last.get()) < std::time::Duration::from_secs(5) {
+            return;
+        }
+        last.set(now);
+        let at = start.elapsed().as_secs_f64();
+        match p {
+            sweepfan::dist::DistProgress::Loaded => {
+                crate::args::note(format_args!("dist: scene loaded and spread, {at:.0} s"))
+            }
+            sweepfan::dist::DistProgress::Frame { done, of } => {
+                crate::args::note(format_args!("dist: frame {done} of {of} done, {at:.0} s"))
+            }
+        }
+    };
+    let outcome = sweepfan::dist::run(&options, Some(&progress));
     // Rank 0 reports before any rank exits: mpirun ends the job at the first exit with an
     // error (`DistOutcome::finish` waits for every rank).
     let reported = match &outcome.result {

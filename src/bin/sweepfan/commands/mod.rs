@@ -6,6 +6,7 @@ pub mod default;
 pub mod dist;
 pub mod info;
 pub mod reproduce;
+pub mod scene;
 pub mod selftest;
 pub mod shaders;
 pub mod sort_bench;

@@ -4,9 +4,13 @@
 use crate::args::BackendArg;
 use anyhow::{Result, bail};
 use clap::Args;
+use std::cell::RefCell;
 use std::path::PathBuf;
 use sweepfan::Backend;
-use sweepfan::experiments::selftest::{Level, SelftestConfig, Stage, run};
+use sweepfan::experiments::selftest::{
+    Level, Progress, SelftestConfig, SelftestReport, Stage, device_name, run,
+};
+use sweepfan::report::output::is_replaced_whole;
 use sweepfan::report::selftest::{check_line, summary, write_json};
 use sweepfan::run::gpu::LazyGpu;
 
@@ -70,11 +74,57 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
         outln!("{line}");
     }
     outln!("selftest ({}) on {}", cfg.level.name(), gpu.device());
-    let print = |c: &sweepfan::experiments::selftest::Check| outln!("{}", check_line(c));
-    let report = run(&ctx, &cfg, Some(&print))?;
+    // The JSON goes to a file as the checks arrive, so that a stopped run leaves what it
+    // finished, marked incomplete; standard output, a pipe or a device get it once, at the end.
+    let json_as_we_go = a.json.as_deref().filter(|p| is_replaced_whole(p));
+    let so_far = RefCell::new(SelftestReport {
+        device: device_name(&ctx),
+        level: cfg.level,
+        checks: Vec::new(),
+    });
+    let json_error = RefCell::new(None);
+    let write_so_far = |path: &std::path::Path| {
+        if json_error.borrow().is_none()
+            && let Err(e) = write_json(path, &so_far.borrow(), false)
+        {
+            *json_error.borrow_mut() = Some(e);
+        }
+    };
+    if let Some(path) = json_as_we_go {
+        write_so_far(path);
+    }
+    let bar = spinner();
+    let progress = |p: Progress| match p {
+        Progress::Starting { name, n } => bar.set_message(format!("{name} (n = {n})")),
+        Progress::Done(c) => {
+            bar.suspend(|| outln!("{}", check_line(c)));
+            bar.inc(1);
+            so_far.borrow_mut().checks.push(c.clone());
+            if let Some(path) = json_as_we_go {
+                write_so_far(path);
+            }
+        }
+    };
+    let report = run(&ctx, &cfg, Some(&progress))?;
+    bar.finish_and_clear();
+    if let Some(e) = json_error.into_inner() {
+        return Err(e.into());
+    }
     outln!("{}", summary(&report));
     if let Some(path) = &a.json {
-        write_json(path, &report)?;
+        write_json(path, &report, true)?;
     }
     Ok(report.passed())
+}
+
+/// A spinner on stderr (hidden when stderr is not a terminal): checks done, time, the check
+/// running now (a large one may take minutes).
+fn spinner() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {pos} checks done; {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
