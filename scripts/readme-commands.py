@@ -91,9 +91,9 @@ def run_block(line, lang, text, stop_s):
         stopped = True
     seconds = time.monotonic() - start
     if stopped:
-        print(f"== README line {line}: ran {seconds:.0f} s, stopped by SIGINT as marked")
+        print(f"== README line {line}: ran {seconds:.0f} s, stopped by SIGINT as marked", flush=True)
         return True
-    print(f"== README line {line}: exit {code} after {seconds:.1f} s")
+    print(f"== README line {line}: exit {code} after {seconds:.1f} s", flush=True)
     return code == 0
 
 
@@ -132,7 +132,7 @@ def main():
         for line, lang, marker, text in found:
             kind = marker.group(1)
             if kind.startswith("show"):
-                print(f"== README line {line}: shown, not run ({marker.group(3)})")
+                print(f"== README line {line}: shown, not run ({marker.group(3)})", flush=True)
                 continue
             if kind == "ci":
                 if not ci_commands_present(line, text):

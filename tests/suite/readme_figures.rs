@@ -77,17 +77,17 @@ fn the_resident_bytes_per_object_are_what_the_gpu_holds() {
         .split("resident GPU memory ")
         .nth(1)
         .expect("README states the resident GPU memory");
-    let figures: Vec<f64> = text
+    let words: Vec<&str> = text
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))
         .filter(|w| w.contains('.') && w.len() > 1)
         .take(2)
-        .map(|w| w.trim_end_matches('.').parse().unwrap())
         .collect();
     let expected = format!(
         "{} bytes per object for `grid`, {} for `sap`",
-        figures[0], figures[1]
+        words[0], words[1]
     );
     assert!(text.starts_with(&expected), "{}", &text[..80]);
+    let figures: Vec<f64> = words.iter().map(|w| w.parse().unwrap()).collect();
     let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
     let scene = Scene::generate(SceneKind::Density, &SceneParams::new(65_536, 1));
     let mut wrong = Vec::new();
