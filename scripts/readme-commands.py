@@ -13,8 +13,10 @@ Every ```sh and ```python block of README.md carries a marker on the line before
   <!-- readme: show (REASON) -->  not run, with the reason (a synopsis with placeholders, a
                                   run at a scale this machine does not have)
 
-A block without a marker fails the check. Files the commands write in the clone are removed
-afterwards. Usage: scripts/readme-commands.py [--list] [README]
+A block without a marker fails the check. A line starting `FAIL ` in a block's output (a
+failed self-test check) fails it too, stopped or not; a block still running after 15 minutes
+fails. The files the blocks name as outputs (--out, --pairs-out, --json, ...) are removed
+afterwards; the run refuses to start where one of them already exists. Usage: scripts/readme-commands.py [--list] [README]
 """
 
 import os
@@ -22,9 +24,13 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
+SHELLS = ("sh", "bash", "shell", "console", "zsh")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# A block that runs longer than this (and is not marked `stop N s`) fails.
+RUN_LIMIT_S = 900
 MARKER = re.compile(r"^<!-- readme: (run(?:, stop (\d+) s)?|ci|show \((.+)\)) -->$")
 
 
@@ -51,47 +57,83 @@ def blocks(path):
     return out
 
 
-def untracked():
-    """Paths in the clone that git does not track, ignored ones included (target/ as one)."""
-    run = subprocess.run(
-        ["git", "ls-files", "--others", "--directory", "--no-empty-directory"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )
-    return set(run.stdout.split("\n")) - {""}
+# Options whose value is a file or directory a command writes.
+OUTPUT_FLAGS = ("--out", "--pairs-out", "--events-out", "--found-out", "--lost-out", "--json",
+                "--csv", "--plots")
+
+
+def outputs(text):
+    """What the block's commands write, by the flags that name outputs (relative paths)."""
+    words = text.replace("=", " ").split()
+    found = []
+    for flag, value in zip(words, words[1:]):
+        if flag in OUTPUT_FLAGS and value != "-" and not value.startswith(("/", "-")):
+            found.append(value.rstrip("/"))
+    return found
 
 
 def python():
     env_dir = os.environ.get("PYENV", os.path.join(ROOT, "target", "pyenv"))
     py = os.path.join(env_dir, "bin", "python")
-    return py if os.access(py, os.X_OK) else sys.executable
+    if not os.access(py, os.X_OK):
+        sys.exit(f"{py}: no virtual environment with the package; run scripts/python-test.sh "
+                 "first (it installs ./python there), or set PYENV")
+    return py
 
 
 def run_block(line, lang, text, stop_s):
     env = dict(os.environ)
     env["PATH"] = os.path.join(ROOT, "target", "release") + os.pathsep + env.get("PATH", "")
-    if lang == "python":
+    if lang in ("python", "py"):
         argv = [python(), "-c", text]
     else:
         argv = ["bash", "-eo", "pipefail", "-c", text]
     start = time.monotonic()
-    child = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True)
+    child = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace")
+    failed_checks = []
+
+    def echo():
+        for out in child.stdout:
+            sys.stdout.write(out)
+            if out.startswith("FAIL "):
+                failed_checks.append(out.strip())
+        sys.stdout.flush()
+
+    reader = threading.Thread(target=echo, daemon=True)
+    reader.start()
     try:
-        code = child.wait(timeout=stop_s)
-        stopped = False
-    except subprocess.TimeoutExpired:
-        # Ctrl-C to the whole group, as a terminal sends it.
-        os.killpg(child.pid, signal.SIGINT)
         try:
-            code = child.wait(timeout=60)
+            code = child.wait(timeout=stop_s or RUN_LIMIT_S)
+            stopped = False
         except subprocess.TimeoutExpired:
+            if stop_s is None:
+                print(f"README line {line}: still running after {RUN_LIMIT_S} s", file=sys.stderr)
+                return False
+            # Ctrl-C to the whole group, as a terminal sends it.
+            os.killpg(child.pid, signal.SIGINT)
+            try:
+                code = child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                print(f"README line {line}: did not stop within 60 s of SIGINT", file=sys.stderr)
+                return False
+            stopped = True
+    finally:
+        # Nothing of the block outlives it (an interrupted run, a failure).
+        try:
             os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            print(f"README line {line}: did not stop within 60 s of SIGINT", file=sys.stderr)
-            return False
-        stopped = True
+        except ProcessLookupError:
+            pass
+        child.wait()
+        reader.join(timeout=10)
     seconds = time.monotonic() - start
+    if failed_checks:
+        print(f"README line {line}: a check failed: {failed_checks[0]}", file=sys.stderr)
+        return False
     if stopped:
-        print(f"== README line {line}: ran {seconds:.0f} s, stopped by SIGINT as marked", flush=True)
+        print(f"== README line {line}: ran {seconds:.0f} s, stopped by SIGINT as marked",
+              flush=True)
         return True
     print(f"== README line {line}: exit {code} after {seconds:.1f} s", flush=True)
     return code == 0
@@ -114,7 +156,7 @@ def main():
     listing = "--list" in args
     args = [a for a in args if a != "--list"]
     readme = args[0] if args else os.path.join(ROOT, "README.md")
-    found = [b for b in blocks(readme) if b[1] in ("sh", "bash", "python")]
+    found = [b for b in blocks(readme) if b[1] in SHELLS + ("python", "py")]
     bad = [(line, lang) for line, lang, marker, _ in found if marker is None]
     for line, lang in bad:
         print(f"README line {line}: a ```{lang} block without a <!-- readme: ... --> marker",
@@ -125,7 +167,13 @@ def main():
         for line, lang, marker, _ in found:
             print(f"line {line:4} {lang:7} {marker.group(1)}")
         return 0
-    before = untracked()
+    written = sorted({o for _, _, m, t in found if m.group(1).startswith("run")
+                      for o in outputs(t)})
+    there = [o for o in written if os.path.lexists(os.path.join(ROOT, o))]
+    if there:
+        print("would overwrite " + ", ".join(there) + " in the clone: move them away first",
+              file=sys.stderr)
+        return 2
     failed = []
     total = time.monotonic()
     try:
@@ -143,11 +191,9 @@ def main():
             if not run_block(line, lang, text, stop):
                 failed.append(line)
     finally:
-        for path in sorted(untracked() - before):
-            if path.startswith("target/"):
-                continue  # the build (a fresh clone's first build included)
-            full = os.path.join(ROOT, path)
-            subprocess.run(["rm", "-rf", "--", full], check=False)
+        # Only what the blocks name as their outputs, none of which existed before.
+        for o in written:
+            subprocess.run(["rm", "-rf", "--", os.path.join(ROOT, o)], check=False)
     print(f"README commands: {len(failed)} failed, {time.monotonic() - total:.0f} s in all")
     if failed:
         print("failed blocks at README lines " + ", ".join(map(str, failed)), file=sys.stderr)

@@ -59,6 +59,8 @@ pub fn target(
     backend: &str,
     adapter: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Target> {
+    // Before any adapter is listed or opened: in a forked child that would wait forever.
+    crate::errors::check_not_forked()?;
     let lower = backend.trim().to_ascii_lowercase();
     let named = match lower.as_str() {
         "auto" => {

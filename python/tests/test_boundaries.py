@@ -166,9 +166,17 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX")
-def test_use_after_fork_is_refused_not_hung():
+@pytest.mark.parametrize("parent_backend", ["auto", "cpu"])
+def test_use_after_fork_is_refused_not_hung(parent_backend):
+    # A parent on the CPU only has never looked for adapters: the child's default, "auto",
+    # must be refused before it does (listing adapters there could hang).
+    child = FORK_CHILD.replace(
+        "sweepfan.sphere_pairs(c, 0.5)          #",
+        f"sweepfan.sphere_pairs(c, 0.5, backend={parent_backend!r})  #",
+    )
+    assert child != FORK_CHILD
     run = subprocess.run(
-        [sys.executable, "-c", FORK_CHILD], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "child RuntimeError: sweepfan was used in this process's parent before fork()" in (

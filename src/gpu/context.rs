@@ -127,19 +127,21 @@ pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
         .collect()
 }
 
-/// The index (as `--adapter` takes it) of the first adapter that is a GPU rather than a CPU
-/// emulating one (lavapipe, SwiftShader; wgpu's `Other` too): where a caller that asks for "the
+/// The index (as `--adapter` takes it) of the first adapter that is a GPU (a discrete one
+/// first) rather than a CPU emulating one (lavapipe, SwiftShader; wgpu's `Other` too): where a caller that asks for "the
 /// GPU if there is one" should run. `None` when there is none: no GPU driver, or only software
 /// adapters, whose GPU paths are slower than the CPU's.
 pub fn hardware_adapter() -> Result<Option<usize>> {
     check_environment()?;
-    Ok(list_adapters().iter().position(|a| {
-        matches!(
-            a.device_type,
-            wgpu::DeviceType::DiscreteGpu
-                | wgpu::DeviceType::IntegratedGpu
-                | wgpu::DeviceType::VirtualGpu
-        )
+    let adapters = list_adapters();
+    // A discrete GPU before an integrated or virtual one, as wgpu's high-performance choice.
+    let first =
+        |kinds: &[wgpu::DeviceType]| adapters.iter().position(|a| kinds.contains(&a.device_type));
+    Ok(first(&[wgpu::DeviceType::DiscreteGpu]).or_else(|| {
+        first(&[
+            wgpu::DeviceType::IntegratedGpu,
+            wgpu::DeviceType::VirtualGpu,
+        ])
     }))
 }
 

@@ -274,15 +274,33 @@ pub const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
 
 /// The reference for verifying `method` on `backend` at size n: brute force while it is cheap,
 /// then the CPU grid (itself checked against brute force by the tests), or sap when the CPU grid
-/// itself (or `auto`, which mostly runs it) is under test. The GPU grid is another implementation and is checked against the CPU
-/// grid: sap at 16M spheres takes the CPU minutes, the grid seconds.
+/// itself is under test. The GPU grid is another implementation and is checked against the CPU
+/// grid: sap at 16M spheres takes the CPU minutes, the grid seconds. `method` is what runs:
+/// `auto` resolved first ([`resolved_method`]), so that no method is checked against itself.
 pub fn reference_method(n: usize, method: &str, backend: Backend) -> &'static str {
     if n <= BRUTE_FORCE_REFERENCE_MAX_N {
         "brute_force"
-    } else if (method == "grid" || method == "auto") && backend == Backend::Cpu {
+    } else if method == "grid" && backend == Backend::Cpu {
         "sap"
     } else {
         "grid"
+    }
+}
+
+/// The method `name` runs on `spheres`: `auto`'s choice for them (the one its first frame
+/// makes; docs/design.md §2.12), else `name` itself.
+pub fn resolved_method<'a>(
+    name: &'a str,
+    spheres: &[crate::geom::sphere::Sphere],
+    backend: Backend,
+    software: bool,
+) -> &'a str {
+    if name == registry::AUTO && !spheres.is_empty() {
+        crate::broadphase::auto::choose(spheres, backend, software)
+            .method
+            .name()
+    } else {
+        name
     }
 }
 
@@ -322,7 +340,6 @@ pub fn measure(
     let mut all_ok = true;
     for &backend in backends {
         for name in methods {
-            let reference_name = reference_method(scene.len(), name, backend);
             if let Some(p) = progress {
                 p.set_message(format!(
                     "{} n={} {name} [{}]",
@@ -335,6 +352,9 @@ pub fn measure(
                 Backend::Gpu => Some(gpu.get()?),
                 Backend::Cpu => None,
             };
+            let software = ctx.as_ref().is_some_and(|c| c.is_software());
+            let runs = resolved_method(name, &scene.spheres, backend, software);
+            let reference_name = reference_method(scene.len(), runs, backend);
             let mut bp = match backend {
                 Backend::Cpu => cpu(name)?,
                 Backend::Gpu => registry::broad_phase(name, backend, ctx.as_ref())?,

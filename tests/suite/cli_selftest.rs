@@ -42,14 +42,18 @@ fn quick_selftest_passes_and_covers_every_stage() {
     let (doc, checks) = checks_of(&json);
     assert_eq!(doc["passed"], true);
     assert_eq!(doc["complete"], true);
-    // The README's count is this run's (issue 40).
+    // The README's count is lavapipe's (issue 40): an adapter with subgroups of its own size
+    // runs another set of sort checks.
+    let on_lavapipe = doc["device"].as_str().unwrap().contains("llvmpipe");
     let stated = crate::readme_figures::README
         .split("(`--quick`: ")
         .nth(1)
         .and_then(|t| t.split(' ').next())
         .and_then(|n| n.parse::<usize>().ok())
         .expect("README states the quick self-test's check count");
-    assert_eq!(stated, checks.len(), "README's quick self-test count");
+    if on_lavapipe {
+        assert_eq!(stated, checks.len(), "README's quick self-test count");
+    }
     assert!(doc["device"].as_str().unwrap().len() > 3);
     for prefix in [
         "sort/portable/",

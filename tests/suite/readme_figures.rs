@@ -88,7 +88,10 @@ fn the_resident_bytes_per_object_are_what_the_gpu_holds() {
     );
     assert!(text.starts_with(&expected), "{}", &text[..80]);
     let figures: Vec<f64> = words.iter().map(|w| w.parse().unwrap()).collect();
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+        return;
+    };
+    let ctx = std::sync::Arc::new(ctx);
     let scene = Scene::generate(SceneKind::Density, &SceneParams::new(65_536, 1));
     let mut wrong = Vec::new();
     for (method, stated) in [(Method::Grid, figures[0]), (Method::Sap, figures[1])] {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use sweepfan::broadphase::PartsReport;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::report::rows::write_pairs_csv;
-use sweepfan::run::bench::reference_method;
+use sweepfan::run::bench::{reference_method, resolved_method};
 use sweepfan::run::gpu::LazyGpu;
 use sweepfan::run::registry;
 use sweepfan::run::verify::{Comparison, compare_pairs};
@@ -101,7 +101,9 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Backend::Cpu => None,
     };
     let mut bp = registry::broad_phase(a.method(), backend, ctx.as_ref())?;
-    let reference_name = reference_method(scene.len(), a.method(), backend);
+    let software = ctx.as_ref().is_some_and(|c| c.is_software());
+    let runs = resolved_method(a.method(), &scene.spheres, backend, software);
+    let reference_name = reference_method(scene.len(), runs, backend);
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
     write_pairs_csv(&a.pairs_out, &pairs)?;
