@@ -242,3 +242,22 @@ def backend(request):
     if request.param == "gpu":
         require_gpu()
     return request.param
+
+
+@pytest.fixture
+def without_vulkan():
+    """Runs Python code in a child process that sees no Vulkan driver (the loader reads its
+    variables once per process); returns the finished process, its output as text."""
+    import subprocess
+    import sys
+
+    def run(code):
+        env = dict(os.environ)
+        env.pop("SWEEPFAN_EXPECT_ADAPTER", None)
+        env["VK_DRIVER_FILES"] = env["VK_ICD_FILENAMES"] = "/nonexistent/no_driver.json"
+        env["WGPU_BACKEND"] = "vulkan"
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+
+    return run

@@ -105,21 +105,10 @@ print("cpu pairs:", len(sweepfan.sphere_pairs(np.zeros((3, 3)), 1.0)))
 """
 
 
-def test_no_driver_is_a_runtime_error():
+def test_no_driver_is_a_runtime_error(without_vulkan):
     """Without any Vulkan driver: no adapters listed, backend="gpu" raises RuntimeError saying
-    what to install, and the CPU still works (a child process: the loader reads its variables
-    once)."""
-    import subprocess
-    import sys
-
-    env = dict(os.environ)
-    env.pop("SWEEPFAN_EXPECT_ADAPTER", None)
-    env["VK_DRIVER_FILES"] = env["VK_ICD_FILENAMES"] = "/nonexistent/no_driver.json"
-    env["WGPU_BACKEND"] = "vulkan"
-    run = subprocess.run(
-        [sys.executable, "-c", NO_DRIVER_CHILD], capture_output=True, text=True, env=env,
-        timeout=120,
-    )
+    what to install, and the CPU still works."""
+    run = without_vulkan(NO_DRIVER_CHILD)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "RuntimeError: no GPU adapter" in run.stdout, run.stdout
     assert "Vulkan driver" in run.stdout, run.stdout
