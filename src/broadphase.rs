@@ -143,6 +143,10 @@ pub enum Clock {
     Wall,
     /// GPU timestamp queries (device time of one pass).
     GpuTimestamp,
+    /// Host wall time of one host-side step of a GPU frame (checking, copying into staging,
+    /// encoding, submitting, waiting, reading back, finishing; docs/design.md §9.16); a row
+    /// reports these apart from the stages, as `host_ms`.
+    Host,
 }
 
 /// Time spent in one named stage of a method.
@@ -322,8 +326,14 @@ pub trait BroadPhase {
     /// Validates the scene (clear errors for NaN, infinities, negative radii, empty scenes), then
     /// finds every touching pair.
     fn find_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        let start = std::time::Instant::now();
         validate_spheres(spheres)?;
-        self.find_pairs_validated(spheres, out)
+        let checked = start.elapsed().as_secs_f64();
+        let mut stats = self.find_pairs_validated(spheres, out)?;
+        if self.backend() == Backend::Gpu {
+            stats.stage("check", checked, Clock::Host);
+        }
+        Ok(stats)
     }
 }
 

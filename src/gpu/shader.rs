@@ -89,6 +89,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/spheres/dispatch_args.wgsl"),
     ),
     (
+        "spheres/motion.wgsl",
+        include_str!("../../shaders/spheres/motion.wgsl"),
+    ),
+    (
         "boxes/sat.wgsl",
         include_str!("../../shaders/boxes/sat.wgsl"),
     ),

@@ -1,4 +1,5 @@
-//! Per-pass GPU times from timestamp queries (no-op on a device without them).
+//! Per-pass GPU times from timestamp queries (no-op on a device without them), and the host
+//! side of a frame by step ([`HostSteps`]).
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
@@ -130,5 +131,55 @@ impl PassTimer {
             }
         }
         out
+    }
+}
+
+/// The host side of a GPU frame by step (docs/design.md §9.16): wall time accumulated per
+/// named step since [`HostSteps::start`] (a frame that runs twice, its list having grown, adds
+/// both runs to the same steps), reported as [`Clock::Host`](crate::broadphase::Clock::Host)
+/// stages.
+#[derive(Debug)]
+pub struct HostSteps {
+    last: std::time::Instant,
+    steps: Vec<(&'static str, f64)>,
+}
+
+impl Default for HostSteps {
+    fn default() -> Self {
+        Self {
+            last: std::time::Instant::now(),
+            steps: Vec::new(),
+        }
+    }
+}
+
+impl HostSteps {
+    /// Forgets the steps and starts the clock.
+    pub fn start(&mut self) {
+        self.steps.clear();
+        self.last = std::time::Instant::now();
+    }
+
+    /// Adds the time since the last lap (or the start) to `step`.
+    pub fn lap(&mut self, step: &'static str) {
+        let now = std::time::Instant::now();
+        let seconds = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        match self.steps.iter_mut().find(|(s, _)| *s == step) {
+            Some((_, t)) => *t += seconds,
+            None => self.steps.push((step, seconds)),
+        }
+    }
+
+    /// Each step and its seconds, in the order they first ran.
+    pub fn steps(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.steps.iter().copied()
+    }
+
+    /// The steps into `stats`, in the order they first ran.
+    pub fn report(&self, stats: &mut crate::broadphase::Stats) {
+        for &(step, seconds) in &self.steps {
+            stats.stage(step, seconds, crate::broadphase::Clock::Host);
+        }
     }
 }

@@ -53,7 +53,11 @@ pub fn rows_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &choice_lines(rows) + &traffic_lines(rows) + &creation_lines(rows)
+    t.render()
+        + &choice_lines(rows)
+        + &host_lines(rows)
+        + &traffic_lines(rows)
+        + &creation_lines(rows)
 }
 
 /// For `auto` rows: what it chose and why, a line each (`auto [cpu]: grid (uniform radii, 0.13
@@ -65,6 +69,54 @@ pub fn choice_lines(rows: &[Row]) -> String {
             Some(format!("{} [{}]: {c}\n", r.method, r.backend.as_str()))
         })
         .collect()
+}
+
+/// The host steps of a GPU frame in the order they run (docs/design.md §9.16).
+const HOST_STEPS: [&str; 8] = [
+    "check",
+    "encode",
+    "upload",
+    "submit",
+    "wait",
+    "read-back",
+    "finish",
+    "other",
+];
+
+/// For GPU rows: the host side of a frame by step, medians (`host_ms`); empty when no row has
+/// them.
+pub fn host_lines(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let Some(host) = &r.host_ms else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str(
+                "\nhost side of a GPU frame, median ms by step (the device works during `wait`):\n",
+            );
+        }
+        let known = HOST_STEPS
+            .iter()
+            .filter_map(|&k| host.get(k).map(|v| (k, *v)));
+        let rest = host
+            .iter()
+            .filter(|(k, _)| !HOST_STEPS.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str(), *v));
+        let steps: Vec<String> = known
+            .chain(rest)
+            .map(|(k, v)| format!("{k} {}", ms(v)))
+            .collect();
+        out.push_str(&format!(
+            "  {} [{}] n = {}: {} (frame {})\n",
+            r.method,
+            r.backend.as_str(),
+            r.n,
+            steps.join(", "),
+            ms(r.ms_per_frame)
+        ));
+    }
+    out
 }
 
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
@@ -245,7 +297,11 @@ pub fn stress_table(rows: &[Row]) -> String {
         }
         t.row(cells);
     }
-    t.render() + &choice_lines(rows) + &traffic_lines(rows) + &creation_lines(rows)
+    t.render()
+        + &choice_lines(rows)
+        + &host_lines(rows)
+        + &traffic_lines(rows)
+        + &creation_lines(rows)
 }
 
 /// `sort-bench`: one line per (size, configuration).

@@ -130,18 +130,50 @@ impl Measurement {
         Self::mean_of(&self.frame_pairs, count_frames)
     }
 
-    /// Median milliseconds per stage.
+    /// Median milliseconds per stage (the host steps apart: [`Self::host_ms`]).
     pub fn stage_ms(&self) -> BTreeMap<String, f64> {
         self.stages
             .iter()
-            .map(|(k, (clock, v))| {
+            .filter_map(|(k, (clock, v))| {
                 let suffix = match clock {
                     Clock::Wall => "",
                     Clock::GpuTimestamp => " (gpu)",
+                    Clock::Host => return None,
                 };
-                (format!("{k}{suffix}"), 1e3 * median(v))
+                Some((format!("{k}{suffix}"), 1e3 * median(v)))
             })
             .collect()
+    }
+
+    /// Median milliseconds per host step of a GPU frame ([`Clock::Host`]), with `other`: the
+    /// median of what the frame's wall time has beyond its steps (the caller's loop, the
+    /// backend's own bookkeeping); `None` when no step was timed (CPU methods).
+    pub fn host_ms(&self) -> Option<BTreeMap<String, f64>> {
+        let steps: Vec<(&String, &Vec<f64>)> = self
+            .stages
+            .iter()
+            .filter(|(_, (clock, _))| *clock == Clock::Host)
+            .map(|(k, (_, v))| (k, v))
+            .collect();
+        if steps.is_empty() {
+            return None;
+        }
+        let mut out: BTreeMap<String, f64> = steps
+            .iter()
+            .map(|(k, v)| ((*k).clone(), 1e3 * median(v)))
+            .collect();
+        // Frames whose every step was timed (the per-frame sums line up with the frames).
+        let frames = self.frame_ms.len();
+        if steps.iter().all(|(_, v)| v.len() == frames) {
+            let other: Vec<f64> = (0..frames)
+                .map(|f| {
+                    let timed: f64 = steps.iter().map(|(_, v)| 1e3 * v[f]).sum();
+                    (self.frame_ms[f] - timed).max(0.0)
+                })
+                .collect();
+            out.insert("other".into(), median(&other));
+        }
+        Some(out)
     }
 }
 
@@ -403,6 +435,7 @@ pub fn measure(
                 ms_per_frame: m.median_ms(),
                 ms_per_frame_min: m.min_ms(),
                 stage_ms: m.stage_ms(),
+                host_ms: m.host_ms(),
                 speedup_vs_brute_force: None,
                 verified: verified.or(if name == reference_name && verify {
                     Some(true)

@@ -74,7 +74,7 @@ pub fn bench_shapes(
             for st in &stats.stages {
                 let label = match st.clock {
                     Clock::GpuTimestamp => format!("{} (gpu)", st.stage),
-                    Clock::Wall => st.stage.to_string(),
+                    Clock::Wall | Clock::Host => st.stage.to_string(),
                 };
                 *this_frame.entry(label).or_default() += st.seconds * 1e3;
             }
@@ -166,6 +166,7 @@ pub fn bench_shapes(
             ms_per_frame: median(&frame_ms),
             ms_per_frame_min: frame_ms.iter().copied().fold(f64::INFINITY, f64::min),
             stage_ms,
+            host_ms: None,
             speedup_vs_brute_force: None,
             verified,
             verified_against: against,

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod boxes;
 pub mod gpu;
 pub mod registry;
+pub mod resident;
 pub mod row;
 pub mod sort_bench;
 pub mod stress;

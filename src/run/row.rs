@@ -24,6 +24,11 @@ pub struct Row {
     pub ms_per_frame_min: f64,
     /// Median ms per stage (GPU timestamp stages are suffixed " (gpu)").
     pub stage_ms: BTreeMap<String, f64>,
+    /// GPU rows: median ms per host-side step of a frame (`check`, `encode`, `upload`,
+    /// `submit`, `wait`, `read-back`, `finish`) and `other`, the rest of the frame's wall time
+    /// (docs/design.md §9.16).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_ms: Option<BTreeMap<String, f64>>,
     /// brute_force's ms_per_frame / this row's, when brute force ran on the same scene.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speedup_vs_brute_force: Option<f64>,

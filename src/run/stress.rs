@@ -193,6 +193,7 @@ impl Stress {
                 ms_per_frame: m.median_ms(),
                 ms_per_frame_min: m.min_ms(),
                 stage_ms: m.stage_ms(),
+                host_ms: m.host_ms(),
                 speedup_vs_brute_force: None,
                 verified: Some(cmp.is_ok()),
                 verified_against: Some(self.reference_name.to_string()),

@@ -178,6 +178,14 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
                  are not used there"
             )
         }
+        Some(Command::Bench(a))
+            if a.resident && (cli.adapters.is_some() || cli.max_binding_bytes.is_some()) =>
+        {
+            anyhow::bail!(
+                "bench --resident runs whole frames on one device: --adapters and \
+                 --max-binding-bytes (frames in parts) are not used there"
+            )
+        }
         Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(
             "info lists every adapter; --adapters is not used there (--adapter picks the one \
              whose limits it prints)"

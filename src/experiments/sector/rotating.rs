@@ -139,6 +139,7 @@ pub fn bench_rotating_scene<B: Swept>(
                 ms_per_frame: m.median_ms(),
                 ms_per_frame_min: m.min_ms(),
                 stage_ms: m.stage_ms(),
+                host_ms: m.host_ms(),
                 speedup_vs_brute_force: None,
                 verified: None,
                 verified_against: None,

@@ -5,4 +5,5 @@ pub mod broad_phase;
 pub(crate) mod cascade;
 pub mod dispatch_args;
 pub(crate) mod min_axis;
+pub mod motion;
 pub(crate) mod pairs;

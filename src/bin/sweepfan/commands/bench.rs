@@ -12,6 +12,7 @@ use sweepfan::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure, scene
 use sweepfan::run::boxes::bench_shapes;
 use sweepfan::run::gpu::LazyGpu;
 use sweepfan::run::registry;
+use sweepfan::run::resident::measure_resident;
 use sweepfan::run::verify_shapes::Shapes;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::rotating::RotatingParams;
@@ -87,6 +88,12 @@ pub struct BenchArgs {
     /// only).
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]
     pub shape: Shape,
+    /// The scene lives on the GPU: uploaded once, moved there by a compute pass each frame and
+    /// read there by the broad phase, nothing uploaded and only the totals read back (the
+    /// frame a simulation that embeds sweepfan pays; docs/design.md §10). With --backend gpu,
+    /// sphere scenes; the first and the last frame are checked against the CPU.
+    #[arg(long)]
+    pub resident: bool,
     #[command(flatten)]
     pub out: Outputs,
 }
@@ -138,6 +145,9 @@ impl BenchArgs {
         let fraction = self.volume_fraction.is_some();
         ignored_by_scene(SceneOption::VolumeFraction, fraction, scene, spheres)?;
         ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
+        if self.resident {
+            self.check_resident(scene, spheres)?;
+        }
         if self.body.is_some() && !(spheres && scene == Some(SceneKind::Rotating)) {
             bail!("--body: only the rotating scene (--scene rotating) has rotating bodies");
         }
@@ -169,6 +179,27 @@ impl BenchArgs {
                  speculative AABB, docs/design.md §5.7), not a list of methods; leave --methods \
                  out"
             );
+        }
+        Ok(())
+    }
+}
+
+impl BenchArgs {
+    /// What `--resident` cannot go with: other backends, shapes and the rotating scene, and the
+    /// options that read pairs or events back.
+    fn check_resident(&self, scene: Option<SceneKind>, spheres: bool) -> Result<()> {
+        if self.backend.backends() != [Backend::Gpu] {
+            bail!("--resident runs the scene on the GPU: add --backend gpu");
+        }
+        if !spheres || scene == Some(SceneKind::Rotating) {
+            bail!("--resident: sphere scenes only (not --shape obb|polygon or --scene rotating)");
+        }
+        for (given, flag) in [(self.count_only, "--count-only"), (self.events, "--events")] {
+            if given {
+                bail!(
+                    "{flag}: --resident keeps the pairs on the device and reads back only the                      totals; leave {flag} out"
+                );
+            }
         }
         Ok(())
     }
@@ -219,21 +250,30 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let verify = !a.no_verify;
-    let (rows, ok) =
-        measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu).map_err(|e| {
-            let text = e.to_string();
-            if !a.count_only && text.contains("too large") && text.contains("touching pairs") {
-                anyhow::anyhow!("{text}; add --count-only to count them")
-            } else {
-                e.into()
-            }
-        })?;
+    let measured = if a.resident {
+        measure_resident(&scene, &methods, a.frames, verify, gpu)
+    } else {
+        measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu)
+    };
+    let (rows, ok) = measured.map_err(|e| {
+        let text = e.to_string();
+        if !a.count_only && text.contains("too large") && text.contains("touching pairs") {
+            anyhow::anyhow!("{text}; add --count-only to count them")
+        } else {
+            e.into()
+        }
+    })?;
     bar.finish_and_clear();
     say!(
         a.out.stdout_taken(),
-        "scene {} (n = {}), {} frames, median ms per frame; verified against {}",
+        "scene {} (n = {}){}, {} frames, median ms per frame; verified against {}",
         scene.name,
         scene.len(),
+        if a.resident {
+            ", resident on the GPU"
+        } else {
+            ""
+        },
         run.frames,
         if a.no_verify {
             "nothing"

@@ -134,6 +134,8 @@ pub struct GpuBroadPhase {
     /// the first resident frame, and the workgroup size they count in.
     pair_dispatch: Option<crate::gpu::spheres::dispatch_args::PairDispatch>,
     dispatch_workgroup: u32,
+    /// The host side of the frame being run, by step (`host_ms` in the rows).
+    host: crate::gpu::timer::HostSteps,
 }
 
 /// Totals read back after a frame.
@@ -214,6 +216,7 @@ impl GpuBroadPhase {
             parts,
             pair_dispatch: None,
             dispatch_workgroup: 64,
+            host: Default::default(),
             method,
             ctx,
         })
@@ -269,14 +272,19 @@ impl GpuBroadPhase {
         let res = self.resident.as_ref().expect("allocated above");
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         match source {
-            // Through the kept staging buffer (docs/design.md §9.16).
-            Source::Host(spheres) => self.upload.write(
-                ctx,
-                &mut enc,
-                &res.spheres,
-                0,
-                bytemuck::cast_slice(spheres),
-            )?,
+            // Through the kept staging buffer (docs/design.md §9.16): the caller's spheres are
+            // copied once, straight into the mapped staging memory.
+            Source::Host(spheres) => {
+                self.host.lap("encode");
+                self.upload.write(
+                    ctx,
+                    &mut enc,
+                    &res.spheres,
+                    0,
+                    bytemuck::cast_slice(spheres),
+                )?;
+                self.host.lap("upload");
+            }
             Source::Device(buffer) => {
                 enc.copy_buffer_to_buffer(buffer, 0, &res.spheres, 0, n as u64 * 16)
             }
@@ -587,6 +595,7 @@ impl GpuBroadPhase {
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
         let start = Instant::now();
+        self.host.start();
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
         let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store)?;
@@ -624,6 +633,8 @@ impl GpuBroadPhase {
         for (label, seconds) in times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
+        self.host.lap("finish");
+        self.host.report(&mut stats);
         stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
         Ok(stats)
     }

@@ -92,12 +92,16 @@ impl GpuBroadPhase {
         let pairs_at = rb.add(source, 0, planned * 8);
         let source = source.clone();
         rb.record(&self.ctx, &mut enc)?;
+        self.host.lap("encode");
         self.ctx.queue.submit([enc.finish()]);
         // The staging buffer maps again for the next frame; this frame's wait resolves it.
         self.upload.after_submit();
+        self.host.lap("submit");
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
         let events = self.events.as_deref();
+        let host = &mut self.host;
         let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
+            host.lap("wait");
             let words = readback::words(&bytes[counters]);
             let found = words[2] as u64 | (words[3] as u64) << 32;
             // A list the sorts walked only in part is run again, as one that overflowed.
@@ -112,6 +116,7 @@ impl GpuBroadPhase {
                 (Some(ev), Some(plan)) if whole => Some(ev.events_from(bytes, plan)),
                 _ => None,
             };
+            host.lap("read-back");
             (words, found, pairs, times, partial)
         })?;
         // An overflowed frame runs again with a list of `found`: the plan follows it too.
