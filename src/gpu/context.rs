@@ -364,13 +364,32 @@ impl GpuContext {
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
         let max = self.max_binding_bytes();
         if bytes > max {
+            // Whose limit it is: the adapter's, or one set lower for this context
+            // (`GpuOptions::max_binding_bytes`, the CLI's --max-binding-bytes).
+            let whose = if self.binding_capped() {
+                format!(
+                    "the limit set for this run (max_binding_bytes) is {max} bytes {PER_BINDING}, \
+                     below the adapter '{}''s {}",
+                    self.info.name,
+                    max_binding_bytes_of(&self.adapter.limits())
+                )
+            } else {
+                format!(
+                    "the adapter '{}' allows {max} bytes {PER_BINDING}",
+                    self.info.name
+                )
+            };
             return Err(Error::TooLarge(format!(
-                "{what} needs a {bytes}-byte storage buffer; the adapter '{}' allows {max} bytes \
-                 {PER_BINDING}",
-                self.info.name
+                "{what} needs a {bytes}-byte storage buffer; {whose}"
             )));
         }
         Ok(())
+    }
+
+    /// Whether the binding limit was set below the adapter's for this context
+    /// ([`GpuOptions::max_binding_bytes`]).
+    pub fn binding_capped(&self) -> bool {
+        self.max_binding_bytes() < max_binding_bytes_of(&self.adapter.limits())
     }
 
     /// A clear error when `what` needs 1D workgroups of `size` invocations and the adapter

@@ -1,16 +1,21 @@
 //! `sweepfan selftest` output: one line per check as it completes, a closing summary, and the
 //! JSON document `{"device", "level", "complete", "passed", "checks": [{"name", "n", "passed",
-//! "detail", "ms"}]}`, rewritten after each check when it goes to a file.
+//! "not_run" (only when true), "detail", "ms"}]}`, rewritten after each check when it goes to a file.
 
 use crate::error::Result;
 use crate::experiments::selftest::{Check, SelftestReport};
 use std::path::Path;
 
-/// `PASS  name  n  ms  detail` (or `FAIL`).
+/// `PASS  name  n  ms  detail` (or `FAIL`, or `NRUN`: not run under the binding limit set for
+/// the run).
 pub fn check_line(c: &Check) -> String {
     format!(
         "{}  {:<44} n={:<10} {:>10.1} ms  {}",
-        if c.passed { "PASS" } else { "FAIL" },
+        match (c.passed, c.not_run) {
+            (true, _) => "PASS",
+            (false, true) => "NRUN",
+            (false, false) => "FAIL",
+        },
         c.name,
         c.n,
         c.ms,
@@ -24,10 +29,20 @@ pub fn summary(r: &SelftestReport) -> String {
         "selftest ({}) on {}: {} of {} checks passed",
         r.level.name(),
         r.device,
-        r.checks.len() - r.failed(),
+        r.checks.len() - r.failed() - r.not_run(),
         r.checks.len()
     );
-    for c in r.checks.iter().filter(|c| !c.passed) {
+    if r.not_run() > 0 {
+        out.push_str(&format!(
+            ", {} not run (they need storage bindings above the limit set by \
+             --max-binding-bytes, and cannot run in parts)",
+            r.not_run()
+        ));
+    }
+    if r.failed() == 0 && !r.passed() {
+        out.push_str("\n  nothing was verified: no check ran");
+    }
+    for c in r.checks.iter().filter(|c| !c.passed && !c.not_run) {
         out.push_str(&format!("\n  FAILED {}: {}", c.name, c.detail));
     }
     out

@@ -240,3 +240,60 @@ fn a_stopped_selftest_leaves_its_finished_checks_marked_incomplete() {
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
+
+/// Under a binding limit set below the adapter's (`--max-binding-bytes`), sphere frames run in
+/// parts: the self-test compares their pairs and says that parts do not keep the test counts
+/// (issue 39: 73 "failures" that were test counts); stages without parts are marked not run,
+/// neither passed nor failed, and a run where nothing ran fails saying so.
+#[test]
+fn a_lowered_binding_limit_checks_pairs_in_parts_and_marks_what_cannot_run() {
+    let dir = crate::common::temp_dir("selftest", "capped");
+    let json = dir.join("spheres.json");
+    let out = crate::common::sweepfan()
+        .args([
+            "--max-binding-bytes",
+            "65536",
+            "selftest",
+            "--only",
+            "spheres",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let checks = doc["checks"].as_array().unwrap();
+    let in_parts = checks
+        .iter()
+        .filter(|c| {
+            c["detail"]
+                .as_str()
+                .unwrap()
+                .contains("parts keep the pairs")
+        })
+        .count();
+    assert!(in_parts > 10, "{stdout}");
+    assert!(checks.iter().all(|c| c["passed"] == true), "{stdout}");
+
+    let out = crate::common::sweepfan()
+        .args([
+            "--max-binding-bytes",
+            "65536",
+            "selftest",
+            "--only",
+            "boxes",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("NRUN") && !stdout.contains("FAIL "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the limit set for this run"), "{stdout}");
+    assert!(stdout.contains("nothing was verified"), "{stdout}");
+}
