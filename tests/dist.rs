@@ -392,6 +392,49 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     assert!(stderr.contains("rank 2 of 3"), "{stderr}");
     assert!(stderr.contains("no-such-adapter"), "{stderr}");
 
+    // Ranks that read different files under one name (MPMD: rank 2 started in another
+    // directory): refused by the files' lengths and digests, naming the rank, not run to pairs
+    // that match neither file. The same length with other bytes too.
+    let (here, there) = (dir("copy-a"), dir("copy-b"));
+    let text = std::fs::read_to_string(&scene).unwrap();
+    std::fs::write(here.join("s.csv"), &text).unwrap();
+    for (other, says) in [
+        (
+            text.replacen("x,y,z,r\n", "x,y,z,r\n0,0,0,1\n", 1),
+            "bytes)",
+        ),
+        (text.replacen('1', "2", 1), "same length, other bytes"),
+    ] {
+        std::fs::write(there.join("s.csv"), other).unwrap();
+        let (a, b) = (here.to_str().unwrap(), there.to_str().unwrap());
+        let out = mpirun_with(&[
+            "-np",
+            "2",
+            "--wdir",
+            a,
+            bin,
+            "dist",
+            "--scene-file",
+            "s.csv",
+            ":",
+            "-np",
+            "1",
+            "--wdir",
+            b,
+            bin,
+            "dist",
+            "--scene-file",
+            "s.csv",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("the ranks read different files: rank 2 ("),
+            "{stderr}"
+        );
+        assert!(stderr.contains(says), "{stderr}");
+    }
+
     // Ranks started with other arguments would run other collectives: refused, not hung.
     let out = mpirun_with(&[
         "-np", "2", bin, "dist", "--frames", "3", ":", "-np", "1", bin, "dist", "--frames", "4",
@@ -467,4 +510,8 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("empty scene"), "{stderr}");
+    assert!(
+        stderr.contains("empty.csv") && stderr.contains("all 3 ranks"),
+        "{stderr}"
+    );
 }

@@ -74,7 +74,12 @@ impl World {
         let (mut bodies, half_extent, scene) = load(&options.input, comm)?;
         let objects = comm.sum_u64(&[bodies.len() as u64])[0];
         if objects == 0 {
-            return Err(Error::EmptyScene);
+            // Every rank read nothing: the file (or the scene) is what is empty.
+            return Err(Error::Config(format!(
+                "{scene}: {} (on all {} ranks)",
+                Error::EmptyScene,
+                comm.size
+            )));
         }
         // The giants rule on the histogram of every rank's radii (mergeable: counts add,
         // largest radii take the maximum).
@@ -525,6 +530,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
     let mut bodies = Bodies::default();
     match input {
         DistInput::File(path) => {
+            same_file_on_every_rank(path, comm)?;
             let chunk = crate::scenes::chunks::read_spheres_csv_chunk(path, comm.rank, comm.size);
             // Line numbers and indices continue those of the earlier ranks' chunks: counted
             // by every rank, even one whose chunk failed.
@@ -566,6 +572,36 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             Ok((bodies, scene.half_extent, scene.name))
         }
     }
+}
+
+/// Every rank reads its byte range of its own copy of the scene file: shown to be one file by
+/// its length and digest agreed by all ranks (`scenes::chunks::file_digest`), else every rank
+/// stops with the same error naming the ranks whose copy differs from rank 0's (a stale copy
+/// on one node, another working directory): their pairs would match neither file.
+fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()> {
+    let digest = comm.agree(crate::scenes::chunks::file_digest(path))?;
+    let lengths = comm.all_gather_u64(digest.0);
+    let digests = comm.all_gather_u64(digest.1);
+    let differ: Vec<String> = (1..comm.size)
+        .filter(|&r| (lengths[r], digests[r]) != (lengths[0], digests[0]))
+        .map(|r| {
+            if lengths[r] == lengths[0] {
+                format!("rank {r} (same length, other bytes)")
+            } else {
+                format!("rank {r} ({} bytes)", lengths[r])
+            }
+        })
+        .collect();
+    if differ.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "{}: the ranks read different files: {} against rank 0's {} bytes; every rank must \
+         read the same scene (copy the file to every node, or start the ranks in one directory)",
+        path.display(),
+        differ.join(", "),
+        lengths[0]
+    )))
 }
 
 /// Whether this rank's share of `objects` fits its memory with a frame's working space

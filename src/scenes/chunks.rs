@@ -538,3 +538,53 @@ mod tests {
         assert!(matches!(e, Error::Io { .. }), "{e}");
     }
 }
+
+/// The length and a digest of the whole file's bytes (64-bit SipHash with fixed keys, the same
+/// in every process of one build): what the ranks of a distributed run compare to show that
+/// they read the same scene (docs/design.md §2.11). Reads the file once, in 1 MiB blocks.
+pub fn file_digest(path: &Path) -> Result<(u64, u64)> {
+    use std::hash::Hasher;
+    let io = |e: std::io::Error| Error::io(path, e);
+    let mut file = File::open(path).map_err(io)?;
+    let mut hasher = std::hash::DefaultHasher::new();
+    let mut block = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let read = file.read(&mut block).map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        hasher.write(&block[..read]);
+        len += read as u64;
+    }
+    Ok((len, hasher.finish()))
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::file_digest;
+
+    /// Equal files give equal digests; one byte changed, or one more byte, changes them.
+    #[test]
+    fn digests_tell_copies_from_other_files() {
+        let dir = std::env::temp_dir().join(format!("sweepfan-digest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text: String = (0..200_000).map(|i| format!("{i},0,0,1\n")).collect();
+        let write = |name: &str, body: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, body).unwrap();
+            file_digest(&p).unwrap()
+        };
+        let a = write("a.csv", &text);
+        assert_eq!(a.0, text.len() as u64);
+        assert_eq!(a, write("copy.csv", &text));
+        let mut edited = text.clone().into_bytes();
+        edited[1_500_000] = b'7';
+        assert_ne!(
+            a,
+            write("edited.csv", std::str::from_utf8(&edited).unwrap())
+        );
+        assert_ne!(a, write("longer.csv", &format!("{text}\n")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
