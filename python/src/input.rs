@@ -77,6 +77,9 @@ pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>
     let array = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) && in_place {
         array.into_any()
     } else if matches!(dtype.kind(), b'f' | b'i' | b'u' | b'O') {
+        // The copy must fit before it is made: a broadcast view claims no memory, its copy
+        // all of it (and NumPy's allocation, past the memory, aborts or wakes the OOM killer).
+        copy_fits(arg, array.len(), 8)?;
         // `astype` makes an aligned copy. Objects: Python numbers (an int beyond float64 is
         // an OverflowError, reported as not convertible).
         array.call_method1("astype", (&f64_type,)).map_err(|e| {
@@ -291,6 +294,16 @@ pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> Py
         .map(PerObject::Each)
 }
 
+/// Whether a copy of `values` values of `bytes` each, made from argument `arg`, fits the memory
+/// this process may use: checked before the copy, as the arrays' own sizes are.
+fn copy_fits(arg: &str, values: usize, bytes: u64) -> PyResult<()> {
+    sweepfan::scenes::memory::check_fits(
+        &format!("a copy of the {values} values of {arg}"),
+        (values as u64).saturating_mul(bytes),
+    )
+    .map_err(crate::errors::to_py)
+}
+
 /// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array).
 pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     let numpy = obj.py().import("numpy")?;
@@ -318,6 +331,9 @@ pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
             ));
         }
     };
+    // Widened to 64 bits by NumPy, then read into u32s: both copies must fit before either
+    // is made (a broadcast view of a few bytes can stand for gigabytes of offsets).
+    copy_fits(arg, array.len(), 8 + 4)?;
     let out_of_range = |row: usize, v: &dyn std::fmt::Display| {
         arg_error(arg, format!("row {row}: {v} is outside 0..={}", u32::MAX))
     };

@@ -203,6 +203,46 @@ def test_memory_error_names_the_limit():
     assert "2000000 objects" in run.stdout and "fit" in run.stdout, run.stdout
 
 
+COPY_CHILD = r"""
+import resource, sys
+import numpy as np
+import sweepfan
+
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), resource.RLIM_INFINITY))
+square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+# Views of a few bytes standing for gigabytes once copied: 400M offsets, 100M integer centres.
+cases = [
+    ("offsets", lambda: sweepfan.polygon_pairs(
+        square, np.broadcast_to(np.int64(0), (400_000_000,)), backend="cpu")),
+    ("centers", lambda: sweepfan.sphere_pairs(
+        np.broadcast_to(np.int32(0), (100_000_000, 3)), 1.0, backend="cpu")),
+]
+for arg, call in cases:
+    try:
+        call()
+        print(arg, "no MemoryError")
+    except MemoryError as e:
+        print(arg, "MemoryError:", e)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+def test_cheap_views_of_costly_copies_are_refused_before_the_copy():
+    """A broadcast view claims no memory, its copy all of it: every argument is checked against
+    the memory before it is copied (issue 39), naming the argument, never an abort."""
+    run = subprocess.run(
+        [sys.executable, "-c", COPY_CHILD], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 2, run.stdout + run.stderr
+    for arg, line in zip(["offsets", "centers"], lines):
+        assert line.startswith(arg + " MemoryError:"), line
+        assert "a copy of the" in line and "values of " + arg in line, line
+
+
 # --- BroadPhase ---------------------------------------------------------------------------
 
 
