@@ -8,6 +8,7 @@ use crate::geom::sphere::{Sphere, validate_spheres};
 use serde::Serialize;
 
 pub mod auto;
+pub mod cancel;
 
 /// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
 /// method's own until [`canonicalize`] sorts it.

@@ -22,6 +22,8 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Config(m) if m.starts_with("WGPU_BACKEND") => PyRuntimeError::new_err(message),
         Error::TooLarge(_) => PyMemoryError::new_err(message),
         Error::NoAdapter(_) | Error::Gpu(_) | Error::Rank(_) => PyRuntimeError::new_err(message),
+        // Cancelled without a signal handler's exception to raise instead (see `interrupt`).
+        Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
         Error::InvalidObject { .. }
         | Error::EmptyScene

@@ -6,6 +6,7 @@
 mod errors;
 mod gpu;
 mod input;
+mod interrupt;
 mod output;
 mod shapes;
 mod spheres;

@@ -3,6 +3,7 @@
 use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache};
 use crate::input::{arg_error, indices, matrix, rows_fit};
+use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use glam::{Quat, Vec2, Vec3};
 use numpy::PyArray2;
@@ -115,7 +116,7 @@ pub fn obb_pairs<'py>(
     if boxes.is_empty() {
         return Ok(pair_array(py, Vec::new()));
     }
-    let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+    let pairs = interruptible(py, boxes.len(), || -> PyResult<Vec<Pair>> {
         validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
         sat_pairs(
             backend,
@@ -215,7 +216,7 @@ pub fn polygon_pairs<'py>(
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
     let offsets = indices("offsets", offsets)?;
-    let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+    let pairs = interruptible(py, offsets.len(), || -> PyResult<Vec<Pair>> {
         let polygons = polygons(&vertices, &offsets)?;
         if polygons.is_empty() {
             return Ok(Vec::new());

@@ -3,6 +3,7 @@
 use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache, lock};
 use crate::input::{arg_error, matrix, per_object};
+use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use glam::Vec3;
 use numpy::PyArray2;
@@ -152,10 +153,12 @@ pub fn sphere_pairs<'py>(
         method
     };
     if count_only {
-        let stats = py.detach(|| run(&method, backend, &adapter, &spheres, None))?;
+        let stats = interruptible(py, spheres.len(), || {
+            run(&method, backend, &adapter, &spheres, None)
+        })?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
     }
-    let pairs = py.detach(|| {
+    let pairs = interruptible(py, spheres.len(), || {
         let mut pairs = Vec::new();
         run(&method, backend, &adapter, &spheres, Some(&mut pairs)).map(|_| pairs)
     })?;
@@ -277,7 +280,7 @@ impl PyBroadPhase {
         radii: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let spheres = spheres(centers, radii)?;
-        let pairs = py.detach(|| -> PyResult<Vec<Pair>> {
+        let pairs = interruptible(py, spheres.len(), || -> PyResult<Vec<Pair>> {
             // An empty frame runs as one sphere, which touches nothing: no pairs, and every
             // pair of the frame before lost, wherever the events are tracked.
             let empty = spheres.is_empty();

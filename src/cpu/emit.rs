@@ -210,8 +210,13 @@ impl PairEmitter {
         let out_of_memory = AtomicBool::new(false);
         let per_chunk = items.div_ceil(chunks).max(1);
         let limit = self.limit;
+        // A caller's cancellation is looked at before each chunk (docs/design.md §9.18).
+        let cancel = crate::broadphase::cancel::current();
         let run_chunk = |c: usize, buffer: &mut Vec<Pair>| -> (u64, u64) {
             buffer.clear();
+            if crate::broadphase::cancel::check(&cancel).is_err() {
+                return (0, 0);
+            }
             let range = (c * per_chunk).min(items)..((c + 1) * per_chunk).min(items);
             let mut sink = Sink {
                 tests: 0,
@@ -239,6 +244,7 @@ impl PairEmitter {
                 .map(|(c, buffer)| run_chunk(c, buffer))
                 .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
         };
+        crate::broadphase::cancel::check(&cancel)?;
         if let Some(out) = out {
             out.clear();
             let pair_bytes = std::mem::size_of::<Pair>() as u64;

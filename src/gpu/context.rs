@@ -354,9 +354,23 @@ impl GpuContext {
     pub fn wait(&self) -> Result<()> {
         self.host_waits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("poll: {e}")))?;
+        // Under a caller's cancellation token the wait can be abandoned: waited in steps, the
+        // token looked at between them (docs/design.md §9.18).
+        let cancel = crate::broadphase::cancel::current();
+        let step = cancel
+            .as_ref()
+            .map(|_| std::time::Duration::from_millis(100));
+        loop {
+            let poll = wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: step,
+            };
+            match self.device.poll(poll) {
+                Ok(_) => break,
+                Err(wgpu::PollError::Timeout) => crate::broadphase::cancel::check(&cancel)?,
+                Err(e) => return Err(Error::Gpu(format!("poll: {e}"))),
+            }
+        }
         self.check()
     }
 

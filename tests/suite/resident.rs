@@ -86,4 +86,12 @@ fn resident_refuses_what_it_would_ignore() {
         ],
         "--adapters",
     );
+    // One line, words apart by one space (a broken string continuation printed 22).
+    let out = sweepfan()
+        .args(["bench", "--resident", "--backend", "gpu", "--count-only"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.trim_end().contains("  "), "{stderr}");
 }

@@ -197,7 +197,8 @@ impl BenchArgs {
         for (given, flag) in [(self.count_only, "--count-only"), (self.events, "--events")] {
             if given {
                 bail!(
-                    "{flag}: --resident keeps the pairs on the device and reads back only the                      totals; leave {flag} out"
+                    "{flag}: --resident keeps the pairs on the device and reads back only the \
+                     totals; leave {flag} out"
                 );
             }
         }

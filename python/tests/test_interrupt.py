@@ -1,0 +1,60 @@
+"""Ctrl-C during a long call (issue 39, docs/design.md §9.18): the call raises KeyboardInterrupt
+within about a second, on the CPU and on the GPU, and the next call is whole."""
+
+import subprocess
+import sys
+
+import pytest
+
+CHILD = r"""
+import os, signal, sys, threading, time
+import numpy as np
+import sweepfan
+
+backend, n, after = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+rng = np.random.default_rng(7)
+centers = (rng.random((n, 3)) * 1000).astype(np.float32)
+fired = []
+
+def interrupt():
+    time.sleep(after)
+    fired.append(time.perf_counter())
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=interrupt, daemon=True).start()
+start = time.perf_counter()
+try:
+    sweepfan.sphere_pairs(centers, 1.0, method="brute_force", backend=backend, count_only=True)
+    print("finished after %.2f s" % (time.perf_counter() - start))
+except KeyboardInterrupt:
+    print("interrupted %.3f s after the signal" % (time.perf_counter() - fired[0]))
+# The next call is whole: the pairs of a small scene, as brute force on the CPU finds them.
+small = centers[:3000] / 20
+got = sweepfan.sphere_pairs(small, 1.0, method="grid", backend=backend)
+want = sweepfan.sphere_pairs(small, 1.0, method="brute_force", backend="cpu")
+print("next call", "equal" if np.array_equal(got, want) and len(want) > 0 else "DIFFERENT")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself: POSIX")
+@pytest.mark.parametrize(
+    "backend,n,after",
+    [
+        # About 20 s of brute force on two cores.
+        ("cpu", 300_000, 2.0),
+        # A few seconds on lavapipe: the abandoned dispatch ends before the next call's wait.
+        ("gpu", 20_000, 1.0),
+    ],
+)
+def test_ctrl_c_stops_a_long_call_within_a_second(backend, n, after):
+    run = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", CHILD, backend, str(n), str(after)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("interrupted "), run.stdout + run.stderr
+    assert float(lines[0].split()[1]) < 2.0, lines[0]
+    assert lines[1] == "next call equal", run.stdout
