@@ -123,7 +123,8 @@ impl Method {
             .find(|m| m.name() == t)
             .ok_or_else(|| {
                 Error::Config(format!(
-                    "unknown method '{s}' (known: {})",
+                    "unknown method '{}' (known: {})",
+                    crate::error::shown(s),
                     Method::ALL.map(|m| m.name()).join(", ")
                 ))
             })

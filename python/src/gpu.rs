@@ -123,11 +123,21 @@ fn adapter_key(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult
             "expected None, an index or part of an adapter's name, not a bool",
         ));
     }
-    if let Ok(index) = adapter.extract::<i64>() {
-        if index < 0 {
-            return Err(arg_error("adapter", format!("index {index} is negative")));
-        }
-        return Ok(index.to_string());
+    if adapter.is_instance_of::<pyo3::types::PyInt>() {
+        return match adapter.extract::<i64>() {
+            Ok(index) if index < 0 => {
+                Err(arg_error("adapter", format!("index {index} is negative")))
+            }
+            Ok(index) => Ok(index.to_string()),
+            // An int past 64 bits: the right type, out of range.
+            Err(_) => Err(arg_error(
+                "adapter",
+                format!(
+                    "index {} is out of range (sweepfan.adapters() lists the indices)",
+                    adapter.str()?
+                ),
+            )),
+        };
     }
     match adapter.extract::<String>() {
         Ok(name) if !name.trim().is_empty() => Ok(name),

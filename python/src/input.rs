@@ -67,8 +67,31 @@ fn aligned(array: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
 /// floats, object arrays of numbers) are converted once by NumPy to float64.
 pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>> {
     let py = obj.py();
+    // NumPy reads None as NaN (in an object array too): a missing value, named as such.
+    if obj.is_none() {
+        return Err(arg_error(
+            arg,
+            "None is not a number (expected a number or an array of numbers)",
+        ));
+    }
     let array = as_array(arg, obj)?;
     let dtype = array.dtype();
+    if dtype.kind() == b'O' {
+        let is_none = py
+            .import("numpy")?
+            .call_method1("equal", (&array, py.None()))?;
+        if is_none.call_method0("any")?.is_truthy()? {
+            let flat: usize = is_none.call_method0("argmax")?.extract()?;
+            let shape = array.shape().to_vec();
+            let at = if shape.len() >= 2 {
+                let columns: usize = shape[1..].iter().product();
+                format!("row {}", flat / columns.max(1))
+            } else {
+                format!("row {flat}")
+            };
+            return Err(arg_error(arg, format!("{at}: None is not a number")));
+        }
+    }
     let f64_type = py.import("numpy")?.getattr("float64")?;
     let in_place = aligned(&array)?;
     if dtype.is_equiv_to(&numpy::dtype::<f32>(py)) && in_place {

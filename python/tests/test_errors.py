@@ -65,7 +65,11 @@ BAD_CENTERS = {
         r"^centers: .*not convertible",
     ),
     "ragged": ([[0.0, 0.0, 0.0], [1.0, 1.0]], r"^centers: "),
-    "None": (None, r"^centers: "),
+    "None": (None, r"^centers: None is not a number"),
+    "object with None": (
+        np.where(np.arange(N)[:, None] == ROW, None, centers()).astype(object),
+        r"^centers: row 7: None is not a number",
+    ),
     "NaN": (with_value(centers(), ROW, 1, np.nan), r"^centers: row 7: y is NaN"),
     "inf": (with_value(centers(), ROW, 0, np.inf), r"^centers: row 7: x is infinite"),
     "-inf": (with_value(centers(), ROW, 2, -np.inf), r"^centers: row 7: z is infinite"),
@@ -106,7 +110,8 @@ BAD_RADII = {
     "complex": (np.ones(N, dtype=np.complex64), r"^radii: "),
     "bool": (np.ones(N, dtype=bool), r"^radii: "),
     "str": (np.full(N, "1"), r"^radii: "),
-    "None": (None, r"^radii: "),
+    "None": (None, r"^radii: None is not a number"),
+    "list with None": ([1.0] * ROW + [None] + [1.0] * (N - ROW - 1), r"^radii: row 7: None is"),
 }
 
 
@@ -439,3 +444,14 @@ def test_library_still_works_after_errors(oracle):
             sweepfan.sphere_pairs(BAD_CENTERS[case][0], 1.0)
     c = line()
     oracle.assert_equal(sweepfan.sphere_pairs(c, 0.5), oracle.brute(c, 0.5), "after errors")
+
+
+def test_messages_show_control_characters_escaped_and_huge_indices_as_out_of_range():
+    """A method or adapter name with control characters is quoted escaped (a raw ESC would
+    drive the terminal), and an adapter index past 64 bits is out of range, not of the wrong
+    type (issue 39)."""
+    with pytest.raises(ValueError) as e:
+        sweepfan.sphere_pairs(centers(), 1.0, method="\x1b[2J\nx", backend="cpu")
+    assert "\x1b" not in str(e.value) and "\n" not in str(e.value), repr(str(e.value))
+    with pytest.raises(ValueError, match=r"^adapter: index 1180591620717411303424 is out of range"):
+        sweepfan.sphere_pairs(centers(), 1.0, backend="gpu", adapter=2**70)

@@ -178,7 +178,8 @@ impl GpuContext {
                 };
                 pick.ok_or_else(|| {
                     Error::NoAdapter(format!(
-                        "no adapter matches '{wanted}' (available: {})",
+                        "no adapter matches '{}' (available: {})",
+                        crate::error::shown(&wanted),
                         if names.is_empty() {
                             "none".to_string()
                         } else {

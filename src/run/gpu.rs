@@ -12,6 +12,38 @@ pub struct LazyGpu {
     ctx: Option<Arc<GpuContext>>,
 }
 
+/// `list` cut at its commas outside parentheses and brackets: adapter names hold commas there
+/// (`llvmpipe (LLVM 15.0.6, 256 bits)`, as `info` prints it), and stay whole.
+fn split_outside_brackets(list: &str) -> Result<Vec<&str>> {
+    let (mut items, mut from, mut depth) = (Vec::new(), 0, 0usize);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.checked_sub(1).ok_or_else(|| {
+                    crate::error::Error::Config(format!(
+                        "--adapters {}: a '{c}' closes nothing",
+                        crate::error::shown(list)
+                    ))
+                })?;
+            }
+            ',' if depth == 0 => {
+                items.push(&list[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        return Err(crate::error::Error::Config(format!(
+            "--adapters {}: a '(' or '[' is not closed",
+            crate::error::shown(list)
+        )));
+    }
+    items.push(&list[from..]);
+    Ok(items)
+}
+
 impl LazyGpu {
     /// `adapter`: index from `sweepfan info` or a substring of the adapter's name.
     pub fn new(adapter: Option<String>) -> Self {
@@ -47,8 +79,8 @@ impl LazyGpu {
             }
             return Ok((0..n).map(|i| i.to_string()).collect());
         }
-        let items: Vec<String> = list
-            .split(',')
+        let items: Vec<String> = split_outside_brackets(list)?
+            .into_iter()
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect();
@@ -108,6 +140,25 @@ impl LazyGpu {
                 )
             }
             None => "gpu (not opened)".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LazyGpu;
+
+    /// Adapter names keep the commas inside their brackets, as `info` prints them; lists split
+    /// at the others; unbalanced brackets are refused.
+    #[test]
+    fn adapter_lists_split_outside_brackets() {
+        let got =
+            LazyGpu::parse_devices("llvmpipe (LLVM 15.0.6, 256 bits), 1 ,GPU [x, y]").unwrap();
+        assert_eq!(got, ["llvmpipe (LLVM 15.0.6, 256 bits)", "1", "GPU [x, y]"]);
+        assert_eq!(LazyGpu::parse_devices("0,0").unwrap(), ["0", "0"]);
+        for bad in ["a (b, c", "a), b"] {
+            let e = LazyGpu::parse_devices(bad).unwrap_err().to_string();
+            assert!(e.contains("--adapters"), "{e}");
         }
     }
 }

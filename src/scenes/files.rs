@@ -104,15 +104,17 @@ pub(crate) fn data_lines<'a>(
 ) -> Parsed<impl Iterator<Item = (usize, &'a str)> + 'a> {
     let mut lines = text.lines().enumerate();
     let expected = names.join(",");
-    let header: Vec<String> = match lines.next() {
+    // The names as written (quoted so in a message), and in lower case (compared).
+    let written: Vec<&str> = match lines.next() {
         // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first name.
         Some((_, h)) => h
             .trim_start_matches('\u{feff}')
             .split(',')
-            .map(|s| s.trim().to_ascii_lowercase())
+            .map(str::trim)
             .collect(),
         None => return Err((1, format!("empty file: expected header `{expected}`"))),
     };
+    let header: Vec<String> = written.iter().map(|s| s.to_ascii_lowercase()).collect();
     if header != names {
         // `str::lines` ends lines at LF (and CRLF): a file saved with bare CRs (classic Mac OS)
         // is one line, and the echo would be the whole file.
@@ -122,7 +124,7 @@ pub(crate) fn data_lines<'a>(
             1,
             format!(
                 "header is `{}`, expected `{expected}`{hint}",
-                shown(&header.join(","))
+                shown(&written.join(","))
             ),
         ));
     }
@@ -159,9 +161,12 @@ fn parse_fields<const N: usize>(
     names: &[&str; N],
 ) -> std::result::Result<[f32; N], String> {
     let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    // A bare CR inside a line: lines after the first saved with CR endings only (a line is
+    // read up to LF), several lines read as one.
+    let hint = if line.contains('\r') { CR_ONLY } else { "" };
     if fields.len() != N {
         return Err(format!(
-            "expected {N} fields {}, found {}",
+            "expected {N} fields {}, found {}{hint}",
             names.join(","),
             fields.len()
         ));
@@ -170,7 +175,7 @@ fn parse_fields<const N: usize>(
     for (k, (f, name)) in fields.iter().zip(names).enumerate() {
         let x: f32 = f
             .parse()
-            .map_err(|_| format!("{name} = `{}` is not a number", shown(f)))?;
+            .map_err(|_| format!("{name} = `{}` is not a number{hint}", shown(f)))?;
         if let Some(problem) = out_of_f32_range(name, f, x) {
             return Err(problem);
         }

@@ -38,6 +38,16 @@ impl BodyKind {
             BodyKind::Hull => "hull",
         }
     }
+
+    /// The plural of [`Self::name`] ("boxes", not "boxs").
+    pub fn plural(self) -> &'static str {
+        match self {
+            BodyKind::Box => "boxes",
+            BodyKind::Capsule => "capsules",
+            BodyKind::Cylinder => "cylinders",
+            BodyKind::Hull => "hulls",
+        }
+    }
 }
 
 fn unit(rng: &mut impl Rng) -> Vec3 {

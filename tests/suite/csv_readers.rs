@@ -83,6 +83,37 @@ fn valid_files_parse() {
     );
 }
 
+/// A header is quoted as the file has it (not lower-cased), and data lines that end in a bare
+/// CR after a first line ending in LF are named as such (issue 39).
+#[test]
+fn headers_are_quoted_as_written_and_bare_crs_are_named_on_any_line() {
+    let (line, p) = parse_spheres_csv("X,Y,Z,Radius\n0,0,0,1\n").unwrap_err();
+    assert_eq!(line, 1);
+    assert!(p.contains("header is `X,Y,Z,Radius`"), "{p}");
+    for text in [
+        "x,y,z,r\n0,0,0,1\r1,0,0,1\r",
+        "x,y,z,r\n0,0,0,1\r1,0,0,1\r2,0,0,1",
+    ] {
+        let (line, p) = parse_spheres_csv(text).unwrap_err();
+        assert_eq!(line, 2, "{p}");
+        assert!(p.contains("bare carriage return"), "{text:?}: {p}");
+    }
+    let boxes = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\r2,0,0,1,1,1,1,0,0,0\r";
+    assert!(
+        parse_obbs_csv(boxes)
+            .unwrap_err()
+            .1
+            .contains("bare carriage return")
+    );
+    let polygons = "polygon,x,y\n0,0,0\r0,1,0\r0,0,1\r";
+    assert!(
+        parse_polygons_csv(polygons)
+            .unwrap_err()
+            .1
+            .contains("bare carriage return")
+    );
+}
+
 #[test]
 fn interleaved_polygons_are_named_as_such() {
     let (line, p) = parse_polygons_csv("polygon,x,y\n0,0,0\n1,5,5\n0,1,0\n").unwrap_err();

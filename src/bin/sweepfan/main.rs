@@ -149,6 +149,24 @@ fn main() {
     }
 }
 
+/// Whether the subcommand, as asked (`--backend cpu`), opens no GPU: the GPU options would be
+/// ignored (issue 28's rule, which `scene` and `info` already follow).
+fn runs_on_the_cpu_only(command: &Option<Command>) -> bool {
+    use args::BackendChoice;
+    use sweepfan::Backend;
+    match command {
+        Some(Command::Bench(a)) => a.backend == BackendChoice::Cpu,
+        Some(Command::Reproduce {
+            what: Reproduce::Broadphase(a),
+        }) => a.backend == BackendChoice::Cpu,
+        Some(Command::Verify(a)) => a.backend.0 == Backend::Cpu,
+        Some(Command::Stress(a)) => a.backend.0 == Backend::Cpu,
+        Some(Command::AutoBench(a)) => a.backend.0 == Backend::Cpu,
+        Some(Command::Dist(a)) => a.backend.0 == Backend::Cpu,
+        _ => false,
+    }
+}
+
 /// The subcommand, with the GPU options every subcommand shares.
 fn run(cli: Cli) -> anyhow::Result<bool> {
     let options = sweepfan::GpuOptions {
@@ -191,6 +209,20 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
              whose limits it prints)"
         ),
         _ => {}
+    }
+    if runs_on_the_cpu_only(&cli.command) {
+        for (given, flag) in [
+            (cli.adapter.is_some(), "--adapter"),
+            (cli.adapters.is_some(), "--adapters"),
+            (cli.max_binding_bytes.is_some(), "--max-binding-bytes"),
+        ] {
+            if given {
+                anyhow::bail!(
+                    "{flag}: --backend cpu opens no GPU, so {flag} would be ignored; add \
+                     --backend gpu (or both), or leave {flag} out"
+                );
+            }
+        }
     }
     let devices = cli
         .adapters

@@ -44,7 +44,7 @@ pub fn bench_rotating_bodies(
 ) -> Result<Vec<Row>> {
     check_counts(params)?;
     let start = RotatingScene::generate_bodies(params, kind)?;
-    let what = format!("{}s", kind.name());
+    let what = kind.plural();
     bench_rotating_scene(start, &what, frames, backends, gpu)
 }
 

@@ -21,6 +21,8 @@ fn not_whole(s: &str) -> &'static str {
         Ok(x) if x.is_infinite() => "is infinite, not a whole number",
         Ok(x) if x.fract() != 0.0 => "is not a whole number",
         Ok(x) if x > u64::MAX as f64 => "is too large",
+        // Digits past the parser's type (u32 for some flags): out of range, not malformed.
+        Ok(_) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => "is too large",
         // "1e3", "-0": a whole number, but not in digits.
         Ok(_) => "is not written as a whole number (digits only)",
         Err(_) if s.trim() != s => "has spaces around it",
@@ -31,7 +33,7 @@ fn not_whole(s: &str) -> &'static str {
 /// A whole number in `min..=max` (`max == u64::MAX`: no upper limit); `why_min` follows the
 /// lower limit in the message.
 fn whole(s: &str, min: u64, max: u64, why_min: &str) -> Result<u64, String> {
-    let range = if max == u64::MAX {
+    let range = if max == u64::MAX && min > 0 {
         format!("at least {min}{why_min}")
     } else {
         format!("in {min}..={max}{why_min}")
@@ -48,6 +50,11 @@ pub fn count(s: &str) -> Result<usize, String> {
     whole(s, 1, usize::MAX as u64, "").map(|n| n as usize)
 }
 
+/// A count of at least 1 that fits 32 bits (`dist --frames`).
+pub fn count_u32(s: &str) -> Result<u32, String> {
+    whole(s, 1, u32::MAX.into(), "").map(|n| n as u32)
+}
+
 /// A number of objects, at least 1: `--n`, `--boxes`, `--start-n`, `--max-n`. Upper limits (the
 /// 32-bit pair indices, the memory available) are checked with the scene's size
 /// (`run::bench::check_scene_size`), where they are known.
@@ -59,6 +66,11 @@ pub fn objects(s: &str) -> Result<usize, String> {
         " (an empty scene has nothing to test)",
     )
     .map(|n| n as usize)
+}
+
+/// `--seed`: any whole number from 0 to 2^64 - 1, refused in the words of the other numbers.
+pub fn seed(s: &str) -> Result<u64, String> {
+    whole(s, 0, u64::MAX, "")
 }
 
 /// `--threads`: a rayon pool of 1 to 1024 threads.
@@ -85,8 +97,8 @@ pub fn binding_bytes(s: &str) -> Result<u64, String> {
 /// `shaders --subgroup-size`: a power of two in 4..=128 (the sizes GPUs have).
 pub fn subgroup_size(s: &str) -> Result<u32, String> {
     let range = "a power of two in 4..=128 (4, 8, 16, 32, 64 or 128)";
-    match s.parse::<u32>() {
-        Ok(n) if (4..=128).contains(&n) && n.is_power_of_two() => Ok(n),
+    match s.parse::<u64>() {
+        Ok(n) if (4..=128).contains(&n) && n.is_power_of_two() => Ok(n as u32),
         Ok(_) => Err(format!("must be {range}")),
         Err(_) => Err(format!("{}: must be {range}", not_whole(s))),
     }

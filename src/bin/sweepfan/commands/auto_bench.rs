@@ -44,14 +44,17 @@ pub struct AutoBenchArgs {
         allow_negative_numbers = true
     )]
     pub budget_s: f64,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,
 }
 
 pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
-    a.out.check(&[])?;
+    // The scene files are inputs: an output of the same name would overwrite them.
+    let inputs: Vec<Option<&std::path::Path>> =
+        a.scene_file.iter().map(|p| Some(p.as_path())).collect();
+    a.out.check(&inputs)?;
     if a.out.csv.is_some() {
         bail!("auto-bench writes --json only");
     }

@@ -49,7 +49,7 @@ pub struct BenchArgs {
     /// Frames timed (at least 1).
     #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
     pub frames: usize,
-    #[arg(long, default_value_t = 1, conflicts_with = "scene_file")]
+    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
     #[arg(
@@ -206,6 +206,11 @@ impl BenchArgs {
     }
 }
 
+/// "1 frame", "10 frames".
+fn frames(n: usize) -> String {
+    format!("{n} frame{}", if n == 1 { "" } else { "s" })
+}
+
 pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[a.scene_file.as_deref()])?;
     match a.threads {
@@ -215,7 +220,13 @@ pub fn exec(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
 }
 
 fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
-    if a.events && (a.shape != Shape::Sphere || a.scene.0 == SceneKind::Rotating) {
+    if a.events && a.shape == Shape::Sphere && a.scene.0 == SceneKind::Rotating {
+        anyhow::bail!(
+            "--events: --scene rotating counts candidates and hits per frame and tracks no \
+             pair events; leave --events out"
+        );
+    }
+    if a.events && a.shape != Shape::Sphere {
         anyhow::bail!(
             "--events: moving sphere scenes only (bench's box and polygon scenes do not move between \
              frames; in a program, GpuBoxPipeline::track_events gives their events)"
@@ -267,7 +278,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     bar.finish_and_clear();
     say!(
         a.out.stdout_taken(),
-        "scene {} (n = {}){}, {} frames, median ms per frame; verified against {}",
+        "scene {} (n = {}){}, {}, median ms per frame; verified against {}",
         scene.name,
         scene.len(),
         if a.resident {
@@ -275,7 +286,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         } else {
             ""
         },
-        run.frames,
+        frames(run.frames),
         if a.no_verify {
             "nothing"
         } else if scene.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
@@ -303,19 +314,17 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Some(b) => bench_rotating_bodies(&params, b.kind(), a.frames, &backends, ctx.as_deref())?,
         None => bench_rotating(&params, a.frames, &backends, ctx.as_deref())?,
     };
-    let what = a
-        .body
-        .map_or("boxes".to_string(), |b| format!("{}s", b.kind().name()));
+    let what = a.body.map_or("boxes", |b| b.kind().plural());
     for r in rows.iter_mut().filter(|r| r.backend == Backend::Gpu) {
         r.device = gpu.device();
     }
     say!(
         a.out.stdout_taken(),
-        "scene rotating: {} {what} among {} spheres, {} frames; tests = candidate (body, sphere) \
+        "scene rotating: {} {what} among {} spheres, {}; tests = candidate (body, sphere) \
          pairs from the proxy AABBs, pairs = exact conservative-sector hits among them",
         a.boxes(),
         a.n,
-        a.frames
+        frames(a.frames)
     );
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     for &b in &backends {
@@ -367,13 +376,13 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             format!("{}-boxes", kind.name()),
         )
     };
-    let frames = a.frames;
+    let frames_run = a.frames;
     let backends = a.backend.backends();
     let verify = !a.no_verify;
     let (rows, ok) = bench_shapes(
         &shapes,
         &scene_name,
-        frames,
+        frames_run,
         &backends,
         a.count_only,
         verify,
@@ -381,8 +390,9 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     )?;
     say!(
         a.out.stdout_taken(),
-        "scene {scene_name} (n = {}), {frames} frames, median ms per frame; verified against the CPU pipeline",
-        shapes.len()
+        "scene {scene_name} (n = {}), {}, median ms per frame; verified against the CPU pipeline",
+        shapes.len(),
+        frames(frames_run)
     );
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));
     a.out.write(&rows, None)?;

@@ -26,7 +26,7 @@ pub struct DistArgs {
         conflicts_with = "scene_file",
     )]
     pub n: usize,
-    #[arg(long, default_value_t = 1, conflicts_with = "scene_file")]
+    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
     #[arg(
@@ -52,7 +52,7 @@ pub struct DistArgs {
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
     pub backend: BackendArg,
     /// Frames (moving scenes move between frames; a file stays still).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::count_u32, allow_negative_numbers = true)]
     pub frames: u32,
     /// The last frame's pairs (CSV i,j, global indices): a directory (existing, or ending in
     /// /) for one pairs-rank-R.csv per rank, else one canonical file gathered to rank 0.

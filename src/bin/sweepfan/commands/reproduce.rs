@@ -21,7 +21,7 @@ pub struct BroadphaseArgs {
     /// Frames averaged for the test counts (the paper: 10).
     #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
     pub frames_count: usize,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
@@ -52,7 +52,7 @@ pub struct SectorArgs {
         allow_negative_numbers = true
     )]
     pub rotations: usize,
-    #[arg(long, default_value_t = sweepfan::experiments::sector::accuracy::DEFAULT_SEED)]
+    #[arg(long, default_value_t = sweepfan::experiments::sector::accuracy::DEFAULT_SEED, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Where the accuracy experiment runs (gpu needs an adapter).
     #[arg(long, value_enum, default_value_t = SectorBackendChoice::Cpu)]
@@ -63,14 +63,9 @@ pub struct SectorArgs {
     /// Write SVG plots of the per-angle and per-shape bins into this directory.
     #[arg(long)]
     pub plots: Option<PathBuf>,
-    /// Timed runs per speed-table row (the thesis: 10000; thesis pose only).
-    #[arg(
-        long,
-        default_value_t = sweepfan::experiments::sector::DEFAULT_SPEED_RUNS,
-        value_parser = values::count,
-        allow_negative_numbers = true
-    )]
-    pub speed_runs: usize,
+    /// Timed runs per speed-table row (the thesis: 10000; thesis pose only) [default: 20].
+    #[arg(long, value_parser = values::count, allow_negative_numbers = true)]
+    pub speed_runs: Option<usize>,
     /// The thesis's pose (P - O along the box's Y', the rotation axis along its Z'), or any
     /// pose of any body (docs/design.md §5.8).
     #[arg(long, value_enum, default_value_t = PoseChoice::Thesis)]
@@ -160,7 +155,9 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
         rotations: a.rotations,
         seed: a.seed,
         backend: a.backend.backend(),
-        speed_runs: a.speed_runs,
+        speed_runs: a
+            .speed_runs
+            .unwrap_or(sweepfan::experiments::sector::DEFAULT_SPEED_RUNS),
         adapter,
     };
     let bar = progress_bar(a.rotations as u64);
@@ -188,6 +185,12 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
 fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     if a.plots.is_some() {
         anyhow::bail!("--plots: the free pose has no per-angle or per-shape bins to plot");
+    }
+    if a.speed_runs.is_some() {
+        anyhow::bail!(
+            "--speed-runs: the free pose has no speed tables (the thesis pose's); leave \
+             --speed-runs out"
+        );
     }
     let opts = FreeOptions {
         body: a.body.kind(),

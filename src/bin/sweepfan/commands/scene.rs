@@ -18,7 +18,7 @@ pub struct SceneArgs {
     /// Objects.
     #[arg(long, default_value_t = 5000, value_parser = values::objects, allow_negative_numbers = true)]
     pub n: usize,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
     #[arg(long, value_parser = values::volume_fraction, allow_negative_numbers = true)]

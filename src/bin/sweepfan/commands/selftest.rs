@@ -1,7 +1,7 @@
 //! `sweepfan selftest`: every GPU stage against the CPU reference on this machine's adapter;
 //! one line per check, exit 1 on any mismatch.
 
-use crate::args::BackendArg;
+use crate::args::{BackendArg, values};
 use anyhow::{Result, bail};
 use clap::Args;
 use std::cell::RefCell;
@@ -28,7 +28,7 @@ pub struct SelftestArgs {
     /// Write the checks as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Run one stage's checks only: sort, spheres, boxes, sector, rotating or events.
     #[arg(long)]

@@ -17,7 +17,7 @@ pub struct SortBenchArgs {
     /// Timed repetitions per size and configuration (after one warm-up); the median is shown.
     #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
     pub reps: usize,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,

@@ -50,7 +50,7 @@ pub struct StressArgs {
         allow_negative_numbers = true,
     )]
     pub volume_fraction: f32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,
