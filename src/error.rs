@@ -37,8 +37,8 @@ pub enum Error {
     /// with its error; on the others, which ranks failed.
     #[error("{0}")]
     Rank(String),
-    /// The call was cancelled through its [`CancelToken`](crate::broadphase::cancel::CancelToken)
-    /// before it finished (docs/design.md §9.18).
+    /// The call was cancelled through its cancellation token (`broadphase::cancel`) before it
+    /// finished (docs/design.md §9.18).
     #[error("interrupted: the call was cancelled before it finished")]
     Interrupted,
     /// An error from a step of a larger run, with what that step was.

@@ -312,4 +312,21 @@ mod tests {
             ));
         }
     }
+
+    /// A cancelled token stops the pair emission between chunks.
+    #[test]
+    fn a_cancelled_emission_fails_as_interrupted() {
+        let token = crate::broadphase::cancel::CancelToken::new();
+        let mut emitter = PairEmitter::default();
+        let result = crate::broadphase::cancel::with_token(&token, || {
+            emitter.run(100_000, None, |range, sink| {
+                if range.start >= 50_000 {
+                    token.cancel();
+                }
+                sink.add_tests(range.len() as u64);
+            })
+        });
+        assert!(matches!(result, Err(Error::Interrupted)), "{result:?}");
+        assert!(emitter.run(10, None, |_, _| {}).is_ok());
+    }
 }

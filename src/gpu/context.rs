@@ -179,7 +179,7 @@ impl GpuContext {
                 pick.ok_or_else(|| {
                     Error::NoAdapter(format!(
                         "no adapter matches '{}' (available: {})",
-                        crate::error::shown(&wanted),
+                        crate::error::shown(wanted),
                         if names.is_empty() {
                             "none".to_string()
                         } else {

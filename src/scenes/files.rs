@@ -320,9 +320,10 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
     for (line_no, line) in data_lines(text, &POLYGON_HEADER)? {
         let fields = line.split(',').count();
         if fields != 3 {
+            let hint = if line.contains('\r') { CR_ONLY } else { "" };
             return Err((
                 line_no,
-                format!("expected 3 fields polygon,x,y, found {fields}"),
+                format!("expected 3 fields polygon,x,y, found {fields}{hint}"),
             ));
         }
         let (id, rest) = line.split_once(',').unwrap_or((line, ""));

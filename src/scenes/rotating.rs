@@ -134,7 +134,7 @@ impl RotatingScene<RotatingBody> {
     /// orientation, an angle per frame of either sign up to pi/4).
     pub fn generate_bodies(p: &RotatingParams, kind: BodyKind) -> Result<Self> {
         let what = kind.plural();
-        let half = cube_half(p, &what, BYTES_PER_BODY)?;
+        let half = cube_half(p, what, BYTES_PER_BODY)?;
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let boxes = (0..p.boxes)
             .map(|_| {

@@ -45,7 +45,7 @@ pub fn bench_rotating_bodies(
     check_counts(params)?;
     let start = RotatingScene::generate_bodies(params, kind)?;
     let what = kind.plural();
-    bench_rotating_scene(start, &what, frames, backends, gpu)
+    bench_rotating_scene(start, what, frames, backends, gpu)
 }
 
 fn check_counts(params: &RotatingParams) -> Result<()> {
