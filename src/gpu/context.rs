@@ -384,9 +384,9 @@ impl GpuContext {
             let whose = if self.binding_capped() {
                 format!(
                     "the limit set for this run (max_binding_bytes) is {max} bytes {PER_BINDING}, \
-                     below the adapter '{}''s {}",
-                    self.info.name,
-                    max_binding_bytes_of(&self.adapter.limits())
+                     below the {} bytes of the adapter '{}'",
+                    max_binding_bytes_of(&self.adapter.limits()),
+                    self.info.name
                 )
             } else {
                 format!(
