@@ -62,7 +62,7 @@ pub fn method_name(method: &str) -> PyResult<String> {
     }
     Method::parse(&lower)
         .map(|m| m.name().to_string())
-        .map_err(|e| arg_error("method", e))
+        .map_err(|_| arg_error("method", registry::unknown_method(method, false)))
 }
 
 fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn BroadPhase + Send>> {

@@ -62,6 +62,21 @@ fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
     )))
 }
 
+/// The error for a method name nothing knows, listing every name a method may be given by
+/// (`auto` included), and with `in_list` the words only lists take.
+pub fn unknown_method(name: &str, in_list: bool) -> Error {
+    let lists = match (in_list, cfg!(feature = "peers")) {
+        (false, _) => "",
+        (true, false) => "; lists also take all",
+        (true, true) => "; lists also take all, peers",
+    };
+    Error::Config(format!(
+        "unknown method '{}' (known: {}, {AUTO}{lists})",
+        crate::error::shown(name),
+        Method::ALL.map(|m| m.name()).join(", "),
+    ))
+}
+
 /// Parses a comma-separated method list; `all` expands to every [`Method`] (not `auto`, which
 /// runs one of them).
 pub fn parse_methods(list: &str) -> Result<Vec<String>> {
@@ -74,7 +89,12 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
         } else if PEER_NAMES.contains(&item) || item == AUTO {
             out.push(item.to_string());
         } else {
-            out.push(Method::parse(item)?.name().to_string());
+            out.push(
+                Method::parse(item)
+                    .map_err(|_| unknown_method(item, true))?
+                    .name()
+                    .to_string(),
+            );
         }
     }
     if out.is_empty() {
