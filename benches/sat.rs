@@ -39,10 +39,18 @@ fn bench_sat(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(sweep_candidates.len() as u64));
     g.bench_function("frames_sweep_order", |b| {
-        b.iter(|| obb_frame_pairs(&frames, black_box(&sweep_candidates), &mut out).unwrap())
+        b.iter(|| {
+            obb_frame_pairs(
+                &frames,
+                |i| &boxes[i],
+                black_box(&sweep_candidates),
+                &mut out,
+            )
+            .unwrap()
+        })
     });
     g.bench_function("frames_shuffled", |b| {
-        b.iter(|| obb_frame_pairs(&frames, black_box(&shuffled), &mut out).unwrap())
+        b.iter(|| obb_frame_pairs(&frames, |i| &boxes[i], black_box(&shuffled), &mut out).unwrap())
     });
     g.bench_function("with_frame_setup", |b| {
         b.iter(|| obb_pairs(black_box(&boxes), &sweep_candidates, &mut out).unwrap())

@@ -8,7 +8,7 @@ use std::time::Instant;
 use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
-use sweepfan::geom::sat::obb_frames_overlap;
+use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
 use sweepfan::scenes::boxes::random_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).
@@ -61,7 +61,10 @@ fn main() {
     for _ in 0..reps {
         hits += candidates
             .iter()
-            .filter(|p| obb_frames_overlap(&frames[p[0] as usize], &frames[p[1] as usize]))
+            .filter(|p| {
+                obb_frames_verdict(&frames[p[0] as usize], &frames[p[1] as usize])
+                    != SatVerdict::Apart
+            })
             .count();
     }
     let (cpu, wall) = (
@@ -78,7 +81,7 @@ fn main() {
     let mut out = Vec::new();
     let (cpu0, wall0) = (process_cpu_ns(), Instant::now());
     for _ in 0..reps {
-        obb_frame_pairs(&frames, &candidates, &mut out).unwrap();
+        obb_frame_pairs(&frames, |i| &boxes[i], &candidates, &mut out).unwrap();
     }
     let (cpu, wall) = (
         (process_cpu_ns() - cpu0) as f64 * 1e-9,

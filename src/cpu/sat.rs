@@ -6,9 +6,10 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::cpu::aabb_sweep::{BoxSweep, TooManyCandidates};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
+use crate::geom::exact::settle;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use crate::geom::sat::{obb_frames_overlap, polygons_overlap};
+use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
 use crate::scenes::memory;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -48,19 +49,26 @@ fn filter_in_chunks(candidates: &[Pair], out: &mut Vec<Pair>, keep: impl Fn(&Pai
 /// Appends to `out` (after clearing it), in candidate order, the candidate pairs whose boxes
 /// overlap. Boxes are assumed validated ([`validate_obbs`]); an out-of-range index is an error.
 pub fn obb_pairs(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    obb_frame_pairs(&obb_frames(boxes), candidates, out)
+    obb_frame_pairs(&obb_frames(boxes), |i| &boxes[i], candidates, out)
 }
 
-/// [`obb_pairs`] on precomputed frames (see [`obb_frames`]).
-pub fn obb_frame_pairs(
+/// [`obb_pairs`] on precomputed frames (see [`obb_frames`]); `box_at(i)` is the box of frame
+/// `i`, for the pairs the filtered test leaves unsure (settled exactly, docs/design.md §4.2).
+pub fn obb_frame_pairs<'a>(
     frames: &[ObbFrame],
+    box_at: impl Fn(usize) -> &'a Obb + Sync,
     candidates: &[Pair],
     out: &mut Vec<Pair>,
 ) -> Result<()> {
     check_candidates(frames.len(), candidates)?;
     out.clear();
     filter_in_chunks(candidates, out, |p| {
-        obb_frames_overlap(&frames[p[0] as usize], &frames[p[1] as usize])
+        let (i, j) = (p[0] as usize, p[1] as usize);
+        match obb_frames_verdict(&frames[i], &frames[j]) {
+            SatVerdict::Apart => false,
+            SatVerdict::Overlap => true,
+            SatVerdict::Unsure(axes) => settle(box_at(i), box_at(j), axes),
+        }
     });
     Ok(())
 }
@@ -160,7 +168,9 @@ impl CpuBoxPipeline {
                 frames.par_extend(order.par_iter().map(|&i| boxes[i as usize].frame()));
                 Ok(&frames[..])
             },
-            |frames, candidates, pairs| obb_frame_pairs(frames, candidates, pairs),
+            |frames, order, candidates, pairs| {
+                obb_frame_pairs(frames, |i| &boxes[order[i] as usize], candidates, pairs)
+            },
         );
         (self.aabbs, self.frames) = (aabbs, frames);
         result
@@ -175,7 +185,7 @@ impl CpuBoxPipeline {
             start,
             &aabbs,
             |order| PolygonSet::in_order(polygons, order),
-            polygon_set_pairs,
+            |set, _, candidates, pairs| polygon_set_pairs(set, candidates, pairs),
         )
     }
 
@@ -188,7 +198,7 @@ impl CpuBoxPipeline {
         start: Instant,
         aabbs: &[Aabb],
         reorder: impl FnOnce(&[u32]) -> Result<S>,
-        sat: impl FnOnce(&S, &[Pair], &mut Vec<Pair>) -> Result<()>,
+        sat: impl FnOnce(&S, &[u32], &[Pair], &mut Vec<Pair>) -> Result<()>,
     ) -> Result<(Vec<Pair>, Stats)> {
         let mut stats = Stats::default();
         // One plan (axis and columns) for the order and the sweep: the set is the same.
@@ -209,7 +219,7 @@ impl CpuBoxPipeline {
         let t2 = Instant::now();
         stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
         let mut pairs = Vec::new();
-        sat(&shapes, &self.candidates, &mut pairs)?;
+        sat(&shapes, order, &self.candidates, &mut pairs)?;
         unpermute(&mut pairs, order);
         stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
         stats.tests = self.candidates.len() as u64;

@@ -2,6 +2,7 @@
 
 pub mod aabb;
 pub mod capsule;
+pub mod exact;
 pub mod obb;
 pub mod polygon;
 pub mod primitives2d;

@@ -21,9 +21,10 @@ pub struct Obb {
 }
 
 /// An [`Obb`] in the form the separating-axis test uses, laid out for the GPU (64 bytes, four
-/// `vec4<f32>`): the centre (w = 0), then each unit axis with its half-extent in w. Computing the
-/// axes once per box rather than once per pair is what makes the batched test fast. Aligned to
-/// 64 bytes so that each frame is exactly one cache line on the CPU.
+/// `vec4<f32>`): the centre (w = 1 when the axes are exact, else 0: [`Obb::frame`]), then each
+/// unit axis with its half-extent in w. Computing the axes once per box rather than once per pair
+/// is what makes the batched test fast. Aligned to 64 bytes so that each frame is exactly one
+/// cache line on the CPU.
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ObbFrame {
@@ -45,6 +46,37 @@ impl ObbFrame {
     pub fn half(&self, k: usize) -> f32 {
         self.axes[k].w
     }
+    /// Whether the axes are exactly those of the box's rotation (signed unit vectors).
+    #[inline(always)]
+    pub fn exact_axes(&self) -> bool {
+        self.center.w != 0.0
+    }
+}
+
+/// The columns of the rotation of `q / |q|`, computed in f64 from the homogeneous matrix (no
+/// square root) and rounded once to f32: each entry within half an f32 ulp of 1 (plus a few f64
+/// ulps) of the exact value (docs/design.md §4.2).
+fn rotation_columns(q: Quat) -> [Vec3; 3] {
+    let (x, y, z, w) = (q.x as f64, q.y as f64, q.z as f64, q.w as f64);
+    let (ww, xx, yy, zz) = (w * w, x * x, y * y, z * z);
+    let (xy, xz, yz, wx, wy, wz) = (x * y, x * z, y * z, w * x, w * y, w * z);
+    let n = ww + xx + yy + zz;
+    let v = |a: f64, b: f64, c: f64| Vec3::new((a / n) as f32, (b / n) as f32, (c / n) as f32);
+    [
+        v(ww + xx - yy - zz, 2.0 * (xy + wz), 2.0 * (xz - wy)),
+        v(2.0 * (xy - wz), ww - xx + yy - zz, 2.0 * (yz + wx)),
+        v(2.0 * (xz + wy), 2.0 * (yz - wx), ww - xx - yy + zz),
+    ]
+}
+
+/// Whether `q / |q|` is one of the 24 rotations of a cube (a signed permutation): one non-zero
+/// component, or two or four of one magnitude. [`rotation_columns`] is then exact (every sum it
+/// forms is of equal squares), so the frame's axes are the exact axes.
+fn is_cube_rotation(q: Quat) -> bool {
+    let m = q.to_array().map(f32::abs);
+    let top = m.iter().copied().fold(0.0f32, f32::max);
+    let count = m.iter().filter(|&&v| v != 0.0).count();
+    m.iter().all(|&v| v == 0.0 || v == top) && matches!(count, 1 | 2 | 4)
 }
 
 impl Obb {
@@ -61,10 +93,13 @@ impl Obb {
         Self::new(center, half_extents, Quat::IDENTITY)
     }
 
-    /// The rotation as a matrix whose columns are the box axes. The quaternion is normalised
-    /// here, so any quaternion accepted by [`Obb::check`] gives orthonormal axes.
+    /// The rotation as a matrix whose columns are the box axes: those of the normalised
+    /// quaternion, each entry within about half an f32 ulp of the exact rotation (exact for the
+    /// 24 rotations of a cube), so any quaternion accepted by [`Obb::check`] gives orthonormal
+    /// axes.
     pub fn rotation_matrix(&self) -> Mat3 {
-        Mat3::from_quat(self.rotation.normalize())
+        let [x, y, z] = rotation_columns(self.rotation);
+        Mat3::from_cols(x, y, z)
     }
 
     /// The three unit axes (columns of [`Self::rotation_matrix`]), e.g. to build the sector
@@ -77,8 +112,13 @@ impl Obb {
     pub fn frame(&self) -> ObbFrame {
         let m = self.rotation_matrix();
         let h = self.half_extents;
+        let exact = if is_cube_rotation(self.rotation) {
+            1.0
+        } else {
+            0.0
+        };
         ObbFrame {
-            center: self.center.extend(0.0),
+            center: self.center.extend(exact),
             axes: [
                 m.x_axis.extend(h.x),
                 m.y_axis.extend(h.y),
@@ -101,19 +141,23 @@ impl Obb {
         })
     }
 
-    /// The smallest axis-aligned box containing this one, widened by a few ulps of the
-    /// coordinates so that rounding never makes it smaller than the box: the broad phase must
-    /// not drop a pair the exact test would keep (a wider box only adds candidates).
+    /// The smallest axis-aligned box containing this one, widened by a few ulps so that
+    /// rounding never makes it smaller than the exact box: the broad phase must not drop a pair
+    /// the exact test would keep (a wider box only adds candidates). The margin covers the
+    /// rounding of the sums and of the axes themselves (half an ulp each, times every
+    /// half-extent: a long box's tiny axis component counts).
     pub fn aabb(&self) -> Aabb {
         let m = self.rotation_matrix();
         let h = self.half_extents;
         let ext = m.x_axis.abs() * h.x + m.y_axis.abs() * h.y + m.z_axis.abs() * h.z;
-        let margin = (ext + self.center.abs()) * (4.0 * f32::EPSILON);
+        let reach = ext + self.center.abs() + Vec3::splat(h.element_sum());
+        let margin = reach * (4.0 * f32::EPSILON);
         let ext = ext + margin;
         Aabb::new(self.center - ext, self.center + ext)
     }
 
-    /// Exact (closed) overlap of two boxes by the separating-axis test; touching counts.
+    /// Exact (closed) overlap of two boxes by the separating-axis test; touching counts: the
+    /// filtered f32 test, its unsure axes settled exactly (docs/design.md §4.2).
     ///
     /// ```
     /// use glam::{Quat, Vec3};
@@ -130,7 +174,12 @@ impl Obb {
     /// assert!(a.overlaps(&Obb::axis_aligned(Vec3::new(2.0, 0.0, 0.0), Vec3::splat(1.0))));
     /// ```
     pub fn overlaps(&self, other: &Obb) -> bool {
-        crate::geom::sat::obb_frames_overlap(&self.frame(), &other.frame())
+        use crate::geom::sat::{SatVerdict, obb_frames_verdict};
+        match obb_frames_verdict(&self.frame(), &other.frame()) {
+            SatVerdict::Apart => false,
+            SatVerdict::Overlap => true,
+            SatVerdict::Unsure(axes) => crate::geom::exact::settle(self, other, axes),
+        }
     }
 
     /// Checks one box: finite values, half-extents >= 0, a non-zero quaternion whose norm is

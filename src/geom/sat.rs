@@ -1,59 +1,107 @@
-//! Exact one-pair separating-axis tests: oriented boxes (15 axes) and convex polygons (edge
-//! normals). Closed overlap: touching counts. The batched CPU form is `cpu::sat`, the GPU form
-//! `shaders/boxes/sat.wgsl`; all three use the same formulation (docs/design.md, SAT).
+//! One-pair separating-axis tests: oriented boxes (15 axes, filtered with an error bound, the
+//! rest settled exactly by `geom::exact`) and convex polygons (edge normals). Closed overlap:
+//! touching counts. The batched CPU form is `cpu::sat`, the GPU form `shaders/boxes/sat.wgsl`;
+//! all three use the same formulation (docs/design.md §4).
 
 use crate::geom::obb::ObbFrame;
 use crate::geom::primitives2d::Rect2;
 use glam::{Vec2, Vec3A, Vec4};
 
-/// Edge-edge axes `A_i x B_j` with `|A_i x B_j|^2 < PARALLEL_SIN_SQ * |A_i|^2 |B_j|^2` (the axes
-/// are unit, so this is `sin^2` of the angle between the edges) are skipped. For parallel edges
-/// the cross product is rounding noise, and the face axes already decide the pair; for edges
-/// within 1e-6 rad of parallel, skipping can only call "touching" a pair whose gap is below
-/// 1e-6 of the box size, inside the 1e-5 touching tolerance of the verification.
-pub const PARALLEL_SIN_SQ: f32 = 1e-12;
+/// Relative error bound of [`obb_frames_verdict`]: on every axis, the computed margin is within
+/// `OBB_ERROR_REL * scale + OBB_ERROR_ABS` of the exact boxes' margin on the exact axis, with
+/// `scale = |d|_1 + sum hA + sum hB`. 128 units of f32 rounding (2^-24 each); the error
+/// analysis of docs/design.md §4.2 gives under 50 (axes within half an ulp, then a few roundings
+/// per sum), and the tests measure it on near-touching pairs.
+pub const OBB_ERROR_REL: f32 = 128.0 * (f32::EPSILON / 2.0);
 
-/// Closed overlap (touching counts) of two boxes by the 15-axis separating-axis test.
+/// Absolute part of the bound: GPUs may flush results below 2^-126 to zero, about a hundred
+/// operations per axis.
+pub const OBB_ERROR_ABS: f32 = 1e-35;
+
+/// What the filtered separating-axis test knows about a pair of boxes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SatVerdict {
+    /// Some axis separates the exact boxes by more than the error bound.
+    Apart,
+    /// No axis separates them, each by more than the error bound.
+    Overlap,
+    /// The axes (bits `0-2` A's faces, `3-5` B's faces, `6 + 3 i + j` the edges `A_i x B_j`)
+    /// whose margin lies within the error bound; every other axis does not separate. Settled
+    /// exactly by [`crate::geom::exact::settle`].
+    Unsure(u16),
+}
+
+/// The filtered separating-axis test of two boxes (docs/design.md §4.2): each of the 15 axes'
+/// margins `|t.L| - (ra + rb)` computed in f32 and compared with the error bound, so that a
+/// pair is called apart or overlapping only when the exact boxes (centre, half-extents, the
+/// rotation of the normalised quaternion) are; pairs within the bound of touching are
+/// [`SatVerdict::Unsure`].
 ///
 /// Works in A's frame: rows `r_i = (A_i . B_0, A_i . B_1, A_i . B_2)` of `R = A^T B`, `t` = centre
 /// offset in A's axes. Face axes use the classic radius formulas; the edge axes
 /// `L = A_i x B_j` are formed explicitly from `R` and every projection is taken against that same
-/// `L`, so a nearly degenerate `L` is still a consistent (if arbitrary) axis and can never
-/// separate touching boxes by rounding. Each group of three axes is one SIMD comparison (the
+/// `L`. An edge axis is exactly zero when both frames have exact axes and `L` computes to zero
+/// (parallel edges): it never separates. Each group of three axes is one SIMD comparison (the
 /// vector lanes run over `j`), the same formulation as `shaders/boxes/sat.wgsl`.
 #[inline]
-pub fn obb_frames_overlap(a: &ObbFrame, b: &ObbFrame) -> bool {
+pub fn obb_frames_verdict(a: &ObbFrame, b: &ObbFrame) -> SatVerdict {
     let v = |x: Vec4| Vec3A::from_vec4(x);
     let d = v(b.center - a.center);
     let (a0, a1, a2) = (v(a.axes[0]), v(a.axes[1]), v(a.axes[2]));
     let (b0, b1, b2) = (v(b.axes[0]), v(b.axes[1]), v(b.axes[2]));
     let ha = Vec3A::new(a.axes[0].w, a.axes[1].w, a.axes[2].w);
     let hb = Vec3A::new(b.axes[0].w, b.axes[1].w, b.axes[2].w);
+    let scale = d.abs().element_sum() + ha.element_sum() + hb.element_sum();
+    let e = Vec3A::splat(scale * OBB_ERROR_REL + OBB_ERROR_ABS);
     let t = Vec3A::new(d.dot(a0), d.dot(a1), d.dot(a2));
     let row = |ai: Vec3A| Vec3A::new(ai.dot(b0), ai.dot(b1), ai.dot(b2));
     let (r0, r1, r2) = (row(a0), row(a1), row(a2));
     // A's face normals.
     let rb = Vec3A::new(hb.dot(r0.abs()), hb.dot(r1.abs()), hb.dot(r2.abs()));
-    if t.abs().cmpgt(ha + rb).any() {
-        return false;
+    let m = t.abs() - (ha + rb);
+    if m.cmpgt(e).any() {
+        return SatVerdict::Apart;
     }
+    let mut unsure = (!m.cmple(-e)).bitmask() as u16;
     // B's face normals.
     let tb = t.x * r0 + t.y * r1 + t.z * r2;
     let ra = ha.x * r0.abs() + ha.y * r1.abs() + ha.z * r2.abs();
-    if tb.abs().cmpgt(ra + hb).any() {
-        return false;
+    let m = tb.abs() - (ra + hb);
+    if m.cmpgt(e).any() {
+        return SatVerdict::Apart;
     }
+    unsure |= ((!m.cmple(-e)).bitmask() as u16) << 3;
     // Edge-edge axes, i = 0, 1, 2 with (i1, i2) = (i + 1, i + 2) mod 3.
-    !(edge_axes_separate(t.y, t.z, ha.y, ha.z, r1, r2, hb)
-        || edge_axes_separate(t.z, t.x, ha.z, ha.x, r2, r0, hb)
-        || edge_axes_separate(t.x, t.y, ha.x, ha.y, r0, r1, hb))
+    let exact = a.exact_axes() && b.exact_axes();
+    let edges = [
+        (t.y, t.z, ha.y, ha.z, r1, r2),
+        (t.z, t.x, ha.z, ha.x, r2, r0),
+        (t.x, t.y, ha.x, ha.y, r0, r1),
+    ];
+    for (i, (t1, t2, ha1, ha2, r1, r2)) in edges.into_iter().enumerate() {
+        let (m, zero) = edge_margins(t1, t2, ha1, ha2, r1, r2, hb);
+        if m.cmpgt(e).any() {
+            return SatVerdict::Apart;
+        }
+        let mut u = !m.cmple(-e);
+        if exact {
+            u &= !zero;
+        }
+        unsure |= (u.bitmask() as u16) << (6 + 3 * i);
+    }
+    if unsure == 0 {
+        SatVerdict::Overlap
+    } else {
+        SatVerdict::Unsure(unsure)
+    }
 }
 
-/// Edge-edge axes `A_i x B_j` for one `i` and all three `j` (vector lanes). In A's frame the
-/// axis has components `l1 = -R[i2][j]` (at `i1`) and `l2 = R[i1][j]` (at `i2`); `r1`, `r2` are
-/// rows `i1`, `i2` of `R`. Axes with `|L|^2 < PARALLEL_SIN_SQ` are skipped.
+/// Margins on the edge-edge axes `A_i x B_j` for one `i` and all three `j` (vector lanes), and
+/// which of them compute to the zero vector. In A's frame the axis has components
+/// `l1 = -R[i2][j]` (at `i1`) and `l2 = R[i1][j]` (at `i2`); `r1`, `r2` are rows `i1`, `i2` of
+/// `R`.
 #[inline(always)]
-fn edge_axes_separate(
+fn edge_margins(
     t1: f32,
     t2: f32,
     ha1: f32,
@@ -61,7 +109,7 @@ fn edge_axes_separate(
     r1: Vec3A,
     r2: Vec3A,
     hb: Vec3A,
-) -> bool {
+) -> (Vec3A, glam::BVec3A) {
     let (l1, l2) = (-r2, r1);
     let tl = t1 * l1 + t2 * l2;
     let ra = ha1 * l1.abs() + ha2 * l2.abs();
@@ -69,8 +117,8 @@ fn edge_axes_separate(
     let rb = hb.x * (r1.x * l1 + r2.x * l2).abs()
         + hb.y * (r1.y * l1 + r2.y * l2).abs()
         + hb.z * (r1.z * l1 + r2.z * l2).abs();
-    let usable = (l1 * l1 + l2 * l2).cmpge(Vec3A::splat(PARALLEL_SIN_SQ));
-    (usable & tl.abs().cmpgt(ra + rb)).any()
+    let zero = l1.cmpeq(Vec3A::ZERO) & l2.cmpeq(Vec3A::ZERO);
+    (tl.abs() - (ra + rb), zero)
 }
 
 /// Closed overlap of two convex polygons given counter-clockwise (as [`Polygon`](crate::geom::polygon::Polygon) stores them).

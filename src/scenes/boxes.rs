@@ -125,6 +125,66 @@ pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
         .collect()
 }
 
+/// `2 count` boxes in pairs `(2k, 2k + 1)`, each pair within a few ulps of touching (or a
+/// little more: 1e-7 and 1e-6 of the distance either way), in its own cell of a 3D grid far
+/// from the others. Sizes span four decades, rotations are random, exact quarter turns or
+/// nearly unit quaternions. The distance at which a pair stops touching is found by bisection
+/// with the exact test (docs/design.md §4.2): the scene where rounding would decide, if
+/// anything did.
+pub fn near_touching_pairs(count: usize, seed: u64) -> Vec<Obb> {
+    use crate::geom::exact::obbs_overlap_exactly;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let quat = |rng: &mut ChaCha8Rng| {
+        let v = glam::Vec4::from_array(std::array::from_fn(|_| rng.random_range(-1.0..1.0)));
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        match rng.random_range(0..4) {
+            0 => Quat::from_xyzw(0.0, s, 0.0, s),
+            1 => Quat::from_vec4(v * (1.0005 / v.length())),
+            _ => Quat::from_vec4(v.normalize()),
+        }
+    };
+    let unit = |rng: &mut ChaCha8Rng| vec3_in(rng, -1.0..1.0).normalize_or(Vec3::X);
+    let mut out = Vec::with_capacity(2 * count);
+    for k in 0..count {
+        let scale = 10f32.powi(rng.random_range(-1..3));
+        let half = |rng: &mut ChaCha8Rng| {
+            Vec3::from_array(std::array::from_fn(|_| rng.random_range(0.05..2.0))) * scale
+        };
+        let cell = Vec3::new((k % 16) as f32, (k / 16 % 16) as f32, (k / 256) as f32);
+        let a = Obb::new(
+            cell * 5e3 + vec3_in(&mut rng, -scale..scale),
+            half(&mut rng),
+            quat(&mut rng),
+        );
+        let (hb, qb, dir) = (half(&mut rng), quat(&mut rng), unit(&mut rng));
+        let at = |s: f32| Obb::new(a.center + dir * s, hb, qb);
+        let (mut lo, mut hi) = (0.0f32, 20.0 * scale);
+        loop {
+            let mid = 0.5 * (lo + hi);
+            if mid == lo || mid == hi {
+                break;
+            }
+            if obbs_overlap_exactly(&a, &at(mid)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let s = match rng.random_range(0..8) {
+            0 => hi,
+            1 => hi.next_up(),
+            2 => lo.next_down(),
+            3 => lo * (1.0 - 1e-6),
+            4 => hi * (1.0 + 1e-6),
+            5 => lo * (1.0 - 1e-7),
+            6 => hi * (1.0 + 1e-7),
+            _ => lo,
+        };
+        out.extend([a, at(s)]);
+    }
+    out
+}
+
 /// `random_boxes(n, seed)` plus, last, a terrain tile: a flat axis-aligned box through the middle
 /// of their cube, spanning it on x and y (1 thick on z), so it overlaps the few percent of boxes
 /// that cross its plane. One shape far wider than the rest (docs/design.md §4.5, adversarial scenes).

@@ -37,3 +37,4 @@ mod rotating;
 mod sat_oracle;
 mod sector_general;
 mod sector_oracle;
+mod turned_boxes;

@@ -13,7 +13,7 @@ use sweepfan::Pair;
 use sweepfan::cpu::sat::{obb_overlaps, obb_pairs, polygon_overlaps, polygon_pairs};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
-use sweepfan::geom::sat::{obb_frames_overlap, polygons_overlap};
+use sweepfan::geom::sat::polygons_overlap;
 use sweepfan::scenes::random::vec3_in;
 
 /// Relative half-width of the touching band (docs/design.md §4.5, verification).
@@ -136,10 +136,10 @@ fn check_all_pairs(boxes: &[Obb]) -> (usize, usize, usize) {
             match obb_expected(a, b) {
                 None => skipped += 1,
                 Some(expected) => {
-                    let got = obb_frames_overlap(&a.frame(), &b.frame());
+                    let got = a.overlaps(b);
                     assert_eq!(got, expected, "pair {i},{j}: {a:?} {b:?}");
                     // Symmetric.
-                    assert_eq!(obb_frames_overlap(&b.frame(), &a.frame()), expected);
+                    assert_eq!(b.overlaps(a), expected);
                     if expected { yes += 1 } else { no += 1 }
                 }
             }
@@ -203,11 +203,7 @@ fn obb_parallel_edges_match_the_oracle() {
             let expected = (0..3).all(|k| {
                 (a.center[k] - b.center[k]).abs() <= a.half_extents[k] + b.half_extents[k]
             });
-            assert_eq!(
-                obb_frames_overlap(&a.frame(), &b.frame()),
-                expected,
-                "{a:?} {b:?}"
-            );
+            assert_eq!(a.overlaps(b), expected, "{a:?} {b:?}");
         }
     }
 }
@@ -238,16 +234,8 @@ fn obb_degenerate_boxes_match_the_oracle() {
             if grown != obb_oracle_each(f, s, 0.0, -m) {
                 continue;
             }
-            assert_eq!(
-                obb_frames_overlap(&f.frame(), &s.frame()),
-                grown,
-                "{f:?} {s:?}"
-            );
-            assert_eq!(
-                obb_frames_overlap(&s.frame(), &f.frame()),
-                grown,
-                "{s:?} {f:?}"
-            );
+            assert_eq!(f.overlaps(s), grown, "{f:?} {s:?}");
+            assert_eq!(s.overlaps(f), grown, "{s:?} {f:?}");
             if grown { yes += 1 } else { no += 1 }
         }
     }
@@ -258,7 +246,7 @@ fn obb_degenerate_boxes_match_the_oracle() {
 fn obb_touching_constructions() {
     let unit = Vec3::ONE;
     let a = Obb::axis_aligned(Vec3::ZERO, unit);
-    let overlaps = |b: Obb| obb_frames_overlap(&a.frame(), &b.frame());
+    let overlaps = |b: Obb| a.overlaps(&b);
     // Face, edge and corner contact, exactly at the boundary: touching counts.
     for offset in [
         Vec3::new(2.0, 0.0, 0.0),
@@ -306,11 +294,7 @@ fn obb_touching_constructions() {
             unit,
             Quat::from_rotation_y(std::f32::consts::FRAC_PI_4),
         );
-        assert_eq!(
-            obb_frames_overlap(&a.frame(), &b.frame()),
-            expected,
-            "gap {gap}"
-        );
+        assert_eq!(a.overlaps(&b), expected, "gap {gap}");
         assert_eq!(obb_expected(&a, &b), Some(expected), "oracle, gap {gap}");
         // Every face axis alone would say "overlap" for the small positive gap.
     }
@@ -345,11 +329,7 @@ fn obb_near_touching_random_pairs() {
             if obb_expected(&a, &b) != Some(expected) {
                 continue; // f32 rounding of the centre moved it into the band
             }
-            assert_eq!(
-                obb_frames_overlap(&a.frame(), &b.frame()),
-                expected,
-                "{a:?} {b:?}"
-            );
+            assert_eq!(a.overlaps(&b), expected, "{a:?} {b:?}");
             checked += 1;
         }
     }
@@ -545,7 +525,7 @@ fn pipelines_find_every_overlapping_pair() {
     let boxes = random_boxes(&mut rng, 1500, 30.0, None);
     let (mut got, stats) = obb_overlaps(&boxes).unwrap();
     got.sort_unstable();
-    let expected = brute(&boxes, |a, b| obb_frames_overlap(&a.frame(), &b.frame()));
+    let expected = brute(&boxes, |a, b| a.overlaps(b));
     assert!(expected.len() > 300, "{}", expected.len());
     assert_eq!(got, expected);
     assert_eq!(stats.pairs as usize, got.len());

@@ -217,7 +217,7 @@ impl GpuBoxPipeline {
         let until = Until::Sat {
             store: out.is_some(),
         };
-        self.run(kind, until, out, start)
+        self.run(kind, until, boxes, out, start)
     }
 
     /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
@@ -231,7 +231,7 @@ impl GpuBoxPipeline {
         let until = Until::Sat {
             store: out.is_some(),
         };
-        self.run(kind, until, out, start)
+        self.run(kind, until, &[], out, start)
     }
 
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
@@ -239,14 +239,18 @@ impl GpuBoxPipeline {
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        Ok(self.run(kind, Until::Candidates, Some(out), start)?.tests)
+        Ok(self
+            .run(kind, Until::Candidates, boxes, Some(out), start)?
+            .tests)
     }
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        Ok(self.run(kind, Until::Candidates, Some(out), start)?.tests)
+        Ok(self
+            .run(kind, Until::Candidates, &[], Some(out), start)?
+            .tests)
     }
 
     fn upload_obbs(&mut self, boxes: &[Obb]) -> Result<Uploaded> {
@@ -304,10 +308,13 @@ impl GpuBoxPipeline {
         Ok(Uploaded::Polygons(n))
     }
 
+    /// One frame of the uploaded shapes; `boxes`: the boxes, to settle the pairs the device
+    /// left unsure (empty for polygons, which it never does).
     fn run(
         &mut self,
         kind: Uploaded,
         until: Until,
+        boxes: &[Obb],
         out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
@@ -473,27 +480,27 @@ impl GpuBoxPipeline {
                 return Ok(stats);
             }
         };
-        if store && result.pairs.is_none() {
+        if !result.fits() {
             // The candidates are still resident: only the SAT stage runs again (a second wait),
-            // sized for every candidate overlapping, so it fits.
+            // sized for every candidate overlapping or unsure, so it fits.
             let list = match &self.broad {
                 Broad::Aabb(sap) => sap.candidates(),
                 Broad::Sphere { broad, .. } => candidates(&broad.resident_pairs()),
             };
             let need = result
-                .found
+                .listed
                 .max(totals.candidates.min(u32::MAX as u64) as u32);
             self.sat.reserve_output(ctx, need)?;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             self.sat.encode(ctx, &mut enc, shapes, list, store)?;
             let rb = &mut self.readback;
             rb.clear();
-            let events_plan = match &mut self.events {
-                Some(ev) => {
+            let events_plan = match (&mut self.events, store) {
+                (Some(ev), true) => {
                     ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
                     Some(ev.plan_readback(rb, true))
                 }
-                None => None,
+                _ => None,
             };
             let plan = self.sat.plan_readback(rb, store);
             rb.record(ctx, &mut enc)?;
@@ -508,10 +515,30 @@ impl GpuBoxPipeline {
             })??;
             ((result, sat_times), frame_events) = read;
             result = self.sat.finish_output(ctx, result)?;
-            if let Some(ev) = &self.events {
+            if let (Some(ev), true) = (&self.events, store) {
                 // The first run's overflow is not the caller's: this run is whole.
                 ev.clear_overflow(ctx);
             }
+        }
+        let (unsure, listed) = (result.unsure, result.listed);
+        let Some((found, pairs)) = result.settle(boxes) else {
+            return Err(Error::Gpu(format!(
+                "SAT output overflow after resizing: {listed} pairs listed"
+            )));
+        };
+        if unsure > 0
+            && store
+            && let Some(ev) = &mut self.events
+        {
+            // The device's events saw the unsure pairs reversed: again, from the settled list.
+            frame_events = Some(events_of_settled(
+                ctx,
+                &mut self.readback,
+                &self.sat,
+                ev,
+                &pairs,
+                n,
+            )?);
         }
         let frame_events = match (&mut self.events, frame_events) {
             (Some(ev), Some(partial)) => {
@@ -522,13 +549,7 @@ impl GpuBoxPipeline {
             _ => None,
         };
         self.last_events = frame_events;
-        let Some(pairs) = result.pairs.or((!store).then(Vec::new)) else {
-            return Err(Error::Gpu(format!(
-                "SAT output overflow after resizing: {} pairs found",
-                result.found
-            )));
-        };
-        stats.pairs = result.found as u64;
+        stats.pairs = found;
         for (label, seconds) in sat_times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
@@ -546,6 +567,28 @@ fn shape_count(n: usize) -> Result<u32> {
         return Err(Error::EmptyScene);
     }
     crate::gpu::context::count_u32("shapes", n)
+}
+
+/// The frame events of a frame whose SAT list held unsure pairs: the settled list written over
+/// the device's, its events computed again (one more submission and wait).
+fn events_of_settled(
+    ctx: &GpuContext,
+    rb: &mut Readback,
+    sat: &GpuSat,
+    ev: &mut GpuEvents,
+    pairs: &[Pair],
+    n: u32,
+) -> Result<crate::gpu::events::PartialEvents> {
+    sat.replace_output(ctx, pairs)?;
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    rb.clear();
+    ev.encode(ctx, &mut enc, &sat.output_list(), n)?;
+    let plan = ev.plan_readback(rb, true);
+    rb.record(ctx, &mut enc)?;
+    ctx.queue.submit([enc.finish()]);
+    let partial = rb.map(ctx, |bytes| ev.events_from(bytes, &plan))?;
+    ev.clear_overflow(ctx);
+    Ok(partial)
 }
 
 /// The sphere broad phase's resident list as SAT candidates.

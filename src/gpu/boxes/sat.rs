@@ -30,6 +30,7 @@ struct Params {
     out_capacity: u32,
     count_index: u32,
     max_groups_x: u32,
+    store_sure: u32,
 }
 
 /// The shapes to test, in buffers the caller owns.
@@ -57,16 +58,58 @@ pub struct SatCandidates<'a> {
     pub count_index: u32,
 }
 
-/// What one run found.
+/// What one run found, before the unsure pairs are settled ([`SatOutput::settle`]).
 #[derive(Clone, Debug, Default)]
 pub struct SatOutput {
-    /// Exact number of overlapping candidate pairs (also when they did not all fit).
-    pub found: u32,
-    /// The pairs, in no particular order, when requested and `found <= capacity`. From
+    /// Overlapping candidate pairs the device was sure of (also when they did not all fit).
+    pub sure: u32,
+    /// Box pairs within the error bound of touching (docs/design.md §4.2), listed reversed,
+    /// `(j, i)`, for the host to settle.
+    pub unsure: u32,
+    /// Pairs the device appended to its list: the sure ones when stored, and the unsure ones.
+    pub listed: u32,
+    /// The appended pairs, in no particular order, when `listed <= capacity`. From
     /// [`GpuSat::output_from`] only as far as the planned copy reached (the last output's count
     /// with headroom): [`GpuSat::finish_output`] reads the rest; every other way returns them
     /// whole.
     pub pairs: Option<Vec<Pair>>,
+}
+
+impl SatOutput {
+    /// Whether the list held every appended pair (else the stage runs again, larger).
+    pub fn fits(&self) -> bool {
+        self.pairs.is_some()
+    }
+
+    /// Settles the unsure pairs exactly on the host (`boxes`: the frame's boxes, by the
+    /// candidates' indices; unused when there are none): the number of overlapping pairs, and
+    /// the list with each unsure pair replaced by its canonical self when it overlaps and
+    /// dropped when not (the sure pairs alone when they were not stored). `None` when the list
+    /// did not fit.
+    pub fn settle(self, boxes: &[Obb]) -> Option<(u64, Vec<Pair>)> {
+        use rayon::prelude::*;
+        let mut pairs = self.pairs?;
+        if self.unsure == 0 {
+            return Some((self.sure as u64, pairs));
+        }
+        let flagged = |p: &Pair| p[0] > p[1];
+        let settled: Vec<Pair> = pairs
+            .par_iter()
+            .filter(|p| flagged(p))
+            .map(|&[j, i]| [i, j])
+            .filter(|&[i, j]| obb_pair_overlaps(&boxes[i as usize], &boxes[j as usize]))
+            .collect();
+        pairs.retain(|p| !flagged(p));
+        let found = self.sure as u64 + settled.len() as u64;
+        pairs.extend(settled);
+        Some((found, pairs))
+    }
+}
+
+/// The host's answer on a pair the device left unsure: its own filtered test, then the exact
+/// settlement of the axes still unsure.
+fn obb_pair_overlaps(a: &Obb, b: &Obb) -> bool {
+    a.overlaps(b)
 }
 
 /// The GPU stage with its pipelines and its own reusable buffers (grown when needed).
@@ -104,7 +147,6 @@ pub struct SatReadback {
     counts: Range<usize>,
     pairs: Range<usize>,
     times: Range<usize>,
-    read_pairs: bool,
 }
 
 impl GpuSat {
@@ -115,7 +157,7 @@ impl GpuSat {
         let params = ctx.uniform_buffer("sat params", Params::uniform_size());
         let dispatch_args =
             ctx.storage_buffer("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
-        let out_count = ctx.storage_buffer("sat out count", 8, wgpu::BufferUsages::empty())?;
+        let out_count = ctx.storage_buffer("sat out count", 16, wgpu::BufferUsages::empty())?;
         let out_pairs = ctx.storage_buffer("sat out pairs", 8, wgpu::BufferUsages::empty())?;
         let candidate_count =
             ctx.storage_buffer("sat candidate count", 4, wgpu::BufferUsages::empty())?;
@@ -166,8 +208,8 @@ impl GpuSat {
     }
 
     /// Records the stage into `encoder`: clear the counters, compute the dispatch size from the
-    /// candidate count, test every candidate. With `write_pairs = false` only the count is
-    /// produced. Submit the encoder, then call [`Self::read_output`]. The parameters go through
+    /// candidate count, test every candidate. With `write_pairs = false` the sure pairs are only
+    /// counted (the unsure ones are listed either way). Submit the encoder, then call [`Self::read_output`]. The parameters go through
     /// `queue.write_buffer`, so encode at most one SAT run per submission.
     pub fn encode(
         &mut self,
@@ -187,13 +229,14 @@ impl GpuSat {
                 candidates.count.size()
             )));
         }
-        self.encoded_capacity = if write_pairs { self.out_capacity } else { 0 };
+        self.encoded_capacity = self.out_capacity;
         let params = Params {
             n_objects,
             candidate_capacity: candidates.capacity,
             out_capacity: self.encoded_capacity,
             count_index: candidates.count_index,
             max_groups_x: ctx.limits.max_compute_workgroups_per_dimension,
+            store_sure: write_pairs as u32,
         };
         ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.out_count, 0, None);
@@ -261,7 +304,8 @@ impl GpuSat {
     }
 
     /// The last [`Self::encode`]'s output list and its count word, for a following stage in
-    /// the same submission (frame events).
+    /// the same submission (frame events). Unsure pairs are in it reversed: a frame that has
+    /// any computes its events again from the settled list ([`Self::replace_output`]).
     pub fn output_list(&self) -> crate::gpu::spheres::broad_phase::ResidentPairs<'_> {
         crate::gpu::spheres::broad_phase::ResidentPairs {
             pairs: &self.out_pairs,
@@ -271,9 +315,28 @@ impl GpuSat {
         }
     }
 
+    /// Writes `pairs` over the last [`Self::encode`]'s output list and its count word (the
+    /// settled list of a frame that had unsure pairs, for a following stage such as events).
+    pub fn replace_output(&self, ctx: &GpuContext, pairs: &[Pair]) -> Result<()> {
+        if pairs.len() as u64 > self.encoded_capacity as u64 {
+            return Err(Error::Gpu(format!(
+                "{} settled pairs do not fit the SAT list of {}",
+                pairs.len(),
+                self.encoded_capacity
+            )));
+        }
+        if !pairs.is_empty() {
+            ctx.write_buffer(&self.out_pairs, 0, bytemuck::cast_slice(pairs));
+        }
+        let count = [pairs.len() as u32, 0, 0, 0];
+        ctx.write_buffer(&self.out_count, 0, bytemuck::cast_slice(&count));
+        Ok(())
+    }
+
     /// Plans the readback of the last [`Self::encode`]'s results into `rb`: the count words, the
-    /// output list when `read_pairs` (its whole bound capacity: the count is not known before
-    /// the wait) and the timestamps.
+    /// output list when `read_pairs` (as far as the last count with headroom: the count is not
+    /// known before the wait) and the timestamps. Unsure pairs of a frame that stores none are
+    /// read by [`Self::finish_output`].
     pub fn plan_readback(&self, rb: &mut Readback, read_pairs: bool) -> SatReadback {
         let pair_bytes = if read_pairs {
             8 * self.pair_hint.planned(self.encoded_capacity as u64)
@@ -281,15 +344,14 @@ impl GpuSat {
             0
         };
         SatReadback {
-            counts: rb.add(&self.out_count, 0, 8),
+            counts: rb.add(&self.out_count, 0, 16),
             pairs: rb.add(&self.out_pairs, 0, pair_bytes),
             times: rb.add_timer(&self.timer),
-            read_pairs,
         }
     }
 
-    /// The results planned by [`Self::plan_readback`], from the mapped bytes: the exact count,
-    /// the pairs when requested and they all fit, and the pass times. Candidates naming objects
+    /// The results planned by [`Self::plan_readback`], from the mapped bytes: the exact counts,
+    /// the listed pairs when they all fit, and the pass times. Candidates naming objects
     /// that do not exist are an error (the kernel skips and counts them rather than reading out
     /// of bounds).
     pub fn output_from(
@@ -299,7 +361,7 @@ impl GpuSat {
         plan: &SatReadback,
     ) -> Result<(SatOutput, Vec<(&'static str, f64)>)> {
         let counts = readback::words(&bytes[plan.counts.clone()]);
-        let (found, invalid) = (counts[0], counts[1]);
+        let [listed, invalid, unsure, counted] = [counts[0], counts[1], counts[2], counts[3]];
         if invalid > 0 {
             return Err(Error::Config(format!(
                 "{invalid} SAT candidate pairs name objects that do not exist (or malformed \
@@ -307,27 +369,34 @@ impl GpuSat {
             )));
         }
         // As far as the planned copy reaches; [`Self::finish_output`] reads the rest.
-        let pairs = (plan.read_pairs && found <= self.encoded_capacity).then(|| {
+        let pairs = (listed <= self.encoded_capacity).then(|| {
             let at = plan.pairs.start;
-            let have = (found as usize).min(plan.pairs.len() / 8);
+            let have = (listed as usize).min(plan.pairs.len() / 8);
             bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
         });
         let times = self.timer.times_from(ctx, &bytes[plan.times.clone()]);
-        Ok((SatOutput { found, pairs }, times))
+        let sure = listed - unsure + counted;
+        let output = SatOutput {
+            sure,
+            unsure,
+            listed,
+            pairs,
+        };
+        Ok((output, times))
     }
 
     /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
     /// one more map (only when the list outgrew the last count with headroom); notes the count
     /// for the next plan.
     pub fn finish_output(&mut self, ctx: &GpuContext, mut output: SatOutput) -> Result<SatOutput> {
-        self.pair_hint.saw(output.found as u64);
+        self.pair_hint.saw(output.listed as u64);
         if let Some(pairs) = &mut output.pairs
-            && (pairs.len() as u64) < output.found as u64
+            && (pairs.len() as u64) < output.listed as u64
         {
             let tail = [(
                 self.out_pairs.clone(),
                 pairs.len() as u64,
-                output.found as u64,
+                output.listed as u64,
             )];
             let rest = readback::read_tails(ctx, &mut self.tail_readback, &tail)?;
             pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
@@ -359,9 +428,10 @@ impl GpuSat {
         Ok((self.finish_output(ctx, output)?, times))
     }
 
-    /// Host-fed boxes: uploads frames and candidates, runs, reads back. Appends to `out` (after
-    /// clearing it) the overlapping candidate pairs in no particular order; with `out = None`
-    /// only counts. Boxes are assumed validated (see `validate_obbs`).
+    /// Host-fed boxes: uploads frames and candidates, runs, reads back, settles the unsure pairs
+    /// on the host. Appends to `out` (after clearing it) the overlapping candidate pairs in no
+    /// particular order, each as `(min, max)`; with `out = None` only counts. Boxes are assumed
+    /// validated (see `validate_obbs`).
     pub fn obb_pairs(
         &mut self,
         ctx: &GpuContext,
@@ -370,6 +440,15 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        // Unsure pairs come back reversed: every candidate goes as (min, max).
+        let oriented: std::borrow::Cow<[Pair]> = if candidates.iter().any(|p| p[0] > p[1]) {
+            candidates
+                .iter()
+                .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
+                .collect()
+        } else {
+            candidates.into()
+        };
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
@@ -378,7 +457,7 @@ impl GpuSat {
             .clone();
         let bytes = [(FRAMES, &buf, bytemuck::cast_slice::<ObbFrame, u8>(&frames))];
         let kind = SatKind::Obbs(buf.clone(), n);
-        self.run_host_candidates(ctx, kind, &bytes, candidates, out, start)
+        self.run_host_candidates(ctx, kind, &bytes, &oriented, boxes, out, start)
     }
 
     /// Host-fed polygons; see [`Self::obb_pairs`].
@@ -404,16 +483,19 @@ impl GpuSat {
             (OFFSETS, &offsets, bytemuck::cast_slice(&set.offsets)),
         ];
         let kind = SatKind::Polygons(vertices.clone(), offsets.clone(), n);
-        self.run_host_candidates(ctx, kind, &bytes, candidates, out, start)
+        self.run_host_candidates(ctx, kind, &bytes, candidates, &[], out, start)
     }
 
-    /// `shape_bytes`: (upload slot, target, bytes) of what the first chunk's encoder copies.
+    /// `shape_bytes`: (upload slot, target, bytes) of what the first chunk's encoder copies;
+    /// `boxes`: the boxes to settle unsure pairs with (empty for polygons).
+    #[allow(clippy::too_many_arguments)]
     fn run_host_candidates(
         &mut self,
         ctx: &GpuContext,
         kind: SatKind,
         shape_bytes: &[(usize, &wgpu::Buffer, &[u8])],
         candidates: &[Pair],
+        boxes: &[Obb],
         mut out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
@@ -453,10 +535,8 @@ impl GpuSat {
             let len = bytemuck::bytes_of(&len);
             self.uploads[COUNT].write(ctx, &mut encoder, &self.candidate_count, 0, len)?;
             let want_pairs = out.is_some();
-            if want_pairs {
-                // Every candidate may overlap: then no re-run is ever needed.
-                self.reserve_output(ctx, chunk.len() as u32)?;
-            }
+            // Every candidate may overlap (or be unsure): then no re-run is ever needed.
+            self.reserve_output(ctx, chunk.len() as u32)?;
             let count = self.candidate_count.clone();
             let shapes = match &kind {
                 SatKind::Obbs(frames, n) => SatShapes::Obbs { frames, n: *n },
@@ -492,14 +572,15 @@ impl GpuSat {
             let (result, times) = read??;
             let result = self.finish_output(ctx, result)?;
             gpu_seconds += times.iter().map(|(_, s)| s).sum::<f64>();
-            stats.pairs += result.found as u64;
+            let listed = result.listed;
+            let (found, pairs) = result.settle(boxes).ok_or_else(|| {
+                Error::Gpu(format!(
+                    "SAT output overflow: {listed} pairs listed for {} slots",
+                    self.encoded_capacity
+                ))
+            })?;
+            stats.pairs += found;
             if let Some(o) = out.as_deref_mut() {
-                let pairs = result.pairs.ok_or_else(|| {
-                    Error::Gpu(format!(
-                        "SAT output overflow: {} pairs found for {} slots",
-                        result.found, self.encoded_capacity
-                    ))
-                })?;
                 o.extend_from_slice(&pairs);
             }
         }
