@@ -17,8 +17,8 @@
 //! their nine cross products; a zero axis (parallel edges) never separates, so no axis is
 //! skipped.
 
-use crate::geom::obb::Obb;
-use glam::Quat;
+use crate::geom::obb::{Obb, is_cube_rotation, rotation_columns_f64};
+use glam::{DVec3, Quat};
 use num_bigint::BigInt;
 
 /// Edge axes `A_i x B_i` in the verdict's bit numbering (bit `6 + 3 i + j` for `A_i x B_j`):
@@ -171,8 +171,60 @@ pub fn same_rotation(a: &Obb, b: &Obb) -> bool {
     p == q || p == -q
 }
 
+/// Relative error bound of the f64 margins ([`narrow_in_f64`]): 128 units of f64 rounding
+/// (2^-53) of the pair's scale, the f32 filter's bound in f64 units.
+const F64_ERROR_REL: f64 = 128.0 * (f64::EPSILON / 2.0);
+
+/// What the f64 margins leave of the unsure axes.
+enum Narrowed {
+    /// An axis separates by more than the bound.
+    Apart,
+    /// These axes are still within the bound (0: none separates).
+    Unsure(u16),
+}
+
+/// The second tier: the margins of the `unsure` axes in f64, the boxes' axes computed from
+/// the homogeneous matrix, with the f32 filter's analysis in f64 units (docs/design.md §4.2).
+/// Decides all but the pairs within about 1e-14 of their scale of touching; an edge axis
+/// between exact axes (rotations of a cube) that computes to zero is exactly zero.
+fn narrow_in_f64(a: &Obb, b: &Obb, unsure: u16) -> Narrowed {
+    let (ra, rb) = (
+        rotation_columns_f64(a.rotation),
+        rotation_columns_f64(b.rotation),
+    );
+    let (ha, hb) = (a.half_extents.as_dvec3(), b.half_extents.as_dvec3());
+    let d = b.center.as_dvec3() - a.center.as_dvec3();
+    let scale = d.abs().element_sum() + ha.element_sum() + hb.element_sum();
+    let e = scale * F64_ERROR_REL;
+    let exact = is_cube_rotation(a.rotation) && is_cube_rotation(b.rotation);
+    let mut left = 0;
+    for k in (0..AXES).filter(|k| unsure & (1 << k) != 0) {
+        let l = match k {
+            0..3 => ra[k],
+            3..6 => rb[k - 3],
+            _ => ra[(k - 6) / 3].cross(rb[(k - 6) % 3]),
+        };
+        if exact && l == DVec3::ZERO {
+            continue;
+        }
+        let reach = |cols: &[DVec3; 3], h: DVec3| {
+            h.x * cols[0].dot(l).abs() + h.y * cols[1].dot(l).abs() + h.z * cols[2].dot(l).abs()
+        };
+        let m = d.dot(l).abs() - (reach(&ra, ha) + reach(&rb, hb));
+        if m > e {
+            return Narrowed::Apart;
+        }
+        if m > -e {
+            left |= 1 << k;
+        }
+    }
+    Narrowed::Unsure(left)
+}
+
 /// Settles the axes in `unsure` (bits in the numbering of [`AXES`]) exactly, the others being
-/// known not to separate: whether the boxes overlap (touching counts).
+/// known not to separate: whether the boxes overlap (touching counts). Boxes with the same
+/// rotation drop their diagonal edge axes (exactly zero); the f64 margins decide what they can;
+/// the axes still within their bound are tested in integers.
 pub fn settle(a: &Obb, b: &Obb, unsure: u16) -> bool {
     let unsure = if same_rotation(a, b) {
         unsure & !DIAGONAL_EDGES
@@ -182,6 +234,11 @@ pub fn settle(a: &Obb, b: &Obb, unsure: u16) -> bool {
     if unsure == 0 {
         return true;
     }
+    let unsure = match narrow_in_f64(a, b, unsure) {
+        Narrowed::Apart => return false,
+        Narrowed::Unsure(0) => return true,
+        Narrowed::Unsure(axes) => axes,
+    };
     let pair = ExactPair::new(a, b);
     !(0..AXES).any(|k| unsure & (1 << k) != 0 && pair.separates(k))
 }

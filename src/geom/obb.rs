@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
 use bytemuck::{Pod, Zeroable};
-use glam::{Mat3, Quat, Vec3, Vec4};
+use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
 
 /// How far from 1 the norm of a rotation quaternion may be. Within it the quaternion is
 /// normalised (text files round to a few digits); beyond it the input is almost surely not a
@@ -53,26 +53,31 @@ impl ObbFrame {
     }
 }
 
-/// The columns of the rotation of `q / |q|`, computed in f64 from the homogeneous matrix (no
-/// square root) and rounded once to f32: each entry within half an f32 ulp of 1 (plus a few f64
-/// ulps) of the exact value (docs/design.md §4.2).
-fn rotation_columns(q: Quat) -> [Vec3; 3] {
+/// The columns of the rotation of `q / |q|` in f64, from the homogeneous matrix (no square
+/// root): each entry within a few f64 ulps of 1 of the exact value, and exact for the rotations
+/// of a cube (every sum then adds equal squares).
+pub(crate) fn rotation_columns_f64(q: Quat) -> [DVec3; 3] {
     let (x, y, z, w) = (q.x as f64, q.y as f64, q.z as f64, q.w as f64);
     let (ww, xx, yy, zz) = (w * w, x * x, y * y, z * z);
     let (xy, xz, yz, wx, wy, wz) = (x * y, x * z, y * z, w * x, w * y, w * z);
     let n = ww + xx + yy + zz;
-    let v = |a: f64, b: f64, c: f64| Vec3::new((a / n) as f32, (b / n) as f32, (c / n) as f32);
     [
-        v(ww + xx - yy - zz, 2.0 * (xy + wz), 2.0 * (xz - wy)),
-        v(2.0 * (xy - wz), ww - xx + yy - zz, 2.0 * (yz + wx)),
-        v(2.0 * (xz + wy), 2.0 * (yz - wx), ww - xx - yy + zz),
+        DVec3::new(ww + xx - yy - zz, 2.0 * (xy + wz), 2.0 * (xz - wy)) / n,
+        DVec3::new(2.0 * (xy - wz), ww - xx + yy - zz, 2.0 * (yz + wx)) / n,
+        DVec3::new(2.0 * (xz + wy), 2.0 * (yz - wx), ww - xx - yy + zz) / n,
     ]
+}
+
+/// [`rotation_columns_f64`] rounded once to f32: each entry within half an f32 ulp of 1 (plus a
+/// few f64 ulps) of the exact value (docs/design.md §4.2).
+fn rotation_columns(q: Quat) -> [Vec3; 3] {
+    rotation_columns_f64(q).map(|c| c.as_vec3())
 }
 
 /// Whether `q / |q|` is one of the 24 rotations of a cube (a signed permutation): one non-zero
 /// component, or two or four of one magnitude. [`rotation_columns`] is then exact (every sum it
 /// forms is of equal squares), so the frame's axes are the exact axes.
-fn is_cube_rotation(q: Quat) -> bool {
+pub(crate) fn is_cube_rotation(q: Quat) -> bool {
     let m = q.to_array().map(f32::abs);
     let top = m.iter().copied().fold(0.0f32, f32::max);
     let count = m.iter().filter(|&&v| v != 0.0).count();

@@ -317,3 +317,94 @@ fn the_filter_is_never_sure_of_a_wrong_answer() {
         "{far_unsure} pairs 0.1% from touching unsure"
     );
 }
+
+/// Rotations with rational matrices that f64 cannot hold: a turn about a coordinate axis by the
+/// quaternion `(p t, q t) / 2^k` (a Pythagorean triple `p² + q² = r²`, `r t` within 0.1% of
+/// `2^k`, so the quaternion is accepted and every component exact in f32) has cosine
+/// `(p² - q²) / r²` and sine `2 p q / r²`, e.g. 7/25 and 24/25. A box with half-extents `r²`
+/// across the axis then reaches exactly `|p² - q²| + 2 p q` on both axes across it, so placed
+/// there it touches a slab of half-thickness 1 at an edge, exactly: the f32 margins straddle
+/// zero, and only the settled test keeps every contact and drops every gap of an ulp.
+#[test]
+fn pythagorean_turns_touch_exactly() {
+    let mut checked = 0;
+    for (p, q, r, t, k) in [
+        (4.0f32, 3.0f32, 5.0f32, 205.0f32, 10),
+        (3.0, 4.0, 5.0, 819.0, 12),
+        (12.0, 5.0, 13.0, 315.0, 12),
+        (5.0, 12.0, 13.0, 315.0, 12),
+        (15.0, 8.0, 17.0, 241.0, 12),
+        (8.0, 15.0, 17.0, 241.0, 12),
+    ] {
+        let (w, s) = (p * t / 2f32.powi(k), q * t / 2f32.powi(k));
+        let reach = (p * p - q * q).abs() + 2.0 * p * q;
+        for about in 0..3 {
+            for turn in [s, -s] {
+                let mut v = [0.0, 0.0, 0.0, w];
+                v[about] = turn;
+                let rotation = Quat::from_array(v);
+                let mut h = Vec3::splat(r * r);
+                h[about] = 1.0;
+                for axis in (0..3).filter(|&x| x != about) {
+                    // Wide across the contact axis: B's nearest edge lies within A's face.
+                    let mut ha = Vec3::splat(1024.0);
+                    ha[axis] = 1.0;
+                    let a = Obb::axis_aligned(Vec3::ZERO, ha);
+                    for sign in [1.0f32, -1.0] {
+                        let at = |x: f32| {
+                            let mut c = Vec3::ZERO;
+                            c[axis] = sign * x;
+                            Obb::new(c, h, rotation)
+                        };
+                        let case = format!("{rotation} on axis {axis}, side {sign}");
+                        let touching = 1.0 + reach;
+                        assert!(a.overlaps(&at(touching)), "{case}: touching");
+                        assert!(at(touching).overlaps(&a), "{case}: touching, swapped");
+                        assert!(!a.overlaps(&at(touching.next_up())), "{case}: an ulp apart");
+                        let boxes = [a, at(touching), at(-3.0 * touching)];
+                        let (pairs, _) = obb_overlaps(&boxes).unwrap();
+                        assert_eq!(sorted(pairs), [[0, 1]], "{case}: CPU pipeline");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 144);
+}
+
+/// The same turns about x, now with a face of the turned box against a corner of a slab
+/// (half-extents 1, r², 3 r²), the pair offset by `4 (p² - q², 2 p q)` across x: the margin on
+/// the turned box's face normal is exactly zero (a face-to-corner contact, decided on one of
+/// B's axes rather than A's).
+#[test]
+fn a_turned_face_touches_a_corner_exactly() {
+    for (p, q, r, t, k) in [
+        (4.0f32, 3.0f32, 5.0f32, 205.0f32, 10),
+        (12.0, 5.0, 13.0, 315.0, 12),
+        (15.0, 8.0, 17.0, 241.0, 12),
+    ] {
+        let (w, s) = (p * t / 2f32.powi(k), q * t / 2f32.powi(k));
+        let rotation = Quat::from_xyzw(s, 0.0, 0.0, w);
+        let (c, sn) = ((p * p - q * q).abs(), 2.0 * p * q);
+        let rr = r * r;
+        let a = Obb::axis_aligned(Vec3::ZERO, Vec3::new(1.0, rr, 3.0 * rr));
+        // |d . b_y| = 4 r²; A reaches c + 3 sn along b_y; B's own half-extent is the rest.
+        let hy = 4.0 * rr - (c + 3.0 * sn);
+        let b = |shift: f32| {
+            Obb::new(
+                Vec3::new(0.0, 4.0 * c, 4.0 * sn) * shift,
+                Vec3::new(1.0, hy, 8.0 * rr),
+                rotation,
+            )
+        };
+        assert!(a.overlaps(&b(1.0)), "{rotation}: touching");
+        assert!(b(1.0).overlaps(&a), "{rotation}: touching, swapped");
+        assert!(
+            !a.overlaps(&b(1.0f32.next_up())),
+            "{rotation}: an ulp apart"
+        );
+        let (pairs, _) = obb_overlaps(&[a, b(1.0), b(1.0f32.next_up())]).unwrap();
+        assert_eq!(sorted(pairs), [[0, 1], [1, 2]], "{rotation}: CPU pipeline");
+    }
+}

@@ -19,7 +19,7 @@ use crate::gpu::sector::rotating::RotatingGpu;
 use crate::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
 use crate::run::verify::compare_pairs;
 use crate::run::verify_shapes::Shapes;
-use crate::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use crate::scenes::boxes::{generate_boxes, generate_polygons, near_touching_pairs, needle_boxes};
 use crate::scenes::free_bodies::{BodyKind, random_free_rotations};
 use crate::scenes::random::random_rotations;
 use crate::scenes::rotating::{RotatingParams, RotatingScene};
@@ -196,6 +196,12 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
         (
             "boxes/needles".to_string(),
             Shapes::Boxes(needle_boxes(n.min(20_000), cfg.seed)),
+        ),
+        (
+            // Pairs within a few ulps of touching: where the device's error bound leaves pairs
+            // for the host to settle (docs/design.md §4.2).
+            "boxes/near-touching".to_string(),
+            Shapes::Boxes(near_touching_pairs(1_000, cfg.seed)),
         ),
         (
             format!("polygons/{}", kind.name()),

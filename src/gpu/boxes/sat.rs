@@ -620,4 +620,21 @@ mod tests {
     use super::*;
 
     crate::gpu::shader::uniform_layout_test!(Params, "boxes/sat.wgsl", "params");
+
+    /// The kernel's error bound is the CPU filter's (docs/design.md §4.2).
+    #[test]
+    fn the_error_bound_is_the_cpus() {
+        use crate::geom::sat::{OBB_ERROR_ABS, OBB_ERROR_REL};
+        let wgsl = include_str!("../../../shaders/boxes/sat.wgsl");
+        let constant = |name: &str| -> f32 {
+            let line = wgsl
+                .lines()
+                .find(|l| l.starts_with(&format!("const {name}: f32 = ")))
+                .unwrap_or_else(|| panic!("{name} not in sat.wgsl"));
+            let value = line.rsplit("= ").next().unwrap().trim_end_matches(';');
+            value.parse().unwrap()
+        };
+        assert_eq!(constant("OBB_ERROR_REL"), OBB_ERROR_REL);
+        assert_eq!(constant("OBB_ERROR_ABS"), OBB_ERROR_ABS);
+    }
 }
