@@ -508,6 +508,20 @@ pub fn remove_temporaries_on_signals() {
     signals::install();
 }
 
+/// After [`remove_temporaries_on_signals`]: the first SIGINT cancels `token` instead, so that
+/// a call run under it (`broadphase::cancel::with_token`) stops at its next check and returns
+/// `Error::Interrupted`; the process ends as the signal would after 2 s if it has not (a second
+/// SIGINT ends it at once). Unix only (elsewhere nothing changes). Docs/design.md §9.18.
+pub fn stop_calls_on_interrupt(token: crate::broadphase::cancel::CancelToken) {
+    signals::stop_calls_on_interrupt(token);
+}
+
+/// Ends the process as an uncaught SIGINT would (status 130 in a shell), the temporaries of
+/// atomic writes in progress removed: after a call stopped by [`stop_calls_on_interrupt`].
+pub fn end_as_interrupted() -> ! {
+    signals::end_as_interrupted()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,3 +280,45 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
     // No file named "-" appears.
     assert!(!std::path::Path::new("-").exists());
 }
+
+/// Ctrl-C during a long CPU call stops it at its next check (docs/design.md §9.18): the process
+/// says so and ends as the signal would (status: killed by SIGINT), well within the 2 s the
+/// handler allows before it ends the process itself (which would not print the line).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_long_cli_call_through_the_library() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let mut child = sweepfan()
+        .args([
+            "bench",
+            "--scene",
+            "density",
+            "--n",
+            "300000",
+            "--methods",
+            "brute_force",
+        ])
+        .args(["--backend", "cpu", "--frames", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "brute force on 300,000 ended in 1.5 s"
+    );
+    // SAFETY: a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let signalled = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let after = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{}", out.status);
+    assert!(stderr.contains("sweepfan: interrupted"), "{stderr}");
+    assert!(
+        after < Duration::from_secs(2),
+        "stopped {after:?} after the signal"
+    );
+}

@@ -126,7 +126,15 @@ fn prepare_process() {
 fn main() {
     prepare_process();
     let cli = parse();
-    let result = run(cli);
+    // Ctrl-C stops the library's long calls at their next check (docs/design.md §9.18).
+    let token = sweepfan::broadphase::cancel::CancelToken::new();
+    sweepfan::report::output::stop_calls_on_interrupt(token.clone());
+    let result = sweepfan::broadphase::cancel::with_token(&token, || run(cli));
+    if token.is_cancelled() {
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        args::note(format_args!("sweepfan: interrupted"));
+        sweepfan::report::output::end_as_interrupted();
+    }
     // Whatever standard output still holds must reach it too (docs/design.md §8.3).
     if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
         args::stdout_failed(&e);

@@ -164,7 +164,9 @@ pub(crate) struct Checks<'a> {
 
 impl Checks<'_> {
     /// Runs `gpu` (timed), then `compare` on its output: `Ok(detail)` passes, `Err(detail)`
-    /// fails. An error from either is a failed check carrying the error.
+    /// fails. An error from either is a failed check carrying the error. Once the caller has
+    /// cancelled the run (Ctrl-C, docs/design.md §9.18), checks are neither run nor recorded:
+    /// the run ends with what was finished, and [`run`] returns `Error::Interrupted`.
     pub(crate) fn run<T>(
         &mut self,
         name: String,
@@ -172,6 +174,10 @@ impl Checks<'_> {
         gpu: impl FnOnce() -> Result<T>,
         compare: impl FnOnce(T) -> Result<std::result::Result<String, String>>,
     ) {
+        let token = crate::broadphase::cancel::current();
+        if crate::broadphase::cancel::check(&token).is_err() {
+            return;
+        }
         if let Some(p) = self.progress {
             p(Progress::Starting { name: &name, n });
         }
@@ -181,6 +187,7 @@ impl Checks<'_> {
         // A stage that cannot run under a binding limit the user set below the adapter's (it
         // has no parts) is not a failure of the device; under the adapter's own limit it is.
         let (passed, not_run, detail) = match out.and_then(compare) {
+            Err(crate::error::Error::Interrupted) => return,
             Ok(Ok(detail)) => (true, false, detail),
             Ok(Err(detail)) => (false, false, detail),
             Err(e) => (
@@ -248,6 +255,7 @@ pub fn run(
     if wanted(Stage::Events) {
         events::event_checks(ctx, cfg, &mut checks);
     }
+    crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
     Ok(SelftestReport {
         device: device_name(ctx),
         level: cfg.level,

@@ -71,6 +71,67 @@ mod unix {
         }
     }
 
+    /// The token the first SIGINT cancels (`stop_calls_on_interrupt`), if any.
+    static STOP: std::sync::OnceLock<crate::broadphase::cancel::CancelToken> =
+        std::sync::OnceLock::new();
+
+    /// Seconds a cancelled call has to return before the process ends as the signal would.
+    const GRACE_SECONDS: libc::c_uint = 2;
+
+    /// SIGINT with a token: the first cancels it and leaves the call `GRACE_SECONDS` to stop
+    /// (an alarm ends the process then); a second, or one without a token, ends it at once.
+    extern "C" fn on_interrupt(signal: libc::c_int) {
+        if let Some(token) = STOP.get()
+            && !token.is_cancelled()
+        {
+            token.cancel();
+            // SAFETY: async-signal-safe.
+            unsafe { libc::alarm(GRACE_SECONDS) };
+            return;
+        }
+        on_signal(signal);
+    }
+
+    /// The grace ran out: as the SIGINT would have done.
+    extern "C" fn on_alarm(_: libc::c_int) {
+        on_signal(libc::SIGINT);
+    }
+
+    /// Sets `handler` for `signal` unless the process ignores it; whether it did.
+    fn handle(signal: libc::c_int, handler: extern "C" fn(libc::c_int)) -> bool {
+        // SAFETY: plain sigaction calls on zero-initialised structs (a valid empty state); the
+        // handlers only do async-signal-safe work (atomics, alarm, unlink, signal, raise).
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                return false;
+            }
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigaction(signal, &action, std::ptr::null_mut()) == 0
+        }
+    }
+
+    pub fn stop_calls_on_interrupt(token: crate::broadphase::cancel::CancelToken) {
+        if STOP.set(token).is_ok() && handle(libc::SIGINT, on_interrupt) {
+            handle(libc::SIGALRM, on_alarm);
+        }
+    }
+
+    pub fn end_as_interrupted() -> ! {
+        remove_all();
+        // SAFETY: as in `on_signal`.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::raise(libc::SIGINT);
+        }
+        std::process::exit(130)
+    }
+
     pub fn install() {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             // SAFETY: plain sigaction calls on zero-initialised structs (a valid empty state);
@@ -179,6 +240,12 @@ mod other {
     pub fn unregister(_: usize) {}
 
     pub fn install() {}
+
+    pub fn stop_calls_on_interrupt(_: crate::broadphase::cancel::CancelToken) {}
+
+    pub fn end_as_interrupted() -> ! {
+        std::process::exit(130)
+    }
 
     pub struct PipeErrorsAsErrors;
 
