@@ -97,19 +97,14 @@ impl SatOutput {
             .par_iter()
             .filter(|p| flagged(p))
             .map(|&[j, i]| [i, j])
-            .filter(|&[i, j]| obb_pair_overlaps(&boxes[i as usize], &boxes[j as usize]))
+            // The host's own filtered test, then the exact settlement of what it leaves.
+            .filter(|&[i, j]| boxes[i as usize].overlaps(&boxes[j as usize]))
             .collect();
         pairs.retain(|p| !flagged(p));
         let found = self.sure as u64 + settled.len() as u64;
         pairs.extend(settled);
         Some((found, pairs))
     }
-}
-
-/// The host's answer on a pair the device left unsure: its own filtered test, then the exact
-/// settlement of the axes still unsure.
-fn obb_pair_overlaps(a: &Obb, b: &Obb) -> bool {
-    a.overlaps(b)
 }
 
 /// The GPU stage with its pipelines and its own reusable buffers (grown when needed).
