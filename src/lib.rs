@@ -50,16 +50,12 @@
 
 pub mod broadphase;
 pub mod cpu;
-#[cfg(feature = "mpi")]
-pub mod dist;
 pub mod error;
 pub mod events;
-pub mod experiments;
 pub mod geom;
 pub mod gpu;
 pub mod partition;
-pub mod report;
-pub mod run;
+pub mod registry;
 pub mod scenes;
 
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};

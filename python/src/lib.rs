@@ -63,9 +63,9 @@ fn clear_caches(py: Python<'_>) {
 fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     let mut methods: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-    methods.push(sweepfan::run::registry::AUTO);
+    methods.push(sweepfan::registry::AUTO);
     if cfg!(feature = "peers") {
-        methods.extend(sweepfan::run::registry::PEER_NAMES);
+        methods.extend(sweepfan::registry::PEER_NAMES);
     }
     m.add("METHODS", pyo3::types::PyTuple::new(m.py(), methods)?)?;
     m.add("BACKENDS", ("auto", "cpu", "gpu"))?;

@@ -11,7 +11,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::{LazyLock, Mutex};
 use sweepfan::broadphase::auto;
-use sweepfan::run::registry;
+use sweepfan::registry;
 use sweepfan::{
     Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, validate_spheres,
 };
@@ -23,7 +23,7 @@ pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult
     let centers = matrix("centers", centers, ["x", "y", "z"], |n| match n {
         // No spheres, no pairs (docs/design.md §8.4); the library refuses an empty scene.
         0 => Ok(()),
-        n => sweepfan::run::bench::check_scene_size(n).map_err(to_py),
+        n => sweepfan::scenes::memory::check_scene_size(n).map_err(to_py),
     })?;
     let radii = per_object("radii", "radius", radii, centers.len())?;
     Ok(centers

@@ -69,8 +69,8 @@ pub mod rotating;
 pub(crate) mod sap;
 pub mod sat;
 pub mod sector_batch;
-pub(crate) mod sector_free_grid;
-pub(crate) mod sector_grid;
+pub mod sector_free_grid;
+pub mod sector_grid;
 pub mod sphere_index;
 pub(crate) mod sweep;
 

@@ -25,14 +25,7 @@ fn overlap(a: (i32, i32), b: (i32, i32)) -> (i32, i32) {
 /// The x indices of a row (y, z) that may lie in a cylinder of radius `r_bound` about the
 /// line through `o` along the unit `u`, within `h_bound` of `o` along it (the conservative
 /// sector's bound), padded by one index. A superset is all that matters.
-pub(crate) fn candidate_range(
-    o: Vec3,
-    u: Vec3,
-    r_bound: f32,
-    h_bound: f32,
-    y: f32,
-    z: f32,
-) -> (i32, i32) {
+pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: f32) -> (i32, i32) {
     let q = Vec3::new(0.0, y, z) - o; // the row is q + t e_x
     let ux = u.x;
     let c0 = q.dot(u);
@@ -92,7 +85,7 @@ pub fn rotation_histogram(p: &RotationParams) -> Histogram {
 /// `candidates(y, z)` are classified one by one; outside it only the two speculative AABBs
 /// (bits 2 and 4 in both experiments) can hold a point, counted as index ranges. The thesis's
 /// and the general bodies' walks (`cpu::sector_free_grid`).
-pub(crate) fn walk_grid(
+pub fn walk_grid(
     spec: Aabb,
     ends: Aabb,
     candidates: impl Fn(f32, f32) -> (i32, i32),

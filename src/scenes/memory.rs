@@ -132,6 +132,42 @@ pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -
     }
 }
 
+/// Host bytes per object of a run that checks its results (a benchmark, a Python call), estimated: the scene (sphere and velocity, 28 B),
+/// a method's sorted copies, keys and indices (up to about 64 B), the reference's as many, and
+/// room for a few pairs per object (8 B each).
+pub const HOST_BYTES_PER_OBJECT: u64 = 256;
+
+/// Refuses a scene size before anything is allocated: zero objects, more than the u32 indices
+/// of pairs hold, or more than the memory this process may use holds (see
+/// [`HOST_BYTES_PER_OBJECT`]; the smallest of available memory, the address-space limit and the
+/// cgroup's, docs/design.md §9.14), naming what it would need and how many objects fit.
+pub fn check_scene_size(n: usize) -> Result<()> {
+    check_scene_size_with(n, HOST_BYTES_PER_OBJECT)
+}
+
+/// [`check_scene_size`] at `bytes_per_object`.
+pub fn check_scene_size_with(n: usize, bytes_per_object: u64) -> Result<()> {
+    if n == 0 {
+        return Err(Error::EmptyScene);
+    }
+    if n as u64 > u32::MAX as u64 {
+        return Err(Error::TooLarge(format!(
+            "{n} objects: pairs index objects with 32 bits, so at most {} fit",
+            u32::MAX
+        )));
+    }
+    check_fits_or(
+        &format!("a scene of {n} objects"),
+        (n as u64).saturating_mul(bytes_per_object),
+        |usable| {
+            format!(
+                "use a smaller n (about {} objects fit)",
+                usable / bytes_per_object
+            )
+        },
+    )
+}
+
 /// The error for a request of `need` (`about 3.2 GB`) that `available` cannot hold:
 /// `{what}: {need} of memory needed, but this run may use {available}; {hint}`.
 pub fn too_large(what: &str, need: &str, available: &Available, hint: &str) -> Error {

@@ -1,24 +1,34 @@
-//! The layering of `src/` (docs/design.md §8): each layer names only the layers to its left.
+//! The layering of the library's `src/` and the tool's `cli/src/` (docs/design.md §8): each layer
+//! names only the layers to its left.
 //!
-//! `error` <- `geom` <- `broadphase` <- `scenes`, `events`, `partition` <- `cpu`, `gpu` <- `run` <-
-//! `experiments`, `dist` <- `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`; `experiments` and `dist`) never
-//! name each other. Every `crate::`
-//! path in a file counts, in code, tests and doc links alike.
+//! The library: `error` <- `geom` <- `broadphase` <- `scenes`, `events`, `partition` <- `cpu`,
+//! `gpu` <- `registry`. The tool, on the whole library: `run` <- `experiments`, `dist` <-
+//! `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`;
+//! `experiments` and `dist`) never name each other. Every `crate::` path in a file counts, in
+//! code, tests and doc links alike. (The library cannot name the tool: it does not depend on it.)
 
 use crate::common::rust_files;
 use std::path::Path;
 
-/// Layer rank of a top-level module; siblings share a rank.
-fn rank(module: &str) -> Option<u32> {
+/// Layer rank of a top-level module of the library; siblings share a rank.
+fn library_rank(module: &str) -> Option<u32> {
     Some(match module {
         "error" => 0,
         "geom" => 1,
         "broadphase" => 2,
         "scenes" | "events" | "partition" => 3,
         "cpu" | "gpu" => 4,
-        "run" => 5,
-        "experiments" | "dist" => 6,
-        "report" => 7,
+        "registry" => 5,
+        _ => return None,
+    })
+}
+
+/// Layer rank of a top-level module of the tool (`cli/src`); siblings share a rank.
+fn tool_rank(module: &str) -> Option<u32> {
+    Some(match module {
+        "run" => 0,
+        "experiments" | "dist" => 1,
+        "report" => 2,
         _ => return None,
     })
 }
@@ -58,7 +68,7 @@ fn crate_paths(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-fn violations(src: &Path) -> Vec<String> {
+fn violations(src: &Path, rank: fn(&str) -> Option<u32>) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let mut bad = Vec::new();
@@ -72,7 +82,7 @@ fn violations(src: &Path) -> Vec<String> {
             .to_string_lossy();
         let own = first.trim_end_matches(".rs").to_string();
         let Some(own_rank) = rank(&own) else {
-            continue; // lib.rs (the root) and bin/ (which uses `sweepfan::`, not `crate::`)
+            continue; // lib.rs (the root) and bin/ (which uses `sweepfan_cli::`, not `crate::`)
         };
         let text = std::fs::read_to_string(&file).unwrap();
         for (line, name) in crate_paths(&text) {
@@ -97,8 +107,9 @@ fn violations(src: &Path) -> Vec<String> {
 
 #[test]
 fn no_module_names_a_layer_to_its_right() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let bad = violations(&src);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut bad = violations(&root.join("src"), library_rank);
+    bad.extend(violations(&root.join("cli/src"), tool_rank));
     assert!(bad.is_empty(), "layering violations:\n{}", bad.join("\n"));
 }
 
@@ -116,8 +127,13 @@ fn the_check_sees_a_violation() {
         "/// [`crate::cpu::Grid`]\nuse crate::Sphere;\n",
     )
     .unwrap();
-    let bad = violations(&dir);
+    std::fs::create_dir_all(dir.join("run")).unwrap();
+    std::fs::write(dir.join("run/b.rs"), "use crate::report::table;\n").unwrap();
+    let bad = violations(&dir, library_rank);
+    let tool_bad = violations(&dir, tool_rank);
     std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(tool_bad.len(), 1, "{tool_bad:?}");
+    assert!(tool_bad[0].contains("run names crate::report"));
     assert_eq!(bad.len(), 2, "{bad:?}");
     assert!(bad[0].contains("geom names crate::cpu") || bad[1].contains("geom names crate::cpu"));
     assert!(bad.iter().any(|b| b.contains("gpu names crate::cpu")));

@@ -96,15 +96,15 @@ pub struct RotationParams {
     pub endpoints_max: [f32; 4],
 }
 
-pub(crate) fn v4(v: Vec3, w: f32) -> [f32; 4] {
+pub fn v4(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]
 }
 
-pub(crate) fn v3(a: [f32; 4]) -> Vec3 {
+pub fn v3(a: [f32; 4]) -> Vec3 {
     Vec3::new(a[0], a[1], a[2])
 }
 
-pub(crate) fn sector_fields(s: &Sector) -> ([f32; 4], [f32; 4]) {
+pub fn sector_fields(s: &Sector) -> ([f32; 4], [f32; 4]) {
     (
         v4(s.centre_axis, s.half_angle.cos()),
         [
@@ -159,14 +159,14 @@ impl RotationParams {
         }
     }
 
-    pub(crate) fn speculative(&self) -> Aabb {
+    pub fn speculative(&self) -> Aabb {
         Aabb {
             min: v3(self.speculative_min),
             max: v3(self.speculative_max),
         }
     }
 
-    pub(crate) fn endpoints(&self) -> Aabb {
+    pub fn endpoints(&self) -> Aabb {
         Aabb {
             min: v3(self.endpoints_min),
             max: v3(self.endpoints_max),
@@ -220,7 +220,7 @@ impl RotationParams {
 
 /// `Sector::contains_local` on precomputed fields (|z| <= h already checked).
 #[inline(always)]
-pub(crate) fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
+pub fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
     rho2 >= radii[0]
         && rho2 <= radii[1]
         && (radii[2] != 0.0 || q.dot(v3(axis)) >= axis[3] * rho2.sqrt())

@@ -6,7 +6,7 @@
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
 pub mod body;
-pub(crate) mod classify;
+pub mod classify;
 pub mod distance;
 pub mod exact_sweep;
 pub mod free_classify;

@@ -1,0 +1,104 @@
+//! `sweepfan sort-bench`: the GPU radix sort timed per size (`run::sort_bench`).
+
+use crate::args::Outputs;
+use crate::args::values;
+use anyhow::{Result, bail};
+use clap::Args;
+use sweepfan_cli::report::bench::sort_table;
+use sweepfan_cli::report::rows::write_json_value;
+use sweepfan_cli::run::gpu::LazyGpu;
+use sweepfan_cli::run::sort_bench::{SortBenchConfig, run_sort_bench};
+
+#[derive(Args)]
+pub struct SortBenchArgs {
+    /// Pair counts, comma-separated; a suffix K or M multiplies by 2^10 or 2^20.
+    #[arg(long, default_value = "1M,4M,16M")]
+    pub sizes: String,
+    /// Timed repetitions per size and configuration (after one warm-up); the median is shown.
+    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
+    pub reps: usize,
+    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub out: Outputs,
+}
+
+/// "4M" -> 4 x 2^20; "1000" -> 1000.
+fn parse_size(s: &str) -> Result<usize> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 1usize << 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
+        _ => (s, 1),
+    };
+    match digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|d| d.checked_mul(unit))
+    {
+        Some(n) if n >= 2 => Ok(n),
+        _ => bail!(
+            "--sizes: '{}' is not a pair count of at least 2 (such as 1000, 64K or 16M)",
+            sweepfan::error::shown(s)
+        ),
+    }
+}
+
+pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    a.out.check(&[])?;
+    if a.out.csv.is_some() {
+        bail!("sort-bench writes --json only");
+    }
+    let sizes = a
+        .sizes
+        .split(',')
+        .map(parse_size)
+        .collect::<Result<Vec<_>>>()?;
+    let ctx = gpu.get()?;
+    let cfg = SortBenchConfig {
+        sizes,
+        reps: a.reps,
+        seed: a.seed,
+    };
+    let (rows, note) = run_sort_bench(&ctx, &cfg)?;
+    say!(
+        a.out.stdout_taken(),
+        "radix sort of (u32 key, u32 value) pairs, random 32-bit keys, on {}; median of {} \
+         after one warm-up",
+        gpu.device(),
+        a.reps
+    );
+    say!(a.out.stdout_taken(), "{}", sort_table(&rows));
+    if !note.is_empty() {
+        say!(a.out.stdout_taken(), "{note}");
+    }
+    if let Some(path) = &a.out.json {
+        let doc = serde_json::json!({
+            "tool": "sweepfan",
+            "version": env!("CARGO_PKG_VERSION"),
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "note": note,
+            "rows": rows,
+        });
+        write_json_value(path, &doc)?;
+        if !sweepfan_cli::report::output::is_stdout(path) {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(rows.iter().all(|r| r.verified))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_with_suffixes() {
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        assert_eq!(parse_size("64K").unwrap(), 65_536);
+        assert_eq!(parse_size(" 16M").unwrap(), 16 << 20);
+        for bad in ["", "M", "1", "x", "-3", "99999999999999999999M"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+}

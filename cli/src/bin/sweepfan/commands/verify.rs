@@ -1,0 +1,292 @@
+//! `sweepfan verify`: the touching (or overlapping) pairs of a scene file, written as CSV and
+//! checked against the CPU reference.
+
+use crate::args::values::method_for_shape;
+use crate::args::{BackendArg, Shape};
+use anyhow::Result;
+use clap::Args;
+use std::path::Path;
+use std::path::PathBuf;
+use sweepfan::broadphase::PartsReport;
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+use sweepfan::registry;
+use sweepfan::scenes::files::{read_obbs_csv, read_polygons_csv};
+use sweepfan::{Backend, BroadPhase, EventTracker, Pair, Scene, Stats, canonicalize};
+use sweepfan_cli::report::rows::write_pairs_csv;
+use sweepfan_cli::run::bench::{reference_method, resolved_method};
+use sweepfan_cli::run::gpu::LazyGpu;
+use sweepfan_cli::run::verify::{Comparison, compare_pairs};
+use sweepfan_cli::run::verify_shapes::Shapes;
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// CSV scene file (header x,y,z,r).
+    #[arg(long)]
+    pub scene_file: PathBuf,
+    /// Broad-phase method for spheres [default: auto, the method chosen from the scene's
+    /// statistics]; --shape obb|polygon run `sap` (an AABB sweep, then SAT) only.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Where to write the pairs as CSV `i,j` (i < j, sorted; 0-based data-line order).
+    #[arg(long)]
+    pub pairs_out: PathBuf,
+    #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
+    pub backend: BackendArg,
+    /// Object shape: `obb` (CSV `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`) or `polygon` (CSV
+    /// `polygon,x,y`) run the SAT pipeline.
+    #[arg(long, value_enum, default_value_t = Shape::Sphere)]
+    pub shape: Shape,
+    /// The same spheres one frame later (same count, same order): its pairs are verified too,
+    /// and the frame events between the two files written to --found-out and --lost-out.
+    #[arg(long, requires_all = ["found_out", "lost_out"])]
+    pub next_scene_file: Option<PathBuf>,
+    /// With --next-scene-file: pairs touching in the next frame and not in the first (CSV i,j).
+    #[arg(long, requires = "next_scene_file")]
+    pub found_out: Option<PathBuf>,
+    /// With --next-scene-file: pairs touching in the first frame and not in the next (CSV i,j).
+    #[arg(long, requires = "next_scene_file")]
+    pub lost_out: Option<PathBuf>,
+}
+
+impl VerifyArgs {
+    /// `--method`, or the default: `auto` for spheres, `sap` (the only method of the shape
+    /// pipelines) for boxes and polygons.
+    fn method(&self) -> &str {
+        self.method.as_deref().unwrap_or(match self.shape {
+            Shape::Sphere => sweepfan::registry::AUTO,
+            _ => crate::args::values::SHAPE_METHOD,
+        })
+    }
+}
+
+pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    // Before any file is read: an unknown method, or one the shape does not run, is exit 2
+    // naming the methods accepted for that shape (issue 28).
+    method_for_shape("--method", a.method(), a.shape)?;
+    crate::args::check_outputs(
+        &[
+            ("--pairs-out", Some(&a.pairs_out)),
+            ("--found-out", a.found_out.as_deref()),
+            ("--lost-out", a.lost_out.as_deref()),
+        ],
+        &[],
+        &[Some(&a.scene_file), a.next_scene_file.as_deref()],
+    )?;
+    if a.shape != Shape::Sphere {
+        if a.next_scene_file.is_some() {
+            anyhow::bail!("--next-scene-file: sphere scenes only (no frame events for shapes yet)");
+        }
+        return verify_shapes(a, gpu);
+    }
+    let backend = a.backend.0;
+    let scene = Scene::from_csv(&a.scene_file)?;
+    let next = match &a.next_scene_file {
+        Some(path) => {
+            let next = Scene::from_csv(path)?;
+            if next.len() != scene.len() {
+                anyhow::bail!(
+                    "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
+                     must list the same spheres in the same order",
+                    path.display(),
+                    next.len(),
+                    scene.len()
+                );
+            }
+            Some(next)
+        }
+        None => None,
+    };
+    let ctx = match backend {
+        Backend::Gpu => Some(gpu.get()?),
+        Backend::Cpu => None,
+    };
+    let mut bp = registry::broad_phase(a.method(), backend, ctx.as_ref())?;
+    let software = ctx.as_ref().is_some_and(|c| c.is_software());
+    let runs = resolved_method(a.method(), &scene.spheres, backend, software);
+    let reference_name = reference_method(scene.len(), runs, backend);
+    let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
+    let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
+    write_pairs_csv(&a.pairs_out, &pairs)?;
+    let mut ok = report(
+        &a,
+        backend,
+        reference_name,
+        &pairs,
+        &expected,
+        &stats,
+        &cmp,
+        Some(&a.pairs_out),
+    );
+    if let (Some(next), Some(found_out), Some(lost_out)) = (&next, &a.found_out, &a.lost_out) {
+        let (next_pairs, next_expected, next_stats, next_cmp) =
+            frame_pairs(bp.as_mut(), reference.as_mut(), next)?;
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "next frame ({}):",
+            a.next_scene_file
+                .as_deref()
+                .unwrap_or(Path::new(""))
+                .display()
+        );
+        ok &= report(
+            &a,
+            backend,
+            reference_name,
+            &next_pairs,
+            &next_expected,
+            &next_stats,
+            &next_cmp,
+            None,
+        );
+        let mut tracker = EventTracker::new();
+        tracker.update(pairs);
+        let events = tracker.update(next_pairs);
+        write_pairs_csv(found_out, &events.found)?;
+        write_pairs_csv(lost_out, &events.lost)?;
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "frame events: {} found (written to {}), {} lost (written to {}), {} persisting",
+            events.found.len(),
+            found_out.display(),
+            events.lost.len(),
+            lost_out.display(),
+            events.persisting
+        );
+    }
+    Ok(ok)
+}
+
+/// One frame's result: its pairs (canonical), the reference's, the method's stats with how it
+/// split the frame, and their comparison.
+type Frame = (
+    Vec<Pair>,
+    Vec<Pair>,
+    (Stats, Option<PartsReport>),
+    Comparison,
+);
+
+/// One frame's pairs by the method under test and by the reference, canonical, compared; the
+/// stats of the method under test and how it split the frame, if it did.
+fn frame_pairs(
+    bp: &mut dyn BroadPhase,
+    reference: &mut dyn BroadPhase,
+    scene: &Scene,
+) -> Result<Frame> {
+    let mut pairs: Vec<Pair> = Vec::new();
+    let stats = (bp.find_pairs(&scene.spheres, Some(&mut pairs))?, bp.parts());
+    canonicalize(&mut pairs);
+    let mut expected = Vec::new();
+    reference.find_pairs(&scene.spheres, Some(&mut expected))?;
+    canonicalize(&mut expected);
+    let cmp = compare_pairs(&scene.spheres, &expected, &pairs);
+    Ok((pairs, expected, stats, cmp))
+}
+
+/// Prints one frame's result (`written`: where its pairs went); whether it verified.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    a: &VerifyArgs,
+    backend: Backend,
+    reference_name: &str,
+    pairs: &[Pair],
+    expected: &[Pair],
+    (stats, parts): &(Stats, Option<PartsReport>),
+    cmp: &Comparison,
+    written: Option<&Path>,
+) -> bool {
+    let parts = parts.map_or(String::new(), |p| format!(" {}", p.describe()));
+    say!(
+        sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+        "{} [{}]: {} pairs ({} tests){parts}{}; {} [cpu]: {} pairs",
+        a.method(),
+        backend.as_str(),
+        pairs.len(),
+        stats.tests,
+        written.map_or(String::new(), |p| format!(" written to {}", p.display())),
+        reference_name,
+        expected.len()
+    );
+    if let Some(c) = &stats.chosen {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "{} [{}] chose {c}",
+            a.method(),
+            backend.as_str()
+        );
+    }
+    for p in &cmp.near_touching {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "near touching (allowed to differ): {},{}",
+            p[0],
+            p[1]
+        );
+    }
+    if cmp.is_ok() {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "verified: same pairs as {reference_name}"
+        );
+    } else {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "MISMATCH against {reference_name}: {}",
+            cmp.summary()
+        );
+    }
+    cmp.is_ok()
+}
+
+fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    let shapes = match a.shape {
+        Shape::Obb => Shapes::Boxes(read_obbs_csv(&a.scene_file)?),
+        Shape::Polygon => Shapes::Polygons(read_polygons_csv(&a.scene_file)?),
+        Shape::Sphere => unreachable!("spheres take the broad-phase path"),
+    };
+    let (mut pairs, stats) = match a.backend.0 {
+        Backend::Cpu => shapes.cpu()?,
+        Backend::Gpu => {
+            let mut pipeline = GpuBoxPipeline::new(gpu.get()?, Proxy::Aabb)?;
+            let mut out = Vec::new();
+            let stats = shapes.gpu(&mut pipeline, Some(&mut out))?;
+            (out, stats)
+        }
+    };
+    canonicalize(&mut pairs);
+    write_pairs_csv(&a.pairs_out, &pairs)?;
+    let (reference_name, expected) = shapes.reference()?;
+    say!(
+        sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+        "{} [{}]: {} overlapping pairs ({} SAT tests) written to {}; {reference_name} [cpu]: {} pairs",
+        shapes.name(),
+        a.backend.0.as_str(),
+        pairs.len(),
+        stats.tests,
+        a.pairs_out.display(),
+        expected.len()
+    );
+    let (near, wrong) = shapes.differences(&expected, &pairs);
+    for p in &near {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "near touching (allowed to differ): {},{}",
+            p[0],
+            p[1]
+        );
+    }
+    if wrong.is_empty() {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "verified: same pairs as {reference_name}"
+        );
+        Ok(true)
+    } else {
+        say!(
+            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            "MISMATCH against {reference_name}: {} pairs differ, first {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(10)]
+        );
+        Ok(false)
+    }
+}

@@ -1,0 +1,167 @@
+//! Pairs and events of a distributed run, written per rank (`DIR/rank-R.csv`) or gathered to
+//! rank 0 in one canonical file (docs/design.md §2.11).
+
+use super::comm::Comm;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use sweepfan::error::{Error, Result};
+use sweepfan::partition::slabs::GlobalPair;
+
+/// Where a rank writes.
+enum Target {
+    /// Its own file in a directory.
+    PerRank(PathBuf),
+    /// Everything gathered to rank 0, which writes the one file.
+    Gathered,
+}
+
+/// A path that is a directory on any rank, or ends in `/`, is a directory on every rank
+/// (made where missing), each rank writing `KIND-rank-R.csv` there (rank 0 removing any such
+/// file of a rank past the last, left by an earlier run with more ranks); any other path is
+/// the one file rank 0 writes.
+fn target(path: &Path, kind: &str, comm: &mut Comm) -> Result<Target> {
+    let named_dir = path.as_os_str().to_string_lossy().ends_with('/');
+    let dirs = comm.sum_u64(&[(named_dir || path.is_dir()) as u64])[0];
+    if dirs == 0 {
+        return Ok(Target::Gathered);
+    }
+    let made = std::fs::create_dir_all(path).map_err(|e| Error::io(path, e));
+    comm.agree(made)?;
+    if comm.rank == 0 {
+        for r in comm.size.. {
+            let stale = path.join(format!("{kind}-rank-{r}.csv"));
+            if std::fs::remove_file(&stale).is_err() {
+                break;
+            }
+        }
+    }
+    Ok(Target::PerRank(
+        path.join(format!("{kind}-rank-{}.csv", comm.rank)),
+    ))
+}
+
+/// Refuses a gather larger than a quarter of rank 0's available memory (its answer is
+/// shared, so every rank returns the same error).
+fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Result<()> {
+    let total = comm.sum_u64(&[rows])[0];
+    let need = total.saturating_mul(row_bytes).saturating_mul(2);
+    let budget = if comm.rank == 0 {
+        sweepfan::scenes::memory::available_bytes().map_or(u64::MAX, |b| b / 4)
+    } else {
+        0
+    };
+    let budget = comm.max_u64(budget);
+    if need > budget {
+        return Err(Error::TooLarge(format!(
+            "{}: gathering {total} rows on rank 0 needs about {need} bytes, more than a quarter \
+             of its available memory ({budget}): name a directory (a trailing /) to write one \
+             file per rank",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The rows `rows` as CSV under `header`, to `path`: written beside it under a temporary name,
+/// then renamed, so that a failed run leaves no half-written file.
+fn write_csv(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let temporary = PathBuf::from(name);
+    let file = std::fs::File::create(&temporary).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    let write = || -> std::io::Result<()> {
+        writeln!(w, "{header}")?;
+        for row in rows {
+            writeln!(w, "{row}")?;
+        }
+        w.flush()
+    };
+    let written = write().and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+fn pair_words(p: &GlobalPair, out: &mut Vec<u32>) {
+    out.extend_from_slice(&[
+        p[0] as u32,
+        (p[0] >> 32) as u32,
+        p[1] as u32,
+        (p[1] >> 32) as u32,
+    ]);
+}
+
+fn pair_of(w: &[u32]) -> GlobalPair {
+    [
+        w[0] as u64 | (w[1] as u64) << 32,
+        w[2] as u64 | (w[3] as u64) << 32,
+    ]
+}
+
+/// This rank's pairs (canonical), to its own file or gathered to rank 0's.
+pub fn write_pairs(path: &Path, pairs: &[GlobalPair], comm: &mut Comm) -> Result<()> {
+    let header = "i,j";
+    let row = |p: &GlobalPair| format!("{},{}", p[0], p[1]);
+    let file = match target(path, "pairs", comm)? {
+        Target::PerRank(file) => {
+            return comm.agree(write_csv(&file, header, pairs.iter().map(row)));
+        }
+        Target::Gathered => path,
+    };
+    check_gather(file, pairs.len() as u64, 16, comm)?;
+    let mut words = Vec::with_capacity(pairs.len() * 4);
+    pairs.iter().for_each(|p| pair_words(p, &mut words));
+    let gathered = comm.gather_to_root(&words);
+    drop(words);
+    let written = if comm.rank == 0 {
+        let mut all: Vec<GlobalPair> = gathered.chunks_exact(4).map(pair_of).collect();
+        all.sort_unstable();
+        write_csv(file, header, all.iter().map(row))
+    } else {
+        Ok(())
+    };
+    comm.agree(written)
+}
+
+/// The name of an event kind in the files.
+fn kind_name(kind: u32) -> &'static str {
+    if kind == 0 { "found" } else { "lost" }
+}
+
+/// This rank's events `(frame, 0 found | 1 lost, pair)`, to its own file or gathered to rank
+/// 0's; rows sorted by frame, kind (found first), pair.
+pub fn write_events(path: &Path, events: &[(u32, u32, GlobalPair)], comm: &mut Comm) -> Result<()> {
+    let header = "frame,event,i,j";
+    let row =
+        |e: &(u32, u32, GlobalPair)| format!("{},{},{},{}", e.0, kind_name(e.1), e.2[0], e.2[1]);
+    let file = match target(path, "events", comm)? {
+        Target::PerRank(file) => {
+            let mut mine = events.to_vec();
+            mine.sort_unstable();
+            return comm.agree(write_csv(&file, header, mine.iter().map(row)));
+        }
+        Target::Gathered => path,
+    };
+    check_gather(file, events.len() as u64, 24, comm)?;
+    let mut words = Vec::with_capacity(events.len() * 6);
+    for e in events {
+        words.extend_from_slice(&[e.0, e.1]);
+        pair_words(&e.2, &mut words);
+    }
+    let gathered = comm.gather_to_root(&words);
+    drop(words);
+    let written = if comm.rank == 0 {
+        let mut all: Vec<(u32, u32, GlobalPair)> = gathered
+            .chunks_exact(6)
+            .map(|w| (w[0], w[1], pair_of(&w[2..])))
+            .collect();
+        all.sort_unstable();
+        write_csv(file, header, all.iter().map(row))
+    } else {
+        Ok(())
+    };
+    comm.agree(written)
+}

@@ -1,0 +1,394 @@
+//! Scene checks: sphere broad phases, the box and polygon pipeline, the sector accuracy
+//! histograms and the rotating scene, each on the GPU against the CPU.
+
+use super::{BRUTE_FORCE_MAX_N, Checks, Level, SelftestConfig, Stage};
+use crate::experiments::sector::accuracy::{ROUNDING_BAND, differing_points};
+use crate::experiments::sector::rotating::compare_hits;
+use crate::run::verify::compare_pairs;
+use crate::run::verify_shapes::Shapes;
+use std::sync::Arc;
+use sweepfan::broadphase::{BroadPhase, Method, Pair, canonicalize};
+use sweepfan::cpu::rotating::rotating_frame_cpu;
+use sweepfan::cpu::sector_free_grid::free_cpu_histograms;
+use sweepfan::cpu::sector_grid::cpu_histograms;
+use sweepfan::error::Result;
+use sweepfan::geom::sector::classify::{GRID_POINTS, Histogram};
+use sweepfan::geom::sector::free_classify::free_rotations;
+use sweepfan::geom::sector::proxy::Proxy as SectorProxy;
+use sweepfan::geom::sphere::Sphere;
+use sweepfan::gpu::sector::accuracy::SectorExperimentGpu;
+use sweepfan::gpu::sector::free_accuracy::FreeExperimentGpu;
+use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
+use sweepfan::scenes::boxes::{
+    generate_boxes, generate_polygons, near_touching_pairs, needle_boxes,
+};
+use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
+use sweepfan::scenes::random::random_rotations;
+use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan::scenes::walls::grid_cell_walls;
+use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+
+fn spheres(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
+    Scene::generate(kind, &SceneParams::new(n, seed)).spheres
+}
+
+/// The CPU pairs every method must find: brute force up to [`BRUTE_FORCE_MAX_N`], the grid
+/// above.
+fn reference_pairs(v: &[Sphere]) -> Result<(&'static str, Vec<Pair>)> {
+    let method = if v.len() <= BRUTE_FORCE_MAX_N {
+        Method::BruteForce
+    } else {
+        Method::Grid
+    };
+    let mut pairs = Vec::new();
+    sweepfan::cpu::broad_phase(method).find_pairs(v, Some(&mut pairs))?;
+    canonicalize(&mut pairs);
+    Ok((method.name(), pairs))
+}
+
+pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    // Named scenes first, then the grid's cell walls (exact cells, docs/design.md §9.2).
+    let walls = grid_cell_walls(4000);
+    let mut scenes: Vec<(SceneKind, usize, &[Method])> = vec![
+        (SceneKind::Paper, 5_000, &Method::ALL),
+        (SceneKind::Density, 20_000, &Method::ALL),
+        (SceneKind::Clusters, 3_000, &Method::ALL),
+        (SceneKind::Giant, 2_000, &Method::ALL),
+        (SceneKind::OnePoint, 1_000, &Method::ALL),
+        (SceneKind::LineX, 2_000, &Method::ALL),
+        (SceneKind::MixedRadii, 3_000, &Method::ALL),
+        (SceneKind::Wide, 3_000, &Method::ALL),
+    ];
+    if cfg.level == Level::Full {
+        // Past the old 2^20-cell clamp, and one giant among 200,000 (docs/design.md §2.7).
+        scenes.push((SceneKind::Wide, 1 << 20, &[Method::Grid, Method::Sap]));
+        scenes.push((SceneKind::Giant, 200_000, &[Method::Grid]));
+        // The methods whose work grows as n log n at fixed density (x's single-axis sweep
+        // grows as n^2: 29 billion tests at 4M, minutes even on a large GPU and its CPU check).
+        let large: &[Method] = &[Method::Grid, Method::Sap];
+        let max_n = (ctx.max_binding_bytes() / 16) as usize;
+        for n in [1 << 20, 1 << 22, 1 << 24] {
+            if n <= max_n {
+                scenes.push((SceneKind::Density, n, large));
+            }
+        }
+    }
+    let mut gpu: Vec<(Method, Result<GpuBroadPhase>)> = Method::ALL
+        .iter()
+        .map(|&m| (m, GpuBroadPhase::new(ctx.clone(), m)))
+        .collect();
+    let mut sets: Vec<(&str, Vec<Sphere>, &[Method])> = scenes
+        .iter()
+        .enumerate()
+        .map(|(s, &(kind, n, methods))| {
+            (kind.name(), spheres(kind, n, cfg.seed + s as u64), methods)
+        })
+        .collect();
+    sets.insert(1, ("cell-walls", walls, &[Method::Grid, Method::Sap]));
+    for (scene, v, methods) in sets {
+        let n = v.len();
+        let reference = reference_pairs(&v);
+        for (method, bp) in gpu.iter_mut().filter(|(m, _)| methods.contains(m)) {
+            let name = format!("spheres/{scene}/{}", method.name());
+            let fault = checks.faulty(Stage::Spheres);
+            let reference = reference.as_ref().map_err(|e| e.to_string());
+            checks.run(
+                name,
+                n as u64,
+                || {
+                    let bp = bp.as_mut().map_err(again)?;
+                    let mut pairs = Vec::new();
+                    let stats = bp.find_pairs(&v, Some(&mut pairs))?;
+                    Ok((stats, pairs, bp.parts()))
+                },
+                |(stats, mut pairs, parts)| {
+                    let (reference_name, want) = match reference {
+                        Ok((name, want)) => (*name, want),
+                        Err(e) => return Ok(Err(format!("CPU reference failed: {e}"))),
+                    };
+                    if fault {
+                        pairs.pop();
+                    }
+                    canonicalize(&mut pairs);
+                    let cpu = sweepfan::cpu::broad_phase(*method).find_pairs(&v, None)?;
+                    Ok(judge_spheres(
+                        &v,
+                        reference_name,
+                        want,
+                        &pairs,
+                        (stats.tests, cpu.tests),
+                        parts,
+                    ))
+                },
+            );
+        }
+    }
+}
+
+/// A stage's construction error, given again to each check that needed the stage: a size
+/// limit stays one (so a limit set for the run marks the check not run), anything else is the
+/// GPU's.
+fn again(e: &mut sweepfan::error::Error) -> sweepfan::error::Error {
+    match e {
+        sweepfan::error::Error::TooLarge(m) => sweepfan::error::Error::TooLarge(m.clone()),
+        other => sweepfan::error::Error::Gpu(other.to_string()),
+    }
+}
+
+/// Pairs must equal the reference's (differences within the near-touching tolerance are
+/// listed, not failures: a driver may fuse the sphere test's dot product); test counts
+/// (`(gpu, cpu)`) must equal the CPU method's exactly when the frame ran whole. A frame run in
+/// `parts` (a binding limit set below the scene, docs/design.md §2.10) keeps the pairs but not
+/// the tests: each part tests its ghosts again, and a method's walk sees each part alone.
+fn judge_spheres(
+    v: &[Sphere],
+    reference_name: &str,
+    want: &[Pair],
+    got: &[Pair],
+    (gpu_tests, cpu_tests): (u64, u64),
+    parts: Option<sweepfan::broadphase::PartsReport>,
+) -> std::result::Result<String, String> {
+    let c = compare_pairs(v, want, got);
+    let near = c.near_touching.len();
+    if !c.is_ok() {
+        return Err(format!("pairs vs {reference_name}: {}", c.summary()));
+    }
+    // Every method's walk, origin_distance's included (its keys are the CPU's bits on every
+    // device, docs/design.md §9.13), tests exactly what the CPU's does.
+    let tests = if let Some(p) = parts {
+        format!(
+            "{gpu_tests} tests {} (the CPU's whole frame: {cpu_tests}; parts keep the pairs, \
+             not the tests)",
+            p.describe()
+        )
+    } else if gpu_tests == cpu_tests {
+        format!("{gpu_tests} tests = CPU")
+    } else {
+        return Err(format!(
+            "{gpu_tests} tests where the CPU counts {cpu_tests}"
+        ));
+    };
+    Ok(format!(
+        "{} pairs = {reference_name}{}; {tests}",
+        want.len(),
+        if near > 0 {
+            format!(" ({near} near-touching differences)")
+        } else {
+            String::new()
+        }
+    ))
+}
+
+pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    // The paper box keeps its size as n grows (200k polygons in it overlap by the million and
+    // overflow a 128 MiB binding): the large sizes use the density scene, whose volume grows
+    // with n.
+    let (kind, n) = if cfg.level == Level::Full {
+        (SceneKind::Density, 200_000)
+    } else {
+        (SceneKind::Paper, 2_000)
+    };
+    let params = SceneParams::new(n, cfg.seed);
+    let sets = [
+        (
+            format!("boxes/{}", kind.name()),
+            Shapes::Boxes(generate_boxes(kind, &params)),
+        ),
+        (
+            "boxes/needles".to_string(),
+            Shapes::Boxes(needle_boxes(n.min(20_000), cfg.seed)),
+        ),
+        (
+            // Pairs within a few ulps of touching: where the device's error bound leaves pairs
+            // for the host to settle (docs/design.md §4.2).
+            "boxes/near-touching".to_string(),
+            Shapes::Boxes(near_touching_pairs(1_000, cfg.seed)),
+        ),
+        (
+            format!("polygons/{}", kind.name()),
+            Shapes::Polygons(
+                generate_polygons(kind, &params)
+                    .expect("the paper and density scenes make convex polygons"),
+            ),
+        ),
+    ];
+    let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);
+    for (name, shapes) in sets {
+        let fault = checks.faulty(Stage::Boxes);
+        checks.run(
+            format!("{name}/aabb_sap+sat"),
+            shapes.len() as u64,
+            || {
+                let p = pipeline.as_mut().map_err(again)?;
+                let mut pairs = Vec::new();
+                let stats = shapes.gpu(p, Some(&mut pairs))?;
+                Ok((stats, pairs))
+            },
+            |(stats, mut got)| {
+                if fault {
+                    got.pop();
+                }
+                canonicalize(&mut got);
+                let (reference_name, want) = shapes.reference()?;
+                let (_, cpu) = shapes.cpu()?;
+                let (near, others) = shapes.differences(&want, &got);
+                if !others.is_empty() {
+                    return Ok(Err(format!(
+                        "{} pairs, {reference_name} {}: {} differ beyond touching, first {:?}",
+                        got.len(),
+                        want.len(),
+                        others.len(),
+                        &others[..others.len().min(5)]
+                    )));
+                }
+                // The GPU bounds are widened by one more epsilon than the CPU's (a fused
+                // multiply-add may round an extent lower): at least the CPU's candidates.
+                if stats.tests < cpu.tests {
+                    return Ok(Err(format!(
+                        "{} SAT tests, fewer than the CPU pipeline's {}",
+                        stats.tests, cpu.tests
+                    )));
+                }
+                Ok(Ok(format!(
+                    "{} pairs = {reference_name} ({} near touching); {} SAT tests (CPU {})",
+                    want.len(),
+                    near.len(),
+                    stats.tests,
+                    cpu.tests
+                )))
+            },
+        );
+    }
+}
+
+/// The GPU's accuracy histograms against the CPU's: a pass when fewer points than the rounding
+/// band are classified differently. With `fault`, a tenth of the first rotation's fullest bin
+/// is moved to another first (points misclassified), which must fail.
+fn compare_histograms(
+    cpu: &[Histogram],
+    mut gpu: Vec<Histogram>,
+    fault: bool,
+) -> std::result::Result<String, String> {
+    if fault && let Some(h) = gpu.first_mut() {
+        let full = (0..h.len()).max_by_key(|&i| h[i]).unwrap_or(0);
+        let moved = h[full] / 10;
+        h[full] -= moved;
+        h[(full + 1) % h.len()] += moved;
+    }
+    let differing = differing_points(cpu, &gpu);
+    let total = cpu.len() as u64 * GRID_POINTS as u64;
+    let detail = format!("{differing} of {total} grid points classified differently");
+    if (differing as f64) < ROUNDING_BAND * total as f64 {
+        Ok(format!("{detail} (rounding band {ROUNDING_BAND:e})"))
+    } else {
+        Err(format!(
+            "{detail}: more than the rounding band {ROUNDING_BAND:e}"
+        ))
+    }
+}
+
+pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let count = if cfg.level == Level::Full { 1_024 } else { 12 };
+    let rotations = random_rotations(count, cfg.seed);
+    let fault = checks.faulty(Stage::Sector);
+    checks.run(
+        "sector/accuracy-histograms".into(),
+        count as u64,
+        || SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
+        |gpu| {
+            let cpu = cpu_histograms(&rotations, None)?;
+            Ok(compare_histograms(&cpu, gpu, fault))
+        },
+    );
+}
+
+/// The generalised experiment's kernel (docs/design.md §5.8): per body, its histograms against
+/// the CPU's.
+pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let count = if cfg.level == Level::Full { 64 } else { 2 };
+    let fault = checks.faulty(Stage::Sector);
+    for kind in BodyKind::ALL {
+        let rotations = match free_rotations(&random_free_rotations(count, cfg.seed, kind)) {
+            Ok(r) => r,
+            Err(e) => {
+                let name = format!("sector/free-histograms/{}", kind.name());
+                checks.run(name, 0, || Err::<(), _>(e), |_| Ok(Ok(String::new())));
+                continue;
+            }
+        };
+        checks.run(
+            format!("sector/free-histograms/{}", kind.name()),
+            count as u64,
+            || FreeExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
+            |gpu| {
+                Ok(compare_histograms(
+                    &free_cpu_histograms(&rotations, None),
+                    gpu,
+                    fault,
+                ))
+            },
+        );
+    }
+}
+
+pub(super) fn rotating_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let (boxes, n) = if cfg.level == Level::Full {
+        (20_000, 1_000_000)
+    } else {
+        (200, 5_000)
+    };
+    let scene = match RotatingScene::generate(&RotatingParams::new(boxes, n, cfg.seed)) {
+        Ok(s) => s,
+        Err(e) => {
+            checks.run(
+                "rotating".into(),
+                n as u64,
+                || Err::<(), _>(e),
+                |_| Ok(Ok(String::new())),
+            );
+            return;
+        }
+    };
+    let mut gpu = RotatingGpu::new(ctx);
+    for proxy in SectorProxy::ALL {
+        let fault = checks.faulty(Stage::Rotating);
+        checks.run(
+            format!("rotating/{}", proxy.method_name()),
+            n as u64,
+            || {
+                let g = gpu.as_mut().map_err(again)?;
+                g.frame(ctx, &scene.boxes, &scene.spheres, &[proxy], true)
+            },
+            |mut out| {
+                let mut g = out.pop().unwrap_or_default();
+                let mut c = rotating_frame_cpu(&scene.boxes, &scene.spheres, &[proxy], true)?
+                    .pop()
+                    .unwrap_or_default();
+                if fault && let Some(h) = g.hit_pairs.as_mut() {
+                    h.pop();
+                }
+                let (gh, ch) = (
+                    g.hit_pairs.take().unwrap_or_default(),
+                    c.hit_pairs.take().unwrap_or_default(),
+                );
+                let (ok, ties) = compare_hits(&scene, &ch, &gh);
+                Ok(if !ok {
+                    Err(format!(
+                        "{} hits, CPU {}: beyond rounding ties",
+                        gh.len(),
+                        ch.len()
+                    ))
+                } else if g.candidates != c.candidates {
+                    Err(format!("{} candidates, CPU {}", g.candidates, c.candidates))
+                } else {
+                    Ok(format!(
+                        "{} hits = CPU ({ties} rounding ties); {} candidates = CPU",
+                        ch.len(),
+                        c.candidates
+                    ))
+                })
+            },
+        );
+    }
+}

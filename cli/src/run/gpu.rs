@@ -1,0 +1,164 @@
+//! The GPU context, opened on first use so CPU-only runs never touch the driver.
+
+use std::sync::Arc;
+use sweepfan::error::Result;
+use sweepfan::gpu::{GpuContext, GpuOptions};
+
+/// A GPU context opened on the first [`LazyGpu::get`], then shared.
+pub struct LazyGpu {
+    options: GpuOptions,
+    /// Several devices (`--adapters`): each adapter named, opened once per mention.
+    devices: Option<Vec<String>>,
+    ctx: Option<Arc<GpuContext>>,
+}
+
+/// `list` cut at its commas outside parentheses and brackets: adapter names hold commas there
+/// (`llvmpipe (LLVM 15.0.6, 256 bits)`, as `info` prints it), and stay whole.
+fn split_outside_brackets(list: &str) -> Result<Vec<&str>> {
+    let (mut items, mut from, mut depth) = (Vec::new(), 0, 0usize);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.checked_sub(1).ok_or_else(|| {
+                    sweepfan::error::Error::Config(format!(
+                        "--adapters {}: a '{c}' closes nothing",
+                        sweepfan::error::shown(list)
+                    ))
+                })?;
+            }
+            ',' if depth == 0 => {
+                items.push(&list[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        return Err(sweepfan::error::Error::Config(format!(
+            "--adapters {}: a '(' or '[' is not closed",
+            sweepfan::error::shown(list)
+        )));
+    }
+    items.push(&list[from..]);
+    Ok(items)
+}
+
+impl LazyGpu {
+    /// `adapter`: index from `sweepfan info` or a substring of the adapter's name.
+    pub fn new(adapter: Option<String>) -> Self {
+        Self::with_options(
+            GpuOptions {
+                adapter,
+                ..Default::default()
+            },
+            None,
+        )
+    }
+
+    /// Any [`GpuOptions`] (the binding limit), and with `devices` several devices: one context
+    /// per entry (an index or part of a name, as `adapter`; the same one twice opens two
+    /// devices on it), the first carrying the others as its peers (docs/design.md §2.10).
+    pub fn with_options(options: GpuOptions, devices: Option<Vec<String>>) -> Self {
+        Self {
+            options,
+            devices,
+            ctx: None,
+        }
+    }
+
+    /// `--adapters all|I,J,...`: every adapter wgpu lists, or the entries named.
+    pub fn parse_devices(list: &str) -> Result<Vec<String>> {
+        let list = list.trim();
+        if list.eq_ignore_ascii_case("all") {
+            let n = sweepfan::gpu::list_adapters().len();
+            if n == 0 {
+                return Err(sweepfan::error::Error::NoAdapter(
+                    "--adapters all: no adapter found (install a Vulkan driver)".into(),
+                ));
+            }
+            return Ok((0..n).map(|i| i.to_string()).collect());
+        }
+        let items: Vec<String> = split_outside_brackets(list)?
+            .into_iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if items.is_empty() {
+            return Err(sweepfan::error::Error::Config(
+                "--adapters: expected 'all' or adapters separated by commas (indices from \
+                 `sweepfan info`, or parts of names)"
+                    .into(),
+            ));
+        }
+        Ok(items)
+    }
+
+    /// The context, opened now if it is not yet (with several devices: the first, carrying
+    /// the others).
+    pub fn get(&mut self) -> Result<Arc<GpuContext>> {
+        if let Some(ctx) = &self.ctx {
+            return Ok(ctx.clone());
+        }
+        let open = |adapter: Option<String>| {
+            GpuContext::new(&GpuOptions {
+                adapter,
+                ..self.options.clone()
+            })
+        };
+        let ctx = match &self.devices {
+            None => open(self.options.adapter.clone())?,
+            Some(list) => {
+                let mut peers = Vec::with_capacity(list.len());
+                for name in &list[1..] {
+                    peers.push(Arc::new(open(Some(name.clone()))?));
+                }
+                open(Some(list[0].clone()))?.with_peers(peers)
+            }
+        };
+        let ctx = Arc::new(ctx);
+        self.ctx = Some(ctx.clone());
+        Ok(ctx)
+    }
+
+    /// Adapter name, type and backend, for the `device` column.
+    pub fn device(&self) -> String {
+        match &self.ctx {
+            Some(c) => {
+                let soft = if c.info.device_type == wgpu::DeviceType::Cpu {
+                    ", software: not GPU times"
+                } else {
+                    ""
+                };
+                let more = match c.peers().len() {
+                    0 => String::new(),
+                    k => format!(" + {k} more device{}", if k == 1 { "" } else { "s" }),
+                };
+                format!(
+                    "{} ({:?}, {:?}{soft}){more}",
+                    c.info.name, c.info.device_type, c.info.backend
+                )
+            }
+            None => "gpu (not opened)".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LazyGpu;
+
+    /// Adapter names keep the commas inside their brackets, as `info` prints them; lists split
+    /// at the others; unbalanced brackets are refused.
+    #[test]
+    fn adapter_lists_split_outside_brackets() {
+        let got =
+            LazyGpu::parse_devices("llvmpipe (LLVM 15.0.6, 256 bits), 1 ,GPU [x, y]").unwrap();
+        assert_eq!(got, ["llvmpipe (LLVM 15.0.6, 256 bits)", "1", "GPU [x, y]"]);
+        assert_eq!(LazyGpu::parse_devices("0,0").unwrap(), ["0", "0"]);
+        for bad in ["a (b, c", "a), b"] {
+            let e = LazyGpu::parse_devices(bad).unwrap_err().to_string();
+            assert!(e.contains("--adapters"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! `bench --resident` (docs/design.md §10): the scene lives on the device, a compute pass moves
+//! it each frame ([`DeviceScene`]) and the broad phase reads it there
+//! ([`GpuBroadPhase::encode_from_buffer`]): nothing is uploaded per frame, only the totals come
+//! back. The frame an embedded simulation pays; its `ms_per_frame` against the device stages'
+//! sum says what the host still costs.
+//!
+//! Verified on the first and the last frame: the spheres and the pair list are read back (not
+//! timed), the pairs compared with the CPU reference's on those spheres, and the spheres with
+//! the CPU's own motion of the scene, bit for bit.
+
+use crate::run::bench::{Measurement, reference_method};
+use crate::run::gpu::LazyGpu;
+use crate::run::row::{FrameEventCounts, Row, traffic_fields};
+use crate::run::verify::{Comparison, compare_pairs};
+use std::time::Instant;
+use sweepfan::broadphase::{Backend, BroadPhase, Clock, Method, Pair, StageTime, canonicalize};
+use sweepfan::error::{Error, Result};
+use sweepfan::gpu::context::{GpuContext, count_u32};
+use sweepfan::gpu::readback::Readback;
+use sweepfan::gpu::spheres::broad_phase::GpuBroadPhase;
+use sweepfan::gpu::spheres::motion::DeviceScene;
+use sweepfan::gpu::timer::PassTimer;
+use sweepfan::registry;
+use sweepfan::scenes::Scene;
+
+/// What one resident run found on a verified frame.
+struct Check {
+    comparison: Comparison,
+    /// Spheres whose device motion differs from the CPU's `Scene::step`, bit for bit.
+    moved_apart: usize,
+}
+
+/// Measures each method on `scene` resident on the GPU over `frames` frames; returns the rows
+/// and whether every verified frame matched.
+pub fn measure_resident(
+    scene: &Scene,
+    methods: &[String],
+    frames: usize,
+    verify: bool,
+    gpu: &mut LazyGpu,
+) -> Result<(Vec<Row>, bool)> {
+    if scene.is_empty() {
+        return Err(Error::EmptyScene);
+    }
+    let ctx = gpu.get()?;
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for name in methods {
+        // `auto` picks from the scene as it starts (docs/design.md §2.12).
+        let chosen = (name == registry::AUTO).then(|| {
+            sweepfan::broadphase::auto::choose(&scene.spheres, Backend::Gpu, ctx.is_software())
+        });
+        let method = match &chosen {
+            Some(c) => c.method,
+            None => Method::parse(name)?,
+        };
+        let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
+        let mut reference = if verify {
+            Some(registry::broad_phase(reference_name, Backend::Cpu, None)?)
+        } else {
+            None
+        };
+        let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
+        let (mut m, check) = run_resident_frames(
+            &ctx,
+            &mut bp,
+            scene,
+            frames,
+            reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase),
+        )?;
+        m.chosen = chosen;
+        let verified = check
+            .as_ref()
+            .map(|c| c.comparison.is_ok() && c.moved_apart == 0);
+        if let Some(c) = &check
+            && verified == Some(false)
+        {
+            all_ok = false;
+            eprintln!(
+                "MISMATCH {name} [gpu, resident] vs {reference_name}: {}; {} spheres moved \
+                 otherwise than the CPU's step",
+                c.comparison.summary(),
+                c.moved_apart
+            );
+        }
+        let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
+        let (device_bytes_per_object, device_traffic) =
+            traffic_fields(bp.device_traffic(scene.len(), tests, pairs, true));
+        rows.push(Row {
+            scene: scene.name.clone(),
+            n: scene.len(),
+            method: name.clone(),
+            backend: Backend::Gpu,
+            device: format!("{} (resident)", gpu.device()),
+            frames: m.frame_ms.len(),
+            tests_per_frame: tests,
+            pairs_per_frame: pairs,
+            ms_per_frame: m.median_ms(),
+            ms_per_frame_min: m.min_ms(),
+            stage_ms: m.stage_ms(),
+            host_ms: m.host_ms(),
+            speedup_vs_brute_force: None,
+            verified,
+            verified_against: check.as_ref().map(|_| reference_name.to_string()),
+            near_touching_differences: check.as_ref().map(|c| c.comparison.near_touching.len()),
+            gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
+            host_bytes_per_object: None,
+            device_bytes_per_object,
+            device_traffic,
+            events: FrameEventCounts::of(&m),
+            host_waits_per_frame: m.device_per_frame().0,
+            dispatches_per_frame: m.device_per_frame().1,
+            steady: m.steady_counts(),
+            shape: None,
+            parts: None,
+            chosen: m.chosen.clone(),
+        });
+    }
+    Ok((rows, all_ok))
+}
+
+/// Runs `frames` resident frames of `scene` with `bp`: frame 0 on the scene as it is, each
+/// later one after a motion pass. Each frame is one submission (motion, broad phase, the copy
+/// of its totals and timestamps) and one wait. With `reference`, the first and the last frame
+/// are checked (the check is not timed); the check returned is the first that failed, else the
+/// first frame's.
+fn run_resident_frames(
+    ctx: &GpuContext,
+    bp: &mut GpuBroadPhase,
+    scene: &Scene,
+    frames: usize,
+    mut reference: Option<&mut dyn BroadPhase>,
+) -> Result<(Measurement, Option<Check>)> {
+    let n = count_u32("spheres", scene.len())?;
+    let device = DeviceScene::upload(ctx, &scene.spheres, &scene.velocities, scene.half_extent)?;
+    // The CPU's own motion of the scene, to check the device's against (verified runs only).
+    let mut cpu_scene = reference.is_some().then(|| scene.clone());
+    let mut timer = PassTimer::new(ctx, 1);
+    let mut rb = Readback::new("resident frame totals");
+    let mut m = Measurement::default();
+    let mut check: Option<Check> = None;
+    let last = frames.max(1) - 1;
+    for frame in 0..=last {
+        let before = ctx.counts();
+        let start = Instant::now();
+        // Bind groups made in a frame are kept for the next (docs/design.md §9.16).
+        let _frame = ctx.frame();
+        let mut host = sweepfan::gpu::timer::HostSteps::default();
+        host.start();
+        timer.reset();
+        let mut motion = ctx.device.create_command_encoder(&Default::default());
+        if frame > 0 {
+            device.encode_step(ctx, &mut motion, &mut timer);
+            timer.resolve(&mut motion);
+        }
+        let mut stages: Vec<StageTime> = Vec::new();
+        // A list too small for the frame's pairs grows and the broad phase runs again on the
+        // same spheres (the motion is not repeated).
+        let mut motion = Some(motion);
+        let totals = loop {
+            let mut enc = bp.encode_from_buffer(device.spheres(), n)?;
+            rb.clear();
+            let plan = bp.plan_resident_readback(&mut rb);
+            let motion_at = rb.add_timer(&timer);
+            rb.record(ctx, &mut enc)?;
+            host.lap("encode");
+            let buffers: Vec<wgpu::CommandBuffer> = motion
+                .take()
+                .map(|m| m.finish())
+                .into_iter()
+                .chain([enc.finish()])
+                .collect();
+            ctx.queue.submit(buffers);
+            host.lap("submit");
+            let (totals, motion_times) = rb.map(ctx, |bytes| {
+                host.lap("wait");
+                let totals = bp.resident_totals_from(n, bytes, &plan);
+                (totals, timer.times_from(ctx, &bytes[motion_at]))
+            })?;
+            host.lap("read-back");
+            let totals = totals?;
+            for (label, seconds) in motion_times.into_iter().chain(totals.pass_times.clone()) {
+                stages.push(StageTime {
+                    stage: label,
+                    seconds,
+                    clock: Clock::GpuTimestamp,
+                });
+            }
+            if totals.pairs <= bp.pair_capacity() {
+                break totals;
+            }
+            bp.grow_pair_list(totals.pairs)?;
+            stages.clear();
+            timer.reset();
+        };
+        for (step, seconds) in host.steps() {
+            stages.push(StageTime {
+                stage: step,
+                seconds,
+                clock: Clock::Host,
+            });
+        }
+        m.record(start, totals.tests, totals.pairs, &stages);
+        m.device.push(ctx.counts().since(before));
+        if let Some(cpu) = cpu_scene.as_mut() {
+            if frame > 0 {
+                cpu.step();
+            }
+            if let Some(reference) = reference.as_deref_mut()
+                && (frame == 0 || frame == last)
+            {
+                let this = check_frame(ctx, bp, &device, totals.pairs, cpu, reference)?;
+                let failed = |c: &Check| !c.comparison.is_ok() || c.moved_apart > 0;
+                if check.as_ref().is_none_or(|c| !failed(c) && failed(&this)) {
+                    check = Some(this);
+                }
+            }
+        }
+    }
+    Ok((m, check))
+}
+
+/// Reads back the device's spheres and pairs (`pairs` of them) and compares them with the CPU:
+/// the reference's pairs on the device's spheres, and the spheres with `cpu`'s motion.
+fn check_frame(
+    ctx: &GpuContext,
+    bp: &GpuBroadPhase,
+    device: &DeviceScene,
+    pairs: u64,
+    cpu: &Scene,
+    reference: &mut dyn BroadPhase,
+) -> Result<Check> {
+    let spheres = device.read_spheres(ctx)?;
+    let moved_apart = spheres
+        .iter()
+        .zip(&cpu.spheres)
+        .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
+        .count();
+    let list = bp.resident_pairs();
+    let mut got: Vec<Pair> =
+        bytemuck::pod_collect_to_vec(&ctx.read_bytes(list.pairs, 0, 8 * pairs)?);
+    let mut expected = Vec::new();
+    reference.find_pairs(&spheres, Some(&mut expected))?;
+    canonicalize(&mut got);
+    canonicalize(&mut expected);
+    Ok(Check {
+        comparison: compare_pairs(&spheres, &expected, &got),
+        moved_apart,
+    })
+}

@@ -1,0 +1,269 @@
+//! `sweepfan sort-bench`: the GPU radix sort of (u32 key, u32 value) pairs timed per size, for
+//! the plan [`RadixSort::new`] picks and for each fixed variant, every result checked (sorted,
+//! stable, a permutation). The numbers set beside CUB's (`torch.sort`) on the same GPU
+//! (`scripts/gpu-figures.sh`).
+
+use crate::run::bench::median;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use std::time::Instant;
+use sweepfan::error::{Error, Result};
+use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::readback::{self, Readback};
+use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant, plan_for};
+use sweepfan::gpu::timer::PassTimer;
+
+/// One configuration at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct SortRow {
+    pub n: usize,
+    /// `plan` (what `RadixSort::new` chose) or a fixed variant at 16 rounds.
+    pub config: String,
+    pub variant: String,
+    pub rounds: u32,
+    /// Median over the timed repetitions: the sort's passes from timestamp queries when the
+    /// adapter has them (`clock` = "gpu timestamps"), else wall time around submit and wait.
+    pub ms: f64,
+    pub gpairs_per_s: f64,
+    pub clock: &'static str,
+    /// Sorted by key, stable, and a permutation of the input (checked on the last repetition).
+    pub verified: bool,
+    pub device: String,
+    /// Per sort (keys written, sorted, timestamps read): objects created and bytes moved, the
+    /// median over the timed runs after the first two (docs/design.md §9.16).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::run::row::SteadyCounts>,
+}
+
+/// Host bytes per key of one size, at most: keys and values (8), their read-back copies (8),
+/// the mapped staging buffer (8) and the permutation check's flags (1), rounded up.
+const HOST_BYTES_PER_KEY: u64 = 32;
+
+/// Sizes, repetitions, seed.
+#[derive(Clone, Debug)]
+pub struct SortBenchConfig {
+    pub sizes: Vec<usize>,
+    pub reps: usize,
+    pub seed: u64,
+}
+
+/// Times every configuration at every size; sizes past the adapter's binding limit end the run
+/// with the sizes done (the caller says so) unless none fits.
+pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<SortRow>, String)> {
+    if cfg.sizes.is_empty() || cfg.reps == 0 {
+        return Err(Error::Config(
+            "sort-bench: needs at least one size and one repetition".into(),
+        ));
+    }
+    // Sizes and repetitions from flags are checked before anything is allocated for them
+    // (docs/design.md §9.14): the repetitions here, each size before its keys are made.
+    sweepfan::scenes::memory::check_fits_or(
+        &format!("--reps {}", cfg.reps),
+        (cfg.reps as u64).saturating_mul(8),
+        |usable| format!("use fewer --reps (about {} fit)", usable / 8),
+    )?;
+    let mut configs: Vec<(String, RadixSort)> = vec![
+        ("plan".into(), RadixSort::new(ctx)?),
+        ("portable".into(), RadixSort::portable(ctx)?),
+    ];
+    if Variant::best(ctx) == Variant::Subgroup {
+        configs.push((
+            "subgroup".into(),
+            RadixSort::with_variant(ctx, Variant::Subgroup, 16)?,
+        ));
+    }
+    let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
+    let mut rows = Vec::new();
+    let mut note = String::new();
+    let mut timer = PassTimer::new(ctx, 64);
+    let mut rb = Readback::new("sort-bench readback");
+    for &n in &cfg.sizes {
+        let n32 = sweepfan::gpu::context::count_u32("keys", n)?;
+        let host = sweepfan::scenes::memory::check_fits_or(
+            &format!("sort-bench n = {n}"),
+            (n as u64).saturating_mul(HOST_BYTES_PER_KEY),
+            |usable| {
+                format!(
+                    "use smaller --sizes (about {} keys fit)",
+                    usable / HOST_BYTES_PER_KEY
+                )
+            },
+        );
+        if let Err(e) = host.and_then(|()| ctx.check_binding("sort keys", n as u64 * 4)) {
+            if rows.is_empty() {
+                return Err(e);
+            }
+            note = format!("stopped before n = {n}: {e}");
+            break;
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ n as u64);
+        let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        let values: Vec<u32> = (0..n32).collect();
+        let kb =
+            ctx.storage_buffer("sort-bench keys", n as u64 * 4, wgpu::BufferUsages::empty())?;
+        let vb = ctx.storage_buffer(
+            "sort-bench values",
+            n as u64 * 4,
+            wgpu::BufferUsages::empty(),
+        )?;
+        for (name, sort) in &mut configs {
+            let mut times = Vec::with_capacity(cfg.reps);
+            let mut counts = crate::run::bench::Measurement::default();
+            let mut verified = false;
+            // One warm-up run (pipelines, scratch buffers), then the timed ones.
+            for rep in 0..=cfg.reps {
+                let before = ctx.counts();
+                let _frame = ctx.frame();
+                ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
+                ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
+                ctx.wait()?;
+                timer.reset();
+                let last = rep == cfg.reps;
+                let t = Instant::now();
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                sort.encode(ctx, &mut enc, &kb, &vb, n32, 32, Some(&mut timer))?;
+                timer.resolve(&mut enc);
+                rb.clear();
+                let times_at = rb.add_timer(&timer);
+                let (ka, va) = if last {
+                    (rb.add(&kb, 0, n as u64 * 4), rb.add(&vb, 0, n as u64 * 4))
+                } else {
+                    (0..0, 0..0)
+                };
+                rb.record(ctx, &mut enc)?;
+                ctx.queue.submit([enc.finish()]);
+                let (gpu_s, ok) = rb.map(ctx, |bytes| {
+                    let s: f64 = timer
+                        .times_from(ctx, &bytes[times_at.clone()])
+                        .iter()
+                        .map(|(_, s)| s)
+                        .sum();
+                    let ok = last
+                        && sorted_stable_permutation(
+                            &keys,
+                            &readback::words(&bytes[ka.clone()]),
+                            &readback::words(&bytes[va.clone()]),
+                        );
+                    (s, ok)
+                })?;
+                let wall = t.elapsed().as_secs_f64();
+                if rep > 0 {
+                    times.push(if ctx.has_timestamps() { gpu_s } else { wall });
+                    counts.device.push(ctx.counts().since(before));
+                }
+                verified = ok;
+            }
+            let ms = 1e3 * median(&times);
+            rows.push(SortRow {
+                n,
+                config: name.clone(),
+                variant: sort.variant().name().into(),
+                rounds: sort.rounds(),
+                ms,
+                gpairs_per_s: n as f64 / (ms * 1e-3) / 1e9,
+                clock: if ctx.has_timestamps() {
+                    "gpu timestamps"
+                } else {
+                    "wall"
+                },
+                verified,
+                device: device.clone(),
+                steady: counts.steady_counts(),
+            });
+            debug_assert!(name != "plan" || (sort.variant(), sort.rounds()) == plan_for(ctx, n32));
+        }
+    }
+    Ok((rows, note))
+}
+
+/// Whether (`keys_out`, `values_out`) is `keys` sorted stably: keys non-decreasing, every value
+/// an input index used once, carrying its key, and equal keys in input order.
+pub fn sorted_stable_permutation(keys: &[u32], keys_out: &[u32], values_out: &[u32]) -> bool {
+    if keys_out.len() != keys.len() || values_out.len() != keys.len() {
+        return false;
+    }
+    let mut seen = vec![false; keys.len()];
+    for i in 0..keys.len() {
+        let v = values_out[i] as usize;
+        if v >= keys.len() || seen[v] || keys[v] != keys_out[i] {
+            return false;
+        }
+        seen[v] = true;
+        if i > 0
+            && (keys_out[i - 1] > keys_out[i]
+                || (keys_out[i - 1] == keys_out[i] && values_out[i - 1] > values_out[i]))
+        {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_rejects_unsorted_unstable_and_lost_elements() {
+        let keys = [5, 1, 5, 0];
+        assert!(sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 0, 2]
+        ));
+        // Unstable: equal keys out of input order.
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 2, 0]
+        ));
+        // Unsorted.
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[1, 0, 5, 5],
+            &[1, 3, 0, 2]
+        ));
+        // An element lost, another twice.
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[3, 1, 0, 0]
+        ));
+        // A value carrying the wrong key.
+        assert!(!sorted_stable_permutation(
+            &keys,
+            &[0, 1, 5, 5],
+            &[1, 3, 0, 2]
+        ));
+    }
+
+    #[test]
+    fn every_configuration_sorts_and_is_timed() {
+        let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+            return;
+        };
+        let cfg = SortBenchConfig {
+            sizes: vec![1_000, 70_000],
+            reps: 2,
+            seed: 3,
+        };
+        let (rows, note) = run_sort_bench(&ctx, &cfg).unwrap();
+        assert!(note.is_empty());
+        let per_size = if Variant::best(&ctx) == Variant::Subgroup {
+            3
+        } else {
+            2
+        };
+        assert_eq!(rows.len(), 2 * per_size);
+        for r in &rows {
+            assert!(r.verified, "{r:?}");
+            assert!(r.ms > 0.0 && r.gpairs_per_s > 0.0, "{r:?}");
+        }
+        let plan = rows
+            .iter()
+            .find(|r| r.config == "plan" && r.n == 70_000)
+            .unwrap();
+        let (v, rounds) = plan_for(&ctx, 70_000);
+        assert_eq!((plan.variant.as_str(), plan.rounds), (v.name(), rounds));
+    }
+}

@@ -1,0 +1,209 @@
+//! Verification of the box / polygon pipelines: the all-pairs SAT oracle for small scenes, the
+//! CPU pipeline above that, and the near-touching rule for polygons (docs/design.md §4.6): a
+//! polygon pair on which two answers differ is allowed only when it overlaps with both shapes
+//! grown by [`SAT_TOUCH_REL`] and not with both shrunk by it. Boxes are decided exactly (§4.2):
+//! any difference is wrong.
+
+use rayon::prelude::*;
+use sweepfan::broadphase::{Pair, Stats, canonicalize};
+use sweepfan::cpu::sat::CpuBoxPipeline;
+use sweepfan::error::Result;
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::polygon::Polygon;
+use sweepfan::gpu::GpuBoxPipeline;
+
+/// Largest n for which `verify --shape obb|polygon` checks against the all-pairs SAT (above it:
+/// the CPU pipeline).
+pub const SAT_ALL_PAIRS_MAX_N: usize = 5_000;
+
+/// Relative size change that decides whether a disagreeing pair is "near touching".
+pub const SAT_TOUCH_REL: f32 = 1e-5;
+
+/// SAT shapes behind one interface for the verify / bench code.
+pub enum Shapes {
+    Boxes(Vec<Obb>),
+    Polygons(Vec<Polygon>),
+}
+
+impl Shapes {
+    pub fn len(&self) -> usize {
+        match self {
+            Shapes::Boxes(b) => b.len(),
+            Shapes::Polygons(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shapes::Boxes(_) => "obb",
+            Shapes::Polygons(_) => "polygon",
+        }
+    }
+
+    /// The CPU pipeline (bounds sweep + SAT).
+    pub fn cpu(&self) -> Result<(Vec<Pair>, Stats)> {
+        self.cpu_with(&mut CpuBoxPipeline::new())
+    }
+
+    /// [`Shapes::cpu`] on a pipeline kept between frames.
+    pub fn cpu_with(&self, pipeline: &mut CpuBoxPipeline) -> Result<(Vec<Pair>, Stats)> {
+        match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b),
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p),
+        }
+    }
+
+    pub fn gpu(&self, pipeline: &mut GpuBoxPipeline, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        Ok(match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
+        })
+    }
+
+    /// Every pair tested (SAT), for small n.
+    pub fn all_pairs(&self) -> Vec<Pair> {
+        let n = self.len();
+        let mut pairs: Vec<Pair> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                (i + 1..n)
+                    .filter(move |&j| self.overlap(i, j, 1.0))
+                    .map(move |j| [i as u32, j as u32])
+            })
+            .collect();
+        canonicalize(&mut pairs);
+        pairs
+    }
+
+    /// Whether shapes i and j overlap after scaling both by `f` about their centres.
+    pub fn overlap(&self, i: usize, j: usize, f: f32) -> bool {
+        match self {
+            Shapes::Boxes(b) => {
+                let s = |o: &Obb| Obb::new(o.center, o.half_extents * f, o.rotation);
+                s(&b[i]).overlaps(&s(&b[j]))
+            }
+            Shapes::Polygons(p) => {
+                let s = |q: &Polygon| {
+                    let v = q.vertices();
+                    let c = v.iter().copied().sum::<glam::Vec2>() / v.len() as f32;
+                    let scaled: Vec<glam::Vec2> = v.iter().map(|&x| c + (x - c) * f).collect();
+                    Polygon::new(0, &scaled)
+                };
+                match (s(&p[i]), s(&p[j])) {
+                    (Ok(a), Ok(b)) => a.overlaps(&b),
+                    _ => p[i].overlaps(&p[j]),
+                }
+            }
+        }
+    }
+
+    /// Sorted pairs in exactly one of the lists: (near touching, others). Boxes have no
+    /// near-touching pairs: both answers are exact.
+    pub fn differences(&self, expected: &[Pair], got: &[Pair]) -> (Vec<Pair>, Vec<Pair>) {
+        let a: std::collections::BTreeSet<Pair> = expected.iter().copied().collect();
+        let b: std::collections::BTreeSet<Pair> = got.iter().copied().collect();
+        a.symmetric_difference(&b).copied().partition(|&[i, j]| {
+            let (i, j) = (i as usize, j as usize);
+            matches!(self, Shapes::Polygons(_))
+                && i < self.len()
+                && j < self.len()
+                && self.overlap(i, j, 1.0 + SAT_TOUCH_REL)
+                && !self.overlap(i, j, 1.0 - SAT_TOUCH_REL)
+        })
+    }
+
+    /// The `k` shapes nearest the first one's centre (all of them when `k >= len`): a dense
+    /// region, so a sample checked against the all-pairs SAT holds many pairs.
+    pub fn sample_near_first(&self, k: usize) -> Shapes {
+        let centres: Vec<glam::Vec2> = match self {
+            Shapes::Boxes(b) => b.iter().map(|o| o.center.truncate()).collect(),
+            Shapes::Polygons(p) => p
+                .iter()
+                .map(|q| {
+                    q.vertices().iter().copied().sum::<glam::Vec2>() / q.vertices().len() as f32
+                })
+                .collect(),
+        };
+        let z = |i: usize| match self {
+            Shapes::Boxes(b) => b[i].center.z - b[0].center.z,
+            Shapes::Polygons(_) => 0.0,
+        };
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        if let Some(&c0) = centres.first() {
+            order.sort_by(|&i, &j| {
+                let d = |i: usize| (centres[i] - c0).length_squared() + z(i) * z(i);
+                d(i).total_cmp(&d(j))
+            });
+        }
+        order.truncate(k);
+        order.sort_unstable();
+        match self {
+            Shapes::Boxes(b) => Shapes::Boxes(order.iter().map(|&i| b[i]).collect()),
+            Shapes::Polygons(p) => Shapes::Polygons(order.iter().map(|&i| p[i].clone()).collect()),
+        }
+    }
+
+    /// The CPU pipeline checked against the all-pairs SAT on [`Self::sample_near_first`] of
+    /// [`SAT_ALL_PAIRS_MAX_N`] shapes: the independent check of the reference itself when the
+    /// scene is too large for the all-pairs SAT. Returns (pairs in the sample, differing pairs
+    /// beyond the near-touching rule).
+    pub fn check_cpu_on_sample(&self) -> Result<(usize, usize)> {
+        let sample = self.sample_near_first(SAT_ALL_PAIRS_MAX_N);
+        let want = sample.all_pairs();
+        let (mut got, _) = sample.cpu()?;
+        canonicalize(&mut got);
+        let (_, wrong) = sample.differences(&want, &got);
+        Ok((want.len(), wrong.len()))
+    }
+
+    /// The reference pairs: the all-pairs SAT up to [`SAT_ALL_PAIRS_MAX_N`] shapes, the CPU
+    /// pipeline above; with the reference's name.
+    pub fn reference(&self) -> Result<(&'static str, Vec<Pair>)> {
+        Ok(if self.len() <= SAT_ALL_PAIRS_MAX_N {
+            ("all-pairs SAT", self.all_pairs())
+        } else {
+            let (mut e, _) = self.cpu()?;
+            canonicalize(&mut e);
+            ("CPU pipeline", e)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+
+    fn unit_box(x: f32) -> Obb {
+        Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::splat(0.5), Quat::IDENTITY)
+    }
+
+    #[test]
+    fn only_polygon_pairs_within_the_band_of_touching_may_differ() {
+        // 0 and 1 touch face to face (gap 0); 0 and 2 overlap by half a box; 0 and 3 are apart.
+        let shapes = Shapes::Boxes(vec![
+            unit_box(0.0),
+            unit_box(1.0),
+            unit_box(0.5),
+            unit_box(3.0),
+        ]);
+        // Boxes are exact: a missing touching pair is wrong like any other.
+        let (near, wrong) = shapes.differences(&[[0, 1], [0, 2]], &[[0, 2], [0, 3]]);
+        assert!(near.is_empty());
+        assert_eq!(wrong, [[0, 1], [0, 3]]);
+        assert_eq!(shapes.all_pairs(), [[0, 1], [0, 2], [1, 2]]);
+        // Unit squares: 0 and 1 share an edge, 0 and 2 are apart.
+        let square = |x: f32| {
+            let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+            let v: Vec<glam::Vec2> = v.iter().map(|&(a, b)| glam::Vec2::new(a + x, b)).collect();
+            Polygon::new(0, &v).unwrap()
+        };
+        let shapes = Shapes::Polygons(vec![square(0.0), square(1.0), square(3.0)]);
+        let (near, wrong) = shapes.differences(&[[0, 1]], &[[0, 2]]);
+        assert_eq!((near, wrong), (vec![[0, 1]], vec![[0, 2]]));
+    }
+}
