@@ -151,7 +151,7 @@ fi
 
 # On the adapter asked for, or fail at once naming both (one test, not the whole suite first).
 if [ "$#" -eq 0 ] && [ -n "${SWEEPFAN_EXPECT_ADAPTER:-}" ]; then
-  if ! cargo test --release --lib -- --exact \
+  if ! cargo test --release -p sweepfan --lib -- --exact \
     gpu::context::tests::the_tests_run_on_the_expected_adapter --nocapture; then
     echo "scripts/test.sh: not on the adapter SWEEPFAN_EXPECT_ADAPTER=$SWEEPFAN_EXPECT_ADAPTER" \
       "names (see above)" >&2

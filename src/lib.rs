@@ -4,7 +4,7 @@
 //!
 //! # What a user calls
 //! * [`BroadPhase`]: every method on every backend, chosen by [`Method`] and [`Backend`]:
-//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`run::registry`];
+//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`registry`];
 //!   [`cpu::auto`] and [`gpu::auto`] choose the method per scene ([`broadphase::auto`]).
 //! * Shapes: [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`]; the box and
 //!   polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
@@ -43,10 +43,11 @@
 //!   [`partition`]: a scene split into parts with ghosts, for any method on any number of
 //!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
-//! * [`run`]: what the CLI, examples and benches share: measurement, stress, verification.
-//! * [`experiments`]: the paper reproductions, returning data; `dist` (feature `mpi`): the broad
-//!   phase across processes and machines over MPI (docs/design.md §2.11).
-//! * [`report`]: tables, JSON/CSV rows, SVG plots.
+//! * [`registry`]: methods by name, on either backend.
+//!
+//! The `sweepfan` tool (benchmarks, verification, the paper reproductions, reports, the broad
+//! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
+//! library alone.
 
 pub mod broadphase;
 pub mod cpu;

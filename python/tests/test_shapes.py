@@ -10,7 +10,7 @@ IDENTITY = (1.0, 0.0, 0.0, 0.0)  # (w, x, y, z)
 
 # Relative size change of the "touching band": a pair on which two backends may differ must
 # overlap with both shapes grown by it and not with both shrunk by it (the Rust suite's rule,
-# src/run/verify_shapes.rs: rounding, e.g. fused multiply-add on a GPU, decides such pairs).
+# cli/src/run/verify_shapes.rs: rounding, e.g. fused multiply-add on a GPU, decides such pairs).
 TOUCH_REL = 1e-5
 
 

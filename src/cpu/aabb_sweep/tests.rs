@@ -190,5 +190,5 @@ fn runs_are_found_by_galloping_and_bound_the_pairs() {
         .sum();
     assert_eq!(candidate_bound(column, lo, hi), runs);
     assert!(!pairs.is_empty() && runs >= pairs.len() as u64, "{runs}");
-    // (Refusals past a limit: tests/suite/memory_limits.rs.)
+    // (Refusals past a limit: cli/tests/suite/memory_limits.rs.)
 }

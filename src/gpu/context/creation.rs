@@ -1,7 +1,7 @@
 //! Every object the library creates on a device, and every byte it moves between host and
 //! device, counted (docs/design.md §9.16): the context makes them through these methods, so that
 //! a frame's creations and traffic appear in every GPU row (`created_per_frame`,
-//! `bytes_to_host_per_frame`, `bytes_from_host_per_frame`), and so do its compute passes. `tests/suite/gpu_counters.rs`
+//! `bytes_to_host_per_frame`, `bytes_from_host_per_frame`), and so do its compute passes. `cli/tests/suite/gpu_counters.rs`
 //! fails on a creation under `src/gpu/` that bypasses them.
 
 use super::GpuContext;

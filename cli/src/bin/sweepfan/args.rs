@@ -173,7 +173,7 @@ macro_rules! say {
 }
 
 /// `println!` with the write checked: the CLI prints to standard output only through this,
-/// `out!` and `say!` (docs/design.md §8.3; `tests/suite/cli_outputs.rs` fails on a
+/// `out!` and `say!` (docs/design.md §8.3; `cli/tests/suite/cli_outputs.rs` fails on a
 /// `println!` under `src/bin/`).
 macro_rules! outln {
     () => {
