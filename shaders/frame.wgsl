@@ -4,6 +4,7 @@
 
 // #import dispatch.wgsl
 // #import math.wgsl
+// #import ordered_float.wgsl
 
 struct Params {
     n: u32,
@@ -54,17 +55,6 @@ const NONE: u32 = 0xffffffffu;
 const FLAG_MARK: u32 = 1u;
 const FLAG_STORE: u32 = 2u;
 
-
-// Monotone map f32 -> u32 (for sorting and atomic min/max). -0 is mapped like +0 so that the
-// order of encodings equals the order of the floats.
-fn ordered(x: f32) -> u32 {
-    let b = bitcast<u32>(select(x, 0.0, x == 0.0));
-    return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
-}
-
-fn unordered(u: u32) -> f32 {
-    return bitcast<f32>(select(~u, u & 0x7fffffffu, (u & 0x80000000u) != 0u));
-}
 
 fn lo_of(s: vec4<f32>, a: u32) -> f32 {
     return s[a] - s.w;

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 pub mod auto;
 pub mod cancel;
+pub mod keys;
 
 /// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
 /// method's own until [`canonicalize`] sorts it.

@@ -1,5 +1,5 @@
 // Sweep and prune over axis-aligned bounding boxes (src/gpu/boxes/aabb_sap/), the broad phase of the
-// GPU box / polygon pipeline. Imports ordered_float.wgsl (ordered_u32).
+// GPU box / polygon pipeline. Imports ordered_float.wgsl (ordered).
 //
 // A plain sweep along x visits, in a 3D volume, every box overlapping on x: about n^(2/3) per box.
 // So the (y, z) plane is cut into square columns and each box belongs to the column of its
@@ -9,7 +9,7 @@
 // The column map is monotonic (clamped floor), which is all that soundness needs; the cell size
 // only sets the speed (the host picks it; one column makes this a plain sweep).
 //
-// obb_bounds / polygon_bounds: one AABB per shape, key ordered_u32(min.x), value its index;
+// obb_bounds / polygon_bounds: one AABB per shape, key ordered(min.x), value its index;
 // (RadixSort by key); columns: key = column of the AABB at each sorted position; (RadixSort
 // again, stable: the order becomes (column, min.x, index)); gather: the AABBs in that order,
 // split into min.x and the (y, z) intervals so that a walk step reads 20 bytes, not 32; ranges:
@@ -98,7 +98,7 @@ const BOX_MARGIN: f32 = 5.0 * 1.1920929e-7;
 
 fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
     boxes[i] = Aabb(vec4<f32>(lo, 0.0), vec4<f32>(hi, 0.0));
-    keys[i] = ordered_u32(lo.x);
+    keys[i] = ordered(lo.x);
     values[i] = i;
 }
 
@@ -302,7 +302,7 @@ fn visit(q: u32) {
 
 // Whether sorted position q comes after the walking box in (min.x key, index) order.
 fn after_me(q: u32) -> bool {
-    let k = ordered_u32(sorted_lo_x[q]);
+    let k = ordered(sorted_lo_x[q]);
     return k > me_key || (k == me_key && values[q] > me_index);
 }
 
@@ -352,7 +352,7 @@ fn walk_from(p: u32) {
     }
     me_yz = sorted_yz[p];
     me_hi_x = me.hi.x;
-    me_key = ordered_u32(sorted_lo_x[p]);
+    me_key = ordered(sorted_lo_x[p]);
     // Lowest lower corner a box overlapping this one can have: min - reach, rounded down by a
     // margin larger than the subtraction's rounding.
     let low = me_yz.xz - params.reach - (abs(me_yz.xz) + params.reach) * 1e-6;

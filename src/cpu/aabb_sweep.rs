@@ -9,6 +9,7 @@
 //! When most boxes are huge the columns widen until this is a plain sweep.
 
 use crate::broadphase::Pair;
+use crate::broadphase::keys::ordered_bits;
 use crate::cpu::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use rayon::prelude::*;
@@ -51,13 +52,6 @@ impl Columns {
     fn id(&self, c1: u32, c2: u32) -> u32 {
         c1 * self.dims[1] + c2
     }
-}
-
-/// Maps an f32 to a u32 with the same order (for sort keys).
-#[inline(always)]
-fn ordered_bits(x: f32) -> u32 {
-    let b = x.to_bits();
-    if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
 }
 
 /// How a set of boxes is swept: the axis and the columns across it. It depends only on the

@@ -4,17 +4,7 @@
 
 use rayon::slice::ParallelSliceMut;
 
-/// Maps an f32 to a u32 whose unsigned order is the float order. `-0.0` is folded into `+0.0`
-/// first (they compare equal as floats, so their tie must be broken by index, not by sign).
-#[inline(always)]
-pub fn ordered_bits(value: f32) -> u32 {
-    let bits = (value + 0.0).to_bits();
-    if bits & 0x8000_0000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
-}
+pub use crate::broadphase::keys::ordered_bits;
 
 /// `(value, index)` packed so that integer order is lexicographic order.
 #[inline(always)]

@@ -109,12 +109,7 @@ impl<'a> Order<'a> {
     }
 }
 
-/// An f32 as a u32 in the same total order as `f32::total_cmp`.
-#[inline]
-pub(crate) fn ordered_bits(x: f32) -> u32 {
-    let b = x.to_bits();
-    if b >> 31 == 1 { !b } else { b | 1 << 31 }
-}
+pub(crate) use crate::broadphase::keys::ordered_bits;
 
 /// The highest lower end (`centre - radius` on the axis) an object may have and still touch
 /// one of a set whose largest centre on the axis is `hi` and largest radius `rk`, where no

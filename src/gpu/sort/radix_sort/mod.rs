@@ -22,18 +22,6 @@ const MAX_PASSES: u32 = 32 / DIGIT_BITS;
 pub(crate) const DEFAULT_ROUNDS: u32 = 16;
 const MAX_ROUNDS: u32 = 64;
 
-/// Order-preserving map f32 -> u32 (total order; -0.0 < +0.0 is fine; NaN never reaches it).
-/// Negative floats have every bit flipped, non-negative ones get the sign bit set; the WGSL twin
-/// is `ordered_u32` in `shaders/ordered_float.wgsl`.
-pub fn f32_to_ordered_u32(f: f32) -> u32 {
-    let bits = f.to_bits();
-    if bits & 0x8000_0000 != 0 {
-        !bits
-    } else {
-        bits | 0x8000_0000
-    }
-}
-
 /// Which scatter kernel ranks the keys within a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {

@@ -43,6 +43,7 @@ fn the_plan_fills_32_and_64_lane_gpus_and_keeps_blocks_large() {
         }
     }
 }
+use crate::broadphase::keys::{from_ordered_bits, ordered_bits};
 use crate::gpu::context::test_gpu;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -77,13 +78,14 @@ fn special_floats() -> Vec<f32> {
 }
 
 #[test]
-fn ordered_u32_follows_total_cmp() {
+fn ordered_keys_follow_the_float_order() {
     let v = special_floats();
     for &a in &v {
         for &b in &v {
+            // Float comparison, not `total_cmp`: -0.0 and +0.0 are one key.
             assert_eq!(
-                f32_to_ordered_u32(a).cmp(&f32_to_ordered_u32(b)),
-                a.total_cmp(&b),
+                Some(ordered_bits(a).cmp(&ordered_bits(b))),
+                a.partial_cmp(&b),
                 "{a:e} vs {b:e}"
             );
         }
@@ -91,7 +93,7 @@ fn ordered_u32_follows_total_cmp() {
 }
 
 #[test]
-fn wgsl_ordered_u32_matches_rust() {
+fn wgsl_ordered_keys_match_rust() {
     let Some(ctx) = test_gpu() else { return };
     // Test-only kernel around the shared snippet.
     let source = crate::gpu::shader::compose_text(
@@ -99,8 +101,13 @@ fn wgsl_ordered_u32_matches_rust() {
          @group(0) @binding(0) var<storage, read_write> io: array<u32>;
          @compute @workgroup_size(64)
          fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-             if (id.x < arrayLength(&io)) {
-                 io[id.x] = ordered_u32(bitcast<f32>(io[id.x]));
+             {
+                 let n = arrayLength(&io) / 2u;
+                 if (id.x < n) {
+                     let key = ordered(bitcast<f32>(io[id.x]));
+                     io[id.x] = key;
+                     io[n + id.x] = bitcast<u32>(unordered(key));
+                 }
              }
          }",
     )
@@ -108,7 +115,9 @@ fn wgsl_ordered_u32_matches_rust() {
     let module = ctx.shader("ordered_float test", &source).unwrap();
     let pipeline = ctx.pipeline(&module, "main", &[]).unwrap();
     let v = special_floats();
-    let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
+    // The floats' bits, then room for the floats given back by their keys.
+    let mut bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
+    bits.extend(bits.clone());
     let buf = ctx
         .storage_buffer("io", bits.len() as u64 * 4, wgpu::BufferUsages::empty())
         .unwrap();
@@ -128,9 +137,14 @@ fn wgsl_ordered_u32_matches_rust() {
     ctx.queue.submit([enc.finish()]);
     ctx.wait().unwrap();
     let got: Vec<u32> = ctx.read(&buf, bits.len()).unwrap();
-    // Subnormals may be flushed on the device, but bitcast keeps the bits: exact match.
+    // Subnormals may be flushed on the device, but the rule reads bits only: exact match.
     for (i, &f) in v.iter().enumerate() {
-        assert_eq!(got[i], f32_to_ordered_u32(f), "{f:e}");
+        assert_eq!(got[i], ordered_bits(f), "{f:e}");
+        assert_eq!(
+            got[v.len() + i],
+            from_ordered_bits(ordered_bits(f)).to_bits(),
+            "{f:e}"
+        );
     }
 }
 
