@@ -2,8 +2,11 @@
 
 use std::path::PathBuf;
 
-/// Everything that can go wrong in sweepfan, with enough context to act on.
+/// Everything that can go wrong in sweepfan, with enough context to act on. Code that decides
+/// what to do next (run in smaller parts, which Python exception) reads the kind and its data,
+/// never the text.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The scene has no objects: there is nothing to collide, and a zero-pair answer would hide a
     /// caller's bug (an empty file, a filter that removed everything).
@@ -21,9 +24,10 @@ pub enum Error {
         problem: String,
     },
     /// A request that cannot be met within memory or device limits (e.g. more pairs than memory
-    /// holds, a buffer larger than the adapter's `max_storage_buffer_binding_size`).
-    #[error("too large: {0}")]
-    TooLarge(String),
+    /// holds, a buffer larger than the adapter's `max_storage_buffer_binding_size`): which limit
+    /// ([`Exceeds`], with the sizes where they are known) and the message for people.
+    #[error("too large: {message}")]
+    TooLarge { exceeds: Exceeds, message: String },
     /// No GPU adapter was found (or the requested one does not exist).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
@@ -37,6 +41,14 @@ pub enum Error {
     /// with its error; on the others, which ranks failed.
     #[error("{0}")]
     Rank(String),
+    /// A thread that ran part of the call panicked; the panic itself is raised again on the
+    /// caller's thread (`partition`).
+    #[error("{0}")]
+    Panicked(String),
+    /// The process's environment names something that does not exist (`WGPU_BACKEND` naming
+    /// no backend): not the fault of any argument.
+    #[error("{0}")]
+    Environment(String),
     /// The call was cancelled through its cancellation token (`broadphase::cancel`) before it
     /// finished (docs/design.md §9.18).
     #[error("interrupted: the call was cancelled before it finished")]
@@ -58,7 +70,47 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The limit an [`Error::TooLarge`] ran into. Sizes are in bytes unless named otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Exceeds {
+    /// One storage binding of the device (the adapter's limit, or the lower one set for the
+    /// run): a frame in smaller parts fits (`partition`).
+    Binding { needed: u64, allowed: u64 },
+    /// One buffer of the device (`max_buffer_size`, a read-back): smaller parts fit too.
+    Buffer { needed: u64, allowed: u64 },
+    /// The device's workgroup size or dispatch dimensions.
+    Dispatch,
+    /// The memory this process may still use (`scenes::memory`): `usable` when known.
+    HostMemory { needed: u64, usable: Option<u64> },
+    /// A count past what 32-bit indices hold (objects, pairs, vertices, cells).
+    Index32 { count: u64 },
+    /// A pair list's capacity: the pairs found against the pairs it holds.
+    PairList { pairs: u64, allowed: u64 },
+}
+
+impl Exceeds {
+    /// Whether this is a device size (a binding or buffer too small for this frame): what
+    /// smaller parts overcome (`partition`), unlike host memory or a count.
+    pub fn is_device_size(self) -> bool {
+        matches!(self, Exceeds::Binding { .. } | Exceeds::Buffer { .. })
+    }
+}
+
 impl Error {
+    /// [`Error::TooLarge`] of `exceeds`, with `message` for people.
+    pub fn too_large(exceeds: Exceeds, message: impl Into<String>) -> Self {
+        Error::TooLarge {
+            exceeds,
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::TooLarge`] of a count past 32-bit indices.
+    pub fn past_u32(count: u64, message: impl Into<String>) -> Self {
+        Self::too_large(Exceeds::Index32 { count }, message)
+    }
+
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

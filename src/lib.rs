@@ -60,7 +60,7 @@ pub mod registry;
 pub mod scenes;
 
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
-pub use error::{Error, Result};
+pub use error::{Error, Exceeds, Result};
 pub use events::EventTracker;
 pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;

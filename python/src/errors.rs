@@ -18,10 +18,14 @@ fn innermost(e: &Error) -> &Error {
 pub fn to_py(e: Error) -> PyErr {
     let message = e.to_string();
     match innermost(&e) {
-        // The environment's WGPU_BACKEND names no backend: not an argument's fault.
-        Error::Config(m) if m.starts_with("WGPU_BACKEND") => PyRuntimeError::new_err(message),
-        Error::TooLarge(_) => PyMemoryError::new_err(message),
-        Error::NoAdapter(_) | Error::Gpu(_) | Error::Rank(_) => PyRuntimeError::new_err(message),
+        Error::TooLarge { .. } => PyMemoryError::new_err(message),
+        // The environment's WGPU_BACKEND names no backend, a runner panicked: not an
+        // argument's fault.
+        Error::Environment(_)
+        | Error::Panicked(_)
+        | Error::NoAdapter(_)
+        | Error::Gpu(_)
+        | Error::Rank(_) => PyRuntimeError::new_err(message),
         // Cancelled without a signal handler's exception to raise instead (see `interrupt`).
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
@@ -30,6 +34,8 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::Config(_)
         | Error::Parse { .. }
         | Error::Context { .. } => PyValueError::new_err(message),
+        // A kind added to the library later (the enum is non-exhaustive).
+        _ => PyRuntimeError::new_err(message),
     }
 }
 

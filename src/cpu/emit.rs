@@ -11,7 +11,7 @@
 //! does when its count exceeds what a binding holds.
 
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::sphere::Sphere;
 use crate::scenes::memory::LazyBudget;
 use rayon::prelude::*;
@@ -260,15 +260,31 @@ impl PairEmitter {
                 // Name what stopped the storing: the memory, or else the pair limit.
                 let memory =
                     out_of_memory.load(Ordering::Relaxed) || (!overflowed && pairs <= limit);
-                let why = match budget.available() {
-                    Some(a) if memory => format!("what this run may allocate, {}", a.describe()),
-                    _ => format!("the limit of {limit} stored pairs per call"),
+                let list_bytes = pairs.saturating_mul(pair_bytes);
+                let (why, exceeds) = match budget.available() {
+                    Some(a) if memory => (
+                        format!("what this run may allocate, {}", a.describe()),
+                        Exceeds::HostMemory {
+                            needed: list_bytes,
+                            usable: Some(a.usable()),
+                        },
+                    ),
+                    _ => (
+                        format!("the limit of {limit} stored pairs per call"),
+                        Exceeds::PairList {
+                            pairs,
+                            allowed: limit,
+                        },
+                    ),
                 };
-                return Err(Error::TooLarge(format!(
-                    "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; count them \
-                     without storing instead",
-                    pairs as f64 * pair_bytes as f64 / f64::from(1u32 << 30),
-                )));
+                return Err(Error::too_large(
+                    exceeds,
+                    format!(
+                        "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; count them \
+                         without storing instead",
+                        list_bytes as f64 / f64::from(1u32 << 30),
+                    ),
+                ));
             }
             out.reserve(pairs as usize);
             for b in buffers.iter() {
@@ -308,7 +324,7 @@ mod tests {
             emitter.set_pair_limit(expected.len() as u64 - 1);
             assert!(matches!(
                 emitter.run(5000, Some(&mut out), work),
-                Err(Error::TooLarge(_))
+                Err(Error::TooLarge { .. })
             ));
         }
     }

@@ -139,11 +139,14 @@ pub fn rotating_brute_force(
 ) -> Result<(u64, Vec<[u32; 2]>)> {
     validate_frame_input(boxes, spheres)?;
     if boxes.len().saturating_mul(spheres.len()) > 1 << 32 {
-        return Err(Error::TooLarge(format!(
-            "brute force over {} boxes x {} spheres",
-            boxes.len(),
-            spheres.len()
-        )));
+        return Err(Error::past_u32(
+            boxes.len().saturating_mul(spheres.len()) as u64,
+            format!(
+                "brute force over {} boxes x {} spheres",
+                boxes.len(),
+                spheres.len()
+            ),
+        ));
     }
     let mut candidates = 0;
     let mut hits = Vec::new();

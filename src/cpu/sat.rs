@@ -4,7 +4,7 @@
 
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::cpu::aabb_sweep::{BoxSweep, TooManyCandidates};
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::exact::settle;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
@@ -104,15 +104,21 @@ fn too_many_candidates(shapes: usize, e: TooManyCandidates) -> Error {
         "{shapes} shapes: more than {} AABB candidate pairs (the sweep bounds them by {})",
         e.at_least, e.bound
     );
-    let need = format!(
-        "more than {}",
-        memory::human(e.at_least.saturating_mul(BYTES_PER_CANDIDATE))
-    );
+    let needed = e.at_least.saturating_mul(BYTES_PER_CANDIDATE);
     let hint = "use fewer shapes, or shapes that overlap less (the CPU pipeline stores every \
                 candidate pair, with or without --count-only)";
     match memory::available() {
-        Some(a) => memory::too_large(&what, &need, &a, hint),
-        None => Error::TooLarge(format!("{what}: {need} of memory needed; {hint}")),
+        Some(a) => memory::too_large(&what, needed, &a, hint),
+        None => Error::too_large(
+            Exceeds::HostMemory {
+                needed,
+                usable: None,
+            },
+            format!(
+                "{what}: about {} of memory needed; {hint}",
+                memory::human(needed)
+            ),
+        ),
     }
 }
 

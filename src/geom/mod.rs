@@ -22,7 +22,10 @@ pub fn check_count(len: usize, what: &str) -> Result<()> {
         return Err(Error::EmptyScene);
     }
     if len > u32::MAX as usize - 1 {
-        return Err(Error::TooLarge(format!("{len} {what}: indices are u32")));
+        return Err(Error::past_u32(
+            len as u64,
+            format!("{len} {what}: indices are u32"),
+        ));
     }
     Ok(())
 }

@@ -333,9 +333,10 @@ impl PolygonSet {
     ) -> Result<PolygonSet> {
         let total: usize = polygons.clone().map(|p| p.vertices.len()).sum();
         if total > u32::MAX as usize {
-            return Err(Error::TooLarge(format!(
-                "{total} polygon vertices: offsets are u32"
-            )));
+            return Err(Error::past_u32(
+                total as u64,
+                format!("{total} polygon vertices: offsets are u32"),
+            ));
         }
         let mut vertices = Vec::with_capacity(total);
         let mut offsets = Vec::with_capacity(polygons.size_hint().0 + 1);

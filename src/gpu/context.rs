@@ -1,7 +1,7 @@
 //! The wgpu context: adapter choice, device with the adapter's own limits, optional features,
 //! error capture, and small helpers every stage uses (buffers, readback, 2D dispatch, timers).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use encase::internal::WriteInto;
 use encase::{ShaderSize, ShaderType, UniformBuffer};
 use std::sync::{Arc, Mutex};
@@ -109,7 +109,7 @@ pub fn check_environment() -> Result<()> {
     };
     for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
         if !BACKEND_NAMES.contains(&name.as_str()) {
-            return Err(Error::Config(format!(
+            return Err(Error::Environment(format!(
                 "WGPU_BACKEND={value}: '{name}' is not a backend (vulkan, metal, dx12, gl, \
                  webgpu; comma-separated)"
             )));
@@ -383,20 +383,24 @@ impl GpuContext {
             // (`GpuOptions::max_binding_bytes`, the CLI's --max-binding-bytes).
             let whose = if self.binding_capped() {
                 format!(
-                    "the limit set for this run (max_binding_bytes) is {max} bytes {PER_BINDING}, \
+                    "the limit set for this run (max_binding_bytes) is {max} bytes per binding, \
                      below the {} bytes of the adapter '{}'",
                     max_binding_bytes_of(&self.adapter.limits()),
                     self.info.name
                 )
             } else {
                 format!(
-                    "the adapter '{}' allows {max} bytes {PER_BINDING}",
+                    "the adapter '{}' allows {max} bytes per binding",
                     self.info.name
                 )
             };
-            return Err(Error::TooLarge(format!(
-                "{what} needs a {bytes}-byte storage buffer; {whose}"
-            )));
+            return Err(Error::too_large(
+                Exceeds::Binding {
+                    needed: bytes,
+                    allowed: max,
+                },
+                format!("{what} needs a {bytes}-byte storage buffer; {whose}"),
+            ));
         }
         Ok(())
     }
@@ -412,13 +416,16 @@ impl GpuContext {
     pub fn check_workgroup(&self, what: &str, size: u32) -> Result<()> {
         let l = &self.limits;
         if l.max_compute_invocations_per_workgroup < size || l.max_compute_workgroup_size_x < size {
-            return Err(Error::TooLarge(format!(
-                "{what} needs {size}-invocation workgroups; the adapter '{}' allows {} (x at \
+            return Err(Error::too_large(
+                Exceeds::Dispatch,
+                format!(
+                    "{what} needs {size}-invocation workgroups; the adapter '{}' allows {} (x at \
                  most {})",
-                self.info.name,
-                l.max_compute_invocations_per_workgroup,
-                l.max_compute_workgroup_size_x
-            )));
+                    self.info.name,
+                    l.max_compute_invocations_per_workgroup,
+                    l.max_compute_workgroup_size_x
+                ),
+            ));
         }
         Ok(())
     }
@@ -644,7 +651,6 @@ pub use limits::{
     BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,
     is_size_limit, max_binding_bytes_of,
 };
-pub(crate) use limits::{BUFFER_LIMIT, PER_BINDING};
 
 #[cfg(test)]
 mod tests;

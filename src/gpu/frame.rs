@@ -3,7 +3,7 @@
 //! frame gets its own slot, written once before the submission), bind-group building and 2D
 //! dispatch.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
 use encase::ShaderType;
@@ -72,10 +72,10 @@ impl ParamArena {
     pub fn push(&mut self, p: Params) -> Result<u64> {
         let index = self.slots.len() as u64 / self.stride;
         if index as usize >= self.capacity {
-            return Err(Error::TooLarge(format!(
-                "a frame needs more than {} dispatches",
-                self.capacity
-            )));
+            return Err(Error::too_large(
+                Exceeds::Dispatch,
+                format!("a frame needs more than {} dispatches", self.capacity),
+            ));
         }
         let offset = index * self.stride;
         self.slots.resize(((index + 1) * self.stride) as usize, 0);

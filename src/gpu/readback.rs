@@ -2,7 +2,7 @@
 //! returns (counters, timestamps, pair lists) is copied into it at the end of the frame's
 //! encoder, and the host maps it once. One host wait per frame, and no buffer created per frame.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::timer::PassTimer;
 use std::ops::Range;
@@ -76,12 +76,17 @@ impl Readback {
         if self.staging.as_ref().is_none_or(|b| b.size() < need) {
             let max = ctx.limits.max_buffer_size;
             if need > max {
-                return Err(Error::TooLarge(format!(
-                    "{}: {need} bytes to read back exceed the adapter '{}' {} {max}",
-                    self.label,
-                    ctx.info.name,
-                    crate::gpu::context::BUFFER_LIMIT
-                )));
+                return Err(Error::too_large(
+                    Exceeds::Buffer {
+                        needed: need,
+                        allowed: max,
+                    },
+                    format!(
+                        "{}: {need} bytes to read back exceed the adapter '{}' buffer limit of \
+                         {max}",
+                        self.label, ctx.info.name,
+                    ),
+                ));
             }
             let grown = (need + need / 4)
                 .min(max)

@@ -244,7 +244,7 @@ fn worker(
                 q.running -= 1;
                 q.panic.get_or_insert(payload);
                 q.error
-                    .get_or_insert(Error::Gpu("a part's runner panicked".into()));
+                    .get_or_insert(Error::Panicked("a part's runner panicked".into()));
                 drop(q);
                 changed.notify_all();
                 return done;
@@ -268,16 +268,19 @@ fn worker(
                     }
                 }
             }
-            Err(Error::TooLarge(why)) => match tile.split(order) {
+            Err(Error::TooLarge {
+                exceeds,
+                message: why,
+            }) => match tile.split(order) {
                 Some(two) => {
                     done.splits += 1;
                     halves = Some(two);
                 }
                 None => {
-                    failure = Some(Error::TooLarge(format!(
-                        "{why} (even a part of {} objects does not fit)",
-                        part.len()
-                    )))
+                    failure = Some(Error::too_large(
+                        exceeds,
+                        format!("{why} (even a part of {} objects does not fit)", part.len()),
+                    ))
                 }
             },
             Err(e) => failure = Some(e),

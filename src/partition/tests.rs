@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::broadphase::canonicalize;
+use crate::error::Exceeds;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,11 +36,23 @@ fn limited(
 ) -> impl FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send {
     move |part, out| {
         if part.len() > objects {
-            return Err(Error::TooLarge(format!("{} objects", part.len())));
+            return Err(Error::too_large(
+                Exceeds::Binding {
+                    needed: part.len() as u64,
+                    allowed: objects as u64,
+                },
+                format!("{} objects", part.len()),
+            ));
         }
         let stats = brute(part, out);
         if out.len() > pairs {
-            return Err(Error::TooLarge(format!("{} pairs", out.len())));
+            return Err(Error::too_large(
+                Exceeds::PairList {
+                    pairs: out.len() as u64,
+                    allowed: pairs as u64,
+                },
+                format!("{} pairs", out.len()),
+            ));
         }
         Ok(stats)
     }
@@ -203,7 +216,7 @@ fn a_runner_error_ends_the_run() {
     // A runner that cannot take even two objects: TooLarge, named.
     let mut tiny = limited(1, 0);
     let err = find_pairs(&spheres, None, 50, &mut [&mut tiny]).unwrap_err();
-    assert!(matches!(err, Error::TooLarge(_)), "{err}");
+    assert!(matches!(err, Error::TooLarge { .. }), "{err}");
 }
 
 #[test]

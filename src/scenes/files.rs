@@ -2,7 +2,7 @@
 //! convex polygons (`polygon,x,y`, each polygon's vertices on consecutive lines). Every problem
 //! names the file, the 1-based line (the header is line 1) and the field.
 
-use crate::error::{Error, Result, shown};
+use crate::error::{Error, Exceeds, Result, shown};
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
 use crate::geom::sphere::Sphere;
@@ -86,11 +86,17 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
         }
         text.push_str(s);
         if text.len() as u64 > budget {
-            return Err(Error::TooLarge(format!(
-                "{}: more than {budget} bytes of text by line {line_no}, a quarter of the memory \
-                 available",
-                path.display()
-            )));
+            return Err(Error::too_large(
+                Exceeds::HostMemory {
+                    needed: text.len() as u64,
+                    usable: Some(budget),
+                },
+                format!(
+                    "{}: more than {budget} bytes of text by line {line_no}, a quarter of the \
+                     memory available",
+                    path.display()
+                ),
+            ));
         }
     }
     parse(&text).map_err(|(line, problem)| parse_error(line, problem))

@@ -15,7 +15,7 @@
 //! A request is checked against three quarters of it ([`Available::usable`]), the rest kept back
 //! for everything else the run holds. The parsers are pure functions of the files' texts.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -122,12 +122,7 @@ pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
 /// --rotations (about 53600000 fit)`).
 pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -> Result<()> {
     match available() {
-        Some(a) if bytes > a.usable() => Err(too_large(
-            what,
-            &format!("about {}", human(bytes)),
-            &a,
-            &hint(a.usable()),
-        )),
+        Some(a) if bytes > a.usable() => Err(too_large(what, bytes, &a, &hint(a.usable()))),
         _ => Ok(()),
     }
 }
@@ -151,10 +146,13 @@ pub fn check_scene_size_with(n: usize, bytes_per_object: u64) -> Result<()> {
         return Err(Error::EmptyScene);
     }
     if n as u64 > u32::MAX as u64 {
-        return Err(Error::TooLarge(format!(
-            "{n} objects: pairs index objects with 32 bits, so at most {} fit",
-            u32::MAX
-        )));
+        return Err(Error::past_u32(
+            n as u64,
+            format!(
+                "{n} objects: pairs index objects with 32 bits, so at most {} fit",
+                u32::MAX
+            ),
+        ));
     }
     check_fits_or(
         &format!("a scene of {n} objects"),
@@ -168,18 +166,25 @@ pub fn check_scene_size_with(n: usize, bytes_per_object: u64) -> Result<()> {
     )
 }
 
-/// The error for a request of `need` (`about 3.2 GB`) that `available` cannot hold:
-/// `{what}: {need} of memory needed, but this run may use {available}; {hint}`.
-pub fn too_large(what: &str, need: &str, available: &Available, hint: &str) -> Error {
+/// The error for a request of `needed` bytes (at least) that `available` cannot hold:
+/// `{what}: about {needed} of memory needed, but this run may use {available}; {hint}`.
+pub fn too_large(what: &str, needed: u64, available: &Available, hint: &str) -> Error {
     let hint = if hint.is_empty() {
         String::new()
     } else {
         format!("; {hint}")
     };
-    Error::TooLarge(format!(
-        "{what}: {need} of memory needed, but this run may use {}{hint}",
-        available.describe()
-    ))
+    Error::too_large(
+        Exceeds::HostMemory {
+            needed,
+            usable: Some(available.usable()),
+        },
+        format!(
+            "{what}: about {} of memory needed, but this run may use {}{hint}",
+            human(needed),
+            available.describe()
+        ),
+    )
 }
 
 /// The memory budget of one computation that allocates as it goes (the CPU pair buffers):
@@ -416,9 +421,14 @@ mod tests {
         if available().is_none() {
             return; // not Linux: nothing to check against
         }
-        let e = check_fits_or("a test", u64::MAX / 2, |usable| format!("{usable} fit"))
-            .unwrap_err()
-            .to_string();
+        let e =
+            check_fits_or("a test", u64::MAX / 2, |usable| format!("{usable} fit")).unwrap_err();
+        assert!(
+            matches!(e, Error::TooLarge { exceeds: Exceeds::HostMemory { needed, usable: Some(u) }, .. }
+                if needed == u64::MAX / 2 && u < needed),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.starts_with("too large: a test: about "), "{e}");
         assert!(e.contains(" available, "), "{e}");
         assert!(e.ends_with(" fit"), "{e}");
@@ -486,7 +496,7 @@ mod tests {
         assert_eq!(s.usable(), 3 << 28);
         assert!(s.describe().contains("ulimit -v"), "{}", s.describe());
         assert_eq!(Available::smallest([None, None]), None);
-        let e = too_large("x", "about 2.0 GB", &s, "use less").to_string();
+        let e = too_large("x", 2_000_000_000, &s, "use less").to_string();
         assert_eq!(
             e,
             "too large: x: about 2.0 GB of memory needed, but this run may use 805.3 MB (three \

@@ -98,7 +98,9 @@ fn too_many_pairs_to_store() {
         let mut bp = broad_phase_with_pair_limit(method, all - 1);
         let mut pairs = Vec::new();
         match bp.find_pairs(&s, Some(&mut pairs)) {
-            Err(Error::TooLarge(msg)) => assert!(msg.contains(&all.to_string()), "{msg}"),
+            Err(Error::TooLarge { message: msg, .. }) => {
+                assert!(msg.contains(&all.to_string()), "{msg}")
+            }
             other => panic!("{method}: {other:?}"),
         }
         assert!(pairs.is_empty(), "{method}: a partial list was left");
@@ -112,7 +114,9 @@ fn too_many_pairs_to_store() {
     use sweepfan::BroadPhase;
     let mut bp = sweepfan::cpu::auto_with_pair_limit(all - 1);
     match bp.find_pairs(&s, Some(&mut pairs)) {
-        Err(Error::TooLarge(msg)) => assert!(msg.contains(&all.to_string()), "{msg}"),
+        Err(Error::TooLarge { message: msg, .. }) => {
+            assert!(msg.contains(&all.to_string()), "{msg}")
+        }
         other => panic!("auto: {other:?}"),
     }
     assert!(pairs.is_empty(), "auto: a partial list was left");

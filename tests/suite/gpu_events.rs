@@ -145,7 +145,7 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let enc = bp.encode_from_buffer(&good, n).unwrap();
     ctx.queue.submit([enc.finish()]);
     let e = bp.check_resident().unwrap_err();
-    assert!(matches!(e, sweepfan::Error::TooLarge(_)), "{e}");
+    assert!(matches!(e, sweepfan::Error::TooLarge { .. }), "{e}");
     // Too few bytes for n, or a buffer the frame cannot copy from: clear errors before any work.
     let short = upload(&scene.spheres[..10]);
     let e = bp.encode_from_buffer(&short, n).unwrap_err().to_string();

@@ -290,10 +290,13 @@ impl World {
             return Ok((Vec::new(), 0));
         }
         if local.len() > u32::MAX as usize {
-            return Err(Error::TooLarge(format!(
-                "{} objects with ghosts on one rank: at most 2^32 - 1; run more ranks",
-                local.len()
-            )));
+            return Err(Error::past_u32(
+                local.len() as u64,
+                format!(
+                    "{} objects with ghosts on one rank: at most 2^32 - 1; run more ranks",
+                    local.len()
+                ),
+            ));
         }
         let mut found: Vec<Pair> = Vec::new();
         let stats = self.broad_phase.find_pairs(local, Some(&mut found))?;

@@ -52,12 +52,18 @@ fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Resu
     };
     let budget = comm.max_u64(budget);
     if need > budget {
-        return Err(Error::TooLarge(format!(
-            "{}: gathering {total} rows on rank 0 needs about {need} bytes, more than a quarter \
-             of its available memory ({budget}): name a directory (a trailing /) to write one \
-             file per rank",
-            path.display()
-        )));
+        return Err(Error::too_large(
+            sweepfan::Exceeds::HostMemory {
+                needed: need,
+                usable: Some(budget),
+            },
+            format!(
+                "{}: gathering {total} rows on rank 0 needs about {need} bytes, more than a \
+                 quarter of its available memory ({budget}): name a directory (a trailing /) to \
+                 write one file per rank",
+                path.display()
+            ),
+        ));
     }
     Ok(())
 }

@@ -510,7 +510,7 @@ pub const CPU_PARTS_HOST_BYTES_PER_OBJECT: u64 = 64;
 /// and the memory left holds parts of at least 4,096 objects; else the refusal.
 pub fn cpu_part_size(n: usize) -> Result<Option<usize>> {
     let whole = check_scene_size(n);
-    let Err(Error::TooLarge(_)) = whole else {
+    let Err(Error::TooLarge { .. }) = whole else {
         return whole.map(|()| None);
     };
     let usable = sweepfan::scenes::memory::available().map_or(u64::MAX, |a| a.usable());

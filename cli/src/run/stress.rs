@@ -142,7 +142,7 @@ impl Stress {
             // Host memory for the scene, the method and the reference, checked before anything
             // of this size is allocated.
             match sweepfan::scenes::memory::check_scene_size(n) {
-                Err(Error::TooLarge(msg)) if !rows.is_empty() => {
+                Err(Error::TooLarge { message: msg, .. }) if !rows.is_empty() => {
                     stop_reason = format!("n = {n} does not fit: {msg}");
                     break;
                 }
@@ -165,7 +165,9 @@ impl Stress {
             );
             let (m, cmp) = match outcome {
                 Ok(x) => x,
-                Err(Error::TooLarge(msg)) | Err(Error::Gpu(msg)) if !rows.is_empty() => {
+                Err(Error::TooLarge { message: msg, .. }) | Err(Error::Gpu(msg))
+                    if !rows.is_empty() =>
+                {
                     stop_reason = format!("n = {n} does not fit: {msg}");
                     break;
                 }

@@ -105,7 +105,10 @@ pub fn proxy_overlaps_sphere(a: &Aabb, s: &Sphere) -> bool {
 /// Checks the boxes or bodies ([`Swept::problem`]) and that every index fits u32.
 pub fn validate_boxes(boxes: &[impl Swept]) -> Result<()> {
     if boxes.len() > u32::MAX as usize - 1 {
-        return Err(Error::TooLarge(format!("{} rotating boxes", boxes.len())));
+        return Err(Error::past_u32(
+            boxes.len() as u64,
+            format!("{} rotating boxes", boxes.len()),
+        ));
     }
     for (index, b) in boxes.iter().enumerate() {
         if let Some(problem) = b.problem() {

@@ -4,16 +4,11 @@
 
 use crate::error::{Error, Result};
 
-/// How a binding limit's messages end ("... allows N bytes per binding", "... limit of N pairs
-/// per binding"), and the words of a read-back larger than a buffer may be: the device size
-/// limits [`is_size_limit`] recognises.
-pub(crate) const PER_BINDING: &str = "per binding";
-pub(crate) const BUFFER_LIMIT: &str = "buffer limit of";
-
 /// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
-/// smaller parts overcome (`crate::partition`), unlike host memory or a device error.
+/// smaller parts overcome (`crate::partition`), unlike host memory or a device error. Read
+/// from the error's kind ([`Exceeds::is_device_size`]), not its text.
 pub fn is_size_limit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge(m) if m.contains(PER_BINDING) || m.contains(BUFFER_LIMIT))
+    matches!(e, Error::TooLarge { exceeds, .. } if exceeds.is_device_size())
 }
 
 /// The smallest binding limit
@@ -35,10 +30,13 @@ pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
 /// silent truncation).
 pub fn count_u32(what: &str, n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| {
-        Error::TooLarge(format!(
-            "{n} {what}: the GPU kernels index with 32 bits, so at most {} fit",
-            u32::MAX
-        ))
+        Error::past_u32(
+            n as u64,
+            format!(
+                "{n} {what}: the GPU kernels index with 32 bits, so at most {} fit",
+                u32::MAX
+            ),
+        )
     })
 }
 

@@ -22,9 +22,49 @@ fn counts_past_u32_are_too_large() {
     assert_eq!(count_u32("spheres", u32::MAX as usize).unwrap(), u32::MAX);
     let e = count_u32("spheres", u32::MAX as usize + 1).unwrap_err();
     assert!(
-        matches!(e, Error::TooLarge(_)) && e.to_string().contains("spheres"),
+        matches!(
+            e,
+            Error::TooLarge {
+                exceeds: Exceeds::Index32 { count },
+                ..
+            } if count == u32::MAX as u64 + 1
+        ) && e.to_string().contains("spheres"),
         "{e}"
     );
+    assert!(
+        !is_size_limit(&e),
+        "a count is no device size: parts do not help"
+    );
+}
+
+/// A binding past the limit set for the run: a device size (what parts overcome), with the
+/// bytes asked for and allowed, decided from the kind (no message is read).
+#[test]
+fn bindings_past_the_limit_say_what_they_need_and_may_have() {
+    let Some(ctx) = test_gpu() else { return };
+    let small = GpuContext::new(&GpuOptions {
+        max_binding_bytes: Some(1 << 16),
+        ..Default::default()
+    })
+    .unwrap();
+    let e = small
+        .check_binding("a test list", (1 << 16) + 16)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::TooLarge {
+                exceeds: Exceeds::Binding {
+                    needed: 65552,
+                    allowed: 65536
+                },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(is_size_limit(&e));
+    assert!(ctx.check_binding("a test list", 1 << 16).is_ok());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! flag each, by the annular sector's signed distance (docs/design.md §5.3). The CPU method
 //! `Sector::overlaps_sphere_exact` (`geom::sector_distance`) is the oracle.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::Uniform;
@@ -125,10 +125,13 @@ impl SectorSphereGpu {
         let groups = pairs.len().div_ceil(WORKGROUP as usize);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
         if groups > max_dim * max_dim || pairs.len() > u32::MAX as usize {
-            return Err(Error::TooLarge(format!(
-                "{} sector-sphere pairs exceed one dispatch; split the batch",
-                pairs.len()
-            )));
+            return Err(Error::too_large(
+                Exceeds::Dispatch,
+                format!(
+                    "{} sector-sphere pairs exceed one dispatch; split the batch",
+                    pairs.len()
+                ),
+            ));
         }
         self.ensure_capacity(ctx, [sectors.len(), spheres.len(), pairs.len()])?;
         let Some([sec_buf, sph_buf, pair_buf, hit_buf]) = &self.buffers else {

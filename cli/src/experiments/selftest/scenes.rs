@@ -131,7 +131,9 @@ pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks:
 /// GPU's.
 fn again(e: &mut sweepfan::error::Error) -> sweepfan::error::Error {
     match e {
-        sweepfan::error::Error::TooLarge(m) => sweepfan::error::Error::TooLarge(m.clone()),
+        sweepfan::error::Error::TooLarge { exceeds, message } => {
+            sweepfan::error::Error::too_large(*exceeds, message.clone())
+        }
         other => sweepfan::error::Error::Gpu(other.to_string()),
     }
 }

@@ -334,11 +334,15 @@ pub(super) fn wide_grid(n: u32, wide_count: u64, max_groups: u32) -> Result<(u32
     let rows = match u32::try_from(wide_count) {
         Ok(rows) if x <= max_groups && wide_count <= max * max => rows,
         _ => {
-            return Err(Error::TooLarge(format!(
-                "{wide_count} wide shapes among {n}: the wide pass needs {x} workgroups per wide \
-                 shape and a row of them per wide shape; the adapter allows {max_groups} per \
-                 dimension (rows fold into z, so {max_groups} x {max_groups} wide shapes at most)"
-            )));
+            return Err(Error::too_large(
+                Exceeds::Dispatch,
+                format!(
+                    "{wide_count} wide shapes among {n}: the wide pass needs {x} workgroups per \
+                     wide shape and a row of them per wide shape; the adapter allows \
+                     {max_groups} per dimension (rows fold into z, so {max_groups} x \
+                     {max_groups} wide shapes at most)"
+                ),
+            ));
         }
     };
     let (y, z) = dispatch_2d(rows, max_groups);

@@ -29,7 +29,7 @@
 //! Stage labels of the pass times: `aabb bounds`, `aabb mark wide`, the sorts' passes,
 //! `aabb columns`, `aabb gather`, `aabb walk`, `aabb wide`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, dispatch_2d};
@@ -201,12 +201,18 @@ impl GpuAabbSap {
     pub fn grow_candidates(&mut self, ctx: &GpuContext, need: u64) -> Result<()> {
         let max_pairs = ctx.max_binding_bytes() / 8;
         if need > max_pairs.min(u32::MAX as u64) {
-            return Err(Error::TooLarge(format!(
-                "{need} AABB candidate pairs: a list of {} bytes exceeds the adapter '{}' limit \
-                 of {max_pairs} pairs per binding",
-                need * 8,
-                ctx.info.name
-            )));
+            return Err(Error::too_large(
+                Exceeds::Binding {
+                    needed: need.saturating_mul(8),
+                    allowed: max_pairs.min(u32::MAX as u64) * 8,
+                },
+                format!(
+                    "{need} AABB candidate pairs: a list of {} bytes exceeds the adapter '{}' \
+                     limit of {max_pairs} pairs per binding",
+                    need * 8,
+                    ctx.info.name
+                ),
+            ));
         }
         self.set_candidate_capacity(ctx, (need + need / 8).min(max_pairs))
     }

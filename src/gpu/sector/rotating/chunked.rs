@@ -4,7 +4,7 @@
 
 use super::{Params, RotatingGpu, TIMER_PASSES, add_gpu_times, cut_short, proxy_data};
 use crate::broadphase::{Clock, ProxyFrame, StageTime};
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::sector::proxy::{Proxy, Swept};
 use crate::gpu::context::{GpuContext, Uniform, count_u32};
 use crate::gpu::timer::PassTimer;
@@ -103,11 +103,18 @@ impl RotatingGpu {
             for b in 0..k as usize {
                 let c = count_of(b);
                 if c > capacity as u64 {
-                    return Err(Error::TooLarge(format!(
-                        "rotating box {b} has {c} candidates; one candidate buffer holds \
-                         {capacity} on adapter '{}'",
-                        ctx.info.name
-                    )));
+                    // Candidates are (box, sphere) u32 pairs, 8 bytes (`candidate_capacity`).
+                    return Err(Error::too_large(
+                        Exceeds::Binding {
+                            needed: c.saturating_mul(8),
+                            allowed: u64::from(capacity) * 8,
+                        },
+                        format!(
+                            "rotating box {b} has {c} candidates; one candidate buffer holds \
+                             {capacity} on adapter '{}'",
+                            ctx.info.name
+                        ),
+                    ));
                 }
                 if in_chunk + c > capacity as u64 {
                     chunks.push((first as u32, b as u32, base, in_chunk));

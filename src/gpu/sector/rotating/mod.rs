@@ -267,8 +267,12 @@ impl RotatingGpu {
         let t_frame = Instant::now();
         let grid = SphereGrid::new(spheres);
         // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
-        let cells = u32::try_from(grid.cell_count())
-            .map_err(|_| Error::TooLarge(format!("{} grid cells", grid.cell_count())))?;
+        let cells = u32::try_from(grid.cell_count()).map_err(|_| {
+            Error::past_u32(
+                grid.cell_count(),
+                format!("{} grid cells", grid.cell_count()),
+            )
+        })?;
         let mut params = Params {
             grid_origin: grid.origin.extend(grid.inv_cell),
             grid_dims: UVec4::new(grid.dims[0], grid.dims[1], grid.dims[2], n),

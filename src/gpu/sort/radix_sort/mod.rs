@@ -409,9 +409,12 @@ impl RadixSort {
         self.last = Some(at);
         let kernels = &self.kernels[at];
         let blocks = n.div_ceil(kernels.block);
-        let hist_len = RADIX
-            .checked_mul(blocks)
-            .ok_or_else(|| Error::TooLarge(format!("radix sort histogram for {n} keys")))?;
+        let hist_len = RADIX.checked_mul(blocks).ok_or_else(|| {
+            Error::past_u32(
+                u64::from(RADIX) * u64::from(blocks),
+                format!("radix sort histogram for {n} keys"),
+            )
+        })?;
         let tmp_keys = grow(ctx, &mut self.tmp_keys, "radix tmp keys", bytes)?;
         let tmp_values = grow(ctx, &mut self.tmp_values, "radix tmp values", bytes)?;
         let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
@@ -503,8 +506,12 @@ impl RadixSort {
                 values.len()
             )));
         }
-        let n = u32::try_from(keys.len())
-            .map_err(|_| Error::TooLarge(format!("radix sort of {} keys", keys.len())))?;
+        let n = u32::try_from(keys.len()).map_err(|_| {
+            Error::past_u32(
+                keys.len() as u64,
+                format!("radix sort of {} keys", keys.len()),
+            )
+        })?;
         let bytes = n as u64 * 4;
         let kb = ctx.storage_buffer("sort keys", bytes, wgpu::BufferUsages::empty())?;
         let vb = ctx.storage_buffer("sort values", bytes, wgpu::BufferUsages::empty())?;

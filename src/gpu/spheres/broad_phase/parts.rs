@@ -174,7 +174,7 @@ impl GpuBroadPhase {
 /// rather than splitting parts that no split would make fit.
 fn run_part(broad: &mut GpuBroadPhase, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
     broad.find_pairs_whole(part, Some(out)).map_err(|e| {
-        if matches!(e, Error::TooLarge(_)) && !is_size_limit(&e) {
+        if matches!(e, Error::TooLarge { .. }) && !is_size_limit(&e) {
             Error::Context {
                 context: format!("a part of {} spheres", part.len()),
                 source: Box::new(e),

@@ -4,7 +4,7 @@
 //! wants them.
 
 use super::{COUNTER_WORDS, GpuBroadPhase, Source};
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{self, Readback};
@@ -21,12 +21,18 @@ impl GpuBroadPhase {
     pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
         let max_pairs = self.max_list_pairs();
         if need > max_pairs || need > u32::MAX as u64 {
-            return Err(Error::TooLarge(format!(
-                "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
-                 {max_pairs} pairs per binding (count them with no output list instead)",
-                need * 8,
-                self.ctx.info.name
-            )));
+            return Err(Error::too_large(
+                Exceeds::Binding {
+                    needed: need.saturating_mul(8),
+                    allowed: max_pairs.min(u32::MAX as u64) * 8,
+                },
+                format!(
+                    "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
+                     {max_pairs} pairs per binding (count them with no output list instead)",
+                    need * 8,
+                    self.ctx.info.name
+                ),
+            ));
         }
         self.set_pair_capacity((need + need / 8).min(max_pairs))
     }
@@ -184,12 +190,18 @@ impl GpuBroadPhase {
             )));
         }
         if overflowed > 0 || pairs > self.pair_capacity {
-            return Err(Error::TooLarge(format!(
-                "{} frames found more pairs than the list's {} slots (the last frame: {pairs}): \
-                 their pairs and events are incomplete; raise set_pair_capacity",
-                overflowed.max(1),
-                self.pair_capacity
-            )));
+            return Err(Error::too_large(
+                Exceeds::PairList {
+                    pairs,
+                    allowed: self.pair_capacity,
+                },
+                format!(
+                    "{} frames found more pairs than the list's {} slots (the last frame: \
+                     {pairs}): their pairs and events are incomplete; raise set_pair_capacity",
+                    overflowed.max(1),
+                    self.pair_capacity
+                ),
+            ));
         }
         Ok(())
     }
