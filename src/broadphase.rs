@@ -271,46 +271,19 @@ impl PartsReport {
     }
 }
 
-/// The broad-phase job. CPU and GPU implement it alike.
+/// The broad-phase job: a frame's pairs (and, where asked, its events). CPU and GPU implement
+/// it alike. How a run went beyond its [`Stats`] (device memory, waits, traffic, parts) is a
+/// separate trait, [`Diagnostics`], reached through [`BroadPhase::diagnostics`].
 pub trait BroadPhase {
     /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).
     fn name(&self) -> &str;
     fn backend(&self) -> Backend;
-
-    /// Device memory held across frames per object (pair list excluded), for GPU methods.
-    fn resident_bytes_per_object(&self) -> Option<f64> {
-        None
-    }
-
-    /// The device's wait and dispatch counts so far, for GPU methods (their difference across
-    /// a frame is what the frame cost in synchronisation).
-    fn device_counts(&self) -> Option<DeviceCounts> {
-        None
-    }
-
-    /// GPU methods: the device-traffic model of a frame of `n` objects with these `tests` and
-    /// `pairs` (stored or only counted), as (stage, bytes per object) (docs/design.md §9.9).
-    fn device_traffic(
-        &self,
-        _n: usize,
-        _tests: f64,
-        _pairs: f64,
-        _store: bool,
-    ) -> Option<Vec<(&'static str, f64)>> {
-        None
-    }
 
     /// Asks the backend to compute frame events itself (the GPU: on the device, docs/design.md
     /// §10) for every following frame that stores its pairs; false when it cannot (the caller
     /// then tracks them from the pairs with an `EventTracker`).
     fn track_events(&mut self, _on: bool) -> Result<bool> {
         Ok(false)
-    }
-
-    /// How the last frame was split into parts, when it was (the `partition` module): a scene past
-    /// one binding or device, or spread over several devices.
-    fn parts(&self) -> Option<PartsReport> {
-        None
     }
 
     /// The last frame's events, when the backend tracks them ([`Self::track_events`]).
@@ -337,6 +310,45 @@ pub trait BroadPhase {
             stats.stage("check", checked, Clock::Host);
         }
         Ok(stats)
+    }
+
+    /// What this broad phase can say about how it runs, where it says anything (GPU methods,
+    /// frames in parts).
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        None
+    }
+}
+
+/// How a broad phase runs, beyond the job ([`BroadPhase`]): what the benchmarks, stress runs
+/// and reports print. Every item is optional.
+pub trait Diagnostics {
+    /// Device memory held across frames per object (pair list excluded), for GPU methods.
+    fn resident_bytes_per_object(&self) -> Option<f64> {
+        None
+    }
+
+    /// The device's wait and dispatch counts so far, for GPU methods (their difference across
+    /// a frame is what the frame cost in synchronisation).
+    fn device_counts(&self) -> Option<DeviceCounts> {
+        None
+    }
+
+    /// GPU methods: the device-traffic model of a frame of `n` objects with these `tests` and
+    /// `pairs` (stored or only counted), as (stage, bytes per object) (docs/design.md §9.9).
+    fn device_traffic(
+        &self,
+        _n: usize,
+        _tests: f64,
+        _pairs: f64,
+        _store: bool,
+    ) -> Option<Vec<(&'static str, f64)>> {
+        None
+    }
+
+    /// How the last frame was split into parts, when it was (the `partition` module): a scene past
+    /// one binding or device, or spread over several devices.
+    fn parts(&self) -> Option<PartsReport> {
+        None
     }
 }
 

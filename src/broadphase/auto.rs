@@ -24,9 +24,7 @@
 //! [`Stats::chosen`]. While frame events are tracked by the backend it keeps its first choice:
 //! a backend's events compare a frame with that same backend's previous frame.
 
-use crate::broadphase::{
-    Backend, BroadPhase, DeviceCounts, FrameEvents, Method, Pair, PartsReport, Stats,
-};
+use crate::broadphase::{Backend, BroadPhase, Diagnostics, FrameEvents, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::radii::Histogram;
 use crate::geom::sphere::Sphere;
@@ -495,22 +493,9 @@ impl BroadPhase for Auto {
         self.backend
     }
 
-    fn resident_bytes_per_object(&self) -> Option<f64> {
-        self.inner_ref()?.resident_bytes_per_object()
-    }
-
-    fn device_counts(&self) -> Option<DeviceCounts> {
-        self.inner_ref()?.device_counts()
-    }
-
-    fn device_traffic(
-        &self,
-        n: usize,
-        tests: f64,
-        pairs: f64,
-        store: bool,
-    ) -> Option<Vec<(&'static str, f64)>> {
-        self.inner_ref()?.device_traffic(n, tests, pairs, store)
+    /// The chosen method's.
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        self.inner_ref()?.diagnostics()
     }
 
     /// Events by the backend: on only where the chosen method's backend can; the first choice
@@ -536,10 +521,6 @@ impl BroadPhase for Auto {
         };
         self.events = accepted;
         Ok(accepted)
-    }
-
-    fn parts(&self) -> Option<PartsReport> {
-        self.inner_ref()?.parts()
     }
 
     fn take_events(&mut self) -> Option<FrameEvents> {

@@ -2,7 +2,7 @@
 //! holds the scene but not a whole frame's buffers (256 B per object), the frame runs through
 //! [`crate::partition`] with parts that fit, each found by the method itself.
 
-use crate::broadphase::{Backend, BroadPhase, Pair, PartsReport, Stats};
+use crate::broadphase::{Backend, BroadPhase, Diagnostics, Pair, PartsReport, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use crate::partition::{self, PartRunner};
@@ -24,6 +24,12 @@ impl PartitionedCpu {
     }
 }
 
+impl Diagnostics for PartitionedCpu {
+    fn parts(&self) -> Option<PartsReport> {
+        self.last
+    }
+}
+
 impl BroadPhase for PartitionedCpu {
     fn name(&self) -> &str {
         self.inner.name()
@@ -33,8 +39,8 @@ impl BroadPhase for PartitionedCpu {
         Backend::Cpu
     }
 
-    fn parts(&self) -> Option<PartsReport> {
-        self.last
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
     }
 
     fn find_pairs_validated(

@@ -7,6 +7,7 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, OnceLock};
+use sweepfan::broadphase::Diagnostics;
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::context::{GpuContext, test_gpu};
 use sweepfan::scenes::random::vec3_in;
@@ -190,7 +191,8 @@ fn a_frame_waits_on_the_host_once() {
         let bp = &mut GpuBroadPhase::new(own.clone(), m).unwrap();
         let v = paper(1000, 51);
         check(bp, &v, "warm-up");
-        let counts = |bp: &GpuBroadPhase| sweepfan::BroadPhase::device_counts(bp).unwrap();
+        let counts =
+            |bp: &GpuBroadPhase| sweepfan::broadphase::Diagnostics::device_counts(bp).unwrap();
         let before = counts(bp);
         check(bp, &v, "one wait");
         let used = counts(bp).since(before);

@@ -233,14 +233,14 @@ pub fn run_frames(
         } else {
             Some(&mut pairs)
         };
-        let before = bp.device_counts();
+        let before = bp.diagnostics().and_then(|d| d.device_counts());
         let t = Instant::now();
         let stats = bp.find_pairs(&scene.spheres, out)?;
         m.record(t, stats.tests, stats.pairs, &stats.stages);
         if stats.chosen.is_some() {
             m.chosen = stats.chosen.clone();
         }
-        if let (Some(b), Some(a)) = (before, bp.device_counts()) {
+        if let (Some(b), Some(a)) = (before, bp.diagnostics().and_then(|d| d.device_counts())) {
             m.device.push(a.since(b));
         }
         if (frame == 0 || frame == last)
@@ -415,12 +415,15 @@ pub fn measure(
                     c.summary()
                 );
             }
-            let (device_bytes_per_object, device_traffic) = traffic_fields(bp.device_traffic(
-                scene.len(),
-                m.tests_per_frame(run.count_frames),
-                m.pairs_per_frame(run.count_frames),
-                !run.count_only,
-            ));
+            let (device_bytes_per_object, device_traffic) =
+                traffic_fields(bp.diagnostics().and_then(|d| {
+                    d.device_traffic(
+                        scene.len(),
+                        m.tests_per_frame(run.count_frames),
+                        m.pairs_per_frame(run.count_frames),
+                        !run.count_only,
+                    )
+                }));
             rows.push(Row {
                 scene: scene.name.clone(),
                 n: scene.len(),
@@ -445,7 +448,7 @@ pub fn measure(
                 }),
                 verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
-                gpu_bytes_per_object: bp.resident_bytes_per_object(),
+                gpu_bytes_per_object: bp.diagnostics().and_then(|d| d.resident_bytes_per_object()),
                 host_bytes_per_object: None,
                 device_bytes_per_object,
                 device_traffic,
@@ -454,7 +457,7 @@ pub fn measure(
                 dispatches_per_frame: m.device_per_frame().1,
                 steady: m.steady_counts(),
                 shape: None,
-                parts: bp.parts(),
+                parts: bp.diagnostics().and_then(|d| d.parts()),
                 chosen: m.chosen.clone(),
             });
             if let Some(p) = progress {

@@ -13,6 +13,7 @@ use crate::run::gpu::LazyGpu;
 use crate::run::row::{FrameEventCounts, Row, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
 use std::time::Instant;
+use sweepfan::broadphase::Diagnostics;
 use sweepfan::broadphase::{Backend, BroadPhase, Clock, Method, Pair, StageTime, canonicalize};
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::context::{GpuContext, count_u32};

@@ -179,10 +179,10 @@ impl Stress {
                 eprintln!("MISMATCH at n = {n}: {}", cmp.summary());
             }
             let pairs = m.pairs_per_frame(run.count_frames);
-            let (device_bytes_per_object, device_traffic) = traffic_fields(
-                self.method
-                    .device_traffic(n, m.tests_per_frame(run.count_frames), pairs, true),
-            );
+            let (device_bytes_per_object, device_traffic) =
+                traffic_fields(self.method.diagnostics().and_then(|d| {
+                    d.device_traffic(n, m.tests_per_frame(run.count_frames), pairs, true)
+                }));
             rows.push(Row {
                 scene: scene.name.clone(),
                 n,
@@ -200,7 +200,10 @@ impl Stress {
                 verified: Some(cmp.is_ok()),
                 verified_against: Some(self.reference_name.to_string()),
                 near_touching_differences: Some(cmp.near_touching.len()),
-                gpu_bytes_per_object: self.method.resident_bytes_per_object(),
+                gpu_bytes_per_object: self
+                    .method
+                    .diagnostics()
+                    .and_then(|d| d.resident_bytes_per_object()),
                 // Host <-> device traffic per frame: the spheres up (16 B each), the pairs down
                 // (8 B each); the totals and timestamps are a few hundred bytes.
                 host_bytes_per_object: (a.backend == Backend::Gpu)
@@ -212,7 +215,7 @@ impl Stress {
                 dispatches_per_frame: m.device_per_frame().1,
                 steady: m.steady_counts(),
                 shape: None,
-                parts: self.method.parts(),
+                parts: self.method.diagnostics().and_then(|d| d.parts()),
                 chosen: None,
             });
             if let Some(p) = progress {

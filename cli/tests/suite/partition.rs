@@ -43,7 +43,10 @@ fn gpu_pairs(bp: &mut GpuBroadPhase, spheres: &[Sphere]) -> (Vec<Pair>, u64) {
     out.dedup();
     assert_eq!(out.len(), n, "a pair found twice");
     assert_eq!(stats.pairs, n as u64);
-    let parts = bp.parts().expect("a frame past the binding runs in parts");
+    let parts = bp
+        .diagnostics()
+        .and_then(|d| d.parts())
+        .expect("a frame past the binding runs in parts");
     (out, parts.parts)
 }
 
@@ -98,7 +101,11 @@ fn events_stay_exact_across_parts() {
         let events = bp.take_events().expect("events tracked");
         let expected = tracker.update(cpu_pairs(now));
         assert_eq!(events, expected, "frame {frame}");
-        assert_eq!(bp.parts().is_some(), frame >= 2, "frame {frame}");
+        assert_eq!(
+            bp.diagnostics().and_then(|d| d.parts()).is_some(),
+            frame >= 2,
+            "frame {frame}"
+        );
         for (k, s) in spheres.iter_mut().enumerate() {
             let step = ((k * 7919 + frame * 31) % 200) as f32 / 100.0 - 1.0;
             s.center.x += step;
@@ -125,7 +132,7 @@ fn two_devices_give_one_devices_pairs() {
         got.len(),
         expected.len()
     );
-    assert_eq!(bp.parts().unwrap().devices, 2);
+    assert_eq!(bp.diagnostics().and_then(|d| d.parts()).unwrap().devices, 2);
     assert!(parts >= 8, "{parts} parts");
 }
 
@@ -185,7 +192,7 @@ fn events_restart_after_being_turned_off_in_parts() {
     let mut pairs = Vec::new();
     bp.track_events(true).unwrap();
     bp.find_pairs(&spheres, Some(&mut pairs)).unwrap();
-    assert!(bp.parts().is_some());
+    assert!(bp.diagnostics().and_then(|d| d.parts()).is_some());
     bp.track_events(false).unwrap();
     bp.find_pairs(&spheres[..5000], Some(&mut pairs)).unwrap();
     bp.track_events(true).unwrap();

@@ -98,7 +98,7 @@ fn the_resident_bytes_per_object_are_what_the_gpu_holds() {
         let mut bp = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), method).unwrap();
         bp.find_pairs(&scene.spheres, Some(&mut Vec::new()))
             .unwrap();
-        let held = BroadPhase::resident_bytes_per_object(&bp).unwrap();
+        let held = sweepfan::gpu::GpuBroadPhase::resident_bytes_per_object(&bp);
         if (held - stated).abs() >= 0.05 {
             wrong.push(format!(
                 "{}: the GPU holds {held:.2} bytes per object, the README says {stated}",

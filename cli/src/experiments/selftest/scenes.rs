@@ -100,7 +100,7 @@ pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks:
                     let bp = bp.as_mut().map_err(again)?;
                     let mut pairs = Vec::new();
                     let stats = bp.find_pairs(&v, Some(&mut pairs))?;
-                    Ok((stats, pairs, bp.parts()))
+                    Ok((stats, pairs, bp.diagnostics().and_then(|d| d.parts())))
                 },
                 |(stats, mut pairs, parts)| {
                     let (reference_name, want) = match reference {

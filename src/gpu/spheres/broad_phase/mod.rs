@@ -35,7 +35,9 @@
 //!   other cells sharing a bucket are skipped by an exact cell comparison, so the count does not
 //!   depend on the key.
 
-use crate::broadphase::{Backend, BroadPhase, Clock, FrameEvents, Method, Pair, Stats};
+use crate::broadphase::{
+    Backend, BroadPhase, Clock, Diagnostics, FrameEvents, Method, Pair, Stats,
+};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, count_u32};
@@ -485,15 +487,7 @@ fn grid_buckets(n: u32) -> u32 {
     n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
-impl BroadPhase for GpuBroadPhase {
-    fn name(&self) -> &str {
-        self.method.name()
-    }
-
-    fn backend(&self) -> Backend {
-        Backend::Gpu
-    }
-
+impl Diagnostics for GpuBroadPhase {
     fn resident_bytes_per_object(&self) -> Option<f64> {
         Some(GpuBroadPhase::resident_bytes_per_object(self))
     }
@@ -506,21 +500,6 @@ impl BroadPhase for GpuBroadPhase {
                 .iter()
                 .fold(self.ctx.counts(), |all, peer| all.plus(peer.counts())),
         )
-    }
-
-    fn track_events(&mut self, on: bool) -> Result<bool> {
-        self.events = if on {
-            Some(Box::new(GpuEvents::new(&self.ctx)?))
-        } else {
-            None
-        };
-        self.last_events = None;
-        self.reset_host_events(on);
-        Ok(true)
-    }
-
-    fn take_events(&mut self) -> Option<FrameEvents> {
-        self.last_events.take()
     }
 
     fn device_traffic(
@@ -548,6 +527,35 @@ impl BroadPhase for GpuBroadPhase {
 
     fn parts(&self) -> Option<crate::broadphase::PartsReport> {
         self.last_parts()
+    }
+}
+
+impl BroadPhase for GpuBroadPhase {
+    fn name(&self) -> &str {
+        self.method.name()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Gpu
+    }
+
+    fn track_events(&mut self, on: bool) -> Result<bool> {
+        self.events = if on {
+            Some(Box::new(GpuEvents::new(&self.ctx)?))
+        } else {
+            None
+        };
+        self.last_events = None;
+        self.reset_host_events(on);
+        Ok(true)
+    }
+
+    fn take_events(&mut self) -> Option<FrameEvents> {
+        self.last_events.take()
+    }
+
+    fn diagnostics(&self) -> Option<&dyn Diagnostics> {
+        Some(self)
     }
 
     /// The frame whole, or in parts (docs/design.md §2.10) when it exceeds a size limit of the

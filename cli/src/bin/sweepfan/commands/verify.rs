@@ -173,7 +173,10 @@ fn frame_pairs(
     scene: &Scene,
 ) -> Result<Frame> {
     let mut pairs: Vec<Pair> = Vec::new();
-    let stats = (bp.find_pairs(&scene.spheres, Some(&mut pairs))?, bp.parts());
+    let stats = (
+        bp.find_pairs(&scene.spheres, Some(&mut pairs))?,
+        bp.diagnostics().and_then(|d| d.parts()),
+    );
     canonicalize(&mut pairs);
     let mut expected = Vec::new();
     reference.find_pairs(&scene.spheres, Some(&mut expected))?;
