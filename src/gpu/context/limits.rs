@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 
 /// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
 /// smaller parts overcome (`crate::partition`), unlike host memory or a device error. Read
-/// from the error's kind ([`Exceeds::is_device_size`]), not its text.
+/// from the error's kind ([`Exceeds::is_device_size`](crate::error::Exceeds::is_device_size)), not its text.
 pub fn is_size_limit(e: &Error) -> bool {
     matches!(e, Error::TooLarge { exceeds, .. } if exceeds.is_device_size())
 }
