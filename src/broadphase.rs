@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use serde::Serialize;
 
+pub mod aabbs;
 pub mod auto;
 pub mod cancel;
 pub mod keys;
@@ -56,11 +57,14 @@ impl FrameEvents {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
+    /// The host's cores (rayon).
     Cpu,
+    /// A GPU through wgpu.
     Gpu,
 }
 
 impl Backend {
+    /// `"cpu"` or `"gpu"`, as printed and written to JSON.
     pub fn as_str(self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
@@ -93,6 +97,7 @@ pub enum Method {
 }
 
 impl Method {
+    /// Every method, in the paper's order then ours.
     pub const ALL: [Method; 8] = [
         Method::BruteForce,
         Method::OriginDistance,
@@ -104,6 +109,7 @@ impl Method {
         Method::Grid,
     ];
 
+    /// The name the CLI, Python and reports use (`"origin_distance"`).
     pub fn name(self) -> &'static str {
         match self {
             Method::BruteForce => "brute_force",
@@ -117,6 +123,7 @@ impl Method {
         }
     }
 
+    /// The method of a name (`-` read as `_`); an unknown one is an error listing the known.
     pub fn parse(s: &str) -> Result<Method> {
         let t = s.trim().replace('-', "_");
         Method::ALL
@@ -155,8 +162,11 @@ pub enum Clock {
 /// Time spent in one named stage of a method.
 #[derive(Clone, Debug, Serialize)]
 pub struct StageTime {
+    /// The stage's label (`"sort"`, `"aabb walk"`, `"total"`, ...).
     pub stage: &'static str,
+    /// Its duration.
     pub seconds: f64,
+    /// The clock that measured it.
     pub clock: Clock,
 }
 
@@ -175,6 +185,7 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Appends a stage's time.
     pub fn stage(&mut self, stage: &'static str, seconds: f64, clock: Clock) {
         self.stages.push(StageTime {
             stage,
@@ -189,16 +200,22 @@ impl Stats {
 /// cumulative since its device was opened (docs/design.md §6.5, §9.16).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DeviceCounts {
+    /// Times the host waited for the device (a map or a poll until done).
     pub host_waits: u64,
+    /// Compute dispatches recorded.
     pub dispatches: u64,
     /// Objects created on the device: bind groups, buffers, timestamp query sets, compute
     /// pipelines (docs/design.md §9.16).
     pub bind_groups: u64,
+    /// Buffers created.
     pub buffers: u64,
+    /// Timestamp query sets created.
     pub query_sets: u64,
+    /// Compute pipelines created.
     pub pipelines: u64,
-    /// Bytes of mapped staging the host read, and bytes the host wrote to the device.
+    /// Bytes of mapped staging the host read.
     pub bytes_to_host: u64,
+    /// Bytes the host wrote to the device.
     pub bytes_from_host: u64,
     /// Compute passes opened (one per stage; docs/design.md §9.16).
     pub compute_passes: u64,
@@ -277,6 +294,7 @@ impl PartsReport {
 pub trait BroadPhase {
     /// Method name as printed and written to JSON (`"sap"`, `"peer-rstar"`, ...).
     fn name(&self) -> &str;
+    /// Where it runs.
     fn backend(&self) -> Backend;
 
     /// Asks the backend to compute frame events itself (the GPU: on the device, docs/design.md

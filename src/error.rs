@@ -15,19 +15,41 @@ pub enum Error {
     /// An object with a NaN or infinite coordinate or radius, a negative radius, or a coordinate
     /// so large that squared distances would overflow f32.
     #[error("object {index}: {problem}")]
-    InvalidObject { index: usize, problem: String },
+    InvalidObject {
+        /// The object's position in the caller's slice (or file, counting objects from 0).
+        index: usize,
+        /// What is wrong with it, for people.
+        problem: String,
+    },
+    /// An object given by the caller's id (`BoxBroadPhase`) that cannot be used:
+    /// a NaN or infinite coordinate, `min > max`, the same id twice in one call.
+    #[error("object id {id}: {problem}")]
+    InvalidId {
+        /// The caller's id of the object.
+        id: u64,
+        /// What is wrong with it, for people.
+        problem: String,
+    },
     /// A scene or shape file that does not parse; `line` is 1-based and counts the header.
     #[error("{path}: line {line}: {problem}")]
     Parse {
+        /// The file.
         path: PathBuf,
+        /// The 1-based line (the header is line 1).
         line: usize,
+        /// What is wrong with the line, for people.
         problem: String,
     },
     /// A request that cannot be met within memory or device limits (e.g. more pairs than memory
     /// holds, a buffer larger than the adapter's `max_storage_buffer_binding_size`): which limit
     /// ([`Exceeds`], with the sizes where they are known) and the message for people.
     #[error("too large: {message}")]
-    TooLarge { exceeds: Exceeds, message: String },
+    TooLarge {
+        /// Which limit, with the sizes where they are known.
+        exceeds: Exceeds,
+        /// The request and the limit, for people.
+        message: String,
+    },
     /// No GPU adapter was found (or the requested one does not exist).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
@@ -56,18 +78,24 @@ pub enum Error {
     /// An error from a step of a larger run, with what that step was.
     #[error("{context}: {source}")]
     Context {
+        /// What the step was.
         context: String,
+        /// The step's error.
         #[source]
         source: Box<Error>,
     },
+    /// A file that could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
 }
 
+/// The library's result: [`Error`] unless named otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The limit an [`Error::TooLarge`] ran into. Sizes are in bytes unless named otherwise.
@@ -76,17 +104,40 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Exceeds {
     /// One storage binding of the device (the adapter's limit, or the lower one set for the
     /// run): a frame in smaller parts fits (`partition`).
-    Binding { needed: u64, allowed: u64 },
+    Binding {
+        /// Bytes the binding would hold.
+        needed: u64,
+        /// Bytes one binding may hold.
+        allowed: u64,
+    },
     /// One buffer of the device (`max_buffer_size`, a read-back): smaller parts fit too.
-    Buffer { needed: u64, allowed: u64 },
+    Buffer {
+        /// Bytes the buffer would hold.
+        needed: u64,
+        /// Bytes one buffer may hold.
+        allowed: u64,
+    },
     /// The device's workgroup size or dispatch dimensions.
     Dispatch,
     /// The memory this process may still use (`scenes::memory`): `usable` when known.
-    HostMemory { needed: u64, usable: Option<u64> },
+    HostMemory {
+        /// Bytes the request needs.
+        needed: u64,
+        /// Bytes the process may still use, when known.
+        usable: Option<u64>,
+    },
     /// A count past what 32-bit indices hold (objects, pairs, vertices, cells).
-    Index32 { count: u64 },
+    Index32 {
+        /// The count.
+        count: u64,
+    },
     /// A pair list's capacity: the pairs found against the pairs it holds.
-    PairList { pairs: u64, allowed: u64 },
+    PairList {
+        /// Pairs found.
+        pairs: u64,
+        /// Pairs the list may hold.
+        allowed: u64,
+    },
 }
 
 impl Exceeds {
@@ -111,6 +162,7 @@ impl Error {
         Self::too_large(Exceeds::Index32 { count }, message)
     }
 
+    /// [`Error::Io`] of `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
@@ -121,6 +173,7 @@ impl Error {
 
 /// Adds what was being done to an error, as `anyhow::Context` does for the binary.
 pub trait ResultExt<T> {
+    /// The error, if any, inside an [`Error::Context`] saying what was being done.
     fn context_with(self, context: impl FnOnce() -> String) -> Result<T>;
 }
 

@@ -2,18 +2,44 @@
 //! with a CPU reference that checks every GPU result; separating-axis narrow phase for oriented
 //! boxes and convex polygons; sector ("fan") continuous collision detection for rotating boxes.
 //!
+//! # A simulation's loop: five calls
+//! Bodies by the simulation's own ids, as axis-aligned boxes ([`BoxBroadPhase`]); each update
+//! says which pairs began and ended touching, by id. The same calls run on the GPU
+//! (`BoxBroadPhase::gpu(Arc::new(GpuContext::new(&GpuOptions::default())?))`).
+//!
+//! ```
+//! use sweepfan::{Aabb, BoxBroadPhase};
+//! use glam::Vec3;
+//!
+//! let unit = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+//! let mut broad = BoxBroadPhase::cpu();                       // 1. a broad phase
+//! broad.set_many(&[10, 11, 12], &[unit(0.0), unit(3.0), unit(6.0)])?; // 2. the bodies
+//! assert!(broad.update()?.found.is_empty());                // 3. a frame: nothing touches
+//! broad.set(11, unit(0.5))?;                                // 4. a body moved...
+//! broad.remove(12);                                         // 5. ...and one left
+//! let frame = broad.update()?;
+//! assert_eq!(frame.found, [[10, 11]]);
+//! assert!(frame.lost.is_empty());
+//! # Ok::<(), sweepfan::Error>(())
+//! ```
+//!
 //! # What a user calls
-//! * [`BroadPhase`]: every method on every backend, chosen by [`Method`] and [`Backend`]:
-//!   [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with [`registry`];
-//!   [`cpu::auto`] and [`gpu::auto`] choose the method per scene ([`broadphase::auto`]).
-//! * Shapes: [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`]; the box and
-//!   polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
+//! * [`BoxBroadPhase`]: boxes by the caller's ids ([`Id`], pairs as [`IdPair`]), on the CPU or
+//!   the GPU, exact ([`AabbOverlaps`] is the job behind it).
+//! * [`BroadPhase`]: spheres, the fast special case: every method on every backend, chosen by
+//!   [`Method`] and [`Backend`]: [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with
+//!   [`registry`]; [`cpu::auto`] and [`gpu::auto`] choose the method per scene
+//!   ([`broadphase::auto`]).
+//! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
+//!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
 //! * Scenes: [`Scene`] generators ([`SceneKind`], [`SceneParams`]) and CSV files.
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
 //! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
 //!   every failure an [`Error`] that names the object, line or limit.
 //! * Frame events: [`EventTracker`] turns each frame's pairs into [`FrameEvents`], the contacts
 //!   that began (`found`) and ended (`lost`).
+//!
+//! Spheres by position:
 //!
 //! ```
 //! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
@@ -43,12 +69,14 @@
 //!   [`partition`]: a scene split into parts with ghosts, for any method on any number of
 //!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
-//! * [`registry`]: methods by name, on either backend.
+//! * [`registry`]: methods by name, on either backend; [`boxes`]: the caller's boxes by id.
 //!
 //! The `sweepfan` tool (benchmarks, verification, the paper reproductions, reports, the broad
 //! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
 //! library alone.
 
+
+pub mod boxes;
 pub mod broadphase;
 pub mod cpu;
 pub mod error;
@@ -59,9 +87,12 @@ pub mod partition;
 pub mod registry;
 pub mod scenes;
 
+pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
+pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Exceeds, Result};
 pub use events::EventTracker;
+pub use geom::aabb::Aabb;
 pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};

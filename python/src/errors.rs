@@ -30,6 +30,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
         Error::InvalidObject { .. }
+        | Error::InvalidId { .. }
         | Error::EmptyScene
         | Error::Config(_)
         | Error::Parse { .. }

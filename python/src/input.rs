@@ -329,6 +329,17 @@ fn copy_fits(arg: &str, values: usize, bytes: u64) -> PyResult<()> {
 
 /// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array).
 pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    let values = integers(arg, obj, u32::MAX as u64)?;
+    Ok(values.into_iter().map(|v| v as u32).collect())
+}
+
+/// Reads `obj` as a one-dimensional array of integers in `0..=u64::MAX` (the caller's ids).
+pub fn ids(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    integers(arg, obj, u64::MAX)
+}
+
+/// Reads `obj` as a one-dimensional array of integers, each in `0..=max`.
+fn integers(arg: &str, obj: &Bound<'_, PyAny>, max: u64) -> PyResult<Vec<u64>> {
     let numpy = obj.py().import("numpy")?;
     let array = as_array(arg, obj)?;
     if array.ndim() != 1 {
@@ -344,9 +355,9 @@ pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         return Ok(Vec::new());
     }
     let dtype = array.dtype();
-    let (signed, unsigned) = match dtype.kind() {
-        b'i' => (true, false),
-        b'u' => (false, true),
+    let unsigned = match dtype.kind() {
+        b'i' => false,
+        b'u' => true,
         _ => {
             return Err(arg_error(
                 arg,
@@ -354,11 +365,11 @@ pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
             ));
         }
     };
-    // Widened to 64 bits by NumPy, then read into u32s: both copies must fit before either
-    // is made (a broadcast view of a few bytes can stand for gigabytes of offsets).
-    copy_fits(arg, array.len(), 8 + 4)?;
+    // Widened to 64 bits by NumPy, then read: both copies must fit before either is made (a
+    // broadcast view of a few bytes can stand for gigabytes of values).
+    copy_fits(arg, array.len(), 8 + 8)?;
     let out_of_range = |row: usize, v: &dyn std::fmt::Display| {
-        arg_error(arg, format!("row {row}: {v} is outside 0..={}", u32::MAX))
+        arg_error(arg, format!("row {row}: {v} is outside 0..={max}"))
     };
     if unsigned {
         let wide = array.call_method1("astype", (numpy.getattr("uint64")?,))?;
@@ -367,15 +378,23 @@ pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
             .as_array()
             .iter()
             .enumerate()
-            .map(|(row, &v)| u32::try_from(v).map_err(|_| out_of_range(row, &v)))
+            .map(|(row, &v)| {
+                if v <= max {
+                    Ok(v)
+                } else {
+                    Err(out_of_range(row, &v))
+                }
+            })
             .collect();
     }
-    debug_assert!(signed);
     let wide = array.call_method1("astype", (numpy.getattr("int64")?,))?;
     let wide = wide.cast_into::<PyArrayDyn<i64>>()?.readonly();
     wide.as_array()
         .iter()
         .enumerate()
-        .map(|(row, &v)| u32::try_from(v).map_err(|_| out_of_range(row, &v)))
+        .map(|(row, &v)| match u64::try_from(v) {
+            Ok(u) if u <= max => Ok(u),
+            _ => Err(out_of_range(row, &v)),
+        })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! read in Rust ([`input`]), the work runs with the interpreter released, and pair lists go back
 //! as NumPy arrays that own the library's memory ([`output`]).
 
+mod boxes;
 mod errors;
 mod gpu;
 mod input;
@@ -81,5 +82,6 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_backend, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_class::<spheres::PyBroadPhase>()?;
+    m.add_class::<boxes::PyBoxBroadPhase>()?;
     Ok(())
 }

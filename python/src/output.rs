@@ -14,3 +14,12 @@ pub fn pair_array(py: Python<'_>, pairs: Vec<Pair>) -> Bound<'_, PyArray2<u32>> 
         .expect("a list of k pairs holds 2k indices")
         .into_pyarray(py)
 }
+
+/// Pairs of the caller's ids as a `(K, 2)` `uint64` array, without copying the list.
+pub fn id_pair_array(py: Python<'_>, pairs: Vec<sweepfan::IdPair>) -> Bound<'_, PyArray2<u64>> {
+    let k = pairs.len();
+    let flat: Vec<u64> = bytemuck::allocation::cast_vec(pairs);
+    Array2::from_shape_vec((k, 2), flat)
+        .expect("a list of k pairs holds 2k ids")
+        .into_pyarray(py)
+}

@@ -11,8 +11,9 @@ else the CPU; default_backend() says which), "cpu" or "gpu" (a software adapter 
 named there warns: SoftwareAdapterWarning). Empty scenes give empty (0, 2) arrays.
 
 Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
-clear_caches; the class
-BroadPhase keeps its buffers between frames and reports the pairs found and lost in each
+clear_caches; the classes
+BoxBroadPhase (axis-aligned boxes by your ids: set, remove, update -> pairs found and lost by
+id) and BroadPhase, which keeps its buffers between frames and reports the pairs found and lost in each
 (track_events=True). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
 chosen from the spheres; choose_method says which and why), grid, sap, brute_force,
 origin_distance, x, xy, xyz, min_axis.
@@ -46,6 +47,7 @@ _quiet_wayland()
 from ._sweepfan import (  # noqa: E402
     BACKENDS,
     METHODS,
+    BoxBroadPhase,
     BroadPhase,
     SoftwareAdapterWarning,
     __version__,
@@ -61,6 +63,7 @@ from ._sweepfan import (  # noqa: E402
 __all__ = [
     "BACKENDS",
     "METHODS",
+    "BoxBroadPhase",
     "BroadPhase",
     "SoftwareAdapterWarning",
     "__version__",

@@ -9,7 +9,7 @@
 // The column map is monotonic (clamped floor), which is all that soundness needs; the cell size
 // only sets the speed (the host picks it; one column makes this a plain sweep).
 //
-// obb_bounds / polygon_bounds: one AABB per shape, key ordered(min.x), value its index;
+// aabb_bounds / obb_bounds / polygon_bounds: one AABB per shape, key ordered(min.x), value its index;
 // (RadixSort by key); columns: key = column of the AABB at each sorted position; (RadixSort
 // again, stable: the order becomes (column, min.x, index)); gather: the AABBs in that order,
 // split into min.x and the (y, z) intervals so that a walk step reads 20 bytes, not 32; ranges:
@@ -85,6 +85,8 @@ struct ObbFrame {
 @group(0) @binding(11) var<storage, read_write> ranges: array<vec2<u32>>;
 // Input indices of the wide shapes, increasing.
 @group(0) @binding(12) var<storage, read> wide: array<u32>;
+// The caller's boxes, for aabb_bounds (the box broad phase: docs/design.md §4.7).
+@group(0) @binding(13) var<storage, read> input_boxes: array<Aabb>;
 
 // 64 threads: a multiple of every common SIMD width (8 on lavapipe, 32, 64); no kernel here
 // shares memory within a workgroup, so larger groups would gain nothing, and small ones let a
@@ -100,6 +102,18 @@ fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
     boxes[i] = Aabb(vec4<f32>(lo, 0.0), vec4<f32>(hi, 0.0));
     keys[i] = ordered(lo.x);
     values[i] = i;
+}
+
+// The caller's boxes as they are: no margin, so the walk's closed-interval tests are the CPU's
+// `Aabb::overlaps` (up to subnormals, which a GPU may flush to zero; the host settles those).
+@compute @workgroup_size(64)
+fn aabb_bounds(inv: Invocation) {
+    let i = flat_id(inv);
+    if i >= params.n || i >= arrayLength(&input_boxes) {
+        return;
+    }
+    let b = input_boxes[i];
+    store_bounds(i, b.lo.xyz, b.hi.xyz);
 }
 
 @compute @workgroup_size(64)

@@ -8,10 +8,13 @@
 //! two boxes' overlap across the sweep (inside both boxes, so exactly one column reports it).
 //! When most boxes are huge the columns widen until this is a plain sweep.
 
-use crate::broadphase::Pair;
+use crate::broadphase::aabbs::AabbOverlaps;
 use crate::broadphase::keys::ordered_bits;
+use crate::broadphase::{Backend, Clock, Pair, Stats};
 use crate::cpu::radix::radix_sort_carrying;
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::aabb::Aabb;
+use crate::scenes::memory;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,9 +24,45 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// overlap tests across the sweep).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TooManyCandidates {
+    /// Candidates counted before the count stopped, past the limit.
     pub at_least: u64,
+    /// The sweep's bound on the candidates (its runs, before the tests across the sweep).
     pub bound: u64,
 }
+
+impl TooManyCandidates {
+    /// The error for a sweep of `shapes` shapes whose pairs memory cannot hold at
+    /// `bytes_per_pair` each; `hint` says what the caller can change.
+    pub fn error(self, shapes: usize, bytes_per_pair: u64, hint: &str) -> Error {
+        let what = format!(
+            "{shapes} shapes: more than {} AABB candidate pairs (the sweep bounds them by {})",
+            self.at_least, self.bound
+        );
+        let needed = self.at_least.saturating_mul(bytes_per_pair);
+        match memory::available() {
+            Some(a) => memory::too_large(&what, needed, &a, hint),
+            None => Error::too_large(
+                Exceeds::HostMemory {
+                    needed,
+                    usable: None,
+                },
+                format!(
+                    "{what}: about {} of memory needed; {hint}",
+                    memory::human(needed)
+                ),
+            ),
+        }
+    }
+}
+
+/// Pairs the memory this process may use holds at `bytes_per_pair` each.
+pub fn pair_budget(bytes_per_pair: u64) -> u64 {
+    memory::available().map_or(u64::MAX, |a| a.usable() / bytes_per_pair.max(1))
+}
+
+/// Memory per pair of the box job: the positions, the caller's ids, and the previous frame's
+/// ids for the events (docs/design.md §4.7).
+const BOX_JOB_BYTES_PER_PAIR: u64 = 8 + 16 + 16;
 
 /// Up to this many candidate pairs (8 MiB as a list) a sweep stores without checking.
 const UNCHECKED_CANDIDATES: u64 = 1 << 20;
@@ -143,6 +182,7 @@ pub struct BoxSweep {
 }
 
 impl BoxSweep {
+    /// A sweep with no plan and empty buffers.
     pub fn new() -> Self {
         Self::default()
     }
@@ -392,6 +432,38 @@ fn count_candidates_past<I: Iterator>(
         }
     });
     seen.into_inner()
+}
+
+impl AabbOverlaps for BoxSweep {
+    fn name(&self) -> String {
+        "aabb_sweep".into()
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+
+    /// The sweep with a fresh plan for these boxes (they move between frames), refused before
+    /// the list is stored when memory cannot hold it. `Stats::tests` is not counted (0).
+    fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+        let start = std::time::Instant::now();
+        crate::geom::aabb::validate_aabbs(boxes)?;
+        self.plan(boxes);
+        self.pairs_at_most(boxes, out, || pair_budget(BOX_JOB_BYTES_PER_PAIR))
+            .map_err(|e| {
+                e.error(
+                    boxes.len(),
+                    BOX_JOB_BYTES_PER_PAIR,
+                    "use fewer boxes, or boxes that overlap less (every pair is stored)",
+                )
+            })?;
+        let mut stats = Stats {
+            pairs: out.len() as u64,
+            ..Stats::default()
+        };
+        stats.stage("aabb_sweep", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
 }
 
 /// Boxes per chunk at least, when the entries are made in parallel.

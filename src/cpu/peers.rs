@@ -72,6 +72,7 @@ impl<'a> Collector<'a> {
     }
 }
 
+/// parry3d's BVH over the spheres' AABBs, then the sphere test on its candidate pairs.
 #[derive(Default)]
 pub struct PeerParry {
     leaves: Vec<parry3d::bounding_volume::Aabb>,
@@ -104,6 +105,7 @@ impl PeerParry {
     }
 }
 
+/// rstar's R*-tree, bulk-loaded from the spheres' AABBs and joined with itself.
 pub struct PeerRstar;
 
 super::cpu_broad_phase!(PeerRstar, |_: &Self| "peer-rstar");
@@ -137,6 +139,7 @@ impl PeerRstar {
     }
 }
 
+/// broccoli's kd-tree of the spheres' AABBs, its colliding-pairs query, then the sphere test.
 #[derive(Default)]
 pub struct PeerBroccoli {
     boxes: Vec<(broccoli::axgeom::Rect<f32>, u32)>,

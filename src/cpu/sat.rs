@@ -3,14 +3,13 @@
 //! full CPU pipeline (AABB sweep and prune, then SAT).
 
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::cpu::aabb_sweep::{BoxSweep, TooManyCandidates};
-use crate::error::{Error, Exceeds, Result};
+use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
+use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::exact::settle;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
-use crate::scenes::memory;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -92,35 +91,6 @@ pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pa
 /// list (8), rayon's gathering of it before the copy into the list (8), and the SAT's kept pairs
 /// with their per-chunk copies (at most 8).
 const BYTES_PER_CANDIDATE: u64 = 24;
-
-/// Candidate pairs the memory this process may use holds ([`BYTES_PER_CANDIDATE`] each).
-fn candidate_budget() -> u64 {
-    memory::available().map_or(u64::MAX, |a| a.usable() / BYTES_PER_CANDIDATE)
-}
-
-/// The error for a sweep of `shapes` shapes that found more candidates than memory holds.
-fn too_many_candidates(shapes: usize, e: TooManyCandidates) -> Error {
-    let what = format!(
-        "{shapes} shapes: more than {} AABB candidate pairs (the sweep bounds them by {})",
-        e.at_least, e.bound
-    );
-    let needed = e.at_least.saturating_mul(BYTES_PER_CANDIDATE);
-    let hint = "use fewer shapes, or shapes that overlap less (the CPU pipeline stores every \
-                candidate pair, with or without --count-only)";
-    match memory::available() {
-        Some(a) => memory::too_large(&what, needed, &a, hint),
-        None => Error::too_large(
-            Exceeds::HostMemory {
-                needed,
-                usable: None,
-            },
-            format!(
-                "{what}: about {} of memory needed; {hint}",
-                memory::human(needed)
-            ),
-        ),
-    }
-}
 
 /// Maps pairs of positions in `order` back to input indices, `i < j`.
 fn unpermute(pairs: &mut [Pair], order: &[u32]) {
@@ -220,8 +190,17 @@ impl CpuBoxPipeline {
         // Refused before the list is stored when memory cannot hold it (100,000 identical boxes:
         // 5e9 candidates), as the GPU pipeline refuses a list its binding cannot hold.
         self.sweep
-            .pairs_at_most(&self.sorted_aabbs, &mut self.candidates, candidate_budget)
-            .map_err(|e| too_many_candidates(aabbs.len(), e))?;
+            .pairs_at_most(&self.sorted_aabbs, &mut self.candidates, || {
+                pair_budget(BYTES_PER_CANDIDATE)
+            })
+            .map_err(|e| {
+                e.error(
+                    aabbs.len(),
+                    BYTES_PER_CANDIDATE,
+                    "use fewer shapes, or shapes that overlap less (the CPU pipeline stores \
+                     every candidate pair, with or without --count-only)",
+                )
+            })?;
         let t2 = Instant::now();
         stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
         let mut pairs = Vec::new();

@@ -1,18 +1,52 @@
 //! Axis-aligned bounding boxes: the broad-phase proxy of shapes that are not spheres.
 
+use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 
 /// Closed axis-aligned box `[min, max]` (2D shapes use z = 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Aabb {
+    /// The lower corner.
     pub min: Vec3,
+    /// The upper corner (`>= min` on every axis).
     pub max: Vec3,
 }
 
 impl Aabb {
+    /// The box from its lower and upper corners.
     pub const fn new(min: Vec3, max: Vec3) -> Self {
         Self { min, max }
+    }
+
+    /// What makes this box unusable as broad-phase input, if anything: a coordinate that is NaN
+    /// or infinite, or `min > max` on an axis. (A box of zero extent, a point, is valid.)
+    pub fn problem(&self) -> Option<String> {
+        let named = [
+            ("min.x", self.min.x),
+            ("min.y", self.min.y),
+            ("min.z", self.min.z),
+            ("max.x", self.max.x),
+            ("max.y", self.max.y),
+            ("max.z", self.max.z),
+        ];
+        if let Some(problem) = super::non_finite(named) {
+            return Some(problem);
+        }
+        ["x", "y", "z"]
+            .into_iter()
+            .zip(self.min.to_array().into_iter().zip(self.max.to_array()))
+            .find(|(_, (lo, hi))| lo > hi)
+            .map(|(axis, (lo, hi))| format!("min.{axis} = {lo} is above max.{axis} = {hi}"))
+    }
+
+    /// Whether a coordinate is subnormal (a GPU may flush it to zero in a comparison).
+    pub fn has_subnormal(&self) -> bool {
+        self.min
+            .to_array()
+            .iter()
+            .chain(&self.max.to_array())
+            .any(|v| v.is_subnormal())
     }
 
     /// Closed-interval overlap on all three axes: touching boxes overlap, like touching shapes.
@@ -38,4 +72,20 @@ impl Aabb {
 pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
     let nearest = s.center.clamp(b.min, b.max);
     (s.center - nearest).length_squared() <= s.radius * s.radius
+}
+
+/// Checks every box ([`Aabb::problem`]; the error names the lowest bad position) and returns
+/// whether any coordinate is subnormal. An empty slice is valid.
+pub fn validate_aabbs(boxes: &[Aabb]) -> Result<bool> {
+    if boxes.len() > u32::MAX as usize - 1 {
+        return Err(Error::past_u32(
+            boxes.len() as u64,
+            format!("{} boxes: indices are u32", boxes.len()),
+        ));
+    }
+    super::check_each(boxes, |b, index| match b.problem() {
+        Some(problem) => Err(Error::InvalidObject { index, problem }),
+        None => Ok(()),
+    })?;
+    Ok(boxes.iter().any(Aabb::has_subnormal))
 }

@@ -18,7 +18,7 @@ fn library_rank(module: &str) -> Option<u32> {
         "broadphase" => 2,
         "scenes" | "events" | "partition" => 3,
         "cpu" | "gpu" => 4,
-        "registry" => 5,
+        "registry" | "boxes" => 5,
         _ => return None,
     })
 }

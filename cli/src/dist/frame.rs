@@ -366,7 +366,7 @@ impl World {
                 sign,
             ]);
         };
-        merge_difference(before, &self.pairs, |p, gained| send(p, gained as u32));
+        sweepfan::events::merge_changes(before, &self.pairs, |p, gained| send(p, gained as u32));
         let words = comm.exchange(&to);
         let mut changes: Vec<(GlobalPair, u32)> = words
             .chunks_exact(5)
@@ -455,37 +455,6 @@ impl World {
                 .filter_map(|t| serde_json::from_str::<RankRow>(t).ok())
                 .collect(),
         })
-    }
-}
-
-/// Calls `changed(p, true)` for each pair of `after` not in `before` and `changed(p, false)`
-/// for each of `before` not in `after` (both sorted).
-fn merge_difference(
-    before: &[GlobalPair],
-    after: &[GlobalPair],
-    mut changed: impl FnMut(&GlobalPair, bool),
-) {
-    let (mut a, mut b) = (0, 0);
-    while a < before.len() || b < after.len() {
-        let order = match (before.get(a), after.get(b)) {
-            (Some(x), Some(y)) => x.cmp(y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        match order {
-            std::cmp::Ordering::Less => {
-                changed(&before[a], false);
-                a += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                changed(&after[b], true);
-                b += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                a += 1;
-                b += 1;
-            }
-        }
     }
 }
 

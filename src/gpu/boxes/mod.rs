@@ -4,3 +4,22 @@
 pub mod aabb_sap;
 pub mod pipeline;
 pub mod sat;
+mod uploads;
+
+impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {
+    fn name(&self) -> String {
+        "gpu_aabb_sap".into()
+    }
+
+    fn backend(&self) -> crate::broadphase::Backend {
+        crate::broadphase::Backend::Gpu
+    }
+
+    fn aabb_overlaps(
+        &mut self,
+        boxes: &[crate::geom::aabb::Aabb],
+        out: &mut Vec<crate::broadphase::Pair>,
+    ) -> crate::error::Result<crate::broadphase::Stats> {
+        pipeline::GpuBoxPipeline::aabb_overlaps(self, boxes, out)
+    }
+}

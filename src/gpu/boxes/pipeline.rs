@@ -18,16 +18,17 @@
 
 use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
+use crate::geom::aabb::Aabb;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
-use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout};
+use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
+use crate::gpu::boxes::uploads::{AABBS, FRAMES, OFFSETS, ShapeUploads, VERTICES};
 use crate::gpu::context::GpuContext;
 use crate::gpu::events::{EventsReadback, GpuEvents};
 use crate::gpu::readback::{ListHint, Readback, read_tails};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
-use crate::gpu::upload::Upload;
 use glam::{Vec2, Vec3};
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,6 +75,8 @@ pub struct GpuBoxPipeline {
     frames: Option<wgpu::Buffer>,
     vertices: Option<wgpu::Buffer>,
     offsets: Option<wgpu::Buffer>,
+    /// The caller's boxes ([`Self::aabb_overlaps`]).
+    aabbs: Option<wgpu::Buffer>,
     /// The shapes' bytes for the next frame and their kept staging buffers.
     uploads: ShapeUploads,
     /// Sweep columns and wide shapes of the uploaded shapes (AABB proxies).
@@ -95,6 +98,7 @@ pub struct GpuBoxPipeline {
 enum Uploaded {
     Obbs(u32),
     Polygons(u32),
+    Aabbs(u32),
 }
 
 /// What a call runs after the broad phase.
@@ -134,6 +138,7 @@ struct BroadTotals {
 }
 
 impl GpuBoxPipeline {
+    /// The pipeline on `ctx`'s device, with `proxy` as its broad phase.
     pub fn new(ctx: Arc<GpuContext>, proxy: Proxy) -> Result<Self> {
         let sat = GpuSat::new(&ctx)?;
         let broad = match proxy {
@@ -150,6 +155,7 @@ impl GpuBoxPipeline {
             frames: None,
             vertices: None,
             offsets: None,
+            aabbs: None,
             uploads: ShapeUploads::new(),
             layout: SweepLayout::single(),
             use_columns: true,
@@ -178,6 +184,7 @@ impl GpuBoxPipeline {
         self.last_events.take()
     }
 
+    /// The broad phase's proxy.
     pub fn proxy(&self) -> Proxy {
         match &self.broad {
             Broad::Aabb(_) => Proxy::Aabb,
@@ -253,6 +260,43 @@ impl GpuBoxPipeline {
             .tests)
     }
 
+    /// The box broad phase ([`AabbOverlaps`], docs/design.md §4.7): every pair of the caller's
+    /// boxes that overlap or touch (closed intervals), `i < j`, any order, into `out`; the same
+    /// sweep as the shapes' broad phase, fed the boxes as they are. Exact: the walk compares
+    /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
+    /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
+    /// AABB proxy (the default).
+    pub fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+        let start = Instant::now();
+        if !matches!(self.broad, Broad::Aabb(_)) {
+            return Err(Error::Config(format!(
+                "the box broad phase needs the AABB sweep; this pipeline uses {}",
+                self.proxy().name()
+            )));
+        }
+        out.clear();
+        if boxes.len() < 2 {
+            crate::geom::aabb::validate_aabbs(boxes)?;
+            let mut stats = Stats::default();
+            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+            return Ok(stats);
+        }
+        let subnormal = crate::geom::aabb::validate_aabbs(boxes)?;
+        let n = shape_count(boxes.len())?;
+        let device = aabb_bytes(boxes);
+        let bytes = bytemuck::cast_slice::<[f32; 8], u8>(&device);
+        self.ctx
+            .ensure_storage(&mut self.aabbs, "boxes", bytes.len() as u64)?;
+        self.uploads.stage(AABBS, bytes);
+        self.set_layout(|| SweepLayout::for_aabbs(boxes));
+        let mut stats = self.run(Uploaded::Aabbs(n), Until::Candidates, &[], Some(out), start)?;
+        if subnormal {
+            out.retain(|p| boxes[p[0] as usize].overlaps(&boxes[p[1] as usize]));
+        }
+        stats.pairs = out.len() as u64;
+        Ok(stats)
+    }
+
     fn upload_obbs(&mut self, boxes: &[Obb]) -> Result<Uploaded> {
         validate_obbs(boxes)?;
         let n = shape_count(boxes.len())?;
@@ -325,19 +369,37 @@ impl GpuBoxPipeline {
             // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
             crate::geom::sphere::validate_spheres(proxies)?;
         }
-        let shapes = match kind {
-            Uploaded::Obbs(n) => SatShapes::Obbs {
-                frames: self.frames.as_ref().expect("uploaded"),
+        let (shapes, n) = match kind {
+            Uploaded::Obbs(n) => (
+                SweepShapes::Shapes(SatShapes::Obbs {
+                    frames: self.frames.as_ref().expect("uploaded"),
+                    n,
+                }),
                 n,
-            },
-            Uploaded::Polygons(n) => SatShapes::Polygons {
-                vertices: self.vertices.as_ref().expect("uploaded"),
-                offsets: self.offsets.as_ref().expect("uploaded"),
+            ),
+            Uploaded::Polygons(n) => (
+                SweepShapes::Shapes(SatShapes::Polygons {
+                    vertices: self.vertices.as_ref().expect("uploaded"),
+                    offsets: self.offsets.as_ref().expect("uploaded"),
+                    n,
+                }),
                 n,
-            },
+            ),
+            Uploaded::Aabbs(n) => (
+                SweepShapes::Aabbs {
+                    boxes: self.aabbs.as_ref().expect("uploaded"),
+                    n,
+                },
+                n,
+            ),
         };
-        let n = match kind {
-            Uploaded::Obbs(n) | Uploaded::Polygons(n) => n,
+        // The SAT stage's view of the shapes (none for the caller's boxes: no SAT there).
+        let sat_shapes = match shapes {
+            SweepShapes::Shapes(s) => Some(s),
+            SweepShapes::Aabbs { .. } => None,
+        };
+        let sat_input = || {
+            sat_shapes.ok_or_else(|| Error::Config("the caller's boxes have no SAT stage".into()))
         };
         let store = until == Until::Sat { store: true };
         let mut runs = 0;
@@ -352,6 +414,7 @@ impl GpuBoxPipeline {
                 self.frames.as_ref(),
                 self.vertices.as_ref(),
                 self.offsets.as_ref(),
+                self.aabbs.as_ref(),
             ];
             let (mut enc, list, broad_plan) = match &mut self.broad {
                 Broad::Aabb(sap) => {
@@ -373,7 +436,7 @@ impl GpuBoxPipeline {
             let capacity = list.capacity;
             let tail = match until {
                 Until::Sat { store } => {
-                    self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+                    self.sat.encode(ctx, &mut enc, sat_input()?, list, store)?;
                     let events = match (&mut self.events, store) {
                         (Some(ev), true) => {
                             ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
@@ -492,7 +555,7 @@ impl GpuBoxPipeline {
                 .max(totals.candidates.min(u32::MAX as u64) as u32);
             self.sat.reserve_output(ctx, need)?;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            self.sat.encode(ctx, &mut enc, shapes, list, store)?;
+            self.sat.encode(ctx, &mut enc, sat_input()?, list, store)?;
             let rb = &mut self.readback;
             rb.clear();
             let events_plan = match (&mut self.events, store) {
@@ -618,76 +681,6 @@ fn bounding_circle(vertices: &[Vec2]) -> Sphere {
     Sphere {
         center: Vec3::new(c.x, c.y, 0.0),
         radius: r * (1.0 + PROXY_WIDENING),
-    }
-}
-
-/// Indices of [`ShapeUploads`]' targets.
-const FRAMES: usize = 0;
-const VERTICES: usize = 1;
-const OFFSETS: usize = 2;
-
-/// The shapes' bytes staged by an upload call, copied by the next frame's encoder through
-/// staging buffers kept across frames (`gpu::upload`, docs/design.md §9.16): box frames,
-/// polygon vertices, polygon offsets.
-struct ShapeUploads {
-    kept: [Upload; 3],
-    pending: [Vec<u8>; 3],
-    staged: [bool; 3],
-}
-
-impl ShapeUploads {
-    fn new() -> Self {
-        Self {
-            kept: [
-                Upload::new("box frames upload"),
-                Upload::new("polygon vertices upload"),
-                Upload::new("polygon offsets upload"),
-            ],
-            pending: Default::default(),
-            staged: [false; 3],
-        }
-    }
-
-    /// Keeps `bytes` for target `i` until the next frame's encoder.
-    fn stage(&mut self, i: usize, bytes: &[u8]) {
-        self.pending[i].clear();
-        self.pending[i].extend_from_slice(bytes);
-        self.staged[i] = true;
-    }
-
-    /// Copies what is staged into its target as commands of `enc`.
-    fn encode(
-        &mut self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        targets: [Option<&wgpu::Buffer>; 3],
-    ) -> Result<()> {
-        let slots = self
-            .kept
-            .iter_mut()
-            .zip(&self.pending)
-            .zip(&mut self.staged);
-        for (((kept, bytes), staged), target) in slots.zip(targets) {
-            if let (true, Some(target)) = (*staged, target) {
-                kept.write(ctx, enc, target, 0, bytes)?;
-                *staged = false;
-            }
-        }
-        Ok(())
-    }
-
-    /// After the submission that copied: the kept buffers are mapped again.
-    fn after_submit(&mut self) {
-        for k in &mut self.kept {
-            k.after_submit();
-        }
-    }
-
-    /// Uploads through kept buffers and through `queue.write_buffer`, all targets together.
-    fn counts(&self) -> (u64, u64) {
-        self.kept
-            .iter()
-            .fold((0, 0), |(a, b), k| (a + k.kept, b + k.direct))
     }
 }
 

@@ -25,13 +25,14 @@ impl GpuAabbSap {
     /// increasing input indices below n. The parameters go through `queue.write_buffer`: encode
     /// at most one frame per submission. Plan its readback ([`Self::plan_readback`]), submit, then read
     /// [`Self::totals_from`].
-    pub fn encode(
+    pub fn encode<'a>(
         &mut self,
         ctx: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
-        shapes: SatShapes<'_>,
+        shapes: impl Into<SweepShapes<'a>>,
         layout: &SweepLayout,
     ) -> Result<()> {
+        let shapes = shapes.into();
         let columns = layout.columns;
         let Checked {
             n,
@@ -78,14 +79,19 @@ impl GpuAabbSap {
             (4, &s.values),
         ];
         let (bounds_pipeline, bounds_group) = match shapes {
-            SatShapes::Obbs { frames, .. } => {
+            SweepShapes::Aabbs { boxes, .. } => {
+                let mut b = per_object.to_vec();
+                b.push((13, boxes));
+                (&self.aabb_bounds, bind(&self.aabb_bounds, &b))
+            }
+            SweepShapes::Shapes(SatShapes::Obbs { frames, .. }) => {
                 let mut b = per_object.to_vec();
                 b.push((7, frames));
                 (&self.obb_bounds, bind(&self.obb_bounds, &b))
             }
-            SatShapes::Polygons {
+            SweepShapes::Shapes(SatShapes::Polygons {
                 vertices, offsets, ..
-            } => {
+            }) => {
                 let mut b = per_object.to_vec();
                 b.extend([(1, &self.counters), (8, vertices), (9, offsets)]);
                 (&self.polygon_bounds, bind(&self.polygon_bounds, &b))
@@ -261,12 +267,22 @@ impl GpuAabbSap {
     fn validate(
         &self,
         ctx: &GpuContext,
-        shapes: SatShapes<'_>,
+        shapes: SweepShapes<'_>,
         layout: &SweepLayout,
     ) -> Result<Checked> {
         let columns = layout.columns;
         let n = match shapes {
-            SatShapes::Obbs { frames, n } => {
+            SweepShapes::Aabbs { boxes, n } => {
+                if boxes.size() < AABB_BYTES * n as u64 {
+                    return Err(Error::Config(format!(
+                        "{n} boxes need {} bytes; the buffer has {}",
+                        AABB_BYTES * n as u64,
+                        boxes.size()
+                    )));
+                }
+                n
+            }
+            SweepShapes::Shapes(SatShapes::Obbs { frames, n }) => {
                 if frames.size() < 64 * n as u64 {
                     return Err(Error::Config(format!(
                         "{n} box frames need {} bytes; the buffer has {}",
@@ -276,7 +292,7 @@ impl GpuAabbSap {
                 }
                 n
             }
-            SatShapes::Polygons { offsets, n, .. } => {
+            SweepShapes::Shapes(SatShapes::Polygons { offsets, n, .. }) => {
                 if offsets.size() < 4 * (n as u64 + 1) {
                     return Err(Error::Config(format!(
                         "{n} polygons need {} offsets; the buffer holds {}",

@@ -1,6 +1,7 @@
 //! Host-side layout of the sweep: the (y, z) columns and the wide shapes kept out of them
 //! (docs/design.md §4.5). No device work here.
 
+use crate::geom::aabb::Aabb;
 use crate::geom::obb::ObbFrame;
 use crate::geom::polygon::PolygonSet;
 
@@ -108,6 +109,19 @@ fn polygon_extents(set: &PolygonSet) -> Vec<([f32; 2], f32)> {
         .collect()
 }
 
+/// Per box: its lower (y, z) corner and its wider side on y and z, widened past the rounding of
+/// `max - min` (the walk needs `reach` >= the exact width; see the shader). A width that
+/// overflows to infinity marks the box wide, or makes the layout one column.
+fn aabb_extents(boxes: &[Aabb]) -> Vec<([f32; 2], f32)> {
+    boxes
+        .iter()
+        .map(|b| {
+            let w = (b.max.y - b.min.y).max(b.max.z - b.min.z);
+            ([b.min.y, b.min.z], w * (1.0 + 1e-5))
+        })
+        .collect()
+}
+
 /// Columns covering the shapes (from [`frame_extents`] or [`polygon_extents`]) except those
 /// listed in `skip` (increasing indices), with reach their widest.
 fn columns_over(shapes: &[([f32; 2], f32)], skip: &[u32]) -> SweepColumns {
@@ -158,6 +172,11 @@ impl SweepLayout {
     /// Layout for validated boxes (widths bounded as in [`SweepColumns::for_frames`]).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
         Self::from_extents(&frame_extents(frames))
+    }
+
+    /// Layout for the caller's boxes (validated: finite, `min <= max`).
+    pub fn for_aabbs(boxes: &[Aabb]) -> Self {
+        Self::from_extents(&aabb_extents(boxes))
     }
 
     /// Layout for polygons (z = 0: width on y).

@@ -2,7 +2,8 @@
 //! (`shaders/boxes/aabb_sap.wgsl`), the broad phase of the box / polygon pipeline.
 //!
 //! [`GpuAabbSap::encode`] records, into the caller's encoder, from shape buffers the caller owns
-//! ([`SatShapes`]): bounds (one AABB per shape, computed on the GPU; key = ordered(min.x)) ->
+//! ([`SweepShapes`]): bounds (one AABB per shape, computed on the GPU or the caller's own;
+//! key = ordered(min.x)) ->
 //! [`RadixSort`] of (key, index) -> column keys -> a second, stable sort by column -> gather of
 //! the AABBs in (column, min.x, index) order -> column ranges -> walk: each box, in every column
 //! that can hold the lower corner of a box overlapping it, visits the boxes after it in
@@ -86,6 +87,33 @@ struct Scratch {
     sorted_lo_x: wgpu::Buffer,
 }
 
+/// What the sweep reads its boxes from, in buffers the caller owns.
+#[derive(Clone, Copy)]
+pub enum SweepShapes<'a> {
+    /// Shapes whose AABBs the sweep computes (oriented boxes, polygons).
+    Shapes(SatShapes<'a>),
+    /// `boxes`: `n` AABBs as they are, `(min, 0)` then `(max, 0)` as `vec4<f32>` (32 bytes each;
+    /// [`aabb_bytes`]).
+    Aabbs { boxes: &'a wgpu::Buffer, n: u32 },
+}
+
+impl<'a> From<SatShapes<'a>> for SweepShapes<'a> {
+    fn from(shapes: SatShapes<'a>) -> Self {
+        SweepShapes::Shapes(shapes)
+    }
+}
+
+/// The device layout of [`SweepShapes::Aabbs`]: per box `min.xyz, 0, max.xyz, 0`.
+pub fn aabb_bytes(boxes: &[crate::geom::aabb::Aabb]) -> Vec<[f32; 8]> {
+    boxes
+        .iter()
+        .map(|b| {
+            let (lo, hi) = (b.min, b.max);
+            [lo.x, lo.y, lo.z, 0.0, hi.x, hi.y, hi.z, 0.0]
+        })
+        .collect()
+}
+
 /// What one frame found, read after its submission.
 #[derive(Clone, Debug)]
 pub struct CandidateTotals {
@@ -97,6 +125,7 @@ pub struct CandidateTotals {
 
 /// The GPU AABB sweep and prune with its pipelines and reusable buffers (grown when needed).
 pub struct GpuAabbSap {
+    aabb_bounds: wgpu::ComputePipeline,
     obb_bounds: wgpu::ComputePipeline,
     polygon_bounds: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
@@ -121,6 +150,7 @@ impl GpuAabbSap {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader_file("boxes/aabb_sap.wgsl")?;
         let [
+            aabb_bounds,
             obb_bounds,
             polygon_bounds,
             gather,
@@ -133,6 +163,7 @@ impl GpuAabbSap {
             "aabb_sap",
             &module,
             [
+                "aabb_bounds",
                 "obb_bounds",
                 "polygon_bounds",
                 "gather",
@@ -151,6 +182,7 @@ impl GpuAabbSap {
             wgpu::BufferUsages::empty(),
         )?;
         Ok(Self {
+            aabb_bounds,
             obb_bounds,
             polygon_bounds,
             gather,

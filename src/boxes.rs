@@ -1,0 +1,252 @@
+//! The broad phase over the caller's boxes (docs/design.md §4.7): axis-aligned boxes held by the
+//! caller's ids, as a simulation holds its bodies; each [`BoxBroadPhase::update`] returns the
+//! pairs that began and ended touching, named by those ids.
+//!
+//! ```
+//! use sweepfan::{Aabb, BoxBroadPhase};
+//! use glam::Vec3;
+//!
+//! let cube = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+//! let mut broad = BoxBroadPhase::cpu(); // or BoxBroadPhase::gpu(context)?
+//! broad.set_many(&[70, 9, 1234], &[cube(0.0), cube(0.5), cube(5.0)])?;
+//! let frame = broad.update()?;
+//! assert_eq!(frame.found, [[9, 70]]);
+//! broad.set(1234, cube(1.5))?; // moved: now touches 70's neighbour 9 (closed intervals)
+//! broad.remove(70);
+//! let frame = broad.update()?;
+//! assert_eq!((frame.found, frame.lost), (vec![[9, 1234]], vec![[9, 70]]));
+//! assert_eq!(broad.pairs(), [[9, 1234]]);
+//! # Ok::<(), sweepfan::Error>(())
+//! ```
+
+use crate::broadphase::aabbs::AabbOverlaps;
+use crate::broadphase::{Backend, Pair, Stats};
+use crate::cpu::aabb_sweep::BoxSweep;
+use crate::error::{Error, Result};
+use crate::events::merge_changes;
+use crate::geom::aabb::Aabb;
+use crate::gpu::{GpuBoxPipeline, GpuContext, Proxy};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+/// The caller's name for an object: any `u64`, unique within one [`BoxBroadPhase`].
+pub type Id = u64;
+
+/// A pair of touching objects by id, the smaller first.
+pub type IdPair = [Id; 2];
+
+/// What one [`BoxBroadPhase::update`] found, against the previous update.
+#[derive(Clone, Debug, Default)]
+pub struct BoxFrame {
+    /// Pairs touching now that did not before (sorted; each `[a, b]` with `a < b`).
+    pub found: Vec<IdPair>,
+    /// Pairs that touched before and do not now, including those of removed objects (sorted).
+    pub lost: Vec<IdPair>,
+    /// Pairs touching both before and now.
+    pub persisting: u64,
+    /// What the broad phase did.
+    pub stats: Stats,
+}
+
+/// Axis-aligned boxes by the caller's ids, and the pairs of the last update.
+///
+/// [`Self::set`] and [`Self::set_many`] insert or move boxes, [`Self::remove`] drops them,
+/// [`Self::update`] runs the broad phase (CPU sweep or GPU sweep, [`AabbOverlaps`]) over every
+/// box held and returns the events. Exact: a pair is touching if and only if
+/// [`Aabb::overlaps`] holds.
+pub struct BoxBroadPhase {
+    overlaps: Box<dyn AabbOverlaps>,
+    ids: Vec<Id>,
+    boxes: Vec<Aabb>,
+    slots: HashMap<Id, u32, BuildHasherDefault<IdHasher>>,
+    /// The last update's pairs, sorted.
+    pairs: Vec<IdPair>,
+    positions: Vec<Pair>,
+}
+
+impl BoxBroadPhase {
+    /// Over any implementation of the box job.
+    pub fn new(overlaps: Box<dyn AabbOverlaps>) -> Self {
+        Self {
+            overlaps,
+            ids: Vec::new(),
+            boxes: Vec::new(),
+            slots: HashMap::default(),
+            pairs: Vec::new(),
+            positions: Vec::new(),
+        }
+    }
+
+    /// On the CPU: the sweep of the box pipelines (docs/design.md §4.4).
+    pub fn cpu() -> Self {
+        Self::new(Box::new(BoxSweep::new()))
+    }
+
+    /// On `ctx`'s GPU: the sweep of the GPU box pipeline (docs/design.md §4.5).
+    pub fn gpu(ctx: Arc<GpuContext>) -> Result<Self> {
+        Ok(Self::new(Box::new(GpuBoxPipeline::new(ctx, Proxy::Aabb)?)))
+    }
+
+    /// The implementation's name.
+    pub fn name(&self) -> String {
+        self.overlaps.name()
+    }
+
+    /// Where the updates run.
+    pub fn backend(&self) -> Backend {
+        self.overlaps.backend()
+    }
+
+    /// Boxes held.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no box is held.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The box held for `id`.
+    pub fn get(&self, id: Id) -> Option<Aabb> {
+        self.slots.get(&id).map(|&s| self.boxes[s as usize])
+    }
+
+    /// Inserts the box of `id`, or moves it there; takes effect at the next [`Self::update`].
+    /// A box with a NaN or infinite coordinate or `min > max` is an [`Error::InvalidId`], and
+    /// nothing changes.
+    pub fn set(&mut self, id: Id, aabb: Aabb) -> Result<()> {
+        self.set_many(&[id], &[aabb])
+    }
+
+    /// [`Self::set`] for many boxes: `ids[k]` gets `boxes[k]`. All or nothing: the first bad box,
+    /// an id given twice or lengths that differ is an error and nothing changes.
+    pub fn set_many(&mut self, ids: &[Id], boxes: &[Aabb]) -> Result<()> {
+        if ids.len() != boxes.len() {
+            return Err(Error::Config(format!(
+                "{} ids for {} boxes: one id per box",
+                ids.len(),
+                boxes.len()
+            )));
+        }
+        if let Some((&id, problem)) = ids
+            .iter()
+            .zip(boxes)
+            .find_map(|(id, b)| b.problem().map(|p| (id, p)))
+        {
+            return Err(Error::InvalidId { id, problem });
+        }
+        let mut given: HashSet<Id, BuildHasherDefault<IdHasher>> =
+            HashSet::with_capacity_and_hasher(ids.len(), Default::default());
+        if let Some(&id) = ids.iter().find(|&&id| !given.insert(id)) {
+            return Err(Error::InvalidId {
+                id,
+                problem: "given twice in one call".into(),
+            });
+        }
+        let new = ids.iter().filter(|id| !self.slots.contains_key(id)).count();
+        let total = self.ids.len() + new;
+        if total > u32::MAX as usize - 1 {
+            return Err(Error::past_u32(
+                total as u64,
+                format!("{total} boxes: positions are u32"),
+            ));
+        }
+        for (&id, &aabb) in ids.iter().zip(boxes) {
+            match self.slots.get(&id) {
+                Some(&s) => self.boxes[s as usize] = aabb,
+                None => {
+                    self.slots.insert(id, self.ids.len() as u32);
+                    self.ids.push(id);
+                    self.boxes.push(aabb);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops the box of `id` (its pairs are `lost` at the next update); returns it, or `None`
+    /// when no box has that id.
+    pub fn remove(&mut self, id: Id) -> Option<Aabb> {
+        let slot = self.slots.remove(&id)? as usize;
+        let removed = self.boxes.swap_remove(slot);
+        self.ids.swap_remove(slot);
+        if let Some(&moved) = self.ids.get(slot) {
+            self.slots.insert(moved, slot as u32);
+        }
+        Some(removed)
+    }
+
+    /// Drops every box (every pair is `lost` at the next update).
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.boxes.clear();
+        self.slots.clear();
+    }
+
+    /// Runs the broad phase over every box held: the pairs touching now ([`Self::pairs`]) and
+    /// the events against the previous update. On an error nothing changes.
+    pub fn update(&mut self) -> Result<BoxFrame> {
+        let stats = if self.boxes.len() < 2 {
+            self.positions.clear();
+            Stats::default()
+        } else {
+            self.overlaps
+                .aabb_overlaps(&self.boxes, &mut self.positions)?
+        };
+        let ids = &self.ids;
+        let mut now: Vec<IdPair> = self
+            .positions
+            .par_iter()
+            .map(|&[i, j]| {
+                let (a, b) = (ids[i as usize], ids[j as usize]);
+                [a.min(b), a.max(b)]
+            })
+            .collect();
+        now.par_sort_unstable();
+        let mut frame = BoxFrame {
+            stats,
+            ..BoxFrame::default()
+        };
+        frame.persisting = merge_changes(&self.pairs, &now, |&p, found| {
+            if found {
+                frame.found.push(p)
+            } else {
+                frame.lost.push(p)
+            }
+        });
+        self.pairs = now;
+        Ok(frame)
+    }
+
+    /// The pairs of the last update, sorted, each `[a, b]` with `a < b`.
+    pub fn pairs(&self) -> &[IdPair] {
+        &self.pairs
+    }
+}
+
+/// A hasher for ids: one multiply-xorshift round of the splitmix64 finaliser (ids are often
+/// small consecutive integers, which this spreads over the table).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        let mut x = self.0;
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).rotate_left(5);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id;
+    }
+}

@@ -1,0 +1,78 @@
+//! The shapes' uploads of [`GpuBoxPipeline`](super::pipeline::GpuBoxPipeline): bytes staged by
+//! an upload call, copied by the next frame's encoder.
+
+use crate::error::Result;
+use crate::gpu::context::GpuContext;
+use crate::gpu::upload::Upload;
+
+/// Indices of [`ShapeUploads`]' targets.
+pub(super) const FRAMES: usize = 0;
+pub(super) const VERTICES: usize = 1;
+pub(super) const OFFSETS: usize = 2;
+pub(super) const AABBS: usize = 3;
+
+/// The shapes' bytes staged by an upload call, copied by the next frame's encoder through
+/// staging buffers kept across frames (`gpu::upload`, docs/design.md §9.16): box frames,
+/// polygon vertices, polygon offsets, the caller's AABBs.
+pub(super) struct ShapeUploads {
+    kept: [Upload; 4],
+    pending: [Vec<u8>; 4],
+    staged: [bool; 4],
+}
+
+impl ShapeUploads {
+    pub(super) fn new() -> Self {
+        Self {
+            kept: [
+                Upload::new("box frames upload"),
+                Upload::new("polygon vertices upload"),
+                Upload::new("polygon offsets upload"),
+                Upload::new("boxes upload"),
+            ],
+            pending: Default::default(),
+            staged: [false; 4],
+        }
+    }
+
+    /// Keeps `bytes` for target `i` until the next frame's encoder.
+    pub(super) fn stage(&mut self, i: usize, bytes: &[u8]) {
+        self.pending[i].clear();
+        self.pending[i].extend_from_slice(bytes);
+        self.staged[i] = true;
+    }
+
+    /// Copies what is staged into its target as commands of `enc`.
+    pub(super) fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        enc: &mut wgpu::CommandEncoder,
+        targets: [Option<&wgpu::Buffer>; 4],
+    ) -> Result<()> {
+        let slots = self
+            .kept
+            .iter_mut()
+            .zip(&self.pending)
+            .zip(&mut self.staged);
+        for (((kept, bytes), staged), target) in slots.zip(targets) {
+            if let (true, Some(target)) = (*staged, target) {
+                kept.write(ctx, enc, target, 0, bytes)?;
+                *staged = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// After the submission that copied: the kept buffers are mapped again.
+    pub(super) fn after_submit(&mut self) {
+        for k in &mut self.kept {
+            k.after_submit();
+        }
+    }
+
+    /// Uploads through kept buffers and through `queue.write_buffer`, all targets together.
+    pub(super) fn counts(&self) -> (u64, u64) {
+        self.kept
+            .iter()
+            .fold((0, 0), |(a, b), k| (a + k.kept, b + k.direct))
+    }
+}

@@ -1,0 +1,278 @@
+//! The box broad phase by the caller's ids (docs/design.md §4.7) against brute force, on the CPU
+//! and the GPU: random, clustered and adversarial scenes (exact touching on a lattice, identical
+//! boxes past the GPU list's first capacity, points, -0.0, subnormals, giants among small
+//! boxes, huge coordinates), ids random `u64` that are not positions, several frames of moves,
+//! removals and insertions, the events checked against set differences of the oracle's pairs.
+
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::{Aabb, BoxBroadPhase, Error, Id, IdPair};
+
+/// Brute force over every pair, with its own closed-interval test.
+fn oracle(boxes: &BTreeMap<Id, Aabb>) -> BTreeSet<IdPair> {
+    let all: Vec<(Id, Aabb)> = boxes.iter().map(|(&i, &b)| (i, b)).collect();
+    let mut pairs = BTreeSet::new();
+    for (k, (a, p)) in all.iter().enumerate() {
+        for (b, q) in &all[k + 1..] {
+            let touch = (0..3).all(|ax| p.min[ax] <= q.max[ax] && q.min[ax] <= p.max[ax]);
+            if touch {
+                pairs.insert([*a.min(b), *a.max(b)]);
+            }
+        }
+    }
+    pairs
+}
+
+fn cube(c: Vec3, half: Vec3) -> Aabb {
+    Aabb::new(c - half, c + half)
+}
+
+fn random_scene(rng: &mut ChaCha8Rng, n: usize) -> Vec<Aabb> {
+    (0..n)
+        .map(|_| {
+            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 30.0 - 15.0;
+            let half = Vec3::new(rng.random(), rng.random(), rng.random()) * 1.5;
+            cube(c, half)
+        })
+        .collect()
+}
+
+fn clustered_scene(rng: &mut ChaCha8Rng, n: usize) -> Vec<Aabb> {
+    let centres: Vec<Vec3> = (0..6)
+        .map(|_| Vec3::new(rng.random(), rng.random(), rng.random()) * 100.0)
+        .collect();
+    (0..n)
+        .map(|k| {
+            let c = centres[k % centres.len()]
+                + Vec3::new(rng.random(), rng.random(), rng.random()) * 3.0;
+            // Some flat boxes and some points.
+            let half = match k % 7 {
+                0 => Vec3::ZERO,
+                1 => Vec3::new(0.5, 0.0, 0.5),
+                _ => Vec3::splat(rng.random::<f32>() * 0.4),
+            };
+            cube(c, half)
+        })
+        .collect()
+}
+
+/// Exact touching (faces, edges, corners of a unit lattice), 400 identical boxes (79,800 pairs:
+/// past the GPU list's first capacity), -0.0 against +0.0, subnormal coordinates, points on
+/// faces, a few giants among small boxes, coordinates near 1e30.
+fn adversarial_scene() -> Vec<Aabb> {
+    let mut v = Vec::new();
+    for x in 0..8 {
+        for y in 0..8 {
+            for z in 0..4 {
+                let lo = Vec3::new(x as f32, y as f32, z as f32);
+                v.push(Aabb::new(lo, lo + Vec3::ONE));
+            }
+        }
+    }
+    let same = Aabb::new(Vec3::splat(50.0), Vec3::splat(51.0));
+    v.extend(std::iter::repeat_n(same, 400));
+    let tiny = f32::from_bits(1); // the smallest subnormal
+    v.push(Aabb::new(
+        Vec3::new(-1.0, 100.0, 0.0),
+        Vec3::new(-0.0, 101.0, 1.0),
+    ));
+    v.push(Aabb::new(
+        Vec3::new(0.0, 100.0, 0.0),
+        Vec3::new(1.0, 101.0, 1.0),
+    ));
+    v.push(Aabb::new(
+        Vec3::new(tiny, 100.0, 0.0),
+        Vec3::new(2.0, 101.0, 1.0),
+    ));
+    v.push(Aabb::new(
+        Vec3::new(-3.0, 100.0, 0.0),
+        Vec3::new(2.0 * tiny, 101.0, 1.0),
+    ));
+    v.push(Aabb::new(
+        Vec3::new(-3.0, 100.0, 2.0),
+        Vec3::new(tiny, 101.0, 3.0),
+    ));
+    v.push(Aabb::new(
+        Vec3::new(3.0 * tiny, 100.0, 2.0),
+        Vec3::new(4.0, 101.0, 3.0),
+    ));
+    let point = Vec3::new(8.0, 3.5, 2.0);
+    v.push(Aabb::new(point, point));
+    for k in 0..5 {
+        let y = 10.0 * k as f32;
+        v.push(Aabb::new(
+            Vec3::new(-1e4, y, -1e4),
+            Vec3::new(1e4, y + 0.5, 1e4),
+        ));
+    }
+    v.push(Aabb::new(Vec3::splat(1e30), Vec3::splat(1.0000001e30)));
+    v.push(Aabb::new(Vec3::splat(1.0000001e30), Vec3::splat(2e30)));
+    v.push(Aabb::new(Vec3::splat(-3e38), Vec3::splat(3e38)));
+    v
+}
+
+/// One broad phase through three frames of the scene: all of it under random ids; then moves,
+/// removals and insertions; then most removed. Each frame's pairs and events against brute
+/// force. Returns every frame's pairs, for comparing backends.
+fn run_frames(broad: &mut BoxBroadPhase, scene: &[Aabb], seed: u64) -> Vec<Vec<IdPair>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut held = BTreeMap::new();
+    let ids: Vec<Id> = scene.iter().map(|_| rng.random()).collect();
+    held.extend(ids.iter().copied().zip(scene.iter().copied()));
+    assert_eq!(held.len(), scene.len(), "random ids collided");
+    broad.set_many(&ids, scene).unwrap();
+    let mut previous = BTreeSet::new();
+    let mut frames = Vec::new();
+    for frame in 0..3 {
+        if frame == 1 {
+            for (k, &id) in ids.iter().enumerate() {
+                match k % 5 {
+                    0 => {
+                        let b = held[&id];
+                        let d = Vec3::new(rng.random(), rng.random(), rng.random()) - 0.5;
+                        let moved = Aabb::new(b.min + d, b.max + d);
+                        broad.set(id, moved).unwrap();
+                        held.insert(id, moved);
+                    }
+                    1 => {
+                        assert_eq!(broad.remove(id), held.remove(&id));
+                    }
+                    _ => {}
+                }
+            }
+            let new_ids: Vec<Id> = (0..scene.len() / 10).map(|_| rng.random()).collect();
+            let new_boxes: Vec<Aabb> = new_ids
+                .iter()
+                .map(|_| scene[rng.random_range(0..scene.len())])
+                .collect();
+            broad.set_many(&new_ids, &new_boxes).unwrap();
+            held.extend(new_ids.into_iter().zip(new_boxes));
+        }
+        if frame == 2 {
+            let keep: Vec<Id> = held.keys().copied().step_by(9).collect();
+            for id in held.keys().copied().collect::<Vec<_>>() {
+                if !keep.contains(&id) {
+                    assert!(broad.remove(id).is_some());
+                }
+            }
+            held.retain(|id, _| keep.contains(id));
+        }
+        assert_eq!(broad.len(), held.len());
+        let got = broad
+            .update()
+            .unwrap_or_else(|e| panic!("{} frame {frame}: {e}", broad.name()));
+        let want = oracle(&held);
+        let pairs: Vec<IdPair> = broad.pairs().to_vec();
+        let name = broad.name();
+        let got_set: BTreeSet<IdPair> = pairs.iter().copied().collect();
+        assert_eq!(
+            got_set.len(),
+            pairs.len(),
+            "{name} frame {frame}: a pair twice"
+        );
+        assert!(pairs.is_sorted(), "{name} frame {frame}: pairs not sorted");
+        let extra: Vec<_> = got_set.difference(&want).take(5).collect();
+        let missing: Vec<_> = want.difference(&got_set).take(5).collect();
+        assert!(
+            extra.is_empty() && missing.is_empty(),
+            "{name} frame {frame}: {} pairs, brute force {}; extra {extra:?}, missing {missing:?}",
+            pairs.len(),
+            want.len()
+        );
+        let found: Vec<IdPair> = want.difference(&previous).copied().collect();
+        let lost: Vec<IdPair> = previous.difference(&want).copied().collect();
+        assert_eq!(got.found, found, "{name} frame {frame}: found");
+        assert_eq!(got.lost, lost, "{name} frame {frame}: lost");
+        let persisting = want.intersection(&previous).count() as u64;
+        assert_eq!(
+            got.persisting, persisting,
+            "{name} frame {frame}: persisting"
+        );
+        assert_eq!(got.stats.pairs, want.len() as u64, "{name} frame {frame}");
+        previous = want;
+        frames.push(pairs);
+    }
+    frames
+}
+
+fn scenes() -> Vec<(&'static str, Vec<Aabb>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    vec![
+        ("random", random_scene(&mut rng, 1500)),
+        ("clustered", clustered_scene(&mut rng, 1200)),
+        ("adversarial", adversarial_scene()),
+    ]
+}
+
+#[test]
+fn cpu_boxes_by_id_match_brute_force_over_frames() {
+    for (what, scene) in scenes() {
+        let frames = run_frames(&mut BoxBroadPhase::cpu(), &scene, 7);
+        assert!(
+            frames[0].len() > scene.len() / 4,
+            "{what}: too few pairs to mean much"
+        );
+    }
+}
+
+#[test]
+fn gpu_boxes_by_id_match_brute_force_and_the_cpu() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let mut gpu = BoxBroadPhase::gpu(ctx).unwrap();
+    for (what, scene) in scenes() {
+        let on_gpu = run_frames(&mut gpu, &scene, 7);
+        let on_cpu = run_frames(&mut BoxBroadPhase::cpu(), &scene, 7);
+        assert!(
+            on_gpu == on_cpu,
+            "{what}: the GPU's pairs differ from the CPU's"
+        );
+        gpu.clear();
+        gpu.update().unwrap();
+    }
+}
+
+#[test]
+fn bad_boxes_are_refused_by_id_and_change_nothing() {
+    let mut broad = BoxBroadPhase::cpu();
+    let ok = Aabb::new(Vec3::ZERO, Vec3::ONE);
+    broad.set_many(&[5, 6], &[ok, ok]).unwrap();
+    let nan = Aabb::new(Vec3::new(0.0, f32::NAN, 0.0), Vec3::ONE);
+    let inverted = Aabb::new(Vec3::new(0.0, 0.0, 2.0), Vec3::ONE);
+    let infinite = Aabb::new(Vec3::ZERO, Vec3::new(f32::INFINITY, 1.0, 1.0));
+    for (bad, expect) in [
+        (nan, "min.y is NaN"),
+        (inverted, "min.z = 2 is above max.z = 1"),
+        (infinite, "max.x is infinite"),
+    ] {
+        match broad.set_many(&[7, 99, 8], &[ok, bad, ok]) {
+            Err(Error::InvalidId { id: 99, problem }) => assert_eq!(problem, expect),
+            other => panic!("expected object id 99 to be refused, got {other:?}"),
+        }
+        assert_eq!(broad.len(), 2, "a refused call changed the set");
+    }
+    match broad.set_many(&[7, 8, 7], &[ok, ok, ok]) {
+        Err(e @ Error::InvalidId { id: 7, .. }) => {
+            assert_eq!(e.to_string(), "object id 7: given twice in one call")
+        }
+        other => panic!("expected the repeated id to be refused, got {other:?}"),
+    }
+    assert!(matches!(
+        broad.set_many(&[1, 2], &[ok]),
+        Err(Error::Config(m)) if m.contains("2 ids for 1 boxes")
+    ));
+    assert_eq!(broad.len(), 2);
+    assert_eq!(broad.remove(12345), None);
+    assert_eq!(broad.update().unwrap().found, [[5, 6]]);
+    // The positional job names the position.
+    let mut sweep = sweepfan::cpu::aabb_sweep::BoxSweep::new();
+    let err = sweepfan::AabbOverlaps::aabb_overlaps(&mut sweep, &[ok, nan], &mut Vec::new());
+    assert!(
+        matches!(err, Err(Error::InvalidObject { index: 1, .. })),
+        "{err:?}"
+    );
+}
