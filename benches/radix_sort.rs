@@ -49,11 +49,10 @@ fn bench_sort(c: &mut Criterion) {
         }
     };
     let bytes = n as u64 * 4;
-    let usage = wgpu::BufferUsages::empty();
-    let pristine_k = ctx.storage_buffer("pristine keys", bytes, usage).unwrap();
-    let pristine_v = ctx.storage_buffer("pristine values", bytes, usage).unwrap();
-    let kb = ctx.storage_buffer("keys", bytes, usage).unwrap();
-    let vb = ctx.storage_buffer("values", bytes, usage).unwrap();
+    let pristine_k = ctx.storage_buffer("pristine keys", bytes).unwrap();
+    let pristine_v = ctx.storage_buffer("pristine values", bytes).unwrap();
+    let kb = ctx.storage_buffer("keys", bytes).unwrap();
+    let vb = ctx.storage_buffer("values", bytes).unwrap();
     ctx.queue
         .write_buffer(&pristine_k, 0, bytemuck::cast_slice(&keys));
     ctx.queue

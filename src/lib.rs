@@ -75,7 +75,6 @@
 //! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
 //! library alone.
 
-
 pub mod boxes;
 pub mod broadphase;
 pub mod cpu;

@@ -449,7 +449,7 @@ impl GpuContext {
         if slot.as_ref().is_none_or(|b| b.size() < bytes) {
             self.check_binding(label, bytes)?;
             let size = grown_bytes(bytes, self.max_binding_bytes());
-            *slot = Some(self.storage_buffer(label, size, wgpu::BufferUsages::empty())?);
+            *slot = Some(self.storage_buffer(label, size)?);
         }
         Ok(slot.as_ref().expect("just filled"))
     }
@@ -540,7 +540,12 @@ impl GpuContext {
 
     /// A storage buffer of `bytes` (at least 4, so empty inputs still bind), checked against the
     /// binding limit.
-    pub fn storage_buffer(
+    pub fn storage_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+        self.storage_buffer_with(label, bytes, wgpu::BufferUsages::empty())
+    }
+
+    /// [`Self::storage_buffer`] with `extra` usages (`INDIRECT` for dispatch arguments).
+    pub fn storage_buffer_with(
         &self,
         label: &str,
         bytes: u64,

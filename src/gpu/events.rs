@@ -113,8 +113,8 @@ impl GpuEvents {
         )?;
         let empty = || -> Result<Sorted> {
             Ok(Sorted {
-                list: ctx.storage_buffer("events sorted", 8, wgpu::BufferUsages::empty())?,
-                count: ctx.storage_buffer("events count", 4, wgpu::BufferUsages::empty())?,
+                list: ctx.storage_buffer("events sorted", 8)?,
+                count: ctx.storage_buffer("events count", 4)?,
                 cap: 1,
                 len: 1,
             })
@@ -133,10 +133,10 @@ impl GpuEvents {
             keys: None,
             values: None,
             flags: None,
-            overflow: ctx.storage_buffer("events overflow", 4, wgpu::BufferUsages::empty())?,
+            overflow: ctx.storage_buffer("events overflow", 4)?,
             totals: [
-                ctx.storage_buffer("events found total", 4, wgpu::BufferUsages::empty())?,
-                ctx.storage_buffer("events lost total", 4, wgpu::BufferUsages::empty())?,
+                ctx.storage_buffer("events found total", 4)?,
+                ctx.storage_buffer("events lost total", 4)?,
             ],
             found: None,
             lost: None,
@@ -216,8 +216,7 @@ impl GpuEvents {
             .clone();
         if self.sorted[self.now].cap < cap {
             ctx.check_binding("events sorted list", cap as u64 * 8)?;
-            self.sorted[self.now].list =
-                ctx.storage_buffer("events sorted", cap as u64 * 8, wgpu::BufferUsages::empty())?;
+            self.sorted[self.now].list = ctx.storage_buffer("events sorted", cap as u64 * 8)?;
             self.sorted[self.now].cap = cap;
         }
         self.sorted[self.now].len = cap;
@@ -235,14 +234,11 @@ impl GpuEvents {
                    buffers: &[(u32, &wgpu::Buffer)],
                    threads: u32| {
             let bg = ctx.bind_buffers("events", pipeline, buffers);
-            p.set_pipeline(pipeline);
-            p.set_bind_group(0, &bg, &[]);
             let (x, y) = dispatch_2d(
                 threads.div_ceil(WORKGROUP),
                 ctx.limits.max_compute_workgroups_per_dimension,
             );
-            ctx.note_dispatch();
-            p.dispatch_workgroups(x, y, 1);
+            ctx.dispatch_in(p, pipeline, &bg, [x, y, 1]);
         };
         let source = [(0, &self.params), (1, pairs.pairs), (2, pairs.counters)];
         let kv = [(3, &keys), (4, &values)];

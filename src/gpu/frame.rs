@@ -292,9 +292,7 @@ mod tests {
         )
         .unwrap();
         let pipe = ctx.pipeline(&m, "add_counts", &[]).unwrap();
-        let counters = ctx
-            .storage_buffer("counters", 32, wgpu::BufferUsages::empty())
-            .unwrap();
+        let counters = ctx.storage_buffer("counters", 32).unwrap();
         let mut arena = ParamArena::new(&ctx, 4);
         for (n, j, k) in [
             (1000u32, 7u32, 9u32),

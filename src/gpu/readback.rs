@@ -181,12 +181,8 @@ mod tests {
         };
         let a: Vec<u32> = (0..5).collect();
         let b: Vec<u32> = (100..103).collect();
-        let ba = ctx
-            .storage_buffer("a", 20, wgpu::BufferUsages::empty())
-            .unwrap();
-        let bb = ctx
-            .storage_buffer("b", 12, wgpu::BufferUsages::empty())
-            .unwrap();
+        let ba = ctx.storage_buffer("a", 20).unwrap();
+        let bb = ctx.storage_buffer("b", 12).unwrap();
         ctx.write_buffer(&ba, 0, bytemuck::cast_slice(&a));
         ctx.write_buffer(&bb, 0, bytemuck::cast_slice(&b));
         let mut rb = Readback::new("test readback");

@@ -99,13 +99,8 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ n as u64);
         let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
         let values: Vec<u32> = (0..n32).collect();
-        let kb =
-            ctx.storage_buffer("sort-bench keys", n as u64 * 4, wgpu::BufferUsages::empty())?;
-        let vb = ctx.storage_buffer(
-            "sort-bench values",
-            n as u64 * 4,
-            wgpu::BufferUsages::empty(),
-        )?;
+        let kb = ctx.storage_buffer("sort-bench keys", n as u64 * 4)?;
+        let vb = ctx.storage_buffer("sort-bench values", n as u64 * 4)?;
         for (name, sort) in &mut configs {
             let mut times = Vec::with_capacity(cfg.reps);
             let mut counts = crate::run::bench::Measurement::default();

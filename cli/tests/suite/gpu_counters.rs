@@ -49,9 +49,7 @@ fn the_context_counts_what_it_creates_and_moves() {
     use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
     let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
     let before = ctx.counts();
-    let buffer = ctx
-        .storage_buffer("counted", 64, wgpu::BufferUsages::empty())
-        .unwrap();
+    let buffer = ctx.storage_buffer("counted", 64).unwrap();
     ctx.write_buffer(&buffer, 0, &[1; 16]);
     let after = ctx.counts().since(before);
     assert_eq!((after.buffers, after.bytes_from_host), (1, 16));

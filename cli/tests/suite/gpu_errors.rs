@@ -68,9 +68,7 @@ fn a_failed_frame_leaves_the_next_frame_whole() {
 fn map_read_unmaps_after_a_failed_wait_and_a_failed_map() {
     let Some(ctx) = test_gpu() else { return };
     let data: Vec<u32> = (0..64).map(|i| i * 7 + 1).collect();
-    let src = ctx
-        .storage_buffer("map test source", 256, wgpu::BufferUsages::empty())
-        .unwrap();
+    let src = ctx.storage_buffer("map test source", 256).unwrap();
     ctx.queue.write_buffer(&src, 0, bytemuck::cast_slice(&data));
     let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("map test staging"),

@@ -151,11 +151,10 @@ impl GpuSat {
             ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
         let params = ctx.uniform_buffer("sat params", Params::uniform_size());
         let dispatch_args =
-            ctx.storage_buffer("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
-        let out_count = ctx.storage_buffer("sat out count", 16, wgpu::BufferUsages::empty())?;
-        let out_pairs = ctx.storage_buffer("sat out pairs", 8, wgpu::BufferUsages::empty())?;
-        let candidate_count =
-            ctx.storage_buffer("sat candidate count", 4, wgpu::BufferUsages::empty())?;
+            ctx.storage_buffer_with("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
+        let out_count = ctx.storage_buffer("sat out count", 16)?;
+        let out_pairs = ctx.storage_buffer("sat out pairs", 8)?;
+        let candidate_count = ctx.storage_buffer("sat candidate count", 4)?;
         Ok(Self {
             prepare,
             obb,
@@ -195,8 +194,7 @@ impl GpuSat {
         if pairs > self.out_capacity {
             let bytes = 8 * pairs as u64;
             ctx.check_binding("SAT output pairs", bytes)?;
-            self.out_pairs =
-                ctx.storage_buffer("sat out pairs", bytes, wgpu::BufferUsages::empty())?;
+            self.out_pairs = ctx.storage_buffer("sat out pairs", bytes)?;
             self.out_capacity = pairs;
         }
         Ok(())
@@ -269,19 +267,14 @@ impl GpuSat {
         let test_group = ctx.bind_buffers(label, pipeline, &common);
 
         self.timer.reset();
-        {
-            let mut pass = ctx.compute_pass(
-                encoder,
-                &wgpu::ComputePassDescriptor {
-                    label: Some("sat prepare"),
-                    timestamp_writes: None,
-                },
-            );
-            pass.set_pipeline(&self.prepare);
-            pass.set_bind_group(0, &prepare_group, &[]);
-            ctx.note_dispatch();
-            pass.dispatch_workgroups(1, 1, 1);
-        }
+        ctx.dispatch_pass(
+            encoder,
+            "sat prepare",
+            None,
+            &self.prepare,
+            &prepare_group,
+            [1, 1, 1],
+        );
         {
             let mut pass = ctx.compute_pass(
                 encoder,

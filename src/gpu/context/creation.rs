@@ -78,6 +78,42 @@ impl GpuContext {
         encoder.begin_compute_pass(desc)
     }
 
+    /// Records one dispatch into an open pass: `pipeline`, `group` as bind group 0, `groups`
+    /// workgroups (x, y, z), counted ([`GpuContext::note_dispatch`]).
+    pub fn dispatch_in(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        groups: [u32; 3],
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        self.note_dispatch();
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+    }
+
+    /// A compute pass of one dispatch ([`GpuContext::compute_pass`], then
+    /// [`GpuContext::dispatch_in`]), timed when `timestamp_writes` says so.
+    pub fn dispatch_pass(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        groups: [u32; 3],
+    ) {
+        let mut pass = self.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes,
+            },
+        );
+        self.dispatch_in(&mut pass, pipeline, group, groups);
+    }
+
     /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
     /// the same one while every frame uses it (no creation per frame once sizes are stable).
     pub fn bind_group_for(

@@ -121,9 +121,7 @@ fn device_reports_limits_and_reads_back() {
     let Some(ctx) = test_gpu() else { return };
     assert!(ctx.limits.max_storage_buffer_binding_size >= 128 << 20);
     let data: Vec<u32> = (0..1000).collect();
-    let buf = ctx
-        .storage_buffer("t", 4000, wgpu::BufferUsages::empty())
-        .unwrap();
+    let buf = ctx.storage_buffer("t", 4000).unwrap();
     ctx.write_buffer(&buf, 0, bytemuck::cast_slice(&data));
     assert_eq!(ctx.read::<u32>(&buf, 1000).unwrap(), data);
     let too_big = ctx.limits.max_storage_buffer_binding_size + 4;

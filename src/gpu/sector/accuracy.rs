@@ -74,13 +74,8 @@ impl SectorExperimentGpu {
         }
         let rot_bytes = (n * std::mem::size_of::<RotationParams>()) as u64;
         let hist_bytes = (n * 64 * 4) as u64;
-        self.rotations =
-            Some(ctx.storage_buffer("sector rotations", rot_bytes, wgpu::BufferUsages::empty())?);
-        self.histograms = Some(ctx.storage_buffer(
-            "sector histograms",
-            hist_bytes,
-            wgpu::BufferUsages::empty(),
-        )?);
+        self.rotations = Some(ctx.storage_buffer("sector rotations", rot_bytes)?);
+        self.histograms = Some(ctx.storage_buffer("sector histograms", hist_bytes)?);
         self.capacity = n;
         Ok(())
     }
@@ -118,20 +113,17 @@ impl SectorExperimentGpu {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
             self.timer.reset();
-            {
-                let mut pass = ctx.compute_pass(
-                    &mut enc,
-                    &wgpu::ComputePassDescriptor {
-                        label: Some("sector classify"),
-                        timestamp_writes: self.timer.pass("classify"),
-                    },
-                );
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &bind, &[]);
-                let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
-                ctx.note_dispatch();
-                pass.dispatch_workgroups(x, y, 1);
-            }
+            let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
+            let timed = self.timer.pass("classify");
+            let pipeline = &self.pipeline;
+            ctx.dispatch_pass(
+                &mut enc,
+                "sector classify",
+                timed,
+                pipeline,
+                &bind,
+                [x, y, 1],
+            );
             self.timer.resolve(&mut enc);
             // The histograms and the pass time come back in one readback: one wait per batch.
             let rb = &mut self.readback;

@@ -72,7 +72,6 @@ impl FreeExperimentGpu {
             return Ok(());
         }
         let (n, m) = (n.max(self.capacity.0), m.max(self.capacity.1).max(1));
-        let none = wgpu::BufferUsages::empty();
         let sizes = [
             (
                 "free sector rotations",
@@ -87,7 +86,7 @@ impl FreeExperimentGpu {
         ];
         let mut made = Vec::with_capacity(4);
         for (label, bytes) in sizes {
-            made.push(ctx.storage_buffer(label, bytes as u64, none)?);
+            made.push(ctx.storage_buffer(label, bytes as u64)?);
         }
         self.buffers = made.try_into().ok();
         self.capacity = (n, m);
@@ -164,20 +163,9 @@ impl FreeExperimentGpu {
             let hist_len = chunk.len() * 64;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
-            {
-                let mut pass = ctx.compute_pass(
-                    &mut enc,
-                    &wgpu::ComputePassDescriptor {
-                        label: Some("free sector classify"),
-                        timestamp_writes: None,
-                    },
-                );
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &bind, &[]);
-                let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
-                ctx.note_dispatch();
-                pass.dispatch_workgroups(x, y, 1);
-            }
+            let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
+            let classify = "free sector classify";
+            ctx.dispatch_pass(&mut enc, classify, None, &self.pipeline, &bind, [x, y, 1]);
             let rb = &mut self.readback;
             rb.clear();
             let hist_at = rb.add(hist_buf, 0, 4 * hist_len as u64);

@@ -87,12 +87,11 @@ impl SectorSphereGpu {
             need[1].max(self.capacity[1]),
             need[2].max(self.capacity[2]),
         ];
-        let none = wgpu::BufferUsages::empty();
         self.buffers = Some([
-            ctx.storage_buffer("sectors", (cap[0] * 64) as u64, none)?,
-            ctx.storage_buffer("spheres", (cap[1] * 16) as u64, none)?,
-            ctx.storage_buffer("sector sphere pairs", (cap[2] * 8) as u64, none)?,
-            ctx.storage_buffer("sector sphere hits", (cap[2] * 4) as u64, none)?,
+            ctx.storage_buffer("sectors", (cap[0] * 64) as u64)?,
+            ctx.storage_buffer("spheres", (cap[1] * 16) as u64)?,
+            ctx.storage_buffer("sector sphere pairs", (cap[2] * 8) as u64)?,
+            ctx.storage_buffer("sector sphere hits", (cap[2] * 4) as u64)?,
         ]);
         self.capacity = cap;
         Ok(())
@@ -156,20 +155,15 @@ impl SectorSphereGpu {
         ];
         let bind = ctx.bind_buffers("sector sphere", &self.pipeline, &buffers);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = ctx.compute_pass(
-                &mut enc,
-                &wgpu::ComputePassDescriptor {
-                    label: Some("sector sphere"),
-                    timestamp_writes: None,
-                },
-            );
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            let (x, y) = ctx.dispatch_2d(groups as u32);
-            ctx.note_dispatch();
-            pass.dispatch_workgroups(x, y, 1);
-        }
+        let (x, y) = ctx.dispatch_2d(groups as u32);
+        ctx.dispatch_pass(
+            &mut enc,
+            "sector sphere",
+            None,
+            &self.pipeline,
+            &bind,
+            [x, y, 1],
+        );
         ctx.queue.submit([enc.finish()]);
         ctx.read(hit_buf, pairs.len())
     }

@@ -82,11 +82,7 @@ pub(super) fn run_kernel(
     );
     let params = uniform.map(|bytes| init("kernel params", bytes, wgpu::BufferUsages::UNIFORM));
     let output = ctx
-        .storage_buffer(
-            "kernel results",
-            (out_words * 4) as u64,
-            wgpu::BufferUsages::empty(),
-        )
+        .storage_buffer("kernel results", (out_words * 4) as u64)
         .unwrap();
     let mut entries = vec![
         (3, input.as_entire_binding()),

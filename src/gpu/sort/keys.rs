@@ -314,10 +314,7 @@ mod tests {
                 usage: wgpu::BufferUsages::STORAGE,
             });
             let ext = extents_buffer(&ctx);
-            let scratch = |label, bytes| {
-                ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())
-                    .unwrap()
-            };
+            let scratch = |label, bytes| ctx.storage_buffer(label, bytes).unwrap();
             let (kb, vb) = (
                 scratch("keys", 4 * n as u64),
                 scratch("values", 4 * n as u64),

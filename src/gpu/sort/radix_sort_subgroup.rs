@@ -212,9 +212,7 @@ mod tests {
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
                 let make = |data: &[u32]| {
-                    let b = ctx
-                        .storage_buffer("t", data.len() as u64 * 4, wgpu::BufferUsages::empty())
-                        .unwrap();
+                    let b = ctx.storage_buffer("t", data.len() as u64 * 4).unwrap();
                     ctx.write_buffer(&b, 0, bytemuck::cast_slice(data));
                     b
                 };

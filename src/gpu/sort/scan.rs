@@ -46,7 +46,7 @@ impl ExclusiveScan {
         ctx.check_workgroup("scan", WORKGROUP)?;
         let module = ctx.shader_file("sort/scan.wgsl")?;
         let constants = [("ITEMS", items as f64)];
-        let total_scratch = ctx.storage_buffer("scan total", 4, wgpu::BufferUsages::empty())?;
+        let total_scratch = ctx.storage_buffer("scan total", 4)?;
         let scan = Self {
             reduce: ctx.pipeline(&module, "reduce", &constants)?,
             downsweep: ctx.pipeline(&module, "downsweep", &constants)?,
@@ -166,11 +166,8 @@ impl ExclusiveScan {
                 level_buf(i + 1),
                 sizes[i + 1],
             );
-            pass.set_pipeline(&self.reduce);
-            pass.set_bind_group(0, &bg, &[]);
             let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
-            ctx.note_dispatch();
-            pass.dispatch_workgroups(x, y, 1);
+            ctx.dispatch_in(pass, &self.reduce, &bg, [x, y, 1]);
         }
         let bg = bind(
             &self.top,
@@ -179,10 +176,7 @@ impl ExclusiveScan {
             total.unwrap_or(&self.total_scratch),
             1,
         );
-        pass.set_pipeline(&self.top);
-        pass.set_bind_group(0, &bg, &[]);
-        ctx.note_dispatch();
-        pass.dispatch_workgroups(1, 1, 1);
+        ctx.dispatch_in(pass, &self.top, &bg, [1, 1, 1]);
         for i in (0..top).rev() {
             let bg = bind(
                 &self.downsweep,
@@ -191,11 +185,8 @@ impl ExclusiveScan {
                 level_buf(i + 1),
                 sizes[i + 1],
             );
-            pass.set_pipeline(&self.downsweep);
-            pass.set_bind_group(0, &bg, &[]);
             let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
-            ctx.note_dispatch();
-            pass.dispatch_workgroups(x, y, 1);
+            ctx.dispatch_in(pass, &self.downsweep, &bg, [x, y, 1]);
         }
         Ok(())
     }
@@ -205,8 +196,7 @@ impl ExclusiveScan {
         for (i, &len) in sizes.iter().enumerate() {
             let bytes = len as u64 * 4;
             if self.levels.get(i).is_none_or(|b| b.size() < bytes) {
-                let buf =
-                    ctx.storage_buffer("scan block sums", bytes, wgpu::BufferUsages::empty())?;
+                let buf = ctx.storage_buffer("scan block sums", bytes)?;
                 if i < self.levels.len() {
                     self.levels[i] = buf;
                 } else {
@@ -258,14 +248,10 @@ mod tests {
         let n = input.len();
         let mut padded = input.to_vec();
         padded.push(0xDEAD_BEEF);
-        let data = ctx
-            .storage_buffer("data", padded.len() as u64 * 4, wgpu::BufferUsages::empty())
-            .unwrap();
+        let data = ctx.storage_buffer("data", padded.len() as u64 * 4).unwrap();
         ctx.write_buffer(&data, 0, bytemuck::cast_slice(&padded));
         // Total at an offset that is not binding-aligned, next to a value that must survive.
-        let total = ctx
-            .storage_buffer("total", 16, wgpu::BufferUsages::empty())
-            .unwrap();
+        let total = ctx.storage_buffer("total", 16).unwrap();
         ctx.write_buffer(&total, 0, bytemuck::cast_slice(&[7u32, 0xFFFF_FFFF, 9, 9]));
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         scan.encode(ctx, &mut enc, &data, n as u32, &total, 4, None)
@@ -353,12 +339,8 @@ mod tests {
     fn bad_arguments_are_errors() {
         let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::new(&ctx).unwrap();
-        let data = ctx
-            .storage_buffer("d", 16, wgpu::BufferUsages::empty())
-            .unwrap();
-        let total = ctx
-            .storage_buffer("t", 8, wgpu::BufferUsages::empty())
-            .unwrap();
+        let data = ctx.storage_buffer("d", 16).unwrap();
+        let total = ctx.storage_buffer("t", 8).unwrap();
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         let e = scan
             .encode(&ctx, &mut enc, &data, 5, &total, 0, None)

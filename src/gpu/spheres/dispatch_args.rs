@@ -31,7 +31,11 @@ impl PairDispatch {
             pipeline: ctx.pipeline(&module, "pair_dispatch_args", &[])?,
             params: ctx.uniform_buffer("pair dispatch params", Params::uniform_size()),
             written: None,
-            args: ctx.storage_buffer("pair dispatch args", 16, wgpu::BufferUsages::INDIRECT)?,
+            args: ctx.storage_buffer_with(
+                "pair dispatch args",
+                16,
+                wgpu::BufferUsages::INDIRECT,
+            )?,
         })
     }
 
@@ -59,17 +63,14 @@ impl PairDispatch {
             &self.pipeline,
             &[(0, &self.params), (1, list.counters), (2, &self.args)],
         );
-        let mut pass = ctx.compute_pass(
+        ctx.dispatch_pass(
             encoder,
-            &wgpu::ComputePassDescriptor {
-                label: Some("pair dispatch args"),
-                timestamp_writes: None,
-            },
+            "pair dispatch args",
+            None,
+            &self.pipeline,
+            &group,
+            [1, 1, 1],
         );
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        ctx.note_dispatch();
-        pass.dispatch_workgroups(1, 1, 1);
         Ok(())
     }
 
@@ -102,12 +103,8 @@ mod tests {
             return;
         };
         let mut dispatch = PairDispatch::new(&ctx).unwrap();
-        let counters = ctx
-            .storage_buffer("test counters", 32, wgpu::BufferUsages::empty())
-            .unwrap();
-        let pairs = ctx
-            .storage_buffer("test pairs", 8, wgpu::BufferUsages::empty())
-            .unwrap();
+        let counters = ctx.storage_buffer("test counters", 32).unwrap();
+        let pairs = ctx.storage_buffer("test pairs", 8).unwrap();
         // Counts around the workgroup size and the capacity; past 2^16 groups (two rows).
         let cases = [
             (0u32, 100u32, 64u32),

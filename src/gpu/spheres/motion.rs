@@ -50,13 +50,8 @@ impl DeviceScene {
         let module = ctx.shader_file("spheres/motion.wgsl")?;
         let pipeline = ctx.pipeline(&module, "step_in_cube", &[])?;
         let bytes = 16 * u64::from(n);
-        let sphere_buffer =
-            ctx.storage_buffer("device scene spheres", bytes, wgpu::BufferUsages::empty())?;
-        let velocity_buffer = ctx.storage_buffer(
-            "device scene velocities",
-            bytes,
-            wgpu::BufferUsages::empty(),
-        )?;
+        let sphere_buffer = ctx.storage_buffer("device scene spheres", bytes)?;
+        let velocity_buffer = ctx.storage_buffer("device scene velocities", bytes)?;
         ctx.write_buffer(&sphere_buffer, 0, bytemuck::cast_slice(spheres));
         let padded: Vec<[f32; 4]> = velocities.iter().map(|v| [v.x, v.y, v.z, 0.0]).collect();
         ctx.write_buffer(&velocity_buffer, 0, bytemuck::cast_slice(&padded));

@@ -157,17 +157,7 @@ impl GpuAabbSap {
                    pipeline: &wgpu::ComputePipeline,
                    group: &wgpu::BindGroup,
                    groups: [u32; 3]| {
-            let mut pass = ctx.compute_pass(
-                encoder,
-                &wgpu::ComputePassDescriptor {
-                    label: Some(label),
-                    timestamp_writes: timer.pass(label),
-                },
-            );
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, group, &[]);
-            ctx.note_dispatch();
-            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+            ctx.dispatch_pass(encoder, label, timer.pass(label), pipeline, group, groups);
         };
         run(
             encoder,

@@ -175,12 +175,8 @@ impl GpuAabbSap {
             ],
         )?;
         let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
-        let counters = ctx.storage_buffer("aabb_sap counters", 16, wgpu::BufferUsages::empty())?;
-        let pairs = ctx.storage_buffer(
-            "aabb_sap candidates",
-            INITIAL_CAPACITY * 8,
-            wgpu::BufferUsages::empty(),
-        )?;
+        let counters = ctx.storage_buffer("aabb_sap counters", 16)?;
+        let pairs = ctx.storage_buffer("aabb_sap candidates", INITIAL_CAPACITY * 8)?;
         Ok(Self {
             aabb_bounds,
             obb_bounds,
@@ -219,11 +215,7 @@ impl GpuAabbSap {
     /// more; a tiny capacity exercises that path.
     pub fn set_candidate_capacity(&mut self, ctx: &GpuContext, pairs: u64) -> Result<()> {
         let pairs = pairs.clamp(1, u32::MAX as u64);
-        self.pairs = ctx.storage_buffer(
-            "aabb_sap candidates",
-            pairs * 8,
-            wgpu::BufferUsages::empty(),
-        )?;
+        self.pairs = ctx.storage_buffer("aabb_sap candidates", pairs * 8)?;
         self.capacity = pairs as u32;
         Ok(())
     }
@@ -278,15 +270,14 @@ impl GpuAabbSap {
         };
         let bytes = objects as u64 * AABB_BYTES;
         ctx.check_binding(&format!("AABBs of {n} shapes"), n as u64 * AABB_BYTES)?;
-        let none = wgpu::BufferUsages::empty();
         self.scratch = Some(Scratch {
             objects,
-            boxes: ctx.storage_buffer("aabb_sap boxes", bytes, none)?,
-            keys: ctx.storage_buffer("aabb_sap keys", 4 * objects as u64, none)?,
-            values: ctx.storage_buffer("aabb_sap values", 4 * objects as u64, none)?,
-            ranges: ctx.storage_buffer("aabb_sap column ranges", 8 * objects as u64, none)?,
-            sorted_yz: ctx.storage_buffer("aabb_sap sorted y z", 16 * objects as u64, none)?,
-            sorted_lo_x: ctx.storage_buffer("aabb_sap sorted min x", 4 * objects as u64, none)?,
+            boxes: ctx.storage_buffer("aabb_sap boxes", bytes)?,
+            keys: ctx.storage_buffer("aabb_sap keys", 4 * objects as u64)?,
+            values: ctx.storage_buffer("aabb_sap values", 4 * objects as u64)?,
+            ranges: ctx.storage_buffer("aabb_sap column ranges", 8 * objects as u64)?,
+            sorted_yz: ctx.storage_buffer("aabb_sap sorted y z", 16 * objects as u64)?,
+            sorted_lo_x: ctx.storage_buffer("aabb_sap sorted min x", 4 * objects as u64)?,
         });
         Ok(())
     }

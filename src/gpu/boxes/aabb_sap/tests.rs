@@ -3,9 +3,7 @@ use crate::gpu::context::test_gpu;
 use crate::gpu::readback::Readback;
 
 fn buffer_with(ctx: &GpuContext, data: &[u8]) -> wgpu::Buffer {
-    let b = ctx
-        .storage_buffer("test input", data.len() as u64, wgpu::BufferUsages::empty())
-        .unwrap();
+    let b = ctx.storage_buffer("test input", data.len() as u64).unwrap();
     ctx.write_buffer(&b, 0, data);
     b
 }

@@ -62,7 +62,7 @@ impl Scratch {
         {
             return Ok(b.clone());
         }
-        let b = ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())?;
+        let b = ctx.storage_buffer(label, bytes)?;
         self.0 = Some(b.clone());
         Ok(b)
     }
@@ -123,8 +123,8 @@ impl ProxySlot {
     fn new(ctx: &GpuContext) -> Result<Self> {
         Ok(Self {
             params: ctx.uniform_buffer("rotating proxy params", Params::uniform_size()),
-            totals: ctx.storage_buffer("rotating proxy totals", 16, wgpu::BufferUsages::empty())?,
-            dispatch: ctx.storage_buffer(
+            totals: ctx.storage_buffer("rotating proxy totals", 16)?,
+            dispatch: ctx.storage_buffer_with(
                 "rotating test dispatch",
                 12,
                 wgpu::BufferUsages::INDIRECT,
@@ -230,18 +230,8 @@ impl RotatingGpu {
         threads: u32,
     ) {
         let bg = ctx.bind_buffers("rotating", pipeline, buffers);
-        let mut pass = ctx.compute_pass(
-            enc,
-            &wgpu::ComputePassDescriptor {
-                label: Some(stage),
-                timestamp_writes: timer.pass(stage),
-            },
-        );
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &bg, &[]);
         let (x, y) = dispatch_2d(threads.div_ceil(WORKGROUP), self.max_groups_per_dim);
-        ctx.note_dispatch();
-        pass.dispatch_workgroups(x, y, 1);
+        ctx.dispatch_pass(enc, stage, timer.pass(stage), pipeline, &bg, [x, y, 1]);
     }
 
     /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,

@@ -513,8 +513,8 @@ impl RadixSort {
             )
         })?;
         let bytes = n as u64 * 4;
-        let kb = ctx.storage_buffer("sort keys", bytes, wgpu::BufferUsages::empty())?;
-        let vb = ctx.storage_buffer("sort values", bytes, wgpu::BufferUsages::empty())?;
+        let kb = ctx.storage_buffer("sort keys", bytes)?;
+        let vb = ctx.storage_buffer("sort values", bytes)?;
         ctx.write_buffer(&kb, 0, bytemuck::cast_slice(keys));
         ctx.write_buffer(&vb, 0, bytemuck::cast_slice(values));
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -585,10 +585,7 @@ fn record(
     (x, y): (u32, u32),
 ) {
     let bg = ctx.bind_group_for("sort", pipeline, entries);
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, &bg, &[]);
-    ctx.note_dispatch();
-    pass.dispatch_workgroups(x, y, 1);
+    ctx.dispatch_in(pass, pipeline, &bg, [x, y, 1]);
 }
 
 fn param_slot(pass: u32, bits: u32) -> u64 {
@@ -607,7 +604,7 @@ fn grow(
     {
         return Ok(b.clone());
     }
-    let b = ctx.storage_buffer(label, bytes, wgpu::BufferUsages::empty())?;
+    let b = ctx.storage_buffer(label, bytes)?;
     *slot = Some(b.clone());
     Ok(b)
 }

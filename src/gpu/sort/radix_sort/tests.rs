@@ -118,9 +118,7 @@ fn wgsl_ordered_keys_match_rust() {
     // The floats' bits, then room for the floats given back by their keys.
     let mut bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
     bits.extend(bits.clone());
-    let buf = ctx
-        .storage_buffer("io", bits.len() as u64 * 4, wgpu::BufferUsages::empty())
-        .unwrap();
+    let buf = ctx.storage_buffer("io", bits.len() as u64 * 4).unwrap();
     ctx.write_buffer(&buf, 0, bytemuck::cast_slice(&bits));
     let bg = ctx.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
@@ -194,9 +192,7 @@ fn two_sorts_in_one_encoder_one_pass_each_leave_elements_past_n_alone() {
     let keys: Vec<u32> = (0..len).map(|_| rng.random_range(0..1000)).collect();
     let values: Vec<u32> = (0..len as u32).collect();
     let make = |data: &[u32]| {
-        let b = ctx
-            .storage_buffer("b", len as u64 * 4, wgpu::BufferUsages::empty())
-            .unwrap();
+        let b = ctx.storage_buffer("b", len as u64 * 4).unwrap();
         ctx.write_buffer(&b, 0, bytemuck::cast_slice(data));
         b
     };
@@ -235,12 +231,8 @@ fn stage_timing_opens_a_pass_per_stage_and_sorts_the_same() {
     let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let values: Vec<u32> = (0..n as u32).collect();
     for (bits, passes) in [(32u32, 12u64), (20, 10)] {
-        let kb = ctx
-            .storage_buffer("keys", n as u64 * 4, wgpu::BufferUsages::empty())
-            .unwrap();
-        let vb = ctx
-            .storage_buffer("values", n as u64 * 4, wgpu::BufferUsages::empty())
-            .unwrap();
+        let kb = ctx.storage_buffer("keys", n as u64 * 4).unwrap();
+        let vb = ctx.storage_buffer("values", n as u64 * 4).unwrap();
         ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
         ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
         let mut timer = crate::gpu::timer::PassTimer::new(&ctx, 64);
@@ -270,12 +262,8 @@ fn bad_arguments_are_errors() {
         let e = sort.sort_pairs_bits(&ctx, &[1], &[1], bits).unwrap_err();
         assert!(e.to_string().contains("key_bits"), "{e}");
     }
-    let small = ctx
-        .storage_buffer("s", 16, wgpu::BufferUsages::empty())
-        .unwrap();
-    let big = ctx
-        .storage_buffer("b", 64, wgpu::BufferUsages::empty())
-        .unwrap();
+    let small = ctx.storage_buffer("s", 16).unwrap();
+    let big = ctx.storage_buffer("b", 64).unwrap();
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     let e = sort
         .encode(&ctx, &mut enc, &big, &small, 10, 32, None)

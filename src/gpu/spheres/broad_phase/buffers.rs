@@ -39,10 +39,9 @@ impl GpuBroadPhase {
             n.max(r.capacity.saturating_add(r.capacity / 4).min(fit))
         });
         let ctx = &*self.ctx;
-        let none = wgpu::BufferUsages::empty();
         let mut bytes = 0u64;
         let mut buf = |label: &str, size: u64| -> Result<wgpu::Buffer> {
-            let b = ctx.storage_buffer(label, size, none)?;
+            let b = ctx.storage_buffer(label, size)?;
             bytes += b.size();
             Ok(b)
         };

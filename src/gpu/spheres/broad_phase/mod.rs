@@ -178,12 +178,10 @@ impl GpuBroadPhase {
         let parts = (!helpers.is_empty()).then(|| Box::new(parts::Parts::with_helpers(helpers)));
         let c = &*ctx;
         let uses_cascade = matches!(method, Method::X | Method::Xy | Method::Xyz);
-        let counters =
-            c.storage_buffer("counters", COUNTER_WORDS * 4, wgpu::BufferUsages::empty())?;
-        let ext = c.storage_buffer("extents", 4 * EXTENTS_WORDS, wgpu::BufferUsages::empty())?;
+        let counters = c.storage_buffer("counters", COUNTER_WORDS * 4)?;
+        let ext = c.storage_buffer("extents", 4 * EXTENTS_WORDS)?;
         let initial_pairs = (1u64 << 16).min(c.max_binding_bytes() / 8);
-        let pair_list =
-            c.storage_buffer("pair list", initial_pairs * 8, wgpu::BufferUsages::empty())?;
+        let pair_list = c.storage_buffer("pair list", initial_pairs * 8)?;
         Ok(Self {
             keys: Keys::new(c)?,
             sort: RadixSort::new(c)?,
@@ -238,9 +236,7 @@ impl GpuBroadPhase {
     /// tiny capacity exercises that path.
     pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
         let pairs = pairs.max(1);
-        self.pair_list =
-            self.ctx
-                .storage_buffer("pair list", pairs * 8, wgpu::BufferUsages::empty())?;
+        self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
         self.pair_capacity = pairs;
         Ok(())
     }
