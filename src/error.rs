@@ -56,6 +56,15 @@ pub enum Error {
     /// Any other GPU failure: device request, lost device, validation error, mapping failure.
     #[error("GPU: {0}")]
     Gpu(String),
+    /// The GPU device was lost (driver reset, device removed, destroyed): no call on it can
+    /// succeed again; open a new context.
+    #[error("GPU device '{adapter}' lost: {reason}")]
+    DeviceLost {
+        /// The adapter's name.
+        adapter: String,
+        /// Why, as the driver said.
+        reason: String,
+    },
     /// A configuration error: unknown method, bad parameter combination.
     #[error("{0}")]
     Config(String),
@@ -119,6 +128,8 @@ pub enum Exceeds {
     },
     /// The device's workgroup size or dispatch dimensions.
     Dispatch,
+    /// The device's memory (an allocation the driver refused).
+    DeviceMemory,
     /// The memory this process may still use (`scenes::memory`): `usable` when known.
     HostMemory {
         /// Bytes the request needs.

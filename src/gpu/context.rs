@@ -65,9 +65,9 @@ pub struct GpuContext {
     pub features: wgpu::Features,
     /// Nanoseconds per timestamp tick (meaningful only when timestamps are enabled).
     pub timestamp_period_ns: f32,
-    /// First uncaptured validation/out-of-memory error, turned into an [`Error`] by [`Self::check`]
-    /// instead of wgpu's default handler, which panics.
-    errors: Arc<Mutex<Option<String>>>,
+    /// First uncaptured validation or out-of-memory error, or the device's loss, returned by
+    /// [`Self::check`] instead of wgpu's default handler, which panics.
+    errors: Arc<Mutex<Option<Error>>>,
     /// Blocking waits for the device ([`Self::wait`]) so far.
     host_waits: std::sync::atomic::AtomicU64,
     /// Compute dispatches recorded so far ([`Self::note_dispatch`]).
@@ -216,16 +216,29 @@ impl GpuContext {
             // The limits sweepfan plans with (the device keeps the adapter's).
             limits = limits::capped_binding(limits, cap)?;
         }
-        let errors: Arc<Mutex<Option<String>>> = Arc::default();
+        let errors: Arc<Mutex<Option<Error>>> = Arc::default();
         let sink = errors.clone();
+        let name = info.name.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert_with(|| e.to_string());
+            slot.get_or_insert_with(|| match e {
+                wgpu::Error::OutOfMemory { .. } => Error::too_large(
+                    crate::error::Exceeds::DeviceMemory,
+                    format!("the device '{name}' ran out of memory: {e}"),
+                ),
+                e => Error::Gpu(e.to_string()),
+            });
         }));
         let lost = errors.clone();
-        device.set_device_lost_callback(move |reason, msg| {
+        let adapter_name = info.name.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            // The loss replaces an error recorded before it: it is what the caller must act on
+            // (the validation errors of calls on a lost device follow from it).
             let mut slot = lost.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert_with(|| format!("device lost ({reason:?}): {msg}"));
+            *slot = Some(Error::DeviceLost {
+                adapter: adapter_name.clone(),
+                reason: format!("{reason:?}: {message}"),
+            });
         });
         Ok(Self::from_parts(
             adapter, device, queue, limits, features, errors,
@@ -263,7 +276,7 @@ impl GpuContext {
         queue: wgpu::Queue,
         limits: wgpu::Limits,
         features: wgpu::Features,
-        errors: Arc<Mutex<Option<String>>>,
+        errors: Arc<Mutex<Option<Error>>>,
     ) -> Self {
         let info = adapter.get_info();
         let timestamp_period_ns = queue.get_timestamp_period();
@@ -317,12 +330,13 @@ impl GpuContext {
         self.features.contains(wgpu::Features::SUBGROUP)
     }
 
-    /// Returns the first GPU error recorded since the last call (validation, out of memory, lost
-    /// device) as an [`Error::Gpu`]. Call after each submission's wait.
+    /// Returns the first GPU error recorded since the last call: [`Error::Gpu`] (validation),
+    /// [`Error::TooLarge`] of [`crate::Exceeds::DeviceMemory`] (out of memory) or
+    /// [`Error::DeviceLost`]. Call after each submission's wait.
     pub fn check(&self) -> Result<()> {
         let mut slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());
         match slot.take() {
-            Some(e) => Err(Error::Gpu(e)),
+            Some(e) => Err(e),
             None => Ok(()),
         }
     }

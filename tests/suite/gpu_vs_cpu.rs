@@ -446,3 +446,27 @@ fn count_only_past_u32_on_one_point_100k() {
     assert_eq!(stats.pairs, n * (n - 1) / 2);
     assert_eq!(stats.tests, n * (n - 1) / 2);
 }
+
+/// A lost device is an error of its own kind, naming the adapter, on the call that meets it:
+/// never a panic, never a validation message to parse (its own device: the shared one stays).
+#[test]
+fn a_destroyed_device_is_reported_as_lost() {
+    let Some(own) = test_gpu() else { return };
+    let own = Arc::new(own);
+    let name = own.info.name.clone();
+    let mut bp = GpuBroadPhase::new(own.clone(), Method::Grid).unwrap();
+    let spheres: Vec<Sphere> = (0..100)
+        .map(|i| Sphere::new(Vec3::new(i as f32, 0.0, 0.0), 0.6))
+        .collect();
+    assert_eq!(bp.find_pairs(&spheres, None).unwrap().pairs, 99);
+    own.device.destroy();
+    let err = bp.find_pairs(&spheres, None).unwrap_err();
+    let mut inner = &err;
+    while let Error::Context { source, .. } = inner {
+        inner = source;
+    }
+    match inner {
+        Error::DeviceLost { adapter, .. } => assert_eq!(adapter, &name),
+        other => panic!("expected the device to be reported lost, got {other:?}"),
+    }
+}

@@ -34,6 +34,51 @@ pub struct FrameRun {
     pub events: bool,
 }
 
+impl Row {
+    /// The row of `method` on `scene` (`n` objects) from what `m` measured over `count_frames`
+    /// counted frames: times, counts, stages, device counts, events, `auto`'s choice. The
+    /// checks and the device's diagnostics are the caller's (`..Row::measured(..)`).
+    pub fn measured(
+        scene: &str,
+        n: usize,
+        method: &str,
+        (backend, device): (Backend, String),
+        m: &Measurement,
+        count_frames: usize,
+    ) -> Row {
+        let (host_waits_per_frame, dispatches_per_frame) = m.device_per_frame();
+        Row {
+            scene: scene.to_string(),
+            n,
+            method: method.to_string(),
+            backend,
+            device,
+            frames: m.frame_ms.len(),
+            tests_per_frame: m.tests_per_frame(count_frames),
+            pairs_per_frame: m.pairs_per_frame(count_frames),
+            ms_per_frame: m.median_ms(),
+            ms_per_frame_min: m.min_ms(),
+            stage_ms: m.stage_ms(),
+            host_ms: m.host_ms(),
+            speedup_vs_brute_force: None,
+            verified: None,
+            verified_against: None,
+            near_touching_differences: None,
+            gpu_bytes_per_object: None,
+            host_bytes_per_object: None,
+            device_bytes_per_object: None,
+            device_traffic: None,
+            events: FrameEventCounts::of(m),
+            host_waits_per_frame,
+            dispatches_per_frame,
+            steady: m.steady_counts(),
+            shape: None,
+            parts: None,
+            chosen: m.chosen.clone(),
+        }
+    }
+}
+
 /// Per-frame results and their summaries.
 #[derive(Clone, Debug, Default)]
 pub struct Measurement {
@@ -424,23 +469,12 @@ pub fn measure(
                         !run.count_only,
                     )
                 }));
+            let device = match backend {
+                Backend::Cpu => cpu_device(),
+                Backend::Gpu => gpu.device(),
+            };
+            let n = scene.len();
             rows.push(Row {
-                scene: scene.name.clone(),
-                n: scene.len(),
-                method: name.clone(),
-                backend,
-                device: match backend {
-                    Backend::Cpu => cpu_device(),
-                    Backend::Gpu => gpu.device(),
-                },
-                frames: m.frame_ms.len(),
-                tests_per_frame: m.tests_per_frame(run.count_frames),
-                pairs_per_frame: m.pairs_per_frame(run.count_frames),
-                ms_per_frame: m.median_ms(),
-                ms_per_frame_min: m.min_ms(),
-                stage_ms: m.stage_ms(),
-                host_ms: m.host_ms(),
-                speedup_vs_brute_force: None,
                 verified: verified.or(if name == reference_name && verify {
                     Some(true)
                 } else {
@@ -449,16 +483,17 @@ pub fn measure(
                 verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
                 gpu_bytes_per_object: bp.diagnostics().and_then(|d| d.resident_bytes_per_object()),
-                host_bytes_per_object: None,
                 device_bytes_per_object,
                 device_traffic,
-                events: FrameEventCounts::of(&m),
-                host_waits_per_frame: m.device_per_frame().0,
-                dispatches_per_frame: m.device_per_frame().1,
-                steady: m.steady_counts(),
-                shape: None,
                 parts: bp.diagnostics().and_then(|d| d.parts()),
-                chosen: m.chosen.clone(),
+                ..Row::measured(
+                    &scene.name,
+                    n,
+                    name,
+                    (backend, device),
+                    &m,
+                    run.count_frames,
+                )
             });
             if let Some(p) = progress {
                 p.inc(1);

@@ -10,7 +10,7 @@
 
 use crate::run::bench::{Measurement, reference_method};
 use crate::run::gpu::LazyGpu;
-use crate::run::row::{FrameEventCounts, Row, traffic_fields};
+use crate::run::row::{Row, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
 use std::time::Instant;
 use sweepfan::broadphase::Diagnostics;
@@ -87,34 +87,15 @@ pub fn measure_resident(
         let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
         let (device_bytes_per_object, device_traffic) =
             traffic_fields(bp.device_traffic(scene.len(), tests, pairs, true));
+        let device = (Backend::Gpu, format!("{} (resident)", gpu.device()));
         rows.push(Row {
-            scene: scene.name.clone(),
-            n: scene.len(),
-            method: name.clone(),
-            backend: Backend::Gpu,
-            device: format!("{} (resident)", gpu.device()),
-            frames: m.frame_ms.len(),
-            tests_per_frame: tests,
-            pairs_per_frame: pairs,
-            ms_per_frame: m.median_ms(),
-            ms_per_frame_min: m.min_ms(),
-            stage_ms: m.stage_ms(),
-            host_ms: m.host_ms(),
-            speedup_vs_brute_force: None,
             verified,
             verified_against: check.as_ref().map(|_| reference_name.to_string()),
             near_touching_differences: check.as_ref().map(|c| c.comparison.near_touching.len()),
             gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
-            host_bytes_per_object: None,
             device_bytes_per_object,
             device_traffic,
-            events: FrameEventCounts::of(&m),
-            host_waits_per_frame: m.device_per_frame().0,
-            dispatches_per_frame: m.device_per_frame().1,
-            steady: m.steady_counts(),
-            shape: None,
-            parts: None,
-            chosen: m.chosen.clone(),
+            ..Row::measured(&scene.name, scene.len(), name, device, &m, frames)
         });
     }
     Ok((rows, all_ok))

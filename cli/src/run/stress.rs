@@ -183,20 +183,8 @@ impl Stress {
                 traffic_fields(self.method.diagnostics().and_then(|d| {
                     d.device_traffic(n, m.tests_per_frame(run.count_frames), pairs, true)
                 }));
+            let measured = (a.backend, self.device.clone());
             rows.push(Row {
-                scene: scene.name.clone(),
-                n,
-                method: a.method.clone(),
-                backend: a.backend,
-                device: self.device.clone(),
-                frames: m.frame_ms.len(),
-                tests_per_frame: m.tests_per_frame(run.count_frames),
-                pairs_per_frame: pairs,
-                ms_per_frame: m.median_ms(),
-                ms_per_frame_min: m.min_ms(),
-                stage_ms: m.stage_ms(),
-                host_ms: m.host_ms(),
-                speedup_vs_brute_force: None,
                 verified: Some(cmp.is_ok()),
                 verified_against: Some(self.reference_name.to_string()),
                 near_touching_differences: Some(cmp.near_touching.len()),
@@ -211,12 +199,9 @@ impl Stress {
                 device_bytes_per_object,
                 device_traffic,
                 events: None,
-                host_waits_per_frame: m.device_per_frame().0,
-                dispatches_per_frame: m.device_per_frame().1,
-                steady: m.steady_counts(),
-                shape: None,
                 parts: self.method.diagnostics().and_then(|d| d.parts()),
                 chosen: None,
+                ..Row::measured(&scene.name, n, &a.method, measured, &m, run.count_frames)
             });
             if let Some(p) = progress {
                 p.inc(1);

@@ -122,39 +122,18 @@ pub fn bench_rotating_scene<B: Swept>(
                 }
                 scene.step();
             }
+            let device = match (backend, &gpu_pipeline) {
+                (Backend::Gpu, Some((ctx, _))) => {
+                    format!("{} ({:?})", ctx.info.name, ctx.info.device_type)
+                }
+                _ => cpu_device(),
+            };
+            let (n, method) = (start.spheres.len(), proxy.method_name());
             rows.push(Row {
-                scene: "rotating".into(),
-                n: start.spheres.len(),
-                method: proxy.method_name().into(),
-                backend,
-                device: match (backend, &gpu_pipeline) {
-                    (Backend::Gpu, Some((ctx, _))) => {
-                        format!("{} ({:?})", ctx.info.name, ctx.info.device_type)
-                    }
-                    _ => cpu_device(),
-                },
-                frames: m.frame_ms.len(),
-                tests_per_frame: m.tests_per_frame(frames),
-                pairs_per_frame: m.pairs_per_frame(frames),
-                ms_per_frame: m.median_ms(),
-                ms_per_frame_min: m.min_ms(),
-                stage_ms: m.stage_ms(),
-                host_ms: m.host_ms(),
-                speedup_vs_brute_force: None,
-                verified: None,
-                verified_against: None,
-                near_touching_differences: None,
-                gpu_bytes_per_object: None,
-                host_bytes_per_object: None,
-                device_bytes_per_object: None,
-                device_traffic: None,
                 events: None,
-                host_waits_per_frame: m.device_per_frame().0,
-                dispatches_per_frame: m.device_per_frame().1,
-                steady: m.steady_counts(),
-                shape: Some(format!("{} rotating {what}", start.boxes.len())),
-                parts: None,
                 chosen: None,
+                shape: Some(format!("{} rotating {what}", start.boxes.len())),
+                ..Row::measured("rotating", n, method, (backend, device), &m, frames)
             });
         }
         if verify {
