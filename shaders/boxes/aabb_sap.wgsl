@@ -30,12 +30,13 @@
 //
 // lavapipe stops an invocation after 65,535 loop iterations in total, silently. The walk
 // therefore visits UNROLL positions per iteration, and every loop checks afterwards that it
-// reached its end; one that did not is counted in counters[2] and the host reports an error
-// rather than a short candidate list.
+// reached its end; one that did not is counted in counters[SWEEP_CUT_SHORT] and the host
+// reports an error rather than a short candidate list.
 
 // #import ordered_float.wgsl
 // #import dispatch.wgsl
 // #import append.wgsl
+// #import slots.wgsl
 
 struct Params {
     n: u32,
@@ -67,8 +68,8 @@ struct ObbFrame {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// [0] append slot (counts past capacity), [1] times [0] wrapped past 2^32, [2] loops cut short
-// by the device, [3] polygons with malformed offsets.
+// SWEEP_APPEND (counts past capacity), SWEEP_WRAPS (times it wrapped past 2^32),
+// SWEEP_CUT_SHORT (loops cut short by the device), SWEEP_BAD_OFFSETS (malformed polygons): slots.wgsl.
 @group(0) @binding(1) var<storage, read_write> counters: array<atomic<u32>, 4>;
 @group(0) @binding(2) var<storage, read_write> boxes: array<Aabb>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
@@ -140,12 +141,12 @@ fn polygon_bounds(inv: Invocation) {
     var lo = vec2<f32>(0.0);
     var hi = vec2<f32>(0.0);
     if i + 1u >= arrayLength(&offsets) {
-        atomicAdd(&counters[3], 1u);
+        atomicAdd(&counters[SWEEP_BAD_OFFSETS], 1u);
     } else {
         let start = offsets[i];
         let end = offsets[i + 1u];
         if start >= end || end > arrayLength(&vertices) {
-            atomicAdd(&counters[3], 1u);
+            atomicAdd(&counters[SWEEP_BAD_OFFSETS], 1u);
         } else {
             // Vertex min / max: exact, so the same AABB as `Polygon::aabb`.
             lo = vertices[start];
@@ -156,7 +157,7 @@ fn polygon_bounds(inv: Invocation) {
                 hi = max(hi, vertices[k]);
             }
             if k != end {
-                atomicAdd(&counters[2], 1u);
+                atomicAdd(&counters[SWEEP_CUT_SHORT], 1u);
             }
         }
     }
@@ -261,9 +262,9 @@ fn write_held(slot: u32, k: u32) {
 
 fn append_pair(a: u32, b: u32) {
     if held_n == HELD {
-        let slot = atomicAdd(&counters[0], HELD);
+        let slot = atomicAdd(&counters[SWEEP_APPEND], HELD);
         if slot > 0xffffffffu - HELD {
-            atomicAdd(&counters[1], 1u);
+            atomicAdd(&counters[SWEEP_WRAPS], 1u);
         }
         // #unroll 4 write_held(slot, {k}u);
         held_n = 0u;
@@ -273,15 +274,15 @@ fn append_pair(a: u32, b: u32) {
 }
 
 // Writes the held candidates with one global atomic per workgroup or subgroup (append.wgsl); the
-// 64-bit count carries into counters[1] when the add wraps. Every thread of the workgroup calls
-// it.
+// 64-bit count carries into counters[SWEEP_WRAPS] when the add wraps. Every thread of the
+// workgroup calls it.
 fn flush_candidates(lid: u32) {
     let r = reserve(lid, held_n);
     var old = 0u;
     if r.leader && r.total > 0u {
-        old = atomicAdd(&counters[0], r.total);
+        old = atomicAdd(&counters[SWEEP_APPEND], r.total);
         if old > 0xffffffffu - r.total {
-            atomicAdd(&counters[1], 1u);
+            atomicAdd(&counters[SWEEP_WRAPS], 1u);
         }
     }
     let base = first_slot(r, old);
@@ -386,7 +387,7 @@ fn walk_from(p: u32) {
         }
     }
     if !complete || visited != (y1 - y0 + 1u) * (z1 - z0 + 1u) {
-        atomicAdd(&counters[2], 1u);
+        atomicAdd(&counters[SWEEP_CUT_SHORT], 1u);
     }
 }
 
@@ -433,6 +434,6 @@ fn wide_lane(k: u32, lane: u32) {
     }
     // Past n: done. Otherwise the device (or a wide_lanes too small) cut the loop short.
     if j < n {
-        atomicAdd(&counters[2], 1u);
+        atomicAdd(&counters[SWEEP_CUT_SHORT], 1u);
     }
 }

@@ -4,6 +4,7 @@
 // is the paper's forward-candidate count, kept only for its literal rule's test count.
 
 // #import frame.wgsl
+// #import slots.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> lo_keys: array<u32>;
@@ -66,7 +67,8 @@ fn count_hi_lt(x: u32) -> u32 {
 }
 
 // Run for axis 0, 1, 2 in turn; keeps the smallest O (lowest axis on ties). The last axis also
-// adds the paper rule's tests (sum of the smallest forward counts) to counters[6..8].
+// adds the paper rule's tests (sum of the smallest forward counts) to the u64 at
+// counters[SPHERE_PAPER_MIN_AXIS].
 @compute @workgroup_size(256)
 fn choose(inv: Invocation) {
     let i = flat_id(inv);
@@ -89,6 +91,6 @@ fn choose(inv: Invocation) {
         forward = forward_best[i];
     }
     if a == 2u {
-        flush_counts(inv.lid, 6u, forward, 6u, 0u);
+        flush_counts(inv.lid, SPHERE_PAPER_MIN_AXIS, forward, SPHERE_PAPER_MIN_AXIS, 0u);
     }
 }

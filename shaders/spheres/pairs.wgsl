@@ -8,12 +8,14 @@
 // UNROLL candidates per loop iteration (visit_* functions called UNROLL times, the walk state in
 // private variables), so one invocation can walk about a million candidates there. Real GPUs
 // have no such cap. Every walk checks afterwards that it reached its end; one that did not (any
-// device's cap, or a driver stopping a long invocation) is counted in counters[5], and the host
-// turns a non-zero count into an error, never a short pair list. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
+// device's cap, or a driver stopping a long invocation) is counted in
+// counters[SPHERE_CUT_SHORT], and the host turns a non-zero count into an error, never a short
+// pair list. (One shared unrolled dispatcher, `switch` over the walk kind, was tried: the
 // derived bind-group layouts then include every walk's buffers, so each kernel would need all of
 // them bound. The unrolled blocks stay written out per walk.)
 
 // #import frame.wgsl
+// #import slots.wgsl
 // #import append.wgsl
 // #import spheres/walk_flush.wgsl
 
@@ -50,7 +52,7 @@ var<private> my_lo: f32;
 
 // A walk that ended without reaching its end.
 fn cut_short() {
-    atomicAdd(&counters[5], 1u);
+    atomicAdd(&counters[SPHERE_CUT_SHORT], 1u);
 }
 
 // Pairs a thread holds until the end of its walk, when the workgroup (or, with subgroups, the
@@ -71,7 +73,7 @@ fn write_held(slot: u32, k: u32) {
 fn emit(i: u32, j: u32) {
     if (params.flags & FLAG_STORE) != 0u {
         if held_n == HELD {
-            let slot = atomicAdd(&counters[4], HELD);
+            let slot = atomicAdd(&counters[SPHERE_APPEND], HELD);
             // #unroll 4 write_held(slot, {k}u);
             held_n = 0u;
         }
@@ -89,7 +91,7 @@ fn flush_pairs(lid: u32) {
     let r = reserve(lid, held_n);
     var base = 0u;
     if r.leader && r.total > 0u {
-        base = atomicAdd(&counters[4], r.total);
+        base = atomicAdd(&counters[SPHERE_APPEND], r.total);
     }
     let first = first_slot(r, base);
     for (var k = 0u; k < held_n; k++) {
@@ -138,7 +140,7 @@ fn brute(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    add_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
 }
 
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
@@ -197,7 +199,7 @@ fn sweep(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    add_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
 }
 
 // ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
@@ -271,7 +273,7 @@ fn grid(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    add_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
 }
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
@@ -323,7 +325,7 @@ fn grid_giants(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    add_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
 }
 
 // ---- min_axis, run once per axis: keys/values/sorted/choice are in the lo order of
@@ -397,5 +399,5 @@ fn owner(inv: Invocation) {
         }
     }
     flush_pairs(inv.lid);
-    add_counts(inv.lid, 0u, tests, 2u, hits);
+    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
 }

@@ -331,7 +331,7 @@ impl GpuContext {
     }
 
     /// Returns the first GPU error recorded since the last call: [`Error::Gpu`] (validation),
-    /// [`Error::TooLarge`] of [`crate::Exceeds::DeviceMemory`] (out of memory) or
+    /// [`Error::TooLarge`] of [`crate::error::Exceeds::DeviceMemory`] (out of memory) or
     /// [`Error::DeviceLost`]. Call after each submission's wait.
     pub fn check(&self) -> Result<()> {
         let mut slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());

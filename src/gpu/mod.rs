@@ -21,6 +21,7 @@ pub(crate) mod frame;
 pub mod readback;
 pub mod sector;
 pub mod shader;
+pub mod slots;
 pub mod sort;
 pub mod spheres;
 pub mod timer;

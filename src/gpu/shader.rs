@@ -7,6 +7,9 @@
 //! * `// #unroll N STATEMENT`: N copies of STATEMENT, `{k}` replaced by 0, 1, ... N - 1 (the
 //!   candidate walks visit N positions per loop iteration, docs/design.md §6.1).
 //!
+//! `// #import slots.wgsl` names no file either: it is the counter slots' constants, generated
+//! from `gpu::slots` so that Rust and WGSL name each slot once.
+//!
 //! `// #import math.wgsl` names no file of its own: it is `math_exact.wgsl` (the builtins) or,
 //! with `SWEEPFAN_SLOPPY_MATH=1`, `math_sloppy.wgsl` (the same functions off by up to 2 ULP or
 //! fused, as real GPUs may compute them; [`MathMode`], docs/design.md §9.11).
@@ -126,6 +129,8 @@ const IMPORT: &str = "// #import ";
 const UNROLL: &str = "// #unroll ";
 /// The import that names no file: [`MathMode::file`] chooses it.
 const MATH_IMPORT: &str = "math.wgsl";
+/// The import generated from Rust: the counter slots (`gpu::slots`).
+const SLOTS_IMPORT: &str = "slots.wgsl";
 /// The switch of [`MathMode::from_env`].
 pub const SLOPPY_MATH_ENV: &str = "SWEEPFAN_SLOPPY_MATH";
 
@@ -247,6 +252,10 @@ impl Composer {
             return Ok(());
         }
         self.seen.push(path.to_string());
+        if path == SLOTS_IMPORT {
+            self.out.push_str(&crate::gpu::slots::wgsl());
+            return Ok(());
+        }
         self.expand(file(path)?)
     }
 

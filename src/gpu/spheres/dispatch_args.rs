@@ -118,13 +118,13 @@ mod tests {
         ];
         for (count, capacity, workgroup) in cases {
             let mut words = [0u32; 8];
-            words[4] = count;
+            words[crate::gpu::slots::SPHERE_APPEND as usize] = count;
             ctx.write_buffer(&counters, 0, bytemuck::cast_slice(&words));
             let list = ResidentPairs {
                 pairs: &pairs,
                 capacity,
                 counters: &counters,
-                count_index: 4,
+                count_index: crate::gpu::slots::SPHERE_APPEND,
             };
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             dispatch.encode(&ctx, &mut enc, &list, workgroup).unwrap();

@@ -35,6 +35,7 @@ use crate::gpu::boxes::sat::{SatCandidates, SatShapes};
 use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::readback::{self, Readback};
+use crate::gpu::slots;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
@@ -248,7 +249,7 @@ impl GpuAabbSap {
             pairs: &self.pairs,
             capacity: self.capacity,
             count: &self.counters,
-            count_index: 0,
+            count_index: slots::SWEEP_APPEND,
         }
     }
 
@@ -300,21 +301,23 @@ impl GpuAabbSap {
         plan: &SapReadback,
     ) -> Result<CandidateTotals> {
         let words = readback::words(&bytes[plan.counters.clone()]);
-        if words[3] > 0 {
+        let word = |slot: u32| words[slot as usize];
+        if word(slots::SWEEP_BAD_OFFSETS) > 0 {
             return Err(Error::Config(format!(
                 "{} polygons have malformed vertex offsets",
-                words[3]
+                word(slots::SWEEP_BAD_OFFSETS)
             )));
         }
-        if words[2] > 0 {
+        if word(slots::SWEEP_CUT_SHORT) > 0 {
             return Err(Error::Gpu(format!(
                 "the device '{}' cut {} AABB sweep loops short (lavapipe stops an invocation \
                  after 65,535 loop iterations): the candidate list would be incomplete",
-                ctx.info.name, words[2]
+                ctx.info.name,
+                word(slots::SWEEP_CUT_SHORT)
             )));
         }
         Ok(CandidateTotals {
-            candidates: (words[1] as u64) << 32 | words[0] as u64,
+            candidates: (word(slots::SWEEP_WRAPS) as u64) << 32 | word(slots::SWEEP_APPEND) as u64,
             pass_times: self.timer.times_from(ctx, &bytes[plan.times.clone()]),
         })
     }

@@ -65,7 +65,7 @@ const PARAM_SLOTS: usize = 64;
 /// Timed passes per frame (min_axis, the longest, has about 150 with the sorts' passes).
 const TIMED_PASSES: u32 = 256;
 /// Words of the totals buffer (see `frame.wgsl`).
-pub(super) const COUNTER_WORDS: u64 = 8;
+pub(super) const COUNTER_WORDS: u64 = crate::gpu::slots::SPHERE_COUNTERS as u64;
 
 /// Buffers that live across frames, sized for `capacity` objects.
 struct Resident {

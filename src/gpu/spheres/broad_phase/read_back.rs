@@ -9,6 +9,7 @@ use crate::geom::sphere::Sphere;
 use crate::gpu::context::count_u32;
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback;
+use crate::gpu::slots;
 use crate::gpu::spheres::broad_phase::ResidentPairs;
 
 impl GpuBroadPhase {
@@ -58,7 +59,7 @@ impl GpuBroadPhase {
             pairs: &self.pair_list,
             capacity: sorted_slots as u32,
             counters: &self.counters,
-            count_index: 4,
+            count_index: slots::SPHERE_APPEND,
         };
         let sorts = store && (self.events.is_some() || self.canonical.is_some());
         let rb = &mut self.readback;
@@ -103,7 +104,8 @@ impl GpuBroadPhase {
         let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
             host.lap("wait");
             let words = readback::words(&bytes[counters]);
-            let found = words[2] as u64 | (words[3] as u64) << 32;
+            let at = slots::SPHERE_PAIRS as usize;
+            let found = words[at] as u64 | (words[at + 1] as u64) << 32;
             // A list the sorts walked only in part is run again, as one that overflowed.
             let whole = found <= capacity && (!sorts || found <= sorted_slots);
             let pairs = (store && whole).then(|| {
@@ -157,19 +159,23 @@ impl GpuBroadPhase {
 
     /// Totals from the counter words of a frame; a walk the device cut short is an error.
     pub(super) fn totals_from(&mut self, n: u32, words: &[u32]) -> Result<Totals> {
-        let word64 = |i: usize| words[i] as u64 | (words[i + 1] as u64) << 32;
-        if words[5] > 0 {
+        let word64 = |slot: u32| {
+            let i = slot as usize;
+            words[i] as u64 | (words[i + 1] as u64) << 32
+        };
+        let cut_short = words[slots::SPHERE_CUT_SHORT as usize];
+        if cut_short > 0 {
             return Err(Error::Gpu(format!(
                 "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
                  invocation after 65,535 loop iterations): the pair list would be incomplete",
-                self.ctx.info.name, words[5], self.method
+                self.ctx.info.name, cut_short, self.method
             )));
         }
         self.last_n = n;
         Ok(Totals {
-            tests: word64(0),
-            pairs: word64(2),
-            paper_min_axis: word64(6),
+            tests: word64(slots::SPHERE_TESTS),
+            pairs: word64(slots::SPHERE_PAIRS),
+            paper_min_axis: word64(slots::SPHERE_PAPER_MIN_AXIS),
         })
     }
 }

@@ -8,6 +8,7 @@ use crate::error::{Error, Exceeds, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{self, Readback};
+use crate::gpu::slots;
 use crate::gpu::spheres::dispatch_args::PairDispatch;
 
 impl GpuBroadPhase {
@@ -64,7 +65,7 @@ impl GpuBroadPhase {
             pairs: &self.pair_list,
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             counters: &self.counters,
-            count_index: 4,
+            count_index: slots::SPHERE_APPEND,
         };
         dispatch.encode(&self.ctx, enc, &list, self.dispatch_workgroup)
     }
@@ -127,7 +128,7 @@ impl GpuBroadPhase {
             pairs: &self.pair_list,
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             counters: &self.counters,
-            count_index: 4,
+            count_index: slots::SPHERE_APPEND,
         };
         if let Some(ev) = &mut self.events {
             ev.encode(&self.ctx, &mut enc, &list, n)?;
@@ -214,7 +215,7 @@ impl GpuBroadPhase {
             pairs: &self.pair_list,
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             counters: &self.counters,
-            count_index: 4,
+            count_index: slots::SPHERE_APPEND,
         }
     }
 
