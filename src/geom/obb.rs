@@ -34,14 +34,51 @@ pub struct ObbFrame {
 }
 
 impl ObbFrame {
+    /// A box from its centre, three orthonormal axes (within 1e-4) and half-extents (>= 0; zero
+    /// allowed: flat boxes, segments, points), validated. Its axes are not marked exact.
+    pub fn from_axes(center: Vec3, axes: [Vec3; 3], half_extents: Vec3) -> Result<Self> {
+        let bad = |problem: &str| {
+            Err(Error::InvalidObject {
+                index: 0,
+                problem: format!("oriented box: {problem}"),
+            })
+        };
+        if !center.is_finite() || !half_extents.is_finite() || axes.iter().any(|a| !a.is_finite()) {
+            return bad("non-finite field");
+        }
+        if half_extents.min_element() < 0.0 {
+            return bad("half-extents must be >= 0");
+        }
+        for i in 0..3 {
+            if (axes[i].length() - 1.0).abs() > 1e-4 {
+                return bad("axes must be unit vectors");
+            }
+            if axes[i].dot(axes[(i + 1) % 3]).abs() > 1e-4 {
+                return bad("axes must be perpendicular");
+            }
+        }
+        Ok(Self::from_parts(center, axes, half_extents))
+    }
+
+    /// [`Self::from_axes`] without the checks, for axes known orthonormal (a sector's frame).
+    pub fn from_parts(center: Vec3, axes: [Vec3; 3], half_extents: Vec3) -> Self {
+        Self {
+            center: center.extend(0.0),
+            axes: std::array::from_fn(|k| axes[k].extend(half_extents[k])),
+        }
+    }
+
+    /// The centre.
     #[inline(always)]
     pub fn center(&self) -> Vec3 {
         self.center.truncate()
     }
+    /// Unit axis `k`.
     #[inline(always)]
     pub fn axis(&self, k: usize) -> Vec3 {
         self.axes[k].truncate()
     }
+    /// The half-extent along axis `k`.
     #[inline(always)]
     pub fn half(&self, k: usize) -> f32 {
         self.axes[k].w
@@ -50,6 +87,43 @@ impl ObbFrame {
     #[inline(always)]
     pub fn exact_axes(&self) -> bool {
         self.center.w != 0.0
+    }
+
+    /// The three axes.
+    #[inline]
+    pub fn axis_array(&self) -> [Vec3; 3] {
+        std::array::from_fn(|k| self.axis(k))
+    }
+
+    /// The half-extents along the axes.
+    #[inline]
+    pub fn half_extents(&self) -> Vec3 {
+        Vec3::new(self.half(0), self.half(1), self.half(2))
+    }
+
+    /// Corner k (bit i set: +half-extent along axis i; the numbering of [`Obb::corners`]).
+    #[inline]
+    pub fn corner(&self, k: usize) -> Vec3 {
+        let mut p = self.center();
+        for i in 0..3 {
+            let sign = if k & (1 << i) != 0 { 1.0 } else { -1.0 };
+            p += self.axis(i) * (sign * self.half(i));
+        }
+        p
+    }
+
+    /// Whether the world point is inside (closed box).
+    pub fn contains_point(&self, p: Vec3) -> bool {
+        let d = p - self.center();
+        (0..3).all(|i| d.dot(self.axis(i)).abs() <= self.half(i))
+    }
+
+    /// The box's extent along a unit direction (half-width of its projection).
+    #[inline]
+    pub fn projected_radius(&self, dir: Vec3) -> f32 {
+        (0..3)
+            .map(|i| self.half(i) * self.axis(i).dot(dir).abs())
+            .sum()
     }
 }
 

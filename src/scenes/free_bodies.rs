@@ -4,6 +4,7 @@
 //! uniform orientation, and sizes up to 25 (box widths in [0, 25]; capsules, cylinders and the
 //! boxes that hull points are drawn in no longer than that).
 
+use crate::geom::obb::ObbFrame;
 use crate::geom::sector::body::{ConvexBody, ConvexHull, RotatingBody};
 use crate::scenes::random::vec3_in;
 use glam::{Quat, Vec3};
@@ -79,11 +80,11 @@ pub fn random_body(
     let axes = [q * Vec3::X, q * Vec3::Y, q * Vec3::Z];
     let s = scale;
     match kind {
-        BodyKind::Box => ConvexBody::Box {
+        BodyKind::Box => ConvexBody::Box(ObbFrame::from_parts(
             center,
             axes,
-            half_extents: 0.5 * s * vec3_in(rng, 0.0..=25.0),
-        },
+            0.5 * s * vec3_in(rng, 0.0..=25.0),
+        )),
         BodyKind::Capsule => {
             let radius = rng.random_range(0.25..=6.25);
             let half = 0.5 * s * rng.random_range(0.0..=25.0 - 2.0 * radius);

@@ -22,10 +22,10 @@ use rand_chacha::ChaCha8Rng;
 use std::f32::consts::{FRAC_PI_2, PI};
 use sweepfan::Sphere;
 use sweepfan::geom::capsule::{Capsule2, Capsule3};
+use sweepfan::geom::obb::ObbFrame;
 use sweepfan::geom::primitives2d::Rect2;
 use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sector::sector2d::Sector2;
-use sweepfan::geom::sector::vs_box::OrientedBox;
 use sweepfan::scenes::random::vec3_in;
 
 /// Rounding allowance on top of the sampling margin.
@@ -513,14 +513,12 @@ fn boxes_3d_exact() {
         if k.is_multiple_of(21) {
             he.y = 0.0; // a segment
         }
-        let bx = OrientedBox {
-            center: s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.5),
-            axes: [q * Vec3::X, q * Vec3::Y, q * Vec3::Z],
-            half_extents: he,
-        };
+        let center = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.5);
+        let axes = [q * Vec3::X, q * Vec3::Y, q * Vec3::Z];
+        let bx = ObbFrame::from_parts(center, axes, he);
         let inside = |p: Vec3, grow: f32| {
-            let d = p - bx.center;
-            (0..3).all(|i| d.dot(bx.axes[i]).abs() <= bx.half_extents[i] + grow)
+            let d = p - center;
+            (0..3).all(|i| d.dot(axes[i]).abs() <= he[i] + grow)
         };
         let samples = boundary3(&s, STEP3);
         let corners_in = (0..8).any(|c| s.contains_point(bx.corner(c)));
@@ -645,16 +643,10 @@ fn boundary_cases_by_construction() {
     assert!(ring.overlaps_capsule_approx(&through(1.0)));
     assert!(ring.overlaps_capsule_certified_default(&through(1.0)));
     // Zero-width box touching the sector's outer arc at one point.
-    let sheet = OrientedBox {
-        center: Vec3::new(2.0, 0.0, 0.0),
-        axes: [Vec3::X, Vec3::Y, Vec3::Z],
-        half_extents: Vec3::new(0.0, 0.5, 0.5),
-    };
+    let (aligned, flat) = ([Vec3::X, Vec3::Y, Vec3::Z], Vec3::new(0.0, 0.5, 0.5));
+    let sheet = ObbFrame::from_parts(Vec3::new(2.0, 0.0, 0.0), aligned, flat);
     assert!(s.overlaps_box(&sheet));
-    let sheet_off = OrientedBox {
-        center: Vec3::new(2.01, 0.0, 0.0),
-        ..sheet
-    };
+    let sheet_off = ObbFrame::from_parts(Vec3::new(2.01, 0.0, 0.0), aligned, flat);
     assert!(!s.overlaps_box(&sheet_off));
 }
 
@@ -671,11 +663,7 @@ fn non_finite_inputs_do_not_panic() {
         let _ = s.overlaps_capsule_approx(&cap);
         let _ = s.overlaps_capsule_certified_default(&cap);
         let _ = s.overlaps_capsule_certified(&Capsule3::new(Vec3::ZERO, Vec3::X, bad), bad);
-        let bx = OrientedBox {
-            center: v3,
-            axes: [Vec3::X, Vec3::Y, Vec3::Z],
-            half_extents: Vec3::ONE,
-        };
+        let bx = ObbFrame::from_parts(v3, [Vec3::X, Vec3::Y, Vec3::Z], Vec3::ONE);
         let _ = s.overlaps_box(&bx);
         let _ = s.overlaps_sector_conservative(&Sector { origin: v3, ..s });
         let _ = s2.overlaps_circle(v2, 1.0);

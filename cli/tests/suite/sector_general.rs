@@ -32,12 +32,11 @@ const OUTSIDE: f64 = 0.05;
 
 fn g(body: &ConvexBody, q: DVec3) -> f64 {
     match body {
-        ConvexBody::Box {
-            center,
-            axes,
-            half_extents,
-        } => (0..3)
-            .map(|i| (q - center.as_dvec3()).dot(axes[i].as_dvec3()).abs() - half_extents[i] as f64)
+        ConvexBody::Box(frame) => (0..3)
+            .map(|i| {
+                let d = (q - frame.center().as_dvec3()).dot(frame.axis(i).as_dvec3());
+                d.abs() - frame.half(i) as f64
+            })
             .fold(f64::MIN, f64::max),
         ConvexBody::Capsule { a, b, radius } => {
             let (a, b) = (a.as_dvec3(), b.as_dvec3());

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
+use crate::geom::obb::ObbFrame;
 use glam::{DVec3, Quat, Vec3};
 use std::f32::consts::TAU;
 
@@ -103,12 +104,8 @@ impl ConvexHull {
 /// A convex body at its start pose, in world coordinates.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ConvexBody {
-    /// Centre, orthonormal axes, half-extents along them.
-    Box {
-        center: Vec3,
-        axes: [Vec3; 3],
-        half_extents: Vec3,
-    },
+    /// An oriented box: centre, orthonormal axes, half-extents along them.
+    Box(ObbFrame),
     /// Every point within `radius` of the segment `a`-`b`.
     Capsule { a: Vec3, b: Vec3, radius: f32 },
     /// A solid right circular cylinder: centre, unit axis, radius, half-height along the axis.
@@ -130,11 +127,9 @@ impl ConvexBody {
     pub fn problem(&self) -> Option<String> {
         let unit = |v: Vec3| (v.length() - 1.0).abs() <= AXIS_TOLERANCE;
         match self {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => {
+            ConvexBody::Box(frame) => {
+                let (center, axes, half_extents) =
+                    (&frame.center(), &frame.axis_array(), &frame.half_extents());
                 if !center.is_finite() || !half_extents.is_finite() {
                     return Some("box: non-finite field".into());
                 }
@@ -175,7 +170,8 @@ impl ConvexBody {
     /// A point inside the body: box and cylinder centre, capsule midpoint, hull vertex mean.
     pub fn center(&self) -> Vec3 {
         match self {
-            ConvexBody::Box { center, .. } | ConvexBody::Cylinder { center, .. } => *center,
+            ConvexBody::Box(frame) => frame.center(),
+            ConvexBody::Cylinder { center, .. } => *center,
             ConvexBody::Capsule { a, b, .. } => 0.5 * (*a + *b),
             ConvexBody::Hull(h) => {
                 h.points.iter().copied().sum::<Vec3>() / h.points.len().max(1) as f32
@@ -186,11 +182,9 @@ impl ConvexBody {
     /// The farthest point of the body along `d` (any non-zero direction).
     pub fn support(&self, d: Vec3) -> Vec3 {
         match self {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => {
+            ConvexBody::Box(frame) => {
+                let (center, axes, half_extents) =
+                    (&frame.center(), &frame.axis_array(), &frame.half_extents());
                 let mut p = *center;
                 for (a, h) in axes.iter().zip(half_extents.to_array()) {
                     p += a * h * d.dot(*a).signum();
@@ -235,15 +229,11 @@ impl ConvexBody {
     pub fn rotated(&self, q: Quat, pivot: Vec3) -> ConvexBody {
         let map = |p: Vec3| pivot + q * (p - pivot);
         match self {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => ConvexBody::Box {
-                center: map(*center),
-                axes: axes.map(|a| q * a),
-                half_extents: *half_extents,
-            },
+            ConvexBody::Box(frame) => ConvexBody::Box(ObbFrame::from_parts(
+                map(frame.center()),
+                frame.axis_array().map(|a| q * a),
+                frame.half_extents(),
+            )),
             ConvexBody::Capsule { a, b, radius } => ConvexBody::Capsule {
                 a: map(*a),
                 b: map(*b),
@@ -283,11 +273,7 @@ impl ConvexBody {
     /// body's sub-pieces (docs/design.md §5.8) are the body cut by this box's octants.
     pub fn bounding_box(&self) -> (Vec3, [Vec3; 3], Vec3) {
         match self {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => (*center, *axes, *half_extents),
+            ConvexBody::Box(frame) => (frame.center(), frame.axis_array(), frame.half_extents()),
             ConvexBody::Capsule { a, b, radius } => {
                 let d = *b - *a;
                 let u = d.try_normalize().unwrap_or(Vec3::X);
@@ -441,11 +427,12 @@ mod tests {
             (b.min, b.max),
             (Vec3::splat(-1.0), Vec3::new(1.0, 5.0, 1.0))
         );
-        let bx = ConvexBody::Box {
-            center: Vec3::ZERO,
-            axes: [Vec3::X, Vec3::Y, Vec3::Z],
-            half_extents: Vec3::new(1.0, 2.0, 3.0),
-        };
+        let aligned = [Vec3::X, Vec3::Y, Vec3::Z];
+        let bx = ConvexBody::Box(ObbFrame::from_parts(
+            Vec3::ZERO,
+            aligned,
+            Vec3::new(1.0, 2.0, 3.0),
+        ));
         assert_eq!(bx.aabb().max, Vec3::new(1.0, 2.0, 3.0));
         let r = RotatingBody {
             body: bx,

@@ -305,11 +305,9 @@ fn extent_and_clauses(
     with_clauses: bool,
 ) -> (CylindricalExtent, Vec<Vec<Quadric>>) {
     let (extent, clauses) = match body {
-        ConvexBody::Box {
-            center,
-            axes,
-            half_extents,
-        } => {
+        ConvexBody::Box(frame) => {
+            let (center, axes, half_extents) =
+                (&frame.center(), &frame.axis_array(), &frame.half_extents());
             let corners = box_corners(*center, axes, *half_extents).map(|p| f.local(p));
             let c = f.local(center.as_dvec3());
             let planes = (0..6)

@@ -83,10 +83,10 @@ pub fn proxy_aabb(b: &impl Swept, proxy: Proxy) -> Aabb {
     match proxy {
         Proxy::ConservativeSector => {
             let obb = b.conservative_sector().bounding_box();
-            let extent = obb.axes[0].abs() * obb.half_extents.x
-                + obb.axes[1].abs() * obb.half_extents.y
-                + obb.axes[2].abs() * obb.half_extents.z;
-            Aabb::new(obb.center - extent, obb.center + extent)
+            let extent = obb.axis(0).abs() * obb.half(0)
+                + obb.axis(1).abs() * obb.half(1)
+                + obb.axis(2).abs() * obb.half(2);
+            Aabb::new(obb.center() - extent, obb.center() + extent)
         }
         Proxy::Speculative => {
             let a = b.speculative_aabb();

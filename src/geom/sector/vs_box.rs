@@ -3,106 +3,29 @@
 //! a convex polytope; its projection is the convex hull of the projected vertices (box corners
 //! inside the slab and box edges crossing the slab faces), and the 2D convex polygon test decides.
 //!
-//! The box type is minimal on purpose (centre, three unit axes, half-extents): the SAT module's
-//! `Obb` converts into it.
+//! The box is an `ObbFrame` (centre, three unit axes, half-extents), the form of an `Obb` that
+//! the separating-axis test and the GPU use too (`Obb::frame`).
 
-use crate::error::{Error, Result};
-use crate::geom::obb::Obb;
+use crate::geom::obb::ObbFrame;
 use crate::geom::primitives2d::convex_hull;
 use crate::geom::sector::Sector;
 use crate::geom::sector::sector2d::Sector2;
 use glam::{Vec2, Vec3, Vec3Swizzles};
 
-/// An oriented box: centre, three orthonormal axes, half-extents (>= 0) along them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OrientedBox {
-    pub center: Vec3,
-    pub axes: [Vec3; 3],
-    pub half_extents: Vec3,
-}
-
-impl OrientedBox {
-    /// Validates and builds a box: finite fields, orthonormal axes (within 1e-4), half-extents
-    /// >= 0 (zero is allowed: flat boxes, segments, points).
-    pub fn new(center: Vec3, axes: [Vec3; 3], half_extents: Vec3) -> Result<Self> {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
-                index: 0,
-                problem: format!("oriented box: {problem}"),
-            })
-        };
-        if !center.is_finite() || !half_extents.is_finite() || axes.iter().any(|a| !a.is_finite()) {
-            return bad("non-finite field");
-        }
-        if half_extents.min_element() < 0.0 {
-            return bad("half-extents must be >= 0");
-        }
-        for i in 0..3 {
-            if (axes[i].length() - 1.0).abs() > 1e-4 {
-                return bad("axes must be unit vectors");
-            }
-            if axes[i].dot(axes[(i + 1) % 3]).abs() > 1e-4 {
-                return bad("axes must be perpendicular");
-            }
-        }
-        Ok(Self {
-            center,
-            axes,
-            half_extents,
-        })
-    }
-
-    /// Corner k (bit i set: +half-extent along axis i).
-    #[inline]
-    pub fn corner(&self, k: usize) -> Vec3 {
-        let mut p = self.center;
-        for i in 0..3 {
-            let sign = if k & (1 << i) != 0 { 1.0 } else { -1.0 };
-            p += self.axes[i] * (sign * self.half_extents[i]);
-        }
-        p
-    }
-
-    /// True when the world point is inside (closed box).
-    pub fn contains_point(&self, p: Vec3) -> bool {
-        let d = p - self.center;
-        (0..3).all(|i| d.dot(self.axes[i]).abs() <= self.half_extents[i])
-    }
-
-    /// The box's extent along a unit direction (half-width of its projection).
-    #[inline]
-    pub fn projected_radius(&self, dir: Vec3) -> f32 {
-        (0..3)
-            .map(|i| self.half_extents[i] * self.axes[i].dot(dir).abs())
-            .sum()
-    }
-}
-
-impl From<&Obb> for OrientedBox {
-    /// The SAT module's box: same centre and half-extents, axes from its (normalised) rotation.
-    fn from(b: &Obb) -> Self {
-        Self {
-            center: b.center,
-            axes: b.axes(),
-            half_extents: b.half_extents,
-        }
-    }
-}
-
 impl Sector {
     /// Exact sector vs oriented box test.
-    pub fn overlaps_box(&self, bx: &OrientedBox) -> bool {
+    pub fn overlaps_box(&self, bx: &ObbFrame) -> bool {
         let h = self.half_thickness;
-        let centre_z = (bx.center - self.origin).dot(self.axis);
+        let centre_z = (bx.center() - self.origin).dot(self.axis);
         if (centre_z.abs() - bx.projected_radius(self.axis)) > h {
             return false;
         }
         // Cheap exits by distance: the box lies within its half-diagonal of its centre.
-        let sd = self.signed_distance(bx.center);
+        let sd = self.signed_distance(bx.center());
         if sd <= 0.0 {
             return true;
         }
-        if sd > bx.half_extents.length() {
+        if sd > bx.half_extents().length() {
             return false;
         }
         let corners: [Vec3; 8] = std::array::from_fn(|k| self.to_local(bx.corner(k)));
@@ -140,24 +63,25 @@ impl Sector {
     }
 
     /// A box enclosing the sector: its local 2D bounds extruded by h.
-    pub fn bounding_box(&self) -> OrientedBox {
+    pub fn bounding_box(&self) -> ObbFrame {
         let (lo, hi) = Sector2::profile(self).local_bounds();
         let mid = 0.5 * (lo + hi);
-        OrientedBox {
-            center: self.to_world(Vec3::new(mid.x, mid.y, 0.0)),
-            axes: [self.centre_axis, self.side_axis(), self.axis],
-            half_extents: Vec3::new(
+        ObbFrame::from_parts(
+            self.to_world(Vec3::new(mid.x, mid.y, 0.0)),
+            [self.centre_axis, self.side_axis(), self.axis],
+            Vec3::new(
                 0.5 * (hi.x - lo.x),
                 0.5 * (hi.y - lo.y),
                 self.half_thickness,
             ),
-        }
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::obb::Obb;
 
     #[test]
     fn converted_obb_has_the_same_corners() {
@@ -170,8 +94,8 @@ mod tests {
             ),
         ] {
             let obb = Obb::new(Vec3::new(4.0, -1.0, 2.0), h, q);
-            let bx = OrientedBox::from(&obb);
-            assert!(OrientedBox::new(bx.center, bx.axes, bx.half_extents).is_ok());
+            let bx = obb.frame();
+            assert!(ObbFrame::from_axes(bx.center(), bx.axis_array(), bx.half_extents()).is_ok());
             // Same corner numbering (bit i: +half-extent along axis i) in both types.
             for (k, c) in obb.corners().iter().enumerate() {
                 assert!((bx.corner(k) - *c).length() < 1e-5, "corner {k}");
@@ -182,12 +106,12 @@ mod tests {
     #[test]
     fn new_rejects_bad_boxes() {
         let axes = [Vec3::X, Vec3::Y, Vec3::Z];
-        assert!(OrientedBox::new(Vec3::ZERO, axes, Vec3::ZERO).is_ok());
-        assert!(OrientedBox::new(Vec3::NAN, axes, Vec3::ONE).is_err());
-        assert!(OrientedBox::new(Vec3::ZERO, axes, -Vec3::ONE).is_err());
-        assert!(OrientedBox::new(Vec3::ZERO, [Vec3::X, Vec3::X, Vec3::Z], Vec3::ONE).is_err());
+        assert!(ObbFrame::from_axes(Vec3::ZERO, axes, Vec3::ZERO).is_ok());
+        assert!(ObbFrame::from_axes(Vec3::NAN, axes, Vec3::ONE).is_err());
+        assert!(ObbFrame::from_axes(Vec3::ZERO, axes, -Vec3::ONE).is_err());
+        assert!(ObbFrame::from_axes(Vec3::ZERO, [Vec3::X, Vec3::X, Vec3::Z], Vec3::ONE).is_err());
         assert!(
-            OrientedBox::new(Vec3::ZERO, [Vec3::X * 2.0, Vec3::Y, Vec3::Z], Vec3::ONE).is_err()
+            ObbFrame::from_axes(Vec3::ZERO, [Vec3::X * 2.0, Vec3::Y, Vec3::Z], Vec3::ONE).is_err()
         );
     }
 
@@ -203,30 +127,18 @@ mod tests {
             0.5,
         )
         .unwrap();
-        let in_hole = OrientedBox {
-            center: Vec3::ZERO,
-            axes: [Vec3::X, Vec3::Y, Vec3::Z],
-            half_extents: Vec3::new(1.0, 1.0, 5.0),
-        };
+        let aligned = [Vec3::X, Vec3::Y, Vec3::Z];
+        let in_hole = ObbFrame::from_parts(Vec3::ZERO, aligned, Vec3::new(1.0, 1.0, 5.0));
         assert!(!s.overlaps_box(&in_hole));
         // Covers the whole ring: no box corner in the sector and no edge crossing; the sector's
         // boundary point inside the box decides.
-        let around = OrientedBox {
-            half_extents: Vec3::new(4.0, 4.0, 5.0),
-            ..in_hole
-        };
+        let around = ObbFrame::from_parts(Vec3::ZERO, aligned, Vec3::new(4.0, 4.0, 5.0));
         assert!(s.overlaps_box(&around));
         // Zero-thickness box (a rectangle) lying in the slab's top face.
-        let sheet = OrientedBox {
-            center: Vec3::new(2.5, 0.0, 0.5),
-            axes: [Vec3::X, Vec3::Y, Vec3::Z],
-            half_extents: Vec3::new(0.1, 0.1, 0.0),
-        };
+        let flat = Vec3::new(0.1, 0.1, 0.0);
+        let sheet = ObbFrame::from_parts(Vec3::new(2.5, 0.0, 0.5), aligned, flat);
         assert!(s.overlaps_box(&sheet));
-        let above = OrientedBox {
-            center: Vec3::new(2.5, 0.0, 0.51),
-            ..sheet
-        };
+        let above = ObbFrame::from_parts(Vec3::new(2.5, 0.0, 0.51), aligned, flat);
         assert!(!s.overlaps_box(&above));
     }
 }

@@ -93,18 +93,7 @@ impl Sector {
     /// inner arc and its chord.
     pub fn overlaps_convex(&self, body: &ConvexBody) -> bool {
         match body {
-            ConvexBody::Box {
-                center,
-                axes,
-                half_extents,
-            } => {
-                let b = super::vs_box::OrientedBox {
-                    center: *center,
-                    axes: *axes,
-                    half_extents: *half_extents,
-                };
-                return self.overlaps_box(&b);
-            }
+            ConvexBody::Box(frame) => return self.overlaps_box(frame),
             ConvexBody::Capsule { a, b, radius } if a == b => {
                 return self.overlaps_sphere_exact(&crate::geom::sphere::Sphere::new(*a, *radius));
             }
@@ -323,11 +312,7 @@ mod tests {
                 rng.random_range(0.1..2.0),
                 rng.random_range(0.1..2.0),
             );
-            let bx = ConvexBody::Box {
-                center: c,
-                axes,
-                half_extents: half,
-            };
+            let bx = ConvexBody::Box(crate::geom::obb::ObbFrame::from_parts(c, axes, half));
             let corners: Vec<Vec3> = (0..8)
                 .map(|k| {
                     let sg = |b: usize| if k >> b & 1 == 0 { -1.0 } else { 1.0 };

@@ -30,7 +30,6 @@ use sweepfan::geom::obb::{Obb, ObbFrame};
 use sweepfan::geom::primitives2d::Rect2;
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict, rects_overlap_sat};
 use sweepfan::geom::sector::sector2d::Sector2;
-use sweepfan::geom::sector::vs_box::OrientedBox;
 use sweepfan::geom::sector::{RotatingBox, Sector};
 use sweepfan::geom::sphere::Sphere;
 use sweepfan::scenes::random::*;
@@ -239,7 +238,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     // Axes precomputed outside the timing, as the thesis's boxes carried theirs.
     let frames: Vec<ObbFrame> = boxes.iter().map(Obb::frame).collect();
     let frames_b: Vec<ObbFrame> = boxes_b.iter().map(Obb::frame).collect();
-    let oriented: Vec<OrientedBox> = boxes.iter().map(OrientedBox::from).collect();
+    let oriented: Vec<ObbFrame> = boxes.iter().map(Obb::frame).collect();
     let aabbs3: Vec<Aabb> = boxes.iter().map(Obb::aabb).collect();
     let aabbs3_b: Vec<Aabb> = boxes_b.iter().map(Obb::aabb).collect();
     let fans3: Vec<Sector> = (0..n).map(|_| random_canonical_sector(&mut rng)).collect();
@@ -550,10 +549,10 @@ mod tests {
             let (obb_a, mut obb_b) = (random_box(&mut rng), random_box(&mut rng));
             obb_b.center = obb_a.center + v3(&mut rng, 5.0);
             let sat = obb_a.overlaps(&obb_b);
-            let (a, b) = (OrientedBox::from(&obb_a), OrientedBox::from(&obb_b));
+            let (a, b) = (obb_a.frame(), obb_b.frame());
             // Witness search: grid points of one box inside the other.
             let n = 12;
-            let grid_hit = |a: &OrientedBox, b: &OrientedBox| {
+            let grid_hit = |a: &ObbFrame, b: &ObbFrame| {
                 let f = |t: usize| 2.0 * t as f32 / n as f32 - 1.0;
                 (0..(n + 1) * (n + 1) * (n + 1)).any(|t| {
                     let (i, j, k) = (
@@ -561,10 +560,10 @@ mod tests {
                         (t / (n + 1)) % (n + 1),
                         t % (n + 1),
                     );
-                    let p = a.center
-                        + a.axes[0] * a.half_extents.x * f(i)
-                        + a.axes[1] * a.half_extents.y * f(j)
-                        + a.axes[2] * a.half_extents.z * f(k);
+                    let p = a.center()
+                        + a.axis(0) * a.half(0) * f(i)
+                        + a.axis(1) * a.half(1) * f(j)
+                        + a.axis(2) * a.half(2) * f(k);
                     b.contains_point(p)
                 })
             };
@@ -576,7 +575,8 @@ mod tests {
                 unwitnessed += 1;
             }
             // Separated by more than their bounding spheres: SAT must say no.
-            if (a.center - b.center).length() > a.half_extents.length() + b.half_extents.length() {
+            let apart = (a.center() - b.center()).length();
+            if apart > a.half_extents().length() + b.half_extents().length() {
                 assert!(!sat);
             }
         }
