@@ -66,7 +66,7 @@
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
 //! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs;
-//!   [`partition`]: a scene split into parts with ghosts, for any method on any number of
+//!   `partition`: a scene split into parts with ghosts, for any method on any number of
 //!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`registry`]: methods by name, on either backend; [`boxes`]: the caller's boxes by id.
@@ -75,6 +75,8 @@
 //! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
 //! library alone.
 
+#![warn(missing_docs)]
+
 pub mod boxes;
 pub mod broadphase;
 pub mod cpu;
@@ -82,6 +84,7 @@ pub mod error;
 pub mod events;
 pub mod geom;
 pub mod gpu;
+#[doc(hidden)]
 pub mod partition;
 pub mod registry;
 pub mod scenes;

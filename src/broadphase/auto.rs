@@ -38,6 +38,7 @@ pub const RECHOOSE_EVERY: u64 = 32;
 /// What `auto` chose and why (in every row that ran `auto`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Choice {
+    /// The method chosen.
     pub method: Method,
     /// The statistics that decided, in words: `"uniform radii, 1.00 spheres a cell, 0.3 tests
     /// an object"`.
@@ -54,11 +55,13 @@ impl std::fmt::Display for Choice {
 /// A scene's statistics, estimated from a sample (module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Survey {
+    /// Spheres in the scene.
     pub n: usize,
     /// Spheres sampled.
     pub sampled: usize,
     /// Largest sampled radius below the giants, and the median sampled radius.
     pub radius: f32,
+    /// The median sampled radius.
     pub median_radius: f32,
     /// Sampled giants (radii set aside by the grid's rule, `geom::radii`).
     pub giants: usize,
@@ -278,10 +281,15 @@ pub const SPREAD_CELLS_PER_OBJECT: f64 = 1_048_576.0;
 /// force: every pair). The grid has a per-object price for spread scenes too.
 #[derive(Clone, Copy, Debug)]
 pub struct Costs {
+    /// grid: per object, per neighbour pair.
     pub grid: (f64, f64),
+    /// grid: per object, extra, on spread scenes.
     pub grid_spread_object: f64,
+    /// sap: per object, per overlap on the axis of largest spread.
     pub sap: (f64, f64),
+    /// x: per object, per overlap on x.
     pub x: (f64, f64),
+    /// brute force: per object, per pair.
     pub brute_force: (f64, f64),
 }
 

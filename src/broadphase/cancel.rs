@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct CancelToken(Arc<AtomicBool>);
 
 impl CancelToken {
+    /// A token not cancelled.
     pub fn new() -> Self {
         Self::default()
     }
@@ -25,6 +26,7 @@ impl CancelToken {
         self.0.store(true, Ordering::Relaxed);
     }
 
+    /// Whether [`Self::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }

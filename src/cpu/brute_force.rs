@@ -6,12 +6,14 @@ use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
 
+/// Every pair tested (docs/design.md §2.2): the reference of the test counts.
 #[derive(Default)]
 pub struct BruteForce {
     emitter: PairEmitter,
 }
 
 impl BruteForce {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

@@ -19,6 +19,7 @@ use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// The paper's fewest-candidate axis, made complete (docs/design.md §2.5).
 #[derive(Default)]
 pub struct MinAxis {
     orders: [AxisOrder; 3],
@@ -38,6 +39,7 @@ pub struct MinAxis {
 }
 
 impl MinAxis {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

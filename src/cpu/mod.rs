@@ -53,6 +53,7 @@ macro_rules! cpu_broad_phase {
 }
 pub(crate) use cpu_broad_phase;
 
+#[doc(hidden)]
 pub mod aabb_sweep;
 pub(crate) mod axis_order;
 pub(crate) mod brute_force;
@@ -61,16 +62,23 @@ pub(crate) mod grid;
 pub(crate) mod keys;
 pub(crate) mod min_axis;
 pub(crate) mod origin_distance;
+#[doc(hidden)]
 pub mod partitioned;
 #[cfg(feature = "peers")]
+#[doc(hidden)]
 pub mod peers;
 pub(crate) mod radix;
+#[doc(hidden)]
 pub mod rotating;
 pub(crate) mod sap;
 pub mod sat;
+#[doc(hidden)]
 pub mod sector_batch;
+#[doc(hidden)]
 pub mod sector_free_grid;
+#[doc(hidden)]
 pub mod sector_grid;
+#[doc(hidden)]
 pub mod sphere_index;
 pub(crate) mod sweep;
 

@@ -12,6 +12,7 @@ use crate::geom::sphere::{ORIGIN_KEY_SLACK, Sphere, max_radius, origin_key};
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// The paper's first method (docs/design.md §2.3): sorted by distance from the origin.
 #[derive(Default)]
 pub struct OriginDistance {
     keys: Vec<u64>,
@@ -23,6 +24,7 @@ pub struct OriginDistance {
 }
 
 impl OriginDistance {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

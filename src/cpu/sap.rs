@@ -12,6 +12,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// Pair-level sweep and prune on the axis of largest spread (docs/design.md §2.6).
 #[derive(Default)]
 pub struct Sap {
     order: AxisOrder,
@@ -21,6 +22,7 @@ pub struct Sap {
 }
 
 impl Sap {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

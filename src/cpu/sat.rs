@@ -124,6 +124,7 @@ pub struct CpuBoxPipeline {
 }
 
 impl CpuBoxPipeline {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use std::time::Instant;
 
+/// The paper's second method (docs/design.md §2.4): an endpoint sweep on x, then y, then z.
 pub struct Sweep {
     method: Method,
     /// Number of cascade axes: 1 (x), 2 (x, y) or 3 (x, y, z).
@@ -37,14 +38,17 @@ impl Sweep {
         }
     }
 
+    /// The sweep on x alone.
     pub fn x() -> Self {
         Self::cascade(Method::X, 1)
     }
 
+    /// The cascade x, then y.
     pub fn xy() -> Self {
         Self::cascade(Method::Xy, 2)
     }
 
+    /// The cascade x, y, z.
     pub fn xyz() -> Self {
         Self::cascade(Method::Xyz, 3)
     }

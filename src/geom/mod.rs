@@ -1,15 +1,20 @@
 //! Shared geometry on glam types.
 
 pub mod aabb;
+#[doc(hidden)]
 pub mod capsule;
+#[doc(hidden)]
 pub mod exact;
 pub mod obb;
 pub mod polygon;
+#[doc(hidden)]
 pub mod primitives2d;
+#[doc(hidden)]
 pub mod radii;
 pub mod sat;
 pub mod sector;
 pub mod sphere;
+#[doc(hidden)]
 pub mod sphere_grid;
 
 use crate::error::{Error, Result};
@@ -67,6 +72,8 @@ pub fn below_min_magnitude<'a>(
     })
 }
 
+/// The first of the named `values` that is NaN or infinite, as "NAME is NaN" or "NAME is
+/// infinite" (the wording of every validation and file error).
 pub fn non_finite<'a>(values: impl IntoIterator<Item = (&'a str, f32)>) -> Option<String> {
     values.into_iter().find_map(|(name, v)| {
         if v.is_nan() {

@@ -15,8 +15,11 @@ pub const QUAT_NORM_TOLERANCE: f32 = 1e-3;
 /// Half-extents may be zero (a rectangle, segment or point), never negative.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Obb {
+    /// The centre.
     pub center: Vec3,
+    /// Half the side along each of the box's own axes (>= 0).
     pub half_extents: Vec3,
+    /// The rotation (normalised where used; its norm within `QUAT_NORM_TOLERANCE` of 1).
     pub rotation: Quat,
 }
 
@@ -28,6 +31,7 @@ pub struct Obb {
 #[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ObbFrame {
+    /// xyz: the centre; w: 1 when the axes are exact (a rotation of a cube), else 0.
     pub center: Vec4,
     /// `axes[k].xyz` = unit axis k (column k of the rotation), `axes[k].w` = half-extent k.
     pub axes: [Vec4; 3],
@@ -159,6 +163,7 @@ pub(crate) fn is_cube_rotation(q: Quat) -> bool {
 }
 
 impl Obb {
+    /// The box of `center`, `half_extents` and `rotation` (not validated: [`Obb::check`]).
     pub const fn new(center: Vec3, half_extents: Vec3, rotation: Quat) -> Self {
         Self {
             center,
@@ -188,6 +193,7 @@ impl Obb {
         [m.x_axis, m.y_axis, m.z_axis]
     }
 
+    /// The axes form ([`ObbFrame`]): centre, unit axes, half-extents, exactness flag.
     pub fn frame(&self) -> ObbFrame {
         let m = self.rotation_matrix();
         let h = self.half_extents;

@@ -49,6 +49,7 @@ impl Polygon {
         &self.vertices
     }
 
+    /// The vertex bounds at z = 0 (exact).
     pub fn aabb(&self) -> Aabb {
         let (lo, hi) = self.vertices.iter().fold(
             (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
@@ -86,30 +87,60 @@ impl Polygon {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PolygonFault {
     /// Fewer than 3 vertices.
-    TooFewVertices { found: usize },
+    TooFewVertices {
+        /// Vertices given.
+        found: usize,
+    },
     /// A coordinate that is NaN, infinite, too large or too small (`problem` says which).
-    BadCoordinate { vertex: usize, problem: String },
+    BadCoordinate {
+        /// The vertex.
+        vertex: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// Smaller than [`MIN_POLYGON_SPAN`] (`span`: the larger side of its bounding box).
-    TooSmall { span: f32 },
+    TooSmall {
+        /// The larger side of the bounding box.
+        span: f32,
+    },
     /// Two consecutive vertices are equal (a zero-length edge).
-    RepeatedVertex { vertex: usize, next: usize },
+    RepeatedVertex {
+        /// The first of the two.
+        vertex: usize,
+        /// The one equal to it.
+        next: usize,
+    },
     /// Every vertex on one line (zero area).
-    Collinear { vertices: usize },
+    Collinear {
+        /// Vertices given.
+        vertices: usize,
+    },
     /// Two edges, each given by its two vertices, cross (a bow-tie, a star); `winds`: how many
     /// times the boundary goes around, when more than once.
     SelfIntersecting {
+        /// The two crossing edges, each by its vertices.
         edges: [[usize; 2]; 2],
+        /// Times the boundary goes around, when more than once.
         winds: Option<u32>,
     },
     /// The boundary winds around `times` times, but no crossing of two edges was found (it
     /// passes through a vertex, or the polygon has more than [`CROSSING_SEARCH_MAX_VERTICES`]).
-    Winds { times: u32 },
+    Winds {
+        /// Times the boundary goes around.
+        times: u32,
+    },
     /// Zero signed area although the vertices are not on one line, and no crossing was found.
     ZeroArea,
     /// The boundary turns the wrong way at `vertex` (an interior angle above 180 degrees).
-    NotConvex { vertex: usize },
+    NotConvex {
+        /// Where.
+        vertex: usize,
+    },
     /// The boundary turns back along itself at `vertex`.
-    DoublesBack { vertex: usize },
+    DoublesBack {
+        /// Where.
+        vertex: usize,
+    },
 }
 
 /// Polygons with more vertices are not searched for a crossing pair of edges (the search tests
@@ -314,11 +345,14 @@ fn crossing(v: &[Vec2]) -> Option<[[usize; 2]; 2]> {
 /// buffers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PolygonSet {
+    /// Every polygon's vertices, one polygon after another.
     pub vertices: Vec<Vec2>,
+    /// `n + 1` offsets into `vertices`.
     pub offsets: Vec<u32>,
 }
 
 impl PolygonSet {
+    /// The set of `polygons`, in order.
     pub fn new(polygons: &[Polygon]) -> Result<PolygonSet> {
         Self::from_polygons(polygons.iter())
     }
@@ -348,14 +382,17 @@ impl PolygonSet {
         Ok(PolygonSet { vertices, offsets })
     }
 
+    /// Polygons.
     pub fn len(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
 
+    /// Whether there is no polygon.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Polygon `i`'s vertices.
     #[inline(always)]
     pub fn polygon(&self, i: usize) -> &[Vec2] {
         &self.vertices[self.offsets[i] as usize..self.offsets[i + 1] as usize]

@@ -9,7 +9,9 @@ use rayon::prelude::*;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct Sphere {
+    /// The centre.
     pub center: Vec3,
+    /// The radius (>= 0).
     pub radius: f32,
 }
 
@@ -63,6 +65,7 @@ pub fn origin_key(c: Vec3) -> f32 {
 pub const MAX_COORDINATE: f32 = 1e18;
 
 impl Sphere {
+    /// The sphere of `center` and `radius` (not validated: [`Sphere::check`]).
     pub const fn new(center: Vec3, radius: f32) -> Self {
         Self { center, radius }
     }

@@ -12,20 +12,34 @@
 //!
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
+#[doc(hidden)]
 pub mod adapter_check;
+#[doc(hidden)]
 pub mod boxes;
+#[doc(hidden)]
 pub mod compile_report;
+#[doc(hidden)]
 pub mod context;
+#[doc(hidden)]
 pub mod events;
 pub(crate) mod frame;
+#[doc(hidden)]
 pub mod readback;
+#[doc(hidden)]
 pub mod sector;
+#[doc(hidden)]
 pub mod shader;
+#[doc(hidden)]
 pub mod slots;
+#[doc(hidden)]
 pub mod sort;
+#[doc(hidden)]
 pub mod spheres;
+#[doc(hidden)]
 pub mod timer;
+#[doc(hidden)]
 pub mod traffic;
+#[doc(hidden)]
 pub mod upload;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};

@@ -6,14 +6,22 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
+#[doc(hidden)]
 pub mod chunks;
 pub mod files;
+#[doc(hidden)]
 pub mod free_bodies;
+#[doc(hidden)]
 pub mod memory;
+#[doc(hidden)]
 pub mod motion;
+#[doc(hidden)]
 pub mod random;
+#[doc(hidden)]
 pub mod rotating;
+#[doc(hidden)]
 pub mod slice;
+#[doc(hidden)]
 pub mod walls;
 
 use crate::error::Result;
@@ -116,6 +124,7 @@ impl SceneKind {
         matches!(self, SceneKind::Density | SceneKind::Clusters)
     }
 
+    /// The name the CLI and reports use (`"mixed-radii"`).
     pub fn name(self) -> &'static str {
         match self {
             SceneKind::Paper => "paper",
@@ -138,7 +147,9 @@ pub const MAX_VOLUME_FRACTION: f32 = 0.74;
 /// Parameters shared by the generators. Fields a generator does not use are ignored.
 #[derive(Clone, Copy, Debug)]
 pub struct SceneParams {
+    /// Objects.
     pub n: usize,
+    /// The generator's seed: the same seed, the same scene.
     pub seed: u64,
     /// Sphere volume / box volume for `density` and `clusters` (default 0.01).
     pub volume_fraction: f32,
@@ -147,6 +158,7 @@ pub struct SceneParams {
 }
 
 impl SceneParams {
+    /// `n` objects from `seed`, with the default volume fraction (0.01) and radius (1.0).
     pub fn new(n: usize, seed: u64) -> Self {
         Self {
             n,
@@ -169,8 +181,11 @@ pub const WIDE_HALF_EXTENT: f32 = 1e7;
 /// A set of spheres with velocities, inside walls at `±half_extent` (when given).
 #[derive(Clone, Debug)]
 pub struct Scene {
+    /// The scene's name (its kind, or the file).
     pub name: String,
+    /// The spheres.
     pub spheres: Vec<Sphere>,
+    /// One velocity per sphere, per frame.
     pub velocities: Vec<Vec3>,
     /// Walls at `±half_extent` on every axis; `None` for a static scene (file, one-point).
     pub half_extent: Option<f32>,
@@ -260,10 +275,12 @@ impl Scene {
         }
     }
 
+    /// Spheres.
     pub fn len(&self) -> usize {
         self.spheres.len()
     }
 
+    /// Whether there is no sphere.
     pub fn is_empty(&self) -> bool {
         self.spheres.is_empty()
     }

@@ -33,7 +33,7 @@ impl Bodies {
         self.ids.push(id);
     }
 
-    /// Body `i` appended to `out` as [`BODY_WORDS`] words.
+    /// Body `i` appended to `out` as `BODY_WORDS` words.
     pub fn write_body(&self, i: usize, out: &mut Vec<u32>) {
         let (s, v, id) = (self.spheres[i], self.velocities[i], self.ids[i]);
         out.extend_from_slice(&[
@@ -49,7 +49,7 @@ impl Bodies {
         ]);
     }
 
-    /// Body `i` appended to `out` as a ghost, [`GHOST_WORDS`] words.
+    /// Body `i` appended to `out` as a ghost, `GHOST_WORDS` words.
     pub fn write_ghost(&self, i: usize, out: &mut Vec<u32>) {
         let (s, id) = (self.spheres[i], self.ids[i]);
         out.extend_from_slice(&[

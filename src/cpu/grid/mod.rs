@@ -97,6 +97,7 @@ impl CellBits {
     }
 }
 
+/// The uniform grid (docs/design.md §2.7): sorted cell keys, neighbour cells.
 #[derive(Default)]
 pub struct Grid {
     /// Sorted `(cell << index_bits) | index` keys, when they fit 64 bits (else `wide_keys`).
@@ -142,6 +143,7 @@ const LONG_ROW_RADIX: usize = 1 << 12;
 const COHERENT_MOVES_PER_OBJECT: usize = 2;
 
 impl Grid {
+    /// With empty buffers.
     pub fn new() -> Self {
         Self::default()
     }

@@ -107,12 +107,23 @@ pub enum ConvexBody {
     /// An oriented box: centre, orthonormal axes, half-extents along them.
     Box(ObbFrame),
     /// Every point within `radius` of the segment `a`-`b`.
-    Capsule { a: Vec3, b: Vec3, radius: f32 },
+    Capsule {
+        /// One end of the segment.
+        a: Vec3,
+        /// The other end.
+        b: Vec3,
+        /// The radius (>= 0).
+        radius: f32,
+    },
     /// A solid right circular cylinder: centre, unit axis, radius, half-height along the axis.
     Cylinder {
+        /// The centre.
         center: Vec3,
+        /// The unit axis.
         axis: Vec3,
+        /// The radius (>= 0).
         radius: f32,
+        /// Half the height along the axis (>= 0).
         half_height: f32,
     },
     /// The convex hull of points.
@@ -311,9 +322,13 @@ impl ConvexBody {
 /// Any pose: nothing ties the body's orientation or offset to the axis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RotatingBody {
+    /// The body at the start of the turn.
     pub body: ConvexBody,
+    /// A point of the axis.
     pub origin: Vec3,
+    /// The unit axis.
     pub axis: Vec3,
+    /// The angle turned (radians, counter-clockwise about the axis).
     pub angle: f32,
 }
 

@@ -12,14 +12,20 @@ use std::f64::consts::{PI, TAU};
 /// U x e1, and U, flipped with the angle when the angle is negative so that alpha >= 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SweepFrame {
+    /// The axis's point O.
     pub origin: DVec3,
+    /// Unit, perpendicular to the axis, towards the body's centre.
     pub e1: DVec3,
+    /// `axis x e1`.
     pub e2: DVec3,
+    /// The unit axis U (flipped for a negative angle).
     pub axis: DVec3,
+    /// The angle turned, in `0..=2 pi` radians.
     pub alpha: f64,
 }
 
 impl SweepFrame {
+    /// The frame of `r`'s rotation.
     pub fn new(r: &RotatingBody) -> Self {
         let mut axis = r.axis.as_dvec3().normalize();
         let mut alpha = r.angle as f64;
@@ -55,10 +61,15 @@ impl SweepFrame {
 /// axis) its angular span (lo, hi) about e1, in radians within (-pi, pi).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CylindricalExtent {
+    /// Smallest distance from the axis.
     pub r_min: f64,
+    /// Largest distance from the axis.
     pub r_max: f64,
+    /// Lowest point along the axis.
     pub z_min: f64,
+    /// Highest point along the axis.
     pub z_max: f64,
+    /// The angular span (lo, hi) about e1, when the body stays off the axis.
     pub span: Option<(f64, f64)>,
 }
 
@@ -216,17 +227,24 @@ impl CylindricalExtent {
 /// Outward margin of the built sectors, relative to their size, and of their half-angle
 /// (radians): more than f32 rounding of the point tests, so no enclosed point falls out.
 pub const SECTOR_PAD: f64 = 2e-6;
+/// Outward margin of the built sectors' half-angle (radians).
 pub const ANGLE_PAD: f64 = 1e-5;
 
 /// A sector in the rotation's frame: centre angle about e1, half-angle (pi = full ring),
 /// radial and axial ranges.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LocalSector {
+    /// Centre angle about e1 (radians).
     pub centre: f64,
+    /// Half-angle (pi: the full ring).
     pub half_angle: f64,
+    /// Inner radius.
     pub r_min: f64,
+    /// Outer radius.
     pub r_max: f64,
+    /// Lowest point along the axis.
     pub z_min: f64,
+    /// Highest point along the axis.
     pub z_max: f64,
 }
 
@@ -281,10 +299,13 @@ pub fn in_local_sector(f: &[[f32; 4]; 2], x: f32, y: f32, z: f32) -> bool {
 /// The body's constraints and extents in one rotation's frame.
 #[derive(Clone, Debug)]
 pub struct GeneralSweep {
+    /// The rotation's frame.
     pub frame: SweepFrame,
+    /// The body's extent in it.
     pub extent: CylindricalExtent,
     /// The body as an OR of clauses, each an AND of quadrics `<= 0`.
     pub clauses: Vec<Vec<Quadric>>,
+    /// The turn, for the exact sweep test.
     pub turn: Turn,
 }
 
@@ -370,6 +391,7 @@ fn extent_and_clauses(
 }
 
 impl GeneralSweep {
+    /// The sweep of `r`: its frame, extent and clauses.
     pub fn new(r: &RotatingBody) -> Self {
         let f = SweepFrame::new(r);
         let (extent, clauses) = extent_and_clauses(&f, &r.body, true);

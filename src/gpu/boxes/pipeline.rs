@@ -260,8 +260,9 @@ impl GpuBoxPipeline {
             .tests)
     }
 
-    /// The box broad phase ([`AabbOverlaps`], docs/design.md §4.7): every pair of the caller's
-    /// boxes that overlap or touch (closed intervals), `i < j`, any order, into `out`; the same
+    /// The box broad phase ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps),
+    /// docs/design.md §4.7): every pair of the caller's boxes that overlap or touch (closed
+    /// intervals), `i < j`, any order, into `out`; the same
     /// sweep as the shapes' broad phase, fed the boxes as they are. Exact: the walk compares
     /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
     /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
