@@ -1,5 +1,9 @@
-//! The wgpu context: adapter choice, device with the adapter's own limits, optional features,
-//! error capture, and small helpers every stage uses (buffers, readback, 2D dispatch, timers).
+//! The wgpu context, split by job: here the device with the adapter's own limits, optional
+//! features, error capture and buffers; `choice` (adapters, backends, the environment),
+//! `creation` (counted creation, passes, dispatches, bind groups kept across frames), `compile`
+//! (shaders and pipelines), `limits` (bindings, counts, dispatch grids) and `read` (read-back).
+//! `device`, `queue`, `info`, `limits` and `features` stay public fields: a simulation that
+//! shares its device ([`GpuContext::from_device`]) records its own work on them.
 
 use crate::error::{Error, Exceeds, Result};
 use encase::internal::WriteInto;
@@ -79,70 +83,6 @@ pub struct GpuContext {
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
-}
-
-/// Backends tried by default: Vulkan, Metal, DX12 (and WebGPU). OpenGL is left out unless
-/// WGPU_BACKEND asks for it: its compute support is partial, and probing EGL on a headless
-/// machine only prints noise.
-fn backends() -> wgpu::Backends {
-    wgpu::Backends::PRIMARY.with_env()
-}
-
-fn instance() -> wgpu::Instance {
-    // Respects WGPU_BACKEND (and the other WGPU_* variables) from the environment.
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    desc.backends = backends();
-    wgpu::Instance::new(desc)
-}
-
-/// Backend names `WGPU_BACKEND` may list (wgpu ignores any other name, which leaves no backend
-/// and reads as "no driver installed").
-const BACKEND_NAMES: [&str; 9] = [
-    "vulkan", "vk", "metal", "mtl", "dx12", "d3d12", "gl", "opengl", "webgpu",
-];
-
-/// Checks the environment variables wgpu reads: a `WGPU_BACKEND` naming no backend is an
-/// error naming the variable, not an adapter search that finds nothing.
-pub fn check_environment() -> Result<()> {
-    let Ok(value) = std::env::var("WGPU_BACKEND") else {
-        return Ok(());
-    };
-    for name in value.split(',').map(|n| n.trim().to_ascii_lowercase()) {
-        if !BACKEND_NAMES.contains(&name.as_str()) {
-            return Err(Error::Environment(format!(
-                "WGPU_BACKEND={value}: '{name}' is not a backend (vulkan, metal, dx12, gl, \
-                 webgpu; comma-separated)"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Every adapter wgpu can see, in enumeration order (the index `--adapter` takes).
-pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
-    let instance = instance();
-    pollster::block_on(instance.enumerate_adapters(backends()))
-        .iter()
-        .map(|a| a.get_info())
-        .collect()
-}
-
-/// The index (as `--adapter` takes it) of the first adapter that is a GPU (a discrete one
-/// first) rather than a CPU emulating one (lavapipe, SwiftShader; wgpu's `Other` too): where a caller that asks for "the
-/// GPU if there is one" should run. `None` when there is none: no GPU driver, or only software
-/// adapters, whose GPU paths are slower than the CPU's.
-pub fn hardware_adapter() -> Result<Option<usize>> {
-    check_environment()?;
-    let adapters = list_adapters();
-    // A discrete GPU before an integrated or virtual one, as wgpu's high-performance choice.
-    let first =
-        |kinds: &[wgpu::DeviceType]| adapters.iter().position(|a| kinds.contains(&a.device_type));
-    Ok(first(&[wgpu::DeviceType::DiscreteGpu]).or_else(|| {
-        first(&[
-            wgpu::DeviceType::IntegratedGpu,
-            wgpu::DeviceType::VirtualGpu,
-        ])
-    }))
 }
 
 impl GpuContext {
@@ -468,80 +408,6 @@ impl GpuContext {
         Ok(slot.as_ref().expect("just filled"))
     }
 
-    /// Maps the first `bytes` of a `MAP_READ` staging buffer that a submitted copy fills, waits
-    /// (one host wait), and hands the mapped bytes to `read` without copying them first.
-    ///
-    /// On every path, an error of the wait included, the map's callback is received and the
-    /// buffer unmapped before returning: a buffer left mapped (or with wgpu's record of a map
-    /// still set) would make every later frame that copies into it fail with a validation error
-    /// that names the copy, not the first failure (docs/design.md §9.7).
-    pub fn map_read<T>(
-        &self,
-        staging: &wgpu::Buffer,
-        bytes: u64,
-        what: &str,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T> {
-        let slice = staging.slice(..bytes);
-        let (tx, rx) = std::sync::mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        // Dropped last, after any view of the mapping: unmaps on every return (and unwind).
-        let _unmap = Unmap {
-            ctx: self,
-            buffer: staging,
-        };
-        // The wait runs the callback once the queue is idle, whatever error it then reports.
-        let waited = self.wait();
-        let mapped = if waited.is_ok() {
-            // The map is resolved; its callback has run or is running on another thread whose
-            // poll collected it (tests share a device): wait for it, boundedly.
-            rx.recv_timeout(std::time::Duration::from_secs(60)).ok()
-        } else {
-            match rx.try_recv() {
-                Ok(r) => Some(r),
-                Err(_) => {
-                    // A failed poll may have stopped before the callbacks: one more, non-blocking.
-                    let _ = self.device.poll(wgpu::PollType::Poll);
-                    rx.try_recv().ok()
-                }
-            }
-        };
-        waited?;
-        mapped
-            .ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?
-            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
-        let view = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
-        self.note_bytes_to_host(bytes);
-        Ok(read(&view))
-    }
-
-    /// Unmaps `buffer` whatever its state: mapped, a map still pending (aborted), or a map that
-    /// failed. The last leaves wgpu's device with nothing to unmap, and the "not mapped" error
-    /// it then reports is caught here by a scope of its own, not recorded for [`Self::check`];
-    /// the unmap still clears wgpu's record of the map, so the next `map_async` is accepted.
-    fn unmap_quietly(&self, buffer: &wgpu::Buffer) {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        buffer.unmap();
-        let _ = pollster::block_on(scope.pop());
-    }
-
-    /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
-    /// words (small totals and counters; large results go through [`Self::read_bytes`]).
-    pub fn map_staging_words(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u32>> {
-        Ok(bytemuck::pod_collect_to_vec(
-            &self.map_staging(staging, what)?,
-        ))
-    }
-
-    /// Waits for the submitted work, maps `staging` and copies its bytes out.
-    fn map_staging(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u8>> {
-        self.map_read(staging, staging.size(), what, <[u8]>::to_vec)
-    }
-
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
     pub fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
         self.create_buffer(&wgpu::BufferDescriptor {
@@ -578,33 +444,6 @@ impl GpuContext {
         }))
     }
 
-    /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
-    /// readback is off the hot path (final results and counts only).
-    pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
-        if bytes == 0 {
-            return Ok(Vec::new());
-        }
-        let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let staging = self.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
-        let mut out = self.map_staging(&staging, "readback")?;
-        out.truncate(bytes as usize);
-        Ok(out)
-    }
-
-    /// Reads `len` elements of `T` from the start of `src`.
-    pub fn read<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
-        let bytes = self.read_bytes(src, 0, (len * std::mem::size_of::<T>()) as u64)?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
-    }
-
     /// Splits `groups` workgroups into a 2D grid that respects
     /// `max_compute_workgroups_per_dimension` (65,535 on most devices). Shaders recover the flat
     /// group index as `id.y * num_workgroups.x + id.x` and guard against the overshoot.
@@ -616,18 +455,6 @@ impl GpuContext {
     /// version)`.
     pub fn adapter_label(&self) -> String {
         crate::gpu::adapter_check::adapter_label(&self.info)
-    }
-}
-
-/// Unmaps its buffer when dropped ([`GpuContext::map_read`]).
-struct Unmap<'a> {
-    ctx: &'a GpuContext,
-    buffer: &'a wgpu::Buffer,
-}
-
-impl Drop for Unmap<'_> {
-    fn drop(&mut self) {
-        self.ctx.unmap_quietly(self.buffer);
     }
 }
 
@@ -663,9 +490,13 @@ pub fn test_gpu() -> Option<GpuContext> {
     }
 }
 
+mod choice;
 mod compile;
 mod creation;
 mod limits;
+mod read;
+use choice::{backends, instance};
+pub use choice::{check_environment, hardware_adapter, list_adapters};
 pub use limits::{
     BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,
     is_size_limit, max_binding_bytes_of,

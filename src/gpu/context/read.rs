@@ -1,0 +1,120 @@
+//! Read-back: mapping staging buffers a submitted copy filled, with one host wait, and
+//! copying small results to the host (docs/design.md §9.7).
+
+use super::GpuContext;
+use crate::error::{Error, Result};
+
+impl GpuContext {
+    /// Maps the first `bytes` of a `MAP_READ` staging buffer that a submitted copy fills, waits
+    /// (one host wait), and hands the mapped bytes to `read` without copying them first.
+    ///
+    /// On every path, an error of the wait included, the map's callback is received and the
+    /// buffer unmapped before returning: a buffer left mapped (or with wgpu's record of a map
+    /// still set) would make every later frame that copies into it fail with a validation error
+    /// that names the copy, not the first failure (docs/design.md §9.7).
+    pub fn map_read<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        what: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        let slice = staging.slice(..bytes);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        // Dropped last, after any view of the mapping: unmaps on every return (and unwind).
+        let _unmap = Unmap {
+            ctx: self,
+            buffer: staging,
+        };
+        // The wait runs the callback once the queue is idle, whatever error it then reports.
+        let waited = self.wait();
+        let mapped = if waited.is_ok() {
+            // The map is resolved; its callback has run or is running on another thread whose
+            // poll collected it (tests share a device): wait for it, boundedly.
+            rx.recv_timeout(std::time::Duration::from_secs(60)).ok()
+        } else {
+            match rx.try_recv() {
+                Ok(r) => Some(r),
+                Err(_) => {
+                    // A failed poll may have stopped before the callbacks: one more, non-blocking.
+                    let _ = self.device.poll(wgpu::PollType::Poll);
+                    rx.try_recv().ok()
+                }
+            }
+        };
+        waited?;
+        mapped
+            .ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?
+            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+        self.note_bytes_to_host(bytes);
+        Ok(read(&view))
+    }
+
+    /// Unmaps `buffer` whatever its state: mapped, a map still pending (aborted), or a map that
+    /// failed. The last leaves wgpu's device with nothing to unmap, and the "not mapped" error
+    /// it then reports is caught here by a scope of its own, not recorded for [`Self::check`];
+    /// the unmap still clears wgpu's record of the map, so the next `map_async` is accepted.
+    fn unmap_quietly(&self, buffer: &wgpu::Buffer) {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        buffer.unmap();
+        let _ = pollster::block_on(scope.pop());
+    }
+
+    /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
+    /// words (small totals and counters; large results go through [`Self::read_bytes`]).
+    pub fn map_staging_words(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u32>> {
+        Ok(bytemuck::pod_collect_to_vec(
+            &self.map_staging(staging, what)?,
+        ))
+    }
+
+    /// Waits for the submitted work, maps `staging` and copies its bytes out.
+    fn map_staging(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u8>> {
+        self.map_read(staging, staging.size(), what, <[u8]>::to_vec)
+    }
+
+    /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
+    /// readback is off the hot path (final results and counts only).
+    pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        let staging = self.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let mut out = self.map_staging(&staging, "readback")?;
+        out.truncate(bytes as usize);
+        Ok(out)
+    }
+
+    /// Reads `len` elements of `T` from the start of `src`.
+    pub fn read<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+        let bytes = self.read_bytes(src, 0, (len * std::mem::size_of::<T>()) as u64)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// Unmaps its buffer when dropped ([`GpuContext::map_read`]).
+struct Unmap<'a> {
+    ctx: &'a GpuContext,
+    buffer: &'a wgpu::Buffer,
+}
+
+impl Drop for Unmap<'_> {
+    fn drop(&mut self) {
+        self.ctx.unmap_quietly(self.buffer);
+    }
+}
