@@ -20,6 +20,9 @@ use sweepfan::{
 /// is held); [`check_spheres`] applies the library's rules.
 pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<Sphere>> {
     check_not_forked()?;
+    if let Some(spheres) = spheres_as_they_lie(centers, radii)? {
+        return Ok(spheres);
+    }
     let centers = matrix("centers", centers, ["x", "y", "z"], |n| match n {
         // No spheres, no pairs (docs/design.md §8.4); the library refuses an empty scene.
         0 => Ok(()),
@@ -31,6 +34,58 @@ pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult
         .enumerate()
         .map(|(i, c)| Sphere::new(Vec3::from_array(*c), radii.get(i)))
         .collect())
+}
+
+/// The common case without an intermediate array (docs/design.md §8.4): float32 centres,
+/// aligned and C-contiguous `(N, 3)`, every value finite, and a radius given as one number
+/// (finite, >= 0, and not rounded to 0 or past float32): the spheres written in one parallel
+/// pass over the array as it lies. `None` for anything else, which takes the general path (and
+/// its messages).
+fn spheres_as_they_lie(
+    centers: &Bound<'_, PyAny>,
+    radius: &Bound<'_, PyAny>,
+) -> PyResult<Option<Vec<Sphere>>> {
+    let Ok(array) = centers.cast::<numpy::PyArray2<f32>>() else {
+        return Ok(None);
+    };
+    // A Python float (or NumPy float64) or int, never a bool (which the general path refuses).
+    let number = radius.is_instance_of::<pyo3::types::PyFloat>()
+        || radius.is_exact_instance_of::<pyo3::types::PyInt>();
+    let Some(r) = number.then(|| radius.extract::<f64>().ok()).flatten() else {
+        return Ok(None);
+    };
+    let radius = r as f32;
+    if !(r >= 0.0 && radius.is_finite() && (r == 0.0 || radius > 0.0)) || radius.is_subnormal() {
+        return Ok(None);
+    }
+    let aligned: bool = array.getattr("flags")?.getattr("aligned")?.extract()?;
+    let columns = numpy::PyUntypedArrayMethods::shape(array)[1];
+    // Row-major only: a Fortran-ordered array is contiguous too, with its columns one after
+    // another.
+    if !numpy::PyUntypedArrayMethods::is_c_contiguous(array) {
+        return Ok(None);
+    }
+    let array = numpy::PyArrayMethods::readonly(array);
+    let (Some(flat), true) = (array.as_slice().ok(), aligned) else {
+        return Ok(None);
+    };
+    let n = flat.len() / 3;
+    if columns != 3 || n == 0 {
+        return Ok(None);
+    }
+    sweepfan::scenes::memory::check_scene_size(n).map_err(to_py)?;
+    // With the interpreter held, as every copy of an argument (docs/design.md §8.4): no Python
+    // thread can write the array while the pool reads it.
+    use rayon::prelude::*;
+    if !flat.par_iter().all(|v| v.is_finite()) {
+        return Ok(None);
+    }
+    let mut spheres = Vec::with_capacity(n);
+    spheres.par_extend(
+        flat.par_chunks_exact(3)
+            .map(|c| Sphere::new(Vec3::new(c[0], c[1], c[2]), radius)),
+    );
+    Ok(Some(spheres))
 }
 
 /// The library's checks of the spheres (run without the interpreter); a bad row raises a

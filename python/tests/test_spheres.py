@@ -239,3 +239,33 @@ def test_auto_is_listed_and_the_default():
     bp.step(c, 0.5)
     assert bp.choice == (method, reason)
     assert sweepfan.BroadPhase(method="grid", backend="cpu").choice is None
+
+
+def test_float32_rows_and_one_radius_read_as_they_lie_or_not(backend, scenes, oracle):
+    """The path without an intermediate array (C-ordered float32 rows, one radius) and every
+    layout that must not take it give the same pairs; its refusals are the general path's."""
+    n = 4000
+    c = scenes.uniform(n, seed=9).astype(np.float32)
+    expected = oracle.kdtree(c.astype(np.float64), scenes.RADIUS)
+    wide = np.zeros((n, 5), dtype=np.float32)
+    wide[:, 1:4] = c
+    layouts = {
+        "c-ordered": c,
+        "fortran": np.asfortranarray(c),
+        "column slice": wide[:, 1:4],
+        "every other row": np.repeat(c, 2, axis=0)[::2],
+    }
+    for what, cc in layouts.items():
+        for radius in (scenes.RADIUS, np.float64(scenes.RADIUS)):
+            got = sweepfan.sphere_pairs(cc, radius, backend=backend)
+            oracle.assert_equal(got, expected, f"{what}, radius {type(radius).__name__}")
+    with pytest.raises(ValueError, match="radii"):
+        sweepfan.sphere_pairs(c, True, backend=backend)
+    bad = c.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(ValueError) as as_float32:
+        sweepfan.sphere_pairs(bad, scenes.RADIUS, backend=backend)
+    with pytest.raises(ValueError) as as_float64:
+        sweepfan.sphere_pairs(bad.astype(np.float64), scenes.RADIUS, backend=backend)
+    assert str(as_float32.value) == str(as_float64.value)
+    assert "row 7" in str(as_float32.value)
