@@ -129,6 +129,19 @@ impl CpuBoxPipeline {
         Self::default()
     }
 
+    /// The box job ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps)) through this
+    /// pipeline's own sweep: every overlapping pair of the caller's boxes, the broad phase of
+    /// the oriented-box and polygon calls fed the boxes as they are.
+    pub fn aabb_overlaps(&mut self, aabbs: &[Aabb]) -> Result<(Vec<Pair>, Stats)> {
+        let mut pairs = Vec::new();
+        let stats = crate::broadphase::aabbs::AabbOverlaps::aabb_overlaps(
+            &mut self.sweep,
+            aabbs,
+            &mut pairs,
+        )?;
+        Ok((pairs, stats))
+    }
+
     /// [`obb_overlaps`], reusing this pipeline's buffers.
     pub fn obb_overlaps(&mut self, boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
         validate_obbs(boxes)?;

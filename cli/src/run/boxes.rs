@@ -154,7 +154,10 @@ pub fn bench_shapes(
         rows.push(Row {
             scene: scene_name.to_string(),
             n: shapes.len(),
-            method: "aabb_sap+sat".into(),
+            method: match shapes {
+                Shapes::Aabbs(_) => "aabb_sap".into(),
+                _ => "aabb_sap+sat".into(),
+            },
             backend,
             device: match backend {
                 Backend::Cpu => cpu_device(),
@@ -184,7 +187,8 @@ pub fn bench_shapes(
             chosen: None,
         });
         if backend == Backend::Cpu {
-            rows.last_mut().expect("pushed").method = "aabb_sweep+sat".into();
+            let sat = if matches!(shapes, Shapes::Aabbs(_)) { "" } else { "+sat" };
+            rows.last_mut().expect("pushed").method = format!("aabb_sweep{sat}");
         }
     }
     Ok((rows, all_ok))

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::CpuBoxPipeline;
 use sweepfan::error::Result;
+use sweepfan::geom::aabb::Aabb;
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::gpu::GpuBoxPipeline;
@@ -21,8 +22,12 @@ pub const SAT_TOUCH_REL: f32 = 1e-5;
 
 /// SAT shapes behind one interface for the verify / bench code.
 pub enum Shapes {
+    /// Oriented boxes (the SAT pipeline).
     Boxes(Vec<Obb>),
+    /// Convex polygons (the SAT pipeline, 2D).
     Polygons(Vec<Polygon>),
+    /// Axis-aligned boxes: the box job alone (docs/design.md §4.7), no SAT.
+    Aabbs(Vec<Aabb>),
 }
 
 impl Shapes {
@@ -30,6 +35,7 @@ impl Shapes {
         match self {
             Shapes::Boxes(b) => b.len(),
             Shapes::Polygons(p) => p.len(),
+            Shapes::Aabbs(a) => a.len(),
         }
     }
 
@@ -41,6 +47,7 @@ impl Shapes {
         match self {
             Shapes::Boxes(_) => "obb",
             Shapes::Polygons(_) => "polygon",
+            Shapes::Aabbs(_) => "aabb",
         }
     }
 
@@ -54,6 +61,7 @@ impl Shapes {
         match self {
             Shapes::Boxes(b) => pipeline.obb_overlaps(b),
             Shapes::Polygons(p) => pipeline.polygon_overlaps(p),
+            Shapes::Aabbs(a) => pipeline.aabb_overlaps(a),
         }
     }
 
@@ -61,6 +69,8 @@ impl Shapes {
         Ok(match self {
             Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
             Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
+            // The box job returns its pairs: they are the frame's result, counted or not.
+            Shapes::Aabbs(a) => pipeline.aabb_overlaps(a, out.unwrap_or(&mut Vec::new()))?,
         })
     }
 
@@ -98,6 +108,17 @@ impl Shapes {
                     _ => p[i].overlaps(&p[j]),
                 }
             }
+            Shapes::Aabbs(a) => {
+                let s = |b: &Aabb| {
+                    let (c, h) = ((b.min + b.max) * 0.5, (b.max - b.min) * 0.5 * f);
+                    if f == 1.0 {
+                        *b
+                    } else {
+                        Aabb::new(c - h, c + h)
+                    }
+                };
+                s(&a[i]).overlaps(&s(&a[j]))
+            }
         }
     }
 
@@ -121,6 +142,10 @@ impl Shapes {
     pub fn sample_near_first(&self, k: usize) -> Shapes {
         let centres: Vec<glam::Vec2> = match self {
             Shapes::Boxes(b) => b.iter().map(|o| o.center.truncate()).collect(),
+            Shapes::Aabbs(a) => a
+                .iter()
+                .map(|b| ((b.min + b.max) * 0.5).truncate())
+                .collect(),
             Shapes::Polygons(p) => p
                 .iter()
                 .map(|q| {
@@ -130,6 +155,7 @@ impl Shapes {
         };
         let z = |i: usize| match self {
             Shapes::Boxes(b) => b[i].center.z - b[0].center.z,
+            Shapes::Aabbs(a) => (a[i].min.z + a[i].max.z - a[0].min.z - a[0].max.z) * 0.5,
             Shapes::Polygons(_) => 0.0,
         };
         let mut order: Vec<usize> = (0..self.len()).collect();
@@ -144,6 +170,7 @@ impl Shapes {
         match self {
             Shapes::Boxes(b) => Shapes::Boxes(order.iter().map(|&i| b[i]).collect()),
             Shapes::Polygons(p) => Shapes::Polygons(order.iter().map(|&i| p[i].clone()).collect()),
+            Shapes::Aabbs(a) => Shapes::Aabbs(order.iter().map(|&i| a[i]).collect()),
         }
     }
 
@@ -163,8 +190,10 @@ impl Shapes {
     /// The reference pairs: the all-pairs SAT up to [`SAT_ALL_PAIRS_MAX_N`] shapes, the CPU
     /// pipeline above; with the reference's name.
     pub fn reference(&self) -> Result<(&'static str, Vec<Pair>)> {
+        let aabbs = matches!(self, Shapes::Aabbs(_));
         Ok(if self.len() <= SAT_ALL_PAIRS_MAX_N {
-            ("all-pairs SAT", self.all_pairs())
+            let name = if aabbs { "all pairs" } else { "all-pairs SAT" };
+            (name, self.all_pairs())
         } else {
             let (mut e, _) = self.cpu()?;
             canonicalize(&mut e);

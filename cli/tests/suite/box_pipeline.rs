@@ -966,6 +966,43 @@ fn cli_bench_obb_writes_verified_rows() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `bench --shape aabb`: the box broad phase alone, on the boxes' AABBs, on both backends; each
+/// row's pairs equal brute force's count, computed here with its own interval test.
+#[test]
+fn cli_bench_aabb_rows_count_brute_forces_pairs() {
+    let dir = temp_dir("box_cli", "bench_aabb");
+    let json = dir.join("rows.json");
+    let backend = if test_gpu().is_some() { "both" } else { "cpu" };
+    succeed(
+        sweepfan()
+            .args(["bench", "--shape", "aabb", "--scene", "clusters", "--n", "2000"])
+            .args(["--frames", "2", "--backend", backend, "--json"])
+            .arg(&json)
+            .output(),
+    );
+    let rows = json_rows(&json);
+    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    let mut p = SceneParams::new(2000, 1);
+    p.volume_fraction = 0.01;
+    let boxes: Vec<_> = generate_boxes(SceneKind::Clusters, &p)
+        .iter()
+        .map(|b| b.aabb())
+        .collect();
+    let mut brute = 0u64;
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[i + 1..] {
+            brute += (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k]) as u64;
+        }
+    }
+    assert!(brute > 100, "too few pairs to mean much: {brute}");
+    for r in &rows {
+        assert_eq!(r["shape"], "aabb");
+        assert_eq!(r["verified"], true);
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), brute as f64);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Boxes shrunk by 2^-90 and polygons by 2^-45 decide as the scenes themselves do, on the CPU
 /// and the GPU pipelines (docs/design.md §9.6); polygons shrunk by 2^-70, where SAT's products
 /// of two lengths underflow, are rejected naming the limit.

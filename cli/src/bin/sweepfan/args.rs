@@ -76,6 +76,8 @@ pub enum Shape {
     Sphere,
     Obb,
     Polygon,
+    /// Axis-aligned boxes: the box broad phase alone (`bench` only).
+    Aabb,
 }
 
 impl Shape {
@@ -85,6 +87,7 @@ impl Shape {
             Shape::Sphere => "sphere",
             Shape::Obb => "obb",
             Shape::Polygon => "polygon",
+            Shape::Aabb => "aabb",
         }
     }
 
@@ -94,6 +97,7 @@ impl Shape {
             Shape::Sphere => "spheres",
             Shape::Obb => "boxes",
             Shape::Polygon => "polygons",
+            Shape::Aabb => "axis-aligned boxes",
         }
     }
 }

@@ -84,8 +84,8 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_verify: bool,
     /// Object shape: `obb` / `polygon` bench the box / polygon pipeline (AABB broad phase + SAT)
-    /// on boxes placed like the scene's spheres, or polygons at their x, y (generated scenes
-    /// only).
+    /// on boxes placed like the scene's spheres, or polygons at their x, y; `aabb` the box
+    /// broad phase alone on those boxes' AABBs (generated scenes only).
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]
     pub shape: Shape,
     /// The scene lives on the GPU: uploaded once, moved there by a compute pass each frame and
@@ -358,23 +358,26 @@ fn bench_rotating_scene(a: &BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
 /// `bench --shape obb|polygon`: the box / polygon pipeline per frame on shapes placed like the
 /// scene's spheres (polygons: at their x, y).
 fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
-    let polygons = a.shape == Shape::Polygon;
     if a.scene_file.is_some() {
-        let shape_name = if polygons { "polygon" } else { "obb" };
+        let shape_name = a.shape.name();
         bail!("bench --shape {shape_name} takes a generated --scene, not --scene-file");
     }
     let p = a.params()?;
     let kind = a.scene.0;
-    let (shapes, scene_name) = if polygons {
-        (
+    let (shapes, scene_name) = match a.shape {
+        Shape::Polygon => (
             Shapes::Polygons(generate_polygons(kind, &p)?),
             format!("{}-polygons", kind.name()),
-        )
-    } else {
-        (
+        ),
+        // The boxes' own AABBs: the box broad phase alone (docs/design.md §4.7).
+        Shape::Aabb => (
+            Shapes::Aabbs(generate_boxes(kind, &p).iter().map(|b| b.aabb()).collect()),
+            format!("{}-aabbs", kind.name()),
+        ),
+        _ => (
             Shapes::Boxes(generate_boxes(kind, &p)),
             format!("{}-boxes", kind.name()),
-        )
+        ),
     };
     let frames_run = a.frames;
     let backends = a.backend.backends();

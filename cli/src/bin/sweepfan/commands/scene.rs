@@ -57,6 +57,9 @@ pub fn exec(a: SceneArgs) -> Result<bool> {
         Shape::Sphere => FileShape::Sphere,
         Shape::Obb => FileShape::Obb,
         Shape::Polygon => FileShape::Polygon,
+        Shape::Aabb => anyhow::bail!(
+            "scene --shape aabb: no file format holds axis-aligned boxes (obb, polygon or sphere)"
+        ),
     };
     let n = write_generated(kind, &params, shape, &a.out)?;
     if !sweepfan_cli::report::output::is_stdout(&a.out) {

@@ -245,6 +245,10 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Shape::Obb => Shapes::Boxes(read_obbs_csv(&a.scene_file)?),
         Shape::Polygon => Shapes::Polygons(read_polygons_csv(&a.scene_file)?),
         Shape::Sphere => unreachable!("spheres take the broad-phase path"),
+        Shape::Aabb => anyhow::bail!(
+            "verify --shape aabb: no file format holds axis-aligned boxes; `bench --shape aabb` \
+             checks the box broad phase against brute force"
+        ),
     };
     let (mut pairs, stats) = match a.backend.0 {
         Backend::Cpu => shapes.cpu()?,
