@@ -7,12 +7,9 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use serde::Serialize;
 
-#[doc(hidden)]
-pub mod aabbs;
+internal_modules!(aabbs, keys);
 pub mod auto;
 pub mod cancel;
-#[doc(hidden)]
-pub mod keys;
 
 /// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
 /// method's own until [`canonicalize`] sorts it.

@@ -77,6 +77,17 @@
 
 #![warn(missing_docs)]
 
+/// Declares modules that stay `pub` for the workspace's tool and tests but are not the API:
+/// `#[doc(hidden)]`, no promise of stability (docs/design.md §8.1).
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc(hidden)]
+            pub mod $name;
+        )*
+    };
+}
+
 pub mod boxes;
 pub mod broadphase;
 pub mod cpu;
@@ -84,8 +95,7 @@ pub mod error;
 pub mod events;
 pub mod geom;
 pub mod gpu;
-#[doc(hidden)]
-pub mod partition;
+internal_modules!(partition);
 pub mod registry;
 pub mod scenes;
 

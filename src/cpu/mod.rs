@@ -53,8 +53,15 @@ macro_rules! cpu_broad_phase {
 }
 pub(crate) use cpu_broad_phase;
 
-#[doc(hidden)]
-pub mod aabb_sweep;
+internal_modules!(
+    aabb_sweep,
+    partitioned,
+    rotating,
+    sector_batch,
+    sector_free_grid,
+    sector_grid,
+    sphere_index
+);
 pub(crate) mod axis_order;
 pub(crate) mod brute_force;
 pub(crate) mod emit;
@@ -62,24 +69,12 @@ pub(crate) mod grid;
 pub(crate) mod keys;
 pub(crate) mod min_axis;
 pub(crate) mod origin_distance;
-#[doc(hidden)]
-pub mod partitioned;
 #[cfg(feature = "peers")]
 #[doc(hidden)]
 pub mod peers;
 pub(crate) mod radix;
-#[doc(hidden)]
-pub mod rotating;
 pub(crate) mod sap;
 pub mod sat;
-#[doc(hidden)]
-pub mod sector_batch;
-#[doc(hidden)]
-pub mod sector_free_grid;
-#[doc(hidden)]
-pub mod sector_grid;
-#[doc(hidden)]
-pub mod sphere_index;
 pub(crate) mod sweep;
 
 pub use brute_force::BruteForce;

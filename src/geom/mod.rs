@@ -1,21 +1,12 @@
 //! Shared geometry on glam types.
 
 pub mod aabb;
-#[doc(hidden)]
-pub mod capsule;
-#[doc(hidden)]
-pub mod exact;
+internal_modules!(capsule, exact, primitives2d, radii, sphere_grid);
 pub mod obb;
 pub mod polygon;
-#[doc(hidden)]
-pub mod primitives2d;
-#[doc(hidden)]
-pub mod radii;
 pub mod sat;
 pub mod sector;
 pub mod sphere;
-#[doc(hidden)]
-pub mod sphere_grid;
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;

@@ -12,35 +12,23 @@
 //!
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
-#[doc(hidden)]
-pub mod adapter_check;
-#[doc(hidden)]
-pub mod boxes;
-#[doc(hidden)]
-pub mod compile_report;
-#[doc(hidden)]
-pub mod context;
-#[doc(hidden)]
-pub mod events;
+internal_modules!(
+    adapter_check,
+    boxes,
+    compile_report,
+    context,
+    events,
+    readback,
+    sector,
+    shader,
+    slots,
+    sort,
+    spheres,
+    timer,
+    traffic,
+    upload
+);
 pub(crate) mod frame;
-#[doc(hidden)]
-pub mod readback;
-#[doc(hidden)]
-pub mod sector;
-#[doc(hidden)]
-pub mod shader;
-#[doc(hidden)]
-pub mod slots;
-#[doc(hidden)]
-pub mod sort;
-#[doc(hidden)]
-pub mod spheres;
-#[doc(hidden)]
-pub mod timer;
-#[doc(hidden)]
-pub mod traffic;
-#[doc(hidden)]
-pub mod upload;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, hardware_adapter, list_adapters};

@@ -6,23 +6,17 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
-#[doc(hidden)]
-pub mod chunks;
+internal_modules!(
+    chunks,
+    free_bodies,
+    memory,
+    motion,
+    random,
+    rotating,
+    slice,
+    walls
+);
 pub mod files;
-#[doc(hidden)]
-pub mod free_bodies;
-#[doc(hidden)]
-pub mod memory;
-#[doc(hidden)]
-pub mod motion;
-#[doc(hidden)]
-pub mod random;
-#[doc(hidden)]
-pub mod rotating;
-#[doc(hidden)]
-pub mod slice;
-#[doc(hidden)]
-pub mod walls;
 
 use crate::error::Result;
 use crate::geom::sphere::Sphere;

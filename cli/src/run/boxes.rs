@@ -187,7 +187,11 @@ pub fn bench_shapes(
             chosen: None,
         });
         if backend == Backend::Cpu {
-            let sat = if matches!(shapes, Shapes::Aabbs(_)) { "" } else { "+sat" };
+            let sat = if matches!(shapes, Shapes::Aabbs(_)) {
+                ""
+            } else {
+                "+sat"
+            };
             rows.last_mut().expect("pushed").method = format!("aabb_sweep{sat}");
         }
     }

@@ -975,7 +975,9 @@ fn cli_bench_aabb_rows_count_brute_forces_pairs() {
     let backend = if test_gpu().is_some() { "both" } else { "cpu" };
     succeed(
         sweepfan()
-            .args(["bench", "--shape", "aabb", "--scene", "clusters", "--n", "2000"])
+            .args([
+                "bench", "--shape", "aabb", "--scene", "clusters", "--n", "2000",
+            ])
             .args(["--frames", "2", "--backend", backend, "--json"])
             .arg(&json)
             .output(),

@@ -6,23 +6,17 @@
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
 pub mod body;
-#[doc(hidden)]
-pub mod classify;
-#[doc(hidden)]
-pub mod distance;
-#[doc(hidden)]
-pub mod exact_sweep;
-#[doc(hidden)]
-pub mod free_classify;
+internal_modules!(
+    classify,
+    distance,
+    exact_sweep,
+    free_classify,
+    overlap,
+    proxy,
+    sector2d,
+    swept_box
+);
 pub mod general;
-#[doc(hidden)]
-pub mod overlap;
-#[doc(hidden)]
-pub mod proxy;
-#[doc(hidden)]
-pub mod sector2d;
-#[doc(hidden)]
-pub mod swept_box;
 pub mod vs_box;
 pub mod vs_convex;
 pub mod vs_sector;
