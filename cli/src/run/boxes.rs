@@ -123,14 +123,16 @@ pub fn bench_shapes(
                 if wrong > 0 {
                     all_ok = false;
                     eprintln!(
-                        "MISMATCH {} [cpu] on a sample vs all-pairs SAT: {wrong} pairs differ",
-                        shapes.name()
+                        "MISMATCH {} [cpu] on a sample vs {}: {wrong} pairs differ",
+                        shapes.name(),
+                        shapes.all_pairs_name()
                     );
                 }
                 verified = Some(wrong == 0);
                 against = Some(format!(
                     "the reference itself; its {SAT_ALL_PAIRS_MAX_N} shapes nearest shape 0 \
-                     ({sample_pairs} pairs) checked against the all-pairs SAT"
+                     ({sample_pairs} pairs) checked against the {}",
+                    shapes.all_pairs_name()
                 ));
             } else {
                 let (n_near, wrong) = shapes.differences(want, &got);

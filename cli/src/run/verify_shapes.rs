@@ -74,6 +74,15 @@ impl Shapes {
         })
     }
 
+    /// The name of [`Self::all_pairs`]'s answer: every pair tested by SAT, or, for
+    /// axis-aligned boxes, by the interval test.
+    pub fn all_pairs_name(&self) -> &'static str {
+        match self {
+            Shapes::Aabbs(_) => "all pairs",
+            _ => "all-pairs SAT",
+        }
+    }
+
     /// Every pair tested (SAT), for small n.
     pub fn all_pairs(&self) -> Vec<Pair> {
         let n = self.len();
@@ -190,10 +199,8 @@ impl Shapes {
     /// The reference pairs: the all-pairs SAT up to [`SAT_ALL_PAIRS_MAX_N`] shapes, the CPU
     /// pipeline above; with the reference's name.
     pub fn reference(&self) -> Result<(&'static str, Vec<Pair>)> {
-        let aabbs = matches!(self, Shapes::Aabbs(_));
         Ok(if self.len() <= SAT_ALL_PAIRS_MAX_N {
-            let name = if aabbs { "all pairs" } else { "all-pairs SAT" };
-            (name, self.all_pairs())
+            (self.all_pairs_name(), self.all_pairs())
         } else {
             let (mut e, _) = self.cpu()?;
             canonicalize(&mut e);
