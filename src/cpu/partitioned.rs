@@ -15,6 +15,7 @@ pub struct PartitionedCpu {
 }
 
 impl PartitionedCpu {
+    /// `inner` run on parts of at most `max_objects` objects (at least 2).
     pub fn new(inner: Box<dyn BroadPhase + Send>, max_objects: usize) -> Self {
         Self {
             inner,

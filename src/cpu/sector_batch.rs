@@ -12,13 +12,18 @@ use rayon::prelude::*;
 /// Spheres as four separate arrays (x, y, z, radius), the layout wide loads want.
 #[derive(Clone, Debug, Default)]
 pub struct SphereColumns {
+    /// Centre x of each sphere.
     pub x: Vec<f32>,
+    /// Centre y of each sphere.
     pub y: Vec<f32>,
+    /// Centre z of each sphere.
     pub z: Vec<f32>,
+    /// Radius of each sphere.
     pub radius: Vec<f32>,
 }
 
 impl SphereColumns {
+    /// The columns of `spheres`, in their order.
     pub fn from_spheres(spheres: &[Sphere]) -> Self {
         Self {
             x: spheres.iter().map(|s| s.center.x).collect(),
@@ -28,10 +33,12 @@ impl SphereColumns {
         }
     }
 
+    /// Number of spheres.
     pub fn len(&self) -> usize {
         self.x.len()
     }
 
+    /// Whether there are no spheres.
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
     }

@@ -8,16 +8,22 @@ use glam::{Vec2, Vec3};
 /// A 2D capsule: the points within `radius` of segment `start`-`end`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Capsule2 {
+    /// One end of the segment.
     pub start: Vec2,
+    /// The other end of the segment.
     pub end: Vec2,
+    /// Distance from the segment that the capsule reaches (>= 0).
     pub radius: f32,
 }
 
 /// A 3D capsule: the points within `radius` of segment `start`-`end`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Capsule3 {
+    /// One end of the segment.
     pub start: Vec3,
+    /// The other end of the segment.
     pub end: Vec3,
+    /// Distance from the segment that the capsule reaches (>= 0).
     pub radius: f32,
 }
 
@@ -38,6 +44,7 @@ fn check_capsule(finite: bool, radius: f32) -> Result<()> {
 }
 
 impl Capsule2 {
+    /// A capsule from its segment and radius, unchecked (see `checked`).
     pub const fn new(start: Vec2, end: Vec2, radius: f32) -> Self {
         Self { start, end, radius }
     }
@@ -57,6 +64,7 @@ impl Capsule2 {
 }
 
 impl Capsule3 {
+    /// A capsule from its segment and radius, unchecked (see `checked`).
     pub const fn new(start: Vec3, end: Vec3, radius: f32) -> Self {
         Self { start, end, radius }
     }

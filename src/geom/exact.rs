@@ -115,6 +115,8 @@ pub struct ExactPair {
 }
 
 impl ExactPair {
+    /// The pair `a`, `b` scaled into integers: each box's rotation columns and norm, the
+    /// centre offset from `a` to `b` and both half-extents.
     pub fn new(a: &Obb, b: &Obb) -> Self {
         let (ca, na) = homogeneous(a.rotation);
         let (cb, nb) = homogeneous(b.rotation);

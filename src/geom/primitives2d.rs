@@ -146,8 +146,11 @@ fn farthest_pair(vertices: &[Vec2]) -> (Vec2, Vec2) {
 /// A 2D oriented rectangle: centre, unit x-axis (the y-axis is its perpendicular), half-extents.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect2 {
+    /// The centre.
     pub center: Vec2,
+    /// The rectangle's unit x-axis.
     pub axis: Vec2,
+    /// Half-widths along the x-axis and its perpendicular.
     pub half_extents: Vec2,
 }
 

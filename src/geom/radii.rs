@@ -27,7 +27,9 @@ pub fn bin(radius: f32) -> usize {
 /// Count and largest radius (bits) per exponent bin.
 #[derive(Clone)]
 pub struct Histogram {
+    /// Radii in each bin.
     pub count: [u32; BINS],
+    /// Largest radius in each bin, as its f32 bits (0 when the bin is empty).
     pub max_bits: [u32; BINS],
 }
 
@@ -41,6 +43,7 @@ impl Default for Histogram {
 }
 
 impl Histogram {
+    /// Counts `radius` in its bin.
     #[inline(always)]
     pub fn add(&mut self, radius: f32) {
         let (b, bits) = (bin(radius), radius.to_bits() & 0x7fff_ffff);
@@ -48,6 +51,7 @@ impl Histogram {
         self.max_bits[b] = self.max_bits[b].max(bits);
     }
 
+    /// The histogram of both sets of radii (counts added, largest kept per bin).
     pub fn merge(mut self, other: &Self) -> Self {
         for b in 0..BINS {
             self.count[b] += other.count[b];

@@ -20,8 +20,11 @@ const MAX_CELLS_PER_AXIS: f32 = 1024.0;
 /// box while a cell still holds only a few spheres), no finer than 1/1024 of the extent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SphereGrid {
+    /// Lowest corner of the grid: the smallest centre coordinates.
     pub origin: Vec3,
+    /// One over the cell side.
     pub inv_cell: f32,
+    /// Cells per axis (x, y, z).
     pub dims: [u32; 3],
     /// Largest radius plus slack: how far past a box a candidate's centre can lie.
     pub reach: f32,
@@ -69,6 +72,7 @@ impl SphereGrid {
         }
     }
 
+    /// Number of cells.
     pub fn cell_count(&self) -> u64 {
         self.dims.iter().map(|&d| d as u64).product()
     }
@@ -90,6 +94,7 @@ impl SphereGrid {
         ]
     }
 
+    /// The cell's index in the table, x fastest, then y, then z.
     #[inline]
     pub fn key(&self, c: [u32; 3]) -> u32 {
         (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]

@@ -29,7 +29,9 @@ pub struct PipelineCompile {
 /// Limits a report is held to (`--max-seconds`, `--max-rss-mb`).
 #[derive(Debug, Clone, Copy)]
 pub struct CompileLimits {
+    /// Most seconds of module plus pipeline creation.
     pub seconds: f64,
+    /// Largest peak resident set during a creation, in bytes.
     pub rss_bytes: u64,
 }
 

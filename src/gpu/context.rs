@@ -59,9 +59,13 @@ pub const NO_GPU_ENV: &str = "SWEEPFAN_NO_GPU";
 
 /// A device and queue plus what we learned about the adapter.
 pub struct GpuContext {
+    /// The adapter the device was opened on.
     pub adapter: wgpu::Adapter,
+    /// The device.
     pub device: wgpu::Device,
+    /// The device's queue.
     pub queue: wgpu::Queue,
+    /// The adapter's name, type, backend and driver.
     pub info: wgpu::AdapterInfo,
     /// Limits granted to the device: the adapter's own, not WebGPU's defaults.
     pub limits: wgpu::Limits,
@@ -266,6 +270,7 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// True when the device was opened with `SUBGROUP` (kernels take their subgroup variants).
     pub fn has_subgroups(&self) -> bool {
         self.features.contains(wgpu::Features::SUBGROUP)
     }
@@ -461,6 +466,7 @@ impl GpuContext {
 /// Whether wgpu zero-fills a kernel's workgroup memory before it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkgroupMemory {
+    /// wgpu zero-fills the workgroup memory first.
     Zeroed,
     /// The kernel initialises its workgroup tables itself (the fill would be another pass).
     AsLeft,

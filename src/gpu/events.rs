@@ -82,11 +82,14 @@ pub struct EventsReadback {
 /// The events of a frame as far as its one readback held them: the lists may stop short of
 /// `totals` (found, lost), whose rest [`GpuEvents::tails`] names.
 pub struct PartialEvents {
+    /// The events the readback held (the lists possibly cut short).
     pub events: FrameEvents,
+    /// The frame's true found and lost counts.
     pub totals: [u32; 2],
 }
 
 impl GpuEvents {
+    /// Compiles the event pipelines on `ctx` and allocates their first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("frame events", WORKGROUP)?;
         let module = ctx.shader_file("events.wgsl")?;

@@ -29,6 +29,7 @@ pub struct Readback {
 }
 
 impl Readback {
+    /// An empty plan; `label` names the buffer, created on first use.
     pub fn new(label: &'static str) -> Self {
         Self {
             label,

@@ -18,13 +18,16 @@ pub const GRID_CELLS_VISITED: f64 = 14.0;
 /// One stage's modelled bytes per object.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StageBytes {
+    /// The stage's name (`upload`, `keys`, `sort`, ...).
     pub stage: &'static str,
+    /// Modelled bytes read and written in device memory, per object.
     pub bytes_per_object: f64,
 }
 
 /// What a frame found, which the walk stages' traffic depends on.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameShape {
+    /// Objects in the frame.
     pub n: u64,
     /// Sphere tests per frame (the candidates the walks reach).
     pub tests: f64,

@@ -25,10 +25,12 @@ pub struct Upload {
     mapping: Arc<Mutex<Mapping>>,
     /// Uploads that went through the kept buffer, and those that could not (tests).
     pub kept: u64,
+    /// Uploads that went through `queue.write_buffer` instead.
     pub direct: u64,
 }
 
 impl Upload {
+    /// No staging buffer yet; `label` names it once made.
     pub fn new(label: &'static str) -> Self {
         Self {
             label,

@@ -45,6 +45,7 @@ pub type SlabKey = (u32, u64);
 /// The slabs: an axis and the first key of every slab after the first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slabs {
+    /// The axis the slabs cut (0 = x, 1 = y, 2 = z).
     pub axis: usize,
     /// `starts[r - 1]`: the smallest key of slab `r` (nondecreasing).
     pub starts: Vec<SlabKey>,
@@ -83,6 +84,7 @@ impl Slabs {
         Slabs { axis, starts }
     }
 
+    /// Number of slabs (one per rank).
     pub fn ranks(&self) -> usize {
         self.starts.len() + 1
     }

@@ -17,13 +17,18 @@ use std::f32::consts::TAU;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BodyKind {
+    /// An oriented box.
     Box,
+    /// A capsule: the points within a radius of a segment.
     Capsule,
+    /// A solid right circular cylinder.
     Cylinder,
+    /// The convex hull of 8 to 32 random points in a box.
     Hull,
 }
 
 impl BodyKind {
+    /// Every kind, in report order.
     pub const ALL: [BodyKind; 4] = [
         BodyKind::Box,
         BodyKind::Capsule,
@@ -31,6 +36,7 @@ impl BodyKind {
         BodyKind::Hull,
     ];
 
+    /// The kind's name in options and reports (`box`, `capsule`, ...).
     pub fn name(self) -> &'static str {
         match self {
             BodyKind::Box => "box",

@@ -48,7 +48,9 @@ impl Limit {
 /// Bytes this process may still allocate, and the limit that binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Available {
+    /// Bytes that may still be allocated.
     pub bytes: u64,
+    /// The limit those bytes come from.
     pub limit: Limit,
 }
 
@@ -200,6 +202,7 @@ impl LazyBudget {
     /// Allocations up to this many bytes in all are not checked.
     pub const UNCHECKED_BYTES: u64 = 16 << 20;
 
+    /// A budget not yet read.
     pub fn new() -> Self {
         Self::default()
     }

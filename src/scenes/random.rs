@@ -61,10 +61,12 @@ fn v2(rng: &mut ChaCha8Rng, extent: f32) -> Vec2 {
     )
 }
 
+/// A vector with each component uniform in [-extent, extent).
 pub fn v3(rng: &mut ChaCha8Rng, extent: f32) -> Vec3 {
     vec3_in(rng, -extent..extent)
 }
 
+/// A random unit vector (rejection sampled from the unit ball, short vectors refused).
 pub fn unit3(rng: &mut ChaCha8Rng) -> Vec3 {
     loop {
         let v = v3(rng, 1.0);
@@ -75,16 +77,19 @@ pub fn unit3(rng: &mut ChaCha8Rng) -> Vec3 {
     }
 }
 
+/// A circle: centre in [-10, 10)^2, radius in [0.5, 3).
 pub fn random_circle(rng: &mut ChaCha8Rng) -> (Vec2, f32) {
     (v2(rng, 10.0), rng.random_range(0.5..3.0))
 }
 
+/// A 2D capsule: start in [-10, 10)^2, length below 6 in any direction, radius in [0.5, 2).
 pub fn random_capsule2(rng: &mut ChaCha8Rng) -> Capsule2 {
     let a = v2(rng, 10.0);
     let b = a + Vec2::from_angle(rng.random_range(0.0..2.0 * PI)) * rng.random_range(0.0..6.0);
     Capsule2::new(a, b, rng.random_range(0.5..2.0))
 }
 
+/// A rectangle: centre in [-10, 10)^2, any orientation, half-extents in [0.5, 3).
 pub fn random_rect(rng: &mut ChaCha8Rng) -> Rect2 {
     Rect2 {
         center: v2(rng, 10.0),
@@ -93,15 +98,18 @@ pub fn random_rect(rng: &mut ChaCha8Rng) -> Rect2 {
     }
 }
 
+/// A 2D sector in its local frame: half-angle in [0, pi), r in [0, 5), R - r in [0.5, 5).
 pub fn random_sector2(rng: &mut ChaCha8Rng) -> Sector2 {
     let r = rng.random_range(0.0..5.0);
     Sector2::local(rng.random_range(0.0..PI), r, r + rng.random_range(0.5..5.0))
 }
 
+/// A sphere: centre in [-extent, extent)^3, radius in [0.5, 3).
 pub fn random_sphere(rng: &mut ChaCha8Rng, extent: f32) -> Sphere {
     Sphere::new(v3(rng, extent), rng.random_range(0.5..3.0))
 }
 
+/// A 3D capsule: start in [-10, 10)^3, length below 6 in any direction, radius in [0.5, 2).
 pub fn random_capsule3(rng: &mut ChaCha8Rng) -> Capsule3 {
     let a = v3(rng, 10.0);
     Capsule3::new(
@@ -111,6 +119,7 @@ pub fn random_capsule3(rng: &mut ChaCha8Rng) -> Capsule3 {
     )
 }
 
+/// A box: centre in [-10, 10)^3, half-extents in [0.5, 3), any rotation.
 pub fn random_box(rng: &mut ChaCha8Rng) -> Obb {
     let rotation = Quat::from_axis_angle(unit3(rng), rng.random_range(0.0..2.0 * PI));
     Obb {
@@ -120,6 +129,8 @@ pub fn random_box(rng: &mut ChaCha8Rng) -> Obb {
     }
 }
 
+/// A sector at the origin about z, centred on +x: half-angle in [0, pi), r in [0, 5),
+/// R - r in [0.5, 5), half-thickness in [0.5, 3).
 pub fn random_canonical_sector(rng: &mut ChaCha8Rng) -> Sector {
     let r = rng.random_range(0.0..5.0);
     Sector {

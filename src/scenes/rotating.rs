@@ -23,14 +23,18 @@ use std::f32::consts::{FRAC_PI_4, TAU};
 /// Generation parameters.
 #[derive(Clone, Copy, Debug)]
 pub struct RotatingParams {
+    /// Rotating boxes (or bodies), K.
     pub boxes: usize,
+    /// Moving spheres, N.
     pub spheres: usize,
+    /// Seed of the ChaCha8 generator.
     pub seed: u64,
     /// Spheres per unit volume; the cube side follows from it (0.1: 1M spheres in a 215 cube).
     pub sphere_density: f32,
 }
 
 impl RotatingParams {
+    /// `boxes` rotating boxes and `spheres` spheres at the default density (0.1 per unit volume).
     pub fn new(boxes: usize, spheres: usize, seed: u64) -> Self {
         Self {
             boxes,
@@ -44,7 +48,9 @@ impl RotatingParams {
 /// Rotating boxes (or any rotating bodies) and spheres in a cube [-half, half]^3.
 #[derive(Clone, Debug)]
 pub struct RotatingScene<B = RotatingBox> {
+    /// The rotating boxes (or bodies): each one's start pose this frame and its turn per frame.
     pub boxes: Vec<B>,
+    /// The spheres, at their current positions.
     pub spheres: Vec<Sphere>,
     velocities: Vec<Vec3>,
     half_extent: f32,

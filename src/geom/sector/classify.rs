@@ -22,11 +22,17 @@ pub const DEFAULT_SEED: u64 = 2024;
 
 /// Membership bits of the mask.
 pub mod bits {
+    /// Swept by the box at one of the reference's 101 poses.
     pub const REFERENCE: u32 = 1;
+    /// Inside the speculative AABB.
     pub const SPECULATIVE: u32 = 2;
+    /// Inside the AABB of the start and end poses.
     pub const SPECULATIVE_ENDPOINTS: u32 = 4;
+    /// Inside the thesis sector.
     pub const SECTOR: u32 = 8;
+    /// Inside the conservative sector.
     pub const CONSERVATIVE_SECTOR: u32 = 16;
+    /// Swept by the box at some angle of the continuous rotation.
     pub const EXACT_SWEEP: u32 = 32;
 }
 
@@ -90,20 +96,26 @@ pub struct RotationParams {
     pub gate: [f32; 4],
     /// Speculative AABB min, max (w unused).
     pub speculative_min: [f32; 4],
+    /// Speculative AABB max (w unused).
     pub speculative_max: [f32; 4],
     /// Start/end-pose AABB min, max (w unused).
     pub endpoints_min: [f32; 4],
+    /// Start/end-pose AABB max (w unused).
     pub endpoints_max: [f32; 4],
 }
 
+/// `v` with `w` appended, as a `vec4<f32>`.
 pub fn v4(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]
 }
 
+/// The x, y, z of a `vec4<f32>` (w dropped).
 pub fn v3(a: [f32; 4]) -> Vec3 {
     Vec3::new(a[0], a[1], a[2])
 }
 
+/// A sector as the two `vec4`s of `RotationParams`: centre axis with cos(half-angle), and
+/// inner radius^2, outer radius^2, full ring (1 or 0), unused.
 pub fn sector_fields(s: &Sector) -> ([f32; 4], [f32; 4]) {
     (
         v4(s.centre_axis, s.half_angle.cos()),
@@ -159,6 +171,7 @@ impl RotationParams {
         }
     }
 
+    /// The speculative AABB.
     pub fn speculative(&self) -> Aabb {
         Aabb {
             min: v3(self.speculative_min),
@@ -166,6 +179,7 @@ impl RotationParams {
         }
     }
 
+    /// The AABB of the start and end poses.
     pub fn endpoints(&self) -> Aabb {
         Aabb {
             min: v3(self.endpoints_min),

@@ -19,8 +19,11 @@ use glam::DVec3;
 /// (xx, yy, zz, xy, xz, yz).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Quadric {
+    /// M's entries (xx, yy, zz, xy, xz, yz).
     pub m: [f64; 6],
+    /// The linear term l.
     pub l: [f64; 3],
+    /// The constant term.
     pub k: f64,
 }
 
@@ -122,14 +125,20 @@ pub fn trig_at(k: &[f64; 5], c: f64, s: f64) -> f64 {
 /// on which u = tan((t - c_j) / 2) runs over [-w, w].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Turn {
+    /// The turn's angle, in [0, 2 pi].
     pub alpha: f64,
+    /// (cos alpha, sin alpha).
     pub end: (f64, f64),
+    /// The half-turns' (cos c, sin c, cos 2c, sin 2c); only the first `half_count` are used.
     pub halves: [[f64; 4]; 2],
+    /// Half-turns used: 1 when alpha <= pi, else 2.
     pub half_count: usize,
+    /// tan of a quarter of a half-turn's length: u runs over [-w, w].
     pub w: f64,
 }
 
 impl Turn {
+    /// The turn [0, alpha], alpha clamped to [0, 2 pi].
     pub fn new(alpha: f64) -> Self {
         let alpha = alpha.clamp(0.0, std::f64::consts::TAU);
         let half_count = if alpha > std::f64::consts::PI { 2 } else { 1 };

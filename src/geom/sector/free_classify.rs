@@ -18,6 +18,7 @@ pub mod bits {
     pub use super::super::classify::bits::{
         CONSERVATIVE_SECTOR, EXACT_SWEEP, REFERENCE, SPECULATIVE, SPECULATIVE_ENDPOINTS,
     };
+    /// Inside the union of the sub-piece sectors (the thesis sector's bit).
     pub const PIECE_UNION: u32 = super::super::classify::bits::SECTOR;
 }
 
@@ -69,17 +70,24 @@ pub struct FreeRotationParams {
     pub counts: [u32; 4],
     /// End (exclusive) of each clause's constraints; w unused.
     pub clause_ends: [u32; 4],
+    /// The conservative sector, as `LocalSector::fields`.
     pub conservative: [[f32; 4]; 2],
     /// The conservative sector grown by the gate slack.
     pub gate: [[f32; 4]; 2],
+    /// The sub-piece sectors, as `LocalSector::fields`; the first `counts[3]` are used.
     pub pieces: [[[f32; 4]; 2]; MAX_PIECES],
     /// Row candidates: centre of the gate's axial range (xyz), gate radius (w); then the
     /// gate's axial half-range (x).
     pub bound: [f32; 4],
+    /// The gate's axial half-range (x); y, z, w unused.
     pub bound_half: [f32; 4],
+    /// Speculative AABB min (w unused).
     pub speculative_min: [f32; 4],
+    /// Speculative AABB max (w unused).
     pub speculative_max: [f32; 4],
+    /// Start/end-pose AABB min (w unused).
     pub endpoints_min: [f32; 4],
+    /// Start/end-pose AABB max (w unused).
     pub endpoints_max: [f32; 4],
 }
 
@@ -89,6 +97,7 @@ pub struct FreeRotationParams {
 pub struct ConstraintRow(pub [[f32; 4]; 3]);
 
 impl ConstraintRow {
+    /// The quadric `q` in f32, with its term magnitudes.
     pub fn new(q: &Quadric) -> Self {
         let m = q.m.map(|v| v as f32);
         let l = q.l.map(|v| v as f32);
@@ -114,7 +123,9 @@ impl ConstraintRow {
 /// One rotation as the classifiers read it.
 #[derive(Clone, Debug)]
 pub struct FreeRotation {
+    /// The constants the GPU reads, one `Rotation` of the shader.
     pub params: FreeRotationParams,
+    /// The body's quadric constraints, clause after clause (`params.clause_ends`).
     pub constraints: Vec<ConstraintRow>,
     /// (cos t_k, sin t_k) of the reference's 101 poses.
     pub steps: Vec<[f32; 2]>,

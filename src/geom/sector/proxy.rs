@@ -67,6 +67,7 @@ pub enum Proxy {
 }
 
 impl Proxy {
+    /// Every proxy, in report order.
     pub const ALL: [Proxy; 2] = [Proxy::ConservativeSector, Proxy::Speculative];
 
     /// Method name in reports.

@@ -13,11 +13,15 @@ use std::f32::consts::PI;
 /// A 2D annular sector: centre, unit centre axis, half-angle in [0, PI], radii 0 <= r <= R.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sector2 {
+    /// The centre (apex of the fan).
     pub center: Vec2,
     /// Unit direction of the fan's centre axis A.
     pub axis: Vec2,
+    /// Half-angle theta around the centre axis, in radians, in [0, PI].
     pub half_angle: f32,
+    /// Inner radius r (>= 0).
     pub inner_radius: f32,
+    /// Outer radius R (>= r).
     pub outer_radius: f32,
 }
 
@@ -92,6 +96,7 @@ impl Sector2 {
         self.center + q.x * self.axis + q.y * self.axis.perp()
     }
 
+    /// Whether the half-angle reaches PI (an annulus, no angular bound).
     #[inline]
     pub fn is_full_ring(&self) -> bool {
         self.half_angle >= PI

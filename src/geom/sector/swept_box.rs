@@ -20,6 +20,7 @@ use std::f32::consts::{PI, TAU};
 pub struct GammaArcs {
     /// (low, high) of |gamma|; only the first `count` are meaningful.
     pub ranges: [(f32, f32); 2],
+    /// Ranges in use (0, 1 or 2).
     pub count: usize,
 }
 
@@ -130,8 +131,11 @@ fn pose_in_range(lo: f32, hi: f32, alpha: f32, steps: u32) -> bool {
 /// about U), height along U.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SweepCoords {
+    /// Distance from the rotation axis.
     pub rho: f32,
+    /// Angle from the start arm e1 towards e2, in radians, in [-pi, pi].
     pub beta: f32,
+    /// Height along the axis U, from the origin.
     pub z: f32,
 }
 

@@ -37,12 +37,20 @@ struct Params {
 #[derive(Clone, Copy)]
 pub enum SatShapes<'a> {
     /// `frames`: `n` [`ObbFrame`]s (64 bytes each).
-    Obbs { frames: &'a wgpu::Buffer, n: u32 },
+    Obbs {
+        /// The box frames.
+        frames: &'a wgpu::Buffer,
+        /// Number of boxes.
+        n: u32,
+    },
     /// `vertices`: `vec2<f32>` per vertex; `offsets`: `n + 1` u32, polygon `i` being
     /// `vertices[offsets[i]..offsets[i + 1]]`, counter-clockwise (as [`PolygonSet`] holds them).
     Polygons {
+        /// Every polygon's vertices, one `vec2<f32>` each.
         vertices: &'a wgpu::Buffer,
+        /// `n + 1` u32: where each polygon's vertices start, then the end of the last.
         offsets: &'a wgpu::Buffer,
+        /// Number of polygons.
         n: u32,
     },
 }
@@ -52,9 +60,13 @@ pub enum SatShapes<'a> {
 /// `capacity`), typically written by the broad phase in the same submission.
 #[derive(Clone, Copy)]
 pub struct SatCandidates<'a> {
+    /// The candidate pairs, `[u32; 2]` each.
     pub pairs: &'a wgpu::Buffer,
+    /// Pairs `pairs` holds at most.
     pub capacity: u32,
+    /// The buffer holding the number of valid pairs.
     pub count: &'a wgpu::Buffer,
+    /// Index of that number among the u32s of `count`.
     pub count_index: u32,
 }
 
@@ -145,6 +157,7 @@ pub struct SatReadback {
 }
 
 impl GpuSat {
+    /// Compiles the stage's pipelines on `ctx` and allocates its first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader_file("boxes/sat.wgsl")?;
         let [prepare, obb, polygon] =

@@ -203,11 +203,13 @@ impl GpuContext {
             .len()
     }
 
+    /// A bind group (counted).
     pub fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
         self.totals.bind_groups.fetch_add(1, Relaxed);
         self.device.create_bind_group(desc)
     }
 
+    /// A buffer (counted).
     pub fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
         self.totals.buffers.fetch_add(1, Relaxed);
         self.device.create_buffer(desc)
@@ -222,6 +224,7 @@ impl GpuContext {
         self.device.create_buffer_init(desc)
     }
 
+    /// A query set (counted).
     pub fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> wgpu::QuerySet {
         self.totals.query_sets.fetch_add(1, Relaxed);
         self.device.create_query_set(desc)

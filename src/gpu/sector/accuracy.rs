@@ -49,6 +49,7 @@ pub struct SectorExperimentGpu {
 }
 
 impl SectorExperimentGpu {
+    /// Compiles the classifier on `ctx`; buffers come with the first call.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector experiment", WORKGROUP)?;
         let module = ctx.shader_file("sector/accuracy.wgsl")?;

@@ -50,6 +50,7 @@ pub struct FreeExperimentGpu {
 }
 
 impl FreeExperimentGpu {
+    /// Compiles the classifier on `ctx`; buffers come with the first call.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the generalised sector experiment", WORKGROUP)?;
         let module = ctx.shader_file("sector/free_accuracy.wgsl")?;

@@ -64,6 +64,7 @@ pub struct SectorSphereGpu {
 }
 
 impl SectorSphereGpu {
+    /// Compiles the test on `ctx`; buffers come with the first call.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
         let module = ctx.shader_file("sector/sector_sphere.wgsl")?;

@@ -25,6 +25,7 @@ pub struct PairDispatch {
 }
 
 impl PairDispatch {
+    /// Compiles the kernel on `ctx` and allocates the arguments' buffer.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader_file("spheres/dispatch_args.wgsl")?;
         Ok(Self {

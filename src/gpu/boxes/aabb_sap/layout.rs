@@ -150,7 +150,9 @@ fn columns_over(shapes: &[([f32; 2], f32)], skip: &[u32]) -> SweepColumns {
 /// Past that, or with none, every shape goes in the columns (reach = the widest, as before).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepLayout {
+    /// The columns the other shapes are swept in.
     pub columns: SweepColumns,
+    /// Input indices of the wide shapes, increasing (empty when none is set apart).
     pub wide: Vec<u32>,
 }
 

@@ -148,6 +148,7 @@ pub struct GpuAabbSap {
 }
 
 impl GpuAabbSap {
+    /// Compiles the sweep's pipelines on `ctx` and allocates its first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader_file("boxes/aabb_sap.wgsl")?;
         let [

@@ -146,6 +146,7 @@ struct SlotPlan {
 }
 
 impl RotatingGpu {
+    /// Compiles the frame's pipelines on `ctx` and allocates its small fixed buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("the rotating-box frame", WORKGROUP)?;
         let module = ctx.shader_file("sector/rotating.wgsl")?;

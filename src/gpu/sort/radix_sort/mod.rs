@@ -34,6 +34,7 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// The variant's name in reports: `portable` or `subgroup`.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Portable => "portable",

@@ -222,6 +222,7 @@ impl GpuBroadPhase {
         })
     }
 
+    /// The method this broad phase runs.
     pub fn method(&self) -> Method {
         self.method
     }
@@ -241,6 +242,7 @@ impl GpuBroadPhase {
         Ok(())
     }
 
+    /// Pairs the pair list holds now.
     pub fn pair_capacity(&self) -> u64 {
         self.pair_capacity
     }

@@ -259,12 +259,16 @@ pub struct ResidentPairs<'a> {
     pub capacity: u32,
     /// The totals buffer; the u32 at `count_index` is the number of pairs appended.
     pub counters: &'a wgpu::Buffer,
+    /// Index of the pair count among the u32s of `counters`.
     pub count_index: u32,
 }
 
 /// Totals of a frame recorded with [`GpuBroadPhase::encode_resident`].
 pub struct ResidentTotals {
+    /// Narrow-phase (sphere-sphere) tests performed.
     pub tests: u64,
+    /// Touching pairs found (also when they did not all fit in the list).
     pub pairs: u64,
+    /// Seconds per timed pass, by label (empty without timestamp queries).
     pub pass_times: Vec<(&'static str, f64)>,
 }
