@@ -5,7 +5,7 @@ use crate::errors::{check_not_forked, to_py};
 use crate::gpu::{self, lock};
 use crate::input::{arg_error, ids, matrix, rows_fit};
 use crate::interrupt::interruptible;
-use crate::output::id_pair_array;
+use crate::output::pair_array;
 use glam::Vec3;
 use numpy::PyArray2;
 use pyo3::prelude::*;
@@ -114,26 +114,26 @@ impl PyBoxBroadPhase {
             held.lost.clone_from(&frame.lost);
             Ok((frame.found, frame.lost))
         })?;
-        Ok((id_pair_array(py, found), id_pair_array(py, lost)))
+        Ok((pair_array(py, found), pair_array(py, lost)))
     }
 
     /// The pairs touching at the last update, (K, 2) uint64, rows sorted, a < b in each.
     #[getter]
     fn pairs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
         let pairs = py.detach(|| lock(&self.held).broad.pairs().to_vec());
-        id_pair_array(py, pairs)
+        pair_array(py, pairs)
     }
 
     /// The pairs that began touching at the last update.
     #[getter]
     fn found<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
-        id_pair_array(py, py.detach(|| lock(&self.held).found.clone()))
+        pair_array(py, py.detach(|| lock(&self.held).found.clone()))
     }
 
     /// The pairs that stopped touching at the last update.
     #[getter]
     fn lost<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
-        id_pair_array(py, py.detach(|| lock(&self.held).lost.clone()))
+        pair_array(py, py.detach(|| lock(&self.held).lost.clone()))
     }
 
     /// Boxes held.

@@ -1,25 +1,19 @@
-//! Results out: pair lists become `(K, 2)` `uint32` arrays that own the library's memory (no
-//! copy).
+//! Results out: pair lists become `(K, 2)` arrays (`uint32` positions, `uint64` ids) that own
+//! the library's memory (no copy).
 
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2};
+use numpy::{Element, IntoPyArray, PyArray2};
 use pyo3::prelude::*;
-use sweepfan::Pair;
 
-/// `pairs` as a `(K, 2)` `uint32` array, without copying the list.
-pub fn pair_array(py: Python<'_>, pairs: Vec<Pair>) -> Bound<'_, PyArray2<u32>> {
+/// `pairs` (positions, `[u32; 2]`, or the caller's ids, `[u64; 2]`) as a `(K, 2)` array,
+/// without copying the list.
+pub fn pair_array<T>(py: Python<'_>, pairs: Vec<[T; 2]>) -> Bound<'_, PyArray2<T>>
+where
+    T: bytemuck::Pod + Element,
+{
     let k = pairs.len();
-    let flat: Vec<u32> = bytemuck::allocation::cast_vec(pairs);
+    let flat: Vec<T> = bytemuck::allocation::cast_vec(pairs);
     Array2::from_shape_vec((k, 2), flat)
-        .expect("a list of k pairs holds 2k indices")
-        .into_pyarray(py)
-}
-
-/// Pairs of the caller's ids as a `(K, 2)` `uint64` array, without copying the list.
-pub fn id_pair_array(py: Python<'_>, pairs: Vec<sweepfan::IdPair>) -> Bound<'_, PyArray2<u64>> {
-    let k = pairs.len();
-    let flat: Vec<u64> = bytemuck::allocation::cast_vec(pairs);
-    Array2::from_shape_vec((k, 2), flat)
-        .expect("a list of k pairs holds 2k ids")
+        .expect("a list of k pairs holds 2k values")
         .into_pyarray(py)
 }

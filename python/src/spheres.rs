@@ -191,7 +191,7 @@ pub fn sphere_pairs<'py>(
         return Ok(if count_only {
             (0u64, 0u64).into_pyobject(py)?.into_any()
         } else {
-            pair_array(py, Vec::new()).into_any()
+            pair_array(py, Vec::<Pair>::new()).into_any()
         });
     }
     // `auto` resolved here, per call: the cached broad phases are per named method.
