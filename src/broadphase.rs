@@ -319,7 +319,7 @@ pub trait BroadPhase {
     /// Validates the scene (clear errors for NaN, infinities, negative radii, empty scenes), then
     /// finds every touching pair.
     fn find_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
-        let start = std::time::Instant::now();
+        let start = web_time::Instant::now();
         validate_spheres(spheres)?;
         let checked = start.elapsed().as_secs_f64();
         let mut stats = self.find_pairs_validated(spheres, out)?;

@@ -65,6 +65,10 @@ pub enum Error {
         /// Why, as the driver said.
         reason: String,
     },
+    /// What this build cannot do where it runs: in a browser (wasm32), a call that would block
+    /// on the GPU device (the page's thread must not wait), or spread over threads.
+    #[error("unsupported here: {0}")]
+    Unsupported(String),
     /// A configuration error: unknown method, bad parameter combination.
     #[error("{0}")]
     Config(String),

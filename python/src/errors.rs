@@ -25,6 +25,7 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::Panicked(_)
         | Error::NoAdapter(_)
         | Error::Gpu(_)
+        | Error::Unsupported(_)
         | Error::Rank(_) => PyRuntimeError::new_err(message),
         // Cancelled without a signal handler's exception to raise instead (see `interrupt`).
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(message),

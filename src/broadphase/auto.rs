@@ -540,7 +540,7 @@ impl BroadPhase for Auto {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        let start = std::time::Instant::now();
+        let start = web_time::Instant::now();
         self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();
         let choice = self.current.clone();

@@ -446,7 +446,7 @@ impl AabbOverlaps for BoxSweep {
     /// The sweep with a fresh plan for these boxes (they move between frames), refused before
     /// the list is stored when memory cannot hold it. `Stats::tests` is not counted (0).
     fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
-        let start = std::time::Instant::now();
+        let start = web_time::Instant::now();
         crate::geom::aabb::validate_aabbs(boxes)?;
         self.plan(boxes);
         self.pairs_at_most(boxes, out, || pair_budget(BOX_JOB_BYTES_PER_PAIR))

@@ -4,7 +4,7 @@ use super::emit::PairEmitter;
 use crate::broadphase::{Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Every pair tested (docs/design.md §2.2): the reference of the test counts.
 #[derive(Default)]

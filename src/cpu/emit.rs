@@ -17,7 +17,7 @@ use crate::scenes::memory::LazyBudget;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit (or beyond
 /// what memory holds) the call fails with [`Error::TooLarge`] instead of exhausting memory;

@@ -17,7 +17,7 @@ use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
-use std::time::Instant;
+use web_time::Instant;
 
 /// The paper's fewest-candidate axis, made complete (docs/design.md §2.5).
 #[derive(Default)]

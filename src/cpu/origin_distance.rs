@@ -10,7 +10,7 @@ use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::{ORIGIN_KEY_SLACK, Sphere, max_radius, origin_key};
 use rayon::prelude::*;
-use std::time::Instant;
+use web_time::Instant;
 
 /// The paper's first method (docs/design.md §2.3): sorted by distance from the origin.
 #[derive(Default)]

@@ -13,7 +13,7 @@ use super::axis_order::{hi, lo};
 use crate::broadphase::{BroadPhase, Clock, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
-use std::time::Instant;
+use web_time::Instant;
 
 /// The peers by name (`peer-parry`, `peer-rstar`, `peer-broccoli`).
 pub fn peer(name: &str) -> Option<Box<dyn BroadPhase + Send>> {

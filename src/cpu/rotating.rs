@@ -19,7 +19,7 @@ use crate::geom::sector::proxy::{
 };
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
-use std::time::Instant;
+use web_time::Instant;
 
 /// One frame on the CPU for each proxy in `proxies`: candidates, hits, and (with `want_hits`)
 /// the sorted hit pairs. The sphere sort is shared by the proxies; its time is in every result.
@@ -138,9 +138,11 @@ pub fn rotating_brute_force(
     proxy: Proxy,
 ) -> Result<(u64, Vec<[u32; 2]>)> {
     validate_frame_input(boxes, spheres)?;
-    if boxes.len().saturating_mul(spheres.len()) > 1 << 32 {
+    // In u64: `1 << 32` does not fit a 32-bit usize (wasm32).
+    let tests = (boxes.len() as u64).saturating_mul(spheres.len() as u64);
+    if tests > 1 << 32 {
         return Err(Error::past_u32(
-            boxes.len().saturating_mul(spheres.len()) as u64,
+            tests,
             format!(
                 "brute force over {} boxes x {} spheres",
                 boxes.len(),

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rayon::prelude::*;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Pair-level sweep and prune on the axis of largest spread (docs/design.md §2.6).
 #[derive(Default)]

@@ -11,7 +11,7 @@ use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
 use rayon::prelude::*;
-use std::time::Instant;
+use web_time::Instant;
 
 fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
     let bad = candidates

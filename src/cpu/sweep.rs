@@ -13,7 +13,7 @@ use super::emit::PairEmitter;
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
-use std::time::Instant;
+use web_time::Instant;
 
 /// The paper's second method (docs/design.md §2.4): an endpoint sweep on x, then y, then z.
 pub struct Sweep {

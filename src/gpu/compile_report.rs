@@ -11,7 +11,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::shader;
-use std::time::Instant;
+use web_time::Instant;
 
 /// One pipeline's creation.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -95,13 +95,18 @@ impl GpuContext {
     /// and `SUBGROUP` for the faster sort variants. Nothing optional is required. An adapter
     /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error ([`crate::gpu::adapter_check`]).
     pub fn new(options: &GpuOptions) -> Result<Self> {
+        // Before the instance too: making one outside a page (Node) fails inside wgpu.
+        block::refuse_in_browser("opening a device (GpuContext::new)")?;
         check_environment()?;
         let instance = instance();
         let adapter = match &options.adapter {
-            None => pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            }))
+            None => block_on(
+                "request_adapter",
+                instance.request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                }),
+            )?
             .map_err(|e| {
                 Error::NoAdapter(format!(
                     "{e}. Install a Vulkan driver (on Debian: apt-get install mesa-vulkan-drivers \
@@ -109,7 +114,7 @@ impl GpuContext {
                 ))
             })?,
             Some(wanted) => {
-                let adapters = pollster::block_on(instance.enumerate_adapters(backends()));
+                let adapters = block_on("enumerate_adapters", instance.enumerate_adapters(backends()))?;
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 let pick = match wanted.parse::<usize>() {
                     Ok(i) => adapters.into_iter().nth(i),
@@ -149,12 +154,15 @@ impl GpuContext {
         }
         let features = offered & wanted;
         let mut limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("sweepfan"),
-            required_features: features,
-            required_limits: limits.clone(),
-            ..Default::default()
-        }))
+        let (device, queue) = block_on(
+            "request_device",
+            adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("sweepfan"),
+                required_features: features,
+                required_limits: limits.clone(),
+                ..Default::default()
+            }),
+        )?
         .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
         if let Some(cap) = options.max_binding_bytes {
             // The limits sweepfan plans with (the device keeps the adapter's).
@@ -312,6 +320,7 @@ impl GpuContext {
 
     /// Blocks until the queue is idle, then reports any recorded error.
     pub fn wait(&self) -> Result<()> {
+        block::refuse_in_browser("a wait for the queue")?;
         self.host_waits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Under a caller's cancellation token the wait can be abandoned: waited in steps, the
@@ -496,11 +505,13 @@ pub fn test_gpu() -> Option<GpuContext> {
     }
 }
 
+mod block;
 mod choice;
 mod compile;
 mod creation;
 mod limits;
 mod read;
+pub(crate) use block::block_on;
 use choice::{backends, instance};
 pub use choice::{check_environment, hardware_adapter, list_adapters};
 pub use limits::{

@@ -140,14 +140,14 @@ impl PassTimer {
 /// stages.
 #[derive(Debug)]
 pub struct HostSteps {
-    last: std::time::Instant,
+    last: web_time::Instant,
     steps: Vec<(&'static str, f64)>,
 }
 
 impl Default for HostSteps {
     fn default() -> Self {
         Self {
-            last: std::time::Instant::now(),
+            last: web_time::Instant::now(),
             steps: Vec::new(),
         }
     }
@@ -157,12 +157,12 @@ impl HostSteps {
     /// Forgets the steps and starts the clock.
     pub fn start(&mut self) {
         self.steps.clear();
-        self.last = std::time::Instant::now();
+        self.last = web_time::Instant::now();
     }
 
     /// Adds the time since the last lap (or the start) to `step`.
     pub fn lap(&mut self, step: &'static str) {
-        let now = std::time::Instant::now();
+        let now = web_time::Instant::now();
         let seconds = now.duration_since(self.last).as_secs_f64();
         self.last = now;
         match self.steps.iter_mut().find(|(s, _)| *s == step) {

@@ -39,7 +39,7 @@ use crate::geom::sphere::Sphere;
 use plan::{Order, Tile, initial_tiles};
 use rayon::prelude::*;
 use std::sync::{Condvar, Mutex};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Runs one part: every touching pair of `spheres` (local indices, `i < j`, any order) into
 /// `out`, replacing its contents. An [`Error::TooLarge`] asks for smaller parts; any other

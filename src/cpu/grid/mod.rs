@@ -49,7 +49,7 @@ use giants::Giant;
 use rayon::prelude::*;
 pub(crate) use sparse::RowTable;
 use sparse::{Rows, visit};
-use std::time::Instant;
+use web_time::Instant;
 use window::{NARROW_MAX, NarrowWindow, PAD, WINDOW, Window};
 
 /// From this many objects the frame, keys and rows are computed in parallel.

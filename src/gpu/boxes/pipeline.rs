@@ -31,7 +31,7 @@ use crate::gpu::readback::{ListHint, Readback, read_tails};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use glam::{Vec2, Vec3};
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 /// Relative widening of the sphere proxies' radii: covers the rounding of `length` and of the
 /// sphere test, so an overlapping (or touching) pair is always a candidate.

@@ -21,7 +21,7 @@ use crate::gpu::timer::PassTimer;
 use crate::gpu::upload::Upload;
 use encase::ShaderType;
 use std::ops::Range;
-use std::time::Instant;
+use web_time::Instant;
 
 #[derive(Clone, Copy, Debug, Default, ShaderType)]
 struct Params {

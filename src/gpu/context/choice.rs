@@ -41,9 +41,14 @@ pub fn check_environment() -> Result<()> {
 }
 
 /// Every adapter wgpu can see, in enumeration order (the index `--adapter` takes).
+/// None in a browser build, where listing them would block the page (docs/design.md §8.5).
 pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
+    if super::block::refuse_in_browser("enumerate_adapters").is_err() {
+        return Vec::new();
+    }
     let instance = instance();
-    pollster::block_on(instance.enumerate_adapters(backends()))
+    super::block_on("enumerate_adapters", instance.enumerate_adapters(backends()))
+        .unwrap_or_default()
         .iter()
         .map(|a| a.get_info())
         .collect()

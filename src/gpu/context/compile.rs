@@ -51,7 +51,7 @@ impl GpuContext {
                 label: Some(label),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             });
-        if let Some(e) = pollster::block_on(scope.pop()) {
+        if let Some(e) = super::block_on("a shader's error scope", scope.pop())? {
             return Err(Error::Gpu(format!(
                 "shader {label} on {}: {e}",
                 self.adapter_label()
@@ -109,9 +109,10 @@ impl GpuContext {
             cache: None,
         });
         // Scopes pop in the reverse order of their pushes.
-        let no_memory = pollster::block_on(no_memory.pop());
-        let internal = pollster::block_on(internal.pop());
-        let invalid = pollster::block_on(invalid.pop());
+        let what = "a pipeline's error scopes";
+        let no_memory = super::block_on(what, no_memory.pop())?;
+        let internal = super::block_on(what, internal.pop())?;
+        let invalid = super::block_on(what, invalid.pop())?;
         match invalid.or(internal).or(no_memory) {
             None => Ok(pipeline),
             Some(e) => Err(Error::Gpu(format!(

@@ -63,7 +63,7 @@ impl GpuContext {
     fn unmap_quietly(&self, buffer: &wgpu::Buffer) {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         buffer.unmap();
-        let _ = pollster::block_on(scope.pop());
+        let _ = super::block_on("an unmap's error scope", scope.pop());
     }
 
     /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its

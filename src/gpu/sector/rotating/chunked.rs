@@ -9,7 +9,7 @@ use crate::geom::sector::proxy::{Proxy, Swept};
 use crate::gpu::context::{GpuContext, Uniform, count_u32};
 use crate::gpu::timer::PassTimer;
 use glam::UVec4;
-use std::time::Instant;
+use web_time::Instant;
 
 impl RotatingGpu {
     pub(super) fn proxy_frame(

@@ -28,7 +28,7 @@ use encase::ShaderType;
 use glam::{UVec4, Vec4};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::time::Instant;
+use web_time::Instant;
 
 mod chunked;
 

@@ -52,7 +52,7 @@ use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
 use crate::gpu::traffic;
 use std::sync::Arc;
-use std::time::Instant;
+use web_time::Instant;
 
 mod buffers;
 mod parts;

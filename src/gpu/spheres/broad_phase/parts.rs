@@ -12,7 +12,7 @@ use crate::events::EventTracker;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::is_size_limit;
 use crate::partition::{self, PartRunner};
-use std::time::Instant;
+use web_time::Instant;
 
 /// Bytes per object of the sphere buffer: the first plan's part size is a binding over this
 /// (a method whose largest array is wider splits its first parts once, then remembers).
