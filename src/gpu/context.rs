@@ -94,27 +94,33 @@ impl GpuContext {
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
     /// and `SUBGROUP` for the faster sort variants. Nothing optional is required. An adapter
     /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error ([`crate::gpu::adapter_check`]).
+    ///
+    /// Blocks until the device is open: not in a browser, where it is [`Error::Unsupported`]
+    /// ([`Self::new_async`] is the call there).
     pub fn new(options: &GpuOptions) -> Result<Self> {
-        // Before the instance too: making one outside a page (Node) fails inside wgpu.
-        block::refuse_in_browser("opening a device (GpuContext::new)")?;
+        block::block_on("opening a device (GpuContext::new)", Self::new_async(options))?
+    }
+
+    /// [`Self::new`] as a future: what a browser's page awaits (docs/design.md §8.5); natively
+    /// any executor runs it.
+    pub async fn new_async(options: &GpuOptions) -> Result<Self> {
         check_environment()?;
         let instance = instance();
         let adapter = match &options.adapter {
-            None => block_on(
-                "request_adapter",
-                instance.request_adapter(&wgpu::RequestAdapterOptions {
+            None => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::HighPerformance,
                     ..Default::default()
-                }),
-            )?
-            .map_err(|e| {
+                })
+                .await
+                .map_err(|e| {
                 Error::NoAdapter(format!(
                     "{e}. Install a Vulkan driver (on Debian: apt-get install mesa-vulkan-drivers \
                      for the software driver lavapipe) or check WGPU_BACKEND"
                 ))
             })?,
             Some(wanted) => {
-                let adapters = block_on("enumerate_adapters", instance.enumerate_adapters(backends()))?;
+                let adapters = instance.enumerate_adapters(backends()).await;
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 let pick = match wanted.parse::<usize>() {
                     Ok(i) => adapters.into_iter().nth(i),
@@ -154,16 +160,15 @@ impl GpuContext {
         }
         let features = offered & wanted;
         let mut limits = adapter.limits();
-        let (device, queue) = block_on(
-            "request_device",
-            adapter.request_device(&wgpu::DeviceDescriptor {
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
                 label: Some("sweepfan"),
                 required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
-            }),
-        )?
-        .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
+            })
+            .await
+            .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
         if let Some(cap) = options.max_binding_bytes {
             // The limits sweepfan plans with (the device keeps the adapter's).
             limits = limits::capped_binding(limits, cap)?;
@@ -506,12 +511,12 @@ pub fn test_gpu() -> Option<GpuContext> {
 }
 
 mod block;
+pub(crate) use block::block_on;
 mod choice;
 mod compile;
 mod creation;
 mod limits;
 mod read;
-pub(crate) use block::block_on;
 use choice::{backends, instance};
 pub use choice::{check_environment, hardware_adapter, list_adapters};
 pub use limits::{

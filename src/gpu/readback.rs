@@ -111,11 +111,23 @@ impl Readback {
     /// After the submission of the recorded copies: waits once, maps the planned bytes and
     /// hands them to `read`.
     pub fn map<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
-        let staging = self
-            .staging
+        ctx.map_read(self.staging()?, self.mapped_bytes(), self.label, read)
+    }
+
+    /// [`Self::map`] as a future, for a browser's page ([`GpuContext::map_read_async`]).
+    pub async fn map_async<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
+        ctx.map_read_async(self.staging()?, self.mapped_bytes(), self.label, read)
+            .await
+    }
+
+    fn staging(&self) -> Result<&wgpu::Buffer> {
+        self.staging
             .as_ref()
-            .ok_or_else(|| Error::Gpu(format!("{}: mapped before it was recorded", self.label)))?;
-        ctx.map_read(staging, self.size.max(REGION_ALIGN), self.label, read)
+            .ok_or_else(|| Error::Gpu(format!("{}: mapped before it was recorded", self.label)))
+    }
+
+    fn mapped_bytes(&self) -> u64 {
+        self.size.max(REGION_ALIGN)
     }
 }
 
@@ -153,17 +165,39 @@ pub fn read_tails(
     rb: &mut Readback,
     tails: &[(wgpu::Buffer, u64, u64)],
 ) -> Result<Vec<Vec<u8>>> {
+    let ranges = record_tails(ctx, rb, tails)?;
+    rb.map(ctx, |bytes| cut(bytes, &ranges))
+}
+
+/// [`read_tails`] as a future, for a browser's page ([`GpuContext::map_read_async`]).
+pub async fn read_tails_async(
+    ctx: &GpuContext,
+    rb: &mut Readback,
+    tails: &[(wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Vec<u8>>> {
+    let ranges = record_tails(ctx, rb, tails)?;
+    rb.map_async(ctx, |bytes| cut(bytes, &ranges)).await
+}
+
+/// Copies the tails into `rb` and submits the copies; their ranges in its mapping.
+fn record_tails(
+    ctx: &GpuContext,
+    rb: &mut Readback,
+    tails: &[(wgpu::Buffer, u64, u64)],
+) -> Result<Vec<Range<usize>>> {
     rb.clear();
-    let ranges: Vec<Range<usize>> = tails
+    let ranges = tails
         .iter()
         .map(|(buffer, from, to)| rb.add(buffer, from * 8, (to - from) * 8))
         .collect();
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     rb.record(ctx, &mut enc)?;
     ctx.queue.submit([enc.finish()]);
-    rb.map(ctx, |bytes| {
-        ranges.iter().map(|r| bytes[r.clone()].to_vec()).collect()
-    })
+    Ok(ranges)
+}
+
+fn cut(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<Vec<u8>> {
+    ranges.iter().map(|r| bytes[r.clone()].to_vec()).collect()
 }
 
 /// Little-endian u32 words of `bytes`.

@@ -1,31 +1,53 @@
 //! sweepfan in the browser (docs/design.md §8.5): the library compiled for
-//! `wasm32-unknown-unknown` and exported through wasm-bindgen. What runs there today: every
-//! CPU method, on the page's one thread (rayon runs its work on the calling thread), each
-//! result checked in the same page against brute force. The GPU path waits for the device,
-//! which a page cannot block on: its calls return `Unsupported` there until they have async
-//! entry points.
+//! `wasm32-unknown-unknown` and exported through wasm-bindgen. Every CPU method runs on the
+//! page's one thread (rayon runs its work on the calling thread), checked in the same page
+//! against brute force; the GPU methods run on the browser's WebGPU through the library's
+//! async entry points, checked against the same method on the CPU.
 //!
 //! The same functions build natively, where `cargo test -p sweepfan-web` checks them.
 
-use sweepfan::{BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, cpu};
+use std::cell::RefCell;
+use std::sync::Arc;
+use sweepfan::{
+    BroadPhase, EventTracker, GpuBroadPhase, GpuContext, GpuOptions, Method, Pair, Scene,
+    SceneKind, SceneParams, Sphere, cpu,
+};
 use wasm_bindgen::prelude::*;
 
-/// One scene through one method and through brute force, in the same process.
+/// One scene through one method and through a reference, frame by frame, in the same process.
 #[wasm_bindgen]
 #[derive(Clone, Debug)]
 pub struct Check {
     /// Pairs the method found (the last frame's, for a moving scene).
     pub pairs: u32,
-    /// Pairs brute force found on the same spheres.
-    pub brute_force_pairs: u32,
-    /// Contacts that began and ended over the frames after the first (moving scenes).
+    /// Pairs the reference found on the same spheres (brute force for a CPU method, the same
+    /// method on the CPU for a GPU one).
+    pub reference_pairs: u32,
+    /// Contacts that began over the frames after the first (moving scenes).
     pub found: u32,
-    /// See `found`.
+    /// Contacts that ended over the frames after the first.
     pub lost: u32,
-    /// Every frame's pair set equal to brute force's (canonical: `i < j`, sorted).
+    /// Every frame's pairs and events equal to the reference's (canonical: `i < j`, sorted).
     pub agrees: bool,
     /// The method's time per frame, milliseconds (the page's clock).
     pub ms: f64,
+    /// The last frame's spheres, `x, y, z, r` each (for the page's drawing).
+    spheres: Vec<f32>,
+    /// Per sphere of the last frame: 1 when it touches another.
+    touching: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Check {
+    /// The last frame's spheres, `x, y, z, r` each (a `Float32Array` in JavaScript).
+    pub fn spheres(&self) -> Vec<f32> {
+        self.spheres.clone()
+    }
+
+    /// Per sphere of the last frame, 1 when it touches another (a `Uint8Array`).
+    pub fn touching(&self) -> Vec<u8> {
+        self.touching.clone()
+    }
 }
 
 /// `scene` (a generator's name: paper, density, clusters, mixed-radii, ...) with `n` spheres
@@ -45,46 +67,132 @@ pub fn check_cpu(
 
 /// [`check_cpu`] with the library's error.
 pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweepfan::Result<Check> {
+    let (scene, method) = (generate(scene, n, seed)?, Method::parse(method)?);
+    let mut tested = cpu::broad_phase(method);
+    // The CPU never waits: the future is ready at its first poll, in a page too.
+    pollster::block_on(compare(
+        scene,
+        frames,
+        Method::BruteForce,
+        async |spheres| pairs_of(&mut *tested, spheres),
+    ))
+}
+
+thread_local! {
+    /// The page's GPU context, opened by [`open_gpu_async`].
+    static GPU: RefCell<Option<Arc<GpuContext>>> = const { RefCell::new(None) };
+    /// One broad phase per GPU method, kept across checks: a browser compiles a method's
+    /// pipelines once (SwiftShader: about 12 s, then a few hundred ms a frame at 5k).
+    static GPU_METHODS: RefCell<Vec<(Method, GpuBroadPhase)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Opens the browser's default GPU adapter (WebGPU) and names it; later GPU checks run on it.
+#[wasm_bindgen]
+pub async fn open_gpu_async() -> Result<String, JsError> {
+    let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
+    GPU_METHODS.with(|m| m.borrow_mut().clear());
+    let name = format!(
+        "{} ({:?}, {:?})",
+        ctx.info.name, ctx.info.device_type, ctx.info.backend
+    );
+    GPU.with(|g| *g.borrow_mut() = Some(ctx));
+    Ok(name)
+}
+
+/// [`check_cpu`] with `method` on the GPU opened by [`open_gpu_async`], every frame compared
+/// with the same method on the CPU.
+#[wasm_bindgen]
+pub async fn check_gpu_async(
+    scene: String,
+    n: u32,
+    seed: u32,
+    method: String,
+    frames: u32,
+) -> Result<Check, JsError> {
+    let ctx = GPU
+        .with(|g| g.borrow().clone())
+        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))?;
+    let (scene, method) = (generate(&scene, n, seed)?, Method::parse(&method)?);
+    // Taken out of the cache while it runs (the future holds it across awaits), put back after.
+    let kept = GPU_METHODS.with(|m| {
+        let mut m = m.borrow_mut();
+        let at = m.iter().position(|(k, _)| *k == method);
+        at.map(|at| m.swap_remove(at).1)
+    });
+    let mut tested = match kept {
+        Some(t) => t,
+        None => GpuBroadPhase::new(ctx, method)?,
+    };
+    let check = compare(scene, frames, method, async |spheres| {
+        let mut pairs = Vec::new();
+        tested.find_pairs_async(spheres, Some(&mut pairs)).await?;
+        Ok(pairs)
+    })
+    .await;
+    GPU_METHODS.with(|m| m.borrow_mut().push((method, tested)));
+    Ok(check?)
+}
+
+/// Opens the default GPU adapter through the library's blocking call. In a browser build this
+/// is the library's `Unsupported` error (the page cannot block on the device), never a panic
+/// or a hang.
+#[wasm_bindgen]
+pub fn open_gpu() -> Result<String, JsError> {
+    let ctx = GpuContext::new(&GpuOptions::default())?;
+    Ok(ctx.info.name.clone())
+}
+
+/// The generator `name` (`_` read as `-`) with `n` spheres from `seed`.
+fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene> {
     let kind = SceneKind::ALL
         .into_iter()
-        .find(|k| k.name() == scene.replace('_', "-"))
+        .find(|k| k.name() == name.replace('_', "-"))
         .ok_or_else(|| {
             sweepfan::Error::Config(format!(
-                "unknown scene '{scene}' (known: {})",
+                "unknown scene '{name}' (known: {})",
                 SceneKind::ALL.map(SceneKind::name).join(", ")
             ))
         })?;
-    let method = Method::parse(method)?;
+    Ok(Scene::generate(
+        kind,
+        &SceneParams::new(n as usize, seed.into()),
+    ))
+}
+
+/// `frames` frames of `scene` (moved between them) through `tested` and through `reference`
+/// on the CPU: each frame's pairs and events compared.
+async fn compare(
+    mut scene: Scene,
+    frames: u32,
+    reference: Method,
+    mut tested: impl AsyncFnMut(&[Sphere]) -> sweepfan::Result<Vec<Pair>>,
+) -> sweepfan::Result<Check> {
     if frames == 0 {
         return Err(sweepfan::Error::Config("frames: at least 1".into()));
     }
-    let mut scene = Scene::generate(kind, &SceneParams::new(n as usize, seed.into()));
-    let (mut tested, mut reference) = (
-        cpu::broad_phase(method),
-        cpu::broad_phase(Method::BruteForce),
-    );
+    let mut reference = cpu::broad_phase(reference);
     let (mut tested_events, mut reference_events) = (EventTracker::new(), EventTracker::new());
     let mut out = Check {
         pairs: 0,
-        brute_force_pairs: 0,
+        reference_pairs: 0,
         found: 0,
         lost: 0,
         agrees: true,
         ms: 0.0,
+        spheres: Vec::new(),
+        touching: Vec::new(),
     };
     for frame in 0..frames {
         if frame > 0 {
             scene.step();
         }
         let start = web_time::Instant::now();
-        let pairs = pairs_of(&mut *tested, &scene)?;
+        let pairs = tested(&scene.spheres).await?;
         out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-        let expected = pairs_of(&mut *reference, &scene)?;
-        (out.pairs, out.brute_force_pairs) = (pairs.len() as u32, expected.len() as u32);
-        let (events, expected_events) = (
-            tested_events.update(pairs),
-            reference_events.update(expected),
-        );
+        let expected = pairs_of(&mut *reference, &scene.spheres)?;
+        (out.pairs, out.reference_pairs) = (pairs.len() as u32, expected.len() as u32);
+        let events = tested_events.update(pairs);
+        let expected_events = reference_events.update(expected);
         out.agrees &= tested_events.pairs() == reference_events.pairs()
             && events.found == expected_events.found
             && events.lost == expected_events.lost;
@@ -93,22 +201,23 @@ pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweep
             out.lost += events.lost.len() as u32;
         }
     }
+    out.spheres = scene
+        .spheres
+        .iter()
+        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
+        .collect();
+    out.touching = vec![0; scene.spheres.len()];
+    for &[i, j] in tested_events.pairs() {
+        out.touching[i as usize] = 1;
+        out.touching[j as usize] = 1;
+    }
     Ok(out)
 }
 
-/// Opens the default GPU adapter through the library's blocking call and names it. In a
-/// browser build this is the library's `Unsupported` error (the page cannot block on the
-/// device), never a panic or a hang: the page shows it.
-#[wasm_bindgen]
-pub fn open_gpu() -> Result<String, JsError> {
-    let ctx = sweepfan::GpuContext::new(&sweepfan::GpuOptions::default())?;
-    Ok(ctx.info.name.clone())
-}
-
-/// Every touching pair of the scene's spheres, stored.
-fn pairs_of(method: &mut dyn BroadPhase, scene: &Scene) -> sweepfan::Result<Vec<Pair>> {
+/// Every touching pair of `spheres`, stored.
+fn pairs_of(method: &mut dyn BroadPhase, spheres: &[Sphere]) -> sweepfan::Result<Vec<Pair>> {
     let mut pairs = Vec::new();
-    method.find_pairs(&scene.spheres, Some(&mut pairs))?;
+    method.find_pairs(spheres, Some(&mut pairs))?;
     Ok(pairs)
 }
 
@@ -127,6 +236,19 @@ mod tests {
                 c.pairs > 100 && c.found > 0 && c.lost > 0,
                 "{method}: {c:?}"
             );
+        }
+    }
+
+    /// The GPU check's loop natively (on the test machine's adapter: lavapipe here), through
+    /// the async entry points the page awaits: pairs and events equal the CPU's.
+    #[test]
+    fn the_gpu_check_agrees_with_the_cpu_natively() {
+        let name = pollster::block_on(open_gpu_async()).unwrap();
+        assert!(!name.is_empty());
+        for method in ["grid", "sap", "brute-force"] {
+            let c = pollster::block_on(check_gpu_async("paper".into(), 2000, 5, method.into(), 3))
+                .unwrap();
+            assert!(c.agrees && c.pairs > 0 && c.found > 0, "{method}: {c:?}");
         }
     }
 

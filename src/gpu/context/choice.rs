@@ -47,7 +47,7 @@ pub fn list_adapters() -> Vec<wgpu::AdapterInfo> {
         return Vec::new();
     }
     let instance = instance();
-    super::block_on("enumerate_adapters", instance.enumerate_adapters(backends()))
+    super::block::block_on("enumerate_adapters", instance.enumerate_adapters(backends()))
         .unwrap_or_default()
         .iter()
         .map(|a| a.get_info())

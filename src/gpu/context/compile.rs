@@ -3,6 +3,7 @@
 //! point, the adapter and the driver (docs/design.md §6.1).
 
 use super::{GpuContext, WorkgroupMemory};
+use super::block::caught;
 use crate::error::{Error, Result};
 
 impl GpuContext {
@@ -44,14 +45,14 @@ impl GpuContext {
 
     /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-        if let Some(e) = super::block_on("a shader's error scope", scope.pop())? {
+        let (module, error) = caught(&self.device, &[wgpu::ErrorFilter::Validation], || {
+            self.device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                })
+        });
+        if let Some(e) = error {
             return Err(Error::Gpu(format!(
                 "shader {label} on {}: {e}",
                 self.adapter_label()
@@ -94,26 +95,25 @@ impl GpuContext {
         constants: &[(&str, f64)],
         memory: WorkgroupMemory,
     ) -> Result<wgpu::ComputePipeline> {
-        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
-        let no_memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let pipeline = self.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: None,
-            module,
-            entry_point: Some(entry),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants,
-                zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
-            },
-            cache: None,
+        let filters = [
+            wgpu::ErrorFilter::Validation,
+            wgpu::ErrorFilter::Internal,
+            wgpu::ErrorFilter::OutOfMemory,
+        ];
+        let (pipeline, error) = caught(&self.device, &filters, || {
+            self.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    zero_initialize_workgroup_memory: memory == WorkgroupMemory::Zeroed,
+                },
+                cache: None,
+            })
         });
-        // Scopes pop in the reverse order of their pushes.
-        let what = "a pipeline's error scopes";
-        let no_memory = super::block_on(what, no_memory.pop())?;
-        let internal = super::block_on(what, internal.pop())?;
-        let invalid = super::block_on(what, invalid.pop())?;
-        match invalid.or(internal).or(no_memory) {
+        match error {
             None => Ok(pipeline),
             Some(e) => Err(Error::Gpu(format!(
                 "compute pipeline '{entry}'{} on {}: {e}",

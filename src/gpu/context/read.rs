@@ -56,14 +56,45 @@ impl GpuContext {
         Ok(read(&view))
     }
 
+    /// [`Self::map_read`] as a future, for a browser's page (docs/design.md §8.5): there the map
+    /// resolves when the browser has run the copy, and the page's thread is free meanwhile;
+    /// natively it is [`Self::map_read`] (one blocking wait). Unmapped on every return, as
+    /// there.
+    pub async fn map_read_async<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        what: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        if !cfg!(target_arch = "wasm32") {
+            return self.map_read(staging, bytes, what, read);
+        }
+        let slice = staging.slice(..bytes);
+        let (mapped, deliver) = super::block::Delivery::new();
+        slice.map_async(wgpu::MapMode::Read, deliver);
+        let _unmap = Unmap {
+            ctx: self,
+            buffer: staging,
+        };
+        let outcome = mapped.await;
+        self.check()?;
+        outcome.map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+        self.note_bytes_to_host(bytes);
+        Ok(read(&view))
+    }
+
     /// Unmaps `buffer` whatever its state: mapped, a map still pending (aborted), or a map that
     /// failed. The last leaves wgpu's device with nothing to unmap, and the "not mapped" error
     /// it then reports is caught here by a scope of its own, not recorded for [`Self::check`];
     /// the unmap still clears wgpu's record of the map, so the next `map_async` is accepted.
     fn unmap_quietly(&self, buffer: &wgpu::Buffer) {
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        buffer.unmap();
-        let _ = super::block_on("an unmap's error scope", scope.pop());
+        let _ = super::block::caught(&self.device, &[wgpu::ErrorFilter::Validation], || {
+            buffer.unmap()
+        });
     }
 
     /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its

@@ -593,6 +593,34 @@ impl GpuBroadPhase {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        crate::gpu::context::block_on("a frame", self.find_pairs_whole_async(spheres, out))?
+    }
+
+    /// [`BroadPhase::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
+    /// frame's read-back awaits the browser instead of blocking. There a frame runs whole: one
+    /// past a size limit of the device is the error, not a frame in parts. Natively it is
+    /// [`BroadPhase::find_pairs`], parts included.
+    pub async fn find_pairs_async(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if !cfg!(target_arch = "wasm32") {
+            return self.find_pairs(spheres, out);
+        }
+        crate::geom::sphere::validate_spheres(spheres)?;
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
+        let stats = self.find_pairs_whole_async(spheres, out).await?;
+        self.ran_whole();
+        Ok(stats)
+    }
+
+    async fn find_pairs_whole_async(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
@@ -604,7 +632,8 @@ impl GpuBroadPhase {
         self.host.start();
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
-        let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store)?;
+        let (mut totals, mut pairs, mut times) =
+            self.run_frame_read_back(spheres, store).await?;
         if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again (the
             // overflowed frame's events were not kept). A list that fits but outgrew the slots
@@ -617,7 +646,7 @@ impl GpuBroadPhase {
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
             }
-            (totals, pairs, times) = self.run_frame_read_back(spheres, store)?;
+            (totals, pairs, times) = self.run_frame_read_back(spheres, store).await?;
             if pairs.is_none() {
                 return Err(Error::Gpu(format!(
                     "pair count changed between two runs of the same frame ({need} then {})",

@@ -41,7 +41,7 @@ impl GpuBroadPhase {
     /// canonical order, outgrew the slots their sorts walked ([`Self::sorted_slots`]; the caller
     /// runs the frame again, sized by its count).
     #[allow(clippy::type_complexity)]
-    pub(super) fn run_frame_read_back(
+    pub(super) async fn run_frame_read_back(
         &mut self,
         spheres: &[Sphere],
         store: bool,
@@ -101,7 +101,7 @@ impl GpuBroadPhase {
         let (ctx, timer, capacity) = (&self.ctx, &self.timer, self.pair_capacity);
         let events = self.events.as_deref();
         let host = &mut self.host;
-        let (words, found, pairs, times, partial) = self.readback.map(ctx, |bytes| {
+        let read = self.readback.map_async(ctx, |bytes| {
             host.lap("wait");
             let words = readback::words(&bytes[counters]);
             let at = slots::SPHERE_PAIRS as usize;
@@ -120,7 +120,8 @@ impl GpuBroadPhase {
             };
             host.lap("read-back");
             (words, found, pairs, times, partial)
-        })?;
+        });
+        let (words, found, pairs, times, partial) = read.await?;
         // An overflowed frame runs again with a list of `found`: the plan follows it too.
         self.pair_hint.saw(found);
         if self.sorted_slots.is_none() {
@@ -141,7 +142,7 @@ impl GpuBroadPhase {
         let mut rest = if list.is_empty() {
             Vec::new()
         } else {
-            readback::read_tails(&self.ctx, &mut self.tail_readback, &list)?
+            readback::read_tails_async(&self.ctx, &mut self.tail_readback, &list).await?
         }
         .into_iter();
         let [pair_rest, found_rest, lost_rest] = wanted.map(|w| w.and_then(|_| rest.next()));

@@ -1,0 +1,86 @@
+// The page (docs/design.md §8.5): runs a scene through a method on the GPU (WebGPU) or the CPU,
+// checks it in the page, and draws the last frame. `window.sweepfan.run` is what the controls
+// call, and what scripts/browser-test.sh calls through puppeteer.
+import init, * as web from './pkg/sweepfan_web.js';
+
+const ready = init();
+let adapter = null;
+
+async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
+  await ready;
+  const started = performance.now();
+  let check;
+  if (backend === 'gpu') {
+    if (adapter === null) {
+      adapter = await web.open_gpu_async();
+      document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
+    }
+    check = await web.check_gpu_async(scene, n, seed, method, frames);
+  } else {
+    check = web.check_cpu(scene, n, seed, method, frames);
+  }
+  const reference = backend === 'gpu' ? `${method} on the CPU` : 'brute force';
+  const summary = {
+    scene, n, method, backend, frames,
+    adapter,
+    pairs: check.pairs,
+    referencePairs: check.reference_pairs,
+    found: check.found,
+    lost: check.lost,
+    agrees: check.agrees,
+    msPerFrame: check.ms,
+    msTotal: performance.now() - started,
+  };
+  document.getElementById('result').textContent =
+    `${scene}, n = ${n}, ${method} on the ${backend.toUpperCase()}: ${check.pairs} pairs, ` +
+    `${check.ms.toFixed(2)} ms a frame over ${frames} frame(s)\n` +
+    `reference (${reference}): ${check.reference_pairs} pairs; ` +
+    `${check.agrees ? 'every frame agrees' : 'MISMATCH'}` +
+    (frames > 1 ? `\nfound ${check.found}, lost ${check.lost} after the first frame` : '');
+  draw(check.spheres(), check.touching());
+  check.free();
+  return summary;
+}
+
+function draw(spheres, touching) {
+  const canvas = document.getElementById('view');
+  const g = canvas.getContext('2d');
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  const count = touching.length;
+  if (count === 0) return;
+  let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (let i = 0; i < count; i++) {
+    const [x, y] = [spheres[4 * i], spheres[4 * i + 1]];
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  }
+  const scale = (canvas.width - 10) / Math.max(x1 - x0, y1 - y0, 1e-6);
+  for (const pass of [0, 1]) {
+    g.fillStyle = pass ? 'rgba(210, 30, 30, 0.8)' : 'rgba(90, 90, 90, 0.35)';
+    for (let i = 0; i < count; i++) {
+      if (touching[i] !== pass) continue;
+      const px = 5 + (spheres[4 * i] - x0) * scale;
+      const py = 5 + (spheres[4 * i + 1] - y0) * scale;
+      const r = Math.max(spheres[4 * i + 3] * scale, 0.7);
+      g.beginPath();
+      g.arc(px, py, r, 0, 2 * Math.PI);
+      g.fill();
+    }
+  }
+}
+
+document.getElementById('controls').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const f = new FormData(event.target);
+  const result = document.getElementById('result');
+  result.textContent = 'running...';
+  try {
+    await run({
+      scene: f.get('scene'), n: Number(f.get('n')), method: f.get('method'),
+      backend: f.get('backend'), frames: Number(f.get('frames')),
+    });
+  } catch (e) {
+    result.textContent = `error: ${e.message || e}`;
+  }
+});
+
+window.sweepfan = { run, ready };

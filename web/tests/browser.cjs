@@ -1,0 +1,107 @@
+// The page in headless Chromium (scripts/browser-test.sh): every case through the page's own
+// `window.sweepfan.run`, the GPU ones on the browser's WebGPU adapter checked against the same
+// method on the CPU in the page, the CPU ones against brute force; then the refusals. Ends
+// with `N passed, 0 failed`; exits 1 on any mismatch, on an error, or when the page has no
+// WebGPU adapter (never a skip).
+// Usage: node web/tests/browser.cjs URL CHROMIUM
+'use strict';
+const puppeteer = require('puppeteer-core');
+
+const [url, chromium] = process.argv.slice(2);
+const gpu = [];
+for (const method of ['grid', 'sap', 'brute-force']) {
+  gpu.push({ scene: 'paper', n: 5000, method });
+  // Brute force at 50k: 1.25e9 tests took 96 s on SwiftShader, more than the rest together.
+  if (method !== 'brute-force') gpu.push({ scene: 'clusters', n: 50000, method });
+  gpu.push({ scene: 'mixed-radii', n: 20000, method });
+}
+// Moving scenes: pairs and found/lost each frame.
+gpu.push({ scene: 'paper', n: 5000, method: 'grid', frames: 6 });
+gpu.push({ scene: 'density', n: 20000, method: 'sap', frames: 4 });
+const cpu = [];
+for (const method of ['grid', 'sap', 'xyz', 'min-axis', 'origin-distance']) {
+  cpu.push({ scene: 'paper', n: 5000, method });
+}
+cpu.push({ scene: 'clusters', n: 50000, method: 'grid' });
+cpu.push({ scene: 'mixed-radii', n: 20000, method: 'sap', frames: 3 });
+
+(async () => {
+  let passed = 0;
+  let failed = 0;
+  const report = (ok, line) => {
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${line}`);
+    ok ? passed++ : failed++;
+  };
+  const browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: 'shell',
+    args: ['--enable-unsafe-webgpu', '--no-sandbox'],
+    protocolTimeout: 900000,
+  });
+  try {
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+    await page.goto(url);
+    await page.waitForFunction(() => window.sweepfan !== undefined);
+    const hasGpu = await page.evaluate(async () =>
+      navigator.gpu !== undefined && (await navigator.gpu.requestAdapter()) !== null);
+    if (!hasGpu) {
+      report(false, 'the page has no WebGPU adapter (Chromium needs --enable-unsafe-webgpu)');
+    }
+    const cases = [...gpu.map((c) => ({ ...c, backend: 'gpu' })),
+      ...cpu.map((c) => ({ ...c, backend: 'cpu' }))];
+    for (const c of cases) {
+      if (c.backend === 'gpu' && !hasGpu) break;
+      const frames = c.frames || 1;
+      const name = `${c.backend} ${c.scene} n=${c.n} ${c.method} frames=${frames}`;
+      try {
+        const r = await page.evaluate((c) => window.sweepfan.run(c), { ...c, frames });
+        // A scene without pairs would agree trivially: each case here has some, and a moving
+        // one some contacts found and lost.
+        const ok = r.agrees && r.pairs === r.referencePairs && r.pairs > 0 &&
+          (frames === 1 || (r.found > 0 && r.lost > 0));
+        report(ok, `${name}: ${r.pairs} pairs (reference ${r.referencePairs}), found ${r.found}, ` +
+          `lost ${r.lost}, ${r.msPerFrame.toFixed(1)} ms/frame, ${(r.msTotal / 1000).toFixed(1)} s ` +
+          `in all${c.backend === 'gpu' ? ` (adapter: ${r.adapter || 'unnamed'}; SwiftShader ` +
+          'where Chromium has no GPU: not GPU times)' : ' (wasm, one thread)'}`);
+      } catch (e) {
+        report(false, `${name}: ${e.message}`);
+      }
+    }
+    const refusals = [
+      ['unknown scene', { scene: 'pape', n: 10, method: 'grid', backend: 'cpu' }, "unknown scene 'pape'"],
+      ['unknown method', { scene: 'paper', n: 10, method: 'grdi', backend: 'gpu' }, "unknown method 'grdi'"],
+      ['empty scene', { scene: 'paper', n: 0, method: 'grid', backend: 'gpu' }, 'empty scene'],
+    ];
+    for (const [name, c, expected] of refusals) {
+      const message = await page.evaluate(async (c) => {
+        try {
+          await window.sweepfan.run(c);
+          return null;
+        } catch (e) {
+          return e.message;
+        }
+      }, c);
+      report(message !== null && message.includes(expected),
+        `${name}: ${message === null ? 'no error' : message}`);
+    }
+    const blocking = await page.evaluate(async () => {
+      const web = await import('./pkg/sweepfan_web.js');
+      try {
+        web.open_gpu();
+        return 'no error';
+      } catch (e) {
+        return e.message;
+      }
+    });
+    report(blocking.includes('unsupported here'), `the blocking GPU call in a page: ${blocking}`);
+  } finally {
+    await browser.close();
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+})().catch((e) => {
+  console.log(`FAIL ${e.stack || e}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});
