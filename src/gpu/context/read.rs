@@ -46,14 +46,9 @@ impl GpuContext {
             }
         };
         waited?;
-        mapped
-            .ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?
-            .map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
-        let view = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
-        self.note_bytes_to_host(bytes);
-        Ok(read(&view))
+        let outcome =
+            mapped.ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?;
+        self.read_mapped(slice, outcome, what, read)
     }
 
     /// [`Self::map_read`] as a future, for a browser's page (docs/design.md §8.5): there the map
@@ -79,11 +74,23 @@ impl GpuContext {
         };
         let outcome = mapped.await;
         self.check()?;
+        self.read_mapped(slice, outcome, what, read)
+    }
+
+    /// After a map's callback: its outcome, then the mapped bytes handed to `read` (both
+    /// [`Self::map_read`] and [`Self::map_read_async`]).
+    fn read_mapped<T>(
+        &self,
+        slice: wgpu::BufferSlice<'_>,
+        outcome: std::result::Result<(), wgpu::BufferAsyncError>,
+        what: &str,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         outcome.map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
         let view = slice
             .get_mapped_range()
             .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
-        self.note_bytes_to_host(bytes);
+        self.note_bytes_to_host(slice.size());
         Ok(read(&view))
     }
 
