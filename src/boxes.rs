@@ -189,13 +189,39 @@ impl BoxBroadPhase {
     /// Runs the broad phase over every box held: the pairs touching now ([`Self::pairs`]) and
     /// the events against the previous update. On an error nothing changes.
     pub fn update(&mut self) -> Result<BoxFrame> {
-        let stats = if self.boxes.len() < 2 {
+        let stats = match self.fewer_than_two() {
+            Some(none) => none,
+            None => self
+                .overlaps
+                .aabb_overlaps(&self.boxes, &mut self.positions)?,
+        };
+        Ok(self.events(stats))
+    }
+
+    /// [`Self::update`] as a future, for a browser's page, where the GPU's update awaits the
+    /// device (docs/design.md §8.5); on the CPU it is ready at once.
+    pub async fn update_async(&mut self) -> Result<BoxFrame> {
+        let stats = match self.fewer_than_two() {
+            Some(none) => none,
+            None => {
+                self.overlaps
+                    .aabb_overlaps_async(&self.boxes, &mut self.positions)
+                    .await?
+            }
+        };
+        Ok(self.events(stats))
+    }
+
+    /// With fewer than two boxes no pair: the broad phase does not run.
+    fn fewer_than_two(&mut self) -> Option<Stats> {
+        (self.boxes.len() < 2).then(|| {
             self.positions.clear();
             Stats::default()
-        } else {
-            self.overlaps
-                .aabb_overlaps(&self.boxes, &mut self.positions)?
-        };
+        })
+    }
+
+    /// The update's pairs by id, from the positions the broad phase found, and its events.
+    fn events(&mut self, stats: Stats) -> BoxFrame {
         let ids = &self.ids;
         let mut now: Vec<IdPair> = self
             .positions
@@ -218,7 +244,7 @@ impl BoxBroadPhase {
             }
         });
         self.pairs = now;
-        Ok(frame)
+        frame
     }
 
     /// The pairs of the last update, sorted, each `[a, b]` with `a < b`.

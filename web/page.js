@@ -15,9 +15,13 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       adapter = await web.open_gpu_async();
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
     }
-    check = await web.check_gpu_async(scene, n, seed, method, frames);
+    check = method === 'boxes'
+      ? await web.check_boxes_gpu_async(scene, n, seed, frames)
+      : await web.check_gpu_async(scene, n, seed, method, frames);
   } else {
-    check = web.check_cpu(scene, n, seed, method, frames);
+    check = method === 'boxes'
+      ? web.check_boxes_cpu(scene, n, seed, frames)
+      : web.check_cpu(scene, n, seed, method, frames);
   }
   const reference = backend === 'gpu' ? `${method} on the CPU` : 'brute force';
   const summary = {
@@ -37,12 +41,13 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
     `reference (${reference}): ${check.reference_pairs} pairs; ` +
     `${check.agrees ? 'every frame agrees' : 'MISMATCH'}` +
     (frames > 1 ? `\nfound ${check.found}, lost ${check.lost} after the first frame` : '');
-  draw(check.spheres(), check.touching());
+  draw(check.spheres(), check.touching(), method === 'boxes');
   check.free();
   return summary;
 }
 
-function draw(spheres, touching) {
+// Spheres as discs; boxes (`x, y, z, h`: centre and larger half extent) as squares.
+function draw(spheres, touching, squares) {
   const canvas = document.getElementById('view');
   const g = canvas.getContext('2d');
   g.clearRect(0, 0, canvas.width, canvas.height);
@@ -61,6 +66,10 @@ function draw(spheres, touching) {
       const px = 5 + (spheres[4 * i] - x0) * scale;
       const py = 5 + (spheres[4 * i + 1] - y0) * scale;
       const r = Math.max(spheres[4 * i + 3] * scale, 0.7);
+      if (squares) {
+        g.fillRect(px - r, py - r, 2 * r, 2 * r);
+        continue;
+      }
       g.beginPath();
       g.arc(px, py, r, 0, 2 * Math.PI);
       g.fill();

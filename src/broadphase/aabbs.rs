@@ -6,6 +6,7 @@
 use crate::broadphase::{Backend, Pair, Stats};
 use crate::error::Result;
 use crate::geom::aabb::Aabb;
+use std::pin::Pin;
 
 /// Finds every pair of overlapping boxes. Exact: a pair is reported if and only if
 /// [`Aabb::overlaps`] holds (closed intervals, so touching boxes overlap), whatever the backend.
@@ -21,4 +22,15 @@ pub trait AabbOverlaps: Send {
     /// method knows them, `Stats::pairs` the pairs. Boxes must be valid ([`Aabb::problem`]):
     /// an invalid one is an [`crate::Error::InvalidObject`] naming its position.
     fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>;
+
+    /// [`Self::aabb_overlaps`] as a future, for a browser's page, where a GPU implementation
+    /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
+    /// ready at once: right for an implementation that never waits for a device (the CPU's).
+    fn aabb_overlaps_async<'a>(
+        &'a mut self,
+        boxes: &'a [Aabb],
+        out: &'a mut Vec<Pair>,
+    ) -> Pin<Box<dyn Future<Output = Result<Stats>> + 'a>> {
+        Box::pin(std::future::ready(self.aabb_overlaps(boxes, out)))
+    }
 }

@@ -426,8 +426,8 @@ impl GpuEvents {
     }
 
     /// [`Self::tails`] and [`Self::completed`] with their own map (one more host wait, only
-    /// when a list outgrew its plan): the frame's whole events.
-    pub fn finish(
+    /// when a list outgrew its plan): the frame's whole events. Awaited (docs/design.md §8.5).
+    pub async fn finish(
         &mut self,
         ctx: &GpuContext,
         tail_readback: &mut Readback,
@@ -438,7 +438,9 @@ impl GpuEvents {
         if list.is_empty() {
             return Ok(partial.events);
         }
-        let mut rest = readback::read_tails(ctx, tail_readback, &list)?.into_iter();
+        let mut rest = readback::read_tails_async(ctx, tail_readback, &list)
+            .await?
+            .into_iter();
         let rest = wanted.map(|w| w.and_then(|_| rest.next()));
         Ok(Self::completed(partial, rest))
     }

@@ -50,7 +50,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
                 reruns += 1;
                 bp.grow_pair_list(totals.pairs).unwrap();
             };
-            let got = events.finish(&ctx, &mut tails, got).unwrap();
+            let got = pollster::block_on(events.finish(&ctx, &mut tails, got)).unwrap();
             events.commit();
             let mut pairs = Vec::new();
             cpu_grid
@@ -78,7 +78,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         let got = rb
             .map(&ctx, |bytes| events.events_from(bytes, &ev_plan))
             .unwrap();
-        let got = events.finish(&ctx, &mut tails, got).unwrap();
+        let got = pollster::block_on(events.finish(&ctx, &mut tails, got)).unwrap();
         let mut pairs = Vec::new();
         cpu_grid
             .find_pairs(&scene.spheres, Some(&mut pairs))

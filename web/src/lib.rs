@@ -14,6 +14,9 @@ use sweepfan::{
 };
 use wasm_bindgen::prelude::*;
 
+mod boxes;
+pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
+
 /// One scene through one method and through a reference, frame by frame, in the same process.
 #[wasm_bindgen]
 #[derive(Clone, Debug)]
@@ -35,6 +38,22 @@ pub struct Check {
     spheres: Vec<f32>,
     /// Per sphere of the last frame: 1 when it touches another.
     touching: Vec<u8>,
+}
+
+impl Check {
+    /// Before the first frame: nothing found, agreeing.
+    fn empty() -> Self {
+        Self {
+            pairs: 0,
+            reference_pairs: 0,
+            found: 0,
+            lost: 0,
+            agrees: true,
+            ms: 0.0,
+            spheres: Vec::new(),
+            touching: Vec::new(),
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -80,7 +99,7 @@ pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweep
 
 thread_local! {
     /// The page's GPU context, opened by [`open_gpu_async`].
-    static GPU: RefCell<Option<Arc<GpuContext>>> = const { RefCell::new(None) };
+    pub(crate) static GPU: RefCell<Option<Arc<GpuContext>>> = const { RefCell::new(None) };
     /// One broad phase per GPU method, kept across checks: a browser compiles a method's
     /// pipelines once (SwiftShader: about 12 s, then a few hundred ms a frame at 5k).
     static GPU_METHODS: RefCell<Vec<(Method, GpuBroadPhase)>> = const { RefCell::new(Vec::new()) };
@@ -91,6 +110,7 @@ thread_local! {
 pub async fn open_gpu_async() -> Result<String, JsError> {
     let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
     GPU_METHODS.with(|m| m.borrow_mut().clear());
+    boxes::forget_gpu_boxes();
     let name = format!(
         "{} ({:?}, {:?})",
         ctx.info.name, ctx.info.device_type, ctx.info.backend
@@ -143,7 +163,7 @@ pub fn open_gpu() -> Result<String, JsError> {
 }
 
 /// The generator `name` (`_` read as `-`) with `n` spheres from `seed`.
-fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene> {
+pub(crate) fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene> {
     let kind = SceneKind::ALL
         .into_iter()
         .find(|k| k.name() == name.replace('_', "-"))
@@ -172,16 +192,7 @@ async fn compare(
     }
     let mut reference = cpu::broad_phase(reference);
     let (mut tested_events, mut reference_events) = (EventTracker::new(), EventTracker::new());
-    let mut out = Check {
-        pairs: 0,
-        reference_pairs: 0,
-        found: 0,
-        lost: 0,
-        agrees: true,
-        ms: 0.0,
-        spheres: Vec::new(),
-        touching: Vec::new(),
-    };
+    let mut out = Check::empty();
     for frame in 0..frames {
         if frame > 0 {
             scene.step();

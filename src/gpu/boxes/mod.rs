@@ -22,4 +22,13 @@ impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {
     ) -> crate::error::Result<crate::broadphase::Stats> {
         pipeline::GpuBoxPipeline::aabb_overlaps(self, boxes, out)
     }
+
+    fn aabb_overlaps_async<'a>(
+        &'a mut self,
+        boxes: &'a [crate::geom::aabb::Aabb],
+        out: &'a mut Vec<crate::broadphase::Pair>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = crate::error::Result<crate::broadphase::Stats>> + 'a>>
+    {
+        Box::pin(pipeline::GpuBoxPipeline::aabb_overlaps_async(self, boxes, out))
+    }
 }

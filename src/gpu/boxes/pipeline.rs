@@ -25,9 +25,9 @@ use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 use crate::gpu::boxes::uploads::{AABBS, FRAMES, OFFSETS, ShapeUploads, VERTICES};
-use crate::gpu::context::GpuContext;
+use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::{EventsReadback, GpuEvents};
-use crate::gpu::readback::{ListHint, Readback, read_tails};
+use crate::gpu::readback::{ListHint, Readback, read_tails_async};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use glam::{Vec2, Vec3};
 use std::sync::Arc;
@@ -219,16 +219,34 @@ impl GpuBoxPipeline {
     /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
     /// order, into `out` (cleared first); `None` only counts. `Stats::tests` = SAT tests.
     pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        block_on("a box frame", self.obb_overlaps_async(boxes, out))?
+    }
+
+    /// [`Self::obb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn obb_overlaps_async(
+        &mut self,
+        boxes: &[Obb],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         let until = Until::Sat {
             store: out.is_some(),
         };
-        self.run(kind, until, boxes, out, start)
+        self.run(kind, until, boxes, out, start).await
     }
 
     /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
     pub fn polygon_overlaps(
+        &mut self,
+        polygons: &[Polygon],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        block_on("a polygon frame", self.polygon_overlaps_async(polygons, out))?
+    }
+
+    /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn polygon_overlaps_async(
         &mut self,
         polygons: &[Polygon],
         out: Option<&mut Vec<Pair>>,
@@ -238,7 +256,7 @@ impl GpuBoxPipeline {
         let until = Until::Sat {
             store: out.is_some(),
         };
-        self.run(kind, until, &[], out, start)
+        self.run(kind, until, &[], out, start).await
     }
 
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
@@ -246,18 +264,16 @@ impl GpuBoxPipeline {
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        Ok(self
-            .run(kind, Until::Candidates, boxes, Some(out), start)?
-            .tests)
+        let run = self.run(kind, Until::Candidates, boxes, Some(out), start);
+        Ok(block_on("a box frame", run)??.tests)
     }
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        Ok(self
-            .run(kind, Until::Candidates, &[], Some(out), start)?
-            .tests)
+        let run = self.run(kind, Until::Candidates, &[], Some(out), start);
+        Ok(block_on("a polygon frame", run)??.tests)
     }
 
     /// The box broad phase ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps),
@@ -268,6 +284,15 @@ impl GpuBoxPipeline {
     /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
     /// AABB proxy (the default).
     pub fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+        block_on("a box frame", self.aabb_overlaps_async(boxes, out))?
+    }
+
+    /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn aabb_overlaps_async(
+        &mut self,
+        boxes: &[Aabb],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
         let start = Instant::now();
         if !matches!(self.broad, Broad::Aabb(_)) {
             return Err(Error::Config(format!(
@@ -290,7 +315,9 @@ impl GpuBoxPipeline {
             .ensure_storage(&mut self.aabbs, "boxes", bytes.len() as u64)?;
         self.uploads.stage(AABBS, bytes);
         self.set_layout(|| SweepLayout::for_aabbs(boxes));
-        let mut stats = self.run(Uploaded::Aabbs(n), Until::Candidates, &[], Some(out), start)?;
+        let mut stats = self
+            .run(Uploaded::Aabbs(n), Until::Candidates, &[], Some(out), start)
+            .await?;
         if subnormal {
             out.retain(|p| boxes[p[0] as usize].overlaps(&boxes[p[1] as usize]));
         }
@@ -354,8 +381,9 @@ impl GpuBoxPipeline {
     }
 
     /// One frame of the uploaded shapes; `boxes`: the boxes, to settle the pairs the device
-    /// left unsure (empty for polygons, which it never does).
-    fn run(
+    /// left unsure (empty for polygons, which it never does). Every wait is awaited: natively
+    /// the callers block on it, in a browser the page awaits it (docs/design.md §8.5).
+    async fn run(
         &mut self,
         kind: Uploaded,
         until: Until,
@@ -460,7 +488,7 @@ impl GpuBoxPipeline {
             self.uploads.after_submit();
             let (broad, sat, events) = (&mut self.broad, &self.sat, self.events.as_deref());
             let frame_events = &mut frame_events;
-            let (totals, frame) = self.readback.map(ctx, |bytes| -> Result<_> {
+            let (totals, frame) = self.readback.map_async(ctx, |bytes| -> Result<_> {
                 let totals = match (broad, &broad_plan) {
                     (Broad::Aabb(sap), BroadPlan::Aabb(plan)) => {
                         let t = sap.totals_from(ctx, bytes, plan)?;
@@ -499,7 +527,8 @@ impl GpuBoxPipeline {
                     }
                 };
                 Ok((totals, Some(frame)))
-            })??;
+            })
+            .await??;
             if let Some(frame) = frame {
                 break (totals, frame, tail);
             }
@@ -524,14 +553,16 @@ impl GpuBoxPipeline {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         let (mut result, mut sat_times) = match frame {
-            FrameOut::Sat((output, times)) => (self.sat.finish_output(ctx, output)?, times),
+            FrameOut::Sat((output, times)) => {
+                (self.sat.finish_output_async(ctx, output).await?, times)
+            }
             FrameOut::Candidates(mut pairs) => {
                 self.candidate_hint.saw(totals.candidates);
                 if let (Tail::Candidates(_, _, buffer), true) =
                     (&tail, (pairs.len() as u64) < totals.candidates)
                 {
                     let rest = [(buffer.clone(), pairs.len() as u64, totals.candidates)];
-                    let bytes = read_tails(ctx, &mut self.tail_readback, &rest)?;
+                    let bytes = read_tails_async(ctx, &mut self.tail_readback, &rest).await?;
                     for b in bytes {
                         pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&b));
                     }
@@ -570,15 +601,18 @@ impl GpuBoxPipeline {
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
             let (sat, events) = (&self.sat, self.events.as_deref());
-            let read = self.readback.map(ctx, |bytes| {
-                let events = match (events, &events_plan) {
-                    (Some(ev), Some(ep)) => Some(ev.events_from(bytes, ep)),
-                    _ => None,
-                };
-                sat.output_from(ctx, bytes, &plan).map(|r| (r, events))
-            })??;
+            let read = self
+                .readback
+                .map_async(ctx, |bytes| {
+                    let events = match (events, &events_plan) {
+                        (Some(ev), Some(ep)) => Some(ev.events_from(bytes, ep)),
+                        _ => None,
+                    };
+                    sat.output_from(ctx, bytes, &plan).map(|r| (r, events))
+                })
+                .await??;
             ((result, sat_times), frame_events) = read;
-            result = self.sat.finish_output(ctx, result)?;
+            result = self.sat.finish_output_async(ctx, result).await?;
             if let (Some(ev), true) = (&self.events, store) {
                 // The first run's overflow is not the caller's: this run is whole.
                 ev.clear_overflow(ctx);
@@ -595,18 +629,13 @@ impl GpuBoxPipeline {
             && let Some(ev) = &mut self.events
         {
             // The device's events saw the unsure pairs reversed: again, from the settled list.
-            frame_events = Some(events_of_settled(
-                ctx,
-                &mut self.readback,
-                &self.sat,
-                ev,
-                &pairs,
-                n,
-            )?);
+            frame_events = Some(
+                events_of_settled(ctx, &mut self.readback, &self.sat, ev, &pairs, n).await?,
+            );
         }
         let frame_events = match (&mut self.events, frame_events) {
             (Some(ev), Some(partial)) => {
-                let events = ev.finish(ctx, &mut self.tail_readback, partial)?;
+                let events = ev.finish(ctx, &mut self.tail_readback, partial).await?;
                 ev.commit();
                 Some(events)
             }
@@ -635,7 +664,7 @@ fn shape_count(n: usize) -> Result<u32> {
 
 /// The frame events of a frame whose SAT list held unsure pairs: the settled list written over
 /// the device's, its events computed again (one more submission and wait).
-fn events_of_settled(
+async fn events_of_settled(
     ctx: &GpuContext,
     rb: &mut Readback,
     sat: &GpuSat,
@@ -650,7 +679,9 @@ fn events_of_settled(
     let plan = ev.plan_readback(rb, true);
     rb.record(ctx, &mut enc)?;
     ctx.queue.submit([enc.finish()]);
-    let partial = rb.map(ctx, |bytes| ev.events_from(bytes, &plan))?;
+    let partial = rb
+        .map_async(ctx, |bytes| ev.events_from(bytes, &plan))
+        .await?;
     ev.clear_overflow(ctx);
     Ok(partial)
 }

@@ -389,7 +389,17 @@ impl GpuSat {
     /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
     /// one more map (only when the list outgrew the last count with headroom); notes the count
     /// for the next plan.
-    pub fn finish_output(&mut self, ctx: &GpuContext, mut output: SatOutput) -> Result<SatOutput> {
+    pub fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput> {
+        let finished = self.finish_output_async(ctx, output);
+        crate::gpu::context::block_on("the SAT pairs' tail", finished)?
+    }
+
+    /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn finish_output_async(
+        &mut self,
+        ctx: &GpuContext,
+        mut output: SatOutput,
+    ) -> Result<SatOutput> {
         self.pair_hint.saw(output.listed as u64);
         if let Some(pairs) = &mut output.pairs
             && (pairs.len() as u64) < output.listed as u64
@@ -399,7 +409,7 @@ impl GpuSat {
                 pairs.len() as u64,
                 output.listed as u64,
             )];
-            let rest = readback::read_tails(ctx, &mut self.tail_readback, &tail)?;
+            let rest = readback::read_tails_async(ctx, &mut self.tail_readback, &tail).await?;
             pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
         }
         Ok(output)

@@ -2,7 +2,7 @@
 //! natively it blocks (pollster); in a browser (wasm32) the page's thread must not block, so
 //! a blocking call is [`Error::Unsupported`] there, never a panic or a hang, and the async
 //! entry points ([`super::GpuContext::new_async`], `map_read_async`,
-//! `GpuBroadPhase::find_pairs_async`) await the browser instead.
+//! `GpuBroadPhase::find_pairs_async`, `BoxBroadPhase::update_async`) await the browser instead.
 
 use crate::error::{Error, Result};
 use std::sync::{Arc, Mutex};
@@ -21,7 +21,8 @@ pub(crate) fn refuse_in_browser(what: &str) -> Result<()> {
         return Err(Error::Unsupported(format!(
             "{what} waits for the GPU device, which a browser's page cannot block on; in the \
              browser use the async entry points (GpuContext::new_async, \
-             GpuBroadPhase::find_pairs_async) or the CPU methods"
+             GpuBroadPhase::find_pairs_async, BoxBroadPhase::update_async, ...) or the CPU \
+             methods"
         )));
     }
     Ok(())

@@ -162,6 +162,11 @@ impl GpuBroadPhase {
     /// tracked every such frame is counted; without, the last frame's count is checked). One
     /// wait.
     pub fn check_resident(&mut self) -> Result<()> {
+        crate::gpu::context::block_on("a resident check", self.check_resident_async())?
+    }
+
+    /// [`Self::check_resident`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn check_resident_async(&mut self) -> Result<()> {
         let mut rb = Readback::new("resident check");
         let invalid_at = rb.add(&self.ext, 28, 4);
         let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
@@ -172,14 +177,16 @@ impl GpuBroadPhase {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         rb.record(&self.ctx, &mut enc)?;
         self.ctx.queue.submit([enc.finish()]);
-        let (invalid, pairs, overflowed) = rb.map(&self.ctx, |bytes| {
-            let w = readback::words(&bytes[counters_at]);
-            (
-                readback::words(&bytes[invalid_at])[0],
-                w[2] as u64 | (w[3] as u64) << 32,
-                overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
-            )
-        })?;
+        let (invalid, pairs, overflowed) = rb
+            .map_async(&self.ctx, |bytes| {
+                let w = readback::words(&bytes[counters_at]);
+                (
+                    readback::words(&bytes[invalid_at])[0],
+                    w[2] as u64 | (w[3] as u64) << 32,
+                    overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
+                )
+            })
+            .await?;
         self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
         if let Some(ev) = &self.events {
             ev.clear_overflow(&self.ctx);
