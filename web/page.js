@@ -15,15 +15,24 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       adapter = await web.open_gpu_async();
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
     }
-    check = method === 'boxes'
-      ? await web.check_boxes_gpu_async(scene, n, seed, frames)
-      : await web.check_gpu_async(scene, n, seed, method, frames);
+    if (method === 'rotating') {
+      check = await web.check_rotating_gpu_async(n, seed, frames);
+    } else if (method === 'boxes') {
+      check = await web.check_boxes_gpu_async(scene, n, seed, frames);
+    } else {
+      check = await web.check_gpu_async(scene, n, seed, method, frames);
+    }
+  } else if (method === 'rotating') {
+    throw new Error('rotating: the sector CCD runs on the GPU here, checked against the CPU');
   } else {
     check = method === 'boxes'
       ? web.check_boxes_cpu(scene, n, seed, frames)
       : web.check_cpu(scene, n, seed, method, frames);
   }
   const reference = backend === 'gpu' ? `${method} on the CPU` : 'brute force';
+  const what = method === 'rotating'
+    ? `n / 20 rotating boxes among ${n} spheres, hits of the conservative sector`
+    : `${scene}, n = ${n}`;
   const summary = {
     scene, n, method, backend, frames,
     adapter,
@@ -36,7 +45,7 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
     msTotal: performance.now() - started,
   };
   document.getElementById('result').textContent =
-    `${scene}, n = ${n}, ${method} on the ${backend.toUpperCase()}: ${check.pairs} pairs, ` +
+    `${what}, ${method} on the ${backend.toUpperCase()}: ${check.pairs} pairs, ` +
     `${check.ms.toFixed(2)} ms a frame over ${frames} frame(s)\n` +
     `reference (${reference}): ${check.reference_pairs} pairs; ` +
     `${check.agrees ? 'every frame agrees' : 'MISMATCH'}` +

@@ -99,13 +99,18 @@ impl PassTimer {
     /// Seconds per timed pass, summed by label (a stage may span several passes), in first-seen
     /// order. Empty without timestamps.
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
+        crate::gpu::context::block_on("the pass times", self.read_async(ctx))?
+    }
+
+    /// [`Self::read`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn read_async(&self, ctx: &GpuContext) -> Result<Vec<(&'static str, f64)>> {
         let Some(buf) = &self.resolve else {
             return Ok(Vec::new());
         };
         if self.labels.is_empty() {
             return Ok(Vec::new());
         }
-        let ticks: Vec<u64> = ctx.read(buf, 2 * self.labels.len())?;
+        let ticks: Vec<u64> = ctx.read_async(buf, 2 * self.labels.len()).await?;
         Ok(self.times(ctx, &ticks))
     }
 

@@ -3,7 +3,7 @@
 //! a [`BoxBroadPhase`] on the GPU (awaited) or the CPU; each frame's pairs and found and lost
 //! events compared with a reference computed in the same page.
 
-use crate::{Check, GPU, generate};
+use crate::{Check, generate, page_gpu};
 use std::cell::RefCell;
 use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair, Scene};
 use wasm_bindgen::prelude::*;
@@ -36,9 +36,7 @@ pub async fn check_boxes_gpu_async(
     seed: u32,
     frames: u32,
 ) -> Result<Check, JsError> {
-    let ctx = GPU
-        .with(|g| g.borrow().clone())
-        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))?;
+    let ctx = page_gpu()?;
     let scene = generate(&scene, n, seed)?;
     // Taken out while it runs (the future holds it across awaits), put back after.
     let tested = match GPU_BOXES.with(|b| b.borrow_mut().take()) {

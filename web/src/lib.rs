@@ -15,7 +15,9 @@ use sweepfan::{
 use wasm_bindgen::prelude::*;
 
 mod boxes;
+mod rotating;
 pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
+pub use rotating::check_rotating_gpu_async;
 
 /// One scene through one method and through a reference, frame by frame, in the same process.
 #[wasm_bindgen]
@@ -99,7 +101,7 @@ pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweep
 
 thread_local! {
     /// The page's GPU context, opened by [`open_gpu_async`].
-    pub(crate) static GPU: RefCell<Option<Arc<GpuContext>>> = const { RefCell::new(None) };
+    static GPU: RefCell<Option<Arc<GpuContext>>> = const { RefCell::new(None) };
     /// One broad phase per GPU method, kept across checks: a browser compiles a method's
     /// pipelines once (SwiftShader: about 12 s, then a few hundred ms a frame at 5k).
     static GPU_METHODS: RefCell<Vec<(Method, GpuBroadPhase)>> = const { RefCell::new(Vec::new()) };
@@ -111,6 +113,7 @@ pub async fn open_gpu_async() -> Result<String, JsError> {
     let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
     GPU_METHODS.with(|m| m.borrow_mut().clear());
     boxes::forget_gpu_boxes();
+    rotating::forget_gpu_rotating();
     let name = format!(
         "{} ({:?}, {:?})",
         ctx.info.name, ctx.info.device_type, ctx.info.backend
@@ -129,9 +132,7 @@ pub async fn check_gpu_async(
     method: String,
     frames: u32,
 ) -> Result<Check, JsError> {
-    let ctx = GPU
-        .with(|g| g.borrow().clone())
-        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))?;
+    let ctx = page_gpu()?;
     let (scene, method) = (generate(&scene, n, seed)?, Method::parse(&method)?);
     // Taken out of the cache while it runs (the future holds it across awaits), put back after.
     let kept = GPU_METHODS.with(|m| {
@@ -151,6 +152,12 @@ pub async fn check_gpu_async(
     .await;
     GPU_METHODS.with(|m| m.borrow_mut().push((method, tested)));
     Ok(check?)
+}
+
+/// The GPU context [`open_gpu_async`] opened.
+pub(crate) fn page_gpu() -> Result<Arc<GpuContext>, JsError> {
+    GPU.with(|g| g.borrow().clone())
+        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))
 }
 
 /// Opens the default GPU adapter through the library's blocking call. In a browser build this

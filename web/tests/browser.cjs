@@ -18,6 +18,8 @@ for (const method of ['grid', 'sap', 'brute-force']) {
 // The caller's boxes by id: moved, one in eleven removed each frame, found and lost checked.
 gpu.push({ scene: 'paper', n: 5000, method: 'boxes', frames: 4 });
 gpu.push({ scene: 'clusters', n: 50000, method: 'boxes', frames: 3 });
+// The sector CCD: 1,000 rotating boxes among 20k moving spheres, both proxies.
+gpu.push({ scene: 'paper', n: 20000, method: 'rotating', frames: 3 });
 // Moving scenes: pairs and found/lost each frame.
 gpu.push({ scene: 'paper', n: 5000, method: 'grid', frames: 6 });
 gpu.push({ scene: 'density', n: 20000, method: 'sap', frames: 4 });

@@ -230,10 +230,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        let until = Until::Sat {
-            store: out.is_some(),
-        };
-        self.run(kind, until, boxes, out, start).await
+        self.sat_frame(kind, boxes, out, start).await
     }
 
     /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
@@ -253,10 +250,22 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
+        self.sat_frame(kind, &[], out, start).await
+    }
+
+    /// A frame of the uploaded shapes through the SAT stage, storing the pairs when `out` is
+    /// given.
+    async fn sat_frame(
+        &mut self,
+        kind: Uploaded,
+        boxes: &[Obb],
+        out: Option<&mut Vec<Pair>>,
+        start: Instant,
+    ) -> Result<Stats> {
         let until = Until::Sat {
             store: out.is_some(),
         };
-        self.run(kind, until, &[], out, start).await
+        self.run(kind, until, boxes, out, start).await
     }
 
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;

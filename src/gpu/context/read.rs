@@ -120,6 +120,16 @@ impl GpuContext {
     /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
     /// readback is off the hot path (final results and counts only).
     pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
+        super::block::block_on("a read-back", self.read_bytes_async(src, offset, bytes))?
+    }
+
+    /// [`Self::read_bytes`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn read_bytes_async(
+        &self,
+        src: &wgpu::Buffer,
+        offset: u64,
+        bytes: u64,
+    ) -> Result<Vec<u8>> {
         if bytes == 0 {
             return Ok(Vec::new());
         }
@@ -133,14 +143,27 @@ impl GpuContext {
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
         self.queue.submit([enc.finish()]);
-        let mut out = self.map_staging(&staging, "readback")?;
+        let mut out = self
+            .map_read_async(&staging, size, "readback", <[u8]>::to_vec)
+            .await?;
         out.truncate(bytes as usize);
         Ok(out)
     }
 
     /// Reads `len` elements of `T` from the start of `src`.
     pub fn read<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
-        let bytes = self.read_bytes(src, 0, (len * std::mem::size_of::<T>()) as u64)?;
+        super::block::block_on("a read-back", self.read_async(src, len))?
+    }
+
+    /// [`Self::read`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn read_async<T: bytemuck::Pod>(
+        &self,
+        src: &wgpu::Buffer,
+        len: usize,
+    ) -> Result<Vec<T>> {
+        let bytes = self
+            .read_bytes_async(src, 0, (len * std::mem::size_of::<T>()) as u64)
+            .await?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 }

@@ -12,7 +12,7 @@ use glam::UVec4;
 use web_time::Instant;
 
 impl RotatingGpu {
-    pub(super) fn proxy_frame(
+    pub(super) async fn proxy_frame(
         &mut self,
         ctx: &GpuContext,
         boxes: &[impl Swept],
@@ -78,18 +78,18 @@ impl RotatingGpu {
         )?;
         timer.resolve(&mut enc);
         ctx.queue.submit([enc.finish()]);
-        let totals: Vec<u32> = ctx.read(&self.totals, 4)?;
+        let totals: Vec<u32> = ctx.read_async(&self.totals, 4).await?;
         if totals[3] > 0 {
             return Err(cut_short(ctx, totals[3]));
         }
         let total = totals[1] as u64 | (totals[2] as u64) << 32;
-        let mut gpu_times = timer.read(ctx)?;
+        let mut gpu_times = timer.read_async(ctx).await?;
 
         // Chunks of boxes whose candidates fit the buffer: (first, end, base, count).
         let chunks: Vec<(u32, u32, u64, u64)> = if total <= capacity as u64 {
             vec![(0, k, 0, total)]
         } else {
-            let offsets: Vec<u32> = ctx.read(&counts, k as usize)?;
+            let offsets: Vec<u32> = ctx.read_async(&counts, k as usize).await?;
             let count_of = |b: usize| {
                 let next = if b + 1 < k as usize {
                     offsets[b + 1]
@@ -187,12 +187,12 @@ impl RotatingGpu {
             );
             timer.resolve(&mut enc);
             ctx.queue.submit([enc.finish()]);
-            let chunk_hits = ctx.read::<u32>(&self.totals, 1)?[0] as u64;
+            let chunk_hits = ctx.read_async::<u32>(&self.totals, 1).await?[0] as u64;
             hits += chunk_hits;
             if let Some(list) = &mut hit_pairs {
-                list.extend(ctx.read::<[u32; 2]>(&hit_buf, chunk_hits as usize)?);
+                list.extend(ctx.read_async::<[u32; 2]>(&hit_buf, chunk_hits as usize).await?);
             }
-            for (stage, s) in timer.read(ctx)? {
+            for (stage, s) in timer.read_async(ctx).await? {
                 gpu_times.push((stage, s));
             }
         }

@@ -248,6 +248,19 @@ impl RotatingGpu {
         proxies: &[Proxy],
         want_hits: bool,
     ) -> Result<Vec<ProxyFrame>> {
+        let frame = self.frame_async(ctx, boxes, spheres, proxies, want_hits);
+        crate::gpu::context::block_on("a rotating frame", frame)?
+    }
+
+    /// [`Self::frame`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn frame_async(
+        &mut self,
+        ctx: &GpuContext,
+        boxes: &[impl Swept],
+        spheres: &[Sphere],
+        proxies: &[Proxy],
+        want_hits: bool,
+    ) -> Result<Vec<ProxyFrame>> {
         let _frame = ctx.frame();
         validate_frame_input(boxes, spheres)?;
         if spheres.is_empty() || boxes.is_empty() {
@@ -348,9 +361,11 @@ impl RotatingGpu {
             }
             rb.record(ctx, &mut enc)
         })();
-        let read = encoded.and_then(|()| {
-            ctx.queue.submit([enc.finish()]);
-            rb.map(ctx, |bytes| {
+        let read = match encoded {
+            Err(e) => Err(e),
+            Ok(()) => {
+                ctx.queue.submit([enc.finish()]);
+                rb.map_async(ctx, |bytes| {
                 let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
                 let per: Vec<_> = plans
                     .iter()
@@ -371,7 +386,9 @@ impl RotatingGpu {
                     .collect();
                 (shared, per)
             })
-        });
+            .await
+            }
+        };
         self.readback = rb;
         self.timer = timer;
         self.slots = slots;
@@ -423,7 +440,8 @@ impl RotatingGpu {
                     &mut params,
                     want_hits,
                     [&starts, &values, &sorted],
-                )?
+                )
+                .await?
             };
             let mut stages = shared_stages.clone();
             stages.append(&mut frame.stages);

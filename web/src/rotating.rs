@@ -1,0 +1,145 @@
+//! The sector CCD in the page (docs/design.md §5.7, §8.5): rotating boxes among moving spheres,
+//! both proxies (the conservative sector and the speculative AABB) on the browser's GPU,
+//! awaited, each frame's candidates and exact hits compared with the CPU's in the same page.
+
+use crate::{Check, page_gpu};
+use std::cell::RefCell;
+use sweepfan::cpu::rotating::rotating_frame_cpu;
+use sweepfan::geom::sector::proxy::{Proxy, Swept};
+use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
+use wasm_bindgen::prelude::*;
+
+/// Hits within this of touching (|signed distance - radius|) may differ between the GPU and
+/// the CPU: the exact test's rounding-level ties (docs/design.md §5.7).
+const TIE: f32 = 1e-4;
+
+thread_local! {
+    /// The page's rotating pipeline, kept across checks (its pipelines compile once).
+    static GPU_ROTATING: RefCell<Option<RotatingGpu>> = const { RefCell::new(None) };
+}
+
+/// Forgets the kept pipeline (a new GPU context was opened).
+pub(crate) fn forget_gpu_rotating() {
+    GPU_ROTATING.with(|r| *r.borrow_mut() = None);
+}
+
+/// `n` moving spheres and `n / 20` rotating boxes from `seed`, stepped `frames - 1` times,
+/// both proxies on the GPU opened by `open_gpu_async`; every frame's candidates equal to the
+/// CPU's and its hits too, but for ties within 1e-4 of touching. `pairs` counts the
+/// conservative sector's hits (box, sphere) of the last frame, `found` and `lost` its hits that
+/// began and ended over the frames.
+#[wasm_bindgen]
+pub async fn check_rotating_gpu_async(n: u32, seed: u32, frames: u32) -> Result<Check, JsError> {
+    let ctx = page_gpu()?;
+    if frames == 0 || n < 20 {
+        return Err(JsError::new(
+            "rotating: frames at least 1 and n at least 20 (one box per 20 spheres)",
+        ));
+    }
+    let params = RotatingParams::new(n as usize / 20, n as usize, seed.into());
+    let mut scene = RotatingScene::generate(&params)?;
+    let mut gpu = match GPU_ROTATING.with(|r| r.borrow_mut().take()) {
+        Some(kept) => kept,
+        None => RotatingGpu::new(&ctx)?,
+    };
+    let mut out = Check::empty();
+    let mut before: Vec<[u32; 2]> = Vec::new();
+    let mut failed = None;
+    for frame in 0..frames {
+        if frame > 0 {
+            scene.step();
+        }
+        let start = web_time::Instant::now();
+        let got = gpu
+            .frame_async(&ctx, &scene.boxes, &scene.spheres, &Proxy::ALL, true)
+            .await;
+        out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
+        let got = match got {
+            Ok(got) => got,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        };
+        let want = rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true)?;
+        for (g, w) in got.iter().zip(&want) {
+            let (g_hits, w_hits) = (hits(g), hits(w));
+            out.agrees &= g.candidates == w.candidates
+                && g.hits == g_hits.len() as u64
+                && differing(&g_hits, &w_hits)
+                    .all(|&[b, s]| tie(&scene.boxes[b as usize], &scene.spheres[s as usize]));
+        }
+        let now = hits(&got[0]);
+        (out.pairs, out.reference_pairs) = (now.len() as u32, hits(&want[0]).len() as u32);
+        if frame > 0 {
+            out.found += now
+                .iter()
+                .filter(|p| before.binary_search(p).is_err())
+                .count() as u32;
+            out.lost += before
+                .iter()
+                .filter(|p| now.binary_search(p).is_err())
+                .count() as u32;
+        }
+        out.touching = vec![0; scene.spheres.len()];
+        for &[_, s] in &now {
+            out.touching[s as usize] = 1;
+        }
+        before = now;
+    }
+    GPU_ROTATING.with(|r| *r.borrow_mut() = Some(gpu));
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    out.spheres = scene
+        .spheres
+        .iter()
+        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
+        .collect();
+    Ok(out)
+}
+
+/// A proxy frame's sorted hit pairs (box, sphere).
+fn hits(frame: &sweepfan::broadphase::ProxyFrame) -> Vec<[u32; 2]> {
+    frame.hit_pairs.clone().unwrap_or_default()
+}
+
+/// The pairs in one sorted list and not the other.
+fn differing<'a>(a: &'a [[u32; 2]], b: &'a [[u32; 2]]) -> impl Iterator<Item = &'a [u32; 2]> {
+    let only = |x: &'a [[u32; 2]], y: &'a [[u32; 2]]| {
+        x.iter().filter(move |p| y.binary_search(p).is_err())
+    };
+    only(a, b).chain(only(b, a))
+}
+
+/// Whether the sphere is within [`TIE`] of touching the box's swept sector.
+fn tie(body: &impl Swept, sphere: &sweepfan::Sphere) -> bool {
+    let gap = body.conservative_sector().signed_distance(sphere.center) - sphere.radius;
+    gap.abs() < TIE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's rotating check natively, through the async frame it awaits (lavapipe here):
+    /// hits found, agreeing with the CPU over moving frames.
+    #[test]
+    fn the_rotating_check_agrees_with_the_cpu_natively() {
+        pollster::block_on(crate::open_gpu_async()).unwrap();
+        let c = pollster::block_on(check_rotating_gpu_async(6000, 3, 3)).unwrap();
+        assert!(
+            c.agrees && c.pairs > 50 && c.found > 0 && c.lost > 0,
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn only_differing_pairs_are_listed() {
+        let a = [[0, 1], [0, 2], [3, 4]];
+        let b = [[0, 2], [5, 6]];
+        let d: Vec<_> = differing(&a, &b).copied().collect();
+        assert_eq!(d, [[0, 1], [3, 4], [5, 6]]);
+    }
+}
