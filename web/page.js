@@ -12,7 +12,12 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
   let check;
   if (backend === 'gpu') {
     if (adapter === null) {
-      adapter = await web.open_gpu_async();
+      // wgpu names a browser's adapter by its description, often empty: the vendor and the
+      // architecture the browser reports name it (SwiftShader: "google swiftshader").
+      const opened = await web.open_gpu_async();
+      const asked = await navigator.gpu.requestAdapter();
+      const info = asked && asked.info ? `${asked.info.vendor} ${asked.info.architecture}`.trim() : '';
+      adapter = `${info}${opened}`.trim();
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
     }
     if (method === 'rotating') {
