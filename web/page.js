@@ -17,7 +17,7 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       const opened = await web.open_gpu_async();
       const asked = await navigator.gpu.requestAdapter();
       const info = asked && asked.info ? `${asked.info.vendor} ${asked.info.architecture}`.trim() : '';
-      adapter = `${info}${opened}`.trim();
+      adapter = opened.startsWith(' ') ? `${info}${opened}` : `${info} ${opened}`.trim();
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
     }
     if (method === 'rotating') {

@@ -29,6 +29,10 @@ impl BruteForce {
         self.emitter
             .run_pairs_stage(&mut stats, start, n, out, |rows, sink| {
                 for i in rows {
+                    // A row is up to n tests: a cancelled call stops within one (§9.18).
+                    if sink.cancelled() {
+                        break;
+                    }
                     let a = &spheres[i];
                     for (j, b) in spheres.iter().enumerate().skip(i + 1) {
                         sink.test(a, b, i as u32, j as u32);

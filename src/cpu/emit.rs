@@ -49,9 +49,21 @@ pub struct Sink<'a> {
     /// Set when the memory budget, not the pair limit, stopped the storing.
     out_of_memory: &'a AtomicBool,
     limit: u64,
+    /// The caller's cancellation, for work whose chunks are long ([`Sink::cancelled`]).
+    cancel: &'a Option<crate::broadphase::cancel::CancelToken>,
 }
 
 impl Sink<'_> {
+    /// Whether the caller cancelled the call (docs/design.md §9.18): work whose rows are long
+    /// (brute force: a row is n tests) looks at it between rows and stops early. The chunk's
+    /// results are then never used: the call returns `Error::Interrupted`.
+    #[inline]
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(crate::broadphase::cancel::CancelToken::is_cancelled)
+    }
+
     /// One narrow-phase test: [`Sphere::touches`] on objects `ia` and `ib` (in either order).
     #[inline(always)]
     pub fn test(&mut self, a: &Sphere, b: &Sphere, ia: u32, ib: u32) {
@@ -230,6 +242,7 @@ impl PairEmitter {
                 overflow: &overflow,
                 out_of_memory: &out_of_memory,
                 limit,
+                cancel: &cancel,
             };
             work(range, &mut sink);
             (sink.tests, sink.pairs)
