@@ -24,12 +24,11 @@ use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
-use crate::gpu::boxes::uploads::{AABBS, FRAMES, OFFSETS, ShapeUploads, VERTICES};
+use crate::gpu::boxes::uploads::{AABBS, FRAMES, OFFSETS, ShapeUploads, VERTICES, bounding_circle};
 use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::{EventsReadback, GpuEvents};
 use crate::gpu::readback::{ListHint, Readback, read_tails_async};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
-use glam::{Vec2, Vec3};
 use std::sync::Arc;
 use web_time::Instant;
 
@@ -384,7 +383,7 @@ impl GpuBoxPipeline {
         self.set_layout(|| SweepLayout::for_polygons(&set));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
-            proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices())));
+            proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices(), PROXY_WIDENING)));
         }
         Ok(Uploaded::Polygons(n))
     }
@@ -638,9 +637,8 @@ impl GpuBoxPipeline {
             && let Some(ev) = &mut self.events
         {
             // The device's events saw the unsure pairs reversed: again, from the settled list.
-            frame_events = Some(
-                events_of_settled(ctx, &mut self.readback, &self.sat, ev, &pairs, n).await?,
-            );
+            let settled = self.sat.events_of_settled(ctx, &mut self.readback, ev, &pairs, n);
+            frame_events = Some(settled.await?);
         }
         let frame_events = match (&mut self.events, frame_events) {
             (Some(ev), Some(partial)) => {
@@ -671,30 +669,6 @@ fn shape_count(n: usize) -> Result<u32> {
     crate::gpu::context::count_u32("shapes", n)
 }
 
-/// The frame events of a frame whose SAT list held unsure pairs: the settled list written over
-/// the device's, its events computed again (one more submission and wait).
-async fn events_of_settled(
-    ctx: &GpuContext,
-    rb: &mut Readback,
-    sat: &GpuSat,
-    ev: &mut GpuEvents,
-    pairs: &[Pair],
-    n: u32,
-) -> Result<crate::gpu::events::PartialEvents> {
-    sat.replace_output(ctx, pairs)?;
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    rb.clear();
-    ev.encode(ctx, &mut enc, &sat.output_list(), n)?;
-    let plan = ev.plan_readback(rb, true);
-    rb.record(ctx, &mut enc)?;
-    ctx.queue.submit([enc.finish()]);
-    let partial = rb
-        .map_async(ctx, |bytes| ev.events_from(bytes, &plan))
-        .await?;
-    ev.clear_overflow(ctx);
-    Ok(partial)
-}
-
 /// The sphere broad phase's resident list as SAT candidates.
 fn candidates<'a>(list: &ResidentPairs<'a>) -> SatCandidates<'a> {
     SatCandidates {
@@ -702,26 +676,6 @@ fn candidates<'a>(list: &ResidentPairs<'a>) -> SatCandidates<'a> {
         capacity: list.capacity,
         count: list.counters,
         count_index: list.count_index,
-    }
-}
-
-/// A circle (as a sphere at z = 0) around every vertex: centred on the vertex AABB, radius the
-/// farthest vertex, widened.
-fn bounding_circle(vertices: &[Vec2]) -> Sphere {
-    let lo = vertices
-        .iter()
-        .fold(Vec2::splat(f32::INFINITY), |a, &v| a.min(v));
-    let hi = vertices
-        .iter()
-        .fold(Vec2::splat(f32::NEG_INFINITY), |a, &v| a.max(v));
-    let c = (lo + hi) * 0.5;
-    let r = vertices
-        .iter()
-        .map(|&v| (v - c).length())
-        .fold(0.0f32, f32::max);
-    Sphere {
-        center: Vec3::new(c.x, c.y, 0.0),
-        radius: r * (1.0 + PROXY_WIDENING),
     }
 }
 

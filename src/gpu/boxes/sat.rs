@@ -386,6 +386,30 @@ impl GpuSat {
         Ok((output, times))
     }
 
+    /// The frame events of a frame whose SAT list held unsure pairs: the settled list written over
+    /// the device's, its events computed again (one more submission and wait).
+    pub async fn events_of_settled(
+        &self,
+        ctx: &GpuContext,
+        rb: &mut Readback,
+        ev: &mut crate::gpu::events::GpuEvents,
+        pairs: &[Pair],
+        n: u32,
+    ) -> Result<crate::gpu::events::PartialEvents> {
+        self.replace_output(ctx, pairs)?;
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        rb.clear();
+        ev.encode(ctx, &mut enc, &self.output_list(), n)?;
+        let plan = ev.plan_readback(rb, true);
+        rb.record(ctx, &mut enc)?;
+        ctx.queue.submit([enc.finish()]);
+        let partial = rb
+            .map_async(ctx, |bytes| ev.events_from(bytes, &plan))
+            .await?;
+        ev.clear_overflow(ctx);
+        Ok(partial)
+    }
+
     /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
     /// one more map (only when the list outgrew the last count with headroom); notes the count
     /// for the next plan.

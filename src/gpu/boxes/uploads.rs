@@ -3,7 +3,9 @@
 
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
+use crate::geom::sphere::Sphere;
 use crate::gpu::upload::Upload;
+use glam::{Vec2, Vec3};
 
 /// Indices of [`ShapeUploads`]' targets.
 pub(super) const FRAMES: usize = 0;
@@ -74,5 +76,25 @@ impl ShapeUploads {
         self.kept
             .iter()
             .fold((0, 0), |(a, b), k| (a + k.kept, b + k.direct))
+    }
+}
+
+/// A circle (as a sphere at z = 0) around every vertex: centred on the vertex AABB, radius the
+/// farthest vertex, widened by `widening` (relative): the sphere proxy of an uploaded polygon.
+pub(super) fn bounding_circle(vertices: &[Vec2], widening: f32) -> Sphere {
+    let lo = vertices
+        .iter()
+        .fold(Vec2::splat(f32::INFINITY), |a, &v| a.min(v));
+    let hi = vertices
+        .iter()
+        .fold(Vec2::splat(f32::NEG_INFINITY), |a, &v| a.max(v));
+    let c = (lo + hi) * 0.5;
+    let r = vertices
+        .iter()
+        .map(|&v| (v - c).length())
+        .fold(0.0f32, f32::max);
+    Sphere {
+        center: Vec3::new(c.x, c.y, 0.0),
+        radius: r * (1.0 + widening),
     }
 }
