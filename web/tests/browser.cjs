@@ -11,8 +11,9 @@ const [url, chromium] = process.argv.slice(2);
 const gpu = [];
 for (const method of ['grid', 'sap', 'brute-force']) {
   gpu.push({ scene: 'paper', n: 5000, method });
-  // Brute force at 50k: 1.25e9 tests, about 96 s on SwiftShader.
-  gpu.push({ scene: 'clusters', n: 50000, method });
+  // Brute force at 20k, not 50k: 1.25e9 tests took 170 s on SwiftShader, a third of the script
+  // and enough to take CI past its limit; 2e8 tests check the same kernel.
+  gpu.push({ scene: 'clusters', n: method === 'brute-force' ? 20000 : 50000, method });
   gpu.push({ scene: 'mixed-radii', n: 20000, method });
 }
 // The caller's boxes by id: moved, one in eleven removed each frame, found and lost checked.
