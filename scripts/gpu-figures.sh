@@ -5,7 +5,9 @@
 #   scripts/gpu-figures.sh OUT_DIR --small    # tiny sizes: checks the script itself (lavapipe, CI)
 # The binary is $SWEEPFAN, else .gpu/sweepfan (carried by ../shared/gpu-kit/prepare.sh), else
 # target/release/sweepfan. Where PyTorch with CUDA exists, CUB's radix sort (torch.sort,
-# stable) is timed beside ours in the same run and radix_sort_vs_cub.json pairs them up.
+# stable) is timed beside ours in the same run and radix_sort_vs_cub.json pairs them up; where
+# CuPy with CUDA exists, the peer anchor (cuda_grid_anchor.py) runs too and
+# speed_vs_anchor.json sets ours beside it (scripts/speed_vs_anchor.py).
 # The whole directory is also packed into OUT_DIR.tar.gz (one file to bring back).
 # ONLY=stress,sort runs only the steps whose names start with one of these (a device call is
 # limited to 10 minutes: split the run, e.g. ONLY=selftest,stress then ONLY=frame,radix,sector,boxes).
@@ -94,6 +96,20 @@ json.dump({"note": "same GPU, same run; ours: sweepfan sort-bench (plan), cub: t
 PY
 else
   echo "== radix_sort_cub: skipped (no PyTorch with CUDA here)" | tee -a "$out/commands.txt"
+fi
+# The peer anchor in the same call (CUB's sort, a CUDA grid frame, the host-to-device copy), then
+# ours beside it: speed_vs_anchor.json (scripts/speed_vs_anchor.py). Runs with the frame or radix
+# steps, where CuPy with CUDA exists.
+if [[ -z "${ONLY:-}" || ",$ONLY," == *,frame* || ",$ONLY," == *,radix* ]] &&
+   python3 -c 'import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)' 2>/dev/null; then
+  anchor_py=$here/.gpu/cuda_grid_anchor.py
+  [ -e "$anchor_py" ] || anchor_py=$here/../shared/gpu-kit/cuda_grid_anchor.py
+  ONLY='' step anchor python3 "$anchor_py" --sizes "$frame_small,$frame_large" \
+    --sort-sizes "$torch_sizes" --json "$out/anchor.json"
+  ONLY='' step speed_vs_anchor python3 "$here/scripts/speed_vs_anchor.py" "$out"
+  cat "$out/speed_vs_anchor.txt"
+else
+  echo "== anchor: skipped (no CuPy with CUDA here)" | tee -a "$out/commands.txt"
 fi
 step sector_accuracy "$bin" reproduce sector --backend gpu --rotations $rotations --speed-runs 1 \
   --json "$out/sector_accuracy.json"

@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
         let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
         let mut exp = sweepfan::gpu::sector::accuracy::SectorExperimentGpu::new(&ctx)?;
         let t = Instant::now();
-        let h = exp.histograms(&ctx, &list, None)?;
+        let h = exp.box_histograms(&ctx, &list, None)?;
         let s = t.elapsed().as_secs_f64();
         println!(
             "GPU '{}' ({:?}): {rotations} rotations in {s:.2} s wall (incl. upload/readback), \

@@ -92,15 +92,25 @@ def brute_pairs(centers, radii, block=256):
     n = len(c)
     r = np.broadcast_to(np.asarray(radii).astype(np.float32), (n,))
     x, y, z = (np.ascontiguousarray(c[:, k]) for k in range(3))
-    out = []
-    for a in range(0, n, block):
-        b = min(a + block, n)
+
+    def hits(a, b):
         dx = x[a:b, None] - x[None, a:]
         dy = y[a:b, None] - y[None, a:]
         dz = z[a:b, None] - z[None, a:]
         d2 = (dx * dx + dy * dy) + dz * dz
         s = r[a:b, None] + r[None, a:]
-        i, j = np.nonzero(d2 <= s * s)
+        return d2 <= s * s
+
+    return _upper_pairs(n, hits, block)
+
+
+def _upper_pairs(n, block_hits, block=256):
+    """All pairs i < j for which `block_hits(a, b)` (rows a..b against columns a..n, a bool
+    array) holds, canonical."""
+    out = []
+    for a in range(0, n, block):
+        b = min(a + block, n)
+        i, j = np.nonzero(block_hits(a, b))
         keep = j > i  # the block's columns start at row a: j > i is the upper triangle
         out.append(np.stack([i[keep] + a, j[keep] + a], axis=1))
     return canonical(np.concatenate(out) if out else np.zeros((0, 2)))
@@ -110,35 +120,29 @@ def aabb_pairs(lo, hi):
     """Closed overlap of axis-aligned boxes [lo, hi] (any dimension), in float32, all pairs."""
     lo = np.asarray(lo, dtype=np.float32)
     hi = np.asarray(hi, dtype=np.float32)
-    n = len(lo)
-    out = []
-    for a in range(0, n, 256):
-        b = min(a + 256, n)
-        hit = np.ones((b - a, n - a), dtype=bool)
+
+    def hits(a, b):
+        hit = np.ones((b - a, len(lo) - a), dtype=bool)
         for k in range(lo.shape[1]):
             hit &= (lo[a:b, None, k] <= hi[None, a:, k]) & (lo[None, a:, k] <= hi[a:b, None, k])
-        i, j = np.nonzero(hit)
-        keep = j > i
-        out.append(np.stack([i[keep] + a, j[keep] + a], axis=1))
-    return canonical(np.concatenate(out) if out else np.zeros((0, 2)))
+        return hit
+
+    return _upper_pairs(len(lo), hits)
 
 
 def box_overlap_pairs(centers, half_extents):
     """Boxes by centre and half-extents: |c_i - c_j| <= h_i + h_j on every axis (float32)."""
     c = np.asarray(centers, dtype=np.float32)
     h = np.asarray(half_extents, dtype=np.float32)
-    n = len(c)
-    out = []
-    for a in range(0, n, 256):
-        b = min(a + 256, n)
-        hit = np.ones((b - a, n - a), dtype=bool)
+
+    def hits(a, b):
+        hit = np.ones((b - a, len(c) - a), dtype=bool)
         for k in range(c.shape[1]):
             d = np.abs(c[a:b, None, k] - c[None, a:, k])
             hit &= d <= h[a:b, None, k] + h[None, a:, k]
-        i, j = np.nonzero(hit)
-        keep = j > i
-        out.append(np.stack([i[keep] + a, j[keep] + a], axis=1))
-    return canonical(np.concatenate(out) if out else np.zeros((0, 2)))
+        return hit
+
+    return _upper_pairs(len(c), hits)
 
 
 class Oracle:

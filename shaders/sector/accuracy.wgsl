@@ -29,31 +29,15 @@ struct Rotation {
     endpoints_max: vec4<f32>,
 }
 
-struct Params {
-    rotation_count: u32,
-    groups_per_rotation: u32,
-}
-
 @group(0) @binding(0) var<storage, read> rotations: array<Rotation>;
-@group(0) @binding(1) var<storage, read_write> histograms: array<atomic<u32>>;
-@group(0) @binding(2) var<uniform> params: Params;
 
 const PI: f32 = 3.14159265358979;
 const TAU: f32 = 6.28318530717959;
 const REFERENCE_STEPS: f32 = 100.0;
 
-const REFERENCE: u32 = 1u;
-const SPECULATIVE: u32 = 2u;
-const SPECULATIVE_ENDPOINTS: u32 = 4u;
-const SECTOR: u32 = 8u;
-const CONSERVATIVE_SECTOR: u32 = 16u;
-const EXACT_SWEEP: u32 = 32u;
-
 // 64 threads: one per histogram bin for the flush, and a multiple of every common SIMD width
 // (8 on lavapipe, 32, 64).
 const WG: u32 = 64u;
-
-var<workgroup> local_hist: array<atomic<u32>, 64>;
 
 // Vulkan lets atan/atan2 be off by 4096 ulp (and acos/asin inherit it): enough to move
 // thousands of boundary points. These versions are accurate to a few 1e-7 rad everywhere. Their
@@ -212,15 +196,9 @@ fn classify(r: Rotation, p: vec3<f32>) -> u32 {
     return mask;
 }
 
-fn add_local(bin: u32, n: u32) {
-    if (n != 0u) {
-        atomicAdd(&local_hist[bin], n);
-    }
-}
-
 @compute @workgroup_size(WG)
 fn classify_rows(inv: Invocation) {
-    atomicStore(&local_hist[inv.lid], 0u);
+    clear_local_hist(inv.lid);
     workgroupBarrier();
 
     // Uniform per workgroup, so the barrier below is reached by all or none.
@@ -231,8 +209,6 @@ fn classify_rows(inv: Invocation) {
         let r = rotations[rotation];
         let y = grid_coord(i32(row % 100u));
         let z = grid_coord(i32(row / 100u));
-        let s = row_range(r.speculative_min.xyz, r.speculative_max.xyz, y, z);
-        let e = row_range(r.endpoints_min.xyz, r.endpoints_max.xyz, y, z);
         let c = candidate_range(r.origin.xyz, r.axis.xyz, r.half_widths.z, r.half_widths.w, y, z);
         for (var i = c.x; i <= c.y; i = i + 1) {
             let m = classify(r, vec3<f32>(grid_coord(i), y, z));
@@ -240,15 +216,8 @@ fn classify_rows(inv: Invocation) {
                 atomicAdd(&local_hist[m], 1u);
             }
         }
-        let out = outside_counts(s, e, c);
-        add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, out.x);
-        add_local(SPECULATIVE, out.y);
-        add_local(SPECULATIVE_ENDPOINTS, out.z);
+        add_outside(r.speculative_min.xyz, r.speculative_max.xyz, r.endpoints_min.xyz, r.endpoints_max.xyz, y, z, c);
     }
     workgroupBarrier();
-
-    let n = atomicLoad(&local_hist[inv.lid]);
-    if (rotation < params.rotation_count && inv.lid != 0u && n != 0u) {
-        atomicAdd(&histograms[rotation * 64u + inv.lid], n);
-    }
+    flush_local_hist(inv.lid, rotation);
 }

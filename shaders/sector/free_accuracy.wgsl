@@ -1,7 +1,7 @@
 // The generalised sector accuracy experiment (docs/design.md §5.8): per rotation of any convex
 // body in any pose, the 64-bin histogram of membership masks over the 100^3 grid. Mirrors
 // src/geom/sector/free_classify.rs, src/geom/sector/exact_sweep.rs and
-// src/cpu/sector_free_grid.rs; the per-rotation constants come precomputed from the CPU.
+// src/cpu/sector_grid.rs; the per-rotation constants come precomputed from the CPU.
 //
 // One workgroup = one rotation x one grid row, a thread per point; as in sector/accuracy.wgsl
 // the speculative AABBs are counted as index ranges and only the points of the row inside the
@@ -42,14 +42,7 @@ struct Constraint {
     c: vec4<f32>,
 }
 
-struct Params {
-    rotation_count: u32,
-    groups_per_rotation: u32,
-}
-
 @group(0) @binding(0) var<storage, read> rotations: array<Rotation>;
-@group(0) @binding(1) var<storage, read_write> histograms: array<atomic<u32>>;
-@group(0) @binding(2) var<uniform> params: Params;
 @group(0) @binding(3) var<storage, read> constraints: array<Constraint>;
 @group(0) @binding(4) var<storage, read> steps: array<vec2<f32>>;
 
@@ -58,19 +51,13 @@ const STEPS: u32 = 101u;
 // src/geom/sector/exact_sweep.rs TOLERANCE.
 const TOLERANCE: f32 = 1e-6;
 
-const REFERENCE: u32 = 1u;
-const SPECULATIVE: u32 = 2u;
-const SPECULATIVE_ENDPOINTS: u32 = 4u;
-const PIECE_UNION: u32 = 8u;
-const CONSERVATIVE_SECTOR: u32 = 16u;
-const EXACT_SWEEP: u32 = 32u;
+// The union of the sub-piece sectors holds the thesis sector's bit.
+const PIECE_UNION: u32 = SECTOR;
 
 // A workgroup per grid row, a thread per point of it (100 of 128 work). A thread per row
 // would loop over up to 100 points, each over the body's faces squared: lavapipe stops every
 // loop of an invocation after 65,535 iterations in all, and a hull's row passes that.
 const WG: u32 = 128u;
-
-var<workgroup> local_hist: array<atomic<u32>, 64>;
 
 // The point of the rotation's frame being classified.
 struct Point {
@@ -335,17 +322,9 @@ fn classify(r: Rotation, rotation: u32, p: vec3<f32>) -> u32 {
     return mask;
 }
 
-fn add_local(bin: u32, n: u32) {
-    if (n != 0u) {
-        atomicAdd(&local_hist[bin], n);
-    }
-}
-
 @compute @workgroup_size(WG)
 fn classify_points(inv: Invocation) {
-    if (inv.lid < 64u) {
-        atomicStore(&local_hist[inv.lid], 0u);
-    }
+    clear_local_hist(inv.lid);
     workgroupBarrier();
 
     let group = flat_group(inv);
@@ -365,20 +344,9 @@ fn classify_points(inv: Invocation) {
         }
         // Outside the candidate range only the two AABB bits can be set: counted as ranges.
         if (inv.lid == 0u) {
-            let s = row_range(r.speculative_min.xyz, r.speculative_max.xyz, y, z);
-            let e = row_range(r.endpoints_min.xyz, r.endpoints_max.xyz, y, z);
-            let out = outside_counts(s, e, c);
-            add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, out.x);
-            add_local(SPECULATIVE, out.y);
-            add_local(SPECULATIVE_ENDPOINTS, out.z);
+            add_outside(r.speculative_min.xyz, r.speculative_max.xyz, r.endpoints_min.xyz, r.endpoints_max.xyz, y, z, c);
         }
     }
     workgroupBarrier();
-
-    if (inv.lid < 64u) {
-        let n = atomicLoad(&local_hist[inv.lid]);
-        if (rotation < params.rotation_count && inv.lid != 0u && n != 0u) {
-            atomicAdd(&histograms[rotation * 64u + inv.lid], n);
-        }
-    }
+    flush_local_hist(inv.lid, rotation);
 }

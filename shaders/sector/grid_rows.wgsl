@@ -1,6 +1,47 @@
-// The 100^3 grid of the sector accuracy experiments and its row helpers, shared by
-// sector/accuracy.wgsl and sector/free_accuracy.wgsl (twins: src/geom/sector/classify.rs and
-// src/cpu/sector_grid.rs). Needs math.wgsl.
+// The 100^3 grid of the sector accuracy experiments, its row helpers and the histogram both
+// poses fill, shared by sector/accuracy.wgsl (the thesis's box) and sector/free_accuracy.wgsl
+// (any body in any pose); twins: src/geom/sector/classify.rs and src/cpu/sector_grid.rs. Both
+// bind the rotations at 0 and their own storage from 3 on (src/gpu/sector/accuracy.rs
+// `GpuPose`). Needs math.wgsl.
+
+struct Params {
+    rotation_count: u32,
+    groups_per_rotation: u32,
+}
+
+@group(0) @binding(1) var<storage, read_write> histograms: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+// The membership bits REFERENCE, SPECULATIVE, ... SECTOR (the thesis's sector in its pose, the
+// union of the sub-piece sectors in the general one) come from src/gpu/slots.rs.
+// #import slots.wgsl
+
+// The workgroup's histogram of the 64 masks: cleared, counted into, then added to the
+// rotation's (bin 0, "in no shape", is filled in on the CPU from the total). A workgroup has
+// at least 64 threads, one per bin for the clear and the flush.
+var<workgroup> local_hist: array<atomic<u32>, 64>;
+
+fn clear_local_hist(lid: u32) {
+    if (lid < 64u) {
+        atomicStore(&local_hist[lid], 0u);
+    }
+}
+
+fn add_local(bin: u32, n: u32) {
+    if (n != 0u) {
+        atomicAdd(&local_hist[bin], n);
+    }
+}
+
+// After the workgroup's barrier.
+fn flush_local_hist(lid: u32, rotation: u32) {
+    if (lid < 64u && lid != 0u && rotation < params.rotation_count) {
+        let n = atomicLoad(&local_hist[lid]);
+        if (n != 0u) {
+            atomicAdd(&histograms[rotation * 64u + lid], n);
+        }
+    }
+}
 
 const GRID_SIDE: i32 = 100;
 const ROWS: u32 = 10000u;
@@ -95,12 +136,14 @@ fn row_range(lo: vec3<f32>, hi: vec3<f32>, y: f32, z: f32) -> vec2<i32> {
     return vec2<i32>(0, -1);
 }
 
-// Points of the row outside the candidate range c that only the speculative AABB (s) and the
-// start/end AABB (e) hold, as (in both, in s only, in e only): counted, never classified.
-fn outside_counts(s: vec2<i32>, e: vec2<i32>, c: vec2<i32>) -> vec3<u32> {
+// Points of the row (y, z) outside the candidate range c that only the speculative AABB and
+// the start/end AABB hold: counted into the workgroup's histogram, never classified.
+fn add_outside(spec_min: vec3<f32>, spec_max: vec3<f32>, ends_min: vec3<f32>, ends_max: vec3<f32>, y: f32, z: f32, c: vec2<i32>) {
+    let s = row_range(spec_min, spec_max, y, z);
+    let e = row_range(ends_min, ends_max, y, z);
     let se = overlap(s, e);
     let both = range_len(se) - range_len(overlap(se, c));
-    let spec_only = range_len(s) - range_len(overlap(s, c)) - both;
-    let ends_only = range_len(e) - range_len(overlap(e, c)) - both;
-    return vec3<u32>(both, spec_only, ends_only);
+    add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, both);
+    add_local(SPECULATIVE, range_len(s) - range_len(overlap(s, c)) - both);
+    add_local(SPECULATIVE_ENDPOINTS, range_len(e) - range_len(overlap(e, c)) - both);
 }

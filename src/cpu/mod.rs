@@ -58,7 +58,6 @@ internal_modules!(
     partitioned,
     rotating,
     sector_batch,
-    sector_free_grid,
     sector_grid,
     sphere_index
 );

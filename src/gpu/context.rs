@@ -512,6 +512,15 @@ pub fn test_gpu() -> Option<GpuContext> {
 
 mod block;
 pub(crate) use block::block_on;
+
+/// `let [a, b, ...] = ctx.pipelines(label, module, ["a", "b", ...])?;` with each entry point
+/// named once: the bindings are named as the entry points.
+macro_rules! entry_pipelines {
+    ($ctx:expr, $label:expr, $module:expr, [$($entry:ident),+ $(,)?]) => {
+        let [$($entry),+] = $ctx.pipelines($label, $module, [$(stringify!($entry)),+])?;
+    };
+}
+pub(crate) use entry_pipelines;
 mod choice;
 mod compile;
 mod creation;

@@ -93,27 +93,20 @@ impl GpuEvents {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("frame events", WORKGROUP)?;
         let module = ctx.shader_file("events.wgsl")?;
-        let [
-            keys_by_j,
-            keys_by_i,
-            gather_sorted,
-            mark_found,
-            mark_lost,
-            scatter_found,
-            scatter_lost,
-        ] = ctx.pipelines(
+        crate::gpu::context::entry_pipelines!(
+            ctx,
             "events.wgsl",
             &module,
             [
-                "keys_by_j",
-                "keys_by_i",
-                "gather_sorted",
-                "mark_found",
-                "mark_lost",
-                "scatter_found",
-                "scatter_lost",
-            ],
-        )?;
+                keys_by_j,
+                keys_by_i,
+                gather_sorted,
+                mark_found,
+                mark_lost,
+                scatter_found,
+                scatter_lost,
+            ]
+        );
         let empty = || -> Result<Sorted> {
             Ok(Sorted {
                 list: ctx.storage_buffer("events sorted", 8)?,

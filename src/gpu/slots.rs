@@ -1,6 +1,10 @@
 //! Slots of the counter buffers that Rust and WGSL both index, named once: the WGSL constants
 //! are generated from [`SLOTS`] and composed where a shader writes `// #import slots.wgsl`
-//! (`gpu::shader`), so `counters[SPHERE_APPEND]` means the same word on both sides.
+//! (`gpu::shader`), so `counters[SPHERE_APPEND]` means the same word on both sides. The sector
+//! accuracy histograms' bins are indexed by the membership bits ([`SECTOR_BITS`]), generated
+//! the same way.
+
+use crate::geom::sector::classify::bits;
 
 /// Every named slot, with its index (a u64 total takes its slot and the next).
 pub const SLOTS: [(&str, u32); 9] = [
@@ -37,10 +41,22 @@ pub const SWEEP_CUT_SHORT: u32 = 2;
 /// Polygons with malformed vertex offsets.
 pub const SWEEP_BAD_OFFSETS: u32 = 3;
 
-/// The WGSL text of [`SLOTS`]: one `const NAME: u32 = Ku;` per slot.
+/// The sector accuracy experiments' membership bits (`geom::sector::classify::bits`): a grid
+/// point's mask is its histogram bin. `SECTOR` is the thesis's sector in its pose, the union
+/// of the sub-piece sectors in the general one.
+pub const SECTOR_BITS: [(&str, u32); 6] = [
+    ("REFERENCE", bits::REFERENCE),
+    ("SPECULATIVE", bits::SPECULATIVE),
+    ("SPECULATIVE_ENDPOINTS", bits::SPECULATIVE_ENDPOINTS),
+    ("SECTOR", bits::SECTOR),
+    ("CONSERVATIVE_SECTOR", bits::CONSERVATIVE_SECTOR),
+    ("EXACT_SWEEP", bits::EXACT_SWEEP),
+];
+
+/// The WGSL text of [`SLOTS`] and [`SECTOR_BITS`]: one `const NAME: u32 = Ku;` each.
 pub fn wgsl() -> String {
     let mut text = String::from("// Generated from src/gpu/slots.rs.\n");
-    for (name, slot) in SLOTS {
+    for (name, slot) in SLOTS.iter().chain(&SECTOR_BITS) {
         text.push_str(&format!("const {name}: u32 = {slot}u;\n"));
     }
     text

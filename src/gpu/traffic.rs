@@ -170,9 +170,7 @@ pub fn sphere_frame_on(
     (n, tests, pairs, store): (usize, f64, f64, bool),
     (pair_capacity, sorted_slots, events): (f64, f64, Option<[f64; 2]>),
 ) -> Option<Vec<(&'static str, f64)>> {
-    use crate::gpu::sort::radix_sort::Variant;
-    use crate::gpu::sort::radix_sort_subgroup::lanes_of;
-    let lanes = (Variant::best(ctx) == Variant::Subgroup).then(|| lanes_of(ctx) as u64);
+    let lanes = crate::gpu::sort::radix_sort::plan_lanes(ctx);
     let shape = FrameShape {
         n: n as u64,
         tests,

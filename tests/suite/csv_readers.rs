@@ -39,19 +39,7 @@ fn mutated() -> impl Strategy<Value = String> {
         prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..3u8), 1..6),
     )
         .prop_map(|(base, edits)| {
-            let mut bytes = base.as_bytes().to_vec();
-            for (at, byte, kind) in edits {
-                let i = at.index(bytes.len().max(1));
-                match kind {
-                    0 if i < bytes.len() => bytes[i] = byte,
-                    1 => bytes.insert(i.min(bytes.len()), byte),
-                    _ if i < bytes.len() => {
-                        bytes.remove(i);
-                    }
-                    _ => {}
-                }
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
+            String::from_utf8_lossy(&super::fuzz_scenes::edited(base, &edits)).into_owned()
         })
 }
 

@@ -252,27 +252,31 @@ fn box_file() -> impl Strategy<Value = Vec<u8>> {
         .prop_map(|b| format!("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n{}", b.concat()).into_bytes())
 }
 
+/// `base` with each edit applied in turn: (where, byte, kind) replaces (kind 0), inserts (1) or
+/// removes (2) a byte.
+pub(crate) fn edited(base: &str, edits: &[(prop::sample::Index, u8, u8)]) -> Vec<u8> {
+    let mut bytes = base.as_bytes().to_vec();
+    for &(at, byte, kind) in edits {
+        let i = at.index(bytes.len().max(1));
+        match kind {
+            0 if i < bytes.len() => bytes[i] = byte,
+            1 => bytes.insert(i.min(bytes.len()), byte),
+            _ if i < bytes.len() => {
+                bytes.remove(i);
+            }
+            _ => {}
+        }
+    }
+    bytes
+}
+
 /// A valid file with a few bytes replaced, inserted or removed (invalid UTF-8 included).
 fn mutated() -> impl Strategy<Value = Vec<u8>> {
     (
         select(VALID),
         prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..3u8), 1..10),
     )
-        .prop_map(|(base, edits)| {
-            let mut bytes = base.as_bytes().to_vec();
-            for (at, byte, kind) in edits {
-                let i = at.index(bytes.len().max(1));
-                match kind {
-                    0 if i < bytes.len() => bytes[i] = byte,
-                    1 => bytes.insert(i.min(bytes.len()), byte),
-                    _ if i < bytes.len() => {
-                        bytes.remove(i);
-                    }
-                    _ => {}
-                }
-            }
-            bytes
-        })
+        .prop_map(|(base, edits)| edited(base, &edits))
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> TestCaseError {

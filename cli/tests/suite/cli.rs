@@ -1,6 +1,8 @@
 //! The command line as a user drives it: file contracts, exit codes, error messages.
 
-use crate::common::{fails_naming, json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{
+    bench_rows, bench_shape_rows, fails_naming, json_rows, succeed, sweepfan, temp_dir,
+};
 
 /// Independent oracle: all pairs by the definition, in f64.
 fn brute_pairs(spheres: &[[f64; 4]]) -> Vec<(usize, usize)> {
@@ -196,30 +198,7 @@ fn gpu_backend_without_adapter_is_a_clear_error() {
 #[test]
 fn bench_polygon_rows_match_all_pairs() {
     use sweepfan::scenes::{SceneKind, SceneParams};
-    let dir = temp_dir("cli", "bench-polygon");
-    let json = dir.join("rows.json");
-    let backend = if sweepfan::gpu::context::test_gpu().is_some() {
-        "both"
-    } else {
-        "cpu"
-    };
-    succeed(
-        sweepfan()
-            .args(["bench", "--shape", "polygon", "--scene", "density"])
-            .args([
-                "--n",
-                "1500",
-                "--frames",
-                "2",
-                "--backend",
-                backend,
-                "--json",
-            ])
-            .arg(&json)
-            .output(),
-    );
-    let rows = json_rows(&json);
-    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    let rows = bench_shape_rows("polygon", "density", 1500);
     let polygons =
         sweepfan::scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1))
             .unwrap();
@@ -231,37 +210,26 @@ fn bench_polygon_rows_match_all_pairs() {
     }
     assert!(expected > 100, "{expected}");
     for r in &rows {
-        assert_eq!(r["shape"], "polygon");
-        assert_eq!(r["n"], 1500);
-        assert_eq!(r["verified"], true);
         assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), expected as f64);
         assert!(r["tests_per_frame"].as_f64().unwrap() >= expected as f64);
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// GPU rows report the frame's synchronisation: one host wait per sphere frame, and the
 /// dispatches; CPU rows carry neither.
 #[test]
 fn gpu_rows_report_host_waits_and_dispatches() {
-    let dir = temp_dir("cli", "waits");
-    let json = dir.join("w.json");
-    succeed(
-        sweepfan()
-            .args([
-                "bench",
-                "--n",
-                "500",
-                "--frames",
-                "2",
-                "--methods",
-                "grid,sap",
-            ])
-            .args(["--backend", "both", "--json"])
-            .arg(&json)
-            .output(),
-    );
-    for r in json_rows(&json) {
+    let rows = bench_rows(&[
+        "--n",
+        "500",
+        "--frames",
+        "2",
+        "--methods",
+        "grid,sap",
+        "--backend",
+        "both",
+    ]);
+    for r in rows {
         if r["backend"] == "gpu" {
             assert_eq!(r["host_waits_per_frame"], 1.0, "{r}");
             assert!(r["dispatches_per_frame"].as_f64().unwrap() >= 5.0, "{r}");
@@ -275,26 +243,17 @@ fn gpu_rows_report_host_waits_and_dispatches() {
 /// 0 threads is a clear error.
 #[test]
 fn bench_threads_sets_the_pool() {
-    let dir = temp_dir("cli", "threads");
-    let json = dir.join("t.json");
-    succeed(
-        sweepfan()
-            .args([
-                "bench",
-                "--n",
-                "2000",
-                "--methods",
-                "grid,sap",
-                "--frames",
-                "2",
-                "--threads",
-                "1",
-                "--json",
-            ])
-            .arg(&json)
-            .output(),
-    );
-    for r in json_rows(&json) {
+    let rows = bench_rows(&[
+        "--n",
+        "2000",
+        "--methods",
+        "grid,sap",
+        "--frames",
+        "2",
+        "--threads",
+        "1",
+    ]);
+    for r in rows {
         assert_eq!(r["device"], "cpu (1 threads)", "{r}");
     }
     let out = sweepfan()

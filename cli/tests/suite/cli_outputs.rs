@@ -53,6 +53,19 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
 }
 
+/// A new FIFO at `path` (any old file there removed), opened for reading first without
+/// blocking: the writer's open then returns at once, and a run that never writes to the FIFO
+/// leaves it empty (end of file) instead of hanging.
+fn fifo_reader(path: &Path) -> std::fs::File {
+    let _ = std::fs::remove_file(path);
+    mkfifo(path);
+    std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .unwrap()
+}
+
 fn is_fifo(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo())
 }
@@ -94,15 +107,7 @@ fn a_full_device_is_an_error_naming_it_and_stays_a_device() {
 fn a_fifo_gets_the_output_and_stays_a_fifo() {
     let dir = temp_dir("outputs", "fifo");
     let fifo = dir.join("pairs.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    mkfifo(&fifo);
-    // Opened for reading first, without blocking: the writer's open then returns at once, and a
-    // run that never writes to the FIFO leaves it empty (end of file) instead of hanging.
-    let mut reader = std::fs::File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&fifo)
-        .unwrap();
+    let mut reader = fifo_reader(&fifo);
     let out = verify(&two_spheres(&dir), &fifo).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let mut got = String::new();
@@ -126,13 +131,7 @@ fn a_fifo_whose_reader_left_is_an_error_naming_it() {
     }
     std::fs::write(&scene, text).unwrap();
     let fifo = dir.join("pairs.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    mkfifo(&fifo);
-    let mut reader = std::fs::File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(&fifo)
-        .unwrap();
+    let mut reader = fifo_reader(&fifo);
     let mut child = verify(&scene, &fifo)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -33,3 +33,52 @@ pub fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     doc["rows"].as_array().unwrap().clone()
 }
+
+/// The rows of `sweepfan bench ARGS --json F`, a run that must succeed.
+pub fn bench_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = temp_dir("bench", &run.to_string());
+    let json = dir.join("rows.json");
+    succeed(
+        sweepfan()
+            .arg("bench")
+            .args(args)
+            .arg("--json")
+            .arg(&json)
+            .output(),
+    );
+    let rows = json_rows(&json);
+    std::fs::remove_dir_all(&dir).ok();
+    rows
+}
+
+/// `bench --shape SHAPE --scene SCENE --n N --frames 2` on both backends where a GPU is, the
+/// CPU alone elsewhere: its rows, one a backend, each checked for the shape, n and `verified`.
+pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::Value> {
+    let backend = if sweepfan::gpu::context::test_gpu().is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let n_text = n.to_string();
+    let rows = bench_rows(&[
+        "--shape",
+        shape,
+        "--scene",
+        scene,
+        "--n",
+        &n_text,
+        "--frames",
+        "2",
+        "--backend",
+        backend,
+    ]);
+    assert_eq!(rows.len(), if backend == "both" { 2 } else { 1 });
+    for r in &rows {
+        assert_eq!(r["shape"], shape);
+        assert_eq!(r["n"], n);
+        assert_eq!(r["verified"], true);
+    }
+    rows
+}

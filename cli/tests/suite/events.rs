@@ -3,34 +3,24 @@
 //! `verify --next-scene-file` writes the found and lost pairs, checked against pairs known by
 //! construction.
 
-use crate::common::{json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{bench_rows, succeed, sweepfan, temp_dir};
 use sweepfan::Pair;
 
 #[test]
 fn bench_events_agree_across_methods_and_backends() {
-    let dir = temp_dir("events", "bench");
-    let json = dir.join("events.json");
-    succeed(
-        sweepfan()
-            .args([
-                "bench",
-                "--scene",
-                "paper",
-                "--n",
-                "3000",
-                "--frames",
-                "15",
-                "--methods",
-                "grid,sap,xyz",
-                "--events",
-                "--backend",
-                "both",
-                "--json",
-            ])
-            .arg(&json)
-            .output(),
-    );
-    let rows = json_rows(&json);
+    let rows = bench_rows(&[
+        "--scene",
+        "paper",
+        "--n",
+        "3000",
+        "--frames",
+        "15",
+        "--methods",
+        "grid,sap,xyz",
+        "--events",
+        "--backend",
+        "both",
+    ]);
     assert_eq!(rows.len(), 6);
     let ints = |r: &serde_json::Value, k: &str| -> Vec<u64> {
         r[k].as_array()

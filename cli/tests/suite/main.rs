@@ -10,6 +10,8 @@ mod oracles;
 mod common;
 
 mod auto;
+mod box_aabb_sweep;
+mod box_cli;
 mod box_pipeline;
 mod cli;
 mod cli_hostile;

@@ -1,19 +1,15 @@
 //! `bench --resident` (docs/design.md §10): the scene uploaded once, moved on the device, read
 //! there by the broad phase.
 
-use crate::common::{fails_naming, json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{bench_rows, fails_naming, sweepfan};
 
 /// Resident frames find what host-fed frames find, frame by frame (the device moves the scene
 /// as the CPU does, bit for bit, so both see the same spheres), are verified on the device's own
 /// spheres, and upload nothing per frame.
 #[test]
 fn resident_frames_equal_host_frames_and_upload_nothing() {
-    let dir = temp_dir("resident", "rows");
     let run = |resident: bool| {
-        let json = dir.join(format!("rows-{resident}.json"));
-        let mut cmd = sweepfan();
-        cmd.args([
-            "bench",
+        let mut args = vec![
             "--scene",
             "density",
             "--n",
@@ -24,14 +20,9 @@ fn resident_frames_equal_host_frames_and_upload_nothing() {
             "gpu",
             "--frames",
             "6",
-            "--json",
-        ])
-        .arg(&json);
-        if resident {
-            cmd.arg("--resident");
-        }
-        succeed(cmd.output());
-        json_rows(&json)
+        ];
+        args.extend(resident.then_some("--resident"));
+        bench_rows(&args)
     };
     let (host, resident) = (run(false), run(true));
     assert_eq!(resident.len(), 3);

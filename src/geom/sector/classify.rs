@@ -39,23 +39,35 @@ pub mod bits {
 /// Per-rotation count of grid points for each of the 64 membership masks.
 pub type Histogram = [u32; 64];
 
-/// The methods scored against the 100-step reference, with their bits.
-pub const METHODS: [(&str, u32); 5] = [
-    ("speculative", bits::SPECULATIVE),
-    ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
-    ("sector", bits::SECTOR),
-    ("conservative_sector", bits::CONSERVATIVE_SECTOR),
-    ("exact_sweep", bits::EXACT_SWEEP),
-];
+/// The methods scored against the 100-step reference, with their bits; `sector` names the bit
+/// [`bits::SECTOR`] (the thesis's sector, or the general pose's piece union).
+pub const fn methods(sector: &'static str) -> [(&'static str, u32); 5] {
+    [
+        ("speculative", bits::SPECULATIVE),
+        ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
+        (sector, bits::SECTOR),
+        ("conservative_sector", bits::CONSERVATIVE_SECTOR),
+        ("exact_sweep", bits::EXACT_SWEEP),
+    ]
+}
 
-/// The methods scored against the exact continuous sweep (docs/design.md §5.3 "Ground truth").
-pub const METHODS_VS_EXACT: [(&str, u32); 5] = [
-    ("reference", bits::REFERENCE),
-    ("speculative", bits::SPECULATIVE),
-    ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
-    ("sector", bits::SECTOR),
-    ("conservative_sector", bits::CONSERVATIVE_SECTOR),
-];
+/// The methods scored against the exact continuous sweep (docs/design.md §5.3 "Ground truth"),
+/// `sector` as in [`methods`].
+pub const fn methods_vs_exact(sector: &'static str) -> [(&'static str, u32); 5] {
+    [
+        ("reference", bits::REFERENCE),
+        ("speculative", bits::SPECULATIVE),
+        ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
+        (sector, bits::SECTOR),
+        ("conservative_sector", bits::CONSERVATIVE_SECTOR),
+    ]
+}
+
+/// The thesis pose's methods scored against the 100-step reference.
+pub const METHODS: [(&str, u32); 5] = methods("sector");
+
+/// The thesis pose's methods scored against the exact sweep.
+pub const METHODS_VS_EXACT: [(&str, u32); 5] = methods_vs_exact("sector");
 
 /// Grid coordinate of index i: -49.5 + i (exact in f32).
 #[inline(always)]
@@ -170,26 +182,47 @@ impl RotationParams {
             endpoints_max: v4(ends.max, 0.0),
         }
     }
+}
 
-    /// The speculative AABB.
-    pub fn speculative(&self) -> Aabb {
+/// One rotation of an accuracy experiment as the grid walk reads it (docs/design.md §5.8): the
+/// thesis's box ([`RotationParams`], its own sector among the shapes) is one pose, any convex
+/// body in any pose (`free_classify::FreeRotation`) the other. The CPU walk
+/// (`cpu::sector_grid::pose_histograms`) and the GPU runner (`gpu::sector::accuracy`) take
+/// either.
+pub trait AccuracyPose: Sync {
+    /// The speculative AABB (bit [`bits::SPECULATIVE`]).
+    fn speculative(&self) -> Aabb;
+    /// The AABB of the start and end poses (bit [`bits::SPECULATIVE_ENDPOINTS`]).
+    fn endpoints(&self) -> Aabb;
+    /// The x indices of the grid row (y, z) to classify one by one, a superset of the points
+    /// any shape but the two AABBs holds.
+    fn candidates(&self, y: f32, z: f32) -> (i32, i32);
+    /// The membership mask of one point.
+    fn classify(&self, p: Vec3) -> u32;
+}
+
+impl AccuracyPose for RotationParams {
+    fn speculative(&self) -> Aabb {
         Aabb {
             min: v3(self.speculative_min),
             max: v3(self.speculative_max),
         }
     }
 
-    /// The AABB of the start and end poses.
-    pub fn endpoints(&self) -> Aabb {
+    fn endpoints(&self) -> Aabb {
         Aabb {
             min: v3(self.endpoints_min),
             max: v3(self.endpoints_max),
         }
     }
 
-    /// The membership mask of one point.
+    fn candidates(&self, y: f32, z: f32) -> (i32, i32) {
+        let (r, h) = (self.half_widths[2], self.half_widths[3]);
+        candidate_range(v3(self.origin), v3(self.axis), r, h, y, z)
+    }
+
     #[inline]
-    pub fn classify(&self, p: Vec3) -> u32 {
+    fn classify(&self, p: Vec3) -> u32 {
         let mut mask = 0;
         if self.speculative().contains(p) {
             mask |= bits::SPECULATIVE;
@@ -267,6 +300,53 @@ pub fn index_range(lo: f32, hi: f32) -> (i32, i32) {
     (a, b)
 }
 
+/// The x indices of a row (y, z) that may lie in a cylinder of radius `r_bound` about the
+/// line through `o` along the unit `u`, within `h_bound` of `o` along it (the conservative
+/// sector's bound), padded by one index. A superset is all that matters.
+pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: f32) -> (i32, i32) {
+    let q = Vec3::new(0.0, y, z) - o; // the row is q + t e_x
+    let ux = u.x;
+    let c0 = q.dot(u);
+    let (mut t_lo, mut t_hi) = (-1e4_f32, 1e4_f32);
+    // Slab: |ux t + c0| <= h.
+    if ux.abs() < 1e-6 {
+        if c0.abs() > h_bound {
+            return (0, -1);
+        }
+    } else {
+        let a = (-h_bound - c0) / ux;
+        let b = (h_bound - c0) / ux;
+        t_lo = t_lo.max(a.min(b));
+        t_hi = t_hi.min(a.max(b));
+    }
+    // Cylinder: in-plane distance of q + t e_x to the axis <= R.
+    let q_perp = q - c0 * u;
+    let e_perp = Vec3::X - ux * u;
+    let a = e_perp.length_squared();
+    if a > 1e-4 {
+        let t0 = -q_perp.dot(e_perp) / a;
+        let d2 = (q_perp + t0 * e_perp).length_squared();
+        let room = r_bound * r_bound - d2;
+        if room < 0.0 {
+            return (0, -1);
+        }
+        let half = (room / a).sqrt();
+        t_lo = t_lo.max(t0 - half);
+        t_hi = t_hi.min(t0 + half);
+    } else if q_perp.length_squared() > r_bound * r_bound + 1.0 {
+        // Row nearly parallel to U: its distance to the axis barely changes along it.
+        return (0, -1);
+    }
+    if t_lo > t_hi {
+        return (0, -1);
+    }
+    let offset = 0.5 * (GRID_SIDE - 1) as f32;
+    let n = GRID_SIDE as i32;
+    let lo = ((t_lo + offset).floor() - 1.0).clamp(0.0, n as f32) as i32;
+    let hi = ((t_hi + offset).ceil() + 1.0).clamp(-1.0, (n - 1) as f32) as i32;
+    (lo, hi)
+}
+
 /// Checks a rotation list for this experiment: [`RotatingBox::problem`], and an angle of at most
 /// 2 pi.
 pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
@@ -282,6 +362,12 @@ pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Each rotation's constants, after [`validate_rotations`].
+pub fn rotation_params(rotations: &[RotatingBox]) -> Result<Vec<RotationParams>> {
+    validate_rotations(rotations)?;
+    Ok(rotations.iter().map(RotationParams::new).collect())
 }
 
 /// Bin 0 (points in no shape) is the rest of the grid: kernels only count the other bins.

@@ -1,10 +1,12 @@
 //! The per-point classifier of the generalised accuracy experiment (`reproduce sector --pose
 //! free`, docs/design.md §5.8): any body in any pose, the thesis's 100^3 grid and 100-step
 //! reference. The per-rotation constants ([`FreeRotation`]) are what the CPU
-//! (`cpu::sector_free_grid`) and the GPU (`gpu::sector::free_accuracy`) both read.
+//! (`cpu::sector_grid::pose_histograms`) and the GPU (`gpu::sector::free_accuracy`) both read.
 
 use super::body::RotatingBody;
-use super::classify::{REFERENCE_STEPS, v3, v4};
+use super::classify::{
+    AccuracyPose, REFERENCE_STEPS, candidate_range, methods, methods_vs_exact, v3, v4,
+};
 use super::exact_sweep::{Quadric, Turn, sweep_membership};
 use super::general::{GeneralSweep, LocalSector, in_local_sector};
 use crate::error::Result;
@@ -23,22 +25,10 @@ pub mod bits {
 }
 
 /// The methods scored against the 100-step reference.
-pub const METHODS: [(&str, u32); 5] = [
-    ("speculative", bits::SPECULATIVE),
-    ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
-    ("piece_union", bits::PIECE_UNION),
-    ("conservative_sector", bits::CONSERVATIVE_SECTOR),
-    ("exact_sweep", bits::EXACT_SWEEP),
-];
+pub const METHODS: [(&str, u32); 5] = methods("piece_union");
 
 /// The methods scored against the exact sweep.
-pub const METHODS_VS_EXACT: [(&str, u32); 5] = [
-    ("reference", bits::REFERENCE),
-    ("speculative", bits::SPECULATIVE),
-    ("speculative_endpoints", bits::SPECULATIVE_ENDPOINTS),
-    ("piece_union", bits::PIECE_UNION),
-    ("conservative_sector", bits::CONSERVATIVE_SECTOR),
-];
+pub const METHODS_VS_EXACT: [(&str, u32); 5] = methods_vs_exact("piece_union");
 
 /// Pieces per axis of the sub-piece union (2^3 octants).
 pub const PIECE_SPLIT: u32 = 2;
@@ -225,19 +215,6 @@ impl FreeRotation {
         })
     }
 
-    /// The speculative AABB.
-    pub fn speculative(&self) -> Aabb {
-        Aabb::new(
-            v3(self.params.speculative_min),
-            v3(self.params.speculative_max),
-        )
-    }
-
-    /// The start/end-pose AABB.
-    pub fn endpoints(&self) -> Aabb {
-        Aabb::new(v3(self.params.endpoints_min), v3(self.params.endpoints_max))
-    }
-
     /// The exact sweep test alone, at a frame point.
     pub fn exact(&self, q: DVec3) -> bool {
         sweep_membership(
@@ -248,10 +225,30 @@ impl FreeRotation {
         )
         .0
     }
+}
+
+impl AccuracyPose for FreeRotation {
+    fn speculative(&self) -> Aabb {
+        Aabb::new(
+            v3(self.params.speculative_min),
+            v3(self.params.speculative_max),
+        )
+    }
+
+    fn endpoints(&self) -> Aabb {
+        Aabb::new(v3(self.params.endpoints_min), v3(self.params.endpoints_max))
+    }
+
+    /// The gate's cylinder and slab.
+    fn candidates(&self, y: f32, z: f32) -> (i32, i32) {
+        let p = &self.params;
+        let (centre, radius, half) = (v3(p.bound), p.bound[3], p.bound_half[0]);
+        candidate_range(centre, v3(p.axis), radius, half, y, z)
+    }
 
     /// The membership mask of one grid point (the GPU twin is `classify` in
     /// shaders/sector/free_accuracy.wgsl).
-    pub fn classify(&self, p: Vec3) -> u32 {
+    fn classify(&self, p: Vec3) -> u32 {
         let r = &self.params;
         let mut mask = 0;
         if self.speculative().contains(p) {

@@ -1,44 +1,101 @@
-//! The sector accuracy experiment (thesis 3.1, docs/design.md §5.5) on the GPU: the rotation list is
-//! uploaded in batches, one dispatch per batch classifies (rotation, 64 grid rows) per
-//! workgroup, and only the per-rotation 64-bin histograms come back. Same per-rotation
-//! constants ([`RotationParams`]) and same row algorithm as `cpu::sector_accuracy`, so the
-//! histograms agree up to points within rounding of a boundary.
+//! The sector accuracy experiments on the GPU (docs/design.md §5.5, §5.8), one runner for both
+//! poses ([`AccuracyGpu`]): the rotations' constants are uploaded in batches, one dispatch per
+//! batch classifies the grid, and only the per-rotation 64-bin histograms come back. A pose
+//! ([`GpuPose`]) names its shader and packs its batch: the thesis's box ([`RotationParams`],
+//! here) and any body in any pose (`FreeRotation`, in `free_accuracy`). Same constants and same
+//! row algorithm as `cpu::sector_grid`, so the histograms agree up to points within rounding of
+//! a boundary.
 
 use crate::error::{Error, Result};
 use crate::geom::sector::RotatingBox;
 use crate::geom::sector::classify::{
-    Histogram, RotationParams, fill_empty_bin, validate_rotations,
+    AccuracyPose, Histogram, RotationParams, fill_empty_bin, rotation_params,
 };
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
 use encase::ShaderType;
+use std::marker::PhantomData;
 
-/// Threads per workgroup, one grid row each (`WG` in the shader).
-const WORKGROUP: u32 = 64;
-/// Grid rows per rotation (100 x 100).
-const ROWS: u32 = 10_000;
-const GROUPS_PER_ROTATION: u32 = ROWS.div_ceil(WORKGROUP);
-// The shader's `Rotation` is 14 vec4<f32>.
+/// What the runner needs of one pose: its shader, and the storage a batch of its rotations
+/// uploads. Every pose's shader binds the rotations' constants at 0, the histograms (64 `u32`
+/// per rotation) at 1, [`Params`] at 2, and any further storage from 3 on.
+pub trait GpuPose: AccuracyPose + Sized {
+    /// Names the experiment in labels and errors.
+    const NAME: &'static str;
+    /// The shader file and its entry point.
+    const SHADER: &'static str;
+    /// The shader's entry point.
+    const ENTRY: &'static str;
+    /// Threads per workgroup (`WG` in the shader).
+    const WORKGROUP: u32;
+    /// Workgroups per rotation.
+    const GROUPS_PER_ROTATION: u32;
+    /// Rotations per submission by default.
+    const DEFAULT_BATCH: usize;
+
+    /// A batch's storage in binding order: the constants (binding 0), then bindings 3, 4, ...
+    fn pack(batch: &[Self]) -> Result<Vec<Vec<u8>>>;
+
+    /// Refuses rotations this adapter would classify unfaithfully (none by default).
+    fn check_adapter(_ctx: &GpuContext, _rotations: &[Self]) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The thesis's pose: a box about an axis, its sector among the shapes (thesis 3.1).
+impl GpuPose for RotationParams {
+    const NAME: &'static str = "the sector experiment";
+    const SHADER: &'static str = "sector/accuracy.wgsl";
+    const ENTRY: &'static str = "classify_rows";
+    /// One grid row per thread.
+    const WORKGROUP: u32 = 64;
+    /// 10,000 grid rows, 64 a workgroup.
+    const GROUPS_PER_ROTATION: u32 = 10_000u32.div_ceil(64);
+    /// About 0.2 MiB of constants and 0.25 MiB of histograms a submission.
+    const DEFAULT_BATCH: usize = 1024;
+
+    fn pack(batch: &[Self]) -> Result<Vec<Vec<u8>>> {
+        Ok(vec![bytemuck::cast_slice(batch).to_vec()])
+    }
+}
+
+// The thesis shader's `Rotation` is 14 vec4<f32>.
 const _: () = assert!(std::mem::size_of::<RotationParams>() == 14 * 16);
-/// Rotations per submission: keeps buffers small (about 0.2 MiB of parameters and 0.25 MiB of
-/// histograms) and gives the progress callback something to report.
-pub const DEFAULT_BATCH: usize = 1024;
 
+/// The uniform of both shaders.
 #[derive(Clone, Copy, ShaderType)]
-struct Params {
+pub(super) struct Params {
     rotation_count: u32,
     groups_per_rotation: u32,
 }
 
-/// Pipeline and scratch buffers, grown on demand and reused across calls.
-pub struct SectorExperimentGpu {
+/// A buffer of at least `bytes` (never empty), the one in `slot` when it is large enough.
+fn grown(
+    ctx: &GpuContext,
+    slot: &mut Option<(wgpu::Buffer, u64)>,
+    label: &str,
+    bytes: u64,
+) -> Result<wgpu::Buffer> {
+    let bytes = bytes.max(16);
+    match slot {
+        Some((b, capacity)) if *capacity >= bytes => Ok(b.clone()),
+        _ => {
+            let b = ctx.storage_buffer(label, bytes)?;
+            *slot = Some((b.clone(), bytes));
+            Ok(b)
+        }
+    }
+}
+
+/// One pose's pipeline and scratch buffers, grown on demand and reused across calls.
+pub struct AccuracyGpu<P> {
     pipeline: wgpu::ComputePipeline,
     params: wgpu::Buffer,
-    rotations: Option<wgpu::Buffer>,
-    histograms: Option<wgpu::Buffer>,
-    capacity: usize,
+    /// The pose's storage (binding 0, then 3 on) and the histograms, each with its size.
+    storage: Vec<Option<(wgpu::Buffer, u64)>>,
+    histograms: Option<(wgpu::Buffer, u64)>,
     timer: PassTimer,
     readback: Readback,
     /// Rotations per submission.
@@ -46,39 +103,31 @@ pub struct SectorExperimentGpu {
     /// GPU time of the classify passes of the last [`Self::histograms`] call, from timestamp
     /// queries; `None` when the adapter has none.
     pub last_gpu_seconds: Option<f64>,
+    pose: PhantomData<fn(&P)>,
 }
 
-impl SectorExperimentGpu {
-    /// Compiles the classifier on `ctx`; buffers come with the first call.
+/// The thesis's experiment (thesis 3.1) on the GPU.
+pub type SectorExperimentGpu = AccuracyGpu<RotationParams>;
+
+impl<P: GpuPose> AccuracyGpu<P> {
+    /// Compiles the pose's classifier on `ctx`; buffers come with the first call.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        ctx.check_workgroup("the sector experiment", WORKGROUP)?;
-        let module = ctx.shader_file("sector/accuracy.wgsl")?;
-        let pipeline = ctx.pipeline(&module, "classify_rows", &[])?;
-        let params = ctx.uniform_buffer("sector params", Params::uniform_size());
+        ctx.check_workgroup(P::NAME, P::WORKGROUP)?;
+        let module = ctx.shader_file(P::SHADER)?;
+        let pipeline = ctx.pipeline(&module, P::ENTRY, &[])?;
+        let params = ctx.uniform_buffer(P::NAME, Params::uniform_size());
         ctx.check()?;
         Ok(Self {
             pipeline,
             params,
-            rotations: None,
+            storage: Vec::new(),
             histograms: None,
-            capacity: 0,
             timer: PassTimer::new(ctx, 1),
             readback: Readback::new("sector histograms readback"),
-            batch: DEFAULT_BATCH,
+            batch: P::DEFAULT_BATCH,
             last_gpu_seconds: None,
+            pose: PhantomData,
         })
-    }
-
-    fn ensure_capacity(&mut self, ctx: &GpuContext, n: usize) -> Result<()> {
-        if n <= self.capacity && self.rotations.is_some() {
-            return Ok(());
-        }
-        let rot_bytes = (n * std::mem::size_of::<RotationParams>()) as u64;
-        let hist_bytes = (n * 64 * 4) as u64;
-        self.rotations = Some(ctx.storage_buffer("sector rotations", rot_bytes)?);
-        self.histograms = Some(ctx.storage_buffer("sector histograms", hist_bytes)?);
-        self.capacity = n;
-        Ok(())
     }
 
     /// The 64-bin histogram of every rotation. `progress` is called with the number of rotations
@@ -86,50 +135,55 @@ impl SectorExperimentGpu {
     pub fn histograms(
         &mut self,
         ctx: &GpuContext,
-        rotations: &[RotatingBox],
+        rotations: &[P],
         progress: Option<&(dyn Fn(u64) + Sync)>,
     ) -> Result<Vec<Histogram>> {
-        validate_rotations(rotations)?;
-        let batch = self.batch.max(1);
+        P::check_adapter(ctx, rotations)?;
         // Keep the dispatch within a 2D grid of the adapter's per-dimension limit.
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as u64;
-        let batch = batch.min((max_dim * max_dim / GROUPS_PER_ROTATION as u64) as usize);
+        let most = (max_dim * max_dim / P::GROUPS_PER_ROTATION as u64) as usize;
+        let batch = self.batch.clamp(1, most.max(1));
         let mut out = Vec::with_capacity(rotations.len());
         let mut gpu_seconds = ctx.has_timestamps().then_some(0.0);
         for chunk in rotations.chunks(batch) {
-            self.ensure_capacity(ctx, chunk.len())?;
-            let (Some(rot_buf), Some(hist_buf)) = (&self.rotations, &self.histograms) else {
-                return Err(Error::Gpu("sector buffers missing".into()));
-            };
-            let params: Vec<RotationParams> = chunk.iter().map(RotationParams::new).collect();
-            ctx.write_buffer(rot_buf, 0, bytemuck::cast_slice(&params));
+            let hist_len = chunk.len() * 64;
+            let hist_buf = grown(
+                ctx,
+                &mut self.histograms,
+                "sector histograms",
+                4 * hist_len as u64,
+            )?;
+            let blobs = P::pack(chunk)?;
+            self.storage.resize_with(self.storage.len().max(blobs.len()), || None);
+            let mut bound = Vec::with_capacity(blobs.len());
+            for (i, blob) in blobs.iter().enumerate() {
+                let label = format!("sector storage {i}");
+                let buf = grown(ctx, &mut self.storage[i], &label, blob.len() as u64)?;
+                ctx.write_buffer(&buf, 0, blob);
+                bound.push((if i == 0 { 0 } else { i as u32 + 2 }, buf));
+            }
             let p = Params {
                 rotation_count: chunk.len() as u32,
-                groups_per_rotation: GROUPS_PER_ROTATION,
+                groups_per_rotation: P::GROUPS_PER_ROTATION,
             };
             ctx.write_buffer(&self.params, 0, &p.to_bytes()?);
-            let buffers = [(0, rot_buf), (1, hist_buf), (2, &self.params)];
-            let bind = ctx.bind_buffers("sector", &self.pipeline, &buffers);
-            let hist_len = chunk.len() * 64;
+            let mut buffers: Vec<(u32, &wgpu::Buffer)> =
+                bound.iter().map(|(at, b)| (*at, b)).collect();
+            buffers.extend([(1, &hist_buf), (2, &self.params)]);
+            buffers.sort_by_key(|(at, _)| *at);
+            let bind = ctx.bind_buffers(P::NAME, &self.pipeline, &buffers);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(hist_buf, 0, Some(4 * hist_len as u64));
+            enc.clear_buffer(&hist_buf, 0, Some(4 * hist_len as u64));
             self.timer.reset();
-            let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * GROUPS_PER_ROTATION);
+            let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * P::GROUPS_PER_ROTATION);
             let timed = self.timer.pass("classify");
             let pipeline = &self.pipeline;
-            ctx.dispatch_pass(
-                &mut enc,
-                "sector classify",
-                timed,
-                pipeline,
-                &bind,
-                [x, y, 1],
-            );
+            ctx.dispatch_pass(&mut enc, "sector classify", timed, pipeline, &bind, [x, y, 1]);
             self.timer.resolve(&mut enc);
             // The histograms and the pass time come back in one readback: one wait per batch.
             let rb = &mut self.readback;
             rb.clear();
-            let hist_at = rb.add(hist_buf, 0, 4 * hist_len as u64);
+            let hist_at = rb.add(&hist_buf, 0, 4 * hist_len as u64);
             let times_at = rb.add_timer(&self.timer);
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
@@ -140,6 +194,9 @@ impl SectorExperimentGpu {
                     timer.times_from(ctx, &bytes[times_at]),
                 )
             })?;
+            if counts.len() != hist_len {
+                return Err(Error::Gpu("sector histograms: a short read-back".into()));
+            }
             if let Some(total) = gpu_seconds.as_mut() {
                 *total += times.iter().map(|(_, s)| s).sum::<f64>();
             }
@@ -156,6 +213,18 @@ impl SectorExperimentGpu {
         }
         self.last_gpu_seconds = gpu_seconds;
         Ok(out)
+    }
+}
+
+impl AccuracyGpu<RotationParams> {
+    /// The thesis's experiment: its rotations checked, then [`Self::histograms`].
+    pub fn box_histograms(
+        &mut self,
+        ctx: &GpuContext,
+        rotations: &[RotatingBox],
+        progress: Option<&(dyn Fn(u64) + Sync)>,
+    ) -> Result<Vec<Histogram>> {
+        self.histograms(ctx, &rotation_params(rotations)?, progress)
     }
 }
 

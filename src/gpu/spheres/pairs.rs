@@ -71,11 +71,12 @@ impl PairKernels {
         // (docs/design.md §9.17).
         let path = "spheres/pairs.wgsl";
         let module = ctx.shader_file(path)?;
-        let [brute, sweep, grid, grid_giants, owner] = ctx.pipelines(
+        crate::gpu::context::entry_pipelines!(
+            ctx,
             path,
             &module,
-            ["brute", "sweep", "grid", "grid_giants", "owner"],
-        )?;
+            [brute, sweep, grid, grid_giants, owner]
+        );
         Ok(Self {
             brute,
             sweep,

@@ -441,7 +441,7 @@ pub fn run_gpu(
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<SectorAccuracyReport> {
     let rotations = experiment_rotations(count, seed)?;
-    let hists = SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, progress)?;
+    let hists = SectorExperimentGpu::new(ctx)?.box_histograms(ctx, &rotations, progress)?;
     build_report(&rotations, &hists, seed)
 }
 
@@ -613,7 +613,9 @@ mod gpu_tests {
         let progress = |n: u64| {
             done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
-        let g = gpu.histograms(&ctx, &rotations, Some(&progress)).unwrap();
+        let g = gpu
+            .box_histograms(&ctx, &rotations, Some(&progress))
+            .unwrap();
         assert_eq!(done.into_inner(), 450);
         let c = cpu_histograms(&rotations, None).unwrap();
         assert_eq!(g.len(), c.len());
@@ -639,7 +641,7 @@ mod gpu_tests {
         let mut bad = rotations[0];
         bad.widths.y = f32::INFINITY;
         assert!(matches!(
-            gpu.histograms(&ctx, &[bad], None),
+            gpu.box_histograms(&ctx, &[bad], None),
             Err(Error::InvalidObject { index: 0, .. })
         ));
         assert!(run_gpu(&ctx, 0, 1, None).is_err());

@@ -9,8 +9,8 @@ use crate::run::verify_shapes::Shapes;
 use std::sync::Arc;
 use sweepfan::broadphase::{BroadPhase, Method, Pair, canonicalize};
 use sweepfan::cpu::rotating::rotating_frame_cpu;
-use sweepfan::cpu::sector_free_grid::free_cpu_histograms;
 use sweepfan::cpu::sector_grid::cpu_histograms;
+use sweepfan::cpu::sector_grid::pose_histograms as free_cpu_histograms;
 use sweepfan::error::Result;
 use sweepfan::geom::sector::classify::{GRID_POINTS, Histogram};
 use sweepfan::geom::sector::free_classify::free_rotations;
@@ -297,7 +297,7 @@ pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut
     checks.run(
         "sector/accuracy-histograms".into(),
         count as u64,
-        || SectorExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
+        || SectorExperimentGpu::new(ctx)?.box_histograms(ctx, &rotations, None),
         |gpu| {
             let cpu = cpu_histograms(&rotations, None)?;
             Ok(compare_histograms(&cpu, gpu, fault))

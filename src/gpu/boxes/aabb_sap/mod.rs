@@ -151,31 +151,22 @@ impl GpuAabbSap {
     /// Compiles the sweep's pipelines on `ctx` and allocates its first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let module = ctx.shader_file("boxes/aabb_sap.wgsl")?;
-        let [
-            aabb_bounds,
-            obb_bounds,
-            polygon_bounds,
-            gather,
-            walk,
-            columns,
-            column_ranges,
-            mark_wide,
-            wide_pairs,
-        ] = ctx.pipelines(
+        crate::gpu::context::entry_pipelines!(
+            ctx,
             "aabb_sap",
             &module,
             [
-                "aabb_bounds",
-                "obb_bounds",
-                "polygon_bounds",
-                "gather",
-                "walk",
-                "columns",
-                "column_ranges",
-                "mark_wide",
-                "wide_pairs",
-            ],
-        )?;
+                aabb_bounds,
+                obb_bounds,
+                polygon_bounds,
+                gather,
+                walk,
+                columns,
+                column_ranges,
+                mark_wide,
+                wide_pairs,
+            ]
+        );
         let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
         let counters = ctx.storage_buffer("aabb_sap counters", 16)?;
         let pairs = ctx.storage_buffer("aabb_sap candidates", INITIAL_CAPACITY * 8)?;

@@ -119,10 +119,24 @@ const MIN_SUBGROUP_ROUNDS: u32 = 2;
 /// at its fewest rounds, its chunks already keep [`FILL_INVOCATIONS`] busy (n >= 2^21 on 32-lane
 /// GPUs, 2^20 on 64-lane ones, 2^23 on lavapipe's 8); then, as for the portable one below, the rounds are the largest
 /// power of two that still fills the GPU (fewer histogram bytes), at most 16.
+///
+/// On NVIDIA the plan keeps the portable scatter at every n ([`plan_lanes`]).
 pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
-    let lanes = radix_sort_subgroup::lanes_of(ctx) as u64;
-    let subgroup_ok = radix_sort_subgroup::unsupported(ctx).is_none();
-    plan(n as u64, subgroup_ok.then_some(lanes))
+    plan(n as u64, plan_lanes(ctx))
+}
+
+/// PCI vendor id of NVIDIA.
+const NVIDIA: u32 = 0x10de;
+
+/// The subgroup lanes [`plan`] may use on this adapter: `None` where the subgroup scatter cannot
+/// run, and on NVIDIA, where it did not pay at any size measured (docs/design.md §9.8). `sort-bench`
+/// on an H200 (2026-11-25, results/nvidia-h200/2026-11-25/radix_sort_ours.txt), portable against
+/// subgroup G pairs/s: 4.20 / 1.94 at 1M, 4.52 / 4.28 at 4M, 4.98 / 2.40 at 16M, and at 64M
+/// 1.82 against 2.15 and 0.84 for the same subgroup configuration in the same run; on an H100
+/// (2026-11-28, ../shared/baselines.md) 4.58 against 1.92 at 16M, 0.99 against 1.21 at 64M.
+pub fn plan_lanes(ctx: &GpuContext) -> Option<u64> {
+    let runs = radix_sort_subgroup::unsupported(ctx).is_none() && ctx.info.vendor != NVIDIA;
+    runs.then(|| radix_sort_subgroup::lanes_of(ctx) as u64)
 }
 
 /// [`plan_for`] from n and the subgroup lanes (`None`: no subgroup scatter on the device).

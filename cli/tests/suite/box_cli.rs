@@ -1,0 +1,229 @@
+//! The box and polygon pipelines through the tool: `sweepfan verify --shape obb|polygon` against
+//! overlaps known by construction, its errors, and `bench --shape` rows against all-pairs
+//! counts.
+
+use super::box_pipeline::lattice;
+use crate::common::{bench_shape_rows, sweepfan, temp_dir};
+use glam::{Quat, Vec2, Vec3};
+use sweepfan::Pair;
+use sweepfan::cpu::sat::obb_overlaps;
+use sweepfan::geom::obb::Obb;
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::scenes::boxes::generate_boxes;
+use sweepfan::scenes::{SceneKind, SceneParams};
+
+// ---- CLI: `sweepfan verify --shape obb|polygon`, against overlaps known by construction.
+
+const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+fn run_verify(args: &[&str]) -> std::process::Output {
+    sweepfan().arg("verify").args(args).output().unwrap()
+}
+
+fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("i,j"));
+    lines
+        .map(|l| {
+            let (i, j) = l.split_once(',').unwrap();
+            [i.parse().unwrap(), j.parse().unwrap()]
+        })
+        .collect()
+}
+
+/// The 5^3 lattice plus, far away, an axis-aligned unit cube with cubes rotated 45 degrees about
+/// z beside it: those reach 0.5 + sqrt(1/2) ~ 1.207 along x, so centres 1.15 apart overlap and
+/// 1.26 apart do not (the two rotated cubes, 2.41 apart, do not).
+fn obb_cli_scene() -> (String, Vec<Pair>) {
+    let (mut boxes, mut expected) = lattice(5);
+    let base = boxes.len() as u32;
+    let far = Vec3::splat(1000.0);
+    let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    boxes.push(Obb::axis_aligned(far, Vec3::splat(0.5)));
+    boxes.push(Obb::new(
+        far + Vec3::new(1.15, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    boxes.push(Obb::new(
+        far - Vec3::new(1.26, 0.0, 0.0),
+        Vec3::splat(0.5),
+        turned,
+    ));
+    expected.push([base, base + 1]);
+    const { assert!(1.15 < 0.5 + SQRT_HALF && 1.26 > 0.5 + SQRT_HALF) };
+    let mut csv = String::from("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n");
+    for b in &boxes {
+        let (c, h, q) = (b.center, b.half_extents, b.rotation);
+        csv += &format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            c.x, c.y, c.z, h.x, h.y, h.z, q.w, q.x, q.y, q.z
+        );
+    }
+    (csv, expected)
+}
+
+/// Unit squares on a 6x6 lattice (touching iff lattice coordinates differ by at most 1), plus
+/// far away a unit square with diamonds of half-diagonal 0.75 beside it: overlap iff centres are
+/// at most 1.25 apart along x (1.2: yes; 1.3: no).
+fn polygon_cli_scene() -> (String, Vec<Pair>) {
+    let mut polys: Vec<Vec<Vec2>> = Vec::new();
+    let mut cells = Vec::new();
+    let square = |c: Vec2| {
+        vec![
+            c + Vec2::new(-0.5, -0.5),
+            c + Vec2::new(0.5, -0.5),
+            c + Vec2::new(0.5, 0.5),
+            c + Vec2::new(-0.5, 0.5),
+        ]
+    };
+    for x in 0..6i32 {
+        for y in 0..6 {
+            cells.push([x, y]);
+            polys.push(square(Vec2::new(x as f32, y as f32)));
+        }
+    }
+    let mut expected = Vec::new();
+    for i in 0..cells.len() {
+        for j in i + 1..cells.len() {
+            let [a, b] = [cells[i], cells[j]];
+            if (a[0] - b[0]).abs() <= 1 && (a[1] - b[1]).abs() <= 1 {
+                expected.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let base = polys.len() as u32;
+    let far = Vec2::splat(500.0);
+    let diamond = |c: Vec2| {
+        vec![
+            c + Vec2::new(0.75, 0.0),
+            c + Vec2::new(0.0, 0.75),
+            c + Vec2::new(-0.75, 0.0),
+            c + Vec2::new(0.0, -0.75),
+        ]
+    };
+    polys.push(square(far));
+    polys.push(diamond(far + Vec2::new(1.2, 0.0)));
+    polys.push(diamond(far - Vec2::new(1.3, 0.0)));
+    expected.push([base, base + 1]);
+    let mut csv = String::from("polygon,x,y\n");
+    for (k, p) in polys.iter().enumerate() {
+        for v in p {
+            csv += &format!("{k},{},{}\n", v.x, v.y);
+        }
+    }
+    (csv, expected)
+}
+
+#[test]
+fn cli_verify_obb_and_polygon_files() {
+    let dir = temp_dir("box_cli", "ok");
+    let gpu = test_gpu().is_some();
+    let mut backends = vec!["cpu"];
+    if gpu {
+        backends.push("gpu");
+    }
+    for (shape, (csv, expected)) in [("obb", obb_cli_scene()), ("polygon", polygon_cli_scene())] {
+        let scene = dir.join(format!("{shape}.csv"));
+        std::fs::write(&scene, csv).unwrap();
+        for backend in &backends {
+            let pairs = dir.join(format!("{shape}_{backend}_pairs.csv"));
+            let out = run_verify(&[
+                "--shape",
+                shape,
+                "--scene-file",
+                scene.to_str().unwrap(),
+                "--pairs-out",
+                pairs.to_str().unwrap(),
+                "--backend",
+                backend,
+            ]);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{shape} {backend}: {stdout} {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(stdout.contains("verified"), "{stdout}");
+            assert_eq!(read_pairs(&pairs), expected, "{shape} [{backend}]");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_verify_names_the_bad_line() {
+    let dir = temp_dir("box_cli", "bad");
+    let cases = [
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,x,1,1,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "obb",
+            "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,5,0,0,0\n",
+            "line 3",
+        ),
+        (
+            "polygon",
+            "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,zz,6\n",
+            "line 6",
+        ),
+    ];
+    for (k, (shape, text, line)) in cases.iter().enumerate() {
+        let scene = dir.join(format!("bad{k}.csv"));
+        std::fs::write(&scene, text).unwrap();
+        let out = run_verify(&[
+            "--shape",
+            shape,
+            "--scene-file",
+            scene.to_str().unwrap(),
+            "--pairs-out",
+            dir.join("p.csv").to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
+        assert!(stderr.contains(line), "case {k}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `bench --shape SHAPE` over the seeded `scene` of `n` boxes (volume fraction 1%): its rows
+/// (`common::bench_shape_rows`) and the scene's boxes.
+fn bench_box_rows(shape: &str, scene: SceneKind, n: usize) -> (Vec<serde_json::Value>, Vec<Obb>) {
+    let rows = bench_shape_rows(shape, scene.name(), n);
+    let mut p = SceneParams::new(n, 1);
+    p.volume_fraction = 0.01;
+    (rows, generate_boxes(scene, &p))
+}
+
+#[test]
+fn cli_bench_obb_writes_verified_rows() {
+    let (rows, boxes) = bench_box_rows("obb", SceneKind::Density, 3000);
+    // The CPU pipeline on the same seeded boxes, counted here.
+    let (cpu, _) = obb_overlaps(&boxes).unwrap();
+    for r in &rows {
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), cpu.len() as f64);
+        assert!(r["tests_per_frame"].as_f64().unwrap() >= cpu.len() as f64);
+    }
+}
+
+/// `bench --shape aabb`: the box broad phase alone, on the boxes' AABBs, on both backends; each
+/// row's pairs equal brute force's count, computed here with its own interval test.
+#[test]
+fn cli_bench_aabb_rows_count_brute_forces_pairs() {
+    let (rows, boxes) = bench_box_rows("aabb", SceneKind::Clusters, 2000);
+    let boxes: Vec<_> = boxes.iter().map(|b| b.aabb()).collect();
+    let mut brute = 0u64;
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[i + 1..] {
+            brute += (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k]) as u64;
+        }
+    }
+    assert!(brute > 100, "too few pairs to mean much: {brute}");
+    for r in &rows {
+        assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), brute as f64);
+    }
+}
