@@ -20,11 +20,12 @@ use std::marker::PhantomData;
 
 /// What the runner needs of one pose: its shader, and the storage a batch of its rotations
 /// uploads. Every pose's shader binds the rotations' constants at 0, the histograms (64 `u32`
-/// per rotation) at 1, [`Params`] at 2, and any further storage from 3 on.
+/// per rotation) at 1, the uniform parameters (rotations, workgroups per rotation) at 2, and
+/// any further storage from 3 on.
 pub trait GpuPose: AccuracyPose + Sized {
     /// Names the experiment in labels and errors.
     const NAME: &'static str;
-    /// The shader file and its entry point.
+    /// The shader file.
     const SHADER: &'static str;
     /// The shader's entry point.
     const ENTRY: &'static str;
