@@ -188,7 +188,7 @@ fn free_pose_reports_every_body_and_the_backends_agree() {
             let dir = temp_dir("sector_free", &format!("{body}_{backend}"));
             let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
                 .args(["reproduce", "sector", "--pose", "free", "--body", body])
-                .args(["--rotations", "12", "--seed", "4", "--backend", backend])
+                .args(["--rotations", "6", "--seed", "4", "--backend", backend])
                 .arg("--json")
                 .arg(dir.join("free.json"))
                 .output()
