@@ -99,6 +99,7 @@ pub fn compile_report(
             continue;
         }
         for entry in entry_points(&module.source) {
+            ctx.forget_compiled();
             reset_peak_rss();
             let started = Instant::now();
             let compiled = ctx.shader(&module.name, &module.source)?;

@@ -84,6 +84,9 @@ pub struct GpuContext {
     totals: creation::Totals,
     /// Bind groups kept across frames (`context/creation.rs`).
     bind_groups: Mutex<creation::BindGroups>,
+    /// Shader modules and pipelines made so far, for the next one that asks for the same
+    /// (`context/compile.rs`).
+    compiled: Mutex<compile::Compiled>,
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
@@ -250,6 +253,7 @@ impl GpuContext {
             dispatches: Default::default(),
             totals: Default::default(),
             bind_groups: Default::default(),
+            compiled: Default::default(),
             peers: Vec::new(),
         }
     }

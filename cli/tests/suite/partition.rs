@@ -55,8 +55,8 @@ fn gpu_pairs(bp: &mut GpuBroadPhase, spheres: &[Sphere]) -> (Vec<Pair>, u64) {
 fn every_method_in_parts_equals_the_cpu() {
     let Some(ctx) = capped_gpu() else { return };
     let scenes = [
-        ("clusters", scene(SceneKind::Clusters, 200_000, 1)),
-        ("mixed radii", scene(SceneKind::MixedRadii, 200_000, 2)),
+        ("clusters", scene(SceneKind::Clusters, 100_000, 1)),
+        ("mixed radii", scene(SceneKind::MixedRadii, 100_000, 2)),
         ("giant", scene(SceneKind::Giant, 50_000, 3)),
         ("wide", scene(SceneKind::Wide, 100_000, 4)),
         ("one point", scene(SceneKind::OnePoint, 600, 5)),

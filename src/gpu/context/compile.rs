@@ -1,10 +1,26 @@
 //! Shader modules and compute pipelines on the context's device: compiled inside error scopes
 //! of their own, so a failure comes back as an [`Error::Gpu`] naming the module, the entry
-//! point, the adapter and the driver (docs/design.md §6.1).
+//! point, the adapter and the driver (docs/design.md §6.1), and once per context: a second
+//! broad phase, sort or check that asks for the same module (by its source) or the same
+//! pipeline (module, entry point, constants, workgroup memory) gets the first one's.
+//! Compilation takes 0.1 to 4 s a pipeline on software drivers and tens of milliseconds on
+//! GPUs (none of them caches across pipeline objects), and every broad phase made its own.
 
 use super::{GpuContext, WorkgroupMemory};
 use super::block::caught;
 use crate::error::{Error, Result};
+use std::collections::HashMap;
+
+/// What makes two compute pipelines the same: the module, the entry point, the overridden
+/// constants (by name, as bits) and whether workgroup memory starts zeroed.
+type PipelineKey = (wgpu::ShaderModule, String, Vec<(String, u64)>, bool);
+
+/// The modules (by source text) and pipelines a context has made.
+#[derive(Default)]
+pub(super) struct Compiled {
+    modules: HashMap<String, wgpu::ShaderModule>,
+    pipelines: HashMap<PipelineKey, wgpu::ComputePipeline>,
+}
 
 impl GpuContext {
     /// Compute pipelines for `entries` of `module` (labelled `label`, its path), in order; a
@@ -43,8 +59,12 @@ impl GpuContext {
         self.shader(path, &source)
     }
 
-    /// Compiles a WGSL module; compilation errors come back as [`Error::Gpu`] naming the file.
+    /// Compiles a WGSL module, or returns the one this context compiled from the same source;
+    /// compilation errors come back as [`Error::Gpu`] naming the file.
     pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+        if let Some(module) = self.compiled().modules.get(source) {
+            return Ok(module.clone());
+        }
         let (module, error) = caught(&self.device, &[wgpu::ErrorFilter::Validation], || {
             self.device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -58,7 +78,20 @@ impl GpuContext {
                 self.adapter_label()
             )));
         }
+        self.compiled()
+            .modules
+            .insert(source.to_owned(), module.clone());
         Ok(module)
+    }
+
+    /// Drops the modules and pipelines kept so far: the next request compiles again (the
+    /// compile report times each pipeline from its module's source).
+    pub(crate) fn forget_compiled(&self) {
+        *self.compiled() = Compiled::default();
+    }
+
+    fn compiled(&self) -> std::sync::MutexGuard<'_, Compiled> {
+        self.compiled.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A compute pipeline with an automatic layout and zero-filled workgroup memory.
@@ -95,6 +128,18 @@ impl GpuContext {
         constants: &[(&str, f64)],
         memory: WorkgroupMemory,
     ) -> Result<wgpu::ComputePipeline> {
+        let key: PipelineKey = (
+            module.clone(),
+            entry.to_owned(),
+            constants
+                .iter()
+                .map(|&(name, value)| (name.to_owned(), value.to_bits()))
+                .collect(),
+            memory == WorkgroupMemory::Zeroed,
+        );
+        if let Some(pipeline) = self.compiled().pipelines.get(&key) {
+            return Ok(pipeline.clone());
+        }
         let filters = [
             wgpu::ErrorFilter::Validation,
             wgpu::ErrorFilter::Internal,
@@ -114,7 +159,10 @@ impl GpuContext {
             })
         });
         match error {
-            None => Ok(pipeline),
+            None => {
+                self.compiled().pipelines.insert(key, pipeline.clone());
+                Ok(pipeline)
+            }
             Some(e) => Err(Error::Gpu(format!(
                 "compute pipeline '{entry}'{} on {}: {e}",
                 module_label.map_or(String::new(), |m| format!(" of {m}")),

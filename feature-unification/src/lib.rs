@@ -1,0 +1,1 @@
+//! No code: see this crate's `Cargo.toml`. It exists for the features its dependencies turn on.
