@@ -153,3 +153,27 @@ fn the_tests_run_on_the_expected_adapter() {
         assert_eq!(adapter_mismatch(&expected, &ctx.info), None);
     }
 }
+
+/// Modules and pipelines are compiled once per context (docs/design.md §6.1): a second broad
+/// phase creates no pipeline (whatever its method: the sphere frame builds every method's
+/// kernels at once), and the compile report, which times each pipeline from its source,
+/// compiles every one again.
+#[test]
+fn a_second_gpu_broad_phase_on_a_context_compiles_nothing() {
+    use crate::broadphase::Method;
+    use crate::gpu::GpuBroadPhase;
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let pipelines = || ctx.counts().pipelines;
+    let before = pipelines();
+    let first = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    let made = pipelines() - before;
+    assert!(made > 0, "a fresh context compiled no pipeline for the grid");
+    let second = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    assert_eq!(pipelines() - before, made, "the second grid compiled again");
+    let _sap = GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
+    assert_eq!(pipelines() - before, made, "sap's kernels are the grid's module's");
+    drop((first, second));
+    let rows = crate::gpu::compile_report::compile_report(&ctx, |_| {}).unwrap();
+    assert_eq!(pipelines() - before - made, rows.len() as u64);
+}
