@@ -3,8 +3,8 @@
 //! point, the adapter and the driver (docs/design.md §6.1), and once per context: a second
 //! broad phase, sort or check that asks for the same module (by its source) or the same
 //! pipeline (module, entry point, constants, workgroup memory) gets the first one's.
-//! Compilation takes 0.1 to 4 s a pipeline on software drivers and tens of milliseconds on
-//! GPUs (none of them caches across pipeline objects), and every broad phase made its own.
+//! Compilation takes 0.1 to 4 s a pipeline on the software drivers of the driver matrix,
+//! which reuse nothing across pipeline objects, and every broad phase made its own.
 
 use super::{GpuContext, WorkgroupMemory};
 use super::block::caught;
