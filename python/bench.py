@@ -154,6 +154,17 @@ def pick_adapter(wanted):
     return info["index"], info
 
 
+def reference_columns(row, pairs, against, build_s=None, query_s=None, total_s=None):
+    """Records the reference's pairs, its name and cKDTree's times (None when it did not run)."""
+    row.update(
+        pairs=int(len(pairs)),
+        ckdtree_build_s=build_s,
+        ckdtree_query_s=query_s,
+        ckdtree_total_s=total_s,
+        verified_against=against,
+    )
+
+
 def run_size(n, args, adapter):
     c = scene(n, args.seed + n)
     c64 = c.astype(np.float64)
@@ -171,13 +182,7 @@ def run_size(n, args, adapter):
         t2 = time.perf_counter()
         build_s, query_s = min(build_s, t1 - t0), min(query_s, t2 - t1)
     total_s = build_s + query_s
-    row.update(
-        pairs=int(len(expected)),
-        ckdtree_build_s=build_s,
-        ckdtree_query_s=query_s,
-        ckdtree_total_s=total_s,
-        verified_against="ckdtree",
-    )
+    reference_columns(row, expected, "ckdtree", build_s, query_s, total_s)
     check_pairs = n <= VERIFY_PAIRS_UP_TO
     expected = canonical(expected) if check_pairs else None
 
@@ -214,16 +219,8 @@ def run_without_ckdtree(n, c, row, args, adapter):
     cpu_s, expected = best_of(
         args.reps, lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu")
     )
-    row.update(
-        pairs=int(len(expected)),
-        ckdtree_build_s=None,
-        ckdtree_query_s=None,
-        ckdtree_total_s=None,
-        verified_against="sweepfan cpu grid",
-        sweepfan_cpu_s=cpu_s,
-        ratio_cpu=None,
-        ratio_gpu=None,
-    )
+    reference_columns(row, expected, "sweepfan cpu grid")
+    row.update(sweepfan_cpu_s=cpu_s, ratio_cpu=None, ratio_gpu=None)
     gpu_s, verified = None, True
     if adapter is not None:
         gpu_s, got = time_gpu(c, args, adapter)

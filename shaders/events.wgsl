@@ -84,62 +84,59 @@ fn gather_sorted(inv: Invocation) {
     sorted_now[s] = p;
 }
 
+// Pair s of the previous frame's canonical list (`in_prev`) or of this frame's.
+fn listed(in_prev: bool, s: u32) -> vec2<u32> {
+    if in_prev {
+        return sorted_prev[s];
+    }
+    return sorted_now[s];
+}
+
 // Whether `p` is in list[0..len) (canonical: lexicographic).
 fn contains(p: vec2<u32>, in_prev: bool, len: u32) -> bool {
     var lo = 0u;
     var hi = len;
     while lo < hi {
         let mid = lo + (hi - lo) / 2u;
-        var q: vec2<u32>;
-        if in_prev {
-            q = sorted_prev[mid];
-        } else {
-            q = sorted_now[mid];
-        }
+        let q = listed(in_prev, mid);
         if q.x < p.x || (q.x == p.x && q.y < p.y) {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
-    if lo >= len {
-        return false;
-    }
-    var q: vec2<u32>;
-    if in_prev {
-        q = sorted_prev[lo];
-    } else {
-        q = sorted_now[lo];
-    }
-    return all(q == p);
+    return lo < len && all(listed(in_prev, lo) == p);
 }
 
-// flags[s] = 1 when this frame's pair s is not in the previous list (found).
+// The number of pairs in the previous frame's canonical list or in this frame's.
+fn listed_count(in_prev: bool) -> u32 {
+    return select(now_count[0], min(prev_count[0], ev.prev_cap), in_prev);
+}
+
+// flags[s] = 1 when pair s of one list (the previous frame's: `from_prev`; len: its slots) is
+// not in the other.
+fn mark(s: u32, len: u32, from_prev: bool) {
+    if s >= len {
+        return;
+    }
+    var f = 0u;
+    if s < listed_count(from_prev)
+        && !contains(listed(from_prev, s), !from_prev, listed_count(!from_prev)) {
+        f = 1u;
+    }
+    flags[s] = f;
+}
+
+// Found: this frame's pairs that the previous list lacks.
 @compute @workgroup_size(WG)
 fn mark_found(inv: Invocation) {
-    let s = flat_id(inv);
-    if s >= ev.cap {
-        return;
-    }
-    var f = 0u;
-    if s < now_count[0] && !contains(sorted_now[s], true, min(prev_count[0], ev.prev_cap)) {
-        f = 1u;
-    }
-    flags[s] = f;
+    mark(flat_id(inv), ev.cap, false);
 }
 
-// flags[s] = 1 when the previous frame's pair s is not in this frame's list (lost).
+// Lost: the previous frame's pairs that this frame's list lacks.
 @compute @workgroup_size(WG)
 fn mark_lost(inv: Invocation) {
-    let s = flat_id(inv);
-    if s >= ev.prev_cap {
-        return;
-    }
-    var f = 0u;
-    if s < min(prev_count[0], ev.prev_cap) && !contains(sorted_prev[s], false, now_count[0]) {
-        f = 1u;
-    }
-    flags[s] = f;
+    mark(flat_id(inv), ev.prev_cap, true);
 }
 
 // After the scan: flagged pairs to their offsets, in list order (len: ev.cap for found,
@@ -150,11 +147,7 @@ fn scatter(s: u32, len: u32, from_prev: bool) {
     }
     let next = select(flag_total[0], flags[s + 1u], s + 1u < len);
     if next > flags[s] {
-        if from_prev {
-            out[flags[s]] = sorted_prev[s];
-        } else {
-            out[flags[s]] = sorted_now[s];
-        }
+        out[flags[s]] = listed(from_prev, s);
     }
 }
 

@@ -5,6 +5,7 @@
 // #import dispatch.wgsl
 // #import math.wgsl
 // #import ordered_float.wgsl
+// #import hash.wgsl
 
 struct Params {
     n: u32,
@@ -297,13 +298,7 @@ fn cell_of(c: vec3<f32>, side: f32) -> vec3<i32> {
 
 fn cell_hash(k: vec3<i32>) -> u32 {
     let u = bitcast<vec3<u32>>(k);
-    var h = (u.x * 0x8da6b343u) ^ (u.y * 0xd8163841u) ^ (u.z * 0xcb1ab31fu);
-    h ^= h >> 16u;
-    h *= 0x7feb352du;
-    h ^= h >> 15u;
-    h *= 0x846ca68bu;
-    h ^= h >> 16u;
-    return h;
+    return lowbias32((u.x * 0x8da6b343u) ^ (u.y * 0xd8163841u) ^ (u.z * 0xcb1ab31fu));
 }
 
 // ---- The grid's keys (docs/design.md §9.17), over the box of the scene's cells from its

@@ -10,6 +10,8 @@
 // values within 2 ULP of 0 or of the largest f32 are never moved, so no sign, zero, infinity or
 // NaN changes.
 
+// #import hash.wgsl
+
 // One salt per operation, so that sqrt(x) and inverseSqrt(x) err independently.
 const SLOPPY_SQRT: u32 = 0x9e3779b9u;
 const SLOPPY_INVERSE_SQRT: u32 = 0x85ebca6bu;
@@ -17,15 +19,9 @@ const SLOPPY_LENGTH: u32 = 0xc2b2ae35u;
 const SLOPPY_DIV: u32 = 0x27d4eb2fu;
 const SLOPPY_DOT: u32 = 0x165667b1u;
 
-// A 32-bit mixer (lowbias32): every input bit moves about half the output bits.
+// The errors' mixer: lowbias32 (hash.wgsl).
 fn sloppy_mix(x: u32) -> u32 {
-    var h = x;
-    h ^= h >> 16u;
-    h *= 0x7feb352du;
-    h ^= h >> 15u;
-    h *= 0x846ca68bu;
-    h ^= h >> 16u;
-    return h;
+    return lowbias32(x);
 }
 
 // The hash of `seed` and then a's bits (chained, so that equal operands do not cancel).

@@ -8,7 +8,7 @@
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use sweepfan::{BroadPhase, EventTracker, GpuBroadPhase, GpuContext, Method, Pair, Sphere, cpu};
-use sweepfan_cli::run::verify::near_touching;
+use sweepfan_cli::run::verify::{first_pairs, near_touching};
 
 /// Side of the box the spheres fly in.
 const SIDE: f32 = 60.0;
@@ -68,13 +68,7 @@ fn main() -> sweepfan::Result<()> {
         began += c.found.len() as u64;
         ended += c.lost.len() as u64;
         if frame < 5 || frame % 10 == 0 || frame + 1 == frames {
-            let show = |list: &[Pair]| {
-                list.iter()
-                    .take(3)
-                    .map(|p| format!("{}-{}", p[0], p[1]))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
+            let show = |list: &[Pair]| first_pairs(list, 3, |p| format!("{}-{}", p[0], p[1]));
             println!(
                 "frame {frame:>3}: {:>5} contacts  +{:<4} began ({})  -{:<4} ended ({})",
                 c.pairs_now(),

@@ -5,6 +5,11 @@
 //! `--features mpi`.
 #![cfg(feature = "mpi")]
 
+// The library suite's oracles (`tests/suite/common.rs`); not every one serves this file.
+#[allow(dead_code)]
+#[path = "../../tests/suite/common.rs"]
+mod oracles;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use sweepfan::{EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
@@ -82,15 +87,7 @@ fn same(got: &[Pair], expected: &[Pair], what: &str) {
 }
 
 fn brute(s: &[Sphere]) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for i in 0..s.len() {
-        for j in i + 1..s.len() {
-            if s[i].touches(&s[j]) {
-                out.push([i as u32, j as u32]);
-            }
-        }
-    }
-    out
+    oracles::brute_pairs(s, Sphere::touches)
 }
 
 fn cpu_grid(s: &[Sphere]) -> Vec<Pair> {

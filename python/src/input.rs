@@ -136,9 +136,10 @@ impl Real<'_> {
     }
 }
 
-/// The shape as Python prints it: `(5, 2)`, `(4,)`, `()`.
-fn shown_shape(shape: &[usize]) -> String {
-    match shape {
+/// The error of argument `arg` having `shape` where `expected` (such as "an (N, 3) array") is
+/// wanted, the shape as Python prints it: `(5, 2)`, `(4,)`, `()`.
+fn shape_error(arg: &str, expected: &str, shape: &[usize]) -> PyErr {
+    let shown = match shape {
         [n] => format!("({n},)"),
         _ => format!(
             "({})",
@@ -148,7 +149,8 @@ fn shown_shape(shape: &[usize]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    }
+    };
+    arg_error(arg, format!("expected {expected}, got shape {shown}"))
 }
 
 /// One value as `f32`: NaN, infinities and float64 values beyond float32's range are errors.
@@ -234,13 +236,7 @@ pub fn matrix<const K: usize>(
     let real = real_array(arg, obj)?;
     let shape = real.shape();
     if shape.len() != 2 || shape[1] != K {
-        return Err(arg_error(
-            arg,
-            format!(
-                "expected an (N, {K}) array, got shape {}",
-                shown_shape(&shape)
-            ),
-        ));
+        return Err(shape_error(arg, &format!("an (N, {K}) array"), &shape));
     }
     fits(shape[0])?;
     match &real {
@@ -298,13 +294,8 @@ pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> Py
         return check(v).map(PerObject::All).map_err(|p| arg_error(arg, p));
     }
     if shape.len() != 1 || shape[0] != n {
-        return Err(arg_error(
-            arg,
-            format!(
-                "expected a scalar or an ({n},) array (one per row of centers), got shape {}",
-                shown_shape(&shape)
-            ),
-        ));
+        let expected = format!("a scalar or an ({n},) array (one per row of centers)");
+        return Err(shape_error(arg, &expected, &shape));
     }
     let rows: Vec<[f32; 1]> = match &real {
         Real::F32(a) => rows_of(arg, a.as_array().insert_axis(Axis(1)), [what])?,
@@ -343,13 +334,7 @@ fn integers(arg: &str, obj: &Bound<'_, PyAny>, max: u64) -> PyResult<Vec<u64>> {
     let numpy = obj.py().import("numpy")?;
     let array = as_array(arg, obj)?;
     if array.ndim() != 1 {
-        return Err(arg_error(
-            arg,
-            format!(
-                "expected a one-dimensional array, got shape {}",
-                shown_shape(array.shape())
-            ),
-        ));
+        return Err(shape_error(arg, "a one-dimensional array", array.shape()));
     }
     if array.len() == 0 {
         return Ok(Vec::new());

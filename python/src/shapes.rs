@@ -20,29 +20,74 @@ fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
     GpuBoxPipeline::new(gpu::context(adapter)?, Proxy::Aabb).map_err(to_py)
 }
 
-/// The overlapping pairs by the SAT pipeline of `backend`, canonical: `on_cpu` with a fresh
-/// CPU pipeline, `on_gpu` with the adapter's kept one.
-fn sat_pairs(
-    backend: Backend,
-    adapter: &str,
-    on_cpu: impl FnOnce(&mut cpu::sat::CpuBoxPipeline) -> sweepfan::Result<Vec<Pair>>,
-    on_gpu: impl FnOnce(&mut GpuBoxPipeline, &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>,
-) -> PyResult<Vec<Pair>> {
-    let mut pairs = match backend {
-        Backend::Cpu => on_cpu(&mut cpu::sat::CpuBoxPipeline::new()).map_err(to_py)?,
-        Backend::Gpu => {
-            let mut pairs = Vec::new();
-            GPU_BOXES.with(
-                adapter.to_string(),
-                Some(adapter),
-                || gpu_pipeline(adapter),
-                |p| on_gpu(p, &mut pairs),
-            )?;
-            pairs
+/// A shape the SAT pipelines take: its entry points on the CPU and on the GPU.
+trait SatShape: Sized {
+    fn on_cpu(cpu: &mut cpu::sat::CpuBoxPipeline, shapes: &[Self]) -> sweepfan::Result<Vec<Pair>>;
+    fn on_gpu(
+        gpu: &mut GpuBoxPipeline,
+        shapes: &[Self],
+        out: &mut Vec<Pair>,
+    ) -> sweepfan::Result<sweepfan::Stats>;
+}
+
+/// [`SatShape`] for `$shape`, whose pipelines' entry points are both named `$overlaps`.
+macro_rules! sat_shape {
+    ($shape:ty, $overlaps:ident) => {
+        impl SatShape for $shape {
+            fn on_cpu(
+                cpu: &mut cpu::sat::CpuBoxPipeline,
+                shapes: &[Self],
+            ) -> sweepfan::Result<Vec<Pair>> {
+                cpu.$overlaps(shapes).map(|r| r.0)
+            }
+            fn on_gpu(
+                gpu: &mut GpuBoxPipeline,
+                shapes: &[Self],
+                out: &mut Vec<Pair>,
+            ) -> sweepfan::Result<sweepfan::Stats> {
+                gpu.$overlaps(shapes, Some(out))
+            }
         }
     };
-    canonicalize(&mut pairs);
-    Ok(pairs)
+}
+
+sat_shape!(Obb, obb_overlaps);
+sat_shape!(Polygon, polygon_overlaps);
+
+/// The overlapping pairs of the shapes that `shapes` makes (work Ctrl-C can interrupt, sized by
+/// `objects` inputs), by the SAT pipeline of `backend`, as a canonical (K, 2) array: a fresh CPU
+/// pipeline, or the adapter's kept GPU one. No shapes give no pairs.
+fn sat_pair_array<'py, S: SatShape>(
+    py: Python<'py>,
+    backend: Backend,
+    adapter: &str,
+    objects: usize,
+    shapes: impl FnOnce() -> PyResult<Vec<S>> + Send,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let pairs = interruptible(py, objects, || -> PyResult<Vec<Pair>> {
+        let shapes = shapes()?;
+        if shapes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pairs = match backend {
+            Backend::Cpu => {
+                S::on_cpu(&mut cpu::sat::CpuBoxPipeline::new(), &shapes).map_err(to_py)?
+            }
+            Backend::Gpu => {
+                let mut pairs = Vec::new();
+                GPU_BOXES.with(
+                    adapter.to_string(),
+                    Some(adapter),
+                    || gpu_pipeline(adapter),
+                    |p| S::on_gpu(p, &shapes, &mut pairs),
+                )?;
+                pairs
+            }
+        };
+        canonicalize(&mut pairs);
+        Ok(pairs)
+    })?;
+    Ok(pair_array(py, pairs))
 }
 
 /// Which argument made box `b` fail with `problem`: its centre, half-extents or quaternion
@@ -116,16 +161,10 @@ pub fn obb_pairs<'py>(
     if boxes.is_empty() {
         return Ok(pair_array(py, Vec::new()));
     }
-    let pairs = interruptible(py, boxes.len(), || -> PyResult<Vec<Pair>> {
+    sat_pair_array(py, backend, &adapter, boxes.len(), move || {
         validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
-        sat_pairs(
-            backend,
-            &adapter,
-            |cpu| cpu.obb_overlaps(&boxes).map(|r| r.0),
-            |gpu, out| gpu.obb_overlaps(&boxes, Some(out)),
-        )
-    })?;
-    Ok(pair_array(py, pairs))
+        Ok(boxes)
+    })
 }
 
 /// The polygons of a flat vertex array and `offsets` (polygon i is
@@ -216,17 +255,7 @@ pub fn polygon_pairs<'py>(
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
     let offsets = indices("offsets", offsets)?;
-    let pairs = interruptible(py, offsets.len(), || -> PyResult<Vec<Pair>> {
-        let polygons = polygons(&vertices, &offsets)?;
-        if polygons.is_empty() {
-            return Ok(Vec::new());
-        }
-        sat_pairs(
-            backend,
-            &adapter,
-            |cpu| cpu.polygon_overlaps(&polygons).map(|r| r.0),
-            |gpu, out| gpu.polygon_overlaps(&polygons, Some(out)),
-        )
-    })?;
-    Ok(pair_array(py, pairs))
+    sat_pair_array(py, backend, &adapter, offsets.len(), || {
+        polygons(&vertices, &offsets)
+    })
 }

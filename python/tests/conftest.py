@@ -116,18 +116,28 @@ def _upper_pairs(n, block_hits, block=256):
     return canonical(np.concatenate(out) if out else np.zeros((0, 2)))
 
 
+def _every_axis_pairs(n, dims, axis_hits):
+    """All pairs i < j overlapping on every axis k < dims, where `axis_hits(a, b, k)` (rows
+    a..b against columns a..n, a bool array) is the overlap on axis k; canonical."""
+
+    def hits(a, b):
+        hit = np.ones((b - a, n - a), dtype=bool)
+        for k in range(dims):
+            hit &= axis_hits(a, b, k)
+        return hit
+
+    return _upper_pairs(n, hits)
+
+
 def aabb_pairs(lo, hi):
     """Closed overlap of axis-aligned boxes [lo, hi] (any dimension), in float32, all pairs."""
     lo = np.asarray(lo, dtype=np.float32)
     hi = np.asarray(hi, dtype=np.float32)
 
-    def hits(a, b):
-        hit = np.ones((b - a, len(lo) - a), dtype=bool)
-        for k in range(lo.shape[1]):
-            hit &= (lo[a:b, None, k] <= hi[None, a:, k]) & (lo[None, a:, k] <= hi[a:b, None, k])
-        return hit
+    def axis_hits(a, b, k):
+        return (lo[a:b, None, k] <= hi[None, a:, k]) & (lo[None, a:, k] <= hi[a:b, None, k])
 
-    return _upper_pairs(len(lo), hits)
+    return _every_axis_pairs(len(lo), lo.shape[1], axis_hits)
 
 
 def box_overlap_pairs(centers, half_extents):
@@ -135,14 +145,11 @@ def box_overlap_pairs(centers, half_extents):
     c = np.asarray(centers, dtype=np.float32)
     h = np.asarray(half_extents, dtype=np.float32)
 
-    def hits(a, b):
-        hit = np.ones((b - a, len(c) - a), dtype=bool)
-        for k in range(c.shape[1]):
-            d = np.abs(c[a:b, None, k] - c[None, a:, k])
-            hit &= d <= h[a:b, None, k] + h[None, a:, k]
-        return hit
+    def axis_hits(a, b, k):
+        d = np.abs(c[a:b, None, k] - c[None, a:, k])
+        return d <= h[a:b, None, k] + h[None, a:, k]
 
-    return _upper_pairs(len(c), hits)
+    return _every_axis_pairs(len(c), c.shape[1], axis_hits)
 
 
 class Oracle:

@@ -36,6 +36,7 @@
 // #import ordered_float.wgsl
 // #import dispatch.wgsl
 // #import append.wgsl
+// #import held_pairs.wgsl
 // #import slots.wgsl
 
 struct Params {
@@ -99,6 +100,16 @@ const UNROLL: u32 = 16u;
 // an ulp lower than the CPU does, so every CPU candidate is a GPU candidate.
 const BOX_MARGIN: f32 = 5.0 * 1.1920929e-7;
 
+// What the index helpers below return for no shape.
+const NO_SHAPE: u32 = 0xffffffffu;
+
+// This invocation's shape, or NO_SHAPE past params.n or past `len`, the length of the array the
+// kernel reads it from.
+fn shape_at(inv: Invocation, len: u32) -> u32 {
+    let i = flat_id(inv);
+    return select(NO_SHAPE, i, i < params.n && i < len);
+}
+
 fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
     boxes[i] = Aabb(vec4<f32>(lo, 0.0), vec4<f32>(hi, 0.0));
     keys[i] = ordered(lo.x);
@@ -109,27 +120,25 @@ fn store_bounds(i: u32, lo: vec3<f32>, hi: vec3<f32>) {
 // `Aabb::overlaps` (up to subnormals, which a GPU may flush to zero; the host settles those).
 @compute @workgroup_size(64)
 fn aabb_bounds(inv: Invocation) {
-    let i = flat_id(inv);
-    if i >= params.n || i >= arrayLength(&input_boxes) {
-        return;
+    let i = shape_at(inv, arrayLength(&input_boxes));
+    if i != NO_SHAPE {
+        let b = input_boxes[i];
+        store_bounds(i, b.lo.xyz, b.hi.xyz);
     }
-    let b = input_boxes[i];
-    store_bounds(i, b.lo.xyz, b.hi.xyz);
 }
 
 @compute @workgroup_size(64)
 fn obb_bounds(inv: Invocation) {
-    let i = flat_id(inv);
-    if i >= params.n || i >= arrayLength(&frames) {
-        return;
+    let i = shape_at(inv, arrayLength(&frames));
+    if i != NO_SHAPE {
+        let f = frames[i];
+        let c = f.center.xyz;
+        // Same terms and order as `Obb::aabb`: |R| h, then the margin.
+        var ext = abs(f.axes[0].xyz) * f.axes[0].w + abs(f.axes[1].xyz) * f.axes[1].w
+            + abs(f.axes[2].xyz) * f.axes[2].w;
+        ext = ext + (ext + abs(c)) * BOX_MARGIN;
+        store_bounds(i, c - ext, c + ext);
     }
-    let f = frames[i];
-    let c = f.center.xyz;
-    // Same terms and order as `Obb::aabb`: |R| h, then the margin.
-    var ext = abs(f.axes[0].xyz) * f.axes[0].w + abs(f.axes[1].xyz) * f.axes[1].w
-        + abs(f.axes[2].xyz) * f.axes[2].w;
-    ext = ext + (ext + abs(c)) * BOX_MARGIN;
-    store_bounds(i, c - ext, c + ext);
 }
 
 @compute @workgroup_size(64)
@@ -174,14 +183,24 @@ fn column_of(y: f32, z: f32) -> u32 {
         + column_on(z, params.origin_z, params.dims_z);
 }
 
+// The boxes a kernel may read.
+fn box_count() -> u32 {
+    return min(params.n, arrayLength(&boxes));
+}
+
+// The input index of wide shape k, or NO_SHAPE past the wide list or for an index past the boxes.
+fn wide_shape(k: u32) -> u32 {
+    if k >= params.wide_count || k >= arrayLength(&wide) {
+        return NO_SHAPE;
+    }
+    let w = wide[k];
+    return select(NO_SHAPE, w, w < box_count());
+}
+
 @compute @workgroup_size(64)
 fn mark_wide(inv: Invocation) {
-    let k = flat_id(inv);
-    if k >= params.wide_count || k >= arrayLength(&wide) {
-        return;
-    }
-    let i = wide[k];
-    if i < params.n && i < arrayLength(&boxes) {
+    let i = wide_shape(flat_id(inv));
+    if i != NO_SHAPE {
         boxes[i].lo.w = 1.0;
     }
 }
@@ -190,15 +209,32 @@ fn is_wide(b: Aabb) -> bool {
     return b.lo.w != 0.0;
 }
 
+// The key at sorted position p, NO_SHAPE past params.n.
+fn key_at(p: u32) -> u32 {
+    if p >= params.n {
+        return NO_SHAPE;
+    }
+    return keys[p];
+}
+
+// The box at sorted position p, into *b; false past the boxes.
+fn sorted_box(p: u32, b: ptr<function, Aabb>) -> bool {
+    if p >= params.n {
+        return false;
+    }
+    let i = values[p];
+    if i >= arrayLength(&boxes) {
+        return false;
+    }
+    *b = boxes[i];
+    return true;
+}
+
 @compute @workgroup_size(64)
 fn columns(inv: Invocation) {
     let p = flat_id(inv);
-    if p >= params.n {
-        return;
-    }
-    let i = values[p];
-    if i < arrayLength(&boxes) {
-        let b = boxes[i];
+    var b: Aabb;
+    if sorted_box(p, &b) {
         // Wide: one key past the last column.
         keys[p] = select(column_of(b.lo.y, b.lo.z), params.dims_y * params.dims_z, is_wide(b));
     }
@@ -207,18 +243,15 @@ fn columns(inv: Invocation) {
 @compute @workgroup_size(64)
 fn column_ranges(inv: Invocation) {
     let p = flat_id(inv);
-    if p >= params.n {
-        return;
-    }
-    let c = keys[p];
-    // The wide shapes' key is no column.
+    let c = key_at(p);
+    // The wide shapes' key is no column, nor is NO_SHAPE past the boxes.
     if c >= params.dims_y * params.dims_z || c >= arrayLength(&ranges) {
         return;
     }
-    if p == 0u || keys[p - 1u] != c {
+    if p == 0u || key_at(p - 1u) != c {
         ranges[c].x = p;
     }
-    if p + 1u == params.n || keys[p + 1u] != c {
+    if key_at(p + 1u) != c {
         ranges[c].y = p + 1u;
     }
 }
@@ -226,12 +259,8 @@ fn column_ranges(inv: Invocation) {
 @compute @workgroup_size(64)
 fn gather(inv: Invocation) {
     let p = flat_id(inv);
-    if p >= params.n {
-        return;
-    }
-    let i = values[p];
-    if i < arrayLength(&boxes) {
-        let b = boxes[i];
+    var b: Aabb;
+    if sorted_box(p, &b) {
         sorted_yz[p] = vec4<f32>(b.lo.y, b.hi.y, b.lo.z, b.hi.z);
         sorted_lo_x[p] = b.lo.x;
     }
@@ -245,50 +274,24 @@ var<private> end: u32;
 var<private> me_index: u32;
 var<private> done: bool;
 
-// Candidates a thread holds until the end of its walk, when the workgroup appends them with one
-// global atomic (flush_candidates). A thread whose hand is full appends its HELD candidates
-// with one atomic: never one global atomic per candidate.
-const HELD: u32 = 4u;
-var<private> held: array<vec2<u32>, HELD>;
-var<private> held_n: u32;
-
-// Writes held[k] at slot + k (the list's capacity permitting; a slot that wrapped past 2^32 lies
-// in a list the host discards, its count being above the capacity).
-fn write_held(slot: u32, k: u32) {
-    if slot + k < params.capacity && slot + k >= slot {
-        pairs[slot + k] = held[k];
+// Counts a reservation on counters[SWEEP_APPEND] that went past 2^32: `old` is what its atomic
+// returned (0 for none), `added` the slots it reserved.
+fn count_wrap(old: u32, added: u32) {
+    if old > 0xffffffffu - added {
+        atomicAdd(&counters[SWEEP_WRAPS], 1u);
     }
 }
 
+// Candidates are held (held_pairs.wgsl) and written with one global atomic per hand or group.
 fn append_pair(a: u32, b: u32) {
-    if held_n == HELD {
-        let slot = atomicAdd(&counters[SWEEP_APPEND], HELD);
-        if slot > 0xffffffffu - HELD {
-            atomicAdd(&counters[SWEEP_WRAPS], 1u);
-        }
-        // #unroll 4 write_held(slot, {k}u);
-        held_n = 0u;
-    }
-    held[held_n] = vec2<u32>(min(a, b), max(a, b));
-    held_n++;
+    count_wrap(hold_pair(a, b, SWEEP_APPEND, params.capacity), HELD);
 }
 
-// Writes the held candidates with one global atomic per workgroup or subgroup (append.wgsl); the
-// 64-bit count carries into counters[SWEEP_WRAPS] when the add wraps. Every thread of the
-// workgroup calls it.
+// Writes the held candidates (held_pairs.wgsl); the 64-bit count carries into
+// counters[SWEEP_WRAPS] when the add wraps. Every thread of the workgroup calls it.
 fn flush_candidates(lid: u32) {
-    let r = reserve(lid, held_n);
-    var old = 0u;
-    if r.leader && r.total > 0u {
-        old = atomicAdd(&counters[SWEEP_APPEND], r.total);
-        if old > 0xffffffffu - r.total {
-            atomicAdd(&counters[SWEEP_WRAPS], 1u);
-        }
-    }
-    let base = first_slot(r, old);
-    for (var k = 0u; k < held_n; k++) {
-        write_held(base, k);
-    }
+    let added = flush_held(lid, SWEEP_APPEND, params.capacity);
+    count_wrap(added.x, added.y);
 }
 
 fn append(j: u32) {
@@ -409,14 +412,11 @@ fn wide_pairs(inv: Invocation) {
 
 fn wide_lane(k: u32, lane: u32) {
     let lanes = params.wide_lanes;
-    if lane >= lanes || k >= params.wide_count || k >= arrayLength(&wide) {
+    let w = wide_shape(k);
+    if lane >= lanes || w == NO_SHAPE {
         return;
     }
-    let w = wide[k];
-    let n = min(params.n, arrayLength(&boxes));
-    if w >= n {
-        return;
-    }
+    let n = box_count();
     let me = boxes[w];
     var j = lane;
     var steps = 0u;

@@ -181,27 +181,41 @@ fn obb_verdict(a: ObbFrame, b: ObbFrame) -> u32 {
     return select(OVERLAP, UNSURE, unsure);
 }
 
-// The verdict on candidate k (invalid candidates are counted and are apart).
-fn obb_hit(k: u32) -> u32 {
+// Candidate k, or (0, 0) past the live candidates (emitted as APART: neither appended nor
+// counted).
+fn candidate(k: u32) -> vec2<u32> {
+    if k < live_candidates() {
+        return candidates[k];
+    }
+    return vec2<u32>(0u);
+}
+
+// Whether candidate k is live and names two of the first n objects; an invalid one is counted.
+fn valid_candidate(k: u32, n: u32) -> bool {
+    if k >= live_candidates() {
+        return false;
+    }
     let p = candidates[k];
-    let n = min(params.n_objects, arrayLength(&frames));
     if p.x >= n || p.y >= n {
         atomicAdd(&out_count[1], 1u);
+        return false;
+    }
+    return true;
+}
+
+// The verdict on candidate k (past the live ones and invalid: apart).
+fn obb_hit(k: u32) -> u32 {
+    if !valid_candidate(k, min(params.n_objects, arrayLength(&frames))) {
         return APART;
     }
+    let p = candidates[k];
     return obb_verdict(frames[p.x], frames[p.y]);
 }
 
 @compute @workgroup_size(WG)
 fn obb_main(inv: Invocation) {
     let k = flat_id(inv);
-    var verdict = APART;
-    var p = vec2<u32>(0u);
-    if k < live_candidates() {
-        p = candidates[k];
-        verdict = obb_hit(k);
-    }
-    emit_verdict(inv.lid, verdict, p);
+    emit_verdict(inv.lid, obb_hit(k), candidate(k));
 }
 
 // True when every vertex of q lies strictly outside one edge line of p.
@@ -229,22 +243,16 @@ fn separated_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> bool {
 @compute @workgroup_size(WG)
 fn polygon_main(inv: Invocation) {
     let k = flat_id(inv);
-    var hit = false;
-    var p = vec2<u32>(0u);
-    if k < live_candidates() {
-        p = candidates[k];
-        hit = polygon_hit(p);
-    }
-    emit_verdict(inv.lid, select(APART, OVERLAP, hit), p);
+    emit_verdict(inv.lid, polygon_hit(k), candidate(k));
 }
 
-// Whether candidate p overlaps (invalid candidates and malformed offsets are counted and do not).
-fn polygon_hit(p: vec2<u32>) -> bool {
-    let n = min(params.n_objects, arrayLength(&offsets) - 1u);
-    if p.x >= n || p.y >= n {
-        atomicAdd(&out_count[1], 1u);
-        return false;
+// The verdict on candidate k (past the live ones, invalid, or with malformed offsets, which
+// are counted: apart).
+fn polygon_hit(k: u32) -> u32 {
+    if !valid_candidate(k, min(params.n_objects, arrayLength(&offsets) - 1u)) {
+        return APART;
     }
+    let p = candidates[k];
     let a0 = offsets[p.x];
     let a1 = offsets[p.x + 1u];
     let b0 = offsets[p.y];
@@ -253,7 +261,8 @@ fn polygon_hit(p: vec2<u32>) -> bool {
     // Malformed offsets (not a polygon of >= 3 vertices inside the buffer) count as invalid.
     if a1 < a0 + 3u || b1 < b0 + 3u || a1 > nv || b1 > nv {
         atomicAdd(&out_count[1], 1u);
-        return false;
+        return APART;
     }
-    return !separated_by_an_edge_of(a0, a1, b0, b1) && !separated_by_an_edge_of(b0, b1, a0, a1);
+    let apart = separated_by_an_edge_of(a0, a1, b0, b1) || separated_by_an_edge_of(b0, b1, a0, a1);
+    return select(OVERLAP, APART, apart);
 }

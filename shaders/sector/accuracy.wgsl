@@ -23,10 +23,7 @@ struct Rotation {
     conservative_axis: vec4<f32>,
     conservative_radii: vec4<f32>,
     gate: vec4<f32>,                // (r'-s)^2, (R'+s)^2, cos(theta'+s), -
-    speculative_min: vec4<f32>,
-    speculative_max: vec4<f32>,
-    endpoints_min: vec4<f32>,
-    endpoints_max: vec4<f32>,
+    boxes: SpeculativeBoxes,
 }
 
 @group(0) @binding(0) var<storage, read> rotations: array<Rotation>;
@@ -167,13 +164,7 @@ fn sweep_bits(rho: f32, beta: f32, r: Rotation) -> u32 {
 }
 
 fn classify(r: Rotation, p: vec3<f32>) -> u32 {
-    var mask = 0u;
-    if (in_aabb(p, r.speculative_min.xyz, r.speculative_max.xyz)) {
-        mask = mask | SPECULATIVE;
-    }
-    if (in_aabb(p, r.endpoints_min.xyz, r.endpoints_max.xyz)) {
-        mask = mask | SPECULATIVE_ENDPOINTS;
-    }
+    var mask = aabb_bits(r.boxes, p);
     let q = p - r.origin.xyz;
     let z = dot(q, r.axis.xyz);
     if (abs(z) > r.axis.w) {
@@ -198,13 +189,9 @@ fn classify(r: Rotation, p: vec3<f32>) -> u32 {
 
 @compute @workgroup_size(WG)
 fn classify_rows(inv: Invocation) {
-    clear_local_hist(inv.lid);
-    workgroupBarrier();
-
-    // Uniform per workgroup, so the barrier below is reached by all or none.
-    let group = flat_group(inv);
-    let rotation = group / params.groups_per_rotation;
-    let row = (group % params.groups_per_rotation) * WG + inv.lid;
+    let g = begin_rotation(inv);
+    let rotation = g.x;
+    let row = g.y * WG + inv.lid;
     if (rotation < params.rotation_count && row < ROWS) {
         let r = rotations[rotation];
         let y = grid_coord(i32(row % 100u));
@@ -216,8 +203,7 @@ fn classify_rows(inv: Invocation) {
                 atomicAdd(&local_hist[m], 1u);
             }
         }
-        add_outside(r.speculative_min.xyz, r.speculative_max.xyz, r.endpoints_min.xyz, r.endpoints_max.xyz, y, z, c);
+        add_outside(r.boxes, y, z, c);
     }
-    workgroupBarrier();
-    flush_local_hist(inv.lid, rotation);
+    end_rotation(inv.lid, rotation);
 }

@@ -29,10 +29,7 @@ struct Rotation {
     pieces: array<vec4<f32>, 16>,
     bound: vec4<f32>,               // gate's axial middle, w = gate radius
     bound_half: vec4<f32>,          // x = gate's axial half-range
-    speculative_min: vec4<f32>,
-    speculative_max: vec4<f32>,
-    endpoints_min: vec4<f32>,
-    endpoints_max: vec4<f32>,
+    boxes: SpeculativeBoxes,
 }
 
 // (xx, yy, zz, xy), (xz, yz, lx, ly), (lz, k, max |M|, |l|)
@@ -295,13 +292,7 @@ fn sweep_bits(r: Rotation, rotation: u32, p: Point) -> u32 {
 }
 
 fn classify(r: Rotation, rotation: u32, p: vec3<f32>) -> u32 {
-    var mask = 0u;
-    if (in_aabb(p, r.speculative_min.xyz, r.speculative_max.xyz)) {
-        mask = mask | SPECULATIVE;
-    }
-    if (in_aabb(p, r.endpoints_min.xyz, r.endpoints_max.xyz)) {
-        mask = mask | SPECULATIVE_ENDPOINTS;
-    }
+    var mask = aabb_bits(r.boxes, p);
     let q = p - r.origin.xyz;
     let x = dot(q, r.e1.xyz);
     let y = dot(q, r.e2.xyz);
@@ -324,12 +315,9 @@ fn classify(r: Rotation, rotation: u32, p: vec3<f32>) -> u32 {
 
 @compute @workgroup_size(WG)
 fn classify_points(inv: Invocation) {
-    clear_local_hist(inv.lid);
-    workgroupBarrier();
-
-    let group = flat_group(inv);
-    let rotation = group / params.groups_per_rotation;
-    let row = group % params.groups_per_rotation;
+    let g = begin_rotation(inv);
+    let rotation = g.x;
+    let row = g.y;
     if (rotation < params.rotation_count) {
         let r = rotations[rotation];
         let y = grid_coord(i32(row % 100u));
@@ -344,9 +332,8 @@ fn classify_points(inv: Invocation) {
         }
         // Outside the candidate range only the two AABB bits can be set: counted as ranges.
         if (inv.lid == 0u) {
-            add_outside(r.speculative_min.xyz, r.speculative_max.xyz, r.endpoints_min.xyz, r.endpoints_max.xyz, y, z, c);
+            add_outside(r.boxes, y, z, c);
         }
     }
-    workgroupBarrier();
-    flush_local_hist(inv.lid, rotation);
+    end_rotation(inv.lid, rotation);
 }

@@ -2,7 +2,7 @@
 // poses fill, shared by sector/accuracy.wgsl (the thesis's box) and sector/free_accuracy.wgsl
 // (any body in any pose); twins: src/geom/sector/classify.rs and src/cpu/sector_grid.rs. Both
 // bind the rotations at 0 and their own storage from 3 on (src/gpu/sector/accuracy.rs
-// `GpuPose`). Needs math.wgsl.
+// `GpuPose`). Needs math.wgsl and dispatch.wgsl.
 
 struct Params {
     rotation_count: u32,
@@ -21,10 +21,15 @@ struct Params {
 // at least 64 threads, one per bin for the clear and the flush.
 var<workgroup> local_hist: array<atomic<u32>, 64>;
 
-fn clear_local_hist(lid: u32) {
-    if (lid < 64u) {
-        atomicStore(&local_hist[lid], 0u);
+// A kernel's start, in every thread (a barrier): the histogram cleared. Returns the rotation the
+// workgroup serves and the workgroup's index among that rotation's, both uniform per workgroup.
+fn begin_rotation(inv: Invocation) -> vec2<u32> {
+    if (inv.lid < 64u) {
+        atomicStore(&local_hist[inv.lid], 0u);
     }
+    workgroupBarrier();
+    let group = flat_group(inv);
+    return vec2<u32>(group / params.groups_per_rotation, group % params.groups_per_rotation);
 }
 
 fn add_local(bin: u32, n: u32) {
@@ -33,8 +38,9 @@ fn add_local(bin: u32, n: u32) {
     }
 }
 
-// After the workgroup's barrier.
-fn flush_local_hist(lid: u32, rotation: u32) {
+// A kernel's end, in every thread (a barrier): the histogram added to the rotation's.
+fn end_rotation(lid: u32, rotation: u32) {
+    workgroupBarrier();
     if (lid < 64u && lid != 0u && rotation < params.rotation_count) {
         let n = atomicLoad(&local_hist[lid]);
         if (n != 0u) {
@@ -53,6 +59,26 @@ fn grid_coord(i: i32) -> f32 {
 
 fn in_aabb(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> bool {
     return all(p >= lo) && all(p <= hi);
+}
+
+// The speculative AABB and the start/end AABB: the last four fields of both poses' Rotation.
+struct SpeculativeBoxes {
+    speculative_min: vec4<f32>,
+    speculative_max: vec4<f32>,
+    endpoints_min: vec4<f32>,
+    endpoints_max: vec4<f32>,
+}
+
+// The bits of the two AABBs that hold p.
+fn aabb_bits(b: SpeculativeBoxes, p: vec3<f32>) -> u32 {
+    var mask = 0u;
+    if (in_aabb(p, b.speculative_min.xyz, b.speculative_max.xyz)) {
+        mask = mask | SPECULATIVE;
+    }
+    if (in_aabb(p, b.endpoints_min.xyz, b.endpoints_max.xyz)) {
+        mask = mask | SPECULATIVE_ENDPOINTS;
+    }
+    return mask;
 }
 
 // Indices i with lo <= grid_coord(i) <= hi, as (first, last); empty when first > last.
@@ -138,9 +164,9 @@ fn row_range(lo: vec3<f32>, hi: vec3<f32>, y: f32, z: f32) -> vec2<i32> {
 
 // Points of the row (y, z) outside the candidate range c that only the speculative AABB and
 // the start/end AABB hold: counted into the workgroup's histogram, never classified.
-fn add_outside(spec_min: vec3<f32>, spec_max: vec3<f32>, ends_min: vec3<f32>, ends_max: vec3<f32>, y: f32, z: f32, c: vec2<i32>) {
-    let s = row_range(spec_min, spec_max, y, z);
-    let e = row_range(ends_min, ends_max, y, z);
+fn add_outside(b: SpeculativeBoxes, y: f32, z: f32, c: vec2<i32>) {
+    let s = row_range(b.speculative_min.xyz, b.speculative_max.xyz, y, z);
+    let e = row_range(b.endpoints_min.xyz, b.endpoints_max.xyz, y, z);
     let se = overlap(s, e);
     let both = range_len(se) - range_len(overlap(se, c));
     add_local(SPECULATIVE | SPECULATIVE_ENDPOINTS, both);

@@ -35,38 +35,46 @@ fn block_count(n: u32) -> u32 {
     return (n + WG * ROUNDS - 1u) / (WG * ROUNDS);
 }
 
+// The keys, their blocks, the block of workgroup g (at least `blocks` for the overshoot groups
+// of a 2D grid: the whole workgroup leaves together) and its first key.
+struct Block {
+    n: u32,
+    blocks: u32,
+    index: u32,
+    start: u32,
+}
+
+fn block_of(g: Group) -> Block {
+    let n = arrayLength(&keys_in);
+    let index = flat_group_of(g);
+    return Block(n, block_count(n), index, index * WG * ROUNDS);
+}
+
 @compute @workgroup_size(WG)
 fn histogram(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let n = arrayLength(&keys_in);
-    let blocks = block_count(n);
-    let block = flat_group_of(g);
-    // Overshoot groups of a 2D grid (the whole workgroup leaves together).
-    if (block >= blocks) {
+    let b = block_of(g);
+    if (b.index >= b.blocks) {
         return;
     }
     atomicStore(&counts[lid], 0u);
     workgroupBarrier();
-    let start = block * WG * ROUNDS;
     for (var r = 0u; r < ROUNDS; r++) {
-        let i = start + r * WG + lid;
-        if (i < n) {
+        let i = b.start + r * WG + lid;
+        if (i < b.n) {
             atomicAdd(&counts[digit_of(keys_in[i])], 1u);
         }
     }
     workgroupBarrier();
-    hist[lid * blocks + block] = atomicLoad(&counts[lid]);
+    hist[lid * b.blocks + b.index] = atomicLoad(&counts[lid]);
 }
 
 @compute @workgroup_size(WG)
 fn scatter(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let n = arrayLength(&keys_in);
-    let blocks = block_count(n);
-    let block = flat_group_of(g);
-    if (block >= blocks) {
+    let b = block_of(g);
+    if (b.index >= b.blocks) {
         return;
     }
-    atomicStore(&next_pos[lid], hist[lid * blocks + block]);
-    let start = block * WG * ROUNDS;
+    atomicStore(&next_pos[lid], hist[lid * b.blocks + b.index]);
     // Cleared once per block; afterwards each round clears only the words it set.
     for (var w = 0u; w < MASK_WORDS; w++) {
         atomicStore(&holders[lid * MASK_WORDS + w], 0u);
@@ -75,12 +83,12 @@ fn scatter(g: Group, @builtin(local_invocation_index) lid: u32) {
     let word = lid / 32u;
     let bit = 1u << (lid % 32u);
     for (var r = 0u; r < ROUNDS; r++) {
-        let round_start = start + r * WG;
-        if (round_start >= n) {
+        let round_start = b.start + r * WG;
+        if (round_start >= b.n) {
             break; // uniform: the same for the whole workgroup
         }
         let i = round_start + lid;
-        let valid = i < n;
+        let valid = i < b.n;
         var key = 0u;
         var d = 0u;
         if (valid) {

@@ -17,6 +17,7 @@
 // #import frame.wgsl
 // #import slots.wgsl
 // #import append.wgsl
+// #import held_pairs.wgsl
 // #import spheres/walk_flush.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
@@ -35,68 +36,55 @@ const SWEEP_AXIS: u32 = 0u;
 const SWEEP_SAP: u32 = 1u;
 const SWEEP_ORIGIN: u32 = 2u;
 
-// Per-invocation walk state.
+// Per-invocation walk state, every walk's (reach and limit bound the sweep and the owner walk);
+// each walk's own is declared with it.
 var<private> tests: u32;
 var<private> hits: u32;
 var<private> done: bool;
 var<private> me: vec4<f32>;
 var<private> my_index: u32;
-var<private> my_axis: u32;
 var<private> reach: f32;
 var<private> limit: f32;
-var<private> end: u32;
-var<private> bucket: u32;
-var<private> cell: vec3<i32>;
-var<private> my_m: u32;
-var<private> my_lo: f32;
 
 // A walk that ended without reaching its end.
 fn cut_short() {
     atomicAdd(&counters[SPHERE_CUT_SHORT], 1u);
 }
 
-// Pairs a thread holds until the end of its walk, when the workgroup (or, with subgroups, the
-// subgroup) reserves their slots together (flush_pairs, append.wgsl). A thread whose hand
-// is full appends the HELD pairs with one atomic: never one global atomic per pair.
-const HELD: u32 = 4u;
-var<private> held: array<vec2<u32>, HELD>;
-var<private> held_n: u32;
-
-// Writes held[k] at slot + k (the list's capacity permitting; a slot that wrapped past 2^32
-// lies in a list the host discards, its count being above the capacity).
-fn write_held(slot: u32, k: u32) {
-    if slot + k < params.cap && slot + k >= slot {
-        pairs[slot + k] = held[k];
-    }
-}
-
+// Touching pairs are held (held_pairs.wgsl) and appended with one global atomic per hand or
+// group, when FLAG_STORE asks for them.
 fn emit(i: u32, j: u32) {
     if (params.flags & FLAG_STORE) != 0u {
-        if held_n == HELD {
-            let slot = atomicAdd(&counters[SPHERE_APPEND], HELD);
-            // #unroll 4 write_held(slot, {k}u);
-            held_n = 0u;
-        }
-        held[held_n] = vec2<u32>(min(i, j), max(i, j));
-        held_n++;
+        hold_pair(i, j, SPHERE_APPEND, params.cap);
     }
 }
 
 // Writes the held pairs at the slots reserved for them. Every thread of the workgroup calls
 // it; the branch on the uniform flags keeps the reservation in uniform control flow.
 fn flush_pairs(lid: u32) {
-    if (params.flags & FLAG_STORE) == 0u {
-        return;
+    if (params.flags & FLAG_STORE) != 0u {
+        flush_held(lid, SPHERE_APPEND, params.cap);
     }
-    let r = reserve(lid, held_n);
-    var base = 0u;
-    if r.leader && r.total > 0u {
-        base = atomicAdd(&counters[SPHERE_APPEND], r.total);
-    }
-    let first = first_slot(r, base);
-    for (var k = 0u; k < held_n; k++) {
-        write_held(first, k);
-    }
+}
+
+// A walk kernel's start: no tests, hits or held pairs yet.
+fn begin_walks() {
+    tests = 0u;
+    hits = 0u;
+    held_n = 0u;
+}
+
+// A walk kernel's end: the held pairs written, the counts added to the totals. Every thread of
+// the workgroup calls it, in uniform control flow.
+fn end_walks(lid: u32) {
+    flush_pairs(lid);
+    add_counts(lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+}
+
+// The walk of the object at sorted position p.
+fn walk_sorted(p: u32) {
+    me = sorted[p];
+    my_index = values[p];
 }
 
 fn test_pair(t: vec4<f32>, j: u32) {
@@ -119,9 +107,7 @@ fn visit_row(j: u32) {
 fn brute(inv: Invocation) {
     let t = flat_id(inv);
     let rows = max(params.n, 1u) - 1u;
-    tests = 0u;
-    hits = 0u;
-    held_n = 0u;
+    begin_walks();
     if t < (rows + 1u) / 2u {
         for (var half = 0u; half < 2u; half++) {
             let i = select(t, rows - 1u - t, half == 1u);
@@ -139,14 +125,16 @@ fn brute(inv: Invocation) {
             }
         }
     }
-    flush_pairs(inv.lid);
-    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+    end_walks(inv.lid);
 }
 
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
 // SWEEP_AXIS (x/xy/xyz last axis): while lo_q <= hi_p on params.axis, survivors only;
 // SWEEP_SAP: same on the axis of largest spread, boxes must overlap on the other two axes;
 // SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max + 1e-5 D_q.
+
+// The sweep's axis (SWEEP_SAP: the axis of largest spread).
+var<private> my_axis: u32;
 
 // One branch per visit, as in visit_forward below (docs/design.md §9.12): SwiftShader took 3.1 s
 // to build this kernel with early returns.
@@ -178,12 +166,9 @@ fn visit_sweep(q: u32) {
 @compute @workgroup_size(256)
 fn sweep(inv: Invocation) {
     let p = flat_id(inv);
-    tests = 0u;
-    hits = 0u;
-    held_n = 0u;
+    begin_walks();
     if p < params.n && keys[p] != NONE {
-        me = sorted[p];
-        my_index = values[p];
+        walk_sorted(p);
         my_axis = params.axis;
         if params.mode == SWEEP_SAP {
             my_axis = sap_axis();
@@ -198,8 +183,7 @@ fn sweep(inv: Invocation) {
             cut_short();
         }
     }
-    flush_pairs(inv.lid);
-    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+    end_walks(inv.lid);
 }
 
 // ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
@@ -209,6 +193,9 @@ fn sweep(inv: Invocation) {
 // objects j > i. A bucket may hold other cells too: they are skipped, not tested. (Before: all
 // 27 cells with j > i everywhere, the same tests after reading twice the candidates.)
 
+// The cell being walked, its bucket, and whether it is the walker's own.
+var<private> cell: vec3<i32>;
+var<private> bucket: u32;
 var<private> own_cell: bool;
 
 fn visit_bucket(q: u32) {
@@ -237,12 +224,9 @@ const GRID_UNROLL: u32 = 4u;
 @compute @workgroup_size(256)
 fn grid(inv: Invocation) {
     let p = flat_id(inv);
-    tests = 0u;
-    hits = 0u;
-    held_n = 0u;
+    begin_walks();
     if p < params.n {
-        me = sorted[p];
-        my_index = values[p];
+        walk_sorted(p);
         // Cells are unclamped and |cell| < 2^31 - 2^27: a neighbour never overflows, and a
         // neighbour no object occupies finds no match in its bucket.
         let home = cells[my_index].xyz;
@@ -272,8 +256,7 @@ fn grid(inv: Invocation) {
             cut_short();
         }
     }
-    flush_pairs(inv.lid);
-    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+    end_walks(inv.lid);
 }
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
@@ -306,9 +289,7 @@ fn grid_giants(inv: Invocation) {
     }
     workgroupBarrier();
     let i = flat_id(inv);
-    tests = 0u;
-    hits = 0u;
-    held_n = 0u;
+    begin_walks();
     if i < params.n {
         me = spheres[i];
         my_index = i;
@@ -324,8 +305,7 @@ fn grid_giants(inv: Invocation) {
             }
         }
     }
-    flush_pairs(inv.lid);
-    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+    end_walks(inv.lid);
 }
 
 // ---- min_axis, run once per axis: keys/values/sorted/choice are in the lo order of
@@ -333,6 +313,11 @@ fn grid_giants(inv: Invocation) {
 // overlapping it there whose priority (m, index) is larger: forward while lo_q <= hi_p,
 // backward while lo_q can still reach lo_p (hi - lo <= 2 r_max, with a margin for rounding:
 // every candidate is checked exactly, the margin only bounds the walk).
+
+// The walker's priority m and lower bound on the axis; the backward walk starts at end.
+var<private> my_m: u32;
+var<private> my_lo: f32;
+var<private> end: u32;
 
 fn owns(mj: u32, j: u32) -> bool {
     return my_m < mj || (my_m == mj && my_index < j);
@@ -372,13 +357,10 @@ fn visit_backward(d: u32) {
 @compute @workgroup_size(256)
 fn owner(inv: Invocation) {
     let p = flat_id(inv);
-    tests = 0u;
-    hits = 0u;
-    held_n = 0u;
+    begin_walks();
     if p < params.n && choice[p].y == params.axis {
         let a = params.axis;
-        me = sorted[p];
-        my_index = values[p];
+        walk_sorted(p);
         my_m = choice[p].x;
         my_lo = lo_of(me, a);
         reach = hi_of(me, a);
@@ -398,6 +380,5 @@ fn owner(inv: Invocation) {
             cut_short();
         }
     }
-    flush_pairs(inv.lid);
-    add_counts(inv.lid, SPHERE_TESTS, tests, SPHERE_PAIRS, hits);
+    end_walks(inv.lid);
 }

@@ -2,7 +2,7 @@
 //! as a bounding-volume baseline in the speed tables.
 
 use super::primitives2d::segment_segment_distance;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use glam::{Vec2, Vec3};
 
 /// A 2D capsule: the points within `radius` of segment `start`-`end`.
@@ -27,13 +27,24 @@ pub struct Capsule3 {
     pub radius: f32,
 }
 
-fn check_capsule(finite: bool, radius: f32) -> Result<()> {
-    let bad = |problem: &str| {
-        Err(Error::InvalidObject {
-            index: 0,
-            problem: format!("capsule: {problem}"),
-        })
+/// A capsule type's `new` and its validating `checked`, for end points of type `$point`.
+macro_rules! constructors {
+    ($point:ty) => {
+        /// A capsule from its segment and radius, unchecked (see `checked`).
+        pub const fn new(start: $point, end: $point, radius: f32) -> Self {
+            Self { start, end, radius }
+        }
+
+        /// Validating constructor: finite end points and radius, radius >= 0.
+        pub fn checked(start: $point, end: $point, radius: f32) -> Result<Self> {
+            check_capsule(start.is_finite() && end.is_finite(), radius)?;
+            Ok(Self::new(start, end, radius))
+        }
     };
+}
+
+fn check_capsule(finite: bool, radius: f32) -> Result<()> {
+    let bad = |problem: &str| super::invalid("capsule", problem);
     if !finite || !radius.is_finite() {
         return bad("non-finite field");
     }
@@ -44,16 +55,7 @@ fn check_capsule(finite: bool, radius: f32) -> Result<()> {
 }
 
 impl Capsule2 {
-    /// A capsule from its segment and radius, unchecked (see `checked`).
-    pub const fn new(start: Vec2, end: Vec2, radius: f32) -> Self {
-        Self { start, end, radius }
-    }
-
-    /// Validating constructor: finite end points and radius, radius >= 0.
-    pub fn checked(start: Vec2, end: Vec2, radius: f32) -> Result<Self> {
-        check_capsule(start.is_finite() && end.is_finite(), radius)?;
-        Ok(Self::new(start, end, radius))
-    }
+    constructors!(Vec2);
 
     /// Capsules overlap iff their segments are within the sum of the radii.
     #[inline]
@@ -64,16 +66,7 @@ impl Capsule2 {
 }
 
 impl Capsule3 {
-    /// A capsule from its segment and radius, unchecked (see `checked`).
-    pub const fn new(start: Vec3, end: Vec3, radius: f32) -> Self {
-        Self { start, end, radius }
-    }
-
-    /// Validating constructor: finite end points and radius, radius >= 0.
-    pub fn checked(start: Vec3, end: Vec3, radius: f32) -> Result<Self> {
-        check_capsule(start.is_finite() && end.is_finite(), radius)?;
-        Ok(Self::new(start, end, radius))
-    }
+    constructors!(Vec3);
 
     /// Point on the axis at parameter t in [0, 1].
     #[inline]
@@ -151,6 +144,7 @@ pub fn point_segment_distance_3d(x: Vec3, a: Vec3, b: Vec3) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::test_util::sampled_min;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -174,14 +168,7 @@ mod tests {
                 v3(&mut rng)
             };
             let exact = segment_segment_distance_squared_3d(p, q, r, s).sqrt();
-            let n = 300;
-            let mut sampled = f32::MAX;
-            for i in 0..=n {
-                let a = p.lerp(q, i as f32 / n as f32);
-                for j in 0..=n {
-                    sampled = sampled.min((a - r.lerp(s, j as f32 / n as f32)).length());
-                }
-            }
+            let sampled = sampled_min(300, |t, u| (p.lerp(q, t) - r.lerp(s, u)).length());
             assert!(exact <= sampled + 1e-4, "{exact} > {sampled}");
             assert!(sampled - exact < 0.05, "{exact} vs {sampled}");
         }

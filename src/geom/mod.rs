@@ -7,6 +7,8 @@ pub mod polygon;
 pub mod sat;
 pub mod sector;
 pub mod sphere;
+#[cfg(test)]
+mod test_util;
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -24,6 +26,14 @@ pub fn check_count(len: usize, what: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The error of one malformed `what` (index 0), its problem worded "WHAT: PROBLEM".
+pub(crate) fn invalid<T>(what: &str, problem: impl std::fmt::Display) -> Result<T> {
+    Err(Error::InvalidObject {
+        index: 0,
+        problem: format!("{what}: {problem}"),
+    })
 }
 
 /// Every item passes `check(item, index)`. One parallel scan first (the common, valid case);

@@ -41,12 +41,7 @@ impl ObbFrame {
     /// A box from its centre, three orthonormal axes (within 1e-4) and half-extents (>= 0; zero
     /// allowed: flat boxes, segments, points), validated. Its axes are not marked exact.
     pub fn from_axes(center: Vec3, axes: [Vec3; 3], half_extents: Vec3) -> Result<Self> {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
-                index: 0,
-                problem: format!("oriented box: {problem}"),
-            })
-        };
+        let bad = |problem: &str| super::invalid("oriented box", problem);
         if !center.is_finite() || !half_extents.is_finite() || axes.iter().any(|a| !a.is_finite()) {
             return bad("non-finite field");
         }

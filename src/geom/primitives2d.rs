@@ -256,6 +256,7 @@ pub fn circle_circle_intersections(c0: Vec2, r0: f32, c1: Vec2, r1: f32) -> ([Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::test_util::sampled_min;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -265,15 +266,7 @@ mod tests {
 
     /// Brute force: the least distance over dense samples of both segments.
     fn sampled_segment_distance(c: Vec2, d: Vec2, e: Vec2, f: Vec2) -> f32 {
-        let n = 400;
-        let mut best = f32::MAX;
-        for i in 0..=n {
-            let p = c.lerp(d, i as f32 / n as f32);
-            for j in 0..=n {
-                best = best.min((p - e.lerp(f, j as f32 / n as f32)).length());
-            }
-        }
-        best
+        sampled_min(400, |s, t| (c.lerp(d, s) - e.lerp(f, t)).length())
     }
 
     #[test]
@@ -327,36 +320,19 @@ mod tests {
     fn collinear_and_degenerate_segments() {
         let a = Vec2::new(0.0, 0.0);
         let b = Vec2::new(2.0, 0.0);
-        assert!(segments_intersect(
-            a,
-            b,
-            Vec2::new(1.0, 0.0),
-            Vec2::new(3.0, 0.0)
-        ));
-        assert!(!segments_intersect(
-            a,
-            b,
-            Vec2::new(2.5, 0.0),
-            Vec2::new(3.0, 0.0)
-        ));
-        assert!(segments_intersect(
-            a,
-            b,
-            Vec2::new(1.0, 0.0),
-            Vec2::new(1.0, 0.0)
-        ));
-        assert!(!segments_intersect(
-            a,
-            b,
-            Vec2::new(1.0, 0.1),
-            Vec2::new(1.0, 0.1)
-        ));
-        assert!(!segments_intersect(
-            a,
-            b,
-            Vec2::new(0.0, 1.0),
-            Vec2::new(2.0, 1.0)
-        ));
+        // (c, d, whether ab meets cd): overlapping, apart, and point segments on and off ab,
+        // then a parallel segment.
+        let cases = [
+            ((1.0, 0.0), (3.0, 0.0), true),
+            ((2.5, 0.0), (3.0, 0.0), false),
+            ((1.0, 0.0), (1.0, 0.0), true),
+            ((1.0, 0.1), (1.0, 0.1), false),
+            ((0.0, 1.0), (2.0, 1.0), false),
+        ];
+        for ((cx, cy), (dx, dy), meets) in cases {
+            let (c, d) = (Vec2::new(cx, cy), Vec2::new(dx, dy));
+            assert_eq!(segments_intersect(a, b, c, d), meets, "{c} {d}");
+        }
         assert_eq!(
             segment_segment_distance(a, b, Vec2::new(0.0, 1.0), Vec2::new(2.0, 1.0)),
             1.0

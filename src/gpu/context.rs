@@ -101,7 +101,10 @@ impl GpuContext {
     /// Blocks until the device is open: not in a browser, where it is [`Error::Unsupported`]
     /// ([`Self::new_async`] is the call there).
     pub fn new(options: &GpuOptions) -> Result<Self> {
-        block::block_on("opening a device (GpuContext::new)", Self::new_async(options))?
+        block::block_on(
+            "opening a device (GpuContext::new)",
+            Self::new_async(options),
+        )?
     }
 
     /// [`Self::new`] as a future: what a browser's page awaits (docs/design.md §8.5); natively
@@ -517,11 +520,25 @@ pub fn test_gpu() -> Option<GpuContext> {
 mod block;
 pub(crate) use block::block_on;
 
-/// `let [a, b, ...] = ctx.pipelines(label, module, ["a", "b", ...])?;` with each entry point
-/// named once: the bindings are named as the entry points.
+/// `struct Name { a: ComputePipeline, b: ... }` for entry points `a`, `b`, ... of
+/// `shaders/PATH`, with `new`, which compiles them on a context ([`GpuContext::shader_file`],
+/// [`GpuContext::pipelines`] labelled with the path): each entry point is named once, the
+/// fields are named as the entry points.
 macro_rules! entry_pipelines {
-    ($ctx:expr, $label:expr, $module:expr, [$($entry:ident),+ $(,)?]) => {
-        let [$($entry),+] = $ctx.pipelines($label, $module, [$(stringify!($entry)),+])?;
+    ($(#[$meta:meta])* $vis:vis struct $name:ident = $path:literal [$($entry:ident),+ $(,)?]) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $($entry: wgpu::ComputePipeline,)+
+        }
+
+        impl $name {
+            /// Compiles the pipelines of the entry points on `ctx`.
+            $vis fn new(ctx: &$crate::gpu::context::GpuContext) -> $crate::error::Result<Self> {
+                let module = ctx.shader_file($path)?;
+                let [$($entry),+] = ctx.pipelines($path, &module, [$(stringify!($entry)),+])?;
+                Ok(Self { $($entry),+ })
+            }
+        }
     };
 }
 pub(crate) use entry_pipelines;

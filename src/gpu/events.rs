@@ -41,15 +41,16 @@ struct Sorted {
     len: u32,
 }
 
+crate::gpu::context::entry_pipelines! {
+    /// The event pipelines.
+    struct EventKernels = "events.wgsl" [
+        keys_by_j, keys_by_i, gather_sorted, mark_found, mark_lost, scatter_found, scatter_lost
+    ]
+}
+
 /// The event pipelines, the sort and scan, and the alternating sorted lists.
 pub struct GpuEvents {
-    keys_by_j: wgpu::ComputePipeline,
-    keys_by_i: wgpu::ComputePipeline,
-    gather_sorted: wgpu::ComputePipeline,
-    mark_found: wgpu::ComputePipeline,
-    mark_lost: wgpu::ComputePipeline,
-    scatter_found: wgpu::ComputePipeline,
-    scatter_lost: wgpu::ComputePipeline,
+    kernels: EventKernels,
     sort: RadixSort,
     scan: ExclusiveScan,
     params: wgpu::Buffer,
@@ -92,21 +93,6 @@ impl GpuEvents {
     /// Compiles the event pipelines on `ctx` and allocates their first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         ctx.check_workgroup("frame events", WORKGROUP)?;
-        let module = ctx.shader_file("events.wgsl")?;
-        crate::gpu::context::entry_pipelines!(
-            ctx,
-            "events.wgsl",
-            &module,
-            [
-                keys_by_j,
-                keys_by_i,
-                gather_sorted,
-                mark_found,
-                mark_lost,
-                scatter_found,
-                scatter_lost,
-            ]
-        );
         let empty = || -> Result<Sorted> {
             Ok(Sorted {
                 list: ctx.storage_buffer("events sorted", 8)?,
@@ -116,13 +102,7 @@ impl GpuEvents {
             })
         };
         let events = Self {
-            keys_by_j,
-            keys_by_i,
-            gather_sorted,
-            mark_found,
-            mark_lost,
-            scatter_found,
-            scatter_lost,
+            kernels: EventKernels::new(ctx)?,
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
             params: ctx.uniform_buffer("events params", EventParams::uniform_size()),
@@ -239,13 +219,13 @@ impl GpuEvents {
         let source = [(0, &self.params), (1, pairs.pairs), (2, pairs.counters)];
         let kv = [(3, &keys), (4, &values)];
         // Least significant first: by j, then stably by i.
-        for keys_of in [&self.keys_by_j, &self.keys_by_i] {
+        for keys_of in [&self.kernels.keys_by_j, &self.kernels.keys_by_i] {
             run(&mut p, keys_of, &[source.as_slice(), &kv].concat(), cap);
             self.sort.record(ctx, &mut p, &keys, &values, cap, bits)?;
         }
         run(
             &mut p,
-            &self.gather_sorted,
+            &self.kernels.gather_sorted,
             &[
                 source.as_slice(),
                 &[
@@ -282,8 +262,18 @@ impl GpuEvents {
         ];
         // Found, then lost: mark, scan, scatter (in the list's canonical order).
         let steps = [
-            (&self.mark_found, &self.scatter_found, cap, &found),
-            (&self.mark_lost, &self.scatter_lost, prev_cap, &lost),
+            (
+                &self.kernels.mark_found,
+                &self.kernels.scatter_found,
+                cap,
+                &found,
+            ),
+            (
+                &self.kernels.mark_lost,
+                &self.kernels.scatter_lost,
+                prev_cap,
+                &lost,
+            ),
         ];
         for (k, (mark, scatter, len, out)) in steps.into_iter().enumerate() {
             run(&mut p, mark, &lists, len);

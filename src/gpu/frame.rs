@@ -185,15 +185,6 @@ impl<'f, 'e> Recorder<'f, 'e> {
     }
 }
 
-/// Compiles one stage's WGSL (after the common prelude) and its entry points, in order.
-pub fn pipelines<const N: usize>(
-    ctx: &GpuContext,
-    path: &str,
-    entries: [&str; N],
-) -> Result<[wgpu::ComputePipeline; N]> {
-    ctx.pipelines(path, &ctx.shader_file(path)?, entries)
-}
-
 /// Dispatches enough workgroups of [`WG`] threads for `threads` threads (2D when needed).
 pub fn dispatch(ctx: &GpuContext, pass: &mut wgpu::ComputePass<'_>, threads: u64) {
     dispatch_groups(ctx, pass, threads.div_ceil(WG as u64));
@@ -253,6 +244,17 @@ mod tests {
     use super::*;
     use crate::gpu::context::test_gpu;
 
+    /// The pipeline of `entry` in `stage` (with `frame.wgsl`, [`module`]), for a test.
+    fn stage_pipeline(
+        ctx: &GpuContext,
+        label: &str,
+        stage: &str,
+        entry: &str,
+    ) -> wgpu::ComputePipeline {
+        let m = module(ctx, label, stage).unwrap();
+        ctx.pipeline(&m, entry, &[]).unwrap()
+    }
+
     #[test]
     fn params_layout_is_the_shaders() {
         use crate::gpu::shader::wgsl_uniform_size;
@@ -275,7 +277,7 @@ mod tests {
     #[test]
     fn workgroup_u64_totals_carry_past_u32() {
         let Some(ctx) = test_gpu() else { return };
-        let m = module(
+        let pipe = stage_pipeline(
             &ctx,
             "flush test",
             "@compute @workgroup_size(256)
@@ -289,9 +291,8 @@ mod tests {
                  }
                  flush_counts(inv.lid, 0u, a, 2u, b);
              }",
-        )
-        .unwrap();
-        let pipe = ctx.pipeline(&m, "add_counts", &[]).unwrap();
+            "add_counts",
+        );
         let counters = ctx.storage_buffer("counters", 32).unwrap();
         let mut arena = ParamArena::new(&ctx, 4);
         for (n, j, k) in [
@@ -341,21 +342,6 @@ mod tests {
     fn wgsl_grid_cells_are_the_real_floor() {
         use rand::{Rng, SeedableRng};
         let Some(ctx) = test_gpu() else { return };
-        let m = module(
-            &ctx,
-            "cell test",
-            "@group(0) @binding(3) var<storage, read_write> io: array<vec2<u32>>;
-             @compute @workgroup_size(256)
-             fn cells(inv: Invocation) {
-                 let t = flat_id(inv);
-                 if t < arrayLength(&io) {
-                     let v = io[t];
-                     io[t] = vec2<u32>(bitcast<u32>(cell_axis(bitcast<f32>(v.x),
-                         bitcast<f32>(v.y))), 0u);
-                 }
-             }",
-        )
-        .unwrap();
         let expected = |c: f32, s: f32| -> i64 {
             let far = s.to_bits() + (24 << 23);
             if c.abs().to_bits() >= far {
@@ -420,7 +406,21 @@ mod tests {
             contents: bytemuck::cast_slice(&words),
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         });
-        let pipe = ctx.pipeline(&m, "cells", &[]).unwrap();
+        let pipe = stage_pipeline(
+            &ctx,
+            "cell test",
+            "@group(0) @binding(3) var<storage, read_write> io: array<vec2<u32>>;
+             @compute @workgroup_size(256)
+             fn cells(inv: Invocation) {
+                 let t = flat_id(inv);
+                 if t < arrayLength(&io) {
+                     let v = io[t];
+                     io[t] = vec2<u32>(bitcast<u32>(cell_axis(bitcast<f32>(v.x),
+                         bitcast<f32>(v.y))), 0u);
+                 }
+             }",
+            "cells",
+        );
         let bg = bind(&ctx, &pipe, &[(3, io.as_entire_binding())]);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {

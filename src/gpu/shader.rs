@@ -35,6 +35,11 @@ const FILES: &[(&str, &str)] = &[
         "ordered_float.wgsl",
         include_str!("../../shaders/ordered_float.wgsl"),
     ),
+    ("hash.wgsl", include_str!("../../shaders/hash.wgsl")),
+    (
+        "held_pairs.wgsl",
+        include_str!("../../shaders/held_pairs.wgsl"),
+    ),
     (
         "math_exact.wgsl",
         include_str!("../../shaders/math_exact.wgsl"),
@@ -173,8 +178,13 @@ pub fn compose(path: &str) -> Result<String> {
 
 /// The composed source of `shaders/PATH`, with the math of `math`.
 pub fn compose_with(path: &str, math: MathMode) -> Result<String> {
+    composed(math, |c| c.append(path))
+}
+
+/// What `fill` appends to a fresh [`Composer`] with the math of `math`.
+fn composed(math: MathMode, fill: impl FnOnce(&mut Composer) -> Result<()>) -> Result<String> {
     let mut c = Composer::new(math);
-    c.append(path)?;
+    fill(&mut c)?;
     Ok(c.out)
 }
 
@@ -193,10 +203,10 @@ pub const SUBGROUP_TWINS: [(&str, &str); 2] = [
 /// with the math of [`MathMode::from_env`]; the same as [`compose`] for a file that imports
 /// none of the pieces.
 pub fn compose_subgroup(path: &str) -> Result<String> {
-    let mut c = Composer::new(MathMode::from_env());
-    c.swaps = &SUBGROUP_TWINS;
-    c.append(path)?;
-    Ok(c.out)
+    composed(MathMode::from_env(), |c| {
+        c.swaps = &SUBGROUP_TWINS;
+        c.append(path)
+    })
 }
 
 /// `text` with its directives expanded (for sources made in code, such as tests' kernels), with
@@ -207,9 +217,7 @@ pub fn compose_text(text: &str) -> Result<String> {
 
 /// `text` with its directives expanded, with the math of `math`.
 pub fn compose_text_with(text: &str, math: MathMode) -> Result<String> {
-    let mut c = Composer::new(math);
-    c.expand(text)?;
-    Ok(c.out)
+    composed(math, |c| c.expand(text))
 }
 
 fn file(path: &str) -> Result<&'static str> {

@@ -35,27 +35,30 @@ fn limited(
     pairs: usize,
 ) -> impl FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send {
     move |part, out| {
-        if part.len() > objects {
-            return Err(Error::too_large(
-                Exceeds::Binding {
-                    needed: part.len() as u64,
-                    allowed: objects as u64,
-                },
-                format!("{} objects", part.len()),
-            ));
-        }
+        let binding = |needed, allowed| Exceeds::Binding { needed, allowed };
+        refuse_over(part.len(), objects, binding, "objects")?;
         let stats = brute(part, out);
-        if out.len() > pairs {
-            return Err(Error::too_large(
-                Exceeds::PairList {
-                    pairs: out.len() as u64,
-                    allowed: pairs as u64,
-                },
-                format!("{} pairs", out.len()),
-            ));
-        }
+        let pair_list = |pairs, allowed| Exceeds::PairList { pairs, allowed };
+        refuse_over(out.len(), pairs, pair_list, "pairs")?;
         Ok(stats)
     }
+}
+
+/// A too-large error when `count` (of `what`) is over `allowed`: `exceeds(count, allowed)`
+/// names the limit.
+fn refuse_over(
+    count: usize,
+    allowed: usize,
+    exceeds: impl Fn(u64, u64) -> Exceeds,
+    what: &str,
+) -> Result<()> {
+    if count > allowed {
+        return Err(Error::too_large(
+            exceeds(count as u64, allowed as u64),
+            format!("{count} {what}"),
+        ));
+    }
+    Ok(())
 }
 
 fn expected(spheres: &[Sphere]) -> Vec<Pair> {

@@ -352,6 +352,25 @@ mod tests {
         }
     }
 
+    /// `good` with line `at` (from 1) replaced by `bad`, written with `eol` after every line to
+    /// the temporary file `name`; checks that the whole-file reader reports line `at`, and returns
+    /// the file, its bytes and the reader's problem.
+    fn file_with_bad_line(
+        good: &[Vec<u8>],
+        at: usize,
+        bad: &[u8],
+        eol: &str,
+        name: &str,
+    ) -> (TempFile, Vec<u8>, String) {
+        let mut lines = good.to_vec();
+        lines[at - 1] = bad.to_vec();
+        let bytes = file_bytes(&lines, eol, false, true);
+        let file = TempFile::new(name, &bytes);
+        let (line, problem) = whole_file_problem(&file.0);
+        assert_eq!(line, at, "{:?}: {problem}", String::from_utf8_lossy(bad));
+        (file, bytes, problem)
+    }
+
     /// The first chunk (in part order) with a problem, with the lines and spheres before it.
     fn first_problem(chunks: &[SphereChunk]) -> Option<(usize, usize, usize)> {
         let k = chunks.iter().position(|c| c.problem.is_some())?;
@@ -407,12 +426,8 @@ mod tests {
         for bad in bad_lines {
             for at in at_lines {
                 for eol in ["\n", "\r\n"] {
-                    let mut lines = good.clone();
-                    lines[at - 1] = bad.as_bytes().to_vec();
-                    let bytes = file_bytes(&lines, eol, false, true);
-                    let file = TempFile::new("bad-line", &bytes);
-                    let (line, problem) = whole_file_problem(&file.0);
-                    assert_eq!(line, at, "{bad:?}: {problem}");
+                    let (file, bytes, problem) =
+                        file_with_bad_line(&good, at, bad.as_bytes(), eol, "bad-line");
                     for parts in 1..=7 {
                         let what = format!("{bad:?} at line {at}, {eol:?}, {parts} parts");
                         let chunks = read_chunks(&file.0, parts);
@@ -426,7 +441,7 @@ mod tests {
                         }
                         assert_eq!(
                             chunks[k].problem_in_file(lines_before, spheres_before),
-                            Some((line, problem.clone())),
+                            Some((at, problem.clone())),
                             "{what}"
                         );
                         let total: usize = chunks.iter().map(|c| c.lines).sum();
@@ -448,12 +463,7 @@ mod tests {
         ];
         for (n, bad) in bad_lines.iter().enumerate() {
             for at in [1, 2, 150, good.len()] {
-                let mut lines = good.clone();
-                lines[at - 1] = bad.clone();
-                let bytes = file_bytes(&lines, "\n", false, true);
-                let file = TempFile::new("long-line", &bytes);
-                let (line, problem) = whole_file_problem(&file.0);
-                assert_eq!(line, at, "{problem}");
+                let (file, _, problem) = file_with_bad_line(&good, at, bad, "\n", "long-line");
                 for parts in 1..=7 {
                     let what = format!("bad line {n} at line {at}, {parts} parts");
                     let chunks = read_chunks(&file.0, parts);
@@ -468,7 +478,7 @@ mod tests {
                     );
                     assert_eq!(
                         chunks[k].problem_in_file(lines_before, spheres_before),
-                        Some((line, problem.clone())),
+                        Some((at, problem.clone())),
                         "{what}"
                     );
                 }

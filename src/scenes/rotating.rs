@@ -82,8 +82,9 @@ fn cube_half(p: &RotatingParams, what: &str, bytes_per_box: u64) -> Result<f32> 
     Ok(half as f32)
 }
 
-/// The scene's spheres and their velocities, drawn after the rotating objects.
-fn spheres_in(rng: &mut ChaCha8Rng, n: usize, half: f32) -> (Vec<Sphere>, Vec<Vec3>) {
+/// The scene of `boxes` in the cube of half side `half`, with `n` spheres and their velocities
+/// drawn after the rotating objects.
+fn with_spheres<B>(boxes: Vec<B>, rng: &mut ChaCha8Rng, n: usize, half: f32) -> RotatingScene<B> {
     let mut spheres = Vec::with_capacity(n);
     let mut velocities = Vec::with_capacity(n);
     for _ in 0..n {
@@ -92,7 +93,12 @@ fn spheres_in(rng: &mut ChaCha8Rng, n: usize, half: f32) -> (Vec<Sphere>, Vec<Ve
         spheres.push(Sphere::new(vec3_in(rng, -l..=l), radius));
         velocities.push(random::unit_vector(rng) * rng.random_range(0.0..=0.1));
     }
-    (spheres, velocities)
+    RotatingScene {
+        boxes,
+        spheres,
+        velocities,
+        half_extent: half,
+    }
 }
 
 impl RotatingScene {
@@ -123,13 +129,7 @@ impl RotatingScene {
                 }
             })
             .collect();
-        let (spheres, velocities) = spheres_in(&mut rng, p.spheres, half);
-        Ok(Self {
-            boxes,
-            spheres,
-            velocities,
-            half_extent: half,
-        })
+        Ok(with_spheres(boxes, &mut rng, p.spheres, half))
     }
 }
 
@@ -162,13 +162,7 @@ impl RotatingScene<RotatingBody> {
                 }
             })
             .collect();
-        let (spheres, velocities) = spheres_in(&mut rng, p.spheres, half);
-        Ok(Self {
-            boxes,
-            spheres,
-            velocities,
-            half_extent: half,
-        })
+        Ok(with_spheres(boxes, &mut rng, p.spheres, half))
     }
 }
 

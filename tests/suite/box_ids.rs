@@ -4,12 +4,11 @@
 //! boxes, huge coordinates), ids random `u64` that are not positions, several frames of moves,
 //! removals and insertions, the events checked against set differences of the oracle's pairs.
 
+use crate::common::shared_gpu;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::{Aabb, BoxBroadPhase, Error, Id, IdPair};
 
 /// Brute force over every pair, with its own closed-interval test.
@@ -221,8 +220,7 @@ fn cpu_boxes_by_id_match_brute_force_over_frames() {
 
 #[test]
 fn gpu_boxes_by_id_match_brute_force_and_the_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let mut gpu = BoxBroadPhase::gpu(ctx).unwrap();
     for (what, scene) in scenes() {
         let on_gpu = run_frames(&mut gpu, &scene, 7);

@@ -239,3 +239,28 @@ pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
     assert!(!portable.has_subgroups());
     Some([default, portable])
 }
+
+/// The test adapter (`test_gpu`) behind an `Arc`, as broad phases share it; `None` where
+/// `test_gpu` gives none.
+pub fn shared_gpu() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
+    sweepfan::gpu::context::test_gpu().map(std::sync::Arc::new)
+}
+
+/// The CPU grid's pairs on `spheres`, canonical: the reference the device's pairs must equal.
+pub fn cpu_grid_pairs(spheres: &[Sphere]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    sweepfan::cpu::broad_phase(Method::Grid)
+        .find_pairs(spheres, Some(&mut out))
+        .unwrap();
+    sweepfan::canonicalize(&mut out);
+    out
+}
+
+/// Every pair `[i, j]` (`i < j`, in that order) of `items` that `overlap` says overlap, by
+/// testing all of them.
+pub fn brute_pairs<T>(items: &[T], overlap: impl Fn(&T, &T) -> bool) -> Vec<Pair> {
+    all_pairs(items.len())
+        .filter(|&(i, j)| overlap(&items[i], &items[j]))
+        .map(|(i, j)| [i as u32, j as u32])
+        .collect()
+}

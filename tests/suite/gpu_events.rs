@@ -2,17 +2,15 @@
 //! frame of a moving scene, in the same canonical order, including frames whose pair list
 //! overflowed and ran again, and after the list grew (this frame's list longer than the last).
 
-use std::sync::Arc;
+use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::cpu;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::events::GpuEvents;
 use sweepfan::gpu::readback::Readback;
 use sweepfan::{EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
 
 #[test]
 fn device_events_equal_the_cpu_tracker_on_every_frame() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 4));
     let n = scene.len() as u32;
     for method in [Method::Grid, Method::Sap] {
@@ -95,8 +93,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
 #[test]
 fn resident_frames_report_bad_spheres_and_overflow() {
     use wgpu::util::DeviceExt;
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_000, 9));
     let upload = |spheres: &[sweepfan::Sphere]| {
         ctx.device
@@ -117,15 +114,11 @@ fn resident_frames_report_bad_spheres_and_overflow() {
         ctx.queue.submit([enc.finish()]);
     }
     bp.check_resident().unwrap();
-    let mut want = Vec::new();
-    sweepfan::cpu::broad_phase(Method::Grid)
-        .find_pairs(&scene.spheres, Some(&mut want))
-        .unwrap();
+    let want = cpu_grid_pairs(&scene.spheres);
     let list = bp.resident_pairs();
     let count = ctx.read::<u32>(list.counters, 5).unwrap()[4] as usize;
     let mut got: Vec<[u32; 2]> = ctx.read(list.pairs, count).unwrap();
     sweepfan::canonicalize(&mut got);
-    sweepfan::canonicalize(&mut want);
     assert_eq!(got, want);
     // A NaN, a negative radius and a value past 1e18, in one frame among good ones.
     let mut bad = scene.spheres.clone();
@@ -169,8 +162,7 @@ fn box_and_polygon_pipeline_events_on_the_device() {
     use sweepfan::geom::polygon::Polygon;
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
     use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let mut p = SceneParams::new(1_500, 3);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);
@@ -245,14 +237,9 @@ fn box_and_polygon_pipeline_events_on_the_device() {
 /// with frame events tracked, which share the sort).
 #[test]
 fn canonical_pair_order_from_the_device() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_500, 12));
-    let mut want = Vec::new();
-    sweepfan::cpu::broad_phase(Method::Grid)
-        .find_pairs(&scene.spheres, Some(&mut want))
-        .unwrap();
-    sweepfan::canonicalize(&mut want);
+    let want = cpu_grid_pairs(&scene.spheres);
     for method in Method::ALL {
         for with_events in [false, true] {
             let mut bp = GpuBroadPhase::new(ctx.clone(), method).unwrap();

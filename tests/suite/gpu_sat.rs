@@ -39,21 +39,28 @@ fn assert_only_touching_differ(
     band
 }
 
-#[test]
-fn gpu_obb_pairs_match_cpu_on_100k_boxes() {
-    let Some(ctx) = test_gpu() else { return };
-    let boxes = random_boxes(100_000, 11);
+/// `n` random boxes from `seed`, their candidates (AABB sweep) and the CPU's pairs among
+/// those, canonical.
+fn boxes_with_cpu_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Pair>, Vec<Pair>) {
+    let boxes = random_boxes(n, seed);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
     aabb_sweep(&aabbs, &mut candidates);
     let mut cpu = Vec::new();
     obb_pairs(&boxes, &candidates, &mut cpu).unwrap();
+    canonicalize(&mut cpu);
+    (boxes, candidates, cpu)
+}
+
+#[test]
+fn gpu_obb_pairs_match_cpu_on_100k_boxes() {
+    let Some(ctx) = test_gpu() else { return };
+    let (boxes, candidates, cpu) = boxes_with_cpu_pairs(100_000, 11);
     let mut sat = GpuSat::new(&ctx).unwrap();
     let mut gpu = Vec::new();
     let stats = sat
         .obb_pairs(&ctx, &boxes, &candidates, Some(&mut gpu))
         .unwrap();
-    canonicalize(&mut cpu);
     canonicalize(&mut gpu);
     eprintln!(
         "{} candidates, cpu {} pairs, gpu {} pairs",
@@ -78,13 +85,7 @@ fn gpu_obb_pairs_match_cpu_on_100k_boxes() {
 #[test]
 fn gpu_resident_candidates_with_overflow_and_regrow() {
     let Some(ctx) = test_gpu() else { return };
-    let boxes = random_boxes(5_000, 12);
-    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
-    let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates);
-    let mut cpu = Vec::new();
-    obb_pairs(&boxes, &candidates, &mut cpu).unwrap();
-    canonicalize(&mut cpu);
+    let (boxes, candidates, cpu) = boxes_with_cpu_pairs(5_000, 12);
     assert!(cpu.len() > 1000, "{}", cpu.len());
 
     // As the GPU broad phase would leave them: a pair buffer with spare room (garbage beyond

@@ -4,8 +4,8 @@
 //! of its own: the counts are per device, and other tests share theirs.
 //! (The sphere broad phase's test is `gpu_vs_cpu::a_frame_waits_on_the_host_once`.)
 
+use crate::common::shared_gpu;
 use glam::Vec3;
-use std::sync::Arc;
 use sweepfan::broadphase::{DeviceCounts, Method};
 use sweepfan::cpu::rotating::rotating_frame_cpu;
 use sweepfan::cpu::sat::obb_overlaps;
@@ -34,8 +34,7 @@ fn used<T>(ctx: &GpuContext, f: impl FnOnce() -> T) -> (T, DeviceCounts) {
 
 #[test]
 fn a_box_frame_waits_on_the_host_once() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let mut p = SceneParams::new(2_000, 8);
     p.volume_fraction = 0.05;
     let boxes: Vec<Obb> = generate_boxes(SceneKind::Density, &p);
@@ -75,8 +74,7 @@ fn a_box_frame_waits_on_the_host_once() {
 
 #[test]
 fn a_sat_output_overflow_costs_one_more_wait_and_loses_nothing() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     // A lattice of touching unit cubes: many more overlaps than the SAT output's first size.
     let cell = |i: u32| [i % 8, (i / 8) % 8, i / 64];
     let boxes: Vec<Obb> = (0..512u32)

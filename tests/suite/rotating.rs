@@ -46,6 +46,22 @@ fn assert_same_hits<B: Swept>(
     );
 }
 
+/// The brute force's candidate count and hits for `proxy`, checked to be more than `min_hits`
+/// hits and to equal the CPU frame's `cpu` (run with hits).
+fn brute_force_equals_cpu<B: Swept>(
+    s: &RotatingScene<B>,
+    proxy: Proxy,
+    cpu: &ProxyFrame,
+    min_hits: usize,
+    what: &str,
+) -> (u64, Vec<[u32; 2]>) {
+    let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, proxy).unwrap();
+    assert!(hits.len() > min_hits, "{what}: {}", hits.len());
+    assert_eq!(cpu.candidates, cand, "{what}");
+    assert_eq!(cpu.hit_pairs.as_ref().unwrap(), &hits, "{what}");
+    (cand, hits)
+}
+
 /// Frames alternate between the subgroup appends and the portable ones (docs/design.md §9.17).
 #[test]
 fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
@@ -64,11 +80,8 @@ fn gpu_equals_cpu_equals_brute_force_for_both_proxies() {
             .frame(ctx, &s.boxes, &s.spheres, &Proxy::ALL, true)
             .unwrap();
         for (i, proxy) in Proxy::ALL.iter().enumerate() {
-            let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, *proxy).unwrap();
             let what = format!("frame {frame} {proxy:?}");
-            assert!(hits.len() > 50, "{what}: {}", hits.len());
-            assert_eq!(cpu[i].candidates, cand, "{what}");
-            assert_eq!(cpu[i].hit_pairs.as_ref().unwrap(), &hits, "{what}");
+            let (cand, hits) = brute_force_equals_cpu(&s, *proxy, &cpu[i], 50, &what);
             assert_eq!(got[i].candidates, cand, "{what}");
             assert_eq!(got[i].hits, got[i].hit_pairs.as_ref().unwrap().len() as u64);
             assert_same_hits(&s, &hits, &got[i], &what);
@@ -88,11 +101,8 @@ fn bodies_in_any_pose_gpu_equals_cpu_equals_brute_force() {
         for frame in 0..2 {
             let cpu = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap();
             for (i, proxy) in Proxy::ALL.iter().enumerate() {
-                let (cand, hits) = rotating_brute_force(&s.boxes, &s.spheres, *proxy).unwrap();
                 let what = format!("{kind:?} frame {frame} {proxy:?}");
-                assert!(hits.len() > 20, "{what}: {}", hits.len());
-                assert_eq!(cpu[i].candidates, cand, "{what}");
-                assert_eq!(cpu[i].hit_pairs.as_ref().unwrap(), &hits, "{what}");
+                let (cand, hits) = brute_force_equals_cpu(&s, *proxy, &cpu[i], 20, &what);
                 if let (Some(c), Some(g)) = (&ctx, gpu.as_mut()) {
                     let got = g.frame(c, &s.boxes, &s.spheres, &[*proxy], true).unwrap();
                     assert_eq!(got[0].candidates, cand, "{what}");

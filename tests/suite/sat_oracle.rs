@@ -97,12 +97,7 @@ fn obb_expected(a: &Obb, b: &Obb) -> Option<bool> {
 
 fn random_quat(rng: &mut ChaCha8Rng) -> Quat {
     loop {
-        let q = Quat::from_xyzw(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
+        let q = Quat::from_vec4(vec3_in(rng, -1.0..1.0).extend(rng.random_range(-1.0..1.0)));
         let l = q.length();
         if l > 0.1 && l <= 1.0 {
             return q.normalize();
@@ -506,29 +501,27 @@ fn polygon_touching_nested_and_parallel_constructions() {
     }
 }
 
-/// All pairs whose test says overlap, by brute force over the pair test.
-fn brute<T>(items: &[T], overlap: impl Fn(&T, &T) -> bool) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for i in 0..items.len() {
-        for j in i + 1..items.len() {
-            if overlap(&items[i], &items[j]) {
-                out.push([i as u32, j as u32]);
-            }
-        }
-    }
-    out
+/// A pipeline's pairs on `items`, sorted: checked to equal `brute_pairs` over `overlap` (more than
+/// 300 pairs) and to number what its stats say; with those stats.
+fn matches_brute<T>(
+    run: sweepfan::Result<(Vec<Pair>, sweepfan::Stats)>,
+    items: &[T],
+    overlap: impl Fn(&T, &T) -> bool,
+) -> (Vec<Pair>, sweepfan::Stats) {
+    let (mut got, stats) = run.unwrap();
+    got.sort_unstable();
+    let expected = crate::common::brute_pairs(items, overlap);
+    assert!(expected.len() > 300, "{}", expected.len());
+    assert_eq!(got, expected);
+    assert_eq!(stats.pairs as usize, got.len());
+    (got, stats)
 }
 
 #[test]
 fn pipelines_find_every_overlapping_pair() {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     let boxes = random_boxes(&mut rng, 1500, 30.0, None);
-    let (mut got, stats) = obb_overlaps(&boxes).unwrap();
-    got.sort_unstable();
-    let expected = brute(&boxes, |a, b| a.overlaps(b));
-    assert!(expected.len() > 300, "{}", expected.len());
-    assert_eq!(got, expected);
-    assert_eq!(stats.pairs as usize, got.len());
+    let (got, stats) = matches_brute(obb_overlaps(&boxes), &boxes, |a, b| a.overlaps(b));
     assert!(stats.tests >= stats.pairs);
     // And against the oracle where it is clear.
     let mut disagreements = 0;
@@ -542,12 +535,7 @@ fn pipelines_find_every_overlapping_pair() {
     assert_eq!(disagreements, 0);
 
     let polys = random_polygons(&mut rng, 1500, 40.0);
-    let (mut got, stats) = polygon_overlaps(&polys).unwrap();
-    got.sort_unstable();
-    let expected = brute(&polys, |a, b| a.overlaps(b));
-    assert!(expected.len() > 300, "{}", expected.len());
-    assert_eq!(got, expected);
-    assert_eq!(stats.pairs as usize, got.len());
+    matches_brute(polygon_overlaps(&polys), &polys, |a, b| a.overlaps(b));
 }
 
 #[test]

@@ -20,6 +20,7 @@ use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f32::consts::{FRAC_PI_2, PI};
+use std::ops::Range;
 use sweepfan::Sphere;
 use sweepfan::geom::capsule::{Capsule2, Capsule3};
 use sweepfan::geom::obb::ObbFrame;
@@ -130,17 +131,18 @@ fn half_angle(rng: &mut ChaCha8Rng, k: usize) -> f32 {
     }
 }
 
+/// Zero on every `every`-th case `k` (a degenerate edge case), else uniform in `range`.
+fn zero_every(rng: &mut ChaCha8Rng, k: usize, every: usize, range: Range<f32>) -> f32 {
+    if k.is_multiple_of(every) {
+        0.0
+    } else {
+        rng.random_range(range)
+    }
+}
+
 fn radii(rng: &mut ChaCha8Rng, k: usize) -> (f32, f32) {
-    let r = if k.is_multiple_of(5) {
-        0.0
-    } else {
-        rng.random_range(0.0..2.0)
-    };
-    let width = if k.is_multiple_of(13) {
-        0.0
-    } else {
-        rng.random_range(0.1..2.5)
-    };
+    let r = zero_every(rng, k, 5, 0.0..2.0);
+    let width = zero_every(rng, k, 13, 0.1..2.5);
     (r, r + width)
 }
 
@@ -148,11 +150,7 @@ fn random_sector(rng: &mut ChaCha8Rng, k: usize) -> Sector {
     let axis = unit(rng);
     let centre_axis = axis.cross(unit(rng)).normalize();
     let (r, rr) = radii(rng, k);
-    let h = if k.is_multiple_of(11) {
-        0.0
-    } else {
-        rng.random_range(0.05..1.0)
-    };
+    let h = zero_every(rng, k, 11, 0.05..1.0);
     let origin = vec3_in(rng, -1.0..1.0);
     Sector::new(origin, axis, centre_axis, half_angle(rng, k), r, rr, h).unwrap()
 }
@@ -185,15 +183,23 @@ fn contains2(s: &Sector2, p: Vec2) -> bool {
     as_flat(s).contains_point(p.extend(0.0))
 }
 
+/// Enough steps to cover `len` at spacing <= `step` (at least one).
+fn steps(len: f32, step: f32) -> usize {
+    ((len / step).ceil() as usize).max(1)
+}
+
+/// The `n + 1` evenly spaced values from `lo` to `lo + span`.
+fn grid(lo: f32, span: f32, n: usize) -> impl Iterator<Item = f32> + Clone {
+    (0..=n).map(move |j| lo + span * j as f32 / n as f32)
+}
+
 /// Dense samples of a 2D sector's boundary (arcs and straight edges), spacing <= step.
 fn boundary2(s: &Sector2, step: f32) -> Vec<Vec2> {
     let (r, rr, th) = (s.inner_radius, s.outer_radius, s.half_angle);
-    let n_phi = ((2.0 * th * rr / step).ceil() as usize).max(1);
-    let n_r = (((rr - r) / step).ceil() as usize).max(1);
+    let (n_phi, n_r) = (steps(2.0 * th * rr, step), steps(rr - r, step));
     let mut out = Vec::with_capacity(2 * (n_phi + n_r + 2));
     let world = |rho: f32, phi: f32| s.center + rho * Vec2::from_angle(phi).rotate(s.axis);
-    for j in 0..=n_phi {
-        let phi = -th + 2.0 * th * j as f32 / n_phi as f32;
+    for phi in grid(-th, 2.0 * th, n_phi) {
         // A disk (full ring, r = 0) has no inner boundary: its centre is interior.
         if r > 0.0 || th < PI {
             out.push(world(r, phi));
@@ -201,8 +207,7 @@ fn boundary2(s: &Sector2, step: f32) -> Vec<Vec2> {
         out.push(world(rr, phi));
     }
     // A full ring's straight edges are interior, not boundary.
-    for i in (0..=n_r).filter(|_| th < PI) {
-        let rho = r + (rr - r) * i as f32 / n_r as f32;
+    for rho in grid(r, rr - r, n_r).filter(|_| th < PI) {
         out.push(world(rho, th));
         out.push(world(rho, -th));
     }
@@ -218,20 +223,16 @@ fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
         s.half_angle,
         s.half_thickness,
     );
-    let n_phi = ((2.0 * th * rr / step).ceil() as usize).max(1);
-    let n_r = (((rr - r) / step).ceil() as usize).max(1);
-    let n_z = (((2.0 * h) / step).ceil() as usize).max(1);
+    let rhos = grid(r, rr - r, steps(rr - r, step));
+    let zs = grid(-h, 2.0 * h, steps(2.0 * h, step));
     let mut out = Vec::new();
     let local = |rho: f32, phi: f32, z: f32| Vec3::new(rho * phi.cos(), rho * phi.sin(), z);
-    for j in 0..=n_phi {
-        let phi = -th + 2.0 * th * j as f32 / n_phi as f32;
-        for i in 0..=n_r {
-            let rho = r + (rr - r) * i as f32 / n_r as f32;
+    for phi in grid(-th, 2.0 * th, steps(2.0 * th * rr, step)) {
+        for rho in rhos.clone() {
             out.push(local(rho, phi, h));
             out.push(local(rho, phi, -h));
         }
-        for k in 0..=n_z {
-            let z = -h + 2.0 * h * k as f32 / n_z as f32;
+        for z in zs.clone() {
             // A disk (full ring, r = 0) has no inner surface: its axis is interior.
             if r > 0.0 || th < PI {
                 out.push(local(r, phi, z));
@@ -239,10 +240,8 @@ fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
             out.push(local(rr, phi, z));
         }
     }
-    for i in (0..=n_r).filter(|_| th < PI) {
-        let rho = r + (rr - r) * i as f32 / n_r as f32;
-        for k in 0..=n_z {
-            let z = -h + 2.0 * h * k as f32 / n_z as f32;
+    for rho in rhos.filter(|_| th < PI) {
+        for z in zs.clone() {
             out.push(local(rho, th, z));
             out.push(local(rho, -th, z));
         }
@@ -273,14 +272,9 @@ fn classify(core_inside: bool, min_dist: f32, radius: f32, delta: f32) -> Truth 
     }
 }
 
+/// [`seg_dist3`] in the plane z = 0 (the zero coordinate adds nothing to any sum).
 fn seg_dist2(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let v = b - a;
-    let t = if v.length_squared() > 0.0 {
-        ((p - a).dot(v) / v.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p - (a + t * v)).length()
+    seg_dist3(p.extend(0.0), a.extend(0.0), b.extend(0.0))
 }
 
 fn seg_dist3(p: Vec3, a: Vec3, b: Vec3) -> f32 {
@@ -293,62 +287,96 @@ fn seg_dist3(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     (p - (a + t * v)).length()
 }
 
+/// Whether `hit(t)` holds at some sample `t` in [0, 1] along a segment of length `len`, the
+/// samples spaced <= `step` apart.
+fn along(len: f32, step: f32, hit: impl Fn(f32) -> bool) -> bool {
+    let n = (len / step).ceil() as usize + 1;
+    (0..=n).any(|i| hit(i as f32 / n as f32))
+}
+
+/// Classification for a shape given by containment: `inside(p, grow)` says whether `p` lies in
+/// the shape grown by `grow`. HIT on a witness (`corners_in`: a corner of the shape inside the
+/// sector, or a boundary sample inside the shape); MISS when no boundary sample is inside the
+/// shape grown by `step`.
+fn containment_truth<T: Copy>(
+    corners_in: bool,
+    samples: &[T],
+    inside: impl Fn(T, f32) -> bool,
+    step: f32,
+) -> Truth {
+    if corners_in || samples.iter().any(|p| inside(*p, -EPS)) {
+        Truth::Hit
+    } else if !samples.iter().any(|p| inside(*p, step + EPS)) {
+        Truth::Miss
+    } else {
+        Truth::Unsure
+    }
+}
+
+/// Runs `cases` random cases drawn from a generator seeded with `seed`: `case(rng, k, tallies)`
+/// records case `k` into the tallies, and each tally is then asserted sound (at least `min_each`
+/// hits and misses) under its name from `names`.
+fn run_cases<const N: usize>(
+    seed: u64,
+    cases: usize,
+    min_each: usize,
+    names: [&str; N],
+    mut case: impl FnMut(&mut ChaCha8Rng, usize, &mut [Tally; N]),
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut tallies = std::array::from_fn(|_| Tally::default());
+    for k in 0..cases {
+        case(&mut rng, k, &mut tallies);
+    }
+    for (tally, name) in tallies.iter().zip(names) {
+        tally.assert_sound(name, min_each);
+    }
+}
+
 const STEP2: f32 = 0.004;
 const STEP3: f32 = 0.04;
 
 #[test]
 fn circles_2d_thesis_and_exact() {
-    let mut rng = ChaCha8Rng::seed_from_u64(101);
-    let (mut thesis, mut exact) = (Tally::default(), Tally::default());
-    for k in 0..3000 {
-        let s = random_sector2(&mut rng, k);
-        let c = near2(&mut rng, &s, 2.0);
-        let rc = if k.is_multiple_of(9) {
-            0.0
-        } else {
-            rng.random_range(0.0..1.5)
-        };
+    let names = [
+        "2D sector-circle (thesis 2.4)",
+        "2D sector-circle (signed distance)",
+    ];
+    run_cases(101, 3000, 300, names, |rng, k, [thesis, exact]| {
+        let s = random_sector2(rng, k);
+        let c = near2(rng, &s, 2.0);
+        let rc = zero_every(rng, k, 9, 0.0..1.5);
         let min = min_over(&boundary2(&s, STEP2), |b| (*b - c).length());
         let truth = classify(contains2(&s, c), min, rc, STEP2);
         let what = || format!("{s:?} circle {c} r {rc}");
         thesis.exact(truth, s.overlaps_circle(c, rc), what);
         exact.exact(truth, s.overlaps_circle_exact(c, rc), what);
-    }
-    thesis.assert_sound("2D sector-circle (thesis 2.4)", 300);
-    exact.assert_sound("2D sector-circle (signed distance)", 300);
+    });
 }
 
 #[test]
 fn capsules_2d_thesis() {
-    let mut rng = ChaCha8Rng::seed_from_u64(102);
-    let mut tally = Tally::default();
-    for k in 0..3000 {
-        let s = random_sector2(&mut rng, k);
-        let a = near2(&mut rng, &s, 3.0);
-        let len = if k.is_multiple_of(10) {
-            0.0
-        } else {
-            rng.random_range(0.0..5.0)
-        };
+    let names = ["2D sector-capsule (thesis 2.6)"];
+    run_cases(102, 3000, 300, names, |rng, k, [tally]| {
+        let s = random_sector2(rng, k);
+        let a = near2(rng, &s, 3.0);
+        let len = zero_every(rng, k, 10, 0.0..5.0);
         let b = a + Vec2::from_angle(rng.random_range(0.0..2.0 * PI)) * len;
         let rc = rng.random_range(0.0..1.2);
-        let n = (len / STEP2).ceil() as usize + 1;
-        let core_inside = (0..=n).any(|i| contains2(&s, a.lerp(b, i as f32 / n as f32)));
+        let core_inside = along(len, STEP2, |t| contains2(&s, a.lerp(b, t)));
         let min = min_over(&boundary2(&s, STEP2), |p| seg_dist2(*p, a, b));
         let truth = classify(core_inside, min, rc, STEP2);
         let cap = Capsule2::new(a, b, rc);
         tally.exact(truth, s.overlaps_capsule(&cap), || format!("{s:?} {cap:?}"));
-    }
-    tally.assert_sound("2D sector-capsule (thesis 2.6)", 300);
+    });
 }
 
 #[test]
 fn rectangles_2d_thesis() {
-    let mut rng = ChaCha8Rng::seed_from_u64(103);
-    let mut tally = Tally::default();
-    for k in 0..3000 {
-        let s = random_sector2(&mut rng, k);
-        let center = near2(&mut rng, &s, 3.0);
+    let names = ["2D sector-rectangle (thesis 2.3)"];
+    run_cases(103, 3000, 300, names, |rng, k, [tally]| {
+        let s = random_sector2(rng, k);
+        let center = near2(rng, &s, 3.0);
         let mut he = Vec2::new(rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
         if k.is_multiple_of(7) {
             he.y = 0.0; // zero-width rectangle: a segment
@@ -362,34 +390,24 @@ fn rectangles_2d_thesis() {
             let d = p - rect.center;
             d.dot(rect.axis).abs() <= he.x + grow && d.dot(rect.axis.perp()).abs() <= he.y + grow
         };
-        let samples = boundary2(&s, STEP2);
         let corners_in = rect.corners().iter().any(|c| contains2(&s, *c));
-        let truth = if corners_in || samples.iter().any(|p| inside(*p, -EPS)) {
-            Truth::Hit
-        } else if !samples.iter().any(|p| inside(*p, STEP2 + EPS)) {
-            Truth::Miss
-        } else {
-            Truth::Unsure
-        };
+        let truth = containment_truth(corners_in, &boundary2(&s, STEP2), inside, STEP2);
         tally.exact(truth, s.overlaps_rectangle(&rect), || {
             format!("{s:?} {rect:?}")
         });
-    }
-    tally.assert_sound("2D sector-rectangle (thesis 2.3)", 300);
+    });
 }
 
 #[test]
 fn spheres_3d_thesis_and_exact() {
-    let mut rng = ChaCha8Rng::seed_from_u64(104);
-    let (mut thesis, mut exact) = (Tally::default(), Tally::default());
-    for k in 0..1500 {
-        let s = random_sector(&mut rng, k);
-        let mut c = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
-        let rs = if k.is_multiple_of(9) {
-            0.0
-        } else {
-            rng.random_range(0.0..1.5)
-        };
+    let names = [
+        "3D sector-sphere (thesis 2.5)",
+        "3D sector-sphere (signed distance)",
+    ];
+    run_cases(104, 1500, 200, names, |rng, k, [thesis, exact]| {
+        let s = random_sector(rng, k);
+        let mut c = s.origin + unit(rng) * rng.random_range(0.0..s.outer_radius + 2.0);
+        let rs = zero_every(rng, k, 9, 0.0..1.5);
         if k.is_multiple_of(6) {
             // Straddling a slab face: centre within the radius of the face plane.
             let q = s.to_local(c);
@@ -406,9 +424,7 @@ fn spheres_3d_thesis_and_exact() {
         let what = || format!("{s:?} {sphere:?}");
         thesis.exact(truth, s.overlaps_sphere(&sphere), what);
         exact.exact(truth, s.overlaps_sphere_exact(&sphere), what);
-    }
-    thesis.assert_sound("3D sector-sphere (thesis 2.5)", 200);
-    exact.assert_sound("3D sector-sphere (signed distance)", 200);
+    });
 }
 
 #[test]
@@ -472,8 +488,7 @@ fn capsules_3d_certified_and_approximate() {
             b = near(&mut rng);
         }
         let len = (b - a).length();
-        let n = (len / STEP3).ceil() as usize + 1;
-        let core_inside = (0..=n).any(|i| s.contains_point(a.lerp(b, i as f32 / n as f32)));
+        let core_inside = along(len, STEP3, |t| s.contains_point(a.lerp(b, t)));
         let min = min_over(&boundary3(&s, STEP3), |p| seg_dist3(*p, a, b));
         let truth = classify(core_inside, min, rc, STEP3);
         let cap = Capsule3::new(a, b, rc);
@@ -501,37 +516,28 @@ fn capsules_3d_certified_and_approximate() {
 
 #[test]
 fn boxes_3d_exact() {
-    let mut rng = ChaCha8Rng::seed_from_u64(107);
-    let mut tally = Tally::default();
-    for k in 0..1500 {
-        let s = random_sector(&mut rng, k);
-        let q = Quat::from_axis_angle(unit(&mut rng), rng.random_range(0.0..2.0 * PI));
-        let mut he = vec3_in(&mut rng, 0.0..1.5);
+    let names = ["3D sector-box (exact)"];
+    run_cases(107, 1500, 200, names, |rng, k, [tally]| {
+        let s = random_sector(rng, k);
+        let q = Quat::from_axis_angle(unit(rng), rng.random_range(0.0..2.0 * PI));
+        let mut he = vec3_in(rng, 0.0..1.5);
         if k.is_multiple_of(7) {
             he.z = 0.0; // a flat box
         }
         if k.is_multiple_of(21) {
             he.y = 0.0; // a segment
         }
-        let center = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.5);
+        let center = s.origin + unit(rng) * rng.random_range(0.0..s.outer_radius + 2.5);
         let axes = [q * Vec3::X, q * Vec3::Y, q * Vec3::Z];
         let bx = ObbFrame::from_parts(center, axes, he);
         let inside = |p: Vec3, grow: f32| {
             let d = p - center;
             (0..3).all(|i| d.dot(axes[i]).abs() <= he[i] + grow)
         };
-        let samples = boundary3(&s, STEP3);
         let corners_in = (0..8).any(|c| s.contains_point(bx.corner(c)));
-        let truth = if corners_in || samples.iter().any(|p| inside(*p, -EPS)) {
-            Truth::Hit
-        } else if !samples.iter().any(|p| inside(*p, STEP3 + EPS)) {
-            Truth::Miss
-        } else {
-            Truth::Unsure
-        };
+        let truth = containment_truth(corners_in, &boundary3(&s, STEP3), inside, STEP3);
         tally.exact(truth, s.overlaps_box(&bx), || format!("{s:?} {bx:?}"));
-    }
-    tally.assert_sound("3D sector-box (exact)", 200);
+    });
 }
 
 /// A superset of every point within `d` of the sector (for the oracle's miss proof).
@@ -564,11 +570,10 @@ fn sector_pair_truth(a: &Sector, b: &Sector, sa: &[Vec3], sb: &[Vec3], step: f32
 
 #[test]
 fn sectors_2d_exact() {
-    let mut rng = ChaCha8Rng::seed_from_u64(108);
-    let mut tally = Tally::default();
-    for k in 0..2000 {
-        let a = random_sector2(&mut rng, k);
-        let mut b = random_sector2(&mut rng, k / 3);
+    let names = ["2D sector-sector (exact)"];
+    run_cases(108, 2000, 200, names, |rng, k, [tally]| {
+        let a = random_sector2(rng, k);
+        let mut b = random_sector2(rng, k / 3);
         b.center = a.center
             + Vec2::from_angle(rng.random_range(0.0..2.0 * PI))
                 * rng.random_range(0.0..a.outer_radius + b.outer_radius + 1.0);
@@ -577,23 +582,24 @@ fn sectors_2d_exact() {
         let (sa, sb) = (lift(boundary2(&a, STEP2)), lift(boundary2(&b, STEP2)));
         let truth = sector_pair_truth(&fa, &fb, &sa, &sb, STEP2);
         tally.exact(truth, a.overlaps_sector(&b), || format!("{a:?} {b:?}"));
-    }
-    tally.assert_sound("2D sector-sector (exact)", 200);
+    });
 }
 
 #[test]
 fn sectors_3d_parallel_exact_and_skew_conservative() {
-    let mut rng = ChaCha8Rng::seed_from_u64(109);
-    let (mut parallel, mut skew) = (Tally::default(), Tally::default());
-    for k in 0..1200 {
-        let a = random_sector(&mut rng, k);
-        let mut b = random_sector(&mut rng, k / 3);
-        b.origin = a.origin
-            + unit(&mut rng) * rng.random_range(0.0..a.outer_radius + b.outer_radius + 0.5);
+    let names = [
+        "3D sector-sector, parallel axes (exact)",
+        "3D sector-sector, skew axes (conservative)",
+    ];
+    run_cases(109, 1200, 100, names, |rng, k, [parallel, skew]| {
+        let a = random_sector(rng, k);
+        let mut b = random_sector(rng, k / 3);
+        b.origin =
+            a.origin + unit(rng) * rng.random_range(0.0..a.outer_radius + b.outer_radius + 0.5);
         let is_parallel = k.is_multiple_of(2);
         if is_parallel {
             b.axis = if k.is_multiple_of(4) { a.axis } else { -a.axis };
-            b.centre_axis = b.axis.cross(unit(&mut rng)).normalize();
+            b.centre_axis = b.axis.cross(unit(rng)).normalize();
         }
         let (sa, sb) = (boundary3(&a, STEP3), boundary3(&b, STEP3));
         let truth = sector_pair_truth(&a, &b, &sa, &sb, STEP3);
@@ -605,9 +611,7 @@ fn sectors_3d_parallel_exact_and_skew_conservative() {
         } else {
             skew.conservative(truth, said, what);
         }
-    }
-    parallel.assert_sound("3D sector-sector, parallel axes (exact)", 100);
-    skew.assert_sound("3D sector-sector, skew axes (conservative)", 100);
+    });
 }
 
 #[test]

@@ -581,15 +581,11 @@ fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()
 /// (`scenes::memory::HOST_BYTES_PER_OBJECT` an object).
 fn fits_on_this_rank(objects: usize) -> Result<()> {
     let per = sweepfan::scenes::memory::HOST_BYTES_PER_OBJECT;
-    sweepfan::scenes::memory::check_fits_or(
+    crate::run::check_count_fits(
         &format!("this rank's {objects} objects"),
-        (objects as u64).saturating_mul(per),
-        |usable| {
-            format!(
-                "start more ranks (about {} objects fit on one)",
-                usable / per
-            )
-        },
+        objects,
+        per,
+        |fit| format!("start more ranks (about {fit} objects fit on one)"),
     )
 }
 

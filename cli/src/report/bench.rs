@@ -20,12 +20,8 @@ pub fn rows_table(rows: &[Row]) -> String {
     if events {
         header.extend(["found", "lost"]);
     }
-    let parts = rows.iter().any(|r| r.parts.is_some());
-    if parts {
-        header.push("parts");
-    }
-    let mut t = Table::new(header);
-    for r in rows {
+    let at = header.len();
+    with_parts(rows, header, at, |r| {
         let mut cells = vec![
             r.method.clone(),
             r.backend.as_str().to_string(),
@@ -48,13 +44,8 @@ pub fn rows_table(rows: &[Row]) -> String {
             });
             cells.extend([found, lost]);
         }
-        if parts {
-            cells.push(parts_cell(r));
-        }
-        t.row(cells);
-    }
-    t.render()
-        + &choice_lines(rows)
+        cells
+    }) + &choice_lines(rows)
         + &host_lines(rows)
         + &traffic_lines(rows)
         + &creation_lines(rows)
@@ -86,37 +77,44 @@ const HOST_STEPS: [&str; 8] = [
 /// For GPU rows: the host side of a frame by step, medians (`host_ms`); empty when no row has
 /// them.
 pub fn host_lines(rows: &[Row]) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let Some(host) = &r.host_ms else {
-            continue;
-        };
-        if out.is_empty() {
-            out.push_str(
-                "\nhost side of a GPU frame, median ms by step (the device works during `wait`):\n",
-            );
-        }
-        let known = HOST_STEPS
-            .iter()
-            .filter_map(|&k| host.get(k).map(|v| (k, *v)));
-        let rest = host
-            .iter()
-            .filter(|(k, _)| !HOST_STEPS.contains(&k.as_str()))
-            .map(|(k, v)| (k.as_str(), *v));
-        let steps: Vec<String> = known
-            .chain(rest)
-            .map(|(k, v)| format!("{k} {}", ms(v)))
-            .collect();
-        out.push_str(&format!(
-            "  {} [{}] n = {}: {} (frame {})\n",
-            r.method,
-            r.backend.as_str(),
-            r.n,
-            steps.join(", "),
-            ms(r.ms_per_frame)
-        ));
+    under_heading(
+        "\nhost side of a GPU frame, median ms by step (the device works during `wait`):\n",
+        rows.iter().filter_map(|r| {
+            let host = r.host_ms.as_ref()?;
+            let known = HOST_STEPS
+                .iter()
+                .filter_map(|&k| host.get(k).map(|v| (k, *v)));
+            let rest = host
+                .iter()
+                .filter(|(k, _)| !HOST_STEPS.contains(&k.as_str()))
+                .map(|(k, v)| (k.as_str(), *v));
+            let steps: Vec<String> = known
+                .chain(rest)
+                .map(|(k, v)| format!("{k} {}", ms(v)))
+                .collect();
+            Some(format!(
+                "  {}: {} (frame {})\n",
+                label(r),
+                steps.join(", "),
+                ms(r.ms_per_frame)
+            ))
+        }),
+    )
+}
+
+/// A row in the lines under a table: `method [backend] n = N`.
+fn label(r: &Row) -> String {
+    format!("{} [{}] n = {}", r.method, r.backend.as_str(), r.n)
+}
+
+/// `heading`, then `lines` (each ending in a newline); empty when there are no lines.
+fn under_heading(heading: &str, lines: impl Iterator<Item = String>) -> String {
+    let lines: String = lines.collect();
+    if lines.is_empty() {
+        lines
+    } else {
+        format!("{heading}{lines}")
     }
-    out
 }
 
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
@@ -124,10 +122,7 @@ pub fn host_lines(rows: &[Row]) -> String {
 pub fn creation_lines(rows: &[Row]) -> String {
     steady_lines(
         "per GPU frame after the first two",
-        rows.iter().map(|r| {
-            let label = format!("{} [{}] n = {}", r.method, r.backend.as_str(), r.n);
-            (label, r.steady)
-        }),
+        rows.iter().map(|r| (label(r), r.steady)),
     )
 }
 
@@ -136,60 +131,50 @@ fn steady_lines(
     heading: &str,
     rows: impl Iterator<Item = (String, Option<crate::run::row::SteadyCounts>)>,
 ) -> String {
-    let mut out = String::new();
-    for (label, steady) in rows {
-        let Some(s) = steady else {
-            continue;
-        };
-        if out.is_empty() {
-            out.push_str(&format!(
-                "\n{heading} (counts, any device): objects created; bytes to and from the host\n"
-            ));
-        }
-        let c = s.created_per_frame;
-        out.push_str(&format!(
-            "  {label}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB to \
-             host, {:.1} KiB from host; {} compute passes\n",
-            c.bind_groups,
-            c.buffers,
-            c.query_sets,
-            c.pipelines,
-            s.bytes_to_host_per_frame / 1024.0,
-            s.bytes_from_host_per_frame / 1024.0,
-            s.compute_passes_per_frame
-        ));
-    }
-    out
+    under_heading(
+        &format!("\n{heading} (counts, any device): objects created; bytes to and from the host\n"),
+        rows.filter_map(|(label, steady)| {
+            let s = steady?;
+            let c = s.created_per_frame;
+            Some(format!(
+                "  {label}: {} bind groups, {} buffers, {} query sets, {} pipelines; {:.1} KiB to \
+                 host, {:.1} KiB from host; {} compute passes\n",
+                c.bind_groups,
+                c.buffers,
+                c.query_sets,
+                c.pipelines,
+                s.bytes_to_host_per_frame / 1024.0,
+                s.bytes_from_host_per_frame / 1024.0,
+                s.compute_passes_per_frame
+            ))
+        }),
+    )
 }
 
 /// For GPU rows with a device-traffic model (docs/design.md §9.9): one line each, its total and
 /// its stages in bytes per object, beside the floor; empty when no row has one.
 pub fn traffic_lines(rows: &[Row]) -> String {
-    let mut out = String::new();
-    for r in rows {
-        let (Some(total), Some(stages)) = (r.device_bytes_per_object, &r.device_traffic) else {
-            continue;
-        };
-        if out.is_empty() {
-            out.push_str(&format!(
-                "\ndevice traffic model, bytes per object per frame (a prediction, not a \
-                 measurement; floor {:.0}: each sphere read once):\n",
-                sweepfan::gpu::traffic::FLOOR_BYTES_PER_OBJECT
-            ));
-        }
-        let parts: Vec<String> = stages
-            .iter()
-            .map(|s| format!("{} {:.1}", s.stage, s.bytes_per_object))
-            .collect();
-        out.push_str(&format!(
-            "  {} [{}] n = {}: {total:.0} ({})\n",
-            r.method,
-            r.backend.as_str(),
-            r.n,
-            parts.join(", ")
-        ));
-    }
-    out
+    under_heading(
+        &format!(
+            "\ndevice traffic model, bytes per object per frame (a prediction, not a \
+             measurement; floor {:.0}: each sphere read once):\n",
+            sweepfan::gpu::traffic::FLOOR_BYTES_PER_OBJECT
+        ),
+        rows.iter().filter_map(|r| {
+            let (Some(total), Some(stages)) = (r.device_bytes_per_object, &r.device_traffic) else {
+                return None;
+            };
+            let parts: Vec<String> = stages
+                .iter()
+                .map(|s| format!("{} {:.1}", s.stage, s.bytes_per_object))
+                .collect();
+            Some(format!(
+                "  {}: {total:.0} ({})\n",
+                label(r),
+                parts.join(", ")
+            ))
+        }),
+    )
 }
 
 /// One line per method, CPU and GPU side by side (the default run).
@@ -256,10 +241,32 @@ fn parts_cell(r: &Row) -> String {
         .map_or("-".into(), |p| format!("{} on {} dev", p.parts, p.devices))
 }
 
+/// The table of `header` and each row's `cells`, rendered, with a parts column (see
+/// [`parts_cell`]) at column `at` when any row ran in parts.
+fn with_parts(
+    rows: &[Row],
+    mut header: Vec<&str>,
+    at: usize,
+    cells: impl Fn(&Row) -> Vec<String>,
+) -> String {
+    let parts = rows.iter().any(|r| r.parts.is_some());
+    if parts {
+        header.insert(at, "parts");
+    }
+    let mut t = Table::new(header);
+    for r in rows {
+        let mut row = cells(r);
+        if parts {
+            row.insert(at, parts_cell(r));
+        }
+        t.row(row);
+    }
+    t.render()
+}
+
 /// One line per stress step (a parts column when a step ran in parts).
 pub fn stress_table(rows: &[Row]) -> String {
-    let parts = rows.iter().any(|r| r.parts.is_some());
-    let mut header = vec![
+    let header = vec![
         "n",
         "pairs/frame",
         "ms/frame",
@@ -268,12 +275,8 @@ pub fn stress_table(rows: &[Row]) -> String {
         "host B/obj",
         "stages (median ms)",
     ];
-    if parts {
-        header.insert(4, "parts");
-    }
-    let mut t = Table::new(header);
-    for r in rows {
-        let mut cells = vec![
+    with_parts(rows, header, 4, |r| {
+        vec![
             r.n.to_string(),
             count(r.pairs_per_frame),
             ms(r.ms_per_frame),
@@ -291,14 +294,8 @@ pub fn stress_table(rows: &[Row]) -> String {
                 .map(|(k, v)| format!("{k} {}", ms(*v)))
                 .collect::<Vec<_>>()
                 .join(", "),
-        ];
-        if parts {
-            cells.insert(4, parts_cell(r));
-        }
-        t.row(cells);
-    }
-    t.render()
-        + &choice_lines(rows)
+        ]
+    }) + &choice_lines(rows)
         + &host_lines(rows)
         + &traffic_lines(rows)
         + &creation_lines(rows)

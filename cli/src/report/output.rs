@@ -537,8 +537,7 @@ mod tests {
 
     #[test]
     fn outputs_are_checked_before_the_run() {
-        let dir = std::env::temp_dir().join(format!("sweepfan-output-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("output");
         let input = dir.join("scene.csv");
         std::fs::write(&input, "x").unwrap();
         let a = dir.join("a.json");
@@ -588,8 +587,7 @@ mod tests {
         if Path::new("/dev/null").exists() {
             assert_eq!(target(Path::new("/dev/null")).unwrap(), Target::InPlace);
         }
-        let dir = std::env::temp_dir().join(format!("sweepfan-target-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("target");
         let dir = dir.canonicalize().unwrap();
         assert!(target(&dir).is_err());
         let new = dir.join("new.json");
@@ -604,23 +602,17 @@ mod tests {
                 target(&link).unwrap(),
                 Target::Atomic(dir.join("made.json"))
             );
-            write_bytes(&link, b"1\n").unwrap();
-            assert!(
-                std::fs::symlink_metadata(&link)
-                    .unwrap()
-                    .file_type()
-                    .is_symlink()
-            );
-            assert_eq!(std::fs::read(dir.join("made.json")).unwrap(), b"1\n");
-            // And once it exists, it is replaced through the link.
-            write_bytes(&link, b"2\n").unwrap();
-            assert!(
-                std::fs::symlink_metadata(&link)
-                    .unwrap()
-                    .file_type()
-                    .is_symlink()
-            );
-            assert_eq!(std::fs::read(dir.join("made.json")).unwrap(), b"2\n");
+            // Made there first; once it exists, replaced through the link.
+            for content in [b"1\n", b"2\n"] {
+                write_bytes(&link, content).unwrap();
+                assert!(
+                    std::fs::symlink_metadata(&link)
+                        .unwrap()
+                        .file_type()
+                        .is_symlink()
+                );
+                assert_eq!(std::fs::read(dir.join("made.json")).unwrap(), content);
+            }
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -628,8 +620,7 @@ mod tests {
     /// The files of `write_tree`, and an existing file where its directory should be.
     #[test]
     fn trees_need_a_directory() {
-        let dir = std::env::temp_dir().join(format!("sweepfan-tree-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("tree");
         let files = vec![("a/b.wgsl".to_string(), "x".to_string())];
         let out = dir.join("out");
         let written = write_tree(&out, &files).unwrap();
@@ -646,8 +637,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn the_signal_handler_removes_temporaries() {
-        let dir = std::env::temp_dir().join(format!("sweepfan-signal-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("signal");
         let tmp = dir.join(".x.json.tmp");
         std::fs::write(&tmp, "partial").unwrap();
         let guard = Temporary::new(tmp.clone());

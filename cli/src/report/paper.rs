@@ -55,68 +55,70 @@ pub fn render(cmp: &[PaperComparison]) -> String {
         ]
     };
     let k_cells = |c: &PaperComparison| vec![format!("{:.3}", c.k), format!("{:.4}", c.k_over_n)];
-    for b in backends {
-        out += &block(
+    let beyond_cells = |c: &PaperComparison| {
+        let mut v = tests_cells(c);
+        v.truncate(1);
+        v.extend(time_cells(c).into_iter().step_by(2));
+        v
+    };
+    let tests_header = ["tests", "paper", "diff"];
+    let k_header = ["k", "k/n"];
+    // Each table: its title, the methods it holds, their cells, and the cells' header.
+    type Cells<'a> = &'a dyn Fn(&PaperComparison) -> Vec<String>;
+    let tables: [(&str, &[&str], Cells, &[&str]); 8] = [
+        (
             "Table 1: time, brute force vs origin distance vs xyz",
             &["brute_force", "origin_distance", "xyz"],
-            b,
             &time_cells,
             &time_header,
-        );
-        out += &block(
+        ),
+        (
             "Table 2: sphere tests per frame",
             &["brute_force", "origin_distance", "xyz"],
-            b,
             &tests_cells,
-            &["tests", "paper", "diff"],
-        );
-        out += &block(
+            &tests_header,
+        ),
+        (
             "Table 3: k = tests per object",
             &["origin_distance", "xyz"],
-            b,
             &k_cells,
-            &["k", "k/n"],
-        );
-        out += &block(
+            &k_header,
+        ),
+        (
             "Table 4: time, x vs xy vs xyz",
             &["x", "xy", "xyz"],
-            b,
             &time_cells,
             &time_header,
-        );
-        out += &block(
+        ),
+        (
             "Table 5: time, xyz vs min_axis",
             &["xyz", "min_axis"],
-            b,
             &time_cells,
             &time_header,
-        );
-        out += &block(
+        ),
+        (
             "Table 6: tests, xyz vs min_axis",
             &["xyz", "min_axis"],
-            b,
             &tests_cells,
-            &["tests", "paper", "diff"],
-        );
-        out += &block(
+            &tests_header,
+        ),
+        (
             "Table 7: k, xyz vs min_axis",
             &["xyz", "min_axis"],
-            b,
             &k_cells,
-            &["k", "k/n"],
-        );
-        out += &block(
+            &k_header,
+        ),
+        (
             "Beyond the paper: sap and grid",
             &["sap", "grid"],
-            b,
-            &|c: &PaperComparison| {
-                let mut v = tests_cells(c);
-                v.truncate(1);
-                v.extend(time_cells(c).into_iter().step_by(2));
-                v
-            },
+            &beyond_cells,
             &["tests", "ms/100 frames", "vs brute"],
-        );
+        ),
+    ];
+    for b in backends {
+        for (title, methods, cells, header) in tables {
+            out += &block(title, methods, b, cells, header);
+        }
     }
     out
 }

@@ -145,8 +145,7 @@ mod tests {
 
     #[test]
     fn writes_an_svg_with_labels_and_lines() {
-        let dir = std::env::temp_dir().join(format!("sweepfan-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("plot");
         let path = dir.join("p.svg");
         let plot = LinePlot {
             title: "time vs n",

@@ -89,6 +89,20 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
     super::output::write_bytes(path, &bytes)
 }
 
+/// A `--json` document: the tool, its version and the command line, then `fields`' keys (an
+/// object).
+pub fn json_document(fields: serde_json::Value) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "tool": "sweepfan",
+        "version": env!("CARGO_PKG_VERSION"),
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+    });
+    if let (serde_json::Value::Object(fields), Some(obj)) = (fields, doc.as_object_mut()) {
+        obj.extend(fields);
+    }
+    doc
+}
+
 /// Writes the rows as `--json` (with the command line, the machine and `extra`'s keys) and
 /// `--csv`, each when asked for.
 pub fn write_outputs(
@@ -98,13 +112,10 @@ pub fn write_outputs(
     extra: Option<serde_json::Value>,
 ) -> Result<()> {
     if let Some(path) = json {
-        let mut doc = serde_json::json!({
-            "tool": "sweepfan",
-            "version": env!("CARGO_PKG_VERSION"),
-            "command": std::env::args().collect::<Vec<_>>().join(" "),
+        let mut doc = json_document(serde_json::json!({
             "machine": Machine::this(),
             "rows": rows,
-        });
+        }));
         if let (Some(serde_json::Value::Object(extra)), Some(obj)) = (extra, doc.as_object_mut()) {
             obj.extend(extra);
         }

@@ -62,8 +62,7 @@ mod tests {
 
     #[test]
     fn every_shape_reads_back_as_generated() {
-        let dir = std::env::temp_dir().join(format!("sweepfan-scene-file-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::report::test_dir("scene-file");
         let p = SceneParams::new(300, 7);
         for kind in [SceneKind::Clusters, SceneKind::MixedRadii, SceneKind::LineX] {
             let f = dir.join(format!("{}.csv", kind.name()));

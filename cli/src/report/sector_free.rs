@@ -1,7 +1,7 @@
 //! `sweepfan reproduce sector --pose free`: the generalised accuracy experiment's table
 //! (docs/design.md §5.8) and the failures that make the command exit non-zero.
 
-use crate::experiments::sector::accuracy::{MethodScore, ROUNDING_BAND};
+use crate::experiments::sector::accuracy::{MethodScore, ROUNDING_BAND, scored};
 use crate::experiments::sector::free::FreeAccuracyReport;
 use sweepfan::geom::sector::classify::GRID_POINTS;
 use sweepfan::geom::sector::free_classify::{METHODS, METHODS_VS_EXACT};
@@ -64,18 +64,13 @@ impl FreeAccuracyReport {
                 "{title:<22} {:>6} {:>6} {:>6} {:>12} {:>10}",
                 "acc", "over", "under", "missed pts", "ns/point"
             );
-            for (name, _) in methods {
-                let Some(m) = table.get(*name) else { continue };
+            for (name, m) in scored(methods, table) {
                 let ns = self
                     .cost
-                    .get(*name)
+                    .get(name)
                     .map(|c| format!("{:.1}", c.ns_per_point))
                     .unwrap_or_else(|| "-".into());
-                let _ = writeln!(
-                    out,
-                    "{name:<22} {:6.2} {:6.2} {:6.2} {:>12} {ns:>10}",
-                    m.accuracy, m.over, m.under, m.under_points
-                );
+                let _ = writeln!(out, "{name:<22} {} {ns:>10}", m.columns());
             }
         }
         let _ = writeln!(

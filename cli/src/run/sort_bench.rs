@@ -57,11 +57,9 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     }
     // Sizes and repetitions from flags are checked before anything is allocated for them
     // (docs/design.md §9.14): the repetitions here, each size before its keys are made.
-    sweepfan::scenes::memory::check_fits_or(
-        &format!("--reps {}", cfg.reps),
-        (cfg.reps as u64).saturating_mul(8),
-        |usable| format!("use fewer --reps (about {} fit)", usable / 8),
-    )?;
+    super::check_count_fits(&format!("--reps {}", cfg.reps), cfg.reps, 8, |fit| {
+        format!("use fewer --reps (about {fit} fit)")
+    })?;
     let mut configs: Vec<(String, RadixSort)> = vec![
         ("plan".into(), RadixSort::new(ctx)?),
         ("portable".into(), RadixSort::portable(ctx)?),
@@ -79,15 +77,11 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     let mut rb = Readback::new("sort-bench readback");
     for &n in &cfg.sizes {
         let n32 = sweepfan::gpu::context::count_u32("keys", n)?;
-        let host = sweepfan::scenes::memory::check_fits_or(
+        let host = super::check_count_fits(
             &format!("sort-bench n = {n}"),
-            (n as u64).saturating_mul(HOST_BYTES_PER_KEY),
-            |usable| {
-                format!(
-                    "use smaller --sizes (about {} keys fit)",
-                    usable / HOST_BYTES_PER_KEY
-                )
-            },
+            n,
+            HOST_BYTES_PER_KEY,
+            |fit| format!("use smaller --sizes (about {fit} keys fit)"),
         );
         if let Err(e) = host.and_then(|()| ctx.check_binding("sort keys", n as u64 * 4)) {
             if rows.is_empty() {
@@ -201,35 +195,36 @@ mod tests {
     #[test]
     fn the_check_rejects_unsorted_unstable_and_lost_elements() {
         let keys = [5, 1, 5, 0];
-        assert!(sorted_stable_permutation(
-            &keys,
-            &[0, 1, 5, 5],
-            &[3, 1, 0, 2]
-        ));
-        // Unstable: equal keys out of input order.
-        assert!(!sorted_stable_permutation(
-            &keys,
-            &[0, 1, 5, 5],
-            &[3, 1, 2, 0]
-        ));
-        // Unsorted.
-        assert!(!sorted_stable_permutation(
-            &keys,
-            &[1, 0, 5, 5],
-            &[1, 3, 0, 2]
-        ));
-        // An element lost, another twice.
-        assert!(!sorted_stable_permutation(
-            &keys,
-            &[0, 1, 5, 5],
-            &[3, 1, 0, 0]
-        ));
-        // A value carrying the wrong key.
-        assert!(!sorted_stable_permutation(
-            &keys,
-            &[0, 1, 5, 5],
-            &[1, 3, 0, 2]
-        ));
+        // (sorted keys, permutation, whether the check accepts them, what is wrong).
+        let cases: [([u32; 4], [u32; 4], bool, &str); 5] = [
+            ([0, 1, 5, 5], [3, 1, 0, 2], true, "sorted, stable"),
+            (
+                [0, 1, 5, 5],
+                [3, 1, 2, 0],
+                false,
+                "unstable: equal keys out of input order",
+            ),
+            ([1, 0, 5, 5], [1, 3, 0, 2], false, "unsorted"),
+            (
+                [0, 1, 5, 5],
+                [3, 1, 0, 0],
+                false,
+                "an element lost, another twice",
+            ),
+            (
+                [0, 1, 5, 5],
+                [1, 3, 0, 2],
+                false,
+                "a value carrying the wrong key",
+            ),
+        ];
+        for (sorted, values, ok, what) in cases {
+            assert_eq!(
+                sorted_stable_permutation(&keys, &sorted, &values),
+                ok,
+                "{what}"
+            );
+        }
     }
 
     #[test]

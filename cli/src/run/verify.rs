@@ -11,6 +11,16 @@ use sweepfan::geom::sphere::Sphere;
 /// Relative tolerance on |c_i - c_j| - (r_i + r_j) below which a disagreement is "near touching".
 pub const NEAR_TOUCHING_RELATIVE: f64 = 1e-5;
 
+/// The first `most` of `pairs`, each as `show` writes it, space-separated (for a log line).
+pub fn first_pairs(pairs: &[Pair], most: usize, show: impl Fn(&Pair) -> String) -> String {
+    pairs
+        .iter()
+        .take(most)
+        .map(show)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The outcome of comparing a candidate pair list with a reference one.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Comparison {
@@ -49,13 +59,7 @@ impl Comparison {
 
     /// One-line summary for logs and error messages.
     pub fn summary(&self) -> String {
-        let show = |v: &[Pair]| {
-            v.iter()
-                .take(5)
-                .map(|p| format!("({},{})", p[0], p[1]))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let show = |v: &[Pair]| first_pairs(v, 5, |p| format!("({},{})", p[0], p[1]));
         let frame = match self.frame {
             0 => String::new(),
             f => format!("frame {f}: "),

@@ -3,11 +3,10 @@
 //! scene's size changes, keeps its choice while the backend tracks events, and the CLI's rows
 //! and `verify` carry it.
 
-use crate::common::{json_rows, oracle_pairs, oracle_tests, succeed, sweepfan, temp_dir};
+use crate::common::shared_gpu;
+use crate::common::{bench_run, oracle_pairs, oracle_tests, succeed, sweepfan, temp_dir};
 use glam::Vec3;
-use std::sync::Arc;
 use sweepfan::broadphase::auto::{Auto, choose};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::{
     Backend, BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere,
     canonicalize, cpu,
@@ -111,8 +110,7 @@ fn cpu_auto_over_moving_frames() {
 
 #[test]
 fn gpu_auto_matches_the_cpu_and_keeps_its_choice_with_device_events() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     for (name, spheres) in scenes() {
         let mut bp = sweepfan::gpu::auto(ctx.clone());
         assert_eq!(bp.backend(), Backend::Gpu);
@@ -156,21 +154,21 @@ fn gpu_auto_matches_the_cpu_and_keeps_its_choice_with_device_events() {
 
 #[test]
 fn bench_rows_say_what_auto_chose() {
-    let dir = temp_dir("auto", "bench");
-    let json = dir.join("rows.json");
-    let out = succeed(
-        sweepfan()
-            .args(["bench", "--scene", "paper", "--n", "3000", "--frames", "2"])
-            .args(["--methods", "auto,grid", "--json"])
-            .arg(&json)
-            .output(),
-    );
+    let (out, rows) = bench_run(&[
+        "--scene",
+        "paper",
+        "--n",
+        "3000",
+        "--frames",
+        "2",
+        "--methods",
+        "auto,grid",
+    ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("auto [cpu]: grid (uniform radii, "),
         "{stdout}"
     );
-    let rows = json_rows(&json);
     assert_eq!(rows[0]["method"], "auto");
     assert_eq!(rows[0]["chosen"]["method"], "grid");
     assert!(

@@ -277,6 +277,19 @@ fn one_giant_among_1_100_000_boxes() {
     assert_eq!(sorted(cpu), expected);
 }
 
+/// A row of `n` cubes of half-side `half` along x (cube `i` at x = i, y = `y(i)`), then (index
+/// `n`) one long flat box at y = -5 spanning them all on x.
+fn row_over_a_long_box(n: u32, half: f32, y: impl Fn(u32) -> f32) -> Vec<Obb> {
+    let mut boxes: Vec<Obb> = (0..n)
+        .map(|i| Obb::axis_aligned(Vec3::new(i as f32, y(i), 0.0), Vec3::splat(half)))
+        .collect();
+    boxes.push(Obb::axis_aligned(
+        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
+        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
+    ));
+    boxes
+}
+
 /// A walk far longer than 65,535 steps (lavapipe's cap on one invocation's loop iterations):
 /// one long flat box below a row of 200,000 small cubes spaced apart along x, every 10,000th
 /// cube lowered to meet it. Candidates by construction: exactly those.
@@ -286,17 +299,9 @@ fn walks_longer_than_65535_candidates() {
         return;
     };
     let n = 200_000u32;
-    let mut boxes: Vec<Obb> = (0..n)
-        .map(|i| {
-            let y = if i % 10_000 == 0 { -5.0 } else { 0.0 };
-            Obb::axis_aligned(Vec3::new(i as f32, y, 0.0), Vec3::splat(0.25))
-        })
-        .collect();
-    // Spans every cube on x (so its walk visits all of them) and only the lowered ones on y.
-    boxes.push(Obb::axis_aligned(
-        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
-        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
-    ));
+    // The long box spans every cube on x (so its walk visits all of them) and only the lowered
+    // ones on y.
+    let boxes = row_over_a_long_box(n, 0.25, |i| if i % 10_000 == 0 { -5.0 } else { 0.0 });
     let long = n;
     let expected: Vec<Pair> = (0..n).step_by(10_000).map(|i| [i, long]).collect();
     let mut got = Vec::new();
@@ -320,20 +325,11 @@ fn a_walk_the_device_cuts_short_is_an_error_not_a_short_list() {
         return;
     };
     let n = 1_100_000u32;
-    let mut boxes: Vec<Obb> = (0..n)
-        .map(|i| {
-            let y = match i {
-                _ if i % 100_000 == 99_999 => -5.0,
-                _ if i % 2 == 1 => 10.0,
-                _ => 0.0,
-            };
-            Obb::axis_aligned(Vec3::new(i as f32, y, 0.0), Vec3::splat(0.1))
-        })
-        .collect();
-    boxes.push(Obb::axis_aligned(
-        Vec3::new(n as f32 / 2.0, -5.0, 0.0),
-        Vec3::new(n as f32 / 2.0 + 10.0, 1.0, 1.0),
-    ));
+    let boxes = row_over_a_long_box(n, 0.1, |i| match i {
+        _ if i % 100_000 == 99_999 => -5.0,
+        _ if i % 2 == 1 => 10.0,
+        _ => 0.0,
+    });
     let expected: Vec<Pair> = (99_999..n).step_by(100_000).map(|i| [i, n]).collect();
     // lavapipe (llvmpipe) cuts such loops short: there the error path must fire.
     let cuts_short = test_gpu().is_some_and(|c| c.info.name.contains("llvmpipe"));

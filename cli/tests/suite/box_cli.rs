@@ -3,8 +3,9 @@
 //! counts.
 
 use super::box_pipeline::lattice;
-use crate::common::{bench_shape_rows, sweepfan, temp_dir};
+use crate::common::{bench_shape_rows, exits_2_naming, sweepfan, temp_dir, write_file};
 use glam::{Quat, Vec2, Vec3};
+use std::path::Path;
 use sweepfan::Pair;
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::Obb;
@@ -16,11 +17,17 @@ use sweepfan::scenes::{SceneKind, SceneParams};
 
 const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
-fn run_verify(args: &[&str]) -> std::process::Output {
-    sweepfan().arg("verify").args(args).output().unwrap()
+/// `sweepfan verify --shape SHAPE --scene-file SCENE --pairs-out PAIRS`.
+fn verify_shape(shape: &str, scene: &Path, pairs: &Path) -> std::process::Command {
+    let mut cmd = sweepfan();
+    cmd.args(["verify", "--shape", shape, "--scene-file"])
+        .arg(scene)
+        .arg("--pairs-out")
+        .arg(pairs);
+    cmd
 }
 
-fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
+fn read_pairs(path: &Path) -> Vec<Pair> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("i,j"));
@@ -125,20 +132,13 @@ fn cli_verify_obb_and_polygon_files() {
         backends.push("gpu");
     }
     for (shape, (csv, expected)) in [("obb", obb_cli_scene()), ("polygon", polygon_cli_scene())] {
-        let scene = dir.join(format!("{shape}.csv"));
-        std::fs::write(&scene, csv).unwrap();
+        let scene = write_file(&dir, &format!("{shape}.csv"), csv);
         for backend in &backends {
             let pairs = dir.join(format!("{shape}_{backend}_pairs.csv"));
-            let out = run_verify(&[
-                "--shape",
-                shape,
-                "--scene-file",
-                scene.to_str().unwrap(),
-                "--pairs-out",
-                pairs.to_str().unwrap(),
-                "--backend",
-                backend,
-            ]);
+            let out = verify_shape(shape, &scene, &pairs)
+                .args(["--backend", backend])
+                .output()
+                .unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(
                 out.status.success(),
@@ -173,19 +173,8 @@ fn cli_verify_names_the_bad_line() {
         ),
     ];
     for (k, (shape, text, line)) in cases.iter().enumerate() {
-        let scene = dir.join(format!("bad{k}.csv"));
-        std::fs::write(&scene, text).unwrap();
-        let out = run_verify(&[
-            "--shape",
-            shape,
-            "--scene-file",
-            scene.to_str().unwrap(),
-            "--pairs-out",
-            dir.join("p.csv").to_str().unwrap(),
-        ]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
-        assert!(stderr.contains(line), "case {k}: {stderr}");
+        let scene = write_file(&dir, &format!("bad{k}.csv"), text);
+        exits_2_naming(&mut verify_shape(shape, &scene, &dir.join("p.csv")), line);
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -53,15 +53,7 @@ pub(super) fn assert_same_up_to_touching(boxes: &[Obb], a: &[Pair], b: &[Pair], 
 }
 
 pub(super) fn all_pairs(boxes: &[Obb]) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for i in 0..boxes.len() {
-        for j in i + 1..boxes.len() {
-            if boxes[i].overlaps(&boxes[j]) {
-                out.push([i as u32, j as u32]);
-            }
-        }
-    }
-    out
+    crate::common::brute_pairs(boxes, Obb::overlaps)
 }
 
 pub(super) fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {

@@ -1,7 +1,7 @@
 //! The command line as a user drives it: file contracts, exit codes, error messages.
 
 use crate::common::{
-    bench_rows, bench_shape_rows, fails_naming, json_rows, succeed, sweepfan, temp_dir,
+    bench_rows, bench_shape_rows, exits_2, fails_naming, json_rows, succeed, sweepfan, temp_dir,
 };
 
 /// Independent oracle: all pairs by the definition, in f64.
@@ -256,11 +256,7 @@ fn bench_threads_sets_the_pool() {
     for r in rows {
         assert_eq!(r["device"], "cpu (1 threads)", "{r}");
     }
-    let out = sweepfan()
-        .args(["bench", "--n", "100", "--threads", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    exits_2(sweepfan().args(["bench", "--n", "100", "--threads", "0"]));
 }
 
 /// Without the `mpi` feature, `dist` exists and says how to get it (exit 2), after its
@@ -268,13 +264,10 @@ fn bench_threads_sets_the_pool() {
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn dist_without_mpi_says_how_to_build_it() {
-    let out = sweepfan()
-        .args(["dist", "--scene", "paper", "--n", "100"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--features mpi"), "{stderr}");
+    crate::common::exits_2_naming(
+        sweepfan().args(["dist", "--scene", "paper", "--n", "100"]),
+        "--features mpi",
+    );
     fails_naming(&["dist", "--method", "nope"], "nope");
     fails_naming(&["dist", "--adapters", "all"], "--adapters");
 }

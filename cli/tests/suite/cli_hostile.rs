@@ -1,7 +1,7 @@
 //! The command line under hostile arguments (issue "Hostile input"): every probe an exit-2
 //! error naming the problem, or the exact answer; nothing silently clamped or ignored.
 
-use crate::common::{fails_naming, succeed, sweepfan, temp_dir};
+use crate::common::{exits_2, fails_naming, succeed, sweepfan, temp_dir, two_spheres, write_file};
 
 #[test]
 fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
@@ -17,8 +17,7 @@ fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
 fn options_are_never_silently_ignored() {
     fails_naming(&["bench", "--frames", "0"], "--frames");
     let dir = temp_dir("hostile", "options");
-    let scene = dir.join("s.csv");
-    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let scene = two_spheres(&dir);
     let s = scene.to_str().unwrap();
     fails_naming(&["bench", "--scene-file", s, "--n", "10"], "--n");
     fails_naming(&["bench", "--scene-file", s, "--seed", "3"], "--seed");
@@ -74,8 +73,7 @@ fn scene_files_that_are_not_scenes() {
         &["verify", "--scene-file", d, "--pairs-out", p],
         "directory",
     );
-    let big = dir.join("big.csv");
-    std::fs::write(&big, "x,y,z,r\n1e39,0,0,1\n").unwrap();
+    let big = write_file(&dir, "big.csv", "x,y,z,r\n1e39,0,0,1\n");
     fails_naming(
         &[
             "verify",
@@ -108,31 +106,18 @@ fn the_environment_gets_honest_messages() {
         );
     }
     // A backend name wgpu does not know is named as such, not "install a driver".
-    let out = sweepfan()
-        .arg("info")
-        .env("WGPU_BACKEND", "nosuch")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = exits_2(sweepfan().arg("info").env("WGPU_BACKEND", "nosuch"));
     assert!(
         stderr.contains("WGPU_BACKEND") && stderr.contains("nosuch"),
         "{stderr}"
     );
     // An adapter asked for where none exists (Metal on this machine) is an error.
     if cfg!(target_os = "linux") {
-        let out = sweepfan()
+        let mut metal = sweepfan();
+        metal
             .args(["--adapter", "0", "info"])
-            .env("WGPU_BACKEND", "metal")
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        assert!(String::from_utf8_lossy(&out.stderr).contains("--adapter 0"));
+            .env("WGPU_BACKEND", "metal");
+        assert!(exits_2(&mut metal).contains("--adapter 0"));
     }
 }
 
@@ -163,19 +148,16 @@ fn a_closed_pipe_ends_quietly() {
 #[test]
 fn messages_say_each_thing_once_and_what_to_do() {
     let dir = temp_dir("hostile", "messages");
-    let p = dir.join("p.csv");
-    let out = sweepfan()
-        .args([
-            "verify",
-            "--scene-file",
-            "/nonexistent/scene.csv",
-            "--pairs-out",
-        ])
-        .arg(&p)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
+    let stderr = exits_2(
+        sweepfan()
+            .args([
+                "verify",
+                "--scene-file",
+                "/nonexistent/scene.csv",
+                "--pairs-out",
+            ])
+            .arg(dir.join("p.csv")),
+    );
     assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
     // 288M pairs exceed the stored-pair limit: the message names --count-only.
     fails_naming(
@@ -223,8 +205,7 @@ fn the_cpu_shape_reference_is_not_verified_against_itself() {
 #[test]
 fn outputs_are_checked_up_front_and_dash_is_stdout() {
     let dir = temp_dir("hostile", "outputs");
-    let scene = dir.join("scene.csv");
-    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let scene = two_spheres(&dir);
     let s = scene.to_str().unwrap();
     fails_naming(
         &["verify", "--scene-file", s, "--pairs-out", s],

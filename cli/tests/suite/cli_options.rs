@@ -4,19 +4,11 @@
 //! its help shows; echoed input carries no raw control bytes; a bad polygon says what is wrong
 //! and where; `info` without an adapter is an error.
 
-use crate::common::{json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{exits_2, exits_2_naming, json_rows, succeed, sweepfan, temp_dir, two_spheres};
 
 /// Runs `sweepfan ARGS`, which must end with exit 2; its stderr.
 fn refused(args: &[&str]) -> String {
-    let out = sweepfan().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{args:?} should be refused (exit 2): stdout {} stderr {stderr}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    stderr
+    exits_2(sweepfan().args(args))
 }
 
 /// Runs `sweepfan ARGS`, which must be refused naming `flag` and every text of `words`.
@@ -193,8 +185,7 @@ fn verify_methods_are_checked_for_the_shape() {
         "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,6,5\n1,5,6\n",
     )
     .unwrap();
-    let spheres = dir.join("spheres.csv");
-    std::fs::write(&spheres, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let spheres = two_spheres(&dir);
     let pairs = dir.join("pairs.csv");
     let p = pairs.to_str().unwrap();
     for (shape, file) in [("obb", &obb), ("polygon", &polygons)] {
@@ -325,8 +316,7 @@ fn options_a_scene_ignores_are_refused() {
         &["--shape obb runs one method, sap"],
     );
     let dir = temp_dir("options", "ignored");
-    let scene = dir.join("s.csv");
-    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let scene = two_spheres(&dir);
     refused_naming(
         &[
             "bench",
@@ -489,16 +479,14 @@ fn polygon_errors_say_what_and_where() {
     for (k, (second, expected)) in cases.iter().enumerate() {
         let file = dir.join(format!("poly{k}.csv"));
         std::fs::write(&file, format!("polygon,x,y\n{triangle}{second}")).unwrap();
-        let out = sweepfan()
-            .args(["verify", "--shape", "polygon", "--scene-file"])
-            .arg(&file)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
-        assert!(stderr.contains(expected), "case {k}: {stderr}");
+        let stderr = exits_2_naming(
+            sweepfan()
+                .args(["verify", "--shape", "polygon", "--scene-file"])
+                .arg(&file)
+                .arg("--pairs-out")
+                .arg(&pairs),
+            expected,
+        );
         if k == 0 {
             assert!(!stderr.contains("collinear"), "{stderr}");
         }

@@ -5,18 +5,11 @@
 
 #![cfg(target_os = "linux")]
 
-use crate::common::{succeed, sweepfan, temp_dir};
+use crate::common::{exits_2, rust_files, succeed, sweepfan, temp_dir, two_spheres};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
-
-/// A scene of two touching spheres: `verify` writes `i,j\n0,1\n` for it, in milliseconds.
-fn two_spheres(dir: &Path) -> PathBuf {
-    let scene = dir.join("scene.csv");
-    std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
-    scene
-}
 
 /// `sweepfan verify --scene-file SCENE --pairs-out OUT`.
 fn verify(scene: &Path, out: &Path) -> std::process::Command {
@@ -208,33 +201,27 @@ fn a_process_substitution_gets_the_output() {
 fn a_symbolic_link_is_followed() {
     let dir = temp_dir("outputs", "link");
     let scene = two_spheres(&dir);
-    let real = dir.join("real.csv");
-    std::fs::write(&real, "old\n").unwrap();
-    let link = dir.join("link.csv");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink("real.csv", &link).unwrap();
-    succeed(verify(&scene, &link).output());
-    assert!(
-        std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink(),
-        "the link was replaced"
-    );
-    assert_eq!(std::fs::read_to_string(&real).unwrap(), "i,j\n0,1\n");
-    let dangling = dir.join("dangling.csv");
-    let made = dir.join("made.csv");
-    let _ = std::fs::remove_file(&dangling);
-    let _ = std::fs::remove_file(&made);
-    std::os::unix::fs::symlink("made.csv", &dangling).unwrap();
-    succeed(verify(&scene, &dangling).output());
-    assert!(
-        std::fs::symlink_metadata(&dangling)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
-    assert_eq!(std::fs::read_to_string(&made).unwrap(), "i,j\n0,1\n");
+    // `verify` writing through `dir/link`, a fresh link to `target`: the link stays a link and
+    // the target holds the pairs.
+    let through_link = |link: &str, target: &str| {
+        let link = dir.join(link);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        succeed(verify(&scene, &link).output());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link was replaced"
+        );
+        let got = std::fs::read_to_string(dir.join(target)).unwrap();
+        assert_eq!(got, "i,j\n0,1\n");
+    };
+    std::fs::write(dir.join("real.csv"), "old\n").unwrap();
+    through_link("link.csv", "real.csv");
+    let _ = std::fs::remove_file(dir.join("made.csv"));
+    through_link("dangling.csv", "made.csv");
     // No temporary file is left anywhere in the folder.
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name();
@@ -399,13 +386,7 @@ fn shaders_out_on_a_file_says_it_is_not_a_directory() {
     let dir = temp_dir("outputs", "shaders");
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();
-    let out = sweepfan()
-        .args(["shaders", "--out"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = exits_2(sweepfan().args(["shaders", "--out"]).arg(&file));
     assert!(
         err.contains(&file.display().to_string()) && err.contains("not a directory"),
         "{err}"
@@ -417,18 +398,8 @@ fn shaders_out_on_a_file_says_it_is_not_a_directory() {
 /// `src/bin/sweepfan/args.rs`): a `println!` or `print!` would panic on a full device.
 #[test]
 fn the_cli_prints_only_through_checked_writes() {
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
     let mut all = Vec::new();
-    files(
+    rust_files(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin"),
         &mut all,
     );

@@ -1,7 +1,7 @@
 //! `sweepfan reproduce sector` as a user runs it: exit codes, the JSON contract, the plots, and
 //! the CPU and GPU backends agreeing.
 
-use crate::common::temp_dir;
+use crate::common::{exits_2_naming, sweepfan, temp_dir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -152,32 +152,28 @@ fn bad_sizes_are_clear_errors() {
         ["--rotations", "0", "--speed-runs", "1"],
         ["--rotations", "5", "--speed-runs", "0"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-            .args(["reproduce", "sector", "--backend", "cpu"])
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("must be at least 1"), "{stderr}");
+        exits_2_naming(
+            sweepfan()
+                .args(["reproduce", "sector", "--backend", "cpu"])
+                .args(args),
+            "must be at least 1",
+        );
     }
 }
 
 #[test]
 fn gpu_backend_without_that_adapter_is_a_clear_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-        .args([
-            "--adapter",
-            "no-such-adapter-anywhere",
-            "reproduce",
-            "sector",
-        ])
-        .args(["--rotations", "3", "--speed-runs", "1", "--backend", "gpu"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("no GPU adapter"), "{stderr}");
+    exits_2_naming(
+        sweepfan()
+            .args([
+                "--adapter",
+                "no-such-adapter-anywhere",
+                "reproduce",
+                "sector",
+            ])
+            .args(["--rotations", "3", "--speed-runs", "1", "--backend", "gpu"]),
+        "no GPU adapter",
+    );
 }
 
 /// `--pose free`: the JSON contract per body, CPU and GPU agreeing, and nothing missed.
@@ -255,12 +251,6 @@ fn pose_and_body_misuse_are_clear_errors() {
         ),
         (vec!["bench", "--body", "capsule", "--n", "100"], "--body"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_sweepfan"))
-            .args(&args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(text), "{args:?}: {stderr}");
+        exits_2_naming(sweepfan().args(&args), text);
     }
 }

@@ -2,7 +2,7 @@
 //! this machine's adapter (lavapipe in CI), fails when a stage's GPU output is corrupted, and
 //! the dumped shader modules are the ones the pipelines compile.
 
-use crate::common::{succeed, sweepfan, temp_dir};
+use crate::common::{exits_2, exits_2_naming, succeed, sweepfan, temp_dir};
 
 fn checks_of(path: &std::path::Path) -> (serde_json::Value, Vec<serde_json::Value>) {
     let doc: serde_json::Value =
@@ -112,17 +112,8 @@ fn a_corrupted_stage_fails_its_checks() {
 
 #[test]
 fn selftest_rejects_a_cpu_backend_and_unknown_stages() {
-    let out = sweepfan()
-        .args(["selftest", "--backend", "cpu"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = sweepfan()
-        .args(["selftest", "--only", "nosuch"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("nosuch"));
+    exits_2(sweepfan().args(["selftest", "--backend", "cpu"]));
+    exits_2_naming(sweepfan().args(["selftest", "--only", "nosuch"]), "nosuch");
 }
 
 /// SWEEPFAN_EXPECT_ADAPTER naming another adapter: the selftest runs nothing and exits 2, naming
@@ -247,25 +238,18 @@ fn a_stopped_selftest_leaves_its_finished_checks_marked_incomplete() {
 /// neither passed nor failed, and a run where nothing ran fails saying so.
 #[test]
 fn a_lowered_binding_limit_checks_pairs_in_parts_and_marks_what_cannot_run() {
-    let dir = crate::common::temp_dir("selftest", "capped");
+    // `selftest --only STAGES` under a 64 KiB binding limit.
+    let capped = |stages: &str| {
+        let mut cmd = sweepfan();
+        cmd.args(["--max-binding-bytes", "65536", "selftest", "--only", stages]);
+        cmd
+    };
+    let dir = temp_dir("selftest", "capped");
     let json = dir.join("spheres.json");
-    let out = crate::common::sweepfan()
-        .args([
-            "--max-binding-bytes",
-            "65536",
-            "selftest",
-            "--only",
-            "spheres",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
+    let out = capped("spheres").arg("--json").arg(&json).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let checks = doc["checks"].as_array().unwrap();
+    let (_, checks) = checks_of(&json);
     let in_parts = checks
         .iter()
         .filter(|c| {
@@ -278,16 +262,7 @@ fn a_lowered_binding_limit_checks_pairs_in_parts_and_marks_what_cannot_run() {
     assert!(in_parts > 10, "{stdout}");
     assert!(checks.iter().all(|c| c["passed"] == true), "{stdout}");
 
-    let out = crate::common::sweepfan()
-        .args([
-            "--max-binding-bytes",
-            "65536",
-            "selftest",
-            "--only",
-            "boxes",
-        ])
-        .output()
-        .unwrap();
+    let out = capped("boxes").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(

@@ -19,6 +19,41 @@ pub fn succeed(output: std::io::Result<std::process::Output>) -> std::process::O
     out
 }
 
+/// Runs `cmd`, which must end with exit 2 (a refused request); its stderr.
+pub fn exits_2(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{cmd:?} should be refused (exit 2): stdout {} stderr {stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr
+}
+
+/// Runs `cmd`, which must end with exit 2 naming `text` on stderr; its stderr.
+pub fn exits_2_naming(cmd: &mut std::process::Command, text: &str) -> String {
+    let stderr = exits_2(cmd);
+    assert!(
+        stderr.contains(text),
+        "{cmd:?} must name {text:?}: {stderr}"
+    );
+    stderr
+}
+
+/// `dir/name` holding `text`.
+pub fn write_file(dir: &std::path::Path, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A scene file `dir/scene.csv` of two touching unit spheres.
+pub fn two_spheres(dir: &std::path::Path) -> std::path::PathBuf {
+    write_file(dir, "scene.csv", "x,y,z,r\n0,0,0,1\n1,0,0,1\n")
+}
+
 /// Runs `sweepfan ARGS`, which must fail with an error naming `text` on stderr.
 pub fn fails_naming(args: &[&str], text: &str) {
     let out = sweepfan().args(args).output().unwrap();
@@ -36,11 +71,16 @@ pub fn json_rows(path: &std::path::Path) -> Vec<serde_json::Value> {
 
 /// The rows of `sweepfan bench ARGS --json F`, a run that must succeed.
 pub fn bench_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    bench_run(args).1
+}
+
+/// `sweepfan bench ARGS --json F`, a run that must succeed: its output and rows.
+pub fn bench_run(args: &[&str]) -> (std::process::Output, Vec<serde_json::Value>) {
     static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = temp_dir("bench", &run.to_string());
     let json = dir.join("rows.json");
-    succeed(
+    let out = succeed(
         sweepfan()
             .arg("bench")
             .args(args)
@@ -50,7 +90,7 @@ pub fn bench_rows(args: &[&str]) -> Vec<serde_json::Value> {
     );
     let rows = json_rows(&json);
     std::fs::remove_dir_all(&dir).ok();
-    rows
+    (out, rows)
 }
 
 /// `bench --shape SHAPE --scene SCENE --n N --frames 2` on both backends where a GPU is, the

@@ -289,7 +289,7 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     use glam::{Vec2, Vec3};
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
     use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-    use sweepfan::{Method, SceneKind, SceneParams, canonicalize};
+    use sweepfan::{Method, Pair, SceneKind, SceneParams, canonicalize};
     let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
     let mut p = SceneParams::new(1_200, 5);
     p.volume_fraction = 0.1;
@@ -297,20 +297,22 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     let mut polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
         let mut gpu = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
+        // The device's pairs equal the CPU's (both canonical); the CPU's.
+        let same = |mut got: Vec<Pair>, mut want: Vec<Pair>, what: &str, frame: usize| {
+            canonicalize(&mut got);
+            canonicalize(&mut want);
+            assert_eq!(got, want, "{proxy:?} {what}, frame {frame}");
+            want
+        };
         for frame in 0..6 {
             let mut got = Vec::new();
             gpu.obb_overlaps(&boxes, Some(&mut got)).unwrap();
-            let (mut want, _) = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap();
-            canonicalize(&mut got);
-            canonicalize(&mut want);
-            assert_eq!(got, want, "{proxy:?} boxes, frame {frame}");
+            let (want, _) = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap();
+            same(got, want, "boxes", frame);
             let mut got = Vec::new();
             gpu.polygon_overlaps(&polygons, Some(&mut got)).unwrap();
-            let (mut want, _) = sweepfan::cpu::sat::polygon_overlaps(&polygons).unwrap();
-            canonicalize(&mut got);
-            canonicalize(&mut want);
-            assert_eq!(got, want, "{proxy:?} polygons, frame {frame}");
-            assert!(!want.is_empty());
+            let (want, _) = sweepfan::cpu::sat::polygon_overlaps(&polygons).unwrap();
+            assert!(!same(got, want, "polygons", frame).is_empty());
             // Move every shape: a frame that kept the last one's bytes would differ.
             for (i, b) in boxes.iter_mut().enumerate() {
                 b.center += Vec3::new(0.05, -0.03, 0.02) * ((i % 5) as f32 - 2.0);

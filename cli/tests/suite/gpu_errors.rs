@@ -5,7 +5,7 @@
 //! a context of its own: the error it injects must not reach tests running beside it. Fails
 //! (not skips) without an adapter unless SWEEPFAN_NO_GPU=1.
 
-use std::sync::Arc;
+use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::context::{GpuContext, test_gpu};
 use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, canonicalize};
@@ -28,14 +28,9 @@ fn inject_fault(ctx: &GpuContext) -> wgpu::Buffer {
 /// same context and broad phase, find the CPU's pairs.
 #[test]
 fn a_failed_frame_leaves_the_next_frame_whole() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2000, 7));
-    let mut want = Vec::new();
-    sweepfan::cpu::broad_phase(Method::Grid)
-        .find_pairs(&scene.spheres, Some(&mut want))
-        .unwrap();
-    canonicalize(&mut want);
+    let want = cpu_grid_pairs(&scene.spheres);
     assert!(want.len() > 10, "{} pairs", want.len());
     let mut gpu = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     let frame = |gpu: &mut GpuBroadPhase| -> sweepfan::Result<Vec<Pair>> {

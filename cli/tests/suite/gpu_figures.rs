@@ -2,7 +2,7 @@
 //! and leaves what a GPU run brings back: every GPU row with one host wait per frame, the
 //! traffic model on the sphere rows, verified sorts. And `sort-bench` on its own.
 
-use crate::common::{json_rows, succeed, sweepfan, temp_dir};
+use crate::common::{exits_2_naming, json_rows, succeed, sweepfan, temp_dir};
 
 #[test]
 #[ignore = "slow (1-4 min on 2 cores): scripts/test.sh --slow runs it, and CI"]
@@ -70,12 +70,10 @@ fn the_figures_script_runs_at_small_sizes() {
 
 #[test]
 fn sort_bench_rejects_bad_sizes() {
-    let out = sweepfan()
-        .args(["sort-bench", "--sizes", "1M,zero"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("'zero'"));
+    exits_2_naming(
+        sweepfan().args(["sort-bench", "--sizes", "1M,zero"]),
+        "'zero'",
+    );
 }
 
 /// `scripts/speed_vs_anchor.py` on figures made up here: each ratio is ours over the peer's
@@ -111,15 +109,11 @@ fn speed_vs_anchor_pairs_our_figures_with_the_peers() {
         }]}),
     );
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/speed_vs_anchor.py");
-    let out = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        std::process::Command::new("python3")
+            .arg(script)
+            .arg(&dir)
+            .output(),
     );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("speed_vs_anchor.json")).unwrap())

@@ -2,9 +2,9 @@
 //! names (paper box n = 50, 1000, 5000; density n = 200k), over two frames (one at 200k) so
 //! resident buffers are reused. Fails (not skips) without an adapter unless SWEEPFAN_NO_GPU=1.
 
+use crate::common::shared_gpu;
 use std::sync::Arc;
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
 
@@ -51,8 +51,7 @@ fn check_scene(
 
 #[test]
 fn paper_box_every_method_gpu_equals_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     for n in [50, 1000, 5000] {
         let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 11));
         check_scene(&ctx, &scene, &Method::ALL, 2);
@@ -62,8 +61,7 @@ fn paper_box_every_method_gpu_equals_cpu() {
 #[test]
 #[ignore = "slow (1-4 min on 2 cores): scripts/test.sh --slow runs it, and CI"]
 fn density_200k_gpu_equals_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let scene = Scene::generate(SceneKind::Density, &SceneParams::new(200_000, 5));
     // brute_force (2e10 tests a frame) is left to smaller scenes.
     let methods: Vec<Method> = Method::ALL
@@ -74,10 +72,15 @@ fn density_200k_gpu_equals_cpu() {
     check_scene(&ctx, &scene, &methods, 1);
 }
 
+/// The CPU grid's test count on `scene`, one frame.
+fn cpu_grid_tests(scene: &Scene) -> u64 {
+    let mut grid = sweepfan::cpu::broad_phase(Method::Grid);
+    grid.find_pairs(&scene.spheres, None).unwrap().tests
+}
+
 #[test]
 fn adversarial_scenes_gpu_equals_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     for kind in [
         SceneKind::Clusters,
         SceneKind::LineX,
@@ -97,14 +100,11 @@ fn adversarial_scenes_gpu_equals_cpu() {
 /// far object in the last cells: hundreds of millions of tests).
 #[test]
 fn wide_and_giant_scenes_gpu_equals_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let wide = Scene::generate(SceneKind::Wide, &SceneParams::new(40_000, 4));
     check_scene(&ctx, &wide, &[Method::Grid, Method::Sap], 1);
-    let grid = sweepfan::cpu::broad_phase(Method::Grid)
-        .find_pairs(&wide.spheres, None)
-        .unwrap();
-    assert!(grid.tests < 2 * wide.len() as u64, "{} tests", grid.tests);
+    let tests = cpu_grid_tests(&wide);
+    assert!(tests < 2 * wide.len() as u64, "{tests} tests");
     let giant = Scene::generate(SceneKind::Giant, &SceneParams::new(20_000, 4));
     check_scene(&ctx, &giant, &[Method::Grid], 1);
     let mut giants = Scene::generate(SceneKind::Density, &SceneParams::new(30_000, 6));
@@ -122,8 +122,7 @@ fn wide_and_giant_scenes_gpu_equals_cpu() {
 /// above the rest (no gap: kept in the cells).
 #[test]
 fn giant_rule_edges_gpu_equals_cpu() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     let base = Scene::generate(SceneKind::Density, &SceneParams::new(8_000, 9));
     let half = base.half_extent.unwrap();
     let mut tests = Vec::new();
@@ -135,10 +134,7 @@ fn giant_rule_edges_gpu_equals_cpu() {
             scene.spheres[k * 101] = sweepfan::Sphere::new(c, radius);
         }
         check_scene(&ctx, &scene, &[Method::Grid], 2);
-        let cpu = sweepfan::cpu::broad_phase(Method::Grid)
-            .find_pairs(&scene.spheres, None)
-            .unwrap();
-        tests.push(cpu.tests);
+        tests.push(cpu_grid_tests(&scene));
     }
     // The scenes are on the sides of the rule they were meant for: cells 18 and 6 wide, not 2.
     assert!(tests[1] > 50 * tests[0], "{tests:?}");
@@ -156,10 +152,7 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
     };
     for kind in [SceneKind::Clusters, SceneKind::Giant] {
         let scene = Scene::generate(kind, &SceneParams::new(4000, 9));
-        let mut pairs = Vec::new();
-        sweepfan::cpu::broad_phase(Method::Grid)
-            .find_pairs(&scene.spheres, Some(&mut pairs))
-            .unwrap();
+        let pairs = crate::common::cpu_grid_pairs(&scene.spheres);
         let mut per_object = vec![0u32; scene.len()];
         for p in &pairs {
             per_object[p[0] as usize] += 1;
@@ -183,8 +176,7 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
 #[test]
 fn grid_in_z_order_whole_and_in_tiles_gpu_equals_cpu() {
     use rand::{Rng, SeedableRng};
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
+    let Some(ctx) = shared_gpu() else { return };
     for (spacing, fits) in [(1.0f32, true), (10.0, false)] {
         let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(27_000, 3));
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);

@@ -3,13 +3,12 @@
 //! rule, events stay exact across frames (also where a broad phase starts splitting), two
 //! devices give one device's pairs, and the CLI says how a frame was split.
 
-use crate::common::sweepfan as bin;
+use crate::common::{cpu_grid_pairs, exits_2, exits_2_naming, sweepfan as bin};
 use std::sync::Arc;
 use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::{GpuBroadPhase, GpuContext};
 use sweepfan::{
     BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,
-    cpu,
 };
 
 /// The binding limit of the check: 64 KiB, 4,096 spheres per binding.
@@ -23,15 +22,6 @@ fn capped_gpu() -> Option<Arc<GpuContext>> {
 
 fn scene(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
     Scene::generate(kind, &SceneParams::new(n, seed)).spheres
-}
-
-fn cpu_pairs(spheres: &[Sphere]) -> Vec<Pair> {
-    let mut out = Vec::new();
-    cpu::broad_phase(Method::Grid)
-        .find_pairs(spheres, Some(&mut out))
-        .unwrap();
-    canonicalize(&mut out);
-    out
 }
 
 /// The GPU's pairs in parts, canonical, checked to hold no pair twice; with the split.
@@ -62,7 +52,7 @@ fn every_method_in_parts_equals_the_cpu() {
         ("one point", scene(SceneKind::OnePoint, 600, 5)),
     ];
     for (name, spheres) in &scenes {
-        let expected = cpu_pairs(spheres);
+        let expected = cpu_grid_pairs(spheres);
         assert!(!expected.is_empty(), "{name}");
         for m in Method::ALL {
             let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
@@ -99,7 +89,7 @@ fn events_stay_exact_across_parts() {
         let mut pairs = Vec::new();
         bp.find_pairs(now, Some(&mut pairs)).unwrap();
         let events = bp.take_events().expect("events tracked");
-        let expected = tracker.update(cpu_pairs(now));
+        let expected = tracker.update(cpu_grid_pairs(now));
         assert_eq!(events, expected, "frame {frame}");
         assert_eq!(
             bp.diagnostics().and_then(|d| d.parts()).is_some(),
@@ -168,17 +158,11 @@ fn cli_verify_in_parts_on_two_devices() {
     );
     assert!(text.contains("verified: same pairs"), "{text}");
     // Refused: a limit below the kernels' tables, and --adapter beside --adapters.
-    let low = bin()
-        .args(["--max-binding-bytes", "4096", "info"])
-        .output()
-        .unwrap();
-    assert_eq!(low.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&low.stderr).contains("at least 65536"));
-    let both = bin()
-        .args(["--adapter", "0", "--adapters", "0,0", "info"])
-        .output()
-        .unwrap();
-    assert_eq!(both.status.code(), Some(2));
+    exits_2_naming(
+        bin().args(["--max-binding-bytes", "4096", "info"]),
+        "at least 65536",
+    );
+    exits_2(bin().args(["--adapter", "0", "--adapters", "0,0", "info"]));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -198,6 +182,6 @@ fn events_restart_after_being_turned_off_in_parts() {
     bp.track_events(true).unwrap();
     bp.find_pairs(&spheres, Some(&mut pairs)).unwrap();
     let events = bp.take_events().expect("events on");
-    assert_eq!(events.found, cpu_pairs(&spheres));
+    assert_eq!(events.found, cpu_grid_pairs(&spheres));
     assert!(events.lost.is_empty());
 }

@@ -1,7 +1,7 @@
 //! `bench --resident` (docs/design.md §10): the scene uploaded once, moved on the device, read
 //! there by the broad phase.
 
-use crate::common::{bench_rows, fails_naming, sweepfan};
+use crate::common::{bench_rows, exits_2, fails_naming, sweepfan};
 
 /// Resident frames find what host-fed frames find, frame by frame (the device moves the scene
 /// as the CPU does, bit for bit, so both see the same spheres), are verified on the device's own
@@ -78,11 +78,7 @@ fn resident_refuses_what_it_would_ignore() {
         "--adapters",
     );
     // One line, words apart by one space (a broken string continuation printed 22).
-    let out = sweepfan()
-        .args(["bench", "--resident", "--backend", "gpu", "--count-only"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr =
+        exits_2(sweepfan().args(["bench", "--resident", "--backend", "gpu", "--count-only"]));
     assert!(!stderr.trim_end().contains("  "), "{stderr}");
 }

@@ -22,12 +22,7 @@ impl ConvexHull {
     /// The hull of 4 to 256 finite points that span a volume. Faces come from every triple whose
     /// plane has all points on one side (at most 256^3 / 6 triples: these hulls are small).
     pub fn new(points: &[Vec3]) -> Result<Self> {
-        let bad = |problem: String| {
-            Err(Error::InvalidObject {
-                index: 0,
-                problem: format!("hull: {problem}"),
-            })
-        };
+        let bad = |problem: String| crate::geom::invalid("hull", problem);
         if !(4..=256).contains(&points.len()) {
             return bad(format!("needs 4 to 256 points, got {}", points.len()));
         }

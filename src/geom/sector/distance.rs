@@ -104,6 +104,7 @@ pub fn closest_point(sector: &Sector, p: Vec3) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::test_util::for_each_drawn;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::f32::consts::{PI, TAU};
@@ -221,10 +222,8 @@ mod tests {
 
     #[test]
     fn sphere_test_agrees_with_dense_sampling_of_the_sector() {
-        let mut rng = ChaCha8Rng::seed_from_u64(21);
         let (mut hits, mut misses) = (0, 0);
-        for _ in 0..60 {
-            let s = random_sector(&mut rng);
+        for_each_drawn(21, 60, random_sector, |s, rng| {
             let (pts, cover) = samples(&s);
             for _ in 0..60 {
                 let c = s.origin
@@ -261,7 +260,7 @@ mod tests {
                     misses += 1;
                 }
             }
-        }
+        });
         assert!(hits > 200 && misses > 1_000, "{hits} {misses}");
     }
 

@@ -21,7 +21,7 @@ pub mod vs_box;
 pub mod vs_convex;
 pub mod vs_sector;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use glam::{Quat, Vec3};
 use std::f32::consts::PI;
 
@@ -48,6 +48,19 @@ pub struct Sector {
 /// Tolerance on |U| = |A| = 1 and U.A = 0 when validating user-built sectors.
 const UNIT_TOLERANCE: f32 = 1e-4;
 
+/// What is wrong with a sector's half-angle and radii, if anything: the rules 0 <= theta <= PI
+/// and 0 <= r <= R of [`Sector`] and [`Sector2`].
+fn angle_or_radii_problem(
+    half_angle: f32,
+    inner_radius: f32,
+    outer_radius: f32,
+) -> Option<&'static str> {
+    if !(0.0..=PI).contains(&half_angle) {
+        return Some("half-angle must be in [0, pi]");
+    }
+    (inner_radius < 0.0 || outer_radius < inner_radius).then_some("radii must satisfy 0 <= r <= R")
+}
+
 impl Sector {
     /// Validates and builds a sector: finite fields, unit perpendicular axes (within 1e-4),
     /// 0 <= theta <= PI, 0 <= r <= R, h >= 0.
@@ -60,12 +73,7 @@ impl Sector {
         outer_radius: f32,
         half_thickness: f32,
     ) -> Result<Self> {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
-                index: 0,
-                problem: format!("sector: {problem}"),
-            })
-        };
+        let bad = |problem: &str| crate::geom::invalid("sector", problem);
         let finite = origin.is_finite()
             && axis.is_finite()
             && centre_axis.is_finite()
@@ -83,11 +91,8 @@ impl Sector {
         if axis.dot(centre_axis).abs() > UNIT_TOLERANCE {
             return bad("centre axis A must be perpendicular to the rotation axis U");
         }
-        if !(0.0..=PI).contains(&half_angle) {
-            return bad("half-angle must be in [0, pi]");
-        }
-        if inner_radius < 0.0 || outer_radius < inner_radius {
-            return bad("radii must satisfy 0 <= r <= R");
+        if let Some(problem) = angle_or_radii_problem(half_angle, inner_radius, outer_radius) {
+            return bad(problem);
         }
         if half_thickness < 0.0 {
             return bad("half-thickness must be >= 0");

@@ -22,16 +22,24 @@ pub trait Swept: Clone + Send + Sync {
     fn advance(&mut self);
 }
 
+/// The [`Swept`] methods that the type's own methods of the same names answer, its problem
+/// worded "`$what`: PROBLEM".
+macro_rules! by_own_methods {
+    ($t:ident, $what:literal) => {
+        fn problem(&self) -> Option<String> {
+            $t::problem(self).map(|p| format!("{}: {p}", $what))
+        }
+        fn conservative_sector(&self) -> Sector {
+            $t::conservative_sector(self)
+        }
+        fn speculative_aabb(&self) -> Aabb {
+            $t::speculative_aabb(self)
+        }
+    };
+}
+
 impl Swept for RotatingBox {
-    fn problem(&self) -> Option<String> {
-        RotatingBox::problem(self).map(|p| format!("rotating box: {p}"))
-    }
-    fn conservative_sector(&self) -> Sector {
-        RotatingBox::conservative_sector(self)
-    }
-    fn speculative_aabb(&self) -> Aabb {
-        RotatingBox::speculative_aabb(self)
-    }
+    by_own_methods!(RotatingBox, "rotating box");
     fn advance(&mut self) {
         // The arm is re-orthonormalised so it does not drift off U.
         let arm = crate::geom::sector::rodrigues(self.arm, self.axis, self.angle);
@@ -40,15 +48,7 @@ impl Swept for RotatingBox {
 }
 
 impl Swept for RotatingBody {
-    fn problem(&self) -> Option<String> {
-        RotatingBody::problem(self).map(|p| format!("rotating body: {p}"))
-    }
-    fn conservative_sector(&self) -> Sector {
-        RotatingBody::conservative_sector(self)
-    }
-    fn speculative_aabb(&self) -> Aabb {
-        RotatingBody::speculative_aabb(self)
-    }
+    by_own_methods!(RotatingBody, "rotating body");
     fn advance(&mut self) {
         self.body = self
             .body

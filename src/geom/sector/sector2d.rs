@@ -4,7 +4,7 @@
 //! Local frame: centre at the origin, centre axis along +x. A point at radius rho and angle phi
 //! is inside iff r <= rho <= R and |phi| <= theta (rho = 0 counts as inside when r = 0).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::primitives2d::{closest_parameter_on_segment, point_segment_distance};
 use crate::geom::sector::Sector;
 use glam::Vec2;
@@ -35,36 +35,33 @@ impl Sector2 {
         inner_radius: f32,
         outer_radius: f32,
     ) -> Result<Self> {
-        let bad = |problem: &str| {
-            Err(Error::InvalidObject {
-                index: 0,
-                problem: format!("2D sector: {problem}"),
-            })
-        };
-        if !center.is_finite()
-            || !axis.is_finite()
-            || ![half_angle, inner_radius, outer_radius]
-                .iter()
-                .all(|v| v.is_finite())
-        {
-            return bad("non-finite field");
-        }
-        if (axis.length() - 1.0).abs() > 1e-4 {
-            return bad("axis must be a unit vector");
-        }
-        if !(0.0..=PI).contains(&half_angle) {
-            return bad("half-angle must be in [0, pi]");
-        }
-        if inner_radius < 0.0 || outer_radius < inner_radius {
-            return bad("radii must satisfy 0 <= r <= R");
-        }
-        Ok(Self {
+        let sector = Self {
             center,
             axis,
             half_angle,
             inner_radius,
             outer_radius,
-        })
+        };
+        match sector.problem() {
+            Some(problem) => crate::geom::invalid("2D sector", problem),
+            None => Ok(sector),
+        }
+    }
+
+    /// What is wrong with this sector, if anything (the rules of [`Self::new`]).
+    fn problem(&self) -> Option<&'static str> {
+        let finite = self.center.is_finite()
+            && self.axis.is_finite()
+            && [self.half_angle, self.inner_radius, self.outer_radius]
+                .iter()
+                .all(|v| v.is_finite());
+        if !finite {
+            return Some("non-finite field");
+        }
+        if (self.axis.length() - 1.0).abs() > 1e-4 {
+            return Some("axis must be a unit vector");
+        }
+        super::angle_or_radii_problem(self.half_angle, self.inner_radius, self.outer_radius)
     }
 
     /// A sector in its own local frame (centre at the origin, axis +x).

@@ -217,6 +217,7 @@ impl RotatingBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::test_util::for_each_drawn;
     use glam::DVec3;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -318,12 +319,10 @@ mod tests {
 
     #[test]
     fn continuous_sweep_matches_a_very_fine_pose_sampling() {
-        let mut rng = ChaCha8Rng::seed_from_u64(8);
         let (mut inside, mut checked) = (0, 0);
-        for _ in 0..12 {
-            let b = random_box(&mut rng);
+        for_each_drawn(8, 12, random_box, |b, rng| {
             for _ in 0..150 {
-                let p = random_point(&b, &mut rng);
+                let p = random_point(&b, rng);
                 let loose = brute_continuous(&b, p, 1e-2);
                 let strict = loose && brute_continuous(&b, p, -1e-2);
                 if strict != loose {
@@ -333,7 +332,7 @@ mod tests {
                 inside += strict as usize;
                 assert_eq!(b.sweep_contains(p), strict, "{b:?} {p}");
             }
-        }
+        });
         assert!(inside > 40 && checked - inside > 40, "{inside}/{checked}");
     }
 

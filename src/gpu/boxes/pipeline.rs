@@ -23,8 +23,10 @@ use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
-use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
-use crate::gpu::boxes::uploads::{AABBS, FRAMES, OFFSETS, ShapeUploads, VERTICES, bounding_circle};
+use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback};
+use crate::gpu::boxes::uploads::{
+    AABBS, FRAMES, OFFSETS, ShapeBuffers, ShapeUploads, VERTICES, bounding_circle,
+};
 use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::{EventsReadback, GpuEvents};
 use crate::gpu::readback::{ListHint, Readback, read_tails_async};
@@ -71,9 +73,7 @@ pub struct GpuBoxPipeline {
     ctx: Arc<GpuContext>,
     broad: Broad,
     sat: GpuSat,
-    frames: Option<wgpu::Buffer>,
-    vertices: Option<wgpu::Buffer>,
-    offsets: Option<wgpu::Buffer>,
+    shapes: ShapeBuffers,
     /// The caller's boxes ([`Self::aabb_overlaps`]).
     aabbs: Option<wgpu::Buffer>,
     /// The shapes' bytes for the next frame and their kept staging buffers.
@@ -151,9 +151,7 @@ impl GpuBoxPipeline {
             ctx,
             broad,
             sat,
-            frames: None,
-            vertices: None,
-            offsets: None,
+            shapes: ShapeBuffers::new(["box frames", "polygon vertices", "polygon offsets"]),
             aabbs: None,
             uploads: ShapeUploads::new(),
             layout: SweepLayout::single(),
@@ -238,7 +236,10 @@ impl GpuBoxPipeline {
         polygons: &[Polygon],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        block_on("a polygon frame", self.polygon_overlaps_async(polygons, out))?
+        block_on(
+            "a polygon frame",
+            self.polygon_overlaps_async(polygons, out),
+        )?
     }
 
     /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
@@ -338,8 +339,7 @@ impl GpuBoxPipeline {
         let n = shape_count(boxes.len())?;
         let frames = obb_frames(boxes);
         let bytes = bytemuck::cast_slice::<ObbFrame, u8>(&frames);
-        self.ctx
-            .ensure_storage(&mut self.frames, "box frames", bytes.len() as u64)?;
+        self.shapes.frames(&self.ctx, bytes.len() as u64)?;
         self.uploads.stage(FRAMES, bytes);
         self.set_layout(|| SweepLayout::for_frames(&frames));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
@@ -371,19 +371,18 @@ impl GpuBoxPipeline {
             bytemuck::cast_slice(&set.vertices),
             bytemuck::cast_slice(&set.offsets),
         );
-        let ctx = &self.ctx;
-        ctx.ensure_storage(
-            &mut self.vertices,
-            "polygon vertices",
-            vertices.len() as u64,
-        )?;
-        ctx.ensure_storage(&mut self.offsets, "polygon offsets", offsets.len() as u64)?;
+        let (vb, ob) = (vertices.len() as u64, offsets.len() as u64);
+        self.shapes.polygons(&self.ctx, vb, ob)?;
         self.uploads.stage(VERTICES, vertices);
         self.uploads.stage(OFFSETS, offsets);
         self.set_layout(|| SweepLayout::for_polygons(&set));
         if let Broad::Sphere { proxies, .. } = &mut self.broad {
             proxies.clear();
-            proxies.extend(polygons.iter().map(|p| bounding_circle(p.vertices(), PROXY_WIDENING)));
+            proxies.extend(
+                polygons
+                    .iter()
+                    .map(|p| bounding_circle(p.vertices(), PROXY_WIDENING)),
+            );
         }
         Ok(Uploaded::Polygons(n))
     }
@@ -407,21 +406,8 @@ impl GpuBoxPipeline {
             crate::geom::sphere::validate_spheres(proxies)?;
         }
         let (shapes, n) = match kind {
-            Uploaded::Obbs(n) => (
-                SweepShapes::Shapes(SatShapes::Obbs {
-                    frames: self.frames.as_ref().expect("uploaded"),
-                    n,
-                }),
-                n,
-            ),
-            Uploaded::Polygons(n) => (
-                SweepShapes::Shapes(SatShapes::Polygons {
-                    vertices: self.vertices.as_ref().expect("uploaded"),
-                    offsets: self.offsets.as_ref().expect("uploaded"),
-                    n,
-                }),
-                n,
-            ),
+            Uploaded::Obbs(n) => (SweepShapes::Shapes(self.shapes.obbs(n)), n),
+            Uploaded::Polygons(n) => (SweepShapes::Shapes(self.shapes.polygon_shapes(n)), n),
             Uploaded::Aabbs(n) => (
                 SweepShapes::Aabbs {
                     boxes: self.aabbs.as_ref().expect("uploaded"),
@@ -447,12 +433,8 @@ impl GpuBoxPipeline {
             runs += 1;
             let rb = &mut self.readback;
             rb.clear();
-            let targets = [
-                self.frames.as_ref(),
-                self.vertices.as_ref(),
-                self.offsets.as_ref(),
-                self.aabbs.as_ref(),
-            ];
+            let [frames, vertices, offsets] = self.shapes.targets();
+            let targets = [frames, vertices, offsets, self.aabbs.as_ref()];
             let (mut enc, list, broad_plan) = match &mut self.broad {
                 Broad::Aabb(sap) => {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -496,47 +478,50 @@ impl GpuBoxPipeline {
             self.uploads.after_submit();
             let (broad, sat, events) = (&mut self.broad, &self.sat, self.events.as_deref());
             let frame_events = &mut frame_events;
-            let (totals, frame) = self.readback.map_async(ctx, |bytes| -> Result<_> {
-                let totals = match (broad, &broad_plan) {
-                    (Broad::Aabb(sap), BroadPlan::Aabb(plan)) => {
-                        let t = sap.totals_from(ctx, bytes, plan)?;
-                        BroadTotals {
-                            candidates: t.candidates,
-                            pass_times: t.pass_times,
+            let (totals, frame) = self
+                .readback
+                .map_async(ctx, |bytes| -> Result<_> {
+                    let totals = match (broad, &broad_plan) {
+                        (Broad::Aabb(sap), BroadPlan::Aabb(plan)) => {
+                            let t = sap.totals_from(ctx, bytes, plan)?;
+                            BroadTotals {
+                                candidates: t.candidates,
+                                pass_times: t.pass_times,
+                            }
                         }
-                    }
-                    (Broad::Sphere { broad, .. }, BroadPlan::Sphere(plan)) => {
-                        let t = broad.resident_totals_from(n, bytes, plan)?;
-                        BroadTotals {
-                            candidates: t.pairs,
-                            pass_times: t.pass_times,
+                        (Broad::Sphere { broad, .. }, BroadPlan::Sphere(plan)) => {
+                            let t = broad.resident_totals_from(n, bytes, plan)?;
+                            BroadTotals {
+                                candidates: t.pairs,
+                                pass_times: t.pass_times,
+                            }
                         }
+                        _ => unreachable!("the plan follows the broad phase"),
+                    };
+                    if totals.candidates > capacity as u64 {
+                        // The SAT stage saw a truncated list: its results are not read.
+                        return Ok((totals, None));
                     }
-                    _ => unreachable!("the plan follows the broad phase"),
-                };
-                if totals.candidates > capacity as u64 {
-                    // The SAT stage saw a truncated list: its results are not read.
-                    return Ok((totals, None));
-                }
-                let frame = match &tail {
-                    Tail::Sat(plan, events_plan) => {
-                        let read = sat.output_from(ctx, bytes, plan)?;
-                        if let (Some(ev), Some(ep), Some(_)) = (events, events_plan, &read.0.pairs)
-                        {
-                            *frame_events = Some(ev.events_from(bytes, ep));
+                    let frame = match &tail {
+                        Tail::Sat(plan, events_plan) => {
+                            let read = sat.output_from(ctx, bytes, plan)?;
+                            if let (Some(ev), Some(ep), Some(_)) =
+                                (events, events_plan, &read.0.pairs)
+                            {
+                                *frame_events = Some(ev.events_from(bytes, ep));
+                            }
+                            FrameOut::Sat(read)
                         }
-                        FrameOut::Sat(read)
-                    }
-                    Tail::Candidates(at, planned, _) => {
-                        let have = totals.candidates.min(*planned) as usize;
-                        FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
-                            &bytes[at.start..at.start + 8 * have],
-                        ))
-                    }
-                };
-                Ok((totals, Some(frame)))
-            })
-            .await??;
+                        Tail::Candidates(at, planned, _) => {
+                            let have = totals.candidates.min(*planned) as usize;
+                            FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
+                                &bytes[at.start..at.start + 8 * have],
+                            ))
+                        }
+                    };
+                    Ok((totals, Some(frame)))
+                })
+                .await??;
             if let Some(frame) = frame {
                 break (totals, frame, tail);
             }
@@ -637,7 +622,9 @@ impl GpuBoxPipeline {
             && let Some(ev) = &mut self.events
         {
             // The device's events saw the unsure pairs reversed: again, from the settled list.
-            let settled = self.sat.events_of_settled(ctx, &mut self.readback, ev, &pairs, n);
+            let settled = self
+                .sat
+                .events_of_settled(ctx, &mut self.readback, ev, &pairs, n);
             frame_events = Some(settled.await?);
         }
         let frame_events = match (&mut self.events, frame_events) {

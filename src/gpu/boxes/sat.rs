@@ -14,6 +14,7 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames};
 use crate::geom::polygon::PolygonSet;
+use crate::gpu::boxes::uploads::ShapeBuffers;
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
 use crate::gpu::readback::{self, Readback};
@@ -132,9 +133,7 @@ pub struct GpuSat {
     /// Capacity actually bound by the last `encode` (0 when counting only).
     encoded_capacity: u32,
     // Uploads for the host-fed entry points.
-    frames: Option<wgpu::Buffer>,
-    vertices: Option<wgpu::Buffer>,
-    offsets: Option<wgpu::Buffer>,
+    shapes: ShapeBuffers,
     candidates: Option<wgpu::Buffer>,
     candidate_count: wgpu::Buffer,
     /// Staging kept across calls for what the host-fed entry points upload (docs/design.md
@@ -178,9 +177,11 @@ impl GpuSat {
             out_pairs,
             out_capacity: 1,
             encoded_capacity: 0,
-            frames: None,
-            vertices: None,
-            offsets: None,
+            shapes: ShapeBuffers::new([
+                "SAT box frames",
+                "SAT polygon vertices",
+                "SAT polygon offsets",
+            ]),
             candidates: None,
             candidate_count,
             uploads: [
@@ -487,9 +488,7 @@ impl GpuSat {
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
-        let buf = ctx
-            .ensure_storage(&mut self.frames, "SAT box frames", bytes)?
-            .clone();
+        let buf = self.shapes.frames(ctx, bytes)?.clone();
         let bytes = [(FRAMES, &buf, bytemuck::cast_slice::<ObbFrame, u8>(&frames))];
         let kind = SatKind::Obbs(buf.clone(), n);
         self.run_host_candidates(ctx, kind, &bytes, &oriented, boxes, out, start)
@@ -506,13 +505,8 @@ impl GpuSat {
         let start = Instant::now();
         let n = crate::gpu::context::count_u32("polygons", set.len())?;
         let vb = std::mem::size_of_val(set.vertices.as_slice()) as u64;
-        let vertices = ctx
-            .ensure_storage(&mut self.vertices, "SAT polygon vertices", vb)?
-            .clone();
         let ob = 4 * set.offsets.len() as u64;
-        let offsets = ctx
-            .ensure_storage(&mut self.offsets, "SAT polygon offsets", ob)?
-            .clone();
+        let [vertices, offsets] = self.shapes.polygons(ctx, vb, ob)?.map(Clone::clone);
         let bytes = [
             (VERTICES, &vertices, bytemuck::cast_slice(&set.vertices)),
             (OFFSETS, &offsets, bytemuck::cast_slice(&set.offsets)),

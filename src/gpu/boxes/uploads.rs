@@ -2,8 +2,9 @@
 //! an upload call, copied by the next frame's encoder.
 
 use crate::error::Result;
-use crate::gpu::context::GpuContext;
 use crate::geom::sphere::Sphere;
+use crate::gpu::boxes::sat::SatShapes;
+use crate::gpu::context::GpuContext;
 use crate::gpu::upload::Upload;
 use glam::{Vec2, Vec3};
 
@@ -76,6 +77,66 @@ impl ShapeUploads {
         self.kept
             .iter()
             .fold((0, 0), |(a, b), k| (a + k.kept, b + k.direct))
+    }
+}
+
+/// The device buffers of uploaded shapes, grown when needed: box frames, polygon vertices,
+/// polygon offsets (the box pipeline's, and the SAT stage's host-fed entry points').
+pub(super) struct ShapeBuffers {
+    labels: [&'static str; 3],
+    frames: Option<wgpu::Buffer>,
+    vertices: Option<wgpu::Buffer>,
+    offsets: Option<wgpu::Buffer>,
+}
+
+impl ShapeBuffers {
+    /// None yet; `labels` name the frames, vertices and offsets buffers once made.
+    pub(super) fn new(labels: [&'static str; 3]) -> Self {
+        Self {
+            labels,
+            frames: None,
+            vertices: None,
+            offsets: None,
+        }
+    }
+
+    /// The frames buffer, holding at least `bytes`.
+    pub(super) fn frames(&mut self, ctx: &GpuContext, bytes: u64) -> Result<&wgpu::Buffer> {
+        ctx.ensure_storage(&mut self.frames, self.labels[0], bytes)
+    }
+
+    /// The vertices and offsets buffers, holding at least `vertices` and `offsets` bytes.
+    pub(super) fn polygons(
+        &mut self,
+        ctx: &GpuContext,
+        vertices: u64,
+        offsets: u64,
+    ) -> Result<[&wgpu::Buffer; 2]> {
+        ctx.ensure_storage(&mut self.vertices, self.labels[1], vertices)?;
+        ctx.ensure_storage(&mut self.offsets, self.labels[2], offsets)?;
+        Ok([&self.vertices, &self.offsets].map(|b| b.as_ref().expect("just grown")))
+    }
+
+    /// The `n` boxes last uploaded ([`Self::frames`]).
+    pub(super) fn obbs(&self, n: u32) -> SatShapes<'_> {
+        SatShapes::Obbs {
+            frames: self.frames.as_ref().expect("uploaded"),
+            n,
+        }
+    }
+
+    /// The `n` polygons last uploaded ([`Self::polygons`]).
+    pub(super) fn polygon_shapes(&self, n: u32) -> SatShapes<'_> {
+        SatShapes::Polygons {
+            vertices: self.vertices.as_ref().expect("uploaded"),
+            offsets: self.offsets.as_ref().expect("uploaded"),
+            n,
+        }
+    }
+
+    /// The frames, vertices and offsets buffers, those made.
+    pub(super) fn targets(&self) -> [Option<&wgpu::Buffer>; 3] {
+        [&self.frames, &self.vertices, &self.offsets].map(Option::as_ref)
     }
 }
 

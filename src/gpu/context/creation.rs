@@ -114,6 +114,25 @@ impl GpuContext {
         self.dispatch_in(&mut pass, pipeline, group, groups);
     }
 
+    /// One dispatch ([`GpuContext::dispatch_in`]) in a pass and an encoder of its own,
+    /// submitted: a test's kernel, run once.
+    #[cfg(test)]
+    pub(crate) fn submit_dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        groups: [u32; 3],
+    ) {
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.dispatch_in(
+            &mut self.compute_pass(&mut enc, &Default::default()),
+            pipeline,
+            group,
+            groups,
+        );
+        self.queue.submit([enc.finish()]);
+    }
+
     /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
     /// the same one while every frame uses it (no creation per frame once sizes are stable).
     pub fn bind_group_for(

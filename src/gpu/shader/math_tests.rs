@@ -6,39 +6,37 @@ use super::{MathMode, compose_text_with};
 use crate::gpu::context::{GpuContext, test_gpu};
 use rand::{Rng, SeedableRng};
 
-/// Per case (x, y, z, -), two results: m_sqrt(x), m_inverse_sqrt(x), m_div(x, y), m_rem(x, y);
-/// then m_length2(x, y), m_length3(x, y, z), m_dot3 of (x, y, z) with itself.
-const OPS: &str = "const WG: u32 = 256u;
+/// A kernel `entry` with one thread per case: `body` runs with the case as `v` (binding 3) and
+/// writes its results (binding 4).
+fn case_kernel(entry: &str, body: &str) -> String {
+    format!(
+        "const WG: u32 = 256u;
 // #import dispatch.wgsl
 // #import math.wgsl
 @group(0) @binding(3) var<storage, read> cases: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> results: array<vec4<f32>>;
 @compute @workgroup_size(256)
-fn ops(inv: Invocation) {
+fn {entry}(inv: Invocation) {{
     let t = flat_id(inv);
-    if t < arrayLength(&cases) {
+    if t < arrayLength(&cases) {{
         let v = cases[t];
-        results[2u * t] = vec4<f32>(m_sqrt(v.x), m_inverse_sqrt(v.x), m_div(v.x, v.y),
+{body}
+    }}
+}}"
+    )
+}
+
+/// Per case (x, y, z, -), two results: m_sqrt(x), m_inverse_sqrt(x), m_div(x, y), m_rem(x, y);
+/// then m_length2(x, y), m_length3(x, y, z), m_dot3 of (x, y, z) with itself (`ops`).
+const OPS: &str =
+    "        results[2u * t] = vec4<f32>(m_sqrt(v.x), m_inverse_sqrt(v.x), m_div(v.x, v.y),
             m_rem(v.x, v.y));
         results[2u * t + 1u] = vec4<f32>(m_length2(v.xy), m_length3(v.xyz), m_dot3(v.xyz, v.xyz),
-            0.0);
-    }
-}";
+            0.0);";
 
-/// Per case (x, y, z, -): sloppy_fma(x, y, z) and x * y + z (sloppy math only).
-const FMA: &str = "const WG: u32 = 256u;
-// #import dispatch.wgsl
-// #import math.wgsl
-@group(0) @binding(3) var<storage, read> cases: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> results: array<vec4<f32>>;
-@compute @workgroup_size(256)
-fn fused(inv: Invocation) {
-    let t = flat_id(inv);
-    if t < arrayLength(&cases) {
-        let v = cases[t];
-        results[t] = vec4<f32>(sloppy_fma(v.x, v.y, v.z), v.x * v.y + v.z, 0.0, 0.0);
-    }
-}";
+/// Per case (x, y, z, -): sloppy_fma(x, y, z) and x * y + z (sloppy math only; `fused`).
+const FMA: &str =
+    "        results[t] = vec4<f32>(sloppy_fma(v.x, v.y, v.z), v.x * v.y + v.z, 0.0, 0.0);";
 
 /// `rows` vec4 results per case of `entry` in `source`.
 fn run(
@@ -154,7 +152,7 @@ fn sloppy_math_moves_results_by_at_most_two_ulp_and_repeatably() {
         [f32::NAN, 1.0, 1.0, 0.0],
         [f32::MAX, 1.0, 1.0, 0.0],
     ]);
-    let source = |math| compose_text_with(OPS, math).unwrap();
+    let source = |math| compose_text_with(&case_kernel("ops", OPS), math).unwrap();
     let exact = run(&ctx, &source(MathMode::Exact), "ops", &cases, 2);
     let sloppy = run(&ctx, &source(MathMode::Sloppy), "ops", &cases, 2);
     let names = [
@@ -238,7 +236,7 @@ fn sloppy_math_moves_results_by_at_most_two_ulp_and_repeatably() {
 fn sloppy_fma_rounds_about_as_a_fused_operation() {
     let Some(ctx) = test_gpu() else { return };
     let cases = random_cases(2312, 4096);
-    let source = compose_text_with(FMA, MathMode::Sloppy).unwrap();
+    let source = compose_text_with(&case_kernel("fused", FMA), MathMode::Sloppy).unwrap();
     let got = run(&ctx, &source, "fused", &cases, 1);
     // Premise: the device itself fuses nothing (lavapipe, what the sloppy math is for, §9.11).
     // A driver that fuses `p + c` inside the emulation adds the product's error twice; it shows

@@ -3,8 +3,7 @@
 //! spread), the gather of spheres into sorted order, and the grid's bucket starts.
 
 use crate::error::Result;
-use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{FLAG_MARK, Params, Recorder, WG, pipelines};
+use crate::gpu::frame::{FLAG_MARK, Params, Recorder, WG};
 use crate::gpu::sort::radix_sort::FILL_INVOCATIONS;
 
 /// `mode` values of `make_keys` (`MODE_*` in `shaders/sort/keys.wgsl`).
@@ -18,12 +17,8 @@ pub enum KeyMode {
     SapLo = 4,
 }
 
-pub struct Keys {
-    extents: wgpu::ComputePipeline,
-    grid_frame: wgpu::ComputePipeline,
-    make_keys: wgpu::ComputePipeline,
-    gather: wgpu::ComputePipeline,
-    bucket_starts: wgpu::ComputePipeline,
+crate::gpu::context::entry_pipelines! {
+    pub struct Keys = "sort/keys.wgsl" [extents, grid_frame, make_keys, gather, bucket_starts]
 }
 
 /// Initial contents of the extents buffer's first words: min = all ones, max = 0 (ordered
@@ -38,27 +33,6 @@ pub const EXTENTS_WORDS: u64 = 576;
 pub const EXTENT_GROUPS: u64 = 2 * FILL_INVOCATIONS / WG as u64;
 
 impl Keys {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [extents, grid_frame, make_keys, gather, bucket_starts] = pipelines(
-            ctx,
-            "sort/keys.wgsl",
-            [
-                "extents",
-                "grid_frame",
-                "make_keys",
-                "gather",
-                "bucket_starts",
-            ],
-        )?;
-        Ok(Self {
-            extents,
-            grid_frame,
-            make_keys,
-            gather,
-            bucket_starts,
-        })
-    }
-
     /// Reduces the extents of `n` spheres into `ext` (which must hold [`EXTENTS_INIT`]), in at
     /// most [`EXTENT_GROUPS`] workgroups, each thread striding over the spheres.
     pub fn extents(
@@ -168,7 +142,7 @@ pub struct KeyParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::context::test_gpu;
+    use crate::gpu::context::{GpuContext, test_gpu};
     use crate::gpu::frame::run_stage;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

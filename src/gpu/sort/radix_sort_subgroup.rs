@@ -233,14 +233,11 @@ mod tests {
                         exact_binding(5, &vo, n as u32),
                     ],
                 });
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = ctx.compute_pass(&mut enc, &Default::default());
-                    pass.set_pipeline(&pipeline);
-                    pass.set_bind_group(0, &bg, &[]);
-                    pass.dispatch_workgroups(chunks.div_ceil(groups_of_chunks) as u32, 1, 1);
-                }
-                ctx.queue.submit([enc.finish()]);
+                ctx.submit_dispatch(
+                    &pipeline,
+                    &bg,
+                    [chunks.div_ceil(groups_of_chunks) as u32, 1, 1],
+                );
                 ctx.wait().unwrap();
                 let got_k: Vec<u32> = ctx.read(&ko, n).unwrap();
                 let got_v: Vec<u32> = ctx.read(&vo, n).unwrap();
@@ -333,14 +330,7 @@ mod tests {
                 resource: buf.as_entire_binding(),
             }],
         });
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = ctx.compute_pass(&mut enc, &Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bg, &[]);
-            pass.dispatch_workgroups((cases.len() as u32).div_ceil(64), 1, 1);
-        }
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit_dispatch(&pipeline, &bg, [(cases.len() as u32).div_ceil(64), 1, 1]);
         let out: Vec<u32> = ctx.read(&buf, words.len()).unwrap();
         for (c, &(m, lane)) in cases.iter().enumerate() {
             let o = &out[8 * c..8 * c + 8];

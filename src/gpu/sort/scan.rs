@@ -158,16 +158,21 @@ impl ExclusiveScan {
         let top = sizes.len() - 1;
         let max_dim = self.max_groups_per_dim;
 
+        // One step between level i and level i + 1: up (reduce) or down (downsweep).
+        let step =
+            |pass: &mut wgpu::ComputePass<'_>, pipeline: &wgpu::ComputePipeline, i: usize| {
+                let bg = bind(
+                    pipeline,
+                    level_buf(i),
+                    sizes[i],
+                    level_buf(i + 1),
+                    sizes[i + 1],
+                );
+                let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
+                ctx.dispatch_in(pass, pipeline, &bg, [x, y, 1]);
+            };
         for i in 0..top {
-            let bg = bind(
-                &self.reduce,
-                level_buf(i),
-                sizes[i],
-                level_buf(i + 1),
-                sizes[i + 1],
-            );
-            let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
-            ctx.dispatch_in(pass, &self.reduce, &bg, [x, y, 1]);
+            step(pass, &self.reduce, i);
         }
         let bg = bind(
             &self.top,
@@ -178,15 +183,7 @@ impl ExclusiveScan {
         );
         ctx.dispatch_in(pass, &self.top, &bg, [1, 1, 1]);
         for i in (0..top).rev() {
-            let bg = bind(
-                &self.downsweep,
-                level_buf(i),
-                sizes[i],
-                level_buf(i + 1),
-                sizes[i + 1],
-            );
-            let (x, y) = crate::gpu::context::dispatch_2d(sizes[i + 1], max_dim);
-            ctx.dispatch_in(pass, &self.downsweep, &bg, [x, y, 1]);
+            step(pass, &self.downsweep, i);
         }
         Ok(())
     }
@@ -265,6 +262,15 @@ mod tests {
         (out, t[1])
     }
 
+    /// `input` scanned on the GPU equals [`cpu_exclusive_scan`] (`case` names it on failure).
+    fn assert_scans_as_cpu(ctx: &GpuContext, scan: &mut ExclusiveScan, input: &[u32], case: &str) {
+        assert_eq!(
+            gpu_scan(ctx, scan, input),
+            cpu_exclusive_scan(input),
+            "{case}"
+        );
+    }
+
     fn random_input(n: usize, seed: u64, max: u32) -> Vec<u32> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..n).map(|_| rng.random_range(0..=max)).collect()
@@ -290,11 +296,7 @@ mod tests {
         .enumerate()
         {
             let input = random_input(n, i as u64, 1000);
-            assert_eq!(
-                gpu_scan(&ctx, &mut scan, &input),
-                cpu_exclusive_scan(&input),
-                "n = {n}"
-            );
+            assert_scans_as_cpu(&ctx, &mut scan, &input, &format!("n = {n}"));
         }
     }
 
@@ -303,9 +305,8 @@ mod tests {
         let Some(ctx) = test_gpu() else { return };
         let mut scan = ExclusiveScan::new(&ctx).unwrap();
         let input = random_input(5000, 42, u32::MAX);
-        let expected = cpu_exclusive_scan(&input);
         assert!(input.iter().map(|&v| v as u64).sum::<u64>() > u32::MAX as u64);
-        assert_eq!(gpu_scan(&ctx, &mut scan, &input), expected);
+        assert_scans_as_cpu(&ctx, &mut scan, &input, "sums past u32::MAX");
     }
 
     #[test]
@@ -316,10 +317,7 @@ mod tests {
         let mut scan = ExclusiveScan::with_items(&ctx, 1).unwrap();
         scan.set_max_groups_per_dim(7);
         let input = random_input(300_001, 3, 1 << 20);
-        assert_eq!(
-            gpu_scan(&ctx, &mut scan, &input),
-            cpu_exclusive_scan(&input)
-        );
+        assert_scans_as_cpu(&ctx, &mut scan, &input, "three levels, 2D grid");
     }
 
     #[test]
@@ -329,10 +327,7 @@ mod tests {
         let max = ctx.limits.max_compute_workgroups_per_dimension as usize;
         let n = max * 256 + 1; // one group past the per-dimension limit
         let input = random_input(n, 5, 3);
-        assert_eq!(
-            gpu_scan(&ctx, &mut scan, &input),
-            cpu_exclusive_scan(&input)
-        );
+        assert_scans_as_cpu(&ctx, &mut scan, &input, &format!("n = {n}"));
     }
 
     #[test]

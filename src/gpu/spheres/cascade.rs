@@ -5,16 +5,13 @@
 //! §9.17), so no workgroup walks more than 256 values whatever n is.
 
 use crate::error::Result;
-use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{Params, Recorder, WG, pipelines};
+use crate::gpu::frame::{Params, Recorder, WG};
 use crate::gpu::spheres::pairs::SortedOrder;
 
-pub struct Cascade {
-    block_maxima: wgpu::ComputePipeline,
-    level_maxima: wgpu::ComputePipeline,
-    top_prefix: wgpu::ComputePipeline,
-    level_prefix: wgpu::ComputePipeline,
-    survivors: wgpu::ComputePipeline,
+crate::gpu::context::entry_pipelines! {
+    pub struct Cascade = "spheres/cascade.wgsl" [
+        block_maxima, level_maxima, top_prefix, level_prefix, survivors
+    ]
 }
 
 /// One level of the block-maximum scan: its offset and length in the scratch, in values.
@@ -50,33 +47,6 @@ pub fn block_max_bytes(n: u32) -> u64 {
 }
 
 impl Cascade {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [
-            block_maxima,
-            level_maxima,
-            top_prefix,
-            level_prefix,
-            survivors,
-        ] = pipelines(
-            ctx,
-            "spheres/cascade.wgsl",
-            [
-                "block_maxima",
-                "level_maxima",
-                "top_prefix",
-                "level_prefix",
-                "survivors",
-            ],
-        )?;
-        Ok(Self {
-            block_maxima,
-            level_maxima,
-            top_prefix,
-            level_prefix,
-            survivors,
-        })
-    }
-
     /// `order`: the gathered spheres, keys and indices in sorted order on `axis`. Writes
     /// `mark[i]` for every object.
     pub fn encode(

@@ -4,13 +4,10 @@
 //! count, into `counters[6..8]`).
 
 use crate::error::Result;
-use crate::gpu::context::GpuContext;
-use crate::gpu::frame::{Params, Recorder, pipelines};
+use crate::gpu::frame::{Params, Recorder};
 
-pub struct MinAxis {
-    rank_scatter: wgpu::ComputePipeline,
-    choose: wgpu::ComputePipeline,
-    gather_axis: wgpu::ComputePipeline,
+crate::gpu::context::entry_pipelines! {
+    pub struct MinAxis = "spheres/min_axis.wgsl" [rank_scatter, choose, gather_axis]
 }
 
 /// One axis's sorted data.
@@ -22,19 +19,6 @@ pub struct AxisOrder<'a> {
 }
 
 impl MinAxis {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let [rank_scatter, choose, gather_axis] = pipelines(
-            ctx,
-            "spheres/min_axis.wgsl",
-            ["rank_scatter", "choose", "gather_axis"],
-        )?;
-        Ok(Self {
-            rank_scatter,
-            choose,
-            gather_axis,
-        })
-    }
-
     /// Ranks on `axis`, then folds that axis into `choice` / `forward_best`. Call for axis
     /// 0, 1, 2 in that order.
     pub fn encode(

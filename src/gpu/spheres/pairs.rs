@@ -4,7 +4,6 @@
 //! total with the capacity and re-runs with a larger list, so no pair is lost.
 
 use crate::error::Result;
-use crate::gpu::context::GpuContext;
 use crate::gpu::frame::{FLAG_STORE, Params, Recorder};
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/spheres/pairs.wgsl`).
@@ -19,12 +18,10 @@ pub enum Sweep {
     OriginDistance = 2,
 }
 
-pub struct PairKernels {
-    brute: wgpu::ComputePipeline,
-    sweep: wgpu::ComputePipeline,
-    grid: wgpu::ComputePipeline,
-    grid_giants: wgpu::ComputePipeline,
-    owner: wgpu::ComputePipeline,
+// With subgroups, the walks end per subgroup, not at a workgroup barrier (docs/design.md
+// §9.17): the module is `ctx.shader_file`'s.
+crate::gpu::context::entry_pipelines! {
+    pub struct PairKernels = "spheres/pairs.wgsl" [brute, sweep, grid, grid_giants, owner]
 }
 
 /// Where pairs go: the shared counters and (when `store`) a list of `capacity` pairs.
@@ -66,26 +63,6 @@ impl<'a> PairSink<'a> {
 }
 
 impl PairKernels {
-    pub fn new(ctx: &GpuContext) -> Result<Self> {
-        // With subgroups, the walks end per subgroup, not at a workgroup barrier
-        // (docs/design.md §9.17).
-        let path = "spheres/pairs.wgsl";
-        let module = ctx.shader_file(path)?;
-        crate::gpu::context::entry_pipelines!(
-            ctx,
-            path,
-            &module,
-            [brute, sweep, grid, grid_giants, owner]
-        );
-        Ok(Self {
-            brute,
-            sweep,
-            grid,
-            grid_giants,
-            owner,
-        })
-    }
-
     /// All n(n-1)/2 pairs of `spheres` (original order).
     pub fn brute(
         &self,

@@ -149,6 +149,27 @@ impl ValueEnum for SceneArg {
     }
 }
 
+/// Lets every numeric option of `cmd`'s subcommands, at any depth, take a value that starts with
+/// `-`: `--radius -1` then reaches the option's parser and is refused as negative (see
+/// [`values`]) instead of being read as an unknown flag `-1`.
+pub fn negative_numbers_reach_parsers(cmd: clap::Command) -> clap::Command {
+    use std::any::TypeId;
+    let numeric = [
+        TypeId::of::<usize>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<f32>(),
+        TypeId::of::<f64>(),
+    ];
+    cmd.mut_subcommands(|sub| {
+        negative_numbers_reach_parsers(sub).mut_args(|a| {
+            let parsed = a.get_value_parser().type_id();
+            let is_numeric = numeric.iter().any(|t| parsed == *t);
+            a.allow_negative_numbers(is_numeric)
+        })
+    })
+}
+
 /// Checks output files and directories before a run (see `report::output::check_outputs`).
 pub fn check_outputs(
     files: &[(&str, Option<&std::path::Path>)],

@@ -11,7 +11,7 @@
 mod args;
 mod commands;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use commands::{
     auto_bench, bench, default, dist, info, reproduce, scene, selftest, shaders, sort_bench,
     stress, verify,
@@ -263,7 +263,11 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
 /// standard output with the write checked (exit 0, or 1 on a full device: clap's own `exit`
 /// ignores a failed write and exits 0), usage errors to stderr with exit 2 as clap does.
 fn parse() -> Cli {
-    match Cli::try_parse() {
+    let mut cmd = args::negative_numbers_reach_parsers(Cli::command());
+    let parsed = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut cmd)));
+    match parsed {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => e.exit(),
         Err(e) => {

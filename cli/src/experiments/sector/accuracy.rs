@@ -33,6 +33,27 @@ pub struct MethodScore {
     pub rotations: u64,
 }
 
+impl MethodScore {
+    /// The table columns "acc over under missed-points" (6, 6, 6 and 12 wide).
+    pub fn columns(&self) -> String {
+        format!(
+            "{:6.2} {:6.2} {:6.2} {:>12}",
+            self.accuracy, self.over, self.under, self.under_points
+        )
+    }
+}
+
+/// The scores in `table` of `methods` (name, bit), in the order of `methods`; a method without a
+/// score is left out.
+pub fn scored<'a>(
+    methods: &'a [(&'a str, u32)],
+    table: &'a BTreeMap<String, MethodScore>,
+) -> impl Iterator<Item = (&'a str, &'a MethodScore)> {
+    methods
+        .iter()
+        .filter_map(|&(name, _)| Some((name, table.get(name)?)))
+}
+
 /// One rotation's scores: (accuracy, over, under) in percent and missed points, or `None` when
 /// neither shape holds a grid point.
 pub fn score(hist: &Histogram, truth: u32, method: u32) -> Option<(f64, f64, f64, u64)> {
@@ -320,15 +341,11 @@ pub fn check_rotations(count: usize) -> Result<()> {
             "sector experiment: --rotations must be at least 1".into(),
         ));
     }
-    sweepfan::scenes::memory::check_fits_or(
+    crate::run::check_count_fits(
         &format!("--rotations {count}"),
-        (count as u64).saturating_mul(BYTES_PER_ROTATION),
-        |usable| {
-            format!(
-                "use fewer --rotations (about {} fit; the thesis scored 100000)",
-                usable / BYTES_PER_ROTATION
-            )
-        },
+        count,
+        BYTES_PER_ROTATION,
+        |fit| format!("use fewer --rotations (about {fit} fit; the thesis scored 100000)"),
     )
 }
 
@@ -391,18 +408,11 @@ impl SectorAccuracyReport {
             "{:<22} {:>20} {:>12} {:>20} {:>20}",
             "vs 100-step reference", "ours", "missed pts", "thesis", "SPEC Monte Carlo"
         );
-        for (name, _) in METHODS {
-            let Some(m) = self.methods.get(name) else {
-                continue;
-            };
+        for (name, m) in scored(&METHODS, &self.methods) {
             let _ = writeln!(
                 out,
-                "{:<22} {:6.2} {:6.2} {:6.2} {:>12} {} {}",
-                name,
-                m.accuracy,
-                m.over,
-                m.under,
-                m.under_points,
+                "{name:<22} {} {} {}",
+                m.columns(),
                 fmt3(self.thesis.get(name)),
                 fmt3(self.spec_monte_carlo.get(name))
             );
@@ -412,15 +422,8 @@ impl SectorAccuracyReport {
             "{:<22} {:>20} {:>12}",
             "vs exact sweep", "ours", "missed pts"
         );
-        for (name, _) in METHODS_VS_EXACT {
-            let Some(m) = self.methods_vs_exact.get(name) else {
-                continue;
-            };
-            let _ = writeln!(
-                out,
-                "{:<22} {:6.2} {:6.2} {:6.2} {:>12}",
-                name, m.accuracy, m.over, m.under, m.under_points
-            );
+        for (name, m) in scored(&METHODS_VS_EXACT, &self.methods_vs_exact) {
+            let _ = writeln!(out, "{name:<22} {}", m.columns());
         }
         let g = &self.groups;
         let _ = writeln!(

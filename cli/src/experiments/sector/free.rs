@@ -151,27 +151,30 @@ fn costs(
         .sum::<f64>()
         / sample.len().max(1) as f64;
     let mut out = BTreeMap::new();
-    out.insert(
-        "conservative_sector".to_string(),
-        MethodCost {
-            sector_tests_per_point: 1.0,
-            ns_per_point: time(&|r, p| {
-                let (x, y, z) = local(r, p);
-                in_local_sector(&r.params.conservative, x, y, z)
-            }),
-        },
+    let mut cost = |name: &str, sector_tests_per_point: f64, ns_per_point: f64| {
+        let entry = MethodCost {
+            sector_tests_per_point,
+            ns_per_point,
+        };
+        out.insert(name.to_string(), entry);
+    };
+    cost(
+        "conservative_sector",
+        1.0,
+        time(&|r, p| {
+            let (x, y, z) = local(r, p);
+            in_local_sector(&r.params.conservative, x, y, z)
+        }),
     );
-    out.insert(
-        "piece_union".to_string(),
-        MethodCost {
-            sector_tests_per_point: pieces,
-            ns_per_point: time(&|r, p| {
-                let (x, y, z) = local(r, p);
-                r.params.pieces[..r.params.counts[3] as usize]
-                    .iter()
-                    .any(|s| in_local_sector(s, x, y, z))
-            }),
-        },
+    cost(
+        "piece_union",
+        pieces,
+        time(&|r, p| {
+            let (x, y, z) = local(r, p);
+            r.params.pieces[..r.params.counts[3] as usize]
+                .iter()
+                .any(|s| in_local_sector(s, x, y, z))
+        }),
     );
     // Whole-body tests (docs/design.md §5.8): each rotation's conservative sector against the
     // next rotation's body at its start pose, and against the next rotation's sector.
@@ -194,32 +197,24 @@ fn costs(
         start.elapsed().as_secs_f64() * 1e9 / (50.0 * pairs)
     };
     if pairs > 0.0 {
-        out.insert(
-            "sector_vs_body".to_string(),
-            MethodCost {
-                sector_tests_per_point: 0.0,
-                ns_per_point: time_pairs(&|i| bodies[i].0.overlaps_convex(&bodies[i + 1].1.body)),
-            },
+        cost(
+            "sector_vs_body",
+            0.0,
+            time_pairs(&|i| bodies[i].0.overlaps_convex(&bodies[i + 1].1.body)),
         );
-        out.insert(
-            "sector_vs_sector".to_string(),
-            MethodCost {
-                sector_tests_per_point: 0.0,
-                ns_per_point: time_pairs(&|i| {
-                    bodies[i].0.overlaps_sector_conservative(&bodies[i + 1].0)
-                }),
-            },
+        cost(
+            "sector_vs_sector",
+            0.0,
+            time_pairs(&|i| bodies[i].0.overlaps_sector_conservative(&bodies[i + 1].0)),
         );
     }
-    out.insert(
-        "exact_sweep".to_string(),
-        MethodCost {
-            sector_tests_per_point: 0.0,
-            ns_per_point: time(&|r, p| {
-                let (x, y, z) = local(r, p);
-                r.exact(DVec3::new(x as f64, y as f64, z as f64))
-            }),
-        },
+    cost(
+        "exact_sweep",
+        0.0,
+        time(&|r, p| {
+            let (x, y, z) = local(r, p);
+            r.exact(DVec3::new(x as f64, y as f64, z as f64))
+        }),
     );
     out
 }

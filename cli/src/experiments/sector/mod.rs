@@ -101,15 +101,11 @@ pub fn run(
     // Sizes from flags are checked before anything is allocated, and before a GPU context
     // opens (docs/design.md §9.14).
     accuracy::check_rotations(opts.rotations)?;
-    sweepfan::scenes::memory::check_fits_or(
+    crate::run::check_count_fits(
         &format!("--speed-runs {}", opts.speed_runs),
-        (opts.speed_runs as u64).saturating_mul(BYTES_PER_SPEED_RUN),
-        |usable| {
-            format!(
-                "use fewer --speed-runs (about {} fit; the thesis timed 10000)",
-                usable / BYTES_PER_SPEED_RUN
-            )
-        },
+        opts.speed_runs,
+        BYTES_PER_SPEED_RUN,
+        |fit| format!("use fewer --speed-runs (about {fit} fit; the thesis timed 10000)"),
     )?;
     let gpu_options = GpuOptions {
         adapter: opts.adapter.clone(),

@@ -167,65 +167,32 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let aabbs2_b: Vec<(Vec2, Vec2)> = rects_b.iter().map(rect_bounds).collect();
     let fans2: Vec<Sector2> = (0..n).map(|_| random_sector2(&mut rng)).collect();
     let runs = cfg.runs;
-    let table_2d = vec![
-        row(
-            "circle_circle",
-            t2,
-            "circle_circle",
-            time_pairs(runs, &circles, &circles_b, |a, b| {
-                (a.0 - b.0).length_squared() <= (a.1 + b.1) * (a.1 + b.1)
-            }),
-        ),
-        row(
-            "capsule_capsule",
-            t2,
-            "capsule_capsule",
-            time_pairs(runs, &caps2, &caps2_b, |a, b| a.overlaps(b)),
-        ),
-        row(
-            "aabb_aabb",
-            t2,
-            "aabb_aabb",
-            time_pairs(runs, &aabbs2, &aabbs2_b, |a, b| {
-                a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
-            }),
-        ),
-        row(
-            "obb_obb",
-            t2,
-            "obb_obb",
-            time_pairs(runs, &rects, &rects_b, rects_overlap_sat),
-        ),
-        row(
-            "sector_circle",
-            t2,
-            "sector_circle",
-            time_pairs(runs, &fans2, &circles, |s, c| {
-                s.overlaps_circle_local(c.0, c.1)
-            }),
-        ),
-        row(
-            "sector_circle_signed_distance",
-            t2,
-            "",
-            time_pairs(runs, &fans2, &circles, |s, c| {
-                s.signed_distance_local(c.0) <= c.1
-            }),
-        ),
-        row(
-            "sector_rectangle",
-            t2,
-            "sector_rectangle",
-            time_pairs(runs, &fans2, &rects, |s, r| s.overlaps_rectangle(r)),
-        ),
-        row(
-            "sector_capsule",
-            t2,
-            "sector_capsule",
-            time_pairs(runs, &fans2, &caps2, |s, c| {
-                s.overlaps_capsule_local(c.start, c.end, c.radius)
-            }),
-        ),
+    // One row per entry (name, the thesis's row in `table` or "" for none, shapes a, shapes b,
+    // test): `test(a[i], b[i])` over the pairs, timed over `runs` runs.
+    macro_rules! timed_rows {
+        ($table:expr; $(($name:expr, $key:expr, $a:expr, $b:expr, $test:expr)),* $(,)?) => {
+            vec![$(row($name, $table, $key, time_pairs(runs, &$a, &$b, $test))),*]
+        };
+    }
+    let table_2d = timed_rows![t2;
+        ("circle_circle", "circle_circle", circles, circles_b, |a, b| {
+            (a.0 - b.0).length_squared() <= (a.1 + b.1) * (a.1 + b.1)
+        }),
+        ("capsule_capsule", "capsule_capsule", caps2, caps2_b, |a, b| a.overlaps(b)),
+        ("aabb_aabb", "aabb_aabb", aabbs2, aabbs2_b, |a, b| {
+            a.0.cmple(b.1).all() && b.0.cmple(a.1).all()
+        }),
+        ("obb_obb", "obb_obb", rects, rects_b, rects_overlap_sat),
+        ("sector_circle", "sector_circle", fans2, circles, |s, c| {
+            s.overlaps_circle_local(c.0, c.1)
+        }),
+        ("sector_circle_signed_distance", "", fans2, circles, |s, c| {
+            s.signed_distance_local(c.0) <= c.1
+        }),
+        ("sector_rectangle", "sector_rectangle", fans2, rects, |s, r| s.overlaps_rectangle(r)),
+        ("sector_capsule", "sector_capsule", fans2, caps2, |s, c| {
+            s.overlaps_capsule_local(c.start, c.end, c.radius)
+        }),
     ];
 
     let t3 = "table3_3_3d_ms_per_100k_tests";
@@ -243,75 +210,27 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let aabbs3_b: Vec<Aabb> = boxes_b.iter().map(Obb::aabb).collect();
     let fans3: Vec<Sector> = (0..n).map(|_| random_canonical_sector(&mut rng)).collect();
     let points: Vec<Vec3> = spheres.iter().map(|s| s.center).collect();
-    let table_3d = vec![
-        row(
-            "sphere_sphere",
-            t3,
-            "sphere_sphere",
-            time_pairs(runs, &spheres, &spheres_b, |a, b| a.touches(b)),
-        ),
-        row(
-            "capsule_capsule",
-            t3,
-            "capsule_capsule",
-            time_pairs(runs, &caps3, &caps3_b, |a, b| a.overlaps(b)),
-        ),
-        row(
-            "aabb_aabb",
-            t3,
-            "aabb_aabb",
-            time_pairs(runs, &aabbs3, &aabbs3_b, Aabb::overlaps),
-        ),
-        row(
-            "obb_obb",
-            t3,
-            "obb_obb",
-            time_pairs(runs, &frames, &frames_b, |a, b| {
-                obb_frames_verdict(a, b) != SatVerdict::Apart
-            }),
-        ),
-        row(
-            "sector_point",
-            t3,
-            "sector_point",
-            time_pairs(runs, &fans3, &points, |s, p| s.contains_local(*p)),
-        ),
-        row(
-            "sector_sphere",
-            t3,
-            "sector_sphere",
-            time_pairs(runs, &fans3, &spheres, |s, b| {
-                s.overlaps_sphere_local(b.center, b.radius)
-            }),
-        ),
-        row(
-            "sector_sphere_signed_distance",
-            t3,
-            "",
-            time_pairs(runs, &fans3, &spheres, |s, b| {
-                s.signed_distance_local(b.center) <= b.radius
-            }),
-        ),
-        row(
-            "sector_capsule_approx",
-            t3,
-            "sector_capsule",
-            time_pairs(runs, &fans3, &caps3, |s, c| s.overlaps_capsule_approx(c)),
-        ),
-        row(
-            "sector_capsule_certified",
-            t3,
-            "",
-            time_pairs(runs, &fans3, &caps3, |s, c| {
-                s.overlaps_capsule_certified_default(c)
-            }),
-        ),
-        row(
-            "sector_box_exact",
-            t3,
-            "",
-            time_pairs(runs, &fans3, &oriented, |s, b| s.overlaps_box(b)),
-        ),
+    let table_3d = timed_rows![t3;
+        ("sphere_sphere", "sphere_sphere", spheres, spheres_b, |a, b| a.touches(b)),
+        ("capsule_capsule", "capsule_capsule", caps3, caps3_b, |a, b| a.overlaps(b)),
+        ("aabb_aabb", "aabb_aabb", aabbs3, aabbs3_b, Aabb::overlaps),
+        ("obb_obb", "obb_obb", frames, frames_b, |a, b| {
+            obb_frames_verdict(a, b) != SatVerdict::Apart
+        }),
+        ("sector_point", "sector_point", fans3, points, |s, p| s.contains_local(*p)),
+        ("sector_sphere", "sector_sphere", fans3, spheres, |s, b| {
+            s.overlaps_sphere_local(b.center, b.radius)
+        }),
+        ("sector_sphere_signed_distance", "", fans3, spheres, |s, b| {
+            s.signed_distance_local(b.center) <= b.radius
+        }),
+        ("sector_capsule_approx", "sector_capsule", fans3, caps3, |s, c| {
+            s.overlaps_capsule_approx(c)
+        }),
+        ("sector_capsule_certified", "", fans3, caps3, |s, c| {
+            s.overlaps_capsule_certified_default(c)
+        }),
+        ("sector_box_exact", "", fans3, oriented, |s, b| s.overlaps_box(b)),
     ];
 
     // CCD comparison.
@@ -328,17 +247,11 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     for run in 0..runs {
         let motion = rotating[run % n];
         build_aabb.push(time_ms(|| {
-            proxies_aabb.clear();
-            proxies_aabb.extend(
-                black_box(&rotating)
-                    .iter()
-                    .map(RotatingBox::speculative_aabb),
-            );
+            build(&mut proxies_aabb, &rotating, RotatingBox::speculative_aabb);
             black_box(&proxies_aabb);
         }));
         build_sector.push(time_ms(|| {
-            proxies_sector.clear();
-            proxies_sector.extend(black_box(&rotating).iter().map(|b| b.sector()));
+            build(&mut proxies_sector, &rotating, RotatingBox::sector);
             black_box(&proxies_sector);
         }));
         let (aabb, sector) = (motion.speculative_aabb(), motion.sector());
@@ -351,18 +264,12 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
             hits_sector = count(&ccd_spheres, |s| sector.overlaps_sphere(s));
         }));
         total_aabb.push(time_ms(|| {
-            proxies_aabb.clear();
-            proxies_aabb.extend(
-                black_box(&rotating)
-                    .iter()
-                    .map(RotatingBox::speculative_aabb),
-            );
+            build(&mut proxies_aabb, &rotating, RotatingBox::speculative_aabb);
             let proxy = proxies_aabb[run % n];
             black_box(count(&ccd_spheres, |s| aabb_touches_sphere(&proxy, s)));
         }));
         total_sector.push(time_ms(|| {
-            proxies_sector.clear();
-            proxies_sector.extend(black_box(&rotating).iter().map(|b| b.sector()));
+            build(&mut proxies_sector, &rotating, RotatingBox::sector);
             let sector = proxies_sector[run % n];
             black_box(count(&ccd_spheres, |s| sector.overlaps_sphere(s)));
         }));
@@ -470,6 +377,13 @@ fn time_pairs<A, B>(runs: usize, a: &[A], b: &[B], test: impl Fn(&A, &B) -> bool
         }));
     }
     (Timing::from_runs(&ms), hits)
+}
+
+/// The construction step timed: `proxies` filled with `proxy` of every rotating box, in place.
+#[inline(always)]
+fn build<P>(proxies: &mut Vec<P>, rotating: &[RotatingBox], proxy: impl Fn(&RotatingBox) -> P) {
+    proxies.clear();
+    proxies.extend(black_box(rotating).iter().map(proxy));
 }
 
 fn count<T>(items: &[T], test: impl Fn(&T) -> bool) -> u64 {

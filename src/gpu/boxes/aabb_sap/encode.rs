@@ -18,6 +18,28 @@ struct Checked {
     max_groups: u32,
 }
 
+/// The frame's passes, each timed as its label, in one encoder.
+struct TimedPasses<'a> {
+    ctx: &'a GpuContext,
+    encoder: &'a mut wgpu::CommandEncoder,
+    timer: &'a mut PassTimer,
+}
+
+impl TimedPasses<'_> {
+    /// One pass of one dispatch: `pipeline` with `group`, `groups` workgroups.
+    fn run(
+        &mut self,
+        label: &'static str,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        groups: [u32; 3],
+    ) {
+        let timestamps = self.timer.pass(label);
+        self.ctx
+            .dispatch_pass(self.encoder, label, timestamps, pipeline, group, groups);
+    }
+}
+
 impl GpuAabbSap {
     /// Records one frame (bounds, sorts, gather, walk, the wide pass, the copy of the counters)
     /// into `encoder`. `layout.columns` must bound the AABB widths of the shapes outside
@@ -72,182 +94,105 @@ impl GpuAabbSap {
         let bind = |pipeline: &wgpu::ComputePipeline, buffers: &[(u32, &wgpu::Buffer)]| {
             ctx.bind_buffers("aabb_sap", pipeline, buffers)
         };
-        let per_object = [
-            (0, &self.params),
-            (2, &s.boxes),
-            (3, &s.keys),
-            (4, &s.values),
-        ];
-        let (bounds_pipeline, bounds_group) = match shapes {
-            SweepShapes::Aabbs { boxes, .. } => {
-                let mut b = per_object.to_vec();
-                b.push((13, boxes));
-                (&self.aabb_bounds, bind(&self.aabb_bounds, &b))
-            }
+        // Most passes read the parameters and the shapes.
+        let base = [(0, &self.params), (2, &s.boxes)];
+        let per_object = [base.as_slice(), &[(3, &s.keys), (4, &s.values)]].concat();
+        let (bounds_pipeline, bounds_buffers) = match shapes {
+            SweepShapes::Aabbs { boxes, .. } => (&self.kernels.aabb_bounds, vec![(13, boxes)]),
             SweepShapes::Shapes(SatShapes::Obbs { frames, .. }) => {
-                let mut b = per_object.to_vec();
-                b.push((7, frames));
-                (&self.obb_bounds, bind(&self.obb_bounds, &b))
+                (&self.kernels.obb_bounds, vec![(7, frames)])
             }
             SweepShapes::Shapes(SatShapes::Polygons {
                 vertices, offsets, ..
-            }) => {
-                let mut b = per_object.to_vec();
-                b.extend([(1, &self.counters), (8, vertices), (9, offsets)]);
-                (&self.polygon_bounds, bind(&self.polygon_bounds, &b))
-            }
+            }) => (
+                &self.kernels.polygon_bounds,
+                vec![(1, &self.counters), (8, vertices), (9, offsets)],
+            ),
         };
-        let columns_group = bind(
-            &self.columns,
-            &[
-                (0, &self.params),
-                (2, &s.boxes),
-                (3, &s.keys),
-                (4, &s.values),
-            ],
+        let bounds_group = bind(
+            bounds_pipeline,
+            &[per_object.as_slice(), &bounds_buffers].concat(),
         );
+        let columns_group = bind(&self.kernels.columns, &per_object);
         let ranges_group = bind(
-            &self.column_ranges,
+            &self.kernels.column_ranges,
             &[(0, &self.params), (3, &s.keys), (11, &s.ranges)],
         );
-        let gather_group = bind(
-            &self.gather,
-            &[
-                (0, &self.params),
-                (2, &s.boxes),
-                (4, &s.values),
-                (5, &s.sorted_yz),
-                (10, &s.sorted_lo_x),
-            ],
-        );
+        // What the gather writes and the walk reads; the walk and the wide pass append pairs.
+        let sorted = [
+            base.as_slice(),
+            &[(4, &s.values), (5, &s.sorted_yz), (10, &s.sorted_lo_x)],
+        ]
+        .concat();
+        let appends = [(1, &self.counters), (6, &self.pairs)];
+        let gather_group = bind(&self.kernels.gather, &sorted);
         let walk_group = bind(
-            &self.walk,
-            &[
-                (0, &self.params),
-                (1, &self.counters),
-                (2, &s.boxes),
-                (4, &s.values),
-                (5, &s.sorted_yz),
-                (6, &self.pairs),
-                (10, &s.sorted_lo_x),
-                (11, &s.ranges),
-            ],
+            &self.kernels.walk,
+            &[sorted.as_slice(), &appends, &[(11, &s.ranges)]].concat(),
         );
         let wide_buffer = self.wide.as_ref().expect("allocated above");
-        let mark_group = bind(
-            &self.mark_wide,
-            &[(0, &self.params), (2, &s.boxes), (12, wide_buffer)],
-        );
+        let wide_shapes = [base.as_slice(), &[(12, wide_buffer)]].concat();
+        let mark_group = bind(&self.kernels.mark_wide, &wide_shapes);
         let wide_group = bind(
-            &self.wide_pairs,
-            &[
-                (0, &self.params),
-                (1, &self.counters),
-                (2, &s.boxes),
-                (6, &self.pairs),
-                (12, wide_buffer),
-            ],
+            &self.kernels.wide_pairs,
+            &[wide_shapes.as_slice(), &appends].concat(),
         );
         let mark_groups = grid(dispatch_2d((wide_count as u32).div_ceil(WG), max_groups));
 
         self.timer.reset();
-        let run = |encoder: &mut wgpu::CommandEncoder,
-                   timer: &mut PassTimer,
-                   label: &'static str,
-                   pipeline: &wgpu::ComputePipeline,
-                   group: &wgpu::BindGroup,
-                   groups: [u32; 3]| {
-            ctx.dispatch_pass(encoder, label, timer.pass(label), pipeline, group, groups);
-        };
-        run(
+        let mut p = TimedPasses {
+            ctx,
             encoder,
-            &mut self.timer,
-            "aabb bounds",
-            bounds_pipeline,
-            &bounds_group,
-            groups,
-        );
+            timer: &mut self.timer,
+        };
+        p.run("aabb bounds", bounds_pipeline, &bounds_group, groups);
         if wide_count > 0 {
-            run(
-                encoder,
-                &mut self.timer,
+            p.run(
                 "aabb mark wide",
-                &self.mark_wide,
+                &self.kernels.mark_wide,
                 &mark_group,
                 mark_groups,
             );
         }
-        self.sort.encode(
-            ctx,
-            encoder,
-            &s.keys,
-            &s.values,
-            n,
-            32,
-            Some(&mut self.timer),
-        )?;
+        let (keys, values) = (&s.keys, &s.values);
+        self.sort
+            .encode(ctx, p.encoder, keys, values, n, 32, Some(&mut *p.timer))?;
         // Wide shapes take the key `column_count`, after every column.
         if column_count > 1 || wide_count > 0 {
-            run(
-                encoder,
-                &mut self.timer,
+            p.run(
                 "aabb columns",
-                &self.columns,
+                &self.kernels.columns,
                 &columns_group,
                 groups,
             );
             // Stable: within a column the (min.x, index) order of the first sort stays.
             let last_key = column_count - 1 + (wide_count > 0) as u64;
             let column_bits = 64 - last_key.leading_zeros();
-            self.sort.encode(
-                ctx,
-                encoder,
-                &s.keys,
-                &s.values,
-                n,
-                column_bits,
-                Some(&mut self.timer),
-            )?;
+            let timer = Some(&mut *p.timer);
+            self.sort
+                .encode(ctx, p.encoder, keys, values, n, column_bits, timer)?;
         } else {
             // One column: every key is column 0.
-            encoder.clear_buffer(&s.keys, 0, Some(4 * n as u64));
+            p.encoder.clear_buffer(&s.keys, 0, Some(4 * n as u64));
         }
-        encoder.clear_buffer(&s.ranges, 0, Some(8 * column_count));
-        run(
-            encoder,
-            &mut self.timer,
+        p.encoder.clear_buffer(&s.ranges, 0, Some(8 * column_count));
+        p.run(
             "aabb columns",
-            &self.column_ranges,
+            &self.kernels.column_ranges,
             &ranges_group,
             groups,
         );
-        run(
-            encoder,
-            &mut self.timer,
-            "aabb gather",
-            &self.gather,
-            &gather_group,
-            groups,
-        );
-        run(
-            encoder,
-            &mut self.timer,
-            "aabb walk",
-            &self.walk,
-            &walk_group,
-            groups,
-        );
+        p.run("aabb gather", &self.kernels.gather, &gather_group, groups);
+        p.run("aabb walk", &self.kernels.walk, &walk_group, groups);
         if wide_count > 0 {
-            run(
-                encoder,
-                &mut self.timer,
+            p.run(
                 "aabb wide",
-                &self.wide_pairs,
+                &self.kernels.wide_pairs,
                 &wide_group,
                 wide_grid,
             );
         }
-        self.timer.resolve(encoder);
+        p.timer.resolve(p.encoder);
         Ok(())
     }
 

@@ -124,21 +124,21 @@ pub struct CandidateTotals {
     pub pass_times: Vec<(&'static str, f64)>,
 }
 
+crate::gpu::context::entry_pipelines! {
+    /// The sweep's pipelines.
+    struct SapKernels = "boxes/aabb_sap.wgsl" [
+        aabb_bounds, obb_bounds, polygon_bounds, gather, walk, columns, column_ranges, mark_wide,
+        wide_pairs
+    ]
+}
+
 /// The GPU AABB sweep and prune with its pipelines and reusable buffers (grown when needed).
 pub struct GpuAabbSap {
-    aabb_bounds: wgpu::ComputePipeline,
-    obb_bounds: wgpu::ComputePipeline,
-    polygon_bounds: wgpu::ComputePipeline,
-    gather: wgpu::ComputePipeline,
-    walk: wgpu::ComputePipeline,
-    columns: wgpu::ComputePipeline,
-    column_ranges: wgpu::ComputePipeline,
+    kernels: SapKernels,
     sort: RadixSort,
     params: wgpu::Buffer,
     counters: wgpu::Buffer,
     scratch: Option<Scratch>,
-    mark_wide: wgpu::ComputePipeline,
-    wide_pairs: wgpu::ComputePipeline,
     /// Input indices of the wide shapes (grown when needed).
     wide: Option<wgpu::Buffer>,
     pairs: wgpu::Buffer,
@@ -150,40 +150,15 @@ pub struct GpuAabbSap {
 impl GpuAabbSap {
     /// Compiles the sweep's pipelines on `ctx` and allocates its first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let module = ctx.shader_file("boxes/aabb_sap.wgsl")?;
-        crate::gpu::context::entry_pipelines!(
-            ctx,
-            "aabb_sap",
-            &module,
-            [
-                aabb_bounds,
-                obb_bounds,
-                polygon_bounds,
-                gather,
-                walk,
-                columns,
-                column_ranges,
-                mark_wide,
-                wide_pairs,
-            ]
-        );
         let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
         let counters = ctx.storage_buffer("aabb_sap counters", 16)?;
         let pairs = ctx.storage_buffer("aabb_sap candidates", INITIAL_CAPACITY * 8)?;
         Ok(Self {
-            aabb_bounds,
-            obb_bounds,
-            polygon_bounds,
-            gather,
-            walk,
-            columns,
-            column_ranges,
+            kernels: SapKernels::new(ctx)?,
             sort: RadixSort::new(ctx)?,
             params,
             counters,
             scratch: None,
-            mark_wide,
-            wide_pairs,
             wide: None,
             pairs,
             capacity: INITIAL_CAPACITY as u32,

@@ -49,6 +49,16 @@ impl RotatingGpu {
             .candidates_resident
             .get(ctx, "rotating candidates", 8)?;
         let mut timer = PassTimer::new(ctx, TIMER_PASSES);
+        // The shared box visitor's bindings: the count pass's, and each chunk's write pass's
+        // (there with the candidate list sized for the chunks).
+        let mut visitor = [
+            (16, &self.params),
+            (20, sorted),
+            (27, starts),
+            (21, &aabb_buf),
+            (23, &counts),
+            (24, &candidates),
+        ];
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         self.run_pass(
             ctx,
@@ -56,15 +66,7 @@ impl RotatingGpu {
             &mut timer,
             "count candidates",
             &self.count,
-            &[
-                (16, &self.params),
-                (20, sorted),
-                (27, starts),
-                (21, &aabb_buf),
-                (23, &counts),
-                (24, &candidates),
-                (25, &self.totals),
-            ],
+            &[visitor.as_slice(), &[(25, &self.totals)]].concat(),
             k,
         );
         self.scan.encode(
@@ -131,6 +133,7 @@ impl RotatingGpu {
         let candidates = self
             .candidates_resident
             .get(ctx, "rotating candidates", largest * 8)?;
+        visitor[5] = (24, &candidates);
         let hit_room = if want_hits { largest } else { 1 };
         let hit_buf = self
             .hit_pairs
@@ -158,14 +161,7 @@ impl RotatingGpu {
                 &mut timer,
                 "write candidates",
                 &self.write,
-                &[
-                    (16, &self.params),
-                    (20, sorted),
-                    (27, starts),
-                    (21, &aabb_buf),
-                    (23, &counts),
-                    (24, &candidates),
-                ],
+                &visitor,
                 end - first,
             );
             self.run_pass(
@@ -190,7 +186,10 @@ impl RotatingGpu {
             let chunk_hits = ctx.read_async::<u32>(&self.totals, 1).await?[0] as u64;
             hits += chunk_hits;
             if let Some(list) = &mut hit_pairs {
-                list.extend(ctx.read_async::<[u32; 2]>(&hit_buf, chunk_hits as usize).await?);
+                list.extend(
+                    ctx.read_async::<[u32; 2]>(&hit_buf, chunk_hits as usize)
+                        .await?,
+                );
             }
             for (stage, s) in timer.read_async(ctx).await? {
                 gpu_times.push((stage, s));

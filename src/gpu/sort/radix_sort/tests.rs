@@ -125,14 +125,7 @@ fn wgsl_ordered_keys_match_rust() {
         layout: &pipeline.get_bind_group_layout(0),
         entries: &[exact_binding(0, &buf, bits.len() as u32)],
     });
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = ctx.compute_pass(&mut enc, &Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bg, &[]);
-        pass.dispatch_workgroups((bits.len() as u32).div_ceil(64), 1, 1);
-    }
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit_dispatch(&pipeline, &bg, [(bits.len() as u32).div_ceil(64), 1, 1]);
     ctx.wait().unwrap();
     let got: Vec<u32> = ctx.read(&buf, bits.len()).unwrap();
     // Subnormals may be flushed on the device, but the rule reads bits only: exact match.

@@ -2,9 +2,10 @@
 //! accepted or refused with the same words wherever its flag appears (issue 28, item 3).
 //!
 //! Each parser is a clap `value_parser`: a refused value ends the run with exit 2 and
-//! `error: invalid value 'V' for '--flag <FLAG>': <the range accepted>`. Numeric flags also set
-//! `allow_negative_numbers`, so that `--radius -1` reaches the parser (and is refused as negative)
-//! instead of being read as an unknown flag.
+//! `error: invalid value 'V' for '--flag <FLAG>': <the range accepted>`. Every numeric flag of a
+//! subcommand also allows negative numbers (set once, by `negative_numbers_reach_parsers` in
+//! `args`), so that `--radius -1` reaches the parser (and is refused as negative) instead of
+//! being read as an unknown flag.
 //!
 //! Options that a scene or shape does not use are refused in [`ignored_by_scene`] rather than
 //! silently dropped; their defaults are applied where they are used (`Option` fields), so a

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use sweepfan::Backend;
 use sweepfan::scenes::Scene;
 use sweepfan_cli::report::auto::auto_table;
-use sweepfan_cli::report::rows::write_json_value;
+use sweepfan_cli::report::rows::{json_document, write_json_value};
 use sweepfan_cli::run::auto_bench::{
     AutoBenchConfig, DEFAULT_SCENES, auto_bench, candidate_methods, generate, parse_scenes,
 };
@@ -30,21 +30,16 @@ pub struct AutoBenchArgs {
     #[arg(long, default_value = "all")]
     pub methods: String,
     /// Frames timed per method (after one untimed frame).
-    #[arg(long, default_value_t = 5, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 5, value_parser = values::count)]
     pub frames: usize,
     /// Rounds: auto and every method timed once a round, each keeping its best round.
-    #[arg(long, default_value_t = 2, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 2, value_parser = values::count)]
     pub rounds: usize,
     /// A method whose faster of two untimed frames takes longer than this (and than auto's
     /// frame) is not timed further: it cannot be the fastest.
-    #[arg(
-        long,
-        default_value_t = 10.0,
-        value_parser = values::seconds,
-        allow_negative_numbers = true
-    )]
+    #[arg(long, default_value_t = 10.0, value_parser = values::seconds)]
     pub budget_s: f64,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,
@@ -90,12 +85,9 @@ pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     );
     say!(a.out.stdout_taken(), "{}", auto_table(&rows));
     if let Some(path) = &a.out.json {
-        let doc = serde_json::json!({
-            "tool": "sweepfan",
-            "version": env!("CARGO_PKG_VERSION"),
-            "command": std::env::args().collect::<Vec<_>>().join(" "),
+        let doc = json_document(serde_json::json!({
             "rows": rows,
-        });
+        }));
         write_json_value(path, &doc)?;
     }
     Ok(rows.iter().all(|r| r.verified != Some(false)))

@@ -32,11 +32,10 @@ pub struct BenchArgs {
         default_value_t = 5000,
         conflicts_with = "scene_file",
         value_parser = values::objects,
-        allow_negative_numbers = true,
     )]
     pub n: usize,
     /// Rotating boxes (scene `rotating`, --shape sphere) [default: 1000].
-    #[arg(long, value_parser = values::objects, allow_negative_numbers = true)]
+    #[arg(long, value_parser = values::objects)]
     pub boxes: Option<usize>,
     /// Scene `rotating`: rotating bodies of this kind in any pose instead of the thesis's
     /// boxes, the general conservative sector as their proxy (docs/design.md §5.8).
@@ -47,25 +46,15 @@ pub struct BenchArgs {
     #[arg(long)]
     pub methods: Option<String>,
     /// Frames timed (at least 1).
-    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10, value_parser = values::count)]
     pub frames: usize,
-    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
-    #[arg(
-        long,
-        conflicts_with = "scene_file",
-        value_parser = values::volume_fraction,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, conflicts_with = "scene_file", value_parser = values::volume_fraction)]
     pub volume_fraction: Option<f32>,
     /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
-    #[arg(
-        long,
-        conflicts_with = "scene_file",
-        value_parser = values::positive_length,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, conflicts_with = "scene_file", value_parser = values::positive_length)]
     pub radius: Option<f32>,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
@@ -74,7 +63,7 @@ pub struct BenchArgs {
     pub count_only: bool,
     /// CPU threads for our CPU methods and the peers (a rayon pool of this size; default: every
     /// core). Peer crates run single-threaded whatever this says.
-    #[arg(long, value_parser = values::threads, allow_negative_numbers = true)]
+    #[arg(long, value_parser = values::threads)]
     pub threads: Option<u32>,
     /// Frame events: pairs found and lost per frame (found_per_frame, lost_per_frame, found,
     /// lost in the JSON rows; totals in the table). Sphere scenes.

@@ -22,27 +22,16 @@ pub struct DistArgs {
         long,
         default_value_t = 100_000,
         value_parser = values::objects,
-        allow_negative_numbers = true,
         conflicts_with = "scene_file",
     )]
     pub n: usize,
-    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, conflicts_with = "scene_file", value_parser = values::seed)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
-    #[arg(
-        long,
-        value_parser = values::volume_fraction,
-        allow_negative_numbers = true,
-        conflicts_with = "scene_file"
-    )]
+    #[arg(long, value_parser = values::volume_fraction, conflicts_with = "scene_file")]
     pub volume_fraction: Option<f32>,
     /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
-    #[arg(
-        long,
-        value_parser = values::positive_length,
-        allow_negative_numbers = true,
-        conflicts_with = "scene_file"
-    )]
+    #[arg(long, value_parser = values::positive_length, conflicts_with = "scene_file")]
     pub radius: Option<f32>,
     /// Broad-phase method on every rank (`auto`: chosen from each rank's part of the scene).
     #[arg(long, default_value = "auto")]
@@ -52,7 +41,7 @@ pub struct DistArgs {
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
     pub backend: BackendArg,
     /// Frames (moving scenes move between frames; a file stays still).
-    #[arg(long, default_value_t = 1, value_parser = values::count_u32, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::count_u32)]
     pub frames: u32,
     /// The last frame's pairs (CSV i,j, global indices): a directory (existing, or ending in
     /// /) for one pairs-rank-R.csv per rank, else one canonical file gathered to rank 0.
@@ -63,7 +52,7 @@ pub struct DistArgs {
     #[arg(long)]
     pub events_out: Option<PathBuf>,
     /// Draw the slabs again when a rank holds more than this many times the mean.
-    #[arg(long, default_value_t = 1.5, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1.5)]
     pub rebalance: f64,
     /// Write the report (frames and ranks) as JSON (rank 0).
     #[arg(long)]

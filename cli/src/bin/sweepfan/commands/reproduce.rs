@@ -16,12 +16,12 @@ use sweepfan_cli::run::gpu::LazyGpu;
 #[derive(Args)]
 pub struct BroadphaseArgs {
     /// Frames timed per (method, n) (the paper: 100).
-    #[arg(long, default_value_t = 100, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 100, value_parser = values::count)]
     pub frames_time: usize,
     /// Frames averaged for the test counts (the paper: 10).
-    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10, value_parser = values::count)]
     pub frames_count: usize,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
     pub backend: BackendChoice,
@@ -32,7 +32,6 @@ pub struct BroadphaseArgs {
         value_delimiter = ',',
         default_value = "50,200,500,1000,3000,5000",
         value_parser = values::objects,
-        allow_negative_numbers = true
     )]
     pub n: Vec<usize>,
     /// Write SVG plots (time vs n, tests vs n, time relative to brute force) into this directory.
@@ -49,10 +48,9 @@ pub struct SectorArgs {
         long,
         default_value_t = sweepfan_cli::experiments::sector::DEFAULT_ROTATIONS,
         value_parser = values::count,
-        allow_negative_numbers = true
     )]
     pub rotations: usize,
-    #[arg(long, default_value_t = sweepfan_cli::experiments::sector::accuracy::DEFAULT_SEED, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = sweepfan_cli::experiments::sector::accuracy::DEFAULT_SEED, value_parser = values::seed)]
     pub seed: u64,
     /// Where the accuracy experiment runs (gpu needs an adapter).
     #[arg(long, value_enum, default_value_t = SectorBackendChoice::Cpu)]
@@ -64,7 +62,7 @@ pub struct SectorArgs {
     #[arg(long)]
     pub plots: Option<PathBuf>,
     /// Timed runs per speed-table row (the thesis: 10000; thesis pose only) [default: 20].
-    #[arg(long, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, value_parser = values::count)]
     pub speed_runs: Option<usize>,
     /// The thesis's pose (P - O along the box's Y', the rotation axis along its Z'), or any
     /// pose of any body (docs/design.md §5.8).

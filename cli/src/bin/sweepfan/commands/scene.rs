@@ -16,15 +16,15 @@ pub struct SceneArgs {
     #[arg(long, value_enum, default_value_t = SceneArg(SceneKind::Paper))]
     pub scene: SceneArg,
     /// Objects.
-    #[arg(long, default_value_t = 5000, value_parser = values::objects, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 5000, value_parser = values::objects)]
     pub n: usize,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
-    #[arg(long, value_parser = values::volume_fraction, allow_negative_numbers = true)]
+    #[arg(long, value_parser = values::volume_fraction)]
     pub volume_fraction: Option<f32>,
     /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
-    #[arg(long, value_parser = values::positive_length, allow_negative_numbers = true)]
+    #[arg(long, value_parser = values::positive_length)]
     pub radius: Option<f32>,
     /// sphere (`x,y,z,r`), obb (boxes placed like the spheres) or polygon (at their x, y).
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]

@@ -28,7 +28,7 @@ pub struct SelftestArgs {
     /// Write the checks as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     /// Run one stage's checks only: sort, spheres, boxes, sector, rotating or events.
     #[arg(long)]

@@ -14,12 +14,7 @@ pub struct ShadersArgs {
     #[arg(long, required_unless_present = "compile_report")]
     out: Option<PathBuf>,
     /// Subgroup size the constants are generated for (power of two, 4..=128).
-    #[arg(
-        long,
-        default_value_t = 32,
-        value_parser = values::subgroup_size,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, default_value_t = 32, value_parser = values::subgroup_size)]
     subgroup_size: u32,
     /// Write `enable subgroups;` first in modules that use subgroup builtins (Tint needs it;
     /// naga rejects it).
@@ -34,21 +29,11 @@ pub struct ShadersArgs {
     json: Option<PathBuf>,
     /// With --compile-report: fail (exit 1) when a pipeline takes longer than this many seconds
     /// (default: no limit).
-    #[arg(
-        long,
-        requires = "compile_report",
-        value_parser = values::seconds,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, requires = "compile_report", value_parser = values::seconds)]
     max_seconds: Option<f64>,
     /// With --compile-report: fail (exit 1) when the peak resident memory while a pipeline is
     /// built passes this many MiB (default: no limit).
-    #[arg(
-        long,
-        requires = "compile_report",
-        value_parser = values::mebibytes,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, requires = "compile_report", value_parser = values::mebibytes)]
     max_rss_mb: Option<u64>,
 }
 

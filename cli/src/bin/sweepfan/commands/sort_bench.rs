@@ -5,7 +5,7 @@ use crate::args::values;
 use anyhow::{Result, bail};
 use clap::Args;
 use sweepfan_cli::report::bench::sort_table;
-use sweepfan_cli::report::rows::write_json_value;
+use sweepfan_cli::report::rows::{json_document, write_json_value};
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::sort_bench::{SortBenchConfig, run_sort_bench};
 
@@ -15,9 +15,9 @@ pub struct SortBenchArgs {
     #[arg(long, default_value = "1M,4M,16M")]
     pub sizes: String,
     /// Timed repetitions per size and configuration (after one warm-up); the median is shown.
-    #[arg(long, default_value_t = 10, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10, value_parser = values::count)]
     pub reps: usize,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,
@@ -73,13 +73,10 @@ pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         say!(a.out.stdout_taken(), "{note}");
     }
     if let Some(path) = &a.out.json {
-        let doc = serde_json::json!({
-            "tool": "sweepfan",
-            "version": env!("CARGO_PKG_VERSION"),
-            "command": std::env::args().collect::<Vec<_>>().join(" "),
+        let doc = json_document(serde_json::json!({
             "note": note,
             "rows": rows,
-        });
+        }));
         write_json_value(path, &doc)?;
         if !sweepfan_cli::report::output::is_stdout(path) {
             eprintln!("wrote {}", path.display());

@@ -17,40 +17,20 @@ pub struct StressArgs {
     /// sap or grid (or any method; the CPU reference is grid, or sap when checking grid on the CPU).
     #[arg(long, default_value = "grid")]
     pub method: String,
-    #[arg(
-        long,
-        default_value_t = 65_536,
-        value_parser = values::objects,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, default_value_t = 65_536, value_parser = values::objects)]
     pub start_n: usize,
-    #[arg(
-        long,
-        default_value_t = 4_194_304,
-        value_parser = values::objects,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, default_value_t = 4_194_304, value_parser = values::objects)]
     pub max_n: usize,
     /// Stop doubling once this many seconds have passed.
-    #[arg(
-        long,
-        default_value_t = 600.0,
-        value_parser = values::seconds,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, default_value_t = 600.0, value_parser = values::seconds)]
     pub budget_s: f64,
     /// Frames timed per step.
-    #[arg(long, default_value_t = 3, value_parser = values::count, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 3, value_parser = values::count)]
     pub frames: usize,
     /// Volume fraction of the density scene, in (0, 0.74) (the rule of `bench`).
-    #[arg(
-        long,
-        default_value_t = 0.01,
-        value_parser = values::volume_fraction,
-        allow_negative_numbers = true,
-    )]
+    #[arg(long, default_value_t = 0.01, value_parser = values::volume_fraction)]
     pub volume_fraction: f32,
-    #[arg(long, default_value_t = 1, value_parser = values::seed, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     #[command(flatten)]
     pub out: Outputs,

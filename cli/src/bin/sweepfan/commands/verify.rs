@@ -217,27 +217,36 @@ fn report(
             backend.as_str()
         );
     }
-    for p in &cmp.near_touching {
+    verdict(
+        &a.pairs_out,
+        &cmp.near_touching,
+        reference_name,
+        (!cmp.is_ok()).then(|| cmp.summary()),
+    )
+}
+
+/// Prints the pairs that differ within the near-touching tolerance, then "verified" or, given
+/// `mismatch` (why the pairs differ), the mismatch; whether it verified.
+fn verdict(
+    pairs_out: &Path,
+    near: &[Pair],
+    reference_name: &str,
+    mismatch: Option<String>,
+) -> bool {
+    let taken = sweepfan_cli::report::output::is_stdout(pairs_out);
+    for p in near {
         say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            taken,
             "near touching (allowed to differ): {},{}",
             p[0],
             p[1]
         );
     }
-    if cmp.is_ok() {
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "verified: same pairs as {reference_name}"
-        );
-    } else {
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "MISMATCH against {reference_name}: {}",
-            cmp.summary()
-        );
+    match &mismatch {
+        None => say!(taken, "verified: same pairs as {reference_name}"),
+        Some(why) => say!(taken, "MISMATCH against {reference_name}: {why}"),
     }
-    cmp.is_ok()
+    mismatch.is_none()
 }
 
 fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
@@ -273,27 +282,16 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         expected.len()
     );
     let (near, wrong) = shapes.differences(&expected, &pairs);
-    for p in &near {
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "near touching (allowed to differ): {},{}",
-            p[0],
-            p[1]
-        );
-    }
-    if wrong.is_empty() {
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "verified: same pairs as {reference_name}"
-        );
-        Ok(true)
-    } else {
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "MISMATCH against {reference_name}: {} pairs differ, first {:?}",
-            wrong.len(),
-            &wrong[..wrong.len().min(10)]
-        );
-        Ok(false)
-    }
+    Ok(verdict(
+        &a.pairs_out,
+        &near,
+        reference_name,
+        (!wrong.is_empty()).then(|| {
+            format!(
+                "{} pairs differ, first {:?}",
+                wrong.len(),
+                &wrong[..wrong.len().min(10)]
+            )
+        }),
+    ))
 }
