@@ -20,49 +20,21 @@ fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
     GpuBoxPipeline::new(gpu::context(adapter)?, Proxy::Aabb).map_err(to_py)
 }
 
-/// A shape the SAT pipelines take: its entry points on the CPU and on the GPU.
-trait SatShape: Sized {
-    fn on_cpu(cpu: &mut cpu::sat::CpuBoxPipeline, shapes: &[Self]) -> sweepfan::Result<Vec<Pair>>;
-    fn on_gpu(
-        gpu: &mut GpuBoxPipeline,
-        shapes: &[Self],
-        out: &mut Vec<Pair>,
-    ) -> sweepfan::Result<sweepfan::Stats>;
-}
-
-/// [`SatShape`] for `$shape`, whose pipelines' entry points are both named `$overlaps`.
-macro_rules! sat_shape {
-    ($shape:ty, $overlaps:ident) => {
-        impl SatShape for $shape {
-            fn on_cpu(
-                cpu: &mut cpu::sat::CpuBoxPipeline,
-                shapes: &[Self],
-            ) -> sweepfan::Result<Vec<Pair>> {
-                cpu.$overlaps(shapes).map(|r| r.0)
-            }
-            fn on_gpu(
-                gpu: &mut GpuBoxPipeline,
-                shapes: &[Self],
-                out: &mut Vec<Pair>,
-            ) -> sweepfan::Result<sweepfan::Stats> {
-                gpu.$overlaps(shapes, Some(out))
-            }
-        }
-    };
-}
-
-sat_shape!(Obb, obb_overlaps);
-sat_shape!(Polygon, polygon_overlaps);
+/// The SAT pipelines' entry points for one kind of shape: on a CPU pipeline, and on a GPU one
+/// (storing into `out`).
+type OnCpu<S> = fn(&mut cpu::sat::CpuBoxPipeline, &[S]) -> sweepfan::Result<Vec<Pair>>;
+type OnGpu<S> = fn(&mut GpuBoxPipeline, &[S], &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>;
 
 /// The overlapping pairs of the shapes that `shapes` makes (work Ctrl-C can interrupt, sized by
 /// `objects` inputs), by the SAT pipeline of `backend`, as a canonical (K, 2) array: a fresh CPU
 /// pipeline, or the adapter's kept GPU one. No shapes give no pairs.
-fn sat_pair_array<'py, S: SatShape>(
+fn sat_pair_array<'py, S>(
     py: Python<'py>,
     backend: Backend,
     adapter: &str,
     objects: usize,
     shapes: impl FnOnce() -> PyResult<Vec<S>> + Send,
+    (on_cpu, on_gpu): (OnCpu<S>, OnGpu<S>),
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let pairs = interruptible(py, objects, || -> PyResult<Vec<Pair>> {
         let shapes = shapes()?;
@@ -70,16 +42,14 @@ fn sat_pair_array<'py, S: SatShape>(
             return Ok(Vec::new());
         }
         let mut pairs = match backend {
-            Backend::Cpu => {
-                S::on_cpu(&mut cpu::sat::CpuBoxPipeline::new(), &shapes).map_err(to_py)?
-            }
+            Backend::Cpu => on_cpu(&mut cpu::sat::CpuBoxPipeline::new(), &shapes).map_err(to_py)?,
             Backend::Gpu => {
                 let mut pairs = Vec::new();
                 GPU_BOXES.with(
                     adapter.to_string(),
                     Some(adapter),
                     || gpu_pipeline(adapter),
-                    |p| S::on_gpu(p, &shapes, &mut pairs),
+                    |p| on_gpu(p, &shapes, &mut pairs),
                 )?;
                 pairs
             }
@@ -161,10 +131,14 @@ pub fn obb_pairs<'py>(
     if boxes.is_empty() {
         return Ok(pair_array(py, Vec::new()));
     }
-    sat_pair_array(py, backend, &adapter, boxes.len(), move || {
+    let objects = boxes.len();
+    let shapes = move || {
         validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
         Ok(boxes)
-    })
+    };
+    let on_cpu: OnCpu<Obb> = |cpu, s| cpu.obb_overlaps(s).map(|r| r.0);
+    let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
+    sat_pair_array(py, backend, &adapter, objects, shapes, (on_cpu, on_gpu))
 }
 
 /// The polygons of a flat vertex array and `offsets` (polygon i is
@@ -255,7 +229,15 @@ pub fn polygon_pairs<'py>(
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
     let offsets = indices("offsets", offsets)?;
-    sat_pair_array(py, backend, &adapter, offsets.len(), || {
-        polygons(&vertices, &offsets)
-    })
+    let on_cpu: OnCpu<Polygon> = |cpu, s| cpu.polygon_overlaps(s).map(|r| r.0);
+    let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
+    let shapes = || polygons(&vertices, &offsets);
+    sat_pair_array(
+        py,
+        backend,
+        &adapter,
+        offsets.len(),
+        shapes,
+        (on_cpu, on_gpu),
+    )
 }
