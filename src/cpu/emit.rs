@@ -92,18 +92,6 @@ impl Sink<'_> {
         }
     }
 
-    /// [`Sink::touching`] when `hit`, without a branch on `hit`: the pair is always written and
-    /// kept only when `hit` (for candidate loops whose outcomes a predictor cannot learn).
-    #[inline(always)]
-    pub fn touching_if(&mut self, hit: bool, ia: u32, ib: u32) {
-        self.pairs += u64::from(hit);
-        if self.store {
-            let len = self.buffer.len();
-            self.push([ia.min(ib), ia.max(ib)]);
-            self.buffer.truncate(len + usize::from(hit));
-        }
-    }
-
     #[inline(always)]
     fn push(&mut self, pair: Pair) {
         if self.buffer.len() == self.buffer.capacity() {
@@ -312,9 +300,9 @@ impl PairEmitter {
 mod tests {
     use super::*;
 
-    /// `touching_if` keeps exactly the hits, in any chunking, and still enforces the limit.
+    /// `touching` keeps exactly the hits, in any chunking, and still enforces the limit.
     #[test]
-    fn touching_if_keeps_only_hits() {
+    fn touching_keeps_exactly_the_hits() {
         let hit = |i: usize| i % 7 == 3 || i.is_multiple_of(11);
         let expected: Vec<Pair> = (0..5000u32)
             .filter(|&i| hit(i as usize))
@@ -326,7 +314,9 @@ mod tests {
             let work = |range: Range<usize>, sink: &mut Sink| {
                 for i in range {
                     sink.add_tests(1);
-                    sink.touching_if(hit(i), i as u32 + 1, i as u32);
+                    if hit(i) {
+                        sink.touching(i as u32 + 1, i as u32);
+                    }
                 }
             };
             let mut out = Vec::new();

@@ -1,7 +1,14 @@
 //! Shared geometry on glam types.
 
 pub mod aabb;
-internal_modules!(capsule, exact, primitives2d, radii, sphere_grid);
+internal_modules!(
+    capsule,
+    exact,
+    primitives2d,
+    radii,
+    sphere_columns,
+    sphere_grid
+);
 pub mod obb;
 pub mod polygon;
 pub mod sat;

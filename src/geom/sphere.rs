@@ -25,7 +25,7 @@ pub const MIN_MAGNITUDE: f32 = 1e-30;
 const MIN_BITS: u32 = MIN_MAGNITUDE.to_bits();
 
 /// Squares at or above this keep every bit the comparison needs (2^-100).
-const SQUARES_EXACT_FROM: f32 = 7.888_609e-31;
+pub(crate) const SQUARES_EXACT_FROM: f32 = 7.888_609e-31;
 
 /// 2^-e for the exponent e of a normal `m` (so `m * 2^-e` is in [1, 2)): an exact scale.
 #[inline]

@@ -6,6 +6,7 @@
 use super::GridFrame;
 use crate::cpu::emit::Sink;
 use crate::geom::sphere::Sphere;
+use crate::geom::sphere_columns::{LANES, SphereColumns};
 
 /// Dense tables are used while cells <= this many per object (plus a constant for tiny scenes).
 const MAX_CELLS_PER_OBJECT: usize = 4;
@@ -14,10 +15,6 @@ const MAX_CELLS_EXTRA: usize = 1 << 12;
 /// in each of the rows `(y + 1, z)`, `(y - 1, z + 1)`, `(y, z + 1)`, `(y + 1, z + 1)`
 /// (`dy` offset by one so every entry, and every cell offset below, is non-negative).
 const FORWARD_ROWS: [(usize, usize); 4] = [(2, 0), (0, 1), (1, 1), (2, 1)];
-
-/// Positions each run contributes to an object's candidate list at once (longer runs test the
-/// rest directly).
-const LIST_RUN: usize = 8;
 
 #[derive(Default)]
 pub struct DenseGrid {
@@ -30,9 +27,10 @@ pub struct DenseGrid {
     cell_start: Vec<u32>,
     /// Padded cell id per object (in index order), before the scatter.
     cell_by_object: Vec<u32>,
-    /// Per sorted position: padded cell id, sphere, original index.
+    /// Per sorted position: padded cell id, sphere (whole, then by column), original index.
     cell: Vec<u32>,
-    pub sorted: Vec<Sphere>,
+    sorted: Vec<Sphere>,
+    columns: SphereColumns,
     index: Vec<u32>,
 }
 
@@ -99,11 +97,9 @@ impl DenseGrid {
         }
         // Stable scatter in index order (equal cells keep index order), writing every
         // per-position table directly instead of gathering them afterwards.
-        self.sorted.clear();
+        // Every position is written below: only a new length needs filling.
         self.sorted.resize(n, Sphere::default());
-        self.index.clear();
         self.index.resize(n, 0);
-        self.cell.clear();
         self.cell.resize(n, 0);
         for (&c, (s, i)) in self.cell_by_object.iter().zip(objects) {
             let slot = &mut self.cell_start[c as usize + 1];
@@ -114,6 +110,7 @@ impl DenseGrid {
             self.cell[p] = c;
         }
         self.cell_start.pop();
+        self.columns.fill(&self.sorted);
         true
     }
 
@@ -123,63 +120,46 @@ impl DenseGrid {
     /// padding, each run's cells were computed from the coordinates with bounds tests: pair
     /// stage on the paper box, n = 5000, 0.316-0.330 ms against 0.264-0.268.)
     ///
-    /// The five runs' positions are copied into one candidate list, 8 per run without a
-    /// branch, and tested in one loop: one loop exit per object instead of five whose trip
-    /// counts (0 to 3 on the paper box) a predictor cannot learn on a moving scene. Pair stage
-    /// (`sweepfan bench --scene paper --n 5000 --methods grid --frames 100`): 0.264-0.268 ms
-    /// against 0.206-0.216. (An earlier trial judged it by criterion, which repeats one static
-    /// scene, where the predictor learns the trip counts: no difference there.)
+    /// Each run is tested in blocks of four positions at once ([`SphereColumns::touching`]),
+    /// lanes past the run's end masked off: one block for a run of up to four, whatever its
+    /// length, so the loop has no exit whose trip count (0 to 3 on the paper box) a predictor
+    /// would have to learn, and branches only on a hit. (Before: the five runs' positions
+    /// copied into one candidate list, 8 per run without a branch, and tested one by one,
+    /// branch-free on the outcome: pair stage 0.206-0.216 ms against 0.264-0.268 for five
+    /// scalar loops.)
     pub fn visit(&self, positions: std::ops::Range<usize>, sink: &mut Sink) {
         let [dx, dy, _] = self.dims;
         // Offset from a cell to the cell at x - 1 of each forward row: `(oy, oz)` with `oy`
         // counted from y - 1, so every offset is positive.
         let offsets = FORWARD_ROWS.map(|(oy, oz)| (oz * dy + oy) * dx - dx - 1);
-        let start = &self.cell_start;
-        let (sorted, index) = (&self.sorted, &self.index);
-        let mut list = [0u32; 5 * LIST_RUN + LIST_RUN];
+        let (start, columns, index) = (&self.cell_start, &self.columns, &self.index);
         for p in positions {
             let c = self.cell[p] as usize;
-            let (sp, ip) = (&sorted[p], index[p]);
-            let mut len = 0;
-            let mut add = |run: std::ops::Range<usize>, sink: &mut Sink| {
-                for (k, slot) in list[len..len + LIST_RUN].iter_mut().enumerate() {
-                    *slot = (run.start + k) as u32;
+            let (sp, ip) = (columns.get(p), index[p]);
+            let mut tests = 0;
+            let mut run = |run: std::ops::Range<usize>, sink: &mut Sink| {
+                tests += run.len();
+                let mut at = run.start;
+                loop {
+                    let lanes = run.end.saturating_sub(at).min(LANES);
+                    let mut hits = columns.touching(&sp, at) & ((1 << lanes) - 1);
+                    while hits != 0 {
+                        let q = at + hits.trailing_zeros() as usize;
+                        sink.touching(ip, index[q]);
+                        hits &= hits - 1;
+                    }
+                    at += LANES;
+                    if at >= run.end {
+                        break;
+                    }
                 }
-                if run.len() > LIST_RUN {
-                    test_run(sink, sp, ip, sorted, index, run.start + LIST_RUN..run.end);
-                }
-                len += run.len().min(LIST_RUN);
             };
-            add(p + 1..start[c + 2] as usize, sink);
+            run(p + 1..start[c + 2] as usize, sink);
             for offset in offsets {
                 let first = c + offset;
-                add(start[first] as usize..start[first + 3] as usize, sink);
+                run(start[first] as usize..start[first + 3] as usize, sink);
             }
-            sink.add_tests(len as u64);
-            for &q in &list[..len] {
-                let q = q as usize;
-                sink.touching_if(sp.touches(&sorted[q]), ip, index[q]);
-            }
+            sink.add_tests(tests as u64);
         }
-    }
-}
-
-/// Tests `sp` against every object of a run of sorted positions.
-#[inline(always)]
-fn test_run(
-    sink: &mut Sink,
-    sp: &Sphere,
-    ip: u32,
-    sorted: &[Sphere],
-    index: &[u32],
-    run: std::ops::Range<usize>,
-) {
-    sink.add_tests(run.len() as u64);
-    for (s, &i) in sorted[run.clone()].iter().zip(&index[run]) {
-        // Branch-free on the outcome: about one candidate in six touches, which a predictor
-        // cannot learn (measured 0.34 vs 0.40 ms per frame, paper n = 5000, counting only).
-        // Tried: fixed 4-wide steps over padded runs (no loop-exit mispredicts) won 5% when
-        // counting but lost 50% when storing pairs (a push per lane).
-        sink.touching_if(sp.touches(s), ip, i);
     }
 }

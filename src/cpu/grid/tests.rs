@@ -347,8 +347,8 @@ fn neighbour_pairs(spheres: &[Sphere], cell: impl Fn(f32) -> i64) -> u64 {
     pairs
 }
 
-/// Crowded cells on both layouts (every neighbour run far longer than the dense walk's 8-wide
-/// candidate list, and rows far longer than the sparse walk's 16-lane window), against brute
+/// Crowded cells on both layouts (every neighbour run many of the dense walk's four-lane blocks
+/// long, and rows far longer than the sparse walk's 16-lane window), against brute
 /// force: pairs and the test count of the definition (pairs of objects whose cells differ by
 /// at most one per axis, counted here directly from the cells).
 #[test]
