@@ -228,11 +228,7 @@ fn worker(
                 q = changed.wait(q).unwrap_or_else(|p| p.into_inner());
             }
         };
-        ids.clear();
-        ids.extend(tile.owned.clone().map(|p| order.ids[p as usize]));
-        ids.extend(tile.ghosts.iter().map(|&p| order.ids[p as usize]));
-        part.clear();
-        part.extend(ids.iter().map(|&i| spheres[i as usize]));
+        gather(spheres, order, &tile, &mut ids, &mut part);
         // A runner that panics must not leave the others waiting for its part: the panic ends
         // the run as an error, and is raised again once every runner has stopped.
         let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -257,16 +253,7 @@ fn worker(
                 done.tests += stats.tests;
                 done.ghosts += tile.ghosts.len() as u64;
                 done.largest = done.largest.max(part.len() as u64);
-                for &[a, b] in &local {
-                    let (p, q) = (a.min(b), a.max(b));
-                    if tile.keeps(p, q) {
-                        done.pairs += 1;
-                        if store {
-                            let (i, j) = (ids[p as usize], ids[q as usize]);
-                            done.found.push([i.min(j), i.max(j)]);
-                        }
-                    }
-                }
+                done.pairs += keep_pairs(&tile, &local, &ids, store.then_some(&mut done.found));
             }
             Err(Error::TooLarge {
                 exceeds,
@@ -295,6 +282,59 @@ fn worker(
         }
         drop(q);
         changed.notify_all();
+    }
+}
+
+/// From this many objects (or pairs) a part is gathered (or its pairs kept) in parallel: the
+/// gather reads the scene at random, by the order along the split axis, and a part of tens of
+/// millions of objects spent seconds in it on one thread.
+const PARALLEL_PART: usize = 1 << 16;
+
+/// The part of `tile`: its objects' global indices (owned, then ghosts) and their spheres.
+fn gather(
+    spheres: &[Sphere],
+    order: &Order,
+    tile: &Tile,
+    ids: &mut Vec<u32>,
+    part: &mut Vec<Sphere>,
+) {
+    let id = |&p: &u32| order.ids[p as usize];
+    ids.clear();
+    part.clear();
+    if tile.owned.len() + tile.ghosts.len() < PARALLEL_PART {
+        ids.extend(tile.owned.clone().map(|p| id(&p)));
+        ids.extend(tile.ghosts.iter().map(id));
+        part.extend(ids.iter().map(|&i| spheres[i as usize]));
+    } else {
+        ids.par_extend(tile.owned.clone().into_par_iter().map(|p| id(&p)));
+        ids.par_extend(tile.ghosts.par_iter().map(id));
+        part.par_extend(ids.par_iter().map(|&i| spheres[i as usize]));
+    }
+}
+
+/// Counts the pairs of `local` (a part's pairs, local indices) that `tile` keeps, and pushes
+/// them to `found` by global index (`ids`), `i < j`, when asked.
+fn keep_pairs(tile: &Tile, local: &[Pair], ids: &[u32], found: Option<&mut Vec<Pair>>) -> u64 {
+    let kept = |&[a, b]: &Pair| {
+        let (p, q) = (a.min(b), a.max(b));
+        tile.keeps(p, q).then(|| {
+            let (i, j) = (ids[p as usize], ids[q as usize]);
+            [i.min(j), i.max(j)]
+        })
+    };
+    let parallel = local.len() >= PARALLEL_PART;
+    match found {
+        Some(found) => {
+            let before = found.len();
+            if parallel {
+                found.par_extend(local.par_iter().filter_map(kept));
+            } else {
+                found.extend(local.iter().filter_map(kept));
+            }
+            (found.len() - before) as u64
+        }
+        None if parallel => local.par_iter().filter(|&p| kept(p).is_some()).count() as u64,
+        None => local.iter().filter(|&p| kept(p).is_some()).count() as u64,
     }
 }
 

@@ -13,6 +13,9 @@ const REACH_SLACK: f64 = 1.0 / (1u64 << 18) as f64;
 /// apart in magnitude.
 const COORD_SLACK: f64 = 1.0 / (1u64 << 36) as f64;
 
+/// From this many owned objects a block's largest radius is found in parallel.
+const PARALLEL_BLOCK: usize = 1 << 16;
+
 /// The members (objects that are not giants) in order of their centre on the split axis. Only
 /// the order is stored (4 B an object): centres and radii are read from the scene where needed.
 pub struct Order<'a> {
@@ -73,11 +76,16 @@ impl<'a> Order<'a> {
     /// its largest centre plus its largest radius, widened ([`REACH_SLACK`]).
     fn reach_limit(&self, owned: &Range<u32>) -> f64 {
         let hi = self.key(owned.end - 1);
-        let rk = owned
-            .clone()
-            .map(|p| self.sphere(p).radius)
-            .fold(0.0f32, f32::max) as f64;
-        reach_limit(hi, rk, self.r_max)
+        // The radii are read at random (by the order): in parallel for a large block, where
+        // on one thread this read was a quarter of a partitioned frame's host time (8M
+        // objects in 7 parts, with a runner that does no search).
+        let radius = |p: u32| self.sphere(p).radius;
+        let rk = if owned.len() < PARALLEL_BLOCK {
+            owned.clone().map(radius).fold(0.0f32, f32::max)
+        } else {
+            owned.clone().into_par_iter().map(radius).reduce(|| 0.0, f32::max)
+        };
+        reach_limit(hi, rk as f64, self.r_max)
     }
 
     /// The objects after `owned` within its reach (its ghosts), from every later position.

@@ -261,3 +261,55 @@ fn outliers_do_not_choose_the_split_axis() {
     let report = check(&spheres, 200, &mut [&mut run]);
     assert!(report.ghosts < 4000, "{report:?}");
 }
+
+/// Parts past [`PARALLEL_PART`] objects and pairs (gathered and kept in parallel), on a
+/// shuffled chain along x: spheres every 1.5, of radius 1 but every 97th of radius 6, whose
+/// reach gives the parts ghosts that touch each other (pairs no part may keep twice). The
+/// runner and the oracle are a sweep along x of this test's own.
+#[test]
+fn large_parts_gathered_in_parallel_keep_every_pair_once() {
+    fn sweep(part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        out.clear();
+        let x = |i: u32| part[i as usize].center.x;
+        let mut by_x: Vec<u32> = (0..part.len() as u32).collect();
+        by_x.sort_unstable_by(|&a, &b| x(a).total_cmp(&x(b)));
+        for (k, &a) in by_x.iter().enumerate() {
+            // No radius exceeds 6: centres more than 12 apart do not touch.
+            for &b in by_x[k + 1..].iter().take_while(|&&b| x(b) - x(a) <= 12.0) {
+                if part[a as usize].touches(&part[b as usize]) {
+                    out.push([a.min(b), a.max(b)]);
+                }
+            }
+        }
+        Ok(Stats {
+            pairs: out.len() as u64,
+            ..Stats::default()
+        })
+    }
+    let n = 300_000usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    // A random permutation: position k of the chain is object `chain[k]`.
+    let mut chain: Vec<u32> = (0..n as u32).collect();
+    for k in (1..n).rev() {
+        chain.swap(k, rng.random_range(0..=k));
+    }
+    let mut spheres = vec![Sphere::default(); n];
+    for (k, &i) in chain.iter().enumerate() {
+        let radius = if k % 97 == 0 { 6.0 } else { 1.0 };
+        spheres[i as usize] = Sphere::new(Vec3::new(k as f32 * 1.5, 0.0, 0.0), radius);
+    }
+    let mut expected = Vec::new();
+    sweep(&spheres, &mut expected).unwrap();
+    canonicalize(&mut expected);
+    let mut got = Vec::new();
+    let runners = &mut [&mut sweep as &mut PartRunner];
+    let (stats, report) = find_pairs(&spheres, Some(&mut got), 200_000, runners).unwrap();
+    assert!(report.largest as usize >= PARALLEL_PART, "{report:?}");
+    assert!(report.ghosts >= 3, "{report:?}");
+    canonicalize(&mut got);
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(got, expected);
+    assert_eq!(stats.pairs, expected.len() as u64);
+    let (count, _) = find_pairs(&spheres, None, 200_000, runners).unwrap();
+    assert_eq!(count.pairs, expected.len() as u64);
+}
