@@ -197,7 +197,26 @@ fn run_tiles(
     Ok(total)
 }
 
-/// One runner's loop: takes a part, runs it, keeps its pairs or puts its halves back.
+/// A part ready to run: its tile, its objects' global indices (owned, then ghosts) and their
+/// spheres. Each runner keeps two, the one running and the next.
+#[derive(Default)]
+struct Part {
+    tile: Option<Tile>,
+    ids: Vec<u32>,
+    spheres: Vec<Sphere>,
+}
+
+impl Part {
+    /// Takes `tile` and gathers its objects.
+    fn load(&mut self, tile: Tile, spheres: &[Sphere], order: &Order) {
+        gather(spheres, order, &tile, &mut self.ids, &mut self.spheres);
+        self.tile = Some(tile);
+    }
+}
+
+/// One runner's loop: takes a part, runs it, keeps its pairs or puts its halves back. A large
+/// next part, when one is waiting, is gathered on a thread of its own while the current one
+/// runs (a device's part leaves the host idle: its gather then costs no time).
 fn worker(
     spheres: &[Sphere],
     order: &Order,
@@ -207,37 +226,69 @@ fn worker(
     store: bool,
 ) -> Done {
     let lock = || queue.lock().unwrap_or_else(|p| p.into_inner());
+    // A waiting tile, taken (counted as running). `wait`: while none waits and other parts
+    // run (they may come back split); `None` once the run is over or has failed. Without
+    // `wait`: `None` when none waits now.
+    let take = |wait: bool| {
+        let mut q = lock();
+        loop {
+            if q.error.is_some() {
+                return None;
+            }
+            if let Some(t) = q.waiting.pop() {
+                q.running += 1;
+                return Some(t);
+            }
+            if q.running == 0 || !wait {
+                return None;
+            }
+            q = changed.wait(q).unwrap_or_else(|p| p.into_inner());
+        }
+    };
     let mut done = Done::default();
     let mut local = Vec::new();
-    let mut part = Vec::new();
-    let mut ids = Vec::new();
+    let (mut current, mut next) = (Part::default(), Part::default());
     loop {
-        let tile = {
-            let mut q = lock();
-            loop {
-                if q.error.is_some() {
-                    return done;
-                }
-                if let Some(t) = q.waiting.pop() {
-                    q.running += 1;
-                    break t;
-                }
-                if q.running == 0 {
-                    return done;
-                }
-                q = changed.wait(q).unwrap_or_else(|p| p.into_inner());
+        if current.tile.is_none() {
+            match take(true) {
+                Some(tile) => current.load(tile, spheres, order),
+                None => return done,
             }
+        }
+        // The next part: a small one is gathered now, a large one while this part runs.
+        let ahead = take(false);
+        let (run_now, gather_later) = match ahead {
+            Some(t) if t.owned.len() + t.ghosts.len() >= PARALLEL_PART => (None, Some(t)),
+            other => (other, None),
         };
-        gather(spheres, order, &tile, &mut ids, &mut part);
+        if let Some(tile) = run_now {
+            next.load(tile, spheres, order);
+        }
         // A runner that panics must not leave the others waiting for its part: the panic ends
         // the run as an error, and is raised again once every runner has stopped.
-        let result = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            runner(&part, &mut local)
-        })) {
+        let mut run = || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                runner(&current.spheres, &mut local)
+            }))
+        };
+        let result = match gather_later {
+            None => run(),
+            Some(tile) => std::thread::scope(|scope| {
+                let next = &mut next;
+                let gathering = scope.spawn(move || next.load(tile, spheres, order));
+                let result = run();
+                if let Err(payload) = gathering.join() {
+                    std::panic::resume_unwind(payload);
+                }
+                result
+            }),
+        };
+        let tile = current.tile.take().expect("a part to run");
+        let result = match result {
             Ok(result) => result,
             Err(payload) => {
                 let mut q = lock();
-                q.running -= 1;
+                q.running -= 1 + usize::from(next.tile.is_some());
                 q.panic.get_or_insert(payload);
                 q.error
                     .get_or_insert(Error::Panicked("a part's runner panicked".into()));
@@ -247,13 +298,15 @@ fn worker(
             }
         };
         let (mut halves, mut failure) = (None, None);
+        let size = current.spheres.len();
         match result {
             Ok(stats) => {
                 done.parts += 1;
                 done.tests += stats.tests;
                 done.ghosts += tile.ghosts.len() as u64;
-                done.largest = done.largest.max(part.len() as u64);
-                done.pairs += keep_pairs(&tile, &local, &ids, store.then_some(&mut done.found));
+                done.largest = done.largest.max(size as u64);
+                let found = store.then_some(&mut done.found);
+                done.pairs += keep_pairs(&tile, &local, &current.ids, found);
             }
             Err(Error::TooLarge {
                 exceeds,
@@ -266,12 +319,13 @@ fn worker(
                 None => {
                     failure = Some(Error::too_large(
                         exceeds,
-                        format!("{why} (even a part of {} objects does not fit)", part.len()),
+                        format!("{why} (even a part of {size} objects does not fit)"),
                     ))
                 }
             },
             Err(e) => failure = Some(e),
         }
+        let failed = failure.is_some();
         let mut q = lock();
         q.running -= 1;
         if let Some(two) = halves {
@@ -280,8 +334,18 @@ fn worker(
         if let Some(e) = failure {
             q.error.get_or_insert(e);
         }
+        // After an error (this part's or another runner's) the next part is not run: it no
+        // longer counts as running.
+        let stop = q.error.is_some();
+        if stop {
+            q.running -= usize::from(next.tile.take().is_some());
+        }
         drop(q);
         changed.notify_all();
+        if failed || stop {
+            return done;
+        }
+        std::mem::swap(&mut current, &mut next);
     }
 }
 

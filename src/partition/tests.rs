@@ -312,4 +312,29 @@ fn large_parts_gathered_in_parallel_keep_every_pair_once() {
     assert_eq!(stats.pairs, expected.len() as u64);
     let (count, _) = find_pairs(&spheres, None, 200_000, runners).unwrap();
     assert_eq!(count.pairs, expected.len() as u64);
+    // A runner that fails on its first part, while the part it took after it is gathered
+    // beside it, ends the run with its error, alone or beside another runner (none waits for
+    // a part taken ahead). With two, both hold parts before the failure (a barrier).
+    for two in [false, true] {
+        let both = std::sync::Barrier::new(2);
+        let mut failing = |_: &[Sphere], _: &mut Vec<Pair>| -> Result<Stats> {
+            if two {
+                both.wait();
+            }
+            Err(Error::Gpu("device lost".into()))
+        };
+        let mut first = true;
+        let mut other = |part: &[Sphere], out: &mut Vec<Pair>| {
+            if std::mem::take(&mut first) {
+                both.wait();
+            }
+            sweep(part, out)
+        };
+        let mut runners: Vec<&mut PartRunner> = vec![&mut failing];
+        if two {
+            runners.push(&mut other);
+        }
+        let err = find_pairs(&spheres, None, 140_000, &mut runners).unwrap_err();
+        assert!(err.to_string().contains("device lost"), "{err}");
+    }
 }
