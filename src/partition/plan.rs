@@ -37,6 +37,9 @@ impl<'a> Order<'a> {
         let axis = split_axis(spheres, &members);
         // Sorted as u64 keys: the centre's f32 bits mapped to an unsigned order above the
         // index (a total order equal to `(f32::total_cmp, index)`), sorted in parallel.
+        // (Tried: the grid's LSD radix sort on the 32 key bits, three 11-bit passes, which
+        // also needs a scratch of 8 B an object: 8M random keys took 209-229 ms against
+        // 171-185 ms here, 2 cores.)
         let ordered = ordered_bits;
         let mut packed: Vec<u64> = members
             .par_iter()
