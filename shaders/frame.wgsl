@@ -43,6 +43,8 @@ const EXT_GIANT_COUNT: u32 = 10u;
 // (bytes 0..2) and whether it is used (bit 24); 0: cells are hashed.
 const EXT_GRID_LO: u32 = 11u;
 const EXT_GRID_BITS: u32 = 14u;
+// The occupancy map's order (grid_frame): its tiles' bits per axis and mode, as EXT_GRID_BITS.
+const EXT_GRID_MAP: u32 = 15u;
 const EXT_GIANTS: u32 = 16u;
 const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = 320u;
@@ -206,6 +208,16 @@ fn radius_bin(r: f32) -> u32 {
     return (bitcast<u32>(r) & 0x7fffffffu) >> 23u;
 }
 
+// grid: whether a sphere is one of the giants (docs/design.md §2.7), which the cells' walk
+// leaves to grid_giants (the split bin from grid_frame).
+fn is_giant(s: vec4<f32>, split: u32) -> bool {
+    return radius_bin(s.w) > split;
+}
+
+fn giant_split() -> u32 {
+    return atomicLoad(&ext[EXT_GIANT_SPLIT]);
+}
+
 // grid: cell side 2 r (1 when 2 r is 0 or below the normal f32 range), r the largest radius
 // of the objects that are not giants (grid_frame in keys.wgsl).
 fn grid_side() -> f32 {
@@ -323,12 +335,25 @@ struct GridOrder {
     mode: u32,
 }
 
+// An order word of grid_frame (tile bits in bytes 0..2, the mode in bits 24..) over the lowest
+// cell.
+fn order_of(lo: vec3<i32>, w: u32) -> GridOrder {
+    return GridOrder(lo, vec3<u32>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu), w >> 24u);
+}
+
+fn grid_lo() -> vec3<i32> {
+    return bitcast<vec3<i32>>(vec3<u32>(atomicLoad(&ext[EXT_GRID_LO]),
+        atomicLoad(&ext[EXT_GRID_LO + 1u]), atomicLoad(&ext[EXT_GRID_LO + 2u])));
+}
+
+// The keys' order.
 fn grid_order() -> GridOrder {
-    let w = atomicLoad(&ext[EXT_GRID_BITS]);
-    let lo = vec3<u32>(atomicLoad(&ext[EXT_GRID_LO]), atomicLoad(&ext[EXT_GRID_LO + 1u]),
-                       atomicLoad(&ext[EXT_GRID_LO + 2u]));
-    let bits = vec3<u32>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu);
-    return GridOrder(bitcast<vec3<i32>>(lo), bits, w >> 24u);
+    return order_of(grid_lo(), atomicLoad(&ext[EXT_GRID_BITS]));
+}
+
+// The occupancy map's order: the same box cut into tiles of the map's bits.
+fn grid_map_order() -> GridOrder {
+    return order_of(grid_lo(), atomicLoad(&ext[EXT_GRID_MAP]));
 }
 
 // The Z-order code of the low bits[a] bits of `rel` on axis a (sum <= 31).
@@ -353,11 +378,12 @@ fn z_order_code(rel: vec3<u32>, bits: vec3<u32>) -> u32 {
     return key;
 }
 
-// A cell's key below params.buckets, or NONE for a cell outside the Z-order's box (no object
-// lies there). A neighbour outside a tiled box wraps to some tile: a key, no object's cell.
-fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
+// A cell's code below `codes` (a power of two) in order o, or NONE for a cell outside the
+// Z-order's box (no object lies there). A neighbour outside a tiled box wraps to some tile: a
+// code, no object's cell.
+fn tiled_code(o: GridOrder, codes: u32, cell: vec3<i32>) -> u32 {
     if o.mode == GRID_HASHED {
-        return cell_hash(cell) & (params.buckets - 1u);
+        return cell_hash(cell) & (codes - 1u);
     }
     let rel = bitcast<vec3<u32>>(cell) - bitcast<vec3<u32>>(o.lo);
     let tile = rel >> o.bits;
@@ -367,10 +393,23 @@ fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
         }
         return z_order_code(rel, o.bits);
     }
-    // cell_hash(0) = 0: the lowest tile's keys are its Z-order codes.
-    let scatter = cell_hash(bitcast<vec3<i32>>(tile)) & (params.buckets - 1u);
+    // cell_hash(0) = 0: the lowest tile's codes are its Z-order codes.
+    let scatter = cell_hash(bitcast<vec3<i32>>(tile)) & (codes - 1u);
     return z_order_code(rel, o.bits) ^ scatter;
 }
+
+// A cell's key below params.buckets, or NONE outside the box.
+fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
+    return tiled_code(o, params.buckets, cell);
+}
+
+// ---- The occupancy map (docs/design.md §2.7, §9.9): one bit a cell over the box, in Z-order
+// (in tiles XOR their hash where the box has more cells than the map bits), set by make_keys
+// for every object that is not a giant. A clear bit means no such object lies in the cell; a
+// set one (of a tiled or hashed map, possibly another cell's) sends the walk to the bucket,
+// where cells are compared exactly. In Z-order an aligned 32-byte sector of the map is a block
+// of 8 x 8 x 4 cells, so an object's 13 forward neighbours fall in one to four sectors.
+// A cell's bit is tiled_code(grid_map_order(), map bits, cell); NONE: no object lies there.
 
 // ---- u64 totals: per-thread u32 counts, summed per workgroup as (lo, hi) words with carry,
 // then added to the global counters with carry detection (one add per workgroup).

@@ -9,8 +9,9 @@
 @group(0) @binding(6) var<storage, read> mark: array<u32>;
 @group(0) @binding(7) var<storage, read_write> sorted: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> starts: array<u32>;
-// Grid: each object's cell (xyz; w = 1 for giants), computed once here and read by the walks.
-@group(0) @binding(9) var<storage, read_write> cells: array<vec4<i32>>;
+// Grid: the occupancy map (frame.wgsl), cleared before make_keys sets a bit a cell; its length,
+// a power of two of words, is the map's size.
+@group(0) @binding(9) var<storage, read_write> occupied: array<atomic<u32>>;
 
 const MODE_ORIGIN: u32 = 0u;
 const MODE_LO: u32 = 1u;
@@ -117,6 +118,28 @@ fn extents(inv: Invocation) {
 // b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
 // One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
 // one thread walks them in workgroup memory.
+// The order word (frame.wgsl, order_of) of a box of `bits` per axis in codes of `key_bits`:
+// Z-order where the box fits, else tiles. The key's bits go one at a time to the axis with the
+// most bits left above the tile (x before y before z), so the tiles' count is spread over the
+// axes. The sum left is positive at every step: no axis goes past its span's bits.
+fn tiled_order(bits: vec3<u32>, key_bits: u32) -> u32 {
+    if bits.x + bits.y + bits.z <= key_bits {
+        return bits.x | (bits.y << 8u) | (bits.z << 16u) | (GRID_Z_ORDER << 24u);
+    }
+    var tile = vec3<u32>(0u);
+    for (var k = 0u; k < key_bits; k++) {
+        let left = bits - tile;
+        if left.x >= left.y && left.x >= left.z {
+            tile.x++;
+        } else if left.y >= left.z {
+            tile.y++;
+        } else {
+            tile.z++;
+        }
+    }
+    return tile.x | (tile.y << 8u) | (tile.z << 16u) | (GRID_TILED << 24u);
+}
+
 var<workgroup> bin_count: array<u32, 256>;
 var<workgroup> bin_max: array<u32, 256>;
 
@@ -164,6 +187,7 @@ fn grid_frame(inv: Invocation) {
     let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
     let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
     var word = 0u;
+    var map_word = 0u;
     // Not with invalid spheres (ext[7], the frame an error): a NaN's extents could shrink the
     // box below valid cells, which would then lose their walks.
     if all(lo_c <= hi_c) && atomicLoad(&ext[7]) == 0u {
@@ -174,31 +198,13 @@ fn grid_frame(inv: Invocation) {
         // hi - lo < 2^32 (|cell| < 2^31) is exact in wrapping u32 arithmetic.
         let span = bitcast<vec3<u32>>(hi) - bitcast<vec3<u32>>(lo);
         let bits = vec3<u32>(32u) - countLeadingZeros(span);
-        let key_bits = countTrailingZeros(params.buckets);
-        var tile = bits;
-        var mode = GRID_Z_ORDER;
-        if bits.x + bits.y + bits.z > key_bits {
-            // The key's bits go one at a time to the axis with the most bits left above the
-            // tile (x before y before z), so the tiles' count is spread over the axes. The sum
-            // left is positive at every step: no axis goes past its span's bits.
-            mode = GRID_TILED;
-            tile = vec3<u32>(0u);
-            for (var k = 0u; k < key_bits; k++) {
-                let left = bits - tile;
-                if left.x >= left.y && left.x >= left.z {
-                    tile.x++;
-                } else if left.y >= left.z {
-                    tile.y++;
-                } else {
-                    tile.z++;
-                }
-            }
-        }
         for (var a = 0u; a < 3u; a++) {
             atomicStore(&ext[EXT_GRID_LO + a], bitcast<u32>(lo[a]));
         }
-        word = tile.x | (tile.y << 8u) | (tile.z << 16u) | (mode << 24u);
+        word = tiled_order(bits, countTrailingZeros(params.buckets));
+        map_word = tiled_order(bits, countTrailingZeros(arrayLength(&occupied)) + 5u);
     }
+    atomicStore(&ext[EXT_GRID_MAP], map_word);
     atomicStore(&ext[EXT_GRID_BITS], word);
 }
 
@@ -233,13 +239,16 @@ fn make_keys(inv: Invocation) {
         }
         case MODE_GRID: {
             let cell = cell_of(s.xyz, grid_side());
-            // Giants (w = 1) stay out of the grid's walk and go on the giants' list.
-            let giant = radius_bin(s.w) > atomicLoad(&ext[EXT_GIANT_SPLIT]);
-            cells[i] = vec4<i32>(cell, select(0, 1, giant));
-            if giant {
+            // Giants stay out of the grid's walk and its map, and go on the giants' list.
+            if is_giant(s, giant_split()) {
                 let slot = atomicAdd(&ext[EXT_GIANT_COUNT], 1u);
                 if slot < GIANTS_MAX {
                     atomicStore(&ext[EXT_GIANTS + slot], i);
+                }
+            } else {
+                let bit = tiled_code(grid_map_order(), arrayLength(&occupied) * 32u, cell);
+                if bit != NONE {
+                    atomicOr(&occupied[bit >> 5u], 1u << (bit & 31u));
                 }
             }
             // A valid sphere's cell lies in the Z-order's box (NONE only from spheres the

@@ -28,8 +28,8 @@
 @group(0) @binding(8) var<storage, read> starts: array<u32>;
 // min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
-// grid: each object's cell (xyz), by original index (written by make_keys).
-@group(0) @binding(10) var<storage, read> cells: array<vec4<i32>>;
+// grid: the occupancy map (frame.wgsl; make_keys sets a bit a cell), a power of two of words.
+@group(0) @binding(10) var<storage, read> occupied: array<u32>;
 
 const UNROLL: u32 = 16u;
 const SWEEP_AXIS: u32 = 0u;
@@ -87,10 +87,18 @@ fn walk_sorted(p: u32) {
     my_index = values[p];
 }
 
-fn test_pair(t: vec4<f32>, j: u32) {
+// One sphere test, counted; whether it touches (a hit, counted).
+fn tested(t: vec4<f32>) -> bool {
     tests++;
-    if touches(me, t) {
+    let hit = touches(me, t);
+    if hit {
         hits++;
+    }
+    return hit;
+}
+
+fn test_pair(t: vec4<f32>, j: u32) {
+    if tested(t) {
         emit(my_index, j);
     }
 }
@@ -186,32 +194,39 @@ fn sweep(inv: Invocation) {
     end_walks(inv.lid);
 }
 
-// ---- grid: keys are bucket ids (sorted), starts[b] = 1 + first position of bucket b. Each
-// object visits its own cell and the 13 cells after it in (z, y, x) order (offsets nb = 14..26
-// below), as the CPU grid does: every pair of objects in neighbouring cells is tested once, from
-// the earlier cell, so no candidate is read only to be discarded; in its own cell it tests the
-// objects j > i. A bucket may hold other cells too: they are skipped, not tested. (Before: all
-// 27 cells with j > i everywhere, the same tests after reading twice the candidates.)
+// ---- grid (docs/design.md §2.7, §9.9): keys are bucket ids (sorted), starts[b] = 1 + first
+// position of bucket b, `occupied` the occupancy map. Each object tests the objects after it in
+// its own bucket that share its cell, then visits the 13 cells after its own in (z, y, x) order
+// (offsets nb = 14..26 below) whose map bit is set, testing the objects of each: every pair of
+// objects in neighbouring cells is tested once, from the earlier cell. A bucket may hold other
+// cells too: they are skipped, not tested. A candidate's cell is computed from its sphere
+// (cell_of is exact on every device), not read: a cell array read by original index cost a
+// random sector a candidate, and one in sorted order 16 bytes a visit. Most neighbours are
+// empty (0.019 objects a cell at the density million), and their bits share the map's sectors,
+// so the walk reads a bucket's start only for the cells that hold an object (counted in
+// counters[SPHERE_GRID_LOOKUPS] for the traffic model).
 
-// The cell being walked, its bucket, and whether it is the walker's own.
+// The cell being walked, its bucket, the cells' side and the giants' split.
 var<private> cell: vec3<i32>;
 var<private> bucket: u32;
-var<private> own_cell: bool;
+var<private> walk_side: f32;
+var<private> walk_split: u32;
+var<private> lookups: u32;
 
+// One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
-    if done || q >= params.n || keys[q] != bucket {
-        done = true;
-        return;
+    let at = min(q, params.n - 1u);
+    let live = !done & (q < params.n) & (keys[at] == bucket);
+    done = !live;
+    if live {
+        let t = sorted[at];
+        // Giants are tested by grid_giants. The candidate's index is read for a hit only.
+        if !is_giant(t, walk_split) && all(cell_of(t.xyz, walk_side) == cell) {
+            if tested(t) {
+                emit(my_index, values[at]);
+            }
+        }
     }
-    let j = values[q];
-    if own_cell && j <= my_index {
-        return;
-    }
-    // Giants (w = 1) are tested by grid_giants, not here.
-    if any(cells[j] != vec4<i32>(cell, 0)) {
-        return;
-    }
-    test_pair(sorted[q], j);
 }
 
 // The own cell is offset 13, (0, 0, 0); 14..26 are the forward neighbours.
@@ -225,31 +240,45 @@ const GRID_UNROLL: u32 = 4u;
 fn grid(inv: Invocation) {
     let p = flat_id(inv);
     begin_walks();
+    lookups = 0u;
     if p < params.n {
         walk_sorted(p);
+        walk_side = grid_side();
+        walk_split = giant_split();
         // Cells are unclamped and |cell| < 2^31 - 2^27: a neighbour never overflows, and a
         // neighbour no object occupies finds no match in its bucket.
-        let home = cells[my_index].xyz;
+        let home = cell_of(me.xyz, walk_side);
         let order = grid_order();
-        // A giant walks no cells (grid_giants tests it).
-        var nb = select(GRID_OWN, 27, cells[my_index].w != 0);
-        for (; nb < 27; nb++) {
-            cell = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
-            own_cell = nb == GRID_OWN;
-            bucket = grid_key(order, cell);
-            if bucket == NONE {
-                continue;
-            }
-            let start = starts[bucket];
-            if start == 0u {
-                continue;
-            }
+        let map_order = grid_map_order();
+        let map_bits = arrayLength(&occupied) * 32u;
+        // The own cell: the objects after p in its bucket. A giant walks no cells
+        // (grid_giants tests it).
+        var nb = select(GRID_OWN, 27, is_giant(me, walk_split));
+        var q = p + 1u;
+        cell = home;
+        bucket = keys[p];
+        while nb < 27 {
             done = false;
-            for (var q = start - 1u; !done; q += GRID_UNROLL) {
+            for (; !done; q += GRID_UNROLL) {
                 // #unroll 4 visit_bucket(q + {k}u);
             }
             if !done {
                 break;
+            }
+            // The next neighbour whose map bit is set and whose bucket holds an object.
+            for (nb++; nb < 27; nb++) {
+                cell = home + vec3<i32>(nb % 3 - 1, (nb / 3) % 3 - 1, nb / 9 - 1);
+                let bit = tiled_code(map_order, map_bits, cell);
+                if bit == NONE || (occupied[bit >> 5u] & (1u << (bit & 31u))) == 0u {
+                    continue;
+                }
+                lookups++;
+                bucket = grid_key(order, cell);
+                let start = select(starts[min(bucket, params.buckets - 1u)], 0u, bucket == NONE);
+                if start != 0u {
+                    q = start - 1u;
+                    break;
+                }
             }
         }
         if nb < 27 {
@@ -257,6 +286,7 @@ fn grid(inv: Invocation) {
         }
     }
     end_walks(inv.lid);
+    add_counts(inv.lid, SPHERE_GRID_LOOKUPS, lookups, SPHERE_GRID_LOOKUPS, 0u);
 }
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
@@ -293,14 +323,15 @@ fn grid_giants(inv: Invocation) {
     if i < params.n {
         me = spheres[i];
         my_index = i;
-        let c = cells[i];
+        let giant = is_giant(me, giant_split());
+        let c = cell_of(me.xyz, grid_side());
         for (var t = 0u; t < g; t++) {
             let j = giant_index[t];
-            if c.w != 0 {
+            if giant {
                 if j > i {
                     test_pair(giant_sphere[t], j);
                 }
-            } else if all(c.xyz >= giant_lo[t]) && all(c.xyz <= giant_hi[t]) {
+            } else if all(c >= giant_lo[t]) && all(c <= giant_hi[t]) {
                 test_pair(giant_sphere[t], j);
             }
         }

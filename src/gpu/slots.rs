@@ -27,6 +27,8 @@ slots! {
     SPHERE_CUT_SHORT = 5;
     /// The paper's min_axis test count (u64): the smallest forward counts summed.
     SPHERE_PAPER_MIN_AXIS = 6;
+    /// The grid walk's bucket lookups (u64): neighbour cells whose occupancy bit was set.
+    SPHERE_GRID_LOOKUPS = 8;
     /// The AABB sweep's counters (`boxes/aabb_sap.wgsl`): the candidate list's append slot.
     SWEEP_APPEND = 0;
     /// Times the append slot wrapped past 2^32 (the count's high word).
@@ -38,7 +40,7 @@ slots! {
 }
 
 /// Words of the sphere frame's counters.
-pub const SPHERE_COUNTERS: u32 = 8;
+pub const SPHERE_COUNTERS: u32 = 10;
 
 /// The sector accuracy experiments' membership bits (`geom::sector::classify::bits`): a grid
 /// point's mask is its histogram bin. `SECTOR` is the thesis's sector in its pose, the union

@@ -12,8 +12,10 @@ use crate::gpu::sort::radix_sort::{bytes_per_key_per_pass, plan};
 pub const SECTOR: f64 = 32.0;
 /// The floor: every sphere read once.
 pub const FLOOR_BYTES_PER_OBJECT: f64 = 16.0;
-/// Cells the grid walk visits per object: its own and the 13 after it (interior objects).
-pub const GRID_CELLS_VISITED: f64 = 14.0;
+/// Neighbour cells the grid walk may look up per object: the 13 after its own.
+pub const GRID_NEIGHBOURS: f64 = 13.0;
+/// Bits of the grid's occupancy map a bucket holds (`grid_map_words`, docs/design.md §9.9).
+pub const GRID_MAP_BITS_PER_BUCKET: f64 = 128.0;
 
 /// One stage's modelled bytes per object.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +46,9 @@ pub struct FrameShape {
     pub sorted_slots: f64,
     /// With frame events tracked on the device: pairs found and lost per frame.
     pub events: Option<[f64; 2]>,
+    /// The grid walk's bucket lookups per object, as counted by the device (None: every
+    /// neighbour's).
+    pub grid_lookups: Option<f64>,
 }
 
 /// Elements a readback by counts copies of a list that held `last` (docs/design.md §9.16):
@@ -86,13 +91,54 @@ pub fn events_bytes(
     per_slot * cap + per_pair * pairs + lists[0] + lists[1]
 }
 
-/// Bytes of the grid's pair stage per object: per visited cell one random read of the bucket
-/// start and one of the bucket's first key and value (3 sectors); per test one random read of
-/// the candidate's stored cell and a contiguous read of its sphere (`SECTOR + 16`); plus the
-/// object's own sphere, index and cell (36). `discarded` counts candidates read and skipped
-/// (key and value, 8 B each) per object.
-pub fn grid_pairs_bytes(cells_visited: f64, tests_per_object: f64, discarded: f64) -> f64 {
-    36.0 + cells_visited * 3.0 * SECTOR + tests_per_object * (SECTOR + 16.0) + discarded * 8.0
+/// Distinct 32-byte sectors of the occupancy map an object's 13 forward neighbours fall in, on
+/// average over its cell's position: in Z-order a sector (256 bits) is an aligned block of
+/// 8 x 8 x 4 cells (x, y, z) where every axis has 3 map bits or more. Counted, not estimated.
+pub fn grid_map_sectors() -> f64 {
+    let mut offsets = Vec::new();
+    for dz in 0..2 {
+        for dy in -1..2 {
+            for dx in -1..2 {
+                // (z, y, x) order after (0, 0, 0).
+                if (dz, dy, dx) > (0, 0, 0) {
+                    offsets.push([dx, dy, dz]);
+                }
+            }
+        }
+    }
+    debug_assert_eq!(offsets.len(), GRID_NEIGHBOURS as usize);
+    let block = [8, 8, 4];
+    let mut sectors = 0usize;
+    for x in 0..8i32 {
+        for y in 0..8i32 {
+            for z in 0..4i32 {
+                let mut seen: Vec<[i32; 3]> = offsets
+                    .iter()
+                    .map(|o| [x + o[0], y + o[1], z + o[2]])
+                    .map(|c| [0, 1, 2].map(|a| c[a].div_euclid(block[a])))
+                    .collect();
+                seen.sort();
+                seen.dedup();
+                sectors += seen.len();
+            }
+        }
+    }
+    sectors as f64 / 256.0
+}
+
+/// Bytes of the grid's pair stage per object (`grid` in `shaders/spheres/pairs.wgsl`), with
+/// `load` objects a bucket: the object's own sphere, key and index (24); its own bucket's
+/// objects after it, key and sphere each (load / 2 of them, contiguous), and the key that ends
+/// the walk (4); the map's sectors its 13 neighbours fall in ([`grid_map_sectors`]); per bucket
+/// lookup a random read of the bucket's start, of its first key and of its first sphere (3
+/// sectors), its other objects (`load`, contiguous) and the key that ends it (4); per touching
+/// pair the candidate's index (a sector). Candidates' cells are computed, not read.
+pub fn grid_pairs_bytes(load: f64, lookups_per_object: f64, pairs_per_object: f64) -> f64 {
+    24.0 + load / 2.0 * 20.0
+        + 4.0
+        + grid_map_sectors() * SECTOR
+        + lookups_per_object * (3.0 * SECTOR + load * 20.0 + 4.0)
+        + pairs_per_object * SECTOR
 }
 
 /// The model of one frame of `method` (None for methods not modelled: xy, xyz, min_axis, whose
@@ -122,8 +168,10 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
         Method::Grid => {
             let buckets = (f.n.max(1).next_power_of_two()) as f64 / n;
             add("extents", 16.0);
-            // Sphere in; key, value and the stored cell (16: three i32 and a pad) out.
-            add("keys", 16.0 + 4.0 + 4.0 + 16.0);
+            // Sphere in; key and value out.
+            add("keys", 16.0 + 4.0 + 4.0);
+            // The occupancy map cleared, and a bit set per object (a random atomic).
+            add("map", buckets * GRID_MAP_BITS_PER_BUCKET / 8.0 + SECTOR);
             add(
                 "sort",
                 sort(f.n.max(2).next_power_of_two().trailing_zeros()),
@@ -132,7 +180,11 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
             add("gather", 4.0 + SECTOR + 16.0);
             // Keys read, starts cleared and written per bucket.
             add("starts", 4.0 + 8.0 * buckets);
-            add("pairs", grid_pairs_bytes(GRID_CELLS_VISITED, tests, 0.0));
+            let lookups = f.grid_lookups.unwrap_or(GRID_NEIGHBOURS);
+            add(
+                "pairs",
+                grid_pairs_bytes(1.0 / buckets, lookups, f.pairs / n),
+            );
         }
         Method::X | Method::Sap | Method::OriginDistance => {
             add("extents", 16.0);
@@ -169,6 +221,7 @@ pub fn sphere_frame_on(
     method: Method,
     (n, tests, pairs, store): (usize, f64, f64, bool),
     (pair_capacity, sorted_slots, events): (f64, f64, Option<[f64; 2]>),
+    grid_lookups: Option<f64>,
 ) -> Option<Vec<(&'static str, f64)>> {
     let lanes = crate::gpu::sort::radix_sort::plan_lanes(ctx);
     let shape = FrameShape {
@@ -180,6 +233,7 @@ pub fn sphere_frame_on(
         pair_capacity,
         sorted_slots,
         events,
+        grid_lookups,
     };
     sphere_frame(method, &shape).map(|stages| {
         stages
@@ -198,8 +252,8 @@ pub fn total(stages: &[StageBytes]) -> f64 {
 mod tests {
     use super::*;
 
-    /// The density scene's frame at n = 1M (258,856 tests, 40,359 pairs), pairs stored in a
-    /// list of 65,536, no subgroup sort.
+    /// The density scene's frame at n = 1M (258,856 tests, 40,359 pairs, 250,000 bucket
+    /// lookups), pairs stored in a list of 65,536, no subgroup sort.
     fn density_million(events: Option<[f64; 2]>) -> FrameShape {
         FrameShape {
             n: 1_000_000,
@@ -210,33 +264,59 @@ mod tests {
             pair_capacity: 65_536.0,
             sorted_slots: 65_536.0,
             events,
+            grid_lookups: Some(0.25),
         }
+    }
+
+    /// 488 sectors over the 256 positions of a cell in its 8 x 8 x 4 block, counted by a
+    /// separate script (Python, sets of block coordinates): 1.90625 a cell.
+    #[test]
+    fn the_map_sectors_of_thirteen_neighbours() {
+        assert_eq!(grid_map_sectors(), 488.0 / 256.0);
     }
 
     #[test]
     fn the_grid_model_at_the_density_million() {
-        // Counts of the density scene at n = 1M (258,856 tests, 40,359 pairs), pairs stored,
-        // no subgroup sort: by hand, upload 16 + extents 16 + keys 40 + sort 3 passes (20-bit
-        // bucket keys) x (20 + 20 x 256 / 1024: rounds 4, the power of two below 10^6 / 2^17)
-        // + gather 52 + starts (4 + 8 x 1.048576) + pairs (36 + 14 x 96 +
-        // 0.258856 x 48) + pair list (40,359 appended, then 1.25 x 40,359 + 1,024 copied: 8 B
-        // written, 16 B copied each).
+        // By hand: upload 16 + extents 16 + keys 24 + map (2^27 bits cleared over 10^6
+        // objects: 16 x 1.048576, and a sector set) + sort 3 passes (20-bit bucket keys) x
+        // (20 + 20 x 256 / 1024: rounds 4, the power of two below 10^6 / 2^17) + gather 52 +
+        // starts (4 + 8 x 1.048576) + pairs (load 10^6 / 2^20: 24 + load / 2 x 20 + 4 +
+        // 1.90625 x 32 + 0.25 x (96 + load x 20 + 4) + 0.040359 x 32) + pair list (40,359
+        // appended, then 1.25 x 40,359 + 1,024 copied: 8 B written, 16 B copied each).
         let f = density_million(None);
         let stages = sphere_frame(Method::Grid, &f).unwrap();
+        let load = 1e6 / 1_048_576.0;
+        let pairs = 24.0
+            + load * 10.0
+            + 4.0
+            + 61.0
+            + 0.25 * (100.0 + load * 20.0)
+            + 0.040359 * 32.0;
         let by_hand = 16.0
             + 16.0
-            + 40.0
+            + 24.0
+            + (16.0 * 1.048576 + 32.0)
             + 3.0 * 25.0
             + 52.0
             + (4.0 + 8.0 * 1.048576)
-            + (36.0 + 1344.0 + 0.258856 * 48.0)
+            + pairs
             + (8.0 * 40_359.0 + 16.0 * (1.25 * 40_359.0 + 1024.0)) / 1e6;
         assert!((total(&stages) - by_hand).abs() < 1e-9, "{stages:?}");
-        // The walk over all 27 cells with j > i, as first written: twice the cells, and the
-        // other half of the candidates read and skipped.
-        let before = grid_pairs_bytes(27.0, 0.258856, 0.258856);
-        let after = grid_pairs_bytes(GRID_CELLS_VISITED, 0.258856, 0.0);
-        assert!(before > 1.85 * after);
+        // Issue 37's bound, and the walk before the occupancy map: per visited cell (14) the
+        // bucket's start, first key and value (3 sectors), per test the candidate's stored
+        // cell (a sector) and sphere, the own sphere, index and cell (36): 1,589 B a frame.
+        assert!(total(&stages) <= 400.0, "{}", total(&stages));
+        let before = 36.0 + 14.0 * 96.0 + 0.258856 * 48.0;
+        let now = stages.iter().find(|s| s.stage == "pairs").unwrap();
+        assert!(before > 9.0 * now.bytes_per_object, "{now:?}");
+        // Lookups unknown: every neighbour's.
+        let unknown = FrameShape {
+            grid_lookups: None,
+            ..f
+        };
+        let all = sphere_frame(Method::Grid, &unknown).unwrap();
+        let gap = total(&all) - total(&stages);
+        assert!((gap - 12.75 * (100.0 + load * 20.0)).abs() < 1e-9);
         assert!(sphere_frame(Method::Xyz, &f).is_none());
     }
 

@@ -172,7 +172,8 @@ fn walk_ends_with_and_without_subgroups_gpu_equals_cpu() {
 /// tiles of Z-order with the tile's hash (they do not) give the CPU's pairs and counts: a
 /// jittered lattice of 30 x 30 x 30 spheres whose cells (side 2 r) need 5 + 5 + 5 bits, within
 /// the 15 of 32,768 buckets, and the same spheres spread ten times wider (cells need 8 bits an
-/// axis: 512 tiles of 5 + 5 + 5 bits).
+/// axis: 512 tiles of 5 + 5 + 5 bits). The occupancy map (128 bits a bucket: 22 bits) holds the
+/// first box whole and the second in 4 tiles, whose bits other tiles' cells share (§9.9).
 #[test]
 fn grid_in_z_order_whole_and_in_tiles_gpu_equals_cpu() {
     use rand::{Rng, SeedableRng};

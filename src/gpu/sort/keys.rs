@@ -48,18 +48,20 @@ impl Keys {
     }
 
     /// The grid's giants and cell radius from the extents' radius histogram (one workgroup;
-    /// docs/design.md §2.7).
+    /// docs/design.md §2.7), and the orders of its keys (`buckets` of them) and of its
+    /// occupancy map (`occupied`'s size: a power of two of words; docs/design.md §9.9).
     pub fn grid_frame(
         &self,
         rec: &mut Recorder<'_, '_>,
         ext: &wgpu::Buffer,
+        occupied: &wgpu::Buffer,
         buckets: u32,
     ) -> Result<()> {
         let params = Params {
             buckets,
             ..Params::n(1)
         };
-        rec.launch(&self.grid_frame, params, &[(2, ext)], 256)
+        rec.launch(&self.grid_frame, params, &[(2, ext), (9, occupied)], 256)
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -87,7 +89,7 @@ impl Keys {
             (4, keys),
             (5, values),
             (6, inputs.mark),
-            (9, inputs.cells),
+            (9, inputs.occupied),
         ];
         rec.launch(&self.make_keys, params, &buffers, p.pad as u64)
     }
@@ -125,7 +127,7 @@ pub struct KeyInputs<'a> {
     pub spheres: &'a wgpu::Buffer,
     pub ext: &'a wgpu::Buffer,
     pub mark: &'a wgpu::Buffer,
-    pub cells: &'a wgpu::Buffer,
+    pub occupied: &'a wgpu::Buffer,
 }
 
 /// What `make_keys` computes.
@@ -259,7 +261,9 @@ mod tests {
     /// lowest cell (one cell per key). With 32, one bit too few, the box is cut into tiles of
     /// 4 + 1 + 0 bits (the key's 5 bits dealt one at a time to the axis with most left: x, x,
     /// x, y, x): a key is the code within the tile XOR the tile's hash. With an invalid sphere
-    /// among them the cells are hashed (the order word stays 0).
+    /// among them the cells are hashed (the order word stays 0). The occupancy map follows the
+    /// same rule with its own bits (docs/design.md §9.9): 8 words (256 bits) hold the box in
+    /// Z-order, 1 word (32 bits) cuts it into the same tiles; exactly the objects' cells are set.
     #[test]
     fn grid_keys_follow_the_z_order_whole_or_in_tiles() {
         let Some(ctx) = test_gpu() else { return };
@@ -273,10 +277,26 @@ mod tests {
             }
         }
         assert_eq!(z_order_by_hand([9, 2, 0], [4, 2, 0]), 0b101001);
+        // A cell's code below `codes` in tiles of `tile` bits (mode 1: the whole box).
+        let code = |rel: [u32; 3], tile: [u32; 3], mode: u32, codes: u32| {
+            let high = [0, 1, 2].map(|a| rel[a] >> tile[a]);
+            let scatter = if mode == 2 {
+                cell_hash_by_hand(high) % codes
+            } else {
+                0
+            };
+            z_order_by_hand(rel, tile) ^ scatter
+        };
+        let tiles = |mode: u32| if mode == 1 { [4, 2, 0] } else { [4, 1, 0] };
         // The third: one invalid sphere (a negative radius, from a caller's buffer; the frame
         // is an error) and the cells are hashed: an invalid sphere's extents (a NaN's) could
         // shrink the box below valid cells.
-        for (buckets, mode, nan) in [(64u32, 1, false), (32, 2, false), (64, 0, true)] {
+        for (buckets, mode, nan, map_words, map_mode) in [
+            (64u32, 1, false, 8u32, 1),
+            (32, 2, false, 8, 1),
+            (64, 0, true, 8, 0),
+            (64, 1, false, 1, 2),
+        ] {
             let mut spheres = spheres.clone();
             if nan {
                 spheres.push([0.5, 7.5, 2.5, -0.5]);
@@ -293,7 +313,7 @@ mod tests {
                 scratch("keys", 4 * n as u64),
                 scratch("values", 4 * n as u64),
             );
-            let (mark, cells) = (scratch("mark", 4), scratch("cells", 16 * n as u64));
+            let (mark, occupied) = (scratch("mark", 4), scratch("map", 4 * map_words as u64));
             let p = KeyParams {
                 n,
                 pad: n,
@@ -306,26 +326,32 @@ mod tests {
                 spheres: &sb,
                 ext: &ext,
                 mark: &mark,
-                cells: &cells,
+                occupied: &occupied,
             };
             run_stage(&ctx, 4, |rec| {
                 keys_stage.extents(rec, n, &sb, &ext)?;
-                keys_stage.grid_frame(rec, &ext, buckets)?;
+                keys_stage.grid_frame(rec, &ext, &occupied, buckets)?;
                 keys_stage.make_keys(rec, p, inputs, &kb, &vb)
             })
             .unwrap();
             let words: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             let got: Vec<u32> = ctx.read(&kb, n as usize).unwrap();
-            if mode != 0 {
-                let tile = if mode == 1 { [4, 2, 0] } else { [4, 1, 0] };
+            let map: Vec<u32> = ctx.read(&occupied, map_words as usize).unwrap();
+            let map_bits = 32 * map_words;
+            let set: Vec<u32> = (0..map_bits)
+                .filter(|&b| map[(b / 32) as usize] >> (b % 32) & 1 == 1)
+                .collect();
+            let mut want_set: Vec<u32> = if mode != 0 {
+                let tile = tiles(mode);
                 let word = tile[0] | tile[1] << 8 | mode << 24;
                 assert_eq!(words[14], word, "tile bits {tile:?}, mode {mode}");
+                let map_tile = tiles(map_mode);
+                let map_word = map_tile[0] | map_tile[1] << 8 | map_mode << 24;
+                assert_eq!(words[15], map_word, "the map's tiles, {map_words} words");
                 assert_eq!(words[11..14], origin.map(|k| k as u32), "the lowest cell");
                 for (i, &key) in got.iter().enumerate() {
                     let rel = [i as u32 % 10, i as u32 / 10, 0];
-                    let high = [0, 1, 2].map(|a| rel[a] >> tile[a]);
-                    let want = z_order_by_hand(rel, tile) ^ (cell_hash_by_hand(high) % buckets);
-                    assert_eq!(key, want, "cell {rel:?}");
+                    assert_eq!(key, code(rel, tile, mode, buckets), "cell {rel:?}");
                 }
                 // One cell a key within each tile: the whole box when the cells fit; when tiled
                 // the rows y = 0, 1 and the row y = 2 (whose tile's hash is not 0).
@@ -342,11 +368,22 @@ mod tests {
                 }
                 assert_eq!(cell_hash_by_hand([0, 0, 0]), 0);
                 assert_ne!(cell_hash_by_hand([0, 1, 0]) % buckets, 0);
+                (0..n)
+                    .map(|i| code([i % 10, i / 10, 0], map_tile, map_mode, map_bits))
+                    .collect()
             } else {
                 assert_eq!(words[7], u32::from(nan), "invalid spheres");
-                assert_eq!(words[14], 0, "hashed");
+                assert_eq!([words[14], words[15]], [0, 0], "hashed");
                 assert!(got.iter().all(|&k| k < buckets));
-            }
+                spheres
+                    .iter()
+                    .map(|s| cell_hash_by_hand([0, 1, 2].map(|a| s[a].floor() as i32 as u32)))
+                    .map(|h| h % map_bits)
+                    .collect()
+            };
+            want_set.sort();
+            want_set.dedup();
+            assert_eq!(set, want_set, "the map's bits, {map_words} words, mode {mode}");
         }
     }
 }

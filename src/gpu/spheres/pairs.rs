@@ -100,7 +100,7 @@ impl PairKernels {
     }
 
     /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,
-    /// `cells` each object's cell by original index (written by `make_keys`).
+    /// `occupied` the occupancy map `make_keys` set (docs/design.md §9.9).
     #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
@@ -109,7 +109,7 @@ impl PairKernels {
         buckets: u32,
         order: &SortedOrder<'_>,
         starts: &wgpu::Buffer,
-        cells: &wgpu::Buffer,
+        occupied: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let params = Params {
@@ -117,20 +117,18 @@ impl PairKernels {
             ..sink.params(n)
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
-        // The walk reads stored cells, and the grid's order from the extents.
-        buffers.push((10, cells));
+        buffers.push((10, occupied));
         rec.launch(&self.grid, params, &buffers, n as u64)
     }
 
     /// The grid's giants (docs/design.md §2.7): every object of `spheres` (original order)
-    /// against the giants `make_keys` listed in `sink.ext`, with the cells it stored. Returns at
-    /// once in every workgroup when there are none.
+    /// against the giants `make_keys` listed in `sink.ext`, each object's cell computed from
+    /// its sphere. Returns at once in every workgroup when there are none.
     pub fn grid_giants(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
-        cells: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let buffers = [
@@ -138,7 +136,6 @@ impl PairKernels {
             (2, sink.ext),
             (3, spheres),
             (7, sink.pairs),
-            (10, cells),
         ];
         rec.launch(&self.grid_giants, sink.params(n), &buffers, n as u64)
     }

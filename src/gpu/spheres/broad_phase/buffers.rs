@@ -1,7 +1,9 @@
 //! The broad phase's buffers that live across frames: allocation and growth, and what they
 //! cost per object.
 
-use super::{COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident, grid_buckets};
+use super::{
+    COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident, grid_buckets, grid_map_words,
+};
 use crate::broadphase::Method;
 use crate::error::Result;
 use crate::gpu::sort::radix_sort::plan_for;
@@ -68,12 +70,12 @@ impl GpuBroadPhase {
                 4
             },
         )?;
-        let cells = buf(
-            "grid cells",
+        let occupied = buf(
+            "grid occupancy map",
             if self.method == Method::Grid {
-                16 * cap as u64
+                4 * grid_map_words(cap, self.ctx.max_binding_bytes())
             } else {
-                16
+                4
             },
         )?;
         let min_axis = if min_axis_method {
@@ -110,7 +112,7 @@ impl GpuBroadPhase {
             mark,
             block_max,
             starts,
-            cells,
+            occupied,
             min_axis,
             bytes,
         });

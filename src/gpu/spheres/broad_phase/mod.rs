@@ -33,7 +33,8 @@
 //!   reach. Cells are keyed into a power-of-two number of buckets: by their Z-order code where
 //!   the scene's cells fit (one cell per key, docs/design.md §9.17), else by a hash; objects of
 //!   other cells sharing a bucket are skipped by an exact cell comparison, so the count does not
-//!   depend on the key.
+//!   depend on the key. A neighbour's bucket is looked up only when its bit in the occupancy
+//!   map (a bit a cell) is set (docs/design.md §9.9).
 
 use crate::broadphase::{
     Backend, BroadPhase, Clock, Diagnostics, FrameEvents, Method, Pair, Stats,
@@ -79,8 +80,8 @@ struct Resident {
     block_max: wgpu::Buffer,
     /// Grid bucket starts (placeholder for other methods).
     starts: wgpu::Buffer,
-    /// Grid: each object's packed cell, computed once per frame (placeholder for other methods).
-    cells: wgpu::Buffer,
+    /// Grid: the occupancy map, a bit a cell (placeholder for other methods; [`grid_map_words`]).
+    occupied: wgpu::Buffer,
     min_axis: Option<MinAxisBuffers>,
     bytes: u64,
 }
@@ -130,6 +131,9 @@ pub struct GpuBroadPhase {
     canonical: Option<Box<GpuEvents>>,
     last_n: u32,
     paper_min_axis_tests: Option<u64>,
+    /// The grid walk's bucket lookups per object in the last frame (or part), for the
+    /// traffic model (docs/design.md §9.9).
+    grid_lookups_per_object: Option<f64>,
     /// Frames in parts: other devices' broad phases, the host's events ([`parts`]).
     parts: Option<Box<parts::Parts>>,
     /// Indirect-dispatch arguments over the resident pairs (`resident_dispatch_args`), made by
@@ -145,6 +149,7 @@ struct Totals {
     tests: u64,
     pairs: u64,
     paper_min_axis: u64,
+    grid_lookups: u64,
 }
 
 impl GpuBroadPhase {
@@ -213,6 +218,7 @@ impl GpuBroadPhase {
             canonical: None,
             last_n: 0,
             paper_min_axis_tests: None,
+            grid_lookups_per_object: None,
             parts,
             pair_dispatch: None,
             dispatch_workgroup: 64,
@@ -329,7 +335,7 @@ impl GpuBroadPhase {
             spheres: &res.spheres,
             ext: &self.ext,
             mark: &res.mark,
-            cells: &res.cells,
+            occupied: &res.occupied,
         };
         let order = SortedOrder {
             sorted: &res.sorted,
@@ -375,8 +381,12 @@ impl GpuBroadPhase {
                     .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
             }
             Method::Grid => {
-                Recorder::begin(ctx, &mut enc, timer, arena, "extents")
-                    .record(|rec| self.keys.grid_frame(rec, &self.ext, buckets))?;
+                // make_keys sets the map's bits; grid_frame reads its size.
+                enc.clear_buffer(&res.occupied, 0, None);
+                Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
+                    self.keys
+                        .grid_frame(rec, &self.ext, &res.occupied, buckets)
+                })?;
                 sorted_pass(
                     &mut enc,
                     arena,
@@ -388,9 +398,8 @@ impl GpuBroadPhase {
                     .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
                     self.pairs
-                        .grid(rec, n, buckets, &order, &res.starts, &res.cells, &sink)?;
-                    self.pairs
-                        .grid_giants(rec, n, &res.spheres, &res.cells, &sink)
+                        .grid(rec, n, buckets, &order, &res.starts, &res.occupied, &sink)?;
+                    self.pairs.grid_giants(rec, n, &res.spheres, &sink)
                 })?;
             }
             Method::X | Method::Xy | Method::Xyz => {
@@ -485,6 +494,14 @@ fn grid_buckets(n: u32) -> u32 {
     n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
+/// Words of the grid's occupancy map for up to n objects (docs/design.md §9.9): 128 bits a
+/// bucket (16 bytes), a power of two of words, at most 2^26 (so the shaders' bit count fits a
+/// u32) and at most what one binding of `max_binding` bytes holds.
+pub(crate) fn grid_map_words(n: u32, max_binding: u64) -> u64 {
+    let fit = 1u64 << (max_binding / 4).max(1).ilog2();
+    (4 * grid_buckets(n) as u64).min(1 << 26).min(fit)
+}
+
 impl Diagnostics for GpuBroadPhase {
     fn resident_bytes_per_object(&self) -> Option<f64> {
         Some(GpuBroadPhase::resident_bytes_per_object(self))
@@ -520,6 +537,7 @@ impl Diagnostics for GpuBroadPhase {
                 self.sorted_slots() as f64,
                 events,
             ),
+            self.grid_lookups_per_object,
         )
     }
 
@@ -665,6 +683,8 @@ impl GpuBroadPhase {
         };
         self.paper_min_axis_tests =
             (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
+        self.grid_lookups_per_object = (self.method == Method::Grid)
+            .then(|| totals.grid_lookups as f64 / spheres.len() as f64);
         for (label, seconds) in times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }

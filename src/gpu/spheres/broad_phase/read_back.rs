@@ -177,6 +177,7 @@ impl GpuBroadPhase {
             tests: word64(slots::SPHERE_TESTS),
             pairs: word64(slots::SPHERE_PAIRS),
             paper_min_axis: word64(slots::SPHERE_PAPER_MIN_AXIS),
+            grid_lookups: word64(slots::SPHERE_GRID_LOOKUPS),
         })
     }
 }
