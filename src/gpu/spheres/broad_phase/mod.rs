@@ -59,6 +59,8 @@ mod buffers;
 mod parts;
 mod read_back;
 mod resident;
+#[cfg(test)]
+mod map_tests;
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
