@@ -212,6 +212,8 @@ var<private> bucket: u32;
 var<private> walk_side: f32;
 var<private> walk_split: u32;
 var<private> lookups: u32;
+// Keys in Z-order over the whole box: a bucket is one cell, so no candidate's cell is computed.
+var<private> one_cell_a_key: bool;
 
 // One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
@@ -221,7 +223,7 @@ fn visit_bucket(q: u32) {
     if live {
         let t = sorted[at];
         // Giants are tested by grid_giants. The candidate's index is read for a hit only.
-        if !is_giant(t, walk_split) && all(cell_of(t.xyz, walk_side) == cell) {
+        if !is_giant(t, walk_split) && (one_cell_a_key || all(cell_of(t.xyz, walk_side) == cell)) {
             if tested(t) {
                 emit(my_index, values[at]);
             }
@@ -249,6 +251,7 @@ fn grid(inv: Invocation) {
         // neighbour no object occupies finds no match in its bucket.
         let home = cell_of(me.xyz, walk_side);
         let order = grid_order();
+        one_cell_a_key = order.mode == GRID_Z_ORDER;
         let map_order = grid_map_order();
         let map_bits = arrayLength(&occupied) * 32u;
         // The own cell: the objects after p in its bucket. A giant walks no cells
