@@ -113,11 +113,6 @@ fn extents(inv: Invocation) {
     }
 }
 
-// The grid's giants and cell radius from the histogram (Histogram::decide in
-// src/cpu/grid/giants.rs): walking the non-empty bins from the top, the split is the lowest bin
-// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
-// One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
-// one thread walks them in workgroup memory.
 // The order word (frame.wgsl, order_of) of a box of `bits` per axis in codes of `key_bits`:
 // Z-order where the box fits, else tiles. The key's bits go one at a time to the axis with the
 // most bits left above the tile (x before y before z), so the tiles' count is spread over the
@@ -140,6 +135,11 @@ fn tiled_order(bits: vec3<u32>, key_bits: u32) -> u32 {
     return tile.x | (tile.y << 8u) | (tile.z << 16u) | (GRID_TILED << 24u);
 }
 
+// The grid's giants and cell radius from the histogram (Histogram::decide in
+// src/cpu/grid/giants.rs): walking the non-empty bins from the top, the split is the lowest bin
+// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
+// One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
+// one thread walks them in workgroup memory.
 var<workgroup> bin_count: array<u32, 256>;
 var<workgroup> bin_max: array<u32, 256>;
 
