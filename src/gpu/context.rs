@@ -332,6 +332,13 @@ impl GpuContext {
 
     /// Blocks until the queue is idle, then reports any recorded error.
     pub fn wait(&self) -> Result<()> {
+        self.wait_for(None)
+    }
+
+    /// Blocks until the submission `index` has run (the queue idle for `None`), then reports
+    /// any recorded error. Frames in flight wait for their own submission, not the next
+    /// frame's (docs/design.md §9.16).
+    pub fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
         block::refuse_in_browser("a wait for the queue")?;
         self.host_waits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -343,7 +350,7 @@ impl GpuContext {
             .map(|_| std::time::Duration::from_millis(100));
         loop {
             let poll = wgpu::PollType::Wait {
-                submission_index: None,
+                submission_index: index.clone(),
                 timeout: step,
             };
             match self.device.poll(poll) {

@@ -114,6 +114,17 @@ impl Readback {
         ctx.map_read(self.staging()?, self.mapped_bytes(), self.label, read)
     }
 
+    /// [`Self::map`] waiting only for the submission `after` (frames in flight).
+    pub fn map_after<T>(
+        &self,
+        ctx: &GpuContext,
+        after: wgpu::SubmissionIndex,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        let (staging, bytes) = (self.staging()?, self.mapped_bytes());
+        ctx.map_read_after(staging, bytes, self.label, Some(after), read)
+    }
+
     /// [`Self::map`] as a future, for a browser's page ([`GpuContext::map_read_async`]).
     pub async fn map_async<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
         ctx.map_read_async(self.staging()?, self.mapped_bytes(), self.label, read)

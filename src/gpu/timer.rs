@@ -111,22 +111,37 @@ impl PassTimer {
             return Ok(Vec::new());
         }
         let ticks: Vec<u64> = ctx.read_async(buf, 2 * self.labels.len()).await?;
-        Ok(self.times(ctx, &ticks))
+        Ok(Self::times(ctx, &self.labels, &ticks))
     }
 
     /// [`Self::read`] from resolved bytes copied elsewhere ([`Self::resolved_buffer`]).
     pub fn times_from(&self, ctx: &GpuContext, bytes: &[u8]) -> Vec<(&'static str, f64)> {
-        if self.resolve.is_none() || self.labels.is_empty() {
-            return Vec::new();
-        }
-        let ticks: Vec<u64> =
-            bytemuck::pod_collect_to_vec(&bytes[..self.resolved_bytes() as usize]);
-        self.times(ctx, &ticks)
+        self.times_of(ctx, &self.labels, bytes)
     }
 
-    fn times(&self, ctx: &GpuContext, ticks: &[u64]) -> Vec<(&'static str, f64)> {
+    /// The labels of this frame's timed passes: with [`Self::times_of`], the times of a frame
+    /// read after the timer recorded another (frames in flight).
+    pub fn labels(&self) -> Vec<&'static str> {
+        self.labels.clone()
+    }
+
+    /// [`Self::times_from`] for the passes `labels` (a frame's [`Self::labels`]).
+    pub fn times_of(
+        &self,
+        ctx: &GpuContext,
+        labels: &[&'static str],
+        bytes: &[u8],
+    ) -> Vec<(&'static str, f64)> {
+        if self.resolve.is_none() || labels.is_empty() {
+            return Vec::new();
+        }
+        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..16 * labels.len()]);
+        Self::times(ctx, labels, &ticks)
+    }
+
+    fn times(ctx: &GpuContext, labels: &[&'static str], ticks: &[u64]) -> Vec<(&'static str, f64)> {
         let mut out: Vec<(&'static str, f64)> = Vec::new();
-        for (i, label) in self.labels.iter().enumerate() {
+        for (i, label) in labels.iter().enumerate() {
             let dt = ticks[2 * i + 1].saturating_sub(ticks[2 * i]) as f64
                 * ctx.timestamp_period_ns as f64
                 * 1e-9;
@@ -162,6 +177,12 @@ impl HostSteps {
     /// Forgets the steps and starts the clock.
     pub fn start(&mut self) {
         self.steps.clear();
+        self.last = web_time::Instant::now();
+    }
+
+    /// Starts the clock again without counting the time since the last lap (a frame in
+    /// flight: the caller's time between its submission and its finish is not the frame's).
+    pub fn resume(&mut self) {
         self.last = web_time::Instant::now();
     }
 

@@ -41,10 +41,41 @@ use rayon::prelude::*;
 use std::sync::{Condvar, Mutex};
 use web_time::Instant;
 
-/// Runs one part: every touching pair of `spheres` (local indices, `i < j`, any order) into
-/// `out`, replacing its contents. An [`Error::TooLarge`] asks for smaller parts; any other
-/// error ends the run.
-pub type PartRunner<'a> = dyn FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send + 'a;
+/// Runs the parts of a frame. Any `FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats>` closure
+/// is one ([`RunsParts::run`]). A runner whose device works apart from the host (a GPU) also
+/// *starts* a part before it finishes the one before: the host then gathers and uploads the next
+/// part, and keeps the last part's pairs, while the device runs (docs/design.md §2.10).
+pub trait RunsParts: Send {
+    /// Every touching pair of `part` (local indices, `i < j`, any order) into `out`,
+    /// replacing its contents. An [`Error::TooLarge`] asks for smaller parts; any other error
+    /// ends the run.
+    fn run(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats>;
+
+    /// Starts `part` without waiting for it. `true`: it is finished later by [`Self::finish`]
+    /// (parts finish in the order they started); `false` (the default): nothing was started,
+    /// [`Self::run`] runs it. Errors as [`Self::run`]'s.
+    fn start(&mut self, _part: &[Sphere]) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// Finishes the oldest part started ([`Self::start`]; `part` is that part again): its
+    /// pairs, as [`Self::run`] gives them.
+    fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        self.run(part, out)
+    }
+}
+
+impl<F> RunsParts for F
+where
+    F: FnMut(&[Sphere], &mut Vec<Pair>) -> Result<Stats> + Send,
+{
+    fn run(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        self(part, out)
+    }
+}
+
+/// A runner of parts, as [`find_pairs`] takes them.
+pub type PartRunner<'a> = dyn RunsParts + 'a;
 
 /// Every touching pair of `spheres` (validated, not empty), found part by part with parts of
 /// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread
@@ -204,6 +235,22 @@ struct Part {
     tile: Option<Tile>,
     ids: Vec<u32>,
     spheres: Vec<Sphere>,
+    start: Start,
+}
+
+/// Where a part stands with its runner ([`RunsParts::start`]).
+#[derive(Default)]
+enum Start {
+    /// Not asked yet.
+    #[default]
+    No,
+    /// Started: [`RunsParts::finish`] gives its pairs.
+    InFlight,
+    /// Not started: [`RunsParts::run`] runs it.
+    Whole,
+    /// Its start failed, or panicked: the part's result.
+    Failed(Error),
+    Panicked(Box<dyn std::any::Any + Send>),
 }
 
 impl Part {
@@ -211,12 +258,53 @@ impl Part {
     fn load(&mut self, tile: Tile, spheres: &[Sphere], order: &Order) {
         gather(spheres, order, &tile, &mut self.ids, &mut self.spheres);
         self.tile = Some(tile);
+        self.start = Start::No;
+    }
+
+    /// Asks `runner` to start the part.
+    fn start(&mut self, runner: &mut PartRunner<'_>) {
+        self.start = match guarded(|| runner.start(&self.spheres)) {
+            Ok(Ok(true)) => Start::InFlight,
+            Ok(Ok(false)) => Start::Whole,
+            Ok(Err(e)) => Start::Failed(e),
+            Err(payload) => Start::Panicked(payload),
+        };
+    }
+
+    fn in_flight(&self) -> bool {
+        matches!(self.start, Start::InFlight)
+    }
+
+    /// The part's pairs into `out`: finished, run, or its start's failure.
+    fn result(&mut self, runner: &mut PartRunner<'_>, out: &mut Vec<Pair>) -> Result<Stats> {
+        match std::mem::take(&mut self.start) {
+            Start::InFlight => runner.finish(&self.spheres, out),
+            Start::Failed(e) => Err(e),
+            Start::Panicked(payload) => std::panic::resume_unwind(payload),
+            Start::No | Start::Whole => runner.run(&self.spheres, out),
+        }
+    }
+
+    /// A part started and no longer wanted (the run stops): finished, its result dropped, so
+    /// the runner is left with nothing in flight.
+    fn drain(&mut self, runner: &mut PartRunner<'_>, out: &mut Vec<Pair>) {
+        if self.in_flight() {
+            let _ = guarded(|| self.result(runner, out));
+        }
+        self.start = Start::No;
     }
 }
 
-/// One runner's loop: takes a part, runs it, keeps its pairs or puts its halves back. A large
-/// next part, when one is waiting, is gathered on a thread of its own while the current one
-/// runs (a device's part leaves the host idle: its gather then costs no time).
+/// `f`, a panic caught as its payload.
+fn guarded<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+}
+
+/// One runner's loop: takes a part, runs it, keeps its pairs or puts its halves back. On a
+/// runner that starts parts ([`RunsParts::start`]), the next part is gathered and started
+/// while the current one runs on the device, and the current one's pairs are kept while the
+/// next runs. On another, a large next part, when one is waiting, is gathered on a thread of
+/// its own while the current one runs.
 fn worker(
     spheres: &[Sphere],
     order: &Order,
@@ -255,22 +343,30 @@ fn worker(
                 None => return done,
             }
         }
-        // The next part: a small one is gathered now, a large one while this part runs.
+        // A runner that starts parts starts this one now (unless it did as the next part).
+        if matches!(current.start, Start::No) {
+            current.start(runner);
+        }
+        // The next part: one to follow a part on the device, and a small one, are gathered
+        // now; a large one to follow a part run here, while this part runs.
         let ahead = take(false);
         let (run_now, gather_later) = match ahead {
-            Some(t) if t.owned.len() + t.ghosts.len() >= PARALLEL_PART => (None, Some(t)),
+            Some(t)
+                if !current.in_flight() && t.owned.len() + t.ghosts.len() >= PARALLEL_PART =>
+            {
+                (None, Some(t))
+            }
             other => (other, None),
         };
         if let Some(tile) = run_now {
             next.load(tile, spheres, order);
+            if current.in_flight() {
+                next.start(runner);
+            }
         }
         // A runner that panics must not leave the others waiting for its part: the panic ends
         // the run as an error, and is raised again once every runner has stopped.
-        let mut run = || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                runner(&current.spheres, &mut local)
-            }))
-        };
+        let mut run = || guarded(|| current.result(runner, &mut local));
         let result = match gather_later {
             None => run(),
             Some(tile) => std::thread::scope(|scope| {
@@ -287,6 +383,7 @@ fn worker(
         let result = match result {
             Ok(result) => result,
             Err(payload) => {
+                next.drain(runner, &mut local);
                 let mut q = lock();
                 q.running -= 1 + usize::from(next.tile.is_some());
                 q.panic.get_or_insert(payload);
@@ -343,6 +440,7 @@ fn worker(
         drop(q);
         changed.notify_all();
         if failed || stop {
+            next.drain(runner, &mut local);
             return done;
         }
         std::mem::swap(&mut current, &mut next);

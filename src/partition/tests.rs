@@ -338,3 +338,70 @@ fn large_parts_gathered_in_parallel_keep_every_pair_once() {
         assert!(err.to_string().contains("device lost"), "{err}");
     }
 }
+
+/// A runner that starts parts, as a GPU does: `start` takes a part (refusing one of more than
+/// `objects` objects, as a binding limit does), `finish` runs the oldest one started (the
+/// part it is handed must be that one). `fail_at`: the finish that fails as a lost device.
+#[derive(Default)]
+struct Starting {
+    objects: usize,
+    started: std::collections::VecDeque<Vec<Sphere>>,
+    most_started: usize,
+    finishes: usize,
+    fail_at: Option<usize>,
+}
+
+impl RunsParts for Starting {
+    fn run(&mut self, _: &[Sphere], _: &mut Vec<Pair>) -> Result<Stats> {
+        Err(Error::Config("a part this runner started was run instead".into()))
+    }
+
+    fn start(&mut self, part: &[Sphere]) -> Result<bool> {
+        let binding = |needed, allowed| Exceeds::Binding { needed, allowed };
+        refuse_over(part.len(), self.objects, binding, "objects")?;
+        self.started.push_back(part.to_vec());
+        self.most_started = self.most_started.max(self.started.len());
+        Ok(true)
+    }
+
+    fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        let oldest = self.started.pop_front().expect("a part started");
+        assert!(oldest == part, "finished a part other than the oldest started");
+        self.finishes += 1;
+        if self.fail_at == Some(self.finishes) {
+            return Err(Error::Gpu("device lost".into()));
+        }
+        Ok(brute(part, out))
+    }
+}
+
+#[test]
+fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() {
+    let spheres = uniform(3000, 40.0, 1.0, 101);
+    // Parts planned at 400 objects, refused at their start above 250: split, started again.
+    let mut one = Starting {
+        objects: 250,
+        ..Default::default()
+    };
+    let report = check(&spheres, 400, &mut [&mut one as &mut PartRunner]);
+    assert!(report.splits > 0, "{report:?}");
+    assert_eq!(one.most_started, 2, "the next part started before one finished");
+    assert!(one.started.is_empty(), "every part started was finished");
+    // Two such runners share the parts.
+    let (mut a, mut b) = (Starting::default(), Starting::default());
+    (a.objects, b.objects) = (300, 300);
+    check(&spheres, 300, &mut [&mut a as &mut PartRunner, &mut b]);
+    assert!(a.started.is_empty() && b.started.is_empty());
+    assert!(a.finishes > 0 && b.finishes > 0);
+    // A finish that fails ends the run with its error; the part started after it is
+    // finished too (nothing left on the device), its result dropped.
+    let mut failing = Starting {
+        objects: 300,
+        fail_at: Some(2),
+        ..Default::default()
+    };
+    let err = find_pairs(&spheres, None, 300, &mut [&mut failing as &mut PartRunner]).unwrap_err();
+    assert!(err.to_string().contains("device lost"), "{err}");
+    assert!(failing.started.is_empty(), "a started part was left in flight");
+    assert_eq!(failing.finishes, 3);
+}

@@ -6,7 +6,7 @@ pub mod auto_bench;
 pub mod bench;
 pub mod boxes;
 pub mod gpu;
-
+pub mod in_flight;
 pub mod resident;
 pub mod row;
 pub mod sort_bench;

@@ -24,6 +24,7 @@ mod gpu_counters;
 mod gpu_errors;
 mod gpu_figures;
 mod gpu_matches_cpu;
+mod in_flight;
 mod memory_limits;
 mod partition;
 mod readme_figures;

@@ -19,6 +19,20 @@ impl GpuContext {
         what: &str,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
+        self.map_read_after(staging, bytes, what, None, read)
+    }
+
+    /// [`Self::map_read`] waiting only until the submission `after` has run (`None`: the queue
+    /// idle), so a later submission may still be running (frames in flight, docs/design.md
+    /// §9.16).
+    pub fn map_read_after<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        what: &str,
+        after: Option<wgpu::SubmissionIndex>,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
         let slice = staging.slice(..bytes);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -29,8 +43,9 @@ impl GpuContext {
             ctx: self,
             buffer: staging,
         };
-        // The wait runs the callback once the queue is idle, whatever error it then reports.
-        let waited = self.wait();
+        // The wait runs the callback once its submission has run, whatever error it then
+        // reports.
+        let waited = self.wait_for(after);
         let mapped = if waited.is_ok() {
             // The map is resolved; its callback has run or is running on another thread whose
             // poll collected it (tests share a device): wait for it, boundedly.

@@ -56,11 +56,13 @@ use std::sync::Arc;
 use web_time::Instant;
 
 mod buffers;
+mod in_flight;
 mod parts;
 mod read_back;
 mod resident;
 #[cfg(test)]
 mod map_tests;
+pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
@@ -144,6 +146,8 @@ pub struct GpuBroadPhase {
     dispatch_workgroup: u32,
     /// The host side of the frame being run, by step (`host_ms` in the rows).
     host: crate::gpu::timer::HostSteps,
+    /// Frames submitted and not yet finished ([`Self::submit_frame`]).
+    in_flight: in_flight::InFlight,
 }
 
 /// Totals read back after a frame.
@@ -225,6 +229,7 @@ impl GpuBroadPhase {
             pair_dispatch: None,
             dispatch_workgroup: 64,
             host: Default::default(),
+            in_flight: Default::default(),
             method,
             ctx,
         })
@@ -683,10 +688,7 @@ impl GpuBroadPhase {
             stages: Vec::new(),
             chosen: None,
         };
-        self.paper_min_axis_tests =
-            (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
-        self.grid_lookups_per_object = (self.method == Method::Grid)
-            .then(|| totals.grid_lookups as f64 / spheres.len() as f64);
+        self.note_totals(&totals, spheres.len() as u32);
         for (label, seconds) in times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::events::EventTracker;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::is_size_limit;
-use crate::partition::{self, PartRunner};
+use crate::partition::{self, PartRunner, RunsParts};
 use web_time::Instant;
 
 /// Bytes per object of the sphere buffer: the first plan's part size is a binding over this
@@ -123,13 +123,9 @@ impl GpuBroadPhase {
         let mut pairs = Vec::new();
         let result = {
             let mut runners: Vec<Box<PartRunner<'_>>> = Vec::with_capacity(devices);
-            runners.push(Box::new(|part: &[Sphere], local: &mut Vec<Pair>| {
-                run_part(self, part, local)
-            }));
+            runners.push(Box::new(PartsOn::new(self)));
             for helper in parts.helpers.iter_mut() {
-                runners.push(Box::new(|part: &[Sphere], local: &mut Vec<Pair>| {
-                    run_part(helper, part, local)
-                }));
+                runners.push(Box::new(PartsOn::new(helper)));
             }
             let mut refs: Vec<&mut PartRunner<'_>> = runners.iter_mut().map(|r| &mut **r).collect();
             let store = out.is_some() || with_events;
@@ -169,18 +165,60 @@ impl GpuBroadPhase {
     }
 }
 
-/// One part as a whole frame on `broad`. A size limit asks the partition for smaller parts;
-/// any other `TooLarge` (host memory) is no size limit of the device, so it ends the frame
-/// rather than splitting parts that no split would make fit.
-fn run_part(broad: &mut GpuBroadPhase, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
-    broad.find_pairs_whole(part, Some(out)).map_err(|e| {
-        if matches!(e, Error::TooLarge { .. }) && !is_size_limit(&e) {
-            Error::Context {
-                context: format!("a part of {} spheres", part.len()),
-                source: Box::new(e),
-            }
-        } else {
-            e
+/// The parts of a frame on one device, each a whole frame of its broad phase, started and
+/// finished as frames in flight ([`GpuBroadPhase::submit_frame`]): the next part goes up while
+/// the device runs one, the last one's pairs are kept while it runs the next.
+struct PartsOn<'a> {
+    broad: &'a mut GpuBroadPhase,
+    /// The parts started, oldest first.
+    started: std::collections::VecDeque<u64>,
+}
+
+impl<'a> PartsOn<'a> {
+    fn new(broad: &'a mut GpuBroadPhase) -> Self {
+        Self {
+            broad,
+            started: Default::default(),
         }
-    })
+    }
+}
+
+impl RunsParts for PartsOn<'_> {
+    fn run(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        let result = self.broad.find_pairs_whole(part, Some(out));
+        result.map_err(|e| part_error(e, part))
+    }
+
+    fn start(&mut self, part: &[Sphere]) -> Result<bool> {
+        let seq = self.broad.submit_part(part, true, true);
+        match seq.map_err(|e| part_error(e, part))? {
+            Some(seq) => {
+                self.started.push_back(seq);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+        let Some(seq) = self.started.pop_front() else {
+            return Err(Error::Config("a part finished that was not started".into()));
+        };
+        let result = self.broad.finish_part(seq, part, Some(out), true);
+        result.map_err(|e| part_error(e, part))
+    }
+}
+
+/// A part's error: a size limit asks the partition for smaller parts; any other `TooLarge`
+/// (host memory) is no size limit of the device, so it ends the frame rather than splitting
+/// parts that no split would make fit.
+fn part_error(e: Error, part: &[Sphere]) -> Error {
+    if matches!(e, Error::TooLarge { .. }) && !is_size_limit(&e) {
+        Error::Context {
+            context: format!("a part of {} spheres", part.len()),
+            source: Box::new(e),
+        }
+    } else {
+        e
+    }
 }

@@ -3,7 +3,7 @@
 //! rest of a list that grew in one more map (§9.16).
 
 use super::{COUNTER_WORDS, GpuBroadPhase, Totals};
-use crate::broadphase::Pair;
+use crate::broadphase::{Method, Pair};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::count_u32;
@@ -156,6 +156,14 @@ impl GpuBroadPhase {
         }
         self.last_events = frame_events;
         Ok((self.totals_from(n, &words)?, pairs, times))
+    }
+
+    /// Keeps what a frame of `n` spheres counted beyond its tests and pairs.
+    pub(super) fn note_totals(&mut self, totals: &Totals, n: u32) {
+        self.paper_min_axis_tests =
+            (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
+        self.grid_lookups_per_object =
+            (self.method == Method::Grid).then(|| totals.grid_lookups as f64 / n as f64);
     }
 
     /// Totals from the counter words of a frame; a walk the device cut short is an error.

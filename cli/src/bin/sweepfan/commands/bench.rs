@@ -15,6 +15,7 @@ use sweepfan_cli::report::bench::rows_table;
 use sweepfan_cli::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure, scene_params};
 use sweepfan_cli::run::boxes::bench_shapes;
 use sweepfan_cli::run::gpu::LazyGpu;
+use sweepfan_cli::run::in_flight::measure_in_flight;
 use sweepfan_cli::run::resident::measure_resident;
 use sweepfan_cli::run::verify_shapes::Shapes;
 
@@ -83,6 +84,11 @@ pub struct BenchArgs {
     /// sphere scenes; the first and the last frame are checked against the CPU.
     #[arg(long)]
     pub resident: bool,
+    /// Two frames in flight: frame k + 1 is moved and uploaded while frame k runs on the GPU,
+    /// then frame k is finished (`GpuBroadPhase::submit_frame`, docs/design.md §9.16); a
+    /// frame's time runs from one finish to the next. With --backend gpu, sphere scenes.
+    #[arg(long, conflicts_with_all = ["resident", "events"])]
+    pub in_flight: bool,
     #[command(flatten)]
     pub out: Outputs,
 }
@@ -136,6 +142,16 @@ impl BenchArgs {
         ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
         if self.resident {
             self.check_resident(scene, spheres)?;
+        }
+        if self.in_flight {
+            if self.backend.backends() != [Backend::Gpu] {
+                bail!("--in-flight runs frames on the GPU: add --backend gpu");
+            }
+            if !spheres || scene == Some(SceneKind::Rotating) {
+                bail!(
+                    "--in-flight: sphere scenes only (not --shape obb|polygon or --scene rotating)"
+                );
+            }
         }
         if self.body.is_some() && !(spheres && scene == Some(SceneKind::Rotating)) {
             bail!("--body: only the rotating scene (--scene rotating) has rotating bodies");
@@ -253,6 +269,8 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let verify = !a.no_verify;
     let measured = if a.resident {
         measure_resident(&scene, &methods, a.frames, verify, gpu)
+    } else if a.in_flight {
+        measure_in_flight(&scene, &methods, a.frames, a.count_only, verify, gpu)
     } else {
         measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu)
     };
@@ -272,6 +290,8 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         scene.len(),
         if a.resident {
             ", resident on the GPU"
+        } else if a.in_flight {
+            ", two frames in flight on the GPU"
         } else {
             ""
         },

@@ -1,0 +1,203 @@
+//! `bench --in-flight` (docs/design.md §9.16, "Frames in flight"): the scene's frames go up
+//! from host memory as in `bench`, but two at a time: frame k + 1 is moved and submitted while
+//! frame k runs on the device, then frame k is finished. A frame's time is the wall time from
+//! one finish to the next (the rate a caller gets), less the scene's motion and the checks
+//! that run between them (as `bench` leaves them out).
+//!
+//! The frames are `bench`'s: frame k is the scene after k steps (two copies of the scene, each
+//! stepped twice a turn). The first and the last frame are verified against the CPU reference.
+
+use crate::run::bench::{Measurement, reference_method};
+use crate::run::gpu::LazyGpu;
+use crate::run::row::{Row, traffic_fields};
+use crate::run::verify::{Comparison, compare_pairs};
+use std::time::{Duration, Instant};
+use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Method, Pair, Stats, canonicalize};
+use sweepfan::error::{Error, Result};
+use sweepfan::gpu::GpuBroadPhase;
+use sweepfan::registry;
+use sweepfan::scenes::Scene;
+
+/// Measures each method on `scene` over `frames` frames with two in flight; returns the rows
+/// and whether every verified frame matched.
+pub fn measure_in_flight(
+    scene: &Scene,
+    methods: &[String],
+    frames: usize,
+    count_only: bool,
+    verify: bool,
+    gpu: &mut LazyGpu,
+) -> Result<(Vec<Row>, bool)> {
+    if scene.is_empty() {
+        return Err(Error::EmptyScene);
+    }
+    let ctx = gpu.get()?;
+    let (mut rows, mut all_ok) = (Vec::new(), true);
+    for name in methods {
+        let chosen = (name == registry::AUTO).then(|| {
+            sweepfan::broadphase::auto::choose(&scene.spheres, Backend::Gpu, ctx.is_software())
+        });
+        let method = match &chosen {
+            Some(c) => c.method,
+            None => Method::parse(name)?,
+        };
+        let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
+        let mut reference = match verify {
+            true => Some(registry::broad_phase(reference_name, Backend::Cpu, None)?),
+            false => None,
+        };
+        let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
+        let reference = reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase);
+        let (mut m, cmp) = run_in_flight(&mut bp, scene, frames, count_only, reference)?;
+        m.chosen = chosen;
+        let verified = cmp.as_ref().map(Comparison::is_ok);
+        if let Some(c) = cmp.as_ref().filter(|c| !c.is_ok()) {
+            all_ok = false;
+            eprintln!(
+                "MISMATCH {name} [gpu, in flight] vs {reference_name}: {}",
+                c.summary()
+            );
+        }
+        let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
+        let (device_bytes_per_object, device_traffic) =
+            traffic_fields(bp.device_traffic(scene.len(), tests, pairs, !count_only));
+        let device = (Backend::Gpu, format!("{} (in flight)", gpu.device()));
+        rows.push(Row {
+            verified,
+            verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
+            near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
+            gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
+            device_bytes_per_object,
+            device_traffic,
+            parts: bp.parts(),
+            ..Row::measured(&scene.name, scene.len(), name, device, &m, frames)
+        });
+    }
+    Ok((rows, all_ok))
+}
+
+/// The two copies of the scene: frame k is `even` or `odd` as k is, stepped twice after its
+/// finish to become frame k + 2.
+fn run_in_flight(
+    bp: &mut GpuBroadPhase,
+    scene: &Scene,
+    frames: usize,
+    count_only: bool,
+    reference: Option<&mut dyn BroadPhase>,
+) -> Result<(Measurement, Option<Comparison>)> {
+    let mut even = scene.clone();
+    let mut odd = scene.clone();
+    odd.step();
+    let store = !count_only;
+    let mut turn = Turn {
+        last: frames.max(1) - 1,
+        count_only,
+        frame: 0,
+        m: Measurement::default(),
+        comparison: None,
+        pairs: Vec::new(),
+        counts_before: bp.device_counts(),
+        reference,
+        last_end: Instant::now(),
+        excluded: Duration::ZERO,
+    };
+    // Two frames a round, each finished once the next is submitted: the ticket of a frame
+    // borrows its scene until its finish, so the rounds name each copy.
+    let mut on_even = Some(bp.submit_frame(&even.spheres, store)?);
+    while let Some(current) = on_even.take() {
+        let on_odd = turn.more().then(|| bp.submit_frame(&odd.spheres, store));
+        let on_odd = on_odd.transpose()?;
+        let stats = bp.finish_frame(current, store.then_some(&mut turn.pairs))?;
+        turn.finished(bp, &stats, &mut even)?;
+        let Some(current) = on_odd else { break };
+        let next = turn.more().then(|| bp.submit_frame(&even.spheres, store));
+        on_even = next.transpose()?;
+        let stats = bp.finish_frame(current, store.then_some(&mut turn.pairs))?;
+        turn.finished(bp, &stats, &mut odd)?;
+    }
+    Ok((turn.m, turn.comparison))
+}
+
+/// What the frames of one run share.
+struct Turn<'r> {
+    last: usize,
+    count_only: bool,
+    /// The frame finished next.
+    frame: usize,
+    m: Measurement,
+    comparison: Option<Comparison>,
+    pairs: Vec<Pair>,
+    counts_before: Option<sweepfan::broadphase::DeviceCounts>,
+    reference: Option<&'r mut dyn BroadPhase>,
+    /// A frame's time: from the last finish to its own, less what ran between them that is
+    /// not the frames' (the check, the scene's motion).
+    last_end: Instant,
+    excluded: Duration,
+}
+
+impl Turn<'_> {
+    /// Whether a frame follows the one finished next.
+    fn more(&self) -> bool {
+        self.frame < self.last
+    }
+
+    /// After frame `self.frame`'s finish: its time, counts and check; `scene` (its copy)
+    /// stepped twice, to the frame after next.
+    fn finished(&mut self, bp: &GpuBroadPhase, stats: &Stats, scene: &mut Scene) -> Result<()> {
+        let (tests, pairs) = (stats.tests, stats.pairs);
+        self.m
+            .record(self.last_end + self.excluded, tests, pairs, &stats.stages);
+        let pause = Instant::now();
+        let counts = bp.device_counts();
+        if let (Some(b), Some(a)) = (self.counts_before, counts) {
+            self.m.device.push(a.since(b));
+        }
+        self.counts_before = counts;
+        let frame = self.frame;
+        if (frame == 0 || frame == self.last)
+            && let Some(reference) = self.reference.as_deref_mut()
+        {
+            let mut this = check(
+                reference,
+                &scene.spheres,
+                &mut self.pairs,
+                self.count_only,
+                stats,
+            )?;
+            this.frame = frame;
+            if self
+                .comparison
+                .as_ref()
+                .is_none_or(|c| c.is_ok() && !this.is_ok())
+            {
+                self.comparison = Some(this);
+            }
+        }
+        if frame + 2 <= self.last {
+            scene.step();
+            scene.step();
+        }
+        (self.last_end, self.excluded) = (pause, pause.elapsed());
+        self.frame += 1;
+        Ok(())
+    }
+}
+
+/// The frame's pairs (or, counting only, its count) against the reference's on its spheres.
+fn check(
+    reference: &mut dyn BroadPhase,
+    spheres: &[sweepfan::Sphere],
+    got: &mut [Pair],
+    count_only: bool,
+    stats: &Stats,
+) -> Result<Comparison> {
+    if count_only {
+        let expected = reference.find_pairs(spheres, None)?;
+        return Ok(Comparison::of_counts(expected.pairs, stats.pairs));
+    }
+    let mut expected = Vec::new();
+    reference.find_pairs(spheres, Some(&mut expected))?;
+    canonicalize(&mut expected);
+    canonicalize(got);
+    Ok(compare_pairs(spheres, &expected, got))
+}

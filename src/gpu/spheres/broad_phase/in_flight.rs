@@ -1,0 +1,337 @@
+//! Frames in flight (docs/design.md §9.16, "Frames in flight"): a frame is submitted
+//! ([`GpuBroadPhase::submit_frame`]) and finished later ([`GpuBroadPhase::finish_frame`]), so
+//! the host writes the next frame's spheres into staging memory, and reads the last frame's
+//! pairs, while the device runs another frame. At most [`MAX_IN_FLIGHT`] frames are in flight.
+//!
+//! Each frame in flight has its own *slot*: the staging buffer its spheres went up through and
+//! the readback buffer its results come back in. Everything else (the resident buffers, the pair
+//! list, the counters) is shared: the device runs submissions in order and each frame copies its
+//! results into its own readback buffer in its own submission, so a later frame overwriting them
+//! changes nothing already copied. What is not copied by then is a list longer than the frame
+//! planned to read: such a frame, and one whose list overflowed, runs again, whole, at its
+//! finish (the caller still holds its spheres).
+//!
+//! A frame runs whole at its finish instead (not in flight) while events or the canonical order
+//! are on (their lists live from frame to frame), while frames run in parts, with
+//! [`MAX_IN_FLIGHT`] frames already in flight, or when it meets a size limit of the device.
+
+use super::{COUNTER_WORDS, GpuBroadPhase};
+use crate::broadphase::{Clock, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::sphere::Sphere;
+use crate::gpu::readback::{self, Readback};
+use crate::gpu::slots;
+use crate::gpu::timer::HostSteps;
+use crate::gpu::upload::Upload;
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use web_time::Instant;
+
+/// Frames a broad phase keeps in flight at most: one running, the next queued behind it.
+pub const MAX_IN_FLIGHT: usize = 2;
+
+/// The host memory a frame's transfers go through.
+pub(super) struct Slot {
+    pub upload: Upload,
+    pub readback: Readback,
+}
+
+impl Slot {
+    pub fn new() -> Self {
+        Slot {
+            upload: Upload::new("sphere upload"),
+            readback: Readback::new("sphere frame readback"),
+        }
+    }
+}
+
+/// A submitted frame, until its finish.
+struct Submitted {
+    seq: u64,
+    slot: Slot,
+    index: wgpu::SubmissionIndex,
+    n: u32,
+    store: bool,
+    /// Pairs its readback copies (the rest of a longer list is gone by its finish).
+    planned: u64,
+    capacity: u64,
+    counters: Range<usize>,
+    times: Range<usize>,
+    labels: Vec<&'static str>,
+    pairs: Range<usize>,
+    host: HostSteps,
+    start: Instant,
+}
+
+/// The frames in flight and the slots free for the next.
+#[derive(Default)]
+pub(super) struct InFlight {
+    frames: VecDeque<Submitted>,
+    free: Vec<Slot>,
+}
+
+/// A frame on its way ([`GpuBroadPhase::submit_frame`]), holding the caller's spheres until
+/// [`GpuBroadPhase::finish_frame`] (a frame that must run again reads them again).
+#[must_use = "a submitted frame is finished by GpuBroadPhase::finish_frame"]
+pub struct SubmittedFrame<'s> {
+    spheres: &'s [Sphere],
+    store: bool,
+    /// Its place in the queue; `None`: it runs whole at its finish.
+    seq: Option<u64>,
+}
+
+impl SubmittedFrame<'_> {
+    /// Whether the frame is on the device's queue (else it runs whole at its finish: see the
+    /// module docs).
+    pub fn in_flight(&self) -> bool {
+        self.seq.is_some()
+    }
+}
+
+impl GpuBroadPhase {
+    /// Frames submitted and not yet finished.
+    pub fn frames_in_flight(&self) -> usize {
+        self.in_flight.frames.len()
+    }
+
+    /// Submits a frame without waiting for it: the spheres are copied once into staging
+    /// memory and the frame's work is queued behind any frame in flight. Finish it with
+    /// [`Self::finish_frame`] (frames in any order); pairs are stored when `store`. Meanwhile the host is free: to move the next frame's spheres and submit it, so
+    /// that its upload overlaps this frame's work on the device.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use std::sync::Arc;
+    /// use sweepfan::{GpuBroadPhase, GpuContext, Method, Sphere};
+    ///
+    /// let Ok(ctx) = GpuContext::default_adapter() else { return Ok(()) };
+    /// let mut grid = GpuBroadPhase::new(Arc::new(ctx), Method::Grid)?;
+    /// let line = |gap: f32| -> Vec<Sphere> {
+    ///     (0..100).map(|i| Sphere::new(Vec3::new(i as f32 * gap, 0.0, 0.0), 1.0)).collect()
+    /// };
+    /// let (a, b) = (line(1.5), line(3.0));
+    /// let first = grid.submit_frame(&a, true)?;
+    /// let second = grid.submit_frame(&b, true)?; // queued behind the first
+    /// let (mut pairs_a, mut pairs_b) = (Vec::new(), Vec::new());
+    /// grid.finish_frame(first, Some(&mut pairs_a))?;
+    /// grid.finish_frame(second, Some(&mut pairs_b))?;
+    /// assert_eq!((pairs_a.len(), pairs_b.len()), (99, 0));
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn submit_frame<'s>(
+        &mut self,
+        spheres: &'s [Sphere],
+        store: bool,
+    ) -> Result<SubmittedFrame<'s>> {
+        crate::geom::sphere::validate_spheres(spheres)?;
+        if spheres.is_empty() {
+            return Err(Error::EmptyScene);
+        }
+        let seq = match self.submit_part(spheres, store, false) {
+            Ok(seq) => seq,
+            // Too large to run whole: at its finish it runs as `find_pairs` would, in parts.
+            Err(e) if crate::gpu::context::is_size_limit(&e) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(SubmittedFrame {
+            spheres,
+            store,
+            seq,
+        })
+    }
+
+    /// Waits for `frame` (its own submission, not those queued after it) and returns its pairs (when it was
+    /// submitted to store them) and its stats, as [`crate::BroadPhase::find_pairs`] does for a
+    /// frame run whole. `total` is the wall time from its submission.
+    pub fn finish_frame(
+        &mut self,
+        frame: SubmittedFrame<'_>,
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        let mut discard = Vec::new();
+        let out = match (frame.store, out) {
+            (true, Some(out)) => Some(out),
+            (true, None) => Some(&mut discard),
+            (false, _) => None,
+        };
+        let stats = match frame.seq {
+            Some(seq) => self.finish_part(seq, frame.spheres, out, false),
+            None => crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out),
+        }?;
+        if frame.seq.is_some() {
+            self.ran_whole();
+        }
+        Ok(stats)
+    }
+
+    /// Submits a frame of validated spheres (`as_part`: a part of a frame in parts); its
+    /// sequence number, or `None` where it is to run whole at its finish. A size limit of the
+    /// device is the error (a part is then split).
+    pub(super) fn submit_part(
+        &mut self,
+        spheres: &[Sphere],
+        store: bool,
+        as_part: bool,
+    ) -> Result<Option<u64>> {
+        let whole_only = self.events.is_some()
+            || self.canonical.is_some()
+            || (self.in_parts() && !as_part)
+            || self.in_flight.frames.len() >= MAX_IN_FLIGHT
+            || cfg!(target_arch = "wasm32");
+        if whole_only {
+            return Ok(None);
+        }
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
+        let start = Instant::now();
+        self.host.start();
+        // The frame records through a slot of its own, swapped in for the broad phase's.
+        let mut slot = self.in_flight.free.pop().unwrap_or_else(Slot::new);
+        self.swap_slot(&mut slot);
+        let submitted = self.record_and_submit(spheres, store);
+        self.swap_slot(&mut slot);
+        let (index, plan) = match submitted {
+            Ok(s) => s,
+            Err(e) => {
+                self.in_flight.free.push(slot);
+                return Err(e);
+            }
+        };
+        // Numbered across broad phases: a frame finished on another one is an error.
+        static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
+        let seq = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);
+        self.in_flight.frames.push_back(Submitted {
+            seq,
+            slot,
+            index,
+            n: spheres.len() as u32,
+            store,
+            planned: plan.planned,
+            capacity: self.pair_capacity,
+            counters: plan.counters,
+            times: plan.times,
+            labels: self.timer.labels(),
+            pairs: plan.pairs,
+            host: std::mem::take(&mut self.host),
+            start,
+        });
+        Ok(Some(seq))
+    }
+
+    fn swap_slot(&mut self, slot: &mut Slot) {
+        std::mem::swap(&mut self.upload, &mut slot.upload);
+        std::mem::swap(&mut self.readback, &mut slot.readback);
+    }
+
+    /// Records the frame with its readback (counters, timestamps, the pairs as far as the last
+    /// count planned) and submits it.
+    fn record_and_submit(
+        &mut self,
+        spheres: &[Sphere],
+        store: bool,
+    ) -> Result<(wgpu::SubmissionIndex, Plan)> {
+        let mut enc = self.record_frame(spheres, store)?;
+        let rb = &mut self.readback;
+        rb.clear();
+        let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let times = rb.add_timer(&self.timer);
+        let planned = if store {
+            self.pair_hint.planned(self.pair_capacity)
+        } else {
+            0
+        };
+        let pairs = rb.add(&self.pair_list, 0, planned * 8);
+        rb.record(&self.ctx, &mut enc)?;
+        self.host.lap("encode");
+        let index = self.ctx.queue.submit([enc.finish()]);
+        self.upload.after_submit();
+        self.host.lap("submit");
+        Ok((
+            index,
+            Plan {
+                planned,
+                counters,
+                times,
+                pairs,
+            },
+        ))
+    }
+
+    /// Finishes the frame `seq`, waiting for its submission only. A frame whose list overflowed, or grew
+    /// past what its readback planned, runs again whole: `whole_only` as a part does (a size
+    /// limit is the error), else as `find_pairs` does (in parts past a size limit).
+    pub(super) fn finish_part(
+        &mut self,
+        seq: u64,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+        whole_only: bool,
+    ) -> Result<Stats> {
+        let Some(at) = self.in_flight.frames.iter().position(|f| f.seq == seq) else {
+            return Err(Error::Config(format!(
+                "frame {seq} is not in flight on this broad phase (finished already, or \
+                 submitted to another)"
+            )));
+        };
+        let mut f = self.in_flight.frames.remove(at).expect("found above");
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
+        f.host.resume();
+        let (timer, host) = (&self.timer, &mut f.host);
+        let read = f.slot.readback.map_after(&ctx, f.index.clone(), |bytes| {
+            host.lap("wait");
+            let words = readback::words(&bytes[f.counters.clone()]);
+            let at = slots::SPHERE_PAIRS as usize;
+            let found = words[at] as u64 | (words[at + 1] as u64) << 32;
+            let pairs = (f.store && found <= f.capacity && found <= f.planned).then(|| {
+                let at = f.pairs.start;
+                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+            });
+            let times = timer.times_of(&ctx, &f.labels, &bytes[f.times.clone()]);
+            host.lap("read-back");
+            (words, found, pairs, times)
+        });
+        self.in_flight.free.push(f.slot);
+        let (words, found, pairs, times) = read?;
+        self.pair_hint.saw(found);
+        if f.store && pairs.is_none() {
+            // The list overflowed, or the rest of it is overwritten by now: the frame again,
+            // whole, with a list that holds it.
+            if found > self.pair_capacity {
+                self.grow_pair_list(found)?;
+            }
+            return if whole_only {
+                self.find_pairs_whole(spheres, out)
+            } else {
+                crate::broadphase::BroadPhase::find_pairs(self, spheres, out)
+            };
+        }
+        let totals = self.totals_from(f.n, &words)?;
+        if let (Some(out), Some(pairs)) = (out, pairs) {
+            *out = pairs;
+        }
+        let mut stats = Stats {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            stages: Vec::new(),
+            chosen: None,
+        };
+        self.note_totals(&totals, f.n);
+        for (label, seconds) in times {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        f.host.lap("finish");
+        f.host.report(&mut stats);
+        stats.stage("total", f.start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+}
+
+/// Where a submitted frame's results lie in its readback.
+struct Plan {
+    planned: u64,
+    counters: Range<usize>,
+    times: Range<usize>,
+    pairs: Range<usize>,
+}

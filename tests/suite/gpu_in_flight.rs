@@ -1,0 +1,148 @@
+//! Frames in flight (`GpuBroadPhase::submit_frame` / `finish_frame`, docs/design.md §9.16):
+//! each frame's pairs and tests equal the oracles' for that frame's scene while later frames
+//! are queued behind it, whatever the order they finish in; a list that overflowed, or grew past
+//! what its readback planned while a later frame reused the list, still comes back whole; a
+//! frame past the limit of frames in flight runs whole at its finish.
+
+use crate::common::{oracle_pairs, oracle_tests, shared_gpu};
+use glam::Vec3;
+use sweepfan::gpu::{GpuBroadPhase, MAX_IN_FLIGHT, SubmittedFrame};
+use sweepfan::{BroadPhase, Error, Method, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+
+fn scene(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
+    Scene::generate(kind, &SceneParams::new(n, seed)).spheres
+}
+
+/// Finishes `frame` and checks its pairs and tests against the oracles on `spheres`.
+fn finish(bp: &mut GpuBroadPhase, frame: SubmittedFrame<'_>, spheres: &[Sphere], what: &str) {
+    let m = bp.method();
+    let mut pairs = Vec::new();
+    let stats = bp
+        .finish_frame(frame, Some(&mut pairs))
+        .unwrap_or_else(|e| panic!("{m}, {what}: {e}"));
+    canonicalize(&mut pairs);
+    let want = oracle_pairs(spheres);
+    assert!(
+        pairs == want,
+        "{m}, {what}: {} pairs, brute force {}",
+        pairs.len(),
+        want.len()
+    );
+    assert_eq!(stats.pairs, want.len() as u64, "{m}, {what}");
+    assert_eq!(stats.tests, oracle_tests(m, spheres), "{m}, {what}: tests");
+}
+
+#[test]
+fn frames_in_flight_give_each_frame_its_own_pairs() {
+    let Some(ctx) = shared_gpu() else { return };
+    let a = scene(SceneKind::Paper, 1500, 71);
+    let b = scene(SceneKind::Clusters, 1200, 72);
+    let c = scene(SceneKind::MixedRadii, 900, 73);
+    for m in Method::ALL {
+        let bp = &mut GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        let fa = bp.submit_frame(&a, true).unwrap();
+        let fb = bp.submit_frame(&b, true).unwrap();
+        assert!(fa.in_flight() && fb.in_flight(), "{m}");
+        assert_eq!(bp.frames_in_flight(), MAX_IN_FLIGHT, "{m}");
+        // Past the limit: queued nowhere, run whole at its finish.
+        let fc = bp.submit_frame(&c, true).unwrap();
+        assert!(!fc.in_flight(), "{m}");
+        // Out of order: the second frame first, the third (run whole) between.
+        finish(bp, fb, &b, "second frame, finished first");
+        finish(bp, fc, &c, "third frame, run whole");
+        finish(bp, fa, &a, "first frame, finished last");
+        assert_eq!(bp.frames_in_flight(), 0, "{m}");
+        // Count only: the totals alone.
+        let fa = bp.submit_frame(&a, false).unwrap();
+        let fb = bp.submit_frame(&b, false).unwrap();
+        let sb = bp.finish_frame(fb, None).unwrap();
+        let sa = bp.finish_frame(fa, None).unwrap();
+        assert_eq!(sa.pairs, oracle_pairs(&a).len() as u64, "{m}");
+        assert_eq!(sb.pairs, oracle_pairs(&b).len() as u64, "{m}");
+    }
+}
+
+/// The pair list is shared by the frames in flight: one whose list overflowed, or outgrew the
+/// pairs its readback copied before a later frame overwrote the list, runs again at its finish.
+#[test]
+fn a_list_that_outgrew_its_readback_runs_again() {
+    let Some(ctx) = shared_gpu() else { return };
+    let few = scene(SceneKind::Paper, 800, 81);
+    // 120 spheres at one point: 7,140 pairs, past what a frame after `few` plans to copy
+    // (its count, a quarter more and 1,024).
+    let many = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 0.5); 120];
+    assert!(oracle_pairs(&many).len() > oracle_pairs(&few).len() * 5 / 4 + 1024);
+    for m in [Method::Grid, Method::Sap, Method::BruteForce] {
+        let bp = &mut GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        let mut pairs = Vec::new();
+        bp.find_pairs(&few, Some(&mut pairs)).unwrap();
+        let fm = bp.submit_frame(&many, true).unwrap();
+        let ff = bp.submit_frame(&few, true).unwrap();
+        assert!(fm.in_flight() && ff.in_flight(), "{m}");
+        finish(bp, fm, &many, "many pairs, then a frame reusing the list");
+        finish(bp, ff, &few, "the frame after");
+        // Both frames overflow a list of one pair.
+        bp.set_pair_capacity(1).unwrap();
+        let ff = bp.submit_frame(&few, true).unwrap();
+        let fm = bp.submit_frame(&many, true).unwrap();
+        finish(bp, ff, &few, "overflowed, first");
+        finish(bp, fm, &many, "overflowed, second");
+        assert!(
+            bp.pair_capacity() >= oracle_pairs(&many).len() as u64,
+            "{m}"
+        );
+    }
+}
+
+/// A submission waits for nothing, a finish once; the spheres go up once (16 bytes each).
+#[test]
+fn a_frame_in_flight_waits_once_and_uploads_once() {
+    // A context of its own (`shared_gpu` makes one a call): the counts are per device.
+    let Some(own) = shared_gpu() else { return };
+    let a = scene(SceneKind::Paper, 2000, 91);
+    let b = scene(SceneKind::Paper, 2000, 92);
+    let bp = &mut GpuBroadPhase::new(own.clone(), Method::Grid).unwrap();
+    // Warm-up: buffers and lists sized.
+    for _ in 0..2 {
+        let (fa, fb) = (
+            bp.submit_frame(&a, true).unwrap(),
+            bp.submit_frame(&b, true).unwrap(),
+        );
+        finish(bp, fa, &a, "warm-up");
+        finish(bp, fb, &b, "warm-up");
+    }
+    let before = own.counts();
+    let fa = bp.submit_frame(&a, true).unwrap();
+    let fb = bp.submit_frame(&b, true).unwrap();
+    let submitted = own.counts().since(before);
+    assert_eq!(submitted.host_waits, 0, "a submission waits for nothing");
+    // The spheres, and the frames' parameters (under 4 KiB a frame, as `host_copies` allows).
+    let scene_bytes = 16 * 4000;
+    assert!(
+        (scene_bytes..=scene_bytes + 2 * 4096).contains(&submitted.bytes_from_host),
+        "each sphere up once: {submitted:?}"
+    );
+    finish(bp, fa, &a, "first");
+    finish(bp, fb, &b, "second");
+    assert_eq!(own.counts().since(before).host_waits, 2);
+}
+
+/// Bad input is the submission's error; a frame finished twice, or on another broad phase,
+/// is an error, not another frame's pairs.
+#[test]
+fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
+    let Some(ctx) = shared_gpu() else { return };
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    let mut other = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    assert!(matches!(bp.submit_frame(&[], true), Err(Error::EmptyScene)));
+    let bad = [Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
+    assert!(bp.submit_frame(&bad, true).is_err());
+    let a = scene(SceneKind::Paper, 500, 95);
+    let fa = bp.submit_frame(&a, true).unwrap();
+    let err = other.finish_frame(fa, None).unwrap_err();
+    assert!(err.to_string().contains("not in flight"), "{err}");
+    assert_eq!(bp.frames_in_flight(), 1);
+    // That frame is still queued on `bp`: its later frames are unaffected.
+    let fb = bp.submit_frame(&a, true).unwrap();
+    finish(&mut bp, fb, &a, "after a foreign finish");
+}
