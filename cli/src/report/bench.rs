@@ -121,7 +121,7 @@ fn under_heading(heading: &str, lines: impl Iterator<Item = String>) -> String {
 /// sizes are stable (docs/design.md §9.16); empty when no row counts them.
 pub fn creation_lines(rows: &[Row]) -> String {
     steady_lines(
-        "per GPU frame after the first two",
+        "per GPU frame after the first two (four in flight)",
         rows.iter().map(|r| (label(r), r.steady)),
     )
 }

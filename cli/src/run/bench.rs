@@ -93,6 +93,8 @@ pub struct Measurement {
     pub events: Vec<[u64; 2]>,
     /// `auto`: the last frame's choice.
     pub chosen: Option<sweepfan::broadphase::auto::Choice>,
+    /// Frames that size the lists, left out of [`Self::steady_counts`] (0: the usual 2).
+    pub warm_frames: usize,
 }
 
 impl Measurement {
@@ -124,13 +126,19 @@ impl Measurement {
     }
 
     /// Creations and host traffic per frame once sizes are stable: medians over the frames
-    /// after the first two (the last frame alone when there are no more), when the backend
-    /// counts them (docs/design.md §9.16).
+    /// after the first two (four with frames in flight, whose two slots each size their
+    /// readback; the last frame alone when there are no more), when the backend counts them
+    /// (docs/design.md §9.16).
     pub fn steady_counts(&self) -> Option<SteadyCounts> {
+        let warm = if self.warm_frames == 0 {
+            2
+        } else {
+            self.warm_frames
+        };
         let frames = match self.device.len() {
             0 => return None,
-            1..=2 => &self.device[self.device.len() - 1..],
-            _ => &self.device[2..],
+            len if len <= warm => &self.device[len - 1..],
+            _ => &self.device[warm..],
         };
         let per = |f: fn(&DeviceCounts) -> u64| {
             median(&frames.iter().map(|d| f(d) as f64).collect::<Vec<_>>())

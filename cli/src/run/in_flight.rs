@@ -2,7 +2,9 @@
 //! from host memory as in `bench`, but two at a time: frame k + 1 is moved and submitted while
 //! frame k runs on the device, then frame k is finished. A frame's time is the wall time from
 //! one finish to the next (the rate a caller gets), less the scene's motion and the checks
-//! that run between them (as `bench` leaves them out).
+//! that run between them (as `bench` leaves them out). Where a driver's submission blocks
+//! while the queue is busy (lavapipe), one interval can hold two frames and the next almost
+//! none; the median holds. A frame's device counts are its submission's and its finish's.
 //!
 //! The frames are `bench`'s: frame k is the scene after k steps (two copies of the scene, each
 //! stepped twice a turn). The first and the last frame are verified against the CPU reference.
@@ -11,10 +13,12 @@ use crate::run::bench::{Measurement, reference_method};
 use crate::run::gpu::LazyGpu;
 use crate::run::row::{Row, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+use sweepfan::broadphase::DeviceCounts;
 use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Method, Pair, Stats, canonicalize};
 use sweepfan::error::{Error, Result};
-use sweepfan::gpu::GpuBroadPhase;
+use sweepfan::gpu::{GpuBroadPhase, SubmittedFrame};
 use sweepfan::registry;
 use sweepfan::scenes::Scene;
 
@@ -92,28 +96,33 @@ fn run_in_flight(
     let mut turn = Turn {
         last: frames.max(1) - 1,
         count_only,
+        store,
         frame: 0,
-        m: Measurement::default(),
+        // Each of the two slots sizes its readback on its first two frames.
+        m: Measurement {
+            warm_frames: 4,
+            ..Default::default()
+        },
         comparison: None,
         pairs: Vec::new(),
-        counts_before: bp.device_counts(),
+        submitted: VecDeque::new(),
         reference,
         last_end: Instant::now(),
         excluded: Duration::ZERO,
     };
     // Two frames a round, each finished once the next is submitted: the ticket of a frame
     // borrows its scene until its finish, so the rounds name each copy.
-    let mut on_even = Some(bp.submit_frame(&even.spheres, store)?);
+    let mut on_even = Some(turn.submit(bp, &even.spheres)?);
     while let Some(current) = on_even.take() {
-        let on_odd = turn.more().then(|| bp.submit_frame(&odd.spheres, store));
+        let on_odd = turn.more().then(|| turn.submit(bp, &odd.spheres));
         let on_odd = on_odd.transpose()?;
-        let stats = bp.finish_frame(current, store.then_some(&mut turn.pairs))?;
-        turn.finished(bp, &stats, &mut even)?;
+        let stats = turn.finish(bp, current)?;
+        turn.check_and_step(&stats, &mut even)?;
         let Some(current) = on_odd else { break };
-        let next = turn.more().then(|| bp.submit_frame(&even.spheres, store));
+        let next = turn.more().then(|| turn.submit(bp, &even.spheres));
         on_even = next.transpose()?;
-        let stats = bp.finish_frame(current, store.then_some(&mut turn.pairs))?;
-        turn.finished(bp, &stats, &mut odd)?;
+        let stats = turn.finish(bp, current)?;
+        turn.check_and_step(&stats, &mut odd)?;
     }
     Ok((turn.m, turn.comparison))
 }
@@ -122,12 +131,14 @@ fn run_in_flight(
 struct Turn<'r> {
     last: usize,
     count_only: bool,
+    store: bool,
     /// The frame finished next.
     frame: usize,
     m: Measurement,
     comparison: Option<Comparison>,
     pairs: Vec<Pair>,
-    counts_before: Option<sweepfan::broadphase::DeviceCounts>,
+    /// The device counts of each frame's submission, until its finish adds its own.
+    submitted: VecDeque<Option<DeviceCounts>>,
     reference: Option<&'r mut dyn BroadPhase>,
     /// A frame's time: from the last finish to its own, less what ran between them that is
     /// not the frames' (the check, the scene's motion).
@@ -141,18 +152,37 @@ impl Turn<'_> {
         self.frame < self.last
     }
 
-    /// After frame `self.frame`'s finish: its time, counts and check; `scene` (its copy)
-    /// stepped twice, to the frame after next.
-    fn finished(&mut self, bp: &GpuBroadPhase, stats: &Stats, scene: &mut Scene) -> Result<()> {
+    /// Submits the frame of `spheres`, keeping what its submission counted.
+    fn submit<'s>(
+        &mut self,
+        bp: &mut GpuBroadPhase,
+        spheres: &'s [sweepfan::Sphere],
+    ) -> Result<SubmittedFrame<'s>> {
+        let before = bp.device_counts();
+        let frame = bp.submit_frame(spheres, self.store)?;
+        let counts = before.zip(bp.device_counts()).map(|(b, a)| a.since(b));
+        self.submitted.push_back(counts);
+        Ok(frame)
+    }
+
+    /// Finishes frame `self.frame`: its time and counts (its submission's and its finish's).
+    fn finish(&mut self, bp: &mut GpuBroadPhase, current: SubmittedFrame<'_>) -> Result<Stats> {
+        let before = bp.device_counts();
+        let stats = bp.finish_frame(current, self.store.then_some(&mut self.pairs))?;
         let (tests, pairs) = (stats.tests, stats.pairs);
         self.m
             .record(self.last_end + self.excluded, tests, pairs, &stats.stages);
-        let pause = Instant::now();
-        let counts = bp.device_counts();
-        if let (Some(b), Some(a)) = (self.counts_before, counts) {
-            self.m.device.push(a.since(b));
+        self.last_end = Instant::now();
+        let finished = before.zip(bp.device_counts()).map(|(b, a)| a.since(b));
+        if let (Some(Some(s)), Some(f)) = (self.submitted.pop_front(), finished) {
+            self.m.device.push(s.plus(f));
         }
-        self.counts_before = counts;
+        Ok(stats)
+    }
+
+    /// After frame `self.frame`'s finish: its check, then `scene` (its copy) stepped twice, to
+    /// the frame after next; neither counted in the frames' time.
+    fn check_and_step(&mut self, stats: &Stats, scene: &mut Scene) -> Result<()> {
         let frame = self.frame;
         if (frame == 0 || frame == self.last)
             && let Some(reference) = self.reference.as_deref_mut()
@@ -177,7 +207,7 @@ impl Turn<'_> {
             scene.step();
             scene.step();
         }
-        (self.last_end, self.excluded) = (pause, pause.elapsed());
+        self.excluded = self.last_end.elapsed();
         self.frame += 1;
         Ok(())
     }
