@@ -387,12 +387,11 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     assert!(report.splits > 0, "{report:?}");
     assert_eq!(one.most_started, 2, "the next part started before one finished");
     assert!(one.started.is_empty(), "every part started was finished");
-    // Two such runners share the parts.
+    // Two such runners share the parts (which takes how many depends on the threads).
     let (mut a, mut b) = (Starting::default(), Starting::default());
     (a.objects, b.objects) = (300, 300);
     check(&spheres, 300, &mut [&mut a as &mut PartRunner, &mut b]);
     assert!(a.started.is_empty() && b.started.is_empty());
-    assert!(a.finishes > 0 && b.finishes > 0);
     // A finish that fails ends the run with its error; the part started after it is
     // finished too (nothing left on the device), its result dropped.
     let mut failing = Starting {
