@@ -115,9 +115,13 @@ pub fn find_pairs(
     };
     let mut tests = 0u64;
     let mut pairs = 0u64;
+    let mut host = HostSteps::default();
+    host.add("order", start.elapsed().as_secs_f64());
     if !members.is_empty() {
+        let begun = Instant::now();
         let order = Order::new(spheres, members);
         let tiles = initial_tiles(&order, max_objects);
+        host.add("order", begun.elapsed().as_secs_f64());
         let done = run_tiles(spheres, &order, tiles, runners, store)?;
         tests += done.tests;
         pairs += done.pairs;
@@ -126,8 +130,11 @@ pub fn find_pairs(
         report.splits = done.splits;
         report.ghosts = done.ghosts;
         report.largest = done.largest;
+        host.merge(done.host);
     }
+    let begun = Instant::now();
     let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, store.then_some(&mut found));
+    host.add("giants", begun.elapsed().as_secs_f64());
     tests += giant_tests;
     pairs += giant_pairs;
     if let Some(out) = out {
@@ -140,7 +147,47 @@ pub fn find_pairs(
         chosen: None,
     };
     stats.stage("partitioned", start.elapsed().as_secs_f64(), Clock::Wall);
+    // Where the parts report their host side by step (a GPU's frames, docs/design.md §9.16),
+    // the frame does too: theirs summed over the parts, with the partition's own (the order,
+    // each part's gather and the pairs it keeps, the giants), summed over runners.
+    if host.from_parts {
+        for (step, seconds) in host.steps {
+            stats.stage(step, seconds, Clock::Host);
+        }
+    }
     Ok((stats, report))
+}
+
+/// Host time by step, summed over the parts of a frame.
+#[derive(Default)]
+struct HostSteps {
+    steps: Vec<(&'static str, f64)>,
+    /// Whether a part reported host steps of its own (`Clock::Host` stages).
+    from_parts: bool,
+}
+
+impl HostSteps {
+    fn add(&mut self, step: &'static str, seconds: f64) {
+        match self.steps.iter_mut().find(|(s, _)| *s == step) {
+            Some((_, t)) => *t += seconds,
+            None => self.steps.push((step, seconds)),
+        }
+    }
+
+    /// A part's `Clock::Host` stages.
+    fn add_part(&mut self, stats: &Stats) {
+        for s in stats.stages.iter().filter(|s| s.clock == Clock::Host) {
+            self.add(s.stage, s.seconds);
+            self.from_parts = true;
+        }
+    }
+
+    fn merge(&mut self, other: HostSteps) {
+        for (step, seconds) in other.steps {
+            self.add(step, seconds);
+        }
+        self.from_parts |= other.from_parts;
+    }
 }
 
 /// Totals of the parts run.
@@ -153,6 +200,7 @@ struct Done {
     ghosts: u64,
     largest: u64,
     found: Vec<Pair>,
+    host: HostSteps,
 }
 
 /// The queue the runners share: parts waiting, parts running (a running part may come back
@@ -219,6 +267,7 @@ fn run_tiles(
         total.splits += d.splits;
         total.ghosts += d.ghosts;
         total.largest = total.largest.max(d.largest);
+        total.host.merge(d.host);
         if total.found.is_empty() {
             total.found = d.found;
         } else {
@@ -339,7 +388,11 @@ fn worker(
     loop {
         if current.tile.is_none() {
             match take(true) {
-                Some(tile) => current.load(tile, spheres, order),
+                Some(tile) => {
+                    let begun = Instant::now();
+                    current.load(tile, spheres, order);
+                    done.host.add("gather", begun.elapsed().as_secs_f64());
+                }
                 None => return done,
             }
         }
@@ -359,7 +412,9 @@ fn worker(
             other => (other, None),
         };
         if let Some(tile) = run_now {
+            let begun = Instant::now();
             next.load(tile, spheres, order);
+            done.host.add("gather", begun.elapsed().as_secs_f64());
             if current.in_flight() {
                 next.start(runner);
             }
@@ -402,8 +457,11 @@ fn worker(
                 done.tests += stats.tests;
                 done.ghosts += tile.ghosts.len() as u64;
                 done.largest = done.largest.max(size as u64);
+                done.host.add_part(&stats);
+                let begun = Instant::now();
                 let found = store.then_some(&mut done.found);
                 done.pairs += keep_pairs(&tile, &local, &current.ids, found);
+                done.host.add("keep", begun.elapsed().as_secs_f64());
             }
             Err(Error::TooLarge {
                 exceeds,

@@ -371,7 +371,10 @@ impl RunsParts for Starting {
         if self.fail_at == Some(self.finishes) {
             return Err(Error::Gpu("device lost".into()));
         }
-        Ok(brute(part, out))
+        // As a GPU's frame does: its host side by step.
+        let mut stats = brute(part, out);
+        stats.stage("wait", 0.001, Clock::Host);
+        Ok(stats)
     }
 }
 
@@ -385,6 +388,25 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     };
     let report = check(&spheres, 400, &mut [&mut one as &mut PartRunner]);
     assert!(report.splits > 0, "{report:?}");
+    // The parts' host steps, summed, and the partition's own.
+    let (stats, report) = find_pairs(&spheres, None, 400, &mut [&mut one as &mut PartRunner])
+        .unwrap();
+    let host = |step: &str| {
+        let s = stats.stages.iter().filter(|s| s.clock == Clock::Host);
+        s.filter(|s| s.stage == step).map(|s| s.seconds).sum::<f64>()
+    };
+    assert!((host("wait") - 0.001 * report.parts as f64).abs() < 1e-9, "{stats:?}");
+    for step in ["order", "gather", "keep", "giants"] {
+        assert_eq!(
+            stats.stages.iter().filter(|s| s.stage == step).count(),
+            1,
+            "{step}: {stats:?}"
+        );
+    }
+    // A runner without host steps (the CPU's) adds none.
+    let (plain, _) = find_pairs(&spheres, None, 400, &mut [&mut limited(400, 1 << 20) as &mut PartRunner])
+        .unwrap();
+    assert!(plain.stages.iter().all(|s| s.clock != Clock::Host), "{plain:?}");
     assert_eq!(one.most_started, 2, "the next part started before one finished");
     assert!(one.started.is_empty(), "every part started was finished");
     // Two such runners share the parts (which takes how many depends on the threads).
