@@ -9,17 +9,17 @@
 //! The frames are `bench`'s: frame k is the scene after k steps (two copies of the scene, each
 //! stepped twice a turn). The first and the last frame are verified against the CPU reference.
 
-use crate::run::bench::{Measurement, reference_method};
+use crate::run::bench::Measurement;
 use crate::run::gpu::LazyGpu;
+use crate::run::resident::gpu_method;
 use crate::run::row::{Row, traffic_fields};
 use crate::run::verify::{Comparison, compare_pairs};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use sweepfan::broadphase::DeviceCounts;
-use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Method, Pair, Stats, canonicalize};
+use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Pair, Stats, canonicalize};
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::{GpuBroadPhase, SubmittedFrame};
-use sweepfan::registry;
 use sweepfan::scenes::Scene;
 
 /// Measures each method on `scene` over `frames` frames with two in flight; returns the rows
@@ -38,18 +38,8 @@ pub fn measure_in_flight(
     let ctx = gpu.get()?;
     let (mut rows, mut all_ok) = (Vec::new(), true);
     for name in methods {
-        let chosen = (name == registry::AUTO).then(|| {
-            sweepfan::broadphase::auto::choose(&scene.spheres, Backend::Gpu, ctx.is_software())
-        });
-        let method = match &chosen {
-            Some(c) => c.method,
-            None => Method::parse(name)?,
-        };
-        let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
-        let mut reference = match verify {
-            true => Some(registry::broad_phase(reference_name, Backend::Cpu, None)?),
-            false => None,
-        };
+        let (chosen, method, reference_name, mut reference) =
+            gpu_method(name, scene, &ctx, verify)?;
         let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
         let reference = reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase);
         let (mut m, cmp) = run_in_flight(&mut bp, scene, frames, count_only, reference)?;

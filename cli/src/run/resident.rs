@@ -47,20 +47,8 @@ pub fn measure_resident(
     let mut rows = Vec::new();
     let mut all_ok = true;
     for name in methods {
-        // `auto` picks from the scene as it starts (docs/design.md §2.12).
-        let chosen = (name == registry::AUTO).then(|| {
-            sweepfan::broadphase::auto::choose(&scene.spheres, Backend::Gpu, ctx.is_software())
-        });
-        let method = match &chosen {
-            Some(c) => c.method,
-            None => Method::parse(name)?,
-        };
-        let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
-        let mut reference = if verify {
-            Some(registry::broad_phase(reference_name, Backend::Cpu, None)?)
-        } else {
-            None
-        };
+        let (chosen, method, reference_name, mut reference) =
+            gpu_method(name, scene, &ctx, verify)?;
         let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
         let (mut m, check) = run_resident_frames(
             &ctx,
@@ -99,6 +87,36 @@ pub fn measure_resident(
         });
     }
     Ok((rows, all_ok))
+}
+
+/// What a GPU run of `name` on `scene` runs: `auto`'s choice (from the scene as it starts,
+/// docs/design.md §2.12), the method, and the CPU reference it is checked against (when
+/// `verify`).
+#[allow(clippy::type_complexity)]
+pub(crate) fn gpu_method(
+    name: &str,
+    scene: &Scene,
+    ctx: &GpuContext,
+    verify: bool,
+) -> Result<(
+    Option<sweepfan::broadphase::auto::Choice>,
+    Method,
+    &'static str,
+    Option<Box<dyn BroadPhase + Send>>,
+)> {
+    let chosen = (name == registry::AUTO).then(|| {
+        sweepfan::broadphase::auto::choose(&scene.spheres, Backend::Gpu, ctx.is_software())
+    });
+    let method = match &chosen {
+        Some(c) => c.method,
+        None => Method::parse(name)?,
+    };
+    let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
+    let reference = match verify {
+        true => Some(registry::broad_phase(reference_name, Backend::Cpu, None)?),
+        false => None,
+    };
+    Ok((chosen, method, reference_name, reference))
 }
 
 /// Runs `frames` resident frames of `scene` with `bp`: frame 0 on the scene as it is, each

@@ -311,16 +311,7 @@ impl GpuBroadPhase {
         if let (Some(out), Some(pairs)) = (out, pairs) {
             *out = pairs;
         }
-        let mut stats = Stats {
-            tests: totals.tests,
-            pairs: totals.pairs,
-            stages: Vec::new(),
-            chosen: None,
-        };
-        self.note_totals(&totals, f.n);
-        for (label, seconds) in times {
-            stats.stage(label, seconds, Clock::GpuTimestamp);
-        }
+        let mut stats = self.frame_stats(&totals, f.n, times);
         f.host.lap("finish");
         f.host.report(&mut stats);
         stats.stage("total", f.start.elapsed().as_secs_f64(), Clock::Wall);

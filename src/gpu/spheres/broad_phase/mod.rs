@@ -682,16 +682,7 @@ impl GpuBroadPhase {
         if let (Some(out), Some(pairs)) = (out, pairs) {
             *out = pairs;
         }
-        let mut stats = Stats {
-            tests: totals.tests,
-            pairs: totals.pairs,
-            stages: Vec::new(),
-            chosen: None,
-        };
-        self.note_totals(&totals, spheres.len() as u32);
-        for (label, seconds) in times {
-            stats.stage(label, seconds, Clock::GpuTimestamp);
-        }
+        let mut stats = self.frame_stats(&totals, spheres.len() as u32, times);
         self.host.lap("finish");
         self.host.report(&mut stats);
         stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);

@@ -3,7 +3,7 @@
 //! rest of a list that grew in one more map (§9.16).
 
 use super::{COUNTER_WORDS, GpuBroadPhase, Totals};
-use crate::broadphase::{Method, Pair};
+use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::count_u32;
@@ -158,12 +158,28 @@ impl GpuBroadPhase {
         Ok((self.totals_from(n, &words)?, pairs, times))
     }
 
-    /// Keeps what a frame of `n` spheres counted beyond its tests and pairs.
-    pub(super) fn note_totals(&mut self, totals: &Totals, n: u32) {
+    /// A frame's stats from its totals and pass times, keeping what a frame of `n` spheres
+    /// counted beyond its tests and pairs; the caller adds its host steps and total.
+    pub(super) fn frame_stats(
+        &mut self,
+        totals: &Totals,
+        n: u32,
+        times: Vec<(&'static str, f64)>,
+    ) -> Stats {
         self.paper_min_axis_tests =
             (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
         self.grid_lookups_per_object =
             (self.method == Method::Grid).then(|| totals.grid_lookups as f64 / n as f64);
+        let mut stats = Stats {
+            tests: totals.tests,
+            pairs: totals.pairs,
+            stages: Vec::new(),
+            chosen: None,
+        };
+        for (label, seconds) in times {
+            stats.stage(label, seconds, Clock::GpuTimestamp);
+        }
+        stats
     }
 
     /// Totals from the counter words of a frame; a walk the device cut short is an error.
