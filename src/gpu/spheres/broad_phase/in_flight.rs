@@ -9,7 +9,8 @@
 //! results into its own readback buffer in its own submission, so a later frame overwriting them
 //! changes nothing already copied. What is not copied by then is a list longer than the frame
 //! planned to read: such a frame, and one whose list overflowed, runs again, whole, at its
-//! finish (the caller still holds its spheres).
+//! finish (the caller still holds its spheres). A part of a frame in parts copies the list's
+//! whole capacity, so only an overflow runs it again.
 //!
 //! A frame runs whole at its finish instead (not in flight) while events or the canonical order
 //! are on (their lists live from frame to frame), while frames run in parts, with
@@ -97,8 +98,9 @@ impl GpuBroadPhase {
 
     /// Submits a frame without waiting for it: the spheres are copied once into staging
     /// memory and the frame's work is queued behind any frame in flight. Finish it with
-    /// [`Self::finish_frame`] (frames in any order); pairs are stored when `store`. Meanwhile the host is free: to move the next frame's spheres and submit it, so
-    /// that its upload overlaps this frame's work on the device.
+    /// [`Self::finish_frame`] (frames in any order); pairs are stored when `store`.
+    /// Meanwhile the host is free: to move the next frame's spheres and submit it, so that its
+    /// upload overlaps this frame's work on the device.
     ///
     /// ```
     /// use glam::Vec3;
@@ -141,9 +143,9 @@ impl GpuBroadPhase {
         })
     }
 
-    /// Waits for `frame` (its own submission, not those queued after it) and returns its pairs (when it was
-    /// submitted to store them) and its stats, as [`crate::BroadPhase::find_pairs`] does for a
-    /// frame run whole. `total` is the wall time from its submission.
+    /// Waits for `frame` (its own submission, not those queued after it) and returns its pairs
+    /// (when it was submitted to store them) and its stats, as [`crate::BroadPhase::find_pairs`]
+    /// does for a frame run whole. `total` is the wall time from its submission.
     pub fn finish_frame(
         &mut self,
         frame: SubmittedFrame<'_>,
@@ -189,7 +191,7 @@ impl GpuBroadPhase {
         // The frame records through a slot of its own, swapped in for the broad phase's.
         let mut slot = self.in_flight.free.pop().unwrap_or_else(Slot::new);
         self.swap_slot(&mut slot);
-        let submitted = self.record_and_submit(spheres, store);
+        let submitted = self.record_and_submit(spheres, store, as_part);
         self.swap_slot(&mut slot);
         let (index, plan) = match submitted {
             Ok(s) => s,
@@ -230,16 +232,20 @@ impl GpuBroadPhase {
         &mut self,
         spheres: &[Sphere],
         store: bool,
+        as_part: bool,
     ) -> Result<(wgpu::SubmissionIndex, Plan)> {
         let mut enc = self.record_frame(spheres, store)?;
         let rb = &mut self.readback;
         rb.clear();
         let counters = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
         let times = rb.add_timer(&self.timer);
-        let planned = if store {
-            self.pair_hint.planned(self.pair_capacity)
-        } else {
-            0
+        // A part copies the whole list (its capacity: the largest count so far and an eighth):
+        // consecutive parts' counts differ more than consecutive frames', and a part whose list
+        // outgrew its plan would run again, where a frame alone reads the rest.
+        let planned = match (store, as_part) {
+            (false, _) => 0,
+            (true, true) => self.pair_capacity,
+            (true, false) => self.pair_hint.planned(self.pair_capacity),
         };
         let pairs = rb.add(&self.pair_list, 0, planned * 8);
         rb.record(&self.ctx, &mut enc)?;
@@ -258,9 +264,10 @@ impl GpuBroadPhase {
         ))
     }
 
-    /// Finishes the frame `seq`, waiting for its submission only. A frame whose list overflowed, or grew
-    /// past what its readback planned, runs again whole: `whole_only` as a part does (a size
-    /// limit is the error), else as `find_pairs` does (in parts past a size limit).
+    /// Finishes the frame `seq`, waiting for its submission only. A frame whose list
+    /// overflowed, or grew past what its readback planned, runs again whole: `whole_only` as a
+    /// part does (a size limit is the error), else as `find_pairs` does (in parts past a size
+    /// limit).
     pub(super) fn finish_part(
         &mut self,
         seq: u64,
