@@ -150,6 +150,8 @@ impl Readback {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ListHint {
     last: u64,
+    /// Whether a count was seen at all.
+    seen: bool,
 }
 
 impl ListHint {
@@ -166,6 +168,12 @@ impl ListHint {
     /// The length the frame's list had.
     pub fn saw(&mut self, count: u64) {
         self.last = count;
+        self.seen = true;
+    }
+
+    /// Whether any frame's length was seen yet.
+    pub fn seen(&self) -> bool {
+        self.seen
     }
 }
 

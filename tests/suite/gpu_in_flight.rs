@@ -94,7 +94,8 @@ fn a_list_that_outgrew_its_readback_runs_again() {
     }
 }
 
-/// A submission waits for nothing, a finish once; the spheres go up once (16 bytes each).
+/// A submission waits for nothing, a finish once (the first frames of a stream too); the
+/// spheres go up once (16 bytes each).
 #[test]
 fn a_frame_in_flight_waits_once_and_uploads_once() {
     // A context of its own (`shared_gpu` makes one a call): the counts are per device.
@@ -102,6 +103,21 @@ fn a_frame_in_flight_waits_once_and_uploads_once() {
     let a = scene(SceneKind::Paper, 2000, 91);
     let b = scene(SceneKind::Paper, 2000, 92);
     let bp = &mut GpuBroadPhase::new(own.clone(), Method::Grid).unwrap();
+    // A stream's first two frames, submitted before any count is known, read their lists
+    // whole: 7,140 pairs each, past a plan by counts (1,024), and no frame runs again.
+    let dense = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 0.5); 120];
+    let before = own.counts();
+    let (f1, f2) = (
+        bp.submit_frame(&dense, true).unwrap(),
+        bp.submit_frame(&dense, true).unwrap(),
+    );
+    finish(bp, f1, &dense, "first of a stream");
+    finish(bp, f2, &dense, "second of a stream");
+    assert_eq!(
+        own.counts().since(before).host_waits,
+        2,
+        "a frame ran again"
+    );
     // Warm-up: buffers and lists sized.
     for _ in 0..2 {
         let (fa, fb) = (

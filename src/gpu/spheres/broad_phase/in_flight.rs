@@ -241,8 +241,11 @@ impl GpuBroadPhase {
         let times = rb.add_timer(&self.timer);
         // A part copies the whole list (its capacity: the largest count so far and an eighth):
         // consecutive parts' counts differ more than consecutive frames', and a part whose list
-        // outgrew its plan would run again, where a frame alone reads the rest.
-        let planned = match (store, as_part) {
+        // outgrew its plan would run again, where a frame alone reads the rest. So does a frame
+        // submitted before any count is known (the second of a stream, the first still on the
+        // device): the list's first capacity is 64 Ki pairs.
+        let whole_list = as_part || !self.pair_hint.seen();
+        let planned = match (store, whole_list) {
             (false, _) => 0,
             (true, true) => self.pair_capacity,
             (true, false) => self.pair_hint.planned(self.pair_capacity),
