@@ -103,7 +103,7 @@ fn width_passes(low: u32, high: u32, n: usize) -> u32 {
 }
 
 /// A destination every chunk of a pass writes through, at positions no other chunk writes.
-struct Destination<T>(*mut T);
+pub(crate) struct Destination<T>(pub *mut T);
 // SAFETY: each chunk's offsets cover its own digits' slots of the destination, disjoint from
 // every other chunk's (they partition `0..len` by construction), so no slot is written twice.
 unsafe impl<T> Send for Destination<T> {}

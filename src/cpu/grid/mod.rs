@@ -33,8 +33,10 @@
 //! pairs.
 
 mod dense;
+mod dense_rows;
 mod frame;
 pub mod giants;
+mod span;
 mod sparse;
 mod window;
 
@@ -44,6 +46,7 @@ use crate::cpu::radix::{radix_sort_carrying, radix_sort_slice};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use dense::DenseGrid;
+use dense_rows::DenseRows;
 pub use frame::GridFrame;
 use giants::Giant;
 use rayon::prelude::*;
@@ -118,9 +121,15 @@ pub struct Grid {
     carried: bool,
     /// Cell x per sorted position (sparse layout).
     kx: Vec<u32>,
-    /// The layout for grids with few cells per object; `dense` says it holds this frame.
+    /// The layout for grids with few cells per object.
     dense_grid: DenseGrid,
-    dense: bool,
+    /// The layout for grids with few, short rows.
+    rows_grid: DenseRows,
+    /// Which layout holds this frame.
+    layout: Layout,
+    /// Keeps [`DenseRows`] from taking a frame (the tests, to reach the sparse layout on the
+    /// same scenes).
+    rows_forbidden: bool,
     emitter: PairEmitter,
     /// Temporal coherence (docs/design.md §2.7): start from the last frame's order; off unless
     /// asked for ([`Grid::set_coherent`]).
@@ -135,6 +144,18 @@ pub struct Grid {
     frame: Option<GridFrame>,
     giants: Vec<Giant>,
     members: Vec<u32>,
+}
+
+/// The three layouts of the grid's sorted objects, each visiting exactly the grid's pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Layout {
+    /// [`DenseGrid`]: a start per cell, for few cells per object.
+    #[default]
+    Cells,
+    /// [`DenseRows`]: a start per `(ky, kz)` row, for few rows per object, none long.
+    Rows,
+    /// [`sparse`]: sorted keys and the rows found in them, for any scene.
+    Sparse,
 }
 
 /// Rows longer than this are sorted by the radix sort (see [`Grid::sort_long_rows`]).
@@ -186,8 +207,18 @@ impl Grid {
         let members = (!self.giants.is_empty()).then_some(&self.members[..]);
         let n = members.map_or(spheres.len(), <[u32]>::len);
         let parallel = n >= PARALLEL_MIN;
-        self.dense = self.dense_grid.build(&frame, spheres, members);
-        if self.dense {
+        // Coherence starts from the sparse layout's last order: it keeps that layout.
+        self.layout = if self.dense_grid.build(&frame, spheres, members) {
+            Layout::Cells
+        } else if !self.rows_forbidden
+            && !self.coherent
+            && self.rows_grid.build(&frame, spheres, members, parallel)
+        {
+            Layout::Rows
+        } else {
+            Layout::Sparse
+        };
+        if self.layout != Layout::Sparse {
             self.reusable = None;
             return;
         }
@@ -456,10 +487,15 @@ impl Grid {
             }
         };
         let items = grid_len + giant_items;
-        let result = if self.dense {
+        let result = if self.layout == Layout::Cells {
             let dense = &self.dense_grid;
             self.emitter.run(items, out, |positions, sink| {
                 split(positions, sink, &|p, sink| dense.visit(p, sink))
+            })
+        } else if self.layout == Layout::Rows {
+            let rows = &self.rows_grid;
+            self.emitter.run(items, out, |positions, sink| {
+                split(positions, sink, &|p, sink| rows.visit(p, sink))
             })
         } else {
             // The sparse walk, for each key width and window width: u16 lanes when every cell

@@ -30,6 +30,7 @@ fn coherent_frames_equal_sorting_from_scratch() {
         }
         let (mut coherent, mut scratch) = (Grid::new(), Grid::new());
         coherent.set_coherent(true);
+        scratch.rows_forbidden = true;
         for frame in 0..8 {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             let sa = coherent.find_pairs(&scene.spheres, Some(&mut a)).unwrap();
@@ -309,9 +310,10 @@ fn a_giant_does_not_set_the_cell_side() {
 #[test]
 fn giants_on_both_layouts_match_sap() {
     use crate::cpu::Sap;
-    for (kind, n, dense) in [
-        (SceneKind::Paper, 5000usize, true),
-        (SceneKind::Density, 30_000, false),
+    for (kind, n, layout, rows_forbidden) in [
+        (SceneKind::Paper, 5000usize, Layout::Cells, false),
+        (SceneKind::Density, 30_000, Layout::Rows, false),
+        (SceneKind::Density, 30_000, Layout::Sparse, true),
     ] {
         let mut scene = Scene::generate(kind, &SceneParams::new(n, 8)).spheres;
         let half = scene.iter().map(|s| s.center.x).fold(0.0f32, f32::max);
@@ -321,9 +323,10 @@ fn giants_on_both_layouts_match_sap() {
         }
         let (mut got, mut want) = (Vec::new(), Vec::new());
         let mut grid = Grid::new();
+        grid.rows_forbidden = rows_forbidden;
         grid.find_pairs(&scene, Some(&mut got)).unwrap();
         assert_eq!(grid.giants.len(), 5, "{kind:?}");
-        assert_eq!(grid.dense, dense);
+        assert_eq!(grid.layout, layout);
         Sap::new().find_pairs(&scene, Some(&mut want)).unwrap();
         canonicalize(&mut got);
         canonicalize(&mut want);
@@ -376,7 +379,8 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
         let mut got = Vec::new();
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
-        assert_eq!(grid.dense, dense);
+        let layout = if dense { Layout::Cells } else { Layout::Sparse };
+        assert_eq!(grid.layout, layout);
         assert_brute_force_pairs(&spheres, got, &format!("dense {dense}"));
         // Cells of side 1 (the largest radius is 0.5): floor of each coordinate.
         let tests = neighbour_pairs(&spheres, |c| c.floor() as i64);
@@ -414,7 +418,7 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
         let mut got = Vec::new();
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
-        assert!(!grid.dense);
+        assert_eq!(grid.layout, Layout::Sparse);
         let lengths: Vec<u32> = grid
             .row_table
             .start
@@ -428,5 +432,123 @@ fn short_and_long_rows_side_by_side_match_brute_force() {
         let side = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0f32, f32::max);
         let tests = neighbour_pairs(&spheres, |c| cell_axis(c, side, 1.0 / side as f64) as i64);
         assert_eq!(stats.tests, tests, "round {round}");
+    }
+}
+
+/// `spheres` on the dense rows and on the sparse layout: both find brute force's pairs (sap's
+/// above `exact_max` objects) and the definition's test count (`cell`, when given).
+fn assert_rows_layout_exact(spheres: &[Sphere], cell: Option<&dyn Fn(f32) -> i64>, what: &str) {
+    let mut want = Vec::new();
+    if spheres.len() <= 5000 {
+        crate::cpu::BruteForce::new()
+            .find_pairs(spheres, Some(&mut want))
+            .unwrap();
+    } else {
+        crate::cpu::Sap::new()
+            .find_pairs(spheres, Some(&mut want))
+            .unwrap();
+    }
+    canonicalize(&mut want);
+    let mut tests = Vec::new();
+    for (forbidden, layout) in [(false, Layout::Rows), (true, Layout::Sparse)] {
+        let mut got = Vec::new();
+        let mut grid = Grid::new();
+        grid.rows_forbidden = forbidden;
+        let stats = grid.find_pairs(spheres, Some(&mut got)).unwrap();
+        assert_eq!(grid.layout, layout, "{what}");
+        canonicalize(&mut got);
+        assert_eq!(got, want, "{what}, {layout:?}");
+        assert_eq!(stats.pairs, want.len() as u64);
+        tests.push(stats.tests);
+    }
+    assert_eq!(tests[0], tests[1], "{what}: tests on both layouts");
+    if let Some(cell) = cell {
+        assert_eq!(
+            tests[0],
+            neighbour_pairs(spheres, cell),
+            "{what}: definition"
+        );
+    }
+}
+
+/// The dense rows on density scenes (serial below 2^14 objects, in chunks above) and on rows
+/// of every length from empty to the longest it takes, at the edges of the grid in y and z:
+/// runs of up to six 32-lane blocks (three rows of 64), lanes past a run's end, the padding
+/// rows. Pairs as brute force, tests as the definition and as the sparse layout.
+#[test]
+fn dense_rows_match_brute_force_and_the_sparse_layout() {
+    use rand::{Rng, SeedableRng};
+    for (n, seed) in [(4000usize, 41u64), (40_000, 42)] {
+        let scene = Scene::generate(SceneKind::Density, &SceneParams::new(n, seed));
+        let side = 2.0
+            * scene
+                .spheres
+                .iter()
+                .map(|s| s.radius)
+                .fold(0.0f32, f32::max);
+        let cell = move |c: f32| cell_axis(c, side, 1.0 / side as f64) as i64;
+        let definition: Option<&dyn Fn(f32) -> i64> = (n <= 5000).then_some(&cell);
+        assert_rows_layout_exact(&scene.spheres, definition, &format!("density {n}"));
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(43);
+    for round in 0..3 {
+        // Rows (y, z) of 12 x 12 cells of side 1, each holding 0 to 64 objects (64 in the
+        // corners), x over 200 cells: too many cells for the dense cells, few rows.
+        let mut spheres = vec![Sphere::new(Vec3::new(0.5, 0.5, 0.5), 0.5)];
+        for y in 0..12 {
+            for z in 0..12 {
+                let corner = (y == 0 || y == 11) && (z == 0 || z == 11);
+                let count = match (corner, (y * 12 + z + round) % 4) {
+                    (true, _) => 63,
+                    (_, 0) => 0,
+                    (_, 1) => rng.random_range(40..=64),
+                    _ => rng.random_range(1..20),
+                };
+                for _ in 0..count {
+                    let x = match round {
+                        // Crowded in x: runs full of neighbours.
+                        0 => rng.random_range(0.0..6.0),
+                        _ => rng.random_range(0.0..200.0),
+                    };
+                    let c = Vec3::new(
+                        x,
+                        y as f32 + rng.random_range(0.0..1.0),
+                        z as f32 + rng.random_range(0.0..1.0),
+                    );
+                    spheres.push(Sphere::new(c, rng.random_range(0.2..0.5)));
+                }
+            }
+        }
+        if round == 0 {
+            // Wide enough in x that the dense cells do not take it.
+            spheres.push(Sphere::new(Vec3::new(1000.0, 5.0, 5.0), 0.3));
+        }
+        let cell = |c: f32| c.floor() as i64;
+        assert_rows_layout_exact(&spheres, Some(&cell), &format!("rows, round {round}"));
+    }
+}
+
+/// Scenes the dense rows leave to the sparse layout: a row longer than it takes (a line),
+/// more rows than objects allow (a wide scene), cells x beyond 16 bits. Each still exact.
+#[test]
+fn dense_rows_leave_long_rows_and_wide_scenes_to_the_sparse_layout() {
+    let line: Vec<Sphere> = (0..3000)
+        .map(|i| Sphere::new(Vec3::new(i as f32 * 0.9, 0.0, 0.0), 0.5))
+        .collect();
+    let mut spread: Vec<Sphere> = (0..3000)
+        .map(|i| {
+            let f = i as f32;
+            Sphere::new(Vec3::new(f * 7.0 % 300.0, f * 13.0 % 900.0, f * 0.3), 0.5)
+        })
+        .collect();
+    let mut long_x = spread.clone();
+    long_x.push(Sphere::new(Vec3::new(70_000.0, 0.0, 0.0), 0.5));
+    spread.push(Sphere::new(Vec3::new(0.0, 0.0, 0.0), 0.5));
+    for (spheres, what) in [(&line, "line"), (&spread, "spread"), (&long_x, "long x")] {
+        let mut got = Vec::new();
+        let mut grid = Grid::new();
+        grid.find_pairs(spheres, Some(&mut got)).unwrap();
+        assert_eq!(grid.layout, Layout::Sparse, "{what}");
+        assert_brute_force_pairs(spheres, got, what);
     }
 }

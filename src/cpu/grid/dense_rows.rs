@@ -1,0 +1,338 @@
+//! The grid's dense-row layout, for scenes with more cells than objects but few rows and short
+//! ones (the density scene at 1M: about 7 objects per `(ky, kz)` row, 0.14 rows per object):
+//! a counting sort by row, stable (a row keeps index order), with a start offset for every
+//! row, so the forward rows are found in O(1) from the own row's number.
+//!
+//! Rows are numbered `kz * dim_y + ky + 1` with a padding row at `y = -1` and `y = dim_y` and
+//! a padding layer at `z = dim_z`, so that the forward rows of the grid (see [`super`]) make
+//! two runs of consecutive positions: row `(ky + 1, kz)` follows the own row, and rows
+//! `(ky - 1 ..= ky + 1, kz + 1)` are consecutive. An object's candidates are then the later
+//! positions of its own row with the next row, and that run of three rows: each matched on
+//! cell x alone ([`Span::near`]), which visits exactly the pairs the grid defines.
+
+use super::GridFrame;
+use super::span::{self, PAD, SPAN, SPAN_MAX, Span};
+use super::sparse::prefetch;
+use crate::cpu::emit::Sink;
+use crate::cpu::radix::Destination;
+use crate::geom::sphere::Sphere;
+use rayon::prelude::*;
+
+/// Dense rows are used while rows <= this many per object (plus a constant for small scenes).
+const MAX_ROWS_PER_OBJECT: usize = 2;
+const MAX_ROWS_EXTRA: usize = 1 << 12;
+/// ... and while no row holds more objects than this: a run is matched in blocks of
+/// [`SPAN`] whatever the cells x in it, so a long row (a line of objects) costs each of its
+/// objects the whole row; the sparse layout sorts such rows by x instead.
+const MAX_ROW: u32 = 64;
+/// The walk fetches the spheres this many positions past the forward run's end, this many
+/// lines of four of them, per row.
+const AHEAD: usize = 16;
+const AHEAD_LINES: usize = 3;
+const STREAM_AHEAD: usize = 8;
+
+#[derive(Default)]
+pub struct DenseRows {
+    /// Rows per layer of z, padding included.
+    dim_y: usize,
+    /// `start[r]` is the first sorted position of row `r`, for `r` in `0..=rows` (the last is
+    /// `n`).
+    start: Vec<u32>,
+    /// Per chunk of objects, its counts.
+    counts: Vec<Counts>,
+    /// Per object (in the order given), its cell `(kz << 32) | ((ky + 1) << 16) | kx`.
+    cells: Vec<u64>,
+    /// The objects by layer, each layer in the order given.
+    staged: Vec<Staged>,
+    /// Next position in each row, during the sort by rows.
+    row_cursor: Vec<u32>,
+    /// Per sorted position: sphere, original index, cell x (then [`SPAN`] entries of [`PAD`]).
+    sorted: Vec<Sphere>,
+    index: Vec<u32>,
+    kx: Vec<u16>,
+}
+
+/// Asks the cache for the lines of `base[range]` (addresses only: nothing is read).
+#[inline(always)]
+fn prefetch_lines<T>(base: *mut T, range: std::ops::Range<usize>) {
+    let per_line = (64 / std::mem::size_of::<T>()).max(1);
+    for p in range.step_by(per_line) {
+        prefetch(base.wrapping_add(p));
+    }
+}
+
+/// A chunk's count of each row, and of each layer (then its next position in each layer).
+#[derive(Default)]
+struct Counts {
+    rows: Vec<u32>,
+    layers: Vec<u32>,
+}
+
+/// An object placed in its layer: what the sort by rows moves to its final position.
+#[derive(Clone, Copy, Default)]
+struct Staged {
+    sphere: Sphere,
+    index: u32,
+    /// Row in the layer, `ky + 1`.
+    y: u16,
+    x: u16,
+}
+
+impl DenseRows {
+    /// Sorts `spheres` (only `members` when given) by row if the rows are few and short
+    /// enough; returns false (leaving the layout unusable) otherwise.
+    ///
+    /// Two counting sorts, each writing where the cache can follow: by layer `kz` (a few hundred
+    /// sequential output streams), then each layer by row in its own range of positions, a
+    /// few thousand objects in cache. (Tried first: one counting sort straight by row, 140k
+    /// output streams at density 1M: its scatter alone took 13-21 ms on one thread, each
+    /// write a cache miss.)
+    pub fn build(
+        &mut self,
+        frame: &GridFrame,
+        spheres: &[Sphere],
+        members: Option<&[u32]>,
+        parallel: bool,
+    ) -> bool {
+        let n = members.map_or(spheres.len(), <[u32]>::len);
+        let m = frame.max_cell.map(|m| m as usize);
+        if n == 0 || m[0].max(m[1]) > SPAN_MAX as usize {
+            return false;
+        }
+        let (dim_y, dim_z) = (m[1] + 3, m[2].saturating_add(2));
+        let Some(rows) = dim_y
+            .checked_mul(dim_z)
+            .filter(|&r| r <= MAX_ROWS_PER_OBJECT * n + MAX_ROWS_EXTRA)
+        else {
+            return false;
+        };
+        self.dim_y = dim_y;
+        let object = |j: usize| match members {
+            None => (spheres[j], j as u32),
+            Some(m) => (spheres[m[j] as usize], m[j]),
+        };
+        // Chunks of objects, each counted and scattered by one task.
+        let chunks = if parallel {
+            rayon::current_num_threads().clamp(1, n)
+        } else {
+            1
+        };
+        let size = n.div_ceil(chunks);
+        self.counts.resize_with(chunks, Counts::default);
+        self.cells.resize(n, 0);
+        // Per object its cell; per chunk its count of each row and of each layer.
+        let count = |c: usize, counts: &mut Counts, cells: &mut [u64]| {
+            counts.rows.clear();
+            counts.rows.resize(rows, 0);
+            counts.layers.clear();
+            counts.layers.resize(dim_z, 0);
+            for (j, cell) in cells.iter_mut().enumerate() {
+                let [kx, ky, kz] = frame.cell(object(c * size + j).0.center);
+                counts.layers[kz as usize] += 1;
+                counts.rows[kz as usize * dim_y + ky as usize + 1] += 1;
+                *cell = (u64::from(kz) << 32) | (u64::from(ky + 1) << 16) | u64::from(kx);
+            }
+        };
+        if chunks > 1 {
+            self.counts
+                .par_iter_mut()
+                .zip(self.cells.par_chunks_mut(size))
+                .enumerate()
+                .for_each(|(c, (counts, cells))| count(c, counts, cells));
+        } else {
+            count(0, &mut self.counts[0], &mut self.cells);
+        }
+        // Each row's first position, from all chunks' counts; a row longer than `MAX_ROW`
+        // gives the scene to the sparse layout.
+        self.start.clear();
+        self.start.reserve(rows + 1);
+        let (mut sum, mut longest) = (0u32, 0u32);
+        for r in 0..rows {
+            self.start.push(sum);
+            let here: u32 = self.counts.iter().map(|c| c.rows[r]).sum();
+            longest = longest.max(here);
+            sum += here;
+        }
+        self.start.push(sum);
+        if longest > MAX_ROW {
+            return false;
+        }
+        // Layer-major, chunk-minor: chunk c's objects of a layer follow the earlier chunks'
+        // (stable), from the layer's first row on.
+        for z in 0..dim_z {
+            let mut at = self.start[z * dim_y];
+            for counts in &mut self.counts {
+                let here = counts.layers[z];
+                counts.layers[z] = at;
+                at += here;
+            }
+        }
+        self.staged.resize(n, Staged::default());
+        let staged = Destination(self.staged.as_mut_ptr());
+        let cells = &self.cells;
+        let scatter = |(c, counts): (usize, &mut Counts)| {
+            let (staged, cursor) = (&staged, &mut counts.layers);
+            let first = c * size;
+            for (j, &cell) in cells.iter().enumerate().take(n.min(first + size)).skip(first) {
+                let slot = &mut cursor[(cell >> 32) as usize];
+                let p = *slot as usize;
+                *slot += 1;
+                // Each layer is a stream of writes, hundreds at once: fetch its line ahead.
+                prefetch(staged.0.wrapping_add(p + STREAM_AHEAD));
+                let (sphere, index) = object(j);
+                let (y, x) = ((cell >> 16) as u16, cell as u16);
+                // SAFETY: `p < n` (the prefix sum gives each layer's objects of this chunk their
+                // own positions), written by this chunk only (see `Destination`).
+                unsafe {
+                    *staged.0.add(p) = Staged {
+                        sphere,
+                        index,
+                        y,
+                        x,
+                    }
+                };
+            }
+        };
+        if chunks > 1 {
+            self.counts.par_iter_mut().enumerate().for_each(scatter);
+        } else {
+            scatter((0, &mut self.counts[0]));
+        }
+        // Each layer by row, into its own range of positions (the layer's range of `staged`).
+        self.sorted.resize(n, Sphere::default());
+        self.index.resize(n, 0);
+        self.kx.resize(n + SPAN, PAD);
+        self.kx[n..].fill(PAD);
+        let out = (
+            Destination(self.sorted.as_mut_ptr()),
+            Destination(self.index.as_mut_ptr()),
+            Destination(self.kx.as_mut_ptr()),
+        );
+        let (start, staged) = (&self.start, &self.staged);
+        let by_rows = |(z, cursor): (usize, &mut [u32])| {
+            let out = &out;
+            let first = z * dim_y;
+            cursor.copy_from_slice(&start[first..first + dim_y]);
+            let layer = start[first] as usize..start[first + dim_y] as usize;
+            // The layer's objects land in its positions in any order: fetch the next layer's
+            // output lines in order first (the walk of the last frame left them out of cache;
+            // rows pass at density 1M, one thread: 7.1-8.0 ms without, 5.1-5.5 with).
+            let next = start[first + dim_y]..start[(first + 2 * dim_y).min(rows)];
+            let next = next.start as usize..next.end as usize;
+            prefetch_lines(out.0.0, next.clone());
+            prefetch_lines(out.1.0, next.clone());
+            prefetch_lines(out.2.0, next);
+            for s in &staged[layer] {
+                let slot = &mut cursor[s.y as usize];
+                let p = *slot as usize;
+                *slot += 1;
+                // SAFETY: `p` lies in this layer's range of positions (below `n`), which no
+                // other layer writes (see `Destination`).
+                unsafe {
+                    *out.0.0.add(p) = s.sphere;
+                    *out.1.0.add(p) = s.index;
+                    *out.2.0.add(p) = s.x;
+                }
+            }
+        };
+        self.row_cursor.resize(rows, 0);
+        if parallel {
+            let layers = self.row_cursor.par_chunks_mut(dim_y);
+            layers.enumerate().for_each(by_rows);
+        } else {
+            let layers = self.row_cursor.chunks_mut(dim_y);
+            layers.enumerate().for_each(by_rows);
+        }
+        true
+    }
+
+    /// The candidate loop over sorted positions, with the widest instruction set the CPU has.
+    pub fn visit(&self, positions: std::ops::Range<usize>, sink: &mut Sink) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: AVX-512BW is present.
+                return unsafe { self.visit_avx512(positions, sink) };
+            }
+            self.walk::<span::Sse2>(positions, sink)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.walk::<span::Portable>(positions, sink)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw")]
+    unsafe fn visit_avx512(&self, positions: std::ops::Range<usize>, sink: &mut Sink) {
+        self.walk::<span::Avx512>(positions, sink)
+    }
+
+    /// Per own row, the two runs (its later positions with the next row's, and the three
+    /// forward rows of the next layer); per object, each run in blocks of [`SPAN`] cells x,
+    /// the lanes past the run's end masked off, and a sphere test per lane left.
+    #[inline(always)]
+    fn walk<S: Span>(&self, positions: std::ops::Range<usize>, sink: &mut Sink) {
+        let (start, kx, sorted, index) = (&self.start, &self.kx, &self.sorted, &self.index);
+        let dy = self.dim_y;
+        let end = positions.end;
+        let mut p = positions.start;
+        if p >= end {
+            return;
+        }
+        // The row holding `p` (the last row starting at or before it: empty rows share their
+        // start with the next).
+        let mut r = start.partition_point(|&s| s as usize <= p) - 1;
+        while p < end {
+            // `p` lies in row `r`; real rows have every neighbour row numbered below `rows`.
+            let own_end = start[r + 1] as usize;
+            let next_end = start[r + 2] as usize;
+            let (above, above_end) = (start[r + dy - 1] as usize, start[r + dy + 2] as usize);
+            let stop = own_end.min(end);
+            // The spheres and indices of the next layer are read only on a test, sparsely:
+            // fetch the lines the next rows' runs will reach (a test's sphere load had 29% of
+            // the walk's samples at density 1M without this).
+            for k in 0..AHEAD_LINES {
+                let q = (above_end + AHEAD + 4 * k).min(self.sorted.len() - 1);
+                prefetch(&sorted[q]);
+            }
+            prefetch(&index[(above_end + AHEAD).min(self.index.len() - 1)]);
+            for p in p..stop {
+                let (x, ip, sp) = (kx[p], index[p], &sorted[p]);
+                self.match_run::<S>(p + 1..next_end, (x, sp, ip), sink);
+                self.match_run::<S>(above..above_end, (x, sp, ip), sink);
+            }
+            p = stop;
+            r += 1;
+            while p < end && start[r + 1] as usize <= p {
+                r += 1;
+            }
+        }
+    }
+
+    /// Matches the cells x of positions `run` against the object's `x`, testing its sphere
+    /// against each position within one.
+    #[inline(always)]
+    fn match_run<S: Span>(
+        &self,
+        run: std::ops::Range<usize>,
+        (x, sp, ip): (u16, &Sphere, u32),
+        sink: &mut Sink,
+    ) {
+        let mut at = run.start;
+        loop {
+            // SAFETY: a block starts at most at `n` (a run ends there at the latest and starts
+            // a further block only below its end), and `kx` holds `SPAN` padding entries past
+            // `n`; `visit` checked the instruction set.
+            let near = unsafe { S::near(&self.kx, at, x) };
+            let mut mask = near & span::lanes(run.end.saturating_sub(at));
+            while mask != 0 {
+                let q = at + mask.trailing_zeros() as usize;
+                sink.test(sp, &self.sorted[q], ip, self.index[q]);
+                mask &= mask - 1;
+            }
+            at += SPAN;
+            if at >= run.end {
+                break;
+            }
+        }
+    }
+}
