@@ -121,16 +121,36 @@ impl DenseRows {
         self.counts.resize_with(chunks, Counts::default);
         self.cells.resize(n, 0);
         // Per object its cell; per chunk its count of each row and of each layer.
+        #[cfg(target_arch = "x86_64")]
+        let eight_at_once = frame.near
+            && members.is_none()
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl");
         let count = |c: usize, counts: &mut Counts, cells: &mut [u64]| {
             counts.rows.clear();
             counts.rows.resize(rows, 0);
             counts.layers.clear();
             counts.layers.resize(dim_z, 0);
-            for (j, cell) in cells.iter_mut().enumerate() {
-                let [kx, ky, kz] = frame.cell(object(c * size + j).0.center);
+            let mut add = |[kx, ky, kz]: [u32; 3], cell: &mut u64| {
                 counts.layers[kz as usize] += 1;
                 counts.rows[kz as usize * dim_y + ky as usize + 1] += 1;
                 *cell = (u64::from(kz) << 32) | (u64::from(ky + 1) << 16) | u64::from(kx);
+            };
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if eight_at_once {
+                let spheres = &spheres[c * size..c * size + cells.len()];
+                for (eight, out) in spheres.chunks_exact(8).zip(cells.chunks_exact_mut(8)) {
+                    // SAFETY: AVX-512F and VL are present, the frame is near.
+                    let k = unsafe { frame.cells8(eight.try_into().expect("eight")) };
+                    for (lane, cell) in out.iter_mut().enumerate() {
+                        add([k[0][lane], k[1][lane], k[2][lane]], cell);
+                    }
+                }
+                done = cells.len() / 8 * 8;
+            }
+            for (j, cell) in cells.iter_mut().enumerate().skip(done) {
+                add(frame.cell(object(c * size + j).0.center), cell);
             }
         };
         if chunks > 1 {

@@ -124,6 +124,19 @@ impl GridFrame {
         ]
     }
 
+    /// [`GridFrame::cell`] of eight spheres at once, per axis, on a `near` frame: the same
+    /// estimate and exact corrections in eight f64 lanes (AVX-512). The dense rows' first
+    /// pass at density 1M, one thread: 4.8-5.1 ms scalar (SSE2, an object at a time).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F and AVX-512VL.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub unsafe fn cells8(&self, spheres: &[Sphere; 8]) -> [[u32; 8]; 3] {
+        debug_assert!(self.near);
+        avx512::cells8(spheres, self.cell_side, self.inverse_side, self.min_cell)
+    }
+
     /// Cell coordinates of a centre relative to the minimum centre's cell: below 2^32 for any
     /// finite centres, since `|cell_axis| <= 2^31 - 3 * 2^26`.
     #[inline(always)]
@@ -251,5 +264,58 @@ mod sse2 {
             let below = _mm_shuffle_epi32(below, 0b1000);
             _mm_sub_epi32(_mm_add_epi32(k, above), below)
         }
+    }
+}
+
+/// [`GridFrame::cells8`]: [`sse2::floor_quotient`] in eight lanes.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use crate::geom::sphere::Sphere;
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx512f,avx512vl")]
+    pub fn cells8(spheres: &[Sphere; 8], side: f32, inverse: f64, min: [i32; 3]) -> [[u32; 8]; 3] {
+        // SAFETY: the 8 spheres are 32 contiguous f32 (`Sphere` is four f32, `repr(C)`).
+        let (a, b) = unsafe {
+            let p = spheres.as_ptr().cast::<f32>();
+            (_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16)))
+        };
+        // Lanes 4k + axis of the two vectors: x and y in one, z in another.
+        let xy = _mm512_permutex2var_ps(
+            a,
+            _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29),
+            b,
+        );
+        let z = _mm512_permutex2var_ps(
+            a,
+            _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 2, 6, 10, 14, 18, 22, 26, 30),
+            b,
+        );
+        let s = _mm512_set1_pd(side as f64);
+        let inv = _mm512_set1_pd(inverse);
+        let axis = |c: __m256, min: i32| {
+            let c = _mm512_cvtps_pd(c);
+            let t = _mm512_add_pd(_mm512_mul_pd(c, inv), _mm512_set1_pd(2_097_152.0));
+            let k = _mm256_sub_epi32(_mm512_cvttpd_epi32(t), _mm256_set1_epi32(2_097_152));
+            let kf = _mm512_cvtepi32_pd(k);
+            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(_mm512_mul_pd(kf, s), c);
+            let next = _mm512_add_pd(kf, _mm512_set1_pd(1.0));
+            let below = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_mul_pd(next, s), c);
+            let one = _mm256_set1_epi32(1);
+            let k = _mm256_mask_sub_epi32(k, above, k, one);
+            let k = _mm256_mask_add_epi32(k, below, k, one);
+            let k = _mm256_sub_epi32(k, _mm256_set1_epi32(min));
+            let mut out = [0u32; 8];
+            // SAFETY: `out` holds eight u32.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), k) };
+            out
+        };
+        let low = _mm512_castps512_ps256(xy);
+        let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(xy)));
+        [
+            axis(low, min[0]),
+            axis(high, min[1]),
+            axis(_mm512_castps512_ps256(z), min[2]),
+        ]
     }
 }

@@ -125,6 +125,7 @@ fn cells_are_the_real_floor_at_walls() {
 fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    let mut eight_at_once = 0;
     for _ in 0..100_000 {
         let s = 10f32.powf(rng.random_range(-30.0..30.0)) * rng.random_range(1.0..2.0);
         if !s.is_normal() || !(s as f64 * 1_048_576.0).is_finite() {
@@ -174,6 +175,26 @@ fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
             want,
             "centre {center:?}, side {s:e}, skew {skew:e}"
         );
+        // Eight at a time, the centre in any lane (the others at the origin, cell 0).
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            let lane = rng.random_range(0..8);
+            let mut eight = [Sphere::new(Vec3::ZERO, 1.0); 8];
+            eight[lane].center = center;
+            // SAFETY: AVX-512F and VL are present.
+            let cells = unsafe { f.cells8(&eight) };
+            for (k, got) in (0..8).map(|k| (k, cells.map(|axis| axis[k] as i32))) {
+                let want = if k == lane { want } else { [0; 3] };
+                assert_eq!(got, want, "lane {k} of 8, centre {center:?}, side {s:e}");
+            }
+            eight_at_once += 1;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512vl") {
+        assert!(eight_at_once > 10_000);
     }
     // The frame's flag: the paper box is near; a scene reaching 2^20 cells is not.
     let mut spheres = vec![Sphere::new(Vec3::ZERO, 0.5), Sphere::new(Vec3::ONE, 0.5)];
