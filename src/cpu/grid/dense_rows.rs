@@ -8,7 +8,8 @@
 //! two runs of consecutive positions: row `(ky + 1, kz)` follows the own row, and rows
 //! `(ky - 1 ..= ky + 1, kz + 1)` are consecutive. An object's candidates are then the later
 //! positions of its own row with the next row, and that run of three rows: each matched on
-//! cell x alone ([`Span::near`]), which visits exactly the pairs the grid defines.
+//! cell x alone ([`Span::near`]), which visits exactly the pairs the grid defines
+//! (docs/design.md §2.7).
 
 use super::GridFrame;
 use super::span::{self, PAD, SPAN, SPAN_MAX, Span};

@@ -30,7 +30,8 @@
 //! from exactly one side. Pointers into long forward rows only move forward while the own row
 //! is in x order too (else a binary search per object). Grids with at most a few cells per
 //! object use [`dense`] instead (counting sort, O(1) neighbour ranges), which visits the same
-//! pairs.
+//! pairs; grids with few rows per object and none long use [`dense_rows`] (a start per row,
+//! the forward rows as two runs of positions), which does too (docs/design.md §2.7).
 
 mod dense;
 mod dense_rows;
