@@ -14,12 +14,31 @@ pub const SPAN_MAX: u32 = u16::MAX as u32 - 3;
 
 /// One way to match a block of cells.
 pub trait Span {
-    /// Bit `k` set when `kx[at + k]` is within one of `x` (`|kx - x| <= 1`), for `k < SPAN`.
+    /// The cells of one block in registers: loaded once, matched against many `x`.
+    type Block: Copy;
+
+    /// The block `kx[at..at + SPAN]`.
     ///
     /// # Safety
     /// `kx[at..at + SPAN]` is in bounds, and the CPU has the instruction set of the
     /// implementation.
-    unsafe fn near(kx: &[u16], at: usize, x: u16) -> u32;
+    unsafe fn load(kx: &[u16], at: usize) -> Self::Block;
+
+    /// Bit `k` set when lane `k` of `block` is within one of `x` (`|cell - x| <= 1`).
+    ///
+    /// # Safety
+    /// The CPU has the instruction set of the implementation.
+    unsafe fn near_block(block: &Self::Block, x: u16) -> u32;
+
+    /// [`Span::near_block`] of the block at `at`.
+    ///
+    /// # Safety
+    /// As [`Span::load`].
+    #[inline(always)]
+    unsafe fn near(kx: &[u16], at: usize, x: u16) -> u32 {
+        // SAFETY: the caller's.
+        unsafe { Self::near_block(&Self::load(kx, at), x) }
+    }
 }
 
 /// The lanes of `len` positions (all 32 from `SPAN` on).
@@ -33,11 +52,18 @@ pub fn lanes(len: usize) -> u32 {
 pub struct Portable;
 
 impl Span for Portable {
+    type Block = [u16; SPAN];
+
     #[inline(always)]
-    unsafe fn near(kx: &[u16], at: usize, x: u16) -> u32 {
+    unsafe fn load(kx: &[u16], at: usize) -> Self::Block {
+        kx[at..at + SPAN].try_into().expect("SPAN cells")
+    }
+
+    #[inline(always)]
+    unsafe fn near_block(block: &Self::Block, x: u16) -> u32 {
         let low = x.wrapping_sub(1);
         let mut mask = 0;
-        for (k, &c) in kx[at..at + SPAN].iter().enumerate() {
+        for (k, &c) in block.iter().enumerate() {
             mask |= u32::from(c.wrapping_sub(low) <= 2) << k;
         }
         mask
@@ -58,16 +84,26 @@ mod x86 {
     pub struct Sse2;
 
     impl Span for Sse2 {
+        type Block = [__m128i; 4];
+
         #[inline(always)]
-        unsafe fn near(kx: &[u16], at: usize, x: u16) -> u32 {
+        unsafe fn load(kx: &[u16], at: usize) -> Self::Block {
             debug_assert!(at + SPAN <= kx.len());
             // SAFETY: the caller keeps `kx[at..at + 32]` in bounds; SSE2 is in the baseline.
             unsafe {
                 let src = kx.as_ptr().add(at).cast::<__m128i>();
+                [0, 1, 2, 3].map(|k| _mm_loadu_si128(src.add(k)))
+            }
+        }
+
+        #[inline(always)]
+        unsafe fn near_block(block: &Self::Block, x: u16) -> u32 {
+            // SAFETY: SSE2 is in the baseline; register operations only.
+            unsafe {
                 let low = _mm_set1_epi16(x.wrapping_sub(1) as i16);
                 let (two, zero) = (_mm_set1_epi16(2), _mm_setzero_si128());
                 let lane = |k: usize| {
-                    let d = _mm_sub_epi16(_mm_loadu_si128(src.add(k)), low);
+                    let d = _mm_sub_epi16(block[k], low);
                     _mm_cmpeq_epi16(_mm_subs_epu16(d, two), zero)
                 };
                 let first = _mm_movemask_epi8(_mm_packs_epi16(lane(0), lane(1))) as u32;
@@ -81,19 +117,32 @@ mod x86 {
     pub struct Avx512;
 
     impl Span for Avx512 {
+        type Block = __m512i;
+
         #[inline(always)]
-        unsafe fn near(kx: &[u16], at: usize, x: u16) -> u32 {
+        unsafe fn load(kx: &[u16], at: usize) -> Self::Block {
             debug_assert!(at + SPAN <= kx.len());
             // SAFETY: the caller keeps `kx[at..at + 32]` in bounds and checked AVX-512BW.
-            unsafe { near_avx512(kx.as_ptr().add(at), x) }
+            unsafe { load_avx512(kx.as_ptr().add(at)) }
+        }
+
+        #[inline(always)]
+        unsafe fn near_block(block: &Self::Block, x: u16) -> u32 {
+            // SAFETY: the caller checked AVX-512BW.
+            unsafe { near_avx512(*block, x) }
         }
     }
 
     #[target_feature(enable = "avx512bw")]
     #[inline]
-    unsafe fn near_avx512(src: *const u16, x: u16) -> u32 {
+    unsafe fn load_avx512(src: *const u16) -> __m512i {
         // SAFETY: 64 readable bytes at `src` (the caller's bounds).
-        let cells = unsafe { _mm512_loadu_si512(src.cast()) };
+        unsafe { _mm512_loadu_si512(src.cast()) }
+    }
+
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn near_avx512(cells: __m512i, x: u16) -> u32 {
         let d = _mm512_sub_epi16(cells, _mm512_set1_epi16(x.wrapping_sub(1) as i16));
         _mm512_cmple_epu16_mask(d, _mm512_set1_epi16(2))
     }
