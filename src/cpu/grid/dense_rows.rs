@@ -128,9 +128,9 @@ impl DenseRows {
                 counts.rows[kz as usize * dim_y + ky as usize + 1] += 1;
                 *cell = (u64::from(kz) << 32) | (u64::from(ky + 1) << 16) | u64::from(kx);
             };
-            let mut done = 0;
+            // The objects whose cells were computed eight at a time.
             #[cfg(target_arch = "x86_64")]
-            if eight_at_once {
+            let done = if eight_at_once {
                 let spheres = &spheres[c * size..c * size + cells.len()];
                 for (eight, out) in spheres.chunks_exact(8).zip(cells.chunks_exact_mut(8)) {
                     // SAFETY: AVX-512F and VL are present, the frame is near.
@@ -139,8 +139,12 @@ impl DenseRows {
                         add([k[0][lane], k[1][lane], k[2][lane]], cell);
                     }
                 }
-                done = cells.len() / 8 * 8;
-            }
+                cells.len() / 8 * 8
+            } else {
+                0
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let done = 0;
             for (j, cell) in cells.iter_mut().enumerate().skip(done) {
                 add(frame.cell(object(c * size + j).0.center), cell);
             }
