@@ -102,10 +102,12 @@ fn width_passes(low: u32, high: u32, n: usize) -> u32 {
     }
 }
 
-/// A destination every chunk of a pass writes through, at positions no other chunk writes.
+/// A destination several tasks write through, each at positions no other task writes (here a
+/// pass's chunks; the grid's dense rows use it for their counting sorts too).
 pub(crate) struct Destination<T>(pub *mut T);
-// SAFETY: each chunk's offsets cover its own digits' slots of the destination, disjoint from
-// every other chunk's (they partition `0..len` by construction), so no slot is written twice.
+// SAFETY: every user gives each task its own positions (here each chunk's offsets cover its
+// own digits' slots, disjoint from every other chunk's: they partition `0..len` by
+// construction), so no slot is written twice; each write site states its case.
 unsafe impl<T> Send for Destination<T> {}
 unsafe impl<T> Sync for Destination<T> {}
 

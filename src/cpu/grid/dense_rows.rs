@@ -315,10 +315,9 @@ impl DenseRows {
             // fetch the lines the next rows' runs will reach (a test's sphere load had 29% of
             // the walk's samples at density 1M without this).
             for k in 0..AHEAD_LINES {
-                let q = (above_end + AHEAD + 4 * k).min(self.sorted.len() - 1);
-                prefetch(&sorted[q]);
+                prefetch(sorted.as_ptr().wrapping_add(above_end + AHEAD + 4 * k));
             }
-            prefetch(&index[(above_end + AHEAD).min(self.index.len() - 1)]);
+            prefetch(index.as_ptr().wrapping_add(above_end + AHEAD));
             let own = start[r] as usize;
             if next_end - own <= SPAN && above_end - above <= SPAN {
                 // Both runs fit one block each (all but about 1% of the rows at density 1M):
