@@ -39,6 +39,7 @@ mod frame;
 pub mod giants;
 mod span;
 mod sparse;
+mod touch;
 mod window;
 
 use crate::broadphase::{Clock, Method, Pair, Stats};
@@ -56,13 +57,20 @@ use sparse::{Rows, visit};
 use web_time::Instant;
 use window::{NARROW_MAX, NarrowWindow, PAD, WINDOW, Window};
 
-/// From this many objects the frame, keys and rows are computed in parallel.
+/// From this many objects the frame, keys and rows are computed in parallel. (Tried: the dense
+/// rows' sort in parallel from 2^12: at n = 5000, two threads, 0.04-0.05 ms against 0.05-0.06
+/// serially with frames back to back, but 0.155-0.158 against 0.060-0.064 in `bench`, whose
+/// frames leave the pool's second thread time to fall asleep between them.)
 const PARALLEL_MIN: usize = 1 << 14;
 /// The candidate loop runs on the calling thread up to this many objects: a grid does a few
 /// tests per object, so below this rayon's fork/join costs more than it saves. (At 2^13, chosen
 /// on 2 loaded cores, the paper box at n = 5000 ran serially; on 2 quiet cores, 8 interleaved
 /// runs of 200 frames each, its frame took 0.374 ms in parallel against 0.492 serially, pair
 /// stage 0.218 against 0.338.)
+/// (Tried: running a whole call on the pool when the caller is outside it, one hand-over
+/// instead of one a parallel step: paper box at n = 5000, `bench` on the global pool of two
+/// threads, pair stage 0.072-0.074 ms against 0.079-0.080 but frame 0.134-0.137 against
+/// 0.129-0.131; brute force run that way, median of eight runs 10.7 ms against 9.5.)
 const SERIAL_MAX: usize = 1 << 11;
 
 /// Bits of the largest value (0 for 0).
@@ -209,10 +217,15 @@ impl Grid {
         let n = members.map_or(spheres.len(), <[u32]>::len);
         let parallel = n >= PARALLEL_MIN;
         // Coherence starts from the sparse layout's last order: it keeps that layout.
-        self.layout = if self.dense_grid.build(&frame, spheres, members) {
+        // Crowded scenes with short rows try the dense rows first (whole blocks tested at once).
+        let rows_allowed = !self.rows_forbidden && !self.coherent;
+        let rows_first = rows_allowed && DenseRows::first(&frame, n);
+        self.layout = if rows_first && self.rows_grid.build(&frame, spheres, members, parallel) {
+            Layout::Rows
+        } else if self.dense_grid.build(&frame, spheres, members) {
             Layout::Cells
-        } else if !self.rows_forbidden
-            && !self.coherent
+        } else if rows_allowed
+            && !rows_first
             && self.rows_grid.build(&frame, spheres, members, parallel)
         {
             Layout::Rows

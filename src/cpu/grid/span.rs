@@ -41,6 +41,19 @@ pub trait Span {
     }
 }
 
+/// Whether this CPU has AVX-512BW, with POPCNT and BMI1 for the masks: the dense rows then
+/// match with [`Avx512`] and, where crowded, test whole blocks ([`super::touch`]).
+pub fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// The lanes of `len` positions (all 32 from `SPAN` on).
 #[inline(always)]
 pub fn lanes(len: usize) -> u32 {

@@ -332,8 +332,14 @@ fn a_giant_does_not_set_the_cell_side() {
 #[test]
 fn giants_on_both_layouts_match_sap() {
     use crate::cpu::Sap;
+    // Where whole blocks pay, the paper box takes the dense rows first.
+    let paper = match super::span::avx512() {
+        true => Layout::Rows,
+        false => Layout::Cells,
+    };
     for (kind, n, layout, rows_forbidden) in [
-        (SceneKind::Paper, 5000usize, Layout::Cells, false),
+        (SceneKind::Paper, 5000usize, paper, false),
+        (SceneKind::Paper, 5000usize, Layout::Cells, true),
         (SceneKind::Density, 30_000, Layout::Rows, false),
         (SceneKind::Density, 30_000, Layout::Sparse, true),
     ] {
@@ -547,6 +553,53 @@ fn dense_rows_match_brute_force_and_the_sparse_layout() {
         }
         let cell = |c: f32| c.floor() as i64;
         assert_rows_layout_exact(&spheres, Some(&cell), &format!("rows, round {round}"));
+    }
+}
+
+/// Crowded scenes with short rows (the paper box) take the dense rows first where whole blocks
+/// pay, and test whole blocks: pairs as brute force (sap above 5000), tests as the definition,
+/// at a scale where the squares of touching pairs need rescaling too (1e-16), serial and in
+/// parallel.
+#[test]
+fn crowded_rows_test_whole_blocks_exactly() {
+    use rand::{Rng, SeedableRng};
+    let pays = super::span::avx512();
+    let mut scenes = Vec::new();
+    for (n, scale) in [(3000usize, 1.0f32), (5000, 1e-16), (6000, 1.0)] {
+        let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 44)).spheres;
+        let spheres: Vec<Sphere> = scene
+            .iter()
+            .map(|s| Sphere::new(s.center * scale, s.radius * scale))
+            .collect();
+        scenes.push((format!("paper {n} at scale {scale}"), spheres, 4.0 * scale));
+    }
+    // A third of the sites of a 24^3 lattice, radius 0.5: neighbours touch exactly.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(45);
+    let lattice: Vec<Sphere> = (0..24 * 24 * 24)
+        .filter(|_| rng.random_range(0..3) == 0)
+        .map(|i| Vec3::new((i % 24) as f32, (i / 24 % 24) as f32, (i / 576) as f32))
+        .map(|c| Sphere::new(c, 0.5))
+        .collect();
+    scenes.push(("lattice".into(), lattice, 1.0));
+    for (what, spheres, side) in scenes {
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        let mut grid = Grid::new();
+        let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
+        assert_eq!(grid.layout == Layout::Rows, pays, "{what}");
+        assert_eq!(grid.rows_grid.crowded(), pays, "{what}");
+        crate::cpu::BruteForce::new()
+            .find_pairs(&spheres, Some(&mut want))
+            .unwrap();
+        canonicalize(&mut got);
+        canonicalize(&mut want);
+        assert!(
+            want.len() > spheres.len() / 4,
+            "{what}: {} pairs",
+            want.len()
+        );
+        assert_eq!(got, want, "{what}");
+        let cell = |c: f32| cell_axis(c, side, 1.0 / side as f64) as i64;
+        assert_eq!(stats.tests, neighbour_pairs(&spheres, cell), "{what}");
     }
 }
 
