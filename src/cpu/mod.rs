@@ -17,9 +17,11 @@
 
 /// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
 /// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With
-/// `emitter`, also `set_pair_limit` on the method's `emitter` field.
+/// `emitter`, also `set_pair_limit` on the method's `emitter` field. With a last name,
+/// `find_pairs` is that inherent method: one that validates the scene in a pass it makes
+/// anyway, instead of the separate pass of the default.
 macro_rules! cpu_broad_phase {
-    ($ty:ty, emitter, $name:expr) => {
+    ($ty:ty, emitter, $name:expr $(, $checking:ident)?) => {
         impl $ty {
             /// Sets the most pairs one call may store (default
             /// [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a call finding more fails
@@ -28,9 +30,9 @@ macro_rules! cpu_broad_phase {
                 self.emitter.set_pair_limit(limit);
             }
         }
-        $crate::cpu::cpu_broad_phase!($ty, $name);
+        $crate::cpu::cpu_broad_phase!($ty, $name $(, $checking)?);
     };
-    ($ty:ty, $name:expr) => {
+    ($ty:ty, $name:expr $(, $checking:ident)?) => {
         impl $crate::broadphase::BroadPhase for $ty {
             fn name(&self) -> &str {
                 let name: fn(&Self) -> &'static str = $name;
@@ -48,6 +50,16 @@ macro_rules! cpu_broad_phase {
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
                 self.pairs(spheres, out)
             }
+
+            $(
+                fn find_pairs(
+                    &mut self,
+                    spheres: &[$crate::geom::sphere::Sphere],
+                    out: Option<&mut Vec<$crate::broadphase::Pair>>,
+                ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                    self.$checking(spheres, out)
+                }
+            )?
         }
     };
 }

@@ -22,7 +22,7 @@ pub struct Sphere {
 pub const MIN_MAGNITUDE: f32 = 1e-30;
 
 /// The bits of [`MIN_MAGNITUDE`].
-const MIN_BITS: u32 = MIN_MAGNITUDE.to_bits();
+pub(crate) const MIN_BITS: u32 = MIN_MAGNITUDE.to_bits();
 
 /// Squares at or above this keep every bit the comparison needs (2^-100).
 pub(crate) const SQUARES_EXACT_FROM: f32 = 7.888_609e-31;
@@ -139,7 +139,7 @@ impl Sphere {
 
     /// [`Self::check`] as one branch-free predicate (the same rule, without the message).
     #[inline(always)]
-    fn valid(&self) -> bool {
+    pub(crate) fn valid(&self) -> bool {
         let finite = |v: f32| (v.to_bits() & 0x7f80_0000) != 0x7f80_0000;
         let c = self.center;
         let in_range =

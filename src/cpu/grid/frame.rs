@@ -3,7 +3,8 @@
 //! range of cells a scene occupies.
 
 use super::PARALLEL_MIN;
-use super::giants::{self, Histogram};
+use super::giants;
+use super::survey::Survey;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -27,50 +28,13 @@ pub struct GridFrame {
     /// Every centre coordinate is below [`FAST_CELLS`] cells in magnitude: [`cell_axis`]'s
     /// fast path holds for the whole scene, so cells can be computed two axes at a time.
     pub near: bool,
+    /// Every sphere passed [`Sphere::check`]'s rule (looked at during the survey, which reads
+    /// them anyway); when not, the rest of the frame means nothing.
+    pub valid: bool,
 }
 
 /// Below this many cells from zero, [`cell_axis`] takes its fast path.
 pub const FAST_CELLS: f64 = 1_048_576.0;
-
-/// Centre bounds and the radius histogram of a scene.
-#[derive(Clone)]
-struct Survey {
-    min: Vec3,
-    max: Vec3,
-    radii: Histogram,
-}
-
-impl Default for Survey {
-    fn default() -> Self {
-        Self {
-            min: Vec3::INFINITY,
-            max: Vec3::NEG_INFINITY,
-            radii: Histogram::default(),
-        }
-    }
-}
-
-impl Survey {
-    /// The survey of `spheres` (by reference: a 2 KB value moved per object cost more than
-    /// the grid's whole sort on the paper box).
-    fn of(spheres: &[Sphere]) -> Self {
-        let mut survey = Self::default();
-        for s in spheres {
-            survey.min = survey.min.min(s.center);
-            survey.max = survey.max.max(s.center);
-            survey.radii.add(s.radius);
-        }
-        survey
-    }
-
-    fn merge(self, other: Self) -> Self {
-        Self {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-            radii: self.radii.merge(&other.radii),
-        }
-    }
-}
 
 impl GridFrame {
     pub fn of(spheres: &[Sphere]) -> Self {
@@ -82,6 +46,17 @@ impl GridFrame {
         } else {
             Survey::of(spheres)
         };
+        if !survey.valid {
+            return Self {
+                min_cell: [0; 3],
+                cell_side: 1.0,
+                inverse_side: 1.0,
+                max_cell: [0; 3],
+                giant_split: 255,
+                near: false,
+                valid: false,
+            };
+        }
         let (giant_split, cell_radius) = survey.radii.decide();
         let cell_side = cell_side(cell_radius);
         let mut frame = Self {
@@ -91,6 +66,7 @@ impl GridFrame {
             max_cell: [0; 3],
             giant_split,
             near: false,
+            valid: true,
         };
         // The cell formula is monotone in the centre, so the extreme cells are the extremes'.
         if !spheres.is_empty() {

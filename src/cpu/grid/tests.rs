@@ -162,6 +162,7 @@ fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
             max_cell: [0; 3],
             giant_split: 255,
             near: true,
+            valid: true,
         };
         let want = center.to_array().map(|c| real_floor(c, s) as i32);
         let inv = f.inverse_side;
