@@ -74,6 +74,37 @@ struct Counts {
     layers: Vec<u32>,
 }
 
+/// Rows `kz * dim_y + ky + 1` of eight objects' cells `k` (kx, ky, kz), and their cells packed
+/// as `(kz << 32) | ((ky + 1) << 16) | kx` written to `out`.
+///
+/// # Safety
+/// The CPU has AVX-512F and VL; `out` is valid for eight writes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn rows_and_cells8(k: &[[u32; 8]; 3], dim_y: u32, out: *mut u64) -> [u32; 8] {
+    use std::arch::x86_64::*;
+    // SAFETY: each of `k` is eight u32; `out` the caller's.
+    unsafe {
+        let [kx, ky, kz] = k.each_ref().map(|a| _mm256_loadu_si256(a.as_ptr().cast()));
+        let y = _mm256_add_epi32(ky, _mm256_set1_epi32(1));
+        // Below 2^32: rows are at most 2n + 4096.
+        let layer = _mm256_mullo_epi32(kz, _mm256_set1_epi32(dim_y as i32));
+        let rows = _mm256_add_epi32(layer, y);
+        let wide = |v: __m256i| _mm512_cvtepu32_epi64(v);
+        let cells = _mm512_or_si512(
+            _mm512_or_si512(
+                _mm512_slli_epi64::<32>(wide(kz)),
+                _mm512_slli_epi64::<16>(wide(y)),
+            ),
+            wide(kx),
+        );
+        _mm512_storeu_si512(out.cast(), cells);
+        let mut row = [0u32; 8];
+        _mm256_storeu_si256(row.as_mut_ptr().cast(), rows);
+        row
+    }
+}
+
 /// The lines of a few ranges of tables, fetched one a step (the next layer's output, while the
 /// sort by rows fills this one).
 #[derive(Default)]
@@ -202,22 +233,22 @@ impl DenseRows {
         let count = |c: usize, counts: &mut Counts, cells: &mut [u64]| {
             counts.rows.clear();
             counts.rows.resize(rows, 0);
-            counts.layers.clear();
-            counts.layers.resize(dim_z, 0);
-            let mut add = |[kx, ky, kz]: [u32; 3], cell: &mut u64| {
-                counts.layers[kz as usize] += 1;
-                counts.rows[kz as usize * dim_y + ky as usize + 1] += 1;
-                *cell = (u64::from(kz) << 32) | (u64::from(ky + 1) << 16) | u64::from(kx);
-            };
-            // The objects whose cells were computed eight at a time.
+            // The objects whose cells were computed eight at a time, their rows and packed
+            // cells too (sort stage at density 1M, one thread: 9.7-9.8 ms against 10.5-10.8
+            // with the rows and cells made lane by lane and each layer counted too, in
+            // alternating runs).
             #[cfg(target_arch = "x86_64")]
             let done = if eight_at_once {
                 let spheres = &spheres[c * size..c * size + cells.len()];
                 for (eight, out) in spheres.chunks_exact(8).zip(cells.chunks_exact_mut(8)) {
-                    // SAFETY: AVX-512F and VL are present, the frame is near.
-                    let k = unsafe { frame.cells8(eight.try_into().expect("eight")) };
-                    for (lane, cell) in out.iter_mut().enumerate() {
-                        add([k[0][lane], k[1][lane], k[2][lane]], cell);
+                    // SAFETY: AVX-512F and VL are present, the frame is near; `out` holds
+                    // eight cells.
+                    let rows8 = unsafe {
+                        let k = frame.cells8(eight.try_into().expect("eight"));
+                        rows_and_cells8(&k, dim_y as u32, out.as_mut_ptr())
+                    };
+                    for row in rows8 {
+                        counts.rows[row as usize] += 1;
                     }
                 }
                 cells.len() / 8 * 8
@@ -227,8 +258,15 @@ impl DenseRows {
             #[cfg(not(target_arch = "x86_64"))]
             let done = 0;
             for (j, cell) in cells.iter_mut().enumerate().skip(done) {
-                add(frame.cell(object(c * size + j).0.center), cell);
+                let [kx, ky, kz] = frame.cell(object(c * size + j).0.center);
+                counts.rows[kz as usize * dim_y + ky as usize + 1] += 1;
+                *cell = (u64::from(kz) << 32) | (u64::from(ky + 1) << 16) | u64::from(kx);
             }
+            // Each layer's count, from its rows'.
+            counts.layers.clear();
+            counts
+                .layers
+                .extend(counts.rows.chunks(dim_y).map(|r| r.iter().sum::<u32>()));
         };
         if chunks > 1 {
             self.counts
