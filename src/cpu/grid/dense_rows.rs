@@ -528,11 +528,19 @@ impl DenseRows {
                         near[found % SPAN] = (p as u32, mask);
                         found += usize::from(mask != 0);
                     }
-                    for &(p, mask) in &near[..found] {
+                    // Both runs' lanes in one loop (a loop a run, its exit mispredicted twice
+                    // as often: pair stage at density 1M, one thread, 5.8-5.9 ms against
+                    // 5.0-5.3 now, alternating runs).
+                    let above_from = above.wrapping_sub(SPAN);
+                    for &(p, mut mask) in &near[..found] {
                         let p = p as usize;
-                        let sp = (&sorted[p], index[p]);
-                        self.test_lanes(own, mask as u32, sp, sink);
-                        self.test_lanes(above, (mask >> 32) as u32, sp, sink);
+                        let (sp, ip) = (&sorted[p], index[p]);
+                        while mask != 0 {
+                            let k = mask.trailing_zeros() as usize;
+                            let q = if k < SPAN { own } else { above_from }.wrapping_add(k);
+                            sink.test(sp, &sorted[q], ip, index[q]);
+                            mask &= mask - 1;
+                        }
                     }
                 }
             } else {
