@@ -305,21 +305,17 @@ impl DenseRows {
         self.staged.resize(n, Staged::default());
         let staged = Destination(self.staged.as_mut_ptr());
         let cells = &self.cells;
+        // (The objects and their cells zipped, not indexed: sort stage at density 1M, one
+        // thread, 9.2-9.3 ms against 10.1-10.4 reading `object(j)` by position.)
         let scatter = |(c, counts): (usize, &mut Counts)| {
-            let (staged, cursor) = (&staged, &mut counts.layers);
-            let first = c * size;
-            for (j, &cell) in cells
-                .iter()
-                .enumerate()
-                .take(n.min(first + size))
-                .skip(first)
-            {
+            let (staged, cursor) = (&staged, &mut counts.layers[..dim_z]);
+            let chunk = c * size..n.min(c * size + size);
+            let mut place = |cell: u64, sphere: Sphere, index: u32| {
                 let slot = &mut cursor[(cell >> 32) as usize];
                 let p = *slot as usize;
                 *slot += 1;
                 // Each layer is a stream of writes, hundreds at once: fetch its line ahead.
                 prefetch(staged.0.wrapping_add(p + STREAM_AHEAD));
-                let (sphere, index) = object(j);
                 let (y, x) = ((cell >> 16) as u16, cell as u16);
                 // SAFETY: `p < n` (the prefix sum gives each layer's objects of this chunk their
                 // own positions), written by this chunk only (see `Destination`).
@@ -331,6 +327,20 @@ impl DenseRows {
                         x,
                     }
                 };
+            };
+            let cells = &cells[chunk.clone()];
+            match members {
+                None => {
+                    let objects = spheres[chunk.clone()].iter().zip(chunk.start as u32..);
+                    for (&cell, (&sphere, index)) in cells.iter().zip(objects) {
+                        place(cell, sphere, index);
+                    }
+                }
+                Some(m) => {
+                    for (&cell, &index) in cells.iter().zip(&m[chunk]) {
+                        place(cell, spheres[index as usize], index);
+                    }
+                }
             }
         };
         if chunks > 1 {
