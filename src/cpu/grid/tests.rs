@@ -558,9 +558,9 @@ fn dense_rows_match_brute_force_and_the_sparse_layout() {
 }
 
 /// Crowded scenes with short rows (the paper box) take the dense rows first where whole blocks
-/// pay, and test whole blocks: pairs as brute force (sap above 5000), tests as the definition,
-/// at a scale where the squares of touching pairs need rescaling too (1e-16), serial and in
-/// parallel.
+/// pay, and test whole blocks (runs of one block and of several): pairs as brute force, tests
+/// as the definition, at scales where the squares of touching pairs need rescaling too (1e-16,
+/// and a lattice of exact contacts at 2^-98, where every square underflows).
 #[test]
 fn crowded_rows_test_whole_blocks_exactly() {
     use rand::{Rng, SeedableRng};
@@ -581,7 +581,15 @@ fn crowded_rows_test_whole_blocks_exactly() {
         .map(|i| Vec3::new((i % 24) as f32, (i / 24 % 24) as f32, (i / 576) as f32))
         .map(|c| Sphere::new(c, 0.5))
         .collect();
+    // The same at scale 2^-98: every square underflows, each lane's verdict is the rescaled
+    // rule's (the undecided lanes of `touch`).
+    let tiny = 2f32.powi(-98);
+    let scaled = lattice
+        .iter()
+        .map(|s| Sphere::new(s.center * tiny, s.radius * tiny))
+        .collect();
     scenes.push(("lattice".into(), lattice, 1.0));
+    scenes.push(("lattice at 2^-98".into(), scaled, tiny));
     for (what, spheres, side) in scenes {
         let (mut got, mut want) = (Vec::new(), Vec::new());
         let mut grid = Grid::new();
