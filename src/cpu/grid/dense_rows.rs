@@ -9,7 +9,8 @@
 //! `(ky - 1 ..= ky + 1, kz + 1)` are consecutive. An object's candidates are then the later
 //! positions of its own row with the next row, and that run of three rows: each matched on
 //! cell x alone ([`Span::near`]), which visits exactly the pairs the grid defines
-//! (docs/design.md §2.7).
+//! (docs/design.md §2.7). Crowded rows (an object per 16 cells or more, with AVX-512) keep the
+//! spheres by coordinate and test a whole block of them at once ([`super::touch`]).
 
 use super::GridFrame;
 use super::span::{self, PAD, SPAN, SPAN_MAX, Span, lanes};
