@@ -6,20 +6,7 @@
 # default benchmark (`cargo run --release`: the binary without arguments).
 # Usage: OLD=/tmp/sf_old NEW=/tmp/sf_new bash grid_cpu_limit.sh
 set -e
-show() {
-python3 - "$@" <<'PY'
-import json,sys
-label=sys.argv[1]
-rows={r['method']:r for r in json.load(open('/tmp/gcl.json'))['rows']}
-g=rows['grid']
-line=f"{label}  grid {g['ms_per_frame']:.3f} ms (sort {g['stage_ms']['sort']:.3f}, pairs {g['stage_ms']['pairs']:.3f})  tests {g['tests_per_frame']:.0f}"
-for other in ('peer-broccoli','brute_force'):
-    if other in rows:
-        o=rows[other]
-        line+=f"  {other} {o['ms_per_frame']:.2f} ms  ratio {o['ms_per_frame']/g['ms_per_frame']:.1f}x"
-print(line, flush=True)
-PY
-}
+show() { python3 "$(dirname "$0")/bench_rows.py" "$1" /tmp/gcl.json 3; }
 for t in 1 2; do for rep in 1 2 3; do for b in old new; do
   bin=$OLD; [ $b = new ] && bin=$NEW
   $bin bench --scene density --n 1000000 --methods grid,peer-broccoli --threads $t --json /tmp/gcl.json >/dev/null 2>&1

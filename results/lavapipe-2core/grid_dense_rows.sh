@@ -4,20 +4,7 @@
 # then the issue's commands (grid against broccoli, one and two threads) and the paper box.
 # Usage: OLD=/tmp/sweepfan_old NEW=/tmp/sweepfan_new bash grid_dense_rows.sh
 set -e
-show() {
-python3 - "$@" <<'PY'
-import json,sys
-label=sys.argv[1]
-rows={r['method']:r for r in json.load(open('/tmp/gdr.json'))['rows']}
-g=rows['grid']
-line=f"{label}  grid {g['ms_per_frame']:.2f} ms (sort {g['stage_ms']['sort']:.2f}, pairs {g['stage_ms']['pairs']:.2f})  tests {g['tests_per_frame']:.0f}"
-for other in ('peer-broccoli','brute_force'):
-    if other in rows:
-        o=rows[other]
-        line+=f"  {other} {o['ms_per_frame']:.2f} ms  ratio {o['ms_per_frame']/g['ms_per_frame']:.1f}x"
-print(line, flush=True)
-PY
-}
+show() { python3 "$(dirname "$0")/bench_rows.py" "$1" /tmp/gdr.json; }
 for t in 1 2; do for rep in 1 2 3; do for b in old new; do
   bin=$OLD; [ $b = new ] && bin=$NEW
   $bin bench --scene density --n 1000000 --methods grid --frames 10 --threads $t --json /tmp/gdr.json >/dev/null 2>&1
