@@ -6,6 +6,7 @@
 // #import math.wgsl
 // #import ordered_float.wgsl
 // #import hash.wgsl
+// #import spheres/touch_exact.wgsl
 
 struct Params {
     n: u32,
@@ -78,25 +79,48 @@ fn power_of_two(m: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(m) & 0x7f800000u);
 }
 
-// Sphere::touches: squared centre distance <= squared radius sum; below 2^-100 both squares
-// are redone on d and s scaled by a power of two (docs/design.md §9.6). The squared distance is
-// m_dot3 (math.wgsl), which a driver may fuse (docs/design.md §9.3, §9.11).
-fn touches(a: vec4<f32>, b: vec4<f32>) -> bool {
+// The f32 filter's error bound relative to dd + ss: TOUCH_FILTER in src/geom/sphere.rs (2^-19).
+const TOUCH_FILTER: f32 = 1.9073486e-6;
+
+// Verdicts of the f32 filter (touch_verdict).
+const TOUCH_APART: u32 = 0u;
+const TOUCH_YES: u32 = 1u;
+const TOUCH_UNSURE: u32 = 2u;
+
+// Sphere::touches, first step (docs/design.md §9.6a): the squared centre distance against the
+// squared radius sum decides every pair whose margin exceeds the filter's error bound (below
+// 2^-100 both squares are redone on d and s scaled by a power of two, §9.6); TOUCH_UNSURE
+// leaves the others to touches_exact, called by the walks once per block of visits, not once
+// per unrolled visit (pairs.wgsl). The squared distance is m_dot3 (math.wgsl), which a driver
+// may fuse: the bound covers it (§9.3, §9.11).
+fn touch_verdict(a: vec4<f32>, b: vec4<f32>) -> u32 {
     let d = a.xyz - b.xyz;
     let s = a.w + b.w;
-    let dd = m_dot3(d, d);
-    let ss = s * s;
-    if max(dd, ss) >= 7.888609e-31 {
-        return dd <= ss;
+    var dd = m_dot3(d, d);
+    var ss = s * s;
+    if !(max(dd, ss) >= 7.888609e-31) {
+        let m = max(max(abs(d.x), abs(d.y)), max(abs(d.z), s));
+        if m == 0.0 {
+            return TOUCH_YES;
+        }
+        let k = inverse_power_of_two(m);
+        let dk = d * k;
+        let sk = s * k;
+        dd = m_dot3(dk, dk);
+        ss = sk * sk;
     }
-    let m = max(max(abs(d.x), abs(d.y)), max(abs(d.z), s));
-    if m == 0.0 {
-        return true;
+    let margin = dd - ss;
+    if !(abs(margin) <= TOUCH_FILTER * (dd + ss)) {
+        return select(TOUCH_APART, TOUCH_YES, margin < 0.0);
     }
-    let k = inverse_power_of_two(m);
-    let dk = d * k;
-    let sk = s * k;
-    return m_dot3(dk, dk) <= sk * sk;
+    return TOUCH_UNSURE;
+}
+
+// The plain f32 verdict, for inputs outside validation's range (touches_exact).
+fn touches_rounded(a: vec4<f32>, b: vec4<f32>) -> bool {
+    let d = a.xyz - b.xyz;
+    let s = a.w + b.w;
+    return (d.x * d.x + d.y * d.y) + d.z * d.z <= s * s;
 }
 
 // ---- Origin keys, bit for bit the CPU's on every device (docs/design.md §9.13).

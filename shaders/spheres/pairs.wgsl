@@ -69,6 +69,7 @@ fn flush_pairs(lid: u32) {
 
 // A walk kernel's start: no tests, hits or held pairs yet.
 fn begin_walks() {
+    block_unsure = 0u;
     tests = 0u;
     hits = 0u;
     held_n = 0u;
@@ -87,14 +88,50 @@ fn walk_sorted(p: u32) {
     my_index = values[p];
 }
 
-// One sphere test, counted; whether it touches (a hit, counted).
+// Candidates whose touch the f32 filter left unsure (docs/design.md §9.6a): bit k for the
+// visit at block_base + k of the current block of unrolled visits (visit_bit, set by each
+// visit). The walk decides them exactly after the block (settle), so the exact rule is compiled
+// once per walk loop: once per unrolled visit, it tripled lavapipe's build of these kernels.
+var<private> block_base: u32;
+var<private> visit_bit: u32;
+var<private> block_unsure: u32;
+
+// One sphere test, counted; whether it touches (a hit, counted). An unsure one is no hit yet:
+// its bit is set for the walk's settle step.
 fn tested(t: vec4<f32>) -> bool {
     tests++;
-    let hit = touches(me, t);
+    let verdict = touch_verdict(me, t);
+    if verdict == TOUCH_UNSURE {
+        block_unsure |= 1u << visit_bit;
+        return false;
+    }
+    let hit = verdict == TOUCH_YES;
     if hit {
         hits++;
     }
     return hit;
+}
+
+// The exact decision of an unsure candidate t (object j): a hit counted and emitted.
+fn settle(t: vec4<f32>, j: u32) {
+    if touches_exact(me, t, touches_rounded(me, t)) {
+        hits++;
+        emit(my_index, j);
+    }
+}
+
+// The block's unsure candidates at sorted positions block_base + k, decided exactly. A loop
+// a device cut short (lavapipe's iteration cap) leaves bits set: counted, never lost silently.
+fn settle_sorted() {
+    for (var left = 0u; block_unsure != 0u && left < 32u; left++) {
+        let at = block_base + firstTrailingBit(block_unsure);
+        block_unsure &= block_unsure - 1u;
+        settle(sorted[at], values[at]);
+    }
+    if block_unsure != 0u {
+        cut_short();
+        block_unsure = 0u;
+    }
 }
 
 fn test_pair(t: vec4<f32>, j: u32) {
@@ -106,6 +143,7 @@ fn test_pair(t: vec4<f32>, j: u32) {
 // ---- brute_force: thread t takes rows t and n-2-t of the pair triangle (n tests per thread).
 
 fn visit_row(j: u32) {
+    visit_bit = j - block_base;
     if j < params.n {
         test_pair(spheres[j], j);
     }
@@ -126,7 +164,17 @@ fn brute(inv: Invocation) {
             my_index = i;
             var j = i + 1u;
             for (; j < params.n; j += UNROLL) {
+                block_base = j;
                 // #unroll 16 visit_row(j + {k}u);
+                for (var left = 0u; block_unsure != 0u && left < 32u; left++) {
+                    let u = block_base + firstTrailingBit(block_unsure);
+                    block_unsure &= block_unsure - 1u;
+                    settle(spheres[u], u);
+                }
+                if block_unsure != 0u {
+                    cut_short();
+                    block_unsure = 0u;
+                }
             }
             if j < params.n {
                 cut_short();
@@ -147,6 +195,7 @@ var<private> my_axis: u32;
 // One branch per visit, as in visit_forward below (docs/design.md §9.12): SwiftShader took 3.1 s
 // to build this kernel with early returns.
 fn visit_sweep(q: u32) {
+    visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
     let kq = keys[at];
     // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding. The keys are the CPU's bits and
@@ -185,7 +234,9 @@ fn sweep(inv: Invocation) {
         limit = 2.0 * r_max();
         done = false;
         for (var q = p + 1u; !done; q += UNROLL) {
+            block_base = q;
             // #unroll 16 visit_sweep(q + {k}u);
+            settle_sorted();
         }
         if !done {
             cut_short();
@@ -217,6 +268,7 @@ var<private> one_cell_a_key: bool;
 
 // One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
+    visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
     let live = !done & (q < params.n) & (keys[at] == bucket);
     done = !live;
@@ -263,7 +315,9 @@ fn grid(inv: Invocation) {
         while nb < 27 {
             done = false;
             for (; !done; q += GRID_UNROLL) {
+                block_base = q;
                 // #unroll 4 visit_bucket(q + {k}u);
+                settle_sorted();
             }
             if !done {
                 break;
@@ -328,6 +382,7 @@ fn grid_giants(inv: Invocation) {
         my_index = i;
         let giant = is_giant(me, giant_split());
         let c = cell_of(me.xyz, grid_side());
+        visit_bit = 0u;
         for (var t = 0u; t < g; t++) {
             let j = giant_index[t];
             if giant {
@@ -336,6 +391,10 @@ fn grid_giants(inv: Invocation) {
                 }
             } else if all(c >= giant_lo[t]) && all(c <= giant_hi[t]) {
                 test_pair(giant_sphere[t], j);
+            }
+            if block_unsure != 0u {
+                block_unsure = 0u;
+                settle(giant_sphere[t], j);
             }
         }
     }
@@ -363,6 +422,7 @@ fn owns(mj: u32, j: u32) -> bool {
 // SwiftShader's compiler grow exponentially with the unroll: 12 visits per loop 81 s, 16 out of
 // memory (docs/design.md §9.12).
 fn visit_forward(q: u32) {
+    visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
     let live = !done & (q < params.n) & !(unordered(keys[at]) > reach);
     done = !live;
@@ -376,6 +436,7 @@ fn visit_forward(q: u32) {
 
 // Position r = end - d (d = 1, 2, ...: walking down from end = p).
 fn visit_backward(d: u32) {
+    visit_bit = d - block_base;
     let r = end - min(d, end);
     let live = !done & (d <= end) & !(unordered(keys[r]) < limit);
     done = !live;
@@ -400,7 +461,9 @@ fn owner(inv: Invocation) {
         reach = hi_of(me, a);
         done = false;
         for (var q = p + 1u; !done; q += UNROLL) {
+            block_base = q;
             // #unroll 16 visit_forward(q + {k}u);
+            settle_sorted();
         }
         let forward_done = done;
         let span = 2.0 * r_max();
@@ -408,7 +471,17 @@ fn owner(inv: Invocation) {
         end = p;
         done = false;
         for (var d = 1u; !done; d += UNROLL) {
+            block_base = d;
             // #unroll 16 visit_backward(d + {k}u);
+            for (var left = 0u; block_unsure != 0u && left < 32u; left++) {
+                let r = end - (block_base + firstTrailingBit(block_unsure));
+                block_unsure &= block_unsure - 1u;
+                settle(sorted[r], values[r]);
+            }
+            if block_unsure != 0u {
+                cut_short();
+                block_unsure = 0u;
+            }
         }
         if !(forward_done && done) {
             cut_short();

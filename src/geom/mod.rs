@@ -14,6 +14,7 @@ pub mod polygon;
 pub mod sat;
 pub mod sector;
 pub mod sphere;
+pub(crate) mod sphere_exact;
 #[cfg(test)]
 mod test_util;
 

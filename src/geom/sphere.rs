@@ -34,15 +34,54 @@ fn inverse_power_of_two(m: f32) -> f32 {
     f32::from_bits(((127 - e) as u32) << 23)
 }
 
+/// The f32 filter's error bound, relative to `dd + ss` (docs/design.md §9.6a): 2^-19, 32
+/// units of f32 rounding. The computed `dd` is within 10 units of the exact squared distance
+/// of the inputs and `ss` within 6 (each operation rounded to either neighbour, as WGSL allows,
+/// counts 2 units; a fused multiply-add only rounds less), so a margin `dd - ss` beyond the
+/// bound has the exact margin's sign, with a factor of two to spare. Pairs within it are
+/// decided on the inputs' values ([`crate::geom::sphere_exact`]).
+pub(crate) const TOUCH_FILTER: f32 = 1.0 / 524_288.0;
+
+/// The filter's verdict on the margin `dd - ss`: `Some(touching)` when the margin lies
+/// beyond the bound, `None` when only the exact rule can tell. Non-finite margins (inputs
+/// validation rejects) keep the f32 verdict.
+#[inline(always)]
+pub(crate) fn filtered(dd: f32, ss: f32) -> Option<bool> {
+    filtered_with(dd, ss, TOUCH_FILTER)
+}
+
+/// [`filtered`] with another bound (the tests show that a smaller one decides wrongly).
+#[inline(always)]
+pub(crate) fn filtered_with(dd: f32, ss: f32, bound: f32) -> Option<bool> {
+    let margin = dd - ss;
+    if margin.abs() <= bound * (dd + ss) {
+        None
+    } else {
+        Some(margin < 0.0)
+    }
+}
+
+/// The inputs of `a` and `b` for the exact rule.
+#[inline(always)]
+fn pair_inputs(a: &Sphere, b: &Sphere) -> [f32; 8] {
+    [
+        a.center.x, a.center.y, a.center.z, a.radius, b.center.x, b.center.y, b.center.z,
+        b.radius,
+    ]
+}
+
+/// The touch test when both squares lie below 2^-100: the filter on `d` and `s` scaled by a
+/// power of two (exact), then the exact rule.
 #[cold]
-fn touches_rescaled(d: Vec3, s: f32) -> bool {
+fn touches_rescaled(a: &Sphere, b: &Sphere, d: Vec3, s: f32) -> bool {
     let m = d.abs().max_element().max(s);
     if m == 0.0 {
         return true; // coincident points
     }
     let k = inverse_power_of_two(m);
     let (d, s) = (d * k, s * k);
-    d.dot(d) <= s * s
+    filtered(d.dot(d), s * s)
+        .unwrap_or_else(|| crate::geom::sphere_exact::touches_exact(pair_inputs(a, b)))
 }
 
 /// The origin-distance key `|c|`, exact at every accepted scale: for a centre within 2^-50 of
@@ -70,12 +109,14 @@ impl Sphere {
         Self { center, radius }
     }
 
-    /// The touching predicate every method must agree on: `|c_i - c_j| <= r_i + r_j`, computed as
-    /// squared distance against squared radius sum (no square root, so CPU and GPU round alike).
+    /// The touching predicate every method must agree on: `|c_i - c_j| <= r_i + r_j` on the
+    /// inputs' values, in real arithmetic (touching counts).
     ///
-    /// Exact at every scale validation accepts (docs/design.md §9.6): when both squares are
-    /// below 2^-100, where they would lose bits to underflow, the comparison is redone on `d` and
-    /// `s` scaled by a power of two (exact), so a tiny scene decides as its enlarged copy does.
+    /// Exact for every pair validation accepts, on the CPU and the GPU alike (docs/design.md
+    /// §9.6a): the squared distance against the squared radius sum in f32 decides every pair
+    /// whose margin exceeds an error bound; the few within it are decided in integers on the
+    /// inputs' values. When both squares are below 2^-100, where they would lose bits to
+    /// underflow, the filter runs on `d` and `s` scaled by a power of two (exact).
     ///
     /// ```
     /// use glam::Vec3;
@@ -88,16 +129,22 @@ impl Sphere {
     /// let k = 2f32.powi(-90);
     /// let tiny = |x: f32| Sphere::new(Vec3::new(x * k, 0.0, 0.0), k);
     /// assert!(tiny(0.0).touches(&tiny(2.0)) && !tiny(0.0).touches(&tiny(2.001)));
+    /// // A 3-4-5 triangle whose squares f32 rounds: exactly at contact, so touching.
+    /// let k = 4097.0 / 1024.0;
+    /// let b = Sphere::new(Vec3::new(3.0 * k, 4.0 * k, 0.0), 2.0 * k);
+    /// assert!(Sphere::new(Vec3::ZERO, 3.0 * k).touches(&b));
     /// ```
     #[inline(always)]
     pub fn touches(&self, other: &Sphere) -> bool {
         let d = self.center - other.center;
         let s = self.radius + other.radius;
         let (dd, ss) = (d.dot(d), s * s);
-        if dd.max(ss) >= SQUARES_EXACT_FROM {
-            dd <= ss
-        } else {
-            touches_rescaled(d, s)
+        if dd.max(ss) < SQUARES_EXACT_FROM {
+            return touches_rescaled(self, other, d, s);
+        }
+        match filtered(dd, ss) {
+            Some(touching) => touching,
+            None => crate::geom::sphere_exact::touches_exact(pair_inputs(self, other)),
         }
     }
 

@@ -2,10 +2,11 @@
 //! against four consecutive ones at once. Each lane does the operations of `touches` in the
 //! same order (difference, squares summed left to right, radius sum squared, `<=`), so it
 //! gives the same verdict bit for bit; a lane whose squares fall below the range where they
-//! are exact is decided by `touches` itself (its rescaled path). The dense grid's candidate
+//! are exact, or whose margin lies within the filter's error bound, is decided by `touches`
+//! itself (its rescaled path, the exact rule). The dense grid's candidate
 //! runs use it (docs/design.md §2.7).
 
-use super::sphere::{SQUARES_EXACT_FROM, Sphere};
+use super::sphere::{SQUARES_EXACT_FROM, Sphere, TOUCH_FILTER};
 use glam::Vec3;
 
 /// Spheres a block of [`SphereColumns::touching`] compares at once.
@@ -70,7 +71,8 @@ impl SphereColumns {
         }
     }
 
-    /// Lanes `unsure` decided by `touches` (its rescaled path), the others kept from `hits`.
+    /// Lanes `unsure` decided by `touches` (its rescaled path, the exact rule), the others kept
+    /// from `hits`.
     #[cold]
     #[inline(never)]
     fn settle(&self, s: &Sphere, at: usize, hits: u32, unsure: u32) -> u32 {
@@ -84,7 +86,7 @@ impl SphereColumns {
     }
 
     /// `(hits, unsure)`: lanes with `dd <= ss`, and lanes with both squares below
-    /// [`SQUARES_EXACT_FROM`] (left to `touches`).
+    /// [`SQUARES_EXACT_FROM`] or the margin within [`TOUCH_FILTER`] (left to `touches`).
     ///
     /// # Safety
     /// `at + LANES` is within every column.
@@ -106,7 +108,11 @@ impl SphereColumns {
             let ss = _mm_mul_ps(sum, sum);
             let hits = _mm_movemask_ps(_mm_cmple_ps(dd, ss)) as u32;
             let small = _mm_cmplt_ps(_mm_max_ps(dd, ss), _mm_set1_ps(SQUARES_EXACT_FROM));
-            (hits, _mm_movemask_ps(small) as u32)
+            let magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fff_ffff));
+            let margin = _mm_and_ps(_mm_sub_ps(dd, ss), magnitude);
+            let bound = _mm_mul_ps(_mm_set1_ps(TOUCH_FILTER), _mm_add_ps(dd, ss));
+            let unsure = _mm_or_ps(small, _mm_cmple_ps(margin, bound));
+            (hits, _mm_movemask_ps(unsure) as u32)
         }
     }
 
@@ -122,7 +128,8 @@ impl SphereColumns {
             let sum = s.radius + q.radius;
             let (dd, ss) = (d.dot(d), sum * sum);
             hits |= u32::from(dd <= ss) << k;
-            unsure |= u32::from(dd.max(ss) < SQUARES_EXACT_FROM) << k;
+            let filter_unsure = (dd - ss).abs() <= TOUCH_FILTER * (dd + ss);
+            unsure |= u32::from(dd.max(ss) < SQUARES_EXACT_FROM || filter_unsure) << k;
         }
         (hits, unsure)
     }

@@ -77,6 +77,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/spheres/cascade.wgsl"),
     ),
     (
+        "spheres/touch_exact.wgsl",
+        include_str!("../../shaders/spheres/touch_exact.wgsl"),
+    ),
+    (
         "spheres/min_axis.wgsl",
         include_str!("../../shaders/spheres/min_axis.wgsl"),
     ),

@@ -18,13 +18,100 @@ pub fn all_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..n).flat_map(move |i| (i + 1..n).map(move |j| (i, j)))
 }
 
-pub fn oracle_pairs(s: &[Sphere]) -> Vec<Pair> {
+/// Whether two spheres touch in real arithmetic on their f32 values: in f64 where the margin
+/// clearly exceeds f64's rounding, else in big integers (every f32 is an integer over 2^149).
+pub fn touch_oracle(a: &Sphere, b: &Sphere) -> bool {
+    let d = a.center.as_dvec3() - b.center.as_dvec3();
+    let s = a.radius as f64 + b.radius as f64;
+    let (dd, ss) = (d.length_squared(), s * s);
+    if (dd - ss).abs() > 1e-12 * (dd + ss) {
+        return dd < ss;
+    }
+    use num_bigint::BigInt;
+    let int = |v: f32| -> BigInt {
+        // v * 2^149 exactly, through the f32's integer significand and exponent.
+        let bits = v.to_bits();
+        let exponent = ((bits >> 23) & 0xff) as i64;
+        let fraction = BigInt::from(bits & 0x7f_ffff);
+        let magnitude = if exponent == 0 {
+            fraction
+        } else {
+            (fraction + BigInt::from(1u32 << 23)) << (exponent - 1) as usize
+        };
+        if bits >> 31 == 1 { -magnitude } else { magnitude }
+    };
+    let (ca, cb) = (a.center.to_array(), b.center.to_array());
+    let dd: BigInt = (0..3)
+        .map(|k| {
+            let x = int(ca[k]) - int(cb[k]);
+            &x * &x
+        })
+        .sum();
+    let s = int(a.radius) + int(b.radius);
+    dd <= &s * &s
+}
+
+/// Pairs of spheres at contact in real arithmetic where f32's squares round (docs/design.md
+/// §9.6a): the centres of each pair an integer Pythagorean quadruple `(a, b, c)`, `a^2 + b^2 +
+/// c^2 = d^2`, times an odd `k` (so the squared distance, near 2^32, is not an f32), the radii
+/// two integers summing to `d k`, each pair on its own lattice point, the whole scaled by
+/// `scale` (a power of two keeps every value exact). Every third pair is moved by one lowest
+/// bit of a coordinate or a radius: exactly apart or overlapping by a hair.
+pub fn exact_contact_scene(pairs: usize, seed: u64, scale: f32) -> Vec<Sphere> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let side = (pairs as f64).cbrt().ceil() as i32;
+    let mut out = Vec::with_capacity(2 * pairs);
+    for p in 0..pairs as i32 {
+        let [m, n, u, w] = [(); 4].map(|_| rng.random_range(0i32..4));
+        let (m, n) = (m + 1, n);
+        let mut abc = [
+            m * m + n * n - u * u - w * w,
+            2 * (m * w + n * u),
+            2 * (n * w - m * u),
+        ];
+        let d = m * m + n * n + u * u + w * w;
+        abc.swap(0, rng.random_range(0..3));
+        let k = rng.random_range(64i32..1024) | 1;
+        let lattice = [p % side, p / side % side, p / (side * side)].map(|i| (i - side / 2) << 18);
+        let r1 = rng.random_range(1..d * k);
+        let at = |o: [i32; 3]| Vec3::new(o[0] as f32, o[1] as f32, o[2] as f32) * scale;
+        let mut a = Sphere::new(at(lattice), r1 as f32 * scale);
+        let mut b = Sphere::new(
+            at([0, 1, 2].map(|i| lattice[i] + abc[i] * k)),
+            (d * k - r1) as f32 * scale,
+        );
+        // One lowest bit up or down in magnitude (zeros stay: a nudged zero is no accepted value).
+        let nudge = |v: f32, up: bool| match (v == 0.0, up) {
+            (true, _) => v,
+            (false, true) => f32::from_bits(v.to_bits() + 1),
+            (false, false) => f32::from_bits(v.to_bits() - 1),
+        };
+        match p % 6 {
+            2 => b.center.x = nudge(b.center.x, rng.random()),
+            4 => a.radius = nudge(a.radius, rng.random()),
+            _ => {}
+        }
+        out.extend([a, b]);
+    }
+    out
+}
+
+/// How many pairs of `s` the plain f32 formula (squared distance against squared radius sum)
+/// decides otherwise than real arithmetic: a scene meant for the exact rule has some.
+pub fn f32_touch_errors(s: &[Sphere]) -> usize {
     all_pairs(s.len())
         .filter(|&(i, j)| {
             let d = s[i].center - s[j].center;
             let r = s[i].radius + s[j].radius;
-            d.x * d.x + d.y * d.y + d.z * d.z <= r * r
+            (d.x * d.x + d.y * d.y + d.z * d.z <= r * r) != touch_oracle(&s[i], &s[j])
         })
+        .count()
+}
+
+pub fn oracle_pairs(s: &[Sphere]) -> Vec<Pair> {
+    all_pairs(s.len())
+        .filter(|&(i, j)| touch_oracle(&s[i], &s[j]))
         .map(|(i, j)| [i as u32, j as u32])
         .collect()
 }

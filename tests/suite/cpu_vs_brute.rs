@@ -1,7 +1,10 @@
 //! Every CPU method finds exactly brute force's pairs, and counts its tests as its definition
 //! says; the counts are checked against naive O(n^2) oracles written here from the definitions.
 
-use crate::common::{cell_wall_scene, oracle_grid_tests, oracle_pairs, oracle_tests};
+use crate::common::{
+    cell_wall_scene, exact_contact_scene, f32_touch_errors, oracle_grid_tests, oracle_pairs,
+    oracle_tests,
+};
 use glam::Vec3;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -144,6 +147,18 @@ fn generated_scenes_match_brute_force() {
 
 /// Centres within two ULP of cell walls: the grid's cells are the real floor (docs/design.md
 /// §9.2), which the GPU reproduces exactly, not the floor of the f32 quotient.
+/// Contacts exact in real arithmetic whose f32 squares round, at three scales: every method
+/// finds exactly the pairs of real arithmetic on the inputs (docs/design.md §9.6a), on scenes
+/// that f32 arithmetic alone decides wrongly.
+#[test]
+fn contacts_whose_squares_round_are_exact() {
+    for scale in [1.0, 2f32.powi(-60), 2f32.powi(20)] {
+        let s = exact_contact_scene(1500, 62, scale);
+        assert!(f32_touch_errors(&s) > 30, "the scene tests the exact rule");
+        check_scene(&s, true).unwrap();
+    }
+}
+
 #[test]
 fn grid_cells_on_cell_walls_are_the_real_floor() {
     let v = cell_wall_scene();

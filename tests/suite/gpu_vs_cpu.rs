@@ -2,7 +2,10 @@
 //! the test count against a naive O(n^2) count that follows each method's semantics (docs/design.md §2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
-use crate::common::{cell_wall_scene, hi, lo, oracle_pairs, oracle_tests, overlap};
+use crate::common::{
+    cell_wall_scene, exact_contact_scene, f32_touch_errors, hi, lo, oracle_pairs, oracle_tests,
+    overlap,
+};
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -273,6 +276,24 @@ fn a_walk_cut_short_is_an_error_not_a_short_count() {
             assert_eq!((stats.tests, stats.pairs), (cpu.tests, cpu.pairs));
         }
     }
+}
+
+/// Contacts exact in real arithmetic whose f32 squares round (Pythagorean quadruples times odd
+/// factors, one lowest bit off in every third pair), at three scales: every method finds the
+/// exact pairs on the device, with real-GPU math too (docs/design.md §9.6a). The scenes are
+/// ones that f32 arithmetic alone decides wrongly.
+#[test]
+fn contacts_whose_squares_round_are_exact() {
+    let scenes = [1.0, 2f32.powi(-60), 2f32.powi(20)]
+        .map(|scale| (scale, exact_contact_scene(400, 61, scale)));
+    for (_, v) in &scenes {
+        assert!(f32_touch_errors(v) > 10, "the scene tests the exact rule");
+    }
+    for_all_methods(|bp| {
+        for (scale, v) in &scenes {
+            check(bp, v, &format!("exact contacts at scale {scale:e}"));
+        }
+    });
 }
 
 #[test]

@@ -2,12 +2,13 @@
 //! blocks are crowded: the spheres stored by coordinate (x, y, z, r, each padded by `SPAN`
 //! entries), loaded once per row, tested against each object of the row by the same arithmetic
 //! as [`Sphere::touches`], lane by lane: `d = a - b`, `(d.x² + d.y²) + d.z² <= (a.r + b.r)²`.
-//! The lanes whose squares both lie below `SQUARES_EXACT_FROM` are left undecided: the caller
-//! decides them with [`Sphere::touches`] itself (its rescaled branch). The same three
+//! The lanes whose squares both lie below `SQUARES_EXACT_FROM`, or whose margin `dd - ss` lies
+//! within the filter's error bound (`TOUCH_FILTER`), are left undecided: the caller decides
+//! them with [`Sphere::touches`] itself (its rescaled branch, the exact rule). The same three
 //! instruction sets as [`super::span`].
 
 use super::span::{Portable, SPAN};
-use crate::geom::sphere::{SQUARES_EXACT_FROM, Sphere};
+use crate::geom::sphere::{SQUARES_EXACT_FROM, Sphere, TOUCH_FILTER};
 
 /// One way to test a block of spheres.
 pub trait Touch {
@@ -24,7 +25,8 @@ pub trait Touch {
     /// `(touching, undecided)` for lanes `0..len` at least (lanes from `len` on may be left
     /// clear): bit `k` of `touching` set when lane `k` touches `s` by the squared distance
     /// against the squared sum of radii; of `undecided` when both squares lie below
-    /// `SQUARES_EXACT_FROM` (the lane's bit in `touching` then means nothing).
+    /// `SQUARES_EXACT_FROM` or the margin within the filter's bound (the lane's bit in
+    /// `touching` then means nothing).
     ///
     /// # Safety
     /// The CPU has the instruction set of the implementation.
@@ -39,7 +41,11 @@ fn lane(s: &Sphere, [x, y, z, r]: [f32; 4]) -> (bool, bool) {
     let dd = (dx * dx + dy * dy) + dz * dz;
     let sum = s.radius + r;
     let ss = sum * sum;
-    (dd <= ss, dd < SQUARES_EXACT_FROM && ss < SQUARES_EXACT_FROM)
+    let unsure = (dd - ss).abs() <= TOUCH_FILTER * (dd + ss);
+    (
+        dd <= ss,
+        unsure || (dd < SQUARES_EXACT_FROM && ss < SQUARES_EXACT_FROM),
+    )
 }
 
 impl Touch for Portable {
@@ -65,7 +71,7 @@ impl Touch for Portable {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Portable, SPAN, SQUARES_EXACT_FROM, Sphere, Touch};
+    use super::{Portable, SPAN, SQUARES_EXACT_FROM, Sphere, TOUCH_FILTER, Touch};
     use crate::cpu::grid::span::{Avx512, Sse2};
 
     /// Lane by lane, as [`Portable`]: never run but in tests (the dense rows test whole
@@ -135,6 +141,7 @@ mod x86 {
     fn touching_avx512(block: &[[__m512; 4]; 2], s: &Sphere, len: usize) -> (u32, u32) {
         let a = [s.center.x, s.center.y, s.center.z].map(|v| _mm512_set1_ps(v));
         let (radius, exact) = (_mm512_set1_ps(s.radius), _mm512_set1_ps(SQUARES_EXACT_FROM));
+        let filter = _mm512_set1_ps(TOUCH_FILTER);
         let (mut touching, mut undecided) = (0, 0);
         for (h, b) in block.iter().enumerate().take(len.div_ceil(16)) {
             let d = [0, 1, 2].map(|c| _mm512_sub_ps(a[c], b[c]));
@@ -145,11 +152,14 @@ mod x86 {
             let sum = _mm512_add_ps(radius, b[3]);
             let ss = _mm512_mul_ps(sum, sum);
             let t = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(dd, ss);
-            let u = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(
+            let tiny = _mm512_mask_cmp_ps_mask::<_CMP_LT_OQ>(
                 _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dd, exact),
                 ss,
                 exact,
             );
+            let margin = _mm512_abs_ps(_mm512_sub_ps(dd, ss));
+            let bound = _mm512_mul_ps(filter, _mm512_add_ps(dd, ss));
+            let u = tiny | _mm512_cmp_ps_mask::<_CMP_LE_OQ>(margin, bound);
             touching |= u32::from(t) << (16 * h);
             undecided |= u32::from(u) << (16 * h);
         }

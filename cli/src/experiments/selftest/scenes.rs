@@ -138,8 +138,8 @@ fn again(e: &mut sweepfan::error::Error) -> sweepfan::error::Error {
     }
 }
 
-/// Pairs must equal the reference's (differences within the near-touching tolerance are
-/// listed, not failures: a driver may fuse the sphere test's dot product); test counts
+/// Pairs must equal the reference's exactly (the touch is exact on every device, even where a
+/// driver fuses the sphere test's dot product, docs/design.md §9.6a); test counts
 /// (`(gpu, cpu)`) must equal the CPU method's exactly when the frame ran whole. A frame run in
 /// `parts` (a binding limit set below the scene, docs/design.md §2.10) keeps the pairs but not
 /// the tests: each part tests its ghosts again, and a method's walk sees each part alone.
