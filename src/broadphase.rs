@@ -7,6 +7,11 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use serde::Serialize;
 
+/// Most pairs one call may store by default, on either backend (8 bytes each: 2 GiB). Beyond
+/// the limit (or beyond what memory holds) the call fails with [`Error::TooLarge`] instead of
+/// exhausting memory; counting (`out = None`) has no limit.
+pub const MAX_STORED_PAIRS: u64 = 1 << 28;
+
 internal_modules!(aabbs, keys);
 pub mod auto;
 pub mod cancel;

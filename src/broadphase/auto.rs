@@ -28,6 +28,7 @@ use crate::broadphase::{Backend, BroadPhase, Diagnostics, FrameEvents, Method, P
 use crate::error::Result;
 use crate::geom::radii::Histogram;
 use crate::geom::sphere::Sphere;
+use glam::Vec3;
 use serde::Serialize;
 
 /// Most spheres the survey samples.
@@ -73,8 +74,82 @@ pub struct Survey {
     pub x_pairs: f64,
     /// Sampled spheres per occupied cell: 1 when no two sampled centres share a cell.
     pub cell_occupancy: f64,
-    /// Cells of side `2 r` in the sample's bounding box, per object of the scene.
+    /// Cells of side `2 r` in the scene's bounding box, per object of the scene.
     pub cells_per_object: f64,
+    /// Objects of the scene's largest radii, taken whole rather than sampled (module docs):
+    /// the top exponent bins holding at most [`LARGE_MAX`] objects, when the scene is larger
+    /// than the sample.
+    pub large: usize,
+    /// The scene's largest radius.
+    pub largest_radius: f32,
+}
+
+/// Most objects of the largest radii that the survey takes whole (module docs).
+pub const LARGE_MAX: u32 = 1024;
+
+/// What `auto` reads of the whole scene in one pass (module docs): the radius histogram the
+/// grid decides its cells and giants from, and the centres' bounding box.
+struct SceneFacts {
+    radii: Histogram,
+    lo: Vec3,
+    hi: Vec3,
+}
+
+impl SceneFacts {
+    fn of(spheres: &[Sphere]) -> Self {
+        let fold = |chunk: &[Sphere]| {
+            let mut f = SceneFacts {
+                radii: Histogram::default(),
+                lo: Vec3::splat(f32::INFINITY),
+                hi: Vec3::splat(f32::NEG_INFINITY),
+            };
+            for s in chunk {
+                f.radii.add(s.radius);
+                f.lo = f.lo.min(s.center);
+                f.hi = f.hi.max(s.center);
+            }
+            f
+        };
+        let merge = |a: SceneFacts, b: SceneFacts| SceneFacts {
+            radii: a.radii.merge(&b.radii),
+            lo: a.lo.min(b.lo),
+            hi: a.hi.max(b.hi),
+        };
+        if spheres.len() >= 1 << 16 {
+            use rayon::prelude::*;
+            spheres
+                .par_chunks(1 << 15)
+                .map(fold)
+                .reduce_with(merge)
+                .unwrap_or_else(|| fold(&[]))
+        } else {
+            fold(spheres)
+        }
+    }
+
+    /// The lowest exponent bin of the largest radii taken whole: the top bins holding at most
+    /// [`LARGE_MAX`] objects in all (`BINS`: none).
+    fn large_from(&self) -> usize {
+        let mut above = 0u32;
+        let mut from = crate::geom::radii::BINS;
+        for b in (0..crate::geom::radii::BINS).rev() {
+            above += self.radii.count[b];
+            if above > LARGE_MAX {
+                break;
+            }
+            if self.radii.count[b] > 0 {
+                from = b;
+            }
+        }
+        from
+    }
+
+    fn largest_radius(&self) -> f32 {
+        (0..crate::geom::radii::BINS)
+            .rev()
+            .find(|&b| self.radii.count[b] > 0)
+            .map_or(0.0, |b| f32::from_bits(self.radii.max_bits[b]))
+    }
 }
 
 impl Survey {
@@ -93,49 +168,174 @@ impl Survey {
 /// pseudo-random set of distinct indices for every scene of `n` spheres.
 pub fn survey(spheres: &[Sphere]) -> Survey {
     let n = spheres.len();
-    let m = n.min(SAMPLE_MAX);
-    if m < 2 {
+    if n.min(SAMPLE_MAX) < 2 {
         return Survey {
             n,
-            sampled: m,
+            sampled: n,
             cell_occupancy: 1.0,
+            largest_radius: spheres.first().map_or(0.0, |s| s.radius),
             ..Survey::default()
         };
     }
-    let sample: Vec<Sphere> = sample_indices(n, m)
+    // The whole scene's facts: the grid's true cells and giants, its extent, and the few
+    // objects of the largest radii, which a sample would miss.
+    let facts = SceneFacts::of(spheres);
+    let (split, cell_radius) = facts.radii.decide();
+    let giant = |s: &Sphere| crate::geom::radii::bin(s.radius) as u32 > split && split < 255;
+    let large_from = if n > SAMPLE_MAX {
+        facts.large_from()
+    } else {
+        crate::geom::radii::BINS
+    };
+    let is_large = |s: &Sphere| crate::geom::radii::bin(s.radius) >= large_from;
+    let large: Vec<Sphere> = if large_from < crate::geom::radii::BINS {
+        spheres.iter().filter(|s| is_large(s)).copied().collect()
+    } else {
+        Vec::new()
+    };
+    // The sample of the others (all of them for a scene no larger than the sample).
+    let sample: Vec<Sphere> = sample_indices(n, n.min(SAMPLE_MAX))
         .into_iter()
         .map(|i| spheres[i])
+        .filter(|s| !is_large(s))
         .collect();
     let m = sample.len();
-    let mut radii = Histogram::default();
-    sample.iter().for_each(|s| radii.add(s.radius));
-    let (split, cell_radius) = radii.decide();
-    let giant = |s: &Sphere| crate::geom::radii::bin(s.radius) as u32 > split && split < 255;
+    let ordinary = (n - large.len()) as f64;
+    // Sampled pairs scale by the pairs of the scene's ordinary objects over the sample's, and
+    // one sampled object by the ordinary objects over the sample.
+    let (pair_scale, object_scale) = if m >= 2 {
+        (
+            ordinary * (ordinary - 1.0) / (m as f64 * (m as f64 - 1.0)),
+            ordinary / m as f64,
+        )
+    } else {
+        (0.0, 0.0)
+    };
     let members: Vec<Sphere> = sample.iter().filter(|s| !giant(s)).copied().collect();
-    let giants = m - members.len();
+    let sampled_giants = sample.len() - members.len();
     let mut sorted_radii: Vec<f32> = members.iter().map(|s| s.radius).collect();
     sorted_radii.sort_unstable_by(f32::total_cmp);
     let median_radius = sorted_radii
         .get(sorted_radii.len() / 2)
         .copied()
         .unwrap_or(0.0);
-    // Sampled pairs scale by the pairs of the whole scene over the pairs of the sample.
-    let scale = (n as f64 * (n as f64 - 1.0)) / (m as f64 * (m as f64 - 1.0));
     let (neighbours, occupancy) = neighbour_pairs(&members, cell_radius);
     // Giants are tested against everything in their reach: count them as reaching every
     // object (an upper bound, and giants are few).
-    let giant_pairs = giants as f64 * m as f64;
+    let sampled_giant_pairs = sampled_giants as f64 * m as f64;
+    let sweep = sweep_axis(facts.lo, facts.hi);
+    let by_axis = |axis: usize| SortedIntervals::new(&sample, axis);
+    let (on_sweep, on_x) = (by_axis(sweep), by_axis(0));
+    // Each large object against the sampled ordinary ones, scaled, and the large ones among
+    // themselves, counted.
+    let mut large_grid = 0.0;
+    let (mut large_sweep, mut large_x) = (0.0, 0.0);
+    for (k, l) in large.iter().enumerate() {
+        large_grid += if giant(l) {
+            ordinary
+        } else {
+            near_cells(&members, l, cell_radius) as f64 * object_scale
+        };
+        large_sweep += on_sweep.overlapping(l) as f64 * object_scale;
+        large_x += on_x.overlapping(l) as f64 * object_scale;
+        for o in &large[k + 1..] {
+            large_grid += 1.0;
+            large_sweep += f64::from(u8::from(overlap_on(l, o, sweep)));
+            large_x += f64::from(u8::from(overlap_on(l, o, 0)));
+        }
+    }
+    let giants_total = if split < 255 {
+        ((split as usize + 1)..crate::geom::radii::BINS)
+            .map(|b| facts.radii.count[b] as usize)
+            .sum()
+    } else {
+        0
+    };
     Survey {
         n,
-        sampled: m,
+        sampled: m + large.len(),
         radius: cell_radius,
         median_radius,
-        giants,
-        grid_pairs: (neighbours as f64 + giant_pairs) * scale,
-        sweep_pairs: overlaps_on(&sample, sweep_axis(&sample)) as f64 * scale,
-        cells_per_object: box_cells(&members, cell_radius) / n as f64,
-        x_pairs: overlaps_on(&sample, 0) as f64 * scale,
+        giants: giants_total,
+        grid_pairs: (neighbours as f64 + sampled_giant_pairs) * pair_scale + large_grid,
+        sweep_pairs: on_sweep.pairs() as f64 * pair_scale + large_sweep,
+        cells_per_object: box_cells(facts.lo, facts.hi, cell_radius) / n as f64,
+        x_pairs: on_x.pairs() as f64 * pair_scale + large_x,
         cell_occupancy: occupancy,
+        large: large.len(),
+        largest_radius: facts.largest_radius(),
+    }
+}
+
+/// Whether `a` and `b` overlap on `axis` (closed intervals `[c - r, c + r]`).
+fn overlap_on(a: &Sphere, b: &Sphere, axis: usize) -> bool {
+    a.center[axis] - a.radius <= b.center[axis] + b.radius
+        && b.center[axis] - b.radius <= a.center[axis] + a.radius
+}
+
+/// Objects of `spheres` whose cells (side `2 radius`) neighbour `s`'s cell or are its own.
+fn near_cells(spheres: &[Sphere], s: &Sphere, radius: f32) -> usize {
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    let cell = |c: Vec3| [0, 1, 2].map(|a| (f64::from(c[a]) / side).floor());
+    let home = cell(s.center);
+    spheres
+        .iter()
+        .filter(|o| {
+            let c = cell(o.center);
+            (0..3).all(|a| (c[a] - home[a]).abs() <= 1.0)
+        })
+        .count()
+}
+
+/// A sample's intervals `[c - r, c + r]` on one axis, by start and by end.
+struct SortedIntervals {
+    axis: usize,
+    starts: Vec<f32>,
+    ends: Vec<f32>,
+    /// (start, end) by start.
+    by_start: Vec<(f32, f32)>,
+}
+
+impl SortedIntervals {
+    fn new(spheres: &[Sphere], axis: usize) -> Self {
+        let mut by_start: Vec<(f32, f32)> = spheres
+            .iter()
+            .map(|s| (s.center[axis] - s.radius, s.center[axis] + s.radius))
+            .collect();
+        by_start.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let starts: Vec<f32> = by_start.iter().map(|p| p.0).collect();
+        let mut ends: Vec<f32> = by_start.iter().map(|p| p.1).collect();
+        ends.sort_unstable_by(f32::total_cmp);
+        Self {
+            axis,
+            starts,
+            ends,
+            by_start,
+        }
+    }
+
+    /// Pairs of the sample whose intervals overlap (closed).
+    fn pairs(&self) -> u64 {
+        // Interval k (k-th by start) overlaps the later-starting intervals whose start <= its
+        // end.
+        self.by_start
+            .iter()
+            .enumerate()
+            .map(|(k, &(_, end))| (self.starts.partition_point(|&s| s <= end) - k - 1) as u64)
+            .sum()
+    }
+
+    /// Sampled intervals overlapping `s`'s on the axis: those starting at or before its end,
+    /// less those ending before its start.
+    fn overlapping(&self, s: &Sphere) -> usize {
+        let (lo, hi) = (
+            s.center[self.axis] - s.radius,
+            s.center[self.axis] + s.radius,
+        );
+        let starting = self.starts.partition_point(|&v| v <= hi);
+        let ended = self.ends.partition_point(|&v| v < lo);
+        starting.saturating_sub(ended)
     }
 }
 
@@ -228,16 +428,8 @@ const FORWARD: [(i64, i64, i64); 13] = [
     (1, 1, 1),
 ];
 
-/// Cells of side `2 radius` in the bounding box of the centres of `spheres` (1 when empty).
-fn box_cells(spheres: &[Sphere], radius: f32) -> f64 {
-    let Some(first) = spheres.first() else {
-        return 1.0;
-    };
-    let (mut lo, mut hi) = (first.center, first.center);
-    for s in spheres {
-        lo = lo.min(s.center);
-        hi = hi.max(s.center);
-    }
+/// Cells of side `2 radius` in the box `lo..hi` of the scene's centres.
+fn box_cells(lo: Vec3, hi: Vec3, radius: f32) -> f64 {
     let side = f64::from(2.0 * radius);
     let side = if side.is_normal() { side } else { 1.0 };
     (0..3)
@@ -246,32 +438,12 @@ fn box_cells(spheres: &[Sphere], radius: f32) -> f64 {
 }
 
 /// The axis of largest centre spread (ties to the lowest), as sap takes it.
-fn sweep_axis(spheres: &[Sphere]) -> usize {
-    let (mut lo, mut hi) = (spheres[0].center, spheres[0].center);
-    for s in spheres {
-        lo = lo.min(s.center);
-        hi = hi.max(s.center);
-    }
+fn sweep_axis(lo: Vec3, hi: Vec3) -> usize {
     let spread = hi - lo;
     (1..3).fold(0, |a, b| if spread[b] > spread[a] { b } else { a })
 }
 
-/// Pairs of `spheres` whose intervals `[c - r, c + r]` overlap on `axis` (closed).
-fn overlaps_on(spheres: &[Sphere], axis: usize) -> u64 {
-    let mut by_start: Vec<(f32, f32)> = spheres
-        .iter()
-        .map(|s| (s.center[axis] - s.radius, s.center[axis] + s.radius))
-        .collect();
-    by_start.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    // Interval k (k-th by start) overlaps the later-starting intervals whose start <= its end.
-    by_start
-        .iter()
-        .enumerate()
-        .map(|(k, &(_, end))| (by_start.partition_point(|&(s, _)| s <= end) - k - 1) as u64)
-        .sum()
-}
-
-/// Cells of the sample's bounding box per object past which the grid walks a *spread* scene:
+/// Cells of the scene's bounding box per object past which the grid walks a *spread* scene:
 /// nearly every object alone in its row (CPU) or its keys scattered (GPU), and each object
 /// costs the grid more (the wide scene: 1M objects over 2e7 cells per axis).
 pub const SPREAD_CELLS_PER_OBJECT: f64 = 1_048_576.0;
@@ -374,7 +546,12 @@ pub fn choose_from(s: &Survey, costs: &Costs) -> Choice {
         1.0
     };
     let shape = if s.giants > 0 {
-        format!("{} giants sampled", s.giants)
+        format!("{} giants", s.giants)
+    } else if s.large > 0 && s.largest_radius > 4.0 * s.median_radius {
+        format!(
+            "{} large objects up to radius {:.3e}",
+            s.large, s.largest_radius
+        )
     } else if radius_spread > 4.0 {
         format!("radii spread {radius_spread:.0}x")
     } else {

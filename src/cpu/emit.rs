@@ -19,10 +19,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use web_time::Instant;
 
-/// Most pairs one call may store by default (8 bytes each: 2 GiB). Beyond the limit (or beyond
-/// what memory holds) the call fails with [`Error::TooLarge`] instead of exhausting memory;
-/// counting (`out = None`) has no limit.
-pub const MAX_STORED_PAIRS: u64 = 1 << 28;
+pub use crate::broadphase::MAX_STORED_PAIRS;
 
 /// Pairs a chunk's buffer holds when it first grows.
 const MIN_BUFFER_PAIRS: usize = 64;
@@ -32,6 +29,10 @@ const SERIAL_MAX_ITEMS: usize = 512;
 /// Chunks per call at most: enough for work stealing to even out skewed rows (the triangular
 /// brute force, a dense cluster) without making the final merge noticeable.
 const MAX_CHUNKS: usize = 128;
+/// Items a chunk hands its work at once, its cancellation looked at in between (docs/design.md
+/// §9.18): one object's candidates may be the whole scene (one point, a line, a cell holding
+/// every object), so a chunk of 1/128 of the objects ran for seconds with no check.
+const CANCEL_SLICE: usize = 512;
 
 /// Where one chunk's candidate loop reports its sphere tests.
 pub struct Sink<'a> {
@@ -232,7 +233,15 @@ impl PairEmitter {
                 limit,
                 cancel: &cancel,
             };
-            work(range, &mut sink);
+            let mut at = range.start;
+            while at < range.end {
+                let to = (at + CANCEL_SLICE).min(range.end);
+                work(at..to, &mut sink);
+                at = to;
+                if sink.cancelled() {
+                    break;
+                }
+            }
             (sink.tests, sink.pairs)
         };
         let buffers = &mut self.buffers[..chunks];
@@ -281,8 +290,8 @@ impl PairEmitter {
                 return Err(Error::too_large(
                     exceeds,
                     format!(
-                        "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; count them \
-                         without storing instead",
+                        "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; ask for \
+                         their count alone (no pair list) instead",
                         list_bytes as f64 / f64::from(1u32 << 30),
                     ),
                 ));
@@ -330,6 +339,25 @@ mod tests {
                 Err(Error::TooLarge { .. })
             ));
         }
+    }
+
+    /// A chunk of many items looks at its token between slices of its items, not only before
+    /// it starts: cancelled during its first slice, it stops there.
+    #[test]
+    fn a_long_chunk_stops_within_a_slice_of_its_items() {
+        let token = crate::broadphase::cancel::CancelToken::new();
+        let mut emitter = PairEmitter::default();
+        emitter.set_serial_max_items(1 << 20);
+        let handed = std::sync::Mutex::new(Vec::new());
+        let result = crate::broadphase::cancel::with_token(&token, || {
+            emitter.run(100_000, None, |range, sink| {
+                handed.lock().unwrap().push(range.clone());
+                token.cancel();
+                sink.add_tests(range.len() as u64);
+            })
+        });
+        assert!(matches!(result, Err(Error::Interrupted)), "{result:?}");
+        assert_eq!(*handed.lock().unwrap(), vec![0..CANCEL_SLICE]);
     }
 
     /// A cancelled token stops the pair emission between chunks.

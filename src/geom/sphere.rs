@@ -65,8 +65,7 @@ pub(crate) fn filtered_with(dd: f32, ss: f32, bound: f32) -> Option<bool> {
 #[inline(always)]
 fn pair_inputs(a: &Sphere, b: &Sphere) -> [f32; 8] {
     [
-        a.center.x, a.center.y, a.center.z, a.radius, b.center.x, b.center.y, b.center.z,
-        b.radius,
+        a.center.x, a.center.y, a.center.z, a.radius, b.center.x, b.center.y, b.center.z, b.radius,
     ]
 }
 

@@ -248,7 +248,10 @@ mod tests {
                 crate::Sphere::new(glam::Vec3::new(v[4], v[5], v[6]), v[7]),
             );
             assert_eq!(a.touches(&b), want, "{v:?}");
-            for (w, bound) in wrong.iter_mut().zip([TOUCH_FILTER, 0.0, TOUCH_FILTER / 100.0]) {
+            for (w, bound) in wrong
+                .iter_mut()
+                .zip([TOUCH_FILTER, 0.0, TOUCH_FILTER / 100.0])
+            {
                 *w += usize::from(decide(v, bound) != want);
             }
         }

@@ -52,11 +52,16 @@ pub enum SceneKind {
     /// of side 2e7 centred on the origin, 2^24 cells of side 1 and more per axis; the rest in four
     /// dense clusters (radii 0.05..0.5, one sphere per unit volume), one around the origin.
     Wide,
+    /// Grains and boulders (docs/design.md §3.4): grains of radius 1e-3, 200 a unit volume (a
+    /// cube of side 10 at n = 200,000, growing with n), [`SceneParams::boulders`] of them
+    /// replaced by boulders of radius [`SceneParams::radius`], evenly through the indices: a
+    /// few dozen large objects that a sample of the scene misses.
+    Boulders,
 }
 
 impl SceneKind {
     /// Every generator, in `--help` order.
-    pub const ALL: [SceneKind; 9] = [
+    pub const ALL: [SceneKind; 10] = [
         SceneKind::Paper,
         SceneKind::Density,
         SceneKind::Clusters,
@@ -66,6 +71,7 @@ impl SceneKind {
         SceneKind::Giant,
         SceneKind::Rotating,
         SceneKind::Wide,
+        SceneKind::Boulders,
     ];
 
     /// One line on what the generator makes (the CLI's `--scene` help).
@@ -101,6 +107,10 @@ impl SceneKind {
                 "Sparse and wide: 90% of the spheres (radius 0.5) over a cube of side 2e7, the rest \
                  in four dense clusters (radii 0.05..0.5, one sphere per unit volume)"
             }
+            SceneKind::Boulders => {
+                "Grains (radius 1e-3, a cube of side 10 at n = 200,000) with `--boulders K` \
+                 boulders of radius `--radius` among them"
+            }
         }
     }
 
@@ -109,7 +119,7 @@ impl SceneKind {
     pub fn uses_radius(self) -> bool {
         matches!(
             self,
-            SceneKind::Density | SceneKind::Clusters | SceneKind::LineX
+            SceneKind::Density | SceneKind::Clusters | SceneKind::LineX | SceneKind::Boulders
         )
     }
 
@@ -130,6 +140,7 @@ impl SceneKind {
             SceneKind::Giant => "giant",
             SceneKind::Rotating => "rotating",
             SceneKind::Wide => "wide",
+            SceneKind::Boulders => "boulders",
         }
     }
 }
@@ -147,8 +158,11 @@ pub struct SceneParams {
     pub seed: u64,
     /// Sphere volume / box volume for `density` and `clusters` (default 0.01).
     pub volume_fraction: f32,
-    /// Sphere radius for `density`, `clusters` and `line-x` (default 1.0).
+    /// Sphere radius for `density`, `clusters` and `line-x`, the boulders' of `boulders`
+    /// (default 1.0).
     pub radius: f32,
+    /// Boulders among the grains of `boulders` (default 40, at most `n`).
+    pub boulders: usize,
 }
 
 impl SceneParams {
@@ -159,6 +173,7 @@ impl SceneParams {
             seed,
             volume_fraction: 0.01,
             radius: 1.0,
+            boulders: 40,
         }
     }
 }
@@ -232,6 +247,13 @@ impl Scene {
                 let w = WideLayout::new(n);
                 let spheres = (0..n).map(|i| w.sphere(&mut rng, i)).collect();
                 Scene::walled(kind, spheres, vec![Vec3::ZERO; n], WIDE_HALF_EXTENT)
+            }
+            SceneKind::Boulders => {
+                let half = boulders_half_extent(n);
+                let spheres = (0..n)
+                    .map(|i| boulders_sphere(&mut rng, p, half, i))
+                    .collect();
+                Scene::walled(kind, spheres, vec![Vec3::ZERO; n], half)
             }
             SceneKind::OnePoint => {
                 let spheres = vec![ONE_POINT_SPHERE; n];
@@ -432,6 +454,23 @@ fn line_x_sphere(p: &SceneParams, i: usize) -> Sphere {
     let spacing = 1.5 * r;
     let x0 = -0.5 * spacing * p.n as f32;
     Sphere::new(Vec3::new(x0 + spacing * i as f32, 0.0, 0.0), r)
+}
+
+/// Grain radius of the boulders scene.
+pub const GRAIN_RADIUS: f32 = 1e-3;
+
+/// Half the side of the boulders scene's cube: 5 at n = 200,000, the grains' density kept.
+fn boulders_half_extent(n: usize) -> f32 {
+    5.0 * (n.max(1) as f32 / 200_000.0).cbrt()
+}
+
+/// Sphere i of the boulders scene (three draws, its centre): a boulder where `i` starts one of
+/// `p.boulders` equal runs of the indices, else a grain.
+fn boulders_sphere(rng: &mut ChaCha8Rng, p: &SceneParams, half: f32, i: usize) -> Sphere {
+    let (n, b) = (p.n.max(1) as u128, p.boulders.min(p.n) as u128);
+    let boulder = (i as u128 * b).div_ceil(n) != ((i as u128 + 1) * b).div_ceil(n);
+    let r = if boulder { p.radius } else { GRAIN_RADIUS };
+    Sphere::new(random::vec3_in(rng, -half..=half), r)
 }
 
 /// The wide scene's clusters: the first `clustered` spheres (a tenth) go round robin to four

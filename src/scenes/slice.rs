@@ -22,7 +22,8 @@
 
 use super::{
     ClusterLayout, GIANT_SPHERE, MovingBox, ONE_POINT_SPHERE, SPHERES_PER_CLUSTER, Scene,
-    SceneKind, SceneParams, WIDE_HALF_EXTENT, WideLayout, line_x_sphere, mixed_radii_half_extent,
+    SceneKind, SceneParams, WIDE_HALF_EXTENT, WideLayout, boulders_half_extent, boulders_sphere,
+    line_x_sphere, mixed_radii_half_extent,
     mixed_radii_sphere, mixed_radius, moving_spheres, sphere_volume,
 };
 use crate::geom::sphere::Sphere;
@@ -80,6 +81,15 @@ pub fn generate_range(kind: SceneKind, p: &SceneParams, range: Range<usize>) -> 
             keep_range(&mut scene.spheres, objects.clone());
             keep_range(&mut scene.velocities, objects);
             scene
+        }
+        SceneKind::Boulders => {
+            let half = boulders_half_extent(p.n);
+            let mut rng = stream_at(p.seed, objects.start as u128 * 3);
+            let count = objects.len();
+            let spheres = objects
+                .map(|i| boulders_sphere(&mut rng, p, half, i))
+                .collect();
+            Scene::walled(kind, spheres, vec![Vec3::ZERO; count], half)
         }
         SceneKind::Wide => {
             let w = WideLayout::new(p.n);

@@ -38,7 +38,11 @@ pub fn touch_oracle(a: &Sphere, b: &Sphere) -> bool {
         } else {
             (fraction + BigInt::from(1u32 << 23)) << (exponent - 1) as usize
         };
-        if bits >> 31 == 1 { -magnitude } else { magnitude }
+        if bits >> 31 == 1 {
+            -magnitude
+        } else {
+            magnitude
+        }
     };
     let (ca, cb) = (a.center.to_array(), b.center.to_array());
     let dd: BigInt = (0..3)

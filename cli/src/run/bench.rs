@@ -355,22 +355,34 @@ fn compare_with(
     Ok(compare_pairs(&scene.spheres, &expected, candidate_pairs))
 }
 
-/// Largest n for which brute force is the reference (above it: the CPU grid, or sap for grid).
+/// Largest n for which brute force is the reference (above it: a fast method on that scene).
 pub const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
 
-/// The reference for verifying `method` on `backend` at size n: brute force while it is cheap,
-/// then the CPU grid (itself checked against brute force by the tests), or sap when the CPU grid
-/// itself is under test. The GPU grid is another implementation and is checked against the CPU
-/// grid: sap at 16M spheres takes the CPU minutes, the grid seconds. `method` is what runs:
-/// `auto` resolved first ([`resolved_method`]), so that no method is checked against itself.
-pub fn reference_method(n: usize, method: &str, backend: Backend) -> &'static str {
-    if n <= BRUTE_FORCE_REFERENCE_MAX_N {
-        "brute_force"
-    } else if method == "grid" && backend == Backend::Cpu {
-        "sap"
-    } else {
-        "grid"
+/// The CPU reference for verifying `method` on `backend` on `spheres`: brute force while it is
+/// cheap; above [`BRUTE_FORCE_REFERENCE_MAX_N`] objects, the CPU method `auto`'s prices rank
+/// cheapest on this scene (docs/design.md §2.12) other than `method` itself on the CPU, so that
+/// no method is checked against itself and the check costs about what the method does (the
+/// CPU grid on 40 boulders among 200,000 grains took 13 s where `x` takes 0.07 s). A GPU method
+/// may be checked against the same method on the CPU: another implementation (the GPU grid at
+/// 16M objects against the CPU grid: seconds, where sap takes minutes). Every reference is
+/// itself checked against brute force by the tests. `method` is what runs: `auto` resolved
+/// first ([`resolved_method`]).
+pub fn reference_method(
+    spheres: &[sweepfan::geom::sphere::Sphere],
+    method: &str,
+    backend: Backend,
+) -> &'static str {
+    if spheres.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
+        return "brute_force";
     }
+    use sweepfan::broadphase::auto::{Costs, prices, survey};
+    let mut priced = prices(&survey(spheres), &Costs::of(Backend::Cpu, false));
+    priced.sort_by(|a, b| a.1.total_cmp(&b.1));
+    priced
+        .iter()
+        .map(|(m, _)| m.name())
+        .find(|&name| !(backend == Backend::Cpu && name == method))
+        .unwrap_or("brute_force")
 }
 
 /// The method `name` runs on `spheres`: `auto`'s choice for them (the one its first frame
@@ -440,7 +452,7 @@ pub fn measure(
             };
             let software = ctx.as_ref().is_some_and(|c| c.is_software());
             let runs = resolved_method(name, &scene.spheres, backend, software);
-            let reference_name = reference_method(scene.len(), runs, backend);
+            let reference_name = reference_method(&scene.spheres, runs, backend);
             let mut bp = match backend {
                 Backend::Cpu => cpu(name)?,
                 Backend::Gpu => registry::broad_phase(name, backend, ctx.as_ref())?,

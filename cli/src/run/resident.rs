@@ -111,7 +111,7 @@ pub(crate) fn gpu_method(
         Some(c) => c.method,
         None => Method::parse(name)?,
     };
-    let reference_name = reference_method(scene.len(), method.name(), Backend::Gpu);
+    let reference_name = reference_method(&scene.spheres, method.name(), Backend::Gpu);
     let reference = match verify {
         true => Some(registry::broad_phase(reference_name, Backend::Cpu, None)?),
         false => None,

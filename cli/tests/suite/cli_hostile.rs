@@ -270,7 +270,7 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
 fn ctrl_c_stops_a_long_cli_call_through_the_library() {
     use std::os::unix::process::ExitStatusExt;
     use std::time::{Duration, Instant};
-    let mut child = sweepfan()
+    let mut child = crate::common::sweepfan_catching_sigint()
         .args([
             "bench",
             "--scene",
@@ -311,10 +311,11 @@ fn ctrl_c_stops_a_long_cli_call_through_the_library() {
     // SAFETY: a signal to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let signalled = Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let status = crate::common::wait_at_most(&mut child, Duration::from_secs(30), "after Ctrl-C");
     let after = signalled.elapsed();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{}", out.status);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status}");
     assert!(stderr.contains("sweepfan: interrupted"), "{stderr}");
     assert!(
         after < Duration::from_secs(2),

@@ -183,7 +183,7 @@ fn a_stopped_selftest_leaves_its_finished_checks_marked_incomplete() {
     use std::os::unix::process::ExitStatusExt;
     let dir = temp_dir("selftest", "stopped");
     let json = dir.join("selftest.json");
-    let mut child = sweepfan()
+    let mut child = crate::common::sweepfan_catching_sigint()
         .args(["selftest", "--full", "--json"])
         .arg(&json)
         .stdout(std::process::Stdio::null())
@@ -214,7 +214,11 @@ fn a_stopped_selftest_leaves_its_finished_checks_marked_incomplete() {
     }
     // SAFETY: a signal to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let status = child.wait().unwrap();
+    let status = crate::common::wait_at_most(
+        &mut child,
+        std::time::Duration::from_secs(60),
+        "the self-test after Ctrl-C",
+    );
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status}");
     let (doc, checks) = checks_of(&json);
     assert_eq!(doc["complete"], false);

@@ -8,6 +8,46 @@ pub fn sweepfan() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
 }
 
+/// The `sweepfan` binary with SIGINT at its default disposition, whatever this process
+/// inherited: a suite started in the background (`nohup scripts/test.sh &`) ignores SIGINT, a
+/// child keeps an inherited ignore (as it should), and a test that sends Ctrl-C must set what
+/// it relies on.
+#[cfg(unix)]
+pub fn sweepfan_catching_sigint() -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = sweepfan();
+    // SAFETY: between fork and exec only `signal`, which is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::signal(libc::SIGINT, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Waits at most `limit` for `child` to end; past it, kills it and fails naming `what`.
+pub fn wait_at_most(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    what: &str,
+) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {limit:?}, killed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// The output of a command that must succeed (its stderr in the failure message).
 pub fn succeed(output: std::io::Result<std::process::Output>) -> std::process::Output {
     let out = output.unwrap();

@@ -180,6 +180,8 @@ pub enum SceneOption {
     VolumeFraction,
     /// `--boxes`: the rotating scene's boxes (sphere shape only).
     Boxes,
+    /// `--boulders`: the boulders scene's boulders.
+    Boulders,
 }
 
 impl SceneOption {
@@ -188,6 +190,7 @@ impl SceneOption {
             SceneOption::Radius => "--radius",
             SceneOption::VolumeFraction => "--volume-fraction",
             SceneOption::Boxes => "--boxes",
+            SceneOption::Boulders => "--boulders",
         }
     }
 
@@ -196,6 +199,7 @@ impl SceneOption {
             SceneOption::Radius => kind.uses_radius(),
             SceneOption::VolumeFraction => kind.uses_volume_fraction(),
             SceneOption::Boxes => kind == SceneKind::Rotating,
+            SceneOption::Boulders => kind == SceneKind::Boulders,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct BenchArgs {
     /// Rotating boxes (scene `rotating`, --shape sphere) [default: 1000].
     #[arg(long, value_parser = values::objects)]
     pub boxes: Option<usize>,
+    /// Boulders among the grains (scene `boulders`, at most --n) [default: 40].
+    #[arg(long, value_parser = values::count)]
+    pub boulders: Option<usize>,
     /// Scene `rotating`: rotating bodies of this kind in any pose instead of the thesis's
     /// boxes, the general conservative sector as their proxy (docs/design.md §5.8).
     #[arg(long, value_enum)]
@@ -54,7 +57,8 @@ pub struct BenchArgs {
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
     #[arg(long, conflicts_with = "scene_file", value_parser = values::volume_fraction)]
     pub volume_fraction: Option<f32>,
-    /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
+    /// Sphere radius of the density, clusters and line-x scenes, the boulders' of the
+    /// boulders scene, above 0 [default: 1].
     #[arg(long, conflicts_with = "scene_file", value_parser = values::positive_length)]
     pub radius: Option<f32>,
     #[arg(long, value_enum, default_value_t = BackendChoice::Cpu)]
@@ -112,13 +116,23 @@ impl BenchArgs {
         } else {
             sweepfan_cli::run::bench::CPU_PARTS_HOST_BYTES_PER_OBJECT
         };
-        Ok(scene_params(
+        let mut p = scene_params(
             self.n,
             self.seed,
             self.volume_fraction.unwrap_or(d.volume_fraction),
             self.radius.unwrap_or(d.radius),
             host_bytes,
-        )?)
+        )?;
+        if let Some(b) = self.boulders {
+            if b > self.n {
+                bail!(
+                    "--boulders {b} exceeds --n {}: boulders replace grains",
+                    self.n
+                );
+            }
+            p.boulders = b;
+        }
+        Ok(p)
     }
 
     fn methods(&self) -> &str {
@@ -140,6 +154,12 @@ impl BenchArgs {
         let fraction = self.volume_fraction.is_some();
         ignored_by_scene(SceneOption::VolumeFraction, fraction, scene, spheres)?;
         ignored_by_scene(SceneOption::Boxes, self.boxes.is_some(), scene, spheres)?;
+        ignored_by_scene(
+            SceneOption::Boulders,
+            self.boulders.is_some(),
+            scene,
+            spheres,
+        )?;
         if self.resident {
             self.check_resident(scene, spheres)?;
         }

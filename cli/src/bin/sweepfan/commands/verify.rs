@@ -103,7 +103,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let mut bp = registry::broad_phase(a.method(), backend, ctx.as_ref())?;
     let software = ctx.as_ref().is_some_and(|c| c.is_software());
     let runs = resolved_method(a.method(), &scene.spheres, backend, software);
-    let reference_name = reference_method(scene.len(), runs, backend);
+    let reference_name = reference_method(&scene.spheres, runs, backend);
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
     write_pairs_csv(&a.pairs_out, &pairs)?;
