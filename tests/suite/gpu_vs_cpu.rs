@@ -335,6 +335,30 @@ fn count_only_one_point_counts_every_pair() {
     }
 }
 
+/// More pairs than a call may store: the error names the pair list and the exact count after
+/// the first run, as on the CPU, where a one-point scene of 25,000 spheres (312M pairs) took 79 s
+/// on lavapipe in parts before it failed so.
+#[test]
+fn past_the_pair_limit_fails_at_once_naming_the_count() {
+    let v = vec![Sphere::new(Vec3::ONE, 1.0); 300];
+    for_all_methods(|bp| {
+        bp.set_pair_limit(1000);
+        let mut pairs = Vec::new();
+        match bp.find_pairs(&v, Some(&mut pairs)) {
+            Err(Error::TooLarge {
+                exceeds: sweepfan::error::Exceeds::PairList { pairs, allowed },
+                message,
+            }) => {
+                assert_eq!((pairs, allowed), (300 * 299 / 2, 1000), "{message}");
+                assert!(message.contains("44850 touching pairs"), "{message}");
+            }
+            other => panic!("{}: {other:?}", bp.method()),
+        }
+        // Counting has no limit.
+        assert_eq!(bp.find_pairs(&v, None).unwrap().pairs, 300 * 299 / 2);
+    });
+}
+
 #[test]
 fn tiny_pair_capacity_grows_and_loses_nothing() {
     for_all_methods(|bp| {

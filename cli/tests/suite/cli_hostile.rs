@@ -264,22 +264,34 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
 
 /// Ctrl-C during a long CPU call stops it at its next check (docs/design.md §9.18): the process
 /// says so and ends as the signal would (status: killed by SIGINT), within the 2 s the handler
-/// allows before it ends the process itself (which would not print the line).
+/// allows before it ends the process itself (which would not print the line). Brute force, and a
+/// degenerate grid (every centre in one cell: one chunk of objects ran for seconds unchecked).
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_long_cli_call_through_the_library() {
-    use std::os::unix::process::ExitStatusExt;
-    use std::time::{Duration, Instant};
-    let mut child = crate::common::sweepfan_catching_sigint()
-        .args([
-            "bench",
+    for call in [
+        [
             "--scene",
             "density",
             "--n",
             "300000",
             "--methods",
             "brute_force",
-        ])
+        ],
+        ["--scene", "one-point", "--n", "200000", "--methods", "grid"],
+    ] {
+        stop_with_ctrl_c(&call);
+    }
+}
+
+/// `bench` with `call` and one CPU frame, stopped by SIGINT once it runs.
+#[cfg(unix)]
+fn stop_with_ctrl_c(call: &[&str]) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let mut child = crate::common::sweepfan_catching_sigint()
+        .arg("bench")
+        .args(call)
         .args(["--backend", "cpu", "--frames", "1"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -306,7 +318,7 @@ fn ctrl_c_stops_a_long_cli_call_through_the_library() {
     std::thread::sleep(Duration::from_millis(1500));
     assert!(
         child.try_wait().unwrap().is_none(),
-        "brute force on 300,000 ended in 1.5 s"
+        "{call:?} ended in 1.5 s"
     );
     // SAFETY: a signal to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
@@ -315,10 +327,13 @@ fn ctrl_c_stops_a_long_cli_call_through_the_library() {
     let after = signalled.elapsed();
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.signal(), Some(libc::SIGINT), "{status}");
-    assert!(stderr.contains("sweepfan: interrupted"), "{stderr}");
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{call:?}: {status}");
+    assert!(
+        stderr.contains("sweepfan: interrupted"),
+        "{call:?}: {stderr}"
+    );
     assert!(
         after < Duration::from_secs(2),
-        "stopped {after:?} after the signal"
+        "{call:?}: stopped {after:?} after the signal"
     );
 }

@@ -116,6 +116,8 @@ pub struct GpuBroadPhase {
     resident: Option<Resident>,
     pair_list: wgpu::Buffer,
     pair_capacity: u64,
+    /// Most pairs one call may store ([`crate::broadphase::MAX_STORED_PAIRS`] by default).
+    pair_limit: u64,
     /// One `MAP_READ` buffer per frame's results: totals, timestamps and (when storing) the
     /// pair list, copied in the frame's own submission so a frame waits on the host once.
     readback: Readback,
@@ -214,6 +216,7 @@ impl GpuBroadPhase {
             resident: None,
             pair_list,
             pair_capacity: initial_pairs,
+            pair_limit: crate::broadphase::MAX_STORED_PAIRS,
             readback: Readback::new("sphere frame readback"),
             pair_hint: Default::default(),
             sorted_slots: None,
@@ -253,6 +256,13 @@ impl GpuBroadPhase {
         self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
         self.pair_capacity = pairs;
         Ok(())
+    }
+
+    /// Sets the most pairs one call may store (default
+    /// [`crate::broadphase::MAX_STORED_PAIRS`], the CPU's): a frame that finds more fails with
+    /// [`Error::TooLarge`] after its first run, whose count is exact past the list.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.pair_limit = limit;
     }
 
     /// Pairs the pair list holds now.
@@ -659,31 +669,33 @@ impl GpuBroadPhase {
         // One host wait per frame; a second only when the pair list overflowed.
         let (mut totals, mut pairs, mut times) =
             self.run_frame_read_back(spheres, store).await?;
+        // The count is exact past the list: a frame with more pairs than any call may
+        // store fails now, as on the CPU, not after a frame in parts (a one-point scene
+        // of 25,000 spheres took 79 s on lavapipe to end so).
+        let (need, limit) = (totals.pairs, self.pair_limit);
+        if store && need > limit {
+            for ev in [&self.events, &self.canonical].into_iter().flatten() {
+                ev.clear_overflow(&self.ctx);
+            }
+            return Err(Error::too_large(
+                crate::error::Exceeds::PairList {
+                    pairs: need,
+                    allowed: limit,
+                },
+                format!(
+                    "{need} touching pairs ({:.2} GiB as a list) exceed the limit of {limit} \
+                     stored pairs per call; ask for their count alone (no pair list) instead",
+                    (need * 8) as f64 / f64::from(1u32 << 30),
+                ),
+            ));
+        }
         if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again (the
             // overflowed frame's events were not kept). A list that fits but outgrew the slots
             // the sorts walked (sized by the last frame's count) runs again as it is, the
             // sorts sized by this frame's.
-            let need = totals.pairs;
             for ev in [&self.events, &self.canonical].into_iter().flatten() {
                 ev.clear_overflow(&self.ctx);
-            }
-            // The count is exact past the list: a frame with more pairs than any call may
-            // store fails now, as on the CPU, not after a frame in parts (a one-point scene
-            // of 25,000 spheres took 79 s on lavapipe to end so).
-            let limit = crate::broadphase::MAX_STORED_PAIRS;
-            if need > limit {
-                return Err(Error::too_large(
-                    crate::error::Exceeds::PairList {
-                        pairs: need,
-                        allowed: limit,
-                    },
-                    format!(
-                        "{need} touching pairs ({:.2} GiB as a list) exceed the limit of {limit} \
-                         stored pairs per call; ask for their count alone (no pair list) instead",
-                        (need * 8) as f64 / f64::from(1u32 << 30),
-                    ),
-                ));
             }
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
