@@ -366,21 +366,7 @@ impl GpuContext {
     pub fn check_binding(&self, what: &str, bytes: u64) -> Result<()> {
         let max = self.max_binding_bytes();
         if bytes > max {
-            // Whose limit it is: the adapter's, or one set lower for this context
-            // (`GpuOptions::max_binding_bytes`, the CLI's --max-binding-bytes).
-            let whose = if self.binding_capped() {
-                format!(
-                    "the limit set for this run (max_binding_bytes) is {max} bytes per binding, \
-                     below the {} bytes of the adapter '{}'",
-                    max_binding_bytes_of(&self.adapter.limits()),
-                    self.info.name
-                )
-            } else {
-                format!(
-                    "the adapter '{}' allows {max} bytes per binding",
-                    self.info.name
-                )
-            };
+            let whose = self.whose_binding_limit();
             return Err(Error::too_large(
                 Exceeds::Binding {
                     needed: bytes,
@@ -390,6 +376,23 @@ impl GpuContext {
             ));
         }
         Ok(())
+    }
+
+    /// Whose binding limit holds, in words, for messages: the adapter's, or one set lower for
+    /// this context (`GpuOptions::max_binding_bytes`, the CLI's --max-binding-bytes), never the
+    /// adapter blamed for the caller's limit.
+    pub fn whose_binding_limit(&self) -> String {
+        let max = self.max_binding_bytes();
+        if self.binding_capped() {
+            format!(
+                "the limit set for this run (max_binding_bytes, --max-binding-bytes) is {max} \
+                 bytes per binding, below the {} bytes of the adapter '{}'",
+                max_binding_bytes_of(&self.adapter.limits()),
+                self.info.name
+            )
+        } else {
+            format!("the adapter '{}' allows {max} bytes per binding", self.info.name)
+        }
     }
 
     /// Whether the binding limit was set below the adapter's for this context

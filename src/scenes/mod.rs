@@ -311,9 +311,18 @@ impl Scene {
     }
 
     /// Reads a CSV scene file: header `x,y,z,r`, one sphere per line. Errors name the 1-based
-    /// line (the header is line 1) and the problem: unparsable, NaN, infinite, negative radius.
+    /// line (the header is line 1) and the problem: unparsable, NaN, infinite, negative radius,
+    /// no sphere at all (named with the file, not as a nameless empty scene later).
     pub fn from_csv(path: &Path) -> Result<Scene> {
         let spheres = files::read_spheres_csv(path)?;
+        if spheres.is_empty() {
+            return Err(crate::error::Error::Parse {
+                path: path.to_path_buf(),
+                line: 2,
+                problem: "empty scene: no spheres after the header, a scene needs at least one"
+                    .into(),
+            });
+        }
         let n = spheres.len();
         Ok(Scene {
             name: path.display().to_string(),

@@ -383,7 +383,18 @@ fn write_atomically(
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let (tmp, file) = create_temporary(path, name)?;
+    // The file itself may exist where no file can be created (`/proc/version`): say that the
+    // new file beside it failed, not only the system's "No such file".
+    let (tmp, file) = create_temporary(path, name).map_err(|e| {
+        let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) => d.display().to_string(),
+            None => ".".to_string(),
+        };
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot create the new file in {dir} that replaces it in one step: {e}"),
+        )
+    })?;
     let guard = Temporary::new(tmp);
     let mut w = std::io::BufWriter::new(file);
     fill(&mut w)?;

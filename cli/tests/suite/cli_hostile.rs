@@ -337,3 +337,83 @@ fn stop_with_ctrl_c(call: &[&str]) {
         "{call:?}: stopped {after:?} after the signal"
     );
 }
+
+/// Messages a user can act on (issue 61, round 4): each names the argument or the file at
+/// fault, never an object the user did not write or a file that exists.
+#[test]
+fn refusals_name_what_the_user_can_change() {
+    let dir = temp_dir("hostile", "messages");
+    let header_only = dir.join("header_only.csv");
+    std::fs::write(&header_only, "x,y,z,r\n").unwrap();
+    let two = dir.join("two.csv");
+    std::fs::write(&two, "x,y,z,r\n0,0,0,1\n1,0,0,1\n").unwrap();
+    let h = header_only.to_str().unwrap();
+    let cases: [(&[&str], &[&str]); 6] = [
+        (
+            &["bench", "--n", "1e20"],
+            &["--n", "too large", "at most 4294967294"],
+        ),
+        (
+            &["bench", "--adapter", "", "--n", "10"],
+            &["--adapter", "is empty"],
+        ),
+        (
+            &[
+                "bench", "--scene", "density", "--radius", "1e30", "--n", "100",
+            ],
+            &["--radius", "density scene"],
+        ),
+        (
+            &["verify", "--scene-file", h, "--pairs-out", "-"],
+            &["header_only.csv", "line 2", "no spheres"],
+        ),
+        (
+            &[
+                "bench",
+                "--scene",
+                "boulders",
+                "--n",
+                "100",
+                "--boulders",
+                "200",
+            ],
+            &["--boulders 200 exceeds --n 100"],
+        ),
+        (
+            &["bench", "--scene", "paper", "--boulders", "3"],
+            &["--boulders", "boulders scene"],
+        ),
+    ];
+    for (args, want) in cases {
+        let out = sweepfan().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        for w in want {
+            assert!(stderr.contains(w), "{args:?} must name {w:?}: {stderr}");
+        }
+        assert!(
+            !stderr.contains("object 0:") || stderr.contains("--radius"),
+            "{stderr}"
+        );
+    }
+    // A file that exists where no new file can be made: not "No such file" alone.
+    #[cfg(target_os = "linux")]
+    {
+        let out = sweepfan()
+            .args([
+                "verify",
+                "--scene-file",
+                two.to_str().unwrap(),
+                "--pairs-out",
+            ])
+            .arg("/proc/version")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            stderr.contains("cannot create the new file in /proc"),
+            "{stderr}"
+        );
+    }
+}

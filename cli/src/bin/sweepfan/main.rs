@@ -28,7 +28,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// GPU adapter: index from `sweepfan info` or a substring of its name.
-    #[arg(long, global = true, conflicts_with = "adapters")]
+    #[arg(long, global = true, conflicts_with = "adapters", value_parser = args::values::adapter)]
     adapter: Option<String>,
     /// Several GPU devices, frames spread over them in parts: `all`, or adapters by index or
     /// name, comma-separated (the same one twice: two devices on it).

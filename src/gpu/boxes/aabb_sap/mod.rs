@@ -199,10 +199,10 @@ impl GpuAabbSap {
                     allowed: max_pairs.min(u32::MAX as u64) * 8,
                 },
                 format!(
-                    "{need} AABB candidate pairs: a list of {} bytes exceeds the adapter '{}' \
-                     limit of {max_pairs} pairs per binding",
+                    "{need} AABB candidate pairs: a list of {} bytes exceeds one binding \
+                     ({max_pairs} pairs): {}",
                     need * 8,
-                    ctx.info.name
+                    ctx.whose_binding_limit()
                 ),
             ));
         }

@@ -28,10 +28,10 @@ impl GpuBroadPhase {
                     allowed: max_pairs.min(u32::MAX as u64) * 8,
                 },
                 format!(
-                    "{need} touching pairs: a list of {} bytes exceeds the adapter '{}' limit of \
-                     {max_pairs} pairs per binding (count them with no output list instead)",
+                    "{need} touching pairs: a list of {} bytes exceeds one binding ({max_pairs} \
+                     pairs): {}; ask for their count alone (no pair list) instead",
                     need * 8,
-                    self.ctx.info.name
+                    self.ctx.whose_binding_limit()
                 ),
             ));
         }

@@ -42,6 +42,10 @@ fn whole(s: &str, min: u64, max: u64, why_min: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
         Ok(_) => Err(format!("must be {range}")),
+        // "1e20" for a flag without an upper limit: say which limit it passed.
+        Err(_) if not_whole(s) == "is too large" => {
+            Err(format!("is too large: must be at most {max}"))
+        }
         Err(_) => Err(format!("{}: must be {range}", not_whole(s))),
     }
 }
@@ -63,10 +67,23 @@ pub fn objects(s: &str) -> Result<usize, String> {
     whole(
         s,
         1,
-        usize::MAX as u64,
-        " (an empty scene has nothing to test)",
+        u64::from(u32::MAX) - 1,
+        " (an empty scene has nothing to test; pairs index objects with 32 bits)",
     )
     .map(|n| n as usize)
+}
+
+/// `--adapter`: an index from `sweepfan info` or part of an adapter's name; an empty (or blank)
+/// name would match every adapter, so it is refused.
+pub fn adapter(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err(
+            "is empty: name an adapter by its index in `sweepfan info` or part of \
+                    its name"
+                .into(),
+        );
+    }
+    Ok(s.to_string())
 }
 
 /// `--seed`: any whole number from 0 to 2^64 - 1, refused in the words of the other numbers.

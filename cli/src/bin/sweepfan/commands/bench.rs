@@ -97,6 +97,23 @@ pub struct BenchArgs {
     pub out: Outputs,
 }
 
+/// The generated scene, refused naming the parameters when they place an object outside what
+/// the library accepts (`--radius 1e30` blamed "brute_force object 0" before).
+fn generated(kind: SceneKind, p: &SceneParams) -> Result<Scene> {
+    let scene = Scene::generate(kind, p);
+    if let Err(e) = sweepfan::validate_spheres(&scene.spheres) {
+        bail!(
+            "the {} scene with --n {} --radius {:?} --volume-fraction {:?} places objects outside \
+             what the library accepts ({e}); use a smaller --radius or --n",
+            kind.name(),
+            p.n,
+            p.radius,
+            p.volume_fraction
+        );
+    }
+    Ok(scene)
+}
+
 /// `--boxes` when left out.
 const DEFAULT_BOXES: usize = 1000;
 /// `--methods` when left out.
@@ -266,7 +283,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     let scene = match &a.scene_file {
         Some(path) => Scene::from_csv(path)?,
-        None => Scene::generate(a.scene.0, &a.params()?),
+        None => generated(a.scene.0, &a.params()?)?,
     };
     let mut methods = registry::parse_methods(a.methods())
         .map_err(|e| anyhow::anyhow!("--methods {}: {e}", sweepfan::error::shown(a.methods())))?;

@@ -174,15 +174,33 @@ fn frame_pairs(
 ) -> Result<Frame> {
     let mut pairs: Vec<Pair> = Vec::new();
     let stats = (
-        bp.find_pairs(&scene.spheres, Some(&mut pairs))?,
+        bp.find_pairs(&scene.spheres, Some(&mut pairs))
+            .map_err(needs_the_list)?,
         bp.diagnostics().and_then(|d| d.parts()),
     );
     canonicalize(&mut pairs);
     let mut expected = Vec::new();
-    reference.find_pairs(&scene.spheres, Some(&mut expected))?;
+    reference
+        .find_pairs(&scene.spheres, Some(&mut expected))
+        .map_err(needs_the_list)?;
     canonicalize(&mut expected);
     let cmp = compare_pairs(&scene.spheres, &expected, &pairs);
     Ok((pairs, expected, stats, cmp))
+}
+
+/// A pair list past what a call may store, in verify's words: verify compares every pair, so
+/// it cannot count them instead; `bench --count-only` can.
+fn needs_the_list(e: sweepfan::Error) -> anyhow::Error {
+    match e {
+        sweepfan::Error::TooLarge {
+            exceeds: sweepfan::Exceeds::PairList { .. },
+            ..
+        } => anyhow::anyhow!(
+            "{e}; verify compares every pair, so it needs the list: `sweepfan bench \
+             --scene-file F --count-only` counts them"
+        ),
+        e => e.into(),
+    }
 }
 
 /// Prints one frame's result (`written`: where its pairs went); whether it verified.
