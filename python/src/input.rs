@@ -318,23 +318,42 @@ fn copy_fits(arg: &str, values: usize, bytes: u64) -> PyResult<()> {
     .map_err(crate::errors::to_py)
 }
 
-/// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array).
-pub fn indices(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-    let values = integers(arg, obj, u32::MAX as u64)?;
+/// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array) of at most `most` entries (`why` says what limits them): a longer array (a
+/// broadcast view of a few bytes can stand for 2^26 offsets) is refused before it is copied.
+pub fn indices_at_most(
+    arg: &str,
+    obj: &Bound<'_, PyAny>,
+    most: usize,
+    why: &str,
+) -> PyResult<Vec<u32>> {
+    let values = integers(arg, obj, u32::MAX as u64, Some((most, why)))?;
     Ok(values.into_iter().map(|v| v as u32).collect())
 }
 
 /// Reads `obj` as a one-dimensional array of integers in `0..=u64::MAX` (the caller's ids).
 pub fn ids(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-    integers(arg, obj, u64::MAX)
+    integers(arg, obj, u64::MAX, None)
 }
 
 /// Reads `obj` as a one-dimensional array of integers, each in `0..=max`.
-fn integers(arg: &str, obj: &Bound<'_, PyAny>, max: u64) -> PyResult<Vec<u64>> {
+fn integers(
+    arg: &str,
+    obj: &Bound<'_, PyAny>,
+    max: u64,
+    most: Option<(usize, &str)>,
+) -> PyResult<Vec<u64>> {
     let numpy = obj.py().import("numpy")?;
     let array = as_array(arg, obj)?;
     if array.ndim() != 1 {
         return Err(shape_error(arg, "a one-dimensional array", array.shape()));
+    }
+    if let Some((most, why)) = most
+        && array.len() > most
+    {
+        return Err(arg_error(
+            arg,
+            format!("{} entries, at most {most} ({why})", array.len()),
+        ));
     }
     if array.len() == 0 {
         return Ok(Vec::new());

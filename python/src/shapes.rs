@@ -2,7 +2,7 @@
 
 use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache};
-use crate::input::{arg_error, indices, matrix, rows_fit};
+use crate::input::{arg_error, indices_at_most, matrix, rows_fit};
 use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use glam::{Quat, Vec2, Vec3};
@@ -228,7 +228,13 @@ pub fn polygon_pairs<'py>(
     let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
-    let offsets = indices("offsets", offsets)?;
+    // P + 1 offsets for P polygons of three vertices or more: refused before any copy.
+    let offsets = indices_at_most(
+        "offsets",
+        offsets,
+        (vertices.len() / 3 + 1).max(1),
+        "one more than the polygons, each of at least three of the vertices",
+    )?;
     let on_cpu: OnCpu<Polygon> = |cpu, s| cpu.polygon_overlaps(s).map(|r| r.0);
     let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
     let shapes = || polygons(&vertices, &offsets);

@@ -48,6 +48,12 @@ fn spheres_as_they_lie(
     let Ok(array) = centers.cast::<numpy::PyArray2<f32>>() else {
         return Ok(None);
     };
+    // A plain ndarray only: a subclass (a masked array above all, whose mask this path would
+    // drop) takes the general path, which reads it as NumPy does or refuses it.
+    let ndarray = centers.py().import("numpy")?.getattr("ndarray")?;
+    if !centers.get_type().is(&ndarray) {
+        return Ok(None);
+    }
     // A Python float (or NumPy float64) or int, never a bool (which the general path refuses).
     let number = radius.is_instance_of::<pyo3::types::PyFloat>()
         || radius.is_exact_instance_of::<pyo3::types::PyInt>();

@@ -182,3 +182,35 @@ def test_use_after_fork_is_refused_not_hung(parent_backend):
     assert "child RuntimeError: sweepfan was used in this process's parent before fork()" in (
         run.stdout
     )
+
+
+def test_masked_entries_are_refused_in_every_argument():
+    # Round 4 (issue 61): a mask is never dropped silently, whichever argument carries it, and
+    # float32 centres with one radius (the path that reads the array as it lies) included.
+    c = np.ma.masked_array(spaced().astype(np.float32), mask=False)
+    c.mask[ROW] = True
+    with pytest.raises(ValueError, match=r"^centers: a masked array"):
+        sweepfan.sphere_pairs(c, 0.5)
+    r = np.ma.masked_array(np.full(12, 0.5), mask=False)
+    r.mask[3] = True
+    with pytest.raises(ValueError, match=r"^radii: a masked array"):
+        sweepfan.sphere_pairs(spaced(), r)
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    v = np.ma.masked_array(square, mask=False)
+    v.mask[1, 0] = True
+    with pytest.raises(ValueError, match=r"^vertices: a masked array"):
+        sweepfan.polygon_pairs(v, [0, 4], backend="cpu")
+
+
+def test_an_adapter_with_the_cpu_backend_is_refused():
+    with pytest.raises(ValueError, match=r"^adapter: only with backend"):
+        sweepfan.sphere_pairs(spaced(), 0.5, backend="cpu", adapter=0)
+
+
+def test_broadcast_offsets_are_refused_before_any_copy():
+    # 2^26 offsets as a broadcast view of one value: refused by their count (one more than the
+    # polygons, each of at least three vertices), not after a gigabyte of copies.
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    offsets = np.broadcast_to(np.array(0, dtype=np.int64), (1 << 26,))
+    with pytest.raises(ValueError, match=r"^offsets: 67108864 entries, at most 2"):
+        sweepfan.polygon_pairs(square, offsets, backend="cpu")

@@ -221,12 +221,26 @@ fn grid_pairs_exactly(spheres: &[Sphere], radius: f32, is_giant: impl Fn(&Sphere
 /// pair: 12.7 s a frame against 68 ms for x).
 #[test]
 fn boulders_a_sample_misses_are_seen_and_priced() {
-    use crate::scenes::{Scene, SceneKind, SceneParams};
-    for boulders in [1, 10, 32, 33, 40, 100, 1000] {
+    use rand::{Rng, SeedableRng};
+    for boulders in [1usize, 10, 32, 33, 40, 100, 1000] {
         for radius in [0.5, 5.0] {
-            let mut p = SceneParams::new(20_000, 7);
-            (p.boulders, p.radius) = (boulders, radius);
-            let spheres = Scene::generate(SceneKind::Boulders, &p).spheres;
+            // The `boulders` scene's layout (scenes are a layer to the right of this one):
+            // grains of radius 1e-3 in a cube of side 10 * (20,000 / 200,000)^(1/3), boulders
+            // evenly through the indices.
+            let n: usize = 20_000;
+            let half = 5.0 * (n as f32 / 200_000.0).cbrt();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+            let spheres: Vec<Sphere> = (0..n)
+                .map(|i| {
+                    let c = Vec3::new(
+                        rng.random_range(-half..=half),
+                        rng.random_range(-half..=half),
+                        rng.random_range(-half..=half),
+                    );
+                    let boulder = (i * boulders).div_ceil(n) != ((i + 1) * boulders).div_ceil(n);
+                    Sphere::new(c, if boulder { radius } else { 1e-3 })
+                })
+                .collect();
             let what = format!("{boulders} boulders of radius {radius}");
             let s = survey(&spheres);
             assert!(s.large >= boulders, "{what}: {} large", s.large);
