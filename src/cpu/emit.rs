@@ -29,10 +29,15 @@ const SERIAL_MAX_ITEMS: usize = 512;
 /// Chunks per call at most: enough for work stealing to even out skewed rows (the triangular
 /// brute force, a dense cluster) without making the final merge noticeable.
 const MAX_CHUNKS: usize = 128;
-/// Items a chunk hands its work at once, its cancellation looked at in between (docs/design.md
-/// §9.18): one object's candidates may be the whole scene (one point, a line, a cell holding
-/// every object), so a chunk of 1/128 of the objects ran for seconds with no check.
+/// Most items a chunk hands its work at once, its cancellation looked at in between
+/// (docs/design.md §9.18): one object's candidates may be the whole scene (one point, a line, a
+/// cell holding every object), so a chunk of 1/128 of the objects ran for seconds with no check.
 const CANCEL_SLICE: usize = 512;
+/// The first slice of a chunk; each next one doubles up to [`CANCEL_SLICE`] while a slice's
+/// tests stay below [`TESTS_PER_LOOK`], halves while they exceed it.
+const FIRST_SLICE: usize = 32;
+/// About the tests between two looks at the token (a few ms to tens of ms of work).
+const TESTS_PER_LOOK: u64 = 1 << 22;
 
 /// Where one chunk's candidate loop reports its sphere tests.
 pub struct Sink<'a> {
@@ -109,6 +114,15 @@ impl Sink<'_> {
     /// grows it only when both allow (docs/design.md §9.14).
     #[cold]
     fn grow(&mut self) {
+        // A cancelled call stops storing (its result is dropped anyway): storing, not testing,
+        // is what a slice of a degenerate scene spends its time on (one point, 200,000
+        // spheres: 800 MB of pairs a slice, seconds between two looks at the token).
+        if self.cancelled() {
+            self.store = false;
+            *self.buffer = Vec::new();
+            self.reported = 0;
+            return;
+        }
         let len = self.buffer.len();
         let fresh = (len - self.reported) as u64;
         self.reported = len;
@@ -233,14 +247,23 @@ impl PairEmitter {
                 limit,
                 cancel: &cancel,
             };
-            let mut at = range.start;
+            let (mut at, mut slice) = (range.start, FIRST_SLICE);
             while at < range.end {
-                let to = (at + CANCEL_SLICE).min(range.end);
+                let to = (at + slice).min(range.end);
+                let before = sink.tests;
                 work(at..to, &mut sink);
                 at = to;
                 if sink.cancelled() {
                     break;
                 }
+                let tests = sink.tests - before;
+                slice = if tests > TESTS_PER_LOOK {
+                    (slice / 2).max(1)
+                } else if tests < TESTS_PER_LOOK / 4 {
+                    (slice * 2).min(CANCEL_SLICE)
+                } else {
+                    slice
+                };
             }
             (sink.tests, sink.pairs)
         };
@@ -357,7 +380,27 @@ mod tests {
             })
         });
         assert!(matches!(result, Err(Error::Interrupted)), "{result:?}");
-        assert_eq!(*handed.lock().unwrap(), vec![0..CANCEL_SLICE]);
+        assert_eq!(*handed.lock().unwrap(), vec![0..FIRST_SLICE]);
+    }
+
+    /// Slices follow the work: cheap items go in slices growing to `CANCEL_SLICE`, items of
+    /// many tests each (a degenerate scene) in slices shrinking to one item.
+    #[test]
+    fn slices_grow_on_cheap_items_and_shrink_on_costly_ones() {
+        let mut emitter = PairEmitter::default();
+        emitter.set_serial_max_items(1 << 20);
+        for (per_item, want_last) in [(1u64, CANCEL_SLICE), (TESTS_PER_LOOK, 1)] {
+            let handed = std::sync::Mutex::new(Vec::new());
+            emitter
+                .run(20_000, None, |range, sink| {
+                    handed.lock().unwrap().push(range.len());
+                    sink.add_tests(per_item * range.len() as u64);
+                })
+                .unwrap();
+            let handed = handed.into_inner().unwrap();
+            assert_eq!(handed.iter().sum::<usize>(), 20_000);
+            assert_eq!(handed[handed.len() - 2], want_last, "{handed:?}");
+        }
     }
 
     /// A cancelled token stops the pair emission between chunks.

@@ -274,7 +274,7 @@ fn options_a_scene_ignores_are_refused() {
         &["--scene", "paper", "--radius", "2"],
         "--radius",
         &[
-            "the density, clusters and line-x scenes",
+            "the density, clusters, line-x and boulders scenes",
             "paper scene would ignore it",
         ],
     );

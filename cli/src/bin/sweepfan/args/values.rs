@@ -64,13 +64,18 @@ pub fn count_u32(s: &str) -> Result<u32, String> {
 /// 32-bit pair indices, the memory available) are checked with the scene's size
 /// (`scenes::memory::check_scene_size`), where they are known.
 pub fn objects(s: &str) -> Result<usize, String> {
-    whole(
-        s,
-        1,
-        u64::from(u32::MAX) - 1,
-        " (an empty scene has nothing to test; pairs index objects with 32 bits)",
-    )
-    .map(|n| n as usize)
+    const MOST: u64 = u32::MAX as u64 - 1;
+    match whole(s, 1, u64::MAX, " (an empty scene has nothing to test)") {
+        Ok(n) if n <= MOST => Ok(n as usize),
+        // Past the 32-bit indices of pairs, or past any number ("1e20").
+        Ok(_) => Err(format!(
+            "is too large: must be at most {MOST} (pairs index objects with 32 bits)"
+        )),
+        Err(e) if e.starts_with("is too large") => Err(format!(
+            "is too large: must be at most {MOST} (pairs index objects with 32 bits)"
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 /// `--adapter`: an index from `sweepfan info` or part of an adapter's name; an empty (or blank)
@@ -318,11 +323,20 @@ mod tests {
             ("inf", "is infinite"),
             ("x", "is not a number"),
             ("1e3", "digits only"),
-            ("99999999999999999999999", "too large"),
         ] {
             let e = count(bad).unwrap_err();
             assert!(e.contains(what) && e.contains("at least 1"), "{bad}: {e}");
         }
+        // Past the type: the limit it passed is named, not the lower one.
+        for bad in ["99999999999999999999999", "1e20"] {
+            let e = count(bad).unwrap_err();
+            assert!(e.contains("too large: must be at most 1844"), "{bad}: {e}");
+        }
+        assert!(
+            objects("1e20")
+                .unwrap_err()
+                .contains("too large: must be at most 4294967294")
+        );
         assert!(objects("0").unwrap_err().contains("empty scene"));
         assert_eq!(threads("1025").unwrap_err(), "must be in 1..=1024");
         assert_eq!(subgroup_size("32"), Ok(32));
@@ -354,8 +368,8 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "--radius applies to the density, clusters and line-x scenes only; the paper scene \
-             would ignore it"
+            "--radius applies to the density, clusters, line-x and boulders scenes only; the \
+             paper scene would ignore it"
         );
         assert!(ignored_by_scene(SceneOption::Radius, false, Some(SceneKind::Paper), true).is_ok());
         assert!(
