@@ -228,12 +228,14 @@ pub fn polygon_pairs<'py>(
     let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
-    // P + 1 offsets for P polygons of three vertices or more: refused before any copy.
+    // P + 1 offsets for P polygons, each of its own vertices: more than one offset a vertex
+    // plus one (a broadcast view of 2^26 offsets) is refused by its count, before any copy;
+    // fewer are checked row by row below.
     let offsets = indices_at_most(
         "offsets",
         offsets,
-        (vertices.len() / 3 + 1).max(1),
-        "one more than the polygons, each of at least three of the vertices",
+        vertices.len() + 1,
+        "one more than the polygons, which are fewer than the vertices",
     )?;
     let on_cpu: OnCpu<Polygon> = |cpu, s| cpu.polygon_overlaps(s).map(|r| r.0);
     let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
