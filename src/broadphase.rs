@@ -12,6 +12,22 @@ use serde::Serialize;
 /// exhausting memory; counting (`out = None`) has no limit.
 pub const MAX_STORED_PAIRS: u64 = 1 << 28;
 
+/// The error of a call that found `pairs` touching pairs, more than the `limit` it may store
+/// (the same words on either backend).
+pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
+    Error::too_large(
+        crate::error::Exceeds::PairList {
+            pairs,
+            allowed: limit,
+        },
+        format!(
+            "{pairs} touching pairs ({:.2} GiB as a list) exceed the limit of {limit} stored \
+             pairs per call; ask for their count alone (no pair list) instead",
+            pairs.saturating_mul(8) as f64 / f64::from(1u32 << 30),
+        ),
+    )
+}
+
 internal_modules!(aabbs, keys);
 pub mod auto;
 pub mod cancel;

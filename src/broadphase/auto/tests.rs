@@ -1,4 +1,5 @@
 use super::*;
+use crate::geom::radii::Histogram;
 use glam::Vec3;
 
 fn lattice(side: usize, spacing: f32, radius: f32) -> Vec<Sphere> {

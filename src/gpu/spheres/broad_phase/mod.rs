@@ -258,13 +258,6 @@ impl GpuBroadPhase {
         Ok(())
     }
 
-    /// Sets the most pairs one call may store (default
-    /// [`crate::broadphase::MAX_STORED_PAIRS`], the CPU's): a frame that finds more fails with
-    /// [`Error::TooLarge`] after its first run, whose count is exact past the list.
-    pub fn set_pair_limit(&mut self, limit: u64) {
-        self.pair_limit = limit;
-    }
-
     /// Pairs the pair list holds now.
     pub fn pair_capacity(&self) -> u64 {
         self.pair_capacity
@@ -672,31 +665,17 @@ impl GpuBroadPhase {
         // The count is exact past the list: a frame with more pairs than any call may
         // store fails now, as on the CPU, not after a frame in parts (a one-point scene
         // of 25,000 spheres took 79 s on lavapipe to end so).
-        let (need, limit) = (totals.pairs, self.pair_limit);
-        if store && need > limit {
-            for ev in [&self.events, &self.canonical].into_iter().flatten() {
-                ev.clear_overflow(&self.ctx);
-            }
-            return Err(Error::too_large(
-                crate::error::Exceeds::PairList {
-                    pairs: need,
-                    allowed: limit,
-                },
-                format!(
-                    "{need} touching pairs ({:.2} GiB as a list) exceed the limit of {limit} \
-                     stored pairs per call; ask for their count alone (no pair list) instead",
-                    (need * 8) as f64 / f64::from(1u32 << 30),
-                ),
-            ));
+        let need = totals.pairs;
+        if store && need > self.pair_limit {
+            self.clear_event_overflow();
+            return Err(crate::broadphase::stored_pairs_past_limit(need, self.pair_limit));
         }
         if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again (the
             // overflowed frame's events were not kept). A list that fits but outgrew the slots
             // the sorts walked (sized by the last frame's count) runs again as it is, the
             // sorts sized by this frame's.
-            for ev in [&self.events, &self.canonical].into_iter().flatten() {
-                ev.clear_overflow(&self.ctx);
-            }
+            self.clear_event_overflow();
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
             }

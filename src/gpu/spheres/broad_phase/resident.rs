@@ -17,6 +17,21 @@ impl GpuBroadPhase {
         self.ctx.max_binding_bytes() / 8
     }
 
+    /// Sets the most pairs one call may store (default
+    /// [`crate::broadphase::MAX_STORED_PAIRS`], the CPU's): a frame that finds more fails with
+    /// [`crate::error::Error::TooLarge`] after its first run, whose count is exact past the list.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.pair_limit = limit;
+    }
+
+    /// Forgets an overflow of the events' and the canonical sort's lists (a frame that runs
+    /// again, or fails).
+    pub(super) fn clear_event_overflow(&self) {
+        for ev in [&self.events, &self.canonical].into_iter().flatten() {
+            ev.clear_overflow(&self.ctx);
+        }
+    }
+
     /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
     /// with [`Error::TooLarge`] beyond the binding limit.
     pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {

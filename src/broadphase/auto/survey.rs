@@ -1,0 +1,397 @@
+//! The survey of `auto` (docs/design.md §2.12): one pass over the whole scene (its radii, its
+//! extent, its largest objects taken whole) and a pseudo-random sample of the rest, estimating
+//! the candidates of each method without running it.
+
+use super::SAMPLE_MAX;
+use crate::geom::radii::Histogram;
+use crate::geom::sphere::Sphere;
+use glam::Vec3;
+/// A scene's statistics, estimated from a sample (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Survey {
+    /// Spheres in the scene.
+    pub n: usize,
+    /// Spheres sampled.
+    pub sampled: usize,
+    /// Largest sampled radius below the giants, and the median sampled radius.
+    pub radius: f32,
+    /// The median sampled radius.
+    pub median_radius: f32,
+    /// Sampled giants (radii set aside by the grid's rule, `geom::radii`).
+    pub giants: usize,
+    /// Estimated pairs in neighbouring grid cells (the grid's tests), over the whole scene.
+    pub grid_pairs: f64,
+    /// Estimated pairs overlapping on the axis of largest spread (what sap scans).
+    pub sweep_pairs: f64,
+    /// Estimated pairs overlapping on x (what the paper's x sweep tests).
+    pub x_pairs: f64,
+    /// Sampled spheres per occupied cell: 1 when no two sampled centres share a cell.
+    pub cell_occupancy: f64,
+    /// Cells of side `2 r` in the scene's bounding box, per object of the scene.
+    pub cells_per_object: f64,
+    /// Objects of the scene's largest radii, taken whole rather than sampled (module docs):
+    /// the top exponent bins holding at most [`LARGE_MAX`] objects, when the scene is larger
+    /// than the sample.
+    pub large: usize,
+    /// The scene's largest radius.
+    pub largest_radius: f32,
+}
+
+/// Most objects of the largest radii that the survey takes whole (module docs).
+pub const LARGE_MAX: u32 = 1024;
+
+/// What `auto` reads of the whole scene in one pass (module docs): the radius histogram the
+/// grid decides its cells and giants from, and the centres' bounding box.
+struct SceneFacts {
+    radii: Histogram,
+    lo: Vec3,
+    hi: Vec3,
+}
+
+impl SceneFacts {
+    fn of(spheres: &[Sphere]) -> Self {
+        let fold = |chunk: &[Sphere]| {
+            let mut f = SceneFacts {
+                radii: Histogram::default(),
+                lo: Vec3::splat(f32::INFINITY),
+                hi: Vec3::splat(f32::NEG_INFINITY),
+            };
+            for s in chunk {
+                f.radii.add(s.radius);
+                f.lo = f.lo.min(s.center);
+                f.hi = f.hi.max(s.center);
+            }
+            f
+        };
+        let merge = |a: SceneFacts, b: SceneFacts| SceneFacts {
+            radii: a.radii.merge(&b.radii),
+            lo: a.lo.min(b.lo),
+            hi: a.hi.max(b.hi),
+        };
+        if spheres.len() >= 1 << 16 {
+            use rayon::prelude::*;
+            spheres
+                .par_chunks(1 << 15)
+                .map(fold)
+                .reduce_with(merge)
+                .unwrap_or_else(|| fold(&[]))
+        } else {
+            fold(spheres)
+        }
+    }
+
+    /// The lowest exponent bin of the largest radii taken whole: the top bins holding at most
+    /// [`LARGE_MAX`] objects in all (`BINS`: none).
+    fn large_from(&self) -> usize {
+        let mut above = 0u32;
+        let mut from = crate::geom::radii::BINS;
+        for b in (0..crate::geom::radii::BINS).rev() {
+            above += self.radii.count[b];
+            if above > LARGE_MAX {
+                break;
+            }
+            if self.radii.count[b] > 0 {
+                from = b;
+            }
+        }
+        from
+    }
+
+    fn largest_radius(&self) -> f32 {
+        (0..crate::geom::radii::BINS)
+            .rev()
+            .find(|&b| self.radii.count[b] > 0)
+            .map_or(0.0, |b| f32::from_bits(self.radii.max_bits[b]))
+    }
+}
+
+impl Survey {
+    /// Grid tests per object.
+    pub fn grid_per_object(&self) -> f64 {
+        self.grid_pairs / self.n.max(1) as f64
+    }
+
+    /// Sweep candidates per object.
+    pub fn sweep_per_object(&self) -> f64 {
+        self.sweep_pairs / self.n.max(1) as f64
+    }
+}
+
+/// The statistics of `spheres` (module docs). Deterministic: the sample is the same
+/// pseudo-random set of distinct indices for every scene of `n` spheres.
+pub fn survey(spheres: &[Sphere]) -> Survey {
+    let n = spheres.len();
+    if n.min(SAMPLE_MAX) < 2 {
+        return Survey {
+            n,
+            sampled: n,
+            cell_occupancy: 1.0,
+            largest_radius: spheres.first().map_or(0.0, |s| s.radius),
+            ..Survey::default()
+        };
+    }
+    // The whole scene's facts: the grid's true cells and giants, its extent, and the few
+    // objects of the largest radii, which a sample would miss.
+    let facts = SceneFacts::of(spheres);
+    let (split, cell_radius) = facts.radii.decide();
+    let giant = |s: &Sphere| crate::geom::radii::bin(s.radius) as u32 > split && split < 255;
+    let large_from = if n > SAMPLE_MAX {
+        facts.large_from()
+    } else {
+        crate::geom::radii::BINS
+    };
+    let is_large = |s: &Sphere| crate::geom::radii::bin(s.radius) >= large_from;
+    let large: Vec<Sphere> = if large_from < crate::geom::radii::BINS {
+        spheres.iter().filter(|s| is_large(s)).copied().collect()
+    } else {
+        Vec::new()
+    };
+    // The sample of the others (all of them for a scene no larger than the sample).
+    let sample: Vec<Sphere> = sample_indices(n, n.min(SAMPLE_MAX))
+        .into_iter()
+        .map(|i| spheres[i])
+        .filter(|s| !is_large(s))
+        .collect();
+    let m = sample.len();
+    let ordinary = (n - large.len()) as f64;
+    // Sampled pairs scale by the pairs of the scene's ordinary objects over the sample's, and
+    // one sampled object by the ordinary objects over the sample.
+    let (pair_scale, object_scale) = if m >= 2 {
+        (
+            ordinary * (ordinary - 1.0) / (m as f64 * (m as f64 - 1.0)),
+            ordinary / m as f64,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    let members: Vec<Sphere> = sample.iter().filter(|s| !giant(s)).copied().collect();
+    let sampled_giants = sample.len() - members.len();
+    let mut sorted_radii: Vec<f32> = members.iter().map(|s| s.radius).collect();
+    sorted_radii.sort_unstable_by(f32::total_cmp);
+    let median_radius = sorted_radii
+        .get(sorted_radii.len() / 2)
+        .copied()
+        .unwrap_or(0.0);
+    let (neighbours, occupancy) = neighbour_pairs(&members, cell_radius);
+    // Giants are tested against everything in their reach: count them as reaching every
+    // object (an upper bound, and giants are few).
+    let sampled_giant_pairs = sampled_giants as f64 * m as f64;
+    let sweep = sweep_axis(facts.lo, facts.hi);
+    let by_axis = |axis: usize| SortedIntervals::new(&sample, axis);
+    let (on_sweep, on_x) = (by_axis(sweep), by_axis(0));
+    // Each large object against the sampled ordinary ones, scaled, and the large ones among
+    // themselves, counted.
+    let mut large_grid = 0.0;
+    let (mut large_sweep, mut large_x) = (0.0, 0.0);
+    for (k, l) in large.iter().enumerate() {
+        large_grid += if giant(l) {
+            ordinary
+        } else {
+            near_cells(&members, l, cell_radius) as f64 * object_scale
+        };
+        large_sweep += on_sweep.overlapping(l) as f64 * object_scale;
+        large_x += on_x.overlapping(l) as f64 * object_scale;
+        for o in &large[k + 1..] {
+            large_grid += 1.0;
+            large_sweep += f64::from(u8::from(overlap_on(l, o, sweep)));
+            large_x += f64::from(u8::from(overlap_on(l, o, 0)));
+        }
+    }
+    let giants_total = if split < 255 {
+        ((split as usize + 1)..crate::geom::radii::BINS)
+            .map(|b| facts.radii.count[b] as usize)
+            .sum()
+    } else {
+        0
+    };
+    Survey {
+        n,
+        sampled: m + large.len(),
+        radius: cell_radius,
+        median_radius,
+        giants: giants_total,
+        grid_pairs: (neighbours as f64 + sampled_giant_pairs) * pair_scale + large_grid,
+        sweep_pairs: on_sweep.pairs() as f64 * pair_scale + large_sweep,
+        cells_per_object: box_cells(facts.lo, facts.hi, cell_radius) / n as f64,
+        x_pairs: on_x.pairs() as f64 * pair_scale + large_x,
+        cell_occupancy: occupancy,
+        large: large.len(),
+        largest_radius: facts.largest_radius(),
+    }
+}
+
+/// Whether `a` and `b` overlap on `axis` (closed intervals `[c - r, c + r]`).
+fn overlap_on(a: &Sphere, b: &Sphere, axis: usize) -> bool {
+    a.center[axis] - a.radius <= b.center[axis] + b.radius
+        && b.center[axis] - b.radius <= a.center[axis] + a.radius
+}
+
+/// Objects of `spheres` whose cells (side `2 radius`) neighbour `s`'s cell or are its own.
+fn near_cells(spheres: &[Sphere], s: &Sphere, radius: f32) -> usize {
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    let cell = |c: Vec3| [0, 1, 2].map(|a| (f64::from(c[a]) / side).floor());
+    let home = cell(s.center);
+    spheres
+        .iter()
+        .filter(|o| {
+            let c = cell(o.center);
+            (0..3).all(|a| (c[a] - home[a]).abs() <= 1.0)
+        })
+        .count()
+}
+
+/// A sample's intervals `[c - r, c + r]` on one axis, by start and by end.
+struct SortedIntervals {
+    axis: usize,
+    starts: Vec<f32>,
+    ends: Vec<f32>,
+    /// (start, end) by start.
+    by_start: Vec<(f32, f32)>,
+}
+
+impl SortedIntervals {
+    fn new(spheres: &[Sphere], axis: usize) -> Self {
+        let mut by_start: Vec<(f32, f32)> = spheres
+            .iter()
+            .map(|s| (s.center[axis] - s.radius, s.center[axis] + s.radius))
+            .collect();
+        by_start.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let starts: Vec<f32> = by_start.iter().map(|p| p.0).collect();
+        let mut ends: Vec<f32> = by_start.iter().map(|p| p.1).collect();
+        ends.sort_unstable_by(f32::total_cmp);
+        Self {
+            axis,
+            starts,
+            ends,
+            by_start,
+        }
+    }
+
+    /// Pairs of the sample whose intervals overlap (closed).
+    fn pairs(&self) -> u64 {
+        // Interval k (k-th by start) overlaps the later-starting intervals whose start <= its
+        // end.
+        self.by_start
+            .iter()
+            .enumerate()
+            .map(|(k, &(_, end))| (self.starts.partition_point(|&s| s <= end) - k - 1) as u64)
+            .sum()
+    }
+
+    /// Sampled intervals overlapping `s`'s on the axis: those starting at or before its end,
+    /// less those ending before its start.
+    fn overlapping(&self, s: &Sphere) -> usize {
+        let (lo, hi) = (
+            s.center[self.axis] - s.radius,
+            s.center[self.axis] + s.radius,
+        );
+        let starting = self.starts.partition_point(|&v| v <= hi);
+        let ended = self.ends.partition_point(|&v| v < lo);
+        starting.saturating_sub(ended)
+    }
+}
+
+/// Up to `m` distinct indices below `n`, pseudo-random and the same on every call (all of them
+/// when `m == n`). Not a stride: scenes list an object's neighbours next to it (clusters are
+/// made one after another), and a stride of `n / m` would sample one object per cluster.
+fn sample_indices(n: usize, m: usize) -> Vec<usize> {
+    if m >= n {
+        return (0..n).collect();
+    }
+    // SplitMix64 of the draw number, a multiply-shift into 0..n.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (((z ^ (z >> 31)) as u128 * n as u128) >> 64) as usize
+    };
+    let mut picked: Vec<usize> = (0..m).map(|_| next()).collect();
+    picked.sort_unstable();
+    picked.dedup();
+    picked
+}
+
+/// Pairs of `spheres` whose centres lie in neighbouring cells of side `2 radius` (the grid's
+/// rule, floors of `c / s` in f64: an estimate needs no exact cells), and the spheres per
+/// occupied cell.
+fn neighbour_pairs(spheres: &[Sphere], radius: f32) -> (u64, f64) {
+    if spheres.is_empty() {
+        return (0, 1.0);
+    }
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    // Cells relative to the sample's lowest, 21 bits an axis (farther cells wrap: a rare
+    // false neighbour in an estimate), packed z, y, x with a spare bit between axes so that
+    // an offset of -1 or +1 never carries into the next axis.
+    let floor = |c: f32| (f64::from(c) / side).floor();
+    let low = spheres.iter().fold([f64::INFINITY; 3], |m, s| {
+        [0, 1, 2].map(|a| m[a].min(floor(s.center[a])))
+    });
+    const MASK: u64 = (1 << 21) - 1;
+    let pack = |c: [u64; 3]| (c[2] << 44) | (c[1] << 22) | c[0];
+    let mut cells: Vec<u64> = spheres
+        .iter()
+        .map(|s| pack([0, 1, 2].map(|a| ((floor(s.center[a]) - low[a]) as u64 + 1) & MASK)))
+        .collect();
+    cells.sort_unstable();
+    // Runs of equal cells: (cell, count).
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for c in cells {
+        match runs.last_mut() {
+            Some((last, count)) if *last == c => *count += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let occupancy = spheres.len() as f64 / runs.len() as f64;
+    let find = |c: u64| {
+        runs.binary_search_by_key(&c, |&(k, _)| k)
+            .map_or(0, |i| runs[i].1)
+    };
+    let mut pairs = 0u64;
+    for &(c, count) in &runs {
+        pairs += count * (count - 1) / 2;
+        // The 13 forward neighbours: each pair of neighbouring cells once. Cells start at 1
+        // per axis, so `c - 1` on an axis stays within it.
+        for (dx, dy, dz) in FORWARD {
+            let moved = |v: u64, d: i64, shift: u32| v.wrapping_add((d as u64) << shift);
+            let target = moved(moved(moved(c, dx, 0), dy, 22), dz, 44);
+            pairs += count * find(target);
+        }
+    }
+    (pairs, occupancy)
+}
+
+/// The 13 neighbour offsets after `(0, 0, 0)` in `(z, y, x)` order.
+pub(super) const FORWARD: [(i64, i64, i64); 13] = [
+    (1, 0, 0),
+    (-1, 1, 0),
+    (0, 1, 0),
+    (1, 1, 0),
+    (-1, -1, 1),
+    (0, -1, 1),
+    (1, -1, 1),
+    (-1, 0, 1),
+    (0, 0, 1),
+    (1, 0, 1),
+    (-1, 1, 1),
+    (0, 1, 1),
+    (1, 1, 1),
+];
+
+/// Cells of side `2 radius` in the box `lo..hi` of the scene's centres.
+fn box_cells(lo: Vec3, hi: Vec3, radius: f32) -> f64 {
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    (0..3)
+        .map(|a| (f64::from(hi[a]) - f64::from(lo[a])) / side + 1.0)
+        .product()
+}
+
+/// The axis of largest centre spread (ties to the lowest), as sap takes it.
+fn sweep_axis(lo: Vec3, hi: Vec3) -> usize {
+    let spread = hi - lo;
+    (1..3).fold(0, |a, b| if spread[b] > spread[a] { b } else { a })
+}
