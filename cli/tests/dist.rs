@@ -366,6 +366,64 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     assert!(stderr.contains("line 3002"), "{stderr}");
     assert!(!stderr.contains("rank 0 of 3:"), "{stderr}");
 
+    // Bad lines in two ranks' ranges: the file's first is reported, once, as one process
+    // reports it; the later one is not repeated by its own rank.
+    let two = d.join("two-bad.csv");
+    let mut text = String::from("x,y,z,r\n");
+    for i in 0..3000 {
+        let line = match i {
+            1500 => "1,2,3,1e30".to_string(),
+            2900 => "1,abc,3,1".to_string(),
+            _ => format!("{},0,0,1", i as f32 * 1.5),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    std::fs::write(&two, text).unwrap();
+    let out = mpirun(3, &["dist", "--scene-file", two.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rank 1 of 3: ") && stderr.contains("line 1502: object 1500:"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("rank 2 of 3: "), "{stderr}");
+    assert!(!stderr.contains("line 2902"), "{stderr}");
+
+    // A generated scene that the parameters place outside the accepted range: named by its
+    // parameters as one process names it, by one rank, not by each rank with its own object 0.
+    let args = [
+        "--scene", "line-x", "--n", "3000", "--radius", "1e17", "--method", "grid",
+    ];
+    let bin = env!("CARGO_BIN_EXE_sweepfan");
+    let alone = Command::new(bin)
+        .arg("bench")
+        .args(args.iter().map(|a| a.replace("--method", "--methods")))
+        .output()
+        .unwrap();
+    let alone = String::from_utf8_lossy(&alone.stderr);
+    let why = alone
+        .split("error: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no error: {alone}"))
+        .trim()
+        .to_string();
+    assert!(
+        why.contains("--radius 1e17") && why.contains("object 0:"),
+        "{why}"
+    );
+    let mut dist = vec!["dist"];
+    dist.extend(args);
+    let out = mpirun(3, &dist);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("rank 0 of 3: {why}")), "{stderr}");
+    assert_eq!(
+        stderr.matches(" of 3: the line-x scene").count(),
+        1,
+        "{stderr}"
+    );
+
     // A missing adapter on one rank only (MPMD: rank 2 asks for an adapter that is not there).
     let scene = dir("bad").join("ok.csv");
     Scene::generate(SceneKind::Paper, &SceneParams::new(500, 1))

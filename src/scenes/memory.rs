@@ -65,6 +65,14 @@ impl Available {
         self.bytes / 4 * 3
     }
 
+    /// The bytes a refusal's hint counts with ("about 23,000,000 objects fit"): [`Self::usable`]
+    /// less 1%, since the figure moves between runs by the process's own size (a few KB), and a
+    /// retry at the count named must pass.
+    pub fn hinted(&self) -> u64 {
+        let usable = self.usable();
+        usable - usable / 100
+    }
+
     /// `17.6 GB (three quarters of the 23.5 GB available, MemAvailable in /proc/meminfo)`.
     pub fn describe(&self) -> String {
         format!(
@@ -120,11 +128,11 @@ pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
     check_fits_or(what, bytes, |_| String::new())
 }
 
-/// [`check_fits`], the error ending with `hint(usable bytes)`: how to proceed (`use fewer
+/// [`check_fits`], the error ending with `hint(bytes)` ([`Available::hinted`]): how to proceed (`use fewer
 /// --rotations (about 53600000 fit)`).
 pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -> Result<()> {
     match available() {
-        Some(a) if bytes > a.usable() => Err(too_large(what, bytes, &a, &hint(a.usable()))),
+        Some(a) if bytes > a.usable() => Err(too_large(what, bytes, &a, &hint(a.hinted()))),
         _ => Ok(()),
     }
 }

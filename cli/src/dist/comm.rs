@@ -183,19 +183,32 @@ impl Comm {
         self.all_gather_u64(value)[..self.rank].iter().sum()
     }
 
+    /// [`Comm::agree`], reporting only the lowest failing rank's error: for a problem that one
+    /// process reading the whole input reports once (the file's first bad line, the scene's
+    /// first bad object), whose later occurrences on other ranks would repeat it.
+    pub fn agree_first<T>(&mut self, local: Result<T>) -> Result<T> {
+        self.agreed(local, true)
+    }
+
     /// Every rank's outcome of a step that may fail, agreed: `Ok` where every rank succeeded,
     /// otherwise the same error on every rank, naming each rank that failed and why (the
     /// others' messages reach rank 0, which reports them). No rank goes on alone to wait in a
     /// collective the failed one never joins.
     pub fn agree<T>(&mut self, local: Result<T>) -> Result<T> {
+        self.agreed(local, false)
+    }
+
+    /// [`Comm::agree`], or with `first_only` [`Comm::agree_first`].
+    fn agreed<T>(&mut self, local: Result<T>, first_only: bool) -> Result<T> {
         let failed = self.all_gather_u64(local.is_err() as u64);
         let count = failed.iter().sum::<u64>();
         if count == 0 {
             return local;
         }
+        let reported = !first_only || failed.iter().position(|&f| f == 1) == Some(self.rank);
         let message = match &local {
-            Err(e) => format!("rank {} of {}: {e}", self.rank, self.size),
-            Ok(_) => String::new(),
+            Err(e) if reported => format!("rank {} of {}: {e}", self.rank, self.size),
+            _ => String::new(),
         };
         let messages: Vec<String> = self
             .gather_texts(&message)

@@ -523,7 +523,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
                     None => Ok(c.spheres),
                 }
             });
-            let spheres = comm.agree(checked)?;
+            let spheres = comm.agree_first(checked)?;
             let fits = fits_on_this_rank(spheres.len());
             comm.agree(fits)?;
             for (k, s) in spheres.into_iter().enumerate() {
@@ -539,6 +539,9 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let fits = fits_on_this_rank(range.len());
             comm.agree(fits)?;
             let scene = sweepfan::scenes::slice::generate_range(*kind, params, range);
+            let valid =
+                crate::run::bench::check_generated(*kind, params, &scene.spheres, first as usize);
+            comm.agree_first(valid)?;
             for (k, (s, v)) in scene.spheres.iter().zip(&scene.velocities).enumerate() {
                 bodies.push(*s, *v, first + k as u64);
             }

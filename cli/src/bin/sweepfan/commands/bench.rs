@@ -98,19 +98,10 @@ pub struct BenchArgs {
 }
 
 /// The generated scene, refused naming the parameters when they place an object outside what
-/// the library accepts (`--radius 1e30` blamed "brute_force object 0" before).
+/// the library accepts (`run::bench::check_generated`).
 fn generated(kind: SceneKind, p: &SceneParams) -> Result<Scene> {
     let scene = Scene::generate(kind, p);
-    if let Err(e) = sweepfan::validate_spheres(&scene.spheres) {
-        bail!(
-            "the {} scene with --n {} --radius {:?} --volume-fraction {:?} places objects outside \
-             what the library accepts ({e}); use a smaller --radius or --n",
-            kind.name(),
-            p.n,
-            p.radius,
-            p.volume_fraction
-        );
-    }
+    sweepfan_cli::run::bench::check_generated(kind, p, &scene.spheres, 0)?;
     Ok(scene)
 }
 
@@ -128,6 +119,12 @@ impl BenchArgs {
         // memory per object than whole CPU frames (256 B); the CPU runs in parts where a whole
         // frame does not fit (`run::bench::measure` decides, docs/design.md §2.10).
         let gpu_only = self.no_verify && self.backend.backends() == [Backend::Gpu];
+        // The refusal and its hint are the run's own (`run::bench::measure` checks the same).
+        sweepfan_cli::run::bench::check_run_size(
+            self.n,
+            &self.backend.backends(),
+            !self.no_verify,
+        )?;
         let host_bytes = if gpu_only {
             sweepfan_cli::run::bench::GPU_ONLY_HOST_BYTES_PER_OBJECT
         } else {
