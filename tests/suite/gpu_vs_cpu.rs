@@ -356,6 +356,33 @@ fn past_the_pair_limit_fails_at_once_naming_the_count() {
         }
         // Counting has no limit.
         assert_eq!(bp.find_pairs(&v, None).unwrap().pairs, 300 * 299 / 2);
+        // A frame in flight fails at its finish, from its first run's count; so does growing
+        // the resident list past the limit.
+        let frame = bp.submit_frame(&v, true).unwrap();
+        match bp.finish_frame(frame, Some(&mut pairs)) {
+            Err(Error::TooLarge {
+                exceeds: sweepfan::error::Exceeds::PairList { pairs, allowed },
+                ..
+            }) => assert_eq!((pairs, allowed), (300 * 299 / 2, 1000)),
+            other => panic!("{} in flight: {other:?}", bp.method()),
+        }
+        assert!(
+            matches!(
+                bp.grow_pair_list(1001),
+                Err(Error::TooLarge {
+                    exceeds: sweepfan::error::Exceeds::PairList { .. },
+                    ..
+                })
+            ),
+            "{}",
+            bp.method()
+        );
+        // Under the limit, a list that overflows its capacity still grows and loses nothing.
+        bp.set_pair_capacity(1).unwrap();
+        let w = &v[..40];
+        let frame = bp.submit_frame(w, true).unwrap();
+        let stats = bp.finish_frame(frame, Some(&mut pairs)).unwrap();
+        assert_eq!((stats.pairs, pairs.len()), (780, 780), "{}", bp.method());
     });
 }
 

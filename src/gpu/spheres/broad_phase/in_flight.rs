@@ -305,6 +305,12 @@ impl GpuBroadPhase {
         self.in_flight.free.push(f.slot);
         let (words, found, pairs, times) = read?;
         self.pair_hint.saw(found);
+        // The count is exact past the list: more pairs than a call may store fail now, as in
+        // `find_pairs`, not after the frame runs again.
+        if f.store && found > self.pair_limit {
+            self.clear_event_overflow();
+            return Err(crate::broadphase::stored_pairs_past_limit(found, self.pair_limit));
+        }
         if f.store && pairs.is_none() {
             // The list overflowed, or the rest of it is overwritten by now: the frame again,
             // whole, with a list that holds it.

@@ -33,8 +33,12 @@ impl GpuBroadPhase {
     }
 
     /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
-    /// with [`Error::TooLarge`] beyond the binding limit.
+    /// with [`Error::TooLarge`] beyond the stored-pair limit or the binding limit.
     pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
+        // Past the stored-pair limit, the error every path gives ([`Self::set_pair_limit`]).
+        if need > self.pair_limit {
+            return Err(crate::broadphase::stored_pairs_past_limit(need, self.pair_limit));
+        }
         let max_pairs = self.max_list_pairs();
         if need > max_pairs || need > u32::MAX as u64 {
             return Err(Error::too_large(
