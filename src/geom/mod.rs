@@ -1,6 +1,7 @@
 //! Shared geometry on glam types.
 
 pub mod aabb;
+pub mod contact;
 internal_modules!(
     capsule,
     exact,

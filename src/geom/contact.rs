@@ -1,0 +1,407 @@
+//! Contacts of touching pairs: a normal, a depth and up to four points, what a solver takes
+//! from a narrow phase (docs/design.md §4.9). One function per shape pair; the batched forms
+//! are `cpu::contacts`.
+//!
+//! **Conventions**, for a pair `(a, b)` (a canonical pair `[i, j]`: `a = i`, `b = j`):
+//! * `normal` is a unit vector from `a` towards `b`: moving `b` by `depth * normal` (or `a` by
+//!   the opposite) separates them to touching;
+//! * `depth >= 0` is that translation's length (for boxes and polygons the separating-axis
+//!   test's least overlap over its axes, which for convex polytopes is the penetration depth);
+//!   exact touching gives 0 and still a contact;
+//! * each point lies midway between the two surfaces along the normal, with its own depth (the
+//!   surfaces' distance there, `<= depth` up to rounding); spheres have one point, polygons up
+//!   to two (z = 0), boxes up to four (a face contact clipped and reduced, an edge-edge contact
+//!   one point).
+//!
+//! A pair that does not touch gets no points and a negative `depth`: minus a lower bound of the
+//! gap (the exact gap for spheres).
+
+use crate::geom::obb::ObbFrame;
+use crate::geom::sphere::Sphere;
+use glam::{DVec3, Vec2, Vec3};
+
+/// The most points of one contact.
+pub const MAX_CONTACT_POINTS: usize = 4;
+
+/// The contact of a touching pair (module docs: the conventions).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contact {
+    /// Unit normal from the pair's first shape towards its second.
+    pub normal: Vec3,
+    /// Penetration along `normal` (>= 0); negative for a pair that does not touch.
+    pub depth: f32,
+    /// Points in use in `points` and `depths`.
+    pub count: u32,
+    /// The points, midway between the surfaces (the first `count`).
+    pub points: [Vec3; MAX_CONTACT_POINTS],
+    /// Each point's depth: the surfaces' distance along the normal there (the first `count`).
+    pub depths: [f32; MAX_CONTACT_POINTS],
+}
+
+impl Contact {
+    /// The points in use.
+    pub fn points(&self) -> &[Vec3] {
+        &self.points[..self.count as usize]
+    }
+
+    /// Their depths.
+    pub fn depths(&self) -> &[f32] {
+        &self.depths[..self.count as usize]
+    }
+
+    /// A contact with `normal` and `depth` and no points yet.
+    fn along(normal: Vec3, depth: f32) -> Self {
+        Self {
+            normal,
+            depth,
+            ..Self::default()
+        }
+    }
+
+    /// Adds a point unless one within `tolerance` is there already (a degenerate face gives
+    /// repeated corners) or the contact is full.
+    fn push(&mut self, point: Vec3, depth: f32, tolerance: f32) {
+        let n = self.count as usize;
+        if n == MAX_CONTACT_POINTS
+            || self.points[..n]
+                .iter()
+                .any(|p| p.distance(point) <= tolerance)
+        {
+            return;
+        }
+        self.points[n] = point;
+        self.depths[n] = depth;
+        self.count += 1;
+    }
+}
+
+/// The contact of two spheres, in f64: the normal along the centres (`+x` for coincident
+/// centres), `depth = ra + rb - |cb - ca|`, one point midway between the surfaces.
+pub fn sphere_contact(a: &Sphere, b: &Sphere) -> Contact {
+    let (ca, cb) = (a.center.as_dvec3(), b.center.as_dvec3());
+    let d = cb - ca;
+    let len = d.length();
+    let n = if len > 0.0 { d / len } else { DVec3::X };
+    let depth = a.radius as f64 + b.radius as f64 - len;
+    let mut c = Contact::along(n.as_vec3(), depth as f32);
+    if depth >= 0.0 {
+        let point = ca + n * (a.radius as f64 - depth / 2.0);
+        c.push(point.as_vec3(), depth as f32, 0.0);
+    }
+    c
+}
+
+/// Relative tolerance of the box and polygon contacts: a point whose separation is within
+/// `CONTACT_TOLERANCE * scale` of zero counts as touching, and points closer than it are one
+/// (`scale`: the pair's extent, `|d|_1` plus the half-extents). 64 units of f32 rounding: the
+/// separations are sums of a few rounded products.
+pub const CONTACT_TOLERANCE: f32 = 64.0 * f32::EPSILON;
+
+/// An edge axis `A_i x B_j` shorter than this (edges within about 0.06 degrees of parallel) is
+/// skipped: its direction would carry the rounding of the cross product, and for parallel edges
+/// the face axes hold the least overlap.
+const MIN_EDGE_AXIS: f32 = 1e-3;
+
+/// An edge axis is chosen over the best face axis only when its overlap is smaller by this
+/// fraction (and the tolerance): face contacts give stable manifolds where the two are close.
+const EDGE_PREFERENCE: f32 = 0.95;
+
+/// The contact of two oriented boxes (their frames, [`crate::Obb::frame`]): the separating-axis
+/// test's 15 axes give the least overlap; on a face axis the other box's most opposed face is
+/// clipped against the reference face's sides (up to eight points, reduced to four), on an
+/// edge axis the two edges' closest points give one.
+pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
+    let d = b.center() - a.center();
+    let (aa, ba) = (a.axis_array(), b.axis_array());
+    let scale =
+        d.abs().element_sum() + a.half_extents().element_sum() + b.half_extents().element_sum();
+    let tolerance = CONTACT_TOLERANCE * scale;
+    let overlap = |l: Vec3| a.projected_radius(l) + b.projected_radius(l) - d.dot(l).abs();
+    // Face axes: A's 0-2, B's 3-5; the first of equal overlaps wins (A's before B's).
+    let mut face = (f32::INFINITY, Vec3::X, 0usize);
+    for k in 0..6 {
+        let l = if k < 3 { aa[k] } else { ba[k - 3] };
+        let o = overlap(l);
+        if o < face.0 {
+            face = (o, l, k);
+        }
+    }
+    let mut edge = (f32::INFINITY, Vec3::X, 0usize, 0usize);
+    for (i, ai) in aa.iter().enumerate() {
+        for (j, bj) in ba.iter().enumerate() {
+            let l = ai.cross(*bj);
+            let len = l.length();
+            if len < MIN_EDGE_AXIS {
+                continue;
+            }
+            let l = l / len;
+            let o = overlap(l);
+            if o < edge.0 {
+                edge = (o, l, i, j);
+            }
+        }
+    }
+    let toward_b = |l: Vec3| if d.dot(l) < 0.0 { -l } else { l };
+    if edge.0 < EDGE_PREFERENCE * face.0 - tolerance {
+        let (o, l, i, j) = edge;
+        let n = toward_b(l);
+        let mut c = Contact::along(n, o.max(0.0));
+        if o < -tolerance {
+            c.depth = o;
+            return c;
+        }
+        // A's edge along A_i furthest along n, B's along B_j furthest along -n.
+        let side = |x: f32| if x < 0.0 { -1.0 } else { 1.0 };
+        let mut pa = a.center();
+        let mut pb = b.center();
+        for k in 0..3 {
+            if k != i {
+                pa += aa[k] * (a.half(k) * side(aa[k].dot(n)));
+            }
+            if k != j {
+                pb -= ba[k] * (b.half(k) * side(ba[k].dot(n)));
+            }
+        }
+        let (qa, qb) = closest_on_segments(pa, aa[i], a.half(i), pb, ba[j], b.half(j));
+        c.push((qa + qb) * 0.5, c.depth, tolerance);
+        return c;
+    }
+    let (o, l, k) = face;
+    let n = toward_b(l);
+    let mut c = Contact::along(n, o.max(0.0));
+    if o < -tolerance {
+        c.depth = o;
+        return c;
+    }
+    // The reference box holds the face, its normal `nr` towards the incident box.
+    let (reference, incident, nr) = if k < 3 { (a, b, n) } else { (b, a, -n) };
+    let rk = k % 3;
+    let face_points = clipped_incident_face(reference, rk, incident, nr);
+    let rc = reference.center() + nr * reference.half(rk);
+    let mut kept: Vec<(Vec3, f32)> = face_points
+        .iter()
+        .map(|&p| (p, (p - rc).dot(nr)))
+        .filter(|&(_, s)| s <= tolerance)
+        .map(|(p, s)| (p - nr * (s * 0.5), (-s).max(0.0)))
+        .collect();
+    if kept.is_empty() {
+        // Rounding clipped every point away: the incident box's deepest corner.
+        let p = support(incident, -nr);
+        let s = (p - rc).dot(nr);
+        kept.push((p - nr * (s * 0.5), (-s).max(0.0)));
+    }
+    for (p, depth) in reduced(&kept, nr) {
+        c.push(p, depth, tolerance);
+    }
+    c
+}
+
+/// The corner of `f` furthest along `dir` (ties: the + side).
+fn support(f: &ObbFrame, dir: Vec3) -> Vec3 {
+    let mut p = f.center();
+    for k in 0..3 {
+        let s = if f.axis(k).dot(dir) < 0.0 { -1.0 } else { 1.0 };
+        p += f.axis(k) * (s * f.half(k));
+    }
+    p
+}
+
+/// The face of `incident` most opposed to `nr`, clipped by the four side planes of
+/// `reference`'s face on axis `rk` (the face whose outward normal is `nr`): at most 8 points.
+fn clipped_incident_face(
+    reference: &ObbFrame,
+    rk: usize,
+    incident: &ObbFrame,
+    nr: Vec3,
+) -> Vec<Vec3> {
+    let j = (0..3)
+        .max_by(|&x, &y| {
+            let (px, py) = (
+                incident.axis(x).dot(nr).abs(),
+                incident.axis(y).dot(nr).abs(),
+            );
+            px.total_cmp(&py).then(y.cmp(&x))
+        })
+        .expect("three axes");
+    let facing = if incident.axis(j).dot(nr) > 0.0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let ic = incident.center() + incident.axis(j) * (facing * incident.half(j));
+    let (u, v) = ((j + 1) % 3, (j + 2) % 3);
+    let (eu, ev) = (
+        incident.axis(u) * incident.half(u),
+        incident.axis(v) * incident.half(v),
+    );
+    let mut polygon = vec![ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev];
+    let rc = reference.center();
+    for side in [(rk + 1) % 3, (rk + 2) % 3] {
+        let axis = reference.axis(side);
+        let half = reference.half(side);
+        for sign in [1.0f32, -1.0] {
+            // Keep (p - rc) . (sign axis) <= half.
+            let dist = |p: Vec3| (p - rc).dot(axis) * sign - half;
+            polygon = clip_polygon(&polygon, dist);
+            if polygon.is_empty() {
+                return polygon;
+            }
+        }
+    }
+    polygon
+}
+
+/// Sutherland-Hodgman: the part of the closed `polygon` where `dist <= 0`.
+fn clip_polygon(polygon: &[Vec3], dist: impl Fn(Vec3) -> f32) -> Vec<Vec3> {
+    let mut out = Vec::with_capacity(polygon.len() + 1);
+    for (k, &p) in polygon.iter().enumerate() {
+        let q = polygon[(k + 1) % polygon.len()];
+        let (dp, dq) = (dist(p), dist(q));
+        if dp <= 0.0 {
+            out.push(p);
+        }
+        if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
+            out.push(p + (q - p) * (dp / (dp - dq)));
+        }
+    }
+    out
+}
+
+/// At most four of `points` (with their depths) spanning the largest area in the plane of
+/// `normal`: the deepest, the one furthest from it, then the furthest on either side of the
+/// line through those two.
+fn reduced(points: &[(Vec3, f32)], normal: Vec3) -> Vec<(Vec3, f32)> {
+    if points.len() <= MAX_CONTACT_POINTS {
+        return points.to_vec();
+    }
+    let by = |key: &dyn Fn(&(Vec3, f32)) -> f32| {
+        (0..points.len())
+            .max_by(|&x, &y| key(&points[x]).total_cmp(&key(&points[y])).then(y.cmp(&x)))
+            .expect("more than four points")
+    };
+    let first = by(&|q| q.1);
+    let p0 = points[first].0;
+    let second = by(&|q| q.0.distance_squared(p0));
+    let p1 = points[second].0;
+    let area = |q: &(Vec3, f32)| (p1 - p0).cross(q.0 - p0).dot(normal);
+    let third = by(&|q| area(q));
+    let fourth = by(&|q| -area(q));
+    let mut chosen = vec![first, second, third, fourth];
+    chosen.dedup();
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen.into_iter().map(|k| points[k]).collect()
+}
+
+/// The closest points of the segments `pa ± da * ea` and `pb ± db * eb` (unit directions).
+fn closest_on_segments(pa: Vec3, da: Vec3, ea: f32, pb: Vec3, db: Vec3, eb: f32) -> (Vec3, Vec3) {
+    let r = pa - pb;
+    let cos = da.dot(db);
+    let (c, f) = (da.dot(r), db.dot(r));
+    let denom = 1.0 - cos * cos;
+    let mut s = if denom > 1e-6 {
+        ((cos * f - c) / denom).clamp(-ea, ea)
+    } else {
+        0.0
+    };
+    let mut t = cos * s + f;
+    if t < -eb || t > eb {
+        t = t.clamp(-eb, eb);
+        s = (cos * t - c).clamp(-ea, ea);
+    }
+    (pa + da * s, pb + db * t)
+}
+
+/// The contact of two convex polygons (counter-clockwise vertices, [`crate::Polygon`]), in the
+/// plane z = 0: the edge of least overlap over both polygons' edge normals (the first's on a
+/// tie) is the reference; the other polygon's most opposed edge, clipped to the reference
+/// edge's span, gives up to two points.
+pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
+    let extent = |p: &[Vec2]| {
+        let (lo, hi) = p
+            .iter()
+            .fold((p[0], p[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        (hi - lo).element_sum() + lo.abs().max(hi.abs()).element_sum()
+    };
+    let tolerance = CONTACT_TOLERANCE * (extent(a) + extent(b));
+    let (sa, ea) = max_separation(a, b);
+    let (sb, eb) = max_separation(b, a);
+    let flip = sb > sa + tolerance;
+    let (reference, incident, e, separation) = if flip { (b, a, eb, sb) } else { (a, b, ea, sa) };
+    let v1 = reference[e];
+    let v2 = reference[(e + 1) % reference.len()];
+    let nr = outward(v1, v2);
+    let n = if flip { -nr } else { nr };
+    let mut c = Contact::along(n.extend(0.0), (-separation).max(0.0));
+    if separation > tolerance {
+        c.depth = -separation;
+        return c;
+    }
+    // The incident edge: the one whose normal is most opposed to nr.
+    let count = incident.len();
+    let k = (0..count)
+        .min_by(|&x, &y| {
+            let nx = outward(incident[x], incident[(x + 1) % count]).dot(nr);
+            let ny = outward(incident[y], incident[(y + 1) % count]).dot(nr);
+            nx.total_cmp(&ny).then(x.cmp(&y))
+        })
+        .expect("three vertices");
+    let (mut w1, mut w2) = (incident[k], incident[(k + 1) % count]);
+    // Clip to the reference edge's span along its tangent.
+    let t = (v2 - v1).normalize();
+    for (origin, dir) in [(v1, t), (v2, -t)] {
+        let (d1, d2) = ((w1 - origin).dot(dir), (w2 - origin).dot(dir));
+        if d1 < 0.0 && d2 < 0.0 {
+            continue; // rounding: keep the segment, the separations decide
+        }
+        if d1 < 0.0 {
+            w1 = w1 + (w2 - w1) * (d1 / (d1 - d2));
+        } else if d2 < 0.0 {
+            w2 = w2 + (w1 - w2) * (d2 / (d2 - d1));
+        }
+    }
+    let mut kept = [w1, w2]
+        .into_iter()
+        .map(|p| (p, (p - v1).dot(nr)))
+        .filter(|&(_, s)| s <= tolerance)
+        .collect::<Vec<_>>();
+    if kept.is_empty() {
+        let deepest = incident
+            .iter()
+            .copied()
+            .min_by(|p, q| (*p - v1).dot(nr).total_cmp(&(*q - v1).dot(nr)))
+            .expect("three vertices");
+        kept.push((deepest, (deepest - v1).dot(nr)));
+    }
+    for (p, s) in kept {
+        c.push((p - nr * (s * 0.5)).extend(0.0), (-s).max(0.0), tolerance);
+    }
+    c
+}
+
+/// The unit outward normal of the counter-clockwise edge `v1 -> v2`.
+fn outward(v1: Vec2, v2: Vec2) -> Vec2 {
+    let e = v2 - v1;
+    Vec2::new(e.y, -e.x).normalize()
+}
+
+/// The edge of `p` along whose outward normal `q` lies furthest out (the largest of the least
+/// signed distances of `q`'s vertices), and that distance (negative: overlap).
+fn max_separation(p: &[Vec2], q: &[Vec2]) -> (f32, usize) {
+    let mut best = (f32::NEG_INFINITY, 0);
+    for i in 0..p.len() {
+        let v1 = p[i];
+        let n = outward(v1, p[(i + 1) % p.len()]);
+        let s = q
+            .iter()
+            .map(|v| (*v - v1).dot(n))
+            .fold(f32::INFINITY, f32::min);
+        if s > best.0 {
+            best = (s, i);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests;
