@@ -105,6 +105,7 @@ pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, cano
 pub use error::{Error, Exceeds, Result};
 pub use events::EventTracker;
 pub use geom::aabb::Aabb;
+pub use geom::contact::Contact;
 pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};

@@ -75,6 +75,7 @@ internal_modules!(
 );
 pub(crate) mod axis_order;
 pub(crate) mod brute_force;
+pub mod contacts;
 pub(crate) mod emit;
 pub(crate) mod grid;
 pub(crate) mod keys;

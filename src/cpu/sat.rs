@@ -13,7 +13,7 @@ use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
 use rayon::prelude::*;
 use web_time::Instant;
 
-fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
+pub(crate) fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
     let bad = candidates
         .par_iter()
         .position_first(|p| p[0] as usize >= n || p[1] as usize >= n);

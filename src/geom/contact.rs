@@ -102,10 +102,6 @@ pub const CONTACT_TOLERANCE: f32 = 64.0 * f32::EPSILON;
 /// the face axes hold the least overlap.
 const MIN_EDGE_AXIS: f32 = 1e-3;
 
-/// An edge axis is chosen over the best face axis only when its overlap is smaller by this
-/// fraction (and the tolerance): face contacts give stable manifolds where the two are close.
-const EDGE_PREFERENCE: f32 = 0.95;
-
 /// The contact of two oriented boxes (their frames, [`crate::Obb::frame`]): the separating-axis
 /// test's 15 axes give the least overlap; on a face axis the other box's most opposed face is
 /// clipped against the reference face's sides (up to eight points, reduced to four), on an
@@ -142,7 +138,10 @@ pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
         }
     }
     let toward_b = |l: Vec3| if d.dot(l) < 0.0 { -l } else { l };
-    if edge.0 < EDGE_PREFERENCE * face.0 - tolerance {
+    // An edge axis only where its overlap is smaller beyond the tolerance: a face contact's
+    // manifold where the two tie. (A 5% preference for faces, as some engines keep for stable
+    // stacks, reported depths up to 5% above the least overlap.)
+    if edge.0 < face.0 - tolerance {
         let (o, l, i, j) = edge;
         let n = toward_b(l);
         let mut c = Contact::along(n, o.max(0.0));
