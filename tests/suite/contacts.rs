@@ -71,9 +71,9 @@ fn least_overlap_f64(a: &Obb, b: &Obb) -> (f64, bool) {
         (0..3).map(|k| h[k] * axes[k].dot(l).abs()).sum::<f64>()
     };
     let mut ls: Vec<DVec3> = aa.iter().chain(&ba).copied().collect();
-    for i in 0..3 {
-        for j in 0..3 {
-            let l = aa[i].cross(ba[j]);
+    for ai in aa {
+        for bj in ba {
+            let l = ai.cross(bj);
             if l.length() > 1e-9 {
                 ls.push(l.normalize());
             }
