@@ -1,5 +1,5 @@
 //! Contacts of touching pairs on the CPU, batched: one [`Contact`] per given pair, in the pairs'
-//! order, in parallel (docs/design.md §4.9; the one-pair functions and the conventions are
+//! order, in parallel (docs/design.md §4.8; the one-pair functions and the conventions are
 //! [`crate::geom::contact`]'s).
 //!
 //! ```

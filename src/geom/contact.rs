@@ -1,5 +1,5 @@
 //! Contacts of touching pairs: a normal, a depth and up to four points, what a solver takes
-//! from a narrow phase (docs/design.md §4.9). One function per shape pair; the batched forms
+//! from a narrow phase (docs/design.md §4.8). One function per shape pair; the batched forms
 //! are `cpu::contacts`.
 //!
 //! **Conventions**, for a pair `(a, b)` (a canonical pair `[i, j]`: `a = i`, `b = j`):

@@ -1,4 +1,4 @@
-//! Contacts (docs/design.md §4.9) against an independent oracle, parry's contact functions
+//! Contacts (docs/design.md §4.8) against an independent oracle, parry's contact functions
 //! (parry3d, parry2d: test-only dependencies): on random, touching, deep, edge-on, nearly
 //! parallel, tiny and huge pairs, the depth agrees within a relative tolerance, the normal where
 //! one axis clearly has the least overlap, and every point lies on both surfaces within the
