@@ -402,3 +402,70 @@ fn integers(
         })
         .collect()
 }
+
+/// Reads `obj` as a `(K, 2)` integer array of pairs of positions among `objects` shapes: every
+/// entry in `0..objects`, no shape paired with itself; a bad row is named.
+pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<Vec<[u32; 2]>> {
+    let array = as_array(arg, obj)?;
+    let shape = array.shape().to_vec();
+    if shape.len() != 2 || shape[1] != 2 {
+        return Err(shape_error(arg, "a (K, 2) array of pairs", &shape));
+    }
+    let unsigned = match array.dtype().kind() {
+        b'u' => true,
+        b'i' => false,
+        _ => {
+            return Err(arg_error(
+                arg,
+                format!("dtype {} is not an integer type", array.dtype().str()?),
+            ));
+        }
+    };
+    copy_fits(arg, 2 * shape[0], 8 + 8)?;
+    let numpy = obj.py().import("numpy")?;
+    let flat = array.call_method1("reshape", (-1i64,))?;
+    // Negative entries as `objects` (outside the range) once widened.
+    let values: Vec<u64> = if unsigned {
+        let wide = flat.call_method1("astype", (numpy.getattr("uint64")?,))?;
+        wide.cast_into::<PyArrayDyn<u64>>()?
+            .readonly()
+            .as_array()
+            .iter()
+            .copied()
+            .collect()
+    } else {
+        let wide = flat.call_method1("astype", (numpy.getattr("int64")?,))?;
+        let wide = wide.cast_into::<PyArrayDyn<i64>>()?.readonly();
+        let shown: Vec<u64> = wide
+            .as_array()
+            .iter()
+            .map(|&v| u64::try_from(v).unwrap_or(u64::MAX))
+            .collect();
+        if let Some(k) = wide.as_array().iter().position(|&v| v < 0) {
+            return Err(arg_error(
+                arg,
+                format!("row {}: {} is negative", k / 2, wide.as_array()[k]),
+            ));
+        }
+        shown
+    };
+    values
+        .chunks(2)
+        .enumerate()
+        .map(|(row, p)| {
+            if let Some(v) = p.iter().find(|&&v| v >= objects as u64) {
+                return Err(arg_error(
+                    arg,
+                    format!("row {row}: {v} is not one of the {objects} shapes (0..{objects})"),
+                ));
+            }
+            if p[0] == p[1] {
+                return Err(arg_error(
+                    arg,
+                    format!("row {row}: shape {} paired with itself", p[0]),
+                ));
+            }
+            Ok([p[0] as u32, p[1] as u32])
+        })
+        .collect()
+}

@@ -4,6 +4,7 @@
 //! as NumPy arrays that own the library's memory ([`output`]).
 
 mod boxes;
+mod contacts;
 mod errors;
 mod gpu;
 mod input;
@@ -78,6 +79,9 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spheres::choose_method, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(contacts::sphere_contacts, m)?)?;
+    m.add_function(wrap_pyfunction!(contacts::obb_contacts, m)?)?;
+    m.add_function(wrap_pyfunction!(contacts::polygon_contacts, m)?)?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
     m.add_function(wrap_pyfunction!(default_backend, m)?)?;
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;

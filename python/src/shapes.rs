@@ -79,24 +79,13 @@ fn obb_culprit(b: &Obb, problem: &str) -> String {
     }
 }
 
-/// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
-/// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
-/// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
-/// prune, then the separating-axis test, as `sweepfan bench --shape obb`. backend: "auto" (the
-/// default: a hardware GPU when there is one, else the CPU), "cpu" or "gpu"; adapter as
-/// sphere_pairs takes it. No boxes give a (0, 2) array.
-#[pyfunction]
-#[pyo3(signature = (centers, half_extents, quaternions, *, backend = "auto", adapter = None))]
-pub fn obb_pairs<'py>(
-    py: Python<'py>,
-    centers: &Bound<'py, PyAny>,
-    half_extents: &Bound<'py, PyAny>,
-    quaternions: &Bound<'py, PyAny>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
-    check_not_forked()?;
+/// The boxes of `centers`, `half_extents` and `quaternions` (w, x, y, z) as `obb_pairs` reads
+/// them, not yet validated ([`checked_boxes`]).
+pub fn boxes_of(
+    centers: &Bound<'_, PyAny>,
+    half_extents: &Bound<'_, PyAny>,
+    quaternions: &Bound<'_, PyAny>,
+) -> PyResult<Vec<Obb>> {
     let centers = matrix("centers", centers, ["x", "y", "z"], rows_fit("centers", 12))?;
     let halves = matrix(
         "half_extents",
@@ -118,7 +107,7 @@ pub fn obb_pairs<'py>(
             ));
         }
     }
-    let boxes: Vec<Obb> = (0..centers.len())
+    Ok((0..centers.len())
         .map(|i| {
             let [w, x, y, z] = quats[i];
             Obb::new(
@@ -127,15 +116,39 @@ pub fn obb_pairs<'py>(
                 Quat::from_xyzw(x, y, z, w),
             )
         })
-        .collect();
+        .collect())
+}
+
+/// `boxes` validated, a bad one named by its row and the argument at fault.
+pub fn checked_boxes(boxes: Vec<Obb>) -> PyResult<Vec<Obb>> {
+    validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
+    Ok(boxes)
+}
+
+/// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
+/// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
+/// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
+/// prune, then the separating-axis test, as `sweepfan bench --shape obb`. backend: "auto" (the
+/// default: a hardware GPU when there is one, else the CPU), "cpu" or "gpu"; adapter as
+/// sphere_pairs takes it. No boxes give a (0, 2) array.
+#[pyfunction]
+#[pyo3(signature = (centers, half_extents, quaternions, *, backend = "auto", adapter = None))]
+pub fn obb_pairs<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    half_extents: &Bound<'py, PyAny>,
+    quaternions: &Bound<'py, PyAny>,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
+    check_not_forked()?;
+    let boxes = boxes_of(centers, half_extents, quaternions)?;
     if boxes.is_empty() {
         return Ok(pair_array(py, Vec::new()));
     }
     let objects = boxes.len();
-    let shapes = move || {
-        validate_obbs(&boxes).map_err(|e| with_row(e, |i, p| obb_culprit(&boxes[i], p)))?;
-        Ok(boxes)
-    };
+    let shapes = move || checked_boxes(boxes);
     let on_cpu: OnCpu<Obb> = |cpu, s| cpu.obb_overlaps(s).map(|r| r.0);
     let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
     sat_pair_array(py, backend, &adapter, objects, shapes, (on_cpu, on_gpu))
@@ -143,7 +156,7 @@ pub fn obb_pairs<'py>(
 
 /// The polygons of a flat vertex array and `offsets` (polygon i is
 /// `vertices[offsets[i]:offsets[i + 1]]`).
-fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
+pub fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>> {
     // No polygons: `[0]` (P + 1 offsets for P = 0), or no offsets at all, with no vertices.
     if vertices.is_empty() && offsets.iter().all(|&o| o == 0) && offsets.len() <= 1 {
         return Ok(Vec::new());

@@ -11,7 +11,8 @@ else the CPU; default_backend() says which), "cpu" or "gpu" (a software adapter 
 named there warns: SoftwareAdapterWarning). Empty scenes give empty (0, 2) arrays.
 
 Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
-clear_caches; the classes
+clear_caches; sphere_contacts, obb_contacts and polygon_contacts (normals, depths and points of
+the touching pairs, on the CPU, as a dict of arrays); the classes
 BoxBroadPhase (axis-aligned boxes by your ids: set, remove, update -> pairs found and lost by
 id) and BroadPhase, which keeps its buffers between frames and reports the pairs found and lost in each
 (track_events=True). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
@@ -55,8 +56,11 @@ from ._sweepfan import (  # noqa: E402
     choose_method,
     clear_caches,
     default_backend,
+    obb_contacts,
     obb_pairs,
+    polygon_contacts,
     polygon_pairs,
+    sphere_contacts,
     sphere_pairs,
 )
 
@@ -71,7 +75,10 @@ __all__ = [
     "choose_method",
     "clear_caches",
     "default_backend",
+    "obb_contacts",
     "obb_pairs",
+    "polygon_contacts",
     "polygon_pairs",
+    "sphere_contacts",
     "sphere_pairs",
 ]

@@ -70,6 +70,27 @@ def polygon_pairs(
     backend: str = "auto",
     adapter: _Adapter = None,
 ) -> _Pairs: ...
+class _Contacts(TypedDict):
+    pairs: _Pairs
+    normals: NDArray[np.float32]
+    depths: NDArray[np.float32]
+    counts: NDArray[np.uint32]
+    points: NDArray[np.float32]
+    point_depths: NDArray[np.float32]
+
+def sphere_contacts(
+    centers: ArrayLike, radii: _Radii, *, pairs: ArrayLike | None = None
+) -> _Contacts: ...
+def obb_contacts(
+    centers: ArrayLike,
+    half_extents: ArrayLike,
+    quaternions: ArrayLike,
+    *,
+    pairs: ArrayLike | None = None,
+) -> _Contacts: ...
+def polygon_contacts(
+    vertices: ArrayLike, offsets: ArrayLike, *, pairs: ArrayLike | None = None
+) -> _Contacts: ...
 def adapters() -> list[_AdapterInfo]: ...
 def default_backend() -> Literal["cpu", "gpu"]: ...
 

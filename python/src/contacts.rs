@@ -1,0 +1,192 @@
+//! Contacts of touching pairs (docs/design.md §4.8): `sphere_contacts`, `obb_contacts`,
+//! `polygon_contacts`, on the CPU, as arrays beside the pairs.
+
+use crate::errors::{check_not_forked, to_py};
+use crate::input::{indices_at_most, matrix, pair_rows, rows_fit};
+use crate::interrupt::interruptible;
+use crate::output::pair_array;
+use numpy::IntoPyArray;
+use numpy::ndarray::{Array1, Array2, Array3};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use sweepfan::{Contact, Method, Pair, canonicalize, cpu};
+
+/// The pairs to take contacts of: the caller's (`pairs`, checked against `objects` shapes), or
+/// every touching pair (`find`, sorted).
+fn pairs_of(
+    py: Python<'_>,
+    pairs: Option<&Bound<'_, PyAny>>,
+    objects: usize,
+    find: impl FnOnce() -> sweepfan::Result<Vec<Pair>> + Send,
+) -> PyResult<Vec<Pair>> {
+    match pairs {
+        Some(p) => pair_rows("pairs", p, objects),
+        None => interruptible(py, objects, || {
+            let mut found = find().map_err(to_py)?;
+            canonicalize(&mut found);
+            Ok(found)
+        }),
+    }
+}
+
+/// The result dict: pairs (K, 2) uint32, normals (K, D), depths (K,), counts (K,) uint32,
+/// points (K, P, D), point_depths (K, P), float32; D = 3, P = 4 (polygons: D = P = 2).
+fn contact_dict<'py>(
+    py: Python<'py>,
+    pairs: Vec<Pair>,
+    contacts: &[Contact],
+    dims: usize,
+    most_points: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let k = contacts.len();
+    let normals: Vec<f32> = contacts
+        .iter()
+        .flat_map(|c| c.normal.to_array()[..dims].to_vec())
+        .collect();
+    let points: Vec<f32> = contacts
+        .iter()
+        .flat_map(|c| {
+            c.points[..most_points]
+                .iter()
+                .flat_map(|p| p.to_array()[..dims].to_vec())
+        })
+        .collect();
+    let point_depths: Vec<f32> = contacts
+        .iter()
+        .flat_map(|c| c.depths[..most_points].to_vec())
+        .collect();
+    let d = PyDict::new(py);
+    d.set_item("pairs", pair_array(py, pairs))?;
+    let shape =
+        |e: numpy::ndarray::ShapeError| pyo3::exceptions::PyRuntimeError::new_err(e.to_string());
+    d.set_item(
+        "normals",
+        Array2::from_shape_vec((k, dims), normals)
+            .map_err(shape)?
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "depths",
+        Array1::from_iter(contacts.iter().map(|c| c.depth)).into_pyarray(py),
+    )?;
+    d.set_item(
+        "counts",
+        Array1::from_iter(contacts.iter().map(|c| c.count)).into_pyarray(py),
+    )?;
+    d.set_item(
+        "points",
+        Array3::from_shape_vec((k, most_points, dims), points)
+            .map_err(shape)?
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "point_depths",
+        Array2::from_shape_vec((k, most_points), point_depths)
+            .map_err(shape)?
+            .into_pyarray(py),
+    )?;
+    Ok(d)
+}
+
+/// Contacts of touching spheres, on the CPU: a dict of arrays, one row per pair: "pairs" (K, 2)
+/// uint32; "normals" (K, 3), unit, from the pair's first sphere towards its second; "depths"
+/// (K,), the penetration (>= 0; 0 when touching exactly); "counts" (K,) uint32, points in use;
+/// "points" (K, 4, 3), midway between the surfaces (the first count of each row; spheres: one);
+/// "point_depths" (K, 4). pairs: a (K, 2) integer array of the pairs to take (in that order;
+/// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
+/// touching pair, sorted. centers and radii as sphere_pairs takes them.
+#[pyfunction]
+#[pyo3(signature = (centers, radii, *, pairs = None))]
+pub fn sphere_contacts<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    pairs: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let spheres = crate::spheres::spheres(centers, radii)?;
+    if !spheres.is_empty() {
+        crate::spheres::check_spheres(&spheres)?;
+    }
+    let pairs = pairs_of(py, pairs, spheres.len(), || {
+        let mut found = Vec::new();
+        if !spheres.is_empty() {
+            cpu::broad_phase(Method::Grid).find_pairs(&spheres, Some(&mut found))?;
+        }
+        Ok(found)
+    })?;
+    let contacts = interruptible(py, pairs.len(), || {
+        let mut out = Vec::new();
+        cpu::contacts::sphere_contacts(&spheres, &pairs, &mut out).map_err(to_py)?;
+        Ok(out)
+    })?;
+    contact_dict(py, pairs, &contacts, 3, 4)
+}
+
+/// Contacts of touching oriented boxes, on the CPU, as sphere_contacts gives them (up to four
+/// points: a face contact clipped and reduced, an edge-edge contact one point). centers,
+/// half_extents and quaternions as obb_pairs takes them; pairs as sphere_contacts takes them
+/// (None: obb_pairs' pairs, on the CPU).
+#[pyfunction]
+#[pyo3(signature = (centers, half_extents, quaternions, *, pairs = None))]
+pub fn obb_contacts<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    half_extents: &Bound<'py, PyAny>,
+    quaternions: &Bound<'py, PyAny>,
+    pairs: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    check_not_forked()?;
+    let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
+    let boxes = if boxes.is_empty() {
+        boxes
+    } else {
+        crate::shapes::checked_boxes(boxes)?
+    };
+    let pairs = pairs_of(py, pairs, boxes.len(), || {
+        if boxes.is_empty() {
+            return Ok(Vec::new());
+        }
+        cpu::sat::obb_overlaps(&boxes).map(|r| r.0)
+    })?;
+    let contacts = interruptible(py, pairs.len(), || {
+        let mut out = Vec::new();
+        cpu::contacts::obb_contacts(&boxes, &pairs, &mut out).map_err(to_py)?;
+        Ok(out)
+    })?;
+    contact_dict(py, pairs, &contacts, 3, 4)
+}
+
+/// Contacts of touching convex polygons (2D), on the CPU, as sphere_contacts gives them with
+/// D = 2: "normals" (K, 2), "points" (K, 2, 2), "point_depths" (K, 2) (up to two points).
+/// vertices and offsets as polygon_pairs takes them; pairs as sphere_contacts takes them (None:
+/// polygon_pairs' pairs, on the CPU).
+#[pyfunction]
+#[pyo3(signature = (vertices, offsets, *, pairs = None))]
+pub fn polygon_contacts<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+    pairs: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    check_not_forked()?;
+    let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
+    let offsets = indices_at_most(
+        "offsets",
+        offsets,
+        vertices.len() + 1,
+        "one more than the polygons, which are fewer than the vertices",
+    )?;
+    let polygons = crate::shapes::polygons(&vertices, &offsets)?;
+    let pairs = pairs_of(py, pairs, polygons.len(), || {
+        if polygons.is_empty() {
+            return Ok(Vec::new());
+        }
+        cpu::sat::polygon_overlaps(&polygons).map(|r| r.0)
+    })?;
+    let contacts = interruptible(py, pairs.len(), || {
+        let mut out = Vec::new();
+        cpu::contacts::polygon_contacts(&polygons, &pairs, &mut out).map_err(to_py)?;
+        Ok(out)
+    })?;
+    contact_dict(py, pairs, &contacts, 2, 2)
+}

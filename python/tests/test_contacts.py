@@ -1,0 +1,85 @@
+"""Contacts from Python (docs/design.md §4.8): arrays beside the pairs, values that follow from
+the shapes' placement, the caller's pairs in their order, and bad input named."""
+
+import numpy as np
+import pytest
+
+import sweepfan
+
+
+def test_spheres_give_normal_depth_and_point():
+    centers = np.array([[0, 0, 0], [1.5, 0, 0], [10, 0, 0]], np.float32)
+    c = sweepfan.sphere_contacts(centers, 1.0)
+    assert c["pairs"].tolist() == [[0, 1]]
+    assert c["normals"].tolist() == [[1, 0, 0]]
+    assert c["depths"].tolist() == [0.5]
+    assert c["counts"].tolist() == [1]
+    assert c["points"].shape == (1, 4, 3) and c["point_depths"].shape == (1, 4)
+    assert c["points"][0, 0].tolist() == [0.75, 0, 0]
+    # The caller's pairs, in their order: the one apart gets no point and minus its gap.
+    c = sweepfan.sphere_contacts(centers, 1.0, pairs=np.array([[1, 0], [1, 2]]))
+    assert c["normals"][0].tolist() == [-1, 0, 0]
+    assert c["counts"].tolist() == [1, 0]
+    assert c["depths"][1] == pytest.approx(-6.5)
+
+
+def test_a_box_on_a_box_touches_at_four_corners():
+    centers = np.array([[0, 0, 0], [0.2, 0.1, 1.4]], np.float32)
+    halves = np.array([[1, 1, 1], [0.5, 0.5, 0.5]], np.float32)
+    quats = np.array([[1, 0, 0, 0], [1, 0, 0, 0]], np.float32)
+    c = sweepfan.obb_contacts(centers, halves, quats)
+    assert c["pairs"].tolist() == [[0, 1]]
+    np.testing.assert_allclose(c["normals"], [[0, 0, 1]], atol=1e-6)
+    np.testing.assert_allclose(c["depths"], [0.1], atol=1e-6)
+    assert c["counts"].tolist() == [4]
+    corners = sorted(c["points"][0].tolist())
+    expected = sorted([0.2 + x * 0.5, 0.1 + y * 0.5, 0.95] for x in (-1, 1) for y in (-1, 1))
+    np.testing.assert_allclose(corners, expected, atol=1e-6)
+
+
+def test_polygons_are_two_dimensional():
+    square = [[0, 0], [1, 0], [1, 1], [0, 1]]
+    shifted = [[0.8, 0.2], [1.8, 0.2], [1.8, 1.2], [0.8, 1.2]]
+    c = sweepfan.polygon_contacts(np.array(square + shifted, np.float32), [0, 4, 8])
+    assert c["normals"].shape == (1, 2) and c["points"].shape == (1, 2, 2)
+    np.testing.assert_allclose(c["normals"], [[1, 0]], atol=1e-6)
+    np.testing.assert_allclose(c["depths"], [0.2], atol=1e-6)
+    assert c["counts"].tolist() == [2]
+    np.testing.assert_allclose(sorted(c["points"][0].tolist()), [[0.9, 0.2], [0.9, 1.0]], atol=1e-6)
+
+
+def test_empty_inputs_give_empty_arrays():
+    c = sweepfan.sphere_contacts(np.zeros((0, 3), np.float32), 1.0)
+    assert c["pairs"].shape == (0, 2) and c["points"].shape == (0, 4, 3)
+    c = sweepfan.obb_contacts(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 4)))
+    assert c["depths"].shape == (0,)
+
+
+@pytest.mark.parametrize(
+    "pairs, says",
+    [
+        (np.array([[0, 5]]), "row 0: 5 is not one of the 2 shapes"),
+        (np.array([[0, 1], [1, 1]]), "row 1: shape 1 paired with itself"),
+        (np.array([[0, -1]]), "row 0: -1 is negative"),
+        (np.array([0, 1]), "(K, 2)"),
+        (np.array([[0.0, 1.0]]), "not an integer type"),
+    ],
+)
+def test_bad_pairs_are_named(pairs, says):
+    centers = np.array([[0, 0, 0], [1, 0, 0]], np.float32)
+    with pytest.raises(ValueError, match="pairs") as e:
+        sweepfan.sphere_contacts(centers, 1.0, pairs=pairs)
+    assert says in str(e.value)
+
+
+def test_bad_shapes_are_named_as_the_pair_functions_name_them():
+    centers = np.zeros((2, 3), np.float32)
+    halves = np.ones((2, 3), np.float32)
+    quats = np.array([[1, 0, 0, 0], [2, 0, 0, 0]], np.float32)
+    with pytest.raises(ValueError, match="quaternions"):
+        sweepfan.obb_contacts(centers, halves, quats)
+    with pytest.raises(ValueError, match="radii|radius"):
+        sweepfan.sphere_contacts(centers, [1.0, float("nan")])
+    dart = np.array([[0, 0], [2, 0], [0.5, 0.5], [0, 2]], np.float32)
+    with pytest.raises(ValueError, match="vertices"):
+        sweepfan.polygon_contacts(dart, [0, 4])
