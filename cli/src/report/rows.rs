@@ -133,6 +133,40 @@ pub fn write_outputs(
     Ok(())
 }
 
+/// Writes contacts beside their pairs as CSV (docs/design.md §4.8): `i,j,nx,ny,nz,depth,count`,
+/// then per point `pKx,pKy,pKz,dK` for K = 0..3, empty past `count`.
+pub fn write_contacts_csv(
+    path: &Path,
+    pairs: &[Pair],
+    contacts: &[sweepfan::Contact],
+) -> Result<()> {
+    super::output::write_with(path, |w| {
+        write!(w, "i,j,nx,ny,nz,depth,count")?;
+        for k in 0..sweepfan::geom::contact::MAX_CONTACT_POINTS {
+            write!(w, ",p{k}x,p{k}y,p{k}z,d{k}")?;
+        }
+        writeln!(w)?;
+        for (p, c) in pairs.iter().zip(contacts) {
+            let n = c.normal;
+            write!(
+                w,
+                "{},{},{},{},{},{},{}",
+                p[0], p[1], n.x, n.y, n.z, c.depth, c.count
+            )?;
+            for k in 0..sweepfan::geom::contact::MAX_CONTACT_POINTS {
+                if k < c.count as usize {
+                    let q = c.points[k];
+                    write!(w, ",{},{},{},{}", q.x, q.y, q.z, c.depths[k])?;
+                } else {
+                    write!(w, ",,,,")?;
+                }
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    })
+}
+
 /// Writes pairs as CSV `i,j` (the order given).
 pub fn write_pairs_csv(path: &Path, pairs: &[Pair]) -> Result<()> {
     super::output::write_with(path, |w| {

@@ -51,6 +51,21 @@ impl Shapes {
         }
     }
 
+    /// The contacts of `pairs` on the CPU (docs/design.md §4.8); axis-aligned boxes have none.
+    pub fn contacts(&self, pairs: &[Pair]) -> Result<Vec<sweepfan::Contact>> {
+        let mut out = Vec::new();
+        match self {
+            Shapes::Boxes(b) => sweepfan::cpu::contacts::obb_contacts(b, pairs, &mut out)?,
+            Shapes::Polygons(p) => sweepfan::cpu::contacts::polygon_contacts(p, pairs, &mut out)?,
+            Shapes::Aabbs(_) => {
+                return Err(sweepfan::Error::Config(
+                    "axis-aligned boxes by themselves have no contacts (no SAT stage)".into(),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
     /// The CPU pipeline (bounds sweep + SAT).
     pub fn cpu(&self) -> Result<(Vec<Pair>, Stats)> {
         self.cpu_with(&mut CpuBoxPipeline::new())

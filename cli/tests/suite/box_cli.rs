@@ -216,3 +216,64 @@ fn cli_bench_aabb_rows_count_brute_forces_pairs() {
         assert_eq!(r["pairs_per_frame"].as_f64().unwrap(), brute as f64);
     }
 }
+
+/// `verify --contacts-out`: a box resting on a box (a known manifold) and a sphere pair, written
+/// beside their pairs, one row per pair, empty columns past the count.
+#[test]
+fn verify_writes_contacts_beside_the_pairs() {
+    let dir = temp_dir("box-cli", "contacts");
+    let boxes = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0.2,0.1,1.4,0.5,0.5,0.5,1,0,0,0\n9,9,9,1,1,1,1,0,0,0\n";
+    let scene = write_file(&dir, "boxes.csv", boxes);
+    let (pairs, contacts) = (dir.join("p.csv"), dir.join("c.csv"));
+    let out = verify_shape("obb", &scene, &pairs)
+        .arg("--contacts-out")
+        .arg(&contacts)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&contacts).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0][..7], ["i", "j", "nx", "ny", "nz", "depth", "count"]);
+    assert_eq!(rows.len(), 2, "{text}");
+    let row = &rows[1];
+    assert_eq!(row.len(), 7 + 16, "{text}");
+    let v = |k: usize| row[k].parse::<f32>().unwrap();
+    assert_eq!(row[..2], ["0", "1"]);
+    assert!(
+        (v(4) - 1.0).abs() < 1e-6 && (v(5) - 0.1).abs() < 1e-6,
+        "{text}"
+    );
+    assert_eq!(row[6], "4");
+    for k in 0..4 {
+        let (x, y, z, d) = (v(7 + 4 * k), v(8 + 4 * k), v(9 + 4 * k), v(10 + 4 * k));
+        assert!(((x - 0.2).abs() - 0.5).abs() < 1e-6 && ((y - 0.1).abs() - 0.5).abs() < 1e-6);
+        assert!((z - 0.95).abs() < 1e-6 && (d - 0.1).abs() < 1e-6, "{text}");
+    }
+
+    let spheres = write_file(&dir, "spheres.csv", "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n");
+    let out = sweepfan()
+        .args(["verify", "--scene-file"])
+        .arg(&spheres)
+        .arg("--pairs-out")
+        .arg(&pairs)
+        .arg("--contacts-out")
+        .arg(&contacts)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&contacts).unwrap();
+    let row = text.lines().nth(1).unwrap();
+    assert!(
+        row.starts_with("0,1,1,0,0,0.5,1,0.75,0,0,0.5,,,,"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -30,6 +30,11 @@ pub struct VerifyArgs {
     /// Where to write the pairs as CSV `i,j` (i < j, sorted; 0-based data-line order).
     #[arg(long)]
     pub pairs_out: PathBuf,
+    /// Where to write each pair's contact as CSV (`i,j,nx,ny,nz,depth,count`, then four points
+    /// `pKx,pKy,pKz,dK`, empty past count; docs/design.md §4.8), computed on the CPU from the
+    /// pairs found.
+    #[arg(long)]
+    pub contacts_out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
     pub backend: BackendArg,
     /// Object shape: `obb` (CSV `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`) or `polygon` (CSV
@@ -66,6 +71,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     crate::args::check_outputs(
         &[
             ("--pairs-out", Some(&a.pairs_out)),
+            ("--contacts-out", a.contacts_out.as_deref()),
             ("--found-out", a.found_out.as_deref()),
             ("--lost-out", a.lost_out.as_deref()),
         ],
@@ -107,6 +113,11 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
     write_pairs_csv(&a.pairs_out, &pairs)?;
+    if let Some(path) = &a.contacts_out {
+        let mut contacts = Vec::new();
+        sweepfan::cpu::contacts::sphere_contacts(&scene.spheres, &pairs, &mut contacts)?;
+        write_contacts(&a, path, &pairs, &contacts)?;
+    }
     let mut ok = report(
         &a,
         backend,
@@ -288,6 +299,10 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     };
     canonicalize(&mut pairs);
     write_pairs_csv(&a.pairs_out, &pairs)?;
+    if let Some(path) = &a.contacts_out {
+        let contacts = shapes.contacts(&pairs)?;
+        write_contacts(&a, path, &pairs, &contacts)?;
+    }
     let (reference_name, expected) = shapes.reference()?;
     say!(
         sweepfan_cli::report::output::is_stdout(&a.pairs_out),
@@ -312,4 +327,24 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             )
         }),
     ))
+}
+
+/// Writes the contacts of `pairs` to `path` and says so (with the deepest's depth).
+fn write_contacts(
+    a: &VerifyArgs,
+    path: &Path,
+    pairs: &[Pair],
+    contacts: &[sweepfan::Contact],
+) -> Result<()> {
+    sweepfan_cli::report::rows::write_contacts_csv(path, pairs, contacts)?;
+    let deepest = contacts.iter().map(|c| c.depth).fold(0.0f32, f32::max);
+    let points: u64 = contacts.iter().map(|c| c.count as u64).sum();
+    say!(
+        sweepfan_cli::report::output::is_stdout(&a.pairs_out)
+            || sweepfan_cli::report::output::is_stdout(path),
+        "contacts [cpu]: {} contacts, {points} points, deepest {deepest}, written to {}",
+        contacts.len(),
+        path.display()
+    );
+    Ok(())
 }
