@@ -169,3 +169,37 @@ impl PeerBroccoli {
         Ok(collect.finish(start))
     }
 }
+
+/// parry3d's cuboid contact manifolds (`contact_manifold_cuboid_cuboid`) for `pairs` of
+/// `boxes`, on this thread, the manifold reused: the peer of `cpu::contacts::obb_contacts` in
+/// `bench --shape obb --contacts`. Returns the points found (all pairs), so the work is used.
+pub fn parry_obb_manifolds(boxes: &[crate::geom::obb::Obb], pairs: &[Pair]) -> u64 {
+    use parry3d::math::{Pose, Rot3, Vec3 as PVec3};
+    use parry3d::query::ContactManifold;
+    use parry3d::query::details::contact_manifold_cuboid_cuboid;
+    use parry3d::shape::Cuboid;
+    let parts: Vec<(Pose, Cuboid)> = boxes
+        .iter()
+        .map(|b| {
+            let q = b.rotation.normalize();
+            let h = b.half_extents;
+            (
+                Pose::from_parts(
+                    PVec3::new(b.center.x, b.center.y, b.center.z),
+                    Rot3::from_xyzw(q.x, q.y, q.z, q.w),
+                ),
+                Cuboid::new(PVec3::new(h.x, h.y, h.z)),
+            )
+        })
+        .collect();
+    let mut manifold = ContactManifold::<(), ()>::new();
+    let mut points = 0u64;
+    for p in pairs {
+        let (pa, ca) = &parts[p[0] as usize];
+        let (pb, cb) = &parts[p[1] as usize];
+        manifold.clear();
+        contact_manifold_cuboid_cuboid(&pa.inv_mul(pb), ca, cb, 0.0, &mut manifold);
+        points += manifold.points.len() as u64;
+    }
+    points
+}

@@ -5,6 +5,7 @@
 pub mod auto_bench;
 pub mod bench;
 pub mod boxes;
+pub mod contact_bench;
 pub mod gpu;
 pub mod in_flight;
 pub mod resident;

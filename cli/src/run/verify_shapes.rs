@@ -54,16 +54,21 @@ impl Shapes {
     /// The contacts of `pairs` on the CPU (docs/design.md §4.8); axis-aligned boxes have none.
     pub fn contacts(&self, pairs: &[Pair]) -> Result<Vec<sweepfan::Contact>> {
         let mut out = Vec::new();
-        match self {
-            Shapes::Boxes(b) => sweepfan::cpu::contacts::obb_contacts(b, pairs, &mut out)?,
-            Shapes::Polygons(p) => sweepfan::cpu::contacts::polygon_contacts(p, pairs, &mut out)?,
-            Shapes::Aabbs(_) => {
-                return Err(sweepfan::Error::Config(
-                    "axis-aligned boxes by themselves have no contacts (no SAT stage)".into(),
-                ));
-            }
-        }
+        self.contacts_into(pairs, &mut out)?;
         Ok(out)
+    }
+
+    /// [`Shapes::contacts`] into `out` (cleared first).
+    pub fn contacts_into(&self, pairs: &[Pair], out: &mut Vec<sweepfan::Contact>) -> Result<()> {
+        match self {
+            Shapes::Boxes(b) => sweepfan::cpu::contacts::obb_contacts(b, pairs, out),
+            Shapes::Polygons(p) => sweepfan::cpu::contacts::polygon_contacts(p, pairs, out),
+            Shapes::Aabbs(_) => Err(sweepfan::Error::Config(
+                "axis-aligned boxes by themselves have no contacts (no SAT stage): --contacts \
+                 takes --shape obb or polygon"
+                    .into(),
+            )),
+        }
     }
 
     /// The CPU pipeline (bounds sweep + SAT).

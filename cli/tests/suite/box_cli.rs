@@ -3,7 +3,7 @@
 //! counts.
 
 use super::box_pipeline::lattice;
-use crate::common::{bench_shape_rows, exits_2_naming, sweepfan, temp_dir, write_file};
+use crate::common::{bench_run, bench_shape_rows, exits_2_naming, sweepfan, temp_dir, write_file};
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
 use sweepfan::Pair;
@@ -276,4 +276,48 @@ fn verify_writes_contacts_beside_the_pairs() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `bench --contacts`: rows for the contacts on every thread and on one (parry's with the
+/// `peers` feature), the pairs taken as the pipeline found them, and the rate line; refused on
+/// spheres.
+#[test]
+fn bench_times_contacts_beside_the_pipeline() {
+    let (out, rows) = bench_run(&[
+        "--shape",
+        "obb",
+        "--scene",
+        "paper",
+        "--n",
+        "400",
+        "--frames",
+        "1",
+        "--backend",
+        "cpu",
+        "--contacts",
+    ]);
+    let method = |r: &serde_json::Value| r["method"].as_str().unwrap().to_string();
+    let pipeline = rows.iter().find(|r| method(r) == "aabb_sweep+sat").unwrap();
+    let pairs = pipeline["pairs_per_frame"].as_f64().unwrap();
+    assert!(pairs > 0.0);
+    for name in ["contacts", "contacts (1 thread)"] {
+        let row = rows
+            .iter()
+            .find(|r| method(r) == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(row["tests_per_frame"].as_f64().unwrap(), pairs, "{name}");
+        // At least one point a touching pair, at most four.
+        let points = row["pairs_per_frame"].as_f64().unwrap();
+        assert!(points >= pairs && points <= 4.0 * pairs, "{name}: {points}");
+    }
+    assert_eq!(
+        rows.iter().any(|r| method(r).starts_with("peer-parry")),
+        cfg!(feature = "peers")
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("M contacts/s"), "{stdout}");
+    exits_2_naming(
+        sweepfan().args(["bench", "--n", "100", "--contacts"]),
+        "--contacts",
+    );
 }

@@ -66,6 +66,11 @@ pub struct BenchArgs {
     /// Count pairs without storing them.
     #[arg(long)]
     pub count_only: bool,
+    /// With --shape obb|polygon: also time the contacts of the pairs found (normal, depth,
+    /// points; docs/design.md §4.8) on the CPU, on every thread and on one, beside parry's box
+    /// manifolds on one thread (builds with --features peers), in contacts per second.
+    #[arg(long, conflicts_with = "count_only")]
+    pub contacts: bool,
     /// CPU threads for our CPU methods and the peers (a rayon pool of this size; default: every
     /// core). Peer crates run single-threaded whatever this says.
     #[arg(long, value_parser = values::threads)]
@@ -186,6 +191,9 @@ impl BenchArgs {
                     "--in-flight: sphere scenes only (not --shape obb|polygon or --scene rotating)"
                 );
             }
+        }
+        if self.contacts && !matches!(self.shape, Shape::Obb | Shape::Polygon) {
+            bail!("--contacts: --shape obb or polygon (the separating-axis pipelines)");
         }
         if self.body.is_some() && !(spheres && scene == Some(SceneKind::Rotating)) {
             bail!("--body: only the rotating scene (--scene rotating) has rotating bodies");
@@ -440,7 +448,25 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         shapes.len(),
         frames(frames_run)
     );
+    let mut rows = rows;
+    let mut rates = None;
+    if a.contacts {
+        let (pairs, _) = shapes.cpu()?;
+        let template = rows
+            .iter()
+            .find(|r| r.backend == Backend::Cpu)
+            .unwrap_or(&rows[0])
+            .clone();
+        let (more, r) = sweepfan_cli::run::contact_bench::bench_contacts(
+            &shapes, &pairs, frames_run, &template,
+        )?;
+        rows.extend(more);
+        rates = Some(r);
+    }
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));
+    if let Some(r) = rates {
+        say!(a.out.stdout_taken(), "{}", r.summary());
+    }
     a.out.write(&rows, None)?;
     Ok(ok)
 }

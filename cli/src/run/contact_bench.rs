@@ -1,0 +1,104 @@
+//! Contacts timed (`bench --shape obb|polygon --contacts`, docs/design.md §4.8): the CPU's
+//! contacts of the pipeline's pairs, on every thread and on one, beside parry's cuboid manifolds
+//! on the same pairs on one thread (feature `peers`). The rows reuse the pipeline row's scene
+//! and device; `tests_per_frame` is the pairs taken, `pairs_per_frame` the contact points.
+
+use crate::run::bench::median;
+use crate::run::row::Row;
+use crate::run::verify_shapes::Shapes;
+use std::time::Instant;
+use sweepfan::Contact;
+use sweepfan::broadphase::Pair;
+use sweepfan::error::{Error, Result};
+
+/// Contacts per second of each row beside parry's, for the summary line.
+pub struct ContactRates {
+    /// (row method, contacts per second).
+    pub rates: Vec<(String, f64)>,
+}
+
+impl ContactRates {
+    /// `contacts (1 thread): 12.3 M/s; peer-parry-manifolds (1 thread): 8.1 M/s; 1.52x parry`.
+    pub fn summary(&self) -> String {
+        let mut parts: Vec<String> = self
+            .rates
+            .iter()
+            .map(|(m, r)| format!("{m}: {:.2} M contacts/s", r / 1e6))
+            .collect();
+        let rate = |name: &str| self.rates.iter().find(|(m, _)| m == name).map(|r| r.1);
+        if let (Some(ours), Some(parry)) = (rate(ONE_THREAD), rate(PARRY)) {
+            parts.push(format!(
+                "{:.2}x parry's manifolds, one thread each",
+                ours / parry
+            ));
+        }
+        parts.join("; ")
+    }
+}
+
+const ALL_THREADS: &str = "contacts";
+const ONE_THREAD: &str = "contacts (1 thread)";
+const PARRY: &str = "peer-parry-manifolds (1 thread)";
+
+/// Times `frames` runs of each contact computation on `pairs` of `shapes`; `template` is the
+/// CPU pipeline's row (scene, n, device).
+pub fn bench_contacts(
+    shapes: &Shapes,
+    pairs: &[Pair],
+    frames: usize,
+    template: &Row,
+) -> Result<(Vec<Row>, ContactRates)> {
+    let frames = frames.max(1);
+    let mut out: Vec<Contact> = Vec::new();
+    let mut run = |label: &str, f: &mut dyn FnMut(&mut Vec<Contact>) -> Result<u64>| {
+        let mut ms = Vec::new();
+        let mut points = 0;
+        for _ in 0..frames {
+            let t = Instant::now();
+            points = f(&mut out)?;
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let mut row = template.clone();
+        row.method = label.to_string();
+        row.frames = frames;
+        row.tests_per_frame = pairs.len() as f64;
+        row.pairs_per_frame = points as f64;
+        row.ms_per_frame = median(&ms);
+        row.ms_per_frame_min = ms.iter().copied().fold(f64::INFINITY, f64::min);
+        row.stage_ms = Default::default();
+        row.verified = None;
+        row.verified_against = None;
+        row.near_touching_differences = None;
+        if label != ALL_THREADS {
+            row.device = format!("{} (1 thread)", row.device.split(" (").next().unwrap_or(""));
+        }
+        Ok::<Row, Error>(row)
+    };
+    let points = |c: &[Contact]| c.iter().map(|c| c.count as u64).sum::<u64>();
+    let mut contacts = |out: &mut Vec<Contact>| {
+        shapes.contacts_into(pairs, out)?;
+        Ok(points(out))
+    };
+    let mut rows = vec![run(ALL_THREADS, &mut contacts)?];
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::Config(format!("a one-thread pool: {e}")))?;
+    rows.push(one.install(|| run(ONE_THREAD, &mut contacts))?);
+    #[cfg(feature = "peers")]
+    if let Shapes::Boxes(boxes) = shapes {
+        rows.push(run(PARRY, &mut |_| {
+            Ok(sweepfan::cpu::peers::parry_obb_manifolds(boxes, pairs))
+        })?);
+    }
+    let rates = rows
+        .iter()
+        .map(|r| {
+            (
+                r.method.clone(),
+                pairs.len() as f64 / (r.ms_per_frame / 1e3),
+            )
+        })
+        .collect();
+    Ok((rows, ContactRates { rates }))
+}
