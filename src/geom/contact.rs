@@ -175,24 +175,47 @@ pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
     // The reference box holds the face, its normal `nr` towards the incident box.
     let (reference, incident, nr) = if k < 3 { (a, b, n) } else { (b, a, -n) };
     let rk = k % 3;
-    let face_points = clipped_incident_face(reference, rk, incident, nr);
+    let face = clipped_incident_face(reference, rk, incident, nr);
     let rc = reference.center() + nr * reference.half(rk);
-    let mut kept: Vec<(Vec3, f32)> = face_points
-        .iter()
-        .map(|&p| (p, (p - rc).dot(nr)))
-        .filter(|&(_, s)| s <= tolerance)
-        .map(|(p, s)| (p - nr * (s * 0.5), (-s).max(0.0)))
-        .collect();
-    if kept.is_empty() {
+    let mut kept = Clipped::default();
+    for &p in face.points() {
+        let s = (p - rc).dot(nr);
+        if s <= tolerance {
+            kept.push(p - nr * (s * 0.5), (-s).max(0.0));
+        }
+    }
+    if kept.n == 0 {
         // Rounding clipped every point away: the incident box's deepest corner.
         let p = support(incident, -nr);
         let s = (p - rc).dot(nr);
-        kept.push((p - nr * (s * 0.5), (-s).max(0.0)));
+        kept.push(p - nr * (s * 0.5), (-s).max(0.0));
     }
-    for (p, depth) in reduced(&kept, nr) {
-        c.push(p, depth, tolerance);
+    for q in reduced(&kept, nr) {
+        c.push(kept.p[q], kept.depth[q], tolerance);
     }
     c
+}
+
+/// Up to eight points (a quadrilateral clipped by four planes) with a depth each, on the stack.
+#[derive(Clone, Copy, Default)]
+struct Clipped {
+    p: [Vec3; 8],
+    depth: [f32; 8],
+    n: usize,
+}
+
+impl Clipped {
+    fn push(&mut self, p: Vec3, depth: f32) {
+        if self.n < 8 {
+            self.p[self.n] = p;
+            self.depth[self.n] = depth;
+            self.n += 1;
+        }
+    }
+
+    fn points(&self) -> &[Vec3] {
+        &self.p[..self.n]
+    }
 }
 
 /// The corner of `f` furthest along `dir` (ties: the + side).
@@ -212,16 +235,14 @@ fn clipped_incident_face(
     rk: usize,
     incident: &ObbFrame,
     nr: Vec3,
-) -> Vec<Vec3> {
-    let j = (0..3)
-        .max_by(|&x, &y| {
-            let (px, py) = (
-                incident.axis(x).dot(nr).abs(),
-                incident.axis(y).dot(nr).abs(),
-            );
-            px.total_cmp(&py).then(y.cmp(&x))
-        })
-        .expect("three axes");
+) -> Clipped {
+    // The most opposed axis, the first of equals.
+    let mut j = 0;
+    for x in 1..3 {
+        if incident.axis(x).dot(nr).abs() > incident.axis(j).dot(nr).abs() {
+            j = x;
+        }
+    }
     let facing = if incident.axis(j).dot(nr) > 0.0 {
         -1.0
     } else {
@@ -233,63 +254,75 @@ fn clipped_incident_face(
         incident.axis(u) * incident.half(u),
         incident.axis(v) * incident.half(v),
     );
-    let mut polygon = vec![ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev];
+    let mut polygon = Clipped::default();
+    for p in [ic + eu + ev, ic - eu + ev, ic - eu - ev, ic + eu - ev] {
+        polygon.push(p, 0.0);
+    }
     let rc = reference.center();
     for side in [(rk + 1) % 3, (rk + 2) % 3] {
-        let axis = reference.axis(side);
-        let half = reference.half(side);
         for sign in [1.0f32, -1.0] {
-            // Keep (p - rc) . (sign axis) <= half.
-            let dist = |p: Vec3| (p - rc).dot(axis) * sign - half;
-            polygon = clip_polygon(&polygon, dist);
-            if polygon.is_empty() {
-                return polygon;
-            }
+            polygon = clip_side(
+                &polygon,
+                rc,
+                reference.axis(side),
+                sign,
+                reference.half(side),
+            );
         }
     }
     polygon
 }
 
-/// Sutherland-Hodgman: the part of the closed `polygon` where `dist <= 0`.
-fn clip_polygon(polygon: &[Vec3], dist: impl Fn(Vec3) -> f32) -> Vec<Vec3> {
-    let mut out = Vec::with_capacity(polygon.len() + 1);
-    for (k, &p) in polygon.iter().enumerate() {
-        let q = polygon[(k + 1) % polygon.len()];
+/// Sutherland-Hodgman: the part of the closed `polygon` where `(p - rc) . axis * sign <= half`.
+fn clip_side(polygon: &Clipped, rc: Vec3, axis: Vec3, sign: f32, half: f32) -> Clipped {
+    let dist = |p: Vec3| (p - rc).dot(axis) * sign - half;
+    let mut out = Clipped::default();
+    for k in 0..polygon.n {
+        let p = polygon.p[k];
+        let q = polygon.p[if k + 1 == polygon.n { 0 } else { k + 1 }];
         let (dp, dq) = (dist(p), dist(q));
         if dp <= 0.0 {
-            out.push(p);
+            out.push(p, 0.0);
         }
         if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
-            out.push(p + (q - p) * (dp / (dp - dq)));
+            out.push(p + (q - p) * (dp / (dp - dq)), 0.0);
         }
     }
     out
 }
 
-/// At most four of `points` (with their depths) spanning the largest area in the plane of
+/// At most four of the points (their indices) spanning the largest area in the plane of
 /// `normal`: the deepest, the one furthest from it, then the furthest on either side of the
-/// line through those two.
-fn reduced(points: &[(Vec3, f32)], normal: Vec3) -> Vec<(Vec3, f32)> {
-    if points.len() <= MAX_CONTACT_POINTS {
-        return points.to_vec();
+/// line through those two (the first of equals each time).
+fn reduced(points: &Clipped, normal: Vec3) -> impl Iterator<Item = usize> {
+    let mut chosen = [0usize, 1, 2, 3];
+    let mut count = points.n.min(MAX_CONTACT_POINTS);
+    if points.n > MAX_CONTACT_POINTS {
+        let best = |key: &dyn Fn(usize) -> f32| {
+            let mut b = 0;
+            for q in 1..points.n {
+                if key(q) > key(b) {
+                    b = q;
+                }
+            }
+            b
+        };
+        let first = best(&|q| points.depth[q]);
+        let p0 = points.p[first];
+        let second = best(&|q| points.p[q].distance_squared(p0));
+        let p1 = points.p[second];
+        let area = |q: usize| (p1 - p0).cross(points.p[q] - p0).dot(normal);
+        let third = best(&|q| area(q));
+        let fourth = best(&|q| -area(q));
+        count = 0;
+        for q in [first, second, third, fourth] {
+            if !chosen[..count].contains(&q) {
+                chosen[count] = q;
+                count += 1;
+            }
+        }
     }
-    let by = |key: &dyn Fn(&(Vec3, f32)) -> f32| {
-        (0..points.len())
-            .max_by(|&x, &y| key(&points[x]).total_cmp(&key(&points[y])).then(y.cmp(&x)))
-            .expect("more than four points")
-    };
-    let first = by(&|q| q.1);
-    let p0 = points[first].0;
-    let second = by(&|q| q.0.distance_squared(p0));
-    let p1 = points[second].0;
-    let area = |q: &(Vec3, f32)| (p1 - p0).cross(q.0 - p0).dot(normal);
-    let third = by(&|q| area(q));
-    let fourth = by(&|q| -area(q));
-    let mut chosen = vec![first, second, third, fourth];
-    chosen.dedup();
-    chosen.sort_unstable();
-    chosen.dedup();
-    chosen.into_iter().map(|k| points[k]).collect()
+    chosen.into_iter().take(count)
 }
 
 /// The closest points of the segments `pa ± da * ea` and `pb ± db * eb` (unit directions).

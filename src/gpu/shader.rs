@@ -113,6 +113,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/boxes/aabb_sap.wgsl"),
     ),
     (
+        "boxes/contact.wgsl",
+        include_str!("../../shaders/boxes/contact.wgsl"),
+    ),
+    (
         "sector/accuracy.wgsl",
         include_str!("../../shaders/sector/accuracy.wgsl"),
     ),

@@ -38,7 +38,7 @@ fn parry_obb(a: &Obb, b: &Obb) -> (f32, Vec3) {
 }
 
 /// Signed distance of `p` to the box's surface (negative inside), in f64.
-fn signed_distance(b: &Obb, p: Vec3) -> f64 {
+pub(crate) fn signed_distance(b: &Obb, p: Vec3) -> f64 {
     let axes = b.axes().map(|a| a.as_dvec3());
     let d = p.as_dvec3() - b.center.as_dvec3();
     let q = DVec3::new(d.dot(axes[0]), d.dot(axes[1]), d.dot(axes[2])).abs()
@@ -89,14 +89,14 @@ fn least_overlap_f64(a: &Obb, b: &Obb) -> (f64, bool) {
 }
 
 /// The pair's extent: the scale of its rounding.
-fn extent(a: &Obb, b: &Obb) -> f32 {
+pub(crate) fn extent(a: &Obb, b: &Obb) -> f32 {
     (b.center - a.center).abs().element_sum()
         + a.half_extents.element_sum()
         + b.half_extents.element_sum()
 }
 
 /// The overlaps along the 15 axes, sorted: whether the least is clearly the least.
-fn least_axis_is_clear(a: &Obb, b: &Obb, margin: f32) -> bool {
+pub(crate) fn least_axis_is_clear(a: &Obb, b: &Obb, margin: f32) -> bool {
     let (fa, fb) = (a.frame(), b.frame());
     let d = b.center - a.center;
     let mut axes: Vec<Vec3> = fa.axis_array().into_iter().chain(fb.axis_array()).collect();
@@ -186,7 +186,7 @@ fn check_obb_pair_with(a: &Obb, b: &Obb, what: &str, with_parry: bool) -> bool {
     compared
 }
 
-fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
+pub(crate) fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
     Quat::from_xyzw(
         rng.random_range(-1.0..1.0),
         rng.random_range(-1.0..1.0),
@@ -199,7 +199,12 @@ fn random_rotation(rng: &mut ChaCha8Rng) -> Quat {
 /// Random boxes at `scale`, kept where they touch: with `shallow`, `b` is moved along a random
 /// direction to where the pair just touches (bisection on the exact test), then back in by up
 /// to a twentieth of the thinnest half-extent; else placed anywhere within reach.
-fn random_touching_pairs(seed: u64, count: usize, scale: f32, shallow: bool) -> Vec<(Obb, Obb)> {
+pub(crate) fn random_touching_pairs(
+    seed: u64,
+    count: usize,
+    scale: f32,
+    shallow: bool,
+) -> Vec<(Obb, Obb)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
     while out.len() < count {

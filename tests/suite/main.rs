@@ -11,6 +11,7 @@ mod contacts;
 mod cpu_vs_brute;
 mod csv_readers;
 mod fuzz_scenes;
+mod gpu_contacts;
 mod gpu_events;
 mod gpu_in_flight;
 mod gpu_radix_sort;

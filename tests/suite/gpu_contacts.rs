@@ -1,0 +1,114 @@
+//! Box contacts on the GPU (docs/design.md §4.8) against the CPU's, the oracle: on the paper
+//! scene's touching pairs and on random, shallow, tiny and huge pairs, the depth agrees within
+//! `REL` of the pair's extent; where one axis clearly holds the least overlap the normals agree
+//! and the points are the same up to order (within the same tolerance); elsewhere (axes tied
+//! within rounding, where the two may pick different ones) the GPU's points lie on both
+//! surfaces within their half depth.
+
+use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed_distance};
+use glam::Quat;
+use sweepfan::cpu::contacts::obb_contacts;
+use sweepfan::gpu::boxes::contacts::GpuContacts;
+use sweepfan::gpu::context::test_gpu;
+use sweepfan::scenes::boxes::generate_boxes;
+use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan::{Contact, Obb, Pair};
+
+/// Relative tolerance (times the pair's extent) between the GPU's contacts and the CPU's: both
+/// f32 on the same axes; the GPU may fuse, reorder and approximate its quotients (sloppy math).
+const REL: f32 = 1.0 / 16384.0;
+
+/// Compares the GPU's contacts of `pairs` with the CPU's; returns how many pairs had their
+/// points compared one to one.
+fn compare(boxes: &[Obb], pairs: &[Pair], gpu: &[Contact], cpu: &[Contact], what: &str) -> usize {
+    assert_eq!(gpu.len(), pairs.len(), "{what}");
+    let mut compared = 0;
+    for ((p, g), c) in pairs.iter().zip(gpu).zip(cpu) {
+        let (a, b) = (&boxes[p[0] as usize], &boxes[p[1] as usize]);
+        let tol = REL * extent(a, b);
+        let at = format!("{what}, pair {p:?}: gpu {g:?}, cpu {c:?}");
+        assert!((g.depth - c.depth).abs() <= tol, "{at}");
+        assert!(g.count >= 1 && g.count <= 4, "{at}");
+        assert!((g.normal.length() - 1.0).abs() < 1e-4, "{at}");
+        if least_axis_is_clear(a, b, 64.0 * tol) {
+            assert!(g.normal.dot(c.normal) > 1.0 - 1e-4, "{at}");
+            if g.count == c.count {
+                for q in c.points() {
+                    assert!(
+                        g.points().iter().any(|r| r.distance(*q) <= 4.0 * tol),
+                        "{at}"
+                    );
+                }
+                compared += 1;
+            }
+        }
+        for (q, d) in g.points().iter().zip(g.depths()) {
+            for shape in [a, b] {
+                let s = signed_distance(shape, *q);
+                assert!(s.abs() <= (*d as f64) / 2.0 + 4.0 * tol as f64, "{at}: {s}");
+            }
+        }
+    }
+    compared
+}
+
+#[test]
+fn gpu_box_contacts_match_the_cpu() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut gpu = GpuContacts::new(&ctx).unwrap();
+    let (mut from_gpu, mut from_cpu) = (Vec::new(), Vec::new());
+    // The paper scene's boxes and their touching pairs (with the CPU pipeline).
+    let boxes = generate_boxes(SceneKind::Paper, &SceneParams::new(20_000, 3));
+    let (pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap();
+    assert!(pairs.len() > 10_000, "{}", pairs.len());
+    gpu.obb_contacts(&ctx, &boxes, &pairs, &mut from_gpu)
+        .unwrap();
+    obb_contacts(&boxes, &pairs, &mut from_cpu).unwrap();
+    let compared = compare(&boxes, &pairs, &from_gpu, &from_cpu, "paper");
+    assert!(compared > pairs.len() / 2, "{compared} of {}", pairs.len());
+    // Random pairs at four scales, anywhere in reach and just touching.
+    for (seed, scale) in [(11, 1.0f32), (12, 1e-6), (13, 1e6), (14, 0.37)] {
+        for shallow in [false, true] {
+            let list = random_touching_pairs(seed, 600, scale, shallow);
+            let boxes: Vec<Obb> = list.iter().flat_map(|(a, b)| [*a, *b]).collect();
+            let pairs: Vec<Pair> = (0..list.len() as u32).map(|k| [2 * k, 2 * k + 1]).collect();
+            gpu.obb_contacts(&ctx, &boxes, &pairs, &mut from_gpu)
+                .unwrap();
+            obb_contacts(&boxes, &pairs, &mut from_cpu).unwrap();
+            compare(
+                &boxes,
+                &pairs,
+                &from_gpu,
+                &from_cpu,
+                &format!("scale {scale}, shallow {shallow}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn gpu_box_contacts_refuse_bad_input_and_take_none() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut gpu = GpuContacts::new(&ctx).unwrap();
+    let boxes = [
+        Obb::axis_aligned(glam::Vec3::ZERO, glam::Vec3::ONE),
+        Obb::axis_aligned(glam::Vec3::new(1.5, 0.0, 0.0), glam::Vec3::ONE),
+    ];
+    let mut out = vec![Contact::default()];
+    gpu.obb_contacts(&ctx, &boxes, &[], &mut out).unwrap();
+    assert!(out.is_empty());
+    let e = gpu
+        .obb_contacts(&ctx, &boxes, &[[0, 2]], &mut out)
+        .unwrap_err();
+    assert!(e.to_string().contains("[0, 2]"), "{e}");
+    let mut bad = boxes;
+    bad[1].rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 3.0);
+    assert!(gpu.obb_contacts(&ctx, &bad, &[[0, 1]], &mut out).is_err());
+    // A pair apart: no points and minus its gap, as on the CPU.
+    let apart = [
+        boxes[0],
+        Obb::axis_aligned(glam::Vec3::new(2.5, 0.0, 0.0), glam::Vec3::ONE),
+    ];
+    gpu.obb_contacts(&ctx, &apart, &[[0, 1]], &mut out).unwrap();
+    assert_eq!((out[0].count, out[0].depth), (0, -0.5));
+}
