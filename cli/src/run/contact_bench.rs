@@ -5,7 +5,7 @@
 
 use crate::run::bench::median;
 use crate::run::row::Row;
-use crate::run::verify_shapes::Shapes;
+use crate::run::verify_shapes::{Shapes, compare_box_contacts};
 use std::time::Instant;
 use sweepfan::Contact;
 use sweepfan::broadphase::Pair;
@@ -39,14 +39,18 @@ impl ContactRates {
 const ALL_THREADS: &str = "contacts";
 const ONE_THREAD: &str = "contacts (1 thread)";
 const PARRY: &str = "peer-parry-manifolds (1 thread)";
+const GPU: &str = "contacts (gpu)";
 
 /// Times `frames` runs of each contact computation on `pairs` of `shapes`; `template` is the
-/// CPU pipeline's row (scene, n, device).
+/// CPU pipeline's row (scene, n, device). With `gpu` (boxes), the GPU's contacts too, from the
+/// host's pairs to the host's contacts (upload, one dispatch, read-back), verified against the
+/// CPU's ([`compare_box_contacts`]).
 pub fn bench_contacts(
     shapes: &Shapes,
     pairs: &[Pair],
     frames: usize,
     template: &Row,
+    gpu: Option<(&sweepfan::GpuContext, String)>,
 ) -> Result<(Vec<Row>, ContactRates)> {
     let frames = frames.max(1);
     let mut out: Vec<Contact> = Vec::new();
@@ -90,6 +94,32 @@ pub fn bench_contacts(
         rows.push(run(PARRY, &mut |_| {
             Ok(sweepfan::cpu::peers::parry_obb_manifolds(boxes, pairs))
         })?);
+    }
+    if let (Some((ctx, device)), Shapes::Boxes(boxes)) = (gpu, shapes) {
+        let mut kernel = sweepfan::gpu::boxes::contacts::GpuContacts::new(ctx)?;
+        let mut on_gpu = Vec::new();
+        let mut row = run(GPU, &mut |out| {
+            kernel.obb_contacts(ctx, boxes, pairs, out)?;
+            Ok(points(out))
+        })?;
+        std::mem::swap(&mut on_gpu, &mut out);
+        let mut on_cpu = Vec::new();
+        shapes.contacts_into(pairs, &mut on_cpu)?;
+        let check = compare_box_contacts(boxes, pairs, &on_gpu, &on_cpu);
+        if let Some(w) = &check.first_wrong {
+            eprintln!(
+                "MISMATCH gpu contacts vs the CPU's on {} pairs, first {w}",
+                check.wrong
+            );
+        }
+        row.backend = sweepfan::Backend::Gpu;
+        row.device = device;
+        row.verified = Some(check.wrong == 0);
+        row.verified_against = Some(format!(
+            "the CPU's contacts: depths within {:.1e} of the extent, {} tied normals",
+            check.worst_depth, check.ties
+        ));
+        rows.push(row);
     }
     let rates = rows
         .iter()

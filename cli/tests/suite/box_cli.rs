@@ -254,6 +254,33 @@ fn verify_writes_contacts_beside_the_pairs() {
         assert!((z - 0.95).abs() < 1e-6 && (d - 0.1).abs() < 1e-6, "{text}");
     }
 
+    // On the GPU: the device's contacts, checked against the CPU's.
+    if test_gpu().is_some() {
+        let gpu_contacts = dir.join("cg.csv");
+        let out = verify_shape("obb", &scene, &pairs)
+            .args(["--backend", "gpu", "--contacts-out"])
+            .arg(&gpu_contacts)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("contacts [gpu]: 1 contacts, 4 points"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("contacts against the CPU's: 1 pairs"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("MISMATCH"), "{stdout}");
+        let gpu_text = std::fs::read_to_string(&gpu_contacts).unwrap();
+        assert_eq!(gpu_text.lines().count(), 2, "{gpu_text}");
+    }
+
     let spheres = write_file(&dir, "spheres.csv", "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n");
     let out = sweepfan()
         .args(["verify", "--scene-file"])
@@ -316,6 +343,28 @@ fn bench_times_contacts_beside_the_pipeline() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("M contacts/s"), "{stdout}");
+    if test_gpu().is_some() {
+        let (_, rows) = bench_run(&[
+            "--shape",
+            "obb",
+            "--scene",
+            "paper",
+            "--n",
+            "400",
+            "--frames",
+            "1",
+            "--backend",
+            "both",
+            "--contacts",
+        ]);
+        let row = rows
+            .iter()
+            .find(|r| method(r) == "contacts (gpu)")
+            .expect("gpu row");
+        assert_eq!(row["backend"], "gpu");
+        assert_eq!(row["verified"], true, "{row}");
+        assert_eq!(row["tests_per_frame"].as_f64().unwrap(), pairs);
+    }
     exits_2_naming(
         sweepfan().args(["bench", "--n", "100", "--contacts"]),
         "--contacts",

@@ -457,8 +457,13 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             .find(|r| r.backend == Backend::Cpu)
             .unwrap_or(&rows[0])
             .clone();
+        let ctx = match a.backend.backends().contains(&Backend::Gpu) {
+            true => Some(gpu.get()?),
+            false => None,
+        };
+        let on_gpu = ctx.as_deref().map(|c| (c, gpu.device()));
         let (more, r) = sweepfan_cli::run::contact_bench::bench_contacts(
-            &shapes, &pairs, frames_run, &template,
+            &shapes, &pairs, frames_run, &template, on_gpu,
         )?;
         rows.extend(more);
         rates = Some(r);

@@ -116,7 +116,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     if let Some(path) = &a.contacts_out {
         let mut contacts = Vec::new();
         sweepfan::cpu::contacts::sphere_contacts(&scene.spheres, &pairs, &mut contacts)?;
-        write_contacts(&a, path, &pairs, &contacts)?;
+        write_contacts(&a, path, "cpu", &pairs, &contacts)?;
     }
     let mut ok = report(
         &a,
@@ -299,9 +299,40 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     };
     canonicalize(&mut pairs);
     write_pairs_csv(&a.pairs_out, &pairs)?;
+    let mut contacts_ok = true;
     if let Some(path) = &a.contacts_out {
-        let contacts = shapes.contacts(&pairs)?;
-        write_contacts(&a, path, &pairs, &contacts)?;
+        let cpu_contacts = shapes.contacts(&pairs)?;
+        let device = match a.backend.0 {
+            Backend::Gpu => shapes.gpu_contacts(&*gpu.get()?, &pairs)?,
+            Backend::Cpu => None,
+        };
+        match (device, &shapes) {
+            (Some(device), Shapes::Boxes(boxes)) => {
+                write_contacts(&a, path, "gpu", &pairs, &device)?;
+                let check = sweepfan_cli::run::verify_shapes::compare_box_contacts(
+                    boxes,
+                    &pairs,
+                    &device,
+                    &cpu_contacts,
+                );
+                contacts_ok = check.wrong == 0;
+                let taken = sweepfan_cli::report::output::is_stdout(&a.pairs_out)
+                    || sweepfan_cli::report::output::is_stdout(path);
+                say!(
+                    taken,
+                    "contacts against the CPU's: {} pairs, depths within {:.2e} of the extent (tolerance {:.2e}), {} normals of tied axes differ{}",
+                    check.pairs,
+                    check.worst_depth,
+                    sweepfan_cli::run::verify_shapes::CONTACT_REL,
+                    check.ties,
+                    match &check.first_wrong {
+                        Some(w) => format!("; MISMATCH on {} pairs, first {w}", check.wrong),
+                        None => String::new(),
+                    }
+                );
+            }
+            _ => write_contacts(&a, path, "cpu", &pairs, &cpu_contacts)?,
+        }
     }
     let (reference_name, expected) = shapes.reference()?;
     say!(
@@ -315,24 +346,26 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         expected.len()
     );
     let (near, wrong) = shapes.differences(&expected, &pairs);
-    Ok(verdict(
-        &a.pairs_out,
-        &near,
-        reference_name,
-        (!wrong.is_empty()).then(|| {
-            format!(
-                "{} pairs differ, first {:?}",
-                wrong.len(),
-                &wrong[..wrong.len().min(10)]
-            )
-        }),
-    ))
+    Ok(contacts_ok
+        && verdict(
+            &a.pairs_out,
+            &near,
+            reference_name,
+            (!wrong.is_empty()).then(|| {
+                format!(
+                    "{} pairs differ, first {:?}",
+                    wrong.len(),
+                    &wrong[..wrong.len().min(10)]
+                )
+            }),
+        ))
 }
 
 /// Writes the contacts of `pairs` to `path` and says so (with the deepest's depth).
 fn write_contacts(
     a: &VerifyArgs,
     path: &Path,
+    backend: &str,
     pairs: &[Pair],
     contacts: &[sweepfan::Contact],
 ) -> Result<()> {
@@ -342,7 +375,7 @@ fn write_contacts(
     say!(
         sweepfan_cli::report::output::is_stdout(&a.pairs_out)
             || sweepfan_cli::report::output::is_stdout(path),
-        "contacts [cpu]: {} contacts, {points} points, deepest {deepest}, written to {}",
+        "contacts [{backend}]: {} contacts, {points} points, deepest {deepest}, written to {}",
         contacts.len(),
         path.display()
     );
