@@ -145,5 +145,7 @@ impl GpuContacts {
 
 #[cfg(test)]
 mod tests {
+    use super::Params;
+
     crate::gpu::shader::uniform_layout_test!(Params, "boxes/contact.wgsl", "params");
 }
