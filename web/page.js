@@ -24,6 +24,8 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       check = await web.check_rotating_gpu_async(n, seed, frames);
     } else if (method === 'boxes') {
       check = await web.check_boxes_gpu_async(scene, n, seed, frames);
+    } else if (method === 'contacts') {
+      check = await web.check_contacts_gpu_async(scene, n, seed);
     } else {
       check = await web.check_gpu_async(scene, n, seed, method, frames);
     }
@@ -32,12 +34,18 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
   } else {
     check = method === 'boxes'
       ? web.check_boxes_cpu(scene, n, seed, frames)
-      : web.check_cpu(scene, n, seed, method, frames);
+      : method === 'contacts'
+        ? web.check_contacts_cpu(scene, n, seed)
+        : web.check_cpu(scene, n, seed, method, frames);
   }
-  const reference = backend === 'gpu' ? `${method} on the CPU` : 'brute force';
+  const reference = method === 'contacts'
+    ? (backend === 'gpu' ? 'the CPU\'s contacts' : 'the all-pairs test\'s pairs')
+    : backend === 'gpu' ? `${method} on the CPU` : 'brute force';
   const what = method === 'rotating'
     ? `n / 20 rotating boxes among ${n} spheres, hits of the conservative sector`
-    : `${scene}, n = ${n}`;
+    : method === 'contacts'
+      ? `${n} oriented boxes of the ${scene} scene, the contacts of their touching pairs`
+      : `${scene}, n = ${n}`;
   const summary = {
     scene, n, method, backend, frames,
     adapter,
@@ -55,13 +63,16 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
     `reference (${reference}): ${check.reference_pairs} pairs; ` +
     `${check.agrees ? 'every frame agrees' : 'MISMATCH'}` +
     (frames > 1 ? `\nfound ${check.found}, lost ${check.lost} after the first frame` : '');
-  draw(check.spheres(), check.touching(), method === 'boxes');
+  const points = check.contact_points();
+  draw(check.spheres(), check.touching(), method === 'boxes' || method === 'contacts', points);
+  summary.points = points.length / 2;
   check.free();
   return summary;
 }
 
-// Spheres as discs; boxes (`x, y, z, h`: centre and larger half extent) as squares.
-function draw(spheres, touching, squares) {
+// Spheres as discs; boxes (`x, y, z, h`: centre and larger half extent) as squares; contact
+// points (`x, y` each) as dark dots over them.
+function draw(spheres, touching, squares, points = []) {
   const canvas = document.getElementById('view');
   const g = canvas.getContext('2d');
   g.clearRect(0, 0, canvas.width, canvas.height);
@@ -88,6 +99,10 @@ function draw(spheres, touching, squares) {
       g.arc(px, py, r, 0, 2 * Math.PI);
       g.fill();
     }
+  }
+  g.fillStyle = 'rgba(10, 10, 120, 0.9)';
+  for (let k = 0; k + 1 < points.length; k += 2) {
+    g.fillRect(5 + (points[k] - x0) * scale - 1, 5 + (points[k + 1] - y0) * scale - 1, 2, 2);
   }
 }
 

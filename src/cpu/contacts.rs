@@ -86,3 +86,65 @@ pub fn polygon_contacts(
     });
     Ok(())
 }
+
+/// Relative tolerance of a device's contacts against the CPU's (times the pair's extent,
+/// `|d|_1` plus the half-extents): both in f32 on the same axes (docs/design.md §4.8).
+pub const CONTACT_REL: f32 = 1.0 / 16384.0;
+
+/// How a device's box contacts compare with the CPU's ([`compare_obb_contacts`]).
+#[derive(Clone, Debug, Default)]
+pub struct ContactCheck {
+    /// Pairs compared.
+    pub pairs: usize,
+    /// Pairs whose depths differ by more than [`CONTACT_REL`] of the extent, or whose point
+    /// counts lie outside 1..=4 on a touching pair (wrong), with the first such.
+    pub wrong: usize,
+    /// The first wrong pair, both contacts shown.
+    pub first_wrong: Option<String>,
+    /// Largest depth difference relative to the pair's extent.
+    pub worst_depth: f32,
+    /// Pairs with another normal at the same depth: two axes tied within rounding.
+    pub ties: usize,
+}
+
+/// Compares `device` contacts of `pairs` of `boxes` with the CPU's `cpu`: every depth within
+/// [`CONTACT_REL`]; a normal may differ only where the depths tie (another least axis).
+pub fn compare_obb_contacts(
+    boxes: &[Obb],
+    pairs: &[Pair],
+    device: &[Contact],
+    cpu: &[Contact],
+) -> ContactCheck {
+    let mut check = ContactCheck {
+        pairs: pairs.len(),
+        ..Default::default()
+    };
+    for ((p, g), c) in pairs.iter().zip(device).zip(cpu) {
+        let (a, b) = (&boxes[p[0] as usize], &boxes[p[1] as usize]);
+        let extent = (b.center - a.center).abs().element_sum()
+            + a.half_extents.element_sum()
+            + b.half_extents.element_sum();
+        let off = (g.depth - c.depth).abs() / extent.max(f32::MIN_POSITIVE);
+        check.worst_depth = check.worst_depth.max(off);
+        let bad_count = c.count > 0 && !(1..=4).contains(&g.count);
+        if off > CONTACT_REL || bad_count || device.len() != cpu.len() {
+            check.wrong += 1;
+            if check.first_wrong.is_none() {
+                check.first_wrong = Some(format!("pair {p:?}: device {g:?}, cpu {c:?}"));
+            }
+        } else if g.normal.dot(c.normal) < 1.0 - 1e-4 {
+            check.ties += 1;
+        }
+    }
+    if device.len() != cpu.len() {
+        check.wrong = check.wrong.max(1);
+        check.first_wrong.get_or_insert_with(|| {
+            format!(
+                "{} contacts from the device, {} from the CPU",
+                device.len(),
+                cpu.len()
+            )
+        });
+    }
+    check
+}

@@ -527,7 +527,7 @@ pub fn test_gpu() -> Option<GpuContext> {
     }
 }
 
-mod block;
+pub(crate) mod block;
 pub(crate) use block::block_on;
 
 /// `struct Name { a: ComputePipeline, b: ... }` for entry points `a`, `b`, ... of

@@ -15,8 +15,10 @@ use sweepfan::{
 use wasm_bindgen::prelude::*;
 
 mod boxes;
+mod contacts;
 mod rotating;
 pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
+pub use contacts::{check_contacts, check_contacts_cpu, check_contacts_gpu_async};
 pub use rotating::check_rotating_gpu_async;
 
 /// One scene through one method and through a reference, frame by frame, in the same process.
@@ -40,6 +42,8 @@ pub struct Check {
     spheres: Vec<f32>,
     /// Per sphere of the last frame: 1 when it touches another.
     touching: Vec<u8>,
+    /// Contact points, `x, y` each (the contacts check; empty elsewhere).
+    points: Vec<f32>,
 }
 
 impl Check {
@@ -54,6 +58,7 @@ impl Check {
             ms: 0.0,
             spheres: Vec::new(),
             touching: Vec::new(),
+            points: Vec::new(),
         }
     }
 }
@@ -68,6 +73,11 @@ impl Check {
     /// Per sphere of the last frame, 1 when it touches another (a `Uint8Array`).
     pub fn touching(&self) -> Vec<u8> {
         self.touching.clone()
+    }
+
+    /// The contacts check's contact points, `x, y` each (a `Float32Array`; empty elsewhere).
+    pub fn contact_points(&self) -> Vec<f32> {
+        self.points.clone()
     }
 }
 
@@ -113,6 +123,7 @@ pub async fn open_gpu_async() -> Result<String, JsError> {
     let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
     GPU_METHODS.with(|m| m.borrow_mut().clear());
     boxes::forget_gpu_boxes();
+    contacts::forget_gpu_contacts();
     rotating::forget_gpu_rotating();
     let name = format!(
         "{} ({:?}, {:?})",
@@ -171,7 +182,15 @@ pub fn open_gpu() -> Result<String, JsError> {
 
 /// The generator `name` (`_` read as `-`) with `n` spheres from `seed`.
 pub(crate) fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene> {
-    let kind = SceneKind::ALL
+    Ok(Scene::generate(
+        kind_of(name)?,
+        &SceneParams::new(n as usize, seed.into()),
+    ))
+}
+
+/// The generator `name` (`_` read as `-`).
+pub(crate) fn kind_of(name: &str) -> sweepfan::Result<SceneKind> {
+    SceneKind::ALL
         .into_iter()
         .find(|k| k.name() == name.replace('_', "-"))
         .ok_or_else(|| {
@@ -179,11 +198,7 @@ pub(crate) fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene>
                 "unknown scene '{name}' (known: {})",
                 SceneKind::ALL.map(SceneKind::name).join(", ")
             ))
-        })?;
-    Ok(Scene::generate(
-        kind,
-        &SceneParams::new(n as usize, seed.into()),
-    ))
+        })
 }
 
 /// `frames` frames of `scene` (moved between them) through `tested` and through `reference`

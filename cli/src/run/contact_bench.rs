@@ -5,10 +5,11 @@
 
 use crate::run::bench::median;
 use crate::run::row::Row;
-use crate::run::verify_shapes::{Shapes, compare_box_contacts};
+use crate::run::verify_shapes::Shapes;
 use std::time::Instant;
 use sweepfan::Contact;
 use sweepfan::broadphase::Pair;
+use sweepfan::cpu::contacts::compare_obb_contacts;
 use sweepfan::error::{Error, Result};
 
 /// Contacts per second of each row beside parry's, for the summary line.
@@ -44,7 +45,7 @@ const GPU: &str = "contacts (gpu)";
 /// Times `frames` runs of each contact computation on `pairs` of `shapes`; `template` is the
 /// CPU pipeline's row (scene, n, device). With `gpu` (boxes), the GPU's contacts too, from the
 /// host's pairs to the host's contacts (upload, one dispatch, read-back), verified against the
-/// CPU's ([`compare_box_contacts`]).
+/// CPU's ([`compare_obb_contacts`]).
 pub fn bench_contacts(
     shapes: &Shapes,
     pairs: &[Pair],
@@ -105,7 +106,7 @@ pub fn bench_contacts(
         std::mem::swap(&mut on_gpu, &mut out);
         let mut on_cpu = Vec::new();
         shapes.contacts_into(pairs, &mut on_cpu)?;
-        let check = compare_box_contacts(boxes, pairs, &on_gpu, &on_cpu);
+        let check = compare_obb_contacts(boxes, pairs, &on_gpu, &on_cpu);
         if let Some(w) = &check.first_wrong {
             eprintln!(
                 "MISMATCH gpu contacts vs the CPU's on {} pairs, first {w}",

@@ -99,13 +99,40 @@ impl GpuContacts {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
+        crate::gpu::context::block::block_on(
+            "the box contacts",
+            self.obb_contacts_async(ctx, boxes, pairs, out),
+        )?
+    }
+
+    /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
+    pub async fn obb_contacts_async(
+        &mut self,
+        ctx: &GpuContext,
+        boxes: &[Obb],
+        pairs: &[Pair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
         out.clear();
+        if !self.submit(ctx, boxes, pairs)? {
+            return Ok(());
+        }
+        let Some([_, _, contact_buf]) = &self.buffers else {
+            return Err(Error::Gpu("box contact buffers missing".into()));
+        };
+        let read: Vec<GpuContact> = ctx.read_async(contact_buf, pairs.len()).await?;
+        out.extend(read.iter().map(Contact::from));
+        Ok(())
+    }
+
+    /// Checks the input, uploads it and submits the kernel; `false` when there are no pairs.
+    fn submit(&mut self, ctx: &GpuContext, boxes: &[Obb], pairs: &[Pair]) -> Result<bool> {
         if !boxes.is_empty() {
             validate_obbs(boxes)?;
         }
         crate::cpu::sat::check_candidates(boxes.len(), pairs)?;
         if pairs.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         let groups = pairs.len().div_ceil(WORKGROUP as usize);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
@@ -137,9 +164,7 @@ impl GpuContacts {
         let (x, y) = ctx.dispatch_2d(groups as u32);
         ctx.dispatch_pass(&mut enc, "box contacts", None, &self.pipeline, &bind, [x, y, 1]);
         ctx.queue.submit([enc.finish()]);
-        let read: Vec<GpuContact> = ctx.read(contact_buf, pairs.len())?;
-        out.extend(read.iter().map(Contact::from));
-        Ok(())
+        Ok(true)
     }
 }
 

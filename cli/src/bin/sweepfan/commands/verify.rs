@@ -309,7 +309,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         match (device, &shapes) {
             (Some(device), Shapes::Boxes(boxes)) => {
                 write_contacts(&a, path, "gpu", &pairs, &device)?;
-                let check = sweepfan_cli::run::verify_shapes::compare_box_contacts(
+                let check = sweepfan::cpu::contacts::compare_obb_contacts(
                     boxes,
                     &pairs,
                     &device,
@@ -323,7 +323,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
                     "contacts against the CPU's: {} pairs, depths within {:.2e} of the extent (tolerance {:.2e}), {} normals of tied axes differ{}",
                     check.pairs,
                     check.worst_depth,
-                    sweepfan_cli::run::verify_shapes::CONTACT_REL,
+                    sweepfan::cpu::contacts::CONTACT_REL,
                     check.ties,
                     match &check.first_wrong {
                         Some(w) => format!("; MISMATCH on {} pairs, first {w}", check.wrong),

@@ -1,0 +1,161 @@
+//! Contacts in the page (docs/design.md §4.8, §8.5): a scene's oriented boxes (the tool's box
+//! scenes), their touching pairs by the CPU pipeline, and each pair's contact (normal, depth,
+//! points) on the GPU, awaited and checked against the CPU's contacts in the same page, or on
+//! the CPU, whose pairs are checked against the all-pairs test and whose contacts each hold a
+//! point and a depth of at least zero.
+
+use crate::{Check, kind_of, page_gpu};
+use std::cell::RefCell;
+use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
+use sweepfan::gpu::boxes::contacts::GpuContacts;
+use sweepfan::scenes::boxes::generate_boxes;
+use sweepfan::{Contact, Obb, Pair, SceneParams};
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    /// The page's GPU contact kernel, kept across checks (it compiles once).
+    static GPU_CONTACTS: RefCell<Option<GpuContacts>> = const { RefCell::new(None) };
+}
+
+/// The boxes of `scene` with `n` objects from `seed`, and their touching pairs.
+fn boxes_and_pairs(scene: &str, n: u32, seed: u32) -> sweepfan::Result<(Vec<Obb>, Vec<Pair>)> {
+    let boxes = generate_boxes(kind_of(scene)?, &SceneParams::new(n as usize, seed.into()));
+    let (mut pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
+    sweepfan::canonicalize(&mut pairs);
+    Ok((boxes, pairs))
+}
+
+/// The check of `contacts` of `pairs` of `boxes` (agreeing as `agrees` says), with the drawing:
+/// each box as its centre and largest half-extent, the touching ones marked, and the points.
+fn check_of(
+    boxes: &[Obb],
+    pairs: &[Pair],
+    contacts: &[Contact],
+    reference_pairs: usize,
+    agrees: bool,
+    ms: f64,
+) -> Check {
+    let mut out = Check::empty();
+    out.pairs = contacts.iter().filter(|c| c.count > 0).count() as u32;
+    out.reference_pairs = reference_pairs as u32;
+    out.agrees = agrees;
+    out.ms = ms;
+    out.spheres = boxes
+        .iter()
+        .flat_map(|b| {
+            [
+                b.center.x,
+                b.center.y,
+                b.center.z,
+                b.half_extents.max_element(),
+            ]
+        })
+        .collect();
+    out.touching = vec![0; boxes.len()];
+    for p in pairs {
+        out.touching[p[0] as usize] = 1;
+        out.touching[p[1] as usize] = 1;
+    }
+    out.points = contacts
+        .iter()
+        .flat_map(|c| {
+            c.points()
+                .iter()
+                .flat_map(|p| [p.x, p.y])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out
+}
+
+/// The contacts of `scene`'s boxes on the CPU (the page's one thread): their pairs against the
+/// all-pairs test over the same boxes, every contact with a point and a depth >= 0.
+#[wasm_bindgen]
+pub fn check_contacts_cpu(scene: &str, n: u32, seed: u32) -> Result<Check, JsError> {
+    Ok(check_contacts(scene, n, seed)?)
+}
+
+/// [`check_contacts_cpu`] with the library's error.
+pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check> {
+    let (boxes, pairs) = boxes_and_pairs(scene, n, seed)?;
+    let mut all = Vec::new();
+    for i in 0..boxes.len() {
+        for j in i + 1..boxes.len() {
+            if boxes[i].overlaps(&boxes[j]) {
+                all.push([i as u32, j as u32]);
+            }
+        }
+    }
+    let started = web_time::Instant::now();
+    let mut contacts = Vec::new();
+    obb_contacts(&boxes, &pairs, &mut contacts)?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let sound = contacts.iter().all(|c| c.count >= 1 && c.depth >= 0.0);
+    Ok(check_of(
+        &boxes,
+        &pairs,
+        &contacts,
+        all.len(),
+        sound && all == pairs,
+        ms,
+    ))
+}
+
+/// The contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, checked against the
+/// CPU's (`compare_obb_contacts`: every depth within its tolerance, normals equal but where two
+/// axes tie).
+#[wasm_bindgen]
+pub async fn check_contacts_gpu_async(scene: String, n: u32, seed: u32) -> Result<Check, JsError> {
+    let ctx = page_gpu()?;
+    let (boxes, pairs) = boxes_and_pairs(&scene, n, seed)?;
+    let mut kernel = match GPU_CONTACTS.with(|k| k.borrow_mut().take()) {
+        Some(kept) => kept,
+        None => GpuContacts::new(&ctx)?,
+    };
+    let started = web_time::Instant::now();
+    let mut on_gpu = Vec::new();
+    let result = kernel
+        .obb_contacts_async(&ctx, &boxes, &pairs, &mut on_gpu)
+        .await;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(kernel));
+    result?;
+    let mut on_cpu = Vec::new();
+    obb_contacts(&boxes, &pairs, &mut on_cpu)?;
+    let check = compare_obb_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
+    let reference = on_cpu.iter().filter(|c| c.count > 0).count();
+    Ok(check_of(
+        &boxes,
+        &pairs,
+        &on_gpu,
+        reference,
+        check.wrong == 0,
+        ms,
+    ))
+}
+
+/// Forgets the kept GPU contact kernel (a new GPU context was opened).
+pub(crate) fn forget_gpu_contacts() {
+    GPU_CONTACTS.with(|k| *k.borrow_mut() = None);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Natively, the page's contact checks: the CPU's pairs and contacts, and the GPU's
+    /// (on the test machine's adapter) against the CPU's.
+    #[test]
+    fn contacts_agree_natively() {
+        let c = check_contacts("paper", 1500, 2).unwrap();
+        assert!(
+            c.agrees && c.pairs > 50 && c.pairs == c.reference_pairs,
+            "{c:?}"
+        );
+        assert!(c.points.len() >= 2 * c.pairs as usize, "{c:?}");
+        pollster::block_on(crate::open_gpu_async()).unwrap();
+        let g = pollster::block_on(check_contacts_gpu_async("paper".into(), 1500, 2)).unwrap();
+        assert!(g.agrees && g.pairs == c.pairs, "{g:?}");
+        assert!(check_contacts("pape", 10, 1).is_err());
+    }
+}
