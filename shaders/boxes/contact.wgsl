@@ -209,7 +209,8 @@ fn obb_contact(a: Frame, b: Frame) -> Contact {
     let hb = b.axes[0].w + b.axes[1].w + b.axes[2].w;
     let tolerance = CONTACT_TOLERANCE * (abs(d.x) + abs(d.y) + abs(d.z) + ha + hb);
     // Face axes: A's 0-2, B's 3-5.
-    var face_o = 3.4028235e38;
+    // Above every overlap (coordinates and extents are at most 1e18).
+    var face_o = 3.0e38;
     var face_l = vec3<f32>(1.0, 0.0, 0.0);
     var face_k = 0u;
     for (var k = 0u; k < 6u; k++) {
@@ -226,7 +227,7 @@ fn obb_contact(a: Frame, b: Frame) -> Contact {
             face_k = k;
         }
     }
-    var edge_o = 3.4028235e38;
+    var edge_o = 3.0e38;
     var edge_l = vec3<f32>(1.0, 0.0, 0.0);
     var edge_i = 0u;
     var edge_j = 0u;
