@@ -122,19 +122,25 @@ pub fn sphere_contacts<'py>(
     contact_dict(py, pairs, &contacts, 3, 4)
 }
 
-/// Contacts of touching oriented boxes, on the CPU, as sphere_contacts gives them (up to four
-/// points: a face contact clipped and reduced, an edge-edge contact one point). centers,
-/// half_extents and quaternions as obb_pairs takes them; pairs as sphere_contacts takes them
-/// (None: obb_pairs' pairs, on the CPU).
+/// Contacts of touching oriented boxes, as sphere_contacts gives them (up to four points: a
+/// face contact clipped and reduced, an edge-edge contact one point). centers, half_extents and
+/// quaternions as obb_pairs takes them; pairs as sphere_contacts takes them (None: every
+/// touching pair, found by the CPU's pipeline). backend: where the contacts are computed, "cpu"
+/// (the default) or "gpu" (within the tolerance of the CPU's: depths within 2^-14 of the pair's
+/// extent, normals equal but where two axes tie), "auto" as obb_pairs takes it; adapter too.
 #[pyfunction]
-#[pyo3(signature = (centers, half_extents, quaternions, *, pairs = None))]
+#[pyo3(signature = (centers, half_extents, quaternions, *, pairs = None, backend = "cpu", adapter = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn obb_contacts<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
     half_extents: &Bound<'py, PyAny>,
     quaternions: &Bound<'py, PyAny>,
     pairs: Option<&Bound<'py, PyAny>>,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
     let boxes = if boxes.is_empty() {
@@ -148,11 +154,23 @@ pub fn obb_contacts<'py>(
         }
         cpu::sat::obb_overlaps(&boxes).map(|r| r.0)
     })?;
-    let contacts = interruptible(py, pairs.len(), || {
-        let mut out = Vec::new();
-        cpu::contacts::obb_contacts(&boxes, &pairs, &mut out).map_err(to_py)?;
-        Ok(out)
-    })?;
+    let contacts = match backend {
+        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
+            let mut out = Vec::new();
+            cpu::contacts::obb_contacts(&boxes, &pairs, &mut out).map_err(to_py)?;
+            Ok(out)
+        })?,
+        sweepfan::Backend::Gpu => {
+            let ctx = crate::gpu::context(&adapter)?;
+            py.detach(|| {
+                let mut out = Vec::new();
+                sweepfan::gpu::boxes::contacts::GpuContacts::new(&ctx)
+                    .and_then(|mut k| k.obb_contacts(&ctx, &boxes, &pairs, &mut out))
+                    .map_err(to_py)?;
+                Ok::<_, PyErr>(out)
+            })?
+        }
+    };
     contact_dict(py, pairs, &contacts, 3, 4)
 }
 

@@ -87,6 +87,8 @@ def obb_contacts(
     quaternions: ArrayLike,
     *,
     pairs: ArrayLike | None = None,
+    backend: str = "cpu",
+    adapter: _Adapter = None,
 ) -> _Contacts: ...
 def polygon_contacts(
     vertices: ArrayLike, offsets: ArrayLike, *, pairs: ArrayLike | None = None

@@ -83,3 +83,24 @@ def test_bad_shapes_are_named_as_the_pair_functions_name_them():
     dart = np.array([[0, 0], [2, 0], [0.5, 0.5], [0, 2]], np.float32)
     with pytest.raises(ValueError, match="vertices"):
         sweepfan.polygon_contacts(dart, [0, 4])
+
+
+def test_box_contacts_on_the_gpu_agree_with_the_cpu():
+    rng = np.random.default_rng(5)
+    n = 3000
+    centers = rng.uniform(-20, 20, (n, 3)).astype(np.float32)
+    halves = rng.uniform(0.2, 1.5, (n, 3)).astype(np.float32)
+    q = rng.normal(size=(n, 4)).astype(np.float32)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    cpu = sweepfan.obb_contacts(centers, halves, q)
+    gpu = sweepfan.obb_contacts(centers, halves, q, backend="gpu")
+    assert len(cpu["pairs"]) > 500
+    np.testing.assert_array_equal(gpu["pairs"], cpu["pairs"])
+    extent = (
+        np.abs(centers[cpu["pairs"][:, 1]] - centers[cpu["pairs"][:, 0]]).sum(axis=1)
+        + halves[cpu["pairs"]].sum(axis=(1, 2))
+    )
+    assert np.all(np.abs(gpu["depths"] - cpu["depths"]) <= extent / 16384)
+    same = np.einsum("ij,ij->i", gpu["normals"], cpu["normals"]) > 1 - 1e-4
+    assert same.mean() > 0.99
+    assert np.all((gpu["counts"] >= 1) & (gpu["counts"] <= 4))
