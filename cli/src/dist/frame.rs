@@ -539,8 +539,12 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let fits = fits_on_this_rank(range.len());
             comm.agree(fits)?;
             let scene = sweepfan::scenes::slice::generate_range(*kind, params, range);
-            let valid =
-                crate::run::bench::check_generated(*kind, params, &scene.spheres, first as usize);
+            let valid = crate::run::scene_size::check_generated(
+                *kind,
+                params,
+                &scene.spheres,
+                first as usize,
+            );
             comm.agree_first(valid)?;
             for (k, (s, v)) in scene.spheres.iter().zip(&scene.velocities).enumerate() {
                 bodies.push(*s, *v, first + k as u64);

@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod in_flight;
 pub mod resident;
 pub mod row;
+pub mod scene_size;
 pub mod sort_bench;
 pub mod stress;
 pub mod verify;

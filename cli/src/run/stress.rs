@@ -62,7 +62,7 @@ impl StressConfig {
         if self.frames == 0 {
             return Err(Error::Config("--frames must be at least 1".into()));
         }
-        // The rule of `run::bench::scene_params` (bench's), so that both refuse the same values.
+        // The rule of `run::scene_size::scene_params` (bench's), so that both refuse the same values.
         let max = sweepfan::scenes::MAX_VOLUME_FRACTION;
         if !(self.volume_fraction > 0.0 && self.volume_fraction < max) {
             return Err(Error::Config(format!(

@@ -180,7 +180,7 @@ pub fn seconds(s: &str) -> Result<f64, String> {
 
 /// The volume fraction of the density and clusters scenes (`bench`, `stress`): strictly between
 /// 0 and [`MAX_VOLUME_FRACTION`] (equal spheres cannot fill more than about 0.7405 of space;
-/// docs/design.md §3.4), the same rule as `run::bench::scene_params`.
+/// docs/design.md §3.4), the same rule as `run::scene_size::scene_params`.
 pub fn volume_fraction(s: &str) -> Result<f32, String> {
     let range = format!("in (0, {MAX_VOLUME_FRACTION}), above 0 and below the densest packing");
     if let Some(what) = not_finite(s, s.parse::<f64>()) {

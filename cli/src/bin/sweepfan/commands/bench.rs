@@ -12,11 +12,12 @@ use sweepfan::scenes::rotating::RotatingParams;
 use sweepfan::{Backend, Scene, SceneKind, SceneParams};
 use sweepfan_cli::experiments::sector::rotating::{bench_rotating, bench_rotating_bodies};
 use sweepfan_cli::report::bench::rows_table;
-use sweepfan_cli::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure, scene_params};
+use sweepfan_cli::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure};
 use sweepfan_cli::run::boxes::bench_shapes;
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::in_flight::measure_in_flight;
 use sweepfan_cli::run::resident::measure_resident;
+use sweepfan_cli::run::scene_size::scene_params;
 use sweepfan_cli::run::verify_shapes::Shapes;
 
 #[derive(Args)]
@@ -103,10 +104,10 @@ pub struct BenchArgs {
 }
 
 /// The generated scene, refused naming the parameters when they place an object outside what
-/// the library accepts (`run::bench::check_generated`).
+/// the library accepts (`run::scene_size::check_generated`).
 fn generated(kind: SceneKind, p: &SceneParams) -> Result<Scene> {
     let scene = Scene::generate(kind, p);
-    sweepfan_cli::run::bench::check_generated(kind, p, &scene.spheres, 0)?;
+    sweepfan_cli::run::scene_size::check_generated(kind, p, &scene.spheres, 0)?;
     Ok(scene)
 }
 
@@ -117,7 +118,7 @@ const DEFAULT_METHODS: &str = "all";
 
 impl BenchArgs {
     /// The generated scene's parameters: `--radius` and `--volume-fraction` as given, else the
-    /// generators' defaults (`SceneParams::new`), checked (`run::bench::scene_params`).
+    /// generators' defaults (`SceneParams::new`), checked (`run::scene_size::scene_params`).
     fn params(&self) -> Result<SceneParams> {
         let d = SceneParams::new(self.n, self.seed);
         // The scene itself must fit: the GPU alone, verifying nothing, needs far less host
@@ -125,15 +126,15 @@ impl BenchArgs {
         // frame does not fit (`run::bench::measure` decides, docs/design.md §2.10).
         let gpu_only = self.no_verify && self.backend.backends() == [Backend::Gpu];
         // The refusal and its hint are the run's own (`run::bench::measure` checks the same).
-        sweepfan_cli::run::bench::check_run_size(
+        sweepfan_cli::run::scene_size::check_run_size(
             self.n,
             &self.backend.backends(),
             !self.no_verify,
         )?;
         let host_bytes = if gpu_only {
-            sweepfan_cli::run::bench::GPU_ONLY_HOST_BYTES_PER_OBJECT
+            sweepfan_cli::run::scene_size::GPU_ONLY_HOST_BYTES_PER_OBJECT
         } else {
-            sweepfan_cli::run::bench::CPU_PARTS_HOST_BYTES_PER_OBJECT
+            sweepfan_cli::run::scene_size::CPU_PARTS_HOST_BYTES_PER_OBJECT
         };
         let mut p = scene_params(
             self.n,

@@ -126,7 +126,7 @@ fn run(
             let d = sweepfan::SceneParams::new(a.n, a.seed);
             // The parameters checked as any run's; the size is each rank's share, which the
             // ranks check against their own memory (and past 2^32 objects in all).
-            let mut params = sweepfan_cli::run::bench::scene_params(
+            let mut params = sweepfan_cli::run::scene_size::scene_params(
                 1,
                 a.seed,
                 a.volume_fraction.unwrap_or(d.volume_fraction),

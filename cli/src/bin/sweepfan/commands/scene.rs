@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use sweepfan::{SceneKind, SceneParams};
 use sweepfan_cli::report::scene_file::{FileShape, write_generated};
-use sweepfan_cli::run::bench::scene_params;
+use sweepfan_cli::run::scene_size::scene_params;
 
 #[derive(Args)]
 pub struct SceneArgs {
