@@ -2,7 +2,7 @@
 //! `polygon_contacts`, on the CPU, as arrays beside the pairs.
 
 use crate::errors::{check_not_forked, to_py};
-use crate::input::{indices_at_most, matrix, pair_rows, rows_fit};
+use crate::input::pair_rows;
 use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use numpy::IntoPyArray;
@@ -187,13 +187,7 @@ pub fn polygon_contacts<'py>(
     pairs: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     check_not_forked()?;
-    let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
-    let offsets = indices_at_most(
-        "offsets",
-        offsets,
-        vertices.len() + 1,
-        "one more than the polygons, which are fewer than the vertices",
-    )?;
+    let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
     let polygons = crate::shapes::polygons(&vertices, &offsets)?;
     let pairs = pairs_of(py, pairs, polygons.len(), || {
         if polygons.is_empty() {

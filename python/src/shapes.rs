@@ -223,6 +223,25 @@ pub fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>
         .collect()
 }
 
+/// `vertices` and `offsets` as polygon_pairs reads them, before the polygons are made
+/// ([`polygons`]).
+pub fn polygon_arrays(
+    vertices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+) -> PyResult<(Vec<[f32; 2]>, Vec<u32>)> {
+    let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
+    // P + 1 offsets for P polygons, each of its own vertices: more than one offset a vertex
+    // plus one (a broadcast view of 2^26 offsets) is refused by its count, before any copy;
+    // fewer are checked row by row in `polygons`.
+    let offsets = indices_at_most(
+        "offsets",
+        offsets,
+        vertices.len() + 1,
+        "one more than the polygons, which are fewer than the vertices",
+    )?;
+    Ok((vertices, offsets))
+}
+
 /// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
 /// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
 /// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
@@ -240,16 +259,7 @@ pub fn polygon_pairs<'py>(
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
-    let vertices = matrix("vertices", vertices, ["x", "y"], rows_fit("vertices", 8))?;
-    // P + 1 offsets for P polygons, each of its own vertices: more than one offset a vertex
-    // plus one (a broadcast view of 2^26 offsets) is refused by its count, before any copy;
-    // fewer are checked row by row below.
-    let offsets = indices_at_most(
-        "offsets",
-        offsets,
-        vertices.len() + 1,
-        "one more than the polygons, which are fewer than the vertices",
-    )?;
+    let (vertices, offsets) = polygon_arrays(vertices, offsets)?;
     let on_cpu: OnCpu<Polygon> = |cpu, s| cpu.polygon_overlaps(s).map(|r| r.0);
     let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
     let shapes = || polygons(&vertices, &offsets);
