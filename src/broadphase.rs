@@ -5,12 +5,28 @@
 
 use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Most pairs one call may store by default, on either backend (8 bytes each: 2 GiB). Beyond
 /// the limit (or beyond what memory holds) the call fails with [`Error::TooLarge`] instead of
 /// exhausting memory; counting (`out = None`) has no limit.
 pub const MAX_STORED_PAIRS: u64 = 1 << 28;
+
+/// An error naming the first pair of `candidates` that refers to an object past the `n` given
+/// (pairs handed to a narrow phase: the SAT, the contacts).
+pub(crate) fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
+    let bad = candidates
+        .par_iter()
+        .position_first(|p| p[0] as usize >= n || p[1] as usize >= n);
+    match bad {
+        None => Ok(()),
+        Some(k) => Err(Error::Config(format!(
+            "candidate pair {k} = {:?} refers to an object beyond the {n} given",
+            candidates[k]
+        ))),
+    }
+}
 
 /// The error of a call that found `pairs` touching pairs, more than the `limit` it may store
 /// (the same words on either backend).

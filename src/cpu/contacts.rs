@@ -20,7 +20,7 @@
 //! ```
 
 use crate::broadphase::Pair;
-use crate::cpu::sat::check_candidates;
+use crate::broadphase::check_candidates;
 use crate::error::Result;
 use crate::geom::contact::{Contact, obb_contact, polygon_contact, sphere_contact};
 use crate::geom::obb::{Obb, obb_frames, validate_obbs};

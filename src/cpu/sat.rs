@@ -2,9 +2,9 @@
 //! polygons and oriented boxes, one pair at a time and batched over candidate lists, plus the
 //! full CPU pipeline (AABB sweep and prune, then SAT).
 
-use crate::broadphase::{Clock, Pair, Stats};
+use crate::broadphase::{Clock, Pair, Stats, check_candidates};
 use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::aabb::Aabb;
 use crate::geom::exact::settle;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
@@ -12,19 +12,6 @@ use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
 use rayon::prelude::*;
 use web_time::Instant;
-
-pub(crate) fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
-    let bad = candidates
-        .par_iter()
-        .position_first(|p| p[0] as usize >= n || p[1] as usize >= n);
-    match bad {
-        None => Ok(()),
-        Some(k) => Err(Error::Config(format!(
-            "candidate pair {k} = {:?} refers to an object beyond the {n} given",
-            candidates[k]
-        ))),
-    }
-}
 
 /// Appends to `out`, in candidate order, the candidates that pass `keep`, in parallel. Large
 /// fixed chunks (one sequential filter each, then one copy) cost far less than rayon's per-item

@@ -594,4 +594,37 @@ mod tests {
         let (_, c) = run_frames(&mut bad, &scene, run(1), Some(&mut reference)).unwrap();
         assert!(c.expect("compared").is_ok());
     }
+
+    /// The reference is brute force while it is cheap; above that, a method other than the one
+    /// under test on the CPU, and on the boulders scene not the grid, which tests every pair
+    /// there (13 s a frame where `x` takes 0.07 s).
+    #[test]
+    fn the_reference_is_fast_on_the_scene_and_never_the_method_itself() {
+        let small = Scene::generate(SceneKind::Paper, &SceneParams::new(5000, 1));
+        assert_eq!(
+            reference_method(&small.spheres, "grid", Backend::Cpu),
+            "brute_force"
+        );
+        let mut p = SceneParams::new(50_000, 1);
+        p.boulders = 40;
+        p.radius = 5.0;
+        let boulders = Scene::generate(SceneKind::Boulders, &p);
+        for method in ["x", "sap", "grid", "xyz", "min_axis"] {
+            let reference = reference_method(&boulders.spheres, method, Backend::Cpu);
+            assert_ne!(reference, method, "{method}");
+            assert_ne!(reference, "brute_force", "{method}");
+            assert_ne!(
+                reference, "grid",
+                "{method}: the grid tests every pair here"
+            );
+        }
+        // On the GPU, the same method on the CPU is another implementation.
+        let paper = Scene::generate(SceneKind::Paper, &SceneParams::new(100_000, 1));
+        let cpu_grid = reference_method(&paper.spheres, "grid", Backend::Cpu);
+        assert_ne!(cpu_grid, "grid");
+        assert_eq!(
+            reference_method(&paper.spheres, "grid", Backend::Gpu),
+            "grid"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! Contacts by construction: pairs whose normal, depth and points follow from their placement.
 
 use super::*;
-use crate::Obb;
+use crate::geom::obb::Obb;
 use glam::Quat;
 use std::f32::consts::FRAC_PI_4;
 

@@ -130,7 +130,7 @@ impl GpuContacts {
         if !boxes.is_empty() {
             validate_obbs(boxes)?;
         }
-        crate::cpu::sat::check_candidates(boxes.len(), pairs)?;
+        crate::broadphase::check_candidates(boxes.len(), pairs)?;
         if pairs.is_empty() {
             return Ok(false);
         }
