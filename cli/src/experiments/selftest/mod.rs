@@ -244,6 +244,7 @@ pub fn run(
     }
     if wanted(Stage::Boxes) {
         scenes::shape_checks(ctx, cfg, &mut checks);
+        scenes::contact_checks(ctx, cfg, &mut checks);
     }
     if wanted(Stage::Sector) {
         scenes::sector_checks(ctx, cfg, &mut checks);

@@ -264,6 +264,49 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
     }
 }
 
+/// The GPU's box contacts (docs/design.md §4.8) against the CPU's on the touching pairs of the
+/// boxes scene: every depth within `cpu::contacts::CONTACT_REL` of the pair's extent, normals
+/// equal but where two axes tie. With the stage's fault, one depth is moved, which must fail.
+pub(super) fn contact_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+    let n = if cfg.level == Level::Full {
+        50_000
+    } else {
+        2_000
+    };
+    let boxes = generate_boxes(SceneKind::Paper, &SceneParams::new(n, cfg.seed));
+    let fault = checks.faulty(Stage::Boxes);
+    checks.run(
+        "boxes/paper/contacts".to_string(),
+        n as u64,
+        || {
+            let (mut pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
+            canonicalize(&mut pairs);
+            let mut out = Vec::new();
+            sweepfan::gpu::boxes::contacts::GpuContacts::new(ctx)?
+                .obb_contacts(ctx, &boxes, &pairs, &mut out)?;
+            Ok((pairs, out))
+        },
+        |(pairs, mut got)| {
+            if fault && let Some(c) = got.first_mut() {
+                c.depth += 1.0;
+            }
+            let mut want = Vec::new();
+            sweepfan::cpu::contacts::obb_contacts(&boxes, &pairs, &mut want)?;
+            let check = sweepfan::cpu::contacts::compare_obb_contacts(&boxes, &pairs, &got, &want);
+            Ok(match check.first_wrong {
+                Some(w) => Err(format!(
+                    "{} of {} contacts differ, first {w}",
+                    check.wrong, check.pairs
+                )),
+                None => Ok(format!(
+                    "{} contacts = the CPU's (depths within {:.1e} of the extent, {} tied normals)",
+                    check.pairs, check.worst_depth, check.ties
+                )),
+            })
+        },
+    );
+}
+
 /// The GPU's accuracy histograms against the CPU's: a pass when fewer points than the rounding
 /// band are classified differently. With `fault`, a tenth of the first rotation's fullest bin
 /// is moved to another first (points misclassified), which must fail.
