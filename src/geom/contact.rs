@@ -102,10 +102,11 @@ pub const CONTACT_TOLERANCE: f32 = 64.0 * f32::EPSILON;
 /// the face axes hold the least overlap.
 const MIN_EDGE_AXIS: f32 = 1e-3;
 
-/// The contact of two oriented boxes (their frames, [`crate::geom::obb::Obb::frame`]): the separating-axis
-/// test's 15 axes give the least overlap; on a face axis the other box's most opposed face is
-/// clipped against the reference face's sides (up to eight points, reduced to four), on an
-/// edge axis the two edges' closest points give one.
+/// The contact of two oriented boxes (their frames, [`crate::geom::obb::Obb::frame`]): the
+/// separating-axis test's 15 axes give the least overlap; on a face axis the other box's most
+/// opposed face is clipped against the reference face's sides (up to eight points, reduced to
+/// four), on an edge axis the two edges' closest points give one. `shaders/boxes/contact.wgsl`
+/// takes the same steps in the same order.
 pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
     let d = b.center() - a.center();
     let (aa, ba) = (a.axis_array(), b.axis_array());
@@ -344,10 +345,10 @@ fn closest_on_segments(pa: Vec3, da: Vec3, ea: f32, pb: Vec3, db: Vec3, eb: f32)
     (pa + da * s, pb + db * t)
 }
 
-/// The contact of two convex polygons (counter-clockwise vertices, [`crate::geom::polygon::Polygon`]), in the
-/// plane z = 0: the edge of least overlap over both polygons' edge normals (the first's on a
-/// tie) is the reference; the other polygon's most opposed edge, clipped to the reference
-/// edge's span, gives up to two points.
+/// The contact of two convex polygons (counter-clockwise vertices,
+/// [`crate::geom::polygon::Polygon`]), in the plane z = 0: the edge of least overlap over both
+/// polygons' edge normals (the first's on a tie) is the reference; the other polygon's most
+/// opposed edge, clipped to the reference edge's span, gives up to two points.
 pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
     let extent = |p: &[Vec2]| {
         let (lo, hi) = p
