@@ -3,7 +3,9 @@
 //! counts.
 
 use super::box_pipeline::lattice;
-use crate::common::{bench_run, bench_shape_rows, exits_2_naming, sweepfan, temp_dir, write_file};
+use crate::common::{
+    bench_run, bench_shape_rows, exits_2_naming, succeed, sweepfan, temp_dir, write_file,
+};
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
 use sweepfan::Pair;
@@ -225,15 +227,11 @@ fn verify_writes_contacts_beside_the_pairs() {
     let boxes = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n0.2,0.1,1.4,0.5,0.5,0.5,1,0,0,0\n9,9,9,1,1,1,1,0,0,0\n";
     let scene = write_file(&dir, "boxes.csv", boxes);
     let (pairs, contacts) = (dir.join("p.csv"), dir.join("c.csv"));
-    let out = verify_shape("obb", &scene, &pairs)
-        .arg("--contacts-out")
-        .arg(&contacts)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        verify_shape("obb", &scene, &pairs)
+            .arg("--contacts-out")
+            .arg(&contacts)
+            .output(),
     );
     let text = std::fs::read_to_string(&contacts).unwrap();
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
@@ -282,19 +280,15 @@ fn verify_writes_contacts_beside_the_pairs() {
     }
 
     let spheres = write_file(&dir, "spheres.csv", "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n");
-    let out = sweepfan()
-        .args(["verify", "--scene-file"])
-        .arg(&spheres)
-        .arg("--pairs-out")
-        .arg(&pairs)
-        .arg("--contacts-out")
-        .arg(&contacts)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&spheres)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .arg("--contacts-out")
+            .arg(&contacts)
+            .output(),
     );
     let text = std::fs::read_to_string(&contacts).unwrap();
     let row = text.lines().nth(1).unwrap();
