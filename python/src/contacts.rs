@@ -2,6 +2,7 @@
 //! `polygon_contacts`, on the CPU, as arrays beside the pairs.
 
 use crate::errors::{check_not_forked, to_py};
+use crate::gpu::Cache;
 use crate::input::pair_rows;
 use crate::interrupt::interruptible;
 use crate::output::pair_array;
@@ -9,7 +10,13 @@ use numpy::IntoPyArray;
 use numpy::ndarray::{Array1, Array2, Array3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sweepfan::{Contact, Method, Pair, canonicalize, cpu};
+use std::sync::{Arc, LazyLock};
+use sweepfan::gpu::boxes::contacts::GpuContacts;
+use sweepfan::{Contact, GpuContext, Method, Pair, canonicalize, cpu};
+
+/// The GPU contact kernels kept between calls, per adapter (with their context).
+pub static GPU_CONTACTS: LazyLock<Cache<(Arc<GpuContext>, GpuContacts)>> =
+    LazyLock::new(Cache::new);
 
 /// The pairs to take contacts of: the caller's (`pairs`, checked against `objects` shapes), or
 /// every touching pair (`find`, sorted).
@@ -160,16 +167,20 @@ pub fn obb_contacts<'py>(
             cpu::contacts::obb_contacts(&boxes, &pairs, &mut out).map_err(to_py)?;
             Ok(out)
         })?,
-        sweepfan::Backend::Gpu => {
-            let ctx = crate::gpu::context(&adapter)?;
-            py.detach(|| {
-                let mut out = Vec::new();
-                sweepfan::gpu::boxes::contacts::GpuContacts::new(&ctx)
-                    .and_then(|mut k| k.obb_contacts(&ctx, &boxes, &pairs, &mut out))
-                    .map_err(to_py)?;
-                Ok::<_, PyErr>(out)
-            })?
-        }
+        sweepfan::Backend::Gpu => py.detach(|| {
+            let mut out = Vec::new();
+            GPU_CONTACTS.with(
+                adapter.clone(),
+                Some(&adapter),
+                || {
+                    let ctx = crate::gpu::context(&adapter)?;
+                    let kernel = GpuContacts::new(&ctx).map_err(to_py)?;
+                    Ok((ctx, kernel))
+                },
+                |(ctx, kernel)| kernel.obb_contacts(ctx, &boxes, &pairs, &mut out),
+            )?;
+            Ok::<_, PyErr>(out)
+        })?,
     };
     contact_dict(py, pairs, &contacts, 3, 4)
 }

@@ -57,6 +57,7 @@ fn clear_caches(py: Python<'_>) {
     py.detach(|| {
         spheres::PHASES.clear();
         shapes::GPU_BOXES.clear();
+        contacts::GPU_CONTACTS.clear();
         gpu::clear_contexts();
     })
 }

@@ -349,6 +349,15 @@ fn face_edge_vertex_deep_and_touching_pairs_agree_with_parry() {
     }
 }
 
+/// Every pair `[i, j]`, `i < j < n`, for which `keep(i, j)`: the all-pairs oracle's list.
+fn all_pairs_where(n: usize, keep: impl Fn(usize, usize) -> bool) -> Vec<[u32; 2]> {
+    (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| keep(i, j))
+        .map(|(i, j)| [i as u32, j as u32])
+        .collect()
+}
+
 #[test]
 fn spheres_and_polygons_agree_with_parry() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
@@ -364,10 +373,7 @@ fn spheres_and_polygons_agree_with_parry() {
             )
         })
         .collect();
-    let pairs: Vec<[u32; 2]> = (0..400u32)
-        .flat_map(|i| (i + 1..400).map(move |j| [i, j]))
-        .filter(|p| spheres[p[0] as usize].touches(&spheres[p[1] as usize]))
-        .collect();
+    let pairs = all_pairs_where(spheres.len(), |i, j| spheres[i].touches(&spheres[j]));
     assert!(pairs.len() > 100);
     let mut contacts = Vec::new();
     sphere_contacts(&spheres, &pairs, &mut contacts).unwrap();
@@ -418,10 +424,7 @@ fn spheres_and_polygons_agree_with_parry() {
         .flatten()
         .take(300)
         .collect();
-    let pairs: Vec<[u32; 2]> = (0..300u32)
-        .flat_map(|i| (i + 1..300).map(move |j| [i, j]))
-        .filter(|p| polygons[p[0] as usize].overlaps(&polygons[p[1] as usize]))
-        .collect();
+    let pairs = all_pairs_where(polygons.len(), |i, j| polygons[i].overlaps(&polygons[j]));
     assert!(pairs.len() > 100);
     polygon_contacts(&polygons, &pairs, &mut contacts).unwrap();
     let parry_polygon = |p: &Polygon| {

@@ -304,19 +304,22 @@ fn verify_writes_contacts_beside_the_pairs() {
 /// spheres.
 #[test]
 fn bench_times_contacts_beside_the_pipeline() {
-    let (out, rows) = bench_run(&[
-        "--shape",
-        "obb",
-        "--scene",
-        "paper",
-        "--n",
-        "400",
-        "--frames",
-        "1",
-        "--backend",
-        "cpu",
-        "--contacts",
-    ]);
+    let bench = |backend: &str| {
+        bench_run(&[
+            "--shape",
+            "obb",
+            "--scene",
+            "paper",
+            "--n",
+            "400",
+            "--frames",
+            "1",
+            "--backend",
+            backend,
+            "--contacts",
+        ])
+    };
+    let (out, rows) = bench("cpu");
     let method = |r: &serde_json::Value| r["method"].as_str().unwrap().to_string();
     let pipeline = rows.iter().find(|r| method(r) == "aabb_sweep+sat").unwrap();
     let pairs = pipeline["pairs_per_frame"].as_f64().unwrap();
@@ -338,19 +341,7 @@ fn bench_times_contacts_beside_the_pipeline() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("M contacts/s"), "{stdout}");
     if test_gpu().is_some() {
-        let (_, rows) = bench_run(&[
-            "--shape",
-            "obb",
-            "--scene",
-            "paper",
-            "--n",
-            "400",
-            "--frames",
-            "1",
-            "--backend",
-            "both",
-            "--contacts",
-        ]);
+        let (_, rows) = bench("both");
         let row = rows
             .iter()
             .find(|r| method(r) == "contacts (gpu)")
