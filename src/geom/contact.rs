@@ -105,7 +105,7 @@ const MIN_EDGE_AXIS: f32 = 1e-3;
 /// The contact of two oriented boxes (their frames, [`crate::geom::obb::Obb::frame`]): the
 /// separating-axis test's 15 axes give the least overlap; on a face axis the other box's most
 /// opposed face is clipped against the reference face's sides (up to eight points, reduced to
-/// four), on an edge axis the two edges' closest points give one. `shaders/boxes/contact.wgsl`
+/// four), on an edge axis the two edges' closest points give one. `shaders/contacts.wgsl`
 /// takes the same steps in the same order.
 pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
     let d = b.center() - a.center();

@@ -8,6 +8,7 @@
 //! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
 //! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
 //! * [`boxes`]: AABB sweep and prune, SAT, and the box / polygon pipeline.
+//! * [`contacts`]: the contacts of sphere, box and polygon pairs.
 //! * [`sector`]: the sector accuracy kernel, sector vs sphere, the rotating scene.
 //!
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
@@ -16,6 +17,7 @@ internal_modules!(
     adapter_check,
     boxes,
     compile_report,
+    contacts,
     context,
     events,
     readback,

@@ -113,8 +113,8 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/boxes/aabb_sap.wgsl"),
     ),
     (
-        "boxes/contact.wgsl",
-        include_str!("../../shaders/boxes/contact.wgsl"),
+        "contacts.wgsl",
+        include_str!("../../shaders/contacts.wgsl"),
     ),
     (
         "sector/accuracy.wgsl",

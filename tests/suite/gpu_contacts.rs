@@ -9,7 +9,7 @@
 use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed_distance};
 use glam::Quat;
 use sweepfan::cpu::contacts::obb_contacts;
-use sweepfan::gpu::boxes::contacts::GpuContacts;
+use sweepfan::gpu::contacts::GpuContacts;
 use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::scenes::{SceneKind, SceneParams};
@@ -21,7 +21,13 @@ const REL: f32 = 1.0 / 16384.0;
 
 /// Compares the GPU's contacts of `pairs` with the CPU's; returns how many pairs had their
 /// normals and points compared (one axis clearly least).
-fn compare(boxes: &[Obb], pairs: &[Pair], gpu: &[Contact], cpu: &[Contact], what: &str) -> usize {
+pub(crate) fn compare(
+    boxes: &[Obb],
+    pairs: &[Pair],
+    gpu: &[Contact],
+    cpu: &[Contact],
+    what: &str,
+) -> usize {
     assert_eq!(gpu.len(), pairs.len(), "{what}");
     let (mut compared, mut differ) = (0, Vec::new());
     for ((p, g), c) in pairs.iter().zip(gpu).zip(cpu) {

@@ -12,6 +12,7 @@ mod cpu_vs_brute;
 mod csv_readers;
 mod fuzz_scenes;
 mod gpu_contacts;
+mod gpu_contacts_frame;
 mod gpu_events;
 mod gpu_in_flight;
 mod gpu_radix_sort;

@@ -7,7 +7,7 @@
 use crate::{Check, kind_of, page_gpu};
 use std::cell::RefCell;
 use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
-use sweepfan::gpu::boxes::contacts::GpuContacts;
+use sweepfan::gpu::contacts::GpuContacts;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::{Contact, Obb, Pair, SceneParams};
 use wasm_bindgen::prelude::*;

@@ -97,7 +97,7 @@ pub fn bench_contacts(
         })?);
     }
     if let (Some((ctx, device)), Shapes::Boxes(boxes)) = (gpu, shapes) {
-        let mut kernel = sweepfan::gpu::boxes::contacts::GpuContacts::new(ctx)?;
+        let mut kernel = sweepfan::gpu::contacts::GpuContacts::new(ctx)?;
         let mut on_gpu = Vec::new();
         let mut row = run(GPU, &mut |out| {
             kernel.obb_contacts(ctx, boxes, pairs, out)?;

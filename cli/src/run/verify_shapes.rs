@@ -82,7 +82,7 @@ impl Shapes {
             return Ok(None);
         };
         let mut out = Vec::new();
-        sweepfan::gpu::boxes::contacts::GpuContacts::new(ctx)?
+        sweepfan::gpu::contacts::GpuContacts::new(ctx)?
             .obb_contacts(ctx, boxes, pairs, &mut out)?;
         Ok(Some(out))
     }

@@ -1,9 +1,8 @@
 //! Oriented boxes and convex polygons on the GPU: the AABB sweep and prune ([`aabb_sap`]),
-//! the separating-axis test ([`sat`]), the pipeline that chains them ([`pipeline`]), and the
-//! contacts of box pairs ([`contacts`]).
+//! the separating-axis test ([`sat`]) and the pipeline that chains them ([`pipeline`]).
 
+mod after_sat;
 pub mod aabb_sap;
-pub mod contacts;
 pub mod pipeline;
 pub mod sat;
 mod uploads;

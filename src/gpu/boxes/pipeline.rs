@@ -23,16 +23,20 @@ use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
-use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback};
+use crate::geom::contact::Contact;
+use crate::gpu::boxes::after_sat::{AfterSat, Followed, SatPlans, SatRun, settle_with_contacts};
+use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput};
 use crate::gpu::boxes::uploads::{
     AABBS, FRAMES, OFFSETS, ShapeBuffers, ShapeUploads, VERTICES, bounding_circle,
 };
 use crate::gpu::context::{GpuContext, block_on};
-use crate::gpu::events::{EventsReadback, GpuEvents};
+use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{ListHint, Readback, read_tails_async};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use std::sync::Arc;
 use web_time::Instant;
+
+mod contacts;
 
 /// Relative widening of the sphere proxies' radii: covers the rounding of `length` and of the
 /// sphere test, so an overlapping (or touching) pair is always a candidate.
@@ -87,9 +91,11 @@ pub struct GpuBoxPipeline {
     tail_readback: Readback,
     /// The last candidate-list frame's count: the next one copies that much with headroom.
     candidate_hint: ListHint,
-    /// Frame events of the overlapping pairs on the device, when tracked.
-    events: Option<Box<GpuEvents>>,
+    /// Frame events and contacts of the overlapping pairs on the device, when asked for.
+    after: AfterSat,
     last_events: Option<FrameEvents>,
+    /// The last contacts frame's contacts, in the order of its pairs.
+    last_contacts: Vec<Contact>,
 }
 
 /// Shapes as uploaded for one call.
@@ -103,8 +109,9 @@ enum Uploaded {
 /// What a call runs after the broad phase.
 #[derive(Clone, Copy, PartialEq)]
 enum Until {
-    /// SAT; store the overlapping pairs or only count them.
-    Sat { store: bool },
+    /// SAT; store the overlapping pairs or only count them; with `contacts` (and `store`),
+    /// their contacts too, the pairs sorted.
+    Sat { store: bool, contacts: bool },
     /// Nothing: read the candidate pairs back.
     Candidates,
 }
@@ -117,8 +124,8 @@ enum BroadPlan {
 
 /// What a frame reads back after the broad phase.
 enum Tail {
-    /// The SAT results, and the frame events when tracked.
-    Sat(SatReadback, Option<EventsReadback>),
+    /// The SAT results, and the frame events and contacts when asked for.
+    Sat(SatPlans),
     /// The candidate list as far as planned from the last such frame (elements), and the
     /// list's buffer for the rest.
     Candidates(std::ops::Range<usize>, u64, wgpu::Buffer),
@@ -126,7 +133,7 @@ enum Tail {
 
 /// A frame's results after the broad phase.
 enum FrameOut {
-    Sat((SatOutput, Vec<(&'static str, f64)>)),
+    Sat((SatOutput, Vec<(&'static str, f64)>), Followed),
     Candidates(Vec<Pair>),
 }
 
@@ -159,15 +166,16 @@ impl GpuBoxPipeline {
             readback: Readback::new("box frame readback"),
             tail_readback: Readback::new("box frame readback, the rest"),
             candidate_hint: ListHint::default(),
-            events: None,
+            after: AfterSat::default(),
             last_events: None,
+            last_contacts: Vec::new(),
         })
     }
 
     /// Computes the frame events of the overlapping pairs on the device for every following
     /// call that stores its pairs (docs/design.md §10); `take_events` returns them.
     pub fn track_events(&mut self, on: bool) -> Result<()> {
-        self.events = if on {
+        self.after.events = if on {
             Some(Box::new(GpuEvents::new(&self.ctx)?))
         } else {
             None
@@ -264,6 +272,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         let until = Until::Sat {
             store: out.is_some(),
+            contacts: false,
         };
         self.run(kind, until, boxes, out, start).await
     }
@@ -424,9 +433,11 @@ impl GpuBoxPipeline {
         let sat_input = || {
             sat_shapes.ok_or_else(|| Error::Config("the caller's boxes have no SAT stage".into()))
         };
-        let store = until == Until::Sat { store: true };
+        let (store, with_contacts) = match until {
+            Until::Sat { store, contacts } => (store, store && contacts),
+            Until::Candidates => (false, false),
+        };
         let mut runs = 0;
-        let mut frame_events = None;
         // One submission and one host wait per frame: the broad phase's counters and times,
         // then the SAT count, pairs and times (or the candidate list) in one readback.
         let (totals, frame, tail) = loop {
@@ -454,16 +465,15 @@ impl GpuBoxPipeline {
             };
             let capacity = list.capacity;
             let tail = match until {
-                Until::Sat { store } => {
-                    self.sat.encode(ctx, &mut enc, sat_input()?, list, store)?;
-                    let events = match (&mut self.events, store) {
-                        (Some(ev), true) => {
-                            ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
-                            Some(ev.plan_readback(rb, true))
-                        }
-                        _ => None,
+                Until::Sat { .. } => {
+                    let run = SatRun {
+                        shapes: sat_input()?,
+                        candidates: list,
+                        n,
+                        store,
+                        contacts: with_contacts,
                     };
-                    Tail::Sat(self.sat.plan_readback(rb, store), events)
+                    Tail::Sat(self.after.encode(ctx, &mut enc, rb, &mut self.sat, run)?)
                 }
                 Until::Candidates => {
                     // By the last frame's count (docs/design.md §9.7): the rest, if the list
@@ -476,8 +486,7 @@ impl GpuBoxPipeline {
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
             self.uploads.after_submit();
-            let (broad, sat, events) = (&mut self.broad, &self.sat, self.events.as_deref());
-            let frame_events = &mut frame_events;
+            let (broad, sat, after) = (&mut self.broad, &self.sat, &self.after);
             let (totals, frame) = self
                 .readback
                 .map_async(ctx, |bytes| -> Result<_> {
@@ -503,14 +512,10 @@ impl GpuBoxPipeline {
                         return Ok((totals, None));
                     }
                     let frame = match &tail {
-                        Tail::Sat(plan, events_plan) => {
-                            let read = sat.output_from(ctx, bytes, plan)?;
-                            if let (Some(ev), Some(ep), Some(_)) =
-                                (events, events_plan, &read.0.pairs)
-                            {
-                                *frame_events = Some(ev.events_from(bytes, ep));
-                            }
-                            FrameOut::Sat(read)
+                        Tail::Sat(plans) => {
+                            let read = sat.output_from(ctx, bytes, &plans.sat)?;
+                            let followed = after.read(bytes, plans, &read.0);
+                            FrameOut::Sat(read, followed)
                         }
                         Tail::Candidates(at, planned, _) => {
                             let have = totals.candidates.min(*planned) as usize;
@@ -545,10 +550,8 @@ impl GpuBoxPipeline {
         for (label, seconds) in totals.pass_times {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
-        let (mut result, mut sat_times) = match frame {
-            FrameOut::Sat((output, times)) => {
-                (self.sat.finish_output_async(ctx, output).await?, times)
-            }
+        let ((mut result, mut sat_times), mut followed) = match frame {
+            FrameOut::Sat(read, followed) => (read, followed),
             FrameOut::Candidates(mut pairs) => {
                 self.candidate_hint.saw(totals.candidates);
                 if let (Tail::Candidates(_, _, buffer), true) =
@@ -569,8 +572,8 @@ impl GpuBoxPipeline {
             }
         };
         if !result.fits() {
-            // The candidates are still resident: only the SAT stage runs again (a second wait),
-            // sized for every candidate overlapping or unsure, so it fits.
+            // The candidates are still resident: only the SAT stage and its followers run again
+            // (a second wait), sized for every candidate overlapping or unsure, so it fits.
             let list = match &self.broad {
                 Broad::Aabb(sap) => sap.candidates(),
                 Broad::Sphere { broad, .. } => candidates(&broad.resident_pairs()),
@@ -580,46 +583,54 @@ impl GpuBoxPipeline {
                 .max(totals.candidates.min(u32::MAX as u64) as u32);
             self.sat.reserve_output(ctx, need)?;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            self.sat.encode(ctx, &mut enc, sat_input()?, list, store)?;
             let rb = &mut self.readback;
             rb.clear();
-            let events_plan = match (&mut self.events, store) {
-                (Some(ev), true) => {
-                    ev.encode(ctx, &mut enc, &self.sat.output_list(), n)?;
-                    Some(ev.plan_readback(rb, true))
-                }
-                _ => None,
+            let run = SatRun {
+                shapes: sat_input()?,
+                candidates: list,
+                n,
+                store,
+                contacts: with_contacts,
             };
-            let plan = self.sat.plan_readback(rb, store);
+            let plans = self.after.encode(ctx, &mut enc, rb, &mut self.sat, run)?;
             rb.record(ctx, &mut enc)?;
             ctx.queue.submit([enc.finish()]);
-            let (sat, events) = (&self.sat, self.events.as_deref());
+            let (sat, after) = (&self.sat, &self.after);
             let read = self
                 .readback
                 .map_async(ctx, |bytes| {
-                    let events = match (events, &events_plan) {
-                        (Some(ev), Some(ep)) => Some(ev.events_from(bytes, ep)),
-                        _ => None,
-                    };
-                    sat.output_from(ctx, bytes, &plan).map(|r| (r, events))
+                    let read = sat.output_from(ctx, bytes, &plans.sat)?;
+                    let followed = after.read(bytes, &plans, &read.0);
+                    Ok::<_, Error>((read, followed))
                 })
                 .await??;
-            ((result, sat_times), frame_events) = read;
-            result = self.sat.finish_output_async(ctx, result).await?;
-            if let (Some(ev), true) = (&self.events, store) {
+            ((result, sat_times), followed) = read;
+            if let (Some(ev), true) = (&self.after.events, store) {
                 // The first run's overflow is not the caller's: this run is whole.
                 ev.clear_overflow(ctx);
             }
         }
+        result = self.sat.finish_output_async(ctx, result).await?;
         let (unsure, listed) = (result.unsure, result.listed);
-        let Some((found, pairs)) = result.settle(boxes) else {
+        let settled = match (followed.contacts, &mut self.after.contacts) {
+            (Some(partial), Some(kernel)) => {
+                let contacts = kernel.finish_async(ctx, partial, listed).await?;
+                settle_with_contacts(result, contacts, boxes).map(|(pairs, contacts)| {
+                    self.last_contacts = contacts;
+                    (pairs.len() as u64, pairs)
+                })
+            }
+            _ => result.settle(boxes),
+        };
+        let Some((found, pairs)) = settled else {
             return Err(Error::Gpu(format!(
                 "SAT output overflow after resizing: {listed} pairs listed"
             )));
         };
+        let mut frame_events = followed.events;
         if unsure > 0
             && store
-            && let Some(ev) = &mut self.events
+            && let Some(ev) = &mut self.after.events
         {
             // The device's events saw the unsure pairs reversed: again, from the settled list.
             let settled = self
@@ -627,7 +638,7 @@ impl GpuBoxPipeline {
                 .events_of_settled(ctx, &mut self.readback, ev, &pairs, n);
             frame_events = Some(settled.await?);
         }
-        let frame_events = match (&mut self.events, frame_events) {
+        let frame_events = match (&mut self.after.events, frame_events) {
             (Some(ev), Some(partial)) => {
                 let events = ev.finish(ctx, &mut self.tail_readback, partial).await?;
                 ev.commit();

@@ -282,7 +282,7 @@ pub(super) fn contact_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mu
             let (mut pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
             canonicalize(&mut pairs);
             let mut out = Vec::new();
-            sweepfan::gpu::boxes::contacts::GpuContacts::new(ctx)?
+            sweepfan::gpu::contacts::GpuContacts::new(ctx)?
                 .obb_contacts(ctx, &boxes, &pairs, &mut out)?;
             Ok((pairs, out))
         },

@@ -1,11 +1,20 @@
-// Contacts of box pairs (docs/design.md §4.8): one pair per thread, the steps of
-// `geom::contact::obb_contact` (src/geom/contact.rs) in the same order: the least overlap over
-// the 15 separating axes (an edge axis shorter than MIN_EDGE_AXIS skipped, a face axis winning
-// ties within the tolerance), then on a face axis the other box's most opposed face clipped by
-// the reference face's four side planes and reduced to four points, on an edge axis the two
-// supporting edges' closest points. Normal from the pair's first box towards its second; points
-// midway between the surfaces, each with its depth. Lengths and quotients are math.wgsl's
-// (docs/design.md §9.11): the GPU agrees with the CPU within a tolerance, not bit for bit.
+// Contacts of touching pairs (docs/design.md §4.8): one pair per thread, the CPU's steps
+// (src/geom/contact.rs) in the same order, for boxes (`box_contacts`), spheres
+// (`sphere_contacts`) and convex polygons (`polygon_contacts`). Lengths and quotients are
+// math.wgsl's (docs/design.md §9.11): the GPU agrees with the CPU within a tolerance, not bit
+// for bit.
+//
+// Boxes: the least overlap over the 15 separating axes (an edge axis shorter than MIN_EDGE_AXIS
+// skipped, a face axis winning ties within the tolerance), then on a face axis the other box's
+// most opposed face clipped by the reference face's four side planes and reduced to four
+// points, on an edge axis the two supporting edges' closest points. Normal from the pair's
+// first shape towards its second; points midway between the surfaces, each with its depth.
+//
+// The pairs come from a buffer and a count word, like the SAT stage's candidates: the host's
+// pairs with their count, or the SAT stage's output list in the same submission (`prepare`, one
+// thread, turns the count into indirect dispatch arguments). There, with params.canonical, a
+// pair listed reversed (the SAT stage's unsure pairs, (j, i)) is taken as (i, j); the host
+// settles it and drops its contact when it does not overlap.
 
 // #import dispatch.wgsl
 // #import math.wgsl
@@ -26,14 +35,28 @@ struct Contact {
 }
 
 struct Params {
-    pair_count: u32,
-    box_count: u32,
+    // Pairs `pairs` may hold (the count is clamped to it).
+    pair_capacity: u32,
+    // Shapes in the bound shape buffer.
+    shape_count: u32,
+    // Index of the pair count among the words of `pair_count`.
+    count_index: u32,
+    max_groups_x: u32,
+    // 1: a pair listed (j, i) with j > i is taken as (i, j).
+    canonical: u32,
 }
 
-@group(0) @binding(0) var<storage, read> frames: array<Frame>;
+@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read_write> contacts: array<Contact>;
-@group(0) @binding(3) var<uniform> params: Params;
+@group(0) @binding(2) var<storage, read> pair_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> contacts: array<Contact>;
+@group(0) @binding(4) var<storage, read_write> dispatch_args: array<u32, 3>;
+@group(0) @binding(5) var<storage, read> frames: array<Frame>;
+// geom::sphere::Sphere: centre and radius.
+@group(0) @binding(6) var<storage, read> spheres: array<vec4<f32>>;
+// Polygon i is vertices[offsets[i] .. offsets[i + 1]], counter-clockwise (geom::PolygonSet).
+@group(0) @binding(7) var<storage, read> vertices: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read> offsets: array<u32>;
 
 // Independent threads: 64 fills every common SIMD width.
 const WG: u32 = 64u;
@@ -323,19 +346,233 @@ fn obb_contact(a: Frame, b: Frame) -> Contact {
     return c;
 }
 
+fn live_pairs() -> u32 {
+    let count = pair_count[params.count_index];
+    return min(count, min(params.pair_capacity, min(arrayLength(&pairs), arrayLength(&contacts))));
+}
+
+@compute @workgroup_size(1)
+fn prepare() {
+    let groups = (live_pairs() + WG - 1u) / WG;
+    let x = min(groups, params.max_groups_x);
+    var y = 0u;
+    if (x > 0u) {
+        y = (groups + x - 1u) / x;
+    }
+    dispatch_args[0] = x;
+    dispatch_args[1] = y;
+    dispatch_args[2] = 1u;
+}
+
+// The pair of thread `i`, canonical when asked; (shape_count, _) past the live pairs or for an
+// index out of range (the host validates them; the guard keeps reads in bounds).
+fn pair_of(i: u32) -> vec2<u32> {
+    if (i >= live_pairs()) {
+        return vec2<u32>(params.shape_count);
+    }
+    var p = pairs[i];
+    if (params.canonical != 0u && p.x > p.y) {
+        p = p.yx;
+    }
+    return p;
+}
+
+fn no_contact() -> Contact {
+    var none: Contact;
+    none.count = vec4<u32>(0u);
+    return none;
+}
+
 @compute @workgroup_size(WG)
 fn box_contacts(inv: Invocation) {
     let i = flat_id(inv);
-    if (i >= params.pair_count) {
+    let p = pair_of(i);
+    if (i >= live_pairs()) {
         return;
     }
-    let pair = pairs[i];
-    // Indices are validated on the CPU; guard anyway so a bad one cannot read out of bounds.
-    if (pair.x >= params.box_count || pair.y >= params.box_count) {
-        var none: Contact;
-        none.count = vec4<u32>(0u);
-        contacts[i] = none;
+    if (max(p.x, p.y) >= min(params.shape_count, arrayLength(&frames))) {
+        contacts[i] = no_contact();
         return;
     }
-    contacts[i] = obb_contact(frames[pair.x], frames[pair.y]);
+    contacts[i] = obb_contact(frames[p.x], frames[p.y]);
+}
+
+// geom::contact::sphere_contact in f32: the normal along the centres (+x for coincident
+// centres), depth = ra + rb - |cb - ca|, one point midway between the surfaces. A pair within
+// the tolerance of touching gets depth 0 and its point (the CPU decides in f64).
+fn sphere_contact(a: vec4<f32>, b: vec4<f32>) -> Contact {
+    var c = no_contact();
+    let d = b.xyz - a.xyz;
+    let len = m_length3(d);
+    var n = vec3<f32>(1.0, 0.0, 0.0);
+    if (len > 0.0) {
+        n = d * m_div(1.0, len);
+    }
+    let depth = a.w + b.w - len;
+    let extent = abs(a.x) + abs(a.y) + abs(a.z) + abs(b.x) + abs(b.y) + abs(b.z) + a.w + b.w;
+    c.normal = vec4<f32>(n, depth);
+    if (depth >= -CONTACT_TOLERANCE * extent) {
+        c.normal.w = max(depth, 0.0);
+        c.points[0] = vec4<f32>(a.xyz + n * (a.w - c.normal.w * 0.5), c.normal.w);
+        c.count.x = 1u;
+    }
+    return c;
+}
+
+@compute @workgroup_size(WG)
+fn sphere_contacts(inv: Invocation) {
+    let i = flat_id(inv);
+    let p = pair_of(i);
+    if (i >= live_pairs()) {
+        return;
+    }
+    if (max(p.x, p.y) >= min(params.shape_count, arrayLength(&spheres))) {
+        contacts[i] = no_contact();
+        return;
+    }
+    contacts[i] = sphere_contact(spheres[p.x], spheres[p.y]);
+}
+
+// Polygon `k`'s vertex `v` (its first vertex `start`, `count` of them), cyclically.
+fn vertex(start: u32, count: u32, v: u32) -> vec2<f32> {
+    return vertices[start + v % count];
+}
+
+// The unit outward normal of the counter-clockwise edge v1 -> v2.
+fn outward(v1: vec2<f32>, v2: vec2<f32>) -> vec2<f32> {
+    let e = v2 - v1;
+    return vec2<f32>(e.y, -e.x) * m_div(1.0, m_length2(e));
+}
+
+// |bounds' span|_1 + |bounds' furthest corner|_1 (geom::contact::polygon_contact's extent).
+fn polygon_extent(start: u32, count: u32) -> f32 {
+    var lo = vertices[start];
+    var hi = lo;
+    for (var k = 1u; k < count; k++) {
+        lo = min(lo, vertices[start + k]);
+        hi = max(hi, vertices[start + k]);
+    }
+    let far = max(abs(lo), abs(hi));
+    return (hi.x - lo.x) + (hi.y - lo.y) + far.x + far.y;
+}
+
+struct Separation {
+    distance: f32,
+    edge: u32,
+}
+
+// The edge of polygon p along whose outward normal q lies furthest out, and that distance
+// (negative: overlap); the first of equals.
+fn max_separation(ps: u32, pn: u32, qs: u32, qn: u32) -> Separation {
+    var best = Separation(-3.0e38, 0u);
+    for (var i = 0u; i < pn; i++) {
+        let v1 = vertices[ps + i];
+        let n = outward(v1, vertex(ps, pn, i + 1u));
+        var s = 3.0e38;
+        for (var k = 0u; k < qn; k++) {
+            s = min(s, dot(vertices[qs + k] - v1, n));
+        }
+        if (s > best.distance || i == 0u) {
+            best = Separation(s, i);
+        }
+    }
+    return best;
+}
+
+// geom::contact::polygon_contact: the reference edge of the larger separation (a's unless b's
+// is larger by the tolerance), the incident edge most opposed to it clipped to its span, the
+// clipped ends within the tolerance of touching kept (else the deepest incident vertex).
+fn polygon_contact(a: u32, b: u32) -> Contact {
+    var c = no_contact();
+    let a0 = offsets[a];
+    let an = offsets[a + 1u] - a0;
+    let b0 = offsets[b];
+    let bn = offsets[b + 1u] - b0;
+    let tolerance = CONTACT_TOLERANCE * (polygon_extent(a0, an) + polygon_extent(b0, bn));
+    let sa = max_separation(a0, an, b0, bn);
+    let sb = max_separation(b0, bn, a0, an);
+    let flip = sb.distance > sa.distance + tolerance;
+    var r0 = a0;
+    var rn = an;
+    var i0 = b0;
+    var inn = bn;
+    var sep = sa;
+    if (flip) {
+        r0 = b0;
+        rn = bn;
+        i0 = a0;
+        inn = an;
+        sep = sb;
+    }
+    let v1 = vertex(r0, rn, sep.edge);
+    let v2 = vertex(r0, rn, sep.edge + 1u);
+    let nr = outward(v1, v2);
+    let n = select(nr, -nr, flip);
+    c.normal = vec4<f32>(n, 0.0, max(-sep.distance, 0.0));
+    if (sep.distance > tolerance) {
+        c.normal.w = -sep.distance;
+        return c;
+    }
+    var k = 0u;
+    var most = dot(outward(vertex(i0, inn, 0u), vertex(i0, inn, 1u)), nr);
+    for (var x = 1u; x < inn; x++) {
+        let o = dot(outward(vertex(i0, inn, x), vertex(i0, inn, x + 1u)), nr);
+        if (o < most) {
+            most = o;
+            k = x;
+        }
+    }
+    var w1 = vertex(i0, inn, k);
+    var w2 = vertex(i0, inn, k + 1u);
+    let e = v2 - v1;
+    let t = e * m_div(1.0, m_length2(e));
+    for (var side = 0u; side < 2u; side++) {
+        let origin = select(v1, v2, side == 1u);
+        let dir = select(t, -t, side == 1u);
+        let d1 = dot(w1 - origin, dir);
+        let d2 = dot(w2 - origin, dir);
+        if (d1 < 0.0 && d2 < 0.0) {
+            continue; // rounding: keep the segment, the separations decide
+        }
+        if (d1 < 0.0) {
+            w1 = w1 + (w2 - w1) * m_div(d1, d1 - d2);
+        } else if (d2 < 0.0) {
+            w2 = w2 + (w1 - w2) * m_div(d2, d2 - d1);
+        }
+    }
+    for (var end = 0u; end < 2u; end++) {
+        let p = select(w1, w2, end == 1u);
+        let s = dot(p - v1, nr);
+        if (s <= tolerance) {
+            c = contact_pushed(c, vec3<f32>(p - nr * (s * 0.5), 0.0), max(-s, 0.0), tolerance);
+        }
+    }
+    if (c.count.x == 0u) {
+        var deepest = vertex(i0, inn, 0u);
+        for (var x = 1u; x < inn; x++) {
+            let q = vertex(i0, inn, x);
+            if (dot(q - v1, nr) < dot(deepest - v1, nr)) {
+                deepest = q;
+            }
+        }
+        let s = dot(deepest - v1, nr);
+        c = contact_pushed(c, vec3<f32>(deepest - nr * (s * 0.5), 0.0), max(-s, 0.0), tolerance);
+    }
+    return c;
+}
+
+@compute @workgroup_size(WG)
+fn polygon_contacts(inv: Invocation) {
+    let i = flat_id(inv);
+    let p = pair_of(i);
+    if (i >= live_pairs()) {
+        return;
+    }
+    let n = min(params.shape_count, arrayLength(&offsets) - 1u);
+    if (max(p.x, p.y) >= n || offsets[p.x + 1u] > arrayLength(&vertices)
+        || offsets[p.y + 1u] > arrayLength(&vertices)) {
+        contacts[i] = no_contact();
+        return;
+    }
+    contacts[i] = polygon_contact(p.x, p.y);
 }
