@@ -6,10 +6,11 @@
 use crate::run::bench::median;
 use crate::run::row::Row;
 use crate::run::verify_shapes::Shapes;
+use std::sync::Arc;
 use std::time::Instant;
 use sweepfan::Contact;
 use sweepfan::broadphase::Pair;
-use sweepfan::cpu::contacts::compare_obb_contacts;
+use sweepfan::cpu::contacts::ContactCheck;
 use sweepfan::error::{Error, Result};
 
 /// Contacts per second of each row beside parry's, for the summary line.
@@ -41,21 +42,41 @@ const ALL_THREADS: &str = "contacts";
 const ONE_THREAD: &str = "contacts (1 thread)";
 const PARRY: &str = "peer-parry-manifolds (1 thread)";
 const GPU: &str = "contacts (gpu)";
+const FRAME: &str = "pipeline + contacts (gpu, one submission)";
+
+/// Marks a GPU row verified by `check` (and `same_pairs`), on `device`.
+fn verified(row: &mut Row, device: &str, check: ContactCheck, same_pairs: bool) {
+    if let Some(w) = &check.first_wrong {
+        eprintln!(
+            "MISMATCH {} contacts vs the CPU's on {} pairs, first {w}",
+            row.method, check.wrong
+        );
+    }
+    row.backend = sweepfan::Backend::Gpu;
+    row.device = device.to_string();
+    row.verified = Some(check.wrong == 0 && same_pairs);
+    row.verified_against = Some(format!(
+        "the CPU's contacts: depths within {:.1e} of the extent, {} tied normals",
+        check.worst_depth, check.ties
+    ));
+}
 
 /// Times `frames` runs of each contact computation on `pairs` of `shapes`; `template` is the
-/// CPU pipeline's row (scene, n, device). With `gpu` (boxes), the GPU's contacts too, from the
-/// host's pairs to the host's contacts (upload, one dispatch, read-back), verified against the
-/// CPU's ([`compare_obb_contacts`]).
+/// CPU pipeline's row (scene, n, device). With `gpu`, the GPU's contacts too: from the host's
+/// pairs (upload, one dispatch, read-back), and the whole frame from the shapes to the pairs
+/// and their contacts in one submission (`GpuBoxPipeline::obb_contacts`), each verified against
+/// the CPU's (`Shapes::compare_contacts`; the frame's pairs against the CPU pipeline's).
 pub fn bench_contacts(
     shapes: &Shapes,
     pairs: &[Pair],
     frames: usize,
     template: &Row,
-    gpu: Option<(&sweepfan::GpuContext, String)>,
+    gpu: Option<(Arc<sweepfan::GpuContext>, String)>,
 ) -> Result<(Vec<Row>, ContactRates)> {
     let frames = frames.max(1);
-    let mut out: Vec<Contact> = Vec::new();
-    let mut run = |label: &str, f: &mut dyn FnMut(&mut Vec<Contact>) -> Result<u64>| {
+    // Each row's contacts of its last frame come back beside it.
+    let run = |label: &str, f: &mut dyn FnMut(&mut Vec<Contact>) -> Result<u64>| {
+        let mut out: Vec<Contact> = Vec::new();
         let mut ms = Vec::new();
         let mut points = 0;
         for _ in 0..frames {
@@ -77,49 +98,68 @@ pub fn bench_contacts(
         if label != ALL_THREADS {
             row.device = format!("{} (1 thread)", row.device.split(" (").next().unwrap_or(""));
         }
-        Ok::<Row, Error>(row)
+        Ok::<(Row, Vec<Contact>), Error>((row, out))
     };
     let points = |c: &[Contact]| c.iter().map(|c| c.count as u64).sum::<u64>();
     let mut contacts = |out: &mut Vec<Contact>| {
         shapes.contacts_into(pairs, out)?;
         Ok(points(out))
     };
-    let mut rows = vec![run(ALL_THREADS, &mut contacts)?];
+    let mut rows = vec![run(ALL_THREADS, &mut contacts)?.0];
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .map_err(|e| Error::Config(format!("a one-thread pool: {e}")))?;
-    rows.push(one.install(|| run(ONE_THREAD, &mut contacts))?);
+    rows.push(one.install(|| run(ONE_THREAD, &mut contacts))?.0);
     #[cfg(feature = "peers")]
     if let Shapes::Boxes(boxes) = shapes {
-        rows.push(run(PARRY, &mut |_| {
-            Ok(sweepfan::cpu::peers::parry_obb_manifolds(boxes, pairs))
-        })?);
+        rows.push(
+            run(PARRY, &mut |_| {
+                Ok(sweepfan::cpu::peers::parry_obb_manifolds(boxes, pairs))
+            })?
+            .0,
+        );
     }
-    if let (Some((ctx, device)), Shapes::Boxes(boxes)) = (gpu, shapes) {
-        let mut kernel = sweepfan::gpu::contacts::GpuContacts::new(ctx)?;
-        let mut on_gpu = Vec::new();
-        let mut row = run(GPU, &mut |out| {
-            kernel.obb_contacts(ctx, boxes, pairs, out)?;
-            Ok(points(out))
-        })?;
-        std::mem::swap(&mut on_gpu, &mut out);
+    if let (Some((ctx, device)), false) = (gpu, matches!(shapes, Shapes::Aabbs(_))) {
         let mut on_cpu = Vec::new();
         shapes.contacts_into(pairs, &mut on_cpu)?;
-        let check = compare_obb_contacts(boxes, pairs, &on_gpu, &on_cpu);
-        if let Some(w) = &check.first_wrong {
+        let mut kernel = sweepfan::gpu::contacts::GpuContacts::new(&ctx)?;
+        let (mut row, out) = run(GPU, &mut |out| {
+            match shapes {
+                Shapes::Boxes(b) => kernel.obb_contacts(&ctx, b, pairs, out)?,
+                Shapes::Polygons(p) => kernel.polygon_contacts(&ctx, p, pairs, out)?,
+                Shapes::Aabbs(_) => unreachable!("no contacts"),
+            }
+            Ok(points(out))
+        })?;
+        verified(
+            &mut row,
+            &device,
+            shapes.compare_contacts(pairs, &out, &on_cpu),
+            true,
+        );
+        rows.push(row);
+        // The whole frame in one submission: upload, broad phase, SAT, contacts, read-back.
+        let mut pipeline = sweepfan::GpuBoxPipeline::new(ctx.clone(), sweepfan::gpu::Proxy::Aabb)?;
+        let mut frame_pairs = Vec::new();
+        let (mut row, out) = run(FRAME, &mut |out| {
+            shapes.gpu_with_contacts(&mut pipeline, &mut frame_pairs, out)?;
+            Ok(points(out))
+        })?;
+        let mut sorted = pairs.to_vec();
+        sweepfan::canonicalize(&mut sorted);
+        let mut frame_cpu = Vec::new();
+        shapes.contacts_into(&frame_pairs, &mut frame_cpu)?;
+        let same_pairs = frame_pairs == sorted;
+        if !same_pairs {
             eprintln!(
-                "MISMATCH gpu contacts vs the CPU's on {} pairs, first {w}",
-                check.wrong
+                "MISMATCH gpu frame pairs: {} against the CPU pipeline's {}",
+                frame_pairs.len(),
+                sorted.len()
             );
         }
-        row.backend = sweepfan::Backend::Gpu;
-        row.device = device;
-        row.verified = Some(check.wrong == 0);
-        row.verified_against = Some(format!(
-            "the CPU's contacts: depths within {:.1e} of the extent, {} tied normals",
-            check.worst_depth, check.ties
-        ));
+        let check = shapes.compare_contacts(&frame_pairs, &out, &frame_cpu);
+        verified(&mut row, &device, check, same_pairs);
         rows.push(row);
     }
     let rates = rows

@@ -71,20 +71,34 @@ impl Shapes {
         }
     }
 
-    /// The contacts of `pairs` on the GPU (boxes; docs/design.md §4.8), else `None`: polygons'
-    /// contacts run on the CPU only.
-    pub fn gpu_contacts(
+    /// One GPU frame from the upload to the contacts (docs/design.md §4.8): the overlapping
+    /// pairs, sorted, into `pairs` and their contacts into `contacts`, in one submission.
+    pub fn gpu_with_contacts(
         &self,
-        ctx: &sweepfan::GpuContext,
+        pipeline: &mut GpuBoxPipeline,
+        pairs: &mut Vec<Pair>,
+        contacts: &mut Vec<sweepfan::Contact>,
+    ) -> Result<Stats> {
+        match self {
+            Shapes::Boxes(b) => pipeline.obb_contacts(b, pairs, contacts),
+            Shapes::Polygons(p) => pipeline.polygon_contacts(p, pairs, contacts),
+            Shapes::Aabbs(_) => self.contacts_into(&[], contacts).map(|_| Stats::default()),
+        }
+    }
+
+    /// How a device's `contacts` of `pairs` compare with the CPU's (`cpu`).
+    pub fn compare_contacts(
+        &self,
         pairs: &[Pair],
-    ) -> Result<Option<Vec<sweepfan::Contact>>> {
-        let Shapes::Boxes(boxes) = self else {
-            return Ok(None);
-        };
-        let mut out = Vec::new();
-        sweepfan::gpu::contacts::GpuContacts::new(ctx)?
-            .obb_contacts(ctx, boxes, pairs, &mut out)?;
-        Ok(Some(out))
+        device: &[sweepfan::Contact],
+        cpu: &[sweepfan::Contact],
+    ) -> sweepfan::cpu::contacts::ContactCheck {
+        use sweepfan::cpu::contacts::{compare_obb_contacts, compare_polygon_contacts};
+        match self {
+            Shapes::Boxes(b) => compare_obb_contacts(b, pairs, device, cpu),
+            Shapes::Polygons(p) => compare_polygon_contacts(p, pairs, device, cpu),
+            Shapes::Aabbs(_) => Default::default(),
+        }
     }
 
     /// The CPU pipeline (bounds sweep + SAT).

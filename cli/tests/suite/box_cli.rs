@@ -277,6 +277,37 @@ fn verify_writes_contacts_beside_the_pairs() {
         assert!(!stdout.contains("MISMATCH"), "{stdout}");
         let gpu_text = std::fs::read_to_string(&gpu_contacts).unwrap();
         assert_eq!(gpu_text.lines().count(), 2, "{gpu_text}");
+        // Polygons too: two unit squares sharing the edge x = 1 (two points, depth 0, +x),
+        // a third apart.
+        let squares = "polygon,x,y\n0,0,0\n0,1,0\n0,1,1\n0,0,1\n1,1,0.25\n1,2,0.25\n1,2,1.25\n\
+                       1,1,1.25\n2,5,5\n2,6,5\n2,6,6\n";
+        let scene = write_file(&dir, "squares.csv", squares);
+        let out = verify_shape("polygon", &scene, &pairs)
+            .args(["--backend", "gpu", "--contacts-out"])
+            .arg(&gpu_contacts)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("contacts [gpu]: 1 contacts, 2 points"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("MISMATCH"), "{stdout}");
+        let gpu_text = std::fs::read_to_string(&gpu_contacts).unwrap();
+        let row: Vec<f32> = gpu_text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .take(7)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(row[..2], [0.0, 1.0], "{gpu_text}");
+        assert!(
+            (row[2] - 1.0).abs() < 1e-6 && row[5].abs() < 1e-6 && row[6] == 2.0,
+            "{gpu_text}"
+        );
     }
 
     let spheres = write_file(&dir, "spheres.csv", "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n");
@@ -342,13 +373,16 @@ fn bench_times_contacts_beside_the_pipeline() {
     assert!(stdout.contains("M contacts/s"), "{stdout}");
     if test_gpu().is_some() {
         let (_, rows) = bench("both");
-        let row = rows
-            .iter()
-            .find(|r| method(r) == "contacts (gpu)")
-            .expect("gpu row");
-        assert_eq!(row["backend"], "gpu");
-        assert_eq!(row["verified"], true, "{row}");
-        assert_eq!(row["tests_per_frame"].as_f64().unwrap(), pairs);
+        // From the host's pairs, and the whole frame in one submission.
+        for name in [
+            "contacts (gpu)",
+            "pipeline + contacts (gpu, one submission)",
+        ] {
+            let row = rows.iter().find(|r| method(r) == name).expect(name);
+            assert_eq!(row["backend"], "gpu");
+            assert_eq!(row["verified"], true, "{row}");
+            assert_eq!(row["tests_per_frame"].as_f64().unwrap(), pairs);
+        }
     }
     exits_2_naming(
         sweepfan().args(["bench", "--n", "100", "--contacts"]),

@@ -462,7 +462,7 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             true => Some(gpu.get()?),
             false => None,
         };
-        let on_gpu = ctx.as_deref().map(|c| (c, gpu.device()));
+        let on_gpu = ctx.map(|c| (c, gpu.device()));
         let (more, r) = sweepfan_cli::run::contact_bench::bench_contacts(
             &shapes, &pairs, frames_run, &template, on_gpu,
         )?;

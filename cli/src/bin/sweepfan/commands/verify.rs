@@ -288,33 +288,36 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
              checks the box broad phase against brute force"
         ),
     };
+    // With --contacts-out on the GPU, the pairs and their contacts come from one frame.
+    let mut device = None;
     let (mut pairs, stats) = match a.backend.0 {
         Backend::Cpu => shapes.cpu()?,
         Backend::Gpu => {
             let mut pipeline = GpuBoxPipeline::new(gpu.get()?, Proxy::Aabb)?;
             let mut out = Vec::new();
-            let stats = shapes.gpu(&mut pipeline, Some(&mut out))?;
+            let stats = match &a.contacts_out {
+                Some(_) => {
+                    let mut contacts = Vec::new();
+                    let stats = shapes.gpu_with_contacts(&mut pipeline, &mut out, &mut contacts)?;
+                    device = Some(contacts);
+                    stats
+                }
+                None => shapes.gpu(&mut pipeline, Some(&mut out))?,
+            };
             (out, stats)
         }
     };
-    canonicalize(&mut pairs);
+    if device.is_none() {
+        canonicalize(&mut pairs);
+    }
     write_pairs_csv(&a.pairs_out, &pairs)?;
     let mut contacts_ok = true;
     if let Some(path) = &a.contacts_out {
         let cpu_contacts = shapes.contacts(&pairs)?;
-        let device = match a.backend.0 {
-            Backend::Gpu => shapes.gpu_contacts(&*gpu.get()?, &pairs)?,
-            Backend::Cpu => None,
-        };
-        match (device, &shapes) {
-            (Some(device), Shapes::Boxes(boxes)) => {
+        match device {
+            Some(device) => {
                 write_contacts(&a, path, "gpu", &pairs, &device)?;
-                let check = sweepfan::cpu::contacts::compare_obb_contacts(
-                    boxes,
-                    &pairs,
-                    &device,
-                    &cpu_contacts,
-                );
+                let check = shapes.compare_contacts(&pairs, &device, &cpu_contacts);
                 contacts_ok = check.wrong == 0;
                 let taken = sweepfan_cli::report::output::is_stdout(&a.pairs_out)
                     || sweepfan_cli::report::output::is_stdout(path);
@@ -331,7 +334,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
                     }
                 );
             }
-            _ => write_contacts(&a, path, "cpu", &pairs, &cpu_contacts)?,
+            None => write_contacts(&a, path, "cpu", &pairs, &cpu_contacts)?,
         }
     }
     let (reference_name, expected) = shapes.reference()?;
