@@ -1,5 +1,5 @@
 //! Contacts of touching pairs (docs/design.md §4.8): `sphere_contacts`, `obb_contacts`,
-//! `polygon_contacts`, on the CPU, as arrays beside the pairs.
+//! `polygon_contacts`, on the CPU or the GPU, as arrays beside the pairs.
 
 use crate::errors::{check_not_forked, to_py};
 use crate::gpu::Cache;
@@ -12,11 +12,54 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, LazyLock};
 use sweepfan::gpu::contacts::GpuContacts;
-use sweepfan::{Contact, GpuContext, Method, Pair, canonicalize, cpu};
+use sweepfan::{Contact, GpuContext, Pair, canonicalize, cpu};
 
 /// The GPU contact kernels kept between calls, per adapter (with their context).
 pub static GPU_CONTACTS: LazyLock<Cache<(Arc<GpuContext>, GpuContacts)>> =
     LazyLock::new(Cache::new);
+
+/// Runs `f` on the adapter's kept contact kernels (made on first use).
+fn on_kernels(
+    adapter: &str,
+    f: impl FnOnce(&GpuContext, &mut GpuContacts) -> sweepfan::Result<()>,
+) -> PyResult<()> {
+    GPU_CONTACTS.with(
+        adapter.to_string(),
+        Some(adapter),
+        || {
+            let ctx = crate::gpu::context(adapter)?;
+            let kernels = GpuContacts::new(&ctx).map_err(to_py)?;
+            Ok((ctx, kernels))
+        },
+        |(ctx, kernels)| f(ctx, kernels),
+    )
+}
+
+/// The pairs and contacts of every touching pair of `shapes`, sorted, in one GPU submission on
+/// the adapter's kept box pipeline (`frame`: its boxes' or its polygons' entry point).
+fn gpu_frame<S>(
+    adapter: &str,
+    shapes: &[S],
+    frame: FrameContacts<S>,
+) -> PyResult<(Vec<Pair>, Vec<Contact>)> {
+    let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+    if !shapes.is_empty() {
+        crate::shapes::GPU_BOXES.with(
+            adapter.to_string(),
+            Some(adapter),
+            || crate::shapes::gpu_pipeline(adapter),
+            |p| frame(p, shapes, &mut pairs, &mut contacts),
+        )?;
+    }
+    Ok((pairs, contacts))
+}
+
+type FrameContacts<S> = fn(
+    &mut sweepfan::GpuBoxPipeline,
+    &[S],
+    &mut Vec<Pair>,
+    &mut Vec<Contact>,
+) -> sweepfan::Result<sweepfan::Stats>;
 
 /// The pairs to take contacts of: the caller's (`pairs`, checked against `objects` shapes), or
 /// every touching pair (`find`, sorted).
@@ -95,46 +138,65 @@ fn contact_dict<'py>(
     Ok(d)
 }
 
-/// Contacts of touching spheres, on the CPU: a dict of arrays, one row per pair: "pairs" (K, 2)
+/// Contacts of touching spheres: a dict of arrays, one row per pair: "pairs" (K, 2)
 /// uint32; "normals" (K, 3), unit, from the pair's first sphere towards its second; "depths"
 /// (K,), the penetration (>= 0; 0 when touching exactly); "counts" (K,) uint32, points in use;
 /// "points" (K, 4, 3), midway between the surfaces (the first count of each row; spheres: one);
 /// "point_depths" (K, 4). pairs: a (K, 2) integer array of the pairs to take (in that order;
 /// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
-/// touching pair, sorted. centers and radii as sphere_pairs takes them.
+/// touching pair, sorted (by the grid of the backend). centers and radii as sphere_pairs takes
+/// them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
+/// within 2^-14 of the pair's extent of the CPU's; a pair within that of touching has depth 0
+/// and its point), "auto" as sphere_pairs takes it; adapter too.
 #[pyfunction]
-#[pyo3(signature = (centers, radii, *, pairs = None))]
+#[pyo3(signature = (centers, radii, *, pairs = None, backend = "cpu", adapter = None))]
 pub fn sphere_contacts<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
     radii: &Bound<'py, PyAny>,
     pairs: Option<&Bound<'py, PyAny>>,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
     let spheres = crate::spheres::spheres(centers, radii)?;
     if !spheres.is_empty() {
         crate::spheres::check_spheres(&spheres)?;
     }
-    let pairs = pairs_of(py, pairs, spheres.len(), || {
-        let mut found = Vec::new();
-        if !spheres.is_empty() {
-            cpu::broad_phase(Method::Grid).find_pairs(&spheres, Some(&mut found))?;
-        }
-        Ok(found)
-    })?;
-    let contacts = interruptible(py, pairs.len(), || {
-        let mut out = Vec::new();
-        cpu::contacts::sphere_contacts(&spheres, &pairs, &mut out).map_err(to_py)?;
-        Ok(out)
-    })?;
+    let pairs = match pairs {
+        Some(p) => pair_rows("pairs", p, spheres.len())?,
+        None => interruptible(py, spheres.len(), || {
+            let mut found = Vec::new();
+            if !spheres.is_empty() {
+                crate::spheres::run("grid", backend, &adapter, &spheres, Some(&mut found))?;
+            }
+            Ok(found)
+        })?,
+    };
+    let contacts = match backend {
+        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
+            let mut out = Vec::new();
+            cpu::contacts::sphere_contacts(&spheres, &pairs, &mut out).map_err(to_py)?;
+            Ok(out)
+        })?,
+        sweepfan::Backend::Gpu => py.detach(|| {
+            let mut out = Vec::new();
+            on_kernels(&adapter, |ctx, k| {
+                k.sphere_contacts(ctx, &spheres, &pairs, &mut out)
+            })?;
+            Ok::<_, PyErr>(out)
+        })?,
+    };
     contact_dict(py, pairs, &contacts, 3, 4)
 }
 
 /// Contacts of touching oriented boxes, as sphere_contacts gives them (up to four points: a
 /// face contact clipped and reduced, an edge-edge contact one point). centers, half_extents and
 /// quaternions as obb_pairs takes them; pairs as sphere_contacts takes them (None: every
-/// touching pair, found by the CPU's pipeline). backend: where the contacts are computed, "cpu"
-/// (the default) or "gpu" (within the tolerance of the CPU's: depths within 2^-14 of the pair's
-/// extent, normals equal but where two axes tie), "auto" as obb_pairs takes it; adapter too.
+/// touching pair, sorted, with the GPU in one submission from the boxes to the contacts).
+/// backend: "cpu" (the default) or "gpu" (within the tolerance of the CPU's: depths within
+/// 2^-14 of the pair's extent, normals equal but where two axes tie), "auto" as obb_pairs takes
+/// it; adapter too.
 #[pyfunction]
 #[pyo3(signature = (centers, half_extents, quaternions, *, pairs = None, backend = "cpu", adapter = None))]
 #[allow(clippy::too_many_arguments)]
@@ -155,6 +217,12 @@ pub fn obb_contacts<'py>(
     } else {
         crate::shapes::checked_boxes(boxes)?
     };
+    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
+        let frame = sweepfan::GpuBoxPipeline::obb_contacts;
+        let (pairs, contacts) =
+            interruptible(py, boxes.len(), || gpu_frame(&adapter, &boxes, frame))?;
+        return contact_dict(py, pairs, &contacts, 3, 4);
+    }
     let pairs = pairs_of(py, pairs, boxes.len(), || {
         if boxes.is_empty() {
             return Ok(Vec::new());
@@ -169,47 +237,59 @@ pub fn obb_contacts<'py>(
         })?,
         sweepfan::Backend::Gpu => py.detach(|| {
             let mut out = Vec::new();
-            GPU_CONTACTS.with(
-                adapter.clone(),
-                Some(&adapter),
-                || {
-                    let ctx = crate::gpu::context(&adapter)?;
-                    let kernel = GpuContacts::new(&ctx).map_err(to_py)?;
-                    Ok((ctx, kernel))
-                },
-                |(ctx, kernel)| kernel.obb_contacts(ctx, &boxes, &pairs, &mut out),
-            )?;
+            on_kernels(&adapter, |ctx, k| {
+                k.obb_contacts(ctx, &boxes, &pairs, &mut out)
+            })?;
             Ok::<_, PyErr>(out)
         })?,
     };
     contact_dict(py, pairs, &contacts, 3, 4)
 }
 
-/// Contacts of touching convex polygons (2D), on the CPU, as sphere_contacts gives them with
-/// D = 2: "normals" (K, 2), "points" (K, 2, 2), "point_depths" (K, 2) (up to two points).
-/// vertices and offsets as polygon_pairs takes them; pairs as sphere_contacts takes them (None:
-/// polygon_pairs' pairs, on the CPU).
+/// Contacts of touching convex polygons (2D), as sphere_contacts gives them with D = 2:
+/// "normals" (K, 2), "points" (K, 2, 2), "point_depths" (K, 2) (up to two points). vertices and
+/// offsets as polygon_pairs takes them; pairs as sphere_contacts takes them (None: polygon_pairs'
+/// pairs, sorted; with the GPU in one submission from the polygons to the contacts); backend and
+/// adapter as obb_contacts takes them.
 #[pyfunction]
-#[pyo3(signature = (vertices, offsets, *, pairs = None))]
+#[pyo3(signature = (vertices, offsets, *, pairs = None, backend = "cpu", adapter = None))]
 pub fn polygon_contacts<'py>(
     py: Python<'py>,
     vertices: &Bound<'py, PyAny>,
     offsets: &Bound<'py, PyAny>,
     pairs: Option<&Bound<'py, PyAny>>,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
     let polygons = crate::shapes::polygons(&vertices, &offsets)?;
+    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
+        let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
+        let (pairs, contacts) =
+            interruptible(py, polygons.len(), || gpu_frame(&adapter, &polygons, frame))?;
+        return contact_dict(py, pairs, &contacts, 2, 2);
+    }
     let pairs = pairs_of(py, pairs, polygons.len(), || {
         if polygons.is_empty() {
             return Ok(Vec::new());
         }
         cpu::sat::polygon_overlaps(&polygons).map(|r| r.0)
     })?;
-    let contacts = interruptible(py, pairs.len(), || {
-        let mut out = Vec::new();
-        cpu::contacts::polygon_contacts(&polygons, &pairs, &mut out).map_err(to_py)?;
-        Ok(out)
-    })?;
+    let contacts = match backend {
+        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
+            let mut out = Vec::new();
+            cpu::contacts::polygon_contacts(&polygons, &pairs, &mut out).map_err(to_py)?;
+            Ok(out)
+        })?,
+        sweepfan::Backend::Gpu => py.detach(|| {
+            let mut out = Vec::new();
+            on_kernels(&adapter, |ctx, k| {
+                k.polygon_contacts(ctx, &polygons, &pairs, &mut out)
+            })?;
+            Ok::<_, PyErr>(out)
+        })?,
+    };
     contact_dict(py, pairs, &contacts, 2, 2)
 }

@@ -16,7 +16,7 @@ use sweepfan::{Backend, GpuBoxPipeline, Obb, Pair, Polygon, canonicalize, cpu};
 /// GPU box pipelines kept between calls, per adapter.
 pub static GPU_BOXES: LazyLock<Cache<GpuBoxPipeline>> = LazyLock::new(Cache::new);
 
-fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
+pub(crate) fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
     GpuBoxPipeline::new(gpu::context(adapter)?, Proxy::Aabb).map_err(to_py)
 }
 

@@ -79,7 +79,12 @@ class _Contacts(TypedDict):
     point_depths: NDArray[np.float32]
 
 def sphere_contacts(
-    centers: ArrayLike, radii: _Radii, *, pairs: ArrayLike | None = None
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    pairs: ArrayLike | None = None,
+    backend: str = "cpu",
+    adapter: _Adapter = None,
 ) -> _Contacts: ...
 def obb_contacts(
     centers: ArrayLike,
@@ -91,7 +96,12 @@ def obb_contacts(
     adapter: _Adapter = None,
 ) -> _Contacts: ...
 def polygon_contacts(
-    vertices: ArrayLike, offsets: ArrayLike, *, pairs: ArrayLike | None = None
+    vertices: ArrayLike,
+    offsets: ArrayLike,
+    *,
+    pairs: ArrayLike | None = None,
+    backend: str = "cpu",
+    adapter: _Adapter = None,
 ) -> _Contacts: ...
 def adapters() -> list[_AdapterInfo]: ...
 def default_backend() -> Literal["cpu", "gpu"]: ...

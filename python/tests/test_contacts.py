@@ -104,3 +104,65 @@ def test_box_contacts_on_the_gpu_agree_with_the_cpu():
     same = np.einsum("ij,ij->i", gpu["normals"], cpu["normals"]) > 1 - 1e-4
     assert same.mean() > 0.99
     assert np.all((gpu["counts"] >= 1) & (gpu["counts"] <= 4))
+    # The caller's pairs, reversed, through the GPU kernel: the normals turn round.
+    flipped = sweepfan.obb_contacts(
+        centers, halves, q, pairs=cpu["pairs"][:, ::-1], backend="gpu"
+    )
+    assert np.all(np.abs(flipped["depths"] - cpu["depths"]) <= extent / 16384)
+    turned = np.einsum("ij,ij->i", flipped["normals"], cpu["normals"]) < -1 + 1e-4
+    assert turned.mean() > 0.99
+
+
+def test_sphere_contacts_on_the_gpu_agree_with_the_cpu():
+    rng = np.random.default_rng(6)
+    n = 4000
+    centers = rng.uniform(-15, 15, (n, 3)).astype(np.float32)
+    radii = rng.uniform(0.2, 1.0, n).astype(np.float32)
+    cpu = sweepfan.sphere_contacts(centers, radii)
+    gpu = sweepfan.sphere_contacts(centers, radii, backend="gpu")
+    assert len(cpu["pairs"]) > 500
+    # The pairs of the GPU's grid are the CPU's, sorted.
+    np.testing.assert_array_equal(gpu["pairs"], cpu["pairs"])
+    p = cpu["pairs"]
+    extent = np.abs(centers[p]).sum(axis=(1, 2)) + radii[p].sum(axis=1)
+    assert np.all(np.abs(gpu["depths"] - cpu["depths"]) <= extent / 16384)
+    assert np.all(np.einsum("ij,ij->i", gpu["normals"], cpu["normals"]) > 1 - 1e-5)
+    assert np.all(gpu["counts"] == 1)
+    gap = np.linalg.norm(gpu["points"][:, 0] - cpu["points"][:, 0], axis=1)
+    assert np.all(gap <= extent / 16384)
+    # The caller's pairs: one apart gets no point and minus its gap, as on the CPU.
+    two = np.array([[0, 0, 0], [3, 0, 0]], np.float32)
+    c = sweepfan.sphere_contacts(two, 1.0, pairs=[[0, 1]], backend="gpu")
+    assert c["counts"].tolist() == [0] and c["depths"][0] == pytest.approx(-1.0)
+
+
+def test_polygon_contacts_on_the_gpu_agree_with_the_cpu():
+    rng = np.random.default_rng(7)
+    n = 1500
+    centres = rng.uniform(-12, 12, (n, 2)).astype(np.float32)
+    sides = rng.integers(3, 8, n)
+    offsets = np.concatenate([[0], np.cumsum(sides)]).astype(np.int64)
+    vertices = np.concatenate(
+        [
+            c
+            + rng.uniform(0.3, 1.0)
+            * np.stack(
+                [np.cos(a := np.sort(rng.uniform(0, 2 * np.pi, k))), np.sin(a)], axis=1
+            )
+            for c, k in zip(centres, sides)
+        ]
+    ).astype(np.float32)
+    cpu = sweepfan.polygon_contacts(vertices, offsets)
+    gpu = sweepfan.polygon_contacts(vertices, offsets, backend="gpu")
+    assert len(cpu["pairs"]) > 200
+    np.testing.assert_array_equal(gpu["pairs"], cpu["pairs"])
+    extent = 4 * np.abs(vertices).sum(axis=1).max()
+    assert np.all(np.abs(gpu["depths"] - cpu["depths"]) <= extent / 16384)
+    assert np.all((gpu["counts"] >= 1) & (gpu["counts"] <= 2))
+    same = np.einsum("ij,ij->i", gpu["normals"], cpu["normals"]) > 1 - 1e-4
+    assert same.mean() > 0.95
+    # The caller's pairs through the kernel.
+    given = sweepfan.polygon_contacts(
+        vertices, offsets, pairs=cpu["pairs"], backend="gpu"
+    )
+    np.testing.assert_allclose(given["depths"], gpu["depths"], atol=extent / 16384)
