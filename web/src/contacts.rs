@@ -1,20 +1,21 @@
 //! Contacts in the page (docs/design.md §4.8, §8.5): a scene's oriented boxes (the tool's box
-//! scenes), their touching pairs by the CPU pipeline, and each pair's contact (normal, depth,
-//! points) on the GPU, awaited and checked against the CPU's contacts in the same page, or on
-//! the CPU, whose pairs are checked against the all-pairs test and whose contacts each hold a
-//! point and a depth of at least zero.
+//! scenes), their touching pairs and each pair's contact (normal, depth, points): on the GPU in
+//! one submission from the boxes to the contacts, awaited, the pairs checked against the CPU
+//! pipeline's and the contacts against the CPU's, in the same page; or on the CPU, whose pairs
+//! are checked against the all-pairs test and whose contacts each hold a point and a depth of
+//! at least zero.
 
 use crate::{Check, kind_of, page_gpu};
 use std::cell::RefCell;
 use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
-use sweepfan::gpu::contacts::GpuContacts;
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::{Contact, Obb, Pair, SceneParams};
 use wasm_bindgen::prelude::*;
 
 thread_local! {
-    /// The page's GPU contact kernel, kept across checks (it compiles once).
-    static GPU_CONTACTS: RefCell<Option<GpuContacts>> = const { RefCell::new(None) };
+    /// The page's GPU box pipeline, kept across checks (it compiles once).
+    static GPU_CONTACTS: RefCell<Option<GpuBoxPipeline>> = const { RefCell::new(None) };
 }
 
 /// The boxes of `scene` with `n` objects from `seed`, and their touching pairs.
@@ -101,27 +102,29 @@ pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check>
     ))
 }
 
-/// The contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, checked against the
-/// CPU's (`compare_obb_contacts`: every depth within its tolerance, normals equal but where two
-/// axes tie).
+/// The pairs and contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, in one
+/// submission (`GpuBoxPipeline::obb_contacts_async`): the pairs checked against the CPU
+/// pipeline's, the contacts against the CPU's (`compare_obb_contacts`: every depth within its
+/// tolerance, normals equal but where two axes tie).
 #[wasm_bindgen]
 pub async fn check_contacts_gpu_async(scene: String, n: u32, seed: u32) -> Result<Check, JsError> {
     let ctx = page_gpu()?;
     let (boxes, pairs) = boxes_and_pairs(&scene, n, seed)?;
-    let mut kernel = match GPU_CONTACTS.with(|k| k.borrow_mut().take()) {
+    let mut pipeline = match GPU_CONTACTS.with(|k| k.borrow_mut().take()) {
         Some(kept) => kept,
-        None => GpuContacts::new(&ctx)?,
+        None => GpuBoxPipeline::new(ctx, Proxy::Aabb)?,
     };
     let started = web_time::Instant::now();
-    let mut on_gpu = Vec::new();
-    let result = kernel
-        .obb_contacts_async(&ctx, &boxes, &pairs, &mut on_gpu)
+    let (mut on_gpu_pairs, mut on_gpu) = (Vec::new(), Vec::new());
+    let result = pipeline
+        .obb_contacts_async(&boxes, &mut on_gpu_pairs, &mut on_gpu)
         .await;
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(kernel));
+    GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(pipeline));
     result?;
     let mut on_cpu = Vec::new();
     obb_contacts(&boxes, &pairs, &mut on_cpu)?;
+    let same_pairs = on_gpu_pairs == pairs;
     let check = compare_obb_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
     let reference = on_cpu.iter().filter(|c| c.count > 0).count();
     Ok(check_of(
@@ -129,12 +132,12 @@ pub async fn check_contacts_gpu_async(scene: String, n: u32, seed: u32) -> Resul
         &pairs,
         &on_gpu,
         reference,
-        check.wrong == 0,
+        same_pairs && check.wrong == 0,
         ms,
     ))
 }
 
-/// Forgets the kept GPU contact kernel (a new GPU context was opened).
+/// Forgets the kept GPU box pipeline (a new GPU context was opened).
 pub(crate) fn forget_gpu_contacts() {
     GPU_CONTACTS.with(|k| *k.borrow_mut() = None);
 }
