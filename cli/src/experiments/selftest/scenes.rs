@@ -264,47 +264,68 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
     }
 }
 
-/// The GPU's box contacts (docs/design.md §4.8) against the CPU's on the touching pairs of the
-/// boxes scene: every depth within `cpu::contacts::CONTACT_REL` of the pair's extent, normals
-/// equal but where two axes tie. With the stage's fault, one depth is moved, which must fail.
-pub(super) fn contact_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+/// The GPU's box pairs and contacts in one submission (docs/design.md §4.8) against the CPU
+/// pipeline's pairs and the CPU's contacts of them, on the boxes scene and on pairs within a few
+/// ulps of touching (which the device leaves unsure and the host settles, contacts and all):
+/// the same pairs, every depth within `cpu::contacts::CONTACT_REL` of the pair's extent,
+/// normals equal but where two axes tie. With the stage's fault, one depth is moved, which
+/// must fail.
+pub(super) fn contact_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
     let n = if cfg.level == Level::Full {
         50_000
     } else {
         2_000
     };
-    let boxes = generate_boxes(SceneKind::Paper, &SceneParams::new(n, cfg.seed));
-    let fault = checks.faulty(Stage::Boxes);
-    checks.run(
-        "boxes/paper/contacts".to_string(),
-        n as u64,
-        || {
-            let (mut pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
-            canonicalize(&mut pairs);
-            let mut out = Vec::new();
-            sweepfan::gpu::contacts::GpuContacts::new(ctx)?
-                .obb_contacts(ctx, &boxes, &pairs, &mut out)?;
-            Ok((pairs, out))
-        },
-        |(pairs, mut got)| {
-            if fault && let Some(c) = got.first_mut() {
-                c.depth += 1.0;
-            }
-            let mut want = Vec::new();
-            sweepfan::cpu::contacts::obb_contacts(&boxes, &pairs, &mut want)?;
-            let check = sweepfan::cpu::contacts::compare_obb_contacts(&boxes, &pairs, &got, &want);
-            Ok(match check.first_wrong {
-                Some(w) => Err(format!(
-                    "{} of {} contacts differ, first {w}",
-                    check.wrong, check.pairs
-                )),
-                None => Ok(format!(
-                    "{} contacts = the CPU's (depths within {:.1e} of the extent, {} tied normals)",
-                    check.pairs, check.worst_depth, check.ties
-                )),
-            })
-        },
-    );
+    let sets = [
+        (
+            "paper",
+            generate_boxes(SceneKind::Paper, &SceneParams::new(n, cfg.seed)),
+        ),
+        ("near-touching", near_touching_pairs(1_000, cfg.seed)),
+    ];
+    let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);
+    for (name, boxes) in sets {
+        let fault = checks.faulty(Stage::Boxes);
+        checks.run(
+            format!("boxes/{name}/contacts"),
+            boxes.len() as u64,
+            || {
+                let p = pipeline.as_mut().map_err(again)?;
+                let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+                p.obb_contacts(&boxes, &mut pairs, &mut contacts)?;
+                Ok((pairs, contacts))
+            },
+            |(pairs, mut got)| {
+                if fault && let Some(c) = got.first_mut() {
+                    c.depth += 1.0;
+                }
+                let (mut expected, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
+                canonicalize(&mut expected);
+                if pairs != expected {
+                    return Ok(Err(format!(
+                        "{} pairs, the CPU pipeline {}",
+                        pairs.len(),
+                        expected.len()
+                    )));
+                }
+                let mut want = Vec::new();
+                sweepfan::cpu::contacts::obb_contacts(&boxes, &pairs, &mut want)?;
+                let check =
+                    sweepfan::cpu::contacts::compare_obb_contacts(&boxes, &pairs, &got, &want);
+                Ok(match check.first_wrong {
+                    Some(w) => Err(format!(
+                        "{} of {} contacts differ, first {w}",
+                        check.wrong, check.pairs
+                    )),
+                    None => Ok(format!(
+                        "{} pairs and contacts = the CPU's (depths within {:.1e} of the extent, \
+                         {} tied normals)",
+                        check.pairs, check.worst_depth, check.ties
+                    )),
+                })
+            },
+        );
+    }
 }
 
 /// The GPU's accuracy histograms against the CPU's: a pass when fewer points than the rounding
