@@ -12,27 +12,63 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, LazyLock};
 use sweepfan::gpu::contacts::GpuContacts;
-use sweepfan::{Contact, GpuContext, Pair, canonicalize, cpu};
+use sweepfan::{Contact, GpuContext, Pair, Sphere, canonicalize, cpu};
 
-/// The GPU contact kernels kept between calls, per adapter (with their context).
-pub static GPU_CONTACTS: LazyLock<Cache<(Arc<GpuContext>, GpuContacts)>> =
-    LazyLock::new(Cache::new);
+/// The GPU contact kernels kept between calls, per adapter, with their context and the grid
+/// that finds the spheres' pairs (made on first use).
+pub static GPU_CONTACTS: LazyLock<Cache<Kernels>> = LazyLock::new(Cache::new);
+
+pub struct Kernels {
+    ctx: Arc<GpuContext>,
+    contacts: GpuContacts,
+    grid: Option<sweepfan::GpuBroadPhase>,
+}
 
 /// Runs `f` on the adapter's kept contact kernels (made on first use).
 fn on_kernels(
     adapter: &str,
     f: impl FnOnce(&GpuContext, &mut GpuContacts) -> sweepfan::Result<()>,
 ) -> PyResult<()> {
+    on_all_kernels(adapter, |k| f(&k.ctx, &mut k.contacts))
+}
+
+fn on_all_kernels(
+    adapter: &str,
+    f: impl FnOnce(&mut Kernels) -> sweepfan::Result<()>,
+) -> PyResult<()> {
     GPU_CONTACTS.with(
         adapter.to_string(),
         Some(adapter),
         || {
             let ctx = crate::gpu::context(adapter)?;
-            let kernels = GpuContacts::new(&ctx).map_err(to_py)?;
-            Ok((ctx, kernels))
+            let contacts = GpuContacts::new(&ctx).map_err(to_py)?;
+            Ok(Kernels {
+                ctx,
+                contacts,
+                grid: None,
+            })
         },
-        |(ctx, kernels)| f(ctx, kernels),
+        f,
     )
+}
+
+/// The spheres' touching pairs (sorted) and contacts in one GPU submission: the adapter's kept
+/// grid, then the contact kernel over its pair list.
+fn gpu_sphere_frame(adapter: &str, spheres: &[Sphere]) -> PyResult<(Vec<Pair>, Vec<Contact>)> {
+    let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+    on_all_kernels(adapter, |k| {
+        let grid = match &mut k.grid {
+            Some(g) => g,
+            slot => slot.insert(sweepfan::GpuBroadPhase::new(
+                k.ctx.clone(),
+                sweepfan::Method::Grid,
+            )?),
+        };
+        k.contacts
+            .sphere_frame(grid, spheres, &mut pairs, &mut contacts)
+            .map(|_| ())
+    })?;
+    Ok((pairs, contacts))
 }
 
 /// The pairs and contacts of every touching pair of `shapes`, sorted, in one GPU submission on
@@ -144,8 +180,8 @@ fn contact_dict<'py>(
 /// "points" (K, 4, 3), midway between the surfaces (the first count of each row; spheres: one);
 /// "point_depths" (K, 4). pairs: a (K, 2) integer array of the pairs to take (in that order;
 /// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
-/// touching pair, sorted (by the grid of the backend). centers and radii as sphere_pairs takes
-/// them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
+/// touching pair, sorted; with the GPU in one submission from the spheres to the contacts.
+/// centers and radii as sphere_pairs takes them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
 /// within 2^-14 of the pair's extent of the CPU's; a pair within that of touching has depth 0
 /// and its point), "auto" as sphere_pairs takes it; adapter too.
 #[pyfunction]
@@ -163,16 +199,18 @@ pub fn sphere_contacts<'py>(
     if !spheres.is_empty() {
         crate::spheres::check_spheres(&spheres)?;
     }
-    let pairs = match pairs {
-        Some(p) => pair_rows("pairs", p, spheres.len())?,
-        None => interruptible(py, spheres.len(), || {
-            let mut found = Vec::new();
-            if !spheres.is_empty() {
-                crate::spheres::run("grid", backend, &adapter, &spheres, Some(&mut found))?;
-            }
-            Ok(found)
-        })?,
-    };
+    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
+        let (pairs, contacts) =
+            interruptible(py, spheres.len(), || gpu_sphere_frame(&adapter, &spheres))?;
+        return contact_dict(py, pairs, &contacts, 3, 4);
+    }
+    let pairs = pairs_of(py, pairs, spheres.len(), || {
+        let mut found = Vec::new();
+        if !spheres.is_empty() {
+            cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
+        }
+        Ok(found)
+    })?;
     let contacts = match backend {
         sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
             let mut out = Vec::new();

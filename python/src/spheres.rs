@@ -144,7 +144,7 @@ fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn Broad
 pub static PHASES: LazyLock<Cache<Box<dyn BroadPhase + Send>>> = LazyLock::new(Cache::new);
 
 /// The pairs (or, with `out = None`, only the counts) of the spheres.
-pub(crate) fn run(
+fn run(
     method: &str,
     backend: Backend,
     adapter: &str,

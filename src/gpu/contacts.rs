@@ -2,12 +2,13 @@
 //! of `geom::contact`'s `obb_contact`, `sphere_contact` and `polygon_contact` in
 //! `shaders/contacts.wgsl`; the CPU's contacts are the oracle (`tests/suite/gpu_contacts.rs`).
 //!
-//! Two ways in: pairs from the host ([`GpuContacts::obb_contacts`], [`GpuContacts::sphere_contacts`],
+//! Three ways in: pairs from the host ([`GpuContacts::obb_contacts`], [`GpuContacts::sphere_contacts`],
 //! [`GpuContacts::polygon_contacts`]: one [`Contact`] per pair out, in order), or the SAT
 //! stage's output list on the device, in the same submission as the broad phase and the SAT
 //! stage (`encode_resident`, used by [`crate::gpu::GpuBoxPipeline::obb_contacts`]): the kernel
 //! reads the list's count word (indirect dispatch) and the readback copies as many contacts as
-//! the list has pairs.
+//! the list has pairs; or the sphere broad phase's resident pair list, likewise
+//! ([`GpuContacts::sphere_frame`]).
 
 use crate::broadphase::Pair;
 use crate::error::{Error, Exceeds, Result};
@@ -24,6 +25,8 @@ use bytemuck::{Pod, Zeroable};
 use encase::ShaderType;
 use glam::Vec3;
 use std::ops::Range;
+
+mod sphere_frame;
 
 /// Threads per workgroup (`WG` in the shader), one pair each.
 const WORKGROUP: u32 = 64;
@@ -99,6 +102,8 @@ pub struct GpuContacts {
     /// (docs/design.md §9.7); the rest of a longer list through `tail`.
     hint: ListHint,
     tail: Readback,
+    /// The one readback of a sphere frame ([`Self::sphere_frame`]).
+    frame_readback: Readback,
 }
 
 /// Where [`GpuContacts::plan_readback`] put a resident run's contacts in the mapped bytes.
@@ -137,6 +142,7 @@ impl GpuContacts {
             pair_count,
             hint: ListHint::default(),
             tail: Readback::new("contacts readback, the rest"),
+            frame_readback: Readback::new("sphere contacts frame readback"),
         })
     }
 

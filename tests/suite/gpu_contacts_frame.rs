@@ -291,3 +291,51 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
     kernel.sphere_contacts(&ctx, &two, &[], &mut out).unwrap();
     assert!(out.is_empty());
 }
+
+#[test]
+fn sphere_frames_give_the_cpus_pairs_and_contacts_in_one_submission() {
+    use sweepfan::cpu::contacts::compare_sphere_contacts;
+    use sweepfan::{GpuBroadPhase, Method, Scene};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let mut kernels = GpuContacts::new(&ctx).unwrap();
+    for method in [Method::Grid, Method::Sap] {
+        let mut broad = GpuBroadPhase::new(ctx.clone(), method).unwrap();
+        for (kind, seed) in [(SceneKind::Paper, 3), (SceneKind::MixedRadii, 4)] {
+            let spheres = Scene::generate(kind, &SceneParams::new(20_000, seed)).spheres;
+            let mut cpu_pairs = Vec::new();
+            sweepfan::cpu::broad_phase(Method::Grid)
+                .find_pairs(&spheres, Some(&mut cpu_pairs))
+                .unwrap();
+            sweepfan::canonicalize(&mut cpu_pairs);
+            let mut cpu = Vec::new();
+            sphere_contacts(&spheres, &cpu_pairs, &mut cpu).unwrap();
+            // The first frame grows the list, the next fits.
+            for frame in 0..2 {
+                let what = format!("{method:?} {kind:?} frame {frame}");
+                let (mut pairs, mut contacts) = (vec![[9, 9]], Vec::new());
+                let stats = kernels
+                    .sphere_frame(&mut broad, &spheres, &mut pairs, &mut contacts)
+                    .unwrap();
+                assert_eq!(pairs, cpu_pairs, "{what}");
+                assert_eq!(stats.pairs, pairs.len() as u64, "{what}");
+                let check = compare_sphere_contacts(&spheres, &pairs, &contacts, &cpu);
+                assert_eq!(check.wrong, 0, "{what}: {:?}", check.first_wrong);
+                assert_eq!(check.ties, 0, "{what}");
+                assert!(contacts.iter().all(|c| c.count == 1), "{what}");
+            }
+        }
+        // An empty scene: no pairs; bad spheres: the pair functions' error.
+        let (mut pairs, mut contacts) = (vec![[1, 2]], vec![Contact::default()]);
+        kernels
+            .sphere_frame(&mut broad, &[], &mut pairs, &mut contacts)
+            .unwrap();
+        assert!(pairs.is_empty() && contacts.is_empty());
+        let bad = [Sphere::new(Vec3::ZERO, -1.0), Sphere::new(Vec3::X, 1.0)];
+        assert!(
+            kernels
+                .sphere_frame(&mut broad, &bad, &mut pairs, &mut contacts)
+                .is_err()
+        );
+    }
+}

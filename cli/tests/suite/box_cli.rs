@@ -327,6 +327,34 @@ fn verify_writes_contacts_beside_the_pairs() {
         row.starts_with("0,1,1,0,0,0.5,1,0.75,0,0,0.5,,,,"),
         "{text}"
     );
+    // On the GPU: the device's sphere contacts, checked against the CPU's.
+    if test_gpu().is_some() {
+        let out = sweepfan()
+            .args(["verify", "--backend", "gpu", "--scene-file"])
+            .arg(&spheres)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .arg("--contacts-out")
+            .arg(&contacts)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("contacts [gpu]: 1 contacts, 1 points"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("contacts against the CPU's: 1 pairs"),
+            "{stdout}"
+        );
+        let text = std::fs::read_to_string(&contacts).unwrap();
+        let row = text.lines().nth(1).unwrap();
+        assert!(
+            row.starts_with("0,1,1,0,0,0.5,1,0.75,0,0,0.5,,,,"),
+            "{text}"
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -233,6 +233,11 @@ impl GpuBroadPhase {
         Ok(())
     }
 
+    /// The device the frames run on, for a stage recorded after [`Self::encode_resident`].
+    pub(crate) fn context(&self) -> &std::sync::Arc<crate::gpu::context::GpuContext> {
+        &self.ctx
+    }
+
     /// The pair list and where its count lives, for a stage recorded after
     /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
     /// capacity: readers must clamp it to `capacity`.

@@ -113,12 +113,32 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let mut reference = registry::broad_phase(reference_name, Backend::Cpu, None)?;
     let (pairs, expected, stats, cmp) = frame_pairs(bp.as_mut(), reference.as_mut(), &scene)?;
     write_pairs_csv(&a.pairs_out, &pairs)?;
+    let mut contacts_ok = true;
     if let Some(path) = &a.contacts_out {
         let mut contacts = Vec::new();
         sweepfan::cpu::contacts::sphere_contacts(&scene.spheres, &pairs, &mut contacts)?;
-        write_contacts(&a, path, "cpu", &pairs, &contacts)?;
+        match &ctx {
+            // On the GPU: the device's contacts of the pairs, checked against the CPU's.
+            Some(ctx) => {
+                let mut device = Vec::new();
+                sweepfan::gpu::contacts::GpuContacts::new(ctx)?.sphere_contacts(
+                    ctx,
+                    &scene.spheres,
+                    &pairs,
+                    &mut device,
+                )?;
+                let check = sweepfan::cpu::contacts::compare_sphere_contacts(
+                    &scene.spheres,
+                    &pairs,
+                    &device,
+                    &contacts,
+                );
+                contacts_ok = write_checked_contacts(&a, path, &pairs, &device, check)?;
+            }
+            None => write_contacts(&a, path, "cpu", &pairs, &contacts)?,
+        }
     }
-    let mut ok = report(
+    let reported = report(
         &a,
         backend,
         reference_name,
@@ -128,6 +148,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         &cmp,
         Some(&a.pairs_out),
     );
+    let mut ok = contacts_ok && reported;
     if let (Some(next), Some(found_out), Some(lost_out)) = (&next, &a.found_out, &a.lost_out) {
         let (next_pairs, next_expected, next_stats, next_cmp) =
             frame_pairs(bp.as_mut(), reference.as_mut(), next)?;
@@ -316,23 +337,8 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         let cpu_contacts = shapes.contacts(&pairs)?;
         match device {
             Some(device) => {
-                write_contacts(&a, path, "gpu", &pairs, &device)?;
                 let check = shapes.compare_contacts(&pairs, &device, &cpu_contacts);
-                contacts_ok = check.wrong == 0;
-                let taken = sweepfan_cli::report::output::is_stdout(&a.pairs_out)
-                    || sweepfan_cli::report::output::is_stdout(path);
-                say!(
-                    taken,
-                    "contacts against the CPU's: {} pairs, depths within {:.2e} of the extent (tolerance {:.2e}), {} normals of tied axes differ{}",
-                    check.pairs,
-                    check.worst_depth,
-                    sweepfan::cpu::contacts::CONTACT_REL,
-                    check.ties,
-                    match &check.first_wrong {
-                        Some(w) => format!("; MISMATCH on {} pairs, first {w}", check.wrong),
-                        None => String::new(),
-                    }
-                );
+                contacts_ok = write_checked_contacts(&a, path, &pairs, &device, check)?;
             }
             None => write_contacts(&a, path, "cpu", &pairs, &cpu_contacts)?,
         }
@@ -365,6 +371,32 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
 }
 
 /// Writes the contacts of `pairs` to `path` and says so (with the deepest's depth).
+/// Writes the device's contacts and says how they compare with the CPU's; whether they agree.
+fn write_checked_contacts(
+    a: &VerifyArgs,
+    path: &Path,
+    pairs: &[Pair],
+    device: &[sweepfan::Contact],
+    check: sweepfan::cpu::contacts::ContactCheck,
+) -> Result<bool> {
+    write_contacts(a, path, "gpu", pairs, device)?;
+    let taken = sweepfan_cli::report::output::is_stdout(&a.pairs_out)
+        || sweepfan_cli::report::output::is_stdout(path);
+    say!(
+        taken,
+        "contacts against the CPU's: {} pairs, depths within {:.2e} of the extent (tolerance {:.2e}), {} normals of tied axes differ{}",
+        check.pairs,
+        check.worst_depth,
+        sweepfan::cpu::contacts::CONTACT_REL,
+        check.ties,
+        match &check.first_wrong {
+            Some(w) => format!("; MISMATCH on {} pairs, first {w}", check.wrong),
+            None => String::new(),
+        }
+    );
+    Ok(check.wrong == 0)
+}
+
 fn write_contacts(
     a: &VerifyArgs,
     path: &Path,
