@@ -69,6 +69,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/sort/radix_sort_subgroup.wgsl"),
     ),
     (
+        "sort/radix_tiles.wgsl",
+        include_str!("../../shaders/sort/radix_tiles.wgsl"),
+    ),
+    (
         "sort/keys.wgsl",
         include_str!("../../shaders/sort/keys.wgsl"),
     ),

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::gpu::context::WorkgroupMemory;
 use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::sort::radix_sort_subgroup;
+use crate::gpu::sort::radix_tiles::TileSort;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
 use crate::gpu::timer::PassTimer;
 
@@ -31,6 +32,10 @@ pub enum Variant {
     /// Needs `Features::SUBGROUP`: warp-level multisplit, each subgroup ranking whole blocks
     /// with ballots; two barriers per workgroup.
     Subgroup,
+    /// Needs 32 KB of workgroup memory: tiles of 2,048 keys ranked in workgroup memory and
+    /// written in digit runs, one read of the keys for every pass's digit counts, passes of one
+    /// digit skipped ([`crate::gpu::sort::radix_tiles`]).
+    Tiles,
 }
 
 impl Variant {
@@ -39,6 +44,7 @@ impl Variant {
         match self {
             Variant::Portable => "portable",
             Variant::Subgroup => "subgroup",
+            Variant::Tiles => "tiles",
         }
     }
 
@@ -62,6 +68,9 @@ pub struct RadixSort {
     /// Pipelines per (variant, rounds) used so far; `last` indexes the latest.
     kernels: Vec<Kernels>,
     last: Option<usize>,
+    /// The tiled sort, made on first use; `tiled_last`: whether it ran the last sort.
+    tiles: Option<Box<TileSort>>,
+    tiled_last: bool,
     scan: ExclusiveScan,
     /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
     params: wgpu::Buffer,
@@ -233,6 +242,8 @@ impl RadixSort {
             choice,
             kernels: Vec::new(),
             last: None,
+            tiles: None,
+            tiled_last: false,
             scan: ExclusiveScan::new(ctx)?,
             params,
             param_stride,
@@ -244,6 +255,13 @@ impl RadixSort {
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
         };
         if let Choice::Fixed {
+            variant: Variant::Tiles,
+            ..
+        } = choice
+        {
+            sort.tiles = Some(Box::new(TileSort::new(ctx)?));
+            sort.tiled_last = true;
+        } else if let Choice::Fixed {
             variant,
             rounds,
             ballots_only,
@@ -283,6 +301,7 @@ impl RadixSort {
                 ctx.pipeline_with(&self.module, "scatter", &constants, WorkgroupMemory::AsLeft)?
             }
             Variant::Subgroup => radix_sort_subgroup::scatter_pipeline(ctx, rounds, ballots_only)?,
+            Variant::Tiles => unreachable!("the tiled sort has kernels of its own"),
         };
         self.kernels.push(Kernels {
             variant,
@@ -297,7 +316,7 @@ impl RadixSort {
             scatter,
             block: WORKGROUP * rounds,
             scatter_blocks: match variant {
-                Variant::Portable => 1,
+                Variant::Portable | Variant::Tiles => 1,
                 Variant::Subgroup => radix_sort_subgroup::chunks_per_group(ctx),
             },
         });
@@ -307,6 +326,9 @@ impl RadixSort {
     /// The variant of the last sort (a fixed one, or what [`plan_for`] chose for the last n;
     /// before any sort of more than one key, [`Variant::Portable`]).
     pub fn variant(&self) -> Variant {
+        if self.tiled_last {
+            return Variant::Tiles;
+        }
         self.last
             .map_or(Variant::Portable, |at| self.kernels[at].variant)
     }
@@ -413,6 +435,24 @@ impl RadixSort {
         ctx.check_binding("radix sort keys", bytes)?;
         if n <= 1 {
             return Ok(()); // already sorted
+        }
+        let tiled = match self.choice {
+            Choice::Auto => plan_for(ctx, n).0 == Variant::Tiles,
+            Choice::Fixed { variant, .. } => variant == Variant::Tiles,
+        };
+        self.tiled_last = tiled;
+        if tiled {
+            let tiles = match &mut self.tiles {
+                Some(t) => t,
+                slot => slot.insert(Box::new(TileSort::new(ctx)?)),
+            };
+            let max_groups = self.max_groups_per_dim;
+            return tiles.record(ctx, keys, values, n, key_bits, max_groups, &mut |label, pipeline, entries, groups| {
+                stages.stage(ctx, label, |p| {
+                    record(ctx, p, pipeline, entries, groups);
+                    Ok(())
+                })
+            });
         }
         let at = match self.choice {
             Choice::Auto => {

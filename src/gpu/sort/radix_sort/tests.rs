@@ -32,7 +32,7 @@ fn the_plan_fills_32_and_64_lane_gpus_and_keeps_blocks_large() {
         for lanes in [None, Some(32), Some(64)] {
             let (v, r) = plan(n, lanes);
             let per_block = match v {
-                Variant::Portable => 256,
+                Variant::Portable | Variant::Tiles => 256,
                 Variant::Subgroup => lanes.unwrap(),
             };
             let in_flight = n / (256 * r as u64) * per_block;
@@ -267,4 +267,48 @@ fn bad_arguments_are_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("distinct"), "{e}");
     assert!(RadixSort::with_rounds(&ctx, 0).is_err());
+}
+
+/// The tiled sort against the CPU's stable sort: n around the tile (2,048) and its multiples,
+/// keys all equal (every pass skipped), only the top byte varying (three skipped), two values,
+/// sorted, reversed, random, at several key widths; values are the indices, so stability shows.
+#[test]
+fn tiled_sort_is_stable_on_every_shape_of_keys() {
+    use crate::gpu::sort::radix_tiles::{TILE, unsupported};
+    let Some(ctx) = test_gpu() else { return };
+    if let Some(why) = unsupported(&ctx) {
+        eprintln!("the tiled sort cannot run here: {why}");
+        assert!(ctx.limits.max_compute_workgroup_storage_size < 32768, "{why}");
+        return;
+    }
+    let mut sort = RadixSort::with_variant(&ctx, Variant::Tiles, 1).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(40);
+    let tile = TILE as usize;
+    for n in [0, 1, 2, 3, 255, 257, tile - 1, tile, tile + 1, 3 * tile + 77, 50_000] {
+        let shapes: [(&str, Vec<u32>); 7] = [
+            ("random", (0..n).map(|_| rng.random()).collect()),
+            ("equal", vec![0xdead_beef; n]),
+            ("top byte", (0..n).map(|_| rng.random_range(0..256u32) << 24).collect()),
+            ("two values", (0..n).map(|_| [7, 1 << 20][rng.random_range(0..2)]).collect()),
+            ("sorted", (0..n as u32).map(|i| i * 3).collect()),
+            ("reversed", (0..n as u32).rev().collect()),
+            ("small", (0..n).map(|_| rng.random_range(0..100)).collect()),
+        ];
+        let values: Vec<u32> = (0..n as u32).collect();
+        for (what, keys) in &shapes {
+            for bits in [32, 24, 13, 8, 1] {
+                let got = sort.sort_pairs_bits(&ctx, keys, &values, bits).unwrap();
+                assert_eq!(got, cpu_sort(keys, &values, bits), "{what}, n = {n}, {bits} bits");
+                assert_eq!(sort.variant(), Variant::Tiles);
+            }
+        }
+    }
+    // A 2D grid whose last row has idle groups.
+    sort.set_max_groups_per_dim(3);
+    let keys: Vec<u32> = (0..11 * tile + 5).map(|_| rng.random()).collect();
+    let values: Vec<u32> = (0..keys.len() as u32).collect();
+    assert_eq!(
+        sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+        cpu_sort(&keys, &values, 32)
+    );
 }

@@ -1,0 +1,383 @@
+// A stable LSD radix sort of (u32 key, u32 value) pairs on 8-bit digits, in tiles of
+// TILE = WG x ITEMS keys (docs/design.md §9.8): the pattern of the fast sorts, portable.
+//   clear:       zeroes the digit counts of every pass.
+//   count:       reads every key once and counts the digits of every pass (workgroup atomics,
+//                then one device atomic per digit and tile).
+//   plan:        one workgroup: a pass is live unless one digit holds every key (skipping it
+//                keeps the order); which buffer each live pass reads (ping-pong), where the
+//                result ends, how many passes run.
+//   per live pass, three dispatches (reduce-then-scan; no workgroup waits on another):
+//   upsweep:     each tile's digit counts -> tile_hist[digit * tiles + tile];
+//   scan_tiles:  one workgroup per digit: the digit's start (the pass's counts, scanned) plus
+//                the exclusive scan of its tiles' counts -> each (digit, tile)'s first output;
+//   downsweep:   each tile loaded coalesced, held in registers (ITEMS keys per invocation),
+//                ranked by two 4-bit counting steps in workgroup memory (each invocation counts
+//                its own keys in its own counters, one block-wide scan of the 16 x WG counters
+//                orders them: a fixed number of barriers per tile), so the tile ends ordered by
+//                digit in workgroup memory; then written out so that each digit's run leaves as
+//                consecutive addresses.
+//   copy_back:   when an odd number of passes ran, the scratch back into the caller's buffers.
+// Workgroup memory: 32 KB (the keys, the values and the counters of one tile); adapters with
+// less use sort/radix_sort.wgsl.
+
+// #import dispatch.wgsl
+
+const WG: u32 = 256u;
+const ITEMS: u32 = 8u;
+const TILE: u32 = WG * ITEMS;
+const RADIX: u32 = 256u;
+const MAX_PASSES: u32 = 4u;
+// digit_hist: RADIX counts per pass, then the plan's words.
+const STATE: u32 = RADIX * MAX_PASSES;
+// state words: [2p] pass p live, [2p + 1] pass p reads the scratch (B); [8] the result is in
+// the scratch; [9] live passes.
+const RESULT_IN_B: u32 = 8u;
+const LIVE_PASSES: u32 = 9u;
+
+struct Params {
+    // This pass's first bit, its digit mask, its index.
+    shift: u32,
+    mask: u32,
+    pass_index: u32,
+    // Passes of the sort (key_bits / 8, rounded up) and the key bits.
+    passes: u32,
+    key_bits: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+// A: the caller's pairs; B: the scratch. Bound read-write both: which one a pass reads is
+// decided on the device (the plan).
+@group(0) @binding(1) var<storage, read_write> keys_a: array<u32>;
+@group(0) @binding(2) var<storage, read_write> values_a: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_b: array<u32>;
+@group(0) @binding(4) var<storage, read_write> values_b: array<u32>;
+@group(0) @binding(5) var<storage, read_write> tile_hist: array<u32>;
+@group(0) @binding(6) var<storage, read_write> digit_hist: array<atomic<u32>>;
+
+// One tile's keys and values, ordered by the current ranking step.
+var<workgroup> s_keys: array<u32, TILE>;
+var<workgroup> s_values: array<u32, TILE>;
+// 16 counters per invocation (counter q of invocation t at q * WG + t); after the ranking, per
+// digit: [0, RADIX) the output base, [RADIX, 2 RADIX) the run's first place in the tile.
+var<workgroup> s_count: array<u32, 4096>;
+var<workgroup> s_atomic: array<atomic<u32>, 1024>;
+
+fn key_count() -> u32 {
+    return arrayLength(&keys_a);
+}
+
+fn tile_count() -> u32 {
+    return (key_count() + TILE - 1u) / TILE;
+}
+
+// Pass p's digit of `key` (the last pass may be narrower than 8 bits).
+fn digit_in_pass(key: u32, p: u32) -> u32 {
+    let shift = 8u * p;
+    let bits = min(8u, params.key_bits - shift);
+    return (key >> shift) & ((1u << bits) - 1u);
+}
+
+fn digit_of(key: u32) -> u32 {
+    return (key >> params.shift) & params.mask;
+}
+
+// Whether this pass runs and whether it reads B, uniform over the workgroup.
+fn pass_flag(word: u32, lid: u32) -> bool {
+    if (lid == 0u) {
+        s_count[0] = atomicLoad(&digit_hist[STATE + word]);
+    }
+    let flag = workgroupUniformLoad(&s_count[0]);
+    // Every invocation has read the word before s_count is written again.
+    workgroupBarrier();
+    return flag != 0u;
+}
+
+fn load_key(in_b: bool, i: u32) -> u32 {
+    if (in_b) {
+        return keys_b[i];
+    }
+    return keys_a[i];
+}
+
+fn load_value(in_b: bool, i: u32) -> u32 {
+    if (in_b) {
+        return values_b[i];
+    }
+    return values_a[i];
+}
+
+@compute @workgroup_size(WG)
+fn clear(@builtin(local_invocation_index) lid: u32) {
+    for (var p = 0u; p < MAX_PASSES; p++) {
+        atomicStore(&digit_hist[p * RADIX + lid], 0u);
+    }
+    if (lid < 16u) {
+        atomicStore(&digit_hist[STATE + lid], 0u);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn count(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let tile = flat_group_of(g);
+    if (tile >= tile_count()) {
+        return;
+    }
+    for (var p = 0u; p < MAX_PASSES; p++) {
+        atomicStore(&s_atomic[p * RADIX + lid], 0u);
+    }
+    workgroupBarrier();
+    let n = key_count();
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = tile * TILE + k * WG + lid;
+        if (i < n) {
+            let key = keys_a[i];
+            for (var p = 0u; p < params.passes; p++) {
+                atomicAdd(&s_atomic[p * RADIX + digit_in_pass(key, p)], 1u);
+            }
+        }
+    }
+    workgroupBarrier();
+    for (var p = 0u; p < params.passes; p++) {
+        let c = atomicLoad(&s_atomic[p * RADIX + lid]);
+        if (c > 0u) {
+            atomicAdd(&digit_hist[p * RADIX + lid], c);
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn plan(@builtin(local_invocation_index) lid: u32) {
+    if (lid < MAX_PASSES) {
+        atomicStore(&s_atomic[lid], 0u);
+    }
+    workgroupBarrier();
+    let n = key_count();
+    for (var p = 0u; p < params.passes; p++) {
+        if (atomicLoad(&digit_hist[p * RADIX + lid]) == n) {
+            atomicStore(&s_atomic[p], 1u);
+        }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        var in_b = 0u;
+        var live = 0u;
+        for (var p = 0u; p < MAX_PASSES; p++) {
+            let runs = p < params.passes && atomicLoad(&s_atomic[p]) == 0u;
+            atomicStore(&digit_hist[STATE + 2u * p], select(0u, 1u, runs));
+            atomicStore(&digit_hist[STATE + 2u * p + 1u], in_b);
+            if (runs) {
+                in_b ^= 1u;
+                live += 1u;
+            }
+        }
+        atomicStore(&digit_hist[STATE + RESULT_IN_B], in_b);
+        atomicStore(&digit_hist[STATE + LIVE_PASSES], live);
+    }
+}
+
+@compute @workgroup_size(WG)
+fn upsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let tile = flat_group_of(g);
+    let tiles = tile_count();
+    if (tile >= tiles) {
+        return;
+    }
+    if (!pass_flag(2u * params.pass_index, lid)) {
+        return;
+    }
+    let in_b = pass_flag(2u * params.pass_index + 1u, lid);
+    atomicStore(&s_atomic[lid], 0u);
+    workgroupBarrier();
+    let n = key_count();
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = tile * TILE + k * WG + lid;
+        if (i < n) {
+            atomicAdd(&s_atomic[digit_of(load_key(in_b, i))], 1u);
+        }
+    }
+    workgroupBarrier();
+    tile_hist[lid * tiles + tile] = atomicLoad(&s_atomic[lid]);
+}
+
+// Inclusive scan of `v` over the workgroup (Hillis-Steele in s_values[0, 2 WG)): the same
+// barriers whatever the values.
+fn workgroup_scan(v: u32, lid: u32) -> u32 {
+    var src = 0u;
+    s_values[lid] = v;
+    workgroupBarrier();
+    for (var step = 1u; step < WG; step <<= 1u) {
+        var x = s_values[src + lid];
+        if (lid >= step) {
+            x += s_values[src + lid - step];
+        }
+        src = WG - src;
+        s_values[src + lid] = x;
+        workgroupBarrier();
+    }
+    return s_values[src + lid];
+}
+
+@compute @workgroup_size(WG)
+fn scan_tiles(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let digit = flat_group_of(g);
+    if (digit >= RADIX) {
+        return;
+    }
+    if (!pass_flag(2u * params.pass_index, lid)) {
+        return;
+    }
+    // Where this digit's keys start: the pass's counts of the smaller digits.
+    let c = atomicLoad(&digit_hist[params.pass_index * RADIX + lid]);
+    let inclusive = workgroup_scan(c, lid);
+    if (lid == digit) {
+        s_count[0] = inclusive - c;
+    }
+    var carry = workgroupUniformLoad(&s_count[0]);
+    workgroupBarrier();
+    let tiles = tile_count();
+    for (var first = 0u; first < tiles; first += WG) {
+        let t = first + lid;
+        var v = 0u;
+        if (t < tiles) {
+            v = tile_hist[digit * tiles + t];
+        }
+        let incl = workgroup_scan(v, lid);
+        if (t < tiles) {
+            tile_hist[digit * tiles + t] = carry + incl - v;
+        }
+        if (lid == WG - 1u) {
+            s_count[0] = incl;
+        }
+        carry += workgroupUniformLoad(&s_count[0]);
+        workgroupBarrier();
+    }
+}
+
+// The tile's keys ordered stably by one 4-bit part of their digit (`nibble`: 0 the low, 1 the
+// high), from the invocation's ITEMS keys in `keys` (positions lid * ITEMS + j, the invalid ones
+// past the tile's end given digit 255, so they stay last): into s_keys and s_values.
+fn rank_step(keys: ptr<function, array<u32, ITEMS>>, values: ptr<function, array<u32, ITEMS>>,
+             valid: u32, nibble: u32, lid: u32) {
+    for (var q = 0u; q < 16u; q++) {
+        s_count[q * WG + lid] = 0u;
+    }
+    var rank: array<u32, ITEMS>;
+    var part: array<u32, ITEMS>;
+    for (var j = 0u; j < ITEMS; j++) {
+        var d = 255u;
+        if (j < valid) {
+            d = digit_of((*keys)[j]);
+        }
+        let q = (d >> (4u * nibble)) & 15u;
+        part[j] = q;
+        rank[j] = s_count[q * WG + lid];
+        s_count[q * WG + lid] = rank[j] + 1u;
+    }
+    workgroupBarrier();
+    // Invocation s sums the counters at places s * 16 .. s * 16 + 15 of the order (part major,
+    // invocation minor), then the workgroup's scan gives each counter its first place.
+    let q0 = lid / 16u;
+    let t0 = (lid % 16u) * 16u;
+    var sum = 0u;
+    for (var m = 0u; m < 16u; m++) {
+        sum += s_count[q0 * WG + t0 + m];
+    }
+    var running = workgroup_scan(sum, lid) - sum;
+    for (var m = 0u; m < 16u; m++) {
+        let c = s_count[q0 * WG + t0 + m];
+        s_count[q0 * WG + t0 + m] = running;
+        running += c;
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < ITEMS; j++) {
+        let place = s_count[part[j] * WG + lid] + rank[j];
+        s_keys[place] = (*keys)[j];
+        s_values[place] = (*values)[j];
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < ITEMS; j++) {
+        (*keys)[j] = s_keys[lid * ITEMS + j];
+        (*values)[j] = s_values[lid * ITEMS + j];
+    }
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WG)
+fn downsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
+    let tile = flat_group_of(g);
+    let tiles = tile_count();
+    if (tile >= tiles) {
+        return;
+    }
+    if (!pass_flag(2u * params.pass_index, lid)) {
+        return;
+    }
+    let in_b = pass_flag(2u * params.pass_index + 1u, lid);
+    let n = key_count();
+    let start = tile * TILE;
+    let in_tile = min(TILE, n - start);
+    // Coalesced loads, then each invocation takes ITEMS consecutive places.
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            s_keys[i] = load_key(in_b, start + i);
+            s_values[i] = load_value(in_b, start + i);
+        }
+    }
+    workgroupBarrier();
+    var keys: array<u32, ITEMS>;
+    var values: array<u32, ITEMS>;
+    for (var j = 0u; j < ITEMS; j++) {
+        keys[j] = s_keys[lid * ITEMS + j];
+        values[j] = s_values[lid * ITEMS + j];
+    }
+    let first = lid * ITEMS;
+    var valid = 0u;
+    if (in_tile > first) {
+        valid = min(ITEMS, in_tile - first);
+    }
+    workgroupBarrier();
+    rank_step(&keys, &values, valid, 0u, lid);
+    // After the first step the tile's valid keys still fill its first places: the invalid
+    // ones, digit 255, came last.
+    rank_step(&keys, &values, valid, 1u, lid);
+    // Each digit's run: its first place in the tile, and where the digit's keys of this tile go.
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            let d = digit_of(s_keys[i]);
+            if (i == 0u || d != digit_of(s_keys[i - 1u])) {
+                s_count[RADIX + d] = i;
+            }
+        }
+    }
+    s_count[lid] = tile_hist[lid * tiles + tile];
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            let key = s_keys[i];
+            let d = digit_of(key);
+            let dest = s_count[d] + i - s_count[RADIX + d];
+            if (in_b) {
+                keys_a[dest] = key;
+                values_a[dest] = s_values[i];
+            } else {
+                keys_b[dest] = key;
+                values_b[dest] = s_values[i];
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WG)
+fn copy_back(g: Group, @builtin(local_invocation_index) lid: u32) {
+    if (!pass_flag(RESULT_IN_B, lid)) {
+        return;
+    }
+    let i = flat_group_of(g) * WG + lid;
+    if (i < key_count()) {
+        keys_a[i] = keys_b[i];
+        values_a[i] = values_b[i];
+    }
+}

@@ -1,0 +1,224 @@
+//! The tiled radix sort (`shaders/sort/radix_tiles.wgsl`, docs/design.md §9.8): one read of the
+//! keys counts every pass's digits; a pass where one digit holds every key is skipped on the
+//! device; each live pass is three dispatches (tile counts, one scan per digit over the tiles,
+//! the tiles ranked in workgroup memory and written out in runs). [`crate::gpu::sort::radix_sort`]
+//! runs it as [`Variant::Tiles`](crate::gpu::sort::radix_sort::Variant::Tiles) where the adapter
+//! gives a workgroup 32 KB.
+
+use crate::error::{Error, Result};
+use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
+use crate::gpu::sort::scan::exact_binding;
+
+/// Invocations per workgroup and keys per invocation (`WG`, `ITEMS` in the shader).
+const WORKGROUP: u32 = 256;
+const ITEMS: u32 = 8;
+/// Keys per tile.
+pub const TILE: u32 = WORKGROUP * ITEMS;
+const RADIX: u32 = 256;
+const MAX_PASSES: u32 = 4;
+/// Words of the digit counts and the plan (`STATE` + 16 in the shader).
+const DIGIT_WORDS: u64 = (RADIX * MAX_PASSES + 16) as u64;
+/// The plan's word holding the live passes (`STATE + LIVE_PASSES`).
+const LIVE_PASSES_WORD: u64 = (RADIX * MAX_PASSES + 9) as u64;
+/// Workgroup memory the ranking needs: a tile's keys and values and 16 counters an invocation.
+pub const WORKGROUP_BYTES: u32 = 8 * TILE + 16 * WORKGROUP * 4;
+
+/// Why the tiled sort cannot run on `ctx`, if it cannot.
+pub fn unsupported(ctx: &GpuContext) -> Option<String> {
+    let l = &ctx.limits;
+    if l.max_compute_workgroup_storage_size < WORKGROUP_BYTES {
+        return Some(format!(
+            "the tiled radix sort needs {WORKGROUP_BYTES} bytes of workgroup memory; the \
+             adapter gives {}",
+            l.max_compute_workgroup_storage_size
+        ));
+    }
+    if l.max_storage_buffers_per_shader_stage < 6 {
+        return Some("the tiled radix sort binds 6 storage buffers".into());
+    }
+    None
+}
+
+/// The tiled sort's pipelines and scratch (grown with n).
+pub struct TileSort {
+    clear: wgpu::ComputePipeline,
+    count: wgpu::ComputePipeline,
+    plan: wgpu::ComputePipeline,
+    upsweep: wgpu::ComputePipeline,
+    scan: wgpu::ComputePipeline,
+    downsweep: wgpu::ComputePipeline,
+    copy_back: wgpu::ComputePipeline,
+    /// One `Params` per (key bits, pass), `stride` bytes apart.
+    params: wgpu::Buffer,
+    stride: u64,
+    tmp_keys: Option<wgpu::Buffer>,
+    tmp_values: Option<wgpu::Buffer>,
+    tile_hist: Option<wgpu::Buffer>,
+    /// The digit counts of every pass, then the plan (which passes run, where the result is).
+    digit_hist: wgpu::Buffer,
+}
+
+impl TileSort {
+    /// The pipelines on `ctx`; [`Error::Config`] where the adapter cannot run them.
+    pub fn new(ctx: &GpuContext) -> Result<Self> {
+        if let Some(why) = unsupported(ctx) {
+            return Err(Error::Config(why));
+        }
+        ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
+        let module = ctx.shader_file("sort/radix_tiles.wgsl")?;
+        let pipeline = |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
+        let stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(32);
+        let mut table = vec![0u8; (stride * 32 * MAX_PASSES as u64) as usize];
+        for key_bits in 1..=32u32 {
+            for pass in 0..MAX_PASSES {
+                let at = (param_slot(key_bits, pass) * stride) as usize;
+                let bits = key_bits.saturating_sub(8 * pass).clamp(1, 8);
+                let words = [
+                    8 * pass,
+                    (1u32 << bits) - 1,
+                    pass,
+                    key_bits.div_ceil(8),
+                    key_bits,
+                ];
+                table[at..at + 20].copy_from_slice(bytemuck::cast_slice(&words));
+            }
+        }
+        let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("tiled sort params"),
+            contents: &table,
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let digit_hist = ctx.storage_buffer("tiled sort digit counts", DIGIT_WORDS * 4)?;
+        let sort = Self {
+            clear: pipeline("clear")?,
+            count: pipeline("count")?,
+            plan: pipeline("plan")?,
+            upsweep: pipeline("upsweep")?,
+            scan: pipeline("scan_tiles")?,
+            downsweep: pipeline("downsweep")?,
+            copy_back: pipeline("copy_back")?,
+            params,
+            stride,
+            tmp_keys: None,
+            tmp_values: None,
+            tile_hist: None,
+            digit_hist,
+        };
+        ctx.check()?;
+        Ok(sort)
+    }
+
+    /// The buffer whose word at [`Self::live_passes_offset`] holds how many digit passes the
+    /// last recorded sort ran (the plan's count: passes where every key had the same digit
+    /// are skipped).
+    pub fn plan_buffer(&self) -> &wgpu::Buffer {
+        &self.digit_hist
+    }
+
+    /// Byte offset of the live-pass count in [`Self::plan_buffer`].
+    pub fn live_passes_offset() -> u64 {
+        LIVE_PASSES_WORD * 4
+    }
+
+    /// Records the stable sort of `(keys[i], values[i])`, `i < n`, on the low `key_bits` bits
+    /// into `pass` (`n >= 2`, buffers checked by the caller): its dispatches go through
+    /// `record(label, pipeline, bind entries, groups)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        ctx: &GpuContext,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        n: u32,
+        key_bits: u32,
+        max_groups_per_dim: u32,
+        record: &mut dyn FnMut(
+            &'static str,
+            &wgpu::ComputePipeline,
+            &[wgpu::BindGroupEntry<'_>],
+            (u32, u32),
+        ) -> Result<()>,
+    ) -> Result<()> {
+        let bytes = n as u64 * 4;
+        let tiles = n.div_ceil(TILE);
+        let hist_words = (RADIX as u64) * tiles as u64;
+        let tmp_keys = grow(ctx, &mut self.tmp_keys, "tiled sort scratch keys", bytes)?;
+        let tmp_values = grow(ctx, &mut self.tmp_values, "tiled sort scratch values", bytes)?;
+        let tile_hist = grow(ctx, &mut self.tile_hist, "tiled sort tile counts", hist_words * 4)?;
+        let passes = key_bits.div_ceil(8);
+        let params = |pass: u32| wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &self.params,
+                offset: param_slot(key_bits, pass) * self.stride,
+                size: wgpu::BufferSize::new(20),
+            }),
+        };
+        fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            }
+        }
+        let tile_groups = dispatch_2d(tiles, max_groups_per_dim);
+        let digits = whole(6, &self.digit_hist);
+        record("sort clear", &self.clear, &[digits.clone()], (1, 1))?;
+        let count = [params(0), exact_binding(1, keys, n), digits.clone()];
+        record("sort count", &self.count, &count, tile_groups)?;
+        record("sort plan", &self.plan, &[params(0), exact_binding(1, keys, n), digits.clone()], (1, 1))?;
+        for pass in 0..passes {
+            let all = [
+                params(pass),
+                exact_binding(1, keys, n),
+                exact_binding(2, values, n),
+                exact_binding(3, &tmp_keys, n),
+                exact_binding(4, &tmp_values, n),
+                whole(5, &tile_hist),
+                digits.clone(),
+            ];
+            let upsweep = [all[0].clone(), all[1].clone(), all[3].clone(), all[5].clone(), all[6].clone()];
+            record("sort upsweep", &self.upsweep, &upsweep, tile_groups)?;
+            let scan = [all[0].clone(), all[1].clone(), all[5].clone(), all[6].clone()];
+            record("sort scan", &self.scan, &scan, (RADIX, 1))?;
+            record("sort downsweep", &self.downsweep, &all, tile_groups)?;
+        }
+        let copy = [
+            exact_binding(1, keys, n),
+            exact_binding(2, values, n),
+            exact_binding(3, &tmp_keys, n),
+            exact_binding(4, &tmp_values, n),
+            digits,
+        ];
+        let groups = dispatch_2d(n.div_ceil(WORKGROUP), max_groups_per_dim);
+        record("sort copy back", &self.copy_back, &copy, groups)
+    }
+}
+
+/// Bytes of device traffic a (key, value) pair costs in the tiled sort (a model, not a
+/// measurement): the count pass reads the key once for every pass (4); each live pass reads
+/// the key for its tile counts (4), then key and value (8) and writes both (8); the tile counts
+/// (256 words a tile, written, scanned in place, read) are `12 * 256 / TILE` a key.
+pub fn bytes_per_pair(passes: u32) -> f64 {
+    4.0 + passes as f64 * (20.0 + 12.0 * RADIX as f64 / TILE as f64)
+}
+
+fn param_slot(key_bits: u32, pass: u32) -> u64 {
+    ((key_bits - 1) * MAX_PASSES + pass) as u64
+}
+
+/// A clone of the scratch buffer in `slot`, replaced first when smaller than `bytes`.
+fn grow(
+    ctx: &GpuContext,
+    slot: &mut Option<wgpu::Buffer>,
+    label: &str,
+    bytes: u64,
+) -> Result<wgpu::Buffer> {
+    if let Some(b) = slot
+        && b.size() >= bytes
+    {
+        return Ok(b.clone());
+    }
+    let b = ctx.storage_buffer(label, bytes)?;
+    *slot = Some(b.clone());
+    Ok(b)
+}
