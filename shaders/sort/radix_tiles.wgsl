@@ -9,7 +9,8 @@
 //   per live pass, three dispatches (reduce-then-scan; no workgroup waits on another):
 //   upsweep:     each tile's digit counts -> tile_hist[digit * tiles + tile];
 //   scan_tiles:  one workgroup per digit: the digit's start (the pass's counts, scanned) plus
-//                the exclusive scan of its tiles' counts -> each (digit, tile)'s first output;
+//                the exclusive scan of its tiles' counts -> each (digit, tile)'s first output
+//                (scan_small: the same in one workgroup, for a few tiles);
 //   downsweep:   each tile loaded coalesced, held in registers (ITEMS keys per invocation),
 //                ranked by two 4-bit counting steps in workgroup memory (each invocation counts
 //                its own keys in its own counters, one block-wide scan of the 16 x WG counters
@@ -17,13 +18,14 @@
 //                digit in workgroup memory; then written out so that each digit's run leaves as
 //                consecutive addresses.
 //   copy_back:   when an odd number of passes ran, the scratch back into the caller's buffers.
-// Workgroup memory: 32 KB (the keys, the values and the counters of one tile); adapters with
-// less use sort/radix_sort.wgsl.
+// Workgroup memory: 8 x TILE + 16 KB (the keys, the values and the counters of one tile): 32 KB
+// at 8 keys an invocation, 48 KB at 16; adapters with less use sort/radix_sort.wgsl.
 
 // #import dispatch.wgsl
 
 const WG: u32 = 256u;
-const ITEMS: u32 = 8u;
+// ITEMS (keys an invocation holds: 8, or 16 where a workgroup may have 48 KB) is written before
+// this text by the pipeline (gpu/sort/radix_tiles.rs).
 const TILE: u32 = WG * ITEMS;
 const RADIX: u32 = 256u;
 const MAX_PASSES: u32 = 4u;
@@ -250,6 +252,23 @@ fn scan_tiles(g: Group, @builtin(local_invocation_index) lid: u32) {
         }
         carry += workgroupUniformLoad(&s_count[0]);
         workgroupBarrier();
+    }
+}
+
+// scan_tiles for a few tiles (at most SMALL_SCAN_TILES), in one workgroup: invocation d walks
+// digit d's tiles in order.
+@compute @workgroup_size(WG)
+fn scan_small(@builtin(local_invocation_index) lid: u32) {
+    if (!pass_flag(2u * params.pass_index, lid)) {
+        return;
+    }
+    let c = atomicLoad(&digit_hist[params.pass_index * RADIX + lid]);
+    var running = workgroup_scan(c, lid) - c;
+    let tiles = tile_count();
+    for (var t = 0u; t < tiles; t++) {
+        let v = tile_hist[lid * tiles + t];
+        tile_hist[lid * tiles + t] = running;
+        running += v;
     }
 }
 

@@ -349,6 +349,17 @@ pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
             }
             continue;
         }
+        if *path == "sort/radix_tiles.wgsl" {
+            use crate::gpu::sort::radix_tiles::{items_choices, source};
+            for items in items_choices() {
+                out.push(Module {
+                    name: path.replace(".wgsl", &format!(".{items}.wgsl")),
+                    uses_subgroups: false,
+                    source: source(items)?,
+                });
+            }
+            continue;
+        }
         let source = compose(path)?;
         let twin = compose_subgroup(path)?;
         if twin != source {
@@ -472,10 +483,14 @@ mod tests {
             |size| -> Vec<String> { modules(size).unwrap().into_iter().map(|m| m.name).collect() };
         let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
         // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32; the
-        // four appending files two at every size (their portable and subgroup appends).
-        assert_eq!(names(8).len(), entry_files + 5);
-        assert_eq!(names(32).len(), entry_files + 4);
+        // four appending files two at every size (their portable and subgroup appends); the
+        // tiled sort two (8 and 16 keys an invocation).
+        assert_eq!(names(8).len(), entry_files + 6);
+        assert_eq!(names(32).len(), entry_files + 5);
         assert!(names(32).contains(&"sort/radix_sort_subgroup.ballots.wgsl".to_string()));
+        for items in [8, 16] {
+            assert!(names(32).contains(&format!("sort/radix_tiles.{items}.wgsl")));
+        }
         let all = modules(4).unwrap();
         let appends = |name: &str| {
             let m = all.iter().find(|m| m.name == name).unwrap();

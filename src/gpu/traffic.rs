@@ -6,7 +6,7 @@
 //! bytes from above; rows show it beside the measured times.
 
 use crate::broadphase::Method;
-use crate::gpu::sort::radix_sort::{bytes_per_key_per_pass, plan};
+use crate::gpu::sort::radix_sort::SortModel;
 
 /// Bytes a random 4-to-16-byte read really costs: one 32-byte sector (NVIDIA and AMD L2).
 pub const SECTOR: f64 = 32.0;
@@ -37,8 +37,8 @@ pub struct FrameShape {
     pub pairs: f64,
     /// Whether the pairs are stored and read back (not only counted).
     pub store: bool,
-    /// Subgroup lanes of the adapter when it runs the subgroup sort (the sort's plan).
-    pub sort_lanes: Option<u64>,
+    /// The sort the adapter runs ([`SortModel::of`]).
+    pub sort: SortModel,
     /// The pair list's capacity (pairs): at most that is read back.
     pub pair_capacity: f64,
     /// The pair list's slots the events' sorts walk: the capacity before a frame's count is
@@ -79,12 +79,11 @@ pub fn events_bytes(
     capacity: f64,
     pairs: f64,
     [found, lost]: [f64; 2],
-    sort_lanes: Option<u64>,
+    sort_model: SortModel,
 ) -> f64 {
     let cap = capacity.max(pairs).max(1.0);
     let index_bits = (64 - n.max(1).leading_zeros()).clamp(1, 32);
-    let (_, rounds) = plan(cap as u64, sort_lanes);
-    let sort = index_bits.div_ceil(8) as f64 * bytes_per_key_per_pass(256 * rounds);
+    let sort = sort_model.bytes_per_pair(cap as u64, index_bits);
     let per_slot = 16.0 + 2.0 * sort + 12.0 + 2.0 * (4.0 + 12.0 + 8.0);
     let per_pair = 16.0 + SECTOR + 2.0 * (8.0 + pairs.max(2.0).log2() * SECTOR);
     let lists = [found, lost].map(|e| 8.0 * e + 2.0 * 8.0 * copied_by_counts(e, cap));
@@ -156,10 +155,7 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
             bytes_per_object: bytes,
         })
     };
-    let sort = |key_bits: u32| {
-        let (_, rounds) = plan(f.n, f.sort_lanes);
-        key_bits.div_ceil(8) as f64 * bytes_per_key_per_pass(256 * rounds)
-    };
+    let sort = |key_bits: u32| f.sort.bytes_per_pair(f.n, key_bits);
     match method {
         Method::BruteForce => {
             // Each row re-reads the spheres after it: n / 2 per object, from cache mostly.
@@ -207,7 +203,7 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
     if let Some([found, lost]) = f.events {
         add(
             "events",
-            events_bytes(f.n, f.sorted_slots, f.pairs, [found, lost], f.sort_lanes) / n,
+            events_bytes(f.n, f.sorted_slots, f.pairs, [found, lost], f.sort) / n,
         );
     }
     Some(out)
@@ -223,13 +219,12 @@ pub fn sphere_frame_on(
     (pair_capacity, sorted_slots, events): (f64, f64, Option<[f64; 2]>),
     grid_lookups: Option<f64>,
 ) -> Option<Vec<(&'static str, f64)>> {
-    let lanes = crate::gpu::sort::radix_sort::plan_lanes(ctx);
     let shape = FrameShape {
         n: n as u64,
         tests,
         pairs,
         store,
-        sort_lanes: lanes,
+        sort: SortModel::of(ctx),
         pair_capacity,
         sorted_slots,
         events,
@@ -260,7 +255,7 @@ mod tests {
             tests: 258_856.0,
             pairs: 40_359.0,
             store: true,
-            sort_lanes: None,
+            sort: SortModel::Planned(None),
             pair_capacity: 65_536.0,
             sorted_slots: 65_536.0,
             events,
@@ -338,13 +333,19 @@ mod tests {
     /// and 500 lost.
     #[test]
     fn the_events_model_by_hand() {
-        assert_eq!(plan(65_536, None).1, 4);
+        assert_eq!(crate::gpu::sort::radix_sort::plan(65_536, None).1, 4);
         let per_slot = 16.0 + 2.0 * 75.0 + 12.0 + 2.0 * 24.0;
         let per_pair = 16.0 + 32.0 + 2.0 * (8.0 + 40_359f64.log2() * 32.0);
         let found = 8.0 * 1000.0 + 16.0 * (1250.0 + 1024.0);
         let lost = 8.0 * 500.0 + 16.0 * (625.0 + 1024.0);
         let by_hand = 65_536.0 * per_slot + 40_359.0 * per_pair + found + lost;
-        let got = events_bytes(1_000_000, 65_536.0, 40_359.0, [1000.0, 500.0], None);
+        let got = events_bytes(
+            1_000_000,
+            65_536.0,
+            40_359.0,
+            [1000.0, 500.0],
+            SortModel::Planned(None),
+        );
         assert!((got - by_hand).abs() < 1e-6, "{got} vs {by_hand}");
         let stages = sphere_frame(Method::Grid, &density_million(Some([1000.0, 500.0]))).unwrap();
         let last = stages.last().unwrap();

@@ -311,6 +311,11 @@ pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
         "ms",
         "G pairs/s",
         "clock",
+        "passes",
+        "dispatches",
+        "model B/pair",
+        "model ms",
+        "sectors/key",
         "verified",
     ]);
     for r in rows {
@@ -322,6 +327,11 @@ pub fn sort_table(rows: &[crate::run::sort_bench::SortRow]) -> String {
             format!("{:.3}", r.ms),
             format!("{:.3}", r.gpairs_per_s),
             r.clock.to_string(),
+            r.passes_run.to_string(),
+            r.dispatches.to_string(),
+            format!("{:.1}", r.model_bytes_per_pair),
+            r.model_ms.map_or("-".into(), |m| format!("{m:.3}")),
+            format!("{:.3}", r.write_sectors_per_key),
             if r.verified {
                 "yes".into()
             } else {

@@ -29,6 +29,18 @@ pub struct SortRow {
     /// Sorted by key, stable, and a permutation of the input (checked on the last repetition).
     pub verified: bool,
     pub device: String,
+    /// Digit passes the sort ran (the tiled sort skips those where every key has the same
+    /// digit; the others run every pass of the key bits).
+    pub passes_run: u32,
+    /// Dispatches one sort recorded.
+    pub dispatches: u64,
+    /// The sort's own model (docs/design.md §9.8): device bytes a pair, for the passes run.
+    pub model_bytes_per_pair: f64,
+    /// The time those bytes take at `--bandwidth` (GB/s), when known.
+    pub model_ms: Option<f64>,
+    /// 32-byte sectors a 32-lane store of keys touches, per key, in a digit pass over these
+    /// keys (`radix_tiles::write_sectors_per_key`, on the first 65,536).
+    pub write_sectors_per_key: f64,
     /// Per sort (keys written, sorted, timestamps read): objects created and bytes moved, the
     /// median over the timed runs after the first two (docs/design.md §9.16).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -39,12 +51,29 @@ pub struct SortRow {
 /// the mapped staging buffer (8) and the permutation check's flags (1), rounded up.
 const HOST_BYTES_PER_KEY: u64 = 32;
 
-/// Sizes, repetitions, seed.
+/// Sizes, repetitions, seed; the keys' width (random below 2^key_bits, sorted on all 32 bits)
+/// and the bandwidth the model's times assume (GB/s; `None`: the adapter's where known).
 #[derive(Clone, Debug)]
 pub struct SortBenchConfig {
     pub sizes: Vec<usize>,
     pub reps: usize,
     pub seed: u64,
+    pub key_bits: u32,
+    pub bandwidth: Option<f64>,
+}
+
+/// Device-memory bandwidth (GB/s) of the GPUs measured so far, by adapter name: the model's
+/// default.
+pub fn known_bandwidth(name: &str) -> Option<f64> {
+    if name.contains("H200") {
+        Some(4800.0)
+    } else if name.contains("H100 PCIe") {
+        Some(2000.0)
+    } else if name.contains("H100") {
+        Some(3350.0)
+    } else {
+        None
+    }
 }
 
 /// Times every configuration at every size; sizes past the adapter's binding limit end the run
@@ -91,7 +120,12 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             break;
         }
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ n as u64);
-        let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        let keys: Vec<u32> = (0..n)
+            .map(|_| match cfg.key_bits {
+                32 => rng.random(),
+                bits => rng.random_range(0..1u32 << bits),
+            })
+            .collect();
         let values: Vec<u32> = (0..n32).collect();
         let kb = ctx.storage_buffer("sort-bench keys", n as u64 * 4)?;
         let vb = ctx.storage_buffer("sort-bench values", n as u64 * 4)?;
@@ -99,6 +133,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             let mut times = Vec::with_capacity(cfg.reps);
             let mut counts = crate::run::bench::Measurement::default();
             let mut verified = false;
+            let (mut passes_run, mut dispatches) = (32u32.div_ceil(8), 0);
             // One warm-up run (pipelines, scratch buffers), then the timed ones.
             for rep in 0..=cfg.reps {
                 let before = ctx.counts();
@@ -119,9 +154,10 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 } else {
                     (0..0, 0..0)
                 };
+                let passes_at = sort.passes_run_at().map(|(buf, at)| rb.add(buf, at, 4));
                 rb.record(ctx, &mut enc)?;
                 ctx.queue.submit([enc.finish()]);
-                let (gpu_s, ok) = rb.map(ctx, |bytes| {
+                let (gpu_s, ok, passes) = rb.map(ctx, |bytes| {
                     let s: f64 = timer
                         .times_from(ctx, &bytes[times_at.clone()])
                         .iter()
@@ -133,8 +169,15 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                             &readback::words(&bytes[ka.clone()]),
                             &readback::words(&bytes[va.clone()]),
                         );
-                    (s, ok)
+                    let passes = passes_at
+                        .as_ref()
+                        .map(|r| readback::words(&bytes[r.clone()])[0]);
+                    (s, ok, passes)
                 })?;
+                if let Some(p) = passes {
+                    passes_run = p;
+                }
+                dispatches = ctx.counts().since(before).dispatches;
                 let wall = t.elapsed().as_secs_f64();
                 if rep > 0 {
                     times.push(if ctx.has_timestamps() { gpu_s } else { wall });
@@ -143,6 +186,16 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 verified = ok;
             }
             let ms = 1e3 * median(&times);
+            let tile = match sort.variant() {
+                Variant::Tiles => sweepfan::gpu::sort::radix_tiles::tile_keys(ctx),
+                _ => None,
+            };
+            let model_bytes_per_pair = match tile {
+                Some(tile) => sweepfan::gpu::sort::radix_tiles::bytes_per_pair(passes_run, tile),
+                None => passes_run as f64 * sort.bytes_per_key_per_pass(),
+            };
+            let bandwidth = cfg.bandwidth.or_else(|| known_bandwidth(&ctx.info.name));
+            let sample = &keys[..n.min(1 << 16)];
             rows.push(SortRow {
                 n,
                 config: name.clone(),
@@ -157,6 +210,14 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 },
                 verified,
                 device: device.clone(),
+                passes_run,
+                dispatches,
+                model_bytes_per_pair,
+                model_ms: bandwidth
+                    .map(|gbps| n as f64 * model_bytes_per_pair / (gbps * 1e9) * 1e3),
+                write_sectors_per_key: sweepfan::gpu::sort::radix_tiles::write_sectors_per_key(
+                    sample, tile,
+                ),
                 steady: counts.steady_counts(),
             });
             debug_assert!(name != "plan" || (sort.variant(), sort.rounds()) == plan_for(ctx, n32));
@@ -236,6 +297,8 @@ mod tests {
             sizes: vec![1_000, 70_000],
             reps: 2,
             seed: 3,
+            key_bits: 32,
+            bandwidth: Some(1000.0),
         };
         let (rows, note) = run_sort_bench(&ctx, &cfg).unwrap();
         assert!(note.is_empty());

@@ -9,27 +9,43 @@ use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
 use crate::gpu::sort::scan::exact_binding;
 
-/// Invocations per workgroup and keys per invocation (`WG`, `ITEMS` in the shader).
+/// Invocations per workgroup (`WG` in the shader).
 const WORKGROUP: u32 = 256;
-const ITEMS: u32 = 8;
-/// Keys per tile.
-pub const TILE: u32 = WORKGROUP * ITEMS;
+/// Keys per invocation (`ITEMS`): the larger where the adapter gives a workgroup its memory
+/// (longer digit runs: fewer sectors written a key), else the smaller.
+const ITEMS_CHOICES: [u32; 2] = [16, 8];
 const RADIX: u32 = 256;
 const MAX_PASSES: u32 = 4;
+/// Most tiles whose counts one workgroup scans (`scan_small`: an invocation walks a digit's
+/// tiles); more take a workgroup a digit (`scan_tiles`).
+const SMALL_SCAN_TILES: u32 = 32;
 /// Words of the digit counts and the plan (`STATE` + 16 in the shader).
 const DIGIT_WORDS: u64 = (RADIX * MAX_PASSES + 16) as u64;
 /// The plan's word holding the live passes (`STATE + LIVE_PASSES`).
 const LIVE_PASSES_WORD: u64 = (RADIX * MAX_PASSES + 9) as u64;
-/// Workgroup memory the ranking needs: a tile's keys and values and 16 counters an invocation.
-pub const WORKGROUP_BYTES: u32 = 8 * TILE + 16 * WORKGROUP * 4;
+/// Workgroup memory the ranking needs at `items` keys an invocation: a tile's keys and values
+/// and 16 counters an invocation.
+pub const fn workgroup_bytes(items: u32) -> u32 {
+    8 * WORKGROUP * items + 16 * WORKGROUP * 4
+}
+
+/// Keys per tile on `ctx` (4,096 where a workgroup may hold 48 KB, else 2,048); `None` where the
+/// tiled sort cannot run.
+pub fn tile_keys(ctx: &GpuContext) -> Option<u32> {
+    let have = ctx.limits.max_compute_workgroup_storage_size;
+    ITEMS_CHOICES
+        .into_iter()
+        .find(|&items| workgroup_bytes(items) <= have)
+        .map(|items| WORKGROUP * items)
+}
 
 /// Why the tiled sort cannot run on `ctx`, if it cannot.
 pub fn unsupported(ctx: &GpuContext) -> Option<String> {
     let l = &ctx.limits;
-    if l.max_compute_workgroup_storage_size < WORKGROUP_BYTES {
+    if tile_keys(ctx).is_none() {
         return Some(format!(
-            "the tiled radix sort needs {WORKGROUP_BYTES} bytes of workgroup memory; the \
-             adapter gives {}",
+            "the tiled radix sort needs {} bytes of workgroup memory; the adapter gives {}",
+            workgroup_bytes(ITEMS_CHOICES[1]),
             l.max_compute_workgroup_storage_size
         ));
     }
@@ -46,6 +62,7 @@ pub struct TileSort {
     plan: wgpu::ComputePipeline,
     upsweep: wgpu::ComputePipeline,
     scan: wgpu::ComputePipeline,
+    scan_small: wgpu::ComputePipeline,
     downsweep: wgpu::ComputePipeline,
     copy_back: wgpu::ComputePipeline,
     /// One `Params` per (key bits, pass), `stride` bytes apart.
@@ -56,16 +73,34 @@ pub struct TileSort {
     tile_hist: Option<wgpu::Buffer>,
     /// The digit counts of every pass, then the plan (which passes run, where the result is).
     digit_hist: wgpu::Buffer,
+    /// Keys per tile.
+    tile: u32,
+}
+
+/// The module at `items` keys an invocation, as the pipelines compile it.
+pub(crate) fn source(items: u32) -> Result<String> {
+    Ok(format!(
+        "const ITEMS: u32 = {items}u;\n{}",
+        crate::gpu::shader::compose("sort/radix_tiles.wgsl")?
+    ))
+}
+
+/// The keys an invocation may hold in a tile: the module variants ([`source`]).
+pub(crate) fn items_choices() -> [u32; 2] {
+    ITEMS_CHOICES
 }
 
 impl TileSort {
     /// The pipelines on `ctx`; [`Error::Config`] where the adapter cannot run them.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
+        let Some(tile) = tile_keys(ctx) else {
+            return Err(Error::Config(unsupported(ctx).unwrap_or_default()));
+        };
         if let Some(why) = unsupported(ctx) {
             return Err(Error::Config(why));
         }
         ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
-        let module = ctx.shader_file("sort/radix_tiles.wgsl")?;
+        let module = ctx.shader("sort/radix_tiles.wgsl", &source(tile / WORKGROUP)?)?;
         let pipeline = |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
         let stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(32);
         let mut table = vec![0u8; (stride * 32 * MAX_PASSES as u64) as usize];
@@ -95,6 +130,7 @@ impl TileSort {
             plan: pipeline("plan")?,
             upsweep: pipeline("upsweep")?,
             scan: pipeline("scan_tiles")?,
+            scan_small: pipeline("scan_small")?,
             downsweep: pipeline("downsweep")?,
             copy_back: pipeline("copy_back")?,
             params,
@@ -103,6 +139,7 @@ impl TileSort {
             tmp_values: None,
             tile_hist: None,
             digit_hist,
+            tile,
         };
         ctx.check()?;
         Ok(sort)
@@ -140,7 +177,7 @@ impl TileSort {
         ) -> Result<()>,
     ) -> Result<()> {
         let bytes = n as u64 * 4;
-        let tiles = n.div_ceil(TILE);
+        let tiles = n.div_ceil(self.tile);
         let hist_words = (RADIX as u64) * tiles as u64;
         let tmp_keys = grow(ctx, &mut self.tmp_keys, "tiled sort scratch keys", bytes)?;
         let tmp_values = grow(ctx, &mut self.tmp_values, "tiled sort scratch values", bytes)?;
@@ -179,7 +216,11 @@ impl TileSort {
             let upsweep = [all[0].clone(), all[1].clone(), all[3].clone(), all[5].clone(), all[6].clone()];
             record("sort upsweep", &self.upsweep, &upsweep, tile_groups)?;
             let scan = [all[0].clone(), all[1].clone(), all[5].clone(), all[6].clone()];
-            record("sort scan", &self.scan, &scan, (RADIX, 1))?;
+            if tiles <= SMALL_SCAN_TILES {
+                record("sort scan", &self.scan_small, &scan, (1, 1))?;
+            } else {
+                record("sort scan", &self.scan, &scan, (RADIX, 1))?;
+            }
             record("sort downsweep", &self.downsweep, &all, tile_groups)?;
         }
         let copy = [
@@ -192,14 +233,80 @@ impl TileSort {
         let groups = dispatch_2d(n.div_ceil(WORKGROUP), max_groups_per_dim);
         record("sort copy back", &self.copy_back, &copy, groups)
     }
+
+    /// Keys per tile of this sort.
+    pub fn tile(&self) -> u32 {
+        self.tile
+    }
 }
 
-/// Bytes of device traffic a (key, value) pair costs in the tiled sort (a model, not a
-/// measurement): the count pass reads the key once for every pass (4); each live pass reads
-/// the key for its tile counts (4), then key and value (8) and writes both (8); the tile counts
-/// (256 words a tile, written, scanned in place, read) are `12 * 256 / TILE` a key.
-pub fn bytes_per_pair(passes: u32) -> f64 {
-    4.0 + passes as f64 * (20.0 + 12.0 * RADIX as f64 / TILE as f64)
+/// Bytes of device traffic a (key, value) pair costs in the tiled sort of `tile`-key tiles (a
+/// model, not a measurement): the count pass reads the key once for every pass (4); each live
+/// pass reads the key for its tile counts (4), then key and value (8) and writes both (8); the
+/// tile counts (256 words a tile, written, scanned in place, read) are `12 * 256 / tile` a key.
+pub fn bytes_per_pair(passes: u32, tile: u32) -> f64 {
+    4.0 + passes as f64 * (20.0 + 12.0 * RADIX as f64 / tile as f64)
+}
+
+/// The 32-byte sectors a 32-lane subgroup's store of keys touches, per key, in one digit pass
+/// (the low byte) over `keys`, counted from the scatter's own addresses (a model of coalescing
+/// that needs no GPU): with `tile`, the tiled sort's writes (a tile ordered by digit, place
+/// `k * 256 + lane` by invocation `lane` in store `k`); without, a scatter that writes each
+/// round's 256 keys from the lanes holding them in input order (the portable and subgroup
+/// scatters). Both write every key to its stable place; they differ in which keys one store
+/// instruction carries.
+pub fn write_sectors_per_key(keys: &[u32], tile: Option<u32>) -> f64 {
+    const LANES: usize = 32;
+    if keys.is_empty() {
+        return 0.0;
+    }
+    let digit = |k: u32| (k & 0xff) as usize;
+    // Every key's place after the pass: a stable counting sort.
+    let mut start = [0usize; RADIX as usize];
+    for &k in keys {
+        start[digit(k)] += 1;
+    }
+    let mut at = 0;
+    for s in start.iter_mut() {
+        let c = *s;
+        *s = at;
+        at += c;
+    }
+    let dest: Vec<usize> = keys
+        .iter()
+        .map(|&k| {
+            let d = &mut start[digit(k)];
+            *d += 1;
+            *d - 1
+        })
+        .collect();
+    let sectors = |indices: &mut dyn Iterator<Item = usize>| {
+        let mut s: Vec<usize> = indices.map(|i| dest[i] * 4 / 32).collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    };
+    let mut total = 0;
+    let tiled = tile.is_some();
+    let tile = tile.unwrap_or(4096) as usize;
+    let wg = WORKGROUP as usize;
+    for (t, chunk) in keys.chunks(tile).enumerate() {
+        // The input indices in the order each store reads them.
+        let order: Vec<usize> = if tiled {
+            let mut o: Vec<usize> = (0..chunk.len()).map(|i| t * tile + i).collect();
+            o.sort_by_key(|&i| digit(keys[i]));
+            o
+        } else {
+            (0..chunk.len()).map(|i| t * tile + i).collect()
+        };
+        for store in (0..order.len()).step_by(wg) {
+            let round = &order[store..(store + wg).min(order.len())];
+            for lanes in round.chunks(LANES) {
+                total += sectors(&mut lanes.iter().copied());
+            }
+        }
+    }
+    total as f64 / keys.len() as f64
 }
 
 fn param_slot(key_bits: u32, pass: u32) -> u64 {
@@ -221,4 +328,43 @@ fn grow(
     let b = ctx.storage_buffer(label, bytes)?;
     *slot = Some(b.clone());
     Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Random keys: a round's 32 lanes hold about 32 digits, so the scatter in input order
+    /// writes nearly a sector a key; the tile ordered by digit writes runs (2,048 or 4,096 keys
+    /// over 256 digits). Keys already in digit order are runs either way: 8 keys to a sector.
+    #[test]
+    fn tiles_write_runs_and_the_scatter_a_sector_a_key() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let keys: Vec<u32> = (0..1 << 16).map(|_| rng.random()).collect();
+        let scattered = write_sectors_per_key(&keys, None);
+        assert!(scattered > 0.9 && scattered <= 1.0, "{scattered}");
+        // 2,048-key tiles: runs of 8 keys (32 bytes, two sectors when unaligned); 4,096: runs
+        // of 16, the 48 KB adapters' tiles, within the target of a quarter sector a key.
+        let small = write_sectors_per_key(&keys, Some(2048));
+        let large = write_sectors_per_key(&keys, Some(4096));
+        assert!(small > 0.25 && small < 0.27, "{small}");
+        assert!(large < 0.22, "{large}");
+        // Keys already in digit order (the low byte rising every 256 keys).
+        let sorted: Vec<u32> = (0..1u32 << 16).map(|i| i >> 8).collect();
+        for tile in [None, Some(2048), Some(4096)] {
+            let s = write_sectors_per_key(&sorted, tile);
+            assert!((0.12..0.16).contains(&s), "{tile:?}: {s}");
+        }
+        assert_eq!(write_sectors_per_key(&[], Some(2048)), 0.0);
+    }
+
+    /// The model by hand: the count pass 4 bytes, each pass 20 and the tile counts' 12 x 256
+    /// a tile.
+    #[test]
+    fn the_model_by_hand() {
+        assert_eq!(bytes_per_pair(3, 2048), 4.0 + 3.0 * 21.5);
+        assert_eq!(bytes_per_pair(4, 2048), 90.0);
+        assert_eq!(bytes_per_pair(3, 4096), 4.0 + 3.0 * 20.75);
+    }
 }

@@ -130,7 +130,16 @@ const MIN_SUBGROUP_ROUNDS: u32 = 2;
 /// power of two that still fills the GPU (fewer histogram bytes), at most 16.
 ///
 /// On NVIDIA the plan keeps the portable scatter at every n ([`plan_lanes`]).
+///
+/// Where the adapter gives a workgroup the 32 KB the tiled sort ranks a tile in
+/// ([`crate::gpu::sort::radix_tiles::unsupported`]), the plan is [`Variant::Tiles`] at every n
+/// (its tiles are fixed; the rounds reported are the default's): it moves fewer bytes a pair
+/// and writes its keys in runs (docs/design.md §9.8). The other variants stay for adapters
+/// with less workgroup memory (WebGPU's guaranteed 16 KB) and for `sort-bench`'s comparison.
 pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
+    if crate::gpu::sort::radix_tiles::unsupported(ctx).is_none() {
+        return (Variant::Tiles, DEFAULT_ROUNDS);
+    }
     plan(n as u64, plan_lanes(ctx))
 }
 
@@ -333,8 +342,19 @@ impl RadixSort {
             .map_or(Variant::Portable, |at| self.kernels[at].variant)
     }
 
+    /// Where the last sort's count of digit passes run lies on the device, when the tiled sort
+    /// ran it (it skips passes where every key has the same digit): the buffer and the byte
+    /// offset of that u32, to read after the sort's submission.
+    pub fn passes_run_at(&self) -> Option<(&wgpu::Buffer, u64)> {
+        let tiles = self.tiles.as_ref().filter(|_| self.tiled_last)?;
+        Some((tiles.plan_buffer(), TileSort::live_passes_offset()))
+    }
+
     /// Rounds of 256 keys per block of the last sort (see [`Self::variant`]).
     pub fn rounds(&self) -> u32 {
+        if self.tiled_last {
+            return DEFAULT_ROUNDS;
+        }
         self.last
             .map_or(DEFAULT_ROUNDS, |at| self.kernels[at].rounds)
     }
@@ -589,6 +609,40 @@ impl RadixSort {
     /// keys, the subgroup one's ballots or broadcasts and one atomic per distinct digit).
     pub fn bytes_per_key_per_pass(&self) -> f64 {
         bytes_per_key_per_pass(WORKGROUP * self.rounds())
+    }
+}
+
+/// Which sort a traffic model prices: the tiled one, or the older plan on an adapter with these
+/// subgroup lanes (`None`: the portable scatter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortModel {
+    /// [`Variant::Tiles`] with tiles of this many keys.
+    Tiles(u32),
+    /// [`plan`] with these lanes.
+    Planned(Option<u64>),
+}
+
+impl SortModel {
+    /// The sort [`plan_for`] runs on `ctx`.
+    pub fn of(ctx: &GpuContext) -> Self {
+        if let Some(tile) = crate::gpu::sort::radix_tiles::tile_keys(ctx) {
+            SortModel::Tiles(tile)
+        } else {
+            SortModel::Planned(plan_lanes(ctx))
+        }
+    }
+
+    /// Modelled device bytes per (key, value) pair of a sort of `n` pairs on `key_bits` bits
+    /// (every pass run: the tiled sort may skip some on the device).
+    pub fn bytes_per_pair(self, n: u64, key_bits: u32) -> f64 {
+        let passes = key_bits.div_ceil(DIGIT_BITS);
+        match self {
+            SortModel::Tiles(tile) => crate::gpu::sort::radix_tiles::bytes_per_pair(passes, tile),
+            SortModel::Planned(lanes) => {
+                let (_, rounds) = plan(n, lanes);
+                passes as f64 * bytes_per_key_per_pass(WORKGROUP * rounds)
+            }
+        }
     }
 }
 

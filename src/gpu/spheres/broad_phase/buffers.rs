@@ -6,14 +6,14 @@ use super::{
 };
 use crate::broadphase::Method;
 use crate::error::Result;
-use crate::gpu::sort::radix_sort::plan_for;
+use crate::gpu::sort::radix_sort::{Variant, plan_for};
 use crate::gpu::spheres::cascade::block_max_bytes;
 
 impl GpuBroadPhase {
     /// GPU bytes held across frames for the last frame's objects (pair list excluded), per
     /// object; 0 before the first frame. The radix sort's scratch is private to it, so it is
     /// counted from its documented layout: ping-pong keys and values (8 bytes per key) and 256
-    /// u32 counters per block of `256 x rounds` keys, the rounds its plan takes for this n.
+    /// u32 counters per block (a tile, or `256 x rounds` keys: the plan for this n).
     pub fn resident_bytes_per_object(&self) -> f64 {
         match &self.resident {
             Some(r) if self.last_n > 0 => {
@@ -21,8 +21,12 @@ impl GpuBroadPhase {
                 let sort_scratch = if self.method == Method::BruteForce {
                     0.0
                 } else {
-                    let (_, rounds) = plan_for(&self.ctx, r.capacity);
-                    r.capacity as f64 * (8.0 + 256.0 * 4.0 / (256 * rounds) as f64)
+                    let (variant, rounds) = plan_for(&self.ctx, r.capacity);
+                    let block = match variant {
+                        Variant::Tiles => crate::gpu::sort::radix_tiles::tile_keys(&self.ctx).unwrap_or(2048),
+                        _ => 256 * rounds,
+                    };
+                    r.capacity as f64 * (8.0 + 256.0 * 4.0 / block as f64)
                 };
                 (r.bytes as f64 + sort_scratch + fixed) / self.last_n as f64
             }

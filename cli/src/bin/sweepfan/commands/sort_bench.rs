@@ -19,8 +19,27 @@ pub struct SortBenchArgs {
     pub reps: usize,
     #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
+    /// Random keys below 2^K (1..=32), sorted on all 32 bits: below 2^24 the tiled sort skips
+    /// the top byte's pass on the device.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub key_bits: u32,
+    /// Device bandwidth in GB/s for the model's times (default: the adapter's where known:
+    /// H100, H200).
+    #[arg(long, value_parser = bandwidth)]
+    pub bandwidth: Option<f64>,
     #[command(flatten)]
     pub out: Outputs,
+}
+
+/// A bandwidth in GB/s: finite and positive.
+fn bandwidth(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "'{}' is not a bandwidth in GB/s (a positive number such as 3350)",
+            sweepfan::error::shown(s)
+        )),
+    }
 }
 
 /// "4M" -> 4 x 2^20; "1000" -> 1000.
@@ -59,12 +78,15 @@ pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         sizes,
         reps: a.reps,
         seed: a.seed,
+        key_bits: a.key_bits,
+        bandwidth: a.bandwidth,
     };
     let (rows, note) = run_sort_bench(&ctx, &cfg)?;
     say!(
         a.out.stdout_taken(),
-        "radix sort of (u32 key, u32 value) pairs, random 32-bit keys, on {}; median of {} \
-         after one warm-up",
+        "radix sort of (u32 key, u32 value) pairs, random keys below 2^{}, sorted on 32 bits, \
+         on {}; median of {} after one warm-up",
+        a.key_bits,
         gpu.device(),
         a.reps
     );
