@@ -12,19 +12,19 @@
 //                the exclusive scan of its tiles' counts -> each (digit, tile)'s first output
 //                (scan_small: the same in one workgroup, for a few tiles);
 //   downsweep:   each tile loaded coalesced, held in registers (ITEMS keys per invocation),
-//                ranked by two 4-bit counting steps in workgroup memory (each invocation counts
-//                its own keys in its own counters, one block-wide scan of the 16 x WG counters
-//                orders them: a fixed number of barriers per tile), so the tile ends ordered by
-//                digit in workgroup memory; then written out so that each digit's run leaves as
+//                ranked by three counting steps of 3, 3 and 2 bits in workgroup memory (each
+//                invocation counts its own keys in its own counters, one block-wide scan of the
+//                8 x WG counters orders them: a fixed number of barriers per tile), so the tile
+//                ends ordered by digit in workgroup memory; then written out so that each digit's run leaves as
 //                consecutive addresses.
 //   copy_back:   when an odd number of passes ran, the scratch back into the caller's buffers.
-// Workgroup memory: 8 x TILE + 16 KB (the keys, the values and the counters of one tile): 32 KB
-// at 8 keys an invocation, 48 KB at 16; adapters with less use sort/radix_sort.wgsl.
+// Workgroup memory: 8 x TILE + 8 KB (the keys, the values and the counters of one tile): 24 KB
+// at 8 keys an invocation, 40 KB at 16; adapters with less use sort/radix_sort.wgsl.
 
 // #import dispatch.wgsl
 
 const WG: u32 = 256u;
-// ITEMS (keys an invocation holds: 8, or 16 where a workgroup may have 48 KB) is written before
+// ITEMS (keys an invocation holds: 8, or 16 where a workgroup may have 40 KB) is written before
 // this text by the pipeline (gpu/sort/radix_tiles.rs).
 const TILE: u32 = WG * ITEMS;
 const RADIX: u32 = 256u;
@@ -59,9 +59,14 @@ struct Params {
 // One tile's keys and values, ordered by the current ranking step.
 var<workgroup> s_keys: array<u32, TILE>;
 var<workgroup> s_values: array<u32, TILE>;
-// 16 counters per invocation (counter q of invocation t at q * WG + t); after the ranking, per
-// digit: [0, RADIX) the output base, [RADIX, 2 RADIX) the run's first place in the tile.
-var<workgroup> s_count: array<u32, 4096>;
+// The ranking takes a digit in three parts of PART_BITS bits (3, 3, 2), PARTS counters per
+// invocation (counter q of invocation t at q * WG + t); after the ranking, per digit: [0, RADIX)
+// the output base, [RADIX, 2 RADIX) the run's first place in the tile. (Two 4-bit parts took
+// 16 counters an invocation, 16 KB: SwiftShader's compile of the kernel passed 1 GB.)
+const PART_BITS: u32 = 3u;
+const PARTS: u32 = 8u;
+const STEPS: u32 = 3u;
+var<workgroup> s_count: array<u32, 2048>;
 var<workgroup> s_atomic: array<atomic<u32>, 1024>;
 
 fn key_count() -> u32 {
@@ -201,22 +206,38 @@ fn upsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
     tile_hist[lid * tiles + tile] = atomicLoad(&s_atomic[lid]);
 }
 
-// Inclusive scan of `v` over the workgroup (Hillis-Steele in s_values[0, 2 WG)): the same
-// barriers whatever the values.
+// Inclusive scan of `v` over the workgroup, in s_values[0, WG + 16): sixteen invocations sum
+// sixteen values each, one scans those sums, each invocation adds the values before it in its
+// sixteen. Four barriers whatever the values (few barriers: some drivers compile each one as
+// a suspension point).
 fn workgroup_scan(v: u32, lid: u32) -> u32 {
-    var src = 0u;
     s_values[lid] = v;
     workgroupBarrier();
-    for (var step = 1u; step < WG; step <<= 1u) {
-        var x = s_values[src + lid];
-        if (lid >= step) {
-            x += s_values[src + lid - step];
+    if (lid < 16u) {
+        var sum = 0u;
+        for (var m = 0u; m < 16u; m++) {
+            sum += s_values[lid * 16u + m];
         }
-        src = WG - src;
-        s_values[src + lid] = x;
-        workgroupBarrier();
+        s_values[WG + lid] = sum;
     }
-    return s_values[src + lid];
+    workgroupBarrier();
+    if (lid == 0u) {
+        var running = 0u;
+        for (var q = 0u; q < 16u; q++) {
+            let c = s_values[WG + q];
+            s_values[WG + q] = running;
+            running += c;
+        }
+    }
+    workgroupBarrier();
+    let group = lid / 16u;
+    var inclusive = s_values[WG + group];
+    for (var m = group * 16u; m <= lid; m++) {
+        inclusive += s_values[m];
+    }
+    // Every invocation has read before s_values is written again.
+    workgroupBarrier();
+    return inclusive;
 }
 
 @compute @workgroup_size(WG)
@@ -272,12 +293,13 @@ fn scan_small(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// The tile's keys ordered stably by one 4-bit part of their digit (`nibble`: 0 the low, 1 the
-// high), from the invocation's ITEMS keys in `keys` (positions lid * ITEMS + j, the invalid ones
-// past the tile's end given digit 255, so they stay last): into s_keys and s_values.
+// The tile's keys ordered stably by one part of their digit (`step`: bits 0-2, 3-5, 6-7), from
+// the invocation's ITEMS keys in `keys` (positions lid * ITEMS + j, the invalid ones past the
+// tile's end given digit 255, the largest part at every step, so they stay last): into s_keys
+// and s_values, and back into `keys` and `values` at the invocation's places.
 fn rank_step(keys: ptr<function, array<u32, ITEMS>>, values: ptr<function, array<u32, ITEMS>>,
-             valid: u32, nibble: u32, lid: u32) {
-    for (var q = 0u; q < 16u; q++) {
+             valid: u32, step: u32, lid: u32) {
+    for (var q = 0u; q < PARTS; q++) {
         s_count[q * WG + lid] = 0u;
     }
     var rank: array<u32, ITEMS>;
@@ -287,22 +309,24 @@ fn rank_step(keys: ptr<function, array<u32, ITEMS>>, values: ptr<function, array
         if (j < valid) {
             d = digit_of((*keys)[j]);
         }
-        let q = (d >> (4u * nibble)) & 15u;
+        let q = (d >> (PART_BITS * step)) & (PARTS - 1u);
         part[j] = q;
         rank[j] = s_count[q * WG + lid];
         s_count[q * WG + lid] = rank[j] + 1u;
     }
     workgroupBarrier();
-    // Invocation s sums the counters at places s * 16 .. s * 16 + 15 of the order (part major,
-    // invocation minor), then the workgroup's scan gives each counter its first place.
-    let q0 = lid / 16u;
-    let t0 = (lid % 16u) * 16u;
+    // Invocation s sums the counters at places s * PARTS .. s * PARTS + PARTS - 1 of the order
+    // (part major, invocation minor), then the workgroup's scan gives each counter its first
+    // place.
+    let first = lid * PARTS;
+    let q0 = first / WG;
+    let t0 = first % WG;
     var sum = 0u;
-    for (var m = 0u; m < 16u; m++) {
+    for (var m = 0u; m < PARTS; m++) {
         sum += s_count[q0 * WG + t0 + m];
     }
     var running = workgroup_scan(sum, lid) - sum;
-    for (var m = 0u; m < 16u; m++) {
+    for (var m = 0u; m < PARTS; m++) {
         let c = s_count[q0 * WG + t0 + m];
         s_count[q0 * WG + t0 + m] = running;
         running += c;
@@ -356,10 +380,11 @@ fn downsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
         valid = min(ITEMS, in_tile - first);
     }
     workgroupBarrier();
-    rank_step(&keys, &values, valid, 0u, lid);
-    // After the first step the tile's valid keys still fill its first places: the invalid
-    // ones, digit 255, came last.
-    rank_step(&keys, &values, valid, 1u, lid);
+    // After each step the tile's valid keys still fill its first places: the invalid ones,
+    // digit 255, came last. (A loop, not three calls: one copy of the ranking to compile.)
+    for (var step = 0u; step < STEPS; step++) {
+        rank_step(&keys, &values, valid, step, lid);
+    }
     // Each digit's run: its first place in the tile, and where the digit's keys of this tile go.
     for (var k = 0u; k < ITEMS; k++) {
         let i = k * WG + lid;

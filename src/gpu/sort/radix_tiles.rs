@@ -3,7 +3,7 @@
 //! device; each live pass is three dispatches (tile counts, one scan per digit over the tiles,
 //! the tiles ranked in workgroup memory and written out in runs). [`crate::gpu::sort::radix_sort`]
 //! runs it as [`Variant::Tiles`](crate::gpu::sort::radix_sort::Variant::Tiles) where the adapter
-//! gives a workgroup 32 KB.
+//! gives a workgroup 24 KB.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
@@ -24,13 +24,13 @@ const DIGIT_WORDS: u64 = (RADIX * MAX_PASSES + 16) as u64;
 /// The plan's word holding the live passes (`STATE + LIVE_PASSES`).
 const LIVE_PASSES_WORD: u64 = (RADIX * MAX_PASSES + 9) as u64;
 /// Workgroup memory the ranking needs at `items` keys an invocation: a tile's keys and values
-/// and 16 counters an invocation.
+/// and 8 counters an invocation.
 pub const fn workgroup_bytes(items: u32) -> u32 {
-    8 * WORKGROUP * items + 16 * WORKGROUP * 4
+    8 * WORKGROUP * items + 8 * WORKGROUP * 4
 }
 
-/// Keys per tile on `ctx` (4,096 where a workgroup may hold 48 KB, else 2,048); `None` where the
-/// tiled sort cannot run.
+/// Keys per tile on `ctx` (4,096 where a workgroup may hold 40 KB, else 2,048 from 24 KB);
+/// `None` where the tiled sort cannot run.
 pub fn tile_keys(ctx: &GpuContext) -> Option<u32> {
     let have = ctx.limits.max_compute_workgroup_storage_size;
     ITEMS_CHOICES
@@ -54,6 +54,16 @@ pub fn unsupported(ctx: &GpuContext) -> Option<String> {
     }
     None
 }
+
+/// How [`TileSort::record`] records a dispatch: (label, pipeline, bind group 0's entries,
+/// workgroups in x and y).
+pub type RecordDispatch<'r> = dyn FnMut(
+        &'static str,
+        &wgpu::ComputePipeline,
+        &[wgpu::BindGroupEntry<'_>],
+        (u32, u32),
+    ) -> Result<()>
+    + 'r;
 
 /// The tiled sort's pipelines and scratch (grown with n).
 pub struct TileSort {
@@ -169,12 +179,7 @@ impl TileSort {
         n: u32,
         key_bits: u32,
         max_groups_per_dim: u32,
-        record: &mut dyn FnMut(
-            &'static str,
-            &wgpu::ComputePipeline,
-            &[wgpu::BindGroupEntry<'_>],
-            (u32, u32),
-        ) -> Result<()>,
+        record: &mut RecordDispatch<'_>,
     ) -> Result<()> {
         let bytes = n as u64 * 4;
         let tiles = n.div_ceil(self.tile);
@@ -199,7 +204,7 @@ impl TileSort {
         }
         let tile_groups = dispatch_2d(tiles, max_groups_per_dim);
         let digits = whole(6, &self.digit_hist);
-        record("sort clear", &self.clear, &[digits.clone()], (1, 1))?;
+        record("sort clear", &self.clear, std::slice::from_ref(&digits), (1, 1))?;
         let count = [params(0), exact_binding(1, keys, n), digits.clone()];
         record("sort count", &self.count, &count, tile_groups)?;
         record("sort plan", &self.plan, &[params(0), exact_binding(1, keys, n), digits.clone()], (1, 1))?;
@@ -345,7 +350,7 @@ mod tests {
         let scattered = write_sectors_per_key(&keys, None);
         assert!(scattered > 0.9 && scattered <= 1.0, "{scattered}");
         // 2,048-key tiles: runs of 8 keys (32 bytes, two sectors when unaligned); 4,096: runs
-        // of 16, the 48 KB adapters' tiles, within the target of a quarter sector a key.
+        // of 16, the 40 KB adapters' tiles, within the target of a quarter sector a key.
         let small = write_sectors_per_key(&keys, Some(2048));
         let large = write_sectors_per_key(&keys, Some(4096));
         assert!(small > 0.25 && small < 0.27, "{small}");
