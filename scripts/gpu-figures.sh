@@ -69,7 +69,28 @@ for n in $frame_small $frame_large; do
   step "frame_grid_$n" "$bin" bench --backend gpu --scene density --n $n --methods grid \
     --frames 5 --count-only --json "$out/frame_grid_$n.json"
 done
-step radix_sort_ours "$bin" sort-bench --sizes $sort_sizes --reps 10 --json "$out/radix_sort_ours.json"
+# Each configuration in its own process (an order effect was measured in one: the same kernel
+# 31 ms first and 80 ms third at 64M), then one file; the tiled plan also on keys below 2^24
+# (three passes run).
+for c in plan portable subgroup; do
+  step "radix_sort_ours_$c" "$bin" sort-bench --sizes $sort_sizes --reps 10 --configs $c \
+    --json "$out/radix_sort_ours_$c.json"
+done
+step radix_sort_ours_24bit "$bin" sort-bench --sizes $sort_sizes --reps 10 --configs plan \
+  --key-bits 24 --json "$out/radix_sort_ours_24bit.json"
+if [[ -z "${ONLY:-}" || ",$ONLY," == *,radix* ]]; then
+  python3 - "$out" <<'PY' || status=1
+import json, os, sys
+out = sys.argv[1]
+rows = []
+for c in ("plan", "portable", "subgroup"):
+    path = f"{out}/radix_sort_ours_{c}.json"
+    if os.path.exists(path):
+        rows += json.load(open(path))["rows"]
+json.dump({"note": "one process a configuration", "rows": rows},
+          open(f"{out}/radix_sort_ours.json", "w"), indent=1)
+PY
+fi
 if [[ -z "${ONLY:-}" || ",$ONLY," == *,radix* ]] &&
    python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_py=$here/.gpu/torch_sort.py

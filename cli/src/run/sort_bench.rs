@@ -60,6 +60,9 @@ pub struct SortBenchConfig {
     pub seed: u64,
     pub key_bits: u32,
     pub bandwidth: Option<f64>,
+    /// Configurations to time (`plan`, `portable`, `subgroup`); empty: every one the adapter
+    /// runs. One a process avoids one configuration's caches and clocks colouring the next.
+    pub configs: Vec<String>,
 }
 
 /// Device-memory bandwidth (GB/s) of the GPUs measured so far, by adapter name: the model's
@@ -89,14 +92,34 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     super::check_count_fits(&format!("--reps {}", cfg.reps), cfg.reps, 8, |fit| {
         format!("use fewer --reps (about {fit} fit)")
     })?;
-    let mut configs: Vec<(String, RadixSort)> = vec![
-        ("plan".into(), RadixSort::new(ctx)?),
-        ("portable".into(), RadixSort::portable(ctx)?),
-    ];
-    if Variant::best(ctx) == Variant::Subgroup {
-        configs.push((
-            "subgroup".into(),
-            RadixSort::with_variant(ctx, Variant::Subgroup, 16)?,
+    let wanted = |name: &str| cfg.configs.is_empty() || cfg.configs.iter().any(|c| c == name);
+    for c in &cfg.configs {
+        if !["plan", "portable", "subgroup"].contains(&c.as_str()) {
+            return Err(Error::Config(format!(
+                "sort-bench: '{}' is not a configuration (plan, portable, subgroup)",
+                sweepfan::error::shown(c)
+            )));
+        }
+    }
+    let mut configs: Vec<(String, RadixSort)> = Vec::new();
+    if wanted("plan") {
+        configs.push(("plan".into(), RadixSort::new(ctx)?));
+    }
+    if wanted("portable") {
+        configs.push(("portable".into(), RadixSort::portable(ctx)?));
+    }
+    if wanted("subgroup") {
+        if Variant::best(ctx) == Variant::Subgroup {
+            configs.push((
+                "subgroup".into(),
+                RadixSort::with_variant(ctx, Variant::Subgroup, 16)?,
+            ));
+        }
+    }
+    if configs.is_empty() {
+        return Ok((
+            Vec::new(),
+            "this adapter cannot run the subgroup configuration: nothing timed".into(),
         ));
     }
     let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
@@ -299,6 +322,7 @@ mod tests {
             seed: 3,
             key_bits: 32,
             bandwidth: Some(1000.0),
+            configs: Vec::new(),
         };
         let (rows, note) = run_sort_bench(&ctx, &cfg).unwrap();
         assert!(note.is_empty());

@@ -248,9 +248,10 @@ impl TileSort {
 /// Bytes of device traffic a (key, value) pair costs in the tiled sort of `tile`-key tiles (a
 /// model, not a measurement): the count pass reads the key once for every pass (4); each live
 /// pass reads the key for its tile counts (4), then key and value (8) and writes both (8); the
-/// tile counts (256 words a tile, written, scanned in place, read) are `12 * 256 / tile` a key.
+/// tile counts (256 words a tile: written, read and written by the scan, read) are
+/// `16 * 256 / tile` a key.
 pub fn bytes_per_pair(passes: u32, tile: u32) -> f64 {
-    4.0 + passes as f64 * (20.0 + 12.0 * RADIX as f64 / tile as f64)
+    4.0 + passes as f64 * (20.0 + 16.0 * RADIX as f64 / tile as f64)
 }
 
 /// The 32-byte sectors a 32-lane subgroup's store of keys touches, per key, in one digit pass
@@ -364,12 +365,12 @@ mod tests {
         assert_eq!(write_sectors_per_key(&[], Some(2048)), 0.0);
     }
 
-    /// The model by hand: the count pass 4 bytes, each pass 20 and the tile counts' 12 x 256
+    /// The model by hand: the count pass 4 bytes, each pass 20 and the tile counts' 16 x 256
     /// a tile.
     #[test]
     fn the_model_by_hand() {
-        assert_eq!(bytes_per_pair(3, 2048), 4.0 + 3.0 * 21.5);
-        assert_eq!(bytes_per_pair(4, 2048), 90.0);
-        assert_eq!(bytes_per_pair(3, 4096), 4.0 + 3.0 * 20.75);
+        assert_eq!(bytes_per_pair(3, 2048), 4.0 + 3.0 * 22.0);
+        assert_eq!(bytes_per_pair(4, 2048), 92.0);
+        assert_eq!(bytes_per_pair(3, 4096), 4.0 + 3.0 * 21.0);
     }
 }

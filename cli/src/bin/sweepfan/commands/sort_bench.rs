@@ -27,6 +27,10 @@ pub struct SortBenchArgs {
     /// H100, H200).
     #[arg(long, value_parser = bandwidth)]
     pub bandwidth: Option<f64>,
+    /// Configurations, comma-separated: plan (what the library runs), portable, subgroup;
+    /// default every one the adapter runs.
+    #[arg(long, value_delimiter = ',')]
+    pub configs: Vec<String>,
     #[command(flatten)]
     pub out: Outputs,
 }
@@ -80,6 +84,7 @@ pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         seed: a.seed,
         key_bits: a.key_bits,
         bandwidth: a.bandwidth,
+        configs: a.configs,
     };
     let (rows, note) = run_sort_bench(&ctx, &cfg)?;
     say!(
