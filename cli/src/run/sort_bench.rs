@@ -108,13 +108,11 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     if wanted("portable") {
         configs.push(("portable".into(), RadixSort::portable(ctx)?));
     }
-    if wanted("subgroup") {
-        if Variant::best(ctx) == Variant::Subgroup {
-            configs.push((
-                "subgroup".into(),
-                RadixSort::with_variant(ctx, Variant::Subgroup, 16)?,
-            ));
-        }
+    if wanted("subgroup") && Variant::best(ctx) == Variant::Subgroup {
+        configs.push((
+            "subgroup".into(),
+            RadixSort::with_variant(ctx, Variant::Subgroup, 16)?,
+        ));
     }
     if configs.is_empty() {
         return Ok((
