@@ -612,40 +612,6 @@ impl RadixSort {
     }
 }
 
-/// Which sort a traffic model prices: the tiled one, or the older plan on an adapter with these
-/// subgroup lanes (`None`: the portable scatter).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortModel {
-    /// [`Variant::Tiles`] with tiles of this many keys.
-    Tiles(u32),
-    /// [`plan`] with these lanes.
-    Planned(Option<u64>),
-}
-
-impl SortModel {
-    /// The sort [`plan_for`] runs on `ctx`.
-    pub fn of(ctx: &GpuContext) -> Self {
-        if let Some(tile) = crate::gpu::sort::radix_tiles::tile_keys(ctx) {
-            SortModel::Tiles(tile)
-        } else {
-            SortModel::Planned(plan_lanes(ctx))
-        }
-    }
-
-    /// Modelled device bytes per (key, value) pair of a sort of `n` pairs on `key_bits` bits
-    /// (every pass run: the tiled sort may skip some on the device).
-    pub fn bytes_per_pair(self, n: u64, key_bits: u32) -> f64 {
-        let passes = key_bits.div_ceil(DIGIT_BITS);
-        match self {
-            SortModel::Tiles(tile) => crate::gpu::sort::radix_tiles::bytes_per_pair(passes, tile),
-            SortModel::Planned(lanes) => {
-                let (_, rounds) = plan(n, lanes);
-                passes as f64 * bytes_per_key_per_pass(WORKGROUP * rounds)
-            }
-        }
-    }
-}
-
 /// [`RadixSort::bytes_per_key_per_pass`] for blocks of `block` keys.
 pub fn bytes_per_key_per_pass(block: u32) -> f64 {
     20.0 + 20.0 * RADIX as f64 / block as f64
