@@ -95,13 +95,13 @@ impl GpuContacts {
         Vec<Contact>,
         wgpu::Buffer,
     )> {
-        let bytes = std::mem::size_of_val(spheres) as u64;
-        let sphere_buf = ctx
-            .ensure_storage(&mut self.uploads[0], "contact spheres", bytes)?
-            .clone();
-        ctx.write_buffer(&sphere_buf, 0, bytemuck::cast_slice(spheres));
         for _ in 0..MAX_RUNS {
             let mut enc = broad.encode_resident(spheres)?;
+            // The broad phase's own upload, read in place: the spheres cross once.
+            let sphere_buf = broad
+                .resident_spheres()
+                .ok_or_else(|| Error::Gpu("the resident frame holds no spheres".into()))?
+                .clone();
             let list = broad.resident_pairs();
             let (pair_buf, capacity) = (list.pairs.clone(), list.capacity);
             let counters = list.counters.clone();

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
+use crate::gpu::sort::radix_sort::grow;
 use crate::gpu::sort::scan::exact_binding;
 
 /// Invocations per workgroup (`WG` in the shader).
@@ -319,22 +320,6 @@ fn param_slot(key_bits: u32, pass: u32) -> u64 {
     ((key_bits - 1) * MAX_PASSES + pass) as u64
 }
 
-/// A clone of the scratch buffer in `slot`, replaced first when smaller than `bytes`.
-fn grow(
-    ctx: &GpuContext,
-    slot: &mut Option<wgpu::Buffer>,
-    label: &str,
-    bytes: u64,
-) -> Result<wgpu::Buffer> {
-    if let Some(b) = slot
-        && b.size() >= bytes
-    {
-        return Ok(b.clone());
-    }
-    let b = ctx.storage_buffer(label, bytes)?;
-    *slot = Some(b.clone());
-    Ok(b)
-}
 
 #[cfg(test)]
 mod tests {

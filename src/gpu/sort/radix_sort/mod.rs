@@ -668,7 +668,7 @@ fn param_slot(pass: u32, bits: u32) -> u64 {
 }
 
 /// Returns a clone of the scratch buffer in `slot`, replaced first when smaller than `bytes`.
-fn grow(
+pub(crate) fn grow(
     ctx: &GpuContext,
     slot: &mut Option<wgpu::Buffer>,
     label: &str,

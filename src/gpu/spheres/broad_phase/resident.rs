@@ -233,6 +233,12 @@ impl GpuBroadPhase {
         Ok(())
     }
 
+    /// The last recorded frame's spheres on the device, in the caller's order (16 bytes each:
+    /// centre and radius), for a stage recorded after [`Self::encode_resident`].
+    pub(crate) fn resident_spheres(&self) -> Option<&wgpu::Buffer> {
+        self.resident.as_ref().map(|r| &r.spheres)
+    }
+
     /// The device the frames run on, for a stage recorded after [`Self::encode_resident`].
     pub(crate) fn context(&self) -> &std::sync::Arc<crate::gpu::context::GpuContext> {
         &self.ctx
