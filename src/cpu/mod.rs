@@ -88,6 +88,7 @@ pub(crate) mod radix;
 pub(crate) mod sap;
 pub mod sat;
 pub(crate) mod sweep;
+pub(crate) mod worlds;
 
 pub use brute_force::BruteForce;
 /// The most pairs one call stores unless `set_pair_limit` says otherwise.
@@ -97,6 +98,7 @@ pub use min_axis::MinAxis;
 pub use origin_distance::OriginDistance;
 pub use sap::Sap;
 pub use sweep::Sweep;
+pub use worlds::WorldBatch;
 
 use crate::broadphase::{BroadPhase, Method};
 

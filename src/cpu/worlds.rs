@@ -1,0 +1,400 @@
+//! Many worlds in one call on the CPU (docs/design.md §2.13): the objects grouped by world
+//! once, then every world run by the method on the calling thread of a task, the worlds spread
+//! over the pool in chunks of about equal objects. A world of one object, or of none, costs
+//! nothing; a huge world is a chunk of its own and the method parallelises it as usual.
+//!
+//! [`SHARED`] objects join every world's run; their pairs with each other, found in every world,
+//! are kept once, as the group of world `SHARED`, from one run over them alone. Each world's
+//! pairs are made canonical where they are found, so the list comes out grouped and sorted with
+//! no global sort.
+
+use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, check_world_ids};
+use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
+use crate::error::Result;
+use crate::geom::sphere::{Sphere, validate_spheres};
+use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use web_time::Instant;
+
+type Factory = dyn Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync;
+
+/// The largest world `auto` sweeps itself (shared objects included): beyond it a world is
+/// a scene of its own, where `auto`'s choice (the grid, mostly) wins. At 64 spheres a world of
+/// the paper's box, `sap` took 16.4 ms for 4,096 worlds in a loop of calls against 22.5 for the
+/// grid and 22.7 for brute force (2-core VM); at 1,024 the grid 41 ms against sap's 209.
+pub const AUTO_SWEEP_MAX: usize = 256;
+
+/// Chunks per pool thread: enough for work stealing to even out worlds of unequal sizes.
+const CHUNKS_PER_THREAD: usize = 8;
+
+/// A broad phase over a batch of independent worlds, on the CPU: `method` (or `auto`, choosing
+/// per world) run in every world, the worlds in parallel. Buffers and the per-thread method
+/// instances are kept across calls (a simulation calls it every step).
+pub struct WorldBatch {
+    name: String,
+    /// Worlds of at most this many objects (shared ones included) run the lean sweep
+    /// ([`sweep_world`]) instead of the method's own call; 0: never.
+    lean_max: usize,
+    limit: u64,
+    make: Box<Factory>,
+    /// One method instance per pool thread (and one for a caller outside the pool).
+    instances: Vec<Mutex<Box<dyn BroadPhase + Send>>>,
+    groups: WorldGroups,
+    chunks: Vec<Chunk>,
+}
+
+/// What one task found over its worlds.
+#[derive(Default)]
+struct Chunk {
+    worlds: std::ops::Range<usize>,
+    pairs: Vec<Pair>,
+    counts: Vec<u64>,
+    tests: u64,
+    /// A world's spheres gathered (its own, then the shared ones) and its pairs, local indices.
+    local: Vec<Sphere>,
+    local_pairs: Vec<Pair>,
+    keys: Vec<u64>,
+    rows: Vec<Row>,
+}
+
+impl WorldBatch {
+    /// `method` in every world.
+    pub fn new(method: Method) -> Self {
+        let mut batch = Self::with(method.name().to_string(), move |limit| {
+            super::broad_phase_with_pair_limit(method, limit)
+        });
+        if method == Method::Sap {
+            // Sap's own rule, without a call's fixed costs, for worlds of every size.
+            batch.lean_max = usize::MAX;
+        }
+        batch
+    }
+
+    /// `auto` in every world: worlds of at most [`AUTO_SWEEP_MAX`] objects swept as `sap`
+    /// sweeps (without a call's fixed costs), larger ones by the method `auto` chooses from
+    /// each world's own objects.
+    pub fn auto() -> Self {
+        let mut batch = Self::with("auto".to_string(), |limit| {
+            Box::new(super::auto_with_pair_limit(limit))
+        });
+        batch.lean_max = AUTO_SWEEP_MAX;
+        batch
+    }
+
+    fn with(name: String, make: impl Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync + 'static) -> Self {
+        Self {
+            name,
+            lean_max: 0,
+            limit: super::MAX_STORED_PAIRS,
+            make: Box::new(make),
+            instances: Vec::new(),
+            groups: WorldGroups::default(),
+            chunks: Vec::new(),
+        }
+    }
+
+    /// The method's name (`"grid"`, `"auto"`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sets the most pairs one call may store over all worlds (default
+    /// [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a call finding more fails with
+    /// `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.limit = limit;
+        self.instances.clear();
+    }
+
+    /// Finds the touching pairs of each world: `worlds[i]` is sphere `i`'s world ([`SHARED`]:
+    /// every world's). With `out = None` only counts (`Stats::pairs`). An empty batch has no
+    /// pairs; spheres are validated as [`BroadPhase::find_pairs`] does, and `worlds` must hold
+    /// one id per sphere.
+    pub fn find_pairs(
+        &mut self,
+        spheres: &[Sphere],
+        worlds: &[u32],
+        mut out: Option<&mut WorldPairs>,
+    ) -> Result<Stats> {
+        check_world_ids(spheres.len(), worlds, "worlds")?;
+        if let Some(out) = out.as_deref_mut() {
+            out.clear();
+        }
+        let mut stats = Stats::default();
+        if spheres.is_empty() {
+            return Ok(stats);
+        }
+        let start = Instant::now();
+        validate_spheres(spheres)?;
+        self.groups.group(worlds);
+        let threads = rayon::current_num_threads();
+        if self.instances.len() != threads + 1 {
+            self.instances = (0..=threads)
+                .map(|_| Mutex::new((self.make)(self.limit)))
+                .collect();
+        }
+        self.plan_chunks(threads);
+        stats.stage("group", start.elapsed().as_secs_f64(), Clock::Wall);
+
+        let start = Instant::now();
+        let store = out.is_some();
+        let shared_spheres: Vec<Sphere> = self
+            .groups
+            .shared
+            .iter()
+            .map(|&i| spheres[i as usize])
+            .collect();
+        // The shared objects' own pairs: found in every world's run, kept once.
+        let mut shared_pairs = Vec::new();
+        let shared_found = if shared_spheres.len() >= 2 {
+            let mut method = (self.make)(self.limit);
+            let s = method.find_pairs_validated(&shared_spheres, store.then_some(&mut shared_pairs))?;
+            stats.tests += s.tests;
+            for p in &mut shared_pairs {
+                let (a, b) = (self.groups.shared[p[0] as usize], self.groups.shared[p[1] as usize]);
+                *p = [a.min(b), a.max(b)];
+            }
+            shared_pairs.sort_unstable();
+            s.pairs
+        } else {
+            0
+        };
+        let stored = AtomicU64::new(shared_pairs.len() as u64);
+        let overflow = AtomicBool::new(false);
+        let token = cancel::current();
+        let job = Job {
+            spheres,
+            groups: &self.groups,
+            shared: &shared_spheres,
+            shared_found,
+            store,
+            limit: self.limit,
+            stored: &stored,
+            overflow: &overflow,
+            token: &token,
+            instances: &self.instances,
+            make: &*self.make,
+            lean_max: self.lean_max,
+        };
+        let results: Vec<Result<()>> = self
+            .chunks
+            .par_iter_mut()
+            .map(|chunk| match &token {
+                Some(t) => cancel::with_token(t, || job.run(chunk)),
+                None => job.run(chunk),
+            })
+            .collect();
+        cancel::check(&token)?;
+        results.into_iter().collect::<Result<()>>()?;
+
+        stats.tests += self.chunks.iter().map(|c| c.tests).sum::<u64>();
+        let world_pairs: u64 = self.chunks.iter().flat_map(|c| &c.counts).sum();
+        stats.pairs = world_pairs + shared_found;
+        if overflow.load(Ordering::Relaxed) {
+            self.chunks.iter_mut().for_each(|c| c.pairs = Vec::new());
+            return Err(stored_pairs_past_limit(stats.pairs, self.limit));
+        }
+        if let Some(out) = out {
+            let (pairs, ids, offsets) = out.parts_mut();
+            pairs.reserve(stats.pairs as usize);
+            ids.extend_from_slice(&self.groups.ids);
+            offsets.push(0);
+            for chunk in &self.chunks {
+                pairs.extend_from_slice(&chunk.pairs);
+                for &c in &chunk.counts {
+                    offsets.push(offsets.last().copied().unwrap_or(0) + c as usize);
+                }
+            }
+            if !self.groups.shared.is_empty() {
+                ids.push(SHARED);
+                pairs.extend_from_slice(&shared_pairs);
+                offsets.push(pairs.len());
+            }
+        }
+        stats.stage("pairs", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+
+    /// Splits the worlds into chunks of about equal objects (shared ones counted in each).
+    fn plan_chunks(&mut self, threads: usize) {
+        let g = &self.groups;
+        let worlds = g.ids.len();
+        let per_world_shared = g.shared.len();
+        let total = g.order.len() + worlds * per_world_shared;
+        let target = total.div_ceil(threads * CHUNKS_PER_THREAD).max(1);
+        let mut ranges = Vec::new();
+        let (mut begin, mut objects) = (0, 0);
+        for k in 0..worlds {
+            objects += g.starts[k + 1] - g.starts[k] + per_world_shared;
+            if objects >= target {
+                ranges.push(begin..k + 1);
+                (begin, objects) = (k + 1, 0);
+            }
+        }
+        if begin < worlds {
+            ranges.push(begin..worlds);
+        }
+        self.chunks.resize_with(ranges.len(), Chunk::default);
+        for (chunk, range) in self.chunks.iter_mut().zip(ranges) {
+            chunk.worlds = range;
+        }
+    }
+}
+
+/// What every task reads.
+struct Job<'a> {
+    spheres: &'a [Sphere],
+    groups: &'a WorldGroups,
+    shared: &'a [Sphere],
+    shared_found: u64,
+    store: bool,
+    limit: u64,
+    stored: &'a AtomicU64,
+    /// Set once the stored pairs pass the limit: later worlds only count, and the call fails
+    /// naming the exact total.
+    overflow: &'a AtomicBool,
+    token: &'a Option<cancel::CancelToken>,
+    instances: &'a [Mutex<Box<dyn BroadPhase + Send>>],
+    make: &'a Factory,
+    lean_max: usize,
+}
+
+impl Job<'_> {
+    fn run(&self, chunk: &mut Chunk) -> Result<()> {
+        chunk.pairs.clear();
+        chunk.counts.clear();
+        chunk.tests = 0;
+        let slot = rayon::current_thread_index().unwrap_or(self.instances.len() - 1);
+        // The thread's instance; taken already when this thread runs a second chunk while its
+        // first waits inside the method (work stealing), a fresh one.
+        let mut fresh = None;
+        let mut guard = self.instances[slot.min(self.instances.len() - 1)].try_lock().ok();
+        let method: &mut Box<dyn BroadPhase + Send> = match guard.as_deref_mut() {
+            Some(m) => m,
+            None => fresh.insert((self.make)(self.limit)),
+        };
+        let g = self.groups;
+        for k in chunk.worlds.clone() {
+            cancel::check(self.token)?;
+            let range = g.starts[k]..g.starts[k + 1];
+            let m = range.len();
+            if m + self.shared.len() < 2 {
+                chunk.counts.push(0);
+                continue;
+            }
+            let local: &[Sphere] = if g.contiguous {
+                &self.spheres[range.clone()]
+            } else {
+                chunk.local.clear();
+                chunk.local.extend(g.order[range.clone()].iter().map(|&i| self.spheres[i as usize]));
+                chunk.local.extend_from_slice(self.shared);
+                &chunk.local
+            };
+            let store = self.store && !self.overflow.load(Ordering::Relaxed);
+            let s = if local.len() <= self.lean_max {
+                chunk.local_pairs.clear();
+                sweep_world(local, &mut chunk.keys, &mut chunk.rows, store.then_some(&mut chunk.local_pairs))
+            } else {
+                method.find_pairs_validated(local, store.then_some(&mut chunk.local_pairs))?
+            };
+            chunk.tests += s.tests;
+            if !store {
+                chunk.counts.push(s.pairs - self.shared_found);
+                continue;
+            }
+            let begin = chunk.pairs.len();
+            let global = |l: u32| -> u32 {
+                let l = l as usize;
+                if l >= m {
+                    g.shared[l - m]
+                } else if g.contiguous {
+                    (range.start + l) as u32
+                } else {
+                    g.order[range.start + l]
+                }
+            };
+            for p in &chunk.local_pairs {
+                if p[0] as usize >= m && p[1] as usize >= m {
+                    continue;
+                }
+                let (a, b) = (global(p[0]), global(p[1]));
+                chunk.pairs.push([a.min(b), a.max(b)]);
+            }
+            chunk.pairs[begin..].sort_unstable();
+            let count = (chunk.pairs.len() - begin) as u64;
+            let total = self.stored.fetch_add(count, Ordering::Relaxed) + count;
+            if total > self.limit {
+                self.overflow.store(true, Ordering::Relaxed);
+                chunk.pairs = Vec::new();
+            }
+            chunk.counts.push(count);
+        }
+        Ok(())
+    }
+}
+
+/// One object in a world's sweep order: its interval on the sweep axis, its box on the two
+/// others (`lo_b, hi_b, lo_c, hi_c`), its local index.
+#[derive(Clone, Copy, Default)]
+struct Row {
+    key: u64,
+    lo: f32,
+    hi: f32,
+    other: [f32; 4],
+}
+
+/// `sap`'s rule (`cpu::sap`, docs/design.md §2.6) on one world, on the calling thread: the axis
+/// of largest centre spread, objects in `(lo, index)` order, each visiting the following ones
+/// while `lo_j <= hi_i`, tested when the boxes overlap on the two other axes. The same tests
+/// and pairs as a `Sap` call on the world; what it leaves out is a call's fixed costs (stages,
+/// clocks, the pair emitter's chunks and budget), which dominate worlds of a few dozen objects.
+fn sweep_world(
+    local: &[Sphere],
+    keys: &mut Vec<u64>,
+    rows: &mut Vec<Row>,
+    mut out: Option<&mut Vec<Pair>>) -> Stats {
+    use super::axis_order::{hi, lo};
+    use super::keys::{index_of, pack};
+    let axis = super::sap::sweep_axis(local);
+    let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+    // Sorting the packed keys alone, then gathering the rows in their order, is faster
+    // than sorting the rows.
+    keys.clear();
+    keys.extend(local.iter().enumerate().map(|(i, s)| pack(lo(s, axis), i as u32)));
+    keys.sort_unstable();
+    rows.clear();
+    rows.extend(keys.iter().map(|&key| {
+        let s = &local[index_of(key) as usize];
+        Row {
+            key,
+            lo: lo(s, axis),
+            hi: hi(s, axis),
+            other: [lo(s, b), hi(s, b), lo(s, c), hi(s, c)],
+        }
+    }));
+    let mut stats = Stats::default();
+    for (p, rp) in rows.iter().enumerate() {
+        let ip = index_of(rp.key);
+        let sp = &local[ip as usize];
+        let [lbp, hbp, lcp, hcp] = rp.other;
+        for rq in &rows[p + 1..] {
+            if rq.lo > rp.hi {
+                break;
+            }
+            let [lbq, hbq, lcq, hcq] = rq.other;
+            let boxes_overlap = (lbq <= hbp) & (lbp <= hbq) & (lcq <= hcp) & (lcp <= hcq);
+            if boxes_overlap {
+                stats.tests += 1;
+                let iq = index_of(rq.key);
+                if sp.touches(&local[iq as usize]) {
+                    stats.pairs += 1;
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push([ip.min(iq), ip.max(iq)]);
+                    }
+                }
+            }
+        }
+    }
+    stats
+}
