@@ -26,3 +26,4 @@ mod rotating;
 mod sat_oracle;
 mod sector_oracle;
 mod turned_boxes;
+mod worlds;

@@ -1,0 +1,260 @@
+//! Many worlds in one call (`cpu::WorldBatch`): every method's pairs, world by world, equal a
+//! brute force over each world (with the shared objects) written here with the exact oracle,
+//! on random, clustered and adversarial batches; counts, limits and bad input.
+
+use crate::common::{exact_contact_scene, touch_oracle};
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+use sweepfan::cpu::WorldBatch;
+use sweepfan::{Error, Method, Pair, SHARED, Scene, SceneKind, SceneParams, Sphere, WorldPairs};
+
+/// The expected groups: each world's pairs among its objects and the shared ones (shared with
+/// shared only in the group of `SHARED`), ascending worlds, `SHARED` last where present.
+fn oracle(spheres: &[Sphere], worlds: &[u32]) -> Vec<(u32, Vec<Pair>)> {
+    let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (i, &w) in worlds.iter().enumerate() {
+        members.entry(w).or_default().push(i as u32);
+    }
+    let shared = members.get(&SHARED).cloned().unwrap_or_default();
+    let touch = |a: u32, b: u32| touch_oracle(&spheres[a as usize], &spheres[b as usize]);
+    let mut out = Vec::new();
+    for (&w, own) in &members {
+        let mut pairs = Vec::new();
+        for (k, &a) in own.iter().enumerate() {
+            for &b in &own[k + 1..] {
+                if touch(a, b) {
+                    pairs.push([a.min(b), a.max(b)]);
+                }
+            }
+            if w != SHARED {
+                for &s in &shared {
+                    if touch(a, s) {
+                        pairs.push([a.min(s), a.max(s)]);
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        out.push((w, pairs));
+    }
+    out
+}
+
+fn batches() -> Vec<Box<dyn WorldBatchFactory>> {
+    let mut out: Vec<Box<dyn WorldBatchFactory>> =
+        Method::ALL.into_iter().map(|m| Box::new(m) as _).collect();
+    out.push(Box::new(Auto));
+    out
+}
+
+trait WorldBatchFactory {
+    fn make(&self) -> WorldBatch;
+}
+impl WorldBatchFactory for Method {
+    fn make(&self) -> WorldBatch {
+        WorldBatch::new(*self)
+    }
+}
+struct Auto;
+impl WorldBatchFactory for Auto {
+    fn make(&self) -> WorldBatch {
+        WorldBatch::auto()
+    }
+}
+
+/// Every method (and `auto`) on one batch: grouped pairs equal the oracle, offsets and worlds
+/// consistent, the count-only call counts the same, a second call on the same instance too.
+fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
+    let expected = oracle(spheres, worlds);
+    let total: usize = expected.iter().map(|(_, p)| p.len()).sum();
+    for factory in batches() {
+        let mut batch = factory.make();
+        let name = batch.name().to_string();
+        for round in 0..2 {
+            let mut out = WorldPairs::new();
+            let stats = batch.find_pairs(spheres, worlds, Some(&mut out)).unwrap();
+            let got: Vec<(u32, Vec<Pair>)> = out.iter().map(|(w, p)| (w, p.to_vec())).collect();
+            assert!(got == expected, "{label}, {name}, round {round}: groups differ");
+            assert_eq!(stats.pairs, total as u64, "{label}, {name}");
+            assert_eq!(out.offsets().len(), out.worlds().len() + 1, "{label}, {name}");
+            assert_eq!(out.world_of_each_pair().len(), out.len());
+            let counted = batch.find_pairs(spheres, worlds, None).unwrap();
+            assert_eq!(counted.pairs, total as u64, "{label}, {name}: count only");
+        }
+    }
+}
+
+/// `worlds` objects per world from generator `kind`, each world its own seed, world ids
+/// `id(k)`, concatenated world by world.
+fn generated(kind: SceneKind, worlds: usize, n: usize, id: impl Fn(usize) -> u32) -> (Vec<Sphere>, Vec<u32>) {
+    let mut spheres = Vec::new();
+    let mut ids = Vec::new();
+    for k in 0..worlds {
+        let s = Scene::generate(kind, &SceneParams::new(n, 100 + k as u64)).spheres;
+        ids.extend(std::iter::repeat_n(id(k), s.len()));
+        spheres.extend(s);
+    }
+    (spheres, ids)
+}
+
+/// Shuffles objects (and their ids) so that worlds interleave.
+fn shuffled(spheres: &mut [Sphere], ids: &mut [u32], seed: u64) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for i in (1..spheres.len()).rev() {
+        let j = rng.random_range(0..=i);
+        spheres.swap(i, j);
+        ids.swap(i, j);
+    }
+}
+
+#[test]
+fn random_worlds_overlapping_in_space_interleaved_and_in_order() {
+    // Every world in the paper's box: worlds overlap in space, so pairs across worlds abound.
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 40, 60, |k| (k * 7) as u32);
+    check("paper, world by world", &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, 3);
+    check("paper, interleaved", &spheres, &ids);
+}
+
+#[test]
+fn clustered_and_unequal_worlds() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let (mut spheres, mut ids) = (Vec::new(), Vec::new());
+    for k in 0..30u32 {
+        let n = rng.random_range(0..90);
+        let s = Scene::generate(SceneKind::Clusters, &SceneParams::new(n, u64::from(k))).spheres;
+        ids.extend(std::iter::repeat_n(u32::MAX - 1 - k * 1000, s.len()));
+        spheres.extend(s);
+    }
+    check("clusters, unequal", &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, 4);
+    check("clusters, interleaved", &spheres, &ids);
+}
+
+#[test]
+fn one_huge_world_beside_many_tiny_ones() {
+    // The huge world is past auto's own sweep (AUTO_SWEEP_MAX) and a chunk of its own.
+    let mut spheres = Scene::generate(SceneKind::Paper, &SceneParams::new(1500, 1)).spheres;
+    let mut ids = vec![500u32; spheres.len()];
+    let (tiny, tiny_ids) = generated(SceneKind::Paper, 400, 3, |k| k as u32);
+    spheres.extend(tiny);
+    ids.extend(tiny_ids);
+    check("huge and tiny", &spheres, &ids);
+    // One world alone: the batch is a plain call.
+    let one = vec![42u32; 1500];
+    check("one world", &spheres[..1500], &one);
+}
+
+#[test]
+fn identical_worlds_find_the_same_pairs_each() {
+    // Worlds stacked exactly on top of each other, with exact and near contacts.
+    let scene = exact_contact_scene(40, 5, 1.0);
+    let copies = 25;
+    let spheres: Vec<Sphere> = (0..copies).flat_map(|_| scene.iter().copied()).collect();
+    let ids: Vec<u32> = (0..copies as u32).flat_map(|w| std::iter::repeat_n(w, scene.len())).collect();
+    check("identical", &spheres, &ids);
+    let mut out = WorldPairs::new();
+    WorldBatch::new(Method::Grid).find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    let first = out.of(0).len();
+    assert!(first > 0);
+    for w in 0..copies as u32 {
+        assert_eq!(out.of(w).len(), first, "world {w}");
+    }
+}
+
+#[test]
+fn line_worlds_are_every_sweeps_worst_case() {
+    let (spheres, ids) = generated(SceneKind::LineX, 20, 50, |k| k as u32);
+    check("lines", &spheres, &ids);
+}
+
+#[test]
+fn shared_objects_touch_every_world_and_each_other_once() {
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 30, 40, |k| k as u32);
+    // A floor under the box, a wall through it, and a ball touching both: shared.
+    let floor = Sphere::new(Vec3::new(0.0, -1000.0, 0.0), 960.0);
+    let wall = Sphere::new(Vec3::new(1020.0, 0.0, 0.0), 1000.0);
+    let ball = Sphere::new(Vec3::new(30.0, -45.0, 0.0), 20.0);
+    for (k, s) in [floor, wall, ball].into_iter().enumerate() {
+        let at = 17 * (k + 1);
+        spheres.insert(at, s);
+        ids.insert(at, SHARED);
+    }
+    check("shared", &spheres, &ids);
+    let mut out = WorldPairs::new();
+    WorldBatch::new(Method::Sap).find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    assert_eq!(out.worlds().last(), Some(&SHARED));
+    assert!(!out.of(SHARED).is_empty(), "the shared objects touch each other");
+    let touching_shared = (0..30u32)
+        .filter(|&w| out.of(w).iter().any(|p| p.iter().any(|&i| ids[i as usize] == SHARED)))
+        .count();
+    assert!(touching_shared > 20, "the floor and the wall reach most worlds: {touching_shared}");
+    // Only shared objects, and one world of one object beside them.
+    check("shared only", &spheres[17..18], &[SHARED]);
+    check("shared pair", &[floor, ball], &[SHARED, SHARED]);
+    check("one object and the shared", &[floor, ball, wall], &[SHARED, 3, SHARED]);
+}
+
+#[test]
+fn many_worlds_of_two() {
+    // 2^16 worlds of two spheres, every other pair touching.
+    let mut spheres = Vec::new();
+    let mut ids = Vec::new();
+    for w in 0..1u32 << 16 {
+        let gap = if w % 2 == 0 { 1.5 } else { 2.5 };
+        spheres.push(Sphere::new(Vec3::ZERO, 1.0));
+        spheres.push(Sphere::new(Vec3::new(gap, 0.0, 0.0), 1.0));
+        ids.extend([w, w]);
+    }
+    for batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid), WorldBatch::new(Method::Sap)] {
+        let mut batch = batch;
+        let mut out = WorldPairs::new();
+        batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+        assert_eq!(out.worlds().len(), 1 << 16, "{}", batch.name());
+        assert_eq!(out.len(), 1 << 15, "{}", batch.name());
+        for (w, pairs) in out.iter() {
+            let expected: &[Pair] = if w % 2 == 0 { &[[2 * w, 2 * w + 1]] } else { &[] };
+            assert_eq!(pairs, expected, "{} world {w}", batch.name());
+        }
+    }
+}
+
+#[test]
+fn empty_batches_and_bad_input() {
+    let mut batch = WorldBatch::new(Method::Grid);
+    let mut out = WorldPairs::new();
+    let stats = batch.find_pairs(&[], &[], Some(&mut out)).unwrap();
+    assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
+    let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+    match batch.find_pairs(&s, &[0], Some(&mut out)) {
+        Err(Error::Config(m)) => assert!(m.contains("worlds") && m.contains("1 world ids for 2"), "{m}"),
+        other => panic!("expected a config error, got {other:?}"),
+    }
+    let bad = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
+    assert!(matches!(
+        batch.find_pairs(&bad, &[0, 1], Some(&mut out)),
+        Err(Error::InvalidObject { .. })
+    ));
+}
+
+#[test]
+fn the_pair_limit_counts_over_all_worlds() {
+    let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
+    let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
+    assert!(total > 10);
+    for mut batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid)] {
+        batch.set_pair_limit(total as u64 - 1);
+        let mut out = WorldPairs::new();
+        match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
+            Err(e @ Error::TooLarge { .. }) => {
+                assert!(e.to_string().contains(&format!("{total} touching pairs")), "{e}")
+            }
+            other => panic!("{}: expected TooLarge, got {other:?}", batch.name()),
+        }
+        assert_eq!(batch.find_pairs(&spheres, &ids, None).unwrap().pairs, total as u64);
+        batch.set_pair_limit(total as u64);
+        batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+        assert_eq!(out.len(), total);
+    }
+}
