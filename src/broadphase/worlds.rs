@@ -165,7 +165,8 @@ impl WorldGroups {
             self.keys.clear();
             let pack = |(i, &w): (usize, &u32)| (u64::from(w) << 32) | i as u64;
             if n >= 1 << 16 {
-                self.keys.par_extend(worlds.par_iter().enumerate().map(pack));
+                self.keys
+                    .par_extend(worlds.par_iter().enumerate().map(pack));
             } else {
                 self.keys.extend(worlds.iter().enumerate().map(pack));
             }
@@ -242,7 +243,15 @@ mod tests {
             vec![9, 2, SHARED, 2, 7, 9, 0, SHARED, 7, 7],
             (0..1000).map(|i| (i * 7919 % 13) as u32).collect(),
             (0..1000).map(|i| i / 17).collect(),
-            (0..1000).map(|i| if i % 5 == 0 { SHARED } else { u32::MAX - 1 - i / 100 }).collect(),
+            (0..1000)
+                .map(|i| {
+                    if i % 5 == 0 {
+                        SHARED
+                    } else {
+                        u32::MAX - 1 - i / 100
+                    }
+                })
+                .collect(),
         ];
         for worlds in cases {
             let mut plain: BTreeMap<u32, Vec<u32>> = BTreeMap::new();

@@ -82,7 +82,10 @@ impl WorldBatch {
         batch
     }
 
-    fn with(name: String, make: impl Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync + 'static) -> Self {
+    fn with(
+        name: String,
+        make: impl Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync + 'static,
+    ) -> Self {
         Self {
             name,
             lean_max: 0,
@@ -149,10 +152,14 @@ impl WorldBatch {
         let mut shared_pairs = Vec::new();
         let shared_found = if shared_spheres.len() >= 2 {
             let mut method = (self.make)(self.limit);
-            let s = method.find_pairs_validated(&shared_spheres, store.then_some(&mut shared_pairs))?;
+            let s =
+                method.find_pairs_validated(&shared_spheres, store.then_some(&mut shared_pairs))?;
             stats.tests += s.tests;
             for p in &mut shared_pairs {
-                let (a, b) = (self.groups.shared[p[0] as usize], self.groups.shared[p[1] as usize]);
+                let (a, b) = (
+                    self.groups.shared[p[0] as usize],
+                    self.groups.shared[p[1] as usize],
+                );
                 *p = [a.min(b), a.max(b)];
             }
             shared_pairs.sort_unstable();
@@ -269,7 +276,9 @@ impl Job<'_> {
         // The thread's instance; taken already when this thread runs a second chunk while its
         // first waits inside the method (work stealing), a fresh one.
         let mut fresh = None;
-        let mut guard = self.instances[slot.min(self.instances.len() - 1)].try_lock().ok();
+        let mut guard = self.instances[slot.min(self.instances.len() - 1)]
+            .try_lock()
+            .ok();
         let method: &mut Box<dyn BroadPhase + Send> = match guard.as_deref_mut() {
             Some(m) => m,
             None => fresh.insert((self.make)(self.limit)),
@@ -287,14 +296,23 @@ impl Job<'_> {
                 &self.spheres[range.clone()]
             } else {
                 chunk.local.clear();
-                chunk.local.extend(g.order[range.clone()].iter().map(|&i| self.spheres[i as usize]));
+                chunk.local.extend(
+                    g.order[range.clone()]
+                        .iter()
+                        .map(|&i| self.spheres[i as usize]),
+                );
                 chunk.local.extend_from_slice(self.shared);
                 &chunk.local
             };
             let store = self.store && !self.overflow.load(Ordering::Relaxed);
             let s = if local.len() <= self.lean_max {
                 chunk.local_pairs.clear();
-                sweep_world(local, &mut chunk.keys, &mut chunk.rows, store.then_some(&mut chunk.local_pairs))
+                sweep_world(
+                    local,
+                    &mut chunk.keys,
+                    &mut chunk.rows,
+                    store.then_some(&mut chunk.local_pairs),
+                )
             } else {
                 method.find_pairs_validated(local, store.then_some(&mut chunk.local_pairs))?
             };
@@ -353,7 +371,8 @@ fn sweep_world(
     local: &[Sphere],
     keys: &mut Vec<u64>,
     rows: &mut Vec<Row>,
-    mut out: Option<&mut Vec<Pair>>) -> Stats {
+    mut out: Option<&mut Vec<Pair>>,
+) -> Stats {
     use super::axis_order::{hi, lo};
     use super::keys::{index_of, pack};
     let axis = super::sap::sweep_axis(local);
@@ -361,7 +380,12 @@ fn sweep_world(
     // Sorting the packed keys alone, then gathering the rows in their order, is faster
     // than sorting the rows.
     keys.clear();
-    keys.extend(local.iter().enumerate().map(|(i, s)| pack(lo(s, axis), i as u32)));
+    keys.extend(
+        local
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pack(lo(s, axis), i as u32)),
+    );
     keys.sort_unstable();
     rows.clear();
     rows.extend(keys.iter().map(|&key| {

@@ -75,9 +75,16 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
             let mut out = WorldPairs::new();
             let stats = batch.find_pairs(spheres, worlds, Some(&mut out)).unwrap();
             let got: Vec<(u32, Vec<Pair>)> = out.iter().map(|(w, p)| (w, p.to_vec())).collect();
-            assert!(got == expected, "{label}, {name}, round {round}: groups differ");
+            assert!(
+                got == expected,
+                "{label}, {name}, round {round}: groups differ"
+            );
             assert_eq!(stats.pairs, total as u64, "{label}, {name}");
-            assert_eq!(out.offsets().len(), out.worlds().len() + 1, "{label}, {name}");
+            assert_eq!(
+                out.offsets().len(),
+                out.worlds().len() + 1,
+                "{label}, {name}"
+            );
             assert_eq!(out.world_of_each_pair().len(), out.len());
             let counted = batch.find_pairs(spheres, worlds, None).unwrap();
             assert_eq!(counted.pairs, total as u64, "{label}, {name}: count only");
@@ -87,7 +94,12 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
 
 /// `worlds` objects per world from generator `kind`, each world its own seed, world ids
 /// `id(k)`, concatenated world by world.
-fn generated(kind: SceneKind, worlds: usize, n: usize, id: impl Fn(usize) -> u32) -> (Vec<Sphere>, Vec<u32>) {
+fn generated(
+    kind: SceneKind,
+    worlds: usize,
+    n: usize,
+    id: impl Fn(usize) -> u32,
+) -> (Vec<Sphere>, Vec<u32>) {
     let mut spheres = Vec::new();
     let mut ids = Vec::new();
     for k in 0..worlds {
@@ -152,10 +164,14 @@ fn identical_worlds_find_the_same_pairs_each() {
     let scene = exact_contact_scene(40, 5, 1.0);
     let copies = 25;
     let spheres: Vec<Sphere> = (0..copies).flat_map(|_| scene.iter().copied()).collect();
-    let ids: Vec<u32> = (0..copies as u32).flat_map(|w| std::iter::repeat_n(w, scene.len())).collect();
+    let ids: Vec<u32> = (0..copies as u32)
+        .flat_map(|w| std::iter::repeat_n(w, scene.len()))
+        .collect();
     check("identical", &spheres, &ids);
     let mut out = WorldPairs::new();
-    WorldBatch::new(Method::Grid).find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    WorldBatch::new(Method::Grid)
+        .find_pairs(&spheres, &ids, Some(&mut out))
+        .unwrap();
     let first = out.of(0).len();
     assert!(first > 0);
     for w in 0..copies as u32 {
@@ -183,17 +199,33 @@ fn shared_objects_touch_every_world_and_each_other_once() {
     }
     check("shared", &spheres, &ids);
     let mut out = WorldPairs::new();
-    WorldBatch::new(Method::Sap).find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    WorldBatch::new(Method::Sap)
+        .find_pairs(&spheres, &ids, Some(&mut out))
+        .unwrap();
     assert_eq!(out.worlds().last(), Some(&SHARED));
-    assert!(!out.of(SHARED).is_empty(), "the shared objects touch each other");
+    assert!(
+        !out.of(SHARED).is_empty(),
+        "the shared objects touch each other"
+    );
     let touching_shared = (0..30u32)
-        .filter(|&w| out.of(w).iter().any(|p| p.iter().any(|&i| ids[i as usize] == SHARED)))
+        .filter(|&w| {
+            out.of(w)
+                .iter()
+                .any(|p| p.iter().any(|&i| ids[i as usize] == SHARED))
+        })
         .count();
-    assert!(touching_shared > 20, "the floor and the wall reach most worlds: {touching_shared}");
+    assert!(
+        touching_shared > 20,
+        "the floor and the wall reach most worlds: {touching_shared}"
+    );
     // Only shared objects, and one world of one object beside them.
     check("shared only", &spheres[17..18], &[SHARED]);
     check("shared pair", &[floor, ball], &[SHARED, SHARED]);
-    check("one object and the shared", &[floor, ball, wall], &[SHARED, 3, SHARED]);
+    check(
+        "one object and the shared",
+        &[floor, ball, wall],
+        &[SHARED, 3, SHARED],
+    );
 }
 
 #[test]
@@ -207,14 +239,22 @@ fn many_worlds_of_two() {
         spheres.push(Sphere::new(Vec3::new(gap, 0.0, 0.0), 1.0));
         ids.extend([w, w]);
     }
-    for batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid), WorldBatch::new(Method::Sap)] {
+    for batch in [
+        WorldBatch::auto(),
+        WorldBatch::new(Method::Grid),
+        WorldBatch::new(Method::Sap),
+    ] {
         let mut batch = batch;
         let mut out = WorldPairs::new();
         batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
         assert_eq!(out.worlds().len(), 1 << 16, "{}", batch.name());
         assert_eq!(out.len(), 1 << 15, "{}", batch.name());
         for (w, pairs) in out.iter() {
-            let expected: &[Pair] = if w % 2 == 0 { &[[2 * w, 2 * w + 1]] } else { &[] };
+            let expected: &[Pair] = if w % 2 == 0 {
+                &[[2 * w, 2 * w + 1]]
+            } else {
+                &[]
+            };
             assert_eq!(pairs, expected, "{} world {w}", batch.name());
         }
     }
@@ -228,10 +268,16 @@ fn empty_batches_and_bad_input() {
     assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
     let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
     match batch.find_pairs(&s, &[0], Some(&mut out)) {
-        Err(Error::Config(m)) => assert!(m.contains("worlds") && m.contains("1 world ids for 2"), "{m}"),
+        Err(Error::Config(m)) => assert!(
+            m.contains("worlds") && m.contains("1 world ids for 2"),
+            "{m}"
+        ),
         other => panic!("expected a config error, got {other:?}"),
     }
-    let bad = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
+    let bad = [
+        Sphere::new(Vec3::ZERO, 1.0),
+        Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0),
+    ];
     assert!(matches!(
         batch.find_pairs(&bad, &[0, 1], Some(&mut out)),
         Err(Error::InvalidObject { .. })
@@ -248,11 +294,17 @@ fn the_pair_limit_counts_over_all_worlds() {
         let mut out = WorldPairs::new();
         match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
             Err(e @ Error::TooLarge { .. }) => {
-                assert!(e.to_string().contains(&format!("{total} touching pairs")), "{e}")
+                assert!(
+                    e.to_string().contains(&format!("{total} touching pairs")),
+                    "{e}"
+                )
             }
             other => panic!("{}: expected TooLarge, got {other:?}", batch.name()),
         }
-        assert_eq!(batch.find_pairs(&spheres, &ids, None).unwrap().pairs, total as u64);
+        assert_eq!(
+            batch.find_pairs(&spheres, &ids, None).unwrap().pairs,
+            total as u64
+        );
         batch.set_pair_limit(total as u64);
         batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
         assert_eq!(out.len(), total);

@@ -15,6 +15,7 @@ pub mod sort_bench;
 pub mod stress;
 pub mod verify;
 pub mod verify_shapes;
+pub mod worlds_bench;
 
 /// Refuses `count` items of `per_item` bytes each before they are allocated, when they do not fit
 /// in what this process may use (`sweepfan::scenes::memory::check_fits_or`, docs/design.md

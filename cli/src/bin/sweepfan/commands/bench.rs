@@ -99,6 +99,11 @@ pub struct BenchArgs {
     /// frame's time runs from one finish to the next. With --backend gpu, sphere scenes.
     #[arg(long, conflicts_with_all = ["resident", "events"])]
     pub in_flight: bool,
+    /// A batch of this many independent worlds of --n spheres each (each world the scene with
+    /// its own seed: --seed + k), found in one call and beside a loop of one call per world
+    /// (docs/design.md §2.13); CPU, sphere scenes [default methods: auto,grid,sap].
+    #[arg(long, value_parser = values::count)]
+    pub worlds: Option<usize>,
     #[command(flatten)]
     pub out: Outputs,
 }
@@ -281,6 +286,9 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         );
     }
     a.check_used()?;
+    if let Some(worlds) = a.worlds {
+        return bench_worlds(&a, worlds);
+    }
     if a.shape != Shape::Sphere {
         return bench_boxes(a, gpu);
     }
@@ -475,4 +483,80 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     a.out.write(&rows, None)?;
     Ok(ok)
+}
+
+/// `bench --worlds W`: W worlds of --n spheres in one call beside a loop of one call a world.
+fn bench_worlds(a: &BenchArgs, worlds: usize) -> Result<bool> {
+    use sweepfan_cli::run::worlds_bench::{WorldScenes, bench_worlds, worlds_table};
+    if a.backend.backends() != [Backend::Cpu] {
+        bail!(
+            "--worlds: batches of worlds run on the CPU only so far (the GPU's world keys are \
+             not built); use --backend cpu"
+        );
+    }
+    for (given, flag) in [
+        (a.scene_file.is_some(), "--scene-file"),
+        (a.shape != Shape::Sphere, "--shape obb|polygon|aabb"),
+        (a.scene.0 == SceneKind::Rotating, "--scene rotating"),
+        (a.resident, "--resident"),
+        (a.in_flight, "--in-flight"),
+        (a.events, "--events"),
+        (a.count_only, "--count-only"),
+        (a.out.csv.is_some(), "--csv"),
+    ] {
+        if given {
+            bail!(
+                "--worlds: generated sphere scenes, stored pairs and --json only; leave {flag} out"
+            );
+        }
+    }
+    let total = worlds
+        .checked_mul(a.n)
+        .filter(|&t| t < u32::MAX as usize)
+        .ok_or_else(|| {
+            anyhow::anyhow!("--worlds {worlds} x --n {}: more objects than 2^32", a.n)
+        })?;
+    sweepfan_cli::run::scene_size::check_run_size(total, &[Backend::Cpu], !a.no_verify)?;
+    let p = a.params()?;
+    let mut scenes = Vec::with_capacity(worlds);
+    for k in 0..worlds {
+        let params = SceneParams {
+            seed: p.seed.wrapping_add(k as u64),
+            ..p
+        };
+        scenes.push(generated(a.scene.0, &params)?);
+    }
+    let batch = WorldScenes::new(scenes);
+    let methods: Vec<String> = a
+        .methods
+        .as_deref()
+        .unwrap_or("auto,grid,sap")
+        .split(',')
+        .map(|m| m.trim().to_string())
+        .collect();
+    for m in &methods {
+        if m != "auto" {
+            sweepfan::Method::parse(m).map_err(|e| anyhow::anyhow!("--methods: {e}"))?;
+        }
+    }
+    let rows = bench_worlds(&batch, &methods, a.frames, !a.no_verify)?;
+    say!(
+        a.out.stdout_taken(),
+        "{worlds} worlds of {} ({} scene, seeds {}..), {}, median ms per call; the loop calls \
+         the same method once per world; verified world by world against {}",
+        a.n,
+        a.scene.0.name(),
+        p.seed,
+        frames(a.frames),
+        if a.no_verify {
+            "nothing"
+        } else {
+            "a loop of brute force (grid past 2,048 a world)"
+        }
+    );
+    say!(a.out.stdout_taken(), "{}", worlds_table(&rows));
+    if let Some(path) = &a.out.json {
+        sweepfan_cli::report::rows::write_json_value(path, &rows)?;
+    }
+    Ok(rows.iter().all(|r| r.verified != Some(false)))
 }

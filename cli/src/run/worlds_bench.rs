@@ -1,0 +1,204 @@
+//! `bench --worlds W`: a batch of W independent worlds (each its own seeded scene) in one call
+//! (`cpu::WorldBatch`), beside a loop of one call per world with the same method on the same
+//! backend, in the same run; each batch's pairs checked world by world against a reference
+//! loop (docs/design.md §2.13).
+
+use serde::Serialize;
+use std::time::Instant;
+use sweepfan::broadphase::BroadPhase;
+use sweepfan::cpu::WorldBatch;
+use sweepfan::error::{Error, Result};
+use sweepfan::scenes::Scene;
+use sweepfan::{Method, Pair, Sphere, WorldPairs, canonicalize, cpu};
+
+/// The batch: every world's spheres one after the other, the world ids beside them, and the
+/// worlds as the scenes a loop would call on.
+pub struct WorldScenes {
+    pub scenes: Vec<Scene>,
+    pub spheres: Vec<Sphere>,
+    pub worlds: Vec<u32>,
+}
+
+impl WorldScenes {
+    /// World `k` is `scenes[k]`, with world id `k`.
+    pub fn new(scenes: Vec<Scene>) -> Self {
+        let spheres = scenes
+            .iter()
+            .flat_map(|s| s.spheres.iter().copied())
+            .collect();
+        let worlds = scenes
+            .iter()
+            .enumerate()
+            .flat_map(|(k, s)| std::iter::repeat_n(k as u32, s.len()))
+            .collect();
+        Self {
+            scenes,
+            spheres,
+            worlds,
+        }
+    }
+}
+
+/// One method's batch beside its loop.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldsRow {
+    pub method: String,
+    pub backend: &'static str,
+    pub worlds: usize,
+    /// Objects of the batch (all worlds).
+    pub n: usize,
+    pub pairs: u64,
+    /// Median wall time of one batched call.
+    pub batch_ms: f64,
+    /// Median wall time of the loop of one call per world.
+    pub loop_ms: f64,
+    /// `loop_ms / batch_ms`.
+    pub speedup: f64,
+    /// The batch's time per world and step, the figure MuJoCo Warp publishes.
+    pub batch_ns_per_world: f64,
+    pub loop_ns_per_world: f64,
+    /// Whether every world's pairs equal the reference's (`None`: not checked).
+    pub verified: Option<bool>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The reference loop's pairs, world by world (brute force for worlds up to 2,048 objects,
+/// else the grid, itself checked against brute force by the suites), in batch indices.
+fn reference(batch: &WorldScenes) -> Result<Vec<Vec<Pair>>> {
+    let mut out = Vec::with_capacity(batch.scenes.len());
+    let mut offset = 0u32;
+    let mut pairs = Vec::new();
+    for s in &batch.scenes {
+        if s.spheres.len() >= 2 {
+            let method = if s.len() <= 2048 {
+                Method::BruteForce
+            } else {
+                Method::Grid
+            };
+            cpu::broad_phase(method).find_pairs(&s.spheres, Some(&mut pairs))?;
+        } else {
+            pairs.clear();
+        }
+        canonicalize(&mut pairs);
+        out.push(
+            pairs
+                .iter()
+                .map(|p| [p[0] + offset, p[1] + offset])
+                .collect(),
+        );
+        offset += s.len() as u32;
+    }
+    Ok(out)
+}
+
+/// Times `methods` (`auto` or a method's name) batched and looped over `frames` calls each,
+/// on the CPU; with `verify`, checks each batch's pairs against the reference loop.
+pub fn bench_worlds(
+    batch: &WorldScenes,
+    methods: &[String],
+    frames: usize,
+    verify: bool,
+) -> Result<Vec<WorldsRow>> {
+    let expected = if verify {
+        Some(reference(batch)?)
+    } else {
+        None
+    };
+    let mut rows = Vec::new();
+    for name in methods {
+        let (mut batched, mut single): (WorldBatch, Box<dyn BroadPhase + Send>) = if name == "auto"
+        {
+            (WorldBatch::auto(), Box::new(cpu::auto()))
+        } else {
+            let m = Method::parse(name)?;
+            (WorldBatch::new(m), cpu::broad_phase(m))
+        };
+        let mut out = WorldPairs::new();
+        let mut pairs = Vec::new();
+        let (mut batch_s, mut loop_s) = (Vec::new(), Vec::new());
+        let mut found = 0;
+        for _ in 0..frames {
+            let start = Instant::now();
+            found = batched
+                .find_pairs(&batch.spheres, &batch.worlds, Some(&mut out))?
+                .pairs;
+            batch_s.push(start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            let mut looped = 0;
+            for s in &batch.scenes {
+                if s.spheres.len() >= 2 {
+                    looped += single.find_pairs(&s.spheres, Some(&mut pairs))?.pairs;
+                }
+            }
+            loop_s.push(start.elapsed().as_secs_f64());
+            if looped != found {
+                return Err(Error::Config(format!(
+                    "{name}: the batch found {found} pairs, the loop {looped}"
+                )));
+            }
+        }
+        let verified = expected.as_ref().map(|e| {
+            out.worlds().len() == e.len()
+                && out
+                    .iter()
+                    .all(|(w, p)| e.get(w as usize).is_some_and(|x| x.as_slice() == p))
+        });
+        let (b, l) = (median(batch_s), median(loop_s));
+        let worlds = batch.scenes.len();
+        rows.push(WorldsRow {
+            method: name.clone(),
+            backend: "cpu",
+            worlds,
+            n: batch.spheres.len(),
+            pairs: found,
+            batch_ms: b * 1e3,
+            loop_ms: l * 1e3,
+            speedup: l / b,
+            batch_ns_per_world: b * 1e9 / worlds as f64,
+            loop_ns_per_world: l * 1e9 / worlds as f64,
+            verified,
+        });
+    }
+    Ok(rows)
+}
+
+/// The rows as a table.
+pub fn worlds_table(rows: &[WorldsRow]) -> String {
+    let mut t = format!(
+        "{:<12} {:>4} {:>7} {:>9} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9}\n",
+        "method",
+        "",
+        "worlds",
+        "n",
+        "pairs",
+        "batch ms",
+        "loop ms",
+        "speedup",
+        "ns/world",
+        "verified"
+    );
+    for r in rows {
+        t += &format!(
+            "{:<12} {:>4} {:>7} {:>9} {:>10} {:>10.3} {:>10.3} {:>7.2}x {:>12.0} {:>9}\n",
+            r.method,
+            r.backend,
+            r.worlds,
+            r.n,
+            r.pairs,
+            r.batch_ms,
+            r.loop_ms,
+            r.speedup,
+            r.batch_ns_per_world,
+            match r.verified {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+        );
+    }
+    t
+}
