@@ -12,6 +12,7 @@ mod interrupt;
 mod output;
 mod shapes;
 mod spheres;
+mod worlds;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -78,6 +79,8 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(spheres::sphere_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(spheres::choose_method, m)?)?;
+    m.add_function(wrap_pyfunction!(worlds::world_pairs, m)?)?;
+    m.add("SHARED", sweepfan::SHARED)?;
     m.add_function(wrap_pyfunction!(shapes::obb_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(shapes::polygon_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(contacts::sphere_contacts, m)?)?;

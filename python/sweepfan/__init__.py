@@ -10,7 +10,7 @@ Every function and class takes backend="auto" (the default: a hardware GPU when 
 else the CPU; default_backend() says which), "cpu" or "gpu" (a software adapter such as lavapipe
 named there warns: SoftwareAdapterWarning). Empty scenes give empty (0, 2) arrays.
 
-Functions: sphere_pairs, choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
+Functions: sphere_pairs, world_pairs (many worlds in one call), choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
 clear_caches; sphere_contacts, obb_contacts and polygon_contacts (normals, depths and points of
 the touching pairs, on the CPU, as a dict of arrays); the classes
 BoxBroadPhase (axis-aligned boxes by your ids: set, remove, update -> pairs found and lost by
@@ -62,6 +62,8 @@ from ._sweepfan import (  # noqa: E402
     polygon_pairs,
     sphere_contacts,
     sphere_pairs,
+    world_pairs,
+    SHARED,
 )
 
 __all__ = [
@@ -81,4 +83,6 @@ __all__ = [
     "polygon_pairs",
     "sphere_contacts",
     "sphere_pairs",
+    "world_pairs",
+    "SHARED",
 ]

@@ -52,6 +52,26 @@ def sphere_pairs(
     adapter: _Adapter = None,
     count_only: bool = False,
 ) -> _Pairs | tuple[int, int]: ...
+SHARED: int
+
+@overload
+def world_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    world: ArrayLike | None = None,
+    *,
+    method: str = "auto",
+    count_only: Literal[False] = False,
+) -> tuple[_Pairs, np.ndarray, np.ndarray]: ...
+@overload
+def world_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    world: ArrayLike | None = None,
+    *,
+    method: str = "auto",
+    count_only: Literal[True],
+) -> tuple[int, int]: ...
 def choose_method(
     centers: ArrayLike, radii: _Radii, *, backend: str = "auto", adapter: _Adapter = None
 ) -> tuple[str, str]: ...

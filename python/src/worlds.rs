@@ -1,0 +1,205 @@
+//! `world_pairs`: many independent worlds in one call (docs/design.md §2.13), by a world id per
+//! sphere or by a batch axis.
+
+use crate::input::arg_error;
+use crate::interrupt::interruptible;
+use crate::output::pair_array;
+use crate::spheres::{check_spheres, method_name, spheres};
+use numpy::{IntoPyArray, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use sweepfan::cpu::WorldBatch;
+use sweepfan::{Method, WorldPairs, registry};
+
+/// The world ids of `world` for `n` spheres: integers in [0, 2^32 - 1] (2^32 - 1 = SHARED, an
+/// object of every world), one per sphere.
+fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
+    let numpy = world.py().import("numpy")?;
+    let array = numpy
+        .call_method1("asarray", (world,))
+        .map_err(|e| arg_error("world", format!("cannot be read as an array ({e})")))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        let dtype: String = array.getattr("dtype")?.str()?.extract()?;
+        return Err(arg_error(
+            "world",
+            format!("integer world ids expected, got dtype {dtype}"),
+        ));
+    }
+    let array = array.cast_into::<numpy::PyUntypedArray>()?;
+    if array.ndim() != 1 || array.len() != n {
+        return Err(arg_error(
+            "world",
+            format!(
+                "one id per sphere expected: shape ({n},), got {:?}",
+                array.shape()
+            ),
+        ));
+    }
+    let wide = array.call_method1("astype", ("int64",))?;
+    let ids: Vec<i64> = if kind == "u" {
+        // uint64 past int64 wraps negative in astype: read them as they are.
+        let unsigned: Vec<u64> = array.call_method0("tolist")?.extract()?;
+        unsigned
+            .into_iter()
+            .map(|v| v.min(i64::MAX as u64) as i64)
+            .collect()
+    } else {
+        wide.call_method0("tolist")?.extract()?
+    };
+    ids.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            u32::try_from(v).map_err(|_| {
+                arg_error(
+                    "world",
+                    format!(
+                        "row {i}: world id {v} outside [0, 2^32 - 1] (2^32 - 1 is SHARED, an \
+                         object of every world)"
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The touching pairs of many independent worlds in one call: pairs only between spheres of the
+/// same world, and between any sphere and a shared one (world id SHARED = 2^32 - 1: ground,
+/// walls).
+///
+/// centers: an (N, 3) array with world= (N,) integer ids, or a batch axis, (B, N, 3): B worlds
+/// of N spheres (world b is rows b*N .. b*N + N - 1 of the flattened batch). radii: a scalar,
+/// (N,) or, with a batch axis, (B, N). method: "auto" (the default) or a name of METHODS. CPU.
+///
+/// Returns (pairs, worlds, offsets): pairs (K, 2) uint32 indices into the flattened spheres,
+/// i < j, grouped by world, sorted inside each; worlds (W,) the world ids present, ascending,
+/// SHARED last; offsets (W + 1,): world worlds[k] has pairs[offsets[k]:offsets[k + 1]]. With
+/// count_only: (pairs, tests).
+///
+/// Raises ValueError for bad input, naming the argument (world ids of another length, negative,
+/// not integers or past 2^32 - 1, ragged worlds).
+#[pyfunction]
+#[pyo3(signature = (centers, radii, world = None, *, method = "auto", count_only = false))]
+pub fn world_pairs<'py>(
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    world: Option<&Bound<'py, PyAny>>,
+    method: &str,
+    count_only: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = method_name(method)?;
+    let numpy = py.import("numpy")?;
+    let batch_axis = match centers.cast::<numpy::PyUntypedArray>() {
+        Ok(a) => a.ndim() == 3,
+        Err(_) => {
+            // A nested list: its depth decides, as NumPy reads it.
+            let read = numpy.call_method1("asarray", (centers,)).map_err(|e| {
+                arg_error(
+                    "centers",
+                    format!(
+                        "cannot be read as an array ({e}); ragged worlds: concatenate them and \
+                         pass world="
+                    ),
+                )
+            })?;
+            read.getattr("ndim")?.extract::<usize>()? == 3
+        }
+    };
+    let (centers, radii, ids) = if batch_axis {
+        if world.is_some() {
+            return Err(arg_error(
+                "world",
+                "give either world= or a batch axis (B, N, 3) in centers, not both",
+            ));
+        }
+        let array = numpy.call_method1("asarray", (centers,))?;
+        let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+        let (b, n) = (shape[0], shape[1]);
+        if shape[2] != 3 {
+            return Err(arg_error(
+                "centers",
+                format!("a batch axis is (B, N, 3), got {shape:?}"),
+            ));
+        }
+        if b > u32::MAX as usize {
+            return Err(arg_error("centers", format!("{b} worlds exceed 2^32 - 1")));
+        }
+        let flat = array.call_method1("reshape", ((b * n, 3),))?;
+        let radii_array = numpy.call_method1("asarray", (radii,))?;
+        let radii_ndim: usize = radii_array.getattr("ndim")?.extract()?;
+        let radii = if radii_ndim == 2 {
+            let rs: Vec<usize> = radii_array.getattr("shape")?.extract()?;
+            if rs != [b, n] {
+                return Err(arg_error(
+                    "radii",
+                    format!(
+                        "with a batch axis ({b}, {n}, 3), radii are a scalar or ({b}, {n}); got {rs:?}"
+                    ),
+                ));
+            }
+            radii_array.call_method1("reshape", (b * n,))?
+        } else {
+            radii.clone()
+        };
+        let ids: Vec<u32> = (0..b as u32)
+            .flat_map(|w| std::iter::repeat_n(w, n))
+            .collect();
+        (flat, radii, ids)
+    } else {
+        let Some(world) = world else {
+            return Err(arg_error(
+                "world",
+                "one id per sphere is needed with (N, 3) centers (or give centers a batch axis, \
+                 (B, N, 3))",
+            ));
+        };
+        let spheres_n: usize = numpy
+            .call_method1("asarray", (centers,))?
+            .getattr("shape")?
+            .extract::<Vec<usize>>()?
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let ids = world_ids(world, spheres_n)?;
+        (centers.clone(), radii.clone(), ids)
+    };
+    let spheres = spheres(&centers, &radii)?;
+    if spheres.len() != ids.len() {
+        return Err(arg_error(
+            "world",
+            format!("{} ids for {} spheres", ids.len(), spheres.len()),
+        ));
+    }
+    check_spheres(&spheres)?;
+    let mut batch = if method == registry::AUTO {
+        WorldBatch::auto()
+    } else {
+        let m = Method::parse(&method)
+            .map_err(|_| arg_error("method", format!("{method} does not run batches of worlds")))?;
+        WorldBatch::new(m)
+    };
+    if count_only {
+        let stats = interruptible(py, spheres.len(), || {
+            batch
+                .find_pairs(&spheres, &ids, None)
+                .map_err(crate::errors::to_py)
+        })?;
+        return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
+    }
+    let out = interruptible(py, spheres.len(), || {
+        let mut out = WorldPairs::new();
+        batch
+            .find_pairs(&spheres, &ids, Some(&mut out))
+            .map_err(crate::errors::to_py)
+            .map(|_| out)
+    })?;
+    let (pairs, worlds, offsets) = out.into_parts();
+    let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();
+    Ok((
+        pair_array(py, pairs),
+        worlds.into_pyarray(py),
+        offsets.into_pyarray(py),
+    )
+        .into_pyobject(py)?
+        .into_any())
+}

@@ -1,0 +1,92 @@
+"""world_pairs: many worlds in one call, against a brute force per world written here."""
+
+import numpy as np
+import pytest
+
+import sweepfan
+
+
+def brute_per_world(centers, radii, world):
+    """The expected groups {world: sorted pairs}, shared objects in every world."""
+    centers = np.asarray(centers, dtype=np.float64)
+    radii = np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(centers),))
+    world = np.asarray(world, dtype=np.int64)
+    shared = sweepfan.SHARED
+    groups = {}
+    for w in sorted(set(world.tolist())):
+        groups[w] = []
+    n = len(centers)
+    for i in range(n):
+        for j in range(i + 1, n):
+            wi, wj = world[i], world[j]
+            if wi != wj and wi != shared and wj != shared:
+                continue
+            d = centers[i] - centers[j]
+            if d @ d <= (radii[i] + radii[j]) ** 2:
+                w = wj if wi == shared else wi
+                groups[int(w)].append((i, j))
+    return {w: sorted(p) for w, p in groups.items()}
+
+
+def as_groups(pairs, worlds, offsets):
+    return {
+        int(w): [tuple(p) for p in pairs[offsets[k] : offsets[k + 1]].tolist()]
+        for k, w in enumerate(worlds)
+    }
+
+
+@pytest.mark.parametrize("method", ["auto", "grid", "sap", "brute_force", "min_axis"])
+def test_world_ids_match_a_brute_force_per_world(method):
+    rng = np.random.default_rng(4)
+    n = 300
+    centers = rng.uniform(0, 20, (n, 3)).astype(np.float32)
+    radii = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    world = rng.integers(0, 9, n)
+    world[::37] = sweepfan.SHARED
+    pairs, worlds, offsets = sweepfan.world_pairs(centers, radii, world, method=method)
+    assert pairs.dtype == np.uint32 and pairs.shape[1] == 2
+    assert len(offsets) == len(worlds) + 1
+    assert worlds[-1] == sweepfan.SHARED
+    assert as_groups(pairs, worlds, offsets) == brute_per_world(centers, radii, world)
+    count, tests = sweepfan.world_pairs(centers, radii, world, method=method, count_only=True)
+    assert count == len(pairs) and tests >= count
+
+
+def test_a_batch_axis_is_b_worlds_of_n():
+    rng = np.random.default_rng(5)
+    b, n = 12, 40
+    centers = rng.uniform(0, 10, (b, n, 3)).astype(np.float32)
+    radii = rng.uniform(0.3, 1.0, (b, n)).astype(np.float32)
+    pairs, worlds, offsets = sweepfan.world_pairs(centers, radii)
+    assert worlds.tolist() == list(range(b))
+    flat_world = np.repeat(np.arange(b), n)
+    expected = brute_per_world(centers.reshape(-1, 3), radii.reshape(-1), flat_world)
+    assert as_groups(pairs, worlds, offsets) == expected
+    # Each world alone gives the same pairs, shifted by its first row.
+    for k in range(b):
+        alone = sweepfan.sphere_pairs(centers[k], radii[k], backend="cpu")
+        got = pairs[offsets[k] : offsets[k + 1]] - k * n
+        assert np.array_equal(got, alone)
+    # A scalar radius and float64 centres too.
+    pairs64, _, _ = sweepfan.world_pairs(centers.astype(np.float64), 0.8)
+    assert len(pairs64) > 0
+
+
+def test_bad_world_ids_are_refused_naming_the_argument():
+    centers = np.zeros((4, 3), np.float32)
+    for bad, words in [
+        ([0, 1, 2], "one id per sphere"),
+        ([0, -1, 2, 3], "outside"),
+        ([0.0, np.nan, 1.0, 2.0], "integer world ids"),
+        ([0, 1, 2, 2**32], "outside"),
+        (None, "one id per sphere is needed"),
+    ]:
+        with pytest.raises(ValueError, match="world") as e:
+            sweepfan.world_pairs(centers, 1.0, bad)
+        assert words in str(e.value)
+    with pytest.raises(ValueError, match="centers"):
+        sweepfan.world_pairs([[[0, 0, 0]], [[1, 1, 1], [2, 2, 2]]], 1.0)
+    with pytest.raises(ValueError, match="not both"):
+        sweepfan.world_pairs(np.zeros((2, 3, 3)), 1.0, [0] * 6)
+    with pytest.raises(ValueError, match="radii"):
+        sweepfan.world_pairs(np.zeros((2, 3, 3)), np.ones((3, 2)))
