@@ -30,3 +30,4 @@ mod partition;
 mod readme_figures;
 mod resident;
 mod sector_general;
+mod worlds;
