@@ -14,7 +14,11 @@ fn bench_worlds_prints_verified_rows_beside_the_loop() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rows: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(rows.len(), 4);
@@ -25,7 +29,10 @@ fn bench_worlds_prints_verified_rows_beside_the_loop() {
         assert_eq!(r["worlds"], 300);
         assert_eq!(r["n"], 12_000);
         assert_eq!(r["pairs"].as_u64(), Some(pairs), "{r}");
-        let (b, l) = (r["batch_ms"].as_f64().unwrap(), r["loop_ms"].as_f64().unwrap());
+        let (b, l) = (
+            r["batch_ms"].as_f64().unwrap(),
+            r["loop_ms"].as_f64().unwrap(),
+        );
         assert!((r["speedup"].as_f64().unwrap() - l / b).abs() < 1e-9 * (l / b));
         assert!(text.contains(r["method"].as_str().unwrap()));
     }
