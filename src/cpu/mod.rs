@@ -98,7 +98,7 @@ pub use min_axis::MinAxis;
 pub use origin_distance::OriginDistance;
 pub use sap::Sap;
 pub use sweep::Sweep;
-pub use worlds::WorldBatch;
+pub use worlds::{AUTO_SWEEP_MAX, WorldBatch};
 
 use crate::broadphase::{BroadPhase, Method};
 
