@@ -35,7 +35,6 @@ fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
             ),
         ));
     }
-    let wide = array.call_method1("astype", ("int64",))?;
     let ids: Vec<i64> = if kind == "u" {
         // uint64 past int64 wraps negative in astype: read them as they are.
         let unsigned: Vec<u64> = array.call_method0("tolist")?.extract()?;
@@ -44,7 +43,7 @@ fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
             .map(|v| v.min(i64::MAX as u64) as i64)
             .collect()
     } else {
-        wide.call_method0("tolist")?.extract()?
+        array.call_method0("tolist")?.extract()?
     };
     ids.iter()
         .enumerate()
