@@ -24,6 +24,9 @@ struct Params {
     buckets: u32,
     // Always 0, unknown to the compiler: see `unfused` (docs/design.md §9.13).
     zero_bits: u32,
+    // Many worlds (FLAG_WORLDS, docs/design.md §2.13): the first sorted position of the shared
+    // objects (n when there are none).
+    shared_from: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -58,6 +61,9 @@ const WG: u32 = 256u;
 const NONE: u32 = 0xffffffffu;
 const FLAG_MARK: u32 = 1u;
 const FLAG_STORE: u32 = 2u;
+// Many worlds (docs/design.md §2.13): the sweep's keys are world ranks, the order (world, lo,
+// index), and the sweep's coordinate comes from the gathered sphere.
+const FLAG_WORLDS: u32 = 4u;
 
 
 fn lo_of(s: vec4<f32>, a: u32) -> f32 {

@@ -101,7 +101,7 @@ pub mod scenes;
 
 pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
 pub use broadphase::aabbs::AabbOverlaps;
-pub use broadphase::worlds::{SHARED, WorldPairs};
+pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Exceeds, Result};
 pub use events::EventTracker;

@@ -12,6 +12,8 @@
 // Grid: the occupancy map (frame.wgsl), cleared before make_keys sets a bit a cell; its length,
 // a power of two of words, is the map's size.
 @group(0) @binding(9) var<storage, read_write> occupied: array<atomic<u32>>;
+// Many worlds: each object's world rank (docs/design.md §2.13), by original index.
+@group(0) @binding(10) var<storage, read> world_rank: array<u32>;
 
 const MODE_ORIGIN: u32 = 0u;
 const MODE_LO: u32 = 1u;
@@ -262,6 +264,17 @@ fn make_keys(inv: Invocation) {
     }
     keys[i] = key;
     values[i] = i;
+}
+
+// Many worlds (docs/design.md §2.13): keys[p] = the world rank of the object at sorted position
+// p, for the stable sort that makes the order (world, key, index).
+@compute @workgroup_size(256)
+fn world_keys(inv: Invocation) {
+    let p = flat_id(inv);
+    if p < params.n {
+        let i = values[p];
+        keys[p] = select(NONE, world_rank[i], i < arrayLength(&world_rank));
+    }
 }
 
 // sorted[p] = spheres[values[p]]: the sweeps then read neighbours contiguously.

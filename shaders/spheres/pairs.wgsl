@@ -35,6 +35,7 @@ const UNROLL: u32 = 16u;
 const SWEEP_AXIS: u32 = 0u;
 const SWEEP_SAP: u32 = 1u;
 const SWEEP_ORIGIN: u32 = 2u;
+const SWEEP_ALL: u32 = 3u;
 
 // Per-invocation walk state, every walk's (reach and limit bound the sweep and the owner walk);
 // each walk's own is declared with it.
@@ -187,10 +188,20 @@ fn brute(inv: Invocation) {
 // ---- Forward sweeps over the sorted order (sorted keys, gathered spheres):
 // SWEEP_AXIS (x/xy/xyz last axis): while lo_q <= hi_p on params.axis, survivors only;
 // SWEEP_SAP: same on the axis of largest spread, boxes must overlap on the other two axes;
-// SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max + 1e-5 D_q.
+// SWEEP_ORIGIN: keys are |c|, while D_q - D_p <= 2 r_max + 1e-5 D_q;
+// SWEEP_ALL (many worlds only): every later object of the world.
+//
+// Many worlds (FLAG_WORLDS, docs/design.md §2.13): the keys are world ranks and the order is
+// (world, lo, index), the shared objects' rank last, from params.shared_from on. A walk ends at
+// its world's end as well; lo is read from the gathered sphere. Every object outside the shared
+// run then walks that run whole (SWEEP_ALL): a shared object meets every world.
 
 // The sweep's axis (SWEEP_SAP: the axis of largest spread).
 var<private> my_axis: u32;
+// Many worlds: the rank of the world being walked, and whether the walk takes every object of
+// it (SWEEP_ALL, or the shared run).
+var<private> my_world: u32;
+var<private> walk_all: bool;
 
 // One branch per visit, as in visit_forward below (docs/design.md §9.12): SwiftShader took 3.1 s
 // to build this kernel with early returns.
@@ -201,14 +212,19 @@ fn visit_sweep(q: u32) {
     // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding. The keys are the CPU's bits and
     // this bound is rounded as the CPU rounds it (its product unfused), so the walk ends where
     // the CPU's does on every device (docs/design.md §9.13).
-    let dq = unordered(kq);
-    let past = select(dq > reach, dq - reach > limit + unfused(1e-5 * dq), params.mode == SWEEP_ORIGIN);
+    var past: bool;
+    if (params.flags & FLAG_WORLDS) != 0u {
+        past = kq != my_world || (!walk_all && lo_of(sorted[at], my_axis) > reach);
+    } else {
+        let dq = unordered(kq);
+        past = select(dq > reach, dq - reach > limit + unfused(1e-5 * dq), params.mode == SWEEP_ORIGIN);
+    }
     let live = !done & (q < params.n) & (kq != NONE) & !past;
     done = !live;
     if live {
         let t = sorted[at];
         var other = true;
-        if params.mode == SWEEP_SAP {
+        if params.mode == SWEEP_SAP && !walk_all {
             let b = (my_axis + 1u) % 3u;
             let c = (my_axis + 2u) % 3u;
             other = lo_of(me, b) <= hi_of(t, b) && lo_of(t, b) <= hi_of(me, b)
@@ -233,10 +249,24 @@ fn sweep(inv: Invocation) {
         reach = select(hi_of(me, my_axis), unordered(keys[p]), params.mode == SWEEP_ORIGIN);
         limit = 2.0 * r_max();
         done = false;
-        for (var q = p + 1u; !done; q += UNROLL) {
+        my_world = keys[p];
+        walk_all = params.mode == SWEEP_ALL;
+        // Many worlds: after its own world, an object outside the shared run walks that run.
+        var then_shared = (params.flags & FLAG_WORLDS) != 0u && p < params.shared_from
+            && params.shared_from < params.n;
+        var q = p + 1u;
+        while !done {
             block_base = q;
             // #unroll 16 visit_sweep(q + {k}u);
             settle_sorted();
+            q += UNROLL;
+            if done && then_shared {
+                then_shared = false;
+                done = false;
+                walk_all = true;
+                q = params.shared_from;
+                my_world = keys[q];
+            }
         }
         if !done {
             cut_short();

@@ -113,6 +113,74 @@ impl WorldPairs {
     pub(crate) fn parts_mut(&mut self) -> (&mut Vec<Pair>, &mut Vec<u32>, &mut Vec<usize>) {
         (&mut self.pairs, &mut self.worlds, &mut self.offsets)
     }
+
+    /// Fills the lists from pairs `found` in any order (each `i < j`, both of one world or one
+    /// of them shared): `rank[i]` is object i's world's place in `groups.ids`, the shared
+    /// objects' `groups.ids.len()`. A pair takes the world of its non-shared object (world
+    /// [`SHARED`] when both are shared). `keys` is scratch.
+    pub(crate) fn group_found(
+        &mut self,
+        found: &[Pair],
+        rank: &[u32],
+        groups: &WorldGroups,
+        keys: &mut Vec<u128>,
+    ) {
+        let shared_rank = groups.ids.len() as u32;
+        let key = |p: &Pair| {
+            let r = rank[p[0] as usize];
+            let world = if r == shared_rank {
+                rank[p[1] as usize]
+            } else {
+                r
+            };
+            u128::from(world) << 64 | u128::from(p[0]) << 32 | u128::from(p[1])
+        };
+        keys.clear();
+        if found.len() >= 1 << 16 {
+            keys.par_extend(found.par_iter().map(key));
+            keys.par_sort_unstable();
+        } else {
+            keys.extend(found.iter().map(key));
+            keys.sort_unstable();
+        }
+        self.clear();
+        self.worlds.extend_from_slice(&groups.ids);
+        if !groups.shared.is_empty() {
+            self.worlds.push(SHARED);
+        }
+        self.pairs.reserve(keys.len());
+        self.offsets.push(0);
+        for &k in keys.iter() {
+            let world = (k >> 64) as usize;
+            while self.offsets.len() <= world {
+                self.offsets.push(self.pairs.len());
+            }
+            self.pairs.push([(k >> 32) as u32, k as u32]);
+        }
+        while self.offsets.len() <= self.worlds.len() {
+            self.offsets.push(self.pairs.len());
+        }
+    }
+}
+
+/// Many worlds in one call, on the CPU ([`WorldBatch`](crate::cpu::WorldBatch)) or the GPU
+/// ([`GpuWorldBatch`](crate::gpu::GpuWorldBatch)): one trait, both behind it.
+pub trait WorldBroadPhase {
+    /// The method's name (`"grid"`, `"auto"`).
+    fn name(&self) -> &str;
+    /// Where it runs.
+    fn backend(&self) -> super::Backend;
+    /// The most pairs one call may store over all worlds; a call finding more fails with
+    /// `Error::TooLarge`.
+    fn set_pair_limit(&mut self, limit: u64);
+    /// The touching pairs of each world: `worlds[i]` is sphere `i`'s world ([`SHARED`]: every
+    /// world's). With `out = None` only counts (`Stats::pairs`). An empty batch has no pairs.
+    fn find_pairs(
+        &mut self,
+        spheres: &[crate::geom::sphere::Sphere],
+        worlds: &[u32],
+        out: Option<&mut WorldPairs>,
+    ) -> Result<super::Stats>;
 }
 
 /// A batch's objects grouped by world: `order` lists the objects of each world together

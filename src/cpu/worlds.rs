@@ -422,3 +422,26 @@ fn sweep_world(
     }
     stats
 }
+
+impl crate::broadphase::worlds::WorldBroadPhase for WorldBatch {
+    fn name(&self) -> &str {
+        WorldBatch::name(self)
+    }
+
+    fn backend(&self) -> crate::broadphase::Backend {
+        crate::broadphase::Backend::Cpu
+    }
+
+    fn set_pair_limit(&mut self, limit: u64) {
+        WorldBatch::set_pair_limit(self, limit);
+    }
+
+    fn find_pairs(
+        &mut self,
+        spheres: &[Sphere],
+        worlds: &[u32],
+        out: Option<&mut WorldPairs>,
+    ) -> Result<Stats> {
+        WorldBatch::find_pairs(self, spheres, worlds, out)
+    }
+}

@@ -26,6 +26,8 @@ pub struct Params {
     /// Always 0: the shaders OR it into products they must not let a driver fuse
     /// (`unfused`, docs/design.md §9.13).
     pub zero_bits: u32,
+    /// Many worlds ([`FLAG_WORLDS`]): the first sorted position of the shared objects.
+    pub shared_from: u32,
 }
 
 impl Params {
@@ -40,6 +42,8 @@ impl Params {
 
 pub const FLAG_MARK: u32 = 1;
 pub const FLAG_STORE: u32 = 2;
+/// The sweep runs many worlds (docs/design.md §2.13): keys are world ranks.
+pub const FLAG_WORLDS: u32 = 4;
 
 /// Parameter slots of one frame. Slots are collected while encoding and uploaded with one
 /// `write_buffer` before the submission, so each dispatch sees its own values.

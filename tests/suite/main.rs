@@ -18,6 +18,7 @@ mod gpu_in_flight;
 mod gpu_radix_sort;
 mod gpu_sat;
 mod gpu_vs_cpu;
+mod gpu_worlds;
 mod host_copies;
 mod host_waits;
 mod layers;

@@ -11,7 +11,7 @@ use sweepfan::{Error, Method, Pair, SHARED, Scene, SceneKind, SceneParams, Spher
 
 /// The expected groups: each world's pairs among its objects and the shared ones (shared with
 /// shared only in the group of `SHARED`), ascending worlds, `SHARED` last where present.
-fn oracle(spheres: &[Sphere], worlds: &[u32]) -> Vec<(u32, Vec<Pair>)> {
+pub(crate) fn oracle(spheres: &[Sphere], worlds: &[u32]) -> Vec<(u32, Vec<Pair>)> {
     let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for (i, &w) in worlds.iter().enumerate() {
         members.entry(w).or_default().push(i as u32);
@@ -94,7 +94,7 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
 
 /// `worlds` objects per world from generator `kind`, each world its own seed, world ids
 /// `id(k)`, concatenated world by world.
-fn generated(
+pub(crate) fn generated(
     kind: SceneKind,
     worlds: usize,
     n: usize,
@@ -111,7 +111,7 @@ fn generated(
 }
 
 /// Shuffles objects (and their ids) so that worlds interleave.
-fn shuffled(spheres: &mut [Sphere], ids: &mut [u32], seed: u64) {
+pub(crate) fn shuffled(spheres: &mut [Sphere], ids: &mut [u32], seed: u64) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     for i in (1..spheres.len()).rev() {
         let j = rng.random_range(0..=i);

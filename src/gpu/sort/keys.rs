@@ -18,7 +18,9 @@ pub enum KeyMode {
 }
 
 crate::gpu::context::entry_pipelines! {
-    pub struct Keys = "sort/keys.wgsl" [extents, grid_frame, make_keys, gather, bucket_starts]
+    pub struct Keys = "sort/keys.wgsl" [
+        extents, grid_frame, make_keys, world_keys, gather, bucket_starts
+    ]
 }
 
 /// Initial contents of the extents buffer's first words: min = all ones, max = 0 (ordered
@@ -92,6 +94,20 @@ impl Keys {
             (9, inputs.occupied),
         ];
         rec.launch(&self.make_keys, params, &buffers, p.pad as u64)
+    }
+
+    /// Many worlds (docs/design.md §2.13): `keys[p] = world_rank[values[p]]` for p < n, the key
+    /// of the stable sort that orders the objects by (world, key, index).
+    pub fn world_keys(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        world_rank: &wgpu::Buffer,
+        keys: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+    ) -> Result<()> {
+        let buffers = [(4, keys), (5, values), (10, world_rank)];
+        rec.launch(&self.world_keys, Params::n(n), &buffers, n as u64)
     }
 
     /// `sorted[p] = spheres[values[p]]` for p < n.

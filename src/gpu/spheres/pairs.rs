@@ -4,7 +4,7 @@
 //! total with the capacity and re-runs with a larger list, so no pair is lost.
 
 use crate::error::Result;
-use crate::gpu::frame::{FLAG_STORE, Params, Recorder};
+use crate::gpu::frame::{FLAG_STORE, FLAG_WORLDS, Params, Recorder};
 
 /// Which walk `sweep` does (`SWEEP_*` in `shaders/spheres/pairs.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,8 @@ pub enum Sweep {
     Sap = 1,
     /// Forward while |c_j| - |c_i| <= 2 r_max + ORIGIN_KEY_SLACK |c_j|.
     OriginDistance = 2,
+    /// Many worlds only: every later object of the world.
+    All = 3,
 }
 
 // With subgroups, the walks end per subgroup, not at a workgroup barrier (docs/design.md
@@ -94,6 +96,29 @@ impl PairKernels {
             mode: mode as u32,
             axis,
             ..sink.params(n)
+        };
+        let buffers = sink.with_order(order, None);
+        rec.launch(&self.sweep, params, &buffers, n as u64)
+    }
+
+    /// Many worlds (docs/design.md §2.13): a forward sweep ([`Sweep::Sap`] or [`Sweep::All`])
+    /// over the (world, lo, index) order, `order.keys` the world ranks; each walk ends at its
+    /// world's end, and every object before `shared_from` then walks the shared run.
+    pub fn world_sweep(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        mode: Sweep,
+        shared_from: u32,
+        order: &SortedOrder<'_>,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let base = sink.params(n);
+        let params = Params {
+            mode: mode as u32,
+            flags: base.flags | FLAG_WORLDS,
+            shared_from,
+            ..base
         };
         let buffers = sink.with_order(order, None);
         rec.launch(&self.sweep, params, &buffers, n as u64)

@@ -51,7 +51,8 @@ impl GpuBroadPhase {
             bytes += b.size();
             Ok(b)
         };
-        let sorting = self.method != Method::BruteForce;
+        // Many worlds sort brute force too ([`super::GpuWorldBatch`]).
+        let sorting = self.method != Method::BruteForce || self.worlds.is_some();
         let per = |bytes_each: u64| if sorting { bytes_each * cap as u64 } else { 4 };
         let spheres = buf("spheres", 16 * cap as u64)?;
         let min_axis_method = self.method == Method::MinAxis;

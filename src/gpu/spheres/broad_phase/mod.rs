@@ -60,10 +60,12 @@ mod in_flight;
 mod parts;
 mod read_back;
 mod resident;
+mod worlds;
 #[cfg(test)]
 mod map_tests;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
+pub use worlds::GpuWorldBatch;
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -150,6 +152,8 @@ pub struct GpuBroadPhase {
     host: crate::gpu::timer::HostSteps,
     /// Frames submitted and not yet finished ([`Self::submit_frame`]).
     in_flight: in_flight::InFlight,
+    /// Many worlds ([`GpuWorldBatch`]): the world ranks the frames sweep by.
+    worlds: Option<worlds::WorldRanks>,
 }
 
 /// Totals read back after a frame.
@@ -233,6 +237,7 @@ impl GpuBroadPhase {
             dispatch_workgroup: 64,
             host: Default::default(),
             in_flight: Default::default(),
+            worlds: None,
             method,
             ctx,
         })
@@ -376,6 +381,12 @@ impl GpuBroadPhase {
             })
         };
         match self.method {
+            Method::BruteForce | Method::Sap if self.worlds.is_some() => {
+                let ranks = self.worlds.as_ref().expect("matched");
+                let kernels = (&self.keys, &mut *sort, &self.pairs);
+                let mut rec = (&mut enc, &mut *timer, &mut *arena);
+                worlds::record(ctx, kernels, &mut rec, self.method, ranks, inputs, &order, &sink)?;
+            }
             Method::BruteForce => {
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
                     .record(|rec| self.pairs.brute(rec, n, &res.spheres, &sink))?;

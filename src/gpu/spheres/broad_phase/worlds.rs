@@ -1,0 +1,254 @@
+//! [`GpuWorldBatch`]: many independent worlds in one GPU frame (docs/design.md §2.13).
+//!
+//! The world is a key: each object's world rank (its world's place among the batch's world ids,
+//! the shared objects' rank last) goes up with the spheres, a stable sort by it follows the
+//! method's own sort, and the sweep's walks end at their world's end. One frame, whatever the
+//! number of worlds: no dispatch per world. Every object outside the shared run then walks that
+//! run whole, so a shared object meets every world; the shared objects meet each other in their
+//! own run, once.
+//!
+//! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
+//! while lo_q <= hi_p, boxes overlapping on the two other axes) and `brute_force` (the order
+//! (world, index), every later object of the world). `auto` is `sap`.
+
+use super::GpuBroadPhase;
+use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
+use crate::broadphase::{Backend, Clock, Method, Pair, Stats};
+use crate::error::{Error, Result};
+use crate::geom::sphere::{Sphere, validate_spheres};
+use crate::gpu::context::{GpuContext, count_u32};
+use crate::gpu::frame::{ParamArena, Recorder};
+use crate::gpu::sort::keys::{KeyInputs, KeyMode, KeyParams, Keys};
+use crate::gpu::sort::radix_sort::RadixSort;
+use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
+use crate::gpu::timer::PassTimer;
+use std::sync::Arc;
+use web_time::Instant;
+
+/// The world ranks of the frame being run, on the device.
+pub(super) struct WorldRanks {
+    /// One rank per object, by original index (objects the buffer holds: `capacity`).
+    buffer: wgpu::Buffer,
+    capacity: usize,
+    /// Objects of the frame.
+    n: u32,
+    /// Bits of the largest rank: the stable sort's key width.
+    bits: u32,
+    /// The first sorted position of the shared objects (`n` when there are none).
+    shared_from: u32,
+}
+
+/// Records the world frame's passes after the extents: keys (sap's lo; the values the objects'
+/// indices), for `sap` their sort, the world keys and their stable sort, the gather and the
+/// sweep.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn record(
+    ctx: &GpuContext,
+    (keys, sort, pairs): (&Keys, &mut RadixSort, &PairKernels),
+    (enc, timer, arena): &mut (&mut wgpu::CommandEncoder, &mut PassTimer, &mut ParamArena),
+    method: Method,
+    ranks: &WorldRanks,
+    inputs: KeyInputs<'_>,
+    order: &SortedOrder<'_>,
+    sink: &PairSink<'_>,
+) -> Result<()> {
+    let n = ranks.n;
+    let kp = KeyParams {
+        n,
+        pad: n,
+        mode: KeyMode::SapLo,
+        axis: 0,
+        use_mark: false,
+        buckets: 1,
+    };
+    Recorder::begin(ctx, enc, timer, arena, "keys")
+        .record(|rec| keys.make_keys(rec, kp, inputs, order.keys, order.values))?;
+    if method == Method::Sap {
+        sort.encode(ctx, enc, order.keys, order.values, n, 32, Some(timer))?;
+    }
+    Recorder::begin(ctx, enc, timer, arena, "keys")
+        .record(|rec| keys.world_keys(rec, n, &ranks.buffer, order.keys, order.values))?;
+    sort.encode(ctx, enc, order.keys, order.values, n, ranks.bits, Some(timer))?;
+    Recorder::begin(ctx, enc, timer, arena, "gather")
+        .record(|rec| keys.gather(rec, n, inputs.spheres, order.values, order.sorted))?;
+    let mode = if method == Method::Sap {
+        Sweep::Sap
+    } else {
+        Sweep::All
+    };
+    Recorder::begin(ctx, enc, timer, arena, "pairs")
+        .record(|rec| pairs.world_sweep(rec, n, mode, ranks.shared_from, order, sink))
+}
+
+/// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
+/// [`WorldBatch`](crate::cpu::WorldBatch), with the same input and output.
+///
+/// ```
+/// use glam::Vec3;
+/// use std::sync::Arc;
+/// use sweepfan::gpu::GpuWorldBatch;
+/// use sweepfan::{GpuContext, Method, SHARED, Sphere, WorldPairs};
+///
+/// let Ok(ctx) = GpuContext::default_adapter() else { return Ok(()) };
+/// let mut batch = GpuWorldBatch::new(Arc::new(ctx), Method::Sap)?;
+/// // Two worlds with the same two touching spheres, and a floor shared by both.
+/// let ball = |x: f32| Sphere::new(Vec3::new(x, 1.0, 0.0), 1.0);
+/// let spheres = [ball(0.0), ball(1.5), ball(0.0), ball(1.5), Sphere::new(Vec3::ZERO, 0.5)];
+/// let worlds = [7, 7, 9, 9, SHARED];
+/// let mut pairs = WorldPairs::new();
+/// batch.find_pairs(&spheres, &worlds, Some(&mut pairs))?;
+/// assert_eq!(pairs.of(7), &[[0, 1], [0, 4], [1, 4]]);
+/// assert_eq!(pairs.of(9), &[[2, 3], [2, 4], [3, 4]]);
+/// # Ok::<(), sweepfan::Error>(())
+/// ```
+pub struct GpuWorldBatch {
+    frame: GpuBroadPhase,
+    name: &'static str,
+    groups: WorldGroups,
+    /// Each object's world rank (the shared objects': the number of worlds).
+    ranks: Vec<u32>,
+    /// The frame's pairs in the order the device appended them.
+    found: Vec<Pair>,
+    /// (rank, i, j) of each pair, for the grouping.
+    keys: Vec<u128>,
+}
+
+impl GpuWorldBatch {
+    /// A batch running `method`: [`Method::Sap`] or [`Method::BruteForce`]. The other methods
+    /// do not run many worlds on the GPU yet: [`Error::Config`] naming them.
+    pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
+        if !matches!(method, Method::Sap | Method::BruteForce) {
+            return Err(Error::Config(format!(
+                "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
+                 brute_force and auto (sap); every method runs them on the CPU (WorldBatch)",
+                method.name()
+            )));
+        }
+        Ok(Self {
+            frame: GpuBroadPhase::new(ctx, method)?,
+            name: method.name(),
+            groups: WorldGroups::default(),
+            ranks: Vec::new(),
+            found: Vec::new(),
+            keys: Vec::new(),
+        })
+    }
+
+    /// `auto`: `sap`, the sweep ending at each world's end (the worlds of a batch are small,
+    /// where a sweep beats the grid's fixed costs).
+    pub fn auto(ctx: Arc<GpuContext>) -> Result<Self> {
+        let mut batch = Self::new(ctx, Method::Sap)?;
+        batch.name = "auto";
+        Ok(batch)
+    }
+
+    /// The method's name (`"sap"`, `"auto"`).
+    pub fn name(&self) -> &str {
+        self.name
+    }
+
+    /// Sets the most pairs one call may store over all worlds; a call finding more fails with
+    /// `Error::TooLarge`.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.frame.set_pair_limit(limit);
+    }
+
+    /// Finds the touching pairs of each world, as [`WorldBatch::find_pairs`](
+    /// crate::cpu::WorldBatch::find_pairs) does: `worlds[i]` is sphere `i`'s world
+    /// ([`SHARED`](crate::SHARED): every world's); with `out = None` only counts. The frame
+    /// runs whole on the context's first device (no parts): a batch past a binding is
+    /// `Error::TooLarge`.
+    pub fn find_pairs(
+        &mut self,
+        spheres: &[Sphere],
+        worlds: &[u32],
+        mut out: Option<&mut WorldPairs>,
+    ) -> Result<Stats> {
+        check_world_ids(spheres.len(), worlds, "worlds")?;
+        if let Some(out) = out.as_deref_mut() {
+            out.clear();
+        }
+        if spheres.is_empty() {
+            return Ok(Stats::default());
+        }
+        let start = Instant::now();
+        count_u32("spheres", spheres.len())?;
+        validate_spheres(spheres)?;
+        self.set_ranks(worlds)?;
+        let group_s = start.elapsed().as_secs_f64();
+        let store = out.is_some();
+        let found = store.then_some(&mut self.found);
+        let mut stats = self.frame.find_pairs_whole(spheres, found)?;
+        let start = Instant::now();
+        if let Some(out) = out {
+            out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
+        }
+        stats.stage("group", group_s + start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
+
+    /// Groups the worlds, computes each object's rank and puts the ranks on the device.
+    fn set_ranks(&mut self, worlds: &[u32]) -> Result<()> {
+        let g = &mut self.groups;
+        g.group(worlds);
+        let count = g.ids.len();
+        let shared_rank = u32::try_from(count)
+            .ok()
+            .filter(|&r| r < u32::MAX)
+            .ok_or_else(|| Error::Config(format!("{count} worlds: at most 2^32 - 2")))?;
+        self.ranks.clear();
+        self.ranks.resize(worlds.len(), shared_rank);
+        for (rank, span) in g.starts.windows(2).enumerate() {
+            for &i in &g.order[span[0]..span[1]] {
+                self.ranks[i as usize] = rank as u32;
+            }
+        }
+        let n = worlds.len();
+        let ctx = self.frame.ctx.clone();
+        let buffer = match self.frame.worlds.take() {
+            Some(w) if w.capacity >= n => w.buffer,
+            _ => {
+                ctx.check_binding("world ranks", 4 * n as u64)?;
+                ctx.storage_buffer("world ranks", 4 * n as u64)?
+            }
+        };
+        ctx.write_buffer(&buffer, 0, bytemuck::cast_slice(&self.ranks));
+        let largest = if g.shared.is_empty() {
+            shared_rank.saturating_sub(1)
+        } else {
+            shared_rank
+        };
+        self.frame.worlds = Some(WorldRanks {
+            capacity: (buffer.size() / 4) as usize,
+            buffer,
+            n: n as u32,
+            bits: (32 - largest.leading_zeros()).max(1),
+            shared_from: (n - g.shared.len()) as u32,
+        });
+        Ok(())
+    }
+
+}
+
+impl WorldBroadPhase for GpuWorldBatch {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::Gpu
+    }
+
+    fn set_pair_limit(&mut self, limit: u64) {
+        GpuWorldBatch::set_pair_limit(self, limit);
+    }
+
+    fn find_pairs(
+        &mut self,
+        spheres: &[Sphere],
+        worlds: &[u32],
+        out: Option<&mut WorldPairs>,
+    ) -> Result<Stats> {
+        GpuWorldBatch::find_pairs(self, spheres, worlds, out)
+    }
+}

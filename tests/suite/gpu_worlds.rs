@@ -1,0 +1,244 @@
+//! Many worlds in one GPU frame (`gpu::GpuWorldBatch`): pairs world by world against the
+//! per-world brute force of `worlds.rs` (written with the exact oracle), test counts against a
+//! count written here from the sweeps' rule, shared objects, adversarial batches, bad input.
+
+use crate::common::{exact_contact_scene, overlap};
+use crate::worlds::{generated, oracle, shuffled};
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use std::sync::{Arc, OnceLock};
+use sweepfan::cpu::WorldBatch;
+use sweepfan::gpu::GpuWorldBatch;
+use sweepfan::gpu::context::{GpuContext, test_gpu};
+use sweepfan::{Error, Method, Pair, SHARED, SceneKind, Sphere, WorldBroadPhase, WorldPairs};
+
+fn ctx() -> Option<Arc<GpuContext>> {
+    static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
+    CTX.get_or_init(|| test_gpu().map(Arc::new)).clone()
+}
+
+/// The GPU batches: sap, brute force and auto.
+fn batches(ctx: &Arc<GpuContext>) -> Vec<GpuWorldBatch> {
+    vec![
+        GpuWorldBatch::new(ctx.clone(), Method::Sap).unwrap(),
+        GpuWorldBatch::new(ctx.clone(), Method::BruteForce).unwrap(),
+        GpuWorldBatch::auto(ctx.clone()).unwrap(),
+    ]
+}
+
+/// The tests each batch's rule makes, counted pair by pair: within each world (and among the
+/// shared objects), brute force tests every pair and sap every pair whose boxes overlap on all
+/// three axes (the sweep's axis, then the two others); every object outside the shared ones
+/// tests every shared one.
+fn oracle_tests(method: Method, spheres: &[Sphere], worlds: &[u32]) -> u64 {
+    let mut tests = 0u64;
+    let shared = worlds.iter().filter(|&&w| w == SHARED).count() as u64;
+    for i in 0..spheres.len() {
+        for j in i + 1..spheres.len() {
+            if worlds[i] != worlds[j] {
+                continue;
+            }
+            let (a, b) = (&spheres[i], &spheres[j]);
+            if method == Method::BruteForce || (0..3).all(|axis| overlap(a, b, axis)) {
+                tests += 1;
+            }
+        }
+    }
+    tests + (spheres.len() as u64 - shared) * shared
+}
+
+/// Every GPU batch on one batch of worlds: grouped pairs equal the oracle, the test count the
+/// rule's, the count-only call the same count, twice on one instance.
+fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
+    let Some(ctx) = ctx() else { return };
+    let expected = oracle(spheres, worlds);
+    let total: usize = expected.iter().map(|(_, p)| p.len()).sum();
+    for mut batch in batches(&ctx) {
+        let name = batch.name().to_string();
+        let method = if name == "brute_force" {
+            Method::BruteForce
+        } else {
+            Method::Sap
+        };
+        let tests = oracle_tests(method, spheres, worlds);
+        for round in 0..2 {
+            let mut out = WorldPairs::new();
+            let stats = batch
+                .find_pairs(spheres, worlds, Some(&mut out))
+                .unwrap_or_else(|e| panic!("{label}, {name}: {e}"));
+            let got: Vec<(u32, Vec<Pair>)> = out.iter().map(|(w, p)| (w, p.to_vec())).collect();
+            if got != expected {
+                let diff: Vec<_> = got
+                    .iter()
+                    .zip(&expected)
+                    .filter(|(g, e)| g != e)
+                    .take(3)
+                    .collect();
+                panic!("{label}, {name}, round {round}: groups differ: {diff:?}");
+            }
+            assert_eq!(stats.pairs, total as u64, "{label}, {name}");
+            assert_eq!(stats.tests, tests, "{label}, {name}: tests");
+            let counted = batch.find_pairs(spheres, worlds, None).unwrap();
+            assert_eq!(counted.pairs, total as u64, "{label}, {name}: count only");
+        }
+    }
+}
+
+#[test]
+fn gpu_worlds_overlapping_in_space_interleaved_and_in_order() {
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 40, 60, |k| (k * 7) as u32);
+    check("paper, world by world", &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, 3);
+    check("paper, interleaved", &spheres, &ids);
+}
+
+#[test]
+fn gpu_worlds_clustered_unequal_and_near_the_largest_id() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let (mut spheres, mut ids) = (Vec::new(), Vec::new());
+    for k in 0..30u32 {
+        let n = rng.random_range(0..90);
+        let s = sweepfan::Scene::generate(
+            SceneKind::Clusters,
+            &sweepfan::SceneParams::new(n, u64::from(k)),
+        )
+        .spheres;
+        ids.extend(std::iter::repeat_n(u32::MAX - 1 - k * 1000, s.len()));
+        spheres.extend(s);
+    }
+    check("clusters, unequal", &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, 4);
+    check("clusters, interleaved", &spheres, &ids);
+}
+
+#[test]
+fn gpu_worlds_one_huge_beside_many_tiny_and_one_alone() {
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 1, 1500, |_| 500);
+    let (tiny, tiny_ids) = generated(SceneKind::Paper, 400, 3, |k| k as u32);
+    spheres.extend(tiny);
+    ids.extend(tiny_ids);
+    check("huge and tiny", &spheres, &ids);
+    check("one world", &spheres[..1500], &[42u32; 1500]);
+}
+
+#[test]
+fn gpu_worlds_stacked_with_exact_contacts_and_lines() {
+    let scene = exact_contact_scene(40, 5, 1.0);
+    let copies = 25u32;
+    let spheres: Vec<Sphere> = (0..copies).flat_map(|_| scene.iter().copied()).collect();
+    let ids: Vec<u32> = (0..copies)
+        .flat_map(|w| std::iter::repeat_n(w, scene.len()))
+        .collect();
+    check("identical", &spheres, &ids);
+    let (lines, line_ids) = generated(SceneKind::LineX, 20, 50, |k| k as u32);
+    check("lines", &lines, &line_ids);
+}
+
+#[test]
+fn gpu_worlds_shared_objects_meet_every_world() {
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 30, 40, |k| k as u32);
+    let floor = Sphere::new(Vec3::new(0.0, -1000.0, 0.0), 960.0);
+    let wall = Sphere::new(Vec3::new(1020.0, 0.0, 0.0), 1000.0);
+    let ball = Sphere::new(Vec3::new(30.0, -45.0, 0.0), 20.0);
+    for (k, s) in [floor, wall, ball].into_iter().enumerate() {
+        let at = 17 * (k + 1);
+        spheres.insert(at, s);
+        ids.insert(at, SHARED);
+    }
+    check("shared", &spheres, &ids);
+    check("shared only", &[floor], &[SHARED]);
+    check("shared pair", &[floor, ball], &[SHARED, SHARED]);
+    check(
+        "one object and the shared",
+        &[floor, ball, wall],
+        &[SHARED, 3, SHARED],
+    );
+}
+
+#[test]
+fn gpu_worlds_of_two_by_the_thousand() {
+    let Some(ctx) = ctx() else { return };
+    let mut spheres = Vec::new();
+    let mut ids = Vec::new();
+    for w in 0..1u32 << 16 {
+        let gap = if w % 2 == 0 { 1.5 } else { 2.5 };
+        spheres.push(Sphere::new(Vec3::ZERO, 1.0));
+        spheres.push(Sphere::new(Vec3::new(gap, 0.0, 0.0), 1.0));
+        ids.extend([w, w]);
+    }
+    let mut batch = GpuWorldBatch::auto(ctx).unwrap();
+    let mut out = WorldPairs::new();
+    let stats = batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    assert_eq!(out.worlds().len(), 1 << 16);
+    // sap tests only the worlds whose boxes overlap: the touching ones.
+    assert_eq!((out.len(), stats.tests), (1 << 15, 1 << 15));
+    for (w, pairs) in out.iter() {
+        let expected: &[Pair] = if w % 2 == 0 {
+            &[[2 * w, 2 * w + 1]]
+        } else {
+            &[]
+        };
+        assert_eq!(pairs, expected, "world {w}");
+    }
+}
+
+#[test]
+fn gpu_worlds_equal_the_cpu_batch_through_one_trait() {
+    let Some(ctx) = ctx() else { return };
+    let (spheres, ids) = generated(SceneKind::Clusters, 64, 64, |k| k as u32);
+    let mut cpu: Box<dyn WorldBroadPhase> = Box::new(WorldBatch::new(Method::BruteForce));
+    let mut gpu: Box<dyn WorldBroadPhase> =
+        Box::new(GpuWorldBatch::new(ctx, Method::BruteForce).unwrap());
+    let (mut a, mut b) = (WorldPairs::new(), WorldPairs::new());
+    let sa = cpu.find_pairs(&spheres, &ids, Some(&mut a)).unwrap();
+    let sb = gpu.find_pairs(&spheres, &ids, Some(&mut b)).unwrap();
+    assert_eq!(a, b);
+    assert_eq!((sa.pairs, sa.tests), (sb.pairs, sb.tests));
+    assert_eq!(gpu.backend(), sweepfan::Backend::Gpu);
+}
+
+#[test]
+fn gpu_worlds_empty_bad_input_and_methods_not_yet_run() {
+    let Some(ctx) = ctx() else { return };
+    match GpuWorldBatch::new(ctx.clone(), Method::Grid) {
+        Err(Error::Config(m)) => assert!(m.contains("'grid'") && m.contains("CPU"), "{m}"),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("grid does not run worlds on the GPU yet"),
+    }
+    let mut batch = GpuWorldBatch::new(ctx, Method::Sap).unwrap();
+    let mut out = WorldPairs::new();
+    let stats = batch.find_pairs(&[], &[], Some(&mut out)).unwrap();
+    assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
+    let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+    match batch.find_pairs(&s, &[0], Some(&mut out)) {
+        Err(Error::Config(m)) => assert!(m.contains("1 world ids for 2"), "{m}"),
+        other => panic!("expected a config error, got {other:?}"),
+    }
+    let bad = [s[0], Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
+    assert!(matches!(
+        batch.find_pairs(&bad, &[0, 1], Some(&mut out)),
+        Err(Error::InvalidObject { .. })
+    ));
+    // The batch still works after the errors, and a smaller batch after a larger one.
+    batch.find_pairs(&s, &[5, 5], Some(&mut out)).unwrap();
+    assert_eq!(out.of(5), &[[0, 1]]);
+}
+
+#[test]
+fn gpu_worlds_pair_limit_counts_over_all_worlds() {
+    let Some(ctx) = ctx() else { return };
+    let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
+    let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
+    let mut batch = GpuWorldBatch::auto(ctx).unwrap();
+    batch.set_pair_limit(total as u64 - 1);
+    let mut out = WorldPairs::new();
+    match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
+        Err(e @ Error::TooLarge { .. }) => {
+            assert!(e.to_string().contains(&format!("{total} touching pairs")), "{e}")
+        }
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+    batch.set_pair_limit(total as u64);
+    batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    assert_eq!(out.len(), total);
+}
