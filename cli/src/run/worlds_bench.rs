@@ -1,15 +1,20 @@
 //! `bench --worlds W`: a batch of W independent worlds (each its own seeded scene) in one call
-//! (`cpu::WorldBatch`), beside a loop of one call per world with the same method on the same
-//! backend, in the same run; each batch's pairs checked world by world against a reference
-//! loop (docs/design.md §2.13).
+//! (`cpu::WorldBatch`, `gpu::GpuWorldBatch`), beside a loop of one call per world with the same
+//! method on the same backend, in the same run; each batch's pairs checked world by world
+//! against a reference loop (docs/design.md §2.13).
 
 use serde::Serialize;
+use std::sync::Arc;
 use std::time::Instant;
 use sweepfan::broadphase::BroadPhase;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::error::{Error, Result};
+use sweepfan::gpu::GpuWorldBatch;
 use sweepfan::scenes::Scene;
-use sweepfan::{Method, Pair, Sphere, WorldPairs, canonicalize, cpu};
+use sweepfan::{
+    Backend, GpuBroadPhase, GpuContext, Method, Pair, Sphere, WorldBroadPhase, WorldPairs,
+    canonicalize, cpu, gpu,
+};
 
 /// The batch: every world's spheres one after the other, the world ids beside them, and the
 /// worlds as the scenes a loop would call on.
@@ -95,27 +100,68 @@ fn reference(batch: &WorldScenes) -> Result<Vec<Vec<Pair>>> {
     Ok(out)
 }
 
+/// The batched and the looped broad phase of `name` on `backend`; `None` for a method the GPU
+/// does not batch yet.
+#[allow(clippy::type_complexity)]
+fn pair_of(
+    name: &str,
+    backend: Backend,
+    ctx: Option<&Arc<GpuContext>>,
+) -> Result<Option<(Box<dyn WorldBroadPhase>, Box<dyn BroadPhase + Send>)>> {
+    let method = (name != "auto").then(|| Method::parse(name)).transpose()?;
+    Ok(match (backend, ctx) {
+        (Backend::Gpu, Some(ctx)) => {
+            let batched = match method {
+                None => GpuWorldBatch::auto(ctx.clone()),
+                Some(m) => match GpuWorldBatch::new(ctx.clone(), m) {
+                    Err(Error::Config(_)) => return Ok(None),
+                    other => other,
+                },
+            }?;
+            let single: Box<dyn BroadPhase + Send> = match method {
+                None => Box::new(gpu::auto(ctx.clone())),
+                Some(m) => Box::new(GpuBroadPhase::new(ctx.clone(), m)?),
+            };
+            Some((Box::new(batched), single))
+        }
+        (Backend::Gpu, None) => {
+            return Err(Error::Config("the GPU rows need a GPU context".into()));
+        }
+        _ => Some(match method {
+            None => (Box::new(WorldBatch::auto()), Box::new(cpu::auto())),
+            Some(m) => (Box::new(WorldBatch::new(m)), cpu::broad_phase(m)),
+        }),
+    })
+}
+
 /// Times `methods` (`auto` or a method's name) batched and looped over `frames` calls each,
-/// on the CPU; with `verify`, checks each batch's pairs against the reference loop.
+/// on each of `backends` (the GPU's on `ctx`); with `verify`, checks each batch's pairs against
+/// the reference loop. Returns the rows and, per method the GPU does not batch yet, a note.
 pub fn bench_worlds(
     batch: &WorldScenes,
     methods: &[String],
+    backends: &[Backend],
+    ctx: Option<Arc<GpuContext>>,
     frames: usize,
     verify: bool,
-) -> Result<Vec<WorldsRow>> {
+) -> Result<(Vec<WorldsRow>, Vec<String>)> {
     let expected = if verify {
         Some(reference(batch)?)
     } else {
         None
     };
     let mut rows = Vec::new();
-    for name in methods {
-        let (mut batched, mut single): (WorldBatch, Box<dyn BroadPhase + Send>) = if name == "auto"
-        {
-            (WorldBatch::auto(), Box::new(cpu::auto()))
-        } else {
-            let m = Method::parse(name)?;
-            (WorldBatch::new(m), cpu::broad_phase(m))
+    let mut notes = Vec::new();
+    for (name, &backend) in methods
+        .iter()
+        .flat_map(|m| backends.iter().map(move |b| (m, b)))
+    {
+        let Some((mut batched, mut single)) = pair_of(name, backend, ctx.as_ref())? else {
+            notes.push(format!(
+                "gpu {name}: not batched on the GPU yet (sap, brute_force and auto are); its \
+                 CPU row stands"
+            ));
+            continue;
         };
         let mut out = WorldPairs::new();
         let mut pairs = Vec::new();
@@ -151,7 +197,7 @@ pub fn bench_worlds(
         let worlds = batch.scenes.len();
         rows.push(WorldsRow {
             method: name.clone(),
-            backend: "cpu",
+            backend: if backend == Backend::Gpu { "gpu" } else { "cpu" },
             worlds,
             n: batch.spheres.len(),
             pairs: found,
@@ -163,7 +209,7 @@ pub fn bench_worlds(
             verified,
         });
     }
-    Ok(rows)
+    Ok((rows, notes))
 }
 
 /// The rows as a table.

@@ -287,7 +287,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     a.check_used()?;
     if let Some(worlds) = a.worlds {
-        return bench_worlds(&a, worlds);
+        return bench_worlds(&a, worlds, gpu);
     }
     if a.shape != Shape::Sphere {
         return bench_boxes(a, gpu);
@@ -486,14 +486,9 @@ fn bench_boxes(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
 }
 
 /// `bench --worlds W`: W worlds of --n spheres in one call beside a loop of one call a world.
-fn bench_worlds(a: &BenchArgs, worlds: usize) -> Result<bool> {
+fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool> {
     use sweepfan_cli::run::worlds_bench::{WorldScenes, bench_worlds, worlds_table};
-    if a.backend.backends() != [Backend::Cpu] {
-        bail!(
-            "--worlds: batches of worlds run on the CPU only so far (the GPU's world keys are \
-             not built); use --backend cpu"
-        );
-    }
+    let backends = a.backend.backends();
     for (given, flag) in [
         (a.scene_file.is_some(), "--scene-file"),
         (a.shape != Shape::Sphere, "--shape obb|polygon|aabb"),
@@ -516,7 +511,7 @@ fn bench_worlds(a: &BenchArgs, worlds: usize) -> Result<bool> {
         .ok_or_else(|| {
             anyhow::anyhow!("--worlds {worlds} x --n {}: more objects than 2^32", a.n)
         })?;
-    sweepfan_cli::run::scene_size::check_run_size(total, &[Backend::Cpu], !a.no_verify)?;
+    sweepfan_cli::run::scene_size::check_run_size(total, &backends, !a.no_verify)?;
     let p = a.params()?;
     let mut scenes = Vec::with_capacity(worlds);
     for k in 0..worlds {
@@ -539,7 +534,12 @@ fn bench_worlds(a: &BenchArgs, worlds: usize) -> Result<bool> {
             sweepfan::Method::parse(m).map_err(|e| anyhow::anyhow!("--methods: {e}"))?;
         }
     }
-    let rows = bench_worlds(&batch, &methods, a.frames, !a.no_verify)?;
+    let ctx = if backends.contains(&Backend::Gpu) {
+        Some(gpu.get()?)
+    } else {
+        None
+    };
+    let (rows, notes) = bench_worlds(&batch, &methods, &backends, ctx, a.frames, !a.no_verify)?;
     say!(
         a.out.stdout_taken(),
         "{worlds} worlds of {} ({} scene, seeds {}..), {}, median ms per call; the loop calls \
@@ -555,6 +555,9 @@ fn bench_worlds(a: &BenchArgs, worlds: usize) -> Result<bool> {
         }
     );
     say!(a.out.stdout_taken(), "{}", worlds_table(&rows));
+    for note in notes {
+        eprintln!("note: {note}");
+    }
     if let Some(path) = &a.out.json {
         sweepfan_cli::report::rows::write_json_value(path, &rows)?;
     }
