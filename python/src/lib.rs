@@ -57,6 +57,7 @@ fn default_backend(py: Python<'_>) -> PyResult<&'static str> {
 fn clear_caches(py: Python<'_>) {
     py.detach(|| {
         spheres::PHASES.clear();
+        worlds::WORLD_BATCHES.clear();
         shapes::GPU_BOXES.clear();
         contacts::GPU_CONTACTS.clear();
         gpu::clear_contexts();

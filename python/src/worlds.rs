@@ -7,8 +7,44 @@ use crate::output::pair_array;
 use crate::spheres::{check_spheres, method_name, spheres};
 use numpy::{IntoPyArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use std::sync::LazyLock;
 use sweepfan::cpu::WorldBatch;
-use sweepfan::{Method, WorldPairs, registry};
+use sweepfan::gpu::GpuWorldBatch;
+use sweepfan::{Backend, Method, WorldBroadPhase, WorldPairs, registry};
+
+/// Batches kept between `world_pairs` calls, per backend, adapter and method (the GPU's device,
+/// pipelines and buffers; the CPU's per-thread instances). `clear_caches()` drops them.
+pub static WORLD_BATCHES: LazyLock<crate::gpu::Cache<Box<dyn WorldBroadPhase + Send>>> =
+    LazyLock::new(crate::gpu::Cache::new);
+
+/// The methods the GPU batches ([`GpuWorldBatch`]); the others run on the CPU.
+fn gpu_batches(method: &str) -> bool {
+    method == registry::AUTO || method == "sap" || method == "brute_force"
+}
+
+/// A batch of `method` on `backend`.
+fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn WorldBroadPhase + Send>> {
+    let parsed = || {
+        Method::parse(method)
+            .map_err(|_| arg_error("method", format!("{method} does not run batches of worlds")))
+    };
+    Ok(match backend {
+        Backend::Gpu => {
+            let ctx = crate::gpu::context(adapter)?;
+            let batch = if method == registry::AUTO {
+                GpuWorldBatch::auto(ctx)
+            } else {
+                GpuWorldBatch::new(ctx, parsed()?)
+            };
+            Box::new(batch.map_err(|e| match e {
+                sweepfan::Error::Config(m) => arg_error("method", m),
+                other => crate::errors::to_py(other),
+            })?)
+        }
+        Backend::Cpu if method == registry::AUTO => Box::new(WorldBatch::auto()),
+        Backend::Cpu => Box::new(WorldBatch::new(parsed()?)),
+    })
+}
 
 /// The world ids of `world` for `n` spheres: integers in [0, 2^32 - 1] (2^32 - 1 = SHARED, an
 /// object of every world), one per sphere.
@@ -67,7 +103,11 @@ fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
 ///
 /// centers: an (N, 3) array with world= (N,) integer ids, or a batch axis, (B, N, 3): B worlds
 /// of N spheres (world b is rows b*N .. b*N + N - 1 of the flattened batch). radii: a scalar,
-/// (N,) or, with a batch axis, (B, N). method: "auto" (the default) or a name of METHODS. CPU.
+/// (N,) or, with a batch axis, (B, N). method: "auto" (the default) or a name of METHODS.
+/// backend: "auto" (the default: a hardware GPU when there is one and it batches the method,
+/// else the CPU), "cpu" or "gpu" (which batches "auto", "sap" and "brute_force" so far; other
+/// methods raise ValueError there); adapter as sphere_pairs takes it. One call, one frame on the
+/// GPU: the world is a key of its sort, not a loop.
 ///
 /// Returns (pairs, worlds, offsets): pairs (K, 2) uint32 indices into the flattened spheres,
 /// i < j, grouped by world, sorted inside each; worlds (W,) the world ids present, ascending,
@@ -77,16 +117,36 @@ fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
 /// Raises ValueError for bad input, naming the argument (world ids of another length, negative,
 /// not integers or past 2^32 - 1, ragged worlds).
 #[pyfunction]
-#[pyo3(signature = (centers, radii, world = None, *, method = "auto", count_only = false))]
+#[pyo3(signature = (centers, radii, world = None, *, method = "auto", backend = "auto", adapter = None, count_only = false))]
+#[allow(clippy::too_many_arguments)]
 pub fn world_pairs<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
     radii: &Bound<'py, PyAny>,
     world: Option<&Bound<'py, PyAny>>,
     method: &str,
+    backend: &str,
+    adapter: Option<&Bound<'py, PyAny>>,
     count_only: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = method_name(method)?;
+    let explicit = backend.trim().eq_ignore_ascii_case("gpu") || adapter.is_some_and(|a| !a.is_none());
+    let crate::gpu::Target {
+        mut backend,
+        mut adapter,
+    } = crate::gpu::target(py, backend, adapter)?;
+    if backend == Backend::Gpu && !gpu_batches(&method) {
+        if explicit {
+            return Err(arg_error(
+                "method",
+                format!(
+                    "{method} does not run batches of worlds on the GPU yet (auto, sap and \
+                     brute_force do); use backend=\"cpu\""
+                ),
+            ));
+        }
+        (backend, adapter) = (Backend::Cpu, String::new());
+    }
     let numpy = py.import("numpy")?;
     let batch_axis = match centers.cast::<numpy::PyUntypedArray>() {
         Ok(a) => a.ndim() == 3,
@@ -170,27 +230,23 @@ pub fn world_pairs<'py>(
         ));
     }
     check_spheres(&spheres)?;
-    let mut batch = if method == registry::AUTO {
-        WorldBatch::auto()
-    } else {
-        let m = Method::parse(&method)
-            .map_err(|_| arg_error("method", format!("{method} does not run batches of worlds")))?;
-        WorldBatch::new(m)
+    let key = format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str());
+    let on_gpu = (backend == Backend::Gpu).then_some(adapter.as_str());
+    let run = |out: Option<&mut WorldPairs>| {
+        WORLD_BATCHES.with(
+            key.clone(),
+            on_gpu,
+            || make(&method, backend, &adapter),
+            |batch| batch.find_pairs(&spheres, &ids, out),
+        )
     };
     if count_only {
-        let stats = interruptible(py, spheres.len(), || {
-            batch
-                .find_pairs(&spheres, &ids, None)
-                .map_err(crate::errors::to_py)
-        })?;
+        let stats = interruptible(py, spheres.len(), || run(None))?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
     }
     let out = interruptible(py, spheres.len(), || {
         let mut out = WorldPairs::new();
-        batch
-            .find_pairs(&spheres, &ids, Some(&mut out))
-            .map_err(crate::errors::to_py)
-            .map(|_| out)
+        run(Some(&mut out)).map(|_| out)
     })?;
     let (pairs, worlds, offsets) = out.into_parts();
     let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();

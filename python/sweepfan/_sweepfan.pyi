@@ -61,6 +61,8 @@ def world_pairs(
     world: ArrayLike | None = None,
     *,
     method: str = "auto",
+    backend: str = "auto",
+    adapter: _Adapter = None,
     count_only: Literal[False] = False,
 ) -> tuple[_Pairs, np.ndarray, np.ndarray]: ...
 @overload
@@ -70,6 +72,8 @@ def world_pairs(
     world: ArrayLike | None = None,
     *,
     method: str = "auto",
+    backend: str = "auto",
+    adapter: _Adapter = None,
     count_only: Literal[True],
 ) -> tuple[int, int]: ...
 def choose_method(

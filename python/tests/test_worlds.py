@@ -90,3 +90,37 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         sweepfan.world_pairs(np.zeros((2, 3, 3)), 1.0, [0] * 6)
     with pytest.raises(ValueError, match="radii"):
         sweepfan.world_pairs(np.zeros((2, 3, 3)), np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("method", ["auto", "sap", "brute_force"])
+def test_the_gpu_batch_matches_a_brute_force_per_world(method):
+    rng = np.random.default_rng(6)
+    n = 400
+    centers = rng.uniform(0, 20, (n, 3)).astype(np.float32)
+    radii = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    world = rng.integers(0, 11, n)
+    world[::41] = sweepfan.SHARED
+    pairs, worlds, offsets = sweepfan.world_pairs(
+        centers, radii, world, method=method, backend="gpu"
+    )
+    assert worlds[-1] == sweepfan.SHARED
+    assert as_groups(pairs, worlds, offsets) == brute_per_world(centers, radii, world)
+    count, _ = sweepfan.world_pairs(
+        centers, radii, world, method=method, backend="gpu", count_only=True
+    )
+    assert count == len(pairs)
+    # A batch axis on the GPU equals the CPU's.
+    batch = rng.uniform(0, 10, (9, 50, 3)).astype(np.float32)
+    on_gpu = sweepfan.world_pairs(batch, 0.7, method=method, backend="gpu")
+    on_cpu = sweepfan.world_pairs(batch, 0.7, method=method, backend="cpu")
+    for a, b in zip(on_gpu, on_cpu):
+        assert np.array_equal(a, b)
+
+
+def test_a_method_the_gpu_does_not_batch_is_refused_there():
+    centers = np.zeros((4, 3), dtype=np.float32)
+    with pytest.raises(ValueError, match="method.*grid.*GPU"):
+        sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="grid", backend="gpu")
+    # The default backend runs it wherever it can.
+    pairs, worlds, _ = sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="grid")
+    assert pairs.tolist() == [[0, 1], [2, 3]] and worlds.tolist() == [0, 1]
