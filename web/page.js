@@ -26,6 +26,8 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       check = await web.check_boxes_gpu_async(scene, n, seed, frames);
     } else if (method === 'contacts') {
       check = await web.check_contacts_gpu_async(scene, n, seed);
+    } else if (method === 'worlds') {
+      check = await web.check_worlds_gpu_async(scene, n, seed);
     } else {
       check = await web.check_gpu_async(scene, n, seed, method, frames);
     }
@@ -40,12 +42,17 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
   }
   const reference = method === 'contacts'
     ? (backend === 'gpu' ? 'the CPU\'s contacts' : 'the all-pairs test\'s pairs')
-    : backend === 'gpu' ? `${method} on the CPU` : 'brute force';
+    : method === 'worlds'
+      ? (backend === 'gpu' ? 'the CPU\'s batch, sap' : 'brute force in each world')
+      : backend === 'gpu' ? `${method} on the CPU` : 'brute force';
   const what = method === 'rotating'
     ? `n / 20 rotating boxes among ${n} spheres, hits of the conservative sector`
     : method === 'contacts'
       ? `${n} oriented boxes of the ${scene} scene, the contacts of their touching pairs`
-      : `${scene}, n = ${n}`;
+      : method === 'worlds'
+        ? `${Math.max(Math.ceil(n / 64), 1)} worlds of 64 spheres of the ${scene} scene and a ` +
+          'floor shared by all, in one call'
+        : `${scene}, n = ${n}`;
   const summary = {
     scene, n, method, backend, frames,
     adapter,

@@ -17,9 +17,11 @@ use wasm_bindgen::prelude::*;
 mod boxes;
 mod contacts;
 mod rotating;
+mod worlds;
 pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
 pub use contacts::{check_contacts, check_contacts_cpu, check_contacts_gpu_async};
 pub use rotating::check_rotating_gpu_async;
+pub use worlds::{check_worlds, check_worlds_cpu, check_worlds_gpu_async};
 
 /// One scene through one method and through a reference, frame by frame, in the same process.
 #[wasm_bindgen]
@@ -125,6 +127,7 @@ pub async fn open_gpu_async() -> Result<String, JsError> {
     boxes::forget_gpu_boxes();
     contacts::forget_gpu_contacts();
     rotating::forget_gpu_rotating();
+    worlds::forget_gpu_worlds();
     let name = format!(
         "{} ({:?}, {:?})",
         ctx.info.name, ctx.info.device_type, ctx.info.backend

@@ -23,6 +23,9 @@ gpu.push({ scene: 'clusters', n: 50000, method: 'boxes', frames: 3 });
 gpu.push({ scene: 'paper', n: 20000, method: 'contacts' });
 // The sector CCD: 1,000 rotating boxes among 20k moving spheres, both proxies.
 gpu.push({ scene: 'paper', n: 20000, method: 'rotating', frames: 3 });
+// Many worlds in one call: 128 worlds of 64 with a shared floor, against the CPU batch.
+gpu.push({ scene: 'paper', n: 8192, method: 'worlds' });
+gpu.push({ scene: 'clusters', n: 4096, method: 'worlds' });
 // Moving scenes: pairs and found/lost each frame.
 gpu.push({ scene: 'paper', n: 5000, method: 'grid', frames: 6 });
 gpu.push({ scene: 'density', n: 20000, method: 'sap', frames: 4 });
@@ -34,6 +37,7 @@ cpu.push({ scene: 'clusters', n: 50000, method: 'grid' });
 cpu.push({ scene: 'mixed-radii', n: 20000, method: 'sap', frames: 3 });
 cpu.push({ scene: 'paper', n: 5000, method: 'boxes', frames: 3 });
 cpu.push({ scene: 'paper', n: 2000, method: 'contacts' });
+cpu.push({ scene: 'paper', n: 4096, method: 'worlds' });
 
 (async () => {
   let passed = 0;

@@ -162,6 +162,17 @@ impl GpuWorldBatch {
         &mut self,
         spheres: &[Sphere],
         worlds: &[u32],
+        out: Option<&mut WorldPairs>,
+    ) -> Result<Stats> {
+        crate::gpu::context::block_on("a world batch", self.find_pairs_async(spheres, worlds, out))?
+    }
+
+    /// [`Self::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
+    /// frame's read-back awaits the browser instead of blocking.
+    pub async fn find_pairs_async(
+        &mut self,
+        spheres: &[Sphere],
+        worlds: &[u32],
         mut out: Option<&mut WorldPairs>,
     ) -> Result<Stats> {
         check_world_ids(spheres.len(), worlds, "worlds")?;
@@ -178,7 +189,7 @@ impl GpuWorldBatch {
         let group_s = start.elapsed().as_secs_f64();
         let store = out.is_some();
         let found = store.then_some(&mut self.found);
-        let mut stats = self.frame.find_pairs_whole(spheres, found)?;
+        let mut stats = self.frame.find_pairs_whole_async(spheres, found).await?;
         let start = Instant::now();
         if let Some(out) = out {
             out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
