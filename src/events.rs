@@ -20,6 +20,7 @@
 //! ```
 
 pub use crate::broadphase::FrameEvents;
+use crate::broadphase::worlds::WorldPairs;
 use crate::broadphase::{Pair, canonicalize};
 
 /// The previous frame's canonical pair set, and the events of each new frame against it.
@@ -80,6 +81,123 @@ pub fn difference(before: &[Pair], after: &[Pair]) -> FrameEvents {
         }
     });
     events
+}
+
+/// Frame events of a batch of worlds (docs/design.md §2.13): `found` and `lost` grouped by
+/// world as [`WorldPairs`] are, each over the union of the two frames' worlds (so `offsets`
+/// index both alike), and the pairs touching in both frames.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorldEvents {
+    /// Pairs touching now that did not in the previous frame, world by world.
+    pub found: WorldPairs,
+    /// Pairs that touched in the previous frame and do not now, world by world.
+    pub lost: WorldPairs,
+    /// Pairs touching in both frames, over all worlds.
+    pub persisting: u64,
+}
+
+/// The previous frame's [`WorldPairs`] of a batch, and each new frame's [`WorldEvents`] against
+/// it: events per world from either batch (`cpu::WorldBatch`, `gpu::GpuWorldBatch`), a pair
+/// being the same pair when its world and its two batch indices are.
+///
+/// ```
+/// use sweepfan::events::WorldEventTracker;
+/// use sweepfan::{Method, Sphere, WorldPairs, cpu::WorldBatch};
+/// use glam::Vec3;
+///
+/// let s = |x: f32| Sphere::new(Vec3::new(x, 0.0, 0.0), 1.0);
+/// let (mut batch, mut tracker, mut pairs) = (WorldBatch::auto(), WorldEventTracker::new(), WorldPairs::new());
+/// batch.find_pairs(&[s(0.0), s(1.5), s(0.0), s(5.0)], &[1, 1, 2, 2], Some(&mut pairs))?;
+/// tracker.update(&pairs);
+/// // World 1's spheres part, world 2's meet.
+/// batch.find_pairs(&[s(0.0), s(3.0), s(0.0), s(1.0)], &[1, 1, 2, 2], Some(&mut pairs))?;
+/// let events = tracker.update(&pairs);
+/// assert_eq!((events.lost.of(1), events.found.of(2)), (&[[0, 1]][..], &[[2, 3]][..]));
+/// assert!(events.found.of(1).is_empty() && events.lost.of(2).is_empty());
+/// # Ok::<(), sweepfan::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct WorldEventTracker {
+    previous: WorldPairs,
+    events: WorldEvents,
+    frames: u64,
+}
+
+impl WorldEventTracker {
+    /// A tracker before its first frame: every pair of the first frame is `found`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes this frame's pairs (as a batch returns them), returns the events against the
+    /// previous frame and keeps a copy of the pairs as the next frame's previous ones.
+    pub fn update(&mut self, pairs: &WorldPairs) -> &WorldEvents {
+        world_difference(&self.previous, pairs, &mut self.events);
+        self.previous.clone_from(pairs);
+        self.frames += 1;
+        &self.events
+    }
+
+    /// The last frame's pairs.
+    pub fn pairs(&self) -> &WorldPairs {
+        &self.previous
+    }
+
+    /// Frames seen since the tracker was made or reset.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Forgets the previous frame (the next one's pairs are all `found`).
+    pub fn reset(&mut self) {
+        self.previous = WorldPairs::new();
+        self.frames = 0;
+    }
+}
+
+/// The events from `before` to `after` into `out`, world by world: one merge of the worlds and,
+/// inside each, one of its pairs ([`merge_changes`]), O(|before| + |after|).
+pub fn world_difference(before: &WorldPairs, after: &WorldPairs, out: &mut WorldEvents) {
+    out.found.clear();
+    out.lost.clear();
+    out.persisting = 0;
+    let (fp, fw, fo) = out.found.parts_mut();
+    let (lp, lw, lo) = out.lost.parts_mut();
+    fo.push(0);
+    lo.push(0);
+    let (bw, aw) = (before.worlds(), after.worlds());
+    let (mut i, mut j) = (0, 0);
+    while i < bw.len() || j < aw.len() {
+        let w = match (bw.get(i), aw.get(j)) {
+            (Some(&x), Some(&y)) => x.min(y),
+            (Some(&x), None) => x,
+            (None, Some(&y)) => y,
+            (None, None) => unreachable!("the loop's condition"),
+        };
+        let b = if bw.get(i) == Some(&w) {
+            i += 1;
+            before.of(w)
+        } else {
+            &[]
+        };
+        let a = if aw.get(j) == Some(&w) {
+            j += 1;
+            after.of(w)
+        } else {
+            &[]
+        };
+        out.persisting += merge_changes(
+            b,
+            a,
+            |&p, found| {
+                if found { fp.push(p) } else { lp.push(p) }
+            },
+        );
+        fw.push(w);
+        lw.push(w);
+        fo.push(fp.len());
+        lo.push(lp.len());
+    }
 }
 
 /// The one sorted-difference merge (frame events by position, by the caller's id, across

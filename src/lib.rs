@@ -104,7 +104,7 @@ pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Exceeds, Result};
-pub use events::EventTracker;
+pub use events::{EventTracker, WorldEventTracker, WorldEvents};
 pub use geom::aabb::Aabb;
 pub use geom::contact::Contact;
 pub use geom::obb::Obb;

@@ -38,7 +38,9 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
       ? web.check_boxes_cpu(scene, n, seed, frames)
       : method === 'contacts'
         ? web.check_contacts_cpu(scene, n, seed)
-        : web.check_cpu(scene, n, seed, method, frames);
+        : method === 'worlds'
+          ? web.check_worlds_cpu(scene, n, seed)
+          : web.check_cpu(scene, n, seed, method, frames);
   }
   const reference = method === 'contacts'
     ? (backend === 'gpu' ? 'the CPU\'s contacts' : 'the all-pairs test\'s pairs')

@@ -23,7 +23,11 @@ fn gpu_batches(method: &str) -> bool {
 }
 
 /// A batch of `method` on `backend`.
-fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn WorldBroadPhase + Send>> {
+fn make(
+    method: &str,
+    backend: Backend,
+    adapter: &str,
+) -> PyResult<Box<dyn WorldBroadPhase + Send>> {
     let parsed = || {
         Method::parse(method)
             .map_err(|_| arg_error("method", format!("{method} does not run batches of worlds")))
@@ -130,7 +134,8 @@ pub fn world_pairs<'py>(
     count_only: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = method_name(method)?;
-    let explicit = backend.trim().eq_ignore_ascii_case("gpu") || adapter.is_some_and(|a| !a.is_none());
+    let explicit =
+        backend.trim().eq_ignore_ascii_case("gpu") || adapter.is_some_and(|a| !a.is_none());
     let crate::gpu::Target {
         mut backend,
         mut adapter,

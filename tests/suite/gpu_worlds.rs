@@ -234,11 +234,21 @@ fn gpu_worlds_pair_limit_counts_over_all_worlds() {
     let mut out = WorldPairs::new();
     match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
         Err(e @ Error::TooLarge { .. }) => {
-            assert!(e.to_string().contains(&format!("{total} touching pairs")), "{e}")
+            assert!(
+                e.to_string().contains(&format!("{total} touching pairs")),
+                "{e}"
+            )
         }
         other => panic!("expected TooLarge, got {other:?}"),
     }
     batch.set_pair_limit(total as u64);
     batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
     assert_eq!(out.len(), total);
+}
+
+#[test]
+fn gpu_worlds_events_per_world() {
+    let Some(ctx) = ctx() else { return };
+    let mut batch = GpuWorldBatch::auto(ctx).unwrap();
+    crate::worlds::check_world_events(&mut batch, 5);
 }

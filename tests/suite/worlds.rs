@@ -310,3 +310,73 @@ fn the_pair_limit_counts_over_all_worlds() {
         assert_eq!(out.len(), total);
     }
 }
+
+/// Frame events per world from `batch` over moving worlds (each world a paper scene stepping on
+/// its own, three shared objects still), against set differences of the oracle's groups; the
+/// pairs rebuild from the events world by world every frame.
+pub(crate) fn check_world_events(batch: &mut dyn sweepfan::WorldBroadPhase, frames: usize) {
+    use std::collections::BTreeSet;
+    use sweepfan::WorldEventTracker;
+    let mut scenes: Vec<Scene> = (0..12)
+        .map(|k| Scene::generate(SceneKind::Paper, &SceneParams::new(150, 40 + k)))
+        .collect();
+    let shared = [
+        Sphere::new(Vec3::new(0.0, -1000.0, 0.0), 955.0),
+        Sphere::new(Vec3::new(1000.0, 0.0, 0.0), 955.0),
+        Sphere::new(Vec3::new(0.0, 30.0, 0.0), 8.0),
+    ];
+    let mut tracker = WorldEventTracker::new();
+    let mut before: BTreeMap<u32, BTreeSet<Pair>> = BTreeMap::new();
+    let (mut changes, mut out) = (0, WorldPairs::new());
+    for frame in 0..frames {
+        // World 5 is absent from every other frame: its pairs are then all lost or all found.
+        let mut spheres: Vec<Sphere> = shared.to_vec();
+        let mut ids = vec![SHARED; shared.len()];
+        for (k, s) in scenes.iter().enumerate() {
+            if k == 5 && frame % 2 == 1 {
+                continue;
+            }
+            spheres.extend(&s.spheres);
+            ids.extend(std::iter::repeat_n(k as u32, s.len()));
+        }
+        batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+        let events = tracker.update(&out).clone();
+        let now: BTreeMap<u32, BTreeSet<Pair>> = oracle(&spheres, &ids)
+            .into_iter()
+            .map(|(w, p)| (w, p.into_iter().collect()))
+            .collect();
+        let worlds: BTreeSet<u32> = before.keys().chain(now.keys()).copied().collect();
+        let worlds: Vec<u32> = worlds.into_iter().collect();
+        assert_eq!(events.found.worlds(), worlds, "frame {frame}");
+        assert_eq!(events.lost.worlds(), worlds, "frame {frame}");
+        let empty = BTreeSet::new();
+        let mut persisting = 0;
+        for &w in &worlds {
+            let (b, a) = (
+                before.get(&w).unwrap_or(&empty),
+                now.get(&w).unwrap_or(&empty),
+            );
+            let found: Vec<Pair> = a.difference(b).copied().collect();
+            let lost: Vec<Pair> = b.difference(a).copied().collect();
+            assert_eq!(events.found.of(w), found, "frame {frame}, world {w}: found");
+            assert_eq!(events.lost.of(w), lost, "frame {frame}, world {w}: lost");
+            persisting += a.intersection(b).count() as u64;
+            if frame > 0 {
+                changes += found.len() + lost.len();
+            }
+        }
+        assert_eq!(events.persisting, persisting, "frame {frame}");
+        before = now;
+        for s in &mut scenes {
+            s.step();
+        }
+    }
+    assert!(changes > 50, "the worlds moved: {changes} events");
+}
+
+#[test]
+fn events_per_world_on_the_cpu() {
+    for mut batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid)] {
+        check_world_events(&mut batch, 5);
+    }
+}

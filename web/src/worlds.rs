@@ -131,7 +131,10 @@ mod tests {
             .iter()
             .filter(|(_, p)| p.iter().any(|p| p[1] == floor))
             .count();
-        assert!(worlds_on_floor >= 5, "{worlds_on_floor} of 10 worlds touch the floor");
+        assert!(
+            worlds_on_floor >= 5,
+            "{worlds_on_floor} of 10 worlds touch the floor"
+        );
     }
 
     #[test]

@@ -197,7 +197,11 @@ pub fn bench_worlds(
         let worlds = batch.scenes.len();
         rows.push(WorldsRow {
             method: name.clone(),
-            backend: if backend == Backend::Gpu { "gpu" } else { "cpu" },
+            backend: if backend == Backend::Gpu {
+                "gpu"
+            } else {
+                "cpu"
+            },
             worlds,
             n: batch.spheres.len(),
             pairs: found,

@@ -58,7 +58,13 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
     let json = dir.join("rows.json");
     let out = sweepfan()
         .args(["bench", "--worlds", "200", "--n", "30", "--frames", "1"])
-        .args(["--methods", "auto,grid,brute_force", "--backend", "both", "--json"])
+        .args([
+            "--methods",
+            "auto,grid,brute_force",
+            "--backend",
+            "both",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -76,5 +82,8 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         assert_eq!(r["pairs"].as_u64(), Some(pairs), "{r}");
     }
     // The method the GPU does not batch yet is said, not dropped silently.
-    assert!(err.contains("gpu grid: not batched on the GPU yet"), "{err}");
+    assert!(
+        err.contains("gpu grid: not batched on the GPU yet"),
+        "{err}"
+    );
 }
