@@ -22,6 +22,7 @@
 mod events;
 mod scenes;
 mod sort;
+mod worlds;
 
 use serde::Serialize;
 use std::sync::Arc;
@@ -241,6 +242,7 @@ pub fn run(
     }
     if wanted(Stage::Spheres) {
         scenes::sphere_checks(ctx, cfg, &mut checks);
+        worlds::world_checks(ctx, cfg, &mut checks);
     }
     if wanted(Stage::Boxes) {
         scenes::shape_checks(ctx, cfg, &mut checks);
