@@ -61,6 +61,11 @@ pub struct BoxBroadPhase {
     ids: Vec<Id>,
     boxes: Vec<Aabb>,
     slots: HashMap<Id, u32, BuildHasherDefault<IdHasher>>,
+    /// Each box's world, beside `boxes` (0 unless set: docs/design.md §2.13).
+    worlds: Vec<u32>,
+    /// Whether a box was ever put in a world other than 0 (since the last [`Self::clear`]):
+    /// updates then find pairs world by world.
+    in_worlds: bool,
     /// The last update's pairs, sorted.
     pairs: Vec<IdPair>,
     positions: Vec<Pair>,
@@ -73,6 +78,8 @@ impl BoxBroadPhase {
             overlaps,
             ids: Vec::new(),
             boxes: Vec::new(),
+            worlds: Vec::new(),
+            in_worlds: false,
             slots: HashMap::default(),
             pairs: Vec::new(),
             positions: Vec::new(),
@@ -122,8 +129,51 @@ impl BoxBroadPhase {
     }
 
     /// [`Self::set`] for many boxes: `ids[k]` gets `boxes[k]`. All or nothing: the first bad box,
-    /// an id given twice or lengths that differ is an error and nothing changes.
+    /// an id given twice or lengths that differ is an error and nothing changes. A new box is in
+    /// world 0; a moved one keeps its world.
     pub fn set_many(&mut self, ids: &[Id], boxes: &[Aabb]) -> Result<()> {
+        self.set_many_with(ids, boxes, None)
+    }
+
+    /// Many worlds in one broad phase (docs/design.md §2.13): [`Self::set_many`] with each box's
+    /// world, `worlds[k]` for `ids[k]`. Boxes of different worlds never pair; a box of world
+    /// [`SHARED`](crate::SHARED) (ground, walls) pairs with every world's. Ids stay unique over
+    /// all worlds, so the events name pairs by id as before.
+    ///
+    /// ```
+    /// use sweepfan::{Aabb, BoxBroadPhase, SHARED};
+    /// use glam::Vec3;
+    ///
+    /// let cube = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+    /// let floor = Aabb::new(Vec3::new(-100.0, -1.0, -100.0), Vec3::new(100.0, 0.0, 100.0));
+    /// let mut broad = BoxBroadPhase::cpu();
+    /// // Two worlds with the same two boxes at the same place, and a floor shared by both.
+    /// broad.set_many_in_worlds(
+    ///     &[1, 2, 11, 12, 99],
+    ///     &[cube(0.0), cube(0.5), cube(0.0), cube(0.5), floor],
+    ///     &[7, 7, 8, 8, SHARED],
+    /// )?;
+    /// let frame = broad.update()?;
+    /// assert_eq!(frame.found, [[1, 2], [1, 99], [2, 99], [11, 12], [11, 99], [12, 99]]);
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn set_many_in_worlds(&mut self, ids: &[Id], boxes: &[Aabb], worlds: &[u32]) -> Result<()> {
+        if worlds.len() != ids.len() {
+            return Err(Error::Config(format!(
+                "worlds has {} world ids for {} boxes; give one per box",
+                worlds.len(),
+                ids.len()
+            )));
+        }
+        self.set_many_with(ids, boxes, Some(worlds))
+    }
+
+    /// The world of the box of `id` (`None`: no box has that id).
+    pub fn world(&self, id: Id) -> Option<u32> {
+        self.slots.get(&id).map(|&s| self.worlds[s as usize])
+    }
+
+    fn set_many_with(&mut self, ids: &[Id], boxes: &[Aabb], worlds: Option<&[u32]>) -> Result<()> {
         if ids.len() != boxes.len() {
             return Err(Error::Config(format!(
                 "{} ids for {} boxes: one id per box",
@@ -154,14 +204,23 @@ impl BoxBroadPhase {
                 format!("{total} boxes: positions are u32"),
             ));
         }
-        for (&id, &aabb) in ids.iter().zip(boxes) {
-            match self.slots.get(&id) {
-                Some(&s) => self.boxes[s as usize] = aabb,
+        for (k, (&id, &aabb)) in ids.iter().zip(boxes).enumerate() {
+            let slot = match self.slots.get(&id) {
+                Some(&s) => {
+                    self.boxes[s as usize] = aabb;
+                    s as usize
+                }
                 None => {
                     self.slots.insert(id, self.ids.len() as u32);
                     self.ids.push(id);
                     self.boxes.push(aabb);
+                    self.worlds.push(0);
+                    self.ids.len() - 1
                 }
+            };
+            if let Some(worlds) = worlds {
+                self.worlds[slot] = worlds[k];
+                self.in_worlds |= worlds[k] != 0;
             }
         }
         Ok(())
@@ -173,6 +232,7 @@ impl BoxBroadPhase {
         let slot = self.slots.remove(&id)? as usize;
         let removed = self.boxes.swap_remove(slot);
         self.ids.swap_remove(slot);
+        self.worlds.swap_remove(slot);
         if let Some(&moved) = self.ids.get(slot) {
             self.slots.insert(moved, slot as u32);
         }
@@ -183,6 +243,8 @@ impl BoxBroadPhase {
     pub fn clear(&mut self) {
         self.ids.clear();
         self.boxes.clear();
+        self.worlds.clear();
+        self.in_worlds = false;
         self.slots.clear();
     }
 
@@ -191,6 +253,11 @@ impl BoxBroadPhase {
     pub fn update(&mut self) -> Result<BoxFrame> {
         let stats = match self.fewer_than_two() {
             Some(none) => none,
+            None if self.in_worlds => self.overlaps.aabb_overlaps_in_worlds(
+                &self.boxes,
+                &self.worlds,
+                &mut self.positions,
+            )?,
             None => self
                 .overlaps
                 .aabb_overlaps(&self.boxes, &mut self.positions)?,
@@ -203,6 +270,12 @@ impl BoxBroadPhase {
     pub async fn update_async(&mut self) -> Result<BoxFrame> {
         let stats = match self.fewer_than_two() {
             Some(none) => none,
+            // Worlds run the blocking path (a browser's GPU refuses it with `Unsupported`).
+            None if self.in_worlds => self.overlaps.aabb_overlaps_in_worlds(
+                &self.boxes,
+                &self.worlds,
+                &mut self.positions,
+            )?,
             None => {
                 self.overlaps
                     .aabb_overlaps_async(&self.boxes, &mut self.positions)

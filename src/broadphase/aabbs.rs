@@ -3,6 +3,7 @@
 //! also the oriented-box and polygon pipelines' broad phase; `sweepfan::boxes::BoxBroadPhase`
 //! holds boxes by the caller's ids over either.
 
+use crate::broadphase::worlds::{WorldGroups, check_world_ids};
 use crate::broadphase::{Backend, Pair, Stats};
 use crate::error::Result;
 use crate::geom::aabb::Aabb;
@@ -26,11 +27,86 @@ pub trait AabbOverlaps: Send {
     /// [`Self::aabb_overlaps`] as a future, for a browser's page, where a GPU implementation
     /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
     /// ready at once: right for an implementation that never waits for a device (the CPU's).
+    /// Many worlds (docs/design.md §2.13): the overlapping pairs of `boxes` whose worlds are
+    /// equal or one of them [`SHARED`](crate::SHARED) (`worlds[i]` is box `i`'s), as positions
+    /// `(i, j)`, `i < j`, each once, into `out` (cleared first). The default runs
+    /// [`Self::aabb_overlaps`] once per world (its boxes and the shared ones) and once over the
+    /// shared boxes alone: exact on any implementation; the CPU's sweep runs the worlds on the
+    /// pool instead.
+    fn aabb_overlaps_in_worlds(
+        &mut self,
+        boxes: &[Aabb],
+        worlds: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
+        let groups = world_groups(boxes, worlds)?;
+        out.clear();
+        let mut stats = Stats::default();
+        let (mut local, mut found) = (Vec::new(), Vec::new());
+        for members in groups.members() {
+            gather(boxes, members, &groups.shared, &mut local);
+            if local.len() >= 2 {
+                stats.tests += self.aabb_overlaps(&local, &mut found)?.tests;
+                to_batch(&found, members, &groups.shared, out);
+            }
+        }
+        stats.pairs = out.len() as u64;
+        Ok(stats)
+    }
+
     fn aabb_overlaps_async<'a>(
         &'a mut self,
         boxes: &'a [Aabb],
         out: &'a mut Vec<Pair>,
     ) -> Pin<Box<dyn Future<Output = Result<Stats>> + 'a>> {
         Box::pin(std::future::ready(self.aabb_overlaps(boxes, out)))
+    }
+}
+
+/// The worlds of a batch of boxes, checked: one id per box, every box valid.
+pub(crate) fn world_groups(boxes: &[Aabb], worlds: &[u32]) -> Result<WorldGroups> {
+    check_world_ids(boxes.len(), worlds, "worlds")?;
+    crate::geom::aabb::validate_aabbs(boxes)?;
+    let mut groups = WorldGroups::default();
+    groups.group(worlds);
+    Ok(groups)
+}
+
+impl WorldGroups {
+    /// Each world's objects, then (when there are at least two shared objects) none: the run
+    /// over the shared objects alone, whose pairs are kept once.
+    pub(crate) fn members(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        let shared_alone = (self.shared.len() >= 2).then_some(&[][..]);
+        self.starts
+            .windows(2)
+            .map(|s| &self.order[s[0]..s[1]])
+            .chain(shared_alone)
+    }
+}
+
+/// A world's boxes (`members`), then the shared ones, into `local`.
+pub(crate) fn gather(boxes: &[Aabb], members: &[u32], shared: &[u32], local: &mut Vec<Aabb>) {
+    local.clear();
+    local.extend(members.iter().chain(shared).map(|&i| boxes[i as usize]));
+}
+
+/// Pairs `found` among a world's boxes and the shared ones (local positions: `members` first,
+/// then `shared`) appended to `out` in batch positions; pairs of two shared boxes are left to
+/// the shared objects' own run (`members` empty), where they are kept.
+pub(crate) fn to_batch(found: &[Pair], members: &[u32], shared: &[u32], out: &mut Vec<Pair>) {
+    let m = members.len() as u32;
+    let at = |l: u32| {
+        if l < m {
+            members[l as usize]
+        } else {
+            shared[(l - m) as usize]
+        }
+    };
+    for &[a, b] in found {
+        if m > 0 && a >= m && b >= m {
+            continue;
+        }
+        let (a, b) = (at(a), at(b));
+        out.push([a.min(b), a.max(b)]);
     }
 }

@@ -464,6 +464,71 @@ impl AabbOverlaps for BoxSweep {
         stats.stage("aabb_sweep", start.elapsed().as_secs_f64(), Clock::Wall);
         Ok(stats)
     }
+
+    fn aabb_overlaps_in_worlds(
+        &mut self,
+        boxes: &[Aabb],
+        worlds: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
+        self.overlaps_in_worlds(boxes, worlds, out)
+    }
+}
+
+impl BoxSweep {
+    /// The CPU's [`AabbOverlaps::aabb_overlaps_in_worlds`]: the worlds on the pool, a sweep
+    /// each, the shared boxes joined to every world and swept alone once.
+    fn overlaps_in_worlds(
+        &mut self,
+        boxes: &[Aabb],
+        worlds: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
+        use crate::broadphase::aabbs::{gather, to_batch, world_groups};
+        use rayon::prelude::*;
+        let start = web_time::Instant::now();
+        let groups = world_groups(boxes, worlds)?;
+        let token = crate::broadphase::cancel::current();
+        let members: Vec<&[u32]> = groups.members().collect();
+        let found: Vec<Result<Vec<Pair>>> = members
+            .par_chunks(8)
+            .map(|chunk| {
+                let (mut local, mut found, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+                let mut sweep = BoxSweep::new();
+                for members in chunk {
+                    crate::broadphase::cancel::check(&token)?;
+                    gather(boxes, members, &groups.shared, &mut local);
+                    if local.len() >= 2 {
+                        sweep.plan(&local);
+                        // A world alone may not store more than memory holds.
+                        sweep
+                            .pairs_at_most(&local, &mut found, || {
+                                pair_budget(BOX_JOB_BYTES_PER_PAIR)
+                            })
+                            .map_err(|e| {
+                                e.error(
+                                    local.len(),
+                                    BOX_JOB_BYTES_PER_PAIR,
+                                    "use fewer boxes in a world, or boxes that overlap less",
+                                )
+                            })?;
+                        to_batch(&found, members, &groups.shared, &mut pairs);
+                    }
+                }
+                Ok(pairs)
+            })
+            .collect();
+        out.clear();
+        for pairs in found {
+            out.extend_from_slice(&pairs?);
+        }
+        let mut stats = Stats {
+            pairs: out.len() as u64,
+            ..Stats::default()
+        };
+        stats.stage("aabb_sweep", start.elapsed().as_secs_f64(), Clock::Wall);
+        Ok(stats)
+    }
 }
 
 /// Boxes per chunk at least, when the entries are made in parallel.

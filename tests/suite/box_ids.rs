@@ -274,3 +274,111 @@ fn bad_boxes_are_refused_by_id_and_change_nothing() {
         "{err:?}"
     );
 }
+
+/// Brute force within worlds: pairs of boxes of one world, or with a `SHARED` one.
+fn world_oracle(boxes: &BTreeMap<Id, (Aabb, u32)>) -> BTreeSet<IdPair> {
+    let all: Vec<(Id, Aabb, u32)> = boxes.iter().map(|(&i, &(b, w))| (i, b, w)).collect();
+    let mut pairs = BTreeSet::new();
+    for (k, (a, p, wa)) in all.iter().enumerate() {
+        for (b, q, wb) in &all[k + 1..] {
+            let same = wa == wb || *wa == sweepfan::SHARED || *wb == sweepfan::SHARED;
+            let touch = (0..3).all(|ax| p.min[ax] <= q.max[ax] && q.min[ax] <= p.max[ax]);
+            if same && touch {
+                pairs.insert([*a.min(b), *a.max(b)]);
+            }
+        }
+    }
+    pairs
+}
+
+/// Worlds overlapping in space (each the same random region), a floor and a wall shared by all,
+/// over frames of moves, world changes, removals and insertions: pairs and events against the
+/// world oracle, on `broad`.
+fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let mut held: BTreeMap<Id, (Aabb, u32)> = BTreeMap::new();
+    let worlds = 40u32;
+    let mut ids = Vec::new();
+    let mut boxes = Vec::new();
+    let mut in_world = Vec::new();
+    for k in 0..worlds * 30 {
+        ids.push(rng.random::<u64>() >> 1);
+        boxes.push(random_scene(&mut rng, 1)[0]);
+        in_world.push(k % worlds + 1000);
+    }
+    let floor = Aabb::new(Vec3::new(-20.0, -16.0, -20.0), Vec3::new(20.0, -14.0, 20.0));
+    let wall = Aabb::new(Vec3::new(14.0, -20.0, -20.0), Vec3::new(16.0, 20.0, 20.0));
+    ids.extend([u64::MAX, 7]);
+    boxes.extend([floor, wall]);
+    in_world.extend([sweepfan::SHARED, sweepfan::SHARED]);
+    broad.set_many_in_worlds(&ids, &boxes, &in_world).unwrap();
+    for ((&i, &b), &w) in ids.iter().zip(&boxes).zip(&in_world) {
+        held.insert(i, (b, w));
+    }
+    let mut before = BTreeSet::new();
+    for frame in 0..4 {
+        let f = broad
+            .update()
+            .unwrap_or_else(|e| panic!("{label}, frame {frame}: {e}"));
+        let now = world_oracle(&held);
+        assert_eq!(
+            broad.pairs(),
+            now.iter().copied().collect::<Vec<_>>(),
+            "{label} {frame}"
+        );
+        let found: Vec<IdPair> = now.difference(&before).copied().collect();
+        let lost: Vec<IdPair> = before.difference(&now).copied().collect();
+        assert_eq!(
+            (f.found, f.lost),
+            (found, lost),
+            "{label}, frame {frame}: events"
+        );
+        assert!(
+            now.iter().any(|p| p.contains(&u64::MAX)),
+            "the floor meets worlds"
+        );
+        before = now;
+        // Move a third, send a few to another world, remove some, add some (world 0 included).
+        let keys: Vec<Id> = held.keys().copied().collect();
+        for &id in keys.iter().step_by(3) {
+            let (_, w) = held[&id];
+            let moved = random_scene(&mut rng, 1)[0];
+            let to = if rng.random_range(0..5) == 0 && w != sweepfan::SHARED {
+                rng.random_range(1000..1000 + worlds)
+            } else {
+                w
+            };
+            broad.set_many_in_worlds(&[id], &[moved], &[to]).unwrap();
+            held.insert(id, (moved, to));
+        }
+        for &id in keys.iter().skip(1).step_by(17) {
+            if id != u64::MAX {
+                assert_eq!(broad.remove(id).map(|b| b.min), Some(held[&id].0.min));
+                held.remove(&id);
+            }
+        }
+        for _ in 0..20 {
+            let id = rng.random::<u64>() >> 1;
+            let b = random_scene(&mut rng, 1)[0];
+            broad.set(id, b).unwrap();
+            // A new box by `set` is in world 0.
+            held.insert(id, (b, 0));
+            assert_eq!(broad.world(id), Some(0));
+        }
+    }
+    let e = broad
+        .set_many_in_worlds(&[1, 2], &[floor, wall], &[3])
+        .unwrap_err();
+    assert!(e.to_string().contains("1 world ids for 2 boxes"), "{e}");
+}
+
+#[test]
+fn boxes_by_id_in_worlds_on_the_cpu() {
+    check_worlds(BoxBroadPhase::cpu(), "cpu");
+}
+
+#[test]
+fn gpu_boxes_by_id_in_worlds() {
+    let Some(ctx) = shared_gpu() else { return };
+    check_worlds(BoxBroadPhase::gpu(ctx).unwrap(), "gpu");
+}
