@@ -60,12 +60,17 @@ impl PyBoxBroadPhase {
     /// Inserts the boxes of ids, or moves them there: lo and hi are (K, 3) arrays of the lower
     /// and upper corners, one row per id. All or nothing: a bad box (NaN, infinite, lo > hi on
     /// an axis) or an id given twice raises ValueError naming the id, and nothing changes.
+    /// world: (K,) integer world ids (many worlds in one broad phase: boxes of different worlds
+    /// never pair; sweepfan.SHARED = 2**32 - 1 pairs with every world). Without it a new box is
+    /// in world 0 and a moved one keeps its world.
+    #[pyo3(signature = (ids, lo, hi, world = None))]
     fn set(
         &self,
         py: Python<'_>,
         ids: &Bound<'_, PyAny>,
         lo: &Bound<'_, PyAny>,
         hi: &Bound<'_, PyAny>,
+        world: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let ids = self::ids("ids", ids)?;
         let lo = matrix("lo", lo, ["x", "y", "z"], rows_fit("lo", 12))?;
@@ -83,8 +88,17 @@ impl PyBoxBroadPhase {
             .zip(&hi)
             .map(|(l, h)| Aabb::new(Vec3::from_array(*l), Vec3::from_array(*h)))
             .collect();
-        py.detach(|| lock(&self.held).broad.set_many(&ids, &boxes))
-            .map_err(to_py)
+        let worlds = world
+            .map(|w| crate::worlds::world_ids(w, ids.len()))
+            .transpose()?;
+        py.detach(|| {
+            let broad = &mut lock(&self.held).broad;
+            match &worlds {
+                Some(worlds) => broad.set_many_in_worlds(&ids, &boxes, worlds),
+                None => broad.set_many(&ids, &boxes),
+            }
+        })
+        .map_err(to_py)
     }
 
     /// Drops the boxes of ids (their pairs are lost at the next update); ids not held are

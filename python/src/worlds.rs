@@ -52,7 +52,7 @@ fn make(
 
 /// The world ids of `world` for `n` spheres: integers in [0, 2^32 - 1] (2^32 - 1 = SHARED, an
 /// object of every world), one per sphere.
-fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
+pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
     let numpy = world.py().import("numpy")?;
     let array = numpy
         .call_method1("asarray", (world,))
@@ -70,7 +70,7 @@ fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
         return Err(arg_error(
             "world",
             format!(
-                "one id per sphere expected: shape ({n},), got {:?}",
+                "one id per object expected: shape ({n},), got {:?}",
                 array.shape()
             ),
         ));

@@ -78,3 +78,26 @@ def test_bad_boxes_name_the_id_and_change_nothing():
     assert len(bp) == 2
     found, lost = bp.update()
     assert found.tolist() == [[1, 2]] and lost.shape == (0, 2)
+
+
+def test_boxes_in_worlds_pair_only_within_a_world(backend):
+    rng = np.random.default_rng(8)
+    n = 600
+    ids = np.arange(1000, 1000 + n, dtype=np.uint64)
+    lo = np.round(rng.uniform(0.0, 8.0, size=(n, 3)) * 4.0) / 4.0
+    hi = lo + np.round(rng.uniform(0.0, 1.5, size=(n, 3)) * 4.0) / 4.0
+    world = rng.integers(0, 7, n)
+    world[::50] = sweepfan.SHARED
+    bp = sweepfan.BoxBroadPhase(backend=backend)
+    bp.set(ids, lo, hi, world=world)
+    found, lost = bp.update()
+    shared = world == sweepfan.SHARED
+    expected = {
+        (a, b)
+        for (a, b) in brute_force(ids, lo, hi)
+        if world[a - 1000] == world[b - 1000] or shared[a - 1000] or shared[b - 1000]
+    }
+    assert as_set(found) == expected and len(lost) == 0
+    assert len(expected) < len(brute_force(ids, lo, hi)), "worlds cut pairs"
+    with pytest.raises(ValueError, match="world"):
+        bp.set(ids[:3], lo[:3], hi[:3], world=[0, 1])

@@ -75,7 +75,7 @@ def test_a_batch_axis_is_b_worlds_of_n():
 def test_bad_world_ids_are_refused_naming_the_argument():
     centers = np.zeros((4, 3), np.float32)
     for bad, words in [
-        ([0, 1, 2], "one id per sphere"),
+        ([0, 1, 2], "one id per object"),
         ([0, -1, 2, 3], "outside"),
         ([0.0, np.nan, 1.0, 2.0], "integer world ids"),
         ([0, 1, 2, 2**32], "outside"),
