@@ -47,6 +47,7 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
 internal_modules!(aabbs, keys);
 pub mod auto;
 pub mod cancel;
+pub(crate) mod world_slots;
 pub mod worlds;
 
 /// A touching pair of object indices. Every method emits `i < j`; the order of the list is the

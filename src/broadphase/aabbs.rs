@@ -3,6 +3,7 @@
 //! also the oriented-box and polygon pipelines' broad phase; `sweepfan::boxes::BoxBroadPhase`
 //! holds boxes by the caller's ids over either.
 
+use crate::broadphase::world_slots::{EXACT_SLOTS, WorldSlots};
 use crate::broadphase::worlds::{WorldGroups, check_world_ids};
 use crate::broadphase::{Backend, Pair, Stats};
 use crate::error::Result;
@@ -29,29 +30,21 @@ pub trait AabbOverlaps: Send {
     /// ready at once: right for an implementation that never waits for a device (the CPU's).
     /// Many worlds (docs/design.md §2.13): the overlapping pairs of `boxes` whose worlds are
     /// equal or one of them [`SHARED`](crate::SHARED) (`worlds[i]` is box `i`'s), as positions
-    /// `(i, j)`, `i < j`, each once, into `out` (cleared first). The default runs
-    /// [`Self::aabb_overlaps`] once per world (its boxes and the shared ones) and once over the
-    /// shared boxes alone: exact on any implementation; the CPU's sweep runs the worlds on the
-    /// pool instead.
+    /// `(i, j)`, `i < j`, each once, into `out` (cleared first). Exact on any implementation;
+    /// the CPU's sweep runs the worlds on the pool instead.
+    ///
+    /// The default is one run of [`Self::aabb_overlaps`] (one GPU frame) over the batch with
+    /// each world's y coordinates replaced by their ranks in that world, worlds apart on y
+    /// (`world_slots.rs`, docs/design.md §2.13); past about 4 million boxes, where the ranks no
+    /// longer fit an f32 exactly, one run per world (its boxes and the shared ones) and one over
+    /// the shared boxes alone.
     fn aabb_overlaps_in_worlds(
         &mut self,
         boxes: &[Aabb],
         worlds: &[u32],
         out: &mut Vec<Pair>,
     ) -> Result<Stats> {
-        let groups = world_groups(boxes, worlds)?;
-        out.clear();
-        let mut stats = Stats::default();
-        let (mut local, mut found) = (Vec::new(), Vec::new());
-        for members in groups.members() {
-            gather(boxes, members, &groups.shared, &mut local);
-            if local.len() >= 2 {
-                stats.tests += self.aabb_overlaps(&local, &mut found)?.tests;
-                to_batch(&found, members, &groups.shared, out);
-            }
-        }
-        stats.pairs = out.len() as u64;
-        Ok(stats)
+        overlaps_in_worlds_within(self, boxes, worlds, out, EXACT_SLOTS)
     }
 
     fn aabb_overlaps_async<'a>(
@@ -61,6 +54,41 @@ pub trait AabbOverlaps: Send {
     ) -> Pin<Box<dyn Future<Output = Result<Stats>> + 'a>> {
         Box::pin(std::future::ready(self.aabb_overlaps(boxes, out)))
     }
+}
+
+/// The default [`AabbOverlaps::aabb_overlaps_in_worlds`], the mapped batch allowed at most
+/// `max_slots` slots (the loop over worlds past them).
+pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
+    job: &mut J,
+    boxes: &[Aabb],
+    worlds: &[u32],
+    out: &mut Vec<Pair>,
+    max_slots: u64,
+) -> Result<Stats> {
+    let groups = world_groups(boxes, worlds)?;
+    out.clear();
+    if let Some(slots) = WorldSlots::new(boxes, &groups, max_slots) {
+        let mut found = Vec::new();
+        let mut stats = if slots.boxes.len() >= 2 {
+            job.aabb_overlaps(&slots.boxes, &mut found)?
+        } else {
+            Stats::default()
+        };
+        slots.to_batch(&found, out);
+        stats.pairs = out.len() as u64;
+        return Ok(stats);
+    }
+    let mut stats = Stats::default();
+    let (mut local, mut found) = (Vec::new(), Vec::new());
+    for members in groups.members() {
+        gather(boxes, members, &groups.shared, &mut local);
+        if local.len() >= 2 {
+            stats.tests += job.aabb_overlaps(&local, &mut found)?.tests;
+            to_batch(&found, members, &groups.shared, out);
+        }
+    }
+    stats.pairs = out.len() as u64;
+    Ok(stats)
 }
 
 /// The worlds of a batch of boxes, checked: one id per box, every box valid.
