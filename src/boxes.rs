@@ -137,7 +137,7 @@ impl BoxBroadPhase {
 
     /// Many worlds in one broad phase (docs/design.md §2.13): [`Self::set_many`] with each box's
     /// world, `worlds[k]` for `ids[k]`. Boxes of different worlds never pair; a box of world
-    /// [`SHARED`](crate::SHARED) (ground, walls) pairs with every world's. Ids stay unique over
+    /// [`SHARED`](crate::broadphase::worlds::SHARED) (ground, walls) pairs with every world's. Ids stay unique over
     /// all worlds, so the events name pairs by id as before.
     ///
     /// ```

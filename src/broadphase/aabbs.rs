@@ -29,7 +29,7 @@ pub trait AabbOverlaps: Send {
     /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
     /// ready at once: right for an implementation that never waits for a device (the CPU's).
     /// Many worlds (docs/design.md §2.13): the overlapping pairs of `boxes` whose worlds are
-    /// equal or one of them [`SHARED`](crate::SHARED) (`worlds[i]` is box `i`'s), as positions
+    /// equal or one of them [`SHARED`](crate::broadphase::worlds::SHARED) (`worlds[i]` is box `i`'s), as positions
     /// `(i, j)`, `i < j`, each once, into `out` (cleared first). Exact on any implementation;
     /// the CPU's sweep runs the worlds on the pool instead.
     ///

@@ -163,8 +163,8 @@ impl WorldPairs {
     }
 }
 
-/// Many worlds in one call, on the CPU ([`WorldBatch`](crate::cpu::WorldBatch)) or the GPU
-/// ([`GpuWorldBatch`](crate::gpu::GpuWorldBatch)): one trait, both behind it.
+/// Many worlds in one call, on the CPU (`cpu::WorldBatch`) or the GPU (`gpu::GpuWorldBatch`):
+/// one trait, both behind it.
 pub trait WorldBroadPhase {
     /// The method's name (`"grid"`, `"auto"`).
     fn name(&self) -> &str;

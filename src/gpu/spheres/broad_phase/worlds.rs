@@ -81,7 +81,7 @@ pub(super) fn record(
 }
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
-/// [`WorldBatch`](crate::cpu::WorldBatch), with the same input and output.
+/// `cpu::WorldBatch`, with the same input and output.
 ///
 /// ```
 /// use glam::Vec3;
@@ -93,7 +93,8 @@ pub(super) fn record(
 /// let mut batch = GpuWorldBatch::new(Arc::new(ctx), Method::Sap)?;
 /// // Two worlds with the same two touching spheres, and a floor shared by both.
 /// let ball = |x: f32| Sphere::new(Vec3::new(x, 1.0, 0.0), 1.0);
-/// let spheres = [ball(0.0), ball(1.5), ball(0.0), ball(1.5), Sphere::new(Vec3::ZERO, 0.5)];
+/// let floor = Sphere::new(Vec3::new(0.0, -10.0, 0.0), 10.5);
+/// let spheres = [ball(0.0), ball(1.5), ball(0.0), ball(1.5), floor];
 /// let worlds = [7, 7, 9, 9, SHARED];
 /// let mut pairs = WorldPairs::new();
 /// batch.find_pairs(&spheres, &worlds, Some(&mut pairs))?;
@@ -153,9 +154,8 @@ impl GpuWorldBatch {
         self.frame.set_pair_limit(limit);
     }
 
-    /// Finds the touching pairs of each world, as [`WorldBatch::find_pairs`](
-    /// crate::cpu::WorldBatch::find_pairs) does: `worlds[i]` is sphere `i`'s world
-    /// ([`SHARED`](crate::SHARED): every world's); with `out = None` only counts. The frame
+    /// Finds the touching pairs of each world, as `cpu::WorldBatch::find_pairs` does: `worlds[i]` is sphere `i`'s world
+    /// ([`SHARED`](crate::broadphase::worlds::SHARED): every world's); with `out = None` only counts. The frame
     /// runs whole on the context's first device (no parts): a batch past a binding is
     /// `Error::TooLarge`.
     pub fn find_pairs(
