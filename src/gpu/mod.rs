@@ -34,7 +34,9 @@ pub(crate) mod frame;
 
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, hardware_adapter, list_adapters};
-pub use spheres::broad_phase::{GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT, SubmittedFrame};
+pub use spheres::broad_phase::{
+    GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT, SubmittedFrame,
+};
 pub use timer::PassTimer;
 
 /// `auto` on the GPU of `ctx` (`broadphase::auto`): grid, sap, x or brute force, chosen per

@@ -158,8 +158,8 @@ pub fn bench_worlds(
     {
         let Some((mut batched, mut single)) = pair_of(name, backend, ctx.as_ref())? else {
             notes.push(format!(
-                "gpu {name}: not batched on the GPU yet (sap, brute_force and auto are); its \
-                 CPU row stands"
+                "gpu {name}: not batched on the GPU yet (auto, sap, x, origin_distance and \
+                 brute_force are); its CPU row stands"
             ));
             continue;
         };

@@ -1,5 +1,5 @@
 //! The selftest's many-worlds checks (docs/design.md §2.13): the GPU batch (`GpuWorldBatch`,
-//! sap and brute force) on batches of worlds overlapping in space with shared objects, and on
+//! every method it runs) on batches of worlds overlapping in space with shared objects, and on
 //! thousands of worlds of two, against the CPU batch running brute force in each world.
 
 use super::{Checks, Level, SelftestConfig, Stage};
@@ -69,7 +69,7 @@ pub(super) fn world_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
             .find_pairs(&spheres, &ids, Some(&mut reference))
             .map(|_| reference)
             .map_err(|e| e.to_string());
-        for method in [Method::Sap, Method::BruteForce] {
+        for method in sweepfan::gpu::GPU_WORLD_METHODS {
             let fault = checks.faulty(Stage::Spheres);
             let reference = reference.as_ref();
             let (spheres, ids) = (&spheres, &ids);

@@ -65,7 +65,7 @@ mod worlds;
 mod map_tests;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
-pub use worlds::GpuWorldBatch;
+pub use worlds::{GPU_WORLD_METHODS, GpuWorldBatch};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -381,7 +381,7 @@ impl GpuBroadPhase {
             })
         };
         match self.method {
-            Method::BruteForce | Method::Sap if self.worlds.is_some() => {
+            m if self.worlds.is_some() && worlds::GPU_WORLD_METHODS.contains(&m) => {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);

@@ -8,8 +8,10 @@
 //! own run, once.
 //!
 //! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
-//! while lo_q <= hi_p, boxes overlapping on the two other axes) and `brute_force` (the order
-//! (world, index), every later object of the world). `auto` is `sap`.
+//! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter),
+//! `origin_distance` (the order (world, |c|, index), walks while |c_q| - |c_p| <= 2 r_max plus
+//! the keys' slack, r_max the batch's) and `brute_force` (the order (world, index), every later
+//! object of the world). `auto` is `sap`.
 
 use super::GpuBroadPhase;
 use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
@@ -53,17 +55,24 @@ pub(super) fn record(
     sink: &PairSink<'_>,
 ) -> Result<()> {
     let n = ranks.n;
+    // The method's keys and walk (brute force: the values alone, no sort by key).
+    let (mode, sweep) = match method {
+        Method::Sap => (KeyMode::SapLo, Sweep::Sap),
+        Method::X => (KeyMode::Lo, Sweep::Axis),
+        Method::OriginDistance => (KeyMode::OriginDistance, Sweep::OriginDistance),
+        _ => (KeyMode::SapLo, Sweep::All),
+    };
     let kp = KeyParams {
         n,
         pad: n,
-        mode: KeyMode::SapLo,
+        mode,
         axis: 0,
         use_mark: false,
         buckets: 1,
     };
     Recorder::begin(ctx, enc, timer, arena, "keys")
         .record(|rec| keys.make_keys(rec, kp, inputs, order.keys, order.values))?;
-    if method == Method::Sap {
+    if sweep != Sweep::All {
         sort.encode(ctx, enc, order.keys, order.values, n, 32, Some(timer))?;
     }
     Recorder::begin(ctx, enc, timer, arena, "keys")
@@ -71,14 +80,13 @@ pub(super) fn record(
     sort.encode(ctx, enc, order.keys, order.values, n, ranks.bits, Some(timer))?;
     Recorder::begin(ctx, enc, timer, arena, "gather")
         .record(|rec| keys.gather(rec, n, inputs.spheres, order.values, order.sorted))?;
-    let mode = if method == Method::Sap {
-        Sweep::Sap
-    } else {
-        Sweep::All
-    };
     Recorder::begin(ctx, enc, timer, arena, "pairs")
-        .record(|rec| pairs.world_sweep(rec, n, mode, ranks.shared_from, order, sink))
+        .record(|rec| pairs.world_sweep(rec, n, sweep, ranks.shared_from, order, sink))
 }
+
+/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, and brute force.
+pub const GPU_WORLD_METHODS: [Method; 4] =
+    [Method::Sap, Method::X, Method::OriginDistance, Method::BruteForce];
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
 /// `cpu::WorldBatch`, with the same input and output.
@@ -115,13 +123,15 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`: [`Method::Sap`] or [`Method::BruteForce`]. The other methods
-    /// do not run many worlds on the GPU yet: [`Error::Config`] naming them.
+    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, origin_distance, brute
+    /// force). The other methods do not run many worlds on the GPU yet: [`Error::Config`]
+    /// naming them.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
-        if !matches!(method, Method::Sap | Method::BruteForce) {
+        if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 brute_force and auto (sap); every method runs them on the CPU (WorldBatch)",
+                 x, origin_distance, brute_force and auto (sap); every method runs them on the \
+                 CPU (WorldBatch)",
                 method.name()
             )));
         }
