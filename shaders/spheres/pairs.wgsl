@@ -203,15 +203,6 @@ var<private> my_axis: u32;
 var<private> my_world: u32;
 var<private> walk_all: bool;
 
-// Many worlds: the sweep's key of a sphere, computed (the keys are world ranks there): its lo on
-// the sweep's axis, or |c| for SWEEP_ORIGIN, the CPU's bits on every device (§9.13).
-fn world_sweep_key(t: vec4<f32>) -> f32 {
-    if params.mode == SWEEP_ORIGIN {
-        return origin_key(t.xyz);
-    }
-    return lo_of(t, my_axis);
-}
-
 // One branch per visit, as in visit_forward below (docs/design.md §9.12): SwiftShader took 3.1 s
 // to build this kernel with early returns.
 fn visit_sweep(q: u32) {
@@ -221,16 +212,15 @@ fn visit_sweep(q: u32) {
     // ORIGIN_KEY_SLACK (src/geom/sphere.rs): the keys' rounding. The keys are the CPU's bits and
     // this bound is rounded as the CPU rounds it (its product unfused), so the walk ends where
     // the CPU's does on every device (docs/design.md §9.13).
-    let worlds = (params.flags & FLAG_WORLDS) != 0u;
-    var dq: f32;
-    if worlds {
-        dq = world_sweep_key(sorted[at]);
+    // Many worlds: the keys are world ranks, lo comes from the gathered sphere. (SWEEP_ORIGIN's
+    // |c| computed here in each unrolled visit, or one `past` formula shared by both branches,
+    // made SwiftShader's build of this kernel 3.7 s and 79 s: docs/design.md §2.13.)
+    var past: bool;
+    if (params.flags & FLAG_WORLDS) != 0u {
+        past = kq != my_world || (!walk_all && lo_of(sorted[at], my_axis) > reach);
     } else {
-        dq = unordered(kq);
-    }
-    var past = select(dq > reach, dq - reach > limit + unfused(1e-5 * dq), params.mode == SWEEP_ORIGIN);
-    if worlds {
-        past = kq != my_world || (!walk_all && past);
+        let dq = unordered(kq);
+        past = select(dq > reach, dq - reach > limit + unfused(1e-5 * dq), params.mode == SWEEP_ORIGIN);
     }
     let live = !done & (q < params.n) & (kq != NONE) & !past;
     done = !live;
@@ -260,9 +250,6 @@ fn sweep(inv: Invocation) {
             my_axis = sap_axis();
         }
         reach = select(hi_of(me, my_axis), unordered(keys[p]), params.mode == SWEEP_ORIGIN);
-        if (params.flags & FLAG_WORLDS) != 0u && params.mode == SWEEP_ORIGIN {
-            reach = origin_key(me.xyz);
-        }
         limit = 2.0 * r_max();
         done = false;
         my_world = keys[p];

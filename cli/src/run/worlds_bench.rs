@@ -158,7 +158,7 @@ pub fn bench_worlds(
     {
         let Some((mut batched, mut single)) = pair_of(name, backend, ctx.as_ref())? else {
             notes.push(format!(
-                "gpu {name}: not batched on the GPU yet (auto, sap, x, origin_distance and \
+                "gpu {name}: not batched on the GPU yet (auto, sap, x and \
                  brute_force are); its CPU row stands"
             ));
             continue;

@@ -8,10 +8,9 @@
 //! own run, once.
 //!
 //! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
-//! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter),
-//! `origin_distance` (the order (world, |c|, index), walks while |c_q| - |c_p| <= 2 r_max plus
-//! the keys' slack, r_max the batch's) and `brute_force` (the order (world, index), every later
-//! object of the world). `auto` is `sap`.
+//! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter)
+//! and `brute_force` (the order (world, index), every later object of the world). `auto` is
+//! `sap`.
 
 use super::GpuBroadPhase;
 use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
@@ -59,7 +58,6 @@ pub(super) fn record(
     let (mode, sweep) = match method {
         Method::Sap => (KeyMode::SapLo, Sweep::Sap),
         Method::X => (KeyMode::Lo, Sweep::Axis),
-        Method::OriginDistance => (KeyMode::OriginDistance, Sweep::OriginDistance),
         _ => (KeyMode::SapLo, Sweep::All),
     };
     let kp = KeyParams {
@@ -85,8 +83,7 @@ pub(super) fn record(
 }
 
 /// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, and brute force.
-pub const GPU_WORLD_METHODS: [Method; 4] =
-    [Method::Sap, Method::X, Method::OriginDistance, Method::BruteForce];
+pub const GPU_WORLD_METHODS: [Method; 3] = [Method::Sap, Method::X, Method::BruteForce];
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
 /// `cpu::WorldBatch`, with the same input and output.
@@ -123,15 +120,13 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, origin_distance, brute
-    /// force). The other methods do not run many worlds on the GPU yet: [`Error::Config`]
+    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, brute force). The other methods do not run many worlds on the GPU yet: [`Error::Config`]
     /// naming them.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 x, origin_distance, brute_force and auto (sap); every method runs them on the \
-                 CPU (WorldBatch)",
+                 x, brute_force and auto (sap); every method runs them on the CPU (WorldBatch)",
                 method.name()
             )));
         }
