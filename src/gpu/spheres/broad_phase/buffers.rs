@@ -2,7 +2,7 @@
 //! cost per object.
 
 use super::{
-    COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident, grid_buckets, grid_map_words,
+    COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident,
 };
 use crate::broadphase::Method;
 use crate::error::Result;
@@ -123,4 +123,17 @@ impl GpuBroadPhase {
         });
         Ok(())
     }
+}
+
+/// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
+pub(crate) fn grid_buckets(n: u32) -> u32 {
+    n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
+}
+
+/// Words of the grid's occupancy map for up to n objects (docs/design.md §9.9): 128 bits a
+/// bucket (16 bytes), a power of two of words, at most 2^26 (so the shaders' bit count fits a
+/// u32) and at most what one binding of `max_binding` bytes holds.
+pub(crate) fn grid_map_words(n: u32, max_binding: u64) -> u64 {
+    let fit = 1u64 << (max_binding / 4).max(1).ilog2();
+    (4 * grid_buckets(n) as u64).min(1 << 26).min(fit)
 }

@@ -56,6 +56,7 @@ use std::sync::Arc;
 use web_time::Instant;
 
 mod buffers;
+use buffers::grid_buckets;
 mod in_flight;
 mod parts;
 mod read_back;
@@ -86,7 +87,7 @@ struct Resident {
     block_max: wgpu::Buffer,
     /// Grid bucket starts (placeholder for other methods).
     starts: wgpu::Buffer,
-    /// Grid: the occupancy map, a bit a cell (placeholder for other methods; [`grid_map_words`]).
+    /// Grid: the occupancy map, a bit a cell (placeholder for other methods; [`grid_map_words`](buffers::grid_map_words)).
     occupied: wgpu::Buffer,
     min_axis: Option<MinAxisBuffers>,
     bytes: u64,
@@ -508,19 +509,6 @@ impl GpuBroadPhase {
 enum Source<'a> {
     Host(&'a [Sphere]),
     Device(&'a wgpu::Buffer),
-}
-
-/// Grid hash buckets for n objects: a power of two >= n (about one object per bucket).
-fn grid_buckets(n: u32) -> u32 {
-    n.max(1).checked_next_power_of_two().unwrap_or(1 << 31)
-}
-
-/// Words of the grid's occupancy map for up to n objects (docs/design.md §9.9): 128 bits a
-/// bucket (16 bytes), a power of two of words, at most 2^26 (so the shaders' bit count fits a
-/// u32) and at most what one binding of `max_binding` bytes holds.
-pub(crate) fn grid_map_words(n: u32, max_binding: u64) -> u64 {
-    let fit = 1u64 << (max_binding / 4).max(1).ilog2();
-    (4 * grid_buckets(n) as u64).min(1 << 26).min(fit)
 }
 
 impl Diagnostics for GpuBroadPhase {
