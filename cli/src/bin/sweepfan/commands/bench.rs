@@ -542,7 +542,7 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
     let (rows, notes) = bench_worlds(&batch, &methods, &backends, ctx, a.frames, !a.no_verify)?;
     say!(
         a.out.stdout_taken(),
-        "{worlds} worlds of {} ({} scene, seeds {}..), {}, median ms per call; the loop calls \
+        "{worlds} worlds of {} ({} scene, seeds {}..), {} each side after a warm-up call, median ms per call; the loop calls \
          the same method once per world; verified world by world against {}",
         a.n,
         a.scene.0.name(),
