@@ -6,14 +6,16 @@ use crate::input::{arg_error, matrix, per_object};
 use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use glam::Vec3;
-use numpy::PyArray2;
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::{LazyLock, Mutex};
 use sweepfan::broadphase::auto;
+use sweepfan::events::{WorldEventTracker, WorldEvents};
 use sweepfan::registry;
 use sweepfan::{
-    Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, validate_spheres,
+    Backend, BroadPhase, EventTracker, Method, Pair, Sphere, WorldBroadPhase, WorldPairs,
+    canonicalize, validate_spheres,
 };
 
 /// The spheres of `centers` and `radii` in the library's layout (copied while the interpreter
@@ -276,6 +278,18 @@ struct Frames {
     frames: u64,
     /// `auto`: the last step's choice.
     chosen: Option<auto::Choice>,
+    /// The batch of worlds, made by the first step with worlds.
+    worlds: Option<WorldFrames>,
+    /// Whether the steps take worlds (set by the first step that succeeds).
+    with_worlds: Option<bool>,
+}
+
+/// What a `BroadPhase` stepping batches of worlds keeps between steps.
+struct WorldFrames {
+    batch: Box<dyn WorldBroadPhase + Send>,
+    tracker: Option<WorldEventTracker>,
+    pairs: WorldPairs,
+    events: WorldEvents,
 }
 
 /// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
@@ -283,6 +297,11 @@ struct Frames {
 /// does. With track_events=True, found and lost hold the pairs that began and ended touching
 /// in the last step (the first step finds every pair; an empty step loses every pair); the GPU
 /// computes them on the device.
+///
+/// With world= (one id per sphere) or a batch axis ((B, N, 3) centers), a step is a batch of
+/// independent worlds as world_pairs runs it: its pairs (and found and lost) grouped by world,
+/// sorted inside each; world_groups() gives each world's rows. Every step of one broad phase
+/// takes worlds, or none does.
 ///
 /// method: "auto" (the default; choice says what each step ran), "grid", "sap",
 /// "brute_force", "origin_distance", "x", "xy", "xyz" or "min_axis". backend: "auto" (the
@@ -293,6 +312,10 @@ pub struct PyBroadPhase {
     frames: Mutex<Frames>,
     method: String,
     backend: Backend,
+    adapter: String,
+    /// Whether the GPU was asked for by name (a batch of worlds then does not fall back to
+    /// the CPU for a method the GPU does not batch).
+    explicit_gpu: bool,
     track_events: bool,
 }
 
@@ -308,6 +331,8 @@ impl PyBroadPhase {
         adapter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let method = method_name(method)?;
+        let explicit_gpu =
+            backend.trim().eq_ignore_ascii_case("gpu") || adapter.is_some_and(|a| !a.is_none());
         let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
         check_not_forked()?;
         let frames = py.detach(|| -> PyResult<Frames> {
@@ -322,24 +347,34 @@ impl PyBroadPhase {
                 tests: 0,
                 frames: 0,
                 chosen: None,
+                worlds: None,
+                with_worlds: None,
             })
         })?;
         Ok(PyBroadPhase {
             frames: Mutex::new(frames),
             method,
             backend,
+            adapter,
+            explicit_gpu,
             track_events,
         })
     }
 
     /// One frame: the touching pairs of these spheres, a (K, 2) uint32 array (i < j, rows
-    /// sorted). The number of spheres may change between steps; events then compare indices.
+    /// sorted; with worlds, grouped by world and sorted inside each). The number of spheres
+    /// may change between steps; events then compare indices.
+    #[pyo3(signature = (centers, radii, world = None))]
     fn step<'py>(
         &self,
         py: Python<'py>,
         centers: &Bound<'py, PyAny>,
         radii: &Bound<'py, PyAny>,
+        world: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        if let Some((spheres, ids)) = crate::worlds::batch_input(py, centers, radii, world)? {
+            return self.world_step(py, spheres, ids);
+        }
         let spheres = spheres(centers, radii)?;
         let pairs = interruptible(py, spheres.len(), || -> PyResult<Vec<Pair>> {
             // An empty frame runs as one sphere, which touches nothing: no pairs, and every
@@ -352,6 +387,7 @@ impl PyBroadPhase {
             };
             check_spheres(&spheres)?;
             let mut frames = lock(&self.frames);
+            same_kind(&frames, false)?;
             // A step that fails leaves no events behind (the next step's compare with the
             // last frame that succeeded).
             frames.found.clear();
@@ -378,9 +414,51 @@ impl PyBroadPhase {
             frames.tests = if empty { 0 } else { stats.tests };
             frames.chosen = if empty { None } else { stats.chosen };
             frames.frames += 1;
+            frames.with_worlds = Some(false);
             Ok(pairs)
         })?;
         Ok(pair_array(py, pairs))
+    }
+
+    /// The worlds of the last step with worlds and where each one's rows are: which="pairs"
+    /// (the default, the step's result), "found" or "lost" (track_events=True). Returns
+    /// (worlds, offsets): worlds (W,) uint32 ascending (SHARED last), offsets (W + 1,) uint64;
+    /// world worlds[k] has rows offsets[k]:offsets[k + 1]. The events' worlds are those of
+    /// either frame.
+    #[pyo3(signature = (which = "pairs"))]
+    fn world_groups<'py>(
+        &self,
+        py: Python<'py>,
+        which: &str,
+    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
+        let events = matches!(which, "found" | "lost");
+        if !events && which != "pairs" {
+            return Err(arg_error(
+                "which",
+                format!("{which:?}: \"pairs\", \"found\" or \"lost\""),
+            ));
+        }
+        if events && !self.track_events {
+            return Err(PyRuntimeError::new_err(
+                "events are not tracked: make the broad phase with BroadPhase(..., track_events=True)",
+            ));
+        }
+        let (worlds, offsets) = py.detach(|| {
+            let frames = lock(&self.frames);
+            let Some(w) = frames.worlds.as_ref() else {
+                return Err(PyRuntimeError::new_err(
+                    "no step with worlds yet: step(centers, radii, world=ids) or (B, N, 3) centers",
+                ));
+            };
+            let groups = match which {
+                "found" => &w.events.found,
+                "lost" => &w.events.lost,
+                _ => &w.pairs,
+            };
+            let offsets: Vec<u64> = groups.offsets().iter().map(|&o| o as u64).collect();
+            Ok((groups.worlds().to_vec(), offsets))
+        })?;
+        Ok((worlds.into_pyarray(py), offsets.into_pyarray(py)))
     }
 
     /// The pairs that began touching in the last step (track_events=True only).
@@ -441,6 +519,61 @@ impl PyBroadPhase {
 }
 
 impl PyBroadPhase {
+    /// A step with worlds: the batch (made at the first such step) over `spheres`, `ids` one
+    /// world id each; events per world from the host's tracker.
+    fn world_step<'py>(
+        &self,
+        py: Python<'py>,
+        spheres: Vec<Sphere>,
+        ids: Vec<u32>,
+    ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let (mut backend, mut adapter) = (self.backend, self.adapter.clone());
+        if backend == Backend::Gpu && !crate::worlds::gpu_batches(&self.method) {
+            if self.explicit_gpu {
+                return Err(arg_error(
+                    "method",
+                    format!(
+                        "{} does not run batches of worlds on the GPU yet (auto, sap, x and \
+                         brute_force do); use backend=\"cpu\"",
+                        self.method
+                    ),
+                ));
+            }
+            (backend, adapter) = (Backend::Cpu, String::new());
+        }
+        let pairs = interruptible(py, spheres.len(), || -> PyResult<Vec<Pair>> {
+            let mut guard = lock(&self.frames);
+            let frames = &mut *guard;
+            same_kind(frames, true)?;
+            frames.found.clear();
+            frames.lost.clear();
+            if frames.worlds.is_none() {
+                frames.worlds = Some(WorldFrames {
+                    batch: crate::worlds::make(&self.method, backend, &adapter)?,
+                    tracker: self.track_events.then(WorldEventTracker::new),
+                    pairs: WorldPairs::new(),
+                    events: WorldEvents::default(),
+                });
+            }
+            let w = frames.worlds.as_mut().expect("made above");
+            let stats = w
+                .batch
+                .find_pairs(&spheres, &ids, Some(&mut w.pairs))
+                .map_err(to_py)?;
+            if let Some(tracker) = w.tracker.as_mut() {
+                w.events.clone_from(tracker.update(&w.pairs));
+                frames.found = copy_of(w.events.found.pairs())?;
+                frames.lost = copy_of(w.events.lost.pairs())?;
+            }
+            frames.tests = stats.tests;
+            frames.chosen = None;
+            frames.frames += 1;
+            frames.with_worlds = Some(true);
+            copy_of(w.pairs.pairs())
+        })?;
+        Ok(pair_array(py, pairs))
+    }
+
     fn events<'py>(
         &self,
         py: Python<'py>,
@@ -453,6 +586,23 @@ impl PyBroadPhase {
         }
         let pairs = py.detach(|| copy_of(list(&lock(&self.frames))))?;
         Ok(pair_array(py, pairs))
+    }
+}
+
+/// An error when a step's kind (with worlds or without) is not the first step's.
+fn same_kind(frames: &Frames, with_worlds: bool) -> PyResult<()> {
+    match frames.with_worlds {
+        Some(before) if before != with_worlds => Err(arg_error(
+            "world",
+            if before {
+                "this broad phase steps batches of worlds: give world= or (B, N, 3) centers \
+                 every step (or make another BroadPhase)"
+            } else {
+                "this broad phase steps one scene: a step with world= or (B, N, 3) centers \
+                 needs a BroadPhase of its own"
+            },
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -18,7 +18,7 @@ pub static WORLD_BATCHES: LazyLock<crate::gpu::Cache<Box<dyn WorldBroadPhase + S
     LazyLock::new(crate::gpu::Cache::new);
 
 /// The methods the GPU batches ([`GpuWorldBatch`]); the others run on the CPU.
-fn gpu_batches(method: &str) -> bool {
+pub(crate) fn gpu_batches(method: &str) -> bool {
     method == registry::AUTO
         || sweepfan::gpu::GPU_WORLD_METHODS
             .iter()
@@ -26,7 +26,7 @@ fn gpu_batches(method: &str) -> bool {
 }
 
 /// A batch of `method` on `backend`.
-fn make(
+pub(crate) fn make(
     method: &str,
     backend: Backend,
     adapter: &str,
@@ -155,6 +155,51 @@ pub fn world_pairs<'py>(
         }
         (backend, adapter) = (Backend::Cpu, String::new());
     }
+    let Some((spheres, ids)) = batch_input(py, centers, radii, world)? else {
+        return Err(arg_error(
+            "world",
+            "one id per sphere is needed with (N, 3) centers (or give centers a batch axis, \
+             (B, N, 3))",
+        ));
+    };
+    let key = format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str());
+    let on_gpu = (backend == Backend::Gpu).then_some(adapter.as_str());
+    let run = |out: Option<&mut WorldPairs>| {
+        WORLD_BATCHES.with(
+            key.clone(),
+            on_gpu,
+            || make(&method, backend, &adapter),
+            |batch| batch.find_pairs(&spheres, &ids, out),
+        )
+    };
+    if count_only {
+        let stats = interruptible(py, spheres.len(), || run(None))?;
+        return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
+    }
+    let out = interruptible(py, spheres.len(), || {
+        let mut out = WorldPairs::new();
+        run(Some(&mut out)).map(|_| out)
+    })?;
+    let (pairs, worlds, offsets) = out.into_parts();
+    let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();
+    Ok((
+        pair_array(py, pairs),
+        worlds.into_pyarray(py),
+        offsets.into_pyarray(py),
+    )
+        .into_pyobject(py)?
+        .into_any())
+}
+
+/// The spheres and world ids of a batch: `centers` (B, N, 3) (a batch axis; `world` must be
+/// `None`) or (N, 3) with `world` one id per sphere; `None` for (N, 3) centers without `world`
+/// (one scene, no worlds). Errors name the argument.
+pub(crate) fn batch_input(
+    py: Python<'_>,
+    centers: &Bound<'_, PyAny>,
+    radii: &Bound<'_, PyAny>,
+    world: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<(Vec<sweepfan::Sphere>, Vec<u32>)>> {
     let numpy = py.import("numpy")?;
     let batch_axis = match centers.cast::<numpy::PyUntypedArray>() {
         Ok(a) => a.ndim() == 3,
@@ -214,11 +259,7 @@ pub fn world_pairs<'py>(
         (flat, radii, ids)
     } else {
         let Some(world) = world else {
-            return Err(arg_error(
-                "world",
-                "one id per sphere is needed with (N, 3) centers (or give centers a batch axis, \
-                 (B, N, 3))",
-            ));
+            return Ok(None);
         };
         let spheres_n: usize = numpy
             .call_method1("asarray", (centers,))?
@@ -238,31 +279,5 @@ pub fn world_pairs<'py>(
         ));
     }
     check_spheres(&spheres)?;
-    let key = format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str());
-    let on_gpu = (backend == Backend::Gpu).then_some(adapter.as_str());
-    let run = |out: Option<&mut WorldPairs>| {
-        WORLD_BATCHES.with(
-            key.clone(),
-            on_gpu,
-            || make(&method, backend, &adapter),
-            |batch| batch.find_pairs(&spheres, &ids, out),
-        )
-    };
-    if count_only {
-        let stats = interruptible(py, spheres.len(), || run(None))?;
-        return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
-    }
-    let out = interruptible(py, spheres.len(), || {
-        let mut out = WorldPairs::new();
-        run(Some(&mut out)).map(|_| out)
-    })?;
-    let (pairs, worlds, offsets) = out.into_parts();
-    let offsets: Vec<u64> = offsets.into_iter().map(|o| o as u64).collect();
-    Ok((
-        pair_array(py, pairs),
-        worlds.into_pyarray(py),
-        offsets.into_pyarray(py),
-    )
-        .into_pyobject(py)?
-        .into_any())
+    Ok(Some((spheres, ids)))
 }

@@ -124,3 +124,78 @@ def test_a_method_the_gpu_does_not_batch_is_refused_there():
     # The default backend runs it wherever it can.
     pairs, worlds, _ = sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="grid")
     assert pairs.tolist() == [[0, 1], [2, 3]] and worlds.tolist() == [0, 1]
+
+
+def events_per_world(before, after):
+    """Found and lost per world, from two {world: pairs} groups, written here."""
+    found, lost = {}, {}
+    for w in sorted(set(before) | set(after)):
+        b, a = set(before.get(w, [])), set(after.get(w, []))
+        found[w], lost[w] = sorted(a - b), sorted(b - a)
+    return found, lost
+
+
+@pytest.mark.parametrize(
+    "method, backend",
+    [("auto", "cpu"), ("sap", "cpu"), ("grid", "cpu"), ("auto", "gpu"), ("sap", "gpu")],
+)
+def test_a_broad_phase_steps_worlds_with_events(method, backend):
+    rng = np.random.default_rng(7)
+    n = 240
+    centers = rng.uniform(0, 12, (n, 3)).astype(np.float32)
+    radii = rng.uniform(0.4, 1.2, n).astype(np.float32)
+    world = rng.integers(0, 6, n)
+    world[::29] = sweepfan.SHARED
+    velocities = rng.uniform(-0.6, 0.6, (n, 3)).astype(np.float32)
+    bp = sweepfan.BroadPhase(method=method, backend=backend, track_events=True)
+    before = {}
+    for frame in range(4):
+        pairs = bp.step(centers, radii, world=world)
+        expected = brute_per_world(centers, radii, world)
+        worlds, offsets = bp.world_groups()
+        assert as_groups(pairs, worlds, offsets) == expected
+        found, lost = events_per_world(before, expected)
+        fw, fo = bp.world_groups("found")
+        lw, lo = bp.world_groups("lost")
+        got_found = as_groups(bp.found, fw, fo)
+        got_lost = as_groups(bp.lost, lw, lo)
+        assert {w: p for w, p in got_found.items() if p} == {w: p for w, p in found.items() if p}
+        assert {w: p for w, p in got_lost.items() if p} == {w: p for w, p in lost.items() if p}
+        if frame == 0:
+            assert len(bp.found) == len(pairs) > 0 and len(bp.lost) == 0
+        before = expected
+        centers = centers + velocities
+    assert bp.frames == 4
+    # A batch axis steps the same way; the worlds are 0..B-1.
+    batch = rng.uniform(0, 8, (5, 30, 3)).astype(np.float32)
+    bp2 = sweepfan.BroadPhase(method=method, backend=backend)
+    pairs = bp2.step(batch, 0.8)
+    expected = brute_per_world(batch.reshape(-1, 3), 0.8, np.repeat(np.arange(5), 30))
+    assert as_groups(pairs, *bp2.world_groups()) == expected
+
+
+def test_a_broad_phase_keeps_to_one_kind_of_step():
+    centers = np.zeros((4, 3), dtype=np.float32)
+    bp = sweepfan.BroadPhase(backend="cpu")
+    bp.step(centers, 1.0, world=[0, 0, 1, 1])
+    with pytest.raises(ValueError, match="world"):
+        bp.step(centers, 1.0)
+    bp = sweepfan.BroadPhase(backend="cpu", track_events=True)
+    with pytest.raises(RuntimeError, match="no step with worlds"):
+        bp.world_groups()
+    bp.step(centers, 1.0)
+    with pytest.raises(ValueError, match="world"):
+        bp.step(centers, 1.0, world=[0, 0, 1, 1])
+    with pytest.raises(ValueError, match="which"):
+        bp.world_groups("everything")
+    with pytest.raises(RuntimeError, match="track_events"):
+        sweepfan.BroadPhase(backend="cpu").world_groups("found")
+    # Ids of another length are refused, nothing stepped.
+    bp = sweepfan.BroadPhase(backend="cpu")
+    with pytest.raises(ValueError, match="world"):
+        bp.step(centers, 1.0, world=[0, 1])
+    assert bp.frames == 0
+    # The GPU, asked for by name, refuses a method it does not batch.
+    gpu = sweepfan.BroadPhase(method="grid", backend="gpu")
+    with pytest.raises(ValueError, match="method.*grid.*GPU"):
+        gpu.step(centers, 1.0, world=[0, 0, 1, 1])
