@@ -11,6 +11,8 @@ use std::path::Path;
 
 /// The header of a sphere file (case and spaces ignored).
 pub(crate) const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
+/// A batch of worlds' sphere file: a world id per sphere (docs/design.md §2.13).
+const WORLD_SPHERE_HEADER: [&str; 5] = ["x", "y", "z", "r", "world"];
 const POLYGON_HEADER: [&str; 3] = ["polygon", "x", "y"];
 const OBB_HEADER: [&str; 10] = ["cx", "cy", "cz", "hx", "hy", "hz", "qw", "qx", "qy", "qz"];
 
@@ -220,6 +222,75 @@ pub(crate) fn parse_sphere_line(line: &str) -> std::result::Result<Sphere, Strin
 /// Reads a sphere CSV file (see [`parse_spheres_csv`]).
 pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
     read_with(path, &SPHERE_HEADER, parse_spheres_csv)
+}
+
+/// Parses the text of a batch of worlds: header `x,y,z,r,world`, one sphere per line, its world
+/// an integer in `[0, 2^32 - 2]` or `shared` (any case; `SHARED`, an object of every world).
+pub fn parse_world_spheres_csv(text: &str) -> Parsed<(Vec<Sphere>, Vec<u32>)> {
+    let (mut spheres, mut worlds) = (Vec::new(), Vec::new());
+    for (line_no, line) in data_lines(text, &WORLD_SPHERE_HEADER)? {
+        let (sphere, world) = match line.rsplit_once(',') {
+            Some((sphere, world)) if sphere.split(',').count() == 4 => (sphere, world.trim()),
+            _ => {
+                let found = line.split(',').count();
+                return Err((
+                    line_no,
+                    format!("expected 5 fields x,y,z,r,world, found {found}"),
+                ));
+            }
+        };
+        let s = parse_sphere_line(sphere).map_err(|p| (line_no, p))?;
+        s.check(spheres.len())
+            .map_err(|e| (line_no, e.to_string()))?;
+        let id = if world.eq_ignore_ascii_case("shared") {
+            crate::broadphase::worlds::SHARED
+        } else {
+            match world.parse::<u32>() {
+                Ok(id) if id != crate::broadphase::worlds::SHARED => id,
+                _ => {
+                    return Err((
+                        line_no,
+                        format!(
+                            "world = `{}` is not a world id (an integer in [0, {}], or `shared`)",
+                            shown(world),
+                            u32::MAX - 1
+                        ),
+                    ));
+                }
+            }
+        };
+        spheres.push(s);
+        worlds.push(id);
+    }
+    Ok((spheres, worlds))
+}
+
+/// Reads a batch of worlds' sphere file (see [`parse_world_spheres_csv`]).
+pub fn read_world_spheres_csv(path: &Path) -> Result<(Vec<Sphere>, Vec<u32>)> {
+    read_with(path, &WORLD_SPHERE_HEADER, parse_world_spheres_csv)
+}
+
+/// Whether the sphere file at `path` has a world column (its header is `x,y,z,r,world`); false
+/// for any other first line, which the sphere reader then reports.
+pub fn has_world_column(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let read = std::io::BufReader::new(file)
+        .take(MAX_LINE_BYTES as u64)
+        .read_until(b'\n', &mut first);
+    read.is_ok()
+        && std::str::from_utf8(&first).is_ok_and(|line| {
+            let names: Vec<String> = line
+                .trim_start_matches('\u{feff}')
+                .trim_end()
+                .split(',')
+                .map(|n| n.trim().to_ascii_lowercase())
+                .collect();
+            names == WORLD_SPHERE_HEADER
+        })
 }
 
 /// Writes spheres as CSV `x,y,z,r`; `{}` prints the shortest text that parses back to the same

@@ -100,6 +100,32 @@ fn reference(batch: &WorldScenes) -> Result<Vec<Vec<Pair>>> {
     Ok(out)
 }
 
+/// The batch of `name` (`auto` or a method's name) on `backend` (the GPU's on `ctx`); `None`
+/// for a method the GPU does not batch yet.
+pub fn world_batch(
+    name: &str,
+    backend: Backend,
+    ctx: Option<&Arc<GpuContext>>,
+) -> Result<Option<Box<dyn WorldBroadPhase>>> {
+    let method = (name != "auto").then(|| Method::parse(name)).transpose()?;
+    Ok(Some(match (backend, ctx) {
+        (Backend::Gpu, Some(ctx)) => Box::new(match method {
+            None => GpuWorldBatch::auto(ctx.clone())?,
+            Some(m) => match GpuWorldBatch::new(ctx.clone(), m) {
+                Err(Error::Config(_)) => return Ok(None),
+                other => other?,
+            },
+        }),
+        (Backend::Gpu, None) => {
+            return Err(Error::Config("the GPU rows need a GPU context".into()));
+        }
+        _ => match method {
+            None => Box::new(WorldBatch::auto()),
+            Some(m) => Box::new(WorldBatch::new(m)),
+        },
+    }))
+}
+
 /// The batched and the looped broad phase of `name` on `backend`; `None` for a method the GPU
 /// does not batch yet.
 #[allow(clippy::type_complexity)]
@@ -108,30 +134,17 @@ fn pair_of(
     backend: Backend,
     ctx: Option<&Arc<GpuContext>>,
 ) -> Result<Option<(Box<dyn WorldBroadPhase>, Box<dyn BroadPhase + Send>)>> {
+    let Some(batched) = world_batch(name, backend, ctx)? else {
+        return Ok(None);
+    };
     let method = (name != "auto").then(|| Method::parse(name)).transpose()?;
-    Ok(match (backend, ctx) {
-        (Backend::Gpu, Some(ctx)) => {
-            let batched = match method {
-                None => GpuWorldBatch::auto(ctx.clone()),
-                Some(m) => match GpuWorldBatch::new(ctx.clone(), m) {
-                    Err(Error::Config(_)) => return Ok(None),
-                    other => other,
-                },
-            }?;
-            let single: Box<dyn BroadPhase + Send> = match method {
-                None => Box::new(gpu::auto(ctx.clone())),
-                Some(m) => Box::new(GpuBroadPhase::new(ctx.clone(), m)?),
-            };
-            Some((Box::new(batched), single))
-        }
-        (Backend::Gpu, None) => {
-            return Err(Error::Config("the GPU rows need a GPU context".into()));
-        }
-        _ => Some(match method {
-            None => (Box::new(WorldBatch::auto()), Box::new(cpu::auto())),
-            Some(m) => (Box::new(WorldBatch::new(m)), cpu::broad_phase(m)),
-        }),
-    })
+    let single: Box<dyn BroadPhase + Send> = match (backend, ctx, method) {
+        (Backend::Gpu, Some(ctx), None) => Box::new(gpu::auto(ctx.clone())),
+        (Backend::Gpu, Some(ctx), Some(m)) => Box::new(GpuBroadPhase::new(ctx.clone(), m)?),
+        (_, _, None) => Box::new(cpu::auto()),
+        (_, _, Some(m)) => cpu::broad_phase(m),
+    };
+    Ok(Some((batched, single)))
 }
 
 /// Times `methods` (`auto` or a method's name) batched and looped over `frames` calls each,
@@ -269,4 +282,79 @@ pub fn worlds_table(rows: &[WorldsRow]) -> String {
         );
     }
     t
+}
+
+/// A batch's pairs world by world, found independently of the batches: the objects grouped
+/// here, each world (with the shared objects) run through brute force (up to 2,048 objects,
+/// else the grid), the shared objects' own pairs once as world `SHARED`. Ascending worlds,
+/// `SHARED` last when there are shared objects; canonical pairs in batch indices.
+pub fn world_reference(spheres: &[Sphere], worlds: &[u32]) -> Result<Vec<(u32, Vec<Pair>)>> {
+    use std::collections::BTreeMap;
+    let mut members: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (i, &w) in worlds.iter().enumerate() {
+        members.entry(w).or_default().push(i as u32);
+    }
+    let shared = members.remove(&sweepfan::SHARED).unwrap_or_default();
+    let run = |ids: &[u32]| -> Result<Vec<Pair>> {
+        let local: Vec<Sphere> = ids.iter().map(|&i| spheres[i as usize]).collect();
+        let mut pairs = Vec::new();
+        if local.len() >= 2 {
+            let method = if local.len() <= 2048 {
+                Method::BruteForce
+            } else {
+                Method::Grid
+            };
+            cpu::broad_phase(method).find_pairs(&local, Some(&mut pairs))?;
+        }
+        let mut global: Vec<Pair> = pairs
+            .iter()
+            .map(|p| {
+                let (a, b) = (ids[p[0] as usize], ids[p[1] as usize]);
+                [a.min(b), a.max(b)]
+            })
+            .collect();
+        canonicalize(&mut global);
+        Ok(global)
+    };
+    let is_shared = |i: u32| worlds[i as usize] == sweepfan::SHARED;
+    let mut out = Vec::with_capacity(members.len() + 1);
+    for (w, own) in members {
+        let ids: Vec<u32> = own.iter().chain(&shared).copied().collect();
+        let mut pairs = run(&ids)?;
+        pairs.retain(|p| !(is_shared(p[0]) && is_shared(p[1])));
+        out.push((w, pairs));
+    }
+    if !shared.is_empty() {
+        out.push((sweepfan::SHARED, run(&shared)?));
+    }
+    Ok(out)
+}
+
+/// Where a batch's grouped pairs break the grouping: a pair under a world that is not its own
+/// (its non-shared object's; `SHARED` when both are shared), or a world's pairs not strictly
+/// ascending. The first few, in words; empty when the grouping holds.
+pub fn grouping_faults(found: &WorldPairs, worlds: &[u32]) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (w, pairs) in found.iter() {
+        for (k, p) in pairs.iter().enumerate() {
+            let (a, b) = (worlds[p[0] as usize], worlds[p[1] as usize]);
+            let own = if a == sweepfan::SHARED { b } else { a };
+            if own != w {
+                faults.push(format!(
+                    "pair ({},{}) of world {own} under world {w}",
+                    p[0], p[1]
+                ));
+            }
+            if k > 0 && pairs[k - 1] >= *p {
+                faults.push(format!(
+                    "world {w}'s pairs not ascending at ({},{})",
+                    p[0], p[1]
+                ));
+            }
+            if faults.len() >= 5 {
+                return faults;
+            }
+        }
+    }
+    faults
 }

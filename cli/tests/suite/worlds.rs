@@ -87,3 +87,163 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         "{err}"
     );
 }
+
+/// A batch file (`x,y,z,r,world`, every 23rd sphere shared) and its next frame, where every
+/// third sphere moved; the expected pairs `(world, i, j)` of each, by brute force here.
+fn world_files(dir: &std::path::Path) -> [(std::path::PathBuf, Vec<(u32, u32, u32)>); 2] {
+    let mut state = 11u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let n = 300;
+    let spheres: Vec<([f32; 3], f32, Option<u32>)> = (0..n)
+        .map(|i| {
+            let c = [next() * 12.0, next() * 12.0, next() * 12.0];
+            let world = (i % 23 != 0).then(|| (next() * 5.0) as u32 * 7);
+            // The shared ones large: they meet each other as well as every world's.
+            let r = if world.is_some() { 0.5 } else { 2.5 } + next() * 0.6;
+            (c, r, world)
+        })
+        .collect();
+    let frame = |moved: bool| -> (String, Vec<(u32, u32, u32)>) {
+        let s: Vec<_> = spheres
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, r, w))| {
+                let shift = if moved && i % 3 == 0 { 0.7 } else { 0.0 };
+                ([c[0] + shift, c[1], c[2]], r, w)
+            })
+            .collect();
+        let mut text = String::from("x,y,z,r,world\n");
+        for (c, r, w) in &s {
+            let w = w.map_or("shared".to_string(), |w| w.to_string());
+            text += &format!("{},{},{},{r},{w}\n", c[0], c[1], c[2]);
+        }
+        let mut pairs = Vec::new();
+        for i in 0..s.len() {
+            for j in i + 1..s.len() {
+                let (wi, wj) = (s[i].2, s[j].2);
+                let world = match (wi, wj) {
+                    (Some(a), Some(b)) if a != b => continue,
+                    (Some(a), _) | (None, Some(a)) => a,
+                    (None, None) => u32::MAX,
+                };
+                let d: f32 = (0..3).map(|k| (s[i].0[k] - s[j].0[k]).powi(2)).sum();
+                if d <= (s[i].1 + s[j].1).powi(2) {
+                    pairs.push((world, i as u32, j as u32));
+                }
+            }
+        }
+        pairs.sort();
+        (text, pairs)
+    };
+    let (a, b) = (frame(false), frame(true));
+    let (pa, pb) = (dir.join("frame0.csv"), dir.join("frame1.csv"));
+    std::fs::write(&pa, a.0).unwrap();
+    std::fs::write(&pb, b.0).unwrap();
+    [(pa, a.1), (pb, b.1)]
+}
+
+fn read_world_pairs(path: &std::path::Path) -> Vec<(u32, u32, u32)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("world,i,j"));
+    lines
+        .map(|l| {
+            let v: Vec<u32> = l.split(',').map(|f| f.parse().unwrap()).collect();
+            (v[0], v[1], v[2])
+        })
+        .collect()
+}
+
+#[test]
+fn verify_reads_a_world_column_and_checks_each_world() {
+    let dir = crate::common::temp_dir("worlds", "verify");
+    let [(first, expected), (second, expected_next)] = world_files(&dir);
+    assert!(expected.len() > 20 && expected.iter().any(|p| p.0 == u32::MAX));
+    let (pairs, found, lost) = (dir.join("p.csv"), dir.join("f.csv"), dir.join("l.csv"));
+    for (method, backend) in [
+        ("auto", "cpu"),
+        ("grid", "cpu"),
+        ("sap", "gpu"),
+        ("x", "gpu"),
+    ] {
+        let out = sweepfan()
+            .args([
+                "verify",
+                "--method",
+                method,
+                "--backend",
+                backend,
+                "--scene-file",
+            ])
+            .arg(&first)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .arg("--next-scene-file")
+            .arg(&second)
+            .arg("--found-out")
+            .arg(&found)
+            .arg("--lost-out")
+            .arg(&lost)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{method} {backend}: {text}");
+        assert_eq!(text.matches("verified: same pairs").count(), 2, "{text}");
+        // Grouped by world (ascending, SHARED last), canonical inside each.
+        assert_eq!(read_world_pairs(&pairs), expected, "{method} {backend}");
+        let before: std::collections::BTreeSet<_> = expected.iter().copied().collect();
+        let after: std::collections::BTreeSet<_> = expected_next.iter().copied().collect();
+        let want_found: Vec<_> = after.difference(&before).copied().collect();
+        let want_lost: Vec<_> = before.difference(&after).copied().collect();
+        assert!(!want_found.is_empty() && !want_lost.is_empty());
+        assert_eq!(read_world_pairs(&found), want_found, "{method} {backend}");
+        assert_eq!(read_world_pairs(&lost), want_lost, "{method} {backend}");
+    }
+    // Bad world ids name the line and the column; what is not built is refused.
+    for (line, words) in [
+        ("1,2,3,1,-4", "world = `-4`"),
+        ("1,2,3,1,4294967295", "world = `4294967295`"),
+        ("1,2,3,1,sky", "world = `sky`"),
+        ("1,2,3,1", "expected 5 fields"),
+    ] {
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, format!("x,y,z,r,world\n0,0,0,1,0\n{line}\n")).unwrap();
+        let out = sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&bad)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+        assert!(
+            err.contains(words) && err.contains("line 3"),
+            "{line}: {err}"
+        );
+    }
+    for (args, words) in [
+        (
+            &["--method", "grid", "--backend", "gpu"][..],
+            "not batched on the GPU",
+        ),
+        (&["--contacts-out", "-"][..], "--contacts-out"),
+    ] {
+        let out = sweepfan()
+            .args(["verify", "--scene-file"])
+            .arg(&first)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+}

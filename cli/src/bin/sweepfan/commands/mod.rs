@@ -12,3 +12,4 @@ pub mod shaders;
 pub mod sort_bench;
 pub mod stress;
 pub mod verify;
+pub mod verify_worlds;

@@ -20,7 +20,8 @@ use sweepfan_cli::run::verify_shapes::Shapes;
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// CSV scene file (header x,y,z,r).
+    /// CSV scene file (header x,y,z,r; or x,y,z,r,world: a batch of worlds, a world id per
+    /// sphere or `shared`, its pairs written as world,i,j).
     #[arg(long)]
     pub scene_file: PathBuf,
     /// Broad-phase method for spheres [default: auto, the method chosen from the scene's
@@ -56,7 +57,7 @@ pub struct VerifyArgs {
 impl VerifyArgs {
     /// `--method`, or the default: `auto` for spheres, `sap` (the only method of the shape
     /// pipelines) for boxes and polygons.
-    fn method(&self) -> &str {
+    pub(crate) fn method(&self) -> &str {
         self.method.as_deref().unwrap_or(match self.shape {
             Shape::Sphere => sweepfan::registry::AUTO,
             _ => crate::args::values::SHAPE_METHOD,
@@ -83,6 +84,9 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             anyhow::bail!("--next-scene-file: sphere scenes only (no frame events for shapes yet)");
         }
         return verify_shapes(a, gpu);
+    }
+    if sweepfan::scenes::files::has_world_column(&a.scene_file) {
+        return super::verify_worlds::exec(&a, gpu);
     }
     let backend = a.backend.0;
     let scene = Scene::from_csv(&a.scene_file)?;
