@@ -284,6 +284,9 @@ struct Frames {
     with_worlds: Option<bool>,
 }
 
+/// `world_groups()`'s result: the worlds and their offsets.
+type WorldRows<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>);
+
 /// What a `BroadPhase` stepping batches of worlds keeps between steps.
 struct WorldFrames {
     batch: Box<dyn WorldBroadPhase + Send>,
@@ -430,7 +433,7 @@ impl PyBroadPhase {
         &self,
         py: Python<'py>,
         which: &str,
-    ) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u64>>)> {
+    ) -> PyResult<WorldRows<'py>> {
         let events = matches!(which, "found" | "lost");
         if !events && which != "pairs" {
             return Err(arg_error(

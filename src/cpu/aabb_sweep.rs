@@ -11,7 +11,7 @@
 use crate::broadphase::aabbs::AabbOverlaps;
 use crate::broadphase::keys::ordered_bits;
 use crate::broadphase::{Backend, Clock, Pair, Stats};
-use crate::cpu::radix::radix_sort_carrying;
+use crate::broadphase::radix::radix_sort_carrying;
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::aabb::Aabb;
 use crate::scenes::memory;

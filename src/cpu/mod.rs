@@ -6,7 +6,7 @@
 //! * `brute_force`: all pairs; `origin_distance`: paper method 1; `sweep`: the paper's
 //!   x / xy / xyz cascade; `min_axis`: paper 3.3.2 with a complete owner rule; `sap`: sweep
 //!   and prune; `grid`: uniform grid, the fastest at scale.
-//! * Shared parts: `keys` (order-preserving float keys), `radix`, `axis_order` (sorted
+//! * Shared parts: `keys` (order-preserving float keys), `broadphase::radix`, `axis_order` (sorted
 //!   structure-of-arrays per axis), `emit` (parallel chunks, per-chunk pair buffers, the
 //!   stored-pair limit), and with feature `peers` the peer crates in `peers`.
 //!
@@ -84,7 +84,6 @@ pub(crate) mod origin_distance;
 #[cfg(feature = "peers")]
 #[doc(hidden)]
 pub mod peers;
-pub(crate) mod radix;
 pub(crate) mod sap;
 pub mod sat;
 pub(crate) mod sweep;

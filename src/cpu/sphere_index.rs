@@ -15,7 +15,7 @@
 //! cells grew until whole clusters shared one, and every box scanned its whole cluster.
 
 use crate::cpu::grid::{CellBits, GridFrame, RowTable, bits_for};
-use crate::cpu::radix::radix_sort_carrying;
+use crate::broadphase::radix::radix_sort_carrying;
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::proxy_overlaps_sphere;
 use crate::geom::sphere::Sphere;

@@ -90,7 +90,10 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
 
 /// A batch file (`x,y,z,r,world`, every 23rd sphere shared) and its next frame, where every
 /// third sphere moved; the expected pairs `(world, i, j)` of each, by brute force here.
-fn world_files(dir: &std::path::Path) -> [(std::path::PathBuf, Vec<(u32, u32, u32)>); 2] {
+/// A scene file and its expected `(world, i, j)` pairs.
+type WorldFile = (std::path::PathBuf, Vec<(u32, u32, u32)>);
+
+fn world_files(dir: &std::path::Path) -> [WorldFile; 2] {
     let mut state = 11u64;
     let mut next = || {
         state = state

@@ -16,8 +16,8 @@ use super::GridFrame;
 use super::span::{self, PAD, SPAN, SPAN_MAX, Span, lanes};
 use super::sparse::prefetch;
 use super::touch::Touch;
+use crate::broadphase::radix::Destination;
 use crate::cpu::emit::Sink;
-use crate::cpu::radix::Destination;
 use crate::geom::sphere::Sphere;
 use rayon::prelude::*;
 

@@ -43,9 +43,9 @@ mod survey;
 mod touch;
 mod window;
 
+use crate::broadphase::radix::{radix_sort_carrying, radix_sort_slice};
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
-use crate::cpu::radix::{radix_sort_carrying, radix_sort_slice};
 use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use dense::DenseGrid;

@@ -128,7 +128,6 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
     }
     let digit_bits = (high - low).div_ceil(passes);
     let buckets = 1usize << digit_bits;
-    let mask = (buckets - 1) as u64;
     let chunks = if n >= PARALLEL_MIN {
         CHUNKS_PER_THREAD * rayon::current_num_threads().max(1)
     } else {
@@ -146,6 +145,8 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
         // Pass 0 takes the items from `first`, later passes from the last pass's output.
         let first = if pass == 0 { items.first } else { None };
         let shift = low + pass * digit_bits;
+        // The last digit may be narrower: bits from `high` up are not part of the key.
+        let mask = (1u64 << digit_bits.min(high - shift)) - 1;
         let digit = move |k: u64| ((k >> shift) & mask) as usize;
         let count = |(src, counts): (&[u64], &mut Vec<usize>)| {
             counts.fill(0);
