@@ -1,0 +1,39 @@
+//! A CPU batch of worlds timed alone, no loop beside it (for profiling; `bench --worlds` times
+//! it beside the loop): `cargo run --release --example world_batch -- [worlds] [n] [frames]
+//! [method|auto]`, paper scenes seeded 1.., each world's frames back to back.
+
+use std::time::Instant;
+use sweepfan::cpu::WorldBatch;
+use sweepfan::{Method, Scene, SceneKind, SceneParams, WorldPairs};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |i: usize, default: usize| args.get(i).map_or(default, |s| s.parse().unwrap());
+    let (worlds, n, frames) = (arg(1, 4096), arg(2, 64), arg(3, 100).max(1));
+    let method = args.get(4).map_or("sap", String::as_str);
+    let (mut spheres, mut ids) = (Vec::new(), Vec::new());
+    for k in 0..worlds {
+        let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(n, 1 + k as u64));
+        ids.extend(std::iter::repeat_n(k as u32, scene.spheres.len()));
+        spheres.extend(scene.spheres);
+    }
+    let mut batch = match method {
+        "auto" => WorldBatch::auto(),
+        m => WorldBatch::new(Method::parse(m).expect("a method's name or auto")),
+    };
+    let mut out = WorldPairs::new();
+    let mut times = Vec::new();
+    let mut tests = 0;
+    for _ in 0..frames {
+        let start = Instant::now();
+        tests = batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap().tests;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{worlds} worlds of {n}, {method}: median {:.3} ms, fastest {:.3} ms, {} pairs, {tests} tests",
+        times[frames / 2],
+        times[0],
+        out.pairs().len()
+    );
+}
