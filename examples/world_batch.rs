@@ -26,7 +26,10 @@ fn main() {
     let mut tests = 0;
     for _ in 0..frames {
         let start = Instant::now();
-        tests = batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap().tests;
+        tests = batch
+            .find_pairs(&spheres, &ids, Some(&mut out))
+            .unwrap()
+            .tests;
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);

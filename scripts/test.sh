@@ -173,4 +173,5 @@ stage "tests (cargo test --release)" cargo test --release "$@"
 if [ "$#" -eq 0 ] && [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
   stage "example bouncing" cargo run --release --quiet --example bouncing -- 2000 30
   stage "example gpu_resident" cargo run --release --quiet --example gpu_resident -- 20000 40
+  stage "example simulation" cargo run --release --quiet --example simulation -- 2000 10
 fi

@@ -429,11 +429,7 @@ impl PyBroadPhase {
     /// world worlds[k] has rows offsets[k]:offsets[k + 1]. The events' worlds are those of
     /// either frame.
     #[pyo3(signature = (which = "pairs"))]
-    fn world_groups<'py>(
-        &self,
-        py: Python<'py>,
-        which: &str,
-    ) -> PyResult<WorldRows<'py>> {
+    fn world_groups<'py>(&self, py: Python<'py>, which: &str) -> PyResult<WorldRows<'py>> {
         let events = matches!(which, "found" | "lost");
         if !events && which != "pairs" {
             return Err(arg_error(
