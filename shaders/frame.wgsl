@@ -25,7 +25,8 @@ struct Params {
     // Always 0, unknown to the compiler: see `unfused` (docs/design.md §9.13).
     zero_bits: u32,
     // Many worlds (FLAG_WORLDS, docs/design.md §2.13): the first sorted position of the shared
-    // objects (n when there are none).
+    // objects (n when there are none); in the grid's keys and walks, the shared objects' world
+    // rank (NONE when there are none).
     shared_from: u32,
 }
 
@@ -54,6 +55,9 @@ const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = 320u;
 // Most giants (GIANTS_MAX in src/cpu/grid/giants.rs).
 const GIANTS_MAX: u32 = 32u;
+// Slots of the giants' list (EXT_GIANTS up to EXT_BINS): the giants and, in a batch of worlds,
+// the grid's shared objects (at most GIANT_SLOTS - GIANTS_MAX, docs/design.md §2.13).
+const GIANT_SLOTS: u32 = 48u;
 
 // 256 threads: a multiple of every subgroup size in use (8..128) and the size the workgroup
 // reductions below are written for.
@@ -431,6 +435,14 @@ fn tiled_code(o: GridOrder, codes: u32, cell: vec3<i32>) -> u32 {
 // A cell's key below params.buckets, or NONE outside the box.
 fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
     return tiled_code(o, params.buckets, cell);
+}
+
+// Many worlds (FLAG_WORLDS, docs/design.md §2.13): a cell's bucket in world `rank`, the cell
+// and the rank hashed together, so one cell of many worlds spreads over many buckets. The key
+// make_keys writes is (rank << bucket bits) | bucket: the sort orders the bucket bits alone,
+// and the walk reads a candidate's world from its key.
+fn world_bucket(cell: vec3<i32>, rank: u32) -> u32 {
+    return lowbias32(cell_hash(cell) ^ (rank * 0x9e3779b9u)) & (params.buckets - 1u);
 }
 
 // ---- The occupancy map (docs/design.md §2.7, §9.9): one bit a cell over the box, in Z-order

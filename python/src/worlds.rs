@@ -112,8 +112,8 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
 /// of N spheres (world b is rows b*N .. b*N + N - 1 of the flattened batch). radii: a scalar,
 /// (N,) or, with a batch axis, (B, N). method: "auto" (the default) or a name of METHODS.
 /// backend: "auto" (the default: a hardware GPU when there is one and it batches the method,
-/// else the CPU), "cpu" or "gpu" (which batches "auto", "sap", "x" and
-/// "brute_force" so far; other methods raise ValueError there); adapter as sphere_pairs takes it. One call, one frame on the
+/// else the CPU), "cpu" or "gpu" (which batches "auto", "sap", "x", "brute_force" and "grid"
+/// so far; other methods raise ValueError there); adapter as sphere_pairs takes it. One call, one frame on the
 /// GPU: the world is a key of its sort, not a loop.
 ///
 /// Returns (pairs, worlds, offsets): pairs (K, 2) uint32 indices into the flattened spheres,
@@ -148,8 +148,8 @@ pub fn world_pairs<'py>(
             return Err(arg_error(
                 "method",
                 format!(
-                    "{method} does not run batches of worlds on the GPU yet (auto, sap, x and \
-                     brute_force do); use backend=\"cpu\""
+                    "{method} does not run batches of worlds on the GPU yet (auto, sap, x, brute_force \
+                     and grid do); use backend=\"cpu\""
                 ),
             ));
         }

@@ -241,10 +241,12 @@ fn make_keys(inv: Invocation) {
         }
         case MODE_GRID: {
             let cell = cell_of(s.xyz, grid_side());
-            // Giants stay out of the grid's walk and its map, and go on the giants' list.
-            if is_giant(s, giant_split()) {
+            let worlds = (params.flags & FLAG_WORLDS) != 0u;
+            // Giants stay out of the grid's walk and its map, and go on the giants' list; so do
+            // a batch's shared objects, which grid_giants pairs with every world.
+            if is_giant(s, giant_split()) || (worlds && world_rank[i] == params.shared_from) {
                 let slot = atomicAdd(&ext[EXT_GIANT_COUNT], 1u);
-                if slot < GIANTS_MAX {
+                if slot < GIANT_SLOTS {
                     atomicStore(&ext[EXT_GIANTS + slot], i);
                 }
             } else {
@@ -257,6 +259,10 @@ fn make_keys(inv: Invocation) {
             // frame reports invalid): kept below the buckets, so no start is written outside.
             key = grid_key(grid_order(), cell);
             key = select(key, 0u, key == NONE);
+            if worlds {
+                let rank = world_rank[i];
+                key = (rank << countTrailingZeros(params.buckets)) | world_bucket(cell, rank);
+            }
         }
         default: {
             key = ordered(lo_of(s, sap_axis()));
@@ -286,13 +292,15 @@ fn gather(inv: Invocation) {
     }
 }
 
-// Grid: starts[bucket] = 1 + first sorted position of that bucket (0: empty bucket).
+// Grid: starts[bucket] = 1 + first sorted position of that bucket (0: empty bucket). A key's
+// bucket is its bits below params.buckets (a world's rank may sit above them).
 @compute @workgroup_size(256)
 fn bucket_starts(inv: Invocation) {
     let p = flat_id(inv);
     if p < params.n {
-        let k = keys[p];
-        if p == 0u || keys[p - 1u] != k {
+        let mask = params.buckets - 1u;
+        let k = keys[p] & mask;
+        if p == 0u || (keys[p - 1u] & mask) != k {
             starts[k] = p + 1u;
         }
     }

@@ -30,6 +30,8 @@
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
 // grid: the occupancy map (frame.wgsl; make_keys sets a bit a cell), a power of two of words.
 @group(0) @binding(10) var<storage, read> occupied: array<u32>;
+// grid_giants in a batch of worlds (FLAG_WORLDS): each object's world rank, by original index.
+@group(0) @binding(11) var<storage, read> world_rank: array<u32>;
 
 const UNROLL: u32 = 16u;
 const SWEEP_AXIS: u32 = 0u;
@@ -298,17 +300,22 @@ var<private> walk_split: u32;
 var<private> lookups: u32;
 // Keys in Z-order over the whole box: a bucket is one cell, so no candidate's cell is computed.
 var<private> one_cell_a_key: bool;
+// A key's bits above the bucket's: its world's rank (0 outside a batch of worlds), that of the
+// walking object in my_world (declared with the sweep's walk).
+var<private> bucket_bits: u32;
 
 // One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
     visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
-    let live = !done & (q < params.n) & (keys[at] == bucket);
+    let key = keys[at];
+    let live = !done & (q < params.n) & ((key & (params.buckets - 1u)) == bucket);
     done = !live;
     if live {
         let t = sorted[at];
         // Giants are tested by grid_giants. The candidate's index is read for a hit only.
-        if !is_giant(t, walk_split) && (one_cell_a_key || all(cell_of(t.xyz, walk_side) == cell)) {
+        if (key >> bucket_bits) == my_world && !is_giant(t, walk_split)
+            && (one_cell_a_key || all(cell_of(t.xyz, walk_side) == cell)) {
             if tested(t) {
                 emit(my_index, values[at]);
             }
@@ -336,15 +343,20 @@ fn grid(inv: Invocation) {
         // neighbour no object occupies finds no match in its bucket.
         let home = cell_of(me.xyz, walk_side);
         let order = grid_order();
-        one_cell_a_key = order.mode == GRID_Z_ORDER;
+        // Many worlds: buckets hash the cell with the world (world_bucket), never one a cell.
+        let worlds = (params.flags & FLAG_WORLDS) != 0u;
+        one_cell_a_key = order.mode == GRID_Z_ORDER && !worlds;
+        bucket_bits = countTrailingZeros(params.buckets);
+        my_world = keys[p] >> bucket_bits;
         let map_order = grid_map_order();
         let map_bits = arrayLength(&occupied) * 32u;
         // The own cell: the objects after p in its bucket. A giant walks no cells
-        // (grid_giants tests it).
-        var nb = select(GRID_OWN, 27, is_giant(me, walk_split));
+        // (grid_giants tests it), nor does a batch's shared object (it is on the giants' list).
+        let listed = is_giant(me, walk_split) || (worlds && my_world == params.shared_from);
+        var nb = select(GRID_OWN, 27, listed);
         var q = p + 1u;
         cell = home;
-        bucket = keys[p];
+        bucket = keys[p] & (params.buckets - 1u);
         while nb < 27 {
             done = false;
             for (; !done; q += GRID_UNROLL) {
@@ -363,7 +375,7 @@ fn grid(inv: Invocation) {
                     continue;
                 }
                 lookups++;
-                bucket = grid_key(order, cell);
+                bucket = select(grid_key(order, cell), world_bucket(cell, my_world), worlds);
                 let start = select(starts[min(bucket, params.buckets - 1u)], 0u, bucket == NONE);
                 if start != 0u {
                     q = start - 1u;
@@ -381,18 +393,20 @@ fn grid(inv: Invocation) {
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
 // giants on ext's list: a giant tests the giants with a larger index, any other object each
-// giant whose reach [cell(c - r) - 1, cell(c + r) + 1] holds its cell on every axis.
+// giant whose reach [cell(c - r) - 1, cell(c + r) + 1] holds its cell on every axis. In a batch
+// of worlds (§2.13) the list holds the shared objects too, and two objects meet when they are of
+// one world or either is shared.
 
 var<workgroup> giant_count: u32;
-var<workgroup> giant_sphere: array<vec4<f32>, GIANTS_MAX>;
-var<workgroup> giant_index: array<u32, GIANTS_MAX>;
-var<workgroup> giant_lo: array<vec3<i32>, GIANTS_MAX>;
-var<workgroup> giant_hi: array<vec3<i32>, GIANTS_MAX>;
+var<workgroup> giant_sphere: array<vec4<f32>, GIANT_SLOTS>;
+var<workgroup> giant_index: array<u32, GIANT_SLOTS>;
+var<workgroup> giant_lo: array<vec3<i32>, GIANT_SLOTS>;
+var<workgroup> giant_hi: array<vec3<i32>, GIANT_SLOTS>;
 
 @compute @workgroup_size(256)
 fn grid_giants(inv: Invocation) {
     if inv.lid == 0u {
-        giant_count = min(atomicLoad(&ext[EXT_GIANT_COUNT]), GIANTS_MAX);
+        giant_count = min(atomicLoad(&ext[EXT_GIANT_COUNT]), GIANT_SLOTS);
     }
     let g = workgroupUniformLoad(&giant_count);
     if g == 0u {
@@ -413,16 +427,25 @@ fn grid_giants(inv: Invocation) {
     if i < params.n {
         me = spheres[i];
         my_index = i;
-        let giant = is_giant(me, giant_split());
         let c = cell_of(me.xyz, grid_side());
+        // Many worlds: a giant meets its own world's objects and the shared ones.
+        let worlds = (params.flags & FLAG_WORLDS) != 0u;
+        let world = select(0u, world_rank[i], worlds);
+        let shared_world = params.shared_from;
+        let giant = is_giant(me, giant_split()) || (worlds && world == shared_world);
         visit_bit = 0u;
         for (var t = 0u; t < g; t++) {
             let j = giant_index[t];
+            var same_world = true;
+            if worlds {
+                let other = world_rank[j];
+                same_world = other == world || other == shared_world || world == shared_world;
+            }
             if giant {
-                if j > i {
+                if j > i && same_world {
                     test_pair(giant_sphere[t], j);
                 }
-            } else if all(c >= giant_lo[t]) && all(c <= giant_hi[t]) {
+            } else if same_world && all(c >= giant_lo[t]) && all(c <= giant_hi[t]) {
                 test_pair(giant_sphere[t], j);
             }
             if block_unsure != 0u {

@@ -35,7 +35,8 @@ pub(crate) mod frame;
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use spheres::broad_phase::{
-    GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT, SubmittedFrame,
+    GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT,
+    SubmittedFrame,
 };
 pub use timer::PassTimer;
 

@@ -58,13 +58,7 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
     let json = dir.join("rows.json");
     let out = sweepfan()
         .args(["bench", "--worlds", "200", "--n", "30", "--frames", "1"])
-        .args([
-            "--methods",
-            "auto,grid,brute_force",
-            "--backend",
-            "both",
-            "--json",
-        ])
+        .args(["--methods", "auto,grid,xy", "--backend", "both", "--json"])
         .arg(&json)
         .output()
         .unwrap();
@@ -74,7 +68,7 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let gpu: Vec<_> = rows.iter().filter(|r| r["backend"] == "gpu").collect();
     let methods: Vec<_> = gpu.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["auto", "brute_force"], "{rows:?}");
+    assert_eq!(methods, ["auto", "grid"], "{rows:?}");
     assert_eq!(rows.len(), 5, "three CPU rows and two GPU rows: {rows:?}");
     let pairs = rows[0]["pairs"].as_u64().unwrap();
     for r in &rows {
@@ -82,10 +76,7 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         assert_eq!(r["pairs"].as_u64(), Some(pairs), "{r}");
     }
     // The method the GPU does not batch yet is said, not dropped silently.
-    assert!(
-        err.contains("gpu grid: not batched on the GPU yet"),
-        "{err}"
-    );
+    assert!(err.contains("gpu xy: not batched on the GPU yet"), "{err}");
 }
 
 /// A batch file (`x,y,z,r,world`, every 23rd sphere shared) and its next frame, where every
@@ -232,7 +223,7 @@ fn verify_reads_a_world_column_and_checks_each_world() {
     }
     for (args, words) in [
         (
-            &["--method", "grid", "--backend", "gpu"][..],
+            &["--method", "xy", "--backend", "gpu"][..],
             "not batched on the GPU",
         ),
         (&["--contacts-out", "-"][..], "--contacts-out"),

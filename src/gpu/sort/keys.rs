@@ -3,7 +3,7 @@
 //! spread), the gather of spheres into sorted order, and the grid's bucket starts.
 
 use crate::error::Result;
-use crate::gpu::frame::{FLAG_MARK, Params, Recorder, WG};
+use crate::gpu::frame::{FLAG_MARK, FLAG_WORLDS, Params, Recorder, WG};
 use crate::gpu::sort::radix_sort::FILL_INVOCATIONS;
 
 /// `mode` values of `make_keys` (`MODE_*` in `shaders/sort/keys.wgsl`).
@@ -76,13 +76,17 @@ impl Keys {
         keys: &wgpu::Buffer,
         values: &wgpu::Buffer,
     ) -> Result<()> {
+        // Grid keys in a batch of worlds take each object's world rank above the bucket.
+        let worlds = inputs.world_rank.filter(|_| p.mode == KeyMode::GridBucket);
         let params = Params {
             n: p.n,
             pad: p.pad,
             axis: p.axis,
             mode: p.mode as u32,
-            flags: if p.use_mark { FLAG_MARK } else { 0 },
+            flags: if p.use_mark { FLAG_MARK } else { 0 }
+                | if worlds.is_some() { FLAG_WORLDS } else { 0 },
             buckets: p.buckets,
+            shared_from: worlds.map_or(u32::MAX, |(_, shared)| shared),
             ..Default::default()
         };
         let buffers = [
@@ -92,6 +96,8 @@ impl Keys {
             (5, values),
             (6, inputs.mark),
             (9, inputs.occupied),
+            // Read only with FLAG_WORLDS; any buffer otherwise.
+            (10, worlds.map_or(inputs.spheres, |(ranks, _)| ranks)),
         ];
         rec.launch(&self.make_keys, params, &buffers, p.pad as u64)
     }
@@ -123,16 +129,22 @@ impl Keys {
         rec.launch(&self.gather, Params::n(n), &buffers, n as u64)
     }
 
-    /// `starts[bucket] = 1 + first sorted position` (the buffer must be zeroed first).
+    /// `starts[bucket] = 1 + first sorted position` (the buffer must be zeroed first), a key's
+    /// bucket its bits below `buckets` (a power of two).
     pub fn bucket_starts(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
+        buckets: u32,
         keys: &wgpu::Buffer,
         starts: &wgpu::Buffer,
     ) -> Result<()> {
         let buffers = [(4, keys), (8, starts)];
-        rec.launch(&self.bucket_starts, Params::n(n), &buffers, n as u64)
+        let params = Params {
+            buckets,
+            ..Params::n(n)
+        };
+        rec.launch(&self.bucket_starts, params, &buffers, n as u64)
     }
 }
 
@@ -144,6 +156,9 @@ pub struct KeyInputs<'a> {
     pub ext: &'a wgpu::Buffer,
     pub mark: &'a wgpu::Buffer,
     pub occupied: &'a wgpu::Buffer,
+    /// Grid keys in a batch of worlds: each object's world rank, by original index, and the
+    /// shared objects' rank (`u32::MAX` when there are none).
+    pub world_rank: Option<(&'a wgpu::Buffer, u32)>,
 }
 
 /// What `make_keys` computes.
@@ -343,6 +358,7 @@ mod tests {
                 ext: &ext,
                 mark: &mark,
                 occupied: &occupied,
+                world_rank: None,
             };
             run_stage(&ctx, 4, |rec| {
                 keys_stage.extents(rec, n, &sb, &ext)?;

@@ -125,21 +125,28 @@ impl PairKernels {
     }
 
     /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,
-    /// `occupied` the occupancy map `make_keys` set (docs/design.md §9.9).
+    /// `occupied` the occupancy map `make_keys` set (docs/design.md §9.9). With `shared_rank` (a
+    /// batch of worlds, docs/design.md §2.13; the shared objects' rank, `u32::MAX` for none) each
+    /// key holds its object's world rank above the bucket, buckets hash the cell with the world,
+    /// a walk meets its own world only and the shared objects walk nothing (grid_giants).
     #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
         buckets: u32,
+        shared_rank: Option<u32>,
         order: &SortedOrder<'_>,
         starts: &wgpu::Buffer,
         occupied: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
+        let base = sink.params(n);
         let params = Params {
             buckets,
-            ..sink.params(n)
+            flags: base.flags | if shared_rank.is_some() { FLAG_WORLDS } else { 0 },
+            shared_from: shared_rank.unwrap_or(u32::MAX),
+            ..base
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
         buffers.push((10, occupied));
@@ -148,12 +155,15 @@ impl PairKernels {
 
     /// The grid's giants (docs/design.md §2.7): every object of `spheres` (original order)
     /// against the giants `make_keys` listed in `sink.ext`, each object's cell computed from
-    /// its sphere. Returns at once in every workgroup when there are none.
+    /// its sphere. Returns at once in every workgroup when there are none. With `world_rank`
+    /// (a batch of worlds: the ranks and the shared objects' rank) the list holds the shared
+    /// objects too, and two objects meet when of one world or either is shared.
     pub fn grid_giants(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
         spheres: &wgpu::Buffer,
+        world_rank: Option<(&wgpu::Buffer, u32)>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let buffers = [
@@ -161,8 +171,16 @@ impl PairKernels {
             (2, sink.ext),
             (3, spheres),
             (7, sink.pairs),
+            // Read only with FLAG_WORLDS; any buffer otherwise.
+            (11, world_rank.map_or(spheres, |(ranks, _)| ranks)),
         ];
-        rec.launch(&self.grid_giants, sink.params(n), &buffers, n as u64)
+        let base = sink.params(n);
+        let params = Params {
+            flags: base.flags | if world_rank.is_some() { FLAG_WORLDS } else { 0 },
+            shared_from: world_rank.map_or(u32::MAX, |(_, shared)| shared),
+            ..base
+        };
+        rec.launch(&self.grid_giants, params, &buffers, n as u64)
     }
 
     /// min_axis owners of `axis`: `order` is that axis's sorted lo keys, indices and spheres,

@@ -66,7 +66,7 @@ mod worlds;
 mod map_tests;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
-pub use worlds::{GPU_WORLD_METHODS, GpuWorldBatch};
+pub use worlds::{GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -322,7 +322,12 @@ impl GpuBroadPhase {
         self.timer.reset();
         let arena = &mut self.arena;
         let timer = &mut self.timer;
-        let buckets = grid_buckets(n);
+        // A grid over a batch of worlds keeps each object's world rank above its bucket in the
+        // key (docs/design.md §2.13): the buckets take what bits the largest rank leaves.
+        let buckets = match &self.worlds {
+            Some(w) => grid_buckets(n).min(1u32 << (32 - w.bits).min(31)),
+            None => grid_buckets(n),
+        };
         enc.clear_buffer(&self.counters, 0, None);
         // The giants' words and the radius histogram start at 0 (after the write above).
         enc.clear_buffer(&self.ext, 4 * EXTENTS_INIT.len() as u64, None);
@@ -352,6 +357,7 @@ impl GpuBroadPhase {
             ext: &self.ext,
             mark: &res.mark,
             occupied: &res.occupied,
+            world_rank: self.worlds.as_ref().map(|w| (&w.buffer, w.shared_rank)),
         };
         let order = SortedOrder {
             sorted: &res.sorted,
@@ -382,7 +388,7 @@ impl GpuBroadPhase {
             })
         };
         match self.method {
-            m if self.worlds.is_some() && worlds::GPU_WORLD_METHODS.contains(&m) => {
+            m if self.worlds.is_some() && m != Method::Grid && worlds::GPU_WORLD_METHODS.contains(&m) => {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);
@@ -403,6 +409,8 @@ impl GpuBroadPhase {
                     .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
             }
             Method::Grid => {
+                // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys.
+                let world_rank = self.worlds.as_ref().map(|w| (&w.buffer, w.shared_rank));
                 // make_keys sets the map's bits; grid_frame reads its size.
                 enc.clear_buffer(&res.occupied, 0, None);
                 Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
@@ -416,12 +424,24 @@ impl GpuBroadPhase {
                     key_params(KeyMode::GridBucket, 0, false),
                 )?;
                 enc.clear_buffer(&res.starts, 0, None);
-                Recorder::begin(ctx, &mut enc, timer, arena, "gather")
-                    .record(|rec| self.keys.bucket_starts(rec, n, &res.keys, &res.starts))?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "gather").record(|rec| {
+                    self.keys
+                        .bucket_starts(rec, n, buckets, &res.keys, &res.starts)
+                })?;
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
+                    let shared_rank = world_rank.map(|(_, shared)| shared);
+                    self.pairs.grid(
+                        rec,
+                        n,
+                        buckets,
+                        shared_rank,
+                        &order,
+                        &res.starts,
+                        &res.occupied,
+                        &sink,
+                    )?;
                     self.pairs
-                        .grid(rec, n, buckets, &order, &res.starts, &res.occupied, &sink)?;
-                    self.pairs.grid_giants(rec, n, &res.spheres, &sink)
+                        .grid_giants(rec, n, &res.spheres, world_rank, &sink)
                 })?;
             }
             Method::X | Method::Xy | Method::Xyz => {

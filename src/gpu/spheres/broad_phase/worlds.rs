@@ -8,8 +8,10 @@
 //! own run, once.
 //!
 //! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
-//! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter)
-//! and `brute_force` (the order (world, index), every later object of the world). `auto` is
+//! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter),
+//! `brute_force` (the order (world, index), every later object of the world) and the grid (its
+//! own frame, each key holding the world's rank above a bucket that hashes the cell with the
+//! world; the shared objects, at most [`GPU_GRID_SHARED_MAX`], on the giants' list). `auto` is
 //! `sap`.
 
 use super::GpuBroadPhase;
@@ -29,15 +31,21 @@ use web_time::Instant;
 /// The world ranks of the frame being run, on the device.
 pub(super) struct WorldRanks {
     /// One rank per object, by original index (objects the buffer holds: `capacity`).
-    buffer: wgpu::Buffer,
+    pub(super) buffer: wgpu::Buffer,
     capacity: usize,
     /// Objects of the frame.
     n: u32,
     /// Bits of the largest rank: the stable sort's key width.
-    bits: u32,
+    pub(super) bits: u32,
     /// The first sorted position of the shared objects (`n` when there are none).
     shared_from: u32,
+    /// The shared objects' rank (`u32::MAX` when there are none).
+    pub(super) shared_rank: u32,
 }
+
+/// Most shared objects the grid's batch takes: they join its giants' list (docs/design.md
+/// §2.13), `GIANT_SLOTS - GIANTS_MAX` in `shaders/frame.wgsl`.
+pub const GPU_GRID_SHARED_MAX: usize = 16;
 
 /// Records the world frame's passes after the extents: keys (sap's lo; the values the objects'
 /// indices), for `sap` their sort, the world keys and their stable sort, the gather and the
@@ -82,8 +90,10 @@ pub(super) fn record(
         .record(|rec| pairs.world_sweep(rec, n, sweep, ranks.shared_from, order, sink))
 }
 
-/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, and brute force.
-pub const GPU_WORLD_METHODS: [Method; 3] = [Method::Sap, Method::X, Method::BruteForce];
+/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, brute force and the
+/// grid.
+pub const GPU_WORLD_METHODS: [Method; 4] =
+    [Method::Sap, Method::X, Method::BruteForce, Method::Grid];
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
 /// `cpu::WorldBatch`, with the same input and output.
@@ -120,13 +130,14 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, brute force). The other methods do not run many worlds on the GPU yet: [`Error::Config`]
-    /// naming them.
+    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, brute force, grid). The
+    /// other methods do not run many worlds on the GPU yet: [`Error::Config`] naming them.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 x, brute_force and auto (sap); every method runs them on the CPU (WorldBatch)",
+                 x, brute_force, grid and auto (sap); every method runs them on the CPU \
+                 (WorldBatch)",
                 method.name()
             )));
         }
@@ -191,6 +202,12 @@ impl GpuWorldBatch {
         count_u32("spheres", spheres.len())?;
         validate_spheres(spheres)?;
         self.set_ranks(worlds)?;
+        let shared = self.groups.shared.len();
+        if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
+            return Err(Error::Config(format!(
+                "{shared} shared objects: the GPU grid's batch takes at most                  {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, brute_force and                  auto take any number, and the CPU batch too"
+            )));
+        }
         let group_s = start.elapsed().as_secs_f64();
         let store = out.is_some();
         let found = store.then_some(&mut self.found);
@@ -240,6 +257,11 @@ impl GpuWorldBatch {
             n: n as u32,
             bits: (32 - largest.leading_zeros()).max(1),
             shared_from: (n - g.shared.len()) as u32,
+            shared_rank: if g.shared.is_empty() {
+                u32::MAX
+            } else {
+                shared_rank
+            },
         });
         Ok(())
     }
