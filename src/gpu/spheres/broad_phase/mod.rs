@@ -322,12 +322,7 @@ impl GpuBroadPhase {
         self.timer.reset();
         let arena = &mut self.arena;
         let timer = &mut self.timer;
-        // A grid over a batch of worlds keeps each object's world rank above its bucket in the
-        // key (docs/design.md §2.13): the buckets take what bits the largest rank leaves.
-        let buckets = match &self.worlds {
-            Some(w) => grid_buckets(n).min(1u32 << (32 - w.bits).min(31)),
-            None => grid_buckets(n),
-        };
+        let buckets = worlds::grid_buckets_beside(grid_buckets(n), self.worlds.as_ref());
         enc.clear_buffer(&self.counters, 0, None);
         // The giants' words and the radius histogram start at 0 (after the write above).
         enc.clear_buffer(&self.ext, 4 * EXTENTS_INIT.len() as u64, None);
@@ -409,8 +404,6 @@ impl GpuBroadPhase {
                     .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
             }
             Method::Grid => {
-                // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys.
-                let world_rank = self.worlds.as_ref().map(|w| (&w.buffer, w.shared_rank));
                 // make_keys sets the map's bits; grid_frame reads its size.
                 enc.clear_buffer(&res.occupied, 0, None);
                 Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
@@ -428,20 +421,14 @@ impl GpuBroadPhase {
                     self.keys
                         .bucket_starts(rec, n, buckets, &res.keys, &res.starts)
                 })?;
+                // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys.
+                let world_rank = inputs.world_rank;
+                let shared_rank = world_rank.map(|(_, shared)| shared);
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
-                    let shared_rank = world_rank.map(|(_, shared)| shared);
-                    self.pairs.grid(
-                        rec,
-                        n,
-                        buckets,
-                        shared_rank,
-                        &order,
-                        &res.starts,
-                        &res.occupied,
-                        &sink,
-                    )?;
-                    self.pairs
-                        .grid_giants(rec, n, &res.spheres, world_rank, &sink)
+                    let (starts, occupied) = (&res.starts, &res.occupied);
+                    let p = &self.pairs;
+                    p.grid(rec, n, buckets, shared_rank, &order, starts, occupied, &sink)?;
+                    p.grid_giants(rec, n, &res.spheres, world_rank, &sink)
                 })?;
             }
             Method::X | Method::Xy | Method::Xyz => {

@@ -205,7 +205,9 @@ impl GpuWorldBatch {
         let shared = self.groups.shared.len();
         if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
             return Err(Error::Config(format!(
-                "{shared} shared objects: the GPU grid's batch takes at most                  {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, brute_force and                  auto take any number, and the CPU batch too"
+                "{shared} shared objects: the GPU grid's batch takes at most \
+                 {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, brute_force and \
+                 auto take any number, and the CPU batch too"
             )));
         }
         let group_s = start.elapsed().as_secs_f64();
@@ -265,7 +267,6 @@ impl GpuWorldBatch {
         });
         Ok(())
     }
-
 }
 
 impl WorldBroadPhase for GpuWorldBatch {
@@ -288,5 +289,15 @@ impl WorldBroadPhase for GpuWorldBatch {
         out: Option<&mut WorldPairs>,
     ) -> Result<Stats> {
         GpuWorldBatch::find_pairs(self, spheres, worlds, out)
+    }
+}
+
+/// The grid's bucket count beside a batch's world ranks: each object's rank sits above its
+/// bucket in the key (docs/design.md §2.13), so the buckets take what bits the largest rank
+/// leaves.
+pub(super) fn grid_buckets_beside(buckets: u32, worlds: Option<&WorldRanks>) -> u32 {
+    match worlds {
+        Some(w) => buckets.min(1u32 << (32 - w.bits).min(31)),
+        None => buckets,
     }
 }
