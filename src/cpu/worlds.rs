@@ -8,6 +8,7 @@
 //! pairs are made canonical where they are found, so the list comes out grouped and sorted with
 //! no global sort.
 
+use super::grid::LeanGrid;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, check_world_ids};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
@@ -25,6 +26,12 @@ type Factory = dyn Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync;
 /// grid and 22.7 for brute force (2-core VM); at 1,024 the grid 41 ms against sap's 209.
 pub const AUTO_SWEEP_MAX: usize = 256;
 
+/// The largest world the grid's batch walks itself ([`LeanGrid`]: the grid's frame, tests and
+/// pairs in one sweep over x cells); beyond it the grid's own call, whose rows and layouts pay.
+/// Paper box, 2^18 spheres in worlds of n, one thread (`examples/world_batch`), lean against
+/// the call: n = 64 8.7 ms against 15.9, 96 13.2 and 13.1, 128 7.8 and 8.5, 256 20.6 and 13.8.
+const GRID_LEAN_MAX: usize = 128;
+
 /// Chunks per pool thread: enough for work stealing to even out worlds of unequal sizes.
 const CHUNKS_PER_THREAD: usize = 8;
 
@@ -33,9 +40,8 @@ const CHUNKS_PER_THREAD: usize = 8;
 /// instances are kept across calls (a simulation calls it every step).
 pub struct WorldBatch {
     name: String,
-    /// Worlds of at most this many objects (shared ones included) run the lean sweep
-    /// ([`sweep_world`]) instead of the method's own call; 0: never.
-    lean_max: usize,
+    /// Which worlds run a lean walk of the method's own rule instead of its call.
+    lean: Lean,
     limit: u64,
     make: Box<Factory>,
     /// One method instance per pool thread (and one for a caller outside the pool).
@@ -56,6 +62,18 @@ struct Chunk {
     local_pairs: Vec<Pair>,
     keys: Vec<u64>,
     rows: Vec<Row>,
+    grid: LeanGrid,
+}
+
+/// The worlds a batch runs without a call's fixed costs, and how.
+#[derive(Clone, Copy)]
+enum Lean {
+    /// Every world by the method's own call.
+    Never,
+    /// Worlds of at most this many objects (shared ones included) by [`sweep_world`].
+    Sweep(usize),
+    /// Worlds of at most this many objects by the grid's lean walk ([`LeanGrid`]).
+    Grid(usize),
 }
 
 impl WorldBatch {
@@ -64,10 +82,12 @@ impl WorldBatch {
         let mut batch = Self::with(method.name().to_string(), move |limit| {
             super::broad_phase_with_pair_limit(method, limit)
         });
-        if method == Method::Sap {
+        batch.lean = match method {
             // Sap's own rule, without a call's fixed costs, for worlds of every size.
-            batch.lean_max = usize::MAX;
-        }
+            Method::Sap => Lean::Sweep(usize::MAX),
+            Method::Grid => Lean::Grid(GRID_LEAN_MAX),
+            _ => Lean::Never,
+        };
         batch
     }
 
@@ -78,7 +98,7 @@ impl WorldBatch {
         let mut batch = Self::with("auto".to_string(), |limit| {
             Box::new(super::auto_with_pair_limit(limit))
         });
-        batch.lean_max = AUTO_SWEEP_MAX;
+        batch.lean = Lean::Sweep(AUTO_SWEEP_MAX);
         batch
     }
 
@@ -88,7 +108,7 @@ impl WorldBatch {
     ) -> Self {
         Self {
             name,
-            lean_max: 0,
+            lean: Lean::Never,
             limit: super::MAX_STORED_PAIRS,
             make: Box::new(make),
             instances: Vec::new(),
@@ -182,7 +202,7 @@ impl WorldBatch {
             token: &token,
             instances: &self.instances,
             make: &*self.make,
-            lean_max: self.lean_max,
+            lean: self.lean,
         };
         let results: Vec<Result<()>> = self
             .chunks
@@ -264,7 +284,7 @@ struct Job<'a> {
     token: &'a Option<cancel::CancelToken>,
     instances: &'a [Mutex<Box<dyn BroadPhase + Send>>],
     make: &'a Factory,
-    lean_max: usize,
+    lean: Lean,
 }
 
 impl Job<'_> {
@@ -305,16 +325,14 @@ impl Job<'_> {
                 &chunk.local
             };
             let store = self.store && !self.overflow.load(Ordering::Relaxed);
-            let s = if local.len() <= self.lean_max {
-                chunk.local_pairs.clear();
-                sweep_world(
-                    local,
-                    &mut chunk.keys,
-                    &mut chunk.rows,
-                    store.then_some(&mut chunk.local_pairs),
-                )
-            } else {
-                method.find_pairs_validated(local, store.then_some(&mut chunk.local_pairs))?
+            chunk.local_pairs.clear();
+            let local_pairs = store.then_some(&mut chunk.local_pairs);
+            let s = match self.lean {
+                Lean::Sweep(max) if local.len() <= max => {
+                    sweep_world(local, &mut chunk.keys, &mut chunk.rows, local_pairs)
+                }
+                Lean::Grid(max) if local.len() <= max => chunk.grid.find_pairs(local, local_pairs),
+                _ => method.find_pairs_validated(local, local_pairs)?,
             };
             chunk.tests += s.tests;
             if !store {

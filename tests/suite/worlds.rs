@@ -129,6 +129,45 @@ fn random_worlds_overlapping_in_space_interleaved_and_in_order() {
     check("paper, interleaved", &spheres, &ids);
 }
 
+/// A batch runs each method's own rule in every world (its lean walks included: sap's sweep,
+/// the grid's below 128 objects): its tests are the sum of the method's calls on each world,
+/// on worlds of every size around the lean walks' bounds, with giants and points among them.
+#[test]
+fn each_method_tests_in_a_batch_what_its_calls_test_world_by_world() {
+    let mut spheres = Vec::new();
+    let mut ids = Vec::new();
+    let kinds = [
+        SceneKind::Paper,
+        SceneKind::Giant,
+        SceneKind::MixedRadii,
+        SceneKind::OnePoint,
+    ];
+    for (k, n) in [2usize, 9, 64, 127, 128, 129, 300].into_iter().enumerate() {
+        for (t, kind) in kinds.into_iter().enumerate() {
+            let s = Scene::generate(kind, &SceneParams::new(n, (10 * k + t) as u64)).spheres;
+            ids.extend(std::iter::repeat_n((10 * k + t) as u32, s.len()));
+            spheres.extend(s);
+        }
+    }
+    shuffled(&mut spheres, &mut ids, 5);
+    let mut members: BTreeMap<u32, Vec<Sphere>> = BTreeMap::new();
+    for (s, &w) in spheres.iter().zip(&ids) {
+        members.entry(w).or_default().push(*s);
+    }
+    for method in Method::ALL {
+        let mut call = sweepfan::cpu::broad_phase(method);
+        let mut want = (0, 0);
+        for world in members.values() {
+            let s = call.find_pairs(world, None).unwrap();
+            want = (want.0 + s.tests, want.1 + s.pairs);
+        }
+        let got = WorldBatch::new(method)
+            .find_pairs(&spheres, &ids, None)
+            .unwrap();
+        assert_eq!((got.tests, got.pairs), want, "{method:?}: (tests, pairs)");
+    }
+}
+
 #[test]
 fn clustered_and_unequal_worlds() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
