@@ -25,13 +25,20 @@ pub struct Target {
     pub adapter: String,
 }
 
+/// The GPU options the process's environment asks for (`WGPU_BACKEND`,
+/// `SWEEPFAN_EXPECT_ADAPTER`, `SWEEPFAN_SLOPPY_MATH`): the library reads no variable itself,
+/// the module maps them, as the `sweepfan` tool does.
+pub fn env_options() -> PyResult<GpuOptions> {
+    GpuOptions::from_vars(|name| std::env::var(name).ok()).map_err(to_py)
+}
+
 /// The first hardware GPU's index, looked for once per process (`None`: the CPU).
 fn hardware_gpu() -> PyResult<Option<usize>> {
     static FOUND: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     if let Some(found) = FOUND.get() {
         return Ok(*found);
     }
-    let found = sweepfan::gpu::hardware_adapter().map_err(to_py)?;
+    let found = sweepfan::gpu::hardware_adapter(&env_options()?);
     Ok(*FOUND.get_or_init(|| found))
 }
 
@@ -164,7 +171,7 @@ pub fn context(adapter: &str) -> PyResult<Arc<GpuContext>> {
     }
     let options = GpuOptions {
         adapter: (!adapter.is_empty()).then(|| adapter.to_string()),
-        ..Default::default()
+        ..env_options()?
     };
     let ctx = Arc::new(GpuContext::new(&options).map_err(to_py)?);
     contexts.push((adapter.to_string(), ctx.clone()));

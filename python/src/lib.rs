@@ -23,8 +23,8 @@ use sweepfan::Method;
 /// An empty list when no GPU driver is installed.
 #[pyfunction]
 fn adapters(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    sweepfan::gpu::context::check_environment().map_err(errors::to_py)?;
-    let infos = py.detach(sweepfan::gpu::list_adapters);
+    let options = gpu::env_options()?;
+    let infos = py.detach(|| sweepfan::gpu::list_adapters(&options));
     infos
         .iter()
         .enumerate()

@@ -1,11 +1,11 @@
-//! Proof of where a run is: `SWEEPFAN_EXPECT_ADAPTER=<substring>` makes opening a context fail
-//! unless the adapter wgpu picked is the one named (docs/design.md §9.5). Without it, a machine
+//! Proof of where a run is: [`GpuOptions::expect_adapter`](crate::gpu::GpuOptions) (the tool's
+//! `SWEEPFAN_EXPECT_ADAPTER=<substring>`) makes opening a context fail unless the adapter wgpu
+//! picked is the one named (docs/design.md §9.5). Without it, a machine
 //! whose GPU driver is not exposed (an NVIDIA container without the graphics capability, a MIG
 //! slice) runs every "GPU" test and the selftest on a software adapter, and nothing says so.
 
-use crate::error::{Error, Result};
-
-/// The variable naming (a case-insensitive substring of) the adapter a run must be on.
+/// The variable naming (a case-insensitive substring of) the adapter a run must be on
+/// ([`GpuOptions::from_vars`](crate::gpu::GpuOptions::from_vars)).
 pub const EXPECT_ADAPTER_ENV: &str = "SWEEPFAN_EXPECT_ADAPTER";
 
 /// Words that name a software (CPU) adapter: Mesa's llvmpipe (lavapipe), Google's SwiftShader
@@ -20,14 +20,6 @@ const CPU_ADAPTER_WORDS: [&str; 8] = [
     "software",
     "cpu",
 ];
-
-/// The value of [`EXPECT_ADAPTER_ENV`], trimmed; `None` when unset or empty.
-pub fn expected_adapter() -> Option<String> {
-    std::env::var(EXPECT_ADAPTER_ENV)
-        .ok()
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
 
 /// `'name' (type, backend; driver X version)`: the adapter and its driver, for messages.
 pub fn adapter_label(info: &wgpu::AdapterInfo) -> String {
@@ -63,14 +55,6 @@ pub fn adapter_mismatch(expected: &str, info: &wgpu::AdapterInfo) -> Option<Stri
         ));
     }
     None
-}
-
-/// [`Error::Config`] when [`EXPECT_ADAPTER_ENV`] is set and `info` is not the adapter it names.
-pub fn check_expected_adapter(info: &wgpu::AdapterInfo) -> Result<()> {
-    match expected_adapter().and_then(|e| adapter_mismatch(&e, info)) {
-        Some(why) => Err(Error::Config(why)),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

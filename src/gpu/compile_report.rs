@@ -89,7 +89,7 @@ pub fn compile_report(
     // has SUBGROUP (GpuContext::shader_file).
     let scatter = crate::gpu::sort::radix_sort_subgroup::unsupported(ctx).is_none();
     let mut rows = Vec::new();
-    for module in shader::modules(lanes)? {
+    for module in shader::modules(lanes, ctx.math())? {
         let runs_here = if module.name.starts_with("sort/radix_sort_subgroup") {
             scatter
         } else {
@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn every_module_with_compute_has_an_entry_point() {
-        for m in shader::modules(32).unwrap() {
+        for m in shader::modules(32, shader::MathMode::Exact).unwrap() {
             assert!(!entry_points(&m.source).is_empty(), "{}", m.name);
         }
     }

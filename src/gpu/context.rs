@@ -8,6 +8,8 @@
 use crate::error::{Error, Exceeds, Result};
 use encase::internal::WriteInto;
 use encase::{ShaderSize, ShaderType, UniformBuffer};
+use crate::gpu::adapter_check::EXPECT_ADAPTER_ENV;
+use crate::gpu::shader::{MathMode, SLOPPY_MATH_ENV};
 use std::sync::{Arc, Mutex};
 
 /// A parameter struct a shader reads as a uniform. encase's `ShaderType` derive lays it out by
@@ -51,7 +53,54 @@ pub struct GpuOptions {
     /// takes its portable variant (tests run both on one adapter; a driver whose subgroups
     /// misbehave can be avoided).
     pub without_subgroups: bool,
+    /// The backends tried; `None`: Vulkan, Metal, DX12 and WebGPU (OpenGL only when asked: its
+    /// compute support is partial, and probing EGL on a headless machine only prints noise).
+    pub backends: Option<wgpu::Backends>,
+    /// Proof of where a run is (docs/design.md §9.5): opening fails unless the adapter's name
+    /// contains this (case-insensitive), and a software adapter passes only when this names
+    /// one ([`crate::gpu::adapter_check::adapter_mismatch`]).
+    pub expect_adapter: Option<String>,
+    /// How the kernels round what WGSL leaves to the device: exact (the default), or sloppy
+    /// as real GPUs may be, for tests on a software adapter (docs/design.md §9.11).
+    pub math: MathMode,
 }
+
+impl GpuOptions {
+    /// The options a process's environment asks for, each variable read through `var` (the
+    /// library reads none itself: a tool passes `|name| std::env::var(name).ok()`):
+    /// `WGPU_BACKEND` (backends, comma-separated), [`EXPECT_ADAPTER_ENV`] (the adapter a run
+    /// must be on) and [`SLOPPY_MATH_ENV`] (the math mode). A value naming no backend is
+    /// [`Error::Environment`] naming the variable.
+    ///
+    /// ```
+    /// use sweepfan::gpu::{GpuOptions, MathMode};
+    /// let vars = |name: &str| match name {
+    ///     "WGPU_BACKEND" => Some("vulkan".to_string()),
+    ///     "SWEEPFAN_SLOPPY_MATH" => Some("1".to_string()),
+    ///     _ => None,
+    /// };
+    /// let options = GpuOptions::from_vars(vars)?;
+    /// assert_eq!(options.backends, Some(wgpu::Backends::VULKAN));
+    /// assert_eq!(options.math, MathMode::Sloppy);
+    /// assert!(GpuOptions::from_vars(|_| Some("bogus".to_string())).is_err());
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        Ok(Self {
+            backends: var(BACKEND_ENV)
+                .map(|list| choice::parse_backends(&list))
+                .transpose()?,
+            expect_adapter: var(EXPECT_ADAPTER_ENV)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty()),
+            math: var(SLOPPY_MATH_ENV).map_or(MathMode::Exact, |v| MathMode::from_switch(&v)),
+            ..Self::default()
+        })
+    }
+}
+
+/// The variable [`GpuOptions::from_vars`] reads the backends from.
+pub const BACKEND_ENV: &str = "WGPU_BACKEND";
 
 /// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
 /// Only the test helpers read it; the library never skips silently.
@@ -90,6 +139,8 @@ pub struct GpuContext {
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
+    /// The kernels' math ([`GpuOptions::math`]).
+    math: MathMode,
 }
 
 impl GpuContext {
@@ -110,8 +161,8 @@ impl GpuContext {
     /// [`Self::new`] as a future: what a browser's page awaits (docs/design.md §8.5); natively
     /// any executor runs it.
     pub async fn new_async(options: &GpuOptions) -> Result<Self> {
-        check_environment()?;
-        let instance = instance();
+        let backends = options.backends.unwrap_or_else(default_backends);
+        let instance = instance(backends);
         let adapter = match &options.adapter {
             None => instance
                 .request_adapter(&wgpu::RequestAdapterOptions {
@@ -126,7 +177,7 @@ impl GpuContext {
                 ))
             })?,
             Some(wanted) => {
-                let adapters = instance.enumerate_adapters(backends()).await;
+                let adapters = instance.enumerate_adapters(backends).await;
                 let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
                 let pick = match wanted.parse::<usize>() {
                     Ok(i) => adapters.into_iter().nth(i),
@@ -156,7 +207,13 @@ impl GpuContext {
             }
         };
         let info = adapter.get_info();
-        crate::gpu::adapter_check::check_expected_adapter(&info)?;
+        if let Some(why) = options
+            .expect_adapter
+            .as_deref()
+            .and_then(|expected| crate::gpu::adapter_check::adapter_mismatch(expected, &info))
+        {
+            return Err(Error::Config(why));
+        }
         let offered = adapter.features();
         let mut wanted = wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
@@ -203,9 +260,9 @@ impl GpuContext {
                 reason: format!("{reason:?}: {message}"),
             });
         });
-        Ok(Self::from_parts(
-            adapter, device, queue, limits, features, errors,
-        ))
+        let mut ctx = Self::from_parts(adapter, device, queue, limits, features, errors);
+        ctx.math = options.math;
+        Ok(ctx)
     }
 
     /// A context on the caller's own device and queue (no second device): for a simulation
@@ -258,7 +315,14 @@ impl GpuContext {
             bind_groups: Default::default(),
             compiled: Default::default(),
             peers: Vec::new(),
+            math: MathMode::Exact,
         }
+    }
+
+    /// How this context's kernels round what WGSL leaves to the device ([`GpuOptions::math`];
+    /// exact on a caller's own device).
+    pub fn math(&self) -> MathMode {
+        self.math
     }
 
     /// This context with other devices beside it: a `GpuBroadPhase` made on it spreads every
@@ -503,28 +567,35 @@ pub enum WorkgroupMemory {
     AsLeft,
 }
 
-/// For tests: the default adapter. A missing adapter fails the test (panics with the reason)
-/// unless `SWEEPFAN_NO_GPU=1`, the opt-out for a machine known to have no Vulkan at all, in which
-/// case this returns `None` and says so on stderr. An adapter other than the one
-/// `SWEEPFAN_EXPECT_ADAPTER` names fails the test too, and that variable set beside the opt-out
-/// is a contradiction that fails it.
+/// For tests: a context on the adapter the environment read through `var` asks for
+/// ([`GpuOptions::from_vars`]: backends, expected adapter, math). A missing adapter fails the
+/// test (panics with the reason) unless `var(NO_GPU_ENV)` is `1`, the opt-out for a machine
+/// known to have no Vulkan at all, in which case this returns `None` and says so on stderr. An
+/// adapter other than the expected one fails the test too, and an expected adapter beside the
+/// opt-out is a contradiction that fails it.
 #[doc(hidden)]
-pub fn test_gpu() -> Option<GpuContext> {
-    use crate::gpu::adapter_check::{EXPECT_ADAPTER_ENV, expected_adapter};
-    if std::env::var(NO_GPU_ENV).is_ok_and(|v| v == "1") {
-        if let Some(expected) = expected_adapter() {
+pub fn test_gpu_with(var: impl Fn(&str) -> Option<String>) -> Option<GpuContext> {
+    let options = GpuOptions::from_vars(&var).unwrap_or_else(|e| panic!("GPU test: {e}"));
+    if var(NO_GPU_ENV).is_some_and(|v| v == "1") {
+        if let Some(expected) = &options.expect_adapter {
             panic!("{NO_GPU_ENV}=1 opts out of GPU tests, but {EXPECT_ADAPTER_ENV}={expected}");
         }
         eprintln!("{NO_GPU_ENV}=1: GPU test not run");
         return None;
     }
-    match GpuContext::default_adapter() {
+    match GpuContext::new(&options) {
         Ok(ctx) => Some(ctx),
         Err(e @ Error::NoAdapter(_)) => {
             panic!("GPU test needs an adapter ({NO_GPU_ENV}=1 opts out): {e}")
         }
         Err(e) => panic!("GPU test: {e}"),
     }
+}
+
+/// [`test_gpu_with`] on the process's environment, for the unit tests.
+#[cfg(test)]
+pub(crate) fn test_gpu() -> Option<GpuContext> {
+    test_gpu_with(|name| std::env::var(name).ok())
 }
 
 pub(crate) mod block;
@@ -557,8 +628,8 @@ mod compile;
 mod creation;
 mod limits;
 mod read;
-use choice::{backends, instance};
-pub use choice::{check_environment, hardware_adapter, list_adapters};
+use choice::{default_backends, instance};
+pub use choice::{hardware_adapter, list_adapters};
 pub use limits::{
     BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,
     is_size_limit, max_binding_bytes_of,

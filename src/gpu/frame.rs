@@ -223,7 +223,8 @@ pub fn run_stage(
 /// own kernels).
 #[cfg(test)]
 pub fn module(ctx: &GpuContext, label: &str, stage: &str) -> Result<wgpu::ShaderModule> {
-    let source = crate::gpu::shader::compose_text(&format!("// #import frame.wgsl\n{stage}"))?;
+    let text = format!("// #import frame.wgsl\n{stage}");
+    let source = crate::gpu::shader::compose_text(&text, ctx.math())?;
     ctx.shader(label, &source)
 }
 

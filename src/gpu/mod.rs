@@ -32,8 +32,10 @@ internal_modules!(
 );
 pub(crate) mod frame;
 
+pub use adapter_check::EXPECT_ADAPTER_ENV;
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use context::{GpuContext, GpuOptions, hardware_adapter, list_adapters};
+pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
+pub use shader::{MathMode, SLOPPY_MATH_ENV};
 pub use spheres::broad_phase::{
     GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT,
     SubmittedFrame,

@@ -148,15 +148,17 @@ const UNROLL: &str = "// #unroll ";
 const MATH_IMPORT: &str = "math.wgsl";
 /// The import generated from Rust: the counter slots (`gpu::slots`).
 const SLOTS_IMPORT: &str = "slots.wgsl";
-/// The switch of [`MathMode::from_env`].
+/// The variable [`GpuOptions::from_vars`](crate::gpu::GpuOptions::from_vars) reads the math
+/// mode from: [`MathMode::Sloppy`] when set to anything but empty or `0`.
 pub const SLOPPY_MATH_ENV: &str = "SWEEPFAN_SLOPPY_MATH";
 
 /// How the float operations whose rounding WGSL leaves to the device (`sqrt`, `inverseSqrt`,
 /// `length`, f32 division and remainder, the touch test's dot product) are composed
 /// (docs/design.md §9.11). Kernels call them as `m_sqrt`, `m_div`, ... from `math.wgsl`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MathMode {
     /// The builtins: exact and unfused on lavapipe, as on the CPU.
+    #[default]
     Exact,
     /// Off by up to 2 ULP (a hash of the operands' bits picks how far) or fused, as real GPUs are
     /// allowed to compute them: lavapipe runs that show what a real device's rounding changes.
@@ -164,14 +166,14 @@ pub enum MathMode {
 }
 
 impl MathMode {
-    /// The mode `SWEEPFAN_SLOPPY_MATH` asks for ([`MathMode::Sloppy`] when it is set to anything
-    /// but empty or `0`), read once per process: every module of a run is composed alike.
-    pub fn from_env() -> MathMode {
-        static MODE: std::sync::OnceLock<MathMode> = std::sync::OnceLock::new();
-        *MODE.get_or_init(|| match std::env::var(SLOPPY_MATH_ENV) {
-            Ok(v) if !v.is_empty() && v != "0" => MathMode::Sloppy,
-            _ => MathMode::Exact,
-        })
+    /// The mode a value of [`SLOPPY_MATH_ENV`] asks for: [`MathMode::Sloppy`] for anything but
+    /// empty or `0`.
+    pub fn from_switch(value: &str) -> MathMode {
+        if value.is_empty() || value == "0" {
+            MathMode::Exact
+        } else {
+            MathMode::Sloppy
+        }
     }
 
     /// The file composed where a shader imports `math.wgsl`.
@@ -183,13 +185,8 @@ impl MathMode {
     }
 }
 
-/// The composed source of `shaders/PATH`, with the math of [`MathMode::from_env`].
-pub fn compose(path: &str) -> Result<String> {
-    compose_with(path, MathMode::from_env())
-}
-
 /// The composed source of `shaders/PATH`, with the math of `math`.
-pub fn compose_with(path: &str, math: MathMode) -> Result<String> {
+pub fn compose(path: &str, math: MathMode) -> Result<String> {
     composed(math, |c| c.append(path))
 }
 
@@ -212,23 +209,17 @@ pub const SUBGROUP_TWINS: [(&str, &str); 2] = [
 ];
 
 /// The composed source of `shaders/PATH` with the [`SUBGROUP_TWINS`] in their pieces' places,
-/// with the math of [`MathMode::from_env`]; the same as [`compose`] for a file that imports
-/// none of the pieces.
-pub fn compose_subgroup(path: &str) -> Result<String> {
-    composed(MathMode::from_env(), |c| {
+/// with the math of `math`; the same as [`compose`] for a file that imports none of the pieces.
+pub fn compose_subgroup(path: &str, math: MathMode) -> Result<String> {
+    composed(math, |c| {
         c.swaps = &SUBGROUP_TWINS;
         c.append(path)
     })
 }
 
 /// `text` with its directives expanded (for sources made in code, such as tests' kernels), with
-/// the math of [`MathMode::from_env`].
-pub fn compose_text(text: &str) -> Result<String> {
-    compose_text_with(text, MathMode::from_env())
-}
-
-/// `text` with its directives expanded, with the math of `math`.
-pub fn compose_text_with(text: &str, math: MathMode) -> Result<String> {
+/// the math of `math`.
+pub fn compose_text(text: &str, math: MathMode) -> Result<String> {
     composed(math, |c| c.expand(text))
 }
 
@@ -321,8 +312,8 @@ pub struct Module {
 /// Every module the pipelines compile, on an adapter whose subgroups all have `subgroup_size`
 /// lanes (it decides the constants of the subgroup sort scatter): the files with entry points,
 /// composed, and the scatter in each matching variant it can take there. For validators other
-/// than naga (`sweepfan shaders`, `scripts/tint.sh`).
-pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
+/// than naga (`sweepfan shaders`, `scripts/tint.sh`), with the math of `math`.
+pub fn modules(subgroup_size: u32, math: MathMode) -> Result<Vec<Module>> {
     if !(4..=128).contains(&subgroup_size) || !subgroup_size.is_power_of_two() {
         return Err(Error::Config(format!(
             "subgroup size must be a power of two in 4..=128, got {subgroup_size}"
@@ -344,7 +335,7 @@ pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
                 out.push(Module {
                     name: path.replace(".wgsl", &format!(".{variant}.wgsl")),
                     uses_subgroups: true,
-                    source: source(crate::gpu::sort::radix_sort::DEFAULT_ROUNDS, chunks, lanes)?,
+                    source: source(crate::gpu::sort::radix_sort::DEFAULT_ROUNDS, chunks, lanes, math)?,
                 });
             }
             continue;
@@ -355,13 +346,13 @@ pub fn modules(subgroup_size: u32) -> Result<Vec<Module>> {
                 out.push(Module {
                     name: path.replace(".wgsl", &format!(".{items}.wgsl")),
                     uses_subgroups: false,
-                    source: source(items)?,
+                    source: source(items, math)?,
                 });
             }
             continue;
         }
-        let source = compose(path)?;
-        let twin = compose_subgroup(path)?;
+        let source = compose(path, math)?;
+        let twin = compose_subgroup(path, math)?;
         if twin != source {
             out.push(Module {
                 name: path.replace(".wgsl", ".subgroup.wgsl"),
@@ -389,8 +380,12 @@ fn uses_subgroups(source: &str) -> bool {
 /// (its name) and its text, with `enable subgroups;` first where `with_enable` asks and the
 /// module uses subgroups (Tint needs it; naga rejects it). `sweepfan shaders --out` writes them
 /// through the output module (docs/design.md §8.3).
-pub fn module_files(subgroup_size: u32, with_enable: bool) -> Result<Vec<(String, String)>> {
-    Ok(modules(subgroup_size)?
+pub fn module_files(
+    subgroup_size: u32,
+    math: MathMode,
+    with_enable: bool,
+) -> Result<Vec<(String, String)>> {
+    Ok(modules(subgroup_size, math)?
         .into_iter()
         .map(|module| {
             let mut text = String::new();
@@ -407,7 +402,7 @@ pub fn module_files(subgroup_size: u32, with_enable: bool) -> Result<Vec<(String
 /// what the shader reads, to compare with the Rust side's encase layout.
 #[cfg(test)]
 pub(crate) fn wgsl_uniform_size(path: &str, name: &str) -> u64 {
-    let module = naga::front::wgsl::parse_str(&compose(path).unwrap()).unwrap();
+    let module = naga::front::wgsl::parse_str(&compose(path, MathMode::Exact).unwrap()).unwrap();
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).unwrap();
     let (_, var) = module
@@ -442,7 +437,7 @@ mod tests {
     fn imports_come_once_and_unrolls_repeat() {
         let text = "// #import ordered_float.wgsl\n// #import ordered_float.wgsl\n  \
                     // #unroll 3 f(x + {k}u);\nlet y = 1;";
-        let out = compose_text(text).unwrap();
+        let out = compose_text(text, MathMode::Exact).unwrap();
         let float = file("ordered_float.wgsl").unwrap();
         assert_eq!(out.matches(float.lines().next().unwrap()).count(), 1);
         assert!(out.ends_with("  f(x + 0u);\n  f(x + 1u);\n  f(x + 2u);\nlet y = 1;\n"));
@@ -450,9 +445,9 @@ mod tests {
 
     #[test]
     fn unknown_files_and_bad_unrolls_are_errors() {
-        assert!(compose("nosuch.wgsl").is_err());
-        assert!(compose_text("// #unroll x f();").is_err());
-        assert!(compose_text("// #unroll 4").is_err());
+        assert!(compose("nosuch.wgsl", MathMode::Exact).is_err());
+        assert!(compose_text("// #unroll x f();", MathMode::Exact).is_err());
+        assert!(compose_text("// #unroll 4", MathMode::Exact).is_err());
     }
 
     #[test]
@@ -480,7 +475,7 @@ mod tests {
     #[test]
     fn modules_cover_every_entry_file_and_both_scatter_matchings() {
         let names =
-            |size| -> Vec<String> { modules(size).unwrap().into_iter().map(|m| m.name).collect() };
+            |size| -> Vec<String> { modules(size, MathMode::Exact).unwrap().into_iter().map(|m| m.name).collect() };
         let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
         // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32; the
         // four appending files two at every size (their portable and subgroup appends); the
@@ -491,7 +486,7 @@ mod tests {
         for items in [8, 16] {
             assert!(names(32).contains(&format!("sort/radix_tiles.{items}.wgsl")));
         }
-        let all = modules(4).unwrap();
+        let all = modules(4, MathMode::Exact).unwrap();
         let appends = |name: &str| {
             let m = all.iter().find(|m| m.name == name).unwrap();
             (
@@ -513,14 +508,14 @@ mod tests {
                 "{file}"
             );
         }
-        assert!(modules(6).is_err() && modules(256).is_err());
-        let scatter = modules(16)
+        assert!(modules(6, MathMode::Exact).is_err() && modules(256, MathMode::Exact).is_err());
+        let scatter = modules(16, MathMode::Exact)
             .unwrap()
             .into_iter()
             .find(|m| m.name == "sort/radix_sort_subgroup.ballots.wgsl")
             .unwrap();
         assert!(scatter.uses_subgroups);
-        let scan = modules(16)
+        let scan = modules(16, MathMode::Exact)
             .unwrap()
             .into_iter()
             .find(|m| m.name == "sort/scan.wgsl");
@@ -536,7 +531,7 @@ mod tests {
     fn every_file_composes_without_directives_left() {
         for (path, _) in FILES {
             for math in [MathMode::Exact, MathMode::Sloppy] {
-                let out = compose_with(path, math).unwrap();
+                let out = compose(path, math).unwrap();
                 assert!(!out.contains(IMPORT) && !out.contains(UNROLL), "{path}");
             }
         }
@@ -564,8 +559,8 @@ mod tests {
             "sector/accuracy.wgsl",
         ];
         for path in users {
-            let exact = compose_with(path, MathMode::Exact).unwrap();
-            let sloppy = compose_with(path, MathMode::Sloppy).unwrap();
+            let exact = compose(path, MathMode::Exact).unwrap();
+            let sloppy = compose(path, MathMode::Sloppy).unwrap();
             for f in WRAPPERS {
                 assert_eq!(exact.matches(f).count(), 1, "{path}: {f}");
                 assert_eq!(sloppy.matches(f).count(), 1, "{path}: {f}");
@@ -578,10 +573,10 @@ mod tests {
         }
         // Made in code too, and once however often it is imported.
         let text = "// #import math.wgsl\n// #import frame.wgsl\n// #import math.wgsl";
-        let sloppy = compose_text_with(text, MathMode::Sloppy).unwrap();
+        let sloppy = compose_text(text, MathMode::Sloppy).unwrap();
         assert_eq!(sloppy.matches("fn m_div(").count(), 1);
         assert!(sloppy.contains("fn sloppy_fma("));
-        let exact = compose_text_with(text, MathMode::Exact).unwrap();
+        let exact = compose_text(text, MathMode::Exact).unwrap();
         assert_eq!(exact.matches("fn m_div(").count(), 1);
         assert!(!exact.contains("fn sloppy_"));
     }
@@ -597,7 +592,7 @@ mod tests {
                 continue; // a piece, or the scatter with its generated constants
             }
             for math in [MathMode::Exact, MathMode::Sloppy] {
-                let source = compose_with(path, math).unwrap();
+                let source = compose(path, math).unwrap();
                 if !source.contains("fn m_div(") {
                     continue;
                 }

@@ -321,10 +321,10 @@ pub fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 /// (workgroup barriers, no subgroup operation). `None` only where `test_gpu` gives none.
 pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
     use sweepfan::gpu::{GpuContext, GpuOptions};
-    let default = sweepfan::gpu::context::test_gpu()?;
+    let default = crate::common::test_gpu()?;
     let portable = GpuContext::new(&GpuOptions {
         without_subgroups: true,
-        ..Default::default()
+        ..test_options()
     })
     .expect("the test adapter, opened without SUBGROUP");
     assert!(!portable.has_subgroups());
@@ -334,7 +334,7 @@ pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
 /// The test adapter (`test_gpu`) behind an `Arc`, as broad phases share it; `None` where
 /// `test_gpu` gives none.
 pub fn shared_gpu() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
-    sweepfan::gpu::context::test_gpu().map(std::sync::Arc::new)
+    crate::common::test_gpu().map(std::sync::Arc::new)
 }
 
 /// The CPU grid's pairs on `spheres`, canonical: the reference the device's pairs must equal.
@@ -354,4 +354,17 @@ pub fn brute_pairs<T>(items: &[T], overlap: impl Fn(&T, &T) -> bool) -> Vec<Pair
         .filter(|&(i, j)| overlap(&items[i], &items[j]))
         .map(|(i, j)| [i as u32, j as u32])
         .collect()
+}
+
+/// The GPU options the environment asks for (`GpuOptions::from_vars`: backends, expected
+/// adapter, math): the library reads no variable, the tests map them as the tool does.
+pub fn test_options() -> sweepfan::gpu::GpuOptions {
+    sweepfan::gpu::GpuOptions::from_vars(|name| std::env::var(name).ok())
+        .expect("the environment's GPU options")
+}
+
+/// The test adapter (`test_gpu_with` on the environment): `None` only where
+/// `SWEEPFAN_NO_GPU=1` opts out; a missing or unexpected adapter fails the test.
+pub fn test_gpu() -> Option<sweepfan::gpu::GpuContext> {
+    sweepfan::gpu::context::test_gpu_with(|name| std::env::var(name).ok())
 }

@@ -6,11 +6,11 @@
 //! within rounding, where the two may pick different ones) the GPU's points lie on both
 //! surfaces within their half depth.
 
+use crate::common::test_gpu;
 use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed_distance};
 use glam::Quat;
 use sweepfan::cpu::contacts::obb_contacts;
 use sweepfan::gpu::contacts::GpuContacts;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Contact, Obb, Pair};

@@ -5,6 +5,7 @@
 //! polygon kernels against `cpu::contacts`. Depths agree within `REL` of the pair's extent;
 //! where the normals differ, the device's is a least axis too (a tie within rounding).
 
+use crate::common::test_gpu;
 use crate::gpu_contacts::compare;
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
@@ -12,7 +13,6 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
 use sweepfan::gpu::contacts::GpuContacts;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::{SceneKind, SceneParams};

@@ -3,10 +3,10 @@
 //! variant the device offers: portable, subgroup (its default digit matching) and subgroup with
 //! ballot matching (the any-size path, which fixed-size adapters such as lavapipe skip).
 
+use crate::common::test_gpu;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sort::radix_sort::{self as plan, RadixSort, Variant, plan_for};
 
 /// Oracle: Rust's stable sort on the low `key_bits` bits.

@@ -3,6 +3,7 @@
 //! polygon pairs may differ only within a relative 1e-5 of touching (fused multiply-add), any
 //! difference checked to be such a pair by testing shrunk and grown copies on the CPU.
 
+use crate::common::test_gpu;
 use glam::{Quat, Vec2, Vec3};
 use sweepfan::cpu::aabb_sweep::aabb_sweep;
 use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
@@ -10,7 +11,6 @@ use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::geom::sat::polygons_overlap;
 use sweepfan::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 

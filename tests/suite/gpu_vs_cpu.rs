@@ -2,6 +2,7 @@
 //! the test count against a naive O(n^2) count that follows each method's semantics (docs/design.md §2 and
 //! the `broad_phase` module docs), independent of the kernels' sort-and-sweep structure.
 
+use crate::common::test_gpu;
 use crate::common::{
     cell_wall_scene, exact_contact_scene, f32_touch_errors, hi, lo, oracle_pairs, oracle_tests,
     overlap,
@@ -12,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, OnceLock};
 use sweepfan::broadphase::Diagnostics;
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::{GpuContext, test_gpu};
+use sweepfan::gpu::context::GpuContext;
 use sweepfan::scenes::random::vec3_in;
 use sweepfan::{
     BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,

@@ -2,6 +2,7 @@
 //! per-world brute force of `worlds.rs` (written with the exact oracle), test counts against a
 //! count written here from the sweeps' rule, shared objects, adversarial batches, bad input.
 
+use crate::common::test_gpu;
 use crate::common::{exact_contact_scene, overlap};
 use crate::worlds::{generated, oracle, shuffled};
 use glam::Vec3;
@@ -9,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use std::sync::{Arc, OnceLock};
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::GpuWorldBatch;
-use sweepfan::gpu::context::{GpuContext, test_gpu};
+use sweepfan::gpu::context::GpuContext;
 use sweepfan::{Error, Method, Pair, SHARED, SceneKind, Sphere, WorldBroadPhase, WorldPairs};
 
 fn ctx() -> Option<Arc<GpuContext>> {

@@ -52,7 +52,9 @@ fn allocated() -> u64 {
 fn a_gpu_frame_makes_no_host_copy_of_the_scene() {
     use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
     let n = 100_000;
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(n, 5));
     let scene_bytes = 16 * n as u64;
     for method in [Method::Grid, Method::Sap] {

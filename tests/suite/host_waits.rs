@@ -5,6 +5,7 @@
 //! (The sphere broad phase's test is `gpu_vs_cpu::a_frame_waits_on_the_host_once`.)
 
 use crate::common::shared_gpu;
+use crate::common::test_gpu;
 use glam::Vec3;
 use sweepfan::broadphase::{DeviceCounts, Method};
 use sweepfan::cpu::rotating::rotating_frame_cpu;
@@ -13,7 +14,6 @@ use sweepfan::geom::obb::Obb;
 use sweepfan::geom::sector::proxy::Proxy as RotatingProxy;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sector::rotating::RotatingGpu;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};

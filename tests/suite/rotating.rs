@@ -1,13 +1,13 @@
 //! Scene `rotating` (docs/design.md §5.7): GPU == CPU == brute force for both proxies, chunked GPU runs,
 //! candidates cover every exact hit, deterministic generation, clear errors.
 
+use crate::common::test_gpu;
 use glam::Vec3;
 use sweepfan::Error;
 use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
 use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sector::rotating::RotatingGpu;
 use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};

@@ -4,13 +4,13 @@
 //! edge to edge and corner to corner, and every such contact must be reported (docs/design.md
 //! §4.2). The expected pairs come from the lattice, not from the code under test.
 
+use crate::common::test_gpu;
 use glam::{DMat3, DQuat, Quat, Vec3};
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::Obb;
 use sweepfan::gpu::GpuBoxPipeline;
 use sweepfan::gpu::boxes::pipeline::Proxy;
 use sweepfan::gpu::boxes::sat::GpuSat;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::{Pair, canonicalize};
 
 /// The 24 rotations of a cube as f32 quaternions, one of each sign pair.

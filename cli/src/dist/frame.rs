@@ -619,11 +619,11 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
                     (rank % count).to_string()
                 }
             };
-            let ctx = Arc::new(GpuContext::new(&GpuOptions {
+            let ctx = Arc::new(GpuContext::new(&crate::run::gpu::with_env(GpuOptions {
                 adapter: Some(adapter),
                 max_binding_bytes: options.max_binding_bytes,
                 ..Default::default()
-            })?);
+            })?)?);
             let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
             Ok((
                 registry::broad_phase(&options.method, Backend::Gpu, Some(&ctx))?,

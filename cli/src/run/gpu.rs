@@ -4,6 +4,26 @@ use std::sync::Arc;
 use sweepfan::error::Result;
 use sweepfan::gpu::{GpuContext, GpuOptions};
 
+/// `options` with what the process's environment asks for (`WGPU_BACKEND`,
+/// `SWEEPFAN_EXPECT_ADAPTER`, `SWEEPFAN_SLOPPY_MATH`: [`GpuOptions::from_vars`]): the library
+/// reads no variable itself, the tool maps them onto its options here, just before a context
+/// opens, so that a CPU-only run never reads them.
+pub fn with_env(options: GpuOptions) -> Result<GpuOptions> {
+    let env = GpuOptions::from_vars(|name| std::env::var(name).ok())?;
+    Ok(GpuOptions {
+        backends: options.backends.or(env.backends),
+        expect_adapter: options.expect_adapter.or(env.expect_adapter),
+        math: env.math,
+        ..options
+    })
+}
+
+/// The tool's own tests: a context on the adapter the environment asks for, or `None` where
+/// `SWEEPFAN_NO_GPU=1` opts out (`sweepfan::gpu::context::test_gpu_with`).
+pub fn test_gpu() -> Option<GpuContext> {
+    sweepfan::gpu::context::test_gpu_with(|name| std::env::var(name).ok())
+}
+
 /// A GPU context opened on the first [`LazyGpu::get`], then shared.
 pub struct LazyGpu {
     options: GpuOptions,
@@ -71,7 +91,7 @@ impl LazyGpu {
     pub fn parse_devices(list: &str) -> Result<Vec<String>> {
         let list = list.trim();
         if list.eq_ignore_ascii_case("all") {
-            let n = sweepfan::gpu::list_adapters().len();
+            let n = sweepfan::gpu::list_adapters(&with_env(GpuOptions::default())?).len();
             if n == 0 {
                 return Err(sweepfan::error::Error::NoAdapter(
                     "--adapters all: no adapter found (install a Vulkan driver)".into(),
@@ -100,10 +120,11 @@ impl LazyGpu {
         if let Some(ctx) = &self.ctx {
             return Ok(ctx.clone());
         }
+        let options = with_env(self.options.clone())?;
         let open = |adapter: Option<String>| {
             GpuContext::new(&GpuOptions {
                 adapter,
-                ..self.options.clone()
+                ..options.clone()
             })
         };
         let ctx = match &self.devices {
@@ -119,6 +140,12 @@ impl LazyGpu {
         let ctx = Arc::new(ctx);
         self.ctx = Some(ctx.clone());
         Ok(ctx)
+    }
+
+    /// Whether the run was told which adapter it must be on (`SWEEPFAN_EXPECT_ADAPTER`): it
+    /// then fails without it rather than leaving the GPU out (docs/design.md §9.5).
+    pub fn expects_adapter(&self) -> bool {
+        with_env(self.options.clone()).is_ok_and(|o| o.expect_adapter.is_some())
     }
 
     /// Adapter name, type and backend, for the `device` column.

@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn every_configuration_sorts_and_is_timed() {
-        let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+        let Some(ctx) = crate::run::gpu::test_gpu() else {
             return;
         };
         let cfg = SortBenchConfig {

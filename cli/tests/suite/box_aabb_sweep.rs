@@ -3,6 +3,7 @@
 //! loop cap, the proxies compared; then non-finite boxes.
 
 use super::box_pipeline::{assert_same_up_to_touching, lattice, pipeline, random_boxes, sorted};
+use crate::common::test_gpu;
 use glam::{Quat, Vec2, Vec3};
 use std::collections::BTreeSet;
 use sweepfan::Pair;
@@ -13,7 +14,6 @@ use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 

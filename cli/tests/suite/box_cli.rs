@@ -3,6 +3,7 @@
 //! counts.
 
 use super::box_pipeline::lattice;
+use crate::common::test_gpu;
 use crate::common::{
     bench_run, bench_shape_rows, exits_2_naming, succeed, sweepfan, temp_dir, write_file,
 };
@@ -11,7 +12,6 @@ use std::path::Path;
 use sweepfan::Pair;
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::Obb;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::scenes::{SceneKind, SceneParams};
 

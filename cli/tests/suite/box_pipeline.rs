@@ -4,6 +4,7 @@
 //! by testing shrunk and grown copies on the CPU).
 
 use super::box_aabb_sweep::{check_candidates, clustered_boxes};
+use crate::common::test_gpu;
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -14,7 +15,6 @@ use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};

@@ -121,7 +121,7 @@ fn selftest_rejects_a_cpu_backend_and_unknown_stages() {
 /// on.
 #[test]
 fn selftest_on_another_adapter_than_expected_exits_2_naming_both() {
-    let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+    let Some(ctx) = crate::common::test_gpu() else {
         return;
     };
     let out = sweepfan()

@@ -136,7 +136,7 @@ pub fn bench_run(args: &[&str]) -> (std::process::Output, Vec<serde_json::Value>
 /// `bench --shape SHAPE --scene SCENE --n N --frames 2` on both backends where a GPU is, the
 /// CPU alone elsewhere: its rows, one a backend, each checked for the shape, n and `verified`.
 pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::Value> {
-    let backend = if sweepfan::gpu::context::test_gpu().is_some() {
+    let backend = if crate::common::test_gpu().is_some() {
         "both"
     } else {
         "cpu"
@@ -161,4 +161,12 @@ pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::V
         assert_eq!(r["verified"], true);
     }
     rows
+}
+
+/// The test adapter, as the tool's own tests open it (`SWEEPFAN_NO_GPU=1` opts out).
+pub use sweepfan_cli::run::gpu::test_gpu;
+
+/// The GPU options the environment asks for, as the tool maps them (`with_env`).
+pub fn test_options() -> sweepfan::gpu::GpuOptions {
+    sweepfan_cli::run::gpu::with_env(Default::default()).expect("the environment's GPU options")
 }

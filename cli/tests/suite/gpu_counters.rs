@@ -47,7 +47,9 @@ fn no_creation_or_host_write_bypasses_the_counters() {
 #[test]
 fn the_context_counts_what_it_creates_and_moves() {
     use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let before = ctx.counts();
     let buffer = ctx.storage_buffer("counted", 64).unwrap();
     ctx.write_buffer(&buffer, 0, &[1; 16]);
@@ -73,7 +75,9 @@ fn the_context_counts_what_it_creates_and_moves() {
 fn readback_follows_the_counts_and_lists_that_grow_come_back_whole() {
     use glam::Vec3;
     use sweepfan::{BroadPhase, EventTracker, Method, Sphere, canonicalize};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     assert!(gpu.track_events(true).unwrap());
     // A line of spheres whose spacing shrinks then grows: pairs jump from 0 to n * k and back,
@@ -191,7 +195,9 @@ fn gpu_rows_create_nothing_per_frame_once_sizes_are_stable() {
 fn kept_bind_groups_follow_the_buffers_in_use() {
     use glam::Vec3;
     use sweepfan::{BroadPhase, Method, Sphere};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
     let mut most = 0;
     let mut steady = 0;
@@ -213,7 +219,7 @@ fn kept_bind_groups_follow_the_buffers_in_use() {
     // twice the spheres may use a few more groups: one more scan level).
     assert!(most <= 4 * steady, "{most} kept against {steady} a frame");
     // One-shot work outside frames keeps nothing: a sort of the caller's own keys.
-    let fresh = sweepfan::gpu::GpuContext::new(&Default::default()).unwrap();
+    let fresh = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();
     let mut sort = sweepfan::gpu::sort::radix_sort::RadixSort::new(&fresh).unwrap();
     let keys: Vec<u32> = (0..5000u32).rev().collect();
     let values: Vec<u32> = (0..5000).collect();
@@ -228,7 +234,9 @@ fn kept_bind_groups_follow_the_buffers_in_use() {
 #[test]
 fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
     use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut gpu = sweepfan::gpu::GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     let mut cpu = sweepfan::cpu::broad_phase(Method::Grid);
     let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(4000, 3));
@@ -261,7 +269,9 @@ fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
     use sweepfan::scenes::boxes::generate_boxes;
     use sweepfan::{Method, SceneKind, SceneParams};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut p = SceneParams::new(1_500, 3);
     p.volume_fraction = 0.1;
     let boxes = generate_boxes(SceneKind::Density, &p);
@@ -290,7 +300,9 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
     use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
     use sweepfan::{Method, Pair, SceneKind, SceneParams, canonicalize};
-    let ctx = std::sync::Arc::new(sweepfan::gpu::GpuContext::new(&Default::default()).unwrap());
+    let ctx = std::sync::Arc::new(
+        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
+    );
     let mut p = SceneParams::new(1_200, 5);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);
@@ -340,7 +352,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     use sweepfan::gpu::boxes::sat::GpuSat;
     use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
     use sweepfan::{SceneKind, SceneParams, canonicalize};
-    let ctx = sweepfan::gpu::GpuContext::new(&Default::default()).unwrap();
+    let ctx = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();
     let mut p = SceneParams::new(1_200, 7);
     p.volume_fraction = 0.1;
     let mut boxes = generate_boxes(SceneKind::Density, &p);

@@ -5,9 +5,10 @@
 //! a context of its own: the error it injects must not reach tests running beside it. Fails
 //! (not skips) without an adapter unless SWEEPFAN_NO_GPU=1.
 
+use crate::common::test_gpu;
 use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::{GpuContext, test_gpu};
+use sweepfan::gpu::context::GpuContext;
 use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
 

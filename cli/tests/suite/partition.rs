@@ -3,9 +3,9 @@
 //! rule, events stay exact across frames (also where a broad phase starts splitting), two
 //! devices give one device's pairs, and the CLI says how a frame was split.
 
+use crate::common::test_gpu;
 use crate::common::{cpu_grid_pairs, exits_2, exits_2_naming, sweepfan as bin};
 use std::sync::Arc;
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::{GpuBroadPhase, GpuContext};
 use sweepfan::{
     BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,

@@ -88,7 +88,7 @@ fn the_resident_bytes_per_object_are_what_the_gpu_holds() {
     );
     assert!(text.starts_with(&expected), "{}", &text[..80]);
     let figures: Vec<f64> = words.iter().map(|w| w.parse().unwrap()).collect();
-    let Some(ctx) = sweepfan::gpu::context::test_gpu() else {
+    let Some(ctx) = crate::common::test_gpu() else {
         return;
     };
     let ctx = std::sync::Arc::new(ctx);

@@ -9,6 +9,7 @@
 //! turn decides: g <= -INSIDE at some pose is a HIT; g(mid) > rho * half-width + OUTSIDE over a
 //! cover of the turn is a MISS; anything else is UNSURE, skipped and counted.
 
+use crate::common::test_gpu;
 use glam::{DQuat, DVec3, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,7 +17,6 @@ use rayon::prelude::*;
 use sweepfan::geom::sector::body::{ConvexBody, RotatingBody};
 use sweepfan::geom::sector::free_classify::free_rotations;
 use sweepfan::geom::sector::general::{GeneralSweep, in_local_sector};
-use sweepfan::gpu::context::test_gpu;
 use sweepfan::gpu::sector::free_accuracy::FreeExperimentGpu;
 use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
 use sweepfan_cli::experiments::sector::SectorBackend;

@@ -52,9 +52,9 @@ impl GpuContext {
     /// §9.17).
     pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
         let source = if self.has_subgroups() {
-            crate::gpu::shader::compose_subgroup(path)?
+            crate::gpu::shader::compose_subgroup(path, self.math)?
         } else {
-            crate::gpu::shader::compose(path)?
+            crate::gpu::shader::compose(path, self.math)?
         };
         self.shader(path, &source)
     }

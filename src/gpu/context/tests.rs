@@ -146,10 +146,11 @@ fn unknown_adapter_name_is_a_clear_error() {
 /// within a minute rather than after the whole suite).
 #[test]
 fn the_tests_run_on_the_expected_adapter() {
-    use crate::gpu::adapter_check::{adapter_mismatch, expected_adapter};
+    use crate::gpu::adapter_check::adapter_mismatch;
     let Some(ctx) = test_gpu() else { return };
     eprintln!("GPU tests on {}", ctx.adapter_label());
-    if let Some(expected) = expected_adapter() {
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(expected) = GpuOptions::from_vars(env).unwrap().expect_adapter {
         assert_eq!(adapter_mismatch(&expected, &ctx.info), None);
     }
 }
@@ -176,4 +177,34 @@ fn a_second_gpu_broad_phase_on_a_context_compiles_nothing() {
     drop((first, second));
     let rows = crate::gpu::compile_report::compile_report(&ctx, |_| {}).unwrap();
     assert_eq!(pipelines() - before - made, rows.len() as u64);
+}
+
+/// The context's math comes from its options, and the options from the variables the caller
+/// passes (the library reads none): `SWEEPFAN_SLOPPY_MATH=1` through `from_vars` opens a sloppy
+/// context, `0` and an empty value an exact one, and a bad `WGPU_BACKEND` names itself.
+#[test]
+fn math_and_backends_come_from_the_options_the_caller_maps() {
+    use crate::gpu::shader::MathMode;
+    let env = |name: &str| std::env::var(name).ok();
+    let with_switch = |value: &'static str| {
+        move |name: &str| match name {
+            "SWEEPFAN_SLOPPY_MATH" => Some(value.to_string()),
+            _ => env(name),
+        }
+    };
+    let Some(sloppy) = test_gpu_with(with_switch("1")) else {
+        return;
+    };
+    assert_eq!(sloppy.math(), MathMode::Sloppy);
+    for exact in ["0", ""] {
+        assert_eq!(test_gpu_with(with_switch(exact)).unwrap().math(), MathMode::Exact);
+    }
+    let plain = GpuOptions {
+        math: MathMode::Exact,
+        ..GpuOptions::from_vars(env).unwrap()
+    };
+    assert_eq!(GpuContext::new(&plain).unwrap().math(), MathMode::Exact);
+    let bad = GpuOptions::from_vars(|name| (name == "WGPU_BACKEND").then(|| "vulkan,nosuch".into()));
+    let e = bad.unwrap_err().to_string();
+    assert!(e.contains("WGPU_BACKEND") && e.contains("nosuch"), "{e}");
 }

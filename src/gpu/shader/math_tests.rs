@@ -2,7 +2,7 @@
 //! exact math on the same device (lavapipe in CI, where it is correctly rounded): how far each
 //! function moves, how often, what it never moves, and that it depends on the operands only.
 
-use super::{MathMode, compose_text_with};
+use super::{MathMode, compose_text};
 use crate::gpu::context::{GpuContext, test_gpu};
 use rand::{Rng, SeedableRng};
 
@@ -152,7 +152,7 @@ fn sloppy_math_moves_results_by_at_most_two_ulp_and_repeatably() {
         [f32::NAN, 1.0, 1.0, 0.0],
         [f32::MAX, 1.0, 1.0, 0.0],
     ]);
-    let source = |math| compose_text_with(&case_kernel("ops", OPS), math).unwrap();
+    let source = |math| compose_text(&case_kernel("ops", OPS), math).unwrap();
     let exact = run(&ctx, &source(MathMode::Exact), "ops", &cases, 2);
     let sloppy = run(&ctx, &source(MathMode::Sloppy), "ops", &cases, 2);
     let names = [
@@ -236,7 +236,7 @@ fn sloppy_math_moves_results_by_at_most_two_ulp_and_repeatably() {
 fn sloppy_fma_rounds_about_as_a_fused_operation() {
     let Some(ctx) = test_gpu() else { return };
     let cases = random_cases(2312, 4096);
-    let source = compose_text_with(&case_kernel("fused", FMA), MathMode::Sloppy).unwrap();
+    let source = compose_text(&case_kernel("fused", FMA), MathMode::Sloppy).unwrap();
     let got = run(&ctx, &source, "fused", &cases, 1);
     // Premise: the device itself fuses nothing (lavapipe, what the sloppy math is for, §9.11).
     // A driver that fuses `p + c` inside the emulation adds the product's error twice; it shows

@@ -4,7 +4,7 @@
 //! still land on the CPU's bits (docs/design.md §9.13).
 
 use super::math_tests::run_kernel;
-use super::{MathMode, compose_text_with};
+use super::{MathMode, compose_text};
 use crate::geom::sphere::origin_key;
 use crate::gpu::context::{GpuContext, test_gpu};
 use crate::gpu::frame::Params;
@@ -24,7 +24,7 @@ fn keys(inv: Invocation) {
 }";
 
 fn device_keys(ctx: &GpuContext, math: MathMode, centres: &[[f32; 4]]) -> Vec<f32> {
-    let source = compose_text_with(KEYS, math).unwrap();
+    let source = compose_text(KEYS, math).unwrap();
     let mut params = UniformBuffer::new(Vec::<u8>::new());
     params.write(&Params::n(centres.len() as u32)).unwrap();
     let mut bytes = params.into_inner();

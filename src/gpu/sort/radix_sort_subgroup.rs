@@ -116,19 +116,24 @@ fn scatter_pipeline_with(
     broadcast: u32,
     chunks: u32,
 ) -> Result<wgpu::ComputePipeline> {
-    let source = source(rounds, chunks, broadcast)?;
+    let source = source(rounds, chunks, broadcast, ctx.math())?;
     let module = ctx.shader("radix_sort_subgroup.wgsl", &source)?;
     ctx.pipeline_with(&module, "scatter", &[], WorkgroupMemory::AsLeft)
 }
 
 /// The scatter module as the pipeline compiles it: the sizes of workgroup arrays and the
 /// matching choice are written into the source as constants (`shaders/sort/radix_sort_subgroup.wgsl`).
-pub(crate) fn source(rounds: u32, chunks: u32, broadcast_lanes: u32) -> Result<String> {
+pub(crate) fn source(
+    rounds: u32,
+    chunks: u32,
+    broadcast_lanes: u32,
+    math: crate::gpu::shader::MathMode,
+) -> Result<String> {
     Ok(format!(
         "const CHUNK: u32 = {}u;\nconst CHUNKS: u32 = {chunks}u;\nconst BROADCAST_LANES: u32 = \
          {broadcast_lanes}u;\n{}",
         rounds * HISTOGRAM_ROUND,
-        crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl")?
+        crate::gpu::shader::compose("sort/radix_sort_subgroup.wgsl", math)?
     ))
 }
 
@@ -294,7 +299,8 @@ mod tests {
                                                  popcount4(m), 0u);
                  }
              }",
-        )
+        ctx.math(),
+    )
         .unwrap();
         let module = ctx.shader("ballot test", &source).unwrap();
         let pipeline = ctx.pipeline(&module, "main", &[]).unwrap();

@@ -89,10 +89,10 @@ pub struct TileSort {
 }
 
 /// The module at `items` keys an invocation, as the pipelines compile it.
-pub(crate) fn source(items: u32) -> Result<String> {
+pub(crate) fn source(items: u32, math: crate::gpu::shader::MathMode) -> Result<String> {
     Ok(format!(
         "const ITEMS: u32 = {items}u;\n{}",
-        crate::gpu::shader::compose("sort/radix_tiles.wgsl")?
+        crate::gpu::shader::compose("sort/radix_tiles.wgsl", math)?
     ))
 }
 
@@ -111,7 +111,7 @@ impl TileSort {
             return Err(Error::Config(why));
         }
         ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
-        let module = ctx.shader("sort/radix_tiles.wgsl", &source(tile / WORKGROUP)?)?;
+        let module = ctx.shader("sort/radix_tiles.wgsl", &source(tile / WORKGROUP, ctx.math())?)?;
         let pipeline = |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
         let stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(32);
         let mut table = vec![0u8; (stride * 32 * MAX_PASSES as u64) as usize];

@@ -601,7 +601,7 @@ mod tests {
 #[cfg(test)]
 mod gpu_tests {
     use super::*;
-    use sweepfan::gpu::context::test_gpu;
+    use crate::run::gpu::test_gpu;
     use sweepfan::gpu::sector::accuracy::SectorExperimentGpu;
 
     #[test]

@@ -304,10 +304,12 @@ pub fn run_free_with_adapter(
 ) -> Result<FreeAccuracyReport> {
     check_rotations(opts.rotations)?;
     let ctx = match opts.backend {
-        SectorBackend::Gpu => Some(GpuContext::new(&sweepfan::gpu::context::GpuOptions {
-            adapter,
-            ..Default::default()
-        })?),
+        SectorBackend::Gpu => Some(GpuContext::new(&crate::run::gpu::with_env(
+            sweepfan::gpu::GpuOptions {
+                adapter,
+                ..Default::default()
+            },
+        )?)?),
         SectorBackend::Cpu => None,
     };
     run_free(opts, ctx.as_ref(), progress)

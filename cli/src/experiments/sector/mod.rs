@@ -107,10 +107,10 @@ pub fn run(
         BYTES_PER_SPEED_RUN,
         |fit| format!("use fewer --speed-runs (about {fit} fit; the thesis timed 10000)"),
     )?;
-    let gpu_options = GpuOptions {
+    let gpu_options = crate::run::gpu::with_env(GpuOptions {
         adapter: opts.adapter.clone(),
         ..Default::default()
-    };
+    })?;
     let (ctx, gpu_note) = match opts.backend {
         SectorBackend::Gpu => (Some(GpuContext::new(&gpu_options)?), None),
         SectorBackend::Cpu => match GpuContext::new(&gpu_options) {

@@ -110,6 +110,7 @@ fn wgsl_ordered_keys_match_rust() {
                  }
              }
          }",
+        ctx.math(),
     )
     .unwrap();
     let module = ctx.shader("ordered_float test", &source).unwrap();

@@ -25,7 +25,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
             outln!("GPU: {}", gpu.device());
         }
         // A run told which adapter to use fails without it (docs/design.md §9.5).
-        Err(e) if sweepfan::gpu::adapter_check::expected_adapter().is_some() => {
+        Err(e) if gpu.expects_adapter() => {
             return Err(e.into());
         }
         Err(e) => outln!("GPU: none ({e:#}); GPU columns omitted."),

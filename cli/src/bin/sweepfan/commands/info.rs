@@ -1,13 +1,13 @@
 //! `sweepfan info`: the GPU adapters, the selected one's limits and features.
 
 use anyhow::Result;
-use sweepfan::gpu::context::check_environment;
 use sweepfan::gpu::{GpuContext, GpuOptions, list_adapters};
+use sweepfan_cli::run::gpu::with_env;
 
 pub fn exec(options: &GpuOptions) -> Result<bool> {
+    let options = &with_env(options.clone())?;
     let adapter = options.adapter.as_deref();
-    check_environment()?;
-    let adapters = list_adapters();
+    let adapters = list_adapters(options);
     if adapters.is_empty() {
         let none = "no GPU adapter found (install a Vulkan driver; on Debian: mesa-vulkan-drivers)";
         // An error (exit 2), not a listing: a script that asks `sweepfan info` whether a GPU is

@@ -44,7 +44,9 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     if let Some(out) = &a.out {
         // Through the output module (docs/design.md §8.3): a file at --out is an error naming
         // it, each module is written atomically.
-        let modules = sweepfan::gpu::shader::module_files(a.subgroup_size, a.enable_subgroups)?;
+        let math = sweepfan_cli::run::gpu::with_env(Default::default())?.math;
+        let modules =
+            sweepfan::gpu::shader::module_files(a.subgroup_size, math, a.enable_subgroups)?;
         let written = sweepfan_cli::report::output::write_tree(out, &modules)?;
         for path in written {
             outln!("{}", path.display());
