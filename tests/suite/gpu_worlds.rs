@@ -230,6 +230,14 @@ fn gpu_worlds_empty_bad_input_and_methods_not_yet_run() {
         Err(e) => panic!("expected a config error, got {e}"),
         Ok(_) => panic!("xy does not run worlds on the GPU yet"),
     }
+    // Several devices: the batch runs on one and says so rather than leave the others idle.
+    let first = test_gpu().expect("the test adapter");
+    let second = Arc::new(test_gpu().expect("the test adapter again"));
+    match GpuWorldBatch::new(Arc::new(first.with_peers(vec![second])), Method::Sap) {
+        Err(Error::Config(m)) => assert!(m.contains("one device") && m.contains("1 more"), "{m}"),
+        Err(e) => panic!("expected a config error, got {e}"),
+        Ok(_) => panic!("a batch with peers would leave them idle"),
+    }
     // The grid's batch takes at most GPU_GRID_SHARED_MAX shared objects, and says so.
     let mut grid = GpuWorldBatch::new(ctx.clone(), Method::Grid).unwrap();
     let max = sweepfan::gpu::GPU_GRID_SHARED_MAX;

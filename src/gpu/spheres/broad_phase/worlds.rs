@@ -131,7 +131,8 @@ pub struct GpuWorldBatch {
 
 impl GpuWorldBatch {
     /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, brute force, grid). The
-    /// other methods do not run many worlds on the GPU yet: [`Error::Config`] naming them.
+    /// other methods do not run many worlds on the GPU yet: [`Error::Config`] naming them; so
+    /// is a context carrying peers (several devices): the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
@@ -139,6 +140,14 @@ impl GpuWorldBatch {
                  x, brute_force, grid and auto (sap); every method runs them on the CPU \
                  (WorldBatch)",
                 method.name()
+            )));
+        }
+        if !ctx.peers().is_empty() {
+            // Its frame runs whole on one device (docs/design.md §2.13): peers would sit idle.
+            return Err(Error::Config(format!(
+                "a batch of worlds runs on one device, and this context carries {} more \
+                 (several devices, --adapters): open it without peers",
+                ctx.peers().len()
             )));
         }
         Ok(Self {
