@@ -368,6 +368,14 @@ impl PartsReport {
     }
 }
 
+/// An empty frame's result: no pairs (`out` cleared), nothing tested.
+pub(crate) fn no_pairs(out: Option<&mut Vec<Pair>>) -> Stats {
+    if let Some(out) = out {
+        out.clear();
+    }
+    Stats::default()
+}
+
 /// The broad-phase job: a frame's pairs (and, where asked, its events). CPU and GPU implement
 /// it alike. How a run went beyond its [`Stats`] (device memory, waits, traffic, parts) is a
 /// separate trait, [`Diagnostics`], reached through [`BroadPhase::diagnostics`].
@@ -390,16 +398,22 @@ pub trait BroadPhase {
     }
 
     /// Finds every touching pair of an already validated scene. With `out = None` only counts.
-    /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order.
+    /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order. An
+    /// empty scene has no pairs (and, where the backend tracks events, loses every pair of the
+    /// frame before).
     fn find_pairs_validated(
         &mut self,
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats>;
 
-    /// Validates the scene (clear errors for NaN, infinities, negative radii, empty scenes), then
-    /// finds every touching pair.
+    /// Validates the scene (clear errors for NaN, infinities, negative radii, more objects than
+    /// u32 indices), then finds every touching pair. An empty scene has none: `out` is cleared
+    /// (a simulation whose objects are all gone for a frame is no error).
     fn find_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        if spheres.is_empty() {
+            return self.find_pairs_validated(spheres, out);
+        }
         let start = web_time::Instant::now();
         validate_spheres(spheres)?;
         let checked = start.elapsed().as_secs_f64();

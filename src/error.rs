@@ -8,8 +8,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The scene has no objects: there is nothing to collide, and a zero-pair answer would hide a
-    /// caller's bug (an empty file, a filter that removed everything).
+    /// The scene has no objects where one must have some: a scene file or a generated scene of
+    /// the tool (an empty file is a mistake there), a resident or in-flight GPU frame (its
+    /// buffers are sized by the scene). A broad phase's frame of no objects is no error: it
+    /// has no pairs (docs/design.md §1).
     #[error("empty scene: at least one object is needed")]
     EmptyScene,
     /// An object with a NaN or infinite coordinate or radius, a negative radius, or a coordinate

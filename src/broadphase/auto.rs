@@ -330,6 +330,14 @@ impl BroadPhase for Auto {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        if spheres.is_empty() {
+            // The method chosen so far sees the empty frame (its events lose every pair); before
+            // any choice there is nothing to tell.
+            return match self.inner() {
+                Some(inner) => inner.find_pairs_validated(spheres, out),
+                None => Ok(crate::broadphase::no_pairs(out)),
+            };
+        }
         let start = web_time::Instant::now();
         self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();

@@ -48,6 +48,9 @@ macro_rules! cpu_broad_phase {
                 spheres: &[$crate::geom::sphere::Sphere],
                 out: Option<&mut Vec<$crate::broadphase::Pair>>,
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                if spheres.is_empty() {
+                    return Ok($crate::broadphase::no_pairs(out));
+                }
                 self.pairs(spheres, out)
             }
 
@@ -57,6 +60,9 @@ macro_rules! cpu_broad_phase {
                     spheres: &[$crate::geom::sphere::Sphere],
                     out: Option<&mut Vec<$crate::broadphase::Pair>>,
                 ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                    if spheres.is_empty() {
+                        return Ok($crate::broadphase::no_pairs(out));
+                    }
                     self.$checking(spheres, out)
                 }
             )?

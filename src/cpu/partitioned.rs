@@ -49,6 +49,9 @@ impl BroadPhase for PartitionedCpu {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        if spheres.is_empty() {
+            return Ok(crate::broadphase::no_pairs(out));
+        }
         let inner = &mut self.inner;
         let mut run =
             |part: &[Sphere], local: &mut Vec<Pair>| inner.find_pairs_validated(part, Some(local));

@@ -61,15 +61,22 @@ fn invalid_objects_are_named() {
     }
 }
 
+/// An empty scene has no pairs (a simulation whose objects are all gone), for every CPU method
+/// and `auto`: the caller's list is cleared, nothing is an error, and the next frame is whole.
 #[test]
-fn empty_scene_is_an_error() {
-    for method in Method::ALL {
+fn an_empty_scene_has_no_pairs() {
+    let mut all: Vec<Box<dyn sweepfan::BroadPhase + Send>> =
+        Method::ALL.into_iter().map(broad_phase).collect();
+    all.push(Box::new(sweepfan::cpu::auto()));
+    let two = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+    for bp in &mut all {
         let mut pairs = vec![[0, 1]];
-        let result = broad_phase(method).find_pairs(&[], Some(&mut pairs));
-        assert!(
-            matches!(result, Err(Error::EmptyScene)),
-            "{method}: {result:?}"
-        );
+        let stats = bp.find_pairs(&[], Some(&mut pairs)).unwrap();
+        let name = bp.name().to_string();
+        assert_eq!((stats.pairs, stats.tests, pairs.len()), (0, 0, 0), "{name}");
+        assert_eq!(bp.find_pairs(&[], None).unwrap().pairs, 0, "{name}");
+        bp.find_pairs(&two, Some(&mut pairs)).unwrap();
+        assert_eq!(pairs, vec![[0, 1]], "{name}");
     }
 }
 

@@ -427,7 +427,7 @@ fn pair_list_beyond_the_binding_limit_runs_in_parts() {
 fn bad_input_is_an_error() {
     let Some(ctx) = ctx() else { return };
     let mut bp = GpuBroadPhase::new(ctx, Method::Sap).unwrap();
-    assert!(matches!(bp.find_pairs(&[], None), Err(Error::EmptyScene)));
+    assert_eq!(bp.find_pairs(&[], None).unwrap().pairs, 0);
     let v = vec![Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
     assert!(matches!(
         bp.find_pairs(&v, None),
@@ -541,5 +541,54 @@ fn a_destroyed_device_is_reported_as_lost() {
     match inner {
         Error::DeviceLost { adapter, .. } => assert_eq!(adapter, &name),
         other => panic!("expected the device to be reported lost, got {other:?}"),
+    }
+}
+
+/// An empty frame has no pairs on every GPU method and `auto`, and with events on it loses every
+/// pair of the frame before (found again on the next frame): a simulation whose objects are all
+/// gone for a frame gets its events right.
+#[test]
+fn an_empty_frame_has_no_pairs_and_loses_the_last_frames() {
+    let Some(ctx) = ctx() else { return };
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(400, 3)).spheres;
+    let mut want = Vec::new();
+    sweepfan::cpu::broad_phase(Method::Grid)
+        .find_pairs(&scene, Some(&mut want))
+        .unwrap();
+    canonicalize(&mut want);
+    assert!(!want.is_empty());
+    let mut all: Vec<Box<dyn BroadPhase + Send>> = Method::ALL
+        .iter()
+        .map(|&m| Box::new(GpuBroadPhase::new(ctx.clone(), m).unwrap()) as _)
+        .collect();
+    all.push(Box::new(sweepfan::gpu::auto(ctx.clone())));
+    for bp in &mut all {
+        let name = bp.name().to_string();
+        let mut pairs = vec![[7, 9]];
+        assert_eq!(
+            bp.find_pairs(&[], Some(&mut pairs)).unwrap().pairs,
+            0,
+            "{name}"
+        );
+        assert!(pairs.is_empty(), "{name}");
+        assert!(bp.track_events(true).unwrap(), "{name}");
+        bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
+        assert_eq!(bp.take_events().expect("events").found, want, "{name}");
+        assert_eq!(
+            bp.find_pairs(&[], Some(&mut pairs)).unwrap().pairs,
+            0,
+            "{name}"
+        );
+        assert!(pairs.is_empty(), "{name}");
+        let gone = bp.take_events().expect("the empty frame's events");
+        assert_eq!((gone.found.len(), gone.persisting), (0, 0), "{name}");
+        assert_eq!(gone.lost, want, "{name}: the empty frame loses every pair");
+        bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
+        let back = bp.take_events().expect("events");
+        assert_eq!(
+            (back.found, back.lost.len()),
+            (want.clone(), 0),
+            "{name}: found again"
+        );
     }
 }

@@ -598,7 +598,7 @@ impl BroadPhase for GpuBroadPhase {
         mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if spheres.is_empty() {
-            return Err(Error::EmptyScene);
+            return self.empty_frame(out);
         }
         // One frame, its parts included (each part's run is nested in it).
         let ctx = self.ctx.clone();
@@ -620,6 +620,19 @@ impl BroadPhase for GpuBroadPhase {
 }
 
 impl GpuBroadPhase {
+    /// A frame without objects: no pairs. With events tracked on the device, it runs as a frame
+    /// of one point, which touches nothing: its events lose every pair of the frame before, and
+    /// the next frame finds them again.
+    fn empty_frame(&mut self, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        if self.events.is_none() {
+            return Ok(crate::broadphase::no_pairs(out));
+        }
+        let alone = [Sphere::new(glam::Vec3::ZERO, 0.0)];
+        let ctx = self.ctx.clone();
+        let _frame = ctx.frame();
+        self.find_pairs_whole(&alone, out)
+    }
+
     /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
     /// binding.
     pub(super) fn find_pairs_whole(
@@ -641,6 +654,9 @@ impl GpuBroadPhase {
     ) -> Result<Stats> {
         if !cfg!(target_arch = "wasm32") {
             return self.find_pairs(spheres, out);
+        }
+        if spheres.is_empty() {
+            return self.empty_frame(out);
         }
         crate::geom::sphere::validate_spheres(spheres)?;
         let ctx = self.ctx.clone();
