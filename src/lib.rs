@@ -59,6 +59,27 @@
 //! # Ok::<(), sweepfan::Error>(())
 //! ```
 //!
+//! # What the caller decides
+//! Nothing is read from the environment (docs/design.md §8.1): the GPU's backends, the adapter
+//! a run must be on and the kernels' math are [`GpuOptions`] fields
+//! ([`GpuOptions::from_vars`] maps `WGPU_BACKEND`, `SWEEPFAN_EXPECT_ADAPTER` and
+//! `SWEEPFAN_SLOPPY_MATH` through a lookup the caller passes). CPU work runs on the rayon pool
+//! of the calling thread: a caller that gives its own runs the call inside it.
+//!
+//! ```
+//! use sweepfan::{BroadPhase, Method, Sphere, cpu};
+//! use glam::Vec3;
+//!
+//! let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+//! let spheres = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+//! let mut grid = cpu::broad_phase(Method::Grid);
+//! let stats = pool.install(|| grid.find_pairs(&spheres, None))?; // on the caller's two threads
+//! assert_eq!(stats.pairs, 1);
+//! // An empty frame (every object gone) has no pairs; it is not an error.
+//! assert_eq!(grid.find_pairs(&[], None)?.pairs, 0);
+//! # Ok::<(), sweepfan::Error>(())
+//! ```
+//!
 //! # The tree
 //! Layered: each module names only those above it in this list (`tests/suite/layers.rs` checks it;
 //! `docs/design.md` §8).

@@ -532,8 +532,8 @@ impl PyBroadPhase {
                 return Err(arg_error(
                     "method",
                     format!(
-                        "{} does not run batches of worlds on the GPU yet (auto, sap, x, brute_force \
-                         and grid do); use backend=\"cpu\"",
+                        "{} does not run batches of worlds on the GPU yet (auto, sap, x, \
+                         origin_distance, brute_force and grid do); use backend=\"cpu\"",
                         self.method
                     ),
                 ));

@@ -283,6 +283,16 @@ fn world_keys(inv: Invocation) {
     }
 }
 
+// Many worlds under origin_distance (docs/design.md §2.13): starts[p] = the ordered |c| of the
+// gathered sphere at sorted position p, the key its world's walk ends by (the keys are ranks).
+@compute @workgroup_size(256)
+fn origin_of_sorted(inv: Invocation) {
+    let p = flat_id(inv);
+    if p < params.n {
+        starts[p] = ordered(origin_key(sorted[p].xyz));
+    }
+}
+
 // sorted[p] = spheres[values[p]]: the sweeps then read neighbours contiguously.
 @compute @workgroup_size(256)
 fn gather(inv: Invocation) {

@@ -280,6 +280,62 @@ fn sweep(inv: Invocation) {
     end_walks(inv.lid);
 }
 
+// ---- Many worlds under origin_distance (FLAG_WORLDS, docs/design.md §2.13): the order is
+// (world, |c|, index), the keys are world ranks and `starts` holds each sorted position's
+// ordered |c| (`origin_of_sorted` in sort/keys.wgsl). A walk ends at its world's end or where
+// D_q - D_p > 2 r_max + 1e-5 D_q, as the plain sweep's SWEEP_ORIGIN; then an object outside
+// the shared run walks that run whole. An entry point of its own, so that `sweep` compiles as
+// it did (its world branch computing |c|, or sharing one formula, made SwiftShader's build of
+// `sweep` 3.7 s and 79 s).
+fn visit_world_origin(q: u32) {
+    visit_bit = q - block_base;
+    let at = min(q, params.n - 1u);
+    let kq = keys[at];
+    var past = kq != my_world;
+    if !walk_all {
+        let dq = unordered(starts[at]);
+        past = past || dq - reach > limit + unfused(1e-5 * dq);
+    }
+    let live = !done & (q < params.n) & (kq != NONE) & !past;
+    done = !live;
+    if live {
+        test_pair(sorted[at], values[at]);
+    }
+}
+
+@compute @workgroup_size(256)
+fn world_origin_sweep(inv: Invocation) {
+    let p = flat_id(inv);
+    begin_walks();
+    if p < params.n && keys[p] != NONE {
+        walk_sorted(p);
+        reach = unordered(starts[p]);
+        limit = 2.0 * r_max();
+        done = false;
+        my_world = keys[p];
+        walk_all = false;
+        var then_shared = p < params.shared_from && params.shared_from < params.n;
+        var q = p + 1u;
+        while !done {
+            block_base = q;
+            // #unroll 16 visit_world_origin(q + {k}u);
+            settle_sorted();
+            q += UNROLL;
+            if done && then_shared {
+                then_shared = false;
+                done = false;
+                walk_all = true;
+                q = params.shared_from;
+                my_world = keys[q];
+            }
+        }
+        if !done {
+            cut_short();
+        }
+    }
+    end_walks(inv.lid);
+}
+
 // ---- grid (docs/design.md §2.7, §9.9): keys are bucket ids (sorted), starts[b] = 1 + first
 // position of bucket b, `occupied` the occupancy map. Each object tests the objects after it in
 // its own bucket that share its cell, then visits the 13 cells after its own in (z, y, x) order

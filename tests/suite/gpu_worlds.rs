@@ -25,29 +25,38 @@ fn batches(ctx: &Arc<GpuContext>) -> Vec<GpuWorldBatch> {
         .map(|&m| GpuWorldBatch::new(ctx.clone(), m).unwrap())
         .collect();
     out.push(GpuWorldBatch::auto(ctx.clone()).unwrap());
-    assert_eq!(out.len(), 5);
+    assert_eq!(out.len(), 6);
     out
 }
 
 /// The tests each batch's rule makes, counted pair by pair: within each world (and among the
 /// shared objects), brute force tests every pair, sap every pair whose boxes overlap on all
-/// three axes (the sweep's axis, then the two others), x every pair overlapping on x; every
-/// object outside the shared ones tests every shared one.
+/// three axes (the sweep's axis, then the two others), x every pair overlapping on x, origin
+/// distance every pair whose keys `D = |c|` differ by at most `2 r_max + 1e-5 D` (the larger
+/// key's; `r_max` the batch's largest radius); every object outside the shared ones tests every
+/// shared one.
 fn oracle_tests(method: Method, spheres: &[Sphere], worlds: &[u32]) -> u64 {
+    use sweepfan::geom::sphere::{ORIGIN_KEY_SLACK, origin_key};
     let mut tests = 0u64;
     let shared = worlds.iter().filter(|&&w| w == SHARED).count() as u64;
+    let limit = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0f32, f32::max);
     for i in 0..spheres.len() {
         for j in i + 1..spheres.len() {
             if worlds[i] != worlds[j] {
                 continue;
             }
             let (a, b) = (&spheres[i], &spheres[j]);
-            let axes = match method {
-                Method::BruteForce => 0,
-                Method::X => 1,
-                _ => 3,
+            let tested = match method {
+                Method::BruteForce => true,
+                Method::X => overlap(a, b, 0),
+                Method::OriginDistance => {
+                    let (da, db) = (origin_key(a.center), origin_key(b.center));
+                    let (near, far) = (da.min(db), da.max(db));
+                    far - near <= limit + ORIGIN_KEY_SLACK * far
+                }
+                _ => (0..3).all(|axis| overlap(a, b, axis)),
             };
-            if (0..axes).all(|axis| overlap(a, b, axis)) {
+            if tested {
                 tests += 1;
             }
         }

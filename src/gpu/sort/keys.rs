@@ -19,7 +19,7 @@ pub enum KeyMode {
 
 crate::gpu::context::entry_pipelines! {
     pub struct Keys = "sort/keys.wgsl" [
-        extents, grid_frame, make_keys, world_keys, gather, bucket_starts
+        extents, grid_frame, make_keys, world_keys, origin_of_sorted, gather, bucket_starts
     ]
 }
 
@@ -114,6 +114,19 @@ impl Keys {
     ) -> Result<()> {
         let buffers = [(4, keys), (5, values), (10, world_rank)];
         rec.launch(&self.world_keys, Params::n(n), &buffers, n as u64)
+    }
+
+    /// Many worlds under origin_distance: `out[p]` = the ordered `|c|` of `sorted[p]` for p < n
+    /// (docs/design.md §2.13).
+    pub fn origin_of_sorted(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        sorted: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+    ) -> Result<()> {
+        let buffers = [(7, sorted), (8, out)];
+        rec.launch(&self.origin_of_sorted, Params::n(n), &buffers, n as u64)
     }
 
     /// `sorted[p] = spheres[values[p]]` for p < n.

@@ -23,7 +23,9 @@ pub enum Sweep {
 // With subgroups, the walks end per subgroup, not at a workgroup barrier (docs/design.md
 // §9.17): the module is `ctx.shader_file`'s.
 crate::gpu::context::entry_pipelines! {
-    pub struct PairKernels = "spheres/pairs.wgsl" [brute, sweep, grid, grid_giants, owner]
+    pub struct PairKernels = "spheres/pairs.wgsl" [
+        brute, sweep, world_origin_sweep, grid, grid_giants, owner
+    ]
 }
 
 /// Where pairs go: the shared counters and (when `store`) a list of `capacity` pairs.
@@ -122,6 +124,31 @@ impl PairKernels {
         };
         let buffers = sink.with_order(order, None);
         rec.launch(&self.sweep, params, &buffers, n as u64)
+    }
+
+    /// Many worlds under origin_distance (docs/design.md §2.13): the forward sweep over the
+    /// (world, |c|, index) order, `order.keys` the world ranks and `origins` each sorted
+    /// position's ordered `|c|` (`Keys::origin_of_sorted`); each walk ends at its world's end or
+    /// where `D_q - D_p > 2 r_max + 1e-5 D_q`, then every object before `shared_from` walks the
+    /// shared run.
+    pub fn world_origin_sweep(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        shared_from: u32,
+        order: &SortedOrder<'_>,
+        origins: &wgpu::Buffer,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let base = sink.params(n);
+        let params = Params {
+            mode: Sweep::OriginDistance as u32,
+            flags: base.flags | FLAG_WORLDS,
+            shared_from,
+            ..base
+        };
+        let buffers = sink.with_order(order, Some((8, origins)));
+        rec.launch(&self.world_origin_sweep, params, &buffers, n as u64)
     }
 
     /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,

@@ -67,12 +67,14 @@ impl GpuBroadPhase {
         } else {
             (buf("marks", 4)?, buf("block maxima", 4)?)
         };
+        // The grid's bucket starts; a batch of worlds under origin_distance keeps each sorted
+        // position's |c| there (its keys are the ranks).
         let starts = buf(
             "bucket starts",
-            if self.method == Method::Grid {
-                4 * grid_buckets(cap) as u64
-            } else {
-                4
+            match self.method {
+                Method::Grid => 4 * grid_buckets(cap) as u64,
+                Method::OriginDistance if self.worlds.is_some() => 4 * cap as u64,
+                _ => 4,
             },
         )?;
         let occupied = buf(

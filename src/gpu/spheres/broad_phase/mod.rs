@@ -387,7 +387,8 @@ impl GpuBroadPhase {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);
-                worlds::record(ctx, kernels, &mut rec, self.method, ranks, inputs, &order, &sink)?;
+                let order = (&order, &res.starts);
+                worlds::record(ctx, kernels, &mut rec, self.method, ranks, inputs, order, &sink)?;
             }
             Method::BruteForce => {
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs")

@@ -58,7 +58,7 @@ pub(super) fn record(
     method: Method,
     ranks: &WorldRanks,
     inputs: KeyInputs<'_>,
-    order: &SortedOrder<'_>,
+    (order, origins): (&SortedOrder<'_>, &wgpu::Buffer),
     sink: &PairSink<'_>,
 ) -> Result<()> {
     let n = ranks.n;
@@ -66,6 +66,7 @@ pub(super) fn record(
     let (mode, sweep) = match method {
         Method::Sap => (KeyMode::SapLo, Sweep::Sap),
         Method::X => (KeyMode::Lo, Sweep::Axis),
+        Method::OriginDistance => (KeyMode::OriginDistance, Sweep::OriginDistance),
         _ => (KeyMode::SapLo, Sweep::All),
     };
     let kp = KeyParams {
@@ -86,14 +87,28 @@ pub(super) fn record(
     sort.encode(ctx, enc, order.keys, order.values, n, ranks.bits, Some(timer))?;
     Recorder::begin(ctx, enc, timer, arena, "gather")
         .record(|rec| keys.gather(rec, n, inputs.spheres, order.values, order.sorted))?;
+    if sweep == Sweep::OriginDistance {
+        // The keys are ranks now: each sorted position's |c| goes beside them (docs/design.md
+        // §2.13), in the buffer the grid keeps its bucket starts in.
+        Recorder::begin(ctx, enc, timer, arena, "keys")
+            .record(|rec| keys.origin_of_sorted(rec, n, order.sorted, origins))?;
+        let from = ranks.shared_from;
+        return Recorder::begin(ctx, enc, timer, arena, "pairs")
+            .record(|rec| pairs.world_origin_sweep(rec, n, from, order, origins, sink));
+    }
     Recorder::begin(ctx, enc, timer, arena, "pairs")
         .record(|rec| pairs.world_sweep(rec, n, sweep, ranks.shared_from, order, sink))
 }
 
 /// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, brute force and the
 /// grid.
-pub const GPU_WORLD_METHODS: [Method; 4] =
-    [Method::Sap, Method::X, Method::BruteForce, Method::Grid];
+pub const GPU_WORLD_METHODS: [Method; 5] = [
+    Method::Sap,
+    Method::X,
+    Method::OriginDistance,
+    Method::BruteForce,
+    Method::Grid,
+];
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
 /// `cpu::WorldBatch`, with the same input and output.
@@ -130,15 +145,15 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, brute force, grid). The
-    /// other methods do not run many worlds on the GPU yet: [`Error::Config`] naming them; so
-    /// is a context carrying peers (several devices): the batch runs on one.
+    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, origin distance, brute
+    /// force, grid). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
+    /// them; so is a context carrying peers (several devices): the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 x, brute_force, grid and auto (sap); every method runs them on the CPU \
-                 (WorldBatch)",
+                 x, origin_distance, brute_force, grid and auto (sap); every method runs them \
+                 on the CPU (WorldBatch)",
                 method.name()
             )));
         }
@@ -215,8 +230,8 @@ impl GpuWorldBatch {
         if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
             return Err(Error::Config(format!(
                 "{shared} shared objects: the GPU grid's batch takes at most \
-                 {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, brute_force and \
-                 auto take any number, and the CPU batch too"
+                 {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, origin_distance, \
+                 brute_force and auto take any number, and the CPU batch too"
             )));
         }
         let group_s = start.elapsed().as_secs_f64();
