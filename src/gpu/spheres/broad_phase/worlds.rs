@@ -9,7 +9,9 @@
 //!
 //! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
 //! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter),
-//! `brute_force` (the order (world, index), every later object of the world) and the grid (its
+//! `origin_distance` (the order (world, |c|, index), each position's |c| beside the ranks, its
+//! own walk), `brute_force` (the order (world, index), every later object of the world) and the
+//! grid (its
 //! own frame, each key holding the world's rank above a bucket that hashes the cell with the
 //! world; the shared objects, at most [`GPU_GRID_SHARED_MAX`], on the giants' list). `auto` is
 //! `sap`.
