@@ -183,8 +183,13 @@ pub fn open_gpu() -> Result<String, JsError> {
     Ok(ctx.info.name.clone())
 }
 
-/// The generator `name` (`_` read as `-`) with `n` spheres from `seed`.
+/// The generator `name` (`_` read as `-`) with `n` spheres from `seed`. A scene of none is
+/// refused, as the tool refuses `--n 0`: the library would answer it with no pairs, which the
+/// page's checks would pass without testing anything.
 pub(crate) fn generate(name: &str, n: u32, seed: u32) -> sweepfan::Result<Scene> {
+    if n == 0 {
+        return Err(sweepfan::Error::EmptyScene);
+    }
     Ok(Scene::generate(
         kind_of(name)?,
         &SceneParams::new(n as usize, seed.into()),
