@@ -321,7 +321,7 @@ pub fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 /// (workgroup barriers, no subgroup operation). `None` only where `test_gpu` gives none.
 pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
     use sweepfan::gpu::{GpuContext, GpuOptions};
-    let default = crate::common::test_gpu()?;
+    let default = test_gpu()?;
     let portable = GpuContext::new(&GpuOptions {
         without_subgroups: true,
         ..test_options()
@@ -334,7 +334,7 @@ pub fn both_appends() -> Option<[sweepfan::gpu::GpuContext; 2]> {
 /// The test adapter (`test_gpu`) behind an `Arc`, as broad phases share it; `None` where
 /// `test_gpu` gives none.
 pub fn shared_gpu() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
-    crate::common::test_gpu().map(std::sync::Arc::new)
+    test_gpu().map(std::sync::Arc::new)
 }
 
 /// The CPU grid's pairs on `spheres`, canonical: the reference the device's pairs must equal.

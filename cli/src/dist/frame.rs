@@ -605,10 +605,14 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
             "cpu".into(),
         )),
         Backend::Gpu => {
+            let gpu_options = crate::run::gpu::with_env(GpuOptions {
+                max_binding_bytes: options.max_binding_bytes,
+                ..Default::default()
+            })?;
             let adapter = match &options.adapter {
                 Some(a) => a.clone(),
                 None => {
-                    let count = sweepfan::gpu::list_adapters().len();
+                    let count = sweepfan::gpu::list_adapters(&gpu_options).len();
                     if count == 0 {
                         return Err(Error::NoAdapter(
                             "no GPU adapter on this rank's machine (install a Vulkan driver, or \
@@ -619,11 +623,10 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
                     (rank % count).to_string()
                 }
             };
-            let ctx = Arc::new(GpuContext::new(&crate::run::gpu::with_env(GpuOptions {
+            let ctx = Arc::new(GpuContext::new(&GpuOptions {
                 adapter: Some(adapter),
-                max_binding_bytes: options.max_binding_bytes,
-                ..Default::default()
-            })?)?);
+                ..gpu_options
+            })?);
             let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
             Ok((
                 registry::broad_phase(&options.method, Backend::Gpu, Some(&ctx))?,
