@@ -518,3 +518,30 @@ fn info_without_an_adapter_is_an_error() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The tool maps SWEEPFAN_SLOPPY_MATH onto the context's options (the library reads no
+/// variable): `info` on a context opened under it says its math is sloppy, and without it
+/// (or with `0`) says nothing of the kind.
+#[test]
+fn the_sloppy_math_switch_reaches_the_context_through_the_tool() {
+    if crate::common::test_gpu().is_none() {
+        return;
+    }
+    let info = |value: Option<&str>| {
+        let mut cmd = sweepfan();
+        cmd.arg("info").env_remove("SWEEPFAN_SLOPPY_MATH");
+        if let Some(v) = value {
+            cmd.env("SWEEPFAN_SLOPPY_MATH", v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).contains("math: sloppy")
+    };
+    assert!(info(Some("1")));
+    assert!(!info(Some("0")));
+    assert!(!info(None));
+}

@@ -54,6 +54,14 @@ pub fn context_lines(ctx: &GpuContext, heading: &str) -> Vec<String> {
                 .into(),
         );
     }
+    if ctx.math() == sweepfan::gpu::MathMode::Sloppy {
+        // A run under SWEEPFAN_SLOPPY_MATH says so (docs/design.md §9.11).
+        lines.push(
+            "math: sloppy (SWEEPFAN_SLOPPY_MATH): sqrt, division and dot products off by up to \
+             2 ULP or fused, as real GPUs may compute them"
+                .into(),
+        );
+    }
     lines.push("limits:".into());
     for (name, value) in [
         (
