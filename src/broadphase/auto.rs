@@ -216,6 +216,8 @@ pub struct Auto {
     frames_since: u64,
     /// Whether frame events are asked of the backend (then the first choice stays).
     events: bool,
+    /// An empty frame came before any choice while events were on: its events (none) are due.
+    empty_events_due: bool,
 }
 
 impl Auto {
@@ -231,6 +233,7 @@ impl Auto {
             chosen_for: 0,
             frames_since: 0,
             events: false,
+            empty_events_due: false,
         }
     }
 
@@ -322,6 +325,9 @@ impl BroadPhase for Auto {
     }
 
     fn take_events(&mut self) -> Option<FrameEvents> {
+        if std::mem::take(&mut self.empty_events_due) {
+            return Some(FrameEvents::default());
+        }
         self.inner()?.take_events()
     }
 
@@ -335,9 +341,13 @@ impl BroadPhase for Auto {
             // any choice there is nothing to tell.
             return match self.inner() {
                 Some(inner) => inner.find_pairs_validated(spheres, out),
-                None => Ok(crate::broadphase::no_pairs(out)),
+                None => {
+                    self.empty_events_due = self.events;
+                    Ok(crate::broadphase::no_pairs(out))
+                }
             };
         }
+        self.empty_events_due = false;
         let start = web_time::Instant::now();
         self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();

@@ -562,6 +562,17 @@ fn an_empty_frame_has_no_pairs_and_loses_the_last_frames() {
         .map(|&m| Box::new(GpuBroadPhase::new(ctx.clone(), m).unwrap()) as _)
         .collect();
     all.push(Box::new(sweepfan::gpu::auto(ctx.clone())));
+    // auto with events asked before any frame, the first frame empty: its events are none.
+    let mut auto = sweepfan::gpu::auto(ctx.clone());
+    assert!(auto.track_events(true).unwrap());
+    assert_eq!(auto.find_pairs(&[], None).unwrap().pairs, 0);
+    assert_eq!(auto.take_events(), Some(Default::default()));
+    auto.find_pairs(&scene, Some(&mut Vec::new())).unwrap();
+    assert_eq!(
+        auto.take_events().expect("events").found,
+        want,
+        "auto after an empty start"
+    );
     for bp in &mut all {
         let name = bp.name().to_string();
         let mut pairs = vec![[7, 9]];
