@@ -51,11 +51,11 @@ use crate::gpu::spheres::cascade::Cascade;
 use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
-use crate::gpu::traffic;
 use std::sync::Arc;
 use web_time::Instant;
 
 mod buffers;
+mod diagnostics;
 use buffers::grid_buckets;
 mod in_flight;
 mod parts;
@@ -517,50 +517,6 @@ impl GpuBroadPhase {
 enum Source<'a> {
     Host(&'a [Sphere]),
     Device(&'a wgpu::Buffer),
-}
-
-impl Diagnostics for GpuBroadPhase {
-    fn resident_bytes_per_object(&self) -> Option<f64> {
-        Some(GpuBroadPhase::resident_bytes_per_object(self))
-    }
-
-    fn device_counts(&self) -> Option<crate::broadphase::DeviceCounts> {
-        // The peers' parts count too (`--adapters`).
-        Some(
-            self.ctx
-                .peers()
-                .iter()
-                .fold(self.ctx.counts(), |all, peer| all.plus(peer.counts())),
-        )
-    }
-
-    fn device_traffic(
-        &self,
-        n: usize,
-        tests: f64,
-        pairs: f64,
-        store: bool,
-    ) -> Option<Vec<(&'static str, f64)>> {
-        let events = self
-            .events
-            .as_ref()
-            .map(|e| e.last_counts().map(|c| c as f64));
-        traffic::sphere_frame_on(
-            &self.ctx,
-            self.method,
-            (n, tests, pairs, store),
-            (
-                self.pair_capacity as f64,
-                self.sorted_slots() as f64,
-                events,
-            ),
-            self.grid_lookups_per_object,
-        )
-    }
-
-    fn parts(&self) -> Option<crate::broadphase::PartsReport> {
-        self.last_parts()
-    }
 }
 
 impl BroadPhase for GpuBroadPhase {
