@@ -80,12 +80,14 @@ impl LeanGrid {
             }
         }
         if !self.giants.is_empty() {
-            for (k, g) in self.giants.iter().enumerate() {
-                for &[.., i] in &self.rows {
-                    if g.reaches(frame.absolute_cell(local[i as usize].center)) {
-                        test(i, g.index, &mut stats);
-                    }
+            // Each object's absolute cell once, against every giant's reach.
+            for &[.., i] in &self.rows {
+                let cell = frame.absolute_cell(local[i as usize].center);
+                for g in self.giants.iter().filter(|g| g.reaches(cell)) {
+                    test(i, g.index, &mut stats);
                 }
+            }
+            for (k, g) in self.giants.iter().enumerate() {
                 for h in &self.giants[k + 1..] {
                     test(g.index, h.index, &mut stats);
                 }
