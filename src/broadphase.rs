@@ -44,9 +44,10 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
     )
 }
 
-internal_modules!(aabbs, keys);
+internal_modules!(aabbs, keys, memory);
 pub mod auto;
 pub mod cancel;
+pub mod limits;
 pub(crate) mod radix;
 pub(crate) mod world_slots;
 pub mod worlds;

@@ -136,7 +136,7 @@ pub enum Exceeds {
     Dispatch,
     /// The device's memory (an allocation the driver refused).
     DeviceMemory,
-    /// The memory this process may still use (`scenes::memory`): `usable` when known.
+    /// The memory this process may still use (`broadphase::memory`): `usable` when known.
     HostMemory {
         /// Bytes the request needs.
         needed: u64,

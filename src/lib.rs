@@ -63,8 +63,11 @@
 //! Nothing is read from the environment (docs/design.md §8.1): the GPU's backends, the adapter
 //! a run must be on and the kernels' math are [`GpuOptions`] fields
 //! ([`GpuOptions::from_vars`] maps `WGPU_BACKEND`, `SWEEPFAN_EXPECT_ADAPTER` and
-//! `SWEEPFAN_SLOPPY_MATH` through a lookup the caller passes). CPU work runs on the rayon pool
-//! of the calling thread: a caller that gives its own runs the call inside it.
+//! `SWEEPFAN_SLOPPY_MATH` through a lookup the caller passes). What a call may allocate and
+//! when it must stop are [`Limits`]: a [`MemoryBudget`] (none by default; the system's figure
+//! only when asked for, [`MemoryBudget::System`]) and a [`CancelToken`], given to the calls of
+//! [`Limits::run`]. CPU work runs on the rayon pool of the calling thread: a caller that gives
+//! its own runs the call inside it.
 //!
 //! ```
 //! use sweepfan::{BroadPhase, Method, Sphere, cpu};
@@ -122,6 +125,8 @@ pub mod scenes;
 
 pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
 pub use broadphase::aabbs::AabbOverlaps;
+pub use broadphase::cancel::CancelToken;
+pub use broadphase::limits::{Limits, MemoryBudget};
 pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
 pub use error::{Error, Exceeds, Result};

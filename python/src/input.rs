@@ -249,11 +249,14 @@ pub fn matrix<const K: usize>(
 /// library's objects built from them) fit the memory this process may use.
 pub fn rows_fit(arg: &str, bytes_per_row: u64) -> impl FnOnce(usize) -> PyResult<()> + '_ {
     move |n| {
-        sweepfan::scenes::memory::check_fits(
-            &format!("{n} rows of {arg}"),
-            (n as u64).saturating_mul(2 * bytes_per_row),
-        )
-        .map_err(crate::errors::to_py)
+        crate::interrupt::limits()
+            .run(|| {
+                sweepfan::broadphase::memory::check_fits(
+                    &format!("{n} rows of {arg}"),
+                    (n as u64).saturating_mul(2 * bytes_per_row),
+                )
+            })
+            .map_err(crate::errors::to_py)
     }
 }
 
@@ -311,11 +314,14 @@ pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> Py
 /// Whether a copy of `values` values of `bytes` each, made from argument `arg`, fits the memory
 /// this process may use: checked before the copy, as the arrays' own sizes are.
 fn copy_fits(arg: &str, values: usize, bytes: u64) -> PyResult<()> {
-    sweepfan::scenes::memory::check_fits(
-        &format!("a copy of the {values} values of {arg}"),
-        (values as u64).saturating_mul(bytes),
-    )
-    .map_err(crate::errors::to_py)
+    crate::interrupt::limits()
+        .run(|| {
+            sweepfan::broadphase::memory::check_fits(
+                &format!("a copy of the {values} values of {arg}"),
+                (values as u64).saturating_mul(bytes),
+            )
+        })
+        .map_err(crate::errors::to_py)
 }
 
 /// Reads `obj` as a one-dimensional array of integers (a `uint32`-ranged index array) of at most `most` entries (`why` says what limits them): a longer array (a

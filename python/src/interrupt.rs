@@ -3,12 +3,19 @@
 //! short steps and runs Python's signal handlers between them. A `KeyboardInterrupt` (or any
 //! exception a handler raises) cancels the token; the library stops at its next look (between
 //! chunks of a candidate loop, within 100 ms of a device wait), the objects left whole, and the
-//! exception is raised from the call.
+//! exception is raised from the call. Every call runs under the system's memory budget
+//! ([`limits`]): a request past what the process may allocate is a `MemoryError`, not an abort.
 
 use pyo3::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
-use sweepfan::broadphase::cancel::{CancelToken, with_token};
+use sweepfan::{CancelToken, Limits, MemoryBudget};
+
+/// The limits a call from Python runs under: the system's memory (available memory, `ulimit
+/// -v`, the cgroup's limit), and no token unless [`interruptible`] gives one.
+pub fn limits() -> Limits {
+    Limits::new().with_memory(MemoryBudget::System)
+}
 
 /// Inputs below this many objects run on the calling thread: they end in milliseconds, and a
 /// thread costs more than that would save.
@@ -25,14 +32,14 @@ pub fn interruptible<T: Send>(
     work: impl FnOnce() -> PyResult<T> + Send,
 ) -> PyResult<T> {
     if objects < THREAD_MIN_OBJECTS {
-        return py.detach(work);
+        return py.detach(|| limits().run(work));
     }
     let token = CancelToken::new();
     std::thread::scope(|s| {
         let (done, mut result) = mpsc::channel();
         let token_for_work = &token;
         let worker = s.spawn(move || {
-            let out = with_token(token_for_work, work);
+            let out = limits().with_cancel(token_for_work.clone()).run(work);
             let _ = done.send(out);
         });
         let mut raised: Option<PyErr> = None;

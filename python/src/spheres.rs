@@ -28,7 +28,9 @@ pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult
     let centers = matrix("centers", centers, ["x", "y", "z"], |n| match n {
         // No spheres, no pairs (docs/design.md §8.4); the library refuses an empty scene.
         0 => Ok(()),
-        n => sweepfan::scenes::memory::check_scene_size(n).map_err(to_py),
+        n => crate::interrupt::limits()
+            .run(|| sweepfan::broadphase::memory::check_scene_size(n))
+            .map_err(to_py),
     })?;
     let radii = per_object("radii", "radius", radii, centers.len())?;
     Ok(centers
@@ -81,7 +83,9 @@ fn spheres_as_they_lie(
     if columns != 3 || n == 0 {
         return Ok(None);
     }
-    sweepfan::scenes::memory::check_scene_size(n).map_err(to_py)?;
+    crate::interrupt::limits()
+        .run(|| sweepfan::broadphase::memory::check_scene_size(n))
+        .map_err(to_py)?;
     // With the interpreter held, as every copy of an argument (docs/design.md §8.4): no Python
     // thread can write the array while the pool reads it.
     use rayon::prelude::*;

@@ -14,7 +14,7 @@ use crate::broadphase::{Backend, Clock, Pair, Stats};
 use crate::broadphase::radix::radix_sort_carrying;
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::aabb::Aabb;
-use crate::scenes::memory;
+use crate::broadphase::memory;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -488,11 +488,12 @@ impl BoxSweep {
         use rayon::prelude::*;
         let start = web_time::Instant::now();
         let groups = world_groups(boxes, worlds)?;
-        let token = crate::broadphase::cancel::current();
+        let limits = crate::broadphase::limits::current();
+        let token = limits.cancel.clone();
         let members: Vec<&[u32]> = groups.members().collect();
         let found: Vec<Result<Vec<Pair>>> = members
             .par_chunks(8)
-            .map(|chunk| {
+            .map(|chunk| limits.run(|| {
                 let (mut local, mut found, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
                 let mut sweep = BoxSweep::new();
                 for members in chunk {
@@ -516,7 +517,7 @@ impl BoxSweep {
                     }
                 }
                 Ok(pairs)
-            })
+            }))
             .collect();
         out.clear();
         for pairs in found {

@@ -10,10 +10,10 @@
 //! and the call fails with [`Error::TooLarge`] naming the exact count, as the GPU's pair list
 //! does when its count exceeds what a binding holds.
 
+use crate::broadphase::memory::LazyBudget;
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::sphere::Sphere;
-use crate::scenes::memory::LazyBudget;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -374,7 +374,7 @@ mod tests {
         let mut emitter = PairEmitter::default();
         emitter.set_serial_max_items(1 << 20);
         let handed = std::sync::Mutex::new(Vec::new());
-        let result = crate::broadphase::cancel::with_token(&token, || {
+        let result = crate::Limits::new().with_cancel(token.clone()).run(|| {
             emitter.run(100_000, None, |range, sink| {
                 handed.lock().unwrap().push(range.clone());
                 token.cancel();
@@ -410,7 +410,7 @@ mod tests {
     fn a_cancelled_emission_fails_as_interrupted() {
         let token = crate::broadphase::cancel::CancelToken::new();
         let mut emitter = PairEmitter::default();
-        let result = crate::broadphase::cancel::with_token(&token, || {
+        let result = crate::Limits::new().with_cancel(token.clone()).run(|| {
             emitter.run(100_000, None, |range, sink| {
                 if range.start >= 50_000 {
                     token.cancel();

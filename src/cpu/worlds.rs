@@ -189,7 +189,8 @@ impl WorldBatch {
         };
         let stored = AtomicU64::new(shared_pairs.len() as u64);
         let overflow = AtomicBool::new(false);
-        let token = cancel::current();
+        let limits = crate::broadphase::limits::current();
+        let token = limits.cancel.clone();
         let job = Job {
             spheres,
             groups: &self.groups,
@@ -207,10 +208,7 @@ impl WorldBatch {
         let results: Vec<Result<()>> = self
             .chunks
             .par_iter_mut()
-            .map(|chunk| match &token {
-                Some(t) => cancel::with_token(t, || job.run(chunk)),
-                None => job.run(chunk),
-            })
+            .map(|chunk| limits.run(|| job.run(chunk)))
             .collect();
         cancel::check(&token)?;
         results.into_iter().collect::<Result<()>>()?;

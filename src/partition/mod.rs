@@ -237,13 +237,16 @@ fn run_tiles(
             store,
         )]
     } else {
+        // Each runner's thread runs under the caller's limits (budget, cancellation).
+        let limits = &crate::broadphase::limits::current();
         std::thread::scope(|scope| {
             let handles: Vec<_> = runners
                 .iter_mut()
                 .map(|runner| {
                     let (queue, changed) = (&queue, &changed);
-                    scope
-                        .spawn(move || worker(spheres, order, queue, changed, &mut **runner, store))
+                    scope.spawn(move || {
+                        limits.run(|| worker(spheres, order, queue, changed, &mut **runner, store))
+                    })
                 })
                 .collect();
             handles

@@ -64,7 +64,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(parse_error(1, IS_A_DIRECTORY.into()));
     }
-    let budget = crate::scenes::memory::available_bytes().map_or(u64::MAX, |b| b / 4);
+    let budget = crate::broadphase::memory::available_bytes().map_or(u64::MAX, |b| b / 4);
     let mut reader = std::io::BufReader::new(file);
     let mut text = String::new();
     let mut line = Vec::new();

@@ -6,16 +6,7 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
-internal_modules!(
-    chunks,
-    free_bodies,
-    memory,
-    motion,
-    random,
-    rotating,
-    slice,
-    walls
-);
+internal_modules!(chunks, free_bodies, motion, random, rotating, slice, walls);
 pub mod files;
 
 use crate::error::Result;

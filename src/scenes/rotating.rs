@@ -63,7 +63,7 @@ const BYTES_PER_BODY: u64 = 4096;
 
 /// The cube's half side for the parameters, checked (the rotating objects `bytes_per_box` each).
 fn cube_half(p: &RotatingParams, what: &str, bytes_per_box: u64) -> Result<f32> {
-    crate::scenes::memory::check_fits(
+    crate::broadphase::memory::check_fits(
         &format!(
             "a rotating scene of {} {what} and {} spheres",
             p.boxes, p.spheres

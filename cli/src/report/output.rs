@@ -520,11 +520,17 @@ pub fn remove_temporaries_on_signals() {
 }
 
 /// After [`remove_temporaries_on_signals`]: the first SIGINT cancels `token` instead, so that
-/// a call run under it (`broadphase::cancel::with_token`) stops at its next check and returns
+/// a call run under it (`sweepfan::Limits::with_cancel`) stops at its next check and returns
 /// `Error::Interrupted`; the process ends as the signal would after 2 s if it has not (a second
 /// SIGINT ends it at once). Unix only (elsewhere nothing changes). Docs/design.md §9.18.
-pub fn stop_calls_on_interrupt(token: sweepfan::broadphase::cancel::CancelToken) {
+pub fn stop_calls_on_interrupt(token: sweepfan::CancelToken) {
     signals::stop_calls_on_interrupt(token);
+}
+
+/// Whether the token of [`stop_calls_on_interrupt`] was cancelled (a SIGINT came): work the
+/// tool runs between library calls (the selftest's checks) stops there.
+pub fn interrupted() -> bool {
+    signals::interrupted()
 }
 
 /// Ends the process as an uncaught SIGINT would (status 130 in a shell), the temporaries of

@@ -126,10 +126,14 @@ fn prepare_process() {
 fn main() {
     prepare_process();
     let cli = parse();
-    // Ctrl-C stops the library's long calls at their next check (docs/design.md §9.18).
-    let token = sweepfan::broadphase::cancel::CancelToken::new();
+    // Ctrl-C stops the library's long calls at their next check (docs/design.md §9.18); every
+    // request is checked against the system's memory before it is allocated (§9.14).
+    let token = sweepfan::CancelToken::new();
     sweepfan_cli::report::output::stop_calls_on_interrupt(token.clone());
-    let result = sweepfan::broadphase::cancel::with_token(&token, || run(cli));
+    let limits = sweepfan::Limits::new()
+        .with_memory(sweepfan::MemoryBudget::System)
+        .with_cancel(token.clone());
+    let result = limits.run(|| run(cli));
     if token.is_cancelled() {
         let _ = std::io::Write::flush(&mut std::io::stdout());
         args::note(format_args!("sweepfan: interrupted"));

@@ -175,8 +175,7 @@ impl Checks<'_> {
         gpu: impl FnOnce() -> Result<T>,
         compare: impl FnOnce(T) -> Result<std::result::Result<String, String>>,
     ) {
-        let token = sweepfan::broadphase::cancel::current();
-        if sweepfan::broadphase::cancel::check(&token).is_err() {
+        if crate::report::output::interrupted() {
             return;
         }
         if let Some(p) = self.progress {
@@ -258,7 +257,9 @@ pub fn run(
     if wanted(Stage::Events) {
         events::event_checks(ctx, cfg, &mut checks);
     }
-    sweepfan::broadphase::cancel::check(&sweepfan::broadphase::cancel::current())?;
+    if crate::report::output::interrupted() {
+        return Err(sweepfan::Error::Interrupted);
+    }
     Ok(SelftestReport {
         device: device_name(ctx),
         level: cfg.level,

@@ -72,8 +72,7 @@ mod unix {
     }
 
     /// The token the first SIGINT cancels (`stop_calls_on_interrupt`), if any.
-    static STOP: std::sync::OnceLock<sweepfan::broadphase::cancel::CancelToken> =
-        std::sync::OnceLock::new();
+    static STOP: std::sync::OnceLock<sweepfan::CancelToken> = std::sync::OnceLock::new();
 
     /// Seconds a cancelled call has to return before the process ends as the signal would.
     const GRACE_SECONDS: libc::c_uint = 2;
@@ -116,7 +115,11 @@ mod unix {
         }
     }
 
-    pub fn stop_calls_on_interrupt(token: sweepfan::broadphase::cancel::CancelToken) {
+    pub fn interrupted() -> bool {
+        STOP.get().is_some_and(sweepfan::CancelToken::is_cancelled)
+    }
+
+    pub fn stop_calls_on_interrupt(token: sweepfan::CancelToken) {
         if STOP.set(token).is_ok() && handle(libc::SIGINT, on_interrupt) {
             handle(libc::SIGALRM, on_alarm);
         }
@@ -241,7 +244,11 @@ mod other {
 
     pub fn install() {}
 
-    pub fn stop_calls_on_interrupt(_: sweepfan::broadphase::cancel::CancelToken) {}
+    pub fn stop_calls_on_interrupt(_: sweepfan::CancelToken) {}
+
+    pub fn interrupted() -> bool {
+        false
+    }
 
     pub fn end_as_interrupted() -> ! {
         std::process::exit(130)

@@ -32,6 +32,8 @@ pub enum Limit {
     AddressSpace,
     /// The cgroup's memory limit less its usage.
     Cgroup,
+    /// The caller's budget ([`crate::MemoryBudget::Bytes`]).
+    Given,
 }
 
 impl Limit {
@@ -41,6 +43,7 @@ impl Limit {
             Limit::MemAvailable => "MemAvailable in /proc/meminfo",
             Limit::AddressSpace => "under the address-space limit, ulimit -v",
             Limit::Cgroup => "under the memory limit of the process's cgroup",
+            Limit::Given => "the caller's budget",
         }
     }
 }
@@ -60,9 +63,13 @@ impl Available {
         figures.into_iter().flatten().min_by_key(|a| a.bytes)
     }
 
-    /// What one request may use: three quarters, a quarter kept back for the rest of the run.
+    /// What one request may use: of a system figure three quarters, a quarter kept back for
+    /// the rest of the run; of the caller's budget the whole.
     pub fn usable(&self) -> u64 {
-        self.bytes / 4 * 3
+        match self.limit {
+            Limit::Given => self.bytes,
+            _ => self.bytes / 4 * 3,
+        }
     }
 
     /// The bytes a refusal's hint counts with ("about 23,000,000 objects fit"): [`Self::usable`]
@@ -73,8 +80,12 @@ impl Available {
         usable - usable / 100
     }
 
-    /// `17.6 GB (three quarters of the 23.5 GB available, MemAvailable in /proc/meminfo)`.
+    /// `17.6 GB (three quarters of the 23.5 GB available, MemAvailable in /proc/meminfo)`;
+    /// `1.0 GB (the caller's budget)`.
     pub fn describe(&self) -> String {
+        if self.limit == Limit::Given {
+            return format!("{} ({})", human(self.bytes), self.limit.describe());
+        }
         format!(
             "{} (three quarters of the {} available, {})",
             human(self.usable()),
@@ -84,9 +95,16 @@ impl Available {
     }
 }
 
-/// The memory this process may allocate now: the smallest of the three limits (module docs),
-/// or `None` where the system states none (not Linux, no `/proc`).
+/// What the calling thread's calls may allocate now: the figure of the [`crate::MemoryBudget`]
+/// they run under ([`crate::Limits::run`]; `None`, no budget, by default).
 pub fn available() -> Option<Available> {
+    super::limits::current().memory.available()
+}
+
+/// The memory this process may allocate now: the smallest of the three limits (module docs),
+/// or `None` where the system states none (not Linux, no `/proc`). Read only where a caller
+/// asks for it ([`crate::MemoryBudget::System`]).
+pub fn system_available() -> Option<Available> {
     let read = |path: &str| std::fs::read_to_string(path).ok();
     let figure = |limit: Limit| move |bytes: u64| Available { bytes, limit };
     let mem = read("/proc/meminfo")
@@ -117,13 +135,13 @@ pub fn available() -> Option<Available> {
     Available::smallest([mem, address_space, cgroup])
 }
 
-/// Bytes this process may allocate now ([`available`]'s figure).
+/// Bytes the calling thread's calls may allocate now ([`available`]'s figure).
 pub fn available_bytes() -> Option<u64> {
     available().map(|a| a.bytes)
 }
 
-/// `Ok` when `bytes` (an estimate for `what`) fits in what this process may use
-/// ([`Available::usable`]); else [`Error::TooLarge`] naming both sizes and the limit that binds.
+/// `Ok` when `bytes` (an estimate for `what`) fits in what the calling thread's budget allows
+/// ([`available`], [`Available::usable`]); else [`Error::TooLarge`] naming both sizes and the limit that binds.
 pub fn check_fits(what: &str, bytes: u64) -> Result<()> {
     check_fits_or(what, bytes, |_| String::new())
 }
@@ -197,32 +215,53 @@ pub fn too_large(what: &str, needed: u64, available: &Available, hint: &str) -> 
     )
 }
 
-/// The memory budget of one computation that allocates as it goes (the CPU pair buffers):
-/// [`available`] read once, when the computation has allocated more than
-/// [`LazyBudget::UNCHECKED_BYTES`] (small runs never read `/proc`), and every later growth
-/// checked against it before it is made.
-#[derive(Debug, Default)]
+/// The memory budget of one computation that allocates as it goes (the CPU pair buffers): the
+/// calling thread's [`crate::MemoryBudget`], taken when the computation begins (its work may run
+/// on other threads), every growth checked against it before it is made. The system's figure is
+/// read once, when the computation has allocated more than [`LazyBudget::UNCHECKED_BYTES`]
+/// (small runs never read `/proc`).
+#[derive(Debug)]
 pub struct LazyBudget {
+    budget: crate::broadphase::limits::MemoryBudget,
     read: OnceLock<Option<Available>>,
 }
 
+impl Default for LazyBudget {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl LazyBudget {
-    /// Allocations up to this many bytes in all are not checked.
+    /// Allocations up to this many bytes in all are not checked against the system's figure.
     pub const UNCHECKED_BYTES: u64 = 16 << 20;
 
-    /// A budget not yet read.
+    /// The calling thread's budget, not yet read.
     pub fn new() -> Self {
-        Self::default()
+        Self::of(super::limits::current().memory)
+    }
+
+    /// `budget`, not yet read.
+    pub fn of(budget: crate::broadphase::limits::MemoryBudget) -> Self {
+        Self {
+            budget,
+            read: OnceLock::new(),
+        }
     }
 
     /// Whether the computation may have allocated `bytes` in all.
     pub fn allows(&self, bytes: u64) -> bool {
-        bytes <= Self::UNCHECKED_BYTES || self.available().is_none_or(|a| bytes <= a.usable())
+        use crate::broadphase::limits::MemoryBudget;
+        match self.budget {
+            MemoryBudget::Unchecked => true,
+            MemoryBudget::System if bytes <= Self::UNCHECKED_BYTES => true,
+            _ => self.available().is_none_or(|a| bytes <= a.usable()),
+        }
     }
 
     /// The figure checked against (read now if it was not yet).
     pub fn available(&self) -> Option<Available> {
-        *self.read.get_or_init(available)
+        *self.read.get_or_init(|| self.budget.available())
     }
 }
 
@@ -427,13 +466,16 @@ pub fn human(bytes: u64) -> String {
 mod tests {
     use super::*;
 
+    use crate::broadphase::limits::{Limits, MemoryBudget};
+
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_request_larger_than_memory_is_too_large() {
-        if available().is_none() {
-            return; // not Linux: nothing to check against
-        }
-        let e =
-            check_fits_or("a test", u64::MAX / 2, |usable| format!("{usable} fit")).unwrap_err();
+        let system = Limits::new().with_memory(MemoryBudget::System);
+        assert!(system.run(available).is_some(), "Linux states its memory");
+        let e = system
+            .run(|| check_fits_or("a test", u64::MAX / 2, |usable| format!("{usable} fit")))
+            .unwrap_err();
         assert!(
             matches!(e, Error::TooLarge { exceeds: Exceeds::HostMemory { needed, usable: Some(u) }, .. }
                 if needed == u64::MAX / 2 && u < needed),
@@ -580,9 +622,33 @@ mod tests {
 
     #[test]
     fn a_lazy_budget_reads_nothing_for_small_runs() {
-        let budget = LazyBudget::new();
+        let budget = LazyBudget::of(MemoryBudget::System);
         assert!(budget.allows(LazyBudget::UNCHECKED_BYTES));
         assert!(budget.read.get().is_none());
-        assert!(!budget.allows(u64::MAX) || available().is_none());
+        assert!(!budget.allows(u64::MAX) || system_available().is_none());
+    }
+
+    /// Without a budget nothing is refused and nothing read; a budget of bytes refuses past
+    /// itself, whole, even below the system's unchecked 16 MiB, naming the caller's budget.
+    #[test]
+    fn the_callers_budget_is_what_requests_are_checked_against() {
+        assert_eq!(available(), None);
+        assert!(check_fits("a test", u64::MAX / 2).is_ok());
+        let unchecked = LazyBudget::new();
+        assert!(unchecked.allows(u64::MAX) && unchecked.read.get().is_none());
+
+        let given = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+        given.run(|| {
+            assert!(check_fits("a test", 1 << 20).is_ok());
+            let e = check_fits("a test", (1 << 20) + 1).unwrap_err();
+            assert!(e.to_string().contains("the caller's budget"), "{e}");
+            let lazy = LazyBudget::new();
+            assert!(lazy.allows(1 << 20) && !lazy.allows((1 << 20) + 1));
+        });
+        // Taken when the computation begins, not where its work runs.
+        let lazy = given.run(LazyBudget::new);
+        std::thread::scope(|s| {
+            s.spawn(|| assert!(!lazy.allows(2 << 20)));
+        });
     }
 }
