@@ -148,8 +148,8 @@ pub fn world_pairs<'py>(
             return Err(arg_error(
                 "method",
                 format!(
-                    "{method} does not run batches of worlds on the GPU yet (auto, sap, x, \
-                     origin_distance, brute_force and grid do); use backend=\"cpu\""
+                    "{method} does not run batches of worlds on the GPU yet (auto, sap, x, xy, \
+                     xyz, origin_distance, brute_force and grid do); use backend=\"cpu\""
                 ),
             ));
         }

@@ -119,10 +119,10 @@ def test_the_gpu_batch_matches_a_brute_force_per_world(method):
 
 def test_a_method_the_gpu_does_not_batch_is_refused_there():
     centers = np.zeros((4, 3), dtype=np.float32)
-    with pytest.raises(ValueError, match="method.*xy.*GPU"):
-        sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="xy", backend="gpu")
+    with pytest.raises(ValueError, match="method.*min_axis.*GPU"):
+        sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="min_axis", backend="gpu")
     # The default backend runs it wherever it can.
-    pairs, worlds, _ = sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="xy")
+    pairs, worlds, _ = sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="min_axis")
     assert pairs.tolist() == [[0, 1], [2, 3]] and worlds.tolist() == [0, 1]
 
 
@@ -196,6 +196,6 @@ def test_a_broad_phase_keeps_to_one_kind_of_step():
         bp.step(centers, 1.0, world=[0, 1])
     assert bp.frames == 0
     # The GPU, asked for by name, refuses a method it does not batch.
-    gpu = sweepfan.BroadPhase(method="xy", backend="gpu")
-    with pytest.raises(ValueError, match="method.*xy.*GPU"):
+    gpu = sweepfan.BroadPhase(method="min_axis", backend="gpu")
+    with pytest.raises(ValueError, match="method.*min_axis.*GPU"):
         gpu.step(centers, 1.0, world=[0, 0, 1, 1])

@@ -279,7 +279,24 @@ fn world_keys(inv: Invocation) {
     let p = flat_id(inv);
     if p < params.n {
         let i = values[p];
-        keys[p] = select(NONE, world_rank[i], i < arrayLength(&world_rank));
+        let rank = select(NONE, world_rank[i], i < arrayLength(&world_rank));
+        if (params.flags & FLAG_MARK) != 0u {
+            // A cascade's later axis: the objects it dropped (key NONE) first, as rank 0, the
+            // worlds after them from 1 (`unrank_dropped` makes their keys NONE again).
+            keys[p] = select(rank + 1u, 0u, keys[p] == NONE);
+        } else {
+            keys[p] = rank;
+        }
+    }
+}
+
+// After the stable sort by `world_keys`' ranks with FLAG_MARK: the dropped objects, first, get
+// their NONE back; the walks and scans skip them.
+@compute @workgroup_size(256)
+fn unrank_dropped(inv: Invocation) {
+    let p = flat_id(inv);
+    if p < params.n && keys[p] == 0u {
+        keys[p] = NONE;
     }
 }
 

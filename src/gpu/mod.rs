@@ -37,8 +37,8 @@ pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use shader::{MathMode, SLOPPY_MATH_ENV};
 pub use spheres::broad_phase::{
-    GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT,
-    SubmittedFrame,
+    GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch,
+    MAX_IN_FLIGHT, SubmittedFrame,
 };
 pub use timer::PassTimer;
 

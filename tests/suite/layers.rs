@@ -38,9 +38,8 @@ fn root_item(name: &str) -> Option<&'static str> {
     Some(match name {
         "Error" | "Result" => "error",
         "Sphere" | "validate_spheres" => "geom",
-        "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents" => {
-            "broadphase"
-        }
+        "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
+        | "Limits" | "MemoryBudget" | "CancelToken" => "broadphase",
         "Scene" | "SceneKind" | "SceneParams" => "scenes",
         "EventTracker" => "events",
         _ => return None,

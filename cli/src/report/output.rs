@@ -527,12 +527,6 @@ pub fn stop_calls_on_interrupt(token: sweepfan::CancelToken) {
     signals::stop_calls_on_interrupt(token);
 }
 
-/// Whether the token of [`stop_calls_on_interrupt`] was cancelled (a SIGINT came): work the
-/// tool runs between library calls (the selftest's checks) stops there.
-pub fn interrupted() -> bool {
-    signals::interrupted()
-}
-
 /// Ends the process as an uncaught SIGINT would (status 130 in a shell), the temporaries of
 /// atomic writes in progress removed: after a call stopped by [`stop_calls_on_interrupt`].
 pub fn end_as_interrupted() -> ! {

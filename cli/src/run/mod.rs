@@ -32,3 +32,18 @@ pub fn check_count_fits(
         |usable| hint(usable / per_item),
     )
 }
+
+/// The tool's cancellation: the token its SIGINT handler cancels
+/// (`report::output::stop_calls_on_interrupt`) and its `main` gives every library call
+/// (`sweepfan::Limits`, docs/design.md §9.18). One per process.
+pub fn stop_token() -> sweepfan::CancelToken {
+    STOP.get_or_init(sweepfan::CancelToken::new).clone()
+}
+
+/// Whether the tool's token was cancelled (a SIGINT came): work the tool runs between library
+/// calls (the selftest's checks) stops there.
+pub fn interrupted() -> bool {
+    STOP.get().is_some_and(sweepfan::CancelToken::is_cancelled)
+}
+
+static STOP: std::sync::OnceLock<sweepfan::CancelToken> = std::sync::OnceLock::new();

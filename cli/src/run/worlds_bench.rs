@@ -171,8 +171,8 @@ pub fn bench_worlds(
     {
         let Some((mut batched, mut single)) = pair_of(name, backend, ctx.as_ref())? else {
             notes.push(format!(
-                "gpu {name}: not batched on the GPU yet (auto, sap, x, origin_distance, \
-                 brute_force and grid are); its CPU row stands"
+                "gpu {name}: not batched on the GPU yet (auto, sap, x, xy, xyz, \
+                 origin_distance, brute_force and grid are); its CPU row stands"
             ));
             continue;
         };

@@ -58,7 +58,13 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
     let json = dir.join("rows.json");
     let out = sweepfan()
         .args(["bench", "--worlds", "200", "--n", "30", "--frames", "1"])
-        .args(["--methods", "auto,grid,xy", "--backend", "both", "--json"])
+        .args([
+            "--methods",
+            "auto,grid,min_axis",
+            "--backend",
+            "both",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .unwrap();
@@ -76,7 +82,10 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         assert_eq!(r["pairs"].as_u64(), Some(pairs), "{r}");
     }
     // The method the GPU does not batch yet is said, not dropped silently.
-    assert!(err.contains("gpu xy: not batched on the GPU yet"), "{err}");
+    assert!(
+        err.contains("gpu min_axis: not batched on the GPU yet"),
+        "{err}"
+    );
 }
 
 /// A batch file (`x,y,z,r,world`, every 23rd sphere shared) and its next frame, where every
@@ -223,7 +232,7 @@ fn verify_reads_a_world_column_and_checks_each_world() {
     }
     for (args, words) in [
         (
-            &["--method", "xy", "--backend", "gpu"][..],
+            &["--method", "min_axis", "--backend", "gpu"][..],
             "not batched on the GPU",
         ),
         (&["--contacts-out", "-"][..], "--contacts-out"),

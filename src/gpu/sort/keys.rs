@@ -19,7 +19,8 @@ pub enum KeyMode {
 
 crate::gpu::context::entry_pipelines! {
     pub struct Keys = "sort/keys.wgsl" [
-        extents, grid_frame, make_keys, world_keys, origin_of_sorted, gather, bucket_starts
+        extents, grid_frame, make_keys, world_keys, unrank_dropped, origin_of_sorted, gather,
+        bucket_starts
     ]
 }
 
@@ -103,17 +104,35 @@ impl Keys {
     }
 
     /// Many worlds (docs/design.md §2.13): `keys[p] = world_rank[values[p]]` for p < n, the key
-    /// of the stable sort that orders the objects by (world, key, index).
+    /// of the stable sort that orders the objects by (world, key, index). With `dropped_first`
+    /// (a cascade's later axis) a key already NONE (an object the cascade dropped) becomes 0
+    /// and every other rank one more, so the dropped objects sort first; [`Self::unrank_dropped`]
+    /// gives them NONE again after the sort.
     pub fn world_keys(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
         world_rank: &wgpu::Buffer,
-        keys: &wgpu::Buffer,
-        values: &wgpu::Buffer,
+        (keys, values): (&wgpu::Buffer, &wgpu::Buffer),
+        dropped_first: bool,
     ) -> Result<()> {
         let buffers = [(4, keys), (5, values), (10, world_rank)];
-        rec.launch(&self.world_keys, Params::n(n), &buffers, n as u64)
+        let params = Params {
+            flags: if dropped_first { FLAG_MARK } else { 0 },
+            ..Params::n(n)
+        };
+        rec.launch(&self.world_keys, params, &buffers, n as u64)
+    }
+
+    /// After the sort by [`Self::world_keys`]' ranks with `dropped_first`: keys 0 (the dropped
+    /// objects) := NONE.
+    pub fn unrank_dropped(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        keys: &wgpu::Buffer,
+    ) -> Result<()> {
+        rec.launch(&self.unrank_dropped, Params::n(n), &[(4, keys)], n as u64)
     }
 
     /// Many worlds under origin_distance: `out[p]` = the ordered `|c|` of `sorted[p]` for p < n

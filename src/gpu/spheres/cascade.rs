@@ -3,9 +3,15 @@
 //! marks feed the next axis's keys, so n stays static and nothing is read back between axes.
 //! The running maximum of `hi` before each block is scanned in levels of 256 (docs/design.md
 //! §9.17), so no workgroup walks more than 256 values whatever n is.
+//!
+//! Many worlds (docs/design.md §2.13): the scan runs over (world, hi) pairs, compared world
+//! first, so the running maximum before an object is its own world's (one scan, whatever the
+//! number of worlds); the shared objects always survive, and so does an object that overlaps
+//! one of them on the axis (every object when there are more than
+//! [`GPU_CASCADE_SHARED_MAX`](crate::gpu::GPU_CASCADE_SHARED_MAX)).
 
 use crate::error::Result;
-use crate::gpu::frame::{Params, Recorder, WG};
+use crate::gpu::frame::{FLAG_WORLDS, Params, Recorder, WG};
 use crate::gpu::spheres::pairs::SortedOrder;
 
 crate::gpu::context::entry_pipelines! {
@@ -40,15 +46,18 @@ pub fn levels(blocks: u32) -> Vec<Level> {
     }
 }
 
-/// Bytes of the block-maximum scratch for n objects (every level).
+/// Bytes of the block-maximum scratch for n objects (every level; a (world, hi) pair each).
 pub fn block_max_bytes(n: u32) -> u64 {
     let top = *levels(n.div_ceil(WG)).last().expect("level 0");
-    4 * (top.offset + top.len) as u64
+    8 * (top.offset + top.len) as u64
 }
 
 impl Cascade {
     /// `order`: the gathered spheres, keys and indices in sorted order on `axis`. Writes
-    /// `mark[i]` for every object.
+    /// `mark[i]` for every object. Many worlds: `shared_from` is `Some` (the first sorted
+    /// position of the shared objects, `n` when there are none), the order is (world, lo,
+    /// index) and the keys world ranks, dropped objects' NONE first.
+    #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
         rec: &mut Recorder<'_, '_>,
@@ -57,10 +66,13 @@ impl Cascade {
         order: &SortedOrder<'_>,
         block_max: &wgpu::Buffer,
         mark: &wgpu::Buffer,
+        shared_from: Option<u32>,
     ) -> Result<()> {
         let params = Params {
             n,
             axis,
+            flags: if shared_from.is_some() { FLAG_WORLDS } else { 0 },
+            shared_from: shared_from.unwrap_or(n),
             ..Default::default()
         };
         let threads = n as u64;
@@ -114,6 +126,17 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// The shader's bound is the library's.
+    #[test]
+    fn the_shared_bound_is_the_constant() {
+        let wgsl = include_str!("../../../shaders/spheres/cascade.wgsl");
+        let line = format!(
+            "const SHARED_SCAN_MAX: u32 = {}u;",
+            crate::gpu::GPU_CASCADE_SHARED_MAX
+        );
+        assert!(wgsl.contains(&line), "{line}");
+    }
+
     #[test]
     fn levels_by_hand() {
         assert_eq!(levels(0), [Level { offset: 0, len: 1 }]);
@@ -146,35 +169,55 @@ mod tests {
             }
         );
         assert_eq!(levels(65_537).len(), 3);
-        assert_eq!(block_max_bytes(256 * 257), 4 * (257 + 2));
+        assert_eq!(block_max_bytes(256 * 257), 8 * (257 + 2));
     }
 
-    /// The exclusive running maximum of block maxima at one, two and three levels (70,000
-    /// blocks stand for 17.9M objects) against a plain loop.
+    /// The exclusive running maximum of (world, hi) block maxima at one, two and three levels
+    /// (70,000 blocks stand for 17.9M objects) against a plain loop: in one world (0), and in
+    /// worlds rising in runs of random length, where the maximum restarts with each world.
     #[test]
     fn block_prefix_in_levels_matches_a_running_max() {
         let Some(ctx) = test_gpu() else { return };
         let cascade = Cascade::new(&ctx).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(17);
+        const LOWEST: f32 = -3.0e38;
         for blocks in [1u32, 200, 256, 257, 5_000, 65_537, 70_000] {
-            // Mostly rising with dips, so the carry across runs and levels matters.
-            let values: Vec<f32> = (0..blocks)
-                .map(|i| i as f32 * 0.5 - rng.random_range(0.0..4000.0f32))
-                .collect();
-            let top = *levels(blocks).last().unwrap();
-            let mut scratch = values.clone();
-            scratch.resize((top.offset + top.len) as usize, f32::NAN);
-            let buf = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("block maxima"),
-                contents: bytemuck::cast_slice(&scratch),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-            run_stage(&ctx, 16, |rec| cascade.encode_prefix(rec, blocks, &buf)).unwrap();
-            let got: Vec<f32> = ctx.read(&buf, blocks as usize).unwrap();
-            let mut running = -3.0e38f32;
-            for (b, (&g, &v)) in got.iter().zip(&values).enumerate() {
-                assert_eq!(g, running, "{blocks} blocks: block {b}");
-                running = running.max(v);
+            for in_worlds in [false, true] {
+                // Mostly rising with dips, so the carry across runs and levels matters.
+                let mut world = 1u32;
+                let values: Vec<(u32, f32)> = (0..blocks)
+                    .map(|i| {
+                        if in_worlds && rng.random_range(0..40) == 0 {
+                            world += rng.random_range(1..3);
+                        }
+                        let w = if in_worlds { world } else { 0 };
+                        (w, i as f32 * 0.5 - rng.random_range(0.0..4000.0f32))
+                    })
+                    .collect();
+                let top = *levels(blocks).last().unwrap();
+                let mut scratch: Vec<[u32; 2]> =
+                    values.iter().map(|&(w, v)| [w, v.to_bits()]).collect();
+                scratch.resize((top.offset + top.len) as usize, [7, f32::NAN.to_bits()]);
+                let buf = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("block maxima"),
+                    contents: bytemuck::cast_slice(&scratch),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                });
+                run_stage(&ctx, 16, |rec| cascade.encode_prefix(rec, blocks, &buf)).unwrap();
+                let got: Vec<[u32; 2]> = ctx.read(&buf, blocks as usize).unwrap();
+                let mut running = (0u32, LOWEST);
+                for (b, (&g, &(w, v))) in got.iter().zip(&values).enumerate() {
+                    assert_eq!(
+                        (g[0], f32::from_bits(g[1])),
+                        running,
+                        "{blocks} blocks, worlds {in_worlds}: block {b}"
+                    );
+                    running = if w > running.0 {
+                        (w, v)
+                    } else {
+                        (w, running.1.max(v))
+                    };
+                }
             }
         }
     }

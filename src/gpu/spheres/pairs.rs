@@ -103,14 +103,15 @@ impl PairKernels {
         rec.launch(&self.sweep, params, &buffers, n as u64)
     }
 
-    /// Many worlds (docs/design.md §2.13): a forward sweep ([`Sweep::Sap`] or [`Sweep::All`])
+    /// Many worlds (docs/design.md §2.13): a forward sweep ([`Sweep::Sap`], [`Sweep::Axis`] on
+    /// `axis`, or [`Sweep::All`])
     /// over the (world, lo, index) order, `order.keys` the world ranks; each walk ends at its
     /// world's end, and every object before `shared_from` then walks the shared run.
     pub fn world_sweep(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
-        mode: Sweep,
+        (mode, axis): (Sweep, u32),
         shared_from: u32,
         order: &SortedOrder<'_>,
         sink: &PairSink<'_>,
@@ -118,6 +119,7 @@ impl PairKernels {
         let base = sink.params(n);
         let params = Params {
             mode: mode as u32,
+            axis,
             flags: base.flags | FLAG_WORLDS,
             shared_from,
             ..base

@@ -128,7 +128,7 @@ fn main() {
     let cli = parse();
     // Ctrl-C stops the library's long calls at their next check (docs/design.md §9.18); every
     // request is checked against the system's memory before it is allocated (§9.14).
-    let token = sweepfan::CancelToken::new();
+    let token = sweepfan_cli::run::stop_token();
     sweepfan_cli::report::output::stop_calls_on_interrupt(token.clone());
     let limits = sweepfan::Limits::new()
         .with_memory(sweepfan::MemoryBudget::System)

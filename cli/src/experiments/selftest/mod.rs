@@ -175,7 +175,7 @@ impl Checks<'_> {
         gpu: impl FnOnce() -> Result<T>,
         compare: impl FnOnce(T) -> Result<std::result::Result<String, String>>,
     ) {
-        if crate::report::output::interrupted() {
+        if crate::run::interrupted() {
             return;
         }
         if let Some(p) = self.progress {
@@ -257,7 +257,7 @@ pub fn run(
     if wanted(Stage::Events) {
         events::event_checks(ctx, cfg, &mut checks);
     }
-    if crate::report::output::interrupted() {
+    if crate::run::interrupted() {
         return Err(sweepfan::Error::Interrupted);
     }
     Ok(SelftestReport {

@@ -115,10 +115,6 @@ mod unix {
         }
     }
 
-    pub fn interrupted() -> bool {
-        STOP.get().is_some_and(sweepfan::CancelToken::is_cancelled)
-    }
-
     pub fn stop_calls_on_interrupt(token: sweepfan::CancelToken) {
         if STOP.set(token).is_ok() && handle(libc::SIGINT, on_interrupt) {
             handle(libc::SIGALRM, on_alarm);
@@ -245,10 +241,6 @@ mod other {
     pub fn install() {}
 
     pub fn stop_calls_on_interrupt(_: sweepfan::CancelToken) {}
-
-    pub fn interrupted() -> bool {
-        false
-    }
 
     pub fn end_as_interrupted() -> ! {
         std::process::exit(130)

@@ -66,7 +66,9 @@ mod worlds;
 mod map_tests;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
-pub use worlds::{GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch};
+pub use worlds::{
+    GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch,
+};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -388,7 +390,10 @@ impl GpuBroadPhase {
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);
                 let order = (&order, &res.starts);
-                worlds::record(ctx, kernels, &mut rec, self.method, ranks, inputs, order, &sink)?;
+                let cascade = self.cascade.as_ref().map(|c| (c, &res.block_max, &res.mark));
+                worlds::record(
+                    ctx, kernels, &mut rec, self.method, ranks, inputs, order, cascade, &sink,
+                )?;
             }
             Method::BruteForce => {
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
@@ -448,7 +453,7 @@ impl GpuBroadPhase {
                     )?;
                     if axis + 1 < axes {
                         Recorder::begin(ctx, &mut enc, timer, arena, "cascade").record(|rec| {
-                            cascade.encode(rec, n, axis, &order, &res.block_max, &res.mark)
+                            cascade.encode(rec, n, axis, &order, &res.block_max, &res.mark, None)
                         })?;
                     } else {
                         Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {

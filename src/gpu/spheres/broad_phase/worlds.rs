@@ -10,7 +10,10 @@
 //! Methods: `sap` (the order (world, lo on the batch's axis of largest spread, index), walks
 //! while lo_q <= hi_p, boxes overlapping on the two other axes), `x` (the same on x, no filter),
 //! `origin_distance` (the order (world, |c|, index), each position's |c| beside the ranks, its
-//! own walk), `brute_force` (the order (world, index), every later object of the world) and the
+//! own walk), `xy` and `xyz` (x's walk on the last axis after the cascade's survivors on the
+//! ones before, each axis's order (world, lo, index) with the dropped objects first; the
+//! cascade scans (world, hi) pairs, so each object's running maximum is its own world's),
+//! `brute_force` (the order (world, index), every later object of the world) and the
 //! grid (its
 //! own frame, each key holding the world's rank above a bucket that hashes the cell with the
 //! world; the shared objects, at most [`GPU_GRID_SHARED_MAX`], on the giants' list). `auto` is
@@ -25,6 +28,7 @@ use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
+use crate::gpu::spheres::cascade::Cascade;
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
 use std::sync::Arc;
@@ -39,15 +43,25 @@ pub(super) struct WorldRanks {
     n: u32,
     /// Bits of the largest rank: the stable sort's key width.
     pub(super) bits: u32,
+    /// The largest rank.
+    largest: u32,
     /// The first sorted position of the shared objects (`n` when there are none).
     shared_from: u32,
     /// The shared objects' rank (`u32::MAX` when there are none).
     pub(super) shared_rank: u32,
 }
 
+/// `xy` and `xyz` batches: past this many shared objects every object survives each axis of
+/// the cascade, rather than each scanning them all for one it overlaps (`SHARED_SCAN_MAX` in
+/// `shaders/spheres/cascade.wgsl`): the walk then tests it against them all anyway.
+pub const GPU_CASCADE_SHARED_MAX: usize = 1024;
+
 /// Most shared objects the grid's batch takes: they join its giants' list (docs/design.md
 /// §2.13), `GIANT_SLOTS - GIANTS_MAX` in `shaders/frame.wgsl`.
 pub const GPU_GRID_SHARED_MAX: usize = 16;
+
+/// The cascade's kernels and scratch (block maxima, marks) for `xy` and `xyz`.
+pub(super) type CascadeParts<'a> = (&'a Cascade, &'a wgpu::Buffer, &'a wgpu::Buffer);
 
 /// Records the world frame's passes after the extents: keys (sap's lo; the values the objects'
 /// indices), for `sap` their sort, the world keys and their stable sort, the gather and the
@@ -61,9 +75,50 @@ pub(super) fn record(
     ranks: &WorldRanks,
     inputs: KeyInputs<'_>,
     (order, origins): (&SortedOrder<'_>, &wgpu::Buffer),
+    cascade: Option<CascadeParts<'_>>,
     sink: &PairSink<'_>,
 ) -> Result<()> {
     let n = ranks.n;
+    if let (Method::Xy | Method::Xyz, Some((cascade, block_max, mark))) = (method, cascade) {
+        // Each axis: its lo keys (the dropped objects' NONE), their sort, the world keys with
+        // the dropped first, the stable sort, the gather; then the survivors, or on the last
+        // axis x's walk (docs/design.md §2.13).
+        let axes = if method == Method::Xy { 2 } else { 3 };
+        let bits = 32 - (ranks.largest + 1).leading_zeros();
+        for axis in 0..axes {
+            let kp = KeyParams {
+                n,
+                pad: n,
+                mode: KeyMode::Lo,
+                axis,
+                use_mark: axis > 0,
+                buckets: 1,
+            };
+            Recorder::begin(ctx, enc, timer, arena, "keys")
+                .record(|rec| keys.make_keys(rec, kp, inputs, order.keys, order.values))?;
+            sort.encode(ctx, enc, order.keys, order.values, n, 32, Some(timer))?;
+            Recorder::begin(ctx, enc, timer, arena, "keys").record(|rec| {
+                let order_buffers = (order.keys, order.values);
+                keys.world_keys(rec, n, &ranks.buffer, order_buffers, true)
+            })?;
+            sort.encode(ctx, enc, order.keys, order.values, n, bits, Some(timer))?;
+            Recorder::begin(ctx, enc, timer, arena, "gather").record(|rec| {
+                keys.gather(rec, n, inputs.spheres, order.values, order.sorted)?;
+                keys.unrank_dropped(rec, n, order.keys)
+            })?;
+            let from = ranks.shared_from;
+            if axis + 1 < axes {
+                Recorder::begin(ctx, enc, timer, arena, "cascade").record(|rec| {
+                    cascade.encode(rec, n, axis, order, block_max, mark, Some(from))
+                })?;
+            } else {
+                Recorder::begin(ctx, enc, timer, arena, "pairs").record(|rec| {
+                    pairs.world_sweep(rec, n, (Sweep::Axis, axis), from, order, sink)
+                })?;
+            }
+        }
+        return Ok(());
+    }
     // The method's keys and walk (brute force: the values alone, no sort by key).
     let (mode, sweep) = match method {
         Method::Sap => (KeyMode::SapLo, Sweep::Sap),
@@ -84,8 +139,9 @@ pub(super) fn record(
     if sweep != Sweep::All {
         sort.encode(ctx, enc, order.keys, order.values, n, 32, Some(timer))?;
     }
-    Recorder::begin(ctx, enc, timer, arena, "keys")
-        .record(|rec| keys.world_keys(rec, n, &ranks.buffer, order.keys, order.values))?;
+    Recorder::begin(ctx, enc, timer, arena, "keys").record(|rec| {
+        keys.world_keys(rec, n, &ranks.buffer, (order.keys, order.values), false)
+    })?;
     sort.encode(ctx, enc, order.keys, order.values, n, ranks.bits, Some(timer))?;
     Recorder::begin(ctx, enc, timer, arena, "gather")
         .record(|rec| keys.gather(rec, n, inputs.spheres, order.values, order.sorted))?;
@@ -99,14 +155,16 @@ pub(super) fn record(
             .record(|rec| pairs.world_origin_sweep(rec, n, from, order, origins, sink));
     }
     Recorder::begin(ctx, enc, timer, arena, "pairs")
-        .record(|rec| pairs.world_sweep(rec, n, sweep, ranks.shared_from, order, sink))
+        .record(|rec| pairs.world_sweep(rec, n, (sweep, 0), ranks.shared_from, order, sink))
 }
 
-/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, brute force and the
-/// grid.
-pub const GPU_WORLD_METHODS: [Method; 5] = [
+/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, the cascades, brute
+/// force and the grid.
+pub const GPU_WORLD_METHODS: [Method; 7] = [
     Method::Sap,
     Method::X,
+    Method::Xy,
+    Method::Xyz,
     Method::OriginDistance,
     Method::BruteForce,
     Method::Grid,
@@ -147,15 +205,15 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, origin distance, brute
-    /// force, grid). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
+    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, xy, xyz, origin
+    /// distance, brute force, grid). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
     /// them; so is a context carrying peers (several devices): the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 x, origin_distance, brute_force, grid and auto (sap); every method runs them \
-                 on the CPU (WorldBatch)",
+                 x, xy, xyz, origin_distance, brute_force, grid and auto (sap); every method \
+                 runs them on the CPU (WorldBatch)",
                 method.name()
             )));
         }
@@ -284,6 +342,7 @@ impl GpuWorldBatch {
             buffer,
             n: n as u32,
             bits: (32 - largest.leading_zeros()).max(1),
+            largest,
             shared_from: (n - g.shared.len()) as u32,
             shared_rank: if g.shared.is_empty() {
                 u32::MAX

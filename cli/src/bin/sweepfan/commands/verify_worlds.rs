@@ -31,8 +31,8 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let method = a.method();
     let Some(mut batch) = world_batch(method, backend, ctx.as_ref())? else {
         bail!(
-            "--method {method}: not batched on the GPU yet (auto, sap, x, origin_distance, \
-             brute_force and grid are); use --backend cpu"
+            "--method {method}: not batched on the GPU yet (auto, sap, x, xy, xyz, \
+             origin_distance, brute_force and grid are); use --backend cpu"
         );
     };
     let (spheres, worlds) = read(&a.scene_file)?;
