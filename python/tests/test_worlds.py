@@ -92,7 +92,7 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         sweepfan.world_pairs(np.zeros((2, 3, 3)), np.ones((3, 2)))
 
 
-@pytest.mark.parametrize("method", ["auto", "sap", "x", "brute_force", "grid"])
+@pytest.mark.parametrize("method", ["auto", "sap", "x", "xy", "xyz", "brute_force", "grid"])
 def test_the_gpu_batch_matches_a_brute_force_per_world(method):
     rng = np.random.default_rng(6)
     n = 400

@@ -55,8 +55,20 @@ pub enum MemoryBudget {
 }
 
 impl MemoryBudget {
+    /// The bytes one request may use now (`None`: no budget): a budget of bytes whole, three
+    /// quarters of the system's figure (read now).
+    ///
+    /// ```
+    /// use sweepfan::MemoryBudget;
+    /// assert_eq!(MemoryBudget::Bytes(1 << 30).usable_bytes(), Some(1 << 30));
+    /// assert_eq!(MemoryBudget::Unchecked.usable_bytes(), None);
+    /// ```
+    pub fn usable_bytes(&self) -> Option<u64> {
+        self.available().map(|a| a.usable())
+    }
+
     /// What a call may allocate now, and where the figure comes from (`None`: no budget).
-    pub fn available(&self) -> Option<Available> {
+    pub(crate) fn available(&self) -> Option<Available> {
         match *self {
             MemoryBudget::Unchecked => None,
             MemoryBudget::Bytes(bytes) => Some(Available {
@@ -161,6 +173,7 @@ mod tests {
     fn a_given_budget_is_usable_whole() {
         let given = MemoryBudget::Bytes(4 << 20).available().unwrap();
         assert_eq!(given.usable(), 4 << 20);
+        assert_eq!(MemoryBudget::Bytes(4 << 20).usable_bytes(), Some(4 << 20));
         assert!(
             given.describe().contains("the caller's budget"),
             "{}",
