@@ -71,6 +71,9 @@ pub type Pair = [u32; 2];
 /// cannot be had, a comparison sort in place.
 pub fn canonicalize(pairs: &mut [Pair]) {
     debug_assert!(pairs.iter().all(|p| p[0] < p[1]), "pair with i >= j");
+    if pairs.is_sorted() {
+        return;
+    }
     if pairs.len() >= RADIX_CANONICAL_MIN && radix_canonicalize(pairs) {
         return;
     }
@@ -369,6 +372,18 @@ impl PartsReport {
     }
 }
 
+/// [`BroadPhase::find_pairs`]'s last step: the pairs into canonical order where they are not,
+/// the time it took the stage `order`.
+pub(crate) fn order_pairs(out: Option<&mut Vec<Pair>>, stats: &mut Stats) {
+    if let Some(out) = out
+        && !out.is_sorted()
+    {
+        let start = web_time::Instant::now();
+        canonicalize(out);
+        stats.stage("order", start.elapsed().as_secs_f64(), Clock::Wall);
+    }
+}
+
 /// An empty frame's result: no pairs (`out` cleared), nothing tested.
 pub(crate) fn no_pairs(out: Option<&mut Vec<Pair>>) -> Stats {
     if let Some(out) = out {
@@ -399,9 +414,9 @@ pub trait BroadPhase {
     }
 
     /// Finds every touching pair of an already validated scene. With `out = None` only counts.
-    /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order. An
-    /// empty scene has no pairs (and, where the backend tracks events, loses every pair of the
-    /// frame before).
+    /// Implementations push pairs with `i < j` into `out` (after clearing it) in any order (the
+    /// provided [`Self::find_pairs`] orders them). An empty scene has no pairs (and, where the
+    /// backend tracks events, loses every pair of the frame before).
     fn find_pairs_validated(
         &mut self,
         spheres: &[Sphere],
@@ -409,9 +424,25 @@ pub trait BroadPhase {
     ) -> Result<Stats>;
 
     /// Validates the scene (clear errors for NaN, infinities, negative radii, more objects than
-    /// u32 indices), then finds every touching pair. An empty scene has none: `out` is cleared
-    /// (a simulation whose objects are all gone for a frame is no error).
-    fn find_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+    /// u32 indices), then finds every touching pair, into `out` in canonical order (`i < j`,
+    /// sorted: the same list on every method and backend, run to run). An empty scene has
+    /// none: `out` is cleared (a simulation whose objects are all gone for a frame is no
+    /// error). With `out = None` only counts. The ordering is the stage `order` of the stats
+    /// (absent when the method's list came ordered, as the GPU's does after `set_canonical`).
+    fn find_pairs(&mut self, spheres: &[Sphere], mut out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        let mut stats = self.find_pairs_unordered(spheres, out.as_deref_mut())?;
+        order_pairs(out, &mut stats);
+        Ok(stats)
+    }
+
+    /// [`Self::find_pairs`] without the ordering: the same pairs (each `i < j`) in the method's
+    /// own order, for a caller that only needs the set (a count, a hash set, its own sort) and
+    /// would not pay for the order.
+    fn find_pairs_unordered(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
         if spheres.is_empty() {
             return self.find_pairs_validated(spheres, out);
         }

@@ -18,8 +18,8 @@
 /// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
 /// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With
 /// `emitter`, also `set_pair_limit` on the method's `emitter` field. With a last name,
-/// `find_pairs` is that inherent method: one that validates the scene in a pass it makes
-/// anyway, instead of the separate pass of the default.
+/// `find_pairs_unordered` is that inherent method: one that validates the scene in a pass it
+/// makes anyway, instead of the separate pass of the default (`find_pairs` then orders it).
 macro_rules! cpu_broad_phase {
     ($ty:ty, emitter, $name:expr $(, $checking:ident)?) => {
         impl $ty {
@@ -55,7 +55,7 @@ macro_rules! cpu_broad_phase {
             }
 
             $(
-                fn find_pairs(
+                fn find_pairs_unordered(
                     &mut self,
                     spheres: &[$crate::geom::sphere::Sphere],
                     out: Option<&mut Vec<$crate::broadphase::Pair>>,

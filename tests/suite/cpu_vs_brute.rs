@@ -11,8 +11,9 @@ use rand::{Rng, SeedableRng};
 use sweepfan::cpu::broad_phase;
 use sweepfan::{BroadPhase, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
 
-/// Runs every method twice on one instance (stored, then counted only) and compares pairs and
-/// counts with the oracles. `check_counts` runs the O(n^2) count oracles.
+/// Runs every method on one instance (stored, counted only, stored unordered) and compares
+/// pairs and counts with the oracles: `find_pairs` gives them in canonical order as they come,
+/// `find_pairs_unordered` the same set. `check_counts` runs the O(n^2) count oracles.
 fn check_scene(s: &[Sphere], check_counts: bool) -> Result<(), TestCaseError> {
     let expected = oracle_pairs(s);
     for method in Method::ALL {
@@ -21,17 +22,21 @@ fn check_scene(s: &[Sphere], check_counts: bool) -> Result<(), TestCaseError> {
         let mut pairs = vec![[7, 7]];
         let stats = bp.find_pairs(s, Some(&mut pairs)).unwrap();
         prop_assert!(
-            pairs.iter().all(|p| p[0] < p[1]),
-            "{method}: pair with i >= j"
-        );
-        canonicalize(&mut pairs);
-        prop_assert!(
             pairs == expected,
-            "{}: {} pairs, expected {}",
+            "{}: {} pairs, expected {} (in canonical order)",
             method,
             pairs.len(),
             expected.len()
         );
+        let mut unordered = vec![[7, 7]];
+        let same = bp.find_pairs_unordered(s, Some(&mut unordered)).unwrap();
+        prop_assert!(
+            unordered.iter().all(|p| p[0] < p[1]),
+            "{method}: pair with i >= j"
+        );
+        canonicalize(&mut unordered);
+        prop_assert!(unordered == expected, "{}: unordered set", method);
+        prop_assert_eq!(same.tests, stats.tests, "{}", method);
         prop_assert_eq!(stats.pairs, expected.len() as u64, "{}", method);
         let counted = bp.find_pairs(s, None).unwrap();
         prop_assert_eq!(counted.tests, stats.tests, "{}", method);
@@ -45,7 +50,6 @@ fn check_scene(s: &[Sphere], check_counts: bool) -> Result<(), TestCaseError> {
     let mut auto = sweepfan::cpu::auto();
     let mut pairs = Vec::new();
     let stats = auto.find_pairs(s, Some(&mut pairs)).unwrap();
-    canonicalize(&mut pairs);
     prop_assert!(pairs == expected, "auto: {} pairs", pairs.len());
     let chosen = stats.chosen.expect("auto says what it chose").method;
     if check_counts {

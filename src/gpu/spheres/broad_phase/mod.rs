@@ -612,7 +612,7 @@ impl GpuBroadPhase {
     pub async fn find_pairs_async(
         &mut self,
         spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if !cfg!(target_arch = "wasm32") {
             return self.find_pairs(spheres, out);
@@ -623,8 +623,9 @@ impl GpuBroadPhase {
         crate::geom::sphere::validate_spheres(spheres)?;
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
-        let stats = self.find_pairs_whole_async(spheres, out).await?;
+        let mut stats = self.find_pairs_whole_async(spheres, out.as_deref_mut()).await?;
         self.ran_whole();
+        crate::broadphase::order_pairs(out, &mut stats);
         Ok(stats)
     }
 
