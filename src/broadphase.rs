@@ -162,6 +162,9 @@ impl Backend {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
+    /// The method chosen per scene from its shape (docs/design.md §2.9, `broadphase::auto`):
+    /// one of the others, named in each frame's `Stats::chosen`. Not in [`Method::ALL`].
+    Auto,
     /// All n(n-1)/2 pairs.
     BruteForce,
     /// Paper method 1: sort by |c|, test forward while the key gap is <= 2 r_max.
@@ -181,7 +184,8 @@ pub enum Method {
 }
 
 impl Method {
-    /// Every method, in the paper's order then ours.
+    /// Every method that runs one rule, in the paper's order then ours ([`Method::Auto`], which
+    /// runs one of them, is not among them).
     pub const ALL: [Method; 8] = [
         Method::BruteForce,
         Method::OriginDistance,
@@ -196,6 +200,7 @@ impl Method {
     /// The name the CLI, Python and reports use (`"origin_distance"`).
     pub fn name(self) -> &'static str {
         match self {
+            Method::Auto => "auto",
             Method::BruteForce => "brute_force",
             Method::OriginDistance => "origin_distance",
             Method::X => "x",
@@ -207,19 +212,25 @@ impl Method {
         }
     }
 
-    /// The method of a name (`-` read as `_`); an unknown one is an error listing the known.
+    /// The method of a name (`-` read as `_`; `"auto"` is [`Method::Auto`]); an unknown one is
+    /// an error listing the known.
     pub fn parse(s: &str) -> Result<Method> {
         let t = s.trim().replace('-', "_");
-        Method::ALL
-            .into_iter()
+        std::iter::once(Method::Auto)
+            .chain(Method::ALL)
             .find(|m| m.name() == t)
             .ok_or_else(|| {
                 Error::Config(format!(
-                    "unknown method '{}' (known: {})",
+                    "unknown method '{}' (known: {}, auto)",
                     crate::error::shown(s),
                     Method::ALL.map(|m| m.name()).join(", ")
                 ))
             })
+    }
+
+    /// Whether this is one rule ([`Method::ALL`]), not [`Method::Auto`].
+    pub fn is_rule(self) -> bool {
+        self != Method::Auto
     }
 }
 
@@ -549,6 +560,11 @@ mod tests {
                 .to_string()
                 .contains("known")
         );
+        // Auto is a method by name and type, not one of the rules.
+        assert_eq!(Method::parse(" auto ").unwrap(), Method::Auto);
+        assert_eq!(Method::Auto.name(), "auto");
+        assert!(!Method::ALL.contains(&Method::Auto) && !Method::Auto.is_rule());
+        assert!(Method::ALL.iter().all(|m| m.is_rule()));
     }
 }
 

@@ -28,8 +28,8 @@
 //!   the GPU, exact ([`AabbOverlaps`] is the job behind it).
 //! * [`BroadPhase`]: spheres, the fast special case: every method on every backend, chosen by
 //!   [`Method`] and [`Backend`]: [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with
-//!   [`registry`]; [`cpu::auto`] and [`gpu::auto`] choose the method per scene
-//!   ([`broadphase::auto`]).
+//!   [`registry`]; [`Method::Auto`] ([`cpu::auto`], [`gpu::auto`]) chooses the method per
+//!   scene ([`broadphase::auto`]); [`gpu::broad_phase`] is [`cpu::broad_phase`]'s twin.
 //! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
 //!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
 //! * Scenes: [`Scene`] generators ([`SceneKind`], [`SceneParams`]) and CSV files.

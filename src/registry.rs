@@ -2,7 +2,7 @@
 
 use crate::broadphase::{Backend, BroadPhase, Method};
 use crate::error::{Error, Result};
-use crate::gpu::{GpuBroadPhase, GpuContext};
+use crate::gpu::GpuContext;
 use std::sync::Arc;
 
 /// The name of the method chosen per scene (`broadphase::auto`).
@@ -28,19 +28,10 @@ pub fn broad_phase(
         }
         return peer(name);
     }
-    if name == AUTO {
-        return Ok(match backend {
-            Backend::Cpu => Box::new(crate::cpu::auto()),
-            Backend::Gpu => Box::new(crate::gpu::auto(gpu_context(name, gpu)?)),
-        });
-    }
     let method = Method::parse(name)?;
     match backend {
         Backend::Cpu => Ok(crate::cpu::broad_phase(method)),
-        Backend::Gpu => Ok(Box::new(GpuBroadPhase::new(
-            gpu_context(name, gpu)?,
-            method,
-        )?)),
+        Backend::Gpu => crate::gpu::broad_phase(gpu_context(name, gpu)?, method),
     }
 }
 
@@ -102,4 +93,50 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
     }
     out.dedup();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every constructor that takes a `Method` takes `Auto`: the CPU's and the registry's run
+    /// the chosen rule (named in the stats), the world batch is `auto`'s; the GPU's one-rule
+    /// type refuses it by name, pointing at `gpu::broad_phase`.
+    #[test]
+    fn auto_is_a_method_every_constructor_takes() {
+        use crate::geom::sphere::Sphere;
+        use crate::{Backend, BroadPhase, Error, Method};
+        let spheres: Vec<Sphere> = (0..50)
+            .map(|i| Sphere::new(glam::Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
+            .collect();
+        for mut bp in [
+            crate::cpu::broad_phase(Method::Auto),
+            crate::registry::broad_phase("auto", Backend::Cpu, None).unwrap(),
+        ] {
+            assert_eq!(bp.name(), "auto");
+            let mut pairs = Vec::new();
+            let stats = bp.find_pairs(&spheres, Some(&mut pairs)).unwrap();
+            assert_eq!(pairs.len(), 49);
+            assert!(
+                stats
+                    .chosen
+                    .expect("auto names its choice")
+                    .method
+                    .is_rule()
+            );
+        }
+        assert_eq!(crate::cpu::WorldBatch::new(Method::Auto).name(), "auto");
+        let Some(ctx) = crate::gpu::context::test_gpu() else {
+            return;
+        };
+        let ctx = std::sync::Arc::new(ctx);
+        let mut gpu = crate::gpu::broad_phase(ctx.clone(), Method::Auto).unwrap();
+        assert_eq!((gpu.name(), gpu.backend()), ("auto", Backend::Gpu));
+        assert_eq!(gpu.find_pairs(&spheres, None).unwrap().pairs, 49);
+        match crate::gpu::GpuBroadPhase::new(ctx.clone(), Method::Auto) {
+            Err(Error::Config(m)) => assert!(m.contains("gpu::broad_phase"), "{m}"),
+            Err(e) => panic!("expected a config error, got {e}"),
+            Ok(_) => panic!("a GpuBroadPhase runs one rule"),
+        }
+        let batch = crate::gpu::GpuWorldBatch::new(ctx, Method::Auto).unwrap();
+        assert_eq!(batch.name(), "auto");
+    }
 }

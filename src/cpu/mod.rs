@@ -121,7 +121,16 @@ pub fn auto_with_pair_limit(limit: u64) -> crate::broadphase::auto::Auto {
     )
 }
 
-/// The CPU implementation of `method`.
+/// The CPU implementation of `method` ([`Method::Auto`]: [`auto`]).
+///
+/// ```
+/// use sweepfan::{BroadPhase, Method, Sphere, cpu};
+/// let mut any = cpu::broad_phase(Method::Auto);
+/// let two = [Sphere::new(glam::Vec3::ZERO, 1.0), Sphere::new(glam::Vec3::X, 1.0)];
+/// let stats = any.find_pairs(&two, None)?;
+/// assert!(stats.chosen.is_some_and(|c| c.method.is_rule())); // it ran one of the rules
+/// # Ok::<(), sweepfan::Error>(())
+/// ```
 pub fn broad_phase(method: Method) -> Box<dyn BroadPhase + Send> {
     broad_phase_with_pair_limit(method, emit::MAX_STORED_PAIRS)
 }
@@ -138,6 +147,7 @@ pub fn broad_phase_with_pair_limit(method: Method, limit: u64) -> Box<dyn BroadP
         Box::new(method)
     }
     match method {
+        Method::Auto => Box::new(auto_with_pair_limit(limit)),
         Method::BruteForce => boxed(BruteForce::new(), BruteForce::set_pair_limit, limit),
         Method::OriginDistance => {
             boxed(OriginDistance::new(), OriginDistance::set_pair_limit, limit)

@@ -77,8 +77,11 @@ enum Lean {
 }
 
 impl WorldBatch {
-    /// `method` in every world.
+    /// `method` in every world ([`Method::Auto`]: [`Self::auto`]).
     pub fn new(method: Method) -> Self {
+        if method == Method::Auto {
+            return Self::auto();
+        }
         let mut batch = Self::with(method.name().to_string(), move |limit| {
             super::broad_phase_with_pair_limit(method, limit)
         });

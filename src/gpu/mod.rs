@@ -42,6 +42,18 @@ pub use spheres::broad_phase::{
 };
 pub use timer::PassTimer;
 
+/// The GPU implementation of `method` on `ctx` ([`Method::Auto`](crate::Method::Auto):
+/// [`auto`]), behind the trait as [`crate::cpu::broad_phase`]'s.
+pub fn broad_phase(
+    ctx: std::sync::Arc<GpuContext>,
+    method: crate::Method,
+) -> crate::Result<Box<dyn crate::BroadPhase + Send>> {
+    Ok(match method {
+        crate::Method::Auto => Box::new(auto(ctx)),
+        method => Box::new(GpuBroadPhase::new(ctx, method)?),
+    })
+}
+
 /// `auto` on the GPU of `ctx` (`broadphase::auto`): grid, sap, x or brute force, chosen per
 /// scene, priced for the adapter (a software one apart).
 pub fn auto(ctx: std::sync::Arc<GpuContext>) -> crate::broadphase::auto::Auto {

@@ -177,7 +177,7 @@ pub fn grid_pairs_bytes(load: f64, lookups_per_object: f64, pairs_per_object: f6
 }
 
 /// The model of one frame of `method` (None for methods not modelled: xy, xyz, min_axis, whose
-/// cascades depend on survivors per axis).
+/// cascades depend on survivors per axis, and auto, which runs one of the others).
 pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
     let n = f.n.max(1) as f64;
     let tests = f.tests / n;
@@ -228,7 +228,7 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
             // not all those its x sweep reads.
             add("pairs", 24.0 + tests * 24.0);
         }
-        Method::Xy | Method::Xyz | Method::MinAxis => return None,
+        Method::Xy | Method::Xyz | Method::MinAxis | Method::Auto => return None,
     }
     if f.store {
         add(

@@ -188,6 +188,14 @@ impl GpuBroadPhase {
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
+        if method == Method::Auto {
+            // `auto` is a broad phase of its own, over this type (docs/design.md §2.9).
+            return Err(Error::Config(
+                "a GpuBroadPhase runs one rule; auto on the GPU is `gpu::auto(ctx)` or \
+                 `gpu::broad_phase(ctx, Method::Auto)`"
+                    .into(),
+            ));
+        }
         // One broad phase per other device of the context (`--adapters`): frames are then
         // spread over them in parts.
         let helpers = ctx
@@ -385,6 +393,7 @@ impl GpuBroadPhase {
             })
         };
         match self.method {
+            Method::Auto => unreachable!("refused by GpuBroadPhase::new"),
             m if self.worlds.is_some() && m != Method::Grid && worlds::GPU_WORLD_METHODS.contains(&m) => {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);

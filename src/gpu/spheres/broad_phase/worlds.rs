@@ -206,9 +206,12 @@ pub struct GpuWorldBatch {
 
 impl GpuWorldBatch {
     /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, xy, xyz, origin
-    /// distance, brute force, grid). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
+    /// distance, brute force, grid), or [`Method::Auto`] ([`Self::auto`]). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
     /// them; so is a context carrying peers (several devices): the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
+        if method == Method::Auto {
+            return Self::auto(ctx);
+        }
         if !GPU_WORLD_METHODS.contains(&method) {
             return Err(Error::Config(format!(
                 "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
