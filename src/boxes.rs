@@ -68,6 +68,8 @@ pub struct BoxBroadPhase {
     in_worlds: bool,
     /// The last update's pairs, sorted.
     pairs: Vec<IdPair>,
+    /// The update's pairs being built (the list before, kept for its allocation).
+    now: Vec<IdPair>,
     positions: Vec<Pair>,
 }
 
@@ -82,6 +84,7 @@ impl BoxBroadPhase {
             in_worlds: false,
             slots: HashMap::default(),
             pairs: Vec::new(),
+            now: Vec::new(),
             positions: Vec::new(),
         }
     }
@@ -251,6 +254,32 @@ impl BoxBroadPhase {
     /// Runs the broad phase over every box held: the pairs touching now ([`Self::pairs`]) and
     /// the events against the previous update. On an error nothing changes.
     pub fn update(&mut self) -> Result<BoxFrame> {
+        let mut frame = BoxFrame::default();
+        self.update_into(&mut frame)?;
+        Ok(frame)
+    }
+
+    /// [`Self::update`] into the caller's frame, whose `found` and `lost` are cleared and
+    /// refilled in the allocations they have (a simulation's loop allocates nothing once they
+    /// have grown to its contacts' churn). On an error nothing changes, `frame` included.
+    ///
+    /// ```
+    /// use sweepfan::{Aabb, BoxBroadPhase, BoxFrame};
+    /// use glam::Vec3;
+    ///
+    /// let unit = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+    /// let mut broad = BoxBroadPhase::cpu();
+    /// let mut frame = BoxFrame::default();
+    /// broad.set_from([(1, unit(0.0)), (2, unit(0.5)), (3, unit(5.0))])?;
+    /// broad.update_into(&mut frame)?;
+    /// assert_eq!(frame.found, [[1, 2]]);
+    /// broad.set(3, unit(1.2))?;
+    /// broad.update_into(&mut frame)?; // the same vectors, refilled
+    /// assert_eq!(frame.found, [[2, 3]]);
+    /// assert_eq!((frame.lost.len(), frame.persisting), (0, 1));
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn update_into(&mut self, frame: &mut BoxFrame) -> Result<()> {
         let stats = match self.fewer_than_two() {
             Some(none) => none,
             None if self.in_worlds => self.overlaps.aabb_overlaps_in_worlds(
@@ -262,7 +291,15 @@ impl BoxBroadPhase {
                 .overlaps
                 .aabb_overlaps(&self.boxes, &mut self.positions)?,
         };
-        Ok(self.events(stats))
+        self.events(stats, frame);
+        Ok(())
+    }
+
+    /// [`Self::set_many`] from `(id, box)` items (a map's entries, an iterator over the
+    /// simulation's bodies): all or nothing, as `set_many`.
+    pub fn set_from(&mut self, items: impl IntoIterator<Item = (Id, Aabb)>) -> Result<()> {
+        let (ids, boxes): (Vec<Id>, Vec<Aabb>) = items.into_iter().unzip();
+        self.set_many(&ids, &boxes)
     }
 
     /// [`Self::update`] as a future, for a browser's page, where the GPU's update awaits the
@@ -282,7 +319,9 @@ impl BoxBroadPhase {
                     .await?
             }
         };
-        Ok(self.events(stats))
+        let mut frame = BoxFrame::default();
+        self.events(stats, &mut frame);
+        Ok(frame)
     }
 
     /// With fewer than two boxes no pair: the broad phase does not run.
@@ -293,31 +332,29 @@ impl BoxBroadPhase {
         })
     }
 
-    /// The update's pairs by id, from the positions the broad phase found, and its events.
-    fn events(&mut self, stats: Stats) -> BoxFrame {
+    /// The update's pairs by id, from the positions the broad phase found, and its events into
+    /// `frame` (its lists cleared first).
+    fn events(&mut self, stats: Stats, frame: &mut BoxFrame) {
         let ids = &self.ids;
-        let mut now: Vec<IdPair> = self
-            .positions
-            .par_iter()
-            .map(|&[i, j]| {
+        self.now.clear();
+        self.now
+            .par_extend(self.positions.par_iter().map(|&[i, j]| {
                 let (a, b) = (ids[i as usize], ids[j as usize]);
                 [a.min(b), a.max(b)]
-            })
-            .collect();
-        now.par_sort_unstable();
-        let mut frame = BoxFrame {
-            stats,
-            ..BoxFrame::default()
-        };
-        frame.persisting = merge_changes(&self.pairs, &now, |&p, found| {
-            if found {
-                frame.found.push(p)
+            }));
+        self.now.par_sort_unstable();
+        frame.found.clear();
+        frame.lost.clear();
+        frame.stats = stats;
+        let (found, lost) = (&mut frame.found, &mut frame.lost);
+        frame.persisting = merge_changes(&self.pairs, &self.now, |&p, is_found| {
+            if is_found {
+                found.push(p)
             } else {
-                frame.lost.push(p)
+                lost.push(p)
             }
         });
-        self.pairs = now;
-        frame
+        std::mem::swap(&mut self.pairs, &mut self.now);
     }
 
     /// The pairs of the last update, sorted, each `[a, b]` with `a < b`.

@@ -126,6 +126,13 @@ fn run_frames(broad: &mut BoxBroadPhase, scene: &[Aabb], seed: u64) -> Vec<Vec<I
     broad.set_many(&ids, scene).unwrap();
     let mut previous = BTreeSet::new();
     let mut frames = Vec::new();
+    // Frames after the first go into one frame of the caller's, left holding junk before.
+    let mut kept = sweepfan::BoxFrame {
+        found: vec![[7, 7]; 3],
+        lost: vec![[8, 8]],
+        persisting: 99,
+        ..Default::default()
+    };
     for frame in 0..3 {
         if frame == 1 {
             for (k, &id) in ids.iter().enumerate() {
@@ -161,9 +168,12 @@ fn run_frames(broad: &mut BoxBroadPhase, scene: &[Aabb], seed: u64) -> Vec<Vec<I
             held.retain(|id, _| keep.contains(id));
         }
         assert_eq!(broad.len(), held.len());
-        let got = broad
-            .update()
-            .unwrap_or_else(|e| panic!("{} frame {frame}: {e}", broad.name()));
+        let got = if frame == 0 {
+            broad.update()
+        } else {
+            broad.update_into(&mut kept).map(|()| kept.clone())
+        }
+        .unwrap_or_else(|e| panic!("{} frame {frame}: {e}", broad.name()));
         let want = oracle(&held);
         let pairs: Vec<IdPair> = broad.pairs().to_vec();
         let name = broad.name();
@@ -232,6 +242,37 @@ fn gpu_boxes_by_id_match_brute_force_and_the_cpu() {
         gpu.clear();
         gpu.update().unwrap();
     }
+}
+
+/// `update_into` refills the caller's lists in their allocations, and `set_from` takes
+/// `(id, box)` items as `set_many` takes slices, all or nothing.
+#[test]
+fn update_into_reuses_the_callers_lists_and_set_from_takes_items() {
+    let unit = |x: f32| cube(Vec3::new(x, 0.0, 0.0), Vec3::splat(0.5));
+    let mut broad = BoxBroadPhase::cpu();
+    let row: BTreeMap<Id, Aabb> = (0..100u64).map(|i| (i * 3, unit(i as f32 * 0.9))).collect();
+    broad.set_from(row.iter().map(|(&id, &b)| (id, b))).unwrap();
+    let mut frame = sweepfan::BoxFrame::default();
+    broad.update_into(&mut frame).unwrap();
+    assert_eq!(frame.found.len(), 99);
+    let (found_at, capacity) = (frame.found.as_ptr(), frame.found.capacity());
+    // The boxes shuffled along the row: still 99 pairs, most between other ids.
+    let moved: Vec<(Id, Aabb)> = (0..100u64)
+        .map(|i| (i * 3, unit(((i * 37) % 100) as f32 * 0.9)))
+        .collect();
+    broad.set_from(moved).unwrap();
+    broad.update_into(&mut frame).unwrap();
+    let (found, lost) = (frame.found.len(), frame.lost.len());
+    assert!(found == lost && found > 50, "{found} found, {lost} lost");
+    assert_eq!(frame.persisting as usize + found, 99);
+    assert_eq!(
+        (frame.found.as_ptr(), frame.found.capacity()),
+        (found_at, capacity)
+    );
+    // A bad item: nothing changes.
+    let bad = [(1, unit(0.0)), (3, Aabb::new(Vec3::ONE, Vec3::ZERO))];
+    assert!(broad.set_from(bad).is_err());
+    assert_eq!((broad.len(), broad.get(1)), (100, None));
 }
 
 #[test]
