@@ -149,6 +149,23 @@ fn each_method_tests_in_a_batch_what_its_calls_test_world_by_world() {
             spheres.extend(s);
         }
     }
+    // Worlds whose intervals meet at their ends only: rows of unit spheres 2 apart on x (hi of
+    // one is lo of the next, exactly), offset on y by 2 a row, so a cascade keeps them by an
+    // equality; and exact contacts at small and large scale.
+    for (k, rows) in [1usize, 3, 7].into_iter().enumerate() {
+        for r in 0..rows {
+            for c in 0..12 {
+                let at = Vec3::new(2.0 * c as f32, 2.0 * r as f32, (c % 2) as f32 * 2.0);
+                spheres.push(Sphere::new(at, 1.0));
+                ids.push(1000 + k as u32);
+            }
+        }
+    }
+    for (k, scale) in [0.5f32, 1e3].into_iter().enumerate() {
+        let s = exact_contact_scene(40, 7 + k as u64, scale);
+        ids.extend(std::iter::repeat_n(2000 + k as u32, s.len()));
+        spheres.extend(s);
+    }
     shuffled(&mut spheres, &mut ids, 5);
     let mut members: BTreeMap<u32, Vec<Sphere>> = BTreeMap::new();
     for (s, &w) in spheres.iter().zip(&ids) {

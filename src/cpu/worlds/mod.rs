@@ -8,11 +8,14 @@
 //! pairs are made canonical where they are found, so the list comes out grouped and sorted with
 //! no global sort.
 
+mod lean;
+
 use super::grid::LeanGrid;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, check_world_ids};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
 use crate::geom::sphere::{Sphere, validate_spheres};
+use lean::{Row, brute_world, cascade_world, origin_world, sweep_world};
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +34,14 @@ pub const AUTO_SWEEP_MAX: usize = 256;
 /// Paper box, 2^18 spheres in worlds of n, one thread (`examples/world_batch`), lean against
 /// the call: n = 64 8.7 ms against 15.9, 96 13.2 and 13.1, 128 7.8 and 8.5, 256 20.6 and 13.8.
 const GRID_LEAN_MAX: usize = 128;
+
+/// Worlds up to this many objects run `x`, `xy`, `xyz` and `origin_distance` as a lean walk on
+/// one thread; a larger world runs the method's call, whose pair emission spreads one world over
+/// the pool (a batch of one huge world would otherwise use one thread).
+const LEAN_MAX: usize = 4096;
+
+/// [`LEAN_MAX`] for brute force, whose walk is quadratic.
+const BRUTE_LEAN_MAX: usize = 1024;
 
 /// Chunks per pool thread: enough for work stealing to even out worlds of unequal sizes.
 const CHUNKS_PER_THREAD: usize = 8;
@@ -62,6 +73,7 @@ struct Chunk {
     local_pairs: Vec<Pair>,
     keys: Vec<u64>,
     rows: Vec<Row>,
+    alive: Vec<u32>,
     grid: LeanGrid,
 }
 
@@ -74,6 +86,12 @@ enum Lean {
     Sweep(usize),
     /// Worlds of at most this many objects by the grid's lean walk ([`LeanGrid`]).
     Grid(usize),
+    /// Worlds of at most this many objects by [`cascade_world`] on this many axes.
+    Cascade(usize, usize),
+    /// Worlds of at most this many objects by [`brute_world`].
+    Brute(usize),
+    /// Worlds of at most this many objects by [`origin_world`].
+    Origin(usize),
 }
 
 impl WorldBatch {
@@ -89,6 +107,11 @@ impl WorldBatch {
             // Sap's own rule, without a call's fixed costs, for worlds of every size.
             Method::Sap => Lean::Sweep(usize::MAX),
             Method::Grid => Lean::Grid(GRID_LEAN_MAX),
+            Method::X => Lean::Cascade(1, LEAN_MAX),
+            Method::Xy => Lean::Cascade(2, LEAN_MAX),
+            Method::Xyz => Lean::Cascade(3, LEAN_MAX),
+            Method::BruteForce => Lean::Brute(BRUTE_LEAN_MAX),
+            Method::OriginDistance => Lean::Origin(LEAN_MAX),
             _ => Lean::Never,
         };
         batch
@@ -333,6 +356,13 @@ impl Job<'_> {
                     sweep_world(local, &mut chunk.keys, &mut chunk.rows, local_pairs)
                 }
                 Lean::Grid(max) if local.len() <= max => chunk.grid.find_pairs(local, local_pairs),
+                Lean::Cascade(axes, max) if local.len() <= max => {
+                    cascade_world(local, axes, &mut chunk.keys, &mut chunk.alive, local_pairs)
+                }
+                Lean::Brute(max) if local.len() <= max => brute_world(local, local_pairs),
+                Lean::Origin(max) if local.len() <= max => {
+                    origin_world(local, &mut chunk.keys, local_pairs)
+                }
                 _ => method.find_pairs_validated(local, local_pairs)?,
             };
             chunk.tests += s.tests;
@@ -369,77 +399,6 @@ impl Job<'_> {
         }
         Ok(())
     }
-}
-
-/// One object in a world's sweep order: its interval on the sweep axis, its box on the two
-/// others (`lo_b, hi_b, lo_c, hi_c`), its local index.
-#[derive(Clone, Copy, Default)]
-struct Row {
-    key: u64,
-    lo: f32,
-    hi: f32,
-    other: [f32; 4],
-}
-
-/// `sap`'s rule (`cpu::sap`, docs/design.md §2.6) on one world, on the calling thread: the axis
-/// of largest centre spread, objects in `(lo, index)` order, each visiting the following ones
-/// while `lo_j <= hi_i`, tested when the boxes overlap on the two other axes. The same tests
-/// and pairs as a `Sap` call on the world; what it leaves out is a call's fixed costs (stages,
-/// clocks, the pair emitter's chunks and budget), which dominate worlds of a few dozen objects.
-fn sweep_world(
-    local: &[Sphere],
-    keys: &mut Vec<u64>,
-    rows: &mut Vec<Row>,
-    mut out: Option<&mut Vec<Pair>>,
-) -> Stats {
-    use super::axis_order::{hi, lo};
-    use super::keys::{index_of, pack};
-    let axis = super::sap::sweep_axis(local);
-    let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
-    // Sorting the packed keys alone, then gathering the rows in their order, is faster
-    // than sorting the rows.
-    keys.clear();
-    keys.extend(
-        local
-            .iter()
-            .enumerate()
-            .map(|(i, s)| pack(lo(s, axis), i as u32)),
-    );
-    keys.sort_unstable();
-    rows.clear();
-    rows.extend(keys.iter().map(|&key| {
-        let s = &local[index_of(key) as usize];
-        Row {
-            key,
-            lo: lo(s, axis),
-            hi: hi(s, axis),
-            other: [lo(s, b), hi(s, b), lo(s, c), hi(s, c)],
-        }
-    }));
-    let mut stats = Stats::default();
-    for (p, rp) in rows.iter().enumerate() {
-        let ip = index_of(rp.key);
-        let sp = &local[ip as usize];
-        let [lbp, hbp, lcp, hcp] = rp.other;
-        for rq in &rows[p + 1..] {
-            if rq.lo > rp.hi {
-                break;
-            }
-            let [lbq, hbq, lcq, hcq] = rq.other;
-            let boxes_overlap = (lbq <= hbp) & (lbp <= hbq) & (lcq <= hcp) & (lcp <= hcq);
-            if boxes_overlap {
-                stats.tests += 1;
-                let iq = index_of(rq.key);
-                if sp.touches(&local[iq as usize]) {
-                    stats.pairs += 1;
-                    if let Some(out) = out.as_deref_mut() {
-                        out.push([ip.min(iq), ip.max(iq)]);
-                    }
-                }
-            }
-        }
-    }
-    stats
 }
 
 impl crate::broadphase::worlds::WorldBroadPhase for WorldBatch {

@@ -1,0 +1,184 @@
+//! The walks a world batch runs for small worlds on the calling thread, each a method's own
+//! rule without a call's fixed costs (stages, clocks, the pair emitter's chunks and budget),
+//! which dominate worlds of a few dozen objects: the same tests and pairs as the method's call
+//! on the world (`each_method_tests_in_a_batch_what_its_calls_test_world_by_world`).
+
+use crate::broadphase::{Pair, Stats};
+use crate::geom::sphere::Sphere;
+
+/// One object in a world's sweep order: its interval on the sweep axis, its box on the two
+/// others (`lo_b, hi_b, lo_c, hi_c`), its local index.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Row {
+    key: u64,
+    lo: f32,
+    hi: f32,
+    other: [f32; 4],
+}
+
+/// `sap`'s rule (`cpu::sap`, docs/design.md §2.6) on one world, on the calling thread: the axis
+/// of largest centre spread, objects in `(lo, index)` order, each visiting the following ones
+/// while `lo_j <= hi_i`, tested when the boxes overlap on the two other axes. The same tests
+/// and pairs as a `Sap` call on the world; what it leaves out is a call's fixed costs (stages,
+/// clocks, the pair emitter's chunks and budget), which dominate worlds of a few dozen objects.
+pub(super) fn sweep_world(
+    local: &[Sphere],
+    keys: &mut Vec<u64>,
+    rows: &mut Vec<Row>,
+    mut out: Option<&mut Vec<Pair>>,
+) -> Stats {
+    use crate::cpu::axis_order::{hi, lo};
+    use crate::cpu::keys::{index_of, pack};
+    let axis = crate::cpu::sap::sweep_axis(local);
+    let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+    // Sorting the packed keys alone, then gathering the rows in their order, is faster
+    // than sorting the rows.
+    keys.clear();
+    keys.extend(
+        local
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pack(lo(s, axis), i as u32)),
+    );
+    keys.sort_unstable();
+    rows.clear();
+    rows.extend(keys.iter().map(|&key| {
+        let s = &local[index_of(key) as usize];
+        Row {
+            key,
+            lo: lo(s, axis),
+            hi: hi(s, axis),
+            other: [lo(s, b), hi(s, b), lo(s, c), hi(s, c)],
+        }
+    }));
+    let mut stats = Stats::default();
+    for (p, rp) in rows.iter().enumerate() {
+        let ip = index_of(rp.key);
+        let sp = &local[ip as usize];
+        let [lbp, hbp, lcp, hcp] = rp.other;
+        for rq in &rows[p + 1..] {
+            if rq.lo > rp.hi {
+                break;
+            }
+            let [lbq, hbq, lcq, hcq] = rq.other;
+            let boxes_overlap = (lbq <= hbp) & (lbp <= hbq) & (lcq <= hcp) & (lcp <= hcq);
+            if boxes_overlap {
+                stats.tests += 1;
+                let iq = index_of(rq.key);
+                if sp.touches(&local[iq as usize]) {
+                    stats.pairs += 1;
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push([ip.min(iq), ip.max(iq)]);
+                    }
+                }
+            }
+        }
+    }
+    stats
+}
+
+/// One test of a walk: counted, and the pair kept when the two touch (local indices).
+#[inline]
+fn test(local: &[Sphere], i: u32, j: u32, stats: &mut Stats, out: &mut Option<&mut Vec<Pair>>) {
+    stats.tests += 1;
+    if local[i as usize].touches(&local[j as usize]) {
+        stats.pairs += 1;
+        if let Some(out) = out.as_deref_mut() {
+            out.push([i.min(j), i.max(j)]);
+        }
+    }
+}
+
+/// `x`, `xy` and `xyz`'s rule (`cpu::sweep`, docs/design.md §2.4) on one world, `axes` 1, 2 or
+/// 3: on each axis but the last, the objects left keep those overlapping another of them there
+/// (in `(lo, index)` order: the running maximum of hi before an object reaches its lo, or the
+/// next one's lo is within its hi); on the last, every pair of those left overlapping there is
+/// tested, each object against the following ones while `lo_q <= hi_p`.
+pub(super) fn cascade_world(
+    local: &[Sphere],
+    axes: usize,
+    keys: &mut Vec<u64>,
+    alive: &mut Vec<u32>,
+    mut out: Option<&mut Vec<Pair>>,
+) -> Stats {
+    use crate::cpu::axis_order::{hi, lo};
+    use crate::cpu::keys::{index_of, pack};
+    let sphere = |key: u64| &local[index_of(key) as usize];
+    alive.clear();
+    alive.extend(0..local.len() as u32);
+    for axis in 0..axes {
+        keys.clear();
+        keys.extend(alive.iter().map(|&i| pack(lo(&local[i as usize], axis), i)));
+        keys.sort_unstable();
+        if axis + 1 < axes {
+            alive.clear();
+            let mut reach = f32::NEG_INFINITY;
+            for (k, &key) in keys.iter().enumerate() {
+                let (l, h) = (lo(sphere(key), axis), hi(sphere(key), axis));
+                let next = keys.get(k + 1).is_some_and(|&n| lo(sphere(n), axis) <= h);
+                if reach >= l || next {
+                    alive.push(index_of(key));
+                }
+                reach = reach.max(h);
+            }
+        }
+    }
+    let last = axes - 1;
+    let mut stats = Stats::default();
+    for (p, &kp) in keys.iter().enumerate() {
+        let hp = hi(sphere(kp), last);
+        for &kq in &keys[p + 1..] {
+            if lo(sphere(kq), last) > hp {
+                break;
+            }
+            test(local, index_of(kp), index_of(kq), &mut stats, &mut out);
+        }
+    }
+    stats
+}
+
+/// `brute_force`'s rule on one world: every pair tested.
+pub(super) fn brute_world(local: &[Sphere], mut out: Option<&mut Vec<Pair>>) -> Stats {
+    let mut stats = Stats::default();
+    let n = local.len() as u32;
+    for i in 0..n {
+        for j in i + 1..n {
+            test(local, i, j, &mut stats, &mut out);
+        }
+    }
+    stats
+}
+
+/// `origin_distance`'s rule (`cpu::origin_distance`, docs/design.md §2.3) on one world: in
+/// `(|c|, index)` order, each object against the following ones while
+/// `D_q - D_p <= 2 r_max + ORIGIN_KEY_SLACK D_q`, `r_max` the world's largest radius.
+pub(super) fn origin_world(
+    local: &[Sphere],
+    keys: &mut Vec<u64>,
+    mut out: Option<&mut Vec<Pair>>,
+) -> Stats {
+    use crate::cpu::keys::{index_of, pack};
+    use crate::geom::sphere::{ORIGIN_KEY_SLACK, max_radius, origin_key};
+    keys.clear();
+    keys.extend(
+        local
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pack(origin_key(s.center), i as u32)),
+    );
+    keys.sort_unstable();
+    let distance = |key: u64| origin_key(local[index_of(key) as usize].center);
+    let reach = 2.0 * max_radius(local);
+    let mut stats = Stats::default();
+    for (p, &kp) in keys.iter().enumerate() {
+        let dp = distance(kp);
+        for &kq in &keys[p + 1..] {
+            let dq = distance(kq);
+            if dq - dp > reach + ORIGIN_KEY_SLACK * dq {
+                break;
+            }
+            test(local, index_of(kp), index_of(kq), &mut stats, &mut out);
+        }
+    }
+    stats
+}
