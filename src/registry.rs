@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn auto_is_a_method_every_constructor_takes() {
         use crate::geom::sphere::Sphere;
-        use crate::{Backend, BroadPhase, Error, Method};
+        use crate::{Backend, Error, Method};
         let spheres: Vec<Sphere> = (0..50)
             .map(|i| Sphere::new(glam::Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
             .collect();

@@ -293,7 +293,7 @@ impl GpuContacts {
         };
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         self.encode(ctx, &mut enc, shapes, shape_count, &list, false)?;
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         let contacts = self.contacts.as_ref().expect("sized by encode");
         let read: Vec<GpuContact> = ctx.read_async(contacts, pairs.len()).await?;
         out.extend(read.iter().map(Contact::from));

@@ -139,6 +139,9 @@ pub struct GpuContext {
     /// Other devices that a broad phase made on this context spreads its frames over, in
     /// parts (`--adapters`, [`Self::with_peers`]).
     peers: Vec<Arc<GpuContext>>,
+    /// The device is the caller's ([`Self::from_device`]): sweepfan's work on it runs inside
+    /// error scopes (`context/creation.rs`, `captured`), the caller's handler left alone.
+    scoped: bool,
     /// The kernels' math ([`GpuOptions::math`]).
     math: MathMode,
 }
@@ -241,13 +244,7 @@ impl GpuContext {
         let name = info.name.clone();
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
             let mut slot = sink.lock().unwrap_or_else(|p| p.into_inner());
-            slot.get_or_insert_with(|| match e {
-                wgpu::Error::OutOfMemory { .. } => Error::too_large(
-                    crate::error::Exceeds::DeviceMemory,
-                    format!("the device '{name}' ran out of memory: {e}"),
-                ),
-                e => Error::Gpu(e.to_string()),
-            });
+            slot.get_or_insert_with(|| device_error(&name, e));
         }));
         let lost = errors.clone();
         let adapter_name = info.name.clone();
@@ -269,8 +266,13 @@ impl GpuContext {
     /// whose buffers sweepfan reads and writes in place (`GpuBroadPhase::encode_from_buffer`).
     /// Limits and features are the device's (`SUBGROUP` and `TIMESTAMP_QUERY` used when it
     /// has them). The caller's error handler stays in place: sweepfan installs none on a device
-    /// it did not make, so its validation errors reach the caller's handler (wgpu's default
-    /// panics) rather than [`Self::check`].
+    /// it did not make. Its own work there (buffers, bind groups, uploads, pipelines, every
+    /// submission it finishes) runs inside error scopes instead, so its validation,
+    /// out-of-memory and internal errors become [`Error`]s ([`Self::check`], the call's
+    /// result) and never reach the caller's handler (wgpu's default panics); the caller's own
+    /// errors still do. Not in a browser, where popping a scope is a wait: there they reach the
+    /// device's handler. What sweepfan records into an encoder it hands back unsubmitted
+    /// (`encode_from_buffer`) is the caller's to finish, and its errors the caller's.
     ///
     /// ```
     /// # let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
@@ -287,7 +289,9 @@ impl GpuContext {
     pub fn from_device(adapter: wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue) -> Self {
         let limits = device.limits();
         let features = device.features();
-        Self::from_parts(adapter, device, queue, limits, features, Arc::default())
+        let mut ctx = Self::from_parts(adapter, device, queue, limits, features, Arc::default());
+        ctx.scoped = !cfg!(target_arch = "wasm32");
+        ctx
     }
 
     fn from_parts(
@@ -316,6 +320,7 @@ impl GpuContext {
             compiled: Default::default(),
             peers: Vec::new(),
             math: MathMode::Exact,
+            scoped: false,
         }
     }
 
@@ -596,6 +601,18 @@ pub fn test_gpu_with(var: impl Fn(&str) -> Option<String>) -> Option<GpuContext>
 #[cfg(test)]
 pub(crate) fn test_gpu() -> Option<GpuContext> {
     test_gpu_with(|name| std::env::var(name).ok())
+}
+
+/// A device's error as sweepfan reports it: running out of memory is [`Error::TooLarge`],
+/// anything else [`Error::Gpu`].
+fn device_error(adapter: &str, e: wgpu::Error) -> Error {
+    match e {
+        wgpu::Error::OutOfMemory { .. } => Error::too_large(
+            crate::error::Exceeds::DeviceMemory,
+            format!("the device '{adapter}' ran out of memory: {e}"),
+        ),
+        e => Error::Gpu(e.to_string()),
+    }
 }
 
 pub(crate) mod block;

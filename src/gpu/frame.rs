@@ -215,7 +215,7 @@ pub fn run_stage(
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     Recorder::begin(ctx, &mut enc, &mut timer, &mut arena, "test stage").record(f)?;
     arena.flush(ctx);
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(enc);
     Ok(())
 }
 
@@ -328,7 +328,7 @@ mod tests {
                 dispatch(&ctx, &mut pass, n as u64 + 300);
             }
             arena.flush(&ctx);
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let w: Vec<u32> = ctx.read(&counters, 4).unwrap();
             let got_a = w[0] as u64 | (w[1] as u64) << 32;
             let got_b = w[2] as u64 | (w[3] as u64) << 32;
@@ -434,7 +434,7 @@ mod tests {
             pass.set_bind_group(0, &bg, &[]);
             dispatch(&ctx, &mut pass, cases.len() as u64);
         }
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         let got: Vec<u32> = ctx.read(&io, words.len()).unwrap();
         let mut f32_division_differs = 0;
         for (t, &(c, s)) in cases.iter().enumerate() {

@@ -211,7 +211,7 @@ fn record_tails(
         .collect();
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     rb.record(ctx, &mut enc)?;
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(enc);
     Ok(ranges)
 }
 
@@ -249,7 +249,7 @@ mod tests {
             assert_eq!(rb_.start % 8, 0);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             rb.record(&ctx, &mut enc).unwrap();
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let before = ctx.counts();
             let (got_a, got_b, got_empty) = rb
                 .map(&ctx, |bytes| {

@@ -484,7 +484,7 @@ impl GpuBoxPipeline {
                 }
             };
             rb.record(ctx, &mut enc)?;
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             self.uploads.after_submit();
             let (broad, sat, after) = (&mut self.broad, &self.sat, &self.after);
             let (totals, frame) = self
@@ -594,7 +594,7 @@ impl GpuBoxPipeline {
             };
             let plans = self.after.encode(ctx, &mut enc, rb, &mut self.sat, run)?;
             rb.record(ctx, &mut enc)?;
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let (sat, after) = (&self.sat, &self.after);
             let read = self
                 .readback

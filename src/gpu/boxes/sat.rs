@@ -403,7 +403,7 @@ impl GpuSat {
         ev.encode(ctx, &mut enc, &self.output_list(), n)?;
         let plan = ev.plan_readback(rb, true);
         rb.record(ctx, &mut enc)?;
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         let partial = rb
             .map_async(ctx, |bytes| ev.events_from(bytes, &plan))
             .await?;
@@ -457,7 +457,7 @@ impl GpuSat {
         let plan = self.plan_readback(&mut rb, read_pairs);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         rb.record(ctx, &mut enc)?;
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         let out = rb.map(ctx, |bytes| self.output_from(ctx, bytes, &plan));
         self.readback = rb;
         let (output, times) = out??;
@@ -592,7 +592,7 @@ impl GpuSat {
             rb.clear();
             let plan = self.plan_readback(&mut rb, want_pairs);
             rb.record(ctx, &mut encoder)?;
-            ctx.queue.submit([encoder.finish()]);
+            ctx.submit(encoder);
             for upload in &mut self.uploads {
                 upload.after_submit();
             }

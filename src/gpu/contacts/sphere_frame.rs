@@ -118,7 +118,7 @@ impl GpuContacts {
             let pairs_at = rb.add(&pair_buf, 0, 8 * planned);
             let contacts_plan = self.plan_readback(rb);
             rb.record(ctx, &mut enc)?;
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let this = &*self;
             let (totals, read) = rb
                 .map_async(ctx, |bytes| -> Result<_> {

@@ -130,7 +130,7 @@ impl GpuContext {
             group,
             groups,
         );
-        self.queue.submit([enc.finish()]);
+        self.submit(enc);
     }
 
     /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
@@ -222,16 +222,42 @@ impl GpuContext {
             .len()
     }
 
+    /// Runs `work`, sweepfan's own on the device, inside error scopes when the device is the
+    /// caller's ([`GpuContext::from_device`]): what they catch is recorded for
+    /// [`GpuContext::check`], as the handler of a device sweepfan made records it, and never
+    /// reaches the caller's handler.
+    pub(crate) fn captured<T>(&self, work: impl FnOnce() -> T) -> T {
+        if !self.scoped {
+            return work();
+        }
+        let filters = [
+            wgpu::ErrorFilter::Validation,
+            wgpu::ErrorFilter::OutOfMemory,
+            wgpu::ErrorFilter::Internal,
+        ];
+        let (value, error) = super::block::caught(&self.device, &filters, work);
+        if let Some(e) = error {
+            let mut slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert_with(|| super::device_error(&self.info.name, e));
+        }
+        value
+    }
+
+    /// Finishes `enc` and submits it to the queue (its errors captured on a caller's device).
+    pub fn submit(&self, enc: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+        self.captured(|| self.queue.submit([enc.finish()]))
+    }
+
     /// A bind group (counted).
     pub fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
         self.totals.bind_groups.fetch_add(1, Relaxed);
-        self.device.create_bind_group(desc)
+        self.captured(|| self.device.create_bind_group(desc))
     }
 
     /// A buffer (counted).
     pub fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
         self.totals.buffers.fetch_add(1, Relaxed);
-        self.device.create_buffer(desc)
+        self.captured(|| self.device.create_buffer(desc))
     }
 
     /// A buffer holding `desc.contents` from the start (counted as bytes from the host).
@@ -240,13 +266,13 @@ impl GpuContext {
         self.totals
             .bytes_from_host
             .fetch_add(desc.contents.len() as u64, Relaxed);
-        self.device.create_buffer_init(desc)
+        self.captured(|| self.device.create_buffer_init(desc))
     }
 
     /// A query set (counted).
     pub fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> wgpu::QuerySet {
         self.totals.query_sets.fetch_add(1, Relaxed);
-        self.device.create_query_set(desc)
+        self.captured(|| self.device.create_query_set(desc))
     }
 
     pub(super) fn create_compute_pipeline(
@@ -262,7 +288,7 @@ impl GpuContext {
         self.totals
             .bytes_from_host
             .fetch_add(data.len() as u64, Relaxed);
-        self.queue.write_buffer(buffer, offset, data);
+        self.captured(|| self.queue.write_buffer(buffer, offset, data));
     }
 
     /// Counts `bytes` the host wrote into a mapped staging buffer (`gpu::upload`).

@@ -157,7 +157,7 @@ impl GpuContext {
         });
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, offset, &staging, 0, size);
-        self.queue.submit([enc.finish()]);
+        self.submit(enc);
         let mut out = self
             .map_read_async(&staging, size, "readback", <[u8]>::to_vec)
             .await?;

@@ -208,3 +208,41 @@ fn math_and_backends_come_from_the_options_the_caller_maps() {
     let e = bad.unwrap_err().to_string();
     assert!(e.contains("WGPU_BACKEND") && e.contains("nosuch"), "{e}");
 }
+
+/// On a caller's device (`from_device`) sweepfan's own work runs inside error scopes: its
+/// errors (a buffer wgpu refuses, a submission whose pass had no pipeline) come back from
+/// `check`, the caller's handler never sees them, and the caller's own errors still reach it.
+#[test]
+fn errors_of_sweepfans_work_on_a_callers_device_come_back_as_errors() {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let Some(owned) = test_gpu() else { return };
+    let (device, queue) =
+        pollster::block_on(owned.adapter.request_device(&Default::default())).unwrap();
+    let seen = Arc::new(AtomicU64::new(0));
+    let counter = seen.clone();
+    device.on_uncaptured_error(Arc::new(move |_: wgpu::Error| {
+        counter.fetch_add(1, Relaxed);
+    }));
+    let ctx = GpuContext::from_device(owned.adapter.clone(), device.clone(), queue);
+    // Mappable for reading and a storage binding at once: refused without a native feature.
+    let refused = wgpu::BufferDescriptor {
+        label: Some("refused"),
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    };
+    let _ours = ctx.create_buffer(&refused);
+    match ctx.check() {
+        Err(Error::Gpu(m)) => assert!(m.contains("refused"), "{m}"),
+        other => panic!("expected the buffer's error, got {other:?}"),
+    }
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.begin_compute_pass(&Default::default())
+        .dispatch_workgroups(1, 1, 1);
+    ctx.submit(enc);
+    assert!(matches!(ctx.check(), Err(Error::Gpu(_))), "a pass without a pipeline");
+    assert_eq!(seen.load(Relaxed), 0, "sweepfan's errors reached the caller's handler");
+    let _theirs = device.create_buffer(&refused);
+    assert_eq!(seen.load(Relaxed), 1, "the caller's own error goes to the caller");
+    assert!(ctx.check().is_ok());
+}

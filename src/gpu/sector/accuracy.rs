@@ -187,7 +187,7 @@ impl<P: GpuPose> AccuracyGpu<P> {
             let hist_at = rb.add(&hist_buf, 0, 4 * hist_len as u64);
             let times_at = rb.add_timer(&self.timer);
             rb.record(ctx, &mut enc)?;
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let timer = &self.timer;
             let (counts, times) = self.readback.map(ctx, |bytes| {
                 (

@@ -165,7 +165,7 @@ impl SectorSphereGpu {
             &bind,
             [x, y, 1],
         );
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         ctx.read(hit_buf, pairs.len())
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn run_kernel(
         pass.set_bind_group(0, &group, &[]);
         crate::gpu::frame::dispatch(ctx, &mut pass, cases.len() as u64);
     }
-    ctx.queue.submit([encoder.finish()]);
+    ctx.submit(encoder);
     ctx.read(&output, out_words).unwrap()
 }
 

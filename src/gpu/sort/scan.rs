@@ -253,7 +253,7 @@ mod tests {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         scan.encode(ctx, &mut enc, &data, n as u32, &total, 4, None)
             .unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         ctx.wait().unwrap();
         let mut out: Vec<u32> = ctx.read(&data, n + 1).unwrap();
         assert_eq!(out.pop(), Some(0xDEAD_BEEF), "element past n was written");

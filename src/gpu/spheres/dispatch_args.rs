@@ -129,7 +129,7 @@ mod tests {
             };
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             dispatch.encode(&ctx, &mut enc, &list, workgroup).unwrap();
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let got: Vec<u32> = ctx.read(dispatch.args(), 4).unwrap();
             let max_x = ctx.limits.max_compute_workgroups_per_dimension;
             assert_eq!(

@@ -115,7 +115,7 @@ impl DeviceScene {
         let at = rb.add(&self.spheres, 0, 16 * u64::from(self.n));
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         rb.record(ctx, &mut enc)?;
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         rb.map(ctx, |bytes| bytemuck::pod_collect_to_vec(&bytes[at]))
     }
 }
@@ -144,7 +144,7 @@ mod tests {
                 timer.reset();
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 device.encode_step(&ctx, &mut enc, &mut timer);
-                ctx.queue.submit([enc.finish()]);
+                ctx.submit(enc);
                 scene.step();
                 if frame % 20 == 0 {
                     let got = device.read_spheres(&ctx).unwrap();

@@ -19,7 +19,7 @@ fn finish(ctx: &GpuContext, sap: &GpuAabbSap, mut enc: wgpu::CommandEncoder) -> 
     let mut rb = Readback::new("test readback");
     let plan = sap.plan_readback(&mut rb);
     rb.record(ctx, &mut enc)?;
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(enc);
     Ok(rb
         .map(ctx, |bytes| sap.totals_from(ctx, bytes, &plan))??
         .candidates)

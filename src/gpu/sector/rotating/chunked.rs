@@ -79,7 +79,7 @@ impl RotatingGpu {
             Some(&mut timer),
         )?;
         timer.resolve(&mut enc);
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         let totals: Vec<u32> = ctx.read_async(&self.totals, 4).await?;
         if totals[3] > 0 {
             return Err(cut_short(ctx, totals[3]));
@@ -182,7 +182,7 @@ impl RotatingGpu {
                 count as u32,
             );
             timer.resolve(&mut enc);
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc);
             let chunk_hits = ctx.read_async::<u32>(&self.totals, 1).await?[0] as u64;
             hits += chunk_hits;
             if let Some(list) = &mut hit_pairs {

@@ -364,7 +364,7 @@ impl RotatingGpu {
         let read = match encoded {
             Err(e) => Err(e),
             Ok(()) => {
-                ctx.queue.submit([enc.finish()]);
+                ctx.submit(enc);
                 rb.map_async(ctx, |bytes| {
                 let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
                 let per: Vec<_> = plans

@@ -594,7 +594,7 @@ impl RadixSort {
         ctx.write_buffer(&vb, 0, bytemuck::cast_slice(values));
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         self.encode(ctx, &mut encoder, &kb, &vb, n, key_bits, None)?;
-        ctx.queue.submit([encoder.finish()]);
+        ctx.submit(encoder);
         ctx.wait()?;
         Ok((ctx.read(&kb, keys.len())?, ctx.read(&vb, keys.len())?))
     }

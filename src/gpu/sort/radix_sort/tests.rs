@@ -197,7 +197,7 @@ fn two_sorts_in_one_encoder_one_pass_each_leave_elements_past_n_alone() {
         .unwrap();
     sort.encode(&ctx, &mut enc, &k2, &v2, 5000, 6, None)
         .unwrap();
-    ctx.queue.submit([enc.finish()]);
+    ctx.submit(enc);
     // Each sort is one compute pass, whatever its digit passes and scan levels.
     let counted = ctx.counts().since(before);
     assert_eq!(counted.compute_passes, 2);
@@ -240,7 +240,7 @@ fn stage_timing_opens_a_pass_per_stage_and_sorts_the_same() {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         sort.encode(&ctx, &mut enc, &kb, &vb, n as u32, bits, Some(&mut timer))
             .unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc);
         assert_eq!(
             ctx.counts().since(before).compute_passes,
             passes,

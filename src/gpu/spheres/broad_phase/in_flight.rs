@@ -253,7 +253,7 @@ impl GpuBroadPhase {
         let pairs = rb.add(&self.pair_list, 0, planned * 8);
         rb.record(&self.ctx, &mut enc)?;
         self.host.lap("encode");
-        let index = self.ctx.queue.submit([enc.finish()]);
+        let index = self.ctx.submit(enc);
         self.upload.after_submit();
         self.host.lap("submit");
         Ok((

@@ -94,7 +94,7 @@ impl GpuBroadPhase {
         let source = source.clone();
         rb.record(&self.ctx, &mut enc)?;
         self.host.lap("encode");
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.submit(enc);
         // The staging buffer maps again for the next frame; this frame's wait resolves it.
         self.upload.after_submit();
         self.host.lap("submit");

@@ -195,7 +195,7 @@ impl GpuBroadPhase {
             .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         rb.record(&self.ctx, &mut enc)?;
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.submit(enc);
         let (invalid, pairs, overflowed) = rb
             .map_async(&self.ctx, |bytes| {
                 let w = readback::words(&bytes[counters_at]);
