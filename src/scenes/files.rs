@@ -127,7 +127,14 @@ pub(crate) fn data_lines<'a>(
         // `str::lines` ends lines at LF (and CRLF): a file saved with bare CRs (classic Mac OS)
         // is one line, and the echo would be the whole file.
         let cr_only = text.lines().next().is_some_and(|h| h.contains('\r'));
-        let hint = if cr_only { CR_ONLY } else { "" };
+        let worlds = header == ["x", "y", "z", "r", "world"] && names == ["x", "y", "z", "r"];
+        let hint = if cr_only {
+            CR_ONLY
+        } else if worlds {
+            WORLD_COLUMN
+        } else {
+            ""
+        };
         return Err((
             1,
             format!(
@@ -223,6 +230,10 @@ pub(crate) fn parse_sphere_line(line: &str) -> std::result::Result<Sphere, Strin
 pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
     read_with(path, &SPHERE_HEADER, parse_spheres_csv)
 }
+
+/// The hint of a batch of worlds given where one scene is read.
+const WORLD_COLUMN: &str = " (a batch of worlds, which this reads as one scene: read it as a \
+                            batch, `read_world_spheres_csv`, `sweepfan verify --scene-file`)";
 
 /// Parses the text of a batch of worlds: header `x,y,z,r,world`, one sphere per line, its world
 /// an integer in `[0, 2^32 - 2]` or `shared` (any case; `SHARED`, an object of every world).

@@ -78,6 +78,13 @@ fn headers_are_quoted_as_written_and_bare_crs_are_named_on_any_line() {
     let (line, p) = parse_spheres_csv("X,Y,Z,Radius\n0,0,0,1\n").unwrap_err();
     assert_eq!(line, 1);
     assert!(p.contains("header is `X,Y,Z,Radius`"), "{p}");
+    assert!(!p.contains("worlds"), "{p}");
+    // A batch of worlds where one scene is read: named as such, with where it is read.
+    let (_, p) = parse_spheres_csv("x,y,z,r,World\n0,0,0,1,3\n").unwrap_err();
+    assert!(
+        p.contains("a batch of worlds") && p.contains("verify"),
+        "{p}"
+    );
     for text in [
         "x,y,z,r\n0,0,0,1\r1,0,0,1\r",
         "x,y,z,r\n0,0,0,1\r1,0,0,1\r2,0,0,1",
