@@ -43,7 +43,7 @@ pub use spheres::broad_phase::{
 pub use timer::PassTimer;
 
 /// The GPU implementation of `method` on `ctx` ([`Method::Auto`](crate::Method::Auto):
-/// [`auto`]), behind the trait as [`crate::cpu::broad_phase`]'s.
+/// [`auto`]), behind the trait as the CPU's `broad_phase` is.
 pub fn broad_phase(
     ctx: std::sync::Arc<GpuContext>,
     method: crate::Method,

@@ -237,7 +237,7 @@ fn errors_of_sweepfans_work_on_a_callers_device_come_back_as_errors() {
         other => panic!("expected the buffer's error, got {other:?}"),
     }
     let mut enc = device.create_command_encoder(&Default::default());
-    enc.begin_compute_pass(&Default::default())
+    ctx.compute_pass(&mut enc, &Default::default())
         .dispatch_workgroups(1, 1, 1);
     ctx.submit(enc);
     assert!(matches!(ctx.check(), Err(Error::Gpu(_))), "a pass without a pipeline");
