@@ -244,7 +244,7 @@ impl GpuContext {
     }
 
     /// Finishes `enc` and submits it to the queue (its errors captured on a caller's device).
-    pub fn submit(&self, enc: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+    pub(crate) fn submit(&self, enc: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
         self.captured(|| self.queue.submit([enc.finish()]))
     }
 
