@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """sweepfan against SciPy's cKDTree on equal spheres, one core each.
 
-Scene: N spheres of radius r = 1 at 1% volume fraction, uniform in a cube of side
-L = (N * 4/3 pi r^3 / 0.01)^(1/3), seeded. Pairs touch when |c_i - c_j| <= 2.
+Scene: N spheres of radius r = 1 at 1% volume fraction (--fraction), uniform in a cube of side
+L = (N * 4/3 pi r^3 / fraction)^(1/3), seeded. Pairs touch when |c_i - c_j| <= 2. At 1% an
+object has about 0.2 pairs; --fraction 10 is a dense case of about 42 pairs an object (2.4
+centres a unit volume, as atoms at a 0.6 nm cutoff).
 
 Timed, best of --reps runs with time.perf_counter:
   * cKDTree: build, then query_pairs(r=2, output_type='ndarray'); both single-threaded.
   * sweepfan.sphere_pairs(method="grid", backend="cpu"): the Rust thread pool is limited to
-    one thread by RAYON_NUM_THREADS=1, set before sweepfan is imported (--threads K to change).
+    one thread by RAYON_NUM_THREADS=1, set before sweepfan is imported (--threads K to change);
+    beside it the same call with count_only=True ("sf count") and the ratio of the two
+    ("sorted/count": what the sorted (K, 2) array costs over the search itself).
   * sweepfan.sphere_pairs(method="grid", backend="gpu"), after one warm-up call (the first call
     opens the device and compiles the pipelines).
 
@@ -22,6 +26,7 @@ RAYON_NUM_THREADS does not limit such a driver's own threads (llvmpipe: LP_NUM_T
     python bench.py                       # N = 10^4, 10^5, 10^6
     python bench.py --sizes 10000 100000 --reps 5 --json bench.json
     python bench.py --no-gpu --threads 4
+    python bench.py --no-gpu --sizes 132000 --fraction 10 --reps 5   # the dense case
 
 Without SciPy (or with --no-ckdtree) the cKDTree columns are null and each GPU result is checked
 against sweepfan's CPU grid instead (`verified_against` in each row says which).
@@ -49,6 +54,9 @@ def parse_args(argv=None):
         default=None,
         help="GPU adapter, index or part of its name (default: a hardware GPU if one is listed)",
     )
+    p.add_argument(
+        "--fraction", type=float, default=0.01, help="sphere volume / cube volume (default 0.01)"
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     args = p.parse_args(argv)
@@ -56,6 +64,8 @@ def parse_args(argv=None):
         p.error("--reps and --threads must be at least 1")
     if any(n < 2 for n in args.sizes):
         p.error("--sizes must be at least 2")
+    if not 0 < args.fraction <= 100:
+        p.error("--fraction must be above 0 and at most 100")
     return args
 
 
@@ -79,13 +89,12 @@ except ImportError:  # a machine without SciPy: sweepfan's GPU checked against i
 import sweepfan  # noqa: E402
 
 RADIUS = 1.0
-FRACTION = 0.01
 GRID = 2.0**-10  # coordinate resolution (see the docstring)
 VERIFY_PAIRS_UP_TO = 10**5
 
 
-def scene(n, seed):
-    side = (n * 4.0 / 3.0 * np.pi * RADIUS**3 / FRACTION) ** (1.0 / 3.0)
+def scene(n, seed, fraction):
+    side = (n * 4.0 / 3.0 * np.pi * RADIUS**3 / fraction) ** (1.0 / 3.0)
     rng = np.random.default_rng(seed)
     c = np.round(rng.uniform(0.0, side, size=(n, 3)) / GRID) * GRID
     return c.astype(np.float32)  # exact: side < 2^14, so 24 bits hold every coordinate
@@ -99,6 +108,26 @@ def best_of(reps, fn):
         result = fn()
         best = min(best, time.perf_counter() - t)
     return best, result
+
+
+def time_cpu(c, args, row):
+    """The CPU grid's sorted pairs (best time, pairs), with its count_only time and the ratio of
+    the two recorded in `row`."""
+    cpu_s, got = best_of(
+        args.reps, lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu")
+    )
+    count_s, (pairs, _tests) = best_of(
+        args.reps,
+        lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu", count_only=True),
+    )
+    if pairs != len(got):
+        sys.exit(f"N={len(c)}: count_only counted {pairs} pairs, the list holds {len(got)}")
+    row.update(
+        sweepfan_cpu_s=cpu_s,
+        sweepfan_count_s=count_s,
+        sorted_over_count=cpu_s / count_s if count_s > 0 else None,
+    )
+    return cpu_s, got
 
 
 def time_gpu(c, args, adapter):
@@ -166,7 +195,7 @@ def reference_columns(row, pairs, against, build_s=None, query_s=None, total_s=N
 
 
 def run_size(n, args, adapter):
-    c = scene(n, args.seed + n)
+    c = scene(n, args.seed + n, args.fraction)
     c64 = c.astype(np.float64)
     row = {"n": n}
 
@@ -194,11 +223,8 @@ def run_size(n, args, adapter):
             print(f"N={n} {what}: {len(got)} pairs, cKDTree {row['pairs']}", file=sys.stderr)
         return ok
 
-    cpu_s, got = best_of(
-        args.reps, lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu")
-    )
+    cpu_s, got = time_cpu(c, args, row)
     verified &= agrees(got, "cpu")
-    row["sweepfan_cpu_s"] = cpu_s
 
     gpu_s = None
     if adapter is not None:
@@ -216,11 +242,9 @@ def run_size(n, args, adapter):
 def run_without_ckdtree(n, c, row, args, adapter):
     """The row without cKDTree: sweepfan's CPU grid timed, and the GPU's pairs checked
     against it (every pair, at every size)."""
-    cpu_s, expected = best_of(
-        args.reps, lambda: sweepfan.sphere_pairs(c, RADIUS, method="grid", backend="cpu")
-    )
+    cpu_s, expected = time_cpu(c, args, row)
     reference_columns(row, expected, "sweepfan cpu grid")
-    row.update(sweepfan_cpu_s=cpu_s, ratio_cpu=None, ratio_gpu=None)
+    row.update(ratio_cpu=None, ratio_gpu=None)
     gpu_s, verified = None, True
     if adapter is not None:
         gpu_s, got = time_gpu(c, args, adapter)
@@ -241,7 +265,8 @@ def fmt(v, spec):
 def print_table(rows):
     head = (
         f"{'N':>9} {'pairs':>9} {'kd build':>9} {'kd query':>9} {'kd total':>9} "
-        f"{'sf cpu':>9} {'sf gpu':>9} {'x cpu':>7} {'x gpu':>7}  verified"
+        f"{'sf cpu':>9} {'sf count':>9} {'sorted/count':>12} {'sf gpu':>9} {'x cpu':>7} "
+        f"{'x gpu':>7}  verified"
     )
     print(head)
     print("-" * len(head))
@@ -249,7 +274,8 @@ def print_table(rows):
         print(
             f"{r['n']:>9} {r['pairs']:>9} {fmt(r['ckdtree_build_s'], '9.4f')} "
             f"{fmt(r['ckdtree_query_s'], '9.4f')} {fmt(r['ckdtree_total_s'], '9.4f')} "
-            f"{fmt(r['sweepfan_cpu_s'], '9.4f')} {fmt(r['sweepfan_gpu_s'], '9.4f')} "
+            f"{fmt(r['sweepfan_cpu_s'], '9.4f')} {fmt(r['sweepfan_count_s'], '9.4f')} "
+            f"{fmt(r['sorted_over_count'], '12.2f')} {fmt(r['sweepfan_gpu_s'], '9.4f')} "
             f"{fmt(r['ratio_cpu'], '7.2f')} {fmt(r['ratio_gpu'], '7.2f')}  "
             f"{'yes' if r['verified'] else 'NO'}{'' if r['verified_pairs'] else ' (count)'}"
         )
@@ -270,6 +296,7 @@ def main(args):
         "threads": THREADS,
         "reps": args.reps,
         "seed": args.seed,
+        "fraction": args.fraction,
     }
     print(
         f"threads {THREADS}; adapter: "

@@ -15,7 +15,7 @@ use sweepfan::events::{WorldEventTracker, WorldEvents};
 use sweepfan::registry;
 use sweepfan::{
     Backend, BroadPhase, EventTracker, Method, Pair, Sphere, WorldBroadPhase, WorldPairs,
-    canonicalize, validate_spheres,
+    validate_spheres,
 };
 
 /// The spheres of `centers` and `radii` in the library's layout (copied while the interpreter
@@ -155,18 +155,17 @@ fn run(
     backend: Backend,
     adapter: &str,
     spheres: &[Sphere],
-    mut out: Option<&mut Vec<Pair>>,
+    out: Option<&mut Vec<Pair>>,
 ) -> PyResult<sweepfan::Stats> {
     check_spheres(spheres)?;
     let stats = PHASES.with(
         format!("{}\u{0}{adapter}\u{0}{method}", backend.as_str()),
         (backend == Backend::Gpu).then_some(adapter),
         || make(method, backend, adapter),
-        |broad| broad.find_pairs_validated(spheres, out.as_deref_mut()),
+        // In canonical order (the CPU methods gather their pairs in it); the scene was checked
+        // above, for messages naming the argument.
+        |broad| broad.find_pairs(spheres, out),
     )?;
-    if let Some(out) = out {
-        canonicalize(out);
-    }
     Ok(stats)
 }
 
@@ -402,9 +401,8 @@ impl PyBroadPhase {
             let mut pairs = Vec::new();
             let stats = frames
                 .broad
-                .find_pairs_validated(&spheres, Some(&mut pairs))
+                .find_pairs(&spheres, Some(&mut pairs))
                 .map_err(to_py)?;
-            canonicalize(&mut pairs);
             let events = if frames.on_device {
                 Some(frames.broad.take_events().ok_or_else(|| {
                     PyRuntimeError::new_err("the backend returned no events for this frame")

@@ -144,3 +144,4 @@ def test_docstrings_name_the_methods_and_backends():
         for name in ("auto", "cpu", "gpu"):
             assert f'"{name}"' in f.__doc__, (f.__name__, name)
     assert "default_backend" in sweepfan.__doc__
+

@@ -1,7 +1,10 @@
 //! Parallel pair emission shared by the CPU methods: the candidate loop of a method runs over
 //! chunks of its outer index on rayon's pool, each chunk counting tests and pushing touching
 //! pairs into its own buffer (owned by the method and reused across frames); the buffers are
-//! concatenated at the end. Counting without storing (`out = None`) never allocates pairs.
+//! gathered at the end, in canonical order by default (each chunk partitions its pairs by first
+//! index as its walk ends, each bucket is sorted in cache into its place: `ordered`,
+//! docs/design.md §2.14), or concatenated as found. Counting without storing (`out = None`)
+//! never allocates pairs.
 //!
 //! Storing, every growth of a buffer is checked before it is made (docs/design.md §9.14): its
 //! pairs against the pair limit, its bytes (with every other chunk's, and then the final list's)
@@ -20,6 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use web_time::Instant;
 
 pub use crate::broadphase::MAX_STORED_PAIRS;
+
+mod ordered;
 
 /// Pairs a chunk's buffer holds when it first grows.
 const MIN_BUFFER_PAIRS: usize = 64;
@@ -148,12 +153,29 @@ impl Sink<'_> {
     }
 }
 
+/// One chunk's buffers, kept across calls: the pairs as found and, gathering in order, the
+/// same pairs partitioned by bucket of first index (`ordered`).
+#[derive(Default)]
+struct ChunkBuffers {
+    pairs: Vec<Pair>,
+    parted: Vec<Pair>,
+    starts: Vec<usize>,
+    /// Whether `parted` holds this call's pairs.
+    is_parted: bool,
+}
+
 /// Per-chunk pair buffers, kept across calls.
 pub struct PairEmitter {
-    buffers: Vec<Vec<Pair>>,
+    buffers: Vec<ChunkBuffers>,
     limit: u64,
     /// Calls with at most this many items run as one chunk on the calling thread.
     serial_max_items: usize,
+    /// Whether the stored pairs are gathered in canonical order (the default).
+    ordered: bool,
+    /// Every index of the next call's pairs is below this (taken by the call).
+    objects: Option<usize>,
+    /// Whether the last call gathered its pairs in canonical order.
+    in_order: bool,
 }
 
 impl Default for PairEmitter {
@@ -162,6 +184,9 @@ impl Default for PairEmitter {
             buffers: Vec::new(),
             limit: MAX_STORED_PAIRS,
             serial_max_items: SERIAL_MAX_ITEMS,
+            ordered: true,
+            objects: None,
+            in_order: false,
         }
     }
 }
@@ -176,6 +201,24 @@ impl PairEmitter {
     /// methods whose per-item work is small pay more in pool round trips than they gain.
     pub fn set_serial_max_items(&mut self, items: usize) {
         self.serial_max_items = items.max(SERIAL_MAX_ITEMS);
+    }
+
+    /// Whether the pairs are gathered into `out` in canonical order (`i < j`, ascending; the
+    /// default, made in the gather: docs/design.md §2.14) or as the chunks found them.
+    pub fn set_ordered(&mut self, ordered: bool) {
+        self.ordered = ordered;
+    }
+
+    /// Every index the next call's pairs hold is below `objects` (the scene's size): the call
+    /// can then gather them in order (without it, they are gathered as found).
+    pub fn set_objects(&mut self, objects: usize) {
+        self.objects = Some(objects);
+    }
+
+    /// Whether the last call's pairs were gathered in canonical order (then no one needs to
+    /// look); reset by the asking.
+    pub fn take_in_order(&mut self) -> bool {
+        std::mem::take(&mut self.in_order)
     }
 
     /// [`PairEmitter::run`] as a method's "pairs" stage: stores the counts in `stats` and
@@ -215,9 +258,16 @@ impl PairEmitter {
             (items / SERIAL_MAX_ITEMS).clamp(1, MAX_CHUNKS)
         };
         if self.buffers.len() < chunks {
-            self.buffers.resize_with(chunks, Vec::new);
+            self.buffers.resize_with(chunks, ChunkBuffers::default);
         }
         let store = out.is_some();
+        self.in_order = false;
+        // Gathering in order, each chunk partitions its pairs while they are in cache.
+        let split = self
+            .objects
+            .take()
+            .filter(|_| store && self.ordered)
+            .map(ordered::Split::of);
         let stored = AtomicU64::new(0);
         let grown = AtomicU64::new(0);
         // Stored pairs cost 8 bytes in a chunk buffer and 8 in the output: the buffers' growth,
@@ -229,7 +279,9 @@ impl PairEmitter {
         let limit = self.limit;
         // A caller's cancellation is looked at before each chunk (docs/design.md §9.18).
         let cancel = crate::broadphase::cancel::current();
-        let run_chunk = |c: usize, buffer: &mut Vec<Pair>| -> (u64, u64) {
+        let run_chunk = |c: usize, chunk: &mut ChunkBuffers| -> (u64, u64) {
+            chunk.is_parted = false;
+            let buffer = &mut chunk.pairs;
             buffer.clear();
             if crate::broadphase::cancel::check(&cancel).is_err() {
                 return (0, 0);
@@ -267,7 +319,18 @@ impl PairEmitter {
                     slice
                 };
             }
-            (sink.tests, sink.pairs)
+            let (tests, pairs, storing) = (sink.tests, sink.pairs, sink.store);
+            if let Some(split) = split.filter(|_| storing && !overflow.load(Ordering::Relaxed)) {
+                // The partitioned copy's growth is counted against the budget like the
+                // buffers'; where it does not fit, the pairs are gathered as found.
+                let extra = chunk.pairs.len().saturating_sub(chunk.parted.capacity());
+                let bytes = (extra * std::mem::size_of::<Pair>()) as u64;
+                if budget.allows(grown.fetch_add(bytes, Ordering::Relaxed) + bytes) {
+                    split.partition(&chunk.pairs, &mut chunk.parted, &mut chunk.starts);
+                    chunk.is_parted = true;
+                }
+            }
+            (tests, pairs)
         };
         let buffers = &mut self.buffers[..chunks];
         let (tests, pairs) = if chunks == 1 {
@@ -281,7 +344,6 @@ impl PairEmitter {
         };
         crate::broadphase::cancel::check(&cancel)?;
         if let Some(out) = out {
-            out.clear();
             let pair_bytes = std::mem::size_of::<Pair>() as u64;
             let list_bytes = pairs
                 .saturating_sub(out.capacity() as u64)
@@ -289,8 +351,9 @@ impl PairEmitter {
             let list_fits = budget.allows(grown.load(Ordering::Relaxed).saturating_add(list_bytes));
             let overflowed = overflow.load(Ordering::Relaxed);
             if overflowed || pairs > limit || !list_fits {
+                out.clear();
                 for b in buffers.iter_mut() {
-                    *b = Vec::new();
+                    *b = ChunkBuffers::default();
                 }
                 // Name what stopped the storing: the memory, or else the pair limit.
                 let memory =
@@ -321,9 +384,22 @@ impl PairEmitter {
                     ),
                 ));
             }
-            out.reserve(pairs as usize);
-            for b in buffers.iter() {
-                out.extend_from_slice(b);
+            match split {
+                Some(split) if buffers.iter().all(|b| b.is_parted) => {
+                    let parts: Vec<(&[Pair], &[usize])> = buffers
+                        .iter()
+                        .map(|b| (b.parted.as_slice(), b.starts.as_slice()))
+                        .collect();
+                    ordered::gather(&split, &parts, pairs as usize, out);
+                    self.in_order = true;
+                }
+                _ => {
+                    out.clear();
+                    out.reserve(pairs as usize);
+                    for b in buffers.iter() {
+                        out.extend_from_slice(&b.pairs);
+                    }
+                }
             }
         }
         Ok((tests, pairs))

@@ -16,23 +16,21 @@
 //! be filtered out; the property tests include exact integer contacts and find none.
 
 /// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
-/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With
-/// `emitter`, also `set_pair_limit` on the method's `emitter` field. With a last name,
-/// `find_pairs_unordered` is that inherent method: one that validates the scene in a pass it
-/// makes anyway, instead of the separate pass of the default (`find_pairs` then orders it).
+/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With a last
+/// name, the scene is validated by that inherent method (one that validates it in a pass it
+/// makes anyway) instead of the separate pass of the default. With `emitter` (a method whose
+/// pairs leave through its `emitter` field), also `set_pair_limit`, and the order made where the
+/// pairs are gathered (docs/design.md §2.14): `find_pairs` gathers them in canonical order,
+/// `find_pairs_unordered` as the chunks found them.
 macro_rules! cpu_broad_phase {
-    ($ty:ty, emitter, $name:expr $(, $checking:ident)?) => {
-        impl $ty {
-            /// Sets the most pairs one call may store (default
-            /// [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a call finding more fails
-            /// with `Error::TooLarge`.
-            pub fn set_pair_limit(&mut self, limit: u64) {
-                self.emitter.set_pair_limit(limit);
-            }
-        }
-        $crate::cpu::cpu_broad_phase!($ty, $name $(, $checking)?);
+    (@checked $self:ident, $spheres:ident, $out:ident) => {{
+        $crate::geom::sphere::validate_spheres($spheres)?;
+        $self.pairs($spheres, $out)
+    }};
+    (@checked $self:ident, $spheres:ident, $out:ident, $checking:ident) => {
+        $self.$checking($spheres, $out)
     };
-    ($ty:ty, $name:expr $(, $checking:ident)?) => {
+    (@impl $ty:ty, $name:expr, { $($extra:item)* }) => {
         impl $crate::broadphase::BroadPhase for $ty {
             fn name(&self) -> &str {
                 let name: fn(&Self) -> &'static str = $name;
@@ -43,6 +41,73 @@ macro_rules! cpu_broad_phase {
                 $crate::broadphase::Backend::Cpu
             }
 
+            $($extra)*
+        }
+    };
+    ($ty:ty, emitter, $name:expr $(, $checking:ident)?) => {
+        impl $ty {
+            /// Sets the most pairs one call may store (default
+            /// [`MAX_STORED_PAIRS`](crate::cpu::MAX_STORED_PAIRS)); a call finding more fails
+            /// with `Error::TooLarge`.
+            pub fn set_pair_limit(&mut self, limit: u64) {
+                self.emitter.set_pair_limit(limit);
+            }
+
+            /// The scene validated, then its pairs (none for an empty scene), gathered as the
+            /// emitter is set.
+            fn checked_pairs(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                if spheres.is_empty() {
+                    return Ok($crate::broadphase::no_pairs(out));
+                }
+                self.emitter.set_objects(spheres.len());
+                $crate::cpu::cpu_broad_phase!(@checked self, spheres, out $(, $checking)?)
+            }
+        }
+        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, {
+            fn find_pairs_validated(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                if spheres.is_empty() {
+                    return Ok($crate::broadphase::no_pairs(out));
+                }
+                self.emitter.set_objects(spheres.len());
+                self.pairs(spheres, out)
+            }
+
+            fn find_pairs(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                mut out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                let mut stats = self.checked_pairs(spheres, out.as_deref_mut())?;
+                // Gathered in order, the list needs no look (where the gather could not order
+                // it, within the memory budget, the stage `order` does).
+                if !self.emitter.take_in_order() {
+                    $crate::broadphase::order_pairs(out, &mut stats);
+                }
+                Ok(stats)
+            }
+
+            fn find_pairs_unordered(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                self.emitter.set_ordered(false);
+                let result = self.checked_pairs(spheres, out);
+                self.emitter.set_ordered(true);
+                result
+            }
+        });
+    };
+    ($ty:ty, $name:expr) => {
+        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, {
             fn find_pairs_validated(
                 &mut self,
                 spheres: &[$crate::geom::sphere::Sphere],
@@ -53,20 +118,7 @@ macro_rules! cpu_broad_phase {
                 }
                 self.pairs(spheres, out)
             }
-
-            $(
-                fn find_pairs_unordered(
-                    &mut self,
-                    spheres: &[$crate::geom::sphere::Sphere],
-                    out: Option<&mut Vec<$crate::broadphase::Pair>>,
-                ) -> $crate::error::Result<$crate::broadphase::Stats> {
-                    if spheres.is_empty() {
-                        return Ok($crate::broadphase::no_pairs(out));
-                    }
-                    self.$checking(spheres, out)
-                }
-            )?
-        }
+        });
     };
 }
 pub(crate) use cpu_broad_phase;
