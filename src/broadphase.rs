@@ -47,6 +47,8 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
 internal_modules!(aabbs, keys, memory);
 pub mod auto;
 pub mod cancel;
+pub(crate) mod frame;
+pub use frame::SphereFrame;
 pub mod limits;
 pub(crate) mod radix;
 pub(crate) mod world_slots;
@@ -465,6 +467,26 @@ pub trait BroadPhase {
             stats.stage("check", checked, Clock::Host);
         }
         Ok(stats)
+    }
+
+    /// One frame of a simulation into the caller's [`SphereFrame`]: this frame's pairs (as
+    /// [`Self::find_pairs`] gives them) into `frame.pairs`, and the pairs found and lost since
+    /// the frame before into `frame.found` and `frame.lost`, all in the frame's own vectors
+    /// (their allocations reused frame after frame). A frame that fails (bad input, too many
+    /// pairs, cancelled) leaves the last good frame's pairs and no events, so the next frame
+    /// compares with the last one that succeeded. An empty scene loses every pair.
+    fn update_into(&mut self, spheres: &[Sphere], frame: &mut SphereFrame) -> Result<()> {
+        frame.begin();
+        match self.find_pairs(spheres, Some(&mut frame.pairs)) {
+            Ok(stats) => {
+                frame.finish(stats);
+                Ok(())
+            }
+            Err(e) => {
+                frame.abandon();
+                Err(e)
+            }
+        }
     }
 
     /// What this broad phase can say about how it runs, where it says anything (GPU methods,

@@ -20,6 +20,7 @@
 //! ```
 
 pub use crate::broadphase::FrameEvents;
+pub use crate::broadphase::frame::merge_changes;
 use crate::broadphase::worlds::WorldPairs;
 use crate::broadphase::{Pair, canonicalize};
 
@@ -198,40 +199,6 @@ pub fn world_difference(before: &WorldPairs, after: &WorldPairs, out: &mut World
         fo.push(fp.len());
         lo.push(lp.len());
     }
-}
-
-/// The one sorted-difference merge (frame events by position, by the caller's id, across
-/// ranks): walks two sorted lists without duplicates together, calls `changed(item, true)` for
-/// each item of `after` not in `before` and `changed(item, false)` for each of `before` not in
-/// `after`, in increasing order within each kind; returns how many are in both.
-///
-/// ```
-/// let mut seen = Vec::new();
-/// let both = sweepfan::events::merge_changes(&[1, 3, 5], &[3, 4], |&x, found| seen.push((x, found)));
-/// assert_eq!((both, seen), (1, vec![(1, false), (4, true), (5, false)]));
-/// ```
-pub fn merge_changes<T: Ord>(before: &[T], after: &[T], mut changed: impl FnMut(&T, bool)) -> u64 {
-    let (mut a, mut b, mut both) = (0, 0, 0);
-    while a < before.len() && b < after.len() {
-        match before[a].cmp(&after[b]) {
-            std::cmp::Ordering::Less => {
-                changed(&before[a], false);
-                a += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                changed(&after[b], true);
-                b += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                both += 1;
-                a += 1;
-                b += 1;
-            }
-        }
-    }
-    before[a..].iter().for_each(|x| changed(x, false));
-    after[b..].iter().for_each(|x| changed(x, true));
-    both
 }
 
 #[cfg(test)]

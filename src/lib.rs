@@ -128,7 +128,9 @@ pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::cancel::CancelToken;
 pub use broadphase::limits::{Limits, MemoryBudget};
 pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
-pub use broadphase::{Backend, BroadPhase, FrameEvents, Method, Pair, Stats, canonicalize};
+pub use broadphase::{
+    Backend, BroadPhase, FrameEvents, Method, Pair, SphereFrame, Stats, canonicalize,
+};
 pub use error::{Error, Exceeds, Result};
 pub use events::{EventTracker, WorldEventTracker, WorldEvents};
 pub use geom::aabb::Aabb;

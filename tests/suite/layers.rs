@@ -39,7 +39,7 @@ fn root_item(name: &str) -> Option<&'static str> {
         "Error" | "Result" => "error",
         "Sphere" | "validate_spheres" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
-        | "Limits" | "MemoryBudget" | "CancelToken" => "broadphase",
+        | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" => "broadphase",
         "Scene" | "SceneKind" | "SceneParams" => "scenes",
         "EventTracker" => "events",
         _ => return None,

@@ -26,5 +26,6 @@ mod paper_counts;
 mod rotating;
 mod sat_oracle;
 mod sector_oracle;
+mod sphere_frame;
 mod turned_boxes;
 mod worlds;
