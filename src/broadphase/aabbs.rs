@@ -47,6 +47,8 @@ pub trait AabbOverlaps: Send {
         overlaps_in_worlds_within(self, boxes, worlds, out, EXACT_SLOTS)
     }
 
+    /// [`Self::aabb_overlaps`] as a future, for a browser's page, where the GPU's call awaits
+    /// the device (docs/design.md §8.5); the CPU's is ready at once.
     fn aabb_overlaps_async<'a>(
         &'a mut self,
         boxes: &'a [Aabb],

@@ -123,14 +123,7 @@ macro_rules! cpu_broad_phase {
 }
 pub(crate) use cpu_broad_phase;
 
-internal_modules!(
-    aabb_sweep,
-    partitioned,
-    rotating,
-    sector_batch,
-    sector_grid,
-    sphere_index
-);
+internal_modules!(partitioned, rotating, sector_batch, sector_grid, aabb_sweep);
 pub(crate) mod axis_order;
 pub(crate) mod brute_force;
 pub mod contacts;
@@ -144,6 +137,7 @@ pub(crate) mod origin_distance;
 pub mod peers;
 pub(crate) mod sap;
 pub mod sat;
+pub(crate) mod sphere_index;
 pub(crate) mod sweep;
 pub(crate) mod worlds;
 

@@ -1,11 +1,11 @@
 //! CPU pipeline of the `rotating` scene (docs/design.md §5.7): box proxy AABBs vs sphere AABBs (bipartite
 //! broad phase), then the exact conservative-sector vs sphere test on every candidate.
 //!
-//! Spheres are sorted by the cell of their centre ([`SphereIndex`]: the grid method's cells,
+//! Spheres are sorted by the cell of their centre (`SphereIndex`: the grid method's cells,
 //! rows of equal `(kz, ky)` ordered by `kx`), so a box visits the rows of its `(y, z)` range
 //! and in each the run of cells in its x range. (Sorting by x alone would make every box scan a
 //! whole slab: ~46k spheres per box at 1M spheres.) The GPU pipeline (`gpu::rotating`) keeps a
-//! dense cell table ([`crate::geom::sphere_grid::SphereGrid`]); both are conservative and the
+//! dense cell table (`geom::sphere_grid::SphereGrid`); both are conservative and the
 //! exact AABB test decides, so the two agree on every candidate.
 
 use crate::broadphase::ProxyFrame;
@@ -34,7 +34,7 @@ pub fn rotating_frame_cpu(
 }
 
 /// The CPU pipeline of the rotating scene with its sphere index, whose buffers it keeps from
-/// frame to frame (see [`SphereIndex::rebuild`]: at 1M spheres and 2000 boxes a frame took
+/// frame to frame (see `SphereIndex::rebuild`: at 1M spheres and 2000 boxes a frame took
 /// 42-48 ms with a fresh index and 19.5-22 with a kept one, on 2 shared cores).
 #[derive(Default)]
 pub struct RotatingCpu {

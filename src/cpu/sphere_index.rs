@@ -14,8 +14,8 @@
 //! (`SphereGrid`, which the GPU pipeline still uses). On a wide scene with clusters those
 //! cells grew until whole clusters shared one, and every box scanned its whole cluster.
 
-use crate::cpu::grid::{CellBits, GridFrame, RowTable, bits_for};
 use crate::broadphase::radix::radix_sort_carrying;
+use crate::cpu::grid::{CellBits, GridFrame, RowTable, bits_for};
 use crate::geom::aabb::Aabb;
 use crate::geom::sector::proxy::proxy_overlaps_sphere;
 use crate::geom::sphere::Sphere;
@@ -61,6 +61,7 @@ pub struct SphereIndex {
 
 impl SphereIndex {
     /// The index of these (validated, non-empty) spheres.
+    #[cfg(test)]
     pub fn new(spheres: &[Sphere]) -> Self {
         let mut index = Self::default();
         index.rebuild(spheres);

@@ -2,20 +2,15 @@
 
 pub mod aabb;
 pub mod contact;
-internal_modules!(
-    capsule,
-    exact,
-    primitives2d,
-    radii,
-    sphere_columns,
-    sphere_grid
-);
+internal_modules!(capsule, primitives2d, radii, exact);
 pub mod obb;
 pub mod polygon;
 pub mod sat;
 pub mod sector;
 pub mod sphere;
+pub(crate) mod sphere_columns;
 pub(crate) mod sphere_exact;
+pub(crate) mod sphere_grid;
 #[cfg(test)]
 mod test_util;
 

@@ -197,7 +197,11 @@ mod tests {
             assert!(tiny[0].touches(&tiny[1]) && !tiny[0].touches(&tiny[2]));
             let mut columns = SphereColumns::default();
             columns.fill(&tiny);
-            assert_eq!(columns.portable_lanes(&tiny[0], 0).1, 0b1111, "all lanes rescaled");
+            assert_eq!(
+                columns.portable_lanes(&tiny[0], 0).1,
+                0b1111,
+                "all lanes rescaled"
+            );
             agrees(&tiny);
         }
     }

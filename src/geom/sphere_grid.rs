@@ -5,7 +5,6 @@
 //! limit). Both are conservative and the exact AABB test decides, so they agree on every
 //! candidate.
 
-use crate::geom::aabb::Aabb;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -83,6 +82,7 @@ impl SphereGrid {
     }
 
     /// Cell coordinates of a point, clamped into the grid (monotonic in each coordinate).
+    #[cfg(test)]
     #[inline]
     pub fn cell(&self, p: Vec3) -> [u32; 3] {
         let c = ((p - self.origin) * self.inv_cell).floor();
@@ -92,18 +92,5 @@ impl SphereGrid {
             c.y.clamp(0.0, (d[1] - 1) as f32) as u32,
             c.z.clamp(0.0, (d[2] - 1) as f32) as u32,
         ]
-    }
-
-    /// The cell's index in the table, x fastest, then y, then z.
-    #[inline]
-    pub fn key(&self, c: [u32; 3]) -> u32 {
-        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
-    }
-
-    /// The cell range a box query covers: its AABB grown by the reach and a relative slack.
-    #[inline]
-    pub fn query(&self, a: &Aabb) -> ([u32; 3], [u32; 3]) {
-        let pad = self.reach + QUERY_SLACK * a.min.abs().max(a.max.abs()).max_element();
-        (self.cell(a.min - pad), self.cell(a.max + pad))
     }
 }

@@ -58,7 +58,7 @@ pub struct GpuOptions {
     pub backends: Option<wgpu::Backends>,
     /// Proof of where a run is (docs/design.md §9.5): opening fails unless the adapter's name
     /// contains this (case-insensitive), and a software adapter passes only when this names
-    /// one ([`crate::gpu::adapter_check::adapter_mismatch`]).
+    /// one (`gpu::adapter_check::adapter_mismatch`).
     pub expect_adapter: Option<String>,
     /// How the kernels round what WGSL leaves to the device: exact (the default), or sloppy
     /// as real GPUs may be, for tests on a software adapter (docs/design.md §9.11).
@@ -150,7 +150,7 @@ impl GpuContext {
     /// Opens the chosen adapter. Requests the adapter's full limits (so large scenes can bind
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
     /// and `SUBGROUP` for the faster sort variants. Nothing optional is required. An adapter
-    /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error ([`crate::gpu::adapter_check`]).
+    /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error (`gpu::adapter_check`).
     ///
     /// Blocks until the device is open: not in a browser, where it is [`Error::Unsupported`]
     /// ([`Self::new_async`] is the call there).

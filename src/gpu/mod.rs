@@ -1,6 +1,6 @@
 //! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
 //!
-//! * [`context`]: adapter, device, limits, buffers, timing; [`adapter_check`]: the adapter a
+//! * [`context`]: adapter, device, limits, buffers, timing; `adapter_check`: the adapter a
 //!   run must be on (`SWEEPFAN_EXPECT_ADAPTER`); `frame`: the per-frame parameter arena and
 //!   recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the one
 //!   readback buffer per pipeline that makes one host wait per frame; [`traffic`]: the
@@ -14,23 +14,23 @@
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
 internal_modules!(
-    adapter_check,
-    boxes,
-    compile_report,
     contacts,
     context,
-    events,
     readback,
     sector,
-    shader,
-    slots,
     sort,
     spheres,
     timer,
     traffic,
-    upload
+    compile_report,
+    shader,
+    boxes,
+    events
 );
+pub(crate) mod adapter_check;
 pub(crate) mod frame;
+pub(crate) mod slots;
+pub(crate) mod upload;
 
 pub use adapter_check::EXPECT_ADAPTER_ENV;
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};

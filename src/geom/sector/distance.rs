@@ -36,7 +36,7 @@ impl Sector {
     }
 
     /// Certified 3D sector-capsule test with the default tolerance
-    /// ([`CAPSULE_TOLERANCE_REL`] times R + h + radius + axis length).
+    /// (`CAPSULE_TOLERANCE_REL` times R + h + radius + axis length).
     pub fn overlaps_capsule_certified_default(&self, capsule: &Capsule3) -> bool {
         let scale = self.outer_radius
             + self.half_thickness
@@ -94,6 +94,7 @@ impl Sector2 {
 
 /// Nearest point of a world sector to a world point (itself when inside), from the 2D nearest
 /// point and the slab clamp (the extrusion separates).
+#[cfg(test)]
 pub fn closest_point(sector: &Sector, p: Vec3) -> Vec3 {
     let q = sector.to_local(p);
     let xy = Sector2::profile(sector).closest_point_local(q.xy());

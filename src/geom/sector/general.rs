@@ -451,7 +451,7 @@ impl RotatingBody {
     }
 
     /// Whether the body passes through the point at some angle of the turn (exact up to
-    /// [`super::exact_sweep::TOLERANCE`]).
+    /// `exact_sweep::TOLERANCE`).
     pub fn sweep_contains(&self, p: Vec3) -> bool {
         GeneralSweep::new(self).contains(p, 0).0
     }

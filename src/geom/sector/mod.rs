@@ -6,17 +6,12 @@
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
 pub mod body;
-internal_modules!(
-    classify,
-    distance,
-    exact_sweep,
-    free_classify,
-    overlap,
-    proxy,
-    sector2d,
-    swept_box
-);
+internal_modules!(classify, free_classify, proxy, sector2d);
+pub(crate) mod distance;
+pub(crate) mod exact_sweep;
 pub mod general;
+pub(crate) mod overlap;
+pub(crate) mod swept_box;
 pub mod vs_box;
 pub mod vs_convex;
 pub mod vs_sector;
