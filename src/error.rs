@@ -74,10 +74,16 @@ pub enum Error {
     /// A configuration error: unknown method, bad parameter combination.
     #[error("{0}")]
     Config(String),
-    /// Ranks of a distributed run failed (docs/design.md §2.11): on rank 0, each failed rank
-    /// with its error; on the others, which ranks failed.
-    #[error("{0}")]
-    Rank(String),
+    /// Ranks of a distributed run failed (docs/design.md §2.11): which ranks (every rank
+    /// learns them), and on rank 0 each failed rank's own error in `message` (on the others,
+    /// that rank 0 reports why).
+    #[error("{message}")]
+    Rank {
+        /// The ranks that failed, ascending.
+        failed: Vec<u32>,
+        /// On rank 0, each failed rank with its error; elsewhere, which ranks failed.
+        message: String,
+    },
     /// A thread that ran part of the call panicked; the panic itself is raised again on the
     /// caller's thread (`partition`).
     #[error("{0}")]

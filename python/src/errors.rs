@@ -26,7 +26,7 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::NoAdapter(_)
         | Error::Gpu(_)
         | Error::Unsupported(_)
-        | Error::Rank(_) => PyRuntimeError::new_err(message),
+        | Error::Rank { .. } => PyRuntimeError::new_err(message),
         // Cancelled without a signal handler's exception to raise instead (see `interrupt`).
         Error::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),

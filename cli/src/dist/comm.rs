@@ -215,22 +215,24 @@ impl Comm {
             .into_iter()
             .filter(|m| !m.is_empty())
             .collect();
-        let failed_ranks: Vec<String> = failed
+        let failed: Vec<u32> = failed
             .iter()
             .enumerate()
             .filter(|(_, f)| **f == 1)
-            .map(|(r, _)| r.to_string())
+            .map(|(r, _)| r as u32)
             .collect();
-        Err(Error::Rank(if self.rank == 0 {
+        let message = if self.rank == 0 {
             messages.join("; ")
         } else {
+            let names: Vec<String> = failed.iter().map(u32::to_string).collect();
             format!(
                 "rank {} of {} ended: rank {} failed (rank 0 reports why)",
                 self.rank,
                 self.size,
-                failed_ranks.join(", ")
+                names.join(", ")
             )
-        }))
+        };
+        Err(Error::Rank { failed, message })
     }
 }
 
