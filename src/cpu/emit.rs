@@ -319,15 +319,27 @@ impl PairEmitter {
                     slice
                 };
             }
-            let (tests, pairs, storing) = (sink.tests, sink.pairs, sink.store);
+            // A cancelled call's pairs are dropped: not partitioned (a degenerate scene's chunk
+            // may hold gigabytes of them, seconds of work after the caller asked to stop).
+            // Nor are a call's past the pair limit (counted so far, this chunk's included).
+            let storing = sink.store
+                && !sink.cancelled()
+                && stored.load(Ordering::Relaxed) + (sink.buffer.len() - sink.reported) as u64
+                    <= limit;
+            let (tests, pairs) = (sink.tests, sink.pairs);
             if let Some(split) = split.filter(|_| storing && !overflow.load(Ordering::Relaxed)) {
                 // The partitioned copy's growth is counted against the budget like the
                 // buffers'; where it does not fit, the pairs are gathered as found.
                 let extra = chunk.pairs.len().saturating_sub(chunk.parted.capacity());
                 let bytes = (extra * std::mem::size_of::<Pair>()) as u64;
                 if budget.allows(grown.fetch_add(bytes, Ordering::Relaxed) + bytes) {
-                    split.partition(&chunk.pairs, &mut chunk.parted, &mut chunk.starts);
-                    chunk.is_parted = true;
+                    let cancelled = || crate::broadphase::cancel::check(&cancel).is_err();
+                    chunk.is_parted = split.partition(
+                        &chunk.pairs,
+                        &mut chunk.parted,
+                        &mut chunk.starts,
+                        cancelled,
+                    );
                 }
             }
             (tests, pairs)

@@ -20,6 +20,8 @@ use std::mem::MaybeUninit;
 const MAX_BUCKET_BITS: u32 = 11;
 /// Widest digit of the in-bucket sort.
 const MAX_DIGIT_BITS: u32 = 12;
+/// Pairs a chunk's partition handles between two looks at the caller's cancellation.
+const PARTITION_SLICE: usize = 1 << 20;
 /// Below this many pairs the list is concatenated and sorted by comparison.
 pub const ORDERED_GATHER_MIN: usize = 1 << 14;
 
@@ -56,13 +58,26 @@ impl Split {
     }
 
     /// Partitions `pairs` by bucket into `parted` (its old contents overwritten, its length
-    /// `pairs`'), bucket `b`'s pairs at `starts[b]..starts[b + 1]`.
-    pub fn partition(&self, pairs: &[Pair], parted: &mut Vec<Pair>, starts: &mut Vec<usize>) {
+    /// `pairs`'), bucket `b`'s pairs at `starts[b]..starts[b + 1]`. Looks at `stop` between
+    /// slices of [`PARTITION_SLICE`] pairs (a degenerate scene's chunk may hold gigabytes):
+    /// false, `parted` unfinished, when it says stop.
+    pub fn partition(
+        &self,
+        pairs: &[Pair],
+        parted: &mut Vec<Pair>,
+        starts: &mut Vec<usize>,
+        stop: impl Fn() -> bool,
+    ) -> bool {
         let buckets = self.buckets();
         starts.clear();
         starts.resize(buckets + 1, 0);
-        for p in pairs {
-            starts[self.bucket(p) + 1] += 1;
+        for slice in pairs.chunks(PARTITION_SLICE) {
+            if stop() {
+                return false;
+            }
+            for p in slice {
+                starts[self.bucket(p) + 1] += 1;
+            }
         }
         for b in 0..buckets {
             starts[b + 1] += starts[b];
@@ -70,11 +85,17 @@ impl Split {
         // Only a longer list than the last writes new slots; `resize` keeps the others.
         parted.resize(pairs.len(), [0, 0]);
         let mut next = starts[..buckets].to_vec();
-        for p in pairs {
-            let slot = &mut next[self.bucket(p)];
-            parted[*slot] = *p;
-            *slot += 1;
+        for slice in pairs.chunks(PARTITION_SLICE) {
+            if stop() {
+                return false;
+            }
+            for p in slice {
+                let slot = &mut next[self.bucket(p)];
+                parted[*slot] = *p;
+                *slot += 1;
+            }
         }
+        true
     }
 
     /// The in-bucket sort's digits over a key of `i`'s bits below the bucket above `j`'s:
@@ -242,7 +263,7 @@ mod tests {
                 .iter()
                 .map(|l| {
                     let (mut parted, mut starts) = (vec![[7, 7]; 5], Vec::new());
-                    split.partition(l, &mut parted, &mut starts);
+                    assert!(split.partition(l, &mut parted, &mut starts, || false));
                     (parted, starts)
                 })
                 .collect();
