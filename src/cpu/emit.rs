@@ -321,8 +321,11 @@ impl PairEmitter {
             }
             // A cancelled call's pairs are dropped: not partitioned (a degenerate scene's chunk
             // may hold gigabytes of them, seconds of work after the caller asked to stop).
-            // Nor are a call's past the pair limit (counted so far, this chunk's included).
+            // Nor are a call's past the pair limit (counted so far, this chunk's included), nor
+            // a small call's (under ORDERED_GATHER_MIN pairs, as its chunks' sizes say: the
+            // order stage's sort of the concatenation in cache costs no more).
             let storing = sink.store
+                && sink.buffer.len() * chunks >= ordered::ORDERED_GATHER_MIN
                 && !sink.cancelled()
                 && stored.load(Ordering::Relaxed) + (sink.buffer.len() - sink.reported) as u64
                     <= limit;
@@ -396,8 +399,31 @@ impl PairEmitter {
                     ),
                 ));
             }
+            // In order from ORDERED_GATHER_MIN pairs: the chunks that did not partition their
+            // pairs as their walks ended (fewer than their share) do it now, within the budget.
+            let split = split.filter(|_| pairs as usize >= ordered::ORDERED_GATHER_MIN);
+            let parted = split.is_some_and(|split| {
+                let late: usize = buffers
+                    .iter()
+                    .filter(|b| !b.is_parted)
+                    .map(|b| b.pairs.len().saturating_sub(b.parted.capacity()))
+                    .sum();
+                let bytes = (late * std::mem::size_of::<Pair>()) as u64;
+                budget.allows(grown.fetch_add(bytes, Ordering::Relaxed) + bytes) && {
+                    let cancelled = || crate::broadphase::cancel::check(&cancel).is_err();
+                    buffers
+                        .par_iter_mut()
+                        .filter(|b| !b.is_parted)
+                        .for_each(|b| {
+                            b.is_parted =
+                                split.partition(&b.pairs, &mut b.parted, &mut b.starts, cancelled);
+                        });
+                    buffers.iter().all(|b| b.is_parted)
+                }
+            });
+            crate::broadphase::cancel::check(&cancel)?;
             match split {
-                Some(split) if buffers.iter().all(|b| b.is_parted) => {
+                Some(split) if parted => {
                     let parts: Vec<(&[Pair], &[usize])> = buffers
                         .iter()
                         .map(|b| (b.parted.as_slice(), b.starts.as_slice()))
@@ -451,6 +477,47 @@ mod tests {
                 emitter.run(5000, Some(&mut out), work),
                 Err(Error::TooLarge { .. })
             ));
+        }
+    }
+
+    /// Stored with the scene's size given, the pairs come gathered in canonical order (and say
+    /// so) from many chunks, for a call large enough to pay for it; a small call's come as
+    /// found, for the order stage; unordered, as found.
+    #[test]
+    fn the_emitter_gathers_in_order_when_asked_and_large_enough() {
+        let pair_of = |k: usize| {
+            let i = ((k * 7919) % 50_000) as u32; // some chunks hold more than others
+            let j = i + 1 + ((k * 104_729) % 1_000) as u32;
+            [i, j]
+        };
+        for (items, ordered, in_order) in [
+            (1_100_000, true, true),
+            (1_100_000, false, false),
+            (2_000, true, false),
+        ] {
+            let mut emitter = PairEmitter::default();
+            emitter.set_ordered(ordered);
+            emitter.set_objects(51_000);
+            let mut out = vec![[5, 6]; 3];
+            let work = |range: Range<usize>, sink: &mut Sink| {
+                for k in range {
+                    sink.add_tests(1);
+                    let [i, j] = pair_of(k);
+                    sink.touching(j, i);
+                }
+            };
+            emitter.run(items, Some(&mut out), work).unwrap();
+            assert_eq!(emitter.take_in_order(), in_order, "{items} items");
+            assert!(!emitter.take_in_order(), "the asking resets it");
+            let mut expected: Vec<Pair> = (0..items).map(pair_of).collect();
+            expected.sort_unstable();
+            if in_order {
+                assert!(out == expected, "{items} items, in order");
+            } else {
+                assert!(!out.is_sorted(), "{items} items: as found");
+                out.sort_unstable();
+                assert!(out == expected, "{items} items");
+            }
         }
     }
 
