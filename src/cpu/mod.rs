@@ -23,12 +23,14 @@
 /// pairs are gathered (docs/design.md §2.14): `find_pairs` gathers them in canonical order,
 /// `find_pairs_unordered` as the chunks found them.
 macro_rules! cpu_broad_phase {
-    (@checked $self:ident, $spheres:ident, $out:ident) => {{
-        $crate::geom::sphere::validate_spheres($spheres)?;
-        $self.pairs($spheres, $out)
-    }};
-    (@checked $self:ident, $spheres:ident, $out:ident, $checking:ident) => {
-        $self.$checking($spheres, $out)
+    (@checked) => {
+        |broad: &mut Self, spheres: &[$crate::geom::sphere::Sphere], out| {
+            $crate::geom::sphere::validate_spheres(spheres)?;
+            broad.pairs(spheres, out)
+        }
+    };
+    (@checked $checking:ident) => {
+        Self::$checking
     };
     (@impl $ty:ty, $name:expr, { $($extra:item)* }) => {
         impl $crate::broadphase::BroadPhase for $ty {
@@ -53,18 +55,32 @@ macro_rules! cpu_broad_phase {
                 self.emitter.set_pair_limit(limit);
             }
 
-            /// The scene validated, then its pairs (none for an empty scene), gathered as the
+            /// The pairs of `spheres` by `run` (none for an empty scene), gathered as the
             /// emitter is set.
-            fn checked_pairs(
+            fn scene_pairs(
                 &mut self,
                 spheres: &[$crate::geom::sphere::Sphere],
                 out: Option<&mut Vec<$crate::broadphase::Pair>>,
+                run: fn(
+                    &mut Self,
+                    &[$crate::geom::sphere::Sphere],
+                    Option<&mut Vec<$crate::broadphase::Pair>>,
+                ) -> $crate::error::Result<$crate::broadphase::Stats>,
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
                 if spheres.is_empty() {
                     return Ok($crate::broadphase::no_pairs(out));
                 }
                 self.emitter.set_objects(spheres.len());
-                $crate::cpu::cpu_broad_phase!(@checked self, spheres, out $(, $checking)?)
+                run(self, spheres, out)
+            }
+
+            /// The scene validated (by `$checking` where given), then its pairs.
+            fn checked_pairs(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                self.scene_pairs(spheres, out, $crate::cpu::cpu_broad_phase!(@checked $($checking)?))
             }
         }
         $crate::cpu::cpu_broad_phase!(@impl $ty, $name, {
@@ -73,11 +89,7 @@ macro_rules! cpu_broad_phase {
                 spheres: &[$crate::geom::sphere::Sphere],
                 out: Option<&mut Vec<$crate::broadphase::Pair>>,
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
-                if spheres.is_empty() {
-                    return Ok($crate::broadphase::no_pairs(out));
-                }
-                self.emitter.set_objects(spheres.len());
-                self.pairs(spheres, out)
+                self.scene_pairs(spheres, out, Self::pairs)
             }
 
             fn find_pairs(
