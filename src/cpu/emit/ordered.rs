@@ -73,33 +73,36 @@ impl Split {
         starts: &mut Vec<usize>,
         stop: impl Fn() -> bool,
     ) -> bool {
+        // Counted one place up, summed, then used as the cursors, `starts` ends as the starts
+        // with no second table: bucket b counts at b + 2, its cursor is at b + 1 (starting at
+        // its start), which ends at its end, bucket b + 1's start.
         let buckets = self.buckets();
         starts.clear();
-        starts.resize(buckets + 1, 0);
+        starts.resize(buckets + 2, 0);
         for slice in pairs.chunks(PARTITION_SLICE) {
             if stop() {
                 return false;
             }
             for p in slice {
-                starts[self.bucket(p) + 1] += 1;
+                starts[self.bucket(p) + 2] += 1;
             }
         }
-        for b in 0..buckets {
-            starts[b + 1] += starts[b];
+        for b in 2..buckets + 2 {
+            starts[b] += starts[b - 1];
         }
         // Only a longer list than the last writes new slots; `resize` keeps the others.
         parted.resize(pairs.len(), [0, 0]);
-        let mut next = starts[..buckets].to_vec();
         for slice in pairs.chunks(PARTITION_SLICE) {
             if stop() {
                 return false;
             }
             for p in slice {
-                let slot = &mut next[self.bucket(p)];
+                let slot = &mut starts[self.bucket(p) + 1];
                 parted[*slot] = *p;
                 *slot += 1;
             }
         }
+        starts.truncate(buckets + 1);
         true
     }
 
