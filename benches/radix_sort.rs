@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
+use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 /// Bandwidth of the hypothetical GPU for the traffic-model estimate.
 const MODEL_BANDWIDTH: f64 = 3.0e12;

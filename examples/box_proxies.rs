@@ -7,7 +7,7 @@ mod common;
 
 use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
-use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 

@@ -6,8 +6,9 @@
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
-use sweepfan::gpu::{GpuContext, PassTimer};
+use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::instrument::PassTimer;
+use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 const RUNS: usize = 5;
 /// Bandwidth of the hypothetical GPU for the traffic-model estimate.

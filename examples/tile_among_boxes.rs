@@ -9,8 +9,8 @@ use std::time::Instant;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::obb_frames;
-use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
-use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::SweepLayout;
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::tile_among_boxes;
 
 fn describe(what: &str, stats: &Stats) {

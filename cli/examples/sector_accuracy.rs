@@ -38,7 +38,7 @@ fn main() -> anyhow::Result<()> {
     }
     if backend != "cpu" {
         let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
-        let mut exp = sweepfan::gpu::sector::accuracy::SectorExperimentGpu::new(&ctx)?;
+        let mut exp = sweepfan::gpu::SectorExperimentGpu::new(&ctx)?;
         let t = Instant::now();
         let h = exp.box_histograms(&ctx, &list, None)?;
         let s = t.elapsed().as_secs_f64();
@@ -95,7 +95,7 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         .collect();
     let cpu_s = t.elapsed().as_secs_f64();
     let ctx = sweepfan::gpu::GpuContext::default_adapter()?;
-    let mut gpu = sweepfan::gpu::sector::sector_sphere::SectorSphereGpu::new(&ctx)?;
+    let mut gpu = sweepfan::gpu::SectorSphereGpu::new(&ctx)?;
     gpu.test_pairs(&ctx, &sectors, &spheres, &list[..1024.min(pairs)])?; // warm-up
     let t = Instant::now();
     let got = gpu.test_pairs(&ctx, &sectors, &spheres, &list)?;

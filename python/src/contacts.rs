@@ -11,7 +11,7 @@ use numpy::ndarray::{Array1, Array2, Array3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, LazyLock};
-use sweepfan::gpu::contacts::GpuContacts;
+use sweepfan::gpu::GpuContacts;
 use sweepfan::{Contact, GpuContext, Pair, Sphere, canonicalize, cpu};
 
 /// The GPU contact kernels kept between calls, per adapter, with their context and the grid

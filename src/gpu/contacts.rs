@@ -270,7 +270,11 @@ impl GpuContacts {
         }
         let pair_bytes = bytemuck::cast_slice::<Pair, u8>(pairs);
         let pair_buf = ctx
-            .ensure_storage(&mut self.uploads[3], "contact pairs", pair_bytes.len() as u64)?
+            .ensure_storage(
+                &mut self.uploads[3],
+                "contact pairs",
+                pair_bytes.len() as u64,
+            )?
             .clone();
         ctx.write_buffer(&pair_buf, 0, pair_bytes);
         let count = count_u32("pairs", pairs.len())?;
@@ -360,7 +364,14 @@ impl GpuContacts {
             }
         };
         let group = ctx.bind_buffers(label, kernel, &bound);
-        ctx.dispatch_pass(encoder, "contacts prepare", None, &self.prepare, &prepare, [1, 1, 1]);
+        ctx.dispatch_pass(
+            encoder,
+            "contacts prepare",
+            None,
+            &self.prepare,
+            &prepare,
+            [1, 1, 1],
+        );
         let mut pass = ctx.compute_pass(
             encoder,
             &wgpu::ComputePassDescriptor {

@@ -6,10 +6,10 @@
 //! shares its device ([`GpuContext::from_device`]) records its own work on them.
 
 use crate::error::{Error, Exceeds, Result};
-use encase::internal::WriteInto;
-use encase::{ShaderSize, ShaderType, UniformBuffer};
 use crate::gpu::adapter_check::EXPECT_ADAPTER_ENV;
 use crate::gpu::shader::{MathMode, SLOPPY_MATH_ENV};
+use encase::internal::WriteInto;
+use encase::{ShaderSize, ShaderType, UniformBuffer};
 use std::sync::{Arc, Mutex};
 
 /// A parameter struct a shader reads as a uniform. encase's `ShaderType` derive lays it out by
@@ -460,7 +460,10 @@ impl GpuContext {
                 self.info.name
             )
         } else {
-            format!("the adapter '{}' allows {max} bytes per binding", self.info.name)
+            format!(
+                "the adapter '{}' allows {max} bytes per binding",
+                self.info.name
+            )
         }
     }
 
@@ -490,7 +493,7 @@ impl GpuContext {
     }
 
     /// The largest storage buffer one binding can hold on this device: see
-    /// [`max_binding_bytes_of`].
+    /// `max_binding_bytes_of`.
     pub fn max_binding_bytes(&self) -> u64 {
         max_binding_bytes_of(&self.limits)
     }
@@ -647,9 +650,10 @@ mod limits;
 mod read;
 use choice::{default_backends, instance};
 pub use choice::{hardware_adapter, list_adapters};
+#[cfg(test)]
+use limits::{BINDING_ALIGN, MAX_BINDING_BYTES};
 pub use limits::{
-    BINDING_ALIGN, MAX_BINDING_BYTES, MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes,
-    is_size_limit, max_binding_bytes_of,
+    MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes, is_size_limit, max_binding_bytes_of,
 };
 
 #[cfg(test)]

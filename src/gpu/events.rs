@@ -331,7 +331,7 @@ impl GpuEvents {
     }
 
     /// Plans the readback of the last [`Self::encode`]'s counts and, with `lists`, its found
-    /// and lost pairs: as many as the last frame's counts with headroom ([`ListHint`]), the
+    /// and lost pairs: as many as the last frame's counts with headroom (`ListHint`), the
     /// rest, if any, by [`Self::tails`] after the wait.
     pub fn plan_readback(&self, rb: &mut Readback, lists: bool) -> EventsReadback {
         let (cap, prev_cap) = self.encoded;
@@ -373,7 +373,7 @@ impl GpuEvents {
     }
 
     /// What [`Self::events_from`] left unread of the found and lost lists, each as
-    /// `(list, from, to)` for [`readback::read_tails`]; notes the counts for the next frame's
+    /// `(list, from, to)` for `readback::read_tails_async`; notes the counts for the next frame's
     /// plan. `None` where the list was not planned or came back whole.
     pub fn tails(&mut self, partial: &PartialEvents) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
         self.hints[0].saw(partial.totals[0] as u64);

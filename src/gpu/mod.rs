@@ -1,46 +1,59 @@
-//! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`.
+//! GPU implementations (wgpu + WGSL). Each stage is `name.rs` beside `shaders/<same path>.wgsl`;
+//! the stages are private, and this module shows what a caller uses:
 //!
-//! * [`context`]: adapter, device, limits, buffers, timing; `adapter_check`: the adapter a
-//!   run must be on (`SWEEPFAN_EXPECT_ADAPTER`); `frame`: the per-frame parameter arena and
-//!   recorder shared by the sphere kernels (`shaders/frame.wgsl`); [`readback`]: the one
-//!   readback buffer per pipeline that makes one host wait per frame; [`traffic`]: the
-//!   device-traffic model of the sphere frame.
-//! * [`sort`]: exclusive scan, both radix sorts, the key kernels.
-//! * [`spheres`]: the sphere broad phase ([`GpuBroadPhase`]) and its stages.
-//! * [`boxes`]: AABB sweep and prune, SAT, and the box / polygon pipeline.
-//! * [`contacts`]: the contacts of sphere, box and polygon pairs.
-//! * [`sector`]: the sector accuracy kernel, sector vs sphere, the rotating scene.
+//! * the device: [`GpuContext`] opened from [`GpuOptions`] ([`list_adapters`],
+//!   [`hardware_adapter`]; [`test_gpu_with`] for test suites that must fail, not skip, without
+//!   an adapter);
+//! * spheres: [`GpuBroadPhase`] (one scene per call, in flight with [`SubmittedFrame`], resident
+//!   with [`DeviceScene`] and its device events [`GpuEvents`]), [`GpuWorldBatch`] (many worlds),
+//!   [`broad_phase`] and [`auto`] behind the trait;
+//! * boxes and polygons: [`GpuBoxPipeline`] (broad phase and SAT by id, [`Proxy`],
+//!   [`SweepLayout`]), [`GpuSat`] alone; contacts: [`GpuContacts`];
+//! * sectors: [`RotatingGpu`] (the rotating scene's continuous detection), [`SectorSphereGpu`],
+//!   and the paper's accuracy kernels [`SectorExperimentGpu`] and [`FreeExperimentGpu`];
+//! * the stable (u32, u32) sort every stage uses: [`RadixSort`];
+//! * [`instrument`]: pass timers, one read-back for several buffers, the traffic models and the
+//!   shader compile report, for benchmarks.
 //!
 //! Nothing here imports `cpu`: the CPU twins are checked against these kernels in the tests.
 
-internal_modules!(
-    contacts,
-    context,
-    readback,
-    sector,
-    sort,
-    spheres,
-    timer,
-    traffic,
-    compile_report,
-    shader,
-    boxes,
-    events
-);
 pub(crate) mod adapter_check;
+pub(crate) mod boxes;
+pub(crate) mod compile_report;
+pub(crate) mod contacts;
+pub(crate) mod context;
+pub(crate) mod events;
 pub(crate) mod frame;
+pub mod instrument;
+pub(crate) mod readback;
+pub(crate) mod sector;
+pub(crate) mod shader;
 pub(crate) mod slots;
+pub(crate) mod sort;
+pub(crate) mod spheres;
+pub(crate) mod timer;
+pub(crate) mod traffic;
 pub(crate) mod upload;
 
 pub use adapter_check::EXPECT_ADAPTER_ENV;
+pub use boxes::aabb_sap::SweepLayout;
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
+pub use boxes::sat::{GpuSat, SatCandidates, SatShapes};
+pub use contacts::GpuContacts;
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
+pub use context::{MIN_BINDING_CAP, NO_GPU_ENV, count_u32, test_gpu_with};
+pub use events::GpuEvents;
+pub use sector::accuracy::SectorExperimentGpu;
+pub use sector::free_accuracy::FreeExperimentGpu;
+pub use sector::rotating::RotatingGpu;
+pub use sector::sector_sphere::SectorSphereGpu;
 pub use shader::{MathMode, SLOPPY_MATH_ENV};
+pub use sort::radix_sort::{RadixSort, Variant as SortVariant};
 pub use spheres::broad_phase::{
     GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch,
     MAX_IN_FLIGHT, SubmittedFrame,
 };
-pub use timer::PassTimer;
+pub use spheres::motion::DeviceScene;
 
 /// The GPU implementation of `method` on `ctx` ([`Method::Auto`](crate::Method::Auto):
 /// [`auto`]), behind the trait as the CPU's `broad_phase` is.

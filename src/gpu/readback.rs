@@ -144,7 +144,7 @@ impl Readback {
 
 /// How many elements of a list whose length the device decides to copy in a frame's one
 /// readback (docs/design.md §9.7): the last frame's count and a quarter more, at least 1024,
-/// at most the list's capacity. A longer list is read to its end by [`read_tails`] (one more
+/// at most the list's capacity. A longer list is read to its end by [`read_tails_async`] (one more
 /// host wait), and the next frame plans for it: the traffic follows the results, not the
 /// capacities.
 #[derive(Clone, Copy, Debug, Default)]
@@ -177,18 +177,9 @@ impl ListHint {
     }
 }
 
-/// The rest of lists that were longer than planned: for each `(buffer, from, to)`, elements
-/// `from..to` of 8 bytes, copied into `rb` (kept across frames) and mapped with one wait.
-pub fn read_tails(
-    ctx: &GpuContext,
-    rb: &mut Readback,
-    tails: &[(wgpu::Buffer, u64, u64)],
-) -> Result<Vec<Vec<u8>>> {
-    let ranges = record_tails(ctx, rb, tails)?;
-    rb.map(ctx, |bytes| cut(bytes, &ranges))
-}
-
-/// [`read_tails`] as a future, for a browser's page ([`GpuContext::map_read_async`]).
+/// The rest of lists that were longer than planned, as a future (a browser's page waits on
+/// it, [`GpuContext::map_read_async`]): for each `(buffer, from, to)`, elements `from..to` of 8
+/// bytes, copied into `rb` (kept across frames) and mapped with one wait.
 pub async fn read_tails_async(
     ctx: &GpuContext,
     rb: &mut Readback,

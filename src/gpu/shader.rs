@@ -116,10 +116,7 @@ const FILES: &[(&str, &str)] = &[
         "boxes/aabb_sap.wgsl",
         include_str!("../../shaders/boxes/aabb_sap.wgsl"),
     ),
-    (
-        "contacts.wgsl",
-        include_str!("../../shaders/contacts.wgsl"),
-    ),
+    ("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
     (
         "sector/accuracy.wgsl",
         include_str!("../../shaders/sector/accuracy.wgsl"),
@@ -219,6 +216,7 @@ pub fn compose_subgroup(path: &str, math: MathMode) -> Result<String> {
 
 /// `text` with its directives expanded (for sources made in code, such as tests' kernels), with
 /// the math of `math`.
+#[cfg(test)]
 pub fn compose_text(text: &str, math: MathMode) -> Result<String> {
     composed(math, |c| c.expand(text))
 }
@@ -335,7 +333,12 @@ pub fn modules(subgroup_size: u32, math: MathMode) -> Result<Vec<Module>> {
                 out.push(Module {
                     name: path.replace(".wgsl", &format!(".{variant}.wgsl")),
                     uses_subgroups: true,
-                    source: source(crate::gpu::sort::radix_sort::DEFAULT_ROUNDS, chunks, lanes, math)?,
+                    source: source(
+                        crate::gpu::sort::radix_sort::DEFAULT_ROUNDS,
+                        chunks,
+                        lanes,
+                        math,
+                    )?,
                 });
             }
             continue;
@@ -376,7 +379,7 @@ fn uses_subgroups(source: &str) -> bool {
         .any(|line| line.split("//").next().unwrap_or("").contains("subgroup"))
 }
 
-/// Every module of [`modules`] as a file to write: its path relative to the output directory
+/// Every module of `modules` as a file to write: its path relative to the output directory
 /// (its name) and its text, with `enable subgroups;` first where `with_enable` asks and the
 /// module uses subgroups (Tint needs it; naga rejects it). `sweepfan shaders --out` writes them
 /// through the output module (docs/design.md §8.3).
@@ -474,8 +477,13 @@ mod tests {
 
     #[test]
     fn modules_cover_every_entry_file_and_both_scatter_matchings() {
-        let names =
-            |size| -> Vec<String> { modules(size, MathMode::Exact).unwrap().into_iter().map(|m| m.name).collect() };
+        let names = |size| -> Vec<String> {
+            modules(size, MathMode::Exact)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.name)
+                .collect()
+        };
         let entry_files = FILES.iter().filter(|(_, t)| t.contains("@compute")).count();
         // The scatter file gives two modules at 8 lanes (ballots, broadcasts), one at 32; the
         // four appending files two at every size (their portable and subgroup appends); the

@@ -275,6 +275,7 @@ pub fn sphere_frame_on(
 }
 
 /// Sum of a model's stages.
+#[cfg(test)]
 pub fn total(stages: &[StageBytes]) -> f64 {
     stages.iter().map(|s| s.bytes_per_object).sum()
 }
@@ -317,12 +318,8 @@ mod tests {
         let f = density_million(None);
         let stages = sphere_frame(Method::Grid, &f).unwrap();
         let load = 1e6 / 1_048_576.0;
-        let pairs = 24.0
-            + load * 10.0
-            + 4.0
-            + 61.0
-            + 0.25 * (100.0 + load * 20.0)
-            + 0.040359 * 32.0;
+        let pairs =
+            24.0 + load * 10.0 + 4.0 + 61.0 + 0.25 * (100.0 + load * 20.0) + 0.040359 * 32.0;
         let by_hand = 16.0
             + 16.0
             + 24.0

@@ -367,5 +367,5 @@ pub fn test_options() -> sweepfan::gpu::GpuOptions {
 /// The test adapter (`test_gpu_with` on the environment): `None` only where
 /// `SWEEPFAN_NO_GPU=1` opts out; a missing or unexpected adapter fails the test.
 pub fn test_gpu() -> Option<sweepfan::gpu::GpuContext> {
-    sweepfan::gpu::context::test_gpu_with(|name| std::env::var(name).ok())
+    sweepfan::gpu::test_gpu_with(|name| std::env::var(name).ok())
 }

@@ -10,7 +10,7 @@ use crate::common::test_gpu;
 use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed_distance};
 use glam::Quat;
 use sweepfan::cpu::contacts::obb_contacts;
-use sweepfan::gpu::contacts::GpuContacts;
+use sweepfan::gpu::GpuContacts;
 use sweepfan::scenes::boxes::generate_boxes;
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Contact, Obb, Pair};

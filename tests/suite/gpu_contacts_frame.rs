@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
-use sweepfan::gpu::contacts::GpuContacts;
+use sweepfan::gpu::GpuContacts;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::{SceneKind, SceneParams};

@@ -4,8 +4,8 @@
 
 use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::cpu;
-use sweepfan::gpu::events::GpuEvents;
-use sweepfan::gpu::readback::Readback;
+use sweepfan::gpu::GpuEvents;
+use sweepfan::gpu::instrument::Readback;
 use sweepfan::{EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
 
 #[test]

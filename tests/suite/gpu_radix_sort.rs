@@ -7,7 +7,8 @@ use crate::common::test_gpu;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::sort::radix_sort::{self as plan, RadixSort, Variant, plan_for};
+use sweepfan::gpu::instrument::{self as plan, plan_for};
+use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 /// Oracle: Rust's stable sort on the low `key_bits` bits.
 fn cpu_sort(keys: &[u32], key_bits: u32) -> (Vec<u32>, Vec<u32>) {
@@ -111,7 +112,7 @@ fn new_sorts_with_the_plan_for_each_n() {
     }
     // The tiled sort at every n where the adapter gives a workgroup its memory; else the
     // portable scatter, then the subgroup one where it fills the GPU.
-    if sweepfan::gpu::sort::radix_tiles::unsupported(&ctx).is_none() {
+    if sweepfan::gpu::instrument::tiled_sort_unsupported(&ctx).is_none() {
         assert!(seen.iter().all(|&v| v == Variant::Tiles), "{seen:?}");
     } else {
         assert_eq!(seen[0], Variant::Portable);

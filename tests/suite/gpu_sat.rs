@@ -10,7 +10,7 @@ use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::geom::sat::polygons_overlap;
-use sweepfan::gpu::boxes::sat::{GpuSat, SatCandidates, SatShapes};
+use sweepfan::gpu::{GpuSat, SatCandidates, SatShapes};
 use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
 

@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, OnceLock};
 use sweepfan::broadphase::Diagnostics;
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::GpuContext;
+use sweepfan::gpu::GpuContext;
 use sweepfan::scenes::random::vec3_in;
 use sweepfan::{
     BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,

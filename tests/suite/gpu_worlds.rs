@@ -9,8 +9,8 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use std::sync::{Arc, OnceLock};
 use sweepfan::cpu::WorldBatch;
+use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::GpuWorldBatch;
-use sweepfan::gpu::context::GpuContext;
 use sweepfan::{Error, Method, Pair, SHARED, SceneKind, Sphere, WorldBroadPhase, WorldPairs};
 
 fn ctx() -> Option<Arc<GpuContext>> {

@@ -8,7 +8,7 @@ use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::{rotating_brute_force, rotating_frame_cpu};
 use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
-use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::gpu::RotatingGpu;
 use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 

@@ -9,8 +9,8 @@ use glam::{DMat3, DQuat, Quat, Vec3};
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::Obb;
 use sweepfan::gpu::GpuBoxPipeline;
-use sweepfan::gpu::boxes::pipeline::Proxy;
-use sweepfan::gpu::boxes::sat::GpuSat;
+use sweepfan::gpu::GpuSat;
+use sweepfan::gpu::Proxy;
 use sweepfan::{Pair, canonicalize};
 
 /// The 24 rotations of a cube as f32 quaternions, one of each sign pair.

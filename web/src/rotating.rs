@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use sweepfan::GpuContext;
 use sweepfan::cpu::rotating::rotating_frame_cpu;
 use sweepfan::geom::sector::proxy::{Proxy, Swept};
-use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::gpu::RotatingGpu;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 use wasm_bindgen::prelude::*;
 

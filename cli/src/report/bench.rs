@@ -158,7 +158,7 @@ pub fn traffic_lines(rows: &[Row]) -> String {
         &format!(
             "\ndevice traffic model, bytes per object per frame (a prediction, not a \
              measurement; floor {:.0}: each sphere read once):\n",
-            sweepfan::gpu::traffic::FLOOR_BYTES_PER_OBJECT
+            sweepfan::gpu::instrument::FLOOR_BYTES_PER_OBJECT
         ),
         rows.iter().filter_map(|r| {
             let (Some(total), Some(stages)) = (r.device_bytes_per_object, &r.device_traffic) else {

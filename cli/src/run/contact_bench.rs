@@ -123,7 +123,7 @@ pub fn bench_contacts(
     if let (Some((ctx, device)), false) = (gpu, matches!(shapes, Shapes::Aabbs(_))) {
         let mut on_cpu = Vec::new();
         shapes.contacts_into(pairs, &mut on_cpu)?;
-        let mut kernel = sweepfan::gpu::contacts::GpuContacts::new(&ctx)?;
+        let mut kernel = sweepfan::gpu::GpuContacts::new(&ctx)?;
         let (mut row, out) = run(GPU, &mut |out| {
             match shapes {
                 Shapes::Boxes(b) => kernel.obb_contacts(&ctx, b, pairs, out)?,

@@ -19,9 +19,9 @@ pub fn with_env(options: GpuOptions) -> Result<GpuOptions> {
 }
 
 /// The tool's own tests: a context on the adapter the environment asks for, or `None` where
-/// `SWEEPFAN_NO_GPU=1` opts out (`sweepfan::gpu::context::test_gpu_with`).
+/// `SWEEPFAN_NO_GPU=1` opts out (`sweepfan::gpu::test_gpu_with`).
 pub fn test_gpu() -> Option<GpuContext> {
-    sweepfan::gpu::context::test_gpu_with(|name| std::env::var(name).ok())
+    sweepfan::gpu::test_gpu_with(|name| std::env::var(name).ok())
 }
 
 /// A GPU context opened on the first [`LazyGpu::get`], then shared.

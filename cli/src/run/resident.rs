@@ -16,11 +16,11 @@ use std::time::Instant;
 use sweepfan::broadphase::Diagnostics;
 use sweepfan::broadphase::{Backend, BroadPhase, Clock, Method, Pair, StageTime, canonicalize};
 use sweepfan::error::{Error, Result};
-use sweepfan::gpu::context::{GpuContext, count_u32};
-use sweepfan::gpu::readback::Readback;
-use sweepfan::gpu::spheres::broad_phase::GpuBroadPhase;
-use sweepfan::gpu::spheres::motion::DeviceScene;
-use sweepfan::gpu::timer::PassTimer;
+use sweepfan::gpu::DeviceScene;
+use sweepfan::gpu::GpuBroadPhase;
+use sweepfan::gpu::instrument::PassTimer;
+use sweepfan::gpu::instrument::Readback;
+use sweepfan::gpu::{GpuContext, count_u32};
 use sweepfan::registry;
 use sweepfan::scenes::Scene;
 
@@ -145,7 +145,7 @@ fn run_resident_frames(
         let start = Instant::now();
         // Bind groups made in a frame are kept for the next (docs/design.md §9.16).
         let _frame = ctx.frame();
-        let mut host = sweepfan::gpu::timer::HostSteps::default();
+        let mut host = sweepfan::gpu::instrument::HostSteps::default();
         host.start();
         timer.reset();
         let mut motion = ctx.device.create_command_encoder(&Default::default());

@@ -9,9 +9,10 @@ use serde::Serialize;
 use std::time::Instant;
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::readback::{self, Readback};
-use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant, plan_for};
-use sweepfan::gpu::timer::PassTimer;
+use sweepfan::gpu::instrument::PassTimer;
+use sweepfan::gpu::instrument::plan_for;
+use sweepfan::gpu::instrument::{self as readback, Readback};
+use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 /// One configuration at one size.
 #[derive(Clone, Debug, Serialize)]
@@ -126,7 +127,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     let mut timer = PassTimer::new(ctx, 64);
     let mut rb = Readback::new("sort-bench readback");
     for &n in &cfg.sizes {
-        let n32 = sweepfan::gpu::context::count_u32("keys", n)?;
+        let n32 = sweepfan::gpu::count_u32("keys", n)?;
         let host = super::check_count_fits(
             &format!("sort-bench n = {n}"),
             n,
@@ -208,11 +209,11 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             }
             let ms = 1e3 * median(&times);
             let tile = match sort.variant() {
-                Variant::Tiles => sweepfan::gpu::sort::radix_tiles::tile_keys(ctx),
+                Variant::Tiles => sweepfan::gpu::instrument::sort_tile_keys(ctx),
                 _ => None,
             };
             let model_bytes_per_pair = match tile {
-                Some(tile) => sweepfan::gpu::sort::radix_tiles::bytes_per_pair(passes_run, tile),
+                Some(tile) => sweepfan::gpu::instrument::sort_bytes_per_pair(passes_run, tile),
                 None => passes_run as f64 * sort.bytes_per_key_per_pass(),
             };
             let bandwidth = cfg.bandwidth.or_else(|| known_bandwidth(&ctx.info.name));
@@ -236,7 +237,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 model_bytes_per_pair,
                 model_ms: bandwidth
                     .map(|gbps| n as f64 * model_bytes_per_pair / (gbps * 1e9) * 1e3),
-                write_sectors_per_key: sweepfan::gpu::sort::radix_tiles::write_sectors_per_key(
+                write_sectors_per_key: sweepfan::gpu::instrument::write_sectors_per_key(
                     sample, tile,
                 ),
                 steady: counts.steady_counts(),

@@ -12,8 +12,8 @@ use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::polygon::PolygonSet;
-use sweepfan::gpu::boxes::aabb_sap::SweepLayout;
-use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::SweepLayout;
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
 use sweepfan::scenes::{SceneKind, SceneParams};
 

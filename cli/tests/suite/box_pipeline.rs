@@ -14,7 +14,7 @@ use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
-use sweepfan::gpu::boxes::pipeline::{GpuBoxPipeline, Proxy};
+use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
 use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};

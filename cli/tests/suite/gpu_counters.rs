@@ -220,7 +220,7 @@ fn kept_bind_groups_follow_the_buffers_in_use() {
     assert!(most <= 4 * steady, "{most} kept against {steady} a frame");
     // One-shot work outside frames keeps nothing: a sort of the caller's own keys.
     let fresh = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();
-    let mut sort = sweepfan::gpu::sort::radix_sort::RadixSort::new(&fresh).unwrap();
+    let mut sort = sweepfan::gpu::RadixSort::new(&fresh).unwrap();
     let keys: Vec<u32> = (0..5000u32).rev().collect();
     let values: Vec<u32> = (0..5000).collect();
     let (sorted, _) = sort.sort_pairs(&fresh, &keys, &values).unwrap();
@@ -349,7 +349,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     use sweepfan::cpu::aabb_sweep::aabb_sweep;
     use sweepfan::geom::obb::Obb;
     use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
-    use sweepfan::gpu::boxes::sat::GpuSat;
+    use sweepfan::gpu::GpuSat;
     use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
     use sweepfan::{SceneKind, SceneParams, canonicalize};
     let ctx = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();

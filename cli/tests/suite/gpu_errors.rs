@@ -8,7 +8,7 @@
 use crate::common::test_gpu;
 use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::context::GpuContext;
+use sweepfan::gpu::GpuContext;
 use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
 

@@ -7,7 +7,7 @@ use crate::common::{exits_2_naming, json_rows, succeed, sweepfan, temp_dir};
 #[test]
 #[ignore = "slow (1-4 min on 2 cores): scripts/test.sh --slow runs it, and CI"]
 fn the_figures_script_runs_at_small_sizes() {
-    if std::env::var(sweepfan::gpu::context::NO_GPU_ENV).is_ok_and(|v| v == "1") {
+    if std::env::var(sweepfan::gpu::NO_GPU_ENV).is_ok_and(|v| v == "1") {
         return;
     }
     let dir = temp_dir("figures", "small").join("figs");

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use sweepfan::geom::sector::body::{ConvexBody, RotatingBody};
 use sweepfan::geom::sector::free_classify::free_rotations;
 use sweepfan::geom::sector::general::{GeneralSweep, in_local_sector};
-use sweepfan::gpu::sector::free_accuracy::FreeExperimentGpu;
+use sweepfan::gpu::FreeExperimentGpu;
 use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
 use sweepfan_cli::experiments::sector::SectorBackend;
 use sweepfan_cli::experiments::sector::accuracy::differing_points;

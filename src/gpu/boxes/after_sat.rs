@@ -7,8 +7,8 @@ use crate::error::Result;
 use crate::geom::contact::Contact;
 use crate::geom::obb::Obb;
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
-use crate::gpu::context::GpuContext;
 use crate::gpu::contacts::{ContactsReadback, GpuContacts};
+use crate::gpu::context::GpuContext;
 use crate::gpu::events::{EventsReadback, GpuEvents, PartialEvents};
 use crate::gpu::readback::Readback;
 

@@ -1,8 +1,8 @@
 //! Oriented boxes and convex polygons on the GPU: the AABB sweep and prune ([`aabb_sap`]),
 //! the separating-axis test ([`sat`]) and the pipeline that chains them ([`pipeline`]).
 
-mod after_sat;
 pub mod aabb_sap;
+mod after_sat;
 pub mod pipeline;
 pub mod sat;
 mod uploads;
@@ -30,6 +30,8 @@ impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {
         out: &'a mut Vec<crate::broadphase::Pair>,
     ) -> std::pin::Pin<Box<dyn Future<Output = crate::error::Result<crate::broadphase::Stats>> + 'a>>
     {
-        Box::pin(pipeline::GpuBoxPipeline::aabb_overlaps_async(self, boxes, out))
+        Box::pin(pipeline::GpuBoxPipeline::aabb_overlaps_async(
+            self, boxes, out,
+        ))
     }
 }

@@ -19,11 +19,11 @@
 use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
+use crate::geom::contact::Contact;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
-use crate::geom::contact::Contact;
 use crate::gpu::boxes::after_sat::{AfterSat, Followed, SatPlans, SatRun, settle_with_contacts};
 use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput};
 use crate::gpu::boxes::uploads::{
@@ -48,7 +48,7 @@ const MAX_RUNS: usize = 4;
 /// Which bounding volume feeds the broad phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Proxy {
-    /// Each shape's AABB, computed on the GPU, through [`GpuAabbSap`].
+    /// Each shape's AABB, computed on the GPU, through `GpuAabbSap`.
     Aabb,
     /// Each shape's bounding sphere through the sphere broad phase `Method`.
     Sphere(Method),
@@ -207,7 +207,7 @@ impl GpuBoxPipeline {
     }
 
     /// Caps workgroups per dispatch dimension of the AABB broad phase (see
-    /// [`GpuAabbSap::set_max_groups_per_dim`]); no effect with sphere proxies.
+    /// `GpuAabbSap::set_max_groups_per_dim`); no effect with sphere proxies.
     pub fn set_max_groups_per_dim(&mut self, max: u32) {
         if let Broad::Aabb(sap) = &mut self.broad {
             sap.set_max_groups_per_dim(max);

@@ -40,7 +40,10 @@ pub(crate) fn caught<T>(
     if cfg!(target_arch = "wasm32") {
         return (make(), None);
     }
-    let scopes: Vec<_> = filters.iter().map(|&f| device.push_error_scope(f)).collect();
+    let scopes: Vec<_> = filters
+        .iter()
+        .map(|&f| device.push_error_scope(f))
+        .collect();
     let value = make();
     // Scopes pop in the reverse order of their pushes.
     let mut errors: Vec<_> = scopes

@@ -6,8 +6,8 @@
 //! Compilation takes 0.1 to 4 s a pipeline on the software drivers of the driver matrix,
 //! which reuse nothing across pipeline objects, and every broad phase made its own.
 
-use super::{GpuContext, WorkgroupMemory};
 use super::block::caught;
+use super::{GpuContext, WorkgroupMemory};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
@@ -47,7 +47,7 @@ impl GpuContext {
             .unwrap_or_else(|_: Vec<wgpu::ComputePipeline>| unreachable!("one per entry")))
     }
 
-    /// The module of `shaders/PATH`, composed (see [`crate::gpu::shader`]), with the subgroup
+    /// The module of `shaders/PATH`, composed (see `crate::gpu::shader`), with the subgroup
     /// twins of its appends and walk ends where the device has `SUBGROUP` (docs/design.md
     /// §9.17).
     pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {

@@ -169,11 +169,18 @@ fn a_second_gpu_broad_phase_on_a_context_compiles_nothing() {
     let before = pipelines();
     let first = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     let made = pipelines() - before;
-    assert!(made > 0, "a fresh context compiled no pipeline for the grid");
+    assert!(
+        made > 0,
+        "a fresh context compiled no pipeline for the grid"
+    );
     let second = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     assert_eq!(pipelines() - before, made, "the second grid compiled again");
     let _sap = GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
-    assert_eq!(pipelines() - before, made, "sap's kernels are the grid's module's");
+    assert_eq!(
+        pipelines() - before,
+        made,
+        "sap's kernels are the grid's module's"
+    );
     drop((first, second));
     let rows = crate::gpu::compile_report::compile_report(&ctx, |_| {}).unwrap();
     assert_eq!(pipelines() - before - made, rows.len() as u64);
@@ -197,14 +204,18 @@ fn math_and_backends_come_from_the_options_the_caller_maps() {
     };
     assert_eq!(sloppy.math(), MathMode::Sloppy);
     for exact in ["0", ""] {
-        assert_eq!(test_gpu_with(with_switch(exact)).unwrap().math(), MathMode::Exact);
+        assert_eq!(
+            test_gpu_with(with_switch(exact)).unwrap().math(),
+            MathMode::Exact
+        );
     }
     let plain = GpuOptions {
         math: MathMode::Exact,
         ..GpuOptions::from_vars(env).unwrap()
     };
     assert_eq!(GpuContext::new(&plain).unwrap().math(), MathMode::Exact);
-    let bad = GpuOptions::from_vars(|name| (name == "WGPU_BACKEND").then(|| "vulkan,nosuch".into()));
+    let bad =
+        GpuOptions::from_vars(|name| (name == "WGPU_BACKEND").then(|| "vulkan,nosuch".into()));
     let e = bad.unwrap_err().to_string();
     assert!(e.contains("WGPU_BACKEND") && e.contains("nosuch"), "{e}");
 }
@@ -240,9 +251,20 @@ fn errors_of_sweepfans_work_on_a_callers_device_come_back_as_errors() {
     ctx.compute_pass(&mut enc, &Default::default())
         .dispatch_workgroups(1, 1, 1);
     ctx.submit(enc);
-    assert!(matches!(ctx.check(), Err(Error::Gpu(_))), "a pass without a pipeline");
-    assert_eq!(seen.load(Relaxed), 0, "sweepfan's errors reached the caller's handler");
+    assert!(
+        matches!(ctx.check(), Err(Error::Gpu(_))),
+        "a pass without a pipeline"
+    );
+    assert_eq!(
+        seen.load(Relaxed),
+        0,
+        "sweepfan's errors reached the caller's handler"
+    );
     let _theirs = device.create_buffer(&refused);
-    assert_eq!(seen.load(Relaxed), 1, "the caller's own error goes to the caller");
+    assert_eq!(
+        seen.load(Relaxed),
+        1,
+        "the caller's own error goes to the caller"
+    );
     assert!(ctx.check().is_ok());
 }

@@ -155,7 +155,8 @@ impl<P: GpuPose> AccuracyGpu<P> {
                 4 * hist_len as u64,
             )?;
             let blobs = P::pack(chunk)?;
-            self.storage.resize_with(self.storage.len().max(blobs.len()), || None);
+            self.storage
+                .resize_with(self.storage.len().max(blobs.len()), || None);
             let mut bound = Vec::with_capacity(blobs.len());
             for (i, blob) in blobs.iter().enumerate() {
                 let label = format!("sector storage {i}");
@@ -179,7 +180,14 @@ impl<P: GpuPose> AccuracyGpu<P> {
             let (x, y) = ctx.dispatch_2d(chunk.len() as u32 * P::GROUPS_PER_ROTATION);
             let timed = self.timer.pass("classify");
             let pipeline = &self.pipeline;
-            ctx.dispatch_pass(&mut enc, "sector classify", timed, pipeline, &bind, [x, y, 1]);
+            ctx.dispatch_pass(
+                &mut enc,
+                "sector classify",
+                timed,
+                pipeline,
+                &bind,
+                [x, y, 1],
+            );
             self.timer.resolve(&mut enc);
             // The histograms and the pass time come back in one readback: one wait per batch.
             let rb = &mut self.readback;

@@ -447,7 +447,10 @@ mod tests {
             };
             want_set.sort();
             want_set.dedup();
-            assert_eq!(set, want_set, "the map's bits, {map_words} words, mode {mode}");
+            assert_eq!(
+                set, want_set,
+                "the map's bits, {map_words} words, mode {mode}"
+            );
         }
     }
 }

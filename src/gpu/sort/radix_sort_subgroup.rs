@@ -299,8 +299,8 @@ mod tests {
                                                  popcount4(m), 0u);
                  }
              }",
-        ctx.math(),
-    )
+            ctx.math(),
+        )
         .unwrap();
         let module = ctx.shader("ballot test", &source).unwrap();
         let pipeline = ctx.pipeline(&module, "main", &[]).unwrap();

@@ -111,8 +111,12 @@ impl TileSort {
             return Err(Error::Config(why));
         }
         ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
-        let module = ctx.shader("sort/radix_tiles.wgsl", &source(tile / WORKGROUP, ctx.math())?)?;
-        let pipeline = |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
+        let module = ctx.shader(
+            "sort/radix_tiles.wgsl",
+            &source(tile / WORKGROUP, ctx.math())?,
+        )?;
+        let pipeline =
+            |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
         let stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(32);
         let mut table = vec![0u8; (stride * 32 * MAX_PASSES as u64) as usize];
         for key_bits in 1..=32u32 {
@@ -186,8 +190,18 @@ impl TileSort {
         let tiles = n.div_ceil(self.tile);
         let hist_words = (RADIX as u64) * tiles as u64;
         let tmp_keys = grow(ctx, &mut self.tmp_keys, "tiled sort scratch keys", bytes)?;
-        let tmp_values = grow(ctx, &mut self.tmp_values, "tiled sort scratch values", bytes)?;
-        let tile_hist = grow(ctx, &mut self.tile_hist, "tiled sort tile counts", hist_words * 4)?;
+        let tmp_values = grow(
+            ctx,
+            &mut self.tmp_values,
+            "tiled sort scratch values",
+            bytes,
+        )?;
+        let tile_hist = grow(
+            ctx,
+            &mut self.tile_hist,
+            "tiled sort tile counts",
+            hist_words * 4,
+        )?;
         let passes = key_bits.div_ceil(8);
         let params = |pass: u32| wgpu::BindGroupEntry {
             binding: 0,
@@ -205,10 +219,20 @@ impl TileSort {
         }
         let tile_groups = dispatch_2d(tiles, max_groups_per_dim);
         let digits = whole(6, &self.digit_hist);
-        record("sort clear", &self.clear, std::slice::from_ref(&digits), (1, 1))?;
+        record(
+            "sort clear",
+            &self.clear,
+            std::slice::from_ref(&digits),
+            (1, 1),
+        )?;
         let count = [params(0), exact_binding(1, keys, n), digits.clone()];
         record("sort count", &self.count, &count, tile_groups)?;
-        record("sort plan", &self.plan, &[params(0), exact_binding(1, keys, n), digits.clone()], (1, 1))?;
+        record(
+            "sort plan",
+            &self.plan,
+            &[params(0), exact_binding(1, keys, n), digits.clone()],
+            (1, 1),
+        )?;
         for pass in 0..passes {
             let all = [
                 params(pass),
@@ -219,9 +243,20 @@ impl TileSort {
                 whole(5, &tile_hist),
                 digits.clone(),
             ];
-            let upsweep = [all[0].clone(), all[1].clone(), all[3].clone(), all[5].clone(), all[6].clone()];
+            let upsweep = [
+                all[0].clone(),
+                all[1].clone(),
+                all[3].clone(),
+                all[5].clone(),
+                all[6].clone(),
+            ];
             record("sort upsweep", &self.upsweep, &upsweep, tile_groups)?;
-            let scan = [all[0].clone(), all[1].clone(), all[5].clone(), all[6].clone()];
+            let scan = [
+                all[0].clone(),
+                all[1].clone(),
+                all[5].clone(),
+                all[6].clone(),
+            ];
             if tiles <= SMALL_SCAN_TILES {
                 record("sort scan", &self.scan_small, &scan, (1, 1))?;
             } else {
@@ -238,11 +273,6 @@ impl TileSort {
         ];
         let groups = dispatch_2d(n.div_ceil(WORKGROUP), max_groups_per_dim);
         record("sort copy back", &self.copy_back, &copy, groups)
-    }
-
-    /// Keys per tile of this sort.
-    pub fn tile(&self) -> u32 {
-        self.tile
     }
 }
 
@@ -319,7 +349,6 @@ pub fn write_sectors_per_key(keys: &[u32], tile: Option<u32>) -> f64 {
 fn param_slot(key_bits: u32, pass: u32) -> u64 {
     ((key_bits - 1) * MAX_PASSES + pass) as u64
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -71,7 +71,11 @@ impl Cascade {
         let params = Params {
             n,
             axis,
-            flags: if shared_from.is_some() { FLAG_WORLDS } else { 0 },
+            flags: if shared_from.is_some() {
+                FLAG_WORLDS
+            } else {
+                0
+            },
             shared_from: shared_from.unwrap_or(n),
             ..Default::default()
         };

@@ -84,6 +84,7 @@ impl PairDispatch {
 
 /// The CPU twin of `pair_dispatch_args`: the arguments for `count` pairs appended to a list of
 /// `capacity`.
+#[cfg(test)]
 pub fn expected_args(count: u32, capacity: u32, workgroup: u32, max_groups_x: u32) -> [u32; 4] {
     let count = count.min(capacity);
     let groups = count.div_ceil(workgroup.max(1));

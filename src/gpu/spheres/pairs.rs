@@ -173,7 +173,12 @@ impl PairKernels {
         let base = sink.params(n);
         let params = Params {
             buckets,
-            flags: base.flags | if shared_rank.is_some() { FLAG_WORLDS } else { 0 },
+            flags: base.flags
+                | if shared_rank.is_some() {
+                    FLAG_WORLDS
+                } else {
+                    0
+                },
             shared_from: shared_rank.unwrap_or(u32::MAX),
             ..base
         };

@@ -17,8 +17,8 @@ pub use sweepfan::cpu::sector_grid::{cpu_histograms, rotation_histogram};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::RotatingBox;
 pub use sweepfan::geom::sector::classify::*;
-use sweepfan::gpu::context::GpuContext;
-use sweepfan::gpu::sector::accuracy::SectorExperimentGpu;
+use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::SectorExperimentGpu;
 pub use sweepfan::scenes::random::{random_rotation, random_rotations};
 
 /// Accuracy, over- and under-detection (percent of |truth | method|) and missed points.
@@ -602,7 +602,7 @@ mod tests {
 mod gpu_tests {
     use super::*;
     use crate::run::gpu::test_gpu;
-    use sweepfan::gpu::sector::accuracy::SectorExperimentGpu;
+    use sweepfan::gpu::SectorExperimentGpu;
 
     #[test]
     fn gpu_histograms_match_the_cpu() {

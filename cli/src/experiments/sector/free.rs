@@ -16,8 +16,8 @@ use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::classify::{GRID_POINTS, Histogram, REFERENCE_STEPS};
 use sweepfan::geom::sector::free_classify::{FreeRotation, METHODS, METHODS_VS_EXACT, bits};
 use sweepfan::geom::sector::general::in_local_sector;
-use sweepfan::gpu::context::GpuContext;
-use sweepfan::gpu::sector::free_accuracy::FreeExperimentGpu;
+use sweepfan::gpu::FreeExperimentGpu;
+use sweepfan::gpu::GpuContext;
 use sweepfan::scenes::free_bodies::{BodyKind, free_rotations_rng, random_free_rotation};
 use sweepfan::scenes::random::vec3_in;
 

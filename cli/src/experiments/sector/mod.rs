@@ -16,8 +16,8 @@ use sweepfan::cpu::sector_batch::{SphereColumns, sector_sphere_flags_parallel};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sphere::Sphere;
-use sweepfan::gpu::context::{GpuContext, GpuOptions};
-use sweepfan::gpu::sector::sector_sphere::SectorSphereGpu;
+use sweepfan::gpu::SectorSphereGpu;
+use sweepfan::gpu::{GpuContext, GpuOptions};
 use sweepfan::scenes::random::vec3_in;
 
 /// The thesis scored 100,000 rotations; the default is a run of minutes on a CPU.

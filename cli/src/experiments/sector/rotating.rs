@@ -11,8 +11,8 @@ use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::rotating::RotatingCpu;
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::proxy::{Proxy, Swept};
-use sweepfan::gpu::context::GpuContext;
-use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::RotatingGpu;
 use sweepfan::scenes::free_bodies::BodyKind;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 

@@ -192,7 +192,8 @@ impl Checks<'_> {
             Ok(Err(detail)) => (false, false, detail),
             Err(e) => (
                 false,
-                self.capped && sweepfan::gpu::context::is_size_limit(&e),
+                self.capped
+                    && matches!(&e, sweepfan::Error::TooLarge { exceeds, .. } if exceeds.is_device_size()),
                 format!("error: {e}"),
             ),
         };

@@ -16,9 +16,9 @@ use sweepfan::geom::sector::classify::{GRID_POINTS, Histogram};
 use sweepfan::geom::sector::free_classify::free_rotations;
 use sweepfan::geom::sector::proxy::Proxy as SectorProxy;
 use sweepfan::geom::sphere::Sphere;
-use sweepfan::gpu::sector::accuracy::SectorExperimentGpu;
-use sweepfan::gpu::sector::free_accuracy::FreeExperimentGpu;
-use sweepfan::gpu::sector::rotating::RotatingGpu;
+use sweepfan::gpu::FreeExperimentGpu;
+use sweepfan::gpu::RotatingGpu;
+use sweepfan::gpu::SectorExperimentGpu;
 use sweepfan::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
 use sweepfan::scenes::boxes::{
     generate_boxes, generate_polygons, near_touching_pairs, needle_boxes,

@@ -5,7 +5,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use sweepfan::gpu::GpuContext;
-use sweepfan::gpu::sort::radix_sort::{RadixSort, Variant};
+use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 /// Keys per block of the default sort (256 x 16 rounds): sizes around it cross block edges.
 const BLOCK: usize = 4096;

@@ -171,7 +171,7 @@ impl SweepLayout {
         SweepColumns::single().into()
     }
 
-    /// Layout for validated boxes (widths bounded as in [`SweepColumns::for_frames`]).
+    /// Layout for validated boxes (widths bounded as in `SweepColumns::for_frames`).
     pub fn for_frames(frames: &[ObbFrame]) -> Self {
         Self::from_extents(&frame_extents(frames))
     }

@@ -45,7 +45,9 @@ mod layout;
 #[cfg(test)]
 mod tests;
 
-pub use layout::{SweepColumns, SweepLayout};
+#[cfg(test)]
+use layout::SweepColumns;
+pub use layout::SweepLayout;
 
 /// Threads per workgroup (`WG` in the shader).
 const WG: u32 = 64;
@@ -175,6 +177,7 @@ impl GpuAabbSap {
     }
 
     /// Pairs the candidate list holds.
+    #[cfg(test)]
     pub fn candidate_capacity(&self) -> u32 {
         self.capacity
     }

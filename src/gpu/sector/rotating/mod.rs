@@ -366,27 +366,27 @@ impl RotatingGpu {
             Ok(()) => {
                 ctx.submit(enc);
                 rb.map_async(ctx, |bytes| {
-                let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
-                let per: Vec<_> = plans
-                    .iter()
-                    .zip(&slots)
-                    .map(|(plan, slot)| {
-                        let words = readback::words(&bytes[plan.totals.clone()]);
-                        let hits = want_hits.then(|| {
-                            let h = (words[0] as usize).min(plan.hits.len() / 8);
-                            let at = plan.hits.start;
-                            bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&bytes[at..at + 8 * h])
-                        });
-                        (
-                            words,
-                            hits,
-                            slot.timer.times_from(ctx, &bytes[plan.times.clone()]),
-                        )
-                    })
-                    .collect();
-                (shared, per)
-            })
-            .await
+                    let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
+                    let per: Vec<_> = plans
+                        .iter()
+                        .zip(&slots)
+                        .map(|(plan, slot)| {
+                            let words = readback::words(&bytes[plan.totals.clone()]);
+                            let hits = want_hits.then(|| {
+                                let h = (words[0] as usize).min(plan.hits.len() / 8);
+                                let at = plan.hits.start;
+                                bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&bytes[at..at + 8 * h])
+                            });
+                            (
+                                words,
+                                hits,
+                                slot.timer.times_from(ctx, &bytes[plan.times.clone()]),
+                            )
+                        })
+                        .collect();
+                    (shared, per)
+                })
+                .await
             }
         };
         self.readback = rb;

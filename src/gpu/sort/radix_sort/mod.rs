@@ -34,7 +34,7 @@ pub enum Variant {
     Subgroup,
     /// Needs 24 KB of workgroup memory: tiles of 2,048 keys ranked in workgroup memory and
     /// written in digit runs, one read of the keys for every pass's digit counts, passes of one
-    /// digit skipped ([`crate::gpu::sort::radix_tiles`]).
+    /// digit skipped (`crate::gpu::sort::radix_tiles`).
     Tiles,
 }
 
@@ -129,7 +129,7 @@ const MIN_SUBGROUP_ROUNDS: u32 = 2;
 /// GPUs, 2^20 on 64-lane ones, 2^23 on lavapipe's 8); then, as for the portable one below, the rounds are the largest
 /// power of two that still fills the GPU (fewer histogram bytes), at most 16.
 ///
-/// On NVIDIA the plan keeps the portable scatter at every n ([`plan_lanes`]).
+/// On NVIDIA the plan keeps the portable scatter at every n (`plan_lanes`).
 ///
 /// Where the adapter gives a workgroup the 24 KB the tiled sort ranks a tile in
 /// ([`crate::gpu::sort::radix_tiles::unsupported`]), the plan is [`Variant::Tiles`] at every n
@@ -467,12 +467,20 @@ impl RadixSort {
                 slot => slot.insert(Box::new(TileSort::new(ctx)?)),
             };
             let max_groups = self.max_groups_per_dim;
-            return tiles.record(ctx, keys, values, n, key_bits, max_groups, &mut |label, pipeline, entries, groups| {
-                stages.stage(ctx, label, |p| {
-                    record(ctx, p, pipeline, entries, groups);
-                    Ok(())
-                })
-            });
+            return tiles.record(
+                ctx,
+                keys,
+                values,
+                n,
+                key_bits,
+                max_groups,
+                &mut |label, pipeline, entries, groups| {
+                    stages.stage(ctx, label, |p| {
+                        record(ctx, p, pipeline, entries, groups);
+                        Ok(())
+                    })
+                },
+            );
         }
         let at = match self.choice {
             Choice::Auto => {

@@ -286,18 +286,41 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
     if let Some(why) = unsupported(&ctx) {
         eprintln!("the tiled sort cannot run here: {why}");
         let need = crate::gpu::sort::radix_tiles::workgroup_bytes(8);
-        assert!(ctx.limits.max_compute_workgroup_storage_size < need, "{why}");
+        assert!(
+            ctx.limits.max_compute_workgroup_storage_size < need,
+            "{why}"
+        );
         return;
     }
     let mut sort = RadixSort::with_variant(&ctx, Variant::Tiles, 1).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(40);
     let tile = tile_keys(&ctx).unwrap() as usize;
-    for n in [0, 1, 2, 3, 255, 257, tile - 1, tile, tile + 1, 3 * tile + 77, 50_000] {
+    for n in [
+        0,
+        1,
+        2,
+        3,
+        255,
+        257,
+        tile - 1,
+        tile,
+        tile + 1,
+        3 * tile + 77,
+        50_000,
+    ] {
         let shapes: [(&str, Vec<u32>); 7] = [
             ("random", (0..n).map(|_| rng.random()).collect()),
             ("equal", vec![0xdead_beef; n]),
-            ("top byte", (0..n).map(|_| rng.random_range(0..256u32) << 24).collect()),
-            ("two values", (0..n).map(|_| [7, 1 << 20][rng.random_range(0..2)]).collect()),
+            (
+                "top byte",
+                (0..n).map(|_| rng.random_range(0..256u32) << 24).collect(),
+            ),
+            (
+                "two values",
+                (0..n)
+                    .map(|_| [7, 1 << 20][rng.random_range(0..2)])
+                    .collect(),
+            ),
             ("sorted", (0..n as u32).map(|i| i * 3).collect()),
             ("reversed", (0..n as u32).rev().collect()),
             ("small", (0..n).map(|_| rng.random_range(0..100)).collect()),
@@ -306,7 +329,11 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
         for (what, keys) in &shapes {
             for bits in [32, 24, 13, 8, 1] {
                 let got = sort.sort_pairs_bits(&ctx, keys, &values, bits).unwrap();
-                assert_eq!(got, cpu_sort(keys, &values, bits), "{what}, n = {n}, {bits} bits");
+                assert_eq!(
+                    got,
+                    cpu_sort(keys, &values, bits),
+                    "{what}, n = {n}, {bits} bits"
+                );
                 assert_eq!(sort.variant(), Variant::Tiles);
             }
         }

@@ -1,9 +1,7 @@
 //! The broad phase's buffers that live across frames: allocation and growth, and what they
 //! cost per object.
 
-use super::{
-    COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident,
-};
+use super::{COUNTER_WORDS, GpuBroadPhase, MinAxisBuffers, Resident};
 use crate::broadphase::Method;
 use crate::error::Result;
 use crate::gpu::sort::radix_sort::{Variant, plan_for};
@@ -23,7 +21,9 @@ impl GpuBroadPhase {
                 } else {
                     let (variant, rounds) = plan_for(&self.ctx, r.capacity);
                     let block = match variant {
-                        Variant::Tiles => crate::gpu::sort::radix_tiles::tile_keys(&self.ctx).unwrap_or(2048),
+                        Variant::Tiles => {
+                            crate::gpu::sort::radix_tiles::tile_keys(&self.ctx).unwrap_or(2048)
+                        }
                         _ => 256 * rounds,
                     };
                     r.capacity as f64 * (8.0 + 256.0 * 4.0 / block as f64)

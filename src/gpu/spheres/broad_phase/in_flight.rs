@@ -309,7 +309,10 @@ impl GpuBroadPhase {
         // `find_pairs`, not after the frame runs again.
         if f.store && found > self.pair_limit {
             self.clear_event_overflow();
-            return Err(crate::broadphase::stored_pairs_past_limit(found, self.pair_limit));
+            return Err(crate::broadphase::stored_pairs_past_limit(
+                found,
+                self.pair_limit,
+            ));
         }
         if f.store && pairs.is_none() {
             // The list overflowed, or the rest of it is overwritten by now: the frame again,

@@ -18,7 +18,11 @@ fn occupied_forward_neighbours(spheres: &[Sphere]) -> u64 {
     assert!(spheres.iter().all(|s| s.radius == 1.0));
     let cells: Vec<[i64; 3]> = spheres
         .iter()
-        .map(|s| s.center.to_array().map(|c| (f64::from(c) / 2.0).floor() as i64))
+        .map(|s| {
+            s.center
+                .to_array()
+                .map(|c| (f64::from(c) / 2.0).floor() as i64)
+        })
         .collect();
     let occupied: HashSet<[i64; 3]> = cells.iter().copied().collect();
     let mut lookups = 0;
@@ -51,7 +55,10 @@ fn the_walk_looks_up_exactly_the_occupied_neighbours() {
         let n = n as f64;
         let device = grid.grid_lookups_per_object.unwrap() * n;
         let want = occupied_forward_neighbours(&scene.spheres) as f64;
-        assert!((device - want).abs() < 0.5, "{device} lookups, {want} counted");
+        assert!(
+            (device - want).abs() < 0.5,
+            "{device} lookups, {want} counted"
+        );
         assert!(want < 0.5 * n, "{want} lookups for {n} objects");
     }
 }

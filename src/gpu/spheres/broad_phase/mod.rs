@@ -58,17 +58,15 @@ mod buffers;
 mod diagnostics;
 use buffers::grid_buckets;
 mod in_flight;
+#[cfg(test)]
+mod map_tests;
 mod parts;
 mod read_back;
 mod resident;
 mod worlds;
-#[cfg(test)]
-mod map_tests;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
-pub use worlds::{
-    GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch,
-};
+pub use worlds::{GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -394,14 +392,28 @@ impl GpuBroadPhase {
         };
         match self.method {
             Method::Auto => unreachable!("refused by GpuBroadPhase::new"),
-            m if self.worlds.is_some() && m != Method::Grid && worlds::GPU_WORLD_METHODS.contains(&m) => {
+            m if self.worlds.is_some()
+                && m != Method::Grid
+                && worlds::GPU_WORLD_METHODS.contains(&m) =>
+            {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);
                 let order = (&order, &res.starts);
-                let cascade = self.cascade.as_ref().map(|c| (c, &res.block_max, &res.mark));
+                let cascade = self
+                    .cascade
+                    .as_ref()
+                    .map(|c| (c, &res.block_max, &res.mark));
                 worlds::record(
-                    ctx, kernels, &mut rec, self.method, ranks, inputs, order, cascade, &sink,
+                    ctx,
+                    kernels,
+                    &mut rec,
+                    self.method,
+                    ranks,
+                    inputs,
+                    order,
+                    cascade,
+                    &sink,
                 )?;
             }
             Method::BruteForce => {
@@ -421,10 +433,8 @@ impl GpuBroadPhase {
             Method::Grid => {
                 // make_keys sets the map's bits; grid_frame reads its size.
                 enc.clear_buffer(&res.occupied, 0, None);
-                Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
-                    self.keys
-                        .grid_frame(rec, &self.ext, &res.occupied, buckets)
-                })?;
+                Recorder::begin(ctx, &mut enc, timer, arena, "extents")
+                    .record(|rec| self.keys.grid_frame(rec, &self.ext, &res.occupied, buckets))?;
                 sorted_pass(
                     &mut enc,
                     arena,
@@ -442,7 +452,16 @@ impl GpuBroadPhase {
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
                     let (starts, occupied) = (&res.starts, &res.occupied);
                     let p = &self.pairs;
-                    p.grid(rec, n, buckets, shared_rank, &order, starts, occupied, &sink)?;
+                    p.grid(
+                        rec,
+                        n,
+                        buckets,
+                        shared_rank,
+                        &order,
+                        starts,
+                        occupied,
+                        &sink,
+                    )?;
                     p.grid_giants(rec, n, &res.spheres, world_rank, &sink)
                 })?;
             }
@@ -632,7 +651,9 @@ impl GpuBroadPhase {
         crate::geom::sphere::validate_spheres(spheres)?;
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
-        let mut stats = self.find_pairs_whole_async(spheres, out.as_deref_mut()).await?;
+        let mut stats = self
+            .find_pairs_whole_async(spheres, out.as_deref_mut())
+            .await?;
         self.ran_whole();
         crate::broadphase::order_pairs(out, &mut stats);
         Ok(stats)
@@ -654,15 +675,17 @@ impl GpuBroadPhase {
         self.host.start();
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
-        let (mut totals, mut pairs, mut times) =
-            self.run_frame_read_back(spheres, store).await?;
+        let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store).await?;
         // The count is exact past the list: a frame with more pairs than any call may
         // store fails now, as on the CPU, not after a frame in parts (a one-point scene
         // of 25,000 spheres took 79 s on lavapipe to end so).
         let need = totals.pairs;
         if store && need > self.pair_limit {
             self.clear_event_overflow();
-            return Err(crate::broadphase::stored_pairs_past_limit(need, self.pair_limit));
+            return Err(crate::broadphase::stored_pairs_past_limit(
+                need,
+                self.pair_limit,
+            ));
         }
         if store && pairs.is_none() {
             // Grow to the exact need plus headroom for the next frames, then run again (the

@@ -37,7 +37,10 @@ impl GpuBroadPhase {
     pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
         // Past the stored-pair limit, the error every path gives ([`Self::set_pair_limit`]).
         if need > self.pair_limit {
-            return Err(crate::broadphase::stored_pairs_past_limit(need, self.pair_limit));
+            return Err(crate::broadphase::stored_pairs_past_limit(
+                need,
+                self.pair_limit,
+            ));
         }
         let max_pairs = self.max_list_pairs();
         if need > max_pairs || need > u32::MAX as u64 {
@@ -61,7 +64,7 @@ impl GpuBroadPhase {
     /// submitting: a following GPU stage appends its passes reading [`Self::resident_pairs`],
     /// then the caller plans its readback ([`Self::plan_resident_readback`]), submits and
     /// reads the totals with [`Self::resident_totals_from`]. When the returned totals
-    /// exceed [`ResidentPairs::capacity`] the list lost pairs: call [`Self::grow_pair_list`]
+    /// exceed `ResidentPairs::capacity` the list lost pairs: call [`Self::grow_pair_list`]
     /// and record the frame again.
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
         let ctx = self.ctx.clone();

@@ -139,10 +139,17 @@ pub(super) fn record(
     if sweep != Sweep::All {
         sort.encode(ctx, enc, order.keys, order.values, n, 32, Some(timer))?;
     }
-    Recorder::begin(ctx, enc, timer, arena, "keys").record(|rec| {
-        keys.world_keys(rec, n, &ranks.buffer, (order.keys, order.values), false)
-    })?;
-    sort.encode(ctx, enc, order.keys, order.values, n, ranks.bits, Some(timer))?;
+    Recorder::begin(ctx, enc, timer, arena, "keys")
+        .record(|rec| keys.world_keys(rec, n, &ranks.buffer, (order.keys, order.values), false))?;
+    sort.encode(
+        ctx,
+        enc,
+        order.keys,
+        order.values,
+        n,
+        ranks.bits,
+        Some(timer),
+    )?;
     Recorder::begin(ctx, enc, timer, arena, "gather")
         .record(|rec| keys.gather(rec, n, inputs.spheres, order.values, order.sorted))?;
     if sweep == Sweep::OriginDistance {
@@ -305,7 +312,11 @@ impl GpuWorldBatch {
         if let Some(out) = out {
             out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
         }
-        stats.stage("group", group_s + start.elapsed().as_secs_f64(), Clock::Wall);
+        stats.stage(
+            "group",
+            group_s + start.elapsed().as_secs_f64(),
+            Clock::Wall,
+        );
         Ok(stats)
     }
 

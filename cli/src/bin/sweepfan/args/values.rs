@@ -106,10 +106,10 @@ pub fn mebibytes(s: &str) -> Result<u64, String> {
     whole(s, 1, u64::MAX >> 20, "")
 }
 
-/// `--max-binding-bytes`: at least the kernels' fixed tables (`gpu::context::MIN_BINDING_CAP`),
+/// `--max-binding-bytes`: at least the kernels' fixed tables (`gpu::MIN_BINDING_CAP`),
 /// a multiple of 4 (every buffer size is).
 pub fn binding_bytes(s: &str) -> Result<u64, String> {
-    let min = sweepfan::gpu::context::MIN_BINDING_CAP;
+    let min = sweepfan::gpu::MIN_BINDING_CAP;
     let n = whole(s, min, u64::MAX, " bytes")?;
     if n % 4 != 0 {
         return Err(format!("must be a multiple of 4 (at least {min})"));

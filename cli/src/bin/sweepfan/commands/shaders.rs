@@ -5,7 +5,7 @@
 use crate::args::values;
 use anyhow::Result;
 use std::path::PathBuf;
-use sweepfan::gpu::compile_report::{CompileLimits, compile_report};
+use sweepfan::gpu::instrument::{CompileLimits, compile_report};
 use sweepfan_cli::run::gpu::LazyGpu;
 
 #[derive(clap::Args)]
@@ -46,7 +46,7 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
         // it, each module is written atomically.
         let math = sweepfan_cli::run::gpu::with_env(Default::default())?.math;
         let modules =
-            sweepfan::gpu::shader::module_files(a.subgroup_size, math, a.enable_subgroups)?;
+            sweepfan::gpu::instrument::module_files(a.subgroup_size, math, a.enable_subgroups)?;
         let written = sweepfan_cli::report::output::write_tree(out, &modules)?;
         for path in written {
             outln!("{}", path.display());

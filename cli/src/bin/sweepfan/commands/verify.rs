@@ -125,7 +125,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             // On the GPU: the device's contacts of the pairs, checked against the CPU's.
             Some(ctx) => {
                 let mut device = Vec::new();
-                sweepfan::gpu::contacts::GpuContacts::new(ctx)?.sphere_contacts(
+                sweepfan::gpu::GpuContacts::new(ctx)?.sphere_contacts(
                     ctx,
                     &scene.spheres,
                     &pairs,
