@@ -5,8 +5,8 @@
 //! generation order, so every test reads two random cache lines).
 
 use std::time::Instant;
-use sweepfan::cpu::aabb_sweep::{aabb_sweep, sweep_order};
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
+use sweepfan::cpu::{aabb_sweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
 use sweepfan::scenes::boxes::random_boxes;

@@ -10,11 +10,11 @@
 
 use crate::broadphase::aabbs::AabbOverlaps;
 use crate::broadphase::keys::ordered_bits;
-use crate::broadphase::{Backend, Clock, Pair, Stats};
+use crate::broadphase::memory;
 use crate::broadphase::radix::radix_sort_carrying;
+use crate::broadphase::{Backend, Clock, Pair, Stats};
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::aabb::Aabb;
-use crate::broadphase::memory;
 use rayon::prelude::*;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -493,31 +493,33 @@ impl BoxSweep {
         let members: Vec<&[u32]> = groups.members().collect();
         let found: Vec<Result<Vec<Pair>>> = members
             .par_chunks(8)
-            .map(|chunk| limits.run(|| {
-                let (mut local, mut found, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
-                let mut sweep = BoxSweep::new();
-                for members in chunk {
-                    crate::broadphase::cancel::check(&token)?;
-                    gather(boxes, members, &groups.shared, &mut local);
-                    if local.len() >= 2 {
-                        sweep.plan(&local);
-                        // A world alone may not store more than memory holds.
-                        sweep
-                            .pairs_at_most(&local, &mut found, || {
-                                pair_budget(BOX_JOB_BYTES_PER_PAIR)
-                            })
-                            .map_err(|e| {
-                                e.error(
-                                    local.len(),
-                                    BOX_JOB_BYTES_PER_PAIR,
-                                    "use fewer boxes in a world, or boxes that overlap less",
-                                )
-                            })?;
-                        to_batch(&found, members, &groups.shared, &mut pairs);
+            .map(|chunk| {
+                limits.run(|| {
+                    let (mut local, mut found, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+                    let mut sweep = BoxSweep::new();
+                    for members in chunk {
+                        crate::broadphase::cancel::check(&token)?;
+                        gather(boxes, members, &groups.shared, &mut local);
+                        if local.len() >= 2 {
+                            sweep.plan(&local);
+                            // A world alone may not store more than memory holds.
+                            sweep
+                                .pairs_at_most(&local, &mut found, || {
+                                    pair_budget(BOX_JOB_BYTES_PER_PAIR)
+                                })
+                                .map_err(|e| {
+                                    e.error(
+                                        local.len(),
+                                        BOX_JOB_BYTES_PER_PAIR,
+                                        "use fewer boxes in a world, or boxes that overlap less",
+                                    )
+                                })?;
+                            to_batch(&found, members, &groups.shared, &mut pairs);
+                        }
                     }
-                }
-                Ok(pairs)
-            }))
+                    Ok(pairs)
+                })
+            })
             .collect();
         out.clear();
         for pairs in found {

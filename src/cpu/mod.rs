@@ -135,7 +135,7 @@ macro_rules! cpu_broad_phase {
 }
 pub(crate) use cpu_broad_phase;
 
-internal_modules!(partitioned, rotating, sector_batch, sector_grid, aabb_sweep);
+pub(crate) mod aabb_sweep;
 pub(crate) mod axis_order;
 pub(crate) mod brute_force;
 pub mod contacts;
@@ -144,22 +144,34 @@ pub(crate) mod grid;
 pub(crate) mod keys;
 pub(crate) mod min_axis;
 pub(crate) mod origin_distance;
+pub(crate) mod partitioned;
 #[cfg(feature = "peers")]
 #[doc(hidden)]
 pub mod peers;
+pub(crate) mod rotating;
 pub(crate) mod sap;
 pub mod sat;
+pub(crate) mod sector_batch;
+pub(crate) mod sector_grid;
 pub(crate) mod sphere_index;
 pub(crate) mod sweep;
 pub(crate) mod worlds;
 
+pub use aabb_sweep::{BoxSweep, aabb_sweep, sweep_order};
 pub use brute_force::BruteForce;
 /// The most pairs one call stores unless `set_pair_limit` says otherwise.
 pub use emit::MAX_STORED_PAIRS;
 pub use grid::Grid;
 pub use min_axis::MinAxis;
 pub use origin_distance::OriginDistance;
+pub use partitioned::PartitionedCpu;
+pub use rotating::{RotatingCpu, rotating_brute_force, rotating_frame_cpu};
 pub use sap::Sap;
+pub use sector_batch::{
+    SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
+    sector_sphere_flags_parallel,
+};
+pub use sector_grid::{cpu_histograms, pose_histograms, rotation_histogram};
 pub use sweep::Sweep;
 pub use worlds::{AUTO_SWEEP_MAX, WorldBatch};
 

@@ -128,19 +128,6 @@ pub fn segment_segment_distance_squared_3d(p: Vec3, q: Vec3, r: Vec3, s: Vec3) -
     diff.dot(diff)
 }
 
-/// Distance from point X to segment AB in 3D.
-#[inline]
-pub fn point_segment_distance_3d(x: Vec3, a: Vec3, b: Vec3) -> f32 {
-    let v = b - a;
-    let len2 = v.dot(v);
-    let t = if len2 > 0.0 {
-        ((x - a).dot(v) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (x - (a + t * v)).length()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

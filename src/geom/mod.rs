@@ -1,10 +1,14 @@
 //! Shared geometry on glam types.
 
 pub mod aabb;
+pub(crate) mod capsule;
 pub mod contact;
-internal_modules!(capsule, primitives2d, radii, exact);
+pub(crate) mod exact;
+pub use exact::obbs_overlap_exactly;
 pub mod obb;
 pub mod polygon;
+pub(crate) mod primitives2d;
+pub mod radii;
 pub mod sat;
 pub mod sector;
 pub mod sphere;

@@ -125,7 +125,7 @@ pub fn point_in_convex_polygon(p: Vec2, vertices: &[Vec2]) -> bool {
 }
 
 /// Point in the rectangle with corners E, F, G, H in order (thesis 2.9.3).
-#[inline]
+#[cfg(test)]
 pub fn point_in_rectangle(p: Vec2, corners: &[Vec2; 4]) -> bool {
     point_in_convex_polygon(p, corners)
 }

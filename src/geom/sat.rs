@@ -27,7 +27,7 @@ pub enum SatVerdict {
     Overlap,
     /// The axes (bits `0-2` A's faces, `3-5` B's faces, `6 + 3 i + j` the edges `A_i x B_j`)
     /// whose margin lies within the error bound; every other axis does not separate. Settled
-    /// exactly by [`crate::geom::exact::settle`].
+    /// exactly by `crate::geom::exact::settle`.
     Unsure(u16),
 }
 

@@ -308,7 +308,7 @@ fn bad_boxes_are_refused_by_id_and_change_nothing() {
     assert_eq!(broad.remove(12345), None);
     assert_eq!(broad.update().unwrap().found, [[5, 6]]);
     // The positional job names the position.
-    let mut sweep = sweepfan::cpu::aabb_sweep::BoxSweep::new();
+    let mut sweep = sweepfan::cpu::BoxSweep::new();
     let err = sweepfan::AabbOverlaps::aabb_overlaps(&mut sweep, &[ok, nan], &mut Vec::new());
     assert!(
         matches!(err, Err(Error::InvalidObject { index: 1, .. })),

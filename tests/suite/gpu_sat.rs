@@ -5,7 +5,7 @@
 
 use crate::common::test_gpu;
 use glam::{Quat, Vec2, Vec3};
-use sweepfan::cpu::aabb_sweep::aabb_sweep;
+use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};

@@ -22,11 +22,11 @@ use rand_chacha::ChaCha8Rng;
 use std::f32::consts::{FRAC_PI_2, PI};
 use std::ops::Range;
 use sweepfan::Sphere;
-use sweepfan::geom::capsule::{Capsule2, Capsule3};
 use sweepfan::geom::obb::ObbFrame;
-use sweepfan::geom::primitives2d::Rect2;
+use sweepfan::geom::sector::Rect2;
 use sweepfan::geom::sector::Sector;
-use sweepfan::geom::sector::sector2d::Sector2;
+use sweepfan::geom::sector::Sector2;
+use sweepfan::geom::sector::{Capsule2, Capsule3};
 use sweepfan::scenes::random::vec3_in;
 
 /// Rounding allowance on top of the sampling margin.

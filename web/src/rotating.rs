@@ -5,8 +5,8 @@
 use crate::{Check, page_gpu};
 use std::cell::RefCell;
 use sweepfan::GpuContext;
-use sweepfan::cpu::rotating::rotating_frame_cpu;
-use sweepfan::geom::sector::proxy::{Proxy, Swept};
+use sweepfan::cpu::rotating_frame_cpu;
+use sweepfan::geom::sector::{Proxy, Swept};
 use sweepfan::gpu::RotatingGpu;
 use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
 use wasm_bindgen::prelude::*;

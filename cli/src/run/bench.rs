@@ -422,7 +422,7 @@ pub fn measure(
     let cpu = |name: &str| -> Result<Box<dyn BroadPhase + Send>> {
         let bp = registry::broad_phase(name, Backend::Cpu, None)?;
         Ok(match cpu_parts {
-            Some(max) => Box::new(sweepfan::cpu::partitioned::PartitionedCpu::new(bp, max)),
+            Some(max) => Box::new(sweepfan::cpu::PartitionedCpu::new(bp, max)),
             None => bp,
         })
     };

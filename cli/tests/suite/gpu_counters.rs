@@ -346,7 +346,7 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
 #[test]
 fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     use glam::{Vec2, Vec3};
-    use sweepfan::cpu::aabb_sweep::aabb_sweep;
+    use sweepfan::cpu::aabb_sweep;
     use sweepfan::geom::obb::Obb;
     use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
     use sweepfan::gpu::GpuSat;

@@ -8,7 +8,7 @@
 use crate::common::{sweepfan, temp_dir};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::Output;
-use sweepfan::cpu::aabb_sweep::BoxSweep;
+use sweepfan::cpu::BoxSweep;
 use sweepfan::geom::aabb::Aabb;
 
 /// The address-space limit of the children: far below what each request needs, far above what

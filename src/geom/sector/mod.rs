@@ -6,15 +6,23 @@
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
 pub mod body;
-internal_modules!(classify, free_classify, proxy, sector2d);
+pub mod classify;
 pub(crate) mod distance;
 pub(crate) mod exact_sweep;
+pub mod free_classify;
 pub mod general;
 pub(crate) mod overlap;
+pub(crate) mod proxy;
+pub(crate) mod sector2d;
 pub(crate) mod swept_box;
 pub mod vs_box;
 pub mod vs_convex;
 pub mod vs_sector;
+
+pub use crate::geom::capsule::{Capsule2, Capsule3};
+pub use crate::geom::primitives2d::Rect2;
+pub use proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
+pub use sector2d::Sector2;
 
 use crate::error::Result;
 use glam::{Quat, Vec3};

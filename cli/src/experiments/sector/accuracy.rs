@@ -13,7 +13,7 @@
 use super::speed::THESIS_JSON;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-pub use sweepfan::cpu::sector_grid::{cpu_histograms, rotation_histogram};
+pub use sweepfan::cpu::{cpu_histograms, rotation_histogram};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::RotatingBox;
 pub use sweepfan::geom::sector::classify::*;

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Instant;
-pub use sweepfan::cpu::sector_grid::pose_histograms as cpu_histograms;
+pub use sweepfan::cpu::pose_histograms as cpu_histograms;
 use sweepfan::error::Result;
 use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::classify::{GRID_POINTS, Histogram, REFERENCE_STEPS};

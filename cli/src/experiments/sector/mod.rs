@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use speed::{SpeedConfig, SpeedReport, Timing, run_speed_tables};
 use std::time::Instant;
-use sweepfan::cpu::sector_batch::{SphereColumns, sector_sphere_flags_parallel};
+use sweepfan::cpu::{SphereColumns, sector_sphere_flags_parallel};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sphere::Sphere;

@@ -19,17 +19,15 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::hint::black_box;
 use std::time::Instant;
-use sweepfan::cpu::sector_batch::{
-    SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
-};
+use sweepfan::cpu::{SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::aabb::Aabb;
 use sweepfan::geom::aabb::aabb_touches_sphere;
-use sweepfan::geom::capsule::{Capsule2, Capsule3};
 use sweepfan::geom::obb::{Obb, ObbFrame};
-use sweepfan::geom::primitives2d::Rect2;
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict, rects_overlap_sat};
-use sweepfan::geom::sector::sector2d::Sector2;
+use sweepfan::geom::sector::Rect2;
+use sweepfan::geom::sector::Sector2;
+use sweepfan::geom::sector::{Capsule2, Capsule3};
 use sweepfan::geom::sector::{RotatingBox, Sector};
 use sweepfan::geom::sphere::Sphere;
 use sweepfan::scenes::random::*;
