@@ -44,12 +44,12 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
     )
 }
 
-internal_modules!(memory);
 pub(crate) mod aabbs;
 pub mod auto;
 pub mod cancel;
 pub(crate) mod frame;
 pub(crate) mod keys;
+pub(crate) mod memory;
 pub use frame::SphereFrame;
 pub mod limits;
 pub(crate) mod radix;

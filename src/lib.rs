@@ -119,7 +119,7 @@ pub mod error;
 pub mod events;
 pub mod geom;
 pub mod gpu;
-internal_modules!(partition);
+pub mod partition;
 pub mod registry;
 pub mod scenes;
 

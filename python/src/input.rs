@@ -251,7 +251,7 @@ pub fn rows_fit(arg: &str, bytes_per_row: u64) -> impl FnOnce(usize) -> PyResult
     move |n| {
         crate::interrupt::limits()
             .run(|| {
-                sweepfan::broadphase::memory::check_fits(
+                sweepfan::broadphase::limits::check_fits(
                     &format!("{n} rows of {arg}"),
                     (n as u64).saturating_mul(2 * bytes_per_row),
                 )
@@ -316,7 +316,7 @@ pub fn per_object(arg: &str, what: &str, obj: &Bound<'_, PyAny>, n: usize) -> Py
 fn copy_fits(arg: &str, values: usize, bytes: u64) -> PyResult<()> {
     crate::interrupt::limits()
         .run(|| {
-            sweepfan::broadphase::memory::check_fits(
+            sweepfan::broadphase::limits::check_fits(
                 &format!("a copy of the {values} values of {arg}"),
                 (values as u64).saturating_mul(bytes),
             )

@@ -29,7 +29,7 @@ pub fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult
         // No spheres, no pairs (docs/design.md §8.4); the library refuses an empty scene.
         0 => Ok(()),
         n => crate::interrupt::limits()
-            .run(|| sweepfan::broadphase::memory::check_scene_size(n))
+            .run(|| sweepfan::broadphase::limits::check_scene_size(n))
             .map_err(to_py),
     })?;
     let radii = per_object("radii", "radius", radii, centers.len())?;
@@ -84,7 +84,7 @@ fn spheres_as_they_lie(
         return Ok(None);
     }
     crate::interrupt::limits()
-        .run(|| sweepfan::broadphase::memory::check_scene_size(n))
+        .run(|| sweepfan::broadphase::limits::check_scene_size(n))
         .map_err(to_py)?;
     // With the interpreter held, as every copy of an argument (docs/design.md §8.4): no Python
     // thread can write the array while the pool reads it.

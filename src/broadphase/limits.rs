@@ -5,7 +5,9 @@
 //!
 //! Nothing here is read by the library on its own: without [`Limits::run`] a call has no budget
 //! and no token. A caller that wants the system's figure (available memory, `ulimit -v`, the
-//! cgroup's limit) asks for it by name, [`MemoryBudget::System`].
+//! cgroup's limit) asks for it by name, [`MemoryBudget::System`], or reads it itself:
+//! [`available`] and the checks beside it (a scene of n objects, a request of bytes) are what
+//! the tool runs before it generates or reads a scene.
 //!
 //! ```
 //! use sweepfan::{BroadPhase, CancelToken, Limits, MemoryBudget, Method, Sphere, cpu};
@@ -31,7 +33,10 @@
 //! ```
 
 use super::cancel::CancelToken;
-use super::memory::{Available, Limit};
+pub use super::memory::{
+    Available, HOST_BYTES_PER_OBJECT, Limit, available, available_bytes, check_fits, check_fits_or,
+    check_scene_size, check_scene_size_with, too_large,
+};
 use std::cell::RefCell;
 
 /// The memory a call may allocate as it goes (the CPU methods' pair lists, a scene read from a

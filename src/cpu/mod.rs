@@ -146,7 +146,6 @@ pub(crate) mod min_axis;
 pub(crate) mod origin_distance;
 pub(crate) mod partitioned;
 #[cfg(feature = "peers")]
-#[doc(hidden)]
 pub mod peers;
 pub(crate) mod rotating;
 pub(crate) mod sap;

@@ -581,7 +581,6 @@ pub enum WorkgroupMemory {
 /// known to have no Vulkan at all, in which case this returns `None` and says so on stderr. An
 /// adapter other than the expected one fails the test too, and an expected adapter beside the
 /// opt-out is a contradiction that fails it.
-#[doc(hidden)]
 pub fn test_gpu_with(var: impl Fn(&str) -> Option<String>) -> Option<GpuContext> {
     let options = GpuOptions::from_vars(&var).unwrap_or_else(|e| panic!("GPU test: {e}"));
     if var(NO_GPU_ENV).is_some_and(|v| v == "1") {

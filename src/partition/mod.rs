@@ -407,9 +407,7 @@ fn worker(
         // now; a large one to follow a part run here, while this part runs.
         let ahead = take(false);
         let (run_now, gather_later) = match ahead {
-            Some(t)
-                if !current.in_flight() && t.owned.len() + t.ghosts.len() >= PARALLEL_PART =>
-            {
+            Some(t) if !current.in_flight() && t.owned.len() + t.ghosts.len() >= PARALLEL_PART => {
                 (None, Some(t))
             }
             other => (other, None),

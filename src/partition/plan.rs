@@ -86,7 +86,11 @@ impl<'a> Order<'a> {
         let rk = if owned.len() < PARALLEL_BLOCK {
             owned.clone().map(radius).fold(0.0f32, f32::max)
         } else {
-            owned.clone().into_par_iter().map(radius).reduce(|| 0.0, f32::max)
+            owned
+                .clone()
+                .into_par_iter()
+                .map(radius)
+                .reduce(|| 0.0, f32::max)
         };
         reach_limit(hi, rk as f64, self.r_max)
     }

@@ -353,7 +353,9 @@ struct Starting {
 
 impl RunsParts for Starting {
     fn run(&mut self, _: &[Sphere], _: &mut Vec<Pair>) -> Result<Stats> {
-        Err(Error::Config("a part this runner started was run instead".into()))
+        Err(Error::Config(
+            "a part this runner started was run instead".into(),
+        ))
     }
 
     fn start(&mut self, part: &[Sphere]) -> Result<bool> {
@@ -366,7 +368,10 @@ impl RunsParts for Starting {
 
     fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
         let oldest = self.started.pop_front().expect("a part started");
-        assert!(oldest == part, "finished a part other than the oldest started");
+        assert!(
+            oldest == part,
+            "finished a part other than the oldest started"
+        );
         self.finishes += 1;
         if self.fail_at == Some(self.finishes) {
             return Err(Error::Gpu("device lost".into()));
@@ -389,13 +394,18 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     let report = check(&spheres, 400, &mut [&mut one as &mut PartRunner]);
     assert!(report.splits > 0, "{report:?}");
     // The parts' host steps, summed, and the partition's own.
-    let (stats, report) = find_pairs(&spheres, None, 400, &mut [&mut one as &mut PartRunner])
-        .unwrap();
+    let (stats, report) =
+        find_pairs(&spheres, None, 400, &mut [&mut one as &mut PartRunner]).unwrap();
     let host = |step: &str| {
         let s = stats.stages.iter().filter(|s| s.clock == Clock::Host);
-        s.filter(|s| s.stage == step).map(|s| s.seconds).sum::<f64>()
+        s.filter(|s| s.stage == step)
+            .map(|s| s.seconds)
+            .sum::<f64>()
     };
-    assert!((host("wait") - 0.001 * report.parts as f64).abs() < 1e-9, "{stats:?}");
+    assert!(
+        (host("wait") - 0.001 * report.parts as f64).abs() < 1e-9,
+        "{stats:?}"
+    );
     for step in ["order", "gather", "keep", "giants"] {
         assert_eq!(
             stats.stages.iter().filter(|s| s.stage == step).count(),
@@ -404,10 +414,21 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
         );
     }
     // A runner without host steps (the CPU's) adds none.
-    let (plain, _) = find_pairs(&spheres, None, 400, &mut [&mut limited(400, 1 << 20) as &mut PartRunner])
-        .unwrap();
-    assert!(plain.stages.iter().all(|s| s.clock != Clock::Host), "{plain:?}");
-    assert_eq!(one.most_started, 2, "the next part started before one finished");
+    let (plain, _) = find_pairs(
+        &spheres,
+        None,
+        400,
+        &mut [&mut limited(400, 1 << 20) as &mut PartRunner],
+    )
+    .unwrap();
+    assert!(
+        plain.stages.iter().all(|s| s.clock != Clock::Host),
+        "{plain:?}"
+    );
+    assert_eq!(
+        one.most_started, 2,
+        "the next part started before one finished"
+    );
     assert!(one.started.is_empty(), "every part started was finished");
     // Two such runners share the parts (which takes how many depends on the threads).
     let (mut a, mut b) = (Starting::default(), Starting::default());
@@ -423,6 +444,9 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     };
     let err = find_pairs(&spheres, None, 300, &mut [&mut failing as &mut PartRunner]).unwrap_err();
     assert!(err.to_string().contains("device lost"), "{err}");
-    assert!(failing.started.is_empty(), "a started part was left in flight");
+    assert!(
+        failing.started.is_empty(),
+        "a started part was left in flight"
+    );
     assert_eq!(failing.finishes, 3);
 }

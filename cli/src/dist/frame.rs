@@ -585,9 +585,9 @@ fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()
 }
 
 /// Whether this rank's share of `objects` fits its memory with a frame's working space
-/// (`broadphase::memory::HOST_BYTES_PER_OBJECT` an object).
+/// (`broadphase::limits::HOST_BYTES_PER_OBJECT` an object).
 fn fits_on_this_rank(objects: usize) -> Result<()> {
-    let per = sweepfan::broadphase::memory::HOST_BYTES_PER_OBJECT;
+    let per = sweepfan::broadphase::limits::HOST_BYTES_PER_OBJECT;
     crate::run::check_count_fits(
         &format!("this rank's {objects} objects"),
         objects,

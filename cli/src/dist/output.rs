@@ -46,7 +46,7 @@ fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Resu
     let total = comm.sum_u64(&[rows])[0];
     let need = total.saturating_mul(row_bytes).saturating_mul(2);
     let budget = if comm.rank == 0 {
-        sweepfan::broadphase::memory::available_bytes().map_or(u64::MAX, |b| b / 4)
+        sweepfan::broadphase::limits::available_bytes().map_or(u64::MAX, |b| b / 4)
     } else {
         0
     };

@@ -122,7 +122,7 @@ pub fn reproduce(
     let methods: Vec<String> = Method::ALL.iter().map(|m| m.name().to_string()).collect();
     // Every size from `--n` is checked before the first is run (docs/design.md §9.14).
     for &n in ns {
-        sweepfan::broadphase::memory::check_scene_size(n)?;
+        sweepfan::broadphase::limits::check_scene_size(n)?;
     }
     let mut rows = Vec::new();
     let mut all_verified = true;

@@ -42,7 +42,7 @@ pub fn parse_scenes(list: &str) -> Result<Vec<(SceneKind, usize)>> {
                 .ok()
                 .filter(|&n| n >= 2)
                 .ok_or_else(|| bad(item, "has no object count of at least 2"))?;
-            sweepfan::broadphase::memory::check_scene_size(n)?;
+            sweepfan::broadphase::limits::check_scene_size(n)?;
             Ok((kind, n))
         })
         .collect()

@@ -18,7 +18,7 @@ pub mod verify_shapes;
 pub mod worlds_bench;
 
 /// Refuses `count` items of `per_item` bytes each before they are allocated, when they do not fit
-/// in what this process may use (`sweepfan::broadphase::memory::check_fits_or`, docs/design.md
+/// in what this process may use (`sweepfan::broadphase::limits::check_fits_or`, docs/design.md
 /// §9.14); the error names `what` and ends with `hint(how many items fit)`.
 pub fn check_count_fits(
     what: &str,
@@ -26,7 +26,7 @@ pub fn check_count_fits(
     per_item: u64,
     hint: impl FnOnce(u64) -> String,
 ) -> sweepfan::error::Result<()> {
-    sweepfan::broadphase::memory::check_fits_or(
+    sweepfan::broadphase::limits::check_fits_or(
         what,
         (count as u64).saturating_mul(per_item),
         |usable| hint(usable / per_item),

@@ -4,7 +4,7 @@
 //! runs.
 
 use sweepfan::broadphase::Backend;
-use sweepfan::broadphase::memory::{
+use sweepfan::broadphase::limits::{
     HOST_BYTES_PER_OBJECT, check_scene_size, check_scene_size_with,
 };
 use sweepfan::error::{Error, Result};
@@ -103,7 +103,7 @@ pub fn cpu_part_size(n: usize) -> Result<Option<usize>> {
     let Err(Error::TooLarge { .. }) = whole else {
         return whole.map(|()| None);
     };
-    match sweepfan::broadphase::memory::available() {
+    match sweepfan::broadphase::limits::available() {
         Some(a) => cpu_part_size_within(n, &a),
         None => whole.map(|()| None),
     }
@@ -112,7 +112,7 @@ pub fn cpu_part_size(n: usize) -> Result<Option<usize>> {
 /// [`cpu_part_size`] for a scene too large to run whole in `available`.
 fn cpu_part_size_within(
     n: usize,
-    available: &sweepfan::broadphase::memory::Available,
+    available: &sweepfan::broadphase::limits::Available,
 ) -> Result<Option<usize>> {
     let usable = available.usable();
     let scene = (n as u64).saturating_mul(CPU_PARTS_HOST_BYTES_PER_OBJECT);
@@ -121,7 +121,7 @@ fn cpu_part_size_within(
         return Ok(Some(part as usize));
     }
     let needed = scene.saturating_add(CPU_MIN_PART as u64 * HOST_BYTES_PER_OBJECT);
-    Err(sweepfan::broadphase::memory::too_large(
+    Err(sweepfan::broadphase::limits::too_large(
         &format!("a scene of {n} objects"),
         needed,
         available,
@@ -150,7 +150,7 @@ mod tests {
     /// the memory below what fits: the hint once counted 64 B an object while the run needed 256.
     #[test]
     fn the_count_a_refusal_names_fits() {
-        use sweepfan::broadphase::memory::{Available, Limit};
+        use sweepfan::broadphase::limits::{Available, Limit};
         let with = |bytes: u64| Available {
             bytes,
             limit: Limit::MemAvailable,

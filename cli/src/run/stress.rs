@@ -141,7 +141,7 @@ impl Stress {
             }
             // Host memory for the scene, the method and the reference, checked before anything
             // of this size is allocated.
-            match sweepfan::broadphase::memory::check_scene_size(n) {
+            match sweepfan::broadphase::limits::check_scene_size(n) {
                 Err(Error::TooLarge { message: msg, .. }) if !rows.is_empty() => {
                     stop_reason = format!("n = {n} does not fit: {msg}");
                     break;

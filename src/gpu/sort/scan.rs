@@ -36,7 +36,6 @@ impl ExclusiveScan {
 
     /// Like [`Self::new`] with `items` elements per invocation (1..=8). Smaller blocks mean more
     /// workgroups: tests use 1 to pass 65,535 groups while staying under the binding limit.
-    #[doc(hidden)]
     pub fn with_items(ctx: &GpuContext, items: u32) -> Result<Self> {
         if !(1..=MAX_ITEMS).contains(&items) {
             return Err(Error::Config(format!(
@@ -62,7 +61,6 @@ impl ExclusiveScan {
 
     /// Caps the groups per grid dimension below the device limit, so tests exercise the 2D
     /// dispatch path without huge inputs.
-    #[doc(hidden)]
     pub fn set_max_groups_per_dim(&mut self, max: u32) {
         self.max_groups_per_dim = max.clamp(1, u32::MAX);
     }

@@ -195,15 +195,14 @@ impl RotatingGpu {
         Ok(gpu)
     }
 
-    /// Caps the candidates per chunk (tests force several chunks with small scenes).
-    #[doc(hidden)]
+    /// Caps the candidates per chunk (`None`: planned from the scene): a test knob that forces
+    /// several chunks with small scenes. The results are the same.
     pub fn set_candidate_capacity(&mut self, capacity: Option<u32>) {
         self.capacity_override = capacity.map(|c| c.max(1));
     }
 
     /// Caps the groups per grid dimension (also in the sort and scan), so tests reach the 2D
-    /// dispatch of every kernel with small scenes.
-    #[doc(hidden)]
+    /// dispatch of every kernel with small scenes. The results are the same.
     pub fn set_max_groups_per_dim(&mut self, max: u32) {
         self.max_groups_per_dim = max.max(1);
         self.sort.set_max_groups_per_dim(max);

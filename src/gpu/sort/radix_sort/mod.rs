@@ -197,7 +197,7 @@ impl RadixSort {
 
     /// The device's fastest variant ([`Variant::best`]) with `rounds` x 256 keys per block
     /// (1..=64) whatever n. Tests use 1 to pass 65,535 workgroups within the binding limit.
-    #[doc(hidden)]
+    #[cfg(test)]
     pub fn with_rounds(ctx: &GpuContext, rounds: u32) -> Result<Self> {
         Self::with_variant(ctx, Variant::best(ctx), rounds)
     }
@@ -216,8 +216,8 @@ impl RadixSort {
     }
 
     /// The subgroup variant matching digits with ballots even where a fixed small subgroup size
-    /// would pick broadcasts, so tests cover that path on such adapters (lavapipe).
-    #[doc(hidden)]
+    /// would pick broadcasts, so tests cover that path on such adapters (lavapipe). A test
+    /// knob: the variant is the same sort as [`Self::with_variant`]'s.
     pub fn subgroup_with_ballots(ctx: &GpuContext, rounds: u32) -> Result<Self> {
         Self::build(
             ctx,
@@ -359,8 +359,8 @@ impl RadixSort {
             .map_or(DEFAULT_ROUNDS, |at| self.kernels[at].rounds)
     }
 
-    /// Caps the groups per grid dimension below the device limit (tests reach 2D grids cheaply).
-    #[doc(hidden)]
+    /// Caps the groups per grid dimension below the device limit: a test knob that reaches
+    /// the 2-D dispatch with few keys. The sort is the same.
     pub fn set_max_groups_per_dim(&mut self, max: u32) {
         self.max_groups_per_dim = max.max(1);
         self.scan.set_max_groups_per_dim(max);

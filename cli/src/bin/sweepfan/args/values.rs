@@ -62,7 +62,7 @@ pub fn count_u32(s: &str) -> Result<u32, String> {
 
 /// A number of objects, at least 1: `--n`, `--boxes`, `--start-n`, `--max-n`. Upper limits (the
 /// 32-bit pair indices, the memory available) are checked with the scene's size
-/// (`broadphase::memory::check_scene_size`), where they are known.
+/// (`broadphase::limits::check_scene_size`), where they are known.
 pub fn objects(s: &str) -> Result<usize, String> {
     const MOST: u64 = u32::MAX as u64 - 1;
     match whole(s, 1, u64::MAX, " (an empty scene has nothing to test)") {
