@@ -14,7 +14,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::Duration;
 use sweepfan::cpu::broad_phase;
-use sweepfan::{BroadPhase, Method, Pair, Scene, SceneKind, SceneParams};
+use sweepfan::{BroadPhase, Method, Pair};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn bench_one(
     c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,

@@ -10,8 +10,8 @@ use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_p
 use sweepfan::cpu::{aabb_sweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
-use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
-use sweepfan::{SceneKind, SceneParams};
+use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 fn bench_sat(c: &mut Criterion) {
     let n = 400_000;

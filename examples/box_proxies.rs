@@ -8,8 +8,8 @@ mod common;
 use sweepfan::broadphase::Method;
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
-use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 fn main() -> sweepfan::Result<()> {
     let n = common::count_arg(100_000)?;

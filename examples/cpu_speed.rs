@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 use sweepfan::cpu::broad_phase;
-use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{BroadPhase, Method};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// CPU time of this process (all threads) in seconds, from /proc (0 where unavailable): a
 /// measure of work that other processes on a shared machine disturb less than wall time.

@@ -5,8 +5,9 @@
 //! `cargo run --release --example grid_coherence -- [paper|density] [N] [FRAMES] [SPEED]`
 //! (SPEED scales the scene's velocities, default 1).
 
+use sweepfan::BroadPhase;
 use sweepfan::cpu::Grid;
-use sweepfan::{BroadPhase, Scene, SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

@@ -4,8 +4,9 @@
 //! `find_pairs` into a reused list and into a new one.
 //! `cargo run --release --example order_cost -- [n] [fraction] [method]`.
 use std::time::Instant;
+use sweepfan::Method;
 use sweepfan::cpu::broad_phase;
-use sweepfan::{Method, Scene, SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn best<F: FnMut()>(mut f: F) -> f64 {
     let mut b = f64::INFINITY;

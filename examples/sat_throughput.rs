@@ -9,7 +9,7 @@ use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
 use sweepfan::cpu::{aabb_sweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
-use sweepfan::scenes::boxes::random_boxes;
+use sweepfan_scenes::boxes::random_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).
 fn thread_cpu_ns() -> u64 {

@@ -10,7 +10,7 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::geom::sector::general::GeneralSweep;
-use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
+use sweepfan_scenes::free_bodies::{BodyKind, random_free_rotations};
 
 fn main() {
     let rotations: usize = match std::env::args().nth(1).map(|a| a.parse()) {

@@ -11,7 +11,7 @@ use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::obb_frames;
 use sweepfan::gpu::SweepLayout;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::tile_among_boxes;
+use sweepfan_scenes::boxes::tile_among_boxes;
 
 fn describe(what: &str, stats: &Stats) {
     let stages: Vec<String> = stats

@@ -4,7 +4,8 @@
 
 use std::time::Instant;
 use sweepfan::cpu::WorldBatch;
-use sweepfan::{Method, Scene, SceneKind, SceneParams, WorldPairs};
+use sweepfan::{Method, WorldPairs};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

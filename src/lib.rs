@@ -32,7 +32,6 @@
 //!   scene ([`broadphase::auto`]); [`gpu::broad_phase`] is [`cpu::broad_phase`]'s twin.
 //! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
 //!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
-//! * Scenes: [`Scene`] generators ([`SceneKind`], [`SceneParams`]) and CSV files.
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
 //! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
 //!   every failure an [`Error`] that names the object, line or limit.
@@ -89,28 +88,17 @@
 //! * [`error`]: [`Error`], [`Result`].
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
-//! * [`scenes`]: seeded generators and file formats; [`events`]: found and lost pairs;
-//!   `partition`: a scene split into parts with ghosts, for any method on any number of
+//! * [`events`]: found and lost pairs; [`partition`]: a scene split into parts with ghosts, for any method on any number of
 //!   devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`registry`]: methods by name, on either backend; [`boxes`]: the caller's boxes by id.
 //!
 //! The `sweepfan` tool (benchmarks, verification, the paper reproductions, reports, the broad
 //! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
-//! library alone.
+//! library alone; the scenes it measures on (the paper's box, the scenes beyond it, the scene
+//! files) are the member crate `sweepfan-scenes` (`scenes/`), built on it too.
 
 #![warn(missing_docs)]
-
-/// Declares modules that stay `pub` for the workspace's tool and tests but are not the API:
-/// `#[doc(hidden)]`, no promise of stability (docs/design.md §8.1).
-macro_rules! internal_modules {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[doc(hidden)]
-            pub mod $name;
-        )*
-    };
-}
 
 pub mod boxes;
 pub mod broadphase;
@@ -121,7 +109,8 @@ pub mod geom;
 pub mod gpu;
 pub mod partition;
 pub mod registry;
-pub mod scenes;
+#[cfg(test)]
+mod test_scenes;
 
 pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
 pub use broadphase::aabbs::AabbOverlaps;
@@ -139,4 +128,3 @@ pub use geom::obb::Obb;
 pub use geom::polygon::Polygon;
 pub use geom::sphere::{Sphere, validate_spheres};
 pub use gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, GpuOptions};
-pub use scenes::{Scene, SceneKind, SceneParams};

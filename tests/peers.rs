@@ -5,7 +5,8 @@
 use glam::Vec3;
 use sweepfan::cpu::broad_phase;
 use sweepfan::cpu::peers::{PEER_NAMES, peer};
-use sweepfan::{Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+use sweepfan::{Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn pairs_of(bp: &mut dyn sweepfan::BroadPhase, s: &[Sphere]) -> (Vec<Pair>, u64) {
     let mut pairs = Vec::new();

@@ -5,8 +5,8 @@
 
 use sweepfan::broadphase::Backend;
 use sweepfan::gpu::GpuContext;
-use sweepfan::scenes::rotating::RotatingParams;
 use sweepfan_cli::experiments::sector::rotating::bench_rotating;
+use sweepfan_scenes::rotating::RotatingParams;
 
 fn main() -> sweepfan::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -5,8 +5,8 @@
 //! throughput, GPU against the CPU function.
 
 use std::time::Instant;
-use sweepfan::scenes::random::vec3_in;
 use sweepfan_cli::experiments::sector::accuracy::{self as sector_accuracy, DEFAULT_SEED};
+use sweepfan_scenes::random::vec3_in;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

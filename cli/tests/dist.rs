@@ -12,7 +12,8 @@ mod oracles;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use sweepfan::{EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+use sweepfan::{EventTracker, Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir()

@@ -169,19 +169,17 @@ pub fn rotating_brute_force(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::geom::sphere_grid::SphereGrid;
-    use crate::scenes::rotating::{RotatingParams, RotatingScene};
     use glam::Vec3;
 
     /// The GPU pipeline's dense grid (`SphereGrid`): cells inside the grid, clamped outside.
     #[test]
     fn gpu_grid_cells_are_monotonic_and_clamped() {
-        let scene = RotatingScene::generate(&RotatingParams::new(0, 2_000, 3)).unwrap();
-        let g = SphereGrid::new(&scene.spheres);
+        let spheres = crate::test_scenes::rotating_spheres(0, 2_000, 3);
+        let g = SphereGrid::new(&spheres);
         assert!(g.cell_count() <= 4 * 2_000 + 64);
         assert!(g.key_bits() <= 32 && (1u64 << g.key_bits()) >= g.cell_count());
-        for s in &scene.spheres {
+        for s in &spheres {
             let c = g.cell(s.center);
             assert!((0..3).all(|i| c[i] < g.dims[i]));
         }
@@ -189,22 +187,5 @@ mod tests {
         let far = g.cell(Vec3::splat(1e6));
         assert_eq!(far, [g.dims[0] - 1, g.dims[1] - 1, g.dims[2] - 1]);
         assert_eq!(g.cell(Vec3::splat(-1e6)), [0, 0, 0]);
-    }
-
-    #[test]
-    fn cpu_frame_matches_brute_force() {
-        let mut scene = RotatingScene::generate(&RotatingParams::new(150, 3_000, 11)).unwrap();
-        for _ in 0..2 {
-            let got = rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true).unwrap();
-            for (proxy, frame) in Proxy::ALL.iter().zip(&got) {
-                let (cand, hits) =
-                    rotating_brute_force(&scene.boxes, &scene.spheres, *proxy).unwrap();
-                assert_eq!(frame.candidates, cand, "{proxy:?}");
-                assert_eq!(frame.hits, hits.len() as u64);
-                assert_eq!(frame.hit_pairs.as_ref().unwrap(), &hits);
-                assert!(cand > 0 && !hits.is_empty(), "{proxy:?}: {cand}");
-            }
-            scene.step();
-        }
     }
 }

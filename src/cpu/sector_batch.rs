@@ -143,7 +143,7 @@ fn count_range(p: &Prepared, s: &SphereColumns, lo: usize, hi: usize) -> u64 {
 mod tests {
     use super::*;
     use crate::geom::sector::RotatingBox;
-    use crate::scenes::random::vec3_in;
+    use crate::test_scenes::vec3_in;
     use glam::Vec3;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

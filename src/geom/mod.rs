@@ -4,6 +4,7 @@ pub mod aabb;
 pub(crate) mod capsule;
 pub mod contact;
 pub(crate) mod exact;
+pub mod motion;
 pub use exact::obbs_overlap_exactly;
 pub mod obb;
 pub mod polygon;

@@ -511,7 +511,7 @@ mod tests {
             fault(&[(0.0, 0.0), (2.0, 0.0), (0.5, 0.5), (0.0, 2.0)]),
             PolygonFault::NotConvex { vertex: 2 }
         );
-        // A file reader names the lines (see scenes::files).
+        // A file reader names the lines (see `sweepfan_scenes::files`).
         let f = fault(&[(0.0, 0.0), (2.0, 0.0), (0.5, 0.5), (0.0, 2.0)]);
         assert_eq!(
             f.describe(&|k: usize| format!("vertex {k} (line {})", 10 + k)),

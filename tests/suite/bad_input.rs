@@ -172,7 +172,7 @@ fn assert_every_method_finds(s: &[Sphere], expected: &[Pair]) {
 /// Decimals f32 cannot hold are named as such, not as "infinite" or silently zero.
 #[test]
 fn decimals_outside_f32_are_named() {
-    use sweepfan::scenes::files::parse_spheres_csv;
+    use sweepfan_scenes::files::parse_spheres_csv;
     for (text, problem) in [
         ("x,y,z,r\n1e39,0,0,1\n", "x = `1e39` overflows f32"),
         ("x,y,z,r\n0,0,0,-4e40\n", "r = `-4e40` overflows f32"),

@@ -214,7 +214,7 @@ pub fn oracle_grid_cell(c: f32, side: f32) -> i64 {
 /// The library's cell-wall scene (`scenes::walls`), checked here to hold walls where the f32
 /// quotient floors to another cell than the real one (by this file's own exact floor).
 pub fn cell_wall_scene() -> Vec<Sphere> {
-    let v = sweepfan::scenes::walls::grid_cell_walls(4000);
+    let v = sweepfan_scenes::walls::grid_cell_walls(4000);
     let side = 0.3f32;
     let across = v
         .iter()

@@ -9,7 +9,8 @@ use glam::Vec3;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use sweepfan::cpu::broad_phase;
-use sweepfan::{BroadPhase, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+use sweepfan::{BroadPhase, Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Runs every method on one instance (stored, counted only, stored unordered) and compares
 /// pairs and counts with the oracles: `find_pairs` gives them in canonical order as they come,

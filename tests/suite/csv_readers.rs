@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use sweepfan::Error;
-use sweepfan::scenes::files::{
+use sweepfan_scenes::files::{
     parse_obbs_csv, parse_polygons_csv, parse_spheres_csv, read_obbs_csv, read_polygons_csv,
     read_spheres_csv,
 };

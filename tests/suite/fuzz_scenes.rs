@@ -17,11 +17,12 @@ use std::path::{Path, PathBuf};
 use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::validate_obbs;
 use sweepfan::geom::polygon::PolygonSet;
-use sweepfan::scenes::files::{
+use sweepfan::{Error, Method, Obb, Polygon, Sphere, validate_spheres};
+use sweepfan_scenes::Scene;
+use sweepfan_scenes::files::{
     MAX_LINE_BYTES, parse_obbs_csv, parse_polygons_csv, parse_spheres_csv, read_obbs_csv,
     read_polygons_csv, read_spheres_csv,
 };
-use sweepfan::{Error, Method, Obb, Polygon, Scene, Sphere, validate_spheres};
 
 /// Cases per generator, the same every run.
 fn config() -> ProptestConfig {

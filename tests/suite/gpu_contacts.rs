@@ -11,9 +11,9 @@ use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed
 use glam::Quat;
 use sweepfan::cpu::contacts::obb_contacts;
 use sweepfan::gpu::GpuContacts;
-use sweepfan::scenes::boxes::generate_boxes;
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Contact, Obb, Pair};
+use sweepfan_scenes::boxes::generate_boxes;
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// Relative tolerance (times the pair's extent) between the GPU's contacts and the CPU's: both
 /// f32 on the same axes; the GPU may fuse, reorder and approximate its quotients (sloppy math).

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
 use sweepfan::gpu::GpuContacts;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Contact, Obb, Pair, Polygon, Sphere};
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// As in `gpu_contacts`: both f32, the device free to fuse and approximate.
 const REL: f32 = 1.0 / 16384.0;
@@ -299,7 +299,8 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
 #[test]
 fn sphere_frames_give_the_cpus_pairs_and_contacts_in_one_submission() {
     use sweepfan::cpu::contacts::compare_sphere_contacts;
-    use sweepfan::{GpuBroadPhase, Method, Scene};
+    use sweepfan::{GpuBroadPhase, Method};
+    use sweepfan_scenes::Scene;
     let Some(ctx) = test_gpu() else { return };
     let ctx = Arc::new(ctx);
     let mut kernels = GpuContacts::new(&ctx).unwrap();

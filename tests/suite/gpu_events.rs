@@ -6,7 +6,8 @@ use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::cpu;
 use sweepfan::gpu::GpuEvents;
 use sweepfan::gpu::instrument::Readback;
-use sweepfan::{EventTracker, GpuBroadPhase, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{EventTracker, GpuBroadPhase, Method};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 #[test]
 fn device_events_equal_the_cpu_tracker_on_every_frame() {
@@ -161,7 +162,7 @@ fn box_and_polygon_pipeline_events_on_the_device() {
     use glam::{Vec2, Vec3};
     use sweepfan::geom::polygon::Polygon;
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
+    use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
     let Some(ctx) = shared_gpu() else { return };
     let mut p = SceneParams::new(1_500, 3);
     p.volume_fraction = 0.1;

@@ -7,7 +7,8 @@
 use crate::common::{oracle_pairs, oracle_tests, shared_gpu};
 use glam::Vec3;
 use sweepfan::gpu::{GpuBroadPhase, MAX_IN_FLIGHT, SubmittedFrame};
-use sweepfan::{BroadPhase, Error, Method, Scene, SceneKind, SceneParams, Sphere, canonicalize};
+use sweepfan::{BroadPhase, Error, Method, Sphere, canonicalize};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn scene(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
     Scene::generate(kind, &SceneParams::new(n, seed)).spheres

@@ -11,8 +11,9 @@ use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::geom::sat::polygons_overlap;
 use sweepfan::gpu::{GpuSat, SatCandidates, SatShapes};
-use sweepfan::scenes::boxes::{generate_polygons, random_boxes};
-use sweepfan::{Pair, SceneKind, SceneParams, canonicalize};
+use sweepfan::{Pair, canonicalize};
+use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 const TOUCH_REL: f32 = 1e-5;
 

@@ -14,10 +14,9 @@ use std::sync::{Arc, OnceLock};
 use sweepfan::broadphase::Diagnostics;
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::GpuContext;
-use sweepfan::scenes::random::vec3_in;
-use sweepfan::{
-    BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,
-};
+use sweepfan::{BroadPhase, Error, Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::random::vec3_in;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn ctx() -> Option<Arc<GpuContext>> {
     static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();

@@ -11,7 +11,8 @@ use std::sync::{Arc, OnceLock};
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::GpuWorldBatch;
-use sweepfan::{Error, Method, Pair, SHARED, SceneKind, Sphere, WorldBroadPhase, WorldPairs};
+use sweepfan::{Error, Method, Pair, SHARED, Sphere, WorldBroadPhase, WorldPairs};
+use sweepfan_scenes::SceneKind;
 
 fn ctx() -> Option<Arc<GpuContext>> {
     static CTX: OnceLock<Option<Arc<GpuContext>>> = OnceLock::new();
@@ -173,9 +174,9 @@ fn gpu_worlds_clustered_unequal_and_near_the_largest_id() {
     let (mut spheres, mut ids) = (Vec::new(), Vec::new());
     for k in 0..30u32 {
         let n = rng.random_range(0..90);
-        let s = sweepfan::Scene::generate(
+        let s = sweepfan_scenes::Scene::generate(
             SceneKind::Clusters,
-            &sweepfan::SceneParams::new(n, u64::from(k)),
+            &sweepfan_scenes::SceneParams::new(n, u64::from(k)),
         )
         .spheres;
         ids.extend(std::iter::repeat_n(u32::MAX - 1 - k * 1000, s.len()));

@@ -50,7 +50,8 @@ fn allocated() -> u64 {
 /// result it must allocate), and sends the device 16 bytes a sphere plus a few parameters.
 #[test]
 fn a_gpu_frame_makes_no_host_copy_of_the_scene() {
-    use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
+    use sweepfan::{BroadPhase, Method};
+    use sweepfan_scenes::{Scene, SceneKind, SceneParams};
     let n = 100_000;
     let ctx = std::sync::Arc::new(
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),

@@ -15,10 +15,10 @@ use sweepfan::geom::sector::Proxy as RotatingProxy;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::RotatingGpu;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::generate_boxes;
-use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};
+use sweepfan_scenes::boxes::generate_boxes;
+use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 fn sorted(mut pairs: Vec<Pair>) -> Vec<Pair> {
     canonicalize(&mut pairs);

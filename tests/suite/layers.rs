@@ -1,9 +1,10 @@
 //! The layering of the library's `src/` and the tool's `cli/src/` (docs/design.md §8): each layer
 //! names only the layers to its left.
 //!
-//! The library: `error` <- `geom` <- `broadphase` <- `scenes`, `events`, `partition` <- `cpu`,
-//! `gpu` <- `registry`. The tool, on the whole library: `run` <- `experiments`, `dist` <-
-//! `report` <- `bin`. Siblings (`scenes`, `events` and `partition`; `cpu` and `gpu`;
+//! The library: `error` <- `geom` <- `broadphase` <- `events`, `partition`, `test_scenes` (the
+//! unit tests' view of `sweepfan-scenes`) <- `cpu`, `gpu` <- `registry`. The tool, on the whole
+//! library: `run` <- `experiments`, `dist` <- `report` <- `bin`. Siblings (`events`,
+//! `partition` and `test_scenes`; `cpu` and `gpu`;
 //! `experiments` and `dist`) never name each other. Every `crate::` path in a file counts, in
 //! code, tests and doc links alike. (The library cannot name the tool: it does not depend on it.)
 
@@ -16,7 +17,7 @@ fn library_rank(module: &str) -> Option<u32> {
         "error" => 0,
         "geom" => 1,
         "broadphase" => 2,
-        "scenes" | "events" | "partition" => 3,
+        "test_scenes" | "events" | "partition" => 3,
         "cpu" | "gpu" => 4,
         "registry" | "boxes" => 5,
         _ => return None,
@@ -40,7 +41,6 @@ fn root_item(name: &str) -> Option<&'static str> {
         "Sphere" | "validate_spheres" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
         | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" => "broadphase",
-        "Scene" | "SceneKind" | "SceneParams" => "scenes",
         "EventTracker" => "events",
         _ => return None,
     })

@@ -10,7 +10,8 @@
 use serde_json::Value;
 use sweepfan::cpu::MinAxis;
 use sweepfan::cpu::broad_phase;
-use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{BroadPhase, Method};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 const REFERENCE: &str = include_str!("../../reference/serialization_paper.json");
 const FRAMES: usize = 10;

@@ -9,8 +9,8 @@ use sweepfan::cpu::{rotating_brute_force, rotating_frame_cpu};
 use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
 use sweepfan::gpu::RotatingGpu;
-use sweepfan::scenes::free_bodies::BodyKind;
-use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan_scenes::free_bodies::BodyKind;
+use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
 
 fn scene(boxes: usize, spheres: usize, seed: u64) -> RotatingScene {
     RotatingScene::generate(&RotatingParams::new(boxes, spheres, seed)).unwrap()
@@ -294,5 +294,23 @@ fn bad_input_is_a_clear_error_and_empty_input_finds_nothing() {
             )
             .unwrap();
         assert!(none.iter().all(|f| f.candidates == 0));
+    }
+}
+
+/// The CPU frame over every proxy equals brute force, two frames of 150 boxes among 3,000
+/// spheres (moved from the library's unit tests with the scenes).
+#[test]
+fn cpu_frame_matches_brute_force() {
+    let mut scene = scene(150, 3_000, 11);
+    for _ in 0..2 {
+        let got = rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true).unwrap();
+        for (proxy, frame) in Proxy::ALL.iter().zip(&got) {
+            let (cand, hits) = rotating_brute_force(&scene.boxes, &scene.spheres, *proxy).unwrap();
+            assert_eq!(frame.candidates, cand, "{proxy:?}");
+            assert_eq!(frame.hits, hits.len() as u64);
+            assert_eq!(frame.hit_pairs.as_ref().unwrap(), &hits);
+            assert!(cand > 0 && !hits.is_empty(), "{proxy:?}: {cand}");
+        }
+        scene.step();
     }
 }

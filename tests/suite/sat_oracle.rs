@@ -14,7 +14,7 @@ use sweepfan::cpu::sat::{obb_overlaps, obb_pairs, polygon_overlaps, polygon_pair
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::sat::polygons_overlap;
-use sweepfan::scenes::random::vec3_in;
+use sweepfan_scenes::random::vec3_in;
 
 /// Relative half-width of the touching band (docs/design.md §4.5, verification).
 const TOUCH_REL: f64 = 1e-5;

@@ -27,7 +27,7 @@ use sweepfan::geom::sector::Rect2;
 use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sector::Sector2;
 use sweepfan::geom::sector::{Capsule2, Capsule3};
-use sweepfan::scenes::random::vec3_in;
+use sweepfan_scenes::random::vec3_in;
 
 /// Rounding allowance on top of the sampling margin.
 const EPS: f32 = 1e-4;

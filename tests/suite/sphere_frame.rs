@@ -6,10 +6,8 @@
 use crate::common::{oracle_pairs, shared_gpu};
 use glam::Vec3;
 use std::collections::BTreeSet;
-use sweepfan::{
-    BroadPhase, Error, GpuBroadPhase, Method, Pair, Scene, SceneKind, SceneParams, Sphere,
-    SphereFrame, cpu,
-};
+use sweepfan::{BroadPhase, Error, GpuBroadPhase, Method, Pair, Sphere, SphereFrame, cpu};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Twelve frames of a moving paper scene: each frame's pairs equal the oracle's, and its events
 /// the differences of the oracle's sets.

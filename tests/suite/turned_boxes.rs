@@ -240,7 +240,7 @@ fn turned_stacks_keep_every_contact_on_the_gpu() {
 #[test]
 fn near_touching_pairs_are_exact_on_the_gpu() {
     use sweepfan::geom::obbs_overlap_exactly;
-    use sweepfan::scenes::boxes::near_touching_pairs;
+    use sweepfan_scenes::boxes::near_touching_pairs;
     let Some(ctx) = test_gpu() else { return };
     let ctx = std::sync::Arc::new(ctx);
     let boxes = near_touching_pairs(3000, 11);
@@ -285,7 +285,7 @@ fn near_touching_pairs_are_exact_on_the_gpu() {
 fn the_filter_is_never_sure_of_a_wrong_answer() {
     use sweepfan::geom::obbs_overlap_exactly;
     use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
-    use sweepfan::scenes::boxes::near_touching_pairs;
+    use sweepfan_scenes::boxes::near_touching_pairs;
     let boxes = near_touching_pairs(1500, 7);
     let (mut unsure, mut far_unsure) = (0, 0);
     for (k, pair) in boxes.chunks(2).enumerate() {

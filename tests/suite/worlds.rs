@@ -7,7 +7,8 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use sweepfan::cpu::WorldBatch;
-use sweepfan::{Error, Method, Pair, SHARED, Scene, SceneKind, SceneParams, Sphere, WorldPairs};
+use sweepfan::{Error, Method, Pair, SHARED, Sphere, WorldPairs};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The expected groups: each world's pairs among its objects and the shared ones (shared with
 /// shared only in the group of `SHARED`), ascending worlds, `SHARED` last where present.

@@ -5,7 +5,8 @@
 
 use crate::{Check, generate, page_gpu};
 use std::cell::RefCell;
-use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair, Scene};
+use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair};
+use sweepfan_scenes::Scene;
 use wasm_bindgen::prelude::*;
 
 thread_local! {

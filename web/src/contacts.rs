@@ -9,8 +9,9 @@ use crate::{Check, kind_of, page_gpu};
 use std::cell::RefCell;
 use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::generate_boxes;
-use sweepfan::{Contact, Obb, Pair, SceneParams};
+use sweepfan::{Contact, Obb, Pair};
+use sweepfan_scenes::SceneParams;
+use sweepfan_scenes::boxes::generate_boxes;
 use wasm_bindgen::prelude::*;
 
 thread_local! {

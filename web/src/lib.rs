@@ -9,9 +9,9 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 use sweepfan::{
-    BroadPhase, EventTracker, GpuBroadPhase, GpuContext, GpuOptions, Method, Pair, Scene,
-    SceneKind, SceneParams, Sphere, cpu,
+    BroadPhase, EventTracker, GpuBroadPhase, GpuContext, GpuOptions, Method, Pair, Sphere, cpu,
 };
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 use wasm_bindgen::prelude::*;
 
 mod boxes;

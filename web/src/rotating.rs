@@ -8,7 +8,7 @@ use sweepfan::GpuContext;
 use sweepfan::cpu::rotating_frame_cpu;
 use sweepfan::geom::sector::{Proxy, Swept};
 use sweepfan::gpu::RotatingGpu;
-use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
 use wasm_bindgen::prelude::*;
 
 /// Hits within this of touching (|signed distance - radius|) may differ between the GPU and

@@ -10,7 +10,7 @@ pub const BODY_WORDS: usize = 9;
 /// Words of a ghost on the wire: centre, radius, global index (low, high).
 pub const GHOST_WORDS: usize = 6;
 
-/// Objects a rank owns, as parallel lists (the layout `scenes::motion::step_in_cube` moves).
+/// Objects a rank owns, as parallel lists (the layout `geom::motion::step_in_cube` moves).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bodies {
     pub spheres: Vec<Sphere>,

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Instant;
 use sweepfan::broadphase::{Backend, BroadPhase, Pair};
 use sweepfan::error::{Error, Result};
+use sweepfan::geom::motion::step_in_cube;
 use sweepfan::geom::radii::{BINS, GIANTS_MAX, Histogram, bin};
 use sweepfan::geom::sphere::Sphere;
 use sweepfan::gpu::{GpuContext, GpuOptions};
 use sweepfan::partition::slabs::{GhostRoutes, GlobalPair, Slabs, global_pair, slab_reach};
 use sweepfan::registry;
-use sweepfan::scenes::motion::step_in_cube;
 
 /// Centres sampled over all ranks to draw the slabs.
 const SAMPLE: u64 = 1 << 16;
@@ -503,8 +503,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
     match input {
         DistInput::File(path) => {
             same_file_on_every_rank(path, comm)?;
-            let chunk =
-                sweepfan::scenes::chunks::read_spheres_csv_chunk(path, comm.rank, comm.size);
+            let chunk = sweepfan_scenes::chunks::read_spheres_csv_chunk(path, comm.rank, comm.size);
             // Line numbers and indices continue those of the earlier ranks' chunks: counted
             // by every rank, even one whose chunk failed.
             let (lines, count) = match &chunk {
@@ -538,7 +537,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let first = range.start as u64;
             let fits = fits_on_this_rank(range.len());
             comm.agree(fits)?;
-            let scene = sweepfan::scenes::slice::generate_range(*kind, params, range);
+            let scene = sweepfan_scenes::slice::generate_range(*kind, params, range);
             let valid = crate::run::scene_size::check_generated(
                 *kind,
                 params,
@@ -555,11 +554,11 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
 }
 
 /// Every rank reads its byte range of its own copy of the scene file: shown to be one file by
-/// its length and digest agreed by all ranks (`scenes::chunks::file_digest`), else every rank
+/// its length and digest agreed by all ranks (`sweepfan_scenes::chunks::file_digest`), else every rank
 /// stops with the same error naming the ranks whose copy differs from rank 0's (a stale copy
 /// on one node, another working directory): their pairs would match neither file.
 fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()> {
-    let digest = comm.agree(sweepfan::scenes::chunks::file_digest(path))?;
+    let digest = comm.agree(sweepfan_scenes::chunks::file_digest(path))?;
     let lengths = comm.all_gather_u64(digest.0);
     let digests = comm.all_gather_u64(digest.1);
     let differ: Vec<String> = (1..comm.size)

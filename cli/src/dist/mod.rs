@@ -27,14 +27,14 @@ use serde::Serialize;
 use std::path::PathBuf;
 use sweepfan::broadphase::Backend;
 use sweepfan::error::{Error, Result};
-use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// Where the objects come from.
 #[derive(Clone, Debug)]
 pub enum DistInput {
     /// A sphere CSV file (header `x,y,z,r`): each rank reads its byte range.
     File(PathBuf),
-    /// A seeded scene: each rank makes its index range of the objects (`scenes::slice`).
+    /// A seeded scene: each rank makes its index range of the objects (`sweepfan_scenes::slice`).
     Generated(SceneKind, SceneParams),
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use sweepfan::broadphase::Method;
 use sweepfan::error::Result;
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 #[derive(Clone, Debug, Deserialize)]
 pub struct PaperTables {

@@ -6,9 +6,9 @@
 use crate::report::output::write_with;
 use std::path::Path;
 use sweepfan::error::Result;
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-use sweepfan::scenes::files::{obbs_csv, polygons_csv, spheres_csv};
-use sweepfan::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan_scenes::files::{obbs_csv, polygons_csv, spheres_csv};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Which objects a scene file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ pub fn write_generated(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sweepfan::scenes::files::{read_obbs_csv, read_polygons_csv, read_spheres_csv};
+    use sweepfan_scenes::files::{read_obbs_csv, read_polygons_csv, read_spheres_csv};
 
     #[test]
     fn every_shape_reads_back_as_generated() {

@@ -10,7 +10,7 @@ use sweepfan::broadphase::Backend;
 use sweepfan::broadphase::auto::Choice;
 use sweepfan::error::{Error, Result};
 use sweepfan::registry::{self, AUTO};
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The generated scenes the issue of `auto` names, at their sizes (`--scenes` default).
 pub const DEFAULT_SCENES: &str = "paper:5000,paper:100000,density:1000000,clusters:1000000,\

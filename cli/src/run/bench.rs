@@ -17,7 +17,7 @@ use sweepfan::broadphase::{BroadPhase, Clock, DeviceCounts, Pair, StageTime, can
 use sweepfan::error::{Error, Result, ResultExt};
 use sweepfan::events::EventTracker;
 use sweepfan::registry;
-use sweepfan::scenes::Scene;
+use sweepfan_scenes::Scene;
 
 /// What to run.
 #[derive(Clone, Copy, Debug)]
@@ -522,7 +522,7 @@ mod tests {
     use sweepfan::broadphase::{BroadPhase, Stats};
     use sweepfan::cpu::BruteForce;
     use sweepfan::geom::sphere::Sphere;
-    use sweepfan::scenes::{SceneKind, SceneParams};
+    use sweepfan_scenes::{SceneKind, SceneParams};
 
     /// Brute force that loses one pair from its second call on: a method whose state kept
     /// between frames goes wrong after the first.

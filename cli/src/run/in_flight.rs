@@ -20,7 +20,7 @@ use sweepfan::broadphase::DeviceCounts;
 use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Pair, Stats, canonicalize};
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::{GpuBroadPhase, SubmittedFrame};
-use sweepfan::scenes::Scene;
+use sweepfan_scenes::Scene;
 
 /// Measures each method on `scene` over `frames` frames with two in flight; returns the rows
 /// and whether every verified frame matched.

@@ -22,7 +22,7 @@ use sweepfan::gpu::instrument::PassTimer;
 use sweepfan::gpu::instrument::Readback;
 use sweepfan::gpu::{GpuContext, count_u32};
 use sweepfan::registry;
-use sweepfan::scenes::Scene;
+use sweepfan_scenes::Scene;
 
 /// What one resident run found on a verified frame.
 struct Check {

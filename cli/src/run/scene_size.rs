@@ -9,7 +9,7 @@ use sweepfan::broadphase::limits::{
 };
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sphere::Sphere;
-use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// Parameters of a generated scene from the CLI's numbers, with their ranges checked, and the
 /// scene's size against memory at `host_bytes_per_object` ([`HOST_BYTES_PER_OBJECT`], or
@@ -21,7 +21,7 @@ pub fn scene_params(
     radius: f32,
     host_bytes_per_object: u64,
 ) -> Result<SceneParams> {
-    let max = sweepfan::scenes::MAX_VOLUME_FRACTION;
+    let max = sweepfan_scenes::MAX_VOLUME_FRACTION;
     if !(volume_fraction > 0.0 && volume_fraction < max) {
         return Err(Error::Config(format!(
             "--volume-fraction must be in (0, {max}), got {volume_fraction}"
@@ -143,7 +143,7 @@ pub fn cpu_objects_that_fit(usable: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sweepfan::scenes::Scene;
+    use sweepfan_scenes::Scene;
 
     /// The count a refusal names as fitting is one a run with 1% less memory still takes
     /// (whole where a frame fits, in parts where only the scene does), and not more than 2% of

@@ -9,7 +9,7 @@ use std::time::Instant;
 use sweepfan::broadphase::{Backend, BroadPhase};
 use sweepfan::error::{Error, Result};
 use sweepfan::registry;
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// What to stress.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ impl StressConfig {
             return Err(Error::Config("--frames must be at least 1".into()));
         }
         // The rule of `run::scene_size::scene_params` (bench's), so that both refuse the same values.
-        let max = sweepfan::scenes::MAX_VOLUME_FRACTION;
+        let max = sweepfan_scenes::MAX_VOLUME_FRACTION;
         if !(self.volume_fraction > 0.0 && self.volume_fraction < max) {
             return Err(Error::Config(format!(
                 "--volume-fraction must be in (0, {max}), got {}",

@@ -10,11 +10,11 @@ use sweepfan::broadphase::BroadPhase;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::GpuWorldBatch;
-use sweepfan::scenes::Scene;
 use sweepfan::{
     Backend, GpuBroadPhase, GpuContext, Method, Pair, Sphere, WorldBroadPhase, WorldPairs,
     canonicalize, cpu, gpu,
 };
+use sweepfan_scenes::Scene;
 
 /// The batch: every world's spheres one after the other, the world ids beside them, and the
 /// worlds as the scenes a loop would call on.

@@ -7,10 +7,8 @@ use crate::common::shared_gpu;
 use crate::common::{bench_run, oracle_pairs, oracle_tests, succeed, sweepfan, temp_dir};
 use glam::Vec3;
 use sweepfan::broadphase::auto::{Auto, choose};
-use sweepfan::{
-    Backend, BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere,
-    canonicalize, cpu,
-};
+use sweepfan::{Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, cpu};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Generated scenes of every kind, small enough for the O(n^2) oracles, plus the adversarial
 /// ones: every sphere at one point, and touching spheres on a line.

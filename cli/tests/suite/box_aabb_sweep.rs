@@ -14,8 +14,8 @@ use sweepfan::geom::polygon::Polygon;
 use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::gpu::SweepLayout;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
-use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons, needle_boxes};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 // ---- The AABB broad phase alone (src/gpu/boxes/aabb_sap/) against an all-pairs AABB overlap in
 // f64, written here.

@@ -12,8 +12,8 @@ use std::path::Path;
 use sweepfan::Pair;
 use sweepfan::cpu::sat::obb_overlaps;
 use sweepfan::geom::obb::Obb;
-use sweepfan::scenes::boxes::generate_boxes;
-use sweepfan::scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::boxes::generate_boxes;
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 // ---- CLI: `sweepfan verify --shape obb|polygon`, against overlaps known by construction.
 

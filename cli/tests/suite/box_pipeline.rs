@@ -15,10 +15,10 @@ use sweepfan::cpu::sat::{obb_overlaps, polygon_overlaps};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-use sweepfan::scenes::{SceneKind, SceneParams};
 use sweepfan::{Pair, canonicalize};
 use sweepfan_cli::run::verify_shapes::Shapes;
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 pub(super) fn pipeline(proxy: Proxy) -> Option<GpuBoxPipeline> {
     let ctx = Arc::new(test_gpu()?);

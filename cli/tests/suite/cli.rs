@@ -197,10 +197,10 @@ fn gpu_backend_without_adapter_is_a_clear_error() {
 /// the same seeded polygons computed here.
 #[test]
 fn bench_polygon_rows_match_all_pairs() {
-    use sweepfan::scenes::{SceneKind, SceneParams};
+    use sweepfan_scenes::{SceneKind, SceneParams};
     let rows = bench_shape_rows("polygon", "density", 1500);
     let polygons =
-        sweepfan::scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1))
+        sweepfan_scenes::boxes::generate_polygons(SceneKind::Density, &SceneParams::new(1500, 1))
             .unwrap();
     let mut expected = 0usize;
     for i in 0..polygons.len() {

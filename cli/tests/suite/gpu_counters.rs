@@ -46,7 +46,8 @@ fn no_creation_or_host_write_bypasses_the_counters() {
 /// spheres, and a buffer made through the context counts once.
 #[test]
 fn the_context_counts_what_it_creates_and_moves() {
-    use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams};
+    use sweepfan::{BroadPhase, Method};
+    use sweepfan_scenes::{Scene, SceneKind, SceneParams};
     let ctx = std::sync::Arc::new(
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
     );
@@ -233,7 +234,8 @@ fn kept_bind_groups_follow_the_buffers_in_use() {
 /// the CPU's on a scene that moves).
 #[test]
 fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
-    use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
+    use sweepfan::{BroadPhase, Method, canonicalize};
+    use sweepfan_scenes::{Scene, SceneKind, SceneParams};
     let ctx = std::sync::Arc::new(
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
     );
@@ -266,9 +268,10 @@ fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
 /// other frame) creates nothing once sizes are stable.
 #[test]
 fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
+    use sweepfan::Method;
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-    use sweepfan::scenes::boxes::generate_boxes;
-    use sweepfan::{Method, SceneKind, SceneParams};
+    use sweepfan_scenes::boxes::generate_boxes;
+    use sweepfan_scenes::{SceneKind, SceneParams};
     let ctx = std::sync::Arc::new(
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
     );
@@ -298,8 +301,9 @@ fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
 fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     use glam::{Vec2, Vec3};
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-    use sweepfan::{Method, Pair, SceneKind, SceneParams, canonicalize};
+    use sweepfan::{Method, Pair, canonicalize};
+    use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+    use sweepfan_scenes::{SceneKind, SceneParams};
     let ctx = std::sync::Arc::new(
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
     );
@@ -346,12 +350,13 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
 #[test]
 fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     use glam::{Vec2, Vec3};
+    use sweepfan::canonicalize;
     use sweepfan::cpu::aabb_sweep;
     use sweepfan::geom::obb::Obb;
     use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
     use sweepfan::gpu::GpuSat;
-    use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-    use sweepfan::{SceneKind, SceneParams, canonicalize};
+    use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+    use sweepfan_scenes::{SceneKind, SceneParams};
     let ctx = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();
     let mut p = SceneParams::new(1_200, 7);
     p.volume_fraction = 0.1;

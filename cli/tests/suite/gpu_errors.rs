@@ -9,8 +9,9 @@ use crate::common::test_gpu;
 use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::GpuContext;
-use sweepfan::{BroadPhase, Error, Method, Pair, Scene, SceneKind, SceneParams, canonicalize};
+use sweepfan::{BroadPhase, Error, Method, Pair, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Records a validation error on `ctx` outside any error scope, as a caller's bad command or a
 /// driver fault would: a buffer that is both mappable and storage (refused without the

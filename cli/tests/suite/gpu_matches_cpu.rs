@@ -5,8 +5,9 @@
 use crate::common::shared_gpu;
 use std::sync::Arc;
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::{BroadPhase, Method, Scene, SceneKind, SceneParams, canonicalize};
+use sweepfan::{BroadPhase, Method, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn check_scene(
     ctx: &Arc<sweepfan::gpu::GpuContext>,

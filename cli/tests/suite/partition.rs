@@ -7,9 +7,8 @@ use crate::common::test_gpu;
 use crate::common::{cpu_grid_pairs, exits_2, exits_2_naming, sweepfan as bin};
 use std::sync::Arc;
 use sweepfan::gpu::{GpuBroadPhase, GpuContext};
-use sweepfan::{
-    BroadPhase, EventTracker, Method, Pair, Scene, SceneKind, SceneParams, Sphere, canonicalize,
-};
+use sweepfan::{BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The binding limit of the check: 64 KiB, 4,096 spheres per binding.
 const BINDING: u64 = 1 << 16;

@@ -3,9 +3,10 @@
 //! resident bytes per object. The self-test's check count is checked beside the quick
 //! self-test itself (`cli_selftest`).
 
-use sweepfan::{Backend, BroadPhase, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{Backend, BroadPhase, Method};
 use sweepfan_cli::run::bench::FrameRun;
 use sweepfan_cli::run::gpu::LazyGpu;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 pub const README: &str = include_str!("../../../README.md");
 

@@ -18,10 +18,10 @@ use sweepfan::geom::sector::body::{ConvexBody, RotatingBody};
 use sweepfan::geom::sector::free_classify::free_rotations;
 use sweepfan::geom::sector::general::{GeneralSweep, in_local_sector};
 use sweepfan::gpu::FreeExperimentGpu;
-use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
 use sweepfan_cli::experiments::sector::SectorBackend;
 use sweepfan_cli::experiments::sector::accuracy::differing_points;
 use sweepfan_cli::experiments::sector::free::{FreeOptions, run_free};
+use sweepfan_scenes::free_bodies::{BodyKind, random_free_rotations};
 
 /// Depth inside the body that makes a sampled pose a certain HIT (grid units).
 const INSIDE: f64 = 1e-3;
@@ -276,7 +276,7 @@ fn gpu_histograms_match_the_cpu_for_every_body() {
 #[test]
 fn sector_against_any_body_never_misses_a_witnessed_contact() {
     use sweepfan::geom::sector::Sector;
-    use sweepfan::scenes::free_bodies::{orientation, random_body};
+    use sweepfan_scenes::free_bodies::{orientation, random_body};
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     for kind in BodyKind::ALL {
         let (mut witnessed, mut said) = (0u32, 0u32);

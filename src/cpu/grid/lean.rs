@@ -102,7 +102,7 @@ mod tests {
     use super::*;
     use crate::broadphase::{BroadPhase, canonicalize};
     use crate::cpu::grid::Grid;
-    use crate::scenes::{Scene, SceneKind, SceneParams};
+    use crate::test_scenes::{Scene, SceneKind, SceneParams};
     use glam::Vec3;
 
     /// The lean walk's tests and pairs are a grid call's, on every scene kind at world sizes,

@@ -2,7 +2,7 @@
 use super::frame::cell_axis;
 use super::*;
 use crate::broadphase::{BroadPhase, canonicalize};
-use crate::scenes::{Scene, SceneKind, SceneParams};
+use crate::test_scenes::{Scene, SceneKind, SceneParams};
 use glam::Vec3;
 
 /// `got` (any order) is exactly brute force's pairs of `spheres`.

@@ -21,7 +21,7 @@ pub mod vs_sector;
 
 pub use crate::geom::capsule::{Capsule2, Capsule3};
 pub use crate::geom::primitives2d::Rect2;
-pub use proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
+pub use proxy::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere, validate_boxes};
 pub use sector2d::Sector2;
 
 use crate::error::Result;

@@ -178,7 +178,7 @@ mod tests {
     use super::*;
     use crate::geom::sector::rodrigues;
     use crate::gpu::context::test_gpu;
-    use crate::scenes::random::vec3_in;
+    use crate::test_scenes::vec3_in;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use std::f32::consts::{PI, TAU};

@@ -1,6 +1,6 @@
 //! A scene that lives on the device (docs/design.md §10): its spheres and velocities uploaded
 //! once, moved each frame by a compute pass (`shaders/spheres/motion.wgsl`) with the rule of
-//! the CPU's `step_in_cube` (`scenes::motion`), bit for bit, and read by the broad phase
+//! the CPU's `step_in_cube` (`geom::motion`), bit for bit, and read by the broad phase
 //! straight from the device ([`GpuBroadPhase::encode_from_buffer`]): the frame an embedded
 //! simulation pays, with nothing uploaded. `bench --resident` times it.
 //!
@@ -123,7 +123,7 @@ impl DeviceScene {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenes::{Scene, SceneKind, SceneParams};
+    use crate::test_scenes::{Scene, SceneKind, SceneParams};
 
     crate::gpu::shader::uniform_layout_test!(Params, "spheres/motion.wgsl", "params");
 

@@ -6,7 +6,8 @@ use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-use sweepfan::{Backend, SceneKind};
+use sweepfan::Backend;
+use sweepfan_scenes::SceneKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BackendChoice {
@@ -286,12 +287,12 @@ pub enum BodyChoice {
 }
 
 impl BodyChoice {
-    pub fn kind(self) -> sweepfan::scenes::free_bodies::BodyKind {
+    pub fn kind(self) -> sweepfan_scenes::free_bodies::BodyKind {
         match self {
-            BodyChoice::Box => sweepfan::scenes::free_bodies::BodyKind::Box,
-            BodyChoice::Capsule => sweepfan::scenes::free_bodies::BodyKind::Capsule,
-            BodyChoice::Cylinder => sweepfan::scenes::free_bodies::BodyKind::Cylinder,
-            BodyChoice::Hull => sweepfan::scenes::free_bodies::BodyKind::Hull,
+            BodyChoice::Box => sweepfan_scenes::free_bodies::BodyKind::Box,
+            BodyChoice::Capsule => sweepfan_scenes::free_bodies::BodyKind::Capsule,
+            BodyChoice::Cylinder => sweepfan_scenes::free_bodies::BodyKind::Cylinder,
+            BodyChoice::Hull => sweepfan_scenes::free_bodies::BodyKind::Hull,
         }
     }
 }

@@ -19,7 +19,7 @@ use sweepfan::geom::sector::RotatingBox;
 pub use sweepfan::geom::sector::classify::*;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::SectorExperimentGpu;
-pub use sweepfan::scenes::random::{random_rotation, random_rotations};
+pub use sweepfan_scenes::random::{random_rotation, random_rotations};
 
 /// Accuracy, over- and under-detection (percent of |truth | method|) and missed points.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

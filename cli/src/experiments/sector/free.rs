@@ -18,8 +18,8 @@ use sweepfan::geom::sector::free_classify::{FreeRotation, METHODS, METHODS_VS_EX
 use sweepfan::geom::sector::general::in_local_sector;
 use sweepfan::gpu::FreeExperimentGpu;
 use sweepfan::gpu::GpuContext;
-use sweepfan::scenes::free_bodies::{BodyKind, free_rotations_rng, random_free_rotation};
-use sweepfan::scenes::random::vec3_in;
+use sweepfan_scenes::free_bodies::{BodyKind, free_rotations_rng, random_free_rotation};
+use sweepfan_scenes::random::vec3_in;
 
 /// What one point test of a method costs on this CPU (one thread), over points drawn in the
 /// conservative sector's bound of the first rotations (for `sector_vs_body` and

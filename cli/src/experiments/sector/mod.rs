@@ -18,7 +18,7 @@ use sweepfan::geom::sector::Sector;
 use sweepfan::geom::sphere::Sphere;
 use sweepfan::gpu::SectorSphereGpu;
 use sweepfan::gpu::{GpuContext, GpuOptions};
-use sweepfan::scenes::random::vec3_in;
+use sweepfan_scenes::random::vec3_in;
 
 /// The thesis scored 100,000 rotations; the default is a run of minutes on a CPU.
 pub const DEFAULT_ROTATIONS: usize = 2000;

@@ -13,8 +13,8 @@ use sweepfan::error::{Error, Result};
 use sweepfan::geom::sector::{Proxy, Swept};
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::RotatingGpu;
-use sweepfan::scenes::free_bodies::BodyKind;
-use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan_scenes::free_bodies::BodyKind;
+use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
 
 /// Hits within this of touching (|signed distance - radius|) may differ between CPU and GPU.
 const TIE: f32 = 1e-4;

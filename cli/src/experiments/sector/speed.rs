@@ -30,7 +30,7 @@ use sweepfan::geom::sector::Sector2;
 use sweepfan::geom::sector::{Capsule2, Capsule3};
 use sweepfan::geom::sector::{RotatingBox, Sector};
 use sweepfan::geom::sphere::Sphere;
-use sweepfan::scenes::random::*;
+use sweepfan_scenes::random::*;
 
 /// The thesis's tables, as shipped in the repository.
 pub const THESIS_JSON: &str = include_str!("../../../../reference/sector_thesis.json");

@@ -11,8 +11,8 @@ use sweepfan::broadphase::{BroadPhase, FrameEvents, Method, Pair};
 use sweepfan::error::Result;
 use sweepfan::events::EventTracker;
 use sweepfan::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
-use sweepfan::scenes::boxes::generate_boxes;
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::boxes::generate_boxes;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// What a sphere check's GPU part returns: per frame the device events, the pairs, the scene.
 type FramesSeen = (Vec<FrameEvents>, Vec<Vec<Pair>>, Vec<Scene>);

@@ -20,14 +20,14 @@ use sweepfan::gpu::FreeExperimentGpu;
 use sweepfan::gpu::RotatingGpu;
 use sweepfan::gpu::SectorExperimentGpu;
 use sweepfan::gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, Proxy};
-use sweepfan::scenes::boxes::{
+use sweepfan_scenes::boxes::{
     generate_boxes, generate_polygons, near_touching_pairs, needle_boxes,
 };
-use sweepfan::scenes::free_bodies::{BodyKind, random_free_rotations};
-use sweepfan::scenes::random::random_rotations;
-use sweepfan::scenes::rotating::{RotatingParams, RotatingScene};
-use sweepfan::scenes::walls::grid_cell_walls;
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
+use sweepfan_scenes::free_bodies::{BodyKind, random_free_rotations};
+use sweepfan_scenes::random::random_rotations;
+use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
+use sweepfan_scenes::walls::grid_cell_walls;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn spheres(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
     Scene::generate(kind, &SceneParams::new(n, seed)).spheres

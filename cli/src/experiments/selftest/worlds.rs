@@ -6,8 +6,8 @@ use super::{Checks, Level, SelftestConfig, Stage};
 use std::sync::Arc;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::{GpuContext, GpuWorldBatch};
-use sweepfan::scenes::{Scene, SceneKind, SceneParams};
 use sweepfan::{Method, SHARED, Sphere, WorldPairs};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// `worlds` paper worlds of `n` (world k from seed `seed + k`, all in one box), their ids
 /// interleaved (world k's objects not contiguous), and three shared objects among them.

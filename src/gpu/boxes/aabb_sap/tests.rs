@@ -85,7 +85,7 @@ fn candidate_lists_beyond_one_binding_are_too_large() {
 fn column_layouts_give_the_plain_sweeps_candidates() {
     let Some(ctx) = test_gpu() else { return };
     let mut sap = GpuAabbSap::new(&ctx).unwrap();
-    let boxes = crate::scenes::boxes::random_boxes(4_000, 3);
+    let boxes = crate::test_scenes::random_boxes(4_000, 3);
     let frames = crate::geom::obb::obb_frames(&boxes);
     let fb = buffer_with(&ctx, bytemuck::cast_slice(&frames));
     let shapes = SatShapes::Obbs {
@@ -167,7 +167,7 @@ fn columns_cover_the_scene_with_at_most_one_per_shape() {
 }
 fn boxes_with_giants(n: usize, seed: u64, giants: usize) -> Vec<crate::geom::obb::Obb> {
     use glam::{Quat, Vec3};
-    let mut boxes = crate::scenes::boxes::random_boxes(n, seed);
+    let mut boxes = crate::test_scenes::random_boxes(n, seed);
     // Giants spread over the scene at several places, the first two overlapping each other.
     for k in 0..giants {
         let at = match k {
@@ -190,7 +190,7 @@ fn boxes_with_giants(n: usize, seed: u64, giants: usize) -> Vec<crate::geom::obb
 /// the others; more giants than `max_wide` -> every shape in the columns again.
 #[test]
 fn wide_shapes_are_the_few_far_wider_than_the_median() {
-    let plain = crate::scenes::boxes::random_boxes(4_000, 1);
+    let plain = crate::test_scenes::random_boxes(4_000, 1);
     let layout = SweepLayout::for_frames(&crate::geom::obb::obb_frames(&plain));
     assert!(layout.wide.is_empty());
     assert_eq!(

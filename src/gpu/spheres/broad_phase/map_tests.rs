@@ -5,7 +5,7 @@ use super::GpuBroadPhase;
 use crate::broadphase::{BroadPhase, Method};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::test_gpu;
-use crate::scenes::{Scene, SceneKind, SceneParams};
+use crate::test_scenes::{Scene, SceneKind, SceneParams};
 use std::collections::HashSet;
 use std::sync::Arc;
 

@@ -11,8 +11,8 @@
 //! silently dropped; their defaults are applied where they are used (`Option` fields), so a
 //! default never counts as "given".
 
-use sweepfan::SceneKind;
-use sweepfan::scenes::MAX_VOLUME_FRACTION;
+use sweepfan_scenes::MAX_VOLUME_FRACTION;
+use sweepfan_scenes::SceneKind;
 
 /// Why `s`, which does not parse as a whole number, is refused: "is negative", ...
 fn not_whole(s: &str) -> &'static str {

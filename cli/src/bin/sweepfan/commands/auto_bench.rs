@@ -7,13 +7,13 @@ use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
 use sweepfan::Backend;
-use sweepfan::scenes::Scene;
 use sweepfan_cli::report::auto::auto_table;
 use sweepfan_cli::report::rows::{json_document, write_json_value};
 use sweepfan_cli::run::auto_bench::{
     AutoBenchConfig, DEFAULT_SCENES, auto_bench, candidate_methods, generate, parse_scenes,
 };
 use sweepfan_cli::run::gpu::LazyGpu;
+use sweepfan_scenes::Scene;
 
 #[derive(Args)]
 pub struct AutoBenchArgs {

@@ -6,10 +6,8 @@ use crate::args::{BackendChoice, BodyChoice, Outputs, SceneArg, Shape, progress_
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
+use sweepfan::Backend;
 use sweepfan::registry;
-use sweepfan::scenes::boxes::{generate_boxes, generate_polygons};
-use sweepfan::scenes::rotating::RotatingParams;
-use sweepfan::{Backend, Scene, SceneKind, SceneParams};
 use sweepfan_cli::experiments::sector::rotating::{bench_rotating, bench_rotating_bodies};
 use sweepfan_cli::report::bench::rows_table;
 use sweepfan_cli::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure};
@@ -19,6 +17,9 @@ use sweepfan_cli::run::in_flight::measure_in_flight;
 use sweepfan_cli::run::resident::measure_resident;
 use sweepfan_cli::run::scene_size::scene_params;
 use sweepfan_cli::run::verify_shapes::Shapes;
+use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan_scenes::rotating::RotatingParams;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 #[derive(Args)]
 pub struct BenchArgs {

@@ -3,11 +3,12 @@
 
 use crate::args::progress_bar;
 use anyhow::Result;
-use sweepfan::{Backend, Method, Scene, SceneKind, SceneParams};
+use sweepfan::{Backend, Method};
 use sweepfan_cli::report::bench::wide_table;
 use sweepfan_cli::run::bench::{FrameRun, measure};
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::row::cpu_device;
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
     let n = 5000;

@@ -7,7 +7,8 @@ use crate::args::{BackendArg, SceneArg, Shape};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
-use sweepfan::{Backend, SceneKind};
+use sweepfan::Backend;
+use sweepfan_scenes::SceneKind;
 
 #[derive(Args)]
 pub struct DistArgs {
@@ -123,7 +124,7 @@ fn run(
     let input = match &a.scene_file {
         Some(path) => DistInput::File(path.clone()),
         None => {
-            let d = sweepfan::SceneParams::new(a.n, a.seed);
+            let d = sweepfan_scenes::SceneParams::new(a.n, a.seed);
             // The parameters checked as any run's; the size is each rank's share, which the
             // ranks check against their own memory (and past 2^32 objects in all).
             let mut params = sweepfan_cli::run::scene_size::scene_params(

@@ -6,9 +6,9 @@ use crate::args::{SceneArg, Shape};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
-use sweepfan::{SceneKind, SceneParams};
 use sweepfan_cli::report::scene_file::{FileShape, write_generated};
 use sweepfan_cli::run::scene_size::scene_params;
+use sweepfan_scenes::{SceneKind, SceneParams};
 
 #[derive(Args)]
 pub struct SceneArgs {

@@ -10,13 +10,14 @@ use std::path::PathBuf;
 use sweepfan::broadphase::PartsReport;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::registry;
-use sweepfan::scenes::files::{read_obbs_csv, read_polygons_csv};
-use sweepfan::{Backend, BroadPhase, EventTracker, Pair, Scene, Stats, canonicalize};
+use sweepfan::{Backend, BroadPhase, EventTracker, Pair, Stats, canonicalize};
 use sweepfan_cli::report::rows::write_pairs_csv;
 use sweepfan_cli::run::bench::{reference_method, resolved_method};
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::verify::{Comparison, compare_pairs};
 use sweepfan_cli::run::verify_shapes::Shapes;
+use sweepfan_scenes::Scene;
+use sweepfan_scenes::files::{read_obbs_csv, read_polygons_csv};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -85,7 +86,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         }
         return verify_shapes(a, gpu);
     }
-    if sweepfan::scenes::files::has_world_column(&a.scene_file) {
+    if sweepfan_scenes::files::has_world_column(&a.scene_file) {
         return super::verify_worlds::exec(&a, gpu);
     }
     let backend = a.backend.0;

@@ -7,12 +7,12 @@ use super::verify::VerifyArgs;
 use anyhow::{Result, bail};
 use std::path::Path;
 use sweepfan::events::WorldEventTracker;
-use sweepfan::scenes::files::read_world_spheres_csv;
 use sweepfan::{Backend, Pair, Sphere, WorldBroadPhase, WorldPairs, canonicalize};
 use sweepfan_cli::report::output::{is_stdout, write_with};
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::verify::compare_pairs;
 use sweepfan_cli::run::worlds_bench::{grouping_faults, world_batch, world_reference};
+use sweepfan_scenes::files::read_world_spheres_csv;
 
 /// Verifies the batch of `a.scene_file` (and, given, of `a.next_scene_file` with the events
 /// between the two); whether every check passed.

@@ -3,17 +3,17 @@
 //! seeded scene and every recorded result), so there is one sampler per distribution, and
 //! only here.
 
-use crate::geom::capsule::{Capsule2, Capsule3};
-use crate::geom::obb::Obb;
-use crate::geom::primitives2d::Rect2;
-use crate::geom::sector::sector2d::Sector2;
-use crate::geom::sector::{RotatingBox, Sector};
-use crate::geom::sphere::Sphere;
 use glam::{Quat, Vec2, Vec3};
 use rand::distr::uniform::SampleRange;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::f32::consts::{PI, TAU};
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::sector::Rect2;
+use sweepfan::geom::sector::Sector2;
+use sweepfan::geom::sector::{Capsule2, Capsule3};
+use sweepfan::geom::sector::{RotatingBox, Sector};
+use sweepfan::geom::sphere::Sphere;
 
 /// A vector with each component drawn from `range`, x then y then z (the order of three
 /// separate draws, so streams are unchanged where this replaced them).

@@ -6,19 +6,19 @@
 //! [0.4, 0.6] and move at up to 0.1 per frame, reflecting off the walls of a cube sized for
 //! `sphere_density` spheres per unit volume; rotation centres are uniform in the same cube.
 
-use crate::error::{Error, Result};
-use crate::geom::sector::body::RotatingBody;
-use crate::geom::sector::proxy::Swept;
-use crate::geom::sector::{RotatingBox, rodrigues};
-use crate::geom::sphere::Sphere;
-use crate::scenes::free_bodies::{BodyKind, orientation, random_body};
-use crate::scenes::random;
-use crate::scenes::random::vec3_in;
+use crate::free_bodies::{BodyKind, orientation, random_body};
+use crate::random;
+use crate::random::vec3_in;
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::f32::consts::{FRAC_PI_4, TAU};
+use sweepfan::error::{Error, Result};
+use sweepfan::geom::sector::Swept;
+use sweepfan::geom::sector::body::RotatingBody;
+use sweepfan::geom::sector::{RotatingBox, rodrigues};
+use sweepfan::geom::sphere::Sphere;
 
 /// Generation parameters.
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +63,7 @@ const BYTES_PER_BODY: u64 = 4096;
 
 /// The cube's half side for the parameters, checked (the rotating objects `bytes_per_box` each).
 fn cube_half(p: &RotatingParams, what: &str, bytes_per_box: u64) -> Result<f32> {
-    crate::broadphase::memory::check_fits(
+    sweepfan::broadphase::limits::check_fits(
         &format!(
             "a rotating scene of {} {what} and {} spheres",
             p.boxes, p.spheres
@@ -176,7 +176,7 @@ impl<B: Swept> RotatingScene<B> {
     /// pose turns by its angle per frame.
     pub fn step(&mut self) {
         let half = self.half_extent;
-        crate::scenes::motion::step_in_cube(&mut self.spheres, &mut self.velocities, half);
+        sweepfan::geom::motion::step_in_cube(&mut self.spheres, &mut self.velocities, half);
         self.boxes
             .par_iter_mut()
             .with_min_len(4096)
@@ -187,7 +187,7 @@ impl<B: Swept> RotatingScene<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geom::sector::proxy::validate_boxes;
+    use sweepfan::geom::sector::validate_boxes;
 
     #[test]
     fn generation_is_deterministic_and_inside_the_cube() {

@@ -2,15 +2,15 @@
 //! becomes a box at its centre with half-extents uniform in [0.25, 1] r and a uniformly random
 //! rotation, or a convex polygon around its (x, y).
 
-use crate::error::{Error, Result};
-use crate::geom::obb::Obb;
-use crate::geom::polygon::Polygon;
-use crate::scenes::random;
-use crate::scenes::random::vec3_in;
-use crate::scenes::{Scene, SceneKind, SceneParams};
+use crate::random;
+use crate::random::vec3_in;
+use crate::{Scene, SceneKind, SceneParams};
 use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sweepfan::error::{Error, Result};
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::polygon::Polygon;
 
 /// Boxes placed like the spheres of `Scene::generate(kind, params)`.
 pub fn generate_boxes(kind: SceneKind, params: &SceneParams) -> Vec<Obb> {
@@ -132,7 +132,7 @@ pub fn random_boxes(n: usize, seed: u64) -> Vec<Obb> {
 /// with the exact test (docs/design.md §4.2): the scene where rounding would decide, if
 /// anything did.
 pub fn near_touching_pairs(count: usize, seed: u64) -> Vec<Obb> {
-    use crate::geom::exact::obbs_overlap_exactly;
+    use sweepfan::geom::obbs_overlap_exactly;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let quat = |rng: &mut ChaCha8Rng| {
         let v = glam::Vec4::from_array(std::array::from_fn(|_| rng.random_range(-1.0..1.0)));

@@ -4,14 +4,14 @@
 //! uniform orientation, and sizes up to 25 (box widths in [0, 25]; capsules, cylinders and the
 //! boxes that hull points are drawn in no longer than that).
 
-use crate::geom::obb::ObbFrame;
-use crate::geom::sector::body::{ConvexBody, ConvexHull, RotatingBody};
-use crate::scenes::random::vec3_in;
+use crate::random::vec3_in;
 use glam::{Quat, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::f32::consts::TAU;
+use sweepfan::geom::obb::ObbFrame;
+use sweepfan::geom::sector::body::{ConvexBody, ConvexHull, RotatingBody};
 
 /// The body kinds of `reproduce sector --body` and `bench --scene rotating --body`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -2,12 +2,12 @@
 //! convex polygons (`polygon,x,y`, each polygon's vertices on consecutive lines). Every problem
 //! names the file, the 1-based line (the header is line 1) and the field.
 
-use crate::error::{Error, Exceeds, Result, shown};
-use crate::geom::obb::Obb;
-use crate::geom::polygon::Polygon;
-use crate::geom::sphere::Sphere;
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
+use sweepfan::error::{Error, Exceeds, Result, shown};
+use sweepfan::geom::obb::Obb;
+use sweepfan::geom::polygon::Polygon;
+use sweepfan::geom::sphere::Sphere;
 
 /// The header of a sphere file (case and spaces ignored).
 pub(crate) const SPHERE_HEADER: [&str; 4] = ["x", "y", "z", "r"];
@@ -64,7 +64,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(parse_error(1, IS_A_DIRECTORY.into()));
     }
-    let budget = crate::broadphase::memory::available_bytes().map_or(u64::MAX, |b| b / 4);
+    let budget = sweepfan::broadphase::limits::available_bytes().map_or(u64::MAX, |b| b / 4);
     let mut reader = std::io::BufReader::new(file);
     let mut text = String::new();
     let mut line = Vec::new();
@@ -164,7 +164,7 @@ fn out_of_f32_range(name: &str, text: &str, x: f32) -> Option<String> {
         return Some(format!(
             "{name} = `{}` rounds to 0 in f32 (the smallest non-zero value accepted is {:e})",
             shown(text),
-            crate::geom::sphere::MIN_MAGNITUDE
+            sweepfan::geom::sphere::MIN_MAGNITUDE
         ));
     }
     None
@@ -194,7 +194,7 @@ fn parse_fields<const N: usize>(
         if let Some(problem) = out_of_f32_range(name, f, x) {
             return Err(problem);
         }
-        if let Some(problem) = crate::geom::non_finite([(*name, x)]) {
+        if let Some(problem) = sweepfan::geom::non_finite([(*name, x)]) {
             return Err(problem);
         }
         v[k] = x;
@@ -254,10 +254,10 @@ pub fn parse_world_spheres_csv(text: &str) -> Parsed<(Vec<Sphere>, Vec<u32>)> {
         s.check(spheres.len())
             .map_err(|e| (line_no, e.to_string()))?;
         let id = if world.eq_ignore_ascii_case("shared") {
-            crate::broadphase::worlds::SHARED
+            sweepfan::SHARED
         } else {
             match world.parse::<u32>() {
-                Ok(id) if id != crate::broadphase::worlds::SHARED => id,
+                Ok(id) if id != sweepfan::SHARED => id,
                 _ => {
                     return Err((
                         line_no,
@@ -495,7 +495,7 @@ pub fn polygons_csv(w: &mut dyn std::io::Write, polygons: &[Polygon]) -> std::io
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geom::polygon::PolygonSet;
+    use sweepfan::geom::polygon::PolygonSet;
 
     fn v(points: &[(f32, f32)]) -> Vec<Vec2> {
         points.iter().map(|&(x, y)| Vec2::new(x, y)).collect()

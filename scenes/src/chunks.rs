@@ -20,12 +20,12 @@
 //! line before a parse problem on an earlier line; the parts report each their first problem by
 //! line, and the first of those is the file's first problem by line.
 
-use crate::error::{Error, Result};
-use crate::geom::sphere::Sphere;
-use crate::scenes::files::{self, MAX_LINE_BYTES, SPHERE_HEADER};
+use crate::files::{self, MAX_LINE_BYTES, SPHERE_HEADER};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use sweepfan::error::{Error, Result};
+use sweepfan::geom::sphere::Sphere;
 
 /// The spheres on the lines whose first byte lies in byte range `part` of `parts` equal ranges of
 /// the file (`[len * part / parts, len * (part + 1) / parts)`), so that the chunks of parts
@@ -253,7 +253,7 @@ fn skip_line(reader: &mut impl BufRead, limit: u64) -> std::io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenes::files::read_spheres_csv;
+    use crate::files::read_spheres_csv;
     use std::path::PathBuf;
 
     /// A file in the temporary directory, removed when dropped.

@@ -6,16 +6,21 @@
 //! resolved, as in the paper.
 
 pub mod boxes;
-internal_modules!(chunks, free_bodies, motion, random, rotating, slice, walls);
+pub mod chunks;
 pub mod files;
+pub mod free_bodies;
+pub mod random;
+pub mod rotating;
+pub mod slice;
+pub mod walls;
 
-use crate::error::Result;
-use crate::geom::sphere::Sphere;
 use glam::Vec3;
-use motion::{density_half_extent, step_in_cube};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
+use sweepfan::error::Result;
+use sweepfan::geom::motion::{density_half_extent, step_in_cube};
+use sweepfan::geom::sphere::Sphere;
 
 /// The scene generators (`--scene NAME`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +42,7 @@ pub enum SceneKind {
     /// The paper box plus one sphere of radius 40 at the centre, touching most others.
     Giant,
     /// Rotating boxes among spheres (docs/design.md §5.7, `sweepfan bench --scene rotating --boxes K`). As
-    /// a sphere scene: the spheres of [`crate::scenes::rotating::RotatingScene`], without the boxes.
+    /// a sphere scene: the spheres of [`crate::rotating::RotatingScene`], without the boxes.
     Rotating,
     /// Sparse and wide (docs/design.md §2.7): 90% of the spheres (radius 0.5) spread over a cube
     /// of side 2e7 centred on the origin, 2^24 cells of side 1 and more per axis; the rest in four
@@ -193,7 +198,7 @@ pub struct Scene {
 
 impl Scene {
     /// Generates a scene. `n = 0` gives an empty scene (which every method rejects with
-    /// [`Error::EmptyScene`](crate::Error::EmptyScene)).
+    /// [`Error::EmptyScene`](sweepfan::Error::EmptyScene)).
     pub fn generate(kind: SceneKind, p: &SceneParams) -> Scene {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let n = p.n;
@@ -228,8 +233,8 @@ impl Scene {
                 Scene::fixed(kind, spheres)
             }
             SceneKind::Rotating => {
-                let params = crate::scenes::rotating::RotatingParams::new(0, n, p.seed);
-                let r = crate::scenes::rotating::RotatingScene::generate(&params)
+                let params = crate::rotating::RotatingParams::new(0, n, p.seed);
+                let r = crate::rotating::RotatingScene::generate(&params)
                     .expect("the default sphere density is valid");
                 let half = r.half_extent();
                 Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
@@ -307,7 +312,7 @@ impl Scene {
     pub fn from_csv(path: &Path) -> Result<Scene> {
         let spheres = files::read_spheres_csv(path)?;
         if spheres.is_empty() {
-            return Err(crate::error::Error::Parse {
+            return Err(sweepfan::error::Error::Parse {
                 path: path.to_path_buf(),
                 line: 2,
                 problem: "empty scene: no spheres after the header, a scene needs at least one"

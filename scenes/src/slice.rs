@@ -23,14 +23,14 @@
 use super::{
     ClusterLayout, GIANT_SPHERE, MovingBox, ONE_POINT_SPHERE, SPHERES_PER_CLUSTER, Scene,
     SceneKind, SceneParams, WIDE_HALF_EXTENT, WideLayout, boulders_half_extent, boulders_sphere,
-    line_x_sphere, mixed_radii_half_extent,
-    mixed_radii_sphere, mixed_radius, moving_spheres, sphere_volume,
+    line_x_sphere, mixed_radii_half_extent, mixed_radii_sphere, mixed_radius, moving_spheres,
+    sphere_volume,
 };
-use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::ops::Range;
+use sweepfan::geom::sphere::Sphere;
 
 /// Words of the stream per sphere of the paper, giant and density scenes: centre, velocity.
 const MOVING_SPHERE_WORDS: u128 = 6;

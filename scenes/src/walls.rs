@@ -1,8 +1,8 @@
 //! An adversarial scene for the grid: centres within a few ULP of cell walls, where flooring
 //! the f32 quotient `(c - m) / s` and the real one disagree (docs/design.md §9.2).
 
-use crate::geom::sphere::Sphere;
 use glam::Vec3;
+use sweepfan::geom::sphere::Sphere;
 
 /// The largest `k` with `k s <= d` in real arithmetic (`0 <= d`, `s > 0`, `d / s < 2^25`): the
 /// products of a 26-bit integer and a 24-bit significand are exact in f64.
