@@ -1,6 +1,7 @@
 //! How spheres move in a cube with reflecting walls, and how large a cube holds them: the rule
-//! of the scene generators (`sweepfan-scenes`) and of [`crate::gpu::DeviceScene`], which moves
-//! the spheres on the device bit for bit as [`step_in_cube`] does.
+//! of the scene generators (`sweepfan-scenes`) and of the GPU's resident scene
+//! (`gpu::DeviceScene`), which moves the spheres on the device bit for bit as [`step_in_cube`]
+//! does.
 
 use crate::geom::sphere::Sphere;
 use glam::Vec3;

@@ -158,15 +158,8 @@ pub fn plan_lanes(ctx: &GpuContext) -> Option<u64> {
 }
 
 /// [`plan_for`] from n and the subgroup lanes (`None`: no subgroup scatter on the device).
-///
-/// ```
-/// use sweepfan::gpu::sort::radix_sort::{Variant, plan};
-///
-/// // 1M keys on a 32-lane GPU: 256-invocation blocks of 2,048 keys fill it, subgroup chunks
-/// // would not; from 2^21 keys the subgroup scatter's chunks do.
-/// assert_eq!(plan(1 << 20, Some(32)), (Variant::Portable, 8));
-/// assert_eq!(plan(1 << 24, Some(32)), (Variant::Subgroup, 16));
-/// ```
+/// 1M keys on a 32-lane GPU: 256-invocation blocks of 2,048 keys fill it, subgroup chunks would
+/// not; from 2^21 keys the subgroup scatter's chunks do (`tests::plan_fills_the_device`).
 pub fn plan(n: u64, lanes: Option<u64>) -> (Variant, u32) {
     let rounds = |fill_rounds: u64, min: u32| {
         let r = fill_rounds.clamp(1, DEFAULT_ROUNDS as u64) as u32;

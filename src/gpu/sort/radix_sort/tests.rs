@@ -359,3 +359,12 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
         cpu_sort(&keys, &values, 32)
     );
 }
+
+/// 1M keys on a 32-lane GPU: 256-invocation blocks of 2,048 keys (8 rounds) fill it, subgroup
+/// chunks would not; at 2^24 keys the subgroup scatter's chunks of 16 rounds do.
+#[test]
+fn plan_fills_the_device() {
+    assert_eq!(plan(1 << 20, Some(32)), (Variant::Portable, 8));
+    assert_eq!(plan(1 << 24, Some(32)), (Variant::Subgroup, 16));
+    assert_eq!(plan(1 << 24, None).0, Variant::Portable);
+}
