@@ -283,6 +283,7 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
 }
 
 /// An rlimit's current value in bytes: `None` for no limit (`infinity`, `RLIM_INFINITY`).
+#[cfg(any(unix, test))]
 pub fn rlimit_bytes(current: u64, infinity: u64) -> Option<u64> {
     (current != infinity && current < UNLIMITED).then_some(current)
 }
