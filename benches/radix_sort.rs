@@ -53,9 +53,9 @@ fn bench_sort(c: &mut Criterion) {
     let pristine_v = ctx.storage_buffer("pristine values", bytes).unwrap();
     let kb = ctx.storage_buffer("keys", bytes).unwrap();
     let vb = ctx.storage_buffer("values", bytes).unwrap();
-    ctx.queue
+    ctx.queue()
         .write_buffer(&pristine_k, 0, bytemuck::cast_slice(&keys));
-    ctx.queue
+    ctx.queue()
         .write_buffer(&pristine_v, 0, bytemuck::cast_slice(&values));
 
     let mut variants = vec![Variant::Portable];
@@ -75,23 +75,23 @@ fn bench_sort(c: &mut Criterion) {
         let label = format!(
             "gpu_radix_sort_32bit/{}/{}/{n}",
             variant.name(),
-            ctx.info.name
+            ctx.info().name
         );
         group.bench_function(label, |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 for _ in 0..iters {
                     // Restore the unsorted input outside the timed submission.
-                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    let mut enc = ctx.device().create_command_encoder(&Default::default());
                     enc.copy_buffer_to_buffer(&pristine_k, 0, &kb, 0, bytes);
                     enc.copy_buffer_to_buffer(&pristine_v, 0, &vb, 0, bytes);
-                    ctx.queue.submit([enc.finish()]);
+                    ctx.queue().submit([enc.finish()]);
                     ctx.wait().unwrap();
                     let start = Instant::now();
-                    let mut enc = ctx.device.create_command_encoder(&Default::default());
+                    let mut enc = ctx.device().create_command_encoder(&Default::default());
                     sort.encode(&ctx, &mut enc, &kb, &vb, n as u32, 32, None)
                         .unwrap();
-                    ctx.queue.submit([enc.finish()]);
+                    ctx.queue().submit([enc.finish()]);
                     ctx.wait().unwrap();
                     total += start.elapsed();
                 }

@@ -252,7 +252,10 @@ fn main() -> sweepfan::Result<()> {
         "{n} spheres, {frames} frames on '{}': device events {} found, {} lost; host replay {found} \
          found, {lost} lost; the narrow phase's indirect pass saw {} pairs (host {pair_count}); \
          host waits during the run: {waits_during_run}",
-        ctx.info.name, sums[0], sums[1], narrow[0]
+        ctx.info().name,
+        sums[0],
+        sums[1],
+        narrow[0]
     );
     if same_motion && same_events && same_pairs && waits_during_run == 0 {
         println!("verified");

@@ -89,16 +89,17 @@ fn main() -> sweepfan::Result<()> {
         let mut pairs: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
         timed(&mut cpu, "sort", || pairs.sort_unstable_by_key(|p| p.0));
         for (sort, m) in sorts.iter_mut().zip(&mut gpu) {
-            ctx.queue.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
-            ctx.queue
+            ctx.queue()
+                .write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
+            ctx.queue()
                 .write_buffer(&vb, 0, bytemuck::cast_slice(&values));
             ctx.wait()?;
             let mut timer = PassTimer::new(&ctx, 64);
             timed(m, "sort (wall)", || -> sweepfan::Result<()> {
-                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                let mut encoder = ctx.device().create_command_encoder(&Default::default());
                 sort.encode(&ctx, &mut encoder, &kb, &vb, n as u32, 32, Some(&mut timer))?;
                 timer.resolve(&mut encoder);
-                ctx.queue.submit([encoder.finish()]);
+                ctx.queue().submit([encoder.finish()]);
                 ctx.wait()
             })?;
             // Per stage, summed over the 4 passes by the timer.
@@ -119,7 +120,9 @@ fn main() -> sweepfan::Result<()> {
     println!(
         "{n} pairs, 32-bit keys, {rounds} x 256 keys per block, on '{}' (subgroups {}..{}), \
          best of {RUNS}:",
-        ctx.info.name, ctx.info.subgroup_min_size, ctx.info.subgroup_max_size
+        ctx.info().name,
+        ctx.info().subgroup_min_size,
+        ctx.info().subgroup_max_size
     );
     println!(
         "  cpu sort_unstable_by_key: {:.1} ms wall, {:.0} ms CPU",

@@ -32,7 +32,7 @@ fn main() -> sweepfan::Result<()> {
     let ctx = std::sync::Arc::new(GpuContext::default_adapter()?);
     println!(
         "{n} spheres in a {SIDE} box, {frames} frames, grid on cpu and on '{}'",
-        ctx.info.name
+        ctx.info().name
     );
     let mut backends: Vec<(&str, Box<dyn BroadPhase>, EventTracker)> = vec![
         ("cpu", cpu::broad_phase(Method::Grid), EventTracker::new()),

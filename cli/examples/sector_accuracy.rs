@@ -45,8 +45,8 @@ fn main() -> anyhow::Result<()> {
         println!(
             "GPU '{}' ({:?}): {rotations} rotations in {s:.2} s wall (incl. upload/readback), \
              classify passes {}",
-            ctx.info.name,
-            ctx.info.device_type,
+            ctx.info().name,
+            ctx.info().device_type,
             exp.last_gpu_seconds
                 .map_or("not timed".to_string(), |g| format!("{g:.2} s"))
         );
@@ -106,8 +106,8 @@ fn sphere_throughput(pairs: usize) -> anyhow::Result<()> {
         "{pairs} sector-sphere pairs, {hits} hits; CPU 1 thread: {:.1} M pairs/s; '{}' ({:?}): \
          {:.1} M pairs/s wall incl. upload and readback; {differ} flags differ",
         pairs as f64 / cpu_s / 1e6,
-        ctx.info.name,
-        ctx.info.device_type,
+        ctx.info().name,
+        ctx.info().device_type,
         pairs as f64 / gpu_s / 1e6
     );
     Ok(())

@@ -16,6 +16,6 @@ pub fn count_arg(default: usize) -> Result<usize> {
 /// The default adapter, named on stdout.
 pub fn open_gpu() -> Result<Arc<GpuContext>> {
     let ctx = Arc::new(GpuContext::default_adapter()?);
-    println!("adapter: {}", ctx.info.name);
+    println!("adapter: {}", ctx.info().name);
     Ok(ctx)
 }

@@ -99,7 +99,7 @@ pub fn target(
                     "adapter '{}' is a software adapter (a CPU emulating a GPU): pairs are \
                      exact, but usually slower than backend=\"cpu\"; backend=\"auto\" runs \
                      on the CPU here",
-                    sweepfan::error::shown(&ctx.info.name)
+                    sweepfan::error::shown(&ctx.info().name)
                 ))
                 .unwrap_or_default(),
                 1,

@@ -109,19 +109,19 @@ pub const NO_GPU_ENV: &str = "SWEEPFAN_NO_GPU";
 /// A device and queue plus what we learned about the adapter.
 pub struct GpuContext {
     /// The adapter the device was opened on.
-    pub adapter: wgpu::Adapter,
+    pub(crate) adapter: wgpu::Adapter,
     /// The device.
-    pub device: wgpu::Device,
+    pub(crate) device: wgpu::Device,
     /// The device's queue.
-    pub queue: wgpu::Queue,
+    pub(crate) queue: wgpu::Queue,
     /// The adapter's name, type, backend and driver.
-    pub info: wgpu::AdapterInfo,
+    pub(crate) info: wgpu::AdapterInfo,
     /// Limits granted to the device: the adapter's own, not WebGPU's defaults.
-    pub limits: wgpu::Limits,
+    pub(crate) limits: wgpu::Limits,
     /// Features enabled on the device (a subset of what the adapter offers; see [`Self::new`]).
-    pub features: wgpu::Features,
+    pub(crate) features: wgpu::Features,
     /// Nanoseconds per timestamp tick (meaningful only when timestamps are enabled).
-    pub timestamp_period_ns: f32,
+    pub(crate) timestamp_period_ns: f32,
     /// First uncaptured validation or out-of-memory error, or the device's loss, returned by
     /// [`Self::check`] instead of wgpu's default handler, which panics.
     errors: Arc<Mutex<Option<Error>>>,
@@ -324,6 +324,61 @@ impl GpuContext {
         }
     }
 
+    /// The adapter the device was opened on.
+    pub fn adapter(&self) -> &wgpu::Adapter {
+        &self.adapter
+    }
+
+    /// The device, for a caller that shares it (a renderer beside the broad phase): sweepfan's
+    /// own errors on it come back as [`Error`]s ([`Self::check`]), the caller's go to its
+    /// handler.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The device's queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter's name, type, backend and driver.
+    pub fn info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// Limits granted to the device: the adapter's own, not WebGPU's defaults.
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Features enabled on the device (a subset of what the adapter offers; see [`Self::new`]).
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+
+    /// Makes the stages plan for less than the device grants, as a smaller device would (a
+    /// binding size, workgroups per dimension): `lower` edits a copy of [`Self::limits`], which
+    /// replaces them only if no limit got better; otherwise [`Error::Config`] names the first
+    /// such limit. Tests reach a small device's paths (parts, 2-D dispatches) with small
+    /// scenes this way; results are the same.
+    pub fn lower_limits(&mut self, lower: impl FnOnce(&mut wgpu::Limits)) -> Result<()> {
+        let mut limits = self.limits.clone();
+        lower(&mut limits);
+        let mut raised = None;
+        limits.check_limits_with_fail_fn(&self.limits, true, |name, wanted, granted| {
+            raised = Some(format!(
+                "{name} {wanted} is better than the device's {granted}"
+            ));
+        });
+        match raised {
+            Some(why) => Err(Error::Config(format!("lower_limits: {why}"))),
+            None => {
+                self.limits = limits;
+                Ok(())
+            }
+        }
+    }
+
     /// How this context's kernels round what WGSL leaves to the device ([`GpuOptions::math`];
     /// exact on a caller's own device).
     pub fn math(&self) -> MathMode {
@@ -394,7 +449,7 @@ impl GpuContext {
     }
 
     /// Counts one compute dispatch (every `dispatch_workgroups` of the library calls it).
-    pub fn note_dispatch(&self) {
+    pub(crate) fn note_dispatch(&self) {
         self.dispatches
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
@@ -407,7 +462,7 @@ impl GpuContext {
     /// Blocks until the submission `index` has run (the queue idle for `None`), then reports
     /// any recorded error. Frames in flight wait for their own submission, not the next
     /// frame's (docs/design.md §9.16).
-    pub fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+    pub(crate) fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
         block::refuse_in_browser("a wait for the queue")?;
         self.host_waits
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -450,7 +505,7 @@ impl GpuContext {
     /// Whose binding limit holds, in words, for messages: the adapter's, or one set lower for
     /// this context (`GpuOptions::max_binding_bytes`, the CLI's --max-binding-bytes), never the
     /// adapter blamed for the caller's limit.
-    pub fn whose_binding_limit(&self) -> String {
+    pub(crate) fn whose_binding_limit(&self) -> String {
         let max = self.max_binding_bytes();
         if self.binding_capped() {
             format!(
@@ -475,7 +530,7 @@ impl GpuContext {
 
     /// A clear error when `what` needs 1D workgroups of `size` invocations and the adapter
     /// allows fewer.
-    pub fn check_workgroup(&self, what: &str, size: u32) -> Result<()> {
+    pub(crate) fn check_workgroup(&self, what: &str, size: u32) -> Result<()> {
         let l = &self.limits;
         if l.max_compute_invocations_per_workgroup < size || l.max_compute_workgroup_size_x < size {
             return Err(Error::too_large(
@@ -501,7 +556,7 @@ impl GpuContext {
     /// Returns `slot` if it holds at least `bytes`, else a new storage buffer of `bytes` grown
     /// by half again (so a slowly growing input does not reallocate every call), checked
     /// against the binding limit.
-    pub fn ensure_storage<'a>(
+    pub(crate) fn ensure_storage<'a>(
         &self,
         slot: &'a mut Option<wgpu::Buffer>,
         label: &str,
@@ -517,7 +572,7 @@ impl GpuContext {
     }
 
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
-    pub fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+    pub(crate) fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
         self.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
@@ -533,7 +588,7 @@ impl GpuContext {
     }
 
     /// [`Self::storage_buffer`] with `extra` usages (`INDIRECT` for dispatch arguments).
-    pub fn storage_buffer_with(
+    pub(crate) fn storage_buffer_with(
         &self,
         label: &str,
         bytes: u64,
@@ -555,7 +610,7 @@ impl GpuContext {
     /// Splits `groups` workgroups into a 2D grid that respects
     /// `max_compute_workgroups_per_dimension` (65,535 on most devices). Shaders recover the flat
     /// group index as `id.y * num_workgroups.x + id.x` and guard against the overshoot.
-    pub fn dispatch_2d(&self, groups: u32) -> (u32, u32) {
+    pub(crate) fn dispatch_2d(&self, groups: u32) -> (u32, u32) {
         dispatch_2d(groups, self.limits.max_compute_workgroups_per_dimension)
     }
 

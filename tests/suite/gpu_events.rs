@@ -34,7 +34,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
                 let bp_plan = bp.plan_resident_readback(&mut rb);
                 let ev_plan = events.plan_readback(&mut rb, true);
                 rb.record(&ctx, &mut enc).unwrap();
-                ctx.queue.submit([enc.finish()]);
+                ctx.queue().submit([enc.finish()]);
                 let (totals, got) = rb
                     .map(&ctx, |bytes| {
                         (
@@ -73,7 +73,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         rb.clear();
         let ev_plan = events.plan_readback(&mut rb, true);
         rb.record(&ctx, &mut enc).unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.queue().submit([enc.finish()]);
         let got = rb
             .map(&ctx, |bytes| events.events_from(bytes, &ev_plan))
             .unwrap();
@@ -97,7 +97,7 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let Some(ctx) = shared_gpu() else { return };
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(2_000, 9));
     let upload = |spheres: &[sweepfan::Sphere]| {
-        ctx.device
+        ctx.device()
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("caller spheres"),
                 contents: bytemuck::cast_slice(spheres),
@@ -112,7 +112,7 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let good = upload(&scene.spheres);
     for _ in 0..2 {
         let enc = bp.encode_from_buffer(&good, n).unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.queue().submit([enc.finish()]);
     }
     bp.check_resident().unwrap();
     let want = cpu_grid_pairs(&scene.spheres);
@@ -129,7 +129,7 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let bad = upload(&bad);
     for buffer in [&good, &bad, &good] {
         let enc = bp.encode_from_buffer(buffer, n).unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.queue().submit([enc.finish()]);
     }
     let e = bp.check_resident().unwrap_err().to_string();
     assert!(e.contains("3 spheres") && e.contains("not valid"), "{e}");
@@ -137,14 +137,14 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     // A list too small for the middle frame (counted by the events), then a frame that fits.
     bp.set_pair_capacity(10).unwrap();
     let enc = bp.encode_from_buffer(&good, n).unwrap();
-    ctx.queue.submit([enc.finish()]);
+    ctx.queue().submit([enc.finish()]);
     let e = bp.check_resident().unwrap_err();
     assert!(matches!(e, sweepfan::Error::TooLarge { .. }), "{e}");
     // Too few bytes for n, or a buffer the frame cannot copy from: clear errors before any work.
     let short = upload(&scene.spheres[..10]);
     let e = bp.encode_from_buffer(&short, n).unwrap_err().to_string();
     assert!(e.contains("bytes"), "{e}");
-    let no_copy = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    let no_copy = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: n as u64 * 16,
         usage: wgpu::BufferUsages::STORAGE,

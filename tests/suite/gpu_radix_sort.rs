@@ -88,7 +88,10 @@ fn sorts(ctx: &GpuContext, rounds: u32) -> Vec<(&'static str, RadixSort)> {
             RadixSort::subgroup_with_ballots(ctx, rounds).unwrap(),
         ));
     } else {
-        eprintln!("note: '{}' cannot run the subgroup variant", ctx.info.name);
+        eprintln!(
+            "note: '{}' cannot run the subgroup variant",
+            ctx.info().name
+        );
     }
     out
 }
@@ -99,7 +102,7 @@ fn new_sorts_with_the_plan_for_each_n() {
     let mut sort = RadixSort::new(&ctx).unwrap();
     // Below and above the size where the subgroup scatter fills a GPU of this adapter's lanes
     // (2^23 keys on lavapipe's 8): one sort object, kernels built per plan, all exact.
-    let lanes = ctx.info.subgroup_min_size.max(4);
+    let lanes = ctx.info().subgroup_min_size.max(4);
     let switch = (256 * 2 * plan::FILL_INVOCATIONS / lanes as u64) as usize;
     let mut seen = Vec::new();
     for n in [5_000usize, 300_000, switch] {
@@ -227,7 +230,7 @@ fn more_than_65535_workgroups() {
     // 24 bits of the keys ride along untouched. The subgroup scatter takes several blocks per
     // workgroup, so only its histogram passes the limit here; the forced-2D unit test in
     // src/gpu/sort/radix_sort/tests.rs covers its 2D grid.
-    let n = ctx.limits.max_compute_workgroups_per_dimension as usize * 256 + 1;
+    let n = ctx.limits().max_compute_workgroups_per_dimension as usize * 256 + 1;
     let mut rng = ChaCha8Rng::seed_from_u64(65_536);
     let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let want = cpu_sort(&keys, 8);

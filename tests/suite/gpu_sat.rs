@@ -95,22 +95,22 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
     let frames_buf = ctx
         .storage_buffer("frames", 64 * frames.len() as u64)
         .unwrap();
-    ctx.queue
+    ctx.queue()
         .write_buffer(&frames_buf, 0, bytemuck::cast_slice(&frames));
     let mut padded = candidates.clone();
     padded.extend(std::iter::repeat_n([u32::MAX, 7], 1000));
     let pairs_buf = ctx.storage_buffer("cand", 8 * padded.len() as u64).unwrap();
-    ctx.queue
+    ctx.queue()
         .write_buffer(&pairs_buf, 0, bytemuck::cast_slice(&padded));
     let counters = [0u32, 0, 0, candidates.len() as u32];
     let count_buf = ctx.storage_buffer("count", 16).unwrap();
-    ctx.queue
+    ctx.queue()
         .write_buffer(&count_buf, 0, bytemuck::cast_slice(&counters));
 
     let mut sat = GpuSat::new(&ctx).unwrap();
     sat.reserve_output(&ctx, 100).unwrap(); // far too small on purpose
     let run = |sat: &mut GpuSat| {
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let mut enc = ctx.device().create_command_encoder(&Default::default());
         sat.encode(
             &ctx,
             &mut enc,
@@ -127,7 +127,7 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
             true,
         )
         .unwrap();
-        ctx.queue.submit([enc.finish()]);
+        ctx.queue().submit([enc.finish()]);
         ctx.wait().unwrap();
         sat.read_output(&ctx, true).unwrap()
     };
@@ -146,9 +146,9 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
 
     // The count now covers the garbage pairs: they are reported, not read out of bounds.
     let counters = [0u32, 0, 0, padded.len() as u32];
-    ctx.queue
+    ctx.queue()
         .write_buffer(&count_buf, 0, bytemuck::cast_slice(&counters));
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    let mut enc = ctx.device().create_command_encoder(&Default::default());
     let shapes = SatShapes::Obbs {
         frames: &frames_buf,
         n: boxes.len() as u32,
@@ -160,12 +160,12 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
         count_index: 3,
     };
     sat.encode(&ctx, &mut enc, shapes, cands, true).unwrap();
-    ctx.queue.submit([enc.finish()]);
+    ctx.queue().submit([enc.finish()]);
     ctx.wait().unwrap();
     let e = sat.read_output(&ctx, true).unwrap_err().to_string();
     assert!(e.contains("1000 SAT candidate pairs name objects"), "{e}");
     // A count index beyond the counter buffer is refused before anything runs.
-    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    let mut enc = ctx.device().create_command_encoder(&Default::default());
     let bad = SatCandidates {
         count_index: 4,
         ..cands

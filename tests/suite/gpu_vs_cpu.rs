@@ -144,7 +144,8 @@ fn every_method_on_a_two_dimensional_grid_of_workgroups() {
     let Some(mut ctx) = test_gpu() else {
         return;
     };
-    ctx.limits.max_compute_workgroups_per_dimension = 5;
+    ctx.lower_limits(|l| l.max_compute_workgroups_per_dimension = 5)
+        .unwrap();
     let ctx = Arc::new(ctx);
     for m in Method::ALL {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
@@ -220,7 +221,8 @@ fn resident_growth_is_clamped_to_the_binding_limit() {
     let Some(mut ctx) = test_gpu() else {
         return;
     };
-    ctx.limits.max_storage_buffer_binding_size = 16 * 1000 + 8;
+    ctx.lower_limits(|l| l.max_storage_buffer_binding_size = 16 * 1000 + 8)
+        .unwrap();
     let ctx = Arc::new(ctx);
     for m in [Method::Sap, Method::Grid] {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
@@ -267,7 +269,7 @@ fn a_walk_cut_short_is_an_error_not_a_short_count() {
         }
         Ok(stats) => {
             assert!(
-                !ctx.info.name.contains("llvmpipe"),
+                !ctx.info().name.contains("llvmpipe"),
                 "lavapipe cannot finish this walk, yet no error came back"
             );
             let cpu = sweepfan::cpu::broad_phase(Method::Sap)
@@ -525,13 +527,13 @@ fn count_only_past_u32_on_one_point_100k() {
 fn a_destroyed_device_is_reported_as_lost() {
     let Some(own) = test_gpu() else { return };
     let own = Arc::new(own);
-    let name = own.info.name.clone();
+    let name = own.info().name.clone();
     let mut bp = GpuBroadPhase::new(own.clone(), Method::Grid).unwrap();
     let spheres: Vec<Sphere> = (0..100)
         .map(|i| Sphere::new(Vec3::new(i as f32, 0.0, 0.0), 0.6))
         .collect();
     assert_eq!(bp.find_pairs(&spheres, None).unwrap().pairs, 99);
-    own.device.destroy();
+    own.device().destroy();
     let err = bp.find_pairs(&spheres, None).unwrap_err();
     let mut inner = &err;
     while let Error::Context { source, .. } = inner {

@@ -130,7 +130,9 @@ pub async fn open_gpu_async() -> Result<String, JsError> {
     worlds::forget_gpu_worlds();
     let name = format!(
         "{} ({:?}, {:?})",
-        ctx.info.name, ctx.info.device_type, ctx.info.backend
+        ctx.info().name,
+        ctx.info().device_type,
+        ctx.info().backend
     );
     GPU.with(|g| *g.borrow_mut() = Some(ctx));
     Ok(name)
@@ -180,7 +182,7 @@ pub(crate) fn page_gpu() -> Result<Arc<GpuContext>, JsError> {
 #[wasm_bindgen]
 pub fn open_gpu() -> Result<String, JsError> {
     let ctx = GpuContext::new(&GpuOptions::default())?;
-    Ok(ctx.info.name.clone())
+    Ok(ctx.info().name.clone())
 }
 
 /// The generator `name` (`_` read as `-`) with `n` spheres from `seed`. A scene of none is

@@ -626,7 +626,7 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
                 adapter: Some(adapter),
                 ..gpu_options
             })?);
-            let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
+            let device = format!("{} ({:?})", ctx.info().name, ctx.info().device_type);
             Ok((
                 registry::broad_phase(&options.method, Backend::Gpu, Some(&ctx))?,
                 device,

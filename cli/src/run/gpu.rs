@@ -152,7 +152,7 @@ impl LazyGpu {
     pub fn device(&self) -> String {
         match &self.ctx {
             Some(c) => {
-                let soft = if c.info.device_type == wgpu::DeviceType::Cpu {
+                let soft = if c.info().device_type == wgpu::DeviceType::Cpu {
                     ", software: not GPU times"
                 } else {
                     ""
@@ -163,7 +163,9 @@ impl LazyGpu {
                 };
                 format!(
                     "{} ({:?}, {:?}{soft}){more}",
-                    c.info.name, c.info.device_type, c.info.backend
+                    c.info().name,
+                    c.info().device_type,
+                    c.info().backend
                 )
             }
             None => "gpu (not opened)".into(),

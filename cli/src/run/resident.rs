@@ -148,7 +148,7 @@ fn run_resident_frames(
         let mut host = sweepfan::gpu::instrument::HostSteps::default();
         host.start();
         timer.reset();
-        let mut motion = ctx.device.create_command_encoder(&Default::default());
+        let mut motion = ctx.device().create_command_encoder(&Default::default());
         if frame > 0 {
             device.encode_step(ctx, &mut motion, &mut timer);
             timer.resolve(&mut motion);
@@ -170,7 +170,7 @@ fn run_resident_frames(
                 .into_iter()
                 .chain([enc.finish()])
                 .collect();
-            ctx.queue.submit(buffers);
+            ctx.queue().submit(buffers);
             host.lap("submit");
             let (totals, motion_times) = rb.map(ctx, |bytes| {
                 host.lap("wait");

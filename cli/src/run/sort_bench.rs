@@ -121,7 +121,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             "this adapter cannot run the subgroup configuration: nothing timed".into(),
         ));
     }
-    let device = format!("{} ({:?})", ctx.info.name, ctx.info.device_type);
+    let device = format!("{} ({:?})", ctx.info().name, ctx.info().device_type);
     let mut rows = Vec::new();
     let mut note = String::new();
     let mut timer = PassTimer::new(ctx, 64);
@@ -166,7 +166,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 timer.reset();
                 let last = rep == cfg.reps;
                 let t = Instant::now();
-                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                let mut enc = ctx.device().create_command_encoder(&Default::default());
                 sort.encode(ctx, &mut enc, &kb, &vb, n32, 32, Some(&mut timer))?;
                 timer.resolve(&mut enc);
                 rb.clear();
@@ -178,7 +178,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 };
                 let passes_at = sort.passes_run_at().map(|(buf, at)| rb.add(buf, at, 4));
                 rb.record(ctx, &mut enc)?;
-                ctx.queue.submit([enc.finish()]);
+                ctx.queue().submit([enc.finish()]);
                 let (gpu_s, ok, passes) = rb.map(ctx, |bytes| {
                     let s: f64 = timer
                         .times_from(ctx, &bytes[times_at.clone()])
@@ -216,7 +216,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 Some(tile) => sweepfan::gpu::instrument::sort_bytes_per_pair(passes_run, tile),
                 None => passes_run as f64 * sort.bytes_per_key_per_pass(),
             };
-            let bandwidth = cfg.bandwidth.or_else(|| known_bandwidth(&ctx.info.name));
+            let bandwidth = cfg.bandwidth.or_else(|| known_bandwidth(&ctx.info().name));
             let sample = &keys[..n.min(1 << 16)];
             rows.push(SortRow {
                 n,

@@ -332,7 +332,7 @@ fn a_walk_the_device_cuts_short_is_an_error_not_a_short_list() {
     });
     let expected: Vec<Pair> = (99_999..n).step_by(100_000).map(|i| [i, n]).collect();
     // lavapipe (llvmpipe) cuts such loops short: there the error path must fire.
-    let cuts_short = test_gpu().is_some_and(|c| c.info.name.contains("llvmpipe"));
+    let cuts_short = test_gpu().is_some_and(|c| c.info().name.contains("llvmpipe"));
     gpu.set_sweep_columns(false);
     let mut got = Vec::new();
     match gpu.obb_candidates(&boxes, &mut got) {

@@ -132,14 +132,14 @@ fn selftest_on_another_adapter_than_expected_exits_2_naming_both() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("no-such-gpu-xyz") && stderr.contains(&ctx.info.name),
+        stderr.contains("no-such-gpu-xyz") && stderr.contains(&ctx.info().name),
         "{stderr}"
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("checks passed"));
     succeed(
         sweepfan()
             .arg("info")
-            .env("SWEEPFAN_EXPECT_ADAPTER", &ctx.info.name)
+            .env("SWEEPFAN_EXPECT_ADAPTER", &ctx.info().name)
             .output(),
     );
 }

@@ -18,7 +18,7 @@ use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 /// `MAPPABLE_PRIMARY_BUFFERS` feature, which the context never enables). The next wait reports
 /// it. The buffer is returned so that it is not dropped during the test.
 fn inject_fault(ctx: &GpuContext) -> wgpu::Buffer {
-    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("injected fault"),
         size: 16,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
@@ -66,17 +66,18 @@ fn map_read_unmaps_after_a_failed_wait_and_a_failed_map() {
     let Some(ctx) = test_gpu() else { return };
     let data: Vec<u32> = (0..64).map(|i| i * 7 + 1).collect();
     let src = ctx.storage_buffer("map test source", 256).unwrap();
-    ctx.queue.write_buffer(&src, 0, bytemuck::cast_slice(&data));
-    let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    ctx.queue()
+        .write_buffer(&src, 0, bytemuck::cast_slice(&data));
+    let staging = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("map test staging"),
         size: 256,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     let copy = || {
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let mut enc = ctx.device().create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&src, 0, &staging, 0, 256);
-        ctx.queue.submit([enc.finish()]);
+        ctx.queue().submit([enc.finish()]);
     };
     let words = |bytes: &[u8]| bytemuck::pod_collect_to_vec::<u8, u32>(bytes);
     copy();
@@ -115,10 +116,10 @@ fn a_refused_pipeline_names_its_entry_the_adapter_and_the_driver() {
     let text = e.to_string();
     assert!(matches!(e, Error::Gpu(_)), "{text}");
     assert!(
-        text.contains("no_such_entry") && text.contains(&ctx.info.name),
+        text.contains("no_such_entry") && text.contains(&ctx.info().name),
         "{text}"
     );
-    assert!(text.contains(&ctx.info.driver), "{text}");
+    assert!(text.contains(&ctx.info().driver), "{text}");
     // Reported here, not left for the next check; the good entry still builds.
     ctx.check().unwrap();
     ctx.pipeline(&module, "fill", &[]).unwrap();

@@ -15,7 +15,8 @@ const BINDING: u64 = 1 << 16;
 
 fn capped_gpu() -> Option<Arc<GpuContext>> {
     let mut ctx = test_gpu()?;
-    ctx.limits.max_storage_buffer_binding_size = BINDING;
+    ctx.lower_limits(|l| l.max_storage_buffer_binding_size = BINDING)
+        .unwrap();
     Some(Arc::new(ctx))
 }
 

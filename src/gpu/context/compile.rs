@@ -26,7 +26,7 @@ impl GpuContext {
     /// Compute pipelines for `entries` of `module` (labelled `label`, its path), in order; a
     /// failure is an [`Error::Gpu`] naming the module, the entry point, the adapter and the
     /// driver (see [`Self::pipeline_with`]).
-    pub fn pipelines<const N: usize>(
+    pub(crate) fn pipelines<const N: usize>(
         &self,
         label: &str,
         module: &wgpu::ShaderModule,
@@ -50,7 +50,7 @@ impl GpuContext {
     /// The module of `shaders/PATH`, composed (see `crate::gpu::shader`), with the subgroup
     /// twins of its appends and walk ends where the device has `SUBGROUP` (docs/design.md
     /// §9.17).
-    pub fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
+    pub(crate) fn shader_file(&self, path: &str) -> Result<wgpu::ShaderModule> {
         let source = if self.has_subgroups() {
             crate::gpu::shader::compose_subgroup(path, self.math)?
         } else {
@@ -110,7 +110,7 @@ impl GpuContext {
     /// returned here as an [`Error::Gpu`] naming the entry point, the adapter and the driver,
     /// not recorded as the context's first error for a later [`Self::check`] (docs/design.md
     /// §6.1).
-    pub fn pipeline_with(
+    pub(crate) fn pipeline_with(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,

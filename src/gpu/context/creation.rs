@@ -69,7 +69,7 @@ pub(super) struct Totals {
 impl GpuContext {
     /// Opens a compute pass on `encoder`, counted (docs/design.md §9.16): every pass of the
     /// library opens here, so rows show passes per frame beside dispatches.
-    pub fn compute_pass<'e>(
+    pub(crate) fn compute_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
         desc: &wgpu::ComputePassDescriptor<'_>,
@@ -80,7 +80,7 @@ impl GpuContext {
 
     /// Records one dispatch into an open pass: `pipeline`, `group` as bind group 0, `groups`
     /// workgroups (x, y, z), counted ([`GpuContext::note_dispatch`]).
-    pub fn dispatch_in(
+    pub(crate) fn dispatch_in(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         pipeline: &wgpu::ComputePipeline,
@@ -95,7 +95,7 @@ impl GpuContext {
 
     /// A compute pass of one dispatch ([`GpuContext::compute_pass`], then
     /// [`GpuContext::dispatch_in`]), timed when `timestamp_writes` says so.
-    pub fn dispatch_pass(
+    pub(crate) fn dispatch_pass(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         label: &str,
@@ -135,7 +135,7 @@ impl GpuContext {
 
     /// The bind group of buffer `entries` for group 0 of `pipeline`: made on first use, then
     /// the same one while every frame uses it (no creation per frame once sizes are stable).
-    pub fn bind_group_for(
+    pub(crate) fn bind_group_for(
         &self,
         label: &str,
         pipeline: &wgpu::ComputePipeline,
@@ -249,7 +249,10 @@ impl GpuContext {
     }
 
     /// A bind group (counted).
-    pub fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
+    pub(crate) fn create_bind_group(
+        &self,
+        desc: &wgpu::BindGroupDescriptor<'_>,
+    ) -> wgpu::BindGroup {
         self.totals.bind_groups.fetch_add(1, Relaxed);
         self.captured(|| self.device.create_bind_group(desc))
     }
@@ -270,7 +273,7 @@ impl GpuContext {
     }
 
     /// A query set (counted).
-    pub fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> wgpu::QuerySet {
+    pub(crate) fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> wgpu::QuerySet {
         self.totals.query_sets.fetch_add(1, Relaxed);
         self.captured(|| self.device.create_query_set(desc))
     }

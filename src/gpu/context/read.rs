@@ -25,7 +25,7 @@ impl GpuContext {
     /// [`Self::map_read`] waiting only until the submission `after` has run (`None`: the queue
     /// idle), so a later submission may still be running (frames in flight, docs/design.md
     /// §9.16).
-    pub fn map_read_after<T>(
+    pub(crate) fn map_read_after<T>(
         &self,
         staging: &wgpu::Buffer,
         bytes: u64,
@@ -119,19 +119,6 @@ impl GpuContext {
         });
     }
 
-    /// Maps a `MAP_READ` staging buffer that a submitted copy fills, waits, and returns its
-    /// words (small totals and counters; large results go through [`Self::read_bytes`]).
-    pub fn map_staging_words(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u32>> {
-        Ok(bytemuck::pod_collect_to_vec(
-            &self.map_staging(staging, what)?,
-        ))
-    }
-
-    /// Waits for the submitted work, maps `staging` and copies its bytes out.
-    fn map_staging(&self, staging: &wgpu::Buffer, what: &str) -> Result<Vec<u8>> {
-        self.map_read(staging, staging.size(), what, <[u8]>::to_vec)
-    }
-
     /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
     /// readback is off the hot path (final results and counts only).
     pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
@@ -139,7 +126,7 @@ impl GpuContext {
     }
 
     /// [`Self::read_bytes`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn read_bytes_async(
+    pub(crate) async fn read_bytes_async(
         &self,
         src: &wgpu::Buffer,
         offset: u64,
@@ -171,7 +158,7 @@ impl GpuContext {
     }
 
     /// [`Self::read`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn read_async<T: bytemuck::Pod>(
+    pub(crate) async fn read_async<T: bytemuck::Pod>(
         &self,
         src: &wgpu::Buffer,
         len: usize,

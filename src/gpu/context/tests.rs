@@ -268,3 +268,27 @@ fn errors_of_sweepfans_work_on_a_callers_device_come_back_as_errors() {
     );
     assert!(ctx.check().is_ok());
 }
+
+/// `lower_limits` lowers the stages' limits, refuses to raise one (naming it), and leaves the
+/// limits unchanged when it refuses.
+#[test]
+fn limits_can_be_lowered_never_raised() {
+    let Some(mut ctx) = test_gpu() else { return };
+    let granted = ctx.limits().clone();
+    let e = ctx
+        .lower_limits(|l| l.max_compute_workgroups_per_dimension += 1)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("max_compute_workgroups_per_dimension"),
+        "{e}"
+    );
+    assert_eq!(ctx.limits(), &granted);
+    ctx.lower_limits(|l| l.max_compute_workgroups_per_dimension = 5)
+        .unwrap();
+    assert_eq!(ctx.limits().max_compute_workgroups_per_dimension, 5);
+    assert_eq!(
+        ctx.limits().max_storage_buffer_binding_size,
+        granted.max_storage_buffer_binding_size
+    );
+}

@@ -268,8 +268,8 @@ pub fn run_free(
     }
     let (device, device_kind) = match &gpu {
         Some((c, _)) => (
-            c.info.name.clone(),
-            if c.info.device_type == wgpu::DeviceType::Cpu {
+            c.info().name.clone(),
+            if c.info().device_type == wgpu::DeviceType::Cpu {
                 "software"
             } else {
                 "gpu"

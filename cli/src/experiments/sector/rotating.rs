@@ -124,7 +124,7 @@ pub fn bench_rotating_scene<B: Swept>(
             }
             let device = match (backend, &gpu_pipeline) {
                 (Backend::Gpu, Some((ctx, _))) => {
-                    format!("{} ({:?})", ctx.info.name, ctx.info.device_type)
+                    format!("{} ({:?})", ctx.info().name, ctx.info().device_type)
                 }
                 _ => cpu_device(),
             };

@@ -220,7 +220,9 @@ impl Checks<'_> {
 pub fn device_name(ctx: &GpuContext) -> String {
     format!(
         "{} ({:?}, {:?})",
-        ctx.info.name, ctx.info.device_type, ctx.info.backend
+        ctx.info().name,
+        ctx.info().device_type,
+        ctx.info().backend
     )
 }
 

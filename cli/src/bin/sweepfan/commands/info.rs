@@ -39,8 +39,8 @@ pub fn exec(options: &GpuOptions) -> Result<bool> {
 /// features, one line each, the first starting with `heading`: `sweepfan info` prints them
 /// for the selected adapter, the selftest before its checks (docs/design.md §9.5).
 pub fn context_lines(ctx: &GpuContext, heading: &str) -> Vec<String> {
-    let info = &ctx.info;
-    let l = &ctx.limits;
+    let info = &ctx.info();
+    let l = &ctx.limits();
     let mut lines = vec![
         format!(
             "{heading}: {} ({:?}, {:?})",
@@ -94,7 +94,7 @@ pub fn context_lines(ctx: &GpuContext, heading: &str) -> Vec<String> {
         "  {subgroups:<32} {}/{}",
         info.subgroup_min_size, info.subgroup_max_size
     ));
-    lines.push(format!("features enabled: {:?}", ctx.features));
+    lines.push(format!("features enabled: {:?}", ctx.features()));
     lines.push(format!(
         "timestamps: {}",
         if ctx.has_timestamps() { "yes" } else { "no" }
