@@ -162,11 +162,16 @@ impl BoxBroadPhase {
     /// ```
     pub fn set_many_in_worlds(&mut self, ids: &[Id], boxes: &[Aabb], worlds: &[u32]) -> Result<()> {
         if worlds.len() != ids.len() {
-            return Err(Error::Config(format!(
-                "worlds has {} world ids for {} boxes; give one per box",
-                worlds.len(),
-                ids.len()
-            )));
+            return Err(Error::LengthMismatch {
+                argument: "worlds",
+                given: worlds.len(),
+                expected: ids.len(),
+                message: format!(
+                    "worlds has {} world ids for {} boxes; give one per box",
+                    worlds.len(),
+                    ids.len()
+                ),
+            });
         }
         self.set_many_with(ids, boxes, Some(worlds))
     }
@@ -178,11 +183,16 @@ impl BoxBroadPhase {
 
     fn set_many_with(&mut self, ids: &[Id], boxes: &[Aabb], worlds: Option<&[u32]>) -> Result<()> {
         if ids.len() != boxes.len() {
-            return Err(Error::Config(format!(
-                "{} ids for {} boxes: one id per box",
-                ids.len(),
-                boxes.len()
-            )));
+            return Err(Error::LengthMismatch {
+                argument: "ids",
+                given: ids.len(),
+                expected: boxes.len(),
+                message: format!(
+                    "{} ids for {} boxes: one id per box",
+                    ids.len(),
+                    boxes.len()
+                ),
+            });
         }
         if let Some((&id, problem)) = ids
             .iter()

@@ -223,12 +223,15 @@ impl Method {
         std::iter::once(Method::Auto)
             .chain(Method::ALL)
             .find(|m| m.name() == t)
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown method '{}' (known: {}, auto)",
-                    crate::error::shown(s),
-                    Method::ALL.map(|m| m.name()).join(", ")
-                ))
+            .ok_or_else(|| Error::UnknownName {
+                what: "method",
+                name: s.to_string(),
+                known: Method::ALL
+                    .iter()
+                    .chain([&Method::Auto])
+                    .map(|m| m.name().to_string())
+                    .collect(),
+                note: String::new(),
             })
     }
 
@@ -578,12 +581,19 @@ mod tests {
             assert_eq!(Method::parse(m.name()).unwrap(), m);
         }
         assert_eq!(Method::parse("min-axis").unwrap(), Method::MinAxis);
-        assert!(
-            Method::parse("bogus")
-                .unwrap_err()
-                .to_string()
-                .contains("known")
+        let e = Method::parse("bogus\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown method 'bogus\\n' (known: brute_force, origin_distance, x, xy, xyz, \
+             min_axis, sap, grid, auto)"
         );
+        let Error::UnknownName {
+            what, name, known, ..
+        } = e
+        else {
+            panic!("{e:?}")
+        };
+        assert_eq!((what, name.as_str(), known.len()), ("method", "bogus\n", 9));
         // Auto is a method by name and type, not one of the rules.
         assert_eq!(Method::parse(" auto ").unwrap(), Method::Auto);
         assert_eq!(Method::Auto.name(), "auto");

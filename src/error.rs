@@ -71,7 +71,34 @@ pub enum Error {
     /// on the GPU device (the page's thread must not wait), or spread over threads.
     #[error("unsupported here: {0}")]
     Unsupported(String),
-    /// A configuration error: unknown method, bad parameter combination.
+    /// A name that names nothing of its kind: `what` it was to name (`"method"`, `"scene"`),
+    /// the name as given, every name that is known, and the words only some places take
+    /// (`note`, empty or starting with `"; "`).
+    #[error("unknown {what} '{}' (known: {}{note})", shown(.name), .known.join(", "))]
+    UnknownName {
+        /// The kind of thing the name was to name.
+        what: &'static str,
+        /// The name as given.
+        name: String,
+        /// Every name that is known.
+        known: Vec<String>,
+        /// What only some places take, for people (`"; lists also take all"`).
+        note: String,
+    },
+    /// Arguments that must hold one entry per object do not (ids and boxes, world ids and
+    /// objects, velocities and spheres): `argument` holds `given` entries for `expected`.
+    #[error("{message}")]
+    LengthMismatch {
+        /// The argument whose length is wrong.
+        argument: &'static str,
+        /// Its length.
+        given: usize,
+        /// The length it must have: one per object.
+        expected: usize,
+        /// Both, for people.
+        message: String,
+    },
+    /// A configuration error: a parameter out of its range, a combination that cannot run.
     #[error("{0}")]
     Config(String),
     /// Ranks of a distributed run failed (docs/design.md §2.11): which ranks (every rank

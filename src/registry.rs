@@ -43,7 +43,12 @@ fn gpu_context(name: &str, gpu: Option<&Arc<GpuContext>>) -> Result<Arc<GpuConte
 
 #[cfg(feature = "peers")]
 fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
-    crate::cpu::peers::peer(name).ok_or_else(|| Error::Config(format!("unknown peer '{name}'")))
+    crate::cpu::peers::peer(name).ok_or_else(|| Error::UnknownName {
+        what: "peer",
+        name: name.to_string(),
+        known: crate::cpu::peers::PEER_NAMES.map(str::to_string).to_vec(),
+        note: String::new(),
+    })
 }
 
 #[cfg(not(feature = "peers"))]
@@ -61,11 +66,13 @@ pub fn unknown_method(name: &str, in_list: bool) -> Error {
         (true, false) => "; lists also take all",
         (true, true) => "; lists also take all, peers",
     };
-    Error::Config(format!(
-        "unknown method '{}' (known: {}, {AUTO}{lists})",
-        crate::error::shown(name),
-        Method::ALL.map(|m| m.name()).join(", "),
-    ))
+    let known = Method::ALL.map(|m| m.name()).into_iter().chain([AUTO]);
+    Error::UnknownName {
+        what: "method",
+        name: name.to_string(),
+        known: known.map(str::to_string).collect(),
+        note: lists.to_string(),
+    }
 }
 
 /// Parses a comma-separated method list; `all` expands to every [`Method`] (not `auto`, which

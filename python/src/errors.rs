@@ -34,6 +34,8 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::InvalidId { .. }
         | Error::EmptyScene
         | Error::Config(_)
+        | Error::UnknownName { .. }
+        | Error::LengthMismatch { .. }
         | Error::Parse { .. }
         | Error::Context { .. } => PyValueError::new_err(message),
         // A kind added to the library later (the enum is non-exhaustive).

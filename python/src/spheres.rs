@@ -139,7 +139,9 @@ fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn Broad
     };
     registry::broad_phase(method, backend, ctx.as_ref()).map_err(|e| match e {
         // A peer method on the GPU: the combination's fault.
-        sweepfan::Error::Config(m) => arg_error("method", m),
+        e @ (sweepfan::Error::Config(_) | sweepfan::Error::UnknownName { .. }) => {
+            arg_error("method", e.to_string())
+        }
         other => to_py(other),
     })
 }

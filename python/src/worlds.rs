@@ -44,7 +44,9 @@ pub(crate) fn make(
                 GpuWorldBatch::new(ctx, parsed()?)
             };
             Box::new(batch.map_err(|e| match e {
-                sweepfan::Error::Config(m) => arg_error("method", m),
+                e @ (sweepfan::Error::Config(_) | sweepfan::Error::UnknownName { .. }) => {
+                    arg_error("method", e.to_string())
+                }
                 other => crate::errors::to_py(other),
             })?)
         }

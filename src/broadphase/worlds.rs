@@ -199,12 +199,17 @@ pub(crate) struct WorldGroups {
 }
 
 /// An error unless there is one world id per object (`what` names the ids' argument).
-pub(crate) fn check_world_ids(objects: usize, worlds: &[u32], what: &str) -> Result<()> {
+pub(crate) fn check_world_ids(objects: usize, worlds: &[u32], what: &'static str) -> Result<()> {
     if worlds.len() != objects {
-        return Err(Error::Config(format!(
-            "{what} has {} world ids for {objects} objects; give one per object",
-            worlds.len()
-        )));
+        return Err(Error::LengthMismatch {
+            argument: what,
+            given: worlds.len(),
+            expected: objects,
+            message: format!(
+                "{what} has {} world ids for {objects} objects; give one per object",
+                worlds.len()
+            ),
+        });
     }
     Ok(())
 }

@@ -302,7 +302,8 @@ fn bad_boxes_are_refused_by_id_and_change_nothing() {
     }
     assert!(matches!(
         broad.set_many(&[1, 2], &[ok]),
-        Err(Error::Config(m)) if m.contains("2 ids for 1 boxes")
+        Err(Error::LengthMismatch { argument: "ids", given: 2, expected: 1, message })
+            if message.contains("2 ids for 1 boxes")
     ));
     assert_eq!(broad.len(), 2);
     assert_eq!(broad.remove(12345), None);

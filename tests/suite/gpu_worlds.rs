@@ -381,8 +381,13 @@ fn gpu_worlds_empty_bad_input_and_methods_not_yet_run() {
     assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
     let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
     match batch.find_pairs(&s, &[0], Some(&mut out)) {
-        Err(Error::Config(m)) => assert!(m.contains("1 world ids for 2"), "{m}"),
-        other => panic!("expected a config error, got {other:?}"),
+        Err(Error::LengthMismatch {
+            given: 1,
+            expected: 2,
+            message,
+            ..
+        }) => assert!(message.contains("1 world ids for 2"), "{message}"),
+        other => panic!("expected a length mismatch, got {other:?}"),
     }
     let bad = [s[0], Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
     assert!(matches!(

@@ -325,11 +325,13 @@ fn empty_batches_and_bad_input() {
     assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
     let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
     match batch.find_pairs(&s, &[0], Some(&mut out)) {
-        Err(Error::Config(m)) => assert!(
-            m.contains("worlds") && m.contains("1 world ids for 2"),
-            "{m}"
-        ),
-        other => panic!("expected a config error, got {other:?}"),
+        Err(Error::LengthMismatch {
+            argument: "worlds",
+            given: 1,
+            expected: 2,
+            message,
+        }) => assert!(message.contains("1 world ids for 2"), "{message}"),
+        other => panic!("expected a length mismatch, got {other:?}"),
     }
     let bad = [
         Sphere::new(Vec3::ZERO, 1.0),

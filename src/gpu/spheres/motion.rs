@@ -41,11 +41,16 @@ impl DeviceScene {
     ) -> Result<Self> {
         let n = count_u32("spheres", spheres.len())?;
         if velocities.len() != spheres.len() {
-            return Err(crate::error::Error::Config(format!(
-                "{} velocities for {} spheres",
-                velocities.len(),
-                spheres.len()
-            )));
+            return Err(crate::error::Error::LengthMismatch {
+                argument: "velocities",
+                given: velocities.len(),
+                expected: spheres.len(),
+                message: format!(
+                    "{} velocities for {} spheres",
+                    velocities.len(),
+                    spheres.len()
+                ),
+            });
         }
         let module = ctx.shader_file("spheres/motion.wgsl")?;
         let pipeline = ctx.pipeline(&module, "step_in_cube", &[])?;

@@ -576,11 +576,16 @@ impl RadixSort {
         key_bits: u32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
         if keys.len() != values.len() {
-            return Err(Error::Config(format!(
-                "radix sort: {} keys but {} values",
-                keys.len(),
-                values.len()
-            )));
+            return Err(Error::LengthMismatch {
+                argument: "values",
+                given: values.len(),
+                expected: keys.len(),
+                message: format!(
+                    "radix sort: {} keys but {} values",
+                    keys.len(),
+                    values.len()
+                ),
+            });
         }
         let n = u32::try_from(keys.len()).map_err(|_| {
             Error::past_u32(
