@@ -536,8 +536,8 @@ impl PyBroadPhase {
                 return Err(arg_error(
                     "method",
                     format!(
-                        "{} does not run batches of worlds on the GPU yet (auto, sap, x, xy, \
-                         xyz, origin_distance, brute_force and grid do); use backend=\"cpu\"",
+                        "{} does not run batches of worlds on the GPU (every sphere method and \
+                         auto do; the peer crates run on the CPU only); use backend=\"cpu\"",
                         self.method
                     ),
                 ));

@@ -17,12 +17,10 @@ use sweepfan::{Backend, Method, WorldBroadPhase, WorldPairs, registry};
 pub static WORLD_BATCHES: LazyLock<crate::gpu::Cache<Box<dyn WorldBroadPhase + Send>>> =
     LazyLock::new(crate::gpu::Cache::new);
 
-/// The methods the GPU batches ([`GpuWorldBatch`]); the others run on the CPU.
+/// The methods the GPU batches ([`GpuWorldBatch`]): every sphere method and auto; the peer
+/// crates run on the CPU only.
 pub(crate) fn gpu_batches(method: &str) -> bool {
-    method == registry::AUTO
-        || sweepfan::gpu::GPU_WORLD_METHODS
-            .iter()
-            .any(|m| m.name() == method)
+    method == registry::AUTO || sweepfan::Method::parse(method).is_ok()
 }
 
 /// A batch of `method` on `backend`.
@@ -150,8 +148,8 @@ pub fn world_pairs<'py>(
             return Err(arg_error(
                 "method",
                 format!(
-                    "{method} does not run batches of worlds on the GPU yet (auto, sap, x, xy, \
-                     xyz, origin_distance, brute_force and grid do); use backend=\"cpu\""
+                    "{method} does not run batches of worlds on the GPU (every sphere method and \
+                     auto do; the peer crates run on the CPU only); use backend=\"cpu\""
                 ),
             ));
         }

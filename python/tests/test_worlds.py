@@ -92,7 +92,9 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         sweepfan.world_pairs(np.zeros((2, 3, 3)), np.ones((3, 2)))
 
 
-@pytest.mark.parametrize("method", ["auto", "sap", "x", "xy", "xyz", "brute_force", "grid"])
+@pytest.mark.parametrize(
+    "method", ["auto", "sap", "x", "xy", "xyz", "brute_force", "grid", "min_axis", "origin_distance"]
+)
 def test_the_gpu_batch_matches_a_brute_force_per_world(method):
     rng = np.random.default_rng(6)
     n = 400
@@ -117,13 +119,15 @@ def test_the_gpu_batch_matches_a_brute_force_per_world(method):
         assert np.array_equal(a, b)
 
 
-def test_a_method_the_gpu_does_not_batch_is_refused_there():
+def test_every_method_batches_on_the_gpu_and_an_unknown_one_is_refused():
     centers = np.zeros((4, 3), dtype=np.float32)
-    with pytest.raises(ValueError, match="method.*min_axis.*GPU"):
-        sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="min_axis", backend="gpu")
-    # The default backend runs it wherever it can.
-    pairs, worlds, _ = sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="min_axis")
-    assert pairs.tolist() == [[0, 1], [2, 3]] and worlds.tolist() == [0, 1]
+    for method in ["min_axis", "origin_distance", "xyz"]:
+        pairs, worlds, _ = sweepfan.world_pairs(
+            centers, 1.0, [0, 0, 1, 1], method=method, backend="gpu"
+        )
+        assert pairs.tolist() == [[0, 1], [2, 3]] and worlds.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="method.*grdi"):
+        sweepfan.world_pairs(centers, 1.0, [0, 0, 1, 1], method="grdi", backend="gpu")
 
 
 def events_per_world(before, after):
@@ -195,7 +199,6 @@ def test_a_broad_phase_keeps_to_one_kind_of_step():
     with pytest.raises(ValueError, match="world"):
         bp.step(centers, 1.0, world=[0, 1])
     assert bp.frames == 0
-    # The GPU, asked for by name, refuses a method it does not batch.
+    # The GPU batches min_axis too.
     gpu = sweepfan.BroadPhase(method="min_axis", backend="gpu")
-    with pytest.raises(ValueError, match="method.*min_axis.*GPU"):
-        gpu.step(centers, 1.0, world=[0, 0, 1, 1])
+    assert gpu.step(centers, 1.0, world=[0, 0, 1, 1]).tolist() == [[0, 1], [2, 3]]

@@ -2,6 +2,11 @@
 // O_a(i) = #{j : lo_j <= hi_i} - #{j : hi_j < lo_i} - 1 (objects overlapping i, itself
 // excluded), found by two binary searches; F_a(i) = #{j after i in the lo order : lo_j <= hi_i}
 // is the paper's forward-candidate count, kept only for its literal rule's test count.
+//
+// Many worlds (FLAG_WORLDS, docs/design.md §2.13): the lo order is (world, lo, index) and
+// lo_keys hold the world ranks in it; hi_sorted holds the indices in the order (world, hi,
+// index). An object's counts run over its own world's run of both orders (the shared objects'
+// run is a world of its own): the same two binary searches, within the run.
 
 // #import frame.wgsl
 // #import slots.wgsl
@@ -9,7 +14,8 @@
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> lo_keys: array<u32>;
 @group(0) @binding(5) var<storage, read> lo_idx: array<u32>;
-@group(0) @binding(6) var<storage, read> hi_keys: array<u32>;
+// One world: the sorted hi keys. Many worlds: the indices in the order (world, hi, index).
+@group(0) @binding(6) var<storage, read> hi_sorted: array<u32>;
 @group(0) @binding(7) var<storage, read_write> rank: array<u32>;
 @group(0) @binding(8) var<storage, read_write> choice: array<vec2<u32>>;
 @group(0) @binding(9) var<storage, read_write> forward_best: array<u32>;
@@ -57,13 +63,56 @@ fn count_hi_lt(x: u32) -> u32 {
     var hi = params.n;
     while lo < hi {
         let mid = (lo + hi) / 2u;
-        if hi_keys[mid] < x {
+        if hi_sorted[mid] < x {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
     return lo;
+}
+
+// Many worlds: the first position of the sorted world ranks (lo_keys) above `w` (`below`
+// false: at or above `w`).
+fn world_bound(w: u32, below: bool) -> u32 {
+    var lo = 0u;
+    var hi = params.n;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if lo_keys[mid] < w || (below && lo_keys[mid] == w) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// Many worlds: (#{j of the run [first, end) : lo_j <= x}, #{j of the run : hi_j < y}) on axis a,
+// each run in its own order.
+fn counts_in_run(first: u32, end: u32, a: u32, x: f32, y: f32) -> vec2<u32> {
+    var lo = first;
+    var hi = end;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if lo_of(spheres[lo_idx[mid]], a) <= x {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    let lo_le = lo;
+    lo = first;
+    hi = end;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if hi_of(spheres[hi_sorted[mid]], a) < y {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return vec2<u32>(lo_le, lo);
 }
 
 // Run for axis 0, 1, 2 in turn; keeps the smallest O (lowest axis on ties). The last axis also
@@ -76,8 +125,18 @@ fn choose(inv: Invocation) {
     var forward = 0u;
     if i < params.n {
         let s = spheres[i];
-        let upto = count_lo_le(ordered(hi_of(s, a)));
-        let overlap = upto - count_hi_lt(ordered(lo_of(s, a))) - 1u;
+        var upto: u32;
+        var below: u32;
+        if (params.flags & FLAG_WORLDS) != 0u {
+            let w = lo_keys[rank[i]];
+            let c = counts_in_run(world_bound(w, false), world_bound(w, true), a, hi_of(s, a), lo_of(s, a));
+            upto = c.x;
+            below = c.y;
+        } else {
+            upto = count_lo_le(ordered(hi_of(s, a)));
+            below = count_hi_lt(ordered(lo_of(s, a)));
+        }
+        let overlap = upto - below - 1u;
         let f = upto - rank[i] - 1u;
         if a == 0u {
             choice[i] = vec2<u32>(overlap, 0u);

@@ -536,7 +536,13 @@ fn owns(mj: u32, j: u32) -> bool {
 fn visit_forward(q: u32) {
     visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
-    let live = !done & (q < params.n) & !(unordered(keys[at]) > reach);
+    // Many worlds: the keys are world ranks, lo comes from the gathered sphere.
+    let past = select(
+        unordered(keys[at]) > reach,
+        keys[at] != my_world || lo_of(sorted[at], params.axis) > reach,
+        (params.flags & FLAG_WORLDS) != 0u
+    );
+    let live = !done & (q < params.n) & !past;
     done = !live;
     if live {
         let j = values[at];
@@ -550,7 +556,12 @@ fn visit_forward(q: u32) {
 fn visit_backward(d: u32) {
     visit_bit = d - block_base;
     let r = end - min(d, end);
-    let live = !done & (d <= end) & !(unordered(keys[r]) < limit);
+    let past = select(
+        unordered(keys[r]) < limit,
+        keys[r] != my_world || lo_of(sorted[r], params.axis) < limit,
+        (params.flags & FLAG_WORLDS) != 0u
+    );
+    let live = !done & (d <= end) & !past;
     done = !live;
     if live {
         let t = sorted[r];
@@ -561,6 +572,18 @@ fn visit_backward(d: u32) {
     }
 }
 
+// Many worlds: a shared object at sorted position q, tested whole by an object of a world.
+fn visit_shared(q: u32) {
+    visit_bit = q - block_base;
+    if q < params.n {
+        test_pair(sorted[q], values[q]);
+    }
+}
+
+// Many worlds (FLAG_WORLDS, docs/design.md §2.13): the order is (world, lo, index), the keys
+// world ranks, the shared objects last from params.shared_from; both walks end at the owner's
+// world's bounds. Then an object outside the shared run tests that run whole, in the pass of
+// its own axis (so once): a shared object meets every world.
 @compute @workgroup_size(256)
 fn owner(inv: Invocation) {
     let p = flat_id(inv);
@@ -569,6 +592,7 @@ fn owner(inv: Invocation) {
         let a = params.axis;
         walk_sorted(p);
         my_m = choice[p].x;
+        my_world = keys[p];
         my_lo = lo_of(me, a);
         reach = hi_of(me, a);
         done = false;
@@ -597,6 +621,17 @@ fn owner(inv: Invocation) {
         }
         if !(forward_done && done) {
             cut_short();
+        }
+        if (params.flags & FLAG_WORLDS) != 0u && p < params.shared_from {
+            var q = params.shared_from;
+            for (; q < params.n; q += UNROLL) {
+                block_base = q;
+                // #unroll 16 visit_shared(q + {k}u);
+                settle_sorted();
+            }
+            if q < params.n {
+                cut_short();
+            }
         }
     }
     end_walks(inv.lid);

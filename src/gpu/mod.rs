@@ -50,8 +50,8 @@ pub use sector::sector_sphere::SectorSphereGpu;
 pub use shader::{MathMode, SLOPPY_MATH_ENV};
 pub use sort::radix_sort::{RadixSort, Variant as SortVariant};
 pub use spheres::broad_phase::{
-    GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuBroadPhase, GpuWorldBatch,
-    MAX_IN_FLIGHT, SubmittedFrame,
+    GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT,
+    SubmittedFrame,
 };
 pub use spheres::motion::DeviceScene;
 

@@ -21,12 +21,16 @@ fn ctx() -> Option<Arc<GpuContext>> {
 
 /// The GPU batches: every method it runs, and auto.
 fn batches(ctx: &Arc<GpuContext>) -> Vec<GpuWorldBatch> {
-    let mut out: Vec<GpuWorldBatch> = sweepfan::gpu::GPU_WORLD_METHODS
+    let mut out: Vec<GpuWorldBatch> = Method::ALL
         .iter()
         .map(|&m| GpuWorldBatch::new(ctx.clone(), m).unwrap())
         .collect();
     out.push(GpuWorldBatch::auto(ctx.clone()).unwrap());
-    assert_eq!(out.len(), 8);
+    assert_eq!(
+        out.len(),
+        Method::ALL.len() + 1,
+        "every method batches worlds, and auto"
+    );
     out
 }
 
@@ -75,6 +79,44 @@ fn cascade_tests(axes: usize, spheres: &[Sphere], worlds: &[u32]) -> u64 {
     tests + outside * shared.len() as u64
 }
 
+/// The tests of `min_axis` on a batch: within each world (and among the shared objects), each
+/// object's fewest overlaps with the others of its world on one axis (`m`, and the lowest axis
+/// with it); a pair is tested when it overlaps on the axis of its owner, the one of smaller
+/// `(m, index)`; every object outside the shared ones tests every shared one.
+fn min_axis_tests(spheres: &[Sphere], worlds: &[u32]) -> u64 {
+    let mut by_world: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for (i, &w) in worlds.iter().enumerate() {
+        by_world.entry(w).or_default().push(i);
+    }
+    let mut tests = 0u64;
+    for objects in by_world.values() {
+        let choice: Vec<(usize, usize)> = objects
+            .iter()
+            .map(|&i| {
+                let overlaps = |a: usize| {
+                    let others = objects.iter().filter(|&&j| j != i);
+                    others
+                        .filter(|&&j| overlap(&spheres[i], &spheres[j], a))
+                        .count()
+                };
+                (0..3).map(|a| (overlaps(a), a)).min().unwrap()
+            })
+            .collect();
+        for (k, &i) in objects.iter().enumerate() {
+            for (l, &j) in objects.iter().enumerate().skip(k + 1) {
+                let owner_axis = if (choice[k].0, i) < (choice[l].0, j) {
+                    choice[k].1
+                } else {
+                    choice[l].1
+                };
+                tests += u64::from(overlap(&spheres[i], &spheres[j], owner_axis));
+            }
+        }
+    }
+    let shared = by_world.get(&SHARED).map_or(0, Vec::len) as u64;
+    tests + (spheres.len() as u64 - shared) * shared
+}
+
 /// The tests each batch's rule makes, counted pair by pair: within each world (and among the
 /// shared objects), brute force tests every pair, sap every pair whose boxes overlap on all
 /// three axes (the sweep's axis, then the two others), x every pair overlapping on x, origin
@@ -86,6 +128,7 @@ fn oracle_tests(method: Method, spheres: &[Sphere], worlds: &[u32]) -> u64 {
     match method {
         Method::Xy => return cascade_tests(2, spheres, worlds),
         Method::Xyz => return cascade_tests(3, spheres, worlds),
+        Method::MinAxis => return min_axis_tests(spheres, worlds),
         _ => {}
     }
     let mut tests = 0u64;
@@ -125,7 +168,7 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
     for mut batch in batches(&ctx) {
         let name = batch.name().to_string();
         if name == "grid" && shared > sweepfan::gpu::GPU_GRID_SHARED_MAX {
-            continue; // refused, as gpu_worlds_empty_bad_input_and_methods_not_yet_run checks
+            continue; // refused, as gpu_worlds_empty_bad_input_and_refusals checks
         }
         let method = if name == "auto" {
             Method::Sap
@@ -344,13 +387,8 @@ fn gpu_worlds_equal_the_cpu_batch_through_one_trait() {
 }
 
 #[test]
-fn gpu_worlds_empty_bad_input_and_methods_not_yet_run() {
+fn gpu_worlds_empty_bad_input_and_refusals() {
     let Some(ctx) = ctx() else { return };
-    match GpuWorldBatch::new(ctx.clone(), Method::MinAxis) {
-        Err(Error::Config(m)) => assert!(m.contains("'min_axis'") && m.contains("CPU"), "{m}"),
-        Err(e) => panic!("expected a config error, got {e}"),
-        Ok(_) => panic!("min_axis does not run worlds on the GPU yet"),
-    }
     // Several devices: the batch runs on one and says so rather than leave the others idle.
     let first = test_gpu().expect("the test adapter");
     let second = Arc::new(test_gpu().expect("the test adapter again"));

@@ -100,21 +100,17 @@ fn reference(batch: &WorldScenes) -> Result<Vec<Vec<Pair>>> {
     Ok(out)
 }
 
-/// The batch of `name` (`auto` or a method's name) on `backend` (the GPU's on `ctx`); `None`
-/// for a method the GPU does not batch yet.
+/// The batch of `name` (`auto` or a method's name) on `backend` (the GPU's on `ctx`).
 pub fn world_batch(
     name: &str,
     backend: Backend,
     ctx: Option<&Arc<GpuContext>>,
-) -> Result<Option<Box<dyn WorldBroadPhase>>> {
+) -> Result<Box<dyn WorldBroadPhase>> {
     let method = (name != "auto").then(|| Method::parse(name)).transpose()?;
-    Ok(Some(match (backend, ctx) {
+    Ok(match (backend, ctx) {
         (Backend::Gpu, Some(ctx)) => Box::new(match method {
             None => GpuWorldBatch::auto(ctx.clone())?,
-            Some(m) => match GpuWorldBatch::new(ctx.clone(), m) {
-                Err(Error::Config(_)) => return Ok(None),
-                other => other?,
-            },
+            Some(m) => GpuWorldBatch::new(ctx.clone(), m)?,
         }),
         (Backend::Gpu, None) => {
             return Err(Error::Config("the GPU rows need a GPU context".into()));
@@ -123,20 +119,17 @@ pub fn world_batch(
             None => Box::new(WorldBatch::auto()),
             Some(m) => Box::new(WorldBatch::new(m)),
         },
-    }))
+    })
 }
 
-/// The batched and the looped broad phase of `name` on `backend`; `None` for a method the GPU
-/// does not batch yet.
+/// The batched and the looped broad phase of `name` on `backend`.
 #[allow(clippy::type_complexity)]
 fn pair_of(
     name: &str,
     backend: Backend,
     ctx: Option<&Arc<GpuContext>>,
-) -> Result<Option<(Box<dyn WorldBroadPhase>, Box<dyn BroadPhase + Send>)>> {
-    let Some(batched) = world_batch(name, backend, ctx)? else {
-        return Ok(None);
-    };
+) -> Result<(Box<dyn WorldBroadPhase>, Box<dyn BroadPhase + Send>)> {
+    let batched = world_batch(name, backend, ctx)?;
     let method = (name != "auto").then(|| Method::parse(name)).transpose()?;
     let single: Box<dyn BroadPhase + Send> = match (backend, ctx, method) {
         (Backend::Gpu, Some(ctx), None) => Box::new(gpu::auto(ctx.clone())),
@@ -144,12 +137,12 @@ fn pair_of(
         (_, _, None) => Box::new(cpu::auto()),
         (_, _, Some(m)) => cpu::broad_phase(m),
     };
-    Ok(Some((batched, single)))
+    Ok((batched, single))
 }
 
 /// Times `methods` (`auto` or a method's name) batched and looped over `frames` calls each,
 /// on each of `backends` (the GPU's on `ctx`); with `verify`, checks each batch's pairs against
-/// the reference loop. Returns the rows and, per method the GPU does not batch yet, a note.
+/// the reference loop. Returns the rows.
 pub fn bench_worlds(
     batch: &WorldScenes,
     methods: &[String],
@@ -157,25 +150,18 @@ pub fn bench_worlds(
     ctx: Option<Arc<GpuContext>>,
     frames: usize,
     verify: bool,
-) -> Result<(Vec<WorldsRow>, Vec<String>)> {
+) -> Result<Vec<WorldsRow>> {
     let expected = if verify {
         Some(reference(batch)?)
     } else {
         None
     };
     let mut rows = Vec::new();
-    let mut notes = Vec::new();
     for (name, &backend) in methods
         .iter()
         .flat_map(|m| backends.iter().map(move |b| (m, b)))
     {
-        let Some((mut batched, mut single)) = pair_of(name, backend, ctx.as_ref())? else {
-            notes.push(format!(
-                "gpu {name}: not batched on the GPU yet (auto, sap, x, xy, xyz, \
-                 origin_distance, brute_force and grid are); its CPU row stands"
-            ));
-            continue;
-        };
+        let (mut batched, mut single) = pair_of(name, backend, ctx.as_ref())?;
         let mut out = WorldPairs::new();
         let mut pairs = Vec::new();
         let mut run_loop = |pairs: &mut Vec<Pair>| -> Result<u64> {
@@ -244,7 +230,7 @@ pub fn bench_worlds(
             verified,
         });
     }
-    Ok((rows, notes))
+    Ok(rows)
 }
 
 /// The rows as a table.

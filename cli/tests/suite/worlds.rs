@@ -74,18 +74,13 @@ fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let gpu: Vec<_> = rows.iter().filter(|r| r["backend"] == "gpu").collect();
     let methods: Vec<_> = gpu.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(methods, ["auto", "grid"], "{rows:?}");
-    assert_eq!(rows.len(), 5, "three CPU rows and two GPU rows: {rows:?}");
+    assert_eq!(methods, ["auto", "grid", "min_axis"], "{rows:?}");
+    assert_eq!(rows.len(), 6, "three rows on each backend: {rows:?}");
     let pairs = rows[0]["pairs"].as_u64().unwrap();
     for r in &rows {
         assert_eq!(r["verified"], true, "{r}");
         assert_eq!(r["pairs"].as_u64(), Some(pairs), "{r}");
     }
-    // The method the GPU does not batch yet is said, not dropped silently.
-    assert!(
-        err.contains("gpu min_axis: not batched on the GPU yet"),
-        "{err}"
-    );
 }
 
 /// A batch file (`x,y,z,r,world`, every 23rd sphere shared) and its next frame, where every
@@ -230,13 +225,18 @@ fn verify_reads_a_world_column_and_checks_each_world() {
             "{line}: {err}"
         );
     }
-    for (args, words) in [
-        (
-            &["--method", "min_axis", "--backend", "gpu"][..],
-            "not batched on the GPU",
-        ),
-        (&["--contacts-out", "-"][..], "--contacts-out"),
-    ] {
+    // Every method batches on the GPU: min_axis's pairs there pass the same check.
+    let out = sweepfan()
+        .args(["verify", "--scene-file"])
+        .arg(&first)
+        .arg("--pairs-out")
+        .arg(&pairs)
+        .args(["--method", "min_axis", "--backend", "gpu"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "min_axis on the GPU: {err}");
+    for (args, words) in [(&["--contacts-out", "-"][..], "--contacts-out")] {
         let out = sweepfan()
             .args(["verify", "--scene-file"])
             .arg(&first)

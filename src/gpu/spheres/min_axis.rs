@@ -4,13 +4,14 @@
 //! count, into `counters[6..8]`).
 
 use crate::error::Result;
-use crate::gpu::frame::{Params, Recorder};
+use crate::gpu::frame::{FLAG_WORLDS, Params, Recorder};
 
 crate::gpu::context::entry_pipelines! {
     pub struct MinAxis = "spheres/min_axis.wgsl" [rank_scatter, choose, gather_axis]
 }
 
-/// One axis's sorted data.
+/// One axis's sorted data (many worlds: `lo_keys` the world ranks, `hi_keys` the indices in
+/// the order (world, hi, index)).
 pub struct AxisOrder<'a> {
     pub lo_keys: &'a wgpu::Buffer,
     pub lo_idx: &'a wgpu::Buffer,
@@ -20,7 +21,10 @@ pub struct AxisOrder<'a> {
 
 impl MinAxis {
     /// Ranks on `axis`, then folds that axis into `choice` / `forward_best`. Call for axis
-    /// 0, 1, 2 in that order.
+    /// 0, 1, 2 in that order. Many worlds (`worlds`): `order.lo_keys` holds the world ranks in
+    /// the order (world, lo, index) and `order.hi_keys` the indices in the order (world, hi,
+    /// index); each object counts within its world (docs/design.md §2.13).
+    #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
         rec: &mut Recorder<'_, '_>,
@@ -29,10 +33,12 @@ impl MinAxis {
         spheres: &wgpu::Buffer,
         order: &AxisOrder<'_>,
         choice: &ChoiceBuffers<'_>,
+        worlds: bool,
     ) -> Result<()> {
         let params = Params {
             n,
             axis,
+            flags: if worlds { FLAG_WORLDS } else { 0 },
             ..Default::default()
         };
         let rank = [(5, order.lo_idx), (7, order.rank)];
@@ -42,6 +48,8 @@ impl MinAxis {
             (1, choice.counters),
             (3, spheres),
             (4, order.lo_keys),
+            // Many worlds: a run's lo values are read through the lo order's indices.
+            (5, order.lo_idx),
             (6, order.hi_keys),
             (7, order.rank),
             (8, choice.choice),

@@ -218,7 +218,10 @@ impl PairKernels {
     }
 
     /// min_axis owners of `axis`: `order` is that axis's sorted lo keys, indices and spheres,
-    /// `choice` the (m, axis) choices in the same order.
+    /// `choice` the (m, axis) choices in the same order. Many worlds (`shared_from`: the first
+    /// sorted position of the shared objects): the order is (world, lo, index), the keys world
+    /// ranks (docs/design.md §2.13).
+    #[allow(clippy::too_many_arguments)]
     pub fn owner(
         &self,
         rec: &mut Recorder<'_, '_>,
@@ -226,11 +229,20 @@ impl PairKernels {
         axis: u32,
         order: &SortedOrder<'_>,
         choice: &wgpu::Buffer,
+        shared_from: Option<u32>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
+        let base = sink.params(n);
         let params = Params {
             axis,
-            ..sink.params(n)
+            flags: base.flags
+                | if shared_from.is_some() {
+                    FLAG_WORLDS
+                } else {
+                    0
+                },
+            shared_from: shared_from.unwrap_or(u32::MAX),
+            ..base
         };
         let buffers = sink.with_order(order, Some((9, choice)));
         rec.launch(&self.owner, params, &buffers, n as u64)

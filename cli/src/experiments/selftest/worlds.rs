@@ -69,7 +69,7 @@ pub(super) fn world_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
             .find_pairs(&spheres, &ids, Some(&mut reference))
             .map(|_| reference)
             .map_err(|e| e.to_string());
-        for method in sweepfan::gpu::GPU_WORLD_METHODS {
+        for method in sweepfan::Method::ALL {
             let fault = checks.faulty(Stage::Spheres);
             let reference = reference.as_ref();
             let (spheres, ids) = (&spheres, &ids);

@@ -66,7 +66,7 @@ mod resident;
 mod worlds;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
-pub use worlds::{GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GPU_WORLD_METHODS, GpuWorldBatch};
+pub use worlds::{GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GpuWorldBatch};
 
 /// Dispatches one frame may use (parameter slots; min_axis, the longest, uses 22).
 const PARAM_SLOTS: usize = 64;
@@ -392,10 +392,7 @@ impl GpuBroadPhase {
         };
         match self.method {
             Method::Auto => unreachable!("refused by GpuBroadPhase::new"),
-            m if self.worlds.is_some()
-                && m != Method::Grid
-                && worlds::GPU_WORLD_METHODS.contains(&m) =>
-            {
+            m if self.worlds.is_some() && m != Method::Grid => {
                 let ranks = self.worlds.as_ref().expect("matched");
                 let kernels = (&self.keys, &mut *sort, &self.pairs);
                 let mut rec = (&mut enc, &mut *timer, &mut *arena);
@@ -404,6 +401,7 @@ impl GpuBroadPhase {
                     .cascade
                     .as_ref()
                     .map(|c| (c, &res.block_max, &res.mark));
+                let min_axis = self.min_axis.as_ref().zip(res.min_axis.as_ref());
                 worlds::record(
                     ctx,
                     kernels,
@@ -413,6 +411,7 @@ impl GpuBroadPhase {
                     inputs,
                     order,
                     cascade,
+                    min_axis,
                     &sink,
                 )?;
             }
@@ -517,7 +516,7 @@ impl GpuBroadPhase {
                         rank: &mb.rank[a],
                     };
                     Recorder::begin(ctx, &mut enc, timer, arena, "min_axis").record(|rec| {
-                        kernels.encode(rec, n, axis, &res.spheres, &order, &choice)
+                        kernels.encode(rec, n, axis, &res.spheres, &order, &choice, false)
                     })?;
                 }
                 let sorted = AxisSorted {
@@ -534,8 +533,15 @@ impl GpuBroadPhase {
                         values: &mb.lo_idx[axis],
                     };
                     Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
-                        self.pairs
-                            .owner(rec, n, axis as u32, &order, &mb.sorted_choice, &sink)
+                        self.pairs.owner(
+                            rec,
+                            n,
+                            axis as u32,
+                            &order,
+                            &mb.sorted_choice,
+                            None,
+                            &sink,
+                        )
                     })?;
                 }
             }

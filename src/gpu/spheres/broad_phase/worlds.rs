@@ -13,13 +13,15 @@
 //! own walk), `xy` and `xyz` (x's walk on the last axis after the cascade's survivors on the
 //! ones before, each axis's order (world, lo, index) with the dropped objects first; the
 //! cascade scans (world, hi) pairs, so each object's running maximum is its own world's),
-//! `brute_force` (the order (world, index), every later object of the world) and the
-//! grid (its
+//! `brute_force` (the order (world, index), every later object of the world), `min_axis`
+//! (each axis's lo and hi orders sorted by world after the key, each object's overlap counts
+//! within its world's run, the owner walks ending at the world's bounds, then the shared run
+//! whole) and the grid (its
 //! own frame, each key holding the world's rank above a bucket that hashes the cell with the
 //! world; the shared objects, at most [`GPU_GRID_SHARED_MAX`], on the giants' list). `auto` is
 //! `sap`.
 
-use super::GpuBroadPhase;
+use super::{GpuBroadPhase, MinAxisBuffers};
 use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
 use crate::broadphase::{Backend, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
@@ -29,6 +31,7 @@ use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::Cascade;
+use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
 use std::sync::Arc;
@@ -63,6 +66,91 @@ pub const GPU_GRID_SHARED_MAX: usize = 16;
 /// The cascade's kernels and scratch (block maxima, marks) for `xy` and `xyz`.
 pub(super) type CascadeParts<'a> = (&'a Cascade, &'a wgpu::Buffer, &'a wgpu::Buffer);
 
+/// min_axis's kernels and buffers (its axis orders, ranks and choices).
+pub(super) type MinAxisParts<'a> = (&'a MinAxis, &'a MinAxisBuffers);
+
+/// min_axis over many worlds (docs/design.md §2.13): each axis's lo order and hi order sorted
+/// by the key, then stably by the world rank, so that each world (and the shared objects) is a
+/// run of both; each object's overlap counts run within its world's run, its owner walks end at
+/// its world's bounds, and an object outside the shared run tests that run whole once.
+#[allow(clippy::too_many_arguments)]
+fn record_min_axis(
+    ctx: &GpuContext,
+    (keys, sort, pairs): (&Keys, &mut RadixSort, &PairKernels),
+    (enc, timer, arena): &mut (&mut wgpu::CommandEncoder, &mut PassTimer, &mut ParamArena),
+    ranks: &WorldRanks,
+    inputs: KeyInputs<'_>,
+    order: &SortedOrder<'_>,
+    (kernels, mb): MinAxisParts<'_>,
+    sink: &PairSink<'_>,
+) -> Result<()> {
+    let n = ranks.n;
+    let choice = ChoiceBuffers {
+        choice: &mb.choice,
+        forward_best: &mb.forward_best,
+        counters: sink.counters,
+    };
+    for axis in 0..3u32 {
+        let a = axis as usize;
+        for (mode, k, v) in [
+            (KeyMode::Lo, &mb.lo_keys[a], &mb.lo_idx[a]),
+            (KeyMode::Hi, order.keys, order.values),
+        ] {
+            let kp = KeyParams {
+                n,
+                pad: n,
+                mode,
+                axis,
+                use_mark: false,
+                buckets: 1,
+            };
+            Recorder::begin(ctx, enc, timer, arena, "keys")
+                .record(|rec| keys.make_keys(rec, kp, inputs, k, v))?;
+            sort.encode(ctx, enc, k, v, n, 32, Some(timer))?;
+            Recorder::begin(ctx, enc, timer, arena, "keys")
+                .record(|rec| keys.world_keys(rec, n, &ranks.buffer, (k, v), false))?;
+            sort.encode(ctx, enc, k, v, n, ranks.bits, Some(timer))?;
+        }
+        let axis_order = AxisOrder {
+            lo_keys: &mb.lo_keys[a],
+            lo_idx: &mb.lo_idx[a],
+            hi_keys: order.values,
+            rank: &mb.rank[a],
+        };
+        Recorder::begin(ctx, enc, timer, arena, "min_axis").record(|rec| {
+            kernels.encode(rec, n, axis, inputs.spheres, &axis_order, &choice, true)
+        })?;
+    }
+    let sorted = AxisSorted {
+        spheres: order.sorted,
+        choice: &mb.sorted_choice,
+    };
+    for axis in 0..3u32 {
+        let a = axis as usize;
+        Recorder::begin(ctx, enc, timer, arena, "gather").record(|rec| {
+            kernels.gather(rec, n, inputs.spheres, &mb.lo_idx[a], &mb.choice, &sorted)
+        })?;
+        let axis_order = SortedOrder {
+            sorted: order.sorted,
+            keys: &mb.lo_keys[a],
+            values: &mb.lo_idx[a],
+        };
+        let shared_from = Some(ranks.shared_from);
+        Recorder::begin(ctx, enc, timer, arena, "pairs").record(|rec| {
+            pairs.owner(
+                rec,
+                n,
+                axis,
+                &axis_order,
+                &mb.sorted_choice,
+                shared_from,
+                sink,
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// Records the world frame's passes after the extents: keys (sap's lo; the values the objects'
 /// indices), for `sap` their sort, the world keys and their stable sort, the gather and the
 /// sweep.
@@ -76,9 +164,23 @@ pub(super) fn record(
     inputs: KeyInputs<'_>,
     (order, origins): (&SortedOrder<'_>, &wgpu::Buffer),
     cascade: Option<CascadeParts<'_>>,
+    min_axis: Option<MinAxisParts<'_>>,
     sink: &PairSink<'_>,
 ) -> Result<()> {
     let n = ranks.n;
+    if let (Method::MinAxis, Some(parts)) = (method, min_axis) {
+        let kernels = (keys, sort, pairs);
+        return record_min_axis(
+            ctx,
+            kernels,
+            &mut (&mut **enc, &mut **timer, &mut **arena),
+            ranks,
+            inputs,
+            order,
+            parts,
+            sink,
+        );
+    }
     if let (Method::Xy | Method::Xyz, Some((cascade, block_max, mark))) = (method, cascade) {
         // Each axis: its lo keys (the dropped objects' NONE), their sort, the world keys with
         // the dropped first, the stable sort, the gather; then the survivors, or on the last
@@ -165,18 +267,6 @@ pub(super) fn record(
         .record(|rec| pairs.world_sweep(rec, n, (sweep, 0), ranks.shared_from, order, sink))
 }
 
-/// The methods [`GpuWorldBatch`] runs: the sweeps over one sorted order, the cascades, brute
-/// force and the grid.
-pub const GPU_WORLD_METHODS: [Method; 7] = [
-    Method::Sap,
-    Method::X,
-    Method::Xy,
-    Method::Xyz,
-    Method::OriginDistance,
-    Method::BruteForce,
-    Method::Grid,
-];
-
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
 /// `cpu::WorldBatch`, with the same input and output.
 ///
@@ -212,20 +302,12 @@ pub struct GpuWorldBatch {
 }
 
 impl GpuWorldBatch {
-    /// A batch running `method`, one of [`GPU_WORLD_METHODS`] (sap, x, xy, xyz, origin
-    /// distance, brute force, grid), or [`Method::Auto`] ([`Self::auto`]). The others do not run many worlds on the GPU yet: [`Error::Config`] naming
-    /// them; so is a context carrying peers (several devices): the batch runs on one.
+    /// A batch running `method` (any of [`Method::ALL`]), or [`Method::Auto`]
+    /// ([`Self::auto`]). A context carrying peers (several devices) is an [`Error::Config`]:
+    /// the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if method == Method::Auto {
             return Self::auto(ctx);
-        }
-        if !GPU_WORLD_METHODS.contains(&method) {
-            return Err(Error::Config(format!(
-                "method '{}' does not run many worlds on the GPU yet: the GPU batch runs sap, \
-                 x, xy, xyz, origin_distance, brute_force, grid and auto (sap); every method \
-                 runs them on the CPU (WorldBatch)",
-                method.name()
-            )));
         }
         if !ctx.peers().is_empty() {
             // Its frame runs whole on one device (docs/design.md §2.13): peers would sit idle.

@@ -540,7 +540,7 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
     } else {
         None
     };
-    let (rows, notes) = bench_worlds(&batch, &methods, &backends, ctx, a.frames, !a.no_verify)?;
+    let rows = bench_worlds(&batch, &methods, &backends, ctx, a.frames, !a.no_verify)?;
     say!(
         a.out.stdout_taken(),
         "{worlds} worlds of {} ({} scene, seeds {}..), {} each side after a warm-up call, median ms per call; the loop calls \
@@ -556,9 +556,6 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
         }
     );
     say!(a.out.stdout_taken(), "{}", worlds_table(&rows));
-    for note in notes {
-        eprintln!("note: {note}");
-    }
     if let Some(path) = &a.out.json {
         sweepfan_cli::report::rows::write_json_value(path, &rows)?;
     }

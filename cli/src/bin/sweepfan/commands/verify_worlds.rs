@@ -29,12 +29,7 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Backend::Cpu => None,
     };
     let method = a.method();
-    let Some(mut batch) = world_batch(method, backend, ctx.as_ref())? else {
-        bail!(
-            "--method {method}: not batched on the GPU yet (auto, sap, x, xy, xyz, \
-             origin_distance, brute_force and grid are); use --backend cpu"
-        );
-    };
+    let mut batch = world_batch(method, backend, ctx.as_ref())?;
     let (spheres, worlds) = read(&a.scene_file)?;
     let mut found = WorldPairs::new();
     let mut ok = frame(
