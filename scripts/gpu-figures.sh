@@ -51,11 +51,11 @@ step() {
 if [ "$small" = "--small" ]; then
   stress_max=262144; sort_sizes=64K,256K; torch_sizes=65536,262144; rotations=8
   boxes_small=20000; boxes_large=50000; frame_small=100000; frame_large=200000
-  selftest=--quick
+  selftest=--quick; world_sizes='256:64 64:256'
 else
   stress_max=33554432; sort_sizes=1M,4M,16M,64M; torch_sizes=1048576,4194304,16777216,67108864
   rotations=100000; boxes_small=1000000; boxes_large=10000000; frame_small=1000000
-  frame_large=16777216; selftest=--full
+  frame_large=16777216; selftest=--full; world_sizes='4096:64 1024:1024'
 fi
 
 step info "$bin" info
@@ -132,6 +132,12 @@ if [[ -z "${ONLY:-}" || ",$ONLY," == *,frame* || ",$ONLY," == *,radix* ]] &&
 else
   echo "== anchor: skipped (no CuPy with CUDA here)" | tee -a "$out/commands.txt"
 fi
+# Many worlds (issue 63): the batch against a loop of one call a world, both backends, at the
+# two sizes the targets name (ns per world and step in the rows).
+for wn in $world_sizes; do
+  step "worlds_${wn/:/x}" "$bin" bench --worlds "${wn%%:*}" --n "${wn##*:}" --scene paper \
+    --methods auto,grid,sap,min_axis --backend both --frames 5 --json "$out/worlds_${wn/:/x}.json"
+done
 step sector_accuracy "$bin" reproduce sector --backend gpu --rotations $rotations --speed-runs 1 \
   --json "$out/sector_accuracy.json"
 for n in $boxes_small $boxes_large; do
