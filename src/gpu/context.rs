@@ -283,7 +283,7 @@ impl GpuContext {
     /// let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))
     ///     .expect("device");
     /// let ctx = sweepfan::GpuContext::from_device(adapter, device.clone(), queue.clone());
-    /// assert_eq!(ctx.device, device); // the same device, shared
+    /// assert_eq!(ctx.device(), &device); // the same device, shared
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn from_device(adapter: wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue) -> Self {
