@@ -519,10 +519,31 @@ fn grid_giants(inv: Invocation) {
 // backward while lo_q can still reach lo_p (hi - lo <= 2 r_max, with a margin for rounding:
 // every candidate is checked exactly, the margin only bounds the walk).
 
-// The walker's priority m and lower bound on the axis; the backward walk starts at end.
+// The walker's priority m and lower bound on the axis; the backward walk starts at end. The
+// walks stay in the run [end - back_span, run_end): the whole order, or with many worlds the
+// walker's world. lo is read from the gathered sphere (the keys are world ranks with many
+// worlds; with one, the same comparison as the key's: `ordered` keeps the order of lo).
 var<private> my_m: u32;
 var<private> my_lo: f32;
 var<private> end: u32;
+var<private> run_end: u32;
+var<private> back_span: u32;
+
+// Many worlds: the first sorted position whose world rank (keys) is above `w` (`above`), or at
+// or above it.
+fn world_run_bound(w: u32, above: bool) -> u32 {
+    var lo = 0u;
+    var hi = params.n;
+    while lo < hi {
+        let mid = (lo + hi) / 2u;
+        if keys[mid] < w || (above && keys[mid] == w) {
+            lo = mid + 1u;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
 
 fn owns(mj: u32, j: u32) -> bool {
     return my_m < mj || (my_m == mj && my_index < j);
@@ -536,13 +557,7 @@ fn owns(mj: u32, j: u32) -> bool {
 fn visit_forward(q: u32) {
     visit_bit = q - block_base;
     let at = min(q, params.n - 1u);
-    // Many worlds: the keys are world ranks, lo comes from the gathered sphere.
-    let past = select(
-        unordered(keys[at]) > reach,
-        keys[at] != my_world || lo_of(sorted[at], params.axis) > reach,
-        (params.flags & FLAG_WORLDS) != 0u
-    );
-    let live = !done & (q < params.n) & !past;
+    let live = !done & (q < run_end) & !(lo_of(sorted[at], params.axis) > reach);
     done = !live;
     if live {
         let j = values[at];
@@ -556,12 +571,7 @@ fn visit_forward(q: u32) {
 fn visit_backward(d: u32) {
     visit_bit = d - block_base;
     let r = end - min(d, end);
-    let past = select(
-        unordered(keys[r]) < limit,
-        keys[r] != my_world || lo_of(sorted[r], params.axis) < limit,
-        (params.flags & FLAG_WORLDS) != 0u
-    );
-    let live = !done & (d <= end) & !past;
+    let live = !done & (d <= back_span) & !(lo_of(sorted[r], params.axis) < limit);
     done = !live;
     if live {
         let t = sorted[r];
@@ -572,18 +582,9 @@ fn visit_backward(d: u32) {
     }
 }
 
-// Many worlds: a shared object at sorted position q, tested whole by an object of a world.
-fn visit_shared(q: u32) {
-    visit_bit = q - block_base;
-    if q < params.n {
-        test_pair(sorted[q], values[q]);
-    }
-}
-
 // Many worlds (FLAG_WORLDS, docs/design.md §2.13): the order is (world, lo, index), the keys
 // world ranks, the shared objects last from params.shared_from; both walks end at the owner's
-// world's bounds. Then an object outside the shared run tests that run whole, in the pass of
-// its own axis (so once): a shared object meets every world.
+// world's bounds. The shared run is tested whole by every other object in `owner_shared`.
 @compute @workgroup_size(256)
 fn owner(inv: Invocation) {
     let p = flat_id(inv);
@@ -592,8 +593,14 @@ fn owner(inv: Invocation) {
         let a = params.axis;
         walk_sorted(p);
         my_m = choice[p].x;
-        my_world = keys[p];
         my_lo = lo_of(me, a);
+        run_end = params.n;
+        var run_start = 0u;
+        if (params.flags & FLAG_WORLDS) != 0u {
+            run_start = world_run_bound(keys[p], false);
+            run_end = world_run_bound(keys[p], true);
+        }
+        back_span = p - run_start;
         reach = hi_of(me, a);
         done = false;
         for (var q = p + 1u; !done; q += UNROLL) {
@@ -622,16 +629,36 @@ fn owner(inv: Invocation) {
         if !(forward_done && done) {
             cut_short();
         }
-        if (params.flags & FLAG_WORLDS) != 0u && p < params.shared_from {
-            var q = params.shared_from;
-            for (; q < params.n; q += UNROLL) {
-                block_base = q;
-                // #unroll 16 visit_shared(q + {k}u);
-                settle_sorted();
-            }
-            if q < params.n {
-                cut_short();
-            }
+    }
+    end_walks(inv.lid);
+}
+
+// Many worlds: a shared object at sorted position q, tested whole.
+fn visit_shared(q: u32) {
+    visit_bit = q - block_base;
+    if q < params.n {
+        test_pair(sorted[q], values[q]);
+    }
+}
+
+// Many worlds under min_axis, once after the owner walks (any axis's order): every object
+// before params.shared_from tests the shared run [shared_from, n) whole, so a shared object
+// meets every world (its own kernel: inside `owner`, a third unrolled walk made SwiftShader's
+// build of it 64 s).
+@compute @workgroup_size(256)
+fn owner_shared(inv: Invocation) {
+    let p = flat_id(inv);
+    begin_walks();
+    if p < params.shared_from && params.shared_from < params.n {
+        walk_sorted(p);
+        var q = params.shared_from;
+        for (; q < params.n; q += UNROLL) {
+            block_base = q;
+            // #unroll 16 visit_shared(q + {k}u);
+            settle_sorted();
+        }
+        if q < params.n {
+            cut_short();
         }
     }
     end_walks(inv.lid);

@@ -24,7 +24,7 @@ pub enum Sweep {
 // §9.17): the module is `ctx.shader_file`'s.
 crate::gpu::context::entry_pipelines! {
     pub struct PairKernels = "spheres/pairs.wgsl" [
-        brute, sweep, world_origin_sweep, grid, grid_giants, owner
+        brute, sweep, world_origin_sweep, grid, grid_giants, owner, owner_shared
     ]
 }
 
@@ -246,6 +246,31 @@ impl PairKernels {
         };
         let buffers = sink.with_order(order, Some((9, choice)));
         rec.launch(&self.owner, params, &buffers, n as u64)
+    }
+
+    /// Many worlds under min_axis, after the owner walks: every object before `shared_from`
+    /// (in `order`, any axis's) tests the shared run whole.
+    pub fn owner_shared(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        shared_from: u32,
+        order: &SortedOrder<'_>,
+        sink: &PairSink<'_>,
+    ) -> Result<()> {
+        let base = sink.params(n);
+        let params = Params {
+            flags: base.flags | FLAG_WORLDS,
+            shared_from,
+            ..base
+        };
+        let buffers = [
+            (1, sink.counters),
+            (4, order.sorted),
+            (6, order.values),
+            (7, sink.pairs),
+        ];
+        rec.launch(&self.owner_shared, params, &buffers, n as u64)
     }
 }
 

@@ -145,7 +145,11 @@ fn record_min_axis(
                 &mb.sorted_choice,
                 shared_from,
                 sink,
-            )
+            )?;
+            if axis == 2 && ranks.shared_from < n {
+                pairs.owner_shared(rec, n, ranks.shared_from, &axis_order, sink)?;
+            }
+            Ok(())
         })?;
     }
     Ok(())
