@@ -88,8 +88,8 @@
 //! * [`error`]: [`Error`], [`Result`].
 //! * [`geom`]: shapes, validation, the exact one-pair tests (SAT, sectors).
 //! * [`broadphase`]: the [`BroadPhase`] trait and its vocabulary.
-//! * [`events`]: found and lost pairs; [`partition`]: a scene split into parts with ghosts, for any method on any number of
-//!   devices (docs/design.md §2.10).
+//! * [`events`]: found and lost pairs; [`partition`]: a scene split into parts with ghosts,
+//!   for any method on any number of devices (docs/design.md §2.10).
 //! * [`cpu`] and [`gpu`]: the CPU oracle and baseline; the GPU stages, each beside its WGSL.
 //! * [`registry`]: methods by name, on either backend; [`boxes`]: the caller's boxes by id.
 //!
