@@ -129,7 +129,8 @@ fn choose(inv: Invocation) {
         var below: u32;
         if (params.flags & FLAG_WORLDS) != 0u {
             let w = lo_keys[rank[i]];
-            let c = counts_in_run(world_bound(w, false), world_bound(w, true), a, hi_of(s, a), lo_of(s, a));
+            let run = vec2<u32>(world_bound(w, false), world_bound(w, true));
+            let c = counts_in_run(run.x, run.y, a, hi_of(s, a), lo_of(s, a));
             upto = c.x;
             below = c.y;
         } else {
