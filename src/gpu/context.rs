@@ -356,29 +356,6 @@ impl GpuContext {
         self.features
     }
 
-    /// Makes the stages plan for less than the device grants, as a smaller device would (a
-    /// binding size, workgroups per dimension): `lower` edits a copy of [`Self::limits`], which
-    /// replaces them only if no limit got better; otherwise [`Error::Config`] names the first
-    /// such limit. Tests reach a small device's paths (parts, 2-D dispatches) with small
-    /// scenes this way; results are the same.
-    pub fn lower_limits(&mut self, lower: impl FnOnce(&mut wgpu::Limits)) -> Result<()> {
-        let mut limits = self.limits.clone();
-        lower(&mut limits);
-        let mut raised = None;
-        limits.check_limits_with_fail_fn(&self.limits, true, |name, wanted, granted| {
-            raised = Some(format!(
-                "{name} {wanted} is better than the device's {granted}"
-            ));
-        });
-        match raised {
-            Some(why) => Err(Error::Config(format!("lower_limits: {why}"))),
-            None => {
-                self.limits = limits;
-                Ok(())
-            }
-        }
-    }
-
     /// How this context's kernels round what WGSL leaves to the device ([`GpuOptions::math`];
     /// exact on a caller's own device).
     pub fn math(&self) -> MathMode {

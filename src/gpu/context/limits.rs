@@ -1,7 +1,8 @@
 //! Sizes and counts the GPU code is held to: the bytes one binding may hold (and a lowered
 //! limit), buffer growth within it, what a size-limit error is, u32 counts, and 2D dispatch
-//! grids (docs/design.md §9.4, §2.10).
+//! grids (docs/design.md §9.4, §2.10); limits lowered for a run (`GpuContext::lower_limits`).
 
+use super::GpuContext;
 use crate::error::{Error, Result};
 
 /// Whether `e` is a device size limit (a binding or a buffer too small for this frame): what
@@ -80,4 +81,29 @@ pub fn capped_binding(mut limits: wgpu::Limits, cap: u64) -> crate::error::Resul
 /// again for later growth, never past `max` (itself a multiple of [`BINDING_ALIGN`]).
 pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
     (bytes + bytes / 2).min(max).max(bytes).next_multiple_of(4)
+}
+
+impl GpuContext {
+    /// Makes the stages plan for less than the device grants, as a smaller device would (a
+    /// binding size, workgroups per dimension): `lower` edits a copy of [`Self::limits`], which
+    /// replaces them only if no limit got better; otherwise [`Error::Config`] names the first
+    /// such limit. Tests reach a small device's paths (parts, 2-D dispatches) with small
+    /// scenes this way; results are the same.
+    pub fn lower_limits(&mut self, lower: impl FnOnce(&mut wgpu::Limits)) -> Result<()> {
+        let mut limits = self.limits.clone();
+        lower(&mut limits);
+        let mut raised = None;
+        limits.check_limits_with_fail_fn(&self.limits, true, |name, wanted, granted| {
+            raised = Some(format!(
+                "{name} {wanted} is better than the device's {granted}"
+            ));
+        });
+        match raised {
+            Some(why) => Err(Error::Config(format!("lower_limits: {why}"))),
+            None => {
+                self.limits = limits;
+                Ok(())
+            }
+        }
+    }
 }

@@ -48,9 +48,10 @@ use crate::gpu::readback::{self, Readback};
 use crate::gpu::sort::keys::{EXTENTS_INIT, EXTENTS_WORDS, KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::Cascade;
-use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
+use crate::gpu::spheres::min_axis::MinAxis;
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
+use min_axis_frame::record_min_axis;
 use std::sync::Arc;
 use web_time::Instant;
 
@@ -60,6 +61,7 @@ use buffers::grid_buckets;
 mod in_flight;
 #[cfg(test)]
 mod map_tests;
+mod min_axis_frame;
 mod parts;
 mod read_back;
 mod resident;
@@ -492,58 +494,10 @@ impl GpuBroadPhase {
             Method::MinAxis => {
                 let kernels = self.min_axis.as_ref().expect("built for min_axis");
                 let mb = res.min_axis.as_ref().expect("allocated for min_axis");
-                let choice = ChoiceBuffers {
-                    choice: &mb.choice,
-                    forward_best: &mb.forward_best,
-                    counters: &self.counters,
-                };
-                for axis in 0..3u32 {
-                    let a = axis as usize;
-                    for (mode, k, v) in [
-                        (KeyMode::Lo, &mb.lo_keys[a], &mb.lo_idx[a]),
-                        (KeyMode::Hi, &res.keys, &res.values),
-                    ] {
-                        Recorder::begin(ctx, &mut enc, timer, arena, "keys").record(|rec| {
-                            self.keys
-                                .make_keys(rec, key_params(mode, axis, false), inputs, k, v)
-                        })?;
-                        sort.encode(ctx, &mut enc, k, v, n, 32, Some(timer))?;
-                    }
-                    let order = AxisOrder {
-                        lo_keys: &mb.lo_keys[a],
-                        lo_idx: &mb.lo_idx[a],
-                        hi_keys: &res.keys,
-                        rank: &mb.rank[a],
-                    };
-                    Recorder::begin(ctx, &mut enc, timer, arena, "min_axis").record(|rec| {
-                        kernels.encode(rec, n, axis, &res.spheres, &order, &choice, false)
-                    })?;
-                }
-                let sorted = AxisSorted {
-                    spheres: &res.sorted,
-                    choice: &mb.sorted_choice,
-                };
-                for axis in 0..3usize {
-                    Recorder::begin(ctx, &mut enc, timer, arena, "gather").record(|rec| {
-                        kernels.gather(rec, n, &res.spheres, &mb.lo_idx[axis], &mb.choice, &sorted)
-                    })?;
-                    let order = SortedOrder {
-                        sorted: &res.sorted,
-                        keys: &mb.lo_keys[axis],
-                        values: &mb.lo_idx[axis],
-                    };
-                    Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
-                        self.pairs.owner(
-                            rec,
-                            n,
-                            axis as u32,
-                            &order,
-                            &mb.sorted_choice,
-                            None,
-                            &sink,
-                        )
-                    })?;
-                }
+                let parts = (&self.keys, &mut *sort, &self.pairs);
+                let rec = &mut (&mut enc, &mut *timer, &mut *arena);
+                let min_axis = (kernels, mb);
+                record_min_axis(ctx, parts, rec, n, None, inputs, &order, min_axis, &sink)?;
             }
         }
         timer.resolve(&mut enc);

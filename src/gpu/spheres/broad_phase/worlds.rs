@@ -21,7 +21,8 @@
 //! world; the shared objects, at most [`GPU_GRID_SHARED_MAX`], on the giants' list). `auto` is
 //! `sap`.
 
-use super::{GpuBroadPhase, MinAxisBuffers};
+use super::GpuBroadPhase;
+use super::min_axis_frame::{MinAxisParts, record_min_axis};
 use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
 use crate::broadphase::{Backend, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
@@ -31,7 +32,6 @@ use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{KeyInputs, KeyMode, KeyParams, Keys};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::spheres::cascade::Cascade;
-use crate::gpu::spheres::min_axis::{AxisOrder, AxisSorted, ChoiceBuffers, MinAxis};
 use crate::gpu::spheres::pairs::{PairKernels, PairSink, SortedOrder, Sweep};
 use crate::gpu::timer::PassTimer;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ pub(super) struct WorldRanks {
     /// The largest rank.
     largest: u32,
     /// The first sorted position of the shared objects (`n` when there are none).
-    shared_from: u32,
+    pub(super) shared_from: u32,
     /// The shared objects' rank (`u32::MAX` when there are none).
     pub(super) shared_rank: u32,
 }
@@ -65,95 +65,6 @@ pub const GPU_GRID_SHARED_MAX: usize = 16;
 
 /// The cascade's kernels and scratch (block maxima, marks) for `xy` and `xyz`.
 pub(super) type CascadeParts<'a> = (&'a Cascade, &'a wgpu::Buffer, &'a wgpu::Buffer);
-
-/// min_axis's kernels and buffers (its axis orders, ranks and choices).
-pub(super) type MinAxisParts<'a> = (&'a MinAxis, &'a MinAxisBuffers);
-
-/// min_axis over many worlds (docs/design.md §2.13): each axis's lo order and hi order sorted
-/// by the key, then stably by the world rank, so that each world (and the shared objects) is a
-/// run of both; each object's overlap counts run within its world's run, its owner walks end at
-/// its world's bounds, and an object outside the shared run tests that run whole once.
-#[allow(clippy::too_many_arguments)]
-fn record_min_axis(
-    ctx: &GpuContext,
-    (keys, sort, pairs): (&Keys, &mut RadixSort, &PairKernels),
-    (enc, timer, arena): &mut (&mut wgpu::CommandEncoder, &mut PassTimer, &mut ParamArena),
-    ranks: &WorldRanks,
-    inputs: KeyInputs<'_>,
-    order: &SortedOrder<'_>,
-    (kernels, mb): MinAxisParts<'_>,
-    sink: &PairSink<'_>,
-) -> Result<()> {
-    let n = ranks.n;
-    let choice = ChoiceBuffers {
-        choice: &mb.choice,
-        forward_best: &mb.forward_best,
-        counters: sink.counters,
-    };
-    for axis in 0..3u32 {
-        let a = axis as usize;
-        for (mode, k, v) in [
-            (KeyMode::Lo, &mb.lo_keys[a], &mb.lo_idx[a]),
-            (KeyMode::Hi, order.keys, order.values),
-        ] {
-            let kp = KeyParams {
-                n,
-                pad: n,
-                mode,
-                axis,
-                use_mark: false,
-                buckets: 1,
-            };
-            Recorder::begin(ctx, enc, timer, arena, "keys")
-                .record(|rec| keys.make_keys(rec, kp, inputs, k, v))?;
-            sort.encode(ctx, enc, k, v, n, 32, Some(timer))?;
-            Recorder::begin(ctx, enc, timer, arena, "keys")
-                .record(|rec| keys.world_keys(rec, n, &ranks.buffer, (k, v), false))?;
-            sort.encode(ctx, enc, k, v, n, ranks.bits, Some(timer))?;
-        }
-        let axis_order = AxisOrder {
-            lo_keys: &mb.lo_keys[a],
-            lo_idx: &mb.lo_idx[a],
-            hi_keys: order.values,
-            rank: &mb.rank[a],
-        };
-        Recorder::begin(ctx, enc, timer, arena, "min_axis").record(|rec| {
-            kernels.encode(rec, n, axis, inputs.spheres, &axis_order, &choice, true)
-        })?;
-    }
-    let sorted = AxisSorted {
-        spheres: order.sorted,
-        choice: &mb.sorted_choice,
-    };
-    for axis in 0..3u32 {
-        let a = axis as usize;
-        Recorder::begin(ctx, enc, timer, arena, "gather").record(|rec| {
-            kernels.gather(rec, n, inputs.spheres, &mb.lo_idx[a], &mb.choice, &sorted)
-        })?;
-        let axis_order = SortedOrder {
-            sorted: order.sorted,
-            keys: &mb.lo_keys[a],
-            values: &mb.lo_idx[a],
-        };
-        let shared_from = Some(ranks.shared_from);
-        Recorder::begin(ctx, enc, timer, arena, "pairs").record(|rec| {
-            pairs.owner(
-                rec,
-                n,
-                axis,
-                &axis_order,
-                &mb.sorted_choice,
-                shared_from,
-                sink,
-            )?;
-            if axis == 2 && ranks.shared_from < n {
-                pairs.owner_shared(rec, n, ranks.shared_from, &axis_order, sink)?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(())
-}
 
 /// Records the world frame's passes after the extents: keys (sap's lo; the values the objects'
 /// indices), for `sap` their sort, the world keys and their stable sort, the gather and the
@@ -178,7 +89,8 @@ pub(super) fn record(
             ctx,
             kernels,
             &mut (&mut **enc, &mut **timer, &mut **arena),
-            ranks,
+            n,
+            Some(ranks),
             inputs,
             order,
             parts,
