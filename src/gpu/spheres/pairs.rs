@@ -56,6 +56,22 @@ impl<'a> PairSink<'a> {
         buffers
     }
 
+    /// [`Self::params`] for a batch of worlds when `shared_from` is given (`FLAG_WORLDS`, the
+    /// first sorted position, or rank, of the shared objects), else for one world.
+    fn world_params(&self, n: u32, shared_from: Option<u32>) -> Params {
+        let base = self.params(n);
+        Params {
+            flags: base.flags
+                | if shared_from.is_some() {
+                    FLAG_WORLDS
+                } else {
+                    0
+                },
+            shared_from: shared_from.unwrap_or(u32::MAX),
+            ..base
+        }
+    }
+
     fn params(&self, n: u32) -> Params {
         Params {
             n,
@@ -116,13 +132,10 @@ impl PairKernels {
         order: &SortedOrder<'_>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let base = sink.params(n);
         let params = Params {
             mode: mode as u32,
             axis,
-            flags: base.flags | FLAG_WORLDS,
-            shared_from,
-            ..base
+            ..sink.world_params(n, Some(shared_from))
         };
         let buffers = sink.with_order(order, None);
         rec.launch(&self.sweep, params, &buffers, n as u64)
@@ -142,12 +155,9 @@ impl PairKernels {
         origins: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let base = sink.params(n);
         let params = Params {
             mode: Sweep::OriginDistance as u32,
-            flags: base.flags | FLAG_WORLDS,
-            shared_from,
-            ..base
+            ..sink.world_params(n, Some(shared_from))
         };
         let buffers = sink.with_order(order, Some((8, origins)));
         rec.launch(&self.world_origin_sweep, params, &buffers, n as u64)
@@ -170,17 +180,9 @@ impl PairKernels {
         occupied: &wgpu::Buffer,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let base = sink.params(n);
         let params = Params {
             buckets,
-            flags: base.flags
-                | if shared_rank.is_some() {
-                    FLAG_WORLDS
-                } else {
-                    0
-                },
-            shared_from: shared_rank.unwrap_or(u32::MAX),
-            ..base
+            ..sink.world_params(n, shared_rank)
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
         buffers.push((10, occupied));
@@ -208,12 +210,7 @@ impl PairKernels {
             // Read only with FLAG_WORLDS; any buffer otherwise.
             (11, world_rank.map_or(spheres, |(ranks, _)| ranks)),
         ];
-        let base = sink.params(n);
-        let params = Params {
-            flags: base.flags | if world_rank.is_some() { FLAG_WORLDS } else { 0 },
-            shared_from: world_rank.map_or(u32::MAX, |(_, shared)| shared),
-            ..base
-        };
+        let params = sink.world_params(n, world_rank.map(|(_, shared)| shared));
         rec.launch(&self.grid_giants, params, &buffers, n as u64)
     }
 
@@ -232,17 +229,9 @@ impl PairKernels {
         shared_from: Option<u32>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let base = sink.params(n);
         let params = Params {
             axis,
-            flags: base.flags
-                | if shared_from.is_some() {
-                    FLAG_WORLDS
-                } else {
-                    0
-                },
-            shared_from: shared_from.unwrap_or(u32::MAX),
-            ..base
+            ..sink.world_params(n, shared_from)
         };
         let buffers = sink.with_order(order, Some((9, choice)));
         rec.launch(&self.owner, params, &buffers, n as u64)
@@ -258,12 +247,7 @@ impl PairKernels {
         order: &SortedOrder<'_>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
-        let base = sink.params(n);
-        let params = Params {
-            flags: base.flags | FLAG_WORLDS,
-            shared_from,
-            ..base
-        };
+        let params = sink.world_params(n, Some(shared_from));
         let buffers = [
             (1, sink.counters),
             (4, order.sorted),
