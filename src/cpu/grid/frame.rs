@@ -57,7 +57,36 @@ impl GridFrame {
                 valid: false,
             };
         }
-        let (giant_split, cell_radius) = survey.radii.decide();
+        Self::from_bounds(survey.min, survey.max, survey.radii.decide())
+    }
+
+    /// [`Self::of`] for a world of a few dozen objects, the same frame: one pass for the
+    /// bounds, the rule, the lowest and highest radius bins and the largest radius. Giants need
+    /// bins two exponents apart ([`giants`]), so bins at most one apart decide no giants and the
+    /// largest radius without the histogram, whose 256 bins (clearing, merging, deciding) cost
+    /// more than the rest of such a world's frame. Other worlds take the full survey.
+    pub fn of_small(spheres: &[Sphere]) -> Self {
+        use crate::geom::radii::bin;
+        let (mut min, mut max) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+        let (mut valid, mut low_bin, mut high_bin, mut largest) = (true, usize::MAX, 0, 0);
+        for s in spheres {
+            min = min.min(s.center);
+            max = max.max(s.center);
+            valid &= s.valid();
+            let b = bin(s.radius);
+            low_bin = low_bin.min(b);
+            high_bin = high_bin.max(b);
+            largest = largest.max(s.radius.to_bits() & 0x7fff_ffff);
+        }
+        if !valid || spheres.is_empty() || high_bin > low_bin + 1 {
+            return Self::of(spheres);
+        }
+        Self::from_bounds(min, max, (255, f32::from_bits(largest)))
+    }
+
+    /// The frame of valid spheres with these centre bounds and giants decision
+    /// ([`giants::Histogram::decide`]'s `(split, cell radius)`).
+    fn from_bounds(min: Vec3, max: Vec3, (giant_split, cell_radius): (u32, f32)) -> Self {
         let cell_side = cell_side(cell_radius);
         let mut frame = Self {
             min_cell: [0; 3],
@@ -69,11 +98,11 @@ impl GridFrame {
             valid: true,
         };
         // The cell formula is monotone in the centre, so the extreme cells are the extremes'.
-        if !spheres.is_empty() {
-            let reach = survey.min.abs().max(survey.max.abs()).max_element();
+        if min.x <= max.x {
+            let reach = min.abs().max(max.abs()).max_element();
             frame.near = (reach as f64) < cell_side as f64 * FAST_CELLS;
-            frame.min_cell = frame.absolute_cell(survey.min);
-            frame.max_cell = frame.cell(survey.max);
+            frame.min_cell = frame.absolute_cell(min);
+            frame.max_cell = frame.cell(max);
         }
         frame
     }
@@ -293,5 +322,85 @@ mod avx512 {
             axis(high, min[1]),
             axis(_mm512_castps512_ps256(z), min[2]),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(f: &GridFrame) -> ([i32; 3], u32, u64, [u32; 3], u32, bool, bool) {
+        let side = f.cell_side.to_bits();
+        let inverse = f.inverse_side.to_bits();
+        (
+            f.min_cell,
+            side,
+            inverse,
+            f.max_cell,
+            f.giant_split,
+            f.near,
+            f.valid,
+        )
+    }
+
+    /// The small worlds' frame is the survey's, where the radii share one bin, span two
+    /// adjacent ones (no giants either way, the fast path), or spread far enough for giants
+    /// (the full survey), and for empty, far-out and invalid worlds.
+    #[test]
+    fn small_world_frames_equal_the_surveyed_frame() {
+        let ball = |i: usize, r: f32| {
+            let t = i as f32;
+            Sphere::new(
+                Vec3::new(t * 1.7 - 20.0, (t * 0.37).sin() * 9.0, t * -0.9),
+                r,
+            )
+        };
+        let world = |radius: &dyn Fn(usize) -> f32| (0..60).map(|i| ball(i, radius(i))).collect();
+        let worlds: Vec<(&str, Vec<Sphere>)> = vec![
+            ("one bin", world(&|_| 2.0)),
+            ("one bin, unequal", world(&|i| 2.0 + (i % 5) as f32 * 0.3)),
+            (
+                "adjacent bins",
+                world(&|i| if i % 3 == 0 { 1.5 } else { 2.5 }),
+            ),
+            ("bins two apart", world(&|i| if i == 7 { 9.0 } else { 1.0 })),
+            ("a giant", world(&|i| if i == 7 { 40.0 } else { 1.0 })),
+            ("points", world(&|_| 0.0)),
+            (
+                "points and a sphere",
+                world(&|i| if i == 3 { 1.0 } else { 0.0 }),
+            ),
+            ("empty", Vec::new()),
+            (
+                "far out",
+                (0..40)
+                    .map(|i| Sphere::new(Vec3::new(9e17 - i as f32 * 1e11, -3e17, 0.0), 6e10))
+                    .collect(),
+            ),
+            (
+                "invalid",
+                vec![
+                    Sphere::new(Vec3::ZERO, 1.0),
+                    Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0),
+                ],
+            ),
+        ];
+        for (what, spheres) in &worlds {
+            let (small, full) = (GridFrame::of_small(spheres), GridFrame::of(spheres));
+            assert_eq!(small.valid, full.valid, "{what}");
+            if full.valid {
+                assert_eq!(fields(&small), fields(&full), "{what}");
+            }
+        }
+        // The fast path was taken where it can be: no giants, the largest radius's side.
+        let adjacent = GridFrame::of_small(&worlds[2].1);
+        assert_eq!(
+            (adjacent.giant_split, adjacent.cell_side),
+            (255, cell_side(2.5))
+        );
+        assert!(
+            GridFrame::of(&worlds[4].1).giant_split < 255,
+            "a giant is set aside"
+        );
     }
 }

@@ -13,16 +13,37 @@ use super::GridFrame;
 use super::giants::Giant;
 use crate::broadphase::{Pair, Stats};
 use crate::geom::sphere::Sphere;
+use glam::Vec4;
+
+/// Rows the walk visits at a time (as [`crate::cpu::worlds`]' sweep does): a block's candidates
+/// are found without a branch on each, and the walk's one unpredictable branch, where an
+/// object's slab ends, is taken once a block.
+const BLOCK: usize = 8;
+
+/// Cells (relative to the world's lowest) below this are exact in f32: worlds spanning more
+/// are left to the grid's call ([`LeanGrid::find_pairs`] returns `None`).
+const EXACT_IN_F32: u32 = 1 << 24;
+
+/// x cells a world may span, per object, for the counting sort on kx (its counters cost about
+/// as much as the objects then).
+const COUNTING_SPAN_PER_OBJECT: usize = 4;
 
 /// Buffers kept across worlds.
 #[derive(Default)]
 pub(crate) struct LeanGrid {
-    /// `kx << 32 | index` of each non-giant (cells relative to the frame's minimum).
+    /// `kx << 32 | index` of each non-giant (cells relative to the frame's minimum), sorted
+    /// (the counting sort leaves the index alone).
     keys: Vec<u64>,
+    /// The counting sort's counters, one an x cell.
+    counts: Vec<u32>,
     /// Each object's relative cell, by local index.
     cells: Vec<[u32; 3]>,
-    /// The non-giants in `(kx, index)` order: `[kx, ky, kz, index]`.
-    rows: Vec<[u32; 4]>,
+    /// The non-giants in `(kx, index)` order, column by column: kx, ky, kz (with [`BLOCK`]
+    /// sentinels past the end, never in reach) and the local index.
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    zs: Vec<f32>,
+    index: Vec<u32>,
     giants: Vec<Giant>,
 }
 
@@ -33,29 +54,78 @@ impl LeanGrid {
         &mut self,
         local: &[Sphere],
         mut out: Option<&mut Vec<Pair>>,
-    ) -> Stats {
-        let frame = GridFrame::of(local);
+    ) -> Option<Stats> {
+        let frame = GridFrame::of_small(local);
+        if frame.max_cell.iter().any(|&c| c >= EXACT_IN_F32) {
+            return None;
+        }
         debug_assert!(frame.valid, "the batch validates its spheres first");
-        self.keys.clear();
-        self.cells.clear();
-        self.giants.clear();
+        let Self {
+            keys,
+            counts,
+            cells,
+            xs,
+            ys,
+            zs,
+            index,
+            giants,
+        } = self;
+        cells.clear();
+        giants.clear();
+        index.clear();
         for (i, s) in local.iter().enumerate() {
             let cell = frame.cell(s.center);
-            self.cells.push(cell);
+            cells.push(cell);
             if frame.is_giant(s) {
-                self.giants.push(Giant::new(&frame, i as u32, *s));
+                giants.push(Giant::new(&frame, i as u32, *s));
             } else {
-                self.keys.push((u64::from(cell[0]) << 32) | i as u64);
+                index.push(i as u32);
             }
         }
-        // Sorting the packed keys alone, then gathering the rows, is faster than sorting rows.
-        self.keys.sort_unstable();
-        self.rows.clear();
-        self.rows.extend(self.keys.iter().map(|&key| {
+        // The non-giants in `(kx, index)` order. Where the world spans few x cells (about as
+        // many as objects), a counting sort on kx, stable so that ties stay in index order;
+        // else the packed keys sorted (the keys alone, then the rows gathered: faster than
+        // sorting rows).
+        let m = index.len();
+        let span = frame.max_cell[0] as usize + 1;
+        if span <= COUNTING_SPAN_PER_OBJECT * m.max(16) {
+            counts.clear();
+            counts.resize(span + 1, 0);
+            for &i in index.iter() {
+                counts[cells[i as usize][0] as usize + 1] += 1;
+            }
+            for x in 1..=span {
+                counts[x] += counts[x - 1];
+            }
+            keys.clear();
+            keys.resize(m, 0);
+            for &i in index.iter() {
+                let slot = &mut counts[cells[i as usize][0] as usize];
+                keys[*slot as usize] = u64::from(i);
+                *slot += 1;
+            }
+        } else {
+            keys.clear();
+            keys.extend(
+                index
+                    .iter()
+                    .map(|&i| (u64::from(cells[i as usize][0]) << 32) | u64::from(i)),
+            );
+            keys.sort_unstable();
+        }
+        // Sentinels: x never in reach, y and z never near.
+        xs.clear();
+        xs.resize(m + BLOCK, f32::INFINITY);
+        ys.clear();
+        ys.resize(m + BLOCK, f32::NAN);
+        zs.clear();
+        zs.resize(m + BLOCK, f32::NAN);
+        for (k, &key) in keys.iter().enumerate() {
             let i = key as u32;
-            let [x, y, z] = self.cells[i as usize];
-            [x, y, z, i]
-        }));
+            let [x, y, z] = cells[i as usize];
+            [xs[k], ys[k], zs[k]] = [x as f32, y as f32, z as f32];
+            index[k] = i;
+        }
         let mut stats = Stats::default();
         let mut test = |i: u32, j: u32, stats: &mut Stats| {
             stats.tests += 1;
@@ -66,34 +136,54 @@ impl LeanGrid {
                 }
             }
         };
-        // Relative cells are below 2^32 - 3 * 2^27 (`GridFrame::cell`): one more stays in u32;
-        // `q - p + 1 <= 2` in wrapping u32 is `|q - p| <= 1`.
-        let near = |p: u32, q: u32| q.wrapping_sub(p).wrapping_add(1) <= 2;
-        for (p, &[xp, yp, zp, ip]) in self.rows.iter().enumerate() {
-            for &[xq, yq, zq, iq] in &self.rows[p + 1..] {
-                if xq > xp + 1 {
+        // Cells below 2^24 are exact in f32, and so are `x + 1` and the differences.
+        let column = |v: &[f32], q: usize| Vec4::from_slice(&v[q..q + 4]);
+        let one = Vec4::ONE;
+        for p in 0..m {
+            let (reach_x, yp, zp) = (
+                Vec4::splat(xs[p] + 1.0),
+                Vec4::splat(ys[p]),
+                Vec4::splat(zs[p]),
+            );
+            let mut q = p + 1;
+            loop {
+                // The block's candidates, without a branch each: in reach on x (a prefix, the
+                // rows being in kx order) and near (at most a cell apart) on y and z.
+                let half = |q: usize| {
+                    let reach = column(xs, q).cmple(reach_x);
+                    let near = (column(ys, q) - yp).abs().cmple(one)
+                        & (column(zs, q) - zp).abs().cmple(one);
+                    (reach.bitmask(), (reach & near).bitmask())
+                };
+                let ((reach_a, hits_a), (reach_b, hits_b)) = (half(q), half(q + 4));
+                let reach = reach_a | reach_b << 4;
+                let mut hits = hits_a | hits_b << 4;
+                while hits != 0 {
+                    let k = hits.trailing_zeros() as usize;
+                    hits &= hits - 1;
+                    test(index[p], index[q + k], &mut stats);
+                }
+                if reach != (1 << BLOCK) - 1 {
                     break;
                 }
-                if near(yp, yq) & near(zp, zq) {
-                    test(ip, iq, &mut stats);
-                }
+                q += BLOCK;
             }
         }
-        if !self.giants.is_empty() {
+        if !giants.is_empty() {
             // Each object's absolute cell once, against every giant's reach.
-            for &[.., i] in &self.rows {
+            for &i in index.iter() {
                 let cell = frame.absolute_cell(local[i as usize].center);
-                for g in self.giants.iter().filter(|g| g.reaches(cell)) {
+                for g in giants.iter().filter(|g| g.reaches(cell)) {
                     test(i, g.index, &mut stats);
                 }
             }
-            for (k, g) in self.giants.iter().enumerate() {
-                for h in &self.giants[k + 1..] {
+            for (k, g) in giants.iter().enumerate() {
+                for h in &giants[k + 1..] {
                     test(g.index, h.index, &mut stats);
                 }
             }
         }
-        stats
+        Some(stats)
     }
 }
 
@@ -153,16 +243,38 @@ mod tests {
             let mut want = Vec::new();
             let ws = Grid::new().find_pairs(spheres, Some(&mut want)).unwrap();
             let mut got = Vec::new();
-            let gs = lean.find_pairs(spheres, Some(&mut got));
+            let Some(gs) = lean.find_pairs(spheres, Some(&mut got)) else {
+                // Left to the grid's call only where the world spans 2^24 cells.
+                let cells = GridFrame::of(spheres).max_cell;
+                assert!(
+                    cells.iter().any(|&c| c >= EXACT_IN_F32),
+                    "{what}: {cells:?}"
+                );
+                continue;
+            };
             canonicalize(&mut want);
             canonicalize(&mut got);
             assert_eq!((gs.tests, gs.pairs), (ws.tests, ws.pairs), "{what}");
             assert_eq!(got, want, "{what}");
             assert_eq!(
-                lean.find_pairs(spheres, None).pairs,
-                ws.pairs,
+                lean.find_pairs(spheres, None).map(|s| s.pairs),
+                Some(ws.pairs),
                 "{what}: counting"
             );
         }
+        // A world spanning 2^24 cells or more on an axis is left to the grid's call.
+        for (what, far) in [("x", Vec3::X), ("y", Vec3::Y), ("z", Vec3::Z)] {
+            let wide = [
+                Sphere::new(Vec3::ZERO, 1.0),
+                Sphere::new(far * 1e9, 1.0),
+                Sphere::new(far * 1e9 + 0.5, 1.0),
+            ];
+            assert!(lean.find_pairs(&wide, None).is_none(), "wide on {what}");
+        }
+        let edge = [
+            Sphere::new(Vec3::ZERO, 0.5),
+            Sphere::new(Vec3::X * 1.5e7, 0.5),
+        ];
+        assert!(lean.find_pairs(&edge, None).is_some(), "below 2^24 cells");
     }
 }

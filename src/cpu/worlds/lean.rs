@@ -6,14 +6,22 @@
 use crate::broadphase::{Pair, Stats};
 use crate::geom::sphere::Sphere;
 
-/// One object in a world's sweep order: its interval on the sweep axis, its box on the two
-/// others (`lo_b, hi_b, lo_c, hi_c`), its local index.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Row {
-    key: u64,
-    lo: f32,
-    hi: f32,
-    other: [f32; 4],
+/// Rows a sweep visits at a time: a block's candidates are tested together in one vector
+/// compare without a branch on each, so the walk's one unpredictable branch, where an object's
+/// candidates end, is taken once a block instead of once a candidate (worlds of the paper's box
+/// have about three candidates an object).
+const BLOCK: usize = 8;
+
+/// A world's sweep scratch, kept across worlds: the packed `(lo, index)` keys, then, in that
+/// order, each object's interval on the sweep axis and its box on the two others, column by
+/// column (with [`BLOCK`] sentinels past the end that are never in reach).
+#[derive(Default)]
+pub(super) struct SweepScratch {
+    keys: Vec<u64>,
+    lo: Vec<f32>,
+    hi: Vec<f32>,
+    /// `lo_b, hi_b, lo_c, hi_c`.
+    other: [Vec<f32>; 4],
 }
 
 /// `sap`'s rule (`cpu::sap`, docs/design.md §2.6) on one world, on the calling thread: the axis
@@ -23,16 +31,22 @@ pub(super) struct Row {
 /// clocks, the pair emitter's chunks and budget), which dominate worlds of a few dozen objects.
 pub(super) fn sweep_world(
     local: &[Sphere],
-    keys: &mut Vec<u64>,
-    rows: &mut Vec<Row>,
+    scratch: &mut SweepScratch,
     mut out: Option<&mut Vec<Pair>>,
 ) -> Stats {
     use crate::cpu::axis_order::{hi, lo};
     use crate::cpu::keys::{index_of, pack};
+    use glam::Vec4;
     let axis = crate::cpu::sap::sweep_axis(local);
     let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
-    // Sorting the packed keys alone, then gathering the rows in their order, is faster
-    // than sorting the rows.
+    let SweepScratch {
+        keys,
+        lo: los,
+        hi: his,
+        other,
+    } = scratch;
+    // Sorting the packed keys alone, then gathering the columns in their order, is faster
+    // than sorting rows.
     keys.clear();
     keys.extend(
         local
@@ -41,37 +55,65 @@ pub(super) fn sweep_world(
             .map(|(i, s)| pack(lo(s, axis), i as u32)),
     );
     keys.sort_unstable();
-    rows.clear();
-    rows.extend(keys.iter().map(|&key| {
+    let m = keys.len();
+    // Sentinels past the end: out of reach of every object (spheres are finite).
+    los.clear();
+    los.resize(m + BLOCK, f32::INFINITY);
+    his.clear();
+    his.resize(m, 0.0);
+    for column in other.iter_mut() {
+        column.clear();
+        column.resize(m + BLOCK, f32::NAN);
+    }
+    let [lbs, hbs, lcs, hcs] = other;
+    for (k, &key) in keys.iter().enumerate() {
         let s = &local[index_of(key) as usize];
-        Row {
-            key,
-            lo: lo(s, axis),
-            hi: hi(s, axis),
-            other: [lo(s, b), hi(s, b), lo(s, c), hi(s, c)],
-        }
-    }));
+        los[k] = lo(s, axis);
+        his[k] = hi(s, axis);
+        lbs[k] = lo(s, b);
+        hbs[k] = hi(s, b);
+        lcs[k] = lo(s, c);
+        hcs[k] = hi(s, c);
+    }
+    let column = |v: &[f32], q: usize| Vec4::from_slice(&v[q..q + 4]);
+
     let mut stats = Stats::default();
-    for (p, rp) in rows.iter().enumerate() {
-        let ip = index_of(rp.key);
-        let sp = &local[ip as usize];
-        let [lbp, hbp, lcp, hcp] = rp.other;
-        for rq in &rows[p + 1..] {
-            if rq.lo > rp.hi {
-                break;
-            }
-            let [lbq, hbq, lcq, hcq] = rq.other;
-            let boxes_overlap = (lbq <= hbp) & (lbp <= hbq) & (lcq <= hcp) & (lcp <= hcq);
-            if boxes_overlap {
+    for p in 0..m {
+        let hp = Vec4::splat(his[p]);
+        let (lbp, hbp) = (Vec4::splat(lbs[p]), Vec4::splat(hbs[p]));
+        let (lcp, hcp) = (Vec4::splat(lcs[p]), Vec4::splat(hcs[p]));
+        let mut q = p + 1;
+        loop {
+            // The block's candidates: in reach on the sweep axis (a prefix, the objects being
+            // in lo order) and overlapping on the two others.
+            let half = |q: usize| {
+                let reach = column(los, q).cmple(hp);
+                let hits = reach
+                    & column(lbs, q).cmple(hbp)
+                    & lbp.cmple(column(hbs, q))
+                    & column(lcs, q).cmple(hcp)
+                    & lcp.cmple(column(hcs, q));
+                (reach.bitmask(), hits.bitmask())
+            };
+            let ((reach_a, hits_a), (reach_b, hits_b)) = (half(q), half(q + 4));
+            let reach = reach_a | reach_b << 4;
+            let mut hits = hits_a | hits_b << 4;
+            while hits != 0 {
+                let k = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
                 stats.tests += 1;
-                let iq = index_of(rq.key);
-                if sp.touches(&local[iq as usize]) {
+                let (ip, iq) = (index_of(keys[p]), index_of(keys[q + k]));
+                if local[ip as usize].touches(&local[iq as usize]) {
                     stats.pairs += 1;
                     if let Some(out) = out.as_deref_mut() {
                         out.push([ip.min(iq), ip.max(iq)]);
                     }
                 }
             }
+            if reach != (1 << BLOCK) - 1 {
+                break;
+            }
+            q += BLOCK;
         }
     }
     stats

@@ -15,7 +15,7 @@ use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, check_world_ids
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
 use crate::geom::sphere::{Sphere, validate_spheres};
-use lean::{Row, brute_world, cascade_world, origin_world, sweep_world};
+use lean::{SweepScratch, brute_world, cascade_world, origin_world, sweep_world};
 use rayon::prelude::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -72,7 +72,7 @@ struct Chunk {
     local: Vec<Sphere>,
     local_pairs: Vec<Pair>,
     keys: Vec<u64>,
-    rows: Vec<Row>,
+    sweep: SweepScratch,
     alive: Vec<u32>,
     grid: LeanGrid,
 }
@@ -350,20 +350,30 @@ impl Job<'_> {
             };
             let store = self.store && !self.overflow.load(Ordering::Relaxed);
             chunk.local_pairs.clear();
-            let local_pairs = store.then_some(&mut chunk.local_pairs);
-            let s = match self.lean {
+            let mut local_pairs = store.then_some(&mut chunk.local_pairs);
+            let into = local_pairs.as_deref_mut();
+            let lean = match self.lean {
                 Lean::Sweep(max) if local.len() <= max => {
-                    sweep_world(local, &mut chunk.keys, &mut chunk.rows, local_pairs)
+                    Some(sweep_world(local, &mut chunk.sweep, into))
                 }
-                Lean::Grid(max) if local.len() <= max => chunk.grid.find_pairs(local, local_pairs),
-                Lean::Cascade(axes, max) if local.len() <= max => {
-                    cascade_world(local, axes, &mut chunk.keys, &mut chunk.alive, local_pairs)
-                }
-                Lean::Brute(max) if local.len() <= max => brute_world(local, local_pairs),
+                // `None` where the world spans more cells than its walk takes.
+                Lean::Grid(max) if local.len() <= max => chunk.grid.find_pairs(local, into),
+                Lean::Cascade(axes, max) if local.len() <= max => Some(cascade_world(
+                    local,
+                    axes,
+                    &mut chunk.keys,
+                    &mut chunk.alive,
+                    into,
+                )),
+                Lean::Brute(max) if local.len() <= max => Some(brute_world(local, into)),
                 Lean::Origin(max) if local.len() <= max => {
-                    origin_world(local, &mut chunk.keys, local_pairs)
+                    Some(origin_world(local, &mut chunk.keys, into))
                 }
-                _ => method.find_pairs_validated(local, local_pairs)?,
+                _ => None,
+            };
+            let s = match lean {
+                Some(s) => s,
+                None => method.find_pairs_validated(local, local_pairs)?,
             };
             chunk.tests += s.tests;
             if !store {
@@ -390,8 +400,8 @@ impl Job<'_> {
             }
             chunk.pairs[begin..].sort_unstable();
             let count = (chunk.pairs.len() - begin) as u64;
-            let total = self.stored.fetch_add(count, Ordering::Relaxed) + count;
-            if total > self.limit {
+            // Most small worlds find nothing: no shared counter touched for them.
+            if count > 0 && self.stored.fetch_add(count, Ordering::Relaxed) + count > self.limit {
                 self.overflow.store(true, Ordering::Relaxed);
                 chunk.pairs = Vec::new();
             }
