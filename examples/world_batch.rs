@@ -25,13 +25,22 @@ fn main() {
     let mut out = WorldPairs::new();
     let mut times = Vec::new();
     let mut tests = 0;
+    let mut stages: Vec<Vec<f64>> = Vec::new();
+    let mut names = Vec::new();
     for _ in 0..frames {
         let start = Instant::now();
-        tests = batch
-            .find_pairs(&spheres, &ids, Some(&mut out))
-            .unwrap()
-            .tests;
+        let stats = batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
         times.push(start.elapsed().as_secs_f64() * 1e3);
+        tests = stats.tests;
+        stages.resize(stats.stages.len(), Vec::new());
+        names = stats.stages.iter().map(|s| s.stage).collect();
+        for (v, s) in stages.iter_mut().zip(&stats.stages) {
+            v.push(s.seconds * 1e3);
+        }
+    }
+    for (name, mut v) in names.into_iter().zip(stages) {
+        v.sort_by(f64::total_cmp);
+        println!("  stage {name}: median {:.3} ms", v[v.len() / 2]);
     }
     times.sort_by(f64::total_cmp);
     println!(
