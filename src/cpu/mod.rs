@@ -137,6 +137,7 @@ pub(crate) use cpu_broad_phase;
 
 pub(crate) mod aabb_sweep;
 pub(crate) mod axis_order;
+pub(crate) mod blocks;
 pub(crate) mod brute_force;
 pub mod contacts;
 pub(crate) mod emit;

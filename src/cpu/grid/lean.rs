@@ -12,13 +12,9 @@
 use super::GridFrame;
 use super::giants::Giant;
 use crate::broadphase::{Pair, Stats};
+use crate::cpu::blocks::{BLOCK, column, walk_blocks};
 use crate::geom::sphere::Sphere;
 use glam::Vec4;
-
-/// Rows the walk visits at a time (as [`crate::cpu::worlds`]' sweep does): a block's candidates
-/// are found without a branch on each, and the walk's one unpredictable branch, where an
-/// object's slab ends, is taken once a block.
-const BLOCK: usize = 8;
 
 /// Cells (relative to the world's lowest) below this are exact in f32: worlds spanning more
 /// are left to the grid's call ([`LeanGrid::find_pairs`] returns `None`).
@@ -137,7 +133,6 @@ impl LeanGrid {
             }
         };
         // Cells below 2^24 are exact in f32, and so are `x + 1` and the differences.
-        let column = |v: &[f32], q: usize| Vec4::from_slice(&v[q..q + 4]);
         let one = Vec4::ONE;
         for p in 0..m {
             let (reach_x, yp, zp) = (
@@ -145,29 +140,15 @@ impl LeanGrid {
                 Vec4::splat(ys[p]),
                 Vec4::splat(zs[p]),
             );
-            let mut q = p + 1;
-            loop {
-                // The block's candidates, without a branch each: in reach on x (a prefix, the
-                // rows being in kx order) and near (at most a cell apart) on y and z.
-                let half = |q: usize| {
-                    let reach = column(xs, q).cmple(reach_x);
-                    let near = (column(ys, q) - yp).abs().cmple(one)
-                        & (column(zs, q) - zp).abs().cmple(one);
-                    (reach.bitmask(), (reach & near).bitmask())
-                };
-                let ((reach_a, hits_a), (reach_b, hits_b)) = (half(q), half(q + 4));
-                let reach = reach_a | reach_b << 4;
-                let mut hits = hits_a | hits_b << 4;
-                while hits != 0 {
-                    let k = hits.trailing_zeros() as usize;
-                    hits &= hits - 1;
-                    test(index[p], index[q + k], &mut stats);
-                }
-                if reach != (1 << BLOCK) - 1 {
-                    break;
-                }
-                q += BLOCK;
-            }
+            // The block's candidates: in reach on x (a prefix, the rows being in kx order) and
+            // near (at most a cell apart) on y and z.
+            let half = |q: usize| {
+                let reach = column(xs, q).cmple(reach_x);
+                let near =
+                    (column(ys, q) - yp).abs().cmple(one) & (column(zs, q) - zp).abs().cmple(one);
+                (reach.bitmask(), (reach & near).bitmask())
+            };
+            walk_blocks(p + 1, half, |r| test(index[p], index[r], &mut stats));
         }
         if !giants.is_empty() {
             // Each object's absolute cell once, against every giant's reach.

@@ -4,13 +4,8 @@
 //! on the world (`each_method_tests_in_a_batch_what_its_calls_test_world_by_world`).
 
 use crate::broadphase::{Pair, Stats};
+use crate::cpu::blocks::{BLOCK, column, walk_blocks};
 use crate::geom::sphere::Sphere;
-
-/// Rows a sweep visits at a time: a block's candidates are tested together in one vector
-/// compare without a branch on each, so the walk's one unpredictable branch, where an object's
-/// candidates end, is taken once a block instead of once a candidate (worlds of the paper's box
-/// have about three candidates an object).
-const BLOCK: usize = 8;
 
 /// A world's sweep scratch, kept across worlds: the packed `(lo, index)` keys, then, in that
 /// order, each object's interval on the sweep axis and its box on the two others, column by
@@ -75,46 +70,27 @@ pub(super) fn sweep_world(
         lcs[k] = lo(s, c);
         hcs[k] = hi(s, c);
     }
-    let column = |v: &[f32], q: usize| Vec4::from_slice(&v[q..q + 4]);
-
     let mut stats = Stats::default();
     for p in 0..m {
         let hp = Vec4::splat(his[p]);
         let (lbp, hbp) = (Vec4::splat(lbs[p]), Vec4::splat(hbs[p]));
         let (lcp, hcp) = (Vec4::splat(lcs[p]), Vec4::splat(hcs[p]));
-        let mut q = p + 1;
-        loop {
-            // The block's candidates: in reach on the sweep axis (a prefix, the objects being
-            // in lo order) and overlapping on the two others.
-            let half = |q: usize| {
-                let reach = column(los, q).cmple(hp);
-                let hits = reach
-                    & column(lbs, q).cmple(hbp)
-                    & lbp.cmple(column(hbs, q))
-                    & column(lcs, q).cmple(hcp)
-                    & lcp.cmple(column(hcs, q));
-                (reach.bitmask(), hits.bitmask())
-            };
-            let ((reach_a, hits_a), (reach_b, hits_b)) = (half(q), half(q + 4));
-            let reach = reach_a | reach_b << 4;
-            let mut hits = hits_a | hits_b << 4;
-            while hits != 0 {
-                let k = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                stats.tests += 1;
-                let (ip, iq) = (index_of(keys[p]), index_of(keys[q + k]));
-                if local[ip as usize].touches(&local[iq as usize]) {
-                    stats.pairs += 1;
-                    if let Some(out) = out.as_deref_mut() {
-                        out.push([ip.min(iq), ip.max(iq)]);
-                    }
-                }
-            }
-            if reach != (1 << BLOCK) - 1 {
-                break;
-            }
-            q += BLOCK;
-        }
+        // The block's candidates: in reach on the sweep axis (a prefix, the objects being in
+        // lo order) and overlapping on the two others.
+        let half = |q: usize| {
+            let reach = column(los, q).cmple(hp);
+            let hits = reach
+                & column(lbs, q).cmple(hbp)
+                & lbp.cmple(column(hbs, q))
+                & column(lcs, q).cmple(hcp)
+                & lcp.cmple(column(hcs, q));
+            (reach.bitmask(), hits.bitmask())
+        };
+        let ip = index_of(keys[p]);
+        walk_blocks(p + 1, half, |r| {
+            let iq = index_of(keys[r]);
+            test(local, ip, iq, &mut stats, &mut out);
+        });
     }
     stats
 }
