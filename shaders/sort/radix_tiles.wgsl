@@ -1,31 +1,34 @@
 // A stable LSD radix sort of (u32 key, u32 value) pairs on 8-bit digits, in tiles of
-// TILE = WG x ITEMS keys (docs/design.md §9.8): the pattern of the fast sorts, portable.
+// TILE = WG x ITEMS keys, each workgroup taking a share of consecutive tiles
+// (docs/design.md §9.8): the pattern of the fast sorts, portable.
 //   clear:       zeroes the digit counts of every pass.
 //   count:       reads every key once and counts the digits of every pass (workgroup atomics,
-//                then one device atomic per digit and tile).
+//                then one device atomic per digit and share).
 //   plan:        one workgroup: a pass is live unless one digit holds every key (skipping it
 //                keeps the order); which buffer each live pass reads (ping-pong), where the
 //                result ends, how many passes run.
 //   per live pass, three dispatches (reduce-then-scan; no workgroup waits on another):
-//   upsweep:     each tile's digit counts -> tile_hist[digit * tiles + tile];
-//   scan_tiles:  one workgroup per digit: the digit's start (the pass's counts, scanned) plus
-//                the exclusive scan of its tiles' counts -> each (digit, tile)'s first output
-//                (scan_small: the same in one workgroup, for a few tiles);
-//   downsweep:   each tile loaded coalesced, held in registers (ITEMS keys per invocation),
-//                ranked by three counting steps of 3, 3 and 2 bits in workgroup memory (each
-//                invocation counts its own keys in its own counters, one block-wide scan of the
-//                8 x WG counters orders them: a fixed number of barriers per tile), so the tile
-//                ends ordered by digit in workgroup memory; then written out so that each digit's run leaves as
-//                consecutive addresses.
+//   upsweep:     each share's digit counts -> share_hist[digit * shares + share];
+//   scan_shares: one workgroup per digit: the digit's start (the pass's counts, scanned) plus
+//                the exclusive scan of its shares' counts -> each (digit, share)'s first output
+//                (scan_small: the same in one workgroup, for a few shares);
+//   downsweep:   the share's tiles in order; each tile loaded coalesced, its keys held in
+//                registers (ITEMS an invocation), ranked by three counting steps of 3, 3 and 2
+//                bits over one word a key (its digit above its place in the tile: only that
+//                word moves in workgroup memory; a fixed number of barriers per tile); then the
+//                keys, and after them the values, placed in digit order in workgroup memory and
+//                written out so that each digit's run leaves as consecutive addresses.
 //   copy_back:   when an odd number of passes ran, the scratch back into the caller's buffers.
-// Workgroup memory: 8 x TILE + 8 KB (the keys, the values and the counters of one tile): 24 KB
-// at 8 keys an invocation, 40 KB at 16; adapters with less use sort/radix_sort.wgsl.
+// Workgroup memory: 4 x TILE + 8 KB (one word a key, 8 counters an invocation): 16 KB at 8 keys
+// an invocation (WebGPU's guaranteed size), 24 KB at 16; adapters with less use
+// sort/radix_sort.wgsl.
 
 // #import dispatch.wgsl
 
 const WG: u32 = 256u;
-// ITEMS (keys an invocation holds: 8, or 16 where a workgroup may have 40 KB) is written before
-// this text by the pipeline (gpu/sort/radix_tiles.rs).
+// ITEMS (keys an invocation holds: 16, or 8 where a workgroup may have only 16 KB) and
+// MAX_SHARES (the most workgroups a pass's upsweep and downsweep take) are written before this
+// text by the pipeline (gpu/sort/radix_tiles.rs).
 const TILE: u32 = WG * ITEMS;
 const RADIX: u32 = 256u;
 const MAX_PASSES: u32 = 4u;
@@ -53,19 +56,23 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> values_a: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys_b: array<u32>;
 @group(0) @binding(4) var<storage, read_write> values_b: array<u32>;
-@group(0) @binding(5) var<storage, read_write> tile_hist: array<u32>;
+@group(0) @binding(5) var<storage, read_write> share_hist: array<u32>;
 @group(0) @binding(6) var<storage, read_write> digit_hist: array<atomic<u32>>;
 
-// One tile's keys and values, ordered by the current ranking step.
-var<workgroup> s_keys: array<u32, TILE>;
-var<workgroup> s_values: array<u32, TILE>;
+// One word a key of a tile: during the ranking its digit above its place in the tile; then the
+// tile's keys, then its values, in digit order.
+var<workgroup> s_tile: array<u32, TILE>;
 // The ranking takes a digit in three parts of PART_BITS bits (3, 3, 2), PARTS counters per
 // invocation (counter q of invocation t at q * WG + t); after the ranking, per digit: [0, RADIX)
-// the output base, [RADIX, 2 RADIX) the run's first place in the tile. (Two 4-bit parts took
-// 16 counters an invocation, 16 KB: SwiftShader's compile of the kernel passed 1 GB.)
+// the output base, [RADIX, 2 RADIX) the run's first place in the tile, [2 RADIX, 3 RADIX) its
+// end. (Two 4-bit parts took 16 counters an invocation, 16 KB: SwiftShader's compile of the
+// kernel passed 1 GB.)
 const PART_BITS: u32 = 3u;
 const PARTS: u32 = 8u;
 const STEPS: u32 = 3u;
+// The place's bits of a ranking word (TILE <= 2^16), the digit above them.
+const PLACE_MASK: u32 = 0xffffu;
+const DIGIT_SHIFT: u32 = 16u;
 var<workgroup> s_count: array<u32, 2048>;
 var<workgroup> s_atomic: array<atomic<u32>, 1024>;
 
@@ -75,6 +82,26 @@ fn key_count() -> u32 {
 
 fn tile_count() -> u32 {
     return (key_count() + TILE - 1u) / TILE;
+}
+
+// Tiles a share holds: as few as keep the shares at most MAX_SHARES (the same rule as
+// `tiles_per_share` in gpu/sort/radix_tiles.rs, which sizes the dispatches).
+fn share_tiles() -> u32 {
+    return max(1u, (tile_count() + MAX_SHARES - 1u) / MAX_SHARES);
+}
+
+fn share_count() -> u32 {
+    let per = share_tiles();
+    return (tile_count() + per - 1u) / per;
+}
+
+// The keys of `share`: [first, end).
+fn share_first(share: u32) -> u32 {
+    return share * share_tiles() * TILE;
+}
+
+fn share_end(share: u32) -> u32 {
+    return min(key_count(), (share + 1u) * share_tiles() * TILE);
 }
 
 // Pass p's digit of `key` (the last pass may be narrower than 8 bits).
@@ -125,22 +152,19 @@ fn clear(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(WG)
 fn count(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let tile = flat_group_of(g);
-    if (tile >= tile_count()) {
+    let share = flat_group_of(g);
+    if (share >= share_count()) {
         return;
     }
     for (var p = 0u; p < MAX_PASSES; p++) {
         atomicStore(&s_atomic[p * RADIX + lid], 0u);
     }
     workgroupBarrier();
-    let n = key_count();
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = tile * TILE + k * WG + lid;
-        if (i < n) {
-            let key = keys_a[i];
-            for (var p = 0u; p < params.passes; p++) {
-                atomicAdd(&s_atomic[p * RADIX + digit_in_pass(key, p)], 1u);
-            }
+    let end = share_end(share);
+    for (var i = share_first(share) + lid; i < end; i += WG) {
+        let key = keys_a[i];
+        for (var p = 0u; p < params.passes; p++) {
+            atomicAdd(&s_atomic[p * RADIX + digit_in_pass(key, p)], 1u);
         }
     }
     workgroupBarrier();
@@ -184,9 +208,9 @@ fn plan(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(WG)
 fn upsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let tile = flat_group_of(g);
-    let tiles = tile_count();
-    if (tile >= tiles) {
+    let share = flat_group_of(g);
+    let shares = share_count();
+    if (share >= shares) {
         return;
     }
     if (!pass_flag(2u * params.pass_index, lid)) {
@@ -195,53 +219,50 @@ fn upsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
     let in_b = pass_flag(2u * params.pass_index + 1u, lid);
     atomicStore(&s_atomic[lid], 0u);
     workgroupBarrier();
-    let n = key_count();
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = tile * TILE + k * WG + lid;
-        if (i < n) {
-            atomicAdd(&s_atomic[digit_of(load_key(in_b, i))], 1u);
-        }
+    let end = share_end(share);
+    for (var i = share_first(share) + lid; i < end; i += WG) {
+        atomicAdd(&s_atomic[digit_of(load_key(in_b, i))], 1u);
     }
     workgroupBarrier();
-    tile_hist[lid * tiles + tile] = atomicLoad(&s_atomic[lid]);
+    share_hist[lid * shares + share] = atomicLoad(&s_atomic[lid]);
 }
 
-// Inclusive scan of `v` over the workgroup, in s_values[0, WG + 16): sixteen invocations sum
+// Inclusive scan of `v` over the workgroup, in s_tile[0, WG + 16): sixteen invocations sum
 // sixteen values each, one scans those sums, each invocation adds the values before it in its
 // sixteen. Four barriers whatever the values (few barriers: some drivers compile each one as
 // a suspension point).
 fn workgroup_scan(v: u32, lid: u32) -> u32 {
-    s_values[lid] = v;
+    s_tile[lid] = v;
     workgroupBarrier();
     if (lid < 16u) {
         var sum = 0u;
         for (var m = 0u; m < 16u; m++) {
-            sum += s_values[lid * 16u + m];
+            sum += s_tile[lid * 16u + m];
         }
-        s_values[WG + lid] = sum;
+        s_tile[WG + lid] = sum;
     }
     workgroupBarrier();
     if (lid == 0u) {
         var running = 0u;
         for (var q = 0u; q < 16u; q++) {
-            let c = s_values[WG + q];
-            s_values[WG + q] = running;
+            let c = s_tile[WG + q];
+            s_tile[WG + q] = running;
             running += c;
         }
     }
     workgroupBarrier();
     let group = lid / 16u;
-    var inclusive = s_values[WG + group];
+    var inclusive = s_tile[WG + group];
     for (var m = group * 16u; m <= lid; m++) {
-        inclusive += s_values[m];
+        inclusive += s_tile[m];
     }
-    // Every invocation has read before s_values is written again.
+    // Every invocation has read before s_tile is written again.
     workgroupBarrier();
     return inclusive;
 }
 
 @compute @workgroup_size(WG)
-fn scan_tiles(g: Group, @builtin(local_invocation_index) lid: u32) {
+fn scan_shares(g: Group, @builtin(local_invocation_index) lid: u32) {
     let digit = flat_group_of(g);
     if (digit >= RADIX) {
         return;
@@ -257,16 +278,16 @@ fn scan_tiles(g: Group, @builtin(local_invocation_index) lid: u32) {
     }
     var carry = workgroupUniformLoad(&s_count[0]);
     workgroupBarrier();
-    let tiles = tile_count();
-    for (var first = 0u; first < tiles; first += WG) {
+    let shares = share_count();
+    for (var first = 0u; first < shares; first += WG) {
         let t = first + lid;
         var v = 0u;
-        if (t < tiles) {
-            v = tile_hist[digit * tiles + t];
+        if (t < shares) {
+            v = share_hist[digit * shares + t];
         }
         let incl = workgroup_scan(v, lid);
-        if (t < tiles) {
-            tile_hist[digit * tiles + t] = carry + incl - v;
+        if (t < shares) {
+            share_hist[digit * shares + t] = carry + incl - v;
         }
         if (lid == WG - 1u) {
             s_count[0] = incl;
@@ -276,8 +297,8 @@ fn scan_tiles(g: Group, @builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// scan_tiles for a few tiles (at most SMALL_SCAN_TILES), in one workgroup: invocation d walks
-// digit d's tiles in order.
+// scan_shares for a few shares (at most SMALL_SCAN_SHARES), in one workgroup: invocation d
+// walks digit d's shares in order.
 @compute @workgroup_size(WG)
 fn scan_small(@builtin(local_invocation_index) lid: u32) {
     if (!pass_flag(2u * params.pass_index, lid)) {
@@ -285,31 +306,26 @@ fn scan_small(@builtin(local_invocation_index) lid: u32) {
     }
     let c = atomicLoad(&digit_hist[params.pass_index * RADIX + lid]);
     var running = workgroup_scan(c, lid) - c;
-    let tiles = tile_count();
-    for (var t = 0u; t < tiles; t++) {
-        let v = tile_hist[lid * tiles + t];
-        tile_hist[lid * tiles + t] = running;
+    let shares = share_count();
+    for (var t = 0u; t < shares; t++) {
+        let v = share_hist[lid * shares + t];
+        share_hist[lid * shares + t] = running;
         running += v;
     }
 }
 
-// The tile's keys ordered stably by one part of their digit (`step`: bits 0-2, 3-5, 6-7), from
-// the invocation's ITEMS keys in `keys` (positions lid * ITEMS + j, the invalid ones past the
-// tile's end given digit 255, the largest part at every step, so they stay last): into s_keys
-// and s_values, and back into `keys` and `values` at the invocation's places.
-fn rank_step(keys: ptr<function, array<u32, ITEMS>>, values: ptr<function, array<u32, ITEMS>>,
-             valid: u32, step: u32, lid: u32) {
+// The tile's ranking words (digit above place) ordered stably by one part of their digit
+// (`step`: bits 0-2, 3-5, 6-7), from the invocation's ITEMS words in `words` (places
+// lid * ITEMS + j; the places past the tile's end have digit 255, the largest part at every
+// step, so they stay last): into s_tile, and back into `words` at the invocation's places.
+fn rank_step(words: ptr<function, array<u32, ITEMS>>, step: u32, lid: u32) {
     for (var q = 0u; q < PARTS; q++) {
         s_count[q * WG + lid] = 0u;
     }
     var rank: array<u32, ITEMS>;
     var part: array<u32, ITEMS>;
     for (var j = 0u; j < ITEMS; j++) {
-        var d = 255u;
-        if (j < valid) {
-            d = digit_of((*keys)[j]);
-        }
-        let q = (d >> (PART_BITS * step)) & (PARTS - 1u);
+        let q = ((*words)[j] >> (DIGIT_SHIFT + PART_BITS * step)) & (PARTS - 1u);
         part[j] = q;
         rank[j] = s_count[q * WG + lid];
         s_count[q * WG + lid] = rank[j] + 1u;
@@ -333,84 +349,136 @@ fn rank_step(keys: ptr<function, array<u32, ITEMS>>, values: ptr<function, array
     }
     workgroupBarrier();
     for (var j = 0u; j < ITEMS; j++) {
-        let place = s_count[part[j] * WG + lid] + rank[j];
-        s_keys[place] = (*keys)[j];
-        s_values[place] = (*values)[j];
+        s_tile[s_count[part[j] * WG + lid] + rank[j]] = (*words)[j];
     }
     workgroupBarrier();
     for (var j = 0u; j < ITEMS; j++) {
-        (*keys)[j] = s_keys[lid * ITEMS + j];
-        (*values)[j] = s_values[lid * ITEMS + j];
+        (*words)[j] = s_tile[lid * ITEMS + j];
     }
     workgroupBarrier();
 }
 
+// One tile of a share: ranked by digit, its keys and then its values written in runs, digit d's
+// run at `base` (invocation d's; the counts of the share's earlier tiles already added).
+// Returns invocation `lid`'s base moved past this tile's keys of digit `lid`.
+fn sort_tile(tile: u32, base: u32, in_b: bool, lid: u32) -> u32 {
+    let start = tile * TILE;
+    let in_tile = min(TILE, key_count() - start);
+    // Coalesced loads: invocation lid holds the tile's places k * WG + lid.
+    var keys: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        var d = 255u;
+        if (i < in_tile) {
+            keys[k] = load_key(in_b, start + i);
+            d = digit_of(keys[k]);
+        }
+        s_tile[i] = (d << DIGIT_SHIFT) | i;
+    }
+    workgroupBarrier();
+    // Ranked in the blocked order: each invocation ITEMS consecutive places.
+    var words: array<u32, ITEMS>;
+    for (var j = 0u; j < ITEMS; j++) {
+        words[j] = s_tile[lid * ITEMS + j];
+    }
+    workgroupBarrier();
+    // After each step the tile's valid keys still fill its first places: the invalid ones,
+    // digit 255, came last. (A loop, not three calls: one copy of the ranking to compile.)
+    for (var step = 0u; step < STEPS; step++) {
+        rank_step(&words, step, lid);
+    }
+    // words[j] is the word of place lid * ITEMS + j in digit order: each old place learns its
+    // new one (s_tile[old] = new), and each digit's run starts empty.
+    for (var j = 0u; j < ITEMS; j++) {
+        s_tile[words[j] & PLACE_MASK] = lid * ITEMS + j;
+    }
+    s_count[lid] = base;
+    s_count[RADIX + lid] = 0u;
+    s_count[2u * RADIX + lid] = 0u;
+    workgroupBarrier();
+    var to: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        to[k] = s_tile[k * WG + lid];
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k++) {
+        if (k * WG + lid < in_tile) {
+            s_tile[to[k]] = keys[k];
+        }
+    }
+    workgroupBarrier();
+    // Each digit's run: its first place in the tile and its end.
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            let d = digit_of(s_tile[i]);
+            if (i == 0u || d != digit_of(s_tile[i - 1u])) {
+                s_count[RADIX + d] = i;
+            }
+            if (i + 1u == in_tile || d != digit_of(s_tile[i + 1u])) {
+                s_count[2u * RADIX + d] = i + 1u;
+            }
+        }
+    }
+    workgroupBarrier();
+    // Place i of the tile goes to `dest[k]`, i = k * WG + lid: consecutive places of a run to
+    // consecutive addresses.
+    var dest: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            let key = s_tile[i];
+            let d = digit_of(key);
+            dest[k] = s_count[d] + i - s_count[RADIX + d];
+            if (in_b) {
+                keys_a[dest[k]] = key;
+            } else {
+                keys_b[dest[k]] = key;
+            }
+        }
+    }
+    let next = base + s_count[2u * RADIX + lid] - s_count[RADIX + lid];
+    workgroupBarrier();
+    // The values, loaded coalesced as the keys were, the same way.
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            s_tile[to[k]] = load_value(in_b, start + i);
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k++) {
+        let i = k * WG + lid;
+        if (i < in_tile) {
+            if (in_b) {
+                values_a[dest[k]] = s_tile[i];
+            } else {
+                values_b[dest[k]] = s_tile[i];
+            }
+        }
+    }
+    // Every invocation has read s_tile and s_count before the next tile writes them.
+    workgroupBarrier();
+    return next;
+}
+
 @compute @workgroup_size(WG)
 fn downsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let tile = flat_group_of(g);
-    let tiles = tile_count();
-    if (tile >= tiles) {
+    let share = flat_group_of(g);
+    let shares = share_count();
+    if (share >= shares) {
         return;
     }
     if (!pass_flag(2u * params.pass_index, lid)) {
         return;
     }
     let in_b = pass_flag(2u * params.pass_index + 1u, lid);
-    let n = key_count();
-    let start = tile * TILE;
-    let in_tile = min(TILE, n - start);
-    // Coalesced loads, then each invocation takes ITEMS consecutive places.
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = k * WG + lid;
-        if (i < in_tile) {
-            s_keys[i] = load_key(in_b, start + i);
-            s_values[i] = load_value(in_b, start + i);
-        }
-    }
-    workgroupBarrier();
-    var keys: array<u32, ITEMS>;
-    var values: array<u32, ITEMS>;
-    for (var j = 0u; j < ITEMS; j++) {
-        keys[j] = s_keys[lid * ITEMS + j];
-        values[j] = s_values[lid * ITEMS + j];
-    }
-    let first = lid * ITEMS;
-    var valid = 0u;
-    if (in_tile > first) {
-        valid = min(ITEMS, in_tile - first);
-    }
-    workgroupBarrier();
-    // After each step the tile's valid keys still fill its first places: the invalid ones,
-    // digit 255, came last. (A loop, not three calls: one copy of the ranking to compile.)
-    for (var step = 0u; step < STEPS; step++) {
-        rank_step(&keys, &values, valid, step, lid);
-    }
-    // Each digit's run: its first place in the tile, and where the digit's keys of this tile go.
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = k * WG + lid;
-        if (i < in_tile) {
-            let d = digit_of(s_keys[i]);
-            if (i == 0u || d != digit_of(s_keys[i - 1u])) {
-                s_count[RADIX + d] = i;
-            }
-        }
-    }
-    s_count[lid] = tile_hist[lid * tiles + tile];
-    workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k++) {
-        let i = k * WG + lid;
-        if (i < in_tile) {
-            let key = s_keys[i];
-            let d = digit_of(key);
-            let dest = s_count[d] + i - s_count[RADIX + d];
-            if (in_b) {
-                keys_a[dest] = key;
-                values_a[dest] = s_values[i];
-            } else {
-                keys_b[dest] = key;
-                values_b[dest] = s_values[i];
-            }
-        }
+    // Where this share's keys of digit `lid` go, tile after tile.
+    var base = share_hist[lid * shares + share];
+    let per = share_tiles();
+    let end = min(tile_count(), (share + 1u) * per);
+    for (var tile = share * per; tile < end; tile++) {
+        base = sort_tile(tile, base, in_b, lid);
     }
 }
 

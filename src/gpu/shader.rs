@@ -349,7 +349,7 @@ pub fn modules(subgroup_size: u32, math: MathMode) -> Result<Vec<Module>> {
                 out.push(Module {
                     name: path.replace(".wgsl", &format!(".{items}.wgsl")),
                     uses_subgroups: false,
-                    source: source(items, math)?,
+                    source: source(items, super::sort::radix_tiles::MAX_SHARES, math)?,
                 });
             }
             continue;

@@ -35,7 +35,9 @@ impl SortModel {
     pub fn bytes_per_pair(self, n: u64, key_bits: u32) -> f64 {
         let passes = key_bits.div_ceil(8);
         match self {
-            SortModel::Tiles(tile) => crate::gpu::sort::radix_tiles::bytes_per_pair(passes, tile),
+            SortModel::Tiles(tile) => {
+                crate::gpu::sort::radix_tiles::bytes_per_pair(passes, tile, n)
+            }
             SortModel::Planned(lanes) => {
                 let (_, rounds) = plan(n, lanes);
                 passes as f64 * bytes_per_key_per_pass(256 * rounds)

@@ -213,7 +213,9 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
                 _ => None,
             };
             let model_bytes_per_pair = match tile {
-                Some(tile) => sweepfan::gpu::instrument::sort_bytes_per_pair(passes_run, tile),
+                Some(tile) => {
+                    sweepfan::gpu::instrument::sort_bytes_per_pair(passes_run, tile, n as u64)
+                }
                 None => passes_run as f64 * sort.bytes_per_key_per_pass(),
             };
             let bandwidth = cfg.bandwidth.or_else(|| known_bandwidth(&ctx.info().name));

@@ -1,9 +1,10 @@
 //! The tiled radix sort (`shaders/sort/radix_tiles.wgsl`, docs/design.md §9.8): one read of the
 //! keys counts every pass's digits; a pass where one digit holds every key is skipped on the
-//! device; each live pass is three dispatches (tile counts, one scan per digit over the tiles,
-//! the tiles ranked in workgroup memory and written out in runs). [`crate::gpu::sort::radix_sort`]
-//! runs it as [`Variant::Tiles`](crate::gpu::sort::radix_sort::Variant::Tiles) where the adapter
-//! gives a workgroup 24 KB.
+//! device; each live pass is three dispatches (the counts of each share of tiles, one scan per
+//! digit over the shares, the tiles ranked in workgroup memory and written out in runs).
+//! [`crate::gpu::sort::radix_sort`] runs it as
+//! [`Variant::Tiles`](crate::gpu::sort::radix_sort::Variant::Tiles) where the adapter gives a
+//! workgroup 16 KB.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
@@ -13,24 +14,42 @@ use crate::gpu::sort::scan::exact_binding;
 /// Invocations per workgroup (`WG` in the shader).
 const WORKGROUP: u32 = 256;
 /// Keys per invocation (`ITEMS`): the larger where the adapter gives a workgroup its memory
-/// (longer digit runs: fewer sectors written a key), else the smaller.
+/// (longer digit runs: fewer sectors written a key), else the smaller. (32, 8,192-key tiles in
+/// 40 KB, not offered: 3 x 32 words of registers an invocation, unmeasured on a GPU.)
 const ITEMS_CHOICES: [u32; 2] = [16, 8];
 const RADIX: u32 = 256;
 const MAX_PASSES: u32 = 4;
-/// Most tiles whose counts one workgroup scans (`scan_small`: an invocation walks a digit's
-/// tiles); more take a workgroup a digit (`scan_tiles`).
-const SMALL_SCAN_TILES: u32 = 32;
+/// Most shares whose counts one workgroup scans (`scan_small`: an invocation walks a digit's
+/// shares); more take a workgroup a digit (`scan_shares`).
+const SMALL_SCAN_SHARES: u32 = 32;
+/// The most shares (workgroups of a pass's upsweep and downsweep; `MAX_SHARES` in the shader):
+/// past `MAX_SHARES` tiles a workgroup takes several, so the counts that each pass writes, scans
+/// and reads (256 words a share) shrink to a few per mille of the keys' bytes. 1,024 workgroups
+/// of 24 KB are about what an H100 holds resident (9 of them an SM, 132 SMs): a guess until a
+/// GPU measures it.
+pub(crate) const MAX_SHARES: u32 = 1024;
 /// Words of the digit counts and the plan (`STATE` + 16 in the shader).
 const DIGIT_WORDS: u64 = (RADIX * MAX_PASSES + 16) as u64;
 /// The plan's word holding the live passes (`STATE + LIVE_PASSES`).
 const LIVE_PASSES_WORD: u64 = (RADIX * MAX_PASSES + 9) as u64;
-/// Workgroup memory the ranking needs at `items` keys an invocation: a tile's keys and values
+/// Workgroup memory the ranking needs at `items` keys an invocation: a word a key of the tile
 /// and 8 counters an invocation.
 pub const fn workgroup_bytes(items: u32) -> u32 {
-    8 * WORKGROUP * items + 8 * WORKGROUP * 4
+    4 * WORKGROUP * items + 8 * WORKGROUP * 4
 }
 
-/// Keys per tile on `ctx` (4,096 where a workgroup may hold 40 KB, else 2,048 from 24 KB);
+/// Tiles a share holds at `tiles` tiles: as few as keep the shares at most `max_shares` (the
+/// shader's `share_tiles`), and the shares that makes.
+pub const fn shares(tiles: u32, max_shares: u32) -> (u32, u32) {
+    let per = if tiles > max_shares {
+        tiles.div_ceil(max_shares)
+    } else {
+        1
+    };
+    (per, tiles.div_ceil(per))
+}
+
+/// Keys per tile on `ctx` (4,096 where a workgroup may hold 24 KB, else 2,048 from 16 KB);
 /// `None` where the tiled sort cannot run.
 pub fn tile_keys(ctx: &GpuContext) -> Option<u32> {
     let have = ctx.limits.max_compute_workgroup_storage_size;
@@ -81,17 +100,24 @@ pub struct TileSort {
     stride: u64,
     tmp_keys: Option<wgpu::Buffer>,
     tmp_values: Option<wgpu::Buffer>,
-    tile_hist: Option<wgpu::Buffer>,
+    share_hist: Option<wgpu::Buffer>,
     /// The digit counts of every pass, then the plan (which passes run, where the result is).
     digit_hist: wgpu::Buffer,
     /// Keys per tile.
     tile: u32,
+    /// The most shares (`MAX_SHARES` of the module).
+    max_shares: u32,
 }
 
-/// The module at `items` keys an invocation, as the pipelines compile it.
-pub(crate) fn source(items: u32, math: crate::gpu::shader::MathMode) -> Result<String> {
+/// The module at `items` keys an invocation and at most `max_shares` shares, as the pipelines
+/// compile it.
+pub(crate) fn source(
+    items: u32,
+    max_shares: u32,
+    math: crate::gpu::shader::MathMode,
+) -> Result<String> {
     Ok(format!(
-        "const ITEMS: u32 = {items}u;\n{}",
+        "const ITEMS: u32 = {items}u;\nconst MAX_SHARES: u32 = {max_shares}u;\n{}",
         crate::gpu::shader::compose("sort/radix_tiles.wgsl", math)?
     ))
 }
@@ -104,6 +130,14 @@ pub(crate) fn items_choices() -> [u32; 2] {
 impl TileSort {
     /// The pipelines on `ctx`; [`Error::Config`] where the adapter cannot run them.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
+        Self::with_max_shares(ctx, MAX_SHARES)
+    }
+
+    /// The same with at most `max_shares` shares (tests: shares of several tiles at small n).
+    pub(crate) fn with_max_shares(ctx: &GpuContext, max_shares: u32) -> Result<Self> {
+        if max_shares == 0 {
+            return Err(Error::Config("the tiled sort needs at least one share".into()));
+        }
         let Some(tile) = tile_keys(ctx) else {
             return Err(Error::Config(unsupported(ctx).unwrap_or_default()));
         };
@@ -113,7 +147,7 @@ impl TileSort {
         ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
         let module = ctx.shader(
             "sort/radix_tiles.wgsl",
-            &source(tile / WORKGROUP, ctx.math())?,
+            &source(tile / WORKGROUP, max_shares, ctx.math())?,
         )?;
         let pipeline =
             |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
@@ -144,7 +178,7 @@ impl TileSort {
             count: pipeline("count")?,
             plan: pipeline("plan")?,
             upsweep: pipeline("upsweep")?,
-            scan: pipeline("scan_tiles")?,
+            scan: pipeline("scan_shares")?,
             scan_small: pipeline("scan_small")?,
             downsweep: pipeline("downsweep")?,
             copy_back: pipeline("copy_back")?,
@@ -152,9 +186,10 @@ impl TileSort {
             stride,
             tmp_keys: None,
             tmp_values: None,
-            tile_hist: None,
+            share_hist: None,
             digit_hist,
             tile,
+            max_shares,
         };
         ctx.check()?;
         Ok(sort)
@@ -187,8 +222,8 @@ impl TileSort {
         record: &mut RecordDispatch<'_>,
     ) -> Result<()> {
         let bytes = n as u64 * 4;
-        let tiles = n.div_ceil(self.tile);
-        let hist_words = (RADIX as u64) * tiles as u64;
+        let (_, shares) = shares(n.div_ceil(self.tile), self.max_shares);
+        let hist_words = (RADIX as u64) * shares as u64;
         let tmp_keys = grow(ctx, &mut self.tmp_keys, "tiled sort scratch keys", bytes)?;
         let tmp_values = grow(
             ctx,
@@ -196,10 +231,10 @@ impl TileSort {
             "tiled sort scratch values",
             bytes,
         )?;
-        let tile_hist = grow(
+        let share_hist = grow(
             ctx,
-            &mut self.tile_hist,
-            "tiled sort tile counts",
+            &mut self.share_hist,
+            "tiled sort share counts",
             hist_words * 4,
         )?;
         let passes = key_bits.div_ceil(8);
@@ -217,7 +252,7 @@ impl TileSort {
                 resource: buffer.as_entire_binding(),
             }
         }
-        let tile_groups = dispatch_2d(tiles, max_groups_per_dim);
+        let share_groups = dispatch_2d(shares, max_groups_per_dim);
         let digits = whole(6, &self.digit_hist);
         record(
             "sort clear",
@@ -226,7 +261,7 @@ impl TileSort {
             (1, 1),
         )?;
         let count = [params(0), exact_binding(1, keys, n), digits.clone()];
-        record("sort count", &self.count, &count, tile_groups)?;
+        record("sort count", &self.count, &count, share_groups)?;
         record(
             "sort plan",
             &self.plan,
@@ -240,7 +275,7 @@ impl TileSort {
                 exact_binding(2, values, n),
                 exact_binding(3, &tmp_keys, n),
                 exact_binding(4, &tmp_values, n),
-                whole(5, &tile_hist),
+                whole(5, &share_hist),
                 digits.clone(),
             ];
             let upsweep = [
@@ -250,19 +285,19 @@ impl TileSort {
                 all[5].clone(),
                 all[6].clone(),
             ];
-            record("sort upsweep", &self.upsweep, &upsweep, tile_groups)?;
+            record("sort upsweep", &self.upsweep, &upsweep, share_groups)?;
             let scan = [
                 all[0].clone(),
                 all[1].clone(),
                 all[5].clone(),
                 all[6].clone(),
             ];
-            if tiles <= SMALL_SCAN_TILES {
+            if shares <= SMALL_SCAN_SHARES {
                 record("sort scan", &self.scan_small, &scan, (1, 1))?;
             } else {
                 record("sort scan", &self.scan, &scan, (RADIX, 1))?;
             }
-            record("sort downsweep", &self.downsweep, &all, tile_groups)?;
+            record("sort downsweep", &self.downsweep, &all, share_groups)?;
         }
         let copy = [
             exact_binding(1, keys, n),
@@ -276,13 +311,18 @@ impl TileSort {
     }
 }
 
-/// Bytes of device traffic a (key, value) pair costs in the tiled sort of `tile`-key tiles (a
-/// model, not a measurement): the count pass reads the key once for every pass (4); each live
-/// pass reads the key for its tile counts (4), then key and value (8) and writes both (8); the
-/// tile counts (256 words a tile: written, read and written by the scan, read) are
-/// `16 * 256 / tile` a key.
-pub fn bytes_per_pair(passes: u32, tile: u32) -> f64 {
-    4.0 + passes as f64 * (20.0 + 16.0 * RADIX as f64 / tile as f64)
+/// Bytes of device traffic a (key, value) pair costs in the tiled sort of `n` pairs in
+/// `tile`-key tiles (a model, not a measurement): the count pass reads the key once for every
+/// pass (4); each live pass reads the key for its share's counts (4), then key and value (8)
+/// and writes both (8); the share counts (256 words a share: written, read and written by the
+/// scan, read) are `16 * 256 * shares / n` a pair.
+pub fn bytes_per_pair(passes: u32, tile: u32, n: u64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let tiles = n.div_ceil(tile as u64).min(u32::MAX as u64) as u32;
+    let (_, shares) = shares(tiles, MAX_SHARES);
+    4.0 + passes as f64 * (20.0 + 16.0 * RADIX as f64 * shares as f64 / n as f64)
 }
 
 /// The 32-byte sectors a 32-lane subgroup's store of keys touches, per key, in one digit pass
@@ -365,7 +405,7 @@ mod tests {
         let scattered = write_sectors_per_key(&keys, None);
         assert!(scattered > 0.9 && scattered <= 1.0, "{scattered}");
         // 2,048-key tiles: runs of 8 keys (32 bytes, two sectors when unaligned); 4,096: runs
-        // of 16, the 40 KB adapters' tiles, within the target of a quarter sector a key.
+        // of 16, the 24 KB adapters' tiles, within the target of a quarter sector a key.
         let small = write_sectors_per_key(&keys, Some(2048));
         let large = write_sectors_per_key(&keys, Some(4096));
         assert!(small > 0.25 && small < 0.27, "{small}");
@@ -379,12 +419,37 @@ mod tests {
         assert_eq!(write_sectors_per_key(&[], Some(2048)), 0.0);
     }
 
-    /// The model by hand: the count pass 4 bytes, each pass 20 and the tile counts' 16 x 256
-    /// a tile.
+    /// The model by hand: the count pass 4 bytes, each pass 20 and the share counts' 16 x 256
+    /// words a share.
     #[test]
     fn the_model_by_hand() {
-        assert_eq!(bytes_per_pair(3, 2048), 4.0 + 3.0 * 22.0);
-        assert_eq!(bytes_per_pair(4, 2048), 92.0);
-        assert_eq!(bytes_per_pair(3, 4096), 4.0 + 3.0 * 21.0);
+        // 1M pairs: 512 tiles of 2,048, a share each.
+        assert_eq!(bytes_per_pair(3, 2048, 1 << 20), 4.0 + 3.0 * 22.0);
+        assert_eq!(bytes_per_pair(4, 2048, 1 << 20), 92.0);
+        assert_eq!(bytes_per_pair(3, 4096, 1 << 20), 4.0 + 3.0 * 21.0);
+        // 16M pairs: 4,096 tiles in 1,024 shares of 4: a quarter byte a pass.
+        assert_eq!(bytes_per_pair(4, 4096, 1 << 24), 4.0 + 4.0 * 20.25);
+        // One short tile: its counts are the whole share's.
+        assert_eq!(bytes_per_pair(1, 4096, 1024), 4.0 + 20.0 + 16.0 * 256.0 / 1024.0);
+        assert_eq!(bytes_per_pair(4, 4096, 0), 0.0);
+    }
+
+    /// Shares by hand: a tile each up to the most, then as few tiles each as keep them within.
+    #[test]
+    fn shares_by_hand() {
+        assert_eq!(shares(0, 1024), (1, 0));
+        assert_eq!(shares(1, 1024), (1, 1));
+        assert_eq!(shares(1024, 1024), (1, 1024));
+        assert_eq!(shares(1025, 1024), (2, 513));
+        assert_eq!(shares(4096, 1024), (4, 1024));
+        assert_eq!(shares(10, 3), (4, 3));
+        assert_eq!(shares(9, 3), (3, 3));
+        for tiles in 0..200 {
+            for most in 1..20 {
+                let (per, count) = shares(tiles, most);
+                assert!(count <= most, "{tiles} {most}");
+                assert!(count * per >= tiles && (count == 0 || (count - 1) * per < tiles));
+            }
+        }
     }
 }

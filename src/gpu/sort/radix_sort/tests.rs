@@ -276,7 +276,8 @@ fn bad_arguments_are_errors() {
     assert!(RadixSort::with_rounds(&ctx, 0).is_err());
 }
 
-/// The tiled sort against the CPU's stable sort: n around the tile (2,048) and its multiples,
+/// The tiled sort against the CPU's stable sort: n around the tile (4,096 on lavapipe) and its
+/// multiples, shares of several tiles,
 /// keys all equal (every pass skipped), only the top byte varying (three skipped), two values,
 /// sorted, reversed, random, at several key widths; values are the indices, so stability shows.
 #[test]
@@ -338,7 +339,7 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
             }
         }
     }
-    // Past 32 tiles the tiles' counts are scanned a workgroup a digit (scan_tiles).
+    // Past 32 shares the shares' counts are scanned a workgroup a digit (scan_shares).
     for n in [33 * tile, 120 * tile + 3] {
         let values: Vec<u32> = (0..n as u32).collect();
         let random: Vec<u32> = (0..n).map(|_| rng.random()).collect();
@@ -350,6 +351,23 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
             }
         }
     }
+    // Shares of several tiles (at most 3, 4 and 32 shares): each workgroup carries its digits'
+    // places from tile to tile; the last share shorter, its last tile part full.
+    for (most, n) in [(3, 10 * tile + 9), (4, 8 * tile), (32, 70 * tile + 1)] {
+        sort.set_tile_shares(&ctx, most).unwrap();
+        let values: Vec<u32> = (0..n as u32).collect();
+        let random: Vec<u32> = (0..n).map(|_| rng.random()).collect();
+        let few: Vec<u32> = (0..n).map(|_| rng.random_range(0..3u32) << 9).collect();
+        let sorted: Vec<u32> = (0..n as u32).collect();
+        for keys in [random, few, sorted] {
+            for bits in [32, 12] {
+                let got = sort.sort_pairs_bits(&ctx, &keys, &values, bits).unwrap();
+                assert_eq!(got, cpu_sort(&keys, &values, bits), "{most} shares, n = {n}");
+            }
+        }
+    }
+    sort.set_tile_shares(&ctx, crate::gpu::sort::radix_tiles::MAX_SHARES)
+        .unwrap();
     // A 2D grid whose last row has idle groups.
     sort.set_max_groups_per_dim(3);
     let keys: Vec<u32> = (0..11 * tile + 5).map(|_| rng.random()).collect();
