@@ -136,7 +136,9 @@ impl TileSort {
     /// The same with at most `max_shares` shares (tests: shares of several tiles at small n).
     pub(crate) fn with_max_shares(ctx: &GpuContext, max_shares: u32) -> Result<Self> {
         if max_shares == 0 {
-            return Err(Error::Config("the tiled sort needs at least one share".into()));
+            return Err(Error::Config(
+                "the tiled sort needs at least one share".into(),
+            ));
         }
         let Some(tile) = tile_keys(ctx) else {
             return Err(Error::Config(unsupported(ctx).unwrap_or_default()));
@@ -430,7 +432,10 @@ mod tests {
         // 16M pairs: 4,096 tiles in 1,024 shares of 4: a quarter byte a pass.
         assert_eq!(bytes_per_pair(4, 4096, 1 << 24), 4.0 + 4.0 * 20.25);
         // One short tile: its counts are the whole share's.
-        assert_eq!(bytes_per_pair(1, 4096, 1024), 4.0 + 20.0 + 16.0 * 256.0 / 1024.0);
+        assert_eq!(
+            bytes_per_pair(1, 4096, 1024),
+            4.0 + 20.0 + 16.0 * 256.0 / 1024.0
+        );
         assert_eq!(bytes_per_pair(4, 4096, 0), 0.0);
     }
 

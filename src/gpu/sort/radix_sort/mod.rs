@@ -32,7 +32,7 @@ pub enum Variant {
     /// Needs `Features::SUBGROUP`: warp-level multisplit, each subgroup ranking whole blocks
     /// with ballots; two barriers per workgroup.
     Subgroup,
-    /// Needs 24 KB of workgroup memory: tiles of 2,048 keys ranked in workgroup memory and
+    /// Needs 16 KB of workgroup memory: tiles of 2,048 or 4,096 keys ranked in workgroup memory and
     /// written in digit runs, one read of the keys for every pass's digit counts, passes of one
     /// digit skipped (`crate::gpu::sort::radix_tiles`).
     Tiles,
@@ -131,11 +131,11 @@ const MIN_SUBGROUP_ROUNDS: u32 = 2;
 ///
 /// On NVIDIA the plan keeps the portable scatter at every n (`plan_lanes`).
 ///
-/// Where the adapter gives a workgroup the 24 KB the tiled sort ranks a tile in
+/// Where the adapter gives a workgroup the 16 KB the tiled sort ranks a tile in
 /// ([`crate::gpu::sort::radix_tiles::unsupported`]), the plan is [`Variant::Tiles`] at every n
 /// (its tiles are fixed; the rounds reported are the default's): it moves fewer bytes a pair
 /// and writes its keys in runs (docs/design.md §9.8). The other variants stay for adapters
-/// with less workgroup memory (WebGPU's guaranteed 16 KB) and for `sort-bench`'s comparison.
+/// with less workgroup memory or fewer storage buffers and for `sort-bench`'s comparison.
 pub fn plan_for(ctx: &GpuContext, n: u32) -> (Variant, u32) {
     if crate::gpu::sort::radix_tiles::unsupported(ctx).is_none() {
         return (Variant::Tiles, DEFAULT_ROUNDS);

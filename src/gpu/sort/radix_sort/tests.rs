@@ -362,7 +362,11 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
         for keys in [random, few, sorted] {
             for bits in [32, 12] {
                 let got = sort.sort_pairs_bits(&ctx, &keys, &values, bits).unwrap();
-                assert_eq!(got, cpu_sort(&keys, &values, bits), "{most} shares, n = {n}");
+                assert_eq!(
+                    got,
+                    cpu_sort(&keys, &values, bits),
+                    "{most} shares, n = {n}"
+                );
             }
         }
     }
