@@ -121,7 +121,7 @@ fn main() -> sweepfan::Result<()> {
         required_limits: adapter.limits(),
         ..Default::default()
     }))
-    .map_err(|e| sweepfan::Error::Gpu(e.to_string()))?;
+    .map_err(|e| sweepfan::Error::gpu(sweepfan::GpuFailure::Device, e.to_string()))?;
     let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
     let spheres_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("simulation spheres"),

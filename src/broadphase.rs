@@ -21,10 +21,13 @@ pub(crate) fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
         .position_first(|p| p[0] as usize >= n || p[1] as usize >= n);
     match bad {
         None => Ok(()),
-        Some(k) => Err(Error::Config(format!(
-            "candidate pair {k} = {:?} refers to an object beyond the {n} given",
-            candidates[k]
-        ))),
+        Some(k) => Err(Error::invalid_argument(
+            "candidates",
+            format!(
+                "candidate pair {k} = {:?} refers to an object beyond the {n} given",
+                candidates[k]
+            ),
+        )),
     }
 }
 

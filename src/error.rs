@@ -55,9 +55,16 @@ pub enum Error {
     /// No GPU adapter was found (or the requested one does not exist).
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
-    /// Any other GPU failure: device request, lost device, validation error, mapping failure.
-    #[error("GPU: {0}")]
-    Gpu(String),
+    /// Any other GPU failure, by kind ([`GpuFailure`]): the device could not be opened or
+    /// polled, the driver rejected a call, a shader did not compile, a read-back failed, the
+    /// device cut its work short or its results disagreed with themselves.
+    #[error("GPU: {message}")]
+    Gpu {
+        /// What failed.
+        failure: GpuFailure,
+        /// What happened, for people (with the driver's words where it gave some).
+        message: String,
+    },
     /// The GPU device was lost (driver reset, device removed, destroyed): no call on it can
     /// succeed again; open a new context.
     #[error("GPU device '{adapter}' lost: {reason}")]
@@ -98,7 +105,33 @@ pub enum Error {
         /// Both, for people.
         message: String,
     },
-    /// A configuration error: a parameter out of its range, a combination that cannot run.
+    /// An argument out of its range, or arguments that cannot go together: a count that its
+    /// buffer is too small for, an index past the objects given, a method where another kind is
+    /// needed. `argument` names the parameter as the signature spells it.
+    #[error("{message}")]
+    InvalidArgument {
+        /// The parameter at fault.
+        argument: &'static str,
+        /// What is wrong with it, for people.
+        message: String,
+    },
+    /// The adapter lacks what was asked of it: a feature or a limit the kernels need
+    /// (workgroup memory, subgroups, storage buffers per stage, a binding size). Another
+    /// variant, another adapter or the CPU can run the work.
+    #[error("{message}")]
+    AdapterLacks {
+        /// What the adapter lacks: `"workgroup memory"`, `"subgroups"`, `"storage buffers"`,
+        /// `"binding size"`, `"adapter"` (the context's own).
+        need: &'static str,
+        /// The need and what the adapter gives, for people.
+        message: String,
+    },
+    /// A call out of order on an object that keeps state: a frame finished that is not in
+    /// flight, a part finished that was not started, a stage the object was not built with.
+    #[error("{0}")]
+    OutOfOrder(String),
+    /// An option of a run that cannot be met: the tool's flags and their combinations, a
+    /// method this build leaves out (`--features peers`).
     #[error("{0}")]
     Config(String),
     /// Ranks of a distributed run failed (docs/design.md §2.11): which ranks (every rank
@@ -145,6 +178,30 @@ pub enum Error {
 
 /// The library's result: [`Error`] unless named otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of GPU failure an [`Error::Gpu`] is: what a caller can do about it differs (another
+/// adapter, smaller parts, a bug report).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GpuFailure {
+    /// Opening the device, or waiting on it, failed.
+    Device,
+    /// wgpu or the driver rejected a call (a validation error reported by the device).
+    Validation,
+    /// A shader or a pipeline did not compile or link on this adapter.
+    Shader,
+    /// Reading results back failed: a map that did not complete, a short read-back.
+    ReadBack,
+    /// The device stopped its kernels' loops before they finished (lavapipe stops an
+    /// invocation after 65,535 iterations): the result would be incomplete. Smaller parts or
+    /// another driver run it.
+    CutShort,
+    /// The device's results disagreed with themselves (a count that changed between two runs
+    /// of the same frame, more pairs listed than room was made for): a driver or library bug.
+    Inconsistent,
+    /// A library invariant that does not hold (a bug to report).
+    Internal,
+}
 
 /// The limit an [`Error::TooLarge`] ran into. Sizes are in bytes unless named otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,6 +267,30 @@ impl Error {
     /// [`Error::TooLarge`] of a count past 32-bit indices.
     pub fn past_u32(count: u64, message: impl Into<String>) -> Self {
         Self::too_large(Exceeds::Index32 { count }, message)
+    }
+
+    /// [`Error::InvalidArgument`] of `argument`, with `message` for people.
+    pub fn invalid_argument(argument: &'static str, message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            argument,
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::AdapterLacks`] of `need`, with `message` for people.
+    pub fn adapter_lacks(need: &'static str, message: impl Into<String>) -> Self {
+        Error::AdapterLacks {
+            need,
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::Gpu`] of `failure`, with `message` for people.
+    pub fn gpu(failure: GpuFailure, message: impl Into<String>) -> Self {
+        Error::Gpu {
+            failure,
+            message: message.into(),
+        }
     }
 
     /// [`Error::Io`] of `path`.

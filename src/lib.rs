@@ -120,7 +120,7 @@ pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{
     Backend, BroadPhase, FrameEvents, Method, Pair, SphereFrame, Stats, canonicalize,
 };
-pub use error::{Error, Exceeds, Result};
+pub use error::{Error, Exceeds, GpuFailure, Result};
 pub use events::{EventTracker, WorldEventTracker, WorldEvents};
 pub use geom::aabb::Aabb;
 pub use geom::contact::Contact;

@@ -24,7 +24,10 @@ pub fn broad_phase(
 ) -> Result<Box<dyn BroadPhase + Send>> {
     if PEER_NAMES.contains(&name) {
         if backend != Backend::Cpu {
-            return Err(Error::Config(format!("{name} runs on the CPU only")));
+            return Err(Error::invalid_argument(
+                "backend",
+                format!("{name} runs on the CPU only"),
+            ));
         }
         return peer(name);
     }
@@ -96,7 +99,7 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
         }
     }
     if out.is_empty() {
-        return Err(Error::Config("empty method list".into()));
+        return Err(Error::invalid_argument("methods", "empty method list"));
     }
     out.dedup();
     Ok(out)
@@ -139,8 +142,11 @@ mod tests {
         assert_eq!((gpu.name(), gpu.backend()), ("auto", Backend::Gpu));
         assert_eq!(gpu.find_pairs(&spheres, None).unwrap().pairs, 49);
         match crate::gpu::GpuBroadPhase::new(ctx.clone(), Method::Auto) {
-            Err(Error::Config(m)) => assert!(m.contains("gpu::broad_phase"), "{m}"),
-            Err(e) => panic!("expected a config error, got {e}"),
+            Err(Error::InvalidArgument {
+                argument: "method",
+                message,
+            }) => assert!(message.contains("gpu::broad_phase"), "{message}"),
+            Err(e) => panic!("expected an invalid method, got {e}"),
             Ok(_) => panic!("a GpuBroadPhase runs one rule"),
         }
         let batch = crate::gpu::GpuWorldBatch::new(ctx, Method::Auto).unwrap();

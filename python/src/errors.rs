@@ -24,7 +24,9 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Environment(_)
         | Error::Panicked(_)
         | Error::NoAdapter(_)
-        | Error::Gpu(_)
+        | Error::Gpu { .. }
+        | Error::AdapterLacks { .. }
+        | Error::OutOfOrder(_)
         | Error::Unsupported(_)
         | Error::Rank { .. } => PyRuntimeError::new_err(message),
         // Cancelled without a signal handler's exception to raise instead (see `interrupt`).
@@ -34,6 +36,7 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::InvalidId { .. }
         | Error::EmptyScene
         | Error::Config(_)
+        | Error::InvalidArgument { .. }
         | Error::UnknownName { .. }
         | Error::LengthMismatch { .. }
         | Error::Parse { .. }

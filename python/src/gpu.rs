@@ -226,7 +226,7 @@ impl<T> Cache<T> {
             Ok(r) => Ok(r),
             Err(e) => {
                 *item = None;
-                if let (Some(adapter), sweepfan::Error::Gpu(_)) = (gpu_adapter, &e) {
+                if let (Some(adapter), sweepfan::Error::Gpu { .. }) = (gpu_adapter, &e) {
                     forget_context(adapter);
                 }
                 Err(to_py(e))

@@ -139,9 +139,12 @@ fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn Broad
     };
     registry::broad_phase(method, backend, ctx.as_ref()).map_err(|e| match e {
         // A peer method on the GPU: the combination's fault.
-        e @ (sweepfan::Error::Config(_) | sweepfan::Error::UnknownName { .. }) => {
-            arg_error("method", e.to_string())
+        e @ (sweepfan::Error::Config(_)
+        | sweepfan::Error::InvalidArgument {
+            argument: "backend" | "method" | "ctx",
+            ..
         }
+        | sweepfan::Error::UnknownName { .. }) => arg_error("method", e.to_string()),
         other => to_py(other),
     })
 }

@@ -42,9 +42,12 @@ pub(crate) fn make(
                 GpuWorldBatch::new(ctx, parsed()?)
             };
             Box::new(batch.map_err(|e| match e {
-                e @ (sweepfan::Error::Config(_) | sweepfan::Error::UnknownName { .. }) => {
-                    arg_error("method", e.to_string())
+                e @ (sweepfan::Error::Config(_)
+                | sweepfan::Error::InvalidArgument {
+                    argument: "backend" | "method" | "ctx",
+                    ..
                 }
+                | sweepfan::Error::UnknownName { .. }) => arg_error("method", e.to_string()),
                 other => crate::errors::to_py(other),
             })?)
         }

@@ -32,9 +32,10 @@ impl Sweep {
             Method::X => Ok(Self::x()),
             Method::Xy => Ok(Self::xy()),
             Method::Xyz => Ok(Self::xyz()),
-            other => Err(Error::Config(format!(
-                "the sweep cascade implements x, xy and xyz, not {other}"
-            ))),
+            other => Err(Error::invalid_argument(
+                "method",
+                format!("the sweep cascade implements x, xy and xyz, not {other}"),
+            )),
         }
     }
 

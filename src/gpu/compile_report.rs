@@ -116,7 +116,10 @@ pub fn compile_report(
             let started = Instant::now();
             let compiled = ctx.shader(&module.name, &module.source)?;
             ctx.pipeline(&compiled, &entry, &[]).map_err(|e| {
-                Error::Gpu(format!("{} ({entry}) did not compile: {e}", module.name))
+                Error::gpu(
+                    crate::GpuFailure::Shader,
+                    format!("{} ({entry}) did not compile: {e}", module.name),
+                )
             })?;
             let row = PipelineCompile {
                 module: module.name.clone(),

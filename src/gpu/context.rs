@@ -34,7 +34,7 @@ pub trait Uniform: ShaderType + ShaderSize + WriteInto {
     fn write_to(&self, out: &mut [u8]) -> Result<()> {
         UniformBuffer::new(out)
             .write(self)
-            .map_err(|e| Error::Gpu(format!("uniform layout: {e}")))
+            .map_err(|e| Error::gpu(crate::GpuFailure::Internal, format!("uniform layout: {e}")))
     }
 }
 
@@ -215,7 +215,7 @@ impl GpuContext {
             .as_deref()
             .and_then(|expected| crate::gpu::adapter_check::adapter_mismatch(expected, &info))
         {
-            return Err(Error::Config(why));
+            return Err(Error::NoAdapter(why));
         }
         let offered = adapter.features();
         let mut wanted = wgpu::Features::TIMESTAMP_QUERY
@@ -234,7 +234,12 @@ impl GpuContext {
                 ..Default::default()
             })
             .await
-            .map_err(|e| Error::Gpu(format!("request_device on '{}': {e}", info.name)))?;
+            .map_err(|e| {
+                Error::gpu(
+                    crate::GpuFailure::Device,
+                    format!("request_device on '{}': {e}", info.name),
+                )
+            })?;
         if let Some(cap) = options.max_binding_bytes {
             // The limits sweepfan plans with (the device keeps the adapter's).
             limits = limits::capped_binding(limits, cap)?;
@@ -457,7 +462,7 @@ impl GpuContext {
             match self.device.poll(poll) {
                 Ok(_) => break,
                 Err(wgpu::PollError::Timeout) => crate::broadphase::cancel::check(&cancel)?,
-                Err(e) => return Err(Error::Gpu(format!("poll: {e}"))),
+                Err(e) => return Err(Error::gpu(crate::GpuFailure::Device, format!("poll: {e}"))),
             }
         }
         self.check()
@@ -645,7 +650,7 @@ fn device_error(adapter: &str, e: wgpu::Error) -> Error {
             crate::error::Exceeds::DeviceMemory,
             format!("the device '{adapter}' ran out of memory: {e}"),
         ),
-        e => Error::Gpu(e.to_string()),
+        e => Error::gpu(crate::GpuFailure::Validation, e.to_string()),
     }
 }
 

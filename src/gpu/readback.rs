@@ -132,9 +132,12 @@ impl Readback {
     }
 
     fn staging(&self) -> Result<&wgpu::Buffer> {
-        self.staging
-            .as_ref()
-            .ok_or_else(|| Error::Gpu(format!("{}: mapped before it was recorded", self.label)))
+        self.staging.as_ref().ok_or_else(|| {
+            Error::gpu(
+                crate::GpuFailure::ReadBack,
+                format!("{}: mapped before it was recorded", self.label),
+            )
+        })
     }
 
     fn mapped_bytes(&self) -> u64 {

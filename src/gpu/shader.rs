@@ -226,7 +226,12 @@ fn file(path: &str) -> Result<&'static str> {
         .iter()
         .find(|(p, _)| *p == path)
         .map(|(_, text)| *text)
-        .ok_or_else(|| Error::Gpu(format!("no shader file shaders/{path}")))
+        .ok_or_else(|| {
+            Error::gpu(
+                crate::GpuFailure::Shader,
+                format!("no shader file shaders/{path}"),
+            )
+        })
 }
 
 /// One module being composed: its text so far and the files already in it.
@@ -276,11 +281,17 @@ impl Composer {
             } else if let Some(rest) = trimmed.strip_prefix(UNROLL) {
                 let indent = &line[..line.len() - trimmed.len()];
                 let (count, statement) = rest.split_once(' ').ok_or_else(|| {
-                    Error::Gpu(format!("'{line}': #unroll needs N and a statement"))
+                    Error::gpu(
+                        crate::GpuFailure::Shader,
+                        format!("'{line}': #unroll needs N and a statement"),
+                    )
                 })?;
-                let count: u32 = count
-                    .parse()
-                    .map_err(|_| Error::Gpu(format!("'{line}': #unroll needs a count")))?;
+                let count: u32 = count.parse().map_err(|_| {
+                    Error::gpu(
+                        crate::GpuFailure::Shader,
+                        format!("'{line}': #unroll needs a count"),
+                    )
+                })?;
                 for k in 0..count {
                     self.out.push_str(indent);
                     self.out.push_str(&statement.replace("{k}", &k.to_string()));
@@ -313,9 +324,10 @@ pub struct Module {
 /// than naga (`sweepfan shaders`, `scripts/tint.sh`), with the math of `math`.
 pub fn modules(subgroup_size: u32, math: MathMode) -> Result<Vec<Module>> {
     if !(4..=128).contains(&subgroup_size) || !subgroup_size.is_power_of_two() {
-        return Err(Error::Config(format!(
-            "subgroup size must be a power of two in 4..=128, got {subgroup_size}"
-        )));
+        return Err(Error::invalid_argument(
+            "subgroup_size",
+            format!("subgroup size must be a power of two in 4..=128, got {subgroup_size}"),
+        ));
     }
     let mut out = Vec::new();
     for (path, text) in FILES {

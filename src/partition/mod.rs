@@ -93,7 +93,10 @@ pub fn find_pairs(
         return Err(Error::EmptyScene);
     }
     if runners.is_empty() {
-        return Err(Error::Config("a partitioned run needs a runner".into()));
+        return Err(Error::invalid_argument(
+            "runner",
+            "a partitioned run needs a runner",
+        ));
     }
     let start = Instant::now();
     let (giants, _) = giants_of(spheres);

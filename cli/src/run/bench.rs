@@ -309,21 +309,24 @@ pub fn run_frames(
         let events = match tracker.as_mut() {
             Some(t) => Some(t.update(pairs.clone())),
             None if own_events => Some(bp.take_events().ok_or_else(|| {
-                Error::Gpu(format!(
-                    "{}: no frame events after frame {frame}",
-                    bp.name()
-                ))
+                Error::gpu(
+                    sweepfan::GpuFailure::Inconsistent,
+                    format!("{}: no frame events after frame {frame}", bp.name()),
+                )
             })?),
             None => None,
         };
         if let Some(e) = events {
             if e.pairs_now() != stats.pairs {
-                return Err(Error::Gpu(format!(
-                    "{}: frame {frame} has {} pairs but its events imply {}",
-                    bp.name(),
-                    stats.pairs,
-                    e.pairs_now()
-                )));
+                return Err(Error::gpu(
+                    sweepfan::GpuFailure::Inconsistent,
+                    format!(
+                        "{}: frame {frame} has {} pairs but its events imply {}",
+                        bp.name(),
+                        stats.pairs,
+                        e.pairs_now()
+                    ),
+                ));
             }
             m.events.push([e.found.len() as u64, e.lost.len() as u64]);
         }

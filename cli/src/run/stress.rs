@@ -165,7 +165,8 @@ impl Stress {
             );
             let (m, cmp) = match outcome {
                 Ok(x) => x,
-                Err(Error::TooLarge { message: msg, .. }) | Err(Error::Gpu(msg))
+                Err(Error::TooLarge { message: msg, .. })
+                | Err(Error::Gpu { message: msg, .. })
                     if !rows.is_empty() =>
                 {
                     stop_reason = format!("n = {n} does not fit: {msg}");

@@ -488,8 +488,9 @@ impl Grid {
         let frame = GridFrame::of(spheres);
         if !frame.valid {
             validate_spheres(spheres)?;
-            return Err(Error::Config(
-                "the grid's survey found a sphere the validation accepts".into(),
+            return Err(Error::invalid_argument(
+                "spheres",
+                "the grid's survey found a sphere the validation accepts",
             ));
         }
         self.sort(spheres, frame);

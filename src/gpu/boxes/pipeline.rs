@@ -313,7 +313,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         let start = Instant::now();
         if !matches!(self.broad, Broad::Aabb(_)) {
-            return Err(Error::Config(format!(
+            return Err(Error::OutOfOrder(format!(
                 "the box broad phase needs the AABB sweep; this pipeline uses {}",
                 self.proxy().name()
             )));
@@ -431,7 +431,8 @@ impl GpuBoxPipeline {
             SweepShapes::Aabbs { .. } => None,
         };
         let sat_input = || {
-            sat_shapes.ok_or_else(|| Error::Config("the caller's boxes have no SAT stage".into()))
+            sat_shapes
+                .ok_or_else(|| Error::OutOfOrder("the caller's boxes have no SAT stage".into()))
         };
         let (store, with_contacts) = match until {
             Until::Sat { store, contacts } => (store, store && contacts),
@@ -531,10 +532,13 @@ impl GpuBoxPipeline {
                 break (totals, frame, tail);
             }
             if runs == MAX_RUNS {
-                return Err(Error::Gpu(format!(
-                    "box pipeline: the candidate count kept changing over {MAX_RUNS} runs of the \
+                return Err(Error::gpu(
+                    crate::GpuFailure::Inconsistent,
+                    format!(
+                        "box pipeline: the candidate count kept changing over {MAX_RUNS} runs of the \
                      same frame"
-                )));
+                    ),
+                ));
             }
             match &mut self.broad {
                 Broad::Aabb(sap) => sap.grow_candidates(ctx, totals.candidates)?,
@@ -623,9 +627,10 @@ impl GpuBoxPipeline {
             _ => result.settle(boxes),
         };
         let Some((found, pairs)) = settled else {
-            return Err(Error::Gpu(format!(
-                "SAT output overflow after resizing: {listed} pairs listed"
-            )));
+            return Err(Error::gpu(
+                crate::GpuFailure::Inconsistent,
+                format!("SAT output overflow after resizing: {listed} pairs listed"),
+            ));
         };
         let mut frame_events = followed.events;
         if unsure > 0

@@ -230,11 +230,14 @@ impl GpuSat {
             SatShapes::Obbs { n, .. } | SatShapes::Polygons { n, .. } => n,
         };
         if (candidates.count_index as u64 + 1) * 4 > candidates.count.size() {
-            return Err(Error::Config(format!(
-                "candidate count index {} lies beyond its {}-byte buffer",
-                candidates.count_index,
-                candidates.count.size()
-            )));
+            return Err(Error::invalid_argument(
+                "candidates",
+                format!(
+                    "candidate count index {} lies beyond its {}-byte buffer",
+                    candidates.count_index,
+                    candidates.count.size()
+                ),
+            ));
         }
         self.encoded_capacity = self.out_capacity;
         let params = Params {
@@ -321,11 +324,14 @@ impl GpuSat {
     /// settled list of a frame that had unsure pairs, for a following stage such as events).
     pub fn replace_output(&self, ctx: &GpuContext, pairs: &[Pair]) -> Result<()> {
         if pairs.len() as u64 > self.encoded_capacity as u64 {
-            return Err(Error::Gpu(format!(
-                "{} settled pairs do not fit the SAT list of {}",
-                pairs.len(),
-                self.encoded_capacity
-            )));
+            return Err(Error::gpu(
+                crate::GpuFailure::Inconsistent,
+                format!(
+                    "{} settled pairs do not fit the SAT list of {}",
+                    pairs.len(),
+                    self.encoded_capacity
+                ),
+            ));
         }
         if !pairs.is_empty() {
             ctx.write_buffer(&self.out_pairs, 0, bytemuck::cast_slice(pairs));
@@ -365,10 +371,13 @@ impl GpuSat {
         let counts = readback::words(&bytes[plan.counts.clone()]);
         let [listed, invalid, unsure, counted] = [counts[0], counts[1], counts[2], counts[3]];
         if invalid > 0 {
-            return Err(Error::Config(format!(
-                "{invalid} SAT candidate pairs name objects that do not exist (or malformed \
+            return Err(Error::invalid_argument(
+                "candidates",
+                format!(
+                    "{invalid} SAT candidate pairs name objects that do not exist (or malformed \
                  polygon offsets)"
-            )));
+                ),
+            ));
         }
         // As far as the planned copy reaches; [`Self::finish_output`] reads the rest.
         let pairs = (listed <= self.encoded_capacity).then(|| {
@@ -603,10 +612,13 @@ impl GpuSat {
             gpu_seconds += times.iter().map(|(_, s)| s).sum::<f64>();
             let listed = result.listed;
             let (found, pairs) = result.settle(boxes).ok_or_else(|| {
-                Error::Gpu(format!(
-                    "SAT output overflow: {listed} pairs listed for {} slots",
-                    self.encoded_capacity
-                ))
+                Error::gpu(
+                    crate::GpuFailure::Inconsistent,
+                    format!(
+                        "SAT output overflow: {listed} pairs listed for {} slots",
+                        self.encoded_capacity
+                    ),
+                )
             })?;
             stats.pairs += found;
             if let Some(o) = out.as_deref_mut() {

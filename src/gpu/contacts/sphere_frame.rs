@@ -100,7 +100,7 @@ impl GpuContacts {
             // The broad phase's own upload, read in place: the spheres cross once.
             let sphere_buf = broad
                 .resident_spheres()
-                .ok_or_else(|| Error::Gpu("the resident frame holds no spheres".into()))?
+                .ok_or_else(|| Error::OutOfOrder("the resident frame holds no spheres".into()))?
                 .clone();
             let list = broad.resident_pairs();
             let (pair_buf, capacity) = (list.pairs.clone(), list.capacity);
@@ -141,8 +141,11 @@ impl GpuContacts {
                 None => broad.grow_pair_list(totals.pairs)?,
             }
         }
-        Err(Error::Gpu(format!(
-            "sphere contacts: the pair count kept changing over {MAX_RUNS} runs of the same frame"
-        )))
+        Err(Error::gpu(
+            crate::GpuFailure::Inconsistent,
+            format!(
+                "sphere contacts: the pair count kept changing over {MAX_RUNS} runs of the same frame"
+            ),
+        ))
     }
 }

@@ -73,10 +73,10 @@ impl GpuContext {
                 })
         });
         if let Some(e) = error {
-            return Err(Error::Gpu(format!(
-                "shader {label} on {}: {e}",
-                self.adapter_label()
-            )));
+            return Err(Error::gpu(
+                crate::GpuFailure::Shader,
+                format!("shader {label} on {}: {e}", self.adapter_label()),
+            ));
         }
         self.compiled()
             .modules
@@ -163,11 +163,14 @@ impl GpuContext {
                 self.compiled().pipelines.insert(key, pipeline.clone());
                 Ok(pipeline)
             }
-            Some(e) => Err(Error::Gpu(format!(
-                "compute pipeline '{entry}'{} on {}: {e}",
-                module_label.map_or(String::new(), |m| format!(" of {m}")),
-                self.adapter_label()
-            ))),
+            Some(e) => Err(Error::gpu(
+                crate::GpuFailure::Shader,
+                format!(
+                    "compute pipeline '{entry}'{} on {}: {e}",
+                    module_label.map_or(String::new(), |m| format!(" of {m}")),
+                    self.adapter_label()
+                ),
+            )),
         }
     }
 }

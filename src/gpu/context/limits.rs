@@ -68,10 +68,13 @@ pub fn max_binding_bytes_of(limits: &wgpu::Limits) -> u64 {
 pub fn capped_binding(mut limits: wgpu::Limits, cap: u64) -> crate::error::Result<wgpu::Limits> {
     let min = MIN_BINDING_CAP;
     if cap < min {
-        return Err(crate::error::Error::Config(format!(
-            "a binding limit of {cap} bytes is below {min}, the least the kernels' fixed \
+        return Err(crate::error::Error::invalid_argument(
+            "max_binding_bytes",
+            format!(
+                "a binding limit of {cap} bytes is below {min}, the least the kernels' fixed \
              tables need"
-        )));
+            ),
+        ));
     }
     limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(cap);
     Ok(limits)
@@ -86,7 +89,7 @@ pub fn grown_bytes(bytes: u64, max: u64) -> u64 {
 impl GpuContext {
     /// Makes the stages plan for less than the device grants, as a smaller device would (a
     /// binding size, workgroups per dimension): `lower` edits a copy of [`Self::limits`], which
-    /// replaces them only if no limit got better; otherwise [`Error::Config`] names the first
+    /// replaces them only if no limit got better; otherwise [`Error::InvalidArgument`] names the first
     /// such limit. Tests reach a small device's paths (parts, 2-D dispatches) with small
     /// scenes this way; results are the same.
     pub fn lower_limits(&mut self, lower: impl FnOnce(&mut wgpu::Limits)) -> Result<()> {
@@ -99,7 +102,10 @@ impl GpuContext {
             ));
         });
         match raised {
-            Some(why) => Err(Error::Config(format!("lower_limits: {why}"))),
+            Some(why) => Err(Error::invalid_argument(
+                "lower",
+                format!("lower_limits: {why}"),
+            )),
             None => {
                 self.limits = limits;
                 Ok(())

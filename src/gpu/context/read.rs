@@ -61,8 +61,12 @@ impl GpuContext {
             }
         };
         waited?;
-        let outcome =
-            mapped.ok_or_else(|| Error::Gpu(format!("{what}: the map callback did not run")))?;
+        let outcome = mapped.ok_or_else(|| {
+            Error::gpu(
+                crate::GpuFailure::ReadBack,
+                format!("{what}: the map callback did not run"),
+            )
+        })?;
         self.read_mapped(slice, outcome, what, read)
     }
 
@@ -101,10 +105,18 @@ impl GpuContext {
         what: &str,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
-        outcome.map_err(|e| Error::Gpu(format!("map_async ({what}): {e}")))?;
-        let view = slice
-            .get_mapped_range()
-            .map_err(|e| Error::Gpu(format!("get_mapped_range ({what}): {e}")))?;
+        outcome.map_err(|e| {
+            Error::gpu(
+                crate::GpuFailure::ReadBack,
+                format!("map_async ({what}): {e}"),
+            )
+        })?;
+        let view = slice.get_mapped_range().map_err(|e| {
+            Error::gpu(
+                crate::GpuFailure::ReadBack,
+                format!("get_mapped_range ({what}): {e}"),
+            )
+        })?;
         self.note_bytes_to_host(slice.size());
         Ok(read(&view))
     }

@@ -204,7 +204,10 @@ impl<P: GpuPose> AccuracyGpu<P> {
                 )
             })?;
             if counts.len() != hist_len {
-                return Err(Error::Gpu("sector histograms: a short read-back".into()));
+                return Err(Error::gpu(
+                    crate::GpuFailure::ReadBack,
+                    "sector histograms: a short read-back",
+                ));
             }
             if let Some(total) = gpu_seconds.as_mut() {
                 *total += times.iter().map(|(_, s)| s).sum::<f64>();

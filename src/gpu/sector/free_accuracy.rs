@@ -50,8 +50,9 @@ impl GpuPose for FreeRotation {
             params.push(p);
             rows.extend_from_slice(&r.constraints);
             if r.steps.len() != STEPS {
-                return Err(Error::Gpu(
-                    "free sector: a rotation without its poses".into(),
+                return Err(Error::gpu(
+                    crate::GpuFailure::Internal,
+                    "free sector: a rotation without its poses",
                 ));
             }
             steps.extend_from_slice(&r.steps);

@@ -99,7 +99,7 @@ impl SectorSphereGpu {
     }
 
     /// Hit flag (1 = the sphere touches the sector) of every (sector index, sphere index) pair.
-    /// Out-of-range indices or a pair count beyond the dispatch limit are an [`Error::Config`] /
+    /// Out-of-range indices or a pair count beyond the dispatch limit are an [`Error::InvalidArgument`] /
     /// [`Error::TooLarge`].
     pub fn test_pairs(
         &mut self,
@@ -113,11 +113,14 @@ impl SectorSphereGpu {
             .enumerate()
             .find(|(_, p)| p[0] as usize >= sectors.len() || p[1] as usize >= spheres.len())
         {
-            return Err(Error::Config(format!(
-                "sector-sphere pair {i} = {p:?} indexes past {} sectors / {} spheres",
-                sectors.len(),
-                spheres.len()
-            )));
+            return Err(Error::invalid_argument(
+                "pairs",
+                format!(
+                    "sector-sphere pair {i} = {p:?} indexes past {} sectors / {} spheres",
+                    sectors.len(),
+                    spheres.len()
+                ),
+            ));
         }
         if pairs.is_empty() {
             return Ok(Vec::new());
@@ -135,7 +138,7 @@ impl SectorSphereGpu {
         }
         self.ensure_capacity(ctx, [sectors.len(), spheres.len(), pairs.len()])?;
         let Some([sec_buf, sph_buf, pair_buf, hit_buf]) = &self.buffers else {
-            return Err(Error::Gpu("sector-sphere buffers missing".into()));
+            return Err(Error::OutOfOrder("sector-sphere buffers missing".into()));
         };
         let gpu_sectors: Vec<GpuSector> = sectors.iter().map(GpuSector::from).collect();
         ctx.write_buffer(sec_buf, 0, bytemuck::cast_slice(&gpu_sectors));

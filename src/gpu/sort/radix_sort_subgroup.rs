@@ -96,9 +96,10 @@ pub(crate) fn scatter_pipeline(
     ballots_only: bool,
 ) -> Result<wgpu::ComputePipeline> {
     if let Some(why) = unsupported(ctx) {
-        return Err(Error::Config(format!(
-            "radix sort: the subgroup variant cannot run: {why}"
-        )));
+        return Err(Error::adapter_lacks(
+            "subgroups",
+            format!("radix sort: the subgroup variant cannot run: {why}"),
+        ));
     }
     let broadcast = if ballots_only {
         0

@@ -128,7 +128,7 @@ pub(crate) fn items_choices() -> [u32; 2] {
 }
 
 impl TileSort {
-    /// The pipelines on `ctx`; [`Error::Config`] where the adapter cannot run them.
+    /// The pipelines on `ctx`; [`Error::AdapterLacks`] where the adapter cannot run them.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         Self::with_max_shares(ctx, MAX_SHARES)
     }
@@ -136,15 +136,19 @@ impl TileSort {
     /// The same with at most `max_shares` shares (tests: shares of several tiles at small n).
     pub(crate) fn with_max_shares(ctx: &GpuContext, max_shares: u32) -> Result<Self> {
         if max_shares == 0 {
-            return Err(Error::Config(
-                "the tiled sort needs at least one share".into(),
+            return Err(Error::invalid_argument(
+                "max_shares",
+                "the tiled sort needs at least one share",
             ));
         }
         let Some(tile) = tile_keys(ctx) else {
-            return Err(Error::Config(unsupported(ctx).unwrap_or_default()));
+            return Err(Error::adapter_lacks(
+                "workgroup memory",
+                unsupported(ctx).unwrap_or_default(),
+            ));
         };
         if let Some(why) = unsupported(ctx) {
-            return Err(Error::Config(why));
+            return Err(Error::adapter_lacks("storage buffers", why));
         }
         ctx.check_workgroup("the tiled radix sort", WORKGROUP)?;
         let module = ctx.shader(

@@ -38,9 +38,10 @@ impl ExclusiveScan {
     /// workgroups: tests use 1 to pass 65,535 groups while staying under the binding limit.
     pub fn with_items(ctx: &GpuContext, items: u32) -> Result<Self> {
         if !(1..=MAX_ITEMS).contains(&items) {
-            return Err(Error::Config(format!(
-                "scan: items per invocation must be 1..={MAX_ITEMS}, got {items}"
-            )));
+            return Err(Error::invalid_argument(
+                "items",
+                format!("scan: items per invocation must be 1..={MAX_ITEMS}, got {items}"),
+            ));
         }
         ctx.check_workgroup("scan", WORKGROUP)?;
         let module = ctx.shader_file("sort/scan.wgsl")?;
@@ -87,11 +88,14 @@ impl ExclusiveScan {
                 .checked_add(4)
                 .is_none_or(|end| end > total.size())
         {
-            return Err(Error::Config(format!(
-                "scan: total offset {total_offset} must be a multiple of 4 with 4 bytes room in a \
+            return Err(Error::invalid_argument(
+                "total_offset",
+                format!(
+                    "scan: total offset {total_offset} must be a multiple of 4 with 4 bytes room in a \
                  {}-byte buffer",
-                total.size()
-            )));
+                    total.size()
+                ),
+            ));
         }
         if n == 0 {
             encoder.clear_buffer(total, total_offset, Some(4));
@@ -122,14 +126,20 @@ impl ExclusiveScan {
         total: Option<&wgpu::Buffer>,
     ) -> Result<()> {
         if n == 0 {
-            return Err(Error::Config("scan: a recorded scan needs n >= 1".into()));
+            return Err(Error::invalid_argument(
+                "n",
+                "scan: a recorded scan needs n >= 1",
+            ));
         }
         let bytes = n as u64 * 4;
         if bytes > data.size() {
-            return Err(Error::Config(format!(
-                "scan: {n} elements need {bytes} bytes; the data buffer has {}",
-                data.size()
-            )));
+            return Err(Error::invalid_argument(
+                "n",
+                format!(
+                    "scan: {n} elements need {bytes} bytes; the data buffer has {}",
+                    data.size()
+                ),
+            ));
         }
         ctx.check_binding("scan input", bytes)?;
 

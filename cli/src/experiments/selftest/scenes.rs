@@ -134,7 +134,7 @@ fn again(e: &mut sweepfan::error::Error) -> sweepfan::error::Error {
         sweepfan::error::Error::TooLarge { exceeds, message } => {
             sweepfan::error::Error::too_large(*exceeds, message.clone())
         }
-        other => sweepfan::error::Error::Gpu(other.to_string()),
+        other => sweepfan::error::Error::gpu(sweepfan::GpuFailure::Internal, other.to_string()),
     }
 }
 

@@ -209,31 +209,40 @@ impl GpuAabbSap {
         let n = match shapes {
             SweepShapes::Aabbs { boxes, n } => {
                 if boxes.size() < AABB_BYTES * n as u64 {
-                    return Err(Error::Config(format!(
-                        "{n} boxes need {} bytes; the buffer has {}",
-                        AABB_BYTES * n as u64,
-                        boxes.size()
-                    )));
+                    return Err(Error::invalid_argument(
+                        "boxes",
+                        format!(
+                            "{n} boxes need {} bytes; the buffer has {}",
+                            AABB_BYTES * n as u64,
+                            boxes.size()
+                        ),
+                    ));
                 }
                 n
             }
             SweepShapes::Shapes(SatShapes::Obbs { frames, n }) => {
                 if frames.size() < 64 * n as u64 {
-                    return Err(Error::Config(format!(
-                        "{n} box frames need {} bytes; the buffer has {}",
-                        64 * n as u64,
-                        frames.size()
-                    )));
+                    return Err(Error::invalid_argument(
+                        "frames",
+                        format!(
+                            "{n} box frames need {} bytes; the buffer has {}",
+                            64 * n as u64,
+                            frames.size()
+                        ),
+                    ));
                 }
                 n
             }
             SweepShapes::Shapes(SatShapes::Polygons { offsets, n, .. }) => {
                 if offsets.size() < 4 * (n as u64 + 1) {
-                    return Err(Error::Config(format!(
-                        "{n} polygons need {} offsets; the buffer holds {}",
-                        n as u64 + 1,
-                        offsets.size() / 4
-                    )));
+                    return Err(Error::invalid_argument(
+                        "offsets",
+                        format!(
+                            "{n} polygons need {} offsets; the buffer holds {}",
+                            n as u64 + 1,
+                            offsets.size() / 4
+                        ),
+                    ));
                 }
                 n
             }
@@ -243,18 +252,22 @@ impl GpuAabbSap {
         }
         let column_count = columns.dims[0] as u64 * columns.dims[1] as u64;
         if columns.dims.contains(&0) || column_count > n as u64 {
-            return Err(Error::Config(format!(
-                "sweep columns {:?}: at least 1 and at most {n} (one per shape) in all",
-                columns.dims
-            )));
+            return Err(Error::invalid_argument(
+                "columns",
+                format!(
+                    "sweep columns {:?}: at least 1 and at most {n} (one per shape) in all",
+                    columns.dims
+                ),
+            ));
         }
         let wide_count = layout.wide.len() as u64;
         if !layout.wide.windows(2).all(|w| w[0] < w[1])
             || layout.wide.last().is_some_and(|&i| i >= n)
         {
-            return Err(Error::Config(format!(
-                "wide shapes must be increasing indices below {n}"
-            )));
+            return Err(Error::invalid_argument(
+                "wide",
+                format!("wide shapes must be increasing indices below {n}"),
+            ));
         }
         let max_groups = self
             .max_groups_per_dim

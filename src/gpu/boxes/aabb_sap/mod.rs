@@ -273,18 +273,24 @@ impl GpuAabbSap {
         let words = readback::words(&bytes[plan.counters.clone()]);
         let word = |slot: u32| words[slot as usize];
         if word(slots::SWEEP_BAD_OFFSETS) > 0 {
-            return Err(Error::Config(format!(
-                "{} polygons have malformed vertex offsets",
-                word(slots::SWEEP_BAD_OFFSETS)
-            )));
+            return Err(Error::invalid_argument(
+                "offsets",
+                format!(
+                    "{} polygons have malformed vertex offsets",
+                    word(slots::SWEEP_BAD_OFFSETS)
+                ),
+            ));
         }
         if word(slots::SWEEP_CUT_SHORT) > 0 {
-            return Err(Error::Gpu(format!(
-                "the device '{}' cut {} AABB sweep loops short (lavapipe stops an invocation \
+            return Err(Error::gpu(
+                crate::GpuFailure::CutShort,
+                format!(
+                    "the device '{}' cut {} AABB sweep loops short (lavapipe stops an invocation \
                  after 65,535 loop iterations): the candidate list would be incomplete",
-                ctx.info.name,
-                word(slots::SWEEP_CUT_SHORT)
-            )));
+                    ctx.info.name,
+                    word(slots::SWEEP_CUT_SHORT)
+                ),
+            ));
         }
         Ok(CandidateTotals {
             candidates: (word(slots::SWEEP_WRAPS) as u64) << 32 | word(slots::SWEEP_APPEND) as u64,

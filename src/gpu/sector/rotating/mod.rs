@@ -629,11 +629,14 @@ fn add_gpu_times(stages: &mut Vec<StageTime>, times: Vec<(&'static str, f64)>) {
 
 /// The error for candidate walks the device ended early.
 fn cut_short(ctx: &GpuContext, walks: u32) -> Error {
-    Error::Gpu(format!(
-        "the device '{}' cut {walks} candidate walks of the rotating scene short (lavapipe \
+    Error::gpu(
+        crate::GpuFailure::CutShort,
+        format!(
+            "the device '{}' cut {walks} candidate walks of the rotating scene short (lavapipe \
          stops an invocation after 65,535 loop iterations): candidates would be lost",
-        ctx.info.name
-    ))
+            ctx.info.name
+        ),
+    )
 }
 
 #[cfg(test)]

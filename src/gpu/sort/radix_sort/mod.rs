@@ -195,8 +195,8 @@ impl RadixSort {
         Self::with_variant(ctx, Variant::best(ctx), rounds)
     }
 
-    /// A given variant with `rounds` x 256 keys per block (1..=64) whatever n. [`Error::Config`]
-    /// when the device cannot run the variant.
+    /// A given variant with `rounds` x 256 keys per block (1..=64) whatever n.
+    /// [`Error::AdapterLacks`] when the device cannot run the variant.
     pub fn with_variant(ctx: &GpuContext, variant: Variant, rounds: u32) -> Result<Self> {
         Self::build(
             ctx,
@@ -293,9 +293,10 @@ impl RadixSort {
             return Ok(at);
         }
         if !(1..=MAX_ROUNDS).contains(&rounds) {
-            return Err(Error::Config(format!(
-                "radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"
-            )));
+            return Err(Error::invalid_argument(
+                "rounds",
+                format!("radix sort: rounds per block must be 1..={MAX_ROUNDS}, got {rounds}"),
+            ));
         }
         let constants = [("ROUNDS", rounds as f64)];
         let scatter = match variant {
@@ -435,22 +436,27 @@ impl RadixSort {
         key_bits: u32,
     ) -> Result<()> {
         if !(1..=32).contains(&key_bits) {
-            return Err(Error::Config(format!(
-                "radix sort: key_bits must be 1..=32, got {key_bits}"
-            )));
+            return Err(Error::invalid_argument(
+                "key_bits",
+                format!("radix sort: key_bits must be 1..=32, got {key_bits}"),
+            ));
         }
         if keys == values {
-            return Err(Error::Config(
-                "radix sort: keys and values must be distinct buffers".into(),
+            return Err(Error::invalid_argument(
+                "values",
+                "radix sort: keys and values must be distinct buffers",
             ));
         }
         let bytes = n as u64 * 4;
         for (what, buf) in [("keys", keys), ("values", values)] {
             if buf.size() < bytes {
-                return Err(Error::Config(format!(
-                    "radix sort: {n} {what} need {bytes} bytes; the buffer has {}",
-                    buf.size()
-                )));
+                return Err(Error::invalid_argument(
+                    "n",
+                    format!(
+                        "radix sort: {n} {what} need {bytes} bytes; the buffer has {}",
+                        buf.size()
+                    ),
+                ));
             }
         }
         ctx.check_binding("radix sort keys", bytes)?;

@@ -390,3 +390,31 @@ fn plan_fills_the_device() {
     assert_eq!(plan(1 << 24, Some(32)), (Variant::Subgroup, 16));
     assert_eq!(plan(1 << 24, None).0, Variant::Portable);
 }
+
+/// An adapter whose workgroups hold less than the tiled sort's 16 KB: asking for the tiled sort
+/// is an [`crate::Error::AdapterLacks`] naming workgroup memory; the plan then takes another
+/// variant and still sorts.
+#[test]
+fn the_tiled_sort_on_too_little_workgroup_memory_is_an_adapter_error() {
+    let Some(mut ctx) = test_gpu() else { return };
+    ctx.lower_limits(|l| l.max_compute_workgroup_storage_size = 12 * 1024)
+        .unwrap();
+    match RadixSort::with_variant(&ctx, Variant::Tiles, 1) {
+        Err(crate::Error::AdapterLacks {
+            need: "workgroup memory",
+            message,
+        }) => assert!(message.contains("12288"), "{message}"),
+        Err(e) => panic!("expected the adapter's lack, got {e}"),
+        Ok(_) => panic!("the tiled sort cannot run in 12 KB"),
+    }
+    let mut sort = RadixSort::new(&ctx).unwrap();
+    let keys: Vec<u32> = (0..5000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let values: Vec<u32> = (0..5000).collect();
+    assert_eq!(
+        sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+        cpu_sort(&keys, &values, 32)
+    );
+    assert_ne!(sort.variant(), Variant::Tiles);
+}

@@ -279,7 +279,7 @@ impl GpuBroadPhase {
         whole_only: bool,
     ) -> Result<Stats> {
         let Some(at) = self.in_flight.frames.iter().position(|f| f.seq == seq) else {
-            return Err(Error::Config(format!(
+            return Err(Error::OutOfOrder(format!(
                 "frame {seq} is not in flight on this broad phase (finished already, or \
                  submitted to another)"
             )));

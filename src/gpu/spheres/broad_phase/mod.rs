@@ -190,10 +190,10 @@ impl GpuBroadPhase {
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if method == Method::Auto {
             // `auto` is a broad phase of its own, over this type (docs/design.md §2.9).
-            return Err(Error::Config(
+            return Err(Error::invalid_argument(
+                "method",
                 "a GpuBroadPhase runs one rule; auto on the GPU is `gpu::auto(ctx)` or \
-                 `gpu::broad_phase(ctx, Method::Auto)`"
-                    .into(),
+                 `gpu::broad_phase(ctx, Method::Auto)`",
             ));
         }
         // One broad phase per other device of the context (`--adapters`): frames are then
@@ -658,10 +658,13 @@ impl GpuBroadPhase {
             }
             (totals, pairs, times) = self.run_frame_read_back(spheres, store).await?;
             if pairs.is_none() {
-                return Err(Error::Gpu(format!(
-                    "pair count changed between two runs of the same frame ({need} then {})",
-                    totals.pairs
-                )));
+                return Err(Error::gpu(
+                    crate::GpuFailure::Inconsistent,
+                    format!(
+                        "pair count changed between two runs of the same frame ({need} then {})",
+                        totals.pairs
+                    ),
+                ));
             }
         }
         if let (Some(out), Some(pairs)) = (out, pairs) {

@@ -202,7 +202,9 @@ impl RunsParts for PartsOn<'_> {
 
     fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
         let Some(seq) = self.started.pop_front() else {
-            return Err(Error::Config("a part finished that was not started".into()));
+            return Err(Error::OutOfOrder(
+                "a part finished that was not started".into(),
+            ));
         };
         let result = self.broad.finish_part(seq, part, Some(out), true);
         result.map_err(|e| part_error(e, part))

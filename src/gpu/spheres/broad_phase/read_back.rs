@@ -190,11 +190,14 @@ impl GpuBroadPhase {
         };
         let cut_short = words[slots::SPHERE_CUT_SHORT as usize];
         if cut_short > 0 {
-            return Err(Error::Gpu(format!(
-                "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
+            return Err(Error::gpu(
+                crate::GpuFailure::CutShort,
+                format!(
+                    "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
                  invocation after 65,535 loop iterations): the pair list would be incomplete",
-                self.ctx.info.name, cut_short, self.method
-            )));
+                    self.ctx.info.name, cut_short, self.method
+                ),
+            ));
         }
         self.last_n = n;
         Ok(Totals {

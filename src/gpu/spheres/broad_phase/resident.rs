@@ -134,16 +134,20 @@ impl GpuBroadPhase {
             return Err(Error::EmptyScene);
         }
         if !spheres.usage().contains(wgpu::BufferUsages::COPY_SRC) {
-            return Err(Error::Config(
-                "the spheres buffer needs COPY_SRC usage (the frame copies it in)".into(),
+            return Err(Error::invalid_argument(
+                "spheres",
+                "the spheres buffer needs COPY_SRC usage (the frame copies it in)",
             ));
         }
         if spheres.size() < n as u64 * 16 {
-            return Err(Error::Config(format!(
-                "{n} spheres need {} bytes; the buffer has {}",
-                n as u64 * 16,
-                spheres.size()
-            )));
+            return Err(Error::invalid_argument(
+                "spheres",
+                format!(
+                    "{n} spheres need {} bytes; the buffer has {}",
+                    n as u64 * 16,
+                    spheres.size()
+                ),
+            ));
         }
         let mut enc = self.record_frame_from(Source::Device(spheres), n, true)?;
         let list = ResidentPairs {
@@ -214,10 +218,13 @@ impl GpuBroadPhase {
             ev.clear_overflow(&self.ctx);
         }
         if invalid > 0 {
-            return Err(Error::Config(format!(
-                "{invalid} spheres in the caller's buffer are not valid spheres (non-finite, \
+            return Err(Error::invalid_argument(
+                "spheres",
+                format!(
+                    "{invalid} spheres in the caller's buffer are not valid spheres (non-finite, \
                  negative radius, or a magnitude outside 1e-30..1e18)"
-            )));
+                ),
+            ));
         }
         if overflowed > 0 || pairs > self.pair_capacity {
             return Err(Error::too_large(

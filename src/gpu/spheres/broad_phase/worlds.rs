@@ -219,19 +219,22 @@ pub struct GpuWorldBatch {
 
 impl GpuWorldBatch {
     /// A batch running `method` (any of [`Method::ALL`]), or [`Method::Auto`]
-    /// ([`Self::auto`]). A context carrying peers (several devices) is an [`Error::Config`]:
-    /// the batch runs on one.
+    /// ([`Self::auto`]). A context carrying peers (several devices) is an
+    /// [`Error::InvalidArgument`]: the batch runs on one.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if method == Method::Auto {
             return Self::auto(ctx);
         }
         if !ctx.peers().is_empty() {
             // Its frame runs whole on one device (docs/design.md §2.13): peers would sit idle.
-            return Err(Error::Config(format!(
-                "a batch of worlds runs on one device, and this context carries {} more \
+            return Err(Error::invalid_argument(
+                "ctx",
+                format!(
+                    "a batch of worlds runs on one device, and this context carries {} more \
                  (several devices, --adapters): open it without peers",
-                ctx.peers().len()
-            )));
+                    ctx.peers().len()
+                ),
+            ));
         }
         Ok(Self {
             frame: GpuBroadPhase::new(ctx, method)?,
@@ -296,11 +299,14 @@ impl GpuWorldBatch {
         self.set_ranks(worlds)?;
         let shared = self.groups.shared.len();
         if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
-            return Err(Error::Config(format!(
-                "{shared} shared objects: the GPU grid's batch takes at most \
+            return Err(Error::invalid_argument(
+                "worlds",
+                format!(
+                    "{shared} shared objects: the GPU grid's batch takes at most \
                  {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, origin_distance, \
                  brute_force and auto take any number, and the CPU batch too"
-            )));
+                ),
+            ));
         }
         let group_s = start.elapsed().as_secs_f64();
         let store = out.is_some();
@@ -326,7 +332,9 @@ impl GpuWorldBatch {
         let shared_rank = u32::try_from(count)
             .ok()
             .filter(|&r| r < u32::MAX)
-            .ok_or_else(|| Error::Config(format!("{count} worlds: at most 2^32 - 2")))?;
+            .ok_or_else(|| {
+                Error::invalid_argument("worlds", format!("{count} worlds: at most 2^32 - 2"))
+            })?;
         self.ranks.clear();
         self.ranks.resize(worlds.len(), shared_rank);
         for (rank, span) in g.starts.windows(2).enumerate() {
