@@ -126,6 +126,22 @@ fn pass_flag(word: u32, lid: u32) -> bool {
     return flag != 0u;
 }
 
+// The share a workgroup of `upsweep` or `downsweep` takes in this pass and which buffer the
+// pass reads; `NO_SHARE` past the last share or in a dead pass. Uniform over the workgroup.
+struct PassShare {
+    share: u32,
+    in_b: bool,
+}
+const NO_SHARE: u32 = 0xffffffffu;
+
+fn pass_share(g: Group, lid: u32) -> PassShare {
+    let share = flat_group_of(g);
+    if (share >= share_count() || !pass_flag(2u * params.pass_index, lid)) {
+        return PassShare(NO_SHARE, false);
+    }
+    return PassShare(share, pass_flag(2u * params.pass_index + 1u, lid));
+}
+
 fn load_key(in_b: bool, i: u32) -> u32 {
     if (in_b) {
         return keys_b[i];
@@ -208,23 +224,18 @@ fn plan(@builtin(local_invocation_index) lid: u32) {
 
 @compute @workgroup_size(WG)
 fn upsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let share = flat_group_of(g);
-    let shares = share_count();
-    if (share >= shares) {
+    let at = pass_share(g, lid);
+    if (at.share == NO_SHARE) {
         return;
     }
-    if (!pass_flag(2u * params.pass_index, lid)) {
-        return;
-    }
-    let in_b = pass_flag(2u * params.pass_index + 1u, lid);
     atomicStore(&s_atomic[lid], 0u);
     workgroupBarrier();
-    let end = share_end(share);
-    for (var i = share_first(share) + lid; i < end; i += WG) {
-        atomicAdd(&s_atomic[digit_of(load_key(in_b, i))], 1u);
+    let end = share_end(at.share);
+    for (var i = share_first(at.share) + lid; i < end; i += WG) {
+        atomicAdd(&s_atomic[digit_of(load_key(at.in_b, i))], 1u);
     }
     workgroupBarrier();
-    share_hist[lid * shares + share] = atomicLoad(&s_atomic[lid]);
+    share_hist[lid * share_count() + at.share] = atomicLoad(&s_atomic[lid]);
 }
 
 // Inclusive scan of `v` over the workgroup, in s_tile[0, WG + 16): sixteen invocations sum
@@ -464,21 +475,16 @@ fn sort_tile(tile: u32, base: u32, in_b: bool, lid: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn downsweep(g: Group, @builtin(local_invocation_index) lid: u32) {
-    let share = flat_group_of(g);
-    let shares = share_count();
-    if (share >= shares) {
+    let at = pass_share(g, lid);
+    if (at.share == NO_SHARE) {
         return;
     }
-    if (!pass_flag(2u * params.pass_index, lid)) {
-        return;
-    }
-    let in_b = pass_flag(2u * params.pass_index + 1u, lid);
     // Where this share's keys of digit `lid` go, tile after tile.
-    var base = share_hist[lid * shares + share];
+    var base = share_hist[lid * share_count() + at.share];
     let per = share_tiles();
-    let end = min(tile_count(), (share + 1u) * per);
-    for (var tile = share * per; tile < end; tile++) {
-        base = sort_tile(tile, base, in_b, lid);
+    let end = min(tile_count(), (at.share + 1u) * per);
+    for (var tile = at.share * per; tile < end; tile++) {
+        base = sort_tile(tile, base, at.in_b, lid);
     }
 }
 
