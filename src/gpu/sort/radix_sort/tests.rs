@@ -418,3 +418,30 @@ fn the_tiled_sort_on_too_little_workgroup_memory_is_an_adapter_error() {
     );
     assert_ne!(sort.variant(), Variant::Tiles);
 }
+
+/// n at the binding limit (lowered to 1 MiB so that the test stays small): keys that fill a
+/// binding exactly sort, stably; one key more is [`crate::Error::TooLarge`] naming the binding,
+/// before anything runs.
+#[test]
+fn tiled_sort_at_the_binding_limit() {
+    let Some(mut ctx) = test_gpu() else { return };
+    ctx.lower_limits(|l| l.max_storage_buffer_binding_size = 1 << 20)
+        .unwrap();
+    let mut sort = RadixSort::with_variant(&ctx, Variant::Tiles, 1).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(44);
+    let n = (1usize << 20) / 4;
+    let keys: Vec<u32> = (0..n).map(|_| rng.random_range(0..1u32 << 20)).collect();
+    let values: Vec<u32> = (0..n as u32).collect();
+    assert_eq!(
+        sort.sort_pairs(&ctx, &keys, &values).unwrap(),
+        cpu_sort(&keys, &values, 32)
+    );
+    let more: Vec<u32> = (0..n as u32 + 1).collect();
+    match sort.sort_pairs(&ctx, &more, &more) {
+        Err(crate::Error::TooLarge {
+            exceeds: crate::Exceeds::Binding { needed, allowed },
+            ..
+        }) => assert_eq!((needed, allowed), (4 * n as u64 + 4, 4 * n as u64)),
+        other => panic!("expected the binding limit, got {other:?}"),
+    }
+}
