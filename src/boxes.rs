@@ -197,7 +197,7 @@ impl BoxBroadPhase {
         if let Some((&id, problem)) = ids
             .iter()
             .zip(boxes)
-            .find_map(|(id, b)| b.problem().map(|p| (id, p)))
+            .find_map(|(id, b)| crate::geom::Validate::problem(b).map(|p| (id, p)))
         {
             return Err(Error::InvalidId { id, problem });
         }

@@ -122,6 +122,7 @@ pub use broadphase::{
 };
 pub use error::{Error, Exceeds, GpuFailure, Result};
 pub use events::{EventTracker, WorldEventTracker, WorldEvents};
+pub use geom::Validate;
 pub use geom::aabb::Aabb;
 pub use geom::contact::Contact;
 pub use geom::obb::Obb;

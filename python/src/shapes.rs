@@ -9,6 +9,7 @@ use glam::{Quat, Vec2, Vec3};
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use std::sync::LazyLock;
+use sweepfan::Validate;
 use sweepfan::geom::obb::validate_obbs;
 use sweepfan::gpu::Proxy;
 use sweepfan::{Backend, GpuBoxPipeline, Obb, Pair, Polygon, canonicalize, cpu};

@@ -10,6 +10,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::{LazyLock, Mutex};
+use sweepfan::Validate;
 use sweepfan::broadphase::auto;
 use sweepfan::events::{WorldEventTracker, WorldEvents};
 use sweepfan::registry;

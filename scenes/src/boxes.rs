@@ -232,7 +232,7 @@ mod tests {
             assert!(b.half_extents.min_element() >= 0.25 * s.radius);
             assert!(b.half_extents.max_element() <= s.radius);
             assert!((b.rotation.length() - 1.0).abs() < 1e-5);
-            assert!(b.check(0).is_ok());
+            assert!(sweepfan::Validate::check(b, 0).is_ok());
         }
         assert_eq!(boxes, generate_boxes(SceneKind::Density, &p));
     }

@@ -24,6 +24,7 @@ use crate::files::{self, MAX_LINE_BYTES, SPHERE_HEADER};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use sweepfan::Validate;
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::sphere::Sphere;
 
@@ -41,11 +42,11 @@ pub struct SphereChunk {
     pub lines: usize,
     /// The first problem in the chunk: (1-based line number counted from the chunk's first line,
     /// the problem as [`files::read_spheres_csv`] words it). The chunk's `lines` is still
-    /// counted in full. A sphere that [`Sphere::check`] refuses is named by its index among this
+    /// counted in full. A sphere that [`Validate::check`] refuses is named by its index among this
     /// chunk's spheres (the file's index only in the chunk that starts the file);
     /// [`SphereChunk::problem_in_file`] names it by its index in the file.
     pub problem: Option<(usize, String)>,
-    /// The sphere [`Sphere::check`] refused on the problem line, with its index among the
+    /// The sphere [`Validate::check`] refused on the problem line, with its index among the
     /// chunk's spheres, so that the problem can be worded again with its index in the file.
     refused: Option<(usize, Sphere)>,
 }
@@ -53,7 +54,7 @@ pub struct SphereChunk {
 impl SphereChunk {
     /// The chunk's problem as [`files::read_spheres_csv`] reports it for the whole file, given
     /// the lines and the spheres of the chunks before this one (parts `0..part`): the line
-    /// counted from the header, and a sphere that [`Sphere::check`] refused named by its index
+    /// counted from the header, and a sphere that [`Validate::check`] refused named by its index
     /// in the file. Exact when no chunk before this one has a problem, as for the first chunk
     /// (in part order) that has one.
     pub fn problem_in_file(

@@ -4,6 +4,7 @@
 
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
+use sweepfan::Validate;
 use sweepfan::error::{Error, Exceeds, Result, shown};
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
@@ -216,7 +217,7 @@ pub fn parse_spheres_csv(text: &str) -> Parsed<Vec<Sphere>> {
 
 /// One data line of a sphere file (`x,y,z,r`, the line ending removed) as a sphere, or the
 /// problem as [`parse_spheres_csv`] words it: a field that is not a number, not finite or out of
-/// f32's range, a wrong field count, a negative radius. [`Sphere::check`] is left to the caller,
+/// f32's range, a wrong field count, a negative radius. [`Validate::check`] is left to the caller,
 /// whose message names the sphere's index (its place among the data lines).
 pub(crate) fn parse_sphere_line(line: &str) -> std::result::Result<Sphere, String> {
     let v = parse_fields::<4>(line, &SPHERE_HEADER)?;

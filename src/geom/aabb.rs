@@ -19,27 +19,6 @@ impl Aabb {
         Self { min, max }
     }
 
-    /// What makes this box unusable as broad-phase input, if anything: a coordinate that is NaN
-    /// or infinite, or `min > max` on an axis. (A box of zero extent, a point, is valid.)
-    pub fn problem(&self) -> Option<String> {
-        let named = [
-            ("min.x", self.min.x),
-            ("min.y", self.min.y),
-            ("min.z", self.min.z),
-            ("max.x", self.max.x),
-            ("max.y", self.max.y),
-            ("max.z", self.max.z),
-        ];
-        if let Some(problem) = super::non_finite(named) {
-            return Some(problem);
-        }
-        ["x", "y", "z"]
-            .into_iter()
-            .zip(self.min.to_array().into_iter().zip(self.max.to_array()))
-            .find(|(_, (lo, hi))| lo > hi)
-            .map(|(axis, (lo, hi))| format!("min.{axis} = {lo} is above max.{axis} = {hi}"))
-    }
-
     /// Whether a coordinate is subnormal (a GPU may flush it to zero in a comparison).
     pub fn has_subnormal(&self) -> bool {
         self.min
@@ -67,6 +46,29 @@ impl Aabb {
     }
 }
 
+impl super::Validate for Aabb {
+    /// A coordinate that is NaN or infinite, or `min > max` on an axis. (A box of zero extent,
+    /// a point, is valid.)
+    fn problem(&self) -> Option<String> {
+        let named = [
+            ("min.x", self.min.x),
+            ("min.y", self.min.y),
+            ("min.z", self.min.z),
+            ("max.x", self.max.x),
+            ("max.y", self.max.y),
+            ("max.z", self.max.z),
+        ];
+        if let Some(problem) = super::non_finite(named) {
+            return Some(problem);
+        }
+        ["x", "y", "z"]
+            .into_iter()
+            .zip(self.min.to_array().into_iter().zip(self.max.to_array()))
+            .find(|(_, (lo, hi))| lo > hi)
+            .map(|(axis, (lo, hi))| format!("min.{axis} = {lo} is above max.{axis} = {hi}"))
+    }
+}
+
 /// Sphere vs axis-aligned box: squared distance from the centre to the box <= r^2.
 #[inline]
 pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
@@ -74,18 +76,19 @@ pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
     (s.center - nearest).length_squared() <= s.radius * s.radius
 }
 
-/// Checks every box ([`Aabb::problem`]; the error names the lowest bad position) and returns
-/// whether any coordinate is subnormal. An empty slice is valid.
-pub fn validate_aabbs(boxes: &[Aabb]) -> Result<bool> {
+/// Checks every box ([`super::Validate::problem`]; the error names the lowest bad position).
+/// An empty slice is valid.
+pub fn validate_aabbs(boxes: &[Aabb]) -> Result<()> {
     if boxes.len() > u32::MAX as usize - 1 {
         return Err(Error::past_u32(
             boxes.len() as u64,
             format!("{} boxes: indices are u32", boxes.len()),
         ));
     }
-    super::check_each(boxes, |b, index| match b.problem() {
-        Some(problem) => Err(Error::InvalidObject { index, problem }),
-        None => Ok(()),
-    })?;
-    Ok(boxes.iter().any(Aabb::has_subnormal))
+    super::check_each(boxes, super::Validate::check)
+}
+
+/// Whether any box has a subnormal coordinate (a GPU may flush it to zero in a comparison).
+pub fn any_subnormal(boxes: &[Aabb]) -> bool {
+    boxes.iter().any(Aabb::has_subnormal)
 }

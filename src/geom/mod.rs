@@ -22,6 +22,24 @@ mod test_util;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 
+/// The library's one validation convention for the shapes it is given (spheres, boxes, oriented
+/// boxes, sector bodies and their turns): a shape says what makes it unusable as input
+/// ([`Self::problem`], for people; `None` when it is valid), and [`Self::check`] makes that an
+/// [`Error::InvalidObject`] at the caller's index. A slice is checked by the shape's
+/// `validate_*` function (`validate_spheres`, ...), which names the lowest bad index.
+pub trait Validate {
+    /// What makes this shape unusable as input, if anything.
+    fn problem(&self) -> Option<String>;
+
+    /// [`Self::problem`] as [`Error::InvalidObject`] of object `index`.
+    fn check(&self, index: usize) -> Result<()> {
+        match self.problem() {
+            Some(problem) => Err(Error::InvalidObject { index, problem }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A set of `len` objects (`what`, plural, for the message) is not empty and can be indexed by
 /// u32 (the largest value is kept free as a sentinel).
 pub fn check_count(len: usize, what: &str) -> Result<()> {

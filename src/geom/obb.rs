@@ -1,6 +1,6 @@
 //! Oriented boxes: centre, half-extents and rotation, their validation and CSV files.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::aabb::Aabb;
 use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
 use bytemuck::{Pod, Zeroable};
@@ -158,7 +158,7 @@ pub(crate) fn is_cube_rotation(q: Quat) -> bool {
 }
 
 impl Obb {
-    /// The box of `center`, `half_extents` and `rotation` (not validated: [`Obb::check`]).
+    /// The box of `center`, `half_extents` and `rotation` (not validated: [`Validate::check`](crate::Validate::check)).
     pub const fn new(center: Vec3, half_extents: Vec3, rotation: Quat) -> Self {
         Self {
             center,
@@ -174,7 +174,7 @@ impl Obb {
 
     /// The rotation as a matrix whose columns are the box axes: those of the normalised
     /// quaternion, each entry within about half an f32 ulp of the exact rotation (exact for the
-    /// 24 rotations of a cube), so any quaternion accepted by [`Obb::check`] gives orthonormal
+    /// 24 rotations of a cube), so any quaternion accepted by [`Validate::check`](crate::Validate::check) gives orthonormal
     /// axes.
     pub fn rotation_matrix(&self) -> Mat3 {
         let [x, y, z] = rotation_columns(self.rotation);
@@ -261,12 +261,13 @@ impl Obb {
             SatVerdict::Unsure(axes) => crate::geom::exact::settle(self, other, axes),
         }
     }
+}
 
-    /// Checks one box: finite values, half-extents >= 0, a non-zero quaternion whose norm is
-    /// within [`QUAT_NORM_TOLERANCE`] of 1 (it is then normalised where used), and a reach
-    /// `|centre| + |half-extents|` within [`MAX_COORDINATE`].
-    pub fn check(&self, index: usize) -> Result<()> {
-        let bad = |problem: String| Err(Error::InvalidObject { index, problem });
+impl super::Validate for Obb {
+    /// Values that are not finite, a negative half-extent, a zero quaternion or one whose norm
+    /// is not within [`QUAT_NORM_TOLERANCE`] of 1 (it is then normalised where used), a reach
+    /// `|centre| + |half-extents|` past [`MAX_COORDINATE`].
+    fn problem(&self) -> Option<String> {
         let named = [
             ("cx", self.center.x),
             ("cy", self.center.y),
@@ -280,41 +281,42 @@ impl Obb {
             ("qz", self.rotation.z),
         ];
         if let Some(problem) = super::non_finite(named) {
-            return bad(problem);
+            return Some(problem);
         }
         for (name, v) in &named[3..6] {
             if *v < 0.0 {
-                return bad(format!("half-extent {name} is negative ({v})"));
+                return Some(format!("half-extent {name} is negative ({v})"));
             }
         }
         if let Some(problem) = super::below_min_magnitude(named[..6].iter().copied(), MIN_MAGNITUDE)
         {
-            return bad(problem);
+            return Some(problem);
         }
         let norm = self.rotation.length();
         if norm == 0.0 {
-            return bad("rotation quaternion is zero".into());
+            return Some("rotation quaternion is zero".into());
         }
         if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
-            return bad(format!(
+            return Some(format!(
                 "rotation quaternion has norm {norm} (must be 1 within {QUAT_NORM_TOLERANCE})"
             ));
         }
         let reach = self.center.abs().max_element() + self.half_extents.length();
         if reach > MAX_COORDINATE {
-            return bad(format!(
+            return Some(format!(
                 "|centre| + |half-extents| = {reach:e} exceeds {MAX_COORDINATE:e} (f32 products would overflow)"
             ));
         }
-        Ok(())
+        None
     }
 }
 
-/// Validates a set of boxes: not empty, fewer than 2^32 - 1, each passes [`Obb::check`]
+/// Validates a set of boxes: not empty, fewer than 2^32 - 1, each passes
+/// [`super::Validate::check`]
 /// (the lowest bad index is reported).
 pub fn validate_obbs(boxes: &[Obb]) -> Result<()> {
     super::check_count(boxes.len(), "boxes")?;
-    super::check_each(boxes, Obb::check)
+    super::check_each(boxes, super::Validate::check)
 }
 
 /// Frames of all boxes (in parallel).
@@ -326,6 +328,8 @@ pub fn obb_frames(boxes: &[Obb]) -> Vec<ObbFrame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
+    use crate::geom::Validate;
 
     #[test]
     fn frame_is_64_bytes_and_orthonormal() {

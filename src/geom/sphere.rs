@@ -1,6 +1,6 @@
 //! Spheres, the broad-phase object, and their validation.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -103,7 +103,7 @@ pub fn origin_key(c: Vec3) -> f32 {
 pub const MAX_COORDINATE: f32 = 1e18;
 
 impl Sphere {
-    /// The sphere of `center` and `radius` (not validated: [`Sphere::check`]).
+    /// The sphere of `center` and `radius` (not validated: [`Validate::check`](crate::Validate::check)).
     pub const fn new(center: Vec3, radius: f32) -> Self {
         Self { center, radius }
     }
@@ -147,43 +147,7 @@ impl Sphere {
         }
     }
 
-    /// Checks one sphere: finite centre and radius, radius >= 0, coordinates within
-    /// [`MAX_COORDINATE`], every non-zero value at least [`MIN_MAGNITUDE`]. A zero radius is a point (allowed; it touches what contains it).
-    pub fn check(&self, index: usize) -> Result<()> {
-        self.check_range(index)?;
-        let named = [
-            ("x", self.center.x),
-            ("y", self.center.y),
-            ("z", self.center.z),
-            ("radius", self.radius),
-        ];
-        match super::below_min_magnitude(named, MIN_MAGNITUDE) {
-            Some(problem) => Err(Error::InvalidObject { index, problem }),
-            None => Ok(()),
-        }
-    }
-
-    /// The finiteness, sign and range rules of [`Self::check`], with their messages.
-    fn check_range(&self, index: usize) -> Result<()> {
-        let bad = |problem: String| Err(Error::InvalidObject { index, problem });
-        let c = self.center;
-        let named = [("x", c.x), ("y", c.y), ("z", c.z), ("radius", self.radius)];
-        if let Some(problem) = super::non_finite(named) {
-            return bad(problem);
-        }
-        if self.radius < 0.0 {
-            return bad(format!("radius is negative ({})", self.radius));
-        }
-        let reach = c.abs().max_element() + self.radius;
-        if reach > MAX_COORDINATE {
-            return bad(format!(
-                "|coordinate| + radius = {reach:e} exceeds {MAX_COORDINATE:e} (f32 squared distances would overflow)"
-            ));
-        }
-        Ok(())
-    }
-
-    /// [`Self::check`] as one branch-free predicate (the same rule, without the message).
+    /// [`super::Validate::check`] as one branch-free predicate (the same rule, without the message).
     #[inline(always)]
     pub(crate) fn valid(&self) -> bool {
         let finite = |v: f32| (v.to_bits() & 0x7f80_0000) != 0x7f80_0000;
@@ -208,7 +172,30 @@ impl Sphere {
     }
 }
 
-/// Validates a whole scene: not empty, every sphere passes [`Sphere::check`]. Reports the first
+impl super::Validate for Sphere {
+    /// A centre or radius that is not finite, a negative radius, a coordinate past
+    /// [`MAX_COORDINATE`] with the radius, a non-zero value below [`MIN_MAGNITUDE`]. A zero
+    /// radius is a point (allowed; it touches what contains it).
+    fn problem(&self) -> Option<String> {
+        let c = self.center;
+        let named = [("x", c.x), ("y", c.y), ("z", c.z), ("radius", self.radius)];
+        if let Some(problem) = super::non_finite(named) {
+            return Some(problem);
+        }
+        if self.radius < 0.0 {
+            return Some(format!("radius is negative ({})", self.radius));
+        }
+        let reach = c.abs().max_element() + self.radius;
+        if reach > MAX_COORDINATE {
+            return Some(format!(
+                "|coordinate| + radius = {reach:e} exceeds {MAX_COORDINATE:e} (f32 squared distances would overflow)"
+            ));
+        }
+        super::below_min_magnitude(named, MIN_MAGNITUDE)
+    }
+}
+
+/// Validates a whole scene: not empty, every sphere passes [`super::Validate::check`]. Reports the first
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     super::check_count(spheres.len(), "objects")?;
@@ -223,7 +210,7 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     };
     if any_bad {
         // The full check names the lowest bad sphere.
-        return super::check_each(spheres, Sphere::check);
+        return super::check_each(spheres, super::Validate::check);
     }
     Ok(())
 }
@@ -243,6 +230,8 @@ pub fn max_radius(spheres: &[Sphere]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
+    use crate::geom::Validate;
 
     #[test]
     fn touching_is_inclusive() {

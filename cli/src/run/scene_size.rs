@@ -55,7 +55,7 @@ pub fn check_generated(
     let problem = spheres
         .iter()
         .enumerate()
-        .find_map(|(k, s)| s.check(first + k).err())
+        .find_map(|(k, s)| sweepfan::Validate::check(s, first + k).err())
         .map_or_else(String::new, |e| e.to_string());
     Err(Error::Config(format!(
         "the {} scene with --n {} --radius {:?} --volume-fraction {:?} places objects outside \

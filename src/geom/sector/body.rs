@@ -2,7 +2,7 @@
 //! capsule, a cylinder, or the convex hull of points, each as plain data with its support
 //! function, and [`RotatingBody`], one of them turning about any axis by any angle.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::aabb::Aabb;
 use crate::geom::obb::ObbFrame;
 use glam::{DVec3, Quat, Vec3};
@@ -128,9 +128,9 @@ pub enum ConvexBody {
 /// Tolerance on unit and orthogonal axes.
 const AXIS_TOLERANCE: f32 = 1e-3;
 
-impl ConvexBody {
+impl crate::geom::Validate for ConvexBody {
     /// What is wrong with this body, if anything.
-    pub fn problem(&self) -> Option<String> {
+    fn problem(&self) -> Option<String> {
         let unit = |v: Vec3| (v.length() - 1.0).abs() <= AXIS_TOLERANCE;
         match self {
             ConvexBody::Box(frame) => {
@@ -172,7 +172,9 @@ impl ConvexBody {
             ConvexBody::Hull(_) => None, // checked when built
         }
     }
+}
 
+impl ConvexBody {
     /// A point inside the body: box and cylinder centre, capsule midpoint, hull vertex mean.
     pub fn center(&self) -> Vec3 {
         match self {
@@ -327,9 +329,9 @@ pub struct RotatingBody {
     pub angle: f32,
 }
 
-impl RotatingBody {
+impl crate::geom::Validate for RotatingBody {
     /// What is wrong with this rotation, if anything.
-    pub fn problem(&self) -> Option<String> {
+    fn problem(&self) -> Option<String> {
         if let Some(p) = self.body.problem() {
             return Some(p);
         }
@@ -341,15 +343,9 @@ impl RotatingBody {
         }
         (self.angle.abs() > TAU).then(|| "rotation: |angle| must be <= 2 pi".into())
     }
+}
 
-    /// [`Self::problem`] as an error for object `index`.
-    pub fn validate(&self, index: usize) -> Result<()> {
-        match self.problem() {
-            Some(problem) => Err(Error::InvalidObject { index, problem }),
-            None => Ok(()),
-        }
-    }
-
+impl RotatingBody {
     /// The body at parameter t in [0, 1] of the turn.
     pub fn pose(&self, t: f32) -> ConvexBody {
         self.body.rotated(
@@ -388,6 +384,7 @@ impl RotatingBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::Validate;
 
     #[test]
     fn hull_of_a_cube_has_six_faces_and_drops_inner_points() {
@@ -460,7 +457,7 @@ mod tests {
         bad.angle = -6.0;
         assert!(bad.problem().is_none());
         bad.axis = Vec3::new(0.0, 0.0, 2.0);
-        assert!(bad.validate(4).is_err());
+        assert!(crate::geom::Validate::check(&bad, 4).is_err());
     }
 
     #[test]

@@ -347,13 +347,12 @@ pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: 
     (lo, hi)
 }
 
-/// Checks a rotation list for this experiment: [`RotatingBox::problem`], and an angle of at most
+/// Checks a rotation list for this experiment: [`crate::geom::Validate::problem`], and an angle of at most
 /// 2 pi.
 pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
     for (index, b) in rotations.iter().enumerate() {
-        let problem = b
-            .problem()
-            .or((b.angle > TAU).then_some("angle must be in [0, 2 pi]"));
+        let problem = crate::geom::Validate::problem(b)
+            .or((b.angle > TAU).then(|| "angle must be in [0, 2 pi]".to_string()));
         if let Some(problem) = problem {
             return Err(Error::InvalidObject {
                 index,

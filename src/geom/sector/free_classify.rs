@@ -139,7 +139,7 @@ fn grown(s: &LocalSector) -> LocalSector {
 impl FreeRotation {
     /// Precomputes one rotation. Fails on an invalid body or more than [`MAX_CLAUSES`].
     pub fn new(r: &RotatingBody, index: usize) -> Result<Self> {
-        r.validate(index)?;
+        crate::geom::Validate::check(r, index)?;
         let g = GeneralSweep::new(r);
         let f = &g.frame;
         let alpha = f.alpha;

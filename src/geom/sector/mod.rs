@@ -182,10 +182,10 @@ pub struct RotatingBox {
     pub angle: f32,
 }
 
-impl RotatingBox {
+impl crate::geom::Validate for RotatingBox {
     /// What is wrong with this box, if anything: non-finite fields, axis or arm not unit, arm not
     /// perpendicular to the axis (each within 1e-3), negative distance, widths or angle.
-    pub fn problem(&self) -> Option<&'static str> {
+    fn problem(&self) -> Option<String> {
         let finite = self.origin.is_finite()
             && self.axis.is_finite()
             && self.arm.is_finite()
@@ -193,20 +193,22 @@ impl RotatingBox {
             && self.distance.is_finite()
             && self.angle.is_finite();
         if !finite {
-            return Some("non-finite field");
+            return Some("non-finite field".into());
         }
         if (self.axis.length() - 1.0).abs() > 1e-3 || (self.arm.length() - 1.0).abs() > 1e-3 {
-            return Some("axis and arm must be unit vectors");
+            return Some("axis and arm must be unit vectors".into());
         }
         if self.axis.dot(self.arm).abs() > 1e-3 {
-            return Some("arm must be perpendicular to the axis");
+            return Some("arm must be perpendicular to the axis".into());
         }
         if self.distance < 0.0 || self.widths.min_element() < 0.0 || self.angle < 0.0 {
-            return Some("distance, widths and angle must be >= 0");
+            return Some("distance, widths and angle must be >= 0".into());
         }
         None
     }
+}
 
+impl RotatingBox {
     /// Box centre at the start pose.
     pub fn start_center(&self) -> Vec3 {
         self.origin + self.distance * self.arm

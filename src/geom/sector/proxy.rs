@@ -27,7 +27,7 @@ pub trait Swept: Clone + Send + Sync {
 macro_rules! by_own_methods {
     ($t:ident, $what:literal) => {
         fn problem(&self) -> Option<String> {
-            $t::problem(self).map(|p| format!("{}: {p}", $what))
+            <$t as crate::geom::Validate>::problem(self).map(|p| format!("{}: {p}", $what))
         }
         fn conservative_sector(&self) -> Sector {
             $t::conservative_sector(self)

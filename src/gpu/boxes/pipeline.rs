@@ -325,7 +325,8 @@ impl GpuBoxPipeline {
             stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
             return Ok(stats);
         }
-        let subnormal = crate::geom::aabb::validate_aabbs(boxes)?;
+        crate::geom::aabb::validate_aabbs(boxes)?;
+        let subnormal = crate::geom::aabb::any_subnormal(boxes);
         let n = shape_count(boxes.len())?;
         let device = aabb_bytes(boxes);
         let bytes = bytemuck::cast_slice::<[f32; 8], u8>(&device);
