@@ -21,7 +21,7 @@ pub trait AabbOverlaps: Send {
 
     /// Every overlapping pair of `boxes` as positions `(i, j)`, `i < j`, each once, in no
     /// particular order, into `out` (cleared first). `Stats::tests` counts box tests where the
-    /// method knows them, `Stats::pairs` the pairs. Boxes must be valid ([`Validate::problem`](crate::Validate::problem)):
+    /// method knows them, `Stats::pairs` the pairs. Boxes must be valid ([`Validate::problem`](crate::geom::Validate::problem)):
     /// an invalid one is an [`crate::Error::InvalidObject`] naming its position.
     fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>;
 

@@ -158,7 +158,7 @@ pub(crate) fn is_cube_rotation(q: Quat) -> bool {
 }
 
 impl Obb {
-    /// The box of `center`, `half_extents` and `rotation` (not validated: [`Validate::check`](crate::Validate::check)).
+    /// The box of `center`, `half_extents` and `rotation` (not validated: [`Validate::check`](crate::geom::Validate::check)).
     pub const fn new(center: Vec3, half_extents: Vec3, rotation: Quat) -> Self {
         Self {
             center,
@@ -174,7 +174,7 @@ impl Obb {
 
     /// The rotation as a matrix whose columns are the box axes: those of the normalised
     /// quaternion, each entry within about half an f32 ulp of the exact rotation (exact for the
-    /// 24 rotations of a cube), so any quaternion accepted by [`Validate::check`](crate::Validate::check) gives orthonormal
+    /// 24 rotations of a cube), so any quaternion accepted by [`Validate::check`](crate::geom::Validate::check) gives orthonormal
     /// axes.
     pub fn rotation_matrix(&self) -> Mat3 {
         let [x, y, z] = rotation_columns(self.rotation);
@@ -328,7 +328,7 @@ pub fn obb_frames(boxes: &[Obb]) -> Vec<ObbFrame> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Error;
+    use crate::error::Error;
     use crate::geom::Validate;
 
     #[test]

@@ -103,7 +103,7 @@ pub fn origin_key(c: Vec3) -> f32 {
 pub const MAX_COORDINATE: f32 = 1e18;
 
 impl Sphere {
-    /// The sphere of `center` and `radius` (not validated: [`Validate::check`](crate::Validate::check)).
+    /// The sphere of `center` and `radius` (not validated: [`Validate::check`](crate::geom::Validate::check)).
     pub const fn new(center: Vec3, radius: f32) -> Self {
         Self { center, radius }
     }
@@ -230,7 +230,7 @@ pub fn max_radius(spheres: &[Sphere]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Error;
+    use crate::error::Error;
     use crate::geom::Validate;
 
     #[test]

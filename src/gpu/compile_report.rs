@@ -117,7 +117,7 @@ pub fn compile_report(
             let compiled = ctx.shader(&module.name, &module.source)?;
             ctx.pipeline(&compiled, &entry, &[]).map_err(|e| {
                 Error::gpu(
-                    crate::GpuFailure::Shader,
+                    crate::error::GpuFailure::Shader,
                     format!("{} ({entry}) did not compile: {e}", module.name),
                 )
             })?;

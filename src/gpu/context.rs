@@ -32,9 +32,12 @@ pub trait Uniform: ShaderType + ShaderSize + WriteInto {
     /// Writes the value in WGSL's uniform layout at the start of `out` (at least
     /// [`Self::uniform_size`] bytes), without allocating: for per-dispatch parameter slots.
     fn write_to(&self, out: &mut [u8]) -> Result<()> {
-        UniformBuffer::new(out)
-            .write(self)
-            .map_err(|e| Error::gpu(crate::GpuFailure::Internal, format!("uniform layout: {e}")))
+        UniformBuffer::new(out).write(self).map_err(|e| {
+            Error::gpu(
+                crate::error::GpuFailure::Internal,
+                format!("uniform layout: {e}"),
+            )
+        })
     }
 }
 
@@ -236,7 +239,7 @@ impl GpuContext {
             .await
             .map_err(|e| {
                 Error::gpu(
-                    crate::GpuFailure::Device,
+                    crate::error::GpuFailure::Device,
                     format!("request_device on '{}': {e}", info.name),
                 )
             })?;
@@ -462,7 +465,12 @@ impl GpuContext {
             match self.device.poll(poll) {
                 Ok(_) => break,
                 Err(wgpu::PollError::Timeout) => crate::broadphase::cancel::check(&cancel)?,
-                Err(e) => return Err(Error::gpu(crate::GpuFailure::Device, format!("poll: {e}"))),
+                Err(e) => {
+                    return Err(Error::gpu(
+                        crate::error::GpuFailure::Device,
+                        format!("poll: {e}"),
+                    ));
+                }
             }
         }
         self.check()
@@ -650,7 +658,7 @@ fn device_error(adapter: &str, e: wgpu::Error) -> Error {
             crate::error::Exceeds::DeviceMemory,
             format!("the device '{adapter}' ran out of memory: {e}"),
         ),
-        e => Error::gpu(crate::GpuFailure::Validation, e.to_string()),
+        e => Error::gpu(crate::error::GpuFailure::Validation, e.to_string()),
     }
 }
 

@@ -134,7 +134,7 @@ impl Readback {
     fn staging(&self) -> Result<&wgpu::Buffer> {
         self.staging.as_ref().ok_or_else(|| {
             Error::gpu(
-                crate::GpuFailure::ReadBack,
+                crate::error::GpuFailure::ReadBack,
                 format!("{}: mapped before it was recorded", self.label),
             )
         })

@@ -228,7 +228,7 @@ fn file(path: &str) -> Result<&'static str> {
         .map(|(_, text)| *text)
         .ok_or_else(|| {
             Error::gpu(
-                crate::GpuFailure::Shader,
+                crate::error::GpuFailure::Shader,
                 format!("no shader file shaders/{path}"),
             )
         })
@@ -282,13 +282,13 @@ impl Composer {
                 let indent = &line[..line.len() - trimmed.len()];
                 let (count, statement) = rest.split_once(' ').ok_or_else(|| {
                     Error::gpu(
-                        crate::GpuFailure::Shader,
+                        crate::error::GpuFailure::Shader,
                         format!("'{line}': #unroll needs N and a statement"),
                     )
                 })?;
                 let count: u32 = count.parse().map_err(|_| {
                     Error::gpu(
-                        crate::GpuFailure::Shader,
+                        crate::error::GpuFailure::Shader,
                         format!("'{line}': #unroll needs a count"),
                     )
                 })?;

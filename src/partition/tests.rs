@@ -208,7 +208,7 @@ fn a_runner_error_ends_the_run() {
         move |p: &[Sphere], o: &mut Vec<Pair>| -> Result<Stats> {
             calls += 1;
             if calls == 2 {
-                return Err(Error::gpu(crate::GpuFailure::Device, "device lost"));
+                return Err(Error::gpu(crate::error::GpuFailure::Device, "device lost"));
             }
             Ok(brute(p, o))
         }
@@ -321,7 +321,7 @@ fn large_parts_gathered_in_parallel_keep_every_pair_once() {
             if two {
                 both.wait();
             }
-            Err(Error::gpu(crate::GpuFailure::Device, "device lost"))
+            Err(Error::gpu(crate::error::GpuFailure::Device, "device lost"))
         };
         let mut first = true;
         let mut other = |part: &[Sphere], out: &mut Vec<Pair>| {
@@ -374,7 +374,7 @@ impl RunsParts for Starting {
         );
         self.finishes += 1;
         if self.fail_at == Some(self.finishes) {
-            return Err(Error::gpu(crate::GpuFailure::Device, "device lost"));
+            return Err(Error::gpu(crate::error::GpuFailure::Device, "device lost"));
         }
         // As a GPU's frame does: its host side by step.
         let mut stats = brute(part, out);

@@ -393,8 +393,11 @@ fn gpu_worlds_empty_bad_input_and_refusals() {
     let first = test_gpu().expect("the test adapter");
     let second = Arc::new(test_gpu().expect("the test adapter again"));
     match GpuWorldBatch::new(Arc::new(first.with_peers(vec![second])), Method::Sap) {
-        Err(Error::Config(m)) => assert!(m.contains("one device") && m.contains("1 more"), "{m}"),
-        Err(e) => panic!("expected a config error, got {e}"),
+        Err(Error::InvalidArgument {
+            argument: "ctx",
+            message: m,
+        }) => assert!(m.contains("one device") && m.contains("1 more"), "{m}"),
+        Err(e) => panic!("expected an invalid ctx, got {e}"),
         Ok(_) => panic!("a batch with peers would leave them idle"),
     }
     // The grid's batch takes at most GPU_GRID_SHARED_MAX shared objects, and says so.
@@ -406,8 +409,11 @@ fn gpu_worlds_empty_bad_input_and_refusals() {
     let mut ids = vec![SHARED; max + 1];
     ids.extend([0, 0]);
     match grid.find_pairs(&many, &ids, None) {
-        Err(Error::Config(m)) => assert!(m.contains(&format!("{} shared", max + 1)), "{m}"),
-        other => panic!("expected a config error, got {other:?}"),
+        Err(Error::InvalidArgument {
+            argument: "worlds",
+            message: m,
+        }) => assert!(m.contains(&format!("{} shared", max + 1)), "{m}"),
+        other => panic!("expected too many shared objects, got {other:?}"),
     }
     ids[0] = 1;
     let mut out = WorldPairs::new();

@@ -28,7 +28,7 @@ pub struct GridFrame {
     /// Every centre coordinate is below [`FAST_CELLS`] cells in magnitude: [`cell_axis`]'s
     /// fast path holds for the whole scene, so cells can be computed two axes at a time.
     pub near: bool,
-    /// Every sphere passed [`Sphere`]'s check ([`Validate::check`](crate::Validate::check)) rule (looked at during the survey, which reads
+    /// Every sphere passed [`Sphere`]'s check ([`Validate::check`](crate::geom::Validate::check)) rule (looked at during the survey, which reads
     /// them anyway); when not, the rest of the frame means nothing.
     pub valid: bool,
 }

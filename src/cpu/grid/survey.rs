@@ -1,6 +1,6 @@
 //! The grid's survey of a scene, the one pass that reads every sphere before the sort: centre
 //! bounds, the exponent histogram of radii ([`Histogram`]) and the validation rule
-//! ([`Validate::check`](crate::Validate::check), as its branch-free form), so that `find_pairs` needs no pass of its
+//! ([`Validate::check`](crate::geom::Validate::check), as its branch-free form), so that `find_pairs` needs no pass of its
 //! own to validate. With AVX-512, four spheres a register and the histogram touched only where
 //! the bin changes ([`avx512`]); with SSE2 (every x86-64), a sphere a vector: bounds and the
 //! rule lane-wise, the histogram in four interleaved copies, so that objects of the same bin

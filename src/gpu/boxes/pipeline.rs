@@ -534,7 +534,7 @@ impl GpuBoxPipeline {
             }
             if runs == MAX_RUNS {
                 return Err(Error::gpu(
-                    crate::GpuFailure::Inconsistent,
+                    crate::error::GpuFailure::Inconsistent,
                     format!(
                         "box pipeline: the candidate count kept changing over {MAX_RUNS} runs of the \
                      same frame"
@@ -629,7 +629,7 @@ impl GpuBoxPipeline {
         };
         let Some((found, pairs)) = settled else {
             return Err(Error::gpu(
-                crate::GpuFailure::Inconsistent,
+                crate::error::GpuFailure::Inconsistent,
                 format!("SAT output overflow after resizing: {listed} pairs listed"),
             ));
         };

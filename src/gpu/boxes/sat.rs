@@ -325,7 +325,7 @@ impl GpuSat {
     pub fn replace_output(&self, ctx: &GpuContext, pairs: &[Pair]) -> Result<()> {
         if pairs.len() as u64 > self.encoded_capacity as u64 {
             return Err(Error::gpu(
-                crate::GpuFailure::Inconsistent,
+                crate::error::GpuFailure::Inconsistent,
                 format!(
                     "{} settled pairs do not fit the SAT list of {}",
                     pairs.len(),
@@ -613,7 +613,7 @@ impl GpuSat {
             let listed = result.listed;
             let (found, pairs) = result.settle(boxes).ok_or_else(|| {
                 Error::gpu(
-                    crate::GpuFailure::Inconsistent,
+                    crate::error::GpuFailure::Inconsistent,
                     format!(
                         "SAT output overflow: {listed} pairs listed for {} slots",
                         self.encoded_capacity

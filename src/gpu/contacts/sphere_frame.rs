@@ -142,7 +142,7 @@ impl GpuContacts {
             }
         }
         Err(Error::gpu(
-            crate::GpuFailure::Inconsistent,
+            crate::error::GpuFailure::Inconsistent,
             format!(
                 "sphere contacts: the pair count kept changing over {MAX_RUNS} runs of the same frame"
             ),

@@ -74,7 +74,7 @@ impl GpuContext {
         });
         if let Some(e) = error {
             return Err(Error::gpu(
-                crate::GpuFailure::Shader,
+                crate::error::GpuFailure::Shader,
                 format!("shader {label} on {}: {e}", self.adapter_label()),
             ));
         }
@@ -164,7 +164,7 @@ impl GpuContext {
                 Ok(pipeline)
             }
             Some(e) => Err(Error::gpu(
-                crate::GpuFailure::Shader,
+                crate::error::GpuFailure::Shader,
                 format!(
                     "compute pipeline '{entry}'{} on {}: {e}",
                     module_label.map_or(String::new(), |m| format!(" of {m}")),

@@ -63,7 +63,7 @@ impl GpuContext {
         waited?;
         let outcome = mapped.ok_or_else(|| {
             Error::gpu(
-                crate::GpuFailure::ReadBack,
+                crate::error::GpuFailure::ReadBack,
                 format!("{what}: the map callback did not run"),
             )
         })?;
@@ -107,13 +107,13 @@ impl GpuContext {
     ) -> Result<T> {
         outcome.map_err(|e| {
             Error::gpu(
-                crate::GpuFailure::ReadBack,
+                crate::error::GpuFailure::ReadBack,
                 format!("map_async ({what}): {e}"),
             )
         })?;
         let view = slice.get_mapped_range().map_err(|e| {
             Error::gpu(
-                crate::GpuFailure::ReadBack,
+                crate::error::GpuFailure::ReadBack,
                 format!("get_mapped_range ({what}): {e}"),
             )
         })?;

@@ -245,7 +245,7 @@ fn errors_of_sweepfans_work_on_a_callers_device_come_back_as_errors() {
     let _ours = ctx.create_buffer(&refused);
     match ctx.check() {
         Err(Error::Gpu {
-            failure: crate::GpuFailure::Validation,
+            failure: crate::error::GpuFailure::Validation,
             message,
         }) => assert!(message.contains("refused"), "{message}"),
         other => panic!("expected the buffer's error, got {other:?}"),

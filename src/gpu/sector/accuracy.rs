@@ -205,7 +205,7 @@ impl<P: GpuPose> AccuracyGpu<P> {
             })?;
             if counts.len() != hist_len {
                 return Err(Error::gpu(
-                    crate::GpuFailure::ReadBack,
+                    crate::error::GpuFailure::ReadBack,
                     "sector histograms: a short read-back",
                 ));
             }

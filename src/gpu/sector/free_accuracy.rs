@@ -51,7 +51,7 @@ impl GpuPose for FreeRotation {
             rows.extend_from_slice(&r.constraints);
             if r.steps.len() != STEPS {
                 return Err(Error::gpu(
-                    crate::GpuFailure::Internal,
+                    crate::error::GpuFailure::Internal,
                     "free sector: a rotation without its poses",
                 ));
             }

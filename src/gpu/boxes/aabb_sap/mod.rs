@@ -283,7 +283,7 @@ impl GpuAabbSap {
         }
         if word(slots::SWEEP_CUT_SHORT) > 0 {
             return Err(Error::gpu(
-                crate::GpuFailure::CutShort,
+                crate::error::GpuFailure::CutShort,
                 format!(
                     "the device '{}' cut {} AABB sweep loops short (lavapipe stops an invocation \
                  after 65,535 loop iterations): the candidate list would be incomplete",

@@ -630,7 +630,7 @@ fn add_gpu_times(stages: &mut Vec<StageTime>, times: Vec<(&'static str, f64)>) {
 /// The error for candidate walks the device ended early.
 fn cut_short(ctx: &GpuContext, walks: u32) -> Error {
     Error::gpu(
-        crate::GpuFailure::CutShort,
+        crate::error::GpuFailure::CutShort,
         format!(
             "the device '{}' cut {walks} candidate walks of the rotating scene short (lavapipe \
          stops an invocation after 65,535 loop iterations): candidates would be lost",

@@ -392,7 +392,7 @@ fn plan_fills_the_device() {
 }
 
 /// An adapter whose workgroups hold less than the tiled sort's 16 KB: asking for the tiled sort
-/// is an [`crate::Error::AdapterLacks`] naming workgroup memory; the plan then takes another
+/// is an [`crate::error::Error::AdapterLacks`] naming workgroup memory; the plan then takes another
 /// variant and still sorts.
 #[test]
 fn the_tiled_sort_on_too_little_workgroup_memory_is_an_adapter_error() {
@@ -400,7 +400,7 @@ fn the_tiled_sort_on_too_little_workgroup_memory_is_an_adapter_error() {
     ctx.lower_limits(|l| l.max_compute_workgroup_storage_size = 12 * 1024)
         .unwrap();
     match RadixSort::with_variant(&ctx, Variant::Tiles, 1) {
-        Err(crate::Error::AdapterLacks {
+        Err(crate::error::Error::AdapterLacks {
             need: "workgroup memory",
             message,
         }) => assert!(message.contains("12288"), "{message}"),
@@ -420,7 +420,7 @@ fn the_tiled_sort_on_too_little_workgroup_memory_is_an_adapter_error() {
 }
 
 /// n at the binding limit (lowered to 1 MiB so that the test stays small): keys that fill a
-/// binding exactly sort, stably; one key more is [`crate::Error::TooLarge`] naming the binding,
+/// binding exactly sort, stably; one key more is [`crate::error::Error::TooLarge`] naming the binding,
 /// before anything runs.
 #[test]
 fn tiled_sort_at_the_binding_limit() {
@@ -438,8 +438,8 @@ fn tiled_sort_at_the_binding_limit() {
     );
     let more: Vec<u32> = (0..n as u32 + 1).collect();
     match sort.sort_pairs(&ctx, &more, &more) {
-        Err(crate::Error::TooLarge {
-            exceeds: crate::Exceeds::Binding { needed, allowed },
+        Err(crate::error::Error::TooLarge {
+            exceeds: crate::error::Exceeds::Binding { needed, allowed },
             ..
         }) => assert_eq!((needed, allowed), (4 * n as u64 + 4, 4 * n as u64)),
         other => panic!("expected the binding limit, got {other:?}"),

@@ -659,7 +659,7 @@ impl GpuBroadPhase {
             (totals, pairs, times) = self.run_frame_read_back(spheres, store).await?;
             if pairs.is_none() {
                 return Err(Error::gpu(
-                    crate::GpuFailure::Inconsistent,
+                    crate::error::GpuFailure::Inconsistent,
                     format!(
                         "pair count changed between two runs of the same frame ({need} then {})",
                         totals.pairs

@@ -191,7 +191,7 @@ impl GpuBroadPhase {
         let cut_short = words[slots::SPHERE_CUT_SHORT as usize];
         if cut_short > 0 {
             return Err(Error::gpu(
-                crate::GpuFailure::CutShort,
+                crate::error::GpuFailure::CutShort,
                 format!(
                     "the device '{}' cut {} candidate walks of {} short (lavapipe stops an \
                  invocation after 65,535 loop iterations): the pair list would be incomplete",
