@@ -3,11 +3,12 @@
 // (docs/design.md §9.8): the pattern of the fast sorts, portable.
 //   clear:       zeroes the digit counts of every pass.
 //   count:       reads every key once and counts the digits of every pass (workgroup atomics,
-//                then one device atomic per digit and share).
+//                then one device atomic per digit and share), and writes pass 0's share counts.
 //   plan:        one workgroup: a pass is live unless one digit holds every key (skipping it
 //                keeps the order); which buffer each live pass reads (ping-pong), where the
 //                result ends, how many passes run.
-//   per live pass, three dispatches (reduce-then-scan; no workgroup waits on another):
+//   per live pass, three dispatches (reduce-then-scan; no workgroup waits on another), pass 0
+//   two (its counts are count's):
 //   upsweep:     each share's digit counts -> share_hist[digit * shares + share];
 //   scan_shares: one workgroup per digit: the digit's start (the pass's counts, scanned) plus
 //                the exclusive scan of its shares' counts -> each (digit, share)'s first output
@@ -190,6 +191,10 @@ fn count(g: Group, @builtin(local_invocation_index) lid: u32) {
             atomicAdd(&digit_hist[p * RADIX + lid], c);
         }
     }
+    // Pass 0 reads the keys in this order, in these shares: its share counts are these, and
+    // it runs no upsweep (a read of the keys saved). Unused where pass 0 is dead: the first
+    // live pass then counts its own.
+    share_hist[lid * share_count() + share] = atomicLoad(&s_atomic[lid]);
 }
 
 @compute @workgroup_size(WG)

@@ -1,7 +1,8 @@
 //! The tiled radix sort (`shaders/sort/radix_tiles.wgsl`, docs/design.md §9.8): one read of the
-//! keys counts every pass's digits; a pass where one digit holds every key is skipped on the
-//! device; each live pass is three dispatches (the counts of each share of tiles, one scan per
-//! digit over the shares, the tiles ranked in workgroup memory and written out in runs).
+//! keys counts every pass's digits (and pass 0's share counts); a pass where one digit holds
+//! every key is skipped on the device; each live pass is three dispatches (the counts of each
+//! share of tiles, pass 0's from that read; one scan per digit over the shares; the tiles ranked
+//! in workgroup memory and written out in runs).
 //! [`crate::gpu::sort::radix_sort`] runs it as
 //! [`Variant::Tiles`](crate::gpu::sort::radix_sort::Variant::Tiles) where the adapter gives a
 //! workgroup 16 KB.
@@ -266,7 +267,12 @@ impl TileSort {
             std::slice::from_ref(&digits),
             (1, 1),
         )?;
-        let count = [params(0), exact_binding(1, keys, n), digits.clone()];
+        let count = [
+            params(0),
+            exact_binding(1, keys, n),
+            whole(5, &share_hist),
+            digits.clone(),
+        ];
         record("sort count", &self.count, &count, share_groups)?;
         record(
             "sort plan",
@@ -291,7 +297,10 @@ impl TileSort {
                 all[5].clone(),
                 all[6].clone(),
             ];
-            record("sort upsweep", &self.upsweep, &upsweep, share_groups)?;
+            // Pass 0's share counts come from `count`.
+            if pass > 0 {
+                record("sort upsweep", &self.upsweep, &upsweep, share_groups)?;
+            }
             let scan = [
                 all[0].clone(),
                 all[1].clone(),
@@ -319,16 +328,17 @@ impl TileSort {
 
 /// Bytes of device traffic a (key, value) pair costs in the tiled sort of `n` pairs in
 /// `tile`-key tiles (a model, not a measurement): the count pass reads the key once for every
-/// pass (4); each live pass reads the key for its share's counts (4), then key and value (8)
-/// and writes both (8); the share counts (256 words a share: written, read and written by the
-/// scan, read) are `16 * 256 * shares / n` a pair.
+/// pass and pass 0's share counts (4); each later pass reads the key for its share counts (4);
+/// every pass reads key and value (8) and writes both (8); the share counts (256 words a share:
+/// written, read and written by the scan, read) are `16 * 256 * shares / n` a pair.
 pub fn bytes_per_pair(passes: u32, tile: u32, n: u64) -> f64 {
     if n == 0 {
         return 0.0;
     }
     let tiles = n.div_ceil(tile as u64).min(u32::MAX as u64) as u32;
     let (_, shares) = shares(tiles, MAX_SHARES);
-    4.0 + passes as f64 * (20.0 + 16.0 * RADIX as f64 * shares as f64 / n as f64)
+    let passes = passes as f64;
+    4.0 * passes + passes * (16.0 + 16.0 * RADIX as f64 * shares as f64 / n as f64)
 }
 
 /// The 32-byte sectors a 32-lane subgroup's store of keys touches, per key, in one digit pass
@@ -425,21 +435,25 @@ mod tests {
         assert_eq!(write_sectors_per_key(&[], Some(2048)), 0.0);
     }
 
-    /// The model by hand: the count pass 4 bytes, each pass 20 and the share counts' 16 x 256
-    /// words a share.
+    /// The model by hand: the count pass 4 bytes (pass 0's upsweep), each later pass's upsweep
+    /// 4, every pass 16 for its keys and values and the share counts' 16 x 256 words a share.
     #[test]
     fn the_model_by_hand() {
         // 1M pairs: 512 tiles of 2,048, a share each.
-        assert_eq!(bytes_per_pair(3, 2048, 1 << 20), 4.0 + 3.0 * 22.0);
-        assert_eq!(bytes_per_pair(4, 2048, 1 << 20), 92.0);
-        assert_eq!(bytes_per_pair(3, 4096, 1 << 20), 4.0 + 3.0 * 21.0);
-        // 16M pairs: 4,096 tiles in 1,024 shares of 4: a quarter byte a pass.
-        assert_eq!(bytes_per_pair(4, 4096, 1 << 24), 4.0 + 4.0 * 20.25);
-        // One short tile: its counts are the whole share's.
         assert_eq!(
-            bytes_per_pair(1, 4096, 1024),
-            4.0 + 20.0 + 16.0 * 256.0 / 1024.0
+            bytes_per_pair(3, 2048, 1 << 20),
+            4.0 + 2.0 * 4.0 + 3.0 * 18.0
         );
+        assert_eq!(bytes_per_pair(4, 2048, 1 << 20), 88.0);
+        assert_eq!(bytes_per_pair(4, 4096, 1 << 20), 84.0);
+        assert_eq!(
+            bytes_per_pair(3, 4096, 1 << 20),
+            4.0 + 2.0 * 4.0 + 3.0 * 17.0
+        );
+        // 16M pairs: 4,096 tiles in 1,024 shares of 4: a quarter byte a pass.
+        assert_eq!(bytes_per_pair(4, 4096, 1 << 24), 4.0 * 20.25);
+        // One short tile: its counts are the whole share's.
+        assert_eq!(bytes_per_pair(1, 4096, 1024), 20.0 + 16.0 * 256.0 / 1024.0);
         assert_eq!(bytes_per_pair(4, 4096, 0), 0.0);
     }
 
