@@ -360,14 +360,6 @@ impl RadixSort {
         self.scan.set_max_groups_per_dim(max);
     }
 
-    /// Tests: the tiled sort with at most `max_shares` shares (shares of several tiles at a
-    /// test's n).
-    #[cfg(test)]
-    pub(crate) fn set_tile_shares(&mut self, ctx: &GpuContext, max_shares: u32) -> Result<()> {
-        self.tiles = Some(Box::new(TileSort::with_max_shares(ctx, max_shares)?));
-        Ok(())
-    }
-
     /// Records a stable ascending sort of `(keys[i], values[i])`, i < n, considering only the low
     /// `key_bits` bits (1..=32; fewer bits = fewer passes); the result ends in `keys`/`values`.
     ///

@@ -354,7 +354,7 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
     // Shares of several tiles (at most 3, 4 and 32 shares): each workgroup carries its digits'
     // places from tile to tile; the last share shorter, its last tile part full.
     for (most, n) in [(3, 10 * tile + 9), (4, 8 * tile), (32, 70 * tile + 1)] {
-        sort.set_tile_shares(&ctx, most).unwrap();
+        sort.tiles = Some(Box::new(TileSort::with_max_shares(&ctx, most).unwrap()));
         let values: Vec<u32> = (0..n as u32).collect();
         let random: Vec<u32> = (0..n).map(|_| rng.random()).collect();
         let few: Vec<u32> = (0..n).map(|_| rng.random_range(0..3u32) << 9).collect();
@@ -370,8 +370,9 @@ fn tiled_sort_is_stable_on_every_shape_of_keys() {
             }
         }
     }
-    sort.set_tile_shares(&ctx, crate::gpu::sort::radix_tiles::MAX_SHARES)
-        .unwrap();
+    sort.tiles = Some(Box::new(
+        TileSort::with_max_shares(&ctx, crate::gpu::sort::radix_tiles::MAX_SHARES).unwrap(),
+    ));
     // A 2D grid whose last row has idle groups.
     sort.set_max_groups_per_dim(3);
     let keys: Vec<u32> = (0..11 * tile + 5).map(|_| rng.random()).collect();
