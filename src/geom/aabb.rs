@@ -89,6 +89,6 @@ pub fn validate_aabbs(boxes: &[Aabb]) -> Result<()> {
 }
 
 /// Whether any box has a subnormal coordinate (a GPU may flush it to zero in a comparison).
-pub fn any_subnormal(boxes: &[Aabb]) -> bool {
+pub(crate) fn any_subnormal(boxes: &[Aabb]) -> bool {
     boxes.iter().any(Aabb::has_subnormal)
 }

@@ -5,7 +5,7 @@
 //! `device`, `queue`, `info`, `limits` and `features` stay public fields: a simulation that
 //! shares its device ([`GpuContext::from_device`]) records its own work on them.
 
-use crate::error::{Error, Exceeds, Result};
+use crate::error::{Error, Exceeds, GpuFailure, Result};
 use crate::gpu::adapter_check::EXPECT_ADAPTER_ENV;
 use crate::gpu::shader::{MathMode, SLOPPY_MATH_ENV};
 use encase::internal::WriteInto;
@@ -32,12 +32,9 @@ pub trait Uniform: ShaderType + ShaderSize + WriteInto {
     /// Writes the value in WGSL's uniform layout at the start of `out` (at least
     /// [`Self::uniform_size`] bytes), without allocating: for per-dispatch parameter slots.
     fn write_to(&self, out: &mut [u8]) -> Result<()> {
-        UniformBuffer::new(out).write(self).map_err(|e| {
-            Error::gpu(
-                crate::error::GpuFailure::Internal,
-                format!("uniform layout: {e}"),
-            )
-        })
+        UniformBuffer::new(out)
+            .write(self)
+            .map_err(|e| Error::gpu(GpuFailure::Internal, format!("uniform layout: {e}")))
     }
 }
 
@@ -239,7 +236,7 @@ impl GpuContext {
             .await
             .map_err(|e| {
                 Error::gpu(
-                    crate::error::GpuFailure::Device,
+                    GpuFailure::Device,
                     format!("request_device on '{}': {e}", info.name),
                 )
             })?;
@@ -466,10 +463,7 @@ impl GpuContext {
                 Ok(_) => break,
                 Err(wgpu::PollError::Timeout) => crate::broadphase::cancel::check(&cancel)?,
                 Err(e) => {
-                    return Err(Error::gpu(
-                        crate::error::GpuFailure::Device,
-                        format!("poll: {e}"),
-                    ));
+                    return Err(Error::gpu(GpuFailure::Device, format!("poll: {e}")));
                 }
             }
         }
@@ -658,7 +652,7 @@ fn device_error(adapter: &str, e: wgpu::Error) -> Error {
             crate::error::Exceeds::DeviceMemory,
             format!("the device '{adapter}' ran out of memory: {e}"),
         ),
-        e => Error::gpu(crate::error::GpuFailure::Validation, e.to_string()),
+        e => Error::gpu(GpuFailure::Validation, e.to_string()),
     }
 }
 
