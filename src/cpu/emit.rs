@@ -158,8 +158,7 @@ impl Sink<'_> {
 #[derive(Default)]
 struct ChunkBuffers {
     pairs: Vec<Pair>,
-    parted: Vec<Pair>,
-    starts: Vec<usize>,
+    parted: ordered::Parted,
     /// Whether `parted` holds this call's pairs.
     is_parted: bool,
 }
@@ -333,16 +332,10 @@ impl PairEmitter {
             if let Some(split) = split.filter(|_| storing && !overflow.load(Ordering::Relaxed)) {
                 // The partitioned copy's growth is counted against the budget like the
                 // buffers'; where it does not fit, the pairs are gathered as found.
-                let extra = chunk.pairs.len().saturating_sub(chunk.parted.capacity());
-                let bytes = (extra * std::mem::size_of::<Pair>()) as u64;
+                let bytes = chunk.parted.growth(&split, chunk.pairs.len());
                 if budget.allows(grown.fetch_add(bytes, Ordering::Relaxed) + bytes) {
                     let cancelled = || crate::broadphase::cancel::check(&cancel).is_err();
-                    chunk.is_parted = split.partition(
-                        &chunk.pairs,
-                        &mut chunk.parted,
-                        &mut chunk.starts,
-                        cancelled,
-                    );
+                    chunk.is_parted = chunk.parted.partition(&split, &chunk.pairs, cancelled);
                 }
             }
             (tests, pairs)
@@ -403,20 +396,18 @@ impl PairEmitter {
             // pairs as their walks ended (fewer than their share) do it now, within the budget.
             let split = split.filter(|_| pairs as usize >= ordered::ORDERED_GATHER_MIN);
             let parted = split.is_some_and(|split| {
-                let late: usize = buffers
+                let bytes: u64 = buffers
                     .iter()
                     .filter(|b| !b.is_parted)
-                    .map(|b| b.pairs.len().saturating_sub(b.parted.capacity()))
+                    .map(|b| b.parted.growth(&split, b.pairs.len()))
                     .sum();
-                let bytes = (late * std::mem::size_of::<Pair>()) as u64;
                 budget.allows(grown.fetch_add(bytes, Ordering::Relaxed) + bytes) && {
                     let cancelled = || crate::broadphase::cancel::check(&cancel).is_err();
                     buffers
                         .par_iter_mut()
                         .filter(|b| !b.is_parted)
                         .for_each(|b| {
-                            b.is_parted =
-                                split.partition(&b.pairs, &mut b.parted, &mut b.starts, cancelled);
+                            b.is_parted = b.parted.partition(&split, &b.pairs, cancelled);
                         });
                     buffers.iter().all(|b| b.is_parted)
                 }
@@ -424,10 +415,7 @@ impl PairEmitter {
             crate::broadphase::cancel::check(&cancel)?;
             match split {
                 Some(split) if parted => {
-                    let parts: Vec<(&[Pair], &[usize])> = buffers
-                        .iter()
-                        .map(|b| (b.parted.as_slice(), b.starts.as_slice()))
-                        .collect();
+                    let parts: Vec<&ordered::Parted> = buffers.iter().map(|b| &b.parted).collect();
                     ordered::gather(&split, &parts, pairs as usize, out);
                     self.in_order = true;
                 }

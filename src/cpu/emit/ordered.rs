@@ -3,10 +3,14 @@
 //!
 //! 1. Each chunk, its walk just ended and its pairs still in cache, partitions them by bucket
 //!    of first index (`i >> shift`, [`MAX_BUCKET_BITS`] bits of buckets at most) into its
-//!    second buffer ([`Split::partition`]).
-//! 2. Each bucket (in parallel) takes its runs from every chunk into a scratch that stays in
-//!    cache and is sorted there by least-significant digits (`j`'s digits, then `i`'s bits
-//!    below the bucket), the last pass writing it to its place in the list ([`gather`]).
+//!    [`Parted`] keys: each pair packed as `i`'s bits below the bucket above `j`'s, in a `u32`
+//!    where that fits (up to 2^21 objects), so the partition writes and the gather reads half
+//!    of what the pairs themselves take.
+//! 2. Each bucket (in parallel) copies its runs together into a scratch that stays in cache,
+//!    counts every digit of its keys in one read, sorts them by least-significant digits (as
+//!    few passes as keep each pass's counters within twice the bucket's keys), or by
+//!    comparison when too few for that, and writes them to its place in the list as pairs, in
+//!    one sequential run ([`gather`]).
 //!
 //! So the list is written once, in order, as the plain concatenation wrote it unordered; a sort
 //! of the finished list (`canonicalize`'s radix sort) crosses it four times each way.
@@ -16,10 +20,18 @@ use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
 /// Most bits of first index that choose a bucket: 2^11 buckets keep a chunk's counters in L1
-/// and, at 5.9M pairs, give buckets of about 2,900 pairs (23 KB) that sort in cache.
+/// and, at 5.9M pairs of 132,000 objects, give buckets of about 5,700 keys (23 KB) that sort in
+/// cache.
 const MAX_BUCKET_BITS: u32 = 11;
-/// Widest digit of the in-bucket sort.
-const MAX_DIGIT_BITS: u32 = 12;
+/// Widest digit of the in-bucket sort: two passes over the 25-bit keys of 2^18 objects (one
+/// thread, buckets of 5,700 keys: 4.7 ns a key against 5.7 for three 9-bit passes and 9.8 by
+/// comparison).
+const MAX_DIGIT_BITS: u32 = 13;
+/// Narrowest digit: more passes than this asks cost more than a comparison sort.
+const MIN_DIGIT_BITS: u32 = 8;
+/// A pass's counters (cleared and summed whatever the keys) at most this many times a
+/// bucket's keys.
+const COUNTERS_PER_KEY: usize = 2;
 /// Pairs a chunk's partition handles between two looks at the caller's cancellation.
 const PARTITION_SLICE: usize = 1 << 20;
 /// From about this many pairs (as the chunks' sizes say) the pairs are gathered in order:
@@ -30,7 +42,35 @@ pub const ORDERED_GATHER_MIN: usize = 1 << 20;
 /// Below this many pairs [`gather`] concatenates and sorts by comparison.
 const SMALL_GATHER_MAX: usize = 1 << 14;
 
-/// How first indices below a scene's size fall into buckets, and the in-bucket sort's digits.
+/// A pair packed for its bucket: `i`'s bits below the bucket above `j`'s.
+trait BucketKey: Copy + Default + Ord + Send + Sync {
+    fn pack(key: u64) -> Self;
+    fn unpack(self) -> u64;
+}
+
+impl BucketKey for u32 {
+    #[inline(always)]
+    fn pack(key: u64) -> Self {
+        key as u32
+    }
+    #[inline(always)]
+    fn unpack(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl BucketKey for u64 {
+    #[inline(always)]
+    fn pack(key: u64) -> Self {
+        key
+    }
+    #[inline(always)]
+    fn unpack(self) -> u64 {
+        self
+    }
+}
+
+/// How first indices below a scene's size fall into buckets, and how pairs pack as keys.
 #[derive(Clone, Copy, Debug)]
 pub struct Split {
     /// Buckets: `1 << bits`.
@@ -62,14 +102,53 @@ impl Split {
         (p[0] >> self.shift) as usize
     }
 
-    /// Partitions `pairs` by bucket into `parted` (its old contents overwritten, its length
-    /// `pairs`'), bucket `b`'s pairs at `starts[b]..starts[b + 1]`. Looks at `stop` between
+    /// Bits of a key: `i`'s below the bucket and `j`'s.
+    fn key_bits(&self) -> u32 {
+        self.shift + self.index_bits
+    }
+
+    /// Whether a key fits a `u32`.
+    fn narrow(&self) -> bool {
+        self.key_bits() <= u32::BITS
+    }
+
+    #[inline(always)]
+    fn key(&self, p: &Pair) -> u64 {
+        let below = u64::from(p[0]) & ((1u64 << self.shift) - 1);
+        (below << self.index_bits) | u64::from(p[1])
+    }
+
+    /// The pair of bucket `bucket` that `key` packs.
+    #[inline(always)]
+    fn pair(&self, bucket: usize, key: u64) -> Pair {
+        let first = (bucket as u64) << self.shift;
+        [
+            (first + (key >> self.index_bits)) as u32,
+            (key & ((1u64 << self.index_bits) - 1)) as u32,
+        ]
+    }
+
+    /// The in-bucket sort's digits for a bucket of `keys` keys: `(passes, bits)`, as few passes
+    /// as keep a pass's counters within [`COUNTERS_PER_KEY`] times the keys (digits of
+    /// [`MIN_DIGIT_BITS`] to [`MAX_DIGIT_BITS`] bits); `None`: sort by comparison.
+    fn digits(&self, keys: usize) -> Option<(usize, u32)> {
+        let width = self.key_bits();
+        let fewest = width.div_ceil(MAX_DIGIT_BITS).max(1);
+        (fewest..=width.div_ceil(MIN_DIGIT_BITS)).find_map(|passes| {
+            let bits = width.div_ceil(passes);
+            (1usize << bits <= COUNTERS_PER_KEY.saturating_mul(keys))
+                .then_some((passes as usize, bits))
+        })
+    }
+
+    /// Partitions `pairs` by bucket into `parted` as keys (its old contents overwritten, its
+    /// length `pairs`'), bucket `b`'s at `starts[b]..starts[b + 1]`. Looks at `stop` between
     /// slices of [`PARTITION_SLICE`] pairs (a degenerate scene's chunk may hold gigabytes):
     /// false, `parted` unfinished, when it says stop.
-    pub fn partition(
+    fn partition<K: BucketKey>(
         &self,
         pairs: &[Pair],
-        parted: &mut Vec<Pair>,
+        parted: &mut Vec<K>,
         starts: &mut Vec<usize>,
         stop: impl Fn() -> bool,
     ) -> bool {
@@ -91,65 +170,111 @@ impl Split {
             starts[b] += starts[b - 1];
         }
         // Only a longer list than the last writes new slots; `resize` keeps the others.
-        parted.resize(pairs.len(), [0, 0]);
+        parted.resize(pairs.len(), K::default());
         for slice in pairs.chunks(PARTITION_SLICE) {
             if stop() {
                 return false;
             }
             for p in slice {
                 let slot = &mut starts[self.bucket(p) + 1];
-                parted[*slot] = *p;
+                parted[*slot] = K::pack(self.key(p));
                 *slot += 1;
             }
         }
         starts.truncate(buckets + 1);
         true
     }
+}
 
-    /// The in-bucket sort's digits over a key of `i`'s bits below the bucket above `j`'s:
-    /// `(passes, bits)`, each digit at most [`MAX_DIGIT_BITS`] wide.
-    fn key_digits(&self) -> (usize, u32) {
-        let width = self.shift + self.index_bits;
-        match width.div_ceil(MAX_DIGIT_BITS) {
-            0 => (0, 0),
-            passes => (passes as usize, width.div_ceil(passes)),
+/// One chunk's pairs partitioned by bucket as keys ([`Split`]), kept across calls.
+#[derive(Default)]
+pub struct Parted {
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
+    /// Bucket `b`'s keys are at `starts[b]..starts[b + 1]`.
+    starts: Vec<usize>,
+}
+
+impl Parted {
+    /// The bytes partitioning `pairs` pairs would add to what this holds.
+    pub fn growth(&self, split: &Split, pairs: usize) -> u64 {
+        let (held, key) = if split.narrow() {
+            (self.narrow.capacity(), 4)
+        } else {
+            (self.wide.capacity(), 8)
+        };
+        (pairs.saturating_sub(held) * key) as u64
+    }
+
+    /// Partitions `pairs` ([`Split::partition`]); false when `stop` cut it short.
+    pub fn partition(&mut self, split: &Split, pairs: &[Pair], stop: impl Fn() -> bool) -> bool {
+        if split.narrow() {
+            split.partition(pairs, &mut self.narrow, &mut self.starts, stop)
+        } else {
+            split.partition(pairs, &mut self.wide, &mut self.starts, stop)
         }
     }
 }
 
-/// Every chunk's partitioned pairs (`parts[c]` with its `starts`, [`Split::partition`]) into
-/// `out` (any contents; it ends `total` long) in canonical order: `i < j`, ascending.
-pub fn gather(split: &Split, parts: &[(&[Pair], &[usize])], total: usize, out: &mut Vec<Pair>) {
-    gather_sorting(split, parts, total, out, COUNTERS_PER_PAIR);
+/// Every chunk's partitioned pairs ([`Parted::partition`] with `split`) into `out` (any
+/// contents; it ends `total` long) in canonical order: `i < j`, ascending.
+pub fn gather(split: &Split, parts: &[&Parted], total: usize, out: &mut Vec<Pair>) {
+    gather_sorting(split, parts, total, out, false);
 }
 
-/// A bucket is sorted by digits when it holds at least this many pairs per counter of its
-/// digits (fewer: by comparison, clearing and summing counters for nothing).
-const COUNTERS_PER_PAIR: usize = 2;
-
-/// [`gather`], sorting a bucket by digits from `per_counter` pairs a counter.
+/// [`gather`]; `by_digits`: every bucket sorted by digits, however few its keys.
 fn gather_sorting(
     split: &Split,
-    parts: &[(&[Pair], &[usize])],
+    parts: &[&Parted],
     total: usize,
     out: &mut Vec<Pair>,
-    per_counter: usize,
+    by_digits: bool,
 ) {
+    if split.narrow() {
+        let runs: Vec<(&[u32], &[usize])> = parts
+            .iter()
+            .map(|p| (&p.narrow[..], &p.starts[..]))
+            .collect();
+        gather_keys(split, &runs, total, out, by_digits);
+    } else {
+        let runs: Vec<(&[u64], &[usize])> =
+            parts.iter().map(|p| (&p.wide[..], &p.starts[..])).collect();
+        gather_keys(split, &runs, total, out, by_digits);
+    }
+}
+
+/// [`gather_sorting`] over one width of keys.
+fn gather_keys<K: BucketKey>(
+    split: &Split,
+    parts: &[(&[K], &[usize])],
+    total: usize,
+    out: &mut Vec<Pair>,
+    by_digits: bool,
+) {
+    let runs = |bucket: usize| {
+        parts
+            .iter()
+            .map(move |(keys, starts)| &keys[starts[bucket]..starts[bucket + 1]])
+    };
     out.clear();
     if total < SMALL_GATHER_MAX {
-        for (pairs, _) in parts {
-            out.extend_from_slice(pairs);
+        for bucket in 0..split.buckets() {
+            let from = out.len();
+            out.extend(
+                runs(bucket)
+                    .flatten()
+                    .map(|k| split.pair(bucket, k.unpack())),
+            );
+            out[from..].sort_unstable();
         }
-        out.sort_unstable();
         return;
     }
     out.reserve(total);
     // Each bucket's place in the list, written once below without being cleared first.
-    let buckets = split.buckets();
-    let mut places: Vec<&mut [MaybeUninit<Pair>]> = Vec::with_capacity(buckets);
+    let mut places: Vec<&mut [MaybeUninit<Pair>]> = Vec::with_capacity(split.buckets());
     let mut rest = &mut out.spare_capacity_mut()[..total];
-    for b in 0..buckets {
-        let len: usize = parts.iter().map(|(_, s)| s[b + 1] - s[b]).sum();
+    for bucket in 0..split.buckets() {
+        let len: usize = runs(bucket).map(<[K]>::len).sum();
         let (here, after) = rest.split_at_mut(len);
         places.push(here);
         rest = after;
@@ -158,76 +283,67 @@ fn gather_sorting(
         rest.is_empty(),
         "the parts hold the pairs they were counted with"
     );
-    let (passes, digit_bits) = split.key_digits();
-    let counters = passes << digit_bits;
-    let index_bits = split.index_bits;
-    let j_mask = (1u64 << index_bits) - 1;
-    let digit_mask = (1u64 << digit_bits) - 1;
     places.into_par_iter().enumerate().for_each_init(
-        || (Vec::new(), Vec::new(), Vec::new()),
-        |(a, b, counts): &mut (Vec<u64>, Vec<u64>, Vec<usize>), (bucket, place)| {
-            let first = (bucket as u32) << split.shift;
-            let key = |p: &Pair| (u64::from(p[0] - first) << index_bits) | u64::from(p[1]);
-            let pair = |k: u64| [first + (k >> index_bits) as u32, (k & j_mask) as u32];
-            a.clear();
-            a.reserve(place.len());
-            let sort_by_digits = passes > 0 && place.len() >= per_counter * counters;
-            counts.clear();
-            counts.resize(counters, 0);
-            for (pairs, starts) in parts {
-                a.extend(pairs[starts[bucket]..starts[bucket + 1]].iter().map(key));
-            }
-            if sort_by_digits {
-                for &k in a.iter() {
-                    for d in 0..passes {
-                        let digit = ((k >> (d as u32 * digit_bits)) & digit_mask) as usize;
-                        counts[(d << digit_bits) + digit] += 1;
-                    }
-                }
-            }
-            // Few pairs against the digits' counters: by comparison.
-            if !sort_by_digits {
-                a.sort_unstable();
-                for (slot, &k) in place.iter_mut().zip(a.iter()) {
+        || (Vec::<K>::new(), Vec::<u32>::new()),
+        |(scratch, counts), (bucket, place)| {
+            let len = place.len();
+            let pair = |k: K| split.pair(bucket, k.unpack());
+            let Some((passes, bits)) = split.digits(if by_digits { usize::MAX } else { len })
+            else {
+                scratch.clear();
+                scratch.extend(runs(bucket).flatten());
+                scratch.sort_unstable();
+                for (slot, &k) in place.iter_mut().zip(scratch.iter()) {
                     slot.write(pair(k));
                 }
                 return;
+            };
+            let mask = (1u64 << bits) - 1;
+            let digit =
+                move |k: K, pass: usize| ((k.unpack() >> (pass as u32 * bits)) & mask) as usize;
+            // The runs copied together (one read of each chunk's run, as memory copies), every
+            // pass's digits counted in one read of the copy, then each pass's counts turned
+            // into its digits' first places.
+            scratch.clear();
+            scratch.reserve(2 * len);
+            for run in runs(bucket) {
+                scratch.extend_from_slice(run);
             }
-            b.resize(a.len(), 0);
-            for d in 0..passes {
-                let offsets = &mut counts[d << digit_bits..(d + 1) << digit_bits];
+            let width = 1usize << bits;
+            counts.clear();
+            counts.resize(passes * width, 0);
+            for &k in scratch.iter() {
+                for pass in 0..passes {
+                    counts[pass * width + digit(k, pass)] += 1;
+                }
+            }
+            for offsets in counts.chunks_exact_mut(width) {
                 let mut sum = 0;
-                for c in offsets.iter_mut() {
-                    let here = *c;
-                    *c = sum;
-                    sum += here;
+                for c in offsets {
+                    (*c, sum) = (sum, sum + *c);
                 }
-                let shift = d as u32 * digit_bits;
-                let digit = |k: u64| ((k >> shift) & digit_mask) as usize;
-                let (src, dst) = if d % 2 == 0 {
-                    (&*a, &mut *b)
-                } else {
-                    (&*b, &mut *a)
-                };
-                if d + 1 == passes {
-                    for &k in src {
-                        let slot = &mut offsets[digit(k)];
-                        place[*slot].write(pair(k));
-                        *slot += 1;
-                    }
-                } else {
-                    for &k in src {
-                        let slot = &mut offsets[digit(k)];
-                        dst[*slot] = k;
-                        *slot += 1;
-                    }
+            }
+            // The passes read the scratch's halves in turn, then the sorted keys are written to
+            // their place as pairs, in one sequential run (scattering the last pass into the
+            // list itself cost more: 142-147 ms a frame against 132-134 at 132,000 spheres).
+            scratch.resize(2 * len, K::default());
+            let (mut src, mut dst) = scratch.split_at_mut(len);
+            for (pass, offsets) in counts.chunks_exact_mut(width).enumerate() {
+                for &k in src.iter() {
+                    let slot = &mut offsets[digit(k, pass)];
+                    dst[*slot as usize] = k;
+                    *slot += 1;
                 }
+                std::mem::swap(&mut src, &mut dst);
+            }
+            for (slot, &k) in place.iter_mut().zip(src.iter()) {
+                slot.write(pair(k));
             }
         },
     );
     // SAFETY: the places partition the first `total` slots, and each bucket wrote every slot
     // of its place: the comparison path one pair a slot, the digits' last pass a permutation of
-    // the bucket's pairs (its counters' places cover `0..len` once).
+    // the bucket's keys (its counters' places cover `0..len` once).
     unsafe { out.set_len(total) };
 }
 
@@ -249,6 +365,7 @@ mod tests {
             (5_000, 300_000, 17),
             (132_000, 2_000, 2),
             (132_000, 300_000, 128),
+            (40_000, 2_000_000, 8),
             (1 << 26, 40_000, 5),
             ((1 << 26) + 3, 50_000, 1),
         ] {
@@ -267,23 +384,24 @@ mod tests {
             let mut expected: Vec<Pair> = lists.concat();
             expected.sort_unstable();
             let split = Split::of(objects);
-            let parted: Vec<(Vec<Pair>, Vec<usize>)> = lists
+            let parted: Vec<Parted> = lists
                 .iter()
                 .map(|l| {
-                    let (mut parted, mut starts) = (vec![[7, 7]; 5], Vec::new());
-                    assert!(split.partition(l, &mut parted, &mut starts, || false));
-                    (parted, starts)
+                    let mut parted = Parted {
+                        narrow: vec![7; 5],
+                        wide: vec![7; 5],
+                        starts: Vec::new(),
+                    };
+                    assert!(parted.partition(&split, l, || false));
+                    parted
                 })
                 .collect();
-            let parts: Vec<(&[Pair], &[usize])> = parted
-                .iter()
-                .map(|(p, s)| (p.as_slice(), s.as_slice()))
-                .collect();
-            // Buckets as they come (most by comparison at these sizes), then every one by
-            // digits.
+            let parts: Vec<&Parted> = parted.iter().collect();
+            // Buckets as they come (by comparison, by two passes of digits or more), then
+            // every one by digits.
             gather(&split, &parts, total, &mut out);
             assert!(out == expected, "{objects} objects, {pairs} pairs");
-            gather_sorting(&split, &parts, total, &mut out, 0);
+            gather_sorting(&split, &parts, total, &mut out, true);
             assert!(
                 out == expected,
                 "{objects} objects, {pairs} pairs, by digits"
@@ -292,19 +410,48 @@ mod tests {
     }
 
     #[test]
-    fn buckets_and_digits_cover_every_index() {
-        for objects in [1usize, 2, 3, 2048, 2049, 132_000, (1 << 31) + 5] {
+    fn buckets_keys_and_digits_cover_every_index() {
+        for objects in [
+            1usize,
+            2,
+            3,
+            2048,
+            2049,
+            132_000,
+            1 << 21,
+            (1 << 21) + 1,
+            (1 << 31) + 5,
+        ] {
             let split = Split::of(objects);
             assert!(split.bits <= MAX_BUCKET_BITS);
             let last = (objects - 1) as u32;
             assert!(split.bucket(&[last, last]) < split.buckets(), "{objects}");
-            // The key (i's bits below the bucket above j's) fits a u64, and the digits,
-            // each at most MAX_DIGIT_BITS wide, cover it.
-            let (passes, bits) = split.key_digits();
-            let width = split.shift + split.index_bits;
-            assert!(width <= 64 && bits <= MAX_DIGIT_BITS, "{objects}");
-            let passes = passes as u32;
-            assert!(passes * bits >= width && passes.saturating_sub(1) * bits < width.max(1));
+            // A key packs and unpacks both indices, in a u32 up to 2^21 objects.
+            assert_eq!(split.narrow(), objects <= 1 << 21, "{objects}");
+            for p in [[0, last], [last / 2, last], [last, last]] {
+                let key = split.key(&p);
+                assert!(key < 1 << split.key_bits(), "{objects}");
+                assert_eq!(split.pair(split.bucket(&p), key), p, "{objects}");
+            }
+            // The digits, each of MIN_DIGIT_BITS to MAX_DIGIT_BITS bits, cover the key, as few
+            // passes as the counters allow; below that the bucket sorts by comparison.
+            let width = split.key_bits();
+            for keys in [0, 1, 100, 1_000, 5_000, 100_000, usize::MAX] {
+                let Some((passes, bits)) = split.digits(keys) else {
+                    assert!(
+                        width == 0 || keys < 1 << (MIN_DIGIT_BITS - 1),
+                        "{objects} {keys}"
+                    );
+                    continue;
+                };
+                let passes = passes as u32;
+                assert!(bits <= MAX_DIGIT_BITS && passes <= width.div_ceil(MIN_DIGIT_BITS));
+                assert!(passes * bits >= width && (passes - 1) * bits < width.max(1));
+                assert!(
+                    1 << bits <= COUNTERS_PER_KEY.saturating_mul(keys),
+                    "{objects} {keys}"
+                );
+            }
         }
     }
 }
