@@ -290,13 +290,8 @@ impl BoxBroadPhase {
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn update_into(&mut self, frame: &mut BoxFrame) -> Result<()> {
-        let stats = match self.fewer_than_two() {
-            Some(none) => none,
-            None if self.in_worlds => self.overlaps.aabb_overlaps_in_worlds(
-                &self.boxes,
-                &self.worlds,
-                &mut self.positions,
-            )?,
+        let stats = match self.without_sweep()? {
+            Some(stats) => stats,
             None => self
                 .overlaps
                 .aabb_overlaps(&self.boxes, &mut self.positions)?,
@@ -315,14 +310,8 @@ impl BoxBroadPhase {
     /// [`Self::update`] as a future, for a browser's page, where the GPU's update awaits the
     /// device (docs/design.md §8.5); on the CPU it is ready at once.
     pub async fn update_async(&mut self) -> Result<BoxFrame> {
-        let stats = match self.fewer_than_two() {
-            Some(none) => none,
-            // Worlds run the blocking path (a browser's GPU refuses it with `Unsupported`).
-            None if self.in_worlds => self.overlaps.aabb_overlaps_in_worlds(
-                &self.boxes,
-                &self.worlds,
-                &mut self.positions,
-            )?,
+        let stats = match self.without_sweep()? {
+            Some(stats) => stats,
             None => {
                 self.overlaps
                     .aabb_overlaps_async(&self.boxes, &mut self.positions)
@@ -334,12 +323,23 @@ impl BoxBroadPhase {
         Ok(frame)
     }
 
-    /// With fewer than two boxes no pair: the broad phase does not run.
-    fn fewer_than_two(&mut self) -> Option<Stats> {
-        (self.boxes.len() < 2).then(|| {
+    /// The update's stats where it needs no one-world sweep: with fewer than two boxes no pair
+    /// (the broad phase does not run); boxes in worlds run the blocking path (a browser's GPU
+    /// refuses it with `Unsupported`). `None`: the caller sweeps, blocking or awaiting.
+    fn without_sweep(&mut self) -> Result<Option<Stats>> {
+        if self.boxes.len() < 2 {
             self.positions.clear();
-            Stats::default()
-        })
+            return Ok(Some(Stats::default()));
+        }
+        if !self.in_worlds {
+            return Ok(None);
+        }
+        let stats = self.overlaps.aabb_overlaps_in_worlds(
+            &self.boxes,
+            &self.worlds,
+            &mut self.positions,
+        )?;
+        Ok(Some(stats))
     }
 
     /// The update's pairs by id, from the positions the broad phase found, and its events into

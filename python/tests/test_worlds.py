@@ -35,21 +35,35 @@ def as_groups(pairs, worlds, offsets):
     }
 
 
-@pytest.mark.parametrize("method", ["auto", "grid", "sap", "brute_force", "min_axis"])
-def test_world_ids_match_a_brute_force_per_world(method):
-    rng = np.random.default_rng(4)
-    n = 300
+def random_worlds(seed, n, worlds, shared_every):
+    """n spheres in a 20-unit cube in `worlds` worlds, every `shared_every`-th one shared:
+    (rng, centers, radii, world)."""
+    rng = np.random.default_rng(seed)
     centers = rng.uniform(0, 20, (n, 3)).astype(np.float32)
     radii = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    world = rng.integers(0, 9, n)
-    world[::37] = sweepfan.SHARED
-    pairs, worlds, offsets = sweepfan.world_pairs(centers, radii, world, method=method)
+    world = rng.integers(0, worlds, n)
+    world[::shared_every] = sweepfan.SHARED
+    return rng, centers, radii, world
+
+
+def check_against_brute(centers, radii, world, **kw):
+    """world_pairs(**kw) groups the brute force's pairs by world, the shared last, and
+    count_only counts them; returns the tests count_only reports."""
+    pairs, worlds, offsets = sweepfan.world_pairs(centers, radii, world, **kw)
     assert pairs.dtype == np.uint32 and pairs.shape[1] == 2
     assert len(offsets) == len(worlds) + 1
     assert worlds[-1] == sweepfan.SHARED
     assert as_groups(pairs, worlds, offsets) == brute_per_world(centers, radii, world)
-    count, tests = sweepfan.world_pairs(centers, radii, world, method=method, count_only=True)
-    assert count == len(pairs) and tests >= count
+    count, tests = sweepfan.world_pairs(centers, radii, world, count_only=True, **kw)
+    assert count == len(pairs)
+    return tests, count
+
+
+@pytest.mark.parametrize("method", ["auto", "grid", "sap", "brute_force", "min_axis"])
+def test_world_ids_match_a_brute_force_per_world(method):
+    _, centers, radii, world = random_worlds(4, 300, 9, 37)
+    tests, count = check_against_brute(centers, radii, world, method=method)
+    assert tests >= count
 
 
 def test_a_batch_axis_is_b_worlds_of_n():
@@ -96,21 +110,8 @@ def test_bad_world_ids_are_refused_naming_the_argument():
     "method", ["auto", "sap", "x", "xy", "xyz", "brute_force", "grid", "min_axis", "origin_distance"]
 )
 def test_the_gpu_batch_matches_a_brute_force_per_world(method):
-    rng = np.random.default_rng(6)
-    n = 400
-    centers = rng.uniform(0, 20, (n, 3)).astype(np.float32)
-    radii = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    world = rng.integers(0, 11, n)
-    world[::41] = sweepfan.SHARED
-    pairs, worlds, offsets = sweepfan.world_pairs(
-        centers, radii, world, method=method, backend="gpu"
-    )
-    assert worlds[-1] == sweepfan.SHARED
-    assert as_groups(pairs, worlds, offsets) == brute_per_world(centers, radii, world)
-    count, _ = sweepfan.world_pairs(
-        centers, radii, world, method=method, backend="gpu", count_only=True
-    )
-    assert count == len(pairs)
+    rng, centers, radii, world = random_worlds(6, 400, 11, 41)
+    check_against_brute(centers, radii, world, method=method, backend="gpu")
     # A batch axis on the GPU equals the CPU's.
     batch = rng.uniform(0, 10, (9, 50, 3)).astype(np.float32)
     on_gpu = sweepfan.world_pairs(batch, 0.7, method=method, backend="gpu")

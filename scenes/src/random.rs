@@ -165,3 +165,13 @@ pub fn unit_vector(rng: &mut ChaCha8Rng) -> Vec3 {
     let s = (1.0 - z * z).max(0.0).sqrt();
     Vec3::new(s * phi.cos(), s * phi.sin(), z)
 }
+
+/// One step of the 64-bit linear congruential generator (Knuth's MMIX constants) that small
+/// tests draw from where a seeded `rand` stream is more than they need: the new state, whose
+/// high bits are the draw.
+pub fn lcg_next(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state
+}

@@ -465,20 +465,9 @@ impl AabbOverlaps for BoxSweep {
         Ok(stats)
     }
 
+    /// The worlds on the pool, a sweep each, the shared boxes joined to every world and swept
+    /// alone once.
     fn aabb_overlaps_in_worlds(
-        &mut self,
-        boxes: &[Aabb],
-        worlds: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> Result<Stats> {
-        self.overlaps_in_worlds(boxes, worlds, out)
-    }
-}
-
-impl BoxSweep {
-    /// The CPU's [`AabbOverlaps::aabb_overlaps_in_worlds`]: the worlds on the pool, a sweep
-    /// each, the shared boxes joined to every world and swept alone once.
-    fn overlaps_in_worlds(
         &mut self,
         boxes: &[Aabb],
         worlds: &[u32],

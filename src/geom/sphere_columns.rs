@@ -162,12 +162,8 @@ mod tests {
     fn lanes_decide_as_touches_on_random_spheres() {
         // A small LCG: the expected verdicts come from `touches`, not from this module.
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut draw =
+            || (crate::test_scenes::lcg_next(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
         let spheres: Vec<Sphere> = (0..61)
             .map(|_| Sphere::new(Vec3::new(draw(), draw(), draw()) * 4.0, draw()))
             .collect();

@@ -125,41 +125,19 @@ impl GpuEvents {
         Ok(events)
     }
 
-    /// Records only the canonical sort of this frame's pairs (no events, nothing to commit):
-    /// afterwards [`Self::sorted_list`] holds them, `i < j`, lexicographic, for the deterministic
-    /// pair order option (docs/design.md §10).
-    pub fn encode_canonical(
-        &mut self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        pairs: &ResidentPairs<'_>,
-        n_objects: u32,
-    ) -> Result<()> {
-        self.record(ctx, enc, pairs, n_objects, false)
-    }
-
-    /// This frame's canonical list after [`Self::encode`] or [`Self::encode_canonical`] (and
-    /// before [`Self::commit`]): its first `count` slots.
+    /// This frame's canonical list after [`Self::encode`] (and before [`Self::commit`]): its
+    /// first `count` slots.
     pub fn sorted_list(&self) -> &wgpu::Buffer {
         &self.sorted[self.now].list
     }
 
-    /// Records this frame's events against the previous frame's list, for the frame whose pairs
-    /// `pairs` holds (its count clamped to its capacity: check the frame did not overflow before
-    /// [`Self::commit`]). `n_objects` bounds the indices. One [`GpuEvents::encode`] per
-    /// submission (the parameters go through `queue.write_buffer`).
+    /// Records the canonical sort of this frame's pairs and, with `events`, its events against
+    /// the previous frame's list, for the frame whose pairs `pairs` holds (its count clamped to
+    /// its capacity: check the frame did not overflow before [`Self::commit`]). Without
+    /// `events` (the deterministic pair order option, docs/design.md §10) only
+    /// [`Self::sorted_list`] is written, nothing to commit. `n_objects` bounds the indices. One
+    /// [`GpuEvents::encode`] per submission (the parameters go through `queue.write_buffer`).
     pub fn encode(
-        &mut self,
-        ctx: &GpuContext,
-        enc: &mut wgpu::CommandEncoder,
-        pairs: &ResidentPairs<'_>,
-        n_objects: u32,
-    ) -> Result<()> {
-        self.record(ctx, enc, pairs, n_objects, true)
-    }
-
-    /// The canonical sort, then with `events` the found and lost lists.
-    fn record(
         &mut self,
         ctx: &GpuContext,
         enc: &mut wgpu::CommandEncoder,

@@ -353,15 +353,7 @@ mod tests {
                 let magnitude = (1i64 << 24) + i64::from(c.abs().to_bits() - far);
                 return if c < 0.0 { -magnitude } else { magnitude };
             }
-            let (c, s) = (c as f64, s as f64);
-            let mut k = (c / s).floor() as i64;
-            while k as f64 * s > c {
-                k -= 1;
-            }
-            while (k + 1) as f64 * s <= c {
-                k += 1;
-            }
-            k
+            crate::cpu::grid::tests::real_floor(c, s)
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let mut cases: Vec<(f32, f32)> = Vec::new();

@@ -28,7 +28,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
             let (totals, got) = loop {
                 let mut enc = bp.encode_resident(&scene.spheres).unwrap();
                 events
-                    .encode(&ctx, &mut enc, &bp.resident_pairs(), n)
+                    .encode(&ctx, &mut enc, &bp.resident_pairs(), n, true)
                     .unwrap();
                 rb.clear();
                 let bp_plan = bp.plan_resident_readback(&mut rb);
@@ -68,7 +68,7 @@ fn device_events_equal_the_cpu_tracker_on_every_frame() {
         events.reset(&ctx);
         let mut enc = bp.encode_resident(&scene.spheres).unwrap();
         events
-            .encode(&ctx, &mut enc, &bp.resident_pairs(), n)
+            .encode(&ctx, &mut enc, &bp.resident_pairs(), n, true)
             .unwrap();
         rb.clear();
         let ev_plan = events.plan_readback(&mut rb, true);

@@ -11,16 +11,19 @@ use sweepfan::error::{Error, Result};
 use sweepfan::geom::sphere::Sphere;
 use sweepfan_scenes::{SceneKind, SceneParams};
 
-/// Parameters of a generated scene from the CLI's numbers, with their ranges checked, and the
-/// scene's size against memory at `host_bytes_per_object` ([`HOST_BYTES_PER_OBJECT`], or
+/// Parameters of a generated scene from the CLI's numbers (the generator's defaults where `None`),
+/// with their ranges checked, and the scene's size against memory at `host_bytes_per_object` ([`HOST_BYTES_PER_OBJECT`], or
 /// [`GPU_ONLY_HOST_BYTES_PER_OBJECT`] for a GPU run that verifies nothing).
 pub fn scene_params(
     n: usize,
     seed: u64,
-    volume_fraction: f32,
-    radius: f32,
+    volume_fraction: Option<f32>,
+    radius: Option<f32>,
     host_bytes_per_object: u64,
 ) -> Result<SceneParams> {
+    let mut p = SceneParams::new(n, seed);
+    let volume_fraction = volume_fraction.unwrap_or(p.volume_fraction);
+    let radius = radius.unwrap_or(p.radius);
     let max = sweepfan_scenes::MAX_VOLUME_FRACTION;
     if !(volume_fraction > 0.0 && volume_fraction < max) {
         return Err(Error::Config(format!(
@@ -33,7 +36,6 @@ pub fn scene_params(
         )));
     }
     check_scene_size_with(n, host_bytes_per_object)?;
-    let mut p = SceneParams::new(n, seed);
     p.volume_fraction = volume_fraction;
     p.radius = radius;
     Ok(p)

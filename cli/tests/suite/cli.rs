@@ -27,12 +27,7 @@ fn verify_writes_the_canonical_pair_file() {
     let mut text = String::from("x,y,z,r\n");
     let mut state = 12345u64;
     for _ in 0..400 {
-        let mut next = |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) % m) as f64
-        };
+        let mut next = |m: u64| ((sweepfan_scenes::random::lcg_next(&mut state) >> 33) % m) as f64;
         let s = [next(40), next(40), next(40), 1.0 + next(3)];
         text += &format!("{},{},{},{}\n", s[0], s[1], s[2], s[3]);
         spheres.push(s);

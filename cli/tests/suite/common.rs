@@ -133,6 +133,40 @@ pub fn bench_run(args: &[&str]) -> (std::process::Output, Vec<serde_json::Value>
     (out, rows)
 }
 
+/// The GPU rows of `bench` on a 30,000-sphere density scene (`grid,sap,auto`) over `frames`
+/// frames, with `extra` arguments.
+pub fn gpu_density_rows(frames: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec![
+        "--scene",
+        "density",
+        "--n",
+        "30000",
+        "--methods",
+        "grid,sap,auto",
+        "--backend",
+        "gpu",
+        "--frames",
+        frames,
+    ];
+    args.extend(extra);
+    bench_rows(&args)
+}
+
+/// Two runs' rows `a` and `b` of the same frames: the same method, `b` verified and finding
+/// the same tests and pairs (some), `what` naming the two runs in a failure.
+pub fn assert_same_frames(a: &serde_json::Value, b: &serde_json::Value, what: (&str, &str)) {
+    assert_eq!(a["method"], b["method"]);
+    assert_eq!(b["verified"], true, "{b}");
+    for field in ["tests_per_frame", "pairs_per_frame"] {
+        assert_eq!(
+            a[field], b[field],
+            "{field}: {} {a}\n{} {b}",
+            what.0, what.1
+        );
+    }
+    assert!(b["pairs_per_frame"].as_f64().unwrap() > 0.0, "{b}");
+}
+
 /// `bench --shape SHAPE --scene SCENE --n N --frames 2` on both backends where a GPU is, the
 /// CPU alone elsewhere: its rows, one a backend, each checked for the shape, n and `verified`.
 pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::Value> {

@@ -263,6 +263,21 @@ fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
     assert_eq!(gpu.upload_counts(), (8, 0));
 }
 
+/// A context of its own (these tests count what it creates) and a scene's parameters at 10%
+/// volume.
+fn fresh_context_dense_scene(
+    n: usize,
+    seed: u64,
+) -> (
+    std::sync::Arc<sweepfan::gpu::GpuContext>,
+    sweepfan_scenes::SceneParams,
+) {
+    let ctx = sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap();
+    let mut p = sweepfan_scenes::SceneParams::new(n, seed);
+    p.volume_fraction = 0.1;
+    (std::sync::Arc::new(ctx), p)
+}
+
 /// A box frame whose broad phase is the sphere pipeline (a frame nested in the box frame) with
 /// frame events (whose two lists alternate between frames, so their bind groups are used every
 /// other frame) creates nothing once sizes are stable.
@@ -270,13 +285,9 @@ fn uploads_reuse_one_staging_buffer_and_every_frame_arrives() {
 fn nested_frames_and_alternating_lists_keep_their_bind_groups() {
     use sweepfan::Method;
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan_scenes::SceneKind;
     use sweepfan_scenes::boxes::generate_boxes;
-    use sweepfan_scenes::{SceneKind, SceneParams};
-    let ctx = std::sync::Arc::new(
-        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
-    );
-    let mut p = SceneParams::new(1_500, 3);
-    p.volume_fraction = 0.1;
+    let (ctx, p) = fresh_context_dense_scene(1_500, 3);
     let boxes = generate_boxes(SceneKind::Density, &p);
     for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
         let mut gpu = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
@@ -302,13 +313,9 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
     use glam::{Vec2, Vec3};
     use sweepfan::gpu::{GpuBoxPipeline, Proxy};
     use sweepfan::{Method, Pair, canonicalize};
+    use sweepfan_scenes::SceneKind;
     use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
-    use sweepfan_scenes::{SceneKind, SceneParams};
-    let ctx = std::sync::Arc::new(
-        sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
-    );
-    let mut p = SceneParams::new(1_200, 5);
-    p.volume_fraction = 0.1;
+    let (ctx, p) = fresh_context_dense_scene(1_200, 5);
     let mut boxes = generate_boxes(SceneKind::Density, &p);
     let mut polygons = generate_polygons(SceneKind::Density, &p).unwrap();
     for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {

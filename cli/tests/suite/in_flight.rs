@@ -1,40 +1,19 @@
 //! `bench --in-flight` (docs/design.md §9.16, "Frames in flight"): two frames on the GPU at a
 //! time, the next moved and uploaded while one runs.
 
-use crate::common::{bench_rows, fails_naming};
+use crate::common::{assert_same_frames, fails_naming, gpu_density_rows};
 
 /// Frames in flight find what frames one at a time find, frame by frame (the same frames of
 /// the same moving scene), are verified, and send each sphere up once a frame.
 #[test]
 fn frames_in_flight_equal_frames_one_at_a_time() {
-    let run = |extra: &[&'static str]| {
-        let mut args = vec![
-            "--scene",
-            "density",
-            "--n",
-            "30000",
-            "--methods",
-            "grid,sap,auto",
-            "--backend",
-            "gpu",
-            "--frames",
-            "5",
-        ];
-        args.extend(extra);
-        bench_rows(&args)
-    };
-    let (one, two) = (run(&[]), run(&["--in-flight"]));
+    let (one, two) = (
+        gpu_density_rows("5", &[]),
+        gpu_density_rows("5", &["--in-flight"]),
+    );
     assert_eq!(two.len(), 3);
     for (h, r) in one.iter().zip(&two) {
-        assert_eq!(h["method"], r["method"]);
-        assert_eq!(r["verified"], true, "{r}");
-        for field in ["tests_per_frame", "pairs_per_frame"] {
-            assert_eq!(
-                h[field], r[field],
-                "{field}: one at a time {h}\nin flight {r}"
-            );
-        }
-        assert!(r["pairs_per_frame"].as_f64().unwrap() > 0.0, "{r}");
+        assert_same_frames(h, r, ("one at a time", "in flight"));
         let sent = r["bytes_from_host_per_frame"].as_f64().unwrap();
         let scene = 16.0 * 30000.0;
         assert!(
@@ -49,7 +28,7 @@ fn frames_in_flight_equal_frames_one_at_a_time() {
     }
     assert_eq!(two[2]["chosen"]["method"], one[2]["chosen"]["method"]);
     // Counting only: the counts, verified.
-    let counted = run(&["--in-flight", "--count-only"]);
+    let counted = gpu_density_rows("5", &["--in-flight", "--count-only"]);
     for (h, r) in one.iter().zip(&counted) {
         assert_eq!(r["verified"], true, "{r}");
         assert_eq!(h["pairs_per_frame"], r["pairs_per_frame"], "{r}");

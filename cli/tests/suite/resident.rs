@@ -1,38 +1,20 @@
 //! `bench --resident` (docs/design.md §10): the scene uploaded once, moved on the device, read
 //! there by the broad phase.
 
-use crate::common::{bench_rows, exits_2, fails_naming, sweepfan};
+use crate::common::{assert_same_frames, exits_2, fails_naming, gpu_density_rows, sweepfan};
 
 /// Resident frames find what host-fed frames find, frame by frame (the device moves the scene
 /// as the CPU does, bit for bit, so both see the same spheres), are verified on the device's own
 /// spheres, and upload nothing per frame.
 #[test]
 fn resident_frames_equal_host_frames_and_upload_nothing() {
-    let run = |resident: bool| {
-        let mut args = vec![
-            "--scene",
-            "density",
-            "--n",
-            "30000",
-            "--methods",
-            "grid,sap,auto",
-            "--backend",
-            "gpu",
-            "--frames",
-            "6",
-        ];
-        args.extend(resident.then_some("--resident"));
-        bench_rows(&args)
-    };
-    let (host, resident) = (run(false), run(true));
+    let (host, resident) = (
+        gpu_density_rows("6", &[]),
+        gpu_density_rows("6", &["--resident"]),
+    );
     assert_eq!(resident.len(), 3);
     for (h, r) in host.iter().zip(&resident) {
-        assert_eq!(h["method"], r["method"]);
-        assert_eq!(r["verified"], true, "{r}");
-        for field in ["tests_per_frame", "pairs_per_frame"] {
-            assert_eq!(h[field], r[field], "{field}: host {h}\nresident {r}");
-        }
-        assert!(r["pairs_per_frame"].as_f64().unwrap() > 0.0, "{r}");
+        assert_same_frames(h, r, ("host", "resident"));
         // Per frame the host sends only parameters, never the spheres (16 bytes each).
         let sent = r["bytes_from_host_per_frame"].as_f64().unwrap();
         assert!(

@@ -90,12 +90,8 @@ type WorldFile = (std::path::PathBuf, Vec<(u32, u32, u32)>);
 
 fn world_files(dir: &std::path::Path) -> [WorldFile; 2] {
     let mut state = 11u64;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut next =
+        || (sweepfan_scenes::random::lcg_next(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
     let n = 300;
     let spheres: Vec<([f32; 3], f32, Option<u32>)> = (0..n)
         .map(|i| {

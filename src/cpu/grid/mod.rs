@@ -569,4 +569,4 @@ impl Grid {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -68,8 +68,8 @@ fn coherent_frames_equal_sorting_from_scratch() {
 }
 
 /// The floor of the real quotient `c / s` (below 2^29 cells): an f64 estimate moved until the
-/// exact f64 products `k s` bracket `c`.
-fn real_floor(c: f32, s: f32) -> i64 {
+/// exact f64 products `k s` bracket `c` (the GPU's grid is checked against it too).
+pub(crate) fn real_floor(c: f32, s: f32) -> i64 {
     let (cf, sf) = (c as f64, s as f64);
     let mut k = (cf / sf).floor() as i64;
     while k as f64 * sf > cf {

@@ -60,7 +60,7 @@ impl AfterSat {
         sat.encode(ctx, enc, run.shapes, run.candidates, run.store)?;
         let events = match (&mut self.events, run.store) {
             (Some(ev), true) => {
-                ev.encode(ctx, enc, &sat.output_list(), run.n)?;
+                ev.encode(ctx, enc, &sat.output_list(), run.n, true)?;
                 Some(ev.plan_readback(rb, true))
             }
             _ => None,

@@ -409,7 +409,7 @@ impl GpuSat {
         self.replace_output(ctx, pairs)?;
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         rb.clear();
-        ev.encode(ctx, &mut enc, &self.output_list(), n)?;
+        ev.encode(ctx, &mut enc, &self.output_list(), n, true)?;
         let plan = ev.plan_readback(rb, true);
         rb.record(ctx, &mut enc)?;
         ctx.submit(enc);

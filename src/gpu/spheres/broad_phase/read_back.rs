@@ -66,7 +66,7 @@ impl GpuBroadPhase {
         rb.clear();
         let events_plan = match (&mut self.events, store) {
             (Some(ev), true) => {
-                ev.encode(&self.ctx, &mut enc, &list, n)?;
+                ev.encode(&self.ctx, &mut enc, &list, n, true)?;
                 Some(ev.plan_readback(rb, true))
             }
             _ => None,
@@ -74,7 +74,7 @@ impl GpuBroadPhase {
         // With the canonical order asked for, the sorted list comes back instead of the list
         // in append order (the events' sort when they are tracked, else the sort alone).
         if let (Some(c), true, None) = (&mut self.canonical, store, &self.events) {
-            c.encode_canonical(&self.ctx, &mut enc, &list, n)?;
+            c.encode(&self.ctx, &mut enc, &list, n, false)?;
         }
         let source = match (&self.events, &self.canonical) {
             (Some(ev), Some(_)) if store => ev.sorted_list(),

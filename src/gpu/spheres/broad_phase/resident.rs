@@ -157,7 +157,7 @@ impl GpuBroadPhase {
             count_index: slots::SPHERE_APPEND,
         };
         if let Some(ev) = &mut self.events {
-            ev.encode(&self.ctx, &mut enc, &list, n)?;
+            ev.encode(&self.ctx, &mut enc, &list, n, true)?;
             ev.commit();
         }
         self.last_n = n;

@@ -126,7 +126,6 @@ impl BenchArgs {
     /// The generated scene's parameters: `--radius` and `--volume-fraction` as given, else the
     /// generators' defaults (`SceneParams::new`), checked (`run::scene_size::scene_params`).
     fn params(&self) -> Result<SceneParams> {
-        let d = SceneParams::new(self.n, self.seed);
         // The scene itself must fit: the GPU alone, verifying nothing, needs far less host
         // memory per object than whole CPU frames (256 B); the CPU runs in parts where a whole
         // frame does not fit (`run::bench::measure` decides, docs/design.md §2.10).
@@ -145,8 +144,8 @@ impl BenchArgs {
         let mut p = scene_params(
             self.n,
             self.seed,
-            self.volume_fraction.unwrap_or(d.volume_fraction),
-            self.radius.unwrap_or(d.radius),
+            self.volume_fraction,
+            self.radius,
             host_bytes,
         )?;
         if let Some(b) = self.boulders {

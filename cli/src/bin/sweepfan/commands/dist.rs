@@ -124,14 +124,13 @@ fn run(
     let input = match &a.scene_file {
         Some(path) => DistInput::File(path.clone()),
         None => {
-            let d = sweepfan_scenes::SceneParams::new(a.n, a.seed);
             // The parameters checked as any run's; the size is each rank's share, which the
             // ranks check against their own memory (and past 2^32 objects in all).
             let mut params = sweepfan_cli::run::scene_size::scene_params(
                 1,
                 a.seed,
-                a.volume_fraction.unwrap_or(d.volume_fraction),
-                a.radius.unwrap_or(d.radius),
+                a.volume_fraction,
+                a.radius,
                 0,
             )?;
             params.n = a.n;

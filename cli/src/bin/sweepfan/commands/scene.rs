@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use sweepfan_cli::report::scene_file::{FileShape, write_generated};
 use sweepfan_cli::run::scene_size::scene_params;
-use sweepfan_scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::SceneKind;
 
 #[derive(Args)]
 pub struct SceneArgs {
@@ -45,12 +45,11 @@ pub fn exec(a: SceneArgs) -> Result<bool> {
     let fraction = a.volume_fraction.is_some();
     ignored_by_scene(SceneOption::VolumeFraction, fraction, Some(kind), spheres)?;
     crate::args::check_outputs(&[("--out", Some(&a.out))], &[], &[])?;
-    let d = SceneParams::new(a.n, a.seed);
     let params = scene_params(
         a.n,
         a.seed,
-        a.volume_fraction.unwrap_or(d.volume_fraction),
-        a.radius.unwrap_or(d.radius),
+        a.volume_fraction,
+        a.radius,
         HOST_BYTES_PER_OBJECT,
     )?;
     let shape = match a.shape {

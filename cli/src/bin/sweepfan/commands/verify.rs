@@ -180,17 +180,30 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         let events = tracker.update(next_pairs);
         write_pairs_csv(found_out, &events.found)?;
         write_pairs_csv(lost_out, &events.lost)?;
-        say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
-            "frame events: {} found (written to {}), {} lost (written to {}), {} persisting",
-            events.found.len(),
-            found_out.display(),
-            events.lost.len(),
-            lost_out.display(),
-            events.persisting
+        say_events(
+            &a.pairs_out,
+            (events.found.len(), found_out),
+            (events.lost.len(), lost_out),
+            events.persisting,
         );
     }
     Ok(ok)
+}
+
+/// The line that says where a frame's events went: `(count, file)` for the found and the lost.
+pub(super) fn say_events(
+    pairs_out: &Path,
+    (found, found_out): (usize, &Path),
+    (lost, lost_out): (usize, &Path),
+    persisting: u64,
+) {
+    say!(
+        sweepfan_cli::report::output::is_stdout(pairs_out),
+        "frame events: {found} found (written to {}), {lost} lost (written to {}), {persisting} \
+         persisting",
+        found_out.display(),
+        lost_out.display(),
+    );
 }
 
 /// One frame's result: its pairs (canonical), the reference's, the method's stats with how it

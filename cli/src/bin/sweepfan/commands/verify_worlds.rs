@@ -72,14 +72,11 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         let events = tracker.update(&next_found);
         write_world_pairs(found_out, &events.found)?;
         write_world_pairs(lost_out, &events.lost)?;
-        say!(
-            is_stdout(&a.pairs_out),
-            "frame events: {} found (written to {}), {} lost (written to {}), {} persisting",
-            events.found.len(),
-            found_out.display(),
-            events.lost.len(),
-            lost_out.display(),
-            events.persisting
+        super::verify::say_events(
+            &a.pairs_out,
+            (events.found.len(), found_out),
+            (events.lost.len(), lost_out),
+            events.persisting,
         );
     }
     Ok(ok)
