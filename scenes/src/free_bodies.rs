@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::f32::consts::TAU;
 use sweepfan::geom::obb::ObbFrame;
-use sweepfan::geom::sector::body::{ConvexBody, ConvexHull, RotatingBody};
+use sweepfan::geom::sector::body::{ConvexBody, ConvexHull, Cylinder, RotatingBody};
 
 /// The body kinds of `reproduce sector --body` and `bench --scene rotating --body`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -101,12 +101,12 @@ pub fn random_body(
                 radius,
             }
         }
-        BodyKind::Cylinder => ConvexBody::Cylinder {
+        BodyKind::Cylinder => ConvexBody::Cylinder(Cylinder {
             center,
             axis: axes[2],
             radius: s * rng.random_range(0.0..=12.5),
             half_height: s * rng.random_range(0.0..=12.5),
-        },
+        }),
         BodyKind::Hull => loop {
             let half = 0.5 * s * vec3_in(rng, 0.0..=25.0);
             let n = rng.random_range(8..=32);

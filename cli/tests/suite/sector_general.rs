@@ -48,16 +48,11 @@ fn g(body: &ConvexBody, q: DVec3) -> f64 {
             };
             (q - a - t * d).length() - *radius as f64
         }
-        ConvexBody::Cylinder {
-            center,
-            axis,
-            radius,
-            half_height,
-        } => {
-            let w = q - center.as_dvec3();
-            let n = axis.as_dvec3().normalize();
+        ConvexBody::Cylinder(c) => {
+            let w = q - c.center.as_dvec3();
+            let n = c.axis.as_dvec3().normalize();
             let along = w.dot(n);
-            (along.abs() - *half_height as f64).max((w - along * n).length() - *radius as f64)
+            (along.abs() - c.half_height as f64).max((w - along * n).length() - c.radius as f64)
         }
         ConvexBody::Hull(h) => h
             .planes()

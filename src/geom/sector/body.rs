@@ -110,19 +110,23 @@ pub enum ConvexBody {
         /// The radius (>= 0).
         radius: f32,
     },
-    /// A solid right circular cylinder: centre, unit axis, radius, half-height along the axis.
-    Cylinder {
-        /// The centre.
-        center: Vec3,
-        /// The unit axis.
-        axis: Vec3,
-        /// The radius (>= 0).
-        radius: f32,
-        /// Half the height along the axis (>= 0).
-        half_height: f32,
-    },
+    /// A solid right circular cylinder.
+    Cylinder(Cylinder),
     /// The convex hull of points.
     Hull(ConvexHull),
+}
+
+/// A solid right circular cylinder: centre, unit axis, radius, half-height along the axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cylinder {
+    /// The centre.
+    pub center: Vec3,
+    /// The unit axis.
+    pub axis: Vec3,
+    /// The radius (>= 0).
+    pub radius: f32,
+    /// Half the height along the axis (>= 0).
+    pub half_height: f32,
 }
 
 /// Tolerance on unit and orthogonal axes.
@@ -154,19 +158,15 @@ impl crate::geom::Validate for ConvexBody {
                 }
                 (*radius < 0.0).then(|| "capsule: radius must be >= 0".into())
             }
-            ConvexBody::Cylinder {
-                center,
-                axis,
-                radius,
-                half_height,
-            } => {
-                if !center.is_finite() || !axis.is_finite() || !(radius + half_height).is_finite() {
+            ConvexBody::Cylinder(c) => {
+                let sizes = c.radius + c.half_height;
+                if !c.center.is_finite() || !c.axis.is_finite() || !sizes.is_finite() {
                     return Some("cylinder: non-finite field".into());
                 }
-                if !unit(*axis) {
+                if !unit(c.axis) {
                     return Some("cylinder: axis must be a unit vector".into());
                 }
-                (*radius < 0.0 || *half_height < 0.0)
+                (c.radius < 0.0 || c.half_height < 0.0)
                     .then(|| "cylinder: radius and half-height must be >= 0".into())
             }
             ConvexBody::Hull(_) => None, // checked when built
@@ -179,7 +179,7 @@ impl ConvexBody {
     pub fn center(&self) -> Vec3 {
         match self {
             ConvexBody::Box(frame) => frame.center(),
-            ConvexBody::Cylinder { center, .. } => *center,
+            ConvexBody::Cylinder(c) => c.center,
             ConvexBody::Capsule { a, b, .. } => 0.5 * (*a + *b),
             ConvexBody::Hull(h) => {
                 h.points.iter().copied().sum::<Vec3>() / h.points.len().max(1) as f32
@@ -203,15 +203,10 @@ impl ConvexBody {
                 let end = if d.dot(*b - *a) > 0.0 { *b } else { *a };
                 end + d.normalize_or_zero() * *radius
             }
-            ConvexBody::Cylinder {
-                center,
-                axis,
-                radius,
-                half_height,
-            } => {
-                let along = d.dot(*axis);
-                let across = (d - along * *axis).normalize_or_zero();
-                *center + *axis * (*half_height * along.signum()) + across * *radius
+            ConvexBody::Cylinder(c) => {
+                let along = d.dot(c.axis);
+                let across = (d - along * c.axis).normalize_or_zero();
+                c.center + c.axis * (c.half_height * along.signum()) + across * c.radius
             }
             ConvexBody::Hull(h) => h
                 .points
@@ -247,17 +242,11 @@ impl ConvexBody {
                 b: map(*b),
                 radius: *radius,
             },
-            ConvexBody::Cylinder {
-                center,
-                axis,
-                radius,
-                half_height,
-            } => ConvexBody::Cylinder {
-                center: map(*center),
-                axis: q * *axis,
-                radius: *radius,
-                half_height: *half_height,
-            },
+            ConvexBody::Cylinder(c) => ConvexBody::Cylinder(Cylinder {
+                center: map(c.center),
+                axis: q * c.axis,
+                ..*c
+            }),
             ConvexBody::Hull(h) => {
                 let qd = q.as_dquat();
                 let pd = pivot.as_dvec3();
@@ -289,18 +278,10 @@ impl ConvexBody {
                 let h = Vec3::new(0.5 * d.length() + radius, *radius, *radius);
                 (0.5 * (*a + *b), [u, v, w], h)
             }
-            ConvexBody::Cylinder {
-                center,
-                axis,
-                radius,
-                half_height,
-            } => {
-                let (v, w) = axis.any_orthonormal_pair();
-                (
-                    *center,
-                    [*axis, v, w],
-                    Vec3::new(*half_height, *radius, *radius),
-                )
+            ConvexBody::Cylinder(c) => {
+                let (v, w) = c.axis.any_orthonormal_pair();
+                let half = Vec3::new(c.half_height, c.radius, c.radius);
+                (c.center, [c.axis, v, w], half)
             }
             ConvexBody::Hull(_) => {
                 let b = self.aabb();
@@ -417,12 +398,12 @@ mod tests {
 
     #[test]
     fn supports_reach_the_bodies_extremes() {
-        let cyl = ConvexBody::Cylinder {
+        let cyl = ConvexBody::Cylinder(Cylinder {
             center: Vec3::new(1.0, 0.0, 0.0),
             axis: Vec3::Z,
             radius: 2.0,
             half_height: 3.0,
-        };
+        });
         assert!((cyl.support(Vec3::new(1.0, 0.0, 1.0)) - Vec3::new(3.0, 0.0, 3.0)).length() < 1e-6);
         let cap = ConvexBody::Capsule {
             a: Vec3::ZERO,

@@ -365,15 +365,10 @@ fn extent_and_clauses(
             }
             (CylindricalExtent::of_segment(a, b, r, r), clauses)
         }
-        ConvexBody::Cylinder {
-            center,
-            axis,
-            radius,
-            half_height,
-        } => {
-            let c = f.local(center.as_dvec3());
-            let u = f.local_dir(axis.as_dvec3()).normalize();
-            let (rad, h) = (*radius as f64, *half_height as f64);
+        ConvexBody::Cylinder(cylinder) => {
+            let c = f.local(cylinder.center.as_dvec3());
+            let u = f.local_dir(cylinder.axis.as_dvec3()).normalize();
+            let (rad, h) = (cylinder.radius as f64, cylinder.half_height as f64);
             let clauses = vec![vec![
                 Quadric::plane(u, u.dot(c) + h),
                 Quadric::plane(-u, -u.dot(c) + h),
