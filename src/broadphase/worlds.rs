@@ -183,6 +183,33 @@ pub trait WorldBroadPhase {
     ) -> Result<super::Stats>;
 }
 
+/// The [`WorldBroadPhase`] of a type whose own methods of the same names answer it (`name`,
+/// `set_pair_limit`, `find_pairs`), running on `$backend`.
+macro_rules! world_broad_phase_by_own_methods {
+    ($t:ident, $backend:expr) => {
+        impl $crate::broadphase::worlds::WorldBroadPhase for $t {
+            fn name(&self) -> &str {
+                $t::name(self)
+            }
+            fn backend(&self) -> $crate::broadphase::Backend {
+                $backend
+            }
+            fn set_pair_limit(&mut self, limit: u64) {
+                $t::set_pair_limit(self, limit);
+            }
+            fn find_pairs(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                worlds: &[u32],
+                out: Option<&mut $crate::broadphase::worlds::WorldPairs>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                $t::find_pairs(self, spheres, worlds, out)
+            }
+        }
+    };
+}
+pub(crate) use world_broad_phase_by_own_methods;
+
 /// A batch's objects grouped by world: `order` lists the objects of each world together
 /// (ascending world, ascending index inside one), world `ids[k]` at `order[starts[k]..starts[k
 /// + 1]]`; the [`SHARED`] objects apart, ascending.
@@ -212,6 +239,20 @@ pub(crate) fn check_world_ids(objects: usize, worlds: &[u32], what: &'static str
         });
     }
     Ok(())
+}
+
+/// The start of a batch's call: its ids checked ([`check_world_ids`]) and `out` cleared; false
+/// when there are no objects (no pairs, nothing to run).
+pub(crate) fn start_batch(
+    objects: usize,
+    worlds: &[u32],
+    out: &mut Option<&mut WorldPairs>,
+) -> Result<bool> {
+    check_world_ids(objects, worlds, "worlds")?;
+    if let Some(out) = out.as_deref_mut() {
+        out.clear();
+    }
+    Ok(objects > 0)
 }
 
 impl WorldGroups {

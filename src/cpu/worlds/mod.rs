@@ -11,7 +11,7 @@
 mod lean;
 
 use super::grid::LeanGrid;
-use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, check_world_ids};
+use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
 use crate::geom::sphere::{Sphere, validate_spheres};
@@ -169,12 +169,8 @@ impl WorldBatch {
         worlds: &[u32],
         mut out: Option<&mut WorldPairs>,
     ) -> Result<Stats> {
-        check_world_ids(spheres.len(), worlds, "worlds")?;
-        if let Some(out) = out.as_deref_mut() {
-            out.clear();
-        }
         let mut stats = Stats::default();
-        if spheres.is_empty() {
+        if !start_batch(spheres.len(), worlds, &mut out)? {
             return Ok(stats);
         }
         let start = Instant::now();
@@ -414,25 +410,7 @@ impl Job<'_> {
     }
 }
 
-impl crate::broadphase::worlds::WorldBroadPhase for WorldBatch {
-    fn name(&self) -> &str {
-        WorldBatch::name(self)
-    }
-
-    fn backend(&self) -> crate::broadphase::Backend {
-        crate::broadphase::Backend::Cpu
-    }
-
-    fn set_pair_limit(&mut self, limit: u64) {
-        WorldBatch::set_pair_limit(self, limit);
-    }
-
-    fn find_pairs(
-        &mut self,
-        spheres: &[Sphere],
-        worlds: &[u32],
-        out: Option<&mut WorldPairs>,
-    ) -> Result<Stats> {
-        WorldBatch::find_pairs(self, spheres, worlds, out)
-    }
-}
+crate::broadphase::worlds::world_broad_phase_by_own_methods!(
+    WorldBatch,
+    crate::broadphase::Backend::Cpu
+);

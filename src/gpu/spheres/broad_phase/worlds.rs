@@ -23,7 +23,7 @@
 
 use super::GpuBroadPhase;
 use super::min_axis_frame::{MinAxisParts, record_min_axis};
-use crate::broadphase::worlds::{WorldBroadPhase, WorldGroups, WorldPairs, check_world_ids};
+use crate::broadphase::worlds::{WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{Backend, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
@@ -286,11 +286,7 @@ impl GpuWorldBatch {
         worlds: &[u32],
         mut out: Option<&mut WorldPairs>,
     ) -> Result<Stats> {
-        check_world_ids(spheres.len(), worlds, "worlds")?;
-        if let Some(out) = out.as_deref_mut() {
-            out.clear();
-        }
-        if spheres.is_empty() {
+        if !start_batch(spheres.len(), worlds, &mut out)? {
             return Ok(Stats::default());
         }
         let start = Instant::now();
@@ -374,28 +370,7 @@ impl GpuWorldBatch {
     }
 }
 
-impl WorldBroadPhase for GpuWorldBatch {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn backend(&self) -> Backend {
-        Backend::Gpu
-    }
-
-    fn set_pair_limit(&mut self, limit: u64) {
-        GpuWorldBatch::set_pair_limit(self, limit);
-    }
-
-    fn find_pairs(
-        &mut self,
-        spheres: &[Sphere],
-        worlds: &[u32],
-        out: Option<&mut WorldPairs>,
-    ) -> Result<Stats> {
-        GpuWorldBatch::find_pairs(self, spheres, worlds, out)
-    }
-}
+crate::broadphase::worlds::world_broad_phase_by_own_methods!(GpuWorldBatch, Backend::Gpu);
 
 /// The grid's bucket count beside a batch's world ranks: each object's rank sits above its
 /// bucket in the key (docs/design.md §2.13), so the buckets take what bits the largest rank
