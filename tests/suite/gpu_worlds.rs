@@ -2,11 +2,14 @@
 //! per-world brute force of `worlds.rs` (written with the exact oracle), test counts against a
 //! count written here from the sweeps' rule, shared objects, adversarial batches, bad input.
 
+use crate::common::overlap;
 use crate::common::test_gpu;
-use crate::common::{exact_contact_scene, overlap};
-use crate::worlds::{generated, oracle, shuffled};
+use crate::worlds::{
+    assert_worlds_of_two, clustered_and_unequal, generated, huge_beside_tiny,
+    identical_and_line_worlds, oracle, overlapping_in_space, shuffled, with_shared_objects,
+    worlds_of_two,
+};
 use glam::Vec3;
-use rand::{Rng, SeedableRng};
 use std::sync::{Arc, OnceLock};
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::GpuContext;
@@ -205,52 +208,22 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
 
 #[test]
 fn gpu_worlds_overlapping_in_space_interleaved_and_in_order() {
-    let (mut spheres, mut ids) = generated(SceneKind::Paper, 40, 60, |k| (k * 7) as u32);
-    check("paper, world by world", &spheres, &ids);
-    shuffled(&mut spheres, &mut ids, 3);
-    check("paper, interleaved", &spheres, &ids);
+    overlapping_in_space(&check);
 }
 
 #[test]
 fn gpu_worlds_clustered_unequal_and_near_the_largest_id() {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-    let (mut spheres, mut ids) = (Vec::new(), Vec::new());
-    for k in 0..30u32 {
-        let n = rng.random_range(0..90);
-        let s = sweepfan_scenes::Scene::generate(
-            SceneKind::Clusters,
-            &sweepfan_scenes::SceneParams::new(n, u64::from(k)),
-        )
-        .spheres;
-        ids.extend(std::iter::repeat_n(u32::MAX - 1 - k * 1000, s.len()));
-        spheres.extend(s);
-    }
-    check("clusters, unequal", &spheres, &ids);
-    shuffled(&mut spheres, &mut ids, 4);
-    check("clusters, interleaved", &spheres, &ids);
+    clustered_and_unequal(&check);
 }
 
 #[test]
 fn gpu_worlds_one_huge_beside_many_tiny_and_one_alone() {
-    let (mut spheres, mut ids) = generated(SceneKind::Paper, 1, 1500, |_| 500);
-    let (tiny, tiny_ids) = generated(SceneKind::Paper, 400, 3, |k| k as u32);
-    spheres.extend(tiny);
-    ids.extend(tiny_ids);
-    check("huge and tiny", &spheres, &ids);
-    check("one world", &spheres[..1500], &[42u32; 1500]);
+    huge_beside_tiny(&check);
 }
 
 #[test]
 fn gpu_worlds_stacked_with_exact_contacts_and_lines() {
-    let scene = exact_contact_scene(40, 5, 1.0);
-    let copies = 25u32;
-    let spheres: Vec<Sphere> = (0..copies).flat_map(|_| scene.iter().copied()).collect();
-    let ids: Vec<u32> = (0..copies)
-        .flat_map(|w| std::iter::repeat_n(w, scene.len()))
-        .collect();
-    check("identical", &spheres, &ids);
-    let (lines, line_ids) = generated(SceneKind::LineX, 20, 50, |k| k as u32);
-    check("lines", &lines, &line_ids);
+    identical_and_line_worlds(&check);
 }
 
 /// A giant in each world, all in one space: the grid's giants' walk meets only its own world
@@ -268,23 +241,7 @@ fn gpu_worlds_with_a_giant_each() {
 
 #[test]
 fn gpu_worlds_shared_objects_meet_every_world() {
-    let (mut spheres, mut ids) = generated(SceneKind::Paper, 30, 40, |k| k as u32);
-    let floor = Sphere::new(Vec3::new(0.0, -1000.0, 0.0), 960.0);
-    let wall = Sphere::new(Vec3::new(1020.0, 0.0, 0.0), 1000.0);
-    let ball = Sphere::new(Vec3::new(30.0, -45.0, 0.0), 20.0);
-    for (k, s) in [floor, wall, ball].into_iter().enumerate() {
-        let at = 17 * (k + 1);
-        spheres.insert(at, s);
-        ids.insert(at, SHARED);
-    }
-    check("shared", &spheres, &ids);
-    check("shared only", &[floor], &[SHARED]);
-    check("shared pair", &[floor, ball], &[SHARED, SHARED]);
-    check(
-        "one object and the shared",
-        &[floor, ball, wall],
-        &[SHARED, 3, SHARED],
-    );
+    with_shared_objects(&check);
 }
 
 /// The cascades' running maximum is each world's own: worlds of about 330 objects (blocks of
@@ -347,28 +304,13 @@ fn gpu_cascades_see_only_their_own_world() {
 #[test]
 fn gpu_worlds_of_two_by_the_thousand() {
     let Some(ctx) = ctx() else { return };
-    let mut spheres = Vec::new();
-    let mut ids = Vec::new();
-    for w in 0..1u32 << 16 {
-        let gap = if w % 2 == 0 { 1.5 } else { 2.5 };
-        spheres.push(Sphere::new(Vec3::ZERO, 1.0));
-        spheres.push(Sphere::new(Vec3::new(gap, 0.0, 0.0), 1.0));
-        ids.extend([w, w]);
-    }
+    let (spheres, ids) = worlds_of_two();
     let mut batch = GpuWorldBatch::auto(ctx).unwrap();
     let mut out = WorldPairs::new();
     let stats = batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
-    assert_eq!(out.worlds().len(), 1 << 16);
+    assert_worlds_of_two(&out, "auto");
     // sap tests only the worlds whose boxes overlap: the touching ones.
-    assert_eq!((out.len(), stats.tests), (1 << 15, 1 << 15));
-    for (w, pairs) in out.iter() {
-        let expected: &[Pair] = if w % 2 == 0 {
-            &[[2 * w, 2 * w + 1]]
-        } else {
-            &[]
-        };
-        assert_eq!(pairs, expected, "world {w}");
-    }
+    assert_eq!(stats.tests, 1 << 15);
 }
 
 #[test]
@@ -419,50 +361,13 @@ fn gpu_worlds_empty_bad_input_and_refusals() {
     let mut out = WorldPairs::new();
     grid.find_pairs(&many, &ids, Some(&mut out)).unwrap();
     assert_eq!(out.worlds(), &[0, 1, SHARED]);
-    let mut batch = GpuWorldBatch::new(ctx, Method::Sap).unwrap();
-    let mut out = WorldPairs::new();
-    let stats = batch.find_pairs(&[], &[], Some(&mut out)).unwrap();
-    assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
-    let s = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
-    match batch.find_pairs(&s, &[0], Some(&mut out)) {
-        Err(Error::LengthMismatch {
-            given: 1,
-            expected: 2,
-            message,
-            ..
-        }) => assert!(message.contains("1 world ids for 2"), "{message}"),
-        other => panic!("expected a length mismatch, got {other:?}"),
-    }
-    let bad = [s[0], Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
-    assert!(matches!(
-        batch.find_pairs(&bad, &[0, 1], Some(&mut out)),
-        Err(Error::InvalidObject { .. })
-    ));
-    // The batch still works after the errors, and a smaller batch after a larger one.
-    batch.find_pairs(&s, &[5, 5], Some(&mut out)).unwrap();
-    assert_eq!(out.of(5), &[[0, 1]]);
+    crate::worlds::check_empty_and_bad_input(&mut GpuWorldBatch::new(ctx, Method::Sap).unwrap());
 }
 
 #[test]
 fn gpu_worlds_pair_limit_counts_over_all_worlds() {
     let Some(ctx) = ctx() else { return };
-    let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
-    let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
-    let mut batch = GpuWorldBatch::auto(ctx).unwrap();
-    batch.set_pair_limit(total as u64 - 1);
-    let mut out = WorldPairs::new();
-    match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
-        Err(e @ Error::TooLarge { .. }) => {
-            assert!(
-                e.to_string().contains(&format!("{total} touching pairs")),
-                "{e}"
-            )
-        }
-        other => panic!("expected TooLarge, got {other:?}"),
-    }
-    batch.set_pair_limit(total as u64);
-    batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
-    assert_eq!(out.len(), total);
+    crate::worlds::check_pair_limit(&mut GpuWorldBatch::auto(ctx).unwrap());
 }
 
 #[test]

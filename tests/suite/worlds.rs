@@ -7,7 +7,7 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use sweepfan::cpu::WorldBatch;
-use sweepfan::{Error, Method, Pair, SHARED, Sphere, WorldPairs};
+use sweepfan::{Error, Method, Pair, SHARED, Sphere, WorldBroadPhase, WorldPairs};
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The expected groups: each world's pairs among its objects and the shared ones (shared with
@@ -121,13 +121,28 @@ pub(crate) fn shuffled(spheres: &mut [Sphere], ids: &mut [u32], seed: u64) {
     }
 }
 
+/// 40 worlds of 60 all in the paper's box (worlds overlap in space, so pairs across worlds
+/// abound), world by world and then interleaved, each batch handed to `check`.
+pub(crate) fn overlapping_in_space(check: Check) {
+    let batch = generated(SceneKind::Paper, 40, 60, |k| (k * 7) as u32);
+    in_order_and_interleaved(check, "paper", batch, 3);
+}
+
+/// `check` on a batch world by world, then with its worlds interleaved (`shuffled` by `seed`).
+fn in_order_and_interleaved(
+    check: Check,
+    what: &str,
+    (mut spheres, mut ids): (Vec<Sphere>, Vec<u32>),
+    seed: u64,
+) {
+    check(&format!("{what}, world by world"), &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, seed);
+    check(&format!("{what}, interleaved"), &spheres, &ids);
+}
+
 #[test]
 fn random_worlds_overlapping_in_space_interleaved_and_in_order() {
-    // Every world in the paper's box: worlds overlap in space, so pairs across worlds abound.
-    let (mut spheres, mut ids) = generated(SceneKind::Paper, 40, 60, |k| (k * 7) as u32);
-    check("paper, world by world", &spheres, &ids);
-    shuffled(&mut spheres, &mut ids, 3);
-    check("paper, interleaved", &spheres, &ids);
+    overlapping_in_space(&check);
 }
 
 /// A batch runs each method's own rule in every world (its lean walks included: sap's sweep,
@@ -186,8 +201,12 @@ fn each_method_tests_in_a_batch_what_its_calls_test_world_by_world() {
     }
 }
 
-#[test]
-fn clustered_and_unequal_worlds() {
+/// A check of one batch: its label, spheres and world ids.
+pub(crate) type Check<'a> = &'a dyn Fn(&str, &[Sphere], &[u32]);
+
+/// Clustered worlds of 0 to 90 objects with ids near the largest, world by world and then
+/// interleaved, each batch handed to `check`.
+pub(crate) fn clustered_and_unequal(check: Check) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     let (mut spheres, mut ids) = (Vec::new(), Vec::new());
     for k in 0..30u32 {
@@ -196,35 +215,50 @@ fn clustered_and_unequal_worlds() {
         ids.extend(std::iter::repeat_n(u32::MAX - 1 - k * 1000, s.len()));
         spheres.extend(s);
     }
-    check("clusters, unequal", &spheres, &ids);
-    shuffled(&mut spheres, &mut ids, 4);
-    check("clusters, interleaved", &spheres, &ids);
+    in_order_and_interleaved(check, "clusters, unequal", (spheres, ids), 4);
 }
 
 #[test]
-fn one_huge_world_beside_many_tiny_ones() {
+fn clustered_and_unequal_worlds() {
+    clustered_and_unequal(&check);
+}
+
+/// One world of 1,500 beside 400 of 3, then the huge one alone (the batch is a plain call),
+/// each handed to `check`.
+pub(crate) fn huge_beside_tiny(check: Check) {
     // The huge world is past auto's own sweep (AUTO_SWEEP_MAX) and a chunk of its own.
-    let mut spheres = Scene::generate(SceneKind::Paper, &SceneParams::new(1500, 1)).spheres;
-    let mut ids = vec![500u32; spheres.len()];
+    let (mut spheres, mut ids) = generated(SceneKind::Paper, 1, 1500, |_| 500);
     let (tiny, tiny_ids) = generated(SceneKind::Paper, 400, 3, |k| k as u32);
     spheres.extend(tiny);
     ids.extend(tiny_ids);
     check("huge and tiny", &spheres, &ids);
-    // One world alone: the batch is a plain call.
-    let one = vec![42u32; 1500];
-    check("one world", &spheres[..1500], &one);
+    check("one world", &spheres[..1500], &[42u32; 1500]);
 }
 
 #[test]
-fn identical_worlds_find_the_same_pairs_each() {
-    // Worlds stacked exactly on top of each other, with exact and near contacts.
+fn one_huge_world_beside_many_tiny_ones() {
+    huge_beside_tiny(&check);
+}
+
+/// 25 worlds stacked exactly on top of each other, with exact and near contacts, then 20 line
+/// worlds (every sweep's worst case), each batch handed to `check`. Returns the first.
+pub(crate) fn identical_and_line_worlds(check: Check) -> (Vec<Sphere>, Vec<u32>) {
     let scene = exact_contact_scene(40, 5, 1.0);
-    let copies = 25;
+    let copies = 25u32;
     let spheres: Vec<Sphere> = (0..copies).flat_map(|_| scene.iter().copied()).collect();
-    let ids: Vec<u32> = (0..copies as u32)
+    let ids: Vec<u32> = (0..copies)
         .flat_map(|w| std::iter::repeat_n(w, scene.len()))
         .collect();
     check("identical", &spheres, &ids);
+    let (lines, line_ids) = generated(SceneKind::LineX, 20, 50, |k| k as u32);
+    check("lines", &lines, &line_ids);
+    (spheres, ids)
+}
+
+#[test]
+fn identical_and_line_worlds_find_the_same_pairs_each() {
+    let (spheres, ids) = identical_and_line_worlds(&check);
+    let copies = 25;
     let mut out = WorldPairs::new();
     WorldBatch::new(Method::Grid)
         .find_pairs(&spheres, &ids, Some(&mut out))
@@ -236,16 +270,11 @@ fn identical_worlds_find_the_same_pairs_each() {
     }
 }
 
-#[test]
-fn line_worlds_are_every_sweeps_worst_case() {
-    let (spheres, ids) = generated(SceneKind::LineX, 20, 50, |k| k as u32);
-    check("lines", &spheres, &ids);
-}
-
-#[test]
-fn shared_objects_touch_every_world_and_each_other_once() {
+/// 30 worlds of 40 with a floor under the box, a wall through it and a ball touching both,
+/// shared; then the shared objects alone, a pair of them, and one object beside them: each
+/// batch handed to `check`. Returns the first batch.
+pub(crate) fn with_shared_objects(check: Check) -> (Vec<Sphere>, Vec<u32>) {
     let (mut spheres, mut ids) = generated(SceneKind::Paper, 30, 40, |k| k as u32);
-    // A floor under the box, a wall through it, and a ball touching both: shared.
     let floor = Sphere::new(Vec3::new(0.0, -1000.0, 0.0), 960.0);
     let wall = Sphere::new(Vec3::new(1020.0, 0.0, 0.0), 1000.0);
     let ball = Sphere::new(Vec3::new(30.0, -45.0, 0.0), 20.0);
@@ -255,6 +284,19 @@ fn shared_objects_touch_every_world_and_each_other_once() {
         ids.insert(at, SHARED);
     }
     check("shared", &spheres, &ids);
+    check("shared only", &[floor], &[SHARED]);
+    check("shared pair", &[floor, ball], &[SHARED, SHARED]);
+    check(
+        "one object and the shared",
+        &[floor, ball, wall],
+        &[SHARED, 3, SHARED],
+    );
+    (spheres, ids)
+}
+
+#[test]
+fn shared_objects_touch_every_world_and_each_other_once() {
+    let (spheres, ids) = with_shared_objects(&check);
     let mut out = WorldPairs::new();
     WorldBatch::new(Method::Sap)
         .find_pairs(&spheres, &ids, Some(&mut out))
@@ -275,19 +317,10 @@ fn shared_objects_touch_every_world_and_each_other_once() {
         touching_shared > 20,
         "the floor and the wall reach most worlds: {touching_shared}"
     );
-    // Only shared objects, and one world of one object beside them.
-    check("shared only", &spheres[17..18], &[SHARED]);
-    check("shared pair", &[floor, ball], &[SHARED, SHARED]);
-    check(
-        "one object and the shared",
-        &[floor, ball, wall],
-        &[SHARED, 3, SHARED],
-    );
 }
 
-#[test]
-fn many_worlds_of_two() {
-    // 2^16 worlds of two spheres, every other pair touching.
+/// 2^16 worlds of two spheres, every other pair touching.
+pub(crate) fn worlds_of_two() -> (Vec<Sphere>, Vec<u32>) {
     let mut spheres = Vec::new();
     let mut ids = Vec::new();
     for w in 0..1u32 << 16 {
@@ -296,6 +329,26 @@ fn many_worlds_of_two() {
         spheres.push(Sphere::new(Vec3::new(gap, 0.0, 0.0), 1.0));
         ids.extend([w, w]);
     }
+    (spheres, ids)
+}
+
+/// The pairs of [`worlds_of_two`]: one in each even world, none in the odd ones.
+pub(crate) fn assert_worlds_of_two(out: &WorldPairs, what: &str) {
+    assert_eq!(out.worlds().len(), 1 << 16, "{what}");
+    assert_eq!(out.len(), 1 << 15, "{what}");
+    for (w, pairs) in out.iter() {
+        let expected: &[Pair] = if w % 2 == 0 {
+            &[[2 * w, 2 * w + 1]]
+        } else {
+            &[]
+        };
+        assert_eq!(pairs, expected, "{what} world {w}");
+    }
+}
+
+#[test]
+fn many_worlds_of_two() {
+    let (spheres, ids) = worlds_of_two();
     for batch in [
         WorldBatch::auto(),
         WorldBatch::new(Method::Grid),
@@ -304,22 +357,13 @@ fn many_worlds_of_two() {
         let mut batch = batch;
         let mut out = WorldPairs::new();
         batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
-        assert_eq!(out.worlds().len(), 1 << 16, "{}", batch.name());
-        assert_eq!(out.len(), 1 << 15, "{}", batch.name());
-        for (w, pairs) in out.iter() {
-            let expected: &[Pair] = if w % 2 == 0 {
-                &[[2 * w, 2 * w + 1]]
-            } else {
-                &[]
-            };
-            assert_eq!(pairs, expected, "{} world {w}", batch.name());
-        }
+        assert_worlds_of_two(&out, batch.name());
     }
 }
 
-#[test]
-fn empty_batches_and_bad_input() {
-    let mut batch = WorldBatch::new(Method::Grid);
+/// An empty batch has no pairs; world ids of another length and a NaN are refused, naming
+/// them; then the batch still works, a smaller batch after a larger one.
+pub(crate) fn check_empty_and_bad_input(batch: &mut dyn WorldBroadPhase) {
     let mut out = WorldPairs::new();
     let stats = batch.find_pairs(&[], &[], Some(&mut out)).unwrap();
     assert_eq!((stats.pairs, out.len(), out.worlds().len()), (0, 0, 0));
@@ -333,40 +377,50 @@ fn empty_batches_and_bad_input() {
         }) => assert!(message.contains("1 world ids for 2"), "{message}"),
         other => panic!("expected a length mismatch, got {other:?}"),
     }
-    let bad = [
-        Sphere::new(Vec3::ZERO, 1.0),
-        Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0),
-    ];
+    let bad = [s[0], Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
     assert!(matches!(
         batch.find_pairs(&bad, &[0, 1], Some(&mut out)),
         Err(Error::InvalidObject { .. })
     ));
+    batch.find_pairs(&s, &[5, 5], Some(&mut out)).unwrap();
+    assert_eq!(out.of(5), &[[0, 1]]);
+}
+
+#[test]
+fn empty_batches_and_bad_input() {
+    check_empty_and_bad_input(&mut WorldBatch::new(Method::Grid));
+}
+
+/// A pair limit one short of a batch's pairs (50 worlds of 80) fails naming the count, counting
+/// alone still counts them, and the limit at the count stores them all.
+pub(crate) fn check_pair_limit(batch: &mut dyn WorldBroadPhase) {
+    let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
+    let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
+    assert!(total > 10);
+    batch.set_pair_limit(total as u64 - 1);
+    let mut out = WorldPairs::new();
+    match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
+        Err(e @ Error::TooLarge { .. }) => {
+            assert!(
+                e.to_string().contains(&format!("{total} touching pairs")),
+                "{e}"
+            )
+        }
+        other => panic!("{}: expected TooLarge, got {other:?}", batch.name()),
+    }
+    assert_eq!(
+        batch.find_pairs(&spheres, &ids, None).unwrap().pairs,
+        total as u64
+    );
+    batch.set_pair_limit(total as u64);
+    batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    assert_eq!(out.len(), total);
 }
 
 #[test]
 fn the_pair_limit_counts_over_all_worlds() {
-    let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
-    let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
-    assert!(total > 10);
     for mut batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid)] {
-        batch.set_pair_limit(total as u64 - 1);
-        let mut out = WorldPairs::new();
-        match batch.find_pairs(&spheres, &ids, Some(&mut out)) {
-            Err(e @ Error::TooLarge { .. }) => {
-                assert!(
-                    e.to_string().contains(&format!("{total} touching pairs")),
-                    "{e}"
-                )
-            }
-            other => panic!("{}: expected TooLarge, got {other:?}", batch.name()),
-        }
-        assert_eq!(
-            batch.find_pairs(&spheres, &ids, None).unwrap().pairs,
-            total as u64
-        );
-        batch.set_pair_limit(total as u64);
-        batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
-        assert_eq!(out.len(), total);
+        check_pair_limit(&mut batch);
     }
 }
 
