@@ -115,6 +115,72 @@ fn pairs_of(
     }
 }
 
+/// The contacts of boxes or polygons: with the GPU and no pairs given, its whole frame (the SAT
+/// pipeline to the contacts, one submission); else the given pairs or the SAT's (`find`,
+/// sorted), then [`contacts_of`].
+fn sat_contacts<'py, S: Sync>(
+    py: Python<'py>,
+    (shapes, pairs): (&[S], Option<&Bound<'py, PyAny>>),
+    (backend, adapter): (sweepfan::Backend, &str),
+    (frame, find): (
+        FrameContacts<S>,
+        impl FnOnce(&[S]) -> sweepfan::Result<Vec<Pair>> + Send,
+    ),
+    kernels: ContactKernels<S>,
+    (dims, most_points): (usize, usize),
+) -> PyResult<Bound<'py, PyDict>> {
+    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
+        let (pairs, contacts) =
+            interruptible(py, shapes.len(), || gpu_frame(adapter, shapes, frame))?;
+        return contact_dict(py, pairs, &contacts, dims, most_points);
+    }
+    let pairs = pairs_of(py, pairs, shapes.len(), || {
+        if shapes.is_empty() {
+            return Ok(Vec::new());
+        }
+        find(shapes)
+    })?;
+    contacts_of(
+        py,
+        (shapes, pairs),
+        (backend, adapter),
+        kernels,
+        (dims, most_points),
+    )
+}
+
+/// The contacts of `pairs` of `shapes` on `backend` (the CPU's kernel or the GPU's), as
+/// [`contact_dict`] gives them.
+fn contacts_of<'py, S: Sync>(
+    py: Python<'py>,
+    (shapes, pairs): (&[S], Vec<Pair>),
+    (backend, adapter): (sweepfan::Backend, &str),
+    (on_cpu, on_gpu): ContactKernels<S>,
+    (dims, most_points): (usize, usize),
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut out = Vec::new();
+    match backend {
+        sweepfan::Backend::Cpu => {
+            out = interruptible(py, pairs.len(), || {
+                on_cpu(shapes, &pairs, &mut out).map_err(to_py)?;
+                Ok(out)
+            })?
+        }
+        sweepfan::Backend::Gpu => {
+            py.detach(|| on_kernels(adapter, |ctx, k| on_gpu(k, ctx, shapes, &pairs, &mut out)))?
+        }
+    }
+    contact_dict(py, pairs, &out, dims, most_points)
+}
+
+/// A shape's contact kernels, the CPU's and the GPU's.
+type ContactKernels<S> = (CpuContacts<S>, GpuKernel<S>);
+/// A CPU contact kernel (`cpu::contacts::*_contacts`).
+type CpuContacts<S> = fn(&[S], &[Pair], &mut Vec<Contact>) -> sweepfan::Result<()>;
+/// A GPU contact kernel (`GpuContacts::*_contacts`).
+type GpuKernel<S> =
+    fn(&mut GpuContacts, &GpuContext, &[S], &[Pair], &mut Vec<Contact>) -> sweepfan::Result<()>;
+
 /// The result dict: pairs (K, 2) uint32, normals (K, D), depths (K,), counts (K,) uint32,
 /// points (K, P, D), point_depths (K, P), float32; D = 3, P = 4 (polygons: D = P = 2).
 fn contact_dict<'py>(
@@ -211,21 +277,9 @@ pub fn sphere_contacts<'py>(
         }
         Ok(found)
     })?;
-    let contacts = match backend {
-        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
-            let mut out = Vec::new();
-            cpu::contacts::sphere_contacts(&spheres, &pairs, &mut out).map_err(to_py)?;
-            Ok(out)
-        })?,
-        sweepfan::Backend::Gpu => py.detach(|| {
-            let mut out = Vec::new();
-            on_kernels(&adapter, |ctx, k| {
-                k.sphere_contacts(ctx, &spheres, &pairs, &mut out)
-            })?;
-            Ok::<_, PyErr>(out)
-        })?,
-    };
-    contact_dict(py, pairs, &contacts, 3, 4)
+    let kernels: ContactKernels<Sphere> =
+        (cpu::contacts::sphere_contacts, GpuContacts::sphere_contacts);
+    contacts_of(py, (&spheres, pairs), (backend, &adapter), kernels, (3, 4))
 }
 
 /// Contacts of touching oriented boxes, as sphere_contacts gives them (up to four points: a
@@ -255,33 +309,12 @@ pub fn obb_contacts<'py>(
     } else {
         crate::shapes::checked_boxes(boxes)?
     };
-    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
-        let frame = sweepfan::GpuBoxPipeline::obb_contacts;
-        let (pairs, contacts) =
-            interruptible(py, boxes.len(), || gpu_frame(&adapter, &boxes, frame))?;
-        return contact_dict(py, pairs, &contacts, 3, 4);
-    }
-    let pairs = pairs_of(py, pairs, boxes.len(), || {
-        if boxes.is_empty() {
-            return Ok(Vec::new());
-        }
-        cpu::sat::obb_overlaps(&boxes).map(|r| r.0)
-    })?;
-    let contacts = match backend {
-        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
-            let mut out = Vec::new();
-            cpu::contacts::obb_contacts(&boxes, &pairs, &mut out).map_err(to_py)?;
-            Ok(out)
-        })?,
-        sweepfan::Backend::Gpu => py.detach(|| {
-            let mut out = Vec::new();
-            on_kernels(&adapter, |ctx, k| {
-                k.obb_contacts(ctx, &boxes, &pairs, &mut out)
-            })?;
-            Ok::<_, PyErr>(out)
-        })?,
-    };
-    contact_dict(py, pairs, &contacts, 3, 4)
+    let kernels: ContactKernels<sweepfan::Obb> =
+        (cpu::contacts::obb_contacts, GpuContacts::obb_contacts);
+    let frame = sweepfan::GpuBoxPipeline::obb_contacts;
+    let find = |b: &[sweepfan::Obb]| cpu::sat::obb_overlaps(b).map(|r| r.0);
+    let target = (backend, adapter.as_str());
+    sat_contacts(py, (&boxes, pairs), target, (frame, find), kernels, (3, 4))
 }
 
 /// Contacts of touching convex polygons (2D), as sphere_contacts gives them with D = 2:
@@ -303,31 +336,19 @@ pub fn polygon_contacts<'py>(
     check_not_forked()?;
     let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
     let polygons = crate::shapes::polygons(&vertices, &offsets)?;
-    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
-        let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
-        let (pairs, contacts) =
-            interruptible(py, polygons.len(), || gpu_frame(&adapter, &polygons, frame))?;
-        return contact_dict(py, pairs, &contacts, 2, 2);
-    }
-    let pairs = pairs_of(py, pairs, polygons.len(), || {
-        if polygons.is_empty() {
-            return Ok(Vec::new());
-        }
-        cpu::sat::polygon_overlaps(&polygons).map(|r| r.0)
-    })?;
-    let contacts = match backend {
-        sweepfan::Backend::Cpu => interruptible(py, pairs.len(), || {
-            let mut out = Vec::new();
-            cpu::contacts::polygon_contacts(&polygons, &pairs, &mut out).map_err(to_py)?;
-            Ok(out)
-        })?,
-        sweepfan::Backend::Gpu => py.detach(|| {
-            let mut out = Vec::new();
-            on_kernels(&adapter, |ctx, k| {
-                k.polygon_contacts(ctx, &polygons, &pairs, &mut out)
-            })?;
-            Ok::<_, PyErr>(out)
-        })?,
-    };
-    contact_dict(py, pairs, &contacts, 2, 2)
+    let kernels: ContactKernels<sweepfan::Polygon> = (
+        cpu::contacts::polygon_contacts,
+        GpuContacts::polygon_contacts,
+    );
+    let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
+    let find = |p: &[sweepfan::Polygon]| cpu::sat::polygon_overlaps(p).map(|r| r.0);
+    let target = (backend, adapter.as_str());
+    sat_contacts(
+        py,
+        (&polygons, pairs),
+        target,
+        (frame, find),
+        kernels,
+        (2, 2),
+    )
 }
