@@ -230,11 +230,11 @@ pub fn sphere_pairs<'py>(
         })?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
     }
-    let pairs = interruptible(py, spheres.len(), || {
-        let mut pairs = Vec::new();
-        run(&method, backend, &adapter, &spheres, Some(&mut pairs)).map(|_| pairs)
+    let mut pairs = crate::output::spare_pair_list();
+    interruptible(py, spheres.len(), || {
+        run(&method, backend, &adapter, &spheres, Some(&mut pairs))
     })?;
-    Ok(pair_array(py, pairs).into_any())
+    Ok(crate::output::position_pair_array(py, pairs)?.into_any())
 }
 
 /// The method `sphere_pairs(..., method="auto")` runs on these spheres, and why: a tuple

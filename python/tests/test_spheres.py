@@ -269,3 +269,36 @@ def test_float32_rows_and_one_radius_read_as_they_lie_or_not(backend, scenes, or
         sweepfan.sphere_pairs(bad.astype(np.float64), scenes.RADIUS, backend=backend)
     assert str(as_float32.value) == str(as_float64.value)
     assert "row 7" in str(as_float32.value)
+
+
+def lattice(side, shift):
+    """side^3 centres on the integer lattice, moved by `shift` (exact in float32 and float64)."""
+    g = np.arange(side, dtype=np.float64)
+    c = np.stack(np.meshgrid(g, g, g, indexing="ij"), -1).reshape(-1, 3)
+    return (c + np.asarray(shift, dtype=np.float64)).astype(np.float32)
+
+
+def test_a_freed_large_array_lends_its_memory_to_the_next_call_only(oracle):
+    """sphere_pairs finds its pairs into the list of the last large array Python freed (the
+    memory stays mapped): arrays still alive keep their pairs, every result equals cKDTree's,
+    a small result after a large one is right, and an array may be written by its owner."""
+    big = lattice(28, (0, 0, 0))  # radius 1.5: 61 lattice neighbours within 3, 1.2M pairs
+    other = lattice(27, (0.5, 0, 0))
+    want_big = oracle.kdtree(big, 1.5)
+    want_other = oracle.kdtree(other, 1.5)
+    assert len(want_big) > 1 << 20 and len(want_other) > 1 << 20
+    a = sweepfan.sphere_pairs(big, 1.5, method="grid", backend="cpu")
+    b = sweepfan.sphere_pairs(big, 1.5, method="grid", backend="cpu")
+    oracle.assert_equal(a, want_big, "first")
+    oracle.assert_equal(b, want_big, "second")
+    a[:] = 7  # the owner's to write; freed below, its memory is the next call's
+    freed = a.__array_interface__["data"][0]
+    del a
+    c = sweepfan.sphere_pairs(other, 1.5, method="grid", backend="cpu")
+    assert c.__array_interface__["data"][0] == freed, "the freed array's memory, reused"
+    oracle.assert_equal(c, want_other, "into a freed array's memory")
+    oracle.assert_equal(b, want_big, "an array alive meanwhile")
+    del c
+    small = sweepfan.sphere_pairs(lattice(3, (0, 0, 0)), 1.5, method="grid", backend="cpu")
+    oracle.assert_equal(small, oracle.kdtree(lattice(3, (0, 0, 0)), 1.5), "small after large")
+    oracle.assert_equal(b, want_big, "still")
