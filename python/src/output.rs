@@ -20,12 +20,14 @@ where
 
 /// Lists of fewer pairs are not kept as the spare: their pages cost little to fault in.
 const SPARE_MIN_PAIRS: usize = 1 << 20;
+/// Nor lists of more (256 MiB): memory a caller freed that large goes back to the system.
+const SPARE_MAX_PAIRS: usize = 1 << 25;
 
 /// The list of the last large position array Python freed, kept (one list at most) for the
 /// next `sphere_pairs` call to find its pairs into: a new list of millions of pairs is new
 /// memory each call (above glibc's largest reused mapping), and its first touch faults in each
 /// 4 KiB page, about 20 ms at 5M pairs, a fifth of the call. The process keeps at most this one
-/// list beyond the arrays it hands out.
+/// list (of at most 256 MiB) beyond the arrays it hands out.
 static SPARE: std::sync::Mutex<Vec<[u32; 2]>> = std::sync::Mutex::new(Vec::new());
 
 /// A list to find pairs into: the spare (empty, its memory kept), else a new one.
@@ -47,7 +49,7 @@ struct PairListOwner {
 impl Drop for PairListOwner {
     fn drop(&mut self) {
         let list = std::mem::take(&mut self.pairs);
-        if list.capacity() >= SPARE_MIN_PAIRS {
+        if (SPARE_MIN_PAIRS..=SPARE_MAX_PAIRS).contains(&list.capacity()) {
             *SPARE
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = list;
