@@ -546,7 +546,7 @@ mod tests {
     #[test]
     fn canonicalize_by_radix_equals_a_comparison_sort() {
         let mut state = 3u64;
-        let mut next = |bound: u64| (crate::test_scenes::lcg_next(&mut state) >> 16) % bound;
+        let mut next = |bound: u64| (crate::geom::test_util::lcg_next(&mut state) >> 16) % bound;
         for (len, largest) in [
             (RADIX_CANONICAL_MIN - 1, 1000),
             (RADIX_CANONICAL_MIN, 40),

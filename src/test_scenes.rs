@@ -5,7 +5,7 @@
 use crate::geom::obb::Obb;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
-pub(crate) use sweepfan_scenes::random::{lcg_next, vec3_in};
+pub(crate) use sweepfan_scenes::random::vec3_in;
 pub(crate) use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// A generated scene's spheres, velocities and walls, as [`sweepfan_scenes::Scene`] has them.

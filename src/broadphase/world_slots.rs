@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn mapped_worlds_find_exactly_the_pairs_within_worlds() {
         let mut state = 7u64;
-        let mut next = |m: u64| (crate::test_scenes::lcg_next(&mut state) >> 33) % m;
+        let mut next = |m: u64| (crate::geom::test_util::lcg_next(&mut state) >> 33) % m;
         for round in 0..30 {
             let n = 2 + next(120) as usize;
             let mut boxes = Vec::new();

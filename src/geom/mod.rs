@@ -17,7 +17,7 @@ pub(crate) mod sphere_columns;
 pub(crate) mod sphere_exact;
 pub(crate) mod sphere_grid;
 #[cfg(test)]
-mod test_util;
+pub(crate) mod test_util;
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;

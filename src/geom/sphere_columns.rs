@@ -163,7 +163,7 @@ mod tests {
         // A small LCG: the expected verdicts come from `touches`, not from this module.
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut draw =
-            || (crate::test_scenes::lcg_next(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
+            || (crate::geom::test_util::lcg_next(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
         let spheres: Vec<Sphere> = (0..61)
             .map(|_| Sphere::new(Vec3::new(draw(), draw(), draw()) * 4.0, draw()))
             .collect();

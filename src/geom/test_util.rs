@@ -31,3 +31,27 @@ pub(crate) fn for_each_drawn<T>(
         check(item, &mut rng);
     }
 }
+
+/// The floor of the real quotient `c / s` (below 2^29 cells): an f64 estimate moved until the
+/// exact f64 products `k s` bracket `c`.
+pub(crate) fn real_floor(c: f32, s: f32) -> i64 {
+    let (cf, sf) = (c as f64, s as f64);
+    let mut k = (cf / sf).floor() as i64;
+    while k as f64 * sf > cf {
+        k -= 1;
+    }
+    while (k + 1) as f64 * sf <= cf {
+        k += 1;
+    }
+    k
+}
+
+/// One step of the small linear congruential generator (Knuth's MMIX constants) that unit tests
+/// draw from where a seeded `rand` stream is more than they need: the new state, whose high
+/// bits are the draw.
+pub(crate) fn lcg_next(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state
+}

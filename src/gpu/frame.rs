@@ -353,7 +353,7 @@ mod tests {
                 let magnitude = (1i64 << 24) + i64::from(c.abs().to_bits() - far);
                 return if c < 0.0 { -magnitude } else { magnitude };
             }
-            crate::cpu::grid::tests::real_floor(c, s)
+            crate::geom::test_util::real_floor(c, s)
         };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let mut cases: Vec<(f32, f32)> = Vec::new();

@@ -569,4 +569,4 @@ impl Grid {
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

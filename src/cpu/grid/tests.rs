@@ -2,6 +2,7 @@
 use super::frame::cell_axis;
 use super::*;
 use crate::broadphase::{BroadPhase, canonicalize};
+use crate::geom::test_util::real_floor;
 use crate::test_scenes::{Scene, SceneKind, SceneParams};
 use glam::Vec3;
 
@@ -65,20 +66,6 @@ fn coherent_frames_equal_sorting_from_scratch() {
         );
         assert_eq!(scratch.insertion_frames, 0);
     }
-}
-
-/// The floor of the real quotient `c / s` (below 2^29 cells): an f64 estimate moved until the
-/// exact f64 products `k s` bracket `c` (the GPU's grid is checked against it too).
-pub(crate) fn real_floor(c: f32, s: f32) -> i64 {
-    let (cf, sf) = (c as f64, s as f64);
-    let mut k = (cf / sf).floor() as i64;
-    while k as f64 * sf > cf {
-        k -= 1;
-    }
-    while (k + 1) as f64 * sf <= cf {
-        k += 1;
-    }
-    k
 }
 
 /// Below 2^24 cells the cell is the floor of the real quotient, for both signs, at centres one
