@@ -41,14 +41,15 @@ pub fn spare_pair_list() -> Vec<[u32; 2]> {
 
 /// Owns a position array's memory ([`position_pair_array`]); when Python frees the array, its
 /// list becomes the spare.
-#[pyclass(frozen)]
+#[pyclass(frozen, module = "sweepfan")]
 struct PairListOwner {
     pairs: Vec<[u32; 2]>,
 }
 
 impl Drop for PairListOwner {
     fn drop(&mut self) {
-        let list = std::mem::take(&mut self.pairs);
+        let mut list = std::mem::take(&mut self.pairs);
+        list.clear();
         if (SPARE_MIN_PAIRS..=SPARE_MAX_PAIRS).contains(&list.capacity()) {
             *SPARE
                 .lock()

@@ -129,8 +129,10 @@ impl Split {
     }
 
     /// The in-bucket sort's digits for a bucket of `keys` keys: `(passes, bits)`, as few passes
-    /// as keep a pass's counters within [`COUNTERS_PER_KEY`] times the keys (digits of
-    /// [`MIN_DIGIT_BITS`] to [`MAX_DIGIT_BITS`] bits); `None`: sort by comparison.
+    /// as keep a pass's counters within [`COUNTERS_PER_KEY`] times the keys, digits of at most
+    /// [`MAX_DIGIT_BITS`] bits and at most as many passes as digits of [`MIN_DIGIT_BITS`] bits
+    /// would take (the digits then split the key evenly, so they may be narrower); `None`: sort
+    /// by comparison.
     fn digits(&self, keys: usize) -> Option<(usize, u32)> {
         let width = self.key_bits();
         let fewest = width.div_ceil(MAX_DIGIT_BITS).max(1);
@@ -208,9 +210,12 @@ impl Parted {
 
     /// Partitions `pairs` ([`Split::partition`]); false when `stop` cut it short.
     pub fn partition(&mut self, split: &Split, pairs: &[Pair], stop: impl Fn() -> bool) -> bool {
+        // The other width's keys are dropped: an emitter keeps one width's memory.
         if split.narrow() {
+            self.wide = Vec::new();
             split.partition(pairs, &mut self.narrow, &mut self.starts, stop)
         } else {
+            self.narrow = Vec::new();
             split.partition(pairs, &mut self.wide, &mut self.starts, stop)
         }
     }
@@ -267,6 +272,7 @@ fn gather_keys<K: BucketKey>(
             );
             out[from..].sort_unstable();
         }
+        debug_assert_eq!(out.len(), total, "the parts hold the pairs they were counted with");
         return;
     }
     out.reserve(total);
@@ -288,8 +294,9 @@ fn gather_keys<K: BucketKey>(
         |(scratch, counts), (bucket, place)| {
             let len = place.len();
             let pair = |k: K| split.pair(bucket, k.unpack());
-            let Some((passes, bits)) = split.digits(if by_digits { usize::MAX } else { len })
-            else {
+            // Counters are u32: a bucket past them (a pair limit raised past 2^32) compares.
+            let digits = split.digits(if by_digits { usize::MAX } else { len });
+            let Some((passes, bits)) = digits.filter(|_| len <= u32::MAX as usize) else {
                 scratch.clear();
                 scratch.extend(runs(bucket).flatten());
                 scratch.sort_unstable();
