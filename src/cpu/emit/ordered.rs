@@ -272,7 +272,11 @@ fn gather_keys<K: BucketKey>(
             );
             out[from..].sort_unstable();
         }
-        debug_assert_eq!(out.len(), total, "the parts hold the pairs they were counted with");
+        debug_assert_eq!(
+            out.len(),
+            total,
+            "the parts hold the pairs they were counted with"
+        );
         return;
     }
     out.reserve(total);
