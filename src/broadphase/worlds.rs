@@ -263,41 +263,72 @@ impl WorldGroups {
         self.shared.clear();
         self.order.clear();
         let n = worlds.len();
-        let sorted = if n >= 1 << 16 {
-            worlds.par_windows(2).all(|w| w[0] <= w[1])
-        } else {
-            worlds.windows(2).all(|w| w[0] <= w[1])
+        // Objects that come world by world (ids never decreasing): each world starts where
+        // the id changes, found in the same pass that checks the order (in parallel for large
+        // batches); shared objects, if any, are the tail.
+        let starts_if_sorted = |from: usize, ids: &[u32]| -> Option<Vec<usize>> {
+            let mut starts = Vec::new();
+            for (k, w) in ids.windows(2).enumerate() {
+                if w[1] < w[0] {
+                    return None;
+                }
+                if w[1] != w[0] {
+                    starts.push(from + k + 1);
+                }
+            }
+            Some(starts)
         };
-        if sorted {
-            // Shared objects, if any, are the tail.
+        const PIECE: usize = 1 << 14;
+        let starts: Option<Vec<usize>> = if n >= 1 << 16 {
+            // Pieces overlapping by one id, so every change is seen once.
+            let pieces: Option<Vec<Vec<usize>>> = (0..n.div_ceil(PIECE))
+                .into_par_iter()
+                .map(|k| {
+                    let from = (k * PIECE).saturating_sub(1);
+                    starts_if_sorted(from, &worlds[from..((k + 1) * PIECE).min(n)])
+                })
+                .collect();
+            pieces.map(|p| p.concat())
+        } else {
+            starts_if_sorted(0, worlds)
+        };
+        if let Some(changes) = starts {
             let owned = worlds.partition_point(|&w| w != SHARED);
             self.shared.extend(owned as u32..n as u32);
             self.order.extend(0..owned as u32);
             self.contiguous = owned == n;
+            if owned > 0 {
+                self.starts.push(0);
+            }
+            self.starts
+                .extend(changes.into_iter().take_while(|&p| p < owned));
+            self.ids.extend(self.starts.iter().map(|&p| worlds[p]));
+            self.starts.push(owned);
+            return;
+        }
+        // Else by a sort of (world, index).
+        self.contiguous = false;
+        self.keys.clear();
+        let pack = |(i, &w): (usize, &u32)| (u64::from(w) << 32) | i as u64;
+        if n >= 1 << 16 {
+            self.keys
+                .par_extend(worlds.par_iter().enumerate().map(pack));
         } else {
-            self.contiguous = false;
-            self.keys.clear();
-            let pack = |(i, &w): (usize, &u32)| (u64::from(w) << 32) | i as u64;
-            if n >= 1 << 16 {
-                self.keys
-                    .par_extend(worlds.par_iter().enumerate().map(pack));
+            self.keys.extend(worlds.iter().enumerate().map(pack));
+        }
+        // (A radix sort on the world bits would be faster; batches from a simulation come
+        // world by world and take the branch above.)
+        if n >= 1 << 16 {
+            self.keys.par_sort_unstable();
+        } else {
+            self.keys.sort_unstable();
+        }
+        for &k in &self.keys {
+            let (w, i) = ((k >> 32) as u32, k as u32);
+            if w == SHARED {
+                self.shared.push(i);
             } else {
-                self.keys.extend(worlds.iter().enumerate().map(pack));
-            }
-            // (A radix sort on the world bits would be faster; batches from a simulation come
-            // world by world and take the branch above.)
-            if n >= 1 << 16 {
-                self.keys.par_sort_unstable();
-            } else {
-                self.keys.sort_unstable();
-            }
-            for &k in &self.keys {
-                let (w, i) = ((k >> 32) as u32, k as u32);
-                if w == SHARED {
-                    self.shared.push(i);
-                } else {
-                    self.order.push(i);
-                }
+                self.order.push(i);
             }
         }
         let world = |p: usize| worlds[self.order[p] as usize];
@@ -366,6 +397,25 @@ mod tests {
                     }
                 })
                 .collect(),
+            // Past 2^16 ids, sorted ones are checked and split in pieces of 2^14: worlds
+            // changing at a piece's first id, at its last, spanning pieces; one id out of
+            // order in the last piece; a shared tail.
+            (0..70_000u32)
+                .map(|i| {
+                    if i % 16_384 < 2 {
+                        i / 16_384 * 3 + i % 2
+                    } else {
+                        i / 16_384 * 3 + 2
+                    }
+                })
+                .collect(),
+            (0..70_000u32).map(|i| i / 40_000).collect(),
+            (0..70_000u32)
+                .map(|i| if i == 69_999 { 0 } else { i / 64 })
+                .collect(),
+            (0..70_000u32)
+                .map(|i| if i >= 65_536 { SHARED } else { i / 64 })
+                .collect(),
         ];
         for worlds in cases {
             let mut plain: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
@@ -373,7 +423,11 @@ mod tests {
                 plain.entry(w).or_default().push(i as u32);
             }
             let expected: Vec<(u32, Vec<u32>)> = plain.into_iter().collect();
-            assert_eq!(groups_of(&worlds), expected, "{worlds:?}");
+            assert!(
+                groups_of(&worlds) == expected,
+                "{:?}",
+                &worlds[..worlds.len().min(50)]
+            );
         }
     }
 }

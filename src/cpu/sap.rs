@@ -8,7 +8,7 @@ use super::emit::PairEmitter;
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
-use glam::Vec3;
+use glam::Vec4;
 use rayon::prelude::*;
 use web_time::Instant;
 
@@ -30,21 +30,20 @@ impl Sap {
 
 /// The axis with the largest spread of centres, ties to the lowest axis.
 pub fn sweep_axis(spheres: &[Sphere]) -> usize {
+    // Each sphere read as one vector (its radius lane ignored): one min and one max each.
     let bounds =
-        |(lo_a, hi_a): (Vec3, Vec3), (lo_b, hi_b): (Vec3, Vec3)| (lo_a.min(lo_b), hi_a.max(hi_b));
-    let empty = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-    let (min, max) = if spheres.len() >= 1 << 16 {
-        spheres
-            .par_iter()
-            .map(|s| (s.center, s.center))
-            .reduce(|| empty, bounds)
-    } else {
-        spheres
-            .iter()
-            .map(|s| (s.center, s.center))
-            .fold(empty, bounds)
+        |(lo_a, hi_a): (Vec4, Vec4), (lo_b, hi_b): (Vec4, Vec4)| (lo_a.min(lo_b), hi_a.max(hi_b));
+    let empty = (Vec4::INFINITY, Vec4::NEG_INFINITY);
+    let both = |s: &Sphere| {
+        let v = Vec4::from_array(bytemuck::cast(*s));
+        (v, v)
     };
-    let spread = max - min;
+    let (min, max) = if spheres.len() >= 1 << 16 {
+        spheres.par_iter().map(both).reduce(|| empty, bounds)
+    } else {
+        spheres.iter().map(both).fold(empty, bounds)
+    };
+    let spread = (max - min).truncate();
     let mut axis = 0;
     for a in 1..3 {
         if spread[a] > spread[axis] {

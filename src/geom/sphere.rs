@@ -195,6 +195,13 @@ impl super::Validate for Sphere {
     }
 }
 
+/// Whether every sphere passes the validation rule ([`Sphere::valid`]), in one branch-free
+/// pass on the calling thread; [`validate_spheres`] names the first that does not.
+#[inline]
+pub(crate) fn all_valid(spheres: &[Sphere]) -> bool {
+    spheres.iter().fold(true, |ok, s| ok & s.valid())
+}
+
 /// Validates a whole scene: not empty, every sphere passes [`super::Validate::check`]. Reports the first
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
@@ -202,11 +209,10 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     // One branch-free pass (in parallel for large scenes) over the whole rule; only a scene
     // with a bad sphere pays for the checks that name it. (Before: a branch-free pass for the
     // smallest magnitudes, then a branchy one per sphere: 4 ms of a 55 ms frame at 1M.)
-    let bad = |chunk: &[Sphere]| chunk.iter().fold(false, |b, s| b | !s.valid());
     let any_bad = if spheres.len() >= 1 << 16 {
-        spheres.par_chunks(1 << 14).any(bad)
+        spheres.par_chunks(1 << 14).any(|chunk| !all_valid(chunk))
     } else {
-        bad(spheres)
+        !all_valid(spheres)
     };
     if any_bad {
         // The full check names the lowest bad sphere.

@@ -158,7 +158,10 @@ fn each_method_tests_in_a_batch_what_its_calls_test_world_by_world() {
         SceneKind::MixedRadii,
         SceneKind::OnePoint,
     ];
-    for (k, n) in [2usize, 9, 64, 127, 128, 129, 300].into_iter().enumerate() {
+    for (k, n) in [2usize, 3, 4, 5, 7, 8, 9, 15, 16, 17, 64, 127, 128, 129, 300]
+        .into_iter()
+        .enumerate()
+    {
         for (t, kind) in kinds.into_iter().enumerate() {
             let s = Scene::generate(kind, &SceneParams::new(n, (10 * k + t) as u64)).spheres;
             ids.extend(std::iter::repeat_n((10 * k + t) as u32, s.len()));
@@ -384,11 +387,61 @@ pub(crate) fn check_empty_and_bad_input(batch: &mut dyn WorldBroadPhase) {
     ));
     batch.find_pairs(&s, &[5, 5], Some(&mut out)).unwrap();
     assert_eq!(out.of(5), &[[0, 1]]);
+    check_bad_spheres_anywhere(batch);
+}
+
+/// A bad sphere anywhere in a batch (a late world of many, a world of one, a shared object,
+/// worlds in order or interleaved, two bad ones) fails naming the lowest bad index, leaving
+/// no pairs behind.
+fn check_bad_spheres_anywhere(batch: &mut dyn WorldBroadPhase) {
+    let (spheres, in_order) = generated(SceneKind::Paper, 300, 20, |k| k as u32);
+    let n = spheres.len();
+    let interleaved: Vec<u32> = (0..n as u32).map(|i| i % 300).collect();
+    let nan = Sphere::new(Vec3::new(0.0, f32::NAN, 0.0), 1.0);
+    let negative = Sphere::new(Vec3::ZERO, -1.0);
+    // (case, bad spheres at, an id changed: (index, world))
+    let cases = [
+        ("late world", vec![(n - 3, nan)], None),
+        ("two bad", vec![(n - 1, nan), (n / 2, negative)], None),
+        (
+            "world of one",
+            vec![(n - 1, negative)],
+            Some((n - 1, 7_000)),
+        ),
+        ("shared", vec![(10, nan)], Some((10, SHARED))),
+        ("shared last", vec![(n - 1, nan)], Some((n - 1, SHARED))),
+    ];
+    for ids in [&in_order, &interleaved] {
+        for (name, bad, edit) in &cases {
+            let (mut s, mut w) = (spheres.clone(), ids.clone());
+            for &(i, sphere) in bad {
+                s[i] = sphere;
+            }
+            if let Some((i, world)) = *edit {
+                w[i] = world;
+            }
+            let lowest = bad.iter().map(|b| b.0).min().unwrap();
+            let mut out = WorldPairs::new();
+            batch.find_pairs(&spheres, ids, Some(&mut out)).unwrap();
+            match batch.find_pairs(&s, &w, Some(&mut out)) {
+                Err(Error::InvalidObject { index, .. }) => {
+                    assert_eq!(index, lowest, "{}: {name}", batch.name())
+                }
+                other => panic!(
+                    "{}: {name}: expected InvalidObject, got {other:?}",
+                    batch.name()
+                ),
+            }
+            assert_eq!(out.len(), 0, "{}: {name}: pairs left behind", batch.name());
+        }
+    }
 }
 
 #[test]
 fn empty_batches_and_bad_input() {
-    check_empty_and_bad_input(&mut WorldBatch::new(Method::Grid));
+    for factory in batches() {
+        check_empty_and_bad_input(&mut factory.make());
+    }
 }
 
 /// A pair limit one short of a batch's pairs (50 worlds of 80) fails naming the count, counting

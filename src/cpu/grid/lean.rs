@@ -12,9 +12,9 @@
 use super::GridFrame;
 use super::giants::Giant;
 use crate::broadphase::{Pair, Stats};
-use crate::cpu::blocks::{BLOCK, column, walk_blocks};
+use crate::cpu::blocks::{BLOCK, column, walk_diagonals};
 use crate::geom::sphere::Sphere;
-use glam::Vec4;
+use glam::{BVec4A, Vec4};
 
 /// Cells (relative to the world's lowest) below this are exact in f32: worlds spanning more
 /// are left to the grid's call ([`LeanGrid::find_pairs`] returns `None`).
@@ -109,13 +109,15 @@ impl LeanGrid {
             );
             keys.sort_unstable();
         }
-        // Sentinels: x never in reach, y and z never near.
+        // Sentinels up to the walk's last read (`m` rounded up to eight, then a block): x
+        // never in reach, y and z never near.
+        let padded = m.next_multiple_of(BLOCK) + BLOCK;
         xs.clear();
-        xs.resize(m + BLOCK, f32::INFINITY);
+        xs.resize(padded, f32::INFINITY);
         ys.clear();
-        ys.resize(m + BLOCK, f32::NAN);
+        ys.resize(padded, f32::NAN);
         zs.clear();
-        zs.resize(m + BLOCK, f32::NAN);
+        zs.resize(padded, f32::NAN);
         for (k, &key) in keys.iter().enumerate() {
             let i = key as u32;
             let [x, y, z] = cells[i as usize];
@@ -132,24 +134,24 @@ impl LeanGrid {
                 }
             }
         };
-        // Cells below 2^24 are exact in f32, and so are `x + 1` and the differences.
-        let one = Vec4::ONE;
-        for p in 0..m {
-            let (reach_x, yp, zp) = (
-                Vec4::splat(xs[p] + 1.0),
-                Vec4::splat(ys[p]),
-                Vec4::splat(zs[p]),
-            );
-            // The block's candidates: in reach on x (a prefix, the rows being in kx order) and
-            // near (at most a cell apart) on y and z.
-            let half = |q: usize| {
-                let reach = column(xs, q).cmple(reach_x);
-                let near =
-                    (column(ys, q) - yp).abs().cmple(one) & (column(zs, q) - zp).abs().cmple(one);
-                (reach.bitmask(), (reach & near).bitmask())
-            };
-            walk_blocks(p + 1, half, |r| test(index[p], index[r], &mut stats));
-        }
+        // Four rows from `p` against those `q - p` places after each: in reach on x (the rows
+        // being in kx order) and near (at most a cell apart) on y and z. Cells below 2^24 are
+        // exact in f32, and so are `x + 1` and the differences; a row past the end reaches
+        // nothing (NaN).
+        let rows = |p: usize| {
+            let real = BVec4A::new(p < m, p + 1 < m, p + 2 < m, p + 3 < m);
+            let reach_x = Vec4::select(real, column(xs, p) + Vec4::ONE, Vec4::NAN);
+            [reach_x, column(ys, p), column(zs, p)]
+        };
+        let diagonal = |q: usize, [reach_x, yp, zp]: [Vec4; 3]| {
+            let reach = column(xs, q).cmple(reach_x);
+            let near = (column(ys, q) - yp).abs().cmple(Vec4::ONE)
+                & (column(zs, q) - zp).abs().cmple(Vec4::ONE);
+            (reach.bitmask(), (reach & near).bitmask())
+        };
+        walk_diagonals(m, rows, diagonal, |p, q| {
+            test(index[p], index[q], &mut stats)
+        });
         if !giants.is_empty() {
             // Each object's absolute cell once, against every giant's reach.
             for &i in index.iter() {

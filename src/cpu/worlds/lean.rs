@@ -4,7 +4,7 @@
 //! on the world (`each_method_tests_in_a_batch_what_its_calls_test_world_by_world`).
 
 use crate::broadphase::{Pair, Stats};
-use crate::cpu::blocks::{BLOCK, column, walk_blocks};
+use crate::cpu::blocks::{BLOCK, column, walk_diagonals};
 use crate::geom::sphere::Sphere;
 
 /// A world's sweep scratch, kept across worlds: the packed `(lo, index)` keys, then, in that
@@ -29,9 +29,9 @@ pub(super) fn sweep_world(
     scratch: &mut SweepScratch,
     mut out: Option<&mut Vec<Pair>>,
 ) -> Stats {
-    use crate::cpu::axis_order::{hi, lo};
+    use crate::cpu::axis_order::lo;
     use crate::cpu::keys::{index_of, pack};
-    use glam::Vec4;
+    use glam::{Mat4, Vec4};
     let axis = crate::cpu::sap::sweep_axis(local);
     let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
     let SweepScratch {
@@ -51,47 +51,66 @@ pub(super) fn sweep_world(
     );
     keys.sort_unstable();
     let m = keys.len();
-    // Sentinels past the end: out of reach of every object (spheres are finite).
-    los.clear();
-    los.resize(m + BLOCK, f32::INFINITY);
-    his.clear();
-    his.resize(m, 0.0);
-    for column in other.iter_mut() {
+    // The columns, four rows at a time: four spheres' boxes on the three axes (two vectors
+    // each) transposed into them. Rows past the end, up to the walk's last read (`m` rounded
+    // up to eight, then a block), are sentinels: lo infinite (in no row's reach), the rest
+    // NaN (reaching and overlapping nothing).
+    let padded = m.next_multiple_of(BLOCK) + BLOCK;
+    for column in [&mut *los, &mut *his].into_iter().chain(other.iter_mut()) {
         column.clear();
-        column.resize(m + BLOCK, f32::NAN);
+        column.resize(padded, f32::NAN);
     }
     let [lbs, hbs, lcs, hcs] = other;
-    for (k, &key) in keys.iter().enumerate() {
-        let s = &local[index_of(key) as usize];
-        los[k] = lo(s, axis);
-        his[k] = hi(s, axis);
-        lbs[k] = lo(s, b);
-        hbs[k] = hi(s, b);
-        lcs[k] = lo(s, c);
-        hcs[k] = hi(s, c);
-    }
-    let mut stats = Stats::default();
-    for p in 0..m {
-        let hp = Vec4::splat(his[p]);
-        let (lbp, hbp) = (Vec4::splat(lbs[p]), Vec4::splat(hbs[p]));
-        let (lcp, hcp) = (Vec4::splat(lcs[p]), Vec4::splat(hcs[p]));
-        // The block's candidates: in reach on the sweep axis (a prefix, the objects being in
-        // lo order) and overlapping on the two others.
-        let half = |q: usize| {
-            let reach = column(los, q).cmple(hp);
-            let hits = reach
-                & column(lbs, q).cmple(hbp)
-                & lbp.cmple(column(hbs, q))
-                & column(lcs, q).cmple(hcp)
-                & lcp.cmple(column(hcs, q));
-            (reach.bitmask(), hits.bitmask())
+    let sphere = |k: usize| -> Vec4 {
+        keys.get(k).map_or(Vec4::NAN, |&key| {
+            Vec4::from_array(bytemuck::cast(local[index_of(key) as usize]))
+        })
+    };
+    for k in (0..m).step_by(4) {
+        let four = [sphere(k), sphere(k + 1), sphere(k + 2), sphere(k + 3)];
+        // The same sums as `lo` and `hi`, lane by lane.
+        let box_ends = |sign: f32| {
+            let [e0, e1, e2, e3] = four.map(|v| v + sign * Vec4::splat(v.w));
+            Mat4::from_cols(e0, e1, e2, e3).transpose()
         };
-        let ip = index_of(keys[p]);
-        walk_blocks(p + 1, half, |r| {
-            let iq = index_of(keys[r]);
-            test(local, ip, iq, &mut stats, &mut out);
-        });
+        let (lo4, hi4) = (box_ends(-1.0), box_ends(1.0));
+        for (column, ends, axis) in [
+            (&mut *los, lo4, axis),
+            (&mut *his, hi4, axis),
+            (&mut *lbs, lo4, b),
+            (&mut *hbs, hi4, b),
+            (&mut *lcs, lo4, c),
+            (&mut *hcs, hi4, c),
+        ] {
+            ends.col(axis).write_to_slice(&mut column[k..k + 4]);
+        }
     }
+    los[m..].fill(f32::INFINITY);
+    let mut stats = Stats::default();
+    // Four rows from `p` against those `q - p` places after each: in reach on the sweep axis
+    // and overlapping on the two others.
+    let rows = |p: usize| {
+        [
+            column(his, p),
+            column(lbs, p),
+            column(hbs, p),
+            column(lcs, p),
+            column(hcs, p),
+        ]
+    };
+    let diagonal = |q: usize, [hp, lbp, hbp, lcp, hcp]: [Vec4; 5]| {
+        let reach = column(los, q).cmple(hp);
+        let hits = reach
+            & column(lbs, q).cmple(hbp)
+            & lbp.cmple(column(hbs, q))
+            & column(lcs, q).cmple(hcp)
+            & lcp.cmple(column(hcs, q));
+        (reach.bitmask(), hits.bitmask())
+    };
+    walk_diagonals(m, rows, diagonal, |p, q| {
+        let (ip, iq) = (index_of(keys[p]), index_of(keys[q]));
+        test(local, ip, iq, &mut stats, &mut out);
+    });
     stats
 }
 

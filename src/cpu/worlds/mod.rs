@@ -14,7 +14,8 @@ use super::grid::LeanGrid;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
-use crate::geom::sphere::{Sphere, validate_spheres};
+use crate::geom::check_count;
+use crate::geom::sphere::{Sphere, all_valid, validate_spheres};
 use lean::{SweepScratch, brute_world, cascade_world, origin_world, sweep_world};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -174,7 +175,10 @@ impl WorldBatch {
             return Ok(stats);
         }
         let start = Instant::now();
-        validate_spheres(spheres)?;
+        // Spheres are validated where they are read: each task its worlds' (docs/design.md
+        // §2.13), the shared ones here; a batch found invalid goes through `validate_spheres`
+        // for the error naming its first bad sphere.
+        check_count(spheres.len(), "objects")?;
         self.groups.group(worlds);
         let threads = rayon::current_num_threads();
         if self.instances.len() != threads + 1 {
@@ -193,6 +197,9 @@ impl WorldBatch {
             .iter()
             .map(|&i| spheres[i as usize])
             .collect();
+        if !all_valid(&shared_spheres) {
+            return invalid_batch(spheres);
+        }
         // The shared objects' own pairs: found in every world's run, kept once.
         let mut shared_pairs = Vec::new();
         let shared_found = if shared_spheres.len() >= 2 {
@@ -214,6 +221,7 @@ impl WorldBatch {
         };
         let stored = AtomicU64::new(shared_pairs.len() as u64);
         let overflow = AtomicBool::new(false);
+        let invalid = AtomicBool::new(false);
         let limits = crate::broadphase::limits::current();
         let token = limits.cancel.clone();
         let job = Job {
@@ -225,6 +233,7 @@ impl WorldBatch {
             limit: self.limit,
             stored: &stored,
             overflow: &overflow,
+            invalid: &invalid,
             token: &token,
             instances: &self.instances,
             make: &*self.make,
@@ -237,6 +246,9 @@ impl WorldBatch {
             .collect();
         cancel::check(&token)?;
         results.into_iter().collect::<Result<()>>()?;
+        if invalid.load(Ordering::Relaxed) {
+            return invalid_batch(spheres);
+        }
 
         stats.tests += self.chunks.iter().map(|c| c.tests).sum::<u64>();
         let world_pairs: u64 = self.chunks.iter().flat_map(|c| &c.counts).sum();
@@ -304,6 +316,8 @@ struct Job<'a> {
     /// Set once the stored pairs pass the limit: later worlds only count, and the call fails
     /// naming the exact total.
     overflow: &'a AtomicBool,
+    /// Set by a task that read an invalid sphere; the others stop at their next world.
+    invalid: &'a AtomicBool,
     token: &'a Option<cancel::CancelToken>,
     instances: &'a [Mutex<Box<dyn BroadPhase + Send>>],
     make: &'a Factory,
@@ -327,14 +341,19 @@ impl Job<'_> {
             None => fresh.insert((self.make)(self.limit)),
         };
         let g = self.groups;
-        for k in chunk.worlds.clone() {
+        let worlds = chunk.worlds.clone();
+        // The chunk's spheres, read once here, stay in cache for its walks.
+        if g.contiguous && !all_valid(&self.spheres[g.starts[worlds.start]..g.starts[worlds.end]]) {
+            self.invalid.store(true, Ordering::Relaxed);
+            return Ok(());
+        }
+        for k in worlds {
             cancel::check(self.token)?;
+            if self.invalid.load(Ordering::Relaxed) {
+                return Ok(());
+            }
             let range = g.starts[k]..g.starts[k + 1];
             let m = range.len();
-            if m + self.shared.len() < 2 {
-                chunk.counts.push(0);
-                continue;
-            }
             let local: &[Sphere] = if g.contiguous {
                 &self.spheres[range.clone()]
             } else {
@@ -344,9 +363,17 @@ impl Job<'_> {
                         .iter()
                         .map(|&i| self.spheres[i as usize]),
                 );
+                if !all_valid(&chunk.local) {
+                    self.invalid.store(true, Ordering::Relaxed);
+                    return Ok(());
+                }
                 chunk.local.extend_from_slice(self.shared);
                 &chunk.local
             };
+            if local.len() < 2 {
+                chunk.counts.push(0);
+                continue;
+            }
             let store = self.store && !self.overflow.load(Ordering::Relaxed);
             chunk.local_pairs.clear();
             let mut local_pairs = store.then_some(&mut chunk.local_pairs);
@@ -408,6 +435,16 @@ impl Job<'_> {
         }
         Ok(())
     }
+}
+
+/// The error of a batch whose tasks found an invalid sphere: `validate_spheres`'s, naming the
+/// first bad one (the rule is the same, so it finds one).
+fn invalid_batch(spheres: &[Sphere]) -> Result<Stats> {
+    validate_spheres(spheres)?;
+    Err(crate::error::Error::invalid_argument(
+        "spheres",
+        "the world batch found a sphere the validation accepts",
+    ))
 }
 
 crate::broadphase::worlds::world_broad_phase_by_own_methods!(
