@@ -66,6 +66,20 @@ pub struct WorldsRow {
     pub verified: Option<bool>,
 }
 
+/// The least time each side of a row is run, untimed, before its frames.
+const WARM_UP: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Calls `call` until it has run at least once and for at least [`WARM_UP`].
+fn warm_up(mut call: impl FnMut() -> Result<()>) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        call()?;
+        if start.elapsed() >= WARM_UP {
+            return Ok(());
+        }
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -173,18 +187,17 @@ pub fn bench_worlds(
             }
             Ok(looped)
         };
-        // One untimed call each grows the buffers; then each side's frames back to back, as a
-        // simulation calls one of them every step (interleaving them left each batch the
-        // caches and the pool's sleeping threads that the loop before it left).
-        let found = batched
-            .find_pairs(&batch.spheres, &batch.worlds, Some(&mut out))?
-            .pairs;
-        let looped = run_loop(&mut pairs)?;
-        if looped != found {
-            return Err(Error::Config(format!(
-                "{name}: the batch found {found} pairs, the loop {looped}"
-            )));
-        }
+        // Each side warmed up by untimed calls for at least WARM_UP (buffers grown, and the
+        // pool's threads awake: after the loop's single thread ran alone, the first batches
+        // of a row took up to twice their steady time on the 2-core VM), then its frames back
+        // to back, as a simulation calls one of them every step.
+        let mut found = 0;
+        warm_up(|| {
+            found = batched
+                .find_pairs(&batch.spheres, &batch.worlds, Some(&mut out))?
+                .pairs;
+            Ok(())
+        })?;
         let mut batch_s = Vec::new();
         for _ in 0..frames {
             let start = Instant::now();
@@ -197,6 +210,16 @@ pub fn bench_worlds(
                     "{name}: the batch found {found} pairs, then {again}"
                 )));
             }
+        }
+        let mut looped = 0;
+        warm_up(|| {
+            looped = run_loop(&mut pairs)?;
+            Ok(())
+        })?;
+        if looped != found {
+            return Err(Error::Config(format!(
+                "{name}: the batch found {found} pairs, the loop {looped}"
+            )));
         }
         let mut loop_s = Vec::new();
         for _ in 0..frames {
