@@ -51,3 +51,64 @@ pub(crate) fn walk_diagonals<R: Copy>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::test_util::lcg_next;
+
+    /// The diagonal walk hits exactly the pairs a double loop finds (in reach on x, the rows in
+    /// lo order, and overlapping on y), at every size around the blocks, with intervals
+    /// that reach none, a few, or all of the rows after them.
+    #[test]
+    fn diagonal_walk_hits_what_a_double_loop_finds() {
+        let mut state = 11;
+        let mut unit = || (lcg_next(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
+        for m in 0..41usize {
+            for width in [0.0f32, 0.05, 0.3, 2.0] {
+                let mut rows: Vec<[f32; 4]> = (0..m)
+                    .map(|_| {
+                        let (x, y) = (unit(), unit());
+                        [x, x + width * unit(), y, y + 0.3 * unit()]
+                    })
+                    .collect();
+                rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
+                // Columns with sentinels up to the walk's last read: lo infinite, the rest NaN.
+                let padded = m.next_multiple_of(BLOCK) + BLOCK;
+                let column = |k: usize, sentinel: f32| -> Vec<f32> {
+                    let mut c: Vec<f32> = rows.iter().map(|r| r[k]).collect();
+                    c.resize(padded, sentinel);
+                    c
+                };
+                let (lo, hi) = (column(0, f32::INFINITY), column(1, f32::NAN));
+                let (ylo, yhi) = (column(2, f32::NAN), column(3, f32::NAN));
+                let row = |p: usize| {
+                    [
+                        super::column(&hi, p),
+                        super::column(&ylo, p),
+                        super::column(&yhi, p),
+                    ]
+                };
+                let diagonal = |q: usize, [h, yl, yh]: [Vec4; 3]| {
+                    let reach = super::column(&lo, q).cmple(h);
+                    let hits =
+                        reach & super::column(&ylo, q).cmple(yh) & yl.cmple(super::column(&yhi, q));
+                    (reach.bitmask(), hits.bitmask())
+                };
+                let mut got = Vec::new();
+                walk_diagonals(m, row, diagonal, |p, q| got.push((p, q)));
+                got.sort_unstable();
+                let mut want = Vec::new();
+                for p in 0..m {
+                    for q in p + 1..m {
+                        let (a, b) = (rows[p], rows[q]);
+                        if b[0] <= a[1] && b[2] <= a[3] && a[2] <= b[3] {
+                            want.push((p, q));
+                        }
+                    }
+                }
+                assert_eq!(got, want, "m {m}, width {width}");
+            }
+        }
+    }
+}
