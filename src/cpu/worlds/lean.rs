@@ -134,12 +134,19 @@ fn test(local: &[Sphere], i: u32, j: u32, stats: &mut Stats, out: &mut Option<&m
 pub(super) fn cascade_world(
     local: &[Sphere],
     axes: usize,
-    keys: &mut Vec<u64>,
+    scratch: &mut SweepScratch,
     alive: &mut Vec<u32>,
     mut out: Option<&mut Vec<Pair>>,
 ) -> Stats {
     use crate::cpu::axis_order::{hi, lo};
     use crate::cpu::keys::{index_of, pack};
+    use glam::Vec4;
+    let SweepScratch {
+        keys,
+        lo: los,
+        hi: his,
+        ..
+    } = scratch;
     let sphere = |key: u64| &local[index_of(key) as usize];
     alive.clear();
     alive.extend(0..local.len() as u32);
@@ -160,17 +167,27 @@ pub(super) fn cascade_world(
             }
         }
     }
+    // The last axis: every pair in reach, walked diagonal by diagonal ([`walk_diagonals`])
+    // over its lo and hi columns (sentinels past the end: lo infinite, hi NaN).
     let last = axes - 1;
+    let m = keys.len();
+    let padded = m.next_multiple_of(BLOCK) + BLOCK;
+    los.clear();
+    los.extend(keys.iter().map(|&k| lo(sphere(k), last)));
+    los.resize(padded, f32::INFINITY);
+    his.clear();
+    his.extend(keys.iter().map(|&k| hi(sphere(k), last)));
+    his.resize(padded, f32::NAN);
     let mut stats = Stats::default();
-    for (p, &kp) in keys.iter().enumerate() {
-        let hp = hi(sphere(kp), last);
-        for &kq in &keys[p + 1..] {
-            if lo(sphere(kq), last) > hp {
-                break;
-            }
-            test(local, index_of(kp), index_of(kq), &mut stats, &mut out);
-        }
-    }
+    let rows = |p: usize| column(his, p);
+    let diagonal = |q: usize, hp: Vec4| {
+        let reach = column(los, q).cmple(hp).bitmask();
+        (reach, reach)
+    };
+    walk_diagonals(m, rows, diagonal, |p, q| {
+        let (ip, iq) = (index_of(keys[p]), index_of(keys[q]));
+        test(local, ip, iq, &mut stats, &mut out);
+    });
     stats
 }
 

@@ -387,7 +387,7 @@ impl Job<'_> {
                 Lean::Cascade(axes, max) if local.len() <= max => Some(cascade_world(
                     local,
                     axes,
-                    &mut chunk.keys,
+                    &mut chunk.sweep,
                     &mut chunk.alive,
                     into,
                 )),
