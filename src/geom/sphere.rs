@@ -202,6 +202,19 @@ pub(crate) fn all_valid(spheres: &[Sphere]) -> bool {
     spheres.iter().fold(true, |ok, s| ok & s.valid())
 }
 
+/// The error for `spheres` once a branch-free pass ([`all_valid`], [`Sphere::valid`]) found a
+/// bad one: [`validate_spheres`]'s, naming the lowest. `found_by` names the pass, should the
+/// two rules ever disagree (they are the same rule, so this is not expected).
+pub(crate) fn invalid_scene_error(spheres: &[Sphere], found_by: &str) -> crate::error::Error {
+    match validate_spheres(spheres) {
+        Err(e) => e,
+        Ok(()) => crate::error::Error::invalid_argument(
+            "spheres",
+            format!("{found_by} found a sphere the validation accepts"),
+        ),
+    }
+}
+
 /// Validates a whole scene: not empty, every sphere passes [`super::Validate::check`]. Reports the first
 /// bad object (lowest index) so the message is deterministic.
 pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {

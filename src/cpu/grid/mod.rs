@@ -47,8 +47,8 @@ mod window;
 use crate::broadphase::radix::{radix_sort_carrying, radix_sort_slice};
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::cpu::emit::{PairEmitter, Sink};
-use crate::error::{Error, Result};
-use crate::geom::sphere::{Sphere, validate_spheres};
+use crate::error::Result;
+use crate::geom::sphere::{Sphere, invalid_scene_error};
 use dense::DenseGrid;
 use dense_rows::DenseRows;
 pub use frame::GridFrame;
@@ -487,11 +487,7 @@ impl Grid {
         // invalid goes through `validate_spheres` for the error naming its first bad sphere.
         let frame = GridFrame::of(spheres);
         if !frame.valid {
-            validate_spheres(spheres)?;
-            return Err(Error::invalid_argument(
-                "spheres",
-                "the grid's survey found a sphere the validation accepts",
-            ));
+            return Err(invalid_scene_error(spheres, "the grid's survey"));
         }
         self.sort(spheres, frame);
         stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);

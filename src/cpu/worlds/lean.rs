@@ -9,7 +9,9 @@ use crate::geom::sphere::Sphere;
 
 /// A world's sweep scratch, kept across worlds: the packed `(lo, index)` keys, then, in that
 /// order, each object's interval on the sweep axis and its box on the two others, column by
-/// column (with [`BLOCK`] sentinels past the end that are never in reach).
+/// column, with sentinels up to the diagonal walk's last read (`m` rounded up to [`BLOCK`],
+/// then a block) that are never in reach. The cascades use the keys and the sweep axis's
+/// columns for their last axis.
 #[derive(Default)]
 pub(super) struct SweepScratch {
     keys: Vec<u64>,

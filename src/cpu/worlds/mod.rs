@@ -15,7 +15,7 @@ use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
 use crate::geom::check_count;
-use crate::geom::sphere::{Sphere, all_valid, validate_spheres};
+use crate::geom::sphere::{Sphere, all_valid, invalid_scene_error};
 use lean::{SweepScratch, brute_world, cascade_world, origin_world, sweep_world};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -198,7 +198,7 @@ impl WorldBatch {
             .map(|&i| spheres[i as usize])
             .collect();
         if !all_valid(&shared_spheres) {
-            return invalid_batch(spheres);
+            return Err(invalid_scene_error(spheres, "the world batch"));
         }
         // The shared objects' own pairs: found in every world's run, kept once.
         let mut shared_pairs = Vec::new();
@@ -247,7 +247,7 @@ impl WorldBatch {
         cancel::check(&token)?;
         results.into_iter().collect::<Result<()>>()?;
         if invalid.load(Ordering::Relaxed) {
-            return invalid_batch(spheres);
+            return Err(invalid_scene_error(spheres, "the world batch"));
         }
 
         stats.tests += self.chunks.iter().map(|c| c.tests).sum::<u64>();
@@ -435,16 +435,6 @@ impl Job<'_> {
         }
         Ok(())
     }
-}
-
-/// The error of a batch whose tasks found an invalid sphere: `validate_spheres`'s, naming the
-/// first bad one (the rule is the same, so it finds one).
-fn invalid_batch(spheres: &[Sphere]) -> Result<Stats> {
-    validate_spheres(spheres)?;
-    Err(crate::error::Error::invalid_argument(
-        "spheres",
-        "the world batch found a sphere the validation accepts",
-    ))
 }
 
 crate::broadphase::worlds::world_broad_phase_by_own_methods!(
