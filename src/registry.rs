@@ -101,7 +101,9 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
     if out.is_empty() {
         return Err(Error::invalid_argument("methods", "empty method list"));
     }
-    out.dedup();
+    // Each method once, where it was first named.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|m| seen.insert(m.clone()));
     Ok(out)
 }
 

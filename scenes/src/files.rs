@@ -129,10 +129,25 @@ pub(crate) fn data_lines<'a>(
         // is one line, and the echo would be the whole file.
         let cr_only = text.lines().next().is_some_and(|h| h.contains('\r'));
         let worlds = header == ["x", "y", "z", "r", "world"] && names == ["x", "y", "z", "r"];
+        // The same names in another order, with or without a world column.
+        fn sorted(mut v: Vec<&str>) -> Vec<&str> {
+            v.sort_unstable();
+            v
+        }
+        let given = sorted(header.iter().map(String::as_str).collect());
+        let reordered = given == sorted(names.to_vec());
+        let world_reordered =
+            names == SPHERE_HEADER && given == sorted(WORLD_SPHERE_HEADER.to_vec());
         let hint = if cr_only {
             CR_ONLY
         } else if worlds {
             WORLD_COLUMN
+        } else if header.len() == names.len() + 1 && header.last().is_some_and(|n| n == "world") {
+            " (a world column, which only sphere files take)"
+        } else if reordered {
+            " (the same columns in another order: they must come in this order)"
+        } else if world_reordered {
+            " (a batch of worlds with its columns in another order: `x,y,z,r,world`)"
         } else {
             ""
         };
@@ -233,8 +248,9 @@ pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
 }
 
 /// The hint of a batch of worlds given where one scene is read.
-const WORLD_COLUMN: &str = " (a batch of worlds, which this reads as one scene: read it as a \
-                            batch, `read_world_spheres_csv`, `sweepfan verify --scene-file`)";
+const WORLD_COLUMN: &str = " (a batch of worlds: a plain scene is read here, without the world \
+                            column; `sweepfan verify --scene-file` reads a batch, its next frame \
+                            with the column too, and `bench --worlds` generates one)";
 
 /// Parses the text of a batch of worlds: header `x,y,z,r,world`, one sphere per line, its world
 /// an integer in `[0, 2^32 - 2]` or `shared` (any case; `SHARED`, an object of every world).
@@ -245,9 +261,10 @@ pub fn parse_world_spheres_csv(text: &str) -> Parsed<(Vec<Sphere>, Vec<u32>)> {
             Some((sphere, world)) if sphere.split(',').count() == 4 => (sphere, world.trim()),
             _ => {
                 let found = line.split(',').count();
+                let hint = if line.contains('\r') { CR_ONLY } else { "" };
                 return Err((
                     line_no,
-                    format!("expected 5 fields x,y,z,r,world, found {found}"),
+                    format!("expected 5 fields x,y,z,r,world, found {found}{hint}"),
                 ));
             }
         };
@@ -611,6 +628,36 @@ mod tests {
         let ok = parse_spheres_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
         assert_eq!(ok.len(), 2);
         assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
+    }
+
+    /// A header that is almost right says how: a world column where one scene is read (and
+    /// what reads a batch, in the tool's words), a world column on a box file, the right
+    /// columns in another order; a world line joined by bare CRs says so.
+    #[test]
+    fn headers_close_to_the_expected_one_say_what_differs() {
+        let (_, msg) = parse_spheres_csv("x,y,z,r,world\n0,0,0,1,0\n").unwrap_err();
+        assert!(
+            msg.contains("a batch of worlds") && msg.contains("sweepfan verify --scene-file"),
+            "{msg}"
+        );
+        assert!(!msg.contains("read_world_spheres_csv"), "{msg}");
+        let (_, msg) = parse_spheres_csv("y,x,z,r\n0,0,0,1\n").unwrap_err();
+        assert!(msg.contains("the same columns in another order"), "{msg}");
+        let (_, msg) = parse_spheres_csv("x,y,z,World,r\n0,0,0,0,1\n").unwrap_err();
+        assert!(msg.contains("`x,y,z,r,world`"), "{msg}");
+        let (_, msg) = parse_world_spheres_csv("x,y,z,world,r\n0,0,0,0,1\n").unwrap_err();
+        assert!(msg.contains("the same columns in another order"), "{msg}");
+        let (_, msg) = parse_obbs_csv("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz,world\n").unwrap_err();
+        assert!(msg.contains("only sphere files take"), "{msg}");
+        let (_, msg) = parse_spheres_csv("x,y,r\n0,0,1\n").unwrap_err();
+        assert!(!msg.contains('('), "no hint where none fits: {msg}");
+        let (line, msg) =
+            parse_world_spheres_csv("x,y,z,r,world\n0,0,0,1,0\r1,0,0,1,0\r").unwrap_err();
+        assert_eq!(line, 2);
+        assert!(
+            msg.contains("carriage return") && !msg.contains('\r'),
+            "{msg:?}"
+        );
     }
 
     /// Issue 28: echoed input never carries a raw control byte, and a bad polygon names what

@@ -333,6 +333,28 @@ mod tests {
                 max: Vec3::splat(6e7),
             };
             assert!(both(&index, spheres, &beyond).0.is_empty());
+            // Boxes whose corners lie past 2^31 cells (where the cells of the centres' fast
+            // path overflowed, and a box covering everything found nothing).
+            let huge = Aabb {
+                min: Vec3::splat(-1e30),
+                max: Vec3::new(1e30, 1e30, 1e30),
+            };
+            assert_eq!(
+                both(&index, spheres, &huge).0.len(),
+                spheres.len(),
+                "scene {k}"
+            );
+            let half = Aabb {
+                min: Vec3::new(-1e30, -1e30, -1e30),
+                max: Vec3::new(1e30, 1e30, spheres[0].center.z),
+            };
+            let (got, want, _) = both(&index, spheres, &half);
+            assert!(got == want && !got.is_empty(), "scene {k}: half space");
+            let far = Aabb {
+                min: Vec3::splat(1e29),
+                max: Vec3::splat(1e30),
+            };
+            assert!(both(&index, spheres, &far).0.is_empty());
             assert!(found > 300, "scene {k}: the queries must find something");
         }
     }

@@ -150,6 +150,73 @@ fn generated_scenes_match_brute_force() {
     }
 }
 
+/// Giants whose reach spans past 2^31 cells of the others (radius ratios 1e6 to 1e15): every
+/// method finds brute force's pairs. A giant's reach is `c ± r`, far outside the centres'
+/// bounds, where the grid's fast cell path (exact only within 2^20 cells) once overflowed and
+/// the giant met nothing: a radius 4,294,968 times the others' lost every pair of the giant.
+#[test]
+fn giants_reaching_past_two_to_the_31_cells_match_brute_force() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+    let small = |rng: &mut rand_chacha::ChaCha8Rng, half: f32, r: f32| {
+        let c = Vec3::new(
+            rng.random_range(-half..half),
+            rng.random_range(-half..half),
+            rng.random_range(-half..half),
+        );
+        Sphere::new(c, r)
+    };
+    // (giants as (centre, radius), half side of the others' cube, their radius, a point the
+    // first giant's surface reaches exactly): centres near the origin (the fast cells' range)
+    // and far from it, both signs.
+    for (giants, half, r, reached) in [
+        (vec![(Vec3::ZERO, 1e7)], 1.2, 1e-3, false),
+        (
+            vec![
+                (Vec3::new(0.3, 0.2, 0.1), 1e9),
+                (Vec3::new(-0.4, 0.1, 0.2), 1e9),
+            ],
+            1.2,
+            1e-3,
+            false,
+        ),
+        (vec![(Vec3::new(0.5, -0.5, 0.0), 3e12)], 50.0, 1e-2, false),
+        (
+            vec![
+                (Vec3::new(-1e7, 0.0, 0.0), 1e7),
+                (Vec3::new(0.0, 3e8, 0.0), 2.999_999e8),
+            ],
+            0.5,
+            1e-3,
+            true,
+        ),
+        (
+            vec![
+                (Vec3::new(0.0, 0.0, -5e14), 5e14),
+                (Vec3::new(1e3, 0.0, 0.0), 0.5),
+            ],
+            2.0,
+            1e-4,
+            false,
+        ),
+    ] {
+        let mut s: Vec<Sphere> = (0..400).map(|_| small(&mut rng, half, r)).collect();
+        if reached {
+            let (c, gr) = giants[0];
+            s.push(Sphere::new(Vec3::new(c.x + gr, c.y, c.z), 0.0));
+        }
+        s.extend(giants.iter().map(|&(c, gr)| Sphere::new(c, gr)));
+        let touching_a_giant = oracle_pairs(&s)
+            .iter()
+            .filter(|p| p[1] as usize >= s.len() - giants.len())
+            .count();
+        assert!(
+            touching_a_giant > 100,
+            "{giants:?}: the giants touch the rest"
+        );
+        check_scene(&s, true).unwrap_or_else(|e| panic!("giants {giants:?}: {e}"));
+    }
+}
+
 /// Centres within two ULP of cell walls: the grid's cells are the real floor (docs/design.md
 /// §9.2), which the GPU reproduces exactly, not the floor of the f32 quotient.
 /// Contacts exact in real arithmetic whose f32 squares round, at three scales: every method

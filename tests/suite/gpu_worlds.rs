@@ -5,7 +5,7 @@
 use crate::common::overlap;
 use crate::common::test_gpu;
 use crate::worlds::{
-    assert_worlds_of_two, clustered_and_unequal, generated, huge_beside_tiny,
+    assert_worlds_of_two, clustered_and_unequal, far_reaching_giants, generated, huge_beside_tiny,
     identical_and_line_worlds, oracle, overlapping_in_space, shuffled, with_shared_objects,
     worlds_of_two,
 };
@@ -209,6 +209,12 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
 #[test]
 fn gpu_worlds_overlapping_in_space_interleaved_and_in_order() {
     overlapping_in_space(&check);
+}
+
+/// Giants reaching past 2^31 cells of their worlds' others, and a shared one.
+#[test]
+fn gpu_worlds_with_giants_far_larger_than_their_worlds() {
+    far_reaching_giants(&check);
 }
 
 #[test]

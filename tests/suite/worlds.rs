@@ -145,6 +145,57 @@ fn random_worlds_overlapping_in_space_interleaved_and_in_order() {
     overlapping_in_space(&check);
 }
 
+/// Giants reaching past 2^31 cells of their world's others (radius ratios 1e10 and more), in
+/// worlds the grid walks itself (2 and 60 objects) and by its call (300), and a shared one:
+/// every method's pairs equal the oracle's (the grid's giants once met nothing there).
+#[test]
+fn giants_far_larger_than_their_worlds_match_brute_force() {
+    far_reaching_giants(&check);
+}
+
+/// [`giants_far_larger_than_their_worlds_match_brute_force`]'s batches, each handed to `check`.
+pub(crate) fn far_reaching_giants(check: Check) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
+    let (mut spheres, mut ids) = (Vec::new(), Vec::new());
+    for (w, n, giant) in [
+        (0u32, 1usize, Sphere::new(Vec3::ZERO, 1e7)),
+        (1, 59, Sphere::new(Vec3::new(0.3, 0.2, 0.1), 1e9)),
+        (2, 299, Sphere::new(Vec3::new(0.5, -0.5, 0.0), 3e12)),
+        (3, 40, Sphere::new(Vec3::new(-1e7, 0.0, 0.0), 1e7)),
+        // Shared: near the origin, as every world's centres (a far centre leaves the fast
+        // cells' range, which the giants' reach once overflowed).
+        (SHARED, 0, Sphere::new(Vec3::new(0.1, 0.0, -0.1), 2e9)),
+    ] {
+        for _ in 0..n {
+            let c = Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            spheres.push(Sphere::new(c, 1e-3));
+            ids.push(w);
+        }
+        spheres.push(giant);
+        ids.push(w);
+    }
+    let expected = oracle(&spheres, &ids);
+    let with_a_giant: usize = expected
+        .iter()
+        .map(|(_, p)| {
+            p.iter()
+                .filter(|p| spheres[p[1] as usize].radius > 1.0)
+                .count()
+        })
+        .sum();
+    assert!(
+        with_a_giant > 200,
+        "the giants touch their worlds: {with_a_giant}"
+    );
+    check("giants past 2^31 cells", &spheres, &ids);
+    shuffled(&mut spheres, &mut ids, 7);
+    check("giants past 2^31 cells, interleaved", &spheres, &ids);
+}
+
 /// A batch runs each method's own rule in every world (its lean walks included: sap's sweep,
 /// the grid's below 128 objects): its tests are the sum of the method's calls on each world,
 /// on worlds of every size around the lean walks' bounds, with giants and points among them.

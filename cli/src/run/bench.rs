@@ -376,14 +376,20 @@ pub fn reference_method(
     if spheres.len() <= BRUTE_FORCE_REFERENCE_MAX_N {
         return "brute_force";
     }
+    cpu_methods_by_price(spheres)
+        .into_iter()
+        .map(|m| m.name())
+        .find(|&name| !(backend == Backend::Cpu && name == method))
+        .unwrap_or("brute_force")
+}
+
+/// The CPU methods, cheapest first on `spheres` as `auto`'s prices rank them (docs/design.md
+/// §2.12).
+pub fn cpu_methods_by_price(spheres: &[sweepfan::geom::sphere::Sphere]) -> Vec<sweepfan::Method> {
     use sweepfan::broadphase::auto::{Costs, prices, survey};
     let mut priced = prices(&survey(spheres), &Costs::of(Backend::Cpu, false));
     priced.sort_by(|a, b| a.1.total_cmp(&b.1));
-    priced
-        .iter()
-        .map(|(m, _)| m.name())
-        .find(|&name| !(backend == Backend::Cpu && name == method))
-        .unwrap_or("brute_force")
+    priced.into_iter().map(|(m, _)| m).collect()
 }
 
 /// The method `name` runs on `spheres`: `auto`'s choice for them (the one its first frame

@@ -85,24 +85,66 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// The reference loop's pairs, world by world (brute force for worlds up to 2,048 objects,
-/// else the grid, itself checked against brute force by the suites), in batch indices.
+/// Worlds up to this many objects are checked against brute force.
+pub const WORLD_BRUTE_FORCE_MAX: usize = 2048;
+/// A larger world whose two references disagree is decided by brute force up to this many
+/// objects (about 1.25e9 tests); past it the check fails, naming the disagreement.
+const WORLD_BRUTE_FORCE_TIEBREAK_MAX: usize = 50_000;
+
+/// What the references of [`world_pairs`] are, in words.
+pub const WORLD_REFERENCE: &str = "brute force per world (past 2,048 objects: the two cheapest CPU \
+     methods, which must agree)";
+
+/// The canonical pairs of one world's spheres, found independently of any batch: brute force
+/// up to [`WORLD_BRUTE_FORCE_MAX`] objects; above, the two CPU methods `auto`'s prices rank
+/// cheapest on it, which must find the same pairs (one method alone could be the method under
+/// check: the CPU grid once missed a giant's pairs and verified against itself), brute force
+/// deciding where they do not.
+pub fn world_pairs(local: &[Sphere]) -> Result<Vec<Pair>> {
+    let mut pairs = Vec::new();
+    if local.len() < 2 {
+        return Ok(pairs);
+    }
+    let run = |method: Method, out: &mut Vec<Pair>| -> Result<()> {
+        cpu::broad_phase(method).find_pairs(local, Some(&mut *out))?;
+        canonicalize(out);
+        Ok(())
+    };
+    if local.len() <= WORLD_BRUTE_FORCE_MAX {
+        run(Method::BruteForce, &mut pairs)?;
+        return Ok(pairs);
+    }
+    let cheapest: Vec<Method> = crate::run::bench::cpu_methods_by_price(local)
+        .into_iter()
+        .filter(|&m| m != Method::BruteForce)
+        .take(2)
+        .collect();
+    let mut second = Vec::new();
+    run(cheapest[0], &mut pairs)?;
+    run(cheapest[1], &mut second)?;
+    if pairs != second {
+        if local.len() > WORLD_BRUTE_FORCE_TIEBREAK_MAX {
+            return Err(Error::Config(format!(
+                "the references disagree on a world of {} objects: {} finds {} pairs, {} {} \
+                 (a bug in one of them: please report it with the scene)",
+                local.len(),
+                cheapest[0],
+                pairs.len(),
+                cheapest[1],
+                second.len()
+            )));
+        }
+        run(Method::BruteForce, &mut pairs)?;
+    }
+    Ok(pairs)
+}
+
+/// The reference loop's pairs, world by world ([`world_pairs`]), in batch indices.
 fn reference(batch: &WorldScenes) -> Result<Vec<Vec<Pair>>> {
     let mut out = Vec::with_capacity(batch.scenes.len());
     let mut offset = 0u32;
-    let mut pairs = Vec::new();
     for s in &batch.scenes {
-        if s.spheres.len() >= 2 {
-            let method = if s.len() <= 2048 {
-                Method::BruteForce
-            } else {
-                Method::Grid
-            };
-            cpu::broad_phase(method).find_pairs(&s.spheres, Some(&mut pairs))?;
-        } else {
-            pairs.clear();
-        }
-        canonicalize(&mut pairs);
+        let pairs = world_pairs(&s.spheres)?;
         out.push(
             pairs
                 .iter()
@@ -259,11 +301,11 @@ pub fn bench_worlds(
 /// The rows as a table.
 pub fn worlds_table(rows: &[WorldsRow]) -> String {
     let mut t = format!(
-        "{:<12} {:>4} {:>7} {:>9} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9}\n",
+        "{:<15} {:>7} {:>7} {:>9} {:>10} {:>10} {:>10} {:>8} {:>12} {:>9}\n",
         "method",
-        "",
+        "backend",
         "worlds",
-        "n",
+        "objects",
         "pairs",
         "batch ms",
         "loop ms",
@@ -273,7 +315,7 @@ pub fn worlds_table(rows: &[WorldsRow]) -> String {
     );
     for r in rows {
         t += &format!(
-            "{:<12} {:>4} {:>7} {:>9} {:>10} {:>10.3} {:>10.3} {:>7.2}x {:>12.0} {:>9}\n",
+            "{:<15} {:>7} {:>7} {:>9} {:>10} {:>10.3} {:>10.3} {:>7.2}x {:>12.0} {:>9}\n",
             r.method,
             r.backend,
             r.worlds,
@@ -294,8 +336,8 @@ pub fn worlds_table(rows: &[WorldsRow]) -> String {
 }
 
 /// A batch's pairs world by world, found independently of the batches: the objects grouped
-/// here, each world (with the shared objects) run through brute force (up to 2,048 objects,
-/// else the grid), the shared objects' own pairs once as world `SHARED`. Ascending worlds,
+/// here, each world (with the shared objects) run through [`world_pairs`], the shared
+/// objects' own pairs once as world `SHARED`. Ascending worlds,
 /// `SHARED` last when there are shared objects; canonical pairs in batch indices.
 pub fn world_reference(spheres: &[Sphere], worlds: &[u32]) -> Result<Vec<(u32, Vec<Pair>)>> {
     use std::collections::BTreeMap;
@@ -306,15 +348,7 @@ pub fn world_reference(spheres: &[Sphere], worlds: &[u32]) -> Result<Vec<(u32, V
     let shared = members.remove(&sweepfan::SHARED).unwrap_or_default();
     let run = |ids: &[u32]| -> Result<Vec<Pair>> {
         let local: Vec<Sphere> = ids.iter().map(|&i| spheres[i as usize]).collect();
-        let mut pairs = Vec::new();
-        if local.len() >= 2 {
-            let method = if local.len() <= 2048 {
-                Method::BruteForce
-            } else {
-                Method::Grid
-            };
-            cpu::broad_phase(method).find_pairs(&local, Some(&mut pairs))?;
-        }
+        let pairs = world_pairs(&local)?;
         let mut global: Vec<Pair> = pairs
             .iter()
             .map(|p| {

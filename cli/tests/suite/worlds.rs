@@ -245,3 +245,114 @@ fn verify_reads_a_world_column_and_checks_each_world() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--contacts-out"), "{err}");
 }
+
+/// A world past brute force's size (3,002 objects) holding two giants a trillion times the
+/// others' radius: `verify` writes the exact pairs and verifies them with every method. Its
+/// reference there was the CPU grid alone, which then missed the giants' pairs and verified
+/// against itself; now two methods must agree, brute force deciding where they do not.
+#[test]
+fn verify_checks_large_worlds_against_methods_that_agree() {
+    let dir = crate::common::temp_dir("worlds", "large");
+    let mut state = 5u64;
+    let mut next = || {
+        let u = (sweepfan_scenes::random::lcg_next(&mut state) >> 40) as f32;
+        u / (1u64 << 24) as f32 * 2.4 - 1.2
+    };
+    let mut spheres = vec![([0.3f32, 0.2, 0.1], 1e9f32), ([-0.4, 0.1, 0.2], 1e9)];
+    spheres.extend((0..3000).map(|_| ([next(), next(), next()], 1e-3f32)));
+    let mut text = String::from("x,y,z,r,world\n");
+    for (c, r) in &spheres {
+        text += &format!("{},{},{},{r},3\n", c[0], c[1], c[2]);
+    }
+    let file = dir.join("giants.csv");
+    std::fs::write(&file, text).unwrap();
+    // Exact in f64: differences of f32 values and their squares are.
+    let mut expected = Vec::new();
+    for i in 0..spheres.len() {
+        for j in i + 1..spheres.len() {
+            let ((a, ra), (b, rb)) = (spheres[i], spheres[j]);
+            let d: f64 = (0..3)
+                .map(|k| (f64::from(a[k]) - f64::from(b[k])).powi(2))
+                .sum();
+            if d <= (f64::from(ra) + f64::from(rb)).powi(2) {
+                expected.push((3, i as u32, j as u32));
+            }
+        }
+    }
+    assert!(expected.len() > 6000, "{}", expected.len());
+    let pairs = dir.join("p.csv");
+    for method in ["auto", "grid", "sap"] {
+        let out = sweepfan()
+            .args(["verify", "--method", method, "--scene-file"])
+            .arg(&file)
+            .arg("--pairs-out")
+            .arg(&pairs)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{method}: {text}");
+        assert!(text.contains("verified: same pairs"), "{method}: {text}");
+        assert_eq!(read_world_pairs(&pairs), expected, "{method}");
+    }
+    // A next frame that cannot be used fails before any pair is written.
+    let [(first, _), _] = world_files(&dir);
+    let short = dir.join("short.csv");
+    std::fs::write(&short, "x,y,z,r,world\n0,0,0,1,0\n").unwrap();
+    let unwritten = dir.join("unwritten.csv");
+    let out = sweepfan()
+        .args(["verify", "--scene-file"])
+        .arg(&first)
+        .arg("--pairs-out")
+        .arg(&unwritten)
+        .arg("--next-scene-file")
+        .arg(&short)
+        .arg("--found-out")
+        .arg(dir.join("f.csv"))
+        .arg("--lost-out")
+        .arg(dir.join("l.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--next-scene-file"), "{err}");
+    assert!(!unwritten.exists(), "nothing written before the error");
+}
+
+/// `--methods all` under `--worlds` runs every method once (a method named twice runs once);
+/// a peer library, which takes no worlds, is refused by name.
+#[test]
+fn bench_worlds_takes_every_method_once() {
+    let dir = crate::common::temp_dir("worlds", "all");
+    let json = dir.join("rows.json");
+    let out = sweepfan()
+        .args(["bench", "--worlds", "3", "--n", "12", "--frames", "1"])
+        .args(["--methods", "sap,all", "--backend", "cpu", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    let all: Vec<&str> = ::sweepfan::Method::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names.len(), all.len(), "{names:?}");
+    assert_eq!(names[0], "sap");
+    assert!(all.iter().all(|m| names.contains(m)), "{names:?}");
+    assert!(rows.iter().all(|r| r["verified"] == true));
+    let out = sweepfan()
+        .args([
+            "bench",
+            "--worlds",
+            "3",
+            "--n",
+            "12",
+            "--methods",
+            "peer-parry",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("peer-parry"), "{err}");
+}

@@ -103,7 +103,7 @@ impl GridFrame {
         if min.x <= max.x {
             let reach = min.abs().max(max.abs()).max_element();
             frame.near = (reach as f64) < cell_side as f64 * FAST_CELLS;
-            frame.min_cell = frame.absolute_cell(min);
+            frame.min_cell = frame.centre_cell(min);
             frame.max_cell = frame.cell(max);
         }
         frame
@@ -115,19 +115,35 @@ impl GridFrame {
         giants::bin(s.radius) as u32 > self.giant_split
     }
 
-    /// Absolute cell coordinates of a centre ([`cell_axis`] per axis).
+    /// Absolute cell coordinates of a centre of the frame's spheres ([`cell_axis`] per axis),
+    /// on a `near` frame two axes at a time: its fast path holds only within the centres'
+    /// bounds. Any other point (a giant's reach, a query box's corner) takes
+    /// [`Self::absolute_cell`].
     #[inline(always)]
-    pub fn absolute_cell(&self, center: Vec3) -> [i32; 3] {
+    pub fn centre_cell(&self, center: Vec3) -> [i32; 3] {
         #[cfg(target_arch = "x86_64")]
         if self.near {
+            debug_assert!(
+                (center.abs().max_element() as f64) < self.cell_side as f64 * FAST_CELLS,
+                "{center} is no centre of a near frame of side {}",
+                self.cell_side
+            );
             return sse2::near_cell(center, self.cell_side, self.inverse_side);
         }
+        self.absolute_cell(center)
+    }
+
+    /// Absolute cell coordinates of any finite point ([`cell_axis`] per axis, exact however
+    /// far it lies from the centres: `c ± r` of a sphere 2^40 times the cell side gets its
+    /// cell, not a fast path's overflow).
+    #[inline(always)]
+    pub fn absolute_cell(&self, point: Vec3) -> [i32; 3] {
         // Written out: `[0, 1, 2].map(..)` stayed an out-of-line call (10% of a 1M frame).
         let (s, inv) = (self.cell_side, self.inverse_side);
         [
-            cell_axis(center.x, s, inv),
-            cell_axis(center.y, s, inv),
-            cell_axis(center.z, s, inv),
+            cell_axis(point.x, s, inv),
+            cell_axis(point.y, s, inv),
+            cell_axis(point.z, s, inv),
         ]
     }
 
@@ -148,7 +164,7 @@ impl GridFrame {
     /// finite centres, since `|cell_axis| <= 2^31 - 3 * 2^26`.
     #[inline(always)]
     pub fn cell(&self, center: Vec3) -> [u32; 3] {
-        let (c, m) = (self.absolute_cell(center), self.min_cell);
+        let (c, m) = (self.centre_cell(center), self.min_cell);
         [
             c[0].wrapping_sub(m[0]) as u32,
             c[1].wrapping_sub(m[1]) as u32,

@@ -66,7 +66,7 @@ pub fn visit(
             let s = &spheres[i as usize];
             // Recomputed, not read back from the layouts (which hold relative, packed or sorted
             // cells): three cell_axis per object, only in frames with giants.
-            let cell = frame.absolute_cell(s.center);
+            let cell = frame.centre_cell(s.center);
             for g in giants {
                 if g.reaches(cell) {
                     sink.test(s, &g.sphere, i, g.index);

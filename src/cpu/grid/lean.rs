@@ -155,7 +155,7 @@ impl LeanGrid {
         if !giants.is_empty() {
             // Each object's absolute cell once, against every giant's reach.
             for &i in index.iter() {
-                let cell = frame.absolute_cell(local[i as usize].center);
+                let cell = frame.centre_cell(local[i as usize].center);
                 for g in giants.iter().filter(|g| g.reaches(cell)) {
                     test(i, g.index, &mut stats);
                 }

@@ -164,6 +164,11 @@ fn near_scenes_get_the_same_cells_whole_centre_at_a_time() {
             want,
             "centre {center:?}, side {s:e}, skew {skew:e}"
         );
+        assert_eq!(
+            f.centre_cell(center),
+            want,
+            "centre {center:?}, side {s:e}, skew {skew:e}, two axes at a time"
+        );
         // Eight at a time, the centre in any lane (the others at the origin, cell 0).
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f")

@@ -505,13 +505,24 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
             );
         }
     }
+    // Object indices are u32, u32::MAX reserved.
     let total = worlds
         .checked_mul(a.n)
         .filter(|&t| t < u32::MAX as usize)
         .ok_or_else(|| {
-            anyhow::anyhow!("--worlds {worlds} x --n {}: more objects than 2^32", a.n)
+            anyhow::anyhow!(
+                "--worlds {worlds} x --n {}: more objects than a batch holds (at most 2^32 - 2)",
+                a.n
+            )
         })?;
-    sweepfan_cli::run::scene_size::check_run_size(total, &backends, !a.no_verify)?;
+    sweepfan_cli::run::scene_size::check_run_size(total, &backends, !a.no_verify).map_err(|e| {
+        anyhow::anyhow!(
+            "--worlds {worlds} x --n {} = {total} objects: {}",
+            a.n,
+            e.to_string()
+                .replace("use a smaller n", "use fewer --worlds or a smaller --n")
+        )
+    })?;
     let p = a.params()?;
     let mut scenes = Vec::with_capacity(worlds);
     for k in 0..worlds {
@@ -522,17 +533,16 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
         scenes.push(generated(a.scene.0, &params)?);
     }
     let batch = WorldScenes::new(scenes);
-    let methods: Vec<String> = a
-        .methods
-        .as_deref()
-        .unwrap_or("auto,grid,sap")
-        .split(',')
-        .map(|m| m.trim().to_string())
-        .collect();
-    for m in &methods {
-        if m != "auto" {
-            sweepfan::Method::parse(m).map_err(|e| anyhow::anyhow!("--methods: {e}"))?;
-        }
+    let listed = a.methods.as_deref().unwrap_or("auto,grid,sap");
+    let methods = registry::parse_methods(listed)
+        .map_err(|e| anyhow::anyhow!("--methods {}: {e}", sweepfan::error::shown(listed)))?;
+    if let Some(peer) = methods
+        .iter()
+        .find(|m| registry::PEER_NAMES.contains(&m.as_str()))
+    {
+        bail!(
+            "--methods: {peer} is a peer library, which takes no worlds; --worlds runs sweepfan's own methods and auto"
+        );
     }
     let ctx = if backends.contains(&Backend::Gpu) {
         Some(gpu.get()?)
@@ -542,8 +552,9 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
     let rows = bench_worlds(&batch, &methods, &backends, ctx, a.frames, !a.no_verify)?;
     say!(
         a.out.stdout_taken(),
-        "{worlds} worlds of {} ({} scene, seeds {}..), {} each side after a warm-up call, median ms per call; the loop calls \
+        "{worlds} world{} of {} ({} scene, seeds {}..), {} each side after a warm-up call, median ms per call; the loop calls \
          the same method once per world; verified world by world against {}",
+        if worlds == 1 { "" } else { "s" },
         a.n,
         a.scene.0.name(),
         p.seed,
@@ -551,7 +562,7 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
         if a.no_verify {
             "nothing"
         } else {
-            "a loop of brute force (grid past 2,048 a world)"
+            sweepfan_cli::run::worlds_bench::WORLD_REFERENCE
         }
     );
     say!(a.out.stdout_taken(), "{}", worlds_table(&rows));

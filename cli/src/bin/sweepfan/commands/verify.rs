@@ -327,6 +327,12 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
              checks the box broad phase against brute force"
         ),
     };
+    if shapes.is_empty() {
+        anyhow::bail!(
+            "{}: empty scene: no shapes after the header, a scene needs at least one",
+            a.scene_file.display()
+        );
+    }
     // With --contacts-out on the GPU, the pairs and their contacts come from one frame.
     let mut device = None;
     let (mut pairs, stats) = match a.backend.0 {

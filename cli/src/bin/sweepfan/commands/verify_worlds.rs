@@ -11,7 +11,9 @@ use sweepfan::{Backend, Pair, Sphere, WorldBroadPhase, WorldPairs, canonicalize}
 use sweepfan_cli::report::output::{is_stdout, write_with};
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::verify::compare_pairs;
-use sweepfan_cli::run::worlds_bench::{grouping_faults, world_batch, world_reference};
+use sweepfan_cli::run::worlds_bench::{
+    WORLD_REFERENCE, grouping_faults, world_batch, world_reference,
+};
 use sweepfan_scenes::files::read_world_spheres_csv;
 
 /// Verifies the batch of `a.scene_file` (and, given, of `a.next_scene_file` with the events
@@ -31,6 +33,23 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let method = a.method();
     let mut batch = world_batch(method, backend, ctx.as_ref())?;
     let (spheres, worlds) = read(&a.scene_file)?;
+    // The next frame read and checked before anything is written.
+    let next = match (&a.next_scene_file, &a.found_out, &a.lost_out) {
+        (Some(next_file), Some(found_out), Some(lost_out)) => {
+            let (next, next_worlds) = read(next_file)?;
+            if next.len() != spheres.len() {
+                bail!(
+                    "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
+                     must list the same spheres in the same order",
+                    next_file.display(),
+                    next.len(),
+                    spheres.len()
+                );
+            }
+            Some((next_file, found_out, lost_out, next, next_worlds))
+        }
+        _ => None,
+    };
     let mut found = WorldPairs::new();
     let mut ok = frame(
         a,
@@ -40,19 +59,7 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         &mut found,
         Some(&a.pairs_out),
     )?;
-    if let (Some(next_file), Some(found_out), Some(lost_out)) =
-        (&a.next_scene_file, &a.found_out, &a.lost_out)
-    {
-        let (next, next_worlds) = read(next_file)?;
-        if next.len() != spheres.len() {
-            bail!(
-                "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames must \
-                 list the same spheres in the same order",
-                next_file.display(),
-                next.len(),
-                spheres.len()
-            );
-        }
+    if let Some((next_file, found_out, lost_out, next, next_worlds)) = next {
         say!(
             is_stdout(&a.pairs_out),
             "next frame ({}):",
@@ -112,7 +119,7 @@ fn frame(
     let taken = is_stdout(&a.pairs_out);
     say!(
         taken,
-        "{} [{}]: {} worlds, {} pairs ({} tests){}; brute force per world [cpu]: {} pairs",
+        "{} [{}]: {} worlds, {} pairs ({} tests){}; {WORLD_REFERENCE} [cpu]: {} pairs",
         batch.name(),
         batch.backend().as_str(),
         reference.len(),
@@ -152,9 +159,9 @@ fn frame(
     match &mismatch {
         None => say!(
             taken,
-            "verified: same pairs as brute force per world, grouped by world"
+            "verified: same pairs as the reference, grouped by world"
         ),
-        Some(why) => say!(taken, "MISMATCH against brute force per world: {why}"),
+        Some(why) => say!(taken, "MISMATCH against the reference: {why}"),
     }
     Ok(mismatch.is_none())
 }
