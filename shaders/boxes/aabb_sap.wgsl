@@ -95,9 +95,11 @@ struct ObbFrame {
 // few long walks hold fewer idle lanes.
 const WG: u32 = 64u;
 const UNROLL: u32 = 16u;
-// Relative widening of a box's AABB: 5 f32 epsilons of (extent + |centre|). The CPU pipeline
-// (`Obb::aabb`) uses 4; the extra one covers a fused multiply-add here rounding the extent up to
-// an ulp lower than the CPU does, so every CPU candidate is a GPU candidate.
+// Relative widening of a box's AABB: 5 f32 epsilons of (extent + |centre| + the half-extents'
+// sum: the axes' own rounding, times a long box's length, where an axis component is near
+// zero). The CPU pipeline (`Obb::aabb`) uses 4; the extra one covers a fused multiply-add here
+// rounding the extent up to an ulp lower than the CPU does, so every CPU candidate is a GPU
+// candidate.
 const BOX_MARGIN: f32 = 5.0 * 1.1920929e-7;
 
 // What the index helpers below return for no shape.
@@ -136,7 +138,8 @@ fn obb_bounds(inv: Invocation) {
         // Same terms and order as `Obb::aabb`: |R| h, then the margin.
         var ext = abs(f.axes[0].xyz) * f.axes[0].w + abs(f.axes[1].xyz) * f.axes[1].w
             + abs(f.axes[2].xyz) * f.axes[2].w;
-        ext = ext + (ext + abs(c)) * BOX_MARGIN;
+        let lengths = f.axes[0].w + f.axes[1].w + f.axes[2].w;
+        ext = ext + (ext + abs(c) + vec3<f32>(lengths)) * BOX_MARGIN;
         store_bounds(i, c - ext, c + ext);
     }
 }

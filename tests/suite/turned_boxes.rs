@@ -234,6 +234,34 @@ fn turned_stacks_keep_every_contact_on_the_gpu() {
     }
 }
 
+/// A needle 1.8e18 long, turned so that one of its axis components is nearly zero: the f32
+/// axis's rounding, times its length, moves its far end further than a margin of its extent and
+/// centre alone covers. A box just past the f32 axis's reach, within the exact one, overlaps it;
+/// the GPU's AABB stage (whose margin lacked the half-extents' term the CPU's has) dropped it.
+#[test]
+fn a_long_needle_keeps_its_pair_on_the_gpu() {
+    let Some(ctx) = test_gpu() else { return };
+    let boxes = [
+        Obb::new(
+            Vec3::ZERO,
+            Vec3::new(9.000_000_2e17, 1.0, 1.0),
+            Quat::from_xyzw(0.000_452_168_7, 0.388_824_64, 0.590_605_97, 0.707_106_65),
+        ),
+        Obb::new(
+            Vec3::new(499_570.0, 7.520_350_3e17, -4.944_121_7e17),
+            Vec3::new(50.0, 1.000_000_03e16, 1.000_000_03e16),
+            Quat::IDENTITY,
+        ),
+    ];
+    let (on_cpu, _) = obb_overlaps(&boxes).unwrap();
+    assert_eq!(on_cpu, vec![[0, 1]], "the boxes overlap");
+    let ctx = std::sync::Arc::new(ctx);
+    let mut pipeline = GpuBoxPipeline::new(ctx, Proxy::Aabb).unwrap();
+    let mut pairs = Vec::new();
+    pipeline.obb_overlaps(&boxes, Some(&mut pairs)).unwrap();
+    assert_eq!(pairs, vec![[0, 1]]);
+}
+
 /// Pairs within a few ulps of touching at every size and rotation (not only quarter turns):
 /// the GPU, fed the pairs as candidates and through its own broad phase, gives the exact
 /// answers, the same as the CPU's; counting only gives the same count.

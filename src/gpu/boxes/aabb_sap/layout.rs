@@ -74,8 +74,8 @@ impl SweepColumns {
 }
 
 /// Per box: its centre's (y, z) and a bound on its AABB width on y and z. The half-width on
-/// axis a is `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre|),
-/// bounded here with room to spare for rounding.
+/// axis a is `sum_k |axis_k[a]| h_k` plus the GPU's margin of 5 epsilons of (extent + |centre| +
+/// the half-extents' sum), bounded here with room to spare for rounding.
 fn frame_extents(frames: &[ObbFrame]) -> Vec<([f32; 2], f32)> {
     frames
         .iter()
@@ -85,7 +85,7 @@ fn frame_extents(frames: &[ObbFrame]) -> Vec<([f32; 2], f32)> {
                 + f.axis(1).abs() * f.half(1)
                 + f.axis(2).abs() * f.half(2);
             let half = ext.y.max(ext.z);
-            let far = c.y.abs().max(c.z.abs());
+            let far = c.y.abs().max(c.z.abs()) + f.half(0) + f.half(1) + f.half(2);
             (
                 [c.y, c.z],
                 2.0 * (half + 1e-6 * (half + far)) * (1.0 + 1e-5),

@@ -17,7 +17,7 @@
 //! list's capacity: the caller grows the list ([`GpuAabbSap::grow_candidates`]) and records the
 //! frame again, so no candidate is ever lost.
 //!
-//! AABBs: boxes `c ± (|R| h + (|R| h + |c|) * 5 eps)`, the formula of `Obb::aabb` (the CPU
+//! AABBs: boxes `c ± (|R| h + (|R| h + |c| + Σh) * 5 eps)`, the formula of `Obb::aabb` (the CPU
 //! pipeline's) with one more epsilon of margin, so the GPU's candidates contain the CPU's and
 //! differ only by pairs whose AABBs are within about an ulp of touching; polygons: the vertex
 //! min / max at z = 0, exactly the CPU's.
