@@ -323,42 +323,97 @@ fn neighbour_pairs(spheres: &[Sphere], radius: f32) -> (u64, f64) {
     }
     let side = f64::from(2.0 * radius);
     let side = if side.is_normal() { side } else { 1.0 };
-    // Cells relative to the sample's lowest, 21 bits an axis (farther cells wrap: a rare
-    // false neighbour in an estimate), packed z, y, x with a spare bit between axes so that
-    // an offset of -1 or +1 never carries into the next axis.
-    let floor = |c: f32| (f64::from(c) / side).floor();
-    let low = spheres.iter().fold([f64::INFINITY; 3], |m, s| {
-        [0, 1, 2].map(|a| m[a].min(floor(s.center[a])))
-    });
-    const MASK: u64 = (1 << 21) - 1;
-    let pack = |c: [u64; 3]| (c[2] << 44) | (c[1] << 22) | c[0];
-    let mut cells: Vec<u64> = spheres
+    // `+ 0.0`: -0.0 is the cell of +0.0.
+    let floor = |c: f32| (f64::from(c) / side).floor() + 0.0;
+    let cells: Vec<[f64; 3]> = spheres
         .iter()
-        .map(|s| pack([0, 1, 2].map(|a| ((floor(s.center[a]) - low[a]) as u64 + 1) & MASK)))
+        .map(|s| [0, 1, 2].map(|a| floor(s.center[a])))
         .collect();
+    let (low, high) = cells.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(lo, hi), c| {
+            (
+                [0, 1, 2].map(|a| lo[a].min(c[a])),
+                [0, 1, 2].map(|a| hi[a].max(c[a])),
+            )
+        },
+    );
+    // Within 2^21 - 2 cells on every axis, cells relative to the lowest pack into a u64 (21
+    // bits an axis from 1, a spare bit between axes so that a step of one never carries into
+    // the next axis); wider samples keep their cells whole (packed, cells 2^21 apart were one
+    // cell: a lattice of that spacing made the grid look quadratic). Past 2^53 cells a step of
+    // one rounds back onto the cell itself, which is then no neighbour.
+    const NARROW: f64 = ((1u64 << 21) - 2) as f64;
+    if (0..3).all(|a| high[a] - low[a] < NARROW) {
+        let pack = |c: &[f64; 3]| {
+            let [x, y, z] = [0, 1, 2].map(|a| (c[a] - low[a]) as u64 + 1);
+            (z << 44) | (y << 22) | x
+        };
+        let step = |c: u64, (dx, dy, dz): (i64, i64, i64)| {
+            let moved = |v: u64, d: i64, shift: u32| v.wrapping_add((d as u64) << shift);
+            Some(moved(moved(moved(c, dx, 0), dy, 22), dz, 44))
+        };
+        count_neighbours(cells.iter().map(pack).collect(), step)
+    } else {
+        // (z, y, x) order, as the packed cells sort.
+        let key = |c: &[f64; 3]| [c[2], c[1], c[0]].map(f64::to_bits).map(ordered_bits);
+        let step = |c: [u64; 3], (dx, dy, dz): (i64, i64, i64)| {
+            let [z, y, x] = c.map(unordered_bits);
+            let moved = [z + dz as f64, y + dy as f64, x + dx as f64];
+            let still = (dz != 0 && moved[0] == z)
+                || (dy != 0 && moved[1] == y)
+                || (dx != 0 && moved[2] == x);
+            (!still).then(|| moved.map(|v| ordered_bits(v.to_bits())))
+        };
+        count_neighbours(cells.iter().map(key).collect(), step)
+    }
+}
+
+/// An f64's bits as a u64 that sorts as the number does.
+fn ordered_bits(bits: u64) -> u64 {
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// The f64 of [`ordered_bits`].
+fn unordered_bits(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
+}
+
+/// [`neighbour_pairs`] over cell keys: pairs within each cell and with its 13 forward
+/// neighbours (`step`: a cell's neighbour at an offset, or none), and objects per cell.
+fn count_neighbours<K: Ord + Copy>(
+    mut cells: Vec<K>,
+    step: impl Fn(K, (i64, i64, i64)) -> Option<K>,
+) -> (u64, f64) {
+    let objects = cells.len();
     cells.sort_unstable();
     // Runs of equal cells: (cell, count).
-    let mut runs: Vec<(u64, u64)> = Vec::new();
+    let mut runs: Vec<(K, u64)> = Vec::new();
     for c in cells {
         match runs.last_mut() {
             Some((last, count)) if *last == c => *count += 1,
             _ => runs.push((c, 1)),
         }
     }
-    let occupancy = spheres.len() as f64 / runs.len() as f64;
-    let find = |c: u64| {
+    let occupancy = objects as f64 / runs.len() as f64;
+    let find = |c: K| {
         runs.binary_search_by_key(&c, |&(k, _)| k)
             .map_or(0, |i| runs[i].1)
     };
     let mut pairs = 0u64;
     for &(c, count) in &runs {
         pairs += count * (count - 1) / 2;
-        // The 13 forward neighbours: each pair of neighbouring cells once. Cells start at 1
-        // per axis, so `c - 1` on an axis stays within it.
-        for (dx, dy, dz) in FORWARD {
-            let moved = |v: u64, d: i64, shift: u32| v.wrapping_add((d as u64) << shift);
-            let target = moved(moved(moved(c, dx, 0), dy, 22), dz, 44);
-            pairs += count * find(target);
+        // The 13 forward neighbours: each pair of neighbouring cells once.
+        for offset in FORWARD {
+            pairs += step(c, offset).map_or(0, |t| count * find(t));
         }
     }
     (pairs, occupancy)

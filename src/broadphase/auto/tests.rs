@@ -53,6 +53,54 @@ fn a_dense_lattice_counts_neighbour_cells_as_the_grid_does() {
     assert!((s.cell_occupancy - 512.0 / 216.0).abs() < 1e-12);
 }
 
+/// Cells far apart count as the grid counts them, however wide the sample: lattices spaced
+/// 2^21 and 2^22 cells (packed into 21 bits an axis they aliased onto one cell, and `auto`
+/// took a scene of no grid pairs for a quadratic one and swept it 600 times slower), with
+/// neighbours beside some points, negative and -0 coordinates, and cells past 2^53.
+#[test]
+fn wide_samples_count_neighbour_cells_as_the_grid_does() {
+    let r = 2f32.powi(-10); // cells of side 2^-9
+    let mut scenes = Vec::new();
+    for spacing in [4096.0f32, 8192.0, 4095.998] {
+        let mut s = Vec::new();
+        for i in 0..2 {
+            for j in 0..20 {
+                for k in 0..20 {
+                    let c = Vec3::new(i as f32 * 1000.0, j as f32, k as f32) * spacing;
+                    s.push(Sphere::new(c, r));
+                    if (j + k) % 3 == 0 {
+                        // A neighbour one cell over on y and z, and one in the same cell.
+                        s.push(Sphere::new(c + Vec3::new(0.0, 1.5, -1.5) * 2.0 * r, r));
+                        s.push(Sphere::new(c + Vec3::splat(0.1) * r, r));
+                    }
+                }
+            }
+        }
+        scenes.push(s);
+    }
+    let mut signs = lattice(6, 5.0, 0.25);
+    signs.iter_mut().for_each(|s| s.center -= Vec3::splat(12.0));
+    signs.push(Sphere::new(Vec3::new(-0.0, 0.0, -0.0), 0.25));
+    signs.push(Sphere::new(Vec3::new(0.0, -0.0, 0.1), 0.25));
+    signs.push(Sphere::new(Vec3::splat(3e6), 0.25));
+    scenes.push(signs);
+    let far: Vec<Sphere> = [1e15f32, 1e15, -1e15, 2e15, 0.0, 0.001]
+        .iter()
+        .map(|&x| Sphere::new(Vec3::new(x, 0.0, 0.0), 1e-3))
+        .collect();
+    scenes.push(far);
+    for (k, spheres) in scenes.iter().enumerate() {
+        let s = survey(spheres);
+        assert_eq!(s.sampled, spheres.len(), "scene {k}");
+        let radius = spheres.iter().map(|s| s.radius).fold(0.0, f32::max);
+        let want = neighbour_pairs_by_hand(spheres, radius);
+        assert_eq!(s.grid_pairs, want as f64, "scene {k}");
+        if k < 3 {
+            assert!(want > 100 && want < 1000, "scene {k}: {want}");
+        }
+    }
+}
+
 #[test]
 fn a_sample_scales_to_the_whole_scene() {
     // 4 x SAMPLE_MAX spheres at one point: every pair is a neighbour and overlaps on every
