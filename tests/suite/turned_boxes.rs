@@ -241,15 +241,24 @@ fn turned_stacks_keep_every_contact_on_the_gpu() {
 #[test]
 fn a_long_needle_keeps_its_pair_on_the_gpu() {
     let Some(ctx) = test_gpu() else { return };
+    // The f32 values by their bits: half-extent 9.000000202e17; quaternion (x, y, z, w)
+    // (4.521687e-4, 0.38882464, 0.59060597, 0.70710665); the second box at (499570,
+    // 7.5203503e17, -4.9441217e17), half-extents (50, 1.00000003e16, 1.00000003e16).
+    let f = f32::from_bits;
     let boxes = [
         Obb::new(
             Vec3::ZERO,
-            Vec3::new(9.000_000_2e17, 1.0, 1.0),
-            Quat::from_xyzw(0.000_452_168_7, 0.388_824_64, 0.590_605_97, 0.707_106_65),
+            Vec3::new(f(0x5d47_d714), 1.0, 1.0),
+            Quat::from_xyzw(
+                f(0x39ed_110e),
+                f(0x3ec7_1406),
+                f(0x3f17_31f4),
+                f(0x3f35_04f1),
+            ),
         ),
         Obb::new(
-            Vec3::new(499_570.0, 7.520_350_3e17, -4.944_121_7e17),
-            Vec3::new(50.0, 1.000_000_03e16, 1.000_000_03e16),
+            Vec3::new(499_570.0, f(0x5d26_fc3e), f(0xdcdb_9028)),
+            Vec3::new(50.0, f(0x5a0e_1bca), f(0x5a0e_1bca)),
             Quat::IDENTITY,
         ),
     ];
