@@ -3,24 +3,33 @@
 
 use crate::common::sweepfan;
 
-#[test]
-fn bench_worlds_prints_verified_rows_beside_the_loop() {
-    let dir = crate::common::temp_dir("worlds", "bench");
-    let json = dir.join("rows.json");
+/// `sweepfan bench` with `args` (split at spaces) and `--json`, which must succeed: its
+/// standard output and its rows.
+fn bench_rows(name: &str, args: &str) -> (String, Vec<serde_json::Value>) {
+    let json = crate::common::temp_dir("worlds", name).join("rows.json");
     let out = sweepfan()
-        .args(["bench", "--worlds", "300", "--n", "40", "--frames", "2"])
-        .args(["--methods", "auto,grid,sap,x", "--json"])
+        .arg("bench")
+        .args(args.split(' '))
+        .arg("--json")
         .arg(&json)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "{text}{}",
+        "{args:?}: {text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (text, rows)
+}
+
+#[test]
+fn bench_worlds_prints_verified_rows_beside_the_loop() {
+    let (text, rows) = bench_rows(
+        "bench",
+        "--worlds 300 --n 40 --frames 2 --methods auto,grid,sap,x",
+    );
     assert_eq!(rows.len(), 4);
     let pairs = rows[0]["pairs"].as_u64().unwrap();
     assert!(pairs > 0);
@@ -54,24 +63,10 @@ fn bench_worlds_prints_verified_rows_beside_the_loop() {
 
 #[test]
 fn bench_worlds_on_both_backends_verifies_the_gpu_rows() {
-    let dir = crate::common::temp_dir("worlds", "both");
-    let json = dir.join("rows.json");
-    let out = sweepfan()
-        .args(["bench", "--worlds", "200", "--n", "30", "--frames", "1"])
-        .args([
-            "--methods",
-            "auto,grid,min_axis",
-            "--backend",
-            "both",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, rows) = bench_rows(
+        "both",
+        "--worlds 200 --n 30 --frames 1 --methods auto,grid,min_axis --backend both",
+    );
     let gpu: Vec<_> = rows.iter().filter(|r| r["backend"] == "gpu").collect();
     let methods: Vec<_> = gpu.iter().map(|r| r["method"].as_str().unwrap()).collect();
     assert_eq!(methods, ["auto", "grid", "min_axis"], "{rows:?}");
@@ -322,18 +317,10 @@ fn verify_checks_large_worlds_against_methods_that_agree() {
 /// a peer library, which takes no worlds, is refused by name.
 #[test]
 fn bench_worlds_takes_every_method_once() {
-    let dir = crate::common::temp_dir("worlds", "all");
-    let json = dir.join("rows.json");
-    let out = sweepfan()
-        .args(["bench", "--worlds", "3", "--n", "12", "--frames", "1"])
-        .args(["--methods", "sap,all", "--backend", "cpu", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (_, rows) = bench_rows(
+        "all",
+        "--worlds 3 --n 12 --frames 1 --methods sap,all --backend cpu",
+    );
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
     let all: Vec<&str> = ::sweepfan::Method::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names.len(), all.len(), "{names:?}");
