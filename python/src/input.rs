@@ -28,7 +28,10 @@ pub enum Real<'py> {
 /// (ragged lists, objects NumPy cannot convert) becomes a `ValueError` naming `arg`, with the
 /// original as its cause; anything else (`KeyboardInterrupt`, `MemoryError`) propagates as it
 /// is. Masked arrays with a masked entry are refused: `asarray` would drop the mask.
-fn as_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+pub(crate) fn as_array<'py>(
+    arg: &str,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
     let py = obj.py();
     let numpy = py.import("numpy")?;
     let ma = numpy.getattr("ma")?;

@@ -563,10 +563,16 @@ impl PyBroadPhase {
                 });
             }
             let w = frames.worlds.as_mut().expect("made above");
+            // The groups follow `found` and `lost`, emptied above, and `pairs`, which a failed
+            // or interrupted step leaves empty (the tracker keeps the last good frame).
+            w.events = WorldEvents::default();
             let stats = w
                 .batch
                 .find_pairs(&spheres, &ids, Some(&mut w.pairs))
-                .map_err(to_py)?;
+                .map_err(|e| {
+                    w.pairs = WorldPairs::new();
+                    to_py(e)
+                })?;
             if let Some(tracker) = w.tracker.as_mut() {
                 w.events.clone_from(tracker.update(&w.pairs));
                 frames.found = copy_of(w.events.found.pairs())?;

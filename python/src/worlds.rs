@@ -1,7 +1,8 @@
 //! `world_pairs`: many independent worlds in one call (docs/design.md §2.13), by a world id per
 //! sphere or by a batch axis.
 
-use crate::input::arg_error;
+use crate::errors::to_py;
+use crate::input::{arg_error, as_array};
 use crate::interrupt::interruptible;
 use crate::output::pair_array;
 use crate::spheres::{check_spheres, method_name, spheres};
@@ -59,10 +60,7 @@ pub(crate) fn make(
 /// The world ids of `world` for `n` spheres: integers in [0, 2^32 - 1] (2^32 - 1 = SHARED, an
 /// object of every world), one per sphere.
 pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
-    let numpy = world.py().import("numpy")?;
-    let array = numpy
-        .call_method1("asarray", (world,))
-        .map_err(|e| arg_error("world", format!("cannot be read as an array ({e})")))?;
+    let array = as_array("world", world)?;
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
         let dtype: String = array.getattr("dtype")?.str()?.extract()?;
@@ -71,7 +69,6 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
             format!("integer world ids expected, got dtype {dtype}"),
         ));
     }
-    let array = array.cast_into::<numpy::PyUntypedArray>()?;
     if array.ndim() != 1 || array.len() != n {
         return Err(arg_error(
             "world",
@@ -227,9 +224,12 @@ pub(crate) fn batch_input(
                 "give either world= or a batch axis (B, N, 3) in centers, not both",
             ));
         }
-        let array = numpy.call_method1("asarray", (centers,))?;
+        let array = as_array("centers", centers)?;
         let shape: Vec<usize> = array.getattr("shape")?.extract()?;
         let (b, n) = (shape[0], shape[1]);
+        // The ids and spheres of B x N objects are allocated below: refused first where they
+        // cannot fit (a MemoryError, not an abort).
+        check_batch_size(b * n)?;
         if shape[2] != 3 {
             return Err(arg_error(
                 "centers",
@@ -240,7 +240,7 @@ pub(crate) fn batch_input(
             return Err(arg_error("centers", format!("{b} worlds exceed 2^32 - 1")));
         }
         let flat = array.call_method1("reshape", ((b * n, 3),))?;
-        let radii_array = numpy.call_method1("asarray", (radii,))?;
+        let radii_array = as_array("radii", radii)?;
         let radii_ndim: usize = radii_array.getattr("ndim")?.extract()?;
         let radii = if radii_ndim == 2 {
             let rs: Vec<usize> = radii_array.getattr("shape")?.extract()?;
@@ -264,13 +264,13 @@ pub(crate) fn batch_input(
         let Some(world) = world else {
             return Ok(None);
         };
-        let spheres_n: usize = numpy
-            .call_method1("asarray", (centers,))?
+        let spheres_n: usize = as_array("centers", centers)?
             .getattr("shape")?
             .extract::<Vec<usize>>()?
             .first()
             .copied()
             .unwrap_or(0);
+        check_batch_size(spheres_n)?;
         let ids = world_ids(world, spheres_n)?;
         (centers.clone(), radii.clone(), ids)
     };
@@ -281,6 +281,19 @@ pub(crate) fn batch_input(
             format!("{} ids for {} spheres", ids.len(), spheres.len()),
         ));
     }
-    check_spheres(&spheres)?;
+    // An empty batch has no pairs (the library's rule, as an empty scene's in Python).
+    if !spheres.is_empty() {
+        check_spheres(&spheres)?;
+    }
     Ok(Some((spheres, ids)))
+}
+
+/// A batch of `n` objects fits the memory a call may use (none: an empty batch, no pairs).
+fn check_batch_size(n: usize) -> PyResult<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    crate::interrupt::limits()
+        .run(|| sweepfan::broadphase::limits::check_scene_size(n))
+        .map_err(to_py)
 }

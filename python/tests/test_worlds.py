@@ -203,3 +203,62 @@ def test_a_broad_phase_keeps_to_one_kind_of_step():
     # The GPU batches min_axis too.
     gpu = sweepfan.BroadPhase(method="min_axis", backend="gpu")
     assert gpu.step(centers, 1.0, world=[0, 0, 1, 1]).tolist() == [[0, 1], [2, 3]]
+
+
+def test_masked_world_ids_and_batches_are_refused():
+    centers = np.zeros((3, 3), np.float32)
+    world = np.ma.masked_array([0, 5, 1], mask=[0, 1, 0])
+    with pytest.raises(ValueError, match="world.*masked"):
+        sweepfan.world_pairs(centers, 0.5, world)
+    with pytest.raises(ValueError, match="world.*masked"):
+        sweepfan.BroadPhase(backend="cpu").step(centers, 0.5, world=world)
+    batch = np.ma.masked_array(np.zeros((2, 2, 3)), mask=False)
+    batch.mask[0, 1, 0] = True
+    with pytest.raises(ValueError, match="centers.*masked"):
+        sweepfan.world_pairs(batch, 1.0)
+    radii = np.ma.masked_array(np.ones((2, 2)), mask=[[0, 1], [0, 0]])
+    with pytest.raises(ValueError, match="radii.*masked"):
+        sweepfan.world_pairs(np.zeros((2, 2, 3)), radii)
+    # Without a masked entry a masked array is read as its data.
+    unmasked = np.ma.masked_array([0, 0, 1], mask=False)
+    pairs, worlds, offsets = sweepfan.world_pairs(centers, 0.5, unmasked)
+    assert pairs.tolist() == [[0, 1]] and worlds.tolist() == [0, 1]
+
+
+def test_an_empty_batch_has_no_pairs():
+    for centers, world in [(np.zeros((0, 3)), np.zeros(0, int)), (np.zeros((0, 5, 3)), None)]:
+        pairs, worlds, offsets = sweepfan.world_pairs(centers, 1.0, world)
+        assert pairs.shape == (0, 2) and worlds.tolist() == [] and offsets.tolist() == [0]
+        assert sweepfan.world_pairs(centers, 1.0, world, count_only=True) == (0, 0)
+    bp = sweepfan.BroadPhase(backend="cpu", track_events=True)
+    assert bp.step(np.zeros((0, 3)), 1.0, world=np.zeros(0, int)).shape == (0, 2)
+    worlds, offsets = bp.world_groups()
+    assert worlds.tolist() == [] and offsets.tolist() == [0]
+
+
+def test_a_failed_world_step_leaves_consistent_groups():
+    # The GPU grid takes at most GPU_GRID_SHARED_MAX shared objects: past them the step fails.
+    bp = sweepfan.BroadPhase(method="grid", backend="gpu", track_events=True)
+    bp.step(np.zeros((4, 3), np.float32), 1.0, world=[0, 0, 3, 3])
+    too_many = [sweepfan.SHARED] * 18 + [0, 0]
+    with pytest.raises(ValueError):
+        bp.step(np.zeros((20, 3), np.float32), 1.0, world=too_many)
+    for which in ["pairs", "found", "lost"]:
+        worlds, offsets = bp.world_groups(which)
+        assert len(offsets) == len(worlds) + 1 and offsets[-1] == 0, which
+    assert bp.found.shape == (0, 2) and bp.lost.shape == (0, 2)
+    # The next good step's events are against the last good frame.
+    apart = np.array([[0, 0, 0], [0, 0, 0], [10, 0, 0], [20, 0, 0]], np.float32)
+    bp.step(apart, 1.0, world=[0, 0, 3, 3])
+    assert bp.found.tolist() == [] and bp.lost.tolist() == [[2, 3]]
+    worlds, offsets = bp.world_groups("lost")
+    assert worlds.tolist() == [0, 3] and offsets.tolist() == [0, 0, 1]
+
+
+def test_a_batch_past_memory_is_a_memory_error():
+    # A view of one value: B x N objects that the batch's ids and spheres could never hold.
+    centers = np.broadcast_to(np.float32(0), (1 << 20, 1 << 20, 3))
+    with pytest.raises(MemoryError):
+        sweepfan.world_pairs(centers, 1.0, count_only=True)
+    with pytest.raises(MemoryError):
+        sweepfan.BroadPhase(backend="cpu").step(centers, 1.0)

@@ -40,7 +40,13 @@ pub struct WorldPairs {
 }
 
 impl WorldPairs {
-    /// No worlds, no pairs.
+    /// No worlds, no pairs (one offset, 0).
+    ///
+    /// ```
+    /// let none = sweepfan::WorldPairs::new();
+    /// assert_eq!((none.worlds(), none.offsets()), (&[][..], &[0][..]));
+    /// assert_eq!(none.into_parts().2, [0]);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -59,7 +65,12 @@ impl WorldPairs {
     /// `worlds().len() + 1` offsets into [`Self::pairs`]: world `worlds()[k]`'s pairs are
     /// `pairs()[offsets()[k]..offsets()[k + 1]]`.
     pub fn offsets(&self) -> &[usize] {
-        &self.offsets
+        // No world yet (a new list): one offset, 0.
+        if self.offsets.is_empty() {
+            &[0]
+        } else {
+            &self.offsets
+        }
     }
 
     /// The pairs of world `world` (empty for a world with none or not in the input).
@@ -98,7 +109,10 @@ impl WorldPairs {
     }
 
     /// Takes the parts: (pairs, worlds, offsets).
-    pub fn into_parts(self) -> (Vec<Pair>, Vec<u32>, Vec<usize>) {
+    pub fn into_parts(mut self) -> (Vec<Pair>, Vec<u32>, Vec<usize>) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
         (self.pairs, self.worlds, self.offsets)
     }
 
