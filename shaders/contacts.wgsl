@@ -403,10 +403,16 @@ fn box_contacts(inv: Invocation) {
 fn sphere_contact(a: vec4<f32>, b: vec4<f32>) -> Contact {
     var c = no_contact();
     let d = b.xyz - a.xyz;
-    let len = m_length3(d);
+    // The difference scaled by its largest component before its length: squares of components
+    // below about 1e-19 underflow (centres 1e-25 apart had length 0, depth and normal wrong).
+    let s = max(abs(d.x), max(abs(d.y), abs(d.z)));
+    var len = 0.0;
     var n = vec3<f32>(1.0, 0.0, 0.0);
-    if (len > 0.0) {
-        n = d * m_div(1.0, len);
+    if (s > 0.0) {
+        let u = vec3<f32>(m_div(d.x, s), m_div(d.y, s), m_div(d.z, s));
+        let lu = m_length3(u);
+        len = s * lu;
+        n = u * m_div(1.0, lu);
     }
     let depth = a.w + b.w - len;
     let extent = abs(a.x) + abs(a.y) + abs(a.z) + abs(b.x) + abs(b.y) + abs(b.z) + a.w + b.w;

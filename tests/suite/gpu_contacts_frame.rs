@@ -223,8 +223,15 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
     let Some(ctx) = test_gpu() else { return };
     let mut kernel = GpuContacts::new(&ctx).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(21);
-    // Powers of two: the touching pairs below stay exact.
-    for scale in [1.0f32, 1.0 / 1_048_576.0, 1_048_576.0] {
+    // Powers of two: the touching pairs below stay exact. At 2^-70 and 2^-83 (about 1e-25)
+    // the squares of the centres' differences underflow f32.
+    for scale in [
+        1.0f32,
+        1.0 / 1_048_576.0,
+        1_048_576.0,
+        2f32.powi(-70),
+        2f32.powi(-83),
+    ] {
         let mut spheres: Vec<Sphere> = (0..600)
             .map(|_| {
                 let c = Vec3::new(
