@@ -86,7 +86,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Worlds up to this many objects are checked against brute force.
-pub const WORLD_BRUTE_FORCE_MAX: usize = 2048;
+const WORLD_BRUTE_FORCE_MAX: usize = 2048;
 /// A larger world whose two references disagree is decided by brute force up to this many
 /// objects (about 1.25e9 tests); past it the check fails, naming the disagreement.
 const WORLD_BRUTE_FORCE_TIEBREAK_MAX: usize = 50_000;
