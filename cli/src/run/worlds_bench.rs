@@ -96,7 +96,7 @@ pub const WORLD_REFERENCE: &str = "brute force per world (past 2,048 objects: th
      methods, which must agree)";
 
 /// The canonical pairs of one world's spheres, found independently of any batch: brute force
-/// up to [`WORLD_BRUTE_FORCE_MAX`] objects; above, the two CPU methods `auto`'s prices rank
+/// up to 2,048 objects (`WORLD_BRUTE_FORCE_MAX`); above, the two CPU methods `auto`'s prices rank
 /// cheapest on it, which must find the same pairs (one method alone could be the method under
 /// check: the CPU grid once missed a giant's pairs and verified against itself), brute force
 /// deciding where they do not.
