@@ -53,6 +53,8 @@ const EXT_GRID_MAP: u32 = 15u;
 const EXT_GIANTS: u32 = 16u;
 const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = 320u;
+// sap's sweep axis (sap_frame in sort/keys.wgsl).
+const EXT_SAP_AXIS: u32 = 576u;
 // Most giants (GIANTS_MAX in src/cpu/grid/giants.rs).
 const GIANTS_MAX: u32 = 32u;
 // Slots of the giants' list (EXT_GIANTS up to EXT_BINS): the giants and, in a batch of worlds,
@@ -224,17 +226,9 @@ fn ext_max() -> vec3<f32> {
         unordered(atomicLoad(&ext[5])));
 }
 
-// sap: axis of largest centre spread, ties to the lowest axis.
+// sap: its sweep axis, chosen by `sap_frame` (sort/keys.wgsl) after the extents.
 fn sap_axis() -> u32 {
-    let spread = ext_max() - ext_min();
-    var a = 0u;
-    if spread.y > spread[a] {
-        a = 1u;
-    }
-    if spread.z > spread[a] {
-        a = 2u;
-    }
-    return a;
+    return atomicLoad(&ext[EXT_SAP_AXIS]);
 }
 
 // The exponent bin of a radius (giants: bins above the split).

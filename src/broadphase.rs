@@ -56,6 +56,7 @@ pub(crate) mod memory;
 pub use frame::SphereFrame;
 pub mod limits;
 pub(crate) mod radix;
+pub(crate) mod sweep_axis;
 pub(crate) mod world_slots;
 pub mod worlds;
 

@@ -210,6 +210,59 @@ fn grid_frame(inv: Invocation) {
     atomicStore(&ext[EXT_GRID_BITS], word);
 }
 
+// sap's sweep axis into ext[EXT_SAP_AXIS] (docs/design.md §2.6; `broadphase::sweep_axis` in
+// src/broadphase/sweep_axis.rs word for word): the axis of largest centre spread, ties to the
+// lowest, the spread being the range below SWEEP_SAMPLE_FROM objects and, from there, the
+// interdecile range of the SWEEP_SAMPLE centres at positions k * (n / SWEEP_SAMPLE): ranks
+// LO_RANK and HI_RANK of each axis's sample, sorted in workgroup memory (bitonic, every key
+// ordered, so the ranks are the CPU's exactly). One workgroup, after the extents.
+const SWEEP_SAMPLE_FROM: u32 = 4096u;
+const SWEEP_SAMPLE: u32 = 1024u;
+const LO_RANK: u32 = 102u;
+const HI_RANK: u32 = 921u;
+var<workgroup> sample_keys: array<u32, SWEEP_SAMPLE>;
+
+@compute @workgroup_size(256)
+fn sap_frame(inv: Invocation) {
+    var spread = ext_max() - ext_min();
+    if params.n >= SWEEP_SAMPLE_FROM {
+        let step = params.n / SWEEP_SAMPLE;
+        for (var a = 0u; a < 3u; a++) {
+            for (var k = inv.lid; k < SWEEP_SAMPLE; k += WG) {
+                sample_keys[k] = ordered(spheres[k * step][a]);
+            }
+            workgroupBarrier();
+            for (var size = 2u; size <= SWEEP_SAMPLE; size <<= 1u) {
+                for (var half = size >> 1u; half > 0u; half >>= 1u) {
+                    for (var t = inv.lid; t < SWEEP_SAMPLE / 2u; t += WG) {
+                        let i = ((t & ~(half - 1u)) << 1u) | (t & (half - 1u));
+                        let j = i | half;
+                        let x = sample_keys[i];
+                        let y = sample_keys[j];
+                        if (x > y) == ((i & size) == 0u) {
+                            sample_keys[i] = y;
+                            sample_keys[j] = x;
+                        }
+                    }
+                    workgroupBarrier();
+                }
+            }
+            spread[a] = unordered(sample_keys[HI_RANK]) - unordered(sample_keys[LO_RANK]);
+            workgroupBarrier();
+        }
+    }
+    if inv.lid == 0u {
+        var axis = 0u;
+        if spread.y > spread[axis] {
+            axis = 1u;
+        }
+        if spread.z > spread[axis] {
+            axis = 2u;
+        }
+        atomicStore(&ext[EXT_SAP_AXIS], axis);
+    }
+}
+
 // key[i] for the method (mode), value[i] = i; the padding up to params.pad sorts last.
 // With FLAG_MARK, objects whose mark is 0 (dropped by the cascade) get the maximum key so they
 // sort after every survivor and n stays static.

@@ -22,7 +22,10 @@
 use crate::broadphase::Pair;
 use crate::broadphase::check_candidates;
 use crate::error::Result;
-use crate::geom::contact::{Contact, obb_contact, polygon_contact, sphere_contact};
+use crate::geom::contact::{
+    Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
+    sphere_contact,
+};
 use crate::geom::obb::{Obb, obb_frames, validate_obbs};
 use crate::geom::polygon::Polygon;
 use crate::geom::sphere::{Sphere, validate_spheres};
@@ -69,7 +72,10 @@ pub fn obb_contacts(boxes: &[Obb], pairs: &[Pair], out: &mut Vec<Contact>) -> Re
     }
     check_candidates(boxes.len(), pairs)?;
     let frames = obb_frames(boxes);
-    each_pair(pairs, out, |i, j| obb_contact(&frames[i], &frames[j]));
+    each_pair(pairs, out, |i, j| {
+        let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
+        settle(unsettled, || boxes[i].overlaps(&boxes[j]))
+    });
     Ok(())
 }
 
@@ -87,9 +93,7 @@ pub fn polygon_contacts(
     Ok(())
 }
 
-/// Relative tolerance of a device's contacts against the CPU's (times the pair's extent,
-/// `|d|_1` plus the half-extents): both in f32 on the same axes (docs/design.md §4.8).
-pub const CONTACT_REL: f32 = 1.0 / 16384.0;
+pub use crate::geom::contact::CONTACT_REL;
 
 /// How a device's contacts compare with the CPU's ([`compare_obb_contacts`],
 /// [`compare_polygon_contacts`], [`compare_sphere_contacts`]).
@@ -118,10 +122,7 @@ pub fn compare_obb_contacts(
     cpu: &[Contact],
 ) -> ContactCheck {
     compare_contacts(pairs, device, cpu, |[i, j]| {
-        let (a, b) = (&boxes[i as usize], &boxes[j as usize]);
-        (b.center - a.center).abs().element_sum()
-            + a.half_extents.element_sum()
-            + b.half_extents.element_sum()
+        obb_pair_extent(&boxes[i as usize], &boxes[j as usize])
     })
 }
 
@@ -134,13 +135,7 @@ pub fn compare_polygon_contacts(
     cpu: &[Contact],
 ) -> ContactCheck {
     compare_contacts(pairs, device, cpu, |[i, j]| {
-        let far = |p: &Polygon| {
-            p.vertices()
-                .iter()
-                .map(|v| v.abs().element_sum())
-                .fold(0.0, f32::max)
-        };
-        4.0 * far(&polygons[i as usize]).max(far(&polygons[j as usize]))
+        polygon_pair_extent(&polygons[i as usize], &polygons[j as usize])
     })
 }
 

@@ -1,14 +1,15 @@
 //! Sweep and prune (beyond the paper): objects sorted by `(lo, index)` on the axis `A` of
-//! largest centre spread (`max c[a] - min c[a]`, ties to the lowest axis); each object visits
+//! largest centre spread (`broadphase::sweep_axis`: the range, or from 4,096 objects a sample's
+//! interdecile range; ties to the lowest axis); each object visits
 //! the following ones while `lo_j(A) <= hi_i(A)` and tests a pair only if the two boxes also
 //! overlap (closed) on both other axes. `tests` = pairs reaching the sphere test.
 
 use super::axis_order::{AxisOrder, hi, lo};
 use super::emit::PairEmitter;
+use crate::broadphase::sweep_axis::sweep_axis;
 use crate::broadphase::{Clock, Method, Pair, Stats};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
-use glam::Vec4;
 use rayon::prelude::*;
 use web_time::Instant;
 
@@ -26,31 +27,6 @@ impl Sap {
     pub fn new() -> Self {
         Self::default()
     }
-}
-
-/// The axis with the largest spread of centres, ties to the lowest axis.
-pub fn sweep_axis(spheres: &[Sphere]) -> usize {
-    // Each sphere read as one vector (its radius lane ignored): one min and one max each.
-    let bounds =
-        |(lo_a, hi_a): (Vec4, Vec4), (lo_b, hi_b): (Vec4, Vec4)| (lo_a.min(lo_b), hi_a.max(hi_b));
-    let empty = (Vec4::INFINITY, Vec4::NEG_INFINITY);
-    let both = |s: &Sphere| {
-        let v = Vec4::from_array(bytemuck::cast(*s));
-        (v, v)
-    };
-    let (min, max) = if spheres.len() >= 1 << 16 {
-        spheres.par_iter().map(both).reduce(|| empty, bounds)
-    } else {
-        spheres.iter().map(both).fold(empty, bounds)
-    };
-    let spread = (max - min).truncate();
-    let mut axis = 0;
-    for a in 1..3 {
-        if spread[a] > spread[axis] {
-            axis = a;
-        }
-    }
-    axis
 }
 
 super::cpu_broad_phase!(Sap, emitter, |_: &Self| Method::Sap.name());

@@ -16,7 +16,8 @@
 //! A pair that does not touch gets no points and a negative `depth`: minus a lower bound of the
 //! gap (the exact gap for spheres).
 
-use crate::geom::obb::ObbFrame;
+use crate::geom::obb::{Obb, ObbFrame};
+use crate::geom::polygon::Polygon;
 use crate::geom::sphere::Sphere;
 use glam::{DVec3, Vec2, Vec3};
 
@@ -106,8 +107,17 @@ const MIN_EDGE_AXIS: f32 = 1e-3;
 /// separating-axis test's 15 axes give the least overlap; on a face axis the other box's most
 /// opposed face is clipped against the reference face's sides (up to eight points, reduced to
 /// four), on an edge axis the two edges' closest points give one. `shaders/contacts.wgsl`
-/// takes the same steps in the same order.
+/// takes the same steps in the same order. The frames alone cannot tell a pair within the
+/// tolerance of touching (`64 eps` times `|d|_1` plus the half-extents) from one just apart: it
+/// is called touching here; `cpu::contacts::obb_contacts` settles it exactly from the boxes.
 pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
+    obb_contact_unsettled(a, b).0
+}
+
+/// [`obb_contact`], with its least overlap before it was clamped to 0 and its tolerance: a
+/// pair within the tolerance of touching is called touching here, which the caller settles
+/// exactly where it holds the boxes ([`settle`]).
+pub(crate) fn obb_contact_unsettled(a: &ObbFrame, b: &ObbFrame) -> (Contact, f32, f32) {
     let d = b.center() - a.center();
     let (aa, ba) = (a.axis_array(), b.axis_array());
     let scale =
@@ -148,7 +158,7 @@ pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
         let mut c = Contact::along(n, o.max(0.0));
         if o < -tolerance {
             c.depth = o;
-            return c;
+            return (c, o, tolerance);
         }
         // A's edge along A_i furthest along n, B's along B_j furthest along -n.
         let side = |x: f32| if x < 0.0 { -1.0 } else { 1.0 };
@@ -164,14 +174,14 @@ pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
         }
         let (qa, qb) = closest_on_segments(pa, aa[i], a.half(i), pb, ba[j], b.half(j));
         c.push((qa + qb) * 0.5, c.depth, tolerance);
-        return c;
+        return (c, o, tolerance);
     }
     let (o, l, k) = face;
     let n = toward_b(l);
     let mut c = Contact::along(n, o.max(0.0));
     if o < -tolerance {
         c.depth = o;
-        return c;
+        return (c, o, tolerance);
     }
     // The reference box holds the face, its normal `nr` towards the incident box.
     let (reference, incident, nr) = if k < 3 { (a, b, n) } else { (b, a, -n) };
@@ -194,7 +204,7 @@ pub fn obb_contact(a: &ObbFrame, b: &ObbFrame) -> Contact {
     for q in reduced(&kept, nr) {
         c.push(kept.p[q], kept.depth[q], tolerance);
     }
-    c
+    (c, o, tolerance)
 }
 
 /// Up to eight points (a quadrilateral clipped by four planes) with a depth each, on the stack.
@@ -349,7 +359,16 @@ fn closest_on_segments(pa: Vec3, da: Vec3, ea: f32, pb: Vec3, db: Vec3, eb: f32)
 /// [`crate::geom::polygon::Polygon`]), in the plane z = 0: the edge of least overlap over both
 /// polygons' edge normals (the first's on a tie) is the reference; the other polygon's most
 /// opposed edge, clipped to the reference edge's span, gives up to two points.
+/// A pair within the tolerance of touching is settled by the exact separating-axis test.
 pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
+    settle(polygon_contact_unsettled(a, b), || {
+        crate::geom::sat::polygons_overlap(a, b)
+    })
+}
+
+/// [`polygon_contact`] before its settling: with its least overlap (minus the largest
+/// separation) and tolerance, as [`obb_contact_unsettled`].
+fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
     let extent = |p: &[Vec2]| {
         let (lo, hi) = p
             .iter()
@@ -368,7 +387,7 @@ pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
     let mut c = Contact::along(n.extend(0.0), (-separation).max(0.0));
     if separation > tolerance {
         c.depth = -separation;
-        return c;
+        return (c, -separation, tolerance);
     }
     // The incident edge: the one whose normal is most opposed to nr.
     let count = incident.len();
@@ -408,6 +427,64 @@ pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
     }
     for (p, s) in kept {
         c.push((p - nr * (s * 0.5)).extend(0.0), (-s).max(0.0), tolerance);
+    }
+    (c, -separation, tolerance)
+}
+
+/// Relative tolerance of a device's contacts against the CPU's (times the pair's extent,
+/// `|d|_1` plus the half-extents): both in f32 on the same axes (docs/design.md §4.8).
+pub const CONTACT_REL: f32 = 1.0 / 16384.0;
+
+/// The scale of two boxes' contact rounding: `|d|_1` plus both half-extents.
+pub(crate) fn obb_pair_extent(a: &Obb, b: &Obb) -> f32 {
+    (b.center - a.center).abs().element_sum()
+        + a.half_extents.element_sum()
+        + b.half_extents.element_sum()
+}
+
+/// The scale of two polygons' contact rounding: four times the largest `|v|_1` of their
+/// vertices.
+pub(crate) fn polygon_pair_extent(a: &Polygon, b: &Polygon) -> f32 {
+    let far = |p: &Polygon| {
+        p.vertices()
+            .iter()
+            .map(|v| v.abs().element_sum())
+            .fold(0.0, f32::max)
+    };
+    4.0 * far(a).max(far(b))
+}
+
+/// A device's contacts of `pairs` settled as the CPU settles its own: a pair the device calls
+/// touching within [`CONTACT_REL`] of the pair's `extent` takes `settled` (the CPU's contact,
+/// exact about touching) where that finds it apart. Few pairs lie so near.
+pub(crate) fn settle_device_contacts(
+    contacts: &mut [Contact],
+    pairs: &[[u32; 2]],
+    extent: impl Fn(usize, usize) -> f32,
+    settled: impl Fn(usize, usize) -> Contact,
+) {
+    for (c, &[i, j]) in contacts.iter_mut().zip(pairs) {
+        let (i, j) = (i as usize, j as usize);
+        if c.count > 0 && c.depth <= CONTACT_REL * extent(i, j) {
+            let cpu = settled(i, j);
+            if cpu.count == 0 {
+                *c = cpu;
+            }
+        }
+    }
+}
+
+/// A contact whose least overlap `least` lies within `tolerance` of 0 (where the f32 test
+/// cannot tell touching from apart) with its pair's touching decided by `touches` (the exact
+/// test): a pair that does not touch gets no points and depth `least`, or `-0.0` where rounding
+/// made it 0 or more (docs/design.md §4.8).
+pub(crate) fn settle(
+    (mut c, least, tolerance): (Contact, f32, f32),
+    touches: impl FnOnce() -> bool,
+) -> Contact {
+    if c.count > 0 && least <= tolerance && !touches() {
+        c.count = 0;
+        c.depth = least.min(-0.0);
     }
     c
 }

@@ -12,7 +12,10 @@
 
 use crate::broadphase::Pair;
 use crate::error::{Error, Exceeds, Result};
-use crate::geom::contact::Contact;
+use crate::geom::contact::{
+    Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
+    settle_device_contacts,
+};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::{Sphere, validate_spheres};
@@ -175,7 +178,18 @@ impl GpuContacts {
         let frames = obb_frames(boxes);
         let shapes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
         self.host_run(ctx, 0, &shapes, boxes.len(), pairs, out)
-            .await
+            .await?;
+        // Pairs the caller gave may lie just apart: those near touching are settled exactly.
+        settle_device_contacts(
+            out,
+            pairs,
+            |i, j| obb_pair_extent(&boxes[i], &boxes[j]),
+            |i, j| {
+                let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
+                settle(unsettled, || boxes[i].overlaps(&boxes[j]))
+            },
+        );
+        Ok(())
     }
 
     /// The contacts of sphere pairs, as [`Self::obb_contacts`] (`cpu::contacts::sphere_contacts`
@@ -234,7 +248,14 @@ impl GpuContacts {
             bytemuck::cast_slice::<u32, u8>(&set.offsets),
         ];
         self.host_run(ctx, 2, &shapes, polygons.len(), pairs, out)
-            .await
+            .await?;
+        settle_device_contacts(
+            out,
+            pairs,
+            |i, j| polygon_pair_extent(&polygons[i], &polygons[j]),
+            |i, j| polygon_contact(polygons[i].vertices(), polygons[j].vertices()),
+        );
+        Ok(())
     }
 
     /// Uploads the host's shapes (`kernel`: 0 boxes, 1 spheres, 2 polygons) and pairs, runs the

@@ -136,7 +136,7 @@ pub fn find_pairs(
         host.merge(done.host);
     }
     let begun = Instant::now();
-    let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, store.then_some(&mut found));
+    let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, store.then_some(&mut found))?;
     host.add("giants", begun.elapsed().as_secs_f64());
     tests += giant_tests;
     pairs += giant_pairs;
@@ -277,6 +277,7 @@ fn run_tiles(
         if total.found.is_empty() {
             total.found = d.found;
         } else {
+            reserve_pairs(&mut total.found, d.found.len())?;
             total.found.extend_from_slice(&d.found);
         }
     }
@@ -464,7 +465,10 @@ fn worker(
                 done.host.add_part(&stats);
                 let begun = Instant::now();
                 let found = store.then_some(&mut done.found);
-                done.pairs += keep_pairs(&tile, &local, &current.ids, found);
+                match keep_pairs(&tile, &local, &current.ids, found) {
+                    Ok(pairs) => done.pairs += pairs,
+                    Err(e) => failure = Some(e),
+                }
                 done.host.add("keep", begun.elapsed().as_secs_f64());
             }
             Err(Error::TooLarge {
@@ -538,7 +542,12 @@ fn gather(
 
 /// Counts the pairs of `local` (a part's pairs, local indices) that `tile` keeps, and pushes
 /// them to `found` by global index (`ids`), `i < j`, when asked.
-fn keep_pairs(tile: &Tile, local: &[Pair], ids: &[u32], found: Option<&mut Vec<Pair>>) -> u64 {
+fn keep_pairs(
+    tile: &Tile,
+    local: &[Pair],
+    ids: &[u32],
+    found: Option<&mut Vec<Pair>>,
+) -> Result<u64> {
     let kept = |&[a, b]: &Pair| {
         let (p, q) = (a.min(b), a.max(b));
         tile.keeps(p, q).then(|| {
@@ -549,26 +558,55 @@ fn keep_pairs(tile: &Tile, local: &[Pair], ids: &[u32], found: Option<&mut Vec<P
     let parallel = local.len() >= PARALLEL_PART;
     match found {
         Some(found) => {
+            // Room for every pair of the part first: the list's growth is the run's largest
+            // allocation, and a failed one aborts the process.
+            reserve_pairs(found, local.len())?;
             let before = found.len();
             if parallel {
                 found.par_extend(local.par_iter().filter_map(kept));
             } else {
                 found.extend(local.iter().filter_map(kept));
             }
-            (found.len() - before) as u64
+            Ok((found.len() - before) as u64)
         }
-        None if parallel => local.par_iter().filter(|&p| kept(p).is_some()).count() as u64,
-        None => local.iter().filter(|&p| kept(p).is_some()).count() as u64,
+        None if parallel => Ok(local.par_iter().filter(|&p| kept(p).is_some()).count() as u64),
+        None => Ok(local.iter().filter(|&p| kept(p).is_some()).count() as u64),
     }
+}
+
+/// Room in `list` for `more` pairs, or the host-memory error where the allocator refuses it
+/// (under an address-space limit, `ulimit -v`, the estimate that chose the parts can fall short
+/// of what the pairs take; a refusal ends the run with a message where the failed growth
+/// aborted it).
+fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
+    if list.try_reserve(more).is_ok() || list.try_reserve_exact(more).is_ok() {
+        return Ok(());
+    }
+    let needed = (list.len() as u64 + more as u64) * size_of::<Pair>() as u64;
+    let usable = crate::broadphase::memory::available().map(|a| a.usable());
+    Err(Error::too_large(
+        crate::error::Exceeds::HostMemory { needed, usable },
+        format!(
+            "storing the pairs found ({} so far, up to {more} more) needs about {} of memory, \
+             which the allocator refused; count the pairs without storing them, or use fewer \
+             objects",
+            list.len(),
+            crate::broadphase::memory::human(needed)
+        ),
+    ))
 }
 
 /// The giants' pass: each giant against every other object (each giant pair once); returns
 /// (tests, pairs) and pushes the pairs when asked.
-fn giant_pass(spheres: &[Sphere], giants: &[u32], out: Option<&mut Vec<Pair>>) -> (u64, u64) {
+fn giant_pass(
+    spheres: &[Sphere],
+    giants: &[u32],
+    out: Option<&mut Vec<Pair>>,
+) -> Result<(u64, u64)> {
     let n = spheres.len() as u64;
     let g = giants.len() as u64;
     if g == 0 {
-        return (0, 0);
+        return Ok((0, 0));
     }
     let is_giant = |i: u32| giants.binary_search(&i).is_ok();
     let touching: Vec<Pair> = giants
@@ -587,7 +625,8 @@ fn giant_pass(spheres: &[Sphere], giants: &[u32], out: Option<&mut Vec<Pair>>) -
     let tests = g * (n - g) + g * (g - 1) / 2;
     let pairs = touching.len() as u64;
     if let Some(out) = out {
+        reserve_pairs(out, touching.len())?;
         out.extend_from_slice(&touching);
     }
-    (tests, pairs)
+    Ok((tests, pairs))
 }

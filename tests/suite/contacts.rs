@@ -495,3 +495,51 @@ fn batched_contacts_follow_the_pairs_and_refuse_bad_input() {
     obb_contacts(&[], &[], &mut out).unwrap();
     assert!(out.is_empty());
 }
+
+/// A pair apart by less than the f32 test's tolerance gets no points and a negative depth (the
+/// exact test decides, as `obb_pairs` and `polygon_pairs` do); touching exactly and overlapping
+/// by one unit in the last place keep their points. Unit cubes 3e-5 apart once got depth 0 and
+/// four points, contradicting the pair lists.
+#[test]
+fn pairs_apart_within_the_tolerance_get_no_points() {
+    let up = |x: f32| f32::from_bits(x.to_bits() + 1);
+    let down = |x: f32| f32::from_bits(x.to_bits() - 1);
+    let unit = |x: f32, turn: Quat| Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::ONE, turn);
+    let quarter = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    for (x, turn, touching) in [
+        (2.0 + 3e-5, Quat::IDENTITY, false),
+        (up(2.0), Quat::IDENTITY, false),
+        (2.0, Quat::IDENTITY, true),
+        (down(2.0), Quat::IDENTITY, true),
+        (2.0 + 3e-5, quarter, false),
+        (1.99999, quarter, true),
+    ] {
+        let boxes = [unit(0.0, Quat::IDENTITY), unit(x, turn)];
+        assert_eq!(boxes[0].overlaps(&boxes[1]), touching, "x = {x}");
+        let mut out = Vec::new();
+        obb_contacts(&boxes, &[[0, 1]], &mut out).unwrap();
+        let c = out[0];
+        if touching {
+            assert!(c.count > 0 && c.depth >= 0.0, "x = {x}: {c:?}");
+        } else {
+            assert!(c.count == 0 && c.depth.is_sign_negative(), "x = {x}: {c:?}");
+        }
+    }
+    // Polygons: unit squares 1e-5 and one unit in the last place apart, and touching.
+    let square = |x: f32| {
+        let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
+        Polygon::new(0, &v).unwrap()
+    };
+    for (x, touching) in [(1.0 + 1e-5, false), (up(1.0), false), (1.0, true)] {
+        let polygons = [square(0.0), square(x)];
+        assert_eq!(polygons[0].overlaps(&polygons[1]), touching, "x = {x}");
+        let mut out = Vec::new();
+        polygon_contacts(&polygons, &[[0, 1]], &mut out).unwrap();
+        let c = out[0];
+        if touching {
+            assert!(c.count > 0 && c.depth >= 0.0, "x = {x}: {c:?}");
+        } else {
+            assert!(c.count == 0 && c.depth.is_sign_negative(), "x = {x}: {c:?}");
+        }
+    }
+}

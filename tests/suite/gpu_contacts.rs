@@ -127,3 +127,39 @@ fn gpu_box_contacts_refuse_bad_input_and_take_none() {
     gpu.obb_contacts(&ctx, &apart, &[[0, 1]], &mut out).unwrap();
     assert_eq!((out[0].count, out[0].depth), (0, -0.5));
 }
+
+/// The caller's pairs just apart (within the device's f32 tolerance of touching) get no points
+/// and a negative depth on the GPU too, as on the CPU; touching pairs keep theirs.
+#[test]
+fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
+    use glam::{Vec2, Vec3};
+    use sweepfan::Polygon;
+    let Some(ctx) = test_gpu() else { return };
+    let mut gpu = GpuContacts::new(&ctx).unwrap();
+    let up = |x: f32| f32::from_bits(x.to_bits() + 1);
+    let unit = |x: f32| Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::ONE, Quat::IDENTITY);
+    let boxes = [unit(0.0), unit(2.0 + 3e-5), unit(up(2.0)), unit(2.0)];
+    let pairs: Vec<Pair> = vec![[0, 1], [0, 2], [0, 3]];
+    let mut out = Vec::new();
+    gpu.obb_contacts(&ctx, &boxes, &pairs, &mut out).unwrap();
+    for (c, apart) in out.iter().zip([true, true, false]) {
+        assert_eq!(c.count == 0, apart, "{c:?}");
+        assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
+    }
+    let square = |x: f32| {
+        let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
+        Polygon::new(0, &v).unwrap()
+    };
+    let polygons = [
+        square(0.0),
+        square(1.0 + 1e-5),
+        square(up(1.0)),
+        square(1.0),
+    ];
+    gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
+        .unwrap();
+    for (c, apart) in out.iter().zip([true, true, false]) {
+        assert_eq!(c.count == 0, apart, "{c:?}");
+        assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
+    }
+}

@@ -176,7 +176,7 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
     // Giants are tested against everything in their reach: count them as reaching every
     // object (an upper bound, and giants are few).
     let sampled_giant_pairs = sampled_giants as f64 * m as f64;
-    let sweep = sweep_axis(facts.lo, facts.hi);
+    let sweep = crate::broadphase::sweep_axis::sweep_axis(spheres);
     let by_axis = |axis: usize| SortedIntervals::new(&sample, axis);
     let (on_sweep, on_x) = (by_axis(sweep), by_axis(0));
     // Each large object against the sampled ordinary ones, scaled, and the large ones among
@@ -443,10 +443,4 @@ fn box_cells(lo: Vec3, hi: Vec3, radius: f32) -> f64 {
     (0..3)
         .map(|a| (f64::from(hi[a]) - f64::from(lo[a])) / side + 1.0)
         .product()
-}
-
-/// The axis of largest centre spread (ties to the lowest), as sap takes it.
-fn sweep_axis(lo: Vec3, hi: Vec3) -> usize {
-    let spread = hi - lo;
-    (1..3).fold(0, |a, b| if spread[b] > spread[a] { b } else { a })
 }

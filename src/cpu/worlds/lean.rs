@@ -34,7 +34,7 @@ pub(super) fn sweep_world(
     use crate::cpu::axis_order::lo;
     use crate::cpu::keys::{index_of, pack};
     use glam::{Mat4, Vec4};
-    let axis = crate::cpu::sap::sweep_axis(local);
+    let axis = crate::broadphase::sweep_axis::sweep_axis(local);
     let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
     let SweepScratch {
         keys,

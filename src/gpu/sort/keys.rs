@@ -19,7 +19,7 @@ pub enum KeyMode {
 
 crate::gpu::context::entry_pipelines! {
     pub struct Keys = "sort/keys.wgsl" [
-        extents, grid_frame, make_keys, world_keys, unrank_dropped, origin_of_sorted, gather,
+        extents, grid_frame, sap_frame, make_keys, world_keys, unrank_dropped, origin_of_sorted, gather,
         bucket_starts
     ]
 }
@@ -28,8 +28,9 @@ crate::gpu::context::entry_pipelines! {
 /// encodings); the rest of its [`EXTENTS_WORDS`] start at 0.
 pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
 /// Words of the extents buffer (`ext` in `shaders/frame.wgsl`): the extents, the grid's giants
-/// and the radius histogram (256 counts from word 64, 256 maxima from word 320).
-pub const EXTENTS_WORDS: u64 = 576;
+/// and the radius histogram (256 counts from word 64, 256 maxima from word 320), sap's axis
+/// (word 576).
+pub const EXTENTS_WORDS: u64 = 577;
 /// Most workgroups of the extents: twice [`FILL_INVOCATIONS`] threads, enough to fill a large
 /// GPU, while the global atomics (7 same-word ones per workgroup) stay below 7,168 whatever n
 /// is (docs/design.md §9.17). Before, one workgroup per 256 spheres made 458,752 at 16M.
@@ -65,6 +66,23 @@ impl Keys {
             ..Params::n(1)
         };
         rec.launch(&self.grid_frame, params, &[(2, ext), (9, occupied)], 256)
+    }
+
+    /// sap's sweep axis of `n` spheres into the extents (one workgroup, after
+    /// [`Self::extents`]; `broadphase::sweep_axis`'s rule, docs/design.md §2.6).
+    pub fn sap_frame(
+        &self,
+        rec: &mut Recorder<'_, '_>,
+        n: u32,
+        spheres: &wgpu::Buffer,
+        ext: &wgpu::Buffer,
+    ) -> Result<()> {
+        rec.launch(
+            &self.sap_frame,
+            Params::n(n),
+            &[(2, ext), (3, spheres)],
+            256,
+        )
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -277,6 +295,73 @@ mod tests {
             for (w, (g, e)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g, e, "n = {n}: extents word {w}");
             }
+        }
+    }
+
+    /// `sap_frame`'s axis against `broadphase::sweep_axis` (whose own tests check the rule by
+    /// hand): the range below 4,096 objects, the sample's deciles from there; outliers that
+    /// set one axis's range, exact ties, a sample whose objects alone are spread, one object.
+    #[test]
+    fn the_sap_axis_is_the_cpus() {
+        use crate::broadphase::sweep_axis::sweep_axis;
+        use crate::geom::sphere::Sphere;
+        let Some(ctx) = test_gpu() else { return };
+        let keys = Keys::new(&ctx).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let mut layer = |n: usize, size: [f32; 3], far: usize, axis: usize| {
+            let mut spheres: Vec<Sphere> = (0..n)
+                .map(|_| {
+                    let c = size.map(|s| rng.random_range(0.0..=s));
+                    Sphere::new(glam::Vec3::from_array(c), 0.05)
+                })
+                .collect();
+            for s in spheres
+                .iter_mut()
+                .step_by((n / far.max(1)).max(1))
+                .take(far)
+            {
+                s.center[axis] = 1e6;
+            }
+            spheres
+        };
+        let diagonal = |n: usize, y: f32| -> Vec<Sphere> {
+            (0..n)
+                .map(|t| Sphere::new(glam::Vec3::new(t as f32, y * t as f32, -(t as f32)), 1.0))
+                .collect()
+        };
+        let strided: Vec<Sphere> = (0..3 * 1024 + 2)
+            .map(|i| {
+                let x = if i % 3 == 0 { (i / 3) as f32 } else { 1e9 };
+                Sphere::new(glam::Vec3::new(x, i as f32 / 1000.0, 0.0), 1.0)
+            })
+            .collect();
+        let scenes = [
+            (layer(1, [1.0; 3], 0, 0), 0),
+            (layer(4095, [100.0, 50.0, 0.01], 1, 2), 2),
+            (layer(4096, [100.0, 50.0, 0.01], 1, 2), 0),
+            (layer(20_000, [0.01, 50.0, 100.0], 300, 0), 2),
+            (layer(100_003, [5.0, 50.0, 0.01], 2_000, 2), 1),
+            (layer(70_000, [3.0, 2.0, 1.0], 0, 0), 0),
+            (diagonal(5000, 1.0), 0),
+            (diagonal(5000, -2.0), 1),
+            (strided, 0),
+        ];
+        for (k, (spheres, want)) in scenes.iter().enumerate() {
+            assert_eq!(sweep_axis(spheres), *want, "scene {k}: the CPU's axis");
+            let sb = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("spheres"),
+                contents: bytemuck::cast_slice(spheres),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+            let ext = extents_buffer(&ctx);
+            let n = spheres.len() as u32;
+            run_stage(&ctx, 2, |rec| {
+                keys.extents(rec, n, &sb, &ext)?;
+                keys.sap_frame(rec, n, &sb, &ext)
+            })
+            .unwrap();
+            let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
+            assert_eq!(got[576] as usize, *want, "scene {k}: the GPU's axis");
         }
     }
 

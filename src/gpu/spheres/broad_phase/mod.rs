@@ -343,8 +343,13 @@ impl GpuBroadPhase {
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             store,
         };
-        Recorder::begin(ctx, &mut enc, timer, arena, "extents")
-            .record(|rec| self.keys.extents(rec, n, &res.spheres, &self.ext))?;
+        Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
+            self.keys.extents(rec, n, &res.spheres, &self.ext)?;
+            if self.method == Method::Sap {
+                self.keys.sap_frame(rec, n, &res.spheres, &self.ext)?;
+            }
+            Ok(())
+        })?;
         let key_params = |mode: KeyMode, axis: u32, use_mark: bool| KeyParams {
             n,
             pad: n,
