@@ -344,6 +344,49 @@ pub fn ids(arg: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
     integers(arg, obj, u64::MAX, None)
 }
 
+/// A list or tuple of Python ints read as they are (NumPy would make a list mixing values past
+/// 2^63 with smaller ones float64, and refuse it as not integers), each in `0..=max`; `None`
+/// for anything else (read as an array).
+fn python_ints(
+    arg: &str,
+    obj: &Bound<'_, PyAny>,
+    max: u64,
+    most: Option<(usize, &str)>,
+) -> PyResult<Option<Vec<u64>>> {
+    use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+    if items.is_empty()
+        || !items
+            .iter()
+            .all(|v| v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>())
+    {
+        return Ok(None);
+    }
+    if let Some((most, why)) = most
+        && items.len() > most
+    {
+        return Err(arg_error(
+            arg,
+            format!("{} entries, at most {most} ({why})", items.len()),
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(row, v)| match v.extract::<u64>() {
+            Ok(v) if v <= max => Ok(v),
+            _ => Err(arg_error(
+                arg,
+                format!("row {row}: {} is outside 0..={max}", v.str()?),
+            )),
+        })
+        .collect::<PyResult<Vec<u64>>>()
+        .map(Some)
+}
+
 /// Reads `obj` as a one-dimensional array of integers, each in `0..=max`.
 fn integers(
     arg: &str,
@@ -351,6 +394,9 @@ fn integers(
     max: u64,
     most: Option<(usize, &str)>,
 ) -> PyResult<Vec<u64>> {
+    if let Some(values) = python_ints(arg, obj, max, most)? {
+        return Ok(values);
+    }
     let numpy = obj.py().import("numpy")?;
     let array = as_array(arg, obj)?;
     if array.ndim() != 1 {

@@ -487,8 +487,10 @@ impl PyBroadPhase {
     }
 
     /// method="auto": (method, reason) of the last step (it chooses on the first step, when
-    /// the number of spheres changes and every 32 steps; with track_events=True it keeps its
-    /// first choice); None before the first step, after an empty one and for a named method.
+    /// the number of spheres changes and every 32 steps; with track_events=True on the GPU,
+    /// whose events are the device's, it keeps its first choice and reason even as the number
+    /// of spheres grows: name a method where the first step is not typical); None before the
+    /// first step, after an empty one and for a named method.
     #[getter]
     fn choice(&self, py: Python<'_>) -> Option<(String, String)> {
         py.detach(|| {

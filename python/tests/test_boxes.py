@@ -78,6 +78,16 @@ def test_bad_boxes_name_the_id_and_change_nothing():
     assert len(bp) == 2
     found, lost = bp.update()
     assert found.tolist() == [[1, 2]] and lost.shape == (0, 2)
+    # A list of Python ints is read as ints: NumPy would make one mixing values past 2^63 with
+    # smaller ones float64.
+    with pytest.raises(ValueError, match=r"ids: row 1: 18446744073709551616 is outside"):
+        bp.set([7, 2**64], np.zeros((2, 3)), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="ids: row 0: -3 is outside"):
+        bp.set((-3,), np.zeros((1, 3)), np.ones((1, 3)))
+    assert len(bp) == 2
+    bp.set([2**63, 7], np.zeros((2, 3)), np.ones((2, 3)))
+    found, _ = bp.update()
+    assert found.tolist() == [[1, 7], [1, 2**63], [2, 7], [2, 2**63], [7, 2**63]]
 
 
 def test_boxes_in_worlds_pair_only_within_a_world(backend):

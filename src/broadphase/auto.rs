@@ -21,8 +21,11 @@
 //! [`Auto`] is a [`BroadPhase`] that chooses on its first frame, when the number of objects
 //! changes and every [`RECHOOSE_EVERY`] frames (a moving scene may change character), keeps the
 //! methods it built (their buffers and, on the GPU, pipelines), and reports its choice in
-//! [`Stats::chosen`]. While frame events are tracked by the backend it keeps its first choice:
-//! a backend's events compare a frame with that same backend's previous frame.
+//! [`Stats::chosen`]. While frame events are tracked by the backend (the GPU's, on the device)
+//! it keeps its first choice, even as the object count changes: a backend's events compare a
+//! frame with that same backend's previous frame. (A first frame of 10 objects keeps
+//! `brute_force` for later frames of 20,000: name a method where the first frame is not
+//! typical.) On the CPU the events are the host's and it chooses again.
 
 use crate::broadphase::{Backend, BroadPhase, Diagnostics, FrameEvents, Method, Pair, Stats};
 use crate::error::Result;

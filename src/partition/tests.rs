@@ -450,3 +450,25 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     );
     assert_eq!(failing.finishes, 3);
 }
+
+/// Room the allocator refuses for the pairs is a host-memory error, not an abort (under
+/// `ulimit -v` the pair list's growth once aborted a run in parts).
+#[test]
+fn pairs_the_allocator_cannot_hold_are_an_error() {
+    let mut list: Vec<crate::broadphase::Pair> = vec![[0, 1]];
+    let err = super::reserve_pairs(&mut list, usize::MAX / 16).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            crate::error::Error::TooLarge {
+                exceeds: crate::error::Exceeds::HostMemory { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("storing the pairs found"), "{err}");
+    assert_eq!(list, [[0, 1]]);
+    super::reserve_pairs(&mut list, 10).unwrap();
+    assert!(list.capacity() >= 11);
+}
