@@ -486,11 +486,11 @@ impl PyBroadPhase {
         py.detach(|| lock(&self.frames).tests)
     }
 
-    /// method="auto": (method, reason) of the last step (it chooses on the first step, when
-    /// the number of spheres changes and every 32 steps; with track_events=True on the GPU,
-    /// whose events are the device's, it keeps its first choice and reason even as the number
-    /// of spheres grows: name a method where the first step is not typical); None before the
-    /// first step, after an empty one and for a named method.
+    /// method="auto": (method, reason) of the method that ran the last step (it chooses on the
+    /// first step, when the number of spheres changes and every 32 steps; with
+    /// track_events=True on the GPU, whose events are the device's, a new choice runs from the
+    /// step after the one it was made on); None before the first step, after an empty one and
+    /// for a named method.
     #[getter]
     fn choice(&self, py: Python<'_>) -> Option<(String, String)> {
         py.detach(|| {

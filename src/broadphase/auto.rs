@@ -21,11 +21,13 @@
 //! [`Auto`] is a [`BroadPhase`] that chooses on its first frame, when the number of objects
 //! changes and every [`RECHOOSE_EVERY`] frames (a moving scene may change character), keeps the
 //! methods it built (their buffers and, on the GPU, pipelines), and reports its choice in
-//! [`Stats::chosen`]. While frame events are tracked by the backend (the GPU's, on the device)
-//! it keeps its first choice, even as the object count changes: a backend's events compare a
-//! frame with that same backend's previous frame. (A first frame of 10 objects keeps
-//! `brute_force` for later frames of 20,000: name a method where the first frame is not
-//! typical.) On the CPU the events are the host's and it chooses again.
+//! [`Stats::chosen`]. While frame events are tracked by the backend (the GPU's, on the device),
+//! a method's events compare a frame with that same method's previous frame: a new choice made
+//! on a frame does not run it; the method that ran the frame before gives its pairs and events,
+//! then the new one runs it too (its events dropped) and takes over from the next frame, whose
+//! events it then compares with this one. The frame of a switch costs both methods. (Before,
+//! the first choice stayed: a first frame of 10 objects kept `brute_force` for frames of
+//! 20,000, 13-20 s a step on lavapipe against 0.25 s.)
 
 use crate::broadphase::{Backend, BroadPhase, Diagnostics, FrameEvents, Method, Pair, Stats};
 use crate::error::Result;
@@ -217,10 +219,13 @@ pub struct Auto {
     /// Objects of the frame the choice was made for, and frames since.
     chosen_for: usize,
     frames_since: u64,
-    /// Whether frame events are asked of the backend (then the first choice stays).
+    /// Whether frame events are asked of the backend (then a new choice takes over after the
+    /// frame it was made on, module docs).
     events: bool,
     /// An empty frame came before any choice while events were on: its events (none) are due.
     empty_events_due: bool,
+    /// The events of the frame a new choice was made on, from the method that ran it.
+    switched_events: Option<FrameEvents>,
 }
 
 impl Auto {
@@ -237,6 +242,7 @@ impl Auto {
             frames_since: 0,
             events: false,
             empty_events_due: false,
+            switched_events: None,
         }
     }
 
@@ -247,6 +253,10 @@ impl Auto {
 
     fn inner(&mut self) -> Option<&mut Box<dyn BroadPhase + Send>> {
         let method = self.current.as_ref()?.method;
+        self.built_mut(method)
+    }
+
+    fn built_mut(&mut self, method: Method) -> Option<&mut Box<dyn BroadPhase + Send>> {
         self.built
             .iter_mut()
             .find(|(m, _)| *m == method)
@@ -261,22 +271,8 @@ impl Auto {
             .map(|(_, b)| b.as_ref())
     }
 
-    /// Chooses for this frame (module docs) and builds the method if needed.
-    fn prepare(&mut self, spheres: &[Sphere]) -> Result<()> {
-        let stale = self.current.is_none()
-            || (!self.events
-                && (self.chosen_for != spheres.len() || self.frames_since >= RECHOOSE_EVERY));
-        if stale {
-            self.current = Some(choose_from(&survey(spheres), &self.costs));
-            self.chosen_for = spheres.len();
-            self.frames_since = 0;
-        }
-        self.frames_since += 1;
-        let method = self
-            .current
-            .as_ref()
-            .map(|c| c.method)
-            .expect("chosen above");
+    /// Builds `method` unless it is built (tracking events where they are on).
+    fn ensure_built(&mut self, method: Method) -> Result<()> {
         if !self.built.iter().any(|(m, _)| *m == method) {
             let mut broad = (self.build)(method)?;
             if self.events {
@@ -285,6 +281,51 @@ impl Auto {
             self.built.push((method, broad));
         }
         Ok(())
+    }
+
+    /// Chooses for this frame (module docs) and builds the method if needed. With events
+    /// tracked by the backend a different new choice is returned instead of taken: the current
+    /// method runs this frame (its events compare with its previous frame), then the new one.
+    fn prepare(&mut self, spheres: &[Sphere]) -> Result<Option<Choice>> {
+        let stale = self.current.is_none()
+            || self.chosen_for != spheres.len()
+            || self.frames_since >= RECHOOSE_EVERY;
+        let mut switch = None;
+        if stale {
+            let choice = choose_from(&survey(spheres), &self.costs);
+            self.chosen_for = spheres.len();
+            self.frames_since = 0;
+            match &self.current {
+                Some(c) if self.events && c.method != choice.method => switch = Some(choice),
+                _ => self.current = Some(choice),
+            }
+        }
+        self.frames_since += 1;
+        let method = self
+            .current
+            .as_ref()
+            .map(|c| c.method)
+            .expect("chosen above");
+        self.ensure_built(method)?;
+        Ok(switch)
+    }
+
+    /// After the current method ran `spheres` with events: `next` runs them too (its events,
+    /// every pair found, dropped), so its next frame's events compare with this one, and takes
+    /// over; the current method's events of this frame stay due. Where `next` fails, the
+    /// current method stays (its events are whole) and is asked again at the next choice.
+    fn switch_to(&mut self, next: Choice, spheres: &[Sphere]) {
+        self.switched_events = self.inner().and_then(|b| b.take_events());
+        let primed = self.ensure_built(next.method).and_then(|()| {
+            let broad = self.built_mut(next.method).expect("built above");
+            // Stored: a backend counting only keeps no list to compare the next frame with.
+            broad.find_pairs_validated(spheres, Some(&mut Vec::new()))?;
+            broad.take_events();
+            Ok(())
+        });
+        if primed.is_ok() {
+            self.current = Some(next);
+        }
     }
 }
 
@@ -302,8 +343,8 @@ impl BroadPhase for Auto {
         self.inner_ref()?.diagnostics()
     }
 
-    /// Events by the backend: on only where the chosen method's backend can; the first choice
-    /// then stays for every later frame (module docs).
+    /// Events by the backend: on only where the chosen method's backend can; a new choice then
+    /// takes over after the frame it was made on (module docs).
     fn track_events(&mut self, on: bool) -> Result<bool> {
         if !on {
             self.events = false;
@@ -331,6 +372,9 @@ impl BroadPhase for Auto {
         if std::mem::take(&mut self.empty_events_due) {
             return Some(FrameEvents::default());
         }
+        if let Some(events) = self.switched_events.take() {
+            return Some(events);
+        }
         self.inner()?.take_events()
     }
 
@@ -351,12 +395,16 @@ impl BroadPhase for Auto {
             };
         }
         self.empty_events_due = false;
+        self.switched_events = None;
         let start = web_time::Instant::now();
-        self.prepare(spheres)?;
+        let switch = self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();
         let choice = self.current.clone();
         let inner = self.inner().expect("built by prepare");
         let mut stats = inner.find_pairs_validated(spheres, out)?;
+        if let Some(next) = switch {
+            self.switch_to(next, spheres);
+        }
         stats.stages.insert(
             0,
             crate::broadphase::StageTime {

@@ -1,6 +1,7 @@
 //! `auto` (docs/design.md §2.12): on every scene kind, CPU and GPU, its pairs are brute force's,
 //! its tests those of the method it names, and it says what it chose; it chooses again when the
-//! scene's size changes, keeps its choice while the backend tracks events, and the CLI's rows
+//! scene's size changes, switches after the frame of a new choice while the backend tracks
+//! events (each frame's events exact), and the CLI's rows
 //! and `verify` carry it.
 
 use crate::common::shared_gpu;
@@ -107,7 +108,7 @@ fn cpu_auto_over_moving_frames() {
 }
 
 #[test]
-fn gpu_auto_matches_the_cpu_and_keeps_its_choice_with_device_events() {
+fn gpu_auto_matches_the_cpu_and_switches_with_device_events_exact() {
     let Some(ctx) = shared_gpu() else { return };
     for (name, spheres) in scenes() {
         let mut bp = sweepfan::gpu::auto(ctx.clone());
@@ -122,32 +123,39 @@ fn gpu_auto_matches_the_cpu_and_keeps_its_choice_with_device_events() {
         );
         assert_eq!(stats.tests, oracle_tests(choice.method, &spheres), "{name}");
     }
-    // Events on the device: the first choice stays even where the scene asks for another.
+    // Events on the device: a new choice takes over after the frame it was made on (that frame
+    // ran by the method before it), and every frame's events stay exact across the switches.
     let mut scene = Scene::generate(SceneKind::Paper, &SceneParams::new(1_000, 9));
-    let mut bp = sweepfan::gpu::auto(ctx);
+    let mut bp = sweepfan::gpu::auto(ctx.clone());
     assert!(bp.track_events(true).unwrap());
     let mut tracker = EventTracker::new();
-    let first = frame(&mut bp, &scene.spheres).1.chosen.unwrap().method;
-    tracker.update(oracle_pairs(&scene.spheres));
-    bp.take_events().unwrap();
+    let few = scene.spheres[..10].to_vec();
     let point = vec![Sphere::new(Vec3::ZERO, 1.0); 1_000];
-    for step in 0..sweepfan::broadphase::auto::RECHOOSE_EVERY + 2 {
-        scene.step();
-        let spheres = if step % 2 == 0 {
-            &scene.spheres
-        } else {
-            &point
+    let mut ran = Vec::new();
+    let mut frames = Vec::new();
+    for step in 0..sweepfan::broadphase::auto::RECHOOSE_EVERY + 4 {
+        let spheres = match step {
+            0 => few.clone(),
+            s if s % 2 == 1 => scene.spheres.clone(),
+            _ => point.clone(),
         };
-        let (pairs, stats) = frame(&mut bp, spheres);
-        assert_eq!(stats.chosen.unwrap().method, first);
-        let expected = oracle_pairs(spheres);
-        assert_eq!(pairs, expected);
+        scene.step();
+        let (pairs, stats) = frame(&mut bp, &spheres);
+        let expected = oracle_pairs(&spheres);
+        assert_eq!(pairs, expected, "step {step}");
         assert_eq!(
             bp.take_events().unwrap(),
             tracker.update(expected),
             "step {step}"
         );
+        ran.push(stats.chosen.unwrap().method);
+        frames.push(spheres);
     }
+    let software = ctx.is_software();
+    let chosen = |k: usize| choose(&frames[k], Backend::Gpu, software).method;
+    assert_ne!(chosen(0), chosen(1), "the test needs two choices");
+    assert_eq!(ran[..2], [chosen(0), chosen(0)]);
+    assert_eq!(ran[2], chosen(1));
 }
 
 #[test]
