@@ -19,9 +19,17 @@ const ADDRESS_SPACE: libc::rlim_t = 2 << 30;
 /// arenas: each thread's arena reserves 64 MiB of address space, which on a many-core machine
 /// would otherwise take much of the limit whatever the code under test does.
 fn under_address_space_limit(args: &[&str]) -> Output {
+    let mut cmd = sweepfan();
+    cmd.env("RAYON_NUM_THREADS", "2")
+        .env("MALLOC_ARENA_MAX", "2");
+    under_limit(cmd, args, ADDRESS_SPACE)
+}
+
+/// `cmd ARGS` under an address-space limit of `bytes`.
+fn under_limit(mut cmd: std::process::Command, args: &[&str], bytes: libc::rlim_t) -> Output {
     let limit = libc::rlimit {
-        rlim_cur: ADDRESS_SPACE,
-        rlim_max: ADDRESS_SPACE,
+        rlim_cur: bytes,
+        rlim_max: bytes,
     };
     let set_limit = move || {
         // SAFETY: setrlimit reads one `rlimit` from a live local; it is async-signal-safe.
@@ -31,10 +39,7 @@ fn under_address_space_limit(args: &[&str]) -> Output {
             Err(std::io::Error::last_os_error())
         }
     };
-    let mut cmd = sweepfan();
-    cmd.args(args)
-        .env("RAYON_NUM_THREADS", "2")
-        .env("MALLOC_ARENA_MAX", "2");
+    cmd.args(args);
     // SAFETY: the closure runs in the child between fork and exec and only calls setrlimit.
     unsafe { cmd.pre_exec(set_limit) };
     cmd.output().unwrap()
@@ -322,4 +327,50 @@ fn cpu_frames_past_memory_run_in_parts() {
         whole["pairs_per_frame"].as_f64().unwrap() > 300_000.0,
         "{whole}"
     );
+}
+
+/// Under limits around what a CPU run in parts needs, with the machine's own threads and the
+/// allocator as the binary sets it: each run ends with its pairs (those of a run without the
+/// limit) or with exit 2, never an abort. At 425 MB a run of 2M clustered spheres once aborted
+/// growing its pair list (while 400 and 450 ran), and at 180 MB 1M were refused ("1.4 MB
+/// available": glibc's per-thread arenas had reserved the rest of the address space).
+#[test]
+fn cpu_runs_in_parts_end_with_their_pairs_or_a_refusal() {
+    let args = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--scene",
+        "clusters",
+        "--n",
+        "2000000",
+        "--methods",
+        "grid",
+        "--frames",
+        "1",
+        "--no-verify",
+        "--json",
+        "-",
+    ];
+    let pairs = |out: &Output| -> u64 {
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["rows"][0]["pairs_per_frame"].as_f64().unwrap() as u64
+    };
+    let whole = sweepfan().args(args).output().unwrap();
+    assert!(whole.status.success());
+    let mut ran = 0;
+    for mb in [300, 400, 435, 450, 600] {
+        let out = under_limit(sweepfan(), &args, mb << 20);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), None, "{mb} MB: {stderr}");
+        match out.status.code() {
+            Some(0) => {
+                assert_eq!(pairs(&out), pairs(&whole), "{mb} MB");
+                ran += 1;
+            }
+            Some(2) => assert!(stderr.contains("too large"), "{mb} MB: {stderr}"),
+            other => panic!("{mb} MB: exit {other:?}: {stderr}"),
+        }
+    }
+    assert!(ran >= 3, "runs that fitted were refused");
 }

@@ -85,6 +85,10 @@ enum Reproduce {
 ///   instead of a panic in `println!` (any other failed write to standard output is exit 1
 ///   with a message, `args::stdout_failed`; the CLI prints only through `outln!`/`say!`);
 /// * Ctrl-C during an atomic write of an output removes its temporary file;
+/// * under an address-space limit (`ulimit -v`), glibc's allocator keeps one arena: each further
+///   arena reserves 64 MB of address space that the limit counts, so the memory checks (which
+///   read the limit less `VmSize`) saw almost nothing left once rayon's threads had allocated,
+///   and refused a run that fitted, or let one through to an abort;
 /// * libwayland, which the Vulkan loader loads, prints "error: XDG_RUNTIME_DIR is invalid or not
 ///   set" on every adapter probe when that variable is unset: a false alarm for a headless tool,
 ///   silenced with a private directory.
@@ -97,6 +101,22 @@ fn prepare_process() {
         // SAFETY: restoring the default action of a signal; no handler code runs.
         unsafe {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit writes the struct it is given; mallopt sets a tunable before
+            // any other thread exists (first thing in main).
+            unsafe {
+                if libc::getrlimit(libc::RLIMIT_AS, &mut limit) == 0
+                    && limit.rlim_cur != libc::RLIM_INFINITY
+                {
+                    libc::mallopt(libc::M_ARENA_MAX, 1);
+                }
+            }
         }
         let valid =
             std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
