@@ -174,7 +174,7 @@ impl ToF32 for f64 {
         }
         if self != 0.0 && self.is_finite() && self as f32 == 0.0 {
             return Err(format!(
-                "= {self:e} rounds to 0 in float32 (non-zero magnitudes must be at least 1e-30)"
+                "= {self:e} rounds to 0 in float32 (its smallest non-zero magnitude is 1.4e-45)"
             ));
         }
         finite(self as f32)
