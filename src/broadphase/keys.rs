@@ -22,7 +22,6 @@ pub fn ordered_bits(x: f32) -> u32 {
 }
 
 /// The float of a key made by [`ordered_bits`] (`+0.0` for either zero).
-#[cfg(test)]
 #[inline(always)]
 pub fn from_ordered_bits(key: u32) -> f32 {
     f32::from_bits(if key & 0x8000_0000 != 0 {

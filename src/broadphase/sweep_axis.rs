@@ -13,7 +13,7 @@
 //! (docs/design.md §9.6), so every difference is zero or normal and a device that flushes
 //! subnormals computes the same spreads.
 
-use crate::broadphase::keys::ordered_bits;
+use crate::broadphase::keys::{from_ordered_bits, ordered_bits};
 use crate::geom::sphere::Sphere;
 
 /// From this many objects the spread is the sample's interdecile range.
@@ -51,17 +51,8 @@ pub(crate) fn sweep_axis(spheres: &[Sphere]) -> usize {
         }
         let lo = *keys.select_nth_unstable(LO_RANK).1;
         let hi = *keys.select_nth_unstable(HI_RANK).1;
-        from_key(hi) - from_key(lo)
+        from_ordered_bits(hi) - from_ordered_bits(lo)
     }))
-}
-
-/// The float of an [`ordered_bits`] key (`+0.0` for either zero).
-fn from_key(key: u32) -> f32 {
-    f32::from_bits(if key & 0x8000_0000 != 0 {
-        key & 0x7fff_ffff
-    } else {
-        !key
-    })
 }
 
 #[cfg(test)]

@@ -496,6 +496,16 @@ fn batched_contacts_follow_the_pairs_and_refuse_bad_input() {
     assert!(out.is_empty());
 }
 
+/// A touching pair's contact has points and a depth >= 0; one apart, no points and a negative
+/// depth (`-0.0` at least).
+fn settled_as(c: &Contact, touching: bool, x: f32) {
+    if touching {
+        assert!(c.count > 0 && c.depth >= 0.0, "x = {x}: {c:?}");
+    } else {
+        assert!(c.count == 0 && c.depth.is_sign_negative(), "x = {x}: {c:?}");
+    }
+}
+
 /// A pair apart by less than the f32 test's tolerance gets no points and a negative depth (the
 /// exact test decides, as `obb_pairs` and `polygon_pairs` do); touching exactly and overlapping
 /// by one unit in the last place keep their points. Unit cubes 3e-5 apart once got depth 0 and
@@ -518,12 +528,7 @@ fn pairs_apart_within_the_tolerance_get_no_points() {
         assert_eq!(boxes[0].overlaps(&boxes[1]), touching, "x = {x}");
         let mut out = Vec::new();
         obb_contacts(&boxes, &[[0, 1]], &mut out).unwrap();
-        let c = out[0];
-        if touching {
-            assert!(c.count > 0 && c.depth >= 0.0, "x = {x}: {c:?}");
-        } else {
-            assert!(c.count == 0 && c.depth.is_sign_negative(), "x = {x}: {c:?}");
-        }
+        settled_as(&out[0], touching, x);
     }
     // Polygons: unit squares 1e-5 and one unit in the last place apart, and touching.
     let square = |x: f32| {
@@ -535,11 +540,6 @@ fn pairs_apart_within_the_tolerance_get_no_points() {
         assert_eq!(polygons[0].overlaps(&polygons[1]), touching, "x = {x}");
         let mut out = Vec::new();
         polygon_contacts(&polygons, &[[0, 1]], &mut out).unwrap();
-        let c = out[0];
-        if touching {
-            assert!(c.count > 0 && c.depth >= 0.0, "x = {x}: {c:?}");
-        } else {
-            assert!(c.count == 0 && c.depth.is_sign_negative(), "x = {x}: {c:?}");
-        }
+        settled_as(&out[0], touching, x);
     }
 }

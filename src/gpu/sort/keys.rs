@@ -38,17 +38,23 @@ pub const EXTENT_GROUPS: u64 = 2 * FILL_INVOCATIONS / WG as u64;
 
 impl Keys {
     /// Reduces the extents of `n` spheres into `ext` (which must hold [`EXTENTS_INIT`]), in at
-    /// most [`EXTENT_GROUPS`] workgroups, each thread striding over the spheres.
+    /// most [`EXTENT_GROUPS`] workgroups, each thread striding over the spheres; with
+    /// `sap_axis`, then sap's sweep axis into word 576 (`sap_frame`, one workgroup:
+    /// `broadphase::sweep_axis`'s rule, docs/design.md §2.6).
     pub fn extents(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
-        spheres: &wgpu::Buffer,
-        ext: &wgpu::Buffer,
+        (spheres, ext): (&wgpu::Buffer, &wgpu::Buffer),
+        sap_axis: bool,
     ) -> Result<()> {
         let buffers = [(2, ext), (3, spheres)];
         let threads = (n as u64).min(EXTENT_GROUPS * WG as u64);
-        rec.launch(&self.extents, Params::n(n), &buffers, threads)
+        rec.launch(&self.extents, Params::n(n), &buffers, threads)?;
+        if sap_axis {
+            rec.launch(&self.sap_frame, Params::n(n), &buffers, 256)?;
+        }
+        Ok(())
     }
 
     /// The grid's giants and cell radius from the extents' radius histogram (one workgroup;
@@ -66,23 +72,6 @@ impl Keys {
             ..Params::n(1)
         };
         rec.launch(&self.grid_frame, params, &[(2, ext), (9, occupied)], 256)
-    }
-
-    /// sap's sweep axis of `n` spheres into the extents (one workgroup, after
-    /// [`Self::extents`]; `broadphase::sweep_axis`'s rule, docs/design.md §2.6).
-    pub fn sap_frame(
-        &self,
-        rec: &mut Recorder<'_, '_>,
-        n: u32,
-        spheres: &wgpu::Buffer,
-        ext: &wgpu::Buffer,
-    ) -> Result<()> {
-        rec.launch(
-            &self.sap_frame,
-            Params::n(n),
-            &[(2, ext), (3, spheres)],
-            256,
-        )
     }
 
     /// Writes `keys[i]`, `values[i] = i` for i < n and (MAX, MAX) padding up to `pad`.
@@ -290,7 +279,10 @@ mod tests {
                 usage: wgpu::BufferUsages::STORAGE,
             });
             let ext = extents_buffer(&ctx);
-            run_stage(&ctx, 1, |rec| keys.extents(rec, n as u32, &sb, &ext)).unwrap();
+            run_stage(&ctx, 1, |rec| {
+                keys.extents(rec, n as u32, (&sb, &ext), false)
+            })
+            .unwrap();
             let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             for (w, (g, e)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g, e, "n = {n}: extents word {w}");
@@ -355,11 +347,7 @@ mod tests {
             });
             let ext = extents_buffer(&ctx);
             let n = spheres.len() as u32;
-            run_stage(&ctx, 2, |rec| {
-                keys.extents(rec, n, &sb, &ext)?;
-                keys.sap_frame(rec, n, &sb, &ext)
-            })
-            .unwrap();
+            run_stage(&ctx, 2, |rec| keys.extents(rec, n, (&sb, &ext), true)).unwrap();
             let got: Vec<u32> = ctx.read(&ext, EXTENTS_WORDS as usize).unwrap();
             assert_eq!(got[576] as usize, *want, "scene {k}: the GPU's axis");
         }
@@ -478,7 +466,7 @@ mod tests {
                 world_rank: None,
             };
             run_stage(&ctx, 4, |rec| {
-                keys_stage.extents(rec, n, &sb, &ext)?;
+                keys_stage.extents(rec, n, (&sb, &ext), false)?;
                 keys_stage.grid_frame(rec, &ext, &occupied, buckets)?;
                 keys_stage.make_keys(rec, p, inputs, &kb, &vb)
             })

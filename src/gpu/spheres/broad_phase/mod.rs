@@ -343,12 +343,10 @@ impl GpuBroadPhase {
             capacity: self.pair_capacity.min(u32::MAX as u64) as u32,
             store,
         };
+        let sap_axis = self.method == Method::Sap;
         Recorder::begin(ctx, &mut enc, timer, arena, "extents").record(|rec| {
-            self.keys.extents(rec, n, &res.spheres, &self.ext)?;
-            if self.method == Method::Sap {
-                self.keys.sap_frame(rec, n, &res.spheres, &self.ext)?;
-            }
-            Ok(())
+            self.keys
+                .extents(rec, n, (&res.spheres, &self.ext), sap_axis)
         })?;
         let key_params = |mode: KeyMode, axis: u32, use_mark: bool| KeyParams {
             n,
