@@ -33,6 +33,25 @@ fn spheres(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
     Scene::generate(kind, &SceneParams::new(n, seed)).spheres
 }
 
+/// A flat layer (100 x 50 x 0.01) of `n` spheres with 1% of them far above it: sap's sweep axis
+/// from the sample's deciles (docs/design.md §2.6), the device's against the CPU's (their
+/// tests must agree), where the centres' range would choose z.
+fn far_layer(n: usize, seed: u64) -> Vec<Sphere> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let z = if i % 100 == 7 {
+                1e6
+            } else {
+                rng.random_range(0.0..0.01)
+            };
+            let c = glam::Vec3::new(rng.random_range(0.0..100.0), rng.random_range(0.0..50.0), z);
+            Sphere::new(c, 0.05)
+        })
+        .collect()
+}
+
 /// The CPU pairs every method must find: brute force up to [`BRUTE_FORCE_MAX_N`], the grid
 /// above.
 fn reference_pairs(v: &[Sphere]) -> Result<(&'static str, Vec<Pair>)> {
@@ -86,6 +105,14 @@ pub(super) fn sphere_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks:
         })
         .collect();
     sets.insert(1, ("cell-walls", walls, &[Method::Grid, Method::Sap]));
+    sets.insert(
+        2,
+        (
+            "far-layer",
+            far_layer(8_000, cfg.seed),
+            &[Method::Sap, Method::Grid],
+        ),
+    );
     for (scene, v, methods) in sets {
         let n = v.len();
         let reference = reference_pairs(&v);
