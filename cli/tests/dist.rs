@@ -571,3 +571,62 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
         "{stderr}"
     );
 }
+
+/// Outputs and inputs as every command takes them: `--pairs-out` through a link writes its
+/// target (the link stays), per-rank files of an earlier run with a gap in its numbering are
+/// all removed, a generated scene with fewer objects than ranks gives its pairs, and a device
+/// as the scene file is refused at once (it was read to its end first: `/dev/zero` forever).
+#[test]
+fn links_gaps_empty_ranks_and_devices() {
+    let d = dir("files");
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(400, 5));
+    let path = d.join("paper.csv");
+    scene.write_csv(&path).unwrap();
+    let expected = brute(&scene.spheres);
+    let file = path.to_str().unwrap();
+    // Through a link: the target gets the pairs, the link stays a link.
+    let target = d.join("target.csv");
+    let link = d.join("link.csv");
+    std::fs::write(&target, "old").unwrap();
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let args = [
+        "dist",
+        "--scene-file",
+        file,
+        "--pairs-out",
+        link.to_str().unwrap(),
+    ];
+    ok(mpirun(2, &args), "pairs through a link");
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    same(&read_pairs(&target), &expected, "the link's target");
+    // A gap in an earlier run's numbering: every rank past the last goes.
+    let per_rank = d.join("gap/");
+    let per_rank_arg = per_rank.to_str().unwrap();
+    let args = ["dist", "--scene-file", file, "--pairs-out", per_rank_arg];
+    ok(mpirun(5, &args), "5 ranks");
+    std::fs::remove_file(per_rank.join("pairs-rank-2.csv")).unwrap();
+    ok(mpirun(2, &args), "2 ranks after 5");
+    let mut names: Vec<String> = std::fs::read_dir(&per_rank)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["pairs-rank-0.csv", "pairs-rank-1.csv"]);
+    // Four ranks, three objects: the ranks without one take part.
+    let three = d.join("three.csv");
+    let args = ["dist", "--scene", "one-point", "--n", "3", "--pairs-out"];
+    let mut args = args.to_vec();
+    args.push(three.to_str().unwrap());
+    ok(mpirun(4, &args), "4 ranks, 3 objects");
+    same(
+        &read_pairs(&three),
+        &[[0, 1], [0, 2], [1, 2]],
+        "one point of 3",
+    );
+    // A device: exit 2 at once, naming it.
+    let out = mpirun(2, &["dist", "--scene-file", "/dev/zero"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/dev/zero: not a regular file"), "{stderr}");
+}

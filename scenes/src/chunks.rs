@@ -109,6 +109,28 @@ impl SphereChunk {
     }
 }
 
+/// Refuses, before opening it, a path that is not a regular file: a directory, or a pipe or a
+/// device, which has no length to cut into byte ranges (and whose opening or reading may wait
+/// forever: a FIFO without a writer, `/dev/zero`).
+fn check_regular_file(path: &Path) -> Result<()> {
+    let metadata = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if metadata.is_dir() {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            problem: files::IS_A_DIRECTORY.to_string(),
+        });
+    }
+    if !metadata.is_file() {
+        return Err(Error::Config(format!(
+            "{}: not a regular file (a pipe or a device): each part reads a byte range of the \
+             file, so save it to a file first",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Reads chunk `part` of `parts` of the sphere CSV file at `path` (see [`SphereChunk`]).
 ///
 /// Errors only for what stops the read: `parts == 0` or `part >= parts`
@@ -132,24 +154,9 @@ pub fn read_spheres_csv_chunk(path: &Path, part: usize, parts: usize) -> Result<
         )));
     }
     let io = |e: std::io::Error| Error::io(path, e);
+    check_regular_file(path)?;
     let mut file = File::open(path).map_err(io)?;
-    let metadata = file.metadata().map_err(io)?;
-    if metadata.is_dir() {
-        return Err(Error::Parse {
-            path: path.to_path_buf(),
-            line: 1,
-            problem: files::IS_A_DIRECTORY.to_string(),
-        });
-    }
-    if !metadata.is_file() {
-        // A pipe or a device has no length to cut into byte ranges.
-        return Err(Error::Config(format!(
-            "{}: not a regular file (a pipe or a device): each part reads a byte range of the \
-             file, so save it to a file first",
-            path.display()
-        )));
-    }
-    let len = metadata.len();
+    let len = file.metadata().map_err(io)?.len();
     // The first byte of part k: len * k / parts, without overflow.
     let share_start = |k: usize| (u128::from(len) * k as u128 / parts as u128) as u64;
     let start = line_start_at_or_after(&mut file, share_start(part), len).map_err(io)?;
@@ -556,6 +563,7 @@ mod tests {
 pub fn file_digest(path: &Path) -> Result<(u64, u64)> {
     use std::hash::Hasher;
     let io = |e: std::io::Error| Error::io(path, e);
+    check_regular_file(path)?;
     let mut file = File::open(path).map_err(io)?;
     let mut hasher = std::hash::DefaultHasher::new();
     let mut block = vec![0u8; 1 << 20];

@@ -28,16 +28,32 @@ fn target(path: &Path, kind: &str, comm: &mut Comm) -> Result<Target> {
     let made = std::fs::create_dir_all(path).map_err(|e| Error::io(path, e));
     comm.agree(made)?;
     if comm.rank == 0 {
-        for r in comm.size.. {
-            let stale = path.join(format!("{kind}-rank-{r}.csv"));
-            if std::fs::remove_file(&stale).is_err() {
-                break;
-            }
-        }
+        remove_stale(path, kind, comm.size);
     }
     Ok(Target::PerRank(
         path.join(format!("{kind}-rank-{}.csv", comm.rank)),
     ))
+}
+
+/// Removes every `KIND-rank-R.csv` in `dir` with `R >= size`: an earlier run's with more ranks
+/// (its numbering may have gaps, where one of its ranks failed), which the directory's union
+/// would count again.
+fn remove_stale(dir: &Path, kind: &str, size: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{kind}-rank-");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let rank = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|n| n.strip_suffix(".csv"))
+            .and_then(|r| r.parse::<usize>().ok());
+        if rank.is_some_and(|r| r >= size) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Refuses a gather larger than a quarter of rank 0's available memory (its answer is
@@ -68,27 +84,18 @@ fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Resu
     Ok(())
 }
 
-/// The rows `rows` as CSV under `header`, to `path`: written beside it under a temporary name,
-/// then renamed, so that a failed run leaves no half-written file.
+/// The rows `rows` as CSV under `header`, to `path` as every command writes its outputs
+/// (`report::output::write_with`): a regular or new file atomically (a failed run leaves no
+/// half-written file), a device, FIFO or the target of a link in place, `-` to standard output.
 fn write_csv(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = PathBuf::from(name);
-    let file = std::fs::File::create(&temporary).map_err(|e| Error::io(path, e))?;
-    let mut w = std::io::BufWriter::new(file);
-    let write = || -> std::io::Result<()> {
+    crate::report::output::write_with(path, |w| {
+        let mut w = std::io::BufWriter::new(w);
         writeln!(w, "{header}")?;
         for row in rows {
             writeln!(w, "{row}")?;
         }
         w.flush()
-    };
-    let written = write().and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
+    })
 }
 
 fn pair_words(p: &GlobalPair, out: &mut Vec<u32>) {

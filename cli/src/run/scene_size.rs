@@ -51,7 +51,8 @@ pub fn check_generated(
     spheres: &[Sphere],
     first: usize,
 ) -> Result<()> {
-    if sweepfan::validate_spheres(spheres).is_ok() {
+    // A rank's share may be empty (more ranks than objects): nothing in it is wrong.
+    if spheres.is_empty() || sweepfan::validate_spheres(spheres).is_ok() {
         return Ok(());
     }
     let problem = spheres
