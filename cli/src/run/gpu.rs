@@ -102,14 +102,24 @@ impl LazyGpu {
         let items: Vec<String> = split_outside_brackets(list)?
             .into_iter()
             .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
             .collect();
-        if items.is_empty() {
-            return Err(sweepfan::error::Error::Config(
-                "--adapters: expected 'all' or adapters separated by commas (indices from \
-                 `sweepfan info`, or parts of names)"
-                    .into(),
-            ));
+        let expected = "expected 'all' or adapters separated by commas (indices from \
+                        `sweepfan info`, or parts of names)";
+        if items.iter().all(|s| s.is_empty()) {
+            return Err(sweepfan::error::Error::Config(format!(
+                "--adapters: {expected}"
+            )));
+        }
+        if let Some(k) = items.iter().position(|s| s.is_empty()) {
+            return Err(sweepfan::error::Error::Config(format!(
+                "--adapters {list}: entry {} is empty; {expected}",
+                k + 1
+            )));
+        }
+        if items.len() > 1 && items.iter().any(|s| s.eq_ignore_ascii_case("all")) {
+            return Err(sweepfan::error::Error::Config(format!(
+                "--adapters {list}: 'all' stands alone (every adapter), not in a list"
+            )));
         }
         Ok(items)
     }
@@ -188,6 +198,16 @@ mod tests {
         for bad in ["a (b, c", "a), b"] {
             let e = LazyGpu::parse_devices(bad).unwrap_err().to_string();
             assert!(e.contains("--adapters"), "{e}");
+        }
+        // An empty entry is a slip, not an adapter left out; 'all' is the whole list.
+        for (bad, says) in [
+            ("0,,0", "entry 2 is empty"),
+            ("0,", "entry 2 is empty"),
+            (" , ", "expected 'all'"),
+            ("all,0", "'all' stands alone"),
+        ] {
+            let e = LazyGpu::parse_devices(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
         }
     }
 }

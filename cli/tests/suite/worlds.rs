@@ -183,6 +183,16 @@ fn verify_reads_a_world_column_and_checks_each_world() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{method} {backend}: {text}");
         assert_eq!(text.matches("verified: same pairs").count(), 2, "{text}");
+        // The worlds counted without the shared objects (they were counted as one more).
+        let file = std::fs::read_to_string(&first).unwrap();
+        let own: std::collections::BTreeSet<&str> = file
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.rsplit(',').next())
+            .filter(|w| *w != "4294967295" && *w != "shared")
+            .collect();
+        let said = format!("{} worlds and shared objects, ", own.len());
+        assert!(text.contains(&said), "{said}: {text}");
         // Grouped by world (ascending, SHARED last), canonical inside each.
         assert_eq!(read_world_pairs(&pairs), expected, "{method} {backend}");
         let before: std::collections::BTreeSet<_> = expected.iter().copied().collect();

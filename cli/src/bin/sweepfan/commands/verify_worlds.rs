@@ -101,6 +101,24 @@ fn read(path: &Path) -> Result<(Vec<Sphere>, Vec<u32>)> {
     Ok((spheres, worlds))
 }
 
+/// The worlds of a reference in words: its own worlds (the shared objects are none), and the
+/// shared objects where there are some.
+fn worlds_named(reference: &[(u32, Vec<Pair>)]) -> String {
+    let own = reference
+        .iter()
+        .filter(|(w, _)| *w != sweepfan::SHARED)
+        .count();
+    let shared = if own < reference.len() {
+        " and shared objects"
+    } else {
+        ""
+    };
+    match own {
+        1 => format!("1 world{shared}"),
+        n => format!("{n} worlds{shared}"),
+    }
+}
+
 /// One batch: its pairs into `found` (written to `written` when given), compared with the
 /// reference's and its grouping checked, the result said; whether it verified.
 fn frame(
@@ -119,10 +137,10 @@ fn frame(
     let taken = is_stdout(&a.pairs_out);
     say!(
         taken,
-        "{} [{}]: {} worlds, {} pairs ({} tests){}; {WORLD_REFERENCE} [cpu]: {} pairs",
+        "{} [{}]: {}, {} pairs ({} tests){}; {WORLD_REFERENCE} [cpu]: {} pairs",
         batch.name(),
         batch.backend().as_str(),
-        reference.len(),
+        worlds_named(&reference),
         found.len(),
         stats.tests,
         written.map_or(String::new(), |p| format!(" written to {}", p.display())),
