@@ -624,6 +624,14 @@ fn links_gaps_empty_ranks_and_devices() {
         &[[0, 1], [0, 2], [1, 2]],
         "one point of 3",
     );
+    // More pairs than one call stores: the hint is dist's own (it has no count-only run).
+    let out = mpirun(1, &["dist", "--scene", "one-point", "--n", "24000"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("dist keeps every pair") && !stderr.contains("count alone"),
+        "{stderr}"
+    );
     // A device: exit 2 at once, naming it.
     let out = mpirun(2, &["dist", "--scene-file", "/dev/zero"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

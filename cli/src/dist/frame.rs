@@ -299,7 +299,24 @@ impl World {
             ));
         }
         let mut found: Vec<Pair> = Vec::new();
-        let stats = self.broad_phase.find_pairs(local, Some(&mut found))?;
+        let stats = self
+            .broad_phase
+            .find_pairs(local, Some(&mut found))
+            .map_err(|e| match e {
+                // `dist` keeps every pair (it has no count-only run): more ranks share them.
+                Error::TooLarge {
+                    exceeds: exceeds @ sweepfan::Exceeds::PairList { .. },
+                    message,
+                } => Error::too_large(
+                    exceeds,
+                    format!(
+                        "{}: dist keeps every pair, so run more ranks (each keeps the pairs of \
+                         its own slab)",
+                        message.split("; ask for").next().unwrap_or(&message)
+                    ),
+                ),
+                e => e,
+            })?;
         let ids = &self.bodies.ids;
         let id = |p: u32| {
             let p = p as usize;
