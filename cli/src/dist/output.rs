@@ -85,10 +85,10 @@ fn check_gather(path: &Path, rows: u64, row_bytes: u64, comm: &mut Comm) -> Resu
 }
 
 /// The rows `rows` as CSV under `header`, to `path` as every command writes its outputs
-/// (`report::output::write_with`): a regular or new file atomically (a failed run leaves no
+/// (`run::output::write_with`): a regular or new file atomically (a failed run leaves no
 /// half-written file), a device, FIFO or the target of a link in place, `-` to standard output.
 fn write_csv(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> Result<()> {
-    crate::report::output::write_with(path, |w| {
+    crate::run::output::write_with(path, |w| {
         let mut w = std::io::BufWriter::new(w);
         writeln!(w, "{header}")?;
         for row in rows {

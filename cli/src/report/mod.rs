@@ -4,7 +4,9 @@ pub mod auto;
 pub mod bench;
 #[cfg(feature = "mpi")]
 pub mod dist;
-pub mod output;
+/// Files written atomically or in place (the module lives in `run`, below `dist`, which writes
+/// through it too).
+pub use crate::run::output;
 pub mod paper;
 pub(crate) mod plot;
 pub mod rows;
@@ -17,12 +19,3 @@ pub(crate) mod table;
 pub use crate::run::row::Row;
 pub use rows::{write_csv, write_json};
 pub use table::Table;
-
-/// A unit test's scratch directory, created: `sweepfan-NAME-PID` under the system's temporary
-/// directory (the test removes it when done).
-#[cfg(test)]
-pub(crate) fn test_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sweepfan-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}

@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn writes_an_svg_with_labels_and_lines() {
-        let dir = crate::report::test_dir("plot");
+        let dir = crate::run::test_dir("plot");
         let path = dir.join("p.svg");
         let plot = LinePlot {
             title: "time vs n",

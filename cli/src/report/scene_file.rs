@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn every_shape_reads_back_as_generated() {
-        let dir = crate::report::test_dir("scene-file");
+        let dir = crate::run::test_dir("scene-file");
         let p = SceneParams::new(300, 7);
         for kind in [SceneKind::Clusters, SceneKind::MixedRadii, SceneKind::LineX] {
             let f = dir.join(format!("{}.csv", kind.name()));

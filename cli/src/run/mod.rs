@@ -8,6 +8,7 @@ pub mod boxes;
 pub mod contact_bench;
 pub mod gpu;
 pub mod in_flight;
+pub mod output;
 pub mod resident;
 pub mod row;
 pub mod scene_size;
@@ -34,7 +35,7 @@ pub fn check_count_fits(
 }
 
 /// The tool's cancellation: the token its SIGINT handler cancels
-/// (`report::output::stop_calls_on_interrupt`) and its `main` gives every library call
+/// (`run::output::stop_calls_on_interrupt`) and its `main` gives every library call
 /// (`sweepfan::Limits`, docs/design.md §9.18). One per process.
 pub fn stop_token() -> sweepfan::CancelToken {
     STOP.get_or_init(sweepfan::CancelToken::new).clone()
@@ -47,3 +48,12 @@ pub fn interrupted() -> bool {
 }
 
 static STOP: std::sync::OnceLock<sweepfan::CancelToken> = std::sync::OnceLock::new();
+
+/// A unit test's scratch directory, created: `sweepfan-NAME-PID` under the system's temporary
+/// directory (the test removes it when done).
+#[cfg(test)]
+pub(crate) fn test_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sweepfan-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

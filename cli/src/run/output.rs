@@ -548,7 +548,7 @@ mod tests {
 
     #[test]
     fn outputs_are_checked_before_the_run() {
-        let dir = crate::report::test_dir("output");
+        let dir = crate::run::test_dir("output");
         let input = dir.join("scene.csv");
         std::fs::write(&input, "x").unwrap();
         let a = dir.join("a.json");
@@ -598,7 +598,7 @@ mod tests {
         if Path::new("/dev/null").exists() {
             assert_eq!(target(Path::new("/dev/null")).unwrap(), Target::InPlace);
         }
-        let dir = crate::report::test_dir("target");
+        let dir = crate::run::test_dir("target");
         let dir = dir.canonicalize().unwrap();
         assert!(target(&dir).is_err());
         let new = dir.join("new.json");
@@ -631,7 +631,7 @@ mod tests {
     /// The files of `write_tree`, and an existing file where its directory should be.
     #[test]
     fn trees_need_a_directory() {
-        let dir = crate::report::test_dir("tree");
+        let dir = crate::run::test_dir("tree");
         let files = vec![("a/b.wgsl".to_string(), "x".to_string())];
         let out = dir.join("out");
         let written = write_tree(&out, &files).unwrap();
@@ -648,7 +648,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn the_signal_handler_removes_temporaries() {
-        let dir = crate::report::test_dir("signal");
+        let dir = crate::run::test_dir("signal");
         let tmp = dir.join(".x.json.tmp");
         std::fs::write(&tmp, "partial").unwrap();
         let guard = Temporary::new(tmp.clone());
