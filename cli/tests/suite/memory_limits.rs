@@ -285,18 +285,16 @@ fn the_box_sweep_refuses_past_its_limit_and_stores_up_to_it() {
     assert_eq!(unlimited.len() as u64, all);
 }
 
-/// Where memory holds the scene but not a whole CPU frame (256 B per object), the CPU runs the
-/// frame in parts (docs/design.md §2.10): the same pairs as a whole run without the limit.
-#[test]
-fn cpu_frames_past_memory_run_in_parts() {
-    let args = [
+/// `bench` of one CPU grid frame of a generated scene, unverified, its row as JSON on stdout.
+fn cpu_grid_frame<'a>(scene: &'a str, n: &'a str) -> [&'a str; 14] {
+    [
         "bench",
         "--backend",
         "cpu",
         "--scene",
-        "density",
+        scene,
         "--n",
-        "8000000",
+        n,
         "--methods",
         "grid",
         "--frames",
@@ -304,7 +302,14 @@ fn cpu_frames_past_memory_run_in_parts() {
         "--no-verify",
         "--json",
         "-",
-    ];
+    ]
+}
+
+/// Where memory holds the scene but not a whole CPU frame (256 B per object), the CPU runs the
+/// frame in parts (docs/design.md §2.10): the same pairs as a whole run without the limit.
+#[test]
+fn cpu_frames_past_memory_run_in_parts() {
+    let args = cpu_grid_frame("density", "8000000");
     let row = |out: &Output| -> serde_json::Value {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{:?}: {stderr}", out.status);
@@ -336,22 +341,7 @@ fn cpu_frames_past_memory_run_in_parts() {
 /// available": glibc's per-thread arenas had reserved the rest of the address space).
 #[test]
 fn cpu_runs_in_parts_end_with_their_pairs_or_a_refusal() {
-    let args = [
-        "bench",
-        "--backend",
-        "cpu",
-        "--scene",
-        "clusters",
-        "--n",
-        "2000000",
-        "--methods",
-        "grid",
-        "--frames",
-        "1",
-        "--no-verify",
-        "--json",
-        "-",
-    ];
+    let args = cpu_grid_frame("clusters", "2000000");
     let pairs = |out: &Output| -> u64 {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         json["rows"][0]["pairs_per_frame"].as_f64().unwrap() as u64
