@@ -383,6 +383,8 @@ impl BroadPhase for Auto {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        // Events of an earlier frame's switch not taken are that frame's, not this one's.
+        self.switched_events = None;
         if spheres.is_empty() {
             // The method chosen so far sees the empty frame (its events lose every pair); before
             // any choice there is nothing to tell.
@@ -395,7 +397,6 @@ impl BroadPhase for Auto {
             };
         }
         self.empty_events_due = false;
-        self.switched_events = None;
         let start = web_time::Instant::now();
         let switch = self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();
