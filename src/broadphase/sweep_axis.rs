@@ -25,6 +25,16 @@ pub(crate) const LO_RANK: usize = SWEEP_SAMPLE / 10;
 /// Rank of the sample's upper decile.
 pub(crate) const HI_RANK: usize = SWEEP_SAMPLE - 1 - SWEEP_SAMPLE / 10;
 
+/// Centres the rule reads from a sample: none below [`SWEEP_SAMPLE_FROM`] objects (the range
+/// is the extents'), else [`SWEEP_SAMPLE`].
+pub(crate) fn sampled(n: usize) -> usize {
+    if n < SWEEP_SAMPLE_FROM {
+        0
+    } else {
+        SWEEP_SAMPLE
+    }
+}
+
 /// The axis of largest spread, ties to the lowest.
 fn widest(spread: [f32; 3]) -> usize {
     (1..3).fold(0, |a, b| if spread[b] > spread[a] { b } else { a })
@@ -33,7 +43,7 @@ fn widest(spread: [f32; 3]) -> usize {
 /// sap's sweep axis of `spheres` (module docs). Centres must be finite.
 pub(crate) fn sweep_axis(spheres: &[Sphere]) -> usize {
     let n = spheres.len();
-    if n < SWEEP_SAMPLE_FROM {
+    if sampled(n) == 0 {
         let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for s in spheres {
             for a in 0..3 {

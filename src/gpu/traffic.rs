@@ -221,7 +221,13 @@ pub fn sphere_frame(method: Method, f: &FrameShape) -> Option<Vec<StageBytes>> {
             );
         }
         Method::X | Method::Sap | Method::OriginDistance => {
-            add("extents", 16.0);
+            // sap's axis (`sap_frame`) reads a sample of up to 1,024 spheres, a sector each.
+            let sample = if method == Method::Sap {
+                crate::broadphase::sweep_axis::sampled(f.n as usize) as f64 * SECTOR / n
+            } else {
+                0.0
+            };
+            add("extents", 16.0 + sample);
             add("keys", 16.0 + 4.0 + 4.0);
             add("sort", sort(32));
             add("gather", 4.0 + SECTOR + 16.0);
