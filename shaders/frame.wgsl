@@ -433,8 +433,9 @@ fn grid_key(o: GridOrder, cell: vec3<i32>) -> u32 {
 
 // Many worlds (FLAG_WORLDS, docs/design.md §2.13): a cell's bucket in world `rank`, the cell
 // and the rank hashed together, so one cell of many worlds spreads over many buckets. The key
-// make_keys writes is (rank << bucket bits) | bucket: the sort orders the bucket bits alone,
-// and the walk reads a candidate's world from its key.
+// make_keys writes is (rank << bucket bits) | bucket, the rank's bits past 32 shifted out: the
+// sort orders the bucket bits alone, and the walk compares a candidate's key bits with its own
+// before it reads the candidate's full rank.
 fn world_bucket(cell: vec3<i32>, rank: u32) -> u32 {
     return lowbias32(cell_hash(cell) ^ (rank * 0x9e3779b9u)) & (params.buckets - 1u);
 }

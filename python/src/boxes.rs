@@ -4,7 +4,7 @@
 use crate::errors::{check_not_forked, to_py};
 use crate::gpu::{self, lock};
 use crate::input::{arg_error, ids, matrix, rows_fit};
-use crate::interrupt::interruptible;
+use crate::interrupt::{BOX_PAIR, all_pairs, interruptible};
 use crate::output::pair_array;
 use glam::Vec3;
 use numpy::PyArray2;
@@ -121,7 +121,8 @@ impl PyBoxBroadPhase {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyArray2<u64>>, Bound<'py, PyArray2<u64>>)> {
         let objects = py.detach(|| lock(&self.held).broad.len());
-        let (found, lost) = interruptible(py, objects, || {
+        let work = all_pairs(objects).saturating_mul(BOX_PAIR);
+        let (found, lost) = interruptible(py, work, || {
             let mut held = lock(&self.held);
             let frame = held.broad.update().map_err(to_py)?;
             held.found.clone_from(&frame.found);

@@ -4,7 +4,7 @@
 use crate::errors::{check_not_forked, to_py};
 use crate::gpu::Cache;
 use crate::input::pair_rows;
-use crate::interrupt::interruptible;
+use crate::interrupt::{Weighed, interruptible, pairs_work};
 use crate::output::pair_array;
 use numpy::IntoPyArray;
 use numpy::ndarray::{Array1, Array2, Array3};
@@ -97,17 +97,17 @@ type FrameContacts<S> = fn(
     &mut Vec<Contact>,
 ) -> sweepfan::Result<sweepfan::Stats>;
 
-/// The pairs to take contacts of: the caller's (`pairs`, checked against `objects` shapes), or
-/// every touching pair (`find`, sorted).
-fn pairs_of(
+/// The pairs to take contacts of: the caller's (`pairs`, checked against the shapes), or every
+/// touching pair (`find`, sorted).
+fn pairs_of<S: Weighed>(
     py: Python<'_>,
     pairs: Option<&Bound<'_, PyAny>>,
-    objects: usize,
+    shapes: &[S],
     find: impl FnOnce() -> sweepfan::Result<Vec<Pair>> + Send,
 ) -> PyResult<Vec<Pair>> {
     match pairs {
-        Some(p) => pair_rows("pairs", p, objects),
-        None => interruptible(py, objects, || {
+        Some(p) => pair_rows("pairs", p, shapes.len()),
+        None => interruptible(py, S::all_pairs_work(shapes), || {
             let mut found = find().map_err(to_py)?;
             canonicalize(&mut found);
             Ok(found)
@@ -118,7 +118,7 @@ fn pairs_of(
 /// The contacts of boxes or polygons: with the GPU and no pairs given, its whole frame (the SAT
 /// pipeline to the contacts, one submission); else the given pairs or the SAT's (`find`,
 /// sorted), then [`contacts_of`].
-fn sat_contacts<'py, S: Sync>(
+fn sat_contacts<'py, S: Sync + Weighed>(
     py: Python<'py>,
     (shapes, pairs): (&[S], Option<&Bound<'py, PyAny>>),
     (backend, adapter): (sweepfan::Backend, &str),
@@ -130,11 +130,12 @@ fn sat_contacts<'py, S: Sync>(
     (dims, most_points): (usize, usize),
 ) -> PyResult<Bound<'py, PyDict>> {
     if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
-        let (pairs, contacts) =
-            interruptible(py, shapes.len(), || gpu_frame(adapter, shapes, frame))?;
+        let (pairs, contacts) = interruptible(py, S::all_pairs_work(shapes), || {
+            gpu_frame(adapter, shapes, frame)
+        })?;
         return contact_dict(py, pairs, &contacts, dims, most_points);
     }
-    let pairs = pairs_of(py, pairs, shapes.len(), || {
+    let pairs = pairs_of(py, pairs, shapes, || {
         if shapes.is_empty() {
             return Ok(Vec::new());
         }
@@ -151,25 +152,24 @@ fn sat_contacts<'py, S: Sync>(
 
 /// The contacts of `pairs` of `shapes` on `backend` (the CPU's kernel or the GPU's), as
 /// [`contact_dict`] gives them.
-fn contacts_of<'py, S: Sync>(
+fn contacts_of<'py, S: Sync + Weighed>(
     py: Python<'py>,
     (shapes, pairs): (&[S], Vec<Pair>),
     (backend, adapter): (sweepfan::Backend, &str),
     (on_cpu, on_gpu): ContactKernels<S>,
     (dims, most_points): (usize, usize),
 ) -> PyResult<Bound<'py, PyDict>> {
+    let work = pairs_work(shapes, &pairs);
     let mut out = Vec::new();
-    match backend {
-        sweepfan::Backend::Cpu => {
-            out = interruptible(py, pairs.len(), || {
-                on_cpu(shapes, &pairs, &mut out).map_err(to_py)?;
-                Ok(out)
-            })?
+    out = interruptible(py, work, || {
+        match backend {
+            sweepfan::Backend::Cpu => on_cpu(shapes, &pairs, &mut out).map_err(to_py)?,
+            sweepfan::Backend::Gpu => {
+                on_kernels(adapter, |ctx, k| on_gpu(k, ctx, shapes, &pairs, &mut out))?
+            }
         }
-        sweepfan::Backend::Gpu => {
-            py.detach(|| on_kernels(adapter, |ctx, k| on_gpu(k, ctx, shapes, &pairs, &mut out)))?
-        }
-    }
+        Ok(out)
+    })?;
     contact_dict(py, pairs, &out, dims, most_points)
 }
 
@@ -266,11 +266,12 @@ pub fn sphere_contacts<'py>(
         crate::spheres::check_spheres(&spheres)?;
     }
     if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
-        let (pairs, contacts) =
-            interruptible(py, spheres.len(), || gpu_sphere_frame(&adapter, &spheres))?;
+        let (pairs, contacts) = interruptible(py, Sphere::all_pairs_work(&spheres), || {
+            gpu_sphere_frame(&adapter, &spheres)
+        })?;
         return contact_dict(py, pairs, &contacts, 3, 4);
     }
-    let pairs = pairs_of(py, pairs, spheres.len(), || {
+    let pairs = pairs_of(py, pairs, &spheres, || {
         let mut found = Vec::new();
         if !spheres.is_empty() {
             cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;

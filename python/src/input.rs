@@ -238,6 +238,10 @@ pub fn matrix<const K: usize>(
 ) -> PyResult<Vec<[f32; K]>> {
     let real = real_array(arg, obj)?;
     let shape = real.shape();
+    // `[]` (shape (0,)): no rows, as an (0, K) array.
+    if shape == [0] {
+        return Ok(Vec::new());
+    }
     if shape.len() != 2 || shape[1] != K {
         return Err(shape_error(arg, &format!("an (N, {K}) array"), &shape));
     }
@@ -463,6 +467,10 @@ fn integers(
 pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<Vec<[u32; 2]>> {
     let array = as_array(arg, obj)?;
     let shape = array.shape().to_vec();
+    // `[]` (shape (0,), any dtype): no pairs, as a (0, 2) array.
+    if shape == [0] {
+        return Ok(Vec::new());
+    }
     if shape.len() != 2 || shape[1] != 2 {
         return Err(shape_error(arg, "a (K, 2) array of pairs", &shape));
     }

@@ -17,21 +17,88 @@ pub fn limits() -> Limits {
     Limits::new().with_memory(MemoryBudget::System)
 }
 
-/// Inputs below this many objects run on the calling thread: they end in milliseconds, and a
-/// thread costs more than that would save.
-const THREAD_MIN_OBJECTS: usize = 4096;
+/// Calls whose work ([`all_pairs`], [`Work`]) stays below this run on the calling thread: they
+/// end in milliseconds, and a thread costs more than that would save. The sphere tests of
+/// every pair of 4,096 objects (an upper bound on any method's, about 10 ms by brute force);
+/// the number of objects alone said nothing of 300 polygons of 1,000 vertices (25 s).
+const THREAD_MIN_WORK: u64 = all_pairs(4096);
 
 /// How often the waiting thread runs the signal handlers.
 const STEP: Duration = Duration::from_millis(50);
 
-/// Runs `work` (on `objects` objects) with the GIL released, stopping it when a signal handler
-/// raises: the call then raises that exception (`KeyboardInterrupt` for Ctrl-C).
+/// A bound on a call's work in sphere tests (a box's SAT test about [`BOX_PAIR`] of them, a
+/// polygon pair's the product of their vertex counts), from which [`interruptible`] decides
+/// whether Ctrl-C needs a thread of its own.
+pub type Work = u64;
+
+/// Work of a box pair's SAT test or contact, in sphere tests.
+pub const BOX_PAIR: Work = 16;
+
+/// Every pair of `objects`: the most any broad phase or narrow phase tests.
+pub const fn all_pairs(objects: usize) -> Work {
+    let n = objects as u64;
+    n.saturating_mul(n.saturating_sub(1)) / 2
+}
+
+/// Shapes whose pairs cost work in proportion to their size.
+pub trait Weighed: Sized {
+    /// The work of one pair's test or contact.
+    fn pair_work(&self, other: &Self) -> Work;
+    /// A bound on the work of every pair of `shapes`.
+    fn all_pairs_work(shapes: &[Self]) -> Work;
+}
+
+impl Weighed for sweepfan::Sphere {
+    fn pair_work(&self, _: &Self) -> Work {
+        1
+    }
+    fn all_pairs_work(shapes: &[Self]) -> Work {
+        all_pairs(shapes.len())
+    }
+}
+
+impl Weighed for sweepfan::Obb {
+    fn pair_work(&self, _: &Self) -> Work {
+        BOX_PAIR
+    }
+    fn all_pairs_work(shapes: &[Self]) -> Work {
+        all_pairs(shapes.len()).saturating_mul(BOX_PAIR)
+    }
+}
+
+impl Weighed for sweepfan::Polygon {
+    /// Each edge of one against each vertex of the other.
+    fn pair_work(&self, other: &Self) -> Work {
+        (self.vertices().len() as u64).saturating_mul(other.vertices().len() as u64)
+    }
+    /// The sum over pairs of their vertex counts' products is at most [`all_pairs`] of every
+    /// vertex.
+    fn all_pairs_work(shapes: &[Self]) -> Work {
+        all_pairs(shapes.iter().map(|p| p.vertices().len()).sum())
+    }
+}
+
+/// The work of the given `pairs` of `shapes` (pairs naming no shape, refused later, count 0).
+pub fn pairs_work<S: Weighed>(shapes: &[S], pairs: &[sweepfan::Pair]) -> Work {
+    pairs
+        .iter()
+        .map(
+            |&[i, j]| match (shapes.get(i as usize), shapes.get(j as usize)) {
+                (Some(a), Some(b)) => a.pair_work(b),
+                _ => 0,
+            },
+        )
+        .fold(0, Work::saturating_add)
+}
+
+/// Runs `work` (of at most `bound` sphere tests' work) with the GIL released, stopping it when
+/// a signal handler raises: the call then raises that exception (`KeyboardInterrupt` for Ctrl-C).
 pub fn interruptible<T: Send>(
     py: Python<'_>,
-    objects: usize,
+    bound: Work,
     work: impl FnOnce() -> PyResult<T> + Send,
 ) -> PyResult<T> {
-    if objects < THREAD_MIN_OBJECTS {
+    if bound < THREAD_MIN_WORK {
         return py.detach(|| limits().run(work));
     }
     let token = CancelToken::new();

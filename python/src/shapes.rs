@@ -3,7 +3,7 @@
 use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache};
 use crate::input::{arg_error, indices_at_most, matrix, rows_fit};
-use crate::interrupt::interruptible;
+use crate::interrupt::{BOX_PAIR, all_pairs, interruptible};
 use crate::output::pair_array;
 use glam::{Quat, Vec2, Vec3};
 use numpy::PyArray2;
@@ -26,18 +26,18 @@ pub(crate) fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
 type OnCpu<S> = fn(&mut cpu::sat::CpuBoxPipeline, &[S]) -> sweepfan::Result<Vec<Pair>>;
 type OnGpu<S> = fn(&mut GpuBoxPipeline, &[S], &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>;
 
-/// The overlapping pairs of the shapes that `shapes` makes (work Ctrl-C can interrupt, sized by
-/// `objects` inputs), by the SAT pipeline of `backend`, as a canonical (K, 2) array: a fresh CPU
+/// The overlapping pairs of the shapes that `shapes` makes (work Ctrl-C can interrupt, at most
+/// `work`: [`crate::interrupt::Work`]), by the SAT pipeline of `backend`, as a canonical (K, 2) array: a fresh CPU
 /// pipeline, or the adapter's kept GPU one. No shapes give no pairs.
 fn sat_pair_array<'py, S>(
     py: Python<'py>,
     backend: Backend,
     adapter: &str,
-    objects: usize,
+    work: crate::interrupt::Work,
     shapes: impl FnOnce() -> PyResult<Vec<S>> + Send,
     (on_cpu, on_gpu): (OnCpu<S>, OnGpu<S>),
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let pairs = interruptible(py, objects, || -> PyResult<Vec<Pair>> {
+    let pairs = interruptible(py, work, || -> PyResult<Vec<Pair>> {
         let shapes = shapes()?;
         if shapes.is_empty() {
             return Ok(Vec::new());
@@ -148,11 +148,11 @@ pub fn obb_pairs<'py>(
     if boxes.is_empty() {
         return Ok(pair_array(py, Vec::new()));
     }
-    let objects = boxes.len();
+    let work = all_pairs(boxes.len()).saturating_mul(BOX_PAIR);
     let shapes = move || checked_boxes(boxes);
     let on_cpu: OnCpu<Obb> = |cpu, s| cpu.obb_overlaps(s).map(|r| r.0);
     let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
-    sat_pair_array(py, backend, &adapter, objects, shapes, (on_cpu, on_gpu))
+    sat_pair_array(py, backend, &adapter, work, shapes, (on_cpu, on_gpu))
 }
 
 /// The polygons of a flat vertex array and `offsets` (polygon i is
@@ -268,7 +268,7 @@ pub fn polygon_pairs<'py>(
         py,
         backend,
         &adapter,
-        offsets.len(),
+        all_pairs(vertices.len()),
         shapes,
         (on_cpu, on_gpu),
     )

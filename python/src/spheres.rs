@@ -3,7 +3,7 @@
 use crate::errors::{check_not_forked, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache, lock};
 use crate::input::{arg_error, matrix, per_object};
-use crate::interrupt::interruptible;
+use crate::interrupt::{all_pairs, interruptible};
 use crate::output::pair_array;
 use glam::Vec3;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
@@ -225,13 +225,13 @@ pub fn sphere_pairs<'py>(
         method
     };
     if count_only {
-        let stats = interruptible(py, spheres.len(), || {
+        let stats = interruptible(py, all_pairs(spheres.len()), || {
             run(&method, backend, &adapter, &spheres, None)
         })?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
     }
     let mut pairs = crate::output::spare_pair_list();
-    interruptible(py, spheres.len(), || {
+    interruptible(py, all_pairs(spheres.len()), || {
         run(&method, backend, &adapter, &spheres, Some(&mut pairs))
     })?;
     Ok(crate::output::position_pair_array(py, pairs)?.into_any())
@@ -388,7 +388,7 @@ impl PyBroadPhase {
             return self.world_step(py, spheres, ids);
         }
         let spheres = spheres(centers, radii)?;
-        let pairs = interruptible(py, spheres.len(), || -> PyResult<Vec<Pair>> {
+        let pairs = interruptible(py, all_pairs(spheres.len()), || -> PyResult<Vec<Pair>> {
             // An empty frame runs as one sphere, which touches nothing: no pairs, and every
             // pair of the frame before lost, wherever the events are tracked.
             let empty = spheres.is_empty();
@@ -550,7 +550,7 @@ impl PyBroadPhase {
             }
             (backend, adapter) = (Backend::Cpu, String::new());
         }
-        let pairs = interruptible(py, spheres.len(), || -> PyResult<Vec<Pair>> {
+        let pairs = interruptible(py, all_pairs(spheres.len()), || -> PyResult<Vec<Pair>> {
             let mut guard = lock(&self.frames);
             let frames = &mut *guard;
             same_kind(frames, true)?;

@@ -3,7 +3,7 @@
 
 use crate::errors::to_py;
 use crate::input::{arg_error, as_array};
-use crate::interrupt::interruptible;
+use crate::interrupt::{all_pairs, interruptible};
 use crate::output::pair_array;
 use crate::spheres::{check_spheres, method_name, spheres};
 use numpy::{IntoPyArray, PyUntypedArrayMethods};
@@ -61,6 +61,10 @@ pub(crate) fn make(
 /// object of every world), one per sphere.
 pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
     let array = as_array("world", world)?;
+    // `[]` (a float64 array to NumPy): no ids, for no spheres.
+    if n == 0 && array.shape() == [0] {
+        return Ok(Vec::new());
+    }
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
         let dtype: String = array.getattr("dtype")?.str()?.extract()?;
@@ -110,11 +114,12 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
 ///
 /// centers: an (N, 3) array with world= (N,) integer ids, or a batch axis, (B, N, 3): B worlds
 /// of N spheres (world b is rows b*N .. b*N + N - 1 of the flattened batch). radii: a scalar,
-/// (N,) or, with a batch axis, (B, N). method: "auto" (the default) or a name of METHODS.
-/// backend: "auto" (the default: a hardware GPU when there is one and it batches the method,
-/// else the CPU), "cpu" or "gpu" (which batches "auto", "sap", "x", "brute_force" and "grid"
-/// so far; other methods raise ValueError there); adapter as sphere_pairs takes it. One call, one frame on the
-/// GPU: the world is a key of its sort, not a loop.
+/// (N,) or, with a batch axis, (N,) (the same radii in every world), (B, N) or (B * N,).
+/// method: "auto" (the default) or a name of METHODS. backend: "auto" (the default: a hardware
+/// GPU when there is one and it batches the method, else the CPU), "cpu" or "gpu" (which
+/// batches auto and every sphere method; the peer crates' names raise ValueError there);
+/// adapter as sphere_pairs takes it. One call, one frame on the GPU: the world is a key of its
+/// sort, not a loop.
 ///
 /// Returns (pairs, worlds, offsets): pairs (K, 2) uint32 indices into the flattened spheres,
 /// i < j, grouped by world, sorted inside each; worlds (W,) the world ids present, ascending,
@@ -173,10 +178,10 @@ pub fn world_pairs<'py>(
         )
     };
     if count_only {
-        let stats = interruptible(py, spheres.len(), || run(None))?;
+        let stats = interruptible(py, all_pairs(spheres.len()), || run(None))?;
         return Ok((stats.pairs, stats.tests).into_pyobject(py)?.into_any());
     }
-    let out = interruptible(py, spheres.len(), || {
+    let out = interruptible(py, all_pairs(spheres.len()), || {
         let mut out = WorldPairs::new();
         run(Some(&mut out)).map(|_| out)
     })?;
@@ -240,36 +245,27 @@ pub(crate) fn batch_input(
             return Err(arg_error("centers", format!("{b} worlds exceed 2^32 - 1")));
         }
         let flat = array.call_method1("reshape", ((b * n, 3),))?;
-        let radii_array = as_array("radii", radii)?;
-        let radii_ndim: usize = radii_array.getattr("ndim")?.extract()?;
-        let radii = if radii_ndim == 2 {
-            let rs: Vec<usize> = radii_array.getattr("shape")?.extract()?;
-            if rs != [b, n] {
-                return Err(arg_error(
-                    "radii",
-                    format!(
-                        "with a batch axis ({b}, {n}, 3), radii are a scalar or ({b}, {n}); got {rs:?}"
-                    ),
-                ));
-            }
-            radii_array.call_method1("reshape", (b * n,))?
-        } else {
-            radii.clone()
-        };
+        let radii = batch_radii(py, radii, b, n)?;
         let ids: Vec<u32> = (0..b as u32)
             .flat_map(|w| std::iter::repeat_n(w, n))
             .collect();
         (flat, radii, ids)
     } else {
+        let shape: Vec<usize> = as_array("centers", centers)?.getattr("shape")?.extract()?;
+        // Neither (N, 3) nor (B, N, 3) (`[]`: no spheres): the centers are at fault, whatever
+        // `world` says.
+        if !(shape.len() == 2 && shape[1] == 3 || shape == [0]) {
+            return Err(arg_error(
+                "centers",
+                format!(
+                    "expected (N, 3) with world= or a batch axis (B, N, 3), got shape {shape:?}"
+                ),
+            ));
+        }
         let Some(world) = world else {
             return Ok(None);
         };
-        let spheres_n: usize = as_array("centers", centers)?
-            .getattr("shape")?
-            .extract::<Vec<usize>>()?
-            .first()
-            .copied()
-            .unwrap_or(0);
+        let spheres_n = shape[0];
         check_batch_size(spheres_n)?;
         let ids = world_ids(world, spheres_n)?;
         (centers.clone(), radii.clone(), ids)
@@ -286,6 +282,32 @@ pub(crate) fn batch_input(
         check_spheres(&spheres)?;
     }
     Ok(Some((spheres, ids)))
+}
+
+/// The radii of a batch of `b` worlds of `n` spheres as one per flattened row: a scalar,
+/// `(n,)` (the same in every world), `(b, n)` or `(b * n,)`.
+fn batch_radii<'py>(
+    py: Python<'py>,
+    radii: &Bound<'py, PyAny>,
+    b: usize,
+    n: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = as_array("radii", radii)?;
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    match shape.as_slice() {
+        [] => Ok(radii.clone()),
+        [len] if *len == b * n => Ok(array.into_any()),
+        [len] if *len == n => Ok(py.import("numpy")?.call_method1("tile", (array, b))?),
+        [rows, len] if (*rows, *len) == (b, n) => array.call_method1("reshape", (b * n,)),
+        _ => Err(arg_error(
+            "radii",
+            format!(
+                "with a batch axis ({b}, {n}, 3), radii are a scalar, ({n},) (the same in every \
+                 world), ({b}, {n}) or ({},); got {shape:?}",
+                b * n
+            ),
+        )),
+    }
 }
 
 /// A batch of `n` objects fits the memory a call may use (none: an empty batch, no pairs).

@@ -58,3 +58,49 @@ def test_ctrl_c_stops_a_long_call_within_a_second(backend, n, after):
     assert lines[0].startswith("interrupted "), run.stdout + run.stderr
     assert float(lines[0].split()[1]) < 2.0, lines[0]
     assert lines[1] == "next call equal", run.stdout
+
+
+FEW_LARGE = r"""
+import os, signal, sys, threading, time
+import numpy as np
+import sweepfan
+
+# 300 rings of 600 vertices, each 0.001 from the next: 44,850 overlapping pairs whose contacts
+# take about 10 s, from fewer objects than any count of objects alone would call long.
+V, P = 600, 300
+a = np.linspace(0, 2 * np.pi, V, endpoint=False)
+ring = np.stack([np.cos(a), np.sin(a)], 1)
+vertices = np.concatenate([ring + 0.001 * k for k in range(P)]).astype(np.float32)
+offsets = np.arange(P + 1) * V
+fired = []
+
+def interrupt():
+    time.sleep(1.0)
+    fired.append(time.perf_counter())
+    os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=interrupt, daemon=True).start()
+start = time.perf_counter()
+try:
+    sweepfan.polygon_contacts(vertices, offsets, backend="cpu")
+    print("finished after %.2f s" % (time.perf_counter() - start))
+except KeyboardInterrupt:
+    print("interrupted %.3f s after the signal" % (time.perf_counter() - fired[0]))
+few = sweepfan.polygon_contacts(vertices[: 3 * V], offsets[:4], backend="cpu")
+print("next call", "equal" if few["pairs"].tolist() == [[0, 1], [0, 2], [1, 2]] else "DIFFERENT")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself: POSIX")
+def test_ctrl_c_stops_a_long_call_on_few_large_shapes():
+    run = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", FEW_LARGE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("interrupted "), run.stdout + run.stderr
+    assert float(lines[0].split()[1]) < 2.0, lines[0]
+    assert lines[1] == "next call equal", run.stdout

@@ -104,6 +104,36 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         sweepfan.world_pairs(np.zeros((2, 3, 3)), 1.0, [0] * 6)
     with pytest.raises(ValueError, match="radii"):
         sweepfan.world_pairs(np.zeros((2, 3, 3)), np.ones((3, 2)))
+    # Centers of neither shape are the centers' fault, with or without world=.
+    for bad in [np.zeros((2, 1, 4, 3)), np.zeros(3), np.zeros((4, 2))]:
+        for world in [None, [0, 0, 0, 0]]:
+            with pytest.raises(ValueError, match="^centers: ") as e:
+                sweepfan.world_pairs(bad, 0.5, world)
+            assert "(B, N, 3)" in str(e.value)
+
+
+def test_batch_radii_per_object_per_world_or_flat():
+    rng = np.random.default_rng(8)
+    b, n = 5, 30
+    centers = rng.uniform(0, 6, (b, n, 3)).astype(np.float32)
+    one_world = rng.uniform(0.2, 0.9, n).astype(np.float32)
+    flat_world = np.repeat(np.arange(b), n)
+    expected = brute_per_world(centers.reshape(-1, 3), np.tile(one_world, b), flat_world)
+    # (N,): the same radii in every world; (B, N) and (B * N,) say the same thing.
+    for radii in [one_world, np.tile(one_world, (b, 1)), np.tile(one_world, b)]:
+        pairs, worlds, offsets = sweepfan.world_pairs(centers, radii)
+        assert as_groups(pairs, worlds, offsets) == expected
+    with pytest.raises(ValueError, match="radii") as e:
+        sweepfan.world_pairs(centers, np.ones(n + 1))
+    assert f"({n},)" in str(e.value) and f"({b}, {n})" in str(e.value)
+
+
+def test_empty_lists_are_no_spheres_and_no_pairs():
+    pairs, worlds, offsets = sweepfan.world_pairs([], 1.0, [])
+    assert pairs.shape == (0, 2) and len(worlds) == 0 and offsets.tolist() == [0]
+    assert sweepfan.sphere_pairs([], 1.0).shape == (0, 2)
+    got = sweepfan.sphere_contacts(np.zeros((3, 3)), 0.5, pairs=[])
+    assert got["pairs"].shape == (0, 2) and got["depths"].shape == (0,)
 
 
 @pytest.mark.parametrize(

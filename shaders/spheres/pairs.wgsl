@@ -30,7 +30,8 @@
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
 // grid: the occupancy map (frame.wgsl; make_keys sets a bit a cell), a power of two of words.
 @group(0) @binding(10) var<storage, read> occupied: array<u32>;
-// grid_giants in a batch of worlds (FLAG_WORLDS): each object's world rank, by original index.
+// grid and grid_giants in a batch of worlds (FLAG_WORLDS): each object's world rank, by
+// original index.
 @group(0) @binding(11) var<storage, read> world_rank: array<u32>;
 
 const UNROLL: u32 = 16u;
@@ -356,9 +357,14 @@ var<private> walk_split: u32;
 var<private> lookups: u32;
 // Keys in Z-order over the whole box: a bucket is one cell, so no candidate's cell is computed.
 var<private> one_cell_a_key: bool;
-// A key's bits above the bucket's: its world's rank (0 outside a batch of worlds), that of the
-// walking object in my_world (declared with the sweep's walk).
+// A key's bits above the bucket's: its world's rank as far as it fits (0 outside a batch of
+// worlds); the walking object's full rank is my_world (declared with the sweep's walk), its
+// bits that fit my_tag.
 var<private> bucket_bits: u32;
+var<private> my_tag: u32;
+// A batch of worlds: a candidate of the walker's bucket, tag and cell is tested only when its
+// own rank (world_rank, by index) is the walker's, as ranks past the key's bits are cut.
+var<private> grid_worlds: bool;
 
 // One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
@@ -369,11 +375,14 @@ fn visit_bucket(q: u32) {
     done = !live;
     if live {
         let t = sorted[at];
-        // Giants are tested by grid_giants. The candidate's index is read for a hit only.
-        if (key >> bucket_bits) == my_world && !is_giant(t, walk_split)
+        // Giants are tested by grid_giants. The candidate's index is read for a hit only
+        // (in a batch of worlds, for its rank too).
+        if (key >> bucket_bits) == my_tag && !is_giant(t, walk_split)
             && (one_cell_a_key || all(cell_of(t.xyz, walk_side) == cell)) {
-            if tested(t) {
-                emit(my_index, values[at]);
+            if !grid_worlds || world_rank[values[at]] == my_world {
+                if tested(t) {
+                    emit(my_index, values[at]);
+                }
             }
         }
     }
@@ -403,7 +412,9 @@ fn grid(inv: Invocation) {
         let worlds = (params.flags & FLAG_WORLDS) != 0u;
         one_cell_a_key = order.mode == GRID_Z_ORDER && !worlds;
         bucket_bits = countTrailingZeros(params.buckets);
-        my_world = keys[p] >> bucket_bits;
+        grid_worlds = worlds;
+        my_world = select(0u, world_rank[my_index], worlds);
+        my_tag = keys[p] >> bucket_bits;
         let map_order = grid_map_order();
         let map_bits = arrayLength(&occupied) * 32u;
         // The own cell: the objects after p in its bucket. A giant walks no cells

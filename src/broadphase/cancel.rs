@@ -46,6 +46,17 @@ pub(crate) fn current() -> Option<CancelToken> {
     super::limits::current().cancel
 }
 
+/// Pairs a per-pair loop (the SAT stage, contacts) runs between two looks at its token: a look
+/// is one atomic load, a pair tens of nanoseconds (boxes) to milliseconds (polygons of
+/// thousands of vertices).
+pub(crate) const PAIRS_PER_LOOK: usize = 64;
+
+/// Whether `token` is set and cancelled.
+#[inline]
+pub(crate) fn stopped(token: &Option<CancelToken>) -> bool {
+    token.as_ref().is_some_and(CancelToken::is_cancelled)
+}
+
 /// `Err(Error::Interrupted)` when `token` is set and cancelled.
 pub(crate) fn check(token: &Option<CancelToken>) -> Result<()> {
     token.as_ref().map_or(Ok(()), CancelToken::check)

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::broadphase::Pair;
+use crate::broadphase::cancel;
 use crate::broadphase::check_candidates;
 use crate::error::Result;
 use crate::geom::contact::{
@@ -34,21 +35,31 @@ use rayon::prelude::*;
 /// Pairs per parallel task: a contact takes tens to hundreds of nanoseconds.
 const CHUNK: usize = 1 << 10;
 
-/// Replaces `out` with `contact(i, j)` for each pair `[i, j]`, in order, in parallel.
+/// Replaces `out` with `contact(i, j)` for each pair `[i, j]`, in order, in parallel; the
+/// caller's cancellation looked at every [`cancel::PAIRS_PER_LOOK`] pairs
+/// (`Err(Error::Interrupted)`, `out` unfinished, once it is set).
 fn each_pair(
     pairs: &[Pair],
     out: &mut Vec<Contact>,
     contact: impl Fn(usize, usize) -> Contact + Sync,
-) {
+) -> Result<()> {
+    let token = cancel::current();
     out.clear();
     out.resize(pairs.len(), Contact::default());
     out.par_chunks_mut(CHUNK)
         .zip(pairs.par_chunks(CHUNK))
         .for_each(|(out, pairs)| {
-            for (c, p) in out.iter_mut().zip(pairs) {
-                *c = contact(p[0] as usize, p[1] as usize);
+            let blocks = out.chunks_mut(cancel::PAIRS_PER_LOOK);
+            for (out, pairs) in blocks.zip(pairs.chunks(cancel::PAIRS_PER_LOOK)) {
+                if cancel::stopped(&token) {
+                    return;
+                }
+                for (c, p) in out.iter_mut().zip(pairs) {
+                    *c = contact(p[0] as usize, p[1] as usize);
+                }
             }
         });
+    cancel::check(&token)
 }
 
 /// The contacts of sphere pairs (each `[i, j]`: the normal from `i` towards `j`), into `out`
@@ -59,8 +70,7 @@ pub fn sphere_contacts(spheres: &[Sphere], pairs: &[Pair], out: &mut Vec<Contact
         validate_spheres(spheres)?;
     }
     check_candidates(spheres.len(), pairs)?;
-    each_pair(pairs, out, |i, j| sphere_contact(&spheres[i], &spheres[j]));
-    Ok(())
+    each_pair(pairs, out, |i, j| sphere_contact(&spheres[i], &spheres[j]))
 }
 
 /// The contacts of oriented-box pairs, as [`sphere_contacts`]: boxes are validated
@@ -75,8 +85,7 @@ pub fn obb_contacts(boxes: &[Obb], pairs: &[Pair], out: &mut Vec<Contact>) -> Re
     each_pair(pairs, out, |i, j| {
         let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
         settle(unsettled, || boxes[i].overlaps(&boxes[j]))
-    });
-    Ok(())
+    })
 }
 
 /// The contacts of convex-polygon pairs (validated when made: [`Polygon::new`]), as
@@ -89,8 +98,7 @@ pub fn polygon_contacts(
     check_candidates(polygons.len(), pairs)?;
     each_pair(pairs, out, |i, j| {
         polygon_contact(polygons[i].vertices(), polygons[j].vertices())
-    });
-    Ok(())
+    })
 }
 
 pub use crate::geom::contact::CONTACT_REL;

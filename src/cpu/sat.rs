@@ -2,6 +2,7 @@
 //! polygons and oriented boxes, one pair at a time and batched over candidate lists, plus the
 //! full CPU pipeline (AABB sweep and prune, then SAT).
 
+use crate::broadphase::cancel;
 use crate::broadphase::{Clock, Pair, Stats, check_candidates};
 use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
 use crate::error::Result;
@@ -15,21 +16,41 @@ use web_time::Instant;
 
 /// Appends to `out`, in candidate order, the candidates that pass `keep`, in parallel. Large
 /// fixed chunks (one sequential filter each, then one copy) cost far less than rayon's per-item
-/// splitting when a test takes tens of nanoseconds.
-fn filter_in_chunks(candidates: &[Pair], out: &mut Vec<Pair>, keep: impl Fn(&Pair) -> bool + Sync) {
+/// splitting when a test takes tens of nanoseconds. The caller's cancellation is looked at every
+/// [`cancel::PAIRS_PER_LOOK`] pairs (a pair of polygons with thousands of vertices takes
+/// milliseconds): `Err(Error::Interrupted)`, `out` unfinished, once it is set.
+fn filter_in_chunks(
+    candidates: &[Pair],
+    out: &mut Vec<Pair>,
+    keep: impl Fn(&Pair) -> bool + Sync,
+) -> Result<()> {
     const CHUNK: usize = 1 << 13;
+    let token = cancel::current();
+    let filter = |chunk: &[Pair], kept: &mut Vec<Pair>| {
+        for block in chunk.chunks(cancel::PAIRS_PER_LOOK) {
+            if cancel::stopped(&token) {
+                return;
+            }
+            kept.extend(block.iter().filter(|p| keep(p)));
+        }
+    };
     if candidates.len() <= CHUNK {
-        out.extend(candidates.iter().filter(|p| keep(p)));
-        return;
+        filter(candidates, out);
+    } else {
+        let parts: Vec<Vec<Pair>> = candidates
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut kept = Vec::new();
+                filter(chunk, &mut kept);
+                kept
+            })
+            .collect();
+        out.reserve(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            out.extend_from_slice(&part);
+        }
     }
-    let parts: Vec<Vec<Pair>> = candidates
-        .par_chunks(CHUNK)
-        .map(|c| c.iter().filter(|p| keep(p)).copied().collect())
-        .collect();
-    out.reserve(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        out.extend_from_slice(&part);
-    }
+    cancel::check(&token)
 }
 
 /// Appends to `out` (after clearing it), in candidate order, the candidate pairs whose boxes
@@ -55,8 +76,7 @@ pub fn obb_frame_pairs<'a>(
             SatVerdict::Overlap => true,
             SatVerdict::Unsure(axes) => settle(box_at(i), box_at(j), axes),
         }
-    });
-    Ok(())
+    })
 }
 
 /// The polygon equivalent of [`obb_pairs`].
@@ -70,8 +90,7 @@ pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pa
     out.clear();
     filter_in_chunks(candidates, out, |p| {
         polygons_overlap(set.polygon(p[0] as usize), set.polygon(p[1] as usize))
-    });
-    Ok(())
+    })
 }
 
 /// Host bytes per AABB candidate pair while the pipeline holds it (docs/design.md §9.14): the

@@ -382,3 +382,69 @@ fn gpu_worlds_events_per_world() {
     let mut batch = GpuWorldBatch::auto(ctx).unwrap();
     crate::worlds::check_world_events(&mut batch, 5);
 }
+
+/// `world_bucket` of `shaders/frame.wgsl` by hand: the cell and the world's rank hashed into one
+/// of `buckets` (a power of two).
+fn world_bucket_by_hand(cell: [i32; 3], rank: u32, buckets: u32) -> u32 {
+    let lowbias32 = |mut h: u32| {
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x7feb352d);
+        h ^= h >> 15;
+        h = h.wrapping_mul(0x846ca68b);
+        h ^ (h >> 16)
+    };
+    let [x, y, z] = cell.map(|c| c as u32);
+    let cell_hash = lowbias32(
+        x.wrapping_mul(0x8da6b343) ^ y.wrapping_mul(0xd8163841) ^ z.wrapping_mul(0xcb1ab31f),
+    );
+    lowbias32(cell_hash ^ rank.wrapping_mul(0x9e3779b9)) & (buckets - 1)
+}
+
+/// 2^17 worlds of one sphere: 2^17 buckets leave a key 15 bits of rank, so ranks 2^15 apart
+/// share them. Two such worlds whose spheres share a cell that hashes into one bucket in both
+/// (found by hand) meet in the walk's bucket with equal key bits: only the ranks read by index
+/// keep them apart. (Before, the buckets were cut to what the ranks left: 2^15 buckets for
+/// 2^17 objects, and 65,536 worlds of 64 spheres in one box took minutes on lavapipe.)
+#[test]
+fn gpu_grid_worlds_past_the_key_bits_meet_only_their_own() {
+    let Some(ctx) = ctx() else { return };
+    const N: u32 = 1 << 17;
+    let tag = 1u32 << (32 - N.trailing_zeros());
+    let (cell, a, b) = (0..64)
+        .flat_map(|k| (0..tag).map(move |r| ([k, -5, -5], r)))
+        .find_map(|(cell, r)| {
+            let ranks: Vec<u32> = (0..N / tag).map(|j| r + j * tag).collect();
+            let buckets: Vec<u32> = ranks
+                .iter()
+                .map(|&q| world_bucket_by_hand(cell, q, N))
+                .collect();
+            (0..ranks.len()).find_map(|i| {
+                (i + 1..ranks.len())
+                    .find(|&j| buckets[i] == buckets[j])
+                    .map(|j| (cell, ranks[i], ranks[j]))
+            })
+        })
+        .expect("a cell and two ranks 2^15 apart in one bucket");
+    // Every world's sphere alone in its cell on a lattice 2 apart, but worlds a and b's, both
+    // in `cell` at the same point (a cell side of 1: radius 0.5).
+    let mut spheres: Vec<Sphere> = (0..N)
+        .map(|w| {
+            let at = Vec3::new((w % 64) as f32, ((w / 64) % 64) as f32, (w / 4096) as f32);
+            Sphere::new(at * 2.0 + Vec3::splat(0.5), 0.5)
+        })
+        .collect();
+    let point = Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32) + Vec3::splat(0.5);
+    spheres[a as usize] = Sphere::new(point, 0.5);
+    spheres[b as usize] = Sphere::new(point, 0.5);
+    let ids: Vec<u32> = (0..N).collect();
+    let mut grid = GpuWorldBatch::new(ctx, Method::Grid).unwrap();
+    let mut out = WorldPairs::new();
+    let stats = grid.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
+    let found: Vec<(u32, Vec<Pair>)> = out
+        .iter()
+        .filter(|(_, p)| !p.is_empty())
+        .map(|(w, p)| (w, p.to_vec()))
+        .collect();
+    assert!(found.is_empty(), "worlds {a} and {b} met: {found:?}");
+    assert_eq!((stats.pairs, out.worlds().len()), (0, N as usize));
+}

@@ -164,17 +164,19 @@ impl PairKernels {
     }
 
     /// Grid neighbour walk: `order.keys` are sorted bucket ids, `starts` the bucket starts,
-    /// `occupied` the occupancy map `make_keys` set (docs/design.md §9.9). With `shared_rank` (a
-    /// batch of worlds, docs/design.md §2.13; the shared objects' rank, `u32::MAX` for none) each
-    /// key holds its object's world rank above the bucket, buckets hash the cell with the world,
-    /// a walk meets its own world only and the shared objects walk nothing (grid_giants).
+    /// `occupied` the occupancy map `make_keys` set (docs/design.md §9.9). With `world_rank` (a
+    /// batch of worlds, docs/design.md §2.13: each object's rank by index, and the shared
+    /// objects' rank, `u32::MAX` for none) each key holds its object's world rank above the
+    /// bucket as far as it fits, buckets hash the cell with the world, a walk meets its own world
+    /// only (the candidate's rank read by index) and the shared objects walk nothing
+    /// (grid_giants).
     #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
         buckets: u32,
-        shared_rank: Option<u32>,
+        world_rank: Option<(&wgpu::Buffer, u32)>,
         order: &SortedOrder<'_>,
         starts: &wgpu::Buffer,
         occupied: &wgpu::Buffer,
@@ -182,10 +184,12 @@ impl PairKernels {
     ) -> Result<()> {
         let params = Params {
             buckets,
-            ..sink.world_params(n, shared_rank)
+            ..sink.world_params(n, world_rank.map(|(_, shared)| shared))
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
         buffers.push((10, occupied));
+        // Read only with FLAG_WORLDS; any buffer otherwise.
+        buffers.push((11, world_rank.map_or(starts, |(ranks, _)| ranks)));
         rec.launch(&self.grid, params, &buffers, n as u64)
     }
 

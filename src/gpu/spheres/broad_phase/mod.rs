@@ -332,7 +332,7 @@ impl GpuBroadPhase {
         self.timer.reset();
         let arena = &mut self.arena;
         let timer = &mut self.timer;
-        let buckets = worlds::grid_buckets_beside(grid_buckets(n), self.worlds.as_ref());
+        let buckets = grid_buckets(n);
         enc.clear_buffer(&self.counters, 0, None);
         // The giants' words and the radius histogram start at 0 (after the write above).
         enc.clear_buffer(&self.ext, 4 * EXTENTS_INIT.len() as u64, None);
@@ -450,22 +450,13 @@ impl GpuBroadPhase {
                     self.keys
                         .bucket_starts(rec, n, buckets, &res.keys, &res.starts)
                 })?;
-                // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys.
+                // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys,
+                // as far as they fit, and by index.
                 let world_rank = inputs.world_rank;
-                let shared_rank = world_rank.map(|(_, shared)| shared);
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
                     let (starts, occupied) = (&res.starts, &res.occupied);
                     let p = &self.pairs;
-                    p.grid(
-                        rec,
-                        n,
-                        buckets,
-                        shared_rank,
-                        &order,
-                        starts,
-                        occupied,
-                        &sink,
-                    )?;
+                    p.grid(rec, n, buckets, world_rank, &order, starts, occupied, &sink)?;
                     p.grid_giants(rec, n, &res.spheres, world_rank, &sink)
                 })?;
             }

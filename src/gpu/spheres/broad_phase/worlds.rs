@@ -371,13 +371,3 @@ impl GpuWorldBatch {
 }
 
 crate::broadphase::worlds::world_broad_phase_by_own_methods!(GpuWorldBatch, Backend::Gpu);
-
-/// The grid's bucket count beside a batch's world ranks: each object's rank sits above its
-/// bucket in the key (docs/design.md §2.13), so the buckets take what bits the largest rank
-/// leaves.
-pub(super) fn grid_buckets_beside(buckets: u32, worlds: Option<&WorldRanks>) -> u32 {
-    match worlds {
-        Some(w) => buckets.min(1u32 << (32 - w.bits).min(31)),
-        None => buckets,
-    }
-}
