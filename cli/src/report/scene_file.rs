@@ -37,13 +37,17 @@ pub fn write_generated(
         })
     };
     match shape {
+        // Nothing is written that the file's readers would refuse (`--radius 1e30` wrote a
+        // scene that `verify` then refused): the generator's rule, as bench applies it.
         FileShape::Sphere => {
             let scene = Scene::generate(kind, params);
+            crate::run::scene_size::check_generated(kind, params, &scene.spheres, 0)?;
             buffered(&|w| spheres_csv(w, &scene.spheres))?;
             Ok(scene.len())
         }
         FileShape::Obb => {
             let boxes = generate_boxes(kind, params);
+            crate::run::scene_size::check_generated_with(kind, params, &boxes)?;
             buffered(&|w| obbs_csv(w, &boxes))?;
             Ok(boxes.len())
         }

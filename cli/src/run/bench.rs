@@ -269,6 +269,7 @@ pub fn run_frames(
             "frame events need the pairs: --events cannot go with --count-only".into(),
         ));
     }
+    crate::run::check_frames(run.frames)?;
     let mut scene = scene.clone();
     let mut m = Measurement::default();
     let mut pairs: Vec<Pair> = Vec::new();
@@ -279,6 +280,7 @@ pub fn run_frames(
     let mut tracker = (run.events && !own_events).then(EventTracker::new);
     let last = run.frames.max(1) - 1;
     for frame in 0..=last {
+        crate::run::stop_if_interrupted()?;
         let out = if run.count_only {
             None
         } else {

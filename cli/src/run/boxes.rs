@@ -48,7 +48,9 @@ pub fn bench_shapes(
         let (mut tests, mut found) = (0u64, 0u64);
         let (mut first, mut last_pairs): (Option<Vec<Pair>>, Option<Vec<Pair>>) = (None, None);
         let last = frames - 1;
+        crate::run::check_frames(frames)?;
         for frame in 0..frames {
+            crate::run::stop_if_interrupted()?;
             let store = !count_only || ((frame == 0 || frame == last) && verify);
             let before = ctx.as_ref().map(|c| c.counts());
             let t = Instant::now();

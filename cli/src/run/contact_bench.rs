@@ -77,9 +77,11 @@ pub fn bench_contacts(
     // Each row's contacts of its last frame come back beside it.
     let run = |label: &str, f: &mut dyn FnMut(&mut Vec<Contact>) -> Result<u64>| {
         let mut out: Vec<Contact> = Vec::new();
+        crate::run::check_frames(frames)?;
         let mut ms = Vec::new();
         let mut points = 0;
         for _ in 0..frames {
+            crate::run::stop_if_interrupted()?;
             let t = Instant::now();
             points = f(&mut out)?;
             ms.push(t.elapsed().as_secs_f64() * 1e3);

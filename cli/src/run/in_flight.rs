@@ -82,6 +82,7 @@ fn run_in_flight(
     let mut even = scene.clone();
     let mut odd = scene.clone();
     odd.step();
+    crate::run::check_frames(frames)?;
     let store = !count_only;
     let mut turn = Turn {
         last: frames.max(1) - 1,
@@ -104,6 +105,7 @@ fn run_in_flight(
     // borrows its scene until its finish, so the rounds name each copy.
     let mut on_even = Some(turn.submit(bp, &even.spheres)?);
     while let Some(current) = on_even.take() {
+        crate::run::stop_if_interrupted()?;
         let on_odd = turn.more().then(|| turn.submit(bp, &odd.spheres));
         let on_odd = on_odd.transpose()?;
         let stats = turn.finish(bp, current)?;

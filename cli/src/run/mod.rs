@@ -34,6 +34,37 @@ pub fn check_count_fits(
     )
 }
 
+/// Bytes a timed frame's record keeps until the run's medians are taken: its time, tests and
+/// pairs, its stage times, device counts and events (about 20 words; 256 bounds them).
+const BYTES_PER_FRAME: u64 = 256;
+
+/// Refuses `frames` timed frames whose records do not fit in what this process may use, before
+/// the first frame (`--frames 1099511627776` grew the records by tens of MB a second to an
+/// abort).
+pub fn check_frames(frames: usize) -> sweepfan::error::Result<()> {
+    check_count_fits(
+        &format!("{frames} frames"),
+        frames,
+        BYTES_PER_FRAME,
+        |fit| {
+            format!(
+                "use fewer frames (about {fit} fit: each frame's times are kept for the medians)"
+            )
+        },
+    )
+}
+
+/// `Err(Error::Interrupted)` once the tool's token is cancelled: frame loops look between
+/// frames, as a frame that makes no long wait and no long candidate loop (a GPU frame of 10
+/// spheres, the sector CCD's frame) reaches none of the library's checks.
+pub fn stop_if_interrupted() -> sweepfan::error::Result<()> {
+    if interrupted() {
+        Err(sweepfan::Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
 /// The tool's cancellation: the token its SIGINT handler cancels
 /// (`run::output::stop_calls_on_interrupt`) and its `main` gives every library call
 /// (`sweepfan::Limits`, docs/design.md §9.18). One per process.

@@ -297,6 +297,23 @@ pub fn check_outputs(
     Ok(())
 }
 
+/// A writer that fails once the tool's token is cancelled (`crate::run::interrupted`), with an
+/// error of its own kind (`write_all` retries `ErrorKind::Interrupted`).
+struct StopOnInterrupt<'a>(&'a mut dyn Write);
+
+impl Write for StopOnInterrupt<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if crate::run::interrupted() {
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// Writes what `fill` produces to `path`: atomically for a regular or new file, in place for a
 /// device, FIFO or socket, to standard output for `-` (see the module's documentation). The
 /// error of a failed write names `path` ([`STDOUT`] for standard output).
@@ -304,6 +321,9 @@ pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    // Ctrl-C stops a long write (a scene of 10^8 rows) at its next block, as it stops the
+    // library's calls (docs/design.md §9.18): the write fails, the temporary goes.
+    let fill = |w: &mut dyn Write| fill(&mut StopOnInterrupt(w));
     let kind = target(path).map_err(|e| Error::io(path, e))?;
     match kind {
         Target::Stdout => {

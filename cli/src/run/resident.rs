@@ -137,10 +137,12 @@ fn run_resident_frames(
     let mut cpu_scene = reference.is_some().then(|| scene.clone());
     let mut timer = PassTimer::new(ctx, 1);
     let mut rb = Readback::new("resident frame totals");
+    crate::run::check_frames(frames)?;
     let mut m = Measurement::default();
     let mut check: Option<Check> = None;
     let last = frames.max(1) - 1;
     for frame in 0..=last {
+        crate::run::stop_if_interrupted()?;
         let before = ctx.counts();
         let start = Instant::now();
         // Bind groups made in a frame are kept for the next (docs/design.md §9.16).

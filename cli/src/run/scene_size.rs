@@ -55,7 +55,34 @@ pub fn check_generated(
     if spheres.is_empty() || sweepfan::validate_spheres(spheres).is_ok() {
         return Ok(());
     }
-    let problem = spheres
+    refuse_generated(kind, p, spheres, first)
+}
+
+/// [`check_generated`] for any objects of a generated scene (the boxes placed like its
+/// spheres), all of them.
+pub fn check_generated_with<T: sweepfan::Validate>(
+    kind: SceneKind,
+    p: &SceneParams,
+    objects: &[T],
+) -> Result<()> {
+    if objects
+        .iter()
+        .enumerate()
+        .all(|(k, o)| sweepfan::Validate::check(o, k).is_ok())
+    {
+        return Ok(());
+    }
+    refuse_generated(kind, p, objects, 0)
+}
+
+/// The refusal of [`check_generated`]: the parameters and the first object refused.
+fn refuse_generated<T: sweepfan::Validate>(
+    kind: SceneKind,
+    p: &SceneParams,
+    objects: &[T],
+    first: usize,
+) -> Result<()> {
+    let problem = objects
         .iter()
         .enumerate()
         .find_map(|(k, s)| sweepfan::Validate::check(s, first + k).err())

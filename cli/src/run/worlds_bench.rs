@@ -240,8 +240,10 @@ pub fn bench_worlds(
                 .pairs;
             Ok(())
         })?;
+        crate::run::check_frames(frames)?;
         let mut batch_s = Vec::new();
         for _ in 0..frames {
+            crate::run::stop_if_interrupted()?;
             let start = Instant::now();
             let again = batched
                 .find_pairs(&batch.spheres, &batch.worlds, Some(&mut out))?
@@ -265,6 +267,7 @@ pub fn bench_worlds(
         }
         let mut loop_s = Vec::new();
         for _ in 0..frames {
+            crate::run::stop_if_interrupted()?;
             let start = Instant::now();
             run_loop(&mut pairs)?;
             loop_s.push(start.elapsed().as_secs_f64());

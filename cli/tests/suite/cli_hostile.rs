@@ -11,6 +11,82 @@ fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
     // Refused by the shared option rule (args/values.rs), naming the flag (issue 28).
     fails_naming(&["bench", "--scene", "rotating", "--boxes", "0"], "--boxes");
     fails_naming(&["bench", "--scene", "rotating", "--n", "0"], "--n");
+    // Each timed frame's record is kept for the medians: frames past memory are refused before
+    // the first (they grew to an abort), in every command that times frames.
+    let huge = "1099511627776";
+    for call in [
+        &["bench", "--n", "10", "--methods", "grid", "--frames", huge][..],
+        &[
+            "bench",
+            "--n",
+            "10",
+            "--backend",
+            "gpu",
+            "--methods",
+            "grid",
+            "--frames",
+            huge,
+        ],
+        &[
+            "auto-bench",
+            "--scenes",
+            "paper:10",
+            "--methods",
+            "grid",
+            "--frames",
+            huge,
+        ],
+        &[
+            "reproduce",
+            "broadphase",
+            "--n",
+            "50",
+            "--frames-time",
+            huge,
+        ],
+    ] {
+        fails_naming(call, "use fewer frames");
+    }
+    // Generated scenes the file readers would refuse are not written.
+    let dir = temp_dir("hostile", "generated");
+    for shape in ["sphere", "obb"] {
+        let out = dir.join(format!("{shape}.csv"));
+        fails_naming(
+            &[
+                "scene",
+                "--scene",
+                "line-x",
+                "--radius",
+                "1e30",
+                "--n",
+                "10",
+                "--shape",
+                shape,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "--radius",
+        );
+        assert!(!out.exists(), "{shape}: a refused scene was written");
+    }
+    // An adapter named must open, in the sector reproduction too (it measured without it).
+    fails_naming(
+        &[
+            "--adapter",
+            "no such adapter",
+            "reproduce",
+            "sector",
+            "--rotations",
+            "1",
+            "--speed-runs",
+            "1",
+        ],
+        "no adapter matches",
+    );
+    // --csv only where rows have a CSV form.
+    for command in ["auto-bench", "sort-bench"] {
+        fails_naming(&[command, "--csv", "x.csv"], "--csv");
+    }
 }
 
 #[test]
@@ -269,6 +345,7 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_long_cli_call_through_the_library() {
+    let one_cpu_frame = ["--backend", "cpu", "--frames", "1"];
     for call in [
         [
             "--scene",
@@ -280,11 +357,39 @@ fn ctrl_c_stops_a_long_cli_call_through_the_library() {
         ],
         ["--scene", "one-point", "--n", "200000", "--methods", "grid"],
     ] {
-        stop_with_ctrl_c(&call);
+        stop_with_ctrl_c(&[&call[..], &one_cpu_frame].concat());
     }
 }
 
-/// `bench` with `call` and one CPU frame, stopped by SIGINT once it runs.
+/// Ctrl-C between frames and in a device wait: frames too short to reach the library's checks
+/// (the sector CCD on the CPU, ten spheres on the GPU) stop between frames; a GPU frame stopped
+/// in its wait no longer waits for the device when the process ends (dropping the device waited
+/// for the abandoned brute force, and the 2 s alarm ended the process without a word).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_frame_loops_and_device_waits() {
+    for call in [
+        &["--scene", "rotating", "--n", "2000", "--boxes", "1000"][..],
+        &["--backend", "gpu", "--n", "10", "--methods", "grid"],
+    ] {
+        stop_with_ctrl_c(&[call, &["--frames", "10000000"]].concat());
+    }
+    stop_with_ctrl_c(&[
+        "--backend",
+        "gpu",
+        "--scene",
+        "density",
+        "--n",
+        "200000",
+        "--methods",
+        "brute_force",
+        "--frames",
+        "1",
+        "--count-only",
+    ]);
+}
+
+/// `bench` with `call`, stopped by SIGINT once it runs.
 #[cfg(unix)]
 fn stop_with_ctrl_c(call: &[&str]) {
     use std::os::unix::process::ExitStatusExt;
@@ -292,7 +397,6 @@ fn stop_with_ctrl_c(call: &[&str]) {
     let mut child = crate::common::sweepfan_catching_sigint()
         .arg("bench")
         .args(call)
-        .args(["--backend", "cpu", "--frames", "1"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()

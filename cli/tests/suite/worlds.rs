@@ -142,8 +142,18 @@ fn read_world_pairs(path: &std::path::Path) -> Vec<(u32, u32, u32)> {
     assert_eq!(lines.next(), Some("world,i,j"));
     lines
         .map(|l| {
-            let v: Vec<u32> = l.split(',').map(|f| f.parse().unwrap()).collect();
-            (v[0], v[1], v[2])
+            // The shared objects' own pairs under the scene file's word for them.
+            let (world, rest) = l.split_once(',').unwrap();
+            let world = match world {
+                "shared" => u32::MAX,
+                id => {
+                    let id: u32 = id.parse().unwrap();
+                    assert_ne!(id, u32::MAX, "{l}: SHARED written as a number");
+                    id
+                }
+            };
+            let v: Vec<u32> = rest.split(',').map(|f| f.parse().unwrap()).collect();
+            (world, v[0], v[1])
         })
         .collect()
 }
@@ -189,7 +199,7 @@ fn verify_reads_a_world_column_and_checks_each_world() {
             .lines()
             .skip(1)
             .filter_map(|l| l.rsplit(',').next())
-            .filter(|w| *w != "4294967295" && *w != "shared")
+            .filter(|w| *w != "shared")
             .collect();
         let said = format!("{} worlds and shared objects, ", own.len());
         assert!(text.contains(&said), "{said}: {text}");

@@ -26,6 +26,28 @@ impl BackendChoice {
     }
 }
 
+/// `--json` alone, for the commands whose rows have no CSV form (auto-bench, sort-bench).
+#[derive(Args)]
+pub struct JsonOutput {
+    /// Write the rows as JSON (`-`: standard output, the table then goes to stderr).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+impl JsonOutput {
+    /// Checks `--json` before the run, as [`Outputs::check`] does.
+    pub fn check(&self, inputs: &[Option<&std::path::Path>]) -> anyhow::Result<()> {
+        check_outputs(&[("--json", self.json.as_deref())], &[], inputs)
+    }
+
+    /// Whether `--json -` takes standard output.
+    pub fn stdout_taken(&self) -> bool {
+        self.json
+            .as_deref()
+            .is_some_and(sweepfan_cli::report::output::is_stdout)
+    }
+}
+
 #[derive(Args)]
 pub struct Outputs {
     /// Write the rows as JSON (`-`: standard output, the table then goes to stderr).

@@ -262,7 +262,7 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         .map(LazyGpu::parse_devices)
         .transpose()?;
     let mut gpu = LazyGpu::with_options(options.clone(), devices);
-    match cli.command {
+    let result = match cli.command {
         None => default::exec(&mut gpu),
         Some(Command::Reproduce {
             what: Reproduce::Broadphase(a),
@@ -280,7 +280,14 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
         Some(Command::Selftest(a)) => selftest::exec(a, &mut gpu),
         Some(Command::Shaders(a)) => shaders::exec(a, &mut gpu),
         Some(Command::SortBench(a)) => sort_bench::exec(a, &mut gpu),
+    };
+    if sweepfan_cli::run::interrupted() {
+        // A call stopped in its device wait leaves the work running; dropping the device would
+        // wait for it (wgpu waits for an idle queue: minutes of a software adapter's brute
+        // force, and the 2 s alarm ended the process without a word). The process ends now.
+        std::mem::forget(gpu);
     }
+    result
 }
 
 /// The command line, or the end of the process: `--help` and `--version` are written to

@@ -112,7 +112,11 @@ pub fn run(
         ..Default::default()
     })?;
     let (ctx, gpu_note) = match opts.backend {
+        // An adapter named (`--adapter`) must open, as in every other command.
         SectorBackend::Gpu => (Some(GpuContext::new(&gpu_options)?), None),
+        SectorBackend::Cpu if opts.adapter.is_some() => {
+            (Some(GpuContext::new(&gpu_options)?), None)
+        }
         SectorBackend::Cpu => match GpuContext::new(&gpu_options) {
             Ok(c) => (Some(c), None),
             Err(e) => (None, Some(format!("GPU throughput not measured: {e}"))),

@@ -85,11 +85,13 @@ pub fn bench_rotating_scene<B: Swept>(
         let mut last_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
         let mut last_scene = None;
         let last = frames.max(1) - 1;
+        crate::run::check_frames(frames)?;
         for &backend in backends {
             let mut scene = start.clone();
             let mut m = Measurement::default();
             let mut cpu = RotatingCpu::default();
             for frame in 0..=last {
+                crate::run::stop_if_interrupted()?;
                 let want_hits = verify && (frame == 0 || frame == last);
                 let before = match (backend, &gpu_pipeline) {
                     (Backend::Gpu, Some((ctx, _))) => Some(ctx.counts()),

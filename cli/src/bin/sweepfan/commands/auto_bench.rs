@@ -2,7 +2,7 @@
 //! (`run::auto_bench`).
 
 use crate::args::values;
-use crate::args::{BackendArg, Outputs, progress_bar};
+use crate::args::{BackendArg, JsonOutput, progress_bar};
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub struct AutoBenchArgs {
     #[arg(long, default_value_t = 1, value_parser = values::seed)]
     pub seed: u64,
     #[command(flatten)]
-    pub out: Outputs,
+    pub out: JsonOutput,
 }
 
 pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
@@ -50,9 +50,6 @@ pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let inputs: Vec<Option<&std::path::Path>> =
         a.scene_file.iter().map(|p| Some(p.as_path())).collect();
     a.out.check(&inputs)?;
-    if a.out.csv.is_some() {
-        bail!("auto-bench writes --json only");
-    }
     let methods = candidate_methods(&a.methods).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut scenes = generate(&parse_scenes(&a.scenes)?, a.seed);
     for f in &a.scene_file {

@@ -1,6 +1,6 @@
 //! `sweepfan sort-bench`: the GPU radix sort timed per size (`run::sort_bench`).
 
-use crate::args::Outputs;
+use crate::args::JsonOutput;
 use crate::args::values;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -32,7 +32,7 @@ pub struct SortBenchArgs {
     #[arg(long, value_delimiter = ',')]
     pub configs: Vec<String>,
     #[command(flatten)]
-    pub out: Outputs,
+    pub out: JsonOutput,
 }
 
 /// A bandwidth in GB/s: finite and positive.
@@ -69,9 +69,6 @@ fn parse_size(s: &str) -> Result<usize> {
 
 pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&[])?;
-    if a.out.csv.is_some() {
-        bail!("sort-bench writes --json only");
-    }
     let sizes = a
         .sizes
         .split(',')

@@ -1,6 +1,6 @@
 //! `sweepfan verify` on a sphere file with a world column (`x,y,z,r,world`): the file is one
 //! batch of worlds (docs/design.md §2.13), run by the method's batch on the backend, its pairs
-//! written as CSV `world,i,j` (SHARED printed as 4294967295) and checked world by world against
+//! written as CSV `world,i,j` (the shared objects' own pairs under `shared`, as the scene file names them) and checked world by world against
 //! a reference that groups the objects itself.
 
 use super::verify::VerifyArgs;
@@ -189,6 +189,12 @@ fn write_world_pairs(path: &Path, pairs: &WorldPairs) -> Result<()> {
     write_with(path, |w| {
         writeln!(w, "world,i,j")?;
         for (world, list) in pairs.iter() {
+            // The scene file's word for SHARED, which its reader refuses as a number.
+            let world = if world == sweepfan::SHARED {
+                "shared".to_string()
+            } else {
+                world.to_string()
+            };
             for p in list {
                 writeln!(w, "{world},{},{}", p[0], p[1])?;
             }
