@@ -157,12 +157,15 @@ impl GpuBroadPhase {
             (true, None) => Some(&mut discard),
             (false, _) => None,
         };
-        let stats = match frame.seq {
-            Some(seq) => self.finish_part(seq, frame.spheres, out, false),
-            None => crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out),
+        let mut out = out;
+        let mut stats = match frame.seq {
+            Some(seq) => self.finish_part(seq, frame.spheres, out.as_deref_mut(), false),
+            None => crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out.as_deref_mut()),
         }?;
         if frame.seq.is_some() {
             self.ran_whole();
+            // In canonical order, as find_pairs gives them (the device appends them as found).
+            crate::broadphase::order_pairs(out, &mut stats);
         }
         Ok(stats)
     }
@@ -275,7 +278,7 @@ impl GpuBroadPhase {
         &mut self,
         seq: u64,
         spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
         whole_only: bool,
     ) -> Result<Stats> {
         let Some(at) = self.in_flight.frames.iter().position(|f| f.seq == seq) else {
@@ -289,21 +292,26 @@ impl GpuBroadPhase {
         let _frame = ctx.frame();
         f.host.resume();
         let (timer, host) = (&self.timer, &mut f.host);
+        // The pairs go into the caller's own vector, its allocation kept (update_into's promise).
+        let mut list = out.as_deref_mut().map(std::mem::take).unwrap_or_default();
         let read = f.slot.readback.map_after(&ctx, f.index.clone(), |bytes| {
             host.lap("wait");
             let words = readback::words(&bytes[f.counters.clone()]);
             let at = slots::SPHERE_PAIRS as usize;
             let found = words[at] as u64 | (words[at + 1] as u64) << 32;
-            let pairs = (f.store && found <= f.capacity && found <= f.planned).then(|| {
+            let stored = (f.store && found <= f.capacity && found <= f.planned).then(|| {
                 let at = f.pairs.start;
-                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * found as usize])
+                super::read_back::extend_pairs(&mut list, &bytes[at..at + 8 * found as usize], true);
             });
             let times = timer.times_of(&ctx, &f.labels, &bytes[f.times.clone()]);
             host.lap("read-back");
-            (words, found, pairs, times)
+            (words, found, stored.is_some(), times)
         });
         self.in_flight.free.push(f.slot);
-        let (words, found, pairs, times) = read?;
+        if let Some(out) = out.as_deref_mut() {
+            *out = list;
+        }
+        let (words, found, stored, times) = read?;
         self.pair_hint.saw(found);
         // The count is exact past the list: more pairs than a call may store fail now, as in
         // `find_pairs`, not after the frame runs again.
@@ -314,7 +322,7 @@ impl GpuBroadPhase {
                 self.pair_limit,
             ));
         }
-        if f.store && pairs.is_none() {
+        if f.store && !stored {
             // The list overflowed, or the rest of it is overwritten by now: the frame again,
             // whole, with a list that holds it.
             if found > self.pair_capacity {
@@ -327,9 +335,6 @@ impl GpuBroadPhase {
             };
         }
         let totals = self.totals_from(f.n, &words)?;
-        if let (Some(out), Some(pairs)) = (out, pairs) {
-            *out = pairs;
-        }
         let mut stats = self.frame_stats(&totals, f.n, times);
         f.host.lap("finish");
         f.host.report(&mut stats);

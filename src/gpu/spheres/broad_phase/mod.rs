@@ -627,9 +627,11 @@ impl GpuBroadPhase {
         let _frame = ctx.frame();
         let start = Instant::now();
         self.host.start();
+        let mut out = out;
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
-        let (mut totals, mut pairs, mut times) = self.run_frame_read_back(spheres, store).await?;
+        let (mut totals, mut stored, mut times) =
+            self.run_frame_read_back(spheres, out.as_deref_mut()).await?;
         // The count is exact past the list: a frame with more pairs than any call may
         // store fails now, as on the CPU, not after a frame in parts (a one-point scene
         // of 25,000 spheres took 79 s on lavapipe to end so).
@@ -641,7 +643,7 @@ impl GpuBroadPhase {
                 self.pair_limit,
             ));
         }
-        if store && pairs.is_none() {
+        if store && !stored {
             // Grow to the exact need plus headroom for the next frames, then run again (the
             // overflowed frame's events were not kept). A list that fits but outgrew the slots
             // the sorts walked (sized by the last frame's count) runs again as it is, the
@@ -650,8 +652,8 @@ impl GpuBroadPhase {
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
             }
-            (totals, pairs, times) = self.run_frame_read_back(spheres, store).await?;
-            if pairs.is_none() {
+            (totals, stored, times) = self.run_frame_read_back(spheres, out.as_deref_mut()).await?;
+            if !stored {
                 return Err(Error::gpu(
                     crate::error::GpuFailure::Inconsistent,
                     format!(
@@ -660,9 +662,6 @@ impl GpuBroadPhase {
                     ),
                 ));
             }
-        }
-        if let (Some(out), Some(pairs)) = (out, pairs) {
-            *out = pairs;
         }
         let mut stats = self.frame_stats(&totals, spheres.len() as u32, times);
         self.host.lap("finish");

@@ -44,8 +44,9 @@ impl GpuBroadPhase {
     pub(super) async fn run_frame_read_back(
         &mut self,
         spheres: &[Sphere],
-        store: bool,
-    ) -> Result<(Totals, Option<Vec<Pair>>, Vec<(&'static str, f64)>)> {
+        mut out: Option<&mut Vec<Pair>>,
+    ) -> Result<(Totals, bool, Vec<(&'static str, f64)>)> {
+        let store = out.is_some();
         let n = count_u32("spheres", spheres.len())?;
         let mut enc = self.record_frame(spheres, store)?;
         // The sorts walk as many slots as the readback plans for, not the list's capacity
@@ -108,11 +109,16 @@ impl GpuBroadPhase {
             let found = words[at] as u64 | (words[at + 1] as u64) << 32;
             // A list the sorts walked only in part is run again, as one that overflowed.
             let whole = found <= capacity && (!sorts || found <= sorted_slots);
-            let pairs = (store && whole).then(|| {
-                let at = pairs_at.start;
-                let have = found.min(planned) as usize;
-                bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
-            });
+            // Into the caller's own vector, its allocation kept (update_into's promise).
+            let pairs = match (whole, out.as_deref_mut()) {
+                (true, Some(list)) => {
+                    let at = pairs_at.start;
+                    let have = found.min(planned) as usize;
+                    extend_pairs(list, &bytes[at..at + 8 * have], true);
+                    Some(list.len())
+                }
+                _ => None,
+            };
             let times = timer.times_from(ctx, &bytes[times_at]);
             let partial = match (events, &events_plan) {
                 (Some(ev), Some(plan)) if whole => Some(ev.events_from(bytes, plan)),
@@ -127,12 +133,10 @@ impl GpuBroadPhase {
         if self.sorted_slots.is_none() {
             self.plan_sorted_slots();
         }
-        let mut pairs = pairs;
         // Lists longer than planned: their rest in one more map.
         let pair_tail = pairs
-            .as_ref()
-            .filter(|p| (p.len() as u64) < found)
-            .map(|p| (source, p.len() as u64, found));
+            .filter(|&have| (have as u64) < found)
+            .map(|have| (source, have as u64, found));
         let event_tails = match (&mut self.events, &partial) {
             (Some(ev), Some(p)) => ev.tails(p),
             _ => [None, None],
@@ -146,8 +150,8 @@ impl GpuBroadPhase {
         }
         .into_iter();
         let [pair_rest, found_rest, lost_rest] = wanted.map(|w| w.and_then(|_| rest.next()));
-        if let (Some(p), Some(bytes)) = (&mut pairs, pair_rest) {
-            p.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes));
+        if let (Some(list), Some(bytes)) = (out, pair_rest) {
+            extend_pairs(list, &bytes, false);
         }
         let frame_events = partial.map(|p| GpuEvents::completed(p, [found_rest, lost_rest]));
         if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
@@ -155,7 +159,7 @@ impl GpuBroadPhase {
             ev.commit();
         }
         self.last_events = frame_events;
-        Ok((self.totals_from(n, &words)?, pairs, times))
+        Ok((self.totals_from(n, &words)?, pairs.is_some(), times))
     }
 
     /// A frame's stats from its totals and pass times, keeping what a frame of `n` spheres
@@ -206,5 +210,17 @@ impl GpuBroadPhase {
             paper_min_axis: word64(slots::SPHERE_PAPER_MIN_AXIS),
             grid_lookups: word64(slots::SPHERE_GRID_LOOKUPS),
         })
+    }
+}
+
+/// Appends the pairs `bytes` holds to `list` (cleared first where `fresh`), in place where the
+/// bytes are aligned for pairs (a mapped buffer's are), else through a copy.
+pub(super) fn extend_pairs(list: &mut Vec<Pair>, bytes: &[u8], fresh: bool) {
+    if fresh {
+        list.clear();
+    }
+    match bytemuck::try_cast_slice::<u8, Pair>(bytes) {
+        Ok(pairs) => list.extend_from_slice(pairs),
+        Err(_) => list.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(bytes)),
     }
 }
