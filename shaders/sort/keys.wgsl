@@ -138,8 +138,9 @@ fn tiled_order(bits: vec3<u32>, key_bits: u32) -> u32 {
 }
 
 // The grid's giants and cell radius from the histogram (Histogram::decide in
-// src/cpu/grid/giants.rs): walking the non-empty bins from the top, the split is the lowest bin
-// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the lowest of them two or more above b.
+// src/geom/radii.rs): walking the non-empty bins from the top, the split is the lowest bin
+// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the largest radius more than twice b's
+// (2 r is exact).
 // One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
 // one thread walks them in workgroup memory.
 var<workgroup> bin_count: array<u32, 256>;
@@ -158,7 +159,6 @@ fn grid_frame(inv: Invocation) {
     var split = 255u;
     var cell_radius = 0u;
     var above = 0u;
-    var lowest_above = 0u;
     for (var b = 255u; b < 256u; b--) {
         let count = bin_count[b];
         if count == 0u {
@@ -169,12 +169,11 @@ fn grid_frame(inv: Invocation) {
             largest = m;
             seen = true;
         }
-        if b >= 1u && above > 0u && lowest_above >= b + 2u {
+        if b >= 1u && above > 0u && bitcast<f32>(largest) > 2.0 * bitcast<f32>(m) {
             split = b;
             cell_radius = m;
         }
         above += count;
-        lowest_above = b;
         if above > GIANTS_MAX {
             break;
         }

@@ -6,10 +6,14 @@
 //! **The rule**: radii are binned by their f32 exponent (`(bits & 0x7fffffff) >> 23`), each bin
 //! with its count and its largest radius, both exact and independent of order. Walking the
 //! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
-//! [`GIANTS_MAX`] objects in all, `e >= 1` (the rest are not all points) and the lowest of them
-//! is at least two exponents above `e` (every giant more than twice the largest other radius);
-//! the lowest such `e` wins (the most giants). Then the cell radius is bin `e`'s largest radius.
-//! Without such an `e`, no giants and the cell radius is the largest radius.
+//! [`GIANTS_MAX`] objects in all, `e >= 1` (the rest are not all points) and the largest radius
+//! is more than twice bin `e`'s (`2 r` exact in f32): setting them aside at least halves the
+//! cells. The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
+//! is bin `e`'s largest radius. Without such an `e`, no giants and the cell radius is the
+//! largest radius. (The rule once asked the lowest bin above `e` to be two exponents above it,
+//! every giant more than twice the others: a ladder of five radii 2.5, 5, 10, 20, 40 among
+//! 500,000 unit spheres fills adjacent bins, so nothing was set aside, the cells were 80 wide,
+//! and `auto` took the sweep at 1.9 s a frame against 24 ms with those five as giants.)
 
 use crate::geom::sphere::Sphere;
 
@@ -69,16 +73,15 @@ impl Histogram {
             .map_or(0.0, |b| f32::from_bits(self.max_bits[b]));
         let mut decision = (255u32, largest);
         let mut above = 0u32;
-        let mut lowest_above = None;
         for b in (0..BINS).rev() {
             if self.count[b] == 0 {
                 continue;
             }
-            if b >= 1 && above > 0 && lowest_above.is_some_and(|l| l >= b + 2) {
-                decision = (b as u32, f32::from_bits(self.max_bits[b]));
+            let below = f32::from_bits(self.max_bits[b]);
+            if b >= 1 && above > 0 && largest > 2.0 * below {
+                decision = (b as u32, below);
             }
             above += self.count[b];
-            lowest_above = Some(b);
             if above > GIANTS_MAX {
                 break;
             }

@@ -228,7 +228,7 @@ pub fn cell_wall_scene() -> Vec<Sphere> {
 }
 
 /// The grid's test count by its definition (docs/design.md §2.7): giants by the exponent-bin
-/// rule, cells of the others by [`oracle_grid_cell`] with side twice the largest other radius;
+/// rule (at most 32 above a bin, the largest radius more than twice the bin's), cells of the others by [`oracle_grid_cell`] with side twice the largest other radius;
 /// pairs of others in neighbouring cells, each giant with every other giant and with the others
 /// whose cell lies in `[cell(c - r) - 1, cell(c + r) + 1]` on every axis.
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
@@ -243,9 +243,11 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let top: Vec<(u32, u32, f32)> = bins.iter().rev().map(|(&b, &(c, m))| (b, c, m)).collect();
     let mut split = None;
     let mut above = 0;
+    // Set aside where at most 32 lie above and the largest radius is more than twice the rest's.
+    let overall = top.first().map_or(0.0, |t| t.2);
     for w in 0..top.len() {
         let (b, count, largest) = top[w];
-        if w > 0 && above <= 32 && b >= 1 && top[w - 1].0 >= b + 2 {
+        if w > 0 && above <= 32 && b >= 1 && f64::from(overall) > 2.0 * f64::from(largest) {
             split = Some((b, largest));
         }
         above += count;

@@ -61,29 +61,26 @@ impl GridFrame {
     }
 
     /// [`Self::of`] for a world of a few dozen objects, the same frame: one pass for the
-    /// bounds, the lowest and highest radius bins and the largest radius. Giants need
-    /// bins two exponents apart ([`giants`]), so bins at most one apart decide no giants and the
-    /// largest radius without the histogram, whose 256 bins (clearing, merging, deciding) cost
-    /// more than the rest of such a world's frame. Other worlds take the full survey. The
-    /// spheres must be valid (the world batch validates them first): the rule is not applied
-    /// again.
+    /// bounds and the smallest and largest radii. Giants need the largest radius more than twice
+    /// the largest of the others ([`giants`]), so radii within a factor two of each other decide
+    /// no giants and the largest radius without the histogram, whose 256 bins (clearing,
+    /// merging, deciding) cost more than the rest of such a world's frame. Other worlds take the
+    /// full survey. The spheres must be valid (the world batch validates them first): the rule
+    /// is not applied again.
     pub fn of_small(spheres: &[Sphere]) -> Self {
-        use crate::geom::radii::bin;
         debug_assert!(crate::geom::sphere::all_valid(spheres));
         let (mut min, mut max) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-        let (mut low_bin, mut high_bin, mut largest) = (usize::MAX, 0, 0);
+        let (mut smallest, mut largest) = (f32::INFINITY, 0.0f32);
         for s in spheres {
             min = min.min(s.center);
             max = max.max(s.center);
-            let b = bin(s.radius);
-            low_bin = low_bin.min(b);
-            high_bin = high_bin.max(b);
-            largest = largest.max(s.radius.to_bits() & 0x7fff_ffff);
+            smallest = smallest.min(s.radius);
+            largest = largest.max(s.radius);
         }
-        if spheres.is_empty() || high_bin > low_bin + 1 {
+        if spheres.is_empty() || largest > 2.0 * smallest {
             return Self::of(spheres);
         }
-        Self::from_bounds(min, max, (255, f32::from_bits(largest)))
+        Self::from_bounds(min, max, (255, largest))
     }
 
     /// The frame of valid spheres with these centre bounds and giants decision
@@ -362,8 +359,9 @@ mod tests {
     }
 
     /// The small worlds' frame is the survey's, where the radii share one bin, span two
-    /// adjacent ones (no giants either way, the fast path), or spread far enough for giants
-    /// (the full survey), and for empty, far-out and invalid worlds.
+    /// adjacent ones within a factor two (no giants either way, the fast path), or spread far
+    /// enough for giants, in adjacent bins or not (the full survey), and for empty, far-out and
+    /// invalid worlds.
     #[test]
     fn small_world_frames_equal_the_surveyed_frame() {
         let ball = |i: usize, r: f32| {
@@ -380,6 +378,10 @@ mod tests {
             (
                 "adjacent bins",
                 world(&|i| if i % 3 == 0 { 1.5 } else { 2.5 }),
+            ),
+            (
+                "adjacent bins, one past twice",
+                world(&|i| if i == 7 { 3.5 } else { 1.5 }),
             ),
             ("bins two apart", world(&|i| if i == 7 { 9.0 } else { 1.0 })),
             ("a giant", world(&|i| if i == 7 { 40.0 } else { 1.0 })),
@@ -409,9 +411,12 @@ mod tests {
             (adjacent.giant_split, adjacent.cell_side),
             (255, cell_side(2.5))
         );
-        assert!(
-            GridFrame::of(&worlds[4].1).giant_split < 255,
-            "a giant is set aside"
-        );
+        for k in [3, 5] {
+            assert!(
+                GridFrame::of(&worlds[k].1).giant_split < 255,
+                "{}: a giant is set aside",
+                worlds[k].0
+            );
+        }
     }
 }

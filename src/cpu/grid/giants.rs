@@ -103,8 +103,23 @@ mod tests {
     }
 
     #[test]
-    fn no_giants_without_a_gap_or_past_the_budget() {
-        // Contiguous exponents (a log-uniform spread): no bin is two above the next.
+    fn a_ladder_of_adjacent_bins_is_set_aside() {
+        // Radii 2.5 .. 40 fill the bins right above the unit spheres' (127): no bin is empty
+        // between them, yet setting the five aside makes the cells 40 times smaller.
+        let mut radii = vec![1.0f32; 1000];
+        radii.extend([2.5, 5.0, 10.0, 20.0, 40.0]);
+        assert_eq!(histogram(&radii).decide(), (127, 1.0));
+        // A few just above the others' largest radius halve nothing: kept.
+        let mut radii = vec![1.9f32; 1000];
+        radii.extend([2.1; 5]);
+        assert_eq!(histogram(&radii).decide(), (255, 2.1));
+        radii.push(3.9);
+        assert_eq!(histogram(&radii).decide(), (127, 1.9));
+    }
+
+    #[test]
+    fn no_giants_without_halving_or_past_the_budget() {
+        // A log-uniform spread: its top bin alone holds more than the budget.
         let radii: Vec<f32> = (0..2000)
             .map(|i| 0.1 * 100f32.powf(i as f32 / 2000.0))
             .collect();
