@@ -194,6 +194,14 @@ impl BoxBroadPhase {
                 ),
             });
         }
+        // More than positions can number: refused before the boxes are read or the ids' set
+        // is allocated (2^32 ids aborted the process allocating 77 GB for it).
+        if ids.len() > u32::MAX as usize - 1 {
+            return Err(Error::past_u32(
+                ids.len() as u64,
+                format!("{} boxes in one call: positions are u32", ids.len()),
+            ));
+        }
         if let Some((&id, problem)) = ids
             .iter()
             .zip(boxes)
@@ -201,8 +209,20 @@ impl BoxBroadPhase {
         {
             return Err(Error::InvalidId { id, problem });
         }
-        let mut given: HashSet<Id, BuildHasherDefault<IdHasher>> =
-            HashSet::with_capacity_and_hasher(ids.len(), Default::default());
+        let mut given: HashSet<Id, BuildHasherDefault<IdHasher>> = HashSet::default();
+        if given.try_reserve(ids.len()).is_err() {
+            let needed = ids.len() as u64 * 16;
+            let usable = crate::broadphase::memory::available().map(|a| a.usable());
+            return Err(Error::too_large(
+                crate::error::Exceeds::HostMemory { needed, usable },
+                format!(
+                    "checking {} ids for repeats needs about {}, which the allocator refused; \
+                     set fewer boxes a call",
+                    ids.len(),
+                    crate::broadphase::memory::human(needed)
+                ),
+            ));
+        }
         if let Some(&id) = ids.iter().find(|&&id| !given.insert(id)) {
             return Err(Error::InvalidId {
                 id,

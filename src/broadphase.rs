@@ -40,9 +40,9 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
             allowed: limit,
         },
         format!(
-            "{pairs} touching pairs ({:.2} GiB as a list) exceed the limit of {limit} stored \
-             pairs per call; ask for their count alone (no pair list) instead",
-            pairs.saturating_mul(8) as f64 / f64::from(1u32 << 30),
+            "{pairs} touching pairs ({} as a list) exceed the limit of {limit} stored pairs \
+             per call; ask for their count alone (no pair list) instead",
+            memory::human(pairs.saturating_mul(8)),
         ),
     )
 }

@@ -386,9 +386,9 @@ impl PairEmitter {
                 return Err(Error::too_large(
                     exceeds,
                     format!(
-                        "{pairs} touching pairs ({:.2} GiB as a list) exceed {why}; ask for \
-                         their count alone (no pair list) instead",
-                        list_bytes as f64 / f64::from(1u32 << 30),
+                        "{pairs} touching pairs ({} as a list) exceed {why}; ask for their \
+                         count alone (no pair list) instead",
+                        crate::broadphase::memory::human(list_bytes),
                     ),
                 ));
             }

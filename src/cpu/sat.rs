@@ -150,6 +150,10 @@ impl CpuBoxPipeline {
 
     /// [`obb_overlaps`], reusing this pipeline's buffers.
     pub fn obb_overlaps(&mut self, boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
+        // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
+        if boxes.is_empty() {
+            return Ok((Vec::new(), Stats::default()));
+        }
         validate_obbs(boxes)?;
         let start = Instant::now();
         let mut aabbs = std::mem::take(&mut self.aabbs);
@@ -174,6 +178,9 @@ impl CpuBoxPipeline {
 
     /// [`polygon_overlaps`], reusing this pipeline's buffers.
     pub fn polygon_overlaps(&mut self, polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
+        if polygons.is_empty() {
+            return Ok((Vec::new(), Stats::default()));
+        }
         crate::geom::check_count(polygons.len(), "polygons")?;
         let start = Instant::now();
         let aabbs = polygon_aabbs(polygons);

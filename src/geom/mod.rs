@@ -81,8 +81,6 @@ pub fn check_each<T: Sync>(
     Ok(())
 }
 
-/// The first of the named `values` that is NaN or infinite, as "NAME is NaN" or "NAME is
-/// infinite" (the wording of every validation and file error).
 /// The first named value that is non-zero but smaller in magnitude than `min`, as a problem.
 pub fn below_min_magnitude<'a>(
     values: impl IntoIterator<Item = (&'a str, f32)>,

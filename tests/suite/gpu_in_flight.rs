@@ -26,7 +26,11 @@ fn finish(bp: &mut GpuBroadPhase, frame: SubmittedFrame<'_>, spheres: &[Sphere],
     let stats = bp
         .finish_frame(frame, Some(&mut pairs))
         .unwrap_or_else(|e| panic!("{m}, {what}: {e}"));
-    assert_eq!(pairs.as_ptr(), at, "{m}, {what}: the caller's vector was replaced");
+    assert_eq!(
+        pairs.as_ptr(),
+        at,
+        "{m}, {what}: the caller's vector was replaced"
+    );
     assert!(
         pairs == want,
         "{m}, {what}: {} pairs, brute force {}",

@@ -329,3 +329,23 @@ fn gpu_dispatch_beyond_65535_groups_tests_every_candidate() {
     let stats = sat.obb_pairs(&ctx, &boxes, &candidates, None).unwrap();
     assert_eq!(stats.pairs, n.div_ceil(3) as u64);
 }
+
+/// No shapes: no pairs and no contacts, every output cleared, as the sphere broad phases' empty
+/// frames (it was `Error::EmptyScene`).
+#[test]
+fn gpu_box_frames_of_no_shapes_have_no_pairs() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = std::sync::Arc::new(ctx);
+    let mut p = sweepfan::GpuBoxPipeline::new(ctx, sweepfan::gpu::Proxy::Aabb).unwrap();
+    let mut pairs = vec![[1, 2]];
+    assert_eq!(p.obb_overlaps(&[], Some(&mut pairs)).unwrap().pairs, 0);
+    assert!(pairs.is_empty());
+    pairs.push([3, 4]);
+    assert_eq!(p.polygon_overlaps(&[], Some(&mut pairs)).unwrap().pairs, 0);
+    assert!(pairs.is_empty());
+    pairs.push([3, 4]);
+    let mut contacts = vec![sweepfan::Contact::default()];
+    p.obb_contacts(&[], &mut pairs, &mut contacts).unwrap();
+    assert!(pairs.is_empty() && contacts.is_empty());
+    assert_eq!(p.obb_candidates(&[], &mut pairs).unwrap(), 0);
+}

@@ -233,6 +233,10 @@ impl GpuBoxPipeline {
         boxes: &[Obb],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
+        if boxes.is_empty() {
+            return Ok(crate::broadphase::no_pairs(out));
+        }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         self.sat_frame(kind, boxes, out, start).await
@@ -256,6 +260,9 @@ impl GpuBoxPipeline {
         polygons: &[Polygon],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        if polygons.is_empty() {
+            return Ok(crate::broadphase::no_pairs(out));
+        }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         self.sat_frame(kind, &[], out, start).await
@@ -280,6 +287,10 @@ impl GpuBoxPipeline {
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
     /// returns the count. For tests and for measuring the proxies.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
+        if boxes.is_empty() {
+            out.clear();
+            return Ok(0);
+        }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         let run = self.run(kind, Until::Candidates, boxes, Some(out), start);
@@ -288,6 +299,10 @@ impl GpuBoxPipeline {
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
+        if polygons.is_empty() {
+            out.clear();
+            return Ok(0);
+        }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         let run = self.run(kind, Until::Candidates, &[], Some(out), start);

@@ -154,7 +154,10 @@ impl GpuAabbSap {
     pub fn new(ctx: &GpuContext) -> Result<Self> {
         let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
         let counters = ctx.storage_buffer("aabb_sap counters", 16)?;
-        let pairs = ctx.storage_buffer("aabb_sap candidates", INITIAL_CAPACITY * 8)?;
+        // Within the binding limit the context holds (as low as MIN_BINDING_CAP): the list
+        // grows past it only as far as frames need.
+        let capacity = INITIAL_CAPACITY.min(ctx.max_binding_bytes() / 8).max(1);
+        let pairs = ctx.storage_buffer("aabb_sap candidates", capacity * 8)?;
         Ok(Self {
             kernels: SapKernels::new(ctx)?,
             sort: RadixSort::new(ctx)?,
@@ -163,7 +166,7 @@ impl GpuAabbSap {
             scratch: None,
             wide: None,
             pairs,
-            capacity: INITIAL_CAPACITY as u32,
+            capacity: capacity as u32,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
             timer: PassTimer::new(ctx, TIMED_PASSES),
         })

@@ -33,6 +33,10 @@ impl GpuBoxPipeline {
         pairs: &mut Vec<Pair>,
         contacts: &mut Vec<Contact>,
     ) -> Result<Stats> {
+        if boxes.is_empty() {
+            contacts.clear();
+            return Ok(crate::broadphase::no_pairs(Some(pairs)));
+        }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         self.contacts_frame(kind, boxes, pairs, contacts, start)
@@ -57,6 +61,10 @@ impl GpuBoxPipeline {
         pairs: &mut Vec<Pair>,
         contacts: &mut Vec<Contact>,
     ) -> Result<Stats> {
+        if polygons.is_empty() {
+            contacts.clear();
+            return Ok(crate::broadphase::no_pairs(Some(pairs)));
+        }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         self.contacts_frame(kind, &[], pairs, contacts, start).await

@@ -160,7 +160,9 @@ impl GpuBroadPhase {
         let mut out = out;
         let mut stats = match frame.seq {
             Some(seq) => self.finish_part(seq, frame.spheres, out.as_deref_mut(), false),
-            None => crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out.as_deref_mut()),
+            None => {
+                crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out.as_deref_mut())
+            }
         }?;
         if frame.seq.is_some() {
             self.ran_whole();
@@ -301,7 +303,11 @@ impl GpuBroadPhase {
             let found = words[at] as u64 | (words[at + 1] as u64) << 32;
             let stored = (f.store && found <= f.capacity && found <= f.planned).then(|| {
                 let at = f.pairs.start;
-                super::read_back::extend_pairs(&mut list, &bytes[at..at + 8 * found as usize], true);
+                super::read_back::extend_pairs(
+                    &mut list,
+                    &bytes[at..at + 8 * found as usize],
+                    true,
+                );
             });
             let times = timer.times_of(&ctx, &f.labels, &bytes[f.times.clone()]);
             host.lap("read-back");

@@ -630,8 +630,9 @@ impl GpuBroadPhase {
         let mut out = out;
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
-        let (mut totals, mut stored, mut times) =
-            self.run_frame_read_back(spheres, out.as_deref_mut()).await?;
+        let (mut totals, mut stored, mut times) = self
+            .run_frame_read_back(spheres, out.as_deref_mut())
+            .await?;
         // The count is exact past the list: a frame with more pairs than any call may
         // store fails now, as on the CPU, not after a frame in parts (a one-point scene
         // of 25,000 spheres took 79 s on lavapipe to end so).
@@ -652,7 +653,9 @@ impl GpuBroadPhase {
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
             }
-            (totals, stored, times) = self.run_frame_read_back(spheres, out.as_deref_mut()).await?;
+            (totals, stored, times) = self
+                .run_frame_read_back(spheres, out.as_deref_mut())
+                .await?;
             if !stored {
                 return Err(Error::gpu(
                     crate::error::GpuFailure::Inconsistent,
