@@ -251,6 +251,22 @@ impl std::fmt::Display for Method {
     }
 }
 
+/// [`Method::parse`], for `str::parse` and option parsers.
+///
+/// ```
+/// use sweepfan::Method;
+/// assert_eq!("min-axis".parse::<Method>()?, Method::MinAxis);
+/// assert!("grdi".parse::<Method>().is_err());
+/// # Ok::<(), sweepfan::Error>(())
+/// ```
+impl std::str::FromStr for Method {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Method> {
+        Method::parse(s)
+    }
+}
+
 /// Which clock measured a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

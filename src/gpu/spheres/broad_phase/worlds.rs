@@ -220,7 +220,10 @@ pub struct GpuWorldBatch {
 impl GpuWorldBatch {
     /// A batch running `method` (any of [`Method::ALL`]), or [`Method::Auto`]
     /// ([`Self::auto`]). A context carrying peers (several devices) is an
-    /// [`Error::InvalidArgument`]: the batch runs on one.
+    /// [`Error::InvalidArgument`]: the batch runs on one. The grid's batch takes at most
+    /// [`GPU_GRID_SHARED_MAX`](crate::gpu::GPU_GRID_SHARED_MAX) shared objects a frame (they join
+    /// its giants' list); more is an [`Error::InvalidArgument`] naming the count, and every
+    /// other method takes any number.
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if method == Method::Auto {
             return Self::auto(ctx);
