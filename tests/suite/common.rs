@@ -245,8 +245,7 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let mut above = 0;
     // Set aside where at most 32 lie above and the largest radius is more than twice the rest's.
     let overall = top.first().map_or(0.0, |t| t.2);
-    for w in 0..top.len() {
-        let (b, count, largest) = top[w];
+    for (w, &(b, count, largest)) in top.iter().enumerate() {
         if w > 0 && above <= 32 && b >= 1 && f64::from(overall) > 2.0 * f64::from(largest) {
             split = Some((b, largest));
         }

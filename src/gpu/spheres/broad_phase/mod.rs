@@ -653,9 +653,7 @@ impl GpuBroadPhase {
             if need > self.pair_capacity {
                 self.grow_pair_list(need)?;
             }
-            (totals, stored, times) = self
-                .run_frame_read_back(spheres, out.as_deref_mut())
-                .await?;
+            (totals, stored, times) = self.run_frame_read_back(spheres, out).await?;
             if !stored {
                 return Err(Error::gpu(
                     crate::error::GpuFailure::Inconsistent,
