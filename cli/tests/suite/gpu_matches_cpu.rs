@@ -119,15 +119,15 @@ fn wide_and_giant_scenes_gpu_equals_cpu() {
 }
 
 /// The giants' rule at its edges decides the same on the device as on the CPU (equal test
-/// counts): 32 giants (set aside), 33 (too many: the cells grow), and large spheres one exponent
-/// above the rest (no gap: kept in the cells).
+/// counts): 32 giants (set aside), 33 (too many: the cells grow), large spheres exactly twice
+/// the rest (kept in the cells) and just past twice (set aside, in the next exponent bin).
 #[test]
 fn giant_rule_edges_gpu_equals_cpu() {
     let Some(ctx) = shared_gpu() else { return };
     let base = Scene::generate(SceneKind::Density, &SceneParams::new(8_000, 9));
     let half = base.half_extent.unwrap();
     let mut tests = Vec::new();
-    for (count, radius) in [(32usize, 9.0f32), (33, 9.0), (20, 3.0)] {
+    for (count, radius) in [(32usize, 9.0f32), (33, 9.0), (20, 2.0), (20, 2.5)] {
         let mut scene = base.clone();
         for k in 0..count {
             let t = k as f32 / count as f32;
@@ -137,9 +137,11 @@ fn giant_rule_edges_gpu_equals_cpu() {
         check_scene(&ctx, &scene, &[Method::Grid], 2);
         tests.push(cpu_grid_tests(&scene));
     }
-    // The scenes are on the sides of the rule they were meant for: cells 18 and 6 wide, not 2.
+    // The scenes are on the sides of the rule they were meant for: cells 18 and 4 wide, not 2,
+    // and 2 again with the spheres of radius 2.5 aside.
     assert!(tests[1] > 50 * tests[0], "{tests:?}");
-    assert!(tests[2] > 5 * tests[0], "{tests:?}");
+    assert!(tests[2] > 3 * tests[0], "{tests:?}");
+    assert!(tests[3] < 2 * tests[0], "{tests:?}");
 }
 
 /// The walks' two ends (docs/design.md §9.17): the subgroup one where the adapter offers
