@@ -347,5 +347,4 @@ fn gpu_box_frames_of_no_shapes_have_no_pairs() {
     let mut contacts = vec![sweepfan::Contact::default()];
     p.obb_contacts(&[], &mut pairs, &mut contacts).unwrap();
     assert!(pairs.is_empty() && contacts.is_empty());
-    assert_eq!(p.obb_candidates(&[], &mut pairs).unwrap(), 0);
 }

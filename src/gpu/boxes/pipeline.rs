@@ -287,10 +287,6 @@ impl GpuBoxPipeline {
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
     /// returns the count. For tests and for measuring the proxies.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
-        if boxes.is_empty() {
-            out.clear();
-            return Ok(0);
-        }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         let run = self.run(kind, Until::Candidates, boxes, Some(out), start);
@@ -299,10 +295,6 @@ impl GpuBoxPipeline {
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
-        if polygons.is_empty() {
-            out.clear();
-            return Ok(0);
-        }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         let run = self.run(kind, Until::Candidates, &[], Some(out), start);
