@@ -210,22 +210,42 @@ fn grid_frame(inv: Invocation) {
 }
 
 // sap's sweep axis into ext[EXT_SAP_AXIS] (docs/design.md §2.6; `broadphase::sweep_axis` in
-// src/broadphase/sweep_axis.rs word for word): the axis of largest centre spread, ties to the
-// lowest, the spread being the range below SWEEP_SAMPLE_FROM objects and, from there, the
-// interdecile range of the SWEEP_SAMPLE centres at positions k * (n / SWEEP_SAMPLE): ranks
-// LO_RANK and HI_RANK of each axis's sample, sorted in workgroup memory (bitonic, every key
-// ordered, so the ranks are the CPU's exactly). One workgroup, after the extents.
+// src/broadphase/sweep_axis.rs word for word): below SWEEP_SAMPLE_FROM objects the axis of
+// largest range, ties to the lowest; from there, of the SWEEP_SAMPLE centres at positions
+// k * (n / SWEEP_SAMPLE), sorted on each axis in workgroup memory (bitonic, every key ordered,
+// so the order is the CPU's exactly), the axis with the fewest sample pairs within reach
+// (c_j - c_i <= twice the sample's largest radius: each i's j are a prefix, found by a binary
+// search, the CPU's count), then the largest interdecile range (ranks LO_RANK and HI_RANK), then
+// the lowest. One workgroup, after the extents.
 const SWEEP_SAMPLE_FROM: u32 = 4096u;
 const SWEEP_SAMPLE: u32 = 1024u;
 const LO_RANK: u32 = 102u;
 const HI_RANK: u32 = 921u;
 var<workgroup> sample_keys: array<u32, SWEEP_SAMPLE>;
+var<workgroup> sample_crowd: array<atomic<u32>, 3>;
+var<workgroup> sample_reach: atomic<u32>;
 
 @compute @workgroup_size(256)
 fn sap_frame(inv: Invocation) {
     var spread = ext_max() - ext_min();
+    var crowd = vec3<u32>(0u);
     if params.n >= SWEEP_SAMPLE_FROM {
         let step = params.n / SWEEP_SAMPLE;
+        if inv.lid < 3u {
+            atomicStore(&sample_crowd[inv.lid], 0u);
+        }
+        if inv.lid == 0u {
+            atomicStore(&sample_reach, 0u);
+        }
+        workgroupBarrier();
+        // Radii are >= 0: their bits order as they do.
+        var largest = 0u;
+        for (var k = inv.lid; k < SWEEP_SAMPLE; k += WG) {
+            largest = max(largest, bitcast<u32>(spheres[k * step].w));
+        }
+        atomicMax(&sample_reach, largest);
+        workgroupBarrier();
+        let reach = 2.0 * bitcast<f32>(atomicLoad(&sample_reach));
         for (var a = 0u; a < 3u; a++) {
             for (var k = inv.lid; k < SWEEP_SAMPLE; k += WG) {
                 sample_keys[k] = ordered(spheres[k * step][a]);
@@ -246,17 +266,37 @@ fn sap_frame(inv: Invocation) {
                     workgroupBarrier();
                 }
             }
+            var within = 0u;
+            for (var i = inv.lid; i < SWEEP_SAMPLE; i += WG) {
+                let ci = unordered(sample_keys[i]);
+                var lo = i;
+                var hi = SWEEP_SAMPLE - 1u;
+                while lo < hi {
+                    let mid = (lo + hi + 1u) / 2u;
+                    if unordered(sample_keys[mid]) - ci <= reach {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1u;
+                    }
+                }
+                within += lo - i;
+            }
+            atomicAdd(&sample_crowd[a], within);
             spread[a] = unordered(sample_keys[HI_RANK]) - unordered(sample_keys[LO_RANK]);
             workgroupBarrier();
         }
+        crowd = vec3<u32>(
+            atomicLoad(&sample_crowd[0]),
+            atomicLoad(&sample_crowd[1]),
+            atomicLoad(&sample_crowd[2]),
+        );
     }
     if inv.lid == 0u {
         var axis = 0u;
-        if spread.y > spread[axis] {
-            axis = 1u;
-        }
-        if spread.z > spread[axis] {
-            axis = 2u;
+        for (var b = 1u; b < 3u; b++) {
+            if crowd[b] < crowd[axis] || (crowd[b] == crowd[axis] && spread[b] > spread[axis]) {
+                axis = b;
+            }
         }
         atomicStore(&ext[EXT_SAP_AXIS], axis);
     }

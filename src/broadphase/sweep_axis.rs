@@ -1,13 +1,17 @@
 //! sap's sweep axis (docs/design.md §2.6), one rule for the CPU's sweep, `auto`'s model of it
 //! and the GPU's `sap_frame` (`shaders/sort/keys.wgsl`, the same rule word for word).
 //!
-//! The axis of largest centre spread, ties to the lowest axis, where the spread of a scene of
-//! fewer than [`SWEEP_SAMPLE_FROM`] objects is its whole range (`max c[a] - min c[a]`) and that
-//! of a larger one the interdecile range of a strided sample: the [`SWEEP_SAMPLE`] centres at
-//! positions `k * (n / SWEEP_SAMPLE)`, their [`LO_RANK`]-th and [`HI_RANK`]-th smallest on the
-//! axis. A few objects far out on one axis set its range (one sphere a million units above a
-//! flat layer of 20,000 made sap sweep across the layer: 1.8 s against the grid's 4 ms); they
-//! do not set the interdecile range. Below the sample's size the sweep's worst case stays small.
+//! Below [`SWEEP_SAMPLE_FROM`] objects, the axis of largest centre range (`max c[a] - min
+//! c[a]`), ties to the lowest axis: the sweep's worst case stays small. From there, a strided
+//! sample decides: the [`SWEEP_SAMPLE`] centres at positions `k * (n / SWEEP_SAMPLE)`, sorted on
+//! each axis. The axis whose sample has the fewest pairs within reach (`c_j - c_i <= 2 r`, `r`
+//! the sample's largest radius: what the sweep would meet), then the largest interdecile range
+//! (the [`LO_RANK`]-th to [`HI_RANK`]-th smallest), then the lowest axis. A few objects far out
+//! on one axis set its range (one sphere a million units above a flat layer of 20,000 made sap
+//! sweep across the layer: 1.8 s against the grid's 4 ms); they set neither the pairs within
+//! reach nor the interdecile range. Two planes far apart on x made the interdecile range of x
+//! their distance, and sap swept x, where each plane's objects all meet (4.7 s against the
+//! grid's 6.6 ms at 100,000): the pairs within reach see that crowding.
 //!
 //! A spread is `hi - lo` in `f32`: accepted coordinates are zero or at least `MIN_MAGNITUDE`
 //! (docs/design.md §9.6), so every difference is zero or normal and a device that flushes
@@ -54,15 +58,44 @@ pub(crate) fn sweep_axis(spheres: &[Sphere]) -> usize {
         return widest([0, 1, 2].map(|a| hi[a] - lo[a]));
     }
     let step = n / SWEEP_SAMPLE;
+    // Twice the sample's largest radius (exact): how near two centres must be on an axis for
+    // the sweep to meet them.
+    let reach = 2.0 * (0..SWEEP_SAMPLE).fold(0.0f32, |m, k| m.max(spheres[k * step].radius));
     let mut keys = [0u32; SWEEP_SAMPLE];
-    widest([0, 1, 2].map(|a| {
+    let [(c0, s0), (c1, s1), (c2, s2)] = [0, 1, 2].map(|a| {
         for (k, key) in keys.iter_mut().enumerate() {
             *key = ordered_bits(spheres[k * step].center[a]);
         }
-        let lo = *keys.select_nth_unstable(LO_RANK).1;
-        let hi = *keys.select_nth_unstable(HI_RANK).1;
-        from_ordered_bits(hi) - from_ordered_bits(lo)
-    }))
+        keys.sort_unstable();
+        let spread = from_ordered_bits(keys[HI_RANK]) - from_ordered_bits(keys[LO_RANK]);
+        (crowding(&keys, reach), spread)
+    });
+    // The fewest sample pairs within reach, then the largest spread, then the lowest axis.
+    let (crowd, spread) = ([c0, c1, c2], [s0, s1, s2]);
+    (1..3).fold(0, |a, b| {
+        if crowd[b] < crowd[a] || (crowd[b] == crowd[a] && spread[b] > spread[a]) {
+            b
+        } else {
+            a
+        }
+    })
+}
+
+/// The pairs of a sorted sample (ordered keys, ascending) whose centres lie within `reach`
+/// on its axis: for each `i`, the `j > i` with `c_j - c_i <= reach` (an f32 difference, so a
+/// prefix of the `j`; the GPU finds its end by a binary search, the same count).
+fn crowding(sorted: &[u32], reach: f32) -> u32 {
+    let c = |k: usize| from_ordered_bits(sorted[k]);
+    let mut end = 0;
+    (0..sorted.len())
+        .map(|i| {
+            end = end.max(i + 1);
+            while end < sorted.len() && c(end) - c(i) <= reach {
+                end += 1;
+            }
+            (end - i - 1) as u32
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -103,6 +136,37 @@ mod tests {
         assert_eq!(sweep_axis(&small), 2);
         small[5].center.z = 0.0;
         assert_eq!(sweep_axis(&small), 0);
+    }
+
+    /// Two planes far apart on x (the scene's halves at x = 0 and x = 1e4), each spread over y
+    /// and z: the interdecile range of x is the planes' distance, yet every object of a plane
+    /// meets every other on x (a sweep of 100,000 took 4.7 s against the grid's 6.6 ms). The
+    /// sample's pairs within reach see it; an elongated lattice too, whose long axis has the
+    /// fewest objects a coordinate.
+    #[test]
+    fn crowded_axes_are_not_swept() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for n in [SWEEP_SAMPLE_FROM, 20_000, 100_000] {
+            let planes: Vec<Sphere> = (0..n)
+                .map(|i| {
+                    let x = if i % 2 == 0 { 0.0 } else { 1e4 };
+                    let (y, z) = (rng.random_range(0.0..300.0), rng.random_range(0.0..900.0));
+                    Sphere::new(Vec3::new(x, y, z), 1.0)
+                })
+                .collect();
+            assert_eq!(sweep_axis(&planes), 2, "n = {n}");
+        }
+        // 10 x 10 x 100 unit cells, touching spheres: z, the long axis (x and y tie on the
+        // spread too: 9 each).
+        let lattice: Vec<Sphere> = (0..10_000)
+            .map(|i| {
+                Sphere::new(
+                    Vec3::new((i % 10) as f32, (i / 10 % 10) as f32, (i / 100) as f32),
+                    0.5,
+                )
+            })
+            .collect();
+        assert_eq!(sweep_axis(&lattice), 2);
     }
 
     /// Ties go to the lowest axis; no object or one.

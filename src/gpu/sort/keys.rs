@@ -327,7 +327,25 @@ mod tests {
                 Sphere::new(glam::Vec3::new(x, i as f32 / 1000.0, 0.0), 1.0)
             })
             .collect();
+        // Two planes far apart on x, and an elongated lattice (`crowded_axes_are_not_swept`).
+        let mut plane_rng = ChaCha8Rng::seed_from_u64(4);
+        let planes: Vec<Sphere> = (0..20_000)
+            .map(|i| {
+                let x = if i % 2 == 0 { 0.0 } else { 1e4 };
+                let y = plane_rng.random_range(0.0..300.0);
+                let z = plane_rng.random_range(0.0..900.0);
+                Sphere::new(glam::Vec3::new(x, y, z), 1.0)
+            })
+            .collect();
+        let lattice: Vec<Sphere> = (0..10_000)
+            .map(|i| {
+                let c = [i % 10, i / 10 % 10, i / 100].map(|k| k as f32);
+                Sphere::new(glam::Vec3::from_array(c), 0.5)
+            })
+            .collect();
         let scenes = [
+            (planes, 2),
+            (lattice, 2),
             (layer(1, [1.0; 3], 0, 0), 0),
             (layer(4095, [100.0, 50.0, 0.01], 1, 2), 2),
             (layer(4096, [100.0, 50.0, 0.01], 1, 2), 0),
