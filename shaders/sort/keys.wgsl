@@ -214,16 +214,15 @@ fn grid_frame(inv: Invocation) {
 // largest range, ties to the lowest; from there, of the SWEEP_SAMPLE centres at positions
 // k * (n / SWEEP_SAMPLE), sorted on each axis in workgroup memory (bitonic, every key ordered,
 // so the order is the CPU's exactly), the axis with the fewest sample pairs within reach
-// (c_j - c_i <= twice the sample's largest radius: each i's j are a prefix, found by a binary
-// search, the CPU's count), then the largest interdecile range (ranks LO_RANK and HI_RANK), then
-// the lowest. One workgroup, after the extents.
+// (c_j - c_i <= twice the sample's HI_RANK-th radius, its radii sorted the same way: each i's j
+// are a prefix, found by a binary search, the CPU's count), then the largest interdecile range
+// (ranks LO_RANK and HI_RANK), then the lowest. One workgroup, after the extents.
 const SWEEP_SAMPLE_FROM: u32 = 4096u;
 const SWEEP_SAMPLE: u32 = 1024u;
 const LO_RANK: u32 = 102u;
 const HI_RANK: u32 = 921u;
 var<workgroup> sample_keys: array<u32, SWEEP_SAMPLE>;
 var<workgroup> sample_crowd: array<atomic<u32>, 3>;
-var<workgroup> sample_reach: atomic<u32>;
 
 @compute @workgroup_size(256)
 fn sap_frame(inv: Invocation) {
@@ -234,21 +233,16 @@ fn sap_frame(inv: Invocation) {
         if inv.lid < 3u {
             atomicStore(&sample_crowd[inv.lid], 0u);
         }
-        if inv.lid == 0u {
-            atomicStore(&sample_reach, 0u);
-        }
-        workgroupBarrier();
-        // Radii are >= 0: their bits order as they do.
-        var largest = 0u;
-        for (var k = inv.lid; k < SWEEP_SAMPLE; k += WG) {
-            largest = max(largest, bitcast<u32>(spheres[k * step].w));
-        }
-        atomicMax(&sample_reach, largest);
-        workgroupBarrier();
-        let reach = 2.0 * bitcast<f32>(atomicLoad(&sample_reach));
-        for (var a = 0u; a < 3u; a++) {
+        // Round 0 sorts the radii (>= 0: their bits order as they do), rounds 1-3 the axes.
+        var reach = 0.0;
+        for (var round = 0u; round < 4u; round++) {
+            let a = (round + 3u) % 4u;
             for (var k = inv.lid; k < SWEEP_SAMPLE; k += WG) {
-                sample_keys[k] = ordered(spheres[k * step][a]);
+                if a == 3u {
+                    sample_keys[k] = bitcast<u32>(spheres[k * step].w);
+                } else {
+                    sample_keys[k] = ordered(spheres[k * step][a]);
+                }
             }
             workgroupBarrier();
             for (var size = 2u; size <= SWEEP_SAMPLE; size <<= 1u) {
@@ -266,23 +260,27 @@ fn sap_frame(inv: Invocation) {
                     workgroupBarrier();
                 }
             }
-            var within = 0u;
-            for (var i = inv.lid; i < SWEEP_SAMPLE; i += WG) {
-                let ci = unordered(sample_keys[i]);
-                var lo = i;
-                var hi = SWEEP_SAMPLE - 1u;
-                while lo < hi {
-                    let mid = (lo + hi + 1u) / 2u;
-                    if unordered(sample_keys[mid]) - ci <= reach {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1u;
+            if a == 3u {
+                reach = 2.0 * bitcast<f32>(sample_keys[HI_RANK]);
+            } else {
+                var within = 0u;
+                for (var i = inv.lid; i < SWEEP_SAMPLE; i += WG) {
+                    let ci = unordered(sample_keys[i]);
+                    var lo = i;
+                    var hi = SWEEP_SAMPLE - 1u;
+                    while lo < hi {
+                        let mid = (lo + hi + 1u) / 2u;
+                        if unordered(sample_keys[mid]) - ci <= reach {
+                            lo = mid;
+                        } else {
+                            hi = mid - 1u;
+                        }
                     }
+                    within += lo - i;
                 }
-                within += lo - i;
+                atomicAdd(&sample_crowd[a], within);
+                spread[a] = unordered(sample_keys[HI_RANK]) - unordered(sample_keys[LO_RANK]);
             }
-            atomicAdd(&sample_crowd[a], within);
-            spread[a] = unordered(sample_keys[HI_RANK]) - unordered(sample_keys[LO_RANK]);
             workgroupBarrier();
         }
         crowd = vec3<u32>(

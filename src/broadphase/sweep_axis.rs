@@ -5,7 +5,7 @@
 //! c[a]`), ties to the lowest axis: the sweep's worst case stays small. From there, a strided
 //! sample decides: the [`SWEEP_SAMPLE`] centres at positions `k * (n / SWEEP_SAMPLE)`, sorted on
 //! each axis. The axis whose sample has the fewest pairs within reach (`c_j - c_i <= 2 r`, `r`
-//! the sample's largest radius: what the sweep would meet), then the largest interdecile range
+//! the sample's [`HI_RANK`]-th smallest radius: what the sweep would meet), then the largest interdecile range
 //! (the [`LO_RANK`]-th to [`HI_RANK`]-th smallest), then the lowest axis. A few objects far out
 //! on one axis set its range (one sphere a million units above a flat layer of 20,000 made sap
 //! sweep across the layer: 1.8 s against the grid's 4 ms); they set neither the pairs within
@@ -58,10 +58,14 @@ pub(crate) fn sweep_axis(spheres: &[Sphere]) -> usize {
         return widest([0, 1, 2].map(|a| hi[a] - lo[a]));
     }
     let step = n / SWEEP_SAMPLE;
-    // Twice the sample's largest radius (exact): how near two centres must be on an axis for
-    // the sweep to meet them.
-    let reach = 2.0 * (0..SWEEP_SAMPLE).fold(0.0f32, |m, k| m.max(spheres[k * step].radius));
+    // Twice the sample's upper-decile radius (exact): how near two centres must be on an axis
+    // for the sweep to meet them. Not its largest: one boulder in the sample made every axis
+    // crowded, and the tie went back to the interdecile range.
     let mut keys = [0u32; SWEEP_SAMPLE];
+    for (k, key) in keys.iter_mut().enumerate() {
+        *key = spheres[k * step].radius.to_bits();
+    }
+    let reach = 2.0 * f32::from_bits(*keys.select_nth_unstable(HI_RANK).1);
     let [(c0, s0), (c1, s1), (c2, s2)] = [0, 1, 2].map(|a| {
         for (k, key) in keys.iter_mut().enumerate() {
             *key = ordered_bits(spheres[k * step].center[a]);
@@ -155,6 +159,13 @@ mod tests {
                 })
                 .collect();
             assert_eq!(sweep_axis(&planes), 2, "n = {n}");
+            // With boulders among them, one in the sample (index 0): the reach stays the
+            // spheres'.
+            let mut boulders = planes;
+            for s in boulders.iter_mut().take(40) {
+                s.radius = 300.0;
+            }
+            assert_eq!(sweep_axis(&boulders), 2, "n = {n}, boulders");
         }
         // 10 x 10 x 100 unit cells, touching spheres: z, the long axis (x and y tie on the
         // spread too: 9 each).

@@ -343,8 +343,13 @@ mod tests {
                 Sphere::new(glam::Vec3::from_array(c), 0.5)
             })
             .collect();
+        let mut boulders = planes.clone();
+        for s in boulders.iter_mut().take(40) {
+            s.radius = 300.0;
+        }
         let scenes = [
             (planes, 2),
+            (boulders, 2),
             (lattice, 2),
             (layer(1, [1.0; 3], 0, 0), 0),
             (layer(4095, [100.0, 50.0, 0.01], 1, 2), 2),
