@@ -152,12 +152,11 @@ impl GpuBroadPhase {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let mut discard = Vec::new();
-        let out = match (frame.store, out) {
+        let mut out = match (frame.store, out) {
             (true, Some(out)) => Some(out),
             (true, None) => Some(&mut discard),
             (false, _) => None,
         };
-        let mut out = out;
         let mut stats = match frame.seq {
             Some(seq) => self.finish_part(seq, frame.spheres, out.as_deref_mut(), false),
             None => {

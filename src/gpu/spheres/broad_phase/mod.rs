@@ -616,7 +616,7 @@ impl GpuBroadPhase {
     async fn find_pairs_whole_async(
         &mut self,
         spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
@@ -627,7 +627,6 @@ impl GpuBroadPhase {
         let _frame = ctx.frame();
         let start = Instant::now();
         self.host.start();
-        let mut out = out;
         let store = out.is_some();
         // One host wait per frame; a second only when the pair list overflowed.
         let (mut totals, mut stored, mut times) = self
