@@ -50,16 +50,18 @@ const EXT_GRID_LO: u32 = 11u;
 const EXT_GRID_BITS: u32 = 14u;
 // The occupancy map's order (grid_frame): its tiles' bits per axis and mode, as EXT_GRID_BITS.
 const EXT_GRID_MAP: u32 = 15u;
-const EXT_GIANTS: u32 = 16u;
 const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = 320u;
 // sap's sweep axis (sap_frame in sort/keys.wgsl).
 const EXT_SAP_AXIS: u32 = 576u;
-// Most giants (GIANTS_MAX in src/cpu/grid/giants.rs).
-const GIANTS_MAX: u32 = 32u;
-// Slots of the giants' list (EXT_GIANTS up to EXT_BINS): the giants and, in a batch of worlds,
-// the grid's shared objects (at most GIANT_SLOTS - GIANTS_MAX, docs/design.md §2.13).
-const GIANT_SLOTS: u32 = 48u;
+// The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew).
+const EXT_GIANTS: u32 = 577u;
+// Most giants (GIANTS_MAX in src/geom/radii.rs).
+const GIANTS_MAX: u32 = 256u;
+// Slots of the giants' list: the giants and, in a batch of worlds, the grid's shared objects
+// (at most GIANT_SLOTS - GIANTS_MAX, docs/design.md §2.13). EXTENTS_WORDS in
+// src/gpu/sort/keys.rs is EXT_GIANTS + GIANT_SLOTS.
+const GIANT_SLOTS: u32 = 272u;
 
 // 256 threads: a multiple of every subgroup size in use (8..128) and the size the workgroup
 // reductions below are written for.

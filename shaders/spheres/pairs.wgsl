@@ -459,16 +459,18 @@ fn grid(inv: Invocation) {
 }
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
-// giants on ext's list: a giant tests the giants with a larger index, any other object each
-// giant whose reach [cell(c - r) - 1, cell(c + r) + 1] holds its cell on every axis. In a batch
-// of worlds (§2.13) the list holds the shared objects too, and two objects meet when they are of
-// one world or either is shared.
+// giants on ext's list, GIANT_TILE at a time in workgroup memory: a giant tests the giants with
+// a larger index, any other object each giant whose reach [cell(c - r) - 1, cell(c + r) + 1]
+// holds its cell on every axis. In a batch of worlds (§2.13) the list holds the shared objects
+// too, and two objects meet when they are of one world or either is shared.
 
+// Giants a workgroup holds at once (52 bytes each): the list (up to GIANT_SLOTS) goes by tiles.
+const GIANT_TILE: u32 = 48u;
 var<workgroup> giant_count: u32;
-var<workgroup> giant_sphere: array<vec4<f32>, GIANT_SLOTS>;
-var<workgroup> giant_index: array<u32, GIANT_SLOTS>;
-var<workgroup> giant_lo: array<vec3<i32>, GIANT_SLOTS>;
-var<workgroup> giant_hi: array<vec3<i32>, GIANT_SLOTS>;
+var<workgroup> giant_sphere: array<vec4<f32>, GIANT_TILE>;
+var<workgroup> giant_index: array<u32, GIANT_TILE>;
+var<workgroup> giant_lo: array<vec3<i32>, GIANT_TILE>;
+var<workgroup> giant_hi: array<vec3<i32>, GIANT_TILE>;
 
 @compute @workgroup_size(256)
 fn grid_giants(inv: Invocation) {
@@ -479,29 +481,38 @@ fn grid_giants(inv: Invocation) {
     if g == 0u {
         return;
     }
-    if inv.lid < g {
-        let j = atomicLoad(&ext[EXT_GIANTS + inv.lid]);
-        let s = spheres[j];
-        let side = grid_side();
-        giant_sphere[inv.lid] = s;
-        giant_index[inv.lid] = j;
-        giant_lo[inv.lid] = cell_of(s.xyz - vec3<f32>(s.w), side) - vec3<i32>(1);
-        giant_hi[inv.lid] = cell_of(s.xyz + vec3<f32>(s.w), side) + vec3<i32>(1);
-    }
-    workgroupBarrier();
     let i = flat_id(inv);
+    let side = grid_side();
     begin_walks();
-    if i < params.n {
+    let live = i < params.n;
+    // Many worlds: a giant meets its own world's objects and the shared ones.
+    let worlds = (params.flags & FLAG_WORLDS) != 0u;
+    let shared_world = params.shared_from;
+    var c = vec3<i32>(0);
+    var world = 0u;
+    var giant = false;
+    if live {
         me = spheres[i];
         my_index = i;
-        let c = cell_of(me.xyz, grid_side());
-        // Many worlds: a giant meets its own world's objects and the shared ones.
-        let worlds = (params.flags & FLAG_WORLDS) != 0u;
-        let world = select(0u, world_rank[i], worlds);
-        let shared_world = params.shared_from;
-        let giant = is_giant(me, giant_split()) || (worlds && world == shared_world);
-        visit_bit = 0u;
-        for (var t = 0u; t < g; t++) {
+        c = cell_of(me.xyz, side);
+        world = select(0u, world_rank[i], worlds);
+        giant = is_giant(me, giant_split()) || (worlds && world == shared_world);
+    }
+    visit_bit = 0u;
+    // g is uniform (workgroupUniformLoad): every invocation takes every tile's barriers.
+    for (var base = 0u; base < g; base += GIANT_TILE) {
+        workgroupBarrier();
+        if inv.lid < GIANT_TILE && base + inv.lid < g {
+            let j = atomicLoad(&ext[EXT_GIANTS + base + inv.lid]);
+            let s = spheres[j];
+            giant_sphere[inv.lid] = s;
+            giant_index[inv.lid] = j;
+            giant_lo[inv.lid] = cell_of(s.xyz - vec3<f32>(s.w), side) - vec3<i32>(1);
+            giant_hi[inv.lid] = cell_of(s.xyz + vec3<f32>(s.w), side) + vec3<i32>(1);
+        }
+        workgroupBarrier();
+        let tile = min(GIANT_TILE, g - base);
+        for (var t = 0u; live && t < tile; t++) {
             let j = giant_index[t];
             var same_world = true;
             if worlds {

@@ -13,12 +13,20 @@
 //! largest radius. (The rule once asked the lowest bin above `e` to be two exponents above it,
 //! every giant more than twice the others: a ladder of five radii 2.5, 5, 10, 20, 40 among
 //! 500,000 unit spheres fills adjacent bins, so nothing was set aside, the cells were 80 wide,
-//! and `auto` took the sweep at 1.9 s a frame against 24 ms with those five as giants.)
+//! and `auto` took the sweep at 1.9 s a frame against 24 ms with those five as giants. It
+//! also set aside at most 32: 33 boulders of radius 20 among 500,000 unit spheres made the
+//! cells 40 wide, 1.13 s a frame against 27 ms with 32.)
 
 use crate::geom::sphere::Sphere;
 
-/// Most objects set aside as giants.
-pub const GIANTS_MAX: u32 = 32;
+/// Most objects set aside as giants: each other object looks at every giant on the GPU (a
+/// tile of them at a time in workgroup memory), and through a coarse index of their reach on
+/// the CPU (`cpu::grid::giants`), so a few hundred cost less than cells sized by one of them.
+pub const GIANTS_MAX: u32 = 256;
+/// Most giants where each is tested against every object, not only those in its reach: the
+/// partitioned broad phase and the tool's MPI ranks (docs/design.md §2.12), which keep the
+/// budget the grid had before.
+pub const WHOLE_SCENE_GIANTS_MAX: u32 = 32;
 /// Exponent bins of the radii.
 pub const BINS: usize = 256;
 
@@ -67,6 +75,11 @@ impl Histogram {
     /// `(split, cell radius)`: objects whose bin is above `split` are giants (`split` = 255:
     /// none); the cell radius is the largest radius of the others (module docs).
     pub fn decide(&self) -> (u32, f32) {
+        self.decide_within(GIANTS_MAX)
+    }
+
+    /// [`Histogram::decide`] with at most `most` giants.
+    pub fn decide_within(&self, most: u32) -> (u32, f32) {
         let largest = (0..BINS)
             .rev()
             .find(|&b| self.count[b] > 0)
@@ -82,7 +95,7 @@ impl Histogram {
                 decision = (b as u32, below);
             }
             above += self.count[b];
-            if above > GIANTS_MAX {
+            if above > most {
                 break;
             }
         }
@@ -90,14 +103,14 @@ impl Histogram {
     }
 }
 
-/// The giants of `spheres` by [`Histogram::decide`], in index order, and the largest radius of
-/// the others.
-pub fn giants_of(spheres: &[Sphere]) -> (Vec<u32>, f32) {
+/// The giants of `spheres` by [`Histogram::decide_within`] with at most `most`, in index
+/// order, and the largest radius of the others.
+pub fn giants_of(spheres: &[Sphere], most: u32) -> (Vec<u32>, f32) {
     let mut h = Histogram::default();
     for s in spheres {
         h.add(s.radius);
     }
-    let (split, radius) = h.decide();
+    let (split, radius) = h.decide_within(most);
     if split >= 255 {
         return (Vec::new(), radius);
     }

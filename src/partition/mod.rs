@@ -34,7 +34,7 @@ mod tests;
 pub use crate::broadphase::PartsReport;
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
-use crate::geom::radii::giants_of;
+use crate::geom::radii::{WHOLE_SCENE_GIANTS_MAX, giants_of};
 use crate::geom::sphere::Sphere;
 use plan::{Order, Tile, initial_tiles};
 use rayon::prelude::*;
@@ -99,7 +99,7 @@ pub fn find_pairs(
         ));
     }
     let start = Instant::now();
-    let (giants, _) = giants_of(spheres);
+    let (giants, _) = giants_of(spheres, WHOLE_SCENE_GIANTS_MAX);
     let members: Vec<u32> = if giants.is_empty() {
         (0..spheres.len() as u32).collect()
     } else {

@@ -150,6 +150,29 @@ fn generated_scenes_match_brute_force() {
     }
 }
 
+/// Many giants (docs/design.md §2.7): 40, 150 and `GIANTS_MAX` large spheres of mixed radii
+/// among 3,000 small ones, inside the others' box, on its faces and beyond it, so the grid's
+/// coarse index of their reach (the CPU) and every other method find brute force's pairs.
+#[test]
+fn many_giants_match_brute_force() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+    let most = sweepfan::geom::radii::GIANTS_MAX as usize;
+    for giants in [40, 150, most] {
+        let mut s: Vec<Sphere> = (0..3000)
+            .map(|_| {
+                let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 120.0;
+                Sphere::new(c, rng.random_range(0.2f32..0.6))
+            })
+            .collect();
+        for k in 0..giants {
+            let r = [3.0f32, 11.0, 40.0, 900.0][k % 4];
+            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 180.0 - Vec3::splat(30.0);
+            s.push(Sphere::new(c, r));
+        }
+        check_scene(&s, true).unwrap_or_else(|e| panic!("{giants} giants: {e}"));
+    }
+}
+
 /// Giants whose reach spans past 2^31 cells of the others (radius ratios 1e6 to 1e15): every
 /// method finds brute force's pairs. A giant's reach is `c ± r`, far outside the centres'
 /// bounds, where the grid's fast cell path (exact only within 2^20 cells) once overflowed and

@@ -11,7 +11,7 @@ use std::time::Instant;
 use sweepfan::broadphase::{Backend, BroadPhase, Pair};
 use sweepfan::error::{Error, Result};
 use sweepfan::geom::motion::step_in_cube;
-use sweepfan::geom::radii::{BINS, GIANTS_MAX, Histogram, bin};
+use sweepfan::geom::radii::{BINS, Histogram, WHOLE_SCENE_GIANTS_MAX, bin};
 use sweepfan::geom::sphere::Sphere;
 use sweepfan::gpu::{GpuContext, GpuOptions};
 use sweepfan::partition::slabs::{GhostRoutes, GlobalPair, Slabs, global_pair, slab_reach};
@@ -88,12 +88,13 @@ impl World {
         let counts = comm.sum_u64(&h.count.map(|c| c as u64));
         let max_bits = comm.max_u32s(&h.max_bits);
         for b in 0..BINS {
-            // The rule compares counts with GIANTS_MAX only: capped there, billions of objects
-            // in a bin cannot overflow its sums.
-            h.count[b] = counts[b].min(GIANTS_MAX as u64 + 1) as u32;
+            // The rule compares counts with its budget only: capped there, billions of objects
+            // in a bin cannot overflow its sums. Each giant meets every object here, so the
+            // budget is the whole-scene one.
+            h.count[b] = counts[b].min(WHOLE_SCENE_GIANTS_MAX as u64 + 1) as u32;
             h.max_bits[b] = max_bits[b];
         }
-        let (split, _) = h.decide();
+        let (split, _) = h.decide_within(WHOLE_SCENE_GIANTS_MAX);
         let mut giants = Bodies::default();
         if split < 255 {
             let mut out = vec![Vec::new()];

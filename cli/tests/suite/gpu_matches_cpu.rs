@@ -119,29 +119,40 @@ fn wide_and_giant_scenes_gpu_equals_cpu() {
 }
 
 /// The giants' rule at its edges decides the same on the device as on the CPU (equal test
-/// counts): 32 giants (set aside), 33 (too many: the cells grow), large spheres exactly twice
-/// the rest (kept in the cells) and just past twice (set aside, in the next exponent bin).
+/// counts): 100 giants (set aside: more than the device's tile of 48 and the CPU's coarse
+/// index), `GIANTS_MAX` (set aside), one more (too many: the cells grow), large spheres exactly
+/// twice the rest (kept in the cells) and just past twice (set aside, in the next exponent bin).
 #[test]
 fn giant_rule_edges_gpu_equals_cpu() {
+    use sweepfan::geom::radii::GIANTS_MAX;
     let Some(ctx) = shared_gpu() else { return };
     let base = Scene::generate(SceneKind::Density, &SceneParams::new(8_000, 9));
     let half = base.half_extent.unwrap();
+    let most = GIANTS_MAX as usize;
     let mut tests = Vec::new();
-    for (count, radius) in [(32usize, 9.0f32), (33, 9.0), (20, 2.0), (20, 2.5)] {
+    for (count, radius) in [
+        (100, 9.0f32),
+        (most, 9.0),
+        (most + 1, 9.0),
+        (20, 2.0),
+        (20, 2.5),
+    ] {
         let mut scene = base.clone();
         for k in 0..count {
             let t = k as f32 / count as f32;
             let c = glam::Vec3::new(half * (t - 0.5), half * (0.5 - t) * 0.7, half * 0.2);
-            scene.spheres[k * 101] = sweepfan::Sphere::new(c, radius);
+            scene.spheres[k * 29] = sweepfan::Sphere::new(c, radius);
         }
         check_scene(&ctx, &scene, &[Method::Grid], 2);
         tests.push(cpu_grid_tests(&scene));
     }
-    // The scenes are on the sides of the rule they were meant for: cells 18 and 4 wide, not 2,
-    // and 2 again with the spheres of radius 2.5 aside.
-    assert!(tests[1] > 50 * tests[0], "{tests:?}");
-    assert!(tests[2] > 3 * tests[0], "{tests:?}");
-    assert!(tests[3] < 2 * tests[0], "{tests:?}");
+    // The scenes are on the sides of the rule they were meant for: one giant too many makes
+    // cells 18 wide, spheres exactly twice the rest 4 wide, not 2, and 2 again with the spheres
+    // of radius 2.5 aside.
+    assert!(tests[2] > 10 * tests[1], "{tests:?}");
+    let plain = cpu_grid_tests(&base);
+    assert!(tests[3] > 3 * plain, "{tests:?} against {plain}");
+    assert!(tests[4] < 2 * plain, "{tests:?} against {plain}");
 }
 
 /// The walks' two ends (docs/design.md §9.17): the subgroup one where the adapter offers

@@ -294,7 +294,8 @@ fn boulders_a_sample_misses_are_seen_and_priced() {
             let s = survey(&spheres);
             assert!(s.large >= boulders, "{what}: {} large", s.large);
             assert_eq!(s.largest_radius, radius, "{what}");
-            let giants = if boulders <= 32 { boulders } else { 0 };
+            let most = crate::geom::radii::GIANTS_MAX as usize;
+            let giants = if boulders <= most { boulders } else { 0 };
             assert_eq!(s.giants, giants, "{what}");
             let (split, cell_radius) = {
                 let mut h = Histogram::default();

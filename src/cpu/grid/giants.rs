@@ -51,13 +51,127 @@ impl Giant {
     }
 }
 
+/// From this many giants, [`Reach`] lists them by coarse cell; with fewer, each object looks
+/// at every giant (the list is as short as a coarse cell's would be).
+const INDEXED_FROM: usize = 33;
+/// Coarse cells per axis at most: 4,096 in all, each giant listed in every coarse cell its
+/// reach covers (at most 4,096 entries a giant).
+const COARSE_PER_AXIS: i64 = 16;
+
+/// The giants an object in a given cell may reach (docs/design.md §2.7): every giant, or with
+/// more than 32, those whose reach covers the object's coarse cell. The scene's cells (the
+/// frame's centre bounds) are cut into at most 16 coarse cells per axis, each a power of two
+/// of cells wide; each giant is listed in every coarse cell its reach meets. So an object
+/// looks at the giants near it, not at all of them: 256 boulders among 500,000 spheres cost
+/// each object a few looks instead of 256.
+#[derive(Default)]
+pub struct Reach {
+    /// Lowest absolute cell of the scene's centres.
+    origin: [i64; 3],
+    /// A cell's coarse cell per axis is `(cell - origin) >> shift`.
+    shift: u32,
+    /// Coarse cells per axis (0: no index, every giant for every cell).
+    dims: [usize; 3],
+    /// Coarse cell `c`'s giants are `list[starts[c]..starts[c + 1]]` (positions in the giants).
+    starts: Vec<u32>,
+    list: Vec<u32>,
+    /// `0..giants` (for a scene without the index).
+    every: Vec<u32>,
+}
+
+impl Reach {
+    /// Lists `giants` (of `frame`) by the coarse cells their reach covers; reuses the storage.
+    pub fn build(&mut self, frame: &GridFrame, giants: &[Giant]) {
+        self.every.clear();
+        self.every.extend(0..giants.len() as u32);
+        self.dims = [0; 3];
+        if giants.len() < INDEXED_FROM {
+            return;
+        }
+        let origin = frame.min_cell.map(i64::from);
+        let top = [0, 1, 2].map(|a| origin[a] + i64::from(frame.max_cell[a]));
+        // The least shift that fits every axis in COARSE_PER_AXIS coarse cells.
+        let widest = (0..3).map(|a| top[a] - origin[a]).max().unwrap_or(0);
+        let shift = (0..64u32)
+            .find(|&s| (widest >> s) < COARSE_PER_AXIS)
+            .unwrap_or(63);
+        let dims = [0, 1, 2].map(|a| ((top[a] - origin[a]) >> shift) as usize + 1);
+        // A giant's coarse range per axis, clamped to the scene's; None when it misses it.
+        let coarse = |g: &Giant| -> Option<[(usize, usize); 3]> {
+            let mut range = [(0, 0); 3];
+            for a in 0..3 {
+                let (lo, hi) = (
+                    i64::from(g.lo[a]).max(origin[a]),
+                    i64::from(g.hi[a]).min(top[a]),
+                );
+                if lo > hi {
+                    return None;
+                }
+                range[a] = (
+                    ((lo - origin[a]) >> shift) as usize,
+                    ((hi - origin[a]) >> shift) as usize,
+                );
+            }
+            Some(range)
+        };
+        let cells = dims[0] * dims[1] * dims[2];
+        let mut counts = vec![0u32; cells + 1];
+        let each = |range: [(usize, usize); 3], f: &mut dyn FnMut(usize)| {
+            for z in range[2].0..=range[2].1 {
+                for y in range[1].0..=range[1].1 {
+                    for x in range[0].0..=range[0].1 {
+                        f((z * dims[1] + y) * dims[0] + x);
+                    }
+                }
+            }
+        };
+        let ranges: Vec<_> = giants.iter().map(coarse).collect();
+        for range in ranges.iter().flatten() {
+            each(*range, &mut |c| counts[c + 1] += 1);
+        }
+        for c in 0..cells {
+            counts[c + 1] += counts[c];
+        }
+        let mut at = counts.clone();
+        self.list.clear();
+        self.list.resize(counts[cells] as usize, 0);
+        for (t, range) in ranges.iter().enumerate() {
+            if let Some(range) = range {
+                each(*range, &mut |c| {
+                    self.list[at[c] as usize] = t as u32;
+                    at[c] += 1;
+                });
+            }
+        }
+        self.starts = counts;
+        (self.origin, self.shift, self.dims) = (origin, shift, dims);
+    }
+
+    /// Positions (in the giants) of the giants an object in absolute cell `cell` may reach:
+    /// the object's coarse cell's, or every giant without the index. `cell` must be the cell of
+    /// a centre of the frame the index was built for.
+    #[inline]
+    pub fn near(&self, cell: [i32; 3]) -> &[u32] {
+        if self.dims[0] == 0 {
+            return &self.every;
+        }
+        let at = |a: usize| {
+            let coarse = (i64::from(cell[a]) - self.origin[a]) >> self.shift;
+            coarse.clamp(0, self.dims[a] as i64 - 1) as usize
+        };
+        let c = (at(2) * self.dims[1] + at(1)) * self.dims[0] + at(0);
+        &self.list[self.starts[c] as usize..self.starts[c + 1] as usize]
+    }
+}
+
 /// The giants' tests over `items`: item `k < members.len()` tests member `k` against every
-/// giant in reach; item `members.len() + t` tests giant `t` against the giants after it.
+/// giant in reach (those [`Reach::near`] lists); item `members.len() + t` tests giant `t`
+/// against the giants after it.
 pub fn visit(
     frame: &GridFrame,
     spheres: &[Sphere],
     members: &[u32],
-    giants: &[Giant],
+    (giants, reach): (&[Giant], &Reach),
     items: Range<usize>,
     sink: &mut Sink,
 ) {
@@ -67,7 +181,8 @@ pub fn visit(
             // Recomputed, not read back from the layouts (which hold relative, packed or sorted
             // cells): three cell_axis per object, only in frames with giants.
             let cell = frame.centre_cell(s.center);
-            for g in giants {
+            for &t in reach.near(cell) {
+                let g = &giants[t as usize];
                 if g.reaches(cell) {
                     sink.test(s, &g.sphere, i, g.index);
                 }
@@ -85,6 +200,7 @@ pub fn visit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geom::radii::GIANTS_MAX;
 
     fn histogram(radii: &[f32]) -> Histogram {
         let mut h = Histogram::default();
@@ -125,9 +241,9 @@ mod tests {
             .collect();
         let top = radii.iter().copied().fold(0.0, f32::max);
         assert_eq!(histogram(&radii).decide(), (255, top));
-        // 33 giants: one too many.
+        // One giant too many.
         let mut radii = vec![1.0f32; 500];
-        radii.extend([100.0; 33]);
+        radii.extend(vec![100.0; GIANTS_MAX as usize + 1]);
         assert_eq!(histogram(&radii).decide(), (255, 100.0));
         radii.pop();
         assert_eq!(histogram(&radii).decide(), (127, 1.0));
@@ -145,8 +261,71 @@ mod tests {
         radii.extend([8.0; 5]);
         radii.extend([100.0; 3]);
         assert_eq!(histogram(&radii).decide(), (127, 1.0));
-        // With 40 objects in bin 130 only the top three go.
-        radii.extend([8.0; 35]);
+        // With more objects in bin 130 than the budget only the top three go.
+        radii.extend(vec![8.0; GIANTS_MAX as usize]);
         assert_eq!(histogram(&radii).decide(), (130, 8.0));
+    }
+
+    /// `Reach::near` lists, for every cell of the scene's centres, every giant whose reach
+    /// holds it (an index that missed one would lose its pairs), on a spread of giants large
+    /// and small, near the scene's edges and beyond them.
+    #[test]
+    fn the_reach_index_lists_every_giant_that_reaches_a_cell() {
+        let mut spheres: Vec<Sphere> = (0..4000)
+            .map(|i| {
+                let f = i as f32;
+                Sphere::new(
+                    Vec3::new((f * 7.3) % 300.0, (f * 3.1) % 90.0, (f * 1.7) % 40.0),
+                    0.5,
+                )
+            })
+            .collect();
+        for k in 0..60 {
+            let f = k as f32;
+            let r = [2.0, 9.0, 40.0, 400.0][k % 4];
+            let at = Vec3::new(f * 11.0 - 50.0, (f * 37.0) % 150.0 - 30.0, (f * 5.0) % 60.0);
+            spheres.push(Sphere::new(at, r));
+        }
+        let frame = GridFrame::of(&spheres);
+        let giants: Vec<Giant> = (0..spheres.len() as u32)
+            .filter(|&i| frame.is_giant(&spheres[i as usize]))
+            .map(|i| Giant::new(&frame, i, spheres[i as usize]))
+            .collect();
+        assert_eq!(giants.len(), 60, "every large sphere is a giant");
+        let mut reach = Reach::default();
+        reach.build(&frame, &giants);
+        assert!(reach.dims[0] > 1, "indexed");
+        let (lo, top) = (
+            frame.min_cell,
+            [0, 1, 2].map(|a| frame.min_cell[a] + frame.max_cell[a] as i32),
+        );
+        let mut listed = 0usize;
+        for z in lo[2]..=top[2] {
+            for y in lo[1]..=top[1] {
+                for x in lo[0]..=top[0] {
+                    let cell = [x, y, z];
+                    let near = reach.near(cell);
+                    listed += near.len();
+                    for (t, g) in giants.iter().enumerate() {
+                        if g.reaches(cell) {
+                            assert!(
+                                near.contains(&(t as u32)),
+                                "cell {cell:?}: giant {t} missed"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let cells = (0..3)
+            .map(|a| frame.max_cell[a] as usize + 1)
+            .product::<usize>();
+        assert!(
+            listed < cells * giants.len() / 2,
+            "the index lists far fewer than every giant"
+        );
+        // Below the index's threshold every giant is listed for any cell.
+        reach.build(&frame, &giants[..8]);
+        assert_eq!(reach.near(lo), &[0, 1, 2, 3, 4, 5, 6, 7]);
     }
 }

@@ -10,7 +10,7 @@
 //! with the objects in a slab of three cells, so it is meant for small worlds only.
 
 use super::GridFrame;
-use super::giants::Giant;
+use super::giants::{Giant, Reach};
 use crate::broadphase::{Pair, Stats};
 use crate::cpu::blocks::{BLOCK, column, walk_diagonals};
 use crate::geom::sphere::Sphere;
@@ -41,6 +41,7 @@ pub(crate) struct LeanGrid {
     zs: Vec<f32>,
     index: Vec<u32>,
     giants: Vec<Giant>,
+    reach: Reach,
 }
 
 impl LeanGrid {
@@ -65,6 +66,7 @@ impl LeanGrid {
             zs,
             index,
             giants,
+            reach,
         } = self;
         cells.clear();
         giants.clear();
@@ -153,11 +155,15 @@ impl LeanGrid {
             test(index[p], index[q], &mut stats)
         });
         if !giants.is_empty() {
-            // Each object's absolute cell once, against every giant's reach.
+            // Each object's absolute cell once, against the reach of the giants near it.
+            reach.build(&frame, giants);
             for &i in index.iter() {
                 let cell = frame.centre_cell(local[i as usize].center);
-                for g in giants.iter().filter(|g| g.reaches(cell)) {
-                    test(i, g.index, &mut stats);
+                for &t in reach.near(cell) {
+                    let g = &giants[t as usize];
+                    if g.reaches(cell) {
+                        test(i, g.index, &mut stats);
+                    }
                 }
             }
             for (k, g) in giants.iter().enumerate() {
@@ -203,8 +209,13 @@ mod tests {
         ]);
         let giant_split = |s: &[Sphere]| GridFrame::of(s).giant_split;
         assert!(giant_split(&one_giant) < 255 && giant_split(&some_giants) < 255);
+        // 33 giants: listed by coarse cell (`Reach`); one more than the budget: none.
+        let mut indexed = small.clone();
+        indexed.extend((0..33).map(|i| ball(i as f32 * 3.0, (i % 5) as f32 * 20.0, 40.0)));
         let mut too_many = small.clone();
-        too_many.extend((0..33).map(|i| ball(i as f32 * 3.0, 0.0, 40.0)));
+        too_many.extend(
+            (0..crate::geom::radii::GIANTS_MAX + 1).map(|i| ball(i as f32 * 3.0, 0.0, 40.0)),
+        );
         let points: Vec<Sphere> = (0..50).map(|i| ball((i / 5) as f32, 0.0, 0.0)).collect();
         let mut points_and_one = points.clone();
         points_and_one.push(ball(2.0, 0.0, 1.0));
@@ -214,7 +225,8 @@ mod tests {
         for (what, s) in [
             ("one giant", one_giant),
             ("four giants", some_giants),
-            ("33 giants", too_many),
+            ("33 giants", indexed),
+            ("past the giants' budget", too_many),
             ("points", points),
             ("points and a sphere", points_and_one),
             ("far out", far),

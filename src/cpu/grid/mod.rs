@@ -1,6 +1,6 @@
 //! Uniform grid (beyond the paper).
 //!
-//! Up to 32 objects far larger than the rest are *giants* ([`giants`]), kept out of the cells.
+//! Up to 256 objects far larger than the rest are *giants* ([`giants`]), kept out of the cells.
 //! Cell side `s = 2 r` with `r` the largest radius of the others (`s = 1` when `2 r` is 0 or
 //! below the normal f32 range); the cell of object `i` is `k[a] = cell_axis(c_i[a])` per axis
 //! ([`frame`]): the floor of the real quotient `c / s`
@@ -52,7 +52,7 @@ use crate::geom::sphere::{Sphere, invalid_scene_error};
 use dense::DenseGrid;
 use dense_rows::DenseRows;
 pub use frame::GridFrame;
-use giants::Giant;
+use giants::{Giant, Reach};
 pub(crate) use lean::LeanGrid;
 use rayon::prelude::*;
 pub(crate) use sparse::RowTable;
@@ -155,6 +155,8 @@ pub struct Grid {
     /// only when there are giants).
     frame: Option<GridFrame>,
     giants: Vec<Giant>,
+    /// The giants by the coarse cells their reach covers.
+    reach: Reach,
     members: Vec<u32>,
 }
 
@@ -214,6 +216,7 @@ impl Grid {
                 }
             }
         }
+        self.reach.build(&frame, &self.giants);
         // Without giants every object is a member; with them, only `members` enter the grid.
         let members = (!self.giants.is_empty()).then_some(&self.members[..]);
         let n = members.map_or(spheres.len(), <[u32]>::len);
@@ -507,7 +510,7 @@ impl Grid {
             (self.members.len(), self.members.len() + self.giants.len())
         };
         let frame = self.frame.expect("sorted above");
-        let (members, giant_list) = (&self.members, &self.giants);
+        let (members, giants) = (&self.members, (&self.giants[..], &self.reach));
         let split = |positions: std::ops::Range<usize>,
                      sink: &mut Sink,
                      grid: &dyn Fn(std::ops::Range<usize>, &mut Sink)| {
@@ -517,7 +520,7 @@ impl Grid {
             );
             if positions.end > grid_len {
                 let rest = positions.start.max(grid_len) - grid_len..positions.end - grid_len;
-                giants::visit(&frame, spheres, members, giant_list, rest, sink);
+                giants::visit(&frame, spheres, members, giants, rest, sink);
             }
         };
         let items = grid_len + giant_items;
