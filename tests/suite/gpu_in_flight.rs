@@ -103,6 +103,44 @@ fn a_list_that_outgrew_its_readback_runs_again() {
     }
 }
 
+/// A frame in flight whose pairs outgrow what one binding holds runs in parts at its finish,
+/// as `find_pairs` runs it (it refused the frame as too large: `bench --in-flight` failed
+/// where the same frame without it ran in 6 parts). At the smallest binding cap, 200 spheres at
+/// one point touch in 19,900 pairs, past the list's 8,192.
+#[test]
+fn a_frame_in_flight_past_a_binding_of_pairs_runs_in_parts() {
+    use sweepfan::gpu::{GpuContext, GpuOptions, MIN_BINDING_CAP};
+    if shared_gpu().is_none() {
+        return;
+    }
+    let ctx = GpuContext::new(&GpuOptions {
+        max_binding_bytes: Some(MIN_BINDING_CAP),
+        ..crate::common::test_options()
+    })
+    .unwrap();
+    let ctx = std::sync::Arc::new(ctx);
+    let one_point = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 0.5); 200];
+    let few = scene(SceneKind::Paper, 300, 82);
+    assert!(oracle_pairs(&one_point).len() as u64 > MIN_BINDING_CAP / 8);
+    for m in [Method::Grid, Method::Sap] {
+        let bp = &mut GpuBroadPhase::new(ctx.clone(), m).unwrap();
+        let ff = bp.submit_frame(&few, true).unwrap();
+        let fm = bp.submit_frame(&one_point, true).unwrap();
+        let after = bp.submit_frame(&few, true).unwrap();
+        finish(bp, ff, &few, "before the frame past a binding");
+        // Its tests are the parts' (a part's ghosts with ghosts too), and the frame after it
+        // runs in parts of the size it learned: their pairs are checked.
+        for (frame, spheres) in [(fm, &one_point), (after, &few)] {
+            let want = oracle_pairs(spheres);
+            let mut pairs = Vec::with_capacity(want.len());
+            let at = pairs.as_ptr();
+            let stats = bp.finish_frame(frame, Some(&mut pairs)).unwrap();
+            assert!(pairs == want, "{m}: {} pairs, brute force {}", pairs.len(), want.len());
+            assert_eq!((stats.pairs, pairs.as_ptr()), (want.len() as u64, at), "{m}");
+        }
+    }
+}
+
 /// A submission waits for nothing, a finish once (the first frames of a stream too); the
 /// spheres go up once (16 bytes each).
 #[test]

@@ -329,9 +329,15 @@ impl GpuBroadPhase {
         }
         if f.store && !stored {
             // The list overflowed, or the rest of it is overwritten by now: the frame again,
-            // whole, with a list that holds it.
+            // whole, with a list that holds it. A list past what a binding holds is no error
+            // here: `find_pairs` runs the frame in parts, as it would have from the start.
             if found > self.pair_capacity {
-                self.grow_pair_list(found)?;
+                match self.grow_pair_list(found) {
+                    Err(e) if whole_only || !crate::gpu::context::is_size_limit(&e) => {
+                        return Err(e);
+                    }
+                    _ => {}
+                }
             }
             return if whole_only {
                 self.find_pairs_whole(spheres, out)

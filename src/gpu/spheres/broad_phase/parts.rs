@@ -154,7 +154,14 @@ impl GpuBroadPhase {
                 if self.canonical.is_some() {
                     canonicalize(&mut pairs);
                 }
-                *out = pairs;
+                // Into the caller's own vector where it holds them (its allocation kept, as a
+                // frame run whole keeps it), else the merged list itself.
+                if out.capacity() >= pairs.len() {
+                    out.clear();
+                    out.extend_from_slice(&pairs);
+                } else {
+                    *out = pairs;
+                }
             }
             stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
             stats
