@@ -7,6 +7,7 @@
 //! ([`limits`]): a request past what the process may allocate is a `MemoryError`, not an abort.
 
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 use sweepfan::{CancelToken, Limits, MemoryBudget};
@@ -91,14 +92,21 @@ pub fn pairs_work<S: Weighed>(shapes: &[S], pairs: &[sweepfan::Pair]) -> Work {
         .fold(0, Work::saturating_add)
 }
 
+/// Set when a call was interrupted, cleared when a call under a token ends without one: an
+/// interrupted GPU call leaves its device work queued, and the next call, however small, waits
+/// for it (tens of seconds after a large frame), so it runs under a token too.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
 /// Runs `work` (of at most `bound` sphere tests' work) with the GIL released, stopping it when
-/// a signal handler raises: the call then raises that exception (`KeyboardInterrupt` for Ctrl-C).
+/// a signal handler raises: the call then raises that exception (`KeyboardInterrupt` for
+/// Ctrl-C). (A signal after the work's last look at the token still raises, though the work
+/// ended and kept its state: CPython would raise it right after the call anyway.)
 pub fn interruptible<T: Send>(
     py: Python<'_>,
     bound: Work,
     work: impl FnOnce() -> PyResult<T> + Send,
 ) -> PyResult<T> {
-    if bound < THREAD_MIN_WORK {
+    if bound < THREAD_MIN_WORK && !INTERRUPTED.load(Ordering::Relaxed) {
         return py.detach(|| limits().run(work));
     }
     let token = CancelToken::new();
@@ -131,6 +139,7 @@ pub fn interruptible<T: Send>(
         if let Err(panic) = py.detach(|| worker.join()) {
             std::panic::resume_unwind(panic);
         }
+        INTERRUPTED.store(raised.is_some(), Ordering::Relaxed);
         match (raised, out) {
             (Some(e), _) => Err(e),
             (None, Some(out)) => out,

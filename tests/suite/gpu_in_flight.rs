@@ -135,8 +135,17 @@ fn a_frame_in_flight_past_a_binding_of_pairs_runs_in_parts() {
             let mut pairs = Vec::with_capacity(want.len());
             let at = pairs.as_ptr();
             let stats = bp.finish_frame(frame, Some(&mut pairs)).unwrap();
-            assert!(pairs == want, "{m}: {} pairs, brute force {}", pairs.len(), want.len());
-            assert_eq!((stats.pairs, pairs.as_ptr()), (want.len() as u64, at), "{m}");
+            assert!(
+                pairs == want,
+                "{m}: {} pairs, brute force {}",
+                pairs.len(),
+                want.len()
+            );
+            assert_eq!(
+                (stats.pairs, pairs.as_ptr()),
+                (want.len() as u64, at),
+                "{m}"
+            );
         }
     }
 }
