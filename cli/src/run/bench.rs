@@ -365,7 +365,8 @@ pub const BRUTE_FORCE_REFERENCE_MAX_N: usize = 20_000;
 /// cheap; above [`BRUTE_FORCE_REFERENCE_MAX_N`] objects, the CPU method `auto`'s prices rank
 /// cheapest on this scene (docs/design.md §2.12) other than `method` itself on the CPU, so that
 /// no method is checked against itself and the check costs about what the method does (the
-/// CPU grid on 40 boulders among 200,000 grains took 13 s where `x` takes 0.07 s). A GPU method
+/// CPU grid on 40 boulders among 200,000 grains took 13 s where `x` takes 0.07 s, when it set
+/// aside at most 32 giants). A GPU method
 /// may be checked against the same method on the CPU: another implementation (the GPU grid at
 /// 16M objects against the CPU grid: seconds, where sap takes minutes). Every reference is
 /// itself checked against brute force by the tests. `method` is what runs: `auto` resolved
@@ -607,8 +608,9 @@ mod tests {
     }
 
     /// The reference is brute force while it is cheap; above that, a method other than the one
-    /// under test on the CPU, and on the boulders scene not the grid, which tests every pair
-    /// there (13 s a frame where `x` takes 0.07 s).
+    /// under test on the CPU, and on the boulders scene with more boulders than the grid sets
+    /// aside not the grid, which tests every pair there (13 s a frame where `x` takes 0.07 s
+    /// with 40 boulders, before the grid took 256 giants).
     #[test]
     fn the_reference_is_fast_on_the_scene_and_never_the_method_itself() {
         let small = Scene::generate(SceneKind::Paper, &SceneParams::new(5000, 1));
@@ -617,7 +619,7 @@ mod tests {
             "brute_force"
         );
         let mut p = SceneParams::new(50_000, 1);
-        p.boulders = 40;
+        p.boulders = sweepfan::geom::radii::GIANTS_MAX as usize + 44;
         p.radius = 5.0;
         let boulders = Scene::generate(SceneKind::Boulders, &p);
         for method in ["x", "sap", "grid", "xyz", "min_axis"] {
