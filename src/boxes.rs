@@ -316,8 +316,7 @@ impl BoxBroadPhase {
                 .overlaps
                 .aabb_overlaps(&self.boxes, &mut self.positions)?,
         };
-        self.events(stats, frame);
-        Ok(())
+        self.events(stats, frame)
     }
 
     /// [`Self::set_many`] from `(id, box)` items (a map's entries, an iterator over the
@@ -339,7 +338,7 @@ impl BoxBroadPhase {
             }
         };
         let mut frame = BoxFrame::default();
-        self.events(stats, &mut frame);
+        self.events(stats, &mut frame)?;
         Ok(frame)
     }
 
@@ -364,7 +363,7 @@ impl BoxBroadPhase {
 
     /// The update's pairs by id, from the positions the broad phase found, and its events into
     /// `frame` (its lists cleared first).
-    fn events(&mut self, stats: Stats, frame: &mut BoxFrame) {
+    fn events(&mut self, stats: Stats, frame: &mut BoxFrame) -> Result<()> {
         let ids = &self.ids;
         self.now.clear();
         self.now
@@ -373,6 +372,9 @@ impl BoxBroadPhase {
                 [a.min(b), a.max(b)]
             }));
         self.now.par_sort_unstable();
+        // The last look at the caller's cancellation before the update is kept
+        // (docs/design.md §9.18): an interrupted update changes nothing, `frame` included.
+        crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         frame.found.clear();
         frame.lost.clear();
         frame.stats = stats;
@@ -385,6 +387,7 @@ impl BoxBroadPhase {
             }
         });
         std::mem::swap(&mut self.pairs, &mut self.now);
+        Ok(())
     }
 
     /// The pairs of the last update, sorted, each `[a, b]` with `a < b`.

@@ -58,8 +58,9 @@ impl PyBoxBroadPhase {
     }
 
     /// Inserts the boxes of ids, or moves them there: lo and hi are (K, 3) arrays of the lower
-    /// and upper corners, one row per id. All or nothing: a bad box (NaN, infinite, lo > hi on
-    /// an axis) or an id given twice raises ValueError naming the id, and nothing changes.
+    /// and upper corners, one row per id. All or nothing: a NaN or infinite coordinate raises
+    /// ValueError naming the argument and row, lo > hi on an axis or an id given twice one
+    /// naming the id, and nothing changes.
     /// world: (K,) integer world ids (many worlds in one broad phase: boxes of different worlds
     /// never pair; sweepfan.SHARED = 2**32 - 1 pairs with every world). Without it a new box is
     /// in world 0 and a moved one keeps its world.

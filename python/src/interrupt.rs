@@ -92,6 +92,23 @@ pub fn pairs_work<S: Weighed>(shapes: &[S], pairs: &[sweepfan::Pair]) -> Work {
         .fold(0, Work::saturating_add)
 }
 
+thread_local! {
+    /// The token of the call whose work runs on this thread ([`interruptible`]'s worker).
+    static WORK_TOKEN: std::cell::RefCell<Option<CancelToken>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Fails when Ctrl-C has come for the call whose work runs on this thread: stateful work looks
+/// here last, before it keeps its new state, so an interrupted call changes nothing (the error
+/// itself is replaced by the handler's exception).
+pub fn stop_if_interrupted() -> PyResult<()> {
+    WORK_TOKEN.with(|t| match &*t.borrow() {
+        Some(token) if token.is_cancelled() => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "interrupted",
+        )),
+        _ => Ok(()),
+    })
+}
+
 /// Set when a call was interrupted, cleared when a call under a token ends without one: an
 /// interrupted GPU call leaves its device work queued, and the next call, however small, waits
 /// for it (tens of seconds after a large frame), so it runs under a token too.
@@ -114,6 +131,7 @@ pub fn interruptible<T: Send>(
         let (done, mut result) = mpsc::channel();
         let token_for_work = &token;
         let worker = s.spawn(move || {
+            WORK_TOKEN.with(|t| *t.borrow_mut() = Some(token_for_work.clone()));
             let out = limits().with_cancel(token_for_work.clone()).run(work);
             let _ = done.send(out);
         });

@@ -409,6 +409,8 @@ impl PyBroadPhase {
                 .broad
                 .find_pairs(&spheres, Some(&mut pairs))
                 .map_err(to_py)?;
+            // The host's tracker keeps this frame only if Ctrl-C has not come by now.
+            crate::interrupt::stop_if_interrupted()?;
             let events = if frames.on_device {
                 Some(frames.broad.take_events().ok_or_else(|| {
                     PyRuntimeError::new_err("the backend returned no events for this frame")
@@ -575,6 +577,8 @@ impl PyBroadPhase {
                     w.pairs = WorldPairs::new();
                     to_py(e)
                 })?;
+            // The tracker keeps this frame only if Ctrl-C has not come by now.
+            crate::interrupt::stop_if_interrupted().inspect_err(|_| w.pairs = WorldPairs::new())?;
             if let Some(tracker) = w.tracker.as_mut() {
                 w.events.clone_from(tracker.update(&w.pairs));
                 frames.found = copy_of(w.events.found.pairs())?;

@@ -82,15 +82,14 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
             ),
         ));
     }
-    let ids: Vec<i64> = if kind == "u" {
-        // uint64 past int64 wraps negative in astype: read them as they are.
+    // i128 holds every int64 and uint64 as it is (uint64 past int64 was clamped, and the
+    // message named another id than the one given).
+    let ids: Vec<i128> = if kind == "u" {
         let unsigned: Vec<u64> = array.call_method0("tolist")?.extract()?;
-        unsigned
-            .into_iter()
-            .map(|v| v.min(i64::MAX as u64) as i64)
-            .collect()
+        unsigned.into_iter().map(i128::from).collect()
     } else {
-        array.call_method0("tolist")?.extract()?
+        let signed: Vec<i64> = array.call_method0("tolist")?.extract()?;
+        signed.into_iter().map(i128::from).collect()
     };
     ids.iter()
         .enumerate()

@@ -98,6 +98,11 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         with pytest.raises(ValueError, match="world") as e:
             sweepfan.world_pairs(centers, 1.0, bad)
         assert words in str(e.value)
+    # An id past int64's range is named as given (it was clamped to 2^63 - 1).
+    for big in [2**63, 2**64 - 1]:
+        ids = np.array([0, 1, 2, big], np.uint64)
+        with pytest.raises(ValueError, match=f"world id {big} outside"):
+            sweepfan.world_pairs(centers, 1.0, ids)
     with pytest.raises(ValueError, match="centers"):
         sweepfan.world_pairs([[[0, 0, 0]], [[1, 1, 1], [2, 2, 2]]], 1.0)
     with pytest.raises(ValueError, match="not both"):

@@ -225,7 +225,8 @@ impl BoxSweep {
     }
 
     /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, into `out`
-    /// (cleared first), in the sweep's own order.
+    /// (cleared first), in the sweep's own order; short when the caller's cancellation stopped
+    /// it (the callers then fail as interrupted).
     pub fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) {
         // No limit: nothing to refuse.
         let unlimited = self.pairs_at_most(aabbs, out, || u64::MAX);
@@ -369,15 +370,26 @@ impl BoxSweep {
                 }
             }
         }
-        out.par_extend(
-            (0..m)
-                .into_par_iter()
-                .with_min_len(256)
-                .flat_map_iter(candidates),
-        );
+        // In blocks, the caller's cancellation looked at between them (docs/design.md §9.18): a
+        // cancelled sweep stops with `out` short, and its callers fail as interrupted.
+        let token = crate::broadphase::cancel::current();
+        for start in (0..m).step_by(CANCEL_BLOCK) {
+            if crate::broadphase::cancel::stopped(&token) {
+                break;
+            }
+            out.par_extend(
+                (start..m.min(start + CANCEL_BLOCK))
+                    .into_par_iter()
+                    .with_min_len(256)
+                    .flat_map_iter(candidates),
+            );
+        }
         Ok(())
     }
 }
+
+/// Entries of the sweep's candidate loop between two looks at the caller's cancellation.
+const CANCEL_BLOCK: usize = 1 << 14;
 
 /// How many of `start..end`, from `start`, satisfy `inside`, which holds on a prefix of the
 /// range: galloping (probes at 1, 3, 7, ... past `start`) then bisecting, so a run of k costs
@@ -457,6 +469,8 @@ impl AabbOverlaps for BoxSweep {
                     "use fewer boxes, or boxes that overlap less (every pair is stored)",
                 )
             })?;
+        // A cancelled sweep stopped short.
+        crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         let mut stats = Stats {
             pairs: out.len() as u64,
             ..Stats::default()
@@ -506,6 +520,8 @@ impl AabbOverlaps for BoxSweep {
                             to_batch(&found, members, &groups.shared, &mut pairs);
                         }
                     }
+                    // The last world's sweep may have stopped short.
+                    crate::broadphase::cancel::check(&token)?;
                     Ok(pairs)
                 })
             })

@@ -228,6 +228,8 @@ impl CpuBoxPipeline {
                      every candidate pair, with or without --count-only)",
                 )
             })?;
+        // A cancelled sweep stopped short.
+        crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         let t2 = Instant::now();
         stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
         let mut pairs = Vec::new();

@@ -301,10 +301,14 @@ impl super::Validate for Obb {
                 "rotation quaternion has norm {norm} (must be 1 within {QUAT_NORM_TOLERANCE})"
             ));
         }
-        let reach = self.center.abs().max_element() + self.half_extents.length();
-        if reach > MAX_COORDINATE {
+        // In f64: the length of half-extents near f32's limit overflowed to inf in f32, and
+        // the message said `inf` of a finite box.
+        let reach =
+            f64::from(self.center.abs().max_element()) + self.half_extents.as_dvec3().length();
+        if reach > f64::from(MAX_COORDINATE) {
             return Some(format!(
-                "|centre| + |half-extents| = {reach:e} exceeds {MAX_COORDINATE:e} (f32 products would overflow)"
+                "|centre| + |half-extents| = {:e} exceeds {MAX_COORDINATE:e} (f32 products would overflow)",
+                reach as f32
             ));
         }
         None
@@ -393,6 +397,10 @@ mod tests {
         let mut b = ok;
         b.center.x = 2e18;
         assert!(msg(b).contains("overflow"));
+        // A half-extent whose square overflows f32 is reported as the finite reach it is.
+        let mut b = ok;
+        b.half_extents.x = 1e30;
+        assert!(msg(b).contains("= 1e30 exceeds"), "{}", msg(b));
         // Zero half-extents are allowed (a flat box); a nearly unit quaternion is normalised.
         let mut b = ok;
         b.half_extents = Vec3::new(1.0, 0.0, 1.0);
