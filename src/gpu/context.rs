@@ -129,6 +129,9 @@ pub struct GpuContext {
     host_waits: std::sync::atomic::AtomicU64,
     /// Compute dispatches recorded so far ([`Self::note_dispatch`]).
     dispatches: std::sync::atomic::AtomicU64,
+    /// Set when a wait was abandoned under a cancelled token, its work still queued
+    /// ([`Self::settle`]).
+    abandoned: std::sync::atomic::AtomicBool,
     /// Objects created and bytes moved so far (`context/creation.rs`).
     totals: creation::Totals,
     /// Bind groups kept across frames (`context/creation.rs`).
@@ -320,6 +323,7 @@ impl GpuContext {
             errors,
             host_waits: Default::default(),
             dispatches: Default::default(),
+            abandoned: Default::default(),
             totals: Default::default(),
             bind_groups: Default::default(),
             compiled: Default::default(),
@@ -461,13 +465,33 @@ impl GpuContext {
             };
             match self.device.poll(poll) {
                 Ok(_) => break,
-                Err(wgpu::PollError::Timeout) => crate::broadphase::cancel::check(&cancel)?,
+                Err(wgpu::PollError::Timeout) => {
+                    if let Err(e) = crate::broadphase::cancel::check(&cancel) {
+                        self.abandoned
+                            .store(true, std::sync::atomic::Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
                 Err(e) => {
                     return Err(Error::gpu(GpuFailure::Device, format!("poll: {e}")));
                 }
             }
         }
         self.check()
+    }
+
+    /// Waits, under the caller's token, for the work a cancelled wait left on the queue, before
+    /// a frame submits its own (docs/design.md §9.18): some drivers (lavapipe) block in the
+    /// submission itself while the queue is busy, where no token is looked at, so the call after
+    /// an interrupted 60,000-sphere brute force ignored Ctrl-C for 28 s. Nothing to wait for
+    /// otherwise.
+    pub(crate) fn settle(&self) -> Result<()> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.abandoned.load(Relaxed) {
+            self.wait_for(None)?;
+            self.abandoned.store(false, Relaxed);
+        }
+        Ok(())
     }
 
     /// Fails with a clear message when a storage binding of `bytes` exceeds the device limit.

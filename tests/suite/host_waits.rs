@@ -176,3 +176,47 @@ fn rotating_lists_outgrown_run_again_and_lose_nothing() {
         );
     }
 }
+
+/// After a wait abandoned under a cancelled token (Ctrl-C, docs/design.md §9.18), the next
+/// call cancelled in turn stops within a second, though the abandoned work still runs: on
+/// lavapipe the submission itself blocked while the queue was busy, where no token is looked
+/// at, and the next call ignored its cancellation until the work before it ended (28 s after a
+/// 60,000-sphere brute force). A call without a token then waits for it and is exact.
+#[test]
+fn a_call_after_an_abandoned_wait_stops_at_its_own_cancellation() {
+    use std::time::{Duration, Instant};
+    use sweepfan::{BroadPhase, CancelToken, Error, Limits};
+    if shared_gpu().is_none() {
+        return;
+    }
+    let ctx = std::sync::Arc::new(test_gpu().expect("a device"));
+    let big = sweepfan_scenes::Scene::generate(SceneKind::Density, &SceneParams::new(30_000, 4));
+    let small = sweepfan_scenes::Scene::generate(SceneKind::Paper, &SceneParams::new(500, 4));
+    let mut bp = sweepfan::gpu::GpuBroadPhase::new(ctx, Method::BruteForce).unwrap();
+    // Cancelled after `after`; how long the call took and what it returned.
+    let cancelled_after = |bp: &mut sweepfan::gpu::GpuBroadPhase, s: &[sweepfan::Sphere]| {
+        let token = CancelToken::new();
+        let canceller = token.clone();
+        let timer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            canceller.cancel();
+        });
+        let start = Instant::now();
+        let got = Limits::new()
+            .with_cancel(token)
+            .run(|| bp.find_pairs(s, None));
+        timer.join().unwrap();
+        (start.elapsed(), got)
+    };
+    let (_, first) = cancelled_after(&mut bp, &big.spheres);
+    let (took, second) = cancelled_after(&mut bp, &small.spheres);
+    if matches!(first, Err(Error::Interrupted)) {
+        assert!(
+            took < Duration::from_millis(1500),
+            "the call after an abandoned wait took {took:?} ({second:?})"
+        );
+    }
+    let mut pairs = Vec::new();
+    bp.find_pairs(&small.spheres, Some(&mut pairs)).unwrap();
+    assert!(pairs == crate::common::oracle_pairs(&small.spheres));
+}

@@ -418,6 +418,7 @@ impl GpuBoxPipeline {
         let ctx = &*self.ctx;
         // A frame: its bind groups are kept across frames (docs/design.md §9.16).
         let _frame = ctx.frame();
+        ctx.settle()?;
         if let Broad::Sphere { proxies, .. } = &self.broad {
             // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
             crate::geom::sphere::validate_spheres(proxies)?;

@@ -539,6 +539,7 @@ impl GpuSat {
     ) -> Result<Stats> {
         // Bind groups kept across frames (docs/design.md §9.16).
         let _frame = ctx.frame();
+        ctx.settle()?;
         if let Some(o) = out.as_deref_mut() {
             o.clear();
         }

@@ -261,6 +261,7 @@ impl RotatingGpu {
         want_hits: bool,
     ) -> Result<Vec<ProxyFrame>> {
         let _frame = ctx.frame();
+        ctx.settle()?;
         validate_frame_input(boxes, spheres)?;
         if spheres.is_empty() || boxes.is_empty() {
             return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));

@@ -190,6 +190,7 @@ impl GpuBroadPhase {
         }
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         let start = Instant::now();
         self.host.start();
         // The frame records through a slot of its own, swapped in for the broad phase's.
@@ -291,6 +292,7 @@ impl GpuBroadPhase {
         let mut f = self.in_flight.frames.remove(at).expect("found above");
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         f.host.resume();
         let (timer, host) = (&self.timer, &mut f.host);
         // The pairs go into the caller's own vector, its allocation kept (update_into's promise).

@@ -547,6 +547,7 @@ impl BroadPhase for GpuBroadPhase {
         // One frame, its parts included (each part's run is nested in it).
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         if self.in_parts() {
             return self.find_pairs_in_parts(spheres, out);
         }
@@ -574,6 +575,7 @@ impl GpuBroadPhase {
         let alone = [Sphere::new(glam::Vec3::ZERO, 0.0)];
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         self.find_pairs_whole(&alone, out)
     }
 
@@ -605,6 +607,7 @@ impl GpuBroadPhase {
         crate::geom::sphere::validate_spheres(spheres)?;
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         let mut stats = self
             .find_pairs_whole_async(spheres, out.as_deref_mut())
             .await?;
@@ -625,6 +628,7 @@ impl GpuBroadPhase {
         // (docs/design.md §9.16).
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         let start = Instant::now();
         self.host.start();
         let store = out.is_some();

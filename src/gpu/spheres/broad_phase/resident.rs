@@ -69,6 +69,7 @@ impl GpuBroadPhase {
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
@@ -130,6 +131,7 @@ impl GpuBroadPhase {
     ) -> Result<wgpu::CommandEncoder> {
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
+        ctx.settle()?;
         if n == 0 {
             return Err(Error::EmptyScene);
         }
