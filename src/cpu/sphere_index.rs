@@ -5,7 +5,7 @@
 //! that are not giants, absolute and unclamped, exact on every axis. Keys `(kz, ky, kx)` sort
 //! the spheres into rows of equal `(kz, ky)`, ordered by `kx`. A box query visits only the rows
 //! that exist in its `(y, z)` range (one binary search per plane it enters) and, in each, the
-//! run of cells in its x range (a binary search); the giants (at most 256) are checked against
+//! run of cells in its x range (a binary search); the giants (at most 1,024) are checked against
 //! every box. A box costs the rows it touches times a logarithm plus the spheres of its cells,
 //! whatever the scene's extent. The exact AABB test decides every candidate, so the candidates
 //! are the same as brute force's and the GPU's.

@@ -21,8 +21,9 @@ use crate::geom::sphere::Sphere;
 
 /// Most objects set aside as giants: each other object looks at every giant on the GPU (a
 /// tile of them at a time in workgroup memory), and through a coarse index of their reach on
-/// the CPU (`cpu::grid::giants`), so a few hundred cost less than cells sized by one of them.
-pub const GIANTS_MAX: u32 = 256;
+/// the CPU (`cpu::grid::giants`), so hundreds cost less than cells sized by one of them (a
+/// lognormal tail: 287 radii of 8 to 21 above 200,000 of about 1).
+pub const GIANTS_MAX: u32 = 1024;
 /// Most giants where each is tested against every object, not only those in its reach: the
 /// partitioned broad phase and the tool's MPI ranks (docs/design.md §2.12), which keep the
 /// budget the grid had before.

@@ -141,7 +141,7 @@ fn giant_rule_edges_gpu_equals_cpu() {
         for k in 0..count {
             let t = k as f32 / count as f32;
             let c = glam::Vec3::new(half * (t - 0.5), half * (0.5 - t) * 0.7, half * 0.2);
-            scene.spheres[k * 29] = sweepfan::Sphere::new(c, radius);
+            scene.spheres[k * 7] = sweepfan::Sphere::new(c, radius);
         }
         check_scene(&ctx, &scene, &[Method::Grid], 2);
         tests.push(cpu_grid_tests(&scene));
@@ -149,8 +149,8 @@ fn giant_rule_edges_gpu_equals_cpu() {
     // The scenes are on the sides of the rule they were meant for: one giant too many makes
     // cells 18 wide, spheres exactly twice the rest 4 wide, not 2, and 2 again with the spheres
     // of radius 2.5 aside.
-    assert!(tests[2] > 10 * tests[1], "{tests:?}");
     let plain = cpu_grid_tests(&base);
+    assert!(tests[2] > 50 * plain, "{tests:?} against {plain}");
     assert!(tests[3] > 3 * plain, "{tests:?} against {plain}");
     assert!(tests[4] < 2 * plain, "{tests:?} against {plain}");
 }

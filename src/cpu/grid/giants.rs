@@ -236,8 +236,8 @@ mod tests {
     #[test]
     fn no_giants_without_halving_or_past_the_budget() {
         // A log-uniform spread: its top bin alone holds more than the budget.
-        let radii: Vec<f32> = (0..2000)
-            .map(|i| 0.1 * 100f32.powf(i as f32 / 2000.0))
+        let radii: Vec<f32> = (0..30_000)
+            .map(|i| 0.1 * 100f32.powf(i as f32 / 30_000.0))
             .collect();
         let top = radii.iter().copied().fold(0.0, f32::max);
         assert_eq!(histogram(&radii).decide(), (255, top));

@@ -1,6 +1,6 @@
 //! Uniform grid (beyond the paper).
 //!
-//! Up to 256 objects far larger than the rest are *giants* ([`giants`]), kept out of the cells.
+//! Up to 1,024 objects far larger than the rest are *giants* ([`giants`]), kept out of the cells.
 //! Cell side `s = 2 r` with `r` the largest radius of the others (`s = 1` when `2 r` is 0 or
 //! below the normal f32 range); the cell of object `i` is `k[a] = cell_axis(c_i[a])` per axis
 //! ([`frame`]): the floor of the real quotient `c / s`

@@ -29,8 +29,8 @@ crate::gpu::context::entry_pipelines! {
 pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
 /// Words of the extents buffer (`ext` in `shaders/frame.wgsl`): the extents, the grid's
 /// decisions, the radius histogram (256 counts from word 64, 256 maxima from word 320), sap's
-/// axis (word 576) and the giants' list (272 slots from word 577: `GIANT_SLOTS`).
-pub const EXTENTS_WORDS: u64 = 577 + 272;
+/// axis (word 576) and the giants' list (1,040 slots from word 577: `GIANT_SLOTS`).
+pub const EXTENTS_WORDS: u64 = 577 + 1040;
 /// Most workgroups of the extents: twice [`FILL_INVOCATIONS`] threads, enough to fill a large
 /// GPU, while the global atomics (7 same-word ones per workgroup) stay below 7,168 whatever n
 /// is (docs/design.md §9.17). Before, one workgroup per 256 spheres made 458,752 at 16M.

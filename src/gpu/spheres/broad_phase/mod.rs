@@ -24,7 +24,7 @@
 //!   the one with the smaller (m, index), m = min over axes of the number of objects overlapping.
 //! * sap: pairs overlapping on the axis of largest centre spread (ties: lowest axis) whose boxes
 //!   also overlap on the two other axes.
-//! * grid (docs/design.md §2.7): up to 256 giants set aside by the radius histogram; cell side
+//! * grid (docs/design.md §2.7): up to 1,024 giants set aside by the radius histogram; cell side
 //!   s = 2 r (r the largest other radius, 1 if 0), cell k = floor(c / s) per axis below 2^24
 //!   cells and one cell per f32 value beyond, never clamped. Tests = pairs i < j of non-giants
 //!   whose cells differ by at most 1 on every axis (each object visits its own cell, testing
