@@ -163,6 +163,13 @@ impl Sector {
     }
 }
 
+/// How far a [`RotatingBox`]'s axis and arm may be from unit length, and its arm from
+/// perpendicular to its axis: what f32 normalisation leaves, with room. Its sectors use the
+/// vectors as given, so what it admits shifts them by up to this much of the box's distance
+/// from its axis. (It was 1e-3: an arm 1.0009 long put a box turning 1,000 from its axis 0.9
+/// from where its sector was, which missed a sphere at the box's own centre.)
+pub const BOX_UNIT_TOLERANCE: f32 = 1e-5;
+
 /// A box rotating about an axis through O (thesis 2.1): the box's local Z' is the rotation axis
 /// U, its centre P lies at `distance` from O along Y', X' = Y' x Z'. It turns by `angle` (radians,
 /// positive = counter-clockwise about U) from its start pose.
@@ -184,7 +191,8 @@ pub struct RotatingBox {
 
 impl crate::geom::Validate for RotatingBox {
     /// What is wrong with this box, if anything: non-finite fields, axis or arm not unit, arm not
-    /// perpendicular to the axis (each within 1e-3), negative distance, widths or angle.
+    /// perpendicular to the axis (each within [`BOX_UNIT_TOLERANCE`]), negative distance, widths or
+    /// angle.
     fn problem(&self) -> Option<String> {
         let finite = self.origin.is_finite()
             && self.axis.is_finite()
@@ -195,11 +203,20 @@ impl crate::geom::Validate for RotatingBox {
         if !finite {
             return Some("non-finite field".into());
         }
-        if (self.axis.length() - 1.0).abs() > 1e-3 || (self.arm.length() - 1.0).abs() > 1e-3 {
-            return Some("axis and arm must be unit vectors".into());
+        if (self.axis.length() - 1.0).abs() > BOX_UNIT_TOLERANCE
+            || (self.arm.length() - 1.0).abs() > BOX_UNIT_TOLERANCE
+        {
+            return Some(format!(
+                "axis and arm must be unit vectors (within {BOX_UNIT_TOLERANCE:e}; lengths {} and {})",
+                self.axis.length(),
+                self.arm.length()
+            ));
         }
-        if self.axis.dot(self.arm).abs() > 1e-3 {
-            return Some("arm must be perpendicular to the axis".into());
+        if self.axis.dot(self.arm).abs() > BOX_UNIT_TOLERANCE {
+            return Some(format!(
+                "arm must be perpendicular to the axis (within {BOX_UNIT_TOLERANCE:e}; arm . axis = {})",
+                self.axis.dot(self.arm)
+            ));
         }
         if self.distance < 0.0 || self.widths.min_element() < 0.0 || self.angle < 0.0 {
             return Some("distance, widths and angle must be >= 0".into());
@@ -308,6 +325,29 @@ pub fn rodrigues(v: Vec3, u: Vec3, angle: f32) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Axis and arm within `BOX_UNIT_TOLERANCE` of unit and perpendicular are accepted, 1e-3
+    /// off refused (such a box lay 0.9 from its own sector at 1,000 from its axis).
+    #[test]
+    fn rotating_boxes_need_unit_axes_within_the_tolerance() {
+        use crate::geom::Validate;
+        let problem = |b: &RotatingBox| Validate::problem(b);
+        let ok = sample_box();
+        assert!(problem(&ok).is_none());
+        let mut near = ok;
+        near.arm = Vec3::Y * (1.0 + 0.5 * BOX_UNIT_TOLERANCE);
+        assert!(problem(&near).is_none());
+        let mut long = ok;
+        long.arm = Vec3::Y * 1.0009;
+        assert!(
+            problem(&long).unwrap().contains("unit vectors"),
+            "{:?}",
+            problem(&long)
+        );
+        let mut tilted = ok;
+        tilted.arm = Vec3::new(0.0, 1.0, 0.0009).normalize();
+        assert!(problem(&tilted).unwrap().contains("perpendicular"));
+    }
 
     fn sample_box() -> RotatingBox {
         RotatingBox {
