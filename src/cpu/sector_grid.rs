@@ -59,21 +59,30 @@ pub fn rotation_histogram(pose: &impl AccuracyPose) -> Histogram {
 }
 
 /// Histograms of every rotation of either pose on the CPU (rayon over rotations). `progress` is
-/// called with the number of rotations just finished.
+/// called with the number of rotations just finished. Fails with [`crate::Error::Interrupted`]
+/// when the caller's cancellation came.
 pub fn pose_histograms<P: AccuracyPose>(
     rotations: &[P],
     progress: Option<&(dyn Fn(u64) + Sync)>,
-) -> Vec<Histogram> {
-    rotations
+) -> Result<Vec<Histogram>> {
+    // The caller's cancellation, looked at before each rotation (docs/design.md §9.18): a
+    // cancelled run skips the rest and fails as interrupted.
+    let token = crate::broadphase::cancel::current();
+    let hists = rotations
         .par_iter()
         .map(|r| {
+            if crate::broadphase::cancel::stopped(&token) {
+                return [0; 64];
+            }
             let h = rotation_histogram(r);
             if let Some(f) = progress {
                 f(1);
             }
             h
         })
-        .collect()
+        .collect();
+    crate::broadphase::cancel::check(&token)?;
+    Ok(hists)
 }
 
 /// The thesis's experiment on the CPU: its rotations checked, then [`pose_histograms`].
@@ -81,5 +90,5 @@ pub fn cpu_histograms(
     rotations: &[RotatingBox],
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<Vec<Histogram>> {
-    Ok(pose_histograms(&rotation_params(rotations)?, progress))
+    pose_histograms(&rotation_params(rotations)?, progress)
 }

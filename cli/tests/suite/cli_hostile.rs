@@ -357,7 +357,7 @@ fn ctrl_c_stops_a_long_cli_call_through_the_library() {
         ],
         ["--scene", "one-point", "--n", "200000", "--methods", "grid"],
     ] {
-        stop_with_ctrl_c(&[&call[..], &one_cpu_frame].concat());
+        stop_with_ctrl_c(&[&["bench"], &call[..], &one_cpu_frame].concat());
     }
 }
 
@@ -372,9 +372,18 @@ fn ctrl_c_stops_frame_loops_and_device_waits() {
         &["--scene", "rotating", "--n", "2000", "--boxes", "1000"][..],
         &["--backend", "gpu", "--n", "10", "--methods", "grid"],
     ] {
-        stop_with_ctrl_c(&[call, &["--frames", "10000000"]].concat());
+        stop_with_ctrl_c(&[&["bench"], call, &["--frames", "10000000"]].concat());
+    }
+    // The sector experiments on the CPU looked at no token: the 2 s alarm ended them silently.
+    for call in [
+        &["--rotations", "400000"][..],
+        &["--pose", "free", "--body", "hull", "--rotations", "200000"],
+        &["--speed-runs", "100000"],
+    ] {
+        stop_with_ctrl_c(&[&["reproduce", "sector", "--backend", "cpu"], call].concat());
     }
     stop_with_ctrl_c(&[
+        "bench",
         "--backend",
         "gpu",
         "--scene",
@@ -389,13 +398,12 @@ fn ctrl_c_stops_frame_loops_and_device_waits() {
     ]);
 }
 
-/// `bench` with `call`, stopped by SIGINT once it runs.
+/// The tool with `call`, stopped by SIGINT once it runs.
 #[cfg(unix)]
 fn stop_with_ctrl_c(call: &[&str]) {
     use std::os::unix::process::ExitStatusExt;
     use std::time::{Duration, Instant};
     let mut child = crate::common::sweepfan_catching_sigint()
-        .arg("bench")
         .args(call)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

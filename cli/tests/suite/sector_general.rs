@@ -255,7 +255,7 @@ fn gpu_histograms_match_the_cpu_for_every_body() {
     for kind in BodyKind::ALL {
         let rotations = free_rotations(&random_free_rotations(6, 12, kind)).unwrap();
         let g = gpu.histograms(&ctx, &rotations, None).unwrap();
-        let c = sweepfan_cli::experiments::sector::free::cpu_histograms(&rotations, None);
+        let c = sweepfan_cli::experiments::sector::free::cpu_histograms(&rotations, None).unwrap();
         let differing = differing_points(&c, &g);
         let total = 6 * 1_000_000u64;
         eprintln!("{kind:?}: GPU vs CPU {differing} of {total} points differ");

@@ -257,7 +257,7 @@ pub fn run_free(
         let start = Instant::now();
         match &mut gpu {
             Some((c, g)) => hists.extend(g.histograms(c, &prepared, progress)?),
-            None => hists.extend(cpu_histograms(&prepared, progress)),
+            None => hists.extend(cpu_histograms(&prepared, progress)?),
         }
         classify_seconds += start.elapsed().as_secs_f64();
         if sample.is_none() {

@@ -169,7 +169,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     // test): `test(a[i], b[i])` over the pairs, timed over `runs` runs.
     macro_rules! timed_rows {
         ($table:expr; $(($name:expr, $key:expr, $a:expr, $b:expr, $test:expr)),* $(,)?) => {
-            vec![$(row($name, $table, $key, time_pairs(runs, &$a, &$b, $test))),*]
+            vec![$(row($name, $table, $key, time_pairs(runs, &$a, &$b, $test)?)),*]
         };
     }
     let table_2d = timed_rows![t2;
@@ -243,6 +243,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let (mut total_aabb, mut total_sector) = (Vec::new(), Vec::new());
     let (mut hits_aabb, mut hits_sector) = (0, 0);
     for run in 0..runs {
+        crate::run::stop_if_interrupted()?;
         let motion = rotating[run % n];
         build_aabb.push(time_ms(|| {
             build(&mut proxies_aabb, &rotating, RotatingBox::speculative_aabb);
@@ -311,6 +312,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     let mut batch_ms = Vec::with_capacity(runs);
     let mut batch_hits = 0;
     for run in 0..runs {
+        crate::run::stop_if_interrupted()?;
         let sector = rotating[run % n].sector();
         batch_ms.push(time_ms(|| {
             batch_hits = count_sector_sphere_hits_parallel(black_box(&sector), &columns);
@@ -318,6 +320,7 @@ pub fn run_speed_tables(cfg: &SpeedConfig) -> Result<SpeedReport> {
     }
     let mut single_ms = Vec::with_capacity(runs);
     for run in 0..runs {
+        crate::run::stop_if_interrupted()?;
         let sector = rotating[run % n].sector();
         single_ms.push(time_ms(|| {
             black_box(count_sector_sphere_hits(black_box(&sector), &columns));
@@ -360,11 +363,17 @@ fn rect_bounds(r: &Rect2) -> (Vec2, Vec2) {
 }
 
 /// Times `runs` runs of the test over every pair (a[i], b[i]); returns the timing and the number
-/// of overlaps in the last run.
-fn time_pairs<A, B>(runs: usize, a: &[A], b: &[B], test: impl Fn(&A, &B) -> bool) -> (Timing, u64) {
+/// of overlaps in the last run (`Interrupted` once Ctrl-C came, looked at between runs).
+fn time_pairs<A, B>(
+    runs: usize,
+    a: &[A],
+    b: &[B],
+    test: impl Fn(&A, &B) -> bool,
+) -> Result<(Timing, u64)> {
     let mut ms = Vec::with_capacity(runs);
     let mut hits = 0;
     for _ in 0..runs {
+        crate::run::stop_if_interrupted()?;
         ms.push(time_ms(|| {
             let (a, b) = (black_box(a), black_box(b));
             let mut n = 0u64;
@@ -374,7 +383,7 @@ fn time_pairs<A, B>(runs: usize, a: &[A], b: &[B], test: impl Fn(&A, &B) -> bool
             hits = black_box(n);
         }));
     }
-    (Timing::from_runs(&ms), hits)
+    Ok((Timing::from_runs(&ms), hits))
 }
 
 /// The construction step timed: `proxies` filled with `proxy` of every rotating box, in place.

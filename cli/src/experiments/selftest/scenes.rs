@@ -416,7 +416,7 @@ pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks:
             || FreeExperimentGpu::new(ctx)?.histograms(ctx, &rotations, None),
             |gpu| {
                 Ok(compare_histograms(
-                    &free_cpu_histograms(&rotations, None),
+                    &free_cpu_histograms(&rotations, None)?,
                     gpu,
                     fault,
                 ))
