@@ -197,8 +197,8 @@ fn is_char_device(path: &Path) -> bool {
 /// directory, it is not one of `inputs`, no two outputs are the same file, at most one is
 /// standard output, and it can be written: a regular or new file needs a directory this process
 /// may create files in (the atomic write puts a temporary file there), a device or FIFO needs
-/// write permission on itself. `dirs` are output directories (plots, shader modules): created if
-/// missing, which needs their parent to exist.
+/// write permission on itself. `dirs` are output directories (plots, shader modules): created
+/// here if missing (their parent must exist), and writable.
 pub fn check_outputs(
     files: &[(&str, &Path)],
     dirs: &[(&str, &Path)],
@@ -292,6 +292,16 @@ pub fn check_outputs(
                 dir,
                 format!("directory {} does not exist", parent.display()),
             );
+        }
+        // Made now, and files must go into it: checked before the run, not after it (a
+        // directory under /proc or a read-only one failed once the run had ended).
+        if !dir.exists()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            return bad(flag, dir, format!("cannot create it: {e}"));
+        }
+        if let Err(e) = check_access(dir, true) {
+            return bad(flag, dir, format!("cannot create files in it: {e}"));
         }
     }
     Ok(())

@@ -529,3 +529,27 @@ fn refusals_name_what_the_user_can_change() {
         );
     }
 }
+
+/// An output directory that cannot be made is refused before the run, naming its flag (it
+/// failed after every rotation had run, and after the JSON was written).
+#[cfg(target_os = "linux")]
+#[test]
+fn output_directories_that_cannot_be_made_are_refused_before_the_run() {
+    let start = std::time::Instant::now();
+    let out = crate::common::sweepfan()
+        .args(["reproduce", "sector", "--rotations", "2000000"])
+        .args(["--plots", "/proc/sweepfan-no-such-dir"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--plots /proc/sweepfan-no-such-dir: cannot create it"),
+        "{stderr}"
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "refused after {:?}",
+        start.elapsed()
+    );
+}
