@@ -221,6 +221,11 @@ impl Comm {
             .filter(|(_, f)| **f == 1)
             .map(|(r, _)| r as u32)
             .collect();
+        // A rank Ctrl-C stopped ends as an interrupted run (`sweepfan: interrupted`, the
+        // signal's status), not as a failed one, once every rank has agreed.
+        if crate::run::interrupted() {
+            return Err(Error::Interrupted);
+        }
         let message = if self.rank == 0 {
             messages.join("; ")
         } else {

@@ -178,12 +178,20 @@ fn run(
         Err(_) => Err(anyhow::anyhow!("")),
     };
     let rank = outcome.rank;
+    // Ctrl-C: every rank ends as `main` ends an interrupted run (`sweepfan: interrupted`, the
+    // signal's status), after the others have agreed.
+    let interrupted = sweepfan_cli::run::interrupted();
     if let Err(e) = &reported
         && rank == 0
+        && !interrupted
     {
         crate::args::note(format_args!("sweepfan: error: {e}"));
     }
     outcome.finish();
+    if reported.is_err() && interrupted {
+        crate::args::note(format_args!("sweepfan: interrupted"));
+        sweepfan_cli::report::output::end_as_interrupted();
+    }
     if reported.is_err() {
         std::process::exit(2);
     }
