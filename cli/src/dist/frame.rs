@@ -323,11 +323,28 @@ impl World {
             let p = p as usize;
             if p < own { ids[p] } else { ghost_ids[p - own] }
         };
-        let mut pairs: Vec<GlobalPair> = found
-            .par_iter()
-            .filter(|&&[a, b]| (a.min(b) as usize) < own)
-            .map(|&[a, b]| global_pair(id(a), id(b)))
-            .collect();
+        // Global pairs take twice the local ones' bytes: the memory is asked for first (the
+        // collect aborted the process where it did not fit), then filled in place.
+        let mut pairs: Vec<GlobalPair> = Vec::new();
+        let needed = (found.len() * std::mem::size_of::<GlobalPair>()) as u64;
+        let usable = sweepfan::MemoryBudget::System.usable_bytes();
+        if usable.is_some_and(|u| needed > u) || pairs.try_reserve_exact(found.len()).is_err() {
+            return Err(Error::too_large(
+                sweepfan::error::Exceeds::HostMemory { needed, usable },
+                format!(
+                    "{} touching pairs on one rank: their global list needs {} bytes; run more \
+                     ranks",
+                    found.len(),
+                    needed
+                ),
+            ));
+        }
+        pairs.extend(
+            found
+                .iter()
+                .filter(|&&[a, b]| (a.min(b) as usize) < own)
+                .map(|&[a, b]| global_pair(id(a), id(b))),
+        );
         pairs.par_sort_unstable();
         Ok((pairs, stats.tests))
     }

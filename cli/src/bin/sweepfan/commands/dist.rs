@@ -73,11 +73,17 @@ pub fn exec(a: DistArgs, adapter: Option<String>, max_binding_bytes: Option<u64>
             true,
         )?;
     }
-    // A directory (existing, or named with a trailing /) is made by the ranks; a file is
-    // checked here as any output is.
+    // A directory (existing, or named with a trailing /) gets a file per rank; both it and a
+    // file are checked here as any output is (a directory that could not be made failed after
+    // every frame had run).
+    fn is_dir(p: &std::path::Path) -> bool {
+        p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/')
+    }
     fn file(p: &Option<PathBuf>) -> Option<&std::path::Path> {
-        p.as_deref()
-            .filter(|p| !(p.is_dir() || p.as_os_str().to_string_lossy().ends_with('/')))
+        p.as_deref().filter(|p| !is_dir(p))
+    }
+    fn dir(p: &Option<PathBuf>) -> Option<&std::path::Path> {
+        p.as_deref().filter(|p| is_dir(p))
     }
     for (flag, path) in [
         ("--pairs-out", &a.pairs_out),
@@ -99,7 +105,10 @@ pub fn exec(a: DistArgs, adapter: Option<String>, max_binding_bytes: Option<u64>
             ("--pairs-out", file(&a.pairs_out)),
             ("--events-out", file(&a.events_out)),
         ],
-        &[],
+        &[
+            ("--pairs-out", dir(&a.pairs_out)),
+            ("--events-out", dir(&a.events_out)),
+        ],
         &[a.scene_file.as_deref()],
     )?;
     run(a, kind, adapter, max_binding_bytes)
