@@ -172,15 +172,21 @@ pub fn write_plots(dir: &Path, rows: &[Row]) -> Result<()> {
     ];
     for (file, title, y, ys, s) in plots {
         let path = dir.join(file);
-        LinePlot {
+        let plot = LinePlot {
             title,
             x_label: "objects n",
             y_label: y,
             x_scale: Scale::Log10,
             y_scale: ys,
             series: s,
+        };
+        // Nothing to draw (`--n 1` tests nothing): said and skipped, not a failed run after
+        // its JSON was written.
+        if !plot.has_points() {
+            eprintln!("skipped {}: no value above zero to plot", path.display());
+            continue;
         }
-        .write_svg(&path)?;
+        plot.write_svg(&path)?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())

@@ -46,6 +46,16 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 impl LinePlot<'_> {
+    /// Whether any point can be drawn on the chart's scales (finite, and positive on a log
+    /// scale): a run of one object tests nothing, and zero has no place on a log axis.
+    pub fn has_points(&self) -> bool {
+        let usable = |v: f64, scale: Scale| v.is_finite() && (scale == Scale::Linear || v > 0.0);
+        self.series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .any(|&(x, y)| usable(x, self.x_scale) && usable(y, self.y_scale))
+    }
+
     /// Writes the chart as an SVG file (800 x 500).
     pub fn write_svg(&self, path: &Path) -> Result<()> {
         let map = |e: String| Error::Config(format!("plot {}: {e}", path.display()));
@@ -142,6 +152,27 @@ impl LinePlot<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Zero tests (a run of one object) have no place on a log axis: nothing to draw, while a
+    /// single positive point, or zero on a linear axis, is something.
+    #[test]
+    fn only_drawable_points_count() {
+        let plot = |y_scale, points| LinePlot {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            x_scale: Scale::Log10,
+            y_scale,
+            series: vec![Series {
+                name: "s".into(),
+                points,
+            }],
+        };
+        assert!(!plot(Scale::Log10, vec![(1.0, 0.0), (2.0, f64::NAN)]).has_points());
+        assert!(plot(Scale::Log10, vec![(1.0, 0.0), (2.0, 3.0)]).has_points());
+        assert!(plot(Scale::Linear, vec![(1.0, 0.0)]).has_points());
+        assert!(!plot(Scale::Linear, vec![(0.0, 1.0)]).has_points());
+    }
 
     #[test]
     fn writes_an_svg_with_labels_and_lines() {
