@@ -553,3 +553,27 @@ fn output_directories_that_cannot_be_made_are_refused_before_the_run() {
         start.elapsed()
     );
 }
+
+/// A sort-bench size past a binding is refused before any size runs, naming it (the table
+/// once stopped before it with a note and exit status 0).
+#[test]
+fn sort_bench_refuses_a_size_past_a_binding_before_running() {
+    let out = crate::common::sweepfan()
+        .args([
+            "--max-binding-bytes",
+            "65536",
+            "sort-bench",
+            "--sizes",
+            "1K,64K",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--sizes 65536"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
