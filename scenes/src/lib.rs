@@ -104,8 +104,8 @@ impl SceneKind {
                  in four dense clusters (radii 0.05..0.5, one sphere per unit volume)"
             }
             SceneKind::Boulders => {
-                "Grains (radius 1e-3, a cube of side 10 at n = 200,000) with `--boulders K` \
-                 boulders of radius `--radius` among them"
+                "Grains (radius 1e-3, a cube of side 10 at n = 200,000) with 40 boulders of \
+                 radius `--radius` among them (`bench --boulders K` sets how many)"
             }
         }
     }

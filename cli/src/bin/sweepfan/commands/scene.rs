@@ -23,7 +23,8 @@ pub struct SceneArgs {
     /// Volume fraction of the density and clusters scenes, in (0, 0.74) [default: 0.01].
     #[arg(long, value_parser = values::volume_fraction)]
     pub volume_fraction: Option<f32>,
-    /// Sphere radius of the density, clusters and line-x scenes, above 0 [default: 1].
+    /// Sphere radius of the density, clusters and line-x scenes, the boulders' of the
+    /// boulders scene, above 0 [default: 1].
     #[arg(long, value_parser = values::positive_length)]
     pub radius: Option<f32>,
     /// sphere (`x,y,z,r`), obb (boxes placed like the spheres) or polygon (at their x, y).
