@@ -34,8 +34,8 @@ struct Cli {
     /// name, comma-separated (the same one twice: two devices on it).
     #[arg(long, global = true, value_name = "all|I,J,...")]
     adapters: Option<String>,
-    /// Lower the bytes one GPU storage binding may hold (at least 65536): frames past it run
-    /// in parts (docs/design.md §2.10).
+    /// Lower the bytes one GPU storage binding may hold (at least 65536): sphere frames past it
+    /// run in parts (docs/design.md §2.10); box, rotating and world frames past it are refused.
     #[arg(long, global = true, value_name = "BYTES", value_parser = args::values::binding_bytes)]
     max_binding_bytes: Option<u64>,
 }
