@@ -173,9 +173,15 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
         .copied()
         .unwrap_or(0.0);
     let (neighbours, occupancy) = neighbour_pairs(&members, cell_radius);
-    // Giants are tested against everything in their reach: count them as reaching every
-    // object (an upper bound, and giants are few).
-    let sampled_giant_pairs = sampled_giants as f64 * m as f64;
+    // Giants are tested against the objects whose cells lie in their reach (the grid's rule,
+    // `cpu::grid::giants`): counted in the sample. (They were counted as reaching every
+    // object, an upper bound that priced 1,000 small boulders among a million grains as a
+    // billion tests.)
+    let sampled_giant_pairs: f64 = sample
+        .iter()
+        .filter(|s| giant(s))
+        .map(|g| in_reach(&members, g, cell_radius) as f64)
+        .sum();
     let sweep = crate::broadphase::sweep_axis::sweep_axis(spheres);
     let by_axis = |axis: usize| SortedIntervals::new(&sample, axis);
     let (on_sweep, on_x) = (by_axis(sweep), by_axis(0));
@@ -185,7 +191,7 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
     let (mut large_sweep, mut large_x) = (0.0, 0.0);
     for (k, l) in large.iter().enumerate() {
         large_grid += if giant(l) {
-            ordinary
+            in_reach(&members, l, cell_radius) as f64 * object_scale
         } else {
             near_cells(&members, l, cell_radius) as f64 * object_scale
         };
@@ -224,6 +230,26 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
 fn overlap_on(a: &Sphere, b: &Sphere, axis: usize) -> bool {
     a.center[axis] - a.radius <= b.center[axis] + b.radius
         && b.center[axis] - b.radius <= a.center[axis] + a.radius
+}
+
+/// Objects of `spheres` whose cells (side `2 radius`) lie within a giant's reach, the cells of
+/// `c - r` to `c + r` and one more on each side (`cpu::grid::giants`).
+fn in_reach(spheres: &[Sphere], giant: &Sphere, radius: f32) -> usize {
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    let cell = |x: f64| (x / side).floor();
+    let (c, r) = (giant.center.as_dvec3(), f64::from(giant.radius));
+    let lo = [0, 1, 2].map(|a| cell(c[a] - r) - 1.0);
+    let hi = [0, 1, 2].map(|a| cell(c[a] + r) + 1.0);
+    spheres
+        .iter()
+        .filter(|o| {
+            (0..3).all(|a| {
+                let k = cell(f64::from(o.center[a]));
+                lo[a] <= k && k <= hi[a]
+            })
+        })
+        .count()
 }
 
 /// Objects of `spheres` whose cells (side `2 radius`) neighbour `s`'s cell or are its own.

@@ -154,8 +154,10 @@ fn giants_are_set_aside_from_the_cell_radius() {
     spheres[500].radius = 40.0;
     let s = survey(&spheres);
     assert_eq!((s.giants, s.radius), (1, 1.0));
-    // The giant counts as reaching every sampled object.
-    assert_eq!(s.grid_pairs, 1000.0);
+    // The giant (at 0, 0, 50) reaches the cells within 40 of it and one more (cells 2 wide:
+    // 44): the lattice points (10 apart) with x and y in 0..=40 and z in 10..=90, 5 x 5 x 9,
+    // less itself. (It once counted as reaching every object.)
+    assert_eq!(s.grid_pairs, 224.0);
 }
 
 #[test]
@@ -242,10 +244,10 @@ fn overlaps_exactly(spheres: &[Sphere], axis: usize) -> f64 {
 fn grid_pairs_exactly(spheres: &[Sphere], radius: f32, is_giant: impl Fn(&Sphere) -> bool) -> f64 {
     let side = f64::from(2.0 * radius);
     let mut cells = std::collections::HashMap::<[i64; 3], u64>::new();
-    let mut giants = 0u64;
+    let mut giants = Vec::new();
     for s in spheres {
         if is_giant(s) {
-            giants += 1;
+            giants.push(*s);
             continue;
         }
         let c = [0, 1, 2].map(|a| (f64::from(s.center[a]) / side).floor() as i64);
@@ -260,7 +262,21 @@ fn grid_pairs_exactly(spheres: &[Sphere], radius: f32, is_giant: impl Fn(&Sphere
             }
         }
     }
-    (pairs + giants * spheres.len() as u64) as f64
+    // Each giant against the others in its reach (cells of c - r to c + r, and one more on
+    // each side), by cell counts; the giants among themselves, every pair.
+    let cell = |x: f64| (x / side).floor() as i64;
+    for g in &giants {
+        let (c, r) = (g.center.as_dvec3(), f64::from(g.radius));
+        let lo = [0, 1, 2].map(|a| cell(c[a] - r) - 1);
+        let hi = [0, 1, 2].map(|a| cell(c[a] + r) + 1);
+        pairs += cells
+            .iter()
+            .filter(|(k, _)| (0..3).all(|a| lo[a] <= k[a] && k[a] <= hi[a]))
+            .map(|(_, &n)| n)
+            .sum::<u64>();
+    }
+    let g = giants.len() as u64;
+    (pairs + g * g.saturating_sub(1) / 2) as f64
 }
 
 /// Grains with 1 to 1,000 boulders (issue 61): the survey reads the whole scene's radii, so it
