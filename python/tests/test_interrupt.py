@@ -6,22 +6,29 @@ import sys
 
 import pytest
 
-CHILD = r"""
+# What every child runs first: `interrupt_after(seconds)` sends the child SIGINT, as Ctrl-C
+# would, from a thread; `fired` holds when it did.
+SIGNAL_SELF = r"""
 import os, signal, sys, threading, time
 import numpy as np
 import sweepfan
 
+fired = []
+
+def interrupt_after(seconds):
+    def fire():
+        time.sleep(seconds)
+        fired.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=fire, daemon=True).start()
+"""
+
+CHILD = SIGNAL_SELF + r"""
 backend, n, after = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rng = np.random.default_rng(7)
 centers = (rng.random((n, 3)) * 1000).astype(np.float32)
-fired = []
-
-def interrupt():
-    time.sleep(after)
-    fired.append(time.perf_counter())
-    os.kill(os.getpid(), signal.SIGINT)
-
-threading.Thread(target=interrupt, daemon=True).start()
+interrupt_after(after)
 start = time.perf_counter()
 try:
     sweepfan.sphere_pairs(centers, 1.0, method="brute_force", backend=backend, count_only=True)
@@ -66,11 +73,7 @@ def stops_within_a_second_and_the_next_call_is_whole(child, *args):
     assert lines[1] == "next call equal", run.stdout
 
 
-FEW_LARGE = r"""
-import os, signal, sys, threading, time
-import numpy as np
-import sweepfan
-
+FEW_LARGE = SIGNAL_SELF + r"""
 # 300 rings of 600 vertices, each 0.001 from the next: 44,850 overlapping pairs whose contacts
 # take about 10 s, from fewer objects than any count of objects alone would call long.
 V, P = 600, 300
@@ -78,14 +81,7 @@ a = np.linspace(0, 2 * np.pi, V, endpoint=False)
 ring = np.stack([np.cos(a), np.sin(a)], 1)
 vertices = np.concatenate([ring + 0.001 * k for k in range(P)]).astype(np.float32)
 offsets = np.arange(P + 1) * V
-fired = []
-
-def interrupt():
-    time.sleep(1.0)
-    fired.append(time.perf_counter())
-    os.kill(os.getpid(), signal.SIGINT)
-
-threading.Thread(target=interrupt, daemon=True).start()
+interrupt_after(1.0)
 start = time.perf_counter()
 try:
     sweepfan.polygon_contacts(vertices, offsets, backend="cpu")
@@ -102,11 +98,7 @@ def test_ctrl_c_stops_a_long_call_on_few_large_shapes():
     stops_within_a_second_and_the_next_call_is_whole(FEW_LARGE)
 
 
-BOX_UPDATE = r"""
-import os, signal, sys, threading, time
-import numpy as np
-import sweepfan
-
+BOX_UPDATE = SIGNAL_SELF + r"""
 # 3,000 boxes overlapping one another: 4.5M pairs, an update of about 0.4 s on two cores,
 # interrupted 0.05 s in: the sweep looks at the token between blocks of its candidate loop and
 # the update keeps nothing it was interrupted in (it once ran on and kept every pair).
@@ -116,14 +108,7 @@ bp.set([1, 2], [[0, 0, 0], [0.5, 0, 0]], [[1, 1, 1], [1.5, 1, 1]])
 bp.update()
 ids = np.arange(10, 10 + n, dtype=np.uint64)
 bp.set(ids, np.zeros((n, 3)), np.ones((n, 3)))
-fired = []
-
-def interrupt():
-    time.sleep(0.05)
-    fired.append(time.perf_counter())
-    os.kill(os.getpid(), signal.SIGINT)
-
-threading.Thread(target=interrupt, daemon=True).start()
+interrupt_after(0.05)
 start = time.perf_counter()
 try:
     bp.update()

@@ -429,16 +429,10 @@ fn gpu_boxes_by_id_in_worlds() {
 /// opens and runs (its first candidate list asked for 512 KiB, refused).
 #[test]
 fn gpu_boxes_by_id_open_at_the_smallest_binding_cap() {
-    use sweepfan::gpu::{GpuContext, GpuOptions, MIN_BINDING_CAP};
-    if shared_gpu().is_none() {
+    let Some(ctx) = crate::common::gpu_at_the_smallest_binding_cap() else {
         return;
-    }
-    let ctx = GpuContext::new(&GpuOptions {
-        max_binding_bytes: Some(MIN_BINDING_CAP),
-        ..crate::common::test_options()
-    })
-    .unwrap();
-    let mut gpu = BoxBroadPhase::gpu(std::sync::Arc::new(ctx)).unwrap();
+    };
+    let mut gpu = BoxBroadPhase::gpu(ctx).unwrap();
     let (_, scene) = scenes().swap_remove(0);
     let on_gpu = run_frames(&mut gpu, &scene, 2);
     assert!(on_gpu == run_frames(&mut BoxBroadPhase::cpu(), &scene, 2));

@@ -372,3 +372,16 @@ pub fn test_options() -> sweepfan::gpu::GpuOptions {
 pub fn test_gpu() -> Option<sweepfan::gpu::GpuContext> {
     sweepfan::gpu::test_gpu_with(|name| std::env::var(name).ok())
 }
+
+/// A device of its own at the smallest binding cap a context may set (`MIN_BINDING_CAP`: 8,192
+/// pairs a list), or `None` where the tests run without a GPU (as [`shared_gpu`]).
+pub fn gpu_at_the_smallest_binding_cap() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
+    use sweepfan::gpu::{GpuContext, GpuOptions, MIN_BINDING_CAP};
+    shared_gpu()?;
+    let ctx = GpuContext::new(&GpuOptions {
+        max_binding_bytes: Some(MIN_BINDING_CAP),
+        ..test_options()
+    })
+    .unwrap();
+    Some(std::sync::Arc::new(ctx))
+}

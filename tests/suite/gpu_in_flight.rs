@@ -109,16 +109,10 @@ fn a_list_that_outgrew_its_readback_runs_again() {
 /// one point touch in 19,900 pairs, past the list's 8,192.
 #[test]
 fn a_frame_in_flight_past_a_binding_of_pairs_runs_in_parts() {
-    use sweepfan::gpu::{GpuContext, GpuOptions, MIN_BINDING_CAP};
-    if shared_gpu().is_none() {
+    use sweepfan::gpu::MIN_BINDING_CAP;
+    let Some(ctx) = crate::common::gpu_at_the_smallest_binding_cap() else {
         return;
-    }
-    let ctx = GpuContext::new(&GpuOptions {
-        max_binding_bytes: Some(MIN_BINDING_CAP),
-        ..crate::common::test_options()
-    })
-    .unwrap();
-    let ctx = std::sync::Arc::new(ctx);
+    };
     let one_point = vec![Sphere::new(Vec3::new(1.0, 2.0, 3.0), 0.5); 200];
     let few = scene(SceneKind::Paper, 300, 82);
     assert!(oracle_pairs(&one_point).len() as u64 > MIN_BINDING_CAP / 8);

@@ -165,7 +165,6 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
         (0.0, 0.0)
     };
     let members: Vec<Sphere> = sample.iter().filter(|s| !giant(s)).copied().collect();
-    let sampled_giants = sample.len() - members.len();
     let mut sorted_radii: Vec<f32> = members.iter().map(|s| s.radius).collect();
     sorted_radii.sort_unstable_by(f32::total_cmp);
     let median_radius = sorted_radii
