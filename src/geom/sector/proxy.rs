@@ -79,7 +79,7 @@ impl Proxy {
     }
 }
 
-/// The proxy AABB of one box or body, grown by its rounding slack ([`ROUNDING_ULPS`]).
+/// The proxy AABB of one box or body, grown by its rounding slack (`ROUNDING_ULPS`).
 pub fn proxy_aabb(b: &impl Swept, proxy: Proxy) -> Aabb {
     let a = match proxy {
         Proxy::ConservativeSector => {
@@ -140,7 +140,7 @@ pub fn validate_frame_input(boxes: &[impl Swept], spheres: &[Sphere]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::{DVec3, Vec3};
+    use glam::DVec3;
 
     /// Boxes turning far from the origin (1e5 to 1.2e7, where an f32 step is up to 1): every
     /// corner of every pose, computed in f64, lies in the conservative sector's proxy AABB (it
