@@ -139,7 +139,7 @@ fn tiled_order(bits: vec3<u32>, key_bits: u32) -> u32 {
 
 // The grid's giants and cell radius from the histogram (Histogram::decide in
 // src/geom/radii.rs): walking the non-empty bins from the top, the split is the lowest bin
-// b >= 1 whose bins above hold 1..=GIANTS_MAX objects, the largest radius more than twice b's
+// b >= 1 whose bins above hold 1..=budget objects, the largest radius more than twice b's
 // (2 r is exact).
 // One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
 // one thread walks them in workgroup memory.
@@ -159,6 +159,13 @@ fn grid_frame(inv: Invocation) {
     var split = 255u;
     var cell_radius = 0u;
     var above = 0u;
+    // The budget (giants_budget in src/geom/radii.rs): a sixteenth of the objects, 32 to
+    // GIANTS_MAX.
+    var objects = 0u;
+    for (var b = 0u; b < 256u; b++) {
+        objects += bin_count[b];
+    }
+    let most = clamp(objects / 16u, 32u, GIANTS_MAX);
     for (var b = 255u; b < 256u; b--) {
         let count = bin_count[b];
         if count == 0u {
@@ -174,7 +181,7 @@ fn grid_frame(inv: Invocation) {
             cell_radius = m;
         }
         above += count;
-        if above > GIANTS_MAX {
+        if above > most {
             break;
         }
     }

@@ -6,7 +6,7 @@
 //! **The rule**: radii are binned by their f32 exponent (`(bits & 0x7fffffff) >> 23`), each bin
 //! with its count and its largest radius, both exact and independent of order. Walking the
 //! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
-//! [`GIANTS_MAX`] objects in all, `e >= 1` (the rest are not all points) and the largest radius
+//! [`giants_budget`] objects in all (a sixteenth of the scene, 32 to [`GIANTS_MAX`]), `e >= 1` (the rest are not all points) and the largest radius
 //! is more than twice bin `e`'s (`2 r` exact in f32): setting them aside at least halves the
 //! cells. The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
 //! is bin `e`'s largest radius. Without such an `e`, no giants and the cell radius is the
@@ -24,6 +24,14 @@ use crate::geom::sphere::Sphere;
 /// the CPU (`cpu::grid::giants`), so hundreds cost less than cells sized by one of them (a
 /// lognormal tail: 287 radii of 8 to 21 above 200,000 of about 1).
 pub const GIANTS_MAX: u32 = 1024;
+/// The giants a scene of `objects` may set aside: a sixteenth of them, at least
+/// [`WHOLE_SCENE_GIANTS_MAX`] and at most [`GIANTS_MAX`]. Giants are few by definition: radii
+/// spread evenly from 0.1 to 0.5 over 1,500 spheres put 940 above 0.25, which the budget of
+/// 1,024 alone set aside, and each other object then looked at most of them.
+pub fn giants_budget(objects: u64) -> u32 {
+    (objects / 16).clamp(u64::from(WHOLE_SCENE_GIANTS_MAX), u64::from(GIANTS_MAX)) as u32
+}
+
 /// Most giants where each is tested against every object, not only those in its reach: the
 /// partitioned broad phase and the tool's MPI ranks (docs/design.md §2.12), which keep the
 /// budget the grid had before.
@@ -76,7 +84,8 @@ impl Histogram {
     /// `(split, cell radius)`: objects whose bin is above `split` are giants (`split` = 255:
     /// none); the cell radius is the largest radius of the others (module docs).
     pub fn decide(&self) -> (u32, f32) {
-        self.decide_within(GIANTS_MAX)
+        let objects: u64 = self.count.iter().map(|&c| u64::from(c)).sum();
+        self.decide_within(giants_budget(objects))
     }
 
     /// [`Histogram::decide`] with at most `most` giants.

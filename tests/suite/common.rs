@@ -243,9 +243,9 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let top: Vec<(u32, u32, f32)> = bins.iter().rev().map(|(&b, &(c, m))| (b, c, m)).collect();
     let mut split = None;
     let mut above = 0;
-    // Set aside where at most GIANTS_MAX lie above and the largest radius is more than twice
-    // the rest's.
-    let most = sweepfan::geom::radii::GIANTS_MAX;
+    // Set aside where at most a sixteenth of the objects (32 to GIANTS_MAX) lie above and the
+    // largest radius is more than twice the rest's.
+    let most = ((s.len() / 16) as u32).clamp(32, sweepfan::geom::radii::GIANTS_MAX);
     let overall = top.first().map_or(0.0, |t| t.2);
     for (w, &(b, count, largest)) in top.iter().enumerate() {
         if w > 0 && above <= most && b >= 1 && f64::from(overall) > 2.0 * f64::from(largest) {

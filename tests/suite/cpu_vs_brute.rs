@@ -150,23 +150,26 @@ fn generated_scenes_match_brute_force() {
     }
 }
 
-/// Many giants (docs/design.md §2.7): 40, 150 and `GIANTS_MAX` large spheres of mixed radii
-/// among 3,000 small ones, inside the others' box, on its faces and beyond it, so the grid's
-/// coarse index of their reach (the CPU) and every other method find brute force's pairs.
+/// Many giants (docs/design.md §2.7): 40 and 150 large spheres of mixed radii among 3,000
+/// small ones, and `GIANTS_MAX` among 17,000, inside the others' box, on its faces and beyond
+/// it, so the grid's coarse index of their reach (the CPU) and every other method find brute
+/// force's pairs.
 #[test]
 fn many_giants_match_brute_force() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
     let most = sweepfan::geom::radii::GIANTS_MAX as usize;
-    for giants in [40, 150, most] {
-        let mut s: Vec<Sphere> = (0..3000)
+    for (giants, small) in [(40, 3000), (150, 3000), (most, 17_000)] {
+        let side = 120.0 * (small as f32 / 3000.0).cbrt();
+        let mut s: Vec<Sphere> = (0..small)
             .map(|_| {
-                let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 120.0;
+                let c = Vec3::new(rng.random(), rng.random(), rng.random()) * side;
                 Sphere::new(c, rng.random_range(0.2f32..0.6))
             })
             .collect();
         for k in 0..giants {
             let r = [3.0f32, 11.0, 40.0, 900.0][k % 4];
-            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * 180.0 - Vec3::splat(30.0);
+            let c = Vec3::new(rng.random(), rng.random(), rng.random()) * (1.5 * side)
+                - Vec3::splat(0.25 * side);
             s.push(Sphere::new(c, r));
         }
         check_scene(&s, true).unwrap_or_else(|e| panic!("{giants} giants: {e}"));

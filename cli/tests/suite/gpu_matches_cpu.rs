@@ -120,15 +120,15 @@ fn wide_and_giant_scenes_gpu_equals_cpu() {
 
 /// The giants' rule at its edges decides the same on the device as on the CPU (equal test
 /// counts): 100 giants (set aside: more than the device's tile of 48 and the CPU's coarse
-/// index), `GIANTS_MAX` (set aside), one more (too many: the cells grow), large spheres exactly
-/// twice the rest (kept in the cells) and just past twice (set aside, in the next exponent bin).
+/// index), the budget of 8,000 objects (a sixteenth: set aside), one more (too many: the cells
+/// grow), large spheres exactly twice the rest (kept in the cells) and just past twice (set
+/// aside, in the next exponent bin).
 #[test]
 fn giant_rule_edges_gpu_equals_cpu() {
-    use sweepfan::geom::radii::GIANTS_MAX;
     let Some(ctx) = shared_gpu() else { return };
     let base = Scene::generate(SceneKind::Density, &SceneParams::new(8_000, 9));
     let half = base.half_extent.unwrap();
-    let most = GIANTS_MAX as usize;
+    let most = 8_000 / 16;
     let mut tests = Vec::new();
     for (count, radius) in [
         (100, 9.0f32),

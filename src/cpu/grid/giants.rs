@@ -241,12 +241,32 @@ mod tests {
             .collect();
         let top = radii.iter().copied().fold(0.0, f32::max);
         assert_eq!(histogram(&radii).decide(), (255, top));
-        // One giant too many.
-        let mut radii = vec![1.0f32; 500];
+        // One giant too many: of the budget's cap, in a scene large enough for it.
+        let mut radii = vec![1.0f32; 20_000];
         radii.extend(vec![100.0; GIANTS_MAX as usize + 1]);
         assert_eq!(histogram(&radii).decide(), (255, 100.0));
         radii.pop();
         assert_eq!(histogram(&radii).decide(), (127, 1.0));
+        // And of a sixteenth of the scene: radii spread evenly over 0.1..0.5 put 60% above
+        // 0.25, more than twice 0.1..0.125's largest, yet they are no giants.
+        let spread: Vec<f32> = (0..1500).map(|i| 0.1 + 0.4 * i as f32 / 1499.0).collect();
+        let largest = spread.iter().copied().fold(0.0, f32::max);
+        assert_eq!(histogram(&spread).decide(), (255, largest));
+        let mut radii = vec![1.0f32; 1600];
+        radii.extend([100.0; 100]);
+        assert_eq!(histogram(&radii).decide(), (127, 1.0));
+        radii.push(100.0);
+        assert_eq!(
+            histogram(&radii).decide(),
+            (127, 1.0),
+            "1,701 objects: 106 may go"
+        );
+        radii.extend([100.0; 6]);
+        assert_eq!(
+            histogram(&radii).decide(),
+            (255, 100.0),
+            "1,707 objects: 107 > 106"
+        );
         // Points and a few spheres: the rest would be all points, so no giants.
         let mut radii = vec![0.0f32; 500];
         radii.extend([1.0; 3]);
