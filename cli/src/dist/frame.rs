@@ -339,12 +339,31 @@ impl World {
                 ),
             ));
         }
-        pairs.extend(
-            found
-                .iter()
-                .filter(|&&[a, b]| (a.min(b) as usize) < own)
-                .map(|&[a, b]| global_pair(id(a), id(b))),
-        );
+        // In parallel without a second list: each piece of `found` counted, then written to
+        // its place.
+        let own_pair = |&[a, b]: &Pair| (a.min(b) as usize) < own;
+        let pieces: Vec<&[Pair]> = found.chunks(1 << 16).collect();
+        let counts: Vec<usize> = pieces
+            .par_iter()
+            .map(|p| p.iter().filter(|q| own_pair(q)).count())
+            .collect();
+        pairs.resize(counts.iter().sum(), [0, 0]);
+        let mut rest = &mut pairs[..];
+        let mut places = Vec::with_capacity(pieces.len());
+        for &count in &counts {
+            let (place, after) = rest.split_at_mut(count);
+            places.push(place);
+            rest = after;
+        }
+        places
+            .into_par_iter()
+            .zip(pieces)
+            .for_each(|(place, piece)| {
+                let kept = piece.iter().filter(|q| own_pair(q));
+                for (slot, &[a, b]) in place.iter_mut().zip(kept) {
+                    *slot = global_pair(id(a), id(b));
+                }
+            });
         pairs.par_sort_unstable();
         Ok((pairs, stats.tests))
     }
