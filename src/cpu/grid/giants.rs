@@ -75,6 +75,10 @@ pub struct Reach {
     /// Coarse cell `c`'s giants are `list[starts[c]..starts[c + 1]]` (positions in the giants).
     starts: Vec<u32>,
     list: Vec<u32>,
+    /// Scratch of [`Reach::build`], kept across frames: each giant's coarse range, and the
+    /// next free place of each coarse cell.
+    ranges: Vec<Option<[(usize, usize); 3]>>,
+    at: Vec<u32>,
     /// `0..giants` (for a scene without the index).
     every: Vec<u32>,
 }
@@ -115,7 +119,9 @@ impl Reach {
             Some(range)
         };
         let cells = dims[0] * dims[1] * dims[2];
-        let mut counts = vec![0u32; cells + 1];
+        let counts = &mut self.starts;
+        counts.clear();
+        counts.resize(cells + 1, 0);
         let each = |range: [(usize, usize); 3], f: &mut dyn FnMut(usize)| {
             for z in range[2].0..=range[2].1 {
                 for y in range[1].0..=range[1].1 {
@@ -125,25 +131,25 @@ impl Reach {
                 }
             }
         };
-        let ranges: Vec<_> = giants.iter().map(coarse).collect();
-        for range in ranges.iter().flatten() {
+        self.ranges.clear();
+        self.ranges.extend(giants.iter().map(coarse));
+        for range in self.ranges.iter().flatten() {
             each(*range, &mut |c| counts[c + 1] += 1);
         }
         for c in 0..cells {
             counts[c + 1] += counts[c];
         }
-        let mut at = counts.clone();
+        self.at.clone_from(counts);
         self.list.clear();
         self.list.resize(counts[cells] as usize, 0);
-        for (t, range) in ranges.iter().enumerate() {
+        for (t, range) in self.ranges.iter().enumerate() {
             if let Some(range) = range {
                 each(*range, &mut |c| {
-                    self.list[at[c] as usize] = t as u32;
-                    at[c] += 1;
+                    self.list[self.at[c] as usize] = t as u32;
+                    self.at[c] += 1;
                 });
             }
         }
-        self.starts = counts;
         (self.origin, self.shift, self.dims) = (origin, shift, dims);
     }
 

@@ -209,9 +209,16 @@ mod tests {
         ]);
         let giant_split = |s: &[Sphere]| GridFrame::of(s).giant_split;
         assert!(giant_split(&one_giant) < 255 && giant_split(&some_giants) < 255);
-        // 33 giants: listed by coarse cell (`Reach`); one more than the budget: none.
-        let mut indexed = small.clone();
+        // 33 giants among 600 (a budget of 39): listed by coarse cell (`Reach`); more than
+        // the budget: none.
+        let mut indexed: Vec<Sphere> = (0..600)
+            .map(|i| ball((i % 50) as f32 * 0.9, (i / 50) as f32 * 1.3, 0.5))
+            .collect();
         indexed.extend((0..33).map(|i| ball(i as f32 * 3.0, (i % 5) as f32 * 20.0, 40.0)));
+        assert!(
+            GridFrame::of(&indexed).giant_split < 255,
+            "33 giants set aside"
+        );
         let mut too_many = small.clone();
         too_many.extend(
             (0..crate::geom::radii::GIANTS_MAX + 1).map(|i| ball(i as f32 * 3.0, 0.0, 40.0)),
