@@ -25,7 +25,7 @@ use crate::broadphase::check_candidates;
 use crate::error::Result;
 use crate::geom::contact::{
     Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
-    sphere_contact,
+    sphere_contact, sphere_pair_extent,
 };
 use crate::geom::obb::{Obb, obb_frames, validate_obbs};
 use crate::geom::polygon::Polygon;
@@ -155,8 +155,7 @@ pub fn compare_sphere_contacts(
     cpu: &[Contact],
 ) -> ContactCheck {
     compare_contacts(pairs, device, cpu, |[i, j]| {
-        let (a, b) = (&spheres[i as usize], &spheres[j as usize]);
-        a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius
+        sphere_pair_extent(&spheres[i as usize], &spheres[j as usize])
     })
 }
 

@@ -77,15 +77,25 @@ impl Contact {
 }
 
 /// The contact of two spheres, in f64: the normal along the centres (`+x` for coincident
-/// centres), `depth = ra + rb - |cb - ca|`, one point midway between the surfaces.
+/// centres), `depth = ra + rb - |cb - ca|`, one point midway between the surfaces. Whether they
+/// touch is [`Sphere::touches`]' exact verdict, not the depth's sign: f64 rounds a pair apart
+/// by less than its rounding to depth 0 (spheres of radius 1 at `(2, 1e-10, 0)` lie apart by
+/// 2.5e-21); such a pair gets depth `-0.0` and no point, and a touching pair whose depth
+/// rounded below 0 gets depth 0 and its point (docs/design.md §4.8).
 pub fn sphere_contact(a: &Sphere, b: &Sphere) -> Contact {
     let (ca, cb) = (a.center.as_dvec3(), b.center.as_dvec3());
     let d = cb - ca;
     let len = d.length();
     let n = if len > 0.0 { d / len } else { DVec3::X };
     let depth = a.radius as f64 + b.radius as f64 - len;
+    let touching = a.touches(b);
+    let depth = if touching {
+        depth.max(0.0)
+    } else {
+        depth.min(-0.0)
+    };
     let mut c = Contact::along(n.as_vec3(), depth as f32);
-    if depth >= 0.0 {
+    if touching {
         let point = ca + n * (a.radius as f64 - depth / 2.0);
         c.push(point.as_vec3(), depth as f32, 0.0);
     }
@@ -442,6 +452,11 @@ pub(crate) fn obb_pair_extent(a: &Obb, b: &Obb) -> f32 {
         + b.half_extents.element_sum()
 }
 
+/// The scale of two spheres' contact rounding: both centres' `|c|_1` and both radii.
+pub(crate) fn sphere_pair_extent(a: &Sphere, b: &Sphere) -> f32 {
+    a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius
+}
+
 /// The scale of two polygons' contact rounding: four times the largest `|v|_1` of their
 /// vertices.
 pub(crate) fn polygon_pair_extent(a: &Polygon, b: &Polygon) -> f32 {
@@ -454,9 +469,10 @@ pub(crate) fn polygon_pair_extent(a: &Polygon, b: &Polygon) -> f32 {
     4.0 * far(a).max(far(b))
 }
 
-/// A device's contacts of `pairs` settled as the CPU settles its own: a pair the device calls
-/// touching within [`CONTACT_REL`] of the pair's `extent` takes `settled` (the CPU's contact,
-/// exact about touching) where that finds it apart. Few pairs lie so near.
+/// A device's contacts of `pairs` settled as the CPU settles its own: a pair whose depth lies
+/// within [`CONTACT_REL`] of the pair's `extent` of 0 takes `settled` (the CPU's contact, exact
+/// about touching) where that decides touching otherwise (the device's f32 calls a pair within
+/// its tolerance touching). Few pairs lie so near.
 pub(crate) fn settle_device_contacts(
     contacts: &mut [Contact],
     pairs: &[[u32; 2]],
@@ -465,9 +481,9 @@ pub(crate) fn settle_device_contacts(
 ) {
     for (c, &[i, j]) in contacts.iter_mut().zip(pairs) {
         let (i, j) = (i as usize, j as usize);
-        if c.count > 0 && c.depth <= CONTACT_REL * extent(i, j) {
+        if c.depth.abs() <= CONTACT_REL * extent(i, j) {
             let cpu = settled(i, j);
-            if cpu.count == 0 {
+            if (cpu.count > 0) != (c.count > 0) {
                 *c = cpu;
             }
         }

@@ -14,7 +14,7 @@ use crate::broadphase::Pair;
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::contact::{
     Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
-    settle_device_contacts,
+    settle_device_contacts, sphere_contact, sphere_pair_extent,
 };
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
@@ -193,7 +193,8 @@ impl GpuContacts {
     }
 
     /// The contacts of sphere pairs, as [`Self::obb_contacts`] (`cpu::contacts::sphere_contacts`
-    /// within the tolerance; a pair within it of touching has depth 0 and its point).
+    /// within the tolerance; whether a pair touches is exact: the kernel's pairs within its
+    /// tolerance of touching take the CPU's contact).
     pub fn sphere_contacts(
         &mut self,
         ctx: &GpuContext,
@@ -218,7 +219,16 @@ impl GpuContacts {
         }
         let shapes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
         self.host_run(ctx, 1, &shapes, spheres.len(), pairs, out)
-            .await
+            .await?;
+        // The f32 kernel calls a pair within its tolerance of touching touching: those the
+        // caller gave are settled exactly (the broad phase's pairs all touch).
+        settle_device_contacts(
+            out,
+            pairs,
+            |i, j| sphere_pair_extent(&spheres[i], &spheres[j]),
+            |i, j| sphere_contact(&spheres[i], &spheres[j]),
+        );
+        Ok(())
     }
 
     /// The contacts of convex-polygon pairs, as [`Self::obb_contacts`]

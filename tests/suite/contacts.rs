@@ -543,3 +543,67 @@ fn pairs_apart_within_the_tolerance_get_no_points() {
         settled_as(&out[0], touching, x);
     }
 }
+
+/// The sphere pairs of [`exact_contact_scene`] (each at contact in real arithmetic, every third
+/// moved by one lowest bit: apart or overlapping by a hair), at three scales.
+pub fn hairline_sphere_pairs() -> Vec<(f32, Vec<Sphere>, Vec<sweepfan::Pair>)> {
+    [1.0, 2f32.powi(-60), 2f32.powi(30)]
+        .into_iter()
+        .map(|scale| {
+            let s = crate::common::exact_contact_scene(300, 64, scale);
+            let pairs = (0..s.len() as u32 / 2)
+                .map(|k| [2 * k, 2 * k + 1])
+                .collect();
+            (scale, s, pairs)
+        })
+        .chain([1.0, 2f32.powi(-40), 2f32.powi(40)].map(|scale| {
+            // A sideways offset whose square vanishes beside the distance's in f64: at
+            // `(2, t, 0)` the spheres of radius 1 lie apart by `t^2 / 4`, and `(2 - 2^-22, t,
+            // 0)` overlap by a hair.
+            let mut s = Vec::new();
+            for t in [1e-10f32, 3e-9, 1e-6] {
+                for x in [2.0, 2.0 - f32::EPSILON / 2.0] {
+                    s.push(Sphere::new(Vec3::ZERO, scale));
+                    s.push(Sphere::new(Vec3::new(x, t, 0.0) * scale, scale));
+                    s.push(Sphere::new(Vec3::new(0.0, 0.0, t) * scale, scale));
+                    s.push(Sphere::new(Vec3::new(-x, t, t) * scale, scale));
+                }
+            }
+            let pairs = (0..s.len() as u32 / 2)
+                .map(|k| [2 * k, 2 * k + 1])
+                .collect();
+            (scale, s, pairs)
+        }))
+        .collect()
+}
+
+/// A contact has points exactly when its pair touches in real arithmetic, on pairs one lowest
+/// bit from contact either way (the f64 depth alone rounds some of them across).
+#[test]
+fn sphere_contacts_touch_exactly_when_the_spheres_do() {
+    let mut apart = 0;
+    for (scale, s, pairs) in hairline_sphere_pairs() {
+        let mut out = Vec::new();
+        sphere_contacts(&s, &pairs, &mut out).unwrap();
+        for (p, c) in pairs.iter().zip(&out) {
+            let (a, b) = (&s[p[0] as usize], &s[p[1] as usize]);
+            let touching = crate::common::touch_oracle(a, b);
+            apart += usize::from(!touching);
+            let at = format!("scale {scale}, {a:?} {b:?}: {c:?}");
+            assert_eq!(c.count > 0, touching, "{at}");
+            assert!(
+                if touching {
+                    c.depth >= 0.0
+                } else {
+                    c.depth <= 0.0
+                },
+                "{at}"
+            );
+            // One lowest bit of a coordinate: a hair of the pair's extent.
+            let extent =
+                a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius;
+            assert!(c.depth.abs() <= extent / 1_048_576.0, "{at}");
+        }
+    }
+    assert!(apart > 20, "the scenes hold pairs just apart ({apart})");
+}

@@ -351,3 +351,36 @@ fn sphere_frames_give_the_cpus_pairs_and_contacts_in_one_submission() {
         );
     }
 }
+
+/// The device's sphere contacts of the caller's pairs have points exactly when the pair touches
+/// in real arithmetic (the host settles those the f32 kernel cannot tell), as the CPU's.
+#[test]
+fn gpu_sphere_contacts_touch_exactly_when_the_spheres_do() {
+    let Some(ctx) = test_gpu() else { return };
+    let mut kernel = GpuContacts::new(&ctx).unwrap();
+    let mut apart = 0;
+    for (scale, s, pairs) in crate::contacts::hairline_sphere_pairs() {
+        let (mut gpu, mut cpu) = (Vec::new(), Vec::new());
+        kernel.sphere_contacts(&ctx, &s, &pairs, &mut gpu).unwrap();
+        sphere_contacts(&s, &pairs, &mut cpu).unwrap();
+        for ((p, g), c) in pairs.iter().zip(&gpu).zip(&cpu) {
+            let (a, b) = (&s[p[0] as usize], &s[p[1] as usize]);
+            let touching = crate::common::touch_oracle(a, b);
+            apart += usize::from(!touching);
+            let at = format!("scale {scale}, {a:?} {b:?}: gpu {g:?}, cpu {c:?}");
+            assert_eq!(g.count > 0, touching, "{at}");
+            assert!(
+                if touching {
+                    g.depth >= 0.0
+                } else {
+                    g.depth <= 0.0
+                },
+                "{at}"
+            );
+            let extent =
+                a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius;
+            assert!((g.depth - c.depth).abs() <= REL * extent, "{at}");
+        }
+    }
+    assert!(apart > 20, "the scenes hold pairs just apart ({apart})");
+}
