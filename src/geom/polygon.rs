@@ -287,7 +287,11 @@ fn check_polygon(v: &[Vec2]) -> std::result::Result<bool, PolygonFault> {
                 }),
             );
         }
-        if cross.abs() <= scale && dot < 0.0 {
+        // Turning back: no convex turn beyond f64's rounding of `cross` (a few units of its
+        // last place; the differences are exact). A sharp convex tip (a rhombus 2e-7 rad
+        // wide) turns by more and is kept.
+        let rounding = 8.0 * f64::EPSILON * e_in.length() * e_out.length();
+        if cross <= rounding && dot < 0.0 {
             return Err(PolygonFault::DoublesBack { vertex: i });
         }
         turning += cross.atan2(dot);
@@ -452,12 +456,33 @@ mod tests {
         assert!(e.contains("winds around 2 times"), "{e}");
         let e = problem(&[(0.0, 0.0), (2.0, 0.0), (1.0, 0.0), (1.0, 1.0)]);
         assert!(e.contains("doubles back"), "{e}");
+        // A spike turning back within the convexity tolerance, either way.
+        for y in [1e-8, -1e-8] {
+            let e = problem(&[(0.0, 0.0), (2.0, 0.0), (1.0, 0.0), (1.0, y), (1.0, 1.0)]);
+            assert!(
+                e.contains("doubles back") || e.contains("not convex"),
+                "{e}"
+            );
+        }
         let e = problem(&[(0.0, 0.0), (f32::NAN, 0.0), (1.0, 1.0)]);
         assert!(e.contains("vertex 1: x is NaN"), "{e}");
         let e = problem(&[(0.0, 0.0), (1.0, f32::NEG_INFINITY), (1.0, 1.0)]);
         assert!(e.contains("vertex 1: y is infinite"), "{e}");
         let e = problem(&[(0.0, 0.0), (1.0, 0.0), (1.0, 3e18)]);
         assert!(e.contains("exceeds"), "{e}");
+    }
+
+    /// A convex polygon with tips sharper than the convexity tolerance is convex: kept, and
+    /// its tips touch what touches them.
+    #[test]
+    fn sharp_convex_tips_are_kept() {
+        for w in [1e-7f32, 1e-5, 3e-4] {
+            let rhombus = Polygon::new(0, &v(&[(0.0, 0.0), (1.0, -w), (2.0, 0.0), (1.0, w)]))
+                .unwrap_or_else(|e| panic!("tip {w}: {e}"));
+            let at = |x: f32| Polygon::new(1, &v(&[(x, -1.0), (x + 1.0, 0.0), (x, 1.0)])).unwrap();
+            assert!(rhombus.overlaps(&at(2.0)), "tip {w}: a triangle at the tip");
+            assert!(!rhombus.overlaps(&at(2.001)), "tip {w}: just past it");
+        }
     }
 
     /// Issue 28: a bow-tie was called "collinear"; each kind of bad loop now gets its own words
