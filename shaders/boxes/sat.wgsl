@@ -9,8 +9,8 @@
 // capacity: the host reads the exact count and re-runs with a larger buffer, so no pair is ever
 // lost.
 //
-// Boxes are decided with an error bound (docs/design.md §4.2): a pair whose margin on some axis
-// lies within the bound of touching is appended reversed, (j, i), and counted in out_count[2],
+// Boxes and polygons are decided with an error bound (docs/design.md §4.2, §4.6): a pair whose
+// margin on some axis lies within the bound of touching is appended reversed, (j, i), and counted in out_count[2],
 // whether or not sure pairs are stored; the host settles it exactly. With params.store_sure = 0
 // the sure overlapping pairs are only counted (out_count[3]).
 
@@ -56,6 +56,10 @@ const WG: u32 = 64u;
 // scale, plus what flushing subnormals to zero may lose.
 const OBB_ERROR_REL: f32 = 7.62939453125e-6;
 const OBB_ERROR_ABS: f32 = 1e-35;
+// POLYGON_ERROR_REL and POLYGON_ERROR_ABS in src/geom/sat.rs: 32 units of f32 rounding of the
+// edge test's two products, plus what flushing subnormals to zero may lose.
+const POLYGON_ERROR_REL: f32 = 1.9073486328125e-6;
+const POLYGON_ERROR_ABS: f32 = 1e-35;
 // Verdicts.
 const APART: u32 = 0u;
 const OVERLAP: u32 = 1u;
@@ -218,26 +222,40 @@ fn obb_main(inv: Invocation) {
     emit_verdict(inv.lid, obb_hit(k), candidate(k));
 }
 
-// True when every vertex of q lies strictly outside one edge line of p.
-fn separated_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> bool {
+// APART when every vertex of q lies surely strictly outside one edge line of p; UNSURE when
+// no edge separates surely but one might (each vertex outside it or within the error bound of
+// its line); OVERLAP when every edge has a vertex surely not outside. `outside_filtered` in
+// src/geom/sat.rs: the sign of (b - a) x (v - a) beyond the bound.
+fn separation_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> u32 {
+    var verdict = OVERLAP;
     var prev = vertices[p1 - 1u];
     for (var i = p0; i < p1; i++) {
         let cur = vertices[i];
         let e = cur - prev;
-        let outward = vec2<f32>(e.y, -e.x);
-        var all_outside = true;
+        var edge = APART;
         for (var k = q0; k < q1; k++) {
-            if dot(outward, vertices[k] - prev) <= 0.0 {
-                all_outside = false;
+            let d = vertices[k] - prev;
+            let l = e.x * d.y;
+            let r = e.y * d.x;
+            let det = l - r;
+            let bound = POLYGON_ERROR_REL * (abs(l) + abs(r)) + POLYGON_ERROR_ABS;
+            if det > bound {
+                edge = OVERLAP;
                 break;
             }
+            if det >= -bound {
+                edge = UNSURE;
+            }
         }
-        if all_outside {
-            return true;
+        if edge == APART {
+            return APART;
+        }
+        if edge == UNSURE {
+            verdict = UNSURE;
         }
         prev = cur;
     }
-    return false;
+    return verdict;
 }
 
 @compute @workgroup_size(WG)
@@ -263,6 +281,13 @@ fn polygon_hit(k: u32) -> u32 {
         atomicAdd(&out_count[1], 1u);
         return APART;
     }
-    let apart = separated_by_an_edge_of(a0, a1, b0, b1) || separated_by_an_edge_of(b0, b1, a0, a1);
-    return select(OVERLAP, APART, apart);
+    let by_a = separation_by_an_edge_of(a0, a1, b0, b1);
+    if by_a == APART {
+        return APART;
+    }
+    let by_b = separation_by_an_edge_of(b0, b1, a0, a1);
+    if by_b == APART {
+        return APART;
+    }
+    return select(OVERLAP, UNSURE, by_a == UNSURE || by_b == UNSURE);
 }

@@ -125,18 +125,62 @@ fn edge_margins(
 /// Candidate axes are the edge normals of both. For an edge of P the projection of P ends at the
 /// edge itself (convexity), so Q is separated from P along that normal exactly when every vertex
 /// of Q lies strictly outside the edge's line.
+///
+/// Exact for every pair validation accepts (docs/design.md §4.6): each vertex's side of an edge
+/// is the sign of `(b - a) x (v - a)` in f32 where it lies beyond [`POLYGON_ERROR_REL`] of its
+/// terms, and else decided exactly ([`robust::orient2d`] on the inputs' values); the GPU takes
+/// the same filter and leaves its unsure pairs to the host.
 #[inline]
 pub fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
     !separated_by_an_edge_of(p, q) && !separated_by_an_edge_of(q, p)
+}
+
+/// Relative error bound of the f32 edge test ([`outside_filtered`]): `(b - a) x (v - a)` as two
+/// rounded differences, two rounded products and a rounded difference is within 3 units of
+/// rounding (2^-24 each) of the exact value times `|l| + |r|`, the magnitudes of its two
+/// products; 32 units leave room for a GPU's fused multiply-add and any order of operations.
+pub const POLYGON_ERROR_REL: f32 = 32.0 * (f32::EPSILON / 2.0);
+
+/// Absolute part of the bound: a GPU may flush products below 2^-126 to zero.
+pub const POLYGON_ERROR_ABS: f32 = 1e-35;
+
+/// Whether `v` lies strictly outside the edge `a -> b` of a counter-clockwise polygon (right of
+/// it), when the f32 value of `(b - a) x (v - a)` lies beyond the error bound of 0: `None` when
+/// only the exact test can tell (`shaders/boxes/sat.wgsl` computes the same).
+#[inline(always)]
+pub(crate) fn outside_filtered(a: Vec2, b: Vec2, v: Vec2) -> Option<bool> {
+    let (e, d) = (b - a, v - a);
+    let (l, r) = (e.x * d.y, e.y * d.x);
+    let det = l - r;
+    let bound = POLYGON_ERROR_REL * (l.abs() + r.abs()) + POLYGON_ERROR_ABS;
+    if det < -bound {
+        Some(true)
+    } else if det > bound {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// [`outside_filtered`] decided exactly where the filter cannot: the sign of the orientation
+/// on the inputs' values (f32 to f64 is exact, and `robust`'s expansions neither overflow nor
+/// underflow within the coordinates validation accepts).
+#[inline]
+pub(crate) fn outside(a: Vec2, b: Vec2, v: Vec2) -> bool {
+    outside_filtered(a, b, v).unwrap_or_else(|| {
+        let c = |p: Vec2| robust::Coord {
+            x: f64::from(p.x),
+            y: f64::from(p.y),
+        };
+        robust::orient2d(c(a), c(b), c(v)) < 0.0
+    })
 }
 
 #[inline]
 fn separated_by_an_edge_of(p: &[Vec2], q: &[Vec2]) -> bool {
     let mut prev = p[p.len() - 1];
     for &cur in p {
-        let e = cur - prev;
-        let outward = Vec2::new(e.y, -e.x);
-        if q.iter().all(|&v| outward.dot(v - prev) > 0.0) {
+        if q.iter().all(|&v| outside(prev, cur, v)) {
             return true;
         }
         prev = cur;

@@ -57,6 +57,55 @@ pub fn adapter_mismatch(expected: &str, info: &wgpu::AdapterInfo) -> Option<Stri
     None
 }
 
+/// llvmpipe (lavapipe) stops an invocation after this many loop iterations in all, silently
+/// (docs/design.md §6.1): a kernel whose loops could run longer is refused on a software
+/// adapter.
+pub(crate) const LAVAPIPE_LOOP_CAP: u64 = 65_535;
+
+/// Loop iterations a polygon pair's test or contact takes at most on the device, for polygons
+/// of `a` and `b` vertices: each edge of one against every vertex of the other, both ways
+/// (`separation_by_an_edge_of` in `boxes/sat.wgsl`, `max_separation` in `contacts.wgsl`), and
+/// the contact's extents, incident edge and clipping.
+pub(crate) fn polygon_pair_loops(a: usize, b: usize) -> u64 {
+    let (a, b) = (a as u64, b as u64);
+    2 * a * b + 4 * (a + b) + 64
+}
+
+/// Refuses, on a software adapter, polygons whose pair tests could pass [`LAVAPIPE_LOOP_CAP`]:
+/// the largest polygon (`sizes`: each polygon's vertices) beside the next largest. A GPU has no
+/// such cap.
+pub(crate) fn check_polygon_loops(
+    ctx: &crate::gpu::GpuContext,
+    sizes: impl Iterator<Item = usize>,
+) -> crate::error::Result<()> {
+    if ctx.info.device_type != wgpu::DeviceType::Cpu {
+        return Ok(());
+    }
+    // The largest (index, vertices) and the next largest vertex count.
+    let (mut first, mut second) = ((0, 0), 0);
+    for (i, v) in sizes.enumerate() {
+        if v > first.1 {
+            second = first.1;
+            first = (i, v);
+        } else {
+            second = second.max(v);
+        }
+    }
+    let loops = polygon_pair_loops(first.1, second);
+    if second == 0 || loops <= LAVAPIPE_LOOP_CAP {
+        return Ok(());
+    }
+    Err(crate::error::Error::InvalidObject {
+        index: first.0,
+        problem: format!(
+            "a polygon of {} vertices beside one of {second} on a software adapter: up to \
+             {loops} loop iterations a pair, past llvmpipe's {LAVAPIPE_LOOP_CAP} (it would stop \
+             the test silently); use the CPU backend or a GPU",
+            first.1
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

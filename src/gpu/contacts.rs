@@ -252,6 +252,8 @@ impl GpuContacts {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
+        let sizes = polygons.iter().map(|p| p.vertices().len());
+        crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
         let set = PolygonSet::new(polygons)?;
         let shapes = [
             bytemuck::cast_slice::<glam::Vec2, u8>(&set.vertices),

@@ -38,7 +38,7 @@ pub(crate) mod upload;
 pub use adapter_check::EXPECT_ADAPTER_ENV;
 pub use boxes::aabb_sap::SweepLayout;
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use boxes::sat::{GpuSat, SatCandidates, SatShapes};
+pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatShapes};
 pub use contacts::GpuContacts;
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use context::{MIN_BINDING_CAP, NO_GPU_ENV, count_u32, test_gpu_with};

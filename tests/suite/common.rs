@@ -28,22 +28,7 @@ pub fn touch_oracle(a: &Sphere, b: &Sphere) -> bool {
         return dd < ss;
     }
     use num_bigint::BigInt;
-    let int = |v: f32| -> BigInt {
-        // v * 2^149 exactly, through the f32's integer significand and exponent.
-        let bits = v.to_bits();
-        let exponent = ((bits >> 23) & 0xff) as i64;
-        let fraction = BigInt::from(bits & 0x7f_ffff);
-        let magnitude = if exponent == 0 {
-            fraction
-        } else {
-            (fraction + BigInt::from(1u32 << 23)) << (exponent - 1) as usize
-        };
-        if bits >> 31 == 1 {
-            -magnitude
-        } else {
-            magnitude
-        }
-    };
+    let int = exact_int;
     let (ca, cb) = (a.center.to_array(), b.center.to_array());
     let dd: BigInt = (0..3)
         .map(|k| {
@@ -53,6 +38,86 @@ pub fn touch_oracle(a: &Sphere, b: &Sphere) -> bool {
         .sum();
     let s = int(a.radius) + int(b.radius);
     dd <= &s * &s
+}
+
+/// `v * 2^149` exactly (every f32 is an integer over 2^149), through the f32's integer
+/// significand and exponent.
+pub fn exact_int(v: f32) -> num_bigint::BigInt {
+    use num_bigint::BigInt;
+    let bits = v.to_bits();
+    let exponent = ((bits >> 23) & 0xff) as i64;
+    let fraction = BigInt::from(bits & 0x7f_ffff);
+    let magnitude = if exponent == 0 {
+        fraction
+    } else {
+        (fraction + BigInt::from(1u32 << 23)) << (exponent - 1) as usize
+    };
+    if bits >> 31 == 1 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Whether two convex counter-clockwise polygons overlap (closed), in exact integers: no edge
+/// of either has every vertex of the other strictly on its outer side.
+pub fn polygon_oracle(p: &[glam::Vec2], q: &[glam::Vec2]) -> bool {
+    let separated_by = |p: &[glam::Vec2], q: &[glam::Vec2]| {
+        (0..p.len()).any(|i| {
+            let (a, b) = (p[(i + p.len() - 1) % p.len()], p[i]);
+            q.iter().all(|v| {
+                let (ex, ey) = (
+                    exact_int(b.x) - exact_int(a.x),
+                    exact_int(b.y) - exact_int(a.y),
+                );
+                let (dx, dy) = (
+                    exact_int(v.x) - exact_int(a.x),
+                    exact_int(v.y) - exact_int(a.y),
+                );
+                ex * dy - ey * dx < num_bigint::BigInt::ZERO
+            })
+        })
+    };
+    !separated_by(p, q) && !separated_by(q, p)
+}
+
+/// Pairs of triangles at contact in real arithmetic, a vertex of one on a slanted edge of the
+/// other (exactly: the edge runs from the origin to `2 (p, q)`, the vertex at `(p, q)`, with
+/// `|p|, |q|` between 2^22 and 2^23, so that f32's products of differences round by about the
+/// orientation one lowest bit makes), the whole scaled by `scale` (a power of two). Two pairs in
+/// three have the touching vertex moved by one lowest bit of a coordinate: apart or overlapping
+/// by a hair. Polygons `2k` and `2k + 1` make pair `k`; all lie around the origin.
+pub fn hairline_polygons(pairs: usize, seed: u64, scale: f32) -> Vec<sweepfan::Polygon> {
+    use glam::Vec2;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(2 * pairs);
+    let big = |rng: &mut rand_chacha::ChaCha8Rng| {
+        let m = rng.random_range((1 << 22)..(1 << 23)) as f32;
+        if rng.random() { m } else { -m }
+    };
+    for k in 0..pairs {
+        let (p, q) = (big(&mut rng), big(&mut rng));
+        let a = [Vec2::ZERO, Vec2::new(2.0 * p, 2.0 * q), Vec2::new(-q, p)];
+        let (touch, out_dir) = (Vec2::new(p, q), Vec2::new(q, -p) * 0.25);
+        let mut v = touch;
+        let mut nudge = |x: f32| match rng.random() {
+            true => f32::from_bits(x.to_bits() + 1),
+            false => f32::from_bits(x.to_bits() - 1),
+        };
+        match k % 3 {
+            1 => v.x = nudge(v.x),
+            2 => v.y = nudge(v.y),
+            _ => {}
+        }
+        let along = touch * 0.125;
+        let b = [v, touch + out_dir + along, touch + out_dir - along];
+        for shape in [&a[..], &b[..]] {
+            let scaled: Vec<Vec2> = shape.iter().map(|v| *v * scale).collect();
+            out.push(sweepfan::Polygon::new(out.len(), &scaled).unwrap());
+        }
+    }
+    out
 }
 
 /// Pairs of spheres at contact in real arithmetic where f32's squares round (docs/design.md

@@ -1,7 +1,7 @@
 //! The box / polygon pipeline timed per frame (`bench --shape obb|polygon`): CPU (AABB sweep
 //! and prune, then SAT) and GPU, the first frame verified against [`Shapes::reference`] (the
 //! all-pairs SAT, or the CPU pipeline above 5,000 shapes, which is then itself checked on a
-//! sample) with the near-touching rule of [`Shapes::differences`]. The shapes do not move, so
+//! sample), exactly ([`Shapes::differences`]). The shapes do not move, so
 //! the last frame must find exactly the first frame's pairs: what a pipeline keeps between
 //! frames is checked too.
 
@@ -137,7 +137,7 @@ pub fn bench_shapes(
                     shapes.all_pairs_name()
                 ));
             } else {
-                let (n_near, wrong) = shapes.differences(want, &got);
+                let wrong = Shapes::differences(want, &got);
                 if !wrong.is_empty() {
                     all_ok = false;
                     eprintln!(
@@ -148,7 +148,7 @@ pub fn bench_shapes(
                     );
                 }
                 verified = Some(wrong.is_empty());
-                near = Some(n_near.len());
+                near = Some(0);
                 against = Some(format!("{reference_name} ({} shapes)", shapes.name()));
             }
         }

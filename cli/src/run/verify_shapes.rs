@@ -1,7 +1,5 @@
 //! Verification of the box / polygon pipelines: the all-pairs SAT oracle for small scenes, the
-//! CPU pipeline above that, and the near-touching rule for polygons (docs/design.md §4.6): a
-//! polygon pair on which two answers differ is allowed only when it overlaps with both shapes
-//! grown by [`SAT_TOUCH_REL`] and not with both shrunk by it. Boxes are decided exactly (§4.2):
+//! CPU pipeline above that. Boxes and polygons are decided exactly (docs/design.md §4.2, §4.6):
 //! any difference is wrong.
 
 use rayon::prelude::*;
@@ -16,9 +14,6 @@ use sweepfan::gpu::GpuBoxPipeline;
 /// Largest n for which `verify --shape obb|polygon` checks against the all-pairs SAT (above it:
 /// the CPU pipeline).
 pub const SAT_ALL_PAIRS_MAX_N: usize = 5_000;
-
-/// Relative size change that decides whether a disagreeing pair is "near touching".
-pub const SAT_TOUCH_REL: f32 = 1e-5;
 
 /// SAT shapes behind one interface for the verify / bench code.
 pub enum Shapes {
@@ -181,19 +176,11 @@ impl Shapes {
         }
     }
 
-    /// Sorted pairs in exactly one of the lists: (near touching, others). Boxes have no
-    /// near-touching pairs: both answers are exact.
-    pub fn differences(&self, expected: &[Pair], got: &[Pair]) -> (Vec<Pair>, Vec<Pair>) {
+    /// Sorted pairs in exactly one of the lists: every one is wrong (both answers are exact).
+    pub fn differences(expected: &[Pair], got: &[Pair]) -> Vec<Pair> {
         let a: std::collections::BTreeSet<Pair> = expected.iter().copied().collect();
         let b: std::collections::BTreeSet<Pair> = got.iter().copied().collect();
-        a.symmetric_difference(&b).copied().partition(|&[i, j]| {
-            let (i, j) = (i as usize, j as usize);
-            matches!(self, Shapes::Polygons(_))
-                && i < self.len()
-                && j < self.len()
-                && self.overlap(i, j, 1.0 + SAT_TOUCH_REL)
-                && !self.overlap(i, j, 1.0 - SAT_TOUCH_REL)
-        })
+        a.symmetric_difference(&b).copied().collect()
     }
 
     /// The `k` shapes nearest the first one's centre (all of them when `k >= len`): a dense
@@ -235,14 +222,13 @@ impl Shapes {
 
     /// The CPU pipeline checked against the all-pairs SAT on [`Self::sample_near_first`] of
     /// [`SAT_ALL_PAIRS_MAX_N`] shapes: the independent check of the reference itself when the
-    /// scene is too large for the all-pairs SAT. Returns (pairs in the sample, differing pairs
-    /// beyond the near-touching rule).
+    /// scene is too large for the all-pairs SAT. Returns (pairs in the sample, differing pairs).
     pub fn check_cpu_on_sample(&self) -> Result<(usize, usize)> {
         let sample = self.sample_near_first(SAT_ALL_PAIRS_MAX_N);
         let want = sample.all_pairs();
         let (mut got, _) = sample.cpu()?;
         canonicalize(&mut got);
-        let (_, wrong) = sample.differences(&want, &got);
+        let wrong = Self::differences(&want, &got);
         Ok((want.len(), wrong.len()))
     }
 
@@ -277,9 +263,8 @@ mod tests {
             unit_box(0.5),
             unit_box(3.0),
         ]);
-        // Boxes are exact: a missing touching pair is wrong like any other.
-        let (near, wrong) = shapes.differences(&[[0, 1], [0, 2]], &[[0, 2], [0, 3]]);
-        assert!(near.is_empty());
+        // Exact: a missing touching pair is wrong like any other.
+        let wrong = Shapes::differences(&[[0, 1], [0, 2]], &[[0, 2], [0, 3]]);
         assert_eq!(wrong, [[0, 1], [0, 3]]);
         assert_eq!(shapes.all_pairs(), [[0, 1], [0, 2], [1, 2]]);
         // Unit squares: 0 and 1 share an edge, 0 and 2 are apart.
@@ -289,7 +274,6 @@ mod tests {
             Polygon::new(0, &v).unwrap()
         };
         let shapes = Shapes::Polygons(vec![square(0.0), square(1.0), square(3.0)]);
-        let (near, wrong) = shapes.differences(&[[0, 1]], &[[0, 2]]);
-        assert_eq!((near, wrong), (vec![[0, 1]], vec![[0, 2]]));
+        assert_eq!(shapes.all_pairs(), [[0, 1]]);
     }
 }

@@ -5,8 +5,7 @@
 use crate::broadphase::Pair;
 use crate::error::Result;
 use crate::geom::contact::Contact;
-use crate::geom::obb::Obb;
-use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
+use crate::gpu::boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 use crate::gpu::contacts::{ContactsReadback, GpuContacts};
 use crate::gpu::context::GpuContext;
 use crate::gpu::events::{EventsReadback, GpuEvents, PartialEvents};
@@ -108,7 +107,7 @@ impl AfterSat {
 pub(crate) fn settle_with_contacts(
     output: SatOutput,
     contacts: Vec<Contact>,
-    boxes: &[Obb],
+    exact: Exact,
 ) -> Option<(Vec<Pair>, Vec<Contact>)> {
     use rayon::prelude::*;
     let pairs = output.pairs?;
@@ -121,7 +120,7 @@ pub(crate) fn settle_with_contacts(
                 Some(([i, j], c))
             } else {
                 // Unsure (docs/design.md §4.2), listed reversed; the kernel took it as (j, i).
-                let overlaps = boxes[j as usize].overlaps(&boxes[i as usize]);
+                let overlaps = exact.overlaps(j as usize, i as usize);
                 overlaps.then_some(([j, i], c))
             }
         })

@@ -25,7 +25,7 @@ use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
 use crate::gpu::boxes::after_sat::{AfterSat, Followed, SatPlans, SatRun, settle_with_contacts};
-use crate::gpu::boxes::sat::{GpuSat, SatCandidates, SatOutput};
+use crate::gpu::boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput};
 use crate::gpu::boxes::uploads::{
     AABBS, FRAMES, OFFSETS, ShapeBuffers, ShapeUploads, VERTICES, bounding_circle,
 };
@@ -239,7 +239,7 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        self.sat_frame(kind, boxes, out, start).await
+        self.sat_frame(kind, Exact::Boxes(boxes), out, start).await
     }
 
     /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
@@ -265,7 +265,8 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        self.sat_frame(kind, &[], out, start).await
+        self.sat_frame(kind, Exact::Polygons(polygons), out, start)
+            .await
     }
 
     /// A frame of the uploaded shapes through the SAT stage, storing the pairs when `out` is
@@ -273,7 +274,7 @@ impl GpuBoxPipeline {
     async fn sat_frame(
         &mut self,
         kind: Uploaded,
-        boxes: &[Obb],
+        exact: Exact<'_>,
         out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
@@ -281,7 +282,7 @@ impl GpuBoxPipeline {
             store: out.is_some(),
             contacts: false,
         };
-        self.run(kind, until, boxes, out, start).await
+        self.run(kind, until, exact, out, start).await
     }
 
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
@@ -289,7 +290,7 @@ impl GpuBoxPipeline {
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        let run = self.run(kind, Until::Candidates, boxes, Some(out), start);
+        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);
         Ok(block_on("a box frame", run)??.tests)
     }
 
@@ -297,7 +298,7 @@ impl GpuBoxPipeline {
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        let run = self.run(kind, Until::Candidates, &[], Some(out), start);
+        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);
         Ok(block_on("a polygon frame", run)??.tests)
     }
 
@@ -342,7 +343,13 @@ impl GpuBoxPipeline {
         self.uploads.stage(AABBS, bytes);
         self.set_layout(|| SweepLayout::for_aabbs(boxes));
         let mut stats = self
-            .run(Uploaded::Aabbs(n), Until::Candidates, &[], Some(out), start)
+            .run(
+                Uploaded::Aabbs(n),
+                Until::Candidates,
+                Exact::NONE,
+                Some(out),
+                start,
+            )
             .await?;
         if subnormal {
             out.retain(|p| boxes[p[0] as usize].overlaps(&boxes[p[1] as usize]));
@@ -379,6 +386,8 @@ impl GpuBoxPipeline {
     }
 
     fn upload_polygons(&mut self, polygons: &[Polygon]) -> Result<Uploaded> {
+        let sizes = polygons.iter().map(|p| p.vertices().len());
+        crate::gpu::adapter_check::check_polygon_loops(&self.ctx, sizes)?;
         let set = PolygonSet::new(polygons)?;
         if set.is_empty() {
             return Err(Error::EmptyScene);
@@ -404,14 +413,14 @@ impl GpuBoxPipeline {
         Ok(Uploaded::Polygons(n))
     }
 
-    /// One frame of the uploaded shapes; `boxes`: the boxes, to settle the pairs the device
-    /// left unsure (empty for polygons, which it never does). Every wait is awaited: natively
+    /// One frame of the uploaded shapes; `exact`: the shapes, to settle the pairs the device
+    /// left unsure. Every wait is awaited: natively
     /// the callers block on it, in a browser the page awaits it (docs/design.md §8.5).
     async fn run(
         &mut self,
         kind: Uploaded,
         until: Until,
-        boxes: &[Obb],
+        exact: Exact<'_>,
         out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
@@ -628,12 +637,12 @@ impl GpuBoxPipeline {
         let settled = match (followed.contacts, &mut self.after.contacts) {
             (Some(partial), Some(kernel)) => {
                 let contacts = kernel.finish_async(ctx, partial, listed).await?;
-                settle_with_contacts(result, contacts, boxes).map(|(pairs, contacts)| {
+                settle_with_contacts(result, contacts, exact).map(|(pairs, contacts)| {
                     self.last_contacts = contacts;
                     (pairs.len() as u64, pairs)
                 })
             }
-            _ => result.settle(boxes),
+            _ => result.settle(exact),
         };
         let Some((found, pairs)) = settled else {
             return Err(Error::gpu(

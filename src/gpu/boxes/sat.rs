@@ -13,7 +13,8 @@
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames};
-use crate::geom::polygon::PolygonSet;
+use crate::geom::polygon::{Polygon, PolygonSet};
+use crate::geom::sat::polygons_overlap;
 use crate::gpu::boxes::uploads::ShapeBuffers;
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
@@ -94,12 +95,12 @@ impl SatOutput {
         self.pairs.is_some()
     }
 
-    /// Settles the unsure pairs exactly on the host (`boxes`: the frame's boxes, by the
+    /// Settles the unsure pairs exactly on the host (`exact`: the frame's shapes, by the
     /// candidates' indices; unused when there are none): the number of overlapping pairs, and
     /// the list with each unsure pair replaced by its canonical self when it overlaps and
     /// dropped when not (the sure pairs alone when they were not stored). `None` when the list
     /// did not fit.
-    pub fn settle(self, boxes: &[Obb]) -> Option<(u64, Vec<Pair>)> {
+    pub fn settle(self, exact: Exact) -> Option<(u64, Vec<Pair>)> {
         use rayon::prelude::*;
         let mut pairs = self.pairs?;
         if self.unsure == 0 {
@@ -111,12 +112,51 @@ impl SatOutput {
             .filter(|p| flagged(p))
             .map(|&[j, i]| [i, j])
             // The host's own filtered test, then the exact settlement of what it leaves.
-            .filter(|&[i, j]| boxes[i as usize].overlaps(&boxes[j as usize]))
+            .filter(|&[i, j]| exact.overlaps(i as usize, j as usize))
             .collect();
         pairs.retain(|p| !flagged(p));
         let found = self.sure as u64 + settled.len() as u64;
         pairs.extend(settled);
         Some((found, pairs))
+    }
+}
+
+/// The shapes a frame's unsure pairs are settled on, exactly, on the host (docs/design.md §4.2,
+/// §4.6).
+#[derive(Clone, Copy)]
+pub enum Exact<'a> {
+    /// Oriented boxes.
+    Boxes(&'a [Obb]),
+    /// Convex polygons.
+    Polygons(&'a [Polygon]),
+    /// Convex polygons as one flat set.
+    PolygonSet(&'a PolygonSet),
+}
+
+impl Exact<'_> {
+    /// No shapes: for stages that list no unsure pairs (the broad phase alone, axis-aligned
+    /// boxes).
+    pub const NONE: Exact<'static> = Exact::Boxes(&[]);
+
+    /// Whether shapes `i` and `j` overlap, exactly.
+    pub fn overlaps(self, i: usize, j: usize) -> bool {
+        match self {
+            Exact::Boxes(b) => b[i].overlaps(&b[j]),
+            Exact::Polygons(p) => p[i].overlaps(&p[j]),
+            Exact::PolygonSet(s) => polygons_overlap(s.polygon(i), s.polygon(j)),
+        }
+    }
+}
+
+/// `candidates`, each as `(min, max)`: unsure pairs come back reversed.
+fn oriented(candidates: &[Pair]) -> std::borrow::Cow<'_, [Pair]> {
+    if candidates.iter().any(|p| p[0] > p[1]) {
+        candidates
+            .iter()
+            .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
+            .collect()
+    } else {
+        candidates.into()
     }
 }
 
@@ -485,22 +525,15 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
-        // Unsure pairs come back reversed: every candidate goes as (min, max).
-        let oriented: std::borrow::Cow<[Pair]> = if candidates.iter().any(|p| p[0] > p[1]) {
-            candidates
-                .iter()
-                .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
-                .collect()
-        } else {
-            candidates.into()
-        };
+        let oriented = oriented(candidates);
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
         let bytes = std::mem::size_of_val(frames.as_slice()) as u64;
         let buf = self.shapes.frames(ctx, bytes)?.clone();
         let bytes = [(FRAMES, &buf, bytemuck::cast_slice::<ObbFrame, u8>(&frames))];
         let kind = SatKind::Obbs(buf.clone(), n);
-        self.run_host_candidates(ctx, kind, &bytes, &oriented, boxes, out, start)
+        let exact = Exact::Boxes(boxes);
+        self.run_host_candidates(ctx, kind, &bytes, &oriented, exact, out, start)
     }
 
     /// Host-fed polygons; see [`Self::obb_pairs`].
@@ -512,6 +545,11 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        let sizes = set
+            .offsets
+            .windows(2)
+            .map(|w| w[1].saturating_sub(w[0]) as usize);
+        crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
         let n = crate::gpu::context::count_u32("polygons", set.len())?;
         let vb = std::mem::size_of_val(set.vertices.as_slice()) as u64;
         let ob = 4 * set.offsets.len() as u64;
@@ -521,11 +559,12 @@ impl GpuSat {
             (OFFSETS, &offsets, bytemuck::cast_slice(&set.offsets)),
         ];
         let kind = SatKind::Polygons(vertices.clone(), offsets.clone(), n);
-        self.run_host_candidates(ctx, kind, &bytes, candidates, &[], out, start)
+        let (oriented, exact) = (oriented(candidates), Exact::PolygonSet(set));
+        self.run_host_candidates(ctx, kind, &bytes, &oriented, exact, out, start)
     }
 
     /// `shape_bytes`: (upload slot, target, bytes) of what the first chunk's encoder copies;
-    /// `boxes`: the boxes to settle unsure pairs with (empty for polygons).
+    /// `exact`: the shapes to settle unsure pairs with.
     #[allow(clippy::too_many_arguments)]
     fn run_host_candidates(
         &mut self,
@@ -533,7 +572,7 @@ impl GpuSat {
         kind: SatKind,
         shape_bytes: &[(usize, &wgpu::Buffer, &[u8])],
         candidates: &[Pair],
-        boxes: &[Obb],
+        exact: Exact<'_>,
         mut out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
@@ -612,7 +651,7 @@ impl GpuSat {
             let result = self.finish_output(ctx, result)?;
             gpu_seconds += times.iter().map(|(_, s)| s).sum::<f64>();
             let listed = result.listed;
-            let (found, pairs) = result.settle(boxes).ok_or_else(|| {
+            let (found, pairs) = result.settle(exact).ok_or_else(|| {
                 Error::gpu(
                     crate::error::GpuFailure::Inconsistent,
                     format!(
@@ -678,5 +717,8 @@ mod tests {
         };
         assert_eq!(constant("OBB_ERROR_REL"), OBB_ERROR_REL);
         assert_eq!(constant("OBB_ERROR_ABS"), OBB_ERROR_ABS);
+        use crate::geom::sat::{POLYGON_ERROR_ABS, POLYGON_ERROR_REL};
+        assert_eq!(constant("POLYGON_ERROR_REL"), POLYGON_ERROR_REL);
+        assert_eq!(constant("POLYGON_ERROR_ABS"), POLYGON_ERROR_ABS);
     }
 }

@@ -8,15 +8,13 @@ use super::accuracy::{AccuracyGpu, GpuPose};
 use crate::error::{Error, Result};
 use crate::geom::sector::classify::REFERENCE_STEPS;
 use crate::geom::sector::free_classify::{ConstraintRow, FreeRotation, FreeRotationParams};
+use crate::gpu::adapter_check::LAVAPIPE_LOOP_CAP;
 use crate::gpu::context::GpuContext;
 
 // The shader's `Rotation` is 34 vec4 and `Constraint` 3.
 const _: () = assert!(std::mem::size_of::<FreeRotationParams>() == 34 * 16);
 const _: () = assert!(std::mem::size_of::<ConstraintRow>() == 3 * 16);
 const STEPS: usize = REFERENCE_STEPS as usize + 1;
-
-/// llvmpipe stops every loop of an invocation after this many iterations in all.
-const LAVAPIPE_LOOP_CAP: u64 = 65_535;
 
 /// Loop iterations of one point's classification at most, for f constraints: every root and
 /// both ends of the turn against every constraint (4 roots per half-turn of a degree-2 one, 2

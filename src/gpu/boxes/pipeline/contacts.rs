@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::geom::contact::Contact;
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
+use crate::gpu::boxes::sat::Exact;
 use crate::gpu::context::block_on;
 use web_time::Instant;
 
@@ -39,7 +40,7 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        self.contacts_frame(kind, boxes, pairs, contacts, start)
+        self.contacts_frame(kind, Exact::Boxes(boxes), pairs, contacts, start)
             .await
     }
 
@@ -67,13 +68,14 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        self.contacts_frame(kind, &[], pairs, contacts, start).await
+        self.contacts_frame(kind, Exact::Polygons(polygons), pairs, contacts, start)
+            .await
     }
 
     async fn contacts_frame(
         &mut self,
         kind: Uploaded,
-        boxes: &[Obb],
+        exact: Exact<'_>,
         pairs: &mut Vec<Pair>,
         contacts: &mut Vec<Contact>,
         start: Instant,
@@ -83,7 +85,7 @@ impl GpuBoxPipeline {
             contacts: true,
         };
         contacts.clear();
-        let stats = self.run(kind, until, boxes, Some(pairs), start).await?;
+        let stats = self.run(kind, until, exact, Some(pairs), start).await?;
         std::mem::swap(contacts, &mut self.last_contacts);
         Ok(stats)
     }

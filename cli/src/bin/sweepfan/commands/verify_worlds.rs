@@ -155,7 +155,7 @@ fn frame(
     for p in &cmp.near_touching {
         say!(
             taken,
-            "near touching (allowed to differ): {},{}",
+            "differs within 1e-5 of touching (a failure, the touch is exact): {},{}",
             p[0],
             p[1]
         );
