@@ -191,6 +191,16 @@ fn contact_dict<'py>(
     most_points: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let k = contacts.len();
+    // The arrays below: per contact a normal, its points and their depths, a depth and a count.
+    let bytes = 4 * (dims + most_points * (dims + 1) + 2) as u64;
+    crate::interrupt::limits()
+        .run(|| {
+            sweepfan::broadphase::limits::check_fits(
+                &format!("the contact arrays of {k} pairs"),
+                (k as u64).saturating_mul(bytes),
+            )
+        })
+        .map_err(to_py)?;
     let normals: Vec<f32> = contacts
         .iter()
         .flat_map(|c| c.normal.to_array()[..dims].to_vec())

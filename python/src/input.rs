@@ -484,7 +484,9 @@ pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<
             ));
         }
     };
-    copy_fits(arg, 2 * shape[0], 8 + 8)?;
+    // Each value: numpy's flat copy and widened copy (8 B each), the widened values read out
+    // (8 B), the pair kept (4 B).
+    copy_fits(arg, 2 * shape[0], 8 + 8 + 8 + 4)?;
     let numpy = obj.py().import("numpy")?;
     let flat = array.call_method1("reshape", (-1i64,))?;
     // Negative entries as `objects` (outside the range) once widened.

@@ -155,6 +155,25 @@ pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -
     }
 }
 
+/// Room in `list` for `n` more items, or the host-memory error naming `what` where the
+/// calling thread's budget ([`check_fits`]) or the allocator refuses it: a refused growth would
+/// abort the process.
+pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
+    let needed = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+    check_fits(what, needed)?;
+    if list.try_reserve_exact(n).is_ok() {
+        return Ok(());
+    }
+    let usable = available().map(|a| a.usable());
+    Err(Error::too_large(
+        Exceeds::HostMemory { needed, usable },
+        format!(
+            "{what}: about {} of memory needed, which the allocator refused",
+            human(needed)
+        ),
+    ))
+}
+
 /// Host bytes per object of a run that checks its results (a benchmark, a Python call), estimated: the scene (sphere and velocity, 28 B),
 /// a method's sorted copies, keys and indices (up to about 64 B), the reference's as many, and
 /// room for a few pairs per object (8 B each).

@@ -45,6 +45,8 @@ fn each_pair(
 ) -> Result<()> {
     let token = cancel::current();
     out.clear();
+    let what = format!("the contacts of {} pairs", pairs.len());
+    crate::broadphase::memory::reserve(out, pairs.len(), &what)?;
     out.resize(pairs.len(), Contact::default());
     out.par_chunks_mut(CHUNK)
         .zip(pairs.par_chunks(CHUNK))

@@ -292,13 +292,19 @@ impl super::Validate for Obb {
         {
             return Some(problem);
         }
-        let norm = self.rotation.length();
-        if norm == 0.0 {
+        // In f64: the squares of a tiny quaternion (1e-25) underflow f32, whose length said 0.
+        let norm = glam::Vec4::from(self.rotation).as_dvec4().length();
+        if self.rotation == glam::Quat::from_xyzw(0.0, 0.0, 0.0, 0.0) {
             return Some("rotation quaternion is zero".into());
         }
-        if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
+        if (norm - 1.0).abs() > f64::from(QUAT_NORM_TOLERANCE) {
+            let norm = norm as f32;
+            let shown = match norm {
+                1e-3..=1e3 => format!("{norm}"),
+                _ => format!("{norm:e}"),
+            };
             return Some(format!(
-                "rotation quaternion has norm {norm} (must be 1 within {QUAT_NORM_TOLERANCE})"
+                "rotation quaternion has norm {shown} (must be 1 within {QUAT_NORM_TOLERANCE})"
             ));
         }
         // In f64: the length of half-extents near f32's limit overflowed to inf in f32, and
@@ -388,6 +394,10 @@ mod tests {
         let mut b = ok;
         b.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
         assert!(msg(b).contains("quaternion is zero"));
+        // A tiny one is not zero: its norm is named.
+        let mut tiny = b;
+        tiny.rotation = glam::Quat::from_xyzw(1e-25, 0.0, 0.0, 0.0);
+        assert!(msg(tiny).contains("has norm 1e-25"), "{}", msg(tiny));
         let mut b = ok;
         b.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 1.01);
         assert!(msg(b).contains("norm"));

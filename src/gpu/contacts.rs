@@ -286,6 +286,8 @@ impl GpuContacts {
         if pairs.is_empty() {
             return Ok(());
         }
+        let what = format!("the contacts of {} pairs", pairs.len());
+        crate::broadphase::memory::reserve(out, pairs.len(), &what)?;
         let groups = pairs.len().div_ceil(WORKGROUP as usize);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
         if groups > max_dim * max_dim {

@@ -607,3 +607,32 @@ fn sphere_contacts_touch_exactly_when_the_spheres_do() {
     }
     assert!(apart > 20, "the scenes hold pairs just apart ({apart})");
 }
+
+/// Contacts past the caller's memory budget are refused before they are stored (a list the
+/// allocator could not hold aborted the process), on the CPU and the GPU.
+#[test]
+fn contacts_past_the_memory_budget_are_refused() {
+    use sweepfan::{Limits, MemoryBudget};
+    let two = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+    let pairs = vec![[0u32, 1]; 100_000];
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+    let mut out = Vec::new();
+    let e = limits
+        .run(|| sphere_contacts(&two, &pairs, &mut out))
+        .unwrap_err();
+    assert!(matches!(e, sweepfan::Error::TooLarge { .. }), "{e}");
+    assert!(e.to_string().contains("contacts of 100000 pairs"), "{e}");
+    // Within it, every contact.
+    limits
+        .run(|| sphere_contacts(&two, &pairs[..1000], &mut out))
+        .unwrap();
+    assert_eq!(out.len(), 1000);
+    let Some(ctx) = crate::common::test_gpu() else {
+        return;
+    };
+    let mut kernel = sweepfan::gpu::GpuContacts::new(&ctx).unwrap();
+    let e = limits
+        .run(|| kernel.sphere_contacts(&ctx, &two, &pairs, &mut out))
+        .unwrap_err();
+    assert!(e.to_string().contains("contacts of 100000 pairs"), "{e}");
+}

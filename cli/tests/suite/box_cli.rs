@@ -411,6 +411,18 @@ fn bench_times_contacts_beside_the_pipeline() {
             assert_eq!(row["verified"], true, "{row}");
             assert_eq!(row["tests_per_frame"].as_f64().unwrap(), pairs);
         }
+        // With the GPU alone the CPU's contact rows stay the CPU's (they once took the GPU
+        // pipeline row's backend, device and traffic).
+        let (_, rows) = bench("gpu");
+        for name in ["contacts", "contacts (1 thread)"] {
+            let row = rows.iter().find(|r| method(r) == name).expect(name);
+            assert_eq!(row["backend"], "cpu", "{row}");
+            assert!(
+                row["device"].as_str().unwrap().starts_with("cpu ("),
+                "{row}"
+            );
+            assert!(row.get("dispatches_per_frame").is_none(), "{row}");
+        }
     }
     exits_2_naming(
         sweepfan().args(["bench", "--n", "100", "--contacts"]),

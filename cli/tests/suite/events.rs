@@ -202,3 +202,65 @@ fn verify_writes_the_events_between_two_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 spheres, but --scene-file has 216"));
 }
+
+/// Any output on standard output (`-`) keeps standard output a CSV alone: the report goes to
+/// standard error (the contacts' or the events' CSV once had the report lines after it).
+#[test]
+fn an_output_on_stdout_gets_no_report_lines() {
+    let dir = crate::common::temp_dir("events", "stdout_whole");
+    let (f0, f1) = (dir.join("f0.csv"), dir.join("f1.csv"));
+    std::fs::write(&f0, "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n10,0,0,1\n").unwrap();
+    std::fs::write(&f1, "x,y,z,r\n0,0,0,1\n5,0,0,1\n10.5,0,0,1\n").unwrap();
+    let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let runs: [(&str, Vec<String>); 3] = [
+        ("i,j,nx", vec!["--contacts-out".into(), "-".into()]),
+        (
+            "i,j",
+            vec![
+                "--next-scene-file".into(),
+                f1.to_string_lossy().into_owned(),
+                "--found-out".into(),
+                "-".into(),
+                "--lost-out".into(),
+                file("lost.csv"),
+            ],
+        ),
+        (
+            "i,j",
+            vec![
+                "--next-scene-file".into(),
+                f1.to_string_lossy().into_owned(),
+                "--found-out".into(),
+                file("found.csv"),
+                "--lost-out".into(),
+                "-".into(),
+            ],
+        ),
+    ];
+    for (header, extra) in runs {
+        let out = sweepfan()
+            .args(["verify", "--method", "grid", "--scene-file"])
+            .arg(&f0)
+            .args(["--pairs-out"])
+            .arg(dir.join("pairs.csv"))
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{extra:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        assert!(
+            lines.next().unwrap_or("").starts_with(header),
+            "{extra:?}: {text}"
+        );
+        assert!(
+            lines.all(|l| l
+                .split(',')
+                .next()
+                .is_some_and(|v| v.parse::<u32>().is_ok())),
+            "{extra:?}: only rows follow the header: {text}"
+        );
+        let report = String::from_utf8_lossy(&out.stderr);
+        assert!(report.contains("verified"), "{extra:?}: {report}");
+    }
+}

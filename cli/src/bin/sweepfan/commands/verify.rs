@@ -66,6 +66,18 @@ impl VerifyArgs {
     }
 }
 
+impl VerifyArgs {
+    /// Whether any output goes to standard output (`-`): the report then goes to standard
+    /// error, so that the CSV stays whole.
+    pub(crate) fn stdout_taken(&self) -> bool {
+        use sweepfan_cli::report::output::is_stdout;
+        is_stdout(&self.pairs_out)
+            || [&self.contacts_out, &self.found_out, &self.lost_out]
+                .into_iter()
+                .any(|p| p.as_deref().is_some_and(is_stdout))
+    }
+}
+
 pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // Before any file is read: an unknown method, or one the shape does not run, is exit 2
     // naming the methods accepted for that shape (issue 28).
@@ -158,7 +170,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         let (next_pairs, next_expected, next_stats, next_cmp) =
             frame_pairs(bp.as_mut(), reference.as_mut(), next)?;
         say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            a.stdout_taken(),
             "next frame ({}):",
             a.next_scene_file
                 .as_deref()
@@ -181,7 +193,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         write_pairs_csv(found_out, &events.found)?;
         write_pairs_csv(lost_out, &events.lost)?;
         say_events(
-            &a.pairs_out,
+            a.stdout_taken(),
             (events.found.len(), found_out),
             (events.lost.len(), lost_out),
             events.persisting,
@@ -192,13 +204,13 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
 
 /// The line that says where a frame's events went: `(count, file)` for the found and the lost.
 pub(super) fn say_events(
-    pairs_out: &Path,
+    taken: bool,
     (found, found_out): (usize, &Path),
     (lost, lost_out): (usize, &Path),
     persisting: u64,
 ) {
     say!(
-        sweepfan_cli::report::output::is_stdout(pairs_out),
+        taken,
         "frame events: {found} found (written to {}), {lost} lost (written to {}), {persisting} \
          persisting",
         found_out.display(),
@@ -267,7 +279,7 @@ fn report(
 ) -> bool {
     let parts = parts.map_or(String::new(), |p| format!(" {}", p.describe()));
     say!(
-        sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+        a.stdout_taken(),
         "{} [{}]: {} pairs ({} tests){parts}{}; {} [cpu]: {} pairs",
         a.method(),
         backend.as_str(),
@@ -279,14 +291,14 @@ fn report(
     );
     if let Some(c) = &stats.chosen {
         say!(
-            sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+            a.stdout_taken(),
             "{} [{}] chose {c}",
             a.method(),
             backend.as_str()
         );
     }
     verdict(
-        &a.pairs_out,
+        a.stdout_taken(),
         &cmp.near_touching,
         reference_name,
         (!cmp.is_ok()).then(|| cmp.summary()),
@@ -295,13 +307,7 @@ fn report(
 
 /// Prints the pairs that differ near touching (failures too), then "verified" or, given
 /// `mismatch` (why the pairs differ), the mismatch; whether it verified.
-fn verdict(
-    pairs_out: &Path,
-    near: &[Pair],
-    reference_name: &str,
-    mismatch: Option<String>,
-) -> bool {
-    let taken = sweepfan_cli::report::output::is_stdout(pairs_out);
+fn verdict(taken: bool, near: &[Pair], reference_name: &str, mismatch: Option<String>) -> bool {
     for p in near {
         say!(
             taken,
@@ -369,7 +375,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     let (reference_name, expected) = shapes.reference()?;
     say!(
-        sweepfan_cli::report::output::is_stdout(&a.pairs_out),
+        a.stdout_taken(),
         "{} [{}]: {} overlapping pairs ({} SAT tests) written to {}; {reference_name} [cpu]: {} pairs",
         shapes.name(),
         a.backend.0.as_str(),
@@ -381,7 +387,7 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let wrong = Shapes::differences(&expected, &pairs);
     Ok(contacts_ok
         && verdict(
-            &a.pairs_out,
+            a.stdout_taken(),
             &[],
             reference_name,
             (!wrong.is_empty()).then(|| {
@@ -404,8 +410,7 @@ fn write_checked_contacts(
     check: sweepfan::cpu::contacts::ContactCheck,
 ) -> Result<bool> {
     write_contacts(a, path, "gpu", pairs, device)?;
-    let taken = sweepfan_cli::report::output::is_stdout(&a.pairs_out)
-        || sweepfan_cli::report::output::is_stdout(path);
+    let taken = a.stdout_taken();
     say!(
         taken,
         "contacts against the CPU's: {} pairs, depths within {:.2e} of the extent (tolerance {:.2e}), {} normals of tied axes differ{}",
@@ -432,8 +437,7 @@ fn write_contacts(
     let deepest = contacts.iter().map(|c| c.depth).fold(0.0f32, f32::max);
     let points: u64 = contacts.iter().map(|c| c.count as u64).sum();
     say!(
-        sweepfan_cli::report::output::is_stdout(&a.pairs_out)
-            || sweepfan_cli::report::output::is_stdout(path),
+        a.stdout_taken(),
         "contacts [{backend}]: {} contacts, {points} points, deepest {deepest}, written to {}",
         contacts.len(),
         path.display()

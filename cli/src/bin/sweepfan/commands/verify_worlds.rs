@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use std::path::Path;
 use sweepfan::events::WorldEventTracker;
 use sweepfan::{Backend, Pair, Sphere, WorldBroadPhase, WorldPairs, canonicalize};
-use sweepfan_cli::report::output::{is_stdout, write_with};
+use sweepfan_cli::report::output::write_with;
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::verify::compare_pairs;
 use sweepfan_cli::run::worlds_bench::{
@@ -60,11 +60,7 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Some(&a.pairs_out),
     )?;
     if let Some((next_file, found_out, lost_out, next, next_worlds)) = next {
-        say!(
-            is_stdout(&a.pairs_out),
-            "next frame ({}):",
-            next_file.display()
-        );
+        say!(a.stdout_taken(), "next frame ({}):", next_file.display());
         let mut tracker = WorldEventTracker::new();
         tracker.update(&found);
         let mut next_found = WorldPairs::new();
@@ -80,7 +76,7 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         write_world_pairs(found_out, &events.found)?;
         write_world_pairs(lost_out, &events.lost)?;
         super::verify::say_events(
-            &a.pairs_out,
+            a.stdout_taken(),
             (events.found.len(), found_out),
             (events.lost.len(), lost_out),
             events.persisting,
@@ -134,7 +130,7 @@ fn frame(
         write_world_pairs(path, found)?;
     }
     let reference = world_reference(spheres, worlds)?;
-    let taken = is_stdout(&a.pairs_out);
+    let taken = a.stdout_taken();
     say!(
         taken,
         "{} [{}]: {}, {} pairs ({} tests){}; {WORLD_REFERENCE} [cpu]: {} pairs",
