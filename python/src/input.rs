@@ -474,6 +474,10 @@ pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<
     if shape.len() != 2 || shape[1] != 2 {
         return Err(shape_error(arg, "a (K, 2) array of pairs", &shape));
     }
+    // No rows: no pairs, whatever the dtype (`np.zeros((0, 2))` is float64).
+    if shape[0] == 0 {
+        return Ok(Vec::new());
+    }
     let unsigned = match array.dtype().kind() {
         b'u' => true,
         b'i' => false,

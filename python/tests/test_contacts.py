@@ -72,6 +72,14 @@ def test_bad_pairs_are_named(pairs, says):
     assert says in str(e.value)
 
 
+def test_no_pairs_of_any_dtype_are_no_contacts():
+    # np.zeros((0, 2)) is float64: no rows, so no value that is not an integer.
+    centers = np.array([[0, 0, 0], [1, 0, 0]], np.float32)
+    for pairs in [np.zeros((0, 2)), np.zeros((0, 2), np.int32), []]:
+        c = sweepfan.sphere_contacts(centers, 1.0, pairs=pairs)
+        assert c["pairs"].shape == (0, 2) and c["depths"].shape == (0,)
+
+
 def test_bad_shapes_are_named_as_the_pair_functions_name_them():
     centers = np.zeros((2, 3), np.float32)
     halves = np.ones((2, 3), np.float32)

@@ -27,8 +27,11 @@ pub fn parse_scenes(list: &str) -> Result<Vec<(SceneKind, usize)>> {
     };
     list.split(',')
         .map(str::trim)
-        .filter(|s| !s.is_empty())
         .map(|item| {
+            // An empty entry (`a,,b`) is refused, as every list option refuses it.
+            if item.is_empty() {
+                return Err(bad(item, "is empty"));
+            }
             let (kind, n) = item
                 .split_once(':')
                 .ok_or_else(|| bad(item, "has no ':N'"))?;
@@ -200,4 +203,25 @@ pub fn candidate_methods(list: &str) -> Result<Vec<String>> {
         ));
     }
     Ok(methods)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_lists_are_read_whole_or_refused_by_entry() {
+        let scenes = parse_scenes(" paper:10 , density:20").unwrap();
+        assert_eq!(scenes, [(SceneKind::Paper, 10), (SceneKind::Density, 20)]);
+        for (list, says) in [
+            ("paper:10,,density:10", "'' is empty"),
+            ("paper:10,", "'' is empty"),
+            ("paper", "has no ':N'"),
+            ("nope:10", "names no sphere scene"),
+            ("paper:1", "at least 2"),
+        ] {
+            let e = parse_scenes(list).unwrap_err().to_string();
+            assert!(e.contains(says), "{list}: {e}");
+        }
+    }
 }
