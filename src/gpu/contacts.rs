@@ -21,6 +21,7 @@ use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::{Sphere, validate_spheres};
 use crate::gpu::boxes::sat::SatShapes;
 use crate::gpu::context::Uniform;
+use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::readback::{self, ListHint, Readback};
 use crate::gpu::spheres::broad_phase::ResidentPairs;
@@ -149,19 +150,18 @@ impl GpuContacts {
         })
     }
 
-    /// The contacts of `pairs` of `boxes` into `out` (cleared first), one per pair in order, as
-    /// `cpu::contacts::obb_contacts` gives them (within the tolerance of docs/design.md §4.8).
-    /// Boxes are validated; a pair past the boxes is an error; so is a batch past one binding
-    /// or dispatch ([`Error::TooLarge`]: split it).
-    pub fn obb_contacts(
-        &mut self,
-        ctx: &GpuContext,
-        boxes: &[Obb],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        let run = self.obb_contacts_async(ctx, boxes, pairs, out);
-        crate::gpu::context::block::block_on("the box contacts", run)?
+    blocking! {
+        /// The contacts of `pairs` of `boxes` into `out` (cleared first), one per pair in order, as
+        /// `cpu::contacts::obb_contacts` gives them (within the tolerance of docs/design.md §4.8).
+        /// Boxes are validated; a pair past the boxes is an error; so is a batch past one binding
+        /// or dispatch ([`Error::TooLarge`]: split it).
+        pub fn obb_contacts(
+            &mut self,
+            ctx: &GpuContext,
+            boxes: &[Obb],
+            pairs: &[Pair],
+            out: &mut Vec<Contact>,
+        ) -> Result<()> = obb_contacts_async, "the box contacts";
     }
 
     /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
@@ -192,18 +192,17 @@ impl GpuContacts {
         Ok(())
     }
 
-    /// The contacts of sphere pairs, as [`Self::obb_contacts`] (`cpu::contacts::sphere_contacts`
-    /// within the tolerance; whether a pair touches is exact: the kernel's pairs within its
-    /// tolerance of touching take the CPU's contact).
-    pub fn sphere_contacts(
-        &mut self,
-        ctx: &GpuContext,
-        spheres: &[Sphere],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        let run = self.sphere_contacts_async(ctx, spheres, pairs, out);
-        crate::gpu::context::block::block_on("the sphere contacts", run)?
+    blocking! {
+        /// The contacts of sphere pairs, as [`Self::obb_contacts`] (`cpu::contacts::sphere_contacts`
+        /// within the tolerance; whether a pair touches is exact: the kernel's pairs within its
+        /// tolerance of touching take the CPU's contact).
+        pub fn sphere_contacts(
+            &mut self,
+            ctx: &GpuContext,
+            spheres: &[Sphere],
+            pairs: &[Pair],
+            out: &mut Vec<Contact>,
+        ) -> Result<()> = sphere_contacts_async, "the sphere contacts";
     }
 
     /// [`Self::sphere_contacts`] as a future, for a browser's page.
@@ -231,17 +230,16 @@ impl GpuContacts {
         Ok(())
     }
 
-    /// The contacts of convex-polygon pairs, as [`Self::obb_contacts`]
-    /// (`cpu::contacts::polygon_contacts` within the tolerance), in the plane z = 0.
-    pub fn polygon_contacts(
-        &mut self,
-        ctx: &GpuContext,
-        polygons: &[Polygon],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        let run = self.polygon_contacts_async(ctx, polygons, pairs, out);
-        crate::gpu::context::block::block_on("the polygon contacts", run)?
+    blocking! {
+        /// The contacts of convex-polygon pairs, as [`Self::obb_contacts`]
+        /// (`cpu::contacts::polygon_contacts` within the tolerance), in the plane z = 0.
+        pub fn polygon_contacts(
+            &mut self,
+            ctx: &GpuContext,
+            polygons: &[Polygon],
+            pairs: &[Pair],
+            out: &mut Vec<Contact>,
+        ) -> Result<()> = polygon_contacts_async, "the polygon contacts";
     }
 
     /// [`Self::polygon_contacts`] as a future, for a browser's page.

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
 use sweepfan::geom::contact::{Contact, obb_contact};
-use sweepfan::{Obb, Polygon, Sphere};
+use sweepfan::{Obb, Pair, Polygon, Sphere};
 
 /// Relative tolerance of depths and points against parry and the surfaces (times the pair's
 /// extent): both compute in f32 from the same axes; 2^-14 leaves room for the rotations' own
@@ -577,6 +577,37 @@ pub fn hairline_sphere_pairs() -> Vec<(f32, Vec<Sphere>, Vec<sweepfan::Pair>)> {
         .collect()
 }
 
+/// Each of `contacts` (of `pairs` of `s`) has points exactly when its pair touches in real
+/// arithmetic, a depth of the verdict's sign, within a hair (2^-20) of the extent of 0; returns
+/// how many pairs lie apart.
+pub fn assert_touch_exactly(
+    what: &str,
+    s: &[Sphere],
+    pairs: &[Pair],
+    contacts: &[Contact],
+) -> usize {
+    assert_eq!(contacts.len(), pairs.len(), "{what}");
+    let mut apart = 0;
+    for (p, c) in pairs.iter().zip(contacts) {
+        let (a, b) = (&s[p[0] as usize], &s[p[1] as usize]);
+        let touching = crate::common::touch_oracle(a, b);
+        apart += usize::from(!touching);
+        let at = format!("{what}, {a:?} {b:?}: {c:?}");
+        assert_eq!(c.count > 0, touching, "{at}");
+        let signed = if touching {
+            c.depth >= 0.0
+        } else {
+            c.depth <= 0.0
+        };
+        assert!(signed, "{at}");
+        // One lowest bit of a coordinate: a hair of the pair's extent.
+        let extent =
+            a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius;
+        assert!(c.depth.abs() <= extent / 1_048_576.0, "{at}");
+    }
+    apart
+}
+
 /// A contact has points exactly when its pair touches in real arithmetic, on pairs one lowest
 /// bit from contact either way (the f64 depth alone rounds some of them across).
 #[test]
@@ -585,25 +616,7 @@ fn sphere_contacts_touch_exactly_when_the_spheres_do() {
     for (scale, s, pairs) in hairline_sphere_pairs() {
         let mut out = Vec::new();
         sphere_contacts(&s, &pairs, &mut out).unwrap();
-        for (p, c) in pairs.iter().zip(&out) {
-            let (a, b) = (&s[p[0] as usize], &s[p[1] as usize]);
-            let touching = crate::common::touch_oracle(a, b);
-            apart += usize::from(!touching);
-            let at = format!("scale {scale}, {a:?} {b:?}: {c:?}");
-            assert_eq!(c.count > 0, touching, "{at}");
-            assert!(
-                if touching {
-                    c.depth >= 0.0
-                } else {
-                    c.depth <= 0.0
-                },
-                "{at}"
-            );
-            // One lowest bit of a coordinate: a hair of the pair's extent.
-            let extent =
-                a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius;
-            assert!(c.depth.abs() <= extent / 1_048_576.0, "{at}");
-        }
+        apart += assert_touch_exactly(&format!("scale {scale}"), &s, &pairs, &out);
     }
     assert!(apart > 20, "the scenes hold pairs just apart ({apart})");
 }

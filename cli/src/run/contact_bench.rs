@@ -89,38 +89,18 @@ pub fn bench_contacts(
         // The template's scene and shape; nothing of the frame it measured (a GPU frame's
         // traffic, waits and dispatches once stood in the CPU's contact rows). The CPU's
         // device; `verified` makes a GPU row the GPU's.
-        let row = Row {
-            scene: template.scene.clone(),
-            n: template.n,
-            method: label.to_string(),
-            backend: sweepfan::Backend::Cpu,
-            device: match label {
-                ONE_THREAD | PARRY => "cpu (1 thread)".to_string(),
-                _ => crate::run::row::cpu_device(),
-            },
-            frames,
-            tests_per_frame: pairs.len() as f64,
-            pairs_per_frame: points as f64,
-            ms_per_frame: median(&ms),
-            ms_per_frame_min: ms.iter().copied().fold(f64::INFINITY, f64::min),
-            stage_ms: Default::default(),
-            host_ms: None,
-            speedup_vs_brute_force: None,
-            verified: None,
-            verified_against: None,
-            near_touching_differences: None,
-            gpu_bytes_per_object: None,
-            host_bytes_per_object: None,
-            device_bytes_per_object: None,
-            device_traffic: None,
-            host_waits_per_frame: None,
-            dispatches_per_frame: None,
-            steady: None,
-            events: None,
-            shape: template.shape.clone(),
-            parts: None,
-            chosen: None,
+        let mut row = template.clone().scene_only();
+        row.method = label.to_string();
+        row.backend = sweepfan::Backend::Cpu;
+        row.device = match label {
+            ONE_THREAD | PARRY => "cpu (1 thread)".to_string(),
+            _ => crate::run::row::cpu_device(),
         };
+        row.frames = frames;
+        row.tests_per_frame = pairs.len() as f64;
+        row.pairs_per_frame = points as f64;
+        row.ms_per_frame = median(&ms);
+        row.ms_per_frame_min = ms.iter().copied().fold(f64::INFINITY, f64::min);
         Ok::<(Row, Vec<Contact>), Error>((row, out))
     };
     let points = |c: &[Contact]| c.iter().map(|c| c.count as u64).sum::<u64>();

@@ -174,6 +174,30 @@ pub fn traffic_fields(
     }
 }
 
+impl Row {
+    /// The row's scene, size, shape, method and device, without anything it measured: the
+    /// start of a row measured apart (what was timed, verified and counted cleared).
+    pub fn scene_only(mut self) -> Row {
+        self.stage_ms.clear();
+        self.host_ms = None;
+        self.speedup_vs_brute_force = None;
+        self.verified = None;
+        self.verified_against = None;
+        self.near_touching_differences = None;
+        self.gpu_bytes_per_object = None;
+        self.host_bytes_per_object = None;
+        self.device_bytes_per_object = None;
+        self.device_traffic = None;
+        self.host_waits_per_frame = None;
+        self.dispatches_per_frame = None;
+        self.steady = None;
+        self.events = None;
+        self.parts = None;
+        self.chosen = None;
+        self
+    }
+}
+
 /// Human-readable CPU device string.
 pub fn cpu_device() -> String {
     format!("cpu ({} threads)", rayon::current_num_threads())

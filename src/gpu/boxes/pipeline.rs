@@ -29,6 +29,7 @@ use crate::gpu::boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput};
 use crate::gpu::boxes::uploads::{
     AABBS, FRAMES, OFFSETS, ShapeBuffers, ShapeUploads, VERTICES, bounding_circle,
 };
+use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{ListHint, Readback, read_tails_async};
@@ -221,10 +222,11 @@ impl GpuBoxPipeline {
         self.use_columns = on;
     }
 
-    /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
-    /// order, into `out` (cleared first); `None` only counts. `Stats::tests` = SAT tests.
-    pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
-        block_on("a box frame", self.obb_overlaps_async(boxes, out))?
+    blocking! {
+        /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
+        /// order, into `out` (cleared first); `None` only counts. `Stats::tests` = SAT tests.
+        pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats>
+            = obb_overlaps_async, "a box frame";
     }
 
     /// [`Self::obb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
@@ -242,16 +244,14 @@ impl GpuBoxPipeline {
         self.sat_frame(kind, Exact::Boxes(boxes), out, start).await
     }
 
-    /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
-    pub fn polygon_overlaps(
-        &mut self,
-        polygons: &[Polygon],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        block_on(
-            "a polygon frame",
-            self.polygon_overlaps_async(polygons, out),
-        )?
+    blocking! {
+        /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
+        pub fn polygon_overlaps(
+            &mut self,
+            polygons: &[Polygon],
+            out: Option<&mut Vec<Pair>>,
+        ) -> Result<Stats>
+            = polygon_overlaps_async, "a polygon frame";
     }
 
     /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
@@ -302,15 +302,16 @@ impl GpuBoxPipeline {
         Ok(block_on("a polygon frame", run)??.tests)
     }
 
-    /// The box broad phase ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps),
-    /// docs/design.md §4.7): every pair of the caller's boxes that overlap or touch (closed
-    /// intervals), `i < j`, any order, into `out`; the same
-    /// sweep as the shapes' broad phase, fed the boxes as they are. Exact: the walk compares
-    /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
-    /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
-    /// AABB proxy (the default).
-    pub fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
-        block_on("a box frame", self.aabb_overlaps_async(boxes, out))?
+    blocking! {
+        /// The box broad phase ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps),
+        /// docs/design.md §4.7): every pair of the caller's boxes that overlap or touch (closed
+        /// intervals), `i < j`, any order, into `out`; the same
+        /// sweep as the shapes' broad phase, fed the boxes as they are. Exact: the walk compares
+        /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
+        /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
+        /// AABB proxy (the default).
+        pub fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>
+            = aabb_overlaps_async, "a box frame";
     }
 
     /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).

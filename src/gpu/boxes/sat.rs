@@ -18,6 +18,7 @@ use crate::geom::sat::polygons_overlap;
 use crate::gpu::boxes::uploads::ShapeBuffers;
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
+use crate::gpu::context::block::blocking;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
 use crate::gpu::upload::Upload;
@@ -460,12 +461,12 @@ impl GpuSat {
         Ok(partial)
     }
 
-    /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
-    /// one more map (only when the list outgrew the last count with headroom); notes the count
-    /// for the next plan.
-    pub fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput> {
-        let finished = self.finish_output_async(ctx, output);
-        crate::gpu::context::block_on("the SAT pairs' tail", finished)?
+    blocking! {
+        /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
+        /// one more map (only when the list outgrew the last count with headroom); notes the count
+        /// for the next plan.
+        pub fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput>
+            = finish_output_async, "the SAT pairs' tail";
     }
 
     /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).

@@ -7,6 +7,7 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
 use crate::geom::sphere::{Sphere, validate_spheres};
+use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs};
@@ -16,20 +17,20 @@ use web_time::Instant;
 const MAX_RUNS: usize = 4;
 
 impl GpuContacts {
-    /// Every touching pair of `spheres` through `broad` (any method) and each pair's contact, in
-    /// one submission from the upload to the contacts: the pairs `(i, j)`, `i < j`, sorted, into
-    /// `pairs` and their contacts in the same order into `contacts` (both cleared first; no
-    /// spheres give no pairs). Spheres are validated. A list that outgrows the broad phase's
-    /// runs the frame again, larger (a second wait).
-    pub fn sphere_frame(
-        &mut self,
-        broad: &mut GpuBroadPhase,
-        spheres: &[Sphere],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let run = self.sphere_frame_async(broad, spheres, pairs, contacts);
-        crate::gpu::context::block::block_on("a sphere contacts frame", run)?
+    blocking! {
+        /// Every touching pair of `spheres` through `broad` (any method) and each pair's contact, in
+        /// one submission from the upload to the contacts: the pairs `(i, j)`, `i < j`, sorted, into
+        /// `pairs` and their contacts in the same order into `contacts` (both cleared first; no
+        /// spheres give no pairs). Spheres are validated. A list that outgrows the broad phase's
+        /// runs the frame again, larger (a second wait).
+        pub fn sphere_frame(
+            &mut self,
+            broad: &mut GpuBroadPhase,
+            spheres: &[Sphere],
+            pairs: &mut Vec<Pair>,
+            contacts: &mut Vec<Contact>,
+        ) -> Result<Stats>
+            = sphere_frame_async, "a sphere contacts frame";
     }
 
     /// [`Self::sphere_frame`] as a future, for a browser's page (docs/design.md §8.5).

@@ -14,6 +14,20 @@ pub(crate) fn block_on<F: IntoFuture>(what: &str, future: F) -> Result<F::Output
     Ok(pollster::block_on(future))
 }
 
+/// Declares the blocking twin of an async method (docs/design.md §8.5): its docs, then
+/// `fn name(&mut self, arg: Type, ...) -> Result<T> = name_async, "what it waits for";`. The
+/// twin waits with [`block_on`]: in a browser build it is [`Error::Unsupported`].
+macro_rules! blocking {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident(&mut self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty
+        = $twin:ident, $what:expr;) => {
+        $(#[$doc])*
+        $vis fn $name(&mut self $(, $arg: $ty)*) -> $ret {
+            $crate::gpu::context::block::block_on($what, self.$twin($($arg),*))?
+        }
+    };
+}
+pub(crate) use blocking;
+
 /// [`Error::Unsupported`] in a browser build, where `what` would block the page's thread (the
 /// blocking GPU calls); `Ok` elsewhere.
 pub(crate) fn refuse_in_browser(what: &str) -> Result<()> {

@@ -8,23 +8,23 @@ use crate::geom::contact::Contact;
 use crate::geom::obb::Obb;
 use crate::geom::polygon::Polygon;
 use crate::gpu::boxes::sat::Exact;
-use crate::gpu::context::block_on;
+use crate::gpu::context::block::blocking;
 use web_time::Instant;
 
 impl GpuBoxPipeline {
-    /// Every overlapping (or touching) pair of boxes and its contact (docs/design.md §4.8), in
-    /// one submission from the upload through the broad phase, the SAT stage and the contacts
-    /// (the pairs the device left unsure settled on the host, with their contacts): the pairs
-    /// `(i, j)`, `i < j`, sorted, into `pairs` and their contacts in the same order into
-    /// `contacts` (both cleared first). `Stats::tests` = SAT tests.
-    pub fn obb_contacts(
-        &mut self,
-        boxes: &[Obb],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let run = self.obb_contacts_async(boxes, pairs, contacts);
-        block_on("a box contacts frame", run)?
+    blocking! {
+        /// Every overlapping (or touching) pair of boxes and its contact (docs/design.md §4.8), in
+        /// one submission from the upload through the broad phase, the SAT stage and the contacts
+        /// (the pairs the device left unsure settled on the host, with their contacts): the pairs
+        /// `(i, j)`, `i < j`, sorted, into `pairs` and their contacts in the same order into
+        /// `contacts` (both cleared first). `Stats::tests` = SAT tests.
+        pub fn obb_contacts(
+            &mut self,
+            boxes: &[Obb],
+            pairs: &mut Vec<Pair>,
+            contacts: &mut Vec<Contact>,
+        ) -> Result<Stats>
+            = obb_contacts_async, "a box contacts frame";
     }
 
     /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
@@ -44,15 +44,15 @@ impl GpuBoxPipeline {
             .await
     }
 
-    /// The polygon equivalent of [`Self::obb_contacts`] (2D, in the plane z = 0).
-    pub fn polygon_contacts(
-        &mut self,
-        polygons: &[Polygon],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let run = self.polygon_contacts_async(polygons, pairs, contacts);
-        block_on("a polygon contacts frame", run)?
+    blocking! {
+        /// The polygon equivalent of [`Self::obb_contacts`] (2D, in the plane z = 0).
+        pub fn polygon_contacts(
+            &mut self,
+            polygons: &[Polygon],
+            pairs: &mut Vec<Pair>,
+            contacts: &mut Vec<Contact>,
+        ) -> Result<Stats>
+            = polygon_contacts_async, "a polygon contacts frame";
     }
 
     /// [`Self::polygon_contacts`] as a future, for a browser's page (docs/design.md §8.5).

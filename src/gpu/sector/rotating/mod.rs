@@ -18,6 +18,7 @@ use crate::geom::sector::proxy::{Proxy, Swept, proxy_aabb};
 use crate::geom::sphere::Sphere;
 use crate::geom::sphere_grid::SphereGrid;
 use crate::gpu::context::Uniform;
+use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, count_u32, dispatch_2d};
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::sector::sector_sphere::GpuSector;
@@ -234,21 +235,21 @@ impl RotatingGpu {
         ctx.dispatch_pass(enc, stage, timer.pass(stage), pipeline, &bg, [x, y, 1]);
     }
 
-    /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,
-    /// with `want_hits`, the sorted hit pairs (box, sphere). Every pass of every proxy goes in one
-    /// submission with one host wait (docs/design.md §9.7); a proxy whose candidates or hits
-    /// outgrew the lists sized from the last frame runs again on its own (chunked when one
-    /// binding cannot hold its candidates), so nothing is ever lost.
-    pub fn frame(
-        &mut self,
-        ctx: &GpuContext,
-        boxes: &[impl Swept],
-        spheres: &[Sphere],
-        proxies: &[Proxy],
-        want_hits: bool,
-    ) -> Result<Vec<ProxyFrame>> {
-        let frame = self.frame_async(ctx, boxes, spheres, proxies, want_hits);
-        crate::gpu::context::block_on("a rotating frame", frame)?
+    blocking! {
+        /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,
+        /// with `want_hits`, the sorted hit pairs (box, sphere). Every pass of every proxy goes in one
+        /// submission with one host wait (docs/design.md §9.7); a proxy whose candidates or hits
+        /// outgrew the lists sized from the last frame runs again on its own (chunked when one
+        /// binding cannot hold its candidates), so nothing is ever lost.
+        pub fn frame(
+            &mut self,
+            ctx: &GpuContext,
+            boxes: &[impl Swept],
+            spheres: &[Sphere],
+            proxies: &[Proxy],
+            want_hits: bool,
+        ) -> Result<Vec<ProxyFrame>>
+            = frame_async, "a rotating frame";
     }
 
     /// [`Self::frame`] as a future, for a browser's page (docs/design.md §8.5).

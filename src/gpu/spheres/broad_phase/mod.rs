@@ -57,6 +57,7 @@ use web_time::Instant;
 
 mod buffers;
 mod diagnostics;
+use crate::gpu::context::block::blocking;
 use buffers::grid_buckets;
 mod in_flight;
 #[cfg(test)]
@@ -579,14 +580,15 @@ impl GpuBroadPhase {
         self.find_pairs_whole(&alone, out)
     }
 
-    /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
-    /// binding.
-    pub(super) fn find_pairs_whole(
-        &mut self,
-        spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        crate::gpu::context::block_on("a frame", self.find_pairs_whole_async(spheres, out))?
+    blocking! {
+        /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
+        /// binding.
+        pub(super) fn find_pairs_whole(
+            &mut self,
+            spheres: &[Sphere],
+            out: Option<&mut Vec<Pair>>,
+        ) -> Result<Stats>
+            = find_pairs_whole_async, "a frame";
     }
 
     /// [`BroadPhase::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the

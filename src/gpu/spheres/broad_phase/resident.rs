@@ -6,6 +6,7 @@
 use super::{COUNTER_WORDS, GpuBroadPhase, Source};
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::sphere::Sphere;
+use crate::gpu::context::block::blocking;
 use crate::gpu::events::GpuEvents;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::slots;
@@ -185,12 +186,13 @@ impl GpuBroadPhase {
         self.events.as_deref()
     }
 
-    /// After frames from [`Self::encode_from_buffer`] (since the last check): an error when a
-    /// frame had spheres the host would reject, or more pairs than the list holds (with events
-    /// tracked every such frame is counted; without, the last frame's count is checked). One
-    /// wait.
-    pub fn check_resident(&mut self) -> Result<()> {
-        crate::gpu::context::block_on("a resident check", self.check_resident_async())?
+    blocking! {
+        /// After frames from [`Self::encode_from_buffer`] (since the last check): an error when a
+        /// frame had spheres the host would reject, or more pairs than the list holds (with events
+        /// tracked every such frame is counted; without, the last frame's count is checked). One
+        /// wait.
+        pub fn check_resident(&mut self) -> Result<()>
+            = check_resident_async, "a resident check";
     }
 
     /// [`Self::check_resident`] as a future, for a browser's page (docs/design.md §8.5).

@@ -27,6 +27,7 @@ use crate::broadphase::worlds::{WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{Backend, Clock, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::sphere::{Sphere, validate_spheres};
+use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::frame::{ParamArena, Recorder};
 use crate::gpu::sort::keys::{KeyInputs, KeyMode, KeyParams, Keys};
@@ -268,17 +269,18 @@ impl GpuWorldBatch {
         self.frame.set_pair_limit(limit);
     }
 
-    /// Finds the touching pairs of each world, as `cpu::WorldBatch::find_pairs` does: `worlds[i]` is sphere `i`'s world
-    /// ([`SHARED`](crate::broadphase::worlds::SHARED): every world's); with `out = None` only counts. The frame
-    /// runs whole on the context's first device (no parts): a batch past a binding is
-    /// `Error::TooLarge`.
-    pub fn find_pairs(
-        &mut self,
-        spheres: &[Sphere],
-        worlds: &[u32],
-        out: Option<&mut WorldPairs>,
-    ) -> Result<Stats> {
-        crate::gpu::context::block_on("a world batch", self.find_pairs_async(spheres, worlds, out))?
+    blocking! {
+        /// Finds the touching pairs of each world, as `cpu::WorldBatch::find_pairs` does: `worlds[i]` is sphere `i`'s world
+        /// ([`SHARED`](crate::broadphase::worlds::SHARED): every world's); with `out = None` only counts. The frame
+        /// runs whole on the context's first device (no parts): a batch past a binding is
+        /// `Error::TooLarge`.
+        pub fn find_pairs(
+            &mut self,
+            spheres: &[Sphere],
+            worlds: &[u32],
+            out: Option<&mut WorldPairs>,
+        ) -> Result<Stats>
+            = find_pairs_async, "a world batch";
     }
 
     /// [`Self::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
