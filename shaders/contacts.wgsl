@@ -444,9 +444,11 @@ fn vertex(start: u32, count: u32, v: u32) -> vec2<f32> {
     return vertices[start + v % count];
 }
 
-// The unit outward normal of the counter-clockwise edge v1 -> v2.
+// The unit outward normal of the counter-clockwise edge v1 -> v2, the edge first scaled to a
+// largest component of 1 (the square of a short edge underflows: geom::contact::outward).
 fn outward(v1: vec2<f32>, v2: vec2<f32>) -> vec2<f32> {
-    let e = v2 - v1;
+    let d = v2 - v1;
+    let e = d * m_div(1.0, max(abs(d.x), abs(d.y)));
     return vec2<f32>(e.y, -e.x) * m_div(1.0, m_length2(e));
 }
 

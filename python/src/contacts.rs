@@ -201,22 +201,35 @@ fn contact_dict<'py>(
             )
         })
         .map_err(to_py)?;
-    let normals: Vec<f32> = contacts
-        .iter()
-        .flat_map(|c| c.normal.to_array()[..dims].to_vec())
-        .collect();
-    let points: Vec<f32> = contacts
-        .iter()
-        .flat_map(|c| {
+    // Each array allocated once at its size (a collect grew them by doubling, past the
+    // budget's estimate: under a memory limit the process aborted).
+    let filled = |len: usize, values: &mut dyn Iterator<Item = f32>| -> PyResult<Vec<f32>> {
+        let mut v = Vec::new();
+        let what = format!("the contact arrays of {k} pairs");
+        sweepfan::broadphase::limits::reserve(&mut v, len, &what).map_err(to_py)?;
+        v.extend(values);
+        Ok(v)
+    };
+    let normals = filled(
+        k * dims,
+        &mut contacts
+            .iter()
+            .flat_map(|c| c.normal.to_array().into_iter().take(dims)),
+    )?;
+    let points = filled(
+        k * most_points * dims,
+        &mut contacts.iter().flat_map(|c| {
             c.points[..most_points]
                 .iter()
-                .flat_map(|p| p.to_array()[..dims].to_vec())
-        })
-        .collect();
-    let point_depths: Vec<f32> = contacts
-        .iter()
-        .flat_map(|c| c.depths[..most_points].to_vec())
-        .collect();
+                .flat_map(|p| p.to_array().into_iter().take(dims))
+        }),
+    )?;
+    let point_depths = filled(
+        k * most_points,
+        &mut contacts
+            .iter()
+            .flat_map(|c| c.depths[..most_points].iter().copied()),
+    )?;
     let d = PyDict::new(py);
     d.set_item("pairs", pair_array(py, pairs))?;
     let shape =

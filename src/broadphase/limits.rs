@@ -35,7 +35,7 @@
 use super::cancel::CancelToken;
 pub use super::memory::{
     Available, HOST_BYTES_PER_OBJECT, Limit, available, available_bytes, check_fits, check_fits_or,
-    check_scene_size, check_scene_size_with, too_large,
+    check_scene_size, check_scene_size_with, reserve, too_large,
 };
 use std::cell::RefCell;
 

@@ -506,8 +506,12 @@ pub(crate) fn settle(
 }
 
 /// The unit outward normal of the counter-clockwise edge `v1 -> v2`.
+/// The edge is first scaled to a largest component of 1: the square of an edge shorter than
+/// about 1e-19 underflows f32 (a corner cut at 1e-23 once gave an infinite normal, and its
+/// polygon no contact), of one longer than 1e19 overflows. `outward` in `shaders/contacts.wgsl`.
 fn outward(v1: Vec2, v2: Vec2) -> Vec2 {
     let e = v2 - v1;
+    let e = e / e.abs().max_element();
     Vec2::new(e.y, -e.x).normalize()
 }
 

@@ -368,3 +368,43 @@ fn gpu_sphere_contacts_touch_exactly_when_the_spheres_do() {
     }
     assert!(apart > 20, "the scenes hold pairs just apart ({apart})");
 }
+
+/// A polygon with an edge so short that its square underflows f32 (a corner cut at 1e-23 of an
+/// ordinary square) still has finite unit normals: an overlapping pair gets its contact, on the
+/// CPU and the GPU (it once got depth -inf and no point).
+#[test]
+fn polygons_with_a_tiny_edge_have_contacts() {
+    let gpu = test_gpu();
+    for cut in [1e-23f32, 1e-29, 1e-20] {
+        let pentagon = [(cut, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (0.0, cut)];
+        let a: Vec<Vec2> = pentagon.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+        let b = [
+            Vec2::new(-1.0, -1.0),
+            Vec2::new(2.0, -1.0),
+            Vec2::new(-1.0, 2.0),
+        ];
+        let polys = vec![Polygon::new(0, &a).unwrap(), Polygon::new(1, &b).unwrap()];
+        let mut out = vec![polygon_contacts_on_cpu(&polys)];
+        if let Some(ctx) = &gpu {
+            let mut on_gpu = Vec::new();
+            GpuContacts::new(ctx)
+                .unwrap()
+                .polygon_contacts(ctx, &polys, &[[0, 1]], &mut on_gpu)
+                .unwrap();
+            out.push(on_gpu[0]);
+        }
+        for c in out {
+            assert!(
+                c.count > 0 && c.depth.is_finite() && c.depth >= 0.0,
+                "cut {cut}: {c:?}"
+            );
+            assert!((c.normal.length() - 1.0).abs() < 1e-5, "cut {cut}: {c:?}");
+        }
+    }
+}
+
+fn polygon_contacts_on_cpu(polys: &[Polygon]) -> Contact {
+    let mut out = Vec::new();
+    polygon_contacts(polys, &[[0, 1]], &mut out).unwrap();
+    out[0]
+}
