@@ -359,7 +359,8 @@ fn polygons_one_bit_from_touching_are_exact() {
         assert_eq!(got, want, "scale {scale}: the pipeline's frame");
         // The frame with its contacts, in one submission: the unsure pairs settled with theirs.
         let mut contacts = Vec::new();
-        pipe.polygon_contacts(&polys, &mut got, &mut contacts).unwrap();
+        pipe.polygon_contacts(&polys, &mut got, &mut contacts)
+            .unwrap();
         assert_eq!(got, want, "scale {scale}: the contacts frame");
         let touching = contacts.iter().all(|c| c.count > 0 && c.depth >= 0.0);
         assert!(touching, "scale {scale}: every listed pair has a contact");

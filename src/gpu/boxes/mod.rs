@@ -5,6 +5,7 @@ pub mod aabb_sap;
 mod after_sat;
 pub mod pipeline;
 pub mod sat;
+mod sat_exact;
 mod uploads;
 
 impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {

@@ -20,15 +20,13 @@ use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::contact::Contact;
-use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
-use crate::geom::polygon::{Polygon, PolygonSet};
+use crate::geom::obb::Obb;
+use crate::geom::polygon::Polygon;
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::{GpuAabbSap, SapReadback, SweepLayout, SweepShapes, aabb_bytes};
 use crate::gpu::boxes::after_sat::{AfterSat, Followed, SatPlans, SatRun, settle_with_contacts};
 use crate::gpu::boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput};
-use crate::gpu::boxes::uploads::{
-    AABBS, FRAMES, OFFSETS, ShapeBuffers, ShapeUploads, VERTICES, bounding_circle,
-};
+use crate::gpu::boxes::uploads::{AABBS, ShapeBuffers, ShapeUploads};
 use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::GpuEvents;
@@ -38,6 +36,7 @@ use std::sync::Arc;
 use web_time::Instant;
 
 mod contacts;
+mod upload;
 
 /// Relative widening of the sphere proxies' radii: covers the rounding of `length` and of the
 /// sphere test, so an overlapping (or touching) pair is always a candidate.
@@ -357,61 +356,6 @@ impl GpuBoxPipeline {
         }
         stats.pairs = out.len() as u64;
         Ok(stats)
-    }
-
-    fn upload_obbs(&mut self, boxes: &[Obb]) -> Result<Uploaded> {
-        validate_obbs(boxes)?;
-        let n = shape_count(boxes.len())?;
-        let frames = obb_frames(boxes);
-        let bytes = bytemuck::cast_slice::<ObbFrame, u8>(&frames);
-        self.shapes.frames(&self.ctx, bytes.len() as u64)?;
-        self.uploads.stage(FRAMES, bytes);
-        self.set_layout(|| SweepLayout::for_frames(&frames));
-        if let Broad::Sphere { proxies, .. } = &mut self.broad {
-            proxies.clear();
-            proxies.extend(boxes.iter().map(|b| Sphere {
-                center: b.center,
-                radius: b.half_extents.length() * (1.0 + PROXY_WIDENING),
-            }));
-        }
-        Ok(Uploaded::Obbs(n))
-    }
-
-    /// The sweep layout for this upload: `columns()` when columns are in use, else one column.
-    fn set_layout(&mut self, columns: impl FnOnce() -> SweepLayout) {
-        self.layout = if self.use_columns {
-            columns()
-        } else {
-            SweepLayout::single()
-        };
-    }
-
-    fn upload_polygons(&mut self, polygons: &[Polygon]) -> Result<Uploaded> {
-        let sizes = polygons.iter().map(|p| p.vertices().len());
-        crate::gpu::adapter_check::check_polygon_loops(&self.ctx, sizes)?;
-        let set = PolygonSet::new(polygons)?;
-        if set.is_empty() {
-            return Err(Error::EmptyScene);
-        }
-        let n = shape_count(set.len())?;
-        let (vertices, offsets): (&[u8], &[u8]) = (
-            bytemuck::cast_slice(&set.vertices),
-            bytemuck::cast_slice(&set.offsets),
-        );
-        let (vb, ob) = (vertices.len() as u64, offsets.len() as u64);
-        self.shapes.polygons(&self.ctx, vb, ob)?;
-        self.uploads.stage(VERTICES, vertices);
-        self.uploads.stage(OFFSETS, offsets);
-        self.set_layout(|| SweepLayout::for_polygons(&set));
-        if let Broad::Sphere { proxies, .. } = &mut self.broad {
-            proxies.clear();
-            proxies.extend(
-                polygons
-                    .iter()
-                    .map(|p| bounding_circle(p.vertices(), PROXY_WIDENING)),
-            );
-        }
-        Ok(Uploaded::Polygons(n))
     }
 
     /// One frame of the uploaded shapes; `exact`: the shapes, to settle the pairs the device

@@ -10,11 +10,12 @@
 //! caller grows the output ([`GpuSat::reserve_output`]) and re-runs instead of losing pairs.
 //! [`GpuSat::obb_pairs`] and [`GpuSat::polygon_pairs`] do all of that for candidates on the host.
 
+pub use super::sat_exact::Exact;
+use super::sat_exact::oriented;
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::obb::{Obb, ObbFrame, obb_frames};
-use crate::geom::polygon::{Polygon, PolygonSet};
-use crate::geom::sat::polygons_overlap;
+use crate::geom::polygon::PolygonSet;
 use crate::gpu::boxes::uploads::ShapeBuffers;
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
@@ -119,45 +120,6 @@ impl SatOutput {
         let found = self.sure as u64 + settled.len() as u64;
         pairs.extend(settled);
         Some((found, pairs))
-    }
-}
-
-/// The shapes a frame's unsure pairs are settled on, exactly, on the host (docs/design.md §4.2,
-/// §4.6).
-#[derive(Clone, Copy)]
-pub enum Exact<'a> {
-    /// Oriented boxes.
-    Boxes(&'a [Obb]),
-    /// Convex polygons.
-    Polygons(&'a [Polygon]),
-    /// Convex polygons as one flat set.
-    PolygonSet(&'a PolygonSet),
-}
-
-impl Exact<'_> {
-    /// No shapes: for stages that list no unsure pairs (the broad phase alone, axis-aligned
-    /// boxes).
-    pub const NONE: Exact<'static> = Exact::Boxes(&[]);
-
-    /// Whether shapes `i` and `j` overlap, exactly.
-    pub fn overlaps(self, i: usize, j: usize) -> bool {
-        match self {
-            Exact::Boxes(b) => b[i].overlaps(&b[j]),
-            Exact::Polygons(p) => p[i].overlaps(&p[j]),
-            Exact::PolygonSet(s) => polygons_overlap(s.polygon(i), s.polygon(j)),
-        }
-    }
-}
-
-/// `candidates`, each as `(min, max)`: unsure pairs come back reversed.
-fn oriented(candidates: &[Pair]) -> std::borrow::Cow<'_, [Pair]> {
-    if candidates.iter().any(|p| p[0] > p[1]) {
-        candidates
-            .iter()
-            .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
-            .collect()
-    } else {
-        candidates.into()
     }
 }
 
