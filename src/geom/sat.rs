@@ -135,7 +135,7 @@ pub fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
     !separated_by_an_edge_of(p, q) && !separated_by_an_edge_of(q, p)
 }
 
-/// Relative error bound of the f32 edge test ([`outside_filtered`]): `(b - a) x (v - a)` as two
+/// Relative error bound of the f32 edge test (`outside_filtered`): `(b - a) x (v - a)` as two
 /// rounded differences, two rounded products and a rounded difference is within 3 units of
 /// rounding (2^-24 each) of the exact value times `|l| + |r|`, the magnitudes of its two
 /// products; 32 units leave room for a GPU's fused multiply-add and any order of operations.
