@@ -254,3 +254,36 @@ fn canonical_pair_order_from_the_device() {
         }
     }
 }
+
+/// Polygon frames whose pairs the device leaves unsure (a vertex on, or one lowest bit off, a
+/// slanted edge: `hairline_polygons`), each frame a new draw of the nudges: the device's events
+/// (recomputed from the host's settled list) are the exact frames' differences.
+#[test]
+fn polygon_events_of_unsure_pairs_are_the_exact_frames_differences() {
+    use crate::common::{hairline_polygons, polygon_oracle};
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    let Some(ctx) = shared_gpu() else { return };
+    let mut gpu = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap();
+    gpu.track_events(true).unwrap();
+    let mut tracker = EventTracker::new();
+    for frame in 0..4u64 {
+        let polys = hairline_polygons(60, 10 + frame, 1.0);
+        let n = polys.len() as u32;
+        let want_pairs: Vec<sweepfan::Pair> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| [i, j]))
+            .filter(|&[i, j]| {
+                polygon_oracle(polys[i as usize].vertices(), polys[j as usize].vertices())
+            })
+            .collect();
+        let want = tracker.update(want_pairs.clone());
+        let mut out = Vec::new();
+        gpu.polygon_overlaps(&polys, Some(&mut out)).unwrap();
+        sweepfan::canonicalize(&mut out);
+        assert_eq!(out, want_pairs, "frame {frame}");
+        let got = gpu.take_events().expect("tracked");
+        assert_eq!(got, want, "frame {frame}");
+        if frame > 0 {
+            assert!(!want.found.is_empty() && !want.lost.is_empty(), "frame {frame}");
+        }
+    }
+}
