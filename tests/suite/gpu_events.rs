@@ -283,7 +283,10 @@ fn polygon_events_of_unsure_pairs_are_the_exact_frames_differences() {
         let got = gpu.take_events().expect("tracked");
         assert_eq!(got, want, "frame {frame}");
         if frame > 0 {
-            assert!(!want.found.is_empty() && !want.lost.is_empty(), "frame {frame}");
+            assert!(
+                !want.found.is_empty() && !want.lost.is_empty(),
+                "frame {frame}"
+            );
         }
     }
 }
