@@ -271,8 +271,9 @@ fn contact_dict<'py>(
 /// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
 /// touching pair, sorted; with the GPU in one submission from the spheres to the contacts.
 /// centers and radii as sphere_pairs takes them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
-/// within 2^-14 of the pair's extent of the CPU's; a pair within that of touching has depth 0
-/// and its point), "auto" as sphere_pairs takes it; adapter too.
+/// within 2^-14 of the pair's extent of the CPU's; whether a pair touches is exact on both:
+/// the pairs within that of touching take the CPU's contact), "auto" as sphere_pairs takes it;
+/// adapter too.
 #[pyfunction]
 #[pyo3(signature = (centers, radii, *, pairs = None, backend = "cpu", adapter = None))]
 pub fn sphere_contacts<'py>(
