@@ -224,8 +224,9 @@ fn obb_main(inv: Invocation) {
 
 // APART when every vertex of q lies surely strictly outside one edge line of p; UNSURE when
 // no edge separates surely but one might (each vertex outside it or within the error bound of
-// its line); OVERLAP when every edge has a vertex surely not outside. `outside_filtered` in
-// src/geom/sat.rs: the sign of (b - a) x (v - a) beyond the bound.
+// its line); OVERLAP when every edge has a vertex surely not outside: the sign of
+// (b - a) x (v - a) beyond the bound a vertex (src/geom/sat.rs takes one a pair, never smaller;
+// docs/design.md §4.6).
 fn separation_by_an_edge_of(p0: u32, p1: u32, q0: u32, q1: u32) -> u32 {
     var verdict = OVERLAP;
     var prev = vertices[p1 - 1u];

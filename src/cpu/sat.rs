@@ -10,7 +10,9 @@ use crate::geom::aabb::Aabb;
 use crate::geom::exact::settle;
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
-use crate::geom::sat::{SatVerdict, obb_frames_verdict, polygons_overlap};
+use crate::geom::sat::{
+    PolygonReach, SatVerdict, obb_frames_verdict, pair_bound, polygons_overlap_within,
+};
 use rayon::prelude::*;
 use web_time::Instant;
 
@@ -88,8 +90,15 @@ pub fn polygon_pairs(polygons: &[Polygon], candidates: &[Pair], out: &mut Vec<Pa
 pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
     check_candidates(set.len(), candidates)?;
     out.clear();
-    filter_in_chunks(candidates, out, |p| {
-        polygons_overlap(set.polygon(p[0] as usize), set.polygon(p[1] as usize))
+    // Each polygon's reach once, not once a candidate (docs/design.md §4.6).
+    let reach: Vec<PolygonReach> = (0..set.len())
+        .into_par_iter()
+        .map(|i| PolygonReach::of(set.polygon(i)))
+        .collect();
+    filter_in_chunks(candidates, out, |&[i, j]| {
+        let (i, j) = (i as usize, j as usize);
+        let bound = pair_bound(&reach[i], &reach[j]);
+        polygons_overlap_within(set.polygon(i), set.polygon(j), bound)
     })
 }
 
