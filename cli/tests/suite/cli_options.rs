@@ -352,7 +352,7 @@ fn options_a_scene_ignores_are_refused() {
 }
 
 /// The help shows `--n`'s default comma-separated, and both that form and the space-separated
-/// one are accepted.
+/// one are accepted; a size named twice is run once.
 #[test]
 fn reproduce_n_accepts_what_its_help_shows() {
     let help = succeed(
@@ -370,6 +370,8 @@ fn reproduce_n_accepts_what_its_help_shows() {
         &["--n", "50,60"][..],
         &["--n", "50", "60"],
         &["--n", "50", "--n", "60"],
+        // A size named twice runs once, where first named.
+        &["--n", "50,60,50"],
     ]
     .iter()
     .enumerate()
@@ -390,12 +392,17 @@ fn reproduce_n_accepts_what_its_help_shows() {
                 .arg(&json)
                 .output(),
         );
-        let mut ns: Vec<u64> = json_rows(&json)
+        let ns: Vec<u64> = json_rows(&json)
             .iter()
             .map(|r| r["n"].as_u64().unwrap())
             .collect();
-        ns.dedup();
-        assert_eq!(ns, [50, 60], "{form:?}");
+        let rows_a_size = ns.len() / 2;
+        assert!(rows_a_size > 0, "{form:?}: {ns:?}");
+        let want: Vec<u64> = [50, 60]
+            .iter()
+            .flat_map(|&n| std::iter::repeat_n(n, rows_a_size))
+            .collect();
+        assert_eq!(ns, want, "{form:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -111,7 +111,10 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
         events: false,
     };
     let methods = sweepfan::Method::ALL.len();
-    let bar = progress_bar((a.n.len() * methods * backends.len()) as u64);
+    let bar = progress_bar(
+        (a.n.iter().collect::<std::collections::BTreeSet<_>>().len() * methods * backends.len())
+            as u64,
+    );
     let r = reproduce(&a.n, a.seed, &backends, run, Some(&bar), gpu)?;
     bar.finish_and_clear();
     outln!(
