@@ -57,11 +57,11 @@ const EXT_SAP_AXIS: u32 = 576u;
 // The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew).
 const EXT_GIANTS: u32 = 577u;
 // Most giants (GIANTS_MAX in src/geom/radii.rs).
-const GIANTS_MAX: u32 = 1024u;
+const GIANTS_MAX: u32 = 4096u;
 // Slots of the giants' list: the giants and, in a batch of worlds, the grid's shared objects
 // (at most GIANT_SLOTS - GIANTS_MAX, docs/design.md §2.13). EXTENTS_WORDS in
 // src/gpu/sort/keys.rs is EXT_GIANTS + GIANT_SLOTS.
-const GIANT_SLOTS: u32 = 1040u;
+const GIANT_SLOTS: u32 = 4112u;
 
 // 256 threads: a multiple of every subgroup size in use (8..128) and the size the workgroup
 // reductions below are written for.

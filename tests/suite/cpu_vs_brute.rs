@@ -151,14 +151,15 @@ fn generated_scenes_match_brute_force() {
 }
 
 /// Many giants (docs/design.md §2.7): 40 and 150 large spheres of mixed radii among 3,000
-/// small ones, and `GIANTS_MAX` among 17,000, inside the others' box, on its faces and beyond
-/// it, so the grid's coarse index of their reach (the CPU) and every other method find brute
-/// force's pairs.
+/// small ones, and 1,100 (past the budget's old cap of 1,024) among 17,600, inside the
+/// others' box, on its faces and beyond it, so the grid's coarse index of their
+/// reach (the CPU) and every other method find brute force's pairs. Each scene's giants are
+/// all set aside.
 #[test]
 fn many_giants_match_brute_force() {
+    use sweepfan::geom::radii::{giants_budget, giants_of};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
-    let most = sweepfan::geom::radii::GIANTS_MAX as usize;
-    for (giants, small) in [(40, 3000), (150, 3000), (most, 17_000)] {
+    for (giants, small) in [(40, 3000), (150, 3000), (1100, 17_600)] {
         let side = 120.0 * (small as f32 / 3000.0).cbrt();
         let mut s: Vec<Sphere> = (0..small)
             .map(|_| {
@@ -172,6 +173,8 @@ fn many_giants_match_brute_force() {
                 - Vec3::splat(0.25 * side);
             s.push(Sphere::new(c, r));
         }
+        let (set_aside, _) = giants_of(&s, giants_budget(s.len() as u64));
+        assert_eq!(set_aside.len(), giants, "{giants} giants set aside");
         check_scene(&s, true).unwrap_or_else(|e| panic!("{giants} giants: {e}"));
     }
 }

@@ -155,6 +155,28 @@ fn giant_rule_edges_gpu_equals_cpu() {
     assert!(tests[4] < 2 * plain, "{tests:?} against {plain}");
 }
 
+/// More giants than the budget's old cap of 1,024 (docs/design.md §2.7): 2,000 boulders of
+/// radius 9 through a density scene of 40,000 (a budget of 2,500) are set aside, and the device
+/// decides as the CPU (equal test counts) with the CPU's pairs; its giants' walk reads the list
+/// in 42 tiles.
+#[test]
+fn two_thousand_giants_gpu_equals_cpu() {
+    use rand::{Rng, SeedableRng};
+    use sweepfan::geom::radii::{giants_budget, giants_of};
+    let Some(ctx) = shared_gpu() else { return };
+    let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(40_000, 11));
+    let half = scene.half_extent.unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+    for k in 0..2000 {
+        let c = glam::Vec3::new(rng.random(), rng.random(), rng.random()) * (2.0 * half)
+            - glam::Vec3::splat(half);
+        scene.spheres[k * 20] = sweepfan::Sphere::new(c, 9.0);
+    }
+    let n = scene.len() as u64;
+    assert_eq!(giants_of(&scene.spheres, giants_budget(n)).0.len(), 2000);
+    check_scene(&ctx, &scene, &[Method::Grid], 1);
+}
+
 /// The walks' two ends (docs/design.md §9.17): the subgroup one where the adapter offers
 /// SUBGROUP, and the portable one (workgroup barriers, no subgroup operation) on the same
 /// adapter opened without it. Both give the CPU's pairs and counts, on scenes where objects

@@ -310,7 +310,7 @@ fn boulders_a_sample_misses_are_seen_and_priced() {
             let s = survey(&spheres);
             assert!(s.large >= boulders, "{what}: {} large", s.large);
             assert_eq!(s.largest_radius, radius, "{what}");
-            let most = crate::geom::radii::GIANTS_MAX as usize;
+            let most = crate::geom::radii::giants_budget(n as u64) as usize;
             let giants = if boulders <= most { boulders } else { 0 };
             assert_eq!(s.giants, giants, "{what}");
             let (split, cell_radius) = {

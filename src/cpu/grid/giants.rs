@@ -248,7 +248,7 @@ mod tests {
         let top = radii.iter().copied().fold(0.0, f32::max);
         assert_eq!(histogram(&radii).decide(), (255, top));
         // One giant too many: of the budget's cap, in a scene large enough for it.
-        let mut radii = vec![1.0f32; 20_000];
+        let mut radii = vec![1.0f32; 70_000];
         radii.extend(vec![100.0; GIANTS_MAX as usize + 1]);
         assert_eq!(histogram(&radii).decide(), (255, 100.0));
         radii.pop();

@@ -29,8 +29,8 @@ crate::gpu::context::entry_pipelines! {
 pub const EXTENTS_INIT: [u32; 8] = [u32::MAX, u32::MAX, u32::MAX, 0, 0, 0, 0, 0];
 /// Words of the extents buffer (`ext` in `shaders/frame.wgsl`): the extents, the grid's
 /// decisions, the radius histogram (256 counts from word 64, 256 maxima from word 320), sap's
-/// axis (word 576) and the giants' list (1,040 slots from word 577: `GIANT_SLOTS`).
-pub const EXTENTS_WORDS: u64 = 577 + 1040;
+/// axis (word 576) and the giants' list (4,112 slots from word 577: `GIANT_SLOTS`).
+pub const EXTENTS_WORDS: u64 = 577 + 4112;
 /// Most workgroups of the extents: twice [`FILL_INVOCATIONS`] threads, enough to fill a large
 /// GPU, while the global atomics (7 same-word ones per workgroup) stay below 7,168 whatever n
 /// is (docs/design.md §9.17). Before, one workgroup per 256 spheres made 458,752 at 16M.
@@ -228,6 +228,30 @@ mod tests {
         } else {
             b | 0x8000_0000
         }
+    }
+
+    /// The giants' list in `shaders/frame.wgsl` is the host's: as many giants as the rule
+    /// allows (`geom/radii.rs`), the grid's shared objects of a batch beside them, and the
+    /// extents buffer ending with the list.
+    #[test]
+    fn the_giants_list_is_sized_as_the_host_says() {
+        let wgsl = include_str!("../../../shaders/frame.wgsl");
+        let constant = |name: &str| -> u64 {
+            let line = wgsl
+                .lines()
+                .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
+                .unwrap_or_else(|| panic!("{name} not in frame.wgsl"));
+            let value = line.rsplit("= ").next().unwrap();
+            value
+                .trim_end_matches(';')
+                .trim_end_matches('u')
+                .parse()
+                .unwrap()
+        };
+        let (most, slots) = (constant("GIANTS_MAX"), constant("GIANT_SLOTS"));
+        assert_eq!(most, u64::from(crate::geom::radii::GIANTS_MAX));
+        assert_eq!(slots - most, crate::gpu::GPU_GRID_SHARED_MAX as u64);
+        assert_eq!(EXTENTS_WORDS, constant("EXT_GIANTS") + slots);
     }
 
     /// The extents words against a loop over the spheres: counts that leave threads with
