@@ -25,13 +25,16 @@
 @group(0) @binding(5) var<storage, read> keys: array<u32>;
 @group(0) @binding(6) var<storage, read> values: array<u32>;
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
+// grid: the bucket starts, then in a batch of worlds each object's world rank by original
+// index from word `params.buckets` (grid_rank), so that grid binds 8 storage buffers, WebGPU's
+// guaranteed number.
 @group(0) @binding(8) var<storage, read> starts: array<u32>;
 // min_axis: (m, axis) per sorted position of the owner walk's axis.
 @group(0) @binding(9) var<storage, read> choice: array<vec2<u32>>;
 // grid: the occupancy map (frame.wgsl; make_keys sets a bit a cell), a power of two of words.
 @group(0) @binding(10) var<storage, read> occupied: array<u32>;
-// grid and grid_giants in a batch of worlds (FLAG_WORLDS): each object's world rank, by
-// original index.
+// grid_giants in a batch of worlds (FLAG_WORLDS): each object's world rank, by original
+// index (grid reads the same ranks after its bucket starts).
 @group(0) @binding(11) var<storage, read> world_rank: array<u32>;
 
 const UNROLL: u32 = 16u;
@@ -363,8 +366,13 @@ var<private> one_cell_a_key: bool;
 var<private> bucket_bits: u32;
 var<private> my_tag: u32;
 // A batch of worlds: a candidate of the walker's bucket, tag and cell is tested only when its
-// own rank (world_rank, by index) is the walker's, as ranks past the key's bits are cut.
+// own rank (grid_rank, by index) is the walker's, as ranks past the key's bits are cut.
 var<private> grid_worlds: bool;
+
+// Object `index`'s world rank in a batch of worlds, from the tail of grid's `starts`.
+fn grid_rank(index: u32) -> u32 {
+    return starts[params.buckets + index];
+}
 
 // One branch per visit and no early return, as in visit_sweep.
 fn visit_bucket(q: u32) {
@@ -379,7 +387,7 @@ fn visit_bucket(q: u32) {
         // (in a batch of worlds, for its rank too).
         if (key >> bucket_bits) == my_tag && !is_giant(t, walk_split)
             && (one_cell_a_key || all(cell_of(t.xyz, walk_side) == cell)) {
-            if !grid_worlds || world_rank[values[at]] == my_world {
+            if !grid_worlds || grid_rank(values[at]) == my_world {
                 if tested(t) {
                     emit(my_index, values[at]);
                 }
@@ -413,7 +421,7 @@ fn grid(inv: Invocation) {
         one_cell_a_key = order.mode == GRID_Z_ORDER && !worlds;
         bucket_bits = countTrailingZeros(params.buckets);
         grid_worlds = worlds;
-        my_world = select(0u, world_rank[my_index], worlds);
+        my_world = select(0u, grid_rank(my_index), worlds);
         my_tag = keys[p] >> bucket_bits;
         let map_order = grid_map_order();
         let map_bits = arrayLength(&occupied) * 32u;

@@ -450,3 +450,18 @@ pub fn gpu_at_the_smallest_binding_cap() -> Option<std::sync::Arc<sweepfan::gpu:
     .unwrap();
     Some(std::sync::Arc::new(ctx))
 }
+
+/// A context on a device of the test adapter opened as a simulation opens its own with default
+/// settings (`wgpu::DeviceDescriptor::default()`): WebGPU's guaranteed limits (8 storage
+/// buffers a stage, 16 KiB of workgroup memory, 128 MiB a binding) and no optional feature
+/// (no SUBGROUP), through `GpuContext::from_device`. `None` as [`shared_gpu`].
+pub fn gpu_at_webgpus_default_limits() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
+    let adapter = shared_gpu()?.adapter().clone();
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+            .expect("a device at WebGPU's default limits");
+    assert_eq!(device.limits().max_storage_buffers_per_shader_stage, 8);
+    Some(std::sync::Arc::new(sweepfan::gpu::GpuContext::from_device(
+        adapter, device, queue,
+    )))
+}

@@ -125,6 +125,26 @@ fn random_mixed_radii_scenes() {
     });
 }
 
+/// Every method on a device opened at WebGPU's guaranteed limits (8 storage buffers a stage,
+/// no SUBGROUP), as a simulation's own device with default settings: the grid's walk once
+/// bound nine, and the sphere kernels, built together, failed for every method there.
+#[test]
+fn every_method_within_webgpus_default_limits() {
+    let Some(ctx) = crate::common::gpu_at_webgpus_default_limits() else {
+        return;
+    };
+    for m in Method::ALL {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), m)
+            .unwrap_or_else(|e| panic!("{m} at the default limits: {e}"));
+        check(
+            &mut bp,
+            &mixed(1000, 2, 20.0),
+            "mixed n=1000, default limits",
+        );
+        check(&mut bp, &paper(3000, 4), "paper n=3000, default limits");
+    }
+}
+
 #[test]
 fn paper_box_and_resident_buffers_across_sizes() {
     // One instance per method: growing, shrinking and growing again reuses or regrows buffers.

@@ -165,10 +165,15 @@ fn oracle_tests(method: Method, spheres: &[Sphere], worlds: &[u32]) -> u64 {
 /// rule's, the count-only call the same count, twice on one instance.
 fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
     let Some(ctx) = ctx() else { return };
+    check_on(&ctx, label, spheres, worlds);
+}
+
+/// [`check`] on the context `ctx`.
+fn check_on(ctx: &Arc<GpuContext>, label: &str, spheres: &[Sphere], worlds: &[u32]) {
     let expected = oracle(spheres, worlds);
     let total: usize = expected.iter().map(|(_, p)| p.len()).sum();
     let shared = worlds.iter().filter(|&&w| w == SHARED).count();
-    for mut batch in batches(&ctx) {
+    for mut batch in batches(ctx) {
         let name = batch.name().to_string();
         if name == "grid" && shared > sweepfan::gpu::GPU_GRID_SHARED_MAX {
             continue; // refused, as gpu_worlds_empty_bad_input_and_refusals checks
@@ -204,6 +209,19 @@ fn check(label: &str, spheres: &[Sphere], worlds: &[u32]) {
             assert_eq!(counted.pairs, total as u64, "{label}, {name}: count only");
         }
     }
+}
+
+/// Every batch on a device opened at WebGPU's guaranteed limits, as a simulation's own device
+/// with default settings: the grid's walk once bound a ninth storage buffer (the ranks), and
+/// its pipeline, built with every sphere kernel, failed there.
+#[test]
+fn gpu_worlds_within_webgpus_default_limits() {
+    let Some(ctx) = crate::common::gpu_at_webgpus_default_limits() else {
+        return;
+    };
+    with_shared_objects(&|label: &str, spheres: &[Sphere], worlds: &[u32]| {
+        check_on(&ctx, label, spheres, worlds)
+    });
 }
 
 #[test]

@@ -168,8 +168,9 @@ impl PairKernels {
     /// batch of worlds, docs/design.md §2.13: each object's rank by index, and the shared
     /// objects' rank, `u32::MAX` for none) each key holds its object's world rank above the
     /// bucket as far as it fits, buckets hash the cell with the world, a walk meets its own world
-    /// only (the candidate's rank read by index) and the shared objects walk nothing
-    /// (grid_giants).
+    /// only (the candidate's rank read by index, from `starts` past its `buckets` words, where
+    /// the caller copied the ranks: eight storage buffers, WebGPU's guaranteed number) and the
+    /// shared objects walk nothing (grid_giants).
     #[allow(clippy::too_many_arguments)]
     pub fn grid(
         &self,
@@ -188,8 +189,6 @@ impl PairKernels {
         };
         let mut buffers = sink.with_order(order, Some((8, starts)));
         buffers.push((10, occupied));
-        // Read only with FLAG_WORLDS; any buffer otherwise.
-        buffers.push((11, world_rank.map_or(starts, |(ranks, _)| ranks)));
         rec.launch(&self.grid, params, &buffers, n as u64)
     }
 

@@ -67,12 +67,14 @@ impl GpuBroadPhase {
         } else {
             (buf("marks", 4)?, buf("block maxima", 4)?)
         };
-        // The grid's bucket starts; a batch of worlds under origin_distance keeps each sorted
-        // position's |c| there (its keys are the ranks).
+        // The grid's bucket starts (in a batch of worlds, then each object's rank: the grid's
+        // walk binds no rank buffer of its own); a batch of worlds under origin_distance keeps
+        // each sorted position's |c| there (its keys are the ranks).
+        let ranks = if self.worlds.is_some() { cap as u64 } else { 0 };
         let starts = buf(
             "bucket starts",
             match self.method {
-                Method::Grid => 4 * grid_buckets(cap) as u64,
+                Method::Grid => 4 * (grid_buckets(cap) as u64 + ranks),
                 Method::OriginDistance if self.worlds.is_some() => 4 * cap as u64,
                 _ => 4,
             },

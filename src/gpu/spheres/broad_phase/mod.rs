@@ -452,8 +452,17 @@ impl GpuBroadPhase {
                         .bucket_starts(rec, n, buckets, &res.keys, &res.starts)
                 })?;
                 // A batch of worlds (docs/design.md §2.13): ranks above the buckets in the keys,
-                // as far as they fit, and by index.
+                // as far as they fit, and by index after the bucket starts.
                 let world_rank = inputs.world_rank;
+                if let Some((ranks, _)) = world_rank {
+                    enc.copy_buffer_to_buffer(
+                        ranks,
+                        0,
+                        &res.starts,
+                        4 * buckets as u64,
+                        4 * n as u64,
+                    );
+                }
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
                     let (starts, occupied) = (&res.starts, &res.occupied);
                     let p = &self.pairs;
