@@ -164,14 +164,36 @@ pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     if list.try_reserve_exact(n).is_ok() {
         return Ok(());
     }
+    Err(refused(what, needed))
+}
+
+/// The host-memory error of `needed` bytes for `what` that the allocator refused.
+pub fn refused(what: &str, needed: u64) -> Error {
     let usable = available().map(|a| a.usable());
-    Err(Error::too_large(
+    Error::too_large(
         Exceeds::HostMemory { needed, usable },
         format!(
             "{what}: about {} of memory needed, which the allocator refused",
             human(needed)
         ),
-    ))
+    )
+}
+
+/// Pushes `item`, growing `list` (doubling) only where the calling thread's budget and the
+/// allocator allow: false, nothing pushed, where they refuse (an infallible growth would abort
+/// the process). For lists that grow pair by pair inside a walk.
+#[inline(always)]
+pub fn try_push<T>(list: &mut Vec<T>, item: T) -> bool {
+    if list.len() == list.capacity() && !grow(list) {
+        return false;
+    }
+    list.push(item);
+    true
+}
+
+#[cold]
+fn grow<T>(list: &mut Vec<T>) -> bool {
+    reserve(list, list.len().max(64), "").is_ok()
 }
 
 /// Host bytes per object of a run that checks its results (a benchmark, a Python call), estimated: the scene (sphere and velocity, 28 B),

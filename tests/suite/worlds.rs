@@ -597,3 +597,41 @@ fn events_per_world_on_the_cpu() {
         check_world_events(&mut batch, 5);
     }
 }
+
+/// A batch whose pairs do not fit the memory it may use is refused as too large, never an
+/// abort (docs/design.md §9.14), whichever method walks its worlds: one world of 2,000 spheres
+/// all touching (about 2M pairs, 16 MB) under a budget of 4 MB, alone and beside small worlds;
+/// within the budget the same methods store every pair.
+#[test]
+fn worlds_past_the_memory_budget_are_refused() {
+    use sweepfan::{Limits, MemoryBudget};
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(4 << 20));
+    let clump: Vec<Sphere> = (0..2000)
+        .map(|i| Sphere::new(Vec3::new(i as f32 * 1e-4, 0.0, 0.0), 1.0))
+        .collect();
+    let mut beside = clump.clone();
+    beside.extend((0..200).map(|i| Sphere::new(Vec3::new(0.0, 10.0 * i as f32, 0.0), 1.0)));
+    let beside_ids: Vec<u32> = (0..beside.len())
+        .map(|i| if i < 2000 { 7 } else { (i % 50) as u32 })
+        .collect();
+    for factory in batches() {
+        let mut batch = factory.make();
+        let name = batch.name().to_string();
+        for (what, spheres, ids) in [
+            ("one world", &clump, vec![0u32; clump.len()]),
+            ("beside small ones", &beside, beside_ids.clone()),
+        ] {
+            let mut out = WorldPairs::new();
+            let e = limits
+                .run(|| batch.find_pairs(spheres, &ids, Some(&mut out)))
+                .expect_err(&format!("{name}, {what}: refused"));
+            assert!(matches!(e, Error::TooLarge { .. }), "{name}, {what}: {e}");
+        }
+        let small = &clump[..300];
+        let mut out = WorldPairs::new();
+        limits
+            .run(|| batch.find_pairs(small, &[3; 300], Some(&mut out)))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(out.pairs().len(), 300 * 299 / 2, "{name}");
+    }
+}

@@ -131,8 +131,12 @@ impl LeanGrid {
             stats.tests += 1;
             if local[i as usize].touches(&local[j as usize]) {
                 stats.pairs += 1;
-                if let Some(out) = out.as_deref_mut() {
-                    out.push([i.min(j), i.max(j)]);
+                // Where memory refuses the growth: counted, no more stored (the caller sees
+                // fewer pairs stored than counted).
+                if let Some(list) = out.as_deref_mut()
+                    && !crate::broadphase::memory::try_push(list, [i.min(j), i.max(j)])
+                {
+                    out = None;
                 }
             }
         };

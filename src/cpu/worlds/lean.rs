@@ -3,6 +3,7 @@
 //! which dominate worlds of a few dozen objects: the same tests and pairs as the method's call
 //! on the world (`each_method_tests_in_a_batch_what_its_calls_test_world_by_world`).
 
+use crate::broadphase::memory::try_push;
 use crate::broadphase::{Pair, Stats};
 use crate::cpu::blocks::{BLOCK, column, walk_diagonals};
 use crate::geom::sphere::Sphere;
@@ -116,14 +117,18 @@ pub(super) fn sweep_world(
     stats
 }
 
-/// One test of a walk: counted, and the pair kept when the two touch (local indices).
+/// One test of a walk: counted, and the pair kept when the two touch (local indices). Where
+/// memory refuses the list's growth the walk goes on counting and stores no more: the caller
+/// sees fewer pairs stored than counted.
 #[inline]
 fn test(local: &[Sphere], i: u32, j: u32, stats: &mut Stats, out: &mut Option<&mut Vec<Pair>>) {
     stats.tests += 1;
     if local[i as usize].touches(&local[j as usize]) {
         stats.pairs += 1;
-        if let Some(out) = out.as_deref_mut() {
-            out.push([i.min(j), i.max(j)]);
+        if let Some(list) = out.as_deref_mut()
+            && !try_push(list, [i.min(j), i.max(j)])
+        {
+            *out = None;
         }
     }
 }

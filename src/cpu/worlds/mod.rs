@@ -11,6 +11,7 @@
 mod lean;
 
 use super::grid::LeanGrid;
+use crate::broadphase::memory;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
@@ -259,7 +260,8 @@ impl WorldBatch {
         }
         if let Some(out) = out {
             let (pairs, ids, offsets) = out.parts_mut();
-            pairs.reserve(stats.pairs as usize);
+            pairs.clear();
+            memory::reserve(pairs, stats.pairs as usize, "the worlds' pairs")?;
             ids.extend_from_slice(&self.groups.ids);
             offsets.push(0);
             for chunk in &self.chunks {
@@ -406,6 +408,12 @@ impl Job<'_> {
                 chunk.counts.push(s.pairs - self.shared_found);
                 continue;
             }
+            let what = "the worlds' pairs";
+            if (chunk.local_pairs.len() as u64) < s.pairs {
+                // A lean walk whose list memory refused to grow (docs/design.md §9.14).
+                return Err(memory::refused(what, s.pairs.saturating_mul(8)));
+            }
+            memory::reserve(&mut chunk.pairs, chunk.local_pairs.len(), what)?;
             let begin = chunk.pairs.len();
             let global = |l: u32| -> u32 {
                 let l = l as usize;
