@@ -234,29 +234,29 @@ fn a_frame_waits_on_the_host_once() {
 }
 
 /// Resident buffers grow by a quarter, but never past the binding limit when n itself fits:
-/// with room for 1,000 spheres per binding, 900 then 950 spheres must run (950 x 1.25 would
-/// not fit).
+/// with room for 2,000 spheres per binding, 1,800 then 1,900 spheres must run (1,900 x 1.25
+/// would not fit).
 #[test]
 fn resident_growth_is_clamped_to_the_binding_limit() {
     let Some(mut ctx) = test_gpu() else {
         return;
     };
-    ctx.lower_limits(|l| l.max_storage_buffer_binding_size = 16 * 1000 + 8)
+    ctx.lower_limits(|l| l.max_storage_buffer_binding_size = 16 * 2000 + 8)
         .unwrap();
     let ctx = Arc::new(ctx);
     for m in [Method::Sap, Method::Grid] {
         let mut bp = GpuBroadPhase::new(ctx.clone(), m).unwrap();
         bp.set_pair_capacity(500).unwrap();
-        check(&mut bp, &paper(900, 21), "n=900, 1,000 per binding");
-        check(&mut bp, &paper(950, 22), "n=950, 1,000 per binding");
+        check(&mut bp, &paper(1800, 21), "n=1800, 2,000 per binding");
+        check(&mut bp, &paper(1900, 22), "n=1900, 2,000 per binding");
         assert!(bp.parts().is_none(), "{m}: a frame that fits runs whole");
         // Past the binding: the frame runs in parts (docs/design.md §2.10), pairs unchanged
         // (the test count is the parts', ghosts included).
-        let v = paper(1001, 23);
+        let v = paper(2001, 23);
         let mut pairs = Vec::new();
         bp.find_pairs(&v, Some(&mut pairs)).unwrap();
         canonicalize(&mut pairs);
-        assert_eq!(pairs, oracle_pairs(&v), "{m}: n=1001 in parts");
+        assert_eq!(pairs, oracle_pairs(&v), "{m}: n=2001 in parts");
         let parts = bp.parts().expect("a frame past the binding runs in parts");
         assert!(parts.parts >= 2, "{m}: {parts:?}");
     }
