@@ -364,6 +364,8 @@ impl BoxBroadPhase {
     /// The update's pairs by id, from the positions the broad phase found, and its events into
     /// `frame` (its lists cleared first).
     fn events(&mut self, stats: Stats, frame: &mut BoxFrame) -> Result<()> {
+        // The pairs by id and the events, before they are made (any backend, any worlds).
+        crate::broadphase::aabbs::check_box_job_pairs(self.positions.len() as u64)?;
         let ids = &self.ids;
         self.now.clear();
         self.now

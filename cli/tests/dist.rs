@@ -638,3 +638,30 @@ fn links_gaps_empty_ranks_and_devices() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("/dev/zero: not a regular file"), "{stderr}");
 }
+
+/// A run of one frame tracks no events, yet its row counts the frame's pairs as found (none
+/// before it), as `bench --events` counts a first frame and a run of two frames counts its
+/// frame 0 (it said 0).
+#[test]
+fn the_first_frame_finds_its_pairs() {
+    let d = dir("first_frame");
+    for frames in ["1", "2"] {
+        let json = d.join(format!("f{frames}.json"));
+        let args = [
+            "dist",
+            "--n",
+            "1000",
+            "--frames",
+            frames,
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        ok(mpirun(2, &args), "first frame");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let row = &report["frames"][0];
+        assert!(row["pairs"].as_u64().unwrap() > 0, "{row}");
+        assert_eq!(row["found"], row["pairs"], "{frames} frames: {row}");
+        assert_eq!(row["lost"], 0, "{frames} frames: {row}");
+    }
+}

@@ -60,10 +60,43 @@ pub(crate) fn make(
 /// The world ids of `world` for `n` spheres: integers in [0, 2^32 - 1] (2^32 - 1 = SHARED, an
 /// object of every world), one per sphere.
 pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>> {
+    let outside = |row: usize, id: &dyn std::fmt::Display| {
+        arg_error(
+            "world",
+            format!(
+                "row {row}: world id {id} outside [0, 2^32 - 1] (2^32 - 1 is SHARED, an object \
+                 of every world)"
+            ),
+        )
+    };
+    let wrong_length = |shape: &[usize]| {
+        arg_error(
+            "world",
+            format!("one id per object expected: shape ({n},), got {shape:?}"),
+        )
+    };
+    // A list or tuple of Python ints is read as given: NumPy would make ids past 2^63 beside
+    // smaller ones float64, and the message would call them no integers.
+    if let Some(items) = python_int_items(world)? {
+        if items.len() != n {
+            return Err(wrong_length(&[items.len()]));
+        }
+        return items
+            .iter()
+            .enumerate()
+            .map(|(row, v)| match v.extract::<u32>() {
+                Ok(id) => Ok(id),
+                Err(_) => Err(outside(row, &v.str()?)),
+            })
+            .collect();
+    }
     let array = as_array("world", world)?;
     // `[]` (a float64 array to NumPy): no ids, for no spheres.
     if n == 0 && array.shape() == [0] {
         return Ok(Vec::new());
+    }
+    if array.ndim() != 1 || array.len() != n {
+        return Err(wrong_length(array.shape()));
     }
     let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
     if kind != "i" && kind != "u" {
@@ -71,15 +104,6 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
         return Err(arg_error(
             "world",
             format!("integer world ids expected, got dtype {dtype}"),
-        ));
-    }
-    if array.ndim() != 1 || array.len() != n {
-        return Err(arg_error(
-            "world",
-            format!(
-                "one id per object expected: shape ({n},), got {:?}",
-                array.shape()
-            ),
         ));
     }
     // i128 holds every int64 and uint64 as it is (uint64 past int64 was clamped, and the
@@ -93,18 +117,22 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
     };
     ids.iter()
         .enumerate()
-        .map(|(i, &v)| {
-            u32::try_from(v).map_err(|_| {
-                arg_error(
-                    "world",
-                    format!(
-                        "row {i}: world id {v} outside [0, 2^32 - 1] (2^32 - 1 is SHARED, an \
-                         object of every world)"
-                    ),
-                )
-            })
-        })
+        .map(|(i, &v)| u32::try_from(v).map_err(|_| outside(i, &v)))
         .collect()
+}
+
+/// The items of a non-empty list or tuple whose every item is a Python int (not a bool);
+/// `None` for anything else.
+fn python_int_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+    use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
+    if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+    let ints = items
+        .iter()
+        .all(|v| v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>());
+    Ok((!items.is_empty() && ints).then_some(items))
 }
 
 /// The touching pairs of many independent worlds in one call: pairs only between spheres of the

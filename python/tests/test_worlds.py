@@ -98,11 +98,24 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         with pytest.raises(ValueError, match="world") as e:
             sweepfan.world_pairs(centers, 1.0, bad)
         assert words in str(e.value)
-    # An id past int64's range is named as given (it was clamped to 2^63 - 1).
-    for big in [2**63, 2**64 - 1]:
-        ids = np.array([0, 1, 2, big], np.uint64)
-        with pytest.raises(ValueError, match=f"world id {big} outside"):
-            sweepfan.world_pairs(centers, 1.0, ids)
+    # An id past int64's range is named as given (it was clamped to 2^63 - 1), from an array
+    # or a plain list of Python ints (NumPy made that list float64: "not integers").
+    for big in [2**63, 2**64 - 1, 2**64, 2**200]:
+        given = [[0, 1, 2, big], (0, 1, 2, big)]
+        if big < 2**64:
+            given.append(np.array([0, 1, 2, big], np.uint64))
+        for ids in given:
+            with pytest.raises(ValueError, match=f"world id {big} outside"):
+                sweepfan.world_pairs(centers, 1.0, ids)
+            with pytest.raises(ValueError, match=f"world id {big} outside"):
+                sweepfan.BoxBroadPhase(backend="cpu").set(
+                    [1, 2, 3, 4], np.zeros((4, 3)), np.ones((4, 3)), world=ids
+                )
+    # Too few ids, none at all among them, is a wrong length, not a wrong type.
+    for few in [[], (), np.array([], np.uint32), [0, 1]]:
+        with pytest.raises(ValueError, match="one id per object") as e:
+            sweepfan.world_pairs(centers, 1.0, few)
+        assert "world" in str(e.value)
     with pytest.raises(ValueError, match="centers"):
         sweepfan.world_pairs([[[0, 0, 0]], [[1, 1, 1], [2, 2, 2]]], 1.0)
     with pytest.raises(ValueError, match="not both"):

@@ -58,6 +58,21 @@ pub trait AabbOverlaps: Send {
     }
 }
 
+/// Memory per pair of the box job: the positions, the caller's ids, and the previous frame's
+/// ids for the events (docs/design.md §4.7).
+pub(crate) const BOX_JOB_BYTES_PER_PAIR: u64 = 8 + 16 + 16;
+
+/// `total` pairs of the box job (a frame's, or a batch of worlds' so far: each world's sweep is
+/// bounded alone, their sum here) against the memory the job may use: the host-memory error
+/// where they do not fit.
+pub(crate) fn check_box_job_pairs(total: u64) -> Result<()> {
+    crate::broadphase::memory::check_fits_or(
+        &format!("{total} overlapping box pairs"),
+        total.saturating_mul(BOX_JOB_BYTES_PER_PAIR),
+        |_| "use fewer boxes, or boxes that overlap less (every pair is stored)".to_string(),
+    )
+}
+
 /// The default [`AabbOverlaps::aabb_overlaps_in_worlds`], the mapped batch allowed at most
 /// `max_slots` slots (the loop over worlds past them).
 pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
@@ -86,6 +101,7 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
         gather(boxes, members, &groups.shared, &mut local);
         if local.len() >= 2 {
             stats.tests += job.aabb_overlaps(&local, &mut found)?.tests;
+            check_box_job_pairs((out.len() + found.len()) as u64)?;
             to_batch(&found, members, &groups.shared, out);
         }
     }

@@ -8,7 +8,7 @@
 //! two boxes' overlap across the sweep (inside both boxes, so exactly one column reports it).
 //! When most boxes are huge the columns widen until this is a plain sweep.
 
-use crate::broadphase::aabbs::AabbOverlaps;
+use crate::broadphase::aabbs::{AabbOverlaps, BOX_JOB_BYTES_PER_PAIR};
 use crate::broadphase::keys::ordered_bits;
 use crate::broadphase::memory;
 use crate::broadphase::radix::radix_sort_carrying;
@@ -59,10 +59,6 @@ impl TooManyCandidates {
 pub fn pair_budget(bytes_per_pair: u64) -> u64 {
     memory::available().map_or(u64::MAX, |a| a.usable() / bytes_per_pair.max(1))
 }
-
-/// Memory per pair of the box job: the positions, the caller's ids, and the previous frame's
-/// ids for the events (docs/design.md §4.7).
-const BOX_JOB_BYTES_PER_PAIR: u64 = 8 + 16 + 16;
 
 /// Up to this many candidate pairs (8 MiB as a list) a sweep stores without checking.
 const UNCHECKED_CANDIDATES: u64 = 1 << 20;
@@ -487,13 +483,14 @@ impl AabbOverlaps for BoxSweep {
         worlds: &[u32],
         out: &mut Vec<Pair>,
     ) -> Result<Stats> {
-        use crate::broadphase::aabbs::{gather, to_batch, world_groups};
-        use rayon::prelude::*;
+        use crate::broadphase::aabbs::{check_box_job_pairs, gather, to_batch, world_groups};
         let start = web_time::Instant::now();
         let groups = world_groups(boxes, worlds)?;
         let limits = crate::broadphase::limits::current();
         let token = limits.cancel.clone();
         let members: Vec<&[u32]> = groups.members().collect();
+        // Each world's sweep is bounded alone; the sum of their pairs here.
+        let total = AtomicU64::new(0);
         let found: Vec<Result<Vec<Pair>>> = members
             .par_chunks(8)
             .map(|chunk| {
@@ -517,6 +514,8 @@ impl AabbOverlaps for BoxSweep {
                                         "use fewer boxes in a world, or boxes that overlap less",
                                     )
                                 })?;
+                            let n = found.len() as u64;
+                            check_box_job_pairs(total.fetch_add(n, Ordering::Relaxed) + n)?;
                             to_batch(&found, members, &groups.shared, &mut pairs);
                         }
                     }

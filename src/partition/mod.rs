@@ -317,8 +317,14 @@ impl Part {
         self.start = Start::No;
     }
 
-    /// Asks `runner` to start the part.
+    /// Asks `runner` to start the part. A cancelled run starts none (docs/design.md §9.18):
+    /// a device's submission may block while it runs the part before (lavapipe's does), so a
+    /// run that went on starting parts after Ctrl-C kept the process for whole frames.
     fn start(&mut self, runner: &mut PartRunner<'_>) {
+        if let Err(e) = crate::broadphase::cancel::check(&crate::broadphase::cancel::current()) {
+            self.start = Start::Failed(e);
+            return;
+        }
         self.start = match guarded(|| runner.start(&self.spheres)) {
             Ok(Ok(true)) => Start::InFlight,
             Ok(Ok(false)) => Start::Whole,
@@ -337,7 +343,10 @@ impl Part {
             Start::InFlight => runner.finish(&self.spheres, out),
             Start::Failed(e) => Err(e),
             Start::Panicked(payload) => std::panic::resume_unwind(payload),
-            Start::No | Start::Whole => runner.run(&self.spheres, out),
+            Start::No | Start::Whole => {
+                crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
+                runner.run(&self.spheres, out)
+            }
         }
     }
 

@@ -472,3 +472,54 @@ fn pairs_the_allocator_cannot_hold_are_an_error() {
     super::reserve_pairs(&mut list, 10).unwrap();
     assert!(list.capacity() >= 11);
 }
+
+/// A run cancelled while its parts go to a device starts no part more and ends interrupted
+/// (docs/design.md §9.18): the caller cancels during the runner's third start.
+#[test]
+fn a_cancelled_run_starts_no_more_parts() {
+    use crate::broadphase::cancel::CancelToken;
+    struct Cancelling {
+        inner: Starting,
+        token: CancelToken,
+        starts: usize,
+        after: usize,
+    }
+    impl RunsParts for Cancelling {
+        fn run(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+            self.after += usize::from(self.token.is_cancelled());
+            self.inner.run(part, out)
+        }
+        fn start(&mut self, part: &[Sphere]) -> Result<bool> {
+            self.after += usize::from(self.token.is_cancelled());
+            self.starts += 1;
+            if self.starts == 3 {
+                self.token.cancel();
+            }
+            self.inner.start(part)
+        }
+        fn finish(&mut self, part: &[Sphere], out: &mut Vec<Pair>) -> Result<Stats> {
+            self.inner.finish(part, out)
+        }
+    }
+    let spheres = uniform(3000, 40.0, 1.0, 101);
+    let token = CancelToken::new();
+    let mut runner = Cancelling {
+        inner: Starting {
+            objects: 10_000,
+            ..Default::default()
+        },
+        token: token.clone(),
+        starts: 0,
+        after: 0,
+    };
+    let e = crate::broadphase::limits::Limits::new()
+        .with_cancel(token)
+        .run(|| find_pairs(&spheres, None, 400, &mut [&mut runner as &mut PartRunner]))
+        .unwrap_err();
+    assert!(matches!(e, Error::Interrupted), "{e}");
+    assert_eq!(
+        (runner.starts, runner.after),
+        (3, 0),
+        "parts started after the cancel"
+    );
+}

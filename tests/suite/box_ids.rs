@@ -437,3 +437,40 @@ fn gpu_boxes_by_id_open_at_the_smallest_binding_cap() {
     let on_gpu = run_frames(&mut gpu, &scene, 2);
     assert!(on_gpu == run_frames(&mut BoxBroadPhase::cpu(), &scene, 2));
 }
+
+/// Boxes in worlds whose pairs fit the memory world by world but not together are refused as
+/// too large (never an abort, docs/design.md §9.14), the broad phase unchanged: 30 worlds of
+/// 300 identical boxes (44,850 pairs each, 1.8 MB with the job's ids and events, 54 MB in all)
+/// under a budget of 16 MB. Five of those worlds fit.
+#[test]
+fn boxes_in_worlds_past_the_memory_budget_are_refused() {
+    use sweepfan::{Limits, MemoryBudget};
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(16 << 20));
+    let unit = Aabb::new(Vec3::ZERO, Vec3::ONE);
+    let ids: Vec<Id> = (0..9000).collect();
+    let worlds: Vec<u32> = (0..9000).map(|i| i / 300).collect();
+    let mut broads = vec![("cpu", BoxBroadPhase::cpu())];
+    if let Some(ctx) = shared_gpu() {
+        broads.push(("gpu", BoxBroadPhase::gpu(ctx).unwrap()));
+    }
+    for (label, mut broad) in broads {
+        broad
+            .set_many_in_worlds(&ids, &vec![unit; ids.len()], &worlds)
+            .unwrap();
+        match limits.run(|| broad.update()) {
+            Err(e) => assert!(matches!(e, Error::TooLarge { .. }), "{label}: {e}"),
+            Ok(f) => panic!("{label}: {} pairs found past the budget", f.found.len()),
+        }
+        assert!(
+            broad.pairs().is_empty(),
+            "{label}: the last update's pairs kept"
+        );
+        for &id in &ids[1500..] {
+            broad.remove(id);
+        }
+        let frame = limits
+            .run(|| broad.update())
+            .unwrap_or_else(|e| panic!("{label}: five worlds fit: {e}"));
+        assert_eq!(frame.found.len(), 5 * 300 * 299 / 2, "{label}");
+    }
+}

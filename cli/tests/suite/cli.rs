@@ -266,3 +266,58 @@ fn dist_without_mpi_says_how_to_build_it() {
     fails_naming(&["dist", "--method", "nope"], "nope");
     fails_naming(&["dist", "--adapters", "all"], "--adapters");
 }
+
+/// `--adapters` spreads sphere frames over devices in parts; where a command runs on one device
+/// (box, polygon and AABB frames, the rotating scene, the sort's bench) it is refused, exit 2
+/// naming it, rather than a second device opened and left idle.
+#[test]
+fn adapters_are_refused_where_one_device_runs() {
+    let dir = crate::common::temp_dir("cli", "adapters_one_device");
+    let obb = dir.join("obb.csv");
+    std::fs::write(&obb, "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,1,1,1,0,0,0\n").unwrap();
+    let obb = obb.to_str().unwrap();
+    for args in [
+        &["bench", "--backend", "gpu", "--shape", "obb", "--n", "100"][..],
+        &[
+            "bench",
+            "--backend",
+            "gpu",
+            "--shape",
+            "polygon",
+            "--n",
+            "100",
+        ],
+        &["bench", "--backend", "gpu", "--shape", "aabb", "--n", "100"],
+        &[
+            "bench",
+            "--backend",
+            "gpu",
+            "--scene",
+            "rotating",
+            "--n",
+            "100",
+        ],
+        &[
+            "verify",
+            "--backend",
+            "gpu",
+            "--shape",
+            "obb",
+            "--scene-file",
+            obb,
+            "--pairs-out",
+            "-",
+        ],
+        &["sort-bench", "--sizes", "1000"],
+    ] {
+        let out = sweepfan()
+            .args(["--adapters", "0,0"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--adapters"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

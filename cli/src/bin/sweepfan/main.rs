@@ -236,6 +236,27 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
                  --max-binding-bytes (frames in parts) are not used there"
             )
         }
+        Some(Command::Bench(a))
+            if cli.adapters.is_some()
+                && (a.shape != args::Shape::Sphere
+                    || (a.scene_file.is_none()
+                        && a.scene.0 == sweepfan_scenes::SceneKind::Rotating)) =>
+        {
+            anyhow::bail!(
+                "--adapters spreads sphere frames over several devices in parts; box, polygon \
+                 and rotating frames run on one device (--adapter picks it): leave --adapters out"
+            )
+        }
+        Some(Command::Verify(a)) if cli.adapters.is_some() && a.shape != args::Shape::Sphere => {
+            anyhow::bail!(
+                "--adapters spreads sphere frames over several devices in parts; box and polygon \
+                 frames run on one device (--adapter picks it): leave --adapters out"
+            )
+        }
+        Some(Command::SortBench(_)) if cli.adapters.is_some() => anyhow::bail!(
+            "sort-bench times one device's sort: --adapters is not used there (--adapter picks \
+             the device)"
+        ),
         Some(Command::Info) if cli.adapters.is_some() => anyhow::bail!(
             "info lists every adapter; --adapters is not used there (--adapter picks the one \
              whose limits it prints)"
