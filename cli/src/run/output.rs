@@ -282,6 +282,13 @@ pub fn check_outputs(
         if dir.exists() && !dir.is_dir() {
             return bad(flag, dir, "exists and is not a directory".into());
         }
+        // A file output named as this directory would be written into it, as a file per rank
+        // would, not as the one file asked for.
+        if let Some(abs) = absolute(dir)
+            && let Some((other, _)) = seen.iter().find(|(_, p)| *p == abs)
+        {
+            return bad(flag, dir, format!("is also the {other} output (a file)"));
+        }
         let parent = match dir.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -602,6 +609,17 @@ mod tests {
         assert!(e.to_string().contains("standard output"), "{e}");
         let e = check_outputs(&[], &[("--plots", &input)], &[]).unwrap_err();
         assert!(e.to_string().contains("not a directory"), "{e}");
+        // A file output named as a new directory output (`dist --pairs-out q --events-out q/`):
+        // the file would have been written into the directory, a file per rank.
+        let q = dir.join("q");
+        let q_dir = PathBuf::from(format!("{}/", q.display()));
+        let e = check_outputs(&[("--pairs-out", &q)], &[("--events-out", &q_dir)], &[]);
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.contains("--events-out") && e.contains("also the --pairs-out"),
+            "{e}"
+        );
+        assert!(!q.exists(), "the directory is not made");
         // Atomic write: the content lands whole, no temporary file is left.
         write_bytes(&a, b"{}\n").unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), b"{}\n");

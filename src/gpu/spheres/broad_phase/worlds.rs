@@ -304,8 +304,9 @@ impl GpuWorldBatch {
                 "worlds",
                 format!(
                     "{shared} shared objects: the GPU grid's batch takes at most \
-                 {GPU_GRID_SHARED_MAX} (they join its giants' list); sap, x, origin_distance, \
-                 brute_force and auto take any number, and the CPU batch too"
+                 {GPU_GRID_SHARED_MAX} (they join its giants' list); every other method (sap, \
+                 x, xy, xyz, min_axis, origin_distance, brute_force), auto and the CPU batch \
+                 take any number"
                 ),
             ));
         }

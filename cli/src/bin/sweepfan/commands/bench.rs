@@ -102,7 +102,8 @@ pub struct BenchArgs {
     pub in_flight: bool,
     /// A batch of this many independent worlds of --n spheres each (each world the scene with
     /// its own seed: --seed + k), found in one call and beside a loop of one call per world
-    /// (docs/design.md §2.13); CPU, sphere scenes [default methods: auto,grid,sap].
+    /// (docs/design.md §2.13); sphere scenes, on --backend cpu, gpu or both [default methods:
+    /// auto,grid,sap].
     #[arg(long, value_parser = values::count)]
     pub worlds: Option<usize>,
     #[command(flatten)]
