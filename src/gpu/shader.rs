@@ -429,6 +429,25 @@ pub(crate) fn wgsl_uniform_size(path: &str, name: &str) -> u64 {
     layouter[var.ty].size as u64
 }
 
+/// The value of the constant `name` of the composed `shaders/PATH`, a literal: for tests that a
+/// WGSL constant is the Rust side's.
+#[cfg(test)]
+pub(crate) fn wgsl_constant(path: &str, name: &str) -> f64 {
+    use naga::Literal;
+    let module = naga::front::wgsl::parse_str(&compose(path, MathMode::Exact).unwrap()).unwrap();
+    let (_, constant) = module
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("{path}: no constant {name}"));
+    match module.global_expressions[constant.init] {
+        naga::Expression::Literal(Literal::U32(v)) => f64::from(v),
+        naga::Expression::Literal(Literal::I32(v)) => f64::from(v),
+        naga::Expression::Literal(Literal::F32(v)) => f64::from(v),
+        ref e => panic!("{path}: {name} is {e:?}, not a literal"),
+    }
+}
+
 /// A test that the Rust uniform struct `$ty` (encase layout) has the size naga gives the
 /// uniform variable `$var` of `shaders/$path`.
 #[cfg(test)]

@@ -669,15 +669,7 @@ mod tests {
     #[test]
     fn the_error_bound_is_the_cpus() {
         use crate::geom::sat::{OBB_ERROR_ABS, OBB_ERROR_REL};
-        let wgsl = include_str!("../../../shaders/boxes/sat.wgsl");
-        let constant = |name: &str| -> f32 {
-            let line = wgsl
-                .lines()
-                .find(|l| l.starts_with(&format!("const {name}: f32 = ")))
-                .unwrap_or_else(|| panic!("{name} not in sat.wgsl"));
-            let value = line.rsplit("= ").next().unwrap().trim_end_matches(';');
-            value.parse().unwrap()
-        };
+        let constant = |name| crate::gpu::shader::wgsl_constant("boxes/sat.wgsl", name) as f32;
         assert_eq!(constant("OBB_ERROR_REL"), OBB_ERROR_REL);
         assert_eq!(constant("OBB_ERROR_ABS"), OBB_ERROR_ABS);
         use crate::geom::sat::{POLYGON_ERROR_ABS, POLYGON_ERROR_REL};

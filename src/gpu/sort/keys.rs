@@ -235,19 +235,7 @@ mod tests {
     /// extents buffer ending with the list.
     #[test]
     fn the_giants_list_is_sized_as_the_host_says() {
-        let wgsl = include_str!("../../../shaders/frame.wgsl");
-        let constant = |name: &str| -> u64 {
-            let line = wgsl
-                .lines()
-                .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
-                .unwrap_or_else(|| panic!("{name} not in frame.wgsl"));
-            let value = line.rsplit("= ").next().unwrap();
-            value
-                .trim_end_matches(';')
-                .trim_end_matches('u')
-                .parse()
-                .unwrap()
-        };
+        let constant = |name| crate::gpu::shader::wgsl_constant("frame.wgsl", name) as u64;
         let (most, slots) = (constant("GIANTS_MAX"), constant("GIANT_SLOTS"));
         assert_eq!(most, u64::from(crate::geom::radii::GIANTS_MAX));
         assert_eq!(slots - most, crate::gpu::GPU_GRID_SHARED_MAX as u64);
