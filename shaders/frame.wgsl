@@ -56,8 +56,11 @@ const EXT_BIN_MAX: u32 = 320u;
 const EXT_SAP_AXIS: u32 = 576u;
 // The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew).
 const EXT_GIANTS: u32 = 577u;
-// Most giants (GIANTS_MAX in src/geom/radii.rs).
+// Most giants (GIANTS_MAX in src/geom/radii.rs); more than GIANTS_NEAR_MAX only past
+// FAR_GIANT_RATIO times the others' radius.
 const GIANTS_MAX: u32 = 4096u;
+const GIANTS_NEAR_MAX: u32 = 1024u;
+const FAR_GIANT_RATIO: f32 = 8.0;
 // Slots of the giants' list: the giants and, in a batch of worlds, the grid's shared objects
 // (at most GIANT_SLOTS - GIANTS_MAX, docs/design.md §2.13). EXTENTS_WORDS in
 // src/gpu/sort/keys.rs is EXT_GIANTS + GIANT_SLOTS.

@@ -160,7 +160,7 @@ fn grid_frame(inv: Invocation) {
     var cell_radius = 0u;
     var above = 0u;
     // The budget (giants_budget in src/geom/radii.rs): a sixteenth of the objects, 32 to
-    // GIANTS_MAX.
+    // GIANTS_MAX; more than GIANTS_NEAR_MAX only FAR_GIANT_RATIO times the rest (decide_within).
     var objects = 0u;
     for (var b = 0u; b < 256u; b++) {
         objects += bin_count[b];
@@ -176,7 +176,9 @@ fn grid_frame(inv: Invocation) {
             largest = m;
             seen = true;
         }
-        if b >= 1u && above > 0u && bitcast<f32>(largest) > 2.0 * bitcast<f32>(m) {
+        let few_or_far = above <= GIANTS_NEAR_MAX
+            || bitcast<f32>(largest) > FAR_GIANT_RATIO * bitcast<f32>(m);
+        if b >= 1u && above > 0u && bitcast<f32>(largest) > 2.0 * bitcast<f32>(m) && few_or_far {
             split = b;
             cell_radius = m;
         }

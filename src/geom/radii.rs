@@ -6,9 +6,10 @@
 //! **The rule**: radii are binned by their f32 exponent (`(bits & 0x7fffffff) >> 23`), each bin
 //! with its count and its largest radius, both exact and independent of order. Walking the
 //! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
-//! [`giants_budget`] objects in all (a sixteenth of the scene, 32 to [`GIANTS_MAX`]), `e >= 1` (the rest are not all points) and the largest radius
-//! is more than twice bin `e`'s (`2 r` exact in f32): setting them aside at least halves the
-//! cells. The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
+//! [`giants_budget`] objects in all (a sixteenth of the scene, 32 to [`GIANTS_MAX`]; more than
+//! [`GIANTS_NEAR_MAX`] only where the largest radius is more than [`FAR_GIANT_RATIO`] times bin
+//! `e`'s), `e >= 1` (the rest are not all points) and the largest radius is more than twice bin
+//! `e`'s (`2 r` exact in f32): setting them aside at least halves the cells. The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
 //! is bin `e`'s largest radius. Without such an `e`, no giants and the cell radius is the
 //! largest radius. (The rule once asked the lowest bin above `e` to be two exponents above it,
 //! every giant more than twice the others: a ladder of five radii 2.5, 5, 10, 20, 40 among
@@ -22,13 +23,21 @@ use crate::geom::sphere::Sphere;
 /// Most objects set aside as giants: each other object looks at every giant on the GPU (a
 /// tile of them at a time in workgroup memory), and through a coarse index of their reach on
 /// the CPU (`cpu::grid::giants`), so hundreds cost less than cells sized by one of them (a
-/// lognormal tail: 287 radii of 8 to 21 above 200,000 of about 1). It was 1,024: 2,000
-/// boulders of radii 5 to 20 among 200,000 spheres of radius 0.5 (1% of the scene) then sized
-/// the cells by the boulders, the grid testing 1.2 10^10 pairs in 10.4 s a frame and `auto`
-/// sweeping x in 1.1 s, against 0.22 s for the grid with the boulders set aside (2-core VM,
-/// CPU). On the GPU each object looks at up to 4,096 giants: 6.6 10^10 cheap comparisons at 16M
-/// objects, where cells sized by the giants test every pair of cells of thousands.
+/// lognormal tail: 287 radii of 8 to 21 above 200,000 of about 1). More than
+/// [`GIANTS_NEAR_MAX`] only when they are more than [`FAR_GIANT_RATIO`] times the rest. It was
+/// 1,024 for all: 2,000 boulders of radii 5 to 20 among 200,000 spheres of radius 0.5 (1% of
+/// the scene) then sized the cells by the boulders, the grid testing 1.2 10^10 pairs in 10.4 s
+/// a frame and `auto` sweeping x in 1.1 s, against 0.22 s for the grid with the boulders set
+/// aside (2-core VM, CPU).
 pub const GIANTS_MAX: u32 = 4096;
+/// Most giants set aside when the largest radius is at most [`FAR_GIANT_RATIO`] times the
+/// others': the cells they would size are at most that many times wider, and on the GPU each
+/// object looks at every giant (4,096 of them: 6.6 10^10 comparisons at 16M objects, tens of
+/// ms, where cells twice as wide cost a few).
+pub const GIANTS_NEAR_MAX: u32 = 1024;
+/// The radius ratio (largest to the others' largest) past which up to [`GIANTS_MAX`] giants are
+/// set aside: cells that much narrower hold 512 times fewer candidates.
+pub const FAR_GIANT_RATIO: f32 = 8.0;
 /// The giants a scene of `objects` may set aside: a sixteenth of them, at least
 /// [`WHOLE_SCENE_GIANTS_MAX`] and at most [`GIANTS_MAX`]. Giants are few by definition: radii
 /// spread evenly from 0.1 to 0.5 over 1,500 spheres put 940 above 0.25, which the budget of
@@ -106,7 +115,8 @@ impl Histogram {
                 continue;
             }
             let below = f32::from_bits(self.max_bits[b]);
-            if b >= 1 && above > 0 && largest > 2.0 * below {
+            let few_or_far = above <= GIANTS_NEAR_MAX || largest > FAR_GIANT_RATIO * below;
+            if b >= 1 && above > 0 && largest > 2.0 * below && few_or_far {
                 decision = (b as u32, below);
             }
             above += self.count[b];

@@ -155,26 +155,30 @@ fn giant_rule_edges_gpu_equals_cpu() {
     assert!(tests[4] < 2 * plain, "{tests:?} against {plain}");
 }
 
-/// More giants than the budget's old cap of 1,024 (docs/design.md §2.7): 2,000 boulders of
-/// radius 9 through a density scene of 40,000 (a budget of 2,500) are set aside, and the device
-/// decides as the CPU (equal test counts) with the CPU's pairs; its giants' walk reads the list
-/// in 42 tiles.
+/// More giants than `GIANTS_NEAR_MAX` (docs/design.md §2.7): 2,000 boulders of radius 12 (past
+/// `FAR_GIANT_RATIO` times the others' 1) through a density scene of 40,000 (a budget of 2,500)
+/// are set aside, and 2,000 of radius 2.5 are not (they size the cells); either way the device
+/// decides as the CPU (equal test counts) with the CPU's pairs, its giants' walk reading the
+/// list in 42 tiles.
 #[test]
 fn two_thousand_giants_gpu_equals_cpu() {
     use rand::{Rng, SeedableRng};
     use sweepfan::geom::radii::{giants_budget, giants_of};
     let Some(ctx) = shared_gpu() else { return };
-    let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(40_000, 11));
-    let half = scene.half_extent.unwrap();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
-    for k in 0..2000 {
-        let c = glam::Vec3::new(rng.random(), rng.random(), rng.random()) * (2.0 * half)
-            - glam::Vec3::splat(half);
-        scene.spheres[k * 20] = sweepfan::Sphere::new(c, 9.0);
+    for (radius, set_aside) in [(12.0f32, 2000), (2.5, 0)] {
+        let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(40_000, 11));
+        let half = scene.half_extent.unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        for k in 0..2000 {
+            let c = glam::Vec3::new(rng.random(), rng.random(), rng.random()) * (2.0 * half)
+                - glam::Vec3::splat(half);
+            scene.spheres[k * 20] = sweepfan::Sphere::new(c, radius);
+        }
+        let n = scene.len() as u64;
+        let giants = giants_of(&scene.spheres, giants_budget(n)).0.len();
+        assert_eq!(giants, set_aside, "radius {radius}");
+        check_scene(&ctx, &scene, &[Method::Grid], 1);
     }
-    let n = scene.len() as u64;
-    assert_eq!(giants_of(&scene.spheres, giants_budget(n)).0.len(), 2000);
-    check_scene(&ctx, &scene, &[Method::Grid], 1);
 }
 
 /// The walks' two ends (docs/design.md §9.17): the subgroup one where the adapter offers

@@ -279,6 +279,28 @@ mod tests {
         assert_eq!(histogram(&radii).decide(), (255, 1.0));
     }
 
+    /// More than `GIANTS_NEAR_MAX` giants are set aside only when far larger than the rest
+    /// (`FAR_GIANT_RATIO`): 2,000 of radius 3 among 70,000 of radius 1 size the cells (on the
+    /// GPU every object would look at each of them), 1,000 of them or 2,000 of radius 9 are set
+    /// aside.
+    #[test]
+    fn many_giants_only_when_far_larger() {
+        use crate::geom::radii::{FAR_GIANT_RATIO, GIANTS_NEAR_MAX};
+        let scene = |count: usize, radius: f32| {
+            let mut radii = vec![1.0f32; 70_000];
+            radii.extend(vec![radius; count]);
+            histogram(&radii).decide()
+        };
+        let near = GIANTS_NEAR_MAX as usize;
+        assert_eq!(scene(2000, 3.0), (255, 3.0), "2,000 near ones");
+        assert_eq!(scene(near, 3.0), (127, 1.0), "{near} near ones");
+        assert_eq!(scene(near + 1, 3.0), (255, 3.0), "{near} + 1 near ones");
+        assert_eq!(scene(2000, 9.0), (127, 1.0), "2,000 far ones");
+        // The ratio is strict: exactly FAR_GIANT_RATIO times is near.
+        assert_eq!(scene(2000, FAR_GIANT_RATIO), (255, FAR_GIANT_RATIO));
+        assert_eq!(scene(2000, 8.5), (127, 1.0));
+    }
+
     #[test]
     fn the_lowest_split_within_the_budget_wins() {
         // Bins 127 (1.0), 130 (8.0, 5 objects), 134 (100, 3 objects): both splits qualify;

@@ -238,6 +238,12 @@ mod tests {
         let constant = |name| crate::gpu::shader::wgsl_constant("frame.wgsl", name) as u64;
         let (most, slots) = (constant("GIANTS_MAX"), constant("GIANT_SLOTS"));
         assert_eq!(most, u64::from(crate::geom::radii::GIANTS_MAX));
+        assert_eq!(
+            constant("GIANTS_NEAR_MAX"),
+            u64::from(crate::geom::radii::GIANTS_NEAR_MAX)
+        );
+        let ratio = crate::gpu::shader::wgsl_constant("frame.wgsl", "FAR_GIANT_RATIO");
+        assert_eq!(ratio as f32, crate::geom::radii::FAR_GIANT_RATIO);
         assert_eq!(slots - most, crate::gpu::GPU_GRID_SHARED_MAX as u64);
         assert_eq!(EXTENTS_WORDS, constant("EXT_GIANTS") + slots);
     }
