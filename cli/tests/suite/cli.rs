@@ -321,3 +321,48 @@ fn adapters_are_refused_where_one_device_runs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--json -` (and `--csv -`) leave standard output to the file alone, the human report going
+/// to stderr, in every command that writes one (selftest, reproduce and shaders printed their
+/// tables first).
+#[test]
+fn a_file_on_stdout_is_the_whole_of_stdout() {
+    let one = ["--frames-time", "1", "--frames-count", "1"];
+    let broadphase = ["reproduce", "broadphase", "--n", "50"];
+    for args in [
+        vec!["selftest", "--only", "sort", "--json", "-"],
+        [&broadphase[..], &one, &["--json", "-"]].concat(),
+        vec![
+            "reproduce",
+            "sector",
+            "--rotations",
+            "10",
+            "--speed-runs",
+            "1",
+        ],
+        vec!["shaders", "--compile-report", "--json", "-"],
+    ] {
+        let args = if args[1] == "sector" {
+            [&args[..], &["--json", "-"]].concat()
+        } else {
+            args
+        };
+        let out = succeed(sweepfan().args(&args).output());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let head = &text[..text.len().min(200)];
+        serde_json::from_str::<serde_json::Value>(&text)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {head}"));
+        assert!(!out.stderr.is_empty(), "{args:?}: no report on stderr");
+    }
+    let out = succeed(
+        sweepfan()
+            .args([&broadphase[..], &one, &["--csv", "-"]].concat())
+            .output(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("scene,n,method,"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+}

@@ -232,13 +232,6 @@ macro_rules! outln {
     };
 }
 
-/// `print!` with the write checked (see `outln!`).
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::args::write_stdout(format_args!($($arg)*))
-    };
-}
-
 /// Prints a line of the human report: on stdout, or on stderr when an output file is `-`
 /// (standard output then carries that file alone, ready for a pipe).
 pub fn say(stdout_taken: bool, text: impl std::fmt::Display) {

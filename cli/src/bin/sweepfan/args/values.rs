@@ -138,9 +138,18 @@ fn not_finite(s: &str, x: Result<f64, std::num::ParseFloatError>) -> Option<&'st
     }
 }
 
-/// A positive, finite length: `--radius`.
+/// A positive, finite length up to the largest coordinate a sphere may reach
+/// (`MAX_COORDINATE`): `--radius`. (A radius near f32's largest made the generators' boxes
+/// infinite, and their sampler panicked.)
 pub fn positive_length(s: &str) -> Result<f32, String> {
     let range = "a finite number above 0";
+    let most = sweepfan::geom::sphere::MAX_COORDINATE;
+    if s.parse::<f32>().is_ok_and(|x| x.is_finite() && x > most) {
+        return Err(format!(
+            "is too large: must be {range} up to {most:e} (f32 squared distances would \
+             overflow past it)"
+        ));
+    }
     if let Some(what) = not_finite(s, s.parse::<f64>()) {
         return Err(format!("{what}: must be {range}"));
     }
@@ -347,6 +356,11 @@ mod tests {
     #[test]
     fn reals_are_positive_and_finite() {
         assert_eq!(positive_length("0.5"), Ok(0.5));
+        assert_eq!(positive_length("1e18"), Ok(1e18));
+        for big in ["1.1e18", "1e38", "3e38"] {
+            let e = positive_length(big).unwrap_err();
+            assert!(e.contains("too large") && e.contains("1e18"), "{big}: {e}");
+        }
         for bad in ["0", "-1", "NaN", "inf", "-inf", "1e39", "1e-50", "x"] {
             assert!(positive_length(bad).is_err(), "{bad}");
         }

@@ -95,6 +95,8 @@ pub enum PoseChoice {
 }
 
 pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    // `--json -` takes standard output: the report then goes to stderr.
+    let taken = a.out.stdout_taken();
     crate::args::check_outputs(
         &[
             ("--json", a.out.json.as_deref()),
@@ -117,7 +119,8 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
     );
     let r = reproduce(&a.n, a.seed, &backends, run, Some(&bar), gpu)?;
     bar.finish_and_clear();
-    outln!(
+    say!(
+        taken,
         "Serialization paper (seeds 000/002), paper box, {} frames timed, counts = mean of {} frames, seed {}.\n\
          Times are ours on this machine (median ms/frame x 100); the paper's ran on a Pentium 4. \
          Compare the 'vs brute' ratios.\n",
@@ -125,7 +128,7 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
         run.count_frames,
         a.seed
     );
-    outln!("{}", render(&r.comparison));
+    say!(taken, "{}", render(&r.comparison));
     // Data first: a plot that fails cannot lose the JSON and CSV.
     a.out.write(
         &r.rows,
@@ -138,6 +141,11 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
 }
 
 pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
+    // `--json -` takes standard output: the report then goes to stderr.
+    let taken = a
+        .json
+        .as_deref()
+        .is_some_and(sweepfan_cli::report::output::is_stdout);
     crate::args::check_outputs(
         &[("--json", a.json.as_deref())],
         &[("--plots", a.plots.as_deref())],
@@ -165,7 +173,7 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     bar.set_message("rotations (then the speed tables)");
     let report = run(&opts, Some(&|n| bar.inc(n)))?;
     bar.finish_and_clear();
-    out!("{}", report.render());
+    say!(taken, "{}", report.render());
     if let Some(path) = &a.json {
         write_json_value(path, &report.to_json()?)?;
         eprintln!("wrote {}", path.display());
@@ -184,6 +192,11 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
 
 /// `reproduce sector --pose free`: the generalised accuracy experiment for one body kind.
 fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
+    // `--json -` takes standard output: the report then goes to stderr.
+    let taken = a
+        .json
+        .as_deref()
+        .is_some_and(sweepfan_cli::report::output::is_stdout);
     if a.plots.is_some() {
         anyhow::bail!("--plots: the free pose has no per-angle or per-shape bins to plot");
     }
@@ -203,7 +216,7 @@ fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     bar.set_message(format!("{} rotations", a.body.kind().name()));
     let report = run_free_with_adapter(&opts, adapter, Some(&|n| bar.inc(n)))?;
     bar.finish_and_clear();
-    out!("{}", report.render());
+    say!(taken, "{}", report.render());
     if let Some(path) = &a.json {
         write_json_value(path, &serde_json::to_value(&report)?)?;
         eprintln!("wrote {}", path.display());

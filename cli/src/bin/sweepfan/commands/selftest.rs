@@ -40,6 +40,11 @@ pub struct SelftestArgs {
 }
 
 pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    // `--json -` takes standard output: the report then goes to stderr.
+    let taken = a
+        .json
+        .as_deref()
+        .is_some_and(sweepfan_cli::report::output::is_stdout);
     if a.backend.0 != Backend::Gpu {
         bail!("selftest checks the GPU against the CPU reference: only --backend gpu applies");
     }
@@ -71,9 +76,9 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // Where the checks run, first: a run on a software adapter, or on a driver with other
     // limits or subgroup sizes, says so before any result (docs/design.md §9.5).
     for line in crate::commands::info::context_lines(&ctx, "adapter") {
-        outln!("{line}");
+        say!(taken, "{line}");
     }
-    outln!("selftest ({}) on {}", cfg.level.name(), gpu.device());
+    say!(taken, "selftest ({}) on {}", cfg.level.name(), gpu.device());
     // The JSON goes to a file as the checks arrive, so that a stopped run leaves what it
     // finished, marked incomplete; standard output, a pipe or a device get it once, at the end.
     let json_as_we_go = a.json.as_deref().filter(|p| is_replaced_whole(p));
@@ -97,7 +102,7 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let progress = |p: Progress| match p {
         Progress::Starting { name, n } => bar.set_message(format!("{name} (n = {n})")),
         Progress::Done(c) => {
-            bar.suspend(|| outln!("{}", check_line(c)));
+            bar.suspend(|| say!(taken, "{}", check_line(c)));
             bar.inc(1);
             so_far.borrow_mut().checks.push(c.clone());
             if let Some(path) = json_as_we_go {
@@ -110,7 +115,7 @@ pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     if let Some(e) = json_error.into_inner() {
         return Err(e.into());
     }
-    outln!("{}", summary(&report));
+    say!(taken, "{}", summary(&report));
     if let Some(path) = &a.json {
         write_json(path, &report, true)?;
     }

@@ -38,6 +38,11 @@ pub struct ShadersArgs {
 }
 
 pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
+    // `--json -` takes standard output: the report then goes to stderr.
+    let taken = a
+        .json
+        .as_deref()
+        .is_some_and(sweepfan_cli::report::output::is_stdout);
     // --out is checked by `write_tree` (an existing file there: "exists and is not a
     // directory"); a missing --out is created with its parents.
     crate::args::check_outputs(&[("--json", a.json.as_deref())], &[], &[])?;
@@ -49,7 +54,7 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
             sweepfan::gpu::instrument::module_files(a.subgroup_size, math, a.enable_subgroups)?;
         let written = sweepfan_cli::report::output::write_tree(out, &modules)?;
         for path in written {
-            outln!("{}", path.display());
+            say!(taken, "{}", path.display());
         }
     }
     if !a.compile_report {
@@ -62,8 +67,9 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
             .max_rss_mb
             .map_or(u64::MAX, |mb| mb.saturating_mul(1 << 20)),
     };
-    outln!("pipeline creation on {}", ctx.adapter_label());
-    outln!(
+    say!(taken, "pipeline creation on {}", ctx.adapter_label());
+    say!(
+        taken,
         "{:<44} {:<24} {:>9} {:>12}",
         "module",
         "entry",
@@ -74,7 +80,8 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let rows = compile_report(&ctx, |r| {
         let why = r.over(&limits);
         over += usize::from(why.is_some());
-        outln!(
+        say!(
+            taken,
             "{:<44} {:<24} {:>9.3} {:>12}{}",
             r.module,
             r.entry,
@@ -86,7 +93,8 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     })?;
     let slowest = rows.iter().map(|r| r.seconds).fold(0.0, f64::max);
     let peak = rows.iter().filter_map(|r| r.peak_rss_bytes).max();
-    outln!(
+    say!(
+        taken,
         "{} pipelines; slowest {slowest:.3} s; highest peak {} MiB; {over} over the limits",
         rows.len(),
         peak.map_or("-".into(), |b| (b >> 20).to_string())
