@@ -98,16 +98,20 @@ pub fn auto_bench(
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<AutoRow>> {
     let backends = [cfg.backend];
+    // After one untimed frame of each fresh instance, as `--frames` says (its first frame pays
+    // the instance's set-up: `auto`'s survey made `--frames 1` ratios 2-3x).
     let timed = FrameRun {
         frames: cfg.frames,
         count_frames: cfg.frames,
         count_only: false,
         events: false,
+        untimed: 1,
     };
     // Two frames: the first pays pipeline builds and first allocations, the second does not.
     let probe = FrameRun {
         frames: 2,
         count_frames: 2,
+        untimed: 0,
         ..timed
     };
     let mut rows = Vec::new();
@@ -120,6 +124,7 @@ pub fn auto_bench(
         let check = FrameRun {
             frames: 2,
             count_frames: 2,
+            untimed: 0,
             ..timed
         };
         let one = std::slice::from_ref(&auto_name);

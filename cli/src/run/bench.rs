@@ -30,6 +30,9 @@ pub struct FrameRun {
     pub count_only: bool,
     /// Track frame events (found and lost pairs per frame; needs the pairs stored).
     pub events: bool,
+    /// Frames run first, untimed, on the first frame's scene (without events): a fresh
+    /// instance's set-up (first allocations, `auto`'s survey) left out of the times.
+    pub untimed: usize,
 }
 
 impl Row {
@@ -278,6 +281,16 @@ pub fn run_frames(
     // others the pairs go through a tracker here.
     let own_events = run.events && bp.track_events(true)?;
     let mut tracker = (run.events && !own_events).then(EventTracker::new);
+    if run.events && run.untimed > 0 {
+        return Err(Error::Config(
+            "untimed frames would count as events: none with --events".into(),
+        ));
+    }
+    for _ in 0..run.untimed {
+        crate::run::stop_if_interrupted()?;
+        let out = (!run.count_only).then_some(&mut pairs);
+        bp.find_pairs(&scene.spheres, out)?;
+    }
     let last = run.frames.max(1) - 1;
     for frame in 0..=last {
         crate::run::stop_if_interrupted()?;
@@ -577,6 +590,7 @@ mod tests {
             count_frames: frames,
             count_only: false,
             events: false,
+            untimed: 0,
         };
         let mut reference = BruteForce::new();
         let mut good = BruteForce::new();
@@ -605,6 +619,21 @@ mod tests {
         };
         let (_, c) = run_frames(&mut bad, &scene, run(1), Some(&mut reference)).unwrap();
         assert!(c.expect("compared").is_ok());
+
+        // An untimed frame first: the instance's first call, neither timed nor compared (the
+        // timed frame 0 is its second, which loses a pair).
+        let mut bad = ForgetsAfterFirst {
+            inner: BruteForce::new(),
+            calls: 0,
+        };
+        let after_one = FrameRun {
+            untimed: 1,
+            ..run(2)
+        };
+        let (m, c) = run_frames(&mut bad, &scene, after_one, Some(&mut reference)).unwrap();
+        assert_eq!((bad.calls, m.frame_ms.len()), (3, 2));
+        let c = c.expect("compared");
+        assert_eq!((c.frame, c.missing.len()), (0, 1), "{}", c.summary());
     }
 
     /// The reference is brute force while it is cheap; above that, a method other than the one

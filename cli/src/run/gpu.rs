@@ -152,10 +152,13 @@ impl LazyGpu {
         Ok(ctx)
     }
 
-    /// Whether the run was told which adapter it must be on (`SWEEPFAN_EXPECT_ADAPTER`): it
-    /// then fails without it rather than leaving the GPU out (docs/design.md §9.5).
+    /// Whether the run was told which adapter it must be on (`--adapter`, `--adapters`,
+    /// `SWEEPFAN_EXPECT_ADAPTER`): it then fails without it rather than leaving the GPU out
+    /// (docs/design.md §9.5).
     pub fn expects_adapter(&self) -> bool {
-        with_env(self.options.clone()).is_ok_and(|o| o.expect_adapter.is_some())
+        self.options.adapter.is_some()
+            || self.devices.is_some()
+            || with_env(self.options.clone()).is_ok_and(|o| o.expect_adapter.is_some())
     }
 
     /// Adapter name, type and backend, for the `device` column.

@@ -156,6 +156,7 @@ impl Stress {
                 count_frames: a.frames,
                 count_only: false,
                 events: false,
+                untimed: 0,
             };
             let outcome = run_frames(
                 self.method.as_mut(),

@@ -366,3 +366,55 @@ fn a_file_on_stdout_is_the_whole_of_stdout() {
         &text[..text.len().min(200)]
     );
 }
+
+/// Options a command would ignore are refused (exit 2, naming them): the device options of
+/// `shaders --out` (no device opened), `--subgroup-size` and `--enable-subgroups` without
+/// `--out`, `--adapter` on the free pose's CPU run; and an adapter named to the default
+/// benchmark that does not open fails it rather than leaving the GPU columns out.
+#[test]
+fn ignored_options_and_missing_adapters_are_errors() {
+    let dir = temp_dir("cli", "ignored_options");
+    let out = dir.join("wgsl");
+    let out = out.to_str().unwrap();
+    for (args, names) in [
+        (vec!["--adapter", "0", "shaders", "--out", out], "--adapter"),
+        (
+            vec!["--adapters", "0,0", "shaders", "--out", out],
+            "--adapters",
+        ),
+        (
+            vec!["--max-binding-bytes", "65536", "shaders", "--out", out],
+            "--max-binding-bytes",
+        ),
+        (
+            vec!["shaders", "--compile-report", "--subgroup-size", "64"],
+            "--out",
+        ),
+        (
+            vec!["shaders", "--compile-report", "--enable-subgroups"],
+            "--out",
+        ),
+        (
+            vec![
+                "--adapter",
+                "0",
+                "reproduce",
+                "sector",
+                "--pose",
+                "free",
+                "--body",
+                "capsule",
+                "--rotations",
+                "10",
+            ],
+            "--adapter",
+        ),
+        (vec!["--adapter", "no-such-adapter"], "no-such-adapter"),
+    ] {
+        let run = sweepfan().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(names), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,6 +34,7 @@ fn the_reproduction_table_counts_are_what_reproduce_computes() {
         count_frames: 10,
         count_only: false,
         events: false,
+        untimed: 0,
     };
     let ns = [1000, 3000, 5000];
     let out = sweepfan_cli::experiments::broadphase_paper::reproduce(

@@ -253,6 +253,21 @@ fn run(cli: Cli) -> anyhow::Result<bool> {
                  frames run on one device (--adapter picks it): leave --adapters out"
             )
         }
+        Some(Command::Shaders(a))
+            if !a.opens_a_device()
+                && (cli.adapter.is_some()
+                    || cli.adapters.is_some()
+                    || cli.max_binding_bytes.is_some()) =>
+        {
+            anyhow::bail!(
+                "shaders --out writes the modules without a device: --adapter, --adapters and \
+                 --max-binding-bytes are used by --compile-report only"
+            )
+        }
+        Some(Command::Shaders(_)) if cli.adapters.is_some() => anyhow::bail!(
+            "shaders --compile-report builds on one device: --adapters is not used there \
+             (--adapter picks the device)"
+        ),
         Some(Command::SortBench(_)) if cli.adapters.is_some() => anyhow::bail!(
             "sort-bench times one device's sort: --adapters is not used there (--adapter picks \
              the device)"

@@ -114,7 +114,8 @@ pub fn run(
     let (ctx, gpu_note) = match opts.backend {
         // An adapter named (`--adapter`) must open, as in every other command.
         SectorBackend::Gpu => (Some(GpuContext::new(&gpu_options)?), None),
-        SectorBackend::Cpu if opts.adapter.is_some() => {
+        // So must the adapter a run is told to be on (`SWEEPFAN_EXPECT_ADAPTER`, §9.5).
+        SectorBackend::Cpu if opts.adapter.is_some() || gpu_options.expect_adapter.is_some() => {
             (Some(GpuContext::new(&gpu_options)?), None)
         }
         SectorBackend::Cpu => match GpuContext::new(&gpu_options) {

@@ -315,6 +315,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         count_frames: a.frames,
         count_only: a.count_only,
         events: a.events,
+        untimed: 0,
     };
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);

@@ -37,6 +37,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
         count_frames: 10,
         count_only: false,
         events: false,
+        untimed: 0,
     };
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;

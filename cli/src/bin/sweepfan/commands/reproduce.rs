@@ -111,6 +111,7 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
         count_frames: a.frames_count,
         count_only: false,
         events: false,
+        untimed: 0,
     };
     let methods = sweepfan::Method::ALL.len();
     let bar = progress_bar(
@@ -204,6 +205,12 @@ fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
         anyhow::bail!(
             "--speed-runs: the free pose has no speed tables (the thesis pose's); leave \
              --speed-runs out"
+        );
+    }
+    if adapter.is_some() && a.backend == SectorBackendChoice::Cpu {
+        anyhow::bail!(
+            "--adapter: the free pose on --backend cpu opens no GPU (it has no speed tables), so \
+             --adapter would be ignored; add --backend gpu, or leave --adapter out"
         );
     }
     let opts = FreeOptions {

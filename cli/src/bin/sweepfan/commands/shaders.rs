@@ -13,12 +13,13 @@ pub struct ShadersArgs {
     /// Directory to write the modules into (created if missing).
     #[arg(long, required_unless_present = "compile_report")]
     out: Option<PathBuf>,
-    /// Subgroup size the constants are generated for (power of two, 4..=128).
-    #[arg(long, default_value_t = 32, value_parser = values::subgroup_size)]
-    subgroup_size: u32,
-    /// Write `enable subgroups;` first in modules that use subgroup builtins (Tint needs it;
-    /// naga rejects it).
-    #[arg(long)]
+    /// With --out: the subgroup size the constants are generated for (power of two, 4..=128)
+    /// [default: 32].
+    #[arg(long, requires = "out", value_parser = values::subgroup_size)]
+    subgroup_size: Option<u32>,
+    /// With --out: write `enable subgroups;` first in modules that use subgroup builtins (Tint
+    /// needs it; naga rejects it).
+    #[arg(long, requires = "out")]
     enable_subgroups: bool,
     /// Build every pipeline on the selected adapter, one at a time, and print each one's
     /// creation time and the process's peak memory meanwhile (docs/design.md §9.12).
@@ -37,6 +38,14 @@ pub struct ShadersArgs {
     max_rss_mb: Option<u64>,
 }
 
+impl ShadersArgs {
+    /// Whether the command opens a device (the compile report builds on one; the modules are
+    /// written without one).
+    pub fn opens_a_device(&self) -> bool {
+        self.compile_report
+    }
+}
+
 pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
     let taken = a
@@ -50,8 +59,11 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
         // Through the output module (docs/design.md §8.3): a file at --out is an error naming
         // it, each module is written atomically.
         let math = sweepfan_cli::run::gpu::with_env(Default::default())?.math;
-        let modules =
-            sweepfan::gpu::instrument::module_files(a.subgroup_size, math, a.enable_subgroups)?;
+        let modules = sweepfan::gpu::instrument::module_files(
+            a.subgroup_size.unwrap_or(32),
+            math,
+            a.enable_subgroups,
+        )?;
         let written = sweepfan_cli::report::output::write_tree(out, &modules)?;
         for path in written {
             say!(taken, "{}", path.display());
