@@ -289,6 +289,22 @@ pub fn check_outputs(
         {
             return bad(flag, dir, format!("is also the {other} output (a file)"));
         }
+        // One inside it, named as the run names its files there, could be one of them.
+        if let (Some(abs), Some(ending)) = (absolute(dir), written_in(flag))
+            && let Some((other, path)) = seen.iter().find(|(_, p)| {
+                p.parent() == Some(abs.as_path()) && p.to_string_lossy().ends_with(ending)
+            })
+        {
+            return bad(
+                other,
+                path,
+                format!(
+                    "lies in the {flag} directory {}, among the {ending} files the run writes \
+                     there; name it otherwise or put it elsewhere",
+                    dir.display()
+                ),
+            );
+        }
         let parent = match dir.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -312,6 +328,18 @@ pub fn check_outputs(
         }
     }
     Ok(())
+}
+
+/// How the files a run writes into its output directory `flag` end (`--plots`: SVG plots,
+/// `--out`: shader modules, dist's per-rank CSV files): a file output there ending so could be
+/// one of them.
+fn written_in(flag: &str) -> Option<&'static str> {
+    match flag {
+        "--plots" => Some(".svg"),
+        "--out" => Some(".wgsl"),
+        "--pairs-out" | "--events-out" => Some(".csv"),
+        _ => None,
+    }
 }
 
 /// A writer that fails once the tool's token is cancelled (`crate::run::interrupted`), with an
@@ -620,6 +648,18 @@ mod tests {
             "{e}"
         );
         assert!(!q.exists(), "the directory is not made");
+        // A file output among the files a directory output gets (`--plots p --json p/a.svg`).
+        let plots = dir.join("plots");
+        std::fs::create_dir(&plots).unwrap();
+        let svg = plots.join("time_vs_n.svg");
+        let e = check_outputs(&[("--json", &svg)], &[("--plots", &plots)], &[]);
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.contains("--json") && e.contains("--plots directory"),
+            "{e}"
+        );
+        let beside = plots.join("rows.json");
+        check_outputs(&[("--json", &beside)], &[("--plots", &plots)], &[]).unwrap();
         // Atomic write: the content lands whole, no temporary file is left.
         write_bytes(&a, b"{}\n").unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), b"{}\n");

@@ -54,7 +54,11 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
         .is_some_and(sweepfan_cli::report::output::is_stdout);
     // --out is checked by `write_tree` (an existing file there: "exists and is not a
     // directory"); a missing --out is created with its parents.
-    crate::args::check_outputs(&[("--json", a.json.as_deref())], &[], &[])?;
+    crate::args::check_outputs(
+        &[("--json", a.json.as_deref())],
+        &[("--out", a.out.as_deref())],
+        &[],
+    )?;
     if let Some(out) = &a.out {
         // Through the output module (docs/design.md §8.3): a file at --out is an error naming
         // it, each module is written atomically.
