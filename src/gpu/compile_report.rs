@@ -111,6 +111,9 @@ pub fn compile_report(
             }
         }
         for entry in entry_points(&module.source) {
+            // Between two pipelines, the caller's cancellation (docs/design.md §9.18): a report
+            // takes seconds on a software driver, minutes where one build is slow.
+            crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
             ctx.forget_compiled();
             reset_peak_rss();
             let started = Instant::now();
@@ -150,6 +153,24 @@ fn peak_rss_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cancelled report builds no pipeline more and ends interrupted.
+    #[test]
+    fn a_cancelled_report_stops_before_the_next_pipeline() {
+        use crate::broadphase::cancel::CancelToken;
+        let Some(ctx) = crate::gpu::context::test_gpu() else {
+            return;
+        };
+        let token = CancelToken::new();
+        token.cancel();
+        let mut built = 0;
+        let e = crate::broadphase::limits::Limits::new()
+            .with_cancel(token)
+            .run(|| compile_report(&ctx, |_| built += 1))
+            .unwrap_err();
+        assert!(matches!(e, Error::Interrupted), "{e}");
+        assert_eq!(built, 0);
+    }
 
     #[test]
     fn entry_points_are_found_in_order() {
