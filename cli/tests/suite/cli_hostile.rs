@@ -471,7 +471,7 @@ fn refusals_name_what_the_user_can_change() {
         ),
         (
             &[
-                "bench", "--scene", "density", "--radius", "1e30", "--n", "100",
+                "bench", "--scene", "density", "--radius", "1e17", "--n", "100",
             ],
             &["--radius", "density scene"],
         ),
