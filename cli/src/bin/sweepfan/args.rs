@@ -42,9 +42,7 @@ impl JsonOutput {
 
     /// Whether `--json -` takes standard output.
     pub fn stdout_taken(&self) -> bool {
-        self.json
-            .as_deref()
-            .is_some_and(sweepfan_cli::report::output::is_stdout)
+        takes_stdout(self.json.as_deref())
     }
 }
 
@@ -73,10 +71,9 @@ impl Outputs {
 
     /// Whether `--json -` or `--csv -` takes standard output.
     pub fn stdout_taken(&self) -> bool {
-        [&self.json, &self.csv].iter().any(|p| {
-            p.as_deref()
-                .is_some_and(sweepfan_cli::report::output::is_stdout)
-        })
+        [&self.json, &self.csv]
+            .iter()
+            .any(|p| takes_stdout(p.as_deref()))
     }
 
     /// Writes `rows` to the `--json` and `--csv` paths given, if any.
@@ -191,6 +188,12 @@ pub fn negative_numbers_reach_parsers(cmd: clap::Command) -> clap::Command {
             a.allow_negative_numbers(is_numeric)
         })
     })
+}
+
+/// Whether the output `path` (`--json -`) takes standard output: the human report then goes
+/// to stderr ([`say`]).
+pub fn takes_stdout(path: Option<&std::path::Path>) -> bool {
+    path.is_some_and(sweepfan_cli::report::output::is_stdout)
 }
 
 /// Checks output files and directories before a run (see `report::output::check_outputs`).

@@ -143,10 +143,7 @@ pub fn broadphase(a: BroadphaseArgs, gpu: &mut LazyGpu) -> Result<bool> {
 
 pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
-    let taken = a
-        .json
-        .as_deref()
-        .is_some_and(sweepfan_cli::report::output::is_stdout);
+    let taken = crate::args::takes_stdout(a.json.as_deref());
     crate::args::check_outputs(
         &[("--json", a.json.as_deref())],
         &[("--plots", a.plots.as_deref())],
@@ -194,10 +191,7 @@ pub fn sector(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
 /// `reproduce sector --pose free`: the generalised accuracy experiment for one body kind.
 fn sector_free(a: SectorArgs, adapter: Option<String>) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
-    let taken = a
-        .json
-        .as_deref()
-        .is_some_and(sweepfan_cli::report::output::is_stdout);
+    let taken = crate::args::takes_stdout(a.json.as_deref());
     if a.plots.is_some() {
         anyhow::bail!("--plots: the free pose has no per-angle or per-shape bins to plot");
     }

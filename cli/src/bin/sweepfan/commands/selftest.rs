@@ -41,10 +41,7 @@ pub struct SelftestArgs {
 
 pub fn exec(a: SelftestArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
-    let taken = a
-        .json
-        .as_deref()
-        .is_some_and(sweepfan_cli::report::output::is_stdout);
+    let taken = crate::args::takes_stdout(a.json.as_deref());
     if a.backend.0 != Backend::Gpu {
         bail!("selftest checks the GPU against the CPU reference: only --backend gpu applies");
     }

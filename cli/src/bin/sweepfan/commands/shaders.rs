@@ -48,12 +48,9 @@ impl ShadersArgs {
 
 pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
-    let taken = a
-        .json
-        .as_deref()
-        .is_some_and(sweepfan_cli::report::output::is_stdout);
-    // --out is checked by `write_tree` (an existing file there: "exists and is not a
-    // directory"); a missing --out is created with its parents.
+    let taken = crate::args::takes_stdout(a.json.as_deref());
+    // --out as any output directory: made if missing (its parent must exist), refused where
+    // a file is, and no --json among its modules.
     crate::args::check_outputs(
         &[("--json", a.json.as_deref())],
         &[("--out", a.out.as_deref())],
