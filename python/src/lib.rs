@@ -6,6 +6,7 @@
 mod boxes;
 mod contacts;
 mod errors;
+mod events;
 mod gpu;
 mod input;
 mod interrupt;
@@ -92,5 +93,6 @@ fn _sweepfan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clear_caches, m)?)?;
     m.add_class::<spheres::PyBroadPhase>()?;
     m.add_class::<boxes::PyBoxBroadPhase>()?;
+    m.add_class::<events::PyEventTracker>()?;
     Ok(())
 }

@@ -15,7 +15,8 @@ clear_caches; sphere_contacts, obb_contacts and polygon_contacts (normals, depth
 the touching pairs, on the CPU, as a dict of arrays); the classes
 BoxBroadPhase (axis-aligned boxes by your ids: set, remove, update -> pairs found and lost by
 id) and BroadPhase, which keeps its buffers between frames and reports the pairs found and lost in each
-(track_events=True). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
+(track_events=True); EventTracker gives the same found and lost pairs for any pair list
+(obb_pairs' or polygon_pairs' frames, say). Sphere methods (METHODS): "auto" (the default: grid, sap, x or brute_force,
 chosen from the spheres; choose_method says which and why), grid, sap, brute_force,
 origin_distance, x, xy, xyz, min_axis.
 """
@@ -50,6 +51,7 @@ from ._sweepfan import (  # noqa: E402
     METHODS,
     BoxBroadPhase,
     BroadPhase,
+    EventTracker,
     SoftwareAdapterWarning,
     __version__,
     adapters,
@@ -71,6 +73,7 @@ __all__ = [
     "METHODS",
     "BoxBroadPhase",
     "BroadPhase",
+    "EventTracker",
     "SoftwareAdapterWarning",
     "__version__",
     "adapters",

@@ -106,3 +106,44 @@ def test_defaults():
 def test_default_backend_is_the_shared_default():
     bp = sweepfan.BroadPhase()
     assert bp.backend == sweepfan.default_backend() and bp.method == "auto"
+
+
+def test_an_event_tracker_follows_any_pair_list():
+    """EventTracker: found and lost pairs between successive lists of oriented boxes' pairs,
+    against Python set differences; rows in either order and any row order; bad lists refused,
+    nothing changed."""
+    rng = np.random.default_rng(5)
+    tracker = sweepfan.EventTracker()
+    before = set()
+    centers = rng.uniform(0, 12, (300, 3)).astype(np.float32)
+    half = np.full((300, 3), 0.6, np.float32)
+    quats = np.tile(np.array([1, 0, 0, 0], np.float32), (300, 1))
+    for frame in range(4):
+        pairs = sweepfan.obb_pairs(centers, half, quats, backend="cpu")
+        now = {tuple(p) for p in pairs.tolist()}
+        # Rows reversed and shuffled: the tracker takes them as pairs.
+        given = pairs[rng.permutation(len(pairs))][:, ::-1]
+        found, lost = tracker.update(given)
+        assert found.dtype == np.uint32 and lost.dtype == np.uint32
+        assert [tuple(p) for p in found.tolist()] == sorted(now - before), frame
+        assert [tuple(p) for p in lost.tolist()] == sorted(before - now), frame
+        assert [tuple(p) for p in tracker.pairs.tolist()] == sorted(now)
+        assert tracker.frames == frame + 1
+        before = now
+        centers += rng.normal(0, 0.3, centers.shape).astype(np.float32)
+    assert len(before) > 0
+    for bad, says in [
+        ([[1, 2], [2, 1]], "given twice"),
+        ([[3, 3]], "itself"),
+        ([[0, -1]], "negative"),
+        (np.zeros((2, 3), np.int64), "(K, 2)"),
+        ([[0.5, 1.0]], "integer"),
+    ]:
+        with pytest.raises(ValueError, match="pairs") as e:
+            tracker.update(bad)
+        assert says in str(e.value), (bad, str(e.value))
+    assert tracker.frames == 4, "a refused list changes nothing"
+    found, lost = tracker.update(np.zeros((0, 2), np.uint32))
+    assert len(found) == 0 and sorted(map(tuple, lost.tolist())) == sorted(before)
+    tracker.reset()
+    assert tracker.frames == 0 and len(tracker.pairs) == 0

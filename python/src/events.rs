@@ -1,0 +1,70 @@
+//! `EventTracker`: the frame events of any pair list (`obb_pairs`, `polygon_pairs`, a contact
+//! list's pairs, pairs from elsewhere), as `BroadPhase(track_events=True)` gives them for
+//! spheres.
+
+use crate::gpu::lock;
+use crate::input::{arg_error, pair_rows};
+use crate::output::pair_array;
+use numpy::PyArray2;
+use pyo3::prelude::*;
+use std::sync::Mutex;
+use sweepfan::{EventTracker, canonicalize};
+
+/// (found, lost), as `update` returns them.
+type Events<'py> = (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>);
+
+/// EventTracker(): the pairs that begin and stop touching between successive pair lists.
+///
+/// update(pairs) takes this frame's pairs, a (K, 2) integer array of positions (either order
+/// in a row, rows in any order; each pair once, no object with itself), and returns (found,
+/// lost): the pairs new since the last update and those gone, (K, 2) uint32 arrays, each row
+/// (i, j) with i < j, rows sorted. The first update finds every pair. pairs holds the last
+/// update's pairs, frames counts the updates, reset() forgets them. Bad pairs raise
+/// ValueError naming the row, and change nothing.
+#[pyclass(name = "EventTracker", module = "sweepfan")]
+pub struct PyEventTracker {
+    tracker: Mutex<EventTracker>,
+}
+
+#[pymethods]
+impl PyEventTracker {
+    #[new]
+    fn new() -> Self {
+        Self {
+            tracker: Mutex::new(EventTracker::new()),
+        }
+    }
+
+    fn update<'py>(&self, py: Python<'py>, pairs: &Bound<'py, PyAny>) -> PyResult<Events<'py>> {
+        let mut rows = pair_rows("pairs", pairs, u32::MAX as usize)?;
+        for row in &mut rows {
+            *row = [row[0].min(row[1]), row[0].max(row[1])];
+        }
+        canonicalize(&mut rows);
+        if let Some(twice) = rows.windows(2).find(|w| w[0] == w[1]) {
+            return Err(arg_error(
+                "pairs",
+                format!("the pair ({}, {}) is given twice", twice[0][0], twice[0][1]),
+            ));
+        }
+        let events = py.detach(|| lock(&self.tracker).update(rows));
+        Ok((pair_array(py, events.found), pair_array(py, events.lost)))
+    }
+
+    /// The last update's pairs, (K, 2) uint32, sorted.
+    #[getter]
+    fn pairs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u32>> {
+        pair_array(py, lock(&self.tracker).pairs().to_vec())
+    }
+
+    /// Updates so far.
+    #[getter]
+    fn frames(&self) -> u64 {
+        lock(&self.tracker).frames()
+    }
+
+    /// Forgets the pairs: the next update finds every pair again.
+    fn reset(&self) {
+        lock(&self.tracker).reset();
+    }
+}
