@@ -365,7 +365,8 @@ impl BoxBroadPhase {
     /// `frame` (its lists cleared first).
     fn events(&mut self, stats: Stats, frame: &mut BoxFrame) -> Result<()> {
         // The pairs by id and the events, before they are made (any backend, any worlds).
-        crate::broadphase::aabbs::check_box_job_pairs(self.positions.len() as u64)?;
+        let budget = crate::broadphase::memory::LazyBudget::new();
+        crate::broadphase::aabbs::check_box_job_pairs(self.positions.len() as u64, &budget)?;
         let ids = &self.ids;
         self.now.clear();
         self.now

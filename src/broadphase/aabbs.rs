@@ -3,6 +3,7 @@
 //! also the oriented-box and polygon pipelines' broad phase; `sweepfan::boxes::BoxBroadPhase`
 //! holds boxes by the caller's ids over either.
 
+use crate::broadphase::memory::LazyBudget;
 use crate::broadphase::world_slots::{EXACT_SLOTS, WorldSlots};
 use crate::broadphase::worlds::{WorldGroups, check_world_ids};
 use crate::broadphase::{Backend, Pair, Stats};
@@ -63,12 +64,16 @@ pub trait AabbOverlaps: Send {
 pub(crate) const BOX_JOB_BYTES_PER_PAIR: u64 = 8 + 16 + 16;
 
 /// `total` pairs of the box job (a frame's, or a batch of worlds' so far: each world's sweep is
-/// bounded alone, their sum here) against the memory the job may use: the host-memory error
-/// where they do not fit.
-pub(crate) fn check_box_job_pairs(total: u64) -> Result<()> {
+/// bounded alone, their sum here) against the memory the job may use (`budget`, read once a
+/// call and only past 16 MiB): the host-memory error where they do not fit.
+pub(crate) fn check_box_job_pairs(total: u64, budget: &LazyBudget) -> Result<()> {
+    let bytes = total.saturating_mul(BOX_JOB_BYTES_PER_PAIR);
+    if budget.allows(bytes) {
+        return Ok(());
+    }
     crate::broadphase::memory::check_fits_or(
         &format!("{total} overlapping box pairs"),
-        total.saturating_mul(BOX_JOB_BYTES_PER_PAIR),
+        bytes,
         |_| "use fewer boxes, or boxes that overlap less (every pair is stored)".to_string(),
     )
 }
@@ -97,11 +102,12 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
     }
     let mut stats = Stats::default();
     let (mut local, mut found) = (Vec::new(), Vec::new());
+    let budget = LazyBudget::new();
     for members in groups.members() {
         gather(boxes, members, &groups.shared, &mut local);
         if local.len() >= 2 {
             stats.tests += job.aabb_overlaps(&local, &mut found)?.tests;
-            check_box_job_pairs((out.len() + found.len()) as u64)?;
+            check_box_job_pairs((out.len() + found.len()) as u64, &budget)?;
             to_batch(&found, members, &groups.shared, out);
         }
     }

@@ -160,7 +160,11 @@ pub fn check_fits_or(what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -
 /// abort the process.
 pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     let needed = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-    check_fits(what, needed)?;
+    // As a lazy budget: the system's figure is not read for small amounts (a read is about a
+    // dozen /proc and cgroup files).
+    if !LazyBudget::new().allows(needed) {
+        check_fits(what, needed)?;
+    }
     if list.try_reserve_exact(n).is_ok() {
         return Ok(());
     }

@@ -491,6 +491,7 @@ impl AabbOverlaps for BoxSweep {
         let members: Vec<&[u32]> = groups.members().collect();
         // Each world's sweep is bounded alone; the sum of their pairs here.
         let total = AtomicU64::new(0);
+        let budget = memory::LazyBudget::new();
         let found: Vec<Result<Vec<Pair>>> = members
             .par_chunks(8)
             .map(|chunk| {
@@ -515,7 +516,8 @@ impl AabbOverlaps for BoxSweep {
                                     )
                                 })?;
                             let n = found.len() as u64;
-                            check_box_job_pairs(total.fetch_add(n, Ordering::Relaxed) + n)?;
+                            let sum = total.fetch_add(n, Ordering::Relaxed) + n;
+                            check_box_job_pairs(sum, &budget)?;
                             to_batch(&found, members, &groups.shared, &mut pairs);
                         }
                     }

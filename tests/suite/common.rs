@@ -293,7 +293,10 @@ pub fn cell_wall_scene() -> Vec<Sphere> {
 }
 
 /// The grid's test count by its definition (docs/design.md §2.7): giants by the exponent-bin
-/// rule (at most 32 above a bin, the largest radius more than twice the bin's), cells of the others by [`oracle_grid_cell`] with side twice the largest other radius;
+/// rule (at most a sixteenth of the objects above a bin, 32 to 4,096, and more than 1,024 only
+/// where the largest radius is more than 8 times the bin's; the largest radius more than twice
+/// the bin's), cells of the others by [`oracle_grid_cell`] with side twice the largest other
+/// radius;
 /// pairs of others in neighbouring cells, each giant with every other giant and with the others
 /// whose cell lies in `[cell(c - r) - 1, cell(c + r) + 1]` on every axis.
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
@@ -308,13 +311,16 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let top: Vec<(u32, u32, f32)> = bins.iter().rev().map(|(&b, &(c, m))| (b, c, m)).collect();
     let mut split = None;
     let mut above = 0;
-    // Set aside where at most a sixteenth of the objects (32 to GIANTS_MAX) lie above and the
-    // largest radius is more than twice the rest's.
-    let most = ((s.len() / 16) as u32).clamp(32, sweepfan::geom::radii::GIANTS_MAX);
+    // Set aside where at most a sixteenth of the objects (32 to 4,096) lie above, more than
+    // 1,024 only past 8 times the rest's radius, and the largest radius is more than twice the
+    // rest's (written here again, in f64, as the oracle's own).
+    let most = ((s.len() / 16) as u32).clamp(32, 4096);
     let overall = top.first().map_or(0.0, |t| t.2);
     for (w, &(b, count, largest)) in top.iter().enumerate() {
-        if w > 0 && above <= most && b >= 1 && f64::from(overall) > 2.0 * f64::from(largest) {
-            split = Some((b, largest));
+        let (overall, largest) = (f64::from(overall), f64::from(largest));
+        let few_or_far = above <= 1024 || overall > 8.0 * largest;
+        if w > 0 && above <= most && b >= 1 && overall > 2.0 * largest && few_or_far {
+            split = Some((b, largest as f32));
         }
         above += count;
     }

@@ -152,14 +152,22 @@ fn generated_scenes_match_brute_force() {
 
 /// Many giants (docs/design.md §2.7): 40 and 150 large spheres of mixed radii among 3,000
 /// small ones, and 1,100 (past the budget's old cap of 1,024) among 17,600, inside the
-/// others' box, on its faces and beyond it, so the grid's coarse index of their
-/// reach (the CPU) and every other method find brute force's pairs. Each scene's giants are
-/// all set aside.
+/// others' box, on its faces and beyond it, so the grid's coarse index of their reach (the CPU)
+/// and every other method find brute force's pairs, and the grid's tests are its rule's. All
+/// are set aside, but of 1,100 of radii 1.5 to 4 (under 8 times the others' 0.6) only the 825
+/// of radii 2 to 4: at most 1,024, and more than twice 1.5, which sizes the cells.
 #[test]
 fn many_giants_match_brute_force() {
     use sweepfan::geom::radii::{giants_budget, giants_of};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
-    for (giants, small) in [(40, 3000), (150, 3000), (1100, 17_600)] {
+    let far = [3.0f32, 11.0, 40.0, 900.0];
+    let near = [1.5f32, 2.0, 3.0, 4.0];
+    for (giants, small, radii, set_aside) in [
+        (40, 3000, far, 40),
+        (150, 3000, far, 150),
+        (1100, 17_600, far, 1100),
+        (1100, 17_600, near, 825),
+    ] {
         let side = 120.0 * (small as f32 / 3000.0).cbrt();
         let mut s: Vec<Sphere> = (0..small)
             .map(|_| {
@@ -168,14 +176,15 @@ fn many_giants_match_brute_force() {
             })
             .collect();
         for k in 0..giants {
-            let r = [3.0f32, 11.0, 40.0, 900.0][k % 4];
+            let r = radii[k % 4];
             let c = Vec3::new(rng.random(), rng.random(), rng.random()) * (1.5 * side)
                 - Vec3::splat(0.25 * side);
             s.push(Sphere::new(c, r));
         }
-        let (set_aside, _) = giants_of(&s, giants_budget(s.len() as u64));
-        assert_eq!(set_aside.len(), giants, "{giants} giants set aside");
-        check_scene(&s, true).unwrap_or_else(|e| panic!("{giants} giants: {e}"));
+        let what = format!("{giants} giants up to radius {}", radii[3]);
+        let (aside, _) = giants_of(&s, giants_budget(s.len() as u64));
+        assert_eq!(aside.len(), set_aside, "{what}: set aside");
+        check_scene(&s, true).unwrap_or_else(|e| panic!("{what}: {e}"));
     }
 }
 

@@ -290,9 +290,13 @@ pub fn check_outputs(
             return bad(flag, dir, format!("is also the {other} output (a file)"));
         }
         // One inside it, named as the run names its files there, could be one of them.
-        if let (Some(abs), Some(ending)) = (absolute(dir), written_in(flag))
+        if let (Some(abs), Some((part, ending))) = (absolute(dir), written_in(flag))
             && let Some((other, path)) = seen.iter().find(|(_, p)| {
-                p.parent() == Some(abs.as_path()) && p.to_string_lossy().ends_with(ending)
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                p.parent() == Some(abs.as_path()) && name.contains(part) && name.ends_with(ending)
             })
         {
             return bad(
@@ -330,14 +334,14 @@ pub fn check_outputs(
     Ok(())
 }
 
-/// How the files a run writes into its output directory `flag` end (`--plots`: SVG plots,
-/// `--out`: shader modules, dist's per-rank CSV files): a file output there ending so could be
-/// one of them.
-fn written_in(flag: &str) -> Option<&'static str> {
+/// How the files a run writes into its output directory `flag` are named, (a part of the name,
+/// its ending) (`--plots`: SVG plots, `--out`: shader modules, dist's `KIND-rank-R.csv`): a
+/// file output there so named could be one of them.
+fn written_in(flag: &str) -> Option<(&'static str, &'static str)> {
     match flag {
-        "--plots" => Some(".svg"),
-        "--out" => Some(".wgsl"),
-        "--pairs-out" | "--events-out" => Some(".csv"),
+        "--plots" => Some(("", ".svg")),
+        "--out" => Some(("", ".wgsl")),
+        "--pairs-out" | "--events-out" => Some(("-rank-", ".csv")),
         _ => None,
     }
 }

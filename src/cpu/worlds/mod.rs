@@ -221,6 +221,7 @@ impl WorldBatch {
             0
         };
         let stored = AtomicU64::new(shared_pairs.len() as u64);
+        let budget = memory::LazyBudget::new();
         let overflow = AtomicBool::new(false);
         let invalid = AtomicBool::new(false);
         let limits = crate::broadphase::limits::current();
@@ -233,6 +234,7 @@ impl WorldBatch {
             store,
             limit: self.limit,
             stored: &stored,
+            budget: &budget,
             overflow: &overflow,
             invalid: &invalid,
             token: &token,
@@ -315,6 +317,9 @@ struct Job<'a> {
     store: bool,
     limit: u64,
     stored: &'a AtomicU64,
+    /// The memory the stored pairs may take, all worlds together (read once a call, past
+    /// 16 MiB: docs/design.md §9.14).
+    budget: &'a memory::LazyBudget,
     /// Set once the stored pairs pass the limit: later worlds only count, and the call fails
     /// naming the exact total.
     overflow: &'a AtomicBool,
@@ -413,7 +418,16 @@ impl Job<'_> {
                 // A lean walk whose list memory refused to grow (docs/design.md §9.14).
                 return Err(memory::refused(what, s.pairs.saturating_mul(8)));
             }
-            memory::reserve(&mut chunk.pairs, chunk.local_pairs.len(), what)?;
+            // The pairs stored so far, this world's with them, within the budget; then room,
+            // grown as a list grows (an exact reservation a world copied the list each time).
+            let adding = chunk.local_pairs.len() as u64;
+            let bytes = (self.stored.load(Ordering::Relaxed) + adding).saturating_mul(8);
+            if !self.budget.allows(bytes) {
+                memory::check_fits(what, bytes)?;
+            }
+            if chunk.pairs.try_reserve(chunk.local_pairs.len()).is_err() {
+                return Err(memory::refused(what, bytes));
+            }
             let begin = chunk.pairs.len();
             let global = |l: u32| -> u32 {
                 let l = l as usize;

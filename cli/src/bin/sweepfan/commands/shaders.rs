@@ -49,8 +49,12 @@ impl ShadersArgs {
 pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
     // `--json -` takes standard output: the report then goes to stderr.
     let taken = crate::args::takes_stdout(a.json.as_deref());
-    // --out as any output directory: made if missing (its parent must exist), refused where
-    // a file is, and no --json among its modules.
+    // --out made with its parents if missing (as its help says), then checked as any output
+    // directory: refused where a file is, and no --json among its modules.
+    if let Some(out) = a.out.as_deref().filter(|o| !o.exists()) {
+        std::fs::create_dir_all(out)
+            .map_err(|e| anyhow::anyhow!("--out {}: cannot create it: {e}", out.display()))?;
+    }
     crate::args::check_outputs(
         &[("--json", a.json.as_deref())],
         &[("--out", a.out.as_deref())],
