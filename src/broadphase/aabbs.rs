@@ -68,14 +68,13 @@ pub(crate) const BOX_JOB_BYTES_PER_PAIR: u64 = 8 + 16 + 16;
 /// call and only past 16 MiB): the host-memory error where they do not fit.
 pub(crate) fn check_box_job_pairs(total: u64, budget: &LazyBudget) -> Result<()> {
     let bytes = total.saturating_mul(BOX_JOB_BYTES_PER_PAIR);
+    // Allowed: no message made (a world's call runs this).
     if budget.allows(bytes) {
         return Ok(());
     }
-    crate::broadphase::memory::check_fits_or(
-        &format!("{total} overlapping box pairs"),
-        bytes,
-        |_| "use fewer boxes, or boxes that overlap less (every pair is stored)".to_string(),
-    )
+    budget.check_or(&format!("{total} overlapping box pairs"), bytes, |_| {
+        "use fewer boxes, or boxes that overlap less (every pair is stored)".to_string()
+    })
 }
 
 /// The default [`AabbOverlaps::aabb_overlaps_in_worlds`], the mapped batch allowed at most

@@ -162,9 +162,7 @@ pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     let needed = (n as u64).saturating_mul(std::mem::size_of::<T>() as u64);
     // As a lazy budget: the system's figure is not read for small amounts (a read is about a
     // dozen /proc and cgroup files).
-    if !LazyBudget::new().allows(needed) {
-        check_fits(what, needed)?;
-    }
+    LazyBudget::new().check(what, needed)?;
     if list.try_reserve_exact(n).is_ok() {
         return Ok(());
     }
@@ -307,6 +305,23 @@ impl LazyBudget {
     /// The figure checked against (read now if it was not yet).
     pub fn available(&self) -> Option<Available> {
         *self.read.get_or_init(|| self.budget.available())
+    }
+
+    /// [`check_fits`] against this budget: `bytes` for `what` allowed ([`Self::allows`]), or
+    /// the host-memory error naming them.
+    pub fn check(&self, what: &str, bytes: u64) -> Result<()> {
+        self.check_or(what, bytes, |_| String::new())
+    }
+
+    /// [`Self::check`], the error ending with `hint(bytes)` as [`check_fits_or`]'s.
+    pub fn check_or(&self, what: &str, bytes: u64, hint: impl FnOnce(u64) -> String) -> Result<()> {
+        if self.allows(bytes) {
+            return Ok(());
+        }
+        match self.available() {
+            Some(a) => Err(too_large(what, bytes, &a, &hint(a.hinted()))),
+            None => Ok(()),
+        }
     }
 }
 

@@ -422,9 +422,7 @@ impl Job<'_> {
             // grown as a list grows (an exact reservation a world copied the list each time).
             let adding = chunk.local_pairs.len() as u64;
             let bytes = (self.stored.load(Ordering::Relaxed) + adding).saturating_mul(8);
-            if !self.budget.allows(bytes) {
-                memory::check_fits(what, bytes)?;
-            }
+            self.budget.check(what, bytes)?;
             if chunk.pairs.try_reserve(chunk.local_pairs.len()).is_err() {
                 return Err(memory::refused(what, bytes));
             }
