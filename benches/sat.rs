@@ -25,7 +25,7 @@ fn bench_sat(c: &mut Criterion) {
     let frames = obb_frames(&boxes);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut sweep_candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut sweep_candidates);
+    aabb_sweep(&aabbs, &mut sweep_candidates).unwrap();
     // The same candidates in random order: every test reads two random cache lines (the case
     // of candidates from elsewhere on shapes stored in arbitrary order).
     let mut rng = ChaCha8Rng::seed_from_u64(2);
@@ -68,7 +68,7 @@ fn bench_sat(c: &mut Criterion) {
     let polys = generate_polygons(SceneKind::Density, &SceneParams::new(200_000, 3)).unwrap();
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
-    aabb_sweep(&polygon_aabbs(&polys), &mut candidates);
+    aabb_sweep(&polygon_aabbs(&polys), &mut candidates).unwrap();
     let mut g = c.benchmark_group("polygon_sat");
     g.sample_size(10);
     g.throughput(Throughput::Elements(candidates.len() as u64));

@@ -50,7 +50,7 @@ fn main() {
     let frames = obb_frames(&boxes);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates);
+    aabb_sweep(&aabbs, &mut candidates).unwrap();
     let c = candidates.len() as f64;
     println!("{n} boxes, {} candidate pairs", candidates.len());
 

@@ -452,8 +452,8 @@ fn outward(v1: vec2<f32>, v2: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(e.y, -e.x) * m_div(1.0, m_length2(e));
 }
 
-// |bounds' span|_1 + |bounds' furthest corner|_1 (geom::contact::polygon_contact's extent).
-fn polygon_extent(start: u32, count: u32) -> f32 {
+// (|bounds' span|_1, |bounds' furthest corner|_1): geom::contact::polygon_contact's `bounds`.
+fn polygon_span_and_corner(start: u32, count: u32) -> vec2<f32> {
     var lo = vertices[start];
     var hi = lo;
     for (var k = 1u; k < count; k++) {
@@ -461,7 +461,7 @@ fn polygon_extent(start: u32, count: u32) -> f32 {
         hi = max(hi, vertices[start + k]);
     }
     let far = max(abs(lo), abs(hi));
-    return (hi.x - lo.x) + (hi.y - lo.y) + far.x + far.y;
+    return vec2<f32>((hi.x - lo.x) + (hi.y - lo.y), far.x + far.y);
 }
 
 struct Separation {
@@ -488,7 +488,7 @@ fn max_separation(ps: u32, pn: u32, qs: u32, qn: u32) -> Separation {
 }
 
 // geom::contact::polygon_contact: the reference edge of the larger separation (a's unless b's
-// is larger by the tolerance), the incident edge most opposed to it clipped to its span, the
+// is larger by the rounding of the pair's size), the incident edge most opposed to it clipped to its span, the
 // clipped ends within the tolerance of touching kept (else the deepest incident vertex).
 fn polygon_contact(a: u32, b: u32) -> Contact {
     var c = no_contact();
@@ -496,10 +496,13 @@ fn polygon_contact(a: u32, b: u32) -> Contact {
     let an = offsets[a + 1u] - a0;
     let b0 = offsets[b];
     let bn = offsets[b + 1u] - b0;
-    let tolerance = CONTACT_TOLERANCE * (polygon_extent(a0, an) + polygon_extent(b0, bn));
+    let sizes = polygon_span_and_corner(a0, an) + polygon_span_and_corner(b0, bn);
+    let tolerance = CONTACT_TOLERANCE * (sizes.x + sizes.y);
     let sa = max_separation(a0, an, b0, bn);
     let sb = max_separation(b0, bn, a0, an);
-    let flip = sb.distance > sa.distance + tolerance;
+    // b's axis where its separation is larger beyond the rounding of the pair's own size: the
+    // choice does not move with the pair's place (the corners' part of `tolerance` would).
+    let flip = sb.distance > sa.distance + CONTACT_TOLERANCE * sizes.x;
     var r0 = a0;
     var rn = an;
     var i0 = b0;

@@ -430,6 +430,15 @@ pub(crate) fn no_pairs(out: Option<&mut Vec<Pair>>) -> Stats {
     Stats::default()
 }
 
+/// A call's result, the caller's list emptied where it failed: after an error `out` holds no
+/// pairs, never a partial, over-limit or earlier frame's list (the one rule of every backend).
+pub(crate) fn cleared_on_error<T>(out: Option<&mut Vec<Pair>>, result: Result<T>) -> Result<T> {
+    if let (Err(_), Some(out)) = (&result, out) {
+        out.clear();
+    }
+    result
+}
+
 /// The broad-phase job: a frame's pairs (and, where asked, its events). CPU and GPU implement
 /// it alike. How a run went beyond its [`Stats`] (device memory, waits, traffic, parts) is a
 /// separate trait, [`Diagnostics`], reached through [`BroadPhase::diagnostics`].
@@ -467,6 +476,7 @@ pub trait BroadPhase {
     /// none: `out` is cleared (a simulation whose objects are all gone for a frame is no
     /// error). With `out = None` only counts. The ordering is the stage `order` of the stats
     /// (absent when the method's list came ordered, as the GPU's does after `set_canonical`).
+    /// A call that fails (bad input, too many pairs, cancelled) leaves `out` empty.
     fn find_pairs(&mut self, spheres: &[Sphere], mut out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         let mut stats = self.find_pairs_unordered(spheres, out.as_deref_mut())?;
         order_pairs(out, &mut stats);
@@ -479,19 +489,21 @@ pub trait BroadPhase {
     fn find_pairs_unordered(
         &mut self,
         spheres: &[Sphere],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        if spheres.is_empty() {
-            return self.find_pairs_validated(spheres, out);
-        }
         let start = web_time::Instant::now();
-        validate_spheres(spheres)?;
-        let checked = start.elapsed().as_secs_f64();
-        let mut stats = self.find_pairs_validated(spheres, out)?;
-        if self.backend() == Backend::Gpu {
-            stats.stage("check", checked, Clock::Host);
-        }
-        Ok(stats)
+        let result = match spheres.is_empty() {
+            true => self.find_pairs_validated(spheres, out.as_deref_mut()),
+            false => validate_spheres(spheres).and_then(|()| {
+                let checked = start.elapsed().as_secs_f64();
+                let mut stats = self.find_pairs_validated(spheres, out.as_deref_mut())?;
+                if self.backend() == Backend::Gpu {
+                    stats.stage("check", checked, Clock::Host);
+                }
+                Ok(stats)
+            }),
+        };
+        cleared_on_error(out, result)
     }
 
     /// One frame of a simulation into the caller's [`SphereFrame`]: this frame's pairs (as

@@ -365,6 +365,16 @@ impl BroadPhase for Auto {
             }
         };
         self.events = accepted;
+        // Every method built so far tracks them too: a later choice may switch to one (and
+        // primes it with the frame it switches on, `switch_to`).
+        if accepted {
+            let asked = self.current.as_ref().map_or(Method::Grid, |c| c.method);
+            for (m, b) in &mut self.built {
+                if *m != asked {
+                    b.track_events(true)?;
+                }
+            }
+        }
         Ok(accepted)
     }
 

@@ -221,12 +221,15 @@ impl BoxSweep {
     }
 
     /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, into `out`
-    /// (cleared first), in the sweep's own order; short when the caller's cancellation stopped
-    /// it (the callers then fail as interrupted).
-    pub fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) {
-        // No limit: nothing to refuse.
+    /// (cleared first), in the sweep's own order. Stopped by the caller's cancellation
+    /// ([`crate::Limits::with_cancel`]): [`crate::Error::Interrupted`], `out` empty.
+    pub fn pairs(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) -> crate::error::Result<()> {
+        // No limit: nothing to refuse but a cancellation, which leaves the list short.
+        let token = crate::broadphase::cancel::current();
         let unlimited = self.pairs_at_most(aabbs, out, || u64::MAX);
         debug_assert!(unlimited.is_ok());
+        let result = crate::broadphase::cancel::check(&token);
+        crate::broadphase::cleared_on_error(Some(out), result)
     }
 
     /// [`BoxSweep::pairs`], refusing before it stores them more candidate pairs than `max()`
@@ -544,11 +547,12 @@ impl AabbOverlaps for BoxSweep {
 const ENTRY_CHUNK: usize = 1 << 12;
 
 /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, appended to `out`
-/// after clearing it. The order is the sweep's own. (One frame of a fresh [`BoxSweep`].)
-pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) {
+/// after clearing it. The order is the sweep's own. (One frame of a fresh [`BoxSweep`]; a
+/// cancelled call fails as [`BoxSweep::pairs`] does.)
+pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) -> crate::error::Result<()> {
     let mut sweep = BoxSweep::new();
     sweep.plan(aabbs);
-    sweep.pairs(aabbs, out);
+    sweep.pairs(aabbs, out)
 }
 
 /// The sweep's order of the boxes ([`BoxSweep::order`] of a fresh [`BoxSweep`]).

@@ -97,7 +97,8 @@ macro_rules! cpu_broad_phase {
                 spheres: &[$crate::geom::sphere::Sphere],
                 mut out: Option<&mut Vec<$crate::broadphase::Pair>>,
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
-                let mut stats = self.checked_pairs(spheres, out.as_deref_mut())?;
+                let result = self.checked_pairs(spheres, out.as_deref_mut());
+                let mut stats = $crate::broadphase::cleared_on_error(out.as_deref_mut(), result)?;
                 // Gathered in order, the list needs no look (where the gather could not order
                 // it, within the memory budget, the stage `order` does).
                 if !self.emitter.take_in_order() {
@@ -109,12 +110,12 @@ macro_rules! cpu_broad_phase {
             fn find_pairs_unordered(
                 &mut self,
                 spheres: &[$crate::geom::sphere::Sphere],
-                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+                mut out: Option<&mut Vec<$crate::broadphase::Pair>>,
             ) -> $crate::error::Result<$crate::broadphase::Stats> {
                 self.emitter.set_ordered(false);
-                let result = self.checked_pairs(spheres, out);
+                let result = self.checked_pairs(spheres, out.as_deref_mut());
                 self.emitter.set_ordered(true);
-                result
+                $crate::broadphase::cleared_on_error(out, result)
             }
         });
     };

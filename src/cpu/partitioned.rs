@@ -11,6 +11,7 @@ use crate::partition::{self, PartRunner};
 pub struct PartitionedCpu {
     inner: Box<dyn BroadPhase + Send>,
     max_objects: usize,
+    pair_limit: u64,
     last: Option<PartsReport>,
 }
 
@@ -20,8 +21,16 @@ impl PartitionedCpu {
         Self {
             inner,
             max_objects: max_objects.max(2),
+            pair_limit: crate::broadphase::MAX_STORED_PAIRS,
             last: None,
         }
+    }
+
+    /// Sets the most pairs one call may store over all parts (default
+    /// [`crate::broadphase::MAX_STORED_PAIRS`]); a call finding more fails with
+    /// [`crate::Error::TooLarge`]. Each part meets `inner`'s own limit as well.
+    pub fn set_pair_limit(&mut self, limit: u64) {
+        self.pair_limit = limit;
     }
 }
 
@@ -56,7 +65,8 @@ impl BroadPhase for PartitionedCpu {
         let mut run =
             |part: &[Sphere], local: &mut Vec<Pair>| inner.find_pairs_validated(part, Some(local));
         let runners: &mut [&mut PartRunner<'_>] = &mut [&mut run];
-        let (stats, report) = partition::find_pairs(spheres, out, self.max_objects, runners)?;
+        let (stats, report) =
+            partition::find_pairs(spheres, out, self.max_objects, self.pair_limit, runners)?;
         self.last = Some(report);
         Ok(stats)
     }

@@ -379,16 +379,24 @@ pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
 /// [`polygon_contact`] before its settling: with its least overlap (minus the largest
 /// separation) and tolerance, as [`obb_contact_unsettled`].
 fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
-    let extent = |p: &[Vec2]| {
+    // (|bounds' span|_1, |bounds' furthest corner|_1).
+    let sizes = |p: &[Vec2]| {
         let (lo, hi) = p
             .iter()
             .fold((p[0], p[0]), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        (hi - lo).element_sum() + lo.abs().max(hi.abs()).element_sum()
+        Vec2::new(
+            (hi - lo).element_sum(),
+            lo.abs().max(hi.abs()).element_sum(),
+        )
     };
-    let tolerance = CONTACT_TOLERANCE * (extent(a) + extent(b));
+    let size = sizes(a) + sizes(b);
+    let tolerance = CONTACT_TOLERANCE * size.element_sum();
     let (sa, ea) = max_separation(a, b);
     let (sb, eb) = max_separation(b, a);
-    let flip = sb > sa + tolerance;
+    // b's axis where its separation is larger beyond the rounding of the pair's own size: the
+    // choice does not move with the pair's place, as the corners' part of `tolerance` would (a
+    // pair 65,536 from the origin took an axis 49% deeper than the least).
+    let flip = sb > sa + CONTACT_TOLERANCE * size.x;
     let (reference, incident, e, separation) = if flip { (b, a, eb, sb) } else { (a, b, ea, sa) };
     let v1 = reference[e];
     let v2 = reference[(e + 1) % reference.len()];

@@ -10,14 +10,20 @@ pub const MIN_POLYGON_SPAN: f32 = 1e-15;
 use glam::Vec2;
 
 /// Relative tolerance of the convexity check: a vertex whose turn is within
-/// `CONVEXITY_TOLERANCE * |e_in| * |e_out|` of straight counts as straight (kept: the separating
-/// axis test is exact for it), so rounding in a file never rejects a convex polygon.
+/// `CONVEXITY_TOLERANCE * |e_in| * |e_out|` of straight counts as straight, so rounding in a
+/// file never rejects a convex polygon; such vertices, and straight ones, are then dropped (the
+/// polygon is the convex hull of its vertices), where the hull's edge passes within
+/// `CONVEXITY_TOLERANCE` of its length of each vertex it drops.
 pub const CONVEXITY_TOLERANCE: f64 = 1e-6;
 
 /// A convex polygon with at least 3 vertices, stored counter-clockwise (inputs may come in either
 /// winding; clockwise input is reversed). No two consecutive vertices are equal, the area is not
 /// zero, no interior angle exceeds 180 degrees (beyond [`CONVEXITY_TOLERANCE`]) and the boundary
-/// winds around once.
+/// winds around once. Stored strictly convex: a vertex where the boundary goes straight on, or
+/// bends inward within the tolerance (a midpoint rounded to f32), is dropped, so the polygon is
+/// the convex hull of the vertices given and the separating-axis test and contacts are exact
+/// for it (docs/design.md §4.1). A loop whose small inward bends add up to more than the
+/// tolerance (a dent) is not convex, and refused.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Polygon {
     vertices: Vec<Vec2>,
@@ -35,16 +41,22 @@ impl Polygon {
     /// [`Polygon::new`] with the problem as a [`PolygonFault`], which names the vertices
     /// involved (a file reader adds their lines).
     pub fn checked(vertices: &[Vec2]) -> std::result::Result<Polygon, PolygonFault> {
-        check_polygon(vertices).map(|ccw| {
-            let mut v = vertices.to_vec();
-            if !ccw {
-                v.reverse();
-            }
-            Polygon { vertices: v }
-        })
+        let ccw = check_polygon(vertices)?;
+        let mut v = vertices.to_vec();
+        if !ccw {
+            v.reverse();
+        }
+        let kept = strictly_convex(&v).map_err(|at| PolygonFault::NotConvex {
+            // Numbered as given.
+            vertex: if ccw { at } else { v.len() - 1 - at },
+        })?;
+        if kept.len() < v.len() {
+            v = kept.iter().map(|&i| v[i]).collect();
+        }
+        Ok(Polygon { vertices: v })
     }
 
-    /// Counter-clockwise vertices.
+    /// Counter-clockwise vertices, strictly convex (those that did not turn dropped).
     pub fn vertices(&self) -> &[Vec2] {
         &self.vertices
     }
@@ -210,6 +222,58 @@ impl std::fmt::Display for PolygonFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.describe(&|v: usize| format!("vertex {v}")))
     }
+}
+
+/// The positions of a counter-clockwise loop `v` (accepted by [`check_polygon`]) that are
+/// corners of its convex hull, in loop order: every turn strictly convex by exact orientation
+/// (Andrew's monotone chain, `robust::orient2d` on the inputs' values). `Err(position)` of a
+/// dropped vertex farther inside the hull's edge than [`CONVEXITY_TOLERANCE`] of the edge's
+/// length (many small inward bends adding up to a dent).
+fn strictly_convex(v: &[Vec2]) -> std::result::Result<Vec<usize>, usize> {
+    let c = |i: usize| robust::Coord {
+        x: f64::from(v[i].x),
+        y: f64::from(v[i].y),
+    };
+    let turns_left = |a: usize, b: usize, p: usize| robust::orient2d(c(a), c(b), c(p)) > 0.0;
+    if (0..v.len()).all(|i| turns_left(i, (i + 1) % v.len(), (i + 2) % v.len())) {
+        return Ok((0..v.len()).collect());
+    }
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].x.total_cmp(&v[b].x).then(v[a].y.total_cmp(&v[b].y)));
+    let mut hull: Vec<usize> = Vec::with_capacity(v.len() + 1);
+    for pass in [&order[..], &order[..]] {
+        let floor = hull.len();
+        let points: Box<dyn Iterator<Item = &usize>> = match floor {
+            0 => Box::new(pass.iter()),
+            _ => Box::new(pass.iter().rev()),
+        };
+        for &p in points {
+            while hull.len() >= floor + 2 && !turns_left(hull[hull.len() - 2], hull[hull.len() - 1], p)
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    // In loop order (the hull of a simple loop visits its corners in the loop's order).
+    let first = (0..hull.len()).min_by_key(|&k| hull[k]).unwrap_or(0);
+    hull.rotate_left(first);
+    // Each dropped vertex within the tolerance of the hull edge across it.
+    let p = |i: usize| v[i].as_dvec2();
+    for (k, &a) in hull.iter().enumerate() {
+        let b = hull[(k + 1) % hull.len()];
+        let edge = p(b) - p(a);
+        let limit = CONVEXITY_TOLERANCE * edge.length_squared();
+        let mut i = (a + 1) % v.len();
+        while i != b {
+            if edge.perp_dot(p(i) - p(a)) > limit {
+                return Err(i);
+            }
+            i = (i + 1) % v.len();
+        }
+    }
+    Ok(hull)
 }
 
 /// Checks a vertex loop; Ok(true) when counter-clockwise, Ok(false) when clockwise. A loop that
@@ -430,9 +494,48 @@ mod tests {
         assert_eq!(p.vertices(), &expected[..]);
         let ccw = v(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]);
         assert_eq!(Polygon::new(0, &ccw).unwrap().vertices(), &ccw[..]);
-        // A straight vertex (midpoint of an edge) is convex and kept.
+        // A straight vertex (midpoint of an edge) is accepted and dropped.
         let straight = v(&[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 1.0)]);
-        assert_eq!(Polygon::new(0, &straight).unwrap().vertices().len(), 4);
+        let kept = v(&[(0.0, 0.0), (2.0, 0.0), (1.0, 1.0)]);
+        assert_eq!(Polygon::new(0, &straight).unwrap().vertices(), &kept[..]);
+    }
+
+    /// A midpoint that f32 rounding bends slightly inward is dropped (the SAT assumes every
+    /// edge's line supports the polygon: kept, it hid the vertex two polygons share); many
+    /// small inward bends that add up to a dent are refused, numbered as given.
+    #[test]
+    fn rounded_midpoints_are_dropped_and_dents_refused() {
+        let scaled = |pts: &[(f32, f32)]| -> Vec<Vec2> {
+            let s = |c: f32| (f64::from(c) * 1e-3) as f32;
+            pts.iter().map(|&(x, y)| Vec2::new(s(x), s(y))).collect()
+        };
+        let a = scaled(&[(3.0, 4.0), (3.0, 6.0), (2.0, 5.0), (1.0, 4.0)]);
+        let b = scaled(&[(3.0, 6.0), (4.0, 7.0), (2.0, 7.0)]);
+        // The rounded midpoint (2, 5) 1e-3 turns inward by rounding alone.
+        let turn = (a[2] - a[1]).as_dvec2().perp_dot((a[3] - a[2]).as_dvec2());
+        assert!(turn < 0.0, "the case needs an inward turn: {turn}");
+        let (pa, pb) = (Polygon::new(0, &a).unwrap(), Polygon::new(1, &b).unwrap());
+        assert_eq!(pa.vertices(), &[a[0], a[1], a[3]]);
+        assert!(pa.overlaps(&pb), "they share the vertex (3, 6) 1e-3");
+        // A bottom edge bent inward by 110 over 2^20, in 1,024 steps of under 1e-6 each.
+        let l = (1u32 << 20) as f64;
+        let mut dent: Vec<Vec2> = (0..=1024)
+            .map(|k| {
+                let x = k as f64 * l / 1024.0;
+                Vec2::new(x as f32, (4e-10 * x * (l - x)) as f32)
+            })
+            .collect();
+        dent.extend([Vec2::new(l as f32, l as f32), Vec2::new(0.0, l as f32)]);
+        let e = Polygon::new(3, &dent).unwrap_err().to_string();
+        assert!(e.contains('3') && e.contains("convex"), "{e}");
+        // Clockwise, the vertex is named as given.
+        let mut cw = dent.clone();
+        cw.reverse();
+        let fault = Polygon::checked(&cw).unwrap_err();
+        let PolygonFault::NotConvex { vertex } = fault else {
+            panic!("{fault:?}")
+        };
+        assert!((1..1024).contains(&(cw.len() - 1 - vertex)), "{vertex}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! ```
 //! use glam::Vec3;
 //! use sweepfan::partition::{self, PartRunner};
-//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
+//! use sweepfan::{BroadPhase, MAX_STORED_PAIRS, Method, Sphere, canonicalize, cpu};
 //!
 //! let spheres: Vec<Sphere> =
 //!     (0..1000).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
@@ -19,7 +19,7 @@
 //! let mut pairs = Vec::new();
 //! // Parts of at most 100 objects: 20 blocks of 50, each with its one ghost.
 //! let (stats, report) =
-//!     partition::find_pairs(&spheres, Some(&mut pairs), 100, &mut [&mut run as &mut PartRunner])?;
+//!     partition::find_pairs(&spheres, Some(&mut pairs), 100, MAX_STORED_PAIRS, &mut [&mut run as &mut PartRunner])?;
 //! canonicalize(&mut pairs);
 //! assert_eq!((pairs.len(), stats.pairs), (999, 999));
 //! assert_eq!(report.parts, 20);
@@ -33,7 +33,7 @@ mod tests;
 
 pub use crate::broadphase::PartsReport;
 use crate::broadphase::{Clock, Pair, Stats};
-use crate::error::{Error, Result};
+use crate::error::{Error, Exceeds, Result};
 use crate::geom::radii::{WHOLE_SCENE_GIANTS_MAX, giants_of};
 use crate::geom::sphere::Sphere;
 use plan::{Order, Tile, initial_tiles};
@@ -77,20 +77,25 @@ where
 /// A runner of parts, as [`find_pairs`] takes them.
 pub type PartRunner<'a> = dyn RunsParts + 'a;
 
-/// Every touching pair of `spheres` (validated, not empty), found part by part with parts of
+/// Every touching pair of `spheres` (validated; an empty scene has none), found part by part with parts of
 /// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread
 /// when there are several). Pairs as every method gives them: `i < j`, in no particular order.
 ///
 /// `Stats::tests`: the tests of every part run (ghosts with ghosts included) plus the giants'
 /// (each giant against every other object, each giant pair once).
+///
+/// `pair_limit`: the most pairs the call may store over all parts; a call finding more fails
+/// with [`Error::TooLarge`] (each part meets its method's own limit too). A part too large for
+/// its runner's device or memory is split; one past a pair list's limit or u32 indices is not.
 pub fn find_pairs(
     spheres: &[Sphere],
     out: Option<&mut Vec<Pair>>,
     max_objects: usize,
+    pair_limit: u64,
     runners: &mut [&mut PartRunner<'_>],
 ) -> Result<(Stats, PartsReport)> {
     if spheres.is_empty() {
-        return Err(Error::EmptyScene);
+        return Ok((crate::broadphase::no_pairs(out), PartsReport::default()));
     }
     if runners.is_empty() {
         return Err(Error::invalid_argument(
@@ -140,6 +145,11 @@ pub fn find_pairs(
     host.add("giants", begun.elapsed().as_secs_f64());
     tests += giant_tests;
     pairs += giant_pairs;
+    if store && pairs > pair_limit {
+        return Err(crate::broadphase::stored_pairs_past_limit(
+            pairs, pair_limit,
+        ));
+    }
     if let Some(out) = out {
         *out = found;
     }
@@ -480,21 +490,25 @@ fn worker(
                 }
                 done.host.add("keep", begun.elapsed().as_secs_f64());
             }
+            // Smaller parts fit a device's bindings, memory and dispatches and the host's
+            // memory; a count (a pair list's limit, u32 indices) they do not lower.
             Err(Error::TooLarge {
                 exceeds,
                 message: why,
-            }) => match tile.split(order) {
-                Some(two) => {
-                    done.splits += 1;
-                    halves = Some(two);
+            }) if !matches!(exceeds, Exceeds::PairList { .. } | Exceeds::Index32 { .. }) => {
+                match tile.split(order) {
+                    Some(two) => {
+                        done.splits += 1;
+                        halves = Some(two);
+                    }
+                    None => {
+                        failure = Some(Error::too_large(
+                            exceeds,
+                            format!("{why} (even a part of {size} objects does not fit)"),
+                        ))
+                    }
                 }
-                None => {
-                    failure = Some(Error::too_large(
-                        exceeds,
-                        format!("{why} (even a part of {size} objects does not fit)"),
-                    ))
-                }
-            },
+            }
             Err(e) => failure = Some(e),
         }
         let failed = failure.is_some();
@@ -588,6 +602,9 @@ fn keep_pairs(
 /// of what the pairs take; a refusal ends the run with a message where the failed growth
 /// aborted it).
 fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
+    // Within the process's memory budget first (read lazily: not for small lists).
+    let grown = (list.len() as u64 + more as u64) * size_of::<Pair>() as u64;
+    crate::broadphase::memory::LazyBudget::new().check("storing the pairs of the parts", grown)?;
     if list.try_reserve(more).is_ok() || list.try_reserve_exact(more).is_ok() {
         return Ok(());
     }

@@ -74,7 +74,8 @@ fn check(
     runners: &mut [&mut PartRunner<'_>],
 ) -> PartsReport {
     let mut got = Vec::new();
-    let (stats, report) = find_pairs(spheres, Some(&mut got), max_objects, runners).unwrap();
+    let (stats, report) =
+        find_pairs(spheres, Some(&mut got), max_objects, u64::MAX, runners).unwrap();
     let before = got.len();
     canonicalize(&mut got);
     got.dedup();
@@ -82,7 +83,7 @@ fn check(
     assert_eq!(got, expected(spheres));
     assert_eq!(stats.pairs, got.len() as u64);
     // Count-only gives the same count.
-    let (count, _) = find_pairs(spheres, None, max_objects, runners).unwrap();
+    let (count, _) = find_pairs(spheres, None, max_objects, u64::MAX, runners).unwrap();
     assert_eq!(count.pairs, stats.pairs);
     report
 }
@@ -214,11 +215,11 @@ fn a_runner_error_ends_the_run() {
         }
     };
     let (mut a, mut b) = (failing(), failing());
-    let err = find_pairs(&spheres, None, 50, &mut [&mut a, &mut b]).unwrap_err();
+    let err = find_pairs(&spheres, None, 50, u64::MAX, &mut [&mut a, &mut b]).unwrap_err();
     assert!(err.to_string().contains("device lost"), "{err}");
     // A runner that cannot take even two objects: TooLarge, named.
     let mut tiny = limited(1, 0);
-    let err = find_pairs(&spheres, None, 50, &mut [&mut tiny]).unwrap_err();
+    let err = find_pairs(&spheres, None, 50, u64::MAX, &mut [&mut tiny]).unwrap_err();
     assert!(matches!(err, Error::TooLarge { .. }), "{err}");
 }
 
@@ -241,7 +242,13 @@ fn a_runner_that_panics_ends_the_run_with_its_panic() {
     };
     // The other runner must not wait forever for the part that panicked.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        find_pairs(&spheres, None, 20, &mut [&mut panicking, &mut fine])
+        find_pairs(
+            &spheres,
+            None,
+            20,
+            u64::MAX,
+            &mut [&mut panicking, &mut fine],
+        )
     }));
     let payload = outcome.expect_err("the panic reaches the caller");
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
@@ -303,14 +310,14 @@ fn large_parts_gathered_in_parallel_keep_every_pair_once() {
     canonicalize(&mut expected);
     let mut got = Vec::new();
     let runners = &mut [&mut sweep as &mut PartRunner];
-    let (stats, report) = find_pairs(&spheres, Some(&mut got), 200_000, runners).unwrap();
+    let (stats, report) = find_pairs(&spheres, Some(&mut got), 200_000, u64::MAX, runners).unwrap();
     assert!(report.largest as usize >= PARALLEL_PART, "{report:?}");
     assert!(report.ghosts >= 3, "{report:?}");
     canonicalize(&mut got);
     assert_eq!(got.len(), expected.len());
     assert_eq!(got, expected);
     assert_eq!(stats.pairs, expected.len() as u64);
-    let (count, _) = find_pairs(&spheres, None, 200_000, runners).unwrap();
+    let (count, _) = find_pairs(&spheres, None, 200_000, u64::MAX, runners).unwrap();
     assert_eq!(count.pairs, expected.len() as u64);
     // A runner that fails on its first part, while the part it took after it is gathered
     // beside it, ends the run with its error, alone or beside another runner (none waits for
@@ -334,7 +341,7 @@ fn large_parts_gathered_in_parallel_keep_every_pair_once() {
         if two {
             runners.push(&mut other);
         }
-        let err = find_pairs(&spheres, None, 140_000, &mut runners).unwrap_err();
+        let err = find_pairs(&spheres, None, 140_000, u64::MAX, &mut runners).unwrap_err();
         assert!(err.to_string().contains("device lost"), "{err}");
     }
 }
@@ -394,8 +401,14 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     let report = check(&spheres, 400, &mut [&mut one as &mut PartRunner]);
     assert!(report.splits > 0, "{report:?}");
     // The parts' host steps, summed, and the partition's own.
-    let (stats, report) =
-        find_pairs(&spheres, None, 400, &mut [&mut one as &mut PartRunner]).unwrap();
+    let (stats, report) = find_pairs(
+        &spheres,
+        None,
+        400,
+        u64::MAX,
+        &mut [&mut one as &mut PartRunner],
+    )
+    .unwrap();
     let host = |step: &str| {
         let s = stats.stages.iter().filter(|s| s.clock == Clock::Host);
         s.filter(|s| s.stage == step)
@@ -418,6 +431,7 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
         &spheres,
         None,
         400,
+        u64::MAX,
         &mut [&mut limited(400, 1 << 20) as &mut PartRunner],
     )
     .unwrap();
@@ -442,7 +456,14 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
         fail_at: Some(2),
         ..Default::default()
     };
-    let err = find_pairs(&spheres, None, 300, &mut [&mut failing as &mut PartRunner]).unwrap_err();
+    let err = find_pairs(
+        &spheres,
+        None,
+        300,
+        u64::MAX,
+        &mut [&mut failing as &mut PartRunner],
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("device lost"), "{err}");
     assert!(
         failing.started.is_empty(),
@@ -514,7 +535,15 @@ fn a_cancelled_run_starts_no_more_parts() {
     };
     let e = crate::broadphase::limits::Limits::new()
         .with_cancel(token)
-        .run(|| find_pairs(&spheres, None, 400, &mut [&mut runner as &mut PartRunner]))
+        .run(|| {
+            find_pairs(
+                &spheres,
+                None,
+                400,
+                u64::MAX,
+                &mut [&mut runner as &mut PartRunner],
+            )
+        })
         .unwrap_err();
     assert!(matches!(e, Error::Interrupted), "{e}");
     assert_eq!(

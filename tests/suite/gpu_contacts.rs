@@ -163,3 +163,35 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
         assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
     }
 }
+
+/// A polygon pair's contact on the GPU keeps the least axis wherever the pair sits, as the
+/// CPU's does: the tie-break between the two polygons' axes allows the rounding of the pair's
+/// size, not of its distance from the origin.
+#[test]
+fn gpu_polygon_contacts_do_not_move_with_the_pair() {
+    use glam::Vec2;
+    use sweepfan::Polygon;
+    let Some(ctx) = test_gpu() else { return };
+    let mut gpu = GpuContacts::new(&ctx).unwrap();
+    let at = |dx: f32, pts: &[(f32, f32)]| {
+        let v: Vec<Vec2> = pts.iter().map(|&(x, y)| Vec2::new(x + dx, y + dx)).collect();
+        Polygon::new(0, &v).unwrap()
+    };
+    let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];
+    let triangle = [(-1.0, 4.25), (5.0, -1.75), (5.0, 10.0)];
+    let offsets = [0.0, 65_536.0, 1_048_576.0];
+    let polygons: Vec<Polygon> = offsets
+        .iter()
+        .flat_map(|&dx| [at(dx, &square), at(dx, &triangle)])
+        .collect();
+    let pairs: Vec<Pair> = vec![[0, 1], [2, 3], [4, 5]];
+    let mut out = Vec::new();
+    gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
+        .unwrap();
+    let least = 4.75 / std::f32::consts::SQRT_2;
+    for (c, dx) in out.iter().zip(offsets) {
+        assert!((c.depth - least).abs() < 1e-2, "{dx}: {c:?}");
+        let normal = glam::Vec3::new(1.0, 1.0, 0.0).normalize();
+        assert!(c.normal.dot(normal) > 1.0 - 1e-4, "{dx}: {c:?}");
+    }
+}

@@ -20,7 +20,7 @@ fn boxes_with_cpu_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Pair>, Vec<Pair>)
     let boxes = random_boxes(n, seed);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates);
+    aabb_sweep(&aabbs, &mut candidates).unwrap();
     let mut cpu = Vec::new();
     obb_pairs(&boxes, &candidates, &mut cpu).unwrap();
     canonicalize(&mut cpu);
@@ -154,7 +154,7 @@ fn gpu_polygon_pairs_match_cpu() {
     let polys = generate_polygons(SceneKind::Density, &SceneParams::new(30_000, 13)).unwrap();
     let set = PolygonSet::new(&polys).unwrap();
     let mut candidates = Vec::new();
-    aabb_sweep(&polygon_aabbs(&polys), &mut candidates);
+    aabb_sweep(&polygon_aabbs(&polys), &mut candidates).unwrap();
     let mut cpu = Vec::new();
     polygon_set_pairs(&set, &candidates, &mut cpu).unwrap();
     let mut sat = GpuSat::new(&ctx).unwrap();

@@ -379,7 +379,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
     for call in 0..5 {
         let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
         let mut candidates = Vec::new();
-        aabb_sweep(&aabbs, &mut candidates);
+        aabb_sweep(&aabbs, &mut candidates).unwrap();
         let (mut want, mut got) = (Vec::new(), Vec::new());
         sweepfan::cpu::sat::obb_pairs(&boxes, &candidates, &mut want).unwrap();
         sat.obb_pairs(&ctx, &boxes, &candidates, Some(&mut got))
@@ -387,7 +387,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
         same(want, got, &format!("boxes, call {call}"));
         let set = PolygonSet::new(&polygons).unwrap();
         let mut candidates = Vec::new();
-        aabb_sweep(&polygon_aabbs(&polygons), &mut candidates);
+        aabb_sweep(&polygon_aabbs(&polygons), &mut candidates).unwrap();
         let (mut want, mut got) = (Vec::new(), Vec::new());
         sweepfan::cpu::sat::polygon_set_pairs(&set, &candidates, &mut want).unwrap();
         sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut got))

@@ -281,7 +281,7 @@ fn the_box_sweep_refuses_past_its_limit_and_stores_up_to_it() {
     assert_eq!(out.len() as u64, all);
     // Without a limit, as before.
     let mut unlimited = Vec::new();
-    sweep.pairs(&same, &mut unlimited);
+    sweep.pairs(&same, &mut unlimited).unwrap();
     assert_eq!(unlimited.len() as u64, all);
 }
 

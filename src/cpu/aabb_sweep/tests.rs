@@ -53,7 +53,7 @@ fn large_sets_sort_and_pair_like_the_definitions() {
     }
     want.sort_unstable();
     let mut got = Vec::new();
-    sweep.pairs(&boxes, &mut got);
+    sweep.pairs(&boxes, &mut got).unwrap();
     got.sort_unstable();
     assert!(want.len() > 1000, "{} pairs", want.len());
     assert_eq!(got, want);
@@ -94,7 +94,7 @@ fn a_plan_made_for_other_boxes_still_gives_exact_pairs() {
     let narrow = sweep.plan.expect("planned").columns.dims;
     for (k, set) in others.iter().enumerate() {
         let mut got = Vec::new();
-        sweep.pairs(set, &mut got);
+        sweep.pairs(set, &mut got).unwrap();
         got.sort_unstable();
         assert_eq!(got, all_overlapping(set), "set {k}");
     }
@@ -149,7 +149,7 @@ fn matches_all_pairs_check_including_touching() {
         }
         let expected = all_overlapping(&boxes);
         let mut got = vec![[9, 9]];
-        aabb_sweep(&boxes, &mut got);
+        aabb_sweep(&boxes, &mut got).unwrap();
         got.sort_unstable();
         assert_eq!(got, expected, "n = {n}");
     }
@@ -178,7 +178,7 @@ fn runs_are_found_by_galloping_and_bound_the_pairs() {
         .collect();
     let mut sweep = BoxSweep::new();
     let mut pairs = Vec::new();
-    sweep.pairs(&boxes, &mut pairs);
+    sweep.pairs(&boxes, &mut pairs).unwrap();
     let (column, lo, hi) = (&sweep.column, &sweep.lo, &sweep.hi);
     let m = column.len();
     let runs: u64 = (0..m)

@@ -223,3 +223,53 @@ fn polygons_edge_on_edge_and_corner_in() {
     let c = polygon_contact(&square(0.0, 0.0), &square(1.5, 0.0));
     assert_eq!((c.depth, c.count), (-0.5, 0), "{c:?}");
 }
+
+/// The reference axis is the least overlap wherever the pair sits: the tie-break between the
+/// two polygons' axes allows the rounding of the pair's size, not of its distance from the
+/// origin (at 65,536 that allowance was 2 units and took an axis 49% deeper).
+#[test]
+fn a_polygon_contact_does_not_move_with_the_pair() {
+    let at = |dx: f32, pts: &[(f32, f32)]| -> Vec<Vec2> {
+        pts.iter().map(|&(x, y)| Vec2::new(x + dx, y + dx)).collect()
+    };
+    let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];
+    let triangle = [(-1.0, 4.25), (5.0, -1.75), (5.0, 10.0)];
+    let here = polygon_contact(&at(0.0, &square), &at(0.0, &triangle));
+    // 0.75 / sqrt(2) deep along the triangle's long edge, the least of both polygons' axes.
+    let least = 4.75 / std::f32::consts::SQRT_2;
+    assert!((here.depth - least).abs() < 1e-5, "{here:?}");
+    for dx in [65_536.0, 1_048_576.0] {
+        let there = polygon_contact(&at(dx, &square), &at(dx, &triangle));
+        assert!((there.depth - here.depth).abs() < 1e-2, "{dx}: {there:?}");
+        assert!(close(there.normal, here.normal, 1e-5), "{dx}: {there:?}");
+    }
+}
+
+/// Midpoints on the edges (accepted, dropped by `Polygon`) leave the contact points inside the
+/// overlap: two squares of 1,024 and 1,000 overlapping in [1000, 1024] x [800, 1024].
+#[test]
+fn squares_with_midpoints_touch_inside_their_overlap() {
+    use crate::geom::polygon::Polygon;
+    let square = |x0: f32, y0: f32, s: f32| {
+        let h = s / 2.0;
+        let pts = [
+            (x0, y0),
+            (x0 + h, y0),
+            (x0 + s, y0),
+            (x0 + s, y0 + h),
+            (x0 + s, y0 + s),
+            (x0 + h, y0 + s),
+            (x0, y0 + s),
+            (x0, y0 + h),
+        ];
+        let v: Vec<Vec2> = pts.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+        Polygon::new(0, &v).unwrap()
+    };
+    let (a, b) = (square(0.0, 0.0, 1024.0), square(1000.0, 800.0, 1000.0));
+    let c = polygon_contact(a.vertices(), b.vertices());
+    assert!(c.count > 0 && (c.depth - 24.0).abs() < 1e-3, "{c:?}");
+    for p in c.points() {
+        let inside = (1000.0..=1024.0).contains(&p.x) && (800.0..=1024.0).contains(&p.y);
+        assert!(inside, "{p} outside the overlap: {c:?}");
+    }
+}

@@ -285,8 +285,11 @@ impl GpuBoxPipeline {
     }
 
     /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
-    /// returns the count. For tests and for measuring the proxies.
+    /// returns the count. For tests and for measuring the proxies. No boxes: none.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
+        if boxes.is_empty() {
+            return Ok(crate::broadphase::no_pairs(Some(out)).tests);
+        }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
         let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);
@@ -295,6 +298,9 @@ impl GpuBoxPipeline {
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
+        if polygons.is_empty() {
+            return Ok(crate::broadphase::no_pairs(Some(out)).tests);
+        }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);

@@ -26,6 +26,7 @@ use crate::gpu::timer::HostSteps;
 use crate::gpu::upload::Upload;
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use web_time::Instant;
 
@@ -63,6 +64,13 @@ struct Submitted {
     pairs: Range<usize>,
     host: HostSteps,
     start: Instant,
+    /// Shared with the caller's [`SubmittedFrame`]: held here alone, the caller dropped it
+    /// unfinished, and the next submission frees the slot (else two dropped frames would keep
+    /// every later one from flight). (A count, not a `Drop` of the frame, which would hold the
+    /// caller's spheres borrowed until the end of their scope.)
+    ticket: Arc<()>,
+    /// A part of a frame in parts (finished by its call, never by a caller's ticket).
+    part: bool,
 }
 
 /// The frames in flight and the slots free for the next.
@@ -80,6 +88,8 @@ pub struct SubmittedFrame<'s> {
     store: bool,
     /// Its place in the queue; `None`: it runs whole at its finish.
     seq: Option<u64>,
+    /// Its queue entry's ticket, while it is in flight.
+    _ticket: Option<Arc<()>>,
 }
 
 impl SubmittedFrame<'_> {
@@ -126,26 +136,36 @@ impl GpuBroadPhase {
         spheres: &'s [Sphere],
         store: bool,
     ) -> Result<SubmittedFrame<'s>> {
-        crate::geom::sphere::validate_spheres(spheres)?;
-        if spheres.is_empty() {
-            return Err(Error::EmptyScene);
+        // An empty frame has no pairs: it runs (as `find_pairs`) at its finish.
+        if !spheres.is_empty() {
+            crate::geom::sphere::validate_spheres(spheres)?;
         }
-        let seq = match self.submit_part(spheres, store, false) {
+        let seq = match spheres.is_empty() {
+            true => Ok(None),
+            false => self.submit_part(spheres, store, false),
+        };
+        let seq = match seq {
             Ok(seq) => seq,
             // Too large to run whole: at its finish it runs as `find_pairs` would, in parts.
             Err(e) if crate::gpu::context::is_size_limit(&e) => None,
             Err(e) => return Err(e),
         };
+        let ticket = seq.and_then(|seq| {
+            let entry = self.in_flight.frames.iter().find(|f| f.seq == seq)?;
+            Some(entry.ticket.clone())
+        });
         Ok(SubmittedFrame {
             spheres,
             store,
             seq,
+            _ticket: ticket,
         })
     }
 
     /// Waits for `frame` (its own submission, not those queued after it) and returns its pairs
     /// (when it was submitted to store them) and its stats, as [`crate::BroadPhase::find_pairs`]
-    /// does for a frame run whole. `total` is the wall time from its submission.
+    /// does for a frame run whole. `total` is the wall time from its submission. A frame
+    /// submitted to count only leaves `out` empty; so does one that fails.
     pub fn finish_frame(
         &mut self,
         frame: SubmittedFrame<'_>,
@@ -155,14 +175,18 @@ impl GpuBroadPhase {
         let mut out = match (frame.store, out) {
             (true, Some(out)) => Some(out),
             (true, None) => Some(&mut discard),
-            (false, _) => None,
+            (false, out) => {
+                crate::broadphase::no_pairs(out);
+                None
+            }
         };
-        let mut stats = match frame.seq {
+        let result = match frame.seq {
             Some(seq) => self.finish_part(seq, frame.spheres, out.as_deref_mut(), false),
             None => {
                 crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out.as_deref_mut())
             }
-        }?;
+        };
+        let mut stats = crate::broadphase::cleared_on_error(out.as_deref_mut(), result)?;
         if frame.seq.is_some() {
             self.ran_whole();
             // In canonical order, as find_pairs gives them (the device appends them as found).
@@ -180,6 +204,7 @@ impl GpuBroadPhase {
         store: bool,
         as_part: bool,
     ) -> Result<Option<u64>> {
+        self.free_dropped_frames();
         let whole_only = self.events.is_some()
             || self.canonical.is_some()
             || (self.in_parts() && !as_part)
@@ -222,8 +247,22 @@ impl GpuBroadPhase {
             pairs: plan.pairs,
             host: std::mem::take(&mut self.host),
             start,
+            ticket: Arc::new(()),
+            part: as_part,
         });
         Ok(Some(seq))
+    }
+
+    /// Frees the slots of frames the caller dropped unfinished (their results are never read).
+    fn free_dropped_frames(&mut self) {
+        let frames = std::mem::take(&mut self.in_flight.frames);
+        for f in frames {
+            // A part's ticket is held here alone too: parts finish within their call.
+            match Arc::strong_count(&f.ticket) == 1 && !f.part {
+                true => self.in_flight.free.push(f.slot),
+                false => self.in_flight.frames.push_back(f),
+            }
+        }
     }
 
     fn swap_slot(&mut self, slot: &mut Slot) {

@@ -121,6 +121,11 @@ impl GpuBroadPhase {
         // is the frame's; its events come from the tracker).
         let (events, canonical) = (self.events.take(), self.canonical.take());
         let mut pairs = Vec::new();
+        // The caller's limit on the merged list (a list kept only for the events is not theirs).
+        let limit = match out.is_some() {
+            true => self.pair_limit,
+            false => u64::MAX,
+        };
         let result = {
             let mut runners: Vec<Box<PartRunner<'_>>> = Vec::with_capacity(devices);
             runners.push(Box::new(PartsOn::new(self)));
@@ -129,7 +134,13 @@ impl GpuBroadPhase {
             }
             let mut refs: Vec<&mut PartRunner<'_>> = runners.iter_mut().map(|r| &mut **r).collect();
             let store = out.is_some() || with_events;
-            partition::find_pairs(spheres, store.then_some(&mut pairs), max_objects, &mut refs)
+            partition::find_pairs(
+                spheres,
+                store.then_some(&mut pairs),
+                max_objects,
+                limit,
+                &mut refs,
+            )
         };
         self.events = events;
         self.canonical = canonical;

@@ -133,6 +133,12 @@ impl GpuBroadPhase {
         if self.sorted_slots.is_none() {
             self.plan_sorted_slots();
         }
+        // A frame that fails (cut short, more pairs than a call may store) does so before its
+        // events are kept: the next frame compares with the last one that succeeded.
+        let totals = self.totals_from(n, &words)?;
+        if out.is_some() && totals.pairs > self.pair_limit {
+            return Ok((totals, false, times));
+        }
         // Lists longer than planned: their rest in one more map.
         let pair_tail = pairs
             .filter(|&have| (have as u64) < found)
@@ -159,7 +165,7 @@ impl GpuBroadPhase {
             ev.commit();
         }
         self.last_events = frame_events;
-        Ok((self.totals_from(n, &words)?, pairs.is_some(), times))
+        Ok((totals, pairs.is_some(), times))
     }
 
     /// A frame's stats from its totals and pass times, keeping what a frame of `n` spheres

@@ -66,7 +66,8 @@ impl GpuBroadPhase {
     /// then the caller plans its readback ([`Self::plan_resident_readback`]), submits and
     /// reads the totals with [`Self::resident_totals_from`]. When the returned totals
     /// exceed `ResidentPairs::capacity` the list lost pairs: call [`Self::grow_pair_list`]
-    /// and record the frame again.
+    /// and record the frame again. No spheres: [`Error::EmptyScene`] (nothing to record;
+    /// `find_pairs` takes an empty frame).
     pub fn encode_resident(&mut self, spheres: &[Sphere]) -> Result<wgpu::CommandEncoder> {
         let ctx = self.ctx.clone();
         let _frame = ctx.frame();
@@ -121,10 +122,14 @@ impl GpuBroadPhase {
     /// usage), recorded into a new encoder and returned unsubmitted, with the frame events when
     /// tracked ([`crate::BroadPhase::track_events`]). Nothing comes back to the host: the pairs stay
     /// in [`Self::resident_pairs`], the events in [`Self::resident_events`], for the caller's
-    /// next passes. Spheres the host would reject (non-finite, negative radius, magnitude
+    /// next passes. The events compare with the frame recorded before this one: submit each
+    /// encoder, in the order recorded, before recording the next or calling `find_pairs`
+    /// (an encoder dropped unsubmitted leaves the next frame's events against a frame that
+    /// never ran). Spheres the host would reject (non-finite, negative radius, magnitude
     /// outside 1e-30..1e18) are counted on the device, and a pair list too small for a frame
     /// marks that frame; [`Self::check_resident`] reads both (one wait) and turns them into
-    /// errors. Size the list for the scene first ([`Self::set_pair_capacity`]).
+    /// errors. Size the list for the scene first ([`Self::set_pair_capacity`]). `n = 0`:
+    /// [`Error::EmptyScene`], as [`Self::encode_resident`].
     pub fn encode_from_buffer(
         &mut self,
         spheres: &wgpu::Buffer,
