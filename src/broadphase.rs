@@ -65,7 +65,8 @@ pub mod worlds;
 pub type Pair = [u32; 2];
 
 /// Sorts a pair list into the canonical order (lexicographic, `i < j` in each pair) used for
-/// comparison. Debug builds assert each pair is already `i < j`.
+/// comparison. Each pair must already be `i < j` (as every method gives them); one given as
+/// `[j, i]` is sorted as given, not turned.
 ///
 /// ```
 /// let mut pairs = vec![[3, 9], [0, 5], [3, 4]];
@@ -78,7 +79,6 @@ pub type Pair = [u32; 2];
 /// bits as the largest index has (docs/design.md §2.14). Where its scratch (8 bytes a pair)
 /// cannot be had, a comparison sort in place.
 pub fn canonicalize(pairs: &mut [Pair]) {
-    debug_assert!(pairs.iter().all(|p| p[0] < p[1]), "pair with i >= j");
     if pairs.is_sorted() {
         return;
     }
@@ -112,11 +112,13 @@ fn radix_canonicalize(pairs: &mut [Pair]) -> bool {
         return false;
     }
     scratch.resize(keys.len(), 0);
-    // Every pair is i < j: the largest j is the largest index.
+    // The bits of every index, `i` and `j` alike: a caller's pair given `j < i` breaks the
+    // contract, but the list still comes back sorted.
+    let either = |&k: &u64| (k >> 32) as u32 | k as u32;
     let largest = if keys.len() >= 1 << 16 {
-        keys.par_iter().map(|&k| (k >> 32) as u32).max()
+        keys.par_iter().map(either).max()
     } else {
-        keys.iter().map(|&k| (k >> 32) as u32).max()
+        keys.iter().map(either).max()
     }
     .unwrap_or(0);
     let bits = 32 - largest.leading_zeros();

@@ -61,8 +61,8 @@ impl Ranks {
 
 impl WorldSlots {
     /// The mapped batch, or `None` when it would take more than `max_slots` slots
-    /// ([`EXACT_SLOTS`]: what an f32 holds exactly, about 4 million boxes): the caller runs the
-    /// worlds one by one instead.
+    /// ([`EXACT_SLOTS`]: what an f32 holds exactly, about 4 million boxes), or hold more boxes
+    /// (the shared ones copied into every world): the caller runs the worlds one by one instead.
     pub fn new(boxes: &[Aabb], groups: &WorldGroups, max_slots: u64) -> Option<Self> {
         let ys = |members: &[u32]| -> Vec<f32> {
             members
@@ -83,10 +83,13 @@ impl WorldSlots {
             r.base = next;
             next += r.span() + 1;
         }
-        if next > max_slots {
+        // Each world takes a copy of every shared box: more boxes than slots (10,000 shared
+        // among 100,000 worlds would be 10^9 copies, 24 GB) also go one world at a time.
+        let s = groups.shared.len();
+        let copies = (s as u64).saturating_mul(worlds.len() as u64 + 1);
+        if next > max_slots || copies.saturating_add(boxes.len() as u64) > max_slots {
             return None;
         }
-        let s = groups.shared.len();
         let own: usize = worlds.iter().map(|m| m.len()).sum();
         let mut mapped = Vec::with_capacity(own + s * (worlds.len() + 1));
         let mut origin = Vec::with_capacity(mapped.capacity());
@@ -234,5 +237,23 @@ mod tests {
         groups.group(&[1, 2, 2]);
         assert!(super::WorldSlots::new(&boxes, &groups, 8).is_none());
         assert!(super::WorldSlots::new(&boxes, &groups, 100).is_some());
+        // 100 worlds of one box and 50 shared boxes: 650 slots, but 5,050 copies of the
+        // shared ones; within 1,000 slots that is one world at a time, and still exact.
+        let boxes: Vec<Aabb> = (0..150)
+            .map(|k| {
+                Aabb::new(
+                    Vec3::splat(k as f32 * 0.1),
+                    Vec3::splat(k as f32 * 0.1 + 1.0),
+                )
+            })
+            .collect();
+        let worlds: Vec<u32> = (0..150).map(|k| if k < 100 { k } else { SHARED }).collect();
+        let mut groups = crate::broadphase::worlds::WorldGroups::default();
+        groups.group(&worlds);
+        assert!(super::WorldSlots::new(&boxes, &groups, 1000).is_none());
+        let mut got = Vec::new();
+        overlaps_in_worlds_within(&mut AllPairs, &boxes, &worlds, &mut got, 1000).unwrap();
+        got.sort_unstable();
+        assert_eq!(got, expected(&boxes, &worlds));
     }
 }

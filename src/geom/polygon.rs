@@ -248,7 +248,8 @@ fn strictly_convex(v: &[Vec2]) -> std::result::Result<Vec<usize>, usize> {
             _ => Box::new(pass.iter().rev()),
         };
         for &p in points {
-            while hull.len() >= floor + 2 && !turns_left(hull[hull.len() - 2], hull[hull.len() - 1], p)
+            while hull.len() >= floor + 2
+                && !turns_left(hull[hull.len() - 2], hull[hull.len() - 1], p)
             {
                 hull.pop();
             }

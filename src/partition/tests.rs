@@ -29,7 +29,7 @@ fn brute(spheres: &[Sphere], out: &mut Vec<Pair>) -> Stats {
 }
 
 /// A runner that refuses parts of more than `objects` objects or more than `pairs` pairs, as
-/// a binding limit does.
+/// a device's bindings (of spheres, of the pair list) do.
 fn limited(
     objects: usize,
     pairs: usize,
@@ -38,7 +38,7 @@ fn limited(
         let binding = |needed, allowed| Exceeds::Binding { needed, allowed };
         refuse_over(part.len(), objects, binding, "objects")?;
         let stats = brute(part, out);
-        let pair_list = |pairs, allowed| Exceeds::PairList { pairs, allowed };
+        let pair_list = |pairs: u64, allowed: u64| binding(pairs * 8, allowed * 8);
         refuse_over(out.len(), pairs, pair_list, "pairs")?;
         Ok(stats)
     }
@@ -551,4 +551,56 @@ fn a_cancelled_run_starts_no_more_parts() {
         (3, 0),
         "parts started after the cancel"
     );
+}
+
+/// The merged list meets the call's pair limit: one pair more than the limit is refused (the
+/// stored-pair error), counting alone is not limited; a part past its method's own pair limit
+/// ends the run instead of splitting (smaller parts do not lower a count: a limit of 10 once
+/// split 1,000 coincident spheres part by part and then stored all 499,500 pairs).
+#[test]
+fn the_pair_limit_holds_over_all_parts() {
+    let spheres = uniform(3000, 40.0, 1.0, 102);
+    let want = expected(&spheres).len() as u64;
+    let runners = || limited(400, 1 << 20);
+    let mut got = Vec::new();
+    let (stats, _) =
+        find_pairs(&spheres, Some(&mut got), 400, want, &mut [&mut runners()]).unwrap();
+    assert_eq!((stats.pairs, got.len() as u64), (want, want));
+    let err = find_pairs(
+        &spheres,
+        Some(&mut got),
+        400,
+        want - 1,
+        &mut [&mut runners()],
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { exceeds: Exceeds::PairList { pairs, allowed }, .. }
+            if pairs == want && allowed == want - 1),
+        "{err}"
+    );
+    let (count, _) = find_pairs(&spheres, None, 400, 0, &mut [&mut runners()]).unwrap();
+    assert_eq!(count.pairs, want);
+    // A method whose own limit is 10 pairs, on 1,000 coincident spheres: refused once.
+    let same = vec![Sphere::new(Vec3::ZERO, 1.0); 1000];
+    let mut runs = 0;
+    let mut ten = |part: &[Sphere], out: &mut Vec<Pair>| {
+        runs += 1;
+        let stats = brute(part, out);
+        let pair_list = |pairs, allowed| Exceeds::PairList { pairs, allowed };
+        refuse_over(out.len(), 10, pair_list, "pairs")?;
+        Ok(stats)
+    };
+    let err = find_pairs(&same, Some(&mut got), 1000, u64::MAX, &mut [&mut ten]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                exceeds: Exceeds::PairList { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(runs, 1, "the part was split");
 }

@@ -186,3 +186,52 @@ fn decimals_outside_f32_are_named() {
     // Zero written many ways is zero.
     assert!(parse_spheres_csv("x,y,z,r\n0.0,-0,0e5,1\n").is_ok());
 }
+
+/// A call that fails leaves the caller's list empty, whatever held it before and whatever the
+/// failure: bad input, too many pairs, a cancellation (which once left the last frame's pairs
+/// in place, as if this frame had found them); the box sweep's cancellation is an error too,
+/// not a short list.
+#[test]
+fn a_failed_call_leaves_the_list_empty() {
+    use sweepfan::{Aabb, CancelToken, Limits};
+    let line: Vec<Sphere> = (0..3000)
+        .map(|i| Sphere::new(Vec3::new(i as f32, 0.0, 0.0), 0.75))
+        .collect();
+    let bad = scene_with(Sphere::new(Vec3::ZERO, -1.0), 3);
+    let cancelled = CancelToken::new();
+    cancelled.cancel();
+    for m in Method::ALL {
+        let stale = || vec![[7, 8]; 3];
+        let mut out = stale();
+        assert!(broad_phase(m).find_pairs(&bad, Some(&mut out)).is_err());
+        assert!(out.is_empty(), "{m}: bad input");
+        out = stale();
+        let mut few = broad_phase_with_pair_limit(m, 10);
+        assert!(few.find_pairs(&line, Some(&mut out)).is_err());
+        assert!(out.is_empty(), "{m}: past the pair limit");
+        for unordered in [false, true] {
+            out = stale();
+            let mut bp = broad_phase(m);
+            let r = Limits::new()
+                .with_cancel(cancelled.clone())
+                .run(|| match unordered {
+                    false => bp.find_pairs(&line, Some(&mut out)),
+                    true => bp.find_pairs_unordered(&line, Some(&mut out)),
+                });
+            assert!(matches!(r, Err(Error::Interrupted)), "{m}: {r:?}");
+            assert!(out.is_empty(), "{m}: cancelled (unordered: {unordered})");
+        }
+    }
+    let boxes: Vec<Aabb> = line
+        .iter()
+        .map(|s| Aabb::new(s.center - s.radius, s.center + s.radius))
+        .collect();
+    let mut out = vec![[7, 8]; 3];
+    let r = Limits::new()
+        .with_cancel(cancelled)
+        .run(|| sweepfan::cpu::aabb_sweep(&boxes, &mut out));
+    assert!(
+        matches!(r, Err(Error::Interrupted)) && out.is_empty(),
+        "{r:?}"
+    );
+}

@@ -474,3 +474,34 @@ fn boxes_in_worlds_past_the_memory_budget_are_refused() {
         assert_eq!(frame.found.len(), 5 * 300 * 299 / 2, "{label}");
     }
 }
+
+/// A caller's own box broad phase that returns positions past the boxes, or a box with
+/// itself, is an error naming it, not a panic; a pair it returns twice is one pair.
+#[test]
+fn a_callers_box_job_is_checked() {
+    use sweepfan::{Backend, Pair, Stats};
+    struct Gives(Vec<Pair>);
+    impl sweepfan::AabbOverlaps for Gives {
+        fn name(&self) -> String {
+            "gives".into()
+        }
+        fn backend(&self) -> Backend {
+            Backend::Cpu
+        }
+        fn aabb_overlaps(&mut self, _: &[Aabb], out: &mut Vec<Pair>) -> sweepfan::Result<Stats> {
+            out.clone_from(&self.0);
+            Ok(Stats::default())
+        }
+    }
+    let unit = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 1.0, 1.0, 1.0));
+    for bad in [vec![[0, 5]], vec![[1, 1]]] {
+        let mut bp = BoxBroadPhase::new(Box::new(Gives(bad.clone())));
+        bp.set_many(&[10, 20], &[unit(0.0), unit(0.5)]).unwrap();
+        let e = bp.update().unwrap_err();
+        assert!(e.to_string().contains("returned the pair"), "{bad:?}: {e}");
+    }
+    let mut bp = BoxBroadPhase::new(Box::new(Gives(vec![[0, 1], [1, 0], [0, 1]])));
+    bp.set_many(&[10, 20], &[unit(0.0), unit(0.5)]).unwrap();
+    let frame = bp.update().unwrap();
+    assert_eq!(frame.found, [[10, 20]]);
+}

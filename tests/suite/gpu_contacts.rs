@@ -174,7 +174,10 @@ fn gpu_polygon_contacts_do_not_move_with_the_pair() {
     let Some(ctx) = test_gpu() else { return };
     let mut gpu = GpuContacts::new(&ctx).unwrap();
     let at = |dx: f32, pts: &[(f32, f32)]| {
-        let v: Vec<Vec2> = pts.iter().map(|&(x, y)| Vec2::new(x + dx, y + dx)).collect();
+        let v: Vec<Vec2> = pts
+            .iter()
+            .map(|&(x, y)| Vec2::new(x + dx, y + dx))
+            .collect();
         Polygon::new(0, &v).unwrap()
     };
     let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];

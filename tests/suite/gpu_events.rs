@@ -290,3 +290,88 @@ fn polygon_events_of_unsure_pairs_are_the_exact_frames_differences() {
         }
     }
 }
+
+/// A frame past the pair limit fails before its events are kept: no events for it, the
+/// caller's list empty, and the next frame's events compare with the last frame that
+/// succeeded (with a list long enough that the device stored the failed frame whole).
+#[test]
+fn a_frame_past_the_pair_limit_keeps_no_events() {
+    use glam::Vec3;
+    use sweepfan::{BroadPhase, Error, Sphere};
+    let Some(ctx) = shared_gpu() else { return };
+    // Spheres on a line, 1.5 apart: each touches its neighbours (n - 1 pairs) ...
+    let line = |n: usize| -> Vec<Sphere> {
+        (0..n)
+            .map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0))
+            .collect()
+    };
+    // ... and, bunched 0.5 apart, each its next four (4n - 10 pairs).
+    let bunched: Vec<Sphere> = (0..400)
+        .map(|i| Sphere::new(Vec3::new(i as f32 * 0.5, 0.0, 0.0), 1.0))
+        .collect();
+    for method in [Method::Grid, Method::Sap] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), method).unwrap();
+        bp.set_pair_capacity(4096).unwrap();
+        bp.set_pair_limit(1000);
+        assert!(bp.track_events(true).unwrap());
+        let mut pairs = Vec::new();
+        bp.find_pairs(&line(400), Some(&mut pairs)).unwrap();
+        assert_eq!(bp.take_events().unwrap().found.len(), 399, "{method}");
+        let e = bp.find_pairs(&bunched, Some(&mut pairs)).unwrap_err();
+        assert!(matches!(e, Error::TooLarge { .. }), "{method}: {e}");
+        assert!(
+            pairs.is_empty(),
+            "{method}: the failed frame's list was left"
+        );
+        assert!(
+            bp.take_events().is_none(),
+            "{method}: events of a failed frame"
+        );
+        // Against the line (the last good frame): its first 200 pairs persist, the rest go.
+        bp.find_pairs(&line(201), Some(&mut pairs)).unwrap();
+        let ev = bp.take_events().unwrap();
+        assert_eq!(
+            (ev.found.len(), ev.lost.len(), ev.persisting),
+            (0, 199, 200),
+            "{method}"
+        );
+    }
+}
+
+/// `auto` turned to device events after it built two methods: a later switch to the other
+/// one still gives every frame's events.
+#[test]
+fn auto_tracks_events_on_every_method_it_built() {
+    use sweepfan::BroadPhase;
+    let Some(ctx) = shared_gpu() else { return };
+    let dense = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 5)).spheres;
+    let sparse = Scene::generate(SceneKind::Clusters, &SceneParams::new(400, 6)).spheres;
+    let mut auto = sweepfan::gpu::auto(ctx);
+    let first = auto
+        .find_pairs(&dense, None)
+        .unwrap()
+        .chosen
+        .map(|c| c.method);
+    let second = auto
+        .find_pairs(&sparse, None)
+        .unwrap()
+        .chosen
+        .map(|c| c.method);
+    assert_ne!(first, second, "the scenes must choose two methods");
+    assert!(auto.track_events(true).unwrap());
+    let mut tracker = EventTracker::new();
+    let mut pairs = Vec::new();
+    for (k, s) in [&dense, &sparse, &dense, &sparse, &dense]
+        .into_iter()
+        .enumerate()
+    {
+        auto.find_pairs(s, Some(&mut pairs)).unwrap();
+        let want = tracker.update(pairs.clone());
+        let got = auto.take_events();
+        assert_eq!(
+            got.as_ref(),
+            Some(&want),
+            "frame {k} (first choice {first:?})"
+        );
+    }
+}

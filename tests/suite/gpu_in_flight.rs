@@ -7,7 +7,7 @@
 use crate::common::{oracle_pairs, oracle_tests, shared_gpu};
 use glam::Vec3;
 use sweepfan::gpu::{GpuBroadPhase, MAX_IN_FLIGHT, SubmittedFrame};
-use sweepfan::{BroadPhase, Error, Method, Sphere};
+use sweepfan::{BroadPhase, Method, Sphere};
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 fn scene(kind: SceneKind, n: usize, seed: u64) -> Vec<Sphere> {
@@ -200,7 +200,11 @@ fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
     let Some(ctx) = shared_gpu() else { return };
     let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     let mut other = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
-    assert!(matches!(bp.submit_frame(&[], true), Err(Error::EmptyScene)));
+    // An empty frame has no pairs, as in find_pairs; the caller's list is emptied.
+    let empty = bp.submit_frame(&[], true).unwrap();
+    let mut left = vec![[1, 2]];
+    let stats = bp.finish_frame(empty, Some(&mut left)).unwrap();
+    assert_eq!((stats.pairs, left.len()), (0, 0));
     let bad = [Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
     assert!(bp.submit_frame(&bad, true).is_err());
     let a = scene(SceneKind::Paper, 500, 95);
@@ -211,4 +215,27 @@ fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
     // That frame is still queued on `bp`: its later frames are unaffected.
     let fb = bp.submit_frame(&a, true).unwrap();
     finish(&mut bp, fb, &a, "after a foreign finish");
+    // A frame submitted to count only leaves the caller's list empty, not last frame's.
+    let fc = bp.submit_frame(&a, false).unwrap();
+    let mut last = vec![[1, 2]];
+    bp.finish_frame(fc, Some(&mut last)).unwrap();
+    assert!(last.is_empty());
+}
+
+/// Frames the caller drops unfinished (a `?` between submit and finish) give their slots back
+/// at the next submission: later frames still fly.
+#[test]
+fn dropped_frames_do_not_keep_later_ones_from_flight() {
+    let Some(ctx) = shared_gpu() else { return };
+    let mut bp = GpuBroadPhase::new(ctx, Method::Grid).unwrap();
+    let a = scene(SceneKind::Paper, 500, 96);
+    for _ in 0..MAX_IN_FLIGHT {
+        let dropped = bp.submit_frame(&a, true).unwrap();
+        assert!(dropped.in_flight());
+        drop(dropped);
+    }
+    let fa = bp.submit_frame(&a, true).unwrap();
+    assert!(fa.in_flight(), "dropped frames held every slot");
+    assert_eq!(bp.frames_in_flight(), 1);
+    finish(&mut bp, fa, &a, "after dropped frames");
 }

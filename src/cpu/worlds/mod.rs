@@ -410,7 +410,8 @@ impl Job<'_> {
             };
             chunk.tests += s.tests;
             if !store {
-                chunk.counts.push(s.pairs - self.shared_found);
+                // (Saturating: a walk and the shared run disagreeing would be a bug, not a wrap.)
+                chunk.counts.push(s.pairs.saturating_sub(self.shared_found));
                 continue;
             }
             let what = "the worlds' pairs";

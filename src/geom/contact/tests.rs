@@ -230,7 +230,9 @@ fn polygons_edge_on_edge_and_corner_in() {
 #[test]
 fn a_polygon_contact_does_not_move_with_the_pair() {
     let at = |dx: f32, pts: &[(f32, f32)]| -> Vec<Vec2> {
-        pts.iter().map(|&(x, y)| Vec2::new(x + dx, y + dx)).collect()
+        pts.iter()
+            .map(|&(x, y)| Vec2::new(x + dx, y + dx))
+            .collect()
     };
     let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];
     let triangle = [(-1.0, 4.25), (5.0, -1.75), (5.0, 10.0)];

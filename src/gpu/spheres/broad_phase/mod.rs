@@ -270,7 +270,9 @@ impl GpuBroadPhase {
     /// tiny capacity exercises that path.
     pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
         let pairs = pairs.max(1);
-        self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
+        self.pair_list = self
+            .ctx
+            .storage_buffer("pair list", pairs.saturating_mul(8))?;
         self.pair_capacity = pairs;
         Ok(())
     }
