@@ -246,8 +246,9 @@ pub fn polygon_arrays(
 /// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
 /// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
 /// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
-/// three vertices, convex, in either winding (no polygons: offsets [0] or empty, no vertices,
-/// give a (0, 2) array). backend: "auto" (the default: a hardware GPU when there is one, else
+/// three vertices, convex, in either winding (a vertex where the boundary goes straight on,
+/// or bends inward by rounding alone, is dropped: a polygon is the convex hull of its vertices;
+/// no polygons: offsets [0] or empty, no vertices, give a (0, 2) array). backend: "auto" (the default: a hardware GPU when there is one, else
 /// the CPU), "cpu" or "gpu"; adapter as sphere_pairs takes it.
 #[pyfunction]
 #[pyo3(signature = (vertices, offsets, *, backend = "auto", adapter = None))]

@@ -77,7 +77,7 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
     };
     // A list or tuple of Python ints is read as given: NumPy would make ids past 2^63 beside
     // smaller ones float64, and the message would call them no integers.
-    if let Some(items) = python_int_items(world)? {
+    if let Some(items) = python_int_items("world", world)? {
         if items.len() != n {
             return Err(wrong_length(&[items.len()]));
         }
@@ -121,17 +121,21 @@ pub(crate) fn world_ids(world: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<u32>
         .collect()
 }
 
-/// The items of a non-empty list or tuple whose every item is a Python int (not a bool);
-/// `None` for anything else.
-fn python_int_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+/// The items of a non-empty list or tuple whose every item is a Python int; `None` for
+/// anything else; an error naming `arg` where one is a bool (NumPy would read True as 1).
+fn python_int_items<'py>(
+    arg: &str,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
     use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
     if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
         return Ok(None);
     }
     let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
-    let ints = items
-        .iter()
-        .all(|v| v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>());
+    if let Some(row) = items.iter().position(|v| v.is_instance_of::<PyBool>()) {
+        return Err(arg_error(arg, format!("row {row}: a boolean, not an integer")));
+    }
+    let ints = items.iter().all(|v| v.is_instance_of::<PyInt>());
     Ok((!items.is_empty() && ints).then_some(items))
 }
 
