@@ -364,7 +364,10 @@ fn python_ints(
     let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
     // NumPy would read True as 1 in a list of ints: a boolean is no id.
     if let Some(row) = items.iter().position(|v| v.is_instance_of::<PyBool>()) {
-        return Err(arg_error(arg, format!("row {row}: a boolean, not an integer")));
+        return Err(arg_error(
+            arg,
+            format!("row {row}: a boolean, not an integer"),
+        ));
     }
     if items.is_empty() || !items.iter().all(|v| v.is_instance_of::<PyInt>()) {
         return Ok(None);

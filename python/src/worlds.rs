@@ -133,7 +133,10 @@ fn python_int_items<'py>(
     }
     let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
     if let Some(row) = items.iter().position(|v| v.is_instance_of::<PyBool>()) {
-        return Err(arg_error(arg, format!("row {row}: a boolean, not an integer")));
+        return Err(arg_error(
+            arg,
+            format!("row {row}: a boolean, not an integer"),
+        ));
     }
     let ints = items.iter().all(|v| v.is_instance_of::<PyInt>());
     Ok((!items.is_empty() && ints).then_some(items))
