@@ -357,13 +357,13 @@ fn python_ints(
     max: u64,
     most: Option<(usize, &str)>,
 ) -> PyResult<Option<Vec<u64>>> {
-    use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
+    use pyo3::types::{PyInt, PyList, PyTuple};
     if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
         return Ok(None);
     }
     let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
     // NumPy would read True as 1 in a list of ints: a boolean is no id.
-    if let Some(row) = items.iter().position(|v| v.is_instance_of::<PyBool>()) {
+    if let Some(row) = items.iter().position(is_boolean) {
         return Err(arg_error(
             arg,
             format!("row {row}: a boolean, not an integer"),
@@ -392,6 +392,15 @@ fn python_ints(
         })
         .collect::<PyResult<Vec<u64>>>()
         .map(Some)
+}
+
+/// Whether `v` is a boolean: Python's, or a NumPy scalar of kind `b` (`np.True_`).
+pub fn is_boolean(v: &Bound<'_, PyAny>) -> bool {
+    v.is_instance_of::<pyo3::types::PyBool>()
+        || v.getattr("dtype")
+            .and_then(|d| d.getattr("kind"))
+            .and_then(|k| k.extract::<String>())
+            .is_ok_and(|k| k == "b")
 }
 
 /// Reads `obj` as a one-dimensional array of integers, each in `0..=max`.

@@ -127,12 +127,12 @@ fn python_int_items<'py>(
     arg: &str,
     obj: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
-    use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
+    use pyo3::types::{PyInt, PyList, PyTuple};
     if !(obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
         return Ok(None);
     }
     let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
-    if let Some(row) = items.iter().position(|v| v.is_instance_of::<PyBool>()) {
+    if let Some(row) = items.iter().position(crate::input::is_boolean) {
         return Err(arg_error(
             arg,
             format!("row {row}: a boolean, not an integer"),

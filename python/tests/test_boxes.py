@@ -85,8 +85,9 @@ def test_bad_boxes_name_the_id_and_change_nothing():
     with pytest.raises(ValueError, match="ids: row 0: -3 is outside"):
         bp.set((-3,), np.zeros((1, 3)), np.ones((1, 3)))
     # NumPy reads True as 1 in a list of ints: a boolean is no id.
-    with pytest.raises(ValueError, match="ids: row 0: a boolean"):
-        bp.set([True, 2], np.zeros((2, 3)), np.ones((2, 3)))
+    for flag in [True, np.True_]:
+        with pytest.raises(ValueError, match="ids: row 0: a boolean"):
+            bp.set([flag, 2], np.zeros((2, 3)), np.ones((2, 3)))
     assert len(bp) == 2
     bp.set([2**63, 7], np.zeros((2, 3)), np.ones((2, 3)))
     found, _ = bp.update()

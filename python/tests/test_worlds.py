@@ -94,6 +94,7 @@ def test_bad_world_ids_are_refused_naming_the_argument():
         ([0.0, np.nan, 1.0, 2.0], "integer world ids"),
         ([0, 1, 2, 2**32], "outside"),
         ([0, True, 2, 3], "row 1: a boolean"),
+        ([0, 1, np.True_, 3], "row 2: a boolean"),
         (None, "one id per sphere is needed"),
     ]:
         with pytest.raises(ValueError, match="world") as e:

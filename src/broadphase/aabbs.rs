@@ -95,6 +95,7 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
         } else {
             Stats::default()
         };
+        check_positions(&found, slots.boxes.len())?;
         slots.to_batch(&found, out);
         stats.pairs = out.len() as u64;
         return Ok(stats);
@@ -106,6 +107,7 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
         gather(boxes, members, &groups.shared, &mut local);
         if local.len() >= 2 {
             stats.tests += job.aabb_overlaps(&local, &mut found)?.tests;
+            check_positions(&found, local.len())?;
             check_box_job_pairs((out.len() + found.len()) as u64, &budget)?;
             to_batch(&found, members, &groups.shared, out);
         }
@@ -115,6 +117,22 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
 }
 
 /// The worlds of a batch of boxes, checked: one id per box, every box valid.
+/// A box job's pairs `found` among `n` boxes checked: a caller's own [`AabbOverlaps`] may
+/// return anything, and positions past the boxes, or a box with itself, are its error (not a
+/// panic).
+pub(crate) fn check_positions(found: &[Pair], n: usize) -> Result<()> {
+    use rayon::prelude::*;
+    let n = n.min(u32::MAX as usize) as u32;
+    let bad = |&&[i, j]: &&Pair| i == j || i.max(j) >= n;
+    if let Some(&[i, j]) = found.par_iter().find_any(bad) {
+        return Err(crate::error::Error::invalid_argument(
+            "overlaps",
+            format!("the box broad phase returned the pair ({i}, {j}) among {n} boxes"),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn world_groups(boxes: &[Aabb], worlds: &[u32]) -> Result<WorldGroups> {
     check_world_ids(boxes.len(), worlds, "worlds")?;
     crate::geom::aabb::validate_aabbs(boxes)?;

@@ -364,17 +364,20 @@ impl BroadPhase for Auto {
                 accepted
             }
         };
-        self.events = accepted;
         // Every method built so far tracks them too: a later choice may switch to one (and
-        // primes it with the frame it switches on, `switch_to`).
+        // primes it with the frame it switches on, `switch_to`). One that cannot: all off.
         if accepted {
             let asked = self.current.as_ref().map_or(Method::Grid, |c| c.method);
-            for (m, b) in &mut self.built {
-                if *m != asked {
-                    b.track_events(true)?;
-                }
+            let others = self.built.iter_mut().filter(|(m, _)| *m != asked);
+            if let Err(e) = others
+                .map(|(_, b)| b.track_events(true))
+                .collect::<Result<Vec<_>>>()
+            {
+                self.track_events(false)?;
+                return Err(e);
             }
         }
+        self.events = accepted;
         Ok(accepted)
     }
 

@@ -75,6 +75,12 @@ impl WorldSlots {
             .windows(2)
             .map(|s| &groups.order[s[0]..s[1]])
             .collect();
+        // Each world takes a copy of every shared box: more boxes than slots (10,000 shared
+        // among 100,000 worlds would be 10^9 copies, 24 GB) also go one world at a time.
+        let copies = (groups.shared.len() as u64).saturating_mul(worlds.len() as u64 + 1);
+        if copies.saturating_add(boxes.len() as u64) > max_slots {
+            return None;
+        }
         let mut ranks: Vec<Ranks> = worlds.par_iter().map(|m| Ranks::new(ys(m))).collect();
         // The shared boxes among themselves: one more world, after the others.
         ranks.push(Ranks::new(ys(&groups.shared)));
@@ -83,13 +89,10 @@ impl WorldSlots {
             r.base = next;
             next += r.span() + 1;
         }
-        // Each world takes a copy of every shared box: more boxes than slots (10,000 shared
-        // among 100,000 worlds would be 10^9 copies, 24 GB) also go one world at a time.
-        let s = groups.shared.len();
-        let copies = (s as u64).saturating_mul(worlds.len() as u64 + 1);
-        if next > max_slots || copies.saturating_add(boxes.len() as u64) > max_slots {
+        if next > max_slots {
             return None;
         }
+        let s = groups.shared.len();
         let own: usize = worlds.iter().map(|m| m.len()).sum();
         let mut mapped = Vec::with_capacity(own + s * (worlds.len() + 1));
         let mut origin = Vec::with_capacity(mapped.capacity());

@@ -21,14 +21,14 @@ impl PartitionedCpu {
         Self {
             inner,
             max_objects: max_objects.max(2),
-            pair_limit: crate::broadphase::MAX_STORED_PAIRS,
+            pair_limit: u64::MAX,
             last: None,
         }
     }
 
-    /// Sets the most pairs one call may store over all parts (default
-    /// [`crate::broadphase::MAX_STORED_PAIRS`]); a call finding more fails with
-    /// [`crate::Error::TooLarge`]. Each part meets `inner`'s own limit as well.
+    /// Sets the most pairs one call may store over all parts (default: none beyond `inner`'s
+    /// own limit, which each part meets); a call finding more fails with
+    /// [`crate::Error::TooLarge`].
     pub fn set_pair_limit(&mut self, limit: u64) {
         self.pair_limit = limit;
     }

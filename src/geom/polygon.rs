@@ -239,7 +239,10 @@ fn strictly_convex(v: &[Vec2]) -> std::result::Result<Vec<usize>, usize> {
         return Ok((0..v.len()).collect());
     }
     let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by(|&a, &b| v[a].x.total_cmp(&v[b].x).then(v[a].y.total_cmp(&v[b].y)));
+    // By value (finite, checked): `total_cmp` put -0.0 before 0.0, out of y order, and the
+    // chain then lost a corner at x = 0.
+    let by = |a: f32, b: f32| a.partial_cmp(&b).expect("finite coordinates");
+    order.sort_by(|&a, &b| by(v[a].x, v[b].x).then(by(v[a].y, v[b].y)));
     let mut hull: Vec<usize> = Vec::with_capacity(v.len() + 1);
     for pass in [&order[..], &order[..]] {
         let floor = hull.len();
@@ -517,6 +520,11 @@ mod tests {
         assert!(turn < 0.0, "the case needs an inward turn: {turn}");
         let (pa, pb) = (Polygon::new(0, &a).unwrap(), Polygon::new(1, &b).unwrap());
         assert_eq!(pa.vertices(), &[a[0], a[1], a[3]]);
+        // A corner at x = 0 beside a vertex at x = -0.0 is kept (a sort by bits put -0.0 before
+        // 0.0, out of y order, and the chain lost the corner (0, 0)).
+        let signed = v(&[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (-0.0, 0.5)]);
+        let kept = Polygon::new(0, &signed).unwrap();
+        assert_eq!(kept.vertices(), &signed[..4]);
         assert!(pa.overlaps(&pb), "they share the vertex (3, 6) 1e-3");
         // A bottom edge bent inward by 110 over 2^20, in 1,024 steps of under 1e-6 each.
         let l = (1u32 << 20) as f64;

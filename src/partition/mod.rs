@@ -89,6 +89,24 @@ pub type PartRunner<'a> = dyn RunsParts + 'a;
 /// its runner's device or memory is split; one past a pair list's limit or u32 indices is not.
 pub fn find_pairs(
     spheres: &[Sphere],
+    mut out: Option<&mut Vec<Pair>>,
+    max_objects: usize,
+    pair_limit: u64,
+    runners: &mut [&mut PartRunner<'_>],
+) -> Result<(Stats, PartsReport)> {
+    let result = find_pairs_into(
+        spheres,
+        out.as_deref_mut(),
+        max_objects,
+        pair_limit,
+        runners,
+    );
+    crate::broadphase::cleared_on_error(out, result)
+}
+
+/// [`find_pairs`], `out` as it left it on an error.
+fn find_pairs_into(
+    spheres: &[Sphere],
     out: Option<&mut Vec<Pair>>,
     max_objects: usize,
     pair_limit: u64,
@@ -602,8 +620,10 @@ fn keep_pairs(
 /// of what the pairs take; a refusal ends the run with a message where the failed growth
 /// aborted it).
 fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
-    // Within the process's memory budget first (read lazily: not for small lists).
-    let grown = (list.len() as u64 + more as u64) * size_of::<Pair>() as u64;
+    // The growth within the process's memory budget first (read lazily: not for small
+    // amounts; the list already held is no longer available, so only what it grows by).
+    let room = list.capacity() - list.len();
+    let grown = more.saturating_sub(room) as u64 * size_of::<Pair>() as u64;
     crate::broadphase::memory::LazyBudget::new().check("storing the pairs of the parts", grown)?;
     if list.try_reserve(more).is_ok() || list.try_reserve_exact(more).is_ok() {
         return Ok(());

@@ -499,6 +499,15 @@ fn a_callers_box_job_is_checked() {
         bp.set_many(&[10, 20], &[unit(0.0), unit(0.5)]).unwrap();
         let e = bp.update().unwrap_err();
         assert!(e.to_string().contains("returned the pair"), "{bad:?}: {e}");
+        // In worlds, where the batch's positions are mapped back first.
+        let mut bp = BoxBroadPhase::new(Box::new(Gives(bad.clone())));
+        bp.set_many_in_worlds(&[10, 20], &[unit(0.0), unit(0.5)], &[3, 3])
+            .unwrap();
+        let e = bp.update().unwrap_err();
+        assert!(
+            e.to_string().contains("returned the pair"),
+            "{bad:?} in worlds: {e}"
+        );
     }
     let mut bp = BoxBroadPhase::new(Box::new(Gives(vec![[0, 1], [1, 0], [0, 1]])));
     bp.set_many(&[10, 20], &[unit(0.0), unit(0.5)]).unwrap();

@@ -215,6 +215,8 @@ fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
     // That frame is still queued on `bp`: its later frames are unaffected.
     let fb = bp.submit_frame(&a, true).unwrap();
     finish(&mut bp, fb, &a, "after a foreign finish");
+    // A capacity past any binding is the binding's error (it overflowed the byte count).
+    assert!(bp.set_pair_capacity(u64::MAX).is_err());
     // A frame submitted to count only leaves the caller's list empty, not last frame's.
     let fc = bp.submit_frame(&a, false).unwrap();
     let mut last = vec![[1, 2]];

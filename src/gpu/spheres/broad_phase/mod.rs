@@ -269,10 +269,9 @@ impl GpuBroadPhase {
     /// Sets the pair list's capacity (pairs). The list still grows when a frame finds more; a
     /// tiny capacity exercises that path.
     pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
-        let pairs = pairs.max(1);
-        self.pair_list = self
-            .ctx
-            .storage_buffer("pair list", pairs.saturating_mul(8))?;
+        // Past u64's bytes is past any binding: the binding's error, not an overflow.
+        let pairs = pairs.clamp(1, u64::MAX / 16);
+        self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
         self.pair_capacity = pairs;
         Ok(())
     }

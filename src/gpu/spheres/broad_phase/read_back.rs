@@ -134,11 +134,19 @@ impl GpuBroadPhase {
             self.plan_sorted_slots();
         }
         // A frame that fails (cut short, more pairs than a call may store) does so before its
-        // events are kept: the next frame compares with the last one that succeeded.
-        let totals = self.totals_from(n, &words)?;
-        if out.is_some() && totals.pairs > self.pair_limit {
-            return Ok((totals, false, times));
+        // events are kept: no events for it, and the next frame compares with the last one
+        // that succeeded.
+        let totals = self.totals_from(n, &words);
+        let failed = match &totals {
+            Ok(t) => out.is_some() && t.pairs > self.pair_limit,
+            Err(_) => true,
+        };
+        if failed {
+            self.last_events = None;
+            self.clear_event_overflow();
+            return Ok((totals?, false, times));
         }
+        let totals = totals?;
         // Lists longer than planned: their rest in one more map.
         let pair_tail = pairs
             .filter(|&have| (have as u64) < found)
