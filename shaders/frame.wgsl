@@ -252,7 +252,8 @@ fn giant_split() -> u32 {
 }
 
 // grid: cell side 2 r (1 when 2 r is 0 or below the normal f32 range), r the largest radius
-// of the objects that are not giants (grid_frame in keys.wgsl).
+// of the objects that are not giants, or for points half the side from the bounds
+// (grid_frame in keys.wgsl).
 fn grid_side() -> f32 {
     let s = 2.0 * bitcast<f32>(atomicLoad(&ext[EXT_CELL_RADIUS]));
     return select(s, 1.0, s < 1.17549435e-38);

@@ -139,7 +139,7 @@ fn tiled_order(bits: vec3<u32>, key_bits: u32) -> u32 {
 
 // The grid's giants and cell radius from the histogram (Histogram::decide in
 // src/geom/radii.rs): walking the non-empty bins from the top, the split is the lowest bin
-// b >= 1 whose bins above hold 1..=budget objects, the largest radius more than twice b's
+// b whose bins above hold 1..=budget objects, the largest radius more than twice b's
 // (2 r is exact).
 // One workgroup: every thread loads one bin (one round of global loads, not 512 in a row), then
 // one thread walks them in workgroup memory.
@@ -178,7 +178,7 @@ fn grid_frame(inv: Invocation) {
         }
         let few_or_far = above <= GIANTS_NEAR_MAX
             || bitcast<f32>(largest) > FAR_GIANT_RATIO * bitcast<f32>(m);
-        if b >= 1u && above > 0u && bitcast<f32>(largest) > 2.0 * bitcast<f32>(m) && few_or_far {
+        if above > 0u && bitcast<f32>(largest) > 2.0 * bitcast<f32>(m) && few_or_far {
             split = b;
             cell_radius = m;
         }
@@ -190,12 +190,24 @@ fn grid_frame(inv: Invocation) {
     if split == 255u {
         cell_radius = largest;
     }
+    let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
+    let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
+    // Points (2 r below the normal range): the side from the bounds (points_side in
+    // src/cpu/grid/frame.rs), kept as the radius of half of it (exact: the side is normal).
+    if 2.0 * bitcast<f32>(cell_radius) < 1.17549435e-38 && all(lo_c <= hi_c) {
+        let d = vec3<f32>(unordered(hi_c.x), unordered(hi_c.y), unordered(hi_c.z))
+            - vec3<f32>(unordered(lo_c.x), unordered(lo_c.y), unordered(lo_c.z));
+        let k = (32u - countLeadingZeros(objects) + 2u) / 3u;
+        let side = max(max(d.x, d.y), d.z) * bitcast<f32>((127u - k) << 23u);
+        // 2^-100, POINTS_SIDE_MIN; below it grid_side's 1.
+        if side >= bitcast<f32>(27u << 23u) {
+            cell_radius = bitcast<u32>(side * 0.5);
+        }
+    }
     atomicStore(&ext[EXT_GIANT_SPLIT], split);
     atomicStore(&ext[EXT_CELL_RADIUS], cell_radius);
     // The grid's order (frame.wgsl, grid_key): Z-order where the scene's cells fit the key,
     // tiles of Z-order with the tile's hash XOR-ed in where they do not.
-    let lo_c = vec3<u32>(atomicLoad(&ext[0]), atomicLoad(&ext[1]), atomicLoad(&ext[2]));
-    let hi_c = vec3<u32>(atomicLoad(&ext[3]), atomicLoad(&ext[4]), atomicLoad(&ext[5]));
     var word = 0u;
     var map_word = 0u;
     // Not with invalid spheres (ext[7], the frame an error): a NaN's extents could shrink the

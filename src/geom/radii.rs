@@ -8,8 +8,11 @@
 //! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
 //! [`giants_budget`] objects in all (a sixteenth of the scene, 32 to [`GIANTS_MAX`]; more than
 //! [`GIANTS_NEAR_MAX`] only where the largest radius is more than [`FAR_GIANT_RATIO`] times bin
-//! `e`'s), `e >= 1` (the rest are not all points) and the largest radius is more than twice bin
-//! `e`'s (`2 r` exact in f32): setting them aside at least halves the cells. The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
+//! `e`'s) and the largest radius is more than twice bin `e`'s (`2 r` exact in f32): setting
+//! them aside at least halves the cells. Bin 0 counts too: a few spheres among points (radius
+//! 0, whose cells the grid sizes by the scene's bounds) are set aside. (It once did not: one
+//! sphere of radius 50 among 100,000 points sized the cells, and the grid tested all 5 10^9
+//! pairs.) The lowest such `e` wins (the most giants, the smallest cells). Then the cell radius
 //! is bin `e`'s largest radius. Without such an `e`, no giants and the cell radius is the
 //! largest radius. (The rule once asked the lowest bin above `e` to be two exponents above it,
 //! every giant more than twice the others: a ladder of five radii 2.5, 5, 10, 20, 40 among
@@ -19,6 +22,7 @@
 //! cells 40 wide, 1.13 s a frame against 27 ms with 32.)
 
 use crate::geom::sphere::Sphere;
+use glam::Vec3;
 
 /// Most objects set aside as giants: each other object looks at every giant on the GPU (a
 /// tile of them at a time in workgroup memory), and through a coarse index of their reach on
@@ -116,7 +120,7 @@ impl Histogram {
             }
             let below = f32::from_bits(self.max_bits[b]);
             let few_or_far = above <= GIANTS_NEAR_MAX || largest > FAR_GIANT_RATIO * below;
-            if b >= 1 && above > 0 && largest > 2.0 * below && few_or_far {
+            if above > 0 && largest > 2.0 * below && few_or_far {
                 decision = (b as u32, below);
             }
             above += self.count[b];
@@ -143,4 +147,22 @@ pub fn giants_of(spheres: &[Sphere], most: u32) -> (Vec<u32>, f32) {
         .filter(|&i| bin(spheres[i as usize].radius) as u32 > split)
         .collect();
     (giants, radius)
+}
+
+/// The smallest side [`points_side`] gives, 2^-100 (below it: 1, one cell).
+const POINTS_SIDE_MIN: f32 = f32::from_bits((127 - 100) << 23);
+
+/// The cell side of a frame of points (every radius the grid sizes its cells by is 0 or
+/// subnormal: only coincident centres touch, and any side finds them), from the centres'
+/// bounds `[min, max]` and the count: the bounds' longest side over `2^k`, `k` =
+/// ceil(bits(objects) / 3), so points spread through a cube get about one a cell; 1 where that
+/// is below 2^-100. Exact in f32 (a difference and a power of two), as `grid_frame` in
+/// `shaders/sort/keys.wgsl` computes it; the CPU grid (`cpu::grid::frame`) and `auto`'s survey
+/// size their cells by it. (The side was 1: 100,000 points in a cube of 0.5 fell
+/// in one cell, and the grid tested all 5 10^9 pairs in 3.2 s; sap tested 10.)
+pub fn points_side(min: Vec3, max: Vec3, objects: u64) -> f32 {
+    let span = (max - min).max_element();
+    let k = (64 - objects.leading_zeros()).div_ceil(3);
+    let side = span * f32::from_bits((127 - k) << 23);
+    if side >= POINTS_SIDE_MIN { side } else { 1.0 }
 }

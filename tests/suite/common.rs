@@ -296,7 +296,7 @@ pub fn cell_wall_scene() -> Vec<Sphere> {
 /// rule (at most a sixteenth of the objects above a bin, 32 to 4,096, and more than 1,024 only
 /// where the largest radius is more than 8 times the bin's; the largest radius more than twice
 /// the bin's), cells of the others by [`oracle_grid_cell`] with side twice the largest other
-/// radius;
+/// radius (for points, from the bounds);
 /// pairs of others in neighbouring cells, each giant with every other giant and with the others
 /// whose cell lies in `[cell(c - r) - 1, cell(c + r) + 1]` on every axis.
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
@@ -319,7 +319,7 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     for (w, &(b, count, largest)) in top.iter().enumerate() {
         let (overall, largest) = (f64::from(overall), f64::from(largest));
         let few_or_far = above <= 1024 || overall > 8.0 * largest;
-        if w > 0 && above <= most && b >= 1 && overall > 2.0 * largest && few_or_far {
+        if w > 0 && above <= most && overall > 2.0 * largest && few_or_far {
             split = Some((b, largest as f32));
         }
         above += count;
@@ -328,7 +328,23 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let side = if 2.0 * r >= f32::MIN_POSITIVE {
         2.0 * r
     } else {
-        1.0
+        // Points: the bounds' longest side (of every centre, giants too) over 2^k, k the bits
+        // of the count over three rounded up; 1 below 2^-100.
+        let span = (0..3)
+            .map(|a| {
+                let (lo, hi) = s.iter().fold((f32::MAX, f32::MIN), |(lo, hi), x| {
+                    (lo.min(x.center[a]), hi.max(x.center[a]))
+                });
+                hi - lo
+            })
+            .fold(0.0f32, f32::max);
+        let k = (usize::BITS - s.len().leading_zeros()).div_ceil(3) as i32;
+        let side = span * 2f32.powi(-k);
+        if f64::from(side) >= 2f64.powi(-100) {
+            side
+        } else {
+            1.0
+        }
     };
     let giant = |x: &Sphere| split.is_some_and(|(b, _)| bin(x.radius) > b);
     let cell = |c: Vec3| -> [i64; 3] { [0, 1, 2].map(|a| oracle_grid_cell(c[a], side)) };

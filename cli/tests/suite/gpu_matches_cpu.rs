@@ -241,3 +241,42 @@ fn grid_in_z_order_whole_and_in_tiles_gpu_equals_cpu() {
         check_scene(&ctx, &scene, &[Method::Grid], 2);
     }
 }
+
+/// Points (radius 0) take cells sized by their bounds, and a sphere among them is a giant: the
+/// grid tests about as many pairs as there are points, not all n(n - 1) / 2 (a cloud in a cube
+/// of 0.5 was one cell of side 1, and one sphere of radius 50 sized the cells of 100,000
+/// points), with the device counting as the CPU and the oracle (`oracle_grid_tests`).
+#[test]
+fn points_are_gridded_by_their_bounds_gpu_equals_cpu() {
+    use crate::common::oracle_tests;
+    let Some(ctx) = shared_gpu() else { return };
+    for (shrink, boulder) in [(true, false), (false, true)] {
+        let mut scene = Scene::generate(SceneKind::Density, &SceneParams::new(20_000, 13));
+        let half = scene.half_extent.unwrap();
+        for s in &mut scene.spheres {
+            if shrink {
+                s.center *= 0.25 / half;
+            }
+            s.radius = 0.0;
+        }
+        // Coincident points: the only pairs among points.
+        for k in 0..50 {
+            scene.spheres[2 * k + 1].center = scene.spheres[2 * k].center;
+        }
+        if boulder {
+            scene.spheres[777].radius = 50.0;
+        }
+        let n = scene.len() as u64;
+        let stats = sweepfan::cpu::broad_phase(Method::Grid)
+            .find_pairs(&scene.spheres, None)
+            .unwrap();
+        let what = format!("shrunk {shrink}, boulder {boulder}");
+        assert_eq!(
+            stats.tests,
+            oracle_tests(Method::Grid, &scene.spheres),
+            "{what}"
+        );
+        assert!(stats.tests < 40 * n, "{what}: {} tests", stats.tests);
+        check_scene(&ctx, &scene, &[Method::Grid], 1);
+    }
+}

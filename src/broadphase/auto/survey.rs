@@ -134,6 +134,12 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
     // objects of the largest radii, which a sample would miss.
     let facts = SceneFacts::of(spheres);
     let (split, cell_radius) = facts.radii.decide();
+    // Points: the grid's side from the bounds (`geom::radii::points_side`), as its half.
+    let objects = facts.radii.count.iter().map(|&c| u64::from(c)).sum();
+    let cell_radius = match 2.0 * cell_radius < f32::MIN_POSITIVE && facts.lo.x <= facts.hi.x {
+        true => crate::geom::radii::points_side(facts.lo, facts.hi, objects) / 2.0,
+        false => cell_radius,
+    };
     let giant = |s: &Sphere| crate::geom::radii::bin(s.radius) as u32 > split && split < 255;
     let large_from = if n > SAMPLE_MAX {
         facts.large_from()

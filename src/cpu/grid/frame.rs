@@ -5,6 +5,7 @@
 use super::PARALLEL_MIN;
 use super::giants;
 use super::survey::Survey;
+use crate::geom::radii::points_side;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 use rayon::prelude::*;
@@ -57,7 +58,8 @@ impl GridFrame {
                 valid: false,
             };
         }
-        Self::from_bounds(survey.min, survey.max, survey.radii.decide())
+        let objects = survey.radii.count.iter().map(|&c| u64::from(c)).sum();
+        Self::from_bounds(survey.min, survey.max, survey.radii.decide(), objects)
     }
 
     /// [`Self::of`] for a world of a few dozen objects, the same frame: one pass for the
@@ -80,13 +82,24 @@ impl GridFrame {
         if spheres.is_empty() || largest > 2.0 * smallest {
             return Self::of(spheres);
         }
-        Self::from_bounds(min, max, (255, largest))
+        Self::from_bounds(min, max, (255, largest), spheres.len() as u64)
     }
 
     /// The frame of valid spheres with these centre bounds and giants decision
     /// ([`giants::Histogram::decide`]'s `(split, cell radius)`).
-    fn from_bounds(min: Vec3, max: Vec3, (giant_split, cell_radius): (u32, f32)) -> Self {
-        let cell_side = cell_side(cell_radius);
+    fn from_bounds(
+        min: Vec3,
+        max: Vec3,
+        (giant_split, cell_radius): (u32, f32),
+        objects: u64,
+    ) -> Self {
+        let cell_side = match cell_side(cell_radius) {
+            // Points: only coincident centres touch, so any side finds them.
+            _ if 2.0 * cell_radius < f32::MIN_POSITIVE && min.x <= max.x => {
+                points_side(min, max, objects)
+            }
+            side => side,
+        };
         let mut frame = Self {
             min_cell: [0; 3],
             cell_side,
@@ -171,7 +184,8 @@ impl GridFrame {
 }
 
 /// The grid's cell side for a largest radius `r_max`: `2 r_max`, or 1 when that is 0 or below
-/// the normal f32 range (`grid_side` in `shaders/frame.wgsl`).
+/// the normal f32 range (`grid_side` in `shaders/frame.wgsl`); a frame of points takes
+/// [`points_side`] instead.
 pub fn cell_side(r_max: f32) -> f32 {
     let s = 2.0 * r_max;
     if s >= f32::MIN_POSITIVE { s } else { 1.0 }
