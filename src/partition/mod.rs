@@ -10,7 +10,8 @@
 //! ```
 //! use glam::Vec3;
 //! use sweepfan::partition::{self, PartRunner};
-//! use sweepfan::{BroadPhase, MAX_STORED_PAIRS, Method, Sphere, canonicalize, cpu};
+//! use sweepfan::cpu::MAX_STORED_PAIRS;
+//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
 //!
 //! let spheres: Vec<Sphere> =
 //!     (0..1000).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
