@@ -124,6 +124,22 @@ fn two_devices_give_one_devices_pairs() {
     );
     assert_eq!(bp.diagnostics().and_then(|d| d.parts()).unwrap().devices, 2);
     assert!(parts >= 8, "{parts} parts");
+    // The merged list meets the caller's pair limit (every part alone was under it, and the
+    // merge was not checked), and the caller's list is left empty.
+    bp.set_pair_limit(expected.len() as u64 - 1);
+    let mut left = vec![[1, 2]];
+    let e = bp.find_pairs(&spheres, Some(&mut left)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            sweepfan::Error::TooLarge {
+                exceeds: sweepfan::Exceeds::PairList { .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(left.is_empty());
 }
 
 #[test]

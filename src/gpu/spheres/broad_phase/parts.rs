@@ -38,6 +38,13 @@ pub(super) struct Parts {
 
 impl Parts {
     /// The broad phases of `method` on each of the context's peers.
+    /// The helpers' pair limit (a part on another device meets the caller's, as one here does).
+    pub(super) fn set_pair_limit(&mut self, limit: u64) {
+        for helper in &mut self.helpers {
+            helper.set_pair_limit(limit);
+        }
+    }
+
     pub(super) fn with_helpers(helpers: Vec<GpuBroadPhase>) -> Self {
         Parts {
             active: !helpers.is_empty(),

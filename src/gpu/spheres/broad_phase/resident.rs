@@ -21,8 +21,12 @@ impl GpuBroadPhase {
     /// Sets the most pairs one call may store (default
     /// [`crate::broadphase::MAX_STORED_PAIRS`], the CPU's): a frame that finds more fails with
     /// [`crate::error::Error::TooLarge`] after its first run, whose count is exact past the list.
+    /// The broad phases of the context's other devices (frames in parts) take it too.
     pub fn set_pair_limit(&mut self, limit: u64) {
         self.pair_limit = limit;
+        if let Some(parts) = &mut self.parts {
+            parts.set_pair_limit(limit);
+        }
     }
 
     /// Forgets an overflow of the events' and the canonical sort's lists (a frame that runs
