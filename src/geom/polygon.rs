@@ -122,7 +122,8 @@ pub enum PolygonFault {
         /// The one equal to it.
         next: usize,
     },
-    /// Every vertex on one line (zero area).
+    /// Every vertex on one line, within 1e-12 of the polygon's extent (zero area, or too thin
+    /// to tell from it in f64: a 1 x 1e-12 rectangle).
     Collinear {
         /// Vertices given.
         vertices: usize,
@@ -179,7 +180,10 @@ impl PolygonFault {
                 vertex(*next)
             ),
             PolygonFault::Collinear { vertices } => {
-                format!("collinear: all {vertices} vertices lie on one line (zero area)")
+                format!(
+                    "collinear: all {vertices} vertices lie on one line, within 1e-12 of the \
+                     polygon's extent (zero area, or too thin to tell from it)"
+                )
             }
             PolygonFault::SelfIntersecting {
                 edges: [a, b],
