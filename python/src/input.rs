@@ -362,13 +362,7 @@ fn python_ints(
         return Ok(None);
     }
     let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
-    // NumPy would read True as 1 in a list of ints: a boolean is no id.
-    if let Some(row) = items.iter().position(is_boolean) {
-        return Err(arg_error(
-            arg,
-            format!("row {row}: a boolean, not an integer"),
-        ));
-    }
+    refuse_booleans(arg, &items)?;
     if items.is_empty() || !items.iter().all(|v| v.is_instance_of::<PyInt>()) {
         return Ok(None);
     }
@@ -394,8 +388,20 @@ fn python_ints(
         .map(Some)
 }
 
+/// The error naming `arg` and the row of the first boolean among `items` (NumPy would read a
+/// list's True as 1: a boolean is no integer id).
+pub fn refuse_booleans(arg: &str, items: &[Bound<'_, PyAny>]) -> PyResult<()> {
+    match items.iter().position(is_boolean) {
+        Some(row) => Err(arg_error(
+            arg,
+            format!("row {row}: a boolean, not an integer"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Whether `v` is a boolean: Python's, or a NumPy scalar of kind `b` (`np.True_`).
-pub fn is_boolean(v: &Bound<'_, PyAny>) -> bool {
+fn is_boolean(v: &Bound<'_, PyAny>) -> bool {
     v.is_instance_of::<pyo3::types::PyBool>()
         || v.getattr("dtype")
             .and_then(|d| d.getattr("kind"))

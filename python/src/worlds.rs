@@ -132,12 +132,7 @@ fn python_int_items<'py>(
         return Ok(None);
     }
     let items: Vec<Bound<'py, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
-    if let Some(row) = items.iter().position(crate::input::is_boolean) {
-        return Err(arg_error(
-            arg,
-            format!("row {row}: a boolean, not an integer"),
-        ));
-    }
+    crate::input::refuse_booleans(arg, &items)?;
     let ints = items.iter().all(|v| v.is_instance_of::<PyInt>());
     Ok((!items.is_empty() && ints).then_some(items))
 }
