@@ -60,8 +60,9 @@ pub(crate) mod sweep_axis;
 pub(crate) mod world_slots;
 pub mod worlds;
 
-/// A touching pair of object indices. Every method emits `i < j`; the order of the list is the
-/// method's own until [`canonicalize`] sorts it.
+/// A touching pair of object indices, `i < j`. [`BroadPhase::find_pairs`] returns its list in
+/// canonical order (ascending); [`BroadPhase::find_pairs_unordered`] in the method's own, which
+/// [`canonicalize`] sorts.
 pub type Pair = [u32; 2];
 
 /// Sorts a pair list into the canonical order (lexicographic, `i < j` in each pair) used for
@@ -172,7 +173,7 @@ impl Backend {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// The method chosen per scene from its shape (docs/design.md §2.9, `broadphase::auto`):
+    /// The method chosen per scene from its shape (docs/design.md §2.12, `broadphase::auto`):
     /// one of the others, named in each frame's `Stats::chosen`. Not in [`Method::ALL`].
     Auto,
     /// All n(n-1)/2 pairs.
@@ -189,7 +190,9 @@ pub enum Method {
     MinAxis,
     /// Pair-level sweep and prune on the axis of largest spread, AABB rejection before the test.
     Sap,
-    /// Uniform grid (cell side >= 2 r_max), sorted cell keys, neighbour cells.
+    /// Uniform grid, sorted cell keys, neighbour cells: the cell side at least twice the largest
+    /// radius but for up to 1,024 giants set aside and tested apart, from the centres' bounds
+    /// where every radius is 0 (docs/design.md §2.7).
     Grid,
 }
 

@@ -5,17 +5,28 @@ import init, * as web from './pkg/sweepfan_web.js';
 
 const ready = init();
 let adapter = null;
+// One run at a time: a run awaits the GPU, and a second started meanwhile would share (and
+// replace) its device and its kept pipelines. Each call waits for the ones before it.
+let queue = Promise.resolve();
 
-async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
+function run(options) {
+  const mine = queue.then(() => runAlone(options));
+  queue = mine.catch(() => {});
+  return mine;
+}
+
+async function runAlone({ scene, n, seed = 1, method, backend, frames = 1 }) {
   await ready;
   const started = performance.now();
   let check;
   if (backend === 'gpu') {
-    if (adapter === null) {
+    // Opened at the first GPU run, and again where the device was lost since.
+    if (adapter === null || !web.gpu_is_open()) {
       // wgpu names a browser's adapter by its description, often empty: the vendor and the
-      // architecture the browser reports name it (SwiftShader: "google swiftshader").
+      // architecture the browser reports name it (SwiftShader: "google swiftshader"), asked
+      // with the library's preference so that both name the same adapter.
       const opened = await web.open_gpu_async();
-      const asked = await navigator.gpu.requestAdapter();
+      const asked = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
       const info = asked && asked.info ? `${asked.info.vendor} ${asked.info.architecture}`.trim() : '';
       adapter = opened.startsWith(' ') ? `${info}${opened}` : `${info} ${opened}`.trim();
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
@@ -35,18 +46,16 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
     throw new Error('rotating: the sector CCD runs on the GPU here, checked against the CPU');
   } else {
     check = method === 'boxes'
-      ? web.check_boxes_cpu(scene, n, seed, frames)
+      ? await web.check_boxes_cpu(scene, n, seed, frames)
       : method === 'contacts'
         ? web.check_contacts_cpu(scene, n, seed)
         : method === 'worlds'
           ? web.check_worlds_cpu(scene, n, seed)
-          : web.check_cpu(scene, n, seed, method, frames);
+          : await web.check_cpu(scene, n, seed, method, frames);
   }
-  const reference = method === 'contacts'
-    ? (backend === 'gpu' ? 'the CPU\'s contacts' : 'the all-pairs test\'s pairs')
-    : method === 'worlds'
-      ? (backend === 'gpu' ? 'the CPU\'s batch, sap' : 'brute force in each world')
-      : backend === 'gpu' ? `${method} on the CPU` : 'brute force';
+  // What ran and what it was checked against, as the check reports them.
+  const reference = check.reference();
+  const ran = check.frames;
   const what = method === 'rotating'
     ? `n / 20 rotating boxes among ${n} spheres, hits of the conservative sector`
     : method === 'contacts'
@@ -56,7 +65,7 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
           'floor shared by all, in one call'
         : `${scene}, n = ${n}`;
   const summary = {
-    scene, n, method, backend, frames,
+    scene, n, method, backend, frames: ran, reference,
     adapter,
     pairs: check.pairs,
     referencePairs: check.reference_pairs,
@@ -68,10 +77,11 @@ async function run({ scene, n, seed = 1, method, backend, frames = 1 }) {
   };
   document.getElementById('result').textContent =
     `${what}, ${method} on the ${backend.toUpperCase()}: ${check.pairs} pairs, ` +
-    `${check.ms.toFixed(2)} ms a frame over ${frames} frame(s)\n` +
+    `${check.ms.toFixed(2)} ms a frame over ${ran} frame(s)` +
+    (ran < frames ? ` (a still scene: one frame run of the ${frames} asked)` : '') + '\n' +
     `reference (${reference}): ${check.reference_pairs} pairs; ` +
-    `${check.agrees ? 'every frame agrees' : 'MISMATCH'}` +
-    (frames > 1 ? `\nfound ${check.found}, lost ${check.lost} after the first frame` : '');
+    `${check.agrees ? (ran > 1 ? 'every frame agrees' : 'agrees') : 'MISMATCH'}` +
+    (ran > 1 ? `\nfound ${check.found}, lost ${check.lost} after the first frame` : '');
   const points = check.contact_points();
   draw(check.spheres(), check.touching(), method === 'boxes' || method === 'contacts', points);
   summary.points = points.length / 2;
@@ -119,7 +129,9 @@ document.getElementById('controls').addEventListener('submit', async (event) => 
   event.preventDefault();
   const f = new FormData(event.target);
   const result = document.getElementById('result');
+  const button = document.getElementById('run');
   result.textContent = 'running...';
+  button.disabled = true;
   try {
     await run({
       scene: f.get('scene'), n: Number(f.get('n')), method: f.get('method'),
@@ -127,7 +139,16 @@ document.getElementById('controls').addEventListener('submit', async (event) => 
     });
   } catch (e) {
     result.textContent = `error: ${e.message || e}`;
+  } finally {
+    button.disabled = false;
   }
 });
 
-window.sweepfan = { run, ready };
+// Stops the running check before its next frame (it then fails as interrupted).
+async function stop() {
+  await ready;
+  web.stop();
+}
+document.getElementById('stop').addEventListener('click', stop);
+
+window.sweepfan = { run, stop, ready };

@@ -178,8 +178,9 @@ fn run(
 /// Every touching pair of spheres: a (K, 2) uint32 array, i < j in each row, rows sorted.
 ///
 /// centers: an (N, 3) array (float32 read in place; float64 and integers converted once).
-/// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j,
-/// evaluated in float32 exactly as the CLI does. method: any name in METHODS: "auto" (the
+/// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j in
+/// real arithmetic on the float32 values (decided exactly, as the CLI decides it: not a float32
+/// evaluation of that formula, which rounds). method: any name in METHODS: "auto" (the
 /// default) runs the method choose_method names for these spheres (grid, sap, x or brute_force),
 /// or name one of "grid", "sap", "brute_force", "origin_distance", "x", "xy", "xyz",
 /// "min_axis". backend: "auto" (the default: a hardware GPU when there is one, else the CPU;

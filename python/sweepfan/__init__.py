@@ -12,7 +12,7 @@ named there warns: SoftwareAdapterWarning). Empty scenes give empty (0, 2) array
 
 Functions: sphere_pairs, world_pairs (many worlds in one call), choose_method, obb_pairs, polygon_pairs, adapters, default_backend,
 clear_caches; sphere_contacts, obb_contacts and polygon_contacts (normals, depths and points of
-the touching pairs, on the CPU, as a dict of arrays); the classes
+the touching pairs, as a dict of arrays; backend="cpu" by default, "gpu" or "auto" too); the classes
 BoxBroadPhase (axis-aligned boxes by your ids: set, remove, update -> pairs found and lost by
 id) and BroadPhase, which keeps its buffers between frames and reports the pairs found and lost in each
 (track_events=True); EventTracker gives the same found and lost pairs for any pair list

@@ -26,9 +26,6 @@ pub trait AabbOverlaps: Send {
     /// an invalid one is an [`crate::Error::InvalidObject`] naming its position.
     fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>;
 
-    /// [`Self::aabb_overlaps`] as a future, for a browser's page, where a GPU implementation
-    /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
-    /// ready at once: right for an implementation that never waits for a device (the CPU's).
     /// Many worlds (docs/design.md §2.13): the overlapping pairs of `boxes` whose worlds are
     /// equal or one of them [`SHARED`](crate::broadphase::worlds::SHARED) (`worlds[i]` is box `i`'s), as positions
     /// `(i, j)`, `i < j`, each once, into `out` (cleared first). Exact on any implementation;
@@ -48,8 +45,9 @@ pub trait AabbOverlaps: Send {
         overlaps_in_worlds_within(self, boxes, worlds, out, EXACT_SLOTS)
     }
 
-    /// [`Self::aabb_overlaps`] as a future, for a browser's page, where the GPU's call awaits
-    /// the device (docs/design.md §8.5); the CPU's is ready at once.
+    /// [`Self::aabb_overlaps`] as a future, for a browser's page, where a GPU implementation
+    /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
+    /// ready at once: right for an implementation that never waits for a device (the CPU's).
     fn aabb_overlaps_async<'a>(
         &'a mut self,
         boxes: &'a [Aabb],
@@ -116,7 +114,6 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
     Ok(stats)
 }
 
-/// The worlds of a batch of boxes, checked: one id per box, every box valid.
 /// A box job's pairs `found` among `n` boxes checked: a caller's own [`AabbOverlaps`] may
 /// return anything, and positions past the boxes, or a box with itself, are its error (not a
 /// panic).

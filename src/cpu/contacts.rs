@@ -24,12 +24,14 @@ use crate::broadphase::cancel;
 use crate::broadphase::check_candidates;
 use crate::error::Result;
 use crate::geom::contact::{
-    Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
-    sphere_contact, sphere_pair_extent,
+    Contact, obb_contact_unsettled, obb_depth_along, obb_pair_extent, polygon_contact,
+    polygon_depth_along, polygon_pair_extent, settle, sphere_contact, sphere_depth_along,
+    sphere_pair_extent,
 };
 use crate::geom::obb::{Obb, obb_frames, validate_obbs};
 use crate::geom::polygon::Polygon;
 use crate::geom::sphere::{Sphere, validate_spheres};
+use glam::Vec3;
 use rayon::prelude::*;
 
 /// Pairs per parallel task: a contact takes tens to hundreds of nanoseconds.
@@ -118,21 +120,27 @@ pub struct ContactCheck {
     pub first_wrong: Option<String>,
     /// Largest depth difference relative to the pair's extent.
     pub worst_depth: f32,
-    /// Pairs with another normal at the same depth: two axes tied within rounding.
+    /// Pairs with another normal at the same depth: two axes tied within rounding. A device's
+    /// normal that differs from the CPU's is a tie only where it is a unit vector along which
+    /// the pair's depth (from its first shape towards its second) is the CPU's within
+    /// [`CONTACT_REL`]; any other differing normal (flipped, off any least axis) is wrong.
     pub ties: usize,
 }
 
 /// Compares `device` contacts of `pairs` of `boxes` with the CPU's `cpu`: every depth within
 /// [`CONTACT_REL`] of the pair's extent (`|d|_1` plus the half-extents); a normal may differ only
-/// where the depths tie (another least axis).
+/// where the depths tie: the boxes reach as deep along the device's normal as the CPU's depth
+/// ([`ContactCheck::ties`]).
 pub fn compare_obb_contacts(
     boxes: &[Obb],
     pairs: &[Pair],
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    compare_contacts(pairs, device, cpu, |[i, j]| {
-        obb_pair_extent(&boxes[i as usize], &boxes[j as usize])
+    let pair = |[i, j]: Pair| (&boxes[i as usize], &boxes[j as usize]);
+    compare_contacts(pairs, device, cpu, |p, normal| {
+        let (a, b) = pair(p);
+        (obb_pair_extent(a, b), obb_depth_along(a, b, normal))
     })
 }
 
@@ -144,8 +152,10 @@ pub fn compare_polygon_contacts(
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    compare_contacts(pairs, device, cpu, |[i, j]| {
-        polygon_pair_extent(&polygons[i as usize], &polygons[j as usize])
+    let pair = |[i, j]: Pair| (&polygons[i as usize], &polygons[j as usize]);
+    compare_contacts(pairs, device, cpu, |p, normal| {
+        let (a, b) = pair(p);
+        (polygon_pair_extent(a, b), polygon_depth_along(a, b, normal))
     })
 }
 
@@ -156,36 +166,44 @@ pub fn compare_sphere_contacts(
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    compare_contacts(pairs, device, cpu, |[i, j]| {
-        sphere_pair_extent(&spheres[i as usize], &spheres[j as usize])
+    let pair = |[i, j]: Pair| (&spheres[i as usize], &spheres[j as usize]);
+    compare_contacts(pairs, device, cpu, |p, normal| {
+        let (a, b) = pair(p);
+        (sphere_pair_extent(a, b), sphere_depth_along(a, b, normal))
     })
 }
 
-/// The comparison of the three, `extent` giving each pair's scale of rounding. A touching pair
-/// (on the CPU) needs 1 to 4 points on the device, unless its depth lies within the tolerance
-/// of 0 (the device may call it touching or not).
+/// The comparison of the three, `measure(pair, normal)` giving the pair's scale of rounding
+/// and its depth along `normal`. A touching pair (on the CPU) needs 1 to 4 points on the
+/// device, unless its depth lies within the tolerance of 0 (the device may call it touching or
+/// not); a normal other than the CPU's must be a tie ([`ContactCheck::ties`]).
 fn compare_contacts(
     pairs: &[Pair],
     device: &[Contact],
     cpu: &[Contact],
-    extent: impl Fn(Pair) -> f32,
+    measure: impl Fn(Pair, Vec3) -> (f32, f64),
 ) -> ContactCheck {
     let mut check = ContactCheck {
         pairs: pairs.len(),
         ..Default::default()
     };
     for ((p, g), c) in pairs.iter().zip(device).zip(cpu) {
-        let extent = extent(*p).max(f32::MIN_POSITIVE);
+        let (extent, along) = measure(*p, g.normal);
+        let extent = extent.max(f32::MIN_POSITIVE);
         let off = (g.depth - c.depth).abs() / extent;
         check.worst_depth = check.worst_depth.max(off);
         let edge = c.depth.abs() <= CONTACT_REL * extent;
         let bad_count = c.count > 0 && !edge && !(1..=4).contains(&g.count);
-        if off > CONTACT_REL || bad_count {
+        let other_normal = g.normal.dot(c.normal) < 1.0 - 1e-4;
+        // Another normal ties only as a unit vector along which the pair is as deep.
+        let tie = (g.normal.length() - 1.0).abs() <= 1e-4
+            && (along - f64::from(c.depth)).abs() <= f64::from(CONTACT_REL * extent);
+        if off > CONTACT_REL || bad_count || (other_normal && !tie) {
             check.wrong += 1;
             if check.first_wrong.is_none() {
                 check.first_wrong = Some(format!("pair {p:?}: device {g:?}, cpu {c:?}"));
             }
-        } else if g.normal.dot(c.normal) < 1.0 - 1e-4 {
+        } else if other_normal {
             check.ties += 1;
         }
     }
@@ -200,4 +218,62 @@ fn compare_contacts(
         });
     }
     check
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device's contact with `normal` in place of the CPU's, the depth kept.
+    fn with_normal(cpu: &Contact, normal: Vec3) -> Contact {
+        Contact { normal, ..*cpu }
+    }
+
+    /// Two unit cubes offset by 1.5 in x and y: 0.5 deep along both x and y (a true tie), 2
+    /// along z. Only the other least axis passes as a tie; a flipped normal, the z axis and a
+    /// normal that is not a unit vector are wrong, though the depth is the CPU's.
+    #[test]
+    fn a_different_normal_passes_only_as_a_real_tie() {
+        let boxes = [
+            Obb::axis_aligned(Vec3::ZERO, Vec3::ONE),
+            Obb::axis_aligned(Vec3::new(1.5, 1.5, 0.0), Vec3::ONE),
+        ];
+        let pairs = [[0, 1]];
+        let mut cpu = Vec::new();
+        obb_contacts(&boxes, &pairs, &mut cpu).unwrap();
+        assert_eq!(cpu[0].depth, 0.5);
+        let least = [Vec3::X, Vec3::Y];
+        assert!(least.contains(&cpu[0].normal), "{:?}", cpu[0]);
+        let other = if cpu[0].normal == Vec3::X {
+            Vec3::Y
+        } else {
+            Vec3::X
+        };
+        let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
+        assert_eq!((check.wrong, check.ties), (0, 1), "{check:?}");
+        for bad in [-cpu[0].normal, -other, Vec3::Z, 2.0 * other] {
+            let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], bad)], &cpu);
+            assert_eq!((check.wrong, check.ties), (1, 0), "{bad}: {check:?}");
+        }
+        let same = compare_obb_contacts(&boxes, &pairs, &cpu, &cpu);
+        assert_eq!((same.wrong, same.ties), (0, 0));
+    }
+
+    /// Spheres have one least axis: any other normal at the CPU's depth is wrong.
+    #[test]
+    fn a_sphere_contact_has_no_ties() {
+        let spheres = [
+            Sphere::new(Vec3::ZERO, 1.0),
+            Sphere::new(Vec3::new(1.5, 0.0, 0.0), 1.0),
+        ];
+        let pairs = [[0, 1]];
+        let mut cpu = Vec::new();
+        sphere_contacts(&spheres, &pairs, &mut cpu).unwrap();
+        assert_eq!((cpu[0].normal, cpu[0].depth), (Vec3::X, 0.5));
+        for bad in [Vec3::Y, -Vec3::X] {
+            let device = [with_normal(&cpu[0], bad)];
+            let check = compare_sphere_contacts(&spheres, &pairs, &device, &cpu);
+            assert_eq!((check.wrong, check.ties), (1, 0), "{bad}: {check:?}");
+        }
+    }
 }

@@ -477,6 +477,40 @@ pub(crate) fn polygon_pair_extent(a: &Polygon, b: &Polygon) -> f32 {
     4.0 * far(a).max(far(b))
 }
 
+/// How deep `b` reaches into `a` along `normal` (from `a` towards `b`): `a`'s furthest point
+/// along it less `b`'s nearest, in f64 from the corners. The depth of a contact whose normal is
+/// `normal`; another axis at the same depth is a tie, a wrong or flipped normal reaches deeper.
+pub(crate) fn obb_depth_along(a: &Obb, b: &Obb, normal: Vec3) -> f64 {
+    depth_along(
+        a.corners().iter().map(|&c| dot64(c, normal)),
+        b.corners().iter().map(|&c| dot64(c, normal)),
+    )
+}
+
+/// [`obb_depth_along`] for two polygons (in the plane: `normal`'s z ignored).
+pub(crate) fn polygon_depth_along(a: &Polygon, b: &Polygon, normal: Vec3) -> f64 {
+    let along = |v: &Vec2| dot64(v.extend(0.0), normal.with_z(0.0));
+    depth_along(
+        a.vertices().iter().map(along),
+        b.vertices().iter().map(along),
+    )
+}
+
+/// [`obb_depth_along`] for two spheres: both radii less the centres' distance along `normal`.
+pub(crate) fn sphere_depth_along(a: &Sphere, b: &Sphere, normal: Vec3) -> f64 {
+    f64::from(a.radius) + f64::from(b.radius) - (dot64(b.center, normal) - dot64(a.center, normal))
+}
+
+/// `a`'s largest projection less `b`'s smallest.
+fn depth_along(a: impl Iterator<Item = f64>, b: impl Iterator<Item = f64>) -> f64 {
+    a.fold(f64::NEG_INFINITY, f64::max) - b.fold(f64::INFINITY, f64::min)
+}
+
+/// `v . n` in f64.
+fn dot64(v: Vec3, n: Vec3) -> f64 {
+    v.as_dvec3().dot(n.as_dvec3())
+}
+
 /// A device's contacts of `pairs` settled as the CPU settles its own: a pair whose depth lies
 /// within [`CONTACT_REL`] of the pair's `extent` of 0 takes `settled` (the CPU's contact, exact
 /// about touching) where that decides touching otherwise (the device's f32 calls a pair within

@@ -407,13 +407,29 @@ impl GpuContext {
 
     /// Returns the first GPU error recorded since the last call: [`Error::Gpu`] (validation),
     /// [`Error::TooLarge`] of [`crate::error::Exceeds::DeviceMemory`] (out of memory) or
-    /// [`Error::DeviceLost`]. Call after each submission's wait.
+    /// [`Error::DeviceLost`]. Call after each submission's wait. A loss is for good: once the
+    /// device is lost every later check reports it again (and every later call on the context
+    /// fails with it), so a caller that kept the context learns to open a new one.
     pub fn check(&self) -> Result<()> {
         let mut slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());
         match slot.take() {
+            Some(Error::DeviceLost { adapter, reason }) => {
+                *slot = Some(Error::DeviceLost {
+                    adapter: adapter.clone(),
+                    reason: reason.clone(),
+                });
+                Err(Error::DeviceLost { adapter, reason })
+            }
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// Whether the device was lost ([`Error::DeviceLost`]): no call on this context can succeed
+    /// again; open a new one.
+    pub fn is_lost(&self) -> bool {
+        let slot = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        matches!(*slot, Some(Error::DeviceLost { .. }))
     }
 
     /// Waits, dispatches, creations and traffic so far (see

@@ -3,7 +3,7 @@
 //! a [`BoxBroadPhase`] on the GPU (awaited) or the CPU; each frame's pairs and found and lost
 //! events compared with a reference computed in the same page.
 
-use crate::{Check, generate, page_gpu};
+use crate::{Check, generate, gpu_result, input, is_page_gpu, page_gpu};
 use std::cell::RefCell;
 use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair};
 use sweepfan_scenes::Scene;
@@ -15,17 +15,33 @@ thread_local! {
 }
 
 /// `scene` with `n` objects from `seed` as boxes by id, moved `frames - 1` times, through the
-/// CPU's [`BoxBroadPhase`]; every frame compared with brute force over the same boxes.
+/// CPU's [`BoxBroadPhase`]; every frame compared with brute force over the same boxes (so `n`
+/// at most [`crate::BRUTE_FORCE_MAX`]). Awaits a turn of the page between frames.
 #[wasm_bindgen]
-pub fn check_boxes_cpu(scene: &str, n: u32, seed: u32, frames: u32) -> Result<Check, JsError> {
-    Ok(check_boxes(scene, n, seed, frames)?)
+pub async fn check_boxes_cpu(
+    scene: String,
+    n: f64,
+    seed: f64,
+    frames: f64,
+) -> Result<Check, JsError> {
+    let (n, seed, frames) = input::counts(n, seed, frames)?;
+    Ok(check_boxes_async(&scene, n, seed, frames).await?)
 }
 
-/// [`check_boxes_cpu`] with the library's error.
+/// [`check_boxes_cpu`] with the library's error, natively.
 pub fn check_boxes(scene: &str, n: u32, seed: u32, frames: u32) -> sweepfan::Result<Check> {
+    pollster::block_on(check_boxes_async(scene, n, seed, frames))
+}
+
+async fn check_boxes_async(scene: &str, n: u32, seed: u32, frames: u32) -> sweepfan::Result<Check> {
     let scene = generate(scene, n, seed)?;
-    // The CPU never waits: the future is ready at its first poll, in a page too.
-    pollster::block_on(compare(scene, frames, BoxBroadPhase::cpu(), brute_force)).0
+    input::brute_force_fits(n, "the boxes check's brute-force reference")?;
+    let reference = |ids: &[Id], boxes: &[Aabb]| input::limited(|| brute_force(ids, boxes));
+    let (mut check, _) = compare(scene, frames, BoxBroadPhase::cpu(), reference).await;
+    if let Ok(check) = &mut check {
+        check.reference = "brute force over the same boxes".into();
+    }
+    check
 }
 
 /// [`check_boxes_cpu`] with the boxes on the GPU opened by `open_gpu_async`, every frame
@@ -33,27 +49,35 @@ pub fn check_boxes(scene: &str, n: u32, seed: u32, frames: u32) -> sweepfan::Res
 #[wasm_bindgen]
 pub async fn check_boxes_gpu_async(
     scene: String,
-    n: u32,
-    seed: u32,
-    frames: u32,
+    n: f64,
+    seed: f64,
+    frames: f64,
 ) -> Result<Check, JsError> {
+    let (n, seed, frames) = input::counts(n, seed, frames)?;
     let ctx = page_gpu()?;
     let scene = generate(&scene, n, seed)?;
     // Taken out while it runs (the future holds it across awaits), put back after.
     let tested = match GPU_BOXES.with(|b| b.borrow_mut().take()) {
         Some(kept) => kept,
-        None => BoxBroadPhase::gpu(ctx)?,
+        None => BoxBroadPhase::gpu(ctx.clone())?,
     };
     let mut cpu = BoxBroadPhase::cpu();
     let reference = move |ids: &[Id], boxes: &[Aabb]| {
-        cpu.clear();
-        cpu.set_many(ids, boxes)?;
-        cpu.update()?;
-        Ok(cpu.pairs().to_vec())
+        input::limited(|| {
+            cpu.clear();
+            cpu.set_many(ids, boxes)?;
+            cpu.update()?;
+            Ok(cpu.pairs().to_vec())
+        })
     };
-    let (check, tested) = compare(scene, frames, tested, reference).await;
-    GPU_BOXES.with(|b| *b.borrow_mut() = Some(tested));
-    Ok(check?)
+    let (mut check, tested) = compare(scene, frames, tested, reference).await;
+    if is_page_gpu(&ctx) {
+        GPU_BOXES.with(|b| *b.borrow_mut() = Some(tested));
+    }
+    if let Ok(check) = &mut check {
+        check.reference = "the CPU's box broad phase fed the same boxes".into();
+    }
+    Ok(gpu_result(check)?)
 }
 
 /// Forgets the kept GPU box broad phase (a new GPU context was opened).
@@ -121,8 +145,10 @@ async fn compare(
         let mut out = Check::empty();
         let mut before: Vec<IdPair> = Vec::new();
         let mut last = Vec::new();
+        input::begin();
         for frame in 0..frames {
             if frame > 0 {
+                input::between_frames().await?;
                 scene.step();
             }
             let (ids, boxes) = boxes_of(&scene, frame);
@@ -133,6 +159,7 @@ async fn compare(
             tested.set_many(&ids, &boxes)?;
             let events = tested.update_async().await?;
             out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
+            out.frames = frame + 1;
             let expected = reference(&ids, &boxes)?;
             let found: Vec<IdPair> = difference(&expected, &before);
             let lost: Vec<IdPair> = difference(&before, &expected);
@@ -193,7 +220,8 @@ mod tests {
     fn gpu_boxes_agree_with_the_cpu_natively() {
         pollster::block_on(crate::open_gpu_async()).unwrap();
         for scene in ["paper", "clusters"] {
-            let c = pollster::block_on(check_boxes_gpu_async(scene.into(), 3000, 6, 3)).unwrap();
+            let c =
+                pollster::block_on(check_boxes_gpu_async(scene.into(), 3000.0, 6.0, 3.0)).unwrap();
             assert!(
                 c.agrees && c.pairs > 0 && c.found > 0 && c.lost > 0,
                 "{scene}: {c:?}"

@@ -5,7 +5,7 @@
 //! are checked against the all-pairs test and whose contacts each hold a point and a depth of
 //! at least zero.
 
-use crate::{Check, kind_of, page_gpu};
+use crate::{Check, gpu_result, input, is_page_gpu, kind_of, page_gpu};
 use std::cell::RefCell;
 use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
@@ -38,6 +38,8 @@ fn check_of(
     ms: f64,
 ) -> Check {
     let mut out = Check::empty();
+    // A still scene: one frame, whatever was asked.
+    out.frames = 1;
     out.pairs = contacts.iter().filter(|c| c.count > 0).count() as u32;
     out.reference_pairs = reference_pairs as u32;
     out.agrees = agrees;
@@ -53,11 +55,7 @@ fn check_of(
             ]
         })
         .collect();
-    out.touching = vec![0; boxes.len()];
-    for p in pairs {
-        out.touching[p[0] as usize] = 1;
-        out.touching[p[1] as usize] = 1;
-    }
+    out.touching = crate::touching(boxes.len(), pairs);
     out.points = contacts
         .iter()
         .flat_map(|c| {
@@ -71,15 +69,18 @@ fn check_of(
 }
 
 /// The contacts of `scene`'s boxes on the CPU (the page's one thread): their pairs against the
-/// all-pairs test over the same boxes, every contact with a point and a depth >= 0.
+/// all-pairs test over the same boxes (so `n` at most [`crate::BRUTE_FORCE_MAX`]), every
+/// contact with a point and a depth >= 0.
 #[wasm_bindgen]
-pub fn check_contacts_cpu(scene: &str, n: u32, seed: u32) -> Result<Check, JsError> {
+pub fn check_contacts_cpu(scene: &str, n: f64, seed: f64) -> Result<Check, JsError> {
+    let (n, seed, _) = input::counts(n, seed, 1.0)?;
     Ok(check_contacts(scene, n, seed)?)
 }
 
 /// [`check_contacts_cpu`] with the library's error.
 pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check> {
-    let (boxes, pairs) = boxes_and_pairs(scene, n, seed)?;
+    input::brute_force_fits(n, "the contacts check's all-pairs reference")?;
+    let (boxes, pairs) = input::limited(|| boxes_and_pairs(scene, n, seed))?;
     let mut all = Vec::new();
     for i in 0..boxes.len() {
         for j in i + 1..boxes.len() {
@@ -93,27 +94,30 @@ pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check>
     obb_contacts(&boxes, &pairs, &mut contacts)?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
     let sound = contacts.iter().all(|c| c.count >= 1 && c.depth >= 0.0);
-    Ok(check_of(
+    let mut check = check_of(
         &boxes,
         &pairs,
         &contacts,
         all.len(),
         sound && all == pairs,
         ms,
-    ))
+    );
+    check.reference = "the all-pairs test's pairs; each contact a point, depth >= 0".into();
+    Ok(check)
 }
 
 /// The pairs and contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, in one
 /// submission (`GpuBoxPipeline::obb_contacts_async`): the pairs checked against the CPU
 /// pipeline's, the contacts against the CPU's (`compare_obb_contacts`: every depth within its
-/// tolerance, normals equal but where two axes tie).
+/// tolerance, normals equal but where two axes tie: as deep along the GPU's normal).
 #[wasm_bindgen]
-pub async fn check_contacts_gpu_async(scene: String, n: u32, seed: u32) -> Result<Check, JsError> {
+pub async fn check_contacts_gpu_async(scene: String, n: f64, seed: f64) -> Result<Check, JsError> {
+    let (n, seed, _) = input::counts(n, seed, 1.0)?;
     let ctx = page_gpu()?;
-    let (boxes, pairs) = boxes_and_pairs(&scene, n, seed)?;
+    let (boxes, pairs) = input::limited(|| boxes_and_pairs(&scene, n, seed))?;
     let mut pipeline = match GPU_CONTACTS.with(|k| k.borrow_mut().take()) {
         Some(kept) => kept,
-        None => GpuBoxPipeline::new(ctx, Proxy::Aabb)?,
+        None => GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb)?,
     };
     let started = web_time::Instant::now();
     let (mut on_gpu_pairs, mut on_gpu) = (Vec::new(), Vec::new());
@@ -121,21 +125,25 @@ pub async fn check_contacts_gpu_async(scene: String, n: u32, seed: u32) -> Resul
         .obb_contacts_async(&boxes, &mut on_gpu_pairs, &mut on_gpu)
         .await;
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(pipeline));
-    result?;
+    if is_page_gpu(&ctx) {
+        GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(pipeline));
+    }
+    gpu_result(result)?;
     let mut on_cpu = Vec::new();
-    obb_contacts(&boxes, &pairs, &mut on_cpu)?;
+    input::limited(|| obb_contacts(&boxes, &pairs, &mut on_cpu))?;
     let same_pairs = on_gpu_pairs == pairs;
     let check = compare_obb_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
     let reference = on_cpu.iter().filter(|c| c.count > 0).count();
-    Ok(check_of(
+    let mut out = check_of(
         &boxes,
         &pairs,
         &on_gpu,
         reference,
         same_pairs && check.wrong == 0,
         ms,
-    ))
+    );
+    out.reference = "the CPU's pairs and contacts".into();
+    Ok(out)
 }
 
 /// Forgets the kept GPU box pipeline (a new GPU context was opened).
@@ -158,7 +166,7 @@ mod tests {
         );
         assert!(c.points.len() >= 2 * c.pairs as usize, "{c:?}");
         pollster::block_on(crate::open_gpu_async()).unwrap();
-        let g = pollster::block_on(check_contacts_gpu_async("paper".into(), 1500, 2)).unwrap();
+        let g = pollster::block_on(check_contacts_gpu_async("paper".into(), 1500.0, 2.0)).unwrap();
         assert!(g.agrees && g.pairs == c.pairs, "{g:?}");
         assert!(check_contacts("pape", 10, 1).is_err());
     }

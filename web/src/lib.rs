@@ -16,10 +16,12 @@ use wasm_bindgen::prelude::*;
 
 mod boxes;
 mod contacts;
+mod input;
 mod rotating;
 mod worlds;
 pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
 pub use contacts::{check_contacts, check_contacts_cpu, check_contacts_gpu_async};
+pub use input::{BRUTE_FORCE_MAX, MAX_FRAMES, MAX_OBJECTS};
 pub use rotating::check_rotating_gpu_async;
 pub use worlds::{check_worlds, check_worlds_cpu, check_worlds_gpu_async};
 
@@ -40,6 +42,10 @@ pub struct Check {
     pub agrees: bool,
     /// The method's time per frame, milliseconds (the page's clock).
     pub ms: f64,
+    /// Frames run (a still scene's checks run one, whatever was asked).
+    pub frames: u32,
+    /// What the results were checked against.
+    reference: String,
     /// The last frame's spheres, `x, y, z, r` each (for the page's drawing).
     spheres: Vec<f32>,
     /// Per sphere of the last frame: 1 when it touches another.
@@ -58,6 +64,8 @@ impl Check {
             lost: 0,
             agrees: true,
             ms: 0.0,
+            frames: 0,
+            reference: String::new(),
             spheres: Vec::new(),
             touching: Vec::new(),
             points: Vec::new(),
@@ -81,34 +89,66 @@ impl Check {
     pub fn contact_points(&self) -> Vec<f32> {
         self.points.clone()
     }
+
+    /// What the results were checked against, for the page's words.
+    pub fn reference(&self) -> String {
+        self.reference.clone()
+    }
+}
+
+/// Asks the running check to stop before its next frame; it then fails with `Interrupted`
+/// (the page's stop button).
+#[wasm_bindgen]
+pub fn stop() {
+    input::stop();
+}
+
+/// Whether a GPU context is open and its device not lost (the page opens a new one when not).
+#[wasm_bindgen]
+pub fn gpu_is_open() -> bool {
+    GPU.with(|g| g.borrow().as_ref().is_some_and(|ctx| !ctx.is_lost()))
 }
 
 /// `scene` (a generator's name: paper, density, clusters, mixed-radii, ...) with `n` spheres
 /// from `seed`, moved `frames - 1` times, through `method` (grid, sap, brute-force, ...) on
-/// the CPU; every frame compared with brute force. An unknown name or an invalid scene is an
-/// error naming it.
+/// the CPU; every frame compared with brute force (with another exact method above
+/// [`BRUTE_FORCE_MAX`] spheres: [`Check::reference`] names it). An unknown name, an invalid
+/// scene or a count that is not a whole number within the page's bounds is an error naming
+/// it. Awaits a turn of the page between frames, where [`stop`] stops it.
 #[wasm_bindgen]
-pub fn check_cpu(
+pub async fn check_cpu(
+    scene: String,
+    n: f64,
+    seed: f64,
+    method: String,
+    frames: f64,
+) -> Result<Check, JsError> {
+    let (n, seed, frames) = input::counts(n, seed, frames)?;
+    Ok(check_async(&scene, n, seed, &method, frames).await?)
+}
+
+/// [`check_cpu`] with the library's error, natively.
+pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweepfan::Result<Check> {
+    pollster::block_on(check_async(scene, n, seed, method, frames))
+}
+
+async fn check_async(
     scene: &str,
     n: u32,
     seed: u32,
     method: &str,
     frames: u32,
-) -> Result<Check, JsError> {
-    Ok(check(scene, n, seed, method, frames)?)
-}
-
-/// [`check_cpu`] with the library's error.
-pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweepfan::Result<Check> {
+) -> sweepfan::Result<Check> {
     let (scene, method) = (generate(scene, n, seed)?, Method::parse(method)?);
+    input::affordable(method, n)?;
     let mut tested = cpu::broad_phase(method);
-    // The CPU never waits: the future is ready at its first poll, in a page too.
-    pollster::block_on(compare(
+    compare(
         scene,
         frames,
-        Method::BruteForce,
-        async |spheres| pairs_of(&mut *tested, spheres),
-    ))
+        input::cpu_reference(method, n),
+        async |spheres| input::limited(|| pairs_of(&mut *tested, spheres)),
+    )
+    .await
 }
 
 thread_local! {
@@ -123,11 +163,7 @@ thread_local! {
 #[wasm_bindgen]
 pub async fn open_gpu_async() -> Result<String, JsError> {
     let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
-    GPU_METHODS.with(|m| m.borrow_mut().clear());
-    boxes::forget_gpu_boxes();
-    contacts::forget_gpu_contacts();
-    rotating::forget_gpu_rotating();
-    worlds::forget_gpu_worlds();
+    forget_gpu();
     let name = format!(
         "{} ({:?}, {:?})",
         ctx.info().name,
@@ -143,13 +179,16 @@ pub async fn open_gpu_async() -> Result<String, JsError> {
 #[wasm_bindgen]
 pub async fn check_gpu_async(
     scene: String,
-    n: u32,
-    seed: u32,
+    n: f64,
+    seed: f64,
     method: String,
-    frames: u32,
+    frames: f64,
 ) -> Result<Check, JsError> {
+    let (n, seed, frames) = input::counts(n, seed, frames)?;
     let ctx = page_gpu()?;
     let (scene, method) = (generate(&scene, n, seed)?, Method::parse(&method)?);
+    // The GPU's brute force is checked against the CPU's, which is bounded too.
+    input::affordable(method, n)?;
     // Taken out of the cache while it runs (the future holds it across awaits), put back after.
     let kept = GPU_METHODS.with(|m| {
         let mut m = m.borrow_mut();
@@ -158,7 +197,7 @@ pub async fn check_gpu_async(
     });
     let mut tested = match kept {
         Some(t) => t,
-        None => GpuBroadPhase::new(ctx, method)?,
+        None => GpuBroadPhase::new(ctx.clone(), method)?,
     };
     let check = compare(scene, frames, method, async |spheres| {
         let mut pairs = Vec::new();
@@ -166,14 +205,51 @@ pub async fn check_gpu_async(
         Ok(pairs)
     })
     .await;
-    GPU_METHODS.with(|m| m.borrow_mut().push((method, tested)));
-    Ok(check?)
+    if is_page_gpu(&ctx) {
+        GPU_METHODS.with(|m| m.borrow_mut().push((method, tested)));
+    }
+    Ok(gpu_result(check)?)
 }
 
-/// The GPU context [`open_gpu_async`] opened.
+/// The GPU context [`open_gpu_async`] opened, where its device is not lost.
 pub(crate) fn page_gpu() -> Result<Arc<GpuContext>, JsError> {
-    GPU.with(|g| g.borrow().clone())
-        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))
+    let ctx = GPU
+        .with(|g| g.borrow().clone())
+        .ok_or_else(|| JsError::new("no GPU opened: call open_gpu_async first"))?;
+    if ctx.is_lost() {
+        gpu_result(ctx.check())?;
+    }
+    Ok(ctx)
+}
+
+/// Whether `ctx` is still the page's context: a check's broad phase goes back to the cache only
+/// then (another may have been opened while it ran).
+pub(crate) fn is_page_gpu(ctx: &Arc<GpuContext>) -> bool {
+    GPU.with(|g| {
+        g.borrow()
+            .as_ref()
+            .is_some_and(|open| Arc::ptr_eq(open, ctx))
+    })
+}
+
+/// A GPU check's result; where the device was lost, the page's context and everything built on
+/// it are dropped first, so that the next check opens a new one instead of meeting the loss
+/// again.
+pub(crate) fn gpu_result<T>(result: sweepfan::Result<T>) -> sweepfan::Result<T> {
+    if GPU.with(|g| g.borrow().as_ref().is_some_and(|ctx| ctx.is_lost())) {
+        forget_gpu();
+        GPU.with(|g| *g.borrow_mut() = None);
+    }
+    result
+}
+
+/// Drops every kept broad phase and pipeline (their context is gone or replaced).
+fn forget_gpu() {
+    GPU_METHODS.with(|m| m.borrow_mut().clear());
+    boxes::forget_gpu_boxes();
+    contacts::forget_gpu_contacts();
+    rotating::forget_gpu_rotating();
+    worlds::forget_gpu_worlds();
 }
 
 /// Opens the default GPU adapter through the library's blocking call. In a browser build this
@@ -212,7 +288,8 @@ pub(crate) fn kind_of(name: &str) -> sweepfan::Result<SceneKind> {
 }
 
 /// `frames` frames of `scene` (moved between them) through `tested` and through `reference`
-/// on the CPU: each frame's pairs and events compared.
+/// on the CPU: each frame's pairs (as listed: a pair twice, out of order or out of range
+/// disagrees) and events compared. [`stop`] stops it between frames.
 async fn compare(
     mut scene: Scene,
     frames: u32,
@@ -222,18 +299,27 @@ async fn compare(
     if frames == 0 {
         return Err(sweepfan::Error::Config("frames: at least 1".into()));
     }
+    let mut out = Check::empty();
+    out.reference = match reference {
+        Method::BruteForce => "brute force".to_string(),
+        other => format!("{} on the CPU", other.name()),
+    };
     let mut reference = cpu::broad_phase(reference);
     let (mut tested_events, mut reference_events) = (EventTracker::new(), EventTracker::new());
-    let mut out = Check::empty();
+    input::begin();
     for frame in 0..frames {
         if frame > 0 {
+            input::between_frames().await?;
             scene.step();
         }
         let start = web_time::Instant::now();
         let pairs = tested(&scene.spheres).await?;
         out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-        let expected = pairs_of(&mut *reference, &scene.spheres)?;
+        out.frames = frame + 1;
+        let expected = input::limited(|| pairs_of(&mut *reference, &scene.spheres))?;
         (out.pairs, out.reference_pairs) = (pairs.len() as u32, expected.len() as u32);
+        // The lists as the method gave them: the trackers below sort and merge duplicates.
+        out.agrees &= pairs == expected;
         let events = tested_events.update(pairs);
         let expected_events = reference_events.update(expected);
         out.agrees &= tested_events.pairs() == reference_events.pairs()
@@ -249,12 +335,20 @@ async fn compare(
         .iter()
         .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
         .collect();
-    out.touching = vec![0; scene.spheres.len()];
-    for &[i, j] in tested_events.pairs() {
-        out.touching[i as usize] = 1;
-        out.touching[j as usize] = 1;
-    }
+    out.touching = touching(scene.spheres.len(), tested_events.pairs());
     Ok(out)
+}
+
+/// Per object of `count`, 1 where a pair names it (a pair out of range, which the check has
+/// already called a disagreement, is left out of the drawing).
+pub(crate) fn touching(count: usize, pairs: &[[u32; 2]]) -> Vec<u8> {
+    let mut out = vec![0; count];
+    for &i in pairs.iter().flatten() {
+        if let Some(t) = out.get_mut(i as usize) {
+            *t = 1;
+        }
+    }
+    out
 }
 
 /// Every touching pair of `spheres`, stored.
@@ -289,10 +383,61 @@ mod tests {
         let name = pollster::block_on(open_gpu_async()).unwrap();
         assert!(!name.is_empty());
         for method in ["grid", "sap", "brute-force"] {
-            let c = pollster::block_on(check_gpu_async("paper".into(), 2000, 5, method.into(), 3))
-                .unwrap();
+            let c = pollster::block_on(check_gpu_async(
+                "paper".into(),
+                2000.0,
+                5.0,
+                method.into(),
+                3.0,
+            ))
+            .unwrap();
             assert!(c.agrees && c.pairs > 0 && c.found > 0, "{method}: {c:?}");
         }
+    }
+
+    /// A method's list is checked as given: a pair twice, or a pair naming an object that does
+    /// not exist (a wrong device answer), disagrees and never panics the page.
+    #[test]
+    fn a_list_with_a_duplicate_or_an_unknown_object_disagrees() {
+        let scene = || generate("paper", 2000, 3).unwrap();
+        let mut expected = Vec::new();
+        cpu::broad_phase(Method::Grid)
+            .find_pairs(&scene().spheres, Some(&mut expected))
+            .unwrap();
+        assert!(expected.len() > 10);
+        let honest = pollster::block_on(compare(scene(), 2, Method::Grid, async |s| {
+            pairs_of(&mut *cpu::broad_phase(Method::Sap), s)
+        }))
+        .unwrap();
+        assert!(honest.agrees && honest.frames == 2);
+        for wrong in [0, 1] {
+            let c = pollster::block_on(compare(scene(), 1, Method::Grid, async |s| {
+                let mut pairs = pairs_of(&mut *cpu::broad_phase(Method::Sap), s)?;
+                match wrong {
+                    0 => pairs.insert(1, pairs[0]),
+                    _ => pairs.push([0, 4_000_000]),
+                }
+                Ok(pairs)
+            }))
+            .unwrap();
+            assert!(!c.agrees, "case {wrong}: {c:?}");
+            assert_eq!(c.touching.len(), 2000);
+        }
+    }
+
+    /// Brute force, tested or as the reference, is bounded on the page's one thread; above the
+    /// bound a CPU method is checked against another exact method, named.
+    #[test]
+    fn brute_force_is_bounded_and_the_reference_named() {
+        let e = check("paper", BRUTE_FORCE_MAX + 1, 1, "brute-force", 1).unwrap_err();
+        assert!(e.to_string().contains("at most 50000"), "{e}");
+        let c = check("paper", 3000, 1, "sap", 1).unwrap();
+        assert_eq!(c.reference(), "brute force");
+        let c = check("paper", BRUTE_FORCE_MAX + 1, 1, "grid", 1).unwrap();
+        assert!(
+            c.agrees && c.pairs > 0 && c.reference() == "sap on the CPU",
+            "{c:?}"
+        );
     }
 
     #[test]

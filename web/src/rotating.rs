@@ -2,7 +2,7 @@
 //! both proxies (the conservative sector and the speculative AABB) on the browser's GPU,
 //! awaited, each frame's candidates and exact hits compared with the CPU's in the same page.
 
-use crate::{Check, page_gpu};
+use crate::{Check, gpu_result, input, is_page_gpu, page_gpu};
 use std::cell::RefCell;
 use sweepfan::GpuContext;
 use sweepfan::cpu::rotating_frame_cpu;
@@ -35,9 +35,10 @@ pub(crate) fn forget_gpu_rotating() {
 /// (the GPU's) and `reference_pairs` (the CPU's) count the conservative sector's hits (box,
 /// sphere) of the last frame, `found` and `lost` its hits that began and ended over the frames.
 #[wasm_bindgen]
-pub async fn check_rotating_gpu_async(n: u32, seed: u32, frames: u32) -> Result<Check, JsError> {
+pub async fn check_rotating_gpu_async(n: f64, seed: f64, frames: f64) -> Result<Check, JsError> {
+    let (n, seed, frames) = input::counts(n, seed, frames)?;
     let ctx = page_gpu()?;
-    if frames == 0 || n < 20 {
+    if n < 20 {
         return Err(JsError::new(
             "rotating: frames at least 1 and n at least 20 (one box per 20 spheres)",
         ));
@@ -51,8 +52,10 @@ pub async fn check_rotating_gpu_async(n: u32, seed: u32, frames: u32) -> Result<
         None => RotatingGpu::new(&ctx)?,
     };
     let check = compare(&ctx, &mut gpu, scene, frames).await;
-    GPU_ROTATING.with(|r| *r.borrow_mut() = Some(gpu));
-    Ok(check?)
+    if is_page_gpu(&ctx) {
+        GPU_ROTATING.with(|r| *r.borrow_mut() = Some(gpu));
+    }
+    Ok(gpu_result(check)?)
 }
 
 /// The frames of [`check_rotating_gpu_async`] through `gpu`.
@@ -63,9 +66,12 @@ async fn compare(
     frames: u32,
 ) -> sweepfan::Result<Check> {
     let mut out = Check::empty();
+    out.reference = "the CPU's sector CCD, both proxies".into();
     let mut before: Vec<[u32; 2]> = Vec::new();
+    input::begin();
     for frame in 0..frames {
         if frame > 0 {
+            input::between_frames().await?;
             scene.step();
         }
         let start = web_time::Instant::now();
@@ -73,18 +79,31 @@ async fn compare(
             .frame_async(ctx, &scene.boxes, &scene.spheres, &Proxy::ALL, true)
             .await?;
         out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-        let want = rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true)?;
+        out.frames = frame + 1;
+        let want =
+            input::limited(|| rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true))?;
+        // A proxy's frame missing from the GPU's answer is a disagreement, not fewer checks.
+        out.agrees &= got.len() == want.len();
         for (g, w) in got.iter().zip(&want) {
             let (g_hits, w_hits) = (hits(g), hits(w));
             let differ: Vec<_> = differing(&g_hits, &w_hits).collect();
             out.agrees &= g.candidates == w.candidates
                 && g.hits == g_hits.len() as u64
                 && differ.len() <= MAX_TIES
-                && differ
-                    .iter()
-                    .all(|&&[b, s]| tie(&scene.boxes[b as usize], &scene.spheres[s as usize]));
+                && differ.iter().all(|&&[b, s]| {
+                    // A pair out of range (a wrong answer) is no tie.
+                    match (scene.boxes.get(b as usize), scene.spheres.get(s as usize)) {
+                        (Some(body), Some(sphere)) => tie(body, sphere),
+                        _ => false,
+                    }
+                });
         }
-        let now = hits(&got[0]);
+        let Some(first) = got.first() else {
+            return Err(sweepfan::Error::Config(
+                "the GPU answered no proxy's frame".into(),
+            ));
+        };
+        let now = hits(first);
         (out.pairs, out.reference_pairs) = (now.len() as u32, hits(&want[0]).len() as u32);
         if frame > 0 {
             out.found += now
@@ -96,10 +115,8 @@ async fn compare(
                 .filter(|p| now.binary_search(p).is_err())
                 .count() as u32;
         }
-        out.touching = vec![0; scene.spheres.len()];
-        for &[_, s] in &now {
-            out.touching[s as usize] = 1;
-        }
+        let spheres_hit: Vec<[u32; 2]> = now.iter().map(|&[_, s]| [s, s]).collect();
+        out.touching = crate::touching(scene.spheres.len(), &spheres_hit);
         before = now;
     }
     out.spheres = scene
@@ -138,7 +155,7 @@ mod tests {
     #[test]
     fn the_rotating_check_agrees_with_the_cpu_natively() {
         pollster::block_on(crate::open_gpu_async()).unwrap();
-        let c = pollster::block_on(check_rotating_gpu_async(6000, 3, 3)).unwrap();
+        let c = pollster::block_on(check_rotating_gpu_async(6000.0, 3.0, 3.0)).unwrap();
         assert!(
             c.agrees && c.pairs > 50 && c.found > 0 && c.lost > 0,
             "{c:?}"

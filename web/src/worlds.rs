@@ -4,7 +4,7 @@
 //! the world a key of its sort) checked against the CPU batch of the same method, or on the CPU
 //! checked against a brute force per world.
 
-use crate::{Check, generate, page_gpu};
+use crate::{Check, generate, gpu_result, input, is_page_gpu, page_gpu};
 use std::cell::RefCell;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::GpuWorldBatch;
@@ -48,6 +48,8 @@ fn batch(scene: &str, n: u32, seed: u32) -> sweepfan::Result<(Vec<Sphere>, Vec<u
 /// The check of `got` against `reference`, with the drawing (every world over the others).
 fn check_of(spheres: &[Sphere], got: &WorldPairs, reference: &WorldPairs, ms: f64) -> Check {
     let mut out = Check::empty();
+    // A still scene: one frame, whatever was asked.
+    out.frames = 1;
     out.pairs = got.len() as u32;
     out.reference_pairs = reference.len() as u32;
     out.agrees = got == reference;
@@ -72,7 +74,8 @@ fn check_of(spheres: &[Sphere], got: &WorldPairs, reference: &WorldPairs, ms: f6
 /// Many worlds on the CPU (the page's one thread): `WorldBatch::auto()` checked world by world
 /// against brute force in each world.
 #[wasm_bindgen]
-pub fn check_worlds_cpu(scene: &str, n: u32, seed: u32) -> Result<Check, JsError> {
+pub fn check_worlds_cpu(scene: &str, n: f64, seed: f64) -> Result<Check, JsError> {
+    let (n, seed, _) = input::counts(n, seed, 1.0)?;
     Ok(check_worlds(scene, n, seed)?)
 }
 
@@ -80,25 +83,32 @@ pub fn check_worlds_cpu(scene: &str, n: u32, seed: u32) -> Result<Check, JsError
 pub fn check_worlds(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check> {
     let (spheres, ids) = batch(scene, n, seed)?;
     let mut reference = WorldPairs::new();
-    WorldBatch::new(Method::BruteForce).find_pairs(&spheres, &ids, Some(&mut reference))?;
+    input::limited(|| {
+        WorldBatch::new(Method::BruteForce).find_pairs(&spheres, &ids, Some(&mut reference))
+    })?;
     let started = web_time::Instant::now();
     let mut got = WorldPairs::new();
-    WorldBatch::auto().find_pairs(&spheres, &ids, Some(&mut got))?;
+    input::limited(|| WorldBatch::auto().find_pairs(&spheres, &ids, Some(&mut got)))?;
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok(check_of(&spheres, &got, &reference, ms))
+    let mut check = check_of(&spheres, &got, &reference, ms);
+    check.reference = "brute force in each world".into();
+    Ok(check)
 }
 
 /// Many worlds on the GPU opened by `open_gpu_async`, in one frame (`GpuWorldBatch`, auto):
 /// checked world by world against the CPU's batch of the same method (sap).
 #[wasm_bindgen]
-pub async fn check_worlds_gpu_async(scene: String, n: u32, seed: u32) -> Result<Check, JsError> {
+pub async fn check_worlds_gpu_async(scene: String, n: f64, seed: f64) -> Result<Check, JsError> {
+    let (n, seed, _) = input::counts(n, seed, 1.0)?;
     let ctx = page_gpu()?;
     let (spheres, ids) = batch(&scene, n, seed)?;
     let mut reference = WorldPairs::new();
-    WorldBatch::new(Method::Sap).find_pairs(&spheres, &ids, Some(&mut reference))?;
+    input::limited(|| {
+        WorldBatch::new(Method::Sap).find_pairs(&spheres, &ids, Some(&mut reference))
+    })?;
     let mut tested = match GPU_WORLDS.with(|w| w.borrow_mut().take()) {
         Some(kept) => kept,
-        None => GpuWorldBatch::auto(ctx)?,
+        None => GpuWorldBatch::auto(ctx.clone())?,
     };
     let started = web_time::Instant::now();
     let mut got = WorldPairs::new();
@@ -106,9 +116,13 @@ pub async fn check_worlds_gpu_async(scene: String, n: u32, seed: u32) -> Result<
         .find_pairs_async(&spheres, &ids, Some(&mut got))
         .await;
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    GPU_WORLDS.with(|w| *w.borrow_mut() = Some(tested));
-    result?;
-    Ok(check_of(&spheres, &got, &reference, ms))
+    if is_page_gpu(&ctx) {
+        GPU_WORLDS.with(|w| *w.borrow_mut() = Some(tested));
+    }
+    gpu_result(result)?;
+    let mut check = check_of(&spheres, &got, &reference, ms);
+    check.reference = "the CPU's batch, sap".into();
+    Ok(check)
 }
 
 #[cfg(test)]
@@ -140,8 +154,8 @@ mod tests {
     #[test]
     fn the_gpu_worlds_check_agrees_with_the_cpu_natively() {
         pollster::block_on(crate::open_gpu_async()).unwrap();
-        for (scene, n) in [("paper", 2048), ("clusters", 1000)] {
-            let c = pollster::block_on(check_worlds_gpu_async(scene.into(), n, 7)).unwrap();
+        for (scene, n) in [("paper", 2048.0), ("clusters", 1000.0)] {
+            let c = pollster::block_on(check_worlds_gpu_async(scene.into(), n, 7.0)).unwrap();
             assert!(c.agrees && c.pairs > 0, "{scene}: {c:?}");
             assert_eq!(c.pairs, c.reference_pairs);
         }

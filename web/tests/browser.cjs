@@ -78,7 +78,10 @@ cpu.push({ scene: 'paper', n: 4096, method: 'worlds' });
           ? Math.abs(r.pairs - r.referencePairs) <= 2 : r.pairs === r.referencePairs;
         // Contacts: at least one point a touching pair, drawn.
         const drawn = c.method !== 'contacts' || r.points >= r.pairs;
-        const ok = r.agrees && counted && r.pairs > 0 && drawn &&
+        // Every frame asked was run (a still scene's checks run one and say so).
+        const still = c.method === 'contacts' || c.method === 'worlds';
+        const ran = r.frames === (still ? 1 : frames);
+        const ok = r.agrees && counted && r.pairs > 0 && drawn && ran &&
           (frames === 1 || (r.found > 0 && r.lost > 0));
         report(ok, `${name}: ${r.pairs} pairs (reference ${r.referencePairs}), found ${r.found}, ` +
           `lost ${r.lost}, ${r.msPerFrame.toFixed(1)} ms/frame, ${(r.msTotal / 1000).toFixed(1)} s ` +
@@ -92,6 +95,15 @@ cpu.push({ scene: 'paper', n: 4096, method: 'worlds' });
       ['unknown scene', { scene: 'pape', n: 10, method: 'grid', backend: 'cpu' }, "unknown scene 'pape'"],
       ['unknown method', { scene: 'paper', n: 10, method: 'grdi', backend: 'gpu' }, "unknown method 'grdi'"],
       ['empty scene', { scene: 'paper', n: 0, method: 'grid', backend: 'gpu' }, 'empty scene'],
+      // A JavaScript number that a u32 would wrap (-1 to 4294967295, 1.5 to 1) is refused.
+      ['negative n', { scene: 'paper', n: -1, method: 'grid', backend: 'gpu' }, 'n = -1: a whole number'],
+      ['fractional frames', { scene: 'paper', n: 10, method: 'grid', backend: 'cpu', frames: 2.5 },
+        'frames = 2.5: a whole number'],
+      ['n past the page', { scene: 'paper', n: 2 ** 32 + 100, method: 'sap', backend: 'cpu' },
+        'n = 4294967396: a whole number'],
+      // Brute force past its bound: hours on the page's one thread.
+      ['brute force past its bound', { scene: 'paper', n: 60000, method: 'brute-force', backend: 'cpu' },
+        'at most 50000'],
     ];
     for (const [name, c, expected] of refusals) {
       const message = await page.evaluate(async (c) => {
@@ -105,6 +117,22 @@ cpu.push({ scene: 'paper', n: 4096, method: 'worlds' });
       report(message !== null && message.includes(expected),
         `${name}: ${message === null ? 'no error' : message}`);
     }
+    // The stop button's call ends a long run before its next frame, and the next run works.
+    const stopped = await page.evaluate(async () => {
+      const long = window.sweepfan.run({ scene: 'paper', n: 3000, method: 'grid', backend: 'cpu', frames: 1000 });
+      await new Promise((r) => setTimeout(r, 300));
+      await window.sweepfan.stop();
+      try {
+        await long;
+        return 'no error';
+      } catch (e) {
+        return e.message;
+      }
+    });
+    report(stopped.includes('interrupted'), `stop during 1,000 frames: ${stopped}`);
+    const after = await page.evaluate(() =>
+      window.sweepfan.run({ scene: 'paper', n: 3000, method: 'grid', backend: 'cpu', frames: 2 }));
+    report(after.agrees && after.frames === 2, `a run after the stop: ${after.frames} frames, agrees ${after.agrees}`);
     const blocking = await page.evaluate(async () => {
       const web = await import('./pkg/sweepfan_web.js');
       try {

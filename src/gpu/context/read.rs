@@ -105,7 +105,13 @@ impl GpuContext {
         what: &str,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
+        // A map fails on a lost device: the loss is what the caller must act on.
         outcome.map_err(|e| {
+            if self.is_lost()
+                && let Err(lost) = self.check()
+            {
+                return lost;
+            }
             Error::gpu(
                 crate::error::GpuFailure::ReadBack,
                 format!("map_async ({what}): {e}"),

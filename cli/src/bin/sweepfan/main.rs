@@ -52,7 +52,8 @@ enum Command {
     /// Time `auto` beside every method, scene by scene: what it chose and its ratio to the
     /// fastest.
     AutoBench(auto_bench::AutoBenchArgs),
-    /// Find the touching pairs of a scene file, write them, and check them against brute force.
+    /// Find the touching pairs of a scene file, write them, and check them against brute force
+    /// (above 20,000 objects, against the cheapest other exact CPU method, named).
     Verify(verify::VerifyArgs),
     /// Double n on the density scene until a time budget or --max-n, verifying every step.
     Stress(stress::StressArgs),

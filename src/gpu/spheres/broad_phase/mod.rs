@@ -190,7 +190,7 @@ impl GpuBroadPhase {
     /// ```
     pub fn new(ctx: Arc<GpuContext>, method: Method) -> Result<Self> {
         if method == Method::Auto {
-            // `auto` is a broad phase of its own, over this type (docs/design.md §2.9).
+            // `auto` is a broad phase of its own, over this type (docs/design.md §2.12).
             return Err(Error::invalid_argument(
                 "method",
                 "a GpuBroadPhase runs one rule; auto on the GPU is `gpu::auto(ctx)` or \

@@ -33,8 +33,9 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub pairs_out: PathBuf,
     /// Where to write each pair's contact as CSV (`i,j,nx,ny,nz,depth,count`, then four points
-    /// `pKx,pKy,pKz,dK`, empty past count; docs/design.md §4.8), computed on the CPU from the
-    /// pairs found.
+    /// `pKx,pKy,pKz,dK`, empty past count; docs/design.md §4.8): with `--backend cpu` computed
+    /// on the CPU from the pairs found, with `--backend gpu` the device's (pairs and contacts in
+    /// one frame), checked against the CPU's.
     #[arg(long)]
     pub contacts_out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]
