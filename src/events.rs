@@ -21,13 +21,18 @@
 
 pub use crate::broadphase::FrameEvents;
 pub use crate::broadphase::frame::merge_changes;
+use crate::broadphase::memory;
 use crate::broadphase::worlds::WorldPairs;
 use crate::broadphase::{Pair, canonicalize};
+use crate::error::Result;
 
 /// The previous frame's canonical pair set, and the events of each new frame against it.
 #[derive(Clone, Debug, Default)]
 pub struct EventTracker {
     previous: Vec<Pair>,
+    /// [`Self::try_update`]'s copy of a frame, kept to be filled again (no allocation a frame
+    /// once it is large enough).
+    spare: Vec<Pair>,
     frames: u64,
 }
 
@@ -41,16 +46,60 @@ impl EventTracker {
     /// [`crate::BroadPhase`] returns), returns the events against the previous frame and keeps
     /// the pairs, canonicalised, as the next frame's previous set. A pair given as `[j, i]` is
     /// turned round and a duplicate dropped (else the merge would report it wrongly).
+    ///
+    /// Its events grow as they are found, outside any memory budget: a frame of hundreds of
+    /// millions of pairs that may not fit is [`Self::try_update`]'s.
     pub fn update(&mut self, mut pairs: Vec<Pair>) -> FrameEvents {
-        for p in pairs.iter_mut().filter(|p| p[0] > p[1]) {
-            p.swap(0, 1);
-        }
-        canonicalize(&mut pairs);
-        pairs.dedup();
+        tidy(&mut pairs);
         let events = difference(&self.previous, &pairs);
         self.previous = pairs;
         self.frames += 1;
         events
+    }
+
+    /// [`Self::update`] from a borrowed list, within the calling thread's memory budget
+    /// ([`crate::Limits`]): the copy it keeps and the events are sized first (the events by a
+    /// counting merge) and refused as [`crate::Error::TooLarge`] where they do not fit, the
+    /// tracker then unchanged, instead of an allocation failure that aborts the process.
+    ///
+    /// ```
+    /// use sweepfan::{EventTracker, Limits, MemoryBudget};
+    /// let mut tracker = EventTracker::new();
+    /// let many: Vec<[u32; 2]> = (0..1000).map(|i| [i, i + 1]).collect();
+    /// let tight = Limits::new().with_memory(MemoryBudget::Bytes(1000));
+    /// assert!(tight.run(|| tracker.try_update(&many)).is_err());
+    /// assert_eq!(tracker.frames(), 0);
+    /// assert_eq!(tracker.try_update(&many)?.found.len(), 1000);
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn try_update(&mut self, pairs: &[Pair]) -> Result<FrameEvents> {
+        let mut now = std::mem::take(&mut self.spare);
+        now.clear();
+        if let Err(e) = memory::reserve(&mut now, pairs.len(), "the frame's pairs, kept for its events") {
+            self.spare = now;
+            return Err(e);
+        }
+        now.extend_from_slice(pairs);
+        tidy(&mut now);
+        let (mut found, mut lost) = (0usize, 0usize);
+        merge_changes(&self.previous, &now, |_, is_found| match is_found {
+            true => found += 1,
+            false => lost += 1,
+        });
+        let mut events = FrameEvents::default();
+        let room = memory::reserve(&mut events.found, found, "the frame's found pairs")
+            .and_then(|()| memory::reserve(&mut events.lost, lost, "the frame's lost pairs"));
+        if let Err(e) = room {
+            self.spare = now;
+            return Err(e);
+        }
+        events.persisting = merge_changes(&self.previous, &now, |&p, is_found| match is_found {
+            true => events.found.push(p),
+            false => events.lost.push(p),
+        });
+        self.spare = std::mem::replace(&mut self.previous, now);
+        self.frames += 1;
+        Ok(events)
     }
 
     /// The last frame's pairs, canonical.
@@ -68,6 +117,15 @@ impl EventTracker {
         self.previous.clear();
         self.frames = 0;
     }
+}
+
+/// `pairs` as a tracker keeps them: each `i < j`, canonical, no duplicates.
+fn tidy(pairs: &mut Vec<Pair>) {
+    for p in pairs.iter_mut().filter(|p| p[0] > p[1]) {
+        p.swap(0, 1);
+    }
+    canonicalize(pairs);
+    pairs.dedup();
 }
 
 /// The events from `before` to `after`, both canonical: one merge, O(|before| + |after|).

@@ -21,6 +21,12 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// passes move the items with their keys: where the input order follows the items in memory
 /// (the grid's keys are made in index order) that reads them sequentially, instead of
 /// gathering them at random after the sort. `item_scratch` is reused.
+///
+/// Looks at the calling thread's token ([`crate::Limits`]) between passes (a pass over 30M keys
+/// and their items takes about a second on 2 cores): false where it stopped there, the keys and
+/// items then a whole permutation of the input, in step, but not sorted; the caller fails with
+/// [`crate::Error::Interrupted`] and keeps no order made from them.
+#[must_use = "false: stopped by the caller's token before the keys were sorted"]
 pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
     keys: &mut Vec<u64>,
     scratch: &mut Vec<u64>,
@@ -29,7 +35,7 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
     item_of: impl Fn(usize, u64) -> T + Sync,
     low: u32,
     high: u32,
-) {
+) -> bool {
     let n = keys.len();
     // Every slot is written before it is read: only a new length needs filling (clearing first
     // would write the whole buffer every frame).
@@ -41,7 +47,9 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
         items,
         scratch: item_scratch,
     };
-    let ended_in_scratch = sort_passes(keys, scratch, &mut carried, low, high);
+    let token = super::cancel::current();
+    let stop = || super::cancel::stopped(&token);
+    let (ended_in_scratch, finished) = sort_passes(keys, scratch, &mut carried, low, high, &stop);
     if ended_in_scratch {
         std::mem::swap(keys, scratch);
         std::mem::swap(items, item_scratch);
@@ -53,6 +61,7 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
             .enumerate()
             .for_each(|(i, (item, &k))| *item = item_of(i, k));
     }
+    finished
 }
 
 /// Sorts `keys` by bits `[low, high)` (stable; other bits ride along). `scratch` (at least as
@@ -67,7 +76,8 @@ pub fn radix_sort_carrying<T: Copy + Default + Send + Sync>(
 pub fn radix_sort_slice(keys: &mut [u64], scratch: &mut [u64], low: u32, high: u32) {
     let scratch = &mut scratch[..keys.len()];
     let mut none = Items::none(keys.len());
-    if sort_passes(keys, scratch, &mut none, low, high) {
+    // Never stopped: a caller of a slice sort expects it sorted.
+    if sort_passes(keys, scratch, &mut none, low, high, &|| false).0 {
         keys.copy_from_slice(scratch);
     }
 }
@@ -111,20 +121,22 @@ pub(crate) struct Destination<T>(pub *mut T);
 unsafe impl<T> Send for Destination<T> {}
 unsafe impl<T> Sync for Destination<T> {}
 
-/// The passes, from `keys` to `scratch` and back (same lengths), the items alongside; true
-/// when the sorted keys ended in `scratch`.
+/// The passes, from `keys` to `scratch` and back (same lengths), the items alongside: whether
+/// the last pass run wrote `scratch`, and whether every pass ran (`stop`, asked between passes,
+/// ends them early: the keys and items a whole permutation, not sorted).
 fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
     keys: &mut [u64],
     scratch: &mut [u64],
     items: &mut Items<T, F>,
     low: u32,
     high: u32,
-) -> bool {
+    stop: &dyn Fn() -> bool,
+) -> (bool, bool) {
     debug_assert!(low <= high && high <= 64);
     let n = keys.len();
     let passes = width_passes(low, high, n);
     if passes == 0 {
-        return false;
+        return (false, true);
     }
     let digit_bits = (high - low).div_ceil(passes);
     let buckets = 1usize << digit_bits;
@@ -136,6 +148,9 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
     let chunk = n.div_ceil(chunks);
     let mut offsets = vec![vec![0usize; buckets]; chunks];
     for pass in 0..passes {
+        if pass > 0 && stop() {
+            return (pass % 2 == 1, false);
+        }
         let (keys, scratch, item_src, item_dst): (&[u64], &mut [u64], &[T], &mut [T]) =
             if pass % 2 == 0 {
                 (keys, scratch, &*items.items, &mut *items.scratch)
@@ -206,7 +221,7 @@ fn sort_passes<T: Copy + Send + Sync, F: Fn(usize, u64) -> T + Sync>(
             scatter((0, &mut offsets[0]));
         }
     }
-    passes % 2 == 1
+    (passes % 2 == 1, true)
 }
 
 #[cfg(test)]
@@ -252,6 +267,36 @@ mod tests {
         }
     }
 
+    /// A cancelled caller's sort stops after its first pass: false, the keys and the items a
+    /// whole permutation of the input still in step (each item beside its own key).
+    #[test]
+    fn a_cancelled_sort_stops_between_passes_with_items_in_step() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (keys, _, expected) = random_keys(&mut rng, 100_000, 0, 33);
+        let token = crate::CancelToken::new();
+        token.cancel();
+        let (mut sorted, mut scratch, mut items, mut item_scratch) =
+            (keys.clone(), Vec::new(), Vec::new(), Vec::new());
+        let finished = crate::Limits::new().with_cancel(token).run(|| {
+            radix_sort_carrying(
+                &mut sorted,
+                &mut scratch,
+                &mut items,
+                &mut item_scratch,
+                |_, k| k,
+                0,
+                33,
+            )
+        });
+        assert!(!finished);
+        assert_ne!(sorted, expected);
+        assert_eq!(items, sorted);
+        let (mut a, mut b) = (sorted.clone(), keys.clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+    }
+
     /// The carried items end beside their keys, with the keys sorted as without them (an item
     /// made from the key's low bits, so a wrong move shows), for every number of passes,
     /// including none.
@@ -270,7 +315,7 @@ mod tests {
             let item_of =
                 |i: usize, k: u64| [(k & 0xfffff) as u32, (k >> 40) as u32, keys[i] as u32];
             let mut sorted = keys.clone();
-            radix_sort_carrying(
+            let finished = radix_sort_carrying(
                 &mut sorted,
                 &mut scratch,
                 &mut items,
@@ -279,6 +324,7 @@ mod tests {
                 low,
                 high,
             );
+            assert!(finished);
             assert_eq!(sorted, expected, "bits {low}..{high}");
             // Stable: the input position of each sorted key, found by a stable sort of positions.
             let mut positions: Vec<usize> = (0..n).collect();

@@ -207,7 +207,9 @@ impl BoxSweep {
         // Radix sorts, here and in `pairs`, carrying the box's position. (Was a parallel
         // comparison sort of `(key, index)` tuples: 19% of the box pipeline's time at density
         // 100k on 2 cores, another 9% in its insertion sorts.)
-        radix_sort_carrying(
+        // Stopped by the caller's token, the order is still a permutation (it only places the
+        // shapes' data for the sweep, which then stops at the token itself).
+        let _sorted = radix_sort_carrying(
             &mut self.keys,
             &mut self.scratch,
             &mut self.items,
@@ -303,7 +305,7 @@ impl BoxSweep {
                 }
             });
         let input = &self.input;
-        radix_sort_carrying(
+        if !radix_sort_carrying(
             &mut self.keys,
             &mut self.scratch,
             &mut self.items,
@@ -311,7 +313,12 @@ impl BoxSweep {
             |i, _| input[i],
             0,
             plan.key_bits(),
-        );
+        ) {
+            // Stopped by the caller's token, which every caller looks at after the sweep: no
+            // pairs from keys left unsorted.
+            out.clear();
+            return Ok(());
+        }
 
         // Sorted structure of arrays: the inner loop reads these sequentially.
         let index = &self.items;

@@ -9,7 +9,8 @@
 //! exact AABB test decides, so the two agree on every candidate.
 
 use crate::broadphase::ProxyFrame;
-use crate::broadphase::{Clock, StageTime};
+use crate::broadphase::memory;
+use crate::broadphase::{Clock, StageTime, cancel};
 use crate::cpu::sphere_index::SphereIndex;
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
@@ -71,50 +72,73 @@ fn frame_with(
         return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
     }
     let t = Instant::now();
-    sorted.rebuild(spheres);
+    if !sorted.rebuild(spheres) {
+        return Err(Error::Interrupted);
+    }
     let sorted = &*sorted;
     let sort_time = wall("sort spheres", t);
     let t = Instant::now();
     let sectors: Vec<Sector> = boxes.par_iter().map(|b| b.conservative_sector()).collect();
     let sector_time = wall("sectors", t);
+    // The caller's token, looked at before each box (a box's candidates take microseconds to
+    // milliseconds), and its memory budget on every growth of the hit lists.
+    let token = cancel::current();
     let mut out = Vec::with_capacity(proxies.len());
     for &proxy in proxies {
+        cancel::check(&token)?;
         let t = Instant::now();
         let aabbs: Vec<Aabb> = boxes.par_iter().map(|b| proxy_aabb(b, proxy)).collect();
         let proxy_time = wall("proxies", t);
         let t = Instant::now();
-        // Per box: (candidates, hits, hit sphere indices when wanted).
-        let per_box: Vec<(u64, u64, Vec<u32>)> = aabbs
+        // Per box: (candidates, hits, hit sphere indices when wanted), or the bytes its hit
+        // list's growth asked for where the memory budget or the allocator refused them.
+        let per_box: Vec<std::result::Result<(u64, u64, Vec<u32>), u64>> = aabbs
             .par_iter()
             .zip(&sectors)
             .with_min_len(64)
             .map(|(a, sector)| {
-                let (mut cand, mut hits, mut list) = (0u64, 0u64, Vec::new());
+                if cancel::stopped(&token) {
+                    return Ok((0, 0, Vec::new()));
+                }
+                let (mut cand, mut hits, mut list, mut room) = (0u64, 0u64, Vec::new(), true);
                 sorted.for_each_candidate(a, |j| {
                     cand += 1;
                     let s = &sorted.spheres[j];
                     if sector.overlaps_sphere_exact(s) {
                         hits += 1;
-                        if want_hits {
-                            list.push(sorted.order[j]);
+                        if want_hits && room {
+                            room = memory::try_push(&mut list, sorted.order[j]);
                         }
                     }
                 });
-                (cand, hits, list)
+                match room {
+                    true => Ok((cand, hits, list)),
+                    false => Err(list.len() as u64 * 8),
+                }
             })
             .collect();
+        cancel::check(&token)?;
+        let per_box = per_box
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, u64>>()
+            .map_err(|bytes| memory::refused("a box's hits in the rotating frame", bytes))?;
         let test_time = wall("candidates + exact test", t);
         let candidates = per_box.iter().map(|p| p.0).sum();
-        let hits = per_box.iter().map(|p| p.1).sum();
-        let hit_pairs = want_hits.then(|| {
-            let mut v: Vec<[u32; 2]> = per_box
-                .iter()
-                .enumerate()
-                .flat_map(|(b, p)| p.2.iter().map(move |&s| [b as u32, s]))
-                .collect();
+        let hits: u64 = per_box.iter().map(|p| p.1).sum();
+        let hit_pairs = if want_hits {
+            let mut v: Vec<[u32; 2]> = Vec::new();
+            memory::reserve(&mut v, hits as usize, "the rotating frame's hit pairs")?;
+            v.extend(
+                per_box
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(b, p)| p.2.iter().map(move |&s| [b as u32, s])),
+            );
             v.sort_unstable();
-            v
-        });
+            Some(v)
+        } else {
+            None
+        };
         out.push(ProxyFrame {
             candidates,
             hits,
@@ -150,16 +174,22 @@ pub fn rotating_brute_force(
             ),
         ));
     }
+    let token = cancel::current();
     let mut candidates = 0;
     let mut hits = Vec::new();
     for (b, rb) in boxes.iter().enumerate() {
+        // A box's row is the spheres once: a look at the token each.
+        cancel::check(&token)?;
         let a = proxy_aabb(rb, proxy);
         let sector = rb.conservative_sector();
         for (i, s) in spheres.iter().enumerate() {
             if proxy_overlaps_sphere(&a, s) {
                 candidates += 1;
-                if sector.overlaps_sphere_exact(s) {
-                    hits.push([b as u32, i as u32]);
+                if sector.overlaps_sphere_exact(s)
+                    && !memory::try_push(&mut hits, [b as u32, i as u32])
+                {
+                    let bytes = hits.len() as u64 * 16;
+                    return Err(memory::refused("the rotating brute force's hits", bytes));
                 }
             }
         }

@@ -64,7 +64,7 @@ impl SphereIndex {
     #[cfg(test)]
     pub fn new(spheres: &[Sphere]) -> Self {
         let mut index = Self::default();
-        index.rebuild(spheres);
+        assert!(index.rebuild(spheres));
         index
     }
 
@@ -76,7 +76,11 @@ impl SphereIndex {
     /// 14.5-16.5 now, with the index kept by `cpu::rotating::RotatingCpu`; rebuilt into fresh
     /// buffers every frame, this version took 42.3-45.5 against 38.2-39.0, page faults and
     /// clearing the 48 MB of buffers outweighing the gather it saves.)
-    pub fn rebuild(&mut self, spheres: &[Sphere]) {
+    ///
+    /// False where the caller's token stopped the sort ([`radix_sort_carrying`]): the index is
+    /// then unusable until the next rebuild, and the caller fails as interrupted.
+    #[must_use = "false: stopped by the caller's token, the index unusable"]
+    pub fn rebuild(&mut self, spheres: &[Sphere]) -> bool {
         let frame = GridFrame::of(spheres);
         self.frame = Some(frame);
         let n = spheres.len();
@@ -129,7 +133,7 @@ impl SphereIndex {
             } else {
                 u64::MAX >> (64 - index_bits)
             };
-            radix_sort_carrying(
+            if !radix_sort_carrying(
                 &mut self.keys,
                 &mut self.scratch,
                 &mut self.spheres,
@@ -137,7 +141,9 @@ impl SphereIndex {
                 |_, k| spheres[(k & index_mask) as usize],
                 index_bits,
                 index_bits + cell_bits,
-            );
+            ) {
+                return false;
+            }
             let packed = move |k: u64| k.checked_shr(index_bits).unwrap_or(0);
             self.order.clear();
             self.order
@@ -174,6 +180,7 @@ impl SphereIndex {
         self.y_bits = y_bits;
         self.members = members;
         self.reach = rmax;
+        true
     }
 
     /// The relative cells of the box `a` grown by `pad`, clamped to the scene's cells; `None`
@@ -312,7 +319,7 @@ mod tests {
         scenes.push(uniform(&mut rng, 2000, Vec3::new(1e6, -1e6, 5e5), 30.0));
         let mut index = SphereIndex::default();
         for (k, spheres) in scenes.iter().enumerate() {
-            index.rebuild(spheres);
+            assert!(index.rebuild(spheres));
             let mut found = 0;
             for q in 0..300 {
                 let anchor = spheres[rng.random_range(0..spheres.len())].center;

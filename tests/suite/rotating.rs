@@ -314,3 +314,29 @@ fn cpu_frame_matches_brute_force() {
         scene.step();
     }
 }
+
+/// The CPU pipeline and its brute force stop at the caller's token and refuse hits past the
+/// caller's memory budget (TooLarge, naming them), never an abort: a frame of millions of boxes
+/// takes seconds, and its hit lists grow with the scene.
+#[test]
+fn cpu_rotating_frames_stop_when_cancelled_and_keep_to_the_budget() {
+    use sweepfan::{CancelToken, Limits, MemoryBudget};
+    let s = scene(200, 20_000, 5);
+    let cancelled = CancelToken::new();
+    cancelled.cancel();
+    let stopped = Limits::new().with_cancel(cancelled);
+    let r = stopped.run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true));
+    assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
+    let r = stopped.run(|| rotating_brute_force(&s.boxes, &s.spheres, Proxy::ConservativeSector));
+    assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
+    // The hits are many more than a budget of 256 bytes holds.
+    let hits = rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true).unwrap()[0].hits;
+    assert!(hits > 100, "{hits}");
+    let tight = Limits::new().with_memory(MemoryBudget::Bytes(256));
+    let r = tight.run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, true));
+    assert!(matches!(r, Err(Error::TooLarge { .. })), "{r:?}");
+    let r = tight.run(|| rotating_brute_force(&s.boxes, &s.spheres, Proxy::ConservativeSector));
+    assert!(matches!(r, Err(Error::TooLarge { .. })), "{r:?}");
+    // Without hits, nothing grows: the budget does not stop the counts.
+    assert!(tight.run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false)).is_ok());
+}

@@ -322,7 +322,9 @@ pub fn run_frames(
             }
         }
         let events = match tracker.as_mut() {
-            Some(t) => Some(t.update(pairs.clone())),
+            // Within the run's memory budget: a dense frame's copy and events are refused, not
+            // an abort.
+            Some(t) => Some(t.try_update(&pairs)?),
             None if own_events => Some(bp.take_events().ok_or_else(|| {
                 Error::gpu(
                     sweepfan::GpuFailure::Inconsistent,

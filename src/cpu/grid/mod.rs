@@ -203,7 +203,14 @@ impl Grid {
     }
 
     /// Computes cells and sorts the objects by `(kz, ky, kx, index)`, then finds the rows.
-    fn sort(&mut self, spheres: &[Sphere], frame: GridFrame) {
+    /// False where the caller's token stopped the radix sort between passes (a pass over 30M
+    /// keys takes about a second): nothing of this frame's order is used or kept.
+    #[must_use = "false: stopped by the caller's token, the order unusable"]
+    fn sort(&mut self, spheres: &[Sphere], frame: GridFrame) -> bool {
+        // Looked at between the steps too: at 30M objects the first frame's layouts and their
+        // new memory take seconds before the radix sort begins.
+        let token = crate::broadphase::cancel::current();
+        let stopped = || crate::broadphase::cancel::stopped(&token);
         self.frame = Some(frame);
         self.giants.clear();
         self.members.clear();
@@ -217,6 +224,10 @@ impl Grid {
             }
         }
         self.reach.build(&frame, &self.giants);
+        if stopped() {
+            self.reusable = None;
+            return false;
+        }
         // Without giants every object is a member; with them, only `members` enter the grid.
         let members = (!self.giants.is_empty()).then_some(&self.members[..]);
         let n = members.map_or(spheres.len(), <[u32]>::len);
@@ -227,9 +238,10 @@ impl Grid {
         let rows_first = rows_allowed && DenseRows::first(&frame, n);
         self.layout = if rows_first && self.rows_grid.build(&frame, spheres, members, parallel) {
             Layout::Rows
-        } else if self.dense_grid.build(&frame, spheres, members) {
+        } else if !stopped() && self.dense_grid.build(&frame, spheres, members) {
             Layout::Cells
-        } else if rows_allowed
+        } else if !stopped()
+            && rows_allowed
             && !rows_first
             && self.rows_grid.build(&frame, spheres, members, parallel)
         {
@@ -237,9 +249,13 @@ impl Grid {
         } else {
             Layout::Sparse
         };
+        if stopped() {
+            self.reusable = None;
+            return false;
+        }
         if self.layout != Layout::Sparse {
             self.reusable = None;
-            return;
+            return true;
         }
         // The last frame's object order, if it can start this one (same n, 64-bit keys, no
         // giants).
@@ -299,7 +315,7 @@ impl Grid {
                 // pass, no random read. Sort stage at density 1M, alternating runs: 21.2-21.3
                 // to 18.8-19.1 ms on one thread, 13.5-13.8 to 12.2-13.0 on two.
                 let mask = index_mask(bi);
-                radix_sort_carrying(
+                if !radix_sort_carrying(
                     &mut self.keys,
                     &mut self.scratch,
                     &mut self.sorted,
@@ -307,7 +323,10 @@ impl Grid {
                     |_, k| spheres[(k & mask) as usize],
                     bi + bits.x,
                     bi + cell_bits,
-                );
+                ) {
+                    self.reusable = None;
+                    return false;
+                }
             }
             self.carried = !coherent;
             self.reusable = members.is_none().then_some(n);
@@ -337,6 +356,10 @@ impl Grid {
             let shift = bi + bits.x;
             let row_of = move |k: u64| k.checked_shr(shift).unwrap_or(0);
             self.row_table.find(&self.keys, row_of, parallel);
+        }
+        if stopped() {
+            self.reusable = None;
+            return false;
         }
         if !rows_in_x_order {
             self.sort_long_rows(spheres);
@@ -380,6 +403,7 @@ impl Grid {
             }
         }
         self.kx.extend([PAD; WINDOW]);
+        true
     }
 }
 
@@ -492,7 +516,9 @@ impl Grid {
         if !frame.valid {
             return Err(invalid_scene_error(spheres, "the grid's survey"));
         }
-        self.sort(spheres, frame);
+        if !self.sort(spheres, frame) {
+            return Err(crate::error::Error::Interrupted);
+        }
         stats.stage("sort", start.elapsed().as_secs_f64(), Clock::Wall);
 
         let start = Instant::now();

@@ -188,9 +188,11 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             &next_cmp,
             None,
         );
+        // Within the run's memory budget (a refused copy or event list exits 2, not an abort).
         let mut tracker = EventTracker::new();
-        tracker.update(pairs);
-        let events = tracker.update(next_pairs);
+        tracker.try_update(&pairs)?;
+        drop(pairs);
+        let events = tracker.try_update(&next_pairs)?;
         write_pairs_csv(found_out, &events.found)?;
         write_pairs_csv(lost_out, &events.lost)?;
         say_events(
