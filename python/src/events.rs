@@ -47,7 +47,11 @@ impl PyEventTracker {
                 format!("the pair ({}, {}) is given twice", twice[0][0], twice[0][1]),
             ));
         }
-        let events = py.detach(|| lock(&self.tracker).update(rows));
+        // Within the process's memory budget: a copy or events that cannot fit raise
+        // MemoryError instead of aborting.
+        let events = py
+            .detach(|| crate::interrupt::limits().run(|| lock(&self.tracker).try_update(&rows)))
+            .map_err(crate::errors::to_py)?;
         Ok((pair_array(py, events.found), pair_array(py, events.lost)))
     }
 

@@ -55,6 +55,9 @@ impl RotatingCpu {
     }
 }
 
+/// One box's candidates, hits and (when wanted) hit sphere indices.
+type BoxHits = (u64, u64, Vec<u32>);
+
 fn frame_with(
     sorted: &mut SphereIndex,
     boxes: &[impl Swept],
@@ -92,7 +95,7 @@ fn frame_with(
         let t = Instant::now();
         // Per box: (candidates, hits, hit sphere indices when wanted), or the bytes its hit
         // list's growth asked for where the memory budget or the allocator refused them.
-        let per_box: Vec<std::result::Result<(u64, u64, Vec<u32>), u64>> = aabbs
+        let per_box: Vec<std::result::Result<BoxHits, u64>> = aabbs
             .par_iter()
             .zip(&sectors)
             .with_min_len(64)

@@ -338,5 +338,9 @@ fn cpu_rotating_frames_stop_when_cancelled_and_keep_to_the_budget() {
     let r = tight.run(|| rotating_brute_force(&s.boxes, &s.spheres, Proxy::ConservativeSector));
     assert!(matches!(r, Err(Error::TooLarge { .. })), "{r:?}");
     // Without hits, nothing grows: the budget does not stop the counts.
-    assert!(tight.run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false)).is_ok());
+    assert!(
+        tight
+            .run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false))
+            .is_ok()
+    );
 }
