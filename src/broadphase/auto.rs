@@ -414,10 +414,16 @@ impl BroadPhase for Auto {
         let switch = self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();
         let choice = self.current.clone();
+        let stored = out.is_some();
         let inner = self.inner().expect("built by prepare");
         let mut stats = inner.find_pairs_validated(spheres, out)?;
-        if let Some(next) = switch {
-            self.switch_to(next, spheres);
+        match switch {
+            Some(next) if stored => self.switch_to(next, spheres),
+            // A frame that only counts keeps no list for the next frame's events to compare
+            // with: the switch waits for a frame that stores its pairs (asked again then), so
+            // the new method's events start from the last list the caller was given.
+            Some(_) => self.frames_since = RECHOOSE_EVERY,
+            None => {}
         }
         stats.stages.insert(
             0,

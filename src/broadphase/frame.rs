@@ -94,6 +94,7 @@ impl SphereFrame {
         self.found.clear();
         self.lost.clear();
         self.persisting = 0;
+        self.stats = Stats::default();
     }
 }
 

@@ -58,6 +58,8 @@ impl BroadPhase for PartitionedCpu {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
+        // What the diagnostics report is this frame's split, or none.
+        self.last = None;
         if spheres.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
         }

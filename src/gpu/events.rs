@@ -301,6 +301,17 @@ impl GpuEvents {
         ctx.read::<[u32; 2]>(&last.list, count)
     }
 
+    /// [`Self::previous_pairs`] as a future (two device reads awaited), for a frame that has
+    /// nothing to run on the device (a box frame without boxes loses them all).
+    pub async fn previous_pairs_async(&self, ctx: &GpuContext) -> Result<Vec<[u32; 2]>> {
+        let last = &self.sorted[1 - self.now];
+        let count = ctx.read_async::<u32>(&last.count, 1).await?[0].min(last.cap) as usize;
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        ctx.read_async::<[u32; 2]>(&last.list, count).await
+    }
+
     /// Forgets the previous frame: the next frame's pairs are all found.
     pub fn reset(&mut self, ctx: &GpuContext) {
         for s in &self.sorted {

@@ -375,3 +375,63 @@ fn auto_tracks_events_on_every_method_it_built() {
         );
     }
 }
+
+/// An empty frame loses every pair of the frame before and the next frame finds them again, on
+/// the box and polygon pipeline (whose empty frame runs nothing on the device) and on a sphere
+/// broad phase whose frames run in parts (its events on the host): before, the pipeline's
+/// empty frame kept no events (the next frame's pairs came back as persisting) and the parts'
+/// empty frame compared the device's stale lists.
+#[test]
+fn an_empty_frame_loses_every_pair_in_parts_and_on_the_box_pipeline() {
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan_scenes::boxes::generate_boxes;
+    let Some(ctx) = shared_gpu() else { return };
+    let mut p = SceneParams::new(1_500, 3);
+    p.volume_fraction = 0.1;
+    let boxes = generate_boxes(SceneKind::Density, &p);
+    let mut want = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap().0;
+    sweepfan::canonicalize(&mut want);
+    assert!(want.len() > 100);
+    let mut gpu = GpuBoxPipeline::new(ctx, Proxy::Aabb).unwrap();
+    gpu.track_events(true).unwrap();
+    let mut out = Vec::new();
+    gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    assert_eq!(gpu.take_events().expect("events").found, want);
+    assert_eq!(gpu.obb_overlaps(&[], Some(&mut out)).unwrap().pairs, 0);
+    let gone = gpu.take_events().expect("the empty frame's events");
+    assert_eq!((gone.found.len(), gone.persisting), (0, 0));
+    assert_eq!(gone.lost, want, "boxes: the empty frame loses every pair");
+    gpu.obb_overlaps(&boxes, Some(&mut out)).unwrap();
+    let back = gpu.take_events().expect("events");
+    assert_eq!(
+        (back.found, back.lost.len()),
+        (want.clone(), 0),
+        "boxes: found again"
+    );
+
+    let Some(small) = crate::common::gpu_at_the_smallest_binding_cap() else {
+        return;
+    };
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(20_000, 4)).spheres;
+    let want = cpu_grid_pairs(&scene);
+    let mut bp = GpuBroadPhase::new(small, Method::Grid).unwrap();
+    assert!(sweepfan::BroadPhase::track_events(&mut bp, true).unwrap());
+    let mut pairs = Vec::new();
+    sweepfan::BroadPhase::find_pairs(&mut bp, &scene, Some(&mut pairs)).unwrap();
+    assert_eq!(pairs, want);
+    let first = sweepfan::BroadPhase::take_events(&mut bp).expect("events");
+    assert_eq!(first.found, want);
+    sweepfan::BroadPhase::find_pairs(&mut bp, &[], Some(&mut pairs)).unwrap();
+    let gone = sweepfan::BroadPhase::take_events(&mut bp).expect("the empty frame's events");
+    assert_eq!(
+        gone.lost, want,
+        "in parts: the empty frame loses every pair"
+    );
+    sweepfan::BroadPhase::find_pairs(&mut bp, &scene, Some(&mut pairs)).unwrap();
+    let back = sweepfan::BroadPhase::take_events(&mut bp).expect("events");
+    assert_eq!(
+        (back.found, back.lost.len()),
+        (want, 0),
+        "in parts: found again"
+    );
+}

@@ -54,119 +54,176 @@ impl Giant {
 /// From this many giants, [`Reach`] lists them by coarse cell; with fewer, each object looks
 /// at every giant (the list is as short as a coarse cell's would be).
 const INDEXED_FROM: usize = 33;
-/// Coarse cells per axis at most: 4,096 in all, each giant listed in every coarse cell its
-/// reach covers (at most 4,096 entries a giant).
-const COARSE_PER_AXIS: i64 = 16;
+/// Coarse cells a giant is listed in at most (8 an axis; a median giant's are at most 2 an
+/// axis), so the list holds at most 512 entries a giant; a giant whose reach covers more (more
+/// than about 8 times as wide as the median giant) is looked at by every object instead, as
+/// without the index.
+const MAX_SPAN: u64 = 512;
 
 /// The giants an object in a given cell may reach (docs/design.md §2.7): every giant, or with
-/// more than 32, those whose reach covers the object's coarse cell. The scene's cells (the
-/// frame's centre bounds) are cut into at most 16 coarse cells per axis, each a power of two
-/// of cells wide; each giant is listed in every coarse cell its reach meets. So an object
-/// looks at the giants near it, not at all of them: 256 boulders among 500,000 spheres cost
-/// each object a few looks instead of 256.
+/// 33 or more, those listed in the object's coarse cell (cubes of `2^shift` cells, the least
+/// power of two as wide as the median giant's reach, so that a median giant is listed in at
+/// most 8) and the few too large to list. The coarse cells are found by hashing, not laid over
+/// the scene's bounds: with the scene cut into 16 coarse cells an axis, one stray object far
+/// out, a long thin scene or two far-apart clusters put nearly every object in one coarse cell
+/// with nearly every giant (one sphere at 1e7 beside 500,000 in a cube of 5,000 with 4,000
+/// giants: 6.5 s a frame, 8e6 looks an object, against 0.2 s for sap).
 #[derive(Default)]
 pub struct Reach {
-    /// Lowest absolute cell of the scene's centres.
-    origin: [i64; 3],
-    /// A cell's coarse cell per axis is `(cell - origin) >> shift`.
+    /// A cell's coarse cell is `cell >> shift` on every axis.
     shift: u32,
-    /// Coarse cells per axis (0: no index, every giant for every cell).
-    dims: [usize; 3],
-    /// Coarse cell `c`'s giants are `list[starts[c]..starts[c + 1]]` (positions in the giants).
-    starts: Vec<u32>,
+    /// Whether the giants are listed (else every giant for every cell).
+    indexed: bool,
+    /// Coarse cell -> the range of `list` holding its giants.
+    table: CoarseTable,
+    /// Positions in the giants, coarse cell by coarse cell.
     list: Vec<u32>,
-    /// Scratch of [`Reach::build`], kept across frames: each giant's coarse range, and the
-    /// next free place of each coarse cell.
-    ranges: Vec<Option<[(usize, usize); 3]>>,
-    at: Vec<u32>,
+    /// Giants too large to list: looked at by every object.
+    everywhere: Vec<u32>,
     /// `0..giants` (for a scene without the index).
     every: Vec<u32>,
+    /// Scratch of [`Reach::build`], kept across frames: (coarse cell, giant) entries, and the
+    /// giants' reach widths.
+    entries: Vec<([i32; 3], u32)>,
+    widths: Vec<i64>,
 }
 
 impl Reach {
-    /// Lists `giants` (of `frame`) by the coarse cells their reach covers; reuses the storage.
-    pub fn build(&mut self, frame: &GridFrame, giants: &[Giant]) {
+    /// Lists `giants` by the coarse cells their reach covers; reuses the storage.
+    pub fn build(&mut self, giants: &[Giant]) {
         self.every.clear();
         self.every.extend(0..giants.len() as u32);
-        self.dims = [0; 3];
-        if giants.len() < INDEXED_FROM {
+        self.list.clear();
+        self.everywhere.clear();
+        self.table.clear();
+        self.indexed = giants.len() >= INDEXED_FROM;
+        if !self.indexed {
             return;
         }
-        let origin = frame.min_cell.map(i64::from);
-        let top = [0, 1, 2].map(|a| origin[a] + i64::from(frame.max_cell[a]));
-        // The least shift that fits every axis in COARSE_PER_AXIS coarse cells.
-        let widest = (0..3).map(|a| top[a] - origin[a]).max().unwrap_or(0);
-        let shift = (0..64u32)
-            .find(|&s| (widest >> s) < COARSE_PER_AXIS)
-            .unwrap_or(63);
-        let dims = [0, 1, 2].map(|a| ((top[a] - origin[a]) >> shift) as usize + 1);
-        // A giant's coarse range per axis, clamped to the scene's; None when it misses it.
-        let coarse = |g: &Giant| -> Option<[(usize, usize); 3]> {
-            let mut range = [(0, 0); 3];
-            for a in 0..3 {
-                let (lo, hi) = (
-                    i64::from(g.lo[a]).max(origin[a]),
-                    i64::from(g.hi[a]).min(top[a]),
-                );
-                if lo > hi {
-                    return None;
-                }
-                range[a] = (
-                    ((lo - origin[a]) >> shift) as usize,
-                    ((hi - origin[a]) >> shift) as usize,
-                );
-            }
-            Some(range)
+        let width = |g: &Giant| {
+            (0..3)
+                .map(|a| i64::from(g.hi[a]) - i64::from(g.lo[a]) + 1)
+                .max()
+                .unwrap_or(1)
         };
-        let cells = dims[0] * dims[1] * dims[2];
-        let counts = &mut self.starts;
-        counts.clear();
-        counts.resize(cells + 1, 0);
-        let each = |range: [(usize, usize); 3], f: &mut dyn FnMut(usize)| {
-            for z in range[2].0..=range[2].1 {
-                for y in range[1].0..=range[1].1 {
-                    for x in range[0].0..=range[0].1 {
-                        f((z * dims[1] + y) * dims[0] + x);
+        self.widths.clear();
+        self.widths.extend(giants.iter().map(width));
+        let middle = self.widths.len() / 2;
+        let median = *self.widths.select_nth_unstable(middle).1;
+        let shift = (0..31u32).find(|&s| (1i64 << s) >= median).unwrap_or(31);
+        self.shift = shift;
+        self.entries.clear();
+        for (t, g) in giants.iter().enumerate() {
+            let (lo, hi) = (g.lo.map(|k| k >> shift), g.hi.map(|k| k >> shift));
+            let span: u64 = (0..3).map(|a| (hi[a] - lo[a]) as u64 + 1).product();
+            if span > MAX_SPAN {
+                self.everywhere.push(t as u32);
+                continue;
+            }
+            for z in lo[2]..=hi[2] {
+                for y in lo[1]..=hi[1] {
+                    for x in lo[0]..=hi[0] {
+                        self.entries.push(([x, y, z], t as u32));
                     }
                 }
             }
-        };
-        self.ranges.clear();
-        self.ranges.extend(giants.iter().map(coarse));
-        for range in self.ranges.iter().flatten() {
-            each(*range, &mut |c| counts[c + 1] += 1);
         }
-        for c in 0..cells {
-            counts[c + 1] += counts[c];
-        }
-        self.at.clone_from(counts);
-        self.list.clear();
-        self.list.resize(counts[cells] as usize, 0);
-        for (t, range) in self.ranges.iter().enumerate() {
-            if let Some(range) = range {
-                each(*range, &mut |c| {
-                    self.list[self.at[c] as usize] = t as u32;
-                    self.at[c] += 1;
-                });
+        // Grouped by coarse cell, each cell's giants in order.
+        self.entries.sort_unstable();
+        self.table.reserve(self.entries.len());
+        let mut at = 0;
+        while at < self.entries.len() {
+            let cell = self.entries[at].0;
+            let start = self.list.len() as u32;
+            while at < self.entries.len() && self.entries[at].0 == cell {
+                self.list.push(self.entries[at].1);
+                at += 1;
             }
+            self.table.insert(cell, start, self.list.len() as u32);
         }
-        (self.origin, self.shift, self.dims) = (origin, shift, dims);
     }
 
     /// Positions (in the giants) of the giants an object in absolute cell `cell` may reach:
-    /// the object's coarse cell's, or every giant without the index. `cell` must be the cell of
-    /// a centre of the frame the index was built for.
+    /// those listed in its coarse cell and those too large to list, or every giant without the
+    /// index.
     #[inline]
-    pub fn near(&self, cell: [i32; 3]) -> &[u32] {
-        if self.dims[0] == 0 {
-            return &self.every;
+    pub fn near(
+        &self,
+        cell: [i32; 3],
+    ) -> std::iter::Chain<std::slice::Iter<'_, u32>, std::slice::Iter<'_, u32>> {
+        if !self.indexed {
+            return self.every.iter().chain(&[]);
         }
-        let at = |a: usize| {
-            let coarse = (i64::from(cell[a]) - self.origin[a]) >> self.shift;
-            coarse.clamp(0, self.dims[a] as i64 - 1) as usize
+        let listed = match self.table.get(cell.map(|k| k >> self.shift)) {
+            Some((start, end)) => &self.list[start as usize..end as usize],
+            None => &[],
         };
-        let c = (at(2) * self.dims[1] + at(1)) * self.dims[0] + at(0);
-        &self.list[self.starts[c] as usize..self.starts[c + 1] as usize]
+        listed.iter().chain(&self.everywhere)
+    }
+}
+
+/// An open-addressing table from coarse cells to ranges (linear probing, a power-of-two
+/// capacity at least twice the cells): one multiply-and-shift hash and, mostly, one probe a
+/// look, where a sorted list's binary search took a dozen.
+#[derive(Default)]
+struct CoarseTable {
+    cells: Vec<[i32; 3]>,
+    ranges: Vec<(u32, u32)>,
+    /// `capacity - 1`; the table is empty while `cells` is.
+    mask: usize,
+}
+
+impl CoarseTable {
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.ranges.clear();
+        self.mask = 0;
+    }
+
+    /// Room for `cells` distinct cells (at most; a cell's entries may repeat it).
+    fn reserve(&mut self, cells: usize) {
+        let capacity = (2 * cells).next_power_of_two().max(16);
+        self.cells.clear();
+        self.cells.resize(capacity, [i32::MIN; 3]);
+        self.ranges.clear();
+        self.ranges.resize(capacity, (0, 0));
+        self.mask = capacity - 1;
+    }
+
+    #[inline(always)]
+    fn slot(&self, cell: [i32; 3]) -> usize {
+        let h = (cell[0] as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (cell[1] as u32 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (cell[2] as u32 as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        ((h ^ (h >> 29)) as usize) & self.mask
+    }
+
+    /// Inserts a cell not yet in the table. (`[i32::MIN; 3]` marks a free slot: no coarse cell
+    /// is that, as cells are within 2^31 - 3 * 2^26 of 0.)
+    fn insert(&mut self, cell: [i32; 3], start: u32, end: u32) {
+        let mut at = self.slot(cell);
+        while self.cells[at] != [i32::MIN; 3] {
+            at = (at + 1) & self.mask;
+        }
+        (self.cells[at], self.ranges[at]) = (cell, (start, end));
+    }
+
+    #[inline]
+    fn get(&self, cell: [i32; 3]) -> Option<(u32, u32)> {
+        if self.cells.is_empty() {
+            return None;
+        }
+        let mut at = self.slot(cell);
+        loop {
+            let here = self.cells[at];
+            if here == cell {
+                return Some(self.ranges[at]);
+            }
+            if here == [i32::MIN; 3] {
+                return None;
+            }
+            at = (at + 1) & self.mask;
+        }
     }
 }
 
@@ -317,7 +374,8 @@ mod tests {
 
     /// `Reach::near` lists, for every cell of the scene's centres, every giant whose reach
     /// holds it (an index that missed one would lose its pairs), on a spread of giants large
-    /// and small, near the scene's edges and beyond them.
+    /// and small, near the scene's edges and beyond them, with one stray object far out (which
+    /// once put every object in one coarse cell with every giant).
     #[test]
     fn the_reach_index_lists_every_giant_that_reaches_a_cell() {
         let mut spheres: Vec<Sphere> = (0..4000)
@@ -335,6 +393,7 @@ mod tests {
             let at = Vec3::new(f * 11.0 - 50.0, (f * 37.0) % 150.0 - 30.0, (f * 5.0) % 60.0);
             spheres.push(Sphere::new(at, r));
         }
+        spheres.push(Sphere::new(Vec3::splat(1e6), 0.5));
         let frame = GridFrame::of(&spheres);
         let giants: Vec<Giant> = (0..spheres.len() as u32)
             .filter(|&i| frame.is_giant(&spheres[i as usize]))
@@ -342,19 +401,22 @@ mod tests {
             .collect();
         assert_eq!(giants.len(), 60, "every large sphere is a giant");
         let mut reach = Reach::default();
-        reach.build(&frame, &giants);
-        assert!(reach.dims[0] > 1, "indexed");
+        reach.build(&giants);
+        assert!(reach.indexed);
+        // The cells of the ordinary objects and a margin (the stray one's too, below).
         let (lo, top) = (
-            frame.min_cell,
-            [0, 1, 2].map(|a| frame.min_cell[a] + frame.max_cell[a] as i32),
+            frame.centre_cell(Vec3::splat(-2.0)),
+            frame.centre_cell(Vec3::new(302.0, 92.0, 42.0)),
         );
         let mut listed = 0usize;
+        let mut cells = 0usize;
         for z in lo[2]..=top[2] {
             for y in lo[1]..=top[1] {
                 for x in lo[0]..=top[0] {
                     let cell = [x, y, z];
-                    let near = reach.near(cell);
+                    let near: Vec<u32> = reach.near(cell).copied().collect();
                     listed += near.len();
+                    cells += 1;
                     for (t, g) in giants.iter().enumerate() {
                         if g.reaches(cell) {
                             assert!(
@@ -366,15 +428,18 @@ mod tests {
                 }
             }
         }
-        let cells = (0..3)
-            .map(|a| frame.max_cell[a] as usize + 1)
-            .product::<usize>();
         assert!(
             listed < cells * giants.len() / 2,
-            "the index lists far fewer than every giant"
+            "the index lists far fewer than every giant: {listed} over {cells} cells"
         );
+        let stray: Vec<u32> = reach
+            .near(frame.centre_cell(Vec3::splat(1e6)))
+            .copied()
+            .collect();
+        assert!(stray.len() <= reach.everywhere.len(), "{stray:?}");
         // Below the index's threshold every giant is listed for any cell.
-        reach.build(&frame, &giants[..8]);
-        assert_eq!(reach.near(lo), &[0, 1, 2, 3, 4, 5, 6, 7]);
+        reach.build(&giants[..8]);
+        let every: Vec<u32> = reach.near(lo).copied().collect();
+        assert_eq!(every, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
 }

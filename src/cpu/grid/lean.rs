@@ -160,7 +160,7 @@ impl LeanGrid {
         });
         if !giants.is_empty() {
             // Each object's absolute cell once, against the reach of the giants near it.
-            reach.build(&frame, giants);
+            reach.build(giants);
             for &i in index.iter() {
                 let cell = frame.centre_cell(local[i as usize].center);
                 for &t in reach.near(cell) {

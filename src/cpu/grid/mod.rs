@@ -223,7 +223,7 @@ impl Grid {
                 }
             }
         }
-        self.reach.build(&frame, &self.giants);
+        self.reach.build(&self.giants);
         if stopped() {
             self.reusable = None;
             return false;

@@ -236,7 +236,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
         if boxes.is_empty() {
-            return Ok(crate::broadphase::no_pairs(out));
+            return self.empty_frame(out).await;
         }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
@@ -260,12 +260,36 @@ impl GpuBoxPipeline {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if polygons.is_empty() {
-            return Ok(crate::broadphase::no_pairs(out));
+            return self.empty_frame(out).await;
         }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
         self.sat_frame(kind, Exact::Polygons(polygons), out, start)
             .await
+    }
+
+    /// A frame without shapes: no pairs. With events tracked and the pairs stored, it loses
+    /// every pair of the frame before (read back from the device's last list) and the next
+    /// frame finds them again, as the sphere broad phase's empty frame does.
+    pub(super) async fn empty_frame(&mut self, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        let stored = out.is_some();
+        let stats = crate::broadphase::no_pairs(out);
+        self.last_events = None;
+        self.last_contacts.clear();
+        if let (Some(ev), true) = (&mut self.after.events, stored) {
+            let ctx = &*self.ctx;
+            let _frame = ctx.frame();
+            ctx.settle()?;
+            let lost = ev.previous_pairs_async(ctx).await?;
+            ev.reset(ctx);
+            ctx.check()?;
+            self.last_events = Some(FrameEvents {
+                found: Vec::new(),
+                lost,
+                persisting: 0,
+            });
+        }
+        Ok(stats)
     }
 
     /// A frame of the uploaded shapes through the SAT stage, storing the pairs when `out` is
@@ -375,6 +399,8 @@ impl GpuBoxPipeline {
         out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
+        // A frame that fails, or lists candidates only, leaves no events of an earlier one.
+        self.last_events = None;
         let ctx = &*self.ctx;
         // A frame: its bind groups are kept across frames (docs/design.md §9.16).
         let _frame = ctx.frame();

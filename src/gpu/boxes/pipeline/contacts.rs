@@ -36,7 +36,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         if boxes.is_empty() {
             contacts.clear();
-            return Ok(crate::broadphase::no_pairs(Some(pairs)));
+            return self.empty_frame(Some(pairs)).await;
         }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
@@ -64,7 +64,7 @@ impl GpuBoxPipeline {
     ) -> Result<Stats> {
         if polygons.is_empty() {
             contacts.clear();
-            return Ok(crate::broadphase::no_pairs(Some(pairs)));
+            return self.empty_frame(Some(pairs)).await;
         }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;

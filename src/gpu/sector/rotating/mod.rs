@@ -299,19 +299,8 @@ impl RotatingGpu {
             .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
         ctx.write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
         ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
-        let mut timer = std::mem::replace(&mut self.timer, PassTimer::new(ctx, 0));
-        timer.reset();
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let shared = self.encode_sphere_sort(
-            ctx,
-            &mut enc,
-            &mut timer,
-            [&in_spheres, &keys, &values, &sorted, &starts],
-            n,
-            cells,
-            grid.key_bits(),
-        );
-        timer.resolve(&mut enc);
+        // Every fallible step before the timer is taken: one that failed after it left the
+        // frames that followed without their stage times.
         let max_room = self.candidate_capacity(ctx) as u64;
         let first = FIRST_CANDIDATES_PER_BOX * k as u64;
         let room = match self.candidate_room {
@@ -325,6 +314,19 @@ impl RotatingGpu {
         while self.slots.len() < proxies.len() {
             self.slots.push(ProxySlot::new(ctx)?);
         }
+        let mut timer = std::mem::replace(&mut self.timer, PassTimer::new(ctx, 0));
+        timer.reset();
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let shared = self.encode_sphere_sort(
+            ctx,
+            &mut enc,
+            &mut timer,
+            [&in_spheres, &keys, &values, &sorted, &starts],
+            n,
+            cells,
+            grid.key_bits(),
+        );
+        timer.resolve(&mut enc);
         let mut slots = std::mem::take(&mut self.slots);
         let mut rb = std::mem::replace(&mut self.readback, Readback::new("rotating readback"));
         rb.clear();

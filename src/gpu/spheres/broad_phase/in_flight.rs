@@ -380,11 +380,22 @@ impl GpuBroadPhase {
                     _ => {}
                 }
             }
-            return if whole_only {
+            // The frame was in flight, so without events or the canonical order: it runs again
+            // as it was submitted, whatever was turned on since (else an overflow alone would
+            // decide whether the next frame's events compare with this one).
+            let (events, canonical) = (self.events.take(), self.canonical.take());
+            let tracker = self.parts.as_mut().and_then(|p| p.tracker.take());
+            let again = if whole_only {
                 self.find_pairs_whole(spheres, out)
             } else {
                 crate::broadphase::BroadPhase::find_pairs(self, spheres, out)
             };
+            (self.events, self.canonical) = (events, canonical);
+            if let Some(p) = self.parts.as_mut() {
+                p.tracker = tracker;
+            }
+            self.last_events = None;
+            return again;
         }
         let totals = self.totals_from(f.n, &words)?;
         let mut stats = self.frame_stats(&totals, f.n, times);

@@ -579,7 +579,21 @@ impl GpuBroadPhase {
     /// A frame without objects: no pairs. With events tracked on the device, it runs as a frame
     /// of one point, which touches nothing: its events lose every pair of the frame before, and
     /// the next frame finds them again.
+    /// In parts (docs/design.md §2.10) the events live in the host's tracker, which the empty
+    /// frame updates instead (the device's lists are a part's, or stale).
     fn empty_frame(&mut self, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        if self.in_parts() {
+            let stored = out.is_some();
+            let stats = crate::broadphase::no_pairs(out);
+            self.last_events = None;
+            if let Some(parts) = &mut self.parts {
+                parts.last = None;
+                if let (true, Some(tracker)) = (stored, parts.tracker.as_mut()) {
+                    self.last_events = Some(tracker.update(Vec::new()));
+                }
+            }
+            return Ok(stats);
+        }
         if self.events.is_none() {
             return Ok(crate::broadphase::no_pairs(out));
         }

@@ -29,11 +29,11 @@ pub(super) struct Parts {
     /// Frames run in parts from now on.
     active: bool,
     /// The events, on the host, while frames run in parts.
-    tracker: Option<EventTracker>,
+    pub(super) tracker: Option<EventTracker>,
     /// Objects of the largest part of the last frame that had to split one: the next frames'
     /// plan starts there.
     learned: Option<usize>,
-    last: Option<PartsReport>,
+    pub(super) last: Option<PartsReport>,
 }
 
 impl Parts {
@@ -104,6 +104,8 @@ impl GpuBroadPhase {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        // A failed frame leaves no events of an earlier one to take.
+        self.last_events = None;
         let mut parts = self.parts.take().unwrap_or_default();
         if self.events.is_some() && parts.tracker.is_none() {
             parts.tracker = Some(EventTracker::new());
