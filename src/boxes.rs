@@ -350,6 +350,11 @@ impl BoxBroadPhase {
             self.positions.clear();
             return Ok(Some(Stats::default()));
         }
+        // Worlds once set may all be world 0 again (boxes removed or set back): then one
+        // world, the plain sweep (which a browser's GPU runs), until a world is set again.
+        if self.in_worlds && self.worlds.iter().all(|&w| w == 0) {
+            self.in_worlds = false;
+        }
         if !self.in_worlds {
             return Ok(None);
         }

@@ -75,11 +75,14 @@ impl EventTracker {
     pub fn try_update(&mut self, pairs: &[Pair]) -> Result<FrameEvents> {
         let mut now = std::mem::take(&mut self.spare);
         now.clear();
-        if let Err(e) = memory::reserve(
-            &mut now,
-            pairs.len(),
-            "the frame's pairs, kept for its events",
-        ) {
+        // Only new memory is checked: a steady loop refills the spare list it already holds.
+        if now.capacity() < pairs.len()
+            && let Err(e) = memory::reserve(
+                &mut now,
+                pairs.len(),
+                "the frame's pairs, kept for its events",
+            )
+        {
             self.spare = now;
             return Err(e);
         }

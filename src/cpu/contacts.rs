@@ -194,11 +194,12 @@ fn compare_contacts(
         check.worst_depth = check.worst_depth.max(off);
         let edge = c.depth.abs() <= CONTACT_REL * extent;
         let bad_count = c.count > 0 && !edge && !(1..=4).contains(&g.count);
-        let other_normal = g.normal.dot(c.normal) < 1.0 - 1e-4;
+        // Written so that a NaN anywhere (a normal, a depth) fails the comparisons.
+        let other_normal = !(g.normal.dot(c.normal) >= 1.0 - 1e-4);
         // Another normal ties only as a unit vector along which the pair is as deep.
         let tie = (g.normal.length() - 1.0).abs() <= 1e-4
             && (along - f64::from(c.depth)).abs() <= f64::from(CONTACT_REL * extent);
-        if off > CONTACT_REL || bad_count || (other_normal && !tie) {
+        if !(off <= CONTACT_REL) || bad_count || (other_normal && !tie) {
             check.wrong += 1;
             if check.first_wrong.is_none() {
                 check.first_wrong = Some(format!("pair {p:?}: device {g:?}, cpu {c:?}"));
@@ -257,6 +258,30 @@ mod tests {
         }
         let same = compare_obb_contacts(&boxes, &pairs, &cpu, &cpu);
         assert_eq!((same.wrong, same.ties), (0, 0));
+    }
+
+    /// A real tie 1e5 from the origin, where f32 corners are 6e-3 off: still a tie (the depth
+    /// along a normal is taken from the centres and the projected radii in f64).
+    #[test]
+    fn a_tie_far_from_the_origin_is_a_tie() {
+        let at = Vec3::new(1e5, 1e5, 0.0);
+        let boxes = [
+            Obb::axis_aligned(at, Vec3::splat(0.3)),
+            Obb::axis_aligned(at + Vec3::new(0.4453125, 0.4453125, 0.0), Vec3::splat(0.3)),
+        ];
+        let pairs = [[0, 1]];
+        let mut cpu = Vec::new();
+        obb_contacts(&boxes, &pairs, &mut cpu).unwrap();
+        let other = if cpu[0].normal == Vec3::X {
+            Vec3::Y
+        } else {
+            Vec3::X
+        };
+        let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
+        assert_eq!((check.wrong, check.ties), (0, 1), "{:?} {check:?}", cpu[0]);
+        let nan = with_normal(&cpu[0], Vec3::NAN);
+        let check = compare_obb_contacts(&boxes, &pairs, &[nan], &cpu);
+        assert_eq!(check.wrong, 1, "a NaN normal is wrong");
     }
 
     /// Spheres have one least axis: any other normal at the CPU's depth is wrong.

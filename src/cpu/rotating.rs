@@ -116,7 +116,7 @@ fn frame_with(
                 });
                 match room {
                     true => Ok((cand, hits, list)),
-                    false => Err(list.len() as u64 * 8),
+                    false => Err(list.len() as u64 * 8), // the doubling of 4-byte indices
                 }
             })
             .collect();

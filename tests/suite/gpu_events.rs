@@ -134,6 +134,12 @@ fn resident_frames_report_bad_spheres_and_overflow() {
     let e = bp.check_resident().unwrap_err().to_string();
     assert!(e.contains("3 spheres") && e.contains("not valid"), "{e}");
     bp.check_resident().unwrap(); // checked and cleared
+    // A frame from the host between the bad frame and the check hides nothing.
+    let enc = bp.encode_from_buffer(&bad, n).unwrap();
+    ctx.queue().submit([enc.finish()]);
+    sweepfan::BroadPhase::find_pairs(&mut bp, &scene.spheres, None).unwrap();
+    let e = bp.check_resident().unwrap_err().to_string();
+    assert!(e.contains("3 spheres"), "after a host frame: {e}");
     // A list too small for the middle frame (counted by the events), then a frame that fits.
     bp.set_pair_capacity(10).unwrap();
     let enc = bp.encode_from_buffer(&good, n).unwrap();

@@ -54,38 +54,50 @@ impl Giant {
 /// From this many giants, [`Reach`] lists them by coarse cell; with fewer, each object looks
 /// at every giant (the list is as short as a coarse cell's would be).
 const INDEXED_FROM: usize = 33;
-/// Coarse cells a giant is listed in at most (8 an axis; a median giant's are at most 2 an
-/// axis), so the list holds at most 512 entries a giant; a giant whose reach covers more (more
-/// than about 8 times as wide as the median giant) is looked at by every object instead, as
-/// without the index.
-const MAX_SPAN: u64 = 512;
 
 /// The giants an object in a given cell may reach (docs/design.md §2.7): every giant, or with
-/// 33 or more, those listed in the object's coarse cell (cubes of `2^shift` cells, the least
-/// power of two as wide as the median giant's reach, so that a median giant is listed in at
-/// most 8) and the few too large to list. The coarse cells are found by hashing, not laid over
-/// the scene's bounds: with the scene cut into 16 coarse cells an axis, one stray object far
-/// out, a long thin scene or two far-apart clusters put nearly every object in one coarse cell
-/// with nearly every giant (one sphere at 1e7 beside 500,000 in a cube of 5,000 with 4,000
-/// giants: 6.5 s a frame, 8e6 looks an object, against 0.2 s for sap).
+/// 33 or more, those listed in the object's coarse cell of each level. A giant goes to the
+/// level of its size, cubes of `2^shift` cells with `shift` the even number at or below the
+/// least power of two as wide as its reach (so at least half as wide): it is listed in at most
+/// 3 coarse cells an axis, whatever the other giants' sizes; an object looks up its coarse
+/// cell once a level (a level
+/// each factor of 4 in the giants' sizes: one or two in most scenes). The coarse cells are
+/// found by hashing, not laid over the scene's bounds: with the scene cut into 16 coarse cells
+/// an axis, one stray object far out, a long thin scene or two far-apart clusters put nearly
+/// every object in one coarse cell with nearly every giant (one sphere at 1e7 beside 500,000
+/// in a cube of 5,000 with 4,000 giants: 6.5 s a frame, 8e6 looks an object, against 0.2 s for
+/// sap).
 #[derive(Default)]
 pub struct Reach {
-    /// A cell's coarse cell is `cell >> shift` on every axis.
-    shift: u32,
     /// Whether the giants are listed (else every giant for every cell).
     indexed: bool,
+    /// The levels in use, smallest first.
+    levels: Vec<Level>,
+    /// `0..giants` (for a scene without the index).
+    every: Vec<u32>,
+    /// Scratch of [`Reach::build`], kept across frames: (level, coarse cell, giant) entries.
+    entries: Vec<(u32, [i32; 3], u32)>,
+}
+
+/// The giants of one size class by coarse cell.
+#[derive(Default)]
+struct Level {
+    /// A cell's coarse cell is `cell >> shift` on every axis.
+    shift: u32,
     /// Coarse cell -> the range of `list` holding its giants.
     table: CoarseTable,
     /// Positions in the giants, coarse cell by coarse cell.
     list: Vec<u32>,
-    /// Giants too large to list: looked at by every object.
-    everywhere: Vec<u32>,
-    /// `0..giants` (for a scene without the index).
-    every: Vec<u32>,
-    /// Scratch of [`Reach::build`], kept across frames: (coarse cell, giant) entries, and the
-    /// giants' reach widths.
-    entries: Vec<([i32; 3], u32)>,
-    widths: Vec<i64>,
+}
+
+impl Level {
+    #[inline]
+    fn near(&self, cell: [i32; 3]) -> &[u32] {
+        match self.table.get(cell.map(|k| k >> self.shift)) {
+            Some((start, end)) => &self.list[start as usize..end as usize],
+            None => &[],
+        }
+    }
 }
 
 impl Reach {
@@ -93,72 +105,70 @@ impl Reach {
     pub fn build(&mut self, giants: &[Giant]) {
         self.every.clear();
         self.every.extend(0..giants.len() as u32);
-        self.list.clear();
-        self.everywhere.clear();
-        self.table.clear();
         self.indexed = giants.len() >= INDEXED_FROM;
+        let mut spare = std::mem::take(&mut self.levels);
         if !self.indexed {
+            self.levels = spare;
+            self.levels.clear();
             return;
         }
-        let width = |g: &Giant| {
-            (0..3)
-                .map(|a| i64::from(g.hi[a]) - i64::from(g.lo[a]) + 1)
-                .max()
-                .unwrap_or(1)
-        };
-        self.widths.clear();
-        self.widths.extend(giants.iter().map(width));
-        let middle = self.widths.len() / 2;
-        let median = *self.widths.select_nth_unstable(middle).1;
-        let shift = (0..31u32).find(|&s| (1i64 << s) >= median).unwrap_or(31);
-        self.shift = shift;
         self.entries.clear();
         for (t, g) in giants.iter().enumerate() {
+            // Reach widths are at least 3 cells and below 2^32 (cells fit an i32).
+            let width = (0..3)
+                .map(|a| (i64::from(g.hi[a]) - i64::from(g.lo[a]) + 1) as u64)
+                .max()
+                .unwrap_or(1);
+            let fits = u64::BITS - (width - 1).leading_zeros();
+            let shift = fits & !1;
             let (lo, hi) = (g.lo.map(|k| k >> shift), g.hi.map(|k| k >> shift));
-            let span: u64 = (0..3).map(|a| (hi[a] - lo[a]) as u64 + 1).product();
-            if span > MAX_SPAN {
-                self.everywhere.push(t as u32);
-                continue;
-            }
             for z in lo[2]..=hi[2] {
                 for y in lo[1]..=hi[1] {
                     for x in lo[0]..=hi[0] {
-                        self.entries.push(([x, y, z], t as u32));
+                        self.entries.push((shift, [x, y, z], t as u32));
                     }
                 }
             }
         }
-        // Grouped by coarse cell, each cell's giants in order.
+        // Level by level, coarse cell by coarse cell, each cell's giants in order.
         self.entries.sort_unstable();
-        self.table.reserve(self.entries.len());
         let mut at = 0;
         while at < self.entries.len() {
-            let cell = self.entries[at].0;
-            let start = self.list.len() as u32;
-            while at < self.entries.len() && self.entries[at].0 == cell {
-                self.list.push(self.entries[at].1);
-                at += 1;
+            let shift = self.entries[at].0;
+            let end = at + self.entries[at..].partition_point(|e| e.0 == shift);
+            let mut level = spare.pop().unwrap_or_default();
+            level.shift = shift;
+            level.list.clear();
+            let run = &self.entries[at..end];
+            let cells = 1 + run.windows(2).filter(|w| w[0].1 != w[1].1).count();
+            level.table.reserve(cells);
+            let mut k = 0;
+            while k < run.len() {
+                let cell = run[k].1;
+                let start = level.list.len() as u32;
+                while k < run.len() && run[k].1 == cell {
+                    level.list.push(run[k].2);
+                    k += 1;
+                }
+                level.table.insert(cell, start, level.list.len() as u32);
             }
-            self.table.insert(cell, start, self.list.len() as u32);
+            self.levels.push(level);
+            at = end;
         }
     }
 
     /// Positions (in the giants) of the giants an object in absolute cell `cell` may reach:
-    /// those listed in its coarse cell and those too large to list, or every giant without the
-    /// index.
+    /// those listed in its coarse cell of each level, or every giant without the index.
     #[inline]
-    pub fn near(
-        &self,
-        cell: [i32; 3],
-    ) -> std::iter::Chain<std::slice::Iter<'_, u32>, std::slice::Iter<'_, u32>> {
-        if !self.indexed {
-            return self.every.iter().chain(&[]);
-        }
-        let listed = match self.table.get(cell.map(|k| k >> self.shift)) {
-            Some((start, end)) => &self.list[start as usize..end as usize],
-            None => &[],
+    pub fn near(&self, cell: [i32; 3]) -> impl Iterator<Item = &u32> + '_ {
+        let every = if self.indexed {
+            &[][..]
+        } else {
+            &self.every[..]
         };
-        listed.iter().chain(&self.everywhere)
+        every
+            .iter()
+            .chain(self.levels.iter().flat_map(move |level| level.near(cell)))
     }
 }
 
@@ -174,12 +184,6 @@ struct CoarseTable {
 }
 
 impl CoarseTable {
-    fn clear(&mut self) {
-        self.cells.clear();
-        self.ranges.clear();
-        self.mask = 0;
-    }
-
     /// Room for `cells` distinct cells (at most; a cell's entries may repeat it).
     fn reserve(&mut self, cells: usize) {
         let capacity = (2 * cells).next_power_of_two().max(16);
@@ -436,7 +440,7 @@ mod tests {
             .near(frame.centre_cell(Vec3::splat(1e6)))
             .copied()
             .collect();
-        assert!(stray.len() <= reach.everywhere.len(), "{stray:?}");
+        assert!(stray.is_empty(), "{stray:?}");
         // Below the index's threshold every giant is listed for any cell.
         reach.build(&giants[..8]);
         let every: Vec<u32> = reach.near(lo).copied().collect();

@@ -312,6 +312,7 @@ impl GpuBoxPipeline {
     /// returns the count. For tests and for measuring the proxies. No boxes: none.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
         if boxes.is_empty() {
+            self.last_events = None;
             return Ok(crate::broadphase::no_pairs(Some(out)).tests);
         }
         let start = Instant::now();
@@ -323,6 +324,7 @@ impl GpuBoxPipeline {
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
         if polygons.is_empty() {
+            self.last_events = None;
             return Ok(crate::broadphase::no_pairs(Some(out)).tests);
         }
         let start = Instant::now();

@@ -324,12 +324,10 @@ impl GpuBroadPhase {
             }
         }
         // Word 7 counts spheres the host would reject; frames from a caller's buffer keep adding
-        // to it until `check_resident` (host scenes are validated before upload).
-        let init: &[u32] = match source {
-            Source::Host(_) => &EXTENTS_INIT,
-            Source::Device(_) => &EXTENTS_INIT[..7],
-        };
-        ctx.write_buffer(&self.ext, 0, bytemuck::cast_slice(init));
+        // to it until `check_resident`, and a frame from the host (validated before upload, so
+        // adding nothing) leaves it too: zeroing it there hid a resident frame's bad spheres
+        // from the check after it. (The buffer starts zeroed.)
+        ctx.write_buffer(&self.ext, 0, bytemuck::cast_slice(&EXTENTS_INIT[..7]));
         self.arena.reset();
         self.timer.reset();
         let arena = &mut self.arena;
