@@ -194,12 +194,14 @@ fn compare_contacts(
         check.worst_depth = check.worst_depth.max(off);
         let edge = c.depth.abs() <= CONTACT_REL * extent;
         let bad_count = c.count > 0 && !edge && !(1..=4).contains(&g.count);
-        // Written so that a NaN anywhere (a normal, a depth) fails the comparisons.
-        let other_normal = !(g.normal.dot(c.normal) >= 1.0 - 1e-4);
+        // A NaN anywhere (a normal, a depth) fails the comparisons.
+        let same_normal = g.normal.dot(c.normal) >= 1.0 - 1e-4;
+        let other_normal = !same_normal;
         // Another normal ties only as a unit vector along which the pair is as deep.
         let tie = (g.normal.length() - 1.0).abs() <= 1e-4
             && (along - f64::from(c.depth)).abs() <= f64::from(CONTACT_REL * extent);
-        if !(off <= CONTACT_REL) || bad_count || (other_normal && !tie) {
+        let depth_ok = off <= CONTACT_REL;
+        if !depth_ok || bad_count || (other_normal && !tie) {
             check.wrong += 1;
             if check.first_wrong.is_none() {
                 check.first_wrong = Some(format!("pair {p:?}: device {g:?}, cpu {c:?}"));

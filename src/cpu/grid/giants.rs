@@ -58,8 +58,9 @@ const INDEXED_FROM: usize = 33;
 /// The giants an object in a given cell may reach (docs/design.md §2.7): every giant, or with
 /// 33 or more, those listed in the object's coarse cell of each level. A giant goes to the
 /// level of its size, cubes of `2^shift` cells with `shift` the even number at or below the
-/// least power of two as wide as its reach (so at least half as wide): it is listed in at most
-/// 3 coarse cells an axis, whatever the other giants' sizes; an object looks up its coarse
+/// least power of two as wide as its reach (so at least half as wide; at most 2^30): it is
+/// listed in at most 3 coarse cells an axis (5 for a reach past 2^31 cells), whatever the other
+/// giants' sizes; an object looks up its coarse
 /// cell once a level (a level
 /// each factor of 4 in the giants' sizes: one or two in most scenes). The coarse cells are
 /// found by hashing, not laid over the scene's bounds: with the scene cut into 16 coarse cells
@@ -120,7 +121,9 @@ impl Reach {
                 .max()
                 .unwrap_or(1);
             let fits = u64::BITS - (width - 1).leading_zeros();
-            let shift = fits & !1;
+            // At most 30: a reach past 2^31 cells (radius 1e16 among radii of 1e-30) would
+            // otherwise shift an i32 by 32 (5 coarse cells an axis at most then).
+            let shift = (fits & !1).min(30);
             let (lo, hi) = (g.lo.map(|k| k >> shift), g.hi.map(|k| k >> shift));
             for z in lo[2]..=hi[2] {
                 for y in lo[1]..=hi[1] {
@@ -374,6 +377,34 @@ mod tests {
         // With more objects in bin 130 than the budget only the top three go.
         radii.extend(vec![8.0; GIANTS_MAX as usize]);
         assert_eq!(histogram(&radii).decide(), (130, 8.0));
+    }
+
+    /// Giants whose reach spans more than 2^31 cells (radius 1e16 among radii of 1e-30) are
+    /// listed with a shift of at most 30, not 32 (which overflows an i32 shift), and found.
+    #[test]
+    fn giants_reaching_past_two_to_the_31_cells_are_listed() {
+        let mut spheres: Vec<Sphere> = (0..1000)
+            .map(|i| Sphere::new(Vec3::new(i as f32 * 1e-29, 0.0, 0.0), 1e-30))
+            .collect();
+        spheres.extend((0..40).map(|_| Sphere::new(Vec3::ZERO, 1e16)));
+        let frame = GridFrame::of(&spheres);
+        let giants: Vec<Giant> = (0..spheres.len() as u32)
+            .filter(|&i| frame.is_giant(&spheres[i as usize]))
+            .map(|i| Giant::new(&frame, i, spheres[i as usize]))
+            .collect();
+        assert_eq!(giants.len(), 40);
+        assert!(
+            giants
+                .iter()
+                .all(|g| i64::from(g.hi[0]) - i64::from(g.lo[0]) > 1 << 31)
+        );
+        let mut reach = Reach::default();
+        reach.build(&giants);
+        assert!(reach.levels.iter().all(|l| l.shift <= 30));
+        for s in &spheres[..1000] {
+            let near: Vec<u32> = reach.near(frame.centre_cell(s.center)).copied().collect();
+            assert_eq!(near, (0..40).collect::<Vec<u32>>());
+        }
     }
 
     /// `Reach::near` lists, for every cell of the scene's centres, every giant whose reach
