@@ -226,6 +226,9 @@ pub struct Auto {
     empty_events_due: bool,
     /// The events of the frame a new choice was made on, from the method that ran it.
     switched_events: Option<FrameEvents>,
+    /// A new choice made on a frame that only counted, with the objects it was made for: it
+    /// takes over after the next frame that stores its pairs (of as many objects).
+    pending: Option<(Choice, usize)>,
 }
 
 impl Auto {
@@ -243,6 +246,7 @@ impl Auto {
             events: false,
             empty_events_due: false,
             switched_events: None,
+            pending: None,
         }
     }
 
@@ -290,8 +294,13 @@ impl Auto {
         let stale = self.current.is_none()
             || self.chosen_for != spheres.len()
             || self.frames_since >= RECHOOSE_EVERY;
-        let mut switch = None;
-        if stale {
+        // A choice that waits for a stored frame is still this scene's: no second survey.
+        let mut switch = self
+            .pending
+            .take()
+            .filter(|(_, n)| *n == spheres.len())
+            .map(|(choice, _)| choice);
+        if stale && switch.is_none() {
             let choice = choose_from(&survey(spheres), &self.costs);
             self.chosen_for = spheres.len();
             self.frames_since = 0;
@@ -346,6 +355,12 @@ impl BroadPhase for Auto {
     /// Events by the backend: on only where the chosen method's backend can; a new choice then
     /// takes over after the frame it was made on (module docs).
     fn track_events(&mut self, on: bool) -> Result<bool> {
+        // A switch that waited for events' sake is made at the next choice instead.
+        if let Some((choice, _)) = self.pending.take()
+            && !on
+        {
+            self.current = Some(choice);
+        }
         if !on {
             self.events = false;
             for (_, b) in &mut self.built {
@@ -420,9 +435,9 @@ impl BroadPhase for Auto {
         match switch {
             Some(next) if stored => self.switch_to(next, spheres),
             // A frame that only counts keeps no list for the next frame's events to compare
-            // with: the switch waits for a frame that stores its pairs (asked again then), so
-            // the new method's events start from the last list the caller was given.
-            Some(_) => self.frames_since = RECHOOSE_EVERY,
+            // with: the switch waits for a frame that stores its pairs, so the new method's
+            // events start from the last list the caller was given.
+            Some(next) => self.pending = Some((next, spheres.len())),
             None => {}
         }
         stats.stages.insert(

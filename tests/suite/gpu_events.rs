@@ -441,3 +441,44 @@ fn an_empty_frame_loses_every_pair_in_parts_and_on_the_box_pipeline() {
         "in parts: found again"
     );
 }
+
+/// A switch of method decided on a frame that only counts waits for the next frame that stores
+/// its pairs: that frame's events compare with the last stored frame (the one the caller was
+/// given), not with the counted one, and the scene is surveyed once for it.
+#[test]
+fn auto_switches_on_a_stored_frame_after_a_counted_one() {
+    use sweepfan::BroadPhase;
+    let Some(ctx) = shared_gpu() else { return };
+    let dense = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 5)).spheres;
+    let sparse = Scene::generate(SceneKind::Clusters, &SceneParams::new(400, 6)).spheres;
+    let mut auto = sweepfan::gpu::auto(ctx);
+    assert!(auto.track_events(true).unwrap());
+    let mut pairs = Vec::new();
+    let mut tracker = EventTracker::new();
+    let first = auto.find_pairs(&dense, Some(&mut pairs)).unwrap().chosen;
+    tracker.update(pairs.clone());
+    auto.take_events();
+    // The counted frame of another scene chooses another method, which waits.
+    let counted = auto.find_pairs(&sparse, None).unwrap().chosen;
+    assert_eq!(
+        counted.as_ref().map(|c| c.method),
+        first.as_ref().map(|c| c.method),
+        "the counted frame runs the method before"
+    );
+    for k in 0..3 {
+        let stats = auto.find_pairs(&sparse, Some(&mut pairs)).unwrap();
+        let want = tracker.update(pairs.clone());
+        assert_eq!(
+            auto.take_events().as_ref(),
+            Some(&want),
+            "stored frame {k} after the counted one"
+        );
+        if k == 1 {
+            assert_ne!(
+                stats.chosen.map(|c| c.method),
+                first.as_ref().map(|c| c.method),
+                "the new method took over after the first stored frame"
+            );
+        }
+    }
+}
