@@ -350,8 +350,7 @@ fn a_frame_past_the_pair_limit_keeps_no_events() {
 fn auto_tracks_events_on_every_method_it_built() {
     use sweepfan::BroadPhase;
     let Some(ctx) = shared_gpu() else { return };
-    let dense = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 5)).spheres;
-    let sparse = Scene::generate(SceneKind::Clusters, &SceneParams::new(400, 6)).spheres;
+    let (dense, sparse) = scenes_auto_runs_apart();
     let mut auto = sweepfan::gpu::auto(ctx);
     let first = auto
         .find_pairs(&dense, None)
@@ -449,8 +448,7 @@ fn an_empty_frame_loses_every_pair_in_parts_and_on_the_box_pipeline() {
 fn auto_switches_on_a_stored_frame_after_a_counted_one() {
     use sweepfan::BroadPhase;
     let Some(ctx) = shared_gpu() else { return };
-    let dense = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 5)).spheres;
-    let sparse = Scene::generate(SceneKind::Clusters, &SceneParams::new(400, 6)).spheres;
+    let (dense, sparse) = scenes_auto_runs_apart();
     let mut auto = sweepfan::gpu::auto(ctx);
     assert!(auto.track_events(true).unwrap());
     let mut pairs = Vec::new();
@@ -481,4 +479,12 @@ fn auto_switches_on_a_stored_frame_after_a_counted_one() {
             );
         }
     }
+}
+
+/// A dense and a sparse scene, on which `auto` chooses two methods (the tests assert it).
+fn scenes_auto_runs_apart() -> (Vec<sweepfan::Sphere>, Vec<sweepfan::Sphere>) {
+    (
+        Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 5)).spheres,
+        Scene::generate(SceneKind::Clusters, &SceneParams::new(400, 6)).spheres,
+    )
 }
