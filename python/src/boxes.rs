@@ -1,7 +1,7 @@
 //! `BoxBroadPhase`: axis-aligned boxes by the caller's ids, frame after frame (the library's
 //! `BoxBroadPhase`, docs/design.md §4.7).
 
-use crate::errors::{check_not_forked, to_py};
+use crate::errors::{check_not_forked, copy_of, to_py};
 use crate::gpu::{self, lock};
 use crate::input::{arg_error, ids, matrix, rows_fit};
 use crate::interrupt::{BOX_PAIR, all_pairs, interruptible};
@@ -126,8 +126,9 @@ impl PyBoxBroadPhase {
         let (found, lost) = interruptible(py, work, || {
             let mut held = lock(&self.held);
             let frame = held.broad.update().map_err(to_py)?;
-            held.found.clone_from(&frame.found);
-            held.lost.clone_from(&frame.lost);
+            // The copies kept for the getters, or MemoryError (not an abort).
+            held.found = copy_of(&frame.found)?;
+            held.lost = copy_of(&frame.lost)?;
             Ok((frame.found, frame.lost))
         })?;
         Ok((pair_array(py, found), pair_array(py, lost)))
@@ -135,21 +136,23 @@ impl PyBoxBroadPhase {
 
     /// The pairs touching at the last update, (K, 2) uint64, rows sorted, a < b in each.
     #[getter]
-    fn pairs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
-        let pairs = py.detach(|| lock(&self.held).broad.pairs().to_vec());
-        pair_array(py, pairs)
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let pairs = py.detach(|| copy_of(lock(&self.held).broad.pairs()))?;
+        Ok(pair_array(py, pairs))
     }
 
     /// The pairs that began touching at the last update.
     #[getter]
-    fn found<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
-        pair_array(py, py.detach(|| lock(&self.held).found.clone()))
+    fn found<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let found = py.detach(|| copy_of(&lock(&self.held).found))?;
+        Ok(pair_array(py, found))
     }
 
     /// The pairs that stopped touching at the last update.
     #[getter]
-    fn lost<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u64>> {
-        pair_array(py, py.detach(|| lock(&self.held).lost.clone()))
+    fn lost<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let lost = py.detach(|| copy_of(&lock(&self.held).lost))?;
+        Ok(pair_array(py, lost))
     }
 
     /// Boxes held.

@@ -80,3 +80,18 @@ pub fn check_not_forked() -> PyResult<()> {
     }
     Ok(())
 }
+
+/// A copy of a list, or `MemoryError` when it does not fit (a failed allocation would abort
+/// the process).
+pub fn copy_of<T: Copy>(list: &[T]) -> PyResult<Vec<T>> {
+    let mut copy = Vec::new();
+    copy.try_reserve_exact(list.len()).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "a copy of {} pairs ({} bytes) does not fit in memory",
+            list.len(),
+            std::mem::size_of_val(list)
+        ))
+    })?;
+    copy.extend_from_slice(list);
+    Ok(copy)
+}

@@ -57,8 +57,9 @@ impl PyEventTracker {
 
     /// The last update's pairs, (K, 2) uint32, sorted.
     #[getter]
-    fn pairs<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u32>> {
-        pair_array(py, lock(&self.tracker).pairs().to_vec())
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        let pairs = crate::errors::copy_of(lock(&self.tracker).pairs())?;
+        Ok(pair_array(py, pairs))
     }
 
     /// Updates so far.

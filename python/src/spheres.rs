@@ -1,6 +1,6 @@
 //! Spheres: `sphere_pairs` (one call) and `BroadPhase` (a simulation's frames, with events).
 
-use crate::errors::{check_not_forked, fails_with, to_py, with_row};
+use crate::errors::{check_not_forked, copy_of, fails_with, to_py, with_row};
 use crate::gpu::{self, Cache, lock};
 use crate::input::{arg_error, matrix, per_object};
 use crate::interrupt::{all_pairs, interruptible};
@@ -624,19 +624,4 @@ fn same_kind(frames: &Frames, with_worlds: bool) -> PyResult<()> {
         )),
         _ => Ok(()),
     }
-}
-
-/// A copy of a pair list, or `MemoryError` when it does not fit (a failed allocation would
-/// abort the process).
-fn copy_of(pairs: &[Pair]) -> PyResult<Vec<Pair>> {
-    let mut copy = Vec::new();
-    copy.try_reserve_exact(pairs.len()).map_err(|_| {
-        pyo3::exceptions::PyMemoryError::new_err(format!(
-            "a copy of {} pairs ({} bytes) does not fit in memory",
-            pairs.len(),
-            pairs.len() * 8
-        ))
-    })?;
-    copy.extend_from_slice(pairs);
-    Ok(copy)
 }
