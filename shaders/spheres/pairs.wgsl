@@ -468,8 +468,8 @@ fn grid(inv: Invocation) {
 
 // ---- grid giants (docs/design.md §2.7): one thread per object (original order) against the
 // giants on ext's list, GIANT_TILE at a time in workgroup memory: a giant tests the giants with
-// a larger index, any other object each giant whose reach [cell(c - r) - 1, cell(c + r) + 1]
-// holds its cell on every axis. In a batch of worlds (§2.13) the list holds the shared objects
+// a larger index whose reach [cell(c - r) - 1, cell(c + r) + 1] overlaps its own on every axis,
+// any other object each giant whose reach holds its cell on every axis. In a batch of worlds (§2.13) the list holds the shared objects
 // too, and two objects meet when they are of one world or either is shared.
 
 // Giants a workgroup holds at once (52 bytes each): the list (up to GIANT_SLOTS) goes by tiles.
@@ -499,12 +499,19 @@ fn grid_giants(inv: Invocation) {
     var c = vec3<i32>(0);
     var world = 0u;
     var giant = false;
+    // A listed object's own reach (the giants it meets overlap it).
+    var reach_lo = vec3<i32>(0);
+    var reach_hi = vec3<i32>(0);
     if live {
         me = spheres[i];
         my_index = i;
         c = cell_of(me.xyz, side);
         world = select(0u, world_rank[i], worlds);
         giant = is_giant(me, giant_split()) || (worlds && world == shared_world);
+        if giant {
+            reach_lo = cell_of(me.xyz - vec3<f32>(me.w), side) - vec3<i32>(1);
+            reach_hi = cell_of(me.xyz + vec3<f32>(me.w), side) + vec3<i32>(1);
+        }
     }
     visit_bit = 0u;
     // g is uniform (workgroupUniformLoad): every invocation takes every tile's barriers.
@@ -528,7 +535,8 @@ fn grid_giants(inv: Invocation) {
                 same_world = other == world || other == shared_world || world == shared_world;
             }
             if giant {
-                if j > i && same_world {
+                let meets = all(reach_lo <= giant_hi[t]) && all(giant_lo[t] <= reach_hi);
+                if j > i && same_world && meets {
                     test_pair(giant_sphere[t], j);
                 }
             } else if same_world && all(c >= giant_lo[t]) && all(c <= giant_hi[t]) {

@@ -297,8 +297,9 @@ pub fn cell_wall_scene() -> Vec<Sphere> {
 /// where the largest radius is more than 8 times the bin's; the largest radius more than twice
 /// the bin's), cells of the others by [`oracle_grid_cell`] with side twice the largest other
 /// radius (for points, from the bounds);
-/// pairs of others in neighbouring cells, each giant with every other giant and with the others
-/// whose cell lies in `[cell(c - r) - 1, cell(c + r) + 1]` on every axis.
+/// pairs of others in neighbouring cells, each giant with the others whose cell lies in its
+/// reach `[cell(c - r) - 1, cell(c + r) + 1]` on every axis and with the giants whose reach
+/// overlaps its own on every axis.
 pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     let bin = |r: f32| (r.to_bits() & 0x7fff_ffff) >> 23;
     let mut bins = std::collections::BTreeMap::<u32, (u32, f32)>::new();
@@ -362,7 +363,9 @@ pub fn oracle_grid_tests(s: &[Sphere]) -> u64 {
     all_pairs(s.len())
         .filter(|&(i, j)| match (giant(&s[i]), giant(&s[j])) {
             (false, false) => (0..3).all(|a| (cells[i][a] - cells[j][a]).abs() <= 1),
-            (true, true) => true,
+            (true, true) => {
+                (0..3).all(|a| reach[i].0[a] <= reach[j].1[a] && reach[j].0[a] <= reach[i].1[a])
+            }
             (true, false) => {
                 (0..3).all(|a| reach[i].0[a] <= cells[j][a] && cells[j][a] <= reach[i].1[a])
             }

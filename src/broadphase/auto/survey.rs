@@ -203,7 +203,7 @@ pub fn survey(spheres: &[Sphere]) -> Survey {
         large_sweep += on_sweep.overlapping(l) as f64 * object_scale;
         large_x += on_x.overlapping(l) as f64 * object_scale;
         for o in &large[k + 1..] {
-            large_grid += 1.0;
+            large_grid += f64::from(u8::from(grid_tests(l, o, cell_radius, &giant)));
             large_sweep += f64::from(u8::from(overlap_on(l, o, sweep)));
             large_x += f64::from(u8::from(overlap_on(l, o, 0)));
         }
@@ -237,15 +237,51 @@ fn overlap_on(a: &Sphere, b: &Sphere, axis: usize) -> bool {
         && b.center[axis] - b.radius <= a.center[axis] + a.radius
 }
 
+/// The grid's cell of a coordinate, for cells of side `2 radius` (1 where that is not normal).
+fn cell_of(radius: f32) -> impl Fn(f64) -> f64 {
+    let side = f64::from(2.0 * radius);
+    let side = if side.is_normal() { side } else { 1.0 };
+    move |x: f64| (x / side).floor()
+}
+
+/// A sphere's reach in cells of side `2 radius`: the cells of `c - r` to `c + r` and one more
+/// on each side (`cpu::grid::giants`).
+fn reach_of(s: &Sphere, radius: f32) -> ([f64; 3], [f64; 3]) {
+    let cell = cell_of(radius);
+    let (c, r) = (s.center.as_dvec3(), f64::from(s.radius));
+    (
+        [0, 1, 2].map(|a| cell(c[a] - r) - 1.0),
+        [0, 1, 2].map(|a| cell(c[a] + r) + 1.0),
+    )
+}
+
+/// Whether the grid tests `a` with `b` (cells of side `2 radius`): two giants whose reaches
+/// overlap, a giant with an object whose cell is in its reach, two others in neighbouring cells.
+fn grid_tests(a: &Sphere, b: &Sphere, radius: f32, giant: &impl Fn(&Sphere) -> bool) -> bool {
+    let cell = cell_of(radius);
+    let home = |s: &Sphere| [0, 1, 2].map(|k| cell(f64::from(s.center[k])));
+    match (giant(a), giant(b)) {
+        (true, true) => {
+            let ((alo, ahi), (blo, bhi)) = (reach_of(a, radius), reach_of(b, radius));
+            (0..3).all(|k| alo[k] <= bhi[k] && blo[k] <= ahi[k])
+        }
+        (true, false) | (false, true) => {
+            let (g, o) = if giant(a) { (a, b) } else { (b, a) };
+            let ((lo, hi), c) = (reach_of(g, radius), home(o));
+            (0..3).all(|k| lo[k] <= c[k] && c[k] <= hi[k])
+        }
+        (false, false) => {
+            let (ca, cb) = (home(a), home(b));
+            (0..3).all(|k| (ca[k] - cb[k]).abs() <= 1.0)
+        }
+    }
+}
+
 /// Objects of `spheres` whose cells (side `2 radius`) lie within a giant's reach, the cells of
 /// `c - r` to `c + r` and one more on each side (`cpu::grid::giants`).
 fn in_reach(spheres: &[Sphere], giant: &Sphere, radius: f32) -> usize {
-    let side = f64::from(2.0 * radius);
-    let side = if side.is_normal() { side } else { 1.0 };
-    let cell = |x: f64| (x / side).floor();
-    let (c, r) = (giant.center.as_dvec3(), f64::from(giant.radius));
-    let lo = [0, 1, 2].map(|a| cell(c[a] - r) - 1.0);
-    let hi = [0, 1, 2].map(|a| cell(c[a] + r) + 1.0);
+    let cell = cell_of(radius);
+    let (lo, hi) = reach_of(giant, radius);
     spheres
         .iter()
         .filter(|o| {

@@ -263,20 +263,28 @@ fn grid_pairs_exactly(spheres: &[Sphere], radius: f32, is_giant: impl Fn(&Sphere
         }
     }
     // Each giant against the others in its reach (cells of c - r to c + r, and one more on
-    // each side), by cell counts; the giants among themselves, every pair.
+    // each side), by cell counts; the giants among themselves where their reaches overlap.
     let cell = |x: f64| (x / side).floor() as i64;
-    for g in &giants {
+    let reach = |g: &Sphere| {
         let (c, r) = (g.center.as_dvec3(), f64::from(g.radius));
-        let lo = [0, 1, 2].map(|a| cell(c[a] - r) - 1);
-        let hi = [0, 1, 2].map(|a| cell(c[a] + r) + 1);
+        (
+            [0, 1, 2].map(|a| cell(c[a] - r) - 1),
+            [0, 1, 2].map(|a| cell(c[a] + r) + 1),
+        )
+    };
+    for (t, g) in giants.iter().enumerate() {
+        let (lo, hi) = reach(g);
         pairs += cells
             .iter()
             .filter(|(k, _)| (0..3).all(|a| lo[a] <= k[a] && k[a] <= hi[a]))
             .map(|(_, &n)| n)
             .sum::<u64>();
+        for h in &giants[t + 1..] {
+            let (hlo, hhi) = reach(h);
+            pairs += u64::from((0..3).all(|a| lo[a] <= hhi[a] && hlo[a] <= hi[a]));
+        }
     }
-    let g = giants.len() as u64;
-    (pairs + g * g.saturating_sub(1) / 2) as f64
+    pairs as f64
 }
 
 /// Grains with 1 to 1,000 boulders (issue 61): the survey reads the whole scene's radii, so it

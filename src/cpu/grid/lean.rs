@@ -170,10 +170,8 @@ impl LeanGrid {
                     }
                 }
             }
-            for (k, g) in giants.iter().enumerate() {
-                for h in &giants[k + 1..] {
-                    test(g.index, h.index, &mut stats);
-                }
+            for t in 0..giants.len() {
+                reach.giant_pairs(giants, t, |a, b| test(a.index, b.index, &mut stats));
             }
         }
         Some(stats)

@@ -29,8 +29,8 @@
 //!   cells and one cell per f32 value beyond, never clamped. Tests = pairs i < j of non-giants
 //!   whose cells differ by at most 1 on every axis (each object visits its own cell, testing
 //!   the objects j > i there, and the 13 cells after it in (z, y, x) order, testing every object
-//!   there, as the CPU grid does), every giant pair, and each giant with the objects in its
-//!   reach. Cells are keyed into a power-of-two number of buckets: by their Z-order code where
+//!   there, as the CPU grid does), each giant pair whose reaches overlap, and each giant with
+//!   the objects in its reach. Cells are keyed into a power-of-two number of buckets: by their Z-order code where
 //!   the scene's cells fit (one cell per key, docs/design.md §9.17), else by a hash; objects of
 //!   other cells sharing a bucket are skipped by an exact cell comparison, so the count does not
 //!   depend on the key. A neighbour's bucket is looked up only when its bit in the occupancy
