@@ -378,18 +378,9 @@ fn reused_instances_on_larger_scenes() {
         generated(SceneKind::Clusters, 5_000),
         generated(SceneKind::Density, 3_000),
     ];
-    let expected: Vec<Vec<Pair>> = scenes
-        .iter()
-        .map(|s| {
-            let mut p = Vec::new();
-            broad_phase(Method::BruteForce)
-                .find_pairs(s, Some(&mut p))
-                .unwrap();
-            canonicalize(&mut p);
-            p
-        })
-        .collect();
-    assert_eq!(expected[2], oracle_pairs(&scenes[2]));
+    // The oracle's pairs (brute force is one of the methods under test).
+    let expected: Vec<Vec<Pair>> = scenes.iter().map(|s| oracle_pairs(s)).collect();
+    assert!(expected.iter().all(|p| !p.is_empty()));
     for method in Method::ALL {
         let mut bp = broad_phase(method);
         for (s, want) in scenes.iter().zip(&expected) {

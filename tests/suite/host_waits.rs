@@ -190,6 +190,7 @@ fn a_call_after_an_abandoned_wait_stops_at_its_own_cancellation() {
         return;
     }
     let ctx = std::sync::Arc::new(test_gpu().expect("a device"));
+    let software = ctx.info().device_type == wgpu::DeviceType::Cpu;
     let big = sweepfan_scenes::Scene::generate(SceneKind::Density, &SceneParams::new(30_000, 4));
     let small = sweepfan_scenes::Scene::generate(SceneKind::Paper, &SceneParams::new(500, 4));
     let mut bp = sweepfan::gpu::GpuBroadPhase::new(ctx, Method::BruteForce).unwrap();
@@ -210,6 +211,12 @@ fn a_call_after_an_abandoned_wait_stops_at_its_own_cancellation() {
     };
     let (_, first) = cancelled_after(&mut bp, &big.spheres);
     let (took, second) = cancelled_after(&mut bp, &small.spheres);
+    // A software adapter takes seconds over 30,000 spheres: the premise holds there (a
+    // hardware GPU may finish the first call before its token, leaving nothing abandoned).
+    assert!(
+        !software || matches!(first, Err(Error::Interrupted)),
+        "the first call was not stopped: {first:?}"
+    );
     if matches!(first, Err(Error::Interrupted)) {
         assert!(
             took < Duration::from_millis(1500),

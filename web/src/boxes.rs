@@ -218,7 +218,7 @@ mod tests {
     /// The GPU box check natively, through the async update the page awaits (lavapipe here).
     #[test]
     fn gpu_boxes_agree_with_the_cpu_natively() {
-        pollster::block_on(crate::open_gpu_async()).unwrap();
+        crate::open_test_gpu();
         for scene in ["paper", "clusters"] {
             let c =
                 pollster::block_on(check_boxes_gpu_async(scene.into(), 3000.0, 6.0, 3.0)).unwrap();

@@ -165,7 +165,7 @@ mod tests {
             "{c:?}"
         );
         assert!(c.points.len() >= 2 * c.pairs as usize, "{c:?}");
-        pollster::block_on(crate::open_gpu_async()).unwrap();
+        crate::open_test_gpu();
         let g = pollster::block_on(check_contacts_gpu_async("paper".into(), 1500.0, 2.0)).unwrap();
         assert!(g.agrees && g.pairs == c.pairs, "{g:?}");
         assert!(check_contacts("pape", 10, 1).is_err());

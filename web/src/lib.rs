@@ -162,7 +162,19 @@ thread_local! {
 /// Opens the browser's default GPU adapter (WebGPU) and names it; later GPU checks run on it.
 #[wasm_bindgen]
 pub async fn open_gpu_async() -> Result<String, JsError> {
-    let ctx = Arc::new(GpuContext::new_async(&GpuOptions::default()).await?);
+    open_gpu_with(&GpuOptions::default()).await
+}
+
+/// The native tests' context: the options the test environment names (the expected adapter,
+/// sloppy math), as every other GPU test of the workspace opens its device.
+#[cfg(test)]
+pub(crate) fn open_test_gpu() -> String {
+    let options = GpuOptions::from_vars(|name| std::env::var(name).ok()).unwrap();
+    pollster::block_on(open_gpu_with(&options)).unwrap()
+}
+
+async fn open_gpu_with(options: &GpuOptions) -> Result<String, JsError> {
+    let ctx = Arc::new(GpuContext::new_async(options).await?);
     forget_gpu();
     let name = format!(
         "{} ({:?}, {:?})",
@@ -380,7 +392,7 @@ mod tests {
     /// the async entry points the page awaits: pairs and events equal the CPU's.
     #[test]
     fn the_gpu_check_agrees_with_the_cpu_natively() {
-        let name = pollster::block_on(open_gpu_async()).unwrap();
+        let name = open_test_gpu();
         assert!(!name.is_empty());
         for method in ["grid", "sap", "brute-force"] {
             let c = pollster::block_on(check_gpu_async(

@@ -154,7 +154,7 @@ mod tests {
     /// hits found, agreeing with the CPU over moving frames.
     #[test]
     fn the_rotating_check_agrees_with_the_cpu_natively() {
-        pollster::block_on(crate::open_gpu_async()).unwrap();
+        crate::open_test_gpu();
         let c = pollster::block_on(check_rotating_gpu_async(6000.0, 3.0, 3.0)).unwrap();
         assert!(
             c.agrees && c.pairs > 50 && c.found > 0 && c.lost > 0,

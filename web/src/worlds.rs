@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_gpu_worlds_check_agrees_with_the_cpu_natively() {
-        pollster::block_on(crate::open_gpu_async()).unwrap();
+        crate::open_test_gpu();
         for (scene, n) in [("paper", 2048.0), ("clusters", 1000.0)] {
             let c = pollster::block_on(check_worlds_gpu_async(scene.into(), n, 7.0)).unwrap();
             assert!(c.agrees && c.pairs > 0, "{scene}: {c:?}");

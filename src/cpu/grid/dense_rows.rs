@@ -163,7 +163,12 @@ impl DenseRows {
     /// does that well ([`super::touch`]).
     fn crowding(frame: &GridFrame, n: usize) -> bool {
         let m = frame.max_cell.map(|m| f64::from(m) + 1.0);
-        n as f64 >= CROWDED_PER_CELL * m[0] * m[1] * m[2] && span::avx512()
+        // Radius sums below 2^-50 (at most the cell side) square to subnormals, a slow
+        // operation on x86 for every lane, and every lane is then left to `Sphere::touches`
+        // anyway: such scenes test one candidate at a time (as `SphereColumns` does).
+        n as f64 >= CROWDED_PER_CELL * m[0] * m[1] * m[2]
+            && span::avx512()
+            && frame.cell_side >= 2f32.powi(-50)
     }
 
     /// Whether the grid should try this layout before the dense cells: crowded scenes whose

@@ -247,11 +247,17 @@ fn sloppy_fma_rounds_about_as_a_fused_operation() {
         .filter(|(c, g)| g[1].to_bits() != (c[0] * c[1] + c[2]).to_bits())
         .count();
     if fusing > 0 {
+        // The emulation is for devices that do not fuse; on one that does, it still stays
+        // within two ULPs of the fused result (the product's error added twice at most).
         eprintln!(
-            "{} fuses x * y + z ({fusing} of {} cases): the emulated fma is for devices that do not",
+            "{} fuses x * y + z ({fusing} of {} cases): checked within 2 ULPs",
             ctx.info.name,
             cases.len()
         );
+        for (c, g) in cases.iter().zip(&got) {
+            let fused = (f64::from(c[0]) * f64::from(c[1]) + f64::from(c[2])) as f32;
+            assert!(ulps(g[0], fused) <= 2, "{c:?}: {} vs fused {fused}", g[0]);
+        }
         return;
     }
     let (mut equal, mut unlike_unfused) = (0usize, 0usize);
