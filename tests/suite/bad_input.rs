@@ -184,7 +184,8 @@ fn decimals_outside_f32_are_named() {
         assert!(p.contains(problem), "{text}: {p}");
     }
     // Zero written many ways is zero.
-    assert!(parse_spheres_csv("x,y,z,r\n0.0,-0,0e5,1\n").is_ok());
+    let zero = parse_spheres_csv("x,y,z,r\n0.0,-0,0e5,1\n").unwrap();
+    assert_eq!(zero, [Sphere::new(Vec3::ZERO, 1.0)]);
 }
 
 /// A call that fails leaves the caller's list empty, whatever held it before and whatever the

@@ -377,6 +377,7 @@ fn spheres_and_polygons_agree_with_parry() {
     assert!(pairs.len() > 100);
     let mut contacts = Vec::new();
     sphere_contacts(&spheres, &pairs, &mut contacts).unwrap();
+    assert_eq!(contacts.len(), pairs.len());
     for (p, c) in pairs.iter().zip(&contacts) {
         let (a, b) = (spheres[p[0] as usize], spheres[p[1] as usize]);
         let pose = |s: Sphere| {

@@ -3,7 +3,8 @@
 //! with interleaved polygons, or that are directories get clear answers.
 
 use proptest::prelude::*;
-use sweepfan::Error;
+use glam::Vec3;
+use sweepfan::{Error, Sphere};
 use sweepfan_scenes::files::{
     parse_obbs_csv, parse_polygons_csv, parse_spheres_csv, read_obbs_csv, read_polygons_csv,
     read_spheres_csv,
@@ -59,9 +60,25 @@ proptest! {
 
 #[test]
 fn valid_files_parse() {
-    assert_eq!(parse_spheres_csv(SPHERES).unwrap().len(), 3);
-    assert_eq!(parse_obbs_csv(BOXES).unwrap().len(), 2);
-    assert_eq!(parse_polygons_csv(POLYGONS).unwrap().len(), 2);
+    let spheres = parse_spheres_csv(SPHERES).unwrap();
+    assert_eq!(
+        spheres,
+        [
+            Sphere::new(Vec3::ZERO, 1.0),
+            Sphere::new(Vec3::new(1.5, 2.0, -3.0), 0.25),
+            Sphere::new(Vec3::splat(4.0), 0.0),
+        ]
+    );
+    let boxes = parse_obbs_csv(BOXES).unwrap();
+    assert_eq!(boxes.len(), 2);
+    assert_eq!(boxes[1].center, Vec3::new(2.0, 0.0, 0.0));
+    assert_eq!(boxes[1].half_extents, Vec3::splat(0.5));
+    assert_eq!(boxes[1].rotation.to_array(), [0.6, 0.0, 0.0, 0.8]);
+    let polygons = parse_polygons_csv(POLYGONS).unwrap();
+    assert_eq!(polygons.len(), 2);
+    assert_eq!(polygons[0].vertices().len(), 3);
+    assert_eq!(polygons[1].vertices().len(), 4);
+    assert!(polygons[1].vertices().contains(&glam::Vec2::new(3.0, 3.0)));
     // A UTF-8 byte-order mark before the header is not part of the first name.
     assert_eq!(
         parse_spheres_csv(&format!("\u{feff}{SPHERES}"))

@@ -142,6 +142,7 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
     let pairs: Vec<Pair> = vec![[0, 1], [0, 2], [0, 3]];
     let mut out = Vec::new();
     gpu.obb_contacts(&ctx, &boxes, &pairs, &mut out).unwrap();
+    assert_eq!(out.len(), 3);
     for (c, apart) in out.iter().zip([true, true, false]) {
         assert_eq!(c.count == 0, apart, "{c:?}");
         assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
@@ -158,6 +159,7 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
     ];
     gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
         .unwrap();
+    assert_eq!(out.len(), 3);
     for (c, apart) in out.iter().zip([true, true, false]) {
         assert_eq!(c.count == 0, apart, "{c:?}");
         assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
@@ -192,6 +194,7 @@ fn gpu_polygon_contacts_do_not_move_with_the_pair() {
     gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
         .unwrap();
     let least = 4.75 / std::f32::consts::SQRT_2;
+    assert_eq!(out.len(), pairs.len());
     for (c, dx) in out.iter().zip(offsets) {
         assert!((c.depth - least).abs() < 1e-2, "{dx}: {c:?}");
         let normal = glam::Vec3::new(1.0, 1.0, 0.0).normalize();

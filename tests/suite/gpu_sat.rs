@@ -411,11 +411,17 @@ fn polygons_past_a_software_adapters_loop_cap_are_refused_there() {
             .unwrap()
             .polygon_pairs(&ctx, &set, &[[0, 1], [1, 2]], Some(&mut pairs));
     check(r.map(|_| ()), "host-fed");
+    if !software {
+        assert_eq!(pairs, [[0, 1]], "host-fed");
+    }
     let mut contacts = Vec::new();
     let r = sweepfan::gpu::GpuContacts::new(&ctx)
         .unwrap()
         .polygon_contacts(&ctx, &polys, &[[0, 1]], &mut contacts);
     check(r, "contacts");
+    if !software {
+        assert!(contacts.len() == 1 && contacts[0].count > 0, "{contacts:?}");
+    }
     // Small polygons beside them are not refused: 100-gons stay within the cap.
     let small = vec![ngon(100, 0.0), ngon(100, 1.5)];
     pipe.polygon_overlaps(&small, Some(&mut pairs)).unwrap();
