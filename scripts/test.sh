@@ -167,11 +167,22 @@ fi
 stage "build (cargo test --release --no-run)" cargo test --release --no-run "$@"
 stage "tests (cargo test --release)" cargo test --release "$@"
 
+# The simulation example runs its CPU side alone where no adapter opens: here that is a failure.
+simulation_on_both_sides() {
+  local out
+  out=$(cargo run --release --quiet --example simulation -- 2000 10)
+  echo "$out"
+  if grep -q "the CPU side alone" <<<"$out"; then
+    echo "scripts/test.sh: the simulation example found no GPU adapter" >&2
+    return 1
+  fi
+}
+
 # The examples a simulation would start from run too: each exits 1 when the GPU's pairs or
 # frame events differ from the CPU's (not with test filters, nor on a machine opted out of GPU
 # tests).
 if [ "$#" -eq 0 ] && [ "${SWEEPFAN_NO_GPU:-0}" != "1" ]; then
   stage "example bouncing" cargo run --release --quiet --example bouncing -- 2000 30
   stage "example gpu_resident" cargo run --release --quiet --example gpu_resident -- 20000 40
-  stage "example simulation" cargo run --release --quiet --example simulation -- 2000 10
+  stage "example simulation" simulation_on_both_sides
 fi

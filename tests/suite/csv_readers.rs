@@ -2,8 +2,8 @@
 //! and every error names a line of the file; files without line breaks, with a byte-order mark,
 //! with interleaved polygons, or that are directories get clear answers.
 
-use proptest::prelude::*;
 use glam::Vec3;
+use proptest::prelude::*;
 use sweepfan::{Error, Sphere};
 use sweepfan_scenes::files::{
     parse_obbs_csv, parse_polygons_csv, parse_spheres_csv, read_obbs_csv, read_polygons_csv,
