@@ -338,6 +338,36 @@ fn tiny_scenes_decide_as_their_enlarged_copies() {
     }
 }
 
+/// A few intervals far wider than the rest on an axis (spheres spanning the scene, one to more
+/// than min_axis sets aside) beside ordinary ones: every method's pairs and counts as the
+/// oracles say (min_axis's backward walks visit the wide intervals apart from its window).
+#[test]
+fn wide_spheres_beside_small_ones() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(61);
+    for wide in [1usize, 3, 40] {
+        let mut s: Vec<Sphere> = (0..700)
+            .map(|_| {
+                let c = Vec3::new(
+                    rng.random_range(0.0..60.0),
+                    rng.random_range(0.0..60.0),
+                    rng.random_range(0.0..60.0),
+                );
+                Sphere::new(c, rng.random_range(0.5..1.5))
+            })
+            .collect();
+        for k in 0..wide {
+            // Far out on y and z, some wide enough to reach back over the scene on x; others
+            // cross the scene.
+            let c = match k % 2 {
+                0 => Vec3::new(rng.random_range(0.0..60.0), 200.0 + 70.0 * k as f32, 90.0),
+                _ => Vec3::new(30.0, rng.random_range(0.0..60.0), 30.0),
+            };
+            s.push(Sphere::new(c, rng.random_range(20.0..40.0)));
+        }
+        check_scene(&s, true).unwrap();
+    }
+}
+
 #[test]
 fn tiny_scenes() {
     let one = [Sphere::new(Vec3::ZERO, 1.0)];
