@@ -170,7 +170,10 @@ stage "tests (cargo test --release)" cargo test --release "$@"
 # The simulation example runs its CPU side alone where no adapter opens: here that is a failure.
 simulation_on_both_sides() {
   local out
-  out=$(cargo run --release --quiet --example simulation -- 2000 10)
+  out=$(cargo run --release --quiet --example simulation -- 2000 10) || {
+    echo "$out"
+    return 1
+  }
   echo "$out"
   if grep -q "the CPU side alone" <<<"$out"; then
     echo "scripts/test.sh: the simulation example found no GPU adapter" >&2

@@ -133,8 +133,10 @@ impl Sphere {
     /// Exact for every pair validation accepts, on the CPU and the GPU alike (docs/design.md
     /// §9.6a): the squared distance against the squared radius sum in f32 decides every pair
     /// whose margin exceeds an error bound; the few within it are decided in integers on the
-    /// inputs' values. When both squares are below 2^-100, where they would lose bits to
-    /// underflow, the filter runs on `d` and `s` scaled by a power of two (exact).
+    /// inputs' values. When the radius sum is below 2^-50 (its square below 2^-100, where
+    /// squares lose bits to underflow), a centre difference past the sum on one axis decides
+    /// "apart" at once, and otherwise the filter runs on `d` and `s` scaled by a power of two
+    /// (exact).
     ///
     /// ```
     /// use glam::Vec3;

@@ -1,10 +1,10 @@
 //! Spheres stored as columns (x, y, z, radius), and [`Sphere::touches`] for one sphere
-//! against four consecutive ones at once. Each lane does the operations of `touches` in the
-//! same order (difference, squares summed left to right, radius sum squared, `<=`), so it
-//! gives the same verdict bit for bit; a lane whose squares fall below the range where they
-//! are exact, or whose margin lies within the filter's error bound, is decided by `touches`
-//! itself (its rescaled path, the exact rule). The dense grid's candidate
-//! runs use it (docs/design.md §2.7).
+//! against four consecutive ones at once. Each lane does the operations of `touches`' filter
+//! in the same order (difference, squares summed left to right, radius sum squared, `<=`), so
+//! it gives the same verdict; a lane whose squares fall below the range where they are exact,
+//! or whose margin lies within the filter's error bound, is decided by `touches` itself (its
+//! small-scale path, the exact rule), as is every lane of columns whose radii are all below
+//! 2^-51. The dense grid's candidate runs use it (docs/design.md §2.7).
 
 use super::sphere::{SQUARES_EXACT_FROM, Sphere, TOUCH_FILTER};
 use glam::Vec3;

@@ -399,7 +399,7 @@ fn tiny_scenes() {
     }
 }
 
-/// Larger scenes than the O(n^2) count oracles allow: pairs still checked against brute force,
+/// Larger scenes than the O(n^2) count oracles allow: pairs still checked against the pair oracle,
 /// with buffers reused by one instance across scenes of different sizes (parallel chunks).
 #[test]
 fn reused_instances_on_larger_scenes() {

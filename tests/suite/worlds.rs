@@ -345,6 +345,31 @@ pub(crate) fn with_shared_objects(check: Check) -> (Vec<Sphere>, Vec<u32>) {
         &[floor, ball, wall],
         &[SHARED, 3, SHARED],
     );
+    // Many shared objects (more than the GPU grid takes) in a chain touching one another and
+    // the worlds of one to three objects around them, interleaved.
+    let (mut many, mut many_ids) = (Vec::new(), Vec::new());
+    for k in 0..60 {
+        let f = k as f32;
+        many.push(Sphere::new(Vec3::new(f * 1.5, (f * 0.7) % 5.0, 0.0), 1.0));
+        many_ids.push(SHARED);
+    }
+    for w in 0..40u32 {
+        for j in 0..w % 3 + 1 {
+            let f = (w * 3 + j) as f32;
+            let at = Vec3::new((f * 2.3) % 95.0, (f * 1.1) % 8.0, j as f32 - 1.0);
+            many.push(Sphere::new(at, 0.6));
+            many_ids.push(w);
+        }
+    }
+    shuffled(&mut many, &mut many_ids, 9);
+    let want = oracle(&many, &many_ids);
+    let crossing = want
+        .iter()
+        .filter(|(w, _)| *w != SHARED)
+        .map(|(_, p)| p.len())
+        .sum::<usize>();
+    assert!(crossing > 30, "{crossing} pairs with the worlds' objects");
+    check("many shared beside tiny worlds", &many, &many_ids);
     (spheres, ids)
 }
 

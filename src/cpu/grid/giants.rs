@@ -523,7 +523,8 @@ mod tests {
         for k in 0..120 {
             let f = k as f32;
             let r = [2.0, 3.0, 9.0, 30.0][k % 4];
-            // Every third giant shares its x with the one before; the first ten touch in a row.
+            // Every third giant shares its x with the one before; the first ten sit 4 apart on
+            // x, of radius 2, some of them touching.
             let x = if k < 10 {
                 f * 4.0
             } else {

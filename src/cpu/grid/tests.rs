@@ -551,8 +551,11 @@ fn dense_rows_match_brute_force_and_the_sparse_layout() {
 
 /// Crowded scenes with short rows (the paper box) take the dense rows first where whole blocks
 /// pay, and test whole blocks (runs of one block and of several): pairs as brute force, tests
-/// as the definition, at scales where the squares of touching pairs need rescaling too (1e-16,
-/// and a lattice of exact contacts at 2^-98, where every square underflows).
+/// as the definition, at scales where the squares of touching pairs need rescaling too: the
+/// paper box at 2^-50 with every third radius 2^-12 of the rest (cells of 2^-48, the whole
+/// blocks taken, the small pairs' lanes undecided), and below 2^-50 cells (1e-16, a lattice of
+/// exact contacts at 2^-98, where every square underflows), which the rows leave to
+/// `Sphere::touches` one candidate at a time.
 #[test]
 fn crowded_rows_test_whole_blocks_exactly() {
     use rand::{Rng, SeedableRng};
@@ -566,6 +569,25 @@ fn crowded_rows_test_whole_blocks_exactly() {
             .collect();
         scenes.push((format!("paper {n} at scale {scale}"), spheres, 4.0 * scale));
     }
+    let small = 2f32.powi(-50);
+    let mixed: Vec<Sphere> = Scene::generate(SceneKind::Paper, &SceneParams::new(5000, 46))
+        .spheres
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let r = if i % 3 != 0 {
+                s.radius
+            } else {
+                s.radius / 4096.0
+            };
+            Sphere::new(s.center * small, r * small)
+        })
+        .collect();
+    scenes.push((
+        "paper 5000 at 2^-50, radii mixed".into(),
+        mixed,
+        4.0 * small,
+    ));
     // A third of the sites of a 24^3 lattice, radius 0.5: neighbours touch exactly.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(45);
     let lattice: Vec<Sphere> = (0..24 * 24 * 24)
@@ -586,8 +608,9 @@ fn crowded_rows_test_whole_blocks_exactly() {
         let (mut got, mut want) = (Vec::new(), Vec::new());
         let mut grid = Grid::new();
         let stats = grid.find_pairs(&spheres, Some(&mut got)).unwrap();
-        assert_eq!(grid.layout == Layout::Rows, pays, "{what}");
-        assert_eq!(grid.rows_grid.crowded(), pays, "{what}");
+        let crowd = pays && side >= 2f32.powi(-50);
+        assert_eq!(grid.layout == Layout::Rows, crowd, "{what}");
+        assert_eq!(grid.rows_grid.crowded(), crowd, "{what}");
         crate::cpu::BruteForce::new()
             .find_pairs(&spheres, Some(&mut want))
             .unwrap();

@@ -247,16 +247,23 @@ fn sloppy_fma_rounds_about_as_a_fused_operation() {
         .filter(|(c, g)| g[1].to_bits() != (c[0] * c[1] + c[2]).to_bits())
         .count();
     if fusing > 0 {
-        // The emulation is for devices that do not fuse; on one that does, it still stays
-        // within two ULPs of the fused result (the product's error added twice at most).
+        // The emulation is for devices that do not fuse; on one that does, its `p + c` fused
+        // adds the product's rounding error once more: within two ULPs of the fused result
+        // plus one ULP of the product (unbounded in ULPs of a result that nearly cancels).
         eprintln!(
-            "{} fuses x * y + z ({fusing} of {} cases): checked within 2 ULPs",
+            "{} fuses x * y + z ({fusing} of {} cases): checked within 2 ULPs plus the product's",
             ctx.info.name,
             cases.len()
         );
+        let ulp = |x: f32| x.abs().next_up() - x.abs();
         for (c, g) in cases.iter().zip(&got) {
             let fused = (f64::from(c[0]) * f64::from(c[1]) + f64::from(c[2])) as f32;
-            assert!(ulps(g[0], fused) <= 2, "{c:?}: {} vs fused {fused}", g[0]);
+            let bound = 2.0 * f64::from(ulp(fused)) + f64::from(ulp(c[0] * c[1]));
+            assert!(
+                (f64::from(g[0]) - f64::from(fused)).abs() <= bound,
+                "{c:?}: {} vs fused {fused}",
+                g[0]
+            );
         }
         return;
     }
