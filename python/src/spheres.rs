@@ -189,19 +189,34 @@ fn run(
 /// backend="gpu" or "auto" (None: the default adapter). An empty scene gives a (0, 2) array. count_only: return (pairs, tests) instead of the list,
 /// where tests counts the sphere-sphere tests the method performed.
 ///
+/// world: None (one scene), or one world id per sphere (SHARED for an object in every world):
+/// pairs only within a world, returned as world_pairs returns them, (pairs, worlds, offsets);
+/// centers with a batch axis, (B, N, 3), mean B worlds of N the same way.
+///
 /// Raises ValueError for bad input (naming the argument and the first bad row), MemoryError
 /// when the scene or its pairs do not fit, RuntimeError when the GPU is missing or fails.
 #[pyfunction]
-#[pyo3(signature = (centers, radii, *, method = "auto", backend = "auto", adapter = None, count_only = false))]
+#[pyo3(signature = (centers, radii, *, world = None, method = "auto", backend = "auto", adapter = None, count_only = false))]
+#[allow(clippy::too_many_arguments)]
 pub fn sphere_pairs<'py>(
     py: Python<'py>,
     centers: &Bound<'py, PyAny>,
     radii: &Bound<'py, PyAny>,
+    world: Option<&Bound<'py, PyAny>>,
     method: &str,
     backend: &str,
     adapter: Option<&Bound<'py, PyAny>>,
     count_only: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let batch_axis = centers
+        .cast::<numpy::PyUntypedArray>()
+        .is_ok_and(|a| numpy::PyUntypedArrayMethods::ndim(a) == 3);
+    if batch_axis || world.is_some_and(|w| !w.is_none()) {
+        let world = world.filter(|w| !w.is_none());
+        return crate::worlds::world_pairs(
+            py, centers, radii, world, method, backend, adapter, count_only,
+        );
+    }
     let method = method_name(method)?;
     let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     let spheres = spheres(centers, radii)?;

@@ -27,6 +27,7 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
+    world: None = None,
     method: str = "auto",
     backend: str = "auto",
     adapter: _Adapter = None,
@@ -37,6 +38,7 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
+    world: None = None,
     method: str = "auto",
     backend: str = "auto",
     adapter: _Adapter = None,
@@ -47,11 +49,34 @@ def sphere_pairs(
     centers: ArrayLike,
     radii: _Radii,
     *,
+    world: None = None,
     method: str = "auto",
     backend: str = "auto",
     adapter: _Adapter = None,
     count_only: bool = False,
 ) -> _Pairs | tuple[int, int]: ...
+@overload
+def sphere_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    world: ArrayLike,
+    method: str = "auto",
+    backend: str = "auto",
+    adapter: _Adapter = None,
+    count_only: Literal[False] = False,
+) -> tuple[_Pairs, np.ndarray, np.ndarray]: ...
+@overload
+def sphere_pairs(
+    centers: ArrayLike,
+    radii: _Radii,
+    *,
+    world: ArrayLike,
+    method: str = "auto",
+    backend: str = "auto",
+    adapter: _Adapter = None,
+    count_only: Literal[True],
+) -> tuple[int, int]: ...
 SHARED: int
 
 @overload

@@ -312,3 +312,23 @@ def test_a_batch_past_memory_is_a_memory_error():
         sweepfan.world_pairs(centers, 1.0, count_only=True)
     with pytest.raises(MemoryError):
         sweepfan.BroadPhase(backend="cpu").step(centers, 1.0)
+
+
+def test_sphere_pairs_takes_world_and_a_batch_axis(backend):
+    """sphere_pairs(..., world=ids) and sphere_pairs on (B, N, 3) centres give the worlds'
+    pairs as world_pairs does, against the brute force per world."""
+    _, centers, radii, world = random_worlds(71, 300, 7, 29)
+    pairs, worlds, offsets = sweepfan.sphere_pairs(centers, radii, world=world, backend=backend)
+    expected = brute_per_world(centers, radii, world)
+    assert sum(len(p) for w, p in expected.items() if w != sweepfan.SHARED) > 25
+    assert as_groups(pairs, worlds, offsets) == expected
+    count, _ = sweepfan.sphere_pairs(centers, radii, world=world, count_only=True)
+    assert count == len(pairs)
+    # Four worlds of 50 as a batch axis: world k holds rows k * 50 .. k * 50 + 49.
+    batch = centers[:200].reshape(4, 50, 3)
+    pairs, worlds, offsets = sweepfan.sphere_pairs(batch, 1.0, backend=backend)
+    ids = np.repeat(np.arange(4), 50)
+    assert as_groups(pairs, worlds, offsets) == brute_per_world(centers[:200], 1.0, ids)
+    # world=None is one scene.
+    plain = sweepfan.sphere_pairs(centers, radii, world=None)
+    assert plain.shape[1] == 2
