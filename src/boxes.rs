@@ -20,6 +20,7 @@
 //! ```
 
 use crate::broadphase::aabbs::AabbOverlaps;
+use crate::broadphase::worlds::SHARED;
 use crate::broadphase::{Backend, Pair, Stats};
 use crate::cpu::aabb_sweep::BoxSweep;
 use crate::error::{Error, Result};
@@ -44,6 +45,13 @@ pub struct BoxFrame {
     pub found: Vec<IdPair>,
     /// Pairs that touched before and do not now, including those of removed objects (sorted).
     pub lost: Vec<IdPair>,
+    /// The world of each pair of `found`, beside it: its boxes' world, or where one is
+    /// [`SHARED`](crate::SHARED), the other's (`SHARED` where both are); 0 for boxes never put
+    /// in a world ([`BoxBroadPhase::set_many_in_worlds`]).
+    pub found_worlds: Vec<u32>,
+    /// The world of each pair of `lost`, beside it, as it was when the pair touched (so removed
+    /// boxes' pairs keep theirs).
+    pub lost_worlds: Vec<u32>,
     /// Pairs touching both before and now.
     pub persisting: u64,
     /// What the broad phase did.
@@ -66,10 +74,13 @@ pub struct BoxBroadPhase {
     /// Whether a box was ever put in a world other than 0 (since the last [`Self::clear`]):
     /// updates then find pairs world by world.
     in_worlds: bool,
-    /// The last update's pairs, sorted.
+    /// The last update's pairs, sorted, and each one's world beside it.
     pairs: Vec<IdPair>,
-    /// The update's pairs being built (the list before, kept for its allocation).
+    pair_worlds: Vec<u32>,
+    /// The update's pairs and their worlds being built (the lists before, kept for their
+    /// allocations).
     now: Vec<IdPair>,
+    now_worlds: Vec<u32>,
     positions: Vec<Pair>,
 }
 
@@ -84,7 +95,9 @@ impl BoxBroadPhase {
             in_worlds: false,
             slots: HashMap::default(),
             pairs: Vec::new(),
+            pair_worlds: Vec::new(),
             now: Vec::new(),
+            now_worlds: Vec::new(),
             positions: Vec::new(),
         }
     }
@@ -387,18 +400,43 @@ impl BoxBroadPhase {
         // The last look at the caller's cancellation before the update is kept
         // (docs/design.md §9.18): an interrupted update changes nothing, `frame` included.
         crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
+        // Each pair's world: its boxes' (a shared box's partner's); all 0 outside worlds.
+        self.now_worlds.clear();
+        if self.in_worlds {
+            let (slots, worlds) = (&self.slots, &self.worlds);
+            let world = |id: &Id| worlds[slots[id] as usize];
+            self.now_worlds
+                .par_extend(self.now.par_iter().map(|[a, b]| match world(a) {
+                    SHARED => world(b),
+                    w => w,
+                }));
+        } else {
+            self.now_worlds.resize(self.now.len(), 0);
+        }
         frame.found.clear();
         frame.lost.clear();
+        frame.found_worlds.clear();
+        frame.lost_worlds.clear();
         frame.stats = stats;
         let (found, lost) = (&mut frame.found, &mut frame.lost);
-        frame.persisting = merge_changes(&self.pairs, &self.now, |&p, is_found| {
+        let (found_worlds, lost_worlds) = (&mut frame.found_worlds, &mut frame.lost_worlds);
+        let (before, before_worlds) = (&self.pairs, &self.pair_worlds);
+        let (now, now_worlds) = (&self.now, &self.now_worlds);
+        // The events come in each list's order: a cursor per list finds their worlds.
+        let (mut at_before, mut at_now) = (0, 0);
+        frame.persisting = merge_changes(before, now, |&p, is_found| {
             if is_found {
-                found.push(p)
+                at_now += now[at_now..].partition_point(|q| *q < p);
+                found.push(p);
+                found_worlds.push(now_worlds[at_now]);
             } else {
-                lost.push(p)
+                at_before += before[at_before..].partition_point(|q| *q < p);
+                lost.push(p);
+                lost_worlds.push(before_worlds.get(at_before).copied().unwrap_or(0));
             }
         });
         std::mem::swap(&mut self.pairs, &mut self.now);
+        std::mem::swap(&mut self.pair_worlds, &mut self.now_worlds);
         Ok(())
     }
 

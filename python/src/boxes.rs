@@ -7,7 +7,7 @@ use crate::input::{arg_error, ids, matrix, rows_fit};
 use crate::interrupt::{BOX_PAIR, all_pairs, interruptible};
 use crate::output::pair_array;
 use glam::Vec3;
-use numpy::PyArray2;
+use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use std::sync::Mutex;
 use sweepfan::{Aabb, Backend, BoxBroadPhase, IdPair};
@@ -17,6 +17,8 @@ struct Held {
     broad: BoxBroadPhase,
     found: Vec<IdPair>,
     lost: Vec<IdPair>,
+    found_worlds: Vec<u32>,
+    lost_worlds: Vec<u32>,
 }
 
 /// Axis-aligned boxes held by your ids (any integers in 0..2**64), for a simulation's frames.
@@ -52,6 +54,8 @@ impl PyBoxBroadPhase {
                 broad,
                 found: Vec::new(),
                 lost: Vec::new(),
+                found_worlds: Vec::new(),
+                lost_worlds: Vec::new(),
             }),
             backend,
         })
@@ -129,6 +133,7 @@ impl PyBoxBroadPhase {
             // The copies kept for the getters, or MemoryError (not an abort).
             held.found = copy_of(&frame.found)?;
             held.lost = copy_of(&frame.lost)?;
+            (held.found_worlds, held.lost_worlds) = (frame.found_worlds, frame.lost_worlds);
             Ok((frame.found, frame.lost))
         })?;
         Ok((pair_array(py, found), pair_array(py, lost)))
@@ -153,6 +158,21 @@ impl PyBoxBroadPhase {
     fn lost<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<u64>>> {
         let lost = py.detach(|| copy_of(&lock(&self.held).lost))?;
         Ok(pair_array(py, lost))
+    }
+
+    /// The world of each pair of found (its boxes' world, or where one is SHARED the other's;
+    /// 0 for boxes set without a world), (K,) uint32 beside found's rows.
+    #[getter]
+    fn found_worlds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let worlds = py.detach(|| copy_of(&lock(&self.held).found_worlds))?;
+        Ok(worlds.into_pyarray(py))
+    }
+
+    /// The world of each pair of lost, as it was while the pair touched, beside lost's rows.
+    #[getter]
+    fn lost_worlds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let worlds = py.detach(|| copy_of(&lock(&self.held).lost_worlds))?;
+        Ok(worlds.into_pyarray(py))
     }
 
     /// Boxes held.

@@ -113,5 +113,18 @@ def test_boxes_in_worlds_pair_only_within_a_world(backend):
     }
     assert as_set(found) == expected and len(lost) == 0
     assert len(expected) < len(brute_force(ids, lo, hi)), "worlds cut pairs"
+    # Each event's world beside it: its boxes', a shared box's partner's.
+    def world_of(a, b):
+        wa, wb = world[a - 1000], world[b - 1000]
+        return wb if wa == sweepfan.SHARED else wa
+
+    assert bp.found_worlds.dtype == np.uint32
+    assert bp.found_worlds.tolist() == [world_of(a, b) for a, b in found.tolist()]
+    # Removed boxes' pairs are lost in the worlds they had.
+    gone = ids[:100]
+    bp.remove(gone)
+    _, lost = bp.update()
+    assert len(lost) > 0
+    assert bp.lost_worlds.tolist() == [world_of(a, b) for a, b in lost.tolist()]
     with pytest.raises(ValueError, match="world"):
         bp.set(ids[:3], lo[:3], hi[:3], world=[0, 1])

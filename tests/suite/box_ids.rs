@@ -358,11 +358,27 @@ fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
         held.insert(i, (b, w));
     }
     let mut before = BTreeSet::new();
+    // The boxes as they were at the last update (the lost pairs' worlds are theirs).
+    let mut held_before = held.clone();
     for frame in 0..4 {
         let f = broad
             .update()
             .unwrap_or_else(|e| panic!("{label}, frame {frame}: {e}"));
         let now = world_oracle(&held);
+        // A pair's world: its boxes', a shared box's partner's.
+        let world_of = |at: &BTreeMap<Id, (Aabb, u32)>, [a, b]: IdPair| match at[&a].1 {
+            sweepfan::SHARED => at[&b].1,
+            w => w,
+        };
+        let found_worlds: Vec<u32> = f.found.iter().map(|&p| world_of(&held, p)).collect();
+        let lost_worlds: Vec<u32> = f.lost.iter().map(|&p| world_of(&held_before, p)).collect();
+        assert_eq!(f.found_worlds, found_worlds, "{label}, frame {frame}");
+        assert_eq!(f.lost_worlds, lost_worlds, "{label}, frame {frame}");
+        assert!(
+            frame == 0 || !f.lost.is_empty(),
+            "{label}, frame {frame}: nothing lost"
+        );
+        held_before = held.clone();
         assert_eq!(
             broad.pairs(),
             now.iter().copied().collect::<Vec<_>>(),
