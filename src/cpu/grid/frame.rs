@@ -71,14 +71,15 @@ impl GridFrame {
     /// is not applied again.
     pub fn of_small(spheres: &[Sphere]) -> Self {
         debug_assert!(crate::geom::sphere::all_valid(spheres));
-        let (mut min, mut max) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
-        let (mut smallest, mut largest) = (f32::INFINITY, 0.0f32);
+        // Whole spheres as vector lanes (x, y, z, r): one min and one max a sphere.
+        let (mut lo, mut hi) = (glam::Vec4::INFINITY, glam::Vec4::NEG_INFINITY);
         for s in spheres {
-            min = min.min(s.center);
-            max = max.max(s.center);
-            smallest = smallest.min(s.radius);
-            largest = largest.max(s.radius);
+            let v = glam::Vec4::from_array(bytemuck::cast(*s));
+            lo = lo.min(v);
+            hi = hi.max(v);
         }
+        let (min, max) = (lo.truncate(), hi.truncate());
+        let (smallest, largest) = (lo.w, hi.w.max(0.0));
         if spheres.is_empty() || largest > 2.0 * smallest {
             return Self::of(spheres);
         }
