@@ -208,9 +208,15 @@ pub fn sphere_pairs<'py>(
     adapter: Option<&Bound<'py, PyAny>>,
     count_only: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let batch_axis = centers
-        .cast::<numpy::PyUntypedArray>()
-        .is_ok_and(|a| numpy::PyUntypedArrayMethods::ndim(a) == 3);
+    // A batch axis from an array or from nested lists (their depth, as NumPy reads it).
+    let batch_axis = match centers.cast::<numpy::PyUntypedArray>() {
+        Ok(a) => numpy::PyUntypedArrayMethods::ndim(a) == 3,
+        Err(_) => py
+            .import("numpy")?
+            .call_method1("ndim", (centers,))
+            .and_then(|d| d.extract::<usize>())
+            .is_ok_and(|d| d == 3),
+    };
     if batch_axis || world.is_some_and(|w| !w.is_none()) {
         let world = world.filter(|w| !w.is_none());
         return crate::worlds::world_pairs(

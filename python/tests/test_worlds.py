@@ -329,6 +329,9 @@ def test_sphere_pairs_takes_world_and_a_batch_axis(backend):
     pairs, worlds, offsets = sweepfan.sphere_pairs(batch, 1.0, backend=backend)
     ids = np.repeat(np.arange(4), 50)
     assert as_groups(pairs, worlds, offsets) == brute_per_world(centers[:200], 1.0, ids)
+    # Nested lists with a batch axis too.
+    listed = sweepfan.sphere_pairs(batch.tolist(), 1.0, backend=backend)
+    assert as_groups(*listed) == as_groups(pairs, worlds, offsets)
     # world=None is one scene.
     plain = sweepfan.sphere_pairs(centers, radii, world=None)
     assert plain.shape[1] == 2

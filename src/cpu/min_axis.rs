@@ -189,18 +189,15 @@ impl MinAxis {
     }
 }
 
-/// The intervals of one axis far wider than the rest: one sphere spanning the scene made every
-/// owner's backward walk scan the whole axis (80,000 spheres at 1% volume and one wide sphere:
-/// 2.4 s a frame against 0.18 s without it, one thread). Wider than twice the 33rd widest, so
-/// at most 32 of them, each looked at by every owner after it; none in most scenes.
+/// The intervals of one axis far wider than the rest ([`super::wide::wide_threshold`]): one
+/// sphere spanning the scene made every owner's backward walk scan the whole axis (80,000
+/// spheres at 1% volume and one wide sphere: 2.4 s a frame against 0.18 s without it, one
+/// thread). Each owner looks at those set aside before it; none in most scenes.
 #[derive(Default)]
 struct Wide {
     /// Sorted positions (in the axis's `(lo, index)` order) of the wide intervals.
     positions: Vec<u32>,
 }
-
-/// Most wide intervals an axis sets aside.
-const WIDE_MAX: usize = 32;
 
 impl Wide {
     /// Finds the wide intervals of `order` and returns the largest width of the others.
@@ -208,13 +205,13 @@ impl Wide {
         self.positions.clear();
         let width = |p: usize| order.hi[p] - order.lo[p];
         let n = order.lo.len();
-        if n <= WIDE_MAX {
-            return (0..n).map(width).fold(0.0, f32::max);
-        }
         widths.clear();
         widths.extend((0..n).map(width));
-        let (_, &mut bound, _) = widths.select_nth_unstable_by(WIDE_MAX, |a, b| b.total_cmp(a));
-        let threshold = 2.0 * bound;
+        let extent = match (order.lo.first(), order.lo.last()) {
+            (Some(&first), Some(&last)) => last - first,
+            _ => 0.0,
+        };
+        let threshold = super::wide::wide_threshold(widths, extent);
         let mut rest = 0.0f32;
         for p in 0..n {
             let w = width(p);

@@ -156,6 +156,7 @@ pub(crate) mod sector_batch;
 pub(crate) mod sector_grid;
 pub(crate) mod sphere_index;
 pub(crate) mod sweep;
+pub(crate) mod wide;
 pub(crate) mod worlds;
 
 pub use aabb_sweep::{BoxSweep, aabb_sweep, sweep_order};

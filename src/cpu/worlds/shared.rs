@@ -5,26 +5,47 @@
 
 use crate::geom::sphere::Sphere;
 
-/// The shared spheres by the low end of their x interval.
+/// The shared spheres by the low end of their x interval, the few far wider than the rest
+/// apart ([`crate::cpu::wide::wide_threshold`]: a shared ground sphere of radius 1e6 made
+/// every object's window the whole axis, 10 times slower).
 #[derive(Default)]
 pub(super) struct SharedIndex {
     /// `(lo, hi, slot)`: the x interval `[c - r, c + r]` (rounded f32 sums) and the sphere's
-    /// place in the shared list, ascending by `lo` (then slot).
+    /// place in the shared list, ascending by `lo` (then slot), the wide ones left out.
     by_lo: Vec<(f32, f32, u32)>,
-    /// The widest computed interval, `hi - lo`.
+    /// The wide ones, each looked at by every object.
+    wide: Vec<(f32, f32, u32)>,
+    /// The widest computed interval, `hi - lo`, of `by_lo`.
     widest: f32,
+    widths: Vec<f32>,
 }
 
 impl SharedIndex {
     /// Indexes `shared` (validated spheres); reuses the storage.
     pub fn build(&mut self, shared: &[Sphere]) {
         self.by_lo.clear();
+        self.wide.clear();
         self.by_lo.extend(shared.iter().enumerate().map(|(t, s)| {
             let (c, r) = (s.center.x, s.radius);
             (c - r, c + r, t as u32)
         }));
         self.by_lo
             .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+        self.widths.clear();
+        self.widths.extend(self.by_lo.iter().map(|e| e.1 - e.0));
+        let extent = match (self.by_lo.first(), self.by_lo.last()) {
+            (Some(first), Some(last)) => last.0 - first.0,
+            _ => 0.0,
+        };
+        let threshold = crate::cpu::wide::wide_threshold(&mut self.widths, extent);
+        let wide = &mut self.wide;
+        self.by_lo.retain(|e| {
+            let keep = e.1 - e.0 <= threshold;
+            if !keep {
+                wide.push(*e);
+            }
+            keep
+        });
         self.widest = self.by_lo.iter().fold(0.0, |m, e| m.max(e.1 - e.0));
     }
 
@@ -39,15 +60,23 @@ impl SharedIndex {
         let floor = lo - 1.0001 * self.widest - 1e-6 * lo.abs();
         let from = self.by_lo.partition_point(|e| e.0 < floor);
         let mut tests = 0;
+        let mut test = |t: u32| {
+            tests += 1;
+            if s.touches(&shared[t as usize]) {
+                found(t);
+            }
+        };
         for &(l, h, t) in &self.by_lo[from..] {
             if l > hi {
                 break;
             }
             if h >= lo {
-                tests += 1;
-                if s.touches(&shared[t as usize]) {
-                    found(t);
-                }
+                test(t);
+            }
+        }
+        for &(l, h, t) in &self.wide {
+            if l <= hi && h >= lo {
+                test(t);
             }
         }
         tests
@@ -71,6 +100,8 @@ mod tests {
         shared.push(Sphere::new(Vec3::new(3.0, 5.0, 0.0), 1.0)); // same lo as slot 1
         let mut index = SharedIndex::default();
         index.build(&shared);
+        assert_eq!(index.wide.len(), 1, "the wide sphere is set aside");
+        assert_eq!(index.widest, 2.0);
         let mut state = 7u32;
         let mut next = || {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
