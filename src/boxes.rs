@@ -46,7 +46,7 @@ pub struct BoxFrame {
     /// Pairs that touched before and do not now, including those of removed objects (sorted).
     pub lost: Vec<IdPair>,
     /// The world of each pair of `found`, beside it: its boxes' world, or where one is
-    /// [`SHARED`](crate::SHARED), the other's (`SHARED` where both are); 0 for boxes never put
+    /// [`SHARED`], the other's (`SHARED` where both are); 0 for boxes never put
     /// in a world ([`BoxBroadPhase::set_many_in_worlds`]).
     pub found_worlds: Vec<u32>,
     /// The world of each pair of `lost`, beside it, as it was when the pair touched (so removed
@@ -153,7 +153,7 @@ impl BoxBroadPhase {
 
     /// Many worlds in one broad phase (docs/design.md §2.13): [`Self::set_many`] with each box's
     /// world, `worlds[k]` for `ids[k]`. Boxes of different worlds never pair; a box of world
-    /// [`SHARED`](crate::broadphase::worlds::SHARED) (ground, walls) pairs with every world's. Ids stay unique over
+    /// [`SHARED`] (ground, walls) pairs with every world's. Ids stay unique over
     /// all worlds, so the events name pairs by id as before.
     ///
     /// ```

@@ -345,7 +345,7 @@ const CROSS_TESTED_MAX: usize = 1 << 22;
 /// A batch's pairs world by world, found independently of the batches: the objects grouped
 /// here, each world (with the shared objects) run through [`world_pairs`], the shared
 /// objects' own pairs once as world `SHARED` (a world's pairs with the shared objects tested
-/// one by one where they are few, [`CROSS_TESTED_MAX`]). Ascending worlds,
+/// one by one where they are few, `CROSS_TESTED_MAX`). Ascending worlds,
 /// `SHARED` last when there are shared objects; canonical pairs in batch indices.
 pub fn world_reference(spheres: &[Sphere], worlds: &[u32]) -> Result<Vec<(u32, Vec<Pair>)>> {
     use std::collections::BTreeMap;
