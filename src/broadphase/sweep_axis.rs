@@ -48,14 +48,7 @@ fn widest(spread: [f32; 3]) -> usize {
 pub(crate) fn sweep_axis(spheres: &[Sphere]) -> usize {
     let n = spheres.len();
     if sampled(n) == 0 {
-        // Whole spheres as four lanes (x, y, z, r): one vector min and max a sphere (the
-        // per-axis scalar loop was a seventh of a batch of 4,096 worlds of 64 on sap).
-        let (mut lo, mut hi) = (glam::Vec4::INFINITY, glam::Vec4::NEG_INFINITY);
-        for s in spheres {
-            let v = glam::Vec4::from_array(bytemuck::cast(*s));
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
+        let (lo, hi) = crate::geom::sphere::lane_bounds(spheres);
         return widest([0, 1, 2].map(|a| hi[a] - lo[a]));
     }
     let step = n / SWEEP_SAMPLE;

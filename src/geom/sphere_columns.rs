@@ -49,7 +49,8 @@ impl SphereColumns {
             (x[p], y[p], z[p], r[p]) = (s.center.x, s.center.y, s.center.z, s.radius);
             largest = largest.max(s.radius);
         }
-        self.small = largest < 2f32.powi(-51);
+        // Every radius sum below `touches`' own bound.
+        self.small = 2.0 * largest < super::sphere::RADIUS_SUMS_SQUARED_FROM;
     }
 
     /// The sphere at position `p`.

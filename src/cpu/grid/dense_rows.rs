@@ -168,7 +168,7 @@ impl DenseRows {
         // anyway: such scenes test one candidate at a time (as `SphereColumns` does).
         n as f64 >= CROWDED_PER_CELL * m[0] * m[1] * m[2]
             && span::avx512()
-            && frame.cell_side >= 2f32.powi(-50)
+            && frame.cell_side >= crate::geom::sphere::RADIUS_SUMS_SQUARED_FROM
     }
 
     /// Whether the grid should try this layout before the dense cells: crowded scenes whose

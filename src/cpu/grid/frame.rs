@@ -71,13 +71,7 @@ impl GridFrame {
     /// is not applied again.
     pub fn of_small(spheres: &[Sphere]) -> Self {
         debug_assert!(crate::geom::sphere::all_valid(spheres));
-        // Whole spheres as vector lanes (x, y, z, r): one min and one max a sphere.
-        let (mut lo, mut hi) = (glam::Vec4::INFINITY, glam::Vec4::NEG_INFINITY);
-        for s in spheres {
-            let v = glam::Vec4::from_array(bytemuck::cast(*s));
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
+        let (lo, hi) = crate::geom::sphere::lane_bounds(spheres);
         let (min, max) = (lo.truncate(), hi.truncate());
         let (smallest, largest) = (lo.w, hi.w.max(0.0));
         if spheres.is_empty() || largest > 2.0 * smallest {
