@@ -13,14 +13,15 @@ use serde::Serialize;
 /// exhausting memory; counting (`out = None`) has no limit.
 pub const MAX_STORED_PAIRS: u64 = 1 << 28;
 
-/// An error naming the first pair of `candidates` that refers to an object past the `n` given
-/// (pairs handed to a narrow phase: the SAT, the contacts).
+/// An error naming the first pair of `candidates` that refers to an object past the `n` given,
+/// or to one object twice (pairs handed to a narrow phase: the SAT, the contacts).
 pub(crate) fn check_candidates(n: usize, candidates: &[Pair]) -> Result<()> {
     let bad = candidates
         .par_iter()
-        .position_first(|p| p[0] as usize >= n || p[1] as usize >= n);
+        .position_first(|p| p[0] as usize >= n || p[1] as usize >= n || p[0] == p[1]);
     match bad {
         None => Ok(()),
+        Some(k) if candidates[k][0] == candidates[k][1] => Err(narrow::self_pair(k, candidates[k])),
         Some(k) => Err(Error::invalid_argument(
             "candidates",
             format!(
@@ -55,6 +56,7 @@ pub(crate) mod keys;
 pub(crate) mod memory;
 pub use frame::SphereFrame;
 pub mod limits;
+pub(crate) mod narrow;
 pub(crate) mod radix;
 pub(crate) mod sweep_axis;
 pub(crate) mod world_slots;

@@ -31,7 +31,9 @@
 //!   [`registry`]; [`Method::Auto`] ([`cpu::auto`], [`gpu::auto`]) chooses the method per
 //!   scene ([`broadphase::auto`]); [`gpu::broad_phase`] is [`cpu::broad_phase`]'s twin.
 //! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
-//!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`].
+//!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`]; the narrow phase
+//!   (which candidates touch, each touching pair's [`Contact`]) behind one trait,
+//!   [`NarrowPhase`]: [`cpu::CpuNarrowPhase`], [`gpu::GpuNarrowPhase`].
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
 //! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
 //!   every failure an [`Error`] that names the object, line or limit.
@@ -116,6 +118,7 @@ pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
 pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::cancel::CancelToken;
 pub use broadphase::limits::{Limits, MemoryBudget};
+pub use broadphase::narrow::NarrowPhase;
 pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{
     Backend, BroadPhase, FrameEvents, Method, Pair, SphereFrame, Stats, canonicalize,

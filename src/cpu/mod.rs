@@ -145,6 +145,7 @@ pub(crate) mod emit;
 pub(crate) mod grid;
 pub(crate) mod keys;
 pub(crate) mod min_axis;
+pub(crate) mod narrow;
 pub(crate) mod origin_distance;
 pub(crate) mod partitioned;
 #[cfg(feature = "peers")]
@@ -165,6 +166,7 @@ pub use brute_force::BruteForce;
 pub use emit::MAX_STORED_PAIRS;
 pub use grid::Grid;
 pub use min_axis::MinAxis;
+pub use narrow::CpuNarrowPhase;
 pub use origin_distance::OriginDistance;
 pub use partitioned::PartitionedCpu;
 pub use rotating::{RotatingCpu, rotating_brute_force, rotating_frame_cpu};

@@ -8,7 +8,8 @@
 //!   with [`DeviceScene`] and its device events [`GpuEvents`]), [`GpuWorldBatch`] (many worlds),
 //!   [`broad_phase`] and [`auto`] behind the trait;
 //! * boxes and polygons: [`GpuBoxPipeline`] (broad phase and SAT by id, [`Proxy`],
-//!   [`SweepLayout`]), [`GpuSat`] alone; contacts: [`GpuContacts`];
+//!   [`SweepLayout`]), [`GpuSat`] alone; contacts: [`GpuContacts`]; both behind the
+//!   [`NarrowPhase`](crate::NarrowPhase) trait: [`GpuNarrowPhase`];
 //! * sectors: [`RotatingGpu`] (the rotating scene's continuous detection), [`SectorSphereGpu`],
 //!   and the paper's accuracy kernels [`SectorExperimentGpu`] and [`FreeExperimentGpu`];
 //! * the stable (u32, u32) sort every stage uses: [`RadixSort`];
@@ -25,6 +26,7 @@ pub(crate) mod context;
 pub(crate) mod events;
 pub(crate) mod frame;
 pub mod instrument;
+pub(crate) mod narrow;
 pub(crate) mod readback;
 pub(crate) mod sector;
 pub(crate) mod shader;
@@ -43,6 +45,7 @@ pub use contacts::GpuContacts;
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use context::{MIN_BINDING_CAP, NO_GPU_ENV, count_u32, test_gpu_with};
 pub use events::GpuEvents;
+pub use narrow::GpuNarrowPhase;
 pub use sector::accuracy::SectorExperimentGpu;
 pub use sector::free_accuracy::FreeExperimentGpu;
 pub use sector::rotating::RotatingGpu;

@@ -22,6 +22,7 @@ mod gpu_worlds;
 mod host_copies;
 mod host_waits;
 mod layers;
+mod narrow_phase;
 mod paper_counts;
 mod rotating;
 mod sat_oracle;

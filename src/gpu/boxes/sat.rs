@@ -479,7 +479,8 @@ impl GpuSat {
     /// Host-fed boxes: uploads frames and candidates, runs, reads back, settles the unsure pairs
     /// on the host. Appends to `out` (after clearing it) the overlapping candidate pairs in no
     /// particular order, each as `(min, max)`; with `out = None` only counts. Boxes are assumed
-    /// validated (see `validate_obbs`).
+    /// validated (see `validate_obbs`); a candidate past the boxes, or naming one box twice, is
+    /// an error. [`crate::gpu::GpuNarrowPhase`] validates and orders too.
     pub fn obb_pairs(
         &mut self,
         ctx: &GpuContext,
@@ -488,6 +489,7 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        crate::broadphase::check_candidates(boxes.len(), candidates)?;
         let oriented = oriented(candidates);
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
@@ -508,6 +510,7 @@ impl GpuSat {
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        crate::broadphase::check_candidates(set.len(), candidates)?;
         let sizes = set
             .offsets
             .windows(2)

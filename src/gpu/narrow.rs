@@ -1,0 +1,164 @@
+//! [`NarrowPhase`] on the GPU: [`GpuSat`]'s host-fed candidates and [`GpuContacts`] behind the
+//! trait the CPU implements too (docs/design.md §4.9). The stages are made on first use: a
+//! caller that only wants contacts compiles no SAT kernel.
+
+use crate::broadphase::narrow::NarrowPhase;
+use crate::broadphase::{Clock, Pair, Stats, canonicalize, check_candidates};
+use crate::error::Result;
+use crate::geom::contact::Contact;
+use crate::geom::obb::{Obb, validate_obbs};
+use crate::geom::polygon::{Polygon, PolygonSet};
+use crate::geom::sphere::Sphere;
+use crate::gpu::boxes::sat::GpuSat;
+use crate::gpu::contacts::GpuContacts;
+use crate::gpu::context::GpuContext;
+use std::sync::Arc;
+use web_time::Instant;
+
+/// The GPU's narrow phase on one device: the same pairs as [`crate::cpu::CpuNarrowPhase`]
+/// (boxes exact: the device's unsure pairs settled on the host), contacts within the
+/// tolerance of docs/design.md §4.8.
+pub struct GpuNarrowPhase {
+    ctx: Arc<GpuContext>,
+    sat: Option<GpuSat>,
+    contacts: Option<GpuContacts>,
+}
+
+impl GpuNarrowPhase {
+    /// A narrow phase on `ctx`'s device.
+    pub fn new(ctx: Arc<GpuContext>) -> Self {
+        Self {
+            ctx,
+            sat: None,
+            contacts: None,
+        }
+    }
+
+    /// The device it runs on.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    fn sat(&mut self) -> Result<&mut GpuSat> {
+        if self.sat.is_none() {
+            self.sat = Some(GpuSat::new(&self.ctx)?);
+        }
+        Ok(self.sat.as_mut().expect("made above"))
+    }
+
+    fn contacts(&mut self) -> Result<&mut GpuContacts> {
+        if self.contacts.is_none() {
+            self.contacts = Some(GpuContacts::new(&self.ctx)?);
+        }
+        Ok(self.contacts.as_mut().expect("made above"))
+    }
+
+    /// The device's pairs, in append order, put in canonical order (the stage `order`).
+    fn ordered(out: Option<&mut Vec<Pair>>, mut stats: Stats) -> Stats {
+        if let Some(list) = out {
+            let start = Instant::now();
+            canonicalize(list);
+            stats.stage("order", start.elapsed().as_secs_f64(), Clock::Wall);
+        }
+        stats
+    }
+}
+
+impl NarrowPhase for GpuNarrowPhase {
+    fn obb_pairs(
+        &mut self,
+        boxes: &[Obb],
+        candidates: &[Pair],
+        mut out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if let Some(list) = out.as_deref_mut() {
+            list.clear();
+        }
+        validate_obbs(boxes)?;
+        check_candidates(boxes.len(), candidates)?;
+        let ctx = self.ctx.clone();
+        let stats = cleared_on_error(out.as_deref_mut(), |out| {
+            self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
+        })?;
+        Ok(Self::ordered(out, stats))
+    }
+
+    fn polygon_pairs(
+        &mut self,
+        polygons: &[Polygon],
+        candidates: &[Pair],
+        mut out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if let Some(list) = out.as_deref_mut() {
+            list.clear();
+        }
+        let set = PolygonSet::new(polygons)?;
+        check_candidates(polygons.len(), candidates)?;
+        let ctx = self.ctx.clone();
+        let stats = cleared_on_error(out.as_deref_mut(), |out| {
+            self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
+        })?;
+        Ok(Self::ordered(out, stats))
+    }
+
+    fn sphere_contacts(
+        &mut self,
+        spheres: &[Sphere],
+        pairs: &[Pair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        let ctx = self.ctx.clone();
+        out.clear();
+        let result = self.contacts()?.sphere_contacts(&ctx, spheres, pairs, out);
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
+    fn obb_contacts(
+        &mut self,
+        boxes: &[Obb],
+        pairs: &[Pair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        let ctx = self.ctx.clone();
+        out.clear();
+        let result = self.contacts()?.obb_contacts(&ctx, boxes, pairs, out);
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
+    fn polygon_contacts(
+        &mut self,
+        polygons: &[Polygon],
+        pairs: &[Pair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        let ctx = self.ctx.clone();
+        out.clear();
+        let result = self
+            .contacts()?
+            .polygon_contacts(&ctx, polygons, pairs, out);
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+}
+
+/// `run` into `out`, which is left empty where it fails.
+fn cleared_on_error(
+    mut out: Option<&mut Vec<Pair>>,
+    run: impl FnOnce(Option<&mut Vec<Pair>>) -> Result<Stats>,
+) -> Result<Stats> {
+    let result = run(out.as_deref_mut());
+    if result.is_err()
+        && let Some(list) = out
+    {
+        list.clear();
+    }
+    result
+}

@@ -1,0 +1,231 @@
+//! The narrow phase behind one trait (`NarrowPhase`, docs/design.md §4.9): on the CPU and the
+//! GPU alike, the pairs of shuffled, flipped candidates that the exact oracles say touch
+//! (boxes: a lattice whose touching is known by construction and random boxes against
+//! `Obb::overlaps`; polygons against the exact-integer oracle), in canonical order, counted the
+//! same without a list; the GPU's contacts as the CPU's; bad input refused alike with nothing
+//! left in the caller's list (a candidate past the shapes or naming one twice, a NaN box).
+
+use crate::common::{polygon_oracle, shared_gpu};
+use glam::{Quat, Vec3};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sweepfan::cpu::CpuNarrowPhase;
+use sweepfan::cpu::contacts::{compare_obb_contacts, compare_polygon_contacts};
+use sweepfan::gpu::GpuNarrowPhase;
+use sweepfan::{Contact, Error, NarrowPhase, Obb, Pair};
+use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
+use sweepfan_scenes::{SceneKind, SceneParams};
+
+/// The CPU's narrow phase and, unless the run opts out of the GPU, the device's.
+fn backends() -> Vec<(&'static str, Box<dyn NarrowPhase>)> {
+    let mut all: Vec<(&'static str, Box<dyn NarrowPhase>)> =
+        vec![("cpu", Box::new(CpuNarrowPhase::default()))];
+    if let Some(ctx) = shared_gpu() {
+        all.push(("gpu", Box::new(GpuNarrowPhase::new(ctx))));
+    }
+    all
+}
+
+/// Every pair of `n` objects, shuffled, about half of them flipped to `[j, i]`.
+fn scrambled_pairs(n: usize, seed: u64) -> Vec<Pair> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut pairs: Vec<Pair> = (0..n as u32)
+        .flat_map(|i| (i + 1..n as u32).map(move |j| [i, j]))
+        .map(|[i, j]| if rng.random_bool(0.5) { [j, i] } else { [i, j] })
+        .collect();
+    pairs.shuffle(&mut rng);
+    pairs
+}
+
+/// The candidates that `touch` says touch, each `[min, max]`, sorted: the oracle's list.
+fn expected(candidates: &[Pair], touch: impl Fn(usize, usize) -> bool) -> Vec<Pair> {
+    let mut want: Vec<Pair> = candidates
+        .iter()
+        .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
+        .filter(|&[i, j]| touch(i as usize, j as usize))
+        .collect();
+    want.sort_unstable();
+    want
+}
+
+#[test]
+fn box_pairs_are_the_oracles_in_canonical_order_on_every_backend() {
+    // Unit cubes on a 6 x 6 x 6 lattice, every third turned 180 degrees about z (exact axes):
+    // two touch exactly when their cells are neighbours, faces, edges and corners included.
+    let k = 6i32;
+    let cell = |i: usize| [i as i32 % k, (i as i32 / k) % k, i as i32 / (k * k)];
+    let lattice: Vec<Obb> = (0..(k * k * k) as usize)
+        .map(|i| {
+            let c = cell(i);
+            let turn = if i % 3 == 0 {
+                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
+            } else {
+                Quat::IDENTITY
+            };
+            Obb::new(
+                Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
+                Vec3::splat(0.5),
+                turn,
+            )
+        })
+        .collect();
+    let lattice_candidates = scrambled_pairs(lattice.len(), 1);
+    let lattice_want = expected(&lattice_candidates, |i, j| {
+        (0..3).all(|d| (cell(i)[d] - cell(j)[d]).abs() <= 1)
+    });
+    let random = random_boxes(500, 7);
+    let random_candidates = scrambled_pairs(random.len(), 2);
+    let random_want = expected(&random_candidates, |i, j| random[i].overlaps(&random[j]));
+    // The premises: both lists hold touching and apart pairs.
+    assert!(lattice_want.len() > 1000 && random_want.len() > 100);
+    assert!(random_candidates.len() > 10 * random_want.len());
+    for (name, mut narrow) in backends() {
+        for (boxes, candidates, want) in [
+            (&lattice, &lattice_candidates, &lattice_want),
+            (&random, &random_candidates, &random_want),
+        ] {
+            let mut got = vec![[9, 9]];
+            let stats = narrow.obb_pairs(boxes, candidates, Some(&mut got)).unwrap();
+            assert_eq!(&got, want, "{name}");
+            assert_eq!(stats.tests, candidates.len() as u64, "{name}");
+            assert_eq!(stats.pairs, want.len() as u64, "{name}");
+            let counted = narrow.obb_pairs(boxes, candidates, None).unwrap();
+            assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
+        }
+        // No candidates: none found.
+        let mut got = vec![[0, 1]];
+        narrow.obb_pairs(&random, &[], Some(&mut got)).unwrap();
+        assert!(got.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn polygon_pairs_are_the_exact_oracles_on_every_backend() {
+    let polygons = generate_polygons(SceneKind::Density, &SceneParams::new(600, 21)).unwrap();
+    let candidates = scrambled_pairs(polygons.len(), 3);
+    let want = expected(&candidates, |i, j| {
+        polygon_oracle(polygons[i].vertices(), polygons[j].vertices())
+    });
+    assert!(want.len() > 200, "{}", want.len());
+    for (name, mut narrow) in backends() {
+        let mut got = Vec::new();
+        let stats = narrow
+            .polygon_pairs(&polygons, &candidates, Some(&mut got))
+            .unwrap();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(stats.pairs, want.len() as u64, "{name}");
+        let counted = narrow.polygon_pairs(&polygons, &candidates, None).unwrap();
+        assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
+    }
+}
+
+#[test]
+fn contacts_are_the_same_on_every_backend() {
+    let boxes = random_boxes(3_000, 5);
+    let mut cpu = CpuNarrowPhase::default();
+    let mut touching = Vec::new();
+    cpu.obb_pairs(&boxes, &scrambled_pairs(400, 4), Some(&mut touching))
+        .unwrap();
+    assert!(touching.len() > 20, "{}", touching.len());
+    let mut want: Vec<Contact> = Vec::new();
+    cpu.obb_contacts(&boxes, &touching, &mut want).unwrap();
+    assert_eq!(want.len(), touching.len());
+    assert!(
+        want.iter()
+            .all(|c| c.depth >= 0.0 && (1..=4).contains(&c.count))
+    );
+    let polygons = generate_polygons(SceneKind::Density, &SceneParams::new(500, 9)).unwrap();
+    let mut polygon_pairs = Vec::new();
+    cpu.polygon_pairs(
+        &polygons,
+        &scrambled_pairs(polygons.len(), 6),
+        Some(&mut polygon_pairs),
+    )
+    .unwrap();
+    let mut polygon_want = Vec::new();
+    cpu.polygon_contacts(&polygons, &polygon_pairs, &mut polygon_want)
+        .unwrap();
+    for (name, mut narrow) in backends() {
+        let mut got = Vec::new();
+        narrow.obb_contacts(&boxes, &touching, &mut got).unwrap();
+        let check = compare_obb_contacts(&boxes, &touching, &got, &want);
+        assert_eq!(
+            (check.pairs, check.wrong),
+            (touching.len(), 0),
+            "{name}: {check:?}"
+        );
+        narrow
+            .polygon_contacts(&polygons, &polygon_pairs, &mut got)
+            .unwrap();
+        let check = compare_polygon_contacts(&polygons, &polygon_pairs, &got, &polygon_want);
+        assert_eq!(
+            (check.pairs, check.wrong),
+            (polygon_pairs.len(), 0),
+            "{name}: {check:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_candidates_and_shapes_are_refused_alike() {
+    let boxes = random_boxes(10, 3);
+    let polygons = generate_polygons(SceneKind::Density, &SceneParams::new(10, 3)).unwrap();
+    let spheres = [sweepfan::Sphere::new(Vec3::ZERO, 1.0); 3];
+    let mut nan_box = boxes.clone();
+    nan_box[4].center.y = f32::NAN;
+    for (name, mut narrow) in backends() {
+        let invalid = |e: Error, words: &str| {
+            assert!(
+                matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains(words),
+                "{name}: {e}"
+            );
+        };
+        let mut out = vec![[1, 2]];
+        invalid(
+            narrow
+                .obb_pairs(&boxes, &[[0, 1], [3, 10]], Some(&mut out))
+                .unwrap_err(),
+            "[3, 10]",
+        );
+        assert!(out.is_empty(), "{name}: a refused call leaves no pairs");
+        invalid(
+            narrow.obb_pairs(&boxes, &[[5, 5]], None).unwrap_err(),
+            "with itself",
+        );
+        invalid(
+            narrow
+                .polygon_pairs(&polygons, &[[2, 11]], None)
+                .unwrap_err(),
+            "[2, 11]",
+        );
+        invalid(
+            narrow
+                .polygon_pairs(&polygons, &[[7, 7]], Some(&mut out))
+                .unwrap_err(),
+            "with itself",
+        );
+        let e = narrow.obb_pairs(&nan_box, &[[0, 1]], None).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidObject { index: 4, .. }),
+            "{name}: {e}"
+        );
+        let mut contacts = vec![Contact::default()];
+        invalid(
+            narrow
+                .sphere_contacts(&spheres, &[[0, 1], [2, 2]], &mut contacts)
+                .unwrap_err(),
+            "with itself",
+        );
+        assert!(
+            contacts.is_empty(),
+            "{name}: a refused call leaves no contacts"
+        );
+        invalid(
+            narrow
+                .obb_contacts(&boxes, &[[0, 10]], &mut contacts)
+                .unwrap_err(),
+            "[0, 10]",
+        );
+    }
+}
