@@ -327,7 +327,7 @@ impl BoxBroadPhase {
             Some(stats) => stats,
             None => self
                 .overlaps
-                .aabb_overlaps(&self.boxes, &mut self.positions)?,
+                .aabb_overlaps_unordered(&self.boxes, &mut self.positions)?,
         };
         self.events(stats, frame)
     }
@@ -346,7 +346,7 @@ impl BoxBroadPhase {
             Some(stats) => stats,
             None => {
                 self.overlaps
-                    .aabb_overlaps_async(&self.boxes, &mut self.positions)
+                    .aabb_overlaps_unordered_async(&self.boxes, &mut self.positions)
                     .await?
             }
         };
@@ -371,7 +371,7 @@ impl BoxBroadPhase {
         if !self.in_worlds {
             return Ok(None);
         }
-        let stats = self.overlaps.aabb_overlaps_in_worlds(
+        let stats = self.overlaps.aabb_overlaps_in_worlds_unordered(
             &self.boxes,
             &self.worlds,
             &mut self.positions,

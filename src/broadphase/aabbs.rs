@@ -20,23 +20,46 @@ pub trait AabbOverlaps: Send {
     /// Where it runs.
     fn backend(&self) -> Backend;
 
-    /// Every overlapping pair of `boxes` as positions `(i, j)`, `i < j`, each once, in no
-    /// particular order, into `out` (cleared first). `Stats::tests` counts box tests where the
-    /// method knows them, `Stats::pairs` the pairs. Boxes must be valid ([`Validate::problem`](crate::geom::Validate::problem)):
-    /// an invalid one is an [`crate::Error::InvalidObject`] naming its position.
-    fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>;
+    /// Every overlapping pair of `boxes` as positions `(i, j)`, `i < j`, each once, in
+    /// canonical order (ascending), into `out` (cleared first). `Stats::tests` counts box tests
+    /// where the method knows them, `Stats::pairs` the pairs, the stage `order` the sort. Boxes
+    /// must be valid ([`Validate::problem`](crate::geom::Validate::problem)): an invalid one is
+    /// an [`crate::Error::InvalidObject`] naming its position.
+    fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+        let mut stats = self.aabb_overlaps_unordered(boxes, out)?;
+        crate::broadphase::order_pairs(Some(out), &mut stats);
+        Ok(stats)
+    }
+
+    /// [`Self::aabb_overlaps`] without the ordering: the same pairs in the implementation's own
+    /// order, for a caller that only needs the set (a count, a hash set, its own sort: the box
+    /// broad phase orders by the caller's ids) and would not pay for the order. What an
+    /// implementation provides.
+    fn aabb_overlaps_unordered(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>;
 
     /// Many worlds (docs/design.md §2.13): the overlapping pairs of `boxes` whose worlds are
-    /// equal or one of them [`SHARED`](crate::broadphase::worlds::SHARED) (`worlds[i]` is box `i`'s), as positions
-    /// `(i, j)`, `i < j`, each once, into `out` (cleared first). Exact on any implementation;
-    /// the CPU's sweep runs the worlds on the pool instead.
-    ///
-    /// The default is one run of [`Self::aabb_overlaps`] (one GPU frame) over the batch with
-    /// each world's y coordinates replaced by their ranks in that world, worlds apart on y
-    /// (`world_slots.rs`, docs/design.md §2.13); past about 4 million boxes, where the ranks no
-    /// longer fit an f32 exactly, one run per world (its boxes and the shared ones) and one over
-    /// the shared boxes alone.
+    /// equal or one of them [`SHARED`](crate::broadphase::worlds::SHARED) (`worlds[i]` is box
+    /// `i`'s), as positions `(i, j)`, `i < j`, each once, in canonical order, into `out`
+    /// (cleared first). Exact on any implementation.
     fn aabb_overlaps_in_worlds(
+        &mut self,
+        boxes: &[Aabb],
+        worlds: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
+        let mut stats = self.aabb_overlaps_in_worlds_unordered(boxes, worlds, out)?;
+        crate::broadphase::order_pairs(Some(out), &mut stats);
+        Ok(stats)
+    }
+
+    /// [`Self::aabb_overlaps_in_worlds`] without the ordering.
+    ///
+    /// The default is one run of [`Self::aabb_overlaps_unordered`] (one GPU frame) over the
+    /// batch with each world's y coordinates replaced by their ranks in that world, worlds apart
+    /// on y (`world_slots.rs`, docs/design.md §2.13); past about 4 million boxes, where the
+    /// ranks no longer fit an f32 exactly, one run per world (its boxes and the shared ones) and
+    /// one over the shared boxes alone. The CPU's sweep runs the worlds on the pool instead.
+    fn aabb_overlaps_in_worlds_unordered(
         &mut self,
         boxes: &[Aabb],
         worlds: &[u32],
@@ -46,14 +69,27 @@ pub trait AabbOverlaps: Send {
     }
 
     /// [`Self::aabb_overlaps`] as a future, for a browser's page, where a GPU implementation
-    /// must not block on its device (docs/design.md §8.5). The default is the blocking call,
-    /// ready at once: right for an implementation that never waits for a device (the CPU's).
+    /// must not block on its device (docs/design.md §8.5).
     fn aabb_overlaps_async<'a>(
         &'a mut self,
         boxes: &'a [Aabb],
         out: &'a mut Vec<Pair>,
     ) -> Pin<Box<dyn Future<Output = Result<Stats>> + 'a>> {
-        Box::pin(std::future::ready(self.aabb_overlaps(boxes, out)))
+        Box::pin(async move {
+            let mut stats = self.aabb_overlaps_unordered_async(boxes, &mut *out).await?;
+            crate::broadphase::order_pairs(Some(out), &mut stats);
+            Ok(stats)
+        })
+    }
+
+    /// [`Self::aabb_overlaps_unordered`] as a future. The default is the blocking call, ready
+    /// at once: right for an implementation that never waits for a device (the CPU's).
+    fn aabb_overlaps_unordered_async<'a>(
+        &'a mut self,
+        boxes: &'a [Aabb],
+        out: &'a mut Vec<Pair>,
+    ) -> Pin<Box<dyn Future<Output = Result<Stats>> + 'a>> {
+        Box::pin(std::future::ready(self.aabb_overlaps_unordered(boxes, out)))
     }
 }
 
@@ -75,7 +111,7 @@ pub(crate) fn check_box_job_pairs(total: u64, budget: &LazyBudget) -> Result<()>
     })
 }
 
-/// The default [`AabbOverlaps::aabb_overlaps_in_worlds`], the mapped batch allowed at most
+/// The default [`AabbOverlaps::aabb_overlaps_in_worlds_unordered`], the mapped batch allowed at most
 /// `max_slots` slots (the loop over worlds past them).
 pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
     job: &mut J,
@@ -89,7 +125,7 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
     if let Some(slots) = WorldSlots::new(boxes, &groups, max_slots) {
         let mut found = Vec::new();
         let mut stats = if slots.boxes.len() >= 2 {
-            job.aabb_overlaps(&slots.boxes, &mut found)?
+            job.aabb_overlaps_unordered(&slots.boxes, &mut found)?
         } else {
             Stats::default()
         };
@@ -104,7 +140,7 @@ pub(crate) fn overlaps_in_worlds_within<J: AabbOverlaps + ?Sized>(
     for members in groups.members() {
         gather(boxes, members, &groups.shared, &mut local);
         if local.len() >= 2 {
-            stats.tests += job.aabb_overlaps(&local, &mut found)?.tests;
+            stats.tests += job.aabb_overlaps_unordered(&local, &mut found)?.tests;
             check_positions(&found, local.len())?;
             check_box_job_pairs((out.len() + found.len()) as u64, &budget)?;
             to_batch(&found, members, &groups.shared, out);

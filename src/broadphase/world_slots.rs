@@ -161,7 +161,11 @@ mod tests {
         fn backend(&self) -> Backend {
             Backend::Cpu
         }
-        fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> crate::Result<Stats> {
+        fn aabb_overlaps_unordered(
+            &mut self,
+            boxes: &[Aabb],
+            out: &mut Vec<Pair>,
+        ) -> crate::Result<Stats> {
             out.clear();
             for i in 0..boxes.len() {
                 for j in i + 1..boxes.len() {

@@ -463,7 +463,7 @@ impl AabbOverlaps for BoxSweep {
 
     /// The sweep with a fresh plan for these boxes (they move between frames), refused before
     /// the list is stored when memory cannot hold it. `Stats::tests` is not counted (0).
-    fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+    fn aabb_overlaps_unordered(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
         let start = web_time::Instant::now();
         crate::geom::aabb::validate_aabbs(boxes)?;
         self.plan(boxes);
@@ -487,7 +487,7 @@ impl AabbOverlaps for BoxSweep {
 
     /// The worlds on the pool, a sweep each, the shared boxes joined to every world and swept
     /// alone once.
-    fn aabb_overlaps_in_worlds(
+    fn aabb_overlaps_in_worlds_unordered(
         &mut self,
         boxes: &[Aabb],
         worlds: &[u32],
@@ -554,12 +554,15 @@ impl AabbOverlaps for BoxSweep {
 const ENTRY_CHUNK: usize = 1 << 12;
 
 /// Every pair of overlapping (closed, so touching counts) boxes, `i < j`, appended to `out`
-/// after clearing it. The order is the sweep's own. (One frame of a fresh [`BoxSweep`]; a
-/// cancelled call fails as [`BoxSweep::pairs`] does.)
+/// after clearing it, in canonical order. (One frame of a fresh [`BoxSweep`], whose
+/// [`BoxSweep::pairs`] leaves them in the sweep's own order; a cancelled call fails as it
+/// does.)
 pub fn aabb_sweep(aabbs: &[Aabb], out: &mut Vec<Pair>) -> crate::error::Result<()> {
     let mut sweep = BoxSweep::new();
     sweep.plan(aabbs);
-    sweep.pairs(aabbs, out)
+    sweep.pairs(aabbs, out)?;
+    crate::broadphase::canonicalize(out);
+    Ok(())
 }
 
 /// The sweep's order of the boxes ([`BoxSweep::order`] of a fresh [`BoxSweep`]).

@@ -67,8 +67,13 @@ impl BroadPhase for PartitionedCpu {
         let mut run =
             |part: &[Sphere], local: &mut Vec<Pair>| inner.find_pairs_validated(part, Some(local));
         let runners: &mut [&mut PartRunner<'_>] = &mut [&mut run];
-        let (stats, report) =
-            partition::find_pairs(spheres, out, self.max_objects, self.pair_limit, runners)?;
+        let (stats, report) = partition::find_pairs_unordered(
+            spheres,
+            out,
+            self.max_objects,
+            self.pair_limit,
+            runners,
+        )?;
         self.last = Some(report);
         Ok(stats)
     }

@@ -115,9 +115,9 @@ fn unpermute(pairs: &mut [Pair], order: &[u32]) {
     });
 }
 
-/// Every overlapping (or touching) pair of boxes, `i < j`, in no particular order: validation,
-/// AABB sweep and prune, then the separating-axis test. `Stats::tests` counts SAT tests. (One
-/// frame of a fresh [`CpuBoxPipeline`].)
+/// Every overlapping (or touching) pair of boxes, `i < j`, in canonical order: validation,
+/// AABB sweep and prune, then the separating-axis test, then the sort (the stage `order`).
+/// `Stats::tests` counts SAT tests. (One frame of a fresh [`CpuBoxPipeline`].)
 pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
     CpuBoxPipeline::new().obb_overlaps(boxes)
 }
@@ -247,6 +247,7 @@ impl CpuBoxPipeline {
         stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
         stats.tests = self.candidates.len() as u64;
         stats.pairs = pairs.len() as u64;
+        crate::broadphase::order_pairs(Some(&mut pairs), &mut stats);
         Ok((pairs, stats))
     }
 }

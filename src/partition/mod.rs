@@ -11,7 +11,7 @@
 //! use glam::Vec3;
 //! use sweepfan::partition::{self, PartRunner};
 //! use sweepfan::cpu::MAX_STORED_PAIRS;
-//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
+//! use sweepfan::{BroadPhase, Method, Sphere, cpu};
 //!
 //! let spheres: Vec<Sphere> =
 //!     (0..1000).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
@@ -21,7 +21,7 @@
 //! // Parts of at most 100 objects: 20 blocks of 50, each with its one ghost.
 //! let (stats, report) =
 //!     partition::find_pairs(&spheres, Some(&mut pairs), 100, MAX_STORED_PAIRS, &mut [&mut run as &mut PartRunner])?;
-//! canonicalize(&mut pairs);
+//! assert!(pairs.is_sorted()); // canonical, as every list the library returns
 //! assert_eq!((pairs.len(), stats.pairs), (999, 999));
 //! assert_eq!(report.parts, 20);
 //! # Ok::<(), sweepfan::Error>(())
@@ -80,7 +80,9 @@ pub type PartRunner<'a> = dyn RunsParts + 'a;
 
 /// Every touching pair of `spheres` (validated; an empty scene has none), found part by part with parts of
 /// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread
-/// when there are several). Pairs as every method gives them: `i < j`, in no particular order.
+/// when there are several). Pairs as every method gives them: `i < j`, in canonical order
+/// (sorted after the parts' lists are joined: the stage `order`; [`find_pairs_unordered`]
+/// skips it).
 ///
 /// `Stats::tests`: the tests of every part run (ghosts with ghosts included) plus the giants'
 /// (each giant against every other object, each giant pair once).
@@ -89,6 +91,26 @@ pub type PartRunner<'a> = dyn RunsParts + 'a;
 /// with [`Error::TooLarge`] (each part meets its method's own limit too). A part too large for
 /// its runner's device or memory is split; one past a pair list's limit or u32 indices is not.
 pub fn find_pairs(
+    spheres: &[Sphere],
+    mut out: Option<&mut Vec<Pair>>,
+    max_objects: usize,
+    pair_limit: u64,
+    runners: &mut [&mut PartRunner<'_>],
+) -> Result<(Stats, PartsReport)> {
+    let (mut stats, report) = find_pairs_unordered(
+        spheres,
+        out.as_deref_mut(),
+        max_objects,
+        pair_limit,
+        runners,
+    )?;
+    crate::broadphase::order_pairs(out, &mut stats);
+    Ok((stats, report))
+}
+
+/// [`find_pairs`] without the ordering: the same pairs (each `i < j`) as the parts gave them,
+/// for a caller that only needs the set or orders them itself.
+pub fn find_pairs_unordered(
     spheres: &[Sphere],
     mut out: Option<&mut Vec<Pair>>,
     max_objects: usize,

@@ -504,7 +504,11 @@ fn a_callers_box_job_is_checked() {
         fn backend(&self) -> Backend {
             Backend::Cpu
         }
-        fn aabb_overlaps(&mut self, _: &[Aabb], out: &mut Vec<Pair>) -> sweepfan::Result<Stats> {
+        fn aabb_overlaps_unordered(
+            &mut self,
+            _: &[Aabb],
+            out: &mut Vec<Pair>,
+        ) -> sweepfan::Result<Stats> {
             out.clone_from(&self.0);
             Ok(Stats::default())
         }

@@ -7,6 +7,7 @@ mod common;
 
 mod bad_input;
 mod box_ids;
+mod canonical_lists;
 mod contacts;
 mod cpu_vs_brute;
 mod csv_readers;

@@ -17,21 +17,22 @@ impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {
         crate::broadphase::Backend::Gpu
     }
 
-    fn aabb_overlaps(
+    fn aabb_overlaps_unordered(
         &mut self,
         boxes: &[crate::geom::aabb::Aabb],
         out: &mut Vec<crate::broadphase::Pair>,
     ) -> crate::error::Result<crate::broadphase::Stats> {
-        pipeline::GpuBoxPipeline::aabb_overlaps(self, boxes, out)
+        let run = pipeline::GpuBoxPipeline::aabb_overlaps_unordered_async(self, boxes, out);
+        crate::gpu::context::block_on("a box frame", run)?
     }
 
-    fn aabb_overlaps_async<'a>(
+    fn aabb_overlaps_unordered_async<'a>(
         &'a mut self,
         boxes: &'a [crate::geom::aabb::Aabb],
         out: &'a mut Vec<crate::broadphase::Pair>,
     ) -> std::pin::Pin<Box<dyn Future<Output = crate::error::Result<crate::broadphase::Stats>> + 'a>>
     {
-        Box::pin(pipeline::GpuBoxPipeline::aabb_overlaps_async(
+        Box::pin(pipeline::GpuBoxPipeline::aabb_overlaps_unordered_async(
             self, boxes, out,
         ))
     }

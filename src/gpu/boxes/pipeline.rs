@@ -16,7 +16,7 @@
 //! [`PROXY_WIDENING`], through a sphere [`GpuBroadPhase`]. Sound but looser (more SAT tests),
 //! especially for elongated shapes.
 
-use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats};
+use crate::broadphase::{Clock, FrameEvents, Method, Pair, Stats, canonicalize};
 use crate::error::{Error, Result};
 use crate::geom::aabb::Aabb;
 use crate::geom::contact::Contact;
@@ -222,8 +222,9 @@ impl GpuBoxPipeline {
     }
 
     blocking! {
-        /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in no particular
-        /// order, into `out` (cleared first); `None` only counts. `Stats::tests` = SAT tests.
+        /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in canonical
+        /// order (sorted on the host: the stage `order`), into `out` (cleared first); `None`
+        /// only counts. `Stats::tests` = SAT tests.
         pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats>
             = obb_overlaps_async, "a box frame";
     }
@@ -305,10 +306,15 @@ impl GpuBoxPipeline {
             store: out.is_some(),
             contacts: false,
         };
-        self.run(kind, until, exact, out, start).await
+        let mut out = out;
+        let mut stats = self
+            .run(kind, until, exact, out.as_deref_mut(), start)
+            .await?;
+        crate::broadphase::order_pairs(out, &mut stats);
+        Ok(stats)
     }
 
-    /// The broad phase alone: every candidate pair (i < j, no particular order) into `out`;
+    /// The broad phase alone: every candidate pair (i < j, in canonical order) into `out`;
     /// returns the count. For tests and for measuring the proxies. No boxes: none.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
         if boxes.is_empty() {
@@ -317,8 +323,10 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_obbs(boxes)?;
-        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);
-        Ok(block_on("a box frame", run)??.tests)
+        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(&mut *out), start);
+        let tests = block_on("a box frame", run)??.tests;
+        canonicalize(out);
+        Ok(tests)
     }
 
     /// The polygon equivalent of [`Self::obb_candidates`].
@@ -329,14 +337,16 @@ impl GpuBoxPipeline {
         }
         let start = Instant::now();
         let kind = self.upload_polygons(polygons)?;
-        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(out), start);
-        Ok(block_on("a polygon frame", run)??.tests)
+        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(&mut *out), start);
+        let tests = block_on("a polygon frame", run)??.tests;
+        canonicalize(out);
+        Ok(tests)
     }
 
     blocking! {
         /// The box broad phase ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps),
         /// docs/design.md §4.7): every pair of the caller's boxes that overlap or touch (closed
-        /// intervals), `i < j`, any order, into `out`; the same
+        /// intervals), `i < j`, in canonical order, into `out`; the same
         /// sweep as the shapes' broad phase, fed the boxes as they are. Exact: the walk compares
         /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
         /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
@@ -347,6 +357,18 @@ impl GpuBoxPipeline {
 
     /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
     pub async fn aabb_overlaps_async(
+        &mut self,
+        boxes: &[Aabb],
+        out: &mut Vec<Pair>,
+    ) -> Result<Stats> {
+        let mut stats = self.aabb_overlaps_unordered_async(boxes, out).await?;
+        crate::broadphase::order_pairs(Some(out), &mut stats);
+        Ok(stats)
+    }
+
+    /// The box broad phase's pairs in the device's order (the trait's
+    /// `aabb_overlaps_unordered`).
+    pub(crate) async fn aabb_overlaps_unordered_async(
         &mut self,
         boxes: &[Aabb],
         out: &mut Vec<Pair>,

@@ -477,10 +477,10 @@ impl GpuSat {
     }
 
     /// Host-fed boxes: uploads frames and candidates, runs, reads back, settles the unsure pairs
-    /// on the host. Appends to `out` (after clearing it) the overlapping candidate pairs in no
-    /// particular order, each as `(min, max)`; with `out = None` only counts. Boxes are assumed
+    /// on the host. Appends to `out` (after clearing it) the overlapping candidate pairs in
+    /// canonical order, each as `(min, max)`; with `out = None` only counts. Boxes are assumed
     /// validated (see `validate_obbs`); a candidate past the boxes, or naming one box twice, is
-    /// an error. [`crate::gpu::GpuNarrowPhase`] validates and orders too.
+    /// an error. [`crate::gpu::GpuNarrowPhase`] validates the boxes too.
     pub fn obb_pairs(
         &mut self,
         ctx: &GpuContext,
@@ -635,6 +635,7 @@ impl GpuSat {
             stats.stage("sat", gpu_seconds, Clock::GpuTimestamp);
         }
         stats.stage("sat_total", start.elapsed().as_secs_f64(), Clock::Wall);
+        crate::broadphase::order_pairs(out, &mut stats);
         Ok(stats)
     }
 }

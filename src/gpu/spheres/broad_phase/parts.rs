@@ -143,7 +143,7 @@ impl GpuBroadPhase {
             }
             let mut refs: Vec<&mut PartRunner<'_>> = runners.iter_mut().map(|r| &mut **r).collect();
             let store = out.is_some() || with_events;
-            partition::find_pairs(
+            partition::find_pairs_unordered(
                 spheres,
                 store.then_some(&mut pairs),
                 max_objects,
