@@ -49,10 +49,12 @@ fn bench_sort(c: &mut Criterion) {
         }
     };
     let bytes = n as u64 * 4;
-    let pristine_k = ctx.storage_buffer("pristine keys", bytes).unwrap();
-    let pristine_v = ctx.storage_buffer("pristine values", bytes).unwrap();
-    let kb = ctx.storage_buffer("keys", bytes).unwrap();
-    let vb = ctx.storage_buffer("values", bytes).unwrap();
+    let pristine_k =
+        sweepfan::gpu::instrument::storage_buffer(&ctx, "pristine keys", bytes).unwrap();
+    let pristine_v =
+        sweepfan::gpu::instrument::storage_buffer(&ctx, "pristine values", bytes).unwrap();
+    let kb = sweepfan::gpu::instrument::storage_buffer(&ctx, "keys", bytes).unwrap();
+    let vb = sweepfan::gpu::instrument::storage_buffer(&ctx, "values", bytes).unwrap();
     ctx.queue()
         .write_buffer(&pristine_k, 0, bytemuck::cast_slice(&keys));
     ctx.queue()

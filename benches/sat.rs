@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 use sweepfan::Pair;
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
-use sweepfan::cpu::{aabb_sweep, sweep_order};
+use sweepfan::cpu::{BoxSweep, aabb_sweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
@@ -25,7 +25,10 @@ fn bench_sat(c: &mut Criterion) {
     let frames = obb_frames(&boxes);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut sweep_candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut sweep_candidates).unwrap();
+    // The sweep's own order (`aabb_sweep` would sort them).
+    let mut sweep = BoxSweep::new();
+    sweep.plan(&aabbs);
+    sweep.pairs(&aabbs, &mut sweep_candidates).unwrap();
     // The same candidates in random order: every test reads two random cache lines (the case
     // of candidates from elsewhere on shapes stored in arbitrary order).
     let mut rng = ChaCha8Rng::seed_from_u64(2);

@@ -177,9 +177,20 @@ fn main() -> sweepfan::Result<()> {
     grid.set_pair_capacity(4 * n as u64)?;
     // Arguments for a pass of 64-thread workgroups over the pairs, written on the device.
     grid.enable_dispatch_args(64)?;
-    // The example's own bind groups, made with sweepfan's helper on the shared device.
+    // The example's own bind groups, on the shared device, with wgpu's own calls.
     let bind = |pipeline: &wgpu::ComputePipeline, entries: &[(u32, &wgpu::Buffer)]| {
-        ctx.bind_buffers("simulation", pipeline, entries)
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = entries
+            .iter()
+            .map(|&(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("simulation"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
     };
     let step_group = bind(
         &step_pipeline,

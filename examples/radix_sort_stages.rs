@@ -80,8 +80,8 @@ fn main() -> sweepfan::Result<()> {
     let keys: Vec<u32> = (0..n).map(|_| rng.random()).collect();
     let values: Vec<u32> = (0..n as u32).collect();
     let bytes = n as u64 * 4;
-    let kb = ctx.storage_buffer("keys", bytes)?;
-    let vb = ctx.storage_buffer("values", bytes)?;
+    let kb = sweepfan::gpu::instrument::storage_buffer(&ctx, "keys", bytes)?;
+    let vb = sweepfan::gpu::instrument::storage_buffer(&ctx, "values", bytes)?;
 
     let mut cpu = Measured::default();
     let mut gpu: Vec<Measured> = variants.iter().map(|_| Measured::default()).collect();

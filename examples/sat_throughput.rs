@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
-use sweepfan::cpu::{aabb_sweep, sweep_order};
+use sweepfan::cpu::{BoxSweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
 use sweepfan_scenes::boxes::random_boxes;
@@ -50,7 +50,10 @@ fn main() {
     let frames = obb_frames(&boxes);
     let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
     let mut candidates = Vec::new();
-    aabb_sweep(&aabbs, &mut candidates).unwrap();
+    // The sweep's own order (`aabb_sweep` would sort them).
+    let mut sweep = BoxSweep::new();
+    sweep.plan(&aabbs);
+    sweep.pairs(&aabbs, &mut candidates).unwrap();
     let c = candidates.len() as f64;
     println!("{n} boxes, {} candidate pairs", candidates.len());
 

@@ -553,7 +553,7 @@ impl GpuContext {
 
     /// A storage buffer of `bytes` (at least 4, so empty inputs still bind), checked against the
     /// binding limit.
-    pub fn storage_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+    pub(crate) fn storage_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
         self.storage_buffer_with(label, bytes, wgpu::BufferUsages::empty())
     }
 

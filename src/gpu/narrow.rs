@@ -3,7 +3,7 @@
 //! caller that only wants contacts compiles no SAT kernel.
 
 use crate::broadphase::narrow::NarrowPhase;
-use crate::broadphase::{Clock, Pair, Stats, canonicalize, check_candidates};
+use crate::broadphase::{Pair, Stats, check_candidates};
 use crate::error::Result;
 use crate::geom::contact::Contact;
 use crate::geom::obb::{Obb, validate_obbs};
@@ -13,11 +13,12 @@ use crate::gpu::boxes::sat::GpuSat;
 use crate::gpu::contacts::GpuContacts;
 use crate::gpu::context::GpuContext;
 use std::sync::Arc;
-use web_time::Instant;
 
 /// The GPU's narrow phase on one device: the same pairs as [`crate::cpu::CpuNarrowPhase`]
-/// (boxes exact: the device's unsure pairs settled on the host), contacts within the
-/// tolerance of docs/design.md §4.8.
+/// (exact: the device's unsure pairs settled on the host), contacts within the tolerance of
+/// docs/design.md §4.8. Its calls block on the device: natively only (in a browser's page,
+/// where no call may block, they fail with [`crate::Error::Unsupported`]; the page uses
+/// [`crate::gpu::GpuContacts`]' and the box pipeline's async forms).
 pub struct GpuNarrowPhase {
     ctx: Arc<GpuContext>,
     sat: Option<GpuSat>,
@@ -52,16 +53,6 @@ impl GpuNarrowPhase {
         }
         Ok(self.contacts.as_mut().expect("made above"))
     }
-
-    /// The device's pairs, in append order, put in canonical order (the stage `order`).
-    fn ordered(out: Option<&mut Vec<Pair>>, mut stats: Stats) -> Stats {
-        if let Some(list) = out {
-            let start = Instant::now();
-            canonicalize(list);
-            stats.stage("order", start.elapsed().as_secs_f64(), Clock::Wall);
-        }
-        stats
-    }
 }
 
 impl NarrowPhase for GpuNarrowPhase {
@@ -77,10 +68,10 @@ impl NarrowPhase for GpuNarrowPhase {
         validate_obbs(boxes)?;
         check_candidates(boxes.len(), candidates)?;
         let ctx = self.ctx.clone();
-        let stats = cleared_on_error(out.as_deref_mut(), |out| {
+        // GpuSat's list comes sorted (its stage `order`).
+        cleared_on_error(out, |out| {
             self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
-        })?;
-        Ok(Self::ordered(out, stats))
+        })
     }
 
     fn polygon_pairs(
@@ -95,10 +86,9 @@ impl NarrowPhase for GpuNarrowPhase {
         let set = PolygonSet::new(polygons)?;
         check_candidates(polygons.len(), candidates)?;
         let ctx = self.ctx.clone();
-        let stats = cleared_on_error(out.as_deref_mut(), |out| {
+        cleared_on_error(out, |out| {
             self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
-        })?;
-        Ok(Self::ordered(out, stats))
+        })
     }
 
     fn sphere_contacts(

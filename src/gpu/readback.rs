@@ -125,7 +125,7 @@ impl Readback {
         ctx.map_read_after(staging, bytes, self.label, Some(after), read)
     }
 
-    /// [`Self::map`] as a future, for a browser's page ([`GpuContext::map_read_async`]).
+    /// [`Self::map`] as a future, for a browser's page (the context's own asynchronous map).
     pub async fn map_async<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
         ctx.map_read_async(self.staging()?, self.mapped_bytes(), self.label, read)
             .await

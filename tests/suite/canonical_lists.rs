@@ -30,7 +30,10 @@ fn same(got: &[Pair], want: &[Pair], what: &str) {
 /// The same set as `want`, in another order (an `_unordered` list: the premise that the
 /// ordered call's sort is what puts its list in order).
 fn same_set(got: &[Pair], want: &[Pair], what: &str) {
-    assert!(!got.is_sorted(), "{what}: sorted already, so the test cannot fail");
+    assert!(
+        !got.is_sorted(),
+        "{what}: sorted already, so the test cannot fail"
+    );
     let mut sorted = got.to_vec();
     sorted.sort_unstable();
     assert_eq!(sorted, want, "{what}");

@@ -9,6 +9,7 @@ use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
+use sweepfan::gpu::instrument::storage_buffer;
 use sweepfan::gpu::{GpuSat, SatCandidates, SatShapes};
 use sweepfan::{Pair, canonicalize};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
@@ -66,18 +67,16 @@ fn gpu_resident_candidates_with_overflow_and_regrow() {
     // As the GPU broad phase would leave them: a pair buffer with spare room (garbage beyond
     // the count) and the count inside a larger counter buffer.
     let frames = obb_frames(&boxes);
-    let frames_buf = ctx
-        .storage_buffer("frames", 64 * frames.len() as u64)
-        .unwrap();
+    let frames_buf = storage_buffer(&ctx, "frames", 64 * frames.len() as u64).unwrap();
     ctx.queue()
         .write_buffer(&frames_buf, 0, bytemuck::cast_slice(&frames));
     let mut padded = candidates.clone();
     padded.extend(std::iter::repeat_n([u32::MAX, 7], 1000));
-    let pairs_buf = ctx.storage_buffer("cand", 8 * padded.len() as u64).unwrap();
+    let pairs_buf = storage_buffer(&ctx, "cand", 8 * padded.len() as u64).unwrap();
     ctx.queue()
         .write_buffer(&pairs_buf, 0, bytemuck::cast_slice(&padded));
     let counters = [0u32, 0, 0, candidates.len() as u32];
-    let count_buf = ctx.storage_buffer("count", 16).unwrap();
+    let count_buf = storage_buffer(&ctx, "count", 16).unwrap();
     ctx.queue()
         .write_buffer(&count_buf, 0, bytemuck::cast_slice(&counters));
 

@@ -239,8 +239,7 @@ fn check_frame(
         .filter(|(a, b)| bytemuck::bytes_of(*a) != bytemuck::bytes_of(*b))
         .count();
     let list = bp.resident_pairs();
-    let mut got: Vec<Pair> =
-        bytemuck::pod_collect_to_vec(&ctx.read_bytes(list.pairs, 0, 8 * pairs)?);
+    let mut got: Vec<Pair> = ctx.read(list.pairs, pairs as usize)?;
     let mut expected = Vec::new();
     reference.find_pairs(&spheres, Some(&mut expected))?;
     canonicalize(&mut got);

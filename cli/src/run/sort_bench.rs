@@ -9,9 +9,10 @@ use serde::Serialize;
 use std::time::Instant;
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::GpuContext;
+use sweepfan::gpu::instrument as readback;
 use sweepfan::gpu::instrument::PassTimer;
 use sweepfan::gpu::instrument::plan_for;
-use sweepfan::gpu::instrument::{self as readback, Readback};
+use sweepfan::gpu::instrument::{self, Readback};
 use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
 /// One configuration at one size.
@@ -149,8 +150,8 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             })
             .collect();
         let values: Vec<u32> = (0..n32).collect();
-        let kb = ctx.storage_buffer("sort-bench keys", n as u64 * 4)?;
-        let vb = ctx.storage_buffer("sort-bench values", n as u64 * 4)?;
+        let kb = instrument::storage_buffer(ctx, "sort-bench keys", n as u64 * 4)?;
+        let vb = instrument::storage_buffer(ctx, "sort-bench values", n as u64 * 4)?;
         for (name, sort) in &mut configs {
             let mut times = Vec::with_capacity(cfg.reps);
             let mut counts = crate::run::bench::Measurement::default();
@@ -160,8 +161,8 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             for rep in 0..=cfg.reps {
                 let before = ctx.counts();
                 let _frame = ctx.frame();
-                ctx.write_buffer(&kb, 0, bytemuck::cast_slice(&keys));
-                ctx.write_buffer(&vb, 0, bytemuck::cast_slice(&values));
+                instrument::write_buffer(ctx, &kb, 0, bytemuck::cast_slice(&keys));
+                instrument::write_buffer(ctx, &vb, 0, bytemuck::cast_slice(&values));
                 ctx.wait()?;
                 timer.reset();
                 let last = rep == cfg.reps;

@@ -3,6 +3,7 @@
 //! any difference is wrong.
 
 use rayon::prelude::*;
+use sweepfan::AabbOverlaps;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::CpuBoxPipeline;
 use sweepfan::error::Result;
@@ -114,8 +115,12 @@ impl Shapes {
         Ok(match self {
             Shapes::Boxes(b) => pipeline.obb_overlaps(b, out)?,
             Shapes::Polygons(p) => pipeline.polygon_overlaps(p, out)?,
-            // The box job returns its pairs: they are the frame's result, counted or not.
-            Shapes::Aabbs(a) => pipeline.aabb_overlaps(a, out.unwrap_or(&mut Vec::new()))?,
+            // The box job returns its pairs: they are the frame's result, counted or not (a
+            // count needs no order).
+            Shapes::Aabbs(a) => match out {
+                Some(out) => pipeline.aabb_overlaps(a, out)?,
+                None => AabbOverlaps::aabb_overlaps_unordered(pipeline, a, &mut Vec::new())?,
+            },
         })
     }
 

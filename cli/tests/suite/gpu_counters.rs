@@ -52,8 +52,8 @@ fn the_context_counts_what_it_creates_and_moves() {
         sweepfan::gpu::GpuContext::new(&crate::common::test_options()).unwrap(),
     );
     let before = ctx.counts();
-    let buffer = ctx.storage_buffer("counted", 64).unwrap();
-    ctx.write_buffer(&buffer, 0, &[1; 16]);
+    let buffer = sweepfan::gpu::instrument::storage_buffer(&ctx, "counted", 64).unwrap();
+    sweepfan::gpu::instrument::write_buffer(&ctx, &buffer, 0, &[1; 16]);
     let after = ctx.counts().since(before);
     assert_eq!((after.buffers, after.bytes_from_host), (1, 16));
     let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(3000, 1));

@@ -486,9 +486,12 @@ impl GpuSat {
         ctx: &GpuContext,
         boxes: &[Obb],
         candidates: &[Pair],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        if let Some(o) = out.as_deref_mut() {
+            o.clear();
+        }
         crate::broadphase::check_candidates(boxes.len(), candidates)?;
         let oriented = oriented(candidates);
         let frames = obb_frames(boxes);
@@ -507,9 +510,12 @@ impl GpuSat {
         ctx: &GpuContext,
         set: &PolygonSet,
         candidates: &[Pair],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         let start = Instant::now();
+        if let Some(o) = out.as_deref_mut() {
+            o.clear();
+        }
         crate::broadphase::check_candidates(set.len(), candidates)?;
         let sizes = set
             .offsets

@@ -61,7 +61,7 @@ impl GpuContext {
 
     /// Compiles a WGSL module, or returns the one this context compiled from the same source;
     /// compilation errors come back as [`Error::Gpu`] naming the file.
-    pub fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
+    pub(crate) fn shader(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
         if let Some(module) = self.compiled().modules.get(source) {
             return Ok(module.clone());
         }
@@ -95,7 +95,7 @@ impl GpuContext {
     }
 
     /// A compute pipeline with an automatic layout and zero-filled workgroup memory.
-    pub fn pipeline(
+    pub(crate) fn pipeline(
         &self,
         module: &wgpu::ShaderModule,
         entry: &str,

@@ -182,7 +182,7 @@ impl GpuContext {
     }
 
     /// A bind group of whole buffers, `(binding, buffer)`, for group 0 of `pipeline`.
-    pub fn bind_buffers(
+    pub(crate) fn bind_buffers(
         &self,
         label: &str,
         pipeline: &wgpu::ComputePipeline,
@@ -258,13 +258,16 @@ impl GpuContext {
     }
 
     /// A buffer (counted).
-    pub fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
+    pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
         self.totals.buffers.fetch_add(1, Relaxed);
         self.captured(|| self.device.create_buffer(desc))
     }
 
     /// A buffer holding `desc.contents` from the start (counted as bytes from the host).
-    pub fn create_buffer_init(&self, desc: &wgpu::util::BufferInitDescriptor<'_>) -> wgpu::Buffer {
+    pub(crate) fn create_buffer_init(
+        &self,
+        desc: &wgpu::util::BufferInitDescriptor<'_>,
+    ) -> wgpu::Buffer {
         self.totals.buffers.fetch_add(1, Relaxed);
         self.totals
             .bytes_from_host
@@ -287,7 +290,7 @@ impl GpuContext {
     }
 
     /// `queue.write_buffer`, counted.
-    pub fn write_buffer(&self, buffer: &wgpu::Buffer, offset: u64, data: &[u8]) {
+    pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, offset: u64, data: &[u8]) {
         self.totals
             .bytes_from_host
             .fetch_add(data.len() as u64, Relaxed);

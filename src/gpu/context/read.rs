@@ -12,7 +12,7 @@ impl GpuContext {
     /// buffer unmapped before returning: a buffer left mapped (or with wgpu's record of a map
     /// still set) would make every later frame that copies into it fail with a validation error
     /// that names the copy, not the first failure (docs/design.md §9.7).
-    pub fn map_read<T>(
+    pub(crate) fn map_read<T>(
         &self,
         staging: &wgpu::Buffer,
         bytes: u64,
@@ -74,7 +74,7 @@ impl GpuContext {
     /// resolves when the browser has run the copy, and the page's thread is free meanwhile;
     /// natively it is [`Self::map_read`] (one blocking wait). Unmapped on every return, as
     /// there.
-    pub async fn map_read_async<T>(
+    pub(crate) async fn map_read_async<T>(
         &self,
         staging: &wgpu::Buffer,
         bytes: u64,
@@ -137,13 +137,8 @@ impl GpuContext {
         });
     }
 
-    /// Copies `bytes` from the start of `src` back to the host. One staging buffer per call:
+    /// Copies `bytes` from `offset` of `src` back to the host. One staging buffer per call:
     /// readback is off the hot path (final results and counts only).
-    pub fn read_bytes(&self, src: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u8>> {
-        super::block::block_on("a read-back", self.read_bytes_async(src, offset, bytes))?
-    }
-
-    /// [`Self::read_bytes`] as a future, for a browser's page (docs/design.md §8.5).
     pub(crate) async fn read_bytes_async(
         &self,
         src: &wgpu::Buffer,
