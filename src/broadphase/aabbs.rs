@@ -13,6 +13,13 @@ use std::pin::Pin;
 
 /// Finds every pair of overlapping boxes. Exact: a pair is reported if and only if
 /// [`Aabb::overlaps`] holds (closed intervals, so touching boxes overlap), whatever the backend.
+///
+/// An implementation provides the `_unordered` forms ([`Self::aabb_overlaps_unordered`], and
+/// where it has better ones, [`Self::aabb_overlaps_in_worlds_unordered`] and
+/// [`Self::aabb_overlaps_unordered_async`]); the ordered forms sort what those return, and
+/// [`crate::BoxBroadPhase`] calls the `_unordered` ones (it orders by the caller's ids). An
+/// implementation written before the split, overriding `aabb_overlaps_async` or
+/// `aabb_overlaps_in_worlds`, moves those bodies to the `_unordered` names.
 pub trait AabbOverlaps: Send {
     /// Short name for reports (`aabb_sweep`).
     fn name(&self) -> String;

@@ -1,11 +1,13 @@
 //! The narrow phase behind one trait (`NarrowPhase`, docs/design.md §4.9): on the CPU and the
 //! GPU alike, the pairs of shuffled, flipped candidates that the exact oracles say touch
-//! (boxes: a lattice whose touching is known by construction and random boxes against
-//! `Obb::overlaps`; polygons against the exact-integer oracle), in canonical order, counted the
+//! (boxes: a lattice whose touching is known by construction and random boxes against the f64
+//! vertex-enumeration oracle of `sat_oracle.rs`; polygons against the exact-integer oracle;
+//! sphere contacts against their closed form), in canonical order, counted the
 //! same without a list; the GPU's contacts as the CPU's; bad input refused alike with nothing
 //! left in the caller's list (a candidate past the shapes or naming one twice, a NaN box).
 
 use crate::common::{polygon_oracle, shared_gpu};
+use crate::sat_oracle::obb_expected;
 use glam::{Quat, Vec3};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -74,9 +76,22 @@ fn box_pairs_are_the_oracles_in_canonical_order_on_every_backend() {
     let lattice_want = expected(&lattice_candidates, |i, j| {
         (0..3).all(|d| (cell(i)[d] - cell(j)[d]).abs() <= 1)
     });
+    // Random boxes against the independent f64 oracle (`sat_oracle.rs`: vertex enumeration
+    // over the boxes' planes); none of its pairs lies within its touching band here, so every
+    // candidate has a clear answer.
     let random = random_boxes(500, 7);
     let random_candidates = scrambled_pairs(random.len(), 2);
-    let random_want = expected(&random_candidates, |i, j| random[i].overlaps(&random[j]));
+    let answers: Vec<Option<bool>> = random_candidates
+        .iter()
+        .map(|&[i, j]| obb_expected(&random[i as usize], &random[j as usize]))
+        .collect();
+    assert!(
+        answers.iter().all(Option::is_some),
+        "a pair in the oracle's band"
+    );
+    let random_want = expected(&random_candidates, |i, j| {
+        obb_expected(&random[i], &random[j]) == Some(true)
+    });
     // The premises: both lists hold touching and apart pairs.
     assert!(lattice_want.len() > 1000 && random_want.len() > 100);
     assert!(random_candidates.len() > 10 * random_want.len());
@@ -146,8 +161,34 @@ fn contacts_are_the_same_on_every_backend() {
     let mut polygon_want = Vec::new();
     cpu.polygon_contacts(&polygons, &polygon_pairs, &mut polygon_want)
         .unwrap();
+    // Spheres: the closed form (normal along the centres, depth the overlap), in f64.
+    let spheres: Vec<sweepfan::Sphere> = (0..200)
+        .map(|k| {
+            let x = k as f32 * 1.5;
+            sweepfan::Sphere::new(Vec3::new(x, 0.25 * (k % 3) as f32, 0.0), 1.0)
+        })
+        .collect();
+    let sphere_pairs: Vec<Pair> = (0..199).map(|k| [k, k + 1]).collect();
     for (name, mut narrow) in backends() {
         let mut got = Vec::new();
+        narrow
+            .sphere_contacts(&spheres, &sphere_pairs, &mut got)
+            .unwrap();
+        assert_eq!(got.len(), sphere_pairs.len(), "{name}");
+        for (c, &[i, j]) in got.iter().zip(&sphere_pairs) {
+            let (a, b) = (&spheres[i as usize], &spheres[j as usize]);
+            let d = (b.center.as_dvec3() - a.center.as_dvec3()).length();
+            let normal = (b.center.as_dvec3() - a.center.as_dvec3()) / d;
+            let depth = (a.radius + b.radius) as f64 - d;
+            assert!(
+                (c.depth as f64 - depth).abs() < 1e-5,
+                "{name}: [{i}, {j}] {c:?}"
+            );
+            assert!(
+                (c.normal.as_dvec3() - normal).length() < 1e-5,
+                "{name}: [{i}, {j}]"
+            );
+        }
         narrow.obb_contacts(&boxes, &touching, &mut got).unwrap();
         let check = compare_obb_contacts(&boxes, &touching, &got, &want);
         assert_eq!(

@@ -86,7 +86,7 @@ fn obb_oracle_each(a: &Obb, b: &Obb, tol_a: f64, tol_b: f64) -> bool {
 }
 
 /// Some(answer) when the answer is clear, None within the touching band.
-fn obb_expected(a: &Obb, b: &Obb) -> Option<bool> {
+pub(crate) fn obb_expected(a: &Obb, b: &Obb) -> Option<bool> {
     let scale = (a.half_extents.max_element() + b.half_extents.max_element()) as f64
         + (a.center - b.center).length() as f64;
     let m = TOUCH_REL * scale;
