@@ -193,7 +193,7 @@ pub enum Method {
     /// Pair-level sweep and prune on the axis of largest spread, AABB rejection before the test.
     Sap,
     /// Uniform grid, sorted cell keys, neighbour cells: the cell side at least twice the largest
-    /// radius but for up to 1,024 giants set aside and tested apart, from the centres' bounds
+    /// radius but for up to 4,096 giants set aside and tested apart, from the centres' bounds
     /// where every radius is 0 (docs/design.md §2.7).
     Grid,
 }

@@ -35,7 +35,8 @@
 //!   (which candidates touch, each touching pair's [`Contact`]) behind one trait,
 //!   [`NarrowPhase`]: [`cpu::CpuNarrowPhase`], [`gpu::GpuNarrowPhase`].
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
-//! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`; [`canonicalize`] sorts a list),
+//! * Results: [`Stats`] per call, pairs as [`Pair`] (`i < j`, every list sorted;
+//!   [`canonicalize`] sorts a list of the caller's),
 //!   every failure an [`Error`] that names the object, line or limit.
 //! * Frame events: [`EventTracker`] turns each frame's pairs into [`FrameEvents`], the contacts
 //!   that began (`found`) and ended (`lost`).
@@ -43,7 +44,7 @@
 //! Spheres by position:
 //!
 //! ```
-//! use sweepfan::{BroadPhase, Method, Sphere, canonicalize, cpu};
+//! use sweepfan::{BroadPhase, Method, Sphere, cpu};
 //! use glam::Vec3;
 //!
 //! let spheres = [
@@ -53,8 +54,7 @@
 //! ];
 //! let mut grid = cpu::broad_phase(Method::Grid);
 //! let mut pairs = Vec::new();
-//! let stats = grid.find_pairs(&spheres, Some(&mut pairs))?;
-//! canonicalize(&mut pairs);
+//! let stats = grid.find_pairs(&spheres, Some(&mut pairs))?; // canonical: i < j, sorted
 //! assert_eq!(pairs, [[0, 1]]);
 //! assert_eq!(stats.pairs, 1);
 //! # Ok::<(), sweepfan::Error>(())

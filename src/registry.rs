@@ -40,8 +40,14 @@ pub fn broad_phase(
 
 /// The context a GPU method named `name` runs on.
 fn gpu_context(name: &str, gpu: Option<&Arc<GpuContext>>) -> Result<Arc<GpuContext>> {
-    gpu.cloned()
-        .ok_or_else(|| Error::NoAdapter(format!("{name} on the GPU needs an adapter")))
+    // The caller's omission, not a missing adapter: a caller that falls back to the CPU on
+    // `NoAdapter` must not take this for one.
+    gpu.cloned().ok_or_else(|| {
+        Error::invalid_argument(
+            "gpu",
+            format!("{name} on the GPU needs a context: pass the GpuContext to run on"),
+        )
+    })
 }
 
 #[cfg(feature = "peers")]

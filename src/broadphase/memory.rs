@@ -204,9 +204,11 @@ fn grow<T>(list: &mut Vec<T>) -> bool {
 pub const HOST_BYTES_PER_OBJECT: u64 = 256;
 
 /// Refuses a scene size before anything is allocated: zero objects, more than the u32 indices
-/// of pairs hold, or more than the memory this process may use holds (see
-/// [`HOST_BYTES_PER_OBJECT`]; the smallest of available memory, the address-space limit and the
-/// cgroup's, docs/design.md §9.14), naming what it would need and how many objects fit.
+/// of pairs hold, or more than the calling thread's memory budget holds (see
+/// [`HOST_BYTES_PER_OBJECT`]; the budget of [`crate::Limits`]: none by default,
+/// [`crate::MemoryBudget::System`] for the smallest of available memory, the address-space
+/// limit and the cgroup's, docs/design.md §9.14), naming what it would need and how many
+/// objects fit.
 pub fn check_scene_size(n: usize) -> Result<()> {
     check_scene_size_with(n, HOST_BYTES_PER_OBJECT)
 }

@@ -15,8 +15,9 @@ use crate::geom::sphere::Sphere;
 /// Candidates are pairs of indices into the shapes, in any order and either orientation (a
 /// broad phase's pairs, `[i, j]` with `i < j`, are the usual ones). A candidate naming a shape
 /// past the slice, or a shape with itself, is an [`Error::InvalidArgument`] naming the
-/// candidate; so is a shape that fails validation (NaN, a negative extent, a non-unit
-/// rotation). Nothing is computed then and `out` is left cleared.
+/// candidate; a shape that fails validation (NaN, a negative extent, a non-unit rotation) is an
+/// [`Error::InvalidObject`](crate::Error::InvalidObject) naming the shape. Nothing is computed
+/// then and `out` is left cleared. No shapes and no candidates: no pairs, no contacts.
 ///
 /// ```
 /// use sweepfan::{Contact, NarrowPhase, Obb, Pair, cpu::CpuNarrowPhase};

@@ -68,7 +68,10 @@ impl NarrowPhase for CpuNarrowPhase {
         if let Some(list) = out.as_deref_mut() {
             list.clear();
         }
-        validate_obbs(boxes)?;
+        // No boxes: no candidate can name one (the check below says so), no pairs.
+        if !boxes.is_empty() {
+            validate_obbs(boxes)?;
+        }
         self.filtered(candidates.len(), out, |list| {
             sat::obb_pairs(boxes, candidates, list)
         })

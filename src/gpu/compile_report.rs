@@ -5,8 +5,10 @@
 //!
 //! Drivers compile lazily in different places (shader module or pipeline), so each entry point
 //! gets a module of its own and the time covers both. The memory is the process's peak resident
-//! set during the creation, read from `/proc/self/status` after resetting the peak through
-//! `/proc/self/clear_refs` (Linux); elsewhere it is `None`.
+//! set during the creation, as the caller's [`PeakRss`] measures it: the library reads no
+//! process file unless the caller passes [`PeakRss::linux`] (`/proc/self/status` after
+//! resetting the peak through `/proc/self/clear_refs`, which also resets it for the rest of the
+//! process); without one the memory is `None`.
 
 use crate::error::{Error, Result};
 use crate::gpu::context::GpuContext;
@@ -77,10 +79,35 @@ pub fn entry_points(source: &str) -> Vec<String> {
     out
 }
 
-/// Builds every pipeline the library can build on `ctx`, one at a time, and reports each.
-/// `progress` sees each row as it is measured (a slow driver shows where it is).
+/// How a report measures the memory of each pipeline's creation: `reset` before it, `peak`
+/// (bytes) after. The caller chooses; [`PeakRss::linux`] is the process's own record.
+#[derive(Clone, Copy, Debug)]
+pub struct PeakRss {
+    /// Starts a new peak.
+    pub reset: fn(),
+    /// The peak since the last reset, in bytes, where known.
+    pub peak: fn() -> Option<u64>,
+}
+
+impl PeakRss {
+    /// The process's peak resident set on Linux: `VmHWM` of `/proc/self/status`, reset through
+    /// `/proc/self/clear_refs` (which resets the process's record for everyone; elsewhere the
+    /// peak is `None`).
+    pub fn linux() -> Self {
+        Self {
+            reset: reset_peak_rss,
+            peak: peak_rss_bytes,
+        }
+    }
+}
+
+/// Builds every pipeline the library can build on `ctx`, one at a time, and reports each, its
+/// memory measured by `rss` where given. `progress` sees each row as it is measured (a slow
+/// driver shows where it is). The context's compiled modules and pipelines are dropped before
+/// each build (the next frame on `ctx` compiles its own again).
 pub fn compile_report(
     ctx: &GpuContext,
+    rss: Option<PeakRss>,
     mut progress: impl FnMut(&PipelineCompile),
 ) -> Result<Vec<PipelineCompile>> {
     // The scatter's constants as its pipeline plans them on this adapter.
@@ -115,7 +142,9 @@ pub fn compile_report(
             // takes seconds on a software driver, minutes where one build is slow.
             crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
             ctx.forget_compiled();
-            reset_peak_rss();
+            if let Some(rss) = rss {
+                (rss.reset)();
+            }
             let started = Instant::now();
             let compiled = ctx.shader(&module.name, &module.source)?;
             ctx.pipeline(&compiled, &entry, &[]).map_err(|e| {
@@ -128,7 +157,7 @@ pub fn compile_report(
                 module: module.name.clone(),
                 entry,
                 seconds: started.elapsed().as_secs_f64(),
-                peak_rss_bytes: peak_rss_bytes(),
+                peak_rss_bytes: rss.and_then(|rss| (rss.peak)()),
             };
             progress(&row);
             rows.push(row);
@@ -166,7 +195,7 @@ mod tests {
         let mut built = 0;
         let e = crate::broadphase::limits::Limits::new()
             .with_cancel(token)
-            .run(|| compile_report(&ctx, |_| built += 1))
+            .run(|| compile_report(&ctx, None, |_| built += 1))
             .unwrap_err();
         assert!(matches!(e, Error::Interrupted), "{e}");
         assert_eq!(built, 0);

@@ -153,7 +153,7 @@ impl GpuContext {
     /// Opens the chosen adapter. Requests the adapter's full limits (so large scenes can bind
     /// large buffers) and, when offered, `TIMESTAMP_QUERY` (+ inside encoders) for per-pass times
     /// and `SUBGROUP` for the faster sort variants. Nothing optional is required. An adapter
-    /// that `SWEEPFAN_EXPECT_ADAPTER` does not name is an error (`gpu::adapter_check`).
+    /// that [`GpuOptions::expect_adapter`] does not name is an error (`gpu::adapter_check`).
     ///
     /// Blocks until the device is open: not in a browser, where it is [`Error::Unsupported`]
     /// ([`Self::new_async`] is the call there).

@@ -8,7 +8,7 @@
 //! These are measuring tools: their figures are models or timings, never results, and their
 //! shape may change with the kernels they measure.
 
-pub use super::compile_report::{CompileLimits, PipelineCompile, compile_report};
+pub use super::compile_report::{CompileLimits, PeakRss, PipelineCompile, compile_report};
 pub use super::readback::{Readback, words};
 pub use super::shader::{Module, module_files};
 pub use super::sort::radix_sort::{FILL_INVOCATIONS, plan_for};

@@ -65,7 +65,9 @@ impl NarrowPhase for GpuNarrowPhase {
         if let Some(list) = out.as_deref_mut() {
             list.clear();
         }
-        validate_obbs(boxes)?;
+        if !boxes.is_empty() {
+            validate_obbs(boxes)?;
+        }
         check_candidates(boxes.len(), candidates)?;
         let ctx = self.ctx.clone();
         // GpuSat's list comes sorted (its stage `order`).

@@ -208,6 +208,28 @@ fn contacts_are_the_same_on_every_backend() {
     }
 }
 
+/// No shapes and no candidates: no pairs and no contacts, not an error, on every call.
+#[test]
+fn no_shapes_are_no_pairs_and_no_contacts() {
+    for (name, mut narrow) in backends() {
+        let mut pairs = vec![[0, 1]];
+        let stats = narrow.obb_pairs(&[], &[], Some(&mut pairs)).unwrap();
+        assert!(pairs.is_empty() && stats.pairs == 0, "{name}");
+        pairs.push([0, 1]);
+        narrow.polygon_pairs(&[], &[], Some(&mut pairs)).unwrap();
+        assert!(pairs.is_empty(), "{name}");
+        let mut contacts = vec![Contact::default()];
+        narrow.sphere_contacts(&[], &[], &mut contacts).unwrap();
+        assert!(contacts.is_empty(), "{name}");
+        contacts.push(Contact::default());
+        narrow.obb_contacts(&[], &[], &mut contacts).unwrap();
+        assert!(contacts.is_empty(), "{name}");
+        contacts.push(Contact::default());
+        narrow.polygon_contacts(&[], &[], &mut contacts).unwrap();
+        assert!(contacts.is_empty(), "{name}");
+    }
+}
+
 #[test]
 fn bad_candidates_and_shapes_are_refused_alike() {
     let boxes = random_boxes(10, 3);

@@ -182,7 +182,7 @@ fn a_second_gpu_broad_phase_on_a_context_compiles_nothing() {
         "sap's kernels are the grid's module's"
     );
     drop((first, second));
-    let rows = crate::gpu::compile_report::compile_report(&ctx, |_| {}).unwrap();
+    let rows = crate::gpu::compile_report::compile_report(&ctx, None, |_| {}).unwrap();
     assert_eq!(pipelines() - before - made, rows.len() as u64);
 }
 

@@ -24,7 +24,7 @@
 //!   the one with the smaller (m, index), m = min over axes of the number of objects overlapping.
 //! * sap: pairs overlapping on the axis of largest centre spread (ties: lowest axis) whose boxes
 //!   also overlap on the two other axes.
-//! * grid (docs/design.md §2.7): up to 1,024 giants set aside by the radius histogram; cell side
+//! * grid (docs/design.md §2.7): up to 4,096 giants set aside by the radius histogram; cell side
 //!   s = 2 r (r the largest other radius, 1 if 0), cell k = floor(c / s) per axis below 2^24
 //!   cells and one cell per f32 value beyond, never clamped. Tests = pairs i < j of non-giants
 //!   whose cells differ by at most 1 on every axis (each object visits its own cell, testing
@@ -174,7 +174,7 @@ impl GpuBroadPhase {
     /// ```
     /// use glam::Vec3;
     /// use std::sync::Arc;
-    /// use sweepfan::{BroadPhase, GpuBroadPhase, GpuContext, Method, Sphere, canonicalize};
+    /// use sweepfan::{BroadPhase, GpuBroadPhase, GpuContext, Method, Sphere};
     ///
     /// // Runs where an adapter exists (the test suite's GPU tests fail without one).
     /// let Ok(ctx) = GpuContext::default_adapter() else { return Ok(()) };
@@ -182,8 +182,7 @@ impl GpuBroadPhase {
     /// let spheres: Vec<Sphere> =
     ///     (0..100).map(|i| Sphere::new(Vec3::new(i as f32 * 1.5, 0.0, 0.0), 1.0)).collect();
     /// let mut pairs = Vec::new();
-    /// let stats = grid.find_pairs(&spheres, Some(&mut pairs))?;
-    /// canonicalize(&mut pairs);
+    /// let stats = grid.find_pairs(&spheres, Some(&mut pairs))?; // canonical, as on the CPU
     /// assert_eq!(pairs.len(), 99); // neighbours 1.5 apart touch (radius sum 2), others do not
     /// assert_eq!((pairs[0], stats.pairs), ([0, 1], 99));
     /// # Ok::<(), sweepfan::Error>(())

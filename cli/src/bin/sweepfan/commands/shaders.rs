@@ -5,7 +5,7 @@
 use crate::args::values;
 use anyhow::Result;
 use std::path::PathBuf;
-use sweepfan::gpu::instrument::{CompileLimits, compile_report};
+use sweepfan::gpu::instrument::{CompileLimits, PeakRss, compile_report};
 use sweepfan_cli::run::gpu::LazyGpu;
 
 #[derive(clap::Args)]
@@ -94,7 +94,7 @@ pub fn exec(a: ShadersArgs, gpu: &mut LazyGpu) -> Result<bool> {
         "peak MiB"
     );
     let mut over = 0;
-    let rows = compile_report(&ctx, |r| {
+    let rows = compile_report(&ctx, Some(PeakRss::linux()), |r| {
         let why = r.over(&limits);
         over += usize::from(why.is_some());
         say!(
