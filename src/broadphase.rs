@@ -58,6 +58,7 @@ pub use frame::SphereFrame;
 pub mod limits;
 pub(crate) mod narrow;
 pub(crate) mod radix;
+pub(crate) mod shapes;
 pub(crate) mod sweep_axis;
 pub(crate) mod world_slots;
 pub mod worlds;

@@ -31,7 +31,8 @@
 //!   [`registry`]; [`Method::Auto`] ([`cpu::auto`], [`gpu::auto`]) chooses the method per
 //!   scene ([`broadphase::auto`]); [`gpu::broad_phase`] is [`cpu::broad_phase`]'s twin.
 //! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
-//!   the box and polygon pipelines in [`cpu::sat`] and [`GpuBoxPipeline`]; the narrow phase
+//!   the box and polygon pipelines behind one trait, [`ShapeOverlaps`]
+//!   ([`cpu::sat::CpuBoxPipeline`], [`GpuBoxPipeline`]); the narrow phase
 //!   (which candidates touch, each touching pair's [`Contact`]) behind one trait,
 //!   [`NarrowPhase`]: [`cpu::CpuNarrowPhase`], [`gpu::GpuNarrowPhase`].
 //! * The GPU: [`GpuContext`] (adapter, limits, errors), [`GpuOptions`].
@@ -119,6 +120,7 @@ pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::cancel::CancelToken;
 pub use broadphase::limits::{Limits, MemoryBudget};
 pub use broadphase::narrow::NarrowPhase;
+pub use broadphase::shapes::ShapeOverlaps;
 pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{
     Backend, BroadPhase, FrameEvents, Method, Pair, SphereFrame, Stats, canonicalize,

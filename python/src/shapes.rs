@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use sweepfan::Validate;
 use sweepfan::geom::obb::validate_obbs;
 use sweepfan::gpu::Proxy;
-use sweepfan::{Backend, GpuBoxPipeline, Obb, Pair, Polygon, canonicalize, cpu};
+use sweepfan::{Backend, GpuBoxPipeline, Obb, Pair, Polygon, ShapeOverlaps, canonicalize, cpu};
 
 /// GPU box pipelines kept between calls, per adapter.
 pub static GPU_BOXES: LazyLock<Cache<GpuBoxPipeline>> = LazyLock::new(Cache::new);
@@ -23,7 +23,8 @@ pub(crate) fn gpu_pipeline(adapter: &str) -> PyResult<GpuBoxPipeline> {
 
 /// The SAT pipelines' entry points for one kind of shape: on a CPU pipeline, and on a GPU one
 /// (storing into `out`).
-type OnCpu<S> = fn(&mut cpu::sat::CpuBoxPipeline, &[S]) -> sweepfan::Result<Vec<Pair>>;
+type OnCpu<S> =
+    fn(&mut cpu::sat::CpuBoxPipeline, &[S], &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>;
 type OnGpu<S> = fn(&mut GpuBoxPipeline, &[S], &mut Vec<Pair>) -> sweepfan::Result<sweepfan::Stats>;
 
 /// The overlapping pairs of the shapes that `shapes` makes (work Ctrl-C can interrupt, at most
@@ -43,7 +44,11 @@ fn sat_pair_array<'py, S>(
             return Ok(Vec::new());
         }
         let mut pairs = match backend {
-            Backend::Cpu => on_cpu(&mut cpu::sat::CpuBoxPipeline::new(), &shapes).map_err(to_py)?,
+            Backend::Cpu => {
+                let mut pairs = Vec::new();
+                on_cpu(&mut cpu::sat::CpuBoxPipeline::new(), &shapes, &mut pairs).map_err(to_py)?;
+                pairs
+            }
             Backend::Gpu => {
                 let mut pairs = Vec::new();
                 GPU_BOXES.with(
@@ -150,7 +155,7 @@ pub fn obb_pairs<'py>(
     }
     let work = all_pairs(boxes.len()).saturating_mul(BOX_PAIR);
     let shapes = move || checked_boxes(boxes);
-    let on_cpu: OnCpu<Obb> = |cpu, s| cpu.obb_overlaps(s).map(|r| r.0);
+    let on_cpu: OnCpu<Obb> = |cpu, s, out| cpu.obb_overlaps(s, Some(out));
     let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
     sat_pair_array(py, backend, &adapter, work, shapes, (on_cpu, on_gpu))
 }
@@ -262,7 +267,7 @@ pub fn polygon_pairs<'py>(
     let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let (vertices, offsets) = polygon_arrays(vertices, offsets)?;
-    let on_cpu: OnCpu<Polygon> = |cpu, s| cpu.polygon_overlaps(s).map(|r| r.0);
+    let on_cpu: OnCpu<Polygon> = |cpu, s, out| cpu.polygon_overlaps(s, Some(out));
     let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
     let shapes = || polygons(&vertices, &offsets);
     sat_pair_array(

@@ -3,6 +3,7 @@
 //! full CPU pipeline (AABB sweep and prune, then SAT).
 
 use crate::broadphase::cancel;
+use crate::broadphase::shapes::ShapeOverlaps;
 use crate::broadphase::{Clock, Pair, Stats, check_candidates};
 use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
 use crate::error::Result;
@@ -119,12 +120,16 @@ fn unpermute(pairs: &mut [Pair], order: &[u32]) {
 /// AABB sweep and prune, then the separating-axis test, then the sort (the stage `order`).
 /// `Stats::tests` counts SAT tests. (One frame of a fresh [`CpuBoxPipeline`].)
 pub fn obb_overlaps(boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
-    CpuBoxPipeline::new().obb_overlaps(boxes)
+    let mut pairs = Vec::new();
+    let stats = CpuBoxPipeline::new().obb_overlaps(boxes, Some(&mut pairs))?;
+    Ok((pairs, stats))
 }
 
 /// The polygon equivalent of [`obb_overlaps`] (polygons are validated when constructed).
 pub fn polygon_overlaps(polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
-    CpuBoxPipeline::new().polygon_overlaps(polygons)
+    let mut pairs = Vec::new();
+    let stats = CpuBoxPipeline::new().polygon_overlaps(polygons, Some(&mut pairs))?;
+    Ok((pairs, stats))
 }
 
 /// The CPU box / polygon pipeline with its buffers, kept between frames (see [`BoxSweep`]).
@@ -136,6 +141,8 @@ pub struct CpuBoxPipeline {
     frames: Vec<ObbFrame>,
     candidates: Vec<Pair>,
     sweep: BoxSweep,
+    /// The list of a frame that only counts.
+    counted: Vec<Pair>,
 }
 
 impl CpuBoxPipeline {
@@ -145,62 +152,90 @@ impl CpuBoxPipeline {
     }
 
     /// The box job ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps)) through this
-    /// pipeline's own sweep: every overlapping pair of the caller's boxes, the broad phase of
-    /// the oriented-box and polygon calls fed the boxes as they are.
-    pub fn aabb_overlaps(&mut self, aabbs: &[Aabb]) -> Result<(Vec<Pair>, Stats)> {
-        let mut pairs = Vec::new();
-        let stats = crate::broadphase::aabbs::AabbOverlaps::aabb_overlaps(
-            &mut self.sweep,
-            aabbs,
-            &mut pairs,
-        )?;
-        Ok((pairs, stats))
+    /// pipeline's own sweep: every overlapping pair of the caller's boxes, in canonical order,
+    /// into `out` (cleared first), as [`crate::GpuBoxPipeline::aabb_overlaps`]; the broad phase
+    /// of the oriented-box and polygon calls fed the boxes as they are.
+    pub fn aabb_overlaps(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
+        crate::broadphase::aabbs::AabbOverlaps::aabb_overlaps(&mut self.sweep, aabbs, out)
     }
 
-    /// [`obb_overlaps`], reusing this pipeline's buffers.
-    pub fn obb_overlaps(&mut self, boxes: &[Obb]) -> Result<(Vec<Pair>, Stats)> {
-        // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
-        if boxes.is_empty() {
-            return Ok((Vec::new(), Stats::default()));
+    /// The pairs of one frame into the caller's list, or the pipeline's own when it only
+    /// counts; `out` left empty where the frame fails.
+    fn with_list(
+        &mut self,
+        out: Option<&mut Vec<Pair>>,
+        frame: impl FnOnce(&mut Self, &mut Vec<Pair>) -> Result<Stats>,
+    ) -> Result<Stats> {
+        let counting = out.is_none();
+        let mut own = std::mem::take(&mut self.counted);
+        let list = out.unwrap_or(&mut own);
+        list.clear();
+        let result = frame(self, list);
+        if result.is_err() || counting {
+            list.clear();
         }
-        validate_obbs(boxes)?;
-        let start = Instant::now();
-        let mut aabbs = std::mem::take(&mut self.aabbs);
-        aabbs.clear();
-        aabbs.par_extend(boxes.par_iter().map(Obb::aabb));
-        let mut frames = std::mem::take(&mut self.frames);
-        let result = self.sweep_then_sat(
-            start,
-            &aabbs,
-            |order| {
-                frames.clear();
-                frames.par_extend(order.par_iter().map(|&i| boxes[i as usize].frame()));
-                Ok(&frames[..])
-            },
-            |frames, order, candidates, pairs| {
-                obb_frame_pairs(frames, |i| &boxes[order[i] as usize], candidates, pairs)
-            },
-        );
-        (self.aabbs, self.frames) = (aabbs, frames);
+        self.counted = own;
         result
     }
+}
 
-    /// [`polygon_overlaps`], reusing this pipeline's buffers.
-    pub fn polygon_overlaps(&mut self, polygons: &[Polygon]) -> Result<(Vec<Pair>, Stats)> {
-        if polygons.is_empty() {
-            return Ok((Vec::new(), Stats::default()));
+impl ShapeOverlaps for CpuBoxPipeline {
+    /// [`obb_overlaps`], reusing this pipeline's buffers (and the caller's list).
+    fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
+        if boxes.is_empty() {
+            return Ok(crate::broadphase::no_pairs(out));
         }
-        crate::geom::check_count(polygons.len(), "polygons")?;
-        let start = Instant::now();
-        let aabbs = polygon_aabbs(polygons);
-        self.sweep_then_sat(
-            start,
-            &aabbs,
-            |order| PolygonSet::in_order(polygons, order),
-            |set, _, candidates, pairs| polygon_set_pairs(set, candidates, pairs),
-        )
+        validate_obbs(boxes)?;
+        self.with_list(out, |pipeline, list| {
+            let start = Instant::now();
+            let mut aabbs = std::mem::take(&mut pipeline.aabbs);
+            aabbs.clear();
+            aabbs.par_extend(boxes.par_iter().map(Obb::aabb));
+            let mut frames = std::mem::take(&mut pipeline.frames);
+            let result = pipeline.sweep_then_sat(
+                start,
+                &aabbs,
+                |order| {
+                    frames.clear();
+                    frames.par_extend(order.par_iter().map(|&i| boxes[i as usize].frame()));
+                    Ok(&frames[..])
+                },
+                |frames, order, candidates, pairs| {
+                    obb_frame_pairs(frames, |i| &boxes[order[i] as usize], candidates, pairs)
+                },
+                list,
+            );
+            (pipeline.aabbs, pipeline.frames) = (aabbs, frames);
+            result
+        })
     }
 
+    /// [`polygon_overlaps`], reusing this pipeline's buffers (and the caller's list).
+    fn polygon_overlaps(
+        &mut self,
+        polygons: &[Polygon],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if polygons.is_empty() {
+            return Ok(crate::broadphase::no_pairs(out));
+        }
+        crate::geom::check_count(polygons.len(), "polygons")?;
+        self.with_list(out, |pipeline, list| {
+            let start = Instant::now();
+            let aabbs = polygon_aabbs(polygons);
+            pipeline.sweep_then_sat(
+                start,
+                &aabbs,
+                |order| PolygonSet::in_order(polygons, order),
+                |set, _, candidates, pairs| polygon_set_pairs(set, candidates, pairs),
+                list,
+            )
+        })
+    }
+}
+
+impl CpuBoxPipeline {
     /// The pipeline shared by boxes and polygons. Works in the sweep's order (see
     /// [`BoxSweep::order`]): `reorder` lays the shapes out in it, the AABB sweep finds
     /// candidates, `sat` keeps the overlapping ones; pairs are mapped back to input indices at
@@ -211,7 +246,8 @@ impl CpuBoxPipeline {
         aabbs: &[Aabb],
         reorder: impl FnOnce(&[u32]) -> Result<S>,
         sat: impl FnOnce(&S, &[u32], &[Pair], &mut Vec<Pair>) -> Result<()>,
-    ) -> Result<(Vec<Pair>, Stats)> {
+        pairs: &mut Vec<Pair>,
+    ) -> Result<Stats> {
         let mut stats = Stats::default();
         // One plan (axis and columns) for the order and the sweep: the set is the same.
         self.sweep.plan(aabbs);
@@ -241,13 +277,12 @@ impl CpuBoxPipeline {
         crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         let t2 = Instant::now();
         stats.stage("aabb_sweep", (t2 - t1).as_secs_f64(), Clock::Wall);
-        let mut pairs = Vec::new();
-        sat(&shapes, order, &self.candidates, &mut pairs)?;
-        unpermute(&mut pairs, order);
+        sat(&shapes, order, &self.candidates, pairs)?;
+        unpermute(pairs, order);
         stats.stage("sat", t2.elapsed().as_secs_f64(), Clock::Wall);
         stats.tests = self.candidates.len() as u64;
         stats.pairs = pairs.len() as u64;
-        crate::broadphase::order_pairs(Some(&mut pairs), &mut stats);
-        Ok((pairs, stats))
+        crate::broadphase::order_pairs(Some(pairs), &mut stats);
+        Ok(stats)
     }
 }

@@ -10,7 +10,7 @@ use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::CpuBoxPipeline;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::partition::{self, PartRunner};
-use sweepfan::{Aabb, AabbOverlaps, Method, Obb, Pair, Sphere, cpu};
+use sweepfan::{Aabb, AabbOverlaps, Method, Obb, Pair, ShapeOverlaps, Sphere, cpu};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
@@ -76,20 +76,27 @@ fn shape_pipelines_and_the_box_job_return_canonical_lists() {
     assert!(box_want.len() > 500 && aabb_want.len() > box_want.len());
     assert!(polygon_want.len() > 500, "{}", polygon_want.len());
 
+    // The shape job on either backend through its trait: the caller's list reused, counting
+    // without one.
+    let shape_job = |name: &str, pipeline: &mut dyn ShapeOverlaps| {
+        let mut got = vec![[7, 7]];
+        let stats = pipeline.obb_overlaps(&boxes, Some(&mut got)).unwrap();
+        same(&got, &box_want, &format!("{name} obb_overlaps"));
+        assert_eq!(stats.pairs, box_want.len() as u64, "{name}");
+        let counted = pipeline.obb_overlaps(&boxes, None).unwrap();
+        assert_eq!(counted.pairs, box_want.len() as u64, "{name}: counting");
+        pipeline
+            .polygon_overlaps(&polygons, Some(&mut got))
+            .unwrap();
+        same(&got, &polygon_want, &format!("{name} polygon_overlaps"));
+        pipeline.obb_overlaps(&[], Some(&mut got)).unwrap();
+        assert!(got.is_empty(), "{name}: no boxes, no pairs");
+    };
     let mut cpu = CpuBoxPipeline::new();
-    same(
-        &cpu.obb_overlaps(&boxes).unwrap().0,
-        &box_want,
-        "cpu obb_overlaps",
-    );
-    let (got, _) = cpu.polygon_overlaps(&polygons).unwrap();
-    same(&got, &polygon_want, "cpu polygon_overlaps");
-    same(
-        &cpu.aabb_overlaps(&aabbs).unwrap().0,
-        &aabb_want,
-        "cpu aabb_overlaps",
-    );
+    shape_job("cpu", &mut cpu);
     let mut got = Vec::new();
+    cpu.aabb_overlaps(&aabbs, &mut got).unwrap();
+    same(&got, &aabb_want, "cpu aabb_overlaps");
     aabb_sweep(&aabbs, &mut got).unwrap();
     same(&got, &aabb_want, "aabb_sweep");
     let mut sweep = cpu::BoxSweep::new();
@@ -100,10 +107,7 @@ fn shape_pipelines_and_the_box_job_return_canonical_lists() {
 
     let Some(ctx) = shared_gpu() else { return };
     let mut gpu = GpuBoxPipeline::new(ctx, Proxy::Aabb).unwrap();
-    gpu.obb_overlaps(&boxes, Some(&mut got)).unwrap();
-    same(&got, &box_want, "gpu obb_overlaps");
-    gpu.polygon_overlaps(&polygons, Some(&mut got)).unwrap();
-    same(&got, &polygon_want, "gpu polygon_overlaps");
+    shape_job("gpu", &mut gpu);
     // Candidates (bounds with margins, docs/design.md §4.3): sorted, and every touching pair.
     gpu.polygon_candidates(&polygons, &mut got).unwrap();
     candidates_of(&got, &polygon_want, "gpu polygon_candidates");

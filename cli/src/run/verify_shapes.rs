@@ -3,7 +3,6 @@
 //! any difference is wrong.
 
 use rayon::prelude::*;
-use sweepfan::AabbOverlaps;
 use sweepfan::broadphase::{Pair, Stats, canonicalize};
 use sweepfan::cpu::sat::CpuBoxPipeline;
 use sweepfan::error::Result;
@@ -11,6 +10,7 @@ use sweepfan::geom::aabb::Aabb;
 use sweepfan::geom::obb::Obb;
 use sweepfan::geom::polygon::Polygon;
 use sweepfan::gpu::GpuBoxPipeline;
+use sweepfan::{AabbOverlaps, ShapeOverlaps};
 
 /// Largest n for which `verify --shape obb|polygon` checks against the all-pairs SAT (above it:
 /// the CPU pipeline).
@@ -104,11 +104,13 @@ impl Shapes {
 
     /// [`Shapes::cpu`] on a pipeline kept between frames.
     pub fn cpu_with(&self, pipeline: &mut CpuBoxPipeline) -> Result<(Vec<Pair>, Stats)> {
-        match self {
-            Shapes::Boxes(b) => pipeline.obb_overlaps(b),
-            Shapes::Polygons(p) => pipeline.polygon_overlaps(p),
-            Shapes::Aabbs(a) => pipeline.aabb_overlaps(a),
-        }
+        let mut pairs = Vec::new();
+        let stats = match self {
+            Shapes::Boxes(b) => pipeline.obb_overlaps(b, Some(&mut pairs))?,
+            Shapes::Polygons(p) => pipeline.polygon_overlaps(p, Some(&mut pairs))?,
+            Shapes::Aabbs(a) => pipeline.aabb_overlaps(a, &mut pairs)?,
+        };
+        Ok((pairs, stats))
     }
 
     pub fn gpu(&self, pipeline: &mut GpuBoxPipeline, out: Option<&mut Vec<Pair>>) -> Result<Stats> {

@@ -307,17 +307,22 @@ fn tiny_shapes_decide_as_their_enlarged_copies_or_are_rejected() {
 /// frame's data) finds exactly the all-pairs answer every time.
 #[test]
 fn a_cpu_pipeline_kept_between_frames_matches_all_pairs_each_frame() {
+    use sweepfan::ShapeOverlaps;
     use sweepfan::cpu::sat::CpuBoxPipeline;
     let mut pipeline = CpuBoxPipeline::new();
     for (round, n) in [2500usize, 40, 1, 1800, 700, 2].into_iter().enumerate() {
         let boxes = random_boxes(n, 40 + round as u64);
-        let (got, _) = pipeline.obb_overlaps(&boxes).unwrap();
+        let mut got = Vec::new();
+        pipeline.obb_overlaps(&boxes, Some(&mut got)).unwrap();
         assert_eq!(sorted(got), sorted(all_pairs(&boxes)), "boxes, n = {n}");
         if round % 2 == 0 {
             let mut p = SceneParams::new(n.min(900), 70 + round as u64);
             p.volume_fraction = 0.05;
             let polygons = generate_polygons(SceneKind::Density, &p).unwrap();
-            let (got, _) = pipeline.polygon_overlaps(&polygons).unwrap();
+            let mut got = Vec::new();
+            pipeline
+                .polygon_overlaps(&polygons, Some(&mut got))
+                .unwrap();
             let mut want = Vec::new();
             for i in 0..polygons.len() {
                 for j in i + 1..polygons.len() {

@@ -37,3 +37,21 @@ impl crate::broadphase::aabbs::AabbOverlaps for pipeline::GpuBoxPipeline {
         ))
     }
 }
+
+impl crate::broadphase::shapes::ShapeOverlaps for pipeline::GpuBoxPipeline {
+    fn obb_overlaps(
+        &mut self,
+        boxes: &[crate::geom::obb::Obb],
+        out: Option<&mut Vec<crate::broadphase::Pair>>,
+    ) -> crate::error::Result<crate::broadphase::Stats> {
+        pipeline::GpuBoxPipeline::obb_overlaps(self, boxes, out)
+    }
+
+    fn polygon_overlaps(
+        &mut self,
+        polygons: &[crate::geom::polygon::Polygon],
+        out: Option<&mut Vec<crate::broadphase::Pair>>,
+    ) -> crate::error::Result<crate::broadphase::Stats> {
+        pipeline::GpuBoxPipeline::polygon_overlaps(self, polygons, out)
+    }
+}
