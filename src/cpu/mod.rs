@@ -160,7 +160,7 @@ pub(crate) mod sweep;
 pub(crate) mod wide;
 pub(crate) mod worlds;
 
-pub use aabb_sweep::{BoxSweep, aabb_sweep, sweep_order};
+pub use aabb_sweep::{BoxSweep, TooManyCandidates, aabb_sweep, sweep_order};
 pub use brute_force::BruteForce;
 /// The most pairs one call stores unless `set_pair_limit` says otherwise.
 pub use emit::MAX_STORED_PAIRS;

@@ -670,6 +670,7 @@ pub(crate) use entry_pipelines;
 mod choice;
 mod compile;
 mod creation;
+pub use creation::FrameScope;
 mod limits;
 mod read;
 mod wait;

@@ -38,13 +38,14 @@ pub(crate) mod traffic;
 pub(crate) mod upload;
 
 pub use adapter_check::EXPECT_ADAPTER_ENV;
-pub use boxes::aabb_sap::SweepLayout;
+pub use boxes::aabb_sap::{SweepColumns, SweepLayout};
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatShapes};
+pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 pub use contacts::GpuContacts;
+pub use context::FrameScope;
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use context::{MIN_BINDING_CAP, NO_GPU_ENV, count_u32, test_gpu_with};
-pub use events::GpuEvents;
+pub use events::{GpuEvents, PartialEvents};
 pub use narrow::GpuNarrowPhase;
 pub use sector::accuracy::SectorExperimentGpu;
 pub use sector::free_accuracy::FreeExperimentGpu;
@@ -54,7 +55,7 @@ pub use shader::{MathMode, SLOPPY_MATH_ENV};
 pub use sort::radix_sort::{RadixSort, Variant as SortVariant};
 pub use spheres::broad_phase::{
     GPU_CASCADE_SHARED_MAX, GPU_GRID_SHARED_MAX, GpuBroadPhase, GpuWorldBatch, MAX_IN_FLIGHT,
-    SubmittedFrame,
+    ResidentPairs, ResidentReadback, ResidentTotals, SubmittedFrame,
 };
 pub use spheres::motion::DeviceScene;
 

@@ -45,9 +45,7 @@ mod layout;
 #[cfg(test)]
 mod tests;
 
-#[cfg(test)]
-use layout::SweepColumns;
-pub use layout::SweepLayout;
+pub use layout::{SweepColumns, SweepLayout};
 
 /// Threads per workgroup (`WG` in the shader).
 const WG: u32 = 64;
