@@ -17,7 +17,7 @@ use std::pin::Pin;
 /// An implementation provides the `_unordered` forms ([`Self::aabb_overlaps_unordered`], and
 /// where it has better ones, [`Self::aabb_overlaps_in_worlds_unordered`] and
 /// [`Self::aabb_overlaps_unordered_async`]); the ordered forms sort what those return, and
-/// [`crate::BoxBroadPhase`] calls the `_unordered` ones (it orders by the caller's ids). An
+/// `BoxBroadPhase` calls the `_unordered` ones (it orders by the caller's ids). An
 /// implementation written before the split, overriding `aabb_overlaps_async` or
 /// `aabb_overlaps_in_worlds`, moves those bodies to the `_unordered` names.
 pub trait AabbOverlaps: Send {

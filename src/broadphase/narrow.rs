@@ -1,6 +1,6 @@
 //! The narrow phase as one job on either backend (docs/design.md §4.9): which of the broad
 //! phase's candidate pairs truly touch, and the contact of each touching pair.
-//! [`crate::cpu::CpuNarrowPhase`] and [`crate::gpu::GpuNarrowPhase`] implement it with the same
+//! `cpu::CpuNarrowPhase` and `gpu::GpuNarrowPhase` implement it with the same
 //! signatures, so a simulation swaps backends without touching its loop.
 
 use crate::broadphase::{Pair, Stats};

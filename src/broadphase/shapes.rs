@@ -1,6 +1,6 @@
 //! The shape job as one trait on either backend (docs/design.md §4.4, §4.5): every touching
 //! pair of oriented boxes or convex polygons, broad phase and separating-axis test in one call.
-//! [`crate::cpu::sat::CpuBoxPipeline`] and [`crate::GpuBoxPipeline`] implement it with the same
+//! `cpu::sat::CpuBoxPipeline` and `GpuBoxPipeline` implement it with the same
 //! signatures, keeping their buffers between frames.
 
 use crate::broadphase::{Pair, Stats};

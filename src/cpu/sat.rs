@@ -153,7 +153,7 @@ impl CpuBoxPipeline {
 
     /// The box job ([`AabbOverlaps`](crate::broadphase::aabbs::AabbOverlaps)) through this
     /// pipeline's own sweep: every overlapping pair of the caller's boxes, in canonical order,
-    /// into `out` (cleared first), as [`crate::GpuBoxPipeline::aabb_overlaps`]; the broad phase
+    /// into `out` (cleared first), as `GpuBoxPipeline::aabb_overlaps`; the broad phase
     /// of the oriented-box and polygon calls fed the boxes as they are.
     pub fn aabb_overlaps(&mut self, aabbs: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats> {
         crate::broadphase::aabbs::AabbOverlaps::aabb_overlaps(&mut self.sweep, aabbs, out)

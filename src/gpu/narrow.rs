@@ -14,7 +14,7 @@ use crate::gpu::contacts::GpuContacts;
 use crate::gpu::context::GpuContext;
 use std::sync::Arc;
 
-/// The GPU's narrow phase on one device: the same pairs as [`crate::cpu::CpuNarrowPhase`]
+/// The GPU's narrow phase on one device: the same pairs as `cpu::CpuNarrowPhase`
 /// (exact: the device's unsure pairs settled on the host), contacts within the tolerance of
 /// docs/design.md §4.8. Its calls block on the device: natively only (in a browser's page,
 /// where no call may block, they fail with [`crate::Error::Unsupported`]; the page uses

@@ -40,7 +40,8 @@ fn root_item(name: &str) -> Option<&'static str> {
         "Error" | "Result" => "error",
         "Sphere" | "validate_spheres" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
-        | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" => "broadphase",
+        | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" | "NarrowPhase"
+        | "ShapeOverlaps" => "broadphase",
         "EventTracker" => "events",
         _ => return None,
     })
