@@ -47,6 +47,23 @@ impl GpuNarrowPhase {
         Ok(self.sat.as_mut().expect("made above"))
     }
 
+    /// `run` on the contact stage into `out` (cleared first), left empty where it fails.
+    fn with_contacts(
+        &mut self,
+        out: &mut Vec<Contact>,
+        run: impl FnOnce(&mut GpuContacts, &GpuContext, &mut Vec<Contact>) -> Result<()>,
+    ) -> Result<()> {
+        out.clear();
+        let ctx = self.ctx.clone();
+        let result = self
+            .contacts()
+            .and_then(|contacts| run(contacts, &ctx, out));
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
     fn contacts(&mut self) -> Result<&mut GpuContacts> {
         if self.contacts.is_none() {
             self.contacts = Some(GpuContacts::new(&self.ctx)?);
@@ -99,13 +116,9 @@ impl NarrowPhase for GpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        let ctx = self.ctx.clone();
-        out.clear();
-        let result = self.contacts()?.sphere_contacts(&ctx, spheres, pairs, out);
-        if result.is_err() {
-            out.clear();
-        }
-        result
+        self.with_contacts(out, |contacts, ctx, out| {
+            contacts.sphere_contacts(ctx, spheres, pairs, out)
+        })
     }
 
     fn obb_contacts(
@@ -114,13 +127,9 @@ impl NarrowPhase for GpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        let ctx = self.ctx.clone();
-        out.clear();
-        let result = self.contacts()?.obb_contacts(&ctx, boxes, pairs, out);
-        if result.is_err() {
-            out.clear();
-        }
-        result
+        self.with_contacts(out, |contacts, ctx, out| {
+            contacts.obb_contacts(ctx, boxes, pairs, out)
+        })
     }
 
     fn polygon_contacts(
@@ -129,15 +138,9 @@ impl NarrowPhase for GpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        let ctx = self.ctx.clone();
-        out.clear();
-        let result = self
-            .contacts()?
-            .polygon_contacts(&ctx, polygons, pairs, out);
-        if result.is_err() {
-            out.clear();
-        }
-        result
+        self.with_contacts(out, |contacts, ctx, out| {
+            contacts.polygon_contacts(ctx, polygons, pairs, out)
+        })
     }
 }
 
