@@ -78,11 +78,10 @@ where
 /// A runner of parts, as [`find_pairs`] takes them.
 pub type PartRunner<'a> = dyn RunsParts + 'a;
 
-/// Every touching pair of `spheres` (validated; an empty scene has none), found part by part with parts of
-/// at most `max_objects` objects to begin with, spread over `runners` (each on its own thread
-/// when there are several). Pairs as every method gives them: `i < j`, in canonical order
-/// (sorted after the parts' lists are joined: the stage `order`; [`find_pairs_unordered`]
-/// skips it).
+/// Every touching pair of `spheres` (validated; an empty scene has none), found part by part
+/// with parts of at most `max_objects` objects to begin with, spread over `runners` (each on
+/// its own thread when there are several). Pairs `i < j` in canonical order (the joined lists
+/// sorted in the stage `order`; [`find_pairs_unordered`] skips it).
 ///
 /// `Stats::tests`: the tests of every part run (ghosts with ghosts included) plus the giants'
 /// (each giant against every other object, each giant pair once).

@@ -490,3 +490,27 @@ pub fn gpu_at_webgpus_default_limits() -> Option<std::sync::Arc<sweepfan::gpu::G
         adapter, device, queue,
     )))
 }
+
+/// Unit cubes at the integer cells of a `k x k x k` lattice, every third turned 180 degrees
+/// about z (axes exactly -x, -y, z; every value exact in f32), with their cells: two touch
+/// exactly when their cells are neighbours, faces, edges and corners included.
+pub fn cube_lattice(k: i32) -> (Vec<sweepfan::Obb>, Vec<[i32; 3]>) {
+    use glam::{Quat, Vec3};
+    let cells: Vec<[i32; 3]> = (0..k * k * k)
+        .map(|i| [i % k, (i / k) % k, i / (k * k)])
+        .collect();
+    let boxes = cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let turn = if i % 3 == 0 {
+                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
+            } else {
+                Quat::IDENTITY
+            };
+            let centre = Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32);
+            sweepfan::Obb::new(centre, Vec3::splat(0.5), turn)
+        })
+        .collect();
+    (boxes, cells)
+}

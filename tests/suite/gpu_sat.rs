@@ -4,7 +4,7 @@
 //! difference checked to be such a pair by testing shrunk and grown copies on the CPU.
 
 use crate::common::test_gpu;
-use glam::{Quat, Vec2, Vec3};
+use glam::{Vec2, Vec3};
 use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
@@ -197,26 +197,7 @@ fn gpu_polygon_pairs_match_cpu() {
 fn gpu_reports_exact_touching_on_a_lattice() {
     let Some(ctx) = test_gpu() else { return };
     let k = 12i32;
-    let cells: Vec<[i32; 3]> = (0..k * k * k)
-        .map(|i| [i % k, (i / k) % k, i / (k * k)])
-        .collect();
-    // Unit cubes at integer centres, some turned 180 degrees about z (axes exactly -x, -y, z).
-    let boxes: Vec<Obb> = cells
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let q = if i % 3 == 0 {
-                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
-            } else {
-                Quat::IDENTITY
-            };
-            Obb::new(
-                Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
-                Vec3::splat(0.5),
-                q,
-            )
-        })
-        .collect();
+    let (boxes, cells) = crate::common::cube_lattice(k);
     let neighbours =
         |a: [i32; 3], b: [i32; 3], dims: usize| (0..dims).all(|d| (a[d] - b[d]).abs() <= 1);
     let mut expected: Vec<Pair> = Vec::new();

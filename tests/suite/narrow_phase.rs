@@ -6,16 +6,16 @@
 //! same without a list; the GPU's contacts as the CPU's; bad input refused alike with nothing
 //! left in the caller's list (a candidate past the shapes or naming one twice, a NaN box).
 
-use crate::common::{polygon_oracle, shared_gpu};
+use crate::common::{cube_lattice, polygon_oracle, shared_gpu};
 use crate::sat_oracle::obb_expected;
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::cpu::contacts::{compare_obb_contacts, compare_polygon_contacts};
 use sweepfan::gpu::GpuNarrowPhase;
-use sweepfan::{Contact, Error, NarrowPhase, Obb, Pair};
+use sweepfan::{Contact, Error, NarrowPhase, Pair};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{SceneKind, SceneParams};
 
@@ -53,28 +53,11 @@ fn expected(candidates: &[Pair], touch: impl Fn(usize, usize) -> bool) -> Vec<Pa
 
 #[test]
 fn box_pairs_are_the_oracles_in_canonical_order_on_every_backend() {
-    // Unit cubes on a 6 x 6 x 6 lattice, every third turned 180 degrees about z (exact axes):
-    // two touch exactly when their cells are neighbours, faces, edges and corners included.
-    let k = 6i32;
-    let cell = |i: usize| [i as i32 % k, (i as i32 / k) % k, i as i32 / (k * k)];
-    let lattice: Vec<Obb> = (0..(k * k * k) as usize)
-        .map(|i| {
-            let c = cell(i);
-            let turn = if i % 3 == 0 {
-                Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
-            } else {
-                Quat::IDENTITY
-            };
-            Obb::new(
-                Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32),
-                Vec3::splat(0.5),
-                turn,
-            )
-        })
-        .collect();
+    // Unit cubes on a 6 x 6 x 6 lattice: two touch exactly when their cells are neighbours.
+    let (lattice, cells) = cube_lattice(6);
     let lattice_candidates = scrambled_pairs(lattice.len(), 1);
     let lattice_want = expected(&lattice_candidates, |i, j| {
-        (0..3).all(|d| (cell(i)[d] - cell(j)[d]).abs() <= 1)
+        (0..3).all(|d| (cells[i][d] - cells[j][d]).abs() <= 1)
     });
     // Random boxes against the independent f64 oracle (`sat_oracle.rs`: vertex enumeration
     // over the boxes' planes); none of its pairs lies within its touching band here, so every
