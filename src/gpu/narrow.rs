@@ -3,7 +3,7 @@
 //! caller that only wants contacts compiles no SAT kernel.
 
 use crate::broadphase::narrow::NarrowPhase;
-use crate::broadphase::{Pair, Stats, check_candidates};
+use crate::broadphase::{Pair, Stats};
 use crate::error::Result;
 use crate::geom::contact::Contact;
 use crate::geom::obb::{Obb, validate_obbs};
@@ -85,9 +85,8 @@ impl NarrowPhase for GpuNarrowPhase {
         if !boxes.is_empty() {
             validate_obbs(boxes)?;
         }
-        check_candidates(boxes.len(), candidates)?;
         let ctx = self.ctx.clone();
-        // GpuSat's list comes sorted (its stage `order`).
+        // GpuSat checks the candidates and sorts its list (its stage `order`).
         cleared_on_error(out, |out| {
             self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
         })
@@ -103,7 +102,6 @@ impl NarrowPhase for GpuNarrowPhase {
             list.clear();
         }
         let set = PolygonSet::new(polygons)?;
-        check_candidates(polygons.len(), candidates)?;
         let ctx = self.ctx.clone();
         cleared_on_error(out, |out| {
             self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
