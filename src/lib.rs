@@ -131,6 +131,6 @@ pub use geom::Validate;
 pub use geom::aabb::Aabb;
 pub use geom::contact::Contact;
 pub use geom::obb::Obb;
-pub use geom::polygon::Polygon;
+pub use geom::polygon::{Polygon, PolygonFault};
 pub use geom::sphere::{Sphere, validate_spheres};
 pub use gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, GpuOptions};

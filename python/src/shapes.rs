@@ -218,12 +218,11 @@ pub fn polygons(vertices: &[[f32; 2]], offsets: &[u32]) -> PyResult<Vec<Polygon>
         .windows(2)
         .enumerate()
         .map(|(i, w)| {
-            Polygon::new(i, &points[w[0] as usize..w[1] as usize]).map_err(|e| match e {
-                sweepfan::Error::InvalidObject { problem, .. } => arg_error(
+            Polygon::new(&points[w[0] as usize..w[1] as usize]).map_err(|fault| {
+                arg_error(
                     "vertices",
-                    format!("polygon {i} (rows {}..{}): {problem}", w[0], w[1]),
-                ),
-                other => to_py(other),
+                    format!("polygon {i} (rows {}..{}): {fault}", w[0], w[1]),
+                )
             })
         })
         .collect()

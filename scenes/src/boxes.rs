@@ -63,7 +63,7 @@ pub fn generate_polygons(kind: SceneKind, params: &SceneParams) -> Result<Vec<Po
             }
             // Points on an ellipse at angles at least half a step apart are strictly convex,
             // where f32 can tell them apart.
-            Polygon::new(index, &vertices).map_err(|e| {
+            Polygon::new(&vertices).map_err(|e| {
                 Error::Config(format!(
                     "the {} scene cannot be made of polygons: polygon {index} (radius {} at \
                      ({}, {})) is not convex once its vertices are rounded to f32 ({e}); use \

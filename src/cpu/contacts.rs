@@ -70,9 +70,7 @@ fn each_pair(
 /// (cleared first), one per pair in order. Spheres are validated; a pair naming an object past
 /// the slice is an error.
 pub fn sphere_contacts(spheres: &[Sphere], pairs: &[Pair], out: &mut Vec<Contact>) -> Result<()> {
-    if !spheres.is_empty() {
-        validate_spheres(spheres)?;
-    }
+    validate_spheres(spheres)?;
     check_candidates(spheres.len(), pairs)?;
     each_pair(pairs, out, |i, j| sphere_contact(&spheres[i], &spheres[j]))
 }
@@ -81,9 +79,7 @@ pub fn sphere_contacts(spheres: &[Sphere], pairs: &[Pair], out: &mut Vec<Contact
 /// ([`crate::geom::obb::validate_obbs`]: a non-unit quaternion, NaN or a negative extent is an
 /// error naming the box).
 pub fn obb_contacts(boxes: &[Obb], pairs: &[Pair], out: &mut Vec<Contact>) -> Result<()> {
-    if !boxes.is_empty() {
-        validate_obbs(boxes)?;
-    }
+    validate_obbs(boxes)?;
     check_candidates(boxes.len(), pairs)?;
     let frames = obb_frames(boxes);
     each_pair(pairs, out, |i, j| {

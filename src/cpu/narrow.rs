@@ -69,9 +69,7 @@ impl NarrowPhase for CpuNarrowPhase {
             list.clear();
         }
         // No boxes: no candidate can name one (the check below says so), no pairs.
-        if !boxes.is_empty() {
-            validate_obbs(boxes)?;
-        }
+        validate_obbs(boxes)?;
         self.filtered(candidates.len(), out, |list| {
             sat::obb_pairs(boxes, candidates, list)
         })

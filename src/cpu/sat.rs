@@ -220,7 +220,7 @@ impl ShapeOverlaps for CpuBoxPipeline {
         if polygons.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
         }
-        crate::geom::check_count(polygons.len(), "polygons")?;
+        crate::geom::check_u32_count(polygons.len(), "polygons")?;
         self.with_list(out, |pipeline, list| {
             let start = Instant::now();
             let aabbs = polygon_aabbs(polygons);

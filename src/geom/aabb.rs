@@ -1,6 +1,6 @@
 //! Axis-aligned bounding boxes: the broad-phase proxy of shapes that are not spheres.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use glam::Vec3;
 
@@ -76,16 +76,10 @@ pub fn aabb_touches_sphere(b: &Aabb, s: &Sphere) -> bool {
     (s.center - nearest).length_squared() <= s.radius * s.radius
 }
 
-/// Checks every box ([`super::Validate::problem`]; the error names the lowest bad position).
-/// An empty slice is valid.
+/// Validates a set of boxes ([`super::Validate`]'s convention): each passes
+/// [`super::Validate::check`] (the lowest bad index named), fewer than 2^32 - 1; none is fine.
 pub fn validate_aabbs(boxes: &[Aabb]) -> Result<()> {
-    if boxes.len() > u32::MAX as usize - 1 {
-        return Err(Error::past_u32(
-            boxes.len() as u64,
-            format!("{} boxes: indices are u32", boxes.len()),
-        ));
-    }
-    super::check_each(boxes, super::Validate::check)
+    super::validate_all(boxes, "boxes")
 }
 
 /// Whether any box has a subnormal coordinate (a GPU may flush it to zero in a comparison).

@@ -23,10 +23,17 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 
 /// The library's one validation convention for the shapes it is given (spheres, boxes, oriented
-/// boxes, sector bodies and their turns): a shape says what makes it unusable as input
-/// ([`Self::problem`], for people; `None` when it is valid), and [`Self::check`] makes that an
-/// [`Error::InvalidObject`] at the caller's index. A slice is checked by the shape's
-/// `validate_*` function (`validate_spheres`, ...), which names the lowest bad index.
+/// boxes, sector bodies and their turns):
+///
+/// * a shape says what makes it unusable as input ([`Self::problem`], for people; `None` when
+///   it is valid), and [`Self::check`] makes that an [`Error::InvalidObject`] at the caller's
+///   index;
+/// * a slice is checked by the shape's `validate_*` function (`validate_spheres`,
+///   `validate_aabbs`, `validate_obbs`, ...), which names the lowest bad index, refuses more
+///   shapes than u32 indices hold, and accepts an empty slice (no shapes: nothing to find, as
+///   every call's empty frame);
+/// * a shape whose invariants its constructor keeps ([`crate::Polygon`]) is checked there, its
+///   fault placed at an index by the caller (`PolygonFault::at`).
 pub trait Validate {
     /// What makes this shape unusable as input, if anything.
     fn problem(&self) -> Option<String>;
@@ -40,12 +47,9 @@ pub trait Validate {
     }
 }
 
-/// A set of `len` objects (`what`, plural, for the message) is not empty and can be indexed by
-/// u32 (the largest value is kept free as a sentinel).
-pub fn check_count(len: usize, what: &str) -> Result<()> {
-    if len == 0 {
-        return Err(Error::EmptyScene);
-    }
+/// A set of `len` shapes (`what`, plural, for the message) can be indexed by u32 (the largest
+/// value is kept free as a sentinel). Empty is fine.
+pub(crate) fn check_u32_count(len: usize, what: &str) -> Result<()> {
     if len > u32::MAX as usize - 1 {
         return Err(Error::past_u32(
             len as u64,
@@ -53,6 +57,13 @@ pub fn check_count(len: usize, what: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Every shape of `items` passes [`Validate::check`] and they fit u32 indices (the
+/// `validate_*` functions of the shapes without a faster pass of their own).
+pub(crate) fn validate_all<T: Validate + Sync>(items: &[T], what: &str) -> Result<()> {
+    check_u32_count(items.len(), what)?;
+    check_each(items, Validate::check)
 }
 
 /// The error of one malformed `what` (index 0), its problem worded "WHAT: PROBLEM".
@@ -65,7 +76,7 @@ pub(crate) fn invalid<T>(what: &str, problem: impl std::fmt::Display) -> Result<
 
 /// Every item passes `check(item, index)`. One parallel scan first (the common, valid case);
 /// on a failure, the lowest bad index is found and reported, so the message is deterministic.
-pub fn check_each<T: Sync>(
+pub(crate) fn check_each<T: Sync>(
     items: &[T],
     check: impl Fn(&T, usize) -> Result<()> + Sync,
 ) -> Result<()> {
@@ -82,7 +93,7 @@ pub fn check_each<T: Sync>(
 }
 
 /// The first named value that is non-zero but smaller in magnitude than `min`, as a problem.
-pub fn below_min_magnitude<'a>(
+pub(crate) fn below_min_magnitude<'a>(
     values: impl IntoIterator<Item = (&'a str, f32)>,
     min: f32,
 ) -> Option<String> {
@@ -100,7 +111,7 @@ pub fn below_min_magnitude<'a>(
 
 /// The first of the named `values` that is NaN or infinite, as "NAME is NaN" or "NAME is
 /// infinite" (the wording of every validation and file error).
-pub fn non_finite<'a>(values: impl IntoIterator<Item = (&'a str, f32)>) -> Option<String> {
+pub(crate) fn non_finite<'a>(values: impl IntoIterator<Item = (&'a str, f32)>) -> Option<String> {
     values.into_iter().find_map(|(name, v)| {
         if v.is_nan() {
             Some(format!("{name} is NaN"))

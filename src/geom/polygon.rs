@@ -30,17 +30,11 @@ pub struct Polygon {
 }
 
 impl Polygon {
-    /// Validates `vertices` (polygon number `index`, for the message) and normalises the winding.
-    pub fn new(index: usize, vertices: &[Vec2]) -> Result<Polygon> {
-        Self::checked(vertices).map_err(|fault| Error::InvalidObject {
-            index,
-            problem: fault.to_string(),
-        })
-    }
-
-    /// [`Polygon::new`] with the problem as a [`PolygonFault`], which names the vertices
-    /// involved (a file reader adds their lines).
-    pub fn checked(vertices: &[Vec2]) -> std::result::Result<Polygon, PolygonFault> {
+    /// Validates `vertices` and normalises the winding: a [`PolygonFault`] names the vertices
+    /// at fault; [`PolygonFault::at`] places it at the caller's polygon index as an
+    /// [`Error::InvalidObject`] (`?` into [`Error`] gives an [`Error::InvalidArgument`] of
+    /// `vertices`).
+    pub fn new(vertices: &[Vec2]) -> std::result::Result<Polygon, PolygonFault> {
         let ccw = check_polygon(vertices)?;
         let mut v = vertices.to_vec();
         if !ccw {
@@ -78,15 +72,17 @@ impl Polygon {
     ///
     /// let square = |x: f32| {
     ///     let v = [Vec2::new(x, 0.0), Vec2::new(x + 1.0, 0.0), Vec2::new(x + 1.0, 1.0), Vec2::new(x, 1.0)];
-    ///     Polygon::new(0, &v)
+    ///     Polygon::new(&v)
     /// };
-    /// let triangle = Polygon::new(1, &[Vec2::new(1.5, 0.5), Vec2::new(3.0, 0.0), Vec2::new(3.0, 1.0)])?;
+    /// let triangle = Polygon::new(&[Vec2::new(1.5, 0.5), Vec2::new(3.0, 0.0), Vec2::new(3.0, 1.0)])?;
     /// assert!(square(0.0)?.overlaps(&square(1.0)?)); // a shared edge
     /// assert!(!square(0.0)?.overlaps(&triangle));
     /// assert!(square(1.0)?.overlaps(&triangle));
-    /// // Not convex: a clear error naming the polygon.
+    /// // Not convex: a clear error naming the vertex, and the polygon where the caller says.
     /// let dart = [Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(0.5, 0.5), Vec2::new(0.0, 2.0)];
-    /// assert!(Polygon::new(7, &dart).unwrap_err().to_string().contains('7'));
+    /// let fault = Polygon::new(&dart).unwrap_err();
+    /// assert!(fault.to_string().contains("vertex 2"), "{fault}");
+    /// assert!(fault.at(7).to_string().starts_with("object 7"));
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn overlaps(&self, other: &Polygon) -> bool {
@@ -225,6 +221,26 @@ fn edge([from, to]: [usize; 2], vertex: &dyn Fn(usize) -> String) -> String {
 impl std::fmt::Display for PolygonFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.describe(&|v: usize| format!("vertex {v}")))
+    }
+}
+
+impl std::error::Error for PolygonFault {}
+
+impl PolygonFault {
+    /// This fault as the error of polygon `index` of the caller's list
+    /// ([`Error::InvalidObject`]).
+    pub fn at(&self, index: usize) -> Error {
+        Error::InvalidObject {
+            index,
+            problem: self.to_string(),
+        }
+    }
+}
+
+/// A polygon made alone, without an index: [`Error::InvalidArgument`] of `vertices`.
+impl From<PolygonFault> for Error {
+    fn from(fault: PolygonFault) -> Error {
+        Error::invalid_argument("vertices", fault.to_string())
     }
 }
 
@@ -490,22 +506,22 @@ mod tests {
     }
 
     fn problem(points: &[(f32, f32)]) -> String {
-        Polygon::new(4, &v(points)).unwrap_err().to_string()
+        Polygon::new(&v(points)).map_err(|f| f.at(4)).unwrap_err().to_string()
     }
 
     #[test]
     fn clockwise_input_is_stored_counter_clockwise() {
         let cw = v(&[(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, 0.0)]);
-        let p = Polygon::new(0, &cw).unwrap();
+        let p = Polygon::new(&cw).unwrap();
         let mut expected = cw.clone();
         expected.reverse();
         assert_eq!(p.vertices(), &expected[..]);
         let ccw = v(&[(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]);
-        assert_eq!(Polygon::new(0, &ccw).unwrap().vertices(), &ccw[..]);
+        assert_eq!(Polygon::new(&ccw).unwrap().vertices(), &ccw[..]);
         // A straight vertex (midpoint of an edge) is accepted and dropped.
         let straight = v(&[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 1.0)]);
         let kept = v(&[(0.0, 0.0), (2.0, 0.0), (1.0, 1.0)]);
-        assert_eq!(Polygon::new(0, &straight).unwrap().vertices(), &kept[..]);
+        assert_eq!(Polygon::new(&straight).unwrap().vertices(), &kept[..]);
     }
 
     /// A midpoint that f32 rounding bends slightly inward is dropped (the SAT assumes every
@@ -522,12 +538,12 @@ mod tests {
         // The rounded midpoint (2, 5) 1e-3 turns inward by rounding alone.
         let turn = (a[2] - a[1]).as_dvec2().perp_dot((a[3] - a[2]).as_dvec2());
         assert!(turn < 0.0, "the case needs an inward turn: {turn}");
-        let (pa, pb) = (Polygon::new(0, &a).unwrap(), Polygon::new(1, &b).unwrap());
+        let (pa, pb) = (Polygon::new(&a).unwrap(), Polygon::new(&b).unwrap());
         assert_eq!(pa.vertices(), &[a[0], a[1], a[3]]);
         // A corner at x = 0 beside a vertex at x = -0.0 is kept (a sort by bits put -0.0 before
         // 0.0, out of y order, and the chain lost the corner (0, 0)).
         let signed = v(&[(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0), (-0.0, 0.5)]);
-        let kept = Polygon::new(0, &signed).unwrap();
+        let kept = Polygon::new(&signed).unwrap();
         assert_eq!(kept.vertices(), &signed[..4]);
         assert!(pa.overlaps(&pb), "they share the vertex (3, 6) 1e-3");
         // A bottom edge bent inward by 110 over 2^20, in 1,024 steps of under 1e-6 each.
@@ -539,12 +555,12 @@ mod tests {
             })
             .collect();
         dent.extend([Vec2::new(l as f32, l as f32), Vec2::new(0.0, l as f32)]);
-        let e = Polygon::new(3, &dent).unwrap_err().to_string();
+        let e = Polygon::new(&dent).map_err(|f| f.at(3)).unwrap_err().to_string();
         assert!(e.contains('3') && e.contains("convex"), "{e}");
         // Clockwise, the vertex is named as given.
         let mut cw = dent.clone();
         cw.reverse();
-        let fault = Polygon::checked(&cw).unwrap_err();
+        let fault = Polygon::new(&cw).unwrap_err();
         let PolygonFault::NotConvex { vertex } = fault else {
             panic!("{fault:?}")
         };
@@ -593,9 +609,9 @@ mod tests {
     #[test]
     fn sharp_convex_tips_are_kept() {
         for w in [1e-7f32, 1e-5, 3e-4] {
-            let rhombus = Polygon::new(0, &v(&[(0.0, 0.0), (1.0, -w), (2.0, 0.0), (1.0, w)]))
+            let rhombus = Polygon::new(&v(&[(0.0, 0.0), (1.0, -w), (2.0, 0.0), (1.0, w)]))
                 .unwrap_or_else(|e| panic!("tip {w}: {e}"));
-            let at = |x: f32| Polygon::new(1, &v(&[(x, -1.0), (x + 1.0, 0.0), (x, 1.0)])).unwrap();
+            let at = |x: f32| Polygon::new(&v(&[(x, -1.0), (x + 1.0, 0.0), (x, 1.0)])).unwrap();
             assert!(rhombus.overlaps(&at(2.0)), "tip {w}: a triangle at the tip");
             assert!(!rhombus.overlaps(&at(2.001)), "tip {w}: just past it");
         }
@@ -605,7 +621,7 @@ mod tests {
     /// and the vertices involved.
     #[test]
     fn each_fault_is_classified_and_located() {
-        let fault = |points: &[(f32, f32)]| Polygon::checked(&v(points)).unwrap_err();
+        let fault = |points: &[(f32, f32)]| Polygon::new(&v(points)).unwrap_err();
         // Symmetric bow-tie: zero signed area, vertices not on one line.
         let bow_tie = [(0.0, 0.0), (1.0, 1.0), (1.0, 0.0), (0.0, 1.0)];
         assert_eq!(

@@ -172,9 +172,7 @@ impl GpuContacts {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        if !boxes.is_empty() {
-            validate_obbs(boxes)?;
-        }
+        validate_obbs(boxes)?;
         let frames = obb_frames(boxes);
         let shapes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
         self.host_run(ctx, 0, &shapes, boxes.len(), pairs, out)
@@ -213,9 +211,7 @@ impl GpuContacts {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        if !spheres.is_empty() {
-            validate_spheres(spheres)?;
-        }
+        validate_spheres(spheres)?;
         let shapes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
         self.host_run(ctx, 1, &shapes, spheres.len(), pairs, out)
             .await?;

@@ -82,9 +82,7 @@ impl NarrowPhase for GpuNarrowPhase {
         if let Some(list) = out.as_deref_mut() {
             list.clear();
         }
-        if !boxes.is_empty() {
-            validate_obbs(boxes)?;
-        }
+        validate_obbs(boxes)?;
         let ctx = self.ctx.clone();
         // GpuSat checks the candidates and sorts its list (its stage `order`).
         cleared_on_error(out, |out| {

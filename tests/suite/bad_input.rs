@@ -236,3 +236,42 @@ fn a_failed_call_leaves_the_list_empty() {
         "{r:?}"
     );
 }
+
+/// One validation convention for every shape (`Validate`): a slice's `validate_*` accepts an
+/// empty slice, names the lowest bad index, and the polygon's constructor names the vertex at
+/// fault, placed at the caller's index by `PolygonFault::at`.
+#[test]
+fn every_validation_follows_one_convention() {
+    use sweepfan::geom::aabb::validate_aabbs;
+    use sweepfan::geom::obb::validate_obbs;
+    use sweepfan::{Aabb, Obb, Polygon, validate_spheres};
+    assert!(validate_spheres(&[]).is_ok());
+    assert!(validate_aabbs(&[]).is_ok());
+    assert!(validate_obbs(&[]).is_ok());
+    let index_of = |e: Error| match e {
+        Error::InvalidObject { index, .. } => index,
+        other => panic!("not an invalid object: {other}"),
+    };
+    let mut spheres = vec![Sphere::new(Vec3::ZERO, 1.0); 5];
+    spheres[3].radius = -1.0;
+    spheres[4].radius = f32::NAN;
+    assert_eq!(index_of(validate_spheres(&spheres).unwrap_err()), 3);
+    let mut aabbs = vec![Aabb::new(Vec3::ZERO, Vec3::ONE); 5];
+    aabbs[2] = Aabb::new(Vec3::ONE, Vec3::ZERO);
+    aabbs[4].min.x = f32::NAN;
+    assert_eq!(index_of(validate_aabbs(&aabbs).unwrap_err()), 2);
+    let mut obbs = vec![Obb::new(Vec3::ZERO, Vec3::ONE, glam::Quat::IDENTITY); 5];
+    obbs[1].half_extents.y = -1.0;
+    assert_eq!(index_of(validate_obbs(&obbs).unwrap_err()), 1);
+    // Three vertices, the last equal to the first: a zero-length edge named by its vertices.
+    let loop_back = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::ZERO];
+    let fault = Polygon::new(&loop_back).unwrap_err();
+    assert!(fault.to_string().contains("vertex"), "{fault}");
+    assert_eq!(index_of(fault.at(6)), 6);
+    // Made alone, without an index: an invalid argument, not object 0.
+    let alone: Error = fault.into();
+    assert!(
+        matches!(alone, Error::InvalidArgument { argument: "vertices", .. }),
+        "{alone}"
+    );
+}

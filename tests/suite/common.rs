@@ -114,7 +114,7 @@ pub fn hairline_polygons(pairs: usize, seed: u64, scale: f32) -> Vec<sweepfan::P
         let b = [v, touch + out_dir + along, touch + out_dir - along];
         for shape in [&a[..], &b[..]] {
             let scaled: Vec<Vec2> = shape.iter().map(|v| *v * scale).collect();
-            out.push(sweepfan::Polygon::new(out.len(), &scaled).unwrap());
+            out.push(sweepfan::Polygon::new(&scaled).unwrap());
         }
     }
     out

@@ -419,7 +419,7 @@ fn spheres_and_polygons_agree_with_parry() {
             .iter()
             .map(|t| centre + Vec2::new(t.cos(), t.sin()) * radius)
             .collect();
-        Polygon::new(0, &v).ok()
+        Polygon::new(&v).ok()
     };
     let polygons: Vec<Polygon> = std::iter::repeat_with(|| polygon(&mut rng))
         .flatten()
@@ -534,7 +534,7 @@ fn pairs_apart_within_the_tolerance_get_no_points() {
     // Polygons: unit squares 1e-5 and one unit in the last place apart, and touching.
     let square = |x: f32| {
         let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     for (x, touching) in [(1.0 + 1e-5, false), (up(1.0), false), (1.0, true)] {
         let polygons = [square(0.0), square(x)];

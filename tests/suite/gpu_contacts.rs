@@ -149,7 +149,7 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
     }
     let square = |x: f32| {
         let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     let polygons = [
         square(0.0),
@@ -180,7 +180,7 @@ fn gpu_polygon_contacts_do_not_move_with_the_pair() {
             .iter()
             .map(|&(x, y)| Vec2::new(x + dx, y + dx))
             .collect();
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];
     let triangle = [(-1.0, 4.25), (5.0, -1.75), (5.0, 10.0)];

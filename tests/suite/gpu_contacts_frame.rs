@@ -198,7 +198,7 @@ fn polygon_contacts_on_the_gpu_match_the_cpu() {
     let square = |x: f32, y: f32| {
         let v =
             [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(x + a, y + b));
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     let squares = [square(0.0, 0.0), square(1.0, 0.25), square(3.0, 0.0)];
     let pairs = [[0, 1], [1, 2]];
@@ -383,7 +383,7 @@ fn polygons_with_a_tiny_edge_have_contacts() {
             Vec2::new(2.0, -1.0),
             Vec2::new(-1.0, 2.0),
         ];
-        let polys = vec![Polygon::new(0, &a).unwrap(), Polygon::new(1, &b).unwrap()];
+        let polys = vec![Polygon::new(&a).unwrap(), Polygon::new(&b).unwrap()];
         let mut out = vec![polygon_contacts_on_cpu(&polys)];
         if let Some(ctx) = &gpu {
             let mut on_gpu = Vec::new();

@@ -232,7 +232,7 @@ fn box_and_polygon_pipeline_events_on_the_device() {
                 let a = i as f32 * 2.399;
                 let d = Vec2::new(a.cos(), a.sin()) * 0.3;
                 let v: Vec<Vec2> = q.vertices().iter().map(|&v| v + d).collect();
-                Polygon::new(i, &v).unwrap()
+                Polygon::new(&v).unwrap()
             })
             .collect();
     }

@@ -233,7 +233,7 @@ fn gpu_reports_exact_touching_on_a_lattice() {
             if i % 2 == 1 {
                 v.reverse();
             }
-            Polygon::new(i as usize, &v).unwrap()
+            Polygon::new(&v).unwrap()
         })
         .collect();
     let cell2 = |i: u32| [i as i32 % k, i as i32 / k, 0];
@@ -360,7 +360,7 @@ fn polygons_past_a_software_adapters_loop_cap_are_refused_there() {
                 Vec2::new(x + a.cos(), a.sin())
             })
             .collect();
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     // Three 300-gons: the first two overlap, the third is apart.
     let polys = vec![ngon(300, 0.0), ngon(300, 1.5), ngon(300, 9.0)];

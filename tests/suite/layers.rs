@@ -38,7 +38,7 @@ fn tool_rank(module: &str) -> Option<u32> {
 fn root_item(name: &str) -> Option<&'static str> {
     Some(match name {
         "Error" | "Result" => "error",
-        "Sphere" | "validate_spheres" => "geom",
+        "Sphere" | "validate_spheres" | "Polygon" | "PolygonFault" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
         | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" | "NarrowPhase"
         | "ShapeOverlaps" => "broadphase",

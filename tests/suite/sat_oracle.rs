@@ -421,7 +421,7 @@ fn random_polygons(rng: &mut ChaCha8Rng, n: usize, side: f32) -> Vec<Polygon> {
             v
         };
         // Random angles may produce a sliver rejected as degenerate: draw again.
-        if let Ok(p) = Polygon::new(out.len(), &v) {
+        if let Ok(p) = Polygon::new(&v) {
             out.push(p);
         }
     }
@@ -453,7 +453,7 @@ fn polygon_random_pairs_match_the_oracle() {
 fn polygon_touching_nested_and_parallel_constructions() {
     let poly = |pts: &[(f32, f32)]| {
         let v: Vec<Vec2> = pts.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     let square = |x: f32, y: f32, s: f32| poly(&[(x, y), (x + s, y), (x + s, y + s), (x, y + s)]);
     let a = square(0.0, 0.0, 1.0);
@@ -491,12 +491,12 @@ fn polygon_touching_nested_and_parallel_constructions() {
         let v1 = random_polygon(&mut rng, Vec2::ZERO, 1.0);
         let x = rng.random_range(-2.0..2.0);
         let v2 = random_polygon(&mut rng, Vec2::new(x, 0.5), 1.0);
-        let (Ok(p), Ok(q)) = (Polygon::new(0, &v1), Polygon::new(1, &v2)) else {
+        let (Ok(p), Ok(q)) = (Polygon::new(&v1), Polygon::new(&v2)) else {
             continue;
         };
         let mut r1 = v1.clone();
         r1.reverse();
-        let p_rev = Polygon::new(0, &r1).unwrap();
+        let p_rev = Polygon::new(&r1).unwrap();
         assert_eq!(p.overlaps(&q), p_rev.overlaps(&q));
     }
 }
@@ -562,7 +562,7 @@ fn bad_input_is_a_clear_error() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("candidate pair 1"), "{e}");
-    let tri = Polygon::new(0, &[Vec2::ZERO, Vec2::X, Vec2::Y]).unwrap();
+    let tri = Polygon::new(&[Vec2::ZERO, Vec2::X, Vec2::Y]).unwrap();
     assert!(polygon_pairs(&[tri.clone(), tri], &[[0, 5]], &mut out).is_err());
     // A pair list with only valid indices works and keeps candidate order.
     obb_pairs(&[ok, ok, ok], &[[1, 2], [0, 2], [0, 1]], &mut out).unwrap();

@@ -165,7 +165,7 @@ impl Shapes {
                     let v = q.vertices();
                     let c = v.iter().copied().sum::<glam::Vec2>() / v.len() as f32;
                     let scaled: Vec<glam::Vec2> = v.iter().map(|&x| c + (x - c) * f).collect();
-                    Polygon::new(0, &scaled)
+                    Polygon::new(&scaled)
                 };
                 match (s(&p[i]), s(&p[j])) {
                     (Ok(a), Ok(b)) => a.overlaps(&b),
@@ -323,7 +323,7 @@ mod tests {
         let square = |x: f32| {
             let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
             let v: Vec<glam::Vec2> = v.iter().map(|&(a, b)| glam::Vec2::new(a + x, b)).collect();
-            Polygon::new(0, &v).unwrap()
+            Polygon::new(&v).unwrap()
         };
         let shapes = Shapes::Polygons(vec![square(0.0), square(1.0), square(3.0)]);
         assert_eq!(shapes.all_pairs().unwrap(), [[0, 1]]);

@@ -451,8 +451,8 @@ fn giant_polygons_among_polygons() {
         Vec2::new(mid + 25.0, hi.y),
         Vec2::new(mid + 20.0, hi.y),
     ];
-    polygons.insert(1_000, Polygon::new(1_000, &strip).unwrap());
-    polygons.push(Polygon::new(polygons.len(), &slanted).unwrap());
+    polygons.insert(1_000, Polygon::new(&strip).unwrap());
+    polygons.push(Polygon::new(&slanted).unwrap());
     let layout = SweepLayout::for_polygons(&PolygonSet::new(&polygons).unwrap());
     assert_eq!(layout.wide, vec![1_000, polygons.len() as u32 - 1]);
     let expected = vertex_bounds_pairs(&polygons);

@@ -189,7 +189,7 @@ fn polygons_gpu_equals_cpu_and_all_pairs() {
     };
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let polygons: Vec<Polygon> = (0..1_000)
-        .map(|i| {
+        .map(|_| {
             let c = Vec2::new(rng.random_range(0.0..60.0), rng.random_range(0.0..60.0));
             let k = rng.random_range(3..8);
             let mut angles: Vec<f32> = (0..k)
@@ -205,7 +205,7 @@ fn polygons_gpu_equals_cpu_and_all_pairs() {
                 .iter()
                 .map(|a| c + r * Vec2::new(a.cos(), a.sin()))
                 .collect();
-            Polygon::new(i, &v).unwrap()
+            Polygon::new(&v).unwrap()
         })
         .collect();
     let mut brute = Vec::new();
@@ -277,7 +277,7 @@ fn tiny_shapes_decide_as_their_enlarged_copies_or_are_rejected() {
             .enumerate()
             .map(|(i, o)| {
                 let v: Vec<Vec2> = o.vertices().iter().map(|v| *v * k).collect();
-                Polygon::new(i, &v)
+                Polygon::new(&v).map_err(|f| f.at(i))
             })
             .collect()
     };

@@ -343,7 +343,7 @@ fn box_and_polygon_uploads_reuse_kept_staging_buffers() {
             for (i, poly) in polygons.iter_mut().enumerate() {
                 let shift = Vec2::new(0.04, -0.02) * ((i % 3) as f32 - 1.0);
                 let moved: Vec<Vec2> = poly.vertices().iter().map(|v| *v + shift).collect();
-                *poly = sweepfan::geom::polygon::Polygon::new(i, &moved).unwrap();
+                *poly = sweepfan::geom::polygon::Polygon::new(&moved).unwrap();
             }
         }
         // Frames, then vertices and offsets, six frames each, all through the kept buffers.
@@ -399,7 +399,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
         for (i, poly) in polygons.iter_mut().enumerate() {
             let shift = Vec2::new(0.04, -0.02) * ((i % 3) as f32 - 1.0);
             let moved: Vec<Vec2> = poly.vertices().iter().map(|v| *v + shift).collect();
-            *poly = sweepfan::geom::polygon::Polygon::new(i, &moved).unwrap();
+            *poly = sweepfan::geom::polygon::Polygon::new(&moved).unwrap();
         }
     }
     // Per call of 5: boxes (frames, candidates, count) and polygons (vertices, offsets,

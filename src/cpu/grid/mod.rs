@@ -501,7 +501,7 @@ super::cpu_broad_phase!(
 impl Grid {
     /// `find_pairs`: the frame's survey validates the scene ([`Grid::pairs`]).
     fn checking_pairs(&mut self, spheres: &[Sphere], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
-        crate::geom::check_count(spheres.len(), "objects")?;
+        crate::geom::check_u32_count(spheres.len(), "objects")?;
         self.pairs(spheres, out)
     }
 

@@ -19,7 +19,7 @@ use crate::broadphase::memory;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
 use crate::error::Result;
-use crate::geom::check_count;
+use crate::geom::check_u32_count;
 use crate::geom::sphere::{Sphere, all_valid, invalid_scene_error};
 use lean::{SweepScratch, brute_world, cascade_world, origin_world, sweep_world};
 use rayon::prelude::*;
@@ -186,7 +186,7 @@ impl WorldBatch {
         // Spheres are validated where they are read: each task its worlds' (docs/design.md
         // §2.13), the shared ones here; a batch found invalid goes through `validate_spheres`
         // for the error naming its first bad sphere.
-        check_count(spheres.len(), "objects")?;
+        check_u32_count(spheres.len(), "objects")?;
         self.groups.group(worlds);
         let threads = rayon::current_num_threads();
         if self.instances.len() != threads + 1 {

@@ -265,7 +265,7 @@ fn squares_with_midpoints_touch_inside_their_overlap() {
             (x0, y0 + h),
         ];
         let v: Vec<Vec2> = pts.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
-        Polygon::new(0, &v).unwrap()
+        Polygon::new(&v).unwrap()
     };
     let (a, b) = (square(0.0, 0.0, 1024.0), square(1000.0, 800.0, 1000.0));
     let c = polygon_contact(a.vertices(), b.vertices());

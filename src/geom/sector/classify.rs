@@ -347,20 +347,21 @@ pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: 
     (lo, hi)
 }
 
-/// Checks a rotation list for this experiment: [`crate::geom::Validate::problem`], and an angle of at most
-/// 2 pi.
+/// Checks a rotation list for this experiment ([`crate::geom::Validate`]'s convention):
+/// [`crate::geom::Validate::problem`], and an angle of at most 2 pi.
 pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
-    for (index, b) in rotations.iter().enumerate() {
+    crate::geom::check_u32_count(rotations.len(), "rotating boxes")?;
+    crate::geom::check_each(rotations, |b, index| {
         let problem = crate::geom::Validate::problem(b)
             .or((b.angle > TAU).then(|| "angle must be in [0, 2 pi]".to_string()));
-        if let Some(problem) = problem {
-            return Err(Error::InvalidObject {
+        match problem {
+            Some(problem) => Err(Error::InvalidObject {
                 index,
                 problem: format!("rotating box: {problem}"),
-            });
+            }),
+            None => Ok(()),
         }
-    }
-    Ok(())
+    })
 }
 
 /// Each rotation's constants, after [`validate_rotations`].

@@ -112,29 +112,20 @@ pub fn proxy_overlaps_sphere(a: &Aabb, s: &Sphere) -> bool {
     (s.center - s.radius).cmple(a.max).all() && (s.center + s.radius).cmpge(a.min).all()
 }
 
-/// Checks the boxes or bodies ([`Swept::problem`]) and that every index fits u32.
+/// Checks the boxes or bodies ([`Swept::problem`], [`crate::geom::Validate`]'s convention: the
+/// lowest bad index named, fewer than 2^32 - 1, none is fine).
 pub fn validate_boxes(boxes: &[impl Swept]) -> Result<()> {
-    if boxes.len() > u32::MAX as usize - 1 {
-        return Err(Error::past_u32(
-            boxes.len() as u64,
-            format!("{} rotating boxes", boxes.len()),
-        ));
-    }
-    for (index, b) in boxes.iter().enumerate() {
-        if let Some(problem) = b.problem() {
-            return Err(Error::InvalidObject { index, problem });
-        }
-    }
-    Ok(())
+    crate::geom::check_u32_count(boxes.len(), "rotating boxes")?;
+    crate::geom::check_each(boxes, |b, index| match b.problem() {
+        Some(problem) => Err(Error::InvalidObject { index, problem }),
+        None => Ok(()),
+    })
 }
 
 /// Validates a frame's input. Empty inputs are fine (nothing to find).
 pub fn validate_frame_input(boxes: &[impl Swept], spheres: &[Sphere]) -> Result<()> {
     validate_boxes(boxes)?;
-    if !spheres.is_empty() {
-        validate_spheres(spheres)?;
-    }
-    Ok(())
+    validate_spheres(spheres)
 }
 
 #[cfg(test)]

@@ -137,9 +137,7 @@ impl GpuBroadPhase {
         store: bool,
     ) -> Result<SubmittedFrame<'s>> {
         // An empty frame has no pairs: it runs (as `find_pairs`) at its finish.
-        if !spheres.is_empty() {
-            crate::geom::sphere::validate_spheres(spheres)?;
-        }
+        crate::geom::sphere::validate_spheres(spheres)?;
         let seq = match spheres.is_empty() {
             true => Ok(None),
             false => self.submit_part(spheres, store, false),
