@@ -653,7 +653,7 @@ pub struct ProxyFrame {
 impl ProxyFrame {
     /// What a frame with no boxes or no spheres finds for each proxy: nothing (an empty hit list
     /// when hits are wanted).
-    pub fn nothing_for(proxies: usize, want_hits: bool) -> Vec<ProxyFrame> {
+    pub(crate) fn nothing_for(proxies: usize, want_hits: bool) -> Vec<ProxyFrame> {
         (0..proxies)
             .map(|_| ProxyFrame {
                 hit_pairs: want_hits.then(Vec::new),

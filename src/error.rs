@@ -318,13 +318,13 @@ impl<T> ResultExt<T> for Result<T> {
 }
 
 /// Longest piece of echoed input [`shown`] keeps, in characters.
-pub const SHOWN_MAX_CHARS: usize = 80;
+pub(crate) const SHOWN_MAX_CHARS: usize = 80;
 
 /// Text from a file or the command line as a message may echo it: control characters escaped
 /// (`\r`, `\0`, `\x1b`, ...; a carriage return would otherwise send the terminal back to the start
 /// of the line and hide the message), as are invisible format characters (zero-width,
 /// bidirectional overrides, a byte-order mark) and whatever else `char::escape_debug` escapes;
-/// quotes and backslashes are kept as typed. Longer than [`SHOWN_MAX_CHARS`] characters, the rest is replaced by `...`.
+/// quotes and backslashes are kept as typed. Longer than `SHOWN_MAX_CHARS` characters, the rest is replaced by `...`.
 pub fn shown(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(4 * SHOWN_MAX_CHARS));
     for (i, c) in text.chars().enumerate() {

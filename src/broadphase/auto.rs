@@ -1,7 +1,7 @@
 //! `auto`: the method chosen from the scene's own statistics (docs/design.md §2.12), without
 //! running the candidates.
 //!
-//! [`survey`] reads a pseudo-random sample of at most [`SAMPLE_MAX`] spheres (about 0.5 ms at
+//! [`survey`] reads a pseudo-random sample of at most `SAMPLE_MAX` spheres (about 0.5 ms at
 //! 10^6, the sample's reads from memory) and estimates, scaled from the sample to the whole
 //! scene, the quantities that decide every method's work:
 //!
@@ -37,10 +37,10 @@ use serde::Serialize;
 mod survey;
 #[cfg(test)]
 use survey::FORWARD;
-pub use survey::{LARGE_MAX, Survey, survey};
+pub use survey::{Survey, survey};
 
 /// Most spheres the survey samples.
-pub const SAMPLE_MAX: usize = 2048;
+pub(crate) const SAMPLE_MAX: usize = 2048;
 /// Frames between two choices of an [`Auto`] whose scene keeps its size.
 pub const RECHOOSE_EVERY: u64 = 32;
 

@@ -20,7 +20,7 @@ impl Aabb {
     }
 
     /// Whether a coordinate is subnormal (a GPU may flush it to zero in a comparison).
-    pub fn has_subnormal(&self) -> bool {
+    pub(crate) fn has_subnormal(&self) -> bool {
         self.min
             .to_array()
             .iter()

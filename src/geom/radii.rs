@@ -7,7 +7,7 @@
 //! with its count and its largest radius, both exact and independent of order. Walking the
 //! non-empty bins from the top, bins above bin `e` are set aside when they hold at most
 //! [`giants_budget`] objects in all (a sixteenth of the scene, 32 to [`GIANTS_MAX`]; more than
-//! [`GIANTS_NEAR_MAX`] only where the largest radius is more than [`FAR_GIANT_RATIO`] times bin
+//! `GIANTS_NEAR_MAX` only where the largest radius is more than `FAR_GIANT_RATIO` times bin
 //! `e`'s) and the largest radius is more than twice bin `e`'s (`2 r` exact in f32): setting
 //! them aside at least halves the cells. Bin 0 counts too: a few spheres among points (radius
 //! 0, whose cells the grid sizes by the scene's bounds) are set aside. (It once did not: one
@@ -28,7 +28,7 @@ use glam::Vec3;
 /// tile of them at a time in workgroup memory), and through a coarse index of their reach on
 /// the CPU (`cpu::grid::giants`), so hundreds cost less than cells sized by one of them (a
 /// lognormal tail: 287 radii of 8 to 21 above 200,000 of about 1). More than
-/// [`GIANTS_NEAR_MAX`] only when they are more than [`FAR_GIANT_RATIO`] times the rest. It was
+/// `GIANTS_NEAR_MAX` only when they are more than `FAR_GIANT_RATIO` times the rest. It was
 /// 1,024 for all: 2,000 boulders of radii 5 to 20 among 200,000 spheres of radius 0.5 (1% of
 /// the scene) then sized the cells by the boulders, the grid testing 1.2 10^10 pairs in 10.4 s
 /// a frame and `auto` sweeping x in 1.1 s, against 0.22 s for the grid with the boulders set
@@ -38,10 +38,10 @@ pub const GIANTS_MAX: u32 = 4096;
 /// others': the cells they would size are at most that many times wider, and on the GPU each
 /// object looks at every giant (4,096 of them: 6.6 10^10 comparisons at 16M objects, tens of
 /// ms, where cells twice as wide cost a few).
-pub const GIANTS_NEAR_MAX: u32 = 1024;
+pub(crate) const GIANTS_NEAR_MAX: u32 = 1024;
 /// The radius ratio (largest to the others' largest) past which up to [`GIANTS_MAX`] giants are
 /// set aside: cells that much narrower hold 512 times fewer candidates.
-pub const FAR_GIANT_RATIO: f32 = 8.0;
+pub(crate) const FAR_GIANT_RATIO: f32 = 8.0;
 /// The giants a scene of `objects` may set aside: a sixteenth of them, at least
 /// [`WHOLE_SCENE_GIANTS_MAX`] and at most [`GIANTS_MAX`]. Giants are few by definition: radii
 /// spread evenly from 0.1 to 0.5 over 1,500 spheres put 940 above 0.25, which the budget of
@@ -160,7 +160,7 @@ const POINTS_SIDE_MIN: f32 = f32::from_bits((127 - 100) << 23);
 /// `shaders/sort/keys.wgsl` computes it; the CPU grid (`cpu::grid::frame`) and `auto`'s survey
 /// size their cells by it. (The side was 1: 100,000 points in a cube of 0.5 fell
 /// in one cell, and the grid tested all 5 10^9 pairs in 3.2 s; sap tested 10.)
-pub fn points_side(min: Vec3, max: Vec3, objects: u64) -> f32 {
+pub(crate) fn points_side(min: Vec3, max: Vec3, objects: u64) -> f32 {
     let span = (max - min).max_element();
     let k = (64 - objects.leading_zeros()).div_ceil(3);
     let side = span * f32::from_bits((127 - k) << 23);

@@ -12,11 +12,11 @@ use glam::{Vec2, Vec3A, Vec4};
 /// `scale = |d|_1 + sum hA + sum hB`. 128 units of f32 rounding (2^-24 each); the error
 /// analysis of docs/design.md §4.2 gives under 50 (axes within half an ulp, then a few roundings
 /// per sum), and the tests measure it on near-touching pairs.
-pub const OBB_ERROR_REL: f32 = 128.0 * (f32::EPSILON / 2.0);
+pub(crate) const OBB_ERROR_REL: f32 = 128.0 * (f32::EPSILON / 2.0);
 
 /// Absolute part of the bound: GPUs may flush results below 2^-126 to zero, about a hundred
 /// operations per axis.
-pub const OBB_ERROR_ABS: f32 = 1e-35;
+pub(crate) const OBB_ERROR_ABS: f32 = 1e-35;
 
 /// What the filtered separating-axis test knows about a pair of boxes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +129,7 @@ fn edge_margins(
 /// Exact for every pair validation accepts (docs/design.md §4.6): each vertex's side of an edge
 /// is the sign of `(b - a) x (v - a)` in f32 where it lies beyond the error bound, and else
 /// decided exactly (`robust::orient2d` on the inputs' values). The GPU filters with a bound a
-/// vertex ([`POLYGON_ERROR_REL`]) and leaves its unsure pairs to the host.
+/// vertex (`POLYGON_ERROR_REL`) and leaves its unsure pairs to the host.
 #[inline]
 pub fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
     polygons_overlap_within(p, q, pair_bound(&PolygonReach::of(p), &PolygonReach::of(q)))
@@ -139,10 +139,10 @@ pub fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
 /// two rounded products `l`, `r` and a rounded difference is within 3 units of rounding (2^-24
 /// each) of the exact value times `|l| + |r|`; 32 units leave room for a GPU's fused
 /// multiply-add, any order of operations and the bound's own rounding.
-pub const POLYGON_ERROR_REL: f32 = 32.0 * (f32::EPSILON / 2.0);
+pub(crate) const POLYGON_ERROR_REL: f32 = 32.0 * (f32::EPSILON / 2.0);
 
 /// Absolute part of the bound: a GPU may flush products below 2^-126 to zero.
-pub const POLYGON_ERROR_ABS: f32 = 1e-35;
+pub(crate) const POLYGON_ERROR_ABS: f32 = 1e-35;
 
 /// What the CPU's filter needs of one polygon: its vertex bounds and its longest edge (`|e|_1`).
 #[derive(Clone, Copy, Debug)]

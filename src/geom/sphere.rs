@@ -280,7 +280,7 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
 pub const ORIGIN_KEY_SLACK: f32 = 1e-5;
 
 /// Largest radius in the scene (0 for an empty slice).
-pub fn max_radius(spheres: &[Sphere]) -> f32 {
+pub(crate) fn max_radius(spheres: &[Sphere]) -> f32 {
     spheres.iter().fold(0.0f32, |m, s| m.max(s.radius))
 }
 

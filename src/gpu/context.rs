@@ -103,7 +103,8 @@ impl GpuOptions {
 pub const BACKEND_ENV: &str = "WGPU_BACKEND";
 
 /// Environment variable that opts out of GPU tests on a machine known to have no Vulkan at all.
-/// Only the test helpers read it; the library never skips silently.
+/// Only the test helpers read it; the library never skips silently. (Feature `testing`.)
+#[cfg(any(test, feature = "testing"))]
 pub const NO_GPU_ENV: &str = "SWEEPFAN_NO_GPU";
 
 /// A device and queue plus what we learned about the adapter.
@@ -605,7 +606,8 @@ pub enum WorkgroupMemory {
 /// test (panics with the reason) unless `var(NO_GPU_ENV)` is `1`, the opt-out for a machine
 /// known to have no Vulkan at all, in which case this returns `None` and says so on stderr. An
 /// adapter other than the expected one fails the test too, and an expected adapter beside the
-/// opt-out is a contradiction that fails it.
+/// opt-out is a contradiction that fails it. (Feature `testing`: the workspace's suites.)
+#[cfg(any(test, feature = "testing"))]
 pub fn test_gpu_with(var: impl Fn(&str) -> Option<String>) -> Option<GpuContext> {
     let options = GpuOptions::from_vars(&var).unwrap_or_else(|e| panic!("GPU test: {e}"));
     if var(NO_GPU_ENV).is_some_and(|v| v == "1") {
@@ -678,9 +680,8 @@ use choice::{default_backends, instance};
 pub use choice::{hardware_adapter, list_adapters};
 #[cfg(test)]
 use limits::{BINDING_ALIGN, MAX_BINDING_BYTES};
-pub use limits::{
-    MIN_BINDING_CAP, count_u32, dispatch_2d, grown_bytes, is_size_limit, max_binding_bytes_of,
-};
+pub(crate) use limits::count_u32;
+pub use limits::{MIN_BINDING_CAP, dispatch_2d, grown_bytes, is_size_limit, max_binding_bytes_of};
 
 #[cfg(test)]
 mod tests;

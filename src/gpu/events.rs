@@ -81,7 +81,7 @@ pub struct EventsReadback {
 }
 
 /// The events of a frame as far as its one readback held them: the lists may stop short of
-/// `totals` (found, lost), whose rest [`GpuEvents::tails`] names.
+/// `totals` (found, lost), whose rest `GpuEvents::tails` names.
 pub struct PartialEvents {
     /// The events the readback held (the lists possibly cut short).
     pub events: FrameEvents,
@@ -127,7 +127,7 @@ impl GpuEvents {
 
     /// This frame's canonical list after [`Self::encode`] (and before [`Self::commit`]): its
     /// first `count` slots.
-    pub fn sorted_list(&self) -> &wgpu::Buffer {
+    pub(crate) fn sorted_list(&self) -> &wgpu::Buffer {
         &self.sorted[self.now].list
     }
 
@@ -135,7 +135,7 @@ impl GpuEvents {
     /// the previous frame's list, for the frame whose pairs `pairs` holds (its count clamped to
     /// its capacity: check the frame did not overflow before [`Self::commit`]). Without
     /// `events` (the deterministic pair order option, docs/design.md §10) only
-    /// [`Self::sorted_list`] is written, nothing to commit. `n_objects` bounds the indices. One
+    /// `Self::sorted_list` is written, nothing to commit. `n_objects` bounds the indices. One
     /// [`GpuEvents::encode`] per submission (the parameters go through `queue.write_buffer`).
     pub fn encode(
         &mut self,
@@ -295,13 +295,13 @@ impl GpuEvents {
 
     /// The last committed frame's canonical pair list, read back (two host waits): where a
     /// broad phase moves its events to the host (a frame in parts, docs/design.md §2.10).
-    pub fn previous_pairs(&self, ctx: &GpuContext) -> Result<Vec<[u32; 2]>> {
+    pub(crate) fn previous_pairs(&self, ctx: &GpuContext) -> Result<Vec<[u32; 2]>> {
         let last = &self.sorted[1 - self.now];
         let count = ctx.read::<u32>(&last.count, 1)?[0].min(last.cap) as usize;
         ctx.read::<[u32; 2]>(&last.list, count)
     }
 
-    /// [`Self::previous_pairs`] as a future (two device reads awaited), for a frame that has
+    /// `Self::previous_pairs` as a future (two device reads awaited), for a frame that has
     /// nothing to run on the device (a box frame without boxes loses them all).
     pub async fn previous_pairs_async(&self, ctx: &GpuContext) -> Result<Vec<[u32; 2]>> {
         let last = &self.sorted[1 - self.now];
@@ -321,7 +321,7 @@ impl GpuEvents {
 
     /// Plans the readback of the last [`Self::encode`]'s counts and, with `lists`, its found
     /// and lost pairs: as many as the last frame's counts with headroom (`ListHint`), the
-    /// rest, if any, by [`Self::tails`] after the wait.
+    /// rest, if any, by `Self::tails` after the wait.
     pub fn plan_readback(&self, rb: &mut Readback, lists: bool) -> EventsReadback {
         let (cap, prev_cap) = self.encoded;
         let list_bytes = |hint: &ListHint, n: u32| {
@@ -342,8 +342,8 @@ impl GpuEvents {
     }
 
     /// The events planned by [`Self::plan_readback`] (lists empty when not planned), as far
-    /// as the planned copies reach: complete them with [`Self::finish`] (or [`Self::tails`]
-    /// and [`Self::completed`]) before use.
+    /// as the planned copies reach: complete them with [`Self::finish`] (or `Self::tails`
+    /// and `Self::completed`) before use.
     pub fn events_from(&self, bytes: &[u8], plan: &EventsReadback) -> PartialEvents {
         let totals = plan.totals.clone().map(|r| readback::words(&bytes[r])[0]);
         let now = readback::words(&bytes[plan.count.clone()])[0] as u64;
@@ -364,7 +364,7 @@ impl GpuEvents {
     /// What [`Self::events_from`] left unread of the found and lost lists, each as
     /// `(list, from, to)` for `readback::read_tails_async`; notes the counts for the next frame's
     /// plan. `None` where the list was not planned or came back whole.
-    pub fn tails(&mut self, partial: &PartialEvents) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
+    pub(crate) fn tails(&mut self, partial: &PartialEvents) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
         self.hints[0].saw(partial.totals[0] as u64);
         self.hints[1].saw(partial.totals[1] as u64);
         let rest = |buffer: &Option<wgpu::Buffer>, have: usize, total: u32| {
@@ -381,7 +381,7 @@ impl GpuEvents {
 
     /// Completes `partial` with the tails [`Self::tails`] named (`rest`, in the same order,
     /// `None` skipped) and returns the frame's events.
-    pub fn completed(partial: PartialEvents, rest: [Option<Vec<u8>>; 2]) -> FrameEvents {
+    pub(crate) fn completed(partial: PartialEvents, rest: [Option<Vec<u8>>; 2]) -> FrameEvents {
         let mut events = partial.events;
         let [found, lost] = rest;
         if let Some(bytes) = found {
@@ -397,7 +397,7 @@ impl GpuEvents {
         events
     }
 
-    /// [`Self::tails`] and [`Self::completed`] with their own map (one more host wait, only
+    /// `Self::tails` and `Self::completed` with their own map (one more host wait, only
     /// when a list outgrew its plan): the frame's whole events. Awaited (docs/design.md §8.5).
     pub async fn finish(
         &mut self,

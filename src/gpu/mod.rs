@@ -2,8 +2,8 @@
 //! the stages are private, and this module shows what a caller uses:
 //!
 //! * the device: [`GpuContext`] opened from [`GpuOptions`] ([`list_adapters`],
-//!   [`hardware_adapter`]; [`test_gpu_with`] for test suites that must fail, not skip, without
-//!   an adapter);
+//!   [`hardware_adapter`]; with feature `testing`, `test_gpu_with` for the workspace's suites,
+//!   which must fail, not skip, without an adapter);
 //! * spheres: [`GpuBroadPhase`] (one scene per call, in flight with [`SubmittedFrame`], resident
 //!   with [`DeviceScene`] and its device events [`GpuEvents`]), [`GpuWorldBatch`] (many worlds),
 //!   [`broad_phase`] and [`auto`] behind the trait;
@@ -44,7 +44,9 @@ pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatReadback, SatSh
 pub use contacts::GpuContacts;
 pub use context::FrameScope;
 pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
-pub use context::{MIN_BINDING_CAP, NO_GPU_ENV, count_u32, test_gpu_with};
+pub use context::MIN_BINDING_CAP;
+#[cfg(any(test, feature = "testing"))]
+pub use context::{NO_GPU_ENV, test_gpu_with};
 pub use events::{GpuEvents, PartialEvents};
 pub use narrow::GpuNarrowPhase;
 pub use sector::accuracy::SectorExperimentGpu;

@@ -18,8 +18,10 @@ pub fn with_env(options: GpuOptions) -> Result<GpuOptions> {
     })
 }
 
-/// The tool's own tests: a context on the adapter the environment asks for, or `None` where
-/// `SWEEPFAN_NO_GPU=1` opts out (`sweepfan::gpu::test_gpu_with`).
+/// The tool's unit tests: a context on the adapter the environment asks for, or `None` where
+/// `SWEEPFAN_NO_GPU=1` opts out (`sweepfan::gpu::test_gpu_with`, the library's feature
+/// `testing`, which only the test builds turn on).
+#[cfg(test)]
 pub fn test_gpu() -> Option<GpuContext> {
     sweepfan::gpu::test_gpu_with(|name| std::env::var(name).ok())
 }

@@ -18,6 +18,16 @@ pub mod verify;
 pub mod verify_shapes;
 pub mod worlds_bench;
 
+/// `n` as the u32 count the GPU kernels index with, or `Error::TooLarge` naming `what`.
+pub fn count_u32(what: &str, n: usize) -> sweepfan::Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        sweepfan::Error::past_u32(
+            n as u64,
+            format!("{n} {what}: the GPU kernels index with 32 bits, so at most {} fit", u32::MAX),
+        )
+    })
+}
+
 /// Refuses `count` items of `per_item` bytes each before they are allocated, when they do not fit
 /// in what this process may use (`sweepfan::broadphase::limits::check_fits_or`, docs/design.md
 /// §9.14); the error names `what` and ends with `hint(how many items fit)`.

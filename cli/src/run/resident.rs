@@ -20,7 +20,8 @@ use sweepfan::gpu::DeviceScene;
 use sweepfan::gpu::GpuBroadPhase;
 use sweepfan::gpu::instrument::PassTimer;
 use sweepfan::gpu::instrument::Readback;
-use sweepfan::gpu::{GpuContext, count_u32};
+use super::count_u32;
+use sweepfan::gpu::GpuContext;
 use sweepfan::registry;
 use sweepfan_scenes::Scene;
 

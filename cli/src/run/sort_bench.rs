@@ -131,7 +131,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
     // is refused with its reason, not dropped from the table after the smaller ones ran (a
     // job asking for 1K,64K got 1K and a note, with exit status 0).
     for &n in &cfg.sizes {
-        sweepfan::gpu::count_u32("keys", n)?;
+        super::count_u32("keys", n)?;
         super::check_count_fits(
             &format!("sort-bench n = {n}"),
             n,
@@ -141,7 +141,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
         ctx.check_binding(&format!("sort keys of --sizes {n}"), n as u64 * 4)?;
     }
     for &n in &cfg.sizes {
-        let n32 = sweepfan::gpu::count_u32("keys", n)?;
+        let n32 = super::count_u32("keys", n)?;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(cfg.seed ^ n as u64);
         let keys: Vec<u32> = (0..n)
             .map(|_| match cfg.key_bits {

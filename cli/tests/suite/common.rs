@@ -198,7 +198,11 @@ pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::V
 }
 
 /// The test adapter, as the tool's own tests open it (`SWEEPFAN_NO_GPU=1` opts out).
-pub use sweepfan_cli::run::gpu::test_gpu;
+/// A context on the adapter the test environment names, or `None` where `SWEEPFAN_NO_GPU=1`
+/// opts out (the library's test knob, feature `testing`).
+pub fn test_gpu() -> Option<sweepfan::GpuContext> {
+    sweepfan::gpu::test_gpu_with(|name| std::env::var(name).ok())
+}
 
 /// The GPU options the environment asks for, as the tool maps them (`with_env`).
 pub fn test_options() -> sweepfan::gpu::GpuOptions {

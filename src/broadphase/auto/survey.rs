@@ -30,7 +30,7 @@ pub struct Survey {
     /// Cells of side `2 r` in the scene's bounding box, per object of the scene.
     pub cells_per_object: f64,
     /// Objects of the scene's largest radii, taken whole rather than sampled (module docs):
-    /// the top exponent bins holding at most [`LARGE_MAX`] objects, when the scene is larger
+    /// the top exponent bins holding at most `LARGE_MAX` objects, when the scene is larger
     /// than the sample.
     pub large: usize,
     /// The scene's largest radius.
@@ -38,7 +38,7 @@ pub struct Survey {
 }
 
 /// Most objects of the largest radii that the survey takes whole (module docs).
-pub const LARGE_MAX: u32 = 1024;
+pub(crate) const LARGE_MAX: u32 = 1024;
 
 /// What `auto` reads of the whole scene in one pass (module docs): the radius histogram the
 /// grid decides its cells and giants from, and the centres' bounding box.

@@ -117,7 +117,7 @@ pub struct RotationParams {
 }
 
 /// `v` with `w` appended, as a `vec4<f32>`.
-pub fn v4(v: Vec3, w: f32) -> [f32; 4] {
+pub(crate) fn v4(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]
 }
 
@@ -128,7 +128,7 @@ pub fn v3(a: [f32; 4]) -> Vec3 {
 
 /// A sector as the two `vec4`s of `RotationParams`: centre axis with cos(half-angle), and
 /// inner radius^2, outer radius^2, full ring (1 or 0), unused.
-pub fn sector_fields(s: &Sector) -> ([f32; 4], [f32; 4]) {
+pub(crate) fn sector_fields(s: &Sector) -> ([f32; 4], [f32; 4]) {
     (
         v4(s.centre_axis, s.half_angle.cos()),
         [
@@ -267,7 +267,7 @@ impl AccuracyPose for RotationParams {
 
 /// `Sector::contains_local` on precomputed fields (|z| <= h already checked).
 #[inline(always)]
-pub fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
+pub(crate) fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
     rho2 >= radii[0]
         && rho2 <= radii[1]
         && (radii[2] != 0.0 || q.dot(v3(axis)) >= axis[3] * rho2.sqrt())
@@ -303,7 +303,7 @@ pub fn index_range(lo: f32, hi: f32) -> (i32, i32) {
 /// The x indices of a row (y, z) that may lie in a cylinder of radius `r_bound` about the
 /// line through `o` along the unit `u`, within `h_bound` of `o` along it (the conservative
 /// sector's bound), padded by one index. A superset is all that matters.
-pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: f32) -> (i32, i32) {
+pub(crate) fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: f32) -> (i32, i32) {
     let q = Vec3::new(0.0, y, z) - o; // the row is q + t e_x
     let ux = u.x;
     let c0 = q.dot(u);
@@ -349,7 +349,7 @@ pub fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: 
 
 /// Checks a rotation list for this experiment ([`crate::geom::Validate`]'s convention):
 /// [`crate::geom::Validate::problem`], and an angle of at most 2 pi.
-pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
+pub(crate) fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
     crate::geom::check_u32_count(rotations.len(), "rotating boxes")?;
     crate::geom::check_each(rotations, |b, index| {
         let problem = crate::geom::Validate::problem(b)
@@ -365,13 +365,13 @@ pub fn validate_rotations(rotations: &[RotatingBox]) -> Result<()> {
 }
 
 /// Each rotation's constants, after [`validate_rotations`].
-pub fn rotation_params(rotations: &[RotatingBox]) -> Result<Vec<RotationParams>> {
+pub(crate) fn rotation_params(rotations: &[RotatingBox]) -> Result<Vec<RotationParams>> {
     validate_rotations(rotations)?;
     Ok(rotations.iter().map(RotationParams::new).collect())
 }
 
 /// Bin 0 (points in no shape) is the rest of the grid: kernels only count the other bins.
-pub fn fill_empty_bin(hist: &mut Histogram) {
+pub(crate) fn fill_empty_bin(hist: &mut Histogram) {
     let counted: u32 = hist[1..].iter().sum();
     hist[0] = GRID_POINTS - counted;
 }

@@ -31,11 +31,11 @@ pub const METHODS: [(&str, u32); 5] = methods("piece_union");
 pub const METHODS_VS_EXACT: [(&str, u32); 5] = methods_vs_exact("piece_union");
 
 /// Pieces per axis of the sub-piece union (2^3 octants).
-pub const PIECE_SPLIT: u32 = 2;
+pub(crate) const PIECE_SPLIT: u32 = 2;
 /// Most pieces a rotation carries.
-pub const MAX_PIECES: usize = 8;
+pub(crate) const MAX_PIECES: usize = 8;
 /// Most clauses of a body (a capsule has three: its two balls and its side).
-pub const MAX_CLAUSES: usize = 3;
+pub(crate) const MAX_CLAUSES: usize = 3;
 
 /// Slack of the gate inside which the sweeps are tested (grid units, radians): the truth is
 /// computed a little beyond the conservative sector, so a sector that missed would show.
@@ -137,7 +137,7 @@ fn grown(s: &LocalSector) -> LocalSector {
 }
 
 impl FreeRotation {
-    /// Precomputes one rotation. Fails on an invalid body or more than [`MAX_CLAUSES`].
+    /// Precomputes one rotation. Fails on an invalid body or more than `MAX_CLAUSES`.
     pub fn new(r: &RotatingBody, index: usize) -> Result<Self> {
         crate::geom::Validate::check(r, index)?;
         let g = GeneralSweep::new(r);

@@ -226,9 +226,9 @@ impl CylindricalExtent {
 
 /// Outward margin of the built sectors, relative to their size, and of their half-angle
 /// (radians): more than f32 rounding of the point tests, so no enclosed point falls out.
-pub const SECTOR_PAD: f64 = 2e-6;
+pub(crate) const SECTOR_PAD: f64 = 2e-6;
 /// Outward margin of the built sectors' half-angle (radians).
-pub const ANGLE_PAD: f64 = 1e-5;
+pub(crate) const ANGLE_PAD: f64 = 1e-5;
 
 /// A sector in the rotation's frame: centre angle about e1, half-angle (pi = full ring),
 /// radial and axial ranges.

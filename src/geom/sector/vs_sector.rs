@@ -11,7 +11,7 @@ use crate::geom::sector::sector2d::Sector2;
 use glam::{Vec2, Vec3Swizzles};
 
 /// |U1 . U2| at or above which two rotation axes count as parallel.
-pub const PARALLEL_AXES_COS: f32 = 1.0 - 1e-6;
+pub(crate) const PARALLEL_AXES_COS: f32 = 1.0 - 1e-6;
 
 impl Sector2 {
     /// Exact 2D sector vs sector test.

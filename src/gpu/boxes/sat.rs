@@ -85,7 +85,7 @@ pub struct SatOutput {
     /// Pairs the device appended to its list: the sure ones when stored, and the unsure ones.
     pub listed: u32,
     /// The appended pairs, in no particular order, when `listed <= capacity`. From
-    /// [`GpuSat::output_from`] only as far as the planned copy reached (the last output's count
+    /// `GpuSat::output_from` only as far as the planned copy reached (the last output's count
     /// with headroom): [`GpuSat::finish_output`] reads the rest; every other way returns them
     /// whole.
     pub pairs: Option<Vec<Pair>>,
@@ -151,7 +151,7 @@ pub struct GpuSat {
     tail_readback: Readback,
 }
 
-/// Where [`GpuSat::plan_readback`] put the stage's results in the mapped bytes.
+/// Where `GpuSat::plan_readback` put the stage's results in the mapped bytes.
 pub struct SatReadback {
     counts: Range<usize>,
     pairs: Range<usize>,
@@ -199,11 +199,6 @@ impl GpuSat {
             pair_hint: Default::default(),
             tail_readback: Readback::new("sat readback, the rest"),
         })
-    }
-
-    /// Pairs the output buffer holds.
-    pub fn output_capacity(&self) -> u32 {
-        self.out_capacity
     }
 
     /// Grows the output buffer to hold at least `pairs` pairs (errors beyond the binding limit).
@@ -314,7 +309,7 @@ impl GpuSat {
     /// The last [`Self::encode`]'s output list and its count word, for a following stage in
     /// the same submission (frame events). Unsure pairs are in it reversed: a frame that has
     /// any computes its events again from the settled list ([`Self::replace_output`]).
-    pub fn output_list(&self) -> crate::gpu::spheres::broad_phase::ResidentPairs<'_> {
+    pub(crate) fn output_list(&self) -> crate::gpu::spheres::broad_phase::ResidentPairs<'_> {
         crate::gpu::spheres::broad_phase::ResidentPairs {
             pairs: &self.out_pairs,
             capacity: self.encoded_capacity,
@@ -325,7 +320,7 @@ impl GpuSat {
 
     /// Writes `pairs` over the last [`Self::encode`]'s output list and its count word (the
     /// settled list of a frame that had unsure pairs, for a following stage such as events).
-    pub fn replace_output(&self, ctx: &GpuContext, pairs: &[Pair]) -> Result<()> {
+    pub(crate) fn replace_output(&self, ctx: &GpuContext, pairs: &[Pair]) -> Result<()> {
         if pairs.len() as u64 > self.encoded_capacity as u64 {
             return Err(Error::gpu(
                 crate::error::GpuFailure::Inconsistent,
@@ -348,7 +343,7 @@ impl GpuSat {
     /// output list when `read_pairs` (as far as the last count with headroom: the count is not
     /// known before the wait) and the timestamps. Unsure pairs of a frame that stores none are
     /// read by [`Self::finish_output`].
-    pub fn plan_readback(&self, rb: &mut Readback, read_pairs: bool) -> SatReadback {
+    pub(crate) fn plan_readback(&self, rb: &mut Readback, read_pairs: bool) -> SatReadback {
         let pair_bytes = if read_pairs {
             8 * self.pair_hint.planned(self.encoded_capacity as u64)
         } else {
@@ -365,7 +360,7 @@ impl GpuSat {
     /// the listed pairs when they all fit, and the pass times. Candidates naming objects
     /// that do not exist are an error (the kernel skips and counts them rather than reading out
     /// of bounds).
-    pub fn output_from(
+    pub(crate) fn output_from(
         &self,
         ctx: &GpuContext,
         bytes: &[u8],
@@ -401,7 +396,7 @@ impl GpuSat {
 
     /// The frame events of a frame whose SAT list held unsure pairs: the settled list written over
     /// the device's, its events computed again (one more submission and wait).
-    pub async fn events_of_settled(
+    pub(crate) async fn events_of_settled(
         &self,
         ctx: &GpuContext,
         rb: &mut Readback,
@@ -424,7 +419,7 @@ impl GpuSat {
     }
 
     blocking! {
-        /// Completes an output of [`Self::output_from`]: the pairs past the planned copy, read in
+        /// Completes an output of `Self::output_from`: the pairs past the planned copy, read in
         /// one more map (only when the list outgrew the last count with headroom); notes the count
         /// for the next plan.
         pub fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput>

@@ -213,7 +213,8 @@ impl GpuContext {
         FrameScope { ctx: self }
     }
 
-    /// Bind groups kept now (tests).
+    /// Bind groups kept now (feature `testing`: the suites check the cache's reuse).
+    #[cfg(any(test, feature = "testing"))]
     pub fn kept_bind_groups(&self) -> usize {
         self.bind_groups
             .lock()

@@ -29,7 +29,7 @@ pub fn dispatch_2d(groups: u32, max_per_dim: u32) -> (u32, u32) {
 
 /// `n` as the u32 count the shaders index with, or [`Error::TooLarge`] naming `what` (never a
 /// silent truncation).
-pub fn count_u32(what: &str, n: usize) -> Result<u32> {
+pub(crate) fn count_u32(what: &str, n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| {
         Error::past_u32(
             n as u64,
@@ -91,7 +91,8 @@ impl GpuContext {
     /// binding size, workgroups per dimension): `lower` edits a copy of [`Self::limits`], which
     /// replaces them only if no limit got better; otherwise [`Error::InvalidArgument`] names the first
     /// such limit. Tests reach a small device's paths (parts, 2-D dispatches) with small
-    /// scenes this way; results are the same.
+    /// scenes this way; results are the same. (Feature `testing`.)
+    #[cfg(any(test, feature = "testing"))]
     pub fn lower_limits(&mut self, lower: impl FnOnce(&mut wgpu::Limits)) -> Result<()> {
         let mut limits = self.limits.clone();
         lower(&mut limits);

@@ -187,7 +187,7 @@ impl SweepLayout {
     }
 
     /// Most wide shapes set apart among `n`: min(n / 64, floor(cbrt(n))^2).
-    pub fn max_wide(n: usize) -> usize {
+    pub(crate) fn max_wide(n: usize) -> usize {
         // Integer cube root, so that exact cubes give exact squares.
         let mut root = (n as f64).cbrt() as usize;
         while (root + 1).pow(3) <= n {
