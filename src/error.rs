@@ -302,21 +302,6 @@ impl Error {
     }
 }
 
-/// Adds what was being done to an error, as `anyhow::Context` does for the binary.
-pub trait ResultExt<T> {
-    /// The error, if any, inside an [`Error::Context`] saying what was being done.
-    fn context_with(self, context: impl FnOnce() -> String) -> Result<T>;
-}
-
-impl<T> ResultExt<T> for Result<T> {
-    fn context_with(self, context: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|source| Error::Context {
-            context: context(),
-            source: Box::new(source),
-        })
-    }
-}
-
 /// Longest piece of echoed input [`shown`] keeps, in characters.
 pub(crate) const SHOWN_MAX_CHARS: usize = 80;
 

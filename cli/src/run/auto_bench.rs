@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use sweepfan::broadphase::Backend;
 use sweepfan::broadphase::auto::Choice;
 use sweepfan::error::{Error, Result};
-use sweepfan::registry::{self, AUTO};
+use sweepfan::registry::AUTO;
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The generated scenes the issue of `auto` names, at their sizes (`--scenes` default).
@@ -200,7 +200,7 @@ pub fn generate(kinds: &[(SceneKind, usize)], seed: u64) -> Vec<Scene> {
 
 /// `--methods`: the list `measure` takes, without `auto` (compared with, not against itself).
 pub fn candidate_methods(list: &str) -> Result<Vec<String>> {
-    let mut methods = registry::parse_methods(list)?;
+    let mut methods = super::methods::parse_methods(list)?;
     methods.retain(|m| m != AUTO);
     if methods.is_empty() {
         return Err(Error::Config(

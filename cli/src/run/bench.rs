@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 use sweepfan::broadphase::Backend;
 use sweepfan::broadphase::{BroadPhase, Clock, DeviceCounts, Pair, StageTime, canonicalize};
-use sweepfan::error::{Error, Result, ResultExt};
+use sweepfan::error::{Error, Result};
 use sweepfan::events::EventTracker;
 use sweepfan::registry;
 use sweepfan_scenes::Scene;
@@ -487,7 +487,10 @@ pub fn measure(
                 run,
                 reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase),
             )
-            .context_with(|| format!("{name} on {} (n = {})", backend.as_str(), scene.len()))?;
+            .map_err(|source| Error::Context {
+                context: format!("{name} on {} (n = {})", backend.as_str(), scene.len()),
+                source: Box::new(source),
+            })?;
             let verified = cmp.as_ref().map(|c| c.is_ok());
             if let Some(c) = &cmp
                 && !c.is_ok()

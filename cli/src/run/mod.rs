@@ -8,6 +8,7 @@ pub mod boxes;
 pub mod contact_bench;
 pub mod gpu;
 pub mod in_flight;
+pub mod methods;
 pub mod output;
 pub mod resident;
 pub mod row;

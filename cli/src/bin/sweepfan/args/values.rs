@@ -289,7 +289,7 @@ pub fn method_for_shape(flag: &str, name: &str, shape: crate::args::Shape) -> an
     let shown = sweepfan::error::shown(name);
     match shape {
         crate::args::Shape::Sphere => {
-            if sweepfan::registry::is_method_name(name) {
+            if sweepfan_cli::run::methods::is_method_name(name) {
                 return Ok(());
             }
             let mut known: Vec<&str> = sweepfan::Method::ALL.iter().map(|m| m.name()).collect();

@@ -300,7 +300,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
         Some(path) => Scene::from_csv(path)?,
         None => generated(a.scene.0, &a.params()?)?,
     };
-    let mut methods = registry::parse_methods(a.methods())
+    let mut methods = sweepfan_cli::run::methods::parse_methods(a.methods())
         .map_err(|e| anyhow::anyhow!("--methods {}: {e}", sweepfan::error::shown(a.methods())))?;
     // Brute force at large n takes minutes per frame: only when asked for by name.
     if a.methods().split(',').any(|m| m.trim() == "all") && scene.len() > 50_000 {
@@ -536,7 +536,7 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
     }
     let batch = WorldScenes::new(scenes);
     let listed = a.methods.as_deref().unwrap_or("auto,grid,sap");
-    let methods = registry::parse_methods(listed)
+    let methods = sweepfan_cli::run::methods::parse_methods(listed)
         .map_err(|e| anyhow::anyhow!("--methods {}: {e}", sweepfan::error::shown(listed)))?;
     if let Some(peer) = methods
         .iter()
