@@ -6,7 +6,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 use sweepfan::Pair;
-use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps, obb_pairs, polygon_set_pairs};
+use sweepfan::cpu::sat::{
+    obb_frame_pairs_unordered, obb_overlaps, obb_pairs_unordered, polygon_set_pairs_unordered,
+};
 use sweepfan::cpu::{BoxSweep, aabb_sweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
@@ -43,7 +45,7 @@ fn bench_sat(c: &mut Criterion) {
     g.throughput(Throughput::Elements(sweep_candidates.len() as u64));
     g.bench_function("frames_sweep_order", |b| {
         b.iter(|| {
-            obb_frame_pairs(
+            obb_frame_pairs_unordered(
                 &frames,
                 |i| &boxes[i],
                 black_box(&sweep_candidates),
@@ -53,10 +55,13 @@ fn bench_sat(c: &mut Criterion) {
         })
     });
     g.bench_function("frames_shuffled", |b| {
-        b.iter(|| obb_frame_pairs(&frames, |i| &boxes[i], black_box(&shuffled), &mut out).unwrap())
+        b.iter(|| {
+            obb_frame_pairs_unordered(&frames, |i| &boxes[i], black_box(&shuffled), &mut out)
+                .unwrap()
+        })
     });
     g.bench_function("with_frame_setup", |b| {
-        b.iter(|| obb_pairs(black_box(&boxes), &sweep_candidates, &mut out).unwrap())
+        b.iter(|| obb_pairs_unordered(black_box(&boxes), &sweep_candidates, &mut out).unwrap())
     });
     g.finish();
 
@@ -76,7 +81,7 @@ fn bench_sat(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(candidates.len() as u64));
     g.bench_function("set_sweep_order", |b| {
-        b.iter(|| polygon_set_pairs(&set, black_box(&candidates), &mut out).unwrap())
+        b.iter(|| polygon_set_pairs_unordered(&set, black_box(&candidates), &mut out).unwrap())
     });
     g.finish();
 }

@@ -5,7 +5,7 @@
 //! generation order, so every test reads two random cache lines).
 
 use std::time::Instant;
-use sweepfan::cpu::sat::{obb_frame_pairs, obb_overlaps};
+use sweepfan::cpu::sat::{obb_frame_pairs_unordered, obb_overlaps};
 use sweepfan::cpu::{BoxSweep, sweep_order};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
@@ -84,7 +84,7 @@ fn main() {
     let mut out = Vec::new();
     let (cpu0, wall0) = (process_cpu_ns(), Instant::now());
     for _ in 0..reps {
-        obb_frame_pairs(&frames, |i| &boxes[i], &candidates, &mut out).unwrap();
+        obb_frame_pairs_unordered(&frames, |i| &boxes[i], &candidates, &mut out).unwrap();
     }
     let (cpu, wall) = (
         (process_cpu_ns() - cpu0) as f64 * 1e-9,

@@ -1,14 +1,16 @@
 //! The frame loop a simulation writes around sweepfan, on the CPU and on the GPU side by side:
 //! bodies (rotated boxes) under the simulation's own u64 ids, moved every step, a few removed
 //! and added; the broad phase by id (`BoxBroadPhase`) gives the pairs begun and ended, and the
-//! separating axis theorem keeps the candidates whose boxes really overlap.
+//! narrow phase (`NarrowPhase`: the separating axis theorem, on the same side) keeps the
+//! candidates whose boxes really overlap.
 //! `cargo run --release --example simulation -- [bodies] [steps]`; exits 1 where the GPU's
 //! events or overlaps differ from the CPU's. Without a GPU adapter the CPU side runs alone.
 
 use glam::{Quat, Vec3};
 use std::sync::Arc;
-use sweepfan::cpu::sat::obb_pairs;
-use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, Obb, Pair};
+use sweepfan::cpu::CpuNarrowPhase;
+use sweepfan::gpu::GpuNarrowPhase;
+use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, NarrowPhase, Obb, Pair};
 
 fn main() -> sweepfan::Result<()> {
     let arg = |i: usize, d: usize| {
@@ -18,9 +20,15 @@ fn main() -> sweepfan::Result<()> {
             .unwrap_or(d)
     };
     let (n, steps) = (arg(1, 2000), arg(2, 20));
-    let mut sides = vec![BoxBroadPhase::cpu()];
+    // Each side a broad phase by id and a narrow phase, on the same device.
+    let mut sides: Vec<(BoxBroadPhase, Box<dyn NarrowPhase>)> =
+        vec![(BoxBroadPhase::cpu(), Box::new(CpuNarrowPhase::default()))];
     match GpuContext::default_adapter() {
-        Ok(ctx) => sides.push(BoxBroadPhase::gpu(Arc::new(ctx))?),
+        Ok(ctx) => {
+            let ctx = Arc::new(ctx);
+            let narrow = Box::new(GpuNarrowPhase::new(ctx.clone()));
+            sides.push((BoxBroadPhase::gpu(ctx)?, narrow));
+        }
         Err(e) => println!("the CPU side alone ({e})"),
     }
     // One frame per side, its lists reused every step.
@@ -45,7 +53,7 @@ fn main() -> sweepfan::Result<()> {
         let ids: Vec<Id> = alive.iter().map(|&i| i as Id).collect();
         let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
         let mut results = Vec::new();
-        for (broad, frame) in sides.iter_mut().zip(&mut frames) {
+        for ((broad, narrow), frame) in sides.iter_mut().zip(&mut frames) {
             broad.set_many(&ids, &aabbs)?;
             for i in (0..n).filter(|i| step % 2 == 1 && i % 10 == 0) {
                 broad.remove(i as Id);
@@ -56,7 +64,7 @@ fn main() -> sweepfan::Result<()> {
             let candidates: Vec<Pair> =
                 broad.pairs().iter().map(|&[a, b]| [at(a), at(b)]).collect();
             let mut overlapping = Vec::new();
-            obb_pairs(&boxes, &candidates, &mut overlapping)?;
+            narrow.obb_pairs(&boxes, &candidates, Some(&mut overlapping))?;
             results.push((frame.found.clone(), frame.lost.clone(), overlapping));
         }
         let (found, lost, overlapping) = &results[0];

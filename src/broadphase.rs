@@ -97,6 +97,15 @@ pub fn canonicalize(pairs: &mut [Pair]) {
     }
 }
 
+/// Each pair turned `[min, max]`, then the list sorted ([`canonicalize`]): candidates given in
+/// any orientation, in canonical order.
+pub(crate) fn orient_and_canonicalize(pairs: &mut [Pair]) {
+    for p in pairs.iter_mut() {
+        *p = [p[0].min(p[1]), p[0].max(p[1])];
+    }
+    canonicalize(pairs);
+}
+
 /// From this many pairs [`canonicalize`] sorts by radix (not tuned: below it, four passes'
 /// counters weigh against a few thousand comparisons; the gain measured, at 5.0M pairs, is in
 /// docs/design.md §2.14).

@@ -3,7 +3,7 @@
 //! (docs/design.md §4.9).
 
 use crate::broadphase::narrow::NarrowPhase;
-use crate::broadphase::{Clock, Pair, Stats, canonicalize};
+use crate::broadphase::{Clock, Pair, Stats, orient_and_canonicalize};
 use crate::cpu::{contacts, sat};
 use crate::error::Result;
 use crate::geom::contact::Contact;
@@ -48,10 +48,7 @@ impl CpuNarrowPhase {
             list.clear();
         } else {
             let start = Instant::now();
-            for p in list.iter_mut() {
-                *p = [p[0].min(p[1]), p[0].max(p[1])];
-            }
-            canonicalize(list);
+            orient_and_canonicalize(list);
             stats.stage("order", start.elapsed().as_secs_f64(), Clock::Wall);
         }
         Ok(stats)
@@ -71,7 +68,7 @@ impl NarrowPhase for CpuNarrowPhase {
         // No boxes: no candidate can name one (the check below says so), no pairs.
         validate_obbs(boxes)?;
         self.filtered(candidates.len(), out, |list| {
-            sat::obb_pairs(boxes, candidates, list)
+            sat::obb_pairs_unordered(boxes, candidates, list)
         })
     }
 
@@ -85,7 +82,7 @@ impl NarrowPhase for CpuNarrowPhase {
             list.clear();
         }
         self.filtered(candidates.len(), out, |list| {
-            sat::polygon_pairs(polygons, candidates, list)
+            sat::polygon_pairs_unordered(polygons, candidates, list)
         })
     }
 

@@ -4,7 +4,7 @@
 
 use crate::broadphase::cancel;
 use crate::broadphase::shapes::ShapeOverlaps;
-use crate::broadphase::{Clock, Pair, Stats, check_candidates};
+use crate::broadphase::{Clock, Pair, Stats, check_candidates, orient_and_canonicalize};
 use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
 use crate::error::Result;
 use crate::geom::aabb::Aabb;
@@ -56,15 +56,25 @@ fn filter_in_chunks(
     cancel::check(&token)
 }
 
-/// Appends to `out` (after clearing it), in candidate order, the candidate pairs whose boxes
-/// overlap. Boxes are assumed validated ([`validate_obbs`]); an out-of-range index is an error.
+/// The candidate pairs whose boxes overlap (or touch), into `out` (cleared first) in canonical
+/// order: each `[min, max]`, sorted, whatever the candidates' order and orientation. Boxes are
+/// assumed validated ([`validate_obbs`]); an out-of-range index is an error. (The narrow phase
+/// as a trait, with validation and counting: `CpuNarrowPhase`.)
 pub fn obb_pairs(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    obb_frame_pairs(&obb_frames(boxes), |i| &boxes[i], candidates, out)
+    obb_pairs_unordered(boxes, candidates, out)?;
+    orient_and_canonicalize(out);
+    Ok(())
 }
 
-/// [`obb_pairs`] on precomputed frames (see [`obb_frames`]); `box_at(i)` is the box of frame
-/// `i`, for the pairs the filtered test leaves unsure (settled exactly, docs/design.md §4.2).
-pub fn obb_frame_pairs<'a>(
+/// [`obb_pairs`] without the ordering: the overlapping candidates as given, in candidate order.
+pub fn obb_pairs_unordered(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
+    obb_frame_pairs_unordered(&obb_frames(boxes), |i| &boxes[i], candidates, out)
+}
+
+/// [`obb_pairs_unordered`] on precomputed frames (see [`obb_frames`]); `box_at(i)` is the box of
+/// frame `i`, for the pairs the filtered test leaves unsure (settled exactly, docs/design.md
+/// §4.2).
+pub fn obb_frame_pairs_unordered<'a>(
     frames: &[ObbFrame],
     box_at: impl Fn(usize) -> &'a Obb + Sync,
     candidates: &[Pair],
@@ -82,13 +92,29 @@ pub fn obb_frame_pairs<'a>(
     })
 }
 
-/// The polygon equivalent of [`obb_pairs`].
+/// The polygon equivalent of [`obb_pairs`] (canonical order).
 pub fn polygon_pairs(polygons: &[Polygon], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    polygon_set_pairs(&PolygonSet::new(polygons)?, candidates, out)
+    polygon_pairs_unordered(polygons, candidates, out)?;
+    orient_and_canonicalize(out);
+    Ok(())
 }
 
-/// [`polygon_pairs`] on a flat polygon set.
-pub fn polygon_set_pairs(set: &PolygonSet, candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
+/// [`polygon_pairs`] without the ordering: the overlapping candidates as given, in candidate
+/// order.
+pub fn polygon_pairs_unordered(
+    polygons: &[Polygon],
+    candidates: &[Pair],
+    out: &mut Vec<Pair>,
+) -> Result<()> {
+    polygon_set_pairs_unordered(&PolygonSet::new(polygons)?, candidates, out)
+}
+
+/// [`polygon_pairs_unordered`] on a flat polygon set.
+pub fn polygon_set_pairs_unordered(
+    set: &PolygonSet,
+    candidates: &[Pair],
+    out: &mut Vec<Pair>,
+) -> Result<()> {
     check_candidates(set.len(), candidates)?;
     out.clear();
     // Each polygon's reach once, not once a candidate (docs/design.md §4.6).
@@ -202,7 +228,12 @@ impl ShapeOverlaps for CpuBoxPipeline {
                     Ok(&frames[..])
                 },
                 |frames, order, candidates, pairs| {
-                    obb_frame_pairs(frames, |i| &boxes[order[i] as usize], candidates, pairs)
+                    obb_frame_pairs_unordered(
+                        frames,
+                        |i| &boxes[order[i] as usize],
+                        candidates,
+                        pairs,
+                    )
                 },
                 list,
             );
@@ -228,7 +259,7 @@ impl ShapeOverlaps for CpuBoxPipeline {
                 start,
                 &aabbs,
                 |order| PolygonSet::in_order(polygons, order),
-                |set, _, candidates, pairs| polygon_set_pairs(set, candidates, pairs),
+                |set, _, candidates, pairs| polygon_set_pairs_unordered(set, candidates, pairs),
                 list,
             )
         })

@@ -506,7 +506,10 @@ mod tests {
     }
 
     fn problem(points: &[(f32, f32)]) -> String {
-        Polygon::new(&v(points)).map_err(|f| f.at(4)).unwrap_err().to_string()
+        Polygon::new(&v(points))
+            .map_err(|f| f.at(4))
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -555,7 +558,10 @@ mod tests {
             })
             .collect();
         dent.extend([Vec2::new(l as f32, l as f32), Vec2::new(0.0, l as f32)]);
-        let e = Polygon::new(&dent).map_err(|f| f.at(3)).unwrap_err().to_string();
+        let e = Polygon::new(&dent)
+            .map_err(|f| f.at(3))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains('3') && e.contains("convex"), "{e}");
         // Clockwise, the vertex is named as given.
         let mut cw = dent.clone();

@@ -678,9 +678,9 @@ mod read;
 mod wait;
 use choice::{default_backends, instance};
 pub use choice::{hardware_adapter, list_adapters};
+pub(crate) use limits::count_u32;
 #[cfg(test)]
 use limits::{BINDING_ALIGN, MAX_BINDING_BYTES};
-pub(crate) use limits::count_u32;
 pub use limits::{MIN_BINDING_CAP, dispatch_2d, grown_bytes, is_size_limit, max_binding_bytes_of};
 
 #[cfg(test)]

@@ -364,7 +364,10 @@ impl GpuEvents {
     /// What [`Self::events_from`] left unread of the found and lost lists, each as
     /// `(list, from, to)` for `readback::read_tails_async`; notes the counts for the next frame's
     /// plan. `None` where the list was not planned or came back whole.
-    pub(crate) fn tails(&mut self, partial: &PartialEvents) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
+    pub(crate) fn tails(
+        &mut self,
+        partial: &PartialEvents,
+    ) -> [Option<(wgpu::Buffer, u64, u64)>; 2] {
         self.hints[0].saw(partial.totals[0] as u64);
         self.hints[1].saw(partial.totals[1] as u64);
         let rest = |buffer: &Option<wgpu::Buffer>, have: usize, total: u32| {

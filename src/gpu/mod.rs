@@ -43,8 +43,8 @@ pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
 pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
 pub use contacts::GpuContacts;
 pub use context::FrameScope;
-pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 pub use context::MIN_BINDING_CAP;
+pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_adapters};
 #[cfg(any(test, feature = "testing"))]
 pub use context::{NO_GPU_ENV, test_gpu_with};
 pub use events::{GpuEvents, PartialEvents};

@@ -271,7 +271,13 @@ fn every_validation_follows_one_convention() {
     // Made alone, without an index: an invalid argument, not object 0.
     let alone: Error = fault.into();
     assert!(
-        matches!(alone, Error::InvalidArgument { argument: "vertices", .. }),
+        matches!(
+            alone,
+            Error::InvalidArgument {
+                argument: "vertices",
+                ..
+            }
+        ),
         "{alone}"
     );
 }

@@ -320,7 +320,9 @@ fn polygons_ok(p: &[Polygon]) -> Result<(), TestCaseError> {
         return Ok(());
     }
     for (i, q) in p.iter().enumerate() {
-        Polygon::new(q.vertices()).map_err(|f| f.at(i)).map_err(|e| fail("a parsed polygon fails validation", e))?;
+        Polygon::new(q.vertices())
+            .map_err(|f| f.at(i))
+            .map_err(|e| fail("a parsed polygon fails validation", e))?;
     }
     PolygonSet::new(p).map_err(|e| fail("parsed polygons form no set", e))?;
     if p.len() <= PIPELINE_MAX {

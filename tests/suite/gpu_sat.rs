@@ -6,7 +6,7 @@
 use crate::common::test_gpu;
 use glam::{Vec2, Vec3};
 use sweepfan::cpu::aabb_sweep;
-use sweepfan::cpu::sat::{obb_pairs, polygon_set_pairs};
+use sweepfan::cpu::sat::{obb_pairs, polygon_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
 use sweepfan::geom::polygon::{Polygon, PolygonSet, polygon_aabbs};
 use sweepfan::gpu::instrument::storage_buffer;
@@ -24,7 +24,6 @@ fn boxes_with_cpu_pairs(n: usize, seed: u64) -> (Vec<Obb>, Vec<Pair>, Vec<Pair>)
     aabb_sweep(&aabbs, &mut candidates).unwrap();
     let mut cpu = Vec::new();
     obb_pairs(&boxes, &candidates, &mut cpu).unwrap();
-    canonicalize(&mut cpu);
     (boxes, candidates, cpu)
 }
 
@@ -155,7 +154,7 @@ fn gpu_polygon_pairs_match_cpu() {
     let mut candidates = Vec::new();
     aabb_sweep(&polygon_aabbs(&polys), &mut candidates).unwrap();
     let mut cpu = Vec::new();
-    polygon_set_pairs(&set, &candidates, &mut cpu).unwrap();
+    polygon_pairs(&polys, &candidates, &mut cpu).unwrap();
     let mut sat = GpuSat::new(&ctx).unwrap();
     let mut gpu = Vec::new();
     sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut gpu))
@@ -320,8 +319,7 @@ fn polygons_one_bit_from_touching_are_exact() {
             .count();
         assert!((55..=80).contains(&built), "scale {scale}: {built}");
         let mut cpu = Vec::new();
-        polygon_set_pairs(&PolygonSet::new(&polys).unwrap(), &candidates, &mut cpu).unwrap();
-        canonicalize(&mut cpu);
+        polygon_pairs(&polys, &candidates, &mut cpu).unwrap();
         assert_eq!(cpu, want, "scale {scale}: the CPU");
         let Some(ctx) = &gpu else { continue };
         let set = PolygonSet::new(&polys).unwrap();

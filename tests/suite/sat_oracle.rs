@@ -564,7 +564,11 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("candidate pair 1"), "{e}");
     let tri = Polygon::new(&[Vec2::ZERO, Vec2::X, Vec2::Y]).unwrap();
     assert!(polygon_pairs(&[tri.clone(), tri], &[[0, 5]], &mut out).is_err());
-    // A pair list with only valid indices works and keeps candidate order.
-    obb_pairs(&[ok, ok, ok], &[[1, 2], [0, 2], [0, 1]], &mut out).unwrap();
-    assert_eq!(out, vec![[1, 2], [0, 2], [0, 1]]);
+    // A pair list with only valid indices works: canonical, whatever the candidates' order and
+    // orientation; the `_unordered` form keeps them as given.
+    obb_pairs(&[ok, ok, ok], &[[1, 2], [2, 0], [0, 1]], &mut out).unwrap();
+    assert_eq!(out, vec![[0, 1], [0, 2], [1, 2]]);
+    sweepfan::cpu::sat::obb_pairs_unordered(&[ok, ok, ok], &[[1, 2], [2, 0], [0, 1]], &mut out)
+        .unwrap();
+    assert_eq!(out, vec![[1, 2], [2, 0], [0, 1]]);
 }

@@ -38,4 +38,3 @@ pub fn parse_methods(list: &str) -> Result<Vec<String>> {
     out.retain(|m| seen.insert(m.clone()));
     Ok(out)
 }
-

@@ -24,7 +24,10 @@ pub fn count_u32(what: &str, n: usize) -> sweepfan::Result<u32> {
     u32::try_from(n).map_err(|_| {
         sweepfan::Error::past_u32(
             n as u64,
-            format!("{n} {what}: the GPU kernels index with 32 bits, so at most {} fit", u32::MAX),
+            format!(
+                "{n} {what}: the GPU kernels index with 32 bits, so at most {} fit",
+                u32::MAX
+            ),
         )
     })
 }

@@ -8,6 +8,7 @@
 //! timed), the pairs compared with the CPU reference's on those spheres, and the spheres with
 //! the CPU's own motion of the scene, bit for bit.
 
+use super::count_u32;
 use crate::run::bench::{Measurement, reference_method};
 use crate::run::gpu::LazyGpu;
 use crate::run::row::{Row, traffic_fields};
@@ -18,10 +19,9 @@ use sweepfan::broadphase::{Backend, BroadPhase, Clock, Method, Pair, StageTime, 
 use sweepfan::error::{Error, Result};
 use sweepfan::gpu::DeviceScene;
 use sweepfan::gpu::GpuBroadPhase;
+use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::instrument::PassTimer;
 use sweepfan::gpu::instrument::Readback;
-use super::count_u32;
-use sweepfan::gpu::GpuContext;
 use sweepfan::registry;
 use sweepfan_scenes::Scene;
 

@@ -389,7 +389,7 @@ fn host_fed_sat_uploads_reuse_kept_staging_buffers() {
         let mut candidates = Vec::new();
         aabb_sweep(&polygon_aabbs(&polygons), &mut candidates).unwrap();
         let (mut want, mut got) = (Vec::new(), Vec::new());
-        sweepfan::cpu::sat::polygon_set_pairs(&set, &candidates, &mut want).unwrap();
+        sweepfan::cpu::sat::polygon_pairs(&polygons, &candidates, &mut want).unwrap();
         sat.polygon_pairs(&ctx, &set, &candidates, Some(&mut got))
             .unwrap();
         same(want, got, &format!("polygons, call {call}"));

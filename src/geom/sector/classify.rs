@@ -303,7 +303,14 @@ pub fn index_range(lo: f32, hi: f32) -> (i32, i32) {
 /// The x indices of a row (y, z) that may lie in a cylinder of radius `r_bound` about the
 /// line through `o` along the unit `u`, within `h_bound` of `o` along it (the conservative
 /// sector's bound), padded by one index. A superset is all that matters.
-pub(crate) fn candidate_range(o: Vec3, u: Vec3, r_bound: f32, h_bound: f32, y: f32, z: f32) -> (i32, i32) {
+pub(crate) fn candidate_range(
+    o: Vec3,
+    u: Vec3,
+    r_bound: f32,
+    h_bound: f32,
+    y: f32,
+    z: f32,
+) -> (i32, i32) {
     let q = Vec3::new(0.0, y, z) - o; // the row is q + t e_x
     let ux = u.x;
     let c0 = q.dot(u);

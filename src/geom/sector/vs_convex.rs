@@ -126,7 +126,11 @@ impl Sector {
 /// Whether two convex sets given by support functions meet (GJK on their Minkowski difference,
 /// closest points by checking every face, edge and vertex of the simplex). Distances below
 /// 1e-9 of `scale` count as contact; a run that does not converge in 64 steps counts as contact.
-pub(crate) fn gjk_overlap(a: &dyn Fn(DVec3) -> DVec3, b: &dyn Fn(DVec3) -> DVec3, scale: f64) -> bool {
+pub(crate) fn gjk_overlap(
+    a: &dyn Fn(DVec3) -> DVec3,
+    b: &dyn Fn(DVec3) -> DVec3,
+    scale: f64,
+) -> bool {
     let tol = 1e-9 * scale;
     let support = |d: DVec3| a(d) - b(-d);
     let mut simplex: Vec<DVec3> = vec![support(DVec3::X)];
