@@ -286,9 +286,7 @@ pub fn sphere_contacts<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
     let spheres = crate::spheres::spheres(centers, radii)?;
-    if !spheres.is_empty() {
-        crate::spheres::check_spheres(&spheres)?;
-    }
+    crate::spheres::check_spheres(&spheres)?;
     if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
         let (pairs, contacts) = interruptible(py, Sphere::all_pairs_work(&spheres), || {
             gpu_sphere_frame(&adapter, &spheres)
@@ -297,9 +295,7 @@ pub fn sphere_contacts<'py>(
     }
     let pairs = pairs_of(py, pairs, &spheres, || {
         let mut found = Vec::new();
-        if !spheres.is_empty() {
-            cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
-        }
+        cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
         Ok(found)
     })?;
     let kernels: ContactKernels<Sphere> =
@@ -329,11 +325,7 @@ pub fn obb_contacts<'py>(
     let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
     check_not_forked()?;
     let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
-    let boxes = if boxes.is_empty() {
-        boxes
-    } else {
-        crate::shapes::checked_boxes(boxes)?
-    };
+    let boxes = crate::shapes::checked_boxes(boxes)?;
     let kernels: ContactKernels<sweepfan::Obb> =
         (cpu::contacts::obb_contacts, GpuContacts::obb_contacts);
     let frame = sweepfan::GpuBoxPipeline::obb_contacts;

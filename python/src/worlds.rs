@@ -307,9 +307,7 @@ pub(crate) fn batch_input(
         ));
     }
     // An empty batch has no pairs (the library's rule, as an empty scene's in Python).
-    if !spheres.is_empty() {
-        check_spheres(&spheres)?;
-    }
+    check_spheres(&spheres)?;
     Ok(Some((spheres, ids)))
 }
 
