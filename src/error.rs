@@ -9,9 +9,9 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// The scene has no objects where one must have some: a scene file or a generated scene of
-    /// the tool (an empty file is a mistake there), a resident or in-flight GPU frame (its
-    /// buffers are sized by the scene). A broad phase's frame of no objects is no error: it
-    /// has no pairs (docs/design.md §1).
+    /// the tool (an empty file is a mistake there), a resident GPU frame (its buffers are sized
+    /// by the scene). A broad phase's frame of no objects is no error: it has no pairs, and no
+    /// `validate_*` refuses an empty slice (docs/design.md §1).
     #[error("empty scene: at least one object is needed")]
     EmptyScene,
     /// An object with a NaN or infinite coordinate or radius, a negative radius, or a coordinate

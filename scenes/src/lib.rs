@@ -197,8 +197,8 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Generates a scene. `n = 0` gives an empty scene (which every method rejects with
-    /// [`Error::EmptyScene`](sweepfan::Error::EmptyScene)).
+    /// Generates a scene. `n = 0` gives an empty scene (no pairs in every method; the tool
+    /// refuses it as [`Error::EmptyScene`](sweepfan::Error::EmptyScene)).
     pub fn generate(kind: SceneKind, p: &SceneParams) -> Scene {
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
         let n = p.n;

@@ -57,11 +57,15 @@ fn filter_in_chunks(
 }
 
 /// The candidate pairs whose boxes overlap (or touch), into `out` (cleared first) in canonical
-/// order: each `[min, max]`, sorted, whatever the candidates' order and orientation. Boxes are
-/// assumed validated ([`validate_obbs`]); an out-of-range index is an error. (The narrow phase
-/// as a trait, with validation and counting: `CpuNarrowPhase`.)
+/// order: each `[min, max]`, sorted, whatever the candidates' order and orientation (a
+/// candidate given twice is listed twice). Boxes are assumed validated ([`validate_obbs`]); an
+/// out-of-range index or a self-pair is an error, and leaves `out` empty. (The narrow phase as
+/// a trait, with validation and counting: `CpuNarrowPhase`.)
 pub fn obb_pairs(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    obb_pairs_unordered(boxes, candidates, out)?;
+    if let Err(e) = obb_pairs_unordered(boxes, candidates, out) {
+        out.clear();
+        return Err(e);
+    }
     orient_and_canonicalize(out);
     Ok(())
 }
@@ -94,7 +98,10 @@ pub fn obb_frame_pairs_unordered<'a>(
 
 /// The polygon equivalent of [`obb_pairs`] (canonical order).
 pub fn polygon_pairs(polygons: &[Polygon], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    polygon_pairs_unordered(polygons, candidates, out)?;
+    if let Err(e) = polygon_pairs_unordered(polygons, candidates, out) {
+        out.clear();
+        return Err(e);
+    }
     orient_and_canonicalize(out);
     Ok(())
 }

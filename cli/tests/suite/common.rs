@@ -197,7 +197,6 @@ pub fn bench_shape_rows(shape: &str, scene: &str, n: usize) -> Vec<serde_json::V
     rows
 }
 
-/// The test adapter, as the tool's own tests open it (`SWEEPFAN_NO_GPU=1` opts out).
 /// A context on the adapter the test environment names, or `None` where `SWEEPFAN_NO_GPU=1`
 /// opts out (the library's test knob, feature `testing`).
 pub fn test_gpu() -> Option<sweepfan::GpuContext> {
