@@ -10,7 +10,7 @@ use glam::{Quat, Vec3};
 use std::sync::Arc;
 use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::gpu::GpuNarrowPhase;
-use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, NarrowPhase, Obb, Pair};
+use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, NarrowPhase, Obb};
 
 fn main() -> sweepfan::Result<()> {
     let arg = |i: usize, d: usize| {
@@ -59,12 +59,9 @@ fn main() -> sweepfan::Result<()> {
                 broad.remove(i as Id);
             }
             broad.update_into(frame)?;
-            // Narrow phase: the candidates by position in `boxes` (ids are 0..n here), SAT.
-            let at = |id: Id| alive.binary_search(&(id as usize)).expect("alive") as u32;
-            let candidates: Vec<Pair> =
-                broad.pairs().iter().map(|&[a, b]| [at(a), at(b)]).collect();
+            // Narrow phase: the broad phase's pairs by id as they are, SAT on the boxes by id.
             let mut overlapping = Vec::new();
-            narrow.obb_pairs(&boxes, &candidates, Some(&mut overlapping))?;
+            narrow.obb_pairs_by_id(&ids, &boxes, broad.pairs(), Some(&mut overlapping))?;
             results.push((frame.found.clone(), frame.lost.clone(), overlapping));
         }
         let (found, lost, overlapping) = &results[0];

@@ -32,11 +32,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-/// The caller's name for an object: any `u64`, unique within one [`BoxBroadPhase`].
-pub type Id = u64;
-
-/// A pair of touching objects by id, the smaller first.
-pub type IdPair = [Id; 2];
+pub use crate::broadphase::{Id, IdPair};
 
 /// What one [`BoxBroadPhase::update`] found, against the previous update.
 #[derive(Clone, Debug, Default)]

@@ -48,6 +48,13 @@ pub(crate) fn stored_pairs_past_limit(pairs: u64, limit: u64) -> Error {
     )
 }
 
+/// The caller's name for an object: any `u64`, unique within one `BoxBroadPhase` (and within
+/// one call of the narrow phase by id).
+pub type Id = u64;
+
+/// A pair of objects by id, the smaller first.
+pub type IdPair = [Id; 2];
+
 pub(crate) mod aabbs;
 pub mod auto;
 pub mod cancel;
@@ -57,6 +64,7 @@ pub(crate) mod memory;
 pub use frame::SphereFrame;
 pub mod limits;
 pub(crate) mod narrow;
+pub(crate) mod narrow_by_id;
 pub(crate) mod radix;
 pub(crate) mod shapes;
 pub(crate) mod sweep_axis;

@@ -115,7 +115,7 @@ pub mod registry;
 #[cfg(test)]
 mod test_scenes;
 
-pub use boxes::{BoxBroadPhase, BoxFrame, Id, IdPair};
+pub use boxes::{BoxBroadPhase, BoxFrame};
 pub use broadphase::aabbs::AabbOverlaps;
 pub use broadphase::cancel::CancelToken;
 pub use broadphase::limits::{Limits, MemoryBudget};
@@ -125,6 +125,7 @@ pub use broadphase::worlds::{SHARED, WorldBroadPhase, WorldPairs};
 pub use broadphase::{
     Backend, BroadPhase, FrameEvents, Method, Pair, SphereFrame, Stats, canonicalize,
 };
+pub use broadphase::{Id, IdPair};
 pub use error::{Error, Exceeds, GpuFailure, Result};
 pub use events::{EventTracker, WorldEventTracker, WorldEvents};
 pub use geom::Validate;

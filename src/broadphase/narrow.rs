@@ -3,7 +3,8 @@
 //! `cpu::CpuNarrowPhase` and `gpu::GpuNarrowPhase` implement it with the same
 //! signatures, so a simulation swaps backends without touching its loop.
 
-use crate::broadphase::{Pair, Stats};
+use crate::broadphase::narrow_by_id::{contacts_by_id, pairs_by_id};
+use crate::broadphase::{Id, IdPair, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
 use crate::geom::obb::Obb;
@@ -78,6 +79,100 @@ pub trait NarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()>;
+
+    /// [`Self::obb_pairs`] by the caller's ids, as `BoxBroadPhase` gives its pairs: `ids[k]`
+    /// names `boxes[k]` (each id once), the candidates are pairs of ids (any order and
+    /// orientation), and the touching ones come into `out` (cleared first) as `[min, max]` by
+    /// id, sorted. An id given twice is an [`Error::InvalidId`](crate::Error::InvalidId), a
+    /// candidate naming an id not among `ids` (or one id twice) an
+    /// [`Error::InvalidArgument`] naming the candidate; `ids` of another length than `boxes` an
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
+    ///
+    /// ```
+    /// use sweepfan::{Aabb, BoxBroadPhase, NarrowPhase, Obb, cpu::CpuNarrowPhase};
+    /// use glam::{Quat, Vec3};
+    ///
+    /// let cube = |x: f32, y: f32, turn: f32| {
+    ///     Obb::new(Vec3::new(x, y, 0.0), Vec3::splat(0.5), Quat::from_rotation_z(turn))
+    /// };
+    /// // Two cubes turned 45 degrees: 10's box reaches 70's only at the corner of their AABBs.
+    /// let boxes = [cube(0.0, 0.0, 0.0), cube(1.1, 1.1, 0.785), cube(1.1, 0.0, 0.785)];
+    /// let ids = [70, 10, 40];
+    /// let mut broad = BoxBroadPhase::cpu();
+    /// let aabbs: Vec<Aabb> = boxes.iter().map(Obb::aabb).collect();
+    /// broad.set_many(&ids, &aabbs)?;
+    /// broad.update()?;
+    /// assert_eq!(broad.pairs(), [[10, 40], [10, 70], [40, 70]]); // their AABBs overlap
+    /// let mut touching = Vec::new();
+    /// CpuNarrowPhase::default().obb_pairs_by_id(&ids, &boxes, broad.pairs(), Some(&mut touching))?;
+    /// assert_eq!(touching, [[10, 40], [40, 70]]); // 10 and 70 are apart
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    fn obb_pairs_by_id(
+        &mut self,
+        ids: &[Id],
+        boxes: &[Obb],
+        candidates: &[IdPair],
+        out: Option<&mut Vec<IdPair>>,
+    ) -> Result<Stats> {
+        pairs_by_id(ids, boxes.len(), candidates, out, |c, o| {
+            self.obb_pairs(boxes, c, o)
+        })
+    }
+
+    /// [`Self::polygon_pairs`] by the caller's ids, as [`Self::obb_pairs_by_id`].
+    fn polygon_pairs_by_id(
+        &mut self,
+        ids: &[Id],
+        polygons: &[Polygon],
+        candidates: &[IdPair],
+        out: Option<&mut Vec<IdPair>>,
+    ) -> Result<Stats> {
+        pairs_by_id(ids, polygons.len(), candidates, out, |c, o| {
+            self.polygon_pairs(polygons, c, o)
+        })
+    }
+
+    /// [`Self::sphere_contacts`] by the caller's ids (`ids[k]` names `spheres[k]`): one
+    /// contact a pair of ids, in their order, the normal from the first id's sphere towards
+    /// the second's. Errors as [`Self::obb_pairs_by_id`]'s, naming the pair.
+    fn sphere_contacts_by_id(
+        &mut self,
+        ids: &[Id],
+        spheres: &[Sphere],
+        pairs: &[IdPair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        contacts_by_id(ids, spheres.len(), pairs, out, |p, o| {
+            self.sphere_contacts(spheres, p, o)
+        })
+    }
+
+    /// [`Self::sphere_contacts_by_id`] for oriented boxes.
+    fn obb_contacts_by_id(
+        &mut self,
+        ids: &[Id],
+        boxes: &[Obb],
+        pairs: &[IdPair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        contacts_by_id(ids, boxes.len(), pairs, out, |p, o| {
+            self.obb_contacts(boxes, p, o)
+        })
+    }
+
+    /// [`Self::sphere_contacts_by_id`] for convex polygons, in the plane z = 0.
+    fn polygon_contacts_by_id(
+        &mut self,
+        ids: &[Id],
+        polygons: &[Polygon],
+        pairs: &[IdPair],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        contacts_by_id(ids, polygons.len(), pairs, out, |p, o| {
+            self.polygon_contacts(polygons, p, o)
+        })
+    }
 }
 
 /// The error of a candidate list with a pair naming one shape twice (the check beside the

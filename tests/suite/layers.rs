@@ -41,7 +41,7 @@ fn root_item(name: &str) -> Option<&'static str> {
         "Sphere" | "validate_spheres" | "Polygon" | "PolygonFault" => "geom",
         "Backend" | "BroadPhase" | "Method" | "Pair" | "Stats" | "canonicalize" | "FrameEvents"
         | "Limits" | "MemoryBudget" | "CancelToken" | "SphereFrame" | "NarrowPhase"
-        | "ShapeOverlaps" => "broadphase",
+        | "ShapeOverlaps" | "Id" | "IdPair" => "broadphase",
         "EventTracker" => "events",
         _ => return None,
     })

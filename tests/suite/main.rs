@@ -23,6 +23,7 @@ mod gpu_worlds;
 mod host_copies;
 mod host_waits;
 mod layers;
+mod narrow_by_id;
 mod narrow_phase;
 mod paper_counts;
 mod rotating;

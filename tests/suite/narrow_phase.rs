@@ -20,7 +20,7 @@ use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// The CPU's narrow phase and, unless the run opts out of the GPU, the device's.
-fn backends() -> Vec<(&'static str, Box<dyn NarrowPhase>)> {
+pub(crate) fn backends() -> Vec<(&'static str, Box<dyn NarrowPhase>)> {
     let mut all: Vec<(&'static str, Box<dyn NarrowPhase>)> =
         vec![("cpu", Box::new(CpuNarrowPhase::default()))];
     if let Some(ctx) = shared_gpu() {
@@ -30,7 +30,7 @@ fn backends() -> Vec<(&'static str, Box<dyn NarrowPhase>)> {
 }
 
 /// Every pair of `n` objects, shuffled, about half of them flipped to `[j, i]`.
-fn scrambled_pairs(n: usize, seed: u64) -> Vec<Pair> {
+pub(crate) fn scrambled_pairs(n: usize, seed: u64) -> Vec<Pair> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut pairs: Vec<Pair> = (0..n as u32)
         .flat_map(|i| (i + 1..n as u32).map(move |j| [i, j]))
@@ -41,7 +41,7 @@ fn scrambled_pairs(n: usize, seed: u64) -> Vec<Pair> {
 }
 
 /// The candidates that `touch` says touch, each `[min, max]`, sorted: the oracle's list.
-fn expected(candidates: &[Pair], touch: impl Fn(usize, usize) -> bool) -> Vec<Pair> {
+pub(crate) fn expected(candidates: &[Pair], touch: impl Fn(usize, usize) -> bool) -> Vec<Pair> {
     let mut want: Vec<Pair> = candidates
         .iter()
         .map(|p| [p[0].min(p[1]), p[0].max(p[1])])
