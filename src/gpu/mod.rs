@@ -40,7 +40,7 @@ pub(crate) mod upload;
 pub use adapter_check::EXPECT_ADAPTER_ENV;
 pub use boxes::aabb_sap::{SweepColumns, SweepLayout};
 pub use boxes::pipeline::{GpuBoxPipeline, Proxy};
-pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatReadback, SatShapes};
+pub use boxes::sat::{Exact, GpuSat, SatCandidates, SatOutput, SatShapes};
 pub use contacts::GpuContacts;
 pub use context::FrameScope;
 pub use context::MIN_BINDING_CAP;

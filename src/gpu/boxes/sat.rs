@@ -86,7 +86,7 @@ pub struct SatOutput {
     pub listed: u32,
     /// The appended pairs, in no particular order, when `listed <= capacity`. From
     /// `GpuSat::output_from` only as far as the planned copy reached (the last output's count
-    /// with headroom): [`GpuSat::finish_output`] reads the rest; every other way returns them
+    /// with headroom): `GpuSat::finish_output` reads the rest; every other way returns them
     /// whole.
     pub pairs: Option<Vec<Pair>>,
 }
@@ -422,12 +422,12 @@ impl GpuSat {
         /// Completes an output of `Self::output_from`: the pairs past the planned copy, read in
         /// one more map (only when the list outgrew the last count with headroom); notes the count
         /// for the next plan.
-        pub fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput>
+        pub(crate) fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput>
             = finish_output_async, "the SAT pairs' tail";
     }
 
     /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn finish_output_async(
+    pub(crate) async fn finish_output_async(
         &mut self,
         ctx: &GpuContext,
         mut output: SatOutput,
