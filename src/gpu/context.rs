@@ -67,7 +67,7 @@ pub struct GpuOptions {
 
 impl GpuOptions {
     /// The options a process's environment asks for, each variable read through `var` (the
-    /// library reads none itself: a tool passes `|name| std::env::var(name).ok()`):
+    /// library reads none itself: a tool passes a lookup of its process's environment):
     /// `WGPU_BACKEND` (backends, comma-separated), [`EXPECT_ADAPTER_ENV`] (the adapter a run
     /// must be on) and [`SLOPPY_MATH_ENV`] (the math mode). A value naming no backend is
     /// [`Error::Environment`] naming the variable.
