@@ -1,7 +1,8 @@
 //! The narrow phase by the caller's ids (docs/design.md §4.9): shapes named by [`Id`] as
 //! `BoxBroadPhase` names them, its pairs taken as they come. The ids are sorted once with their
 //! positions; each pair's ids are looked up, the position-based call runs, and its touching
-//! pairs come back by id, `[min, max]`, sorted.
+//! pairs come back by id, `[min, max]`, sorted. Ids already strictly ascending are searched in
+//! place, with no sort.
 
 use crate::broadphase::{Id, IdPair, Pair, Stats};
 use crate::error::{Error, Result};
@@ -11,14 +12,17 @@ use rayon::prelude::*;
 /// From this many items the lookups run in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
 
-/// Each id's position in the caller's shapes, sorted by id.
-struct IdIndex {
-    sorted: Vec<(Id, u32)>,
+/// Each id's position in the caller's shapes.
+enum IdIndex<'a> {
+    /// The ids themselves, strictly ascending (a simulation's usual list): no sort, no copy.
+    Ascending(&'a [Id]),
+    /// `(id, position)` sorted by id.
+    Sorted(Vec<(Id, u32)>),
 }
 
-impl IdIndex {
+impl<'a> IdIndex<'a> {
     /// The positions of `ids`, one per shape (`shapes` of them), each id once.
-    fn new(ids: &[Id], shapes: usize) -> Result<Self> {
+    fn new(ids: &'a [Id], shapes: usize) -> Result<Self> {
         if ids.len() != shapes {
             return Err(Error::LengthMismatch {
                 argument: "ids",
@@ -31,6 +35,9 @@ impl IdIndex {
             });
         }
         crate::geom::check_u32_count(ids.len(), "shapes")?;
+        if ids.windows(2).all(|w| w[0] < w[1]) {
+            return Ok(Self::Ascending(ids));
+        }
         let mut sorted: Vec<(Id, u32)> = ids.iter().zip(0u32..).map(|(&id, k)| (id, k)).collect();
         if ids.len() >= PARALLEL_MIN {
             sorted.par_sort_unstable();
@@ -44,14 +51,17 @@ impl IdIndex {
                 problem: format!("given twice (shapes {} and {})", w[0].1, w[1].1),
             });
         }
-        Ok(Self { sorted })
+        Ok(Self::Sorted(sorted))
     }
 
     fn position(&self, id: Id) -> Option<u32> {
-        self.sorted
-            .binary_search_by_key(&id, |&(id, _)| id)
-            .ok()
-            .map(|k| self.sorted[k].1)
+        match self {
+            Self::Ascending(ids) => ids.binary_search(&id).ok().map(|k| k as u32),
+            Self::Sorted(sorted) => sorted
+                .binary_search_by_key(&id, |&(id, _)| id)
+                .ok()
+                .map(|k| sorted[k].1),
+        }
     }
 
     /// `pairs` by position, in their order and orientation; a pair naming an id not among the

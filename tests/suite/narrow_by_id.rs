@@ -50,11 +50,14 @@ fn sorted_by_id(ids: &[Id], pairs: &[Pair]) -> Vec<IdPair> {
 fn box_and_polygon_pairs_by_id_are_the_oracles_on_every_backend() {
     let boxes = random_boxes(400, 17);
     let ids = scattered_ids(boxes.len(), 1);
+    // The same ids ascending (searched in place, no sort), another naming of the boxes.
+    let mut ascending = ids.clone();
+    ascending.sort_unstable();
     let candidates = scrambled_pairs(boxes.len(), 8);
-    let want = expected(&candidates, |i, j| {
+    let touching = expected(&candidates, |i, j| {
         obb_expected(&boxes[i], &boxes[j]).expect("outside the oracle's band")
     });
-    let want = sorted_by_id(&ids, &want);
+    let want = sorted_by_id(&ids, &touching);
     let polygons = generate_polygons(SceneKind::Density, &SceneParams::new(300, 5)).unwrap();
     let polygon_ids = scattered_ids(polygons.len(), 2);
     let polygon_candidates = scrambled_pairs(polygons.len(), 9);
@@ -80,6 +83,19 @@ fn box_and_polygon_pairs_by_id_are_the_oracles_on_every_backend() {
             .obb_pairs_by_id(&ids, &boxes, &by_id(&ids, &candidates), None)
             .unwrap();
         assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
+        narrow
+            .obb_pairs_by_id(
+                &ascending,
+                &boxes,
+                &by_id(&ascending, &candidates),
+                Some(&mut got),
+            )
+            .unwrap();
+        assert_eq!(
+            got,
+            sorted_by_id(&ascending, &touching),
+            "{name}: ascending ids"
+        );
         let candidates = by_id(&polygon_ids, &polygon_candidates);
         narrow
             .polygon_pairs_by_id(&polygon_ids, &polygons, &candidates, Some(&mut got))
