@@ -52,8 +52,7 @@ pub(crate) fn over_long_line(line: &[u8]) -> Option<String> {
 
 /// Reads `path` line by line (each at most [`MAX_LINE_BYTES`], UTF-8, the header checked
 /// against `header` before the rest is read) and parses it, naming the file and line of any
-/// problem. A file larger than a quarter of the memory available is refused before it is all
-/// read.
+/// problem. A file larger than a quarter of the memory available is refused unread.
 fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed<T>) -> Result<T> {
     use std::io::{BufRead, Read};
     let parse_error = |line: usize, problem: String| Error::Parse {
@@ -105,8 +104,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
     parse(&text).map_err(|(line, problem)| parse_error(line, problem))
 }
 
-/// Checks the header line (case and spaces ignored) and returns the non-empty data lines with
-/// their 1-based line numbers.
+/// Checks the header line (case and spaces ignored); the non-empty data lines, numbered from 1.
 pub(crate) fn data_lines<'a>(
     text: &'a str,
     names: &[&str],
@@ -211,11 +209,9 @@ fn parse_fields<const N: usize>(
             return Err(problem);
         }
         // The library's wording of a bad value (its validation says the same).
-        if x.is_nan() {
-            return Err(format!("{name} is NaN"));
-        }
-        if x.is_infinite() {
-            return Err(format!("{name} is infinite"));
+        let bad = if x.is_nan() { "NaN" } else { "infinite" };
+        if !x.is_finite() {
+            return Err(format!("{name} is {bad}"));
         }
         v[k] = x;
     }
