@@ -383,18 +383,27 @@ fn no_contact() -> Contact {
     return none;
 }
 
+// Whether thread i, whose pair is p (pair_of), has a contact to find: not past the live pairs,
+// nor where a shape of p is past the shape count or past `shapes` (the length of the buffer its
+// kernel reads the shapes from; such a pair gets no contact).
+fn has_pair(i: u32, p: vec2<u32>, shapes: u32) -> bool {
+    if (i >= live_pairs()) {
+        return false;
+    }
+    if (max(p.x, p.y) >= min(params.shape_count, shapes)) {
+        contacts[i] = no_contact();
+        return false;
+    }
+    return true;
+}
+
 @compute @workgroup_size(WG)
 fn box_contacts(inv: Invocation) {
     let i = flat_id(inv);
     let p = pair_of(i);
-    if (i >= live_pairs()) {
-        return;
+    if (has_pair(i, p, arrayLength(&frames))) {
+        contacts[i] = obb_contact(frames[p.x], frames[p.y]);
     }
-    if (max(p.x, p.y) >= min(params.shape_count, arrayLength(&frames))) {
-        contacts[i] = no_contact();
-        return;
-    }
-    contacts[i] = obb_contact(frames[p.x], frames[p.y]);
 }
 
 // geom::contact::sphere_contact in f32: the normal along the centres (+x for coincident
@@ -429,14 +438,9 @@ fn sphere_contact(a: vec4<f32>, b: vec4<f32>) -> Contact {
 fn sphere_contacts(inv: Invocation) {
     let i = flat_id(inv);
     let p = pair_of(i);
-    if (i >= live_pairs()) {
-        return;
+    if (has_pair(i, p, arrayLength(&spheres))) {
+        contacts[i] = sphere_contact(spheres[p.x], spheres[p.y]);
     }
-    if (max(p.x, p.y) >= min(params.shape_count, arrayLength(&spheres))) {
-        contacts[i] = no_contact();
-        return;
-    }
-    contacts[i] = sphere_contact(spheres[p.x], spheres[p.y]);
 }
 
 // Polygon `k`'s vertex `v` (its first vertex `start`, `count` of them), cyclically.
@@ -576,12 +580,10 @@ fn polygon_contact(a: u32, b: u32) -> Contact {
 fn polygon_contacts(inv: Invocation) {
     let i = flat_id(inv);
     let p = pair_of(i);
-    if (i >= live_pairs()) {
+    if (!has_pair(i, p, arrayLength(&offsets) - 1u)) {
         return;
     }
-    let n = min(params.shape_count, arrayLength(&offsets) - 1u);
-    if (max(p.x, p.y) >= n || offsets[p.x + 1u] > arrayLength(&vertices)
-        || offsets[p.y + 1u] > arrayLength(&vertices)) {
+    if (offsets[p.x + 1u] > arrayLength(&vertices) || offsets[p.y + 1u] > arrayLength(&vertices)) {
         contacts[i] = no_contact();
         return;
     }

@@ -47,13 +47,14 @@ const EXT_GIANT_COUNT: u32 = 10u;
 // The grid's order (grid_frame): the lowest cell (3 words), then the Z-order's bits per axis
 // (bytes 0..2) and whether it is used (bit 24); 0: cells are hashed.
 const EXT_GRID_LO: u32 = 11u;
-const EXT_GRID_BITS: u32 = 14u;
+const EXT_GRID_BITS: u32 = EXT_GRID_LO + 3u;
 // The occupancy map's order (grid_frame): its tiles' bits per axis and mode, as EXT_GRID_BITS.
-const EXT_GRID_MAP: u32 = 15u;
+const EXT_GRID_MAP: u32 = EXT_GRID_BITS + 1u;
+// The radius histogram: 256 exponent bins (radius_bin) of counts, then of largest radii.
 const EXT_BINS: u32 = 64u;
-const EXT_BIN_MAX: u32 = 320u;
+const EXT_BIN_MAX: u32 = EXT_BINS + 256u;
 // sap's sweep axis (sap_frame in sort/keys.wgsl).
-const EXT_SAP_AXIS: u32 = 576u;
+const EXT_SAP_AXIS: u32 = EXT_BIN_MAX + 256u;
 // The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew).
 const EXT_GIANTS: u32 = 577u;
 // Most giants (GIANTS_MAX in src/geom/radii.rs); more than GIANTS_NEAR_MAX only past

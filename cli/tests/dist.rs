@@ -59,6 +59,13 @@ fn ok(out: Output, what: &str) -> Output {
     out
 }
 
+/// `args` followed by `path` (a file the run reads or writes).
+fn then_path<'a>(args: &[&'a str], path: &'a Path) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    all.push(path.to_str().unwrap());
+    all
+}
+
 /// The pairs of a CSV `i,j` file.
 fn read_pairs(path: &Path) -> Vec<Pair> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -590,13 +597,7 @@ fn links_gaps_empty_ranks_and_devices() {
     std::fs::write(&target, "old").unwrap();
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let args = [
-        "dist",
-        "--scene-file",
-        file,
-        "--pairs-out",
-        link.to_str().unwrap(),
-    ];
+    let args = then_path(&["dist", "--scene-file", file, "--pairs-out"], &link);
     ok(mpirun(2, &args), "pairs through a link");
     assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
     same(&read_pairs(&target), &expected, "the link's target");
@@ -616,9 +617,7 @@ fn links_gaps_empty_ranks_and_devices() {
     // Four ranks, three objects: the ranks without one take part.
     let three = d.join("three.csv");
     let args = ["dist", "--scene", "one-point", "--n", "3", "--pairs-out"];
-    let mut args = args.to_vec();
-    args.push(three.to_str().unwrap());
-    ok(mpirun(4, &args), "4 ranks, 3 objects");
+    ok(mpirun(4, &then_path(&args, &three)), "4 ranks, 3 objects");
     same(
         &read_pairs(&three),
         &[[0, 1], [0, 2], [1, 2]],
@@ -647,15 +646,10 @@ fn the_first_frame_finds_its_pairs() {
     let d = dir("first_frame");
     for frames in ["1", "2"] {
         let json = d.join(format!("f{frames}.json"));
-        let args = [
-            "dist",
-            "--n",
-            "1000",
-            "--frames",
-            frames,
-            "--json",
-            json.to_str().unwrap(),
-        ];
+        let args = then_path(
+            &["dist", "--n", "1000", "--frames", frames, "--json"],
+            &json,
+        );
         ok(mpirun(2, &args), "first frame");
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();

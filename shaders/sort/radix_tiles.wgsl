@@ -330,6 +330,18 @@ fn scan_small(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
+// Invocation lid's ITEMS words of s_tile, at places first + k * stride, between barriers:
+// every invocation has written s_tile before and has read it before it is written again.
+fn read_tile(first: u32, stride: u32) -> array<u32, ITEMS> {
+    workgroupBarrier();
+    var words: array<u32, ITEMS>;
+    for (var k = 0u; k < ITEMS; k++) {
+        words[k] = s_tile[first + k * stride];
+    }
+    workgroupBarrier();
+    return words;
+}
+
 // The tile's ranking words (digit above place) ordered stably by one part of their digit
 // (`step`: bits 0-2, 3-5, 6-7), from the invocation's ITEMS words in `words` (places
 // lid * ITEMS + j; the places past the tile's end have digit 255, the largest part at every
@@ -367,11 +379,7 @@ fn rank_step(words: ptr<function, array<u32, ITEMS>>, step: u32, lid: u32) {
     for (var j = 0u; j < ITEMS; j++) {
         s_tile[s_count[part[j] * WG + lid] + rank[j]] = (*words)[j];
     }
-    workgroupBarrier();
-    for (var j = 0u; j < ITEMS; j++) {
-        (*words)[j] = s_tile[lid * ITEMS + j];
-    }
-    workgroupBarrier();
+    *words = read_tile(lid * ITEMS, 1u);
 }
 
 // One tile of a share: ranked by digit, its keys and then its values written in runs, digit d's
@@ -391,13 +399,8 @@ fn sort_tile(tile: u32, base: u32, in_b: bool, lid: u32) -> u32 {
         }
         s_tile[i] = (d << DIGIT_SHIFT) | i;
     }
-    workgroupBarrier();
     // Ranked in the blocked order: each invocation ITEMS consecutive places.
-    var words: array<u32, ITEMS>;
-    for (var j = 0u; j < ITEMS; j++) {
-        words[j] = s_tile[lid * ITEMS + j];
-    }
-    workgroupBarrier();
+    var words = read_tile(lid * ITEMS, 1u);
     // After each step the tile's valid keys still fill its first places: the invalid ones,
     // digit 255, came last. (A loop, not three calls: one copy of the ranking to compile.)
     for (var step = 0u; step < STEPS; step++) {
@@ -411,12 +414,7 @@ fn sort_tile(tile: u32, base: u32, in_b: bool, lid: u32) -> u32 {
     s_count[lid] = base;
     s_count[RADIX + lid] = 0u;
     s_count[2u * RADIX + lid] = 0u;
-    workgroupBarrier();
-    var to: array<u32, ITEMS>;
-    for (var k = 0u; k < ITEMS; k++) {
-        to[k] = s_tile[k * WG + lid];
-    }
-    workgroupBarrier();
+    var to = read_tile(lid, WG);
     for (var k = 0u; k < ITEMS; k++) {
         if (k * WG + lid < in_tile) {
             s_tile[to[k]] = keys[k];

@@ -10,6 +10,7 @@
 
 // #import frame.wgsl
 // #import slots.wgsl
+// #import spheres/world_runs.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> lo_keys: array<u32>;
@@ -72,20 +73,10 @@ fn count_hi_lt(x: u32) -> u32 {
     return lo;
 }
 
-// Many worlds: the first position of the sorted world ranks (lo_keys) above `w` (`below`
-// false: at or above `w`).
-fn world_bound(w: u32, below: bool) -> u32 {
-    var lo = 0u;
-    var hi = params.n;
-    while lo < hi {
-        let mid = (lo + hi) / 2u;
-        if lo_keys[mid] < w || (below && lo_keys[mid] == w) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+// Many worlds: the world rank at position p of the lo order, its lo key (world_run_bound,
+// spheres/world_runs.wgsl).
+fn world_at(p: u32) -> u32 {
+    return lo_keys[p];
 }
 
 // Many worlds: (#{j of the run [first, end) : lo_j <= x}, #{j of the run : hi_j < y}) on axis a,
@@ -129,7 +120,7 @@ fn choose(inv: Invocation) {
         var below: u32;
         if (params.flags & FLAG_WORLDS) != 0u {
             let w = lo_keys[rank[i]];
-            let run = vec2<u32>(world_bound(w, false), world_bound(w, true));
+            let run = vec2<u32>(world_run_bound(w, false), world_run_bound(w, true));
             let c = counts_in_run(run.x, run.y, a, hi_of(s, a), lo_of(s, a));
             upto = c.x;
             below = c.y;

@@ -19,6 +19,7 @@
 // #import append.wgsl
 // #import held_pairs.wgsl
 // #import spheres/walk_flush.wgsl
+// #import spheres/world_runs.wgsl
 
 @group(0) @binding(3) var<storage, read> spheres: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> sorted: array<vec4<f32>>;
@@ -93,6 +94,12 @@ fn end_walks(lid: u32) {
 fn walk_sorted(p: u32) {
     me = sorted[p];
     my_index = values[p];
+}
+
+// Many worlds: the world rank at sorted position p, its key (world_run_bound,
+// spheres/world_runs.wgsl).
+fn world_at(p: u32) -> u32 {
+    return keys[p];
 }
 
 // Candidates whose touch the f32 filter left unsure (docs/design.md §9.6a): bit k for the
@@ -245,37 +252,54 @@ fn visit_sweep(q: u32) {
     }
 }
 
+// The start of a sweep from sorted position p (sweep, world_origin_sweep), false where p is
+// past the end or holds no object (key NONE): its own world, whole when `all`; then, in a batch
+// of worlds (`worlds`), the shared run for an object outside it (next_block).
+var<private> then_shared: bool;
+
+fn begin_sweep(p: u32, all: bool, worlds: bool) -> bool {
+    let walks = p < params.n && keys[p] != NONE;
+    if walks {
+        walk_sorted(p);
+        limit = 2.0 * r_max();
+        done = false;
+        my_world = keys[p];
+        walk_all = all;
+        then_shared = worlds && p < params.shared_from && params.shared_from < params.n;
+    }
+    return walks;
+}
+
+// A sweep's step after a block of visits from q: the block's unsure candidates decided; the
+// next block's first position, the shared run's start where the walk has just ended its own
+// world and goes on there (then_shared).
+fn next_block(q: u32) -> u32 {
+    settle_sorted();
+    var next = q + UNROLL;
+    if done && then_shared {
+        then_shared = false;
+        done = false;
+        walk_all = true;
+        next = params.shared_from;
+        my_world = keys[next];
+    }
+    return next;
+}
+
 @compute @workgroup_size(256)
 fn sweep(inv: Invocation) {
     let p = flat_id(inv);
     begin_walks();
-    if p < params.n && keys[p] != NONE {
-        walk_sorted(p);
+    // Many worlds: after its own world, an object outside the shared run walks that run.
+    if begin_sweep(p, params.mode == SWEEP_ALL, (params.flags & FLAG_WORLDS) != 0u) {
         my_axis = params.axis;
         if params.mode == SWEEP_SAP {
             my_axis = sap_axis();
         }
         reach = select(hi_of(me, my_axis), unordered(keys[p]), params.mode == SWEEP_ORIGIN);
-        limit = 2.0 * r_max();
-        done = false;
-        my_world = keys[p];
-        walk_all = params.mode == SWEEP_ALL;
-        // Many worlds: after its own world, an object outside the shared run walks that run.
-        var then_shared = (params.flags & FLAG_WORLDS) != 0u && p < params.shared_from
-            && params.shared_from < params.n;
-        var q = p + 1u;
-        while !done {
+        for (var q = p + 1u; !done; q = next_block(q)) {
             block_base = q;
             // #unroll 16 visit_sweep(q + {k}u);
-            settle_sorted();
-            q += UNROLL;
-            if done && then_shared {
-                then_shared = false;
-                done = false;
-                walk_all = true;
-                q = params.shared_from;
-                my_world = keys[q];
-            }
         }
         if !done {
             cut_short();
@@ -311,27 +335,11 @@ fn visit_world_origin(q: u32) {
 fn world_origin_sweep(inv: Invocation) {
     let p = flat_id(inv);
     begin_walks();
-    if p < params.n && keys[p] != NONE {
-        walk_sorted(p);
+    if begin_sweep(p, false, true) {
         reach = unordered(starts[p]);
-        limit = 2.0 * r_max();
-        done = false;
-        my_world = keys[p];
-        walk_all = false;
-        var then_shared = p < params.shared_from && params.shared_from < params.n;
-        var q = p + 1u;
-        while !done {
+        for (var q = p + 1u; !done; q = next_block(q)) {
             block_base = q;
             // #unroll 16 visit_world_origin(q + {k}u);
-            settle_sorted();
-            q += UNROLL;
-            if done && then_shared {
-                then_shared = false;
-                done = false;
-                walk_all = true;
-                q = params.shared_from;
-                my_world = keys[q];
-            }
         }
         if !done {
             cut_short();
@@ -566,22 +574,6 @@ var<private> my_lo: f32;
 var<private> end: u32;
 var<private> run_end: u32;
 var<private> back_span: u32;
-
-// Many worlds: the first sorted position whose world rank (keys) is above `w` (`above`), or at
-// or above it.
-fn world_run_bound(w: u32, above: bool) -> u32 {
-    var lo = 0u;
-    var hi = params.n;
-    while lo < hi {
-        let mid = (lo + hi) / 2u;
-        if keys[mid] < w || (above && keys[mid] == w) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
 
 fn owns(mj: u32, j: u32) -> bool {
     return my_m < mj || (my_m == mj && my_index < j);

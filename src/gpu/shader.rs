@@ -101,6 +101,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/spheres/walk_flush_subgroup.wgsl"),
     ),
     (
+        "spheres/world_runs.wgsl",
+        include_str!("../../shaders/spheres/world_runs.wgsl"),
+    ),
+    (
         "spheres/dispatch_args.wgsl",
         include_str!("../../shaders/spheres/dispatch_args.wgsl"),
     ),

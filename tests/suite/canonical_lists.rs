@@ -9,8 +9,8 @@ use crate::sat_oracle::obb_expected;
 use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::CpuBoxPipeline;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
-use sweepfan::partition::{self, PartRunner};
-use sweepfan::{Aabb, AabbOverlaps, Method, Obb, Pair, ShapeOverlaps, Sphere, cpu};
+use sweepfan::partition::{self, PartRunner, PartsReport};
+use sweepfan::{Aabb, AabbOverlaps, Method, Obb, Pair, ShapeOverlaps, Sphere, Stats, cpu};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
@@ -133,24 +133,35 @@ fn a_partitioned_run_returns_a_canonical_list() {
     let mut sap = cpu::broad_phase(Method::Sap);
     let mut run = |part: &[Sphere], out: &mut Vec<Pair>| sap.find_pairs_unordered(part, Some(out));
     let mut got = Vec::new();
-    let (stats, report) = partition::find_pairs(
-        spheres,
-        Some(&mut got),
-        400,
-        u64::MAX,
-        &mut [&mut run as &mut PartRunner],
-    )
-    .unwrap();
-    assert!(report.parts > 4, "{}", report.parts);
-    assert_eq!(stats.pairs, want.len() as u64);
-    same(&got, &want, "partition::find_pairs");
-    partition::find_pairs_unordered(
-        spheres,
-        Some(&mut got),
-        400,
-        u64::MAX,
-        &mut [&mut run as &mut PartRunner],
-    )
-    .unwrap();
-    same_set(&got, &want, "partition::find_pairs_unordered");
+    // `partition::find_pairs` or its `_unordered` twin.
+    type FindPairs = fn(
+        &[Sphere],
+        Option<&mut Vec<Pair>>,
+        usize,
+        u64,
+        &mut [&mut PartRunner<'_>],
+    ) -> sweepfan::Result<(Stats, PartsReport)>;
+    // The list's check: the canonical list, or the same set in the parts' order.
+    type Check = fn(&[Pair], &[Pair], &str);
+    let calls: [(FindPairs, Check, &str); 2] = [
+        (partition::find_pairs, same, "partition::find_pairs"),
+        (
+            partition::find_pairs_unordered,
+            same_set,
+            "partition::find_pairs_unordered",
+        ),
+    ];
+    for (find, check, what) in calls {
+        let (stats, report) = find(
+            spheres,
+            Some(&mut got),
+            400,
+            u64::MAX,
+            &mut [&mut run as &mut PartRunner],
+        )
+        .unwrap();
+        assert!(report.parts > 4, "{what}: {}", report.parts);
+        assert_eq!(stats.pairs, want.len() as u64, "{what}");
+        check(&got, &want, what);
+    }
 }

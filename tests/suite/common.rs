@@ -431,6 +431,29 @@ pub fn shared_gpu() -> Option<std::sync::Arc<sweepfan::gpu::GpuContext>> {
     test_gpu().map(std::sync::Arc::new)
 }
 
+/// Three frames of a broad phase tracking events, each run by `frame` (one frame of the objects
+/// it is given: its stats and events): `scene`'s finds `want`; an empty frame then stores no
+/// pair and loses every pair, finding and keeping none; `scene`'s again finds every pair again.
+/// `what` names the broad phase.
+pub fn assert_an_empty_frame_loses_every_pair<T>(
+    scene: &[T],
+    want: &[Pair],
+    what: &str,
+    mut frame: impl FnMut(&[T]) -> (sweepfan::Stats, sweepfan::FrameEvents),
+) {
+    assert_eq!(frame(scene).1.found, want, "{what}");
+    let (stats, gone) = frame(&[]);
+    assert_eq!(stats.pairs, 0, "{what}");
+    assert_eq!((gone.found.len(), gone.persisting), (0, 0), "{what}");
+    assert_eq!(gone.lost, want, "{what}: the empty frame loses every pair");
+    let back = frame(scene).1;
+    assert_eq!(
+        (back.found.as_slice(), back.lost.len()),
+        (want, 0),
+        "{what}: found again"
+    );
+}
+
 /// The CPU grid's pairs on `spheres`, canonical: the reference the device's pairs must equal.
 pub fn cpu_grid_pairs(spheres: &[Sphere]) -> Vec<Pair> {
     let mut out = Vec::new();

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use sweepfan::cpu::broad_phase;
 use sweepfan::{BroadPhase, Method, Pair, Sphere, canonicalize};
+use sweepfan_scenes::random::vec3_in;
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// Runs every method on one instance (stored, counted only, stored unordered) and compares
@@ -196,11 +197,7 @@ fn many_giants_match_brute_force() {
 fn giants_reaching_past_two_to_the_31_cells_match_brute_force() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
     let small = |rng: &mut rand_chacha::ChaCha8Rng, half: f32, r: f32| {
-        let c = Vec3::new(
-            rng.random_range(-half..half),
-            rng.random_range(-half..half),
-            rng.random_range(-half..half),
-        );
+        let c = vec3_in(rng, -half..half);
         Sphere::new(c, r)
     };
     // (giants as (centre, radius), half side of the others' cube, their radius, a point the
@@ -306,11 +303,7 @@ fn tiny_scenes_decide_as_their_enlarged_copies() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
     let probe: Vec<Sphere> = (0..400)
         .map(|_| {
-            let c = Vec3::new(
-                rng.random_range(0.0..4e-23),
-                rng.random_range(0.0..4e-23),
-                rng.random_range(0.0..4e-23),
-            );
+            let c = vec3_in(&mut rng, 0.0..4e-23);
             Sphere::new(c, 1e-24)
         })
         .collect();
@@ -347,11 +340,7 @@ fn wide_spheres_beside_small_ones() {
     for wide in [1usize, 3, 40] {
         let mut s: Vec<Sphere> = (0..700)
             .map(|_| {
-                let c = Vec3::new(
-                    rng.random_range(0.0..60.0),
-                    rng.random_range(0.0..60.0),
-                    rng.random_range(0.0..60.0),
-                );
+                let c = vec3_in(&mut rng, 0.0..60.0);
                 Sphere::new(c, rng.random_range(0.5..1.5))
             })
             .collect();

@@ -16,6 +16,7 @@ use sweepfan::gpu::GpuContacts;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::{Contact, Obb, Pair, Polygon, Sphere};
 use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
+use sweepfan_scenes::random::vec3_in;
 use sweepfan_scenes::{SceneKind, SceneParams};
 
 /// As in `gpu_contacts`: both f32, the device free to fuse and approximate.
@@ -234,11 +235,7 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
     ] {
         let mut spheres: Vec<Sphere> = (0..600)
             .map(|_| {
-                let c = Vec3::new(
-                    rng.random_range(-4.0..4.0),
-                    rng.random_range(-4.0..4.0),
-                    rng.random_range(-4.0..4.0),
-                );
+                let c = vec3_in(&mut rng, -4.0..4.0);
                 Sphere::new(c * scale, rng.random_range(0.2..1.2) * scale)
             })
             .collect();

@@ -4,8 +4,8 @@
 
 use crate::common::test_gpu;
 use crate::common::{
-    cell_wall_scene, exact_contact_scene, f32_touch_errors, hi, lo, oracle_pairs, oracle_tests,
-    overlap,
+    assert_an_empty_frame_loses_every_pair, cell_wall_scene, exact_contact_scene, f32_touch_errors,
+    hi, lo, oracle_pairs, oracle_tests, overlap,
 };
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
@@ -611,23 +611,10 @@ fn an_empty_frame_has_no_pairs_and_loses_the_last_frames() {
         );
         assert!(pairs.is_empty(), "{name}");
         assert!(bp.track_events(true).unwrap(), "{name}");
-        bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
-        assert_eq!(bp.take_events().expect("events").found, want, "{name}");
-        assert_eq!(
-            bp.find_pairs(&[], Some(&mut pairs)).unwrap().pairs,
-            0,
-            "{name}"
-        );
-        assert!(pairs.is_empty(), "{name}");
-        let gone = bp.take_events().expect("the empty frame's events");
-        assert_eq!((gone.found.len(), gone.persisting), (0, 0), "{name}");
-        assert_eq!(gone.lost, want, "{name}: the empty frame loses every pair");
-        bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
-        let back = bp.take_events().expect("events");
-        assert_eq!(
-            (back.found, back.lost.len()),
-            (want.clone(), 0),
-            "{name}: found again"
-        );
+        assert_an_empty_frame_loses_every_pair(&scene, &want, &name, |s| {
+            let stats = bp.find_pairs(s, Some(&mut pairs)).unwrap();
+            assert_eq!(pairs.len() as u64, stats.pairs, "{name}");
+            (stats, bp.take_events().expect("events"))
+        });
     }
 }

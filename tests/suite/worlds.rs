@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::{Error, Method, Pair, SHARED, Sphere, WorldBroadPhase, WorldPairs};
+use sweepfan_scenes::random::vec3_in;
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The expected groups: each world's pairs among its objects and the shared ones (shared with
@@ -167,11 +168,7 @@ pub(crate) fn far_reaching_giants(check: Check) {
         (SHARED, 0, Sphere::new(Vec3::new(0.1, 0.0, -0.1), 2e9)),
     ] {
         for _ in 0..n {
-            let c = Vec3::new(
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-                rng.random_range(-1.0..1.0),
-            );
+            let c = vec3_in(&mut rng, -1.0..1.0);
             spheres.push(Sphere::new(c, 1e-3));
             ids.push(w);
         }

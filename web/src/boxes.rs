@@ -3,7 +3,7 @@
 //! a [`BoxBroadPhase`] on the GPU (awaited) or the CPU; each frame's pairs and found and lost
 //! events compared with a reference computed in the same page.
 
-use crate::{Check, generate, gpu_result, input, is_page_gpu, page_gpu};
+use crate::{Check, generate, gpu_result, input, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair};
 use sweepfan_scenes::Scene;
@@ -37,11 +37,8 @@ async fn check_boxes_async(scene: &str, n: u32, seed: u32, frames: u32) -> sweep
     let scene = generate(scene, n, seed)?;
     input::brute_force_fits(n, "the boxes check's brute-force reference")?;
     let reference = |ids: &[Id], boxes: &[Aabb]| input::limited(|| brute_force(ids, boxes));
-    let (mut check, _) = compare(scene, frames, BoxBroadPhase::cpu(), reference).await;
-    if let Ok(check) = &mut check {
-        check.reference = "brute force over the same boxes".into();
-    }
-    check
+    let (check, _) = compare(scene, frames, BoxBroadPhase::cpu(), reference).await;
+    check.map(|c| c.against("brute force over the same boxes"))
 }
 
 /// [`check_boxes_cpu`] with the boxes on the GPU opened by `open_gpu_async`, every frame
@@ -56,11 +53,7 @@ pub async fn check_boxes_gpu_async(
     let (n, seed, frames) = input::counts(n, seed, frames)?;
     let ctx = page_gpu()?;
     let scene = generate(&scene, n, seed)?;
-    // Taken out while it runs (the future holds it across awaits), put back after.
-    let tested = match GPU_BOXES.with(|b| b.borrow_mut().take()) {
-        Some(kept) => kept,
-        None => BoxBroadPhase::gpu(ctx.clone())?,
-    };
+    let tested = take_kept(&GPU_BOXES, || BoxBroadPhase::gpu(ctx.clone()))?;
     let mut cpu = BoxBroadPhase::cpu();
     let reference = move |ids: &[Id], boxes: &[Aabb]| {
         input::limited(|| {
@@ -70,13 +63,9 @@ pub async fn check_boxes_gpu_async(
             Ok(cpu.pairs().to_vec())
         })
     };
-    let (mut check, tested) = compare(scene, frames, tested, reference).await;
-    if is_page_gpu(&ctx) {
-        GPU_BOXES.with(|b| *b.borrow_mut() = Some(tested));
-    }
-    if let Ok(check) = &mut check {
-        check.reference = "the CPU's box broad phase fed the same boxes".into();
-    }
+    let (check, tested) = compare(scene, frames, tested, reference).await;
+    put_back(&GPU_BOXES, &ctx, tested);
+    let check = check.map(|c| c.against("the CPU's box broad phase fed the same boxes"));
     Ok(gpu_result(check)?)
 }
 
@@ -147,10 +136,7 @@ async fn compare(
         let mut last = Vec::new();
         input::begin();
         for frame in 0..frames {
-            if frame > 0 {
-                input::between_frames().await?;
-                scene.step();
-            }
+            input::next_frame(frame, || scene.step()).await?;
             let (ids, boxes) = boxes_of(&scene, frame);
             let start = web_time::Instant::now();
             for i in (0..scene.spheres.len()).filter(|&i| !held(i, frame)) {
@@ -158,18 +144,14 @@ async fn compare(
             }
             tested.set_many(&ids, &boxes)?;
             let events = tested.update_async().await?;
-            out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-            out.frames = frame + 1;
+            out.frame_done(frame, frames, start);
             let expected = reference(&ids, &boxes)?;
             let found: Vec<IdPair> = difference(&expected, &before);
             let lost: Vec<IdPair> = difference(&before, &expected);
             (out.pairs, out.reference_pairs) = (tested.pairs().len() as u32, expected.len() as u32);
             out.agrees &=
                 tested.pairs() == expected && events.found == found && events.lost == lost;
-            if frame > 0 {
-                out.found += events.found.len() as u32;
-                out.lost += events.lost.len() as u32;
-            }
+            out.count_events(frame, events.found.len(), events.lost.len());
             before = expected;
             last = boxes;
         }

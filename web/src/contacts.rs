@@ -5,7 +5,7 @@
 //! are checked against the all-pairs test and whose contacts each hold a point and a depth of
 //! at least zero.
 
-use crate::{Check, gpu_result, input, is_page_gpu, kind_of, page_gpu};
+use crate::{Check, gpu_result, input, kind_of, ms_since, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
@@ -37,13 +37,8 @@ fn check_of(
     agrees: bool,
     ms: f64,
 ) -> Check {
-    let mut out = Check::empty();
-    // A still scene: one frame, whatever was asked.
-    out.frames = 1;
-    out.pairs = contacts.iter().filter(|c| c.count > 0).count() as u32;
-    out.reference_pairs = reference_pairs as u32;
-    out.agrees = agrees;
-    out.ms = ms;
+    let touching = contacts.iter().filter(|c| c.count > 0).count();
+    let mut out = Check::still(touching, reference_pairs, agrees, ms);
     out.spheres = boxes
         .iter()
         .flat_map(|b| {
@@ -73,8 +68,7 @@ fn check_of(
 /// contact with a point and a depth >= 0.
 #[wasm_bindgen]
 pub fn check_contacts_cpu(scene: &str, n: f64, seed: f64) -> Result<Check, JsError> {
-    let (n, seed, _) = input::counts(n, seed, 1.0)?;
-    Ok(check_contacts(scene, n, seed)?)
+    crate::still_check(n, seed, |n, seed| check_contacts(scene, n, seed))
 }
 
 /// [`check_contacts_cpu`] with the library's error.
@@ -92,9 +86,9 @@ pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check>
     let started = web_time::Instant::now();
     let mut contacts = Vec::new();
     obb_contacts(&boxes, &pairs, &mut contacts)?;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let ms = ms_since(started);
     let sound = contacts.iter().all(|c| c.count >= 1 && c.depth >= 0.0);
-    let mut check = check_of(
+    let check = check_of(
         &boxes,
         &pairs,
         &contacts,
@@ -102,8 +96,7 @@ pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check>
         sound && all == pairs,
         ms,
     );
-    check.reference = "the all-pairs test's pairs; each contact a point, depth >= 0".into();
-    Ok(check)
+    Ok(check.against("the all-pairs test's pairs; each contact a point, depth >= 0"))
 }
 
 /// The pairs and contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, in one
@@ -115,26 +108,23 @@ pub async fn check_contacts_gpu_async(scene: String, n: f64, seed: f64) -> Resul
     let (n, seed, _) = input::counts(n, seed, 1.0)?;
     let ctx = page_gpu()?;
     let (boxes, pairs) = input::limited(|| boxes_and_pairs(&scene, n, seed))?;
-    let mut pipeline = match GPU_CONTACTS.with(|k| k.borrow_mut().take()) {
-        Some(kept) => kept,
-        None => GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb)?,
-    };
+    let mut pipeline = take_kept(&GPU_CONTACTS, || {
+        GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb)
+    })?;
     let started = web_time::Instant::now();
     let (mut on_gpu_pairs, mut on_gpu) = (Vec::new(), Vec::new());
     let result = pipeline
         .obb_contacts_async(&boxes, &mut on_gpu_pairs, &mut on_gpu)
         .await;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    if is_page_gpu(&ctx) {
-        GPU_CONTACTS.with(|k| *k.borrow_mut() = Some(pipeline));
-    }
+    let ms = ms_since(started);
+    put_back(&GPU_CONTACTS, &ctx, pipeline);
     gpu_result(result)?;
     let mut on_cpu = Vec::new();
     input::limited(|| obb_contacts(&boxes, &pairs, &mut on_cpu))?;
     let same_pairs = on_gpu_pairs == pairs;
     let check = compare_obb_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
     let reference = on_cpu.iter().filter(|c| c.count > 0).count();
-    let mut out = check_of(
+    let out = check_of(
         &boxes,
         &pairs,
         &on_gpu,
@@ -142,8 +132,7 @@ pub async fn check_contacts_gpu_async(scene: String, n: f64, seed: f64) -> Resul
         same_pairs && check.wrong == 0,
         ms,
     );
-    out.reference = "the CPU's pairs and contacts".into();
-    Ok(out)
+    Ok(out.against("the CPU's pairs and contacts"))
 }
 
 /// Forgets the kept GPU box pipeline (a new GPU context was opened).

@@ -123,6 +123,16 @@ pub async fn between_frames() -> sweepfan::Result<()> {
     Ok(())
 }
 
+/// Before frame `frame` of a check: after the first, [`between_frames`], then the scene moved
+/// on (`step`).
+pub async fn next_frame(frame: u32, step: impl FnOnce()) -> sweepfan::Result<()> {
+    if frame > 0 {
+        between_frames().await?;
+        step();
+    }
+    Ok(())
+}
+
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {

@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::thread::LocalKey;
 use sweepfan::{
     BroadPhase, EventTracker, GpuBroadPhase, GpuContext, GpuOptions, Method, Pair, Sphere, cpu,
 };
@@ -71,6 +72,56 @@ impl Check {
             points: Vec::new(),
         }
     }
+
+    /// A still scene's check (one frame, whatever was asked): `pairs` found, `reference_pairs`
+    /// by the reference, agreeing as `agrees` says, in `ms`; the drawing is the caller's.
+    fn still(pairs: usize, reference_pairs: usize, agrees: bool, ms: f64) -> Self {
+        Self {
+            pairs: pairs as u32,
+            reference_pairs: reference_pairs as u32,
+            agrees,
+            ms,
+            frames: 1,
+            ..Self::empty()
+        }
+    }
+
+    /// The check, what it was checked against named.
+    fn against(mut self, reference: &str) -> Self {
+        self.reference = reference.into();
+        self
+    }
+
+    /// Frame `frame` of `frames`, begun at `start`, run: its share of the time per frame added.
+    fn frame_done(&mut self, frame: u32, frames: u32, start: web_time::Instant) {
+        self.ms += ms_since(start) / f64::from(frames);
+        self.frames = frame + 1;
+    }
+
+    /// A frame's `found` and `lost` events counted, but the first frame's (contacts that were
+    /// there from the start).
+    fn count_events(&mut self, frame: u32, found: usize, lost: usize) {
+        if frame > 0 {
+            self.found += found as u32;
+            self.lost += lost as u32;
+        }
+    }
+}
+
+/// A still check from JavaScript (one frame): `n` and `seed` checked as [`input::counts`] checks
+/// them, then `check` of them, its error given to JavaScript.
+fn still_check(
+    n: f64,
+    seed: f64,
+    check: impl FnOnce(u32, u32) -> sweepfan::Result<Check>,
+) -> Result<Check, JsError> {
+    let (n, seed, _) = input::counts(n, seed, 1.0)?;
+    Ok(check(n, seed)?)
+}
+
+/// The milliseconds since `start` (the page's clock).
+pub(crate) fn ms_since(start: web_time::Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
 }
 
 #[wasm_bindgen]
@@ -236,12 +287,35 @@ pub(crate) fn page_gpu() -> Result<Arc<GpuContext>, JsError> {
 
 /// Whether `ctx` is still the page's context: a check's broad phase goes back to the cache only
 /// then (another may have been opened while it ran).
-pub(crate) fn is_page_gpu(ctx: &Arc<GpuContext>) -> bool {
+fn is_page_gpu(ctx: &Arc<GpuContext>) -> bool {
     GPU.with(|g| {
         g.borrow()
             .as_ref()
             .is_some_and(|open| Arc::ptr_eq(open, ctx))
     })
+}
+
+/// The page's kept `T` in `slot`, taken out while a check runs (the future holds it across
+/// awaits; [`put_back`] after), or a new one (`make`) where none is kept.
+pub(crate) fn take_kept<T: 'static>(
+    slot: &'static LocalKey<RefCell<Option<T>>>,
+    make: impl FnOnce() -> sweepfan::Result<T>,
+) -> sweepfan::Result<T> {
+    match slot.with(|k| k.borrow_mut().take()) {
+        Some(kept) => Ok(kept),
+        None => make(),
+    }
+}
+
+/// Puts a check's `kept` back in `slot`, where `ctx` is still the page's context.
+pub(crate) fn put_back<T: 'static>(
+    slot: &'static LocalKey<RefCell<Option<T>>>,
+    ctx: &Arc<GpuContext>,
+    kept: T,
+) {
+    if is_page_gpu(ctx) {
+        slot.with(|k| *k.borrow_mut() = Some(kept));
+    }
 }
 
 /// A GPU check's result; where the device was lost, the page's context and everything built on
@@ -320,14 +394,10 @@ async fn compare(
     let (mut tested_events, mut reference_events) = (EventTracker::new(), EventTracker::new());
     input::begin();
     for frame in 0..frames {
-        if frame > 0 {
-            input::between_frames().await?;
-            scene.step();
-        }
+        input::next_frame(frame, || scene.step()).await?;
         let start = web_time::Instant::now();
         let pairs = tested(&scene.spheres).await?;
-        out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-        out.frames = frame + 1;
+        out.frame_done(frame, frames, start);
         let expected = input::limited(|| pairs_of(&mut *reference, &scene.spheres))?;
         (out.pairs, out.reference_pairs) = (pairs.len() as u32, expected.len() as u32);
         // The lists as the method gave them: the trackers below sort and merge duplicates.
@@ -337,18 +407,19 @@ async fn compare(
         out.agrees &= tested_events.pairs() == reference_events.pairs()
             && events.found == expected_events.found
             && events.lost == expected_events.lost;
-        if frame > 0 {
-            out.found += events.found.len() as u32;
-            out.lost += events.lost.len() as u32;
-        }
+        out.count_events(frame, events.found.len(), events.lost.len());
     }
-    out.spheres = scene
-        .spheres
-        .iter()
-        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
-        .collect();
+    out.spheres = drawn(&scene.spheres);
     out.touching = touching(scene.spheres.len(), tested_events.pairs());
     Ok(out)
+}
+
+/// `spheres` as the page draws them: `x, y, z, r` each.
+pub(crate) fn drawn(spheres: &[Sphere]) -> Vec<f32> {
+    spheres
+        .iter()
+        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
+        .collect()
 }
 
 /// Per object of `count`, 1 where a pair names it (a pair out of range, which the check has

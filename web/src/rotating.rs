@@ -2,7 +2,7 @@
 //! both proxies (the conservative sector and the speculative AABB) on the browser's GPU,
 //! awaited, each frame's candidates and exact hits compared with the CPU's in the same page.
 
-use crate::{Check, gpu_result, input, is_page_gpu, page_gpu};
+use crate::{Check, gpu_result, input, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::GpuContext;
 use sweepfan::cpu::rotating_frame_cpu;
@@ -45,16 +45,10 @@ pub async fn check_rotating_gpu_async(n: f64, seed: f64, frames: f64) -> Result<
     }
     let params = RotatingParams::new(n as usize / 20, n as usize, seed.into());
     let scene = RotatingScene::generate(&params)?;
-    // Taken out while it runs (the future holds it across awaits), put back after, on every
-    // path.
-    let mut gpu = match GPU_ROTATING.with(|r| r.borrow_mut().take()) {
-        Some(kept) => kept,
-        None => RotatingGpu::new(&ctx)?,
-    };
+    // Put back on every path.
+    let mut gpu = take_kept(&GPU_ROTATING, || RotatingGpu::new(&ctx))?;
     let check = compare(&ctx, &mut gpu, scene, frames).await;
-    if is_page_gpu(&ctx) {
-        GPU_ROTATING.with(|r| *r.borrow_mut() = Some(gpu));
-    }
+    put_back(&GPU_ROTATING, &ctx, gpu);
     Ok(gpu_result(check)?)
 }
 
@@ -70,16 +64,12 @@ async fn compare(
     let mut before: Vec<[u32; 2]> = Vec::new();
     input::begin();
     for frame in 0..frames {
-        if frame > 0 {
-            input::between_frames().await?;
-            scene.step();
-        }
+        input::next_frame(frame, || scene.step()).await?;
         let start = web_time::Instant::now();
         let got = gpu
             .frame_async(ctx, &scene.boxes, &scene.spheres, &Proxy::ALL, true)
             .await?;
-        out.ms += start.elapsed().as_secs_f64() * 1e3 / f64::from(frames);
-        out.frames = frame + 1;
+        out.frame_done(frame, frames, start);
         let want =
             input::limited(|| rotating_frame_cpu(&scene.boxes, &scene.spheres, &Proxy::ALL, true))?;
         // A proxy's frame missing from the GPU's answer is a disagreement, not fewer checks.
@@ -119,11 +109,7 @@ async fn compare(
         out.touching = crate::touching(scene.spheres.len(), &spheres_hit);
         before = now;
     }
-    out.spheres = scene
-        .spheres
-        .iter()
-        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
-        .collect();
+    out.spheres = crate::drawn(&scene.spheres);
     Ok(out)
 }
 

@@ -4,7 +4,7 @@
 //! the world a key of its sort) checked against the CPU batch of the same method, or on the CPU
 //! checked against a brute force per world.
 
-use crate::{Check, generate, gpu_result, input, is_page_gpu, page_gpu};
+use crate::{Check, generate, gpu_result, input, ms_since, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::cpu::WorldBatch;
 use sweepfan::gpu::GpuWorldBatch;
@@ -47,27 +47,11 @@ fn batch(scene: &str, n: u32, seed: u32) -> sweepfan::Result<(Vec<Sphere>, Vec<u
 
 /// The check of `got` against `reference`, with the drawing (every world over the others).
 fn check_of(spheres: &[Sphere], got: &WorldPairs, reference: &WorldPairs, ms: f64) -> Check {
-    let mut out = Check::empty();
-    // A still scene: one frame, whatever was asked.
-    out.frames = 1;
-    out.pairs = got.len() as u32;
-    out.reference_pairs = reference.len() as u32;
-    out.agrees = got == reference;
-    out.ms = ms;
+    let mut out = Check::still(got.len(), reference.len(), got == reference, ms);
     // The floor is left out of the drawing: it would fill the view.
     let drawn = &spheres[..spheres.len() - 1];
-    out.spheres = drawn
-        .iter()
-        .flat_map(|s| [s.center.x, s.center.y, s.center.z, s.radius])
-        .collect();
-    out.touching = vec![0; drawn.len()];
-    for p in got.pairs() {
-        for &i in p {
-            if let Some(t) = out.touching.get_mut(i as usize) {
-                *t = 1;
-            }
-        }
-    }
+    out.spheres = crate::drawn(drawn);
+    out.touching = crate::touching(drawn.len(), got.pairs());
     out
 }
 
@@ -75,8 +59,7 @@ fn check_of(spheres: &[Sphere], got: &WorldPairs, reference: &WorldPairs, ms: f6
 /// against brute force in each world.
 #[wasm_bindgen]
 pub fn check_worlds_cpu(scene: &str, n: f64, seed: f64) -> Result<Check, JsError> {
-    let (n, seed, _) = input::counts(n, seed, 1.0)?;
-    Ok(check_worlds(scene, n, seed)?)
+    crate::still_check(n, seed, |n, seed| check_worlds(scene, n, seed))
 }
 
 /// [`check_worlds_cpu`] with the library's error.
@@ -89,10 +72,8 @@ pub fn check_worlds(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check> {
     let started = web_time::Instant::now();
     let mut got = WorldPairs::new();
     input::limited(|| WorldBatch::auto().find_pairs(&spheres, &ids, Some(&mut got)))?;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    let mut check = check_of(&spheres, &got, &reference, ms);
-    check.reference = "brute force in each world".into();
-    Ok(check)
+    let ms = ms_since(started);
+    Ok(check_of(&spheres, &got, &reference, ms).against("brute force in each world"))
 }
 
 /// Many worlds on the GPU opened by `open_gpu_async`, in one frame (`GpuWorldBatch`, auto):
@@ -106,23 +87,16 @@ pub async fn check_worlds_gpu_async(scene: String, n: f64, seed: f64) -> Result<
     input::limited(|| {
         WorldBatch::new(Method::Sap).find_pairs(&spheres, &ids, Some(&mut reference))
     })?;
-    let mut tested = match GPU_WORLDS.with(|w| w.borrow_mut().take()) {
-        Some(kept) => kept,
-        None => GpuWorldBatch::auto(ctx.clone())?,
-    };
+    let mut tested = take_kept(&GPU_WORLDS, || GpuWorldBatch::auto(ctx.clone()))?;
     let started = web_time::Instant::now();
     let mut got = WorldPairs::new();
     let result = tested
         .find_pairs_async(&spheres, &ids, Some(&mut got))
         .await;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
-    if is_page_gpu(&ctx) {
-        GPU_WORLDS.with(|w| *w.borrow_mut() = Some(tested));
-    }
+    let ms = ms_since(started);
+    put_back(&GPU_WORLDS, &ctx, tested);
     gpu_result(result)?;
-    let mut check = check_of(&spheres, &got, &reference, ms);
-    check.reference = "the CPU's batch, sap".into();
-    Ok(check)
+    Ok(check_of(&spheres, &got, &reference, ms).against("the CPU's batch, sap"))
 }
 
 #[cfg(test)]

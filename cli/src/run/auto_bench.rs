@@ -101,19 +101,11 @@ pub fn auto_bench(
     // After one untimed frame of each fresh instance, as `--frames` says (its first frame pays
     // the instance's set-up: `auto`'s survey made `--frames 1` ratios 2-3x).
     let timed = FrameRun {
-        frames: cfg.frames,
-        count_frames: cfg.frames,
-        count_only: false,
-        events: false,
         untimed: 1,
+        ..FrameRun::new(cfg.frames)
     };
     // Two frames: the first pays pipeline builds and first allocations, the second does not.
-    let probe = FrameRun {
-        frames: 2,
-        count_frames: 2,
-        untimed: 0,
-        ..timed
-    };
+    let probe = FrameRun::new(2);
     let mut rows = Vec::new();
     let auto_name = AUTO.to_string();
     for scene in &cfg.scenes {
@@ -121,12 +113,7 @@ pub fn auto_bench(
         // Checked apart from the timing: auto's first and last frames' pairs against the CPU
         // reference (a reference between timed frames would slow the frames after it).
         progress(&format!("{what}: auto, checked"));
-        let check = FrameRun {
-            frames: 2,
-            count_frames: 2,
-            untimed: 0,
-            ..timed
-        };
+        let check = FrameRun::new(2);
         let one = std::slice::from_ref(&auto_name);
         let (checked, ok) = measure(scene, one, &backends, check, true, None, gpu)?;
         // Each round times auto, then every method still in the running, each in a fresh

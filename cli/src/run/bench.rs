@@ -35,6 +35,19 @@ pub struct FrameRun {
     pub untimed: usize,
 }
 
+impl FrameRun {
+    /// `frames` frames, each timed and counted, the pairs stored; no events, no untimed frame.
+    pub fn new(frames: usize) -> FrameRun {
+        FrameRun {
+            frames,
+            count_frames: frames,
+            count_only: false,
+            events: false,
+            untimed: 0,
+        }
+    }
+}
+
 impl Row {
     /// The row of `method` on `scene` (`n` objects) from what `m` measured over `count_frames`
     /// counted frames: times, counts, stages, device counts, events, `auto`'s choice. The
@@ -590,13 +603,7 @@ mod tests {
     #[test]
     fn the_last_frame_is_verified_too() {
         let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(800, 3));
-        let run = |frames| FrameRun {
-            frames,
-            count_frames: frames,
-            count_only: false,
-            events: false,
-            untimed: 0,
-        };
+        let run = FrameRun::new;
         let mut reference = BruteForce::new();
         let mut good = BruteForce::new();
         let (_, c) = run_frames(&mut good, &scene, run(3), Some(&mut reference)).unwrap();

@@ -11,14 +11,14 @@
 
 use crate::run::bench::Measurement;
 use crate::run::gpu::LazyGpu;
-use crate::run::resident::gpu_method;
-use crate::run::row::{Row, traffic_fields};
+use crate::run::resident::{Check, GpuMode, measure_gpu_mode};
+use crate::run::row::Row;
 use crate::run::verify::{Comparison, compare_pairs};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 use sweepfan::broadphase::DeviceCounts;
-use sweepfan::broadphase::{Backend, BroadPhase, Diagnostics, Pair, Stats, canonicalize};
-use sweepfan::error::{Error, Result};
+use sweepfan::broadphase::{BroadPhase, Diagnostics, Pair, Stats, canonicalize};
+use sweepfan::error::Result;
 use sweepfan::gpu::{GpuBroadPhase, SubmittedFrame};
 use sweepfan_scenes::Scene;
 
@@ -32,42 +32,22 @@ pub fn measure_in_flight(
     verify: bool,
     gpu: &mut LazyGpu,
 ) -> Result<(Vec<Row>, bool)> {
-    if scene.is_empty() {
-        return Err(Error::EmptyScene);
-    }
-    let ctx = gpu.get()?;
-    let (mut rows, mut all_ok) = (Vec::new(), true);
-    for name in methods {
-        let (chosen, method, reference_name, mut reference) =
-            gpu_method(name, scene, &ctx, verify)?;
-        let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
-        let reference = reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase);
-        let (mut m, cmp) = run_in_flight(&mut bp, scene, frames, count_only, reference)?;
-        m.chosen = chosen;
-        let verified = cmp.as_ref().map(Comparison::is_ok);
-        if let Some(c) = cmp.as_ref().filter(|c| !c.is_ok()) {
-            all_ok = false;
-            eprintln!(
-                "MISMATCH {name} [gpu, in flight] vs {reference_name}: {}",
-                c.summary()
-            );
-        }
-        let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
-        let (device_bytes_per_object, device_traffic) =
-            traffic_fields(bp.device_traffic(scene.len(), tests, pairs, !count_only));
-        let device = (Backend::Gpu, format!("{} (in flight)", gpu.device()));
-        rows.push(Row {
-            verified,
-            verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
-            near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
-            gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
-            device_bytes_per_object,
-            device_traffic,
-            parts: bp.parts(),
-            ..Row::measured(&scene.name, scene.len(), name, device, &m, frames)
-        });
-    }
-    Ok((rows, all_ok))
+    let mode = GpuMode::InFlight { count_only };
+    measure_gpu_mode(
+        scene,
+        methods,
+        (frames, verify),
+        gpu,
+        mode,
+        |_, bp, reference| {
+            let (m, comparison) = run_in_flight(bp, scene, frames, count_only, reference)?;
+            let check = comparison.map(|comparison| Check {
+                comparison,
+                moved_apart: None,
+            });
+            Ok((m, check))
+        },
+    )
 }
 
 /// The two copies of the scene: frame k is `even` or `odd` as k is, stepped twice after its

@@ -7,6 +7,9 @@
 //! Verified on the first and the last frame: the spheres and the pair list are read back (not
 //! timed), the pairs compared with the CPU reference's on those spheres, and the spheres with
 //! the CPU's own motion of the scene, bit for bit.
+//!
+//! The loop over the methods that both GPU modes of `bench` share (this one and `--in-flight`,
+//! `run::in_flight`) is here too (`measure_gpu_mode`).
 
 use super::count_u32;
 use crate::run::bench::{Measurement, reference_method};
@@ -25,11 +28,114 @@ use sweepfan::gpu::instrument::Readback;
 use sweepfan::registry;
 use sweepfan_scenes::Scene;
 
-/// What one resident run found on a verified frame.
-struct Check {
-    comparison: Comparison,
-    /// Spheres whose device motion differs from the CPU's `Scene::step`, bit for bit.
-    moved_apart: usize,
+/// What a run found on a verified frame.
+pub(crate) struct Check {
+    pub(crate) comparison: Comparison,
+    /// Spheres whose device motion differs from the CPU's `Scene::step`, bit for bit (`None`
+    /// where the device does not move them).
+    pub(crate) moved_apart: Option<usize>,
+}
+
+impl Check {
+    /// The pairs matched and no sphere moved apart.
+    fn is_ok(&self) -> bool {
+        self.comparison.is_ok() && self.moved_apart.is_none_or(|k| k == 0)
+    }
+
+    /// One-line summary for the mismatch message.
+    fn summary(&self) -> String {
+        match self.moved_apart {
+            Some(k) => format!(
+                "{}; {k} spheres moved otherwise than the CPU's step",
+                self.comparison.summary()
+            ),
+            None => self.comparison.summary(),
+        }
+    }
+}
+
+/// A GPU mode of `bench`: `--resident`, or `--in-flight` (counting pairs only, or storing them).
+#[derive(Clone, Copy)]
+pub(crate) enum GpuMode {
+    Resident,
+    InFlight { count_only: bool },
+}
+
+impl GpuMode {
+    /// Its name in the rows' device and in messages.
+    fn name(self) -> &'static str {
+        match self {
+            GpuMode::Resident => "resident",
+            GpuMode::InFlight { .. } => "in flight",
+        }
+    }
+
+    /// Whether its frames store their pairs (for the traffic model).
+    fn stored(self) -> bool {
+        match self {
+            GpuMode::Resident => true,
+            GpuMode::InFlight { count_only } => !count_only,
+        }
+    }
+
+    /// Whether its rows say how a frame was split.
+    fn parts(self) -> bool {
+        matches!(self, GpuMode::InFlight { .. })
+    }
+}
+
+/// Measures each method on `scene` on the GPU over `frames` frames as `mode` runs them: `run`
+/// runs the frames on a fresh broad phase of the method, checked against the CPU reference it
+/// is given (when `verify`). Returns the rows and whether every verified frame matched.
+pub(crate) fn measure_gpu_mode(
+    scene: &Scene,
+    methods: &[String],
+    (frames, verify): (usize, bool),
+    gpu: &mut LazyGpu,
+    mode: GpuMode,
+    mut run: impl FnMut(
+        &GpuContext,
+        &mut GpuBroadPhase,
+        Option<&mut dyn BroadPhase>,
+    ) -> Result<(Measurement, Option<Check>)>,
+) -> Result<(Vec<Row>, bool)> {
+    if scene.is_empty() {
+        return Err(Error::EmptyScene);
+    }
+    let ctx = gpu.get()?;
+    let (mut rows, mut all_ok) = (Vec::new(), true);
+    for name in methods {
+        let (chosen, method, reference_name, mut reference) =
+            gpu_method(name, scene, &ctx, verify)?;
+        let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
+        let reference = reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase);
+        let (mut m, check) = run(&ctx, &mut bp, reference)?;
+        m.chosen = chosen;
+        let verified = check.as_ref().map(Check::is_ok);
+        if let Some(c) = check.as_ref().filter(|c| !c.is_ok()) {
+            all_ok = false;
+            eprintln!(
+                "MISMATCH {name} [gpu, {}] vs {reference_name}: {}",
+                mode.name(),
+                c.summary()
+            );
+        }
+        let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
+        let (device_bytes_per_object, device_traffic) =
+            traffic_fields(bp.device_traffic(scene.len(), tests, pairs, mode.stored()));
+        let device = (Backend::Gpu, format!("{} ({})", gpu.device(), mode.name()));
+        rows.push(Row {
+            verified,
+            verified_against: check.as_ref().map(|_| reference_name.to_string()),
+            near_touching_differences: check.as_ref().map(|c| c.comparison.near_touching.len()),
+            gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
+            device_bytes_per_object,
+            device_traffic,
+            parts: if mode.parts() { bp.parts() } else { None },
+            ..Row::measured(&scene.name, scene.len(), name, device, &m, frames)
+        });
+    }
+    Ok((rows, all_ok))
 }
 
 /// Measures each method on `scene` resident on the GPU over `frames` frames; returns the rows
@@ -41,60 +147,22 @@ pub fn measure_resident(
     verify: bool,
     gpu: &mut LazyGpu,
 ) -> Result<(Vec<Row>, bool)> {
-    if scene.is_empty() {
-        return Err(Error::EmptyScene);
-    }
-    let ctx = gpu.get()?;
-    let mut rows = Vec::new();
-    let mut all_ok = true;
-    for name in methods {
-        let (chosen, method, reference_name, mut reference) =
-            gpu_method(name, scene, &ctx, verify)?;
-        let mut bp = GpuBroadPhase::new(ctx.clone(), method)?;
-        let (mut m, check) = run_resident_frames(
-            &ctx,
-            &mut bp,
-            scene,
-            frames,
-            reference.as_deref_mut().map(|r| r as &mut dyn BroadPhase),
-        )?;
-        m.chosen = chosen;
-        let verified = check
-            .as_ref()
-            .map(|c| c.comparison.is_ok() && c.moved_apart == 0);
-        if let Some(c) = &check
-            && verified == Some(false)
-        {
-            all_ok = false;
-            eprintln!(
-                "MISMATCH {name} [gpu, resident] vs {reference_name}: {}; {} spheres moved \
-                 otherwise than the CPU's step",
-                c.comparison.summary(),
-                c.moved_apart
-            );
-        }
-        let (tests, pairs) = (m.tests_per_frame(frames), m.pairs_per_frame(frames));
-        let (device_bytes_per_object, device_traffic) =
-            traffic_fields(bp.device_traffic(scene.len(), tests, pairs, true));
-        let device = (Backend::Gpu, format!("{} (resident)", gpu.device()));
-        rows.push(Row {
-            verified,
-            verified_against: check.as_ref().map(|_| reference_name.to_string()),
-            near_touching_differences: check.as_ref().map(|c| c.comparison.near_touching.len()),
-            gpu_bytes_per_object: Some(bp.resident_bytes_per_object()),
-            device_bytes_per_object,
-            device_traffic,
-            ..Row::measured(&scene.name, scene.len(), name, device, &m, frames)
-        });
-    }
-    Ok((rows, all_ok))
+    let mode = GpuMode::Resident;
+    measure_gpu_mode(
+        scene,
+        methods,
+        (frames, verify),
+        gpu,
+        mode,
+        |ctx, bp, reference| run_resident_frames(ctx, bp, scene, frames, reference),
+    )
 }
 
 /// What a GPU run of `name` on `scene` runs: `auto`'s choice (from the scene as it starts,
 /// docs/design.md §2.12), the method, and the CPU reference it is checked against (when
 /// `verify`).
 #[allow(clippy::type_complexity)]
-pub(crate) fn gpu_method(
+fn gpu_method(
     name: &str,
     scene: &Scene,
     ctx: &GpuContext,
@@ -213,8 +281,7 @@ fn run_resident_frames(
                 && (frame == 0 || frame == last)
             {
                 let this = check_frame(ctx, bp, &device, totals.pairs, cpu, reference)?;
-                let failed = |c: &Check| !c.comparison.is_ok() || c.moved_apart > 0;
-                if check.as_ref().is_none_or(|c| !failed(c) && failed(&this)) {
+                if check.as_ref().is_none_or(|c| c.is_ok() && !this.is_ok()) {
                     check = Some(this);
                 }
             }
@@ -247,6 +314,6 @@ fn check_frame(
     canonicalize(&mut expected);
     Ok(Check {
         comparison: compare_pairs(&spheres, &expected, &got),
-        moved_apart,
+        moved_apart: Some(moved_apart),
     })
 }

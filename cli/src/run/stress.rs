@@ -151,13 +151,7 @@ impl Stress {
             let mut p = SceneParams::new(n, a.seed);
             p.volume_fraction = a.volume_fraction;
             let scene = Scene::generate(SceneKind::Density, &p);
-            let run = FrameRun {
-                frames: a.frames,
-                count_frames: a.frames,
-                count_only: false,
-                events: false,
-                untimed: 0,
-            };
+            let run = FrameRun::new(a.frames);
             let outcome = run_frames(
                 self.method.as_mut(),
                 &scene,

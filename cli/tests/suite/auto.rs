@@ -5,7 +5,7 @@
 //! and `verify` carry it.
 
 use crate::common::shared_gpu;
-use crate::common::{bench_run, oracle_pairs, oracle_tests, succeed, sweepfan, temp_dir};
+use crate::common::{bench_run, oracle_pairs, oracle_tests, succeed, temp_dir, verify};
 use glam::Vec3;
 use sweepfan::broadphase::auto::{Auto, choose};
 use sweepfan::{Backend, BroadPhase, EventTracker, Method, Pair, Sphere, canonicalize, cpu};
@@ -193,14 +193,7 @@ fn verify_defaults_to_auto() {
     let dir = temp_dir("auto", "verify");
     let (scene, pairs) = (dir.join("scene.csv"), dir.join("pairs.csv"));
     std::fs::write(&scene, "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n10,0,0,1\n").unwrap();
-    let out = succeed(
-        sweepfan()
-            .args(["verify", "--scene-file"])
-            .arg(&scene)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .output(),
-    );
+    let out = succeed(verify(&scene, &pairs).output());
     let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("auto [cpu] chose "), "{text}");
     assert_eq!(

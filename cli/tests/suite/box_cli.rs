@@ -5,7 +5,8 @@
 use super::box_pipeline::lattice;
 use crate::common::test_gpu;
 use crate::common::{
-    bench_run, bench_shape_rows, exits_2_naming, succeed, sweepfan, temp_dir, write_file,
+    bench_run, bench_shape_rows, exits_2_naming, read_pairs, succeed, succeed_stdout, sweepfan,
+    temp_dir, verify, write_file,
 };
 use glam::{Quat, Vec2, Vec3};
 use std::path::Path;
@@ -21,24 +22,9 @@ const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// `sweepfan verify --shape SHAPE --scene-file SCENE --pairs-out PAIRS`.
 fn verify_shape(shape: &str, scene: &Path, pairs: &Path) -> std::process::Command {
-    let mut cmd = sweepfan();
-    cmd.args(["verify", "--shape", shape, "--scene-file"])
-        .arg(scene)
-        .arg("--pairs-out")
-        .arg(pairs);
+    let mut cmd = verify(scene, pairs);
+    cmd.args(["--shape", shape]);
     cmd
-}
-
-fn read_pairs(path: &Path) -> Vec<Pair> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("i,j"));
-    lines
-        .map(|l| {
-            let (i, j) = l.split_once(',').unwrap();
-            [i.parse().unwrap(), j.parse().unwrap()]
-        })
-        .collect()
 }
 
 /// The 5^3 lattice plus, far away, an axis-aligned unit cube with cubes rotated 45 degrees about
@@ -137,15 +123,9 @@ fn cli_verify_obb_and_polygon_files() {
         let scene = write_file(&dir, &format!("{shape}.csv"), csv);
         for backend in &backends {
             let pairs = dir.join(format!("{shape}_{backend}_pairs.csv"));
-            let out = verify_shape(shape, &scene, &pairs)
-                .args(["--backend", backend])
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "{shape} {backend}: {stdout} {}",
-                String::from_utf8_lossy(&out.stderr)
+            let stdout = succeed_stdout(
+                verify_shape(shape, &scene, &pairs).args(["--backend", backend]),
+                &format!("{shape} {backend}"),
             );
             assert!(stdout.contains("verified"), "{stdout}");
             assert_eq!(read_pairs(&pairs), expected, "{shape} [{backend}]");
@@ -219,6 +199,35 @@ fn cli_bench_aabb_rows_count_brute_forces_pairs() {
     }
 }
 
+/// Runs `verify` (`cmd`) on the GPU writing its contacts to `contacts`, a run that must
+/// succeed with no mismatch against the CPU's contacts, its stdout holding each of `lines`.
+fn gpu_contacts_run(mut cmd: std::process::Command, contacts: &Path, lines: &[&str]) {
+    let stdout = succeed_stdout(
+        cmd.args(["--backend", "gpu", "--contacts-out"])
+            .arg(contacts),
+        "verify --backend gpu",
+    );
+    for line in lines {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert!(!stdout.contains("MISMATCH"), "{stdout}");
+}
+
+/// The first `n` numbers of the first row past the header of the CSV file at `path`, and the
+/// file's text (for failure messages).
+fn first_row_numbers(path: &Path, n: usize) -> (Vec<f32>, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let row: Vec<f32> = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .take(n)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    (row, text)
+}
+
 /// `verify --contacts-out`: a box resting on a box (a known manifold) and a sphere pair, written
 /// beside their pairs, one row per pair, empty columns past the count.
 #[test]
@@ -255,26 +264,14 @@ fn verify_writes_contacts_beside_the_pairs() {
     // On the GPU: the device's contacts, checked against the CPU's.
     if test_gpu().is_some() {
         let gpu_contacts = dir.join("cg.csv");
-        let out = verify_shape("obb", &scene, &pairs)
-            .args(["--backend", "gpu", "--contacts-out"])
-            .arg(&gpu_contacts)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
+        gpu_contacts_run(
+            verify_shape("obb", &scene, &pairs),
+            &gpu_contacts,
+            &[
+                "contacts [gpu]: 1 contacts, 4 points",
+                "contacts against the CPU's: 1 pairs",
+            ],
         );
-        assert!(
-            stdout.contains("contacts [gpu]: 1 contacts, 4 points"),
-            "{stdout}"
-        );
-        assert!(
-            stdout.contains("contacts against the CPU's: 1 pairs"),
-            "{stdout}"
-        );
-        assert!(!stdout.contains("MISMATCH"), "{stdout}");
         let gpu_text = std::fs::read_to_string(&gpu_contacts).unwrap();
         assert_eq!(gpu_text.lines().count(), 2, "{gpu_text}");
         // Polygons too: two unit squares sharing the edge x = 1 (two points, depth 0, +x),
@@ -282,27 +279,12 @@ fn verify_writes_contacts_beside_the_pairs() {
         let squares = "polygon,x,y\n0,0,0\n0,1,0\n0,1,1\n0,0,1\n1,1,0.25\n1,2,0.25\n1,2,1.25\n\
                        1,1,1.25\n2,5,5\n2,6,5\n2,6,6\n";
         let scene = write_file(&dir, "squares.csv", squares);
-        let out = verify_shape("polygon", &scene, &pairs)
-            .args(["--backend", "gpu", "--contacts-out"])
-            .arg(&gpu_contacts)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{stdout}");
-        assert!(
-            stdout.contains("contacts [gpu]: 1 contacts, 2 points"),
-            "{stdout}"
+        gpu_contacts_run(
+            verify_shape("polygon", &scene, &pairs),
+            &gpu_contacts,
+            &["contacts [gpu]: 1 contacts, 2 points"],
         );
-        assert!(!stdout.contains("MISMATCH"), "{stdout}");
-        let gpu_text = std::fs::read_to_string(&gpu_contacts).unwrap();
-        let row: Vec<f32> = gpu_text
-            .lines()
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .take(7)
-            .map(|v| v.parse().unwrap())
-            .collect();
+        let (row, gpu_text) = first_row_numbers(&gpu_contacts, 7);
         assert_eq!(row[..2], [0.0, 1.0], "{gpu_text}");
         assert!(
             (row[2] - 1.0).abs() < 1e-6 && row[5].abs() < 1e-6 && row[6] == 2.0,
@@ -312,11 +294,7 @@ fn verify_writes_contacts_beside_the_pairs() {
 
     let spheres = write_file(&dir, "spheres.csv", "x,y,z,r\n0,0,0,1\n1.5,0,0,1\n");
     succeed(
-        sweepfan()
-            .args(["verify", "--scene-file"])
-            .arg(&spheres)
-            .arg("--pairs-out")
-            .arg(&pairs)
+        verify(&spheres, &pairs)
             .arg("--contacts-out")
             .arg(&contacts)
             .output(),
@@ -329,35 +307,16 @@ fn verify_writes_contacts_beside_the_pairs() {
     );
     // On the GPU: the device's sphere contacts, checked against the CPU's.
     if test_gpu().is_some() {
-        let out = sweepfan()
-            .args(["verify", "--backend", "gpu", "--scene-file"])
-            .arg(&spheres)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .arg("--contacts-out")
-            .arg(&contacts)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{stdout}");
-        assert!(
-            stdout.contains("contacts [gpu]: 1 contacts, 1 points"),
-            "{stdout}"
-        );
-        assert!(
-            stdout.contains("contacts against the CPU's: 1 pairs"),
-            "{stdout}"
+        gpu_contacts_run(
+            verify(&spheres, &pairs),
+            &contacts,
+            &[
+                "contacts [gpu]: 1 contacts, 1 points",
+                "contacts against the CPU's: 1 pairs",
+            ],
         );
         // The device's f32 (with approximate math, a few units of rounding off the CPU's).
-        let text = std::fs::read_to_string(&contacts).unwrap();
-        let row: Vec<f32> = text
-            .lines()
-            .nth(1)
-            .unwrap()
-            .split(',')
-            .take(11)
-            .map(|v| v.parse().unwrap())
-            .collect();
+        let (row, text) = first_row_numbers(&contacts, 11);
         let want = [0.0, 1.0, 1.0, 0.0, 0.0, 0.5, 1.0, 0.75, 0.0, 0.0, 0.5];
         let near = row.iter().zip(want).all(|(v, w)| (v - w).abs() <= 1e-5);
         assert!(near && row.len() == want.len(), "{text}");

@@ -208,14 +208,7 @@ fn polygons_gpu_equals_cpu_and_all_pairs() {
             Polygon::new(&v).unwrap()
         })
         .collect();
-    let mut brute = Vec::new();
-    for i in 0..polygons.len() {
-        for j in i + 1..polygons.len() {
-            if polygons[i].overlaps(&polygons[j]) {
-                brute.push([i as u32, j as u32]);
-            }
-        }
-    }
+    let brute = crate::common::brute_pairs(&polygons, Polygon::overlaps);
     let (cpu, _) = polygon_overlaps(&polygons).unwrap();
     assert_eq!(sorted(cpu), brute);
     assert!(brute.len() > 50);
@@ -323,14 +316,7 @@ fn a_cpu_pipeline_kept_between_frames_matches_all_pairs_each_frame() {
             pipeline
                 .polygon_overlaps(&polygons, Some(&mut got))
                 .unwrap();
-            let mut want = Vec::new();
-            for i in 0..polygons.len() {
-                for j in i + 1..polygons.len() {
-                    if polygons[i].overlaps(&polygons[j]) {
-                        want.push([i as u32, j as u32]);
-                    }
-                }
-            }
+            let want = crate::common::brute_pairs(&polygons, Polygon::overlaps);
             assert_eq!(sorted(got), want, "polygons, n = {}", polygons.len());
         }
     }

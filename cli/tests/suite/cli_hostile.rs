@@ -1,7 +1,10 @@
 //! The command line under hostile arguments (issue "Hostile input"): every probe an exit-2
 //! error naming the problem, or the exact answer; nothing silently clamped or ignored.
 
-use crate::common::{exits_2, fails_naming, succeed, sweepfan, temp_dir, two_spheres, write_file};
+use crate::common::{
+    exits_2, fails_naming, refused_before_running, succeed, sweepfan, temp_dir, two_spheres,
+    write_file,
+};
 
 #[test]
 fn sizes_beyond_indices_or_memory_are_refused_before_allocating() {
@@ -535,22 +538,12 @@ fn refusals_name_what_the_user_can_change() {
 #[cfg(target_os = "linux")]
 #[test]
 fn output_directories_that_cannot_be_made_are_refused_before_the_run() {
-    let out = crate::common::sweepfan()
-        .args(["reproduce", "sector", "--rotations", "2000000"])
-        .args(["--plots", "/proc/sweepfan-no-such-dir"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("--plots /proc/sweepfan-no-such-dir: cannot create it"),
-        "{stderr}"
-    );
     // Before the run: nothing of it reported (a run prints its table's title first).
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    refused_before_running(
+        crate::common::sweepfan()
+            .args(["reproduce", "sector", "--rotations", "2000000"])
+            .args(["--plots", "/proc/sweepfan-no-such-dir"]),
+        "--plots /proc/sweepfan-no-such-dir: cannot create it",
     );
 }
 
@@ -558,22 +551,14 @@ fn output_directories_that_cannot_be_made_are_refused_before_the_run() {
 /// once stopped before it with a note and exit status 0).
 #[test]
 fn sort_bench_refuses_a_size_past_a_binding_before_running() {
-    let out = crate::common::sweepfan()
-        .args([
+    refused_before_running(
+        crate::common::sweepfan().args([
             "--max-binding-bytes",
             "65536",
             "sort-bench",
             "--sizes",
             "1K,64K",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--sizes 65536"), "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+        ]),
+        "--sizes 65536",
     );
 }

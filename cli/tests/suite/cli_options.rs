@@ -4,7 +4,10 @@
 //! its help shows; echoed input carries no raw control bytes; a bad polygon says what is wrong
 //! and where; `info` without an adapter is an error.
 
-use crate::common::{exits_2, exits_2_naming, json_rows, succeed, sweepfan, temp_dir, two_spheres};
+use crate::common::{
+    exits_2, exits_2_naming, json_rows, refused_before_running, succeed, sweepfan, temp_dir,
+    two_spheres,
+};
 
 /// Runs `sweepfan ARGS`, which must end with exit 2; its stderr.
 fn refused(args: &[&str]) -> String {
@@ -509,20 +512,13 @@ fn info_without_an_adapter_is_an_error() {
     if !cfg!(target_os = "linux") {
         return;
     }
-    let out = sweepfan()
-        .arg("info")
-        .env("VK_ICD_FILENAMES", "/nonexistent.json")
-        .env("VK_DRIVER_FILES", "/nonexistent.json")
-        .env("WGPU_BACKEND", "vulkan")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("no GPU adapter found"), "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    refused_before_running(
+        sweepfan()
+            .arg("info")
+            .env("VK_ICD_FILENAMES", "/nonexistent.json")
+            .env("VK_DRIVER_FILES", "/nonexistent.json")
+            .env("WGPU_BACKEND", "vulkan"),
+        "no GPU adapter found",
     );
 }
 

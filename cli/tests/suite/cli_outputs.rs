@@ -5,22 +5,11 @@
 
 #![cfg(target_os = "linux")]
 
-use crate::common::{exits_2, rust_files, succeed, sweepfan, temp_dir, two_spheres};
+use crate::common::{exits_2, rust_files, succeed, sweepfan, temp_dir, two_spheres, verify};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 use std::process::{Output, Stdio};
-
-/// `sweepfan verify --scene-file SCENE --pairs-out OUT`.
-fn verify(scene: &Path, out: &Path) -> std::process::Command {
-    let mut c = sweepfan();
-    c.arg("verify")
-        .arg("--scene-file")
-        .arg(scene)
-        .arg("--pairs-out")
-        .arg(out);
-    c
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -59,17 +59,77 @@ pub fn succeed(output: std::io::Result<std::process::Output>) -> std::process::O
     out
 }
 
-/// Runs `cmd`, which must end with exit 2 (a refused request); its stderr.
-pub fn exits_2(cmd: &mut std::process::Command) -> String {
+/// `sweepfan verify --scene-file SCENE --pairs-out PAIRS`.
+pub fn verify(scene: &std::path::Path, pairs: &std::path::Path) -> std::process::Command {
+    let mut cmd = sweepfan();
+    cmd.args(["verify", "--scene-file"])
+        .arg(scene)
+        .arg("--pairs-out")
+        .arg(pairs);
+    cmd
+}
+
+/// `cmd` (a `verify`) with the next frame `next`: `--next-scene-file NEXT --found-out FOUND
+/// --lost-out LOST`.
+pub fn with_next_frame<'a>(
+    cmd: &'a mut std::process::Command,
+    next: &std::path::Path,
+    found: &std::path::Path,
+    lost: &std::path::Path,
+) -> &'a mut std::process::Command {
+    cmd.arg("--next-scene-file")
+        .arg(next)
+        .arg("--found-out")
+        .arg(found)
+        .arg("--lost-out")
+        .arg(lost)
+}
+
+/// Runs `cmd`, which must succeed (`what`, its stdout and its stderr in the failure
+/// message); its stdout.
+pub fn succeed_stdout(cmd: &mut std::process::Command, what: &str) -> String {
     let out = cmd.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Runs `cmd`, which must end with exit 2 (a refused request); its output.
+fn refused(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
     assert_eq!(
         out.status.code(),
         Some(2),
-        "{cmd:?} should be refused (exit 2): stdout {} stderr {stderr}",
+        "{cmd:?} should be refused (exit 2): stdout {} stderr {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs `cmd`, which must end with exit 2 (a refused request); its stderr.
+pub fn exits_2(cmd: &mut std::process::Command) -> String {
+    String::from_utf8_lossy(&refused(cmd).stderr).into_owned()
+}
+
+/// Runs `cmd`, which must be refused before it runs anything: exit 2 naming `text` on stderr,
+/// nothing on stdout (a run prints its title or first line there first).
+pub fn refused_before_running(cmd: &mut std::process::Command, text: &str) {
+    let out = refused(cmd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(text),
+        "{cmd:?} must name {text:?}: {stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{cmd:?} wrote {}",
         String::from_utf8_lossy(&out.stdout)
     );
-    stderr
 }
 
 /// Runs `cmd`, which must end with exit 2 naming `text` on stderr; its stderr.
@@ -100,6 +160,36 @@ pub fn fails_naming(args: &[&str], text: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?} should fail");
     assert!(stderr.contains(text), "{args:?}: stderr was {stderr}");
+}
+
+/// The lines past the header of the CSV file at `path`, whose header must be `header`.
+pub fn csv_rows(path: &std::path::Path, header: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header), "{}", path.display());
+    lines.map(str::to_owned).collect()
+}
+
+/// The pairs of a CSV `i,j` file (`verify --pairs-out`, `--found-out`, `--lost-out`), in the
+/// file's order.
+pub fn read_pairs(path: &std::path::Path) -> Vec<sweepfan::Pair> {
+    csv_rows(path, "i,j")
+        .iter()
+        .map(|l| {
+            let (i, j) = l.split_once(',').unwrap();
+            [i.parse().unwrap(), j.parse().unwrap()]
+        })
+        .collect()
+}
+
+/// Runs `sweepfan bench FLAG ARGS` for each `(ARGS, text)` of `cases`: each must fail with an
+/// error naming `text` (what the mode `FLAG` cannot do, refused).
+pub fn bench_mode_refuses(flag: &str, cases: &[(&[&str], &str)]) {
+    for (args, text) in cases {
+        let mut all = vec!["bench", flag];
+        all.extend_from_slice(args);
+        fails_naming(&all, text);
+    }
 }
 
 /// The `rows` of a JSON file written by `--json`.
@@ -165,6 +255,30 @@ pub fn assert_same_frames(a: &serde_json::Value, b: &serde_json::Value, what: (&
         );
     }
     assert!(b["pairs_per_frame"].as_f64().unwrap() > 0.0, "{b}");
+}
+
+/// The rows of `gpu_density_rows(frames, &[])` and of the same run with `flag` (a mode of
+/// frames on the GPU: `--in-flight`, `--resident`), three each, `what` naming the two runs
+/// (the second as the mode's device names it, `… (in flight)`): row by row the same frames
+/// (`assert_same_frames`) on the mode's device, its waits timed, and the same method chosen.
+pub fn gpu_mode_rows(
+    frames: &str,
+    flag: &str,
+    what: (&str, &str),
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let (host, mode) = (
+        gpu_density_rows(frames, &[]),
+        gpu_density_rows(frames, &[flag]),
+    );
+    assert_eq!(mode.len(), 3);
+    let device = format!("({})", what.1);
+    for (h, r) in host.iter().zip(&mode) {
+        assert_same_frames(h, r, what);
+        assert!(r["device"].as_str().unwrap().ends_with(&device), "{r}");
+        assert!(r["host_ms"]["wait"].as_f64().is_some(), "{r}");
+    }
+    assert_eq!(mode[2]["chosen"]["method"], host[2]["chosen"]["method"]);
+    (host, mode)
 }
 
 /// `bench --shape SHAPE --scene SCENE --n N --frames 2` on both backends where a GPU is, the

@@ -3,7 +3,8 @@
 //! `verify --next-scene-file` writes the found and lost pairs, checked against pairs known by
 //! construction.
 
-use crate::common::{bench_rows, succeed, sweepfan, temp_dir};
+use crate::common::{bench_rows, read_pairs, succeed, sweepfan, temp_dir, verify, with_next_frame};
+use std::path::Path;
 use sweepfan::Pair;
 
 #[test]
@@ -120,18 +121,6 @@ fn lattice_frames() -> (String, String, Vec<Pair>, Vec<Pair>) {
     (csv(&first), csv(&next), a, b)
 }
 
-fn read_pairs(path: &std::path::Path) -> Vec<Pair> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (i, j) = l.split_once(',').unwrap();
-            [i.parse().unwrap(), j.parse().unwrap()]
-        })
-        .collect()
-}
-
 #[test]
 fn verify_writes_the_events_between_two_files() {
     let (first, next, before, after) = lattice_frames();
@@ -156,27 +145,9 @@ fn verify_writes_the_events_between_two_files() {
             dir.join(format!("found-{backend}.csv")),
             dir.join("lost.csv"),
         );
-        let out = succeed(
-            sweepfan()
-                .args([
-                    "verify",
-                    "--method",
-                    "grid",
-                    "--backend",
-                    backend,
-                    "--scene-file",
-                ])
-                .arg(&f0)
-                .arg("--next-scene-file")
-                .arg(&f1)
-                .arg("--pairs-out")
-                .arg(dir.join("pairs.csv"))
-                .arg("--found-out")
-                .arg(&found)
-                .arg("--lost-out")
-                .arg(&lost)
-                .output(),
-        );
+        let mut cmd = verify(&f0, &dir.join("pairs.csv"));
+        cmd.args(["--method", "grid", "--backend", backend]);
+        let out = succeed(with_next_frame(&mut cmd, &f1, &found, &lost).output());
         assert_eq!(read_pairs(&found), want_found, "{backend}");
         assert_eq!(read_pairs(&lost), want_lost, "{backend}");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -188,17 +159,14 @@ fn verify_writes_the_events_between_two_files() {
     // Frames of different lengths are an error naming both counts.
     let short = dir.join("short.csv");
     std::fs::write(&short, "x,y,z,r\n0,0,0,1\n").unwrap();
-    let out = sweepfan()
-        .args(["verify", "--method", "grid", "--scene-file"])
-        .arg(&f0)
-        .arg("--next-scene-file")
-        .arg(&short)
-        .args(["--pairs-out", "-", "--found-out"])
-        .arg(dir.join("a.csv"))
-        .arg("--lost-out")
-        .arg(dir.join("b.csv"))
-        .output()
-        .unwrap();
+    let out = with_next_frame(
+        verify(&f0, Path::new("-")).args(["--method", "grid"]),
+        &short,
+        &dir.join("a.csv"),
+        &dir.join("b.csv"),
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 spheres, but --scene-file has 216"));
 }
@@ -238,11 +206,8 @@ fn an_output_on_stdout_gets_no_report_lines() {
         ),
     ];
     for (header, extra) in runs {
-        let out = sweepfan()
-            .args(["verify", "--method", "grid", "--scene-file"])
-            .arg(&f0)
-            .args(["--pairs-out"])
-            .arg(dir.join("pairs.csv"))
+        let out = verify(&f0, &dir.join("pairs.csv"))
+            .args(["--method", "grid"])
             .args(&extra)
             .output()
             .unwrap();

@@ -1,24 +1,20 @@
 //! `bench --worlds`: a batch of worlds beside the loop of one call a world, verified, with the
 //! loop's time and the ratio; the options it cannot honour refused.
 
-use crate::common::sweepfan;
+use crate::common::{csv_rows, exits_2_naming, succeed_stdout, sweepfan, verify, with_next_frame};
+use std::path::Path;
 
 /// `sweepfan bench` with `args` (split at spaces) and `--json`, which must succeed: its
 /// standard output and its rows.
 fn bench_rows(name: &str, args: &str) -> (String, Vec<serde_json::Value>) {
     let json = crate::common::temp_dir("worlds", name).join("rows.json");
-    let out = sweepfan()
-        .arg("bench")
-        .args(args.split(' '))
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{args:?}: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = succeed_stdout(
+        sweepfan()
+            .arg("bench")
+            .args(args.split(' '))
+            .arg("--json")
+            .arg(&json),
+        &format!("{args:?}"),
     );
     let rows = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (text, rows)
@@ -50,14 +46,12 @@ fn bench_worlds_prints_verified_rows_beside_the_loop() {
         (&["--scene", "rotating"][..], "--scene rotating"),
         (&["--methods", "nope"][..], "unknown method"),
     ] {
-        let out = sweepfan()
-            .args(["bench", "--worlds", "4", "--n", "10"])
-            .args(args)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(words), "{args:?}: {err}");
+        exits_2_naming(
+            sweepfan()
+                .args(["bench", "--worlds", "4", "--n", "10"])
+                .args(args),
+            words,
+        );
     }
 }
 
@@ -136,11 +130,9 @@ fn world_files(dir: &std::path::Path) -> [WorldFile; 2] {
     [(pa, a.1), (pb, b.1)]
 }
 
-fn read_world_pairs(path: &std::path::Path) -> Vec<(u32, u32, u32)> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("world,i,j"));
-    lines
+fn read_world_pairs(path: &Path) -> Vec<(u32, u32, u32)> {
+    csv_rows(path, "world,i,j")
+        .iter()
         .map(|l| {
             // The shared objects' own pairs under the scene file's word for them.
             let (world, rest) = l.split_once(',').unwrap();
@@ -170,28 +162,15 @@ fn verify_reads_a_world_column_and_checks_each_world() {
         ("sap", "gpu"),
         ("x", "gpu"),
     ] {
-        let out = sweepfan()
-            .args([
-                "verify",
-                "--method",
-                method,
-                "--backend",
-                backend,
-                "--scene-file",
-            ])
-            .arg(&first)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .arg("--next-scene-file")
-            .arg(&second)
-            .arg("--found-out")
-            .arg(&found)
-            .arg("--lost-out")
-            .arg(&lost)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{method} {backend}: {text}");
+        let text = succeed_stdout(
+            with_next_frame(
+                verify(&first, &pairs).args(["--method", method, "--backend", backend]),
+                &second,
+                &found,
+                &lost,
+            ),
+            &format!("{method} {backend}"),
+        );
         assert_eq!(text.matches("verified: same pairs").count(), 2, "{text}");
         // The worlds counted without the shared objects (they were counted as one more).
         let file = std::fs::read_to_string(&first).unwrap();
@@ -222,43 +201,19 @@ fn verify_reads_a_world_column_and_checks_each_world() {
     ] {
         let bad = dir.join("bad.csv");
         std::fs::write(&bad, format!("x,y,z,r,world\n0,0,0,1,0\n{line}\n")).unwrap();
-        let out = sweepfan()
-            .args(["verify", "--scene-file"])
-            .arg(&bad)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
-        assert!(
-            err.contains(words) && err.contains("line 3"),
-            "{line}: {err}"
-        );
+        let err = exits_2_naming(&mut verify(&bad, &pairs), words);
+        assert!(err.contains("line 3"), "{line}: {err}");
     }
     // Every method batches on the GPU: min_axis's pairs there pass the same check.
-    let out = sweepfan()
-        .args(["verify", "--scene-file"])
-        .arg(&first)
-        .arg("--pairs-out")
-        .arg(&pairs)
-        .args(["--method", "min_axis", "--backend", "gpu"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "min_axis on the GPU: {err}");
+    succeed_stdout(
+        verify(&first, &pairs).args(["--method", "min_axis", "--backend", "gpu"]),
+        "min_axis on the GPU",
+    );
     // Contacts with a world column are refused, naming the flag.
-    let out = sweepfan()
-        .args(["verify", "--scene-file"])
-        .arg(&first)
-        .arg("--pairs-out")
-        .arg(&pairs)
-        .args(["--contacts-out", "-"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--contacts-out"), "{err}");
+    exits_2_naming(
+        verify(&first, &pairs).args(["--contacts-out", "-"]),
+        "--contacts-out",
+    );
 }
 
 /// A world past brute force's size (3,002 objects) holding two giants a trillion times the
@@ -297,15 +252,7 @@ fn verify_checks_large_worlds_against_methods_that_agree() {
     assert!(expected.len() > 6000, "{}", expected.len());
     let pairs = dir.join("p.csv");
     for method in ["auto", "grid", "sap"] {
-        let out = sweepfan()
-            .args(["verify", "--method", method, "--scene-file"])
-            .arg(&file)
-            .arg("--pairs-out")
-            .arg(&pairs)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{method}: {text}");
+        let text = succeed_stdout(verify(&file, &pairs).args(["--method", method]), method);
         assert!(text.contains("verified: same pairs"), "{method}: {text}");
         assert_eq!(read_world_pairs(&pairs), expected, "{method}");
     }
@@ -314,22 +261,15 @@ fn verify_checks_large_worlds_against_methods_that_agree() {
     let short = dir.join("short.csv");
     std::fs::write(&short, "x,y,z,r,world\n0,0,0,1,0\n").unwrap();
     let unwritten = dir.join("unwritten.csv");
-    let out = sweepfan()
-        .args(["verify", "--scene-file"])
-        .arg(&first)
-        .arg("--pairs-out")
-        .arg(&unwritten)
-        .arg("--next-scene-file")
-        .arg(&short)
-        .arg("--found-out")
-        .arg(dir.join("f.csv"))
-        .arg("--lost-out")
-        .arg(dir.join("l.csv"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("--next-scene-file"), "{err}");
+    exits_2_naming(
+        with_next_frame(
+            &mut verify(&first, &unwritten),
+            &short,
+            &dir.join("f.csv"),
+            &dir.join("l.csv"),
+        ),
+        "--next-scene-file",
+    );
     assert!(!unwritten.exists(), "nothing written before the error");
 }
 
@@ -347,8 +287,8 @@ fn bench_worlds_takes_every_method_once() {
     assert_eq!(names[0], "sap");
     assert!(all.iter().all(|m| names.contains(m)), "{names:?}");
     assert!(rows.iter().all(|r| r["verified"] == true));
-    let out = sweepfan()
-        .args([
+    exits_2_naming(
+        sweepfan().args([
             "bench",
             "--worlds",
             "3",
@@ -356,10 +296,7 @@ fn bench_worlds_takes_every_method_once() {
             "12",
             "--methods",
             "peer-parry",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("peer-parry"), "{err}");
+        ]),
+        "peer-parry",
+    );
 }

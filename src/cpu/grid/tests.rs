@@ -3,7 +3,7 @@ use super::frame::cell_axis;
 use super::*;
 use crate::broadphase::{BroadPhase, canonicalize};
 use crate::geom::test_util::real_floor;
-use crate::test_scenes::{Scene, SceneKind, SceneParams};
+use crate::test_scenes::{Scene, SceneKind, SceneParams, vec3_in};
 use glam::Vec3;
 
 /// `got` (any order) is exactly brute force's pairs of `spheres`.
@@ -257,20 +257,12 @@ fn a_wide_scene_keeps_its_cells_apart() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
     let mut spheres = Vec::new();
     for _ in 0..6000 {
-        let c = Vec3::new(
-            rng.random_range(-1e7..1e7),
-            rng.random_range(-1e7..1e7),
-            rng.random_range(-1e7..1e7),
-        );
+        let c = vec3_in(&mut rng, -1e7..1e7);
         spheres.push(Sphere::new(c, 0.5));
     }
     for centre in [Vec3::ZERO, Vec3::splat(9.9e6), Vec3::new(-4e6, 3e6, 1e3)] {
         for _ in 0..2000 {
-            let d = Vec3::new(
-                rng.random_range(-20.0..20.0),
-                rng.random_range(-20.0..20.0),
-                rng.random_range(-20.0..20.0),
-            );
+            let d = vec3_in(&mut rng, -20.0..20.0);
             spheres.push(Sphere::new(centre + d, rng.random_range(0.05..0.5)));
         }
     }
@@ -383,11 +375,7 @@ fn crowded_cells_match_brute_force_on_both_layouts() {
     // then the same crowd plus two far outliers (cells beyond the dense limit), sparse.
     let mut spheres: Vec<Sphere> = (0..1500)
         .map(|_| {
-            let c = Vec3::new(
-                rng.random_range(0.0..3.0),
-                rng.random_range(0.0..3.0),
-                rng.random_range(0.0..3.0),
-            );
+            let c = vec3_in(&mut rng, 0.0..3.0);
             Sphere::new(c, rng.random_range(0.1..0.5))
         })
         .collect();

@@ -20,6 +20,31 @@ fn same_points(c: &Contact, expected: &[Vec3], tol: f32) {
     }
 }
 
+/// `c` has the normal `normal` and the depth `depth`, each within `tol`.
+fn assert_along(c: &Contact, normal: Vec3, depth: f32, tol: f32) {
+    assert!(
+        close(c.normal, normal, tol) && (c.depth - depth).abs() < tol,
+        "{c:?}"
+    );
+}
+
+/// The contact of `a` and `b`, checked to have the normal `normal` and the depth `depth`, each
+/// within `tol`.
+fn obb_contact_along(a: &ObbFrame, b: &ObbFrame, normal: Vec3, depth: f32, tol: f32) -> Contact {
+    let c = obb_contact(a, b);
+    assert_along(&c, normal, depth, tol);
+    c
+}
+
+/// The corners of the rectangle `u[0]..u[1]` by `v[0]..v[1]` in order round it, each placed by
+/// `at(u, v)`.
+fn rectangle(u: [f32; 2], v: [f32; 2], at: impl Fn(f32, f32) -> Vec3) -> Vec<Vec3> {
+    [(u[0], v[0]), (u[1], v[0]), (u[1], v[1]), (u[0], v[1])]
+        .iter()
+        .map(|&(u, v)| at(u, v))
+        .collect()
+}
+
 fn cube(center: Vec3, half: f32, rotation: Quat) -> ObbFrame {
     Obb::new(center, Vec3::splat(half), rotation).frame()
 }
@@ -46,20 +71,14 @@ fn spheres_overlapping_touching_apart_and_coincident() {
 fn a_box_resting_on_a_box_gives_its_four_corners() {
     let a = cube(Vec3::ZERO, 1.0, Quat::IDENTITY);
     let b = cube(Vec3::new(0.2, 0.1, 1.4), 0.5, Quat::IDENTITY);
-    let c = obb_contact(&a, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-6) && (c.depth - 0.1).abs() < 1e-6,
-        "{c:?}"
-    );
-    let corners: Vec<Vec3> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
-        .iter()
-        .map(|(x, y)| Vec3::new(0.2 + 0.5 * x, 0.1 + 0.5 * y, 0.95))
-        .collect();
+    let c = obb_contact_along(&a, &b, Vec3::Z, 0.1, 1e-6);
+    let corners = rectangle([-1.0, 1.0], [-1.0, 1.0], |x, y| {
+        Vec3::new(0.2 + 0.5 * x, 0.1 + 0.5 * y, 0.95)
+    });
     same_points(&c, &corners, 1e-6);
     assert!(c.depths().iter().all(|d| (d - 0.1).abs() < 1e-6), "{c:?}");
     // The pair the other way round: the same points, the normal turned.
-    let back = obb_contact(&b, &a);
-    assert!(close(back.normal, -Vec3::Z, 1e-6) && (back.depth - 0.1).abs() < 1e-6);
+    let back = obb_contact_along(&b, &a, -Vec3::Z, 0.1, 1e-6);
     same_points(&back, &corners, 1e-6);
 }
 
@@ -67,15 +86,8 @@ fn a_box_resting_on_a_box_gives_its_four_corners() {
 fn a_larger_box_on_a_smaller_is_clipped_to_the_smaller_face() {
     let a = cube(Vec3::ZERO, 0.5, Quat::IDENTITY);
     let b = cube(Vec3::new(0.0, 0.0, 1.4), 1.0, Quat::IDENTITY);
-    let c = obb_contact(&a, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-6) && (c.depth - 0.1).abs() < 1e-6,
-        "{c:?}"
-    );
-    let corners: Vec<Vec3> = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
-        .iter()
-        .map(|&(x, y)| Vec3::new(x, y, 0.45))
-        .collect();
+    let c = obb_contact_along(&a, &b, Vec3::Z, 0.1, 1e-6);
+    let corners = rectangle([-0.5, 0.5], [-0.5, 0.5], |x, y| Vec3::new(x, y, 0.45));
     same_points(&c, &corners, 1e-6);
 }
 
@@ -89,11 +101,7 @@ fn a_turned_box_clipped_to_an_octagon_keeps_four_spread_points() {
         0.6,
         Quat::from_rotation_z(FRAC_PI_4),
     );
-    let c = obb_contact(&a, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-5) && (c.depth - 0.05).abs() < 1e-5,
-        "{c:?}"
-    );
+    let c = obb_contact_along(&a, &b, Vec3::Z, 0.05, 1e-5);
     assert_eq!(c.count, 4, "{c:?}");
     let diamond = 0.6 * 2f32.sqrt();
     for p in c.points() {
@@ -118,11 +126,7 @@ fn crossing_edges_touch_at_one_point() {
         1.0,
         Quat::from_rotation_y(FRAC_PI_4),
     );
-    let c = obb_contact(&a, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-5) && (c.depth - 0.1).abs() < 1e-5,
-        "{c:?}"
-    );
+    let c = obb_contact_along(&a, &b, Vec3::Z, 0.1, 1e-5);
     same_points(&c, &[Vec3::new(0.0, 0.0, r2 - 0.05)], 1e-5);
 }
 
@@ -133,11 +137,7 @@ fn a_corner_into_a_face_touches_at_the_corner() {
     let a = cube(Vec3::ZERO, 1.0, Quat::IDENTITY);
     let reach = 0.5 * 3f32.sqrt();
     let b = cube(Vec3::new(0.3, -0.2, 1.0 + reach - 0.05), 0.5, down);
-    let c = obb_contact(&a, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-5) && (c.depth - 0.05).abs() < 1e-5,
-        "{c:?}"
-    );
+    let c = obb_contact_along(&a, &b, Vec3::Z, 0.05, 1e-5);
     same_points(&c, &[Vec3::new(0.3, -0.2, 0.975)], 1e-5);
 }
 
@@ -147,10 +147,7 @@ fn touching_faces_give_depth_zero_and_points_and_apart_gives_none() {
     let b = cube(Vec3::new(2.0, 0.5, 0.0), 1.0, Quat::IDENTITY);
     let c = obb_contact(&a, &b);
     assert_eq!((c.normal, c.depth), (Vec3::X, 0.0), "{c:?}");
-    let corners: Vec<Vec3> = [(-0.5, -1.0), (1.0, -1.0), (1.0, 1.0), (-0.5, 1.0)]
-        .iter()
-        .map(|&(y, z)| Vec3::new(1.0, y, z))
-        .collect();
+    let corners = rectangle([-0.5, 1.0], [-1.0, 1.0], |y, z| Vec3::new(1.0, y, z));
     same_points(&c, &corners, 1e-6);
     let apart = obb_contact(&a, &cube(Vec3::new(2.5, 0.0, 0.0), 1.0, Quat::IDENTITY));
     assert_eq!((apart.count, apart.depth), (0, -0.5));
@@ -160,19 +157,12 @@ fn touching_faces_give_depth_zero_and_points_and_apart_gives_none() {
 fn flat_and_point_boxes_touch_too() {
     let flat = Obb::new(Vec3::ZERO, Vec3::new(1.0, 1.0, 0.0), Quat::IDENTITY).frame();
     let b = cube(Vec3::new(0.0, 0.0, 0.4), 0.5, Quat::IDENTITY);
-    let c = obb_contact(&flat, &b);
-    assert!(
-        close(c.normal, Vec3::Z, 1e-6) && (c.depth - 0.1).abs() < 1e-6,
-        "{c:?}"
-    );
+    let c = obb_contact_along(&flat, &b, Vec3::Z, 0.1, 1e-6);
     assert_eq!(c.count, 4, "{c:?}");
     let point = Obb::new(Vec3::new(0.1, 0.2, 0.3), Vec3::ZERO, Quat::IDENTITY).frame();
     let c = obb_contact(&cube(Vec3::ZERO, 1.0, Quat::IDENTITY), &point);
     assert_eq!(c.count, 1, "{c:?}");
-    assert!(
-        (c.depth - 0.7).abs() < 1e-6 && close(c.normal, Vec3::Z, 1e-6),
-        "{c:?}"
-    );
+    assert_along(&c, Vec3::Z, 0.7, 1e-6);
 }
 
 #[test]
@@ -185,26 +175,19 @@ fn polygons_edge_on_edge_and_corner_in() {
             Vec2::new(x, y + 1.0),
         ]
     };
-    let c = polygon_contact(&square(0.0, 0.0), &square(0.8, 0.2));
-    assert!(
-        close(c.normal, Vec3::X, 1e-6) && (c.depth - 0.2).abs() < 1e-6,
-        "{c:?}"
-    );
-    same_points(
-        &c,
-        &[Vec3::new(0.9, 0.2, 0.0), Vec3::new(0.9, 1.0, 0.0)],
-        1e-6,
-    );
-    let back = polygon_contact(&square(0.8, 0.2), &square(0.0, 0.0));
-    assert!(
-        close(back.normal, -Vec3::X, 1e-6) && (back.depth - 0.2).abs() < 1e-6,
-        "{back:?}"
-    );
-    same_points(
-        &back,
-        &[Vec3::new(0.9, 0.2, 0.0), Vec3::new(0.9, 1.0, 0.0)],
-        1e-6,
-    );
+    // Either way round: the same two points, the normal turned.
+    let (a, b) = (square(0.0, 0.0), square(0.8, 0.2));
+    for (c, normal) in [
+        (polygon_contact(&a, &b), Vec3::X),
+        (polygon_contact(&b, &a), -Vec3::X),
+    ] {
+        assert_along(&c, normal, 0.2, 1e-6);
+        same_points(
+            &c,
+            &[Vec3::new(0.9, 0.2, 0.0), Vec3::new(0.9, 1.0, 0.0)],
+            1e-6,
+        );
+    }
     // A triangle's corner 0.1 into the square's top.
     let tri = [
         Vec2::new(0.5, 0.9),
@@ -212,10 +195,7 @@ fn polygons_edge_on_edge_and_corner_in() {
         Vec2::new(-0.5, 2.0),
     ];
     let c = polygon_contact(&square(0.0, 0.0), &tri);
-    assert!(
-        close(c.normal, Vec3::Y, 1e-6) && (c.depth - 0.1).abs() < 1e-6,
-        "{c:?}"
-    );
+    assert_along(&c, Vec3::Y, 0.1, 1e-6);
     same_points(&c, &[Vec3::new(0.5, 0.95, 0.0)], 1e-6);
     // Touching edges: depth 0, two points; apart: none.
     let c = polygon_contact(&square(0.0, 0.0), &square(1.0, 0.5));

@@ -226,6 +226,9 @@ pub fn device_name(ctx: &GpuContext) -> String {
     )
 }
 
+/// A family of checks: runs its checks on the context into `checks`.
+type Family = fn(&Arc<GpuContext>, &SelftestConfig, &mut Checks<'_>);
+
 /// Runs every check on `ctx`; `progress` sees each check as it starts and completes.
 pub fn run(
     ctx: &Arc<GpuContext>,
@@ -238,27 +241,22 @@ pub fn run(
         progress,
         fault: cfg.fault,
     };
-    let wanted = |stage| cfg.only.is_none_or(|only| only == stage);
-    if wanted(Stage::Sort) {
-        sort::checks(ctx, cfg, &mut checks);
-    }
-    if wanted(Stage::Spheres) {
-        scenes::sphere_checks(ctx, cfg, &mut checks);
-        worlds::world_checks(ctx, cfg, &mut checks);
-    }
-    if wanted(Stage::Boxes) {
-        scenes::shape_checks(ctx, cfg, &mut checks);
-        scenes::contact_checks(ctx, cfg, &mut checks);
-    }
-    if wanted(Stage::Sector) {
-        scenes::sector_checks(ctx, cfg, &mut checks);
-        scenes::free_sector_checks(ctx, cfg, &mut checks);
-    }
-    if wanted(Stage::Rotating) {
-        scenes::rotating_checks(ctx, cfg, &mut checks);
-    }
-    if wanted(Stage::Events) {
-        events::event_checks(ctx, cfg, &mut checks);
+    // Each family of checks with its stage, in the order they run.
+    let families: &[(Stage, Family)] = &[
+        (Stage::Sort, sort::checks),
+        (Stage::Spheres, scenes::sphere_checks),
+        (Stage::Spheres, worlds::world_checks),
+        (Stage::Boxes, scenes::shape_checks),
+        (Stage::Boxes, scenes::contact_checks),
+        (Stage::Sector, scenes::sector_checks),
+        (Stage::Sector, scenes::free_sector_checks),
+        (Stage::Rotating, scenes::rotating_checks),
+        (Stage::Events, events::event_checks),
+    ];
+    for &(stage, family) in families {
+        if cfg.only.is_none_or(|only| only == stage) {
+            family(ctx, cfg, &mut checks);
+        }
     }
     if crate::run::interrupted() {
         return Err(sweepfan::Error::Interrupted);

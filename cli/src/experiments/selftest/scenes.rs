@@ -242,50 +242,73 @@ pub(super) fn shape_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: 
             ),
         ),
     ];
+    box_pipeline_checks(
+        ctx,
+        checks,
+        sets,
+        "aabb_sap+sat",
+        Shapes::len,
+        |p, shapes| {
+            let mut pairs = Vec::new();
+            let stats = shapes.gpu(p, Some(&mut pairs))?;
+            Ok((stats, pairs))
+        },
+        |shapes, (stats, mut got), fault| {
+            if fault {
+                got.pop();
+            }
+            canonicalize(&mut got);
+            let (reference_name, want) = shapes.reference()?;
+            let (_, cpu) = shapes.cpu()?;
+            let others = Shapes::differences(&want, &got);
+            if !others.is_empty() {
+                return Ok(Err(format!(
+                    "{} pairs, {reference_name} {}: {} differ, first {:?}",
+                    got.len(),
+                    want.len(),
+                    others.len(),
+                    &others[..others.len().min(5)]
+                )));
+            }
+            // The GPU bounds are widened by one more epsilon than the CPU's (a fused
+            // multiply-add may round an extent lower): at least the CPU's candidates.
+            if stats.tests < cpu.tests {
+                return Ok(Err(format!(
+                    "{} SAT tests, fewer than the CPU pipeline's {}",
+                    stats.tests, cpu.tests
+                )));
+            }
+            Ok(Ok(format!(
+                "{} pairs = {reference_name}; {} SAT tests (CPU {})",
+                want.len(),
+                stats.tests,
+                cpu.tests
+            )))
+        },
+    );
+}
+
+/// The check `what` (named `{name}/{what}`) of each named set of `sets` on one box pipeline,
+/// built once (its construction error given again to each check): `gpu` runs the set (of
+/// `len` shapes) on the pipeline, `compare` judges its output (with the set, and whether the
+/// boxes stage is the faulty one).
+fn box_pipeline_checks<N: std::fmt::Display, S, T>(
+    ctx: &Arc<GpuContext>,
+    checks: &mut Checks<'_>,
+    sets: impl IntoIterator<Item = (N, S)>,
+    what: &str,
+    len: impl Fn(&S) -> usize,
+    gpu: impl Fn(&mut GpuBoxPipeline, &S) -> Result<T>,
+    compare: impl Fn(&S, T, bool) -> Result<std::result::Result<String, String>>,
+) {
     let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);
-    for (name, shapes) in sets {
+    for (name, set) in sets {
         let fault = checks.faulty(Stage::Boxes);
         checks.run(
-            format!("{name}/aabb_sap+sat"),
-            shapes.len() as u64,
-            || {
-                let p = pipeline.as_mut().map_err(again)?;
-                let mut pairs = Vec::new();
-                let stats = shapes.gpu(p, Some(&mut pairs))?;
-                Ok((stats, pairs))
-            },
-            |(stats, mut got)| {
-                if fault {
-                    got.pop();
-                }
-                canonicalize(&mut got);
-                let (reference_name, want) = shapes.reference()?;
-                let (_, cpu) = shapes.cpu()?;
-                let others = Shapes::differences(&want, &got);
-                if !others.is_empty() {
-                    return Ok(Err(format!(
-                        "{} pairs, {reference_name} {}: {} differ, first {:?}",
-                        got.len(),
-                        want.len(),
-                        others.len(),
-                        &others[..others.len().min(5)]
-                    )));
-                }
-                // The GPU bounds are widened by one more epsilon than the CPU's (a fused
-                // multiply-add may round an extent lower): at least the CPU's candidates.
-                if stats.tests < cpu.tests {
-                    return Ok(Err(format!(
-                        "{} SAT tests, fewer than the CPU pipeline's {}",
-                        stats.tests, cpu.tests
-                    )));
-                }
-                Ok(Ok(format!(
-                    "{} pairs = {reference_name}; {} SAT tests (CPU {})",
-                    want.len(),
-                    stats.tests,
-                    cpu.tests
-                )))
-            },
+            format!("{name}/{what}"),
+            len(&set) as u64,
+            || gpu(pipeline.as_mut().map_err(again)?, &set),
+            |out| compare(&set, out, fault),
         );
     }
 }
@@ -304,54 +327,51 @@ pub(super) fn contact_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks
     };
     let sets = [
         (
-            "paper",
+            "boxes/paper",
             generate_boxes(SceneKind::Paper, &SceneParams::new(n, cfg.seed)),
         ),
-        ("near-touching", near_touching_pairs(1_000, cfg.seed)),
+        ("boxes/near-touching", near_touching_pairs(1_000, cfg.seed)),
     ];
-    let mut pipeline = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb);
-    for (name, boxes) in sets {
-        let fault = checks.faulty(Stage::Boxes);
-        checks.run(
-            format!("boxes/{name}/contacts"),
-            boxes.len() as u64,
-            || {
-                let p = pipeline.as_mut().map_err(again)?;
-                let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
-                p.obb_contacts(&boxes, &mut pairs, &mut contacts)?;
-                Ok((pairs, contacts))
-            },
-            |(pairs, mut got)| {
-                if fault && let Some(c) = got.first_mut() {
-                    c.depth += 1.0;
-                }
-                let (mut expected, _) = sweepfan::cpu::sat::obb_overlaps(&boxes)?;
-                canonicalize(&mut expected);
-                if pairs != expected {
-                    return Ok(Err(format!(
-                        "{} pairs, the CPU pipeline {}",
-                        pairs.len(),
-                        expected.len()
-                    )));
-                }
-                let mut want = Vec::new();
-                sweepfan::cpu::contacts::obb_contacts(&boxes, &pairs, &mut want)?;
-                let check =
-                    sweepfan::cpu::contacts::compare_obb_contacts(&boxes, &pairs, &got, &want);
-                Ok(match check.first_wrong {
-                    Some(w) => Err(format!(
-                        "{} of {} contacts differ, first {w}",
-                        check.wrong, check.pairs
-                    )),
-                    None => Ok(format!(
-                        "{} pairs and contacts = the CPU's (depths within {:.1e} of the extent, \
-                         {} tied normals)",
-                        check.pairs, check.worst_depth, check.ties
-                    )),
-                })
-            },
-        );
-    }
+    box_pipeline_checks(
+        ctx,
+        checks,
+        sets,
+        "contacts",
+        Vec::len,
+        |p, boxes| {
+            let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+            p.obb_contacts(boxes, &mut pairs, &mut contacts)?;
+            Ok((pairs, contacts))
+        },
+        |boxes, (pairs, mut got), fault| {
+            if fault && let Some(c) = got.first_mut() {
+                c.depth += 1.0;
+            }
+            let (mut expected, _) = sweepfan::cpu::sat::obb_overlaps(boxes)?;
+            canonicalize(&mut expected);
+            if pairs != expected {
+                return Ok(Err(format!(
+                    "{} pairs, the CPU pipeline {}",
+                    pairs.len(),
+                    expected.len()
+                )));
+            }
+            let mut want = Vec::new();
+            sweepfan::cpu::contacts::obb_contacts(boxes, &pairs, &mut want)?;
+            let check = sweepfan::cpu::contacts::compare_obb_contacts(boxes, &pairs, &got, &want);
+            Ok(match check.first_wrong {
+                Some(w) => Err(format!(
+                    "{} of {} contacts differ, first {w}",
+                    check.wrong, check.pairs
+                )),
+                None => Ok(format!(
+                    "{} pairs and contacts = the CPU's (depths within {:.1e} of the extent, \
+                     {} tied normals)",
+                    check.pairs, check.worst_depth, check.ties
+                )),
+            })
+        },
+    );
 }
 
 /// The GPU's accuracy histograms against the CPU's: a pass when fewer points than the rounding
@@ -380,7 +400,7 @@ fn compare_histograms(
     }
 }
 
-pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+pub(super) fn sector_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
     let count = if cfg.level == Level::Full { 1_024 } else { 12 };
     let rotations = random_rotations(count, cfg.seed);
     let fault = checks.faulty(Stage::Sector);
@@ -397,7 +417,11 @@ pub(super) fn sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut
 
 /// The generalised experiment's kernel (docs/design.md §5.8): per body, its histograms against
 /// the CPU's.
-pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+pub(super) fn free_sector_checks(
+    ctx: &Arc<GpuContext>,
+    cfg: &SelftestConfig,
+    checks: &mut Checks<'_>,
+) {
     let count = if cfg.level == Level::Full { 64 } else { 2 };
     let fault = checks.faulty(Stage::Sector);
     for kind in BodyKind::ALL {
@@ -424,7 +448,11 @@ pub(super) fn free_sector_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks:
     }
 }
 
-pub(super) fn rotating_checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+pub(super) fn rotating_checks(
+    ctx: &Arc<GpuContext>,
+    cfg: &SelftestConfig,
+    checks: &mut Checks<'_>,
+) {
     let (boxes, n) = if cfg.level == Level::Full {
         (20_000, 1_000_000)
     } else {

@@ -4,6 +4,7 @@ use super::{Checks, Level, SelftestConfig, Stage};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use std::sync::Arc;
 use sweepfan::gpu::GpuContext;
 use sweepfan::gpu::{RadixSort, SortVariant as Variant};
 
@@ -122,7 +123,7 @@ fn one(
     );
 }
 
-pub(super) fn checks(ctx: &GpuContext, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
+pub(super) fn checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks: &mut Checks<'_>) {
     let max_keys = (ctx.max_binding_bytes() / 4) as usize;
     let mut sizes = vec![1, 257, 3 * BLOCK + 5, 100_003];
     if cfg.level == Level::Full {

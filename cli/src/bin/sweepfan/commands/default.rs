@@ -32,13 +32,7 @@ pub fn exec(gpu: &mut LazyGpu) -> Result<bool> {
         Err(e) => outln!("GPU: none ({e:#}); GPU columns omitted."),
     }
     outln!("CPU: {}\n", cpu_device());
-    let run = FrameRun {
-        frames: 10,
-        count_frames: 10,
-        count_only: false,
-        events: false,
-        untimed: 0,
-    };
+    let run = FrameRun::new(10);
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let (rows, ok) = measure(&scene, &methods, &backends, run, true, Some(&bar), gpu)?;
     bar.finish_and_clear();
