@@ -384,8 +384,8 @@ fn no_contact() -> Contact {
 }
 
 // Whether thread i, whose pair is p (pair_of), has a contact to find: not past the live pairs,
-// nor where a shape of p is past the shape count or past `shapes` (the length of the buffer its
-// kernel reads the shapes from; such a pair gets no contact).
+// nor where a shape of p is past the shape count or past `shapes` (the shapes its kernel's
+// buffer holds); such a pair's contact is written here as no contact.
 fn has_pair(i: u32, p: vec2<u32>, shapes: u32) -> bool {
     if (i >= live_pairs()) {
         return false;

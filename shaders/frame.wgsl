@@ -55,7 +55,8 @@ const EXT_BINS: u32 = 64u;
 const EXT_BIN_MAX: u32 = EXT_BINS + 256u;
 // sap's sweep axis (sap_frame in sort/keys.wgsl).
 const EXT_SAP_AXIS: u32 = EXT_BIN_MAX + 256u;
-// The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew).
+// The giants' list: GIANT_SLOTS words from EXT_GIANTS (words 16..64 are unused since it grew);
+// a number, not EXT_SAP_AXIS + 1u, as the Rust side reads it from this file (wgsl_constant).
 const EXT_GIANTS: u32 = 577u;
 // Most giants (GIANTS_MAX in src/geom/radii.rs); more than GIANTS_NEAR_MAX only past
 // FAR_GIANT_RATIO times the others' radius.

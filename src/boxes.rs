@@ -23,7 +23,7 @@ use crate::broadphase::aabbs::AabbOverlaps;
 use crate::broadphase::worlds::SHARED;
 use crate::broadphase::{Backend, Pair, Stats};
 use crate::cpu::aabb_sweep::BoxSweep;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_length};
 use crate::events::merge_changes;
 use crate::geom::aabb::Aabb;
 use crate::gpu::{GpuBoxPipeline, GpuContext, Proxy};
@@ -170,18 +170,13 @@ impl BoxBroadPhase {
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
     pub fn set_many_in_worlds(&mut self, ids: &[Id], boxes: &[Aabb], worlds: &[u32]) -> Result<()> {
-        if worlds.len() != ids.len() {
-            return Err(Error::LengthMismatch {
-                argument: "worlds",
-                given: worlds.len(),
-                expected: ids.len(),
-                message: format!(
-                    "worlds has {} world ids for {} boxes; give one per box",
-                    worlds.len(),
-                    ids.len()
-                ),
-            });
-        }
+        check_length("worlds", worlds.len(), ids.len(), || {
+            format!(
+                "worlds has {} world ids for {} boxes; give one per box",
+                worlds.len(),
+                ids.len()
+            )
+        })?;
         self.set_many_with(ids, boxes, Some(worlds))
     }
 
@@ -191,18 +186,13 @@ impl BoxBroadPhase {
     }
 
     fn set_many_with(&mut self, ids: &[Id], boxes: &[Aabb], worlds: Option<&[u32]>) -> Result<()> {
-        if ids.len() != boxes.len() {
-            return Err(Error::LengthMismatch {
-                argument: "ids",
-                given: ids.len(),
-                expected: boxes.len(),
-                message: format!(
-                    "{} ids for {} boxes: one id per box",
-                    ids.len(),
-                    boxes.len()
-                ),
-            });
-        }
+        check_length("ids", ids.len(), boxes.len(), || {
+            format!(
+                "{} ids for {} boxes: one id per box",
+                ids.len(),
+                boxes.len()
+            )
+        })?;
         // More than positions can number: refused before the boxes are read or the ids' set
         // is allocated (2^32 ids aborted the process allocating 77 GB for it).
         if ids.len() > u32::MAX as usize - 1 {

@@ -302,6 +302,25 @@ impl Error {
     }
 }
 
+/// An [`Error::LengthMismatch`] unless `argument` holds as many entries (`given`) as it must
+/// (`expected`, one per object); `message` says so for people, made only on the error.
+pub(crate) fn check_length(
+    argument: &'static str,
+    given: usize,
+    expected: usize,
+    message: impl FnOnce() -> String,
+) -> Result<()> {
+    if given == expected {
+        return Ok(());
+    }
+    Err(Error::LengthMismatch {
+        argument,
+        given,
+        expected,
+        message: message(),
+    })
+}
+
 /// Longest piece of echoed input [`shown`] keeps, in characters.
 pub(crate) const SHOWN_MAX_CHARS: usize = 80;
 

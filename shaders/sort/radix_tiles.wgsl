@@ -330,7 +330,8 @@ fn scan_small(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// Invocation lid's ITEMS words of s_tile, at places first + k * stride, between barriers:
+// ITEMS words of s_tile, at places first + k * stride (the caller's invocation's: `first` from
+// its lid), between barriers:
 // every invocation has written s_tile before and has read it before it is written again.
 fn read_tile(first: u32, stride: u32) -> array<u32, ITEMS> {
     workgroupBarrier();

@@ -252,11 +252,12 @@ fn visit_sweep(q: u32) {
     }
 }
 
+// Whether a sweep goes on into the shared run after its own world (begin_sweep, next_block).
+var<private> then_shared: bool;
+
 // The start of a sweep from sorted position p (sweep, world_origin_sweep), false where p is
 // past the end or holds no object (key NONE): its own world, whole when `all`; then, in a batch
 // of worlds (`worlds`), the shared run for an object outside it (next_block).
-var<private> then_shared: bool;
-
 fn begin_sweep(p: u32, all: bool, worlds: bool) -> bool {
     let walks = p < params.n && keys[p] != NONE;
     if walks {
@@ -335,7 +336,10 @@ fn visit_world_origin(q: u32) {
 fn world_origin_sweep(inv: Invocation) {
     let p = flat_id(inv);
     begin_walks();
-    if begin_sweep(p, false, true) {
+    // Only in a batch of worlds: its own world's run by distance, then the shared run.
+    let every_later = false;
+    let in_batch = true;
+    if begin_sweep(p, every_later, in_batch) {
         reach = unordered(starts[p]);
         for (var q = p + 1u; !done; q = next_block(q)) {
             block_base = q;

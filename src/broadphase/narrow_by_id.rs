@@ -23,17 +23,12 @@ enum IdIndex<'a> {
 impl<'a> IdIndex<'a> {
     /// The positions of `ids`, one per shape (`shapes` of them), each id once.
     fn new(ids: &'a [Id], shapes: usize) -> Result<Self> {
-        if ids.len() != shapes {
-            return Err(Error::LengthMismatch {
-                argument: "ids",
-                given: ids.len(),
-                expected: shapes,
-                message: format!(
-                    "ids has {} ids for {shapes} shapes; give one per shape",
-                    ids.len()
-                ),
-            });
-        }
+        crate::error::check_length("ids", ids.len(), shapes, || {
+            format!(
+                "ids has {} ids for {shapes} shapes; give one per shape",
+                ids.len()
+            )
+        })?;
         crate::geom::check_u32_count(ids.len(), "shapes")?;
         if ids.windows(2).all(|w| w[0] < w[1]) {
             return Ok(Self::Ascending(ids));

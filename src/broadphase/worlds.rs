@@ -3,7 +3,7 @@
 //! world. The vocabulary lives here; the CPU's batched run is `cpu::WorldBatch`.
 
 use super::Pair;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use rayon::prelude::*;
 
 /// The world id of an object shared by every world (ground, terrain, walls): it meets the
@@ -241,18 +241,12 @@ pub(crate) struct WorldGroups {
 
 /// An error unless there is one world id per object (`what` names the ids' argument).
 pub(crate) fn check_world_ids(objects: usize, worlds: &[u32], what: &'static str) -> Result<()> {
-    if worlds.len() != objects {
-        return Err(Error::LengthMismatch {
-            argument: what,
-            given: worlds.len(),
-            expected: objects,
-            message: format!(
-                "{what} has {} world ids for {objects} objects; give one per object",
-                worlds.len()
-            ),
-        });
-    }
-    Ok(())
+    crate::error::check_length(what, worlds.len(), objects, || {
+        format!(
+            "{what} has {} world ids for {objects} objects; give one per object",
+            worlds.len()
+        )
+    })
 }
 
 /// The start of a batch's call: its ids checked ([`check_world_ids`]) and `out` cleared; false

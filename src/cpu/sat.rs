@@ -62,7 +62,16 @@ fn filter_in_chunks(
 /// out-of-range index or a self-pair is an error, and leaves `out` empty. (The narrow phase as
 /// a trait, with validation and counting: `CpuNarrowPhase`.)
 pub fn obb_pairs(boxes: &[Obb], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    if let Err(e) = obb_pairs_unordered(boxes, candidates, out) {
+    ordered(out, |out| obb_pairs_unordered(boxes, candidates, out))
+}
+
+/// The pairs `unordered` keeps into `out`, then put in canonical order; `out` left empty where
+/// it fails.
+fn ordered(
+    out: &mut Vec<Pair>,
+    unordered: impl FnOnce(&mut Vec<Pair>) -> Result<()>,
+) -> Result<()> {
+    if let Err(e) = unordered(out) {
         out.clear();
         return Err(e);
     }
@@ -98,12 +107,9 @@ pub fn obb_frame_pairs_unordered<'a>(
 
 /// The polygon equivalent of [`obb_pairs`] (canonical order).
 pub fn polygon_pairs(polygons: &[Polygon], candidates: &[Pair], out: &mut Vec<Pair>) -> Result<()> {
-    if let Err(e) = polygon_pairs_unordered(polygons, candidates, out) {
-        out.clear();
-        return Err(e);
-    }
-    orient_and_canonicalize(out);
-    Ok(())
+    ordered(out, |out| {
+        polygon_pairs_unordered(polygons, candidates, out)
+    })
 }
 
 /// [`polygon_pairs`] without the ordering: the overlapping candidates as given, in candidate

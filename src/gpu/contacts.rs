@@ -360,17 +360,6 @@ impl GpuContacts {
             canonical: canonical as u32,
         };
         ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
-        let prepare = ctx.bind_buffers(
-            "contacts prepare",
-            &self.prepare,
-            &[
-                (0, &self.params),
-                (1, list.pairs),
-                (2, list.counters),
-                (3, &contacts),
-                (4, &self.dispatch_args),
-            ],
-        );
         let mut bound = vec![
             (0, &self.params),
             (1, list.pairs),
@@ -392,25 +381,20 @@ impl GpuContacts {
                 (&self.kernels[2], "polygon contacts")
             }
         };
-        let group = ctx.bind_buffers(label, kernel, &bound);
-        ctx.dispatch_pass(
+        let prepare = [
+            (0, &self.params),
+            (1, list.pairs),
+            (2, list.counters),
+            (3, &contacts),
+            (4, &self.dispatch_args),
+        ];
+        ctx.dispatch_prepared(
             encoder,
-            "contacts prepare",
+            ("contacts prepare", &self.prepare, &prepare),
+            (label, kernel, &bound),
             None,
-            &self.prepare,
-            &prepare,
-            [1, 1, 1],
+            &self.dispatch_args,
         );
-        let mut pass = ctx.compute_pass(
-            encoder,
-            &wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: None,
-            },
-        );
-        pass.set_pipeline(kernel);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups_indirect(&self.dispatch_args, 0);
         Ok(())
     }
 

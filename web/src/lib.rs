@@ -98,7 +98,7 @@ impl Check {
         self.frames = frame + 1;
     }
 
-    /// A frame's `found` and `lost` events counted, but the first frame's (contacts that were
+    /// A frame's `found` and `lost` events counted, but the first frame's (pairs that were
     /// there from the start).
     fn count_events(&mut self, frame: u32, found: usize, lost: usize) {
         if frame > 0 {

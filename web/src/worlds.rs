@@ -49,9 +49,9 @@ fn batch(scene: &str, n: u32, seed: u32) -> sweepfan::Result<(Vec<Sphere>, Vec<u
 fn check_of(spheres: &[Sphere], got: &WorldPairs, reference: &WorldPairs, ms: f64) -> Check {
     let mut out = Check::still(got.len(), reference.len(), got == reference, ms);
     // The floor is left out of the drawing: it would fill the view.
-    let drawn = &spheres[..spheres.len() - 1];
-    out.spheres = crate::drawn(drawn);
-    out.touching = crate::touching(drawn.len(), got.pairs());
+    let shown = &spheres[..spheres.len() - 1];
+    out.spheres = crate::drawn(shown);
+    out.touching = crate::touching(shown.len(), got.pairs());
     out
 }
 

@@ -36,7 +36,8 @@ pub fn measure_in_flight(
     measure_gpu_mode(
         scene,
         methods,
-        (frames, verify),
+        frames,
+        verify,
         gpu,
         mode,
         |_, bp, reference| {

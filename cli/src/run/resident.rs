@@ -87,10 +87,12 @@ impl GpuMode {
 /// Measures each method on `scene` on the GPU over `frames` frames as `mode` runs them: `run`
 /// runs the frames on a fresh broad phase of the method, checked against the CPU reference it
 /// is given (when `verify`). Returns the rows and whether every verified frame matched.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn measure_gpu_mode(
     scene: &Scene,
     methods: &[String],
-    (frames, verify): (usize, bool),
+    frames: usize,
+    verify: bool,
     gpu: &mut LazyGpu,
     mode: GpuMode,
     mut run: impl FnMut(
@@ -151,7 +153,8 @@ pub fn measure_resident(
     measure_gpu_mode(
         scene,
         methods,
-        (frames, verify),
+        frames,
+        verify,
         gpu,
         mode,
         |ctx, bp, reference| run_resident_frames(ctx, bp, scene, frames, reference),

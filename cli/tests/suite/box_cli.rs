@@ -20,7 +20,7 @@ use sweepfan_scenes::{SceneKind, SceneParams};
 
 const SQRT_HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
-/// `sweepfan verify --shape SHAPE --scene-file SCENE --pairs-out PAIRS`.
+/// `sweepfan verify --scene-file SCENE --pairs-out PAIRS --shape SHAPE`.
 fn verify_shape(shape: &str, scene: &Path, pairs: &Path) -> std::process::Command {
     let mut cmd = verify(scene, pairs);
     cmd.args(["--shape", shape]);

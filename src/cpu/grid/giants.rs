@@ -302,6 +302,14 @@ mod tests {
     use super::*;
     use crate::geom::radii::GIANTS_MAX;
 
+    /// The giants of `spheres` in `frame`, in index order.
+    fn giants_of(frame: &GridFrame, spheres: &[Sphere]) -> Vec<Giant> {
+        (0..spheres.len() as u32)
+            .filter(|&i| frame.is_giant(&spheres[i as usize]))
+            .map(|i| Giant::new(frame, i, spheres[i as usize]))
+            .collect()
+    }
+
     fn histogram(radii: &[f32]) -> Histogram {
         let mut h = Histogram::default();
         for &r in radii {
@@ -418,10 +426,7 @@ mod tests {
             .collect();
         spheres.extend((0..40).map(|_| Sphere::new(Vec3::ZERO, 1e16)));
         let frame = GridFrame::of(&spheres);
-        let giants: Vec<Giant> = (0..spheres.len() as u32)
-            .filter(|&i| frame.is_giant(&spheres[i as usize]))
-            .map(|i| Giant::new(&frame, i, spheres[i as usize]))
-            .collect();
+        let giants = giants_of(&frame, &spheres);
         assert_eq!(giants.len(), 40);
         assert!(
             giants
@@ -460,10 +465,7 @@ mod tests {
         }
         spheres.push(Sphere::new(Vec3::splat(1e6), 0.5));
         let frame = GridFrame::of(&spheres);
-        let giants: Vec<Giant> = (0..spheres.len() as u32)
-            .filter(|&i| frame.is_giant(&spheres[i as usize]))
-            .map(|i| Giant::new(&frame, i, spheres[i as usize]))
-            .collect();
+        let giants = giants_of(&frame, &spheres);
         assert_eq!(giants.len(), 60, "every large sphere is a giant");
         let mut reach = Reach::default();
         reach.build(&giants);
@@ -534,10 +536,7 @@ mod tests {
             spheres.push(Sphere::new(Vec3::new(x, (f * 37.0) % 600.0, 0.0), r));
         }
         let frame = GridFrame::of(&spheres);
-        let giants: Vec<Giant> = (0..spheres.len() as u32)
-            .filter(|&i| frame.is_giant(&spheres[i as usize]))
-            .map(|i| Giant::new(&frame, i, spheres[i as usize]))
-            .collect();
+        let giants = giants_of(&frame, &spheres);
         assert_eq!(giants.len(), 120);
         let mut reach = Reach::default();
         reach.build(&giants);

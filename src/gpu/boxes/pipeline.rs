@@ -317,28 +317,33 @@ impl GpuBoxPipeline {
     /// The broad phase alone: every candidate pair (i < j, in canonical order) into `out`;
     /// returns the count. For tests and for measuring the proxies. No boxes: none.
     pub fn obb_candidates(&mut self, boxes: &[Obb], out: &mut Vec<Pair>) -> Result<u64> {
-        if boxes.is_empty() {
-            self.last_events = None;
-            return Ok(crate::broadphase::no_pairs(Some(out)).tests);
-        }
-        let start = Instant::now();
-        let kind = self.upload_obbs(boxes)?;
-        let run = self.run(kind, Until::Candidates, Exact::NONE, Some(&mut *out), start);
-        let tests = block_on("a box frame", run)??.tests;
-        canonicalize(out);
-        Ok(tests)
+        let upload = |pipeline: &mut Self| pipeline.upload_obbs(boxes);
+        self.candidates_frame(boxes.len(), upload, "a box frame", out)
     }
 
     /// The polygon equivalent of [`Self::obb_candidates`].
     pub fn polygon_candidates(&mut self, polygons: &[Polygon], out: &mut Vec<Pair>) -> Result<u64> {
-        if polygons.is_empty() {
+        let upload = |pipeline: &mut Self| pipeline.upload_polygons(polygons);
+        self.candidates_frame(polygons.len(), upload, "a polygon frame", out)
+    }
+
+    /// [`Self::obb_candidates`] of `shapes` shapes that `upload` uploads (`what`: the frame,
+    /// for the error of a page that cannot block).
+    fn candidates_frame(
+        &mut self,
+        shapes: usize,
+        upload: impl FnOnce(&mut Self) -> Result<Uploaded>,
+        what: &str,
+        out: &mut Vec<Pair>,
+    ) -> Result<u64> {
+        if shapes == 0 {
             self.last_events = None;
             return Ok(crate::broadphase::no_pairs(Some(out)).tests);
         }
         let start = Instant::now();
-        let kind = self.upload_polygons(polygons)?;
+        let kind = upload(self)?;
         let run = self.run(kind, Until::Candidates, Exact::NONE, Some(&mut *out), start);
-        let tests = block_on("a polygon frame", run)??.tests;
+        let tests = block_on(what, run)??.tests;
         canonicalize(out);
         Ok(tests)
     }

@@ -249,16 +249,6 @@ impl GpuSat {
         ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
         encoder.clear_buffer(&self.out_count, 0, None);
 
-        let prepare_group = ctx.bind_buffers(
-            "sat prepare",
-            &self.prepare,
-            &[
-                (0, &self.params),
-                (1, candidates.pairs),
-                (2, candidates.count),
-                (5, &self.dispatch_args),
-            ],
-        );
         let mut common = vec![
             (0, &self.params),
             (1, candidates.pairs),
@@ -279,29 +269,21 @@ impl GpuSat {
                 (&self.polygon, "sat_polygon")
             }
         };
-        let test_group = ctx.bind_buffers(label, pipeline, &common);
+        let prepare = [
+            (0, &self.params),
+            (1, candidates.pairs),
+            (2, candidates.count),
+            (5, &self.dispatch_args),
+        ];
 
         self.timer.reset();
-        ctx.dispatch_pass(
+        ctx.dispatch_prepared(
             encoder,
-            "sat prepare",
-            None,
-            &self.prepare,
-            &prepare_group,
-            [1, 1, 1],
+            ("sat prepare", &self.prepare, &prepare),
+            (label, pipeline, &common),
+            self.timer.pass(label),
+            &self.dispatch_args,
         );
-        {
-            let mut pass = ctx.compute_pass(
-                encoder,
-                &wgpu::ComputePassDescriptor {
-                    label: Some(label),
-                    timestamp_writes: self.timer.pass(label),
-                },
-            );
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &test_group, &[]);
-            pass.dispatch_workgroups_indirect(&self.dispatch_args, 0);
-        }
         self.timer.resolve(encoder);
         Ok(())
     }
@@ -483,11 +465,7 @@ impl GpuSat {
         candidates: &[Pair],
         mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        let start = Instant::now();
-        if let Some(o) = out.as_deref_mut() {
-            o.clear();
-        }
-        crate::broadphase::check_candidates(boxes.len(), candidates)?;
+        let start = host_fed_start(boxes.len(), candidates, &mut out)?;
         let oriented = oriented(candidates);
         let frames = obb_frames(boxes);
         let n = crate::gpu::context::count_u32("boxes", boxes.len())?;
@@ -507,11 +485,7 @@ impl GpuSat {
         candidates: &[Pair],
         mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        let start = Instant::now();
-        if let Some(o) = out.as_deref_mut() {
-            o.clear();
-        }
-        crate::broadphase::check_candidates(set.len(), candidates)?;
+        let start = host_fed_start(set.len(), candidates, &mut out)?;
         let sizes = set
             .offsets
             .windows(2)
@@ -662,6 +636,22 @@ impl GpuSat {
 enum SatKind {
     Obbs(wgpu::Buffer, u32),
     Polygons(wgpu::Buffer, wgpu::Buffer, u32),
+}
+
+/// The start of a host-fed call ([`GpuSat::obb_pairs`], [`GpuSat::polygon_pairs`]): its clock,
+/// `out` cleared (so an error before the run leaves it empty), the candidates checked against
+/// the `shapes`.
+fn host_fed_start(
+    shapes: usize,
+    candidates: &[Pair],
+    out: &mut Option<&mut Vec<Pair>>,
+) -> Result<Instant> {
+    let start = Instant::now();
+    if let Some(o) = out.as_deref_mut() {
+        o.clear();
+    }
+    crate::broadphase::check_candidates(shapes, candidates)?;
+    Ok(start)
 }
 
 #[cfg(test)]

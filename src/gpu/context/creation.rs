@@ -114,6 +114,36 @@ impl GpuContext {
         self.dispatch_in(&mut pass, pipeline, group, groups);
     }
 
+    /// A kernel sized on the device: the pass of `prepare` (label, pipeline, and the buffers of
+    /// its bind group 0; one workgroup, untimed), which writes the workgroup counts `[x, y, z]`
+    /// at the start of `args`, then a pass of `kernel` (the same) dispatched indirectly by them,
+    /// timed when `timestamp_writes` says so. The prepare dispatch is counted
+    /// ([`GpuContext::note_dispatch`]), the indirect one is not.
+    pub(crate) fn dispatch_prepared(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        prepare: (&str, &wgpu::ComputePipeline, &[(u32, &wgpu::Buffer)]),
+        kernel: (&str, &wgpu::ComputePipeline, &[(u32, &wgpu::Buffer)]),
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        args: &wgpu::Buffer,
+    ) {
+        let (label, pipeline, buffers) = prepare;
+        let group = self.bind_buffers(label, pipeline, buffers);
+        self.dispatch_pass(encoder, label, None, pipeline, &group, [1, 1, 1]);
+        let (label, pipeline, buffers) = kernel;
+        let group = self.bind_buffers(label, pipeline, buffers);
+        let mut pass = self.compute_pass(
+            encoder,
+            &wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes,
+            },
+        );
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups_indirect(args, 0);
+    }
+
     /// One dispatch ([`GpuContext::dispatch_in`]) in a pass and an encoder of its own,
     /// submitted: a test's kernel, run once.
     #[cfg(test)]

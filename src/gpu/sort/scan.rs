@@ -132,15 +132,9 @@ impl ExclusiveScan {
             ));
         }
         let bytes = n as u64 * 4;
-        if bytes > data.size() {
-            return Err(Error::invalid_argument(
-                "n",
-                format!(
-                    "scan: {n} elements need {bytes} bytes; the data buffer has {}",
-                    data.size()
-                ),
-            ));
-        }
+        super::check_holds(data, bytes, |size| {
+            format!("scan: {n} elements need {bytes} bytes; the data buffer has {size}")
+        })?;
         ctx.check_binding("scan input", bytes)?;
 
         // Level sizes: n, then one sum per block until one block holds the whole level.

@@ -40,18 +40,13 @@ impl DeviceScene {
         half_extent: Option<f32>,
     ) -> Result<Self> {
         let n = count_u32("spheres", spheres.len())?;
-        if velocities.len() != spheres.len() {
-            return Err(crate::error::Error::LengthMismatch {
-                argument: "velocities",
-                given: velocities.len(),
-                expected: spheres.len(),
-                message: format!(
-                    "{} velocities for {} spheres",
-                    velocities.len(),
-                    spheres.len()
-                ),
-            });
-        }
+        crate::error::check_length("velocities", velocities.len(), spheres.len(), || {
+            format!(
+                "{} velocities for {} spheres",
+                velocities.len(),
+                spheres.len()
+            )
+        })?;
         let module = ctx.shader_file("spheres/motion.wgsl")?;
         let pipeline = ctx.pipeline(&module, "step_in_cube", &[])?;
         let bytes = 16 * u64::from(n);

@@ -441,15 +441,9 @@ impl RadixSort {
         }
         let bytes = n as u64 * 4;
         for (what, buf) in [("keys", keys), ("values", values)] {
-            if buf.size() < bytes {
-                return Err(Error::invalid_argument(
-                    "n",
-                    format!(
-                        "radix sort: {n} {what} need {bytes} bytes; the buffer has {}",
-                        buf.size()
-                    ),
-                ));
-            }
+            crate::gpu::sort::check_holds(buf, bytes, |size| {
+                format!("radix sort: {n} {what} need {bytes} bytes; the buffer has {size}")
+            })?;
         }
         ctx.check_binding("radix sort keys", bytes)?;
         if n <= 1 {
@@ -581,18 +575,13 @@ impl RadixSort {
         values: &[u32],
         key_bits: u32,
     ) -> Result<(Vec<u32>, Vec<u32>)> {
-        if keys.len() != values.len() {
-            return Err(Error::LengthMismatch {
-                argument: "values",
-                given: values.len(),
-                expected: keys.len(),
-                message: format!(
-                    "radix sort: {} keys but {} values",
-                    keys.len(),
-                    values.len()
-                ),
-            });
-        }
+        crate::error::check_length("values", values.len(), keys.len(), || {
+            format!(
+                "radix sort: {} keys but {} values",
+                keys.len(),
+                values.len()
+            )
+        })?;
         let n = u32::try_from(keys.len()).map_err(|_| {
             Error::past_u32(
                 keys.len() as u64,
