@@ -100,6 +100,15 @@
 //! phase over MPI) is the workspace's member crate `sweepfan-cli` (`cli/`), built on this
 //! library alone; the scenes it measures on (the paper's box, the scenes beyond it, the scene
 //! files) are the member crate `sweepfan-scenes` (`scenes/`), built on it too.
+//!
+//! # Features
+//! * `peers`: the peer crates (parry, rstar, broccoli) as methods by name, for comparisons.
+//! * `paper`: the papers' experiments, which the tool's `reproduce` and `selftest` run: the
+//!   sector accuracy classifiers (`geom::sector::classify`, `free_classify`), their histograms
+//!   on the CPU and the GPU (`cpu::cpu_histograms`, `gpu::SectorExperimentGpu`,
+//!   `gpu::FreeExperimentGpu`) and the speed tables' batched sector-sphere counts
+//!   (`cpu::count_sector_sphere_hits`). Off by default: a simulation needs none of it.
+//! * `testing`: the workspace suites' knobs; no API.
 
 #![warn(missing_docs)]
 

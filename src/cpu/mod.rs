@@ -153,7 +153,9 @@ pub mod peers;
 pub(crate) mod rotating;
 pub(crate) mod sap;
 pub mod sat;
+#[cfg(feature = "paper")]
 pub(crate) mod sector_batch;
+#[cfg(feature = "paper")]
 pub(crate) mod sector_grid;
 pub(crate) mod sphere_index;
 pub(crate) mod sweep;
@@ -171,10 +173,12 @@ pub use origin_distance::OriginDistance;
 pub use partitioned::PartitionedCpu;
 pub use rotating::{RotatingCpu, rotating_brute_force, rotating_frame_cpu};
 pub use sap::Sap;
+#[cfg(feature = "paper")]
 pub use sector_batch::{
     SphereColumns, count_sector_sphere_hits, count_sector_sphere_hits_parallel,
     sector_sphere_flags_parallel,
 };
+#[cfg(feature = "paper")]
 pub use sector_grid::{cpu_histograms, pose_histograms, rotation_histogram};
 pub use sweep::Sweep;
 pub use worlds::{AUTO_SWEEP_MAX, WorldBatch};

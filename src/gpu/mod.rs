@@ -11,7 +11,8 @@
 //!   [`SweepLayout`]), [`GpuSat`] alone; contacts: [`GpuContacts`]; both behind the
 //!   [`NarrowPhase`](crate::NarrowPhase) trait: [`GpuNarrowPhase`];
 //! * sectors: [`RotatingGpu`] (the rotating scene's continuous detection), [`SectorSphereGpu`],
-//!   and the paper's accuracy kernels [`SectorExperimentGpu`] and [`FreeExperimentGpu`];
+//!   and, with the feature `paper`, the paper's accuracy kernels `SectorExperimentGpu` and
+//!   `FreeExperimentGpu`;
 //! * the stable (u32, u32) sort every stage uses: [`RadixSort`];
 //! * [`instrument`]: pass timers, one read-back for several buffers, the traffic models and the
 //!   shader compile report, for benchmarks.
@@ -49,7 +50,9 @@ pub use context::{BACKEND_ENV, GpuContext, GpuOptions, hardware_adapter, list_ad
 pub use context::{NO_GPU_ENV, test_gpu_with};
 pub use events::{GpuEvents, PartialEvents};
 pub use narrow::GpuNarrowPhase;
+#[cfg(feature = "paper")]
 pub use sector::accuracy::SectorExperimentGpu;
+#[cfg(feature = "paper")]
 pub use sector::free_accuracy::FreeExperimentGpu;
 pub use sector::rotating::RotatingGpu;
 pub use sector::sector_sphere::SectorSphereGpu;

@@ -121,6 +121,8 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../shaders/boxes/aabb_sap.wgsl"),
     ),
     ("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+    // The paper experiments' kernels (feature `paper`).
+    #[cfg(feature = "paper")]
     (
         "sector/accuracy.wgsl",
         include_str!("../../shaders/sector/accuracy.wgsl"),
@@ -133,10 +135,14 @@ const FILES: &[(&str, &str)] = &[
         "sector/rotating.wgsl",
         include_str!("../../shaders/sector/rotating.wgsl"),
     ),
+    // The paper experiments' kernels (feature `paper`).
+    #[cfg(feature = "paper")]
     (
         "sector/grid_rows.wgsl",
         include_str!("../../shaders/sector/grid_rows.wgsl"),
     ),
+    // The paper experiments' kernels (feature `paper`).
+    #[cfg(feature = "paper")]
     (
         "sector/free_accuracy.wgsl",
         include_str!("../../shaders/sector/free_accuracy.wgsl"),

@@ -4,6 +4,7 @@
 //! accuracy histograms' bins are indexed by the membership bits ([`SECTOR_BITS`]), generated
 //! the same way.
 
+#[cfg(feature = "paper")]
 use crate::geom::sector::classify::bits;
 
 /// `pub const NAME: u32 = K;` for each slot, and [`SLOTS`], which lists them: each name is
@@ -45,6 +46,7 @@ pub const SPHERE_COUNTERS: u32 = 10;
 /// The sector accuracy experiments' membership bits (`geom::sector::classify::bits`): a grid
 /// point's mask is its histogram bin. `SECTOR` is the thesis's sector in its pose, the union
 /// of the sub-piece sectors in the general one.
+#[cfg(feature = "paper")]
 pub const SECTOR_BITS: [(&str, u32); 6] = [
     ("REFERENCE", bits::REFERENCE),
     ("SPECULATIVE", bits::SPECULATIVE),
@@ -57,7 +59,11 @@ pub const SECTOR_BITS: [(&str, u32); 6] = [
 /// The WGSL text of [`SLOTS`] and [`SECTOR_BITS`]: one `const NAME: u32 = Ku;` each.
 pub fn wgsl() -> String {
     let mut text = String::from("// Generated from src/gpu/slots.rs.\n");
-    for (name, slot) in SLOTS.iter().chain(&SECTOR_BITS) {
+    #[cfg(feature = "paper")]
+    let slots = SLOTS.iter().chain(&SECTOR_BITS);
+    #[cfg(not(feature = "paper"))]
+    let slots = SLOTS.iter();
+    for (name, slot) in slots {
         text.push_str(&format!("const {name}: u32 = {slot}u;\n"));
     }
     text

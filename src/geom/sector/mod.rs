@@ -6,9 +6,11 @@
 //! P_x / |P_xy| >= cos(theta) (the axis itself, |P_xy| = 0, counts as inside when r = 0).
 
 pub mod body;
+#[cfg(feature = "paper")]
 pub mod classify;
 pub(crate) mod distance;
 pub(crate) mod exact_sweep;
+#[cfg(feature = "paper")]
 pub mod free_classify;
 pub mod general;
 pub(crate) mod overlap;

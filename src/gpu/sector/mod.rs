@@ -1,7 +1,9 @@
 //! Sector CCD on the GPU: the accuracy experiment's kernel ([`accuracy`]), sector vs sphere
 //! ([`sector_sphere`]) and the rotating scene's pipeline ([`rotating`]).
 
+#[cfg(feature = "paper")]
 pub mod accuracy;
+#[cfg(feature = "paper")]
 pub mod free_accuracy;
 pub mod rotating;
 pub mod sector_sphere;
