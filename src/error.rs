@@ -131,7 +131,7 @@ pub enum Error {
     #[error("{0}")]
     OutOfOrder(String),
     /// An option of a run that cannot be met: the tool's flags and their combinations, a
-    /// method this build leaves out (`--features peers`).
+    /// page's settings. The library itself raises a typed kind instead.
     #[error("{0}")]
     Config(String),
     /// Ranks of a distributed run failed (docs/design.md §2.11): which ranks (every rank

@@ -55,11 +55,14 @@ fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
     })
 }
 
+/// A peer's name in a build without them: unknown here, and the note says where it is known.
 #[cfg(not(feature = "peers"))]
 fn peer(name: &str) -> Result<Box<dyn BroadPhase + Send>> {
-    Err(Error::Config(format!(
-        "{name} needs the peer crates: build with `--features peers`"
-    )))
+    let mut error = unknown_method(name, false);
+    if let Error::UnknownName { note, .. } = &mut error {
+        *note = format!("; {name} needs the peer crates: build with `--features peers`");
+    }
+    Err(error)
 }
 
 /// The error for a method name nothing knows, listing every name a method may be given by
@@ -81,6 +84,26 @@ pub fn unknown_method(name: &str, in_list: bool) -> Error {
 
 #[cfg(test)]
 mod tests {
+    /// A peer's name in a build without the peers is an unknown method whose message says
+    /// which build knows it.
+    #[cfg(not(feature = "peers"))]
+    #[test]
+    fn a_peer_without_the_feature_is_unknown_and_says_where_it_is_known() {
+        let err = super::broad_phase("peer-rstar", crate::Backend::Cpu, None)
+            .err()
+            .expect("no peers in this build");
+        assert!(
+            matches!(&err, crate::Error::UnknownName { what: "method", name, .. } if name == "peer-rstar"),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with("unknown method 'peer-rstar'"),
+            "{message}"
+        );
+        assert!(message.contains("--features peers"), "{message}");
+    }
+
     /// Every constructor that takes a `Method` takes `Auto`: the CPU's and the registry's run
     /// the chosen rule (named in the stats), the world batch is `auto`'s; the GPU's one-rule
     /// type refuses it by name, pointing at `gpu::broad_phase`.

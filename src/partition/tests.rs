@@ -360,7 +360,7 @@ struct Starting {
 
 impl RunsParts for Starting {
     fn run(&mut self, _: &[Sphere], _: &mut Vec<Pair>) -> Result<Stats> {
-        Err(Error::Config(
+        Err(Error::OutOfOrder(
             "a part this runner started was run instead".into(),
         ))
     }
