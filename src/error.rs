@@ -89,7 +89,7 @@ pub enum Error {
         name: String,
         /// Every name that is known.
         known: Vec<String>,
-        /// What only some places take, for people (`"; lists also take all"`).
+        /// What only some places or builds take, for people (`"; lists also take all"`).
         note: String,
     },
     /// Arguments that must hold one entry per object do not (ids and boxes, world ids and

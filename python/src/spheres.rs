@@ -140,8 +140,7 @@ fn make(method: &str, backend: Backend, adapter: &str) -> PyResult<Box<dyn Broad
     };
     registry::broad_phase(method, backend, ctx.as_ref()).map_err(|e| match e {
         // A peer method on the GPU: the combination's fault.
-        e @ (sweepfan::Error::Config(_)
-        | sweepfan::Error::InvalidArgument {
+        e @ (sweepfan::Error::InvalidArgument {
             argument: "backend" | "method" | "ctx",
             ..
         }

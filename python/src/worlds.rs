@@ -43,8 +43,7 @@ pub(crate) fn make(
                 GpuWorldBatch::new(ctx, parsed()?)
             };
             Box::new(batch.map_err(|e| match e {
-                e @ (sweepfan::Error::Config(_)
-                | sweepfan::Error::InvalidArgument {
+                e @ (sweepfan::Error::InvalidArgument {
                     argument: "backend" | "method" | "ctx",
                     ..
                 }

@@ -21,132 +21,53 @@
 
 use crate::error::{Error, Result};
 
+/// Every WGSL file, by its path under `shaders/`, with its text.
+macro_rules! wgsl_files {
+    ($($(#[$attr:meta])* $path:literal),+ $(,)?) => {
+        &[$($(#[$attr])* ($path, include_str!(concat!("../../shaders/", $path)))),+]
+    };
+}
+
 /// Every WGSL file, by its path under `shaders/`.
-const FILES: &[(&str, &str)] = &[
-    ("dispatch.wgsl", include_str!("../../shaders/dispatch.wgsl")),
-    ("frame.wgsl", include_str!("../../shaders/frame.wgsl")),
-    ("append.wgsl", include_str!("../../shaders/append.wgsl")),
-    (
-        "append_subgroup.wgsl",
-        include_str!("../../shaders/append_subgroup.wgsl"),
-    ),
-    ("events.wgsl", include_str!("../../shaders/events.wgsl")),
-    (
-        "ordered_float.wgsl",
-        include_str!("../../shaders/ordered_float.wgsl"),
-    ),
-    ("hash.wgsl", include_str!("../../shaders/hash.wgsl")),
-    (
-        "held_pairs.wgsl",
-        include_str!("../../shaders/held_pairs.wgsl"),
-    ),
-    (
-        "math_exact.wgsl",
-        include_str!("../../shaders/math_exact.wgsl"),
-    ),
-    (
-        "math_sloppy.wgsl",
-        include_str!("../../shaders/math_sloppy.wgsl"),
-    ),
-    (
-        "sort/pass_params.wgsl",
-        include_str!("../../shaders/sort/pass_params.wgsl"),
-    ),
-    (
-        "sort/scan.wgsl",
-        include_str!("../../shaders/sort/scan.wgsl"),
-    ),
-    (
-        "sort/ballot.wgsl",
-        include_str!("../../shaders/sort/ballot.wgsl"),
-    ),
-    (
-        "sort/radix_sort.wgsl",
-        include_str!("../../shaders/sort/radix_sort.wgsl"),
-    ),
-    (
-        "sort/radix_sort_subgroup.wgsl",
-        include_str!("../../shaders/sort/radix_sort_subgroup.wgsl"),
-    ),
-    (
-        "sort/radix_tiles.wgsl",
-        include_str!("../../shaders/sort/radix_tiles.wgsl"),
-    ),
-    (
-        "sort/keys.wgsl",
-        include_str!("../../shaders/sort/keys.wgsl"),
-    ),
-    (
-        "spheres/cascade.wgsl",
-        include_str!("../../shaders/spheres/cascade.wgsl"),
-    ),
-    (
-        "spheres/touch_exact.wgsl",
-        include_str!("../../shaders/spheres/touch_exact.wgsl"),
-    ),
-    (
-        "spheres/min_axis.wgsl",
-        include_str!("../../shaders/spheres/min_axis.wgsl"),
-    ),
-    (
-        "spheres/pairs.wgsl",
-        include_str!("../../shaders/spheres/pairs.wgsl"),
-    ),
-    (
-        "spheres/walk_flush.wgsl",
-        include_str!("../../shaders/spheres/walk_flush.wgsl"),
-    ),
-    (
-        "spheres/walk_flush_subgroup.wgsl",
-        include_str!("../../shaders/spheres/walk_flush_subgroup.wgsl"),
-    ),
-    (
-        "spheres/world_runs.wgsl",
-        include_str!("../../shaders/spheres/world_runs.wgsl"),
-    ),
-    (
-        "spheres/dispatch_args.wgsl",
-        include_str!("../../shaders/spheres/dispatch_args.wgsl"),
-    ),
-    (
-        "spheres/motion.wgsl",
-        include_str!("../../shaders/spheres/motion.wgsl"),
-    ),
-    (
-        "boxes/sat.wgsl",
-        include_str!("../../shaders/boxes/sat.wgsl"),
-    ),
-    (
-        "boxes/aabb_sap.wgsl",
-        include_str!("../../shaders/boxes/aabb_sap.wgsl"),
-    ),
-    ("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+const FILES: &[(&str, &str)] = wgsl_files![
+    "dispatch.wgsl",
+    "frame.wgsl",
+    "append.wgsl",
+    "append_subgroup.wgsl",
+    "events.wgsl",
+    "ordered_float.wgsl",
+    "hash.wgsl",
+    "held_pairs.wgsl",
+    "math_exact.wgsl",
+    "math_sloppy.wgsl",
+    "sort/pass_params.wgsl",
+    "sort/scan.wgsl",
+    "sort/ballot.wgsl",
+    "sort/radix_sort.wgsl",
+    "sort/radix_sort_subgroup.wgsl",
+    "sort/radix_tiles.wgsl",
+    "sort/keys.wgsl",
+    "spheres/cascade.wgsl",
+    "spheres/touch_exact.wgsl",
+    "spheres/min_axis.wgsl",
+    "spheres/pairs.wgsl",
+    "spheres/walk_flush.wgsl",
+    "spheres/walk_flush_subgroup.wgsl",
+    "spheres/world_runs.wgsl",
+    "spheres/dispatch_args.wgsl",
+    "spheres/motion.wgsl",
+    "boxes/sat.wgsl",
+    "boxes/aabb_sap.wgsl",
+    "contacts.wgsl",
+    "sector/sector_sphere.wgsl",
+    "sector/rotating.wgsl",
     // The paper experiments' kernels (feature `paper`).
     #[cfg(feature = "paper")]
-    (
-        "sector/accuracy.wgsl",
-        include_str!("../../shaders/sector/accuracy.wgsl"),
-    ),
-    (
-        "sector/sector_sphere.wgsl",
-        include_str!("../../shaders/sector/sector_sphere.wgsl"),
-    ),
-    (
-        "sector/rotating.wgsl",
-        include_str!("../../shaders/sector/rotating.wgsl"),
-    ),
-    // The paper experiments' kernels (feature `paper`).
+    "sector/accuracy.wgsl",
     #[cfg(feature = "paper")]
-    (
-        "sector/grid_rows.wgsl",
-        include_str!("../../shaders/sector/grid_rows.wgsl"),
-    ),
-    // The paper experiments' kernels (feature `paper`).
+    "sector/grid_rows.wgsl",
     #[cfg(feature = "paper")]
-    (
-        "sector/free_accuracy.wgsl",
-        include_str!("../../shaders/sector/free_accuracy.wgsl"),
-    ),
+    "sector/free_accuracy.wgsl",
 ];
 
 const IMPORT: &str = "// #import ";

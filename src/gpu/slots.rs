@@ -1,8 +1,8 @@
 //! Slots of the counter buffers that Rust and WGSL both index, named once: the WGSL constants
 //! are generated from [`SLOTS`] and composed where a shader writes `// #import slots.wgsl`
 //! (`gpu::shader`), so `counters[SPHERE_APPEND]` means the same word on both sides. The sector
-//! accuracy histograms' bins are indexed by the membership bits ([`SECTOR_BITS`]), generated
-//! the same way.
+//! accuracy histograms' bins are indexed by the membership bits (`SECTOR_BITS`, feature
+//! `paper`), generated the same way.
 
 #[cfg(feature = "paper")]
 use crate::geom::sector::classify::bits;
@@ -56,7 +56,7 @@ pub const SECTOR_BITS: [(&str, u32); 6] = [
     ("EXACT_SWEEP", bits::EXACT_SWEEP),
 ];
 
-/// The WGSL text of [`SLOTS`] and [`SECTOR_BITS`]: one `const NAME: u32 = Ku;` each.
+/// The WGSL text of [`SLOTS`] and, with `paper`, `SECTOR_BITS`: one `const NAME: u32 = Ku;` each.
 pub fn wgsl() -> String {
     let mut text = String::from("// Generated from src/gpu/slots.rs.\n");
     #[cfg(feature = "paper")]

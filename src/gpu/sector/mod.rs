@@ -1,4 +1,5 @@
-//! Sector CCD on the GPU: the accuracy experiment's kernel ([`accuracy`]), sector vs sphere
+//! Sector CCD on the GPU: the accuracy experiments' kernels (`accuracy`, `free_accuracy`:
+//! feature `paper`), sector vs sphere
 //! ([`sector_sphere`]) and the rotating scene's pipeline ([`rotating`]).
 
 #[cfg(feature = "paper")]
