@@ -6,31 +6,23 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 use sweepfan::Pair;
+use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::{
     obb_frame_pairs_unordered, obb_overlaps, obb_pairs_unordered, polygon_set_pairs_unordered,
 };
-use sweepfan::cpu::{BoxSweep, aabb_sweep, sweep_order};
-use sweepfan::geom::obb::{Obb, obb_frames};
+use sweepfan::geom::obb::obb_frames;
 use sweepfan::geom::polygon::{PolygonSet, polygon_aabbs};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{SceneKind, SceneParams};
 
+#[path = "../examples/common/sweep_boxes.rs"]
+mod sweep_boxes;
+
 fn bench_sat(c: &mut Criterion) {
     let n = 400_000;
-    let boxes = random_boxes(n, 1);
-    // Stored in the sweep's order, as `obb_overlaps` stores them (see `sweep_order`).
-    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
-    let boxes: Vec<Obb> = sweep_order(&aabbs)
-        .iter()
-        .map(|&i| boxes[i as usize])
-        .collect();
+    let boxes = sweep_boxes::in_sweep_order(&random_boxes(n, 1));
     let frames = obb_frames(&boxes);
-    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
-    let mut sweep_candidates = Vec::new();
-    // The sweep's own order (`aabb_sweep` would sort them).
-    let mut sweep = BoxSweep::new();
-    sweep.plan(&aabbs);
-    sweep.pairs(&aabbs, &mut sweep_candidates).unwrap();
+    let sweep_candidates = sweep_boxes::sweep_candidates(&boxes);
     // The same candidates in random order: every test reads two random cache lines (the case
     // of candidates from elsewhere on shapes stored in arbitrary order).
     let mut rng = ChaCha8Rng::seed_from_u64(2);

@@ -6,10 +6,12 @@
 
 use std::time::Instant;
 use sweepfan::cpu::sat::{obb_frame_pairs_unordered, obb_overlaps};
-use sweepfan::cpu::{BoxSweep, sweep_order};
-use sweepfan::geom::obb::{Obb, obb_frames};
+use sweepfan::geom::obb::obb_frames;
 use sweepfan::geom::sat::{SatVerdict, obb_frames_verdict};
 use sweepfan_scenes::boxes::random_boxes;
+
+#[path = "common/sweep_boxes.rs"]
+mod sweep_boxes;
 
 /// On-CPU nanoseconds of the calling thread (Linux schedstat).
 fn thread_cpu_ns() -> u64 {
@@ -37,23 +39,13 @@ fn main() {
         .unwrap_or(400_000);
     let boxes = random_boxes(n, 1);
     let in_input_order = std::env::args().nth(2).is_some_and(|s| s == "input-order");
-    let boxes: Vec<Obb> = if in_input_order {
+    let boxes = if in_input_order {
         boxes
     } else {
-        // As obb_overlaps stores them: in the sweep's order.
-        let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
-        sweep_order(&aabbs)
-            .iter()
-            .map(|&i| boxes[i as usize])
-            .collect()
+        sweep_boxes::in_sweep_order(&boxes)
     };
     let frames = obb_frames(&boxes);
-    let aabbs: Vec<_> = boxes.iter().map(Obb::aabb).collect();
-    let mut candidates = Vec::new();
-    // The sweep's own order (`aabb_sweep` would sort them).
-    let mut sweep = BoxSweep::new();
-    sweep.plan(&aabbs);
-    sweep.pairs(&aabbs, &mut candidates).unwrap();
+    let candidates = sweep_boxes::sweep_candidates(&boxes);
     let c = candidates.len() as f64;
     println!("{n} boxes, {} candidate pairs", candidates.len());
 

@@ -17,6 +17,7 @@
 // settles it and drops its contact when it does not overlap.
 
 // #import dispatch.wgsl
+// #import dispatch_grid.wgsl
 // #import math.wgsl
 
 // geom::obb::ObbFrame: the centre (w: exact axes, unused here), then each unit axis with its
@@ -353,15 +354,7 @@ fn live_pairs() -> u32 {
 
 @compute @workgroup_size(1)
 fn prepare() {
-    let groups = (live_pairs() + WG - 1u) / WG;
-    let x = min(groups, params.max_groups_x);
-    var y = 0u;
-    if (x > 0u) {
-        y = (groups + x - 1u) / x;
-    }
-    dispatch_args[0] = x;
-    dispatch_args[1] = y;
-    dispatch_args[2] = 1u;
+    dispatch_args = indirect_args(live_pairs(), WG, params.max_groups_x);
 }
 
 // The pair of thread `i`, canonical when asked; (shape_count, _) past the live pairs or for an

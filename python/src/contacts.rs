@@ -1,8 +1,8 @@
 //! Contacts of touching pairs (docs/design.md §4.8): `sphere_contacts`, `obb_contacts`,
 //! `polygon_contacts`, on the CPU or the GPU, as arrays beside the pairs.
 
-use crate::errors::{check_not_forked, to_py};
-use crate::gpu::Cache;
+use crate::errors::to_py;
+use crate::gpu::{Cache, shape_function};
 use crate::input::pair_rows;
 use crate::interrupt::{Weighed, interruptible, pairs_work};
 use crate::output::pair_array;
@@ -263,109 +263,84 @@ fn contact_dict<'py>(
     Ok(d)
 }
 
-/// Contacts of touching spheres: a dict of arrays, one row per pair: "pairs" (K, 2)
-/// uint32; "normals" (K, 3), unit, from the pair's first sphere towards its second; "depths"
-/// (K,), the penetration (>= 0; 0 when touching exactly); "counts" (K,) uint32, points in use;
-/// "points" (K, 4, 3), midway between the surfaces (the first count of each row; spheres: one);
-/// "point_depths" (K, 4). pairs: a (K, 2) integer array of the pairs to take (in that order;
-/// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
-/// touching pair, sorted; with the GPU in one submission from the spheres to the contacts.
-/// centers and radii as sphere_pairs takes them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
-/// within 2^-14 of the pair's extent of the CPU's; whether a pair touches is exact on both:
-/// the pairs within that of touching take the CPU's contact), "auto" as sphere_pairs takes it;
-/// adapter too.
-#[pyfunction]
-#[pyo3(signature = (centers, radii, *, pairs = None, backend = "cpu", adapter = None))]
-pub fn sphere_contacts<'py>(
-    py: Python<'py>,
-    centers: &Bound<'py, PyAny>,
-    radii: &Bound<'py, PyAny>,
-    pairs: Option<&Bound<'py, PyAny>>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
-    let spheres = crate::spheres::spheres(centers, radii)?;
-    crate::spheres::check_spheres(&spheres)?;
-    if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
-        let (pairs, contacts) = interruptible(py, Sphere::all_pairs_work(&spheres), || {
-            gpu_sphere_frame(&adapter, &spheres)
+shape_function! {
+    /// Contacts of touching spheres: a dict of arrays, one row per pair: "pairs" (K, 2)
+    /// uint32; "normals" (K, 3), unit, from the pair's first sphere towards its second; "depths"
+    /// (K,), the penetration (>= 0; 0 when touching exactly); "counts" (K,) uint32, points in use;
+    /// "points" (K, 4, 3), midway between the surfaces (the first count of each row; spheres: one);
+    /// "point_depths" (K, 4). pairs: a (K, 2) integer array of the pairs to take (in that order;
+    /// a pair that does not touch gets count 0 and a negative depth, minus its gap), or None: every
+    /// touching pair, sorted; with the GPU in one submission from the spheres to the contacts.
+    /// centers and radii as sphere_pairs takes them. backend: "cpu" (the default; depths in float64 before rounding) or "gpu" (float32,
+    /// within 2^-14 of the pair's extent of the CPU's; whether a pair touches is exact on both:
+    /// the pairs within that of touching take the CPU's contact), "auto" as sphere_pairs takes it;
+    /// adapter too.
+    fn sphere_contacts(py, centers, radii; pairs) -> PyDict, backend = "cpu"
+    |backend, adapter| {
+        let spheres = crate::spheres::spheres(centers, radii)?;
+        crate::spheres::check_spheres(&spheres)?;
+        if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
+            let (pairs, contacts) = interruptible(py, Sphere::all_pairs_work(&spheres), || {
+                gpu_sphere_frame(&adapter, &spheres)
+            })?;
+            return contact_dict(py, pairs, &contacts, 3, 4);
+        }
+        let pairs = pairs_of(py, pairs, &spheres, || {
+            let mut found = Vec::new();
+            cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
+            Ok(found)
         })?;
-        return contact_dict(py, pairs, &contacts, 3, 4);
+        let kernels: ContactKernels<Sphere> =
+            (cpu::contacts::sphere_contacts, GpuContacts::sphere_contacts);
+        contacts_of(py, (&spheres, pairs), (backend, &adapter), kernels, (3, 4))
     }
-    let pairs = pairs_of(py, pairs, &spheres, || {
-        let mut found = Vec::new();
-        cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
-        Ok(found)
-    })?;
-    let kernels: ContactKernels<Sphere> =
-        (cpu::contacts::sphere_contacts, GpuContacts::sphere_contacts);
-    contacts_of(py, (&spheres, pairs), (backend, &adapter), kernels, (3, 4))
 }
 
-/// Contacts of touching oriented boxes, as sphere_contacts gives them (up to four points: a
-/// face contact clipped and reduced, an edge-edge contact one point). centers, half_extents and
-/// quaternions as obb_pairs takes them; pairs as sphere_contacts takes them (None: every
-/// touching pair, sorted, with the GPU in one submission from the boxes to the contacts).
-/// backend: "cpu" (the default) or "gpu" (within the tolerance of the CPU's: depths within
-/// 2^-14 of the pair's extent, normals equal but where two axes tie), "auto" as obb_pairs takes
-/// it; adapter too.
-#[pyfunction]
-#[pyo3(signature = (centers, half_extents, quaternions, *, pairs = None, backend = "cpu", adapter = None))]
-#[allow(clippy::too_many_arguments)]
-pub fn obb_contacts<'py>(
-    py: Python<'py>,
-    centers: &Bound<'py, PyAny>,
-    half_extents: &Bound<'py, PyAny>,
-    quaternions: &Bound<'py, PyAny>,
-    pairs: Option<&Bound<'py, PyAny>>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
-    check_not_forked()?;
-    let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
-    let boxes = crate::shapes::checked_boxes(boxes)?;
-    let kernels: ContactKernels<sweepfan::Obb> =
-        (cpu::contacts::obb_contacts, GpuContacts::obb_contacts);
-    let frame = sweepfan::GpuBoxPipeline::obb_contacts;
-    let find = |b: &[sweepfan::Obb]| cpu::sat::obb_overlaps(b).map(|r| r.0);
-    let target = (backend, adapter.as_str());
-    sat_contacts(py, (&boxes, pairs), target, (frame, find), kernels, (3, 4))
+shape_function! {
+    /// Contacts of touching oriented boxes, as sphere_contacts gives them (up to four points: a
+    /// face contact clipped and reduced, an edge-edge contact one point). centers, half_extents and
+    /// quaternions as obb_pairs takes them; pairs as sphere_contacts takes them (None: every
+    /// touching pair, sorted, with the GPU in one submission from the boxes to the contacts).
+    /// backend: "cpu" (the default) or "gpu" (within the tolerance of the CPU's: depths within
+    /// 2^-14 of the pair's extent, normals equal but where two axes tie), "auto" as obb_pairs takes
+    /// it; adapter too.
+    fn obb_contacts(py, centers, half_extents, quaternions; pairs) -> PyDict, backend = "cpu"
+    |backend, adapter| {
+        let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
+        let boxes = crate::shapes::checked_boxes(boxes)?;
+        let kernels: ContactKernels<sweepfan::Obb> =
+            (cpu::contacts::obb_contacts, GpuContacts::obb_contacts);
+        let frame = sweepfan::GpuBoxPipeline::obb_contacts;
+        let find = |b: &[sweepfan::Obb]| cpu::sat::obb_overlaps(b).map(|r| r.0);
+        let target = (backend, adapter.as_str());
+        sat_contacts(py, (&boxes, pairs), target, (frame, find), kernels, (3, 4))
+    }
 }
 
-/// Contacts of touching convex polygons (2D), as sphere_contacts gives them with D = 2:
-/// "normals" (K, 2), "points" (K, 2, 2), "point_depths" (K, 2) (up to two points). vertices and
-/// offsets as polygon_pairs takes them; pairs as sphere_contacts takes them (None: polygon_pairs'
-/// pairs, sorted; with the GPU in one submission from the polygons to the contacts); backend and
-/// adapter as obb_contacts takes them.
-#[pyfunction]
-#[pyo3(signature = (vertices, offsets, *, pairs = None, backend = "cpu", adapter = None))]
-pub fn polygon_contacts<'py>(
-    py: Python<'py>,
-    vertices: &Bound<'py, PyAny>,
-    offsets: &Bound<'py, PyAny>,
-    pairs: Option<&Bound<'py, PyAny>>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let crate::gpu::Target { backend, adapter } = crate::gpu::target(py, backend, adapter)?;
-    check_not_forked()?;
-    let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
-    let polygons = crate::shapes::polygons(&vertices, &offsets)?;
-    let kernels: ContactKernels<sweepfan::Polygon> = (
-        cpu::contacts::polygon_contacts,
-        GpuContacts::polygon_contacts,
-    );
-    let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
-    let find = |p: &[sweepfan::Polygon]| cpu::sat::polygon_overlaps(p).map(|r| r.0);
-    let target = (backend, adapter.as_str());
-    sat_contacts(
-        py,
-        (&polygons, pairs),
-        target,
-        (frame, find),
-        kernels,
-        (2, 2),
-    )
+shape_function! {
+    /// Contacts of touching convex polygons (2D), as sphere_contacts gives them with D = 2:
+    /// "normals" (K, 2), "points" (K, 2, 2), "point_depths" (K, 2) (up to two points). vertices
+    /// and offsets as polygon_pairs takes them; pairs as sphere_contacts takes them (None:
+    /// polygon_pairs' pairs, sorted; with the GPU in one submission from the polygons to the
+    /// contacts); backend and adapter as obb_contacts takes them.
+    fn polygon_contacts(py, vertices, offsets; pairs) -> PyDict, backend = "cpu"
+    |backend, adapter| {
+        let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
+        let polygons = crate::shapes::polygons(&vertices, &offsets)?;
+        let kernels: ContactKernels<sweepfan::Polygon> = (
+            cpu::contacts::polygon_contacts,
+            GpuContacts::polygon_contacts,
+        );
+        let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
+        let find = |p: &[sweepfan::Polygon]| cpu::sat::polygon_overlaps(p).map(|r| r.0);
+        let target = (backend, adapter.as_str());
+        sat_contacts(
+            py,
+            (&polygons, pairs),
+            target,
+            (frame, find),
+            kernels,
+            (2, 2),
+        )
+    }
 }

@@ -112,6 +112,49 @@ pub fn target(
     })
 }
 
+/// Declares a module function of shapes given as arrays (`obb_pairs`, `polygon_pairs` and the
+/// contact functions, whose signatures differ only in the parts named here; pyo3 needs each
+/// written out): `$name(<shape arguments>, *, [pairs=None,] backend=<default>, adapter=None)`,
+/// each array any object NumPy reads. Its body runs with `backend` and `adapter` resolved by
+/// [`target`] (which also refuses a forked process) into the two names after the signature.
+///
+/// ```ignore
+/// shape_function! {
+///     /// The docstring.
+///     fn polygon_contacts(py, vertices, offsets; pairs) -> PyDict, backend = "cpu"
+///     |backend, adapter| { ... }
+/// }
+/// ```
+macro_rules! shape_function {
+    (
+        $(#[doc = $doc:tt])*
+        fn $name:ident($py:ident, $($shape:ident),+ $(; $pairs:ident)?) -> $ret:ty,
+            backend = $default:tt
+        |$backend:ident, $adapter:ident| $body:block
+    ) => {
+        $(#[doc = $doc])*
+        #[pyo3::pyfunction]
+        #[pyo3(signature = (
+            $($shape),+, * $(, $pairs = None)?, backend = $default, adapter = None
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name<'py>(
+            $py: pyo3::Python<'py>,
+            $($shape: &pyo3::Bound<'py, pyo3::PyAny>,)+
+            $($pairs: Option<&pyo3::Bound<'py, pyo3::PyAny>>,)?
+            backend: &str,
+            adapter: Option<&pyo3::Bound<'py, pyo3::PyAny>>,
+        ) -> pyo3::PyResult<pyo3::Bound<'py, $ret>> {
+            let crate::gpu::Target {
+                backend: $backend,
+                adapter: $adapter,
+            } = crate::gpu::target($py, backend, adapter)?;
+            $body
+        }
+    };
+}
+pub(crate) use shape_function;
+
 /// `adapter=None`, an index into `sweepfan.adapters()` or part of an adapter's name; only with
 /// the GPU backend. `None` (wgpu's default choice) is kept as the empty key.
 fn adapter_key(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult<String> {

@@ -1,7 +1,7 @@
 //! Oriented boxes and convex polygons: the separating-axis pipeline, CPU or GPU.
 
-use crate::errors::{check_not_forked, fails_with, to_py, with_row};
-use crate::gpu::{self, Cache};
+use crate::errors::{fails_with, to_py, with_row};
+use crate::gpu::{self, Cache, shape_function};
 use crate::input::{arg_error, indices_at_most, matrix, rows_fit};
 use crate::interrupt::{BOX_PAIR, all_pairs, interruptible};
 use crate::output::pair_array;
@@ -131,33 +131,25 @@ pub fn checked_boxes(boxes: Vec<Obb>) -> PyResult<Vec<Obb>> {
     Ok(boxes)
 }
 
-/// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
-/// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
-/// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
-/// prune, then the separating-axis test, as `sweepfan bench --shape obb`. backend: "auto" (the
-/// default: a hardware GPU when there is one, else the CPU), "cpu" or "gpu"; adapter as
-/// sphere_pairs takes it. No boxes give a (0, 2) array.
-#[pyfunction]
-#[pyo3(signature = (centers, half_extents, quaternions, *, backend = "auto", adapter = None))]
-pub fn obb_pairs<'py>(
-    py: Python<'py>,
-    centers: &Bound<'py, PyAny>,
-    half_extents: &Bound<'py, PyAny>,
-    quaternions: &Bound<'py, PyAny>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
-    check_not_forked()?;
-    let boxes = boxes_of(centers, half_extents, quaternions)?;
-    if boxes.is_empty() {
-        return Ok(pair_array(py, Vec::new()));
+shape_function! {
+    /// Every overlapping (or touching) pair of oriented boxes: a (K, 2) uint32 array, i < j, rows
+    /// sorted. centers and half_extents are (N, 3) arrays (half-extents >= 0), quaternions an
+    /// (N, 4) array of unit rotations as (w, x, y, z) (norm within 1e-3 of 1). AABB sweep and
+    /// prune, then the separating-axis test, as `sweepfan bench --shape obb`. backend: "auto" (the
+    /// default: a hardware GPU when there is one, else the CPU), "cpu" or "gpu"; adapter as
+    /// sphere_pairs takes it. No boxes give a (0, 2) array.
+    fn obb_pairs(py, centers, half_extents, quaternions) -> PyArray2<u32>, backend = "auto"
+    |backend, adapter| {
+        let boxes = boxes_of(centers, half_extents, quaternions)?;
+        if boxes.is_empty() {
+            return Ok(pair_array(py, Vec::new()));
+        }
+        let work = all_pairs(boxes.len()).saturating_mul(BOX_PAIR);
+        let shapes = move || checked_boxes(boxes);
+        let on_cpu: OnCpu<Obb> = |cpu, s, out| cpu.obb_overlaps(s, Some(out));
+        let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
+        sat_pair_array(py, backend, &adapter, work, shapes, (on_cpu, on_gpu))
     }
-    let work = all_pairs(boxes.len()).saturating_mul(BOX_PAIR);
-    let shapes = move || checked_boxes(boxes);
-    let on_cpu: OnCpu<Obb> = |cpu, s, out| cpu.obb_overlaps(s, Some(out));
-    let on_gpu: OnGpu<Obb> = |gpu, s, out| gpu.obb_overlaps(s, Some(out));
-    sat_pair_array(py, backend, &adapter, work, shapes, (on_cpu, on_gpu))
 }
 
 /// The polygons of a flat vertex array and `offsets` (polygon i is
@@ -247,34 +239,21 @@ pub fn polygon_arrays(
     Ok((vertices, offsets))
 }
 
-/// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
-/// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
-/// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
-/// three vertices, convex, in either winding (a vertex where the boundary goes straight on,
-/// or bends inward by rounding alone, is dropped: a polygon is the convex hull of its vertices;
-/// no polygons: offsets [0] or empty, no vertices, give a (0, 2) array). backend: "auto" (the default: a hardware GPU when there is one, else
-/// the CPU), "cpu" or "gpu"; adapter as sphere_pairs takes it.
-#[pyfunction]
-#[pyo3(signature = (vertices, offsets, *, backend = "auto", adapter = None))]
-pub fn polygon_pairs<'py>(
-    py: Python<'py>,
-    vertices: &Bound<'py, PyAny>,
-    offsets: &Bound<'py, PyAny>,
-    backend: &str,
-    adapter: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray2<u32>>> {
-    let gpu::Target { backend, adapter } = gpu::target(py, backend, adapter)?;
-    check_not_forked()?;
-    let (vertices, offsets) = polygon_arrays(vertices, offsets)?;
-    let on_cpu: OnCpu<Polygon> = |cpu, s, out| cpu.polygon_overlaps(s, Some(out));
-    let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
-    let shapes = || polygons(&vertices, &offsets);
-    sat_pair_array(
-        py,
-        backend,
-        &adapter,
-        all_pairs(vertices.len()),
-        shapes,
-        (on_cpu, on_gpu),
-    )
+shape_function! {
+    /// Every overlapping (or touching) pair of convex polygons (2D): a (K, 2) uint32 array, i < j,
+    /// rows sorted. vertices is an (M, 2) array; offsets a (P + 1,) integer array, offsets[0] = 0,
+    /// non-decreasing, offsets[-1] = M: polygon i is vertices[offsets[i]:offsets[i + 1]], at least
+    /// three vertices, convex, in either winding (a vertex where the boundary goes straight on,
+    /// or bends inward by rounding alone, is dropped: a polygon is the convex hull of its vertices;
+    /// no polygons: offsets [0] or empty, no vertices, give a (0, 2) array). backend: "auto" (the default: a hardware GPU when there is one, else
+    /// the CPU), "cpu" or "gpu"; adapter as sphere_pairs takes it.
+    fn polygon_pairs(py, vertices, offsets) -> PyArray2<u32>, backend = "auto"
+    |backend, adapter| {
+        let (vertices, offsets) = polygon_arrays(vertices, offsets)?;
+        let on_cpu: OnCpu<Polygon> = |cpu, s, out| cpu.polygon_overlaps(s, Some(out));
+        let on_gpu: OnGpu<Polygon> = |gpu, s, out| gpu.polygon_overlaps(s, Some(out));
+        let shapes = || polygons(&vertices, &offsets);
+        let work = all_pairs(vertices.len());
+        sat_pair_array(py, backend, &adapter, work, shapes, (on_cpu, on_gpu))
+    }
 }

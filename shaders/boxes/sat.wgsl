@@ -15,6 +15,7 @@
 // the sure overlapping pairs are only counted (out_count[3]).
 
 // #import dispatch.wgsl
+// #import dispatch_grid.wgsl
 // #import append.wgsl
 
 struct Params {
@@ -72,15 +73,7 @@ fn live_candidates() -> u32 {
 
 @compute @workgroup_size(1)
 fn prepare() {
-    let groups = (live_candidates() + WG - 1u) / WG;
-    let x = min(groups, params.max_groups_x);
-    var y = 0u;
-    if x > 0u {
-        y = (groups + x - 1u) / x;
-    }
-    dispatch_args[0] = x;
-    dispatch_args[1] = y;
-    dispatch_args[2] = 1u;
+    dispatch_args = indirect_args(live_candidates(), WG, params.max_groups_x);
 }
 
 // Appends `p` when `append`, counts a sure overlap that is not appended when `count`: one

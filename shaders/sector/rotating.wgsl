@@ -7,6 +7,7 @@
 
 // #import sector/sector_sphere.wgsl
 // #import append.wgsl
+// #import dispatch_grid.wgsl
 
 struct RotatingParams {
     grid_origin: vec4<f32>,  // grid origin, w: 1 / cell size
@@ -194,12 +195,7 @@ fn listed_candidates() -> u32 {
 
 @compute @workgroup_size(1)
 fn prepare_test() {
-    let count = listed_candidates();
-    let groups = count / WG + select(0u, 1u, count % WG != 0u);
-    let x = min(groups, max(rot.cells.y, 1u));
-    test_dispatch[0] = x;
-    test_dispatch[1] = select(0u, groups / x + select(0u, 1u, groups % x != 0u), x != 0u);
-    test_dispatch[2] = 1u;
+    test_dispatch = indirect_args(listed_candidates(), WG, max(rot.cells.y, 1u));
 }
 
 // Whether candidate i's sphere touches its box's conservative sector; `pair` gets (box,

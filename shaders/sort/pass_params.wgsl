@@ -1,6 +1,7 @@
 // What both scatter kernels of a radix sort pass share (sort/radix_sort.wgsl,
-// sort/radix_sort_subgroup.wgsl): the digit's parameters and the key / value bindings. Binding 2
-// (`hist`) is each file's own: the portable module writes it, the subgroup scatter only reads it.
+// sort/radix_sort_subgroup.wgsl): the digit's parameters, the key / value bindings and a key's
+// digit. Binding 2 (`hist`) is each file's own: the portable module writes it, the subgroup
+// scatter only reads it.
 
 const RADIX: u32 = 256u;
 
@@ -14,3 +15,8 @@ struct PassParams {
 @group(0) @binding(3) var<storage, read> values_in: array<u32>;
 @group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(5) var<storage, read_write> values_out: array<u32>;
+
+// The digit of `key` this pass sorts on.
+fn digit_of(key: u32) -> u32 {
+    return (key >> params.shift) & params.mask;
+}

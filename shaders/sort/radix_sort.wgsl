@@ -27,10 +27,6 @@ var<workgroup> holders: array<atomic<u32>, RADIX * MASK_WORDS>;
 // which advances it without first finding the digit's last holder).
 var<workgroup> next_pos: array<atomic<u32>, RADIX>;
 
-fn digit_of(key: u32) -> u32 {
-    return (key >> params.shift) & params.mask;
-}
-
 fn block_count(n: u32) -> u32 {
     return (n + WG * ROUNDS - 1u) / (WG * ROUNDS);
 }

@@ -45,10 +45,6 @@ const KEYS: u32 = 4u;
 // device's scheduling.
 var<workgroup> next_pos: array<atomic<u32>, CHUNKS * RADIX>;
 
-fn digit_of(key: u32) -> u32 {
-    return (key >> params.shift) & params.mask;
-}
-
 // The lanes holding a valid key with digit `d`: AND over the 8 digit bits of the ballot of
 // lanes with that bit, or of its complement. Any subgroup size.
 fn lanes_by_ballots(d: u32, valid: bool) -> vec4<u32> {

@@ -7,6 +7,8 @@
 // kernel compares its pair index with (the last workgroups run past it). No count comes back
 // to the host.
 
+// #import dispatch_grid.wgsl
+
 struct Params {
     count_index: u32,
     capacity: u32,
@@ -22,15 +24,9 @@ struct Params {
 @compute @workgroup_size(1)
 fn pair_dispatch_args() {
     let count = min(counters[params.count_index], params.capacity);
-    // ceil(count / workgroup) without the overflow of count + workgroup - 1.
-    let groups = count / params.workgroup + select(0u, 1u, count % params.workgroup != 0u);
-    let x = min(groups, params.max_groups_x);
-    var y = 0u;
-    if x > 0u {
-        y = groups / x + select(0u, 1u, groups % x != 0u);
-    }
-    args[0] = x;
-    args[1] = y;
+    let grid = grid_2d(div_ceil(count, params.workgroup), params.max_groups_x);
+    args[0] = grid.x;
+    args[1] = grid.y;
     args[2] = 1u;
     args[3] = count;
 }

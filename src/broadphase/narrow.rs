@@ -4,7 +4,7 @@
 //! signatures, so a simulation swaps backends without touching its loop.
 
 use crate::broadphase::narrow_by_id::{contacts_by_id, pairs_by_id};
-use crate::broadphase::{Id, IdPair, Pair, Stats};
+use crate::broadphase::{Id, IdPair, Pair, Stats, cleared_on_error};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
 use crate::geom::obb::Obb;
@@ -173,6 +173,34 @@ pub trait NarrowPhase {
             self.polygon_contacts(polygons, p, o)
         })
     }
+}
+
+/// A backend's filter (an implementation of [`NarrowPhase::obb_pairs`] or
+/// [`NarrowPhase::polygon_pairs`]): `run` into `out`, cleared first (`None` only counts), the
+/// list left empty where it fails (the trait's promise: nothing half written).
+pub(crate) fn pairs_into(
+    mut out: Option<&mut Vec<Pair>>,
+    run: impl FnOnce(Option<&mut Vec<Pair>>) -> Result<Stats>,
+) -> Result<Stats> {
+    if let Some(list) = out.as_deref_mut() {
+        list.clear();
+    }
+    let result = run(out.as_deref_mut());
+    cleared_on_error(out, result)
+}
+
+/// A backend's contacts (an implementation of [`NarrowPhase::sphere_contacts`] and its
+/// likes): `run` into `out`, cleared first, left empty where it fails.
+pub(crate) fn contacts_into(
+    out: &mut Vec<Contact>,
+    run: impl FnOnce(&mut Vec<Contact>) -> Result<()>,
+) -> Result<()> {
+    out.clear();
+    let result = run(out);
+    if result.is_err() {
+        out.clear();
+    }
+    result
 }
 
 /// The error of a candidate list with a pair naming one shape twice (the check beside the

@@ -133,9 +133,7 @@ pub fn compare_obb_contacts(
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    let pair = |[i, j]: Pair| (&boxes[i as usize], &boxes[j as usize]);
-    compare_contacts(pairs, device, cpu, |p, normal| {
-        let (a, b) = pair(p);
+    compare_contacts(boxes, pairs, device, cpu, |a, b, normal| {
         (obb_pair_extent(a, b), obb_depth_along(a, b, normal))
     })
 }
@@ -148,9 +146,7 @@ pub fn compare_polygon_contacts(
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    let pair = |[i, j]: Pair| (&polygons[i as usize], &polygons[j as usize]);
-    compare_contacts(pairs, device, cpu, |p, normal| {
-        let (a, b) = pair(p);
+    compare_contacts(polygons, pairs, device, cpu, |a, b, normal| {
         (polygon_pair_extent(a, b), polygon_depth_along(a, b, normal))
     })
 }
@@ -162,29 +158,29 @@ pub fn compare_sphere_contacts(
     device: &[Contact],
     cpu: &[Contact],
 ) -> ContactCheck {
-    let pair = |[i, j]: Pair| (&spheres[i as usize], &spheres[j as usize]);
-    compare_contacts(pairs, device, cpu, |p, normal| {
-        let (a, b) = pair(p);
+    compare_contacts(spheres, pairs, device, cpu, |a, b, normal| {
         (sphere_pair_extent(a, b), sphere_depth_along(a, b, normal))
     })
 }
 
-/// The comparison of the three, `measure(pair, normal)` giving the pair's scale of rounding
-/// and its depth along `normal`. A touching pair (on the CPU) needs 1 to 4 points on the
-/// device, unless its depth lies within the tolerance of 0 (the device may call it touching or
-/// not); a normal other than the CPU's must be a tie ([`ContactCheck::ties`]).
-fn compare_contacts(
+/// The comparison of the three, `measure(a, b, normal)` giving the scale of rounding of a pair
+/// of `shapes` and its depth along `normal`. A touching pair (on the CPU) needs 1 to 4 points
+/// on the device, unless its depth lies within the tolerance of 0 (the device may call it
+/// touching or not); a normal other than the CPU's must be a tie ([`ContactCheck::ties`]).
+fn compare_contacts<S>(
+    shapes: &[S],
     pairs: &[Pair],
     device: &[Contact],
     cpu: &[Contact],
-    measure: impl Fn(Pair, Vec3) -> (f32, f64),
+    measure: impl Fn(&S, &S, Vec3) -> (f32, f64),
 ) -> ContactCheck {
     let mut check = ContactCheck {
         pairs: pairs.len(),
         ..Default::default()
     };
     for ((p, g), c) in pairs.iter().zip(device).zip(cpu) {
-        let (extent, along) = measure(*p, g.normal);
+        let (a, b) = (&shapes[p[0] as usize], &shapes[p[1] as usize]);
+        let (extent, along) = measure(a, b, g.normal);
         let extent = extent.max(f32::MIN_POSITIVE);
         let off = (g.depth - c.depth).abs() / extent;
         check.worst_depth = check.worst_depth.max(off);

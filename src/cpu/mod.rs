@@ -16,12 +16,13 @@
 //! be filtered out; the property tests include exact integer contacts and find none.
 
 /// The [`BroadPhase`] impl every CPU method shares: `name` from `$name` (a `fn(&Self) -> &str`),
-/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs`. With a last
-/// name, the scene is validated by that inherent method (one that validates it in a pass it
-/// makes anyway) instead of the separate pass of the default. With `emitter` (a method whose
-/// pairs leave through its `emitter` field), also `set_pair_limit`, and the order made where the
-/// pairs are gathered (docs/design.md §2.14): `find_pairs` gathers them in canonical order,
-/// `find_pairs_unordered` as the chunks found them.
+/// the CPU backend, and `find_pairs_validated` as the method's own inherent `pairs` (none for an
+/// empty scene; with `emitter`, gathered as the emitter is set). With a last name, the scene is
+/// validated by that inherent method (one that validates it in a pass it makes anyway) instead
+/// of the separate pass of the default. With `emitter` (a method whose pairs leave through its
+/// `emitter` field), also `set_pair_limit`, and the order made where the pairs are gathered
+/// (docs/design.md §2.14): `find_pairs` gathers them in canonical order, `find_pairs_unordered`
+/// as the chunks found them.
 macro_rules! cpu_broad_phase {
     (@checked) => {
         |broad: &mut Self, spheres: &[$crate::geom::sphere::Sphere], out| {
@@ -32,7 +33,7 @@ macro_rules! cpu_broad_phase {
     (@checked $checking:ident) => {
         Self::$checking
     };
-    (@impl $ty:ty, $name:expr, { $($extra:item)* }) => {
+    (@impl $ty:ty, $name:expr, $pairs:expr, { $($extra:item)* }) => {
         impl $crate::broadphase::BroadPhase for $ty {
             fn name(&self) -> &str {
                 let name: fn(&Self) -> &'static str = $name;
@@ -41,6 +42,22 @@ macro_rules! cpu_broad_phase {
 
             fn backend(&self) -> $crate::broadphase::Backend {
                 $crate::broadphase::Backend::Cpu
+            }
+
+            fn find_pairs_validated(
+                &mut self,
+                spheres: &[$crate::geom::sphere::Sphere],
+                out: Option<&mut Vec<$crate::broadphase::Pair>>,
+            ) -> $crate::error::Result<$crate::broadphase::Stats> {
+                if spheres.is_empty() {
+                    return Ok($crate::broadphase::no_pairs(out));
+                }
+                let pairs: fn(
+                    &mut Self,
+                    &[$crate::geom::sphere::Sphere],
+                    Option<&mut Vec<$crate::broadphase::Pair>>,
+                ) -> $crate::error::Result<$crate::broadphase::Stats> = $pairs;
+                pairs(self, spheres, out)
             }
 
             $($extra)*
@@ -83,15 +100,9 @@ macro_rules! cpu_broad_phase {
                 self.scene_pairs(spheres, out, $crate::cpu::cpu_broad_phase!(@checked $($checking)?))
             }
         }
-        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, {
-            fn find_pairs_validated(
-                &mut self,
-                spheres: &[$crate::geom::sphere::Sphere],
-                out: Option<&mut Vec<$crate::broadphase::Pair>>,
-            ) -> $crate::error::Result<$crate::broadphase::Stats> {
-                self.scene_pairs(spheres, out, Self::pairs)
-            }
-
+        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, |broad: &mut Self, spheres, out| {
+            broad.scene_pairs(spheres, out, Self::pairs)
+        }, {
             fn find_pairs(
                 &mut self,
                 spheres: &[$crate::geom::sphere::Sphere],
@@ -120,18 +131,7 @@ macro_rules! cpu_broad_phase {
         });
     };
     ($ty:ty, $name:expr) => {
-        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, {
-            fn find_pairs_validated(
-                &mut self,
-                spheres: &[$crate::geom::sphere::Sphere],
-                out: Option<&mut Vec<$crate::broadphase::Pair>>,
-            ) -> $crate::error::Result<$crate::broadphase::Stats> {
-                if spheres.is_empty() {
-                    return Ok($crate::broadphase::no_pairs(out));
-                }
-                self.pairs(spheres, out)
-            }
-        });
+        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, Self::pairs, {});
     };
 }
 pub(crate) use cpu_broad_phase;

@@ -2,7 +2,7 @@
 //! contacts of [`crate::cpu::contacts`] behind the trait the GPU implements too
 //! (docs/design.md §4.9).
 
-use crate::broadphase::narrow::NarrowPhase;
+use crate::broadphase::narrow::{NarrowPhase, contacts_into, pairs_into};
 use crate::broadphase::{Clock, Pair, Stats, orient_and_canonicalize};
 use crate::cpu::{contacts, sat};
 use crate::error::Result;
@@ -60,15 +60,14 @@ impl NarrowPhase for CpuNarrowPhase {
         &mut self,
         boxes: &[Obb],
         candidates: &[Pair],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        if let Some(list) = out.as_deref_mut() {
-            list.clear();
-        }
-        // No boxes: no candidate can name one (the check below says so), no pairs.
-        validate_obbs(boxes)?;
-        self.filtered(candidates.len(), out, |list| {
-            sat::obb_pairs_unordered(boxes, candidates, list)
+        pairs_into(out, |out| {
+            // No boxes: no candidate can name one (the check below says so), no pairs.
+            validate_obbs(boxes)?;
+            self.filtered(candidates.len(), out, |list| {
+                sat::obb_pairs_unordered(boxes, candidates, list)
+            })
         })
     }
 
@@ -76,13 +75,12 @@ impl NarrowPhase for CpuNarrowPhase {
         &mut self,
         polygons: &[Polygon],
         candidates: &[Pair],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        if let Some(list) = out.as_deref_mut() {
-            list.clear();
-        }
-        self.filtered(candidates.len(), out, |list| {
-            sat::polygon_pairs_unordered(polygons, candidates, list)
+        pairs_into(out, |out| {
+            self.filtered(candidates.len(), out, |list| {
+                sat::polygon_pairs_unordered(polygons, candidates, list)
+            })
         })
     }
 
@@ -92,7 +90,7 @@ impl NarrowPhase for CpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        cleared_on_error(out, |out| contacts::sphere_contacts(spheres, pairs, out))
+        contacts_into(out, |out| contacts::sphere_contacts(spheres, pairs, out))
     }
 
     fn obb_contacts(
@@ -101,7 +99,7 @@ impl NarrowPhase for CpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        cleared_on_error(out, |out| contacts::obb_contacts(boxes, pairs, out))
+        contacts_into(out, |out| contacts::obb_contacts(boxes, pairs, out))
     }
 
     fn polygon_contacts(
@@ -110,20 +108,6 @@ impl NarrowPhase for CpuNarrowPhase {
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        cleared_on_error(out, |out| contacts::polygon_contacts(polygons, pairs, out))
+        contacts_into(out, |out| contacts::polygon_contacts(polygons, pairs, out))
     }
-}
-
-/// `run` into `out`, which is left empty where it fails (the trait's promise: nothing half
-/// written).
-fn cleared_on_error(
-    out: &mut Vec<Contact>,
-    run: impl FnOnce(&mut Vec<Contact>) -> Result<()>,
-) -> Result<()> {
-    out.clear();
-    let result = run(out);
-    if result.is_err() {
-        out.clear();
-    }
-    result
 }

@@ -2,7 +2,7 @@
 //! trait the CPU implements too (docs/design.md §4.9). The stages are made on first use: a
 //! caller that only wants contacts compiles no SAT kernel.
 
-use crate::broadphase::narrow::NarrowPhase;
+use crate::broadphase::narrow::{NarrowPhase, contacts_into, pairs_into};
 use crate::broadphase::{Pair, Stats};
 use crate::error::Result;
 use crate::geom::contact::Contact;
@@ -53,15 +53,8 @@ impl GpuNarrowPhase {
         out: &mut Vec<Contact>,
         run: impl FnOnce(&mut GpuContacts, &GpuContext, &mut Vec<Contact>) -> Result<()>,
     ) -> Result<()> {
-        out.clear();
         let ctx = self.ctx.clone();
-        let result = self
-            .contacts()
-            .and_then(|contacts| run(contacts, &ctx, out));
-        if result.is_err() {
-            out.clear();
-        }
-        result
+        contacts_into(out, |out| run(self.contacts()?, &ctx, out))
     }
 
     fn contacts(&mut self) -> Result<&mut GpuContacts> {
@@ -77,15 +70,12 @@ impl NarrowPhase for GpuNarrowPhase {
         &mut self,
         boxes: &[Obb],
         candidates: &[Pair],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        if let Some(list) = out.as_deref_mut() {
-            list.clear();
-        }
-        validate_obbs(boxes)?;
-        let ctx = self.ctx.clone();
-        // GpuSat checks the candidates and sorts its list (its stage `order`).
-        cleared_on_error(out, |out| {
+        pairs_into(out, |out| {
+            validate_obbs(boxes)?;
+            let ctx = self.ctx.clone();
+            // GpuSat checks the candidates and sorts its list (its stage `order`).
             self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
         })
     }
@@ -94,14 +84,11 @@ impl NarrowPhase for GpuNarrowPhase {
         &mut self,
         polygons: &[Polygon],
         candidates: &[Pair],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        if let Some(list) = out.as_deref_mut() {
-            list.clear();
-        }
-        let set = PolygonSet::new(polygons)?;
-        let ctx = self.ctx.clone();
-        cleared_on_error(out, |out| {
+        pairs_into(out, |out| {
+            let set = PolygonSet::new(polygons)?;
+            let ctx = self.ctx.clone();
             self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
         })
     }
@@ -138,18 +125,4 @@ impl NarrowPhase for GpuNarrowPhase {
             contacts.polygon_contacts(ctx, polygons, pairs, out)
         })
     }
-}
-
-/// `run` into `out`, which is left empty where it fails.
-fn cleared_on_error(
-    mut out: Option<&mut Vec<Pair>>,
-    run: impl FnOnce(Option<&mut Vec<Pair>>) -> Result<Stats>,
-) -> Result<Stats> {
-    let result = run(out.as_deref_mut());
-    if result.is_err()
-        && let Some(list) = out
-    {
-        list.clear();
-    }
-    result
 }

@@ -111,7 +111,7 @@ impl Readback {
     /// After the submission of the recorded copies: waits once, maps the planned bytes and
     /// hands them to `read`.
     pub fn map<T>(&self, ctx: &GpuContext, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
-        ctx.map_read(self.staging()?, self.mapped_bytes(), self.label, read)
+        ctx.map_read(self.staging()?, self.mapped_bytes(), self.label, None, read)
     }
 
     /// [`Self::map`] waiting only for the submission `after` (frames in flight).
@@ -121,8 +121,13 @@ impl Readback {
         after: wgpu::SubmissionIndex,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
-        let (staging, bytes) = (self.staging()?, self.mapped_bytes());
-        ctx.map_read_after(staging, bytes, self.label, Some(after), read)
+        ctx.map_read(
+            self.staging()?,
+            self.mapped_bytes(),
+            self.label,
+            Some(after),
+            read,
+        )
     }
 
     /// [`Self::map`] as a future, for a browser's page (the context's own asynchronous map).

@@ -31,6 +31,7 @@ macro_rules! wgsl_files {
 /// Every WGSL file, by its path under `shaders/`.
 const FILES: &[(&str, &str)] = wgsl_files![
     "dispatch.wgsl",
+    "dispatch_grid.wgsl",
     "frame.wgsl",
     "append.wgsl",
     "append_subgroup.wgsl",

@@ -262,6 +262,11 @@ fn near2(rng: &mut ChaCha8Rng, s: &Sector2, margin: f32) -> Vec2 {
             * rng.random_range(0.0..s.outer_radius + margin)
 }
 
+/// A point in a random direction from the sector's origin, at most `margin` past its outer radius.
+fn near3(rng: &mut ChaCha8Rng, s: &Sector, margin: f32) -> Vec3 {
+    s.origin + unit(rng) * rng.random_range(0.0..s.outer_radius + margin)
+}
+
 fn classify(core_inside: bool, min_dist: f32, radius: f32, delta: f32) -> Truth {
     if core_inside || min_dist <= radius - EPS {
         Truth::Hit
@@ -333,38 +338,68 @@ fn run_cases<const N: usize>(
     }
 }
 
+/// [`run_cases`] for a shape that a sector's thesis test and its signed-distance test both decide
+/// exactly, tallied as "`shape` (thesis `equation`)" and "`shape` (signed distance)":
+/// `case(rng, k)` draws case `k` and gives the truth, the two tests' answers (thesis, signed
+/// distance) and the case written out.
+fn run_thesis_and_exact(
+    shape: &str,
+    equation: &str,
+    seed: u64,
+    cases: usize,
+    min_each: usize,
+    mut case: impl FnMut(&mut ChaCha8Rng, usize) -> (Truth, [bool; 2], String),
+) {
+    let thesis_name = format!("{shape} (thesis {equation})");
+    let exact_name = format!("{shape} (signed distance)");
+    let names = [thesis_name.as_str(), exact_name.as_str()];
+    run_cases(seed, cases, min_each, names, |rng, k, [thesis, exact]| {
+        let (truth, [by_thesis, by_distance], what) = case(rng, k);
+        thesis.exact(truth, by_thesis, || what.clone());
+        exact.exact(truth, by_distance, || what.clone());
+    });
+}
+
+/// [`run_cases`] for a 2D shape that a sector's thesis test decides exactly: 3000 cases from
+/// `seed`, each a random sector and a shape anchored at most 3 past its arc, which
+/// `case(rng, k, sector, anchor, tally)` draws and records; tallied as `name`.
+fn run_thesis_2d(
+    name: &str,
+    seed: u64,
+    mut case: impl FnMut(&mut ChaCha8Rng, usize, &Sector2, Vec2, &mut Tally),
+) {
+    run_cases(seed, 3000, 300, [name], |rng, k, [tally]| {
+        let s = random_sector2(rng, k);
+        let anchor = near2(rng, &s, 3.0);
+        case(rng, k, &s, anchor, tally);
+    });
+}
+
 const STEP2: f32 = 0.004;
 const STEP3: f32 = 0.04;
 
 #[test]
 fn circles_2d_thesis_and_exact() {
-    let names = [
-        "2D sector-circle (thesis 2.4)",
-        "2D sector-circle (signed distance)",
-    ];
-    run_cases(101, 3000, 300, names, |rng, k, [thesis, exact]| {
+    run_thesis_and_exact("2D sector-circle", "2.4", 101, 3000, 300, |rng, k| {
         let s = random_sector2(rng, k);
         let c = near2(rng, &s, 2.0);
         let rc = zero_every(rng, k, 9, 0.0..1.5);
         let min = min_over(&boundary2(&s, STEP2), |b| (*b - c).length());
         let truth = classify(contains2(&s, c), min, rc, STEP2);
-        let what = || format!("{s:?} circle {c} r {rc}");
-        thesis.exact(truth, s.overlaps_circle(c, rc), what);
-        exact.exact(truth, s.overlaps_circle_exact(c, rc), what);
+        let said = [s.overlaps_circle(c, rc), s.overlaps_circle_exact(c, rc)];
+        (truth, said, format!("{s:?} circle {c} r {rc}"))
     });
 }
 
 #[test]
 fn capsules_2d_thesis() {
-    let names = ["2D sector-capsule (thesis 2.6)"];
-    run_cases(102, 3000, 300, names, |rng, k, [tally]| {
-        let s = random_sector2(rng, k);
-        let a = near2(rng, &s, 3.0);
+    let name = "2D sector-capsule (thesis 2.6)";
+    run_thesis_2d(name, 102, |rng, k, s, a, tally| {
         let len = zero_every(rng, k, 10, 0.0..5.0);
         let b = a + Vec2::from_angle(rng.random_range(0.0..2.0 * PI)) * len;
         let rc = rng.random_range(0.0..1.2);
-        let core_inside = along(len, STEP2, |t| contains2(&s, a.lerp(b, t)));
-        let min = min_over(&boundary2(&s, STEP2), |p| seg_dist2(*p, a, b));
+        let core_inside = along(len, STEP2, |t| contains2(s, a.lerp(b, t)));
+        let min = min_over(&boundary2(s, STEP2), |p| seg_dist2(*p, a, b));
         let truth = classify(core_inside, min, rc, STEP2);
         let cap = Capsule2::new(a, b, rc);
         tally.exact(truth, s.overlaps_capsule(&cap), || format!("{s:?} {cap:?}"));
@@ -373,10 +408,8 @@ fn capsules_2d_thesis() {
 
 #[test]
 fn rectangles_2d_thesis() {
-    let names = ["2D sector-rectangle (thesis 2.3)"];
-    run_cases(103, 3000, 300, names, |rng, k, [tally]| {
-        let s = random_sector2(rng, k);
-        let center = near2(rng, &s, 3.0);
+    let name = "2D sector-rectangle (thesis 2.3)";
+    run_thesis_2d(name, 103, |rng, k, s, center, tally| {
         let mut he = Vec2::new(rng.random_range(0.0..2.0), rng.random_range(0.0..2.0));
         if k.is_multiple_of(7) {
             he.y = 0.0; // zero-width rectangle: a segment
@@ -390,8 +423,8 @@ fn rectangles_2d_thesis() {
             let d = p - rect.center;
             d.dot(rect.axis).abs() <= he.x + grow && d.dot(rect.axis.perp()).abs() <= he.y + grow
         };
-        let corners_in = rect.corners().iter().any(|c| contains2(&s, *c));
-        let truth = containment_truth(corners_in, &boundary2(&s, STEP2), inside, STEP2);
+        let corners_in = rect.corners().iter().any(|c| contains2(s, *c));
+        let truth = containment_truth(corners_in, &boundary2(s, STEP2), inside, STEP2);
         tally.exact(truth, s.overlaps_rectangle(&rect), || {
             format!("{s:?} {rect:?}")
         });
@@ -400,13 +433,9 @@ fn rectangles_2d_thesis() {
 
 #[test]
 fn spheres_3d_thesis_and_exact() {
-    let names = [
-        "3D sector-sphere (thesis 2.5)",
-        "3D sector-sphere (signed distance)",
-    ];
-    run_cases(104, 1500, 200, names, |rng, k, [thesis, exact]| {
+    run_thesis_and_exact("3D sector-sphere", "2.5", 104, 1500, 200, |rng, k| {
         let s = random_sector(rng, k);
-        let mut c = s.origin + unit(rng) * rng.random_range(0.0..s.outer_radius + 2.0);
+        let mut c = near3(rng, &s, 2.0);
         let rs = zero_every(rng, k, 9, 0.0..1.5);
         if k.is_multiple_of(6) {
             // Straddling a slab face: centre within the radius of the face plane.
@@ -421,9 +450,8 @@ fn spheres_3d_thesis_and_exact() {
         let min = min_over(&boundary3(&s, STEP3), |b| (*b - c).length());
         let truth = classify(s.contains_point(c), min, rs, STEP3);
         let sphere = Sphere::new(c, rs);
-        let what = || format!("{s:?} {sphere:?}");
-        thesis.exact(truth, s.overlaps_sphere(&sphere), what);
-        exact.exact(truth, s.overlaps_sphere_exact(&sphere), what);
+        let said = [s.overlaps_sphere(&sphere), s.overlaps_sphere_exact(&sphere)];
+        (truth, said, format!("{s:?} {sphere:?}"))
     });
 }
 
@@ -435,7 +463,7 @@ fn signed_distance_3d_matches_sampled_boundary() {
         let s = random_sector(&mut rng, k);
         let samples = boundary3(&s, STEP3);
         for _ in 0..10 {
-            let p = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 2.0);
+            let p = near3(&mut rng, &s, 2.0);
             let to_boundary = min_over(&samples, |b| (*b - p).length());
             let sd = s.signed_distance(p);
             assert!(
@@ -463,7 +491,7 @@ fn capsules_3d_certified_and_approximate() {
     let mut band_hits = 0;
     for k in 0..2000 {
         let s = random_sector(&mut rng, k);
-        let mut a = s.origin + unit(&mut rng) * rng.random_range(0.0..s.outer_radius + 3.0);
+        let mut a = near3(&mut rng, &s, 3.0);
         let len = rng.random_range(0.0..5.0);
         let dir = if k.is_multiple_of(6) {
             s.axis // parallel to the rotation axis
@@ -527,7 +555,7 @@ fn boxes_3d_exact() {
         if k.is_multiple_of(21) {
             he.y = 0.0; // a segment
         }
-        let center = s.origin + unit(rng) * rng.random_range(0.0..s.outer_radius + 2.5);
+        let center = near3(rng, &s, 2.5);
         let axes = [q * Vec3::X, q * Vec3::Y, q * Vec3::Z];
         let bx = ObbFrame::from_parts(center, axes, he);
         let inside = |p: Vec3, grow: f32| {

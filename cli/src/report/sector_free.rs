@@ -14,16 +14,17 @@ fn allowed(s: &MethodScore) -> u64 {
 impl FreeAccuracyReport {
     /// Enclosing methods that missed points of what they enclose beyond the rounding band.
     pub fn failures(&self) -> Vec<String> {
+        let scores = &self.scores;
         let checks = [
-            ("vs reference", "conservative_sector", &self.methods),
-            ("vs reference", "piece_union", &self.methods),
-            ("vs reference", "exact_sweep", &self.methods),
+            ("vs reference", "conservative_sector", &scores.methods),
+            ("vs reference", "piece_union", &scores.methods),
+            ("vs reference", "exact_sweep", &scores.methods),
             (
                 "vs exact sweep",
                 "conservative_sector",
-                &self.methods_vs_exact,
+                &scores.methods_vs_exact,
             ),
-            ("vs exact sweep", "piece_union", &self.methods_vs_exact),
+            ("vs exact sweep", "piece_union", &scores.methods_vs_exact),
         ];
         let mut out = Vec::new();
         for (truth, name, table) in checks {
@@ -45,19 +46,20 @@ impl FreeAccuracyReport {
     pub fn render(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
+        let s = &self.scores;
         let _ = writeln!(
             out,
             "sector accuracy, pose free, body {}: {} rotations x {} points (seed {}) on {}; \
              acc / over / under in %",
             self.body.name(),
-            self.rotations,
-            self.grid_points_per_rotation,
-            self.seed,
+            s.rotations,
+            s.grid_points_per_rotation,
+            s.seed,
             self.device
         );
         for (title, table, methods) in [
-            ("vs 100-step reference", &self.methods, &METHODS),
-            ("vs exact sweep", &self.methods_vs_exact, &METHODS_VS_EXACT),
+            ("vs 100-step reference", &s.methods, &METHODS),
+            ("vs exact sweep", &s.methods_vs_exact, &METHODS_VS_EXACT),
         ] {
             let _ = writeln!(
                 out,
@@ -92,7 +94,7 @@ impl FreeAccuracyReport {
             per_test("sector_vs_body"),
             per_test("sector_vs_sector")
         );
-        let per_rotation = self.classify_seconds * 1e3 / self.rotations.max(1) as f64;
+        let per_rotation = self.classify_seconds * 1e3 / s.rotations.max(1) as f64;
         let _ = writeln!(
             out,
             "speed: {:.1} us to build a rotation's constants (one CPU thread); {:.2} ms per \

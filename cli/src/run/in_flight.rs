@@ -11,7 +11,7 @@
 
 use crate::run::bench::Measurement;
 use crate::run::gpu::LazyGpu;
-use crate::run::resident::{Check, GpuMode, measure_gpu_mode};
+use crate::run::resident::{Check, GpuBench, GpuMode, measure_gpu_mode};
 use crate::run::row::Row;
 use crate::run::verify::{Comparison, compare_pairs};
 use std::collections::VecDeque;
@@ -22,33 +22,23 @@ use sweepfan::error::Result;
 use sweepfan::gpu::{GpuBroadPhase, SubmittedFrame};
 use sweepfan_scenes::Scene;
 
-/// Measures each method on `scene` over `frames` frames with two in flight; returns the rows
-/// and whether every verified frame matched.
+/// Measures `bench` with two frames in flight (counting pairs only, or storing them); returns
+/// the rows and whether every verified frame matched.
 pub fn measure_in_flight(
-    scene: &Scene,
-    methods: &[String],
-    frames: usize,
+    bench: &GpuBench,
     count_only: bool,
-    verify: bool,
     gpu: &mut LazyGpu,
 ) -> Result<(Vec<Row>, bool)> {
+    let (scene, frames) = (bench.scene, bench.frames);
     let mode = GpuMode::InFlight { count_only };
-    measure_gpu_mode(
-        scene,
-        methods,
-        frames,
-        verify,
-        gpu,
-        mode,
-        |_, bp, reference| {
-            let (m, comparison) = run_in_flight(bp, scene, frames, count_only, reference)?;
-            let check = comparison.map(|comparison| Check {
-                comparison,
-                moved_apart: None,
-            });
-            Ok((m, check))
-        },
-    )
+    measure_gpu_mode(bench, gpu, mode, |_, bp, reference| {
+        let (m, comparison) = run_in_flight(bp, scene, frames, count_only, reference)?;
+        let check = comparison.map(|comparison| Check {
+            comparison,
+            moved_apart: None,
+        });
+        Ok((m, check))
+    })
 }
 
 /// The two copies of the scene: frame k is `even` or `odd` as k is, stepped twice after its

@@ -84,15 +84,20 @@ impl GpuMode {
     }
 }
 
-/// Measures each method on `scene` on the GPU over `frames` frames as `mode` runs them: `run`
-/// runs the frames on a fresh broad phase of the method, checked against the CPU reference it
-/// is given (when `verify`). Returns the rows and whether every verified frame matched.
-#[allow(clippy::too_many_arguments)]
+/// What a GPU mode of `bench` measures: each of `methods` on `scene` over `frames` frames, the
+/// frames checked against the CPU reference when `verify`.
+pub struct GpuBench<'a> {
+    pub scene: &'a Scene,
+    pub methods: &'a [String],
+    pub frames: usize,
+    pub verify: bool,
+}
+
+/// Measures `bench` on the GPU as `mode` runs it: `run` runs the frames on a fresh broad phase
+/// of each method, checked against the CPU reference it is given (when `bench.verify`). Returns
+/// the rows and whether every verified frame matched.
 pub(crate) fn measure_gpu_mode(
-    scene: &Scene,
-    methods: &[String],
-    frames: usize,
-    verify: bool,
+    bench: &GpuBench,
     gpu: &mut LazyGpu,
     mode: GpuMode,
     mut run: impl FnMut(
@@ -101,6 +106,12 @@ pub(crate) fn measure_gpu_mode(
         Option<&mut dyn BroadPhase>,
     ) -> Result<(Measurement, Option<Check>)>,
 ) -> Result<(Vec<Row>, bool)> {
+    let GpuBench {
+        scene,
+        methods,
+        frames,
+        verify,
+    } = *bench;
     if scene.is_empty() {
         return Err(Error::EmptyScene);
     }
@@ -140,25 +151,12 @@ pub(crate) fn measure_gpu_mode(
     Ok((rows, all_ok))
 }
 
-/// Measures each method on `scene` resident on the GPU over `frames` frames; returns the rows
-/// and whether every verified frame matched.
-pub fn measure_resident(
-    scene: &Scene,
-    methods: &[String],
-    frames: usize,
-    verify: bool,
-    gpu: &mut LazyGpu,
-) -> Result<(Vec<Row>, bool)> {
-    let mode = GpuMode::Resident;
-    measure_gpu_mode(
-        scene,
-        methods,
-        frames,
-        verify,
-        gpu,
-        mode,
-        |ctx, bp, reference| run_resident_frames(ctx, bp, scene, frames, reference),
-    )
+/// Measures `bench` with the scene resident on the GPU; returns the rows and whether every
+/// verified frame matched.
+pub fn measure_resident(bench: &GpuBench, gpu: &mut LazyGpu) -> Result<(Vec<Row>, bool)> {
+    measure_gpu_mode(bench, gpu, GpuMode::Resident, |ctx, bp, reference| {
+        run_resident_frames(ctx, bp, bench.scene, bench.frames, reference)
+    })
 }
 
 /// What a GPU run of `name` on `scene` runs: `auto`'s choice (from the scene as it starts,

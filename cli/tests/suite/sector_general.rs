@@ -228,10 +228,13 @@ fn short_cpu_runs_never_miss_and_rank_the_proxies() {
         eprint!("{}", r.render());
         assert!(r.failures().is_empty(), "{:?}", r.failures());
         for name in ["conservative_sector", "piece_union", "exact_sweep"] {
-            assert_eq!(r.methods[name].under_points, 0, "{kind:?} {name}");
+            assert_eq!(r.scores.methods[name].under_points, 0, "{kind:?} {name}");
         }
-        assert_eq!(r.methods_vs_exact["conservative_sector"].under_points, 0);
-        let acc = |n: &str| r.methods[n].accuracy;
+        assert_eq!(
+            r.scores.methods_vs_exact["conservative_sector"].under_points,
+            0
+        );
+        let acc = |n: &str| r.scores.methods[n].accuracy;
         // The 100-step reference misses what a body crosses between two poses: thin hulls most.
         assert!(acc("exact_sweep") > 90.0, "{kind:?}");
         assert!(

@@ -284,14 +284,14 @@ impl GpuContext {
         &self,
         desc: &wgpu::BindGroupDescriptor<'_>,
     ) -> wgpu::BindGroup {
-        self.totals.bind_groups.fetch_add(1, Relaxed);
-        self.captured(|| self.device.create_bind_group(desc))
+        self.counted(&self.totals.bind_groups, || {
+            self.device.create_bind_group(desc)
+        })
     }
 
     /// A buffer (counted).
     pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
-        self.totals.buffers.fetch_add(1, Relaxed);
-        self.captured(|| self.device.create_buffer(desc))
+        self.counted(&self.totals.buffers, || self.device.create_buffer(desc))
     }
 
     /// A buffer holding `desc.contents` from the start (counted as bytes from the host).
@@ -299,17 +299,23 @@ impl GpuContext {
         &self,
         desc: &wgpu::util::BufferInitDescriptor<'_>,
     ) -> wgpu::Buffer {
-        self.totals.buffers.fetch_add(1, Relaxed);
-        self.totals
-            .bytes_from_host
-            .fetch_add(desc.contents.len() as u64, Relaxed);
-        self.captured(|| self.device.create_buffer_init(desc))
+        self.note_bytes_from_host(desc.contents.len() as u64);
+        self.counted(&self.totals.buffers, || {
+            self.device.create_buffer_init(desc)
+        })
     }
 
     /// A query set (counted).
     pub(crate) fn create_query_set(&self, desc: &wgpu::QuerySetDescriptor<'_>) -> wgpu::QuerySet {
-        self.totals.query_sets.fetch_add(1, Relaxed);
-        self.captured(|| self.device.create_query_set(desc))
+        self.counted(&self.totals.query_sets, || {
+            self.device.create_query_set(desc)
+        })
+    }
+
+    /// One more in `counter`, then `make`'s object with its errors [captured](Self::captured).
+    fn counted<T>(&self, counter: &AtomicU64, make: impl FnOnce() -> T) -> T {
+        counter.fetch_add(1, Relaxed);
+        self.captured(make)
     }
 
     pub(super) fn create_compute_pipeline(
@@ -322,9 +328,7 @@ impl GpuContext {
 
     /// `queue.write_buffer`, counted.
     pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, offset: u64, data: &[u8]) {
-        self.totals
-            .bytes_from_host
-            .fetch_add(data.len() as u64, Relaxed);
+        self.note_bytes_from_host(data.len() as u64);
         self.captured(|| self.queue.write_buffer(buffer, offset, data));
     }
 

@@ -6,26 +6,15 @@ use crate::error::{Error, Result};
 
 impl GpuContext {
     /// Maps the first `bytes` of a `MAP_READ` staging buffer that a submitted copy fills, waits
-    /// (one host wait), and hands the mapped bytes to `read` without copying them first.
+    /// (one host wait) until the submission `after` has run (`None`: the queue idle, else a
+    /// later submission may still be running: frames in flight, docs/design.md §9.16), and
+    /// hands the mapped bytes to `read` without copying them first.
     ///
     /// On every path, an error of the wait included, the map's callback is received and the
     /// buffer unmapped before returning: a buffer left mapped (or with wgpu's record of a map
     /// still set) would make every later frame that copies into it fail with a validation error
     /// that names the copy, not the first failure (docs/design.md §9.7).
     pub(crate) fn map_read<T>(
-        &self,
-        staging: &wgpu::Buffer,
-        bytes: u64,
-        what: &str,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T> {
-        self.map_read_after(staging, bytes, what, None, read)
-    }
-
-    /// [`Self::map_read`] waiting only until the submission `after` has run (`None`: the queue
-    /// idle), so a later submission may still be running (frames in flight, docs/design.md
-    /// §9.16).
-    pub(crate) fn map_read_after<T>(
         &self,
         staging: &wgpu::Buffer,
         bytes: u64,
@@ -82,7 +71,7 @@ impl GpuContext {
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T> {
         if !cfg!(target_arch = "wasm32") {
-            return self.map_read(staging, bytes, what, read);
+            return self.map_read(staging, bytes, what, None, read);
         }
         let slice = staging.slice(..bytes);
         let (mapped, deliver) = super::block::Delivery::new();

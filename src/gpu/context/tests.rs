@@ -332,18 +332,26 @@ fn map_read_unmaps_after_a_failed_wait_and_a_failed_map() {
     let words = |bytes: &[u8]| bytemuck::pod_collect_to_vec::<u8, u32>(bytes);
     copy();
     let _fault = inject_fault(&ctx);
-    let e = ctx.map_read(&staging, 256, "staging", words).unwrap_err();
+    let e = ctx
+        .map_read(&staging, 256, "staging", None, words)
+        .unwrap_err();
     assert!(matches!(e, Error::Gpu { .. }), "{e}");
     copy();
-    assert_eq!(ctx.map_read(&staging, 256, "staging", words).unwrap(), data);
+    assert_eq!(
+        ctx.map_read(&staging, 256, "staging", None, words).unwrap(),
+        data
+    );
     ctx.check().unwrap();
     // A buffer that cannot be mapped: the map fails, and unmapping it leaves no error behind.
-    let e = ctx.map_read(&src, 256, "source", words).unwrap_err();
+    let e = ctx.map_read(&src, 256, "source", None, words).unwrap_err();
     assert!(matches!(e, Error::Gpu { .. }), "{e}");
     ctx.check().unwrap();
     assert_eq!(ctx.read::<u32>(&src, 64).unwrap(), data);
     copy();
-    assert_eq!(ctx.map_read(&staging, 256, "staging", words).unwrap(), data);
+    assert_eq!(
+        ctx.map_read(&staging, 256, "staging", None, words).unwrap(),
+        data
+    );
 }
 
 /// A pipeline the driver or wgpu refuses is an error naming the entry point, the adapter and

@@ -9,8 +9,8 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::context::{GpuContext, WorkgroupMemory, dispatch_2d};
-use crate::gpu::sort::radix_sort::grow;
 use crate::gpu::sort::scan::exact_binding;
+use crate::gpu::sort::{ParamTable, Scratch};
 
 /// Invocations per workgroup (`WG` in the shader).
 const WORKGROUP: u32 = 256;
@@ -96,12 +96,10 @@ pub struct TileSort {
     scan_small: wgpu::ComputePipeline,
     downsweep: wgpu::ComputePipeline,
     copy_back: wgpu::ComputePipeline,
-    /// One `Params` per (key bits, pass), `stride` bytes apart.
-    params: wgpu::Buffer,
-    stride: u64,
-    tmp_keys: Option<wgpu::Buffer>,
-    tmp_values: Option<wgpu::Buffer>,
-    share_hist: Option<wgpu::Buffer>,
+    /// One `Params` per (key bits, pass).
+    params: ParamTable,
+    /// The ping-pong keys and values, and the share counts.
+    scratch: Scratch,
     /// The digit counts of every pass, then the plan (which passes run, where the result is).
     digit_hist: wgpu::Buffer,
     /// Keys per tile.
@@ -158,11 +156,8 @@ impl TileSort {
         )?;
         let pipeline =
             |entry: &str| ctx.pipeline_with(&module, entry, &[], WorkgroupMemory::AsLeft);
-        let stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(32);
-        let mut table = vec![0u8; (stride * 32 * MAX_PASSES as u64) as usize];
-        for key_bits in 1..=32u32 {
-            for pass in 0..MAX_PASSES {
-                let at = (param_slot(key_bits, pass) * stride) as usize;
+        let slots = (1..=32u32).flat_map(|key_bits| {
+            (0..MAX_PASSES).map(move |pass| {
                 let bits = key_bits.saturating_sub(8 * pass).clamp(1, 8);
                 let words = [
                     8 * pass,
@@ -171,14 +166,11 @@ impl TileSort {
                     key_bits.div_ceil(8),
                     key_bits,
                 ];
-                table[at..at + 20].copy_from_slice(bytemuck::cast_slice(&words));
-            }
-        }
-        let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("tiled sort params"),
-            contents: &table,
-            usage: wgpu::BufferUsages::UNIFORM,
+                (param_slot(key_bits, pass), words)
+            })
         });
+        let count = 32 * MAX_PASSES as u64;
+        let params = ParamTable::new(ctx, "tiled sort params", 32, count, slots);
         let digit_hist = ctx.storage_buffer("tiled sort digit counts", DIGIT_WORDS * 4)?;
         let sort = Self {
             clear: pipeline("clear")?,
@@ -190,10 +182,7 @@ impl TileSort {
             downsweep: pipeline("downsweep")?,
             copy_back: pipeline("copy_back")?,
             params,
-            stride,
-            tmp_keys: None,
-            tmp_values: None,
-            share_hist: None,
+            scratch: Scratch::default(),
             digit_hist,
             tile,
             max_shares,
@@ -231,28 +220,15 @@ impl TileSort {
         let bytes = n as u64 * 4;
         let (_, shares) = shares(n.div_ceil(self.tile), self.max_shares);
         let hist_words = (RADIX as u64) * shares as u64;
-        let tmp_keys = grow(ctx, &mut self.tmp_keys, "tiled sort scratch keys", bytes)?;
-        let tmp_values = grow(
-            ctx,
-            &mut self.tmp_values,
+        let labels = [
+            "tiled sort scratch keys",
             "tiled sort scratch values",
-            bytes,
-        )?;
-        let share_hist = grow(
-            ctx,
-            &mut self.share_hist,
             "tiled sort share counts",
-            hist_words * 4,
-        )?;
+        ];
+        let [tmp_keys, tmp_values, share_hist] =
+            self.scratch.grow(ctx, labels, bytes, hist_words * 4)?;
         let passes = key_bits.div_ceil(8);
-        let params = |pass: u32| wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &self.params,
-                offset: param_slot(key_bits, pass) * self.stride,
-                size: wgpu::BufferSize::new(20),
-            }),
-        };
+        let params = |pass: u32| self.params.entry(param_slot(key_bits, pass), 20);
         fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
             wgpu::BindGroupEntry {
                 binding,

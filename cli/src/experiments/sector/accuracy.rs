@@ -183,18 +183,27 @@ pub struct PublishedScore {
     pub under: f64,
 }
 
-/// The full result of a run.
+/// What both accuracy experiments (the thesis's pose and the free one, `free`) report of a run:
+/// its size and seed, and each method's scores (flattened into the report's JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SectorAccuracyReport {
+pub struct RunScores {
     pub rotations: u64,
     pub seed: u64,
     pub grid_points_per_rotation: u64,
     pub reference_steps: u32,
-    /// Scored against the 100-step reference (the thesis's table 3.1). `speculative` is the
-    /// start-pose AABB grown by the chord; `speculative_endpoints` the AABB of both end poses.
+    /// Scored against the 100-step reference.
     pub methods: BTreeMap<String, MethodScore>,
     /// Scored against the exact continuous sweep.
     pub methods_vs_exact: BTreeMap<String, MethodScore>,
+}
+
+/// The full result of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectorAccuracyReport {
+    /// `methods` are those of the thesis's table 3.1: `speculative` is the start-pose AABB grown
+    /// by the chord; `speculative_endpoints` the AABB of both end poses.
+    #[serde(flatten)]
+    pub scores: RunScores,
     pub groups: Groups,
     /// 36 bins of 10 degrees of the rotation angle (lo, hi in degrees).
     pub angle_bins: Vec<Bin>,
@@ -313,12 +322,14 @@ pub fn build_report(
         .collect();
 
     Ok(SectorAccuracyReport {
-        rotations: rotations.len() as u64,
-        seed,
-        grid_points_per_rotation: GRID_POINTS as u64,
-        reference_steps: REFERENCE_STEPS,
-        methods,
-        methods_vs_exact,
+        scores: RunScores {
+            rotations: rotations.len() as u64,
+            seed,
+            grid_points_per_rotation: GRID_POINTS as u64,
+            reference_steps: REFERENCE_STEPS,
+            methods,
+            methods_vs_exact,
+        },
         groups: groups(hists),
         angle_bins,
         shape_bins,
@@ -398,17 +409,18 @@ impl SectorAccuracyReport {
             Some(s) => format!("{:6.2} {:6.2} {:6.2}", s.accuracy, s.over, s.under),
             None => format!("{:>20}", "-"),
         };
+        let s = &self.scores;
         let _ = writeln!(
             out,
             "sector accuracy, {} rotations x {} points (seed {}); acc / over / under in %",
-            self.rotations, self.grid_points_per_rotation, self.seed
+            s.rotations, s.grid_points_per_rotation, s.seed
         );
         let _ = writeln!(
             out,
             "{:<22} {:>20} {:>12} {:>20} {:>20}",
             "vs 100-step reference", "ours", "missed pts", "thesis", "SPEC Monte Carlo"
         );
-        for (name, m) in scored(&METHODS, &self.methods) {
+        for (name, m) in scored(&METHODS, &self.scores.methods) {
             let _ = writeln!(
                 out,
                 "{name:<22} {} {} {}",
@@ -422,7 +434,7 @@ impl SectorAccuracyReport {
             "{:<22} {:>20} {:>12}",
             "vs exact sweep", "ours", "missed pts"
         );
-        for (name, m) in scored(&METHODS_VS_EXACT, &self.methods_vs_exact) {
+        for (name, m) in scored(&METHODS_VS_EXACT, &self.scores.methods_vs_exact) {
             let _ = writeln!(out, "{name:<22} {}", m.columns());
         }
         let g = &self.groups;
@@ -490,7 +502,7 @@ mod tests {
         let r = run_cpu(300, 77, Some(&progress)).unwrap();
         assert_eq!(done.into_inner(), 300);
         let near = |name: &str, acc: f64, band: f64| {
-            let got = r.methods[name].accuracy;
+            let got = r.scores.methods[name].accuracy;
             assert!((got - acc).abs() < band, "{name}: {got} vs {acc}");
         };
         // docs/design.md §5.5 Monte Carlo of the protocol, not produced by this code.
@@ -498,8 +510,8 @@ mod tests {
         near("speculative", 4.45, 1.5);
         near("speculative_endpoints", 15.4, 3.0);
         near("conservative_sector", 88.3, 2.5);
-        assert!(r.methods["exact_sweep"].accuracy >= 96.0);
-        assert_eq!(r.methods["conservative_sector"].under_points, 0);
+        assert!(r.scores.methods["exact_sweep"].accuracy >= 96.0);
+        assert_eq!(r.scores.methods["conservative_sector"].under_points, 0);
     }
 
     #[test]
@@ -564,7 +576,7 @@ mod tests {
         let rots = random_rotations(25, 3);
         let hists = cpu_histograms(&rots, None).unwrap();
         let r = build_report(&rots, &hists, 3).unwrap();
-        assert_eq!(r.methods.len(), 5);
+        assert_eq!(r.scores.methods.len(), 5);
         assert_eq!(r.angle_bins.len(), 36);
         assert_eq!(r.shape_bins.len(), 20);
         assert_eq!(r.shape_bins.iter().map(|b| b.rotations).sum::<u64>(), 25);
@@ -572,9 +584,12 @@ mod tests {
         assert_eq!(r.thesis["sector"].accuracy, 67.68);
         assert_eq!(r.thesis["speculative"].over, 93.90);
         // Enclosing shapes never miss a point of what they enclose.
-        assert_eq!(r.methods["conservative_sector"].under_points, 0);
-        assert_eq!(r.methods_vs_exact["conservative_sector"].under_points, 0);
-        assert_eq!(r.methods["exact_sweep"].under_points, 0);
+        assert_eq!(r.scores.methods["conservative_sector"].under_points, 0);
+        assert_eq!(
+            r.scores.methods_vs_exact["conservative_sector"].under_points,
+            0
+        );
+        assert_eq!(r.scores.methods["exact_sweep"].under_points, 0);
         let g = &r.groups;
         let ref_points: u64 = hists
             .iter()
@@ -634,13 +649,13 @@ mod gpu_tests {
             build_report(&rotations, &g, 5).unwrap(),
         );
         for (name, _) in METHODS {
-            let (a, b) = (&rc.methods[name], &rg.methods[name]);
+            let (a, b) = (&rc.scores.methods[name], &rg.scores.methods[name]);
             assert!((a.accuracy - b.accuracy).abs() < 0.01, "{name}");
             assert!((a.over - b.over).abs() < 0.01, "{name}");
             assert!((a.under - b.under).abs() < 0.01, "{name}");
         }
         // Non-trivial: the shapes hold points.
-        assert!(rc.methods["sector"].accuracy > 30.0);
+        assert!(rc.scores.methods["sector"].accuracy > 30.0);
         let mut bad = rotations[0];
         bad.widths.y = f32::INFINITY;
         assert!(matches!(

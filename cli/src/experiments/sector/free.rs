@@ -3,7 +3,7 @@
 //! any body in any pose, on the CPU or the GPU, plus what each proxy costs per point.
 
 use super::SectorBackend;
-use super::accuracy::{MethodScore, check_rotations, mean_scores};
+use super::accuracy::{RunScores, check_rotations, mean_scores};
 use glam::{DVec3, Vec3};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -38,15 +38,10 @@ pub struct FreeAccuracyReport {
     pub body: BodyKind,
     pub backend: SectorBackend,
     pub device: String,
-    pub rotations: u64,
-    pub seed: u64,
-    pub grid_points_per_rotation: u64,
-    pub reference_steps: u32,
-    /// Scored against the 100-step reference. The thesis's sector is defined for its own pose
-    /// only (P - O along Y', the box's Wx ignored): absent here.
-    pub methods: BTreeMap<String, MethodScore>,
-    /// Scored against the exact continuous sweep.
-    pub methods_vs_exact: BTreeMap<String, MethodScore>,
+    /// The thesis's sector is defined for its own pose only (P - O along Y', the box's Wx
+    /// ignored): absent from `methods` here.
+    #[serde(flatten)]
+    pub scores: RunScores,
     /// Mean sub-pieces per rotation (octants of the body's box that meet its extent).
     pub pieces_per_rotation: f64,
     /// CPU cost per point test, with accuracy this is the accuracy per unit of cost.
@@ -83,12 +78,14 @@ pub fn free_report(
         body: opts.body,
         backend: opts.backend,
         device: run.device,
-        rotations: hists.len() as u64,
-        seed: opts.seed,
-        grid_points_per_rotation: GRID_POINTS as u64,
-        reference_steps: REFERENCE_STEPS,
-        methods: mean_scores(hists.iter(), bits::REFERENCE, &METHODS),
-        methods_vs_exact: mean_scores(hists.iter(), bits::EXACT_SWEEP, &METHODS_VS_EXACT),
+        scores: RunScores {
+            rotations: hists.len() as u64,
+            seed: opts.seed,
+            grid_points_per_rotation: GRID_POINTS as u64,
+            reference_steps: REFERENCE_STEPS,
+            methods: mean_scores(hists.iter(), bits::REFERENCE, &METHODS),
+            methods_vs_exact: mean_scores(hists.iter(), bits::EXACT_SWEEP, &METHODS_VS_EXACT),
+        },
         pieces_per_rotation: pieces as f64 / hists.len().max(1) as f64,
         cost: costs(sample.1, sample.0),
         construction_us_per_rotation: run.construction_us_per_rotation,

@@ -216,12 +216,16 @@ pub fn allowed_misses(score: &MethodScore) -> u64 {
 /// arithmetic, so only points within rounding of a face may fall out.
 pub fn enclosure_failures(accuracy: &SectorAccuracyReport) -> Vec<String> {
     let checks = [
-        ("vs reference", "conservative_sector", &accuracy.methods),
-        ("vs reference", "exact_sweep", &accuracy.methods),
+        (
+            "vs reference",
+            "conservative_sector",
+            &accuracy.scores.methods,
+        ),
+        ("vs reference", "exact_sweep", &accuracy.scores.methods),
         (
             "vs exact sweep",
             "conservative_sector",
-            &accuracy.methods_vs_exact,
+            &accuracy.scores.methods_vs_exact,
         ),
     ];
     let mut out = Vec::new();

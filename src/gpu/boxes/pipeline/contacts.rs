@@ -34,13 +34,9 @@ impl GpuBoxPipeline {
         pairs: &mut Vec<Pair>,
         contacts: &mut Vec<Contact>,
     ) -> Result<Stats> {
-        if boxes.is_empty() {
-            contacts.clear();
-            return self.empty_frame(Some(pairs)).await;
-        }
-        let start = Instant::now();
-        let kind = self.upload_obbs(boxes)?;
-        self.contacts_frame(kind, Exact::Boxes(boxes), pairs, contacts, start)
+        let upload = |pipeline: &mut Self| pipeline.upload_obbs(boxes);
+        let exact = Exact::Boxes(boxes);
+        self.contacts_frame(upload, exact, boxes.is_empty(), pairs, contacts)
             .await
     }
 
@@ -62,24 +58,28 @@ impl GpuBoxPipeline {
         pairs: &mut Vec<Pair>,
         contacts: &mut Vec<Contact>,
     ) -> Result<Stats> {
-        if polygons.is_empty() {
+        let upload = |pipeline: &mut Self| pipeline.upload_polygons(polygons);
+        let exact = Exact::Polygons(polygons);
+        self.contacts_frame(upload, exact, polygons.is_empty(), pairs, contacts)
+            .await
+    }
+
+    /// A frame of the shapes `upload` puts on the device (settled on `exact`; none where
+    /// `empty`) through the broad phase, the SAT stage and the contacts.
+    async fn contacts_frame(
+        &mut self,
+        upload: impl FnOnce(&mut Self) -> Result<Uploaded>,
+        exact: Exact<'_>,
+        empty: bool,
+        pairs: &mut Vec<Pair>,
+        contacts: &mut Vec<Contact>,
+    ) -> Result<Stats> {
+        if empty {
             contacts.clear();
             return self.empty_frame(Some(pairs)).await;
         }
         let start = Instant::now();
-        let kind = self.upload_polygons(polygons)?;
-        self.contacts_frame(kind, Exact::Polygons(polygons), pairs, contacts, start)
-            .await
-    }
-
-    async fn contacts_frame(
-        &mut self,
-        kind: Uploaded,
-        exact: Exact<'_>,
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-        start: Instant,
-    ) -> Result<Stats> {
+        let kind = upload(self)?;
         let until = Until::Sat {
             store: true,
             contacts: true,

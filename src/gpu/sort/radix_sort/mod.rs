@@ -9,6 +9,7 @@ use crate::gpu::context::{GpuContext, dispatch_2d};
 use crate::gpu::sort::radix_sort_subgroup;
 use crate::gpu::sort::radix_tiles::TileSort;
 use crate::gpu::sort::scan::{ExclusiveScan, exact_binding};
+use crate::gpu::sort::{ParamTable, Scratch};
 use crate::gpu::timer::PassTimer;
 
 /// Invocations per workgroup; must match `WG` in `shaders/sort/radix_sort.wgsl`.
@@ -72,12 +73,10 @@ pub struct RadixSort {
     tiles: Option<Box<TileSort>>,
     tiled_last: bool,
     scan: ExclusiveScan,
-    /// One `PassParams` (shift, mask) per (pass, digit width), `param_stride` bytes apart.
-    params: wgpu::Buffer,
-    param_stride: u64,
-    tmp_keys: Option<wgpu::Buffer>,
-    tmp_values: Option<wgpu::Buffer>,
-    hist: Option<wgpu::Buffer>,
+    /// One `PassParams` (shift, mask) per (pass, digit width).
+    params: ParamTable,
+    /// The ping-pong keys and values, and the histogram.
+    scratch: Scratch,
     /// After an odd number of digit passes: the scratch back into the caller's buffers.
     copy_back: wgpu::ComputePipeline,
     /// One timed pass per stage in [`Self::encode`] ([`Self::set_stage_timing`]).
@@ -225,20 +224,14 @@ impl RadixSort {
     fn build(ctx: &GpuContext, choice: Choice) -> Result<Self> {
         ctx.check_workgroup("radix sort", WORKGROUP)?;
         let module = ctx.shader_file("sort/radix_sort.wgsl")?;
-        let param_stride = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(16);
-        let mut table = vec![0u8; (param_stride * (MAX_PASSES * DIGIT_BITS) as u64) as usize];
-        for pass in 0..MAX_PASSES {
-            for bits in 1..=DIGIT_BITS {
-                let at = (param_slot(pass, bits) * param_stride) as usize;
+        let slots = (0..MAX_PASSES).flat_map(|pass| {
+            (1..=DIGIT_BITS).map(move |bits| {
                 let words = [pass * DIGIT_BITS, (1u32 << bits) - 1];
-                table[at..at + 8].copy_from_slice(bytemuck::cast_slice(&words));
-            }
-        }
-        let params = ctx.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("radix pass params"),
-            contents: &table,
-            usage: wgpu::BufferUsages::UNIFORM,
+                (param_slot(pass, bits), words)
+            })
         });
+        let count = (MAX_PASSES * DIGIT_BITS) as u64;
+        let params = ParamTable::new(ctx, "radix pass params", 16, count, slots);
         let mut sort = Self {
             module: module.clone(),
             choice,
@@ -248,10 +241,7 @@ impl RadixSort {
             tiled_last: false,
             scan: ExclusiveScan::new(ctx)?,
             params,
-            param_stride,
-            tmp_keys: None,
-            tmp_values: None,
-            hist: None,
+            scratch: Scratch::default(),
             copy_back: ctx.pipeline(&module, "copy_back", &[])?,
             stage_timing: false,
             max_groups_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
@@ -491,9 +481,9 @@ impl RadixSort {
                 format!("radix sort histogram for {n} keys"),
             )
         })?;
-        let tmp_keys = grow(ctx, &mut self.tmp_keys, "radix tmp keys", bytes)?;
-        let tmp_values = grow(ctx, &mut self.tmp_values, "radix tmp values", bytes)?;
-        let hist = grow(ctx, &mut self.hist, "radix histogram", hist_len as u64 * 4)?;
+        let labels = ["radix tmp keys", "radix tmp values", "radix histogram"];
+        let [tmp_keys, tmp_values, hist] =
+            self.scratch.grow(ctx, labels, bytes, hist_len as u64 * 4)?;
         let (gx, gy) = dispatch_2d(blocks, self.max_groups_per_dim);
         let (sx, sy) = dispatch_2d(
             blocks.div_ceil(kernels.scatter_blocks),
@@ -504,14 +494,7 @@ impl RadixSort {
         let passes = key_bits.div_ceil(DIGIT_BITS);
         for digit in 0..passes {
             let bits = (key_bits - digit * DIGIT_BITS).min(DIGIT_BITS);
-            let params = wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: &self.params,
-                    offset: param_slot(digit, bits) * self.param_stride,
-                    size: wgpu::BufferSize::new(8),
-                }),
-            };
+            let params = self.params.entry(param_slot(digit, bits), 8);
             let (src_k, src_v, dst_k, dst_v) = if digit % 2 == 0 {
                 (keys, values, &tmp_keys, &tmp_values)
             } else {
@@ -666,23 +649,6 @@ fn record(
 
 fn param_slot(pass: u32, bits: u32) -> u64 {
     (pass * DIGIT_BITS + bits - 1) as u64
-}
-
-/// Returns a clone of the scratch buffer in `slot`, replaced first when smaller than `bytes`.
-pub(crate) fn grow(
-    ctx: &GpuContext,
-    slot: &mut Option<wgpu::Buffer>,
-    label: &str,
-    bytes: u64,
-) -> Result<wgpu::Buffer> {
-    if let Some(b) = slot
-        && b.size() >= bytes
-    {
-        return Ok(b.clone());
-    }
-    let b = ctx.storage_buffer(label, bytes)?;
-    *slot = Some(b.clone());
-    Ok(b)
 }
 
 #[cfg(test)]

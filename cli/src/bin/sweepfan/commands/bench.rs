@@ -14,7 +14,7 @@ use sweepfan_cli::run::bench::{BRUTE_FORCE_REFERENCE_MAX_N, FrameRun, measure};
 use sweepfan_cli::run::boxes::bench_shapes;
 use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::in_flight::measure_in_flight;
-use sweepfan_cli::run::resident::measure_resident;
+use sweepfan_cli::run::resident::{GpuBench, measure_resident};
 use sweepfan_cli::run::scene_size::scene_params;
 use sweepfan_cli::run::verify_shapes::Shapes;
 use sweepfan_scenes::boxes::{generate_boxes, generate_polygons};
@@ -320,10 +320,16 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     let backends = a.backend.backends();
     let bar = progress_bar((methods.len() * backends.len()) as u64);
     let verify = !a.no_verify;
+    let gpu_bench = GpuBench {
+        scene: &scene,
+        methods: &methods,
+        frames: a.frames,
+        verify,
+    };
     let measured = if a.resident {
-        measure_resident(&scene, &methods, a.frames, verify, gpu)
+        measure_resident(&gpu_bench, gpu)
     } else if a.in_flight {
-        measure_in_flight(&scene, &methods, a.frames, a.count_only, verify, gpu)
+        measure_in_flight(&gpu_bench, a.count_only, gpu)
     } else {
         measure(&scene, &methods, &backends, run, verify, Some(&bar), gpu)
     };
