@@ -1,6 +1,7 @@
 //! A CPU batch of worlds timed alone, no loop beside it (for profiling; `bench --worlds` times
 //! it beside the loop): `cargo run --release --example world_batch -- [worlds] [n] [frames]
-//! [method|auto]`, paper scenes seeded 1.., each world's frames back to back.
+//! [method|auto] [loop]`, paper scenes seeded 1.., each world's frames back to back. With
+//! `loop`, the method's call once per world instead, to profile against the batch.
 
 use std::time::Instant;
 use sweepfan::cpu::WorldBatch;
@@ -22,6 +23,24 @@ fn main() {
         "auto" => WorldBatch::auto(),
         m => WorldBatch::new(Method::parse(m).expect("a method's name or auto")),
     };
+    if args.get(5).is_some_and(|a| a == "loop") {
+        let m = Method::parse(method).expect("a method's name");
+        let mut single = sweepfan::cpu::broad_phase(m);
+        let mut pairs = Vec::new();
+        let mut times = Vec::new();
+        for _ in 0..frames {
+            let start = Instant::now();
+            let mut found = 0;
+            for w in spheres.chunks(n) {
+                found += single.find_pairs(w, Some(&mut pairs)).unwrap().pairs;
+            }
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(found);
+        }
+        times.sort_by(f64::total_cmp);
+        println!("loop: median {:.3} ms", times[frames / 2]);
+        return;
+    }
     let mut out = WorldPairs::new();
     let mut times = Vec::new();
     let mut tests = 0;

@@ -187,26 +187,32 @@ impl Sphere {
     /// [`super::Validate::check`] as one branch-free predicate (the same rule, without the message).
     #[inline(always)]
     pub(crate) fn valid(&self) -> bool {
-        let finite = |v: f32| (v.to_bits() & 0x7f80_0000) != 0x7f80_0000;
-        let c = self.center;
-        let in_range =
-            (self.radius >= 0.0) & (c.abs().max_element() + self.radius <= MAX_COORDINATE);
-        finite(c.x)
-            & finite(c.y)
-            & finite(c.z)
-            & finite(self.radius)
-            & in_range
-            & (self.tiny() == 0)
+        valid_bits(bytemuck::cast(*self))
     }
+}
 
-    /// 1 when a coordinate or the radius is non-zero but below [`MIN_MAGNITUDE`], else 0
-    /// (branch-free: a magnitude's bits minus one, unsigned, is below MIN's bits minus one
-    /// exactly for those).
-    #[inline(always)]
-    fn tiny(&self) -> u32 {
-        let t = |v: f32| u32::from((v.to_bits() & 0x7fff_ffff).wrapping_sub(1) < MIN_BITS - 1);
-        t(self.center.x) | t(self.center.y) | t(self.center.z) | t(self.radius)
-    }
+/// [`Sphere::valid`] on a sphere's bits `[x, y, z, r]`: integer lanes but for one sum, so a
+/// block of spheres compiles to vector instructions ([`all_valid`]). Where every value is
+/// finite (else the result is false whatever the rest says) it is the rule of
+/// [`super::Validate::check`]: finite magnitudes order as their bits, so the largest
+/// |coordinate| is the integer maximum of the magnitudes' bits, and `r >= 0.0` (-0.0 included)
+/// is `r`'s bits at most those of -0.0. A non-zero value below [`MIN_MAGNITUDE`] is one whose
+/// magnitude's bits minus one, unsigned, are below MIN's bits minus one.
+#[inline(always)]
+fn valid_bits([x, y, z, r]: [u32; 4]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    const MAGNITUDE: u32 = 0x7fff_ffff;
+    let finite = |v: u32| (v & EXPONENT) != EXPONENT;
+    let tiny = |v: u32| (v & MAGNITUDE).wrapping_sub(1) < MIN_BITS - 1;
+    let largest = (x & MAGNITUDE).max(y & MAGNITUDE).max(z & MAGNITUDE);
+    let reach = f32::from_bits(largest) + f32::from_bits(r);
+    finite(x)
+        & finite(y)
+        & finite(z)
+        & finite(r)
+        & (r <= (-0.0f32).to_bits())
+        & (reach <= MAX_COORDINATE)
+        & !(tiny(x) | tiny(y) | tiny(z) | tiny(r))
 }
 
 impl super::Validate for Sphere {
@@ -236,7 +242,17 @@ impl super::Validate for Sphere {
 /// pass on the calling thread; [`validate_spheres`] names the first that does not.
 #[inline]
 pub(crate) fn all_valid(spheres: &[Sphere]) -> bool {
-    spheres.iter().fold(true, |ok, s| ok & s.valid())
+    // Eight spheres a step, their bits by lane, so the rule runs on vectors of eight (one
+    // sphere a step, the loop stayed scalar: 3.3 ns a sphere on the 2-core VM).
+    let bits: &[[u32; 4]] = bytemuck::cast_slice(spheres);
+    let (blocks, rest) = bits.as_chunks::<8>();
+    let block_valid = |block: &[[u32; 4]; 8]| {
+        let lane = |l: usize| -> [u32; 8] { std::array::from_fn(|k| block[k][l]) };
+        let (x, y, z, r) = (lane(0), lane(1), lane(2), lane(3));
+        (0..8).fold(true, |ok, k| ok & valid_bits([x[k], y[k], z[k], r[k]]))
+    };
+    let blocks_valid = blocks.iter().fold(true, |ok, b| ok & block_valid(b));
+    blocks_valid & rest.iter().fold(true, |ok, &b| ok & valid_bits(b))
 }
 
 /// The error for `spheres` once a branch-free pass ([`all_valid`], [`Sphere::valid`]) found a

@@ -465,11 +465,19 @@ pub(crate) fn check_empty_and_bad_input(batch: &mut dyn WorldBroadPhase) {
 
 /// A bad sphere anywhere in a batch (a late world of many, a world of one, a shared object,
 /// worlds in order or interleaved, two bad ones) fails naming the lowest bad index, leaving
-/// no pairs behind.
+/// no pairs behind: in small worlds (each validated by the batch before its lean walk) and in
+/// two worlds larger than any lean walk takes (each validated by the method's own call).
 fn check_bad_spheres_anywhere(batch: &mut dyn WorldBroadPhase) {
-    let (spheres, in_order) = generated(SceneKind::Paper, 300, 20, |k| k as u32);
+    for (worlds, objects) in [(300, 20), (2, 4_200)] {
+        check_bad_spheres_in(batch, worlds, objects);
+    }
+}
+
+/// [`check_bad_spheres_anywhere`] in `worlds` worlds of `objects` spheres.
+fn check_bad_spheres_in(batch: &mut dyn WorldBroadPhase, worlds: usize, objects: usize) {
+    let (spheres, in_order) = generated(SceneKind::Paper, worlds, objects, |k| k as u32);
     let n = spheres.len();
-    let interleaved: Vec<u32> = (0..n as u32).map(|i| i % 300).collect();
+    let interleaved: Vec<u32> = (0..n as u32).map(|i| i % worlds as u32).collect();
     let nan = Sphere::new(Vec3::new(0.0, f32::NAN, 0.0), 1.0);
     let negative = Sphere::new(Vec3::ZERO, -1.0);
     // (case, bad spheres at, an id changed: (index, world))
@@ -498,14 +506,25 @@ fn check_bad_spheres_anywhere(batch: &mut dyn WorldBroadPhase) {
             batch.find_pairs(&spheres, ids, Some(&mut out)).unwrap();
             match batch.find_pairs(&s, &w, Some(&mut out)) {
                 Err(Error::InvalidObject { index, .. }) => {
-                    assert_eq!(index, lowest, "{}: {name}", batch.name())
+                    assert_eq!(
+                        index,
+                        lowest,
+                        "{}: {worlds} x {objects}: {name}",
+                        batch.name()
+                    )
                 }
                 other => panic!(
-                    "{}: {name}: expected InvalidObject, got {other:?}",
+                    "{}: {worlds} x {objects}: {name}: expected InvalidObject, got {other:?}",
                     batch.name()
                 ),
             }
-            assert_eq!(out.len(), 0, "{}: {name}: pairs left behind", batch.name());
+            let left = out.len();
+            assert_eq!(
+                left,
+                0,
+                "{}: {worlds} x {objects}: {name}: pairs left behind",
+                batch.name()
+            );
         }
     }
 }
