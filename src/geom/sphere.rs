@@ -376,6 +376,62 @@ mod tests {
         assert!(Sphere::new(Vec3::ZERO, 0.0).check(0).is_ok());
     }
 
+    /// The branch-free rule on the bits ([`Sphere::valid`], [`all_valid`] in blocks of eight
+    /// and the tail) says what [`super::super::Validate::check`]'s messages say, for every
+    /// combination of edge values in the four lanes: zeros of both signs, the smallest accepted
+    /// magnitude and the value below it, a subnormal, the largest reach and the next float up,
+    /// f32::MAX, infinities and NaNs of both signs.
+    #[test]
+    fn the_branch_free_rule_is_the_checked_rule() {
+        use super::super::Validate;
+        let below_min = f32::from_bits(MIN_BITS - 1);
+        let past_max = f32::from_bits(MAX_COORDINATE.to_bits() + 1);
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            -3.0,
+            MIN_MAGNITUDE,
+            -MIN_MAGNITUDE,
+            below_min,
+            -f32::from_bits(1),
+            MAX_COORDINATE,
+            -past_max,
+            5e17,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        let mut spheres = Vec::new();
+        for &x in &values {
+            for &y in &values {
+                for &z in &values {
+                    for &r in &values {
+                        spheres.push(Sphere::new(Vec3::new(x, y, z), r));
+                    }
+                }
+            }
+        }
+        let (mut good, mut bad) = (0, 0);
+        for (i, s) in spheres.iter().enumerate() {
+            let expected = s.check(0).is_ok();
+            assert_eq!(s.valid(), expected, "{s:?}");
+            assert_eq!(all_valid(std::slice::from_ref(s)), expected, "{s:?}");
+            // In a block of eight good spheres at each place, then in a tail of three.
+            let mut block = [Sphere::new(Vec3::new(1.0, 2.0, 3.0), 0.5); 11];
+            block[i % 8] = *s;
+            assert_eq!(all_valid(&block), expected, "{s:?} at {}", i % 8);
+            block[i % 8] = block[10];
+            block[8 + i % 3] = *s;
+            assert_eq!(all_valid(&block), expected, "{s:?} at {}", 8 + i % 3);
+            if expected { good += 1 } else { bad += 1 }
+        }
+        // Both sides seen: 0, -0, 1.5, -3, 5e17 and MIN's magnitude are fine as coordinates.
+        assert!(good > 1_000 && bad > 30_000, "{good} good, {bad} bad");
+    }
+
     #[test]
     fn validate_reports_first_bad_index_and_empty() {
         let mut v = vec![Sphere::new(Vec3::ZERO, 1.0); 100_000];
