@@ -288,6 +288,38 @@ pub fn validate_spheres(spheres: &[Sphere]) -> Result<()> {
     Ok(())
 }
 
+/// Values at and around every edge of the validation rule, for tests: zeros of both signs, the
+/// smallest accepted magnitude and the values just below it, subnormals, |coordinate| + radius
+/// at the limit and just past it, f32::MAX, infinities and NaNs of both signs.
+#[cfg(test)]
+pub(crate) const EDGE_VALUES: [f32; 21] = {
+    let below = f32::from_bits(MIN_BITS - 1);
+    let past = f32::from_bits(MAX_COORDINATE.to_bits() + 1);
+    [
+        0.0,
+        -0.0,
+        1.5,
+        -3.0,
+        MIN_MAGNITUDE,
+        -MIN_MAGNITUDE,
+        below,
+        -below,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        MAX_COORDINATE,
+        -MAX_COORDINATE,
+        MAX_COORDINATE - 1e12,
+        past,
+        -past,
+        5e17,
+        f32::MAX,
+    ]
+};
+
 /// Relative slack of the origin-distance walk (docs/design.md §9.3): it goes on while
 /// `D_q - D_p <= 2 r_max + ORIGIN_KEY_SLACK * D_q`. The keys `D = |c|` carry rounding (the
 /// squared norm's and the square root's, a few ULP; the GPU computes the same bits, §9.13),
@@ -378,32 +410,11 @@ mod tests {
 
     /// The branch-free rule on the bits ([`Sphere::valid`], [`all_valid`] in blocks of eight
     /// and the tail) says what [`super::super::Validate::check`]'s messages say, for every
-    /// combination of edge values in the four lanes: zeros of both signs, the smallest accepted
-    /// magnitude and the value below it, a subnormal, the largest reach and the next float up,
-    /// f32::MAX, infinities and NaNs of both signs.
+    /// combination of [`EDGE_VALUES`] in the four lanes.
     #[test]
     fn the_branch_free_rule_is_the_checked_rule() {
         use super::super::Validate;
-        let below_min = f32::from_bits(MIN_BITS - 1);
-        let past_max = f32::from_bits(MAX_COORDINATE.to_bits() + 1);
-        let values = [
-            0.0,
-            -0.0,
-            1.5,
-            -3.0,
-            MIN_MAGNITUDE,
-            -MIN_MAGNITUDE,
-            below_min,
-            -f32::from_bits(1),
-            MAX_COORDINATE,
-            -past_max,
-            5e17,
-            f32::MAX,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-            -f32::NAN,
-        ];
+        let values = EDGE_VALUES;
         let mut spheres = Vec::new();
         for &x in &values {
             for &y in &values {

@@ -286,36 +286,15 @@ mod tests {
         all.push(sse2::survey(spheres));
         all
     }
-    use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
 
-    /// On spheres at and around every edge of the rule (non-finite values, negative and
-    /// negative-zero radii, magnitudes at the smallest accepted and just below, subnormals,
-    /// coordinates plus radius at the limit and just above), one bad sphere among good ones
+    /// On spheres at and around every edge of the rule (`EDGE_VALUES`: non-finite values,
+    /// negative and negative-zero radii, magnitudes at the smallest accepted and just below,
+    /// subnormals, coordinates plus radius at the limit and just above), one bad sphere among good ones
     /// at each position of the four histogram copies: the survey's verdict is `Sphere::valid`'s
     /// and `Sphere::check`'s, and its bounds and histogram are the sphere-by-sphere survey's.
     #[test]
     fn the_survey_validates_and_bounds_as_sphere_by_sphere() {
-        let below = f32::from_bits(MIN_MAGNITUDE.to_bits() - 1);
-        let past = f32::from_bits(MAX_COORDINATE.to_bits() + 1);
-        let values = [
-            0.0,
-            -0.0,
-            1.5,
-            -3.0,
-            MIN_MAGNITUDE,
-            -MIN_MAGNITUDE,
-            below,
-            -below,
-            f32::from_bits(1),
-            f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            MAX_COORDINATE,
-            -MAX_COORDINATE,
-            MAX_COORDINATE - 1e12,
-            past,
-            5e17,
-        ];
+        let values = crate::geom::sphere::EDGE_VALUES;
         let good = Sphere::new(Vec3::new(1.0, -2.0, 3.0), 0.5);
         let (mut checked, mut bad_ones) = (0, 0);
         for (k, &a) in values.iter().enumerate() {
