@@ -8,23 +8,9 @@
 
 use crate::common::{cpu_grid_pairs, shared_gpu};
 use sweepfan::gpu::GpuBroadPhase;
-use sweepfan::gpu::GpuContext;
 use sweepfan::{BroadPhase, Error, Method, Pair, canonicalize};
 use sweepfan_cli::run::verify::compare_pairs;
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
-
-/// Records a validation error on `ctx` outside any error scope, as a caller's bad command or a
-/// driver fault would: a buffer that is both mappable and storage (refused without the
-/// `MAPPABLE_PRIMARY_BUFFERS` feature, which the context never enables). The next wait reports
-/// it. The buffer is returned so that it is not dropped during the test.
-fn inject_fault(ctx: &GpuContext) -> wgpu::Buffer {
-    ctx.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("injected fault"),
-        size: 16,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    })
-}
 
 /// A frame whose readback wait reports an injected error fails; the frames after it, on the
 /// same context and broad phase, find the CPU's pairs.
@@ -48,7 +34,7 @@ fn a_failed_frame_leaves_the_next_frame_whole() {
     // A first frame builds every kernel and buffer, so the injected error surfaces in the
     // second frame's readback wait, with the map of its staging buffer under way.
     matches_cpu(&frame(&mut gpu).unwrap(), "before the fault");
-    let _fault = inject_fault(&ctx);
+    let _fault = ctx.inject_fault();
     let e = frame(&mut gpu).expect_err("the injected error fails this frame");
     assert!(matches!(e, Error::Gpu { .. }), "{e}");
     for after in 0..2 {

@@ -243,6 +243,21 @@ impl GpuContext {
         FrameScope { ctx: self }
     }
 
+    /// Records a validation error outside any error scope, as a caller's bad command or a
+    /// driver fault would: a buffer both mappable and storage (refused without
+    /// `MAPPABLE_PRIMARY_BUFFERS`, which the context never enables). The next wait reports it.
+    /// Keep the buffer returned until the error is seen. (Feature `testing`: the suites check
+    /// that failures stay local, docs/design.md §9.7.)
+    #[cfg(any(test, feature = "testing"))]
+    pub fn inject_fault(&self) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("injected fault"),
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    }
+
     /// Bind groups kept now (feature `testing`: the suites check the cache's reuse).
     #[cfg(any(test, feature = "testing"))]
     pub fn kept_bind_groups(&self) -> usize {

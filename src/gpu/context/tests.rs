@@ -296,18 +296,6 @@ fn limits_can_be_lowered_never_raised() {
     );
 }
 
-/// A validation error recorded on `ctx` outside any error scope, as a caller's bad command or
-/// a driver fault would: a buffer both mappable and storage (refused without
-/// `MAPPABLE_PRIMARY_BUFFERS`, which the context never enables). The next wait reports it.
-fn inject_fault(ctx: &GpuContext) -> wgpu::Buffer {
-    ctx.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("injected fault"),
-        size: 16,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
-        mapped_at_creation: false,
-    })
-}
-
 /// `map_read` directly: after a wait that reports an error, the staging buffer is unmapped (a
 /// copy into it is valid and it maps again); after a map that fails (a buffer without
 /// `MAP_READ`), nothing is left mapped and no error is left for the next check.
@@ -331,7 +319,7 @@ fn map_read_unmaps_after_a_failed_wait_and_a_failed_map() {
     };
     let words = |bytes: &[u8]| bytemuck::pod_collect_to_vec::<u8, u32>(bytes);
     copy();
-    let _fault = inject_fault(&ctx);
+    let _fault = ctx.inject_fault();
     let e = ctx
         .map_read(&staging, 256, "staging", None, words)
         .unwrap_err();
