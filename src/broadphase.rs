@@ -435,6 +435,29 @@ impl PartsReport {
     }
 }
 
+/// [`BroadPhase::find_pairs_unordered`]'s provided body: the scene validated by
+/// [`validate_spheres`] (the stage `check` on a GPU backend), then `broad`'s pairs; `out` left
+/// empty where either fails.
+pub(crate) fn validated_unordered<B: BroadPhase + ?Sized>(
+    broad: &mut B,
+    spheres: &[Sphere],
+    mut out: Option<&mut Vec<Pair>>,
+) -> Result<Stats> {
+    let start = web_time::Instant::now();
+    let result = match spheres.is_empty() {
+        true => broad.find_pairs_validated(spheres, out.as_deref_mut()),
+        false => validate_spheres(spheres).and_then(|()| {
+            let checked = start.elapsed().as_secs_f64();
+            let mut stats = broad.find_pairs_validated(spheres, out.as_deref_mut())?;
+            if broad.backend() == Backend::Gpu {
+                stats.stage("check", checked, Clock::Host);
+            }
+            Ok(stats)
+        }),
+    };
+    cleared_on_error(out, result)
+}
+
 /// [`BroadPhase::find_pairs`]'s last step: the pairs into canonical order where they are not,
 /// the time it took the stage `order`.
 pub(crate) fn order_pairs(out: Option<&mut Vec<Pair>>, stats: &mut Stats) {
@@ -514,21 +537,9 @@ pub trait BroadPhase {
     fn find_pairs_unordered(
         &mut self,
         spheres: &[Sphere],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        let start = web_time::Instant::now();
-        let result = match spheres.is_empty() {
-            true => self.find_pairs_validated(spheres, out.as_deref_mut()),
-            false => validate_spheres(spheres).and_then(|()| {
-                let checked = start.elapsed().as_secs_f64();
-                let mut stats = self.find_pairs_validated(spheres, out.as_deref_mut())?;
-                if self.backend() == Backend::Gpu {
-                    stats.stage("check", checked, Clock::Host);
-                }
-                Ok(stats)
-            }),
-        };
-        cleared_on_error(out, result)
+        validated_unordered(self, spheres, out)
     }
 
     /// One frame of a simulation into the caller's [`SphereFrame`]: this frame's pairs (as

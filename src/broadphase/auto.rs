@@ -29,7 +29,10 @@
 //! the first choice stayed: a first frame of 10 objects kept `brute_force` for frames of
 //! 20,000, 13-20 s a step on lavapipe against 0.25 s.)
 
-use crate::broadphase::{Backend, BroadPhase, Diagnostics, FrameEvents, Method, Pair, Stats};
+use crate::broadphase::{
+    Backend, BroadPhase, Diagnostics, FrameEvents, Method, Pair, Stats, order_pairs,
+    validated_unordered,
+};
 use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use serde::Serialize;
@@ -291,16 +294,13 @@ impl Auto {
     /// tracked by the backend a different new choice is returned instead of taken: the current
     /// method runs this frame (its events compare with its previous frame), then the new one.
     fn prepare(&mut self, spheres: &[Sphere]) -> Result<Option<Choice>> {
-        let stale = self.current.is_none()
-            || self.chosen_for != spheres.len()
-            || self.frames_since >= RECHOOSE_EVERY;
-        // A choice that waits for a stored frame is still this scene's: no second survey.
+        let due = self.survey_due(spheres.len());
         let mut switch = self
             .pending
             .take()
             .filter(|(_, n)| *n == spheres.len())
             .map(|(choice, _)| choice);
-        if stale && switch.is_none() {
+        if due {
             let choice = choose_from(&survey(spheres), &self.costs);
             self.chosen_for = spheres.len();
             self.frames_since = 0;
@@ -317,6 +317,80 @@ impl Auto {
             .expect("chosen above");
         self.ensure_built(method)?;
         Ok(switch)
+    }
+
+    /// Whether a frame of `n` objects (not none) surveys its scene: the first frame, a change
+    /// of size, or [`RECHOOSE_EVERY`] frames since the last choice; not while a choice waits
+    /// for a stored frame of this size (it is still this scene's: no second survey).
+    fn survey_due(&self, n: usize) -> bool {
+        let stale =
+            self.current.is_none() || self.chosen_for != n || self.frames_since >= RECHOOSE_EVERY;
+        stale && !self.pending.as_ref().is_some_and(|(_, m)| *m == n)
+    }
+
+    /// A frame (the trait's `find_pairs_validated`, docs above) whose chosen method runs by
+    /// `run`: its `find_pairs_validated` on a validated scene, or, where no survey is due (the
+    /// survey reads a validated scene), its own `find_pairs` or `find_pairs_unordered`, which
+    /// validate the scene the method's way (the grid in its survey, which reads the spheres
+    /// anyway) instead of a pass of their own.
+    fn frame(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+        run: impl FnOnce(
+            &mut (dyn BroadPhase + Send),
+            &[Sphere],
+            Option<&mut Vec<Pair>>,
+        ) -> Result<Stats>,
+    ) -> Result<Stats> {
+        // Events of an earlier frame's switch not taken are that frame's, not this one's.
+        self.switched_events = None;
+        if spheres.is_empty() {
+            // The method chosen so far sees the empty frame (its events lose every pair); before
+            // any choice there is nothing to tell.
+            return match self.inner() {
+                Some(inner) => inner.find_pairs_validated(spheres, out),
+                None => {
+                    self.empty_events_due = self.events;
+                    Ok(crate::broadphase::no_pairs(out))
+                }
+            };
+        }
+        self.empty_events_due = false;
+        let start = web_time::Instant::now();
+        let switch = self.prepare(spheres)?;
+        let choosing = start.elapsed().as_secs_f64();
+        let choice = self.current.clone();
+        let stored = out.is_some();
+        let inner = self.inner().expect("built by prepare");
+        let mut stats = match run(inner.as_mut(), spheres, out) {
+            Ok(stats) => stats,
+            Err(e) => {
+                // A new choice still waits for a frame that succeeds.
+                if let Some(next) = switch {
+                    self.pending = Some((next, spheres.len()));
+                }
+                return Err(e);
+            }
+        };
+        match switch {
+            Some(next) if stored => self.switch_to(next, spheres),
+            // A frame that only counts keeps no list for the next frame's events to compare
+            // with: the switch waits for a frame that stores its pairs, so the new method's
+            // events start from the last list the caller was given.
+            Some(next) => self.pending = Some((next, spheres.len())),
+            None => {}
+        }
+        stats.stages.insert(
+            0,
+            crate::broadphase::StageTime {
+                stage: "choose",
+                seconds: choosing,
+                clock: crate::broadphase::Clock::Wall,
+            },
+        );
+        stats.chosen = choice;
+        Ok(stats)
     }
 
     /// After the current method ran `spheres` with events: `next` runs them too (its events,
@@ -411,45 +485,34 @@ impl BroadPhase for Auto {
         spheres: &[Sphere],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
-        // Events of an earlier frame's switch not taken are that frame's, not this one's.
-        self.switched_events = None;
-        if spheres.is_empty() {
-            // The method chosen so far sees the empty frame (its events lose every pair); before
-            // any choice there is nothing to tell.
-            return match self.inner() {
-                Some(inner) => inner.find_pairs_validated(spheres, out),
-                None => {
-                    self.empty_events_due = self.events;
-                    Ok(crate::broadphase::no_pairs(out))
-                }
-            };
+        self.frame(spheres, out, |inner, s, out| {
+            inner.find_pairs_validated(s, out)
+        })
+    }
+
+    /// The chosen method's own `find_pairs` where no survey is due (it validates the scene its
+    /// way); else the scene validated first, as the survey needs, and the list ordered after.
+    fn find_pairs(&mut self, spheres: &[Sphere], mut out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+        if spheres.is_empty() || self.survey_due(spheres.len()) {
+            let mut stats = validated_unordered(self, spheres, out.as_deref_mut())?;
+            order_pairs(out, &mut stats);
+            return Ok(stats);
         }
-        self.empty_events_due = false;
-        let start = web_time::Instant::now();
-        let switch = self.prepare(spheres)?;
-        let choosing = start.elapsed().as_secs_f64();
-        let choice = self.current.clone();
-        let stored = out.is_some();
-        let inner = self.inner().expect("built by prepare");
-        let mut stats = inner.find_pairs_validated(spheres, out)?;
-        match switch {
-            Some(next) if stored => self.switch_to(next, spheres),
-            // A frame that only counts keeps no list for the next frame's events to compare
-            // with: the switch waits for a frame that stores its pairs, so the new method's
-            // events start from the last list the caller was given.
-            Some(next) => self.pending = Some((next, spheres.len())),
-            None => {}
+        self.frame(spheres, out, |inner, s, out| inner.find_pairs(s, out))
+    }
+
+    /// [`Self::find_pairs`] without the ordering.
+    fn find_pairs_unordered(
+        &mut self,
+        spheres: &[Sphere],
+        out: Option<&mut Vec<Pair>>,
+    ) -> Result<Stats> {
+        if spheres.is_empty() || self.survey_due(spheres.len()) {
+            return validated_unordered(self, spheres, out);
         }
-        stats.stages.insert(
-            0,
-            crate::broadphase::StageTime {
-                stage: "choose",
-                seconds: choosing,
-                clock: crate::broadphase::Clock::Wall,
-            },
-        );
-        stats.chosen = choice;
-        Ok(stats)
+        self.frame(spheres, out, |inner, s, out| {
+            inner.find_pairs_unordered(s, out)
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 use sweepfan::cpu::{broad_phase, broad_phase_with_pair_limit};
-use sweepfan::{Error, Method, Pair, Sphere, canonicalize};
+use sweepfan::{BroadPhase, Error, Method, Pair, Sphere, canonicalize};
 
 fn scene_with(bad: Sphere, at: usize) -> Vec<Sphere> {
     let mut s: Vec<Sphere> = (0..10)
@@ -192,6 +192,49 @@ fn decimals_outside_f32_are_named() {
 /// failure: bad input, too many pairs, a cancellation (which once left the last frame's pairs
 /// in place, as if this frame had found them); the box sweep's cancellation is an error too,
 /// not a short list.
+/// `auto` between two surveys lets the chosen method validate the scene its own way (the grid
+/// in its survey): a bad sphere in a frame after a good one of the same size is still named at
+/// its lowest index, whether the call orders its list or not, the list is left empty, and the
+/// next good frame finds brute force's pairs.
+#[test]
+fn auto_between_surveys_names_bad_spheres_as_a_survey_does() {
+    let scene: Vec<Sphere> = (0..3000)
+        .map(|i| Sphere::new(Vec3::new((i % 60) as f32, (i / 60) as f32, 0.0), 0.6))
+        .collect();
+    let want = pairs_of(Method::BruteForce, &scene);
+    assert!(want.len() > 5000);
+    let mut auto = sweepfan::cpu::auto();
+    let mut out = Vec::new();
+    auto.find_pairs(&scene, Some(&mut out)).unwrap();
+    assert_eq!(out, want);
+    for (k, (bad, lowest)) in [
+        (vec![(2_999, f32::NAN)], 2_999),
+        (vec![(1_234, -1.0), (17, f32::INFINITY)], 17),
+        (vec![(0, 1e-35)], 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut s = scene.clone();
+        for &(i, r) in &bad {
+            s[i].radius = r;
+        }
+        out = vec![[7, 8]; 3];
+        let r = match k % 2 {
+            0 => auto.find_pairs(&s, Some(&mut out)),
+            _ => auto.find_pairs_unordered(&s, Some(&mut out)),
+        };
+        match r {
+            Err(Error::InvalidObject { index, .. }) => assert_eq!(index, lowest, "{bad:?}"),
+            other => panic!("{bad:?}: expected InvalidObject, got {other:?}"),
+        }
+        assert!(out.is_empty(), "{bad:?}: a list left behind");
+        let stats = auto.find_pairs(&scene, Some(&mut out)).unwrap();
+        assert_eq!(out, want, "{bad:?}: the next frame");
+        assert_eq!(stats.chosen.map(|c| c.method), Some(Method::Grid));
+    }
+}
+
 #[test]
 fn a_failed_call_leaves_the_list_empty() {
     use sweepfan::{Aabb, CancelToken, Limits};
