@@ -325,7 +325,7 @@ impl Auto {
     fn survey_due(&self, n: usize) -> bool {
         let stale =
             self.current.is_none() || self.chosen_for != n || self.frames_since >= RECHOOSE_EVERY;
-        stale && !self.pending.as_ref().is_some_and(|(_, m)| *m == n)
+        stale && self.pending.as_ref().is_none_or(|(_, m)| *m != n)
     }
 
     /// A frame (the trait's `find_pairs_validated`, docs above) whose chosen method runs by
