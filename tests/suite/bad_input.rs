@@ -188,10 +188,6 @@ fn decimals_outside_f32_are_named() {
     assert_eq!(zero, [Sphere::new(Vec3::ZERO, 1.0)]);
 }
 
-/// A call that fails leaves the caller's list empty, whatever held it before and whatever the
-/// failure: bad input, too many pairs, a cancellation (which once left the last frame's pairs
-/// in place, as if this frame had found them); the box sweep's cancellation is an error too,
-/// not a short list.
 /// `auto` between two surveys lets the chosen method validate the scene its own way (the grid
 /// in its survey): a bad sphere in a frame after a good one of the same size is still named at
 /// its lowest index, whether the call orders its list or not, the list is left empty, and the
@@ -235,6 +231,10 @@ fn auto_between_surveys_names_bad_spheres_as_a_survey_does() {
     }
 }
 
+/// A call that fails leaves the caller's list empty, whatever held it before and whatever the
+/// failure: bad input, too many pairs, a cancellation (which once left the last frame's pairs
+/// in place, as if this frame had found them); the box sweep's cancellation is an error too,
+/// not a short list.
 #[test]
 fn a_failed_call_leaves_the_list_empty() {
     use sweepfan::{Aabb, CancelToken, Limits};

@@ -30,7 +30,7 @@ use web_time::Instant;
 
 type Factory = dyn Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync;
 
-/// The largest world `auto` sweeps itself (shared objects included): beyond it a world is
+/// The largest world `auto` sweeps itself (its own objects): beyond it a world is
 /// a scene of its own, where `auto`'s choice (the grid, mostly) wins. At 64 spheres a world of
 /// the paper's box, `sap` took 16.4 ms for 4,096 worlds in a loop of calls against 22.5 for the
 /// grid and 22.7 for brute force (2-core VM); at 1,024 the grid 41 ms against sap's 209.
@@ -93,7 +93,7 @@ struct Chunk {
 enum Lean {
     /// Every world by the method's own call.
     Never,
-    /// Worlds of at most this many objects (shared ones included) by [`sweep_world`].
+    /// Worlds of at most this many objects of their own by [`sweep_world`].
     Sweep(usize),
     /// Worlds of at most this many objects by the grid's lean walk ([`LeanGrid`]).
     Grid(usize),
@@ -106,7 +106,8 @@ enum Lean {
 }
 
 impl Lean {
-    /// Whether a world of `objects` objects (shared ones included) is one for a lean walk.
+    /// Whether a world of `objects` objects of its own (the shared ones not counted) is one for
+    /// a lean walk.
     fn takes(self, objects: usize) -> bool {
         match self {
             Lean::Never => false,
