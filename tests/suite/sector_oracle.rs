@@ -23,10 +23,7 @@ use std::f32::consts::{FRAC_PI_2, PI};
 use std::ops::Range;
 use sweepfan::Sphere;
 use sweepfan::geom::obb::ObbFrame;
-use sweepfan::geom::sector::Rect2;
-use sweepfan::geom::sector::Sector;
-use sweepfan::geom::sector::Sector2;
-use sweepfan::geom::sector::{Capsule2, Capsule3};
+use sweepfan::geom::sector::{Capsule2, Capsule3, Rect2, Sector, Sector2};
 use sweepfan_scenes::random::vec3_in;
 
 /// Rounding allowance on top of the sampling margin.
@@ -88,15 +85,11 @@ impl Tally {
     }
 
     fn report(&self, name: &str) {
+        let (hit, miss, unsure) = (self.hit, self.miss, self.unsure);
+        let (wrong, over) = (self.wrong, self.over);
+        let rate = 100.0 * over as f64 / miss.max(1) as f64;
         println!(
-            "{name}: {} hits, {} misses, {} unsure (skipped), {} wrong, over-detection {} of {} misses ({:.2}%)",
-            self.hit,
-            self.miss,
-            self.unsure,
-            self.wrong,
-            self.over,
-            self.miss,
-            100.0 * self.over as f64 / self.miss.max(1) as f64
+            "{name}: {hit} hits, {miss} misses, {unsure} unsure (skipped), {wrong} wrong, over-detection {over} of {miss} misses ({rate:.2}%)"
         );
     }
 
@@ -217,12 +210,8 @@ fn boundary2(s: &Sector2, step: f32) -> Vec<Vec2> {
 /// Dense samples of a 3D sector's boundary: the two caps, the two arc surfaces and the two
 /// straight faces; spacing <= step in every parameter direction.
 fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
-    let (r, rr, th, h) = (
-        s.inner_radius,
-        s.outer_radius,
-        s.half_angle,
-        s.half_thickness,
-    );
+    let (r, rr) = (s.inner_radius, s.outer_radius);
+    let (th, h) = (s.half_angle, s.half_thickness);
     let rhos = grid(r, rr - r, steps(rr - r, step));
     let zs = grid(-h, 2.0 * h, steps(2.0 * h, step));
     let mut out = Vec::new();
@@ -249,7 +238,6 @@ fn boundary3(s: &Sector, step: f32) -> Vec<Vec3> {
     out.into_iter().map(|q| s.to_world(q)).collect()
 }
 
-/// Classification for "core + radius" shapes from the least boundary-sample distance.
 /// The smallest `dist(p)` over the boundary samples.
 fn min_over<T: Copy>(samples: &[T], dist: impl Fn(&T) -> f32) -> f32 {
     samples.iter().map(dist).fold(f32::MAX, f32::min)
@@ -338,10 +326,9 @@ fn run_cases<const N: usize>(
     }
 }
 
-/// [`run_cases`] for a shape that a sector's thesis test and its signed-distance test both decide
-/// exactly, tallied as "`shape` (thesis `equation`)" and "`shape` (signed distance)":
-/// `case(rng, k)` draws case `k` and gives the truth, the two tests' answers (thesis, signed
-/// distance) and the case written out.
+/// [`run_cases`] for a shape both a thesis test and a signed-distance test decide exactly, tallied
+/// as "`shape` (thesis `equation`)" and "`shape` (signed distance)": `case(rng, k)` gives case
+/// `k`'s truth, the two tests' answers and the case written out.
 fn run_thesis_and_exact(
     shape: &str,
     equation: &str,
@@ -350,9 +337,11 @@ fn run_thesis_and_exact(
     min_each: usize,
     mut case: impl FnMut(&mut ChaCha8Rng, usize) -> (Truth, [bool; 2], String),
 ) {
-    let thesis_name = format!("{shape} (thesis {equation})");
-    let exact_name = format!("{shape} (signed distance)");
-    let names = [thesis_name.as_str(), exact_name.as_str()];
+    let names = [
+        format!("{shape} (thesis {equation})"),
+        format!("{shape} (signed distance)"),
+    ];
+    let names = [names[0].as_str(), names[1].as_str()];
     run_cases(seed, cases, min_each, names, |rng, k, [thesis, exact]| {
         let (truth, [by_thesis, by_distance], what) = case(rng, k);
         thesis.exact(truth, by_thesis, || what.clone());
