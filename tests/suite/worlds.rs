@@ -536,9 +536,21 @@ fn empty_batches_and_bad_input() {
     }
 }
 
-/// A pair limit one short of a batch's pairs (50 worlds of 80) fails naming the count, counting
-/// alone still counts them, and the limit at the count stores them all.
+/// Bad input wins over a pair limit passed; a pair limit one short of a batch's pairs (50 worlds
+/// of 80) fails naming the count, counting alone still counts them, and the limit at the count
+/// stores them all.
 pub(crate) fn check_pair_limit(batch: &mut dyn WorldBroadPhase) {
+    // Bad input wins over a world's call past the limit, wherever the bad sphere is: two
+    // worlds larger than any lean walk, a limit of one pair, the last sphere NaN.
+    let (mut big, big_ids) = generated(SceneKind::Paper, 2, 4_200, |k| k as u32);
+    let last = big.len() - 1;
+    big[last].radius = f32::NAN;
+    batch.set_pair_limit(1);
+    match batch.find_pairs(&big, &big_ids, Some(&mut WorldPairs::new())) {
+        Err(Error::InvalidObject { index, .. }) => assert_eq!(index, last, "{}", batch.name()),
+        other => panic!("{}: expected InvalidObject, got {other:?}", batch.name()),
+    }
+
     let (spheres, ids) = generated(SceneKind::Paper, 50, 80, |k| k as u32);
     let total: usize = oracle(&spheres, &ids).iter().map(|(_, p)| p.len()).sum();
     assert!(total > 10);

@@ -271,10 +271,14 @@ impl WorldBatch {
             .map(|chunk| limits.run(|| job.run(chunk)))
             .collect();
         cancel::check(&token)?;
-        results.into_iter().collect::<Result<()>>()?;
-        if invalid.load(Ordering::Relaxed) {
+        let outcome = results.into_iter().collect::<Result<()>>();
+        // Bad input is the batch's error whatever else failed (a world's call past the pair
+        // limit, its memory refused), as if the batch were validated first: the tasks that
+        // stopped early may not have read the bad sphere.
+        if invalid.load(Ordering::Relaxed) || (outcome.is_err() && !all_valid_batch(spheres)) {
             return Err(invalid_scene_error(spheres, "the world batch"));
         }
+        outcome?;
 
         stats.tests += self.chunks.iter().map(|c| c.tests).sum::<u64>();
         let world_pairs: u64 = self.chunks.iter().flat_map(|c| &c.counts).sum();
@@ -329,6 +333,12 @@ impl WorldBatch {
             chunk.worlds = range;
         }
     }
+}
+
+/// Whether every sphere of a batch passes the rule, in parallel pieces for a large batch (only
+/// on a failed call's path).
+fn all_valid_batch(spheres: &[Sphere]) -> bool {
+    spheres.par_chunks(1 << 14).all(all_valid)
 }
 
 /// What every task reads.
