@@ -19,6 +19,7 @@
 // #import dispatch.wgsl
 // #import dispatch_grid.wgsl
 // #import math.wgsl
+// #import contacts_params.wgsl
 
 // geom::obb::ObbFrame: the centre (w: exact axes, unused here), then each unit axis with its
 // half-extent in w.
@@ -33,18 +34,6 @@ struct Contact {
     normal: vec4<f32>,
     points: array<vec4<f32>, 4>,
     count: vec4<u32>,
-}
-
-struct Params {
-    // Pairs `pairs` may hold (the count is clamped to it).
-    pair_capacity: u32,
-    // Shapes in the bound shape buffer.
-    shape_count: u32,
-    // Index of the pair count among the words of `pair_count`.
-    count_index: u32,
-    max_groups_x: u32,
-    // 1: a pair listed (j, i) with j > i is taken as (i, j).
-    canonical: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;

@@ -6,19 +6,9 @@
 // 0/1 flags (mark -> scan -> scatter), so the output is deterministic and equals the CPU's.
 
 // #import dispatch.wgsl
+// #import events_params.wgsl
 
 const WG: u32 = 256u;
-
-struct EventParams {
-    // Slots of this frame's pair list (sorted and searched up to its count).
-    cap: u32,
-    // Slots of the previous frame's sorted list.
-    prev_cap: u32,
-    // Sort key of an empty slot: larger than every object index.
-    pad: u32,
-    // Index of the pair count in `pair_count`.
-    count_index: u32,
-}
 
 @group(0) @binding(0) var<uniform> ev: EventParams;
 @group(0) @binding(1) var<storage, read> pairs: array<vec2<u32>>;

@@ -8,27 +8,7 @@
 // #import hash.wgsl
 // #import spheres/touch_exact.wgsl
 
-struct Params {
-    n: u32,
-    // Padded length of the key/value arrays (a power of two for the bitonic sort).
-    pad: u32,
-    axis: u32,
-    mode: u32,
-    // Bitonic sort: compare distance j inside merge size k.
-    j: u32,
-    k: u32,
-    // Pair list capacity (pairs, not bytes).
-    cap: u32,
-    flags: u32,
-    // Grid: number of hash buckets (a power of two).
-    buckets: u32,
-    // Always 0, unknown to the compiler: see `unfused` (docs/design.md §9.13).
-    zero_bits: u32,
-    // Many worlds (FLAG_WORLDS, docs/design.md §2.13): the first sorted position of the shared
-    // objects (n when there are none); in the grid's keys and walks, the shared objects' world
-    // rank (NONE when there are none).
-    shared_from: u32,
-}
+// #import frame_params.wgsl
 
 @group(0) @binding(0) var<uniform> params: Params;
 // [0,1] tests (lo, hi words), [2,3] touching pairs, [4] append slot, [5] walks cut short

@@ -139,7 +139,7 @@ pub use error::{Error, Exceeds, GpuFailure, Result};
 pub use events::{EventTracker, WorldEventTracker, WorldEvents};
 pub use geom::Validate;
 pub use geom::aabb::Aabb;
-pub use geom::contact::Contact;
+pub use geom::contact::{Contact, ContactShape};
 pub use geom::obb::Obb;
 pub use geom::polygon::{Polygon, PolygonFault};
 pub use geom::sphere::{Sphere, validate_spheres};

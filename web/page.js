@@ -18,6 +18,16 @@ function run(options) {
 async function runAlone({ scene, n, seed = 1, method, backend, frames = 1 }) {
   await ready;
   const started = performance.now();
+  // `f` of the check's input (a `web.Run`: its counts refused as it is made where they are not
+  // whole numbers within the page's bounds), freed once the check has settled.
+  const withRun = async (f) => {
+    const input = new web.Run(scene, n, seed, frames);
+    try {
+      return await f(input);
+    } finally {
+      input.free();
+    }
+  };
   let check;
   if (backend === 'gpu') {
     // Opened at the first GPU run, and again where the device was lost since.
@@ -32,26 +42,26 @@ async function runAlone({ scene, n, seed = 1, method, backend, frames = 1 }) {
       document.getElementById('adapter').textContent = `GPU: ${adapter || '(unnamed adapter)'}`;
     }
     if (method === 'rotating') {
-      check = await web.check_rotating_gpu_async(n, seed, frames);
+      check = await withRun((input) => web.check_rotating_gpu_async(input));
     } else if (method === 'boxes') {
-      check = await web.check_boxes_gpu_async(scene, n, seed, frames);
+      check = await withRun((input) => web.check_boxes_gpu_async(input));
     } else if (method === 'contacts') {
       check = await web.check_contacts_gpu_async(scene, n, seed);
     } else if (method === 'worlds') {
       check = await web.check_worlds_gpu_async(scene, n, seed);
     } else {
-      check = await web.check_gpu_async(scene, n, seed, method, frames);
+      check = await withRun((input) => web.check_gpu_async(input, method));
     }
   } else if (method === 'rotating') {
     throw new Error('rotating: the sector CCD runs on the GPU here, checked against the CPU');
   } else {
     check = method === 'boxes'
-      ? await web.check_boxes_cpu(scene, n, seed, frames)
+      ? await withRun((input) => web.check_boxes_cpu(input))
       : method === 'contacts'
         ? web.check_contacts_cpu(scene, n, seed)
         : method === 'worlds'
           ? web.check_worlds_cpu(scene, n, seed)
-          : await web.check_cpu(scene, n, seed, method, frames);
+          : await withRun((input) => web.check_cpu(input, method));
   }
   // What ran and what it was checked against, as the check reports them.
   const reference = check.reference();

@@ -38,24 +38,7 @@
 // #import append.wgsl
 // #import held_pairs.wgsl
 // #import slots.wgsl
-
-struct Params {
-    n: u32,
-    // Pairs `pairs` holds.
-    capacity: u32,
-    // Columns per axis (y, z); their product is at most the length of `ranges`.
-    dims_y: u32,
-    dims_z: u32,
-    // Lower corner of column (0, 0) and 1 / cell side.
-    origin_y: f32,
-    origin_z: f32,
-    inv_cell: f32,
-    // At least the width on y and z of every AABB outside the wide list.
-    reach: f32,
-    // Wide shapes, and invocations of wide_pairs per wide shape.
-    wide_count: u32,
-    wide_lanes: u32,
-}
+// #import boxes/aabb_sap_params.wgsl
 
 struct Aabb {
     lo: vec4<f32>,

@@ -17,19 +17,7 @@
 // #import dispatch.wgsl
 // #import dispatch_grid.wgsl
 // #import append.wgsl
-
-struct Params {
-    n_objects: u32,
-    // Candidates in `candidates` that may be valid (the count is clamped to it).
-    candidate_capacity: u32,
-    // Pairs `out_pairs` can hold.
-    out_capacity: u32,
-    // Index of the candidate count inside `candidate_count`.
-    count_index: u32,
-    max_groups_x: u32,
-    // 1: append the sure overlapping pairs too; 0: count them only.
-    store_sure: u32,
-}
+// #import boxes/sat_params.wgsl
 
 struct ObbFrame {
     center: vec4<f32>,

@@ -4,10 +4,7 @@
 // bind the rotations at 0 and their own storage from 3 on (src/gpu/sector/accuracy.rs
 // `GpuPose`). Needs math.wgsl and dispatch.wgsl.
 
-struct Params {
-    rotation_count: u32,
-    groups_per_rotation: u32,
-}
+// #import sector/grid_rows_params.wgsl
 
 @group(0) @binding(1) var<storage, read_write> histograms: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> params: Params;

@@ -6,18 +6,13 @@
 
 // #import dispatch.wgsl
 // #import math.wgsl
+// #import sector/sector_sphere_params.wgsl
 
 struct GpuSector {
     origin_cos: vec4<f32>,     // O, cos(theta)
     axis_sin: vec4<f32>,       // U, sin(theta)
     centre_axis_h: vec4<f32>,  // A, half-thickness h
     radii: vec4<f32>,          // r, R, theta, full ring (1 or 0)
-}
-
-struct Params {
-    pair_count: u32,
-    sector_count: u32,
-    sphere_count: u32,
 }
 
 @group(0) @binding(0) var<storage, read> sectors: array<GpuSector>;

@@ -8,13 +8,7 @@
 // to the host.
 
 // #import dispatch_grid.wgsl
-
-struct Params {
-    count_index: u32,
-    capacity: u32,
-    workgroup: u32,
-    max_groups_x: u32,
-}
+// #import spheres/dispatch_args_params.wgsl
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> counters: array<u32>;

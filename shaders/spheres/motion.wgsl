@@ -5,15 +5,11 @@
 // `2 limit - c` rounds the same), and the same comparisons.
 
 // #import dispatch.wgsl
+// #import spheres/motion_params.wgsl
 
 const WG: u32 = 256u;
 
-struct MotionParams {
-    n: u32,
-    half_extent: f32,
-}
-
-@group(0) @binding(0) var<uniform> params: MotionParams;
+@group(0) @binding(0) var<uniform> params: Params;
 // x, y, z, radius.
 @group(0) @binding(1) var<storage, read_write> spheres: array<vec4<f32>>;
 // x, y, z, 0.

@@ -24,14 +24,11 @@ use crate::broadphase::cancel;
 use crate::broadphase::check_candidates;
 use crate::error::Result;
 use crate::geom::contact::{
-    Contact, obb_contact_unsettled, obb_depth_along, obb_pair_extent, polygon_contact,
-    polygon_depth_along, polygon_pair_extent, settle, sphere_contact, sphere_depth_along,
-    sphere_pair_extent,
+    Contact, ContactShape, obb_contact_unsettled, polygon_contact, settle, sphere_contact,
 };
 use crate::geom::obb::{Obb, obb_frames, validate_obbs};
 use crate::geom::polygon::Polygon;
 use crate::geom::sphere::{Sphere, validate_spheres};
-use glam::Vec3;
 use rayon::prelude::*;
 
 /// Pairs per parallel task: a contact takes tens to hundreds of nanoseconds.
@@ -103,8 +100,7 @@ pub fn polygon_contacts(
 
 pub use crate::geom::contact::CONTACT_REL;
 
-/// How a device's contacts compare with the CPU's ([`compare_obb_contacts`],
-/// [`compare_polygon_contacts`], [`compare_sphere_contacts`]).
+/// How a device's contacts compare with the CPU's ([`compare_contacts`]).
 #[derive(Clone, Debug, Default)]
 pub struct ContactCheck {
     /// Pairs compared.
@@ -123,56 +119,16 @@ pub struct ContactCheck {
     pub ties: usize,
 }
 
-/// Compares `device` contacts of `pairs` of `boxes` with the CPU's `cpu`: every depth within
-/// [`CONTACT_REL`] of the pair's extent (`|d|_1` plus the half-extents); a normal may differ only
-/// where the depths tie: the boxes reach as deep along the device's normal as the CPU's depth
-/// ([`ContactCheck::ties`]).
-pub fn compare_obb_contacts(
-    boxes: &[Obb],
-    pairs: &[Pair],
-    device: &[Contact],
-    cpu: &[Contact],
-) -> ContactCheck {
-    compare_contacts(boxes, pairs, device, cpu, |a, b, normal| {
-        (obb_pair_extent(a, b), obb_depth_along(a, b, normal))
-    })
-}
-
-/// [`compare_obb_contacts`] for polygons (the extent: four times the largest `|v|_1` of the
-/// pair's vertices).
-pub fn compare_polygon_contacts(
-    polygons: &[Polygon],
-    pairs: &[Pair],
-    device: &[Contact],
-    cpu: &[Contact],
-) -> ContactCheck {
-    compare_contacts(polygons, pairs, device, cpu, |a, b, normal| {
-        (polygon_pair_extent(a, b), polygon_depth_along(a, b, normal))
-    })
-}
-
-/// [`compare_obb_contacts`] for spheres (the extent: both centres' `|c|_1` and both radii).
-pub fn compare_sphere_contacts(
-    spheres: &[Sphere],
-    pairs: &[Pair],
-    device: &[Contact],
-    cpu: &[Contact],
-) -> ContactCheck {
-    compare_contacts(spheres, pairs, device, cpu, |a, b, normal| {
-        (sphere_pair_extent(a, b), sphere_depth_along(a, b, normal))
-    })
-}
-
-/// The comparison of the three, `measure(a, b, normal)` giving the scale of rounding of a pair
-/// of `shapes` and its depth along `normal`. A touching pair (on the CPU) needs 1 to 4 points
-/// on the device, unless its depth lies within the tolerance of 0 (the device may call it
-/// touching or not); a normal other than the CPU's must be a tie ([`ContactCheck::ties`]).
-fn compare_contacts<S>(
+/// Compares `device` contacts of `pairs` of `shapes` with the CPU's `cpu`: every depth within
+/// [`CONTACT_REL`] of the pair's extent ([`ContactShape::pair_extent`]); a touching pair (on the
+/// CPU) needs 1 to 4 points on the device, unless its depth lies within the tolerance of 0 (the
+/// device may call it touching or not); a normal may differ only where the depths tie: the
+/// shapes reach as deep along the device's normal as the CPU's depth ([`ContactCheck::ties`]).
+pub fn compare_contacts<S: ContactShape>(
     shapes: &[S],
     pairs: &[Pair],
     device: &[Contact],
     cpu: &[Contact],
-    measure: impl Fn(&S, &S, Vec3) -> (f32, f64),
 ) -> ContactCheck {
     let mut check = ContactCheck {
         pairs: pairs.len(),
@@ -180,7 +136,7 @@ fn compare_contacts<S>(
     };
     for ((p, g), c) in pairs.iter().zip(device).zip(cpu) {
         let (a, b) = (&shapes[p[0] as usize], &shapes[p[1] as usize]);
-        let (extent, along) = measure(a, b, g.normal);
+        let (extent, along) = (a.pair_extent(b), a.depth_along(b, g.normal));
         let extent = extent.max(f32::MIN_POSITIVE);
         let off = (g.depth - c.depth).abs() / extent;
         check.worst_depth = check.worst_depth.max(off);
@@ -218,6 +174,7 @@ fn compare_contacts<S>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     /// A device's contact with `normal` in place of the CPU's, the depth kept.
     fn with_normal(cpu: &Contact, normal: Vec3) -> Contact {
@@ -244,13 +201,13 @@ mod tests {
         } else {
             Vec3::X
         };
-        let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
+        let check = compare_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
         assert_eq!((check.wrong, check.ties), (0, 1), "{check:?}");
         for bad in [-cpu[0].normal, -other, Vec3::Z, 2.0 * other] {
-            let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], bad)], &cpu);
+            let check = compare_contacts(&boxes, &pairs, &[with_normal(&cpu[0], bad)], &cpu);
             assert_eq!((check.wrong, check.ties), (1, 0), "{bad}: {check:?}");
         }
-        let same = compare_obb_contacts(&boxes, &pairs, &cpu, &cpu);
+        let same = compare_contacts(&boxes, &pairs, &cpu, &cpu);
         assert_eq!((same.wrong, same.ties), (0, 0));
     }
 
@@ -271,10 +228,10 @@ mod tests {
         } else {
             Vec3::X
         };
-        let check = compare_obb_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
+        let check = compare_contacts(&boxes, &pairs, &[with_normal(&cpu[0], other)], &cpu);
         assert_eq!((check.wrong, check.ties), (0, 1), "{:?} {check:?}", cpu[0]);
         let nan = with_normal(&cpu[0], Vec3::NAN);
-        let check = compare_obb_contacts(&boxes, &pairs, &[nan], &cpu);
+        let check = compare_contacts(&boxes, &pairs, &[nan], &cpu);
         assert_eq!(check.wrong, 1, "a NaN normal is wrong");
     }
 
@@ -291,7 +248,7 @@ mod tests {
         assert_eq!((cpu[0].normal, cpu[0].depth), (Vec3::X, 0.5));
         for bad in [Vec3::Y, -Vec3::X] {
             let device = [with_normal(&cpu[0], bad)];
-            let check = compare_sphere_contacts(&spheres, &pairs, &device, &cpu);
+            let check = compare_contacts(&spheres, &pairs, &device, &cpu);
             assert_eq!((check.wrong, check.ties), (1, 0), "{bad}: {check:?}");
         }
     }

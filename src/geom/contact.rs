@@ -453,57 +453,84 @@ fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
 /// `|d|_1` plus the half-extents): both in f32 on the same axes (docs/design.md §4.8).
 pub const CONTACT_REL: f32 = 1.0 / 16384.0;
 
-/// The scale of two boxes' contact rounding: `|d|_1` plus both half-extents.
-pub(crate) fn obb_pair_extent(a: &Obb, b: &Obb) -> f32 {
-    (b.center - a.center).abs().element_sum()
-        + a.half_extents.element_sum()
-        + b.half_extents.element_sum()
+/// A shape whose contacts the CPU and the GPU both compute, with the scale of a pair's contact
+/// rounding and its depth along any normal, which checking a device's contacts against the
+/// CPU's needs (`cpu::contacts::compare_contacts`, docs/design.md §4.8). Spheres, oriented
+/// boxes and convex polygons; sealed.
+pub trait ContactShape: sealed::Sealed + Sync {
+    /// The scale of the contact rounding of `self` with `other`: a device's depth may differ
+    /// from the CPU's by [`CONTACT_REL`] of it. Boxes: `|d|_1` plus both half-extents; spheres:
+    /// both centres' `|c|_1` and both radii; polygons: four times the largest `|v|_1` of their
+    /// vertices.
+    fn pair_extent(&self, other: &Self) -> f32;
+
+    /// How deep `other` reaches into `self` along `normal` (from `self` towards `other`):
+    /// `self`'s furthest point along it less `other`'s nearest, in f64 (polygons: in the plane,
+    /// `normal`'s z ignored). The depth of a contact whose normal is `normal`; another axis at
+    /// the same depth is a tie, a wrong or flipped normal reaches deeper.
+    fn depth_along(&self, other: &Self, normal: Vec3) -> f64;
 }
 
-/// The scale of two spheres' contact rounding: both centres' `|c|_1` and both radii.
-pub(crate) fn sphere_pair_extent(a: &Sphere, b: &Sphere) -> f32 {
-    a.center.abs().element_sum() + b.center.abs().element_sum() + a.radius + b.radius
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Obb {}
+    impl Sealed for super::Sphere {}
+    impl Sealed for super::Polygon {}
 }
 
-/// The scale of two polygons' contact rounding: four times the largest `|v|_1` of their
-/// vertices.
-pub(crate) fn polygon_pair_extent(a: &Polygon, b: &Polygon) -> f32 {
-    let far = |p: &Polygon| {
-        p.vertices()
-            .iter()
-            .map(|v| v.abs().element_sum())
-            .fold(0.0, f32::max)
-    };
-    4.0 * far(a).max(far(b))
+impl ContactShape for Obb {
+    fn pair_extent(&self, other: &Self) -> f32 {
+        (other.center - self.center).abs().element_sum()
+            + self.half_extents.element_sum()
+            + other.half_extents.element_sum()
+    }
+
+    /// Both projected radii less the centres' distance along `normal`, in f64 (not from the
+    /// corners, which f32 rounds at the size of the centres: a tie 1e5 from the origin came out
+    /// 6e-3 off).
+    fn depth_along(&self, other: &Self, normal: Vec3) -> f64 {
+        let radius = |o: &Obb| -> f64 {
+            let axes = o.axes();
+            (0..3)
+                .map(|k| f64::from(o.half_extents[k]) * dot64(axes[k], normal).abs())
+                .sum()
+        };
+        radius(self) + radius(other) - (dot64(other.center, normal) - dot64(self.center, normal))
+    }
 }
 
-/// How deep `b` reaches into `a` along `normal` (from `a` towards `b`): `a`'s furthest point
-/// along it less `b`'s nearest, in f64: both projected radii less the centres' distance along
-/// it (not from the corners, which f32 rounds at the size of the centres: a tie 1e5 from the
-/// origin came out 6e-3 off). The depth of a contact whose normal is `normal`; another axis at
-/// the same depth is a tie, a wrong or flipped normal reaches deeper.
-pub(crate) fn obb_depth_along(a: &Obb, b: &Obb, normal: Vec3) -> f64 {
-    let radius = |o: &Obb| -> f64 {
-        let axes = o.axes();
-        (0..3)
-            .map(|k| f64::from(o.half_extents[k]) * dot64(axes[k], normal).abs())
-            .sum()
-    };
-    radius(a) + radius(b) - (dot64(b.center, normal) - dot64(a.center, normal))
+impl ContactShape for Sphere {
+    fn pair_extent(&self, other: &Self) -> f32 {
+        self.center.abs().element_sum()
+            + other.center.abs().element_sum()
+            + self.radius
+            + other.radius
+    }
+
+    fn depth_along(&self, other: &Self, normal: Vec3) -> f64 {
+        f64::from(self.radius) + f64::from(other.radius)
+            - (dot64(other.center, normal) - dot64(self.center, normal))
+    }
 }
 
-/// [`obb_depth_along`] for two polygons (in the plane: `normal`'s z ignored).
-pub(crate) fn polygon_depth_along(a: &Polygon, b: &Polygon, normal: Vec3) -> f64 {
-    let along = |v: &Vec2| dot64(v.extend(0.0), normal.with_z(0.0));
-    depth_along(
-        a.vertices().iter().map(along),
-        b.vertices().iter().map(along),
-    )
-}
+impl ContactShape for Polygon {
+    fn pair_extent(&self, other: &Self) -> f32 {
+        let far = |p: &Polygon| {
+            p.vertices()
+                .iter()
+                .map(|v| v.abs().element_sum())
+                .fold(0.0, f32::max)
+        };
+        4.0 * far(self).max(far(other))
+    }
 
-/// [`obb_depth_along`] for two spheres: both radii less the centres' distance along `normal`.
-pub(crate) fn sphere_depth_along(a: &Sphere, b: &Sphere, normal: Vec3) -> f64 {
-    f64::from(a.radius) + f64::from(b.radius) - (dot64(b.center, normal) - dot64(a.center, normal))
+    fn depth_along(&self, other: &Self, normal: Vec3) -> f64 {
+        let along = |v: &Vec2| dot64(v.extend(0.0), normal.with_z(0.0));
+        depth_along(
+            self.vertices().iter().map(along),
+            other.vertices().iter().map(along),
+        )
+    }
 }
 
 /// `a`'s largest projection less `b`'s smallest.
@@ -517,18 +544,19 @@ fn dot64(v: Vec3, n: Vec3) -> f64 {
 }
 
 /// A device's contacts of `pairs` settled as the CPU settles its own: a pair whose depth lies
-/// within [`CONTACT_REL`] of the pair's `extent` of 0 takes `settled` (the CPU's contact, exact
-/// about touching) where that decides touching otherwise (the device's f32 calls a pair within
-/// its tolerance touching). Few pairs lie so near.
-pub(crate) fn settle_device_contacts(
+/// within [`CONTACT_REL`] of the pair's extent ([`ContactShape::pair_extent`] of `shapes`) of 0
+/// takes `settled` (the CPU's contact, exact about touching) where that decides touching
+/// otherwise (the device's f32 calls a pair within its tolerance touching). Few pairs lie so
+/// near.
+pub(crate) fn settle_device_contacts<S: ContactShape>(
     contacts: &mut [Contact],
     pairs: &[[u32; 2]],
-    extent: impl Fn(usize, usize) -> f32,
+    shapes: &[S],
     settled: impl Fn(usize, usize) -> Contact,
 ) {
     for (c, &[i, j]) in contacts.iter_mut().zip(pairs) {
         let (i, j) = (i as usize, j as usize);
-        if c.depth.abs() <= CONTACT_REL * extent(i, j) {
+        if c.depth.abs() <= CONTACT_REL * shapes[i].pair_extent(&shapes[j]) {
             let cpu = settled(i, j);
             if (cpu.count > 0) != (c.count > 0) {
                 *c = cpu;

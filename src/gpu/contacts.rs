@@ -13,8 +13,7 @@
 use crate::broadphase::Pair;
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::contact::{
-    Contact, obb_contact_unsettled, obb_pair_extent, polygon_contact, polygon_pair_extent, settle,
-    settle_device_contacts, sphere_contact, sphere_pair_extent,
+    Contact, obb_contact_unsettled, polygon_contact, settle, settle_device_contacts, sphere_contact,
 };
 use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
@@ -26,7 +25,6 @@ use crate::gpu::context::{GpuContext, count_u32};
 use crate::gpu::readback::{self, ListHint, Readback};
 use crate::gpu::spheres::broad_phase::ResidentPairs;
 use bytemuck::{Pod, Zeroable};
-use encase::ShaderType;
 use glam::Vec3;
 use std::ops::Range;
 
@@ -72,13 +70,20 @@ fn contacts_of(bytes: &[u8]) -> impl Iterator<Item = Contact> + '_ {
         .map(|b| Contact::from(&bytemuck::pod_read_unaligned::<GpuContact>(b)))
 }
 
-#[derive(Clone, Copy, ShaderType)]
-struct Params {
-    pair_capacity: u32,
-    shape_count: u32,
-    count_index: u32,
-    max_groups_x: u32,
-    canonical: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/contacts.wgsl` (its import `contacts_params.wgsl`).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Params {
+        /// Pairs `pairs` may hold (the count is clamped to it).
+        pair_capacity: u32,
+        /// Shapes in the bound shape buffer.
+        shape_count: u32,
+        /// Index of the pair count among the words of `pair_count`.
+        count_index: u32,
+        max_groups_x: u32,
+        /// 1: a pair listed (j, i) with j > i is taken as (i, j).
+        canonical: u32,
+    }
 }
 
 /// The shapes a run reads, in device buffers.
@@ -155,113 +160,95 @@ impl GpuContacts {
         /// `cpu::contacts::obb_contacts` gives them (within the tolerance of docs/design.md §4.8).
         /// Boxes are validated; a pair past the boxes is an error; so is a batch past one binding
         /// or dispatch ([`Error::TooLarge`]: split it).
-        pub fn obb_contacts(
+        pub fn obb_contacts = "the box contacts";
+
+        /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn obb_contacts_async(
             &mut self,
             ctx: &GpuContext,
             boxes: &[Obb],
             pairs: &[Pair],
             out: &mut Vec<Contact>,
-        ) -> Result<()> = obb_contacts_async, "the box contacts";
-    }
-
-    /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn obb_contacts_async(
-        &mut self,
-        ctx: &GpuContext,
-        boxes: &[Obb],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        validate_obbs(boxes)?;
-        let frames = obb_frames(boxes);
-        let shapes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
-        self.host_run(ctx, 0, &shapes, boxes.len(), pairs, out)
-            .await?;
-        // Pairs the caller gave may lie just apart: those near touching are settled exactly.
-        settle_device_contacts(
-            out,
-            pairs,
-            |i, j| obb_pair_extent(&boxes[i], &boxes[j]),
-            |i, j| {
-                let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
-                settle(unsettled, || boxes[i].overlaps(&boxes[j]))
-            },
-        );
-        Ok(())
+        ) -> Result<()> {
+            validate_obbs(boxes)?;
+            let frames = obb_frames(boxes);
+            let shapes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
+            self.host_run(ctx, 0, &shapes, boxes.len(), pairs, out)
+                .await?;
+            // Pairs the caller gave may lie just apart: those near touching are settled exactly.
+            settle_device_contacts(
+                out,
+                pairs,
+                boxes,
+                |i, j| {
+                    let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
+                    settle(unsettled, || boxes[i].overlaps(&boxes[j]))
+                },
+            );
+            Ok(())
+        }
     }
 
     blocking! {
-        /// The contacts of sphere pairs, as [`Self::obb_contacts`] (`cpu::contacts::sphere_contacts`
-        /// within the tolerance; whether a pair touches is exact: the kernel's pairs within its
-        /// tolerance of touching take the CPU's contact).
-        pub fn sphere_contacts(
+        /// The contacts of sphere pairs, as [`Self::obb_contacts`]
+        /// (`cpu::contacts::sphere_contacts` within the tolerance; whether a pair touches is
+        /// exact: the kernel's pairs within its tolerance of touching take the CPU's contact).
+        pub fn sphere_contacts = "the sphere contacts";
+
+        /// [`Self::sphere_contacts`] as a future, for a browser's page.
+        pub async fn sphere_contacts_async(
             &mut self,
             ctx: &GpuContext,
             spheres: &[Sphere],
             pairs: &[Pair],
             out: &mut Vec<Contact>,
-        ) -> Result<()> = sphere_contacts_async, "the sphere contacts";
-    }
-
-    /// [`Self::sphere_contacts`] as a future, for a browser's page.
-    pub async fn sphere_contacts_async(
-        &mut self,
-        ctx: &GpuContext,
-        spheres: &[Sphere],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        validate_spheres(spheres)?;
-        let shapes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
-        self.host_run(ctx, 1, &shapes, spheres.len(), pairs, out)
-            .await?;
-        // The f32 kernel calls a pair within its tolerance of touching touching: those the
-        // caller gave are settled exactly (the broad phase's pairs all touch).
-        settle_device_contacts(
-            out,
-            pairs,
-            |i, j| sphere_pair_extent(&spheres[i], &spheres[j]),
-            |i, j| sphere_contact(&spheres[i], &spheres[j]),
-        );
-        Ok(())
+        ) -> Result<()> {
+            validate_spheres(spheres)?;
+            let shapes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
+            self.host_run(ctx, 1, &shapes, spheres.len(), pairs, out)
+                .await?;
+            // The f32 kernel calls a pair within its tolerance of touching touching: those the
+            // caller gave are settled exactly (the broad phase's pairs all touch).
+            settle_device_contacts(
+                out,
+                pairs,
+                spheres,
+                |i, j| sphere_contact(&spheres[i], &spheres[j]),
+            );
+            Ok(())
+        }
     }
 
     blocking! {
         /// The contacts of convex-polygon pairs, as [`Self::obb_contacts`]
         /// (`cpu::contacts::polygon_contacts` within the tolerance), in the plane z = 0.
-        pub fn polygon_contacts(
+        pub fn polygon_contacts = "the polygon contacts";
+
+        /// [`Self::polygon_contacts`] as a future, for a browser's page.
+        pub async fn polygon_contacts_async(
             &mut self,
             ctx: &GpuContext,
             polygons: &[Polygon],
             pairs: &[Pair],
             out: &mut Vec<Contact>,
-        ) -> Result<()> = polygon_contacts_async, "the polygon contacts";
-    }
-
-    /// [`Self::polygon_contacts`] as a future, for a browser's page.
-    pub async fn polygon_contacts_async(
-        &mut self,
-        ctx: &GpuContext,
-        polygons: &[Polygon],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        let sizes = polygons.iter().map(|p| p.vertices().len());
-        crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
-        let set = PolygonSet::new(polygons)?;
-        let shapes = [
-            bytemuck::cast_slice::<glam::Vec2, u8>(&set.vertices),
-            bytemuck::cast_slice::<u32, u8>(&set.offsets),
-        ];
-        self.host_run(ctx, 2, &shapes, polygons.len(), pairs, out)
-            .await?;
-        settle_device_contacts(
-            out,
-            pairs,
-            |i, j| polygon_pair_extent(&polygons[i], &polygons[j]),
-            |i, j| polygon_contact(polygons[i].vertices(), polygons[j].vertices()),
-        );
-        Ok(())
+        ) -> Result<()> {
+            let sizes = polygons.iter().map(|p| p.vertices().len());
+            crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
+            let set = PolygonSet::new(polygons)?;
+            let shapes = [
+                bytemuck::cast_slice::<glam::Vec2, u8>(&set.vertices),
+                bytemuck::cast_slice::<u32, u8>(&set.offsets),
+            ];
+            self.host_run(ctx, 2, &shapes, polygons.len(), pairs, out)
+                .await?;
+            settle_device_contacts(
+                out,
+                pairs,
+                polygons,
+                |i, j| polygon_contact(polygons[i].vertices(), polygons[j].vertices()),
+            );
+            Ok(())
+        }
     }
 
     /// Uploads the host's shapes (`kernel`: 0 boxes, 1 spheres, 2 polygons) and pairs, runs the

@@ -17,18 +17,24 @@ use crate::gpu::readback::{self, ListHint, Readback};
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::sort::scan::ExclusiveScan;
 use crate::gpu::spheres::broad_phase::ResidentPairs;
-use encase::ShaderType;
 use std::ops::Range;
 
 /// `WG` in the shader.
 const WORKGROUP: u32 = 256;
 
-#[derive(Clone, Copy, ShaderType)]
-struct EventParams {
-    cap: u32,
-    prev_cap: u32,
-    pad: u32,
-    count_index: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/events.wgsl` (its import `events_params.wgsl`).
+    #[derive(Clone, Copy)]
+    pub(crate) struct EventParams {
+        /// Slots of this frame's pair list (sorted and searched up to its count).
+        cap: u32,
+        /// Slots of the previous frame's sorted list.
+        prev_cap: u32,
+        /// Sort key of an empty slot: larger than every object index.
+        pad: u32,
+        /// Index of the pair count in `pair_count`.
+        count_index: u32,
+    }
 }
 
 /// One frame's canonical list: `list` (pairs) and its count (one u32).

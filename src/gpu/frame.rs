@@ -6,28 +6,36 @@
 use crate::error::{Error, Exceeds, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
-use encase::ShaderType;
 
 /// Workgroup size of every broad-phase kernel (`WG` in `frame.wgsl`).
 pub const WG: u32 = 256;
 
-/// Mirrors `struct Params` in `shaders/frame.wgsl`.
-#[derive(Clone, Copy, Debug, Default, ShaderType)]
-pub struct Params {
-    pub n: u32,
-    pub pad: u32,
-    pub axis: u32,
-    pub mode: u32,
-    pub j: u32,
-    pub k: u32,
-    pub cap: u32,
-    pub flags: u32,
-    pub buckets: u32,
-    /// Always 0: the shaders OR it into products they must not let a driver fuse
-    /// (`unfused`, docs/design.md §9.13).
-    pub zero_bits: u32,
-    /// Many worlds ([`FLAG_WORLDS`]): the first sorted position of the shared objects.
-    pub shared_from: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The per-dispatch parameters of every broad-phase kernel (`frame.wgsl` imports their
+    /// declaration, `frame_params.wgsl`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Params {
+        pub n: u32,
+        /// Padded length of the key/value arrays (a power of two for the bitonic sort).
+        pub pad: u32,
+        pub axis: u32,
+        pub mode: u32,
+        /// Bitonic sort: compare distance j inside merge size k.
+        pub j: u32,
+        pub k: u32,
+        /// Pair list capacity (pairs, not bytes).
+        pub cap: u32,
+        pub flags: u32,
+        /// Grid: number of hash buckets (a power of two).
+        pub buckets: u32,
+        /// Always 0, unknown to the compiler: the shaders OR it into products they must not
+        /// let a driver fuse (`unfused`, docs/design.md §9.13).
+        pub zero_bits: u32,
+        /// Many worlds ([`FLAG_WORLDS`], docs/design.md §2.13): the first sorted position of
+        /// the shared objects (n when there are none); in the grid's keys and walks, the shared
+        /// objects' world rank (NONE when there are none).
+        pub shared_from: u32,
+    }
 }
 
 impl Params {

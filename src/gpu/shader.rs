@@ -8,7 +8,10 @@
 //!   candidate walks visit N positions per loop iteration, docs/design.md §6.1).
 //!
 //! `// #import slots.wgsl` names no file either: it is the counter slots' constants, generated
-//! from `gpu::slots` so that Rust and WGSL name each slot once.
+//! from `gpu::slots` so that Rust and WGSL name each slot once. Nor do the imports of
+//! `UNIFORM_IMPORTS` (`boxes/sat_params.wgsl`, ...; src/gpu/shader/uniform.rs): each is a
+//! stage's uniform struct, declared once in Rust with `uniform_struct!` and imported where the
+//! shader would declare it.
 //!
 //! `// #import math.wgsl` names no file of its own: it is `math_exact.wgsl` (the builtins) or,
 //! with `SWEEPFAN_SLOPPY_MATH=1`, `math_sloppy.wgsl` (the same functions off by up to 2 ULP or
@@ -20,6 +23,10 @@
 //! each file valid WGSL for naga and Tint.
 
 use crate::error::{Error, Result};
+
+mod uniform;
+use uniform::UNIFORM_IMPORTS;
+pub(crate) use uniform::uniform_struct;
 
 /// Every WGSL file, by its path under `shaders/`, with its text.
 macro_rules! wgsl_files {
@@ -200,6 +207,10 @@ impl Composer {
         self.seen.push(path.to_string());
         if path == SLOTS_IMPORT {
             self.out.push_str(&crate::gpu::slots::wgsl());
+            return Ok(());
+        }
+        if let Some((_, text)) = UNIFORM_IMPORTS.iter().find(|(name, _)| *name == path) {
+            self.out.push_str(text);
             return Ok(());
         }
         self.expand(file(path)?)
@@ -506,6 +517,33 @@ mod tests {
                 assert!(!out.contains(IMPORT) && !out.contains(UNROLL), "{path}");
             }
         }
+    }
+
+    /// Each generated uniform import names no file, is imported by a file, and is its struct's
+    /// declaration, fields in order and docs as comments.
+    #[test]
+    fn uniform_imports_are_generated_declarations() {
+        for (name, text) in UNIFORM_IMPORTS {
+            assert!(file(name).is_err(), "{name} is also a file");
+            let line = format!("{IMPORT}{name}");
+            let imports = |t: &str| t.lines().any(|l| l.trim() == line);
+            assert!(
+                FILES.iter().any(|(_, t)| imports(t)),
+                "{name} is imported nowhere"
+            );
+            assert!(
+                text.starts_with("struct ") && text.ends_with(",\n}\n"),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            crate::gpu::spheres::motion::Params::WGSL,
+            "struct Params {\n    n: u32,\n    half_extent: f32,\n}\n"
+        );
+        let events = crate::gpu::events::EventParams::WGSL;
+        assert!(events.starts_with("struct EventParams {\n    // Slots of this frame's pair list"));
+        let composed = compose("events.wgsl", MathMode::Exact).unwrap();
+        assert_eq!(composed.matches(events).count(), 1);
     }
 
     /// The wrappers every kernel calls (math_exact.wgsl, math_sloppy.wgsl).

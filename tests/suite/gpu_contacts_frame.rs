@@ -302,7 +302,7 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
 
 #[test]
 fn sphere_frames_give_the_cpus_pairs_and_contacts_in_one_submission() {
-    use sweepfan::cpu::contacts::compare_sphere_contacts;
+    use sweepfan::cpu::contacts::compare_contacts;
     use sweepfan::{GpuBroadPhase, Method};
     use sweepfan_scenes::Scene;
     let Some(ctx) = test_gpu() else { return };
@@ -328,7 +328,7 @@ fn sphere_frames_give_the_cpus_pairs_and_contacts_in_one_submission() {
                     .unwrap();
                 assert_eq!(pairs, cpu_pairs, "{what}");
                 assert_eq!(stats.pairs, pairs.len() as u64, "{what}");
-                let check = compare_sphere_contacts(&spheres, &pairs, &contacts, &cpu);
+                let check = compare_contacts(&spheres, &pairs, &contacts, &cpu);
                 assert_eq!(check.wrong, 0, "{what}: {:?}", check.first_wrong);
                 assert_eq!(check.ties, 0, "{what}");
                 assert!(contacts.iter().all(|c| c.count == 1), "{what}");

@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sweepfan::cpu::CpuNarrowPhase;
-use sweepfan::cpu::contacts::{compare_obb_contacts, compare_polygon_contacts};
+use sweepfan::cpu::contacts::compare_contacts;
 use sweepfan::gpu::GpuNarrowPhase;
 use sweepfan::{Contact, Error, NarrowPhase, Pair};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
@@ -173,7 +173,7 @@ fn contacts_are_the_same_on_every_backend() {
             );
         }
         narrow.obb_contacts(&boxes, &touching, &mut got).unwrap();
-        let check = compare_obb_contacts(&boxes, &touching, &got, &want);
+        let check = compare_contacts(&boxes, &touching, &got, &want);
         assert_eq!(
             (check.pairs, check.wrong),
             (touching.len(), 0),
@@ -182,7 +182,7 @@ fn contacts_are_the_same_on_every_backend() {
         narrow
             .polygon_contacts(&polygons, &polygon_pairs, &mut got)
             .unwrap();
-        let check = compare_polygon_contacts(&polygons, &polygon_pairs, &got, &polygon_want);
+        let check = compare_contacts(&polygons, &polygon_pairs, &got, &polygon_want);
         assert_eq!(
             (check.pairs, check.wrong),
             (polygon_pairs.len(), 0),

@@ -3,7 +3,7 @@
 //! a [`BoxBroadPhase`] on the GPU (awaited) or the CPU; each frame's pairs and found and lost
 //! events compared with a reference computed in the same page.
 
-use crate::{Check, generate, gpu_result, input, page_gpu, put_back, take_kept};
+use crate::{Check, Run, gpu_result, input, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::{Aabb, BoxBroadPhase, Id, IdPair};
 use sweepfan_scenes::Scene;
@@ -14,45 +14,34 @@ thread_local! {
     static GPU_BOXES: RefCell<Option<BoxBroadPhase>> = const { RefCell::new(None) };
 }
 
-/// `scene` with `n` objects from `seed` as boxes by id, moved `frames - 1` times, through the
-/// CPU's [`BoxBroadPhase`]; every frame compared with brute force over the same boxes (so `n`
-/// at most [`crate::BRUTE_FORCE_MAX`]). Awaits a turn of the page between frames.
+/// `run`'s scene with its `n` objects from its seed as boxes by id, moved `frames - 1` times,
+/// through the CPU's [`BoxBroadPhase`]; every frame compared with brute force over the same
+/// boxes (so `n` at most [`crate::BRUTE_FORCE_MAX`]). Awaits a turn of the page between
+/// frames.
 #[wasm_bindgen]
-pub async fn check_boxes_cpu(
-    scene: String,
-    n: f64,
-    seed: f64,
-    frames: f64,
-) -> Result<Check, JsError> {
-    let (n, seed, frames) = input::counts(n, seed, frames)?;
-    Ok(check_boxes_async(&scene, n, seed, frames).await?)
+pub async fn check_boxes_cpu(run: &Run) -> Result<Check, JsError> {
+    Ok(check_boxes_async(run).await?)
 }
 
 /// [`check_boxes_cpu`] with the library's error, natively.
 pub fn check_boxes(scene: &str, n: u32, seed: u32, frames: u32) -> sweepfan::Result<Check> {
-    pollster::block_on(check_boxes_async(scene, n, seed, frames))
+    pollster::block_on(check_boxes_async(&Run::of(scene.into(), n, seed, frames)))
 }
 
-async fn check_boxes_async(scene: &str, n: u32, seed: u32, frames: u32) -> sweepfan::Result<Check> {
-    let scene = generate(scene, n, seed)?;
-    input::brute_force_fits(n, "the boxes check's brute-force reference")?;
+async fn check_boxes_async(run: &Run) -> sweepfan::Result<Check> {
+    let scene = run.generate()?;
+    input::brute_force_fits(run.n, "the boxes check's brute-force reference")?;
     let reference = |ids: &[Id], boxes: &[Aabb]| input::limited(|| brute_force(ids, boxes));
-    let (check, _) = compare(scene, frames, BoxBroadPhase::cpu(), reference).await;
+    let (check, _) = compare(scene, run.frames, BoxBroadPhase::cpu(), reference).await;
     check.map(|c| c.against("brute force over the same boxes"))
 }
 
 /// [`check_boxes_cpu`] with the boxes on the GPU opened by `open_gpu_async`, every frame
 /// compared with the CPU's [`BoxBroadPhase`] fed the same boxes.
 #[wasm_bindgen]
-pub async fn check_boxes_gpu_async(
-    scene: String,
-    n: f64,
-    seed: f64,
-    frames: f64,
-) -> Result<Check, JsError> {
-    let (n, seed, frames) = input::counts(n, seed, frames)?;
+pub async fn check_boxes_gpu_async(run: &Run) -> Result<Check, JsError> {
     let ctx = page_gpu()?;
-    let scene = generate(&scene, n, seed)?;
+    let scene = run.generate()?;
     let tested = take_kept(&GPU_BOXES, || BoxBroadPhase::gpu(ctx.clone()))?;
     let mut cpu = BoxBroadPhase::cpu();
     let reference = move |ids: &[Id], boxes: &[Aabb]| {
@@ -63,7 +52,7 @@ pub async fn check_boxes_gpu_async(
             Ok(cpu.pairs().to_vec())
         })
     };
-    let (check, tested) = compare(scene, frames, tested, reference).await;
+    let (check, tested) = compare(scene, run.frames, tested, reference).await;
     put_back(&GPU_BOXES, &ctx, tested);
     let check = check.map(|c| c.against("the CPU's box broad phase fed the same boxes"));
     Ok(gpu_result(check)?)
@@ -202,8 +191,8 @@ mod tests {
     fn gpu_boxes_agree_with_the_cpu_natively() {
         crate::open_test_gpu();
         for scene in ["paper", "clusters"] {
-            let c =
-                pollster::block_on(check_boxes_gpu_async(scene.into(), 3000.0, 6.0, 3.0)).unwrap();
+            let run = Run::new(scene.into(), 3000.0, 6.0, 3.0).unwrap();
+            let c = pollster::block_on(check_boxes_gpu_async(&run)).unwrap();
             assert!(
                 c.agrees && c.pairs > 0 && c.found > 0 && c.lost > 0,
                 "{scene}: {c:?}"

@@ -7,7 +7,7 @@
 
 use crate::{Check, gpu_result, input, kind_of, ms_since, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
-use sweepfan::cpu::contacts::{compare_obb_contacts, obb_contacts};
+use sweepfan::cpu::contacts::{compare_contacts, obb_contacts};
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
 use sweepfan::{Contact, Obb, Pair};
 use sweepfan_scenes::SceneParams;
@@ -101,7 +101,7 @@ pub fn check_contacts(scene: &str, n: u32, seed: u32) -> sweepfan::Result<Check>
 
 /// The pairs and contacts of `scene`'s boxes on the GPU opened by `open_gpu_async`, in one
 /// submission (`GpuBoxPipeline::obb_contacts_async`): the pairs checked against the CPU
-/// pipeline's, the contacts against the CPU's (`compare_obb_contacts`: every depth within its
+/// pipeline's, the contacts against the CPU's (`compare_contacts`: every depth within its
 /// tolerance, normals equal but where two axes tie: as deep along the GPU's normal).
 #[wasm_bindgen]
 pub async fn check_contacts_gpu_async(scene: String, n: f64, seed: f64) -> Result<Check, JsError> {
@@ -122,7 +122,7 @@ pub async fn check_contacts_gpu_async(scene: String, n: f64, seed: f64) -> Resul
     let mut on_cpu = Vec::new();
     input::limited(|| obb_contacts(&boxes, &pairs, &mut on_cpu))?;
     let same_pairs = on_gpu_pairs == pairs;
-    let check = compare_obb_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
+    let check = compare_contacts(&boxes, &pairs, &on_gpu, &on_cpu);
     let reference = on_cpu.iter().filter(|c| c.count > 0).count();
     let out = check_of(
         &boxes,

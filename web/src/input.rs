@@ -4,6 +4,8 @@
 
 use std::cell::Cell;
 use sweepfan::{Error, Limits, MemoryBudget, Method};
+use sweepfan_scenes::Scene;
+use wasm_bindgen::prelude::*;
 
 /// Most objects a check takes (the form's bound).
 pub const MAX_OBJECTS: u32 = 2_000_000;
@@ -47,6 +49,55 @@ pub fn counts(n: f64, seed: f64, frames: f64) -> sweepfan::Result<(u32, u32, u32
         whole("seed", seed, 0, u32::MAX)?,
         whole("frames", frames, 1, MAX_FRAMES)?,
     ))
+}
+
+/// What a check runs, from JavaScript (`new Run(scene, n, seed, frames)`): a scene generator's
+/// name, its object count and seed, and the frames to run. The counts are checked as it is
+/// made, as `counts` checks them, so a count that is not a whole number within the page's
+/// bounds is an error naming it there, before any check runs. The checks borrow it: the caller
+/// frees it once the check's promise has settled.
+#[wasm_bindgen]
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// The scene generator's name (paper, density, clusters, mixed-radii, ...; `_` read as `-`).
+    pub(crate) scene: String,
+    /// Objects in the scene (0 is left to the scene's own refusal).
+    pub(crate) n: u32,
+    /// The scene's seed.
+    pub(crate) seed: u32,
+    /// Frames to run: the first, then the scene moved before each of the others.
+    pub(crate) frames: u32,
+}
+
+#[wasm_bindgen]
+impl Run {
+    /// `scene` with `n` objects from `seed`, over `frames` frames: `n` a whole number from 0 to
+    /// [`MAX_OBJECTS`], `seed` one within `u32`, `frames` one from 1 to [`MAX_FRAMES`];
+    /// otherwise an error naming the count.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scene: String, n: f64, seed: f64, frames: f64) -> Result<Run, JsError> {
+        let (n, seed, frames) = counts(n, seed, frames)?;
+        Ok(Self::of(scene, n, seed, frames))
+    }
+}
+
+impl Run {
+    /// A run of counts already whole (the native checks'), not checked against the page's
+    /// bounds.
+    pub(crate) fn of(scene: String, n: u32, seed: u32, frames: u32) -> Self {
+        Self {
+            scene,
+            n,
+            seed,
+            frames,
+        }
+    }
+
+    /// The run's scene, generated (`crate::generate`: an unknown name or a scene of none is
+    /// an error).
+    pub(crate) fn generate(&self) -> sweepfan::Result<Scene> {
+        crate::generate(&self.scene, self.n, self.seed)
+    }
 }
 
 /// Refuses `method` over `n` objects where it is brute force past [`BRUTE_FORCE_MAX`].
@@ -171,6 +222,13 @@ mod tests {
             let e = counts(n, seed, frames).unwrap_err().to_string();
             assert!(e.contains(named) && e.contains("whole number"), "{e}");
         }
+        // A run's counts are the checked ones (its refusals are JavaScript errors, made only
+        // in a page).
+        let run = Run::new("paper".into(), 5000.0, 7.0, 3.0).unwrap();
+        assert_eq!(
+            (run.scene.as_str(), run.n, run.seed, run.frames),
+            ("paper", 5000, 7, 3)
+        );
     }
 
     #[test]

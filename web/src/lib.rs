@@ -22,7 +22,7 @@ mod rotating;
 mod worlds;
 pub use boxes::{check_boxes, check_boxes_cpu, check_boxes_gpu_async};
 pub use contacts::{check_contacts, check_contacts_cpu, check_contacts_gpu_async};
-pub use input::{BRUTE_FORCE_MAX, MAX_FRAMES, MAX_OBJECTS};
+pub use input::{BRUTE_FORCE_MAX, MAX_FRAMES, MAX_OBJECTS, Run};
 pub use rotating::check_rotating_gpu_async;
 pub use worlds::{check_worlds, check_worlds_cpu, check_worlds_gpu_async};
 
@@ -160,43 +160,31 @@ pub fn gpu_is_open() -> bool {
     GPU.with(|g| g.borrow().as_ref().is_some_and(|ctx| !ctx.is_lost()))
 }
 
-/// `scene` (a generator's name: paper, density, clusters, mixed-radii, ...) with `n` spheres
-/// from `seed`, moved `frames - 1` times, through `method` (grid, sap, brute-force, ...) on
-/// the CPU; every frame compared with brute force (with another exact method above
-/// [`BRUTE_FORCE_MAX`] spheres: [`Check::reference`] names it). An unknown name, an invalid
-/// scene or a count that is not a whole number within the page's bounds is an error naming
-/// it. Awaits a turn of the page between frames, where [`stop`] stops it.
+/// `run`'s scene (a generator's name: paper, density, clusters, mixed-radii, ...) with its `n`
+/// spheres from its seed, moved `frames - 1` times, through `method` (grid, sap, brute-force,
+/// ...) on the CPU; every frame compared with brute force (with another exact method above
+/// [`BRUTE_FORCE_MAX`] spheres: [`Check::reference`] names it). An unknown name or an invalid
+/// scene is an error naming it (a count that is not a whole number within the page's bounds
+/// was one already, at [`Run::new`]). Awaits a turn of the page between frames, where
+/// [`stop`] stops it.
 #[wasm_bindgen]
-pub async fn check_cpu(
-    scene: String,
-    n: f64,
-    seed: f64,
-    method: String,
-    frames: f64,
-) -> Result<Check, JsError> {
-    let (n, seed, frames) = input::counts(n, seed, frames)?;
-    Ok(check_async(&scene, n, seed, &method, frames).await?)
+pub async fn check_cpu(run: &Run, method: String) -> Result<Check, JsError> {
+    Ok(check_async(run, &method).await?)
 }
 
 /// [`check_cpu`] with the library's error, natively.
 pub fn check(scene: &str, n: u32, seed: u32, method: &str, frames: u32) -> sweepfan::Result<Check> {
-    pollster::block_on(check_async(scene, n, seed, method, frames))
+    pollster::block_on(check_async(&Run::of(scene.into(), n, seed, frames), method))
 }
 
-async fn check_async(
-    scene: &str,
-    n: u32,
-    seed: u32,
-    method: &str,
-    frames: u32,
-) -> sweepfan::Result<Check> {
-    let (scene, method) = (generate(scene, n, seed)?, Method::parse(method)?);
-    input::affordable(method, n)?;
+async fn check_async(run: &Run, method: &str) -> sweepfan::Result<Check> {
+    let (scene, method) = (run.generate()?, Method::parse(method)?);
+    input::affordable(method, run.n)?;
     let mut tested = cpu::broad_phase(method);
     compare(
         scene,
-        frames,
-        input::cpu_reference(method, n),
+        run.frames,
+        input::cpu_reference(method, run.n),
         async |spheres| input::limited(|| pairs_of(&mut *tested, spheres)),
     )
     .await
@@ -240,18 +228,11 @@ async fn open_gpu_with(options: &GpuOptions) -> Result<String, JsError> {
 /// [`check_cpu`] with `method` on the GPU opened by [`open_gpu_async`], every frame compared
 /// with the same method on the CPU.
 #[wasm_bindgen]
-pub async fn check_gpu_async(
-    scene: String,
-    n: f64,
-    seed: f64,
-    method: String,
-    frames: f64,
-) -> Result<Check, JsError> {
-    let (n, seed, frames) = input::counts(n, seed, frames)?;
+pub async fn check_gpu_async(run: &Run, method: String) -> Result<Check, JsError> {
     let ctx = page_gpu()?;
-    let (scene, method) = (generate(&scene, n, seed)?, Method::parse(&method)?);
+    let (scene, method) = (run.generate()?, Method::parse(&method)?);
     // The GPU's brute force is checked against the CPU's, which is bounded too.
-    input::affordable(method, n)?;
+    input::affordable(method, run.n)?;
     // Taken out of the cache while it runs (the future holds it across awaits), put back after.
     let kept = GPU_METHODS.with(|m| {
         let mut m = m.borrow_mut();
@@ -262,7 +243,7 @@ pub async fn check_gpu_async(
         Some(t) => t,
         None => GpuBroadPhase::new(ctx.clone(), method)?,
     };
-    let check = compare(scene, frames, method, async |spheres| {
+    let check = compare(scene, run.frames, method, async |spheres| {
         let mut pairs = Vec::new();
         tested.find_pairs_async(spheres, Some(&mut pairs)).await?;
         Ok(pairs)
@@ -465,15 +446,9 @@ mod tests {
     fn the_gpu_check_agrees_with_the_cpu_natively() {
         let name = open_test_gpu();
         assert!(!name.is_empty());
+        let run = Run::new("paper".into(), 2000.0, 5.0, 3.0).unwrap();
         for method in ["grid", "sap", "brute-force"] {
-            let c = pollster::block_on(check_gpu_async(
-                "paper".into(),
-                2000.0,
-                5.0,
-                method.into(),
-                3.0,
-            ))
-            .unwrap();
+            let c = pollster::block_on(check_gpu_async(&run, method.into())).unwrap();
             assert!(c.agrees && c.pairs > 0 && c.found > 0, "{method}: {c:?}");
         }
     }

@@ -2,7 +2,7 @@
 //! both proxies (the conservative sector and the speculative AABB) on the browser's GPU,
 //! awaited, each frame's candidates and exact hits compared with the CPU's in the same page.
 
-use crate::{Check, gpu_result, input, page_gpu, put_back, take_kept};
+use crate::{Check, Run, gpu_result, input, page_gpu, put_back, take_kept};
 use std::cell::RefCell;
 use sweepfan::GpuContext;
 use sweepfan::cpu::rotating_frame_cpu;
@@ -29,14 +29,15 @@ pub(crate) fn forget_gpu_rotating() {
     GPU_ROTATING.with(|r| *r.borrow_mut() = None);
 }
 
-/// `n` moving spheres and `n / 20` rotating boxes from `seed`, stepped `frames - 1` times,
-/// both proxies on the GPU opened by `open_gpu_async`; every frame's candidates equal to the
-/// CPU's and its hits too, but for at most two ties within 1e-4 of touching per proxy. `pairs`
-/// (the GPU's) and `reference_pairs` (the CPU's) count the conservative sector's hits (box,
-/// sphere) of the last frame, `found` and `lost` its hits that began and ended over the frames.
+/// `run`'s `n` moving spheres and `n / 20` rotating boxes from its seed, stepped `frames - 1`
+/// times (its scene's name is not read: the rotating scene is its own), both proxies on the GPU
+/// opened by `open_gpu_async`; every frame's candidates equal to the CPU's and its hits too,
+/// but for at most two ties within 1e-4 of touching per proxy. `pairs` (the GPU's) and
+/// `reference_pairs` (the CPU's) count the conservative sector's hits (box, sphere) of the last
+/// frame, `found` and `lost` its hits that began and ended over the frames.
 #[wasm_bindgen]
-pub async fn check_rotating_gpu_async(n: f64, seed: f64, frames: f64) -> Result<Check, JsError> {
-    let (n, seed, frames) = input::counts(n, seed, frames)?;
+pub async fn check_rotating_gpu_async(run: &Run) -> Result<Check, JsError> {
+    let (n, seed, frames) = (run.n, run.seed, run.frames);
     let ctx = page_gpu()?;
     if n < 20 {
         return Err(JsError::new(
@@ -141,7 +142,8 @@ mod tests {
     #[test]
     fn the_rotating_check_agrees_with_the_cpu_natively() {
         crate::open_test_gpu();
-        let c = pollster::block_on(check_rotating_gpu_async(6000.0, 3.0, 3.0)).unwrap();
+        let run = Run::new("paper".into(), 6000.0, 3.0, 3.0).unwrap();
+        let c = pollster::block_on(check_rotating_gpu_async(&run)).unwrap();
         assert!(
             c.agrees && c.pairs > 50 && c.found > 0 && c.lost > 0,
             "{c:?}"

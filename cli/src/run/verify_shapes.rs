@@ -89,10 +89,10 @@ impl Shapes {
         device: &[sweepfan::Contact],
         cpu: &[sweepfan::Contact],
     ) -> sweepfan::cpu::contacts::ContactCheck {
-        use sweepfan::cpu::contacts::{compare_obb_contacts, compare_polygon_contacts};
+        use sweepfan::cpu::contacts::compare_contacts;
         match self {
-            Shapes::Boxes(b) => compare_obb_contacts(b, pairs, device, cpu),
-            Shapes::Polygons(p) => compare_polygon_contacts(p, pairs, device, cpu),
+            Shapes::Boxes(b) => compare_contacts(b, pairs, device, cpu),
+            Shapes::Polygons(p) => compare_contacts(p, pairs, device, cpu),
             Shapes::Aabbs(_) => Default::default(),
         }
     }

@@ -225,48 +225,42 @@ impl GpuBoxPipeline {
         /// Every overlapping (or touching) pair of boxes, `(i, j)` with `i < j`, in canonical
         /// order (sorted on the host: the stage `order`), into `out` (cleared first); `None`
         /// only counts. `Stats::tests` = SAT tests.
-        pub fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats>
-            = obb_overlaps_async, "a box frame";
-    }
+        pub fn obb_overlaps = "a box frame";
 
-    /// [`Self::obb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn obb_overlaps_async(
-        &mut self,
-        boxes: &[Obb],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
-        if boxes.is_empty() {
-            return self.empty_frame(out).await;
+        /// [`Self::obb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn obb_overlaps_async(
+            &mut self,
+            boxes: &[Obb],
+            out: Option<&mut Vec<Pair>>,
+        ) -> Result<Stats> {
+            // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
+            if boxes.is_empty() {
+                return self.empty_frame(out).await;
+            }
+            let start = Instant::now();
+            let kind = self.upload_obbs(boxes)?;
+            self.sat_frame(kind, Exact::Boxes(boxes), out, start).await
         }
-        let start = Instant::now();
-        let kind = self.upload_obbs(boxes)?;
-        self.sat_frame(kind, Exact::Boxes(boxes), out, start).await
     }
 
     blocking! {
         /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
-        pub fn polygon_overlaps(
+        pub fn polygon_overlaps = "a polygon frame";
+
+        /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn polygon_overlaps_async(
             &mut self,
             polygons: &[Polygon],
             out: Option<&mut Vec<Pair>>,
-        ) -> Result<Stats>
-            = polygon_overlaps_async, "a polygon frame";
-    }
-
-    /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn polygon_overlaps_async(
-        &mut self,
-        polygons: &[Polygon],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        if polygons.is_empty() {
-            return self.empty_frame(out).await;
+        ) -> Result<Stats> {
+            if polygons.is_empty() {
+                return self.empty_frame(out).await;
+            }
+            let start = Instant::now();
+            let kind = self.upload_polygons(polygons)?;
+            self.sat_frame(kind, Exact::Polygons(polygons), out, start)
+                .await
         }
-        let start = Instant::now();
-        let kind = self.upload_polygons(polygons)?;
-        self.sat_frame(kind, Exact::Polygons(polygons), out, start)
-            .await
     }
 
     /// A frame without shapes: no pairs. With events tracked and the pairs stored, it loses

@@ -23,18 +23,24 @@ use crate::gpu::context::block::blocking;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
 use crate::gpu::upload::Upload;
-use encase::ShaderType;
 use std::ops::Range;
 use web_time::Instant;
 
-#[derive(Clone, Copy, Debug, Default, ShaderType)]
-struct Params {
-    n_objects: u32,
-    candidate_capacity: u32,
-    out_capacity: u32,
-    count_index: u32,
-    max_groups_x: u32,
-    store_sure: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/boxes/sat.wgsl` (its import `boxes/sat_params.wgsl`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub(crate) struct Params {
+        n_objects: u32,
+        /// Candidates in `candidates` that may be valid (the count is clamped to it).
+        candidate_capacity: u32,
+        /// Pairs `out_pairs` can hold.
+        out_capacity: u32,
+        /// Index of the candidate count inside `candidate_count`.
+        count_index: u32,
+        max_groups_x: u32,
+        /// 1: append the sure overlapping pairs too; 0: count them only.
+        store_sure: u32,
+    }
 }
 
 /// The shapes to test, in buffers the caller owns.
@@ -404,29 +410,29 @@ impl GpuSat {
         /// Completes an output of `Self::output_from`: the pairs past the planned copy, read in
         /// one more map (only when the list outgrew the last count with headroom); notes the count
         /// for the next plan.
-        pub(crate) fn finish_output(&mut self, ctx: &GpuContext, output: SatOutput) -> Result<SatOutput>
-            = finish_output_async, "the SAT pairs' tail";
-    }
+        pub(crate) fn finish_output = "the SAT pairs' tail";
 
-    /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).
-    pub(crate) async fn finish_output_async(
-        &mut self,
-        ctx: &GpuContext,
-        mut output: SatOutput,
-    ) -> Result<SatOutput> {
-        self.pair_hint.saw(output.listed as u64);
-        if let Some(pairs) = &mut output.pairs
-            && (pairs.len() as u64) < output.listed as u64
-        {
-            let tail = [(
-                self.out_pairs.clone(),
-                pairs.len() as u64,
-                output.listed as u64,
-            )];
-            let rest = readback::read_tails_async(ctx, &mut self.tail_readback, &tail).await?;
-            pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+        /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).
+        pub(crate) async fn finish_output_async(
+            &mut self,
+            ctx: &GpuContext,
+            output: SatOutput,
+        ) -> Result<SatOutput> {
+            let mut output = output;
+            self.pair_hint.saw(output.listed as u64);
+            if let Some(pairs) = &mut output.pairs
+                && (pairs.len() as u64) < output.listed as u64
+            {
+                let tail = [(
+                    self.out_pairs.clone(),
+                    pairs.len() as u64,
+                    output.listed as u64,
+                )];
+                let rest = readback::read_tails_async(ctx, &mut self.tail_readback, &tail).await?;
+                pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+            }
+            Ok(output)
         }
-        Ok(output)
     }
 
     /// After the submission of [`Self::encode`] (which did not plan a readback): the exact

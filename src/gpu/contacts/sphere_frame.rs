@@ -18,65 +18,58 @@ const MAX_RUNS: usize = 4;
 
 impl GpuContacts {
     blocking! {
-        /// Every touching pair of `spheres` through `broad` (any method) and each pair's contact, in
-        /// one submission from the upload to the contacts: the pairs `(i, j)`, `i < j`, sorted, into
-        /// `pairs` and their contacts in the same order into `contacts` (both cleared first; no
-        /// spheres give no pairs). Spheres are validated. A list that outgrows the broad phase's
-        /// runs the frame again, larger (a second wait).
-        pub fn sphere_frame(
+        /// Every touching pair of `spheres` through `broad` (any method) and each pair's contact,
+        /// in one submission from the upload to the contacts: the pairs `(i, j)`, `i < j`, sorted,
+        /// into `pairs` and their contacts in the same order into `contacts` (both cleared first;
+        /// no spheres give no pairs). Spheres are validated. A list that outgrows the broad
+        /// phase's runs the frame again, larger (a second wait).
+        pub fn sphere_frame = "a sphere contacts frame";
+
+        /// [`Self::sphere_frame`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn sphere_frame_async(
             &mut self,
             broad: &mut GpuBroadPhase,
             spheres: &[Sphere],
             pairs: &mut Vec<Pair>,
             contacts: &mut Vec<Contact>,
-        ) -> Result<Stats>
-            = sphere_frame_async, "a sphere contacts frame";
-    }
-
-    /// [`Self::sphere_frame`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn sphere_frame_async(
-        &mut self,
-        broad: &mut GpuBroadPhase,
-        spheres: &[Sphere],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let start = Instant::now();
-        pairs.clear();
-        contacts.clear();
-        if spheres.is_empty() {
-            return Ok(Stats::default());
+        ) -> Result<Stats> {
+            let start = Instant::now();
+            pairs.clear();
+            contacts.clear();
+            if spheres.is_empty() {
+                return Ok(Stats::default());
+            }
+            validate_spheres(spheres)?;
+            let n = count_u32("spheres", spheres.len())?;
+            let ctx = broad.context().clone();
+            let mut rb = std::mem::replace(&mut self.frame_readback, Readback::new("unused"));
+            let read = self
+                .sphere_frame_runs(&ctx, broad, spheres, n, &mut rb)
+                .await;
+            self.frame_readback = rb;
+            let (totals, listed, partial_pairs, partial_contacts, pair_buf) = read?;
+            // The rest of lists longer than planned, one more wait each.
+            let mut found = partial_pairs;
+            if (found.len() as u64) < listed as u64 {
+                let tail = [(pair_buf, found.len() as u64, listed as u64)];
+                let rest = readback::read_tails_async(&ctx, &mut self.tail, &tail).await?;
+                found.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+            }
+            let found_contacts = self.finish_async(&ctx, partial_contacts, listed).await?;
+            let mut kept: Vec<(Pair, Contact)> = found.into_iter().zip(found_contacts).collect();
+            kept.sort_unstable_by_key(|(p, _)| *p);
+            (*pairs, *contacts) = kept.into_iter().unzip();
+            let mut stats = Stats {
+                tests: totals.tests,
+                pairs: pairs.len() as u64,
+                ..Stats::default()
+            };
+            for (label, seconds) in totals.pass_times {
+                stats.stage(label, seconds, Clock::GpuTimestamp);
+            }
+            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+            Ok(stats)
         }
-        validate_spheres(spheres)?;
-        let n = count_u32("spheres", spheres.len())?;
-        let ctx = broad.context().clone();
-        let mut rb = std::mem::replace(&mut self.frame_readback, Readback::new("unused"));
-        let read = self
-            .sphere_frame_runs(&ctx, broad, spheres, n, &mut rb)
-            .await;
-        self.frame_readback = rb;
-        let (totals, listed, partial_pairs, partial_contacts, pair_buf) = read?;
-        // The rest of lists longer than planned, one more wait each.
-        let mut found = partial_pairs;
-        if (found.len() as u64) < listed as u64 {
-            let tail = [(pair_buf, found.len() as u64, listed as u64)];
-            let rest = readback::read_tails_async(&ctx, &mut self.tail, &tail).await?;
-            found.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
-        }
-        let found_contacts = self.finish_async(&ctx, partial_contacts, listed).await?;
-        let mut kept: Vec<(Pair, Contact)> = found.into_iter().zip(found_contacts).collect();
-        kept.sort_unstable_by_key(|(p, _)| *p);
-        (*pairs, *contacts) = kept.into_iter().unzip();
-        let mut stats = Stats {
-            tests: totals.tests,
-            pairs: pairs.len() as u64,
-            ..Stats::default()
-        };
-        for (label, seconds) in totals.pass_times {
-            stats.stage(label, seconds, Clock::GpuTimestamp);
-        }
-        stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
-        Ok(stats)
     }
 
     /// The frame's runs until its pair list holds every pair: the totals, the pair count, the

@@ -14,16 +14,28 @@ pub(crate) fn block_on<F: IntoFuture>(what: &str, future: F) -> Result<F::Output
     Ok(pollster::block_on(future))
 }
 
-/// Declares the blocking twin of an async method (docs/design.md §8.5): its docs, then
-/// `fn name(&mut self, arg: Type, ...) -> Result<T> = name_async, "what it waits for";`. The
-/// twin waits with [`block_on`]: in a browser build it is [`Error::Unsupported`].
+/// Declares a blocking method and its async twin (docs/design.md §8.5), so that each pair
+/// writes its argument list once: the blocking method's docs, visibility and name,
+/// `= "what it waits for";`, then the whole async method (docs, visibility,
+/// `async fn name_async(&mut self, arg: Type, ...) -> Result<T>` and its body; arguments are
+/// plain names, rebound in the body where they must be `mut`). It emits the blocking method,
+/// with the async one's arguments and return type, then the async method as written; both
+/// signatures stay whole for rustdoc. The blocking method waits for its twin with
+/// [`block_on`]: in a browser build it is [`Error::Unsupported`].
 macro_rules! blocking {
-    ($(#[$doc:meta])* $vis:vis fn $name:ident(&mut self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty
-        = $twin:ident, $what:expr;) => {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident = $what:expr;
+        $(#[$twin_doc:meta])* $twin_vis:vis async fn $twin:ident(
+            &mut $self:ident $(, $arg:ident: $ty:ty)* $(,)?
+        ) -> $ret:ty $body:block) => {
+        // The async receiver is the caller's `self` token (`$self`): a macro's own `self` would
+        // not be the one its body names.
         $(#[$doc])*
         $vis fn $name(&mut self $(, $arg: $ty)*) -> $ret {
             $crate::gpu::context::block::block_on($what, self.$twin($($arg),*))?
         }
+
+        $(#[$twin_doc])*
+        $twin_vis async fn $twin(&mut $self $(, $arg: $ty)*) -> $ret $body
     };
 }
 pub(crate) use blocking;

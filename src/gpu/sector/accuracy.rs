@@ -15,7 +15,6 @@ use crate::gpu::context::GpuContext;
 use crate::gpu::context::Uniform;
 use crate::gpu::readback::{self, Readback};
 use crate::gpu::timer::PassTimer;
-use encase::ShaderType;
 use std::marker::PhantomData;
 
 /// What the runner needs of one pose: its shader, and the storage a batch of its rotations
@@ -65,11 +64,14 @@ impl GpuPose for RotationParams {
 // The thesis shader's `Rotation` is 14 vec4<f32>.
 const _: () = assert!(std::mem::size_of::<RotationParams>() == 14 * 16);
 
-/// The uniform of both shaders.
-#[derive(Clone, Copy, ShaderType)]
-pub(super) struct Params {
-    rotation_count: u32,
-    groups_per_rotation: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of both shaders (`sector/grid_rows.wgsl` imports its declaration,
+    /// `sector/grid_rows_params.wgsl`).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Params {
+        rotation_count: u32,
+        groups_per_rotation: u32,
+    }
 }
 
 /// A buffer of at least `bytes` (never empty), the one in `slot` when it is large enough.

@@ -8,7 +8,6 @@ use crate::geom::sphere::Sphere;
 use crate::gpu::context::Uniform;
 use crate::gpu::context::{GpuContext, count_u32};
 use bytemuck::{Pod, Zeroable};
-use encase::ShaderType;
 
 /// Threads per workgroup (`WG` in the shader), one pair each.
 const WORKGROUP: u32 = 64;
@@ -47,11 +46,15 @@ impl From<&Sector> for GpuSector {
     }
 }
 
-#[derive(Clone, Copy, ShaderType)]
-struct Params {
-    pair_count: u32,
-    sector_count: u32,
-    sphere_count: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/sector/sector_sphere.wgsl` (its import
+    /// `sector/sector_sphere_params.wgsl`).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Params {
+        pair_count: u32,
+        sector_count: u32,
+        sphere_count: u32,
+    }
 }
 
 /// Pipeline and buffers (grown on demand, reused across calls).

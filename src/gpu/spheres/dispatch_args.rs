@@ -6,14 +6,17 @@
 use crate::error::Result;
 use crate::gpu::context::{GpuContext, Uniform};
 use crate::gpu::spheres::broad_phase::ResidentPairs;
-use encase::ShaderType;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
-struct Params {
-    count_index: u32,
-    capacity: u32,
-    workgroup: u32,
-    max_groups_x: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/spheres/dispatch_args.wgsl` (its import
+    /// `spheres/dispatch_args_params.wgsl`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub(crate) struct Params {
+        count_index: u32,
+        capacity: u32,
+        workgroup: u32,
+        max_groups_x: u32,
+    }
 }
 
 /// The arguments' buffer (`INDIRECT` and storage: `[x, y, 1, pairs]`) and its kernel.

@@ -10,13 +10,15 @@ use crate::error::Result;
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::{GpuContext, Uniform, count_u32};
 use crate::gpu::readback::Readback;
-use encase::ShaderType;
 use glam::Vec3;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, ShaderType)]
-struct Params {
-    n: u32,
-    half_extent: f32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/spheres/motion.wgsl` (its import `spheres/motion_params.wgsl`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub(crate) struct Params {
+        n: u32,
+        half_extent: f32,
+    }
 }
 
 /// Spheres and velocities on the device, and the pass that moves them.

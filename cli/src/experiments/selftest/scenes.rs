@@ -358,7 +358,7 @@ pub(super) fn contact_checks(ctx: &Arc<GpuContext>, cfg: &SelftestConfig, checks
             }
             let mut want = Vec::new();
             sweepfan::cpu::contacts::obb_contacts(boxes, &pairs, &mut want)?;
-            let check = sweepfan::cpu::contacts::compare_obb_contacts(boxes, &pairs, &got, &want);
+            let check = sweepfan::cpu::contacts::compare_contacts(boxes, &pairs, &got, &want);
             Ok(match check.first_wrong {
                 Some(w) => Err(format!(
                     "{} of {} contacts differ, first {w}",

@@ -38,7 +38,6 @@ use crate::gpu::readback::{self, Readback};
 use crate::gpu::slots;
 use crate::gpu::sort::radix_sort::RadixSort;
 use crate::gpu::timer::PassTimer;
-use encase::ShaderType;
 
 mod encode;
 mod layout;
@@ -61,18 +60,26 @@ const WIDE_CHUNK: u32 = 256;
 /// Candidate list allocated before the first frame (pairs).
 const INITIAL_CAPACITY: u64 = 1 << 16;
 
-#[derive(Clone, Copy, Debug, Default, ShaderType)]
-struct Params {
-    n: u32,
-    capacity: u32,
-    dims_y: u32,
-    dims_z: u32,
-    origin_y: f32,
-    origin_z: f32,
-    inv_cell: f32,
-    reach: f32,
-    wide_count: u32,
-    wide_lanes: u32,
+crate::gpu::shader::uniform_struct! {
+    /// The uniform of `shaders/boxes/aabb_sap.wgsl` (its import `boxes/aabb_sap_params.wgsl`).
+    #[derive(Clone, Copy, Debug, Default)]
+    pub(crate) struct Params {
+        n: u32,
+        /// Pairs `pairs` holds.
+        capacity: u32,
+        /// Columns per axis (y, z); their product is at most the length of `ranges`.
+        dims_y: u32,
+        dims_z: u32,
+        /// Lower corner of column (0, 0) and 1 / cell side.
+        origin_y: f32,
+        origin_z: f32,
+        inv_cell: f32,
+        /// At least the width on y and z of every AABB outside the wide list.
+        reach: f32,
+        /// Wide shapes, and invocations of wide_pairs per wide shape.
+        wide_count: u32,
+        wide_lanes: u32,
+    }
 }
 
 /// Per-object buffers, sized for `objects` shapes.

@@ -20,19 +20,18 @@ impl GpuBoxPipeline {
         /// the caller's floats; when a coordinate is subnormal (which a GPU may flush to zero in a
         /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
         /// AABB proxy (the default).
-        pub fn aabb_overlaps(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<Stats>
-            = aabb_overlaps_async, "a box frame";
-    }
+        pub fn aabb_overlaps = "a box frame";
 
-    /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn aabb_overlaps_async(
-        &mut self,
-        boxes: &[Aabb],
-        out: &mut Vec<Pair>,
-    ) -> Result<Stats> {
-        let mut stats = self.aabb_overlaps_unordered_async(boxes, out).await?;
-        crate::broadphase::order_pairs(Some(out), &mut stats);
-        Ok(stats)
+        /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn aabb_overlaps_async(
+            &mut self,
+            boxes: &[Aabb],
+            out: &mut Vec<Pair>,
+        ) -> Result<Stats> {
+            let mut stats = self.aabb_overlaps_unordered_async(boxes, out).await?;
+            crate::broadphase::order_pairs(Some(out), &mut stats);
+            Ok(stats)
+        }
     }
 
     /// The box broad phase's pairs in the device's order (the trait's

@@ -18,50 +18,38 @@ impl GpuBoxPipeline {
         /// (the pairs the device left unsure settled on the host, with their contacts): the pairs
         /// `(i, j)`, `i < j`, sorted, into `pairs` and their contacts in the same order into
         /// `contacts` (both cleared first). `Stats::tests` = SAT tests.
-        pub fn obb_contacts(
+        pub fn obb_contacts = "a box contacts frame";
+
+        /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn obb_contacts_async(
             &mut self,
             boxes: &[Obb],
             pairs: &mut Vec<Pair>,
             contacts: &mut Vec<Contact>,
-        ) -> Result<Stats>
-            = obb_contacts_async, "a box contacts frame";
-    }
-
-    /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn obb_contacts_async(
-        &mut self,
-        boxes: &[Obb],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let upload = |pipeline: &mut Self| pipeline.upload_obbs(boxes);
-        let exact = Exact::Boxes(boxes);
-        self.contacts_frame(upload, exact, boxes.is_empty(), pairs, contacts)
-            .await
+        ) -> Result<Stats> {
+            let upload = |pipeline: &mut Self| pipeline.upload_obbs(boxes);
+            let exact = Exact::Boxes(boxes);
+            self.contacts_frame(upload, exact, boxes.is_empty(), pairs, contacts)
+                .await
+        }
     }
 
     blocking! {
         /// The polygon equivalent of [`Self::obb_contacts`] (2D, in the plane z = 0).
-        pub fn polygon_contacts(
+        pub fn polygon_contacts = "a polygon contacts frame";
+
+        /// [`Self::polygon_contacts`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn polygon_contacts_async(
             &mut self,
             polygons: &[Polygon],
             pairs: &mut Vec<Pair>,
             contacts: &mut Vec<Contact>,
-        ) -> Result<Stats>
-            = polygon_contacts_async, "a polygon contacts frame";
-    }
-
-    /// [`Self::polygon_contacts`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn polygon_contacts_async(
-        &mut self,
-        polygons: &[Polygon],
-        pairs: &mut Vec<Pair>,
-        contacts: &mut Vec<Contact>,
-    ) -> Result<Stats> {
-        let upload = |pipeline: &mut Self| pipeline.upload_polygons(polygons);
-        let exact = Exact::Polygons(polygons);
-        self.contacts_frame(upload, exact, polygons.is_empty(), pairs, contacts)
-            .await
+        ) -> Result<Stats> {
+            let upload = |pipeline: &mut Self| pipeline.upload_polygons(polygons);
+            let exact = Exact::Polygons(polygons);
+            self.contacts_frame(upload, exact, polygons.is_empty(), pairs, contacts)
+                .await
+        }
     }
 
     /// A frame of the shapes `upload` puts on the device (settled on `exact`; none where

@@ -236,229 +236,226 @@ impl RotatingGpu {
     }
 
     blocking! {
-        /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits and,
-        /// with `want_hits`, the sorted hit pairs (box, sphere). Every pass of every proxy goes in one
-        /// submission with one host wait (docs/design.md §9.7); a proxy whose candidates or hits
-        /// outgrew the lists sized from the last frame runs again on its own (chunked when one
-        /// binding cannot hold its candidates), so nothing is ever lost.
-        pub fn frame(
+        /// One frame for each proxy in `proxies` (the sphere sort is shared): candidates, hits
+        /// and, with `want_hits`, the sorted hit pairs (box, sphere). Every pass of every proxy
+        /// goes in one submission with one host wait (docs/design.md §9.7); a proxy whose
+        /// candidates or hits outgrew the lists sized from the last frame runs again on its own
+        /// (chunked when one binding cannot hold its candidates), so nothing is ever lost.
+        pub fn frame = "a rotating frame";
+
+        /// [`Self::frame`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn frame_async(
             &mut self,
             ctx: &GpuContext,
             boxes: &[impl Swept],
             spheres: &[Sphere],
             proxies: &[Proxy],
             want_hits: bool,
-        ) -> Result<Vec<ProxyFrame>>
-            = frame_async, "a rotating frame";
-    }
-
-    /// [`Self::frame`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn frame_async(
-        &mut self,
-        ctx: &GpuContext,
-        boxes: &[impl Swept],
-        spheres: &[Sphere],
-        proxies: &[Proxy],
-        want_hits: bool,
-    ) -> Result<Vec<ProxyFrame>> {
-        let _frame = ctx.frame();
-        ctx.settle()?;
-        validate_frame_input(boxes, spheres)?;
-        if spheres.is_empty() || boxes.is_empty() {
-            return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
-        }
-        let n = count_u32("spheres", spheres.len())?;
-        let k = count_u32("boxes", boxes.len())?;
-        let t_frame = Instant::now();
-        let grid = SphereGrid::new(spheres);
-        // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
-        let cells = u32::try_from(grid.cell_count()).map_err(|_| {
-            Error::past_u32(
-                grid.cell_count(),
-                format!("{} grid cells", grid.cell_count()),
-            )
-        })?;
-        let mut params = Params {
-            grid_origin: grid.origin.extend(grid.inv_cell),
-            grid_dims: UVec4::new(grid.dims[0], grid.dims[1], grid.dims[2], n),
-            boxes: UVec4::new(k, 0, 0, 0),
-            chunk: UVec4::ZERO,
-            reach: Vec4::new(grid.reach, 0.0, 0.0, 0.0),
-            cells: UVec4::new(cells, self.max_groups_per_dim, 0, 0),
-        };
-        let in_spheres = self
-            .in_spheres
-            .get(ctx, "rotating spheres", n as u64 * 16)?;
-        let keys = self.sort_keys.get(ctx, "rotating keys", n as u64 * 4)?;
-        let values = self.sort_values.get(ctx, "rotating values", n as u64 * 4)?;
-        let sorted = self
-            .sorted
-            .get(ctx, "rotating sorted spheres", n as u64 * 16)?;
-        let starts = self
-            .starts
-            .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
-        ctx.write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
-        ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
-        // Every fallible step before the timer is taken: one that failed after it left the
-        // frames that followed without their stage times.
-        let max_room = self.candidate_capacity(ctx) as u64;
-        let first = FIRST_CANDIDATES_PER_BOX * k as u64;
-        let room = match self.candidate_room {
-            0 => first,
-            r => r,
-        }
-        .clamp(1, max_room);
-        let candidates = self
-            .candidates_resident
-            .get(ctx, "rotating candidates", room * 8)?;
-        while self.slots.len() < proxies.len() {
-            self.slots.push(ProxySlot::new(ctx)?);
-        }
-        let mut timer = std::mem::replace(&mut self.timer, PassTimer::new(ctx, 0));
-        timer.reset();
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let shared = self.encode_sphere_sort(
-            ctx,
-            &mut enc,
-            &mut timer,
-            [&in_spheres, &keys, &values, &sorted, &starts],
-            n,
-            cells,
-            grid.key_bits(),
-        );
-        timer.resolve(&mut enc);
-        let mut slots = std::mem::take(&mut self.slots);
-        let mut rb = std::mem::replace(&mut self.readback, Readback::new("rotating readback"));
-        rb.clear();
-        let shared_times = rb.add_timer(&timer);
-        let mut plans = Vec::with_capacity(proxies.len());
-        let mut cpu_seconds = Vec::with_capacity(proxies.len());
-        let encoded = (|| -> Result<()> {
-            shared?;
-            for (slot, &proxy) in slots.iter_mut().zip(proxies) {
-                let t = Instant::now();
-                let (aabbs, sectors) = proxy_data(boxes, proxy);
-                cpu_seconds.push(t.elapsed().as_secs_f64());
-                let room_hits = if want_hits {
-                    self.hit_room.clamp(1, max_room)
-                } else {
-                    1
-                };
-                let mut p = params;
-                p.boxes = UVec4::new(k, 0, k, 0);
-                p.chunk = UVec4::new(u32::MAX, room as u32, room_hits as u32, want_hits as u32);
-                let hits = self.encode_proxy(
-                    ctx,
-                    &mut enc,
-                    slot,
-                    &p,
-                    (&aabbs, &sectors),
-                    [&values, &sorted, &starts, &candidates],
-                    room_hits,
-                )?;
-                plans.push(SlotPlan {
-                    totals: rb.add(&slot.totals, 0, 16),
-                    hits: rb.add(&hits, 0, if want_hits { room_hits * 8 } else { 0 }),
-                    times: rb.add_timer(&slot.timer),
-                });
+        ) -> Result<Vec<ProxyFrame>> {
+            let _frame = ctx.frame();
+            ctx.settle()?;
+            validate_frame_input(boxes, spheres)?;
+            if spheres.is_empty() || boxes.is_empty() {
+                return Ok(ProxyFrame::nothing_for(proxies.len(), want_hits));
             }
-            rb.record(ctx, &mut enc)
-        })();
-        let read = match encoded {
-            Err(e) => Err(e),
-            Ok(()) => {
-                ctx.submit(enc);
-                rb.map_async(ctx, |bytes| {
-                    let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
-                    let per: Vec<_> = plans
-                        .iter()
-                        .zip(&slots)
-                        .map(|(plan, slot)| {
-                            let words = readback::words(&bytes[plan.totals.clone()]);
-                            let hits = want_hits.then(|| {
-                                let h = (words[0] as usize).min(plan.hits.len() / 8);
-                                let at = plan.hits.start;
-                                bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(&bytes[at..at + 8 * h])
-                            });
-                            (
-                                words,
-                                hits,
-                                slot.timer.times_from(ctx, &bytes[plan.times.clone()]),
-                            )
-                        })
-                        .collect();
-                    (shared, per)
-                })
-                .await
-            }
-        };
-        self.readback = rb;
-        self.timer = timer;
-        self.slots = slots;
-        let (shared_times, per) = read?;
-        let wall = t_frame.elapsed().as_secs_f64();
-        let shared_stages: Vec<StageTime> = shared_times
-            .into_iter()
-            .map(|(stage, seconds)| StageTime {
-                stage,
-                seconds,
-                clock: Clock::GpuTimestamp,
-            })
-            .collect();
-        let mut out = Vec::with_capacity(proxies.len());
-        let mut need_room = 0u64;
-        for (p, ((words, hit_list, times), &proxy)) in per.into_iter().zip(proxies).enumerate() {
-            if words[3] > 0 {
-                return Err(cut_short(ctx, words[3]));
-            }
-            let total = words[1] as u64 | (words[2] as u64) << 32;
-            let hits = words[0] as u64;
-            need_room = need_room.max(total);
-            if want_hits {
-                self.hit_room = self.hit_room.max(hits + hits / 8);
-            }
-            let fits = total <= room && hit_list.as_ref().is_none_or(|l| l.len() as u64 == hits);
-            let mut frame = if fits {
-                let mut stages = vec![StageTime {
-                    stage: "proxies + sectors (cpu)",
-                    seconds: cpu_seconds[p],
-                    clock: Clock::Wall,
-                }];
-                add_gpu_times(&mut stages, times);
-                ProxyFrame {
-                    candidates: total,
-                    hits,
-                    hit_pairs: hit_list.map(|mut l| {
-                        l.sort_unstable();
-                        l
-                    }),
-                    stages,
-                }
-            } else {
-                // Outgrew the lists: this proxy again, alone, sized exactly (more waits).
-                self.proxy_frame(
-                    ctx,
-                    boxes,
-                    proxy,
-                    &mut params,
-                    want_hits,
-                    [&starts, &values, &sorted],
+            let n = count_u32("spheres", spheres.len())?;
+            let k = count_u32("boxes", boxes.len())?;
+            let t_frame = Instant::now();
+            let grid = SphereGrid::new(spheres);
+            // At most 4 n + 64 cells (see `SphereGrid::new`), so this fits u32.
+            let cells = u32::try_from(grid.cell_count()).map_err(|_| {
+                Error::past_u32(
+                    grid.cell_count(),
+                    format!("{} grid cells", grid.cell_count()),
                 )
-                .await?
+            })?;
+            let mut params = Params {
+                grid_origin: grid.origin.extend(grid.inv_cell),
+                grid_dims: UVec4::new(grid.dims[0], grid.dims[1], grid.dims[2], n),
+                boxes: UVec4::new(k, 0, 0, 0),
+                chunk: UVec4::ZERO,
+                reach: Vec4::new(grid.reach, 0.0, 0.0, 0.0),
+                cells: UVec4::new(cells, self.max_groups_per_dim, 0, 0),
             };
-            let mut stages = shared_stages.clone();
-            stages.append(&mut frame.stages);
-            stages.push(StageTime {
-                stage: "gpu frame (wall)",
-                seconds: wall,
-                clock: Clock::Wall,
-            });
-            frame.stages = stages;
-            out.push(frame);
+            let in_spheres = self
+                .in_spheres
+                .get(ctx, "rotating spheres", n as u64 * 16)?;
+            let keys = self.sort_keys.get(ctx, "rotating keys", n as u64 * 4)?;
+            let values = self.sort_values.get(ctx, "rotating values", n as u64 * 4)?;
+            let sorted = self
+                .sorted
+                .get(ctx, "rotating sorted spheres", n as u64 * 16)?;
+            let starts = self
+                .starts
+                .get(ctx, "rotating cell starts", (cells as u64 + 1) * 4)?;
+            ctx.write_buffer(&in_spheres, 0, bytemuck::cast_slice(spheres));
+            ctx.write_buffer(&self.params, 0, &params.to_bytes()?);
+            // Every fallible step before the timer is taken: one that failed after it left the
+            // frames that followed without their stage times.
+            let max_room = self.candidate_capacity(ctx) as u64;
+            let first = FIRST_CANDIDATES_PER_BOX * k as u64;
+            let room = match self.candidate_room {
+                0 => first,
+                r => r,
+            }
+            .clamp(1, max_room);
+            let candidates = self
+                .candidates_resident
+                .get(ctx, "rotating candidates", room * 8)?;
+            while self.slots.len() < proxies.len() {
+                self.slots.push(ProxySlot::new(ctx)?);
+            }
+            let mut timer = std::mem::replace(&mut self.timer, PassTimer::new(ctx, 0));
+            timer.reset();
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            let shared = self.encode_sphere_sort(
+                ctx,
+                &mut enc,
+                &mut timer,
+                [&in_spheres, &keys, &values, &sorted, &starts],
+                n,
+                cells,
+                grid.key_bits(),
+            );
+            timer.resolve(&mut enc);
+            let mut slots = std::mem::take(&mut self.slots);
+            let mut rb = std::mem::replace(&mut self.readback, Readback::new("rotating readback"));
+            rb.clear();
+            let shared_times = rb.add_timer(&timer);
+            let mut plans = Vec::with_capacity(proxies.len());
+            let mut cpu_seconds = Vec::with_capacity(proxies.len());
+            let encoded = (|| -> Result<()> {
+                shared?;
+                for (slot, &proxy) in slots.iter_mut().zip(proxies) {
+                    let t = Instant::now();
+                    let (aabbs, sectors) = proxy_data(boxes, proxy);
+                    cpu_seconds.push(t.elapsed().as_secs_f64());
+                    let room_hits = if want_hits {
+                        self.hit_room.clamp(1, max_room)
+                    } else {
+                        1
+                    };
+                    let mut p = params;
+                    p.boxes = UVec4::new(k, 0, k, 0);
+                    p.chunk = UVec4::new(u32::MAX, room as u32, room_hits as u32, want_hits as u32);
+                    let hits = self.encode_proxy(
+                        ctx,
+                        &mut enc,
+                        slot,
+                        &p,
+                        (&aabbs, &sectors),
+                        [&values, &sorted, &starts, &candidates],
+                        room_hits,
+                    )?;
+                    plans.push(SlotPlan {
+                        totals: rb.add(&slot.totals, 0, 16),
+                        hits: rb.add(&hits, 0, if want_hits { room_hits * 8 } else { 0 }),
+                        times: rb.add_timer(&slot.timer),
+                    });
+                }
+                rb.record(ctx, &mut enc)
+            })();
+            let read = match encoded {
+                Err(e) => Err(e),
+                Ok(()) => {
+                    ctx.submit(enc);
+                    rb.map_async(ctx, |bytes| {
+                        let shared = timer.times_from(ctx, &bytes[shared_times.clone()]);
+                        let per: Vec<_> = plans
+                            .iter()
+                            .zip(&slots)
+                            .map(|(plan, slot)| {
+                                let words = readback::words(&bytes[plan.totals.clone()]);
+                                let hits = want_hits.then(|| {
+                                    let h = (words[0] as usize).min(plan.hits.len() / 8);
+                                    let at = plan.hits.start;
+                                    bytemuck::pod_collect_to_vec::<u8, [u32; 2]>(
+                                        &bytes[at..at + 8 * h],
+                                    )
+                                });
+                                (
+                                    words,
+                                    hits,
+                                    slot.timer.times_from(ctx, &bytes[plan.times.clone()]),
+                                )
+                            })
+                            .collect();
+                        (shared, per)
+                    })
+                    .await
+                }
+            };
+            self.readback = rb;
+            self.timer = timer;
+            self.slots = slots;
+            let (shared_times, per) = read?;
+            let wall = t_frame.elapsed().as_secs_f64();
+            let shared_stages: Vec<StageTime> = shared_times
+                .into_iter()
+                .map(|(stage, seconds)| StageTime {
+                    stage,
+                    seconds,
+                    clock: Clock::GpuTimestamp,
+                })
+                .collect();
+            let mut out = Vec::with_capacity(proxies.len());
+            let mut need_room = 0u64;
+            for (p, ((words, hit_list, times), &proxy)) in
+                per.into_iter().zip(proxies).enumerate()
+            {
+                if words[3] > 0 {
+                    return Err(cut_short(ctx, words[3]));
+                }
+                let total = words[1] as u64 | (words[2] as u64) << 32;
+                let hits = words[0] as u64;
+                need_room = need_room.max(total);
+                if want_hits {
+                    self.hit_room = self.hit_room.max(hits + hits / 8);
+                }
+                let fits =
+                    total <= room && hit_list.as_ref().is_none_or(|l| l.len() as u64 == hits);
+                let mut frame = if fits {
+                    let mut stages = vec![StageTime {
+                        stage: "proxies + sectors (cpu)",
+                        seconds: cpu_seconds[p],
+                        clock: Clock::Wall,
+                    }];
+                    add_gpu_times(&mut stages, times);
+                    ProxyFrame {
+                        candidates: total,
+                        hits,
+                        hit_pairs: hit_list.map(|mut l| {
+                            l.sort_unstable();
+                            l
+                        }),
+                        stages,
+                    }
+                } else {
+                    // Outgrew the lists: this proxy again, alone, sized exactly (more waits).
+                    self.proxy_frame(
+                        ctx,
+                        boxes,
+                        proxy,
+                        &mut params,
+                        want_hits,
+                        [&starts, &values, &sorted],
+                    )
+                    .await?
+                };
+                let mut stages = shared_stages.clone();
+                stages.append(&mut frame.stages);
+                stages.push(StageTime {
+                    stage: "gpu frame (wall)",
+                    seconds: wall,
+                    clock: Clock::Wall,
+                });
+                frame.stages = stages;
+                out.push(frame);
+            }
+            // Lists only grow (as the sphere pair list), so proxies taking turns do not re-run.
+            self.candidate_room = self.candidate_room.max(need_room + need_room / 8);
+            Ok(out)
         }
-        // Lists only grow (as the sphere pair list), so proxies taking turns do not re-run.
-        self.candidate_room = self.candidate_room.max(need_room + need_room / 8);
-        Ok(out)
     }
 
     /// Records the shared sphere passes: keys, sort, gather, cell starts.

@@ -604,12 +604,68 @@ impl GpuBroadPhase {
     blocking! {
         /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
         /// binding.
-        pub(super) fn find_pairs_whole(
+        pub(super) fn find_pairs_whole = "a frame";
+
+        /// [`Self::find_pairs_whole`] as a future.
+        async fn find_pairs_whole_async(
             &mut self,
             spheres: &[Sphere],
             out: Option<&mut Vec<Pair>>,
-        ) -> Result<Stats>
-            = find_pairs_whole_async, "a frame";
+        ) -> Result<Stats> {
+            let mut out = out;
+            if spheres.is_empty() {
+                return Err(Error::EmptyScene);
+            }
+            // A frame (or a part of one): its bind groups are kept across frames
+            // (docs/design.md §9.16).
+            let ctx = self.ctx.clone();
+            let _frame = ctx.frame();
+            ctx.settle()?;
+            let start = Instant::now();
+            self.host.start();
+            let store = out.is_some();
+            // One host wait per frame; a second only when the pair list overflowed.
+            let (mut totals, mut stored, mut times) = self
+                .run_frame_read_back(spheres, out.as_deref_mut())
+                .await?;
+            // The count is exact past the list: a frame with more pairs than any call may
+            // store fails now, as on the CPU, not after a frame in parts (a one-point scene
+            // of 25,000 spheres took 79 s on lavapipe to end so).
+            let need = totals.pairs;
+            if store && need > self.pair_limit {
+                self.clear_event_overflow();
+                return Err(crate::broadphase::stored_pairs_past_limit(
+                    need,
+                    self.pair_limit,
+                ));
+            }
+            if store && !stored {
+                // Grow to the exact need plus headroom for the next frames, then run again (the
+                // overflowed frame's events were not kept). A list that fits but outgrew the slots
+                // the sorts walked (sized by the last frame's count) runs again as it is, the
+                // sorts sized by this frame's.
+                self.clear_event_overflow();
+                if need > self.pair_capacity {
+                    self.grow_pair_list(need)?;
+                }
+                (totals, stored, times) = self.run_frame_read_back(spheres, out).await?;
+                if !stored {
+                    return Err(Error::gpu(
+                        crate::error::GpuFailure::Inconsistent,
+                        format!(
+                            "pair count changed between two runs of the same frame ({need} \
+                             then {})",
+                            totals.pairs
+                        ),
+                    ));
+                }
+            }
+            let mut stats = self.frame_stats(&totals, spheres.len() as u32, times);
+            self.host.lap("finish");
+            self.host.report(&mut stats);
+            stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
+            Ok(stats)
+        }
     }
 
     /// [`BroadPhase::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
@@ -636,64 +692,6 @@ impl GpuBroadPhase {
             .await?;
         self.ran_whole();
         crate::broadphase::order_pairs(out, &mut stats);
-        Ok(stats)
-    }
-
-    async fn find_pairs_whole_async(
-        &mut self,
-        spheres: &[Sphere],
-        mut out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        if spheres.is_empty() {
-            return Err(Error::EmptyScene);
-        }
-        // A frame (or a part of one): its bind groups are kept across frames
-        // (docs/design.md §9.16).
-        let ctx = self.ctx.clone();
-        let _frame = ctx.frame();
-        ctx.settle()?;
-        let start = Instant::now();
-        self.host.start();
-        let store = out.is_some();
-        // One host wait per frame; a second only when the pair list overflowed.
-        let (mut totals, mut stored, mut times) = self
-            .run_frame_read_back(spheres, out.as_deref_mut())
-            .await?;
-        // The count is exact past the list: a frame with more pairs than any call may
-        // store fails now, as on the CPU, not after a frame in parts (a one-point scene
-        // of 25,000 spheres took 79 s on lavapipe to end so).
-        let need = totals.pairs;
-        if store && need > self.pair_limit {
-            self.clear_event_overflow();
-            return Err(crate::broadphase::stored_pairs_past_limit(
-                need,
-                self.pair_limit,
-            ));
-        }
-        if store && !stored {
-            // Grow to the exact need plus headroom for the next frames, then run again (the
-            // overflowed frame's events were not kept). A list that fits but outgrew the slots
-            // the sorts walked (sized by the last frame's count) runs again as it is, the
-            // sorts sized by this frame's.
-            self.clear_event_overflow();
-            if need > self.pair_capacity {
-                self.grow_pair_list(need)?;
-            }
-            (totals, stored, times) = self.run_frame_read_back(spheres, out).await?;
-            if !stored {
-                return Err(Error::gpu(
-                    crate::error::GpuFailure::Inconsistent,
-                    format!(
-                        "pair count changed between two runs of the same frame ({need} then {})",
-                        totals.pairs
-                    ),
-                ));
-            }
-        }
-        let mut stats = self.frame_stats(&totals, spheres.len() as u32, times);
-        self.host.lap("finish");
-        self.host.report(&mut stats);
-        stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);
         Ok(stats)
     }
 }

@@ -200,60 +200,59 @@ impl GpuBroadPhase {
         /// frame had spheres the host would reject, or more pairs than the list holds (with events
         /// tracked every such frame is counted; without, the last frame's count is checked). One
         /// wait.
-        pub fn check_resident(&mut self) -> Result<()>
-            = check_resident_async, "a resident check";
-    }
+        pub fn check_resident = "a resident check";
 
-    /// [`Self::check_resident`] as a future, for a browser's page (docs/design.md §8.5).
-    pub async fn check_resident_async(&mut self) -> Result<()> {
-        let mut rb = Readback::new("resident check");
-        let invalid_at = rb.add(&self.ext, 28, 4);
-        let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
-        let overflow_at = self
-            .events
-            .as_ref()
-            .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        rb.record(&self.ctx, &mut enc)?;
-        self.ctx.submit(enc);
-        let (invalid, pairs, overflowed) = rb
-            .map_async(&self.ctx, |bytes| {
-                let w = readback::words(&bytes[counters_at]);
-                (
-                    readback::words(&bytes[invalid_at])[0],
-                    w[2] as u64 | (w[3] as u64) << 32,
-                    overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
-                )
-            })
-            .await?;
-        self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
-        if let Some(ev) = &self.events {
-            ev.clear_overflow(&self.ctx);
+        /// [`Self::check_resident`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn check_resident_async(&mut self) -> Result<()> {
+            let mut rb = Readback::new("resident check");
+            let invalid_at = rb.add(&self.ext, 28, 4);
+            let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+            let overflow_at = self
+                .events
+                .as_ref()
+                .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            rb.record(&self.ctx, &mut enc)?;
+            self.ctx.submit(enc);
+            let (invalid, pairs, overflowed) = rb
+                .map_async(&self.ctx, |bytes| {
+                    let w = readback::words(&bytes[counters_at]);
+                    (
+                        readback::words(&bytes[invalid_at])[0],
+                        w[2] as u64 | (w[3] as u64) << 32,
+                        overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
+                    )
+                })
+                .await?;
+            self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
+            if let Some(ev) = &self.events {
+                ev.clear_overflow(&self.ctx);
+            }
+            if invalid > 0 {
+                return Err(Error::invalid_argument(
+                    "spheres",
+                    format!(
+                        "{invalid} spheres in the caller's buffer are not valid spheres \
+                         (non-finite, negative radius, or a magnitude outside 1e-30..1e18)"
+                    ),
+                ));
+            }
+            if overflowed > 0 || pairs > self.pair_capacity {
+                return Err(Error::too_large(
+                    Exceeds::PairList {
+                        pairs,
+                        allowed: self.pair_capacity,
+                    },
+                    format!(
+                        "{} frames found more pairs than the list's {} slots (the last frame: \
+                         {pairs}): their pairs and events are incomplete; raise set_pair_capacity",
+                        overflowed.max(1),
+                        self.pair_capacity
+                    ),
+                ));
+            }
+            Ok(())
         }
-        if invalid > 0 {
-            return Err(Error::invalid_argument(
-                "spheres",
-                format!(
-                    "{invalid} spheres in the caller's buffer are not valid spheres (non-finite, \
-                 negative radius, or a magnitude outside 1e-30..1e18)"
-                ),
-            ));
-        }
-        if overflowed > 0 || pairs > self.pair_capacity {
-            return Err(Error::too_large(
-                Exceeds::PairList {
-                    pairs,
-                    allowed: self.pair_capacity,
-                },
-                format!(
-                    "{} frames found more pairs than the list's {} slots (the last frame: \
-                     {pairs}): their pairs and events are incomplete; raise set_pair_capacity",
-                    overflowed.max(1),
-                    self.pair_capacity
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// The last recorded frame's spheres on the device, in the caller's order (16 bytes each:

@@ -270,60 +270,55 @@ impl GpuWorldBatch {
     }
 
     blocking! {
-        /// Finds the touching pairs of each world, as `cpu::WorldBatch::find_pairs` does: `worlds[i]` is sphere `i`'s world
-        /// ([`SHARED`](crate::broadphase::worlds::SHARED): every world's); with `out = None` only counts. The frame
-        /// runs whole on the context's first device (no parts): a batch past a binding is
-        /// `Error::TooLarge`.
-        pub fn find_pairs(
+        /// Finds the touching pairs of each world, as `cpu::WorldBatch::find_pairs` does:
+        /// `worlds[i]` is sphere `i`'s world ([`SHARED`](crate::broadphase::worlds::SHARED):
+        /// every world's); with `out = None` only counts. The frame runs whole on the context's
+        /// first device (no parts): a batch past a binding is `Error::TooLarge`.
+        pub fn find_pairs = "a world batch";
+
+        /// [`Self::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
+        /// frame's read-back awaits the browser instead of blocking.
+        pub async fn find_pairs_async(
             &mut self,
             spheres: &[Sphere],
             worlds: &[u32],
             out: Option<&mut WorldPairs>,
-        ) -> Result<Stats>
-            = find_pairs_async, "a world batch";
-    }
-
-    /// [`Self::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
-    /// frame's read-back awaits the browser instead of blocking.
-    pub async fn find_pairs_async(
-        &mut self,
-        spheres: &[Sphere],
-        worlds: &[u32],
-        mut out: Option<&mut WorldPairs>,
-    ) -> Result<Stats> {
-        if !start_batch(spheres.len(), worlds, &mut out)? {
-            return Ok(Stats::default());
+        ) -> Result<Stats> {
+            let mut out = out;
+            if !start_batch(spheres.len(), worlds, &mut out)? {
+                return Ok(Stats::default());
+            }
+            let start = Instant::now();
+            count_u32("spheres", spheres.len())?;
+            validate_spheres(spheres)?;
+            self.set_ranks(worlds)?;
+            let shared = self.groups.shared.len();
+            if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
+                return Err(Error::invalid_argument(
+                    "worlds",
+                    format!(
+                        "{shared} shared objects: the GPU grid's batch takes at most \
+                         {GPU_GRID_SHARED_MAX} (they join its giants' list); every other method \
+                         (sap, x, xy, xyz, min_axis, origin_distance, brute_force), auto and the \
+                         CPU batch take any number"
+                    ),
+                ));
+            }
+            let group_s = start.elapsed().as_secs_f64();
+            let store = out.is_some();
+            let found = store.then_some(&mut self.found);
+            let mut stats = self.frame.find_pairs_whole_async(spheres, found).await?;
+            let start = Instant::now();
+            if let Some(out) = out {
+                out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
+            }
+            stats.stage(
+                "group",
+                group_s + start.elapsed().as_secs_f64(),
+                Clock::Wall,
+            );
+            Ok(stats)
         }
-        let start = Instant::now();
-        count_u32("spheres", spheres.len())?;
-        validate_spheres(spheres)?;
-        self.set_ranks(worlds)?;
-        let shared = self.groups.shared.len();
-        if self.frame.method == Method::Grid && shared > GPU_GRID_SHARED_MAX {
-            return Err(Error::invalid_argument(
-                "worlds",
-                format!(
-                    "{shared} shared objects: the GPU grid's batch takes at most \
-                 {GPU_GRID_SHARED_MAX} (they join its giants' list); every other method (sap, \
-                 x, xy, xyz, min_axis, origin_distance, brute_force), auto and the CPU batch \
-                 take any number"
-                ),
-            ));
-        }
-        let group_s = start.elapsed().as_secs_f64();
-        let store = out.is_some();
-        let found = store.then_some(&mut self.found);
-        let mut stats = self.frame.find_pairs_whole_async(spheres, found).await?;
-        let start = Instant::now();
-        if let Some(out) = out {
-            out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
-        }
-        stats.stage(
-            "group",
-            group_s + start.elapsed().as_secs_f64(),
-            Clock::Wall,
-        );
-        Ok(stats)
     }
 
     /// Groups the worlds, computes each object's rank and puts the ranks on the device.

@@ -145,7 +145,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
                     &pairs,
                     &mut device,
                 )?;
-                let check = sweepfan::cpu::contacts::compare_sphere_contacts(
+                let check = sweepfan::cpu::contacts::compare_contacts(
                     &scene.spheres,
                     &pairs,
                     &device,
