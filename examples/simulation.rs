@@ -10,7 +10,7 @@ use glam::{Quat, Vec3};
 use std::sync::Arc;
 use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::gpu::GpuNarrowPhase;
-use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, NarrowPhase, Obb};
+use sweepfan::{BoxBroadPhase, BoxFrame, GpuContext, Id, NarrowPhase, Obb, Shapes};
 
 fn main() -> sweepfan::Result<()> {
     let arg = |i: usize, d: usize| {
@@ -61,7 +61,12 @@ fn main() -> sweepfan::Result<()> {
             broad.update_into(frame)?;
             // Narrow phase: the broad phase's pairs by id as they are, SAT on the boxes by id.
             let mut overlapping = Vec::new();
-            narrow.obb_pairs_by_id(&ids, &boxes, broad.pairs(), Some(&mut overlapping))?;
+            narrow.pairs_by_id(
+                &ids,
+                Shapes::Obbs(&boxes),
+                broad.pairs(),
+                Some(&mut overlapping),
+            )?;
             results.push((frame.found.clone(), frame.lost.clone(), overlapping));
         }
         let (found, lost, overlapping) = &results[0];

@@ -142,5 +142,6 @@ pub use geom::aabb::Aabb;
 pub use geom::contact::{Contact, ContactShape};
 pub use geom::obb::Obb;
 pub use geom::polygon::{Polygon, PolygonFault};
+pub use geom::shapes::Shapes;
 pub use geom::sphere::{Sphere, validate_spheres};
 pub use gpu::{GpuBoxPipeline, GpuBroadPhase, GpuContext, GpuOptions};

@@ -11,8 +11,9 @@ use numpy::ndarray::{Array1, Array2, Array3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, LazyLock};
+use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::gpu::GpuContacts;
-use sweepfan::{Contact, GpuContext, Pair, Sphere, canonicalize, cpu};
+use sweepfan::{Contact, GpuContext, NarrowPhase, Pair, Shapes, Sphere, canonicalize, cpu};
 
 /// The GPU contact kernels kept between calls, per adapter, with their context and the grid
 /// that finds the spheres' pairs (made on first use).
@@ -126,9 +127,11 @@ fn sat_contacts<'py, S: Sync + Weighed>(
         FrameContacts<S>,
         impl FnOnce(&[S]) -> sweepfan::Result<Vec<Pair>> + Send,
     ),
-    kernels: ContactKernels<S>,
     (dims, most_points): (usize, usize),
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyDict>>
+where
+    for<'a> Shapes<'a>: From<&'a [S]>,
+{
     if let (sweepfan::Backend::Gpu, None) = (backend, pairs) {
         let (pairs, contacts) = interruptible(py, S::all_pairs_work(shapes), || {
             gpu_frame(adapter, shapes, frame)
@@ -141,45 +144,35 @@ fn sat_contacts<'py, S: Sync + Weighed>(
         }
         find(shapes)
     })?;
-    contacts_of(
-        py,
-        (shapes, pairs),
-        (backend, adapter),
-        kernels,
-        (dims, most_points),
-    )
+    contacts_of(py, (shapes, pairs), (backend, adapter), (dims, most_points))
 }
 
-/// The contacts of `pairs` of `shapes` on `backend` (the CPU's kernel or the GPU's), as
-/// [`contact_dict`] gives them.
+/// The contacts of `pairs` of `shapes` on `backend` (the CPU's narrow phase or the GPU's
+/// contact kernel), as [`contact_dict`] gives them.
 fn contacts_of<'py, S: Sync + Weighed>(
     py: Python<'py>,
     (shapes, pairs): (&[S], Vec<Pair>),
     (backend, adapter): (sweepfan::Backend, &str),
-    (on_cpu, on_gpu): ContactKernels<S>,
     (dims, most_points): (usize, usize),
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyDict>>
+where
+    for<'a> Shapes<'a>: From<&'a [S]>,
+{
     let work = pairs_work(shapes, &pairs);
     let mut out = Vec::new();
     out = interruptible(py, work, || {
         match backend {
-            sweepfan::Backend::Cpu => on_cpu(shapes, &pairs, &mut out).map_err(to_py)?,
-            sweepfan::Backend::Gpu => {
-                on_kernels(adapter, |ctx, k| on_gpu(k, ctx, shapes, &pairs, &mut out))?
-            }
+            sweepfan::Backend::Cpu => CpuNarrowPhase::default()
+                .contacts(Shapes::from(shapes), &pairs, &mut out)
+                .map_err(to_py)?,
+            sweepfan::Backend::Gpu => on_kernels(adapter, |ctx, k| {
+                k.contacts(ctx, Shapes::from(shapes), &pairs, &mut out)
+            })?,
         }
         Ok(out)
     })?;
     contact_dict(py, pairs, &out, dims, most_points)
 }
-
-/// A shape's contact kernels, the CPU's and the GPU's.
-type ContactKernels<S> = (CpuContacts<S>, GpuKernel<S>);
-/// A CPU contact kernel (`cpu::contacts::*_contacts`).
-type CpuContacts<S> = fn(&[S], &[Pair], &mut Vec<Contact>) -> sweepfan::Result<()>;
-/// A GPU contact kernel (`GpuContacts::*_contacts`).
-type GpuKernel<S> =
-    fn(&mut GpuContacts, &GpuContext, &[S], &[Pair], &mut Vec<Contact>) -> sweepfan::Result<()>;
 
 /// The result dict: pairs (K, 2) uint32, normals (K, D), depths (K,), counts (K,) uint32,
 /// points (K, P, D), point_depths (K, P), float32; D = 3, P = 4 (polygons: D = P = 2).
@@ -290,9 +283,7 @@ shape_function! {
             cpu::broad_phase(sweepfan::Method::Grid).find_pairs(&spheres, Some(&mut found))?;
             Ok(found)
         })?;
-        let kernels: ContactKernels<Sphere> =
-            (cpu::contacts::sphere_contacts, GpuContacts::sphere_contacts);
-        contacts_of(py, (&spheres, pairs), (backend, &adapter), kernels, (3, 4))
+        contacts_of(py, (&spheres, pairs), (backend, &adapter), (3, 4))
     }
 }
 
@@ -308,12 +299,10 @@ shape_function! {
     |backend, adapter| {
         let boxes = crate::shapes::boxes_of(centers, half_extents, quaternions)?;
         let boxes = crate::shapes::checked_boxes(boxes)?;
-        let kernels: ContactKernels<sweepfan::Obb> =
-            (cpu::contacts::obb_contacts, GpuContacts::obb_contacts);
         let frame = sweepfan::GpuBoxPipeline::obb_contacts;
         let find = |b: &[sweepfan::Obb]| cpu::sat::obb_overlaps(b).map(|r| r.0);
         let target = (backend, adapter.as_str());
-        sat_contacts(py, (&boxes, pairs), target, (frame, find), kernels, (3, 4))
+        sat_contacts(py, (&boxes, pairs), target, (frame, find), (3, 4))
     }
 }
 
@@ -327,10 +316,6 @@ shape_function! {
     |backend, adapter| {
         let (vertices, offsets) = crate::shapes::polygon_arrays(vertices, offsets)?;
         let polygons = crate::shapes::polygons(&vertices, &offsets)?;
-        let kernels: ContactKernels<sweepfan::Polygon> = (
-            cpu::contacts::polygon_contacts,
-            GpuContacts::polygon_contacts,
-        );
         let frame = sweepfan::GpuBoxPipeline::polygon_contacts;
         let find = |p: &[sweepfan::Polygon]| cpu::sat::polygon_overlaps(p).map(|r| r.0);
         let target = (backend, adapter.as_str());
@@ -339,7 +324,6 @@ shape_function! {
             (&polygons, pairs),
             target,
             (frame, find),
-            kernels,
             (2, 2),
         )
     }

@@ -4,12 +4,14 @@
 //! signatures, so a simulation swaps backends without touching its loop.
 
 use crate::broadphase::narrow_by_id::{contacts_by_id, pairs_by_id};
-use crate::broadphase::{Id, IdPair, Pair, Stats, cleared_on_error};
+use crate::broadphase::{Clock, Id, IdPair, Pair, Stats, cancel, check_candidates};
+use crate::broadphase::{cleared_on_error, orient_and_canonicalize};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
-use crate::geom::obb::Obb;
-use crate::geom::polygon::Polygon;
-use crate::geom::sphere::Sphere;
+use crate::geom::shapes::Shapes;
+use crate::geom::sphere::{Sphere, validate_spheres};
+use rayon::prelude::*;
+use web_time::Instant;
 
 /// The exact pair tests and contacts of shapes named by index, on the CPU or the GPU.
 ///
@@ -21,7 +23,7 @@ use crate::geom::sphere::Sphere;
 /// then and `out` is left cleared. No shapes and no candidates: no pairs, no contacts.
 ///
 /// ```
-/// use sweepfan::{Contact, NarrowPhase, Obb, Pair, cpu::CpuNarrowPhase};
+/// use sweepfan::{Contact, NarrowPhase, Obb, Pair, Shapes, cpu::CpuNarrowPhase};
 /// use glam::{Quat, Vec3};
 ///
 /// let cube = |x: f32, turn: f32| Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::splat(0.5), Quat::from_rotation_z(turn));
@@ -29,67 +31,48 @@ use crate::geom::sphere::Sphere;
 /// let candidates: Vec<Pair> = vec![[2, 0], [0, 1], [0, 3]]; // as a broad phase might give them
 /// let mut narrow = CpuNarrowPhase::default(); // or GpuNarrowPhase::new(context)
 /// let mut touching = Vec::new();
-/// let stats = narrow.obb_pairs(&boxes, &candidates, Some(&mut touching))?;
+/// let stats = narrow.pairs(Shapes::Obbs(&boxes), &candidates, Some(&mut touching))?;
 /// assert_eq!(touching, [[0, 2]]); // the turned cube reaches x = 0.39; the others are apart
 /// assert_eq!((stats.tests, stats.pairs), (3, 1));
 /// let mut contacts: Vec<Contact> = Vec::new();
-/// narrow.obb_contacts(&boxes, &touching, &mut contacts)?;
+/// narrow.contacts(Shapes::Obbs(&boxes), &touching, &mut contacts)?;
 /// assert!(contacts[0].depth > 0.0);
 /// # Ok::<(), sweepfan::Error>(())
 /// ```
 pub trait NarrowPhase {
-    /// The candidates whose oriented boxes overlap or touch, exactly (the same pairs on every
-    /// backend), into `out` (cleared first) as `[min, max]` in canonical order (ascending; a
-    /// candidate given twice is listed twice); `out = None` only counts. `Stats::tests` is the
-    /// candidates tested, `Stats::pairs` those that touch.
-    fn obb_pairs(
+    /// The candidates whose shapes overlap or touch, exactly (the same pairs on every backend:
+    /// boxes and polygons by their separating axes, docs/design.md §4.6; spheres by the exact
+    /// touch test, on the host on either backend, as a sphere broad phase's pairs already are),
+    /// into `out` (cleared first) as `[min, max]` in canonical order (ascending; a candidate
+    /// given twice is listed twice); `out = None` only counts. `Stats::tests` is the candidates
+    /// tested, `Stats::pairs` those that touch.
+    fn pairs(
         &mut self,
-        boxes: &[Obb],
-        candidates: &[Pair],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats>;
-
-    /// [`Self::obb_pairs`] for convex polygons in the plane (exact on both backends,
-    /// docs/design.md §4.6).
-    fn polygon_pairs(
-        &mut self,
-        polygons: &[Polygon],
+        shapes: Shapes<'_>,
         candidates: &[Pair],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats>;
 
     /// The contact of each of `pairs` (normal from the first shape towards the second), into
     /// `out` (cleared first), one a pair, in the pairs' order; the GPU's within the tolerance
-    /// of docs/design.md §4.8 of the CPU's.
-    fn sphere_contacts(
+    /// of docs/design.md §4.8 of the CPU's. Polygons' contacts lie in the plane z = 0.
+    fn contacts(
         &mut self,
-        spheres: &[Sphere],
+        shapes: Shapes<'_>,
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()>;
 
-    /// [`Self::sphere_contacts`] for oriented boxes.
-    fn obb_contacts(&mut self, boxes: &[Obb], pairs: &[Pair], out: &mut Vec<Contact>)
-    -> Result<()>;
-
-    /// [`Self::sphere_contacts`] for convex polygons, in the plane z = 0.
-    fn polygon_contacts(
-        &mut self,
-        polygons: &[Polygon],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()>;
-
-    /// [`Self::obb_pairs`] by the caller's ids, as `BoxBroadPhase` gives its pairs: `ids[k]`
-    /// names `boxes[k]` (each id once), the candidates are pairs of ids (any order and
-    /// orientation), and the touching ones come into `out` (cleared first) as `[min, max]` by
-    /// id, sorted. An id given twice is an [`Error::InvalidId`](crate::Error::InvalidId), a
-    /// candidate naming an id not among `ids` (or one id twice) an
-    /// [`Error::InvalidArgument`] naming the candidate; `ids` of another length than `boxes` an
+    /// [`Self::pairs`] by the caller's ids, as `BoxBroadPhase` gives its pairs: `ids[k]` names
+    /// shape `k` (each id once), the candidates are pairs of ids (any order and orientation),
+    /// and the touching ones come into `out` (cleared first) as `[min, max]` by id, sorted. An
+    /// id given twice is an [`Error::InvalidId`](crate::Error::InvalidId), a candidate naming an
+    /// id not among `ids` (or one id twice) an [`Error::InvalidArgument`] naming the candidate;
+    /// `ids` of another length than the shapes an
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch).
     ///
     /// ```
-    /// use sweepfan::{Aabb, BoxBroadPhase, NarrowPhase, Obb, cpu::CpuNarrowPhase};
+    /// use sweepfan::{Aabb, BoxBroadPhase, NarrowPhase, Obb, Shapes, cpu::CpuNarrowPhase};
     /// use glam::{Quat, Vec3};
     ///
     /// let cube = |x: f32, y: f32, turn: f32| {
@@ -104,79 +87,137 @@ pub trait NarrowPhase {
     /// broad.update()?;
     /// assert_eq!(broad.pairs(), [[10, 40], [10, 70], [40, 70]]); // their AABBs overlap
     /// let mut touching = Vec::new();
-    /// CpuNarrowPhase::default().obb_pairs_by_id(&ids, &boxes, broad.pairs(), Some(&mut touching))?;
+    /// let shapes = Shapes::Obbs(&boxes);
+    /// CpuNarrowPhase::default().pairs_by_id(&ids, shapes, broad.pairs(), Some(&mut touching))?;
     /// assert_eq!(touching, [[10, 40], [40, 70]]); // 10 and 70 are apart
     /// # Ok::<(), sweepfan::Error>(())
     /// ```
-    fn obb_pairs_by_id(
+    fn pairs_by_id(
         &mut self,
         ids: &[Id],
-        boxes: &[Obb],
+        shapes: Shapes<'_>,
         candidates: &[IdPair],
         out: Option<&mut Vec<IdPair>>,
     ) -> Result<Stats> {
-        pairs_by_id(ids, boxes.len(), candidates, out, |c, o| {
-            self.obb_pairs(boxes, c, o)
+        pairs_by_id(ids, shapes.len(), candidates, out, |c, o| {
+            self.pairs(shapes, c, o)
         })
     }
 
-    /// [`Self::polygon_pairs`] by the caller's ids, as [`Self::obb_pairs_by_id`].
-    fn polygon_pairs_by_id(
+    /// [`Self::contacts`] by the caller's ids (`ids[k]` names shape `k`): one contact a pair of
+    /// ids, in their order, the normal from the first id's shape towards the second's. Errors
+    /// as [`Self::pairs_by_id`]'s, naming the pair.
+    fn contacts_by_id(
         &mut self,
         ids: &[Id],
-        polygons: &[Polygon],
-        candidates: &[IdPair],
-        out: Option<&mut Vec<IdPair>>,
-    ) -> Result<Stats> {
-        pairs_by_id(ids, polygons.len(), candidates, out, |c, o| {
-            self.polygon_pairs(polygons, c, o)
-        })
-    }
-
-    /// [`Self::sphere_contacts`] by the caller's ids (`ids[k]` names `spheres[k]`): one
-    /// contact a pair of ids, in their order, the normal from the first id's sphere towards
-    /// the second's. Errors as [`Self::obb_pairs_by_id`]'s, naming the pair.
-    fn sphere_contacts_by_id(
-        &mut self,
-        ids: &[Id],
-        spheres: &[Sphere],
+        shapes: Shapes<'_>,
         pairs: &[IdPair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        contacts_by_id(ids, spheres.len(), pairs, out, |p, o| {
-            self.sphere_contacts(spheres, p, o)
-        })
-    }
-
-    /// [`Self::sphere_contacts_by_id`] for oriented boxes.
-    fn obb_contacts_by_id(
-        &mut self,
-        ids: &[Id],
-        boxes: &[Obb],
-        pairs: &[IdPair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        contacts_by_id(ids, boxes.len(), pairs, out, |p, o| {
-            self.obb_contacts(boxes, p, o)
-        })
-    }
-
-    /// [`Self::sphere_contacts_by_id`] for convex polygons, in the plane z = 0.
-    fn polygon_contacts_by_id(
-        &mut self,
-        ids: &[Id],
-        polygons: &[Polygon],
-        pairs: &[IdPair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        contacts_by_id(ids, polygons.len(), pairs, out, |p, o| {
-            self.polygon_contacts(polygons, p, o)
+        contacts_by_id(ids, shapes.len(), pairs, out, |p, o| {
+            self.contacts(shapes, p, o)
         })
     }
 }
 
-/// A backend's filter (an implementation of [`NarrowPhase::obb_pairs`] or
-/// [`NarrowPhase::polygon_pairs`]): `run` into `out`, cleared first (`None` only counts), the
+/// A host filter of candidates, the list it keeps between calls for counting (`out = None`).
+#[derive(Default)]
+pub(crate) struct HostFilter {
+    counted: Vec<Pair>,
+}
+
+impl HostFilter {
+    /// Runs `filter` (which clears its list and keeps the touching candidates in their order)
+    /// into the caller's list or the kept one, then puts the list in canonical order (the
+    /// stages `sat` and `order`).
+    pub(crate) fn run(
+        &mut self,
+        tests: usize,
+        out: Option<&mut Vec<Pair>>,
+        filter: impl FnOnce(&mut Vec<Pair>) -> Result<()>,
+    ) -> Result<Stats> {
+        let start = Instant::now();
+        let counting = out.is_none();
+        let list = match out {
+            Some(list) => list,
+            None => &mut self.counted,
+        };
+        if let Err(e) = filter(list) {
+            list.clear();
+            return Err(e);
+        }
+        let mut stats = Stats {
+            tests: tests as u64,
+            pairs: list.len() as u64,
+            ..Stats::default()
+        };
+        stats.stage("sat", start.elapsed().as_secs_f64(), Clock::Wall);
+        if counting {
+            list.clear();
+        } else {
+            let start = Instant::now();
+            orient_and_canonicalize(list);
+            stats.stage("order", start.elapsed().as_secs_f64(), Clock::Wall);
+        }
+        Ok(stats)
+    }
+}
+
+/// The candidates whose spheres touch (exactly, `Sphere::touches`), in their order, into `out`
+/// (cleared first): the spheres validated and the candidates checked first.
+pub(crate) fn sphere_pairs_unordered(
+    spheres: &[Sphere],
+    candidates: &[Pair],
+    out: &mut Vec<Pair>,
+) -> Result<()> {
+    validate_spheres(spheres)?;
+    check_candidates(spheres.len(), candidates)?;
+    out.clear();
+    filter_in_chunks(candidates, out, |p| {
+        spheres[p[0] as usize].touches(&spheres[p[1] as usize])
+    })
+}
+
+/// Appends to `out`, in candidate order, the candidates that pass `keep`, in parallel. Large
+/// fixed chunks (one sequential filter each, then one copy) cost far less than rayon's per-item
+/// splitting when a test takes tens of nanoseconds. The caller's cancellation is looked at every
+/// [`cancel::PAIRS_PER_LOOK`] pairs (a pair of polygons with thousands of vertices takes
+/// milliseconds): `Err(Error::Interrupted)`, `out` unfinished, once it is set.
+pub(crate) fn filter_in_chunks(
+    candidates: &[Pair],
+    out: &mut Vec<Pair>,
+    keep: impl Fn(&Pair) -> bool + Sync,
+) -> Result<()> {
+    const CHUNK: usize = 1 << 13;
+    let token = cancel::current();
+    let filter = |chunk: &[Pair], kept: &mut Vec<Pair>| {
+        for block in chunk.chunks(cancel::PAIRS_PER_LOOK) {
+            if cancel::stopped(&token) {
+                return;
+            }
+            kept.extend(block.iter().filter(|p| keep(p)));
+        }
+    };
+    if candidates.len() <= CHUNK {
+        filter(candidates, out);
+    } else {
+        let parts: Vec<Vec<Pair>> = candidates
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut kept = Vec::new();
+                filter(chunk, &mut kept);
+                kept
+            })
+            .collect();
+        out.reserve(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            out.extend_from_slice(&part);
+        }
+    }
+    cancel::check(&token)
+}
+
+/// A backend's filter (an implementation of [`NarrowPhase::pairs`]): `run` into `out`, cleared first (`None` only counts), the
 /// list left empty where it fails (the trait's promise: nothing half written).
 pub(crate) fn pairs_into(
     mut out: Option<&mut Vec<Pair>>,
@@ -189,8 +230,7 @@ pub(crate) fn pairs_into(
     cleared_on_error(out, result)
 }
 
-/// A backend's contacts (an implementation of [`NarrowPhase::sphere_contacts`] and its
-/// likes): `run` into `out`, cleared first, left empty where it fails.
+/// A backend's contacts (an implementation of [`NarrowPhase::contacts`]): `run` into `out`, cleared first, left empty where it fails.
 pub(crate) fn contacts_into(
     out: &mut Vec<Contact>,
     run: impl FnOnce(&mut Vec<Contact>) -> Result<()>,

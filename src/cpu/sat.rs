@@ -2,7 +2,7 @@
 //! polygons and oriented boxes, one pair at a time and batched over candidate lists, plus the
 //! full CPU pipeline (AABB sweep and prune, then SAT).
 
-use crate::broadphase::cancel;
+use crate::broadphase::narrow::filter_in_chunks;
 use crate::broadphase::shapes::ShapeOverlaps;
 use crate::broadphase::{Clock, Pair, Stats, check_candidates, orient_and_canonicalize};
 use crate::cpu::aabb_sweep::{BoxSweep, pair_budget};
@@ -16,45 +16,6 @@ use crate::geom::sat::{
 };
 use rayon::prelude::*;
 use web_time::Instant;
-
-/// Appends to `out`, in candidate order, the candidates that pass `keep`, in parallel. Large
-/// fixed chunks (one sequential filter each, then one copy) cost far less than rayon's per-item
-/// splitting when a test takes tens of nanoseconds. The caller's cancellation is looked at every
-/// [`cancel::PAIRS_PER_LOOK`] pairs (a pair of polygons with thousands of vertices takes
-/// milliseconds): `Err(Error::Interrupted)`, `out` unfinished, once it is set.
-fn filter_in_chunks(
-    candidates: &[Pair],
-    out: &mut Vec<Pair>,
-    keep: impl Fn(&Pair) -> bool + Sync,
-) -> Result<()> {
-    const CHUNK: usize = 1 << 13;
-    let token = cancel::current();
-    let filter = |chunk: &[Pair], kept: &mut Vec<Pair>| {
-        for block in chunk.chunks(cancel::PAIRS_PER_LOOK) {
-            if cancel::stopped(&token) {
-                return;
-            }
-            kept.extend(block.iter().filter(|p| keep(p)));
-        }
-    };
-    if candidates.len() <= CHUNK {
-        filter(candidates, out);
-    } else {
-        let parts: Vec<Vec<Pair>> = candidates
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut kept = Vec::new();
-                filter(chunk, &mut kept);
-                kept
-            })
-            .collect();
-        out.reserve(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            out.extend_from_slice(&part);
-        }
-    }
-    cancel::check(&token)
-}
 
 /// The candidate pairs whose boxes overlap (or touch), into `out` (cleared first) in canonical
 /// order: each `[min, max]`, sorted, whatever the candidates' order and orientation (a

@@ -12,6 +12,7 @@ pub(crate) mod primitives2d;
 pub mod radii;
 pub mod sat;
 pub mod sector;
+pub mod shapes;
 pub mod sphere;
 pub(crate) mod sphere_columns;
 pub(crate) mod sphere_exact;

@@ -2,8 +2,8 @@
 //! of `geom::contact`'s `obb_contact`, `sphere_contact` and `polygon_contact` in
 //! `shaders/contacts.wgsl`; the CPU's contacts are the oracle (`tests/suite/gpu_contacts.rs`).
 //!
-//! Three ways in: pairs from the host ([`GpuContacts::obb_contacts`], [`GpuContacts::sphere_contacts`],
-//! [`GpuContacts::polygon_contacts`]: one [`Contact`] per pair out, in order), or the SAT
+//! Three ways in: pairs from the host ([`GpuContacts::contacts`]: one [`Contact`] per pair out,
+//! in order), or the SAT
 //! stage's output list on the device, in the same submission as the broad phase and the SAT
 //! stage (`encode_resident`, used by [`crate::gpu::GpuBoxPipeline::obb_contacts`]): the kernel
 //! reads the list's count word (indirect dispatch) and the readback copies as many contacts as
@@ -15,8 +15,9 @@ use crate::error::{Error, Exceeds, Result};
 use crate::geom::contact::{
     Contact, obb_contact_unsettled, polygon_contact, settle, settle_device_contacts, sphere_contact,
 };
-use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
-use crate::geom::polygon::{Polygon, PolygonSet};
+use crate::geom::obb::{ObbFrame, obb_frames, validate_obbs};
+use crate::geom::polygon::PolygonSet;
+use crate::geom::shapes::Shapes;
 use crate::geom::sphere::{Sphere, validate_spheres};
 use crate::gpu::boxes::sat::SatShapes;
 use crate::gpu::context::Uniform;
@@ -88,7 +89,7 @@ crate::gpu::shader::uniform_struct! {
 
 /// The shapes a run reads, in device buffers.
 #[derive(Clone, Copy)]
-enum Shapes<'a> {
+enum DeviceShapes<'a> {
     Obbs(&'a wgpu::Buffer),
     Spheres(&'a wgpu::Buffer),
     Polygons(&'a wgpu::Buffer, &'a wgpu::Buffer),
@@ -156,97 +157,59 @@ impl GpuContacts {
     }
 
     blocking! {
-        /// The contacts of `pairs` of `boxes` into `out` (cleared first), one per pair in order, as
-        /// `cpu::contacts::obb_contacts` gives them (within the tolerance of docs/design.md §4.8).
-        /// Boxes are validated; a pair past the boxes is an error; so is a batch past one binding
-        /// or dispatch ([`Error::TooLarge`]: split it).
-        pub fn obb_contacts = "the box contacts";
+        /// The contacts of `pairs` of `shapes` into `out` (cleared first), one per pair in
+        /// order, as `cpu::contacts` gives them (within the tolerance of docs/design.md §4.8;
+        /// whether a pair touches is exact: the kernel's pairs within its tolerance of touching
+        /// take the CPU's contact). The shapes are validated; a pair past them is an error; so
+        /// is a batch past one binding or dispatch ([`Error::TooLarge`]: split it).
+        pub fn contacts = "the contacts";
 
-        /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
-        pub async fn obb_contacts_async(
+        /// [`Self::contacts`] as a future, for a browser's page (docs/design.md §8.5).
+        pub async fn contacts_async(
             &mut self,
             ctx: &GpuContext,
-            boxes: &[Obb],
+            shapes: Shapes<'_>,
             pairs: &[Pair],
             out: &mut Vec<Contact>,
         ) -> Result<()> {
-            validate_obbs(boxes)?;
-            let frames = obb_frames(boxes);
-            let shapes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
-            self.host_run(ctx, 0, &shapes, boxes.len(), pairs, out)
-                .await?;
-            // Pairs the caller gave may lie just apart: those near touching are settled exactly.
-            settle_device_contacts(
-                out,
-                pairs,
-                boxes,
-                |i, j| {
-                    let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
-                    settle(unsettled, || boxes[i].overlaps(&boxes[j]))
-                },
-            );
-            Ok(())
-        }
-    }
-
-    blocking! {
-        /// The contacts of sphere pairs, as [`Self::obb_contacts`]
-        /// (`cpu::contacts::sphere_contacts` within the tolerance; whether a pair touches is
-        /// exact: the kernel's pairs within its tolerance of touching take the CPU's contact).
-        pub fn sphere_contacts = "the sphere contacts";
-
-        /// [`Self::sphere_contacts`] as a future, for a browser's page.
-        pub async fn sphere_contacts_async(
-            &mut self,
-            ctx: &GpuContext,
-            spheres: &[Sphere],
-            pairs: &[Pair],
-            out: &mut Vec<Contact>,
-        ) -> Result<()> {
-            validate_spheres(spheres)?;
-            let shapes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
-            self.host_run(ctx, 1, &shapes, spheres.len(), pairs, out)
-                .await?;
-            // The f32 kernel calls a pair within its tolerance of touching touching: those the
-            // caller gave are settled exactly (the broad phase's pairs all touch).
-            settle_device_contacts(
-                out,
-                pairs,
-                spheres,
-                |i, j| sphere_contact(&spheres[i], &spheres[j]),
-            );
-            Ok(())
-        }
-    }
-
-    blocking! {
-        /// The contacts of convex-polygon pairs, as [`Self::obb_contacts`]
-        /// (`cpu::contacts::polygon_contacts` within the tolerance), in the plane z = 0.
-        pub fn polygon_contacts = "the polygon contacts";
-
-        /// [`Self::polygon_contacts`] as a future, for a browser's page.
-        pub async fn polygon_contacts_async(
-            &mut self,
-            ctx: &GpuContext,
-            polygons: &[Polygon],
-            pairs: &[Pair],
-            out: &mut Vec<Contact>,
-        ) -> Result<()> {
-            let sizes = polygons.iter().map(|p| p.vertices().len());
-            crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
-            let set = PolygonSet::new(polygons)?;
-            let shapes = [
-                bytemuck::cast_slice::<glam::Vec2, u8>(&set.vertices),
-                bytemuck::cast_slice::<u32, u8>(&set.offsets),
-            ];
-            self.host_run(ctx, 2, &shapes, polygons.len(), pairs, out)
-                .await?;
-            settle_device_contacts(
-                out,
-                pairs,
-                polygons,
-                |i, j| polygon_contact(polygons[i].vertices(), polygons[j].vertices()),
-            );
+            match shapes {
+                Shapes::Obbs(boxes) => {
+                    validate_obbs(boxes)?;
+                    let frames = obb_frames(boxes);
+                    let bytes = [bytemuck::cast_slice::<ObbFrame, u8>(&frames)];
+                    self.host_run(ctx, 0, &bytes, boxes.len(), pairs, out)
+                        .await?;
+                    // Pairs the caller gave may lie just apart: those near touching are settled
+                    // exactly.
+                    settle_device_contacts(out, pairs, boxes, |i, j| {
+                        let unsettled = obb_contact_unsettled(&frames[i], &frames[j]);
+                        settle(unsettled, || boxes[i].overlaps(&boxes[j]))
+                    });
+                }
+                Shapes::Spheres(spheres) => {
+                    validate_spheres(spheres)?;
+                    let bytes = [bytemuck::cast_slice::<Sphere, u8>(spheres)];
+                    self.host_run(ctx, 1, &bytes, spheres.len(), pairs, out)
+                        .await?;
+                    settle_device_contacts(out, pairs, spheres, |i, j| {
+                        sphere_contact(&spheres[i], &spheres[j])
+                    });
+                }
+                Shapes::Polygons(polygons) => {
+                    let sizes = polygons.iter().map(|p| p.vertices().len());
+                    crate::gpu::adapter_check::check_polygon_loops(ctx, sizes)?;
+                    let set = PolygonSet::new(polygons)?;
+                    let bytes = [
+                        bytemuck::cast_slice::<glam::Vec2, u8>(&set.vertices),
+                        bytemuck::cast_slice::<u32, u8>(&set.offsets),
+                    ];
+                    self.host_run(ctx, 2, &bytes, polygons.len(), pairs, out)
+                        .await?;
+                    settle_device_contacts(out, pairs, polygons, |i, j| {
+                        polygon_contact(polygons[i].vertices(), polygons[j].vertices())
+                    });
+                }
+            }
             Ok(())
         }
     }
@@ -300,9 +263,9 @@ impl GpuContacts {
         let first = first.expect("uploaded");
         let second = second.unwrap_or_else(|| first.clone());
         let shapes = match kernel {
-            0 => Shapes::Obbs(&first),
-            1 => Shapes::Spheres(&first),
-            _ => Shapes::Polygons(&first, &second),
+            0 => DeviceShapes::Obbs(&first),
+            1 => DeviceShapes::Spheres(&first),
+            _ => DeviceShapes::Polygons(&first, &second),
         };
         let counters = self.pair_count.clone();
         let list = ResidentPairs {
@@ -328,7 +291,7 @@ impl GpuContacts {
         &mut self,
         ctx: &GpuContext,
         encoder: &mut wgpu::CommandEncoder,
-        shapes: Shapes<'_>,
+        shapes: DeviceShapes<'_>,
         shape_count: u32,
         list: &ResidentPairs<'_>,
         canonical: bool,
@@ -354,15 +317,15 @@ impl GpuContacts {
             (3, &contacts),
         ];
         let (kernel, label) = match shapes {
-            Shapes::Obbs(frames) => {
+            DeviceShapes::Obbs(frames) => {
                 bound.push((5, frames));
                 (&self.kernels[0], "box contacts")
             }
-            Shapes::Spheres(spheres) => {
+            DeviceShapes::Spheres(spheres) => {
                 bound.push((6, spheres));
                 (&self.kernels[1], "sphere contacts")
             }
-            Shapes::Polygons(vertices, offsets) => {
+            DeviceShapes::Polygons(vertices, offsets) => {
                 bound.push((7, vertices));
                 bound.push((8, offsets));
                 (&self.kernels[2], "polygon contacts")
@@ -396,12 +359,12 @@ impl GpuContacts {
         list: &ResidentPairs<'_>,
     ) -> Result<()> {
         let (shapes, n) = match shapes {
-            SatShapes::Obbs { frames, n } => (Shapes::Obbs(frames), n),
+            SatShapes::Obbs { frames, n } => (DeviceShapes::Obbs(frames), n),
             SatShapes::Polygons {
                 vertices,
                 offsets,
                 n,
-            } => (Shapes::Polygons(vertices, offsets), n),
+            } => (DeviceShapes::Polygons(vertices, offsets), n),
         };
         self.encode(ctx, encoder, shapes, n, list, true)
     }

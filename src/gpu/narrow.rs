@@ -2,13 +2,15 @@
 //! trait the CPU implements too (docs/design.md §4.9). The stages are made on first use: a
 //! caller that only wants contacts compiles no SAT kernel.
 
-use crate::broadphase::narrow::{NarrowPhase, contacts_into, pairs_into};
+use crate::broadphase::narrow::{
+    HostFilter, NarrowPhase, contacts_into, pairs_into, sphere_pairs_unordered,
+};
 use crate::broadphase::{Pair, Stats};
 use crate::error::Result;
 use crate::geom::contact::Contact;
-use crate::geom::obb::{Obb, validate_obbs};
-use crate::geom::polygon::{Polygon, PolygonSet};
-use crate::geom::sphere::Sphere;
+use crate::geom::obb::validate_obbs;
+use crate::geom::polygon::PolygonSet;
+use crate::geom::shapes::Shapes;
 use crate::gpu::boxes::sat::GpuSat;
 use crate::gpu::contacts::GpuContacts;
 use crate::gpu::context::GpuContext;
@@ -23,6 +25,7 @@ pub struct GpuNarrowPhase {
     ctx: Arc<GpuContext>,
     sat: Option<GpuSat>,
     contacts: Option<GpuContacts>,
+    host: HostFilter,
 }
 
 impl GpuNarrowPhase {
@@ -32,6 +35,7 @@ impl GpuNarrowPhase {
             ctx,
             sat: None,
             contacts: None,
+            host: HostFilter::default(),
         }
     }
 
@@ -47,17 +51,7 @@ impl GpuNarrowPhase {
         Ok(self.sat.as_mut().expect("made above"))
     }
 
-    /// `run` on the contact stage into `out` (cleared first), left empty where it fails.
-    fn with_contacts(
-        &mut self,
-        out: &mut Vec<Contact>,
-        run: impl FnOnce(&mut GpuContacts, &GpuContext, &mut Vec<Contact>) -> Result<()>,
-    ) -> Result<()> {
-        let ctx = self.ctx.clone();
-        contacts_into(out, |out| run(self.contacts()?, &ctx, out))
-    }
-
-    fn contacts(&mut self) -> Result<&mut GpuContacts> {
+    fn contact_stage(&mut self) -> Result<&mut GpuContacts> {
         if self.contacts.is_none() {
             self.contacts = Some(GpuContacts::new(&self.ctx)?);
         }
@@ -66,63 +60,41 @@ impl GpuNarrowPhase {
 }
 
 impl NarrowPhase for GpuNarrowPhase {
-    fn obb_pairs(
+    fn pairs(
         &mut self,
-        boxes: &[Obb],
+        shapes: Shapes<'_>,
         candidates: &[Pair],
         out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         pairs_into(out, |out| {
-            validate_obbs(boxes)?;
             let ctx = self.ctx.clone();
             // GpuSat checks the candidates and sorts its list (its stage `order`).
-            self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
+            match shapes {
+                Shapes::Obbs(boxes) => {
+                    validate_obbs(boxes)?;
+                    self.sat()?.obb_pairs(&ctx, boxes, candidates, out)
+                }
+                Shapes::Polygons(polygons) => {
+                    let set = PolygonSet::new(polygons)?;
+                    self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
+                }
+                // The exact touch test costs less than a dispatch: on the host, as the CPU's.
+                Shapes::Spheres(spheres) => self.host.run(candidates.len(), out, |list| {
+                    sphere_pairs_unordered(spheres, candidates, list)
+                }),
+            }
         })
     }
 
-    fn polygon_pairs(
+    fn contacts(
         &mut self,
-        polygons: &[Polygon],
-        candidates: &[Pair],
-        out: Option<&mut Vec<Pair>>,
-    ) -> Result<Stats> {
-        pairs_into(out, |out| {
-            let set = PolygonSet::new(polygons)?;
-            let ctx = self.ctx.clone();
-            self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
-        })
-    }
-
-    fn sphere_contacts(
-        &mut self,
-        spheres: &[Sphere],
+        shapes: Shapes<'_>,
         pairs: &[Pair],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
-        self.with_contacts(out, |contacts, ctx, out| {
-            contacts.sphere_contacts(ctx, spheres, pairs, out)
-        })
-    }
-
-    fn obb_contacts(
-        &mut self,
-        boxes: &[Obb],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        self.with_contacts(out, |contacts, ctx, out| {
-            contacts.obb_contacts(ctx, boxes, pairs, out)
-        })
-    }
-
-    fn polygon_contacts(
-        &mut self,
-        polygons: &[Polygon],
-        pairs: &[Pair],
-        out: &mut Vec<Contact>,
-    ) -> Result<()> {
-        self.with_contacts(out, |contacts, ctx, out| {
-            contacts.polygon_contacts(ctx, polygons, pairs, out)
+        let ctx = self.ctx.clone();
+        contacts_into(out, |out| {
+            self.contact_stage()?.contacts(&ctx, shapes, pairs, out)
         })
     }
 }

@@ -7,6 +7,7 @@
 use glam::{DVec3, Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sweepfan::Shapes;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
 use sweepfan::geom::contact::{Contact, obb_contact};
 use sweepfan::{Obb, Pair, Polygon, Sphere};
@@ -646,7 +647,7 @@ fn contacts_past_the_memory_budget_are_refused() {
     };
     let mut kernel = sweepfan::gpu::GpuContacts::new(&ctx).unwrap();
     let e = limits
-        .run(|| kernel.sphere_contacts(&ctx, &two, &pairs, &mut out))
+        .run(|| kernel.contacts(&ctx, Shapes::Spheres(&two), &pairs, &mut out))
         .unwrap_err();
     assert!(e.to_string().contains("contacts of 100000 pairs"), "{e}");
 }

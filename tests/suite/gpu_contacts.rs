@@ -9,6 +9,7 @@
 use crate::common::test_gpu;
 use crate::contacts::{extent, least_axis_is_clear, random_touching_pairs, signed_distance};
 use glam::Quat;
+use sweepfan::Shapes;
 use sweepfan::cpu::contacts::obb_contacts;
 use sweepfan::gpu::GpuContacts;
 use sweepfan::{Contact, Obb, Pair};
@@ -76,7 +77,7 @@ fn gpu_box_contacts_match_the_cpu() {
     let boxes = generate_boxes(SceneKind::Paper, &SceneParams::new(20_000, 3));
     let (pairs, _) = sweepfan::cpu::sat::obb_overlaps(&boxes).unwrap();
     assert!(pairs.len() > 10_000, "{}", pairs.len());
-    gpu.obb_contacts(&ctx, &boxes, &pairs, &mut from_gpu)
+    gpu.contacts(&ctx, Shapes::Obbs(&boxes), &pairs, &mut from_gpu)
         .unwrap();
     obb_contacts(&boxes, &pairs, &mut from_cpu).unwrap();
     let compared = compare(&boxes, &pairs, &from_gpu, &from_cpu, "paper");
@@ -87,7 +88,7 @@ fn gpu_box_contacts_match_the_cpu() {
             let list = random_touching_pairs(seed, 600, scale, shallow);
             let boxes: Vec<Obb> = list.iter().flat_map(|(a, b)| [*a, *b]).collect();
             let pairs: Vec<Pair> = (0..list.len() as u32).map(|k| [2 * k, 2 * k + 1]).collect();
-            gpu.obb_contacts(&ctx, &boxes, &pairs, &mut from_gpu)
+            gpu.contacts(&ctx, Shapes::Obbs(&boxes), &pairs, &mut from_gpu)
                 .unwrap();
             obb_contacts(&boxes, &pairs, &mut from_cpu).unwrap();
             compare(
@@ -110,21 +111,26 @@ fn gpu_box_contacts_refuse_bad_input_and_take_none() {
         Obb::axis_aligned(glam::Vec3::new(1.5, 0.0, 0.0), glam::Vec3::ONE),
     ];
     let mut out = vec![Contact::default()];
-    gpu.obb_contacts(&ctx, &boxes, &[], &mut out).unwrap();
+    gpu.contacts(&ctx, Shapes::Obbs(&boxes), &[], &mut out)
+        .unwrap();
     assert!(out.is_empty());
     let e = gpu
-        .obb_contacts(&ctx, &boxes, &[[0, 2]], &mut out)
+        .contacts(&ctx, Shapes::Obbs(&boxes), &[[0, 2]], &mut out)
         .unwrap_err();
     assert!(e.to_string().contains("[0, 2]"), "{e}");
     let mut bad = boxes;
     bad[1].rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 3.0);
-    assert!(gpu.obb_contacts(&ctx, &bad, &[[0, 1]], &mut out).is_err());
+    assert!(
+        gpu.contacts(&ctx, Shapes::Obbs(&bad), &[[0, 1]], &mut out)
+            .is_err()
+    );
     // A pair apart: no points and minus its gap, as on the CPU.
     let apart = [
         boxes[0],
         Obb::axis_aligned(glam::Vec3::new(2.5, 0.0, 0.0), glam::Vec3::ONE),
     ];
-    gpu.obb_contacts(&ctx, &apart, &[[0, 1]], &mut out).unwrap();
+    gpu.contacts(&ctx, Shapes::Obbs(&apart), &[[0, 1]], &mut out)
+        .unwrap();
     assert_eq!((out[0].count, out[0].depth), (0, -0.5));
 }
 
@@ -140,13 +146,6 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
     let unit = |x: f32| Obb::new(Vec3::new(x, 0.0, 0.0), Vec3::ONE, Quat::IDENTITY);
     let boxes = [unit(0.0), unit(2.0 + 3e-5), unit(up(2.0)), unit(2.0)];
     let pairs: Vec<Pair> = vec![[0, 1], [0, 2], [0, 3]];
-    let mut out = Vec::new();
-    gpu.obb_contacts(&ctx, &boxes, &pairs, &mut out).unwrap();
-    assert_eq!(out.len(), 3);
-    for (c, apart) in out.iter().zip([true, true, false]) {
-        assert_eq!(c.count == 0, apart, "{c:?}");
-        assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
-    }
     let square = |x: f32| {
         let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
         Polygon::new(&v).unwrap()
@@ -157,12 +156,14 @@ fn gpu_pairs_apart_within_the_tolerance_get_no_points() {
         square(up(1.0)),
         square(1.0),
     ];
-    gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
-        .unwrap();
-    assert_eq!(out.len(), 3);
-    for (c, apart) in out.iter().zip([true, true, false]) {
-        assert_eq!(c.count == 0, apart, "{c:?}");
-        assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
+    let mut out = Vec::new();
+    for shapes in [Shapes::Obbs(&boxes), Shapes::Polygons(&polygons)] {
+        gpu.contacts(&ctx, shapes, &pairs, &mut out).unwrap();
+        assert_eq!(out.len(), 3);
+        for (c, apart) in out.iter().zip([true, true, false]) {
+            assert_eq!(c.count == 0, apart, "{}: {c:?}", shapes.kind());
+            assert_eq!(c.depth.is_sign_negative(), apart, "{c:?}");
+        }
     }
 }
 
@@ -191,7 +192,7 @@ fn gpu_polygon_contacts_do_not_move_with_the_pair() {
         .collect();
     let pairs: Vec<Pair> = vec![[0, 1], [2, 3], [4, 5]];
     let mut out = Vec::new();
-    gpu.polygon_contacts(&ctx, &polygons, &pairs, &mut out)
+    gpu.contacts(&ctx, Shapes::Polygons(&polygons), &pairs, &mut out)
         .unwrap();
     let least = 4.75 / std::f32::consts::SQRT_2;
     assert_eq!(out.len(), pairs.len());

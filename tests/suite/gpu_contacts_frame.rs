@@ -11,6 +11,7 @@ use glam::{Quat, Vec2, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
+use sweepfan::Shapes;
 use sweepfan::cpu::contacts::{obb_contacts, polygon_contacts, sphere_contacts};
 use sweepfan::gpu::GpuContacts;
 use sweepfan::gpu::{GpuBoxPipeline, Proxy};
@@ -191,7 +192,7 @@ fn polygon_contacts_on_the_gpu_match_the_cpu() {
     let reversed: Vec<Pair> = cpu_pairs.iter().map(|&[i, j]| [j, i]).collect();
     let (mut gpu, mut cpu_rev) = (Vec::new(), Vec::new());
     kernel
-        .polygon_contacts(&ctx, &polygons, &reversed, &mut gpu)
+        .contacts(&ctx, Shapes::Polygons(&polygons), &reversed, &mut gpu)
         .unwrap();
     polygon_contacts(&polygons, &reversed, &mut cpu_rev).unwrap();
     compare_planar(&polygons, &reversed, &gpu, &cpu_rev, "host pairs, reversed");
@@ -204,7 +205,7 @@ fn polygon_contacts_on_the_gpu_match_the_cpu() {
     let squares = [square(0.0, 0.0), square(1.0, 0.25), square(3.0, 0.0)];
     let pairs = [[0, 1], [1, 2]];
     kernel
-        .polygon_contacts(&ctx, &squares, &pairs, &mut gpu)
+        .contacts(&ctx, Shapes::Polygons(&squares), &pairs, &mut gpu)
         .unwrap();
     assert!(gpu[0].normal.dot(Vec3::X) > 1.0 - 1e-6, "{:?}", gpu[0]);
     assert!(
@@ -256,7 +257,7 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
         pairs.push([n - 3, n - 2]);
         let (mut gpu, mut cpu) = (Vec::new(), Vec::new());
         kernel
-            .sphere_contacts(&ctx, &spheres, &pairs, &mut gpu)
+            .contacts(&ctx, Shapes::Spheres(&spheres), &pairs, &mut gpu)
             .unwrap();
         sphere_contacts(&spheres, &pairs, &mut cpu).unwrap();
         assert_eq!(gpu.len(), pairs.len());
@@ -287,16 +288,18 @@ fn sphere_contacts_on_the_gpu_match_the_cpu() {
     let two = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
     let mut out = Vec::new();
     let e = kernel
-        .sphere_contacts(&ctx, &two, &[[0, 2]], &mut out)
+        .contacts(&ctx, Shapes::Spheres(&two), &[[0, 2]], &mut out)
         .unwrap_err();
     assert!(e.to_string().contains("[0, 2]"), "{e}");
     let nan = [two[0], Sphere::new(Vec3::new(f32::NAN, 0.0, 0.0), 1.0)];
     assert!(
         kernel
-            .sphere_contacts(&ctx, &nan, &[[0, 1]], &mut out)
+            .contacts(&ctx, Shapes::Spheres(&nan), &[[0, 1]], &mut out)
             .is_err()
     );
-    kernel.sphere_contacts(&ctx, &two, &[], &mut out).unwrap();
+    kernel
+        .contacts(&ctx, Shapes::Spheres(&two), &[], &mut out)
+        .unwrap();
     assert!(out.is_empty());
 }
 
@@ -358,7 +361,9 @@ fn gpu_sphere_contacts_touch_exactly_when_the_spheres_do() {
     let mut apart = 0;
     for (scale, s, pairs) in crate::contacts::hairline_sphere_pairs() {
         let mut gpu = Vec::new();
-        kernel.sphere_contacts(&ctx, &s, &pairs, &mut gpu).unwrap();
+        kernel
+            .contacts(&ctx, Shapes::Spheres(&s), &pairs, &mut gpu)
+            .unwrap();
         let what = format!("scale {scale}, gpu");
         // Depths within a hair of 0 on both sides: the CPU's within the tolerance too.
         apart += crate::contacts::assert_touch_exactly(&what, &s, &pairs, &gpu);
@@ -386,7 +391,7 @@ fn polygons_with_a_tiny_edge_have_contacts() {
             let mut on_gpu = Vec::new();
             GpuContacts::new(ctx)
                 .unwrap()
-                .polygon_contacts(ctx, &polys, &[[0, 1]], &mut on_gpu)
+                .contacts(ctx, Shapes::Polygons(&polys), &[[0, 1]], &mut on_gpu)
                 .unwrap();
             out.push(on_gpu[0]);
         }

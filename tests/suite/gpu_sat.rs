@@ -5,6 +5,7 @@
 
 use crate::common::test_gpu;
 use glam::{Vec2, Vec3};
+use sweepfan::Shapes;
 use sweepfan::cpu::aabb_sweep;
 use sweepfan::cpu::sat::{obb_pairs, polygon_pairs};
 use sweepfan::geom::obb::{Obb, obb_frames};
@@ -393,9 +394,12 @@ fn polygons_past_a_software_adapters_loop_cap_are_refused_there() {
         assert_eq!(pairs, [[0, 1]], "host-fed");
     }
     let mut contacts = Vec::new();
-    let r = sweepfan::gpu::GpuContacts::new(&ctx)
-        .unwrap()
-        .polygon_contacts(&ctx, &polys, &[[0, 1]], &mut contacts);
+    let r = sweepfan::gpu::GpuContacts::new(&ctx).unwrap().contacts(
+        &ctx,
+        Shapes::Polygons(&polys),
+        &[[0, 1]],
+        &mut contacts,
+    );
     check(r, "contacts");
     if !software {
         assert!(contacts.len() == 1 && contacts[0].count > 0, "{contacts:?}");

@@ -11,6 +11,7 @@ use glam::Vec3;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sweepfan::Shapes;
 use sweepfan::{BoxBroadPhase, Contact, Error, Id, IdPair, Obb, Pair, Sphere};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{SceneKind, SceneParams};
@@ -68,10 +69,12 @@ fn box_and_polygon_pairs_by_id_are_the_oracles_on_every_backend() {
     // The premises: touching and apart pairs both, and ids whose order is not the positions'.
     assert!(want.len() > 50 && polygon_want.len() > 50);
     assert!(!ids.is_sorted());
+    let id_candidates = by_id(&ids, &candidates);
+    let shapes = Shapes::Obbs(&boxes);
     for (name, mut narrow) in backends() {
         let mut got = vec![[1, 1]];
         let stats = narrow
-            .obb_pairs_by_id(&ids, &boxes, &by_id(&ids, &candidates), Some(&mut got))
+            .pairs_by_id(&ids, shapes, &id_candidates, Some(&mut got))
             .unwrap();
         assert_eq!(got, want, "{name}");
         assert_eq!(
@@ -80,13 +83,13 @@ fn box_and_polygon_pairs_by_id_are_the_oracles_on_every_backend() {
             "{name}"
         );
         let counted = narrow
-            .obb_pairs_by_id(&ids, &boxes, &by_id(&ids, &candidates), None)
+            .pairs_by_id(&ids, shapes, &id_candidates, None)
             .unwrap();
         assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
         narrow
-            .obb_pairs_by_id(
+            .pairs_by_id(
                 &ascending,
-                &boxes,
+                shapes,
                 &by_id(&ascending, &candidates),
                 Some(&mut got),
             )
@@ -98,7 +101,12 @@ fn box_and_polygon_pairs_by_id_are_the_oracles_on_every_backend() {
         );
         let candidates = by_id(&polygon_ids, &polygon_candidates);
         narrow
-            .polygon_pairs_by_id(&polygon_ids, &polygons, &candidates, Some(&mut got))
+            .pairs_by_id(
+                &polygon_ids,
+                Shapes::Polygons(&polygons),
+                &candidates,
+                Some(&mut got),
+            )
             .unwrap();
         assert_eq!(got, polygon_want, "{name}: polygons");
     }
@@ -130,7 +138,7 @@ fn the_box_broad_phase_pairs_go_to_the_narrow_phase_as_they_are() {
     for (name, mut narrow) in backends() {
         let mut got = Vec::new();
         narrow
-            .obb_pairs_by_id(&ids, &boxes, broad.pairs(), Some(&mut got))
+            .pairs_by_id(&ids, Shapes::Obbs(&boxes), broad.pairs(), Some(&mut got))
             .unwrap();
         assert_eq!(got, want, "{name}");
     }
@@ -162,7 +170,7 @@ fn contacts_by_id_follow_each_pair_as_given() {
     for (name, mut narrow) in backends() {
         let mut got = vec![Contact::default()];
         narrow
-            .sphere_contacts_by_id(&ids, &spheres, &pairs, &mut got)
+            .contacts_by_id(&ids, Shapes::Spheres(&spheres), &pairs, &mut got)
             .unwrap();
         assert_eq!(got.len(), pairs.len(), "{name}");
         for (c, &[a, b]) in got.iter().zip(&pairs) {
@@ -183,9 +191,16 @@ fn contacts_by_id_follow_each_pair_as_given() {
         }
         // Boxes: the same contacts as by position.
         let mut want = Vec::new();
-        narrow.obb_contacts(&boxes, &box_pairs, &mut want).unwrap();
         narrow
-            .obb_contacts_by_id(&box_ids, &boxes, &by_id(&box_ids, &box_pairs), &mut got)
+            .contacts(Shapes::Obbs(&boxes), &box_pairs, &mut want)
+            .unwrap();
+        narrow
+            .contacts_by_id(
+                &box_ids,
+                Shapes::Obbs(&boxes),
+                &by_id(&box_ids, &box_pairs),
+                &mut got,
+            )
             .unwrap();
         assert_eq!(got, want, "{name}: boxes");
     }
@@ -198,9 +213,9 @@ fn bad_ids_are_refused_and_leave_no_list() {
     for (name, mut narrow) in backends() {
         let mut out = vec![[1, 2]];
         let e = narrow
-            .obb_pairs_by_id(
+            .pairs_by_id(
                 &[10, 20, 30, 20, 50, 60],
-                &boxes,
+                Shapes::Obbs(&boxes),
                 &[[10, 20]],
                 Some(&mut out),
             )
@@ -208,7 +223,7 @@ fn bad_ids_are_refused_and_leave_no_list() {
         assert!(matches!(e, Error::InvalidId { id: 20, .. }), "{name}: {e}");
         assert!(out.is_empty(), "{name}: a refused call leaves no pairs");
         let e = narrow
-            .obb_pairs_by_id(&ids, &boxes, &[[10, 20], [30, 35]], None)
+            .pairs_by_id(&ids, Shapes::Obbs(&boxes), &[[10, 20], [30, 35]], None)
             .unwrap_err();
         assert!(
             matches!(
@@ -221,11 +236,11 @@ fn bad_ids_are_refused_and_leave_no_list() {
             "{name}: {e}"
         );
         let e = narrow
-            .obb_pairs_by_id(&ids, &boxes, &[[40, 40]], None)
+            .pairs_by_id(&ids, Shapes::Obbs(&boxes), &[[40, 40]], None)
             .unwrap_err();
         assert!(e.to_string().contains("with itself"), "{name}: {e}");
         let e = narrow
-            .obb_pairs_by_id(&ids[..5], &boxes, &[], None)
+            .pairs_by_id(&ids[..5], Shapes::Obbs(&boxes), &[], None)
             .unwrap_err();
         assert!(
             matches!(
@@ -241,7 +256,7 @@ fn bad_ids_are_refused_and_leave_no_list() {
         );
         let mut contacts = vec![Contact::default()];
         let e = narrow
-            .obb_contacts_by_id(&ids, &boxes, &[[60, 7]], &mut contacts)
+            .contacts_by_id(&ids, Shapes::Obbs(&boxes), &[[60, 7]], &mut contacts)
             .unwrap_err();
         assert!(e.to_string().contains("names id 7"), "{name}: {e}");
         assert!(
@@ -250,7 +265,7 @@ fn bad_ids_are_refused_and_leave_no_list() {
         );
         // No shapes, no candidates: no pairs, not an error.
         narrow
-            .obb_pairs_by_id(&[], &[], &[], Some(&mut out))
+            .pairs_by_id(&[], Shapes::Obbs(&[]), &[], Some(&mut out))
             .unwrap();
         assert!(out.is_empty(), "{name}");
     }

@@ -6,18 +6,19 @@
 //! same without a list; the GPU's contacts as the CPU's; bad input refused alike with nothing
 //! left in the caller's list (a candidate past the shapes or naming one twice, a NaN box).
 
-use crate::common::{cube_lattice, polygon_oracle, shared_gpu};
+use crate::common::{cube_lattice, polygon_oracle, shared_gpu, touch_oracle};
 use crate::sat_oracle::obb_expected;
 use glam::Vec3;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use sweepfan::Shapes;
 use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::cpu::contacts::compare_contacts;
 use sweepfan::gpu::GpuNarrowPhase;
 use sweepfan::{Contact, Error, NarrowPhase, Pair};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
-use sweepfan_scenes::{SceneKind, SceneParams};
+use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
 /// The CPU's narrow phase and, unless the run opts out of the GPU, the device's.
 pub(crate) fn backends() -> Vec<(&'static str, Box<dyn NarrowPhase>)> {
@@ -51,6 +52,21 @@ pub(crate) fn expected(candidates: &[Pair], touch: impl Fn(usize, usize) -> bool
     want
 }
 
+/// On every backend: `narrow.pairs` of `shapes` gives `want` (the candidates' touching pairs,
+/// canonical) over a list holding something before, tests every candidate, and counts the same
+/// without a list.
+fn assert_pairs_on_every_backend(shapes: Shapes<'_>, candidates: &[Pair], want: &[Pair]) {
+    for (name, mut narrow) in backends() {
+        let mut got = vec![[9, 9]];
+        let stats = narrow.pairs(shapes, candidates, Some(&mut got)).unwrap();
+        assert_eq!(got, want, "{name}: {}", shapes.kind());
+        assert_eq!(stats.tests, candidates.len() as u64, "{name}");
+        assert_eq!(stats.pairs, want.len() as u64, "{name}");
+        let counted = narrow.pairs(shapes, candidates, None).unwrap();
+        assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
+    }
+}
+
 #[test]
 fn box_pairs_are_the_oracles_in_canonical_order_on_every_backend() {
     // Unit cubes on a 6 x 6 x 6 lattice: two touch exactly when their cells are neighbours.
@@ -78,22 +94,18 @@ fn box_pairs_are_the_oracles_in_canonical_order_on_every_backend() {
     // The premises: both lists hold touching and apart pairs.
     assert!(lattice_want.len() > 1000 && random_want.len() > 100);
     assert!(random_candidates.len() > 10 * random_want.len());
+    for (boxes, candidates, want) in [
+        (&lattice, &lattice_candidates, &lattice_want),
+        (&random, &random_candidates, &random_want),
+    ] {
+        assert_pairs_on_every_backend(Shapes::Obbs(boxes), candidates, want);
+    }
     for (name, mut narrow) in backends() {
-        for (boxes, candidates, want) in [
-            (&lattice, &lattice_candidates, &lattice_want),
-            (&random, &random_candidates, &random_want),
-        ] {
-            let mut got = vec![[9, 9]];
-            let stats = narrow.obb_pairs(boxes, candidates, Some(&mut got)).unwrap();
-            assert_eq!(&got, want, "{name}");
-            assert_eq!(stats.tests, candidates.len() as u64, "{name}");
-            assert_eq!(stats.pairs, want.len() as u64, "{name}");
-            let counted = narrow.obb_pairs(boxes, candidates, None).unwrap();
-            assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
-        }
         // No candidates: none found.
         let mut got = vec![[0, 1]];
-        narrow.obb_pairs(&random, &[], Some(&mut got)).unwrap();
+        narrow
+            .pairs(Shapes::Obbs(&random), &[], Some(&mut got))
+            .unwrap();
         assert!(got.is_empty(), "{name}");
     }
 }
@@ -106,16 +118,18 @@ fn polygon_pairs_are_the_exact_oracles_on_every_backend() {
         polygon_oracle(polygons[i].vertices(), polygons[j].vertices())
     });
     assert!(want.len() > 200, "{}", want.len());
-    for (name, mut narrow) in backends() {
-        let mut got = Vec::new();
-        let stats = narrow
-            .polygon_pairs(&polygons, &candidates, Some(&mut got))
-            .unwrap();
-        assert_eq!(got, want, "{name}");
-        assert_eq!(stats.pairs, want.len() as u64, "{name}");
-        let counted = narrow.polygon_pairs(&polygons, &candidates, None).unwrap();
-        assert_eq!(counted.pairs, want.len() as u64, "{name}: counting");
-    }
+    assert_pairs_on_every_backend(Shapes::Polygons(&polygons), &candidates, &want);
+}
+
+/// Spheres' pairs (exact touches, on the host on either backend) are the oracle's, on a
+/// clustered scene with touching and near-touching pairs, counted the same without a list.
+#[test]
+fn sphere_pairs_are_the_exact_oracles_on_every_backend() {
+    let spheres = Scene::generate(SceneKind::Clusters, &SceneParams::new(300, 8)).spheres;
+    let candidates = scrambled_pairs(spheres.len(), 4);
+    let want = expected(&candidates, |i, j| touch_oracle(&spheres[i], &spheres[j]));
+    assert!(want.len() > 100, "{}", want.len());
+    assert_pairs_on_every_backend(Shapes::from(&spheres), &candidates, &want);
 }
 
 #[test]
@@ -123,11 +137,16 @@ fn contacts_are_the_same_on_every_backend() {
     let boxes = random_boxes(3_000, 5);
     let mut cpu = CpuNarrowPhase::default();
     let mut touching = Vec::new();
-    cpu.obb_pairs(&boxes, &scrambled_pairs(400, 4), Some(&mut touching))
-        .unwrap();
+    cpu.pairs(
+        Shapes::Obbs(&boxes),
+        &scrambled_pairs(400, 4),
+        Some(&mut touching),
+    )
+    .unwrap();
     assert!(touching.len() > 20, "{}", touching.len());
     let mut want: Vec<Contact> = Vec::new();
-    cpu.obb_contacts(&boxes, &touching, &mut want).unwrap();
+    cpu.contacts(Shapes::Obbs(&boxes), &touching, &mut want)
+        .unwrap();
     assert_eq!(want.len(), touching.len());
     assert!(
         want.iter()
@@ -135,15 +154,19 @@ fn contacts_are_the_same_on_every_backend() {
     );
     let polygons = generate_polygons(SceneKind::Density, &SceneParams::new(500, 9)).unwrap();
     let mut polygon_pairs = Vec::new();
-    cpu.polygon_pairs(
-        &polygons,
+    cpu.pairs(
+        Shapes::Polygons(&polygons),
         &scrambled_pairs(polygons.len(), 6),
         Some(&mut polygon_pairs),
     )
     .unwrap();
     let mut polygon_want = Vec::new();
-    cpu.polygon_contacts(&polygons, &polygon_pairs, &mut polygon_want)
-        .unwrap();
+    cpu.contacts(
+        Shapes::Polygons(&polygons),
+        &polygon_pairs,
+        &mut polygon_want,
+    )
+    .unwrap();
     // Spheres: the closed form (normal along the centres, depth the overlap), in f64.
     let spheres: Vec<sweepfan::Sphere> = (0..200)
         .map(|k| {
@@ -155,7 +178,7 @@ fn contacts_are_the_same_on_every_backend() {
     for (name, mut narrow) in backends() {
         let mut got = Vec::new();
         narrow
-            .sphere_contacts(&spheres, &sphere_pairs, &mut got)
+            .contacts(Shapes::Spheres(&spheres), &sphere_pairs, &mut got)
             .unwrap();
         assert_eq!(got.len(), sphere_pairs.len(), "{name}");
         for (c, &[i, j]) in got.iter().zip(&sphere_pairs) {
@@ -172,7 +195,9 @@ fn contacts_are_the_same_on_every_backend() {
                 "{name}: [{i}, {j}]"
             );
         }
-        narrow.obb_contacts(&boxes, &touching, &mut got).unwrap();
+        narrow
+            .contacts(Shapes::Obbs(&boxes), &touching, &mut got)
+            .unwrap();
         let check = compare_contacts(&boxes, &touching, &got, &want);
         assert_eq!(
             (check.pairs, check.wrong),
@@ -180,7 +205,7 @@ fn contacts_are_the_same_on_every_backend() {
             "{name}: {check:?}"
         );
         narrow
-            .polygon_contacts(&polygons, &polygon_pairs, &mut got)
+            .contacts(Shapes::Polygons(&polygons), &polygon_pairs, &mut got)
             .unwrap();
         let check = compare_contacts(&polygons, &polygon_pairs, &got, &polygon_want);
         assert_eq!(
@@ -196,19 +221,29 @@ fn contacts_are_the_same_on_every_backend() {
 fn no_shapes_are_no_pairs_and_no_contacts() {
     for (name, mut narrow) in backends() {
         let mut pairs = vec![[0, 1]];
-        let stats = narrow.obb_pairs(&[], &[], Some(&mut pairs)).unwrap();
+        let stats = narrow
+            .pairs(Shapes::Obbs(&[]), &[], Some(&mut pairs))
+            .unwrap();
         assert!(pairs.is_empty() && stats.pairs == 0, "{name}");
         pairs.push([0, 1]);
-        narrow.polygon_pairs(&[], &[], Some(&mut pairs)).unwrap();
+        narrow
+            .pairs(Shapes::Polygons(&[]), &[], Some(&mut pairs))
+            .unwrap();
         assert!(pairs.is_empty(), "{name}");
         let mut contacts = vec![Contact::default()];
-        narrow.sphere_contacts(&[], &[], &mut contacts).unwrap();
+        narrow
+            .contacts(Shapes::Spheres(&[]), &[], &mut contacts)
+            .unwrap();
         assert!(contacts.is_empty(), "{name}");
         contacts.push(Contact::default());
-        narrow.obb_contacts(&[], &[], &mut contacts).unwrap();
+        narrow
+            .contacts(Shapes::Obbs(&[]), &[], &mut contacts)
+            .unwrap();
         assert!(contacts.is_empty(), "{name}");
         contacts.push(Contact::default());
-        narrow.polygon_contacts(&[], &[], &mut contacts).unwrap();
+        narrow
+            .contacts(Shapes::Polygons(&[]), &[], &mut contacts)
+            .unwrap();
         assert!(contacts.is_empty(), "{name}");
     }
 }
@@ -230,28 +265,32 @@ fn bad_candidates_and_shapes_are_refused_alike() {
         let mut out = vec![[1, 2]];
         invalid(
             narrow
-                .obb_pairs(&boxes, &[[0, 1], [3, 10]], Some(&mut out))
+                .pairs(Shapes::Obbs(&boxes), &[[0, 1], [3, 10]], Some(&mut out))
                 .unwrap_err(),
             "[3, 10]",
         );
         assert!(out.is_empty(), "{name}: a refused call leaves no pairs");
         invalid(
-            narrow.obb_pairs(&boxes, &[[5, 5]], None).unwrap_err(),
+            narrow
+                .pairs(Shapes::Obbs(&boxes), &[[5, 5]], None)
+                .unwrap_err(),
             "with itself",
         );
         invalid(
             narrow
-                .polygon_pairs(&polygons, &[[2, 11]], None)
+                .pairs(Shapes::Polygons(&polygons), &[[2, 11]], None)
                 .unwrap_err(),
             "[2, 11]",
         );
         invalid(
             narrow
-                .polygon_pairs(&polygons, &[[7, 7]], Some(&mut out))
+                .pairs(Shapes::Polygons(&polygons), &[[7, 7]], Some(&mut out))
                 .unwrap_err(),
             "with itself",
         );
-        let e = narrow.obb_pairs(&nan_box, &[[0, 1]], None).unwrap_err();
+        let e = narrow
+            .pairs(Shapes::Obbs(&nan_box), &[[0, 1]], None)
+            .unwrap_err();
         assert!(
             matches!(e, Error::InvalidObject { index: 4, .. }),
             "{name}: {e}"
@@ -259,7 +298,7 @@ fn bad_candidates_and_shapes_are_refused_alike() {
         let mut contacts = vec![Contact::default()];
         invalid(
             narrow
-                .sphere_contacts(&spheres, &[[0, 1], [2, 2]], &mut contacts)
+                .contacts(Shapes::Spheres(&spheres), &[[0, 1], [2, 2]], &mut contacts)
                 .unwrap_err(),
             "with itself",
         );
@@ -269,9 +308,24 @@ fn bad_candidates_and_shapes_are_refused_alike() {
         );
         invalid(
             narrow
-                .obb_contacts(&boxes, &[[0, 10]], &mut contacts)
+                .contacts(Shapes::Obbs(&boxes), &[[0, 10]], &mut contacts)
                 .unwrap_err(),
             "[0, 10]",
+        );
+        invalid(
+            narrow
+                .pairs(Shapes::Spheres(&spheres), &[[0, 3]], Some(&mut out))
+                .unwrap_err(),
+            "[0, 3]",
+        );
+        let mut nan_sphere = spheres;
+        nan_sphere[1].radius = f32::NAN;
+        let e = narrow
+            .pairs(Shapes::Spheres(&nan_sphere), &[[0, 2]], Some(&mut out))
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidObject { index: 1, .. }) && out.is_empty(),
+            "{name}: {e}"
         );
     }
 }

@@ -128,11 +128,12 @@ pub fn bench_contacts(
         shapes.contacts_into(pairs, &mut on_cpu)?;
         let mut kernel = sweepfan::gpu::GpuContacts::new(&ctx)?;
         let (mut row, out) = run(GPU, &mut |out| {
-            match shapes {
-                Shapes::Boxes(b) => kernel.obb_contacts(&ctx, b, pairs, out)?,
-                Shapes::Polygons(p) => kernel.polygon_contacts(&ctx, p, pairs, out)?,
+            let shapes = match shapes {
+                Shapes::Boxes(b) => sweepfan::Shapes::Obbs(b),
+                Shapes::Polygons(p) => sweepfan::Shapes::Polygons(p),
                 Shapes::Aabbs(_) => unreachable!("no contacts"),
-            }
+            };
+            kernel.contacts(&ctx, shapes, pairs, out)?;
             Ok(points(out))
         })?;
         verified(

@@ -2,7 +2,7 @@
 //! sphere broad phase's resident frame, then the contact kernel over its pair list, then one
 //! readback of the totals, the pairs and the contacts.
 
-use super::{GpuContacts, Shapes};
+use super::{DeviceShapes, GpuContacts};
 use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
@@ -105,7 +105,14 @@ impl GpuContacts {
                 counters: &counters,
                 count_index: list.count_index,
             };
-            self.encode(ctx, &mut enc, Shapes::Spheres(&sphere_buf), n, &list, true)?;
+            self.encode(
+                ctx,
+                &mut enc,
+                DeviceShapes::Spheres(&sphere_buf),
+                n,
+                &list,
+                true,
+            )?;
             rb.clear();
             let broad_plan = broad.plan_resident_readback(rb);
             let planned = self.hint.planned(capacity as u64);

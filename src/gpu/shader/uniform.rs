@@ -17,6 +17,7 @@ pub(super) const UNIFORM_IMPORTS: &[(&str, &str)] = &[
         "spheres/dispatch_args_params.wgsl",
         spheres::dispatch_args::Params::WGSL,
     ),
+    #[cfg(feature = "paper")]
     (
         "sector/grid_rows_params.wgsl",
         sector::accuracy::Params::WGSL,

@@ -139,9 +139,9 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
             // On the GPU: the device's contacts of the pairs, checked against the CPU's.
             Some(ctx) => {
                 let mut device = Vec::new();
-                sweepfan::gpu::GpuContacts::new(ctx)?.sphere_contacts(
+                sweepfan::gpu::GpuContacts::new(ctx)?.contacts(
                     ctx,
-                    &scene.spheres,
+                    sweepfan::Shapes::Spheres(&scene.spheres),
                     &pairs,
                     &mut device,
                 )?;
