@@ -16,7 +16,7 @@ use sweepfan::Shapes;
 use sweepfan::cpu::CpuNarrowPhase;
 use sweepfan::cpu::contacts::compare_contacts;
 use sweepfan::gpu::GpuNarrowPhase;
-use sweepfan::{Contact, Error, NarrowPhase, Pair};
+use sweepfan::{Contact, ContactShape, Error, NarrowPhase, Pair};
 use sweepfan_scenes::boxes::{generate_polygons, random_boxes};
 use sweepfan_scenes::{Scene, SceneKind, SceneParams};
 
@@ -195,25 +195,32 @@ fn contacts_are_the_same_on_every_backend() {
                 "{name}: [{i}, {j}]"
             );
         }
-        narrow
-            .contacts(Shapes::Obbs(&boxes), &touching, &mut got)
-            .unwrap();
-        let check = compare_contacts(&boxes, &touching, &got, &want);
-        assert_eq!(
-            (check.pairs, check.wrong),
-            (touching.len(), 0),
-            "{name}: {check:?}"
-        );
-        narrow
-            .contacts(Shapes::Polygons(&polygons), &polygon_pairs, &mut got)
-            .unwrap();
-        let check = compare_contacts(&polygons, &polygon_pairs, &got, &polygon_want);
-        assert_eq!(
-            (check.pairs, check.wrong),
-            (polygon_pairs.len(), 0),
-            "{name}: {check:?}"
-        );
+        assert_contacts_as_cpu(&mut *narrow, &boxes, &touching, &want, name);
+        assert_contacts_as_cpu(&mut *narrow, &polygons, &polygon_pairs, &polygon_want, name);
     }
+}
+
+/// `narrow`'s contacts of `pairs` of `shapes` are `want` (the CPU's) within the tolerance
+/// (`compare_contacts`: no pair wrong).
+fn assert_contacts_as_cpu<S: ContactShape>(
+    narrow: &mut dyn NarrowPhase,
+    shapes: &[S],
+    pairs: &[Pair],
+    want: &[Contact],
+    name: &str,
+) where
+    for<'a> Shapes<'a>: From<&'a [S]>,
+{
+    let mut got = Vec::new();
+    narrow
+        .contacts(Shapes::from(shapes), pairs, &mut got)
+        .unwrap();
+    let check = compare_contacts(shapes, pairs, &got, want);
+    assert_eq!(
+        (check.pairs, check.wrong),
+        (pairs.len(), 0),
+        "{name}: {check:?}"
+    );
 }
 
 /// No shapes and no candidates: no pairs and no contacts, not an error, on every call.
