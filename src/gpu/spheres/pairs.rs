@@ -100,42 +100,24 @@ impl PairKernels {
         )
     }
 
-    /// A forward sweep over the sorted order on `axis`.
+    /// A forward sweep over the sorted order ([`Sweep::Sap`], [`Sweep::Axis`] on `axis`,
+    /// [`Sweep::OriginDistance`] or, many worlds only, [`Sweep::All`]). Many worlds
+    /// (docs/design.md §2.13; `shared_from`: the first sorted position of the shared objects):
+    /// the order is (world, lo, index), `order.keys` the world ranks; each walk ends at its
+    /// world's end, and every object before `shared_from` then walks the shared run.
     pub fn sweep(
         &self,
         rec: &mut Recorder<'_, '_>,
         n: u32,
-        mode: Sweep,
-        axis: u32,
-        order: &SortedOrder<'_>,
-        sink: &PairSink<'_>,
-    ) -> Result<()> {
-        let params = Params {
-            mode: mode as u32,
-            axis,
-            ..sink.params(n)
-        };
-        let buffers = sink.with_order(order, None);
-        rec.launch(&self.sweep, params, &buffers, n as u64)
-    }
-
-    /// Many worlds (docs/design.md §2.13): a forward sweep ([`Sweep::Sap`], [`Sweep::Axis`] on
-    /// `axis`, or [`Sweep::All`])
-    /// over the (world, lo, index) order, `order.keys` the world ranks; each walk ends at its
-    /// world's end, and every object before `shared_from` then walks the shared run.
-    pub fn world_sweep(
-        &self,
-        rec: &mut Recorder<'_, '_>,
-        n: u32,
         (mode, axis): (Sweep, u32),
-        shared_from: u32,
+        shared_from: Option<u32>,
         order: &SortedOrder<'_>,
         sink: &PairSink<'_>,
     ) -> Result<()> {
         let params = Params {
             mode: mode as u32,
             axis,
-            ..sink.world_params(n, Some(shared_from))
+            ..sink.world_params(n, shared_from)
         };
         let buffers = sink.with_order(order, None);
         rec.launch(&self.sweep, params, &buffers, n as u64)

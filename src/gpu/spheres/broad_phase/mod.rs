@@ -431,7 +431,7 @@ impl GpuBroadPhase {
                 };
                 sorted_pass(&mut enc, arena, timer, key_params(mode, 0, false))?;
                 Recorder::begin(ctx, &mut enc, timer, arena, "pairs")
-                    .record(|rec| self.pairs.sweep(rec, n, sweep, 0, &order, &sink))?;
+                    .record(|rec| self.pairs.sweep(rec, n, (sweep, 0), None, &order, &sink))?;
             }
             Method::Grid => {
                 // make_keys sets the map's bits; grid_frame reads its size.
@@ -488,7 +488,8 @@ impl GpuBroadPhase {
                         })?;
                     } else {
                         Recorder::begin(ctx, &mut enc, timer, arena, "pairs").record(|rec| {
-                            self.pairs.sweep(rec, n, Sweep::Axis, axis, &order, &sink)
+                            self.pairs
+                                .sweep(rec, n, (Sweep::Axis, axis), None, &order, &sink)
                         })?;
                     }
                 }

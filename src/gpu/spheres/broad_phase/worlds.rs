@@ -132,7 +132,7 @@ pub(super) fn record(
                 })?;
             } else {
                 Recorder::begin(ctx, enc, timer, arena, "pairs").record(|rec| {
-                    pairs.world_sweep(rec, n, (Sweep::Axis, axis), from, order, sink)
+                    pairs.sweep(rec, n, (Sweep::Axis, axis), Some(from), order, sink)
                 })?;
             }
         }
@@ -181,7 +181,7 @@ pub(super) fn record(
             .record(|rec| pairs.world_origin_sweep(rec, n, from, order, origins, sink));
     }
     Recorder::begin(ctx, enc, timer, arena, "pairs")
-        .record(|rec| pairs.world_sweep(rec, n, (sweep, 0), ranks.shared_from, order, sink))
+        .record(|rec| pairs.sweep(rec, n, (sweep, 0), Some(ranks.shared_from), order, sink))
 }
 
 /// Many worlds in one GPU frame (docs/design.md §2.13): the GPU twin of
