@@ -163,8 +163,6 @@ impl GpuContacts {
         /// take the CPU's contact). The shapes are validated; a pair past them is an error; so
         /// is a batch past one binding or dispatch ([`Error::TooLarge`]: split it).
         pub fn contacts = "the contacts";
-
-        /// [`Self::contacts`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn contacts_async(
             &mut self,
             ctx: &GpuContext,

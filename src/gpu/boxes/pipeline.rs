@@ -226,8 +226,6 @@ impl GpuBoxPipeline {
         /// order (sorted on the host: the stage `order`), into `out` (cleared first); `None`
         /// only counts. `Stats::tests` = SAT tests.
         pub fn obb_overlaps = "a box frame";
-
-        /// [`Self::obb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn obb_overlaps_async(
             &mut self,
             boxes: &[Obb],
@@ -246,8 +244,6 @@ impl GpuBoxPipeline {
     blocking! {
         /// The polygon equivalent of [`Self::obb_overlaps`] (2D; AABBs or circles at z = 0).
         pub fn polygon_overlaps = "a polygon frame";
-
-        /// [`Self::polygon_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn polygon_overlaps_async(
             &mut self,
             polygons: &[Polygon],

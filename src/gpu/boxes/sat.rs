@@ -411,8 +411,6 @@ impl GpuSat {
         /// one more map (only when the list outgrew the last count with headroom); notes the count
         /// for the next plan.
         pub(crate) fn finish_output = "the SAT pairs' tail";
-
-        /// [`Self::finish_output`] as a future, for a browser's page (docs/design.md §8.5).
         pub(crate) async fn finish_output_async(
             &mut self,
             ctx: &GpuContext,

@@ -24,8 +24,6 @@ impl GpuContacts {
         /// no spheres give no pairs). Spheres are validated. A list that outgrows the broad
         /// phase's runs the frame again, larger (a second wait).
         pub fn sphere_frame = "a sphere contacts frame";
-
-        /// [`Self::sphere_frame`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn sphere_frame_async(
             &mut self,
             broad: &mut GpuBroadPhase,

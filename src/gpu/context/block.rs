@@ -16,7 +16,8 @@ pub(crate) fn block_on<F: IntoFuture>(what: &str, future: F) -> Result<F::Output
 
 /// Declares a blocking method and its async twin (docs/design.md §8.5), so that each pair
 /// writes its argument list once: the blocking method's docs, visibility and name,
-/// `= "what it waits for";`, then the whole async method (docs, visibility,
+/// `= "what it waits for";`, then the whole async method (docs past the first line, which the
+/// macro writes: "[`Self::name`] as a future, for a browser's page", visibility,
 /// `async fn name_async(&mut self, arg: Type, ...) -> Result<T>` and its body; arguments are
 /// plain names, rebound in the body where they must be `mut`). It emits the blocking method,
 /// with the async one's arguments and return type, then the async method as written; both
@@ -34,6 +35,10 @@ macro_rules! blocking {
             $crate::gpu::context::block::block_on($what, self.$twin($($arg),*))?
         }
 
+        #[doc = concat!(
+            "[`Self::", stringify!($name),
+            "`] as a future, for a browser's page (docs/design.md §8.5)."
+        )]
         $(#[$twin_doc])*
         $twin_vis async fn $twin(&mut $self $(, $arg: $ty)*) -> $ret $body
     };

@@ -21,8 +21,6 @@ impl GpuBoxPipeline {
         /// comparison, which can only add pairs) the host tests the pairs found again. Needs the
         /// AABB proxy (the default).
         pub fn aabb_overlaps = "a box frame";
-
-        /// [`Self::aabb_overlaps`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn aabb_overlaps_async(
             &mut self,
             boxes: &[Aabb],

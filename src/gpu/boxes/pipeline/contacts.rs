@@ -19,8 +19,6 @@ impl GpuBoxPipeline {
         /// `(i, j)`, `i < j`, sorted, into `pairs` and their contacts in the same order into
         /// `contacts` (both cleared first). `Stats::tests` = SAT tests.
         pub fn obb_contacts = "a box contacts frame";
-
-        /// [`Self::obb_contacts`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn obb_contacts_async(
             &mut self,
             boxes: &[Obb],
@@ -37,8 +35,6 @@ impl GpuBoxPipeline {
     blocking! {
         /// The polygon equivalent of [`Self::obb_contacts`] (2D, in the plane z = 0).
         pub fn polygon_contacts = "a polygon contacts frame";
-
-        /// [`Self::polygon_contacts`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn polygon_contacts_async(
             &mut self,
             polygons: &[Polygon],

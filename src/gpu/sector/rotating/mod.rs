@@ -242,8 +242,6 @@ impl RotatingGpu {
         /// candidates or hits outgrew the lists sized from the last frame runs again on its own
         /// (chunked when one binding cannot hold its candidates), so nothing is ever lost.
         pub fn frame = "a rotating frame";
-
-        /// [`Self::frame`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn frame_async(
             &mut self,
             ctx: &GpuContext,

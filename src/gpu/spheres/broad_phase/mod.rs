@@ -606,8 +606,6 @@ impl GpuBroadPhase {
         /// One frame as one run of the method (no parts): fails with [`Error::TooLarge`] past a
         /// binding.
         pub(super) fn find_pairs_whole = "a frame";
-
-        /// [`Self::find_pairs_whole`] as a future.
         async fn find_pairs_whole_async(
             &mut self,
             spheres: &[Sphere],

@@ -201,8 +201,6 @@ impl GpuBroadPhase {
         /// tracked every such frame is counted; without, the last frame's count is checked). One
         /// wait.
         pub fn check_resident = "a resident check";
-
-        /// [`Self::check_resident`] as a future, for a browser's page (docs/design.md §8.5).
         pub async fn check_resident_async(&mut self) -> Result<()> {
             let mut rb = Readback::new("resident check");
             let invalid_at = rb.add(&self.ext, 28, 4);

@@ -276,8 +276,7 @@ impl GpuWorldBatch {
         /// first device (no parts): a batch past a binding is `Error::TooLarge`.
         pub fn find_pairs = "a world batch";
 
-        /// [`Self::find_pairs`] as a future, for a browser's page (docs/design.md §8.5): the
-        /// frame's read-back awaits the browser instead of blocking.
+        /// The frame's read-back awaits the browser instead of blocking.
         pub async fn find_pairs_async(
             &mut self,
             spheres: &[Sphere],
