@@ -120,6 +120,10 @@ pub trait NarrowPhase {
     }
 }
 
+/// The stage of the spheres' exact touch test in a narrow phase's [`Stats`] (boxes' and
+/// polygons' is `sat`).
+pub(crate) const TOUCH: &str = "touch";
+
 /// A host filter of candidates, the list it keeps between calls for counting (`out = None`).
 #[derive(Default)]
 pub(crate) struct HostFilter {
@@ -129,9 +133,10 @@ pub(crate) struct HostFilter {
 impl HostFilter {
     /// Runs `filter` (which clears its list and keeps the touching candidates in their order)
     /// into the caller's list or the kept one, then puts the list in canonical order (the
-    /// stages `sat` and `order`).
+    /// stages `stage`, the filter's name, and `order`).
     pub(crate) fn run(
         &mut self,
+        stage: &'static str,
         tests: usize,
         out: Option<&mut Vec<Pair>>,
         filter: impl FnOnce(&mut Vec<Pair>) -> Result<()>,
@@ -151,7 +156,7 @@ impl HostFilter {
             pairs: list.len() as u64,
             ..Stats::default()
         };
-        stats.stage("sat", start.elapsed().as_secs_f64(), Clock::Wall);
+        stats.stage(stage, start.elapsed().as_secs_f64(), Clock::Wall);
         if counting {
             list.clear();
         } else {
@@ -217,8 +222,9 @@ pub(crate) fn filter_in_chunks(
     cancel::check(&token)
 }
 
-/// A backend's filter (an implementation of [`NarrowPhase::pairs`]): `run` into `out`, cleared first (`None` only counts), the
-/// list left empty where it fails (the trait's promise: nothing half written).
+/// A backend's filter (an implementation of [`NarrowPhase::pairs`]): `run` into `out`, cleared
+/// first (`None` only counts), the list left empty where it fails (the trait's promise: nothing
+/// half written).
 pub(crate) fn pairs_into(
     mut out: Option<&mut Vec<Pair>>,
     run: impl FnOnce(Option<&mut Vec<Pair>>) -> Result<Stats>,
@@ -230,7 +236,8 @@ pub(crate) fn pairs_into(
     cleared_on_error(out, result)
 }
 
-/// A backend's contacts (an implementation of [`NarrowPhase::contacts`]): `run` into `out`, cleared first, left empty where it fails.
+/// A backend's contacts (an implementation of [`NarrowPhase::contacts`]): `run` into `out`,
+/// cleared first, left empty where it fails.
 pub(crate) fn contacts_into(
     out: &mut Vec<Contact>,
     run: impl FnOnce(&mut Vec<Contact>) -> Result<()>,

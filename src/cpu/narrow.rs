@@ -1,9 +1,9 @@
-//! [`NarrowPhase`] on the CPU: the exact separating-axis filters of [`crate::cpu::sat`] and the
-//! contacts of [`crate::cpu::contacts`] behind the trait the GPU implements too
-//! (docs/design.md §4.9).
+//! [`NarrowPhase`] on the CPU: the exact separating-axis filters of [`crate::cpu::sat`] (boxes,
+//! polygons), the exact touch test (spheres) and the contacts of [`crate::cpu::contacts`]
+//! behind the trait the GPU implements too (docs/design.md §4.9).
 
 use crate::broadphase::narrow::{
-    HostFilter, NarrowPhase, contacts_into, pairs_into, sphere_pairs_unordered,
+    HostFilter, NarrowPhase, TOUCH, contacts_into, pairs_into, sphere_pairs_unordered,
 };
 use crate::broadphase::{Pair, Stats};
 use crate::cpu::{contacts, sat};
@@ -31,13 +31,19 @@ impl NarrowPhase for CpuNarrowPhase {
                 // No boxes: no candidate can name one (the check below says so), no pairs.
                 validate_obbs(boxes)?;
             }
-            self.filter.run(candidates.len(), out, |list| match shapes {
-                Shapes::Spheres(spheres) => sphere_pairs_unordered(spheres, candidates, list),
-                Shapes::Obbs(boxes) => sat::obb_pairs_unordered(boxes, candidates, list),
-                Shapes::Polygons(polygons) => {
-                    sat::polygon_pairs_unordered(polygons, candidates, list)
-                }
-            })
+            let stage = if let Shapes::Spheres(_) = shapes {
+                TOUCH
+            } else {
+                "sat"
+            };
+            self.filter
+                .run(stage, candidates.len(), out, |list| match shapes {
+                    Shapes::Spheres(spheres) => sphere_pairs_unordered(spheres, candidates, list),
+                    Shapes::Obbs(boxes) => sat::obb_pairs_unordered(boxes, candidates, list),
+                    Shapes::Polygons(polygons) => {
+                        sat::polygon_pairs_unordered(polygons, candidates, list)
+                    }
+                })
         })
     }
 

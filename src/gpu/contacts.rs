@@ -162,7 +162,7 @@ impl GpuContacts {
         /// whether a pair touches is exact: the kernel's pairs within its tolerance of touching
         /// take the CPU's contact). The shapes are validated; a pair past them is an error; so
         /// is a batch past one binding or dispatch ([`Error::TooLarge`]: split it).
-        pub fn contacts = "the contacts";
+        pub fn contacts = &format!("the {} contacts", shapes.kind());
         pub async fn contacts_async(
             &mut self,
             ctx: &GpuContext,

@@ -32,8 +32,8 @@ crate::gpu::shader::uniform_struct! {
         /// let a driver fuse (`unfused`, docs/design.md §9.13).
         pub zero_bits: u32,
         /// Many worlds ([`FLAG_WORLDS`], docs/design.md §2.13): the first sorted position of
-        /// the shared objects (n when there are none); in the grid's keys and walks, the shared
-        /// objects' world rank (NONE when there are none).
+        /// the shared objects (`n` or NONE when there are none); in the grid's keys and walks,
+        /// the shared objects' world rank (NONE when there are none).
         pub shared_from: u32,
     }
 }

@@ -3,7 +3,7 @@
 //! caller that only wants contacts compiles no SAT kernel.
 
 use crate::broadphase::narrow::{
-    HostFilter, NarrowPhase, contacts_into, pairs_into, sphere_pairs_unordered,
+    HostFilter, NarrowPhase, TOUCH, contacts_into, pairs_into, sphere_pairs_unordered,
 };
 use crate::broadphase::{Pair, Stats};
 use crate::error::Result;
@@ -17,9 +17,10 @@ use crate::gpu::context::GpuContext;
 use std::sync::Arc;
 
 /// The GPU's narrow phase on one device: the same pairs as `cpu::CpuNarrowPhase`
-/// (exact: the device's unsure pairs settled on the host), contacts within the tolerance of
-/// docs/design.md §4.8. Its calls block on the device: natively only (in a browser's page,
-/// where no call may block, they fail with [`crate::Error::Unsupported`]; the page uses
+/// (exact: the device's unsure pairs settled on the host; spheres' pairs by the exact touch
+/// test on the host, which costs less than a dispatch), contacts within the tolerance of
+/// docs/design.md §4.8. Its device calls block on the device: natively only (in a browser's
+/// page, where no call may block, they fail with [`crate::Error::Unsupported`]; the page uses
 /// [`crate::gpu::GpuContacts`]' and the box pipeline's async forms).
 pub struct GpuNarrowPhase {
     ctx: Arc<GpuContext>,
@@ -79,7 +80,7 @@ impl NarrowPhase for GpuNarrowPhase {
                     self.sat()?.polygon_pairs(&ctx, &set, candidates, out)
                 }
                 // The exact touch test costs less than a dispatch: on the host, as the CPU's.
-                Shapes::Spheres(spheres) => self.host.run(candidates.len(), out, |list| {
+                Shapes::Spheres(spheres) => self.host.run(TOUCH, candidates.len(), out, |list| {
                     sphere_pairs_unordered(spheres, candidates, list)
                 }),
             }

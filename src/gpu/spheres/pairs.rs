@@ -101,7 +101,8 @@ impl PairKernels {
     }
 
     /// A forward sweep over the sorted order ([`Sweep::Sap`], [`Sweep::Axis`] on `axis`,
-    /// [`Sweep::OriginDistance`] or, many worlds only, [`Sweep::All`]). Many worlds
+    /// [`Sweep::OriginDistance`] in one world (many worlds: [`Self::world_origin_sweep`]) or,
+    /// many worlds only, [`Sweep::All`]). Many worlds
     /// (docs/design.md §2.13; `shared_from`: the first sorted position of the shared objects):
     /// the order is (world, lo, index), `order.keys` the world ranks; each walk ends at its
     /// world's end, and every object before `shared_from` then walks the shared run.
