@@ -62,8 +62,9 @@ pub fn choice_lines(rows: &[Row]) -> String {
         .collect()
 }
 
-/// The host steps of a GPU frame in the order they run (docs/design.md §9.16).
-const HOST_STEPS: [&str; 8] = [
+/// The host steps of a GPU frame in the order they run (docs/design.md §9.16), as a bench
+/// row's `host_ms` names them.
+pub const HOST_STEPS: [&str; 8] = [
     "check",
     "encode",
     "upload",
