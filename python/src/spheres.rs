@@ -176,7 +176,8 @@ fn run(
 
 /// Every touching pair of spheres: a (K, 2) uint32 array, i < j in each row, rows sorted.
 ///
-/// centers: an (N, 3) array (float32 read in place; float64 and integers converted once).
+/// centers: an (N, 3) array (float32 read in place; float64 and integers converted once, each
+/// value rounded to the nearest float32, which is then the value decided on).
 /// radii: a scalar or an (N,) array, >= 0. Spheres touch when |c_i - c_j| <= r_i + r_j in
 /// real arithmetic on the float32 values (decided exactly, as the CLI decides it: not a float32
 /// evaluation of that formula, which rounds). method: any name in METHODS: "auto" (the

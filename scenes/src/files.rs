@@ -50,22 +50,44 @@ pub(crate) fn over_long_line(line: &[u8]) -> Option<String> {
     Some(format!("line longer than {MAX_LINE_BYTES} bytes{why}"))
 }
 
-/// Reads `path` line by line (each at most [`MAX_LINE_BYTES`], UTF-8, the header checked
-/// against `header` before the rest is read) and parses it, naming the file and line of any
-/// problem. A file larger than a quarter of the memory available is refused unread.
-fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed<T>) -> Result<T> {
+/// The path that means standard input where a scene file is read (as `-` means standard output
+/// where one is written).
+pub const STDIN: &str = "-";
+
+/// Reads `path` (`-`: standard input) once, from its start to its end, line by line (each at
+/// most [`MAX_LINE_BYTES`], UTF-8, the header checked against `headers` before the rest is read:
+/// it must be one of them, a problem is worded against the first) and parses it, naming the file
+/// and line of any problem. Read once, so a pipe, a FIFO or a process substitution is read as a
+/// file is. A file larger than a quarter of the memory available is refused unread.
+fn read_with<T>(
+    path: &Path,
+    headers: &[&[&str]],
+    parse: impl FnOnce(&str) -> Parsed<T>,
+) -> Result<T> {
     use std::io::{BufRead, Read};
+    let stdin = path.as_os_str() == STDIN;
+    // Problems name standard input so, not `-`.
+    let named = if stdin {
+        Path::new("standard input")
+    } else {
+        path
+    };
     let parse_error = |line: usize, problem: String| Error::Parse {
-        path: path.to_path_buf(),
+        path: named.to_path_buf(),
         line,
         problem,
     };
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(parse_error(1, IS_A_DIRECTORY.into()));
-    }
+    let input: Box<dyn Read> = if stdin {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(parse_error(1, IS_A_DIRECTORY.into()));
+        }
+        Box::new(file)
+    };
     let budget = sweepfan::broadphase::limits::available_bytes().map_or(u64::MAX, |b| b / 4);
-    let mut reader = std::io::BufReader::new(file);
+    let mut reader = std::io::BufReader::new(input);
     let mut text = String::new();
     let mut line = Vec::new();
     for line_no in 1.. {
@@ -73,7 +95,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
         let read = (&mut reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(path, e))?;
+            .map_err(|e| Error::io(named, e))?;
         if read == 0 {
             break;
         }
@@ -81,8 +103,8 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
             return Err(parse_error(line_no, problem));
         }
         let s = std::str::from_utf8(&line).map_err(|_| parse_error(line_no, NOT_UTF8.into()))?;
-        if line_no == 1 {
-            data_lines(s, header)
+        if line_no == 1 && !headers[1..].iter().any(|h| data_lines(s, h).is_ok()) {
+            data_lines(s, headers[0])
                 .map_err(|(l, p)| parse_error(l, p))?
                 .for_each(drop);
         }
@@ -96,7 +118,7 @@ fn read_with<T>(path: &Path, header: &[&str], parse: impl FnOnce(&str) -> Parsed
                 format!(
                     "{}: more than {budget} bytes of text by line {line_no}, a quarter of the \
                      memory available",
-                    path.display()
+                    named.display()
                 ),
             ));
         }
@@ -244,7 +266,7 @@ pub(crate) fn parse_sphere_line(line: &str) -> std::result::Result<Sphere, Strin
 
 /// Reads a sphere CSV file (see [`parse_spheres_csv`]).
 pub fn read_spheres_csv(path: &Path) -> Result<Vec<Sphere>> {
-    read_with(path, &SPHERE_HEADER, parse_spheres_csv)
+    read_with(path, &[&SPHERE_HEADER], parse_spheres_csv)
 }
 
 /// The hint of a batch of worlds given where one scene is read.
@@ -296,30 +318,28 @@ pub fn parse_world_spheres_csv(text: &str) -> Parsed<(Vec<Sphere>, Vec<u32>)> {
 
 /// Reads a batch of worlds' sphere file (see [`parse_world_spheres_csv`]).
 pub fn read_world_spheres_csv(path: &Path) -> Result<(Vec<Sphere>, Vec<u32>)> {
-    read_with(path, &WORLD_SPHERE_HEADER, parse_world_spheres_csv)
+    read_with(path, &[&WORLD_SPHERE_HEADER], parse_world_spheres_csv)
 }
 
-/// Whether the sphere file at `path` has a world column (its header is `x,y,z,r,world`); false
-/// for any other first line, which the sphere reader then reports.
-pub fn has_world_column(path: &Path) -> bool {
-    use std::io::{BufRead, Read};
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut first = Vec::new();
-    let read = std::io::BufReader::new(file)
-        .take(MAX_LINE_BYTES as u64)
-        .read_until(b'\n', &mut first);
-    read.is_ok()
-        && std::str::from_utf8(&first).is_ok_and(|line| {
-            let names: Vec<String> = line
-                .trim_start_matches('\u{feff}')
-                .trim_end()
-                .split(',')
-                .map(|n| n.trim().to_ascii_lowercase())
-                .collect();
-            names == WORLD_SPHERE_HEADER
-        })
+/// A sphere file as read: one scene (header `x,y,z,r`) or a batch of worlds (`x,y,z,r,world`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SphereFile {
+    /// One scene ([`parse_spheres_csv`]).
+    Scene(Vec<Sphere>),
+    /// A batch of worlds ([`parse_world_spheres_csv`]): the spheres and a world id each.
+    Worlds(Vec<Sphere>, Vec<u32>),
+}
+
+/// Reads a sphere file of either kind, which its header tells, in one read (so standard input
+/// and pipes are read as files are); a header of neither kind is worded against `x,y,z,r`.
+pub fn read_sphere_file(path: &Path) -> Result<SphereFile> {
+    read_with(path, &[&SPHERE_HEADER, &WORLD_SPHERE_HEADER], |text| {
+        if data_lines(text, &WORLD_SPHERE_HEADER).is_ok() {
+            parse_world_spheres_csv(text).map(|(s, w)| SphereFile::Worlds(s, w))
+        } else {
+            parse_spheres_csv(text).map(SphereFile::Scene)
+        }
+    })
 }
 
 /// Writes spheres as CSV `x,y,z,r`; `{}` prints the shortest text that parses back to the same
@@ -370,7 +390,7 @@ pub fn parse_obbs_csv(text: &str) -> Parsed<Vec<Obb>> {
 /// Reads a box file: header `cx,cy,cz,hx,hy,hz,qw,qx,qy,qz`, one box per line (blank lines are
 /// skipped). Errors name the 1-based line (the header is line 1) and the problem.
 pub fn read_obbs_csv(path: &Path) -> Result<Vec<Obb>> {
-    read_with(path, &OBB_HEADER, parse_obbs_csv)
+    read_with(path, &[&OBB_HEADER], parse_obbs_csv)
 }
 
 /// Writes boxes in the format [`read_obbs_csv`] reads (shortest round-tripping decimals).
@@ -491,7 +511,7 @@ pub fn parse_polygons_csv(text: &str) -> Parsed<Vec<Polygon>> {
 /// 1-based line (the header is line 1) and the problem; a polygon that fails validation is
 /// reported at the line of its first vertex.
 pub fn read_polygons_csv(path: &Path) -> Result<Vec<Polygon>> {
-    read_with(path, &POLYGON_HEADER, parse_polygons_csv)
+    read_with(path, &[&POLYGON_HEADER], parse_polygons_csv)
 }
 
 /// Writes polygons in the format [`read_polygons_csv`] reads.
@@ -511,189 +531,4 @@ pub fn polygons_csv(w: &mut dyn std::io::Write, polygons: &[Polygon]) -> std::io
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use sweepfan::geom::polygon::PolygonSet;
-
-    fn v(points: &[(f32, f32)]) -> Vec<Vec2> {
-        points.iter().map(|&(x, y)| Vec2::new(x, y)).collect()
-    }
-
-    #[test]
-    fn box_csv_errors_name_line_and_problem() {
-        let h = "cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n";
-        let good = format!("{h}0,0,0,1,1,1,1,0,0,0\n\n1,2,3,0.5,0.5,0.5,0.8,0.6,0,0\n");
-        let v = parse_obbs_csv(&good).unwrap();
-        assert_eq!(v.len(), 2);
-        assert_eq!(v[1].rotation.x, 0.6);
-        let err = |t: String| parse_obbs_csv(&t).unwrap_err();
-        assert_eq!(err("x,y\n".into()).0, 1);
-        assert_eq!(err(String::new()).0, 1);
-        let e = err(format!("{h}0,0,0,1,1,1,1,0,0,0\n0,0,0,1,1,1,1,0,0\n"));
-        assert_eq!(e.0, 3);
-        assert!(e.1.contains("expected 10 fields"), "{}", e.1);
-        let e = err(format!("{h}0,0,0,1,abc,1,1,0,0,0\n"));
-        assert_eq!(e, (2, "hy = `abc` is not a number".to_string()));
-        let e = err(format!("{h}0,0,0,1,1,-1,1,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("negative"), "{e:?}");
-        let e = err(format!("{h}0,0,0,1,1,1,0,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("zero"), "{e:?}");
-        let e = err(format!("{h}0,NaN,0,1,1,1,1,0,0,0\n"));
-        assert!(e.0 == 2 && e.1.contains("cy is NaN"), "{e:?}");
-    }
-
-    #[test]
-    fn box_csv_round_trips_exactly() {
-        let boxes = vec![
-            Obb::new(
-                Vec3::new(0.1, -2.5, 1e-3),
-                Vec3::new(1.0, 0.25, 3.5),
-                Quat::from_rotation_z(0.3),
-            ),
-            Obb::axis_aligned(Vec3::splat(7.0), Vec3::ZERO),
-        ];
-        let dir = std::env::temp_dir().join(format!("sweepfan-obb-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("boxes.csv");
-        write_obbs_csv(&path, &boxes).unwrap();
-        assert_eq!(read_obbs_csv(&path).unwrap(), boxes);
-        let missing = read_obbs_csv(&dir.join("nope.csv")).unwrap_err();
-        assert!(matches!(missing, Error::Io { .. }));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn csv_reads_polygons_and_names_bad_lines() {
-        let text = "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n\n1,5,5\n1,5,6\n1,6,6\n1,6,5\n";
-        let p = parse_polygons_csv(text).unwrap();
-        assert_eq!(p.len(), 2);
-        assert_eq!(p[1].vertices().len(), 4);
-        let set = PolygonSet::new(&p).unwrap();
-        assert_eq!(set.offsets, vec![0, 3, 7]);
-        assert_eq!(set.polygon(1), p[1].vertices());
-        let err = |t: &str| parse_polygons_csv(t).unwrap_err();
-        assert_eq!(err("").0, 1);
-        assert_eq!(err("x,y\n").0, 1);
-        let e = err("polygon,x,y\n1,0,0\n");
-        assert!(e.0 == 2 && e.1.contains("expected 0"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n2,0,0\n");
-        assert!(e.0 == 5 && e.1.contains("expected 0 or 1"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,1\n");
-        assert!(e.0 == 3 && e.1.contains("expected 3 fields"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0,0\n");
-        assert_eq!(e, (2, "expected 3 fields polygon,x,y, found 4".to_string()));
-        let e = err("polygon,x,y\nA,0,0\n");
-        assert!(e.0 == 2 && e.1.contains("not a polygon number"), "{e:?}");
-        let e = err("polygon,x,y\n0,0,0\n0,zz,0\n");
-        assert_eq!(e, (3, "x = `zz` is not a number".to_string()));
-        // Polygon 1 (first vertex on line 5) has only two vertices.
-        let e = err("polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,5,5\n1,6,6\n");
-        assert!(
-            e.0 == 5 && e.1.contains("polygon 1 (lines 5-6)") && e.1.contains("at least 3"),
-            "{e:?}"
-        );
-    }
-
-    #[test]
-    fn polygon_csv_round_trips() {
-        let polygons = vec![
-            Polygon::new(&v(&[(0.1, 0.2), (1.5, 0.0), (0.3, 1.7)])).unwrap(),
-            Polygon::new(&v(&[(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])).unwrap(),
-        ];
-        let dir = std::env::temp_dir().join(format!("sweepfan-poly-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("polygons.csv");
-        write_polygons_csv(&path, &polygons).unwrap();
-        assert_eq!(read_polygons_csv(&path).unwrap(), polygons);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn sphere_csv_errors_name_line_and_problem() {
-        let cases = [
-            ("x,y,z,r\n1,2,3,1\n1,2,abc,1\n", 3, "not a number"),
-            ("x,y,z,r\n1,2,3,NaN\n", 2, "NaN"),
-            ("x,y,z,r\n1,2,3,1\n\n1,inf,3,1\n", 4, "infinite"),
-            ("x,y,z,r\n1,2,3,-1\n", 2, "negative"),
-            ("x,y,z,r\n1,2,3\n", 2, "4 fields"),
-            ("a,b,c,d\n", 1, "header"),
-            ("", 1, "empty"),
-            ("x,y,z,r\n3e18,0,0,1\n", 2, "overflow"),
-        ];
-        for (text, line, what) in cases {
-            let (l, msg) = parse_spheres_csv(text).unwrap_err();
-            assert_eq!(l, line, "{text:?}: {msg}");
-            assert!(msg.contains(what), "{text:?}: {msg}");
-        }
-        let ok = parse_spheres_csv("x,y,z,r\n1,2,3,0.5\n-1e3, 0 ,7,0\n").unwrap();
-        assert_eq!(ok.len(), 2);
-        assert_eq!(ok[1].center, Vec3::new(-1000.0, 0.0, 7.0));
-    }
-
-    /// A header that is almost right says how: a world column where one scene is read (and
-    /// what reads a batch, in the tool's words), a world column on a box file, the right
-    /// columns in another order; a world line joined by bare CRs says so.
-    #[test]
-    fn headers_close_to_the_expected_one_say_what_differs() {
-        let (_, msg) = parse_spheres_csv("x,y,z,r,world\n0,0,0,1,0\n").unwrap_err();
-        assert!(
-            msg.contains("a batch of worlds") && msg.contains("sweepfan verify --scene-file"),
-            "{msg}"
-        );
-        assert!(!msg.contains("read_world_spheres_csv"), "{msg}");
-        let (_, msg) = parse_spheres_csv("y,x,z,r\n0,0,0,1\n").unwrap_err();
-        assert!(msg.contains("the same columns in another order"), "{msg}");
-        let (_, msg) = parse_spheres_csv("x,y,z,World,r\n0,0,0,0,1\n").unwrap_err();
-        assert!(msg.contains("`x,y,z,r,world`"), "{msg}");
-        let (_, msg) = parse_world_spheres_csv("x,y,z,world,r\n0,0,0,0,1\n").unwrap_err();
-        assert!(msg.contains("the same columns in another order"), "{msg}");
-        let (_, msg) = parse_obbs_csv("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz,world\n").unwrap_err();
-        assert!(msg.contains("only sphere files take"), "{msg}");
-        let (_, msg) = parse_spheres_csv("x,y,r\n0,0,1\n").unwrap_err();
-        assert!(!msg.contains('('), "no hint where none fits: {msg}");
-        let (line, msg) =
-            parse_world_spheres_csv("x,y,z,r,world\n0,0,0,1,0\r1,0,0,1,0\r").unwrap_err();
-        assert_eq!(line, 2);
-        assert!(
-            msg.contains("carriage return") && !msg.contains('\r'),
-            "{msg:?}"
-        );
-    }
-
-    /// Issue 28: echoed input never carries a raw control byte, and a bad polygon names what
-    /// is wrong, the polygon, and its vertices' lines.
-    #[test]
-    fn messages_escape_input_and_locate_polygon_faults() {
-        let (line, msg) = parse_spheres_csv("x,y,z,r\r0,0,0,1\r1,0,0,1\r").unwrap_err();
-        assert_eq!(line, 1);
-        assert!(!msg.contains('\r'), "{msg:?}");
-        assert!(
-            msg.contains("x,y,z,r\\r0,0,0,1") && msg.contains("carriage return"),
-            "{msg}"
-        );
-        let (_, msg) = parse_spheres_csv("x,y,z,r\n0,0\0,0,1\n").unwrap_err();
-        assert_eq!(msg, "y = `0\\0` is not a number");
-        let (_, msg) =
-            parse_obbs_csv("cx,cy,cz,hx,hy,hz,qw,qx,qy,qz\n0,0,0,1,\u{1b}[2J,1,1,0,0,0\n")
-                .unwrap_err();
-        assert!(
-            msg.contains("hy = `\\x1b[2J`") && !msg.contains('\u{1b}'),
-            "{msg:?}"
-        );
-        let (_, msg) = parse_polygons_csv("polygon,x,y\n\u{7}\r,0,0\n").unwrap_err();
-        assert!(!msg.contains('\r') && !msg.contains('\u{7}'), "{msg:?}");
-        // A bow-tie (polygon 1, lines 5-9, blank line 7 skipped): self-intersecting.
-        let text = "polygon,x,y\n0,0,0\n0,1,0\n0,0,1\n1,0,0\n1,1,1\n\n1,1,0\n1,0,1\n";
-        let (line, msg) = parse_polygons_csv(text).unwrap_err();
-        assert_eq!(line, 5);
-        assert_eq!(
-            msg,
-            "polygon 1 (lines 5-9): self-intersecting: the edge from vertex 0 (line 5) to \
-             vertex 1 (line 6) crosses the edge from vertex 2 (line 8) to vertex 3 (line 9) (a \
-             convex polygon's boundary never crosses itself: list the vertices in order around \
-             it)"
-        );
-        let (_, msg) = parse_polygons_csv("polygon,x,y\n0,0,0\n0,1,1\n0,2,2\n").unwrap_err();
-        assert!(msg.starts_with("polygon 0 (lines 2-4): collinear"), "{msg}");
-    }
-}
+mod tests;

@@ -319,13 +319,18 @@ impl Scene {
                     .into(),
             });
         }
-        let n = spheres.len();
-        Ok(Scene {
-            name: path.display().to_string(),
+        Ok(Scene::still(path.display().to_string(), spheres))
+    }
+
+    /// A scene of spheres that stay where they are (a file's): no velocities, no walls; it may
+    /// be empty.
+    pub fn still(name: String, spheres: Vec<Sphere>) -> Scene {
+        Scene {
+            name,
+            velocities: vec![Vec3::ZERO; spheres.len()],
             spheres,
-            velocities: vec![Vec3::ZERO; n],
             half_extent: None,
-        })
+        }
     }
 
     /// Writes the spheres as a CSV scene file (header `x,y,z,r`), readable by [`Scene::from_csv`].

@@ -1,6 +1,6 @@
 // Scene motion on the device (src/gpu/spheres/motion.rs; docs/design.md §10): every sphere
 // moves by its velocity and bounces off the walls of the cube [-half, half]^3, exactly as
-// `step_in_cube` in src/scenes/motion.rs does on the CPU: each step one f32 add, subtract or
+// `step_in_cube` in src/geom/motion.rs does on the CPU: each step one f32 add, subtract or
 // doubling, which Vulkan and WebGPU round as the CPU does (a doubling is exact, so a fused
 // `2 limit - c` rounds the same), and the same comparisons.
 

@@ -35,16 +35,31 @@ pub fn parse_scenes(list: &str) -> Result<Vec<(SceneKind, usize)>> {
             let (kind, n) = item
                 .split_once(':')
                 .ok_or_else(|| bad(item, "has no ':N'"))?;
-            let kind = SceneKind::ALL
-                .into_iter()
-                .find(|k| k.name() == kind.trim() && *k != SceneKind::Rotating)
-                .ok_or_else(|| bad(item, "names no sphere scene"))?;
-            let n = n
-                .trim()
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n >= 2)
-                .ok_or_else(|| bad(item, "has no object count of at least 2"))?;
+            let spheres = || {
+                SceneKind::ALL
+                    .into_iter()
+                    .filter(|k| *k != SceneKind::Rotating)
+            };
+            let kind = match spheres().find(|k| k.name() == kind.trim()) {
+                Some(kind) => kind,
+                None => {
+                    let known: Vec<&str> = spheres().map(|k| k.name()).collect();
+                    let why = if kind.trim() == SceneKind::Rotating.name() {
+                        "names the rotating boxes' scene: auto chooses among sphere methods, \
+                         on a sphere scene"
+                            .to_string()
+                    } else {
+                        "names no sphere scene".to_string()
+                    };
+                    return Err(bad(item, &format!("{why}; one of {}", known.join(", "))));
+                }
+            };
+            // One object has no pair for a method to find: nothing to choose between.
+            let n = match n.trim().parse::<usize>() {
+                Ok(n) if n >= 2 => n,
+                Ok(_) => return Err(bad(item, "has fewer than 2 objects: nothing to choose")),
+                Err(_) => return Err(bad(item, "has no object count of at least 2")),
+            };
             sweepfan::broadphase::limits::check_scene_size(n)?;
             Ok((kind, n))
         })
@@ -209,8 +224,10 @@ mod tests {
             ("paper:10,,density:10", "'' is empty"),
             ("paper:10,", "'' is empty"),
             ("paper", "has no ':N'"),
-            ("nope:10", "names no sphere scene"),
-            ("paper:1", "at least 2"),
+            ("nope:10", "names no sphere scene; one of paper, density"),
+            ("rotating:10", "names the rotating boxes' scene"),
+            ("paper:1", "fewer than 2 objects"),
+            ("paper:x", "has no object count of at least 2"),
         ] {
             let e = parse_scenes(list).unwrap_err().to_string();
             assert!(e.contains(says), "{list}: {e}");

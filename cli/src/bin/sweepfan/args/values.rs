@@ -198,6 +198,8 @@ pub fn volume_fraction(s: &str) -> Result<f32, String> {
     let x: f32 = s.parse().map_err(|_| format!("must be {range}"))?;
     if x > 0.0 && x < MAX_VOLUME_FRACTION {
         Ok(x)
+    } else if x == 0.0 && s.parse::<f64>().is_ok_and(|d| d > 0.0) {
+        Err(format!("rounds to 0 in f32: must be {range}"))
     } else {
         Err(format!("must be {range}"))
     }
@@ -369,6 +371,11 @@ mod tests {
             assert!(seconds(bad).is_err(), "{bad}");
         }
         assert_eq!(volume_fraction("0.01"), Ok(0.01));
+        let e = volume_fraction("1e-46").unwrap_err();
+        assert!(
+            e.starts_with("rounds to 0 in f32: must be in (0, 0.74)"),
+            "{e}"
+        );
         for bad in ["0", "0.74", "1", "1e30", "-0.1", "NaN", "inf"] {
             let e = volume_fraction(bad).unwrap_err();
             assert!(e.contains("(0, 0.74)"), "{bad}: {e}");

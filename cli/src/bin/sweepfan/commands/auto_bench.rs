@@ -20,7 +20,8 @@ pub struct AutoBenchArgs {
     /// Generated scenes as KIND:N, comma-separated (default: the scenes auto is tuned on).
     #[arg(long, default_value = DEFAULT_SCENES)]
     pub scenes: String,
-    /// CSV scene files (header x,y,z,r) measured after the generated scenes; repeatable.
+    /// CSV scene files (header x,y,z,r; `-`: standard input) measured after the generated
+    /// scenes; repeatable.
     #[arg(long)]
     pub scene_file: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = BackendArg(Backend::Cpu))]

@@ -26,7 +26,7 @@ pub struct BenchArgs {
     /// Generated scene.
     #[arg(long, value_enum, default_value_t = SceneArg(SceneKind::Paper), conflicts_with = "scene_file")]
     pub scene: SceneArg,
-    /// CSV scene file (header x,y,z,r) instead of a generated scene.
+    /// CSV scene file (header x,y,z,r; `-`: standard input) instead of a generated scene.
     #[arg(long)]
     pub scene_file: Option<PathBuf>,
     /// Objects (generated scenes; spheres for `rotating`).

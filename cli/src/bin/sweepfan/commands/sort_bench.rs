@@ -54,17 +54,24 @@ fn parse_size(s: &str) -> Result<usize> {
         Some((i, 'M' | 'm')) => (&s[..i], 1 << 20),
         _ => (s, 1),
     };
-    match digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|d| d.checked_mul(unit))
-    {
-        Some(n) if n >= 2 => Ok(n),
-        _ => bail!(
-            "--sizes: '{}' is not a pair count of at least 2 (such as 1000, 64K or 16M)",
-            sweepfan::error::shown(s)
-        ),
-    }
+    let why = match digits.parse::<usize>().map(|d| d.checked_mul(unit)) {
+        Ok(Some(n)) if n >= 2 => return Ok(n),
+        Ok(Some(_)) => "is below 2",
+        Ok(None) => "is too large",
+        // Digits past usize: too large, not malformed.
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            "is too large"
+        }
+        Err(_) if digits.starts_with('-') => "is negative",
+        Err(_) if digits.bytes().next().is_some_and(|b| b.is_ascii_digit()) => {
+            "has a suffix other than K or M"
+        }
+        Err(_) => "is not a number",
+    };
+    bail!(
+        "--sizes: '{}' {why}: a pair count of at least 2 (such as 1000, 64K or 16M)",
+        sweepfan::error::shown(s)
+    )
 }
 
 pub fn exec(a: SortBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
@@ -118,8 +125,19 @@ mod tests {
         assert_eq!(parse_size("1000").unwrap(), 1000);
         assert_eq!(parse_size("64K").unwrap(), 65_536);
         assert_eq!(parse_size(" 16M").unwrap(), 16 << 20);
-        for bad in ["", "M", "1", "x", "-3", "99999999999999999999M"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
+        for (bad, why) in [
+            ("", "is not a number"),
+            ("M", "is not a number"),
+            ("1", "is below 2"),
+            ("x", "is not a number"),
+            ("-3", "is negative"),
+            ("99999999999999999999", "is too large"),
+            ("99999999999999999999M", "is too large"),
+            ("17592186044416M", "is too large"),
+            ("5G", "has a suffix other than K or M"),
+        ] {
+            let e = parse_size(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("'{bad}' {why}:")), "{bad}: {e}");
         }
     }
 }

@@ -17,12 +17,16 @@ use sweepfan_cli::run::gpu::LazyGpu;
 use sweepfan_cli::run::verify::{Comparison, compare_pairs};
 use sweepfan_cli::run::verify_shapes::Shapes;
 use sweepfan_scenes::Scene;
-use sweepfan_scenes::files::{read_obbs_csv, read_polygons_csv};
+use sweepfan_scenes::files::{
+    SphereFile, read_obbs_csv, read_polygons_csv, read_sphere_file, read_spheres_csv,
+};
 
 #[derive(Args)]
 pub struct VerifyArgs {
     /// CSV scene file (header x,y,z,r; or x,y,z,r,world: a batch of worlds, a world id per
-    /// sphere or `shared`, its pairs written as world,i,j).
+    /// sphere or `shared`, its pairs written as world,i,j); `-`: standard input. Each value is
+    /// read as the nearest f32, and touching is decided exactly on those. A file with no
+    /// objects after its header has no pairs.
     #[arg(long)]
     pub scene_file: PathBuf,
     /// Broad-phase method for spheres [default: auto, the method chosen from the scene's
@@ -93,20 +97,29 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         &[],
         &[Some(&a.scene_file), a.next_scene_file.as_deref()],
     )?;
+    if a.next_scene_file.as_deref() == Some(&a.scene_file)
+        && a.scene_file.as_os_str() == sweepfan_scenes::files::STDIN
+    {
+        anyhow::bail!("--next-scene-file -: standard input is --scene-file already");
+    }
     if a.shape != Shape::Sphere {
         if a.next_scene_file.is_some() {
             anyhow::bail!("--next-scene-file: sphere scenes only (no frame events for shapes yet)");
         }
         return verify_shapes(a, gpu);
     }
-    if sweepfan_scenes::files::has_world_column(&a.scene_file) {
-        return super::verify_worlds::exec(&a, gpu);
-    }
+    // The file is read once (standard input and pipes as files): its header says which kind.
+    // An empty scene has no pairs, written as a file of none.
+    let scene = match read_sphere_file(&a.scene_file)? {
+        SphereFile::Worlds(spheres, worlds) => {
+            return super::verify_worlds::exec(&a, (spheres, worlds), gpu);
+        }
+        SphereFile::Scene(spheres) => Scene::still(a.scene_file.display().to_string(), spheres),
+    };
     let backend = a.backend.0;
-    let scene = Scene::from_csv(&a.scene_file)?;
     let next = match &a.next_scene_file {
         Some(path) => {
-            let next = Scene::from_csv(path)?;
+            let next = Scene::still(path.display().to_string(), read_spheres_csv(path)?);
             if next.len() != scene.len() {
                 anyhow::bail!(
                     "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
@@ -257,8 +270,9 @@ fn frame_pairs(
 /// it cannot count them instead; `bench --count-only` can.
 fn needs_the_list(e: sweepfan::Error) -> anyhow::Error {
     match e {
+        // The list past the pairs a call may store, or past the memory left for it.
         sweepfan::Error::TooLarge {
-            exceeds: sweepfan::Exceeds::PairList { .. },
+            exceeds: sweepfan::Exceeds::PairList { .. } | sweepfan::Exceeds::HostMemory { .. },
             ..
         } => anyhow::anyhow!(
             "{e}; verify compares every pair, so it needs the list: `sweepfan bench \
@@ -336,12 +350,6 @@ fn verify_shapes(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
              checks the box broad phase against brute force"
         ),
     };
-    if shapes.is_empty() {
-        anyhow::bail!(
-            "{}: empty scene: no shapes after the header, a scene needs at least one",
-            a.scene_file.display()
-        );
-    }
     // With --contacts-out on the GPU, the pairs and their contacts come from one frame.
     let mut device = None;
     let (mut pairs, stats) = match a.backend.0 {

@@ -16,9 +16,13 @@ use sweepfan_cli::run::worlds_bench::{
 };
 use sweepfan_scenes::files::read_world_spheres_csv;
 
-/// Verifies the batch of `a.scene_file` (and, given, of `a.next_scene_file` with the events
+/// Verifies the batch of `a.scene_file`, read as `(spheres, worlds)` (and, given, of `a.next_scene_file` with the events
 /// between the two); whether every check passed.
-pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
+pub fn exec(
+    a: &VerifyArgs,
+    (spheres, worlds): (Vec<Sphere>, Vec<u32>),
+    gpu: &mut LazyGpu,
+) -> Result<bool> {
     if a.contacts_out.is_some() {
         bail!(
             "--contacts-out: not with a world column yet (a pair's contact does not depend on \
@@ -32,11 +36,10 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     };
     let method = a.method();
     let mut batch = world_batch(method, backend, ctx.as_ref())?;
-    let (spheres, worlds) = read(&a.scene_file)?;
     // The next frame read and checked before anything is written.
     let next = match (&a.next_scene_file, &a.found_out, &a.lost_out) {
         (Some(next_file), Some(found_out), Some(lost_out)) => {
-            let (next, next_worlds) = read(next_file)?;
+            let (next, next_worlds) = read_world_spheres_csv(next_file)?;
             if next.len() != spheres.len() {
                 bail!(
                     "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
@@ -83,18 +86,6 @@ pub fn exec(a: &VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         );
     }
     Ok(ok)
-}
-
-/// The spheres and world ids of a file; an empty batch is refused as an empty scene is.
-fn read(path: &Path) -> Result<(Vec<Sphere>, Vec<u32>)> {
-    let (spheres, worlds) = read_world_spheres_csv(path)?;
-    if spheres.is_empty() {
-        bail!(
-            "{}: empty scene: no spheres after the header, a scene needs at least one",
-            path.display()
-        );
-    }
-    Ok((spheres, worlds))
 }
 
 /// The worlds of a reference in words: its own worlds (the shared objects are none), and the
