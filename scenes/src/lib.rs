@@ -233,9 +233,7 @@ impl Scene {
                 Scene::fixed(kind, spheres)
             }
             SceneKind::Rotating => {
-                let params = crate::rotating::RotatingParams::new(0, n, p.seed);
-                let r = crate::rotating::RotatingScene::generate(&params)
-                    .expect("the default sphere density is valid");
+                let r = crate::rotating::RotatingScene::spheres_alone(n, p.seed);
                 let half = r.half_extent();
                 Scene::walled(kind, r.spheres, vec![Vec3::ZERO; n], half)
             }

@@ -78,8 +78,12 @@ fn cube_half(p: &RotatingParams, what: &str, bytes_per_box: u64) -> Result<f32> 
             p.sphere_density
         )));
     }
-    let half = (0.5 * (p.spheres.max(1) as f64 / p.sphere_density as f64).cbrt()).max(4.0);
-    Ok(half as f32)
+    Ok(half_side(p.spheres, p.sphere_density))
+}
+
+/// The cube's half side for `spheres` spheres at `sphere_density` (finite, above 0).
+fn half_side(spheres: usize, sphere_density: f32) -> f32 {
+    (0.5 * (spheres.max(1) as f64 / sphere_density as f64).cbrt()).max(4.0) as f32
 }
 
 /// The scene of `boxes` in the cube of half side `half`, with `n` spheres and their velocities
@@ -102,6 +106,15 @@ fn with_spheres<B>(boxes: Vec<B>, rng: &mut ChaCha8Rng, n: usize, half: f32) -> 
 }
 
 impl RotatingScene {
+    /// The spheres of the scene without boxes, `RotatingParams::new(0, n, seed)` (the same
+    /// spheres as [`Self::generate`] makes of it), sized by the caller as every generated sphere
+    /// scene is (`Scene::generate`), not against the pipelines' copies.
+    pub(crate) fn spheres_alone(n: usize, seed: u64) -> Self {
+        let p = RotatingParams::new(0, n, seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
+        with_spheres(Vec::new(), &mut rng, n, half_side(n, p.sphere_density))
+    }
+
     /// Generates the scene; the same parameters always give the same scene.
     pub fn generate(p: &RotatingParams) -> Result<Self> {
         let half = cube_half(p, "boxes", BYTES_PER_OBJECT)?;
@@ -188,6 +201,26 @@ impl<B: Swept> RotatingScene<B> {
 mod tests {
     use super::*;
     use sweepfan::geom::sector::validate_boxes;
+
+    #[test]
+    fn the_sphere_scene_is_the_rotating_scene_without_boxes_and_never_refused() {
+        let whole = RotatingScene::generate(&RotatingParams::new(0, 5_000, 3)).unwrap();
+        let alone = RotatingScene::spheres_alone(5_000, 3);
+        assert_eq!(alone.spheres, whole.spheres);
+        assert_eq!(alone.half_extent(), whole.half_extent());
+        // Within a budget the pipelines' copies would pass (256 bytes a sphere), the generated
+        // sphere scene is made: its caller sized it (it panicked here before).
+        let budget =
+            sweepfan::Limits::new().with_memory(sweepfan::MemoryBudget::Bytes(100 * 5_000));
+        let params = crate::SceneParams::new(5_000, 3);
+        let scene = budget.run(|| crate::Scene::generate(crate::SceneKind::Rotating, &params));
+        assert_eq!(scene.spheres, whole.spheres);
+        assert!(
+            budget
+                .run(|| RotatingScene::generate(&RotatingParams::new(0, 5_000, 3)))
+                .is_err()
+        );
+    }
 
     #[test]
     fn generation_is_deterministic_and_inside_the_cube() {

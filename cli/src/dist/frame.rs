@@ -592,7 +592,12 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let (r, size) = (comm.rank, comm.size);
             let range = n * r / size..n * (r + 1) / size;
             let first = range.start as u64;
-            let fits = fits_on_this_rank(range.len());
+            // The rotating scene's spheres are drawn whole on every rank, its range kept.
+            let drawn = match kind {
+                sweepfan_scenes::SceneKind::Rotating => n,
+                _ => range.len(),
+            };
+            let fits = fits_on_this_rank(drawn);
             comm.agree(fits)?;
             let scene = sweepfan_scenes::slice::generate_range(*kind, params, range);
             let valid = crate::run::scene_size::check_generated(
