@@ -94,7 +94,7 @@ pub fn polygon_contacts(
 ) -> Result<()> {
     check_candidates(polygons.len(), pairs)?;
     each_pair(pairs, out, |i, j| {
-        polygon_contact(polygons[i].vertices(), polygons[j].vertices())
+        polygon_contact(&polygons[i], &polygons[j])
     })
 }
 

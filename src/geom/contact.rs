@@ -370,7 +370,13 @@ fn closest_on_segments(pa: Vec3, da: Vec3, ea: f32, pb: Vec3, db: Vec3, eb: f32)
 /// polygons' edge normals (the first's on a tie) is the reference; the other polygon's most
 /// opposed edge, clipped to the reference edge's span, gives up to two points.
 /// A pair within the tolerance of touching is settled by the exact separating-axis test.
-pub fn polygon_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
+pub fn polygon_contact(a: &Polygon, b: &Polygon) -> Contact {
+    vertices_contact(a.vertices(), b.vertices())
+}
+
+/// [`polygon_contact`] of two vertex loops that [`Polygon::new`] accepts (at least three
+/// vertices, convex, counter-clockwise).
+pub(crate) fn vertices_contact(a: &[Vec2], b: &[Vec2]) -> Contact {
     settle(polygon_contact_unsettled(a, b), || {
         crate::geom::sat::polygons_overlap(a, b)
     })

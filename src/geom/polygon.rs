@@ -449,8 +449,19 @@ impl PolygonSet {
         Self::from_polygons(polygons.iter())
     }
 
-    /// The set of `polygons[order[0]], polygons[order[1]], ...` (e.g. in the sweep's order).
+    /// The set of `polygons[order[0]], polygons[order[1]], ...` (e.g. in the sweep's order); an
+    /// index past `polygons` is an [`Error::InvalidArgument`](crate::Error::InvalidArgument).
     pub fn in_order(polygons: &[Polygon], order: &[u32]) -> Result<PolygonSet> {
+        if let Some(k) = order.iter().position(|&i| i as usize >= polygons.len()) {
+            return Err(Error::invalid_argument(
+                "order",
+                format!(
+                    "order[{k}] = {} names no polygon (there are {})",
+                    order[k],
+                    polygons.len()
+                ),
+            ));
+        }
         Self::from_polygons(order.iter().map(|&i| &polygons[i as usize]))
     }
 
@@ -485,6 +496,9 @@ impl PolygonSet {
     }
 
     /// Polygon `i`'s vertices.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`, as a slice's index does.
     #[inline(always)]
     pub fn polygon(&self, i: usize) -> &[Vec2] {
         &self.vertices[self.offsets[i] as usize..self.offsets[i + 1] as usize]

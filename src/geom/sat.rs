@@ -130,8 +130,10 @@ fn edge_margins(
 /// is the sign of `(b - a) x (v - a)` in f32 where it lies beyond the error bound, and else
 /// decided exactly (`robust::orient2d` on the inputs' values). The GPU filters with a bound a
 /// vertex (`POLYGON_ERROR_REL`) and leaves its unsure pairs to the host.
+/// (Public as [`Polygon::overlaps`](crate::geom::polygon::Polygon::overlaps): the loops must be
+/// ones [`Polygon::new`](crate::geom::polygon::Polygon::new) accepts.)
 #[inline]
-pub fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
+pub(crate) fn polygons_overlap(p: &[Vec2], q: &[Vec2]) -> bool {
     polygons_overlap_within(p, q, pair_bound(&PolygonReach::of(p), &PolygonReach::of(q)))
 }
 

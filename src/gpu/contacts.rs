@@ -204,7 +204,7 @@ impl GpuContacts {
                     self.host_run(ctx, 2, &bytes, polygons.len(), pairs, out)
                         .await?;
                     settle_device_contacts(out, pairs, polygons, |i, j| {
-                        polygon_contact(polygons[i].vertices(), polygons[j].vertices())
+                        polygon_contact(&polygons[i], &polygons[j])
                     });
                 }
             }

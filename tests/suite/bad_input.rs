@@ -324,3 +324,37 @@ fn every_validation_follows_one_convention() {
         "{alone}"
     );
 }
+
+/// The public geometry that takes orders and shapes refuses what names no shape, instead of
+/// indexing past it; contacts take validated polygons.
+#[test]
+fn polygon_sets_refuse_indices_past_their_polygons() {
+    use glam::Vec2;
+    use sweepfan::geom::contact::polygon_contact;
+    use sweepfan::geom::polygon::PolygonSet;
+    let square = |x: f32| {
+        let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec2::new(a + x, b));
+        sweepfan::Polygon::new(&v).unwrap()
+    };
+    let polygons = [square(0.0), square(0.5)];
+    let set = PolygonSet::in_order(&polygons, &[1, 0]).unwrap();
+    assert_eq!(set.polygon(0), polygons[1].vertices());
+    let e = PolygonSet::in_order(&polygons, &[0, 2]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            sweepfan::Error::InvalidArgument {
+                argument: "order",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("order[1] = 2 names no polygon (there are 2)"),
+        "{e}"
+    );
+    let c = polygon_contact(&polygons[0], &polygons[1]);
+    assert!(c.count > 0 && (c.depth - 0.5).abs() < 1e-6, "{c:?}");
+}

@@ -178,8 +178,8 @@ fn polygons_edge_on_edge_and_corner_in() {
     // Either way round: the same two points, the normal turned.
     let (a, b) = (square(0.0, 0.0), square(0.8, 0.2));
     for (c, normal) in [
-        (polygon_contact(&a, &b), Vec3::X),
-        (polygon_contact(&b, &a), -Vec3::X),
+        (vertices_contact(&a, &b), Vec3::X),
+        (vertices_contact(&b, &a), -Vec3::X),
     ] {
         assert_along(&c, normal, 0.2, 1e-6);
         same_points(
@@ -194,13 +194,13 @@ fn polygons_edge_on_edge_and_corner_in() {
         Vec2::new(1.5, 2.0),
         Vec2::new(-0.5, 2.0),
     ];
-    let c = polygon_contact(&square(0.0, 0.0), &tri);
+    let c = vertices_contact(&square(0.0, 0.0), &tri);
     assert_along(&c, Vec3::Y, 0.1, 1e-6);
     same_points(&c, &[Vec3::new(0.5, 0.95, 0.0)], 1e-6);
     // Touching edges: depth 0, two points; apart: none.
-    let c = polygon_contact(&square(0.0, 0.0), &square(1.0, 0.5));
+    let c = vertices_contact(&square(0.0, 0.0), &square(1.0, 0.5));
     assert_eq!((c.depth, c.count), (0.0, 2), "{c:?}");
-    let c = polygon_contact(&square(0.0, 0.0), &square(1.5, 0.0));
+    let c = vertices_contact(&square(0.0, 0.0), &square(1.5, 0.0));
     assert_eq!((c.depth, c.count), (-0.5, 0), "{c:?}");
 }
 
@@ -216,12 +216,12 @@ fn a_polygon_contact_does_not_move_with_the_pair() {
     };
     let square = [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)];
     let triangle = [(-1.0, 4.25), (5.0, -1.75), (5.0, 10.0)];
-    let here = polygon_contact(&at(0.0, &square), &at(0.0, &triangle));
+    let here = vertices_contact(&at(0.0, &square), &at(0.0, &triangle));
     // 0.75 / sqrt(2) deep along the triangle's long edge, the least of both polygons' axes.
     let least = 4.75 / std::f32::consts::SQRT_2;
     assert!((here.depth - least).abs() < 1e-5, "{here:?}");
     for dx in [65_536.0, 1_048_576.0] {
-        let there = polygon_contact(&at(dx, &square), &at(dx, &triangle));
+        let there = vertices_contact(&at(dx, &square), &at(dx, &triangle));
         assert!((there.depth - here.depth).abs() < 1e-2, "{dx}: {there:?}");
         assert!(close(there.normal, here.normal, 1e-5), "{dx}: {there:?}");
     }
@@ -248,7 +248,7 @@ fn squares_with_midpoints_touch_inside_their_overlap() {
         Polygon::new(&v).unwrap()
     };
     let (a, b) = (square(0.0, 0.0, 1024.0), square(1000.0, 800.0, 1000.0));
-    let c = polygon_contact(a.vertices(), b.vertices());
+    let c = polygon_contact(&a, &b);
     assert!(c.count > 0 && (c.depth - 24.0).abs() < 1e-3, "{c:?}");
     for p in c.points() {
         let inside = (1000.0..=1024.0).contains(&p.x) && (800.0..=1024.0).contains(&p.y);
