@@ -113,6 +113,13 @@ impl SphereChunk {
 /// device, which has no length to cut into byte ranges (and whose opening or reading may wait
 /// forever: a FIFO without a writer, `/dev/zero`).
 fn check_regular_file(path: &Path) -> Result<()> {
+    if path.as_os_str() == files::STDIN {
+        return Err(Error::Config(
+            "standard input (`-`): each part reads a byte range of the file, so save it to a \
+             file first"
+                .into(),
+        ));
+    }
     let metadata = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if metadata.is_dir() {
         return Err(Error::Parse {
@@ -552,6 +559,8 @@ mod tests {
             "{e}"
         );
         let missing = file.0.with_extension("missing");
+        let e = read_spheres_csv_chunk(Path::new("-"), 0, 1).unwrap_err();
+        assert!(e.to_string().contains("standard input (`-`)"), "{e}");
         let e = read_spheres_csv_chunk(&missing, 0, 1).unwrap_err();
         assert!(matches!(e, Error::Io { .. }), "{e}");
     }
