@@ -343,7 +343,7 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
 
 /// Ctrl-C during a long CPU call stops it at its next check (docs/design.md §9.18): the process
 /// says so and ends as the signal would (status: killed by SIGINT), within the 2 s the handler
-/// allows before it ends the process itself (which would not print the line). Brute force, and a
+/// allows before it ends the process itself (which prints another line). Brute force, and a
 /// degenerate grid (every centre in one cell: one chunk of objects ran for seconds unchecked).
 #[cfg(unix)]
 #[test]
@@ -404,6 +404,42 @@ fn ctrl_c_stops_frame_loops_and_device_waits() {
 /// The tool with `call`, stopped by SIGINT once it runs.
 #[cfg(unix)]
 fn stop_with_ctrl_c(call: &[&str]) {
+    stop_with(libc::SIGINT, call, "sweepfan: interrupted");
+}
+
+/// SIGTERM and SIGHUP end a run at once, as their default would, saying so, its temporary
+/// files removed (docs/design.md §8.3).
+#[cfg(unix)]
+#[test]
+fn termination_signals_end_a_run_saying_so() {
+    let dir = temp_dir("hostile", "terminated");
+    let json = dir.join("rows.json");
+    let long = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--scene",
+        "density",
+        "--n",
+        "300000",
+        "--methods",
+        "brute_force",
+        "--frames",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    stop_with(libc::SIGTERM, &long, "sweepfan: terminated (SIGTERM)");
+    stop_with(libc::SIGHUP, &long, "sweepfan: hung up (SIGHUP)");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "files left: {left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The tool with `call`, sent `signal` once it handles it: it ends by that signal within 2 s,
+/// its standard error holding `says`.
+#[cfg(unix)]
+fn stop_with(signal: libc::c_int, call: &[&str], says: &str) {
     use std::os::unix::process::ExitStatusExt;
     use std::time::{Duration, Instant};
     let mut child = crate::common::sweepfan_catching_sigint()
@@ -424,7 +460,7 @@ fn stop_with_ctrl_c(call: &[&str]) {
             .lines()
             .find_map(|l| l.strip_prefix("SigCgt:"))
             .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-            .is_some_and(|mask| mask & 1 << (libc::SIGINT - 1) != 0);
+            .is_some_and(|mask| mask & 1 << (signal - 1) != 0);
         if caught {
             break;
         }
@@ -436,17 +472,14 @@ fn stop_with_ctrl_c(call: &[&str]) {
         "{call:?} ended in 1.5 s"
     );
     // SAFETY: a signal to our own child process.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
     let signalled = Instant::now();
-    let status = crate::common::wait_at_most(&mut child, Duration::from_secs(30), "after Ctrl-C");
+    let status = crate::common::wait_at_most(&mut child, Duration::from_secs(30), "after a signal");
     let after = signalled.elapsed();
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.signal(), Some(libc::SIGINT), "{call:?}: {status}");
-    assert!(
-        stderr.contains("sweepfan: interrupted"),
-        "{call:?}: {stderr}"
-    );
+    assert_eq!(status.signal(), Some(signal), "{call:?}: {status}");
+    assert!(stderr.contains(says), "{call:?}: {stderr}");
     assert!(
         after < Duration::from_secs(2),
         "{call:?}: stopped {after:?} after the signal"

@@ -8,7 +8,7 @@ pub fn sweepfan() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
 }
 
-/// The `sweepfan` binary with SIGINT at its default disposition, whatever this process
+/// The `sweepfan` binary with SIGINT (SIGTERM, SIGHUP) at its default disposition, whatever this process
 /// inherited: a suite started in the background (`nohup scripts/test.sh &`) ignores SIGINT, a
 /// child keeps an inherited ignore (as it should), and a test that sends Ctrl-C must set what
 /// it relies on.
@@ -19,8 +19,11 @@ pub fn sweepfan_catching_sigint() -> std::process::Command {
     // SAFETY: between fork and exec only `signal`, which is async-signal-safe.
     unsafe {
         cmd.pre_exec(|| {
-            if libc::signal(libc::SIGINT, libc::SIG_DFL) == libc::SIG_ERR {
-                return Err(std::io::Error::last_os_error());
+            // SIGHUP too: under `nohup` the test's own process ignores it.
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                if libc::signal(signal, libc::SIG_DFL) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             Ok(())
         });

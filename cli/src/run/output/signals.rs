@@ -62,10 +62,22 @@ mod unix {
     }
 
     extern "C" fn on_signal(signal: libc::c_int) {
+        let why: &[u8] = match signal {
+            libc::SIGTERM => b"sweepfan: terminated (SIGTERM)\n",
+            libc::SIGHUP => b"sweepfan: hung up (SIGHUP)\n",
+            _ => b"sweepfan: interrupted\n",
+        };
+        end_by(signal, why);
+    }
+
+    /// Removes the temporaries, says `why` on standard error and ends the process as `signal`
+    /// does (async-signal-safe: atomic swaps, `unlink`, one `write`, `signal`, `raise`).
+    fn end_by(signal: libc::c_int, why: &[u8]) {
         remove_all();
-        // SAFETY: both are async-signal-safe; the default action ends the process with this
-        // signal's status (130 for Ctrl-C in a shell), as if no handler had been installed.
+        // SAFETY: all three are async-signal-safe; the default action ends the process with
+        // this signal's status (130 for Ctrl-C in a shell), as if no handler had been installed.
         unsafe {
+            libc::write(libc::STDERR_FILENO, why.as_ptr().cast(), why.len());
             libc::signal(signal, libc::SIG_DFL);
             libc::raise(signal);
         }
@@ -91,9 +103,14 @@ mod unix {
         on_signal(signal);
     }
 
-    /// The grace ran out: as the SIGINT would have done.
+    /// The grace ran out: as the SIGINT would have done, saying so. (A call blocked where no
+    /// token is looked at: a software driver's queue submission waits for the work before it,
+    /// docs/design.md §9.18.)
     extern "C" fn on_alarm(_: libc::c_int) {
-        on_signal(libc::SIGINT);
+        end_by(
+            libc::SIGINT,
+            b"sweepfan: ended 2 s after Ctrl-C: the running call did not stop in time\n",
+        );
     }
 
     /// Sets `handler` for `signal` unless the process ignores it; whether it did.
