@@ -111,7 +111,9 @@ pub fn stop_if_interrupted() -> PyResult<()> {
 
 /// Set when a call was interrupted, cleared when a call under a token ends without one: an
 /// interrupted GPU call leaves its device work queued, and the next call, however small, waits
-/// for it (tens of seconds after a large frame), so it runs under a token too.
+/// for it (as long as that work runs: tens of seconds after a large frame, minutes after a
+/// software adapter's brute force of 200,000 spheres; the device's work cannot be withdrawn),
+/// so it runs under a token too, and Ctrl-C stops its wait.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Runs `work` (of at most `bound` sphere tests' work) with the GIL released, stopping it when
