@@ -341,6 +341,16 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
     assert!(!std::path::Path::new("-").exists());
 }
 
+/// A bench call of about 20 s on one CPU frame.
+const BRUTE_FORCE_300K: [&str; 6] = [
+    "--scene",
+    "density",
+    "--n",
+    "300000",
+    "--methods",
+    "brute_force",
+];
+
 /// Ctrl-C during a long CPU call stops it at its next check (docs/design.md §9.18): the process
 /// says so and ends as the signal would (status: killed by SIGINT), within the 2 s the handler
 /// allows before it ends the process itself (which prints another line). Brute force, and a
@@ -350,14 +360,7 @@ fn outputs_are_checked_up_front_and_dash_is_stdout() {
 fn ctrl_c_stops_a_long_cli_call_through_the_library() {
     let one_cpu_frame = ["--backend", "cpu", "--frames", "1"];
     for call in [
-        [
-            "--scene",
-            "density",
-            "--n",
-            "300000",
-            "--methods",
-            "brute_force",
-        ],
+        BRUTE_FORCE_300K,
         ["--scene", "one-point", "--n", "200000", "--methods", "grid"],
     ] {
         stop_with_ctrl_c(&[&["bench"], &call[..], &one_cpu_frame].concat());
@@ -414,21 +417,15 @@ fn stop_with_ctrl_c(call: &[&str]) {
 fn termination_signals_end_a_run_saying_so() {
     let dir = temp_dir("hostile", "terminated");
     let json = dir.join("rows.json");
-    let long = [
-        "bench",
+    let output = [
         "--backend",
         "cpu",
-        "--scene",
-        "density",
-        "--n",
-        "300000",
-        "--methods",
-        "brute_force",
         "--frames",
         "1",
         "--json",
         json.to_str().unwrap(),
     ];
+    let long = [&["bench"], &BRUTE_FORCE_300K[..], &output].concat();
     stop_with(libc::SIGTERM, &long, "sweepfan: terminated (SIGTERM)");
     stop_with(libc::SIGHUP, &long, "sweepfan: hung up (SIGHUP)");
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
