@@ -30,7 +30,8 @@
 //!   [`Method`] and [`Backend`]: [`cpu::broad_phase`], [`GpuBroadPhase::new`], or by name with
 //!   [`registry`]; [`Method::Auto`] ([`cpu::auto`], [`gpu::auto`]) chooses the method per
 //!   scene ([`broadphase::auto`]); [`gpu::broad_phase`] is [`cpu::broad_phase`]'s twin.
-//! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`];
+//! * Shapes: [`Aabb`], [`Sphere`], [`Obb`], [`Polygon`]; the SAT pair tests in [`geom::sat`]
+//!   (boxes) and [`Polygon::overlaps`];
 //!   the box and polygon pipelines behind one trait, [`ShapeOverlaps`]
 //!   ([`cpu::sat::CpuBoxPipeline`], [`GpuBoxPipeline`]); the narrow phase
 //!   (which candidates touch, each touching pair's [`Contact`]) behind one trait,

@@ -54,11 +54,20 @@ pub(crate) fn over_long_line(line: &[u8]) -> Option<String> {
 /// where one is written).
 pub const STDIN: &str = "-";
 
+/// The name messages and reports give the input at `path`: `standard input` for [`STDIN`].
+pub fn input_name(path: &Path) -> &Path {
+    if path.as_os_str() == STDIN {
+        Path::new("standard input")
+    } else {
+        path
+    }
+}
+
 /// Reads `path` (`-`: standard input) once, from its start to its end, line by line (each at
 /// most [`MAX_LINE_BYTES`], UTF-8, the header checked against `headers` before the rest is read:
 /// it must be one of them, a problem is worded against the first) and parses it, naming the file
 /// and line of any problem. Read once, so a pipe, a FIFO or a process substitution is read as a
-/// file is. A file larger than a quarter of the memory available is refused unread.
+/// file is. Text past a quarter of the memory available is refused as soon as it is read.
 fn read_with<T>(
     path: &Path,
     headers: &[&[&str]],
@@ -67,11 +76,7 @@ fn read_with<T>(
     use std::io::{BufRead, Read};
     let stdin = path.as_os_str() == STDIN;
     // Problems name standard input so, not `-`.
-    let named = if stdin {
-        Path::new("standard input")
-    } else {
-        path
-    };
+    let named = input_name(path);
     let parse_error = |line: usize, problem: String| Error::Parse {
         path: named.to_path_buf(),
         line,

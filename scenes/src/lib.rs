@@ -309,6 +309,7 @@ impl Scene {
     /// no sphere at all (named with the file, not as a nameless empty scene later).
     pub fn from_csv(path: &Path) -> Result<Scene> {
         let spheres = files::read_spheres_csv(path)?;
+        let path = files::input_name(path);
         if spheres.is_empty() {
             return Err(sweepfan::error::Error::Parse {
                 path: path.to_path_buf(),

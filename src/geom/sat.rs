@@ -1,7 +1,8 @@
 //! One-pair separating-axis tests: oriented boxes (15 axes, filtered with an error bound, the
 //! rest settled exactly by `geom::exact`) and convex polygons (edge normals). Closed overlap:
 //! touching counts. The batched CPU form is `cpu::sat`, the GPU form `shaders/boxes/sat.wgsl`;
-//! all three use the same formulation (docs/design.md §4).
+//! all three use the same formulation (docs/design.md §4). The polygons' test is public as
+//! [`Polygon::overlaps`](crate::geom::polygon::Polygon::overlaps), which takes validated polygons.
 
 use crate::geom::obb::ObbFrame;
 use crate::geom::primitives2d::Rect2;

@@ -20,8 +20,8 @@ use sweepfan::geom::polygon::PolygonSet;
 use sweepfan::{Error, Method, Obb, Polygon, Sphere, validate_spheres};
 use sweepfan_scenes::Scene;
 use sweepfan_scenes::files::{
-    MAX_LINE_BYTES, parse_obbs_csv, parse_polygons_csv, parse_spheres_csv, read_obbs_csv,
-    read_polygons_csv, read_spheres_csv,
+    MAX_LINE_BYTES, SphereFile, parse_obbs_csv, parse_polygons_csv, parse_spheres_csv,
+    read_obbs_csv, read_polygons_csv, read_sphere_file, read_spheres_csv,
 };
 
 /// Cases per generator, the same every run.
@@ -426,6 +426,13 @@ fn parse_everywhere(bytes: &[u8], path: &Path) -> Result<(), TestCaseError> {
             prop_assert!(b.to_string().contains("no spheres after the header"), "{b}")
         }
         _ => prop_assert!(false, "read_spheres_csv and Scene::from_csv disagree"),
+    }
+    // The reader of either kind reads a plain scene as the plain reader does (the fuzzed
+    // headers are never the world one's).
+    match (&read, read_sphere_file(path)) {
+        (Ok(a), Ok(SphereFile::Scene(b))) => prop_assert_eq!(a, &b),
+        (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+        (_, other) => prop_assert!(false, "read_sphere_file gave {other:?}"),
     }
     file_answer("read spheres", read, same.then_some(&spheres), file_lines)?;
     file_answer(

@@ -580,7 +580,7 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
                 }
             });
             let spheres = comm.agree_first(checked)?;
-            let fits = fits_on_this_rank(spheres.len());
+            let fits = fits_on_this_rank(spheres.len(), false);
             comm.agree(fits)?;
             for (k, s) in spheres.into_iter().enumerate() {
                 bodies.push(s, Vec3::ZERO, first_id + k as u64);
@@ -593,11 +593,8 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
             let range = n * r / size..n * (r + 1) / size;
             let first = range.start as u64;
             // The rotating scene's spheres are drawn whole on every rank, its range kept.
-            let drawn = match kind {
-                sweepfan_scenes::SceneKind::Rotating => n,
-                _ => range.len(),
-            };
-            let fits = fits_on_this_rank(drawn);
+            let whole = *kind == sweepfan_scenes::SceneKind::Rotating;
+            let fits = fits_on_this_rank(if whole { n } else { range.len() }, whole);
             comm.agree(fits)?;
             let scene = sweepfan_scenes::slice::generate_range(*kind, params, range);
             let valid = crate::run::scene_size::check_generated(
@@ -645,16 +642,20 @@ fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()
     )))
 }
 
-/// Whether this rank's share of `objects` fits its memory with a frame's working space
-/// (`broadphase::limits::HOST_BYTES_PER_OBJECT` an object).
-fn fits_on_this_rank(objects: usize) -> Result<()> {
+/// Whether this rank's share of `objects` (`whole`: the scene, which every rank draws) fits
+/// its memory with a frame's working space (`limits::HOST_BYTES_PER_OBJECT` an object).
+fn fits_on_this_rank(objects: usize, whole: bool) -> Result<()> {
     let per = sweepfan::broadphase::limits::HOST_BYTES_PER_OBJECT;
-    crate::run::check_count_fits(
-        &format!("this rank's {objects} objects"),
-        objects,
-        per,
-        |fit| format!("start more ranks (about {fit} objects fit on one)"),
-    )
+    let (what, more) = match whole {
+        true => (
+            "the scene's",
+            "a smaller --n: every rank draws the whole scene",
+        ),
+        false => ("this rank's", "start more ranks"),
+    };
+    crate::run::check_count_fits(&format!("{what} {objects} objects"), objects, per, |fit| {
+        format!("{more} (about {fit} objects fit on one)")
+    })
 }
 
 /// The method on this rank's backend: on the GPU, `--adapter` or adapter `local mod count`

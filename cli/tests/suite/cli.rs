@@ -112,9 +112,13 @@ fn verify_reads_pipes_and_empty_scenes() {
         "{err}"
     );
     // A FIFO: opened and read once (a second open would wait for a writer that is gone).
-    let fifo = dir.join("scene.fifo");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if made.is_ok_and(|s| s.success()) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let fifo = dir.join("scene.fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0, "mkfifo");
         let writer = {
             let fifo = fifo.clone();
             std::thread::spawn(move || std::fs::write(fifo, text).unwrap())

@@ -8,10 +8,10 @@ pub fn sweepfan() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_sweepfan"))
 }
 
-/// The `sweepfan` binary with SIGINT (SIGTERM, SIGHUP) at its default disposition, whatever this process
-/// inherited: a suite started in the background (`nohup scripts/test.sh &`) ignores SIGINT, a
-/// child keeps an inherited ignore (as it should), and a test that sends Ctrl-C must set what
-/// it relies on.
+/// The `sweepfan` binary with SIGINT, SIGTERM and SIGHUP at their default disposition, whatever
+/// this process inherited: a suite started in the background (`nohup scripts/test.sh &`)
+/// ignores SIGINT (and SIGHUP), a child keeps an inherited ignore (as it should), and a test
+/// that sends a signal must set what it relies on.
 #[cfg(unix)]
 pub fn sweepfan_catching_sigint() -> std::process::Command {
     use std::os::unix::process::CommandExt;

@@ -210,7 +210,13 @@ pub fn check_outputs(
         .iter()
         .filter_map(|&(f, p)| p.map(|p| (f, p)))
         .collect();
-    let inputs: Vec<&std::path::Path> = inputs.iter().flatten().copied().collect();
+    // Standard input (`-`) is no file an output could overwrite.
+    let inputs: Vec<&std::path::Path> = inputs
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|p| p.as_os_str() != sweepfan_scenes::files::STDIN)
+        .collect();
     sweepfan_cli::report::output::check_outputs(&files, &dirs, &inputs)?;
     Ok(())
 }

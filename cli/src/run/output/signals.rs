@@ -1,7 +1,7 @@
 //! The signal side of the output module (docs/design.md §8.3): a fixed table of the temporary
 //! files of atomic writes in progress, which a handler for SIGINT, SIGTERM and SIGHUP reads
-//! without a lock or an allocation (async-signal-safe: atomic swaps, `unlink`, `signal`,
-//! `raise`); and, on Linux, SIGPIPE blocked around in-place writes so that a reader that went
+//! without a lock or an allocation, then says on standard error what ended the process
+//! (async-signal-safe: atomic swaps, `unlink`, `signal`, `write`, `raise`); and, on Linux, SIGPIPE blocked around in-place writes so that a reader that went
 //! away is an error naming the output.
 
 #[cfg(unix)]
@@ -65,18 +65,22 @@ mod unix {
         let why: &[u8] = match signal {
             libc::SIGTERM => b"sweepfan: terminated (SIGTERM)\n",
             libc::SIGHUP => b"sweepfan: hung up (SIGHUP)\n",
-            _ => b"sweepfan: interrupted\n",
+            // Not `main`'s `sweepfan: interrupted`, which says the call stopped at its token.
+            _ => b"sweepfan: ended by Ctrl-C\n",
         };
         end_by(signal, why);
     }
 
     /// Removes the temporaries, says `why` on standard error and ends the process as `signal`
-    /// does (async-signal-safe: atomic swaps, `unlink`, one `write`, `signal`, `raise`).
+    /// does (async-signal-safe: atomic swaps, `unlink`, `signal`, one `write`, `raise`).
     fn end_by(signal: libc::c_int, why: &[u8]) {
         remove_all();
-        // SAFETY: all three are async-signal-safe; the default action ends the process with
-        // this signal's status (130 for Ctrl-C in a shell), as if no handler had been installed.
+        // SAFETY: all are async-signal-safe; SIGPIPE ignored first, so that a standard error
+        // whose reader is gone cannot end the process by another signal; the default action
+        // ends it with this signal's status (130 for Ctrl-C in a shell), as if no handler had
+        // been installed.
         unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
             libc::write(libc::STDERR_FILENO, why.as_ptr().cast(), why.len());
             libc::signal(signal, libc::SIG_DFL);
             libc::raise(signal);
@@ -116,7 +120,8 @@ mod unix {
     /// Sets `handler` for `signal` unless the process ignores it; whether it did.
     fn handle(signal: libc::c_int, handler: extern "C" fn(libc::c_int)) -> bool {
         // SAFETY: plain sigaction calls on zero-initialised structs (a valid empty state); the
-        // handlers only do async-signal-safe work (atomics, alarm, unlink, signal, raise).
+        // handlers only do async-signal-safe work (atomics, alarm, unlink, signal, write,
+        // raise).
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
@@ -139,6 +144,8 @@ mod unix {
     }
 
     pub fn end_as_interrupted() -> ! {
+        // SAFETY: async-signal-safe. The grace's alarm is not wanted now: the call stopped.
+        unsafe { libc::alarm(0) };
         remove_all();
         // SAFETY: as in `on_signal`.
         unsafe {

@@ -63,8 +63,19 @@ fn parse_size(s: &str) -> Result<usize> {
             "is too large"
         }
         Err(_) if digits.starts_with('-') => "is negative",
-        Err(_) if digits.bytes().next().is_some_and(|b| b.is_ascii_digit()) => {
+        // `5G`: digits, then letters.
+        Err(_)
+            if digits.bytes().next().is_some_and(|b| b.is_ascii_digit())
+                && digits
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .bytes()
+                    .all(|b| b.is_ascii_alphabetic()) =>
+        {
             "has a suffix other than K or M"
+        }
+        // `1.5M`, `1e6`, `1_000`.
+        Err(_) if digits.bytes().next().is_some_and(|b| b.is_ascii_digit()) => {
+            "is not a whole number"
         }
         Err(_) => "is not a number",
     };
@@ -135,6 +146,9 @@ mod tests {
             ("99999999999999999999M", "is too large"),
             ("17592186044416M", "is too large"),
             ("5G", "has a suffix other than K or M"),
+            ("1.5M", "is not a whole number"),
+            ("1e6", "is not a whole number"),
+            ("1_000", "is not a whole number"),
         ] {
             let e = parse_size(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("'{bad}' {why}:")), "{bad}: {e}");

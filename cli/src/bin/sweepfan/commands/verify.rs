@@ -18,7 +18,7 @@ use sweepfan_cli::run::verify::{Comparison, compare_pairs};
 use sweepfan_cli::run::verify_shapes::Shapes;
 use sweepfan_scenes::Scene;
 use sweepfan_scenes::files::{
-    SphereFile, read_obbs_csv, read_polygons_csv, read_sphere_file, read_spheres_csv,
+    SphereFile, input_name, read_obbs_csv, read_polygons_csv, read_sphere_file, read_spheres_csv,
 };
 
 #[derive(Args)]
@@ -48,8 +48,9 @@ pub struct VerifyArgs {
     /// `polygon,x,y`) run the SAT pipeline.
     #[arg(long, value_enum, default_value_t = Shape::Sphere)]
     pub shape: Shape,
-    /// The same spheres one frame later (same count, same order): its pairs are verified too,
-    /// and the frame events between the two files written to --found-out and --lost-out.
+    /// The same spheres one frame later (same count, same order; `-`: standard input, unless
+    /// --scene-file is): its pairs are verified too, and the frame events between the two files
+    /// written to --found-out and --lost-out.
     #[arg(long, requires_all = ["found_out", "lost_out"])]
     pub next_scene_file: Option<PathBuf>,
     /// With --next-scene-file: pairs touching in the next frame and not in the first (CSV i,j).
@@ -114,12 +115,17 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         SphereFile::Worlds(spheres, worlds) => {
             return super::verify_worlds::exec(&a, (spheres, worlds), gpu);
         }
-        SphereFile::Scene(spheres) => Scene::still(a.scene_file.display().to_string(), spheres),
+        SphereFile::Scene(spheres) => {
+            Scene::still(input_name(&a.scene_file).display().to_string(), spheres)
+        }
     };
     let backend = a.backend.0;
     let next = match &a.next_scene_file {
         Some(path) => {
-            let next = Scene::still(path.display().to_string(), read_spheres_csv(path)?);
+            let next = Scene::still(
+                input_name(path).display().to_string(),
+                read_spheres_csv(path)?,
+            );
             if next.len() != scene.len() {
                 anyhow::bail!(
                     "--next-scene-file {}: {} spheres, but --scene-file has {}: the two frames \
@@ -183,14 +189,7 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     if let (Some(next), Some(found_out), Some(lost_out)) = (&next, &a.found_out, &a.lost_out) {
         let (next_pairs, next_expected, next_stats, next_cmp) =
             frame_pairs(bp.as_mut(), reference.as_mut(), next)?;
-        say!(
-            a.stdout_taken(),
-            "next frame ({}):",
-            a.next_scene_file
-                .as_deref()
-                .unwrap_or(Path::new(""))
-                .display()
-        );
+        say!(a.stdout_taken(), "next frame ({}):", next.name);
         ok &= report(
             &a,
             backend,
@@ -269,17 +268,26 @@ fn frame_pairs(
 /// A pair list past what a call may store, in verify's words: verify compares every pair, so
 /// it cannot count them instead; `bench --count-only` can.
 fn needs_the_list(e: sweepfan::Error) -> anyhow::Error {
-    match e {
-        // The list past the pairs a call may store, or past the memory left for it.
+    // The list past the pairs a call may store, or past the memory left for it (the library's
+    // words for the pair list: its pairs counted, other working memory says what it is).
+    let the_list = match &e {
         sweepfan::Error::TooLarge {
-            exceeds: sweepfan::Exceeds::PairList { .. } | sweepfan::Exceeds::HostMemory { .. },
+            exceeds: sweepfan::Exceeds::PairList { .. },
             ..
-        } => anyhow::anyhow!(
-            "{e}; verify compares every pair, so it needs the list: `sweepfan bench \
-             --scene-file F --count-only` counts them"
-        ),
-        e => e.into(),
+        } => true,
+        sweepfan::Error::TooLarge {
+            exceeds: sweepfan::Exceeds::HostMemory { .. },
+            message,
+        } => message.contains("touching pairs"),
+        _ => false,
+    };
+    if !the_list {
+        return e.into();
     }
+    anyhow::anyhow!(
+        "{e}; verify compares every pair, so it needs the list: `sweepfan bench --scene-file F \
+         --count-only` counts them"
+    )
 }
 
 /// Prints one frame's result (`written`: where its pairs went); whether it verified.

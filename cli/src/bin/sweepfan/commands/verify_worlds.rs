@@ -63,7 +63,11 @@ pub fn exec(
         Some(&a.pairs_out),
     )?;
     if let Some((next_file, found_out, lost_out, next, next_worlds)) = next {
-        say!(a.stdout_taken(), "next frame ({}):", next_file.display());
+        say!(
+            a.stdout_taken(),
+            "next frame ({}):",
+            sweepfan_scenes::files::input_name(next_file).display()
+        );
         let mut tracker = WorldEventTracker::new();
         tracker.update(&found);
         let mut next_found = WorldPairs::new();
