@@ -144,7 +144,7 @@ impl Shapes {
             .map(|i| {
                 crate::run::stop_if_interrupted()?;
                 Ok((i + 1..n)
-                    .filter(|&j| self.overlap(i, j, 1.0))
+                    .filter(|&j| self.overlap(i, j))
                     .map(|j| [i as u32, j as u32])
                     .collect())
             })
@@ -153,36 +153,15 @@ impl Shapes {
         Ok(rows.concat())
     }
 
-    /// Whether shapes i and j overlap after scaling both by `f` about their centres.
-    pub fn overlap(&self, i: usize, j: usize, f: f32) -> bool {
+    /// Whether shapes i and j overlap, as they are given: the exact pair tests
+    /// ([`Obb::overlaps`], [`Polygon::overlaps`], [`Aabb::overlaps`]), no copy of either made
+    /// (a polygon rebuilt about its f32 centroid moved a vertex by an ulp and the oracle then
+    /// tested another polygon than the pipelines did).
+    pub fn overlap(&self, i: usize, j: usize) -> bool {
         match self {
-            Shapes::Boxes(b) => {
-                let s = |o: &Obb| Obb::new(o.center, o.half_extents * f, o.rotation);
-                s(&b[i]).overlaps(&s(&b[j]))
-            }
-            Shapes::Polygons(p) => {
-                let s = |q: &Polygon| {
-                    let v = q.vertices();
-                    let c = v.iter().copied().sum::<glam::Vec2>() / v.len() as f32;
-                    let scaled: Vec<glam::Vec2> = v.iter().map(|&x| c + (x - c) * f).collect();
-                    Polygon::new(&scaled)
-                };
-                match (s(&p[i]), s(&p[j])) {
-                    (Ok(a), Ok(b)) => a.overlaps(&b),
-                    _ => p[i].overlaps(&p[j]),
-                }
-            }
-            Shapes::Aabbs(a) => {
-                let s = |b: &Aabb| {
-                    let (c, h) = ((b.min + b.max) * 0.5, (b.max - b.min) * 0.5 * f);
-                    if f == 1.0 {
-                        *b
-                    } else {
-                        Aabb::new(c - h, c + h)
-                    }
-                };
-                s(&a[i]).overlaps(&s(&a[j]))
-            }
+            Shapes::Boxes(b) => b[i].overlaps(&b[j]),
+            Shapes::Polygons(p) => p[i].overlaps(&p[j]),
+            Shapes::Aabbs(a) => a[i].overlaps(&a[j]),
         }
     }
 
@@ -304,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn only_polygon_pairs_within_the_band_of_touching_may_differ() {
+    fn the_all_pairs_oracle_is_exact_on_the_shapes_as_given() {
         // 0 and 1 touch face to face (gap 0); 0 and 2 overlap by half a box; 0 and 3 are apart.
         let shapes = Shapes::Boxes(vec![
             unit_box(0.0),
@@ -327,5 +306,20 @@ mod tests {
         };
         let shapes = Shapes::Polygons(vec![square(0.0), square(1.0), square(3.0)]);
         assert_eq!(shapes.all_pairs().unwrap(), [[0, 1]]);
+        // Two triangles apart by less than an ulp of their centroids' arithmetic: the oracle
+        // tests them as given (it found them touching once, and verify failed right pairs).
+        let triangle = |v: [(f32, f32); 3]| {
+            let v: Vec<glam::Vec2> = v.iter().map(|&(x, y)| glam::Vec2::new(x, y)).collect();
+            Polygon::new(&v).unwrap()
+        };
+        let a = triangle([(0.0, 0.0), (1317.6108, 0.0), (0.0, 22.546387)]);
+        let b = triangle([
+            (236.48512, 18.499756),
+            (1554.096, 18.5),
+            (236.48535, 41.046143),
+        ]);
+        assert!(!a.overlaps(&b));
+        let shapes = Shapes::Polygons(vec![a, b]);
+        assert_eq!(shapes.all_pairs().unwrap(), Vec::<Pair>::new());
     }
 }
