@@ -450,7 +450,7 @@ impl PolygonSet {
     }
 
     /// The set of `polygons[order[0]], polygons[order[1]], ...` (e.g. in the sweep's order); an
-    /// index past `polygons` is an [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+    /// index past `polygons` is an [`Error::InvalidArgument`].
     pub fn in_order(polygons: &[Polygon], order: &[u32]) -> Result<PolygonSet> {
         if let Some(k) = order.iter().position(|&i| i as usize >= polygons.len()) {
             return Err(Error::invalid_argument(
