@@ -65,6 +65,9 @@ impl GpuContext {
         if let Some(module) = self.compiled().modules.get(source) {
             return Ok(module.clone());
         }
+        // A driver compiles for up to seconds (lavapipe, first frames): the caller's token is
+        // looked at before each new module and pipeline (docs/design.md §9.18).
+        crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         let (module, error) = caught(&self.device, &[wgpu::ErrorFilter::Validation], || {
             self.device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -140,6 +143,7 @@ impl GpuContext {
         if let Some(pipeline) = self.compiled().pipelines.get(&key) {
             return Ok(pipeline.clone());
         }
+        crate::broadphase::cancel::check(&crate::broadphase::cancel::current())?;
         let filters = [
             wgpu::ErrorFilter::Validation,
             wgpu::ErrorFilter::Internal,
