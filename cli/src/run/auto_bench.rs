@@ -47,9 +47,8 @@ pub fn parse_scenes(list: &str) -> Result<Vec<(SceneKind, usize)>> {
                     let why = if kind.trim() == SceneKind::Rotating.name() {
                         "names the rotating boxes' scene: auto chooses among sphere methods, \
                          on a sphere scene"
-                            .to_string()
                     } else {
-                        "names no sphere scene".to_string()
+                        "names no sphere scene"
                     };
                     return Err(bad(item, &format!("{why}; one of {}", known.join(", "))));
                 }

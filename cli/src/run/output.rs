@@ -582,7 +582,8 @@ fn duplicate(fd: i32) -> std::io::Result<std::fs::File> {
 
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files of the
 /// atomic writes in progress, say on standard error what ended the process (`sweepfan:
-/// terminated (SIGTERM)`, ...), then end it as the signal would have (docs/design.md §8.3). A signal the process ignores (`nohup`, a background job) stays ignored. For the
+/// terminated (SIGTERM)`, ...), then end it as the signal would have (docs/design.md §8.3). A
+/// signal the process ignores (`nohup`, a background job) stays ignored. For the
 /// binary's `main`, before any other thread starts; a library caller may call it too.
 pub fn remove_temporaries_on_signals() {
     signals::install();

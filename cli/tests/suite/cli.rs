@@ -104,6 +104,19 @@ fn verify_reads_pipes_and_empty_scenes() {
         String::from_utf8_lossy(&out.stdout),
         "world,i,j\n0,0,2\n1,1,2\n"
     );
+    // Standard input is read once: named as two inputs, refused before anything is read.
+    let twice = sweepfan()
+        .args(["verify", "--scene-file", "-", "--next-scene-file", "-"])
+        .args(["--found-out", "/dev/null", "--lost-out", "/dev/null"])
+        .args(["--pairs-out", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(twice.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        err.contains("standard input (`-`) is given as two inputs"),
+        "{err}"
+    );
     let out = read_from_stdin("-", "a,b\n");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -210,13 +210,13 @@ pub fn check_outputs(
         .iter()
         .filter_map(|&(f, p)| p.map(|p| (f, p)))
         .collect();
-    // Standard input (`-`) is no file an output could overwrite.
-    let inputs: Vec<&std::path::Path> = inputs
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|p| p.as_os_str() != sweepfan_scenes::files::STDIN)
-        .collect();
+    // Standard input (`-`) is read once, and is no file an output could overwrite.
+    let stdin = |p: &std::path::Path| p.as_os_str() == sweepfan_scenes::files::STDIN;
+    let (read, inputs): (Vec<&std::path::Path>, Vec<&std::path::Path>) =
+        inputs.iter().flatten().copied().partition(|p| stdin(p));
+    if read.len() > 1 {
+        anyhow::bail!("standard input (`-`) is given as two inputs: it can be read once");
+    }
     sweepfan_cli::report::output::check_outputs(&files, &dirs, &inputs)?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! The signal side of the output module (docs/design.md §8.3): a fixed table of the temporary
 //! files of atomic writes in progress, which a handler for SIGINT, SIGTERM and SIGHUP reads
 //! without a lock or an allocation, then says on standard error what ended the process
-//! (async-signal-safe: atomic swaps, `unlink`, `signal`, `write`, `raise`); and, on Linux, SIGPIPE blocked around in-place writes so that a reader that went
-//! away is an error naming the output.
+//! (async-signal-safe: atomic swaps, `unlink`, `signal`, `write`, `raise`); and, on Linux,
+//! SIGPIPE blocked around in-place writes so that a reader that went away is an error naming
+//! the output.
 
 #[cfg(unix)]
 pub(super) use unix::*;

@@ -53,15 +53,6 @@ pub fn exec(a: AutoBenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     a.out.check(&inputs)?;
     let methods = candidate_methods(&a.methods).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut scenes = generate(&parse_scenes(&a.scenes)?, a.seed);
-    let stdin = sweepfan_scenes::files::STDIN;
-    if a.scene_file
-        .iter()
-        .filter(|f| f.as_os_str() == stdin)
-        .count()
-        > 1
-    {
-        bail!("--scene-file -: standard input is given twice (it can be read once)");
-    }
     for f in &a.scene_file {
         scenes.push(Scene::from_csv(f)?);
     }

@@ -98,11 +98,6 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         &[],
         &[Some(&a.scene_file), a.next_scene_file.as_deref()],
     )?;
-    if a.next_scene_file.as_deref() == Some(&a.scene_file)
-        && a.scene_file.as_os_str() == sweepfan_scenes::files::STDIN
-    {
-        anyhow::bail!("--next-scene-file -: standard input is --scene-file already");
-    }
     if a.shape != Shape::Sphere {
         if a.next_scene_file.is_some() {
             anyhow::bail!("--next-scene-file: sphere scenes only (no frame events for shapes yet)");

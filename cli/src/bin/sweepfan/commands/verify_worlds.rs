@@ -16,8 +16,8 @@ use sweepfan_cli::run::worlds_bench::{
 };
 use sweepfan_scenes::files::read_world_spheres_csv;
 
-/// Verifies the batch of `a.scene_file`, read as `(spheres, worlds)` (and, given, of `a.next_scene_file` with the events
-/// between the two); whether every check passed.
+/// Verifies the batch of `a.scene_file`, read as `(spheres, worlds)` (and, given, of
+/// `a.next_scene_file` with the events between the two); whether every check passed.
 pub fn exec(
     a: &VerifyArgs,
     (spheres, worlds): (Vec<Sphere>, Vec<u32>),
