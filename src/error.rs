@@ -238,12 +238,24 @@ pub enum Exceeds {
         /// The count.
         count: u64,
     },
-    /// A pair list's capacity: the pairs found against the pairs it holds.
+    /// A pair list's capacity: the pairs found against the pairs it holds (the limit of
+    /// stored pairs per call, a device list's slots).
     PairList {
         /// Pairs found.
         pairs: u64,
         /// Pairs the list may hold.
         allowed: u64,
+    },
+    /// The memory this process may still use, for a pair list: `pairs` found, their list
+    /// needing `needed` bytes against `usable` (when known).
+    PairListMemory {
+        /// Pairs found (or the room asked for, where a list is sized before its pairs are
+        /// counted).
+        pairs: u64,
+        /// Bytes their list needs.
+        needed: u64,
+        /// Bytes the process may still use, when known.
+        usable: Option<u64>,
     },
 }
 
@@ -253,9 +265,44 @@ impl Exceeds {
     pub fn is_device_size(self) -> bool {
         matches!(self, Exceeds::Binding { .. } | Exceeds::Buffer { .. })
     }
+
+    /// Whether the pairs found are too many to store (a list's capacity or the memory left for
+    /// it): counting them alone, without a list, avoids it; smaller parts do not.
+    ///
+    /// ```
+    /// use sweepfan::{BroadPhase, Exceeds, Limits, MemoryBudget, Method, Sphere, cpu};
+    /// use glam::Vec3;
+    ///
+    /// // 2,000 spheres at one point: 1,999,000 pairs, 16 MB as a list, past a 1 MiB budget.
+    /// let point = vec![Sphere::new(Vec3::ZERO, 1.0); 2000];
+    /// let limits = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+    /// let mut grid = cpu::broad_phase(Method::Grid);
+    /// let stored = limits.run(|| grid.find_pairs(&point, Some(&mut Vec::new())));
+    /// let e = stored.unwrap_err();
+    /// assert!(e.exceeds().is_some_and(Exceeds::is_pair_list), "{e}");
+    /// // Counted alone, they fit.
+    /// assert_eq!(limits.run(|| grid.find_pairs(&point, None))?.pairs, 1_999_000);
+    /// # Ok::<(), sweepfan::Error>(())
+    /// ```
+    pub fn is_pair_list(self) -> bool {
+        matches!(
+            self,
+            Exceeds::PairList { .. } | Exceeds::PairListMemory { .. }
+        )
+    }
 }
 
 impl Error {
+    /// The limit this error ran into, where it is an [`Error::TooLarge`] (through any
+    /// [`Error::Context`] around one).
+    pub fn exceeds(&self) -> Option<Exceeds> {
+        match self {
+            Error::TooLarge { exceeds, .. } => Some(*exceeds),
+            Error::Context { source, .. } => source.exceeds(),
+            _ => None,
+        }
+    }
+
     /// [`Error::TooLarge`] of `exceeds`, with `message` for people.
     pub fn too_large(exceeds: Exceeds, message: impl Into<String>) -> Self {
         Error::TooLarge {

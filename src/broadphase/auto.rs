@@ -19,7 +19,8 @@
 //! measured: they scan what x scans and pay more per candidate.
 //!
 //! [`Auto`] is a [`BroadPhase`] that chooses on its first frame, when the number of objects
-//! changes and every [`RECHOOSE_EVERY`] frames (a moving scene may change character), keeps the
+//! changes, every [`RECHOOSE_EVERY`] frames (a moving scene may change character) and after a
+//! frame whose tests outgrew the survey's estimate ([`OUTGROWN`]), keeps the
 //! methods it built (their buffers and, on the GPU, pipelines), and reports its choice in
 //! [`Stats::chosen`]. While frame events are tracked by the backend (the GPU's, on the device),
 //! a method's events compare a frame with that same method's previous frame: a new choice made
@@ -46,6 +47,14 @@ pub use survey::{Survey, survey};
 pub(crate) const SAMPLE_MAX: usize = 2048;
 /// Frames between two choices of an [`Auto`] whose scene keeps its size.
 pub const RECHOOSE_EVERY: u64 = 32;
+
+/// A frame whose method tested more than this many times the survey's estimate (plus
+/// [`OUTGROWN_SLACK`] tests an object) has outgrown its choice: the next frame surveys again.
+pub const OUTGROWN: f64 = 4.0;
+
+/// Tests an object that a frame may make past [`OUTGROWN`] times the estimate without
+/// outgrowing it (the estimate of a scene with few pairs is small and rough).
+pub const OUTGROWN_SLACK: f64 = 8.0;
 
 /// What `auto` chose and why (in every row that ran `auto`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -208,6 +217,17 @@ pub fn choose_from(s: &Survey, costs: &Costs) -> Choice {
     Choice { method, reason }
 }
 
+/// The tests the survey `s` expects of `method` (what [`prices`] prices).
+fn estimated_tests(s: &Survey, method: Method) -> f64 {
+    let n = s.n as f64;
+    match method {
+        Method::Grid => s.grid_pairs,
+        Method::Sap => s.sweep_pairs,
+        Method::X => s.x_pairs,
+        _ => n * (n - 1.0) / 2.0,
+    }
+}
+
 /// Builds a backend's method on demand.
 pub type Builder = Box<dyn FnMut(Method) -> Result<Box<dyn BroadPhase + Send>> + Send>;
 
@@ -218,10 +238,8 @@ pub struct Auto {
     costs: Costs,
     build: Builder,
     built: Vec<(Method, Box<dyn BroadPhase + Send>)>,
-    current: Option<Choice>,
-    /// Objects of the frame the choice was made for, and frames since.
-    chosen_for: usize,
-    frames_since: u64,
+    /// The choice and what decides when to make it again.
+    chosen: Chosen,
     /// Whether frame events are asked of the backend (then a new choice takes over after the
     /// frame it was made on, module docs).
     events: bool,
@@ -234,6 +252,25 @@ pub struct Auto {
     pending: Option<(Choice, usize)>,
 }
 
+/// What an [`Auto`] chose for a scene and when it chooses again (module docs): a world batch
+/// keeps one for each world and lends it to its thread's `Auto` for that world's frames
+/// ([`Auto::with_chosen`]), so that each world keeps its own choice.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Chosen {
+    current: Option<Choice>,
+    /// Objects of the frame the choice was made for, and frames since.
+    chosen_for: usize,
+    frames_since: u64,
+    /// The survey's estimate of the chosen method's tests.
+    expected_tests: f64,
+    /// The last frame tested far more than the estimate ([`OUTGROWN`]): the next one surveys.
+    outgrown: bool,
+    /// The choice was made because a frame outgrew the one before: it stands its
+    /// [`RECHOOSE_EVERY`] frames whatever its tests (a survey each frame would cost more than a
+    /// rough estimate).
+    chosen_when_outgrown: bool,
+}
+
 impl Auto {
     /// `auto` on `backend` (`software`: a CPU-emulated GPU adapter, [`Costs::of`]), building
     /// each method it chooses with `build`.
@@ -243,9 +280,7 @@ impl Auto {
             costs: Costs::of(backend, software),
             build,
             built: Vec::new(),
-            current: None,
-            chosen_for: 0,
-            frames_since: 0,
+            chosen: Chosen::default(),
             events: false,
             empty_events_due: false,
             switched_events: None,
@@ -253,13 +288,26 @@ impl Auto {
         }
     }
 
+    /// `run` on this `Auto` with `chosen` as its choice (a world's, lent by a world batch),
+    /// which then keeps what `run` made of it.
+    pub(crate) fn with_chosen<R>(
+        &mut self,
+        chosen: &mut Chosen,
+        run: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        std::mem::swap(&mut self.chosen, chosen);
+        let result = run(self);
+        std::mem::swap(&mut self.chosen, chosen);
+        result
+    }
+
     /// The last choice, if a frame ran.
     pub fn choice(&self) -> Option<&Choice> {
-        self.current.as_ref()
+        self.chosen.current.as_ref()
     }
 
     fn inner(&mut self) -> Option<&mut Box<dyn BroadPhase + Send>> {
-        let method = self.current.as_ref()?.method;
+        let method = self.chosen.current.as_ref()?.method;
         self.built_mut(method)
     }
 
@@ -271,7 +319,7 @@ impl Auto {
     }
 
     fn inner_ref(&self) -> Option<&(dyn BroadPhase + Send)> {
-        let method = self.current.as_ref()?.method;
+        let method = self.chosen.current.as_ref()?.method;
         self.built
             .iter()
             .find(|(m, _)| *m == method)
@@ -301,16 +349,20 @@ impl Auto {
             .filter(|(_, n)| *n == spheres.len())
             .map(|(choice, _)| choice);
         if due {
-            let choice = choose_from(&survey(spheres), &self.costs);
-            self.chosen_for = spheres.len();
-            self.frames_since = 0;
-            match &self.current {
+            let survey = survey(spheres);
+            let choice = choose_from(&survey, &self.costs);
+            self.chosen.expected_tests = estimated_tests(&survey, choice.method);
+            self.chosen.chosen_when_outgrown = std::mem::take(&mut self.chosen.outgrown);
+            self.chosen.chosen_for = spheres.len();
+            self.chosen.frames_since = 0;
+            match &self.chosen.current {
                 Some(c) if self.events && c.method != choice.method => switch = Some(choice),
-                _ => self.current = Some(choice),
+                _ => self.chosen.current = Some(choice),
             }
         }
-        self.frames_since += 1;
+        self.chosen.frames_since += 1;
         let method = self
+            .chosen
             .current
             .as_ref()
             .map(|c| c.method)
@@ -320,11 +372,14 @@ impl Auto {
     }
 
     /// Whether a frame of `n` objects (not none) surveys its scene: the first frame, a change
-    /// of size, or [`RECHOOSE_EVERY`] frames since the last choice; not while a choice waits
-    /// for a stored frame of this size (it is still this scene's: no second survey).
+    /// of size, [`RECHOOSE_EVERY`] frames since the last choice, or a frame that outgrew it;
+    /// not while a choice waits for a stored frame of this size (it is still this scene's: no
+    /// second survey).
     fn survey_due(&self, n: usize) -> bool {
-        let stale =
-            self.current.is_none() || self.chosen_for != n || self.frames_since >= RECHOOSE_EVERY;
+        let stale = self.chosen.current.is_none()
+            || self.chosen.chosen_for != n
+            || self.chosen.frames_since >= RECHOOSE_EVERY
+            || self.chosen.outgrown;
         stale && self.pending.as_ref().is_none_or(|(_, m)| *m != n)
     }
 
@@ -360,7 +415,7 @@ impl Auto {
         let start = web_time::Instant::now();
         let switch = self.prepare(spheres)?;
         let choosing = start.elapsed().as_secs_f64();
-        let choice = self.current.clone();
+        let choice = self.chosen.current.clone();
         let stored = out.is_some();
         let inner = self.inner().expect("built by prepare");
         let mut stats = match run(inner.as_mut(), spheres, out) {
@@ -373,6 +428,11 @@ impl Auto {
                 return Err(e);
             }
         };
+        // A scene that changed character under its choice (a frame of a line, then of a plane
+        // across the line's axis) is surveyed again at once, not up to 31 frames later.
+        let outgrew = stats.tests as f64
+            > OUTGROWN * self.chosen.expected_tests + OUTGROWN_SLACK * spheres.len() as f64;
+        self.chosen.outgrown = outgrew && switch.is_none() && !self.chosen.chosen_when_outgrown;
         match switch {
             Some(next) if stored => self.switch_to(next, spheres),
             // A frame that only counts keeps no list for the next frame's events to compare
@@ -407,7 +467,7 @@ impl Auto {
             Ok(())
         });
         if primed.is_ok() {
-            self.current = Some(next);
+            self.chosen.current = Some(next);
         }
     }
 }
@@ -433,7 +493,7 @@ impl BroadPhase for Auto {
         if let Some((choice, _)) = self.pending.take()
             && !on
         {
-            self.current = Some(choice);
+            self.chosen.current = Some(choice);
         }
         if !on {
             self.events = false;
@@ -456,7 +516,11 @@ impl BroadPhase for Auto {
         // Every method built so far tracks them too: a later choice may switch to one (and
         // primes it with the frame it switches on, `switch_to`). One that cannot: all off.
         if accepted {
-            let asked = self.current.as_ref().map_or(Method::Grid, |c| c.method);
+            let asked = self
+                .chosen
+                .current
+                .as_ref()
+                .map_or(Method::Grid, |c| c.method);
             let others = self.built.iter_mut().filter(|(m, _)| *m != asked);
             if let Err(e) = others
                 .map(|(_, b)| b.track_events(true))

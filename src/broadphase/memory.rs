@@ -169,6 +169,60 @@ pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     Err(refused(what, needed))
 }
 
+/// Room in the pair list `list` for `more` pairs, `pairs` found in all: the whole list within
+/// the budget and the allocator's room (nothing checked where the list holds them already), a
+/// refusal an [`Exceeds::PairListMemory`] whose message says that counting them alone avoids
+/// it.
+pub fn reserve_pairs<T>(list: &mut Vec<T>, more: usize, pairs: u64) -> Result<()> {
+    let whole = list.len().saturating_add(more);
+    if whole <= list.capacity() {
+        return Ok(());
+    }
+    let what = format!("{pairs} touching pairs as a list");
+    let hint = "ask for their count alone (no pair list) instead";
+    let needed = (whole as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+    LazyBudget::new()
+        .check_or(&what, needed, |_| hint.to_string())
+        .map_err(|e| for_pair_list(e, pairs))?;
+    list.try_reserve_exact(more).map_err(|_| {
+        Error::too_large(
+            Exceeds::PairListMemory {
+                pairs,
+                needed,
+                usable: available().map(|a| a.usable()),
+            },
+            format!(
+                "{what}: about {} of memory needed, which the allocator refused; {hint}",
+                human(needed)
+            ),
+        )
+    })
+}
+
+/// [`refused`] for a pair list of `pairs` pairs: an [`Exceeds::PairListMemory`].
+pub fn pairs_refused(what: &str, pairs: u64, needed: u64) -> Error {
+    for_pair_list(refused(what, needed), pairs)
+}
+
+/// `e` with a host-memory refusal ([`Exceeds::HostMemory`]) turned into the pair list's
+/// ([`Exceeds::PairListMemory`]): what the memory refused was the list of `pairs` pairs.
+pub fn for_pair_list(e: Error, pairs: u64) -> Error {
+    match e {
+        Error::TooLarge {
+            exceeds: Exceeds::HostMemory { needed, usable },
+            message,
+        } => Error::too_large(
+            Exceeds::PairListMemory {
+                pairs,
+                needed,
+                usable,
+            },
+            message,
+        ),
+        e => e,
+    }
+}
+
 /// The host-memory error of `needed` bytes for `what` that the allocator refused.
 pub fn refused(what: &str, needed: u64) -> Error {
     let usable = available().map(|a| a.usable());

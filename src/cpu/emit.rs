@@ -370,7 +370,8 @@ impl PairEmitter {
                 let (why, exceeds) = match budget.available() {
                     Some(a) if memory => (
                         format!("what this run may allocate, {}", a.describe()),
-                        Exceeds::HostMemory {
+                        Exceeds::PairListMemory {
+                            pairs,
                             needed: list_bytes,
                             usable: Some(a.usable()),
                         },

@@ -181,10 +181,14 @@ impl CpuBoxPipeline {
 
 impl ShapeOverlaps for CpuBoxPipeline {
     /// [`obb_overlaps`], reusing this pipeline's buffers (and the caller's list).
-    fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+    fn obb_overlaps(&mut self, boxes: &[Obb], mut out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
         if boxes.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
+        }
+        // Cleared first: a frame refused (a bad box) leaves no list of the frame before.
+        if let Some(out) = out.as_deref_mut() {
+            out.clear();
         }
         validate_obbs(boxes)?;
         self.with_list(out, |pipeline, list| {
@@ -220,10 +224,13 @@ impl ShapeOverlaps for CpuBoxPipeline {
     fn polygon_overlaps(
         &mut self,
         polygons: &[Polygon],
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if polygons.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
+        }
+        if let Some(out) = out.as_deref_mut() {
+            out.clear();
         }
         crate::geom::check_u32_count(polygons.len(), "polygons")?;
         self.with_list(out, |pipeline, list| {

@@ -2,6 +2,7 @@
 //! returns (counters, timestamps, pair lists) is copied into it at the end of the frame's
 //! encoder, and the host maps it once. One host wait per frame, and no buffer created per frame.
 
+use crate::broadphase::Pair;
 use crate::error::{Error, Exceeds, Result};
 use crate::gpu::context::GpuContext;
 use crate::gpu::timer::PassTimer;
@@ -221,6 +222,30 @@ fn cut(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<Vec<u8>> {
 /// Little-endian u32 words of `bytes`.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytemuck::pod_collect_to_vec(bytes)
+}
+
+/// Appends the pairs `bytes` holds to `list`, `pairs` found in all: the list grows within the
+/// caller's memory budget, a refusal an error, never an abort (docs/design.md §9.14); in place
+/// where the bytes are aligned for pairs (a mapped buffer's are), else through one pair each.
+pub fn append_pairs(list: &mut Vec<Pair>, bytes: &[u8], pairs: u64) -> Result<()> {
+    let more = bytes.len() / std::mem::size_of::<Pair>();
+    crate::broadphase::memory::reserve_pairs(list, more, pairs)?;
+    match bytemuck::try_cast_slice::<u8, Pair>(bytes) {
+        Ok(read) => list.extend_from_slice(read),
+        Err(_) => list.extend(
+            bytes
+                .chunks_exact(8)
+                .map(bytemuck::pod_read_unaligned::<Pair>),
+        ),
+    }
+    Ok(())
+}
+
+/// [`append_pairs`] into a new list.
+pub fn pairs_from(bytes: &[u8], pairs: u64) -> Result<Vec<Pair>> {
+    let mut list = Vec::new();
+    append_pairs(&mut list, bytes, pairs)?;
+    Ok(list)
 }
 
 #[cfg(test)]

@@ -531,11 +531,11 @@ fn worker(
                 done.host.add("keep", begun.elapsed().as_secs_f64());
             }
             // Smaller parts fit a device's bindings, memory and dispatches and the host's
-            // memory; a count (a pair list's limit, u32 indices) they do not lower.
+            // memory; a count (a pair list's limit or memory, u32 indices) they do not lower.
             Err(Error::TooLarge {
                 exceeds,
                 message: why,
-            }) if !matches!(exceeds, Exceeds::PairList { .. } | Exceeds::Index32 { .. }) => {
+            }) if !exceeds.is_pair_list() && !matches!(exceeds, Exceeds::Index32 { .. }) => {
                 match tile.split(order) {
                     Some(two) => {
                         done.splits += 1;
@@ -637,31 +637,30 @@ fn keep_pairs(
     }
 }
 
-/// Room in `list` for `more` pairs, or the host-memory error where the allocator refuses it
-/// (under an address-space limit, `ulimit -v`, the estimate that chose the parts can fall short
-/// of what the pairs take; a refusal ends the run with a message where the failed growth
-/// aborted it).
+/// Room in `list` for `more` pairs, or the pair list's memory error where the budget or the
+/// allocator refuses it (under an address-space limit, `ulimit -v`, the estimate that chose the
+/// parts can fall short of what the pairs take; a failed growth aborted the run).
 fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
+    use crate::broadphase::memory;
     // The growth within the process's memory budget first (read lazily: not for small
-    // amounts; the list already held is no longer available, so only what it grows by).
-    let room = list.capacity() - list.len();
-    let grown = more.saturating_sub(room) as u64 * size_of::<Pair>() as u64;
-    crate::broadphase::memory::LazyBudget::new().check("storing the pairs of the parts", grown)?;
-    if list.try_reserve(more).is_ok() || list.try_reserve_exact(more).is_ok() {
-        return Ok(());
-    }
-    let needed = (list.len() as u64 + more as u64) * size_of::<Pair>() as u64;
-    let usable = crate::broadphase::memory::available().map(|a| a.usable());
-    Err(Error::too_large(
-        crate::error::Exceeds::HostMemory { needed, usable },
-        format!(
-            "storing the pairs found ({} so far, up to {more} more) needs about {} of memory, \
-             which the allocator refused; count the pairs without storing them, or use fewer \
-             objects",
-            list.len(),
-            crate::broadphase::memory::human(needed)
-        ),
-    ))
+    // amounts; the list already held is no longer available, so only what it grows by). The
+    // pairs as the list would hold them: `more` is room, at most as many found.
+    let grown = more.saturating_sub(list.capacity() - list.len()) as u64 * size_of::<Pair>() as u64;
+    let pairs = list.len() as u64 + more as u64;
+    let held = list.len();
+    memory::LazyBudget::new()
+        .check("storing the pairs of the parts", grown)
+        .and_then(|()| match list.try_reserve(more).or_else(|_| list.try_reserve_exact(more)) {
+            Ok(()) => Ok(()),
+            Err(_) => Err(memory::refused(
+                &format!(
+                    "storing the pairs found ({held} so far, up to {more} more; count the pairs \
+                     without storing them, or use fewer objects)"
+                ),
+                pairs * size_of::<Pair>() as u64,
+            )),
+        })
+        .map_err(|e| memory::for_pair_list(e, pairs))
 }
 
 /// The giants' pass: each giant against every other object (each giant pair once); returns

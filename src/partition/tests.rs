@@ -472,8 +472,8 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
     assert_eq!(failing.finishes, 3);
 }
 
-/// Room the allocator refuses for the pairs is a host-memory error, not an abort (under
-/// `ulimit -v` the pair list's growth once aborted a run in parts).
+/// Room the allocator refuses for the pairs is the pair list's memory error, not an abort
+/// (under `ulimit -v` the pair list's growth once aborted a run in parts).
 #[test]
 fn pairs_the_allocator_cannot_hold_are_an_error() {
     let mut list: Vec<crate::broadphase::Pair> = vec![[0, 1]];
@@ -482,11 +482,11 @@ fn pairs_the_allocator_cannot_hold_are_an_error() {
         matches!(
             err,
             crate::error::Error::TooLarge {
-                exceeds: crate::error::Exceeds::HostMemory { .. },
+                exceeds: crate::error::Exceeds::PairListMemory { pairs, .. },
                 ..
-            }
+            } if pairs == 1 + (usize::MAX / 16) as u64
         ),
-        "{err}"
+        "{err:?}"
     );
     assert!(err.to_string().contains("storing the pairs found"), "{err}");
     assert_eq!(list, [[0, 1]]);

@@ -293,6 +293,135 @@ fn gpu_box_frames_of_no_shapes_have_no_pairs() {
     assert!(pairs.is_empty() && contacts.is_empty());
 }
 
+/// The box pipeline's pairs past the caller's memory budget are refused, typed as the pair
+/// list's (counted alone, they fit), where their host copy ignored the budget and could abort
+/// the process; with the budget lifted, the same pipeline gives every pair.
+#[test]
+fn gpu_box_pairs_past_the_memory_budget_are_refused() {
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    use sweepfan::{Error, Limits, MemoryBudget, Method};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = std::sync::Arc::new(ctx);
+    // 600 boxes around one point, each turned its own way (parallel edges would leave the
+    // device's tests unsure, and a count needs those listed): 179,700 pairs, 1.4 MB as a list,
+    // past 1 MiB.
+    let boxes: Vec<Obb> = (0..600)
+        .map(|i| {
+            let turned = glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.01 * i as f32, 0.7);
+            Obb::new(Vec3::ONE, Vec3::splat(0.5), turned)
+        })
+        .collect();
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+    let refused = |what: &str, result: sweepfan::Result<u64>| match result {
+        Err(Error::TooLarge { exceeds, message }) => assert!(
+            exceeds.is_pair_list() && message.contains("179700 touching pairs"),
+            "{what}: {exceeds:?}: {message}"
+        ),
+        other => panic!("{what}: {other:?}"),
+    };
+    for proxy in [Proxy::Aabb, Proxy::Sphere(Method::Grid)] {
+        let name = proxy.name();
+        let mut p = GpuBoxPipeline::new(ctx.clone(), proxy).unwrap();
+        let mut pairs = Vec::new();
+        let overlaps = limits.run(|| p.obb_overlaps(&boxes, Some(&mut pairs)));
+        refused(&name, overlaps.map(|s| s.pairs));
+        let candidates = limits.run(|| p.obb_candidates(&boxes, &mut pairs));
+        refused(&format!("{name} candidates"), candidates);
+        let counted = limits.run(|| p.obb_overlaps(&boxes, None)).unwrap();
+        assert_eq!(counted.pairs, 179_700, "{name}");
+        assert_eq!(
+            p.obb_overlaps(&boxes, Some(&mut pairs)).unwrap().pairs,
+            179_700
+        );
+        assert_eq!(pairs.len(), 179_700, "{name}");
+    }
+}
+
+/// Shapes far below 1 through the sphere proxy: its radius is the half-extents' length, whose
+/// squares underflow in f32 below about 2^-75 (a proxy of radius 0 missed every pair of boxes
+/// of half-extent 2^-76 to 2^-90 that touch or overlap); each proxy as found by the AABB one.
+#[test]
+fn sphere_proxies_of_tiny_shapes_find_their_pairs() {
+    use sweepfan::Method;
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = std::sync::Arc::new(ctx);
+    let mut sphere = GpuBoxPipeline::new(ctx.clone(), Proxy::Sphere(Method::Grid)).unwrap();
+    for e in [0, 60, 76, 90, 98] {
+        let k = 2f32.powi(-e);
+        // Overlapping, a shared face, and a box on the first one's face.
+        let boxes = [
+            Obb::axis_aligned(Vec3::ZERO, Vec3::splat(k)),
+            Obb::axis_aligned(Vec3::new(1.5 * k, 0.0, 0.0), Vec3::splat(k)),
+            Obb::axis_aligned(Vec3::new(0.0, 2.0 * k, 0.0), Vec3::new(k, k, k / 2.0)),
+        ];
+        let mut pairs = Vec::new();
+        sphere.obb_overlaps(&boxes, Some(&mut pairs)).unwrap();
+        assert_eq!(pairs, [[0, 1], [0, 2], [1, 2]], "half-extent 2^-{e}");
+    }
+    // Polygons as small as they are accepted (MIN_POLYGON_SPAN, 1e-15: their squares do not
+    // underflow), the same way.
+    let k = 2f32.powi(-49);
+    let square = |x: f32| {
+        let v = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        Polygon::new(&v.map(|(a, b)| Vec2::new(x + a * k, b * k))).unwrap()
+    };
+    let mut pairs = Vec::new();
+    let squares = [square(0.0), square(k), square(3.0 * k)];
+    sphere.polygon_overlaps(&squares, Some(&mut pairs)).unwrap();
+    assert_eq!(pairs, [[0, 1]]);
+    // A box at the coordinates' limit is valid; its widened proxy is not a valid sphere: the
+    // error names the box and the way out.
+    let edge = [Obb::axis_aligned(Vec3::ZERO, Vec3::new(1e18, 0.0, 0.0))];
+    let e = sphere.obb_overlaps(&edge, None).unwrap_err();
+    assert!(
+        matches!(e, sweepfan::Error::InvalidObject { index: 0, .. })
+            && e.to_string().contains("Proxy::Aabb"),
+        "{e}"
+    );
+    let mut aabb = GpuBoxPipeline::new(ctx, Proxy::Aabb).unwrap();
+    assert_eq!(aabb.obb_overlaps(&edge, None).unwrap().pairs, 0);
+}
+
+/// A frame refused for a bad shape leaves no pairs of the frame before in the caller's list
+/// (the trait's "cleared first"), on the CPU and the GPU, pairs and contacts alike.
+#[test]
+fn refused_shape_frames_leave_no_earlier_pairs() {
+    use sweepfan::ShapeOverlaps;
+    use sweepfan::cpu::sat::CpuBoxPipeline;
+    use sweepfan::gpu::{GpuBoxPipeline, Proxy};
+    let good = [
+        Obb::axis_aligned(Vec3::ZERO, Vec3::ONE),
+        Obb::axis_aligned(Vec3::X, Vec3::ONE),
+    ];
+    let mut bad = good;
+    bad[1] = Obb::axis_aligned(Vec3::new(f32::NAN, 0.0, 0.0), Vec3::ONE);
+    let mut pipelines: Vec<Box<dyn ShapeOverlaps>> = vec![Box::new(CpuBoxPipeline::new())];
+    let ctx = test_gpu().map(std::sync::Arc::new);
+    if let Some(ctx) = &ctx {
+        pipelines.push(Box::new(
+            GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap(),
+        ));
+    }
+    for p in &mut pipelines {
+        let mut pairs = Vec::new();
+        p.obb_overlaps(&good, Some(&mut pairs)).unwrap();
+        assert_eq!(pairs, [[0, 1]]);
+        assert!(p.obb_overlaps(&bad, Some(&mut pairs)).is_err());
+        assert!(pairs.is_empty(), "{pairs:?}");
+    }
+    let Some(ctx) = ctx else { return };
+    let mut gpu = GpuBoxPipeline::new(ctx, Proxy::Aabb).unwrap();
+    let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+    gpu.obb_contacts(&good, &mut pairs, &mut contacts).unwrap();
+    assert_eq!((pairs.len(), contacts.len()), (1, 1));
+    assert!(gpu.obb_contacts(&bad, &mut pairs, &mut contacts).is_err());
+    assert!(pairs.is_empty() && contacts.is_empty());
+    gpu.obb_candidates(&good, &mut pairs).unwrap();
+    assert!(gpu.obb_candidates(&bad, &mut pairs).is_err());
+    assert!(pairs.is_empty());
+}
+
 /// Polygons one lowest bit from touching (a vertex on a slanted edge, moved either way or not),
 /// at three scales: the CPU's test is the exact oracle's, and the GPU's (host-fed and the
 /// pipeline's frame, which settle what the device leaves unsure) is the CPU's. Every pair of

@@ -411,6 +411,44 @@ fn past_the_pair_limit_fails_at_once_naming_the_count() {
     });
 }
 
+/// A pair list past the caller's memory budget is refused on the GPU as on the CPU, typed as
+/// the pair list's (counted alone, the pairs fit), where the host copy of a device's list
+/// ignored the budget and could abort the process; with the budget lifted, every pair.
+#[test]
+fn pair_lists_past_the_memory_budget_are_refused_as_on_the_cpu() {
+    use sweepfan::{Limits, MemoryBudget};
+    // 1,000 spheres at one point: 499,500 pairs, about 4 MB as a list, past 1 MiB.
+    let v = vec![Sphere::new(Vec3::ONE, 1.0); 1000];
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+    let refused = |what: &str, result: sweepfan::Result<sweepfan::Stats>| match result {
+        Err(Error::TooLarge { exceeds, message }) => assert!(
+            exceeds.is_pair_list() && message.contains("499500 touching pairs"),
+            "{what}: {exceeds:?}: {message}"
+        ),
+        other => panic!("{what}: {other:?}"),
+    };
+    let mut pairs = Vec::new();
+    let mut cpu = sweepfan::cpu::broad_phase(Method::Grid);
+    refused("cpu", limits.run(|| cpu.find_pairs(&v, Some(&mut pairs))));
+    for_all_methods(|bp| {
+        let m = bp.method();
+        let mut pairs = Vec::new();
+        refused(
+            &m.to_string(),
+            limits.run(|| bp.find_pairs(&v, Some(&mut pairs))),
+        );
+        assert_eq!(
+            limits.run(|| bp.find_pairs(&v, None)).unwrap().pairs,
+            499_500
+        );
+        let frame = bp.submit_frame(&v, true).unwrap();
+        let finished = limits.run(|| bp.finish_frame(frame, Some(&mut pairs)));
+        refused(&format!("{m} in flight"), finished);
+        assert_eq!(bp.find_pairs(&v, Some(&mut pairs)).unwrap().pairs, 499_500);
+        assert_eq!(pairs.len(), 499_500, "{m}");
+    });
+}
+
 #[test]
 fn tiny_pair_capacity_grows_and_loses_nothing() {
     for_all_methods(|bp| {

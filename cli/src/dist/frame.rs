@@ -308,10 +308,7 @@ impl World {
             .find_pairs(local, Some(&mut found))
             .map_err(|e| match e {
                 // `dist` keeps every pair (it has no count-only run): more ranks share them.
-                Error::TooLarge {
-                    exceeds: exceeds @ sweepfan::Exceeds::PairList { .. },
-                    message,
-                } => Error::too_large(
+                Error::TooLarge { exceeds, message } if exceeds.is_pair_list() => Error::too_large(
                     exceeds,
                     format!(
                         "{}: dist keeps every pair, so run more ranks (each keeps the pairs of \

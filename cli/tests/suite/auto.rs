@@ -77,17 +77,54 @@ fn auto_chooses_again_when_the_size_changes_or_after_a_while() {
     let mut bp = Auto::new(Backend::Gpu, true, Box::new(|m| Ok(cpu::broad_phase(m))));
     let method = |bp: &mut Auto, s: &[Sphere]| frame(bp, s).1.chosen.unwrap().method;
     assert_eq!(method(&mut bp, &uniform), Method::Grid);
-    // Same size: the choice stands (pairs still exact) until RECHOOSE_EVERY frames have run.
+    // Same size: the choice stands (pairs still exact) for a frame whose tests stay near the
+    // survey's estimate, until RECHOOSE_EVERY frames have run.
+    let moved: Vec<Sphere> = uniform
+        .iter()
+        .map(|s| Sphere::new(s.center * 1.01, s.radius))
+        .collect();
+    for _ in 1..sweepfan::broadphase::auto::RECHOOSE_EVERY {
+        assert_eq!(method(&mut bp, &moved), Method::Grid);
+    }
+    // A frame whose tests outgrow the estimate (every pair tested by the grid at one point):
+    // the next frame chooses again, at once.
+    assert_eq!(method(&mut bp, &uniform), Method::Grid);
     let (pairs, stats) = frame(&mut bp, &point);
     assert_eq!(stats.chosen.unwrap().method, Method::Grid);
     assert_eq!(pairs.len(), 2_000 * 1_999 / 2);
-    for _ in 2..sweepfan::broadphase::auto::RECHOOSE_EVERY {
-        assert_eq!(method(&mut bp, &point), Method::Grid);
-    }
     assert_eq!(method(&mut bp, &point), other);
     // Another size: at once.
     assert_eq!(method(&mut bp, &uniform[..1_999]), Method::Grid);
     assert_eq!(method(&mut bp, &smaller_point), other);
+}
+
+/// A choice made because a frame outgrew the one before stands its RECHOOSE_EVERY frames,
+/// whatever its tests: a line along the diagonal, then the same spheres on a plane across x,
+/// where x tests nearly every pair (1.0-1.6 s a frame for 31 frames at 30,000, against 4 ms
+/// for the grid, before frames that outgrew their estimate were surveyed again).
+#[test]
+fn auto_chooses_again_after_a_frame_outgrows_its_choice() {
+    let n = 3_000;
+    let line: Vec<Sphere> = (0..n)
+        .map(|i| Sphere::new(Vec3::splat(i as f32), 0.4))
+        .collect();
+    let plane: Vec<Sphere> = (0..n)
+        .map(|i| Sphere::new(Vec3::new(0.0, (i % 60) as f32, (i / 60) as f32), 0.4))
+        .collect();
+    let mut bp = cpu::auto();
+    let ran = |bp: &mut Auto, s: &[Sphere]| {
+        let (pairs, stats) = frame(bp, s);
+        assert_eq!(pairs, oracle_pairs(s));
+        (stats.chosen.unwrap().method, stats.tests)
+    };
+    let on_line = ran(&mut bp, &line).0;
+    assert_eq!(on_line, choose(&line, Backend::Cpu, false).method);
+    let on_plane = choose(&plane, Backend::Cpu, false).method;
+    assert_ne!(on_line, on_plane, "the test needs two choices");
+    let (first, tests) = ran(&mut bp, &plane);
+    assert_eq!(first, on_line);
+    assert!(tests > 4 * 8 * n as u64, "{tests}");
+    assert_eq!(ran(&mut bp, &plane).0, on_plane);
 }
 
 /// CPU `auto` leaves events to the caller's tracker; its pairs stay exact over a moving scene.
@@ -204,4 +241,33 @@ fn verify_defaults_to_auto() {
             .last(),
         Some("0,1")
     );
+}
+
+/// A world batch under `auto` runs each world by its own choice, call after call: eight worlds
+/// of one size, a line along the diagonal and a plane across x in turn, each world's tests
+/// those of the method chosen for it alone (each thread's `auto` once gave a world of the size
+/// it had chosen for the choice of another: the planes ran x, 36M tests against the grid's
+/// 161k, 10-14x its time).
+#[test]
+fn world_batches_under_auto_choose_for_each_world() {
+    let n = 3_000;
+    let line: Vec<Sphere> = (0..n)
+        .map(|i| Sphere::new(Vec3::splat(i as f32), 0.4))
+        .collect();
+    let plane: Vec<Sphere> = (0..n)
+        .map(|i| Sphere::new(Vec3::new(0.0, (i % 60) as f32, (i / 60) as f32), 0.4))
+        .collect();
+    let world = |w: u32| if w % 2 == 0 { &line } else { &plane };
+    let (mut spheres, mut worlds) = (Vec::new(), Vec::new());
+    let mut want = 0;
+    for w in 0..8u32 {
+        spheres.extend_from_slice(world(w));
+        worlds.extend(std::iter::repeat_n(w, n));
+        want += oracle_tests(choose(world(w), Backend::Cpu, false).method, world(w));
+    }
+    let mut batch = sweepfan::cpu::WorldBatch::auto();
+    for call in 0..3 {
+        let stats = batch.find_pairs(&spheres, &worlds, None).unwrap();
+        assert_eq!(stats.tests, want, "call {call}");
+    }
 }

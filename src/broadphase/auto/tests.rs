@@ -316,7 +316,9 @@ fn boulders_a_sample_misses_are_seen_and_priced() {
                 .collect();
             let what = format!("{boulders} boulders of radius {radius}");
             let s = survey(&spheres);
-            assert!(s.large >= boulders, "{what}: {} large", s.large);
+            // Taken whole where the sample would hold few of them, else sampled.
+            let rare = boulders as f64 * SAMPLE_MAX as f64 / n as f64 <= survey::LARGE_SAMPLED;
+            assert!(!rare || s.large >= boulders, "{what}: {} large", s.large);
             assert_eq!(s.largest_radius, radius, "{what}");
             let most = crate::geom::radii::giants_budget(n as u64) as usize;
             let giants = if boulders <= most { boulders } else { 0 };
@@ -357,4 +359,28 @@ fn boulders_a_sample_misses_are_seen_and_priced() {
             );
         }
     }
+}
+
+/// Large objects that the sample holds well are sampled, not taken whole: 1,000 of radius 2
+/// among 2,100 (each taken whole was tested against the 2,048 sampled: 80 ms a survey against a
+/// 4 ms grid frame); the estimates stay within a factor of two of the exact counts.
+#[test]
+fn large_objects_the_sample_holds_are_sampled() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let spheres: Vec<Sphere> = (0..2100)
+        .map(|i| {
+            let c = Vec3::from_array([(); 3].map(|()| rng.random_range(0.0..60.0)));
+            Sphere::new(c, if i % 2 == 0 && i < 2000 { 2.0 } else { 0.5 })
+        })
+        .collect();
+    let s = survey(&spheres);
+    assert_eq!(s.large, 0);
+    let exactly = overlaps_exactly(&spheres, 0);
+    let slack = 2.0 * s.n as f64;
+    assert!(
+        s.x_pairs <= 2.0 * exactly + slack && exactly <= 2.0 * s.x_pairs + slack,
+        "x estimated {:.0}, exactly {exactly:.0}",
+        s.x_pairs
+    );
 }

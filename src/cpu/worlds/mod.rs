@@ -15,6 +15,7 @@ mod lean;
 mod shared;
 
 use super::grid::LeanGrid;
+use crate::broadphase::auto::{Auto, Chosen};
 use crate::broadphase::memory;
 use crate::broadphase::worlds::{SHARED, WorldGroups, WorldPairs, start_batch};
 use crate::broadphase::{BroadPhase, Clock, Method, Pair, Stats, cancel, stored_pairs_past_limit};
@@ -28,7 +29,29 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use web_time::Instant;
 
-type Factory = dyn Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync;
+type Factory = dyn Fn(u64) -> Instance + Send + Sync;
+
+/// A task's method: the batch's own, or `auto`, which runs each world by that world's own
+/// choice ([`WorldBatch::auto`]).
+enum Instance {
+    Method(Box<dyn BroadPhase + Send>),
+    Auto(Auto),
+}
+
+impl Instance {
+    /// `run` on this method, with world `chosen`'s choice where it is `auto`.
+    fn run<R>(
+        &mut self,
+        chosen: Option<&mut Chosen>,
+        run: impl FnOnce(&mut dyn BroadPhase) -> R,
+    ) -> R {
+        match (self, chosen) {
+            (Instance::Method(method), _) => run(method.as_mut()),
+            (Instance::Auto(auto), Some(chosen)) => auto.with_chosen(chosen, |a| run(a)),
+            (Instance::Auto(auto), None) => run(auto),
+        }
+    }
+}
 
 /// The largest world `auto` sweeps itself (its own objects): beyond it a world is
 /// a scene of its own, where `auto`'s choice (the grid, mostly) wins. At 64 spheres a world of
@@ -66,7 +89,12 @@ pub struct WorldBatch {
     limit: u64,
     make: Box<Factory>,
     /// One method instance per pool thread (and one for a caller outside the pool).
-    instances: Vec<Mutex<Box<dyn BroadPhase + Send>>>,
+    instances: Vec<Mutex<Instance>>,
+    /// Under `auto`, each world's choice by its id, in the groups' order: a world keeps its own
+    /// choice across calls, as a scene's `auto` does (a thread's `auto` once chose again for
+    /// each world of another size, and gave a world of the size it had chosen for the choice
+    /// of another: 3-14x the grid's time on batches of unequal or unlike worlds).
+    choices: Option<Vec<(u32, Chosen)>>,
     groups: WorldGroups,
     chunks: Vec<Chunk>,
     shared_index: SharedIndex,
@@ -127,7 +155,7 @@ impl WorldBatch {
             return Self::auto();
         }
         let mut batch = Self::with(method.name().to_string(), move |limit| {
-            super::broad_phase_with_pair_limit(method, limit)
+            Instance::Method(super::broad_phase_with_pair_limit(method, limit))
         });
         batch.lean = match method {
             // Sap's own rule, without a call's fixed costs, for worlds of every size.
@@ -145,25 +173,26 @@ impl WorldBatch {
 
     /// `auto` in every world: worlds of at most [`AUTO_SWEEP_MAX`] objects swept as `sap`
     /// sweeps (without a call's fixed costs), larger ones by the method `auto` chooses from
-    /// each world's own objects.
+    /// each world's own objects, each world choosing as a scene of its own does (on its first
+    /// call, when its size changes, every `RECHOOSE_EVERY` calls or after a call that outgrew
+    /// its choice: `broadphase::auto`).
     pub fn auto() -> Self {
         let mut batch = Self::with("auto".to_string(), |limit| {
-            Box::new(super::auto_with_pair_limit(limit))
+            Instance::Auto(super::auto_with_pair_limit(limit))
         });
         batch.lean = Lean::Sweep(AUTO_SWEEP_MAX);
+        batch.choices = Some(Vec::new());
         batch
     }
 
-    fn with(
-        name: String,
-        make: impl Fn(u64) -> Box<dyn BroadPhase + Send> + Send + Sync + 'static,
-    ) -> Self {
+    fn with(name: String, make: impl Fn(u64) -> Instance + Send + Sync + 'static) -> Self {
         Self {
             name,
             lean: Lean::Never,
             limit: super::MAX_STORED_PAIRS,
             make: Box::new(make),
             instances: Vec::new(),
+            choices: None,
             groups: WorldGroups::default(),
             chunks: Vec::new(),
             shared_index: SharedIndex::default(),
@@ -227,8 +256,8 @@ impl WorldBatch {
         let mut shared_pairs = Vec::new();
         let shared_found = if shared_spheres.len() >= 2 {
             let mut method = (self.make)(self.limit);
-            let s =
-                method.find_pairs_validated(&shared_spheres, store.then_some(&mut shared_pairs))?;
+            let into = store.then_some(&mut shared_pairs);
+            let s = method.run(None, |m| m.find_pairs_validated(&shared_spheres, into))?;
             stats.tests += s.tests;
             for p in &mut shared_pairs {
                 let (a, b) = (
@@ -265,10 +294,31 @@ impl WorldBatch {
             make: &*self.make,
             lean: self.lean,
         };
+        // Each chunk with its worlds' choices (none but under `auto`).
+        let mut choices: Vec<&mut [(u32, Chosen)]> = Vec::with_capacity(self.chunks.len());
+        let mut rest = match &mut self.choices {
+            Some(kept) => {
+                kept.resize_with(self.groups.ids.len(), Default::default);
+                for (kept, &id) in kept.iter_mut().zip(&self.groups.ids) {
+                    if kept.0 != id {
+                        *kept = (id, Chosen::default());
+                    }
+                }
+                &mut kept[..]
+            }
+            None => &mut [],
+        };
+        for chunk in &self.chunks {
+            let len = chunk.worlds.len().min(rest.len());
+            let (these, after) = std::mem::take(&mut rest).split_at_mut(len);
+            choices.push(these);
+            rest = after;
+        }
         let results: Vec<Result<()>> = self
             .chunks
             .par_iter_mut()
-            .map(|chunk| limits.run(|| job.run(chunk)))
+            .zip(choices)
+            .map(|(chunk, choices)| limits.run(|| job.run(chunk, choices)))
             .collect();
         cancel::check(&token)?;
         let outcome = results.into_iter().collect::<Result<()>>();
@@ -290,7 +340,7 @@ impl WorldBatch {
         if let Some(out) = out {
             let (pairs, ids, offsets) = out.parts_mut();
             pairs.clear();
-            memory::reserve(pairs, stats.pairs as usize, "the worlds' pairs")?;
+            memory::reserve_pairs(pairs, stats.pairs as usize, stats.pairs)?;
             ids.extend_from_slice(&self.groups.ids);
             offsets.push(0);
             for chunk in &self.chunks {
@@ -359,13 +409,15 @@ struct Job<'a> {
     /// Set by a task that read an invalid sphere; the others stop at their next world.
     invalid: &'a AtomicBool,
     token: &'a Option<cancel::CancelToken>,
-    instances: &'a [Mutex<Box<dyn BroadPhase + Send>>],
+    instances: &'a [Mutex<Instance>],
     make: &'a Factory,
     lean: Lean,
 }
 
 impl Job<'_> {
-    fn run(&self, chunk: &mut Chunk) -> Result<()> {
+    /// Runs the chunk's worlds, each (under `auto`) with its choice from `choices`, the chunk's
+    /// worlds' in order (empty otherwise).
+    fn run(&self, chunk: &mut Chunk, choices: &mut [(u32, Chosen)]) -> Result<()> {
         chunk.pairs.clear();
         chunk.counts.clear();
         chunk.tests = 0;
@@ -376,12 +428,13 @@ impl Job<'_> {
         let mut guard = self.instances[slot.min(self.instances.len() - 1)]
             .try_lock()
             .ok();
-        let method: &mut Box<dyn BroadPhase + Send> = match guard.as_deref_mut() {
+        let method: &mut Instance = match guard.as_deref_mut() {
             Some(m) => m,
             None => fresh.insert((self.make)(self.limit)),
         };
         let g = self.groups;
         let worlds = chunk.worlds.clone();
+        let first = worlds.start;
         for k in worlds {
             cancel::check(self.token)?;
             if self.invalid.load(Ordering::Relaxed) {
@@ -442,7 +495,8 @@ impl Job<'_> {
                 Some(s) => s,
                 None if by_call => {
                     // Unordered: the world's pairs are sorted below, in batch indices.
-                    match method.find_pairs_unordered(local, local_pairs) {
+                    let chosen = choices.get_mut(k - first).map(|c| &mut c.1);
+                    match method.run(chosen, |m| m.find_pairs_unordered(local, local_pairs)) {
                         Ok(s) => s,
                         Err(_) if !all_valid(local) => {
                             self.invalid.store(true, Ordering::Relaxed);
@@ -451,14 +505,21 @@ impl Job<'_> {
                         Err(e) => return Err(e),
                     }
                 }
-                None if local.len() >= 2 => method.find_pairs_validated(local, local_pairs)?,
+                None if local.len() >= 2 => {
+                    let chosen = choices.get_mut(k - first).map(|c| &mut c.1);
+                    method.run(chosen, |m| m.find_pairs_validated(local, local_pairs))?
+                }
                 None => Stats::default(),
             };
             chunk.tests += s.tests;
             let what = "the worlds' pairs";
             if store && (chunk.local_pairs.len() as u64) < s.pairs {
                 // A lean walk whose list memory refused to grow (docs/design.md §9.14).
-                return Err(memory::refused(what, s.pairs.saturating_mul(8)));
+                return Err(memory::pairs_refused(
+                    what,
+                    s.pairs,
+                    s.pairs.saturating_mul(8),
+                ));
             }
             // The world's objects against the shared ones (local indices from `m` on).
             let mut crossing = 0u64;
@@ -474,10 +535,8 @@ impl Job<'_> {
                 }
             }
             if refused {
-                return Err(memory::refused(
-                    what,
-                    (s.pairs + crossing).saturating_mul(8),
-                ));
+                let pairs = s.pairs + crossing;
+                return Err(memory::pairs_refused(what, pairs, pairs.saturating_mul(8)));
             }
             if !store {
                 chunk.counts.push(s.pairs + crossing);
@@ -487,9 +546,12 @@ impl Job<'_> {
             // grown as a list grows (an exact reservation a world copied the list each time).
             let adding = chunk.local_pairs.len() as u64;
             let bytes = (self.stored.load(Ordering::Relaxed) + adding).saturating_mul(8);
-            self.budget.check(what, bytes)?;
+            let pairs = bytes / 8;
+            self.budget
+                .check(what, bytes)
+                .map_err(|e| memory::for_pair_list(e, pairs))?;
             if chunk.pairs.try_reserve(chunk.local_pairs.len()).is_err() {
-                return Err(memory::refused(what, bytes));
+                return Err(memory::pairs_refused(what, pairs, bytes));
             }
             let begin = chunk.pairs.len();
             let global = |l: u32| -> u32 {

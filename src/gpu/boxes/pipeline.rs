@@ -29,7 +29,7 @@ use crate::gpu::boxes::uploads::{ShapeBuffers, ShapeUploads};
 use crate::gpu::context::block::blocking;
 use crate::gpu::context::{GpuContext, block_on};
 use crate::gpu::events::GpuEvents;
-use crate::gpu::readback::{ListHint, Readback, read_tails_async};
+use crate::gpu::readback::{self, ListHint, Readback, read_tails_async};
 use crate::gpu::spheres::broad_phase::{GpuBroadPhase, ResidentPairs, ResidentReadback};
 use std::sync::Arc;
 use web_time::Instant;
@@ -235,6 +235,11 @@ impl GpuBoxPipeline {
             if boxes.is_empty() {
                 return self.empty_frame(out).await;
             }
+            let mut out = out;
+            // Cleared first: a frame refused (a bad box) leaves no list of the frame before.
+            if let Some(out) = out.as_deref_mut() {
+                out.clear();
+            }
             let start = Instant::now();
             let kind = self.upload_obbs(boxes)?;
             self.sat_frame(kind, Exact::Boxes(boxes), out, start).await
@@ -251,6 +256,10 @@ impl GpuBoxPipeline {
         ) -> Result<Stats> {
             if polygons.is_empty() {
                 return self.empty_frame(out).await;
+            }
+            let mut out = out;
+            if let Some(out) = out.as_deref_mut() {
+                out.clear();
             }
             let start = Instant::now();
             let kind = self.upload_polygons(polygons)?;
@@ -330,6 +339,7 @@ impl GpuBoxPipeline {
             self.last_events = None;
             return Ok(crate::broadphase::no_pairs(Some(out)).tests);
         }
+        out.clear();
         let start = Instant::now();
         let kind = upload(self)?;
         let run = self.run(kind, Until::Candidates, Exact::NONE, Some(&mut *out), start);
@@ -346,7 +356,7 @@ impl GpuBoxPipeline {
         kind: Uploaded,
         until: Until,
         exact: Exact<'_>,
-        out: Option<&mut Vec<Pair>>,
+        mut out: Option<&mut Vec<Pair>>,
         start: Instant,
     ) -> Result<Stats> {
         // A frame that fails, or lists candidates only, leaves no events of an earlier one.
@@ -356,8 +366,18 @@ impl GpuBoxPipeline {
         let _frame = ctx.frame();
         ctx.settle()?;
         if let Broad::Sphere { proxies, .. } = &self.broad {
-            // Bounds of finite but enormous shapes can overflow to infinity: a clear error.
-            crate::geom::sphere::validate_spheres(proxies)?;
+            // Bounds of finite but enormous shapes can overflow to infinity, or pass the
+            // spheres' limit by the widening: a clear error, naming the shape and the way out.
+            crate::geom::sphere::validate_spheres(proxies).map_err(|e| match e {
+                Error::InvalidObject { index, problem } => Error::InvalidObject {
+                    index,
+                    problem: format!(
+                        "its bounding sphere, the sphere proxy's: {problem}; the AABB proxy \
+                         (Proxy::Aabb) takes shapes this large"
+                    ),
+                },
+                e => e,
+            })?;
         }
         let (shapes, n) = match kind {
             Uploaded::Obbs(n) => (SweepShapes::Shapes(self.shapes.obbs(n)), n),
@@ -465,9 +485,8 @@ impl GpuBoxPipeline {
                         }
                         Tail::Candidates(at, planned, _) => {
                             let have = totals.candidates.min(*planned) as usize;
-                            FrameOut::Candidates(bytemuck::pod_collect_to_vec::<u8, Pair>(
-                                &bytes[at.start..at.start + 8 * have],
-                            ))
+                            let read = &bytes[at.start..at.start + 8 * have];
+                            FrameOut::Candidates(readback::pairs_from(read, totals.candidates)?)
                         }
                     };
                     Ok((totals, Some(frame)))
@@ -509,7 +528,7 @@ impl GpuBoxPipeline {
                     let rest = [(buffer.clone(), pairs.len() as u64, totals.candidates)];
                     let bytes = read_tails_async(ctx, &mut self.tail_readback, &rest).await?;
                     for b in bytes {
-                        pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&b));
+                        readback::append_pairs(&mut pairs, &b, totals.candidates)?;
                     }
                 }
                 if let Some(o) = out {
@@ -577,6 +596,11 @@ impl GpuBoxPipeline {
                 format!("SAT output overflow after resizing: {listed} pairs listed"),
             ));
         };
+        // Room for the caller's copy before the frame's events are kept.
+        if let Some(o) = out.as_deref_mut() {
+            o.clear();
+            crate::broadphase::memory::reserve_pairs(o, pairs.len(), found)?;
+        }
         let mut frame_events = followed.events;
         if unsure > 0
             && store
@@ -602,7 +626,6 @@ impl GpuBoxPipeline {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         if let Some(o) = out {
-            o.clear();
             o.extend_from_slice(&pairs);
         }
         stats.stage("total", start.elapsed().as_secs_f64(), Clock::Wall);

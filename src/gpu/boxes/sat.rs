@@ -80,6 +80,17 @@ pub struct SatCandidates<'a> {
     pub count_index: u32,
 }
 
+/// Appends listed SAT pairs (`listed` in all, `unsure` of them) to `list`, within the memory
+/// budget: a list of unsure pairs alone is what a count settles too, so its refusal is the
+/// host's memory (`Exceeds::HostMemory`), not the pair list's, which counting would avoid.
+fn append_listed(list: &mut Vec<Pair>, bytes: &[u8], listed: u32, unsure: u32) -> Result<()> {
+    if listed == unsure {
+        let what = format!("{unsure} pairs the device left unsure, settled on the host");
+        crate::broadphase::memory::reserve(list, bytes.len() / 8, &what)?;
+    }
+    readback::append_pairs(list, bytes, u64::from(listed))
+}
+
 /// What one run found, before the unsure pairs are settled ([`SatOutput::settle`]).
 #[derive(Clone, Debug, Default)]
 pub struct SatOutput {
@@ -366,11 +377,15 @@ impl GpuSat {
             ));
         }
         // As far as the planned copy reaches; [`Self::finish_output`] reads the rest.
-        let pairs = (listed <= self.encoded_capacity).then(|| {
-            let at = plan.pairs.start;
-            let have = (listed as usize).min(plan.pairs.len() / 8);
-            bytemuck::pod_collect_to_vec::<u8, Pair>(&bytes[at..at + 8 * have])
-        });
+        let pairs = (listed <= self.encoded_capacity)
+            .then(|| {
+                let at = plan.pairs.start;
+                let have = (listed as usize).min(plan.pairs.len() / 8);
+                let mut list = Vec::new();
+                append_listed(&mut list, &bytes[at..at + 8 * have], listed, unsure)?;
+                Ok::<_, Error>(list)
+            })
+            .transpose()?;
         let times = self.timer.times_from(ctx, &bytes[plan.times.clone()]);
         let sure = listed - unsure + counted;
         let output = SatOutput {
@@ -427,7 +442,7 @@ impl GpuSat {
                     output.listed as u64,
                 )];
                 let rest = readback::read_tails_async(ctx, &mut self.tail_readback, &tail).await?;
-                pairs.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+                append_listed(pairs, &rest[0], output.listed, output.unsure)?;
             }
             Ok(output)
         }
@@ -607,6 +622,7 @@ impl GpuSat {
             })?;
             stats.pairs += found;
             if let Some(o) = out.as_deref_mut() {
+                crate::broadphase::memory::reserve_pairs(o, pairs.len(), stats.pairs)?;
                 o.extend_from_slice(&pairs);
             }
         }

@@ -152,10 +152,22 @@ pub(super) fn bounding_circle(vertices: &[Vec2], widening: f32) -> Sphere {
     let c = (lo + hi) * 0.5;
     let r = vertices
         .iter()
-        .map(|&v| (v - c).length())
+        .map(|&v| widened_length((v - c).extend(0.0), widening))
         .fold(0.0f32, f32::max);
     Sphere {
         center: Vec3::new(c.x, c.y, 0.0),
-        radius: r * (1.0 + widening),
+        radius: r,
     }
+}
+
+/// `|v|` widened by `widening` (relative: it covers the rounding of the length), computed on
+/// `v` scaled by its largest component, so that no square underflows: a box of half-extent
+/// 2^-76 once had a proxy of radius 0 (squares below 2^-149 vanish in f32), and missed every
+/// pair.
+pub(super) fn widened_length(v: Vec3, widening: f32) -> f32 {
+    let largest = v.abs().max_element();
+    if largest == 0.0 {
+        return 0.0;
+    }
+    largest * (v / largest).length() * (1.0 + widening)
 }

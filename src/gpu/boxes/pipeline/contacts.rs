@@ -62,13 +62,15 @@ impl GpuBoxPipeline {
             contacts.clear();
             return self.empty_frame(Some(pairs)).await;
         }
+        // Cleared first: a frame refused (a bad shape) leaves no list of the frame before.
+        pairs.clear();
+        contacts.clear();
         let start = Instant::now();
         let kind = upload(self)?;
         let until = Until::Sat {
             store: true,
             contacts: true,
         };
-        contacts.clear();
         let stats = self.run(kind, until, exact, Some(pairs), start).await?;
         std::mem::swap(contacts, &mut self.last_contacts);
         Ok(stats)

@@ -7,7 +7,7 @@ use crate::geom::obb::{Obb, ObbFrame, obb_frames, validate_obbs};
 use crate::geom::polygon::{Polygon, PolygonSet};
 use crate::geom::sphere::Sphere;
 use crate::gpu::boxes::aabb_sap::SweepLayout;
-use crate::gpu::boxes::uploads::{FRAMES, OFFSETS, VERTICES, bounding_circle};
+use crate::gpu::boxes::uploads::{FRAMES, OFFSETS, VERTICES, bounding_circle, widened_length};
 
 impl GpuBoxPipeline {
     pub(super) fn upload_obbs(&mut self, boxes: &[Obb]) -> Result<Uploaded> {
@@ -22,7 +22,7 @@ impl GpuBoxPipeline {
             proxies.clear();
             proxies.extend(boxes.iter().map(|b| Sphere {
                 center: b.center,
-                radius: b.half_extents.length() * (1.0 + PROXY_WIDENING),
+                radius: widened_length(b.half_extents, PROXY_WIDENING),
             }));
         }
         Ok(Uploaded::Obbs(n))

@@ -341,15 +341,12 @@ impl GpuBroadPhase {
             let found = words[at] as u64 | (words[at + 1] as u64) << 32;
             let stored = (f.store && found <= f.capacity && found <= f.planned).then(|| {
                 let at = f.pairs.start;
-                super::read_back::extend_pairs(
-                    &mut list,
-                    &bytes[at..at + 8 * found as usize],
-                    true,
-                );
+                list.clear();
+                readback::append_pairs(&mut list, &bytes[at..at + 8 * found as usize], found)
             });
             let times = timer.times_of(&ctx, &f.labels, &bytes[f.times.clone()]);
             host.lap("read-back");
-            (words, found, stored.is_some(), times)
+            (words, found, stored, times)
         });
         self.in_flight.free.push(f.slot);
         if let Some(out) = out.as_deref_mut() {
@@ -366,6 +363,15 @@ impl GpuBroadPhase {
                 self.pair_limit,
             ));
         }
+        // Stored, or not (the list overflowed); a list past the memory left fails as above.
+        let stored = match stored {
+            Some(Err(e)) => {
+                self.clear_event_overflow();
+                return Err(e);
+            }
+            Some(Ok(())) => true,
+            None => false,
+        };
         if f.store && !stored {
             // The list overflowed, or the rest of it is overwritten by now: the frame again,
             // whole, with a list that holds it. A list past what a binding holds is no error

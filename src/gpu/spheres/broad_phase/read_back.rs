@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::geom::sphere::Sphere;
 use crate::gpu::context::count_u32;
 use crate::gpu::events::GpuEvents;
-use crate::gpu::readback;
+use crate::gpu::readback::{self, append_pairs};
 use crate::gpu::slots;
 use crate::gpu::spheres::broad_phase::ResidentPairs;
 
@@ -114,8 +114,9 @@ impl GpuBroadPhase {
                 (true, Some(list)) => {
                     let at = pairs_at.start;
                     let have = found.min(planned) as usize;
-                    extend_pairs(list, &bytes[at..at + 8 * have], true);
-                    Some(list.len())
+                    list.clear();
+                    let stored = append_pairs(list, &bytes[at..at + 8 * have], found);
+                    Some(stored.map(|()| list.len()))
                 }
                 _ => None,
             };
@@ -133,10 +134,14 @@ impl GpuBroadPhase {
         if self.sorted_slots.is_none() {
             self.plan_sorted_slots();
         }
-        // A frame that fails (cut short, more pairs than a call may store) does so before its
-        // events are kept: no events for it, and the next frame compares with the last one
-        // that succeeded.
-        let totals = self.totals_from(n, &words);
+        // A frame that fails (cut short, more pairs than a call may store or the memory holds)
+        // does so before its events are kept: no events for it, and the next frame compares
+        // with the last one that succeeded.
+        let (pairs, stored) = match pairs.transpose() {
+            Ok(pairs) => (pairs, Ok(())),
+            Err(e) => (None, Err(e)),
+        };
+        let totals = self.totals_from(n, &words).and_then(|t| stored.map(|()| t));
         let failed = match &totals {
             Ok(t) => out.is_some() && t.pairs > self.pair_limit,
             Err(_) => true,
@@ -164,8 +169,12 @@ impl GpuBroadPhase {
         }
         .into_iter();
         let [pair_rest, found_rest, lost_rest] = wanted.map(|w| w.and_then(|_| rest.next()));
-        if let (Some(list), Some(bytes)) = (out, pair_rest) {
-            extend_pairs(list, &bytes, false);
+        if let (Some(list), Some(bytes)) = (out, pair_rest)
+            && let Err(e) = append_pairs(list, &bytes, found)
+        {
+            self.last_events = None;
+            self.clear_event_overflow();
+            return Err(e);
         }
         let frame_events = partial.map(|p| GpuEvents::completed(p, [found_rest, lost_rest]));
         if let (Some(ev), Some(_)) = (&mut self.events, &frame_events) {
@@ -224,17 +233,5 @@ impl GpuBroadPhase {
             paper_min_axis: word64(slots::SPHERE_PAPER_MIN_AXIS),
             grid_lookups: word64(slots::SPHERE_GRID_LOOKUPS),
         })
-    }
-}
-
-/// Appends the pairs `bytes` holds to `list` (cleared first where `fresh`), in place where the
-/// bytes are aligned for pairs (a mapped buffer's are), else through a copy.
-pub(super) fn extend_pairs(list: &mut Vec<Pair>, bytes: &[u8], fresh: bool) {
-    if fresh {
-        list.clear();
-    }
-    match bytemuck::try_cast_slice::<u8, Pair>(bytes) {
-        Ok(pairs) => list.extend_from_slice(pairs),
-        Err(_) => list.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(bytes)),
     }
 }

@@ -263,20 +263,8 @@ fn frame_pairs(
 /// A pair list past what a call may store, in verify's words: verify compares every pair, so
 /// it cannot count them instead; `bench --count-only` can.
 fn needs_the_list(e: sweepfan::Error) -> anyhow::Error {
-    // The list past the pairs a call may store, or past the memory left for it (the library's
-    // words for the pair list: its pairs counted, other working memory says what it is).
-    let the_list = match &e {
-        sweepfan::Error::TooLarge {
-            exceeds: sweepfan::Exceeds::PairList { .. },
-            ..
-        } => true,
-        sweepfan::Error::TooLarge {
-            exceeds: sweepfan::Exceeds::HostMemory { .. },
-            message,
-        } => message.contains("touching pairs"),
-        _ => false,
-    };
-    if !the_list {
+    // The list past the pairs a call may store, or past the memory left for it.
+    if !e.exceeds().is_some_and(sweepfan::Exceeds::is_pair_list) {
         return e.into();
     }
     anyhow::anyhow!(
