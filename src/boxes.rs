@@ -78,6 +78,9 @@ pub struct BoxBroadPhase {
     now: Vec<IdPair>,
     now_worlds: Vec<u32>,
     positions: Vec<Pair>,
+    /// The update's events being built, copied into the caller's frame once the update is
+    /// kept.
+    spare: BoxFrame,
 }
 
 impl BoxBroadPhase {
@@ -95,6 +98,7 @@ impl BoxBroadPhase {
             now: Vec::new(),
             now_worlds: Vec::new(),
             positions: Vec::new(),
+            spare: BoxFrame::default(),
         }
     }
 
@@ -388,8 +392,6 @@ impl BoxBroadPhase {
         crate::broadphase::cancel::check(&token)?;
         self.now.par_sort_unstable();
         self.now.dedup();
-        // The last look at the caller's cancellation before the update is kept
-        // (docs/design.md §9.18): an interrupted update changes nothing, `frame` included.
         crate::broadphase::cancel::check(&token)?;
         // Each pair's world: its boxes' (a shared box's partner's); all 0 outside worlds.
         self.now_worlds.clear();
@@ -404,18 +406,19 @@ impl BoxBroadPhase {
         } else {
             self.now_worlds.resize(self.now.len(), 0);
         }
-        frame.found.clear();
-        frame.lost.clear();
-        frame.found_worlds.clear();
-        frame.lost_worlds.clear();
-        frame.stats = stats;
-        let (found, lost) = (&mut frame.found, &mut frame.lost);
-        let (found_worlds, lost_worlds) = (&mut frame.found_worlds, &mut frame.lost_worlds);
+        // The events into the spare frame, copied into the caller's once kept.
+        let spare = &mut self.spare;
+        spare.found.clear();
+        spare.lost.clear();
+        spare.found_worlds.clear();
+        spare.lost_worlds.clear();
+        let (found, lost) = (&mut spare.found, &mut spare.lost);
+        let (found_worlds, lost_worlds) = (&mut spare.found_worlds, &mut spare.lost_worlds);
         let (before, before_worlds) = (&self.pairs, &self.pair_worlds);
         let (now, now_worlds) = (&self.now, &self.now_worlds);
         // The events come in each list's order: a cursor per list finds their worlds.
         let (mut at_before, mut at_now) = (0, 0);
-        frame.persisting = merge_changes(before, now, |&p, is_found| {
+        let persisting = merge_changes(before, now, |&p, is_found| {
             if is_found {
                 at_now += now[at_now..].partition_point(|q| *q < p);
                 found.push(p);
@@ -426,6 +429,29 @@ impl BoxBroadPhase {
                 lost_worlds.push(before_worlds.get(at_before).copied().unwrap_or(0));
             }
         });
+        // The last look at the caller's cancellation before the update is kept
+        // (docs/design.md §9.18): an interrupted update changes nothing, `frame` included.
+        // After the events' merge: before it, a Ctrl-C during the merge (and a Python
+        // caller's copies) kept a frame whose events the caller never saw.
+        crate::broadphase::cancel::check(&token)?;
+        // Into the caller's lists, in their allocations (`update_into`'s promise).
+        let spare = &self.spare;
+        for (to, from) in [
+            (&mut frame.found, &spare.found),
+            (&mut frame.lost, &spare.lost),
+        ] {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+        for (to, from) in [
+            (&mut frame.found_worlds, &spare.found_worlds),
+            (&mut frame.lost_worlds, &spare.lost_worlds),
+        ] {
+            to.clear();
+            to.extend_from_slice(from);
+        }
+        frame.stats = stats;
+        frame.persisting = persisting;
         std::mem::swap(&mut self.pairs, &mut self.now);
         std::mem::swap(&mut self.pair_worlds, &mut self.now_worlds);
         Ok(())

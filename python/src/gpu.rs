@@ -173,7 +173,21 @@ fn adapter_key(backend: Backend, adapter: Option<&Bound<'_, PyAny>>) -> PyResult
             "expected None, an index or part of an adapter's name, not a bool",
         ));
     }
-    if adapter.is_instance_of::<pyo3::types::PyInt>() {
+    // An index: a Python int, or any integer that says so (`__index__`: NumPy's int64).
+    let index = if adapter.is_instance_of::<pyo3::types::PyInt>() {
+        Some(adapter.clone())
+    } else if !adapter.is_instance_of::<pyo3::types::PyString>() && adapter.hasattr("__index__")? {
+        let not_index = |_| {
+            arg_error(
+                "adapter",
+                "expected None, an index or part of an adapter's name",
+            )
+        };
+        Some(adapter.call_method0("__index__").map_err(not_index)?)
+    } else {
+        None
+    };
+    if let Some(adapter) = index {
         return match adapter.extract::<i64>() {
             Ok(index) if index < 0 => {
                 Err(arg_error("adapter", format!("index {index} is negative")))

@@ -406,6 +406,13 @@ impl PyBroadPhase {
         radii: &Bound<'py, PyAny>,
         world: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        // A step that fails leaves no events behind, refused on its input as in the library
+        // (its input refused, the previous step's events stayed).
+        {
+            let mut frames = lock(&self.frames);
+            frames.found.clear();
+            frames.lost.clear();
+        }
         if let Some((spheres, ids)) = crate::worlds::batch_input(py, centers, radii, world)? {
             return self.world_step(py, spheres, ids);
         }

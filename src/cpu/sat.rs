@@ -191,6 +191,8 @@ impl ShapeOverlaps for CpuBoxPipeline {
             out.clear();
         }
         validate_obbs(boxes)?;
+        // The pipeline's per-box buffers within the budget (docs/design.md §9.14).
+        crate::broadphase::memory::check_scene_size(boxes.len())?;
         self.with_list(out, |pipeline, list| {
             let start = Instant::now();
             let mut aabbs = std::mem::take(&mut pipeline.aabbs);
@@ -233,6 +235,7 @@ impl ShapeOverlaps for CpuBoxPipeline {
             out.clear();
         }
         crate::geom::check_u32_count(polygons.len(), "polygons")?;
+        crate::broadphase::memory::check_scene_size(polygons.len())?;
         self.with_list(out, |pipeline, list| {
             let start = Instant::now();
             let aabbs = polygon_aabbs(polygons);
