@@ -181,19 +181,17 @@ impl CpuBoxPipeline {
 
 impl ShapeOverlaps for CpuBoxPipeline {
     /// [`obb_overlaps`], reusing this pipeline's buffers (and the caller's list).
-    fn obb_overlaps(&mut self, boxes: &[Obb], mut out: Option<&mut Vec<Pair>>) -> Result<Stats> {
+    fn obb_overlaps(&mut self, boxes: &[Obb], out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         // No boxes: no pairs, as every broad phase's empty frame (docs/design.md §1).
         if boxes.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
         }
-        // Cleared first: a frame refused (a bad box) leaves no list of the frame before.
-        if let Some(out) = out.as_deref_mut() {
-            out.clear();
-        }
-        validate_obbs(boxes)?;
-        // The pipeline's per-box buffers within the budget (docs/design.md §9.14).
-        crate::broadphase::memory::check_scene_size(boxes.len())?;
+        // Checked with the list cleared: a frame refused (a bad box) leaves no list of the
+        // frame before.
         self.with_list(out, |pipeline, list| {
+            validate_obbs(boxes)?;
+            // The pipeline's per-box buffers within the budget (docs/design.md §9.14).
+            crate::broadphase::memory::check_scene_size(boxes.len())?;
             let start = Instant::now();
             let mut aabbs = std::mem::take(&mut pipeline.aabbs);
             aabbs.clear();
@@ -226,17 +224,14 @@ impl ShapeOverlaps for CpuBoxPipeline {
     fn polygon_overlaps(
         &mut self,
         polygons: &[Polygon],
-        mut out: Option<&mut Vec<Pair>>,
+        out: Option<&mut Vec<Pair>>,
     ) -> Result<Stats> {
         if polygons.is_empty() {
             return Ok(crate::broadphase::no_pairs(out));
         }
-        if let Some(out) = out.as_deref_mut() {
-            out.clear();
-        }
-        crate::geom::check_u32_count(polygons.len(), "polygons")?;
-        crate::broadphase::memory::check_scene_size(polygons.len())?;
         self.with_list(out, |pipeline, list| {
+            crate::geom::check_u32_count(polygons.len(), "polygons")?;
+            crate::broadphase::memory::check_scene_size(polygons.len())?;
             let start = Instant::now();
             let aabbs = polygon_aabbs(polygons);
             pipeline.sweep_then_sat(

@@ -98,6 +98,18 @@ fn auto_chooses_again_when_the_size_changes_or_after_a_while() {
     assert_eq!(method(&mut bp, &smaller_point), other);
 }
 
+/// `n` spheres on a line along the diagonal (no pairs, none overlapping on x) and the same on
+/// the plane x = 0 (every pair overlapping on x): two scenes of one size, unlike for `auto`.
+fn line_and_plane(n: usize) -> (Vec<Sphere>, Vec<Sphere>) {
+    let line = (0..n)
+        .map(|i| Sphere::new(Vec3::splat(i as f32), 0.4))
+        .collect();
+    let plane = (0..n)
+        .map(|i| Sphere::new(Vec3::new(0.0, (i % 60) as f32, (i / 60) as f32), 0.4))
+        .collect();
+    (line, plane)
+}
+
 /// A choice made because a frame outgrew the one before stands its RECHOOSE_EVERY frames,
 /// whatever its tests: a line along the diagonal, then the same spheres on a plane across x,
 /// where x tests nearly every pair (1.0-1.6 s a frame for 31 frames at 30,000, against 4 ms
@@ -105,12 +117,7 @@ fn auto_chooses_again_when_the_size_changes_or_after_a_while() {
 #[test]
 fn auto_chooses_again_after_a_frame_outgrows_its_choice() {
     let n = 3_000;
-    let line: Vec<Sphere> = (0..n)
-        .map(|i| Sphere::new(Vec3::splat(i as f32), 0.4))
-        .collect();
-    let plane: Vec<Sphere> = (0..n)
-        .map(|i| Sphere::new(Vec3::new(0.0, (i % 60) as f32, (i / 60) as f32), 0.4))
-        .collect();
+    let (line, plane) = line_and_plane(n);
     let mut bp = cpu::auto();
     let ran = |bp: &mut Auto, s: &[Sphere]| {
         let (pairs, stats) = frame(bp, s);
@@ -251,13 +258,8 @@ fn verify_defaults_to_auto() {
 #[test]
 fn world_batches_under_auto_choose_for_each_world() {
     let n = 3_000;
-    let line: Vec<Sphere> = (0..n)
-        .map(|i| Sphere::new(Vec3::splat(i as f32), 0.4))
-        .collect();
-    let plane: Vec<Sphere> = (0..n)
-        .map(|i| Sphere::new(Vec3::new(0.0, (i % 60) as f32, (i / 60) as f32), 0.4))
-        .collect();
-    let world = |w: u32| if w % 2 == 0 { &line } else { &plane };
+    let (line, plane) = line_and_plane(n);
+    let world = |w: u32| if w.is_multiple_of(2) { &line } else { &plane };
     let (mut spheres, mut worlds) = (Vec::new(), Vec::new());
     let mut want = 0;
     for w in 0..8u32 {

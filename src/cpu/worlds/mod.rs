@@ -35,7 +35,7 @@ type Factory = dyn Fn(u64) -> Instance + Send + Sync;
 /// choice ([`WorldBatch::auto`]).
 enum Instance {
     Method(Box<dyn BroadPhase + Send>),
-    Auto(Auto),
+    Auto(Box<Auto>),
 }
 
 impl Instance {
@@ -48,7 +48,7 @@ impl Instance {
         match (self, chosen) {
             (Instance::Method(method), _) => run(method.as_mut()),
             (Instance::Auto(auto), Some(chosen)) => auto.with_chosen(chosen, |a| run(a)),
-            (Instance::Auto(auto), None) => run(auto),
+            (Instance::Auto(auto), None) => run(auto.as_mut()),
         }
     }
 }
@@ -178,7 +178,7 @@ impl WorldBatch {
     /// its choice: `broadphase::auto`).
     pub fn auto() -> Self {
         let mut batch = Self::with("auto".to_string(), |limit| {
-            Instance::Auto(super::auto_with_pair_limit(limit))
+            Instance::Auto(Box::new(super::auto_with_pair_limit(limit)))
         });
         batch.lean = Lean::Sweep(AUTO_SWEEP_MAX);
         batch.choices = Some(Vec::new());
