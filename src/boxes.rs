@@ -429,13 +429,31 @@ impl BoxBroadPhase {
                 lost_worlds.push(before_worlds.get(at_before).copied().unwrap_or(0));
             }
         });
+        // Room in the caller's lists first (their contents kept until the update is): a
+        // refusal is an error, not an abort.
+        let spare = &self.spare;
+        let room = |now: usize, have: usize| now.saturating_sub(have);
+        let refused = |_| {
+            let events = spare.found.len() + spare.lost.len();
+            crate::broadphase::memory::refused("the update's events", events as u64 * 20)
+        };
+        frame
+            .found
+            .try_reserve(room(spare.found.len(), frame.found.len()))
+            .map_err(refused)?;
+        frame
+            .lost
+            .try_reserve(room(spare.lost.len(), frame.lost.len()))
+            .map_err(refused)?;
+        let worlds = |to: &mut Vec<u32>, n: usize| to.try_reserve(room(n, to.len()));
+        worlds(&mut frame.found_worlds, spare.found_worlds.len()).map_err(refused)?;
+        worlds(&mut frame.lost_worlds, spare.lost_worlds.len()).map_err(refused)?;
         // The last look at the caller's cancellation before the update is kept
         // (docs/design.md §9.18): an interrupted update changes nothing, `frame` included.
         // After the events' merge: before it, a Ctrl-C during the merge (and a Python
         // caller's copies) kept a frame whose events the caller never saw.
         crate::broadphase::cancel::check(&token)?;
         // Into the caller's lists, in their allocations (`update_into`'s promise).
-        let spare = &self.spare;
         for (to, from) in [
             (&mut frame.found, &spare.found),
             (&mut frame.lost, &spare.lost),

@@ -267,7 +267,7 @@ impl Exceeds {
     }
 
     /// Whether the pairs found are too many to store (a list's capacity or the memory left for
-    /// it): counting them alone, without a list, avoids it; smaller parts do not.
+    /// it): counting them alone, without a list, avoids it.
     ///
     /// ```
     /// use sweepfan::{BroadPhase, Exceeds, Limits, MemoryBudget, Method, Sphere, cpu};

@@ -121,7 +121,9 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Ctrl-C). A Ctrl-C after the work's last look at the token, where the work ended and kept its
 /// state, lets the call return its result and raises right after it (the interrupt set again):
 /// it once raised from the call, and a box update that had kept its frame lost its events (the
-/// next update found none of the 4.5M pairs).
+/// next update found none of the 4.5M pairs). Only `KeyboardInterrupt` is set again (its
+/// handler then runs a second time, after the call); another exception a handler raises ends the
+/// call with that exception, its result dropped.
 pub fn interruptible<T: Send>(
     py: Python<'_>,
     bound: Work,

@@ -407,12 +407,16 @@ impl PyBroadPhase {
         world: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         // A step that fails leaves no events behind, refused on its input as in the library
-        // (its input refused, the previous step's events stayed).
-        {
+        // (its input refused, the previous step's events stayed); the lock waited for without
+        // the GIL, as every other.
+        py.detach(|| {
             let mut frames = lock(&self.frames);
             frames.found.clear();
             frames.lost.clear();
-        }
+            if let Some(w) = frames.worlds.as_mut() {
+                w.events = WorldEvents::default();
+            }
+        });
         if let Some((spheres, ids)) = crate::worlds::batch_input(py, centers, radii, world)? {
             return self.world_step(py, spheres, ids);
         }
@@ -518,7 +522,8 @@ impl PyBroadPhase {
     }
 
     /// method="auto": (method, reason) of the method that ran the last step (it chooses on the
-    /// first step, when the number of spheres changes and every 32 steps; with
+    /// first step, when the number of spheres changes, every 32 steps and after a step whose
+    /// tests far outgrew its choice's estimate; with
     /// track_events=True on the GPU, whose events are the device's, a new choice runs from the
     /// step after the one it was made on); None before the first step, after an empty one and
     /// for a named method.

@@ -432,7 +432,9 @@ impl Auto {
         // across the line's axis) is surveyed again at once, not up to 31 frames later.
         let outgrew = stats.tests as f64
             > OUTGROWN * self.chosen.expected_tests + OUTGROWN_SLACK * spheres.len() as f64;
-        self.chosen.outgrown = outgrew && switch.is_none() && !self.chosen.chosen_when_outgrown;
+        // Not while a new choice waits to take over: the estimate is the new method's.
+        let waiting = switch.is_some() || self.pending.is_some();
+        self.chosen.outgrown = outgrew && !waiting && !self.chosen.chosen_when_outgrown;
         match switch {
             Some(next) if stored => self.switch_to(next, spheres),
             // A frame that only counts keeps no list for the next frame's events to compare

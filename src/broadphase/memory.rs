@@ -169,6 +169,23 @@ pub fn reserve<T>(list: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     Err(refused(what, needed))
 }
 
+/// Host bytes of one box in the CPU's box paths (its AABB, its frame, its sweep's entries and
+/// order), as [`HOST_BYTES_PER_OBJECT`] is a sphere's.
+pub const HOST_BYTES_PER_BOX: u64 = 256;
+
+/// The CPU box paths' buffers for `n` boxes within the caller's budget (read lazily: not for
+/// small scenes), refused naming the boxes and how many fit; fewer than two need none. 10^7
+/// boxes under `ulimit -v` aborted in those buffers' growth.
+pub fn check_boxes(n: usize) -> Result<()> {
+    if n < 2 {
+        return Ok(());
+    }
+    let needed = (n as u64).saturating_mul(HOST_BYTES_PER_BOX);
+    LazyBudget::new().check_or(&format!("{n} boxes"), needed, |fit| {
+        format!("about {} boxes fit", fit / HOST_BYTES_PER_BOX)
+    })
+}
+
 /// Room in the pair list `list` for `more` pairs, `pairs` found in all: the whole list within
 /// the budget and the allocator's room (nothing checked where the list holds them already), a
 /// refusal an [`Exceeds::PairListMemory`] whose message says that counting them alone avoids

@@ -468,7 +468,7 @@ impl AabbOverlaps for BoxSweep {
         crate::geom::aabb::validate_aabbs(boxes)?;
         // The sweep's per-box buffers within the budget (10^7 boxes under `ulimit -v` aborted
         // in their growth; docs/design.md §9.14).
-        memory::check_scene_size(boxes.len())?;
+        memory::check_boxes(boxes.len())?;
         self.plan(boxes);
         self.pairs_at_most(boxes, out, || pair_budget(BOX_JOB_BYTES_PER_PAIR))
             .map_err(|e| {
@@ -498,7 +498,7 @@ impl AabbOverlaps for BoxSweep {
     ) -> Result<Stats> {
         use crate::broadphase::aabbs::{check_box_job_pairs, gather, to_batch, world_groups};
         let start = web_time::Instant::now();
-        memory::check_scene_size(boxes.len())?;
+        memory::check_boxes(boxes.len())?;
         let groups = world_groups(boxes, worlds)?;
         let limits = crate::broadphase::limits::current();
         let token = limits.cancel.clone();

@@ -191,7 +191,7 @@ impl ShapeOverlaps for CpuBoxPipeline {
         self.with_list(out, |pipeline, list| {
             validate_obbs(boxes)?;
             // The pipeline's per-box buffers within the budget (docs/design.md §9.14).
-            crate::broadphase::memory::check_scene_size(boxes.len())?;
+            crate::broadphase::memory::check_boxes(boxes.len())?;
             let start = Instant::now();
             let mut aabbs = std::mem::take(&mut pipeline.aabbs);
             aabbs.clear();
@@ -231,7 +231,7 @@ impl ShapeOverlaps for CpuBoxPipeline {
         }
         self.with_list(out, |pipeline, list| {
             crate::geom::check_u32_count(polygons.len(), "polygons")?;
-            crate::broadphase::memory::check_scene_size(polygons.len())?;
+            crate::broadphase::memory::check_boxes(polygons.len())?;
             let start = Instant::now();
             let aabbs = polygon_aabbs(polygons);
             pipeline.sweep_then_sat(

@@ -241,13 +241,6 @@ pub fn append_pairs(list: &mut Vec<Pair>, bytes: &[u8], pairs: u64) -> Result<()
     Ok(())
 }
 
-/// [`append_pairs`] into a new list.
-pub fn pairs_from(bytes: &[u8], pairs: u64) -> Result<Vec<Pair>> {
-    let mut list = Vec::new();
-    append_pairs(&mut list, bytes, pairs)?;
-    Ok(list)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

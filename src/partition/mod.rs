@@ -531,11 +531,12 @@ fn worker(
                 done.host.add("keep", begun.elapsed().as_secs_f64());
             }
             // Smaller parts fit a device's bindings, memory and dispatches and the host's
-            // memory; a count (a pair list's limit or memory, u32 indices) they do not lower.
+            // memory (a part's own list's included); a count (a pair list's limit, u32 indices)
+            // they do not lower.
             Err(Error::TooLarge {
                 exceeds,
                 message: why,
-            }) if !exceeds.is_pair_list() && !matches!(exceeds, Exceeds::Index32 { .. }) => {
+            }) if !matches!(exceeds, Exceeds::PairList { .. } | Exceeds::Index32 { .. }) => {
                 match tile.split(order) {
                     Some(two) => {
                         done.splits += 1;
@@ -657,7 +658,7 @@ fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
                     "storing the pairs found ({held} so far, up to {more} more; count the pairs \
                      without storing them, or use fewer objects)"
                 ),
-                pairs * size_of::<Pair>() as u64,
+                pairs.saturating_mul(size_of::<Pair>() as u64),
             )),
         })
         .map_err(|e| memory::for_pair_list(e, pairs))

@@ -306,18 +306,7 @@ impl World {
         let stats = self
             .broad_phase
             .find_pairs(local, Some(&mut found))
-            .map_err(|e| match e {
-                // `dist` keeps every pair (it has no count-only run): more ranks share them.
-                Error::TooLarge { exceeds, message } if exceeds.is_pair_list() => Error::too_large(
-                    exceeds,
-                    format!(
-                        "{}: dist keeps every pair, so run more ranks (each keeps the pairs of \
-                         its own slab)",
-                        message.split("; ask for").next().unwrap_or(&message)
-                    ),
-                ),
-                e => e,
-            })?;
+            .map_err(super::output::keeps_every_pair)?;
         let ids = &self.bodies.ids;
         let id = |p: u32| {
             let p = p as usize;

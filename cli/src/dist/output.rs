@@ -178,3 +178,27 @@ pub fn write_events(path: &Path, events: &[(u32, u32, GlobalPair)], comm: &mut C
     };
     comm.agree(written)
 }
+
+/// A rank's pairs too many to store, in dist's words: `dist` keeps every pair (it has no
+/// count-only run), so more ranks share them; the message from the kind's own counts (the
+/// library's words advise counting, which dist does not do). Other errors as they are.
+pub fn keeps_every_pair(e: Error) -> Error {
+    let Error::TooLarge { exceeds, .. } = &e else {
+        return e;
+    };
+    let past = match *exceeds {
+        sweepfan::Exceeds::PairList { pairs, allowed } => {
+            format!("{pairs} touching pairs exceed the {allowed} a call stores")
+        }
+        sweepfan::Exceeds::PairListMemory { pairs, needed, .. } => {
+            format!("{pairs} touching pairs need {needed} bytes as a list, past the memory left")
+        }
+        _ => return e,
+    };
+    Error::too_large(
+        *exceeds,
+        format!(
+            "{past}: dist keeps every pair, so run more ranks (each keeps the pairs of its own slab)"
+        ),
+    )
+}

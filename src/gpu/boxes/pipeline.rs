@@ -373,7 +373,7 @@ impl GpuBoxPipeline {
                     index,
                     problem: format!(
                         "its bounding sphere, the sphere proxy's: {problem}; the AABB proxy \
-                         (Proxy::Aabb) takes shapes this large"
+                         (Proxy::Aabb) takes every valid shape"
                     ),
                 },
                 e => e,
@@ -486,7 +486,13 @@ impl GpuBoxPipeline {
                         Tail::Candidates(at, planned, _) => {
                             let have = totals.candidates.min(*planned) as usize;
                             let read = &bytes[at.start..at.start + 8 * have];
-                            FrameOut::Candidates(readback::pairs_from(read, totals.candidates)?)
+                            // Candidates, which no count avoids: host memory, the whole list's.
+                            let mut list = Vec::new();
+                            let what = format!("{} candidate pairs", totals.candidates);
+                            let all = totals.candidates as usize;
+                            crate::broadphase::memory::reserve(&mut list, all, &what)?;
+                            readback::append_pairs(&mut list, read, totals.candidates)?;
+                            FrameOut::Candidates(list)
                         }
                     };
                     Ok((totals, Some(frame)))

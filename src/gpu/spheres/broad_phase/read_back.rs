@@ -115,7 +115,12 @@ impl GpuBroadPhase {
                     let at = pairs_at.start;
                     let have = found.min(planned) as usize;
                     list.clear();
-                    let stored = append_pairs(list, &bytes[at..at + 8 * have], found);
+                    // Room for the whole list at once: a tail past the memory is refused
+                    // before any pair is copied, not with the list half made.
+                    let whole =
+                        crate::broadphase::memory::reserve_pairs(list, found as usize, found);
+                    let stored =
+                        whole.and_then(|()| append_pairs(list, &bytes[at..at + 8 * have], found));
                     Some(stored.map(|()| list.len()))
                 }
                 _ => None,
