@@ -201,7 +201,9 @@ pub fn reserve_pairs<T>(list: &mut Vec<T>, more: usize, pairs: u64) -> Result<()
     LazyBudget::new()
         .check_or(&what, needed, |_| hint.to_string())
         .map_err(|e| for_pair_list(e, pairs))?;
-    list.try_reserve_exact(more).map_err(|_| {
+    // Amortized (a list appended chunk by chunk grows by doubling, not by each chunk; an empty
+    // list gets `more` exactly).
+    list.try_reserve(more).map_err(|_| {
         Error::too_large(
             Exceeds::PairListMemory {
                 pairs,
