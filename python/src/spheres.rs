@@ -406,17 +406,6 @@ impl PyBroadPhase {
         radii: &Bound<'py, PyAny>,
         world: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        // A step that fails leaves no events behind, refused on its input as in the library
-        // (its input refused, the previous step's events stayed); the lock waited for without
-        // the GIL, as every other.
-        py.detach(|| {
-            let mut frames = lock(&self.frames);
-            frames.found.clear();
-            frames.lost.clear();
-            if let Some(w) = frames.worlds.as_mut() {
-                w.events = WorldEvents::default();
-            }
-        });
         if let Some((spheres, ids)) = crate::worlds::batch_input(py, centers, radii, world)? {
             return self.world_step(py, spheres, ids);
         }
