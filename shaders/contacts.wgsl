@@ -483,7 +483,10 @@ fn polygon_contact(a: u32, b: u32) -> Contact {
     let b0 = offsets[b];
     let bn = offsets[b + 1u] - b0;
     let sizes = polygon_span_and_corner(a0, an) + polygon_span_and_corner(b0, bn);
+    // Touching within the rounding of the places too; the points' steps, taken from the
+    // reference vertex, within the rounding of the pair's size (geom::contact's `near`).
     let tolerance = CONTACT_TOLERANCE * (sizes.x + sizes.y);
+    let near = CONTACT_TOLERANCE * sizes.x;
     let sa = max_separation(a0, an, b0, bn);
     let sb = max_separation(b0, bn, a0, an);
     // b's axis where its separation is larger beyond the rounding of the pair's own size: the
@@ -519,12 +522,13 @@ fn polygon_contact(a: u32, b: u32) -> Contact {
             k = x;
         }
     }
-    var w1 = vertex(i0, inn, k);
-    var w2 = vertex(i0, inn, k + 1u);
+    // From v1 on: differences of the shapes' own vertices, rounded at the pair's size.
+    var w1 = vertex(i0, inn, k) - v1;
+    var w2 = vertex(i0, inn, k + 1u) - v1;
     let e = v2 - v1;
     let t = e * m_div(1.0, m_length2(e));
     for (var side = 0u; side < 2u; side++) {
-        let origin = select(v1, v2, side == 1u);
+        let origin = select(vec2<f32>(0.0), e, side == 1u);
         let dir = select(t, -t, side == 1u);
         let d1 = dot(w1 - origin, dir);
         let d2 = dot(w2 - origin, dir);
@@ -539,21 +543,21 @@ fn polygon_contact(a: u32, b: u32) -> Contact {
     }
     for (var end = 0u; end < 2u; end++) {
         let p = select(w1, w2, end == 1u);
-        let s = dot(p - v1, nr);
-        if (s <= tolerance) {
-            c = contact_pushed(c, vec3<f32>(p - nr * (s * 0.5), 0.0), max(-s, 0.0), tolerance);
+        let s = dot(p, nr);
+        if (s <= near) {
+            c = contact_pushed(c, vec3<f32>(v1 + (p - nr * (s * 0.5)), 0.0), max(-s, 0.0), near);
         }
     }
     if (c.count.x == 0u) {
-        var deepest = vertex(i0, inn, 0u);
+        var deepest = vertex(i0, inn, 0u) - v1;
         for (var x = 1u; x < inn; x++) {
-            let q = vertex(i0, inn, x);
-            if (dot(q - v1, nr) < dot(deepest - v1, nr)) {
+            let q = vertex(i0, inn, x) - v1;
+            if (dot(q, nr) < dot(deepest, nr)) {
                 deepest = q;
             }
         }
-        let s = dot(deepest - v1, nr);
-        c = contact_pushed(c, vec3<f32>(deepest - nr * (s * 0.5), 0.0), max(-s, 0.0), tolerance);
+        let s = dot(deepest, nr);
+        c = contact_pushed(c, vec3<f32>(v1 + (deepest - nr * (s * 0.5)), 0.0), max(-s, 0.0), near);
     }
     return c;
 }

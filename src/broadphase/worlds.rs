@@ -131,14 +131,16 @@ impl WorldPairs {
     /// Fills the lists from pairs `found` in any order (each `i < j`, both of one world or one
     /// of them shared): `rank[i]` is object i's world's place in `groups.ids`, the shared
     /// objects' `groups.ids.len()`. A pair takes the world of its non-shared object (world
-    /// [`SHARED`] when both are shared). `keys` is scratch.
+    /// [`SHARED`] when both are shared). `keys` is scratch. Both lists grow within the
+    /// caller's memory budget (docs/design.md §9.14): a refusal is an error, the lists empty.
     pub(crate) fn group_found(
         &mut self,
         found: &[Pair],
         rank: &[u32],
         groups: &WorldGroups,
         keys: &mut Vec<u128>,
-    ) {
+    ) -> crate::error::Result<()> {
+        use crate::broadphase::memory;
         let shared_rank = groups.ids.len() as u32;
         let key = |p: &Pair| {
             let r = rank[p[0] as usize];
@@ -149,7 +151,17 @@ impl WorldPairs {
             };
             u128::from(world) << 64 | u128::from(p[0]) << 32 | u128::from(p[1])
         };
+        self.clear();
         keys.clear();
+        let pairs = found.len() as u64;
+        // Both only for a stored list (a count needs neither): the pair list's refusal.
+        memory::reserve(
+            keys,
+            found.len(),
+            &format!("the world order of {pairs} pairs"),
+        )
+        .map_err(|e| memory::for_pair_list(e, pairs))?;
+        memory::reserve_pairs(&mut self.pairs, found.len(), pairs)?;
         if found.len() >= 1 << 16 {
             keys.par_extend(found.par_iter().map(key));
             keys.par_sort_unstable();
@@ -157,12 +169,10 @@ impl WorldPairs {
             keys.extend(found.iter().map(key));
             keys.sort_unstable();
         }
-        self.clear();
         self.worlds.extend_from_slice(&groups.ids);
         if !groups.shared.is_empty() {
             self.worlds.push(SHARED);
         }
-        self.pairs.reserve(keys.len());
         self.offsets.push(0);
         for &k in keys.iter() {
             let world = (k >> 64) as usize;
@@ -174,6 +184,7 @@ impl WorldPairs {
         while self.offsets.len() <= self.worlds.len() {
             self.offsets.push(self.pairs.len());
         }
+        Ok(())
     }
 }
 

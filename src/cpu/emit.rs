@@ -367,22 +367,32 @@ impl PairEmitter {
                 let memory =
                     out_of_memory.load(Ordering::Relaxed) || (!overflowed && pairs <= limit);
                 let list_bytes = pairs.saturating_mul(pair_bytes);
-                let (why, exceeds) = match budget.available() {
-                    Some(a) if memory => (
-                        format!("what this run may allocate, {}", a.describe()),
+                let (why, exceeds) = if memory {
+                    // Without a budget to read it was the allocator that refused: still memory.
+                    let available = budget.available();
+                    let why = match &available {
+                        Some(a) => format!("what this run may allocate, {}", a.describe()),
+                        None => "what the allocator gave".to_string(),
+                    };
+                    let usable = available.map(|a| a.usable());
+                    let needed = list_bytes;
+                    (
+                        why,
                         Exceeds::PairListMemory {
                             pairs,
-                            needed: list_bytes,
-                            usable: Some(a.usable()),
+                            needed,
+                            usable,
                         },
-                    ),
-                    _ => (
-                        format!("the limit of {limit} stored pairs per call"),
+                    )
+                } else {
+                    let why = format!("the limit of {limit} stored pairs per call");
+                    (
+                        why,
                         Exceeds::PairList {
                             pairs,
                             allowed: limit,
                         },
-                    ),
+                    )
                 };
                 return Err(Error::too_large(
                     exceeds,

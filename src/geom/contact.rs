@@ -396,7 +396,12 @@ fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
         )
     };
     let size = sizes(a) + sizes(b);
+    // Touching within the rounding of the places too (the exact test settles such a pair); the
+    // points' steps, taken from the reference vertex, within the rounding of the pair's size:
+    // with the corners' part a pair 1e5 from the origin merged points 1.75 apart and kept one
+    // 0.55 outside both polygons (docs/design.md §4.8).
     let tolerance = CONTACT_TOLERANCE * size.element_sum();
+    let near = CONTACT_TOLERANCE * size.x;
     let (sa, ea) = max_separation(a, b);
     let (sb, eb) = max_separation(b, a);
     // b's axis where its separation is larger beyond the rounding of the pair's own size: the
@@ -422,10 +427,13 @@ fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
             nx.total_cmp(&ny).then(x.cmp(&y))
         })
         .expect("three vertices");
-    let (mut w1, mut w2) = (incident[k], incident[(k + 1) % count]);
+    // From v1 on: the incident edge and the reference edge's end, differences of the shapes'
+    // own vertices, rounded at the pair's size and not at their place.
+    let (mut w1, mut w2) = (incident[k] - v1, incident[(k + 1) % count] - v1);
     // Clip to the reference edge's span along its tangent.
-    let t = (v2 - v1).normalize();
-    for (origin, dir) in [(v1, t), (v2, -t)] {
+    let e = v2 - v1;
+    let t = e.normalize();
+    for (origin, dir) in [(Vec2::ZERO, t), (e, -t)] {
         let (d1, d2) = ((w1 - origin).dot(dir), (w2 - origin).dot(dir));
         if d1 < 0.0 && d2 < 0.0 {
             continue; // rounding: keep the segment, the separations decide
@@ -438,19 +446,19 @@ fn polygon_contact_unsettled(a: &[Vec2], b: &[Vec2]) -> (Contact, f32, f32) {
     }
     let mut kept = [w1, w2]
         .into_iter()
-        .map(|p| (p, (p - v1).dot(nr)))
-        .filter(|&(_, s)| s <= tolerance)
+        .map(|p| (p, p.dot(nr)))
+        .filter(|&(_, s)| s <= near)
         .collect::<Vec<_>>();
     if kept.is_empty() {
         let deepest = incident
             .iter()
-            .copied()
-            .min_by(|p, q| (*p - v1).dot(nr).total_cmp(&(*q - v1).dot(nr)))
+            .map(|&p| p - v1)
+            .min_by(|p, q| p.dot(nr).total_cmp(&q.dot(nr)))
             .expect("three vertices");
-        kept.push((deepest, (deepest - v1).dot(nr)));
+        kept.push((deepest, deepest.dot(nr)));
     }
     for (p, s) in kept {
-        c.push((p - nr * (s * 0.5)).extend(0.0), (-s).max(0.0), tolerance);
+        c.push((v1 + (p - nr * (s * 0.5))).extend(0.0), (-s).max(0.0), near);
     }
     (c, -separation, tolerance)
 }

@@ -64,6 +64,41 @@ impl From<&GpuContact> for Contact {
     }
 }
 
+/// Sorts `pairs` and their `contacts` (the same length, in the same order) by pair, in place:
+/// one index per pair beside them (within the memory budget), no second copy of either list.
+pub(crate) fn sort_with_contacts(pairs: &mut [Pair], contacts: &mut [Contact]) -> Result<()> {
+    use rayon::prelude::*;
+    debug_assert_eq!(pairs.len(), contacts.len());
+    if pairs.is_sorted() {
+        return Ok(());
+    }
+    let mut order: Vec<u32> = Vec::new();
+    let what = format!("the order of {} contacts", pairs.len());
+    crate::broadphase::memory::reserve(&mut order, pairs.len(), &what)?;
+    order.extend(0..count_u32("contacts", pairs.len())?);
+    order.par_sort_unstable_by_key(|&k| pairs[k as usize]);
+    // Position `at` takes the item at `order[at]`: each cycle of the permutation once, an
+    // entry marked done as `order[at] = at`.
+    for start in 0..order.len() {
+        if order[start] as usize == start {
+            continue;
+        }
+        let (pair, contact) = (pairs[start], contacts[start]);
+        let mut at = start;
+        loop {
+            let from = order[at] as usize;
+            order[at] = at as u32;
+            if from == start {
+                (pairs[at], contacts[at]) = (pair, contact);
+                break;
+            }
+            (pairs[at], contacts[at]) = (pairs[from], contacts[from]);
+            at = from;
+        }
+    }
+    Ok(())
+}
+
 /// Contacts from the mapped bytes of a readback.
 fn contacts_of(bytes: &[u8]) -> impl Iterator<Item = Contact> + '_ {
     bytes
@@ -229,6 +264,9 @@ impl GpuContacts {
             return Ok(());
         }
         let what = format!("the contacts of {} pairs", pairs.len());
+        // The device's copy is read whole before it is converted into `out`: both in the budget.
+        let read_bytes = pairs.len() as u64 * CONTACT_BYTES;
+        crate::broadphase::memory::check_fits(&what, read_bytes)?;
         crate::broadphase::memory::reserve(out, pairs.len(), &what)?;
         let groups = pairs.len().div_ceil(WORKGROUP as usize);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
@@ -377,16 +415,22 @@ impl GpuContacts {
         }
     }
 
-    /// The contacts of the first `listed` pairs of the list, as far as the planned copy reached.
+    /// The contacts of the first `listed` pairs of the list, as far as the planned copy reached,
+    /// in a list with room for all `listed` (within the caller's memory budget, docs/design.md
+    /// §9.14: a refusal is an error, never an abort).
     pub(crate) fn contacts_from(
         &self,
         bytes: &[u8],
         plan: &ContactsReadback,
         listed: u32,
-    ) -> Vec<Contact> {
+    ) -> Result<Vec<Contact>> {
         let have = (listed as usize).min(plan.contacts.len() / CONTACT_BYTES as usize);
         let at = plan.contacts.start;
-        contacts_of(&bytes[at..at + CONTACT_BYTES as usize * have]).collect()
+        let mut contacts = Vec::new();
+        let what = format!("the contacts of {listed} touching pairs");
+        crate::broadphase::memory::reserve(&mut contacts, listed as usize, &what)?;
+        contacts.extend(contacts_of(&bytes[at..at + CONTACT_BYTES as usize * have]));
+        Ok(contacts)
     }
 
     /// Completes [`Self::contacts_from`] to `listed` contacts (one more map when the list

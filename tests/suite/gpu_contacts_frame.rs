@@ -218,6 +218,13 @@ fn polygon_contacts_on_the_gpu_match_the_cpu() {
         "{:?}",
         gpu[1]
     );
+    // Far from the origin, the points worked out by hand (the CPU's test, on the device).
+    crate::contacts::check_far_polygon_pairs(|pair| {
+        kernel
+            .contacts(&ctx, Shapes::Polygons(pair), &[[0, 1]], &mut gpu)
+            .unwrap();
+        gpu[0]
+    });
 }
 
 #[test]
@@ -409,4 +416,67 @@ fn polygon_contacts_on_cpu(polys: &[Polygon]) -> Contact {
     let mut out = Vec::new();
     polygon_contacts(polys, &[[0, 1]], &mut out).unwrap();
     out[0]
+}
+
+/// Contacts read back past the caller's memory budget are refused, never an abort: the pair
+/// list as the pair list's kind, the contacts (about 84 bytes a pair on the host) as host
+/// memory, each naming what it holds; the next frame within the budget is whole.
+#[test]
+fn contact_lists_past_the_memory_budget_are_refused() {
+    use sweepfan::{Error, Exceeds, GpuBroadPhase, Limits, MemoryBudget, Method};
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let refused = |what: &str, result: sweepfan::Result<sweepfan::Stats>, pairs: bool, n: &str| {
+        match result {
+            Err(Error::TooLarge { exceeds, message }) => assert!(
+                exceeds.is_pair_list() == pairs
+                    && (pairs || matches!(exceeds, Exceeds::HostMemory { .. }))
+                    && message.contains(n),
+                "{what}: {exceeds:?}: {message}"
+            ),
+            other => panic!("{what}: {other:?}"),
+        }
+    };
+    // 1,000 spheres at one point: 499,500 pairs, 4 MB as a list and 42 MB of contacts.
+    let spheres = vec![Sphere::new(Vec3::ONE, 1.0); 1000];
+    let mut kernels = GpuContacts::new(&ctx).unwrap();
+    let mut broad = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    let (mut pairs, mut contacts) = (Vec::new(), Vec::new());
+    for (mib, is_pair_list, named) in [
+        (1, true, "499500 touching pairs"),
+        (16, false, "contacts of 499500 touching pairs"),
+    ] {
+        let limits = Limits::new().with_memory(MemoryBudget::Bytes(mib << 20));
+        let frame =
+            limits.run(|| kernels.sphere_frame(&mut broad, &spheres, &mut pairs, &mut contacts));
+        refused(&format!("spheres in {mib} MiB"), frame, is_pair_list, named);
+    }
+    let whole = kernels.sphere_frame(&mut broad, &spheres, &mut pairs, &mut contacts);
+    assert_eq!(whole.unwrap().pairs, 499_500);
+    assert_eq!((pairs.len(), contacts.len()), (499_500, 499_500));
+    assert!(pairs.is_sorted() && pairs[0] == [0, 1]);
+    // 600 boxes about one point, each turned its own way: 179,700 pairs, 15 MB of contacts.
+    let boxes: Vec<Obb> = (0..600)
+        .map(|i| {
+            let turned = Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.01 * i as f32, 0.7);
+            Obb::new(Vec3::ONE, Vec3::splat(0.5), turned)
+        })
+        .collect();
+    let mut pipe = GpuBoxPipeline::new(ctx.clone(), Proxy::Aabb).unwrap();
+    let limits = Limits::new().with_memory(MemoryBudget::Bytes(4 << 20));
+    let frame = limits.run(|| pipe.obb_contacts(&boxes, &mut pairs, &mut contacts));
+    refused(
+        "boxes in 4 MiB",
+        frame,
+        false,
+        "contacts of 179700 touching pairs",
+    );
+    assert!(
+        pairs.is_empty() && contacts.is_empty(),
+        "a refused frame leaves no lists"
+    );
+    assert_eq!(
+        check_box_frame(&mut pipe, &boxes, "boxes after a refusal"),
+        179_700
+    );
 }

@@ -466,3 +466,33 @@ fn gpu_grid_worlds_past_the_key_bits_meet_only_their_own() {
     assert!(found.is_empty(), "worlds {a} and {b} met: {found:?}");
     assert_eq!((stats.pairs, out.worlds().len()), (0, N as usize));
 }
+
+/// A batch's pairs grouped by world past the caller's memory budget are refused as a pair
+/// list (counting them needs no list), never an abort: under 1 MiB the device's list itself,
+/// under 6 MiB the world order of its 499,500 pairs (8 MB; the list, 4 MB, fits). A count
+/// within the budget and a whole batch after it are right.
+#[test]
+fn gpu_world_pairs_past_the_memory_budget_are_refused() {
+    use sweepfan::{Limits, MemoryBudget};
+    let Some(ctx) = ctx() else { return };
+    let spheres = vec![Sphere::new(Vec3::ONE, 1.0); 1000];
+    let worlds = vec![3; 1000];
+    let mut batch = GpuWorldBatch::new(ctx, Method::Sap).unwrap();
+    let mut out = WorldPairs::new();
+    for mib in [1u64, 6] {
+        let limits = Limits::new().with_memory(MemoryBudget::Bytes(mib << 20));
+        match limits.run(|| batch.find_pairs(&spheres, &worlds, Some(&mut out))) {
+            Err(Error::TooLarge { exceeds, message }) => assert!(
+                exceeds.is_pair_list() && message.contains("499500"),
+                "{mib} MiB: {exceeds:?}: {message}"
+            ),
+            other => panic!("{mib} MiB: {other:?}"),
+        }
+        let counted = limits.run(|| batch.find_pairs(&spheres, &worlds, None));
+        assert_eq!(counted.unwrap().pairs, 499_500, "{mib} MiB");
+    }
+    batch.find_pairs(&spheres, &worlds, Some(&mut out)).unwrap();
+    assert_eq!(out.worlds(), &[3]);
+    assert_eq!(out.of(3).len(), 499_500);
+    assert_eq!(out.of(3)[499_499], [998, 999]);
+}

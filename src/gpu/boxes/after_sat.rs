@@ -83,48 +83,51 @@ impl AfterSat {
 
     /// The followers' results from the mapped bytes, for a SAT `output` whose list fit (else
     /// none: the run is repeated, larger).
-    pub fn read(&self, bytes: &[u8], plans: &SatPlans, output: &SatOutput) -> Followed {
+    pub fn read(&self, bytes: &[u8], plans: &SatPlans, output: &SatOutput) -> Result<Followed> {
         if !output.fits() {
-            return Followed::default();
+            return Ok(Followed::default());
         }
-        Followed {
+        Ok(Followed {
             events: match (&self.events, &plans.events) {
                 (Some(ev), Some(plan)) => Some(ev.events_from(bytes, plan)),
                 _ => None,
             },
             contacts: match (&self.contacts, &plans.contacts) {
-                (Some(k), Some(plan)) => Some(k.contacts_from(bytes, plan, output.listed)),
+                (Some(k), Some(plan)) => Some(k.contacts_from(bytes, plan, output.listed)?),
                 _ => None,
             },
-        }
+        })
     }
 }
 
 /// Settles a finished SAT `output` (its whole list read) with the `contacts` of its list, in
 /// the list's order: an unsure pair, listed reversed, is kept in canonical order with its
 /// contact when it overlaps on the host's exact test and dropped with it when not. The pairs
-/// and contacts come back sorted by pair. `None` when the list did not fit.
+/// and contacts come back sorted by pair, in the lists they came in. `None` when the list did
+/// not fit.
 pub(crate) fn settle_with_contacts(
     output: SatOutput,
-    contacts: Vec<Contact>,
+    mut contacts: Vec<Contact>,
     exact: Exact,
-) -> Option<(Vec<Pair>, Vec<Contact>)> {
-    use rayon::prelude::*;
-    let pairs = output.pairs?;
+) -> Option<Result<(Vec<Pair>, Vec<Contact>)>> {
+    let mut pairs = output.pairs?;
     debug_assert_eq!(pairs.len(), contacts.len());
-    let mut kept: Vec<(Pair, Contact)> = pairs
-        .into_par_iter()
-        .zip(contacts)
-        .filter_map(|([i, j], c)| {
-            if i < j {
-                Some(([i, j], c))
-            } else {
-                // Unsure (docs/design.md §4.2), listed reversed; the kernel took it as (j, i).
-                let overlaps = exact.overlaps(j as usize, i as usize);
-                overlaps.then_some(([j, i], c))
-            }
-        })
-        .collect();
-    kept.par_sort_unstable_by_key(|(p, _)| *p);
-    Some(kept.into_iter().unzip())
+    let mut kept = 0;
+    for at in 0..pairs.len() {
+        let [i, j] = pairs[at];
+        let pair = if i < j {
+            [i, j]
+        } else if exact.overlaps(j as usize, i as usize) {
+            // Unsure (docs/design.md §4.2), listed reversed; the kernel took it as (j, i).
+            [j, i]
+        } else {
+            continue;
+        };
+        (pairs[kept], contacts[kept]) = (pair, contacts[at]);
+        kept += 1;
+    }
+    pairs.truncate(kept);
+    contacts.truncate(kept);
+    let sorted = crate::gpu::contacts::sort_with_contacts(&mut pairs, &mut contacts);
+    Some(sorted.map(|()| (pairs, contacts)))
 }

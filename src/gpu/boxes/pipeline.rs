@@ -480,7 +480,7 @@ impl GpuBoxPipeline {
                     let frame = match &tail {
                         Tail::Sat(plans) => {
                             let read = sat.output_from(ctx, bytes, &plans.sat)?;
-                            let followed = after.read(bytes, plans, &read.0);
+                            let followed = after.read(bytes, plans, &read.0)?;
                             FrameOut::Sat(read, followed)
                         }
                         Tail::Candidates(at, planned, _) => {
@@ -574,7 +574,7 @@ impl GpuBoxPipeline {
                 .readback
                 .map_async(ctx, |bytes| {
                     let read = sat.output_from(ctx, bytes, &plans.sat)?;
-                    let followed = after.read(bytes, &plans, &read.0);
+                    let followed = after.read(bytes, &plans, &read.0)?;
                     Ok::<_, Error>((read, followed))
                 })
                 .await??;
@@ -589,7 +589,8 @@ impl GpuBoxPipeline {
         let settled = match (followed.contacts, &mut self.after.contacts) {
             (Some(partial), Some(kernel)) => {
                 let contacts = kernel.finish_async(ctx, partial, listed).await?;
-                settle_with_contacts(result, contacts, exact).map(|(pairs, contacts)| {
+                let settled = settle_with_contacts(result, contacts, exact).transpose()?;
+                settled.map(|(pairs, contacts)| {
                     self.last_contacts = contacts;
                     (pairs.len() as u64, pairs)
                 })

@@ -3,7 +3,7 @@
 //! readback of the totals, the pairs and the contacts.
 
 use super::{DeviceShapes, GpuContacts};
-use crate::broadphase::{Clock, Pair, Stats};
+use crate::broadphase::{Clock, Pair, Stats, memory};
 use crate::error::{Error, Result};
 use crate::geom::contact::Contact;
 use crate::geom::sphere::{Sphere, validate_spheres};
@@ -51,12 +51,11 @@ impl GpuContacts {
             if (found.len() as u64) < listed as u64 {
                 let tail = [(pair_buf, found.len() as u64, listed as u64)];
                 let rest = readback::read_tails_async(&ctx, &mut self.tail, &tail).await?;
-                found.extend(bytemuck::pod_collect_to_vec::<u8, Pair>(&rest[0]));
+                readback::append_pairs(&mut found, &rest[0], listed as u64)?;
             }
-            let found_contacts = self.finish_async(&ctx, partial_contacts, listed).await?;
-            let mut kept: Vec<(Pair, Contact)> = found.into_iter().zip(found_contacts).collect();
-            kept.sort_unstable_by_key(|(p, _)| *p);
-            (*pairs, *contacts) = kept.into_iter().unzip();
+            let mut found_contacts = self.finish_async(&ctx, partial_contacts, listed).await?;
+            super::sort_with_contacts(&mut found, &mut found_contacts)?;
+            (*pairs, *contacts) = (found, found_contacts);
             let mut stats = Stats {
                 tests: totals.tests,
                 pairs: pairs.len() as u64,
@@ -128,8 +127,11 @@ impl GpuContacts {
                     let listed = totals.pairs as u32;
                     let have = (listed as usize).min(pairs_at.len() / 8);
                     let at = pairs_at.start;
-                    let pairs = bytemuck::pod_collect_to_vec(&bytes[at..at + 8 * have]);
-                    let contacts = this.contacts_from(bytes, &contacts_plan, listed);
+                    // Room for the whole list before the first copy (the tail joins it).
+                    let mut pairs = Vec::new();
+                    memory::reserve_pairs(&mut pairs, listed as usize, totals.pairs)?;
+                    readback::append_pairs(&mut pairs, &bytes[at..at + 8 * have], totals.pairs)?;
+                    let contacts = this.contacts_from(bytes, &contacts_plan, listed)?;
                     Ok((totals, Some((listed, pairs, contacts))))
                 })
                 .await??;

@@ -309,7 +309,7 @@ impl GpuWorldBatch {
             let mut stats = self.frame.find_pairs_whole_async(spheres, found).await?;
             let start = Instant::now();
             if let Some(out) = out {
-                out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys);
+                out.group_found(&self.found, &self.ranks, &self.groups, &mut self.keys)?;
             }
             stats.stage(
                 "group",
