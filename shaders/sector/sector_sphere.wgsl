@@ -25,9 +25,19 @@ struct GpuSector {
 // independent, so the size only needs to fill the hardware.
 const WG: u32 = 64u;
 
+// geom::primitives2d::scaled_length: the length from components scaled to a largest of 1 (no
+// square underflows at any accepted size).
+fn scaled_length(v: vec2<f32>) -> f32 {
+    let largest = max(abs(v.x), abs(v.y));
+    if (largest == 0.0) {
+        return 0.0;
+    }
+    return largest * m_length2(vec2<f32>(m_div(v.x, largest), m_div(v.y, largest)));
+}
+
 fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     let p = vec2<f32>(px, abs(py));
-    let rho = m_length2(p);
+    let rho = scaled_length(p);
     let r = s.radii.x;
     let outer = s.radii.y;
     if (s.radii.w != 0.0) {
@@ -38,9 +48,10 @@ fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     }
     let c = s.origin_cos.w;
     let edge = vec2<f32>(c, s.axis_sin.w);
-    let in_wedge = p.x >= c * rho;
+    // Sector2::in_wedge_local: |y| cos <= x sin (cos rounds to 1 at small half-angles).
+    let in_wedge = p.y * c <= p.x * s.axis_sin.w;
     let t = clamp(dot(p, edge), r, outer);
-    let to_edge = m_length2(p - t * edge);
+    let to_edge = scaled_length(p - t * edge);
     var d = to_edge;
     if (in_wedge) {
         d = min(d, min(abs(rho - r), abs(rho - outer)));
@@ -58,7 +69,7 @@ fn sector_signed_distance(s: GpuSector, p: vec3<f32>) -> f32 {
     let q = vec3<f32>(dot(d, a), dot(d, cross(u, a)), dot(d, u));
     let d2 = ring_sector_distance(q.x, q.y, s);
     let dz = abs(q.z) - s.centre_axis_h.w;
-    return min(max(d2, dz), 0.0) + m_length2(vec2<f32>(max(d2, 0.0), max(dz, 0.0)));
+    return min(max(d2, dz), 0.0) + scaled_length(vec2<f32>(max(d2, 0.0), max(dz, 0.0)));
 }
 
 @compute @workgroup_size(WG)

@@ -199,6 +199,18 @@ pub fn convex_hull(points: &mut [Vec2], out: &mut Vec<Vec2>) {
     }
 }
 
+/// The length of `v` from its components scaled to a largest of 1: no square underflows (a
+/// length of 1e-23 squared is subnormal in f32, of 1e-25 zero) or overflows. The sector
+/// distances' lengths, `scaled_length` in `shaders/sector/sector_sphere.wgsl`.
+#[inline]
+pub fn scaled_length(v: Vec2) -> f32 {
+    let largest = v.abs().max_element();
+    if largest == 0.0 || !largest.is_finite() {
+        return largest;
+    }
+    largest * (v / largest).length()
+}
+
 /// Parameter t' in [0, 1] of the point of segment SE nearest Q (thesis 2.9.4, eq. 2.43-2.44).
 #[inline]
 pub fn closest_parameter_on_segment(q: Vec2, s: Vec2, e: Vec2) -> f32 {

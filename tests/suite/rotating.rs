@@ -3,12 +3,13 @@
 
 use crate::common::test_gpu;
 use glam::Vec3;
-use sweepfan::Error;
 use sweepfan::broadphase::ProxyFrame;
 use sweepfan::cpu::{rotating_brute_force, rotating_frame_cpu};
+use sweepfan::geom::sector::RotatingBox;
 use sweepfan::geom::sector::body::RotatingBody;
 use sweepfan::geom::sector::{Proxy, Swept, proxy_aabb, proxy_overlaps_sphere};
 use sweepfan::gpu::RotatingGpu;
+use sweepfan::{Error, Sphere};
 use sweepfan_scenes::free_bodies::BodyKind;
 use sweepfan_scenes::rotating::{RotatingParams, RotatingScene};
 
@@ -343,4 +344,159 @@ fn cpu_rotating_frames_stop_when_cancelled_and_keep_to_the_budget() {
             .run(|| rotating_frame_cpu(&s.boxes, &s.spheres, &Proxy::ALL, false))
             .is_ok()
     );
+}
+
+/// The hits of `boxes` among `spheres` through the conservative sector's proxy, the same on the
+/// brute force, the CPU frame and the GPU frame (none of these scenes has a tie), every other
+/// proxy's hits among them (a hit is a candidate the exact test keeps).
+fn hits_everywhere(boxes: &[RotatingBox], spheres: &[Sphere], what: &str) -> Vec<[u32; 2]> {
+    let cpu = rotating_frame_cpu(boxes, spheres, &Proxy::ALL, true).unwrap();
+    let ctx = test_gpu();
+    let gpu = ctx.as_ref().map(|ctx| {
+        let mut gpu = RotatingGpu::new(ctx).unwrap();
+        gpu.frame(ctx, boxes, spheres, &Proxy::ALL, true).unwrap()
+    });
+    let (_, hits) = rotating_brute_force(boxes, spheres, Proxy::ConservativeSector).unwrap();
+    for (k, &proxy) in Proxy::ALL.iter().enumerate() {
+        let (_, brute) = rotating_brute_force(boxes, spheres, proxy).unwrap();
+        assert!(brute.iter().all(|h| hits.contains(h)), "{what}: {proxy:?}");
+        let hits = &brute;
+        assert_eq!(
+            cpu[k].hit_pairs.as_ref(),
+            Some(hits),
+            "{what}: CPU {proxy:?}"
+        );
+        if let Some(gpu) = &gpu {
+            assert_eq!(
+                gpu[k].hit_pairs.as_ref(),
+                Some(hits),
+                "{what}: GPU {proxy:?}"
+            );
+        }
+    }
+    hits
+}
+
+/// The spheres `hits_everywhere` reports hit, as one flag a sphere (one box).
+fn hit_flags(hits: &[[u32; 2]], spheres: usize) -> Vec<bool> {
+    (0..spheres as u32)
+        .map(|i| hits.iter().any(|h| h[1] == i))
+        .collect()
+}
+
+/// Boxes whose hits once depended on their place and size, each worked out by hand:
+/// - turning 1e-4 at 10,000 from its axis (its sector's half-angle about 1e-4, whose cosine
+///   rounds to 1): the box's start pose spans x in [-0.5, 0.5] at y = 10,000 and it moves by
+///   1 towards -x; a sphere 0.5 and one 0.9 beyond its trailing face were hits;
+/// - 3e6 from its axis, not turning: a sphere 0.1 into its side face is a hit, one 19.5 off it
+///   is not (the wedge's cosine rounds to 1 there too; the sector's rounding margin there is
+///   2e-6 of 3e6, 6);
+/// - the documentation's example scaled down to 1e-24 (lengths squared below f32's range):
+///   the same hits as at scale 1;
+/// - a flat box (no thickness) and a sphere of radius 5.2e-23 whose centre lies 5e-23 off
+///   its plane, over its middle: a hit (the distance's square underflowed).
+#[test]
+fn rotating_boxes_keep_their_hits_at_any_size_and_place() {
+    let turning = |distance: f32, widths: Vec3, angle: f32| RotatingBox {
+        origin: Vec3::ZERO,
+        axis: Vec3::Z,
+        arm: Vec3::Y,
+        distance,
+        widths,
+        angle,
+    };
+    let slow = turning(1e4, Vec3::new(1.0, 2.0, 1.5), 1e-4);
+    let at = |x: f32, r: f32| Sphere::new(Vec3::new(x, 1e4, 0.0), r);
+    let spheres = [at(-1.4, 0.01), at(0.0, 0.01), at(1.0, 0.01), at(1.4, 0.01)];
+    let hits = hits_everywhere(&[slow], &spheres, "turning 1e-4 at 1e4");
+    assert_eq!(hit_flags(&hits, 4), [true, true, false, false]);
+
+    let far = turning(3e6, Vec3::new(1.0, 2.0, 1.5), 0.0);
+    let side = |x: f32, r: f32| Sphere::new(Vec3::new(x, 3e6, 0.0), r);
+    let spheres = [
+        side(0.7, 0.3),
+        side(-0.7, 0.3),
+        side(20.0, 1.0),
+        side(-20.0, 1.0),
+    ];
+    let hits = hits_everywhere(&[far], &spheres, "3e6 from its axis");
+    assert_eq!(hit_flags(&hits, 4), [true, true, false, false]);
+
+    // The example of `RotatingBox::conservative_sector`, and a sphere 0.42 beyond its reach
+    // hypot(6, 1) = 6.08 of radius 0.5 (a hit) and one 0.62 beyond it (none).
+    for scale in [1.0, 1e-10, 1e-20, 1e-22, 1e-24] {
+        let doc = turning(
+            5.0 * scale,
+            Vec3::splat(2.0 * scale),
+            std::f32::consts::FRAC_PI_2,
+        );
+        let s = |x: f32, y: f32, r: f32| Sphere::new(Vec3::new(x, y, 0.0) * scale, r * scale);
+        let spheres = [
+            s(-3.5, 3.5, 0.1),
+            s(-5.0, 0.0, 0.1),
+            s(3.0, 3.0, 0.1),
+            s(0.0, 8.0, 0.5),
+            s(0.0, 6.5, 0.5),
+            s(0.0, 6.7, 0.5),
+        ];
+        let hits = hits_everywhere(&[doc], &spheres, &format!("scaled by {scale:e}"));
+        assert_eq!(
+            hit_flags(&hits, 6),
+            [true, true, false, false, true, false],
+            "{scale:e}"
+        );
+    }
+
+    let flat = turning(5.0, Vec3::new(2.0, 2.0, 0.0), 1.0);
+    let tiny = [Sphere::new(Vec3::new(0.0, 5.0, 5e-23), 5.2e-23)];
+    let hits = hits_everywhere(&[flat], &tiny, "a flat box and a tiny sphere");
+    assert_eq!(hits, [[0, 0]]);
+}
+
+/// Boxes and bodies whose sizes f32 cannot square are refused, naming them, as spheres are:
+/// widths of 3e38 made a sector of NaN bounds, which missed the spheres inside the box; a
+/// capsule from y = -3e38 to 3e38 had no candidate; widths of 1e-40 are below the smallest
+/// magnitude accepted.
+#[test]
+fn rotating_shapes_past_f32s_range_are_refused() {
+    use sweepfan::geom::sector::body::ConvexBody;
+    let spheres = [Sphere::new(Vec3::new(0.0, 3.0, 0.0), 0.5)];
+    let boxed = |widths: Vec3| RotatingBox {
+        origin: Vec3::ZERO,
+        axis: Vec3::Z,
+        arm: Vec3::Y,
+        distance: 3.0,
+        widths,
+        angle: 1.0,
+    };
+    for (widths, named) in [
+        (Vec3::splat(3e38), "exceeds 1e18"),
+        (Vec3::splat(1e-40), "width x"),
+    ] {
+        let e = rotating_frame_cpu(&[boxed(widths)], &spheres, &Proxy::ALL, true).unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidObject { index: 0, .. }) && e.to_string().contains(named),
+            "{e}"
+        );
+        assert!(rotating_brute_force(&[boxed(widths)], &spheres, Proxy::ALL[0]).is_err());
+    }
+    let capsule = RotatingBody {
+        body: ConvexBody::Capsule {
+            a: Vec3::new(0.0, 3e38, 0.0),
+            b: Vec3::new(0.0, -3e38, 0.0),
+            radius: 1.0,
+        },
+        origin: Vec3::ZERO,
+        axis: Vec3::Z,
+        angle: 1.0,
+    };
+    let e = rotating_frame_cpu(&[capsule.clone()], &spheres, &Proxy::ALL, true).unwrap_err();
+    assert!(e.to_string().contains("exceeds 1e18"), "{e}");
+    if let Some(ctx) = test_gpu() {
+        let mut gpu = RotatingGpu::new(&ctx).unwrap();
+        let e = gpu
+            .frame(&ctx, &[capsule], &spheres, &Proxy::ALL, true)
+            .unwrap_err();
+        assert!(e.to_string().contains("exceeds 1e18"), "{e}");
+    }
 }

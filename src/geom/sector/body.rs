@@ -175,6 +175,22 @@ impl crate::geom::Validate for ConvexBody {
 }
 
 impl ConvexBody {
+    /// How far the body reaches from the world origin at most (a bound, in f64): its centre's
+    /// largest coordinate and its extent about it.
+    fn reach(&self) -> f64 {
+        let far = |v: Vec3| f64::from(v.abs().max_element());
+        match self {
+            ConvexBody::Box(frame) => {
+                far(frame.center()) + frame.half_extents().as_dvec3().length()
+            }
+            ConvexBody::Capsule { a, b, radius } => far(*a).max(far(*b)) + f64::from(*radius),
+            ConvexBody::Cylinder(c) => {
+                far(c.center) + f64::from(c.radius) + f64::from(c.half_height)
+            }
+            ConvexBody::Hull(h) => h.vertices().iter().map(|v| far(*v)).fold(0.0, f64::max),
+        }
+    }
+
     /// A point inside the body: box and cylinder centre, capsule midpoint, hull vertex mean.
     pub fn center(&self) -> Vec3 {
         match self {
@@ -313,11 +329,24 @@ pub struct RotatingBody {
 impl crate::geom::Validate for RotatingBody {
     /// What is wrong with this rotation, if anything.
     fn problem(&self) -> Option<String> {
+        use crate::geom::sphere::MAX_COORDINATE;
         if let Some(p) = self.body.problem() {
             return Some(p);
         }
         if !self.origin.is_finite() || !self.axis.is_finite() || !self.angle.is_finite() {
             return Some("rotation: non-finite field".into());
+        }
+        // As the spheres' reach: a capsule from y = -3e38 to 3e38 gave a sector of NaN bounds,
+        // which no sphere was a candidate of.
+        let reach = self
+            .body
+            .reach()
+            .max(f64::from(self.origin.abs().max_element()));
+        if reach > f64::from(MAX_COORDINATE) {
+            return Some(format!(
+                "reach from the world origin {reach:e} (the body's, or the rotation origin's) \
+                 exceeds {MAX_COORDINATE:e} (f32 squares would overflow)"
+            ));
         }
         if (self.axis.length() - 1.0).abs() > AXIS_TOLERANCE {
             return Some("rotation: axis must be a unit vector".into());

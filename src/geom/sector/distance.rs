@@ -3,6 +3,7 @@
 //! 3D sector-capsule test by branch and bound on the capsule's axis parameter.
 
 use crate::geom::capsule::Capsule3;
+use crate::geom::primitives2d::scaled_length;
 use crate::geom::sector::Sector;
 use crate::geom::sector::sector2d::Sector2;
 use crate::geom::sphere::Sphere;
@@ -20,7 +21,7 @@ impl Sector {
     pub fn signed_distance_local(&self, q: Vec3) -> f32 {
         let d2 = Sector2::profile(self).signed_distance_local(q.xy());
         let dz = q.z.abs() - self.half_thickness;
-        d2.max(dz).min(0.0) + Vec2::new(d2.max(0.0), dz.max(0.0)).length()
+        d2.max(dz).min(0.0) + scaled_length(Vec2::new(d2.max(0.0), dz.max(0.0)))
     }
 
     /// Exact signed distance of a world point.

@@ -142,8 +142,9 @@ impl Sector {
         self.half_angle >= PI
     }
 
-    /// Point test in local coordinates (thesis 2.2). The angular test is done without division:
-    /// x >= cos(theta) |xy|.
+    /// Point test in local coordinates (thesis 2.2). The angular test is done without division,
+    /// as [`Sector2::in_wedge_local`](sector2d::Sector2::in_wedge_local): `|y| cos(theta) <= x
+    /// sin(theta)`.
     #[inline]
     pub fn contains_local(&self, q: Vec3) -> bool {
         if q.z.abs() > self.half_thickness {
@@ -155,7 +156,8 @@ impl Sector {
         {
             return false;
         }
-        self.is_full_ring() || q.x >= self.half_angle.cos() * rho2.sqrt()
+        let (sin, cos) = self.half_angle.sin_cos();
+        self.is_full_ring() || q.y.abs() * cos <= q.x * sin
     }
 
     /// Point test in world coordinates.
@@ -194,8 +196,12 @@ pub struct RotatingBox {
 impl crate::geom::Validate for RotatingBox {
     /// What is wrong with this box, if anything: non-finite fields, axis or arm not unit, arm not
     /// perpendicular to the axis (each within [`BOX_UNIT_TOLERANCE`]), negative distance, widths or
-    /// angle.
+    /// angle, a non-zero origin coordinate, distance or width below the spheres'
+    /// [`MIN_MAGNITUDE`](crate::geom::sphere::MIN_MAGNITUDE), a reach `|origin| + distance +
+    /// |widths|` past their [`MAX_COORDINATE`](crate::geom::sphere::MAX_COORDINATE) (widths of
+    /// 3e38 made a sector of NaN bounds, which missed the spheres inside the box).
     fn problem(&self) -> Option<String> {
+        use crate::geom::sphere::{MAX_COORDINATE, MIN_MAGNITUDE};
         let finite = self.origin.is_finite()
             && self.axis.is_finite()
             && self.arm.is_finite()
@@ -223,7 +229,27 @@ impl crate::geom::Validate for RotatingBox {
         if self.distance < 0.0 || self.widths.min_element() < 0.0 || self.angle < 0.0 {
             return Some("distance, widths and angle must be >= 0".into());
         }
-        None
+        let (o, w) = (self.origin, self.widths);
+        let named = [
+            ("origin x", o.x),
+            ("origin y", o.y),
+            ("origin z", o.z),
+            ("distance", self.distance),
+            ("width x", w.x),
+            ("width y", w.y),
+            ("width z", w.z),
+        ];
+        if let Some(problem) = crate::geom::below_min_magnitude(named, MIN_MAGNITUDE) {
+            return Some(problem);
+        }
+        let reach =
+            f64::from(o.abs().max_element()) + f64::from(self.distance) + w.as_dvec3().length();
+        (reach > f64::from(MAX_COORDINATE)).then(|| {
+            format!(
+                "|origin| + distance + |widths| = {reach:e} exceeds {MAX_COORDINATE:e} (f32 \
+                 squares would overflow)"
+            )
+        })
     }
 }
 
@@ -295,6 +321,10 @@ impl RotatingBox {
     /// ```
     /// theta' = alpha/2 + atan2(Wx/2, |P-O| - Wy/2), r' = |P-O| - Wy/2,
     /// R' = hypot(|P-O| + Wy/2, Wx/2); a full ring when the box reaches the axis or 2 theta' >= 2 pi.
+    /// Grown outward by the general sectors' rounding margin (docs/design.md §5.8), 2e-6 of
+    /// R' + h on every side and 2e-6 rad on the half-angle (as far at R'): its f32 fields and
+    /// a sphere's local coordinates round by a few units in the last place of R', and unpadded
+    /// it missed spheres touching the box (one 0.1 deep into a box turning 3e6 from its axis).
     pub fn conservative_sector(&self) -> Sector {
         let near = self.distance - 0.5 * self.widths.y;
         let half_wx = 0.5 * self.widths.x;
@@ -304,15 +334,18 @@ impl RotatingBox {
             // The box reaches the rotation axis: the sweep is a full disk.
             (PI, 0.0)
         };
-        let theta = (0.5 * self.angle + widen).min(PI);
+        let outer = (self.distance + 0.5 * self.widths.y).hypot(half_wx);
+        let half_thickness = 0.5 * self.widths.z;
+        let pad = general::SECTOR_PAD as f32 * (outer + half_thickness);
+        let theta = 0.5 * self.angle + widen + general::SECTOR_PAD as f32;
         Sector {
             origin: self.origin,
             axis: self.axis,
             centre_axis: rodrigues(self.arm, self.axis, 0.5 * self.angle),
-            half_angle: theta,
-            inner_radius: inner,
-            outer_radius: (self.distance + 0.5 * self.widths.y).hypot(half_wx),
-            half_thickness: 0.5 * self.widths.z,
+            half_angle: theta.min(PI),
+            inner_radius: (inner - pad).max(0.0),
+            outer_radius: outer + pad,
+            half_thickness: half_thickness + pad,
         }
     }
 }
