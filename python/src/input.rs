@@ -514,12 +514,13 @@ pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<
     // Negative entries as `objects` (outside the range) once widened.
     let values: Vec<u64> = if unsigned {
         let wide = flat.call_method1("astype", (numpy.getattr("uint64")?,))?;
-        wide.cast_into::<PyArrayDyn<u64>>()?
-            .readonly()
-            .as_array()
-            .iter()
-            .copied()
-            .collect()
+        let wide = wide.cast_into::<PyArrayDyn<u64>>()?.readonly();
+        // One copy of the contiguous copy `astype` made (a walk by index took 0.16 s of 4.7M
+        // pairs, holding the GIL).
+        match wide.as_slice() {
+            Ok(slice) => slice.to_vec(),
+            Err(_) => wide.as_array().iter().copied().collect(),
+        }
     } else {
         let wide = flat.call_method1("astype", (numpy.getattr("int64")?,))?;
         let wide = wide.cast_into::<PyArrayDyn<i64>>()?.readonly();

@@ -79,14 +79,20 @@ impl Weighed for sweepfan::Polygon {
     }
 }
 
-/// The work of the given `pairs` of `shapes` (pairs naming no shape, refused later, count 0).
-pub fn pairs_work<S: Weighed>(shapes: &[S], pairs: &[sweepfan::Pair]) -> Work {
+/// Work of a contact beyond its pair's test, in sphere tests: its f64 geometry and its row of
+/// the result's arrays. 4.7M sphere contacts took 1.0 s on 2 cores, about 180 sphere tests
+/// each; weighed as one test, the call ran on the calling thread and a Ctrl-C waited 1.4 s.
+pub const CONTACT_ROW: Work = 128;
+
+/// The work of the contacts of the given `pairs` of `shapes` (pairs naming no shape, refused
+/// later, count their row alone).
+pub fn contacts_work<S: Weighed>(shapes: &[S], pairs: &[sweepfan::Pair]) -> Work {
     pairs
         .iter()
         .map(
             |&[i, j]| match (shapes.get(i as usize), shapes.get(j as usize)) {
-                (Some(a), Some(b)) => a.pair_work(b),
-                _ => 0,
+                (Some(a), Some(b)) => a.pair_work(b).saturating_add(CONTACT_ROW),
+                _ => CONTACT_ROW,
             },
         )
         .fold(0, Work::saturating_add)

@@ -127,3 +127,28 @@ print("next call", "equal" if whole else "DIFFERENT: kept %d pairs" % len(kept))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself: POSIX")
 def test_an_interrupted_box_update_keeps_nothing():
     stops_within_a_second_and_the_next_call_is_whole(BOX_UPDATE)
+
+
+MANY_CONTACTS = SIGNAL_SELF + r"""
+# 60,000 spheres of radius 5 in a cube of 100: 6.7M touching pairs, given, whose contacts and
+# arrays take 1-2 s. Weighed as one sphere test a pair, the call ran without a watcher and
+# raised only after it had ended (1.4 s after the signal for 4.7M).
+centers = (np.random.default_rng(0).random((60_000, 3)) * 100).astype(np.float32)
+pairs = sweepfan.sphere_pairs(centers, 5.0)
+interrupt_after(0.3)
+start = time.perf_counter()
+try:
+    sweepfan.sphere_contacts(centers, 5.0, pairs=pairs)
+    time.sleep(0.5)
+    print("finished after %.2f s" % (time.perf_counter() - start))
+except KeyboardInterrupt:
+    print("interrupted %.3f s after the signal" % (time.perf_counter() - fired[0]))
+two = sweepfan.sphere_contacts(np.array([[0, 0, 0], [1.5, 0, 0]], np.float32), 1.0)
+whole = two["pairs"].tolist() == [[0, 1]] and abs(two["depths"][0] - 0.5) < 1e-6
+print("next call", "equal" if whole else "DIFFERENT")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself: POSIX")
+def test_ctrl_c_stops_the_contacts_of_many_given_pairs():
+    stops_within_a_second_and_the_next_call_is_whole(MANY_CONTACTS)

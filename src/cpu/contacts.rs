@@ -35,8 +35,8 @@ use rayon::prelude::*;
 const CHUNK: usize = 1 << 10;
 
 /// Replaces `out` with `contact(i, j)` for each pair `[i, j]`, in order, in parallel; the
-/// caller's cancellation looked at every [`cancel::PAIRS_PER_LOOK`] pairs
-/// (`Err(Error::Interrupted)`, `out` unfinished, once it is set).
+/// caller's cancellation looked at before each pair (`Err(Error::Interrupted)`, `out`
+/// unfinished, once it is set).
 fn each_pair(
     pairs: &[Pair],
     out: &mut Vec<Contact>,
@@ -46,20 +46,15 @@ fn each_pair(
     out.clear();
     let what = format!("the contacts of {} pairs", pairs.len());
     crate::broadphase::memory::reserve(out, pairs.len(), &what)?;
-    out.resize(pairs.len(), Contact::default());
-    out.par_chunks_mut(CHUNK)
-        .zip(pairs.par_chunks(CHUNK))
-        .for_each(|(out, pairs)| {
-            let blocks = out.chunks_mut(cancel::PAIRS_PER_LOOK);
-            for (out, pairs) in blocks.zip(pairs.chunks(cancel::PAIRS_PER_LOOK)) {
-                if cancel::stopped(&token) {
-                    return;
-                }
-                for (c, p) in out.iter_mut().zip(pairs) {
-                    *c = contact(p[0] as usize, p[1] as usize);
-                }
-            }
-        });
+    // Written in place in parallel (a serial `resize` first filled 390 MB of 4.7M contacts on
+    // one thread, a third of the call); once cancelled, the rest are defaults, then the error.
+    out.par_extend(pairs.par_iter().with_min_len(CHUNK).map(|p| {
+        if cancel::stopped(&token) {
+            Contact::default()
+        } else {
+            contact(p[0] as usize, p[1] as usize)
+        }
+    }));
     cancel::check(&token)
 }
 

@@ -219,7 +219,7 @@ fn polygon_contacts_on_the_gpu_match_the_cpu() {
         gpu[1]
     );
     // Far from the origin, the points worked out by hand (the CPU's test, on the device).
-    crate::contacts::check_far_polygon_pairs(|pair| {
+    crate::polygon_contacts_far::check_far_polygon_pairs(|pair| {
         kernel
             .contacts(&ctx, Shapes::Polygons(pair), &[[0, 1]], &mut gpu)
             .unwrap();

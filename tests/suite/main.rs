@@ -26,6 +26,7 @@ mod layers;
 mod narrow_by_id;
 mod narrow_phase;
 mod paper_counts;
+mod polygon_contacts_far;
 mod rotating;
 mod sat_oracle;
 mod sector_oracle;
