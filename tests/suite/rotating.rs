@@ -490,7 +490,8 @@ fn rotating_shapes_past_f32s_range_are_refused() {
         axis: Vec3::Z,
         angle: 1.0,
     };
-    let e = rotating_frame_cpu(&[capsule.clone()], &spheres, &Proxy::ALL, true).unwrap_err();
+    let e = rotating_frame_cpu(std::slice::from_ref(&capsule), &spheres, &Proxy::ALL, true)
+        .unwrap_err();
     assert!(e.to_string().contains("exceeds 1e18"), "{e}");
     if let Some(ctx) = test_gpu() {
         let mut gpu = RotatingGpu::new(&ctx).unwrap();

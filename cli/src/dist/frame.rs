@@ -675,7 +675,7 @@ fn open_method(options: &DistOptions, rank: usize) -> Result<(Box<dyn BroadPhase
                 adapter: Some(adapter),
                 ..gpu_options
             })?);
-            let device = format!("{} ({:?})", ctx.info().name, ctx.info().device_type);
+            let device = crate::run::gpu::device_label(&ctx);
             Ok((
                 registry::broad_phase(&options.method, Backend::Gpu, Some(&ctx))?,
                 device,

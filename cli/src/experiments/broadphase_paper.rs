@@ -58,6 +58,8 @@ pub struct PaperComparison {
     pub n: usize,
     pub method: String,
     pub backend: String,
+    /// Where it ran (the rows' `device`: a software adapter marked so).
+    pub device: String,
     pub tests_per_frame: f64,
     pub paper_tests_per_frame: Option<f64>,
     /// (ours - paper) / paper, percent.
@@ -83,6 +85,7 @@ pub fn compare(rows: &[Row], paper: &PaperTables) -> Vec<PaperComparison> {
                 n: r.n,
                 method: r.method.clone(),
                 backend: r.backend.as_str().to_string(),
+                device: r.device.clone(),
                 tests_per_frame: r.tests_per_frame,
                 paper_tests_per_frame: paper_tests,
                 tests_diff_percent: paper_tests

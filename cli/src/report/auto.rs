@@ -1,6 +1,6 @@
 //! The table `auto-bench` prints: per scene, auto's choice and time beside the fastest method.
 
-use crate::report::table::{Table, ms};
+use crate::report::table::{Table, device_lines, ms};
 use crate::run::auto_bench::AutoRow;
 
 /// One line per scene: auto's time and choice, the fastest method and its time, the ratio, and
@@ -37,6 +37,7 @@ pub fn auto_table(rows: &[AutoRow]) -> String {
         ]);
     }
     let mut out = t.render();
+    out += &device_lines(rows.iter().map(|r| (r.backend.as_str(), r.device.as_str())));
     for r in rows {
         let times: Vec<String> = r
             .method_ms

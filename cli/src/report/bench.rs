@@ -1,6 +1,6 @@
 //! The tables `bench`, `stress` and the default run print.
 
-use crate::report::table::{Table, count, ms};
+use crate::report::table::{Table, count, device_lines, ms};
 use crate::run::row::Row;
 use sweepfan::broadphase::Backend;
 
@@ -45,7 +45,8 @@ pub fn rows_table(rows: &[Row]) -> String {
             cells.extend([found, lost]);
         }
         cells
-    }) + &choice_lines(rows)
+    }) + &device_lines(rows.iter().map(|r| (r.backend.as_str(), r.device.as_str())))
+        + &choice_lines(rows)
         + &host_lines(rows)
         + &traffic_lines(rows)
         + &creation_lines(rows)
@@ -121,10 +122,20 @@ fn under_heading(heading: &str, lines: impl Iterator<Item = String>) -> String {
 /// For GPU rows: what each frame created on the device and moved to and from the host, once
 /// sizes are stable (docs/design.md §9.16); empty when no row counts them.
 pub fn creation_lines(rows: &[Row]) -> String {
-    steady_lines(
-        "per GPU frame after the first two (four in flight)",
-        rows.iter().map(|r| (label(r), r.steady)),
-    )
+    // With two frames or fewer there is no steady frame: the counts are the last frame's, which
+    // still builds what the first ones do.
+    let fewest = rows
+        .iter()
+        .filter(|r| r.steady.is_some())
+        .map(|r| r.frames)
+        .min();
+    let heading = match fewest {
+        Some(frames) if frames <= 2 => {
+            "per GPU frame, the last of too few to be steady (3 or more give the steady state)"
+        }
+        _ => "per GPU frame after the first two (four in flight)",
+    };
+    steady_lines(heading, rows.iter().map(|r| (label(r), r.steady)))
 }
 
 /// Under `heading`, a line per labelled row that has counts.
@@ -296,7 +307,8 @@ pub fn stress_table(rows: &[Row]) -> String {
                 .collect::<Vec<_>>()
                 .join(", "),
         ]
-    }) + &choice_lines(rows)
+    }) + &device_lines(rows.iter().map(|r| (r.backend.as_str(), r.device.as_str())))
+        + &choice_lines(rows)
         + &host_lines(rows)
         + &traffic_lines(rows)
         + &creation_lines(rows)

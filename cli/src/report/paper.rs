@@ -5,7 +5,7 @@
 
 use crate::experiments::broadphase_paper::PaperComparison;
 use crate::report::plot::{LinePlot, Scale, Series};
-use crate::report::table::{Table, count, ms};
+use crate::report::table::{Table, count, device_lines, ms};
 use crate::run::row::Row;
 use std::path::Path;
 use sweepfan::broadphase::Backend;
@@ -120,7 +120,7 @@ pub fn render(cmp: &[PaperComparison]) -> String {
             out += &block(title, methods, b, cells, header);
         }
     }
-    out
+    out + &device_lines(cmp.iter().map(|c| (c.backend.as_str(), c.device.as_str())))
 }
 
 /// SVG plots of the reproduction into `dir`: time, tests, and time relative to brute force,

@@ -98,15 +98,8 @@ impl FreeAccuracyReport {
         let _ = writeln!(
             out,
             "speed: {:.1} us to build a rotation's constants (one CPU thread); {:.2} ms per \
-             rotation to classify its 10^6 points on {}{}",
-            self.construction_us_per_rotation,
-            per_rotation,
-            self.device,
-            if self.device_kind == "software" {
-                " (software adapter: not a GPU time)"
-            } else {
-                ""
-            }
+             rotation to classify its 10^6 points on {}",
+            self.construction_us_per_rotation, per_rotation, self.device,
         );
         out
     }

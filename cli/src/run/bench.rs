@@ -535,7 +535,11 @@ pub fn measure(
                 } else {
                     None
                 }),
-                verified_against: cmp.as_ref().map(|_| reference_name.to_string()),
+                // A count's check compares counts alone, and says so.
+                verified_against: cmp.as_ref().map(|_| match run.count_only {
+                    true => format!("{reference_name} (counts only)"),
+                    false => reference_name.to_string(),
+                }),
                 near_touching_differences: cmp.as_ref().map(|c| c.near_touching.len()),
                 gpu_bytes_per_object: bp.diagnostics().and_then(|d| d.resident_bytes_per_object()),
                 device_bytes_per_object,

@@ -4,6 +4,24 @@ use std::sync::Arc;
 use sweepfan::error::Result;
 use sweepfan::gpu::{GpuContext, GpuOptions};
 
+/// The device of every output that times or checks a GPU: `name (type, backend)`, and on a
+/// CPU-type adapter (lavapipe, SwiftShader) `, software: not GPU times` in the parentheses. One
+/// function and one wording for every command and format (text, JSON, CSV), so that one search
+/// finds them all (`sort-bench`, `selftest`, the sector experiments and `dist` each wrote their
+/// own, some without the mark).
+pub fn device_label(ctx: &GpuContext) -> String {
+    let soft = if ctx.is_software() {
+        ", software: not GPU times"
+    } else {
+        ""
+    };
+    let info = ctx.info();
+    format!(
+        "{} ({:?}, {:?}{soft})",
+        info.name, info.device_type, info.backend
+    )
+}
+
 /// `options` with what the process's environment asks for (`WGPU_BACKEND`,
 /// `SWEEPFAN_EXPECT_ADAPTER`, `SWEEPFAN_SLOPPY_MATH`: [`GpuOptions::from_vars`]): the library
 /// reads no variable itself, the tool maps them onto its options here, just before a context
@@ -163,25 +181,15 @@ impl LazyGpu {
             || with_env(self.options.clone()).is_ok_and(|o| o.expect_adapter.is_some())
     }
 
-    /// Adapter name, type and backend, for the `device` column.
+    /// [`device_label`], with the devices beside it, for the `device` column.
     pub fn device(&self) -> String {
         match &self.ctx {
             Some(c) => {
-                let soft = if c.info().device_type == wgpu::DeviceType::Cpu {
-                    ", software: not GPU times"
-                } else {
-                    ""
-                };
                 let more = match c.peers().len() {
                     0 => String::new(),
                     k => format!(" + {k} more device{}", if k == 1 { "" } else { "s" }),
                 };
-                format!(
-                    "{} ({:?}, {:?}{soft}){more}",
-                    c.info().name,
-                    c.info().device_type,
-                    c.info().backend
-                )
+                format!("{}{more}", device_label(c))
             }
             None => "gpu (not opened)".into(),
         }

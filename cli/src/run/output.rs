@@ -376,7 +376,9 @@ pub fn write_with(
     let kind = target(path).map_err(|e| Error::io(path, e))?;
     match kind {
         Target::Stdout => {
-            let mut out = std::io::stdout().lock();
+            // Buffered: standard output's own writer flushes every line (two system calls a
+            // pair: 1.1M pairs took 2.0 s, 0.13 s to a file).
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             fill(&mut out)
                 .and_then(|()| out.flush())
                 .map_err(|e| Error::io(STDOUT, e))

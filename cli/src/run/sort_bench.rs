@@ -1,5 +1,5 @@
 //! `sweepfan sort-bench`: the GPU radix sort of (u32 key, u32 value) pairs timed per size, for
-//! the plan [`RadixSort::new`] picks and for each fixed variant, every result checked (sorted,
+//! the plan [`RadixSort::new`] picks and for each fixed variant, each size's last repetition checked (sorted,
 //! stable, a permutation). The numbers set beside CUB's (`torch.sort`) on the same GPU
 //! (`scripts/gpu-figures.sh`).
 
@@ -122,7 +122,7 @@ pub fn run_sort_bench(ctx: &GpuContext, cfg: &SortBenchConfig) -> Result<(Vec<So
             "this adapter cannot run the subgroup configuration: nothing timed".into(),
         ));
     }
-    let device = format!("{} ({:?})", ctx.info().name, ctx.info().device_type);
+    let device = crate::run::gpu::device_label(ctx);
     let mut rows = Vec::new();
     let note = String::new();
     let mut timer = PassTimer::new(ctx, 64);

@@ -49,6 +49,10 @@ impl WorldScenes {
 pub struct WorldsRow {
     pub method: String,
     pub backend: &'static str,
+    /// Where it ran (`run::gpu::device_label`: a software adapter marked so).
+    pub device: String,
+    /// Calls timed each side (medians over them).
+    pub frames: usize,
     pub worlds: usize,
     /// Objects of the batch (all worlds).
     pub n: usize,
@@ -287,6 +291,11 @@ pub fn bench_worlds(
             } else {
                 "cpu"
             },
+            device: match (backend, &ctx) {
+                (Backend::Gpu, Some(ctx)) => crate::run::gpu::device_label(ctx),
+                _ => crate::run::row::cpu_device(),
+            },
+            frames,
             worlds,
             n: batch.spheres.len(),
             pairs: found,
@@ -335,7 +344,7 @@ pub fn worlds_table(rows: &[WorldsRow]) -> String {
             }
         );
     }
-    t
+    t + &crate::report::table::device_lines(rows.iter().map(|r| (r.backend, r.device.as_str())))
 }
 
 /// Most tests of a world's objects against the shared ones that [`world_reference`] makes one

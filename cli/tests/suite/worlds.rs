@@ -16,7 +16,27 @@ fn bench_rows(name: &str, args: &str) -> (String, Vec<serde_json::Value>) {
             .arg(&json),
         &format!("{args:?}"),
     );
-    let rows = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // The document of every bench: rows beside the command, each with its device and frames.
+    let rows = doc["rows"].as_array().expect("a rows array").clone();
+    assert!(doc["command"].is_string(), "{doc}");
+    let frames: u64 = args.split("--frames ").nth(1).unwrap()[..1]
+        .parse()
+        .unwrap();
+    for r in &rows {
+        assert!(
+            r["device"].is_string() && r["frames"].as_u64() == Some(frames),
+            "{r}"
+        );
+        // A CPU-type adapter's times are marked as such.
+        let device = r["device"].as_str().unwrap();
+        assert_eq!(
+            device.contains("(Cpu,"),
+            device.contains("software: not GPU times"),
+            "{r}"
+        );
+    }
     (text, rows)
 }
 

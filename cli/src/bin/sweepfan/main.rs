@@ -68,7 +68,7 @@ enum Command {
     Selftest(selftest::SelftestArgs),
     /// Write every shader module as the pipelines compile it (for outside validators).
     Shaders(shaders::ShadersArgs),
-    /// Time the GPU radix sort of (key, value) pairs per size, every result checked.
+    /// Time the GPU radix sort of (key, value) pairs per size and variant, the last repetition of each checked (sorted, stable, a permutation).
     SortBench(sort_bench::SortBenchArgs),
 }
 

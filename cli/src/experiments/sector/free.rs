@@ -265,7 +265,7 @@ pub fn run_free(
     }
     let (device, device_kind) = match &gpu {
         Some((c, _)) => (
-            c.info().name.clone(),
+            crate::run::gpu::device_label(c),
             if c.info().device_type == wgpu::DeviceType::Cpu {
                 "software"
             } else {

@@ -147,7 +147,7 @@ pub fn run(
     }
     Ok(SectorReproduction {
         backend: opts.backend,
-        adapter: ctx.as_ref().map(|c| c.info().name.clone()),
+        adapter: ctx.as_ref().map(crate::run::gpu::device_label),
         accuracy,
         speed,
         throughput,
@@ -192,11 +192,7 @@ fn gpu_throughput(ctx: &GpuContext, cfg: &SpeedConfig) -> Result<ThroughputRow> 
     let ours = Timing::from_runs(&runs_ms);
     let software = ctx.info().device_type == wgpu::DeviceType::Cpu;
     Ok(ThroughputRow {
-        device: if software {
-            format!("{} (lavapipe/software, not a GPU time)", ctx.info().name)
-        } else {
-            ctx.info().name.clone()
-        },
+        device: crate::run::gpu::device_label(ctx),
         kind: if software { "software" } else { "gpu" }.into(),
         tests_per_run: spheres.len(),
         ours,

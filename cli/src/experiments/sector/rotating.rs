@@ -125,9 +125,7 @@ pub fn bench_rotating_scene<B: Swept>(
                 scene.step();
             }
             let device = match (backend, &gpu_pipeline) {
-                (Backend::Gpu, Some((ctx, _))) => {
-                    format!("{} ({:?})", ctx.info().name, ctx.info().device_type)
-                }
+                (Backend::Gpu, Some((ctx, _))) => crate::run::gpu::device_label(ctx),
                 _ => cpu_device(),
             };
             let (n, method) = (start.spheres.len(), proxy.method_name());

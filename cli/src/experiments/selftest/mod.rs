@@ -218,12 +218,7 @@ impl Checks<'_> {
 
 /// The device line of a report on `ctx`: adapter name, type and backend.
 pub fn device_name(ctx: &GpuContext) -> String {
-    format!(
-        "{} ({:?}, {:?})",
-        ctx.info().name,
-        ctx.info().device_type,
-        ctx.info().backend
-    )
+    crate::run::gpu::device_label(ctx)
 }
 
 /// A family of checks: runs its checks on the context into `checks`.

@@ -344,7 +344,7 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
     bar.finish_and_clear();
     say!(
         a.out.stdout_taken(),
-        "scene {} (n = {}){}, {}, median ms per frame; verified against {}",
+        "scene {} (n = {}){}, {}, median ms per frame; verified against {}{}",
         scene.name,
         scene.len(),
         if a.resident {
@@ -361,6 +361,11 @@ fn run(a: BenchArgs, gpu: &mut LazyGpu) -> Result<bool> {
             "brute_force [cpu]"
         } else {
             "grid [cpu] (the CPU grid itself against sap)"
+        },
+        if a.count_only && !a.no_verify {
+            ", counts only"
+        } else {
+            ""
         }
     );
     say!(a.out.stdout_taken(), "{}", rows_table(&rows));
@@ -575,7 +580,11 @@ fn bench_worlds(a: &BenchArgs, worlds: usize, gpu: &mut LazyGpu) -> Result<bool>
     );
     say!(a.out.stdout_taken(), "{}", worlds_table(&rows));
     if let Some(path) = &a.out.json {
-        sweepfan_cli::report::rows::write_json_value(path, &rows)?;
+        // The document every bench writes: `rows` beside the command and the machine.
+        use sweepfan_cli::report::rows::{json_document, write_json_value};
+        use sweepfan_cli::run::row::Machine;
+        let doc = json_document(serde_json::json!({ "machine": Machine::this(), "rows": rows }));
+        write_json_value(path, &doc)?;
     }
     Ok(rows.iter().all(|r| r.verified != Some(false)))
 }
