@@ -284,7 +284,7 @@ pub fn stress_table(rows: &[Row]) -> String {
         "ms/frame",
         "verified",
         "resident B/obj",
-        "host B/obj",
+        "host B/obj model",
         "stages (median ms)",
     ];
     with_parts(rows, header, 4, |r| {
