@@ -19,6 +19,9 @@ pub struct PaperTables {
     pub table4_time_ms_per_100_frames: BTreeMap<String, Vec<f64>>,
     pub table5_time_ms_per_100_frames: BTreeMap<String, Vec<f64>>,
     pub table6_tests_per_frame: BTreeMap<String, Vec<f64>>,
+    /// Tables 3 and 7: `{method}_k` (tests per object) and `{method}_k_over_n`.
+    pub table3_k: BTreeMap<String, Vec<f64>>,
+    pub table7_k: BTreeMap<String, Vec<f64>>,
 }
 
 /// The reference JSON, compiled in so reports work from any directory.
@@ -29,6 +32,16 @@ pub fn paper_tables() -> PaperTables {
 }
 
 impl PaperTables {
+    /// The paper's k (tests per object) for (method, n), from Table 3 or Table 7.
+    pub fn k(&self, method: &str, n: usize) -> Option<f64> {
+        let i = self.n.iter().position(|&x| x == n)?;
+        let key = format!("{method}_k");
+        self.table3_k
+            .get(&key)
+            .or_else(|| self.table7_k.get(&key))
+            .map(|v| v[i])
+    }
+
     /// The paper's value for (method, n) in a tests table, if it has one.
     pub fn tests(&self, method: &str, n: usize) -> Option<f64> {
         let i = self.n.iter().position(|&x| x == n)?;
@@ -65,6 +78,7 @@ pub struct PaperComparison {
     /// (ours - paper) / paper, percent.
     pub tests_diff_percent: Option<f64>,
     pub k: f64,
+    pub paper_k: Option<f64>,
     pub k_over_n: f64,
     pub ms_per_100_frames: f64,
     pub paper_ms_per_100_frames: Option<f64>,
@@ -91,6 +105,7 @@ pub fn compare(rows: &[Row], paper: &PaperTables) -> Vec<PaperComparison> {
                 tests_diff_percent: paper_tests
                     .map(|p| 100.0 * (r.tests_per_frame - p) / p.max(1.0)),
                 k: r.tests_per_frame / r.n.max(1) as f64,
+                paper_k: paper.k(&r.method, r.n),
                 k_over_n: r.tests_per_frame / (r.n.max(1) as f64).powi(2),
                 ms_per_100_frames: 100.0 * r.ms_per_frame,
                 paper_ms_per_100_frames: paper_time,
