@@ -77,11 +77,16 @@ pub fn bench_rotating_scene<B: Swept>(
         }
     };
     let verify = backends.contains(&Backend::Cpu) && gpu_pipeline.is_some();
+    // The CPU's first frame against the brute force over every (box, sphere), where that is
+    // cheap: a CPU run alone was checked by nothing.
+    let tests = (start.boxes.len() as u64).saturating_mul(start.spheres.len() as u64);
+    let brute_check = backends.contains(&Backend::Cpu) && tests <= BRUTE_FORCE_MAX_TESTS;
     let mut rows = Vec::new();
     for proxy in Proxy::ALL {
         // Frame 0's and the last frame's hits of each backend, when verifying, and the scene
         // of the last frame (every backend steps the same scene).
         let mut first_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
+        let mut first_candidates: Vec<u64> = Vec::new();
         let mut last_hits: Vec<Option<Vec<[u32; 2]>>> = Vec::new();
         let mut last_scene = None;
         let last = frames.max(1) - 1;
@@ -92,7 +97,8 @@ pub fn bench_rotating_scene<B: Swept>(
             let mut cpu = RotatingCpu::default();
             for frame in 0..=last {
                 crate::run::stop_if_interrupted()?;
-                let want_hits = verify && (frame == 0 || frame == last);
+                let want_hits =
+                    (verify && frame == last) || ((verify || brute_check) && frame == 0);
                 let before = match (backend, &gpu_pipeline) {
                     (Backend::Gpu, Some((ctx, _))) => Some(ctx.counts()),
                     _ => None,
@@ -115,6 +121,7 @@ pub fn bench_rotating_scene<B: Swept>(
                 }
                 if frame == 0 {
                     first_hits.push(out.hit_pairs.clone());
+                    first_candidates.push(out.candidates);
                 }
                 if frame == last && last > 0 {
                     last_hits.push(out.hit_pairs);
@@ -135,6 +142,19 @@ pub fn bench_rotating_scene<B: Swept>(
                 shape: Some(format!("{} rotating {what}", start.boxes.len())),
                 ..Row::measured("rotating", n, method, (backend, device), &m, frames)
             });
+        }
+        if let (true, Some(c)) = (
+            brute_check,
+            backends.iter().position(|&b| b == Backend::Cpu),
+        ) {
+            let (candidates, hits) =
+                sweepfan::cpu::rotating_brute_force(&start.boxes, &start.spheres, proxy)?;
+            let at = rows.len() - backends.len() + c;
+            let row = &mut rows[at];
+            let same = first_candidates[c] == candidates
+                && first_hits[c].as_deref() == Some(hits.as_slice());
+            row.verified = Some(same);
+            row.verified_against = Some("rotating brute force (cpu)".into());
         }
         if verify {
             let cpu_at = backends.iter().position(|&b| b == Backend::Cpu);
@@ -167,6 +187,10 @@ pub fn bench_rotating_scene<B: Swept>(
     }
     Ok(rows)
 }
+
+/// Most (box, sphere) tests for which a CPU row is checked against the brute force (about a
+/// second on one core).
+pub const BRUTE_FORCE_MAX_TESTS: u64 = 1 << 26;
 
 /// Sorted hit lists compared: (all differences are rounding ties, number of ties).
 pub(crate) fn compare_hits<B: Swept>(
