@@ -31,6 +31,13 @@ def line():
     return c
 
 
+def with_object(a, row, col, value):
+    """`a` as an object array of Python floats, `value` at (row, col)."""
+    a = np.array(a, dtype=np.float64).astype(object)
+    a[row, col] = value
+    return a
+
+
 def with_value(a, row, col, value):
     a = np.array(a, dtype=np.float64)
     if a.ndim == 1:
@@ -61,8 +68,17 @@ BAD_CENTERS = {
     "bool": (np.ones((N, 3), dtype=bool), r"^centers: "),
     "str": (np.full((N, 3), "1.0"), r"^centers: "),
     "object with a string": (
-        np.where(np.arange(N)[:, None] == ROW, "a", centers()).astype(object),
-        r"^centers: .*not convertible",
+        with_object(centers(), ROW, 1, "a"),
+        r"^centers: row 7: a string is not a number",
+    ),
+    # NumPy would parse it; a string array is refused, and so is a string among numbers.
+    "object with a numeric string": (
+        with_object(centers(), ROW, 2, "1.5"),
+        r"^centers: row 7: a string is not a number",
+    ),
+    "object with bytes": (
+        with_object(centers(), ROW, 0, b"1.5"),
+        r"^centers: row 7: a string is not a number",
     ),
     "ragged": ([[0.0, 0.0, 0.0], [1.0, 1.0]], r"^centers: "),
     "None": (None, r"^centers: None is not a number"),
