@@ -474,8 +474,9 @@ fn max_separation(ps: u32, pn: u32, qs: u32, qn: u32) -> Separation {
 }
 
 // geom::contact::polygon_contact: the reference edge of the larger separation (a's unless b's
-// is larger by the rounding of the pair's size), the incident edge most opposed to it clipped to its span, the
-// clipped ends within the tolerance of touching kept (else the deepest incident vertex).
+// is larger by the rounding of the pair's size), the incident edge most opposed to it clipped to
+// its span (from the reference vertex), the clipped ends within `near` (the rounding of the
+// pair's own size) kept (else the deepest incident vertex).
 fn polygon_contact(a: u32, b: u32) -> Contact {
     var c = no_contact();
     let a0 = offsets[a];

@@ -87,7 +87,9 @@ pub fn real_array<'py>(arg: &str, obj: &Bound<'py, PyAny>) -> PyResult<Real<'py>
         // None (NumPy would read NaN) and strings (NumPy would parse "1.5", where a string
         // array is refused) are not numbers: the first is named.
         let shape = array.shape().to_vec();
-        let columns: usize = shape.get(1..).map_or(1, |s| s.iter().product::<usize>().max(1));
+        let columns: usize = shape
+            .get(1..)
+            .map_or(1, |s| s.iter().product::<usize>().max(1));
         let flat = array.call_method1("reshape", (-1i64,))?;
         for (k, item) in flat.try_iter()?.enumerate() {
             let item = item?;

@@ -57,9 +57,9 @@ def test_ctrl_c_stops_a_long_call_within_a_second(backend, n, after):
     stops_within_a_second_and_the_next_call_is_whole(CHILD, backend, str(n), str(after))
 
 
-def stops_within_a_second_and_the_next_call_is_whole(child, *args):
-    """Runs `child`, which interrupts itself: it says it was interrupted under 2 s after the
-    signal, then that its next call gave the expected result."""
+def stops_within_a_second_and_the_next_call_is_whole(child, *args, within=2.0):
+    """Runs `child`, which interrupts itself: it says it was interrupted under `within` seconds
+    after the signal, then that its next call gave the expected result."""
     run = subprocess.run(
         [sys.executable, "-W", "ignore", "-c", child, *args],
         capture_output=True,
@@ -69,7 +69,7 @@ def stops_within_a_second_and_the_next_call_is_whole(child, *args):
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith("interrupted "), run.stdout + run.stderr
-    assert float(lines[0].split()[1]) < 2.0, lines[0]
+    assert float(lines[0].split()[1]) < within, lines[0]
     assert lines[1] == "next call equal", run.stdout
 
 
@@ -151,4 +151,5 @@ print("next call", "equal" if whole else "DIFFERENT")
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to itself: POSIX")
 def test_ctrl_c_stops_the_contacts_of_many_given_pairs():
-    stops_within_a_second_and_the_next_call_is_whole(MANY_CONTACTS)
+    # Within 1 s: unwatched, the call ended and raised 1.4 s after the signal for 4.7M pairs.
+    stops_within_a_second_and_the_next_call_is_whole(MANY_CONTACTS, within=1.0)

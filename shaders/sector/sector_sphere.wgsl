@@ -1,8 +1,8 @@
 // Batched exact sector-vs-sphere tests (docs/design.md §5.3): one (sector, sphere) index pair per thread,
 // hit = signed distance of the sphere centre to the annular sector <= radius, the distance of
 // `Sector::signed_distance` (src/geom/sector/distance.rs, sector/sector2d.rs; equal up to rounding);
-// sin and cos of the half-angle come precomputed from the CPU. Lengths are math.wgsl's m_length2
-// (docs/design.md §9.11).
+// sin and cos of the half-angle come precomputed from the CPU. Lengths are `scaled_length`s
+// (math.wgsl's m_length2 of components scaled to a largest of 1, docs/design.md §5.3, §9.11).
 
 // #import dispatch.wgsl
 // #import math.wgsl
@@ -48,8 +48,9 @@ fn ring_sector_distance(px: f32, py: f32, s: GpuSector) -> f32 {
     }
     let c = s.origin_cos.w;
     let edge = vec2<f32>(c, s.axis_sin.w);
-    // Sector2::in_wedge_local: |y| cos <= x sin (cos rounds to 1 at small half-angles).
-    let in_wedge = p.y * c <= p.x * s.axis_sin.w;
+    // Sector2::in_wedge_local: |y| cos <= x sin (cos rounds to 1 at small half-angles), and
+    // x >= 0 below a right angle (at a half-angle of 0 the side test holds behind the centre).
+    let in_wedge = p.y * c <= p.x * s.axis_sin.w && (p.x >= 0.0 || c < 0.0);
     let t = clamp(dot(p, edge), r, outer);
     let to_edge = scaled_length(p - t * edge);
     var d = to_edge;

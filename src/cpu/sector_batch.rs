@@ -4,6 +4,10 @@
 //! The test is the exact signed-distance one (`Sector::overlaps_sphere_exact`), simplified where
 //! the answer cannot change: inside the wedge the radial gap alone is used (inside the sector the
 //! true depth is only ever compared with a radius >= 0), and the final comparison is squared.
+//! The wedge test is `Sector2::in_wedge_local`'s; the lengths are plain squares, not
+//! `scaled_length`s (a division each, in a kernel timed for throughput): they agree with the
+//! exact test for sizes whose squares stay in f32's normal range (above about 1e-18), the
+//! thesis's scale and the experiments' (docs/design.md §5.3).
 
 use crate::geom::sector::Sector;
 use crate::geom::sphere::Sphere;
@@ -49,7 +53,6 @@ impl SphereColumns {
 struct Prepared {
     origin: [f32; 3],
     rows: [[f32; 3]; 3],
-    cos_half: f32,
     full_ring: bool,
     edge: [f32; 2],
     inner: f32,
@@ -67,7 +70,6 @@ impl Prepared {
                 s.side_axis().to_array(),
                 s.axis.to_array(),
             ],
-            cos_half: cos,
             full_ring: s.is_full_ring(),
             edge: [cos, sin],
             inner: s.inner_radius,
@@ -88,7 +90,9 @@ impl Prepared {
         let t = (qx * self.edge[0] + ay * self.edge[1]).clamp(self.inner, self.outer);
         let (ex, ey) = (qx - t * self.edge[0], ay - t * self.edge[1]);
         let edge = (ex * ex + ey * ey).sqrt();
-        let in_wedge = self.full_ring | (qx >= self.cos_half * rho);
+        // Sector2::in_wedge_local's rule (cos rounds to 1 at small half-angles).
+        let in_wedge = self.full_ring
+            | ((ay * self.edge[0] <= qx * self.edge[1]) & ((qx >= 0.0) | (self.edge[0] < 0.0)));
         let d2 = if in_wedge { radial } else { edge };
         let dz = qz.abs() - self.half_thickness;
         let (ox, oz) = (d2.max(0.0), dz.max(0.0));

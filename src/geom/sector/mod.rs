@@ -157,7 +157,7 @@ impl Sector {
             return false;
         }
         let (sin, cos) = self.half_angle.sin_cos();
-        self.is_full_ring() || q.y.abs() * cos <= q.x * sin
+        self.is_full_ring() || (q.y.abs() * cos <= q.x * sin && (q.x >= 0.0 || cos < 0.0))
     }
 
     /// Point test in world coordinates.

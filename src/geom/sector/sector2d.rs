@@ -104,11 +104,12 @@ impl Sector2 {
     /// it lies on). Thesis eq. 2.7's `q.x >= cos(theta) |q|` is the same test in real
     /// arithmetic, but `cos(theta)` rounds to 1 below about 3.5e-4 rad: a box turning 1e-4 at
     /// 10,000 from its axis had a wedge of 3.5e-4 about its centre line, and a sphere 0.9
-    /// behind its trailing face a hit.
+    /// behind its trailing face a hit. Below a right angle the wedge lies at `x >= 0`: at a
+    /// half-angle of 0 (`sin` 0) the side test alone also held on the ray behind the centre.
     #[inline]
     pub fn in_wedge_local(&self, q: Vec2) -> bool {
         let (sin, cos) = self.half_angle.sin_cos();
-        self.is_full_ring() || q.y.abs() * cos <= q.x * sin
+        self.is_full_ring() || (q.y.abs() * cos <= q.x * sin && (q.x >= 0.0 || cos < 0.0))
     }
 
     /// Point test in local coordinates (thesis 2.2 restricted to the plane).
@@ -324,6 +325,24 @@ mod tests {
             assert!((seen_lo - lo).abs().max_element() < 0.01);
             assert!((seen_hi - hi).abs().max_element() < 0.01);
         }
+    }
+
+    /// A half-angle of 0 (a box that does not turn): the wedge is the centre ray alone, not the
+    /// ray behind the centre (`sin` 0 made the side test hold there), and a tiny half-angle
+    /// is its own width, not `cos`'s rounding (3.5e-4 rad).
+    #[test]
+    fn narrow_wedges_hold_only_their_own_angle() {
+        let flat = Sector2::new(Vec2::ZERO, Vec2::X, 0.0, 4.0, 6.0).unwrap();
+        assert!(flat.in_wedge_local(Vec2::new(5.0, 0.0)));
+        assert!(!flat.in_wedge_local(Vec2::new(-5.0, 0.0)));
+        assert_eq!(flat.signed_distance_local(Vec2::new(-5.0, 0.0)), 9.0);
+        assert_eq!(flat.signed_distance_local(Vec2::new(5.0, 0.0)), 0.0);
+        let narrow = Sector2::new(Vec2::ZERO, Vec2::X, 1e-4, 9_000.0, 11_000.0).unwrap();
+        assert!(narrow.in_wedge_local(Vec2::new(10_000.0, 0.9)));
+        assert!(!narrow.in_wedge_local(Vec2::new(10_000.0, 1.1)));
+        // 2.0 beside a wedge 1.0 wide there: about 1.0 away, not inside.
+        let d = narrow.signed_distance_local(Vec2::new(10_000.0, 2.0));
+        assert!((d - 1.0).abs() < 1e-3, "{d}");
     }
 
     #[test]

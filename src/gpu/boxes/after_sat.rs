@@ -111,7 +111,16 @@ pub(crate) fn settle_with_contacts(
     exact: Exact,
 ) -> Option<Result<(Vec<Pair>, Vec<Contact>)>> {
     let mut pairs = output.pairs?;
-    debug_assert_eq!(pairs.len(), contacts.len());
+    if pairs.len() != contacts.len() {
+        return Some(Err(crate::error::Error::gpu(
+            crate::error::GpuFailure::Inconsistent,
+            format!(
+                "{} SAT pairs read with {} contacts",
+                pairs.len(),
+                contacts.len()
+            ),
+        )));
+    }
     let mut kept = 0;
     for at in 0..pairs.len() {
         let [i, j] = pairs[at];
