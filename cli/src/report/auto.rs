@@ -1,7 +1,8 @@
 //! The table `auto-bench` prints: per scene, auto's choice and time beside the fastest method.
 
-use crate::report::table::{Table, device_lines, ms};
+use crate::report::table::{Table, ms};
 use crate::run::auto_bench::AutoRow;
+use crate::run::row::device_lines;
 
 /// One line per scene: auto's time and choice, the fastest method and its time, the ratio, and
 /// every method's time (`>budget` where its first frame ran past the budget).

@@ -1,7 +1,8 @@
 //! The tables `bench`, `stress` and the default run print.
 
-use crate::report::table::{Table, count, device_lines, ms};
+use crate::report::table::{Table, count, ms};
 use crate::run::row::Row;
+use crate::run::row::device_lines;
 use sweepfan::broadphase::Backend;
 
 /// One line per (method, backend); with frame events, their totals too.

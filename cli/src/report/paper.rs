@@ -5,8 +5,9 @@
 
 use crate::experiments::broadphase_paper::PaperComparison;
 use crate::report::plot::{LinePlot, Scale, Series};
-use crate::report::table::{Table, count, device_lines, ms};
+use crate::report::table::{Table, count, ms};
 use crate::run::row::Row;
+use crate::run::row::device_lines;
 use std::path::Path;
 use sweepfan::broadphase::Backend;
 use sweepfan::error::{Error, Result};

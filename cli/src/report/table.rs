@@ -61,20 +61,6 @@ impl Table {
     }
 }
 
-/// Under a table, the device of each backend its rows ran on, a line each (`gpu: llvmpipe
-/// (Cpu, Vulkan, software: not GPU times)`): a table of times says where they were taken.
-pub fn device_lines<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    for row in rows {
-        if !seen.contains(&row) {
-            seen.push(row);
-        }
-    }
-    seen.iter()
-        .map(|(backend, device)| format!("{backend}: {device}\n"))
-        .collect()
-}
-
 /// Formats a number with thousands separators (integers) for counts.
 pub fn count(v: f64) -> String {
     let r = v.round();

@@ -221,3 +221,17 @@ pub fn fill_speedups(rows: &mut [Row]) {
         }
     }
 }
+
+/// Under a table, the device of each backend its rows ran on, a line each (`gpu: llvmpipe
+/// (Cpu, Vulkan, software: not GPU times)`): a table of times says where they were taken.
+pub fn device_lines<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for row in rows {
+        if !seen.contains(&row) {
+            seen.push(row);
+        }
+    }
+    seen.iter()
+        .map(|(backend, device)| format!("{backend}: {device}\n"))
+        .collect()
+}

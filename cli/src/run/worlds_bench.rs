@@ -344,7 +344,7 @@ pub fn worlds_table(rows: &[WorldsRow]) -> String {
             }
         );
     }
-    t + &crate::report::table::device_lines(rows.iter().map(|r| (r.backend, r.device.as_str())))
+    t + &crate::run::row::device_lines(rows.iter().map(|r| (r.backend, r.device.as_str())))
 }
 
 /// Most tests of a world's objects against the shared ones that [`world_reference`] makes one

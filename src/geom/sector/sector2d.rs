@@ -167,7 +167,7 @@ impl Sector2 {
     /// Inside the wedge the radial gaps are exact; inside the sector the depth is the least of
     /// the radial gaps and the distance to the nearer straight edge.
     ///
-    /// Lengths are [`scaled_length`]s (no square underflows at any accepted size), and the
+    /// Lengths are `primitives2d::scaled_length`s (no square underflows at any accepted size), and the
     /// nearest point of the radial edge `t G`, `t` in `[r, R]`, is `G`'s dot product clamped,
     /// as on the GPU.
     pub fn signed_distance_local(&self, q: Vec2) -> f32 {
