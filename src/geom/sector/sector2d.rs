@@ -108,7 +108,14 @@ impl Sector2 {
     /// half-angle of 0 (`sin` 0) the side test alone also held on the ray behind the centre.
     #[inline]
     pub fn in_wedge_local(&self, q: Vec2) -> bool {
-        let (sin, cos) = self.half_angle.sin_cos();
+        self.in_wedge_along(q, self.edge_directions().0)
+    }
+
+    /// [`Self::in_wedge_local`] with the edge direction `g = (cos, sin)` already at hand (the
+    /// signed distance computes it for the edge).
+    #[inline]
+    fn in_wedge_along(&self, q: Vec2, g: Vec2) -> bool {
+        let (cos, sin) = (g.x, g.y);
         self.is_full_ring() || (q.y.abs() * cos <= q.x * sin && (q.x >= 0.0 || cos < 0.0))
     }
 
@@ -182,7 +189,7 @@ impl Sector2 {
         let folded = Vec2::new(q.x, q.y.abs());
         // max then min, not clamp: a sector built with r > R must not panic.
         let edge = scaled_length(folded - folded.dot(g).max(r).min(rr) * g);
-        if !self.in_wedge_local(q) {
+        if !self.in_wedge_along(q, g) {
             return edge;
         }
         if radial > 0.0 {
