@@ -38,7 +38,9 @@ pub fn write_json_value<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     super::output::write_bytes(path, (text + "\n").as_bytes())
 }
 
-/// Writes one CSV line per row; stages as `stage=ms` joined by `;`.
+/// Writes one CSV line per row; stages as `stage=ms` joined by `;`, then the reference the row
+/// was checked against, its shape (`sphere` unless another), auto's chosen method, the events'
+/// found and lost totals and the parts run, each empty where the row has none.
 pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
     #[derive(Serialize)]
     struct Flat<'a> {
@@ -56,6 +58,14 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
         verified: Option<bool>,
         gpu_bytes_per_object: Option<f64>,
         stage_ms: String,
+        // After the first columns (kept in place): what tells rows of other shapes, auto's
+        // choice, events and parts apart, empty where a row has none.
+        verified_against: Option<&'a str>,
+        shape: &'a str,
+        chosen: Option<String>,
+        found: Option<u64>,
+        lost: Option<u64>,
+        parts: Option<u64>,
     }
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
@@ -80,6 +90,12 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
             verified: r.verified,
             gpu_bytes_per_object: r.gpu_bytes_per_object,
             stage_ms,
+            verified_against: r.verified_against.as_deref(),
+            shape: r.shape.as_deref().unwrap_or("sphere"),
+            chosen: r.chosen.as_ref().map(|c| c.method.to_string()),
+            found: r.events.as_ref().map(|e| e.found),
+            lost: r.events.as_ref().map(|e| e.lost),
+            parts: r.parts.as_ref().map(|p| p.parts),
         })
         .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
     }

@@ -531,3 +531,90 @@ fn ignored_options_and_missing_adapters_are_errors() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The CSV tells rows apart as the JSON does: the reference each was checked against, the
+/// shape, auto's chosen method, the events' totals (the CSV had none of them: an obb run's and
+/// a sphere run's files differed only in names).
+#[test]
+fn bench_csv_keeps_what_tells_rows_apart() {
+    let dir = temp_dir("cli", "bench-csv-columns");
+    let read = |args: &[&str], name: &str| {
+        let (json, csv) = (
+            dir.join(format!("{name}.json")),
+            dir.join(format!("{name}.csv")),
+        );
+        succeed(
+            sweepfan()
+                .arg("bench")
+                .args(args)
+                .arg("--json")
+                .arg(&json)
+                .arg("--csv")
+                .arg(&csv)
+                .output(),
+        );
+        let mut reader = csv::Reader::from_path(&csv).unwrap();
+        let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        let records: Vec<Vec<String>> = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        let rows: Vec<std::collections::HashMap<String, String>> = records
+            .into_iter()
+            .map(|r| header.iter().cloned().zip(r).collect())
+            .collect();
+        (json_rows(&json), rows)
+    };
+    let (json, rows) = read(
+        &[
+            "--scene",
+            "paper",
+            "--n",
+            "300",
+            "--frames",
+            "3",
+            "--methods",
+            "auto,sap",
+            "--events",
+        ],
+        "auto",
+    );
+    assert_eq!(rows.len(), 2);
+    for (j, c) in json.iter().zip(&rows) {
+        assert_eq!(c["method"], j["method"].as_str().unwrap());
+        assert_eq!(c["shape"], "sphere");
+        assert_eq!(
+            c["verified_against"],
+            j["verified_against"].as_str().unwrap()
+        );
+        assert_eq!(c["found"], j["found"].to_string(), "{c:?}");
+        assert_eq!(c["lost"], j["lost"].to_string(), "{c:?}");
+        assert!(j["found"].as_u64().unwrap() > 0, "{j}");
+    }
+    let auto = rows.iter().find(|r| r["method"] == "auto").unwrap();
+    let chosen = json.iter().find(|r| r["method"] == "auto").unwrap()["chosen"]["method"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(auto["chosen"], chosen);
+    assert_eq!(
+        rows.iter().find(|r| r["method"] == "sap").unwrap()["chosen"],
+        ""
+    );
+    let (_, boxes) = read(
+        &[
+            "--shape",
+            "obb",
+            "--n",
+            "300",
+            "--frames",
+            "2",
+            "--backend",
+            "cpu",
+        ],
+        "obb",
+    );
+    assert!(!boxes.is_empty());
+    assert!(boxes.iter().all(|r| r["shape"] == "obb"), "{boxes:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -123,6 +123,8 @@ pub(crate) fn mean_scores<'a>(
             }
             (name.to_string(), m.finish())
         })
+        // A method no rotation scored (an empty bin) has no score: left out, not 0.0.
+        .filter(|(_, score)| score.rotations > 0)
         .collect()
 }
 
@@ -581,6 +583,13 @@ mod tests {
         assert_eq!(r.shape_bins.len(), 20);
         assert_eq!(r.shape_bins.iter().map(|b| b.rotations).sum::<u64>(), 25);
         assert_eq!(r.angle_bins.iter().map(|b| b.rotations).sum::<u64>(), 25);
+        // 25 rotations over 36 angle bins: the empty ones hold no score (they held 0.0), the
+        // others one per method.
+        assert!(r.angle_bins.iter().any(|b| b.rotations == 0));
+        for b in &r.angle_bins {
+            let want = if b.rotations == 0 { 0 } else { 5 };
+            assert_eq!(b.methods.len(), want, "{b:?}");
+        }
         assert_eq!(r.thesis["sector"].accuracy, 67.68);
         assert_eq!(r.thesis["speculative"].over, 93.90);
         // Enclosing shapes never miss a point of what they enclose.

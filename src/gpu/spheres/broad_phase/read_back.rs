@@ -198,10 +198,7 @@ impl GpuBroadPhase {
         n: u32,
         times: Vec<(&'static str, f64)>,
     ) -> Stats {
-        self.paper_min_axis_tests =
-            (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
-        self.grid_lookups_per_object =
-            (self.method == Method::Grid).then(|| totals.grid_lookups as f64 / n as f64);
+        self.note_counted(totals, n);
         let mut stats = Stats {
             tests: totals.tests,
             pairs: totals.pairs,
@@ -212,6 +209,16 @@ impl GpuBroadPhase {
             stats.stage(label, seconds, Clock::GpuTimestamp);
         }
         stats
+    }
+
+    /// Keeps what a frame of `n` spheres counted beyond its tests and pairs (the paper's
+    /// min_axis tests, the grid's bucket lookups for the traffic model), for every frame read
+    /// back, resident ones too.
+    pub(super) fn note_counted(&mut self, totals: &Totals, n: u32) {
+        self.paper_min_axis_tests =
+            (self.method == Method::MinAxis).then_some(totals.paper_min_axis);
+        self.grid_lookups_per_object =
+            (self.method == Method::Grid).then(|| totals.grid_lookups as f64 / n.max(1) as f64);
     }
 
     /// Totals from the counter words of a frame; a walk the device cut short is an error.

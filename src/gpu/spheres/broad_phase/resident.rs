@@ -294,6 +294,7 @@ impl GpuBroadPhase {
         plan: &ResidentReadback,
     ) -> Result<ResidentTotals> {
         let totals = self.totals_from(n, &readback::words(&bytes[plan.counters.clone()]))?;
+        self.note_counted(&totals, n);
         Ok(ResidentTotals {
             tests: totals.tests,
             pairs: totals.pairs,
