@@ -552,7 +552,12 @@ pub fn pair_rows(arg: &str, obj: &Bound<'_, PyAny>, objects: usize) -> PyResult<
             if let Some(v) = p.iter().find(|&&v| v >= objects as u64) {
                 return Err(arg_error(
                     arg,
-                    format!("row {row}: {v} is not one of the {objects} shapes (0..{objects})"),
+                    match objects.checked_sub(1) {
+                        Some(last) => format!(
+                            "row {row}: {v} is not one of the {objects} shapes (0 to {last})"
+                        ),
+                        None => format!("row {row}: {v} names a shape, but there are none"),
+                    },
                 ));
             }
             if p[0] == p[1] {

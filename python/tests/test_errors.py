@@ -224,6 +224,103 @@ def test_memory_error_names_the_limit():
     assert "2000000 objects" in run.stdout and "fit" in run.stdout, run.stdout
 
 
+TIGHT_PAIRS_CHILD = r"""
+import resource, sys
+import numpy as np
+import sweepfan
+
+def vm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+
+method = sys.argv[1]
+sweepfan.sphere_pairs(np.zeros((10, 3), np.float32), 1.0, backend="cpu", method=method)
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+for room in (8, 12, 16, 20):
+    # 2,000 spheres at one point: 1,999,000 pairs, 16 MB, against a few MB of room.
+    resource.setrlimit(resource.RLIMIT_AS, (vm() + (room << 20), hard))
+    try:
+        sweepfan.sphere_pairs(np.zeros((2000, 3), np.float32), 1.0, backend="cpu", method=method)
+        print(room, "ok")
+    except MemoryError:
+        print(room, "MemoryError")
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize("method", ["grid", "brute_force"])
+def test_pairs_past_a_tight_address_space_are_refused_not_aborted(method):
+    """The pair buffers grow within the budget, and an allocator that refuses what the budget
+    allowed is a MemoryError too: with 12 MB of room the grid's buffer growth aborted the
+    process."""
+    run = subprocess.run(
+        [sys.executable, "-c", TIGHT_PAIRS_CHILD, method],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert len(run.stdout.splitlines()) == 4, run.stdout + run.stderr
+
+
+GPU_MEMORY_CHILD = r"""
+import resource, sys
+import numpy as np
+import sweepfan
+
+def vm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+
+def cpu_pairs(c):
+    return {tuple(p) for p in sweepfan.sphere_pairs(c, 0.3, backend="cpu").tolist()}
+
+method = sys.argv[1]
+rng = np.random.default_rng(0)
+c = rng.uniform(0, 3, (100, 3)).astype(np.float32)
+bp = sweepfan.BroadPhase(method=method, backend="gpu", track_events=True)
+bp.step(c, 0.3)
+before = cpu_pairs(c)
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+# lavapipe's device memory is the process's: 10 MB of room runs the device out of memory.
+resource.setrlimit(resource.RLIMIT_AS, (vm() + (10 << 20), hard))
+try:
+    bp.step(np.zeros((4000, 3), np.float32), 1.0)
+    print("big step ran")
+except MemoryError:
+    print("big step MemoryError")
+resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+for k in range(3):
+    c = c + rng.normal(0, 0.1, c.shape).astype(np.float32)
+    got = {tuple(p) for p in bp.step(c, 0.3).tolist()}
+    now = cpu_pairs(c)
+    found = {tuple(p) for p in bp.found.tolist()}
+    lost = {tuple(p) for p in bp.lost.tolist()}
+    print(k, got == now, found == now - before, lost == before - now)
+    before = now
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize("method", ["grid", "sap", "brute_force"])
+def test_a_device_out_of_memory_leaves_the_broad_phase_usable(method, gpu):
+    """A GPU step that runs the device out of memory raises MemoryError and changes nothing:
+    the next steps, with the memory back, find the pairs and the events against the last
+    whole frame (a buffer the device could not make was kept, and every later step failed on
+    it)."""
+    run = subprocess.run(
+        [sys.executable, "-c", GPU_MEMORY_CHILD, method],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "big step MemoryError", run.stdout + run.stderr
+    assert lines[1:] == [f"{k} True True True" for k in range(3)], run.stdout + run.stderr
+
+
 COPY_CHILD = r"""
 import resource, sys
 import numpy as np

@@ -142,14 +142,24 @@ impl Sink<'_> {
             self.out_of_memory.store(true, Ordering::Relaxed);
         }
         if out_of_memory || total > self.limit || self.overflow.load(Ordering::Relaxed) {
-            self.overflow.store(true, Ordering::Relaxed);
-            self.store = false;
-            // Release what was gathered: the call fails anyway.
-            *self.buffer = Vec::new();
-            self.reported = 0;
+            self.stop_storing();
             return;
         }
-        self.buffer.reserve_exact(extra);
+        // The allocator may refuse what the budget allowed (an address-space limit tighter
+        // than the budget read, another thread's allocations): a refusal, not an abort.
+        if self.buffer.try_reserve_exact(extra).is_err() {
+            self.out_of_memory.store(true, Ordering::Relaxed);
+            self.stop_storing();
+        }
+    }
+
+    /// Marks the call overflowed and stops storing, releasing what was gathered (the call
+    /// fails anyway).
+    fn stop_storing(&mut self) {
+        self.overflow.store(true, Ordering::Relaxed);
+        self.store = false;
+        *self.buffer = Vec::new();
+        self.reported = 0;
     }
 }
 

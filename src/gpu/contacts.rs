@@ -171,7 +171,7 @@ impl GpuContacts {
                 "polygon_contacts",
             ],
         )?;
-        let params = ctx.uniform_buffer("contact params", Params::uniform_size());
+        let params = ctx.uniform_buffer("contact params", Params::uniform_size())?;
         let dispatch_args =
             ctx.storage_buffer_with("contact dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
         let pair_count = ctx.storage_buffer("contact pair count", 4)?;

@@ -543,7 +543,7 @@ impl GpuContext {
     }
 
     /// A uniform buffer of `bytes`, written with `queue.write_buffer`.
-    pub(crate) fn uniform_buffer(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+    pub(crate) fn uniform_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
         self.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
@@ -567,7 +567,7 @@ impl GpuContext {
     ) -> Result<wgpu::Buffer> {
         let bytes = bytes.max(4).next_multiple_of(4);
         self.check_binding(label, bytes)?;
-        Ok(self.create_buffer(&wgpu::BufferDescriptor {
+        self.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
             usage: wgpu::BufferUsages::STORAGE
@@ -575,7 +575,7 @@ impl GpuContext {
                 | wgpu::BufferUsages::COPY_SRC
                 | extra,
             mapped_at_creation: false,
-        }))
+        })
     }
 
     /// Splits `groups` workgroups into a 2D grid that respects

@@ -10,7 +10,7 @@
 //! of them; [`GpuEvents::commit`] makes it the previous frame's once the frame is known to be
 //! whole (a pair list that overflowed is recorded again, and its events with it).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::events::FrameEvents;
 use crate::gpu::context::{GpuContext, Uniform, dispatch_2d};
 use crate::gpu::readback::{self, ListHint, Readback};
@@ -111,7 +111,7 @@ impl GpuEvents {
             kernels: EventKernels::new(ctx)?,
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
-            params: ctx.uniform_buffer("events params", EventParams::uniform_size()),
+            params: ctx.uniform_buffer("events params", EventParams::uniform_size())?,
             keys: None,
             values: None,
             flags: None,
@@ -316,6 +316,33 @@ impl GpuEvents {
             return Ok(Vec::new());
         }
         ctx.read_async::<[u32; 2]>(&last.list, count).await
+    }
+
+    /// Takes back the last [`Self::commit`] (its frame's list turned out cut short): the
+    /// previous frame is again the one before it, whose list is whole.
+    pub(crate) fn uncommit(&mut self) {
+        self.now = 1 - self.now;
+    }
+
+    /// Makes `pairs` (canonical) the previous frame's list: the frames that ran elsewhere
+    /// (in parts, their events on the host) hand their last list back to the device.
+    pub(crate) fn seed_previous(&mut self, ctx: &GpuContext, pairs: &[[u32; 2]]) -> Result<()> {
+        let len = u32::try_from(pairs.len()).map_err(|_| {
+            Error::invalid_argument("pairs", format!("{} pairs exceed u32", pairs.len()))
+        })?;
+        let prev = 1 - self.now;
+        let slot = &mut self.sorted[prev];
+        if slot.cap < len {
+            ctx.check_binding("events sorted list", len as u64 * 8)?;
+            slot.list = ctx.storage_buffer("events sorted", len as u64 * 8)?;
+            slot.cap = len;
+        }
+        if len > 0 {
+            ctx.write_buffer(&slot.list, 0, bytemuck::cast_slice(pairs));
+        }
+        ctx.write_buffer(&slot.count, 0, &len.to_le_bytes());
+        slot.len = len.max(1);
+        Ok(())
     }
 
     /// Forgets the previous frame: the next frame's pairs are all found.

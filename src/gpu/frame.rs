@@ -64,16 +64,16 @@ pub struct ParamArena {
 
 impl ParamArena {
     /// Room for `capacity` dispatches per frame.
-    pub fn new(ctx: &GpuContext, capacity: usize) -> Self {
+    pub fn new(ctx: &GpuContext, capacity: usize) -> Result<Self> {
         let stride = (Params::uniform_size())
             .next_multiple_of(ctx.limits.min_uniform_buffer_offset_alignment as u64);
-        let buffer = ctx.uniform_buffer("broad-phase params", stride * capacity as u64);
-        Self {
+        let buffer = ctx.uniform_buffer("broad-phase params", stride * capacity as u64)?;
+        Ok(Self {
             buffer,
             stride,
             capacity,
             slots: Vec::new(),
-        }
+        })
     }
 
     pub fn reset(&mut self) {
@@ -218,7 +218,7 @@ pub fn run_stage(
     params: usize,
     f: impl FnOnce(&mut Recorder<'_, '_>) -> Result<()>,
 ) -> Result<()> {
-    let mut arena = ParamArena::new(ctx, params);
+    let mut arena = ParamArena::new(ctx, params)?;
     let mut timer = crate::gpu::timer::PassTimer::new(ctx, 1);
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     Recorder::begin(ctx, &mut enc, &mut timer, &mut arena, "test stage").record(f)?;
@@ -307,7 +307,7 @@ mod tests {
             "add_counts",
         );
         let counters = ctx.storage_buffer("counters", 32).unwrap();
-        let mut arena = ParamArena::new(&ctx, 4);
+        let mut arena = ParamArena::new(&ctx, 4).unwrap();
         for (n, j, k) in [
             (1000u32, 7u32, 9u32),
             (300_000, u32::MAX, u32::MAX),

@@ -100,7 +100,7 @@ impl Readback {
                 size: grown,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
-            }));
+            })?);
         }
         let staging = self.staging.as_ref().expect("made above");
         for c in &self.copies {

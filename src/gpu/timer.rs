@@ -32,15 +32,18 @@ impl PassTimer {
             ty: wgpu::QueryType::Timestamp,
             count,
         });
-        let resolve = ctx.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pass timer resolve"),
-            size: 8 * count as u64,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        // A device without memory for the resolve buffer times nothing (the frame still runs).
+        let resolve = ctx
+            .create_buffer(&wgpu::BufferDescriptor {
+                label: Some("pass timer resolve"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+            .ok();
         Self {
-            query_set: Some(query_set),
-            resolve: Some(resolve),
+            query_set: resolve.as_ref().map(|_| query_set),
+            resolve,
             capacity,
             labels: Vec::new(),
         }

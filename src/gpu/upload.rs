@@ -79,7 +79,7 @@ impl Upload {
                 size,
                 usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: true,
-            }));
+            })?);
             self.mapping = Arc::new(Mutex::new(Mapping::Mapped));
         }
         let staging = self.staging.as_ref().expect("made above");

@@ -181,7 +181,7 @@ impl GpuSat {
         let module = ctx.shader_file("boxes/sat.wgsl")?;
         let [prepare, obb, polygon] =
             ctx.pipelines("sat", &module, ["prepare", "obb_main", "polygon_main"])?;
-        let params = ctx.uniform_buffer("sat params", Params::uniform_size());
+        let params = ctx.uniform_buffer("sat params", Params::uniform_size())?;
         let dispatch_args =
             ctx.storage_buffer_with("sat dispatch args", 12, wgpu::BufferUsages::INDIRECT)?;
         let out_count = ctx.storage_buffer("sat out count", 16)?;

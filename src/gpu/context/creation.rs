@@ -304,9 +304,24 @@ impl GpuContext {
         })
     }
 
-    /// A buffer (counted).
-    pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
-        self.counted(&self.totals.buffers, || self.device.create_buffer(desc))
+    /// A buffer (counted). The device running out of memory for it is an error here, at once
+    /// ([`Error::TooLarge`](crate::Error::TooLarge)), never a buffer kept: an invalid buffer
+    /// kept in a scratch slot made every later frame of the broad phase fail, after the memory
+    /// had come back. (Other errors are captured as any other work's, for
+    /// [`GpuContext::check`]; in a browser the scope is not pushed, docs/design.md §9.14.)
+    pub(crate) fn create_buffer(
+        &self,
+        desc: &wgpu::BufferDescriptor<'_>,
+    ) -> crate::error::Result<wgpu::Buffer> {
+        let (buffer, error) = self.counted(&self.totals.buffers, || {
+            super::block::caught(&self.device, &[wgpu::ErrorFilter::OutOfMemory], || {
+                self.device.create_buffer(desc)
+            })
+        });
+        match error {
+            Some(e) => Err(super::device_error(&self.info.name, e)),
+            None => Ok(buffer),
+        }
     }
 
     /// A buffer holding `desc.contents` from the start (counted as bytes from the host).

@@ -118,7 +118,7 @@ impl<P: GpuPose> AccuracyGpu<P> {
         ctx.check_workgroup(P::NAME, P::WORKGROUP)?;
         let module = ctx.shader_file(P::SHADER)?;
         let pipeline = ctx.pipeline(&module, P::ENTRY, &[])?;
-        let params = ctx.uniform_buffer(P::NAME, Params::uniform_size());
+        let params = ctx.uniform_buffer(P::NAME, Params::uniform_size())?;
         ctx.check()?;
         Ok(Self {
             pipeline,

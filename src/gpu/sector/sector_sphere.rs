@@ -72,7 +72,7 @@ impl SectorSphereGpu {
         ctx.check_workgroup("the sector-sphere test", WORKGROUP)?;
         let module = ctx.shader_file("sector/sector_sphere.wgsl")?;
         let pipeline = ctx.pipeline(&module, "test_pairs", &[])?;
-        let params = ctx.uniform_buffer("sector sphere params", Params::uniform_size());
+        let params = ctx.uniform_buffer("sector sphere params", Params::uniform_size())?;
         ctx.check()?;
         Ok(Self {
             pipeline,

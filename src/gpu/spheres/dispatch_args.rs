@@ -33,7 +33,7 @@ impl PairDispatch {
         let module = ctx.shader_file("spheres/dispatch_args.wgsl")?;
         Ok(Self {
             pipeline: ctx.pipeline(&module, "pair_dispatch_args", &[])?,
-            params: ctx.uniform_buffer("pair dispatch params", Params::uniform_size()),
+            params: ctx.uniform_buffer("pair dispatch params", Params::uniform_size())?,
             written: None,
             args: ctx.storage_buffer_with(
                 "pair dispatch args",

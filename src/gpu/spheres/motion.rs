@@ -57,7 +57,7 @@ impl DeviceScene {
         ctx.write_buffer(&sphere_buffer, 0, bytemuck::cast_slice(spheres));
         let padded: Vec<[f32; 4]> = velocities.iter().map(|v| [v.x, v.y, v.z, 0.0]).collect();
         ctx.write_buffer(&velocity_buffer, 0, bytemuck::cast_slice(&padded));
-        let params = ctx.uniform_buffer("device scene motion", Params::uniform_size());
+        let params = ctx.uniform_buffer("device scene motion", Params::uniform_size())?;
         let p = Params {
             n,
             half_extent: half_extent.unwrap_or(0.0),

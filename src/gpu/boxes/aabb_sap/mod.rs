@@ -157,7 +157,7 @@ pub struct GpuAabbSap {
 impl GpuAabbSap {
     /// Compiles the sweep's pipelines on `ctx` and allocates its first buffers.
     pub fn new(ctx: &GpuContext) -> Result<Self> {
-        let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size());
+        let params = ctx.uniform_buffer("aabb_sap params", Params::uniform_size())?;
         let counters = ctx.storage_buffer("aabb_sap counters", 16)?;
         // Within the binding limit the context holds (as low as MIN_BINDING_CAP): the list
         // grows past it only as far as frames need.

@@ -123,7 +123,7 @@ struct ProxySlot {
 impl ProxySlot {
     fn new(ctx: &GpuContext) -> Result<Self> {
         Ok(Self {
-            params: ctx.uniform_buffer("rotating proxy params", Params::uniform_size()),
+            params: ctx.uniform_buffer("rotating proxy params", Params::uniform_size())?,
             totals: ctx.storage_buffer("rotating proxy totals", 16)?,
             dispatch: ctx.storage_buffer_with(
                 "rotating test dispatch",
@@ -170,9 +170,9 @@ impl RotatingGpu {
             test: ctx.pipeline(&module, "test_candidates", &[])?,
             sort: RadixSort::new(ctx)?,
             scan: ExclusiveScan::new(ctx)?,
-            params: ctx.uniform_buffer("rotating params", Params::uniform_size()),
-            totals: small("rotating totals"),
-            scan_total: small("rotating scan total"),
+            params: ctx.uniform_buffer("rotating params", Params::uniform_size())?,
+            totals: small("rotating totals")?,
+            scan_total: small("rotating scan total")?,
             in_spheres: Scratch::default(),
             sort_keys: Scratch::default(),
             sort_values: Scratch::default(),

@@ -66,6 +66,8 @@ mod min_axis_frame;
 mod parts;
 mod read_back;
 mod resident;
+#[cfg(test)]
+mod resident_events_tests;
 mod worlds;
 pub use in_flight::{MAX_IN_FLIGHT, SubmittedFrame};
 pub use resident::{ResidentPairs, ResidentReadback, ResidentTotals};
@@ -224,7 +226,7 @@ impl GpuBroadPhase {
             } else {
                 None
             },
-            arena: ParamArena::new(c, PARAM_SLOTS),
+            arena: ParamArena::new(c, PARAM_SLOTS)?,
             timer: PassTimer::new(c, TIMED_PASSES),
             counters,
             ext,

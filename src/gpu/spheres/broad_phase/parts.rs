@@ -73,6 +73,22 @@ impl GpuBroadPhase {
         }
     }
 
+    /// Before a frame on the device (`encode_from_buffer`) after frames in parts, whose events
+    /// lived on the host: the device's events continue from the host's last list, and the next
+    /// frame in parts from the device's (`find_pairs_in_parts`). A list the device cannot
+    /// hold is an error that changes nothing.
+    pub(super) fn hand_events_to_device(&mut self) -> Result<()> {
+        let Some(parts) = self.parts.as_mut().filter(|p| p.active) else {
+            return Ok(());
+        };
+        let (Some(ev), Some(tracker)) = (self.events.as_mut(), parts.tracker.as_ref()) else {
+            return Ok(());
+        };
+        ev.seed_previous(&self.ctx, tracker.pairs())?;
+        parts.tracker = None;
+        Ok(())
+    }
+
     /// Forgets the last split (a frame ran whole).
     pub(super) fn ran_whole(&mut self) {
         if let Some(p) = &mut self.parts {
@@ -107,8 +123,22 @@ impl GpuBroadPhase {
         // A failed frame leaves no events of an earlier one to take.
         self.last_events = None;
         let mut parts = self.parts.take().unwrap_or_default();
-        if self.events.is_some() && parts.tracker.is_none() {
-            parts.tracker = Some(EventTracker::new());
+        // Events without a host tracker: the frames since the last in parts ran on the device
+        // (`encode_from_buffer`), whose last list the events continue from.
+        if parts.tracker.is_none()
+            && let Some(ev) = &self.events
+        {
+            let mut tracker = EventTracker::new();
+            match ev.previous_pairs(&self.ctx) {
+                Ok(pairs) => {
+                    tracker.update(pairs);
+                }
+                Err(e) => {
+                    self.parts = Some(parts);
+                    return Err(e);
+                }
+            }
+            parts.tracker = Some(tracker);
         }
         let with_events = out.is_some() && parts.tracker.is_some();
         let devices = 1 + parts.helpers.len();

@@ -161,6 +161,7 @@ impl GpuBroadPhase {
                 ),
             ));
         }
+        self.hand_events_to_device()?;
         let mut enc = self.record_frame_from(Source::Device(spheres), n, true)?;
         let list = ResidentPairs {
             pairs: &self.pair_list,
@@ -199,7 +200,9 @@ impl GpuBroadPhase {
         /// After frames from [`Self::encode_from_buffer`] (since the last check): an error when a
         /// frame had spheres the host would reject, or more pairs than the list holds (with events
         /// tracked every such frame is counted; without, the last frame's count is checked). One
-        /// wait.
+        /// wait. With events tracked, a list cut short in the last frame alone stops being the
+        /// previous frame's (a frame recorded again, or the next, compares with the whole frame
+        /// before it); cut short in several frames, the next frame's events start over.
         pub fn check_resident = "a resident check";
         pub async fn check_resident_async(&mut self) -> Result<()> {
             let mut rb = Readback::new("resident check");
@@ -236,6 +239,22 @@ impl GpuBroadPhase {
                 ));
             }
             if overflowed > 0 || pairs > self.pair_capacity {
+                // The frames' events compare with the last whole frame: where the frame cut
+                // short is the last and only one, its list stops being the previous one (a
+                // frame recorded again after `grow_pair_list`, or the next, compares with the
+                // one before it); where several were cut short, the lists between are lost
+                // and the next frame's pairs are all found.
+                let last_cut_short = pairs > self.pair_capacity;
+                let mut events = "";
+                if let Some(ev) = &mut self.events {
+                    if overflowed == 1 && last_cut_short {
+                        ev.uncommit();
+                        events = " (the next frame's events compare with the frame before it)";
+                    } else if overflowed > 1 {
+                        ev.reset(&self.ctx);
+                        events = " (the next frame's events start over: all its pairs found)";
+                    }
+                }
                 return Err(Error::too_large(
                     Exceeds::PairList {
                         pairs,
@@ -243,7 +262,8 @@ impl GpuBroadPhase {
                     },
                     format!(
                         "{} frames found more pairs than the list's {} slots (the last frame: \
-                         {pairs}): their pairs and events are incomplete; raise set_pair_capacity",
+                         {pairs}): their pairs and events are incomplete{events}; raise \
+                         set_pair_capacity (grow_pair_list)",
                         overflowed.max(1),
                         self.pair_capacity
                     ),

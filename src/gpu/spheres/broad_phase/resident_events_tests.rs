@@ -1,0 +1,148 @@
+//! Resident frames' events (docs/design.md §10) against the pairs of each frame counted here
+//! by brute force: after a frame whose pair list was cut short, and after frames in parts
+//! (whose events live on the host).
+
+use super::GpuBroadPhase;
+use crate::broadphase::{BroadPhase, Method, Pair};
+use crate::events::EventTracker;
+use crate::geom::sphere::Sphere;
+use crate::gpu::context::{GpuContext, GpuOptions, test_gpu};
+use std::sync::Arc;
+
+/// `n` spheres of radius `r` in a cube of side `side` (a fixed walk of `seed`).
+fn spheres(seed: u64, n: usize, side: f32, r: f32) -> Vec<Sphere> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32 * side
+    };
+    (0..n)
+        .map(|_| Sphere::new([next(), next(), next()].into(), r))
+        .collect()
+}
+
+/// The touching pairs, canonical, by testing every pair.
+fn brute_force(spheres: &[Sphere]) -> Vec<Pair> {
+    let mut out = Vec::new();
+    for i in 0..spheres.len() {
+        for j in i + 1..spheres.len() {
+            if spheres[i].touches(&spheres[j]) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
+    out
+}
+
+/// A resident frame of `scene` through a buffer of the caller's: Ok(found, lost) read from the
+/// device, or the error of the frame or of its check.
+fn resident_frame(
+    ctx: &GpuContext,
+    bp: &mut GpuBroadPhase,
+    scene: &[Sphere],
+) -> crate::Result<(Vec<Pair>, Vec<Pair>)> {
+    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("caller's spheres"),
+        size: scene.len() as u64 * 16,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: true,
+    });
+    buffer
+        .slice(..)
+        .get_mapped_range_mut()
+        .unwrap()
+        .copy_from_slice(bytemuck::cast_slice(scene));
+    buffer.unmap();
+    let enc = bp.encode_from_buffer(&buffer, scene.len() as u32)?;
+    ctx.queue.submit([enc.finish()]);
+    bp.check_resident()?;
+    let (found, lost, found_count, lost_count) = bp.resident_events().unwrap().buffers();
+    let read = |list: Option<&wgpu::Buffer>, count: &wgpu::Buffer| {
+        let k = ctx.read::<u32>(count, 1).unwrap()[0] as usize;
+        match (k, list) {
+            (0, _) => Vec::new(),
+            (k, Some(list)) => ctx.read::<Pair>(list, k).unwrap(),
+            (_, None) => panic!("a count without a list"),
+        }
+    };
+    Ok((read(found, found_count), read(lost, lost_count)))
+}
+
+/// A frame whose list is cut short is reported; its list stops being the previous frame's: the
+/// same frame recorded again after the list grew, or the next one, compares with the frame
+/// before it (the cut list was the previous one: 2,950 pairs found again, a pair that touched
+/// before among them).
+#[test]
+fn a_frame_cut_short_leaves_the_events_with_the_whole_frame_before_it() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let sparse = spheres(1, 100, 20.0, 0.5);
+    let one_point = vec![Sphere::new([1.0, 1.0, 1.0].into(), 1.0); 100];
+    let next = spheres(2, 100, 2.0, 0.5);
+    for again in [true, false] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
+        bp.track_events(true).unwrap();
+        bp.set_pair_capacity(2_000).unwrap();
+        let mut tracker = EventTracker::new();
+        let want = tracker.update(brute_force(&sparse));
+        let got = resident_frame(&ctx, &mut bp, &sparse).unwrap();
+        assert_eq!(got, (want.found, want.lost));
+        let cut = resident_frame(&ctx, &mut bp, &one_point).unwrap_err();
+        assert!(cut.to_string().contains("frame before it"), "{cut}");
+        let then = if again {
+            bp.grow_pair_list(4_950).unwrap();
+            &one_point
+        } else {
+            &next
+        };
+        let want = tracker.update(brute_force(then));
+        let got = resident_frame(&ctx, &mut bp, then).unwrap();
+        assert_eq!(got, (want.found, want.lost), "recorded again: {again}");
+    }
+}
+
+/// Frames in parts keep their events on the host; a resident frame between them continues
+/// from the host's last list, and the frame in parts after it from the resident one's (each
+/// compared with the frame before it, 1,045 found against 360 before).
+#[test]
+fn resident_frames_between_frames_in_parts_compare_with_the_frame_before() {
+    let Some(_) = test_gpu() else { return };
+    let ctx = Arc::new(
+        GpuContext::new(&GpuOptions {
+            max_binding_bytes: Some(1 << 16),
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    bp.track_events(true).unwrap();
+    bp.set_pair_capacity(5_000).unwrap();
+    let mut tracker = EventTracker::new();
+    // 6,000 spheres pass the 64 KiB binding: from then on the host frames run in parts.
+    let frames: [(u64, usize, bool); 7] = [
+        (1, 100, true),
+        (2, 6_000, true),
+        (3, 100, true),
+        (4, 100, false),
+        (5, 100, false),
+        (6, 100, true),
+        (7, 100, false),
+    ];
+    for (seed, n, host) in frames {
+        let side = if n > 100 { 40.0 } else { 2.0 };
+        let scene = spheres(seed, n, side, 0.5);
+        let want = tracker.update(brute_force(&scene));
+        let got = if host {
+            let mut pairs = Vec::new();
+            bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
+            let events = bp.take_events().unwrap();
+            (events.found, events.lost)
+        } else {
+            resident_frame(&ctx, &mut bp, &scene).unwrap()
+        };
+        assert_eq!(got, (want.found, want.lost), "frame {seed} (host: {host})");
+    }
+    assert!(bp.in_parts(), "the frames did not run in parts");
+}
