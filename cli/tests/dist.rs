@@ -607,13 +607,25 @@ fn links_gaps_empty_ranks_and_devices() {
     let args = ["dist", "--scene-file", file, "--pairs-out", per_rank_arg];
     ok(mpirun(5, &args), "5 ranks");
     std::fs::remove_file(per_rank.join("pairs-rank-2.csv")).unwrap();
+    // Names this never writes stay (they parse as rank numbers, but are the user's).
+    for user in ["pairs-rank-+7.csv", "pairs-rank-007.csv"] {
+        std::fs::write(per_rank.join(user), "i,j\n").unwrap();
+    }
     ok(mpirun(2, &args), "2 ranks after 5");
     let mut names: Vec<String> = std::fs::read_dir(&per_rank)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["pairs-rank-0.csv", "pairs-rank-1.csv"]);
+    assert_eq!(
+        names,
+        [
+            "pairs-rank-+7.csv",
+            "pairs-rank-0.csv",
+            "pairs-rank-007.csv",
+            "pairs-rank-1.csv"
+        ]
+    );
     // Four ranks, three objects: the ranks without one take part.
     let three = d.join("three.csv");
     let args = ["dist", "--scene", "one-point", "--n", "3", "--pairs-out"];
@@ -629,6 +641,15 @@ fn links_gaps_empty_ranks_and_devices() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("dist keeps every pair") && !stderr.contains("count alone"),
+        "{stderr}"
+    );
+    // Past 2^32 objects across ranks: ids are 64-bit, so the limit is each rank's memory (not
+    // the 32 bits of one process's pairs, which `--n` said before).
+    let out = mpirun(2, &["dist", "--scene", "paper", "--n", "4294967296"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("2147483648 objects") && stderr.contains("start more ranks"),
         "{stderr}"
     );
     // A device: exit 2 at once, naming it.
@@ -658,4 +679,57 @@ fn the_first_frame_finds_its_pairs() {
         assert_eq!(row["found"], row["pairs"], "{frames} frames: {row}");
         assert_eq!(row["lost"], 0, "{frames} frames: {row}");
     }
+}
+
+/// A write that fails on one rank (its files limited to 8 blocks) ends the run with exit 2, and
+/// the per-rank files of the run before stay whole: the other ranks' new files are not put in
+/// (the set held three ranks' files of this run beside one of the run before).
+#[test]
+fn a_write_failing_on_one_rank_leaves_the_files_of_the_run_before() {
+    let d = dir("write-fails");
+    let (first, second) = (d.join("first.csv"), d.join("second.csv"));
+    let scene = Scene::generate(SceneKind::Paper, &SceneParams::new(3_000, 1));
+    scene.write_csv(&first).unwrap();
+    // 124,750 pairs: every rank's file past the limited rank's 8 KiB.
+    Scene::generate(SceneKind::OnePoint, &SceneParams::new(500, 2))
+        .write_csv(&second)
+        .unwrap();
+    let out_dir = d.join("out/");
+    let out = out_dir.to_str().unwrap();
+    let bin = env!("CARGO_BIN_EXE_sweepfan");
+    let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    ok(
+        mpirun(4, &["dist", "--scene-file", first, "--pairs-out", out]),
+        "the run before",
+    );
+    let read_all = || {
+        let mut all: Vec<Pair> = (0..4)
+            .flat_map(|r| read_pairs(&out_dir.join(format!("pairs-rank-{r}.csv"))))
+            .collect();
+        all.sort_unstable();
+        all
+    };
+    let before = read_all();
+    same(&before, &brute(&scene.spheres), "the run before");
+    let limited = format!(
+        "trap '' XFSZ; ulimit -f 8; exec {bin} dist --scene-file {second} --pairs-out {out}"
+    );
+    let run = ["dist", "--scene-file", second, "--pairs-out", out];
+    let mut args = vec!["-np", "2", bin];
+    args.extend_from_slice(&run);
+    args.extend_from_slice(&[
+        ":", "-np", "1", "bash", "-c", &limited, ":", "-np", "1", bin,
+    ]);
+    args.extend_from_slice(&run);
+    let failed = mpirun_with(&args);
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("rank 2 of 4"), "{stderr}");
+    same(&read_all(), &before, "the files after the failed run");
+    let names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("part"))
+        .collect();
+    assert!(names.is_empty(), "parts left: {names:?}");
 }

@@ -51,6 +51,26 @@ impl Comm {
     /// Sends `to[r]` to rank `r` for every `r`; returns what every rank sent here, in rank
     /// order. Any length: lists past MPI's 32-bit counts go in rounds.
     pub fn exchange(&mut self, to: &[Vec<u32>]) -> Vec<u32> {
+        let recv_len = self.incoming(to);
+        self.exchange_known(to, &recv_len)
+    }
+
+    /// [`Comm::exchange`] where every rank first weighs the words coming to it with `admit`:
+    /// where one refuses (what arrives would not fit its memory), every rank returns the same
+    /// error before anything is received (no rank allocates what it cannot hold, none waits
+    /// alone in the exchange).
+    pub fn exchange_admitted(
+        &mut self,
+        to: &[Vec<u32>],
+        admit: impl FnOnce(u64) -> Result<()>,
+    ) -> Result<Vec<u32>> {
+        let recv_len = self.incoming(to);
+        self.agree(admit(recv_len.iter().sum()))?;
+        Ok(self.exchange_known(to, &recv_len))
+    }
+
+    /// The words each rank sends here (the lengths exchanged, the traffic counted).
+    fn incoming(&mut self, to: &[Vec<u32>]) -> Vec<u64> {
         debug_assert_eq!(to.len(), self.size);
         let send_len: Vec<u64> = to.iter().map(|v| v.len() as u64).collect();
         let mut recv_len = vec![0u64; self.size];
@@ -61,9 +81,15 @@ impl Comm {
                 self.received += 4 * recv_len[r];
             }
         }
+        recv_len
+    }
+
+    /// [`Comm::exchange`] once the lengths are known.
+    fn exchange_known(&mut self, to: &[Vec<u32>], recv_len: &[u64]) -> Vec<u32> {
+        let send_len: Vec<u64> = to.iter().map(|v| v.len() as u64).collect();
         // Each source gets an equal share of a round's receive buffer.
         let share = (ROUND_WORDS / self.size as u64).max(1);
-        let longest = send_len.iter().chain(&recv_len).copied().max().unwrap_or(0);
+        let longest = send_len.iter().chain(recv_len).copied().max().unwrap_or(0);
         let rounds = self.max_u64(longest.div_ceil(share)).max(1);
         let total: u64 = recv_len.iter().sum();
         let mut out = vec![0u32; total as usize];

@@ -1,7 +1,7 @@
 //! One rank's part of a distributed run (docs/design.md §2.11): loading, the slabs, and each
 //! frame's moves, ghosts, pairs and events.
 
-use super::bodies::{Bodies, GHOST_WORDS, ghosts_from_words};
+use super::bodies::{BODY_WORDS, Bodies, GHOST_WORDS, ghosts_from_words};
 use super::comm::Comm;
 use super::{DistInput, DistOptions, DistReport, FrameRow, RankRow};
 use glam::Vec3;
@@ -136,7 +136,7 @@ impl World {
             duplicates: 0,
             local_rank: comm.local_rank,
         };
-        world.send_to_owners(comm);
+        world.send_to_owners(comm)?;
         let opened = open_method(options, world.local_rank);
         let (broad_phase, device) = comm.agree(opened)?;
         (world.broad_phase, world.device) = (broad_phase, device);
@@ -146,7 +146,7 @@ impl World {
     }
 
     /// Sends every body whose slab is another rank's there; returns how many left.
-    fn send_to_owners(&mut self, comm: &mut Comm) -> u64 {
+    fn send_to_owners(&mut self, comm: &mut Comm) -> Result<u64> {
         let mut to = vec![Vec::new(); comm.size];
         let (slabs, rank) = (&self.slabs, comm.rank);
         let bodies = &self.bodies;
@@ -157,9 +157,13 @@ impl World {
         let left = self
             .bodies
             .split_off_where(|i| (owners[i] != rank).then_some(owners[i]), &mut to);
-        let arrived = comm.exchange(&to);
+        let kept = self.bodies.len();
+        let arrived = comm.exchange_admitted(&to, |words| {
+            let arriving = words as usize / BODY_WORDS;
+            fits_on_this_rank(kept + arriving, false)
+        })?;
         self.bodies.extend_from_words(&arrived);
-        left
+        Ok(left)
     }
 
     /// One frame: move (after the first), migrate, rebalance, ghosts, pairs, events.
@@ -172,14 +176,14 @@ impl World {
         {
             step_in_cube(&mut self.bodies.spheres, &mut self.bodies.velocities, half);
             step_in_cube(&mut self.giants.spheres, &mut self.giants.velocities, half);
-            migrated += self.send_to_owners(comm);
+            migrated += self.send_to_owners(comm)?;
         }
         let counts = comm.all_gather_u64(self.bodies.len() as u64);
         let mean = counts.iter().sum::<u64>() as f64 / comm.size as f64;
         let most = counts.iter().copied().max().unwrap_or(0);
         if comm.size > 1 && most as f64 > self.rebalance * mean {
             self.slabs = draw_slabs(&self.bodies, counts.iter().sum(), comm);
-            migrated += self.send_to_owners(comm);
+            migrated += self.send_to_owners(comm)?;
             rebalanced = true;
         }
         let (migration_sent, _) = comm.take_traffic();
@@ -193,9 +197,15 @@ impl World {
             let low = self.slabs.low_end(&self.bodies.spheres[i]);
             routes.ranks_for(comm.rank, low, |r| self.bodies.write_ghost(i, &mut to[r]));
         }
-        let arrived = comm.exchange(&to);
-        drop(to);
         let own = self.bodies.len();
+        // The ghosts count in this rank's memory as its own objects do: objects far larger than
+        // the rest (past the giants set aside) or at one place reach every earlier slab, and
+        // rank 0 received the whole scene, past what it could hold, to an abort.
+        let arrived = comm.exchange_admitted(&to, |words| {
+            let ghosts = words as usize / GHOST_WORDS;
+            fits_on_this_rank(own + ghosts, false).map_err(|e| ghosts_past_memory(e, own, ghosts))
+        })?;
+        drop(to);
         let mut local = self.bodies.spheres.clone();
         let mut ghost_ids = Vec::with_capacity(arrived.len() / GHOST_WORDS);
         ghosts_from_words(&arrived, &mut local, &mut ghost_ids);
@@ -626,6 +636,22 @@ fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()
         differ.join(", "),
         lengths[0]
     )))
+}
+
+/// A rank's objects with their ghosts past its memory, said as such: more ranks give each
+/// fewer objects of its own, but not fewer ghosts where large objects reach every slab.
+fn ghosts_past_memory(e: Error, own: usize, ghosts: usize) -> Error {
+    let Error::TooLarge { exceeds, .. } = &e else {
+        return e;
+    };
+    Error::too_large(
+        *exceeds,
+        format!(
+            "this rank's {own} objects with the {ghosts} ghosts within reach of its slab (objects \
+             of later slabs no farther than the largest radius) need more memory than it has: \
+             start more ranks, or give the objects far larger than the rest their own run"
+        ),
+    )
 }
 
 /// Whether this rank's share of `objects` (`whole`: the scene, which every rank draws) fits

@@ -49,7 +49,8 @@ fn remove_stale(dir: &Path, kind: &str, size: usize) {
             .to_str()
             .and_then(|n| n.strip_prefix(&prefix))
             .and_then(|n| n.strip_suffix(".csv"))
-            .and_then(|r| r.parse::<usize>().ok());
+            // Only the names this writes (`7`, not `+7` or `007`, which a user may have made).
+            .and_then(|r| r.parse::<usize>().ok().filter(|n| n.to_string() == r));
         if rank.is_some_and(|r| r >= size) {
             let _ = std::fs::remove_file(entry.path());
         }
@@ -114,13 +115,43 @@ fn pair_of(w: &[u32]) -> GlobalPair {
     ]
 }
 
+/// This rank's rows to its own `file` of a directory, the set replaced whole: every rank
+/// writes a part file beside it first and renames it once every rank has written its own;
+/// where one failed, the parts go and the files of the run before stay as they were (a set of
+/// two runs' files, whose union is neither run's, was left after a write failed on one rank).
+fn write_own_file(
+    file: &Path,
+    header: &str,
+    rows: impl Iterator<Item = String>,
+    comm: &mut Comm,
+) -> Result<()> {
+    let name = file
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy());
+    let part = file.with_file_name(format!(".{name}.part"));
+    // Named as the file the user asked for, not its part.
+    let written = write_csv(&part, header, rows).map_err(|e| match e {
+        Error::Io { source, .. } => Error::io(file, source),
+        e => e,
+    });
+    if let Err(e) = comm.agree(written) {
+        let _ = std::fs::remove_file(&part);
+        return Err(e);
+    }
+    let renamed = std::fs::rename(&part, file).map_err(|e| Error::io(file, e));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    comm.agree(renamed)
+}
+
 /// This rank's pairs (canonical), to its own file or gathered to rank 0's.
 pub fn write_pairs(path: &Path, pairs: &[GlobalPair], comm: &mut Comm) -> Result<()> {
     let header = "i,j";
     let row = |p: &GlobalPair| format!("{},{}", p[0], p[1]);
     let file = match target(path, "pairs", comm)? {
         Target::PerRank(file) => {
-            return comm.agree(write_csv(&file, header, pairs.iter().map(row)));
+            return write_own_file(&file, header, pairs.iter().map(row), comm);
         }
         Target::Gathered => path,
     };
@@ -154,7 +185,7 @@ pub fn write_events(path: &Path, events: &[(u32, u32, GlobalPair)], comm: &mut C
         Target::PerRank(file) => {
             let mut mine = events.to_vec();
             mine.sort_unstable();
-            return comm.agree(write_csv(&file, header, mine.iter().map(row)));
+            return write_own_file(&file, header, mine.iter().map(row), comm);
         }
         Target::Gathered => path,
     };

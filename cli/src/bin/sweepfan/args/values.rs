@@ -78,6 +78,16 @@ pub fn objects(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `dist --n`: a scene across ranks indexes its objects with 64 bits (docs/design.md §2.11),
+/// so it may pass 2^32 objects; at most 2^48 (each rank's own objects and ghosts stay under
+/// 2^32, which its memory check and the run enforce).
+pub fn global_objects(s: &str) -> Result<usize, String> {
+    const MOST: u64 = 1 << 48;
+    let n = whole(s, 1, MOST, " (an empty scene has nothing to test)")?;
+    usize::try_from(n)
+        .map_err(|_| format!("is too large for this machine's {}-bit sizes", usize::BITS))
+}
+
 /// `--adapter`: an index from `sweepfan info` or part of an adapter's name; an empty (or blank)
 /// name would match every adapter, so it is refused.
 pub fn adapter(s: &str) -> Result<String, String> {

@@ -18,11 +18,12 @@ pub struct DistArgs {
     /// CSV scene file (header x,y,z,r): each rank reads its byte range.
     #[arg(long)]
     pub scene_file: Option<PathBuf>,
-    /// Objects of a generated scene.
+    /// Objects of a generated scene (across the ranks: up to 2^48, each rank's share and its
+    /// ghosts under 2^32).
     #[arg(
         long,
         default_value_t = 100_000,
-        value_parser = values::objects,
+        value_parser = values::global_objects,
         conflicts_with = "scene_file",
     )]
     pub n: usize,
