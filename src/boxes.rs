@@ -37,7 +37,9 @@ pub use crate::broadphase::{Id, IdPair};
 /// What one [`BoxBroadPhase::update`] found, against the previous update.
 #[derive(Clone, Debug, Default)]
 pub struct BoxFrame {
-    /// Pairs touching now that did not before (sorted; each `[a, b]` with `a < b`).
+    /// Pairs touching now that did not before (sorted; each `[a, b]` with `a < b`). A pair
+    /// whose boxes changed world together and still touch is lost in its old world and found
+    /// in its new, as the spheres' world events count it.
     pub found: Vec<IdPair>,
     /// Pairs that touched before and do not now, including those of removed objects (sorted).
     pub lost: Vec<IdPair>,
@@ -48,7 +50,7 @@ pub struct BoxFrame {
     /// The world of each pair of `lost`, beside it, as it was when the pair touched (so removed
     /// boxes' pairs keep theirs).
     pub lost_worlds: Vec<u32>,
-    /// Pairs touching both before and now.
+    /// Pairs touching both before and now, in the same world.
     pub persisting: u64,
     /// What the broad phase did.
     pub stats: Stats,
@@ -418,7 +420,7 @@ impl BoxBroadPhase {
         let (now, now_worlds) = (&self.now, &self.now_worlds);
         // The events come in each list's order: a cursor per list finds their worlds.
         let (mut at_before, mut at_now) = (0, 0);
-        let persisting = merge_changes(before, now, |&p, is_found| {
+        let mut persisting = merge_changes(before, now, |&p, is_found| {
             if is_found {
                 at_now += now[at_now..].partition_point(|q| *q < p);
                 found.push(p);
@@ -429,6 +431,15 @@ impl BoxBroadPhase {
                 lost_worlds.push(before_worlds.get(at_before).copied().unwrap_or(0));
             }
         });
+        if self.in_worlds {
+            let moved = moved_worlds((before, before_worlds), (now, now_worlds));
+            if !moved.is_empty() {
+                persisting -= moved.len() as u64;
+                let old = moved.iter().map(|&(p, from, _)| (p, from));
+                insert_sorted(lost, lost_worlds, old);
+                insert_sorted(found, found_worlds, moved.iter().map(|&(p, _, to)| (p, to)));
+            }
+        }
         // Room in the caller's lists first (their contents kept until the update is): a
         // refusal is an error, not an abort.
         let spare = &self.spare;
@@ -503,4 +514,41 @@ impl Hasher for IdHasher {
     fn write_u64(&mut self, id: u64) {
         self.0 = id;
     }
+}
+
+/// The pairs touching before and now whose world changed (their boxes moved to another world
+/// together): `(pair, world before, world now)`, in pair order. Each is lost in its old world
+/// and found in its new, as the spheres' world events have it (a touching pair that changed
+/// world had no event, and per-world bookkeeping could not balance its later loss).
+fn moved_worlds(
+    (before, before_worlds): (&[IdPair], &[u32]),
+    (now, now_worlds): (&[IdPair], &[u32]),
+) -> Vec<(IdPair, u32, u32)> {
+    let (mut i, mut j, mut moved) = (0, 0, Vec::new());
+    while i < before.len() && j < now.len() {
+        match before[i].cmp(&now[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let (from, to) = (before_worlds.get(i).copied().unwrap_or(0), now_worlds[j]);
+                if from != to {
+                    moved.push((before[i], from, to));
+                }
+                (i, j) = (i + 1, j + 1);
+            }
+        }
+    }
+    moved
+}
+
+/// Merges `add` (sorted, none already in `list`) into the sorted `list` and its `worlds`.
+fn insert_sorted(
+    list: &mut Vec<IdPair>,
+    worlds: &mut Vec<u32>,
+    add: impl Iterator<Item = (IdPair, u32)>,
+) {
+    let mut all: Vec<(IdPair, u32)> = list.iter().copied().zip(worlds.iter().copied()).collect();
+    all.extend(add);
+    all.sort_unstable();
+    (*list, *worlds) = all.into_iter().unzip();
 }

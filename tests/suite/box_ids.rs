@@ -333,9 +333,13 @@ fn world_oracle(boxes: &BTreeMap<Id, (Aabb, u32)>) -> BTreeSet<IdPair> {
     pairs
 }
 
+/// Two ids `check_worlds` keeps in place and moves to another world together.
+const PINNED: [Id; 2] = [5, 6];
+
 /// Worlds overlapping in space (each the same random region), a floor and a wall shared by all,
 /// over frames of moves, world changes, removals and insertions: pairs and events against the
 /// world oracle, on `broad`.
+
 fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     let mut held: BTreeMap<Id, (Aabb, u32)> = BTreeMap::new();
@@ -353,6 +357,11 @@ fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
     ids.extend([u64::MAX, 7]);
     boxes.extend([floor, wall]);
     in_world.extend([sweepfan::SHARED, sweepfan::SHARED]);
+    // Two touching boxes of world 1000, kept in place (they change world after frame 1).
+    let pinned = cube(Vec3::new(-30.0, 30.0, 0.0), Vec3::splat(1.0));
+    ids.extend(PINNED);
+    boxes.extend([pinned, pinned]);
+    in_world.extend([1000, 1000]);
     broad.set_many_in_worlds(&ids, &boxes, &in_world).unwrap();
     for ((&i, &b), &w) in ids.iter().zip(&boxes).zip(&in_world) {
         held.insert(i, (b, w));
@@ -370,25 +379,47 @@ fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
             sweepfan::SHARED => at[&b].1,
             w => w,
         };
-        let found_worlds: Vec<u32> = f.found.iter().map(|&p| world_of(&held, p)).collect();
-        let lost_worlds: Vec<u32> = f.lost.iter().map(|&p| world_of(&held_before, p)).collect();
-        assert_eq!(f.found_worlds, found_worlds, "{label}, frame {frame}");
-        assert_eq!(f.lost_worlds, lost_worlds, "{label}, frame {frame}");
+        // The events are the differences of the pairs with their worlds: a touching pair
+        // whose boxes changed world together is lost in the old and found in the new.
+        let with_worlds = |pairs: &BTreeSet<IdPair>, at: &BTreeMap<Id, (Aabb, u32)>| {
+            pairs
+                .iter()
+                .map(|&p| (p, world_of(at, p)))
+                .collect::<BTreeSet<(IdPair, u32)>>()
+        };
+        let (now_w, before_w) = (with_worlds(&now, &held), with_worlds(&before, &held_before));
+        let (found, found_worlds): (Vec<IdPair>, Vec<u32>) =
+            now_w.difference(&before_w).copied().unzip();
+        let (lost, lost_worlds): (Vec<IdPair>, Vec<u32>) =
+            before_w.difference(&now_w).copied().unzip();
         assert!(
             frame == 0 || !f.lost.is_empty(),
             "{label}, frame {frame}: nothing lost"
         );
-        held_before = held.clone();
         assert_eq!(
             broad.pairs(),
             now.iter().copied().collect::<Vec<_>>(),
             "{label} {frame}"
         );
-        let found: Vec<IdPair> = now.difference(&before).copied().collect();
-        let lost: Vec<IdPair> = before.difference(&now).copied().collect();
+        let moved_together = now
+            .intersection(&before)
+            .filter(|&&p| world_of(&held, p) != world_of(&held_before, p))
+            .count();
         assert_eq!(
-            (f.found, f.lost),
-            (found, lost),
+            f.persisting,
+            (now.intersection(&before).count() - moved_together) as u64,
+            "{label}, frame {frame}"
+        );
+        if frame == 2 {
+            assert!(
+                moved_together > 0,
+                "{label}: no touching pair changed world"
+            );
+        }
+        held_before = held.clone();
+        assert_eq!(
+            (f.found, f.found_worlds, f.lost, f.lost_worlds),
+            (found, found_worlds, lost, lost_worlds),
             "{label}, frame {frame}: events"
         );
         assert!(
@@ -398,7 +429,9 @@ fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
         before = now;
         // Move a third, send a few to another world, remove some, add some (world 0 included).
         let keys: Vec<Id> = held.keys().copied().collect();
-        for &id in keys.iter().step_by(3) {
+        // The floor and the pinned pair stay where they are.
+        let moves = keys.iter().step_by(3);
+        for &id in moves.filter(|&&id| id != u64::MAX && !PINNED.contains(&id)) {
             let (_, w) = held[&id];
             let moved = random_scene(&mut rng, 1)[0];
             let to = if rng.random_range(0..5) == 0 && w != sweepfan::SHARED {
@@ -409,8 +442,18 @@ fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
             broad.set_many_in_worlds(&[id], &[moved], &[to]).unwrap();
             held.insert(id, (moved, to));
         }
+        // After frame 1, the pinned pair (touching, world 1000) moves to another world
+        // together, its boxes unmoved.
+        if frame == 1 {
+            for id in PINNED {
+                broad
+                    .set_many_in_worlds(&[id], &[held[&id].0], &[1000 + worlds])
+                    .unwrap();
+                held.insert(id, (held[&id].0, 1000 + worlds));
+            }
+        }
         for &id in keys.iter().skip(1).step_by(17) {
-            if id != u64::MAX {
+            if id != u64::MAX && !PINNED.contains(&id) {
                 assert_eq!(broad.remove(id).map(|b| b.min), Some(held[&id].0.min));
                 held.remove(&id);
             }
