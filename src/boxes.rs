@@ -431,13 +431,22 @@ impl BoxBroadPhase {
                 lost_worlds.push(before_worlds.get(at_before).copied().unwrap_or(0));
             }
         });
-        if self.in_worlds {
+        // Worlds now or before (every box back in world 0 leaves `in_worlds`, and a pair of
+        // world 3 that moved to 0 is lost in 3 and found in 0).
+        if self.in_worlds || before_worlds.iter().any(|&w| w != 0) {
             let moved = moved_worlds((before, before_worlds), (now, now_worlds));
             if !moved.is_empty() {
                 persisting -= moved.len() as u64;
+                let refused = |_| {
+                    crate::broadphase::memory::refused(
+                        "the update's events",
+                        moved.len() as u64 * 24,
+                    )
+                };
                 let old = moved.iter().map(|&(p, from, _)| (p, from));
-                insert_sorted(lost, lost_worlds, old);
-                insert_sorted(found, found_worlds, moved.iter().map(|&(p, _, to)| (p, to)));
+                insert_sorted(lost, lost_worlds, old).map_err(refused)?;
+                let new = moved.iter().map(|&(p, _, to)| (p, to));
+                insert_sorted(found, found_worlds, new).map_err(refused)?;
             }
         }
         // Room in the caller's lists first (their contents kept until the update is): a
@@ -541,14 +550,30 @@ fn moved_worlds(
     moved
 }
 
-/// Merges `add` (sorted, none already in `list`) into the sorted `list` and its `worlds`.
+/// Merges `add` (sorted, none already in `list`) into the sorted `list` and its `worlds`, in
+/// place (from the back); room for them refused is an error, not an abort.
 fn insert_sorted(
     list: &mut Vec<IdPair>,
     worlds: &mut Vec<u32>,
-    add: impl Iterator<Item = (IdPair, u32)>,
-) {
-    let mut all: Vec<(IdPair, u32)> = list.iter().copied().zip(worlds.iter().copied()).collect();
-    all.extend(add);
-    all.sort_unstable();
-    (*list, *worlds) = all.into_iter().unzip();
+    add: impl ExactSizeIterator<Item = (IdPair, u32)> + DoubleEndedIterator,
+) -> std::result::Result<(), std::collections::TryReserveError> {
+    let (old, more) = (list.len(), add.len());
+    list.try_reserve(more)?;
+    worlds.try_reserve(more)?;
+    list.resize(old + more, [0, 0]);
+    worlds.resize(old + more, 0);
+    let (mut kept, mut to) = (old, old + more);
+    for (pair, world) in add.rev() {
+        // The kept entries past `pair` move up first.
+        while kept > 0 && list[kept - 1] > pair {
+            to -= 1;
+            kept -= 1;
+            list[to] = list[kept];
+            worlds[to] = worlds[kept];
+        }
+        to -= 1;
+        list[to] = pair;
+        worlds[to] = world;
+    }
+    Ok(())
 }

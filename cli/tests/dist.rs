@@ -683,7 +683,8 @@ fn the_first_frame_finds_its_pairs() {
 
 /// A write that fails on one rank (its files limited to 8 blocks) ends the run with exit 2, and
 /// the per-rank files of the run before stay whole: the other ranks' new files are not put in
-/// (the set held three ranks' files of this run beside one of the run before).
+/// (the set held three ranks' files of this run beside one of the run before), and the run
+/// before's files of ranks past this run's are not removed.
 #[test]
 fn a_write_failing_on_one_rank_leaves_the_files_of_the_run_before() {
     let d = dir("write-fails");
@@ -698,12 +699,13 @@ fn a_write_failing_on_one_rank_leaves_the_files_of_the_run_before() {
     let out = out_dir.to_str().unwrap();
     let bin = env!("CARGO_BIN_EXE_sweepfan");
     let (first, second) = (first.to_str().unwrap(), second.to_str().unwrap());
+    // The run before on five ranks: its fifth file, past the failed run's four ranks, stays too.
     ok(
-        mpirun(4, &["dist", "--scene-file", first, "--pairs-out", out]),
+        mpirun(5, &["dist", "--scene-file", first, "--pairs-out", out]),
         "the run before",
     );
     let read_all = || {
-        let mut all: Vec<Pair> = (0..4)
+        let mut all: Vec<Pair> = (0..5)
             .flat_map(|r| read_pairs(&out_dir.join(format!("pairs-rank-{r}.csv"))))
             .collect();
         all.sort_unstable();
@@ -732,4 +734,41 @@ fn a_write_failing_on_one_rank_leaves_the_files_of_the_run_before() {
         .filter(|n| n.contains("part"))
         .collect();
     assert!(names.is_empty(), "parts left: {names:?}");
+}
+
+/// Slabs drawn from a sample every rank takes alike: a file whose every other line lies in a
+/// second place (ids a multiple of the sample's stride apart, all sampled from one place) still
+/// splits evenly (one rank held twice the mean, and every frame's redraw drew the same slabs).
+#[test]
+fn slabs_split_a_file_of_alternating_places_evenly() {
+    let d = dir("alternating");
+    let path = d.join("alternating.csv");
+    let mut text = String::from("x,y,z,r\n");
+    let mut s = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f64 / (1u64 << 24) as f64 * 100.0
+    };
+    for k in 0..140_000 {
+        let far = if k % 2 == 0 { 0.0 } else { 200.0 };
+        let (x, y, z) = (next() + far, next() + far, next() + far);
+        text += &format!("{x},{y},{z},0.3\n");
+    }
+    std::fs::write(&path, text).unwrap();
+    let json = d.join("report.json");
+    let args = ["dist", "--scene-file", path.to_str().unwrap(), "--json"];
+    ok(mpirun(3, &then_path(&args, &json)), "3 ranks");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let objects: Vec<u64> = report["per_rank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["objects"].as_u64().unwrap())
+        .collect();
+    assert_eq!(objects.iter().sum::<u64>(), 140_000, "{objects:?}");
+    let most = *objects.iter().max().unwrap() as f64;
+    assert!(most < 1.2 * 140_000.0 / 3.0, "{objects:?}");
 }

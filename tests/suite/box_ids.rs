@@ -339,7 +339,6 @@ const PINNED: [Id; 2] = [5, 6];
 /// Worlds overlapping in space (each the same random region), a floor and a wall shared by all,
 /// over frames of moves, world changes, removals and insertions: pairs and events against the
 /// world oracle, on `broad`.
-
 fn check_worlds(mut broad: BoxBroadPhase, label: &str) {
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     let mut held: BTreeMap<Id, (Aabb, u32)> = BTreeMap::new();
@@ -576,4 +575,55 @@ fn a_callers_box_job_is_checked() {
     bp.set_many(&[10, 20], &[unit(0.0), unit(0.5)]).unwrap();
     let frame = bp.update().unwrap();
     assert_eq!(frame.found, [[10, 20]]);
+}
+
+/// Touching pairs that change world together, to world 0 (where every box then is, the
+/// broad phase leaving its worlds) and back: each is lost in its old world and found in its
+/// new, in pair order among the other events.
+fn check_world_changes(mut broad: BoxBroadPhase, label: &str) {
+    let at = |x: f32| cube(Vec3::new(x, 0.0, 0.0), Vec3::splat(1.0));
+    // Pairs [1, 2] and [5, 6] touch; 3 and 4 touch nothing yet.
+    let (ids, boxes) = (
+        [1, 2, 3, 4, 5, 6],
+        [at(0.0), at(1.5), at(10.0), at(20.0), at(30.0), at(31.0)],
+    );
+    broad.set_many_in_worlds(&ids, &boxes, &[3; 6]).unwrap();
+    let f = broad.update().unwrap();
+    assert_eq!(
+        (f.found, f.found_worlds),
+        (vec![[1, 2], [5, 6]], vec![3, 3]),
+        "{label}"
+    );
+    // Every box to world 0; 4 moves onto 3.
+    broad.set_many_in_worlds(&ids, &boxes, &[0; 6]).unwrap();
+    broad.set(4, at(11.0)).unwrap();
+    let f = broad.update().unwrap();
+    assert_eq!(
+        (f.found, f.found_worlds, f.lost, f.lost_worlds, f.persisting),
+        (
+            vec![[1, 2], [3, 4], [5, 6]],
+            vec![0, 0, 0],
+            vec![[1, 2], [5, 6]],
+            vec![3, 3],
+            0
+        ),
+        "{label}: to world 0"
+    );
+    // Back: 1 and 2 to world 7 together, 5 and 6 stay.
+    broad
+        .set_many_in_worlds(&[1, 2], &boxes[..2], &[7, 7])
+        .unwrap();
+    let f = broad.update().unwrap();
+    assert_eq!(
+        (f.found, f.found_worlds, f.lost, f.lost_worlds, f.persisting),
+        (vec![[1, 2]], vec![7], vec![[1, 2]], vec![0], 2),
+        "{label}: to world 7"
+    );
+}
+
+#[test]
+fn touching_pairs_that_change_world_are_lost_and_found() {
+    check_world_changes(BoxBroadPhase::cpu(), "cpu");
+    let Some(ctx) = shared_gpu() else { return };
+    check_world_changes(BoxBroadPhase::gpu(ctx).unwrap(), "gpu");
 }

@@ -114,7 +114,7 @@ impl World {
                 .map(|s| s.radius)
                 .fold(0.0f32, f32::max) as f64,
         ) as f32;
-        let slabs = draw_slabs(&bodies, objects - giant_count, comm);
+        let slabs = draw_slabs(&bodies, objects - giant_count, 0, comm);
         let mut world = World {
             bodies,
             giants,
@@ -182,7 +182,7 @@ impl World {
         let mean = counts.iter().sum::<u64>() as f64 / comm.size as f64;
         let most = counts.iter().copied().max().unwrap_or(0);
         if comm.size > 1 && most as f64 > self.rebalance * mean {
-            self.slabs = draw_slabs(&self.bodies, counts.iter().sum(), comm);
+            self.slabs = draw_slabs(&self.bodies, counts.iter().sum(), frame as u64 + 1, comm);
             migrated += self.send_to_owners(comm)?;
             rebalanced = true;
         }
@@ -518,13 +518,17 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// Slabs balanced from a sample of every rank's bodies: those whose global index is a
-/// multiple of one stride, the same on every rank, so each rank is sampled at the same rate.
-fn draw_slabs(bodies: &Bodies, total: u64, comm: &mut Comm) -> Slabs {
+/// Slabs balanced from a sample of every rank's bodies: those whose global index hashes (with
+/// the `draw`) to a multiple of one stride, the same rule on every rank, so each rank is
+/// sampled at the same rate.
+fn draw_slabs(bodies: &Bodies, total: u64, draw: u64, comm: &mut Comm) -> Slabs {
     let stride = (total / SAMPLE).max(1);
     let mut words = Vec::new();
     for i in 0..bodies.len() {
-        if bodies.ids[i].is_multiple_of(stride) {
+        // By a hash of the id, another for each draw: ids a multiple of the stride apart
+        // (every other line of a file from two places) all fell in the sample, which drew one
+        // slab over both places, and every later redraw drew it again.
+        if (mix(bodies.ids[i] ^ mix(draw))).is_multiple_of(stride) {
             let (c, id) = (bodies.spheres[i].center, bodies.ids[i]);
             words.extend_from_slice(&[
                 c.x.to_bits(),
@@ -586,7 +590,9 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
         DistInput::Generated(kind, params) => {
             let n = params.n;
             let (r, size) = (comm.rank, comm.size);
-            let range = n * r / size..n * (r + 1) / size;
+            // In 128 bits: n up to 2^48 times a rank number past 2^16 passes 64.
+            let share = |r: usize| (n as u128 * r as u128 / size as u128) as usize;
+            let range = share(r)..share(r + 1);
             let first = range.start as u64;
             // The rotating scene's spheres are drawn whole on every rank, its range kept.
             let whole = *kind == sweepfan_scenes::SceneKind::Rotating;

@@ -16,9 +16,8 @@ enum Target {
 }
 
 /// A path that is a directory on any rank, or ends in `/`, is a directory on every rank
-/// (made where missing), each rank writing `KIND-rank-R.csv` there (rank 0 removing any such
-/// file of a rank past the last, left by an earlier run with more ranks); any other path is
-/// the one file rank 0 writes.
+/// (made where missing), each rank writing `KIND-rank-R.csv` there ([`write_own_file`]); any
+/// other path is the one file rank 0 writes.
 fn target(path: &Path, kind: &str, comm: &mut Comm) -> Result<Target> {
     let named_dir = path.as_os_str().to_string_lossy().ends_with('/');
     let dirs = comm.sum_u64(&[(named_dir || path.is_dir()) as u64])[0];
@@ -27,9 +26,6 @@ fn target(path: &Path, kind: &str, comm: &mut Comm) -> Result<Target> {
     }
     let made = std::fs::create_dir_all(path).map_err(|e| Error::io(path, e));
     comm.agree(made)?;
-    if comm.rank == 0 {
-        remove_stale(path, kind, comm.size);
-    }
     Ok(Target::PerRank(
         path.join(format!("{kind}-rank-{}.csv", comm.rank)),
     ))
@@ -116,11 +112,16 @@ fn pair_of(w: &[u32]) -> GlobalPair {
 }
 
 /// This rank's rows to its own `file` of a directory, the set replaced whole: every rank
-/// writes a part file beside it first and renames it once every rank has written its own;
-/// where one failed, the parts go and the files of the run before stay as they were (a set of
-/// two runs' files, whose union is neither run's, was left after a write failed on one rank).
+/// writes a part file beside it first and renames it once every rank has written its own, then
+/// rank 0 removes the `kind` files of ranks past the last (an earlier run's with more ranks,
+/// which the directory's union would count again); where a write failed, the parts go and the
+/// files of the run before stay as they were (a set of two runs' files, whose union is neither
+/// run's, was left after a write failed on one rank). A rename failing on one rank after
+/// others' succeeded (the directory removed between the two) still leaves a mixed set, reported
+/// as the error.
 fn write_own_file(
     file: &Path,
+    kind: &str,
     header: &str,
     rows: impl Iterator<Item = String>,
     comm: &mut Comm,
@@ -142,7 +143,13 @@ fn write_own_file(
     if renamed.is_err() {
         let _ = std::fs::remove_file(&part);
     }
-    comm.agree(renamed)
+    comm.agree(renamed)?;
+    if comm.rank == 0
+        && let Some(dir) = file.parent()
+    {
+        remove_stale(dir, kind, comm.size);
+    }
+    Ok(())
 }
 
 /// This rank's pairs (canonical), to its own file or gathered to rank 0's.
@@ -151,7 +158,7 @@ pub fn write_pairs(path: &Path, pairs: &[GlobalPair], comm: &mut Comm) -> Result
     let row = |p: &GlobalPair| format!("{},{}", p[0], p[1]);
     let file = match target(path, "pairs", comm)? {
         Target::PerRank(file) => {
-            return write_own_file(&file, header, pairs.iter().map(row), comm);
+            return write_own_file(&file, "pairs", header, pairs.iter().map(row), comm);
         }
         Target::Gathered => path,
     };
@@ -185,7 +192,7 @@ pub fn write_events(path: &Path, events: &[(u32, u32, GlobalPair)], comm: &mut C
         Target::PerRank(file) => {
             let mut mine = events.to_vec();
             mine.sort_unstable();
-            return write_own_file(&file, header, mine.iter().map(row), comm);
+            return write_own_file(&file, "events", header, mine.iter().map(row), comm);
         }
         Target::Gathered => path,
     };

@@ -123,9 +123,17 @@ pub(crate) fn mean_scores<'a>(
             }
             (name.to_string(), m.finish())
         })
-        // A method no rotation scored (an empty bin) has no score: left out, not 0.0.
-        .filter(|(_, score)| score.rotations > 0)
         .collect()
+}
+
+/// A bin's mean scores against the reference: a method no rotation of the bin scored (an empty
+/// bin) has no score there, left out rather than 0.0.
+fn bin_scores<'a>(
+    hists: impl Iterator<Item = &'a Histogram> + Clone,
+) -> BTreeMap<String, MethodScore> {
+    let mut scores = mean_scores(hists, bits::REFERENCE, &METHODS);
+    scores.retain(|_, score| score.rotations > 0);
+    scores
 }
 
 /// The thesis's seven groups (membership in reference R / speculative S / sector C), summed
@@ -298,7 +306,7 @@ pub fn build_report(
                 lo: 10.0 * b as f64,
                 hi: 10.0 * (b + 1) as f64,
                 rotations: members.len() as u64,
-                methods: mean_scores(members.iter().copied(), bits::REFERENCE, &METHODS),
+                methods: bin_scores(members.iter().copied()),
             }
         })
         .collect();
@@ -318,7 +326,7 @@ pub fn build_report(
                 lo,
                 hi,
                 rotations: idx.len() as u64,
-                methods: mean_scores(idx.iter().map(|&i| &hists[i]), bits::REFERENCE, &METHODS),
+                methods: bin_scores(idx.iter().map(|&i| &hists[i])),
             }
         })
         .collect();

@@ -144,6 +144,9 @@ pub struct GpuBroadPhase {
     /// The canonical sort alone, for [`Self::set_canonical`] without events.
     canonical: Option<Box<GpuEvents>>,
     last_n: u32,
+    /// The pair list's capacity when the last resident frame was recorded (none yet: MAX):
+    /// whether that frame was cut short, whatever the list has grown to since.
+    resident_capacity: u64,
     paper_min_axis_tests: Option<u64>,
     /// The grid walk's bucket lookups per object in the last frame (or part), for the
     /// traffic model (docs/design.md §9.9).
@@ -243,6 +246,7 @@ impl GpuBroadPhase {
             last_events: None,
             canonical: None,
             last_n: 0,
+            resident_capacity: u64::MAX,
             paper_min_axis_tests: None,
             grid_lookups_per_object: None,
             parts,
@@ -583,6 +587,7 @@ impl GpuBroadPhase {
     /// frame updates instead (the device's lists are a part's, or stale).
     fn empty_frame(&mut self, out: Option<&mut Vec<Pair>>) -> Result<Stats> {
         if self.in_parts() {
+            self.take_events_from_device()?;
             let stored = out.is_some();
             let stats = crate::broadphase::no_pairs(out);
             self.last_events = None;

@@ -75,17 +75,44 @@ impl GpuBroadPhase {
 
     /// Before a frame on the device (`encode_from_buffer`) after frames in parts, whose events
     /// lived on the host: the device's events continue from the host's last list, and the next
-    /// frame in parts from the device's (`find_pairs_in_parts`). A list the device cannot
-    /// hold is an error that changes nothing.
+    /// frame in parts from the device's ([`Self::take_events_from_device`]). A list the device
+    /// cannot hold (the frames ran in parts for the size of their lists) is an error after
+    /// which the events start over, all the next frame's pairs found (refusing every later
+    /// frame would leave the caller no way on).
     pub(super) fn hand_events_to_device(&mut self) -> Result<()> {
         let Some(parts) = self.parts.as_mut().filter(|p| p.active) else {
             return Ok(());
         };
-        let (Some(ev), Some(tracker)) = (self.events.as_mut(), parts.tracker.as_ref()) else {
+        let (Some(ev), Some(tracker)) = (self.events.as_mut(), parts.tracker.take()) else {
             return Ok(());
         };
-        ev.seed_previous(&self.ctx, tracker.pairs())?;
-        parts.tracker = None;
+        if let Err(e) = ev.seed_previous(&self.ctx, tracker.pairs()) {
+            ev.reset(&self.ctx);
+            return Err(Error::Context {
+                context: format!(
+                    "the {} pairs of the last frame in parts as the device's previous frame \
+                     (the events start over: the next frame's pairs are all found)",
+                    tracker.pairs().len()
+                ),
+                source: Box::new(e),
+            });
+        }
+        Ok(())
+    }
+
+    /// Before a frame in parts after frames on the device (`encode_from_buffer`): the host's
+    /// events continue from the device's last list.
+    pub(super) fn take_events_from_device(&mut self) -> Result<()> {
+        let Some(parts) = self.parts.as_mut() else {
+            return Ok(());
+        };
+        if parts.tracker.is_none()
+            && let Some(ev) = &self.events
+        {
+            let mut tracker = EventTracker::new();
+            tracker.update(ev.previous_pairs(&self.ctx)?);
+            parts.tracker = Some(tracker);
+        }
         Ok(())
     }
 
@@ -122,23 +149,10 @@ impl GpuBroadPhase {
         let start = Instant::now();
         // A failed frame leaves no events of an earlier one to take.
         self.last_events = None;
+        self.take_events_from_device()?;
         let mut parts = self.parts.take().unwrap_or_default();
-        // Events without a host tracker: the frames since the last in parts ran on the device
-        // (`encode_from_buffer`), whose last list the events continue from.
-        if parts.tracker.is_none()
-            && let Some(ev) = &self.events
-        {
-            let mut tracker = EventTracker::new();
-            match ev.previous_pairs(&self.ctx) {
-                Ok(pairs) => {
-                    tracker.update(pairs);
-                }
-                Err(e) => {
-                    self.parts = Some(parts);
-                    return Err(e);
-                }
-            }
-            parts.tracker = Some(tracker);
+        if self.events.is_some() && parts.tracker.is_none() {
+            parts.tracker = Some(EventTracker::new());
         }
         let with_events = out.is_some() && parts.tracker.is_some();
         let devices = 1 + parts.helpers.len();

@@ -174,6 +174,7 @@ impl GpuBroadPhase {
             ev.commit();
         }
         self.last_n = n;
+        self.resident_capacity = self.pair_capacity;
         self.encode_dispatch_args(&mut enc)?;
         Ok(enc)
     }
@@ -238,19 +239,22 @@ impl GpuBroadPhase {
                     ),
                 ));
             }
-            if overflowed > 0 || pairs > self.pair_capacity {
+            // Against the list the last frame was recorded with: grown since, the frame was
+            // still cut short (the check after `grow_pair_list` said nothing).
+            let capacity = self.resident_capacity;
+            if overflowed > 0 || pairs > capacity {
                 // The frames' events compare with the last whole frame: where the frame cut
                 // short is the last and only one, its list stops being the previous one (a
                 // frame recorded again after `grow_pair_list`, or the next, compares with the
                 // one before it); where several were cut short, the lists between are lost
                 // and the next frame's pairs are all found.
-                let last_cut_short = pairs > self.pair_capacity;
+                let last_cut_short = pairs > capacity;
                 let mut events = "";
                 if let Some(ev) = &mut self.events {
                     if overflowed == 1 && last_cut_short {
                         ev.uncommit();
                         events = " (the next frame's events compare with the frame before it)";
-                    } else if overflowed > 1 {
+                    } else if overflowed > 1 && last_cut_short {
                         ev.reset(&self.ctx);
                         events = " (the next frame's events start over: all its pairs found)";
                     }
@@ -258,14 +262,13 @@ impl GpuBroadPhase {
                 return Err(Error::too_large(
                     Exceeds::PairList {
                         pairs,
-                        allowed: self.pair_capacity,
+                        allowed: capacity,
                     },
                     format!(
-                        "{} frames found more pairs than the list's {} slots (the last frame: \
-                         {pairs}): their pairs and events are incomplete{events}; raise \
+                        "{} frames found more pairs than the list's {capacity} slots (the last \
+                         frame: {pairs}): their pairs and events are incomplete{events}; raise \
                          set_pair_capacity (grow_pair_list)",
                         overflowed.max(1),
-                        self.pair_capacity
                     ),
                 ));
             }

@@ -36,13 +36,8 @@ fn brute_force(spheres: &[Sphere]) -> Vec<Pair> {
     out
 }
 
-/// A resident frame of `scene` through a buffer of the caller's: Ok(found, lost) read from the
-/// device, or the error of the frame or of its check.
-fn resident_frame(
-    ctx: &GpuContext,
-    bp: &mut GpuBroadPhase,
-    scene: &[Sphere],
-) -> crate::Result<(Vec<Pair>, Vec<Pair>)> {
+/// `scene` in a buffer of the caller's.
+fn upload(ctx: &GpuContext, scene: &[Sphere]) -> wgpu::Buffer {
     let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("caller's spheres"),
         size: scene.len() as u64 * 16,
@@ -55,6 +50,17 @@ fn resident_frame(
         .unwrap()
         .copy_from_slice(bytemuck::cast_slice(scene));
     buffer.unmap();
+    buffer
+}
+
+/// A resident frame of `scene` through a buffer of the caller's: Ok(found, lost) read from the
+/// device, or the error of the frame or of its check.
+fn resident_frame(
+    ctx: &GpuContext,
+    bp: &mut GpuBroadPhase,
+    scene: &[Sphere],
+) -> crate::Result<(Vec<Pair>, Vec<Pair>)> {
+    let buffer = upload(ctx, scene);
     let enc = bp.encode_from_buffer(&buffer, scene.len() as u32)?;
     ctx.queue.submit([enc.finish()]);
     bp.check_resident()?;
@@ -81,7 +87,8 @@ fn a_frame_cut_short_leaves_the_events_with_the_whole_frame_before_it() {
     let sparse = spheres(1, 100, 20.0, 0.5);
     let one_point = vec![Sphere::new([1.0, 1.0, 1.0].into(), 1.0); 100];
     let next = spheres(2, 100, 2.0, 0.5);
-    for again in [true, false] {
+    // Recorded again after the list grew, the list grown before the check, or the next frame.
+    for (again, grow_first) in [(true, false), (true, true), (false, false)] {
         let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Sap).unwrap();
         bp.track_events(true).unwrap();
         bp.set_pair_capacity(2_000).unwrap();
@@ -89,17 +96,31 @@ fn a_frame_cut_short_leaves_the_events_with_the_whole_frame_before_it() {
         let want = tracker.update(brute_force(&sparse));
         let got = resident_frame(&ctx, &mut bp, &sparse).unwrap();
         assert_eq!(got, (want.found, want.lost));
-        let cut = resident_frame(&ctx, &mut bp, &one_point).unwrap_err();
+        let cut = if grow_first {
+            let buffer = upload(&ctx, &one_point);
+            let enc = bp.encode_from_buffer(&buffer, 100).unwrap();
+            ctx.queue.submit([enc.finish()]);
+            bp.grow_pair_list(4_950).unwrap();
+            bp.check_resident().unwrap_err()
+        } else {
+            resident_frame(&ctx, &mut bp, &one_point).unwrap_err()
+        };
         assert!(cut.to_string().contains("frame before it"), "{cut}");
         let then = if again {
-            bp.grow_pair_list(4_950).unwrap();
+            if !grow_first {
+                bp.grow_pair_list(4_950).unwrap();
+            }
             &one_point
         } else {
             &next
         };
         let want = tracker.update(brute_force(then));
         let got = resident_frame(&ctx, &mut bp, then).unwrap();
-        assert_eq!(got, (want.found, want.lost), "recorded again: {again}");
+        assert_eq!(
+            got,
+            (want.found, want.lost),
+            "again: {again}, grown first: {grow_first}"
+        );
     }
 }
 
@@ -121,7 +142,8 @@ fn resident_frames_between_frames_in_parts_compare_with_the_frame_before() {
     bp.set_pair_capacity(5_000).unwrap();
     let mut tracker = EventTracker::new();
     // 6,000 spheres pass the 64 KiB binding: from then on the host frames run in parts.
-    let frames: [(u64, usize, bool); 7] = [
+    // An empty frame in parts after a resident one loses the resident frame's pairs.
+    let frames: [(u64, usize, bool); 9] = [
         (1, 100, true),
         (2, 6_000, true),
         (3, 100, true),
@@ -129,6 +151,8 @@ fn resident_frames_between_frames_in_parts_compare_with_the_frame_before() {
         (5, 100, false),
         (6, 100, true),
         (7, 100, false),
+        (8, 0, true),
+        (9, 100, true),
     ];
     for (seed, n, host) in frames {
         let side = if n > 100 { 40.0 } else { 2.0 };
