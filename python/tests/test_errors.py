@@ -193,6 +193,16 @@ def test_bad_input_with_count_only():
     raises(ValueError, r"^centers: row 7", sweepfan.sphere_pairs, c, 1.0, count_only=True)
 
 
+def child_lines(script, *args):
+    """The output lines of `script` run in a child Python (an address-space limit set there
+    stays there), which must exit 0."""
+    run = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout.splitlines()
+
+
 MEMORY_CHILD = r"""
 import resource, sys
 import numpy as np
@@ -216,12 +226,9 @@ sys.exit(1)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
 def test_memory_error_names_the_limit():
     """A scene whose plan does not fit the address-space limit: MemoryError with advice."""
-    run = subprocess.run(
-        [sys.executable, "-c", MEMORY_CHILD], capture_output=True, text=True, timeout=120
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "MemoryError:" in run.stdout
-    assert "2000000 objects" in run.stdout and "fit" in run.stdout, run.stdout
+    out = "\n".join(child_lines(MEMORY_CHILD))
+    assert "MemoryError:" in out
+    assert "2000000 objects" in out and "fit" in out, out
 
 
 TIGHT_PAIRS_CHILD = r"""
@@ -254,17 +261,10 @@ def test_pairs_past_a_tight_address_space_are_refused_not_aborted(method):
     """The pair buffers grow within the budget, and an allocator that refuses what the budget
     allowed is a MemoryError too: with 12 MB of room the grid's buffer growth aborted the
     process."""
-    run = subprocess.run(
-        [sys.executable, "-c", TIGHT_PAIRS_CHILD, method],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    lines = run.stdout.splitlines()
-    assert len(lines) == 4, run.stdout + run.stderr
+    lines = child_lines(TIGHT_PAIRS_CHILD, method)
+    assert len(lines) == 4, lines
     # 16 MB of pairs against 8 MB of room cannot be stored: refused, whichever check refuses.
-    assert lines[0] == "8 MemoryError", run.stdout + run.stderr
+    assert lines[0] == "8 MemoryError", lines
 
 
 GPU_MEMORY_CHILD = r"""
@@ -312,16 +312,9 @@ def test_a_device_out_of_memory_leaves_the_broad_phase_usable(method, gpu):
     the next steps, with the memory back, find the pairs and the events against the last
     whole frame (a buffer the device could not make was kept, and every later step failed on
     it)."""
-    run = subprocess.run(
-        [sys.executable, "-c", GPU_MEMORY_CHILD, method],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    lines = run.stdout.splitlines()
-    assert lines[0] == "big step MemoryError", run.stdout + run.stderr
-    assert lines[1:] == [f"{k} True True True" for k in range(3)], run.stdout + run.stderr
+    lines = child_lines(GPU_MEMORY_CHILD, method)
+    assert lines[0] == "big step MemoryError", lines
+    assert lines[1:] == [f"{k} True True True" for k in range(3)], lines
 
 
 COPY_CHILD = r"""
@@ -354,12 +347,8 @@ def test_cheap_views_of_costly_copies_are_refused_before_the_copy():
     """A broadcast view claims no memory, its copy all of it: every argument is checked against
     the memory before it is copied (issue 39), naming the argument, never an abort. Offsets are
     refused sooner still, by their count against the vertices (issue 61)."""
-    run = subprocess.run(
-        [sys.executable, "-c", COPY_CHILD], capture_output=True, text=True, timeout=120
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
-    lines = run.stdout.splitlines()
-    assert len(lines) == 2, run.stdout + run.stderr
+    lines = child_lines(COPY_CHILD)
+    assert len(lines) == 2, lines
     offsets, centers = lines
     assert offsets.startswith("offsets ValueError: offsets: 400000000 entries, at most 5"), offsets
     assert centers.startswith("centers MemoryError:"), centers

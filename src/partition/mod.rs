@@ -30,7 +30,7 @@
 mod plan;
 pub mod slabs;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use crate::broadphase::PartsReport;
 use crate::broadphase::{Clock, Pair, Stats};

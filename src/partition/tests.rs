@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Every touching pair of `spheres` by testing all of them: the oracle, and the runner.
-fn brute(spheres: &[Sphere], out: &mut Vec<Pair>) -> Stats {
+pub(crate) fn brute(spheres: &[Sphere], out: &mut Vec<Pair>) -> Stats {
     out.clear();
     let n = spheres.len();
     for i in 0..n {

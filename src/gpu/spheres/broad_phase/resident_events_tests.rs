@@ -26,13 +26,7 @@ fn spheres(seed: u64, n: usize, side: f32, r: f32) -> Vec<Sphere> {
 /// The touching pairs, canonical, by testing every pair.
 fn brute_force(spheres: &[Sphere]) -> Vec<Pair> {
     let mut out = Vec::new();
-    for i in 0..spheres.len() {
-        for j in i + 1..spheres.len() {
-            if spheres[i].touches(&spheres[j]) {
-                out.push([i as u32, j as u32]);
-            }
-        }
-    }
+    crate::partition::tests::brute(spheres, &mut out);
     out
 }
 
