@@ -3,6 +3,7 @@
 
 use super::bodies::{BODY_WORDS, Bodies, GHOST_WORDS, ghosts_from_words};
 use super::comm::Comm;
+use super::memory::{fits_on_this_rank, ghosts_past_memory};
 use super::{DistInput, DistOptions, DistReport, FrameRow, RankRow};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -642,38 +643,6 @@ fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()
         differ.join(", "),
         lengths[0]
     )))
-}
-
-/// A rank's objects with their ghosts past its memory, said as such: more ranks give each
-/// fewer objects of its own, but not fewer ghosts where large objects reach every slab.
-fn ghosts_past_memory(e: Error, own: usize, ghosts: usize) -> Error {
-    let Error::TooLarge { exceeds, .. } = &e else {
-        return e;
-    };
-    Error::too_large(
-        *exceeds,
-        format!(
-            "this rank's {own} objects with the {ghosts} ghosts within reach of its slab (objects \
-             of later slabs no farther than the largest radius) need more memory than it has: \
-             start more ranks, or give the objects far larger than the rest their own run"
-        ),
-    )
-}
-
-/// Whether this rank's share of `objects` (`whole`: the scene, which every rank draws) fits
-/// its memory with a frame's working space (`limits::HOST_BYTES_PER_OBJECT` an object).
-fn fits_on_this_rank(objects: usize, whole: bool) -> Result<()> {
-    let per = sweepfan::broadphase::limits::HOST_BYTES_PER_OBJECT;
-    let (what, more) = match whole {
-        true => (
-            "the scene's",
-            "a smaller --n: every rank draws the whole scene",
-        ),
-        false => ("this rank's", "start more ranks"),
-    };
-    crate::run::check_count_fits(&format!("{what} {objects} objects"), objects, per, |fit| {
-        format!("{more} (about {fit} objects fit on one)")
-    })
 }
 
 /// The method on this rank's backend: on the GPU, `--adapter` or adapter `local mod count`

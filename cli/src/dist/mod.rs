@@ -16,6 +16,7 @@
 mod bodies;
 mod comm;
 mod frame;
+mod memory;
 mod output;
 
 pub use bodies::Bodies;

@@ -271,21 +271,6 @@ impl GpuBroadPhase {
         (self.upload.kept, self.upload.direct)
     }
 
-    /// Sets the pair list's capacity (pairs). The list still grows when a frame finds more; a
-    /// tiny capacity exercises that path.
-    pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
-        // Past u64's bytes is past any binding: the binding's error, not an overflow.
-        let pairs = pairs.clamp(1, u64::MAX / 16);
-        self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
-        self.pair_capacity = pairs;
-        Ok(())
-    }
-
-    /// Pairs the pair list holds now.
-    pub fn pair_capacity(&self) -> u64 {
-        self.pair_capacity
-    }
-
     /// min_axis only: tests the paper's literal rule (each object tests its forward candidates
     /// on the axis where it has the fewest) would have made in the last frame. That rule misses
     /// pairs; it is reported beside the owner rule's count for comparison with the paper.

@@ -37,6 +37,21 @@ impl GpuBroadPhase {
         }
     }
 
+    /// Sets the pair list's capacity (pairs). The list still grows when a frame finds more; a
+    /// tiny capacity exercises that path.
+    pub fn set_pair_capacity(&mut self, pairs: u64) -> Result<()> {
+        // Past u64's bytes is past any binding: the binding's error, not an overflow.
+        let pairs = pairs.clamp(1, u64::MAX / 16);
+        self.pair_list = self.ctx.storage_buffer("pair list", pairs * 8)?;
+        self.pair_capacity = pairs;
+        Ok(())
+    }
+
+    /// Pairs the pair list holds now.
+    pub fn pair_capacity(&self) -> u64 {
+        self.pair_capacity
+    }
+
     /// Grows the pair list to hold `need` pairs (plus headroom for the next frames), or fails
     /// with [`Error::TooLarge`] beyond the stored-pair limit or the binding limit.
     pub fn grow_pair_list(&mut self, need: u64) -> Result<()> {
