@@ -281,6 +281,8 @@ impl GpuBroadPhase {
     /// Records one frame (upload, every pass, the copy of the totals) into a new encoder.
     fn record_frame(&mut self, spheres: &[Sphere], store: bool) -> Result<wgpu::CommandEncoder> {
         let n = count_u32("spheres", spheres.len())?;
+        // A frame from the host grows its own list: no resident frame to check is the last.
+        self.resident_capacity = u64::MAX;
         self.record_frame_from(Source::Host(spheres), n, store)
     }
 

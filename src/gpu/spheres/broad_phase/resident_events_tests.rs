@@ -32,7 +32,8 @@ fn brute_force(spheres: &[Sphere]) -> Vec<Pair> {
 
 /// `scene` in a buffer of the caller's.
 fn upload(ctx: &GpuContext, scene: &[Sphere]) -> wgpu::Buffer {
-    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+    // The caller's own buffer, made outside the context (which does not count it).
+    let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("caller's spheres"),
         size: scene.len() as u64 * 16,
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
