@@ -620,7 +620,8 @@ fn load(input: &DistInput, comm: &mut Comm) -> Result<(Bodies, Option<f32>, Stri
 /// stops with the same error naming the ranks whose copy differs from rank 0's (a stale copy
 /// on one node, another working directory): their pairs would match neither file.
 fn same_file_on_every_rank(path: &std::path::Path, comm: &mut Comm) -> Result<()> {
-    let digest = comm.agree(sweepfan_scenes::chunks::file_digest(path))?;
+    // A file missing or unreadable is one problem of the input: the lowest rank says it.
+    let digest = comm.agree_first(sweepfan_scenes::chunks::file_digest(path))?;
     let lengths = comm.all_gather_u64(digest.0);
     let digests = comm.all_gather_u64(digest.1);
     let differ: Vec<String> = (1..comm.size)

@@ -566,6 +566,17 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("rank 1 of 2: too large"), "{stderr}");
     assert!(stderr.contains("start more ranks"), "{stderr}");
+    // A missing scene file is one problem of the input, said once, by the lowest rank (every
+    // rank said it).
+    let missing = d.join("missing.csv");
+    let out = mpirun(3, &["dist", "--scene-file", missing.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rank 0 of 3") && stderr.contains("missing.csv"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("rank 1 of 3"), "{stderr}");
     // An empty scene file: every rank has nothing.
     let empty = d.join("empty.csv");
     std::fs::write(&empty, "x,y,z,r\n").unwrap();
