@@ -60,26 +60,23 @@ fn links_gaps_empty_ranks_and_devices() {
         "one point of 3",
     );
     // More pairs than one call stores: the hint is dist's own (it has no count-only run).
-    let out = mpirun(1, &["dist", "--scene", "one-point", "--n", "24000"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(1, &["dist", "--scene", "one-point", "--n", "24000"]));
     assert!(
         stderr.contains("dist keeps every pair") && !stderr.contains("count alone"),
         "{stderr}"
     );
     // Past 2^32 objects across ranks: ids are 64-bit, so the limit is each rank's memory (not
     // the 32 bits of one process's pairs, which `--n` said before).
-    let out = mpirun(2, &["dist", "--scene", "paper", "--n", "4294967296"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(
+        2,
+        &["dist", "--scene", "paper", "--n", "4294967296"],
+    ));
     assert!(
         stderr.contains("2147483648 objects") && stderr.contains("start more ranks"),
         "{stderr}"
     );
     // A device: exit 2 at once, naming it.
-    let out = mpirun(2, &["dist", "--scene-file", "/dev/zero"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(2, &["dist", "--scene-file", "/dev/zero"]));
     assert!(stderr.contains("/dev/zero: not a regular file"), "{stderr}");
 }
 
@@ -125,9 +122,7 @@ fn a_write_failing_on_one_rank_leaves_the_files_of_the_run_before() {
         ":", "-np", "1", "bash", "-c", &limited, ":", "-np", "1", bin,
     ]);
     args.extend_from_slice(&run);
-    let failed = mpirun_with(&args);
-    let stderr = String::from_utf8_lossy(&failed.stderr);
-    assert_eq!(failed.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun_with(&args));
     assert!(stderr.contains("rank 2 of 4"), "{stderr}");
     same(&read_all(), &before, "the files after the failed run");
     let names: Vec<String> = std::fs::read_dir(&out_dir)

@@ -59,6 +59,13 @@ fn ok(out: Output, what: &str) -> Output {
     out
 }
 
+/// The standard error of a run that must end with exit 2 (a refusal, on every rank).
+fn exit_2(out: Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    stderr
+}
+
 /// `args` followed by `path` (a file the run reads or writes).
 fn then_path<'a>(args: &[&'a str], path: &'a Path) -> Vec<&'a str> {
     let mut all = args.to_vec();
@@ -357,7 +364,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     text.push_str("1,NaN,0,1\n");
     text.push_str("5,5,5,1\n");
     std::fs::write(&path, text).unwrap();
-    let out = mpirun(
+    let stderr = exit_2(mpirun(
         3,
         &[
             "dist",
@@ -366,9 +373,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
             "--method",
             "grid",
         ],
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    ));
     assert!(stderr.contains("rank 2 of 3"), "{stderr}");
     // The line number is the file's (header = line 1), as one process reports it.
     assert!(stderr.contains("line 3002"), "{stderr}");
@@ -388,9 +393,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
         text.push('\n');
     }
     std::fs::write(&two, text).unwrap();
-    let out = mpirun(3, &["dist", "--scene-file", two.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(3, &["dist", "--scene-file", two.to_str().unwrap()]));
     assert!(
         stderr.contains("rank 1 of 3: ") && stderr.contains("line 1502: object 1500:"),
         "{stderr}"
@@ -422,9 +425,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     );
     let mut dist = vec!["dist"];
     dist.extend(args);
-    let out = mpirun(3, &dist);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(3, &dist));
     assert!(stderr.contains(&format!("rank 0 of 3: {why}")), "{stderr}");
     assert_eq!(
         stderr.matches(" of 3: the line-x scene").count(),
@@ -449,9 +450,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     args.extend(common);
     args.extend([":", "-np", "1", bin, "--adapter", "no-such-adapter"]);
     args.extend(common);
-    let out = mpirun_with(&args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun_with(&args));
     assert!(stderr.contains("rank 2 of 3"), "{stderr}");
     assert!(stderr.contains("no-such-adapter"), "{stderr}");
 
@@ -470,7 +469,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     ] {
         std::fs::write(there.join("s.csv"), other).unwrap();
         let (a, b) = (here.to_str().unwrap(), there.to_str().unwrap());
-        let out = mpirun_with(&[
+        let stderr = exit_2(mpirun_with(&[
             "-np",
             "2",
             "--wdir",
@@ -488,9 +487,7 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
             "dist",
             "--scene-file",
             "s.csv",
-        ]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        ]));
         assert!(
             stderr.contains("the ranks read different files: rank 2 ("),
             "{stderr}"
@@ -499,11 +496,9 @@ fn a_failing_rank_ends_every_rank_with_exit_2_naming_it() {
     }
 
     // Ranks started with other arguments would run other collectives: refused, not hung.
-    let out = mpirun_with(&[
+    let stderr = exit_2(mpirun_with(&[
         "-np", "2", bin, "dist", "--frames", "3", ":", "-np", "1", bin, "dist", "--frames", "4",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    ]));
     assert!(
         stderr.contains("rank 2 was started with other dist arguments"),
         "{stderr}"
@@ -561,17 +556,16 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     }
     // A share larger than a rank's memory (2 GB of address space): refused before it is made.
     let limited = format!("ulimit -v 2000000; exec {bin} dist --scene density --n 100000000");
-    let out = mpirun_with(&["-np", "2", "bash", "-c", &limited]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun_with(&["-np", "2", "bash", "-c", &limited]));
     assert!(stderr.contains("rank 1 of 2: too large"), "{stderr}");
     assert!(stderr.contains("start more ranks"), "{stderr}");
     // A missing scene file is one problem of the input, said once, by the lowest rank (every
     // rank said it).
     let missing = d.join("missing.csv");
-    let out = mpirun(3, &["dist", "--scene-file", missing.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(
+        3,
+        &["dist", "--scene-file", missing.to_str().unwrap()],
+    ));
     assert!(
         stderr.contains("rank 0 of 3") && stderr.contains("missing.csv"),
         "{stderr}"
@@ -580,9 +574,10 @@ fn bad_arguments_fail_with_exit_2_naming_the_problem() {
     // An empty scene file: every rank has nothing.
     let empty = d.join("empty.csv");
     std::fs::write(&empty, "x,y,z,r\n").unwrap();
-    let out = mpirun(3, &["dist", "--scene-file", empty.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = exit_2(mpirun(
+        3,
+        &["dist", "--scene-file", empty.to_str().unwrap()],
+    ));
     assert!(stderr.contains("empty scene"), "{stderr}");
     assert!(
         stderr.contains("empty.csv") && stderr.contains("all 3 ranks"),
