@@ -75,6 +75,8 @@ pub struct BoxBroadPhase {
     /// The last update's pairs, sorted, and each one's world beside it.
     pairs: Vec<IdPair>,
     pair_worlds: Vec<u32>,
+    /// Whether the last update ran in worlds (`pair_worlds` may then hold worlds other than 0).
+    pairs_in_worlds: bool,
     /// The update's pairs and their worlds being built (the lists before, kept for their
     /// allocations).
     now: Vec<IdPair>,
@@ -97,6 +99,7 @@ impl BoxBroadPhase {
             slots: HashMap::default(),
             pairs: Vec::new(),
             pair_worlds: Vec::new(),
+            pairs_in_worlds: false,
             now: Vec::new(),
             now_worlds: Vec::new(),
             positions: Vec::new(),
@@ -433,7 +436,7 @@ impl BoxBroadPhase {
         });
         // Worlds now or before (every box back in world 0 leaves `in_worlds`, and a pair of
         // world 3 that moved to 0 is lost in 3 and found in 0).
-        if self.in_worlds || before_worlds.iter().any(|&w| w != 0) {
+        if self.in_worlds || self.pairs_in_worlds {
             let moved = moved_worlds((before, before_worlds), (now, now_worlds));
             if !moved.is_empty() {
                 persisting -= moved.len() as u64;
@@ -492,6 +495,7 @@ impl BoxBroadPhase {
         frame.persisting = persisting;
         std::mem::swap(&mut self.pairs, &mut self.now);
         std::mem::swap(&mut self.pair_worlds, &mut self.now_worlds);
+        self.pairs_in_worlds = self.in_worlds;
         Ok(())
     }
 
