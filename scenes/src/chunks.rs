@@ -5,22 +5,25 @@
 //! Part k of n covers bytes `[len * k / n, len * (k + 1) / n)` and holds the lines whose first
 //! byte lies there: it starts at the first line start at or after its first byte (after the
 //! first LF at or after the byte before it) and ends at the first line start at or after its end
-//! (or at the end of the file). Finding a line start reads at most [`MAX_LINE_BYTES`] + 1 bytes,
-//! which in a file whose lines all fit [`MAX_LINE_BYTES`] always holds one. The parts of 0..n
+//! (or at the end of the file). Finding a line start reads at most [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) + 2 bytes
+//! (a line's text and its CRLF), which in a file whose lines all fit [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) always
+//! holds one. The parts of 0..n
 //! therefore hold every line exactly once, and a line's number in the file is the sum of the
 //! [`SphereChunk::lines`] of the parts before its own plus its number in its part.
 //!
-//! Where a line is longer than [`MAX_LINE_BYTES`] and a part's first byte lies inside it with no
+//! Where a line is longer than [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) and a part's first byte lies inside it with no
 //! LF in reach, that part starts at its first byte, inside the line, and its line count is not
 //! exact. The part where that line begins reports it (a problem), so every part before the first
 //! part with a problem counts exactly, and the first problem of the file is located exactly.
 //!
-//! One difference from the whole-file reader: it checks line lengths and UTF-8 while reading and
-//! parses afterwards, so in a file with several problems it reports an over-long or non-UTF-8
-//! line before a parse problem on an earlier line; the parts report each their first problem by
-//! line, and the first of those is the file's first problem by line.
+//! One difference from the whole-file reader ([`files::read_spheres_csv`]): that reader checks
+//! line lengths and UTF-8 as it reads and parses the text afterwards, so in a file with several
+//! problems it reports an over-long or non-UTF-8 line before a parse problem on an earlier line
+//! (`sweepfan verify` names the later line); the parts report each their first problem by line,
+//! and the first of those is the file's first problem by line (`sweepfan dist` names the
+//! earlier line).
 
-use crate::files::{self, MAX_LINE_BYTES, SPHERE_HEADER};
+use crate::files::{self, LINE_READ_BYTES, SPHERE_HEADER};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -31,7 +34,7 @@ use sweepfan::geom::sphere::Sphere;
 /// The spheres on the lines whose first byte lies in byte range `part` of `parts` equal ranges of
 /// the file (`[len * part / parts, len * (part + 1) / parts)`), so that the chunks of parts
 /// 0..parts hold every line exactly once. Only those bytes (plus the scan for the next line
-/// start, at most [`MAX_LINE_BYTES`] past each end) are read.
+/// start, at most [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) past each end) are read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SphereChunk {
     /// The spheres of the chunk's data lines, in file order, up to its first problem (the lines
@@ -74,8 +77,8 @@ impl SphereChunk {
     }
 
     /// Parses one line of the chunk, its `lines`-th, read as the whole-file reader reads it (at
-    /// most [`MAX_LINE_BYTES`] + 1 bytes, its LF included, not over-long); `first_in_file` says
-    /// it is the header. A problem is kept in `problem`.
+    /// most [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) + 2 bytes, its CRLF or LF included, not over-long);
+    /// `first_in_file` says it is the header. A problem is kept in `problem`.
     fn parse_line(&mut self, line: &[u8], first_in_file: bool) {
         let at = self.lines;
         let Ok(text) = std::str::from_utf8(line) else {
@@ -191,7 +194,7 @@ pub fn read_spheres_csv_chunk(path: &Path, part: usize, parts: usize) -> Result<
         }
         line.clear();
         let read = (&mut reader)
-            .take(MAX_LINE_BYTES as u64 + 1)
+            .take(LINE_READ_BYTES as u64)
             .read_until(b'\n', &mut line)
             .map_err(io)?;
         if read == 0 {
@@ -219,16 +222,16 @@ pub fn read_spheres_csv_chunk(path: &Path, part: usize, parts: usize) -> Result<
 
 /// The first line start at or after byte `at` of a file of `len` bytes: 0 for 0, `len` at or
 /// past the end, else the byte after the first LF at or after `at - 1`, looked for in at most
-/// [`MAX_LINE_BYTES`] + 1 bytes. Where there is none in reach (a line longer than
-/// [`MAX_LINE_BYTES`]), `at` itself, so that the two parts meeting there agree.
+/// [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) + 2 bytes. Where there is none in reach (a line longer than
+/// [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES)), `at` itself, so that the two parts meeting there agree.
 fn line_start_at_or_after(file: &mut File, at: u64, len: u64) -> std::io::Result<u64> {
     if at == 0 || at >= len {
         return Ok(at.min(len));
     }
     file.seek(SeekFrom::Start(at - 1))?;
-    let mut window = Vec::with_capacity(MAX_LINE_BYTES + 1);
+    let mut window = Vec::with_capacity(LINE_READ_BYTES);
     (&mut *file)
-        .take(MAX_LINE_BYTES as u64 + 1)
+        .take(LINE_READ_BYTES as u64)
         .read_to_end(&mut window)?;
     Ok(match window.iter().position(|&b| b == b'\n') {
         Some(i) => at + i as u64,
@@ -268,7 +271,7 @@ fn skip_line(reader: &mut impl BufRead, limit: u64) -> std::io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::files::read_spheres_csv;
+    use crate::files::{MAX_LINE_BYTES, read_spheres_csv};
     use std::path::PathBuf;
 
     /// A file in the temporary directory, removed when dropped.
@@ -496,6 +499,54 @@ mod tests {
                         Some((at, problem.clone())),
                         "{what}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The limit is the line's text, whatever its line ending: a line of exactly
+    /// [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) is read in an LF and a CRLF file alike, by the whole-file reader and
+    /// in every split, and one byte more is refused as over-long in both, not said to end in
+    /// bare CRs (a CRLF file's line of 4,096 bytes was refused so).
+    #[test]
+    fn the_longest_line_is_the_same_with_lf_and_crlf() {
+        let data = sphere_lines(200);
+        let fields = ",2.5,-1,0.75";
+        for eol in ["\n", "\r\n"] {
+            for extra in [0, 1] {
+                let len = MAX_LINE_BYTES + extra;
+                let long = format!("{}{fields}", "0".repeat(len - fields.len() - 1) + "7");
+                assert_eq!(long.len(), len);
+                let mut lines = with_header("x,y,z,r", &data, 0);
+                lines.insert(101, long.into_bytes());
+                let bytes = file_bytes(&lines, eol, false, true);
+                let file = TempFile::new(&format!("limit-{}-{extra}", eol.len()), &bytes);
+                let what = format!("{eol:?}, a line of {len} bytes");
+                match extra {
+                    0 => {
+                        let whole = read_spheres_csv(&file.0).expect(&what);
+                        assert_eq!(whole.len(), 201, "{what}");
+                        assert_eq!(whole[100], Sphere::new([7.0, 2.5, -1.0].into(), 0.75));
+                        for parts in 1..=7 {
+                            let chunks = read_chunks(&file.0, parts);
+                            assert!(chunks.iter().all(|c| c.problem.is_none()), "{what}");
+                            assert_eq!(all_spheres(&chunks), whole, "{what}, {parts} parts");
+                        }
+                    }
+                    _ => {
+                        let (line, problem) = whole_file_problem(&file.0);
+                        assert_eq!(line, 102, "{what}");
+                        assert!(
+                            problem.contains("longer than 4096") && !problem.contains("carriage"),
+                            "{what}: {problem}"
+                        );
+                        for parts in 1..=7 {
+                            let chunks = read_chunks(&file.0, parts);
+                            let (k, lines_before, _) = first_problem(&chunks).unwrap();
+                            let (local, text) = chunks[k].problem.clone().unwrap();
+                            assert_eq!((lines_before + local, text), (line, problem.clone()));
+                        }
+                    }
                 }
             }
         }

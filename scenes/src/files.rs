@@ -29,20 +29,27 @@ type Parsed<T> = std::result::Result<T, (usize, String)>;
 /// (`/dev/zero`, a binary) is refused at its first line instead of read whole.
 pub const MAX_LINE_BYTES: usize = 4096;
 
+/// The most bytes a reader takes for one line: its [`MAX_LINE_BYTES`] of text and its line
+/// ending, CRLF at most (a CRLF file's line of 4,096 bytes was refused where an LF file's was
+/// not, and said to end in bare CRs).
+pub(crate) const LINE_READ_BYTES: usize = MAX_LINE_BYTES + 2;
+
 /// The problem with a line that is not UTF-8.
 pub(crate) const NOT_UTF8: &str = "not UTF-8 text: not a scene file";
 
 /// The problem with a path that names a directory (reported at line 1).
 pub(crate) const IS_A_DIRECTORY: &str = "is a directory, not a scene file";
 
-/// The problem with `line`, read as `read_with` reads it (at most [`MAX_LINE_BYTES`] + 1 bytes,
-/// up to and including its LF), when it is longer than [`MAX_LINE_BYTES`]; a line holding a CR
-/// is said to come from a file with bare-CR line endings.
+/// The problem with `line`, read as `read_with` reads it (at most [`LINE_READ_BYTES`], up to
+/// and including its LF), when its text without its LF or CRLF is longer than
+/// [`MAX_LINE_BYTES`]; a CR inside that text says the file has bare-CR line endings.
 pub(crate) fn over_long_line(line: &[u8]) -> Option<String> {
-    if line.len() <= MAX_LINE_BYTES || line.last() == Some(&b'\n') {
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    if text.len() <= MAX_LINE_BYTES {
         return None;
     }
-    let why = if line.contains(&b'\r') {
+    let why = if text.contains(&b'\r') {
         CR_ONLY
     } else {
         ": not a scene file"
@@ -64,7 +71,7 @@ pub fn input_name(path: &Path) -> &Path {
 }
 
 /// Reads `path` (`-`: standard input) once, from its start to its end, line by line (each at
-/// most [`MAX_LINE_BYTES`], UTF-8, the header checked against `headers` before the rest is read:
+/// most [`MAX_LINE_BYTES`] of text, UTF-8, the header checked against `headers` before the rest is read:
 /// it must be one of them, a problem is worded against the first) and parses it, naming the file
 /// and line of any problem. Read once, so a pipe, a FIFO or a process substitution is read as a
 /// file is. Text past a quarter of the memory available is refused as soon as it is read.
@@ -98,7 +105,7 @@ fn read_with<T>(
     for line_no in 1.. {
         line.clear();
         let read = (&mut reader)
-            .take(MAX_LINE_BYTES as u64 + 1)
+            .take(LINE_READ_BYTES as u64)
             .read_until(b'\n', &mut line)
             .map_err(|e| Error::io(named, e))?;
         if read == 0 {

@@ -276,6 +276,25 @@ fn grow<T>(list: &mut Vec<T>) -> bool {
 /// room for a few pairs per object (8 B each).
 pub const HOST_BYTES_PER_OBJECT: u64 = 256;
 
+/// Host bytes per object of one CPU method's frame alone, estimated: its sorted copies, keys and
+/// indices (up to about 64 B) and room for a few pairs. Every CPU method checks its scene
+/// against the calling thread's budget at this figure before it allocates (read lazily: not
+/// for small scenes), so a caller that did not check the scene size first (`check_scene_size`,
+/// a run that also checks its results) is refused, not aborted: `sweepfan verify` of 10^6
+/// spheres under `ulimit -v 150000` aborted in the grid's sort scratch.
+pub(crate) const METHOD_HOST_BYTES_PER_OBJECT: u64 = 128;
+
+/// [`check_scene_size_with`] at [`METHOD_HOST_BYTES_PER_OBJECT`], the budget read only where
+/// the scene needs more than [`LazyBudget::UNCHECKED_BYTES`] (a frame of a small scene reads no
+/// `/proc` file). An empty scene passes (it has no pairs).
+pub(crate) fn check_method_scene(n: usize) -> Result<()> {
+    let bytes = (n as u64).saturating_mul(METHOD_HOST_BYTES_PER_OBJECT);
+    if n == 0 || LazyBudget::new().allows(bytes) {
+        return Ok(());
+    }
+    check_scene_size_with(n, METHOD_HOST_BYTES_PER_OBJECT)
+}
+
 /// Refuses a scene size before anything is allocated: zero objects, more than the u32 indices
 /// of pairs hold, or more than the calling thread's memory budget holds (see
 /// [`HOST_BYTES_PER_OBJECT`]; the budget of [`crate::Limits`]: none by default,

@@ -52,6 +52,7 @@ macro_rules! cpu_broad_phase {
                 if spheres.is_empty() {
                     return Ok($crate::broadphase::no_pairs(out));
                 }
+                $crate::broadphase::memory::check_method_scene(spheres.len())?;
                 let pairs: fn(
                     &mut Self,
                     &[$crate::geom::sphere::Sphere],
@@ -87,6 +88,7 @@ macro_rules! cpu_broad_phase {
                 if spheres.is_empty() {
                     return Ok($crate::broadphase::no_pairs(out));
                 }
+                $crate::broadphase::memory::check_method_scene(spheres.len())?;
                 self.emitter.set_objects(spheres.len());
                 run(self, spheres, out)
             }

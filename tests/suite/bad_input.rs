@@ -358,3 +358,42 @@ fn polygon_sets_refuse_indices_past_their_polygons() {
     let c = polygon_contact(&polygons[0], &polygons[1]);
     assert!(c.count > 0 && (c.depth - 0.5).abs() < 1e-6, "{c:?}");
 }
+
+/// A scene whose frame does not fit the caller's memory budget is refused by every CPU method
+/// (and `auto`) before it allocates, naming the scene, even when it has no pairs at all: the
+/// methods' sort scratch and sorted copies grew without a check, so a caller that had not
+/// checked the scene's size first (`sweepfan verify` of 10^6 spheres under `ulimit -v 150000`)
+/// aborted in the grid's sort. The instance still works after the refusal.
+#[test]
+fn a_scene_past_the_memory_budget_is_refused_before_it_is_sorted() {
+    use sweepfan::{Limits, MemoryBudget};
+    // 20,000 spheres apart on a line: no pairs, but each method's frame needs more than 1 MiB.
+    let apart: Vec<Sphere> = (0..20_000)
+        .map(|i| Sphere::new(Vec3::new(3.0 * i as f32, 0.0, 0.0), 1.0))
+        .collect();
+    let two = [Sphere::new(Vec3::ZERO, 1.0), Sphere::new(Vec3::X, 1.0)];
+    let tight = Limits::new().with_memory(MemoryBudget::Bytes(1 << 20));
+    let mut all: Vec<Box<dyn sweepfan::BroadPhase + Send>> =
+        Method::ALL.into_iter().map(broad_phase).collect();
+    all.push(Box::new(sweepfan::cpu::auto()));
+    for bp in &mut all {
+        let name = bp.name().to_string();
+        for ordered in [true, false] {
+            let mut pairs = vec![[0, 1]];
+            let result = tight.run(|| match ordered {
+                true => bp.find_pairs(&apart, Some(&mut pairs)),
+                false => bp.find_pairs_unordered(&apart, Some(&mut pairs)),
+            });
+            match result {
+                Err(Error::TooLarge { message, .. }) => {
+                    assert!(message.contains("20000 objects"), "{name}: {message}")
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+            assert!(pairs.is_empty(), "{name}: the list is left empty");
+        }
+        let mut pairs = Vec::new();
+        tight.run(|| bp.find_pairs(&two, Some(&mut pairs))).unwrap();
+        assert_eq!(pairs, vec![[0, 1]], "{name}");
+    }
+}

@@ -106,7 +106,16 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
     }
     // The file is read once (standard input and pipes as files): its header says which kind.
     // An empty scene has no pairs, written as a file of none.
-    let scene = match read_sphere_file(&a.scene_file)? {
+    let file = read_sphere_file(&a.scene_file)?;
+    // The method's frame and the reference's within memory, as `bench` checks a scene, before
+    // either allocates (docs/design.md §9.14).
+    let objects = match &file {
+        SphereFile::Worlds(spheres, _) | SphereFile::Scene(spheres) => spheres.len(),
+    };
+    if objects > 0 {
+        sweepfan::broadphase::limits::check_scene_size(objects)?;
+    }
+    let scene = match file {
         SphereFile::Worlds(spheres, worlds) => {
             return super::verify_worlds::exec(&a, (spheres, worlds), gpu);
         }
