@@ -326,11 +326,25 @@ struct WorldFrames {
     events: WorldEvents,
 }
 
+impl Frames {
+    /// The last step's events and world groups emptied, as a step begins (the trackers keep
+    /// the last frame that succeeded, which the next step compares with).
+    fn forget_last_step(&mut self) {
+        self.found.clear();
+        self.lost.clear();
+        if let Some(w) = self.worlds.as_mut() {
+            w.events = WorldEvents::default();
+            w.pairs = WorldPairs::new();
+        }
+    }
+}
+
 /// A broad phase kept between frames: its buffers (and on the GPU its device and pipelines)
 /// are reused by every step. step(centers, radii) returns the frame's pairs as sphere_pairs
 /// does. With track_events=True, found and lost hold the pairs that began and ended touching
-/// in the last step (the first step finds every pair; an empty step loses every pair); the GPU
-/// computes them on the device.
+/// in the last step (the first step finds every pair; an empty step loses every pair; a step
+/// that raises, for its input too, leaves them empty, and the next step compares with the last
+/// step that succeeded); the GPU computes them on the device.
 ///
 /// With world= (one id per sphere) or a batch axis ((B, N, 3) centers), a step is a batch of
 /// independent worlds as world_pairs runs it: its pairs (and found and lost) grouped by world,
@@ -406,6 +420,9 @@ impl PyBroadPhase {
         radii: &Bound<'py, PyAny>,
         world: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
+        // A step that fails leaves no events behind, whatever fails (its input too): `found`
+        // and `lost` read after a step refused for a NaN held the step before's events.
+        py.detach(|| lock(&self.frames).forget_last_step());
         if let Some((spheres, ids)) = crate::worlds::batch_input(py, centers, radii, world)? {
             return self.world_step(py, spheres, ids);
         }

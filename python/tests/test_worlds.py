@@ -305,6 +305,29 @@ def test_a_failed_world_step_leaves_consistent_groups():
     assert worlds.tolist() == [0, 3] and offsets.tolist() == [0, 0, 1]
 
 
+def test_a_step_refused_for_its_input_leaves_no_events(backend):
+    # Refused while its arrays were read (a NaN, a world id past the range), a step left the
+    # step before's events in found and lost: a loop that caught the error read them twice.
+    two = np.array([[0, 0, 0], [1, 0, 0]], np.float32)
+    nan = np.array([[0, 0, 0], [np.nan, 0, 0]], np.float32)
+    for world, bad_world in [(None, None), ([0, 0], [0, 0]), ([0, 0], [0, -1])]:
+        bp = sweepfan.BroadPhase(backend=backend, track_events=True)
+        bp.step(two, 0.5, world=world)
+        assert bp.found.tolist() == [[0, 1]], world
+        bad = nan if bad_world == world else two
+        with pytest.raises(ValueError):
+            bp.step(bad, 0.5, world=bad_world)
+        assert bp.found.shape == (0, 2) and bp.lost.shape == (0, 2), world
+        if world is not None:
+            for which in ["pairs", "found", "lost"]:
+                assert bp.world_groups(which)[1][-1] == 0, (world, which)
+        # The next good step compares with the last good one.
+        bp.step(two, 0.5, world=world)
+        assert bp.found.tolist() == [] and bp.lost.tolist() == [], world
+        bp.step(two * 3, 0.5, world=world)
+        assert bp.lost.tolist() == [[0, 1]], world
+
+
 def test_a_batch_past_memory_is_a_memory_error():
     # A view of one value: B x N objects that the batch's ids and spheres could never hold.
     centers = np.broadcast_to(np.float32(0), (1 << 20, 1 << 20, 3))
