@@ -572,12 +572,47 @@ pub(crate) fn check_pair_limit(batch: &mut dyn WorldBroadPhase) {
     batch.set_pair_limit(total as u64);
     batch.find_pairs(&spheres, &ids, Some(&mut out)).unwrap();
     assert_eq!(out.len(), total);
+
+    // Past the limit inside one call of the method (a world larger than any lean walk, or the
+    // shared objects' own pairs): the batch goes on counting and names every world's pairs
+    // (the CPU's named that call's own count: 3 pairs of the shared objects where 10 touch).
+    let (mut large, mut large_ids) = generated(SceneKind::Paper, 1, 4_200, |_| 0);
+    let (small, small_ids) = generated(SceneKind::Paper, 20, 80, |k| k as u32 + 1);
+    large.extend(small);
+    large_ids.extend(small_ids);
+    let point = vec![Sphere::new(Vec3::ZERO, 1.0); 5];
+    let shared_ids = vec![SHARED, SHARED, SHARED, 0, 0];
+    for (what, spheres, ids) in [
+        ("a large world", &large, &large_ids),
+        ("shared", &point, &shared_ids),
+    ] {
+        let groups = oracle(spheres, ids);
+        let total: usize = groups.iter().map(|(_, p)| p.len()).sum();
+        let largest = groups.iter().map(|(_, p)| p.len()).max().unwrap();
+        assert!(
+            largest > 1 && total > largest,
+            "{what}: {largest} of {total}"
+        );
+        batch.set_pair_limit(1);
+        match batch.find_pairs(spheres, ids, Some(&mut out)) {
+            Err(e @ Error::TooLarge { .. }) => assert!(
+                e.to_string()
+                    .starts_with(&format!("too large: {total} touching pairs")),
+                "{}: {what}: {e}",
+                batch.name()
+            ),
+            other => panic!("{}: {what}: expected TooLarge, got {other:?}", batch.name()),
+        }
+        batch.set_pair_limit(total as u64);
+        batch.find_pairs(spheres, ids, Some(&mut out)).unwrap();
+        assert_eq!(out.len(), total, "{}: {what}", batch.name());
+    }
 }
 
 #[test]
 fn the_pair_limit_counts_over_all_worlds() {
-    for mut batch in [WorldBatch::auto(), WorldBatch::new(Method::Grid)] {
-        check_pair_limit(&mut batch);
+    for factory in batches() {
+        check_pair_limit(&mut factory.make());
     }
 }
 

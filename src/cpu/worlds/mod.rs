@@ -51,6 +51,29 @@ impl Instance {
             (Instance::Auto(auto), None) => run(auto.as_mut()),
         }
     }
+
+    /// `call` on this method ([`Self::run`]) into `out`; where the method's own stored-pair
+    /// limit refuses the list, `call` again with no list, so that the batch goes on counting
+    /// and fails naming the exact total (docs/design.md §2.13): the error named the first
+    /// world (or the shared objects' run) past the limit, with its own count. The stats, and
+    /// whether the list was refused (`out` then holds nothing of this call).
+    fn run_counting_past_limit(
+        &mut self,
+        mut chosen: Option<&mut Chosen>,
+        mut out: Option<&mut Vec<Pair>>,
+        call: impl Fn(&mut dyn BroadPhase, Option<&mut Vec<Pair>>) -> Result<Stats>,
+    ) -> Result<(Stats, bool)> {
+        match self.run(chosen.as_deref_mut(), |m| call(m, out.as_deref_mut())) {
+            Err(e) if matches!(e.exceeds(), Some(crate::Exceeds::PairList { .. })) => {
+                if let Some(out) = out {
+                    out.clear();
+                }
+                let counted = self.run(chosen, |m| call(m, None))?;
+                Ok((counted, true))
+            }
+            result => result.map(|s| (s, false)),
+        }
+    }
 }
 
 /// The largest world `auto` sweeps itself (its own objects): beyond it a world is
@@ -254,10 +277,14 @@ impl WorldBatch {
         }
         // The shared objects' own pairs: found in every world's run, kept once.
         let mut shared_pairs = Vec::new();
+        let overflow = AtomicBool::new(false);
         let shared_found = if shared_spheres.len() >= 2 {
             let mut method = (self.make)(self.limit);
             let into = store.then_some(&mut shared_pairs);
-            let s = method.run(None, |m| m.find_pairs_validated(&shared_spheres, into))?;
+            let (s, refused) = method.run_counting_past_limit(None, into, |m, out| {
+                m.find_pairs_validated(&shared_spheres, out)
+            })?;
+            overflow.store(refused, Ordering::Relaxed);
             stats.tests += s.tests;
             for p in &mut shared_pairs {
                 let (a, b) = (
@@ -274,7 +301,6 @@ impl WorldBatch {
         self.shared_index.build(&shared_spheres);
         let stored = AtomicU64::new(shared_pairs.len() as u64);
         let budget = memory::LazyBudget::new();
-        let overflow = AtomicBool::new(false);
         let invalid = AtomicBool::new(false);
         let limits = crate::broadphase::limits::current();
         let token = limits.cancel.clone();
@@ -468,7 +494,7 @@ impl Job<'_> {
                 chunk.counts.push(0);
                 continue;
             }
-            let store = self.store && !self.overflow.load(Ordering::Relaxed);
+            let mut store = self.store && !self.overflow.load(Ordering::Relaxed);
             chunk.local_pairs.clear();
             let mut local_pairs = store.then_some(&mut chunk.local_pairs);
             let into = local_pairs.as_deref_mut();
@@ -491,12 +517,14 @@ impl Job<'_> {
                 }
                 _ => None,
             };
-            let s = match lean {
-                Some(s) => s,
+            let (s, past_limit) = match lean {
+                Some(s) => (s, false),
                 None if by_call => {
                     // Unordered: the world's pairs are sorted below, in batch indices.
                     let chosen = choices.get_mut(k - first).map(|c| &mut c.1);
-                    match method.run(chosen, |m| m.find_pairs_unordered(local, local_pairs)) {
+                    match method.run_counting_past_limit(chosen, local_pairs, |m, out| {
+                        m.find_pairs_unordered(local, out)
+                    }) {
                         Ok(s) => s,
                         Err(_) if !all_valid(local) => {
                             self.invalid.store(true, Ordering::Relaxed);
@@ -507,10 +535,17 @@ impl Job<'_> {
                 }
                 None if local.len() >= 2 => {
                     let chosen = choices.get_mut(k - first).map(|c| &mut c.1);
-                    method.run(chosen, |m| m.find_pairs_validated(local, local_pairs))?
+                    method.run_counting_past_limit(chosen, local_pairs, |m, out| {
+                        m.find_pairs_validated(local, out)
+                    })?
                 }
-                None => Stats::default(),
+                None => (Stats::default(), false),
             };
+            if past_limit {
+                // Past the limit in one world: this and later worlds only count.
+                self.overflow.store(true, Ordering::Relaxed);
+                store = false;
+            }
             chunk.tests += s.tests;
             let what = "the worlds' pairs";
             if store && (chunk.local_pairs.len() as u64) < s.pairs {
