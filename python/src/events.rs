@@ -8,7 +8,7 @@ use crate::output::pair_array;
 use numpy::PyArray2;
 use pyo3::prelude::*;
 use std::sync::Mutex;
-use sweepfan::{EventTracker, canonicalize};
+use sweepfan::{EventTracker, Pair, canonicalize};
 
 /// (found, lost), as `update` returns them.
 type Events<'py> = (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>);
@@ -20,7 +20,7 @@ type Events<'py> = (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>);
 /// lost): the pairs new since the last update and those gone, (K, 2) uint32 arrays, each row
 /// (i, j) with i < j, rows sorted. The first update finds every pair. pairs holds the last
 /// update's pairs, frames counts the updates, reset() forgets them. Bad pairs raise
-/// ValueError naming the row (a pair given twice: naming the pair), and change nothing.
+/// ValueError naming the row (a pair given twice: both rows), and change nothing.
 #[pyclass(name = "EventTracker", module = "sweepfan")]
 pub struct PyEventTracker {
     tracker: Mutex<EventTracker>,
@@ -46,16 +46,17 @@ impl PyEventTracker {
             }
             canonicalize(&mut rows);
             if let Some(twice) = rows.windows(2).find(|w| w[0] == w[1]) {
-                return Err(arg_error(
-                    "pairs",
-                    format!("the pair ({}, {}) is given twice", twice[0][0], twice[0][1]),
-                ));
+                return Ok(Err(twice[0]));
             }
             crate::interrupt::limits()
                 .run(|| lock(&self.tracker).try_update(&rows))
+                .map(Ok)
                 .map_err(crate::errors::to_py)
         })?;
-        Ok((pair_array(py, events.found), pair_array(py, events.lost)))
+        match events {
+            Ok(events) => Ok((pair_array(py, events.found), pair_array(py, events.lost))),
+            Err(pair) => Err(given_twice(pairs, pair)),
+        }
     }
 
     /// The last update's pairs, (K, 2) uint32, sorted.
@@ -75,4 +76,30 @@ impl PyEventTracker {
     fn reset(&self) {
         lock(&self.tracker).reset();
     }
+}
+
+/// The error for `pair` given twice in `pairs` (in either order): the two rows named, found
+/// again in the caller's array (the ordered copy no longer has them).
+fn given_twice(pairs: &Bound<'_, PyAny>, pair: Pair) -> PyErr {
+    let rows: Vec<usize> = pair_rows("pairs", pairs, u32::MAX as usize)
+        .map(|rows| {
+            rows.iter()
+                .enumerate()
+                .filter(|(_, r)| [r[0].min(r[1]), r[0].max(r[1])] == pair)
+                .map(|(k, _)| k)
+                .take(2)
+                .collect()
+        })
+        .unwrap_or_default();
+    let rows = match rows[..] {
+        [first, second] => format!("rows {first} and {second}"),
+        _ => "two rows".to_string(),
+    };
+    arg_error(
+        "pairs",
+        format!(
+            "{rows} are the same pair ({}, {}): each pair once",
+            pair[0], pair[1]
+        ),
+    )
 }

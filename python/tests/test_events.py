@@ -136,7 +136,8 @@ def test_an_event_tracker_follows_any_pair_list():
         centers += rng.normal(0, 0.3, centers.shape).astype(np.float32)
     assert len(before) > 0
     for bad, says in [
-        ([[1, 2], [2, 1]], "given twice"),
+        ([[1, 2], [2, 1]], "rows 0 and 1 are the same pair (1, 2)"),
+        ([[0, 5], [1, 2], [3, 4], [1, 2]], "rows 1 and 3 are the same pair (1, 2)"),
         ([[3, 3]], "itself"),
         ([[0, -1]], "negative"),
         (np.zeros((2, 3), np.int64), "(K, 2)"),
