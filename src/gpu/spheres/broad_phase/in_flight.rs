@@ -276,6 +276,7 @@ impl GpuBroadPhase {
         store: bool,
         as_part: bool,
     ) -> Result<(wgpu::SubmissionIndex, Plan)> {
+        self.check_resident_before_host_frame_blocking();
         let mut enc = self.record_frame(spheres, store)?;
         let rb = &mut self.readback;
         rb.clear();

@@ -147,6 +147,12 @@ pub struct GpuBroadPhase {
     /// The pair list's capacity when the last resident frame was recorded (none yet: MAX):
     /// whether that frame was cut short, whatever the list has grown to since.
     resident_capacity: u64,
+    /// Frames from the caller's buffer recorded since the last [`Self::check_resident`]: a host
+    /// frame checks them first, as the check would (its own growth of the list cleared their
+    /// count of lists cut short, and its events compared with a list cut short).
+    resident_unchecked: bool,
+    /// What that check found, for the next [`Self::check_resident`].
+    resident_refusal: Option<Error>,
     paper_min_axis_tests: Option<u64>,
     /// The grid walk's bucket lookups per object in the last frame (or part), for the
     /// traffic model (docs/design.md §9.9).
@@ -247,6 +253,8 @@ impl GpuBroadPhase {
             canonical: None,
             last_n: 0,
             resident_capacity: u64::MAX,
+            resident_unchecked: false,
+            resident_refusal: None,
             paper_min_axis_tests: None,
             grid_lookups_per_object: None,
             parts,

@@ -149,6 +149,7 @@ impl GpuBroadPhase {
         let start = Instant::now();
         // A failed frame leaves no events of an earlier one to take.
         self.last_events = None;
+        self.check_resident_before_host_frame_blocking();
         self.take_events_from_device()?;
         let mut parts = self.parts.take().unwrap_or_default();
         if self.events.is_some() && parts.tracker.is_none() {
@@ -174,11 +175,16 @@ impl GpuBroadPhase {
         // is the frame's; its events come from the tracker).
         let (events, canonical) = (self.events.take(), self.canonical.take());
         let mut pairs = Vec::new();
-        // The caller's limit on the merged list (a list kept only for the events is not theirs).
+        // The caller's limit on the merged list (a list kept only for the events is not theirs),
+        // checked by the partition on the frame's exact count. The parts store whatever they
+        // find (within the memory budget): under the caller's limit each, a count alone was
+        // refused and a stored frame named one part's pairs.
         let limit = match out.is_some() {
             true => self.pair_limit,
             false => u64::MAX,
         };
+        let own_limit = std::mem::replace(&mut self.pair_limit, u64::MAX);
+        parts.set_pair_limit(u64::MAX);
         let result = {
             let mut runners: Vec<Box<PartRunner<'_>>> = Vec::with_capacity(devices);
             runners.push(Box::new(PartsOn::new(self)));
@@ -197,6 +203,8 @@ impl GpuBroadPhase {
         };
         self.events = events;
         self.canonical = canonical;
+        self.pair_limit = own_limit;
+        parts.set_pair_limit(own_limit);
         let outcome = result.map(|(mut stats, report)| {
             // A frame that split teaches the next frames its largest part; one that did not
             // lets them try parts twice as large again (a dense moment must not cap every

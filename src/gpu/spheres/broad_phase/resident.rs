@@ -94,6 +94,7 @@ impl GpuBroadPhase {
         if spheres.is_empty() {
             return Err(Error::EmptyScene);
         }
+        self.check_resident_before_host_frame_blocking();
         let mut enc = self.record_frame(spheres, true)?;
         self.encode_dispatch_args(&mut enc)?;
         Ok(enc)
@@ -190,6 +191,7 @@ impl GpuBroadPhase {
         }
         self.last_n = n;
         self.resident_capacity = self.pair_capacity;
+        self.resident_unchecked = true;
         self.encode_dispatch_args(&mut enc)?;
         Ok(enc)
     }
@@ -221,74 +223,105 @@ impl GpuBroadPhase {
         /// before it); cut short in several frames, the next frame's events start over.
         pub fn check_resident = "a resident check";
         pub async fn check_resident_async(&mut self) -> Result<()> {
-            let mut rb = Readback::new("resident check");
-            let invalid_at = rb.add(&self.ext, 28, 4);
-            let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
-            let overflow_at = self
-                .events
-                .as_ref()
-                .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            rb.record(&self.ctx, &mut enc)?;
-            self.ctx.submit(enc);
-            let (invalid, pairs, overflowed) = rb
-                .map_async(&self.ctx, |bytes| {
-                    let w = readback::words(&bytes[counters_at]);
-                    (
-                        readback::words(&bytes[invalid_at])[0],
-                        w[2] as u64 | (w[3] as u64) << 32,
-                        overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
-                    )
-                })
-                .await?;
-            self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
-            if let Some(ev) = &self.events {
-                ev.clear_overflow(&self.ctx);
+            // Checked already by a host frame that came after them: its finding.
+            if let Some(refusal) = self.resident_refusal.take() {
+                return Err(refusal);
             }
-            if invalid > 0 {
-                return Err(Error::invalid_argument(
-                    "spheres",
-                    format!(
-                        "{invalid} spheres in the caller's buffer are not valid spheres \
+            self.read_resident_check().await
+        }
+    }
+
+    /// Before a host frame: the frames from the caller's buffer since the last check, checked
+    /// as [`Self::check_resident`] checks them (a list cut short stops being the previous
+    /// frame's, so this frame's events compare with a whole one), the refusal kept for the next
+    /// check. Natively one wait, only after such frames; a browser's synchronous path checks
+    /// nothing here (it cannot wait).
+    pub(super) async fn check_resident_before_host_frame(&mut self) {
+        if self.resident_unchecked
+            && let Err(e) = self.read_resident_check().await
+        {
+            self.resident_refusal.get_or_insert(e);
+        }
+    }
+
+    /// [`Self::check_resident_before_host_frame`] where the caller cannot await.
+    pub(super) fn check_resident_before_host_frame_blocking(&mut self) {
+        if self.resident_unchecked && !cfg!(target_arch = "wasm32") {
+            pollster::block_on(self.check_resident_before_host_frame());
+        }
+    }
+
+    /// The check itself: one readback of the invalid-sphere count, the pair count and the
+    /// events' count of lists cut short, then both counts cleared.
+    async fn read_resident_check(&mut self) -> Result<()> {
+        self.resident_unchecked = false;
+        let mut rb = Readback::new("resident check");
+        let invalid_at = rb.add(&self.ext, 28, 4);
+        let counters_at = rb.add(&self.counters, 0, COUNTER_WORDS * 4);
+        let overflow_at = self
+            .events
+            .as_ref()
+            .map(|ev| rb.add(ev.overflow_buffer(), 0, 4));
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        rb.record(&self.ctx, &mut enc)?;
+        self.ctx.submit(enc);
+        let (invalid, pairs, overflowed) = rb
+            .map_async(&self.ctx, |bytes| {
+                let w = readback::words(&bytes[counters_at]);
+                (
+                    readback::words(&bytes[invalid_at])[0],
+                    w[2] as u64 | (w[3] as u64) << 32,
+                    overflow_at.map_or(0, |r| readback::words(&bytes[r])[0]),
+                )
+            })
+            .await?;
+        self.ctx.write_buffer(&self.ext, 28, &[0; 4]);
+        if let Some(ev) = &self.events {
+            ev.clear_overflow(&self.ctx);
+        }
+        if invalid > 0 {
+            return Err(Error::invalid_argument(
+                "spheres",
+                format!(
+                    "{invalid} spheres in the caller's buffer are not valid spheres \
                          (non-finite, negative radius, or a magnitude outside 1e-30..1e18)"
-                    ),
-                ));
-            }
-            // Against the list the last frame was recorded with: grown since, the frame was
-            // still cut short (the check after `grow_pair_list` said nothing).
-            let capacity = self.resident_capacity;
-            if overflowed > 0 || pairs > capacity {
-                // The frames' events compare with the last whole frame: where the frame cut
-                // short is the last and only one, its list stops being the previous one (a
-                // frame recorded again after `grow_pair_list`, or the next, compares with the
-                // one before it); where several were cut short, the lists between are lost
-                // and the next frame's pairs are all found.
-                let last_cut_short = pairs > capacity;
-                let mut events = "";
-                if let Some(ev) = &mut self.events {
-                    if overflowed == 1 && last_cut_short {
-                        ev.uncommit();
-                        events = " (the next frame's events compare with the frame before it)";
-                    } else if overflowed > 1 && last_cut_short {
-                        ev.reset(&self.ctx);
-                        events = " (the next frame's events start over: all its pairs found)";
-                    }
+                ),
+            ));
+        }
+        // Against the list the last frame was recorded with: grown since, the frame was
+        // still cut short (the check after `grow_pair_list` said nothing).
+        let capacity = self.resident_capacity;
+        if overflowed > 0 || pairs > capacity {
+            // The frames' events compare with the last whole frame: where the frame cut
+            // short is the last and only one, its list stops being the previous one (a
+            // frame recorded again after `grow_pair_list`, or the next, compares with the
+            // one before it); where several were cut short, the lists between are lost
+            // and the next frame's pairs are all found.
+            let last_cut_short = pairs > capacity;
+            let mut events = "";
+            if let Some(ev) = &mut self.events {
+                if overflowed == 1 && last_cut_short {
+                    ev.uncommit();
+                    events = " (the next frame's events compare with the frame before it)";
+                } else if overflowed > 1 && last_cut_short {
+                    ev.reset(&self.ctx);
+                    events = " (the next frame's events start over: all its pairs found)";
                 }
-                return Err(Error::too_large(
-                    Exceeds::PairList {
-                        pairs,
-                        allowed: capacity,
-                    },
-                    format!(
-                        "{} frames found more pairs than the list's {capacity} slots (the last \
+            }
+            return Err(Error::too_large(
+                Exceeds::PairList {
+                    pairs,
+                    allowed: capacity,
+                },
+                format!(
+                    "{} frames found more pairs than the list's {capacity} slots (the last \
                          frame: {pairs}): their pairs and events are incomplete{events}; raise \
                          set_pair_capacity (grow_pair_list)",
-                        overflowed.max(1),
-                    ),
-                ));
-            }
-            Ok(())
+                    overflowed.max(1),
+                ),
+            ));
         }
+        Ok(())
     }
 
     /// The last recorded frame's spheres on the device, in the caller's order (16 bytes each:

@@ -165,3 +165,95 @@ fn resident_frames_between_frames_in_parts_compare_with_the_frame_before() {
     }
     assert!(bp.in_parts(), "the frames did not run in parts");
 }
+
+/// A host frame after a resident frame cut short and not yet checked checks it first, as
+/// `check_resident` would: its events compare with the whole frame before the cut one, and the
+/// next `check_resident` reports the cut frame. The host frame's own growth of its list
+/// cleared the count of lists cut short: the check then said Ok, and the host frame compared
+/// with the 4 pairs kept (found 2,699 and lost 3 where 2,655 and 99 were new and gone).
+#[test]
+fn a_host_frame_after_a_resident_frame_cut_short_compares_with_a_whole_frame() {
+    let Some(ctx) = test_gpu() else { return };
+    let ctx = Arc::new(ctx);
+    let sparse = spheres(11, 100, 5.0, 0.5);
+    let dense = spheres(12, 100, 2.0, 0.5);
+    let denser = spheres(13, 400, 3.0, 0.5);
+    for in_flight in [false, true] {
+        let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+        bp.track_events(true).unwrap();
+        let mut tracker = EventTracker::new();
+        let want = tracker.update(brute_force(&sparse));
+        assert_eq!(
+            resident_frame(&ctx, &mut bp, &sparse).unwrap(),
+            (want.found, want.lost)
+        );
+        // Cut short (4 slots), not checked; then a host frame whose list grows.
+        bp.set_pair_capacity(4).unwrap();
+        let buffer = upload(&ctx, &dense);
+        let enc = bp.encode_from_buffer(&buffer, 100).unwrap();
+        ctx.queue.submit([enc.finish()]);
+        let mut tracker_without_cut = tracker.clone();
+        tracker.update(brute_force(&dense));
+        let want = tracker_without_cut.update(brute_force(&denser));
+        let mut pairs = Vec::new();
+        if in_flight {
+            let frame = bp.submit_frame(&denser, true).unwrap();
+            bp.finish_frame(frame, Some(&mut pairs)).unwrap();
+        } else {
+            bp.find_pairs(&denser, Some(&mut pairs)).unwrap();
+        }
+        assert_eq!(pairs, brute_force(&denser));
+        let events = bp.take_events().unwrap();
+        assert!(
+            want.lost.len() > 10,
+            "the frame before the cut one had pairs"
+        );
+        assert_eq!(
+            (events.found, events.lost),
+            (want.found, want.lost),
+            "in flight: {in_flight}"
+        );
+        let cut = bp.check_resident().unwrap_err();
+        assert!(cut.to_string().contains("slots"), "{cut}");
+        bp.check_resident().unwrap();
+    }
+}
+
+/// Frames in parts (a 64 KiB binding) under a pair limit: a count alone is never limited, and a
+/// stored frame past the limit fails with `TooLarge` naming the frame's exact count (each part
+/// met the limit itself: the count was refused, and the error named one part's pairs inside a
+/// context).
+#[test]
+fn frames_in_parts_count_past_the_pair_limit_and_name_the_whole_count() {
+    let Some(_) = test_gpu() else { return };
+    let ctx = Arc::new(
+        GpuContext::new(&GpuOptions {
+            max_binding_bytes: Some(1 << 16),
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let scene = spheres(21, 6_000, 40.0, 0.6);
+    let total = brute_force(&scene).len() as u64;
+    assert!(total > 1_000, "{total}");
+    let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
+    bp.set_pair_limit(100);
+    assert_eq!(bp.find_pairs(&scene, None).unwrap().pairs, total);
+    assert!(bp.in_parts(), "the frames did not run in parts");
+    let frame = bp.submit_frame(&scene, false).unwrap();
+    assert_eq!(bp.finish_frame(frame, None).unwrap().pairs, total);
+    let mut pairs = vec![[0, 1]];
+    match bp.find_pairs(&scene, Some(&mut pairs)) {
+        Err(crate::Error::TooLarge { message, .. }) => {
+            assert!(
+                message.starts_with(&format!("{total} touching pairs")),
+                "{message}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(pairs.is_empty());
+    bp.set_pair_limit(total);
+    bp.find_pairs(&scene, Some(&mut pairs)).unwrap();
+    assert_eq!(pairs, brute_force(&scene));
+}
