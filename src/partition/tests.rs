@@ -419,7 +419,7 @@ fn a_runner_that_starts_parts_has_the_next_one_started_before_it_finishes_one() 
         (host("wait") - 0.001 * report.parts as f64).abs() < 1e-9,
         "{stats:?}"
     );
-    for step in ["order", "gather", "keep", "giants"] {
+    for step in ["tiles", "gather", "keep", "giants"] {
         assert_eq!(
             stats.stages.iter().filter(|s| s.stage == step).count(),
             1,

@@ -210,7 +210,7 @@ fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
     let a = scene(SceneKind::Paper, 500, 95);
     let fa = bp.submit_frame(&a, true).unwrap();
     let err = other.finish_frame(fa, None).unwrap_err();
-    assert!(err.to_string().contains("not in flight"), "{err}");
+    assert!(err.to_string().contains("another broad phase"), "{err}");
     assert_eq!(bp.frames_in_flight(), 1);
     // That frame is still queued on `bp`: its later frames are unaffected.
     let fb = bp.submit_frame(&a, true).unwrap();
@@ -222,6 +222,17 @@ fn frames_in_flight_refuse_bad_input_and_foreign_frames() {
     let mut last = vec![[1, 2]];
     bp.finish_frame(fc, Some(&mut last)).unwrap();
     assert!(last.is_empty());
+    // A frame that runs whole at its finish (events tracked) is refused on another broad phase
+    // too (it ran there, as that one's frame), and finishes on its own.
+    bp.track_events(true).unwrap();
+    let fw = bp.submit_frame(&a, true).unwrap();
+    assert!(!fw.in_flight());
+    let mut pairs = vec![[1, 2]];
+    let err = other.finish_frame(fw, Some(&mut pairs)).unwrap_err();
+    assert!(err.to_string().contains("another broad phase"), "{err}");
+    assert!(pairs.is_empty());
+    let fw = bp.submit_frame(&a, true).unwrap();
+    finish(&mut bp, fw, &a, "whole at its finish");
 }
 
 /// Frames the caller drops unfinished (a `?` between submit and finish) give their slots back

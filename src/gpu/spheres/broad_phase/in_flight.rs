@@ -78,6 +78,9 @@ struct Submitted {
 pub(super) struct InFlight {
     frames: VecDeque<Submitted>,
     free: Vec<Slot>,
+    /// This broad phase's mark on the frames it hands out (one allocation each, compared by
+    /// address): a frame finished on another is refused.
+    owner: Arc<()>,
 }
 
 /// A frame on its way ([`GpuBroadPhase::submit_frame`]), holding the caller's spheres until
@@ -90,6 +93,8 @@ pub struct SubmittedFrame<'s> {
     seq: Option<u64>,
     /// Its queue entry's ticket, while it is in flight.
     _ticket: Option<Arc<()>>,
+    /// The broad phase that submitted it ([`InFlight`]'s mark).
+    owner: Arc<()>,
 }
 
 impl SubmittedFrame<'_> {
@@ -157,6 +162,7 @@ impl GpuBroadPhase {
             store,
             seq,
             _ticket: ticket,
+            owner: self.in_flight.owner.clone(),
         })
     }
 
@@ -179,6 +185,11 @@ impl GpuBroadPhase {
             }
         };
         let result = match frame.seq {
+            // A frame that runs whole at its finish too: it would have run as another broad
+            // phase's frame, under its settings and in its events.
+            _ if !Arc::ptr_eq(&frame.owner, &self.in_flight.owner) => Err(Error::OutOfOrder(
+                "the frame was submitted to another broad phase: finish it there".into(),
+            )),
             Some(seq) => self.finish_part(seq, frame.spheres, out.as_deref_mut(), false),
             None => {
                 crate::broadphase::BroadPhase::find_pairs(self, frame.spheres, out.as_deref_mut())

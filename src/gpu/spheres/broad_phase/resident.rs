@@ -337,7 +337,8 @@ impl GpuBroadPhase {
 
     /// The pair list and where its count lives, for a stage recorded after
     /// [`Self::encode_resident`]. The count word is the append slot, which counts past the
-    /// capacity: readers must clamp it to `capacity`.
+    /// capacity: readers must clamp it to `capacity`. The pairs are in append order, with
+    /// [`Self::set_canonical`] too (it orders the list a frame reads back).
     pub fn resident_pairs(&self) -> ResidentPairs<'_> {
         ResidentPairs {
             pairs: &self.pair_list,
