@@ -334,7 +334,8 @@ impl Frames {
         self.lost.clear();
         if let Some(w) = self.worlds.as_mut() {
             w.events = WorldEvents::default();
-            w.pairs = WorldPairs::new();
+            // Emptied, its memory kept for this step's pairs.
+            w.pairs.clear();
         }
     }
 }

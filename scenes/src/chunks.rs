@@ -34,7 +34,7 @@ use sweepfan::geom::sphere::Sphere;
 /// The spheres on the lines whose first byte lies in byte range `part` of `parts` equal ranges of
 /// the file (`[len * part / parts, len * (part + 1) / parts)`), so that the chunks of parts
 /// 0..parts hold every line exactly once. Only those bytes (plus the scan for the next line
-/// start, at most [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) past each end) are read.
+/// start, at most [`MAX_LINE_BYTES`](files::MAX_LINE_BYTES) + 2 past each end) are read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SphereChunk {
     /// The spheres of the chunk's data lines, in file order, up to its first problem (the lines

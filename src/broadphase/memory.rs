@@ -284,14 +284,18 @@ pub const HOST_BYTES_PER_OBJECT: u64 = 256;
 /// spheres under `ulimit -v 150000` aborted in the grid's sort scratch.
 pub(crate) const METHOD_HOST_BYTES_PER_OBJECT: u64 = 128;
 
-/// [`check_scene_size_with`] at [`METHOD_HOST_BYTES_PER_OBJECT`], the budget read only where
-/// the scene needs more than [`LazyBudget::UNCHECKED_BYTES`] (a frame of a small scene reads no
-/// `/proc` file). An empty scene passes (it has no pairs).
-pub(crate) fn check_method_scene(n: usize) -> Result<()> {
+/// [`check_scene_size_with`] at [`METHOD_HOST_BYTES_PER_OBJECT`] for `spheres`, the budget read
+/// only where the scene needs more than [`LazyBudget::UNCHECKED_BYTES`] (a frame of a small
+/// scene reads no `/proc` file; a larger one under [`crate::MemoryBudget::System`] reads it each
+/// call, tens of microseconds beside a frame of milliseconds). An empty scene passes (it has no
+/// pairs); bad input refused here is the call's error as the method's validation words it.
+pub(crate) fn check_method_scene(spheres: &[crate::geom::sphere::Sphere]) -> Result<()> {
+    let n = spheres.len();
     let bytes = (n as u64).saturating_mul(METHOD_HOST_BYTES_PER_OBJECT);
     if n == 0 || LazyBudget::new().allows(bytes) {
         return Ok(());
     }
+    crate::geom::sphere::validate_spheres(spheres)?;
     check_scene_size_with(n, METHOD_HOST_BYTES_PER_OBJECT)
 }
 

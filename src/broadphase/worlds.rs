@@ -116,8 +116,8 @@ impl WorldPairs {
         (self.pairs, self.worlds, self.offsets)
     }
 
-    /// Empties the lists, keeping their memory.
-    pub(crate) fn clear(&mut self) {
+    /// Empties the lists, keeping their memory (a caller's list reused frame after frame).
+    pub fn clear(&mut self) {
         self.pairs.clear();
         self.worlds.clear();
         self.offsets.clear();

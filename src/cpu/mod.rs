@@ -52,7 +52,6 @@ macro_rules! cpu_broad_phase {
                 if spheres.is_empty() {
                     return Ok($crate::broadphase::no_pairs(out));
                 }
-                $crate::broadphase::memory::check_method_scene(spheres.len())?;
                 let pairs: fn(
                     &mut Self,
                     &[$crate::geom::sphere::Sphere],
@@ -88,7 +87,7 @@ macro_rules! cpu_broad_phase {
                 if spheres.is_empty() {
                     return Ok($crate::broadphase::no_pairs(out));
                 }
-                $crate::broadphase::memory::check_method_scene(spheres.len())?;
+                $crate::broadphase::memory::check_method_scene(spheres)?;
                 self.emitter.set_objects(spheres.len());
                 run(self, spheres, out)
             }
@@ -133,7 +132,10 @@ macro_rules! cpu_broad_phase {
         });
     };
     ($ty:ty, $name:expr) => {
-        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, Self::pairs, {});
+        $crate::cpu::cpu_broad_phase!(@impl $ty, $name, |broad: &mut Self, spheres, out| {
+            $crate::broadphase::memory::check_method_scene(spheres)?;
+            broad.pairs(spheres, out)
+        }, {});
     };
 }
 pub(crate) use cpu_broad_phase;

@@ -27,6 +27,7 @@
 //! # Ok::<(), sweepfan::Error>(())
 //! ```
 
+mod pairs;
 mod plan;
 pub mod slabs;
 #[cfg(test)]
@@ -37,6 +38,7 @@ use crate::broadphase::{Clock, Pair, Stats};
 use crate::error::{Error, Exceeds, Result};
 use crate::geom::radii::{WHOLE_SCENE_GIANTS_MAX, giants_of};
 use crate::geom::sphere::Sphere;
+use pairs::{Storing, giant_pass, keep_pairs, reserve_pairs};
 use plan::{Order, Tile, initial_tiles};
 use rayon::prelude::*;
 use std::sync::{Condvar, Mutex};
@@ -87,7 +89,8 @@ pub type PartRunner<'a> = dyn RunsParts + 'a;
 /// (each giant against every other object, each giant pair once).
 ///
 /// `pair_limit`: the most pairs the call may store over all parts; a call finding more fails
-/// with [`Error::TooLarge`] (each part meets its method's own limit too). A part too large for
+/// with [`Error::TooLarge`] naming the exact count: past it the parts' pairs are counted, no
+/// longer stored (each part meets its method's own limit too). A part too large for
 /// its runner's device or memory is split; one past a pair list's limit or u32 indices is not.
 pub fn find_pairs(
     spheres: &[Sphere],
@@ -155,6 +158,7 @@ fn find_pairs_into(
             .collect()
     };
     let store = out.is_some();
+    let storing = Storing::new(store, pair_limit);
     let mut found = Vec::new();
     let mut report = PartsReport {
         giants: giants.len() as u32,
@@ -172,7 +176,7 @@ fn find_pairs_into(
         let order = Order::new(spheres, members);
         let tiles = initial_tiles(&order, max_objects);
         host.add("tiles", begun.elapsed().as_secs_f64());
-        let done = run_tiles(spheres, &order, tiles, runners, store)?;
+        let done = run_tiles(spheres, &order, tiles, runners, &storing)?;
         tests += done.tests;
         pairs += done.pairs;
         found = done.found;
@@ -183,7 +187,8 @@ fn find_pairs_into(
         host.merge(done.host);
     }
     let begun = Instant::now();
-    let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, store.then_some(&mut found))?;
+    let out_of_giants = storing.now().then_some(&mut found);
+    let (giant_tests, giant_pairs) = giant_pass(spheres, &giants, out_of_giants)?;
     host.add("giants", begun.elapsed().as_secs_f64());
     tests += giant_tests;
     pairs += giant_pairs;
@@ -273,7 +278,7 @@ fn run_tiles(
     order: &Order,
     tiles: Vec<Tile>,
     runners: &mut [&mut PartRunner<'_>],
-    store: bool,
+    storing: &Storing,
 ) -> Result<Done> {
     let queue = Mutex::new(Queue {
         waiting: tiles,
@@ -289,7 +294,7 @@ fn run_tiles(
             &queue,
             &changed,
             &mut *runners[0],
-            store,
+            storing,
         )]
     } else {
         // Each runner's thread runs under the caller's limits (budget, cancellation).
@@ -300,7 +305,8 @@ fn run_tiles(
                 .map(|runner| {
                     let (queue, changed) = (&queue, &changed);
                     scope.spawn(move || {
-                        limits.run(|| worker(spheres, order, queue, changed, &mut **runner, store))
+                        limits
+                            .run(|| worker(spheres, order, queue, changed, &mut **runner, storing))
                     })
                 })
                 .collect();
@@ -326,7 +332,10 @@ fn run_tiles(
         total.ghosts += d.ghosts;
         total.largest = total.largest.max(d.largest);
         total.host.merge(d.host);
-        if total.found.is_empty() {
+        if storing.past() {
+            // Past the caller's limit: the pairs are counted, the lists dropped.
+            total.found = Vec::new();
+        } else if total.found.is_empty() {
             total.found = d.found;
         } else {
             reserve_pairs(&mut total.found, d.found.len())?;
@@ -428,7 +437,7 @@ fn worker(
     queue: &Mutex<Queue>,
     changed: &Condvar,
     runner: &mut PartRunner<'_>,
-    store: bool,
+    storing: &Storing,
 ) -> Done {
     let lock = || queue.lock().unwrap_or_else(|p| p.into_inner());
     // A waiting tile, taken (counted as running). `wait`: while none waits and other parts
@@ -525,9 +534,15 @@ fn worker(
                 done.largest = done.largest.max(size as u64);
                 done.host.add_part(&stats);
                 let begun = Instant::now();
-                let found = store.then_some(&mut done.found);
+                let keeping = storing.now();
+                let found = keeping.then_some(&mut done.found);
                 match keep_pairs(&tile, &local, &current.ids, found) {
-                    Ok(pairs) => done.pairs += pairs,
+                    Ok(pairs) => {
+                        done.pairs += pairs;
+                        if keeping && storing.add(pairs) {
+                            done.found = Vec::new();
+                        }
+                    }
                     Err(e) => failure = Some(e),
                 }
                 done.host.add("keep", begun.elapsed().as_secs_f64());
@@ -604,99 +619,4 @@ fn gather(
         ids.par_extend(tile.ghosts.par_iter().map(id));
         part.par_extend(ids.par_iter().map(|&i| spheres[i as usize]));
     }
-}
-
-/// Counts the pairs of `local` (a part's pairs, local indices) that `tile` keeps, and pushes
-/// them to `found` by global index (`ids`), `i < j`, when asked.
-fn keep_pairs(
-    tile: &Tile,
-    local: &[Pair],
-    ids: &[u32],
-    found: Option<&mut Vec<Pair>>,
-) -> Result<u64> {
-    let kept = |&[a, b]: &Pair| {
-        let (p, q) = (a.min(b), a.max(b));
-        tile.keeps(p, q).then(|| {
-            let (i, j) = (ids[p as usize], ids[q as usize]);
-            [i.min(j), i.max(j)]
-        })
-    };
-    let parallel = local.len() >= PARALLEL_PART;
-    match found {
-        Some(found) => {
-            // Room for every pair of the part first: the list's growth is the run's largest
-            // allocation, and a failed one aborts the process.
-            reserve_pairs(found, local.len())?;
-            let before = found.len();
-            if parallel {
-                found.par_extend(local.par_iter().filter_map(kept));
-            } else {
-                found.extend(local.iter().filter_map(kept));
-            }
-            Ok((found.len() - before) as u64)
-        }
-        None if parallel => Ok(local.par_iter().filter(|&p| kept(p).is_some()).count() as u64),
-        None => Ok(local.iter().filter(|&p| kept(p).is_some()).count() as u64),
-    }
-}
-
-/// Room in `list` for `more` pairs, or the pair list's memory error where the budget or the
-/// allocator refuses it (under an address-space limit, `ulimit -v`, the estimate that chose the
-/// parts can fall short of what the pairs take; a failed growth aborted the run).
-fn reserve_pairs(list: &mut Vec<Pair>, more: usize) -> Result<()> {
-    use crate::broadphase::memory;
-    // The growth within the process's memory budget first (read lazily: not for small
-    // amounts; the list already held is no longer available, so only what it grows by). The
-    // pairs as the list would hold them: `more` is room, at most as many found.
-    let grown = more.saturating_sub(list.capacity() - list.len()) as u64 * size_of::<Pair>() as u64;
-    let pairs = list.len() as u64 + more as u64;
-    let held = list.len();
-    memory::LazyBudget::new()
-        .check("storing the pairs of the parts", grown)
-        .and_then(|()| match list.try_reserve(more).or_else(|_| list.try_reserve_exact(more)) {
-            Ok(()) => Ok(()),
-            Err(_) => Err(memory::refused(
-                &format!(
-                    "storing the pairs found ({held} so far, up to {more} more; count the pairs \
-                     without storing them, or use fewer objects)"
-                ),
-                pairs.saturating_mul(size_of::<Pair>() as u64),
-            )),
-        })
-        .map_err(|e| memory::for_pair_list(e, pairs))
-}
-
-/// The giants' pass: each giant against every other object (each giant pair once); returns
-/// (tests, pairs) and pushes the pairs when asked.
-fn giant_pass(
-    spheres: &[Sphere],
-    giants: &[u32],
-    out: Option<&mut Vec<Pair>>,
-) -> Result<(u64, u64)> {
-    let n = spheres.len() as u64;
-    let g = giants.len() as u64;
-    if g == 0 {
-        return Ok((0, 0));
-    }
-    let is_giant = |i: u32| giants.binary_search(&i).is_ok();
-    let touching: Vec<Pair> = giants
-        .iter()
-        .flat_map(|&a| {
-            let giant = spheres[a as usize];
-            (0..spheres.len() as u32)
-                .into_par_iter()
-                // Other giants only above `a`: each giant pair once.
-                .filter(move |&j| j != a && (!is_giant(j) || j > a))
-                .filter(move |&j| giant.touches(&spheres[j as usize]))
-                .map(move |j| [a.min(j), a.max(j)])
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let tests = g * (n - g) + g * (g - 1) / 2;
-    let pairs = touching.len() as u64;
-    if let Some(out) = out {
-        reserve_pairs(out, touching.len())?;
-        out.extend_from_slice(&touching);
-    }
-    Ok((tests, pairs))
 }

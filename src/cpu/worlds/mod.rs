@@ -64,7 +64,7 @@ impl Instance {
         call: impl Fn(&mut dyn BroadPhase, Option<&mut Vec<Pair>>) -> Result<Stats>,
     ) -> Result<(Stats, bool)> {
         match self.run(chosen.as_deref_mut(), |m| call(m, out.as_deref_mut())) {
-            Err(e) if matches!(e.exceeds(), Some(crate::Exceeds::PairList { .. })) => {
+            Err(e) if matches!(e.exceeds(), Some(crate::error::Exceeds::PairList { .. })) => {
                 if let Some(out) = out {
                     out.clear();
                 }

@@ -151,8 +151,8 @@ pub struct GpuBroadPhase {
     /// frame checks them first, as the check would (its own growth of the list cleared their
     /// count of lists cut short, and its events compared with a list cut short).
     resident_unchecked: bool,
-    /// What that check found, for the next [`Self::check_resident`].
-    resident_refusal: Option<Error>,
+    /// What those checks refused, oldest first, each for one [`Self::check_resident`].
+    resident_refusals: std::collections::VecDeque<Error>,
     paper_min_axis_tests: Option<u64>,
     /// The grid walk's bucket lookups per object in the last frame (or part), for the
     /// traffic model (docs/design.md §9.9).
@@ -254,7 +254,7 @@ impl GpuBroadPhase {
             last_n: 0,
             resident_capacity: u64::MAX,
             resident_unchecked: false,
-            resident_refusal: None,
+            resident_refusals: Default::default(),
             paper_min_axis_tests: None,
             grid_lookups_per_object: None,
             parts,

@@ -223,11 +223,19 @@ impl GpuBroadPhase {
         /// before it); cut short in several frames, the next frame's events start over.
         pub fn check_resident = "a resident check";
         pub async fn check_resident_async(&mut self) -> Result<()> {
-            // Checked already by a host frame that came after them: its finding.
-            if let Some(refusal) = self.resident_refusal.take() {
-                return Err(refusal);
+            // Frames a host frame after them checked come first, one refusal a call, oldest
+            // first; the frames recorded since are checked now, their refusal kept behind.
+            if self.resident_unchecked || self.resident_refusals.is_empty() {
+                match self.read_resident_check().await {
+                    Err(e) if is_refusal(&e) => self.resident_refusals.push_back(e),
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
+                }
             }
-            self.read_resident_check().await
+            match self.resident_refusals.pop_front() {
+                Some(refusal) => Err(refusal),
+                None => Ok(()),
+            }
         }
     }
 
@@ -237,10 +245,12 @@ impl GpuBroadPhase {
     /// check. Natively one wait, only after such frames; a browser's synchronous path checks
     /// nothing here (it cannot wait).
     pub(super) async fn check_resident_before_host_frame(&mut self) {
+        // A device's own failure is no refusal of the frames: the host frame meets it.
         if self.resident_unchecked
             && let Err(e) = self.read_resident_check().await
+            && is_refusal(&e)
         {
-            self.resident_refusal.get_or_insert(e);
+            self.resident_refusals.push_back(e);
         }
     }
 
@@ -401,4 +411,17 @@ pub struct ResidentTotals {
     pub pairs: u64,
     /// Seconds per timed pass, by label (empty without timestamp queries).
     pub pass_times: Vec<(&'static str, f64)>,
+}
+
+/// Whether `e` is a resident check's refusal of the frames (spheres the host would reject, a
+/// list cut short), not a failure of the device or the readback.
+fn is_refusal(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::InvalidArgument { .. }
+            | Error::TooLarge {
+                exceeds: Exceeds::PairList { .. },
+                ..
+            }
+    )
 }

@@ -113,7 +113,14 @@ pub fn exec(a: VerifyArgs, gpu: &mut LazyGpu) -> Result<bool> {
         SphereFile::Worlds(spheres, _) | SphereFile::Scene(spheres) => spheres.len(),
     };
     if objects > 0 {
-        sweepfan::broadphase::limits::check_scene_size(objects)?;
+        use sweepfan::broadphase::limits::{HOST_BYTES_PER_OBJECT, check_fits_or};
+        let what = format!("{}: {objects} spheres", input_name(&a.scene_file).display());
+        check_fits_or(&what, objects as u64 * HOST_BYTES_PER_OBJECT, |usable| {
+            format!(
+                "a file of at most about {} spheres fits",
+                usable / HOST_BYTES_PER_OBJECT
+            )
+        })?;
     }
     let scene = match file {
         SphereFile::Worlds(spheres, worlds) => {
