@@ -372,7 +372,9 @@ def test_broad_phase_bad_step_keeps_state(oracle):
     r = with_value(np.full(N, 0.5), ROW, 0, -2.0)
     raises(ValueError, r"^radii: row 7: radius is negative", bp.step, c, r)
     assert bp.frames == 1
-    oracle.assert_equal(bp.found, first, "found kept")
+    # A refused step leaves no events (as one failing inside the library, and as the Rust
+    # frame's update_into); the tracker keeps the last good step.
+    assert len(bp.found) == 0 and len(bp.lost) == 0
     # The next good step compares with the last good one.
     oracle.assert_equal(bp.step(c, 0.5), first, "second step")
     assert len(bp.found) == 0 and len(bp.lost) == 0
