@@ -30,6 +30,16 @@ fn brute_force(spheres: &[Sphere]) -> Vec<Pair> {
     out
 }
 
+/// A context whose bindings hold 64 KiB (6,000 spheres run in parts), where a GPU is.
+fn small_binding_gpu() -> Option<Arc<GpuContext>> {
+    test_gpu()?;
+    let options = GpuOptions {
+        max_binding_bytes: Some(1 << 16),
+        ..Default::default()
+    };
+    Some(Arc::new(GpuContext::new(&options).unwrap()))
+}
+
 /// `scene` in a buffer of the caller's.
 fn upload(ctx: &GpuContext, scene: &[Sphere]) -> wgpu::Buffer {
     // The caller's own buffer, made outside the context (which does not count it).
@@ -124,14 +134,9 @@ fn a_frame_cut_short_leaves_the_events_with_the_whole_frame_before_it() {
 /// compared with the frame before it, 1,045 found against 360 before).
 #[test]
 fn resident_frames_between_frames_in_parts_compare_with_the_frame_before() {
-    let Some(_) = test_gpu() else { return };
-    let ctx = Arc::new(
-        GpuContext::new(&GpuOptions {
-            max_binding_bytes: Some(1 << 16),
-            ..Default::default()
-        })
-        .unwrap(),
-    );
+    let Some(ctx) = small_binding_gpu() else {
+        return;
+    };
     let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
     bp.track_events(true).unwrap();
     bp.set_pair_capacity(5_000).unwrap();
@@ -254,14 +259,9 @@ fn frames_in_flight_and_encoded_after_a_resident_frame_cut_short_leave_it_report
 /// context).
 #[test]
 fn frames_in_parts_count_past_the_pair_limit_and_name_the_whole_count() {
-    let Some(_) = test_gpu() else { return };
-    let ctx = Arc::new(
-        GpuContext::new(&GpuOptions {
-            max_binding_bytes: Some(1 << 16),
-            ..Default::default()
-        })
-        .unwrap(),
-    );
+    let Some(ctx) = small_binding_gpu() else {
+        return;
+    };
     let scene = spheres(21, 6_000, 40.0, 0.6);
     let total = brute_force(&scene).len() as u64;
     assert!(total > 1_000, "{total}");
