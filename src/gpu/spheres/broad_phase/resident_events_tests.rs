@@ -226,11 +226,10 @@ fn a_host_frame_after_a_resident_frame_cut_short_compares_with_a_whole_frame() {
 /// `check_resident` reports the cut frame, not Ok.
 #[test]
 fn frames_in_flight_and_encoded_after_a_resident_frame_cut_short_leave_it_reported() {
-    let Some(ctx) = test_gpu() else { return };
-    let ctx = Arc::new(ctx);
-    let dense = spheres(12, 100, 2.0, 0.5);
-    let denser = spheres(13, 400, 3.0, 0.5);
+    let Some(gpu) = test_gpu() else { return };
+    let ctx = Arc::new(gpu);
     for encoded in [false, true] {
+        let (dense, denser) = (spheres(12, 100, 2.0, 0.5), spheres(13, 400, 3.0, 0.5));
         let mut bp = GpuBroadPhase::new(ctx.clone(), Method::Grid).unwrap();
         cut_short_resident_frame(&ctx, &mut bp, &dense);
         bp.set_pair_capacity(1 << 16).unwrap();
