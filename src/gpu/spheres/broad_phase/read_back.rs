@@ -48,7 +48,8 @@ impl GpuBroadPhase {
     ) -> Result<(Totals, bool, Vec<(&'static str, f64)>)> {
         let store = out.is_some();
         let n = count_u32("spheres", spheres.len())?;
-        self.check_resident_before_host_frame().await;
+        // A device error here is the frame's (it would meet it recording).
+        self.check_resident_before_host_frame().await?;
         let mut enc = self.record_frame(spheres, store)?;
         // The sorts walk as many slots as the readback plans for, not the list's capacity
         // (docs/design.md §9.16): sized by counts, as the readback is (planned here, after any

@@ -226,11 +226,7 @@ impl GpuBroadPhase {
             // Frames a host frame after them checked come first, one refusal a call, oldest
             // first; the frames recorded since are checked now, their refusal kept behind.
             if self.resident_unchecked || self.resident_refusals.is_empty() {
-                match self.read_resident_check().await {
-                    Err(e) if is_refusal(&e) => self.resident_refusals.push_back(e),
-                    Err(e) => return Err(e),
-                    Ok(()) => {}
-                }
+                self.keep_resident_refusal().await?;
             }
             match self.resident_refusals.pop_front() {
                 Some(refusal) => Err(refusal),
@@ -243,21 +239,33 @@ impl GpuBroadPhase {
     /// as [`Self::check_resident`] checks them (a list cut short stops being the previous
     /// frame's, so this frame's events compare with a whole one), the refusal kept for the next
     /// check. Natively one wait, only after such frames; a browser's synchronous path checks
-    /// nothing here (it cannot wait).
-    pub(super) async fn check_resident_before_host_frame(&mut self) {
-        // A device's own failure is no refusal of the frames: the host frame meets it.
-        if self.resident_unchecked
-            && let Err(e) = self.read_resident_check().await
-            && is_refusal(&e)
-        {
-            self.resident_refusals.push_back(e);
+    /// nothing here (it cannot wait). A failure of the device itself is no refusal of the
+    /// frames: it is returned (a host frame meets it anyway).
+    pub(super) async fn check_resident_before_host_frame(&mut self) -> Result<()> {
+        match self.resident_unchecked {
+            true => self.keep_resident_refusal().await,
+            false => Ok(()),
         }
     }
 
-    /// [`Self::check_resident_before_host_frame`] where the caller cannot await.
+    /// The resident check read now ([`Self::read_resident_check`]), its refusal of the frames
+    /// queued for [`Self::check_resident`]; a failure of the device returned.
+    async fn keep_resident_refusal(&mut self) -> Result<()> {
+        match self.read_resident_check().await {
+            Err(e) if is_refusal(&e) => self.resident_refusals.push_back(e),
+            result => result?,
+        }
+        Ok(())
+    }
+
+    /// [`Self::check_resident_before_host_frame`] where the caller cannot await (in a browser
+    /// build, [`block_on`](crate::gpu::context::block::block_on) refuses to wait: nothing is
+    /// checked).
     pub(super) fn check_resident_before_host_frame_blocking(&mut self) {
-        if self.resident_unchecked && !cfg!(target_arch = "wasm32") {
-            pollster::block_on(self.check_resident_before_host_frame());
+        if self.resident_unchecked {
+            let what = "a resident check before a host frame";
+            let future = self.check_resident_before_host_frame();
+            let _ = crate::gpu::context::block::block_on(what, future);
         }
     }
 
